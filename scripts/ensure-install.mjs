@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// Installs dependencies when they are missing or older than package-lock.json (npm ci also builds lib/ through
+// `prepare`); otherwise rebuilds lib/ so it matches src/. Lets `npm test` and `npm run demo` work on a fresh clone.
+import { execSync } from "node:child_process";
+import { existsSync, statSync } from "node:fs";
+
+const marker = "node_modules/.package-lock.json";
+const stale = !existsSync(marker) || statSync("package-lock.json").mtimeMs > statSync(marker).mtimeMs;
+if (stale) {
+  console.error("forgeform: installing dependencies (npm ci)...");
+  execSync("npm ci --no-audit --no-fund --loglevel=error", { stdio: "inherit" });
+} else {
+  execSync("npm run --silent build", { stdio: "inherit" });
+}

@@ -1,0 +1,57 @@
+import { readFileSync } from "node:fs";
+import { Command, CommanderError } from "commander";
+
+/** The package version, read from package.json next to the build output. */
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Output sinks, injectable so tests can run commands in-process. */
+export interface Io {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+export const processIo: Io = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/**
+ * Builds the command tree. Each command lives in its own file in src/cli/ and registers itself here;
+ * a command's action returns its exit code through `setExit`.
+ */
+export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command("forgeform")
+    .description(
+      "Configuration as code for your code-hosting and software-delivery platform:\n" +
+        "validate manifests, plan and apply changes, report drift.",
+    )
+    .version(packageVersion(), "-V, --version")
+    .showHelpAfterError("(run with --help for usage)")
+    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .exitOverride();
+  void setExit;
+  return program;
+}
+
+/** Runs the CLI and resolves to the process exit code. Never throws. */
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  let code = 0;
+  const program = buildProgram(io, (c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? 0 : error.exitCode === 1 ? 1 : error.exitCode;
+    }
+    io.err(`forgeform: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  return code;
+}

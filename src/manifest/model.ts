@@ -1,0 +1,62 @@
+/**
+ * The desired graph: what the manifest loader hands to the engine. The loader builds it from the manifests and
+ * the schemas alone (it knows kinds only through schema annotations); the engine reads nothing but this.
+ *
+ * Shape of the tree:
+ *   root (collection "instance", key "instance")
+ *     children.application_settings -> one node (a singleton kind), key "application_settings"
+ *     children.system_hooks         -> nodes keyed by url
+ *     children.broadcast_messages   -> nodes keyed by their identity
+ *     children.groups               -> nodes keyed by full path ("acme", "acme/platform"), parents before children
+ *     children.projects             -> nodes keyed by full path ("acme/platform/api")
+ *   a group or project node's children are its collections (badges, milestones, pipeline_schedules, ...),
+ *   a pipeline schedule node's children.variables are its variables, and so on.
+ *
+ * Schema annotations the loader reads (see schemas/README.md):
+ *   x-identity: "<field>"   on an array property's item schema: the array is a child collection of kind nodes,
+ *                           identified by that field (for groups/projects, the map key is the identity)
+ *   x-singleton: true       on an object property: a child node of its own (settings-like kinds)
+ *   writeOnly / x-sensitive on fields: never printed (writeOnly: also never compared with live state)
+ */
+
+/** A place in a manifest file; lines and columns are 1-based. */
+export interface SourceRef {
+  file: string;
+  line: number;
+  col: number;
+}
+
+/** What to do with live objects of a collection that the manifest does not mention. */
+export type PrunePolicy = "warn" | "delete" | "ignore";
+
+export interface DesiredNode {
+  /** The manifest key of the collection this node belongs to, e.g. "pipeline_schedules", "groups", "instance". */
+  collection: string;
+  /** The node's identity within its collection (a schedule's description, a variable's key, a group's full path). */
+  key: string;
+  /** `absent` asks for deletion of the live object with this identity. */
+  state: "present" | "absent";
+  /**
+   * The fields the manifest sets, templates and interpolation applied, child collections and meta keys
+   * (`state`, `unmanaged`, `extends`) removed. Secret references are `Secret` instances.
+   */
+  fields: Record<string, unknown>;
+  /** Where the node was declared (its first key). */
+  source: SourceRef;
+  /** Positions of each declared field, for error messages (`path.to.field` relative to this node). */
+  fieldSources: Record<string, SourceRef>;
+  /** Child collections by manifest key. Singletons are collections with one item. */
+  children: Record<string, DesiredCollection>;
+}
+
+export interface DesiredCollection {
+  /** Policy for live objects of this collection that are not declared. Default "warn". */
+  policy: PrunePolicy;
+  items: DesiredNode[];
+}
+
+export interface DesiredState {
+  root: DesiredNode;
+  /** The manifest files that were read, in the order read. */
+  files: string[];
+}
