@@ -1,0 +1,205 @@
+/**
+ * Pieces every renderer shares: where an address belongs (its target), which fields of a change are worth showing,
+ * how a value is written, and the unified diff used for long text. Pure functions of the Plan; nothing here reads
+ * anything else, so nothing outside the Plan can reach the output.
+ */
+import { isDeepStrictEqual } from "node:util";
+import { structuredPatch } from "diff";
+import type { SourceRef } from "../manifest/model.js";
+import type { Action, Change, FieldChange, PlanProblem } from "../plan/model.js";
+
+/** The masks a Plan uses in place of values that must never be printed. */
+export const SENSITIVE_MASK = "(sensitive)";
+export const WRITE_ONLY_MASK = "(write-only)";
+
+/** Text longer than this, or containing a newline, is shown as a unified diff instead of `before -> after`. */
+export const LONG_TEXT = 80;
+
+export const ACTION_SYMBOL: Record<Action, string> = {
+  create: "+",
+  update: "~",
+  replace: "-/+",
+  delete: "-",
+  unmanaged: "!",
+};
+
+/** Apply order of the summary counts, the same order everywhere. */
+export const ACTIONS: readonly Action[] = ["create", "update", "replace", "delete", "unmanaged"];
+
+/** Reads a JSON string literal starting at `start` (which must be a `"`); returns the index after it, or -1. */
+function skipJsonString(text: string, start: number): number {
+  if (text[start] !== '"') return -1;
+  for (let i = start + 1; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "\\") i++;
+    else if (ch === '"') return i + 1;
+  }
+  return -1;
+}
+
+/**
+ * The top-level object an address belongs to: `project["acme/api"]` for
+ * `project["acme/api"].pipeline_schedule["Nightly"].variable["DEPLOY_ENV"]`, `group["acme/platform"]` for itself,
+ * and `instance` for `instance.application_settings` or `instance.system_hook["..."]`.
+ */
+export function targetOf(address: string): string {
+  const name = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(address);
+  if (!name) return address;
+  let end = name[0].length;
+  if (name[0] === "instance") return "instance";
+  if (address[end] === "[") {
+    const after = skipJsonString(address, end + 1);
+    if (after === -1 || address[after] !== "]") return address;
+    end = after + 1;
+  }
+  return address.slice(0, end);
+}
+
+/** `file:line:col`, the form editors and CI annotations turn into links. */
+export function sourceLabel(source: SourceRef): string {
+  return `${source.file}:${source.line}:${source.col}`;
+}
+
+/** A problem as one line: `file:line:col: address: message` (the location only when the problem has one). */
+export function problemLine(problem: PlanProblem): string {
+  const where = problem.source ? `${sourceLabel(problem.source)}: ` : "";
+  return `${where}${problem.address}: ${problem.message}`;
+}
+
+function isMask(value: unknown): boolean {
+  return value === SENSITIVE_MASK || value === WRITE_ONLY_MASK;
+}
+
+/**
+ * A value as shown to people: JSON, except masks, which are shown bare. A field marked sensitive shows the mask
+ * whatever value it carries, so an unmasked value slipped into a Plan by mistake is still not printed.
+ */
+export function formatValue(value: unknown, field?: FieldChange): string {
+  if (value === undefined) return "(unset)";
+  if (field?.sensitive) return SENSITIVE_MASK;
+  if (isMask(value)) return value as string;
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** How a change shows its fields: created objects show desired values, deleted ones live values, others both. */
+export type FieldMode = "after" | "before" | "both";
+
+export function fieldMode(action: Action): FieldMode {
+  if (action === "create") return "after";
+  if (action === "delete" || action === "unmanaged") return "before";
+  return "both";
+}
+
+/** One line of a unified diff: `+` added, `-` removed, ` ` context, `@` a hunk header. */
+export interface DiffLine {
+  op: "+" | "-" | " " | "@";
+  text: string;
+}
+
+/** How one field of a change is shown. */
+export interface FieldView {
+  field: string;
+  /** Formatted values; `before` is absent for mode "after", `after` for mode "before". */
+  before?: string;
+  after?: string;
+  /** Present when the value is long or multi-line text: a unified diff instead of `before -> after`. */
+  diff?: DiffLine[];
+  forcesReplacement: boolean;
+  note?: string;
+}
+
+/** Text worth a unified diff: a long or multi-line string, or a structured value whose JSON is long. */
+function diffText(value: unknown): string | undefined {
+  if (value === undefined) return "";
+  if (typeof value === "string") return value;
+  if (value !== null && typeof value === "object") return JSON.stringify(value, null, 2);
+  return undefined;
+}
+
+function isLong(value: unknown): boolean {
+  if (value === undefined || isMask(value)) return false;
+  if (typeof value === "string") return value.length > LONG_TEXT || value.includes("\n");
+  if (value !== null && typeof value === "object") return (JSON.stringify(value) ?? "").length > LONG_TEXT;
+  return false;
+}
+
+/** A unified diff of two texts, without file headers; undefined when the texts have no line-level difference. */
+export function unifiedDiff(name: string, before: string, after: string): DiffLine[] | undefined {
+  // A final newline is added to both sides so the diff does not report "\ No newline at end of file".
+  const withNewline = (s: string) => (s === "" || s.endsWith("\n") ? s : `${s}\n`);
+  const patch = structuredPatch(name, name, withNewline(before), withNewline(after), "", "", { context: 3 });
+  if (patch.hunks.length === 0) return undefined;
+  const lines: DiffLine[] = [];
+  for (const hunk of patch.hunks) {
+    lines.push({
+      op: "@",
+      text: `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
+    });
+    for (const line of hunk.lines) {
+      const op = line[0];
+      if (op === "+" || op === "-" || op === " ") lines.push({ op, text: line.slice(1) });
+    }
+  }
+  return lines;
+}
+
+/** Whether a field of an update or replace is worth showing: it changed, or its value cannot be compared. */
+function changed(field: FieldChange): boolean {
+  if (field.sensitive || field.writeOnly) return true;
+  return !isDeepStrictEqual(field.before, field.after);
+}
+
+/**
+ * The fields of a change as they should be shown: for create only the desired values, for delete and unmanaged
+ * only the live values, for update and replace only fields whose value differs (masked fields are always shown,
+ * since their masks cannot be compared).
+ */
+export function fieldViews(change: Change): FieldView[] {
+  const mode = fieldMode(change.action);
+  const views: FieldView[] = [];
+  for (const field of change.fields) {
+    if (mode === "after" && field.after === undefined) continue;
+    if (mode === "before" && field.before === undefined) continue;
+    if (mode === "both" && !changed(field)) continue;
+    const view: FieldView = { field: field.field, forcesReplacement: field.forcesReplacement === true };
+    if (field.note) view.note = field.note;
+    const before = mode === "after" ? undefined : field.before;
+    const after = mode === "before" ? undefined : field.after;
+    const masked = field.sensitive === true;
+    if (!masked && (isLong(before) || isLong(after))) {
+      const oldText = diffText(before);
+      const newText = diffText(after);
+      if (oldText !== undefined && newText !== undefined) {
+        const diff = unifiedDiff(field.field, oldText, newText);
+        if (diff) {
+          view.diff = diff;
+          views.push(view);
+          continue;
+        }
+      }
+    }
+    // A write-only value is never read back, so an update or replace has no live value to show for it.
+    const noLive = field.writeOnly === true && field.before === undefined;
+    if (mode !== "after" && !noLive) view.before = formatValue(field.before, field);
+    if (mode !== "before") view.after = formatValue(field.after, field);
+    views.push(view);
+  }
+  return views;
+}
+
+/** Singular or plural: `plural(1, "change")` is "1 change", `plural(2, "change")` is "2 changes". */
+export function plural(n: number, word: string, many = `${word}s`): string {
+  return `${n.toLocaleString("en-US")} ${n === 1 ? word : many}`;
+}
+
+/** Groups items by a key, keeping first-seen order of keys and items. */
+export function groupBy<T>(items: Iterable<T>, key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const list = groups.get(k);
+    if (list) list.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
