@@ -1,0 +1,58 @@
+/** Request counts for reports and benchmarks. */
+
+export interface MetricsSnapshot {
+  /** Every HTTP request sent, retries and pages included. */
+  total: number;
+  /** Requests that repeated an earlier one after a retryable failure. */
+  retries: number;
+  /** Pages fetched by `list()` (the first page included). */
+  pages: number;
+  /** Requests per method. */
+  byMethod: Record<string, number>;
+  /** Requests per `METHOD /endpoint/template`, e.g. `GET /projects/:id/pipeline_schedules`. */
+  byEndpoint: Record<string, number>;
+}
+
+export class RequestMetrics {
+  #total = 0;
+  #retries = 0;
+  #pages = 0;
+  readonly #byMethod = new Map<string, number>();
+  readonly #byEndpoint = new Map<string, number>();
+
+  /** Counts one request sent to `template` (see `endpointTemplate`). */
+  countRequest(method: string, template: string): void {
+    this.#total += 1;
+    this.#byMethod.set(method, (this.#byMethod.get(method) ?? 0) + 1);
+    const key = `${method} ${template}`;
+    this.#byEndpoint.set(key, (this.#byEndpoint.get(key) ?? 0) + 1);
+  }
+
+  countRetry(): void {
+    this.#retries += 1;
+  }
+
+  countPage(): void {
+    this.#pages += 1;
+  }
+
+  snapshot(): MetricsSnapshot {
+    const sorted = (map: Map<string, number>) =>
+      Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return {
+      total: this.#total,
+      retries: this.#retries,
+      pages: this.#pages,
+      byMethod: sorted(this.#byMethod),
+      byEndpoint: sorted(this.#byEndpoint),
+    };
+  }
+
+  reset(): void {
+    this.#total = 0;
+    this.#retries = 0;
+    this.#pages = 0;
+    this.#byMethod.clear();
+    this.#byEndpoint.clear();
+  }
+}

@@ -1,0 +1,47 @@
+/** Keeps tokens and other secret values out of every line and error the client produces. */
+
+export const REDACTED = "[REDACTED]";
+
+/** Query parameters that carry credentials on the platform (`?private_token=`, `?access_token=`, `?job_token=`). */
+const CREDENTIAL_PARAM = /([?&;](?:private_token|access_token|job_token|token)=)[^&#\s"'<>]*/gi;
+
+export class Redactor {
+  readonly #secrets = new Set<string>();
+
+  constructor(secrets: Iterable<string | undefined> = []) {
+    for (const secret of secrets) this.add(secret);
+  }
+
+  /** Adds a value that must never be printed. Very short values are ignored: masking them would mangle text. */
+  add(secret: string | undefined): void {
+    if (secret !== undefined && secret.length >= 4) this.#secrets.add(secret);
+  }
+
+  /** A redactor that also masks `extra` (values revealed into one request body). */
+  with(extra: Iterable<string>): Redactor {
+    const copy = new Redactor(this.#secrets);
+    for (const secret of extra) copy.add(secret);
+    return copy;
+  }
+
+  text(value: string): string {
+    let out = value.replace(CREDENTIAL_PARAM, `$1${REDACTED}`);
+    // Longest first, so a secret containing another one is masked whole.
+    for (const secret of [...this.#secrets].sort((a, b) => b.length - a.length)) {
+      out = out.split(secret).join(REDACTED);
+      const encoded = encodeURIComponent(secret);
+      if (encoded !== secret) out = out.split(encoded).join(REDACTED);
+    }
+    return out;
+  }
+
+  /** Redacts every string inside a JSON-like value (keys included). */
+  value(value: unknown): unknown {
+    if (typeof value === "string") return this.text(value);
+    if (Array.isArray(value)) return value.map((item) => this.value(item));
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [this.text(k), this.value(v)]));
+    }
+    return value;
+  }
+}
