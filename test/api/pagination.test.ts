@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiClient } from "../../src/api/index.js";
+import { parseLinkHeader } from "../../src/api/pagination.js";
+import { json, paginated, startServer, type TestServer } from "./server.js";
+
+const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1 }));
+
+let server: TestServer | undefined;
+let client: ApiClient | undefined;
+
+afterEach(async () => {
+  await client?.close();
+  await server?.close();
+  client = undefined;
+  server = undefined;
+});
+
+async function setup(handler: Parameters<typeof startServer>[0], concurrency = 8) {
+  server = await startServer(handler);
+  client = new ApiClient({ url: server.url, token: "tok-secret-1234", concurrency });
+  return { server, client };
+}
+
+describe("list()", () => {
+  it("reads every page with per_page=100 when totals are present", async () => {
+    const { server, client } = await setup(paginated(items(250)));
+    const all = await client.list<{ id: number }>("/projects/1/pipeline_schedules");
+    expect(all.map((x) => x.id)).toEqual(items(250).map((x) => x.id));
+    const pages = server.seen.map((r) => r.query.get("page")).sort();
+    expect(pages).toEqual(["1", "2", "3"]);
+    expect(server.seen.every((r) => r.query.get("per_page") === "100")).toBe(true);
+    expect(server.seen.every((r) => r.path === "/api/v4/projects/1/pipeline_schedules")).toBe(true);
+  });
+
+  it("follows X-Next-Page one page at a time when X-Total and X-Total-Pages are missing", async () => {
+    const { server, client } = await setup(paginated(items(230), { withTotals: false }));
+    const all = await client.list<{ id: number }>("/groups");
+    expect(all).toHaveLength(230);
+    expect(server.seen.map((r) => r.query.get("page"))).toEqual(["1", "2", "3"]);
+    expect(server.maxInFlight()).toBe(1);
+  });
+
+  it("follows Link rel=next when there is no X-Next-Page, keeping the request's own host and path", async () => {
+    const data = items(150);
+    const { server, client } = await setup((req, res) => {
+      const after = Number(req.query.get("id_after") ?? "0");
+      const slice = data.filter((x) => x.id > after).slice(0, 100);
+      const last = slice[slice.length - 1];
+      const headers: Record<string, string> = {};
+      if (slice.length === 100 && last) {
+        headers["link"] =
+          `<https://other-host.example/api/v4/projects?id_after=${last.id}&per_page=100&skip[]=a&skip[]=b>; rel="next"`;
+      }
+      json(res, 200, slice, headers);
+    });
+    const all = await client.list<{ id: number }>("/projects");
+    expect(all).toHaveLength(150);
+    expect(server.seen).toHaveLength(2);
+    expect(server.seen[1]?.path).toBe("/api/v4/projects");
+    expect(server.seen[1]?.query.get("id_after")).toBe("100");
+    expect(server.seen[1]?.query.getAll("skip[]")).toEqual(["a", "b"]);
+  });
+
+  it("fetches the remaining pages concurrently once X-Total-Pages is known", async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let waiting = 0;
+    const { server, client } = await setup(
+      paginated(items(450), {
+        hold: async () => {
+          waiting += 1;
+          // Hold pages 2..5 until all four are in flight at once (or release them after a while anyway).
+          if (waiting === 4) release();
+          await Promise.race([gate, new Promise((resolve) => setTimeout(resolve, 2000))]);
+        },
+      }),
+    );
+    const all = await client.list<{ id: number }>("/groups/acme%2Fplatform/badges");
+    expect(all.map((x) => x.id)).toEqual(items(450).map((x) => x.id));
+    expect(server.maxInFlight()).toBe(4);
+  });
+
+  it("keeps concurrent page fetches within the concurrency limit", async () => {
+    const { server, client } = await setup(
+      paginated(items(1000), { hold: () => new Promise((resolve) => setTimeout(resolve, 20)) }),
+      3,
+    );
+    const all = await client.list("/hooks");
+    expect(all).toHaveLength(1000);
+    expect(server.seen).toHaveLength(10);
+    expect(server.maxInFlight()).toBeLessThanOrEqual(3);
+    expect(server.maxInFlight()).toBeGreaterThan(1);
+  });
+
+  it("treats a page past the end as an empty list, not an error", async () => {
+    // The list shrank between page 1 and page 3: page 3 is now past the end.
+    let total = 300;
+    const { client } = await setup(async (req, res) => {
+      const page = Number(req.query.get("page"));
+      const handler = paginated(items(total));
+      if (page === 1) total = 150;
+      await handler(req, res, undefined as never);
+    });
+    const all = await client.list<{ id: number }>("/broadcast_messages");
+    expect(all.map((x) => x.id)).toEqual([...items(100), ...items(150).slice(100)].map((x) => x.id));
+  });
+
+  it("returns the array of an endpoint that does not paginate as it is", async () => {
+    const { server, client } = await setup((_req, res) => json(res, 200, items(130)));
+    const all = await client.list("/projects/1/wikis");
+    expect(all).toHaveLength(130);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it("reads the following pages sequentially when the list grows past X-Total-Pages", async () => {
+    let total = 200;
+    const { client } = await setup(async (req, res) => {
+      const page = Number(req.query.get("page"));
+      if (page === 2) total = 260;
+      await paginated(items(total))(req, res, undefined as never);
+    });
+    const all = await client.list("/projects/1/badges");
+    expect(all).toHaveLength(260);
+  });
+
+  it("passes query parameters (arrays as k[]=v) to every page", async () => {
+    const { server, client } = await setup(paginated(items(120)));
+    await client.list("/groups", { query: { skip_groups: [1, 2], all_available: true } });
+    for (const req of server.seen) {
+      expect(req.query.getAll("skip_groups[]")).toEqual(["1", "2"]);
+      expect(req.query.get("all_available")).toBe("true");
+    }
+  });
+
+  it("says when an endpoint does not return a list", async () => {
+    const { client } = await setup((_req, res) => json(res, 200, { id: 1 }));
+    await expect(client.list("/application/settings")).rejects.toThrow(/not a list: read it with get\(\)/);
+  });
+
+  it("counts pages in the metrics", async () => {
+    const { client } = await setup(paginated(items(250)));
+    await client.list("/projects/1/triggers");
+    expect(client.metrics.snapshot().pages).toBe(3);
+  });
+});
+
+describe("parseLinkHeader", () => {
+  it("maps each rel to its URL", () => {
+    const links = parseLinkHeader(
+      '<https://h/api/v4/groups?page=2&per_page=20>; rel="next", <https://h/api/v4/groups?page=1&per_page=20>; rel="first"',
+    );
+    expect(links.get("next")).toBe("https://h/api/v4/groups?page=2&per_page=20");
+    expect(links.get("first")).toBe("https://h/api/v4/groups?page=1&per_page=20");
+    expect(links.get("last")).toBeUndefined();
+  });
+});
