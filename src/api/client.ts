@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
-import { type Dispatcher, Pool } from "undici";
+import { Pool } from "undici";
 import { encodeJson, encodeParams, type QueryValue } from "./encode.js";
 import { ApiError, ClientConfigError, NetworkError, OutcomeUnknownError } from "./errors.js";
 import { RequestMetrics } from "./metrics.js";
@@ -91,7 +91,7 @@ interface Prepared {
   wirePath: string;
   template: string;
   headers: Record<string, string>;
-  body: string | FormData | undefined;
+  body: string | Uint8Array | undefined;
   scim: boolean;
   redactor: Redactor;
 }
@@ -229,6 +229,12 @@ export class ApiClient {
   /** Sends one request (retrying where safe) and returns status, headers and parsed body; throws on non-2xx. */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
     const prepared = this.#prepare(method.toUpperCase(), path, opts);
+    if (opts.multipart !== undefined) {
+      // Serialise once, so a retry sends the same bytes and any FormData implementation works.
+      const encoded = await encodeMultipart(opts.multipart);
+      prepared.body = encoded.body;
+      prepared.headers["content-type"] = encoded.contentType;
+    }
     const response = await this.#send(prepared);
     return response as ApiResponse<T>;
   }
@@ -340,7 +346,7 @@ export class ApiClient {
     } else if (this.#token !== undefined) {
       headers["private-token"] = this.#token;
     }
-    let body: string | FormData | undefined;
+    let body: string | undefined;
     const kinds = [opts.body !== undefined, opts.form !== undefined, opts.multipart !== undefined];
     if (kinds.filter(Boolean).length > 1) {
       throw new TypeError(`${method} ${bare}: pass only one of body, form and multipart`);
@@ -352,7 +358,6 @@ export class ApiClient {
       body = encodeParams(opts.form, revealed);
       headers["content-type"] = "application/x-www-form-urlencoded";
     } else if (opts.multipart !== undefined) {
-      body = opts.multipart;
       delete headers["content-type"];
     }
     for (const [name, value] of Object.entries(opts.headers ?? {})) headers[name.toLowerCase()] = value;
@@ -442,7 +447,7 @@ export class ApiClient {
         path: req.wirePath,
         method: req.method as "GET",
         headers: req.headers,
-        body: (req.body ?? null) as Dispatcher.RequestOptions["body"],
+        body: req.body ?? null,
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
       });
@@ -460,6 +465,13 @@ export class ApiClient {
       return { kind: "error", error };
     }
   }
+}
+
+async function encodeMultipart(form: FormData): Promise<{ body: Uint8Array; contentType: string }> {
+  const response = new Response(form);
+  const contentType = response.headers.get("content-type");
+  if (contentType === null) throw new TypeError("multipart body: could not determine its content type");
+  return { body: new Uint8Array(await response.arrayBuffer()), contentType };
 }
 
 function splitQuery(path: string): [string, string] {
