@@ -172,7 +172,11 @@ export function fieldViews(change: Change): FieldView[] {
       if (oldText !== undefined && newText !== undefined) {
         const diff = unifiedDiff(field.field, oldText, newText);
         if (diff) {
-          view.diff = diff;
+          // A created or deleted text has one hunk of only added or removed lines: its header says nothing.
+          view.diff = mode === "both" ? diff : diff.filter((line) => line.op !== "@");
+          // An unmanaged object is left alone: its text is shown, not marked as removed.
+          if (change.action === "unmanaged")
+            view.diff = view.diff.map((line) => ({ op: " ", text: line.text }));
           views.push(view);
           continue;
         }
