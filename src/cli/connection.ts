@@ -1,0 +1,128 @@
+/** The connection flags every command that talks to the platform shares, and how they become ClientOptions. */
+import { readFileSync } from "node:fs";
+import { type Command, InvalidArgumentError } from "commander";
+import type { ClientOptions } from "../api/index.js";
+
+/** The options commander collects from `addConnectionOptions`. */
+export interface ConnectionFlags {
+  url?: string;
+  token?: string;
+  tokenFile?: string;
+  caFile?: string;
+  insecureHttp?: boolean;
+  timeout?: number | string;
+  concurrency?: number | string;
+  maxAttempts?: number | string;
+  debug?: boolean;
+}
+
+function positiveInteger(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
+      throw new InvalidArgumentError(`${flag} needs a whole number of at least 1, got "${value}"`);
+    }
+    return n;
+  };
+}
+
+/** Adds --url, --token, --token-file, --ca-file, --insecure-http, --timeout, --concurrency, --max-attempts, --debug. */
+export function addConnectionOptions(cmd: Command): Command {
+  return cmd
+    .option("--url <url>", "platform base URL, e.g. https://gitlab.example.com (env FORGEFORM_URL)")
+    .option(
+      "--token <token>",
+      "access token (env FORGEFORM_TOKEN; prefer the variable or --token-file: a flag shows in the process list)",
+    )
+    .option("--token-file <file>", "read the access token from this file")
+    .option("--ca-file <file>", "PEM file with the CA that signed the platform's TLS certificate")
+    .option(
+      "--insecure-http",
+      "allow plain http:// to a host that is not loopback (sends the token unencrypted)",
+    )
+    .option(
+      "--timeout <ms>",
+      "per-request timeout in milliseconds (default 30000)",
+      positiveInteger("--timeout"),
+    )
+    .option("--concurrency <n>", "requests in flight at once (default 8)", positiveInteger("--concurrency"))
+    .option(
+      "--max-attempts <n>",
+      "attempts per request when retrying rate limits and transient failures (default 5)",
+      positiveInteger("--max-attempts"),
+    )
+    .option("--debug", "print one line per API request and response (tokens redacted)");
+}
+
+function numberFlag(flag: string, value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new Error(`${flag} needs a whole number of at least 1, got ${value}`);
+    }
+    return value;
+  }
+  try {
+    return positiveInteger(flag)(value);
+  } catch (error) {
+    throw new Error((error as Error).message);
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+function readTokenFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "unreadable";
+    throw new Error(`cannot read --token-file ${file} (${code}): check the path and its permissions`);
+  }
+  const token = text.trim();
+  if (!token) throw new Error(`--token-file ${file} is empty: it should hold the access token`);
+  return token;
+}
+
+/**
+ * Turns the flags and environment into client options. Flags override `FORGEFORM_URL`, `FORGEFORM_TOKEN` and
+ * `FORGEFORM_SCIM_TOKEN`; `--token-file` is read and trimmed. With --debug, lines go to `debugSink` (stderr by default).
+ */
+export function resolveConnection(
+  opts: ConnectionFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  debugSink: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): ClientOptions {
+  const url = nonEmpty(opts.url) ?? nonEmpty(env["FORGEFORM_URL"]);
+  if (url === undefined) {
+    throw new Error(
+      "no platform URL: pass --url <url> or set FORGEFORM_URL (e.g. https://gitlab.example.com)",
+    );
+  }
+  if (opts.token !== undefined && opts.tokenFile !== undefined) {
+    throw new Error("--token and --token-file both given: pass only one of them");
+  }
+  const token =
+    opts.tokenFile !== undefined
+      ? readTokenFile(opts.tokenFile)
+      : (nonEmpty(opts.token) ?? nonEmpty(env["FORGEFORM_TOKEN"]));
+  if (token === undefined) {
+    throw new Error("no access token: pass --token-file <file> or --token <token>, or set FORGEFORM_TOKEN");
+  }
+  const options: ClientOptions = { url, token };
+  const scimToken = nonEmpty(env["FORGEFORM_SCIM_TOKEN"]);
+  if (scimToken !== undefined) options.scimToken = scimToken;
+  if (opts.caFile !== undefined) options.caFile = opts.caFile;
+  if (opts.insecureHttp) options.insecureHttp = true;
+  const timeoutMs = numberFlag("--timeout", opts.timeout);
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  const concurrency = numberFlag("--concurrency", opts.concurrency);
+  if (concurrency !== undefined) options.concurrency = concurrency;
+  const maxAttempts = numberFlag("--max-attempts", opts.maxAttempts);
+  if (maxAttempts !== undefined) options.maxAttempts = maxAttempts;
+  if (opts.debug) options.debug = debugSink;
+  return options;
+}
