@@ -1,0 +1,136 @@
+/**
+ * Apply: runs the planned steps against the platform. Parents before children (a step waits for the steps it
+ * depends on), deletes after everything else and deepest first, all within a concurrency bound. A failed step
+ * does not stop independent steps; the steps that depend on it are skipped; every outcome is reported. A create
+ * whose response was lost is re-read before anything is retried, so no duplicate is ever made.
+ */
+import pLimit from "p-limit";
+import { OutcomeUnknownError } from "../api/index.js";
+import type { KindContext, Live } from "../kinds/kind.js";
+import type { Step } from "./plan.js";
+
+export type OutcomeStatus = "done" | "failed" | "skipped";
+
+export interface Outcome {
+  address: string;
+  action: Step["change"]["action"];
+  status: OutcomeStatus;
+  /** For failures: what went wrong; for skips: which failed step it depended on. */
+  message?: string;
+  /** For a create whose response was lost and whose object was found on re-reading. */
+  recovered?: boolean;
+}
+
+export interface ApplyOptions {
+  concurrency: number;
+  /** Called as each step finishes, for progress display. */
+  onOutcome?: (outcome: Outcome, done: number, total: number) => void;
+}
+
+async function createOnce(ctx: KindContext, step: Step): Promise<{ live: Live; recovered: boolean }> {
+  const { kind, parent } = step;
+  if (!kind.create || !step.desired) throw new Error(`${step.change.address}: this kind cannot be created`);
+  try {
+    return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: false };
+  } catch (error) {
+    if (!(error instanceof OutcomeUnknownError)) throw error;
+    // The request may have been carried out: look before trying again.
+    const lives = await kind.read(ctx, parent, [step.change.key]);
+    const found = lives.find((l) => l.key === step.change.key);
+    if (found) return { live: found, recovered: true };
+    return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: true };
+  }
+}
+
+async function run(ctx: KindContext, step: Step): Promise<boolean> {
+  const { kind, parent, change } = step;
+  if (parent.ref === undefined) throw new Error(`its parent ${parent.address} does not exist`);
+  switch (change.action) {
+    case "create": {
+      const { live, recovered } = await createOnce(ctx, step);
+      step.self.ref = live.id;
+      step.self.live = live;
+      return recovered;
+    }
+    case "update": {
+      if (!kind.update || !step.live || !step.desired) throw new Error("this kind has no update");
+      const live = await kind.update(ctx, parent, step.live, step.desired, step.changed);
+      if (live) {
+        step.self.live = live;
+        step.self.ref = live.id ?? step.self.ref;
+      }
+      return false;
+    }
+    case "replace": {
+      if (!kind.remove || !step.live) throw new Error("this kind cannot be deleted");
+      await kind.remove(ctx, parent, step.live);
+      const { live, recovered } = await createOnce(ctx, step);
+      step.self.ref = live.id;
+      step.self.live = live;
+      return recovered;
+    }
+    case "delete": {
+      if (!kind.remove || !step.live) throw new Error("this kind cannot be deleted");
+      await kind.remove(ctx, parent, step.live);
+      return false;
+    }
+    case "unmanaged":
+      return false;
+  }
+}
+
+/** Applies the steps; never throws for a failed step (see the outcomes). */
+export async function applySteps(ctx: KindContext, steps: Step[], options: ApplyOptions): Promise<Outcome[]> {
+  const limit = pLimit(Math.max(1, options.concurrency));
+  const active = steps.filter((s) => s.change.action !== "unmanaged");
+  const total = active.length;
+  const outcomes = new Map<string, Outcome>();
+  const running = new Map<string, Promise<Outcome>>();
+  let done = 0;
+
+  const record = (outcome: Outcome): Outcome => {
+    outcomes.set(outcome.address, outcome);
+    done++;
+    options.onOutcome?.(outcome, done, total);
+    return outcome;
+  };
+
+  const execute = async (step: Step, waitFor: string[]): Promise<Outcome> => {
+    const base = { address: step.change.address, action: step.change.action };
+    for (const dep of waitFor) {
+      const depOutcome = await running.get(dep);
+      if (depOutcome && depOutcome.status !== "done") {
+        return record({ ...base, status: "skipped", message: `skipped because ${dep} was not applied` });
+      }
+    }
+    return limit(async () => {
+      try {
+        const recovered = await run(ctx, step);
+        return record({ ...base, status: "done", ...(recovered ? { recovered: true } : {}) });
+      } catch (error) {
+        return record({ ...base, status: "failed", message: (error as Error).message });
+      }
+    });
+  };
+
+  // Creates, updates and replaces: each waits for what it depends on.
+  for (const step of active.filter((s) => s.change.action !== "delete")) {
+    running.set(step.change.address, execute(step, step.deps));
+  }
+  await Promise.all(running.values());
+
+  // Deletes: deepest first, one depth at a time, so children go before their parents.
+  const deletes = active.filter((s) => s.change.action === "delete");
+  const depths = [...new Set(deletes.map((s) => s.depth))].sort((a, b) => b - a);
+  for (const depth of depths) {
+    const batch = deletes.filter((s) => s.depth === depth);
+    await Promise.all(
+      batch.map((step) => {
+        const p = execute(step, []);
+        running.set(step.change.address, p);
+        return p;
+      }),
+    );
+  }
+  return steps.filter((s) => outcomes.has(s.change.address)).map((s) => outcomes.get(s.change.address)!);
+}

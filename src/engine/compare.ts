@@ -1,0 +1,81 @@
+/**
+ * Field comparison with the normalisations that keep plans free of perpetual diffs: `null`, `""` and unset are
+ * the same; CRLF equals LF; two datetimes are equal when they are the same instant; lists declared as sets
+ * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets.
+ */
+import { isSecret } from "../manifest/secret.js";
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+export interface CompareOptions {
+  /** Compare arrays without regard to order. */
+  set?: boolean;
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || value === "";
+}
+
+function asInstant(value: unknown): number | undefined {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
+    const ms = Date.parse(value.trim());
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  return undefined;
+}
+
+/** Canonical text of a scalar for set membership. */
+function canonical(value: unknown): string {
+  if (isSecret(value)) return `secret:${value.reveal()}`;
+  if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => !isBlank(v))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
+  }
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  return JSON.stringify(value ?? null);
+}
+
+/** True when the live value already satisfies the desired value. */
+export function sameValue(desired: unknown, live: unknown, options: CompareOptions = {}): boolean {
+  if (isSecret(desired)) return desired.equals(live);
+  if (isBlank(desired) && isBlank(live)) return true;
+  if (isBlank(desired) !== isBlank(live)) {
+    // An empty list and an unset list mean the same to the platform.
+    const emptyList = (v: unknown) => Array.isArray(v) && v.length === 0;
+    return (isBlank(desired) && emptyList(live)) || (isBlank(live) && emptyList(desired));
+  }
+  if (typeof desired === "string" && typeof live === "string") {
+    if (desired.replace(/\r\n/g, "\n") === live.replace(/\r\n/g, "\n")) return true;
+    const a = asInstant(desired);
+    const b = asInstant(live);
+    return a !== undefined && a === b;
+  }
+  if (desired instanceof Date || live instanceof Date) {
+    const a = asInstant(desired);
+    return a !== undefined && a === asInstant(live);
+  }
+  if (Array.isArray(desired)) {
+    if (!Array.isArray(live) || desired.length !== live.length) return false;
+    if (options.set) {
+      const counts = new Map<string, number>();
+      for (const item of live) counts.set(canonical(item), (counts.get(canonical(item)) ?? 0) + 1);
+      for (const item of desired) {
+        const c = counts.get(canonical(item));
+        if (!c) return false;
+        counts.set(canonical(item), c - 1);
+      }
+      return true;
+    }
+    return desired.every((item, i) => sameValue(item, live[i]));
+  }
+  if (desired !== null && typeof desired === "object") {
+    if (live === null || typeof live !== "object" || Array.isArray(live)) return false;
+    const liveObj = live as Record<string, unknown>;
+    return Object.entries(desired as Record<string, unknown>).every(([k, v]) => sameValue(v, liveObj[k]));
+  }
+  return desired === live;
+}

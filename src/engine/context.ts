@@ -1,0 +1,49 @@
+/** The per-run context kinds work in: the API client, a caching name resolver, and the platform's edition. */
+import { type ApiClient, ApiError, apiPath } from "../api/index.js";
+import type { KindContext, Resolver } from "../kinds/kind.js";
+
+function cachingResolver(api: ApiClient): Resolver {
+  const users = new Map<string, Promise<number | undefined>>();
+  const groups = new Map<string, Promise<number | undefined>>();
+  const orUndefinedOn404 = async <T>(p: Promise<T>): Promise<T | undefined> => {
+    try {
+      return await p;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  };
+  return {
+    userId(username) {
+      let p = users.get(username);
+      if (!p) {
+        p = api
+          .get<{ id: number; username: string }[]>("/users", { query: { username } })
+          .then((found) => found.find((u) => u.username.toLowerCase() === username.toLowerCase())?.id);
+        users.set(username, p);
+      }
+      return p;
+    },
+    groupId(fullPath) {
+      const key = fullPath.toLowerCase();
+      let p = groups.get(key);
+      if (!p) {
+        p = orUndefinedOn404(
+          api.get<{ id: number }>(apiPath`/groups/${fullPath}`, { query: { with_projects: false } }),
+        ).then((g) => g?.id);
+        groups.set(key, p);
+      }
+      return p;
+    },
+    rememberGroup(fullPath, id) {
+      groups.set(fullPath.toLowerCase(), Promise.resolve(id));
+    },
+  };
+}
+
+/** Builds the context; asks the platform for its version once to learn the edition. */
+export async function createContext(api: ApiClient): Promise<KindContext> {
+  const version = await api.get<{ version?: string }>("/version");
+  const edition = /-ee\b/i.test(version.version ?? "") ? "licensed" : "core";
+  return { api, resolve: cachingResolver(api), edition, memo: new Map() };
+}

@@ -1,0 +1,75 @@
+/**
+ * Instance application settings (administrator only): a singleton. Only the declared keys are compared. When a
+ * changed setting requires partners (`spam_service_enabled` needs `spam_service_api_key`), they are sent along.
+ * Write-only secrets are never read back and never compared; they are sent with every settings update and
+ * whenever the settings are replaced (`--replace instance.application_settings`), which is how to rotate them.
+ * A deprecated name is compared and sent under its replacement.
+ */
+
+import { body } from "./common.js";
+import type { FieldSpec } from "./fields.js";
+import type { Fields, Kind, KindProblem, Live } from "./kind.js";
+import { fieldSpecs } from "./schemas.js";
+
+const KEY = "application_settings";
+
+let specs: Map<string, FieldSpec> | undefined;
+const settingSpecs = () => {
+  specs ??= fieldSpecs("instance", KEY);
+  return specs;
+};
+
+const toLive = (raw: Record<string, unknown>): Live => ({ key: KEY, id: KEY, fields: raw, raw });
+
+/** Renames deprecated settings to their replacement, unless the replacement is also declared. */
+function renameDeprecated(fields: Fields): Fields {
+  const out: Fields = {};
+  for (const [name, value] of Object.entries(fields)) {
+    const replacement = settingSpecs().get(name)?.deprecatedBy;
+    if (replacement && !(replacement in fields)) out[replacement] = value;
+    else if (!replacement) out[name] = value;
+  }
+  return out;
+}
+
+export const applicationSettingsKind: Kind = {
+  collection: KEY,
+  segment: KEY,
+  parents: ["instance"],
+  singleton: true,
+  updateMode: "update",
+  identity: () => KEY,
+
+  async read(ctx) {
+    return [toLive(await ctx.api.get<Record<string, unknown>>("/application/settings"))];
+  },
+
+  prepare: async (_ctx, _parent, fields) => renameDeprecated(fields),
+
+  check(_ctx, _parent, desired) {
+    const problems: KindProblem[] = [];
+    for (const [name, value] of Object.entries(desired)) {
+      if (value !== true) continue;
+      for (const partner of settingSpecs().get(name)?.requires ?? []) {
+        if (!(partner in desired)) {
+          problems.push({
+            field: name,
+            message: `${name}: true requires ${partner}, which the manifest does not set: declare it alongside`,
+          });
+        }
+      }
+    }
+    return problems;
+  },
+
+  async update(ctx, _parent, _live, desired, changed) {
+    const send = new Set(changed);
+    for (const name of changed)
+      for (const partner of settingSpecs().get(name)?.requires ?? []) send.add(partner);
+    for (const [name, spec] of settingSpecs()) if (spec.writeOnly && name in desired) send.add(name);
+    const updated = await ctx.api.put<Record<string, unknown>>("/application/settings", {
+      body: body(desired, send),
+    });
+    return toLive(updated);
+  },
+};

@@ -1,0 +1,47 @@
+/** Small helpers shared by kind files: API paths of a parent, field selection, secrets for request bodies. */
+import { ApiError, apiPath } from "../api/index.js";
+import { revealSecrets } from "../manifest/secret.js";
+import type { Fields, Parent } from "./kind.js";
+
+/** `/groups/:id` or `/projects/:id` for a group or project parent (the id encoded as one segment). */
+export function ownerPath(parent: Parent): string {
+  if (parent.ref === undefined) throw new Error(`${parent.address} does not exist yet`);
+  if (parent.collection === "groups") return apiPath`/groups/${parent.ref}`;
+  if (parent.collection === "projects") return apiPath`/projects/${parent.ref}`;
+  throw new Error(`${parent.address} cannot own this kind`);
+}
+
+/** The nearest ancestor (or the parent itself) that is a project. */
+export function projectOf(parent: Parent): Parent {
+  for (let p: Parent | undefined = parent; p; p = p.parent) if (p.collection === "projects") return p;
+  throw new Error(`${parent.address} is not inside a project`);
+}
+
+/** The named fields that are set, secrets revealed: a request body. */
+export function body(fields: Fields, names?: Iterable<string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of names ?? Object.keys(fields)) {
+    if (fields[name] !== undefined) out[name] = revealSecrets(fields[name]);
+  }
+  return out;
+}
+
+/** Picks the named keys of an API object. */
+export function pick(raw: Record<string, unknown>, names: readonly string[]): Fields {
+  return Object.fromEntries(names.filter((n) => n in raw).map((n) => [n, raw[n]]));
+}
+
+/** Resolves to undefined when the platform answers 404. */
+export async function orNotFound<T>(request: Promise<T>): Promise<T | undefined> {
+  try {
+    return await request;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+/** `refs/heads/main` and `refs/tags/v1` in their short form, as the platform shows them. */
+export function shortRef(ref: unknown): unknown {
+  return typeof ref === "string" ? ref.replace(/^refs\/(heads|tags)\//, "") : ref;
+}

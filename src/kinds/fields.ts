@@ -1,0 +1,86 @@
+/**
+ * Field declarations, read from the kind's JSON Schema (the single declaration of every field): whether a field
+ * is sensitive or write-only, whether changing it forces a replacement, whether its list is a set, whether it
+ * needs a restart, is licensed, deprecated, or requires partners. The diff, the masking and the docs all use it.
+ */
+
+export interface FieldSpec {
+  name: string;
+  /** Printed masked everywhere, still compared. */
+  sensitive: boolean;
+  /** Never read back from the platform: sent on create/replace, never compared, printed masked. */
+  writeOnly: boolean;
+  /** A change forces delete-then-create. */
+  replace: boolean;
+  /** An array compared without order. */
+  set: boolean;
+  /** Takes effect only after a restart of the platform. */
+  restart: boolean;
+  /** Exists only on the licensed edition. */
+  licensed: boolean;
+  /** The replacement of a deprecated field. */
+  deprecatedBy?: string;
+  /** Fields the platform requires to be sent together with this one when it is enabled. */
+  requires: string[];
+  /** A nested collection of child objects (`x-identity` items) or a singleton child, not a field. */
+  child: boolean;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+const META_KEYS = new Set(["state", "extends", "unmanaged"]);
+
+/** Follows a local `$ref` (`#/$defs/x`) inside the same document, and reaches into `allOf` parts. */
+export type RefResolver = (ref: string) => JsonSchema | undefined;
+
+function deref(schema: JsonSchema, resolve?: RefResolver): JsonSchema {
+  let current = schema;
+  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve; i++) {
+    const next = resolve(current["$ref"] as string);
+    if (!next) break;
+    current = { ...next, ...Object.fromEntries(Object.entries(current).filter(([k]) => k !== "$ref")) };
+  }
+  return current;
+}
+
+function collectProperties(schema: JsonSchema, resolve?: RefResolver): Record<string, JsonSchema> {
+  const s = deref(schema, resolve);
+  const props: Record<string, JsonSchema> = { ...((s["properties"] as Record<string, JsonSchema>) ?? {}) };
+  for (const part of (s["allOf"] as JsonSchema[] | undefined) ?? []) {
+    Object.assign(props, collectProperties(part, resolve));
+  }
+  return props;
+}
+
+function isChild(prop: JsonSchema, resolve?: RefResolver): boolean {
+  const p = deref(prop, resolve);
+  if (p["x-singleton"] === true) return true;
+  if (p["type"] === "array" && p["items"]) {
+    if (typeof p["x-identity"] === "string") return true;
+    const items = deref(p["items"] as JsonSchema, resolve);
+    return typeof items["x-identity"] === "string";
+  }
+  return false;
+}
+
+/** The field declarations of an object schema (meta keys `state`, `extends`, `unmanaged` excluded). */
+export function fieldSpecsFromSchema(schema: JsonSchema, resolve?: RefResolver): Map<string, FieldSpec> {
+  const specs = new Map<string, FieldSpec>();
+  for (const [name, raw] of Object.entries(collectProperties(schema, resolve))) {
+    if (META_KEYS.has(name)) continue;
+    const prop = deref(raw, resolve);
+    specs.set(name, {
+      name,
+      sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
+      writeOnly: prop["writeOnly"] === true,
+      replace: prop["x-replace"] === true,
+      set: prop["uniqueItems"] === true,
+      restart: prop["x-restart"] === true,
+      licensed: prop["x-licensed"] === true,
+      deprecatedBy: typeof prop["x-deprecated"] === "string" ? (prop["x-deprecated"] as string) : undefined,
+      requires: Array.isArray(prop["x-requires"]) ? (prop["x-requires"] as string[]) : [],
+      child: isChild(prop, resolve),
+    });
+  }
+  return specs;
+}

@@ -1,0 +1,128 @@
+/**
+ * The Kind interface: one managed kind of platform object. The engine knows kinds only through this interface
+ * (read, create, update, remove, and the field declarations from the kind's JSON Schema); everything that is the
+ * same for all kinds (matching by identity, diffing, ordering, prune policy, addresses, concurrency, failure
+ * handling) lives in src/engine.
+ */
+import type { ApiClient } from "../api/index.js";
+import type { SourceRef } from "../manifest/model.js";
+
+/** A live object, normalised into the manifest's terms. */
+export interface Live {
+  /** The identity, computed the same way as for a desired object of this kind. */
+  key: string;
+  /** The platform id used in API paths (numeric id, name, slug or key). */
+  id?: string | number;
+  /** Fields in manifest terms, for comparison with the desired fields. */
+  fields: Record<string, unknown>;
+  /** The API's own representation, for kinds whose children are read from it (a schedule's variables). */
+  raw?: unknown;
+  /** Set when the object is listed here but can only be changed elsewhere (a group's badge in a project's list). */
+  readOnly?: string;
+}
+
+/** The owner of a collection: the instance, a group, a project, a pipeline schedule... */
+export interface Parent {
+  /** Address of the owner (`instance`, `group["acme"]`, `project["acme/api"]`). */
+  address: string;
+  /** The owner's collection key (`instance`, `groups`, `projects`, `pipeline_schedules`). */
+  collection: string;
+  /** The owner's identity (a full path for groups and projects). */
+  key: string;
+  /** The owner's platform id for API paths; undefined while the owner does not exist yet (it is planned). */
+  ref?: string | number;
+  /** The owner's live object, when it exists. */
+  live?: Live;
+  /** The owner's own parent (a schedule variable needs its project). */
+  parent?: Parent;
+}
+
+/** Desired fields of one object, with values as declared (secrets as Secret instances). */
+export type Fields = Record<string, unknown>;
+
+/** Looks up platform ids for names used in manifests; answers are cached for the run. */
+export interface Resolver {
+  userId(username: string): Promise<number | undefined>;
+  groupId(fullPath: string): Promise<number | undefined>;
+  /** Records a group created during apply, so later lookups (children, access levels) find it. */
+  rememberGroup(fullPath: string, id: number): void;
+}
+
+export interface KindContext {
+  api: ApiClient;
+  resolve: Resolver;
+  /** What the platform says of its edition (`licensed` when /version says -ee). */
+  edition: "licensed" | "core";
+  /**
+   * Per-run memo shared by all kinds, for reads that serve many parents at once
+   * (e.g. one bulk list of all groups instead of one request per group).
+   */
+  memo: Map<string, Promise<unknown>>;
+}
+
+/** A problem found while planning one object (the engine adds address and source). */
+export interface KindProblem {
+  message: string;
+  /** The field it concerns, when there is one. */
+  field?: string;
+}
+
+export interface Kind {
+  /** The manifest key of the collection (`pipeline_schedules`), also the key in the JSON Schema. */
+  collection: string;
+  /** The address segment (`pipeline_schedule`). */
+  segment: string;
+  /** The collections this kind can live under. */
+  parents: readonly string[];
+  /** A singleton kind has exactly one object per parent (settings); it is never created or deleted. */
+  singleton?: boolean;
+  /** `replace` when the platform has no update call: a changed object is deleted and created again. */
+  updateMode: "update" | "replace";
+  /** Why an update is a replacement, for the plan. */
+  replaceReason?: string;
+  /** Objects of this kind are never deleted by prune policies, only when explicitly marked absent. */
+  explicitDeleteOnly?: boolean;
+
+  /** The identity of a desired object (defaults to the value of the schema's `x-identity` field). */
+  identity?(fields: Fields): string;
+
+  /**
+   * Reads the live objects of this kind under `parent`: bulk list reads, detail reads only where unavoidable.
+   * `wanted` holds the identities the manifests declare; a kind may read just those when that is cheaper
+   * (a few groups out of thousands), but must return every object when it reads a whole list.
+   */
+  read(ctx: KindContext, parent: Parent, wanted: string[]): Promise<Live[]>;
+
+  /** Desired fields in the terms `read` produces (e.g. names resolved to ids), for comparison. */
+  prepare?(ctx: KindContext, parent: Parent, fields: Fields): Promise<Fields>;
+
+  /** Problems that make the desired object impossible to reach from the live one (e.g. a group's new parent). */
+  check?(ctx: KindContext, parent: Parent, desired: Fields, live: Live | undefined): KindProblem[];
+
+  /** Creates the object whose identity is `key`; resolves to it as `read` would return it. */
+  create?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live>;
+  /** Sends the changed fields (and any fields the platform requires alongside them). */
+  update?(
+    ctx: KindContext,
+    parent: Parent,
+    live: Live,
+    desired: Fields,
+    changed: string[],
+  ): Promise<Live | undefined>;
+  remove?(ctx: KindContext, parent: Parent, live: Live): Promise<void>;
+
+  /** Addresses of objects this one needs to exist first, beyond its parent (a group's parent group). */
+  dependsOn?(parent: Parent, key: string, desired: Fields): string[];
+}
+
+/** The address of an object: `parent.segment["key"]`, or `segment["key"]` at the top, `parent.segment` for singletons. */
+export function addressOf(
+  parentAddress: string,
+  kind: Pick<Kind, "segment" | "singleton">,
+  key: string,
+): string {
+  const own = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
+  return parentAddress === "" ? own : `${parentAddress}.${own}`;
+}
+
+export type { SourceRef };

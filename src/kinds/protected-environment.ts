@@ -1,0 +1,83 @@
+/**
+ * Protected environments of a project [licensed], identified by name. The interface has no update call, so a
+ * change is a replacement (unprotect, then protect again). Deployers named by username or group path in the
+ * manifest are resolved to ids; the list of deployers is compared as a set.
+ */
+import { apiPath } from "../api/index.js";
+import { ownerPath } from "./common.js";
+import type { Fields, Kind, Live } from "./kind.js";
+
+interface Level {
+  access_level?: number | null;
+  user_id?: number | null;
+  group_id?: number | null;
+  user?: string;
+  group?: string;
+}
+
+interface ApiEnvironment {
+  name: string;
+  deploy_access_levels: Level[];
+}
+
+/** One deployer as exactly one of its three keys, sorted so lists compare in any order. */
+function canonical(levels: Level[]): Level[] {
+  const out = levels.map((l): Level => {
+    if (l.user_id != null) return { user_id: l.user_id };
+    if (l.group_id != null) return { group_id: l.group_id };
+    return { access_level: l.access_level ?? undefined };
+  });
+  const text = (l: Level) => JSON.stringify(l);
+  return out.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
+}
+
+const toLive = (e: ApiEnvironment): Live => ({
+  key: e.name,
+  id: e.name,
+  fields: { name: e.name, deploy_access_levels: canonical(e.deploy_access_levels ?? []) },
+});
+
+export const protectedEnvironmentKind: Kind = {
+  collection: "protected_environments",
+  segment: "protected_environment",
+  parents: ["projects"],
+  updateMode: "replace",
+  replaceReason: "protected environments have no update call in the API: unprotected and protected again",
+
+  async read(ctx, parent) {
+    return (await ctx.api.list<ApiEnvironment>(`${ownerPath(parent)}/protected_environments`)).map(toLive);
+  },
+
+  async prepare(ctx, _parent, fields) {
+    const levels = (fields["deploy_access_levels"] as Level[] | undefined) ?? [];
+    const resolved = await Promise.all(
+      levels.map(async (l): Promise<Level> => {
+        if (l.user !== undefined) {
+          const id = await ctx.resolve.userId(l.user);
+          if (id === undefined)
+            throw new Error(`deploy_access_levels: user ${JSON.stringify(l.user)} does not exist`);
+          return { user_id: id };
+        }
+        if (l.group !== undefined) {
+          const id = await ctx.resolve.groupId(l.group);
+          if (id === undefined)
+            throw new Error(`deploy_access_levels: group ${JSON.stringify(l.group)} does not exist`);
+          return { group_id: id };
+        }
+        return l;
+      }),
+    );
+    return { ...fields, name: fields["name"], deploy_access_levels: canonical(resolved) } satisfies Fields;
+  },
+
+  async create(ctx, parent, desired, key) {
+    const created = await ctx.api.post<ApiEnvironment>(`${ownerPath(parent)}/protected_environments`, {
+      body: { name: key, deploy_access_levels: desired["deploy_access_levels"] },
+    });
+    return toLive(created);
+  },
+
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/protected_environments/${live.key}`}`);
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * Variables of a pipeline schedule, identified by key. Read from the schedule's detail view (no request of their
+ * own); compared and changed one by one, never all deleted and re-created.
+ */
+import { apiPath } from "../api/index.js";
+import { body, ownerPath, projectOf } from "./common.js";
+import type { Kind, KindContext, Live, Parent } from "./kind.js";
+
+interface ApiVariable {
+  key: string;
+  value: string;
+  variable_type?: string;
+}
+
+const toLive = (v: ApiVariable): Live => ({
+  key: v.key,
+  id: v.key,
+  fields: { value: v.value, variable_type: v.variable_type ?? "env_var" },
+});
+
+function base(parent: Parent): string {
+  return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref!}/variables`}`;
+}
+
+async function liveVariables(ctx: KindContext, parent: Parent): Promise<ApiVariable[]> {
+  const raw = parent.live?.raw as { variables?: ApiVariable[] } | undefined;
+  if (raw?.variables) return raw.variables;
+  const detail = await ctx.api.get<{ variables?: ApiVariable[] }>(
+    `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref!}`}`,
+  );
+  return detail.variables ?? [];
+}
+
+export const scheduleVariableKind: Kind = {
+  collection: "variables",
+  segment: "variable",
+  parents: ["pipeline_schedules"],
+  updateMode: "update",
+
+  async read(ctx, parent) {
+    return (await liveVariables(ctx, parent)).map(toLive);
+  },
+
+  async create(ctx, parent, desired, key) {
+    const created = await ctx.api.post<ApiVariable>(base(parent), {
+      body: { key, ...body(desired, ["value", "variable_type"]) },
+    });
+    return toLive(created);
+  },
+
+  async update(ctx, parent, live, desired) {
+    // The platform requires the value on every update, so send it with the variable type.
+    const updated = await ctx.api.put<ApiVariable>(`${base(parent)}${apiPath`/${live.key}`}`, {
+      body: body(desired, ["value", "variable_type"]),
+    });
+    return toLive(updated);
+  },
+
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(`${base(parent)}${apiPath`/${live.key}`}`);
+  },
+};

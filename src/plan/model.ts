@@ -1,0 +1,107 @@
+/**
+ * The Plan: an ordered list of changes from live state to desired state. The engine builds it; renderers
+ * (src/report) turn it into text, JSON, Markdown and JUnit without ever calling the API; saved plans are its
+ * versioned JSON form (src/plan/saved.ts).
+ *
+ * Values in a Plan are already masked: a sensitive value appears as the string "(sensitive)" and a write-only
+ * value that will be sent appears as "(write-only)". Nothing in a Plan is secret, so any form of it may be printed.
+ */
+import type { SourceRef } from "../manifest/model.js";
+
+export const PLAN_FORMAT_VERSION = 1;
+
+/** What happens to one object. `unmanaged` marks a live object the manifests do not mention (prune policy warn). */
+export type Action = "create" | "update" | "replace" | "delete" | "unmanaged";
+
+export interface FieldChange {
+  /** Field name as in the manifest (dotted for nested fields: `events.new_note`). */
+  field: string;
+  /** Live value (undefined when the object is created or the field is unset on the platform). */
+  before?: unknown;
+  /** Desired value (undefined when the object is deleted). */
+  after?: unknown;
+  /** The value is masked in every form. */
+  sensitive?: boolean;
+  /** The value is never read back from the platform, so it is sent on create/replace and never compared. */
+  writeOnly?: boolean;
+  /** Changing this field forces a replacement (delete then create). */
+  forcesReplacement?: boolean;
+  /** A note on this field, e.g. "needs a restart of the platform to take effect". */
+  note?: string;
+}
+
+export interface Change {
+  /** e.g. `project["acme/api"].pipeline_schedule["Nightly"].variable["DEPLOY_ENV"]` */
+  address: string;
+  /** The address of the parent object, when there is one (`project["acme/api"]`). */
+  parent?: string;
+  /** The manifest collection key of the object's kind, e.g. `pipeline_schedules`. */
+  collection: string;
+  /** The object's identity in its collection. */
+  key: string;
+  action: Action;
+  /** Field-level differences; for create every desired field, for delete every live field. */
+  fields: FieldChange[];
+  /** Why this change is planned (e.g. "protected environments have no update call: replaced"). */
+  reason?: string;
+  /** Where the object is declared, when it is. */
+  source?: SourceRef;
+  /** The live object's platform id, when it exists. */
+  liveId?: string | number;
+}
+
+/** A problem that stops part of the plan: the change for `address` cannot be planned or applied as declared. */
+export interface PlanProblem {
+  address: string;
+  message: string;
+  source?: SourceRef;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  replace: number;
+  delete: number;
+  unmanaged: number;
+}
+
+export interface RequestStats {
+  total: number;
+  byEndpoint: Record<string, number>;
+  retries: number;
+}
+
+export interface Plan {
+  formatVersion: typeof PLAN_FORMAT_VERSION;
+  /** When the plan was made (ISO 8601). */
+  createdAt: string;
+  /** The platform URL (no credentials). */
+  url: string;
+  /** Manifest files the desired state came from. */
+  manifests: string[];
+  /** `--target` paths the plan was limited to (empty: everything). */
+  targets: string[];
+  /** Changes in apply order: parents before children, deletes after creates and updates, children deleted first. */
+  changes: Change[];
+  /** Errors that prevent applying the affected addresses. */
+  errors: PlanProblem[];
+  /** Warnings that do not stop anything (deprecated settings, unmanaged objects left alone, ...). */
+  warnings: PlanProblem[];
+  summary: PlanSummary;
+  /** Requests made to read live state. */
+  requests: RequestStats;
+  /** SHA-256 over the live state that was read; a saved plan is refused when it no longer matches. */
+  liveDigest: string;
+}
+
+export function summarize(changes: Change[]): PlanSummary {
+  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, unmanaged: 0 };
+  for (const change of changes) summary[change.action]++;
+  return summary;
+}
+
+/** True when applying the plan would change anything on the platform. */
+export function hasChanges(plan: Plan): boolean {
+  const s = plan.summary;
+  return s.create + s.update + s.replace + s.delete > 0;
+}
