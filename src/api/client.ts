@@ -188,6 +188,7 @@ export class ApiClient {
   readonly #userAgent: string;
   readonly #debug: ((line: string) => void) | undefined;
   readonly #sleep: (ms: number) => Promise<void>;
+  #closed = false;
 
   constructor(opts: ClientOptions) {
     const url = parseBaseUrl(opts.url, opts.insecureHttp ?? false);
@@ -262,9 +263,11 @@ export class ApiClient {
   /**
    * Every item of a list endpoint: `per_page=100`, following `X-Next-Page` / `Link rel="next"`. When page 1 tells
    * `X-Total-Pages`, the remaining pages are fetched concurrently. An endpoint without pagination headers returns
-   * its array as it is.
+   * its array as it is. With `scim: true` it reads a SCIM ListResponse page by page (`startIndex`/`count`) and
+   * returns the `Resources`.
    */
   async list<T>(path: string, opts: RequestOptions = {}): Promise<T[]> {
+    if (opts.scim) return this.#listScim<T>(path, opts);
     const [bare, inline] = splitQuery(path);
     const query: Record<string, QueryValue> = { per_page: PER_PAGE, ...opts.query };
     const pageOpts = (page: NextPage): [string, RequestOptions] =>
@@ -316,8 +319,30 @@ export class ApiClient {
     return items;
   }
 
+  async #listScim<T>(path: string, opts: RequestOptions): Promise<T[]> {
+    const items: T[] = [];
+    let startIndex = Number(opts.query?.["startIndex"] ?? 1) || 1;
+    for (;;) {
+      const query = { count: PER_PAGE, ...opts.query, startIndex };
+      const { body } = await this.request<unknown>("GET", path, { ...opts, query });
+      this.metrics.countPage();
+      const page = body as { Resources?: unknown; totalResults?: unknown } | null;
+      if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
+        throw new TypeError(
+          `GET ${this.#redactor.text(splitQuery(path)[0])} (SCIM) did not return a ListResponse with Resources`,
+        );
+      }
+      items.push(...(page.Resources as T[]));
+      const total = typeof page.totalResults === "number" ? page.totalResults : items.length;
+      if (page.Resources.length === 0 || startIndex - 1 + page.Resources.length >= total) return items;
+      startIndex += page.Resources.length;
+    }
+  }
+
   /** Closes the kept-alive connections. */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     await this.#pool.close();
   }
 

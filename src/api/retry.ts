@@ -17,7 +17,6 @@ const TRANSIENT_CODES = new Set([
   "UND_ERR_HEADERS_TIMEOUT",
   "UND_ERR_BODY_TIMEOUT",
   "UND_ERR_CONNECT_TIMEOUT",
-  "UND_ERR_CLOSED",
 ]);
 
 /** Errors that mean the request never left: nothing was processed, so even a POST may be retried. */
@@ -46,7 +45,8 @@ const DESCRIPTIONS: Record<string, string> = {
   ECONNRESET: "connection reset by the server",
   EPIPE: "connection closed while sending",
   UND_ERR_SOCKET: "connection closed by the server",
-  UND_ERR_CLOSED: "connection closed",
+  UND_ERR_CLOSED: "the client was already closed",
+  UND_ERR_DESTROYED: "the client was already closed",
   ETIMEDOUT: "connection timed out",
   UND_ERR_CONNECT_TIMEOUT: "timed out while connecting",
   UND_ERR_HEADERS_TIMEOUT: "timed out waiting for the response",

@@ -160,6 +160,18 @@ describe("requests", () => {
   });
 });
 
+describe("closing", () => {
+  it("fails fast, without retrying, when used after close()", async () => {
+    const rec = recordingSleep();
+    const { server, client } = await setup(ok, { sleep: rec.sleep });
+    await client.get("/version");
+    await client.close();
+    await expect(client.get("/version")).rejects.toThrow(/already closed/);
+    expect(rec.delays).toEqual([]);
+    expect(server.seen).toHaveLength(1);
+  });
+});
+
 describe("transport safety", () => {
   it("refuses plain http to a host that is not loopback, and says how to fix it", () => {
     expect(() => new ApiClient({ url: "http://gitlab.example.com", token: TOKEN })).toThrow(

@@ -17,7 +17,12 @@ afterEach(async () => {
 
 async function setup(handler: Parameters<typeof startServer>[0], concurrency = 8) {
   server = await startServer(handler);
-  client = new ApiClient({ url: server.url, token: "tok-secret-1234", concurrency });
+  client = new ApiClient({
+    url: server.url,
+    token: "tok-secret-1234",
+    scimToken: "scim-tok-5678",
+    concurrency,
+  });
   return { server, client };
 }
 
@@ -154,5 +159,26 @@ describe("parseLinkHeader", () => {
     expect(links.get("next")).toBe("https://h/api/v4/groups?page=2&per_page=20");
     expect(links.get("first")).toBe("https://h/api/v4/groups?page=1&per_page=20");
     expect(links.get("last")).toBeUndefined();
+  });
+});
+
+describe("list() over SCIM", () => {
+  it("reads a ListResponse page by page with startIndex and count, returning the Resources", async () => {
+    const users = Array.from({ length: 230 }, (_, i) => ({ id: `uid-${i}` }));
+    const { server, client } = await setup((req, res) => {
+      const start = Number(req.query.get("startIndex"));
+      const count = Number(req.query.get("count"));
+      json(res, 200, {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+        totalResults: users.length,
+        itemsPerPage: count,
+        startIndex: start,
+        Resources: users.slice(start - 1, start - 1 + count),
+      });
+    });
+    const all = await client.list<{ id: string }>("/groups/acme/Users", { scim: true });
+    expect(all.map((u) => u.id)).toEqual(users.map((u) => u.id));
+    expect(server.seen.map((r) => r.query.get("startIndex"))).toEqual(["1", "101", "201"]);
+    expect(server.seen.every((r) => r.path === "/api/scim/v2/groups/acme/Users")).toBe(true);
   });
 });
