@@ -1,0 +1,119 @@
+import { readFileSync } from "node:fs";
+import type { Diagnostics } from "./diagnostics.js";
+import { resolveManifestPath } from "./interpolate.js";
+import { getMeta, type Loc, selfLoc } from "./located.js";
+import type { DesiredCollection, DesiredNode, PrunePolicy, SourceRef } from "./model.js";
+import { identityOf, wikiSlug } from "./rules.js";
+import type { JsonSchema, SchemaSet } from "./schemas.js";
+import { isSecret, Secret } from "./secret.js";
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && !isSecret(v);
+const META_KEYS = new Set(["state", "extends", "unmanaged"]);
+
+const ref = (l: Loc): SourceRef => ({ file: l.file, line: l.line, col: l.col });
+
+export interface BuildContext {
+  schemas: SchemaSet;
+  root: string;
+  diags: Diagnostics;
+}
+
+/** Records the position of every declared value below `value` (paths relative to the node, dotted). */
+function collectSources(value: unknown, prefix: string, out: Record<string, SourceRef>): void {
+  const meta = getMeta(value);
+  if (!meta) return;
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [String(i), v])
+    : Object.entries(value as Obj);
+  for (const [k, v] of entries) {
+    const p = Array.isArray(value) ? `${prefix}[${k}]` : prefix ? `${prefix}.${k}` : k;
+    const l = meta.values.get(k) ?? meta.keys.get(k);
+    if (l) out[p] = ref(l);
+    if (v !== null && typeof v === "object" && !isSecret(v)) collectSources(v, p, out);
+  }
+}
+
+function policyOf(body: Obj, collection: string): PrunePolicy {
+  const u = body.unmanaged;
+  const p = isObj(u) ? u[collection] : undefined;
+  return p === "delete" || p === "ignore" || p === "warn" ? p : "warn";
+}
+
+/** Builds one desired node from a resolved body, following the schema's annotations. */
+export function buildNode(
+  collection: string,
+  key: string,
+  body: Obj,
+  schema: JsonSchema,
+  ctx: BuildContext,
+): DesiredNode {
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const fields: Record<string, unknown> = {};
+  const fieldSources: Record<string, SourceRef> = {};
+  const children: Record<string, DesiredCollection> = {};
+  const meta = getMeta(body);
+  const ownState = props.state ? ctx.schemas.resolve(props.state) : undefined;
+  const ownStateValues = Array.isArray(ownState?.enum) ? (ownState.enum as unknown[]) : [];
+  const keepsState = ownStateValues.includes("active");
+  for (const [k, v] of Object.entries(body)) {
+    const raw = props[k];
+    const prop = raw ? ctx.schemas.resolve(raw) : undefined;
+    const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
+    if (prop && prop.type === "array" && identity && Array.isArray(v)) {
+      const itemSchema = ctx.schemas.resolve(prop.items as JsonSchema);
+      children[k] = {
+        policy: policyOf(body, k),
+        items: v
+          .filter(isObj)
+          .map((item) => buildNode(k, identityOf(item, identity, k) ?? "", item, itemSchema, ctx)),
+      };
+      continue;
+    }
+    if (prop && prop["x-singleton"] === true && isObj(v)) {
+      children[k] = { policy: "ignore", items: [buildNode(k, k, v, prop, ctx)] };
+      continue;
+    }
+    if (META_KEYS.has(k) && !(k === "state" && keepsState && v !== "absent")) continue;
+    const sensitive = prop && (prop.writeOnly === true || prop["x-sensitive"] === true);
+    fields[k] = sensitive && typeof v === "string" ? new Secret(v, "literal") : v;
+    const l = meta?.values.get(k) ?? meta?.keys.get(k);
+    if (l) fieldSources[k] = ref(l);
+    if (v !== null && typeof v === "object" && !isSecret(v)) collectSources(v, k, fieldSources);
+  }
+  // Collections the manifest leaves out are not managed, unless an `unmanaged` policy names them.
+  if (isObj(body.unmanaged)) {
+    for (const k of Object.keys(body.unmanaged)) {
+      if (!children[k] && props[k]) children[k] = { policy: policyOf(body, k), items: [] };
+    }
+  }
+  if (collection === "groups" && fields.name === undefined) fields.name = key.split("/").pop() ?? key;
+  if (collection === "wiki_pages") {
+    if (fields.slug === undefined && typeof fields.title === "string") fields.slug = wikiSlug(fields.title);
+    if (typeof fields.content_file === "string") {
+      const at = fieldSources.content_file!;
+      const r = resolveManifestPath(at.file, fields.content_file, ctx.root, true);
+      if ("path" in r) fields.content = readFileSync(r.path, "utf8");
+      fieldSources.content = at;
+      delete fields.content_file;
+    }
+    if (Array.isArray(fields.attachments)) {
+      fields.attachments = fields.attachments.map((a, i) => {
+        const at = fieldSources[`attachments[${i}]`] ?? fieldSources.attachments!;
+        const r = typeof a === "string" ? resolveManifestPath(at.file, a, ctx.root, true) : undefined;
+        return r && "path" in r ? r.path : a;
+      });
+    }
+  }
+  const self = selfLoc(body);
+  return {
+    collection,
+    key,
+    state: body.state === "absent" ? "absent" : "present",
+    fields,
+    source: ref(self),
+    fieldSources,
+    children,
+  };
+}

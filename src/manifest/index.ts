@@ -1,0 +1,336 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { buildNode } from "./build.js";
+import { type Diagnostic, Diagnostics, formatRef, renderPath } from "./diagnostics.js";
+import { interpolate } from "./interpolate.js";
+import { keyLoc, type Loc, type Meta, selfLoc, setMeta, valueLoc } from "./located.js";
+import type { DesiredCollection, DesiredNode, DesiredState } from "./model.js";
+import { checkBody, checkGroupVisibility } from "./rules.js";
+import { type JsonSchema, loadSchemas, reportSchemaErrors } from "./schemas.js";
+import { TemplateResolver } from "./templates.js";
+import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
+
+export type { Diagnostic } from "./diagnostics.js";
+export { formatDiagnostic } from "./diagnostics.js";
+export { type JsonSchema, kindSchema, loadSchemas, type SchemaSet } from "./schemas.js";
+export { isValidTimeZone, RAILS_TIME_ZONES } from "./timezones.js";
+
+export interface LoadOptions {
+  /** false: `${env:}`/`${file:}` references become empty Secrets and are not resolved (validate --no-secrets). */
+  secrets: boolean;
+  /** Where `${env:}` references are looked up (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** The manifest root; `${file:}`, content_file and attachments may not leave it. Default: see manifestRoot(). */
+  root?: string;
+}
+
+export interface LoadResult {
+  /** The desired state; absent when any error was found. */
+  state?: DesiredState;
+  /** Errors and warnings, in file order. */
+  diagnostics: Diagnostic[];
+}
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+const ROOT_KEYS = ["version", "templates", "instance", "groups", "projects"];
+
+/** The default manifest root: the deepest directory containing every given path (directories as themselves). */
+export function manifestRoot(paths: string[]): string {
+  const dirs = paths.map((p) => {
+    const abs = resolve(p);
+    try {
+      return statSync(abs).isDirectory() ? abs : dirname(abs);
+    } catch {
+      return dirname(abs);
+    }
+  });
+  if (dirs.length === 0) return process.cwd();
+  let common = dirs[0]!.split(sep);
+  for (const d of dirs.slice(1)) {
+    const parts = d.split(sep);
+    let i = 0;
+    while (i < common.length && i < parts.length && common[i] === parts[i]) i++;
+    common = common.slice(0, i);
+  }
+  return common.join(sep) || sep;
+}
+
+function display(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : abs;
+}
+
+function walkDir(dir: string, out: string[]): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) walkDir(full, out);
+    else if (entry.isFile() && /\.ya?ml$/i.test(entry.name)) out.push(full);
+  }
+}
+
+interface Source {
+  file: string;
+  explicit: boolean;
+}
+
+function collectFiles(paths: string[], diags: Diagnostics): Source[] {
+  const out: Source[] = [];
+  const seen = new Set<string>();
+  for (const p of paths.length ? paths : ["."]) {
+    const abs = resolve(p);
+    let st: ReturnType<typeof statSync>;
+    try {
+      st = statSync(abs);
+    } catch {
+      diags.error({ file: p, line: 1, col: 1 }, "", "no such file or directory");
+      continue;
+    }
+    const found: Source[] = [];
+    if (st.isDirectory()) {
+      const files: string[] = [];
+      walkDir(abs, files);
+      for (const f of files) found.push({ file: f, explicit: false });
+    } else found.push({ file: abs, explicit: true });
+    for (const s of found) {
+      if (seen.has(s.file)) continue;
+      seen.add(s.file);
+      out.push(s);
+    }
+  }
+  return out;
+}
+
+interface Declared {
+  body: Obj;
+  at: Loc;
+}
+
+/** Keeps the first declaration of each name and reports later ones, naming both places. */
+function declare(
+  map: Map<string, Declared>,
+  name: string,
+  body: unknown,
+  at: Loc,
+  path: string,
+  what: string,
+  diags: Diagnostics,
+) {
+  const first = map.get(name);
+  if (first) {
+    diags.error(at, path, `${what} "${name}" is declared twice; first declared at ${formatRef(first.at)}`);
+    return;
+  }
+  if (isObj(body)) map.set(name, { body, at });
+}
+
+/** Loads manifest files and directories into one desired state, with every problem found reported. */
+export async function loadManifests(paths: string[], opts: LoadOptions): Promise<LoadResult> {
+  const diags = new Diagnostics();
+  const schemas = loadSchemas();
+  const root = resolve(opts.root ?? manifestRoot(paths.length ? paths : ["."]));
+  const env = opts.env ?? process.env;
+  const files: string[] = [];
+  const docs: ParsedDocument[] = [];
+
+  for (const src of collectFiles(paths, diags)) {
+    const name = display(src.file);
+    const size = statSync(src.file).size;
+    if (size > MAX_FILE_BYTES) {
+      files.push(name);
+      diags.error(
+        { file: name, line: 1, col: 1 },
+        "",
+        `the file has ${size} bytes; manifests may have at most ${MAX_FILE_BYTES} (5 MiB)`,
+      );
+      continue;
+    }
+    const parsed = parseYaml(name, readFileSync(src.file, "utf8"), diags);
+    const relevant = parsed.filter(
+      (d) => src.explicit || (isObj(d.value) && ROOT_KEYS.some((k) => Object.hasOwn(d.value as Obj, k))),
+    );
+    if (relevant.length > 0 || src.explicit) files.push(name);
+    docs.push(...relevant);
+  }
+
+  const templates = new Map<string, Declared>();
+  const groups = new Map<string, Declared>();
+  const projects = new Map<string, Declared>();
+  const instanceParts: Obj[] = [];
+  const manifestValidator = schemas.validator("manifest.schema.json");
+
+  for (const doc of docs) {
+    if (!isObj(doc.value)) {
+      diags.error(doc.loc, "", "a manifest must be a map starting with `version: 1`");
+      continue;
+    }
+    if (!manifestValidator(doc.value))
+      reportSchemaErrors(manifestValidator.errors ?? [], doc.value, [], diags);
+    const v = doc.value;
+    if (isObj(v.templates)) {
+      for (const [n, b] of Object.entries(v.templates)) {
+        declare(templates, n, b, keyLoc(v.templates, n), renderPath(["templates", n]), "template", diags);
+      }
+    }
+    if (isObj(v.groups)) {
+      for (const [n, b] of Object.entries(v.groups)) {
+        declare(groups, n, b, keyLoc(v.groups, n), renderPath(["groups", n]), "group", diags);
+      }
+    }
+    if (isObj(v.projects)) {
+      for (const [n, b] of Object.entries(v.projects)) {
+        declare(projects, n, b, keyLoc(v.projects, n), renderPath(["projects", n]), "project", diags);
+      }
+    }
+    if (isObj(v.instance)) instanceParts.push(v.instance);
+  }
+
+  const instance = mergeInstance(instanceParts, diags);
+  const resolver = new TemplateResolver(new Map([...templates].map(([k, d]) => [k, d.body])), diags);
+  const groupBodies = new Map<string, Obj>();
+  const projectBodies = new Map<string, Obj>();
+  for (const [kind, decls, bodies, file] of [
+    ["groups", groups, groupBodies, "group.schema.json"],
+    ["projects", projects, projectBodies, "project.schema.json"],
+  ] as const) {
+    const validate = schemas.validator(file);
+    for (const [name, d] of decls) {
+      const body = resolver.apply(d.body, [kind, name]);
+      if (body !== d.body && !validate(body)) {
+        reportSchemaErrors(validate.errors ?? [], body, [kind, name], diags);
+      }
+      bodies.set(name, body);
+    }
+  }
+  for (const [name, d] of templates) {
+    if (!resolver.used.has(name)) {
+      diags.warning(d.at, renderPath(["templates", name]), `template "${name}" is not used by any extends`);
+    }
+  }
+
+  const ctx = { schemas, diags, root };
+  const file = (n: string) => schemas.files[n]!;
+  if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
+  for (const [n, b] of groupBodies) checkBody(b, file("group.schema.json"), ["groups", n], ctx);
+  for (const [n, b] of projectBodies) checkBody(b, file("project.schema.json"), ["projects", n], ctx);
+  checkGroupVisibility(groupBodies, diags);
+
+  const interp = { secrets: opts.secrets, env, root };
+  if (instance) interpolate(instance, ["instance"], interp, diags);
+  for (const [n, b] of groupBodies) interpolate(b, ["groups", n], interp, diags);
+  for (const [n, b] of projectBodies) interpolate(b, ["projects", n], interp, diags);
+
+  if (docs.length === 0 && !diags.hasErrors) {
+    diags.error(
+      { file: paths[0] ?? ".", line: 1, col: 1 },
+      "",
+      "no manifest found: manifests are *.yaml or *.yml files with a top-level `version: 1`",
+    );
+  }
+  const diagnostics = diags.sorted(files);
+  if (diags.hasErrors) return { diagnostics };
+
+  const bctx = { schemas, root, diags };
+  const rootBody: Obj = instance ?? {};
+  const rootNode = buildNode("instance", "instance", rootBody, file("instance.schema.json"), bctx);
+  rootNode.source = docs[0]
+    ? { file: docs[0].file, line: docs[0].loc.line, col: docs[0].loc.col }
+    : rootNode.source;
+  const unmanaged = isObj(rootBody.unmanaged) ? rootBody.unmanaged : {};
+  const groupSchema = file("group.schema.json");
+  const projectSchema = file("project.schema.json");
+  const groupOrder = [...groupBodies.keys()].sort((a, b) => a.split("/").length - b.split("/").length);
+  const groupsColl: DesiredCollection = {
+    policy: unmanaged.groups === "delete" || unmanaged.groups === "ignore" ? unmanaged.groups : "warn",
+    items: groupOrder.map((n) =>
+      keyed(buildNode("groups", n, groupBodies.get(n)!, groupSchema, bctx), groups.get(n)!.at),
+    ),
+  };
+  const projectsColl: DesiredCollection = {
+    policy: "ignore",
+    items: [...projectBodies].map(([n, b]) =>
+      keyed(buildNode("projects", n, b, projectSchema, bctx), projects.get(n)!.at),
+    ),
+  };
+  if (groupsColl.items.length > 0 || unmanaged.groups !== undefined) rootNode.children.groups = groupsColl;
+  if (projectsColl.items.length > 0) rootNode.children.projects = projectsColl;
+  return { state: { root: rootNode, files }, diagnostics };
+}
+
+/** A group's or project's node is declared at its map key. */
+function keyed(node: DesiredNode, at: Loc): DesiredNode {
+  node.source = { file: at.file, line: at.line, col: at.col };
+  return node;
+}
+
+/** Merges the `instance` sections of several documents: lists concatenate, singletons may appear once. */
+function mergeInstance(parts: Obj[], diags: Diagnostics): Obj | undefined {
+  if (parts.length === 0) return undefined;
+  if (parts.length === 1) return parts[0];
+  const out: Obj = {};
+  const meta: Meta = { self: selfLoc(parts[0]), keys: new Map(), values: new Map() };
+  const listMeta = new Map<string, Meta>();
+  for (const part of parts) {
+    for (const [k, v] of Object.entries(part)) {
+      const kl = keyLoc(part, k);
+      if (Array.isArray(v)) {
+        const list = (out[k] as unknown[] | undefined) ?? [];
+        let lm = listMeta.get(k);
+        if (!lm) {
+          lm = { self: valueLoc(part, k), keys: new Map(), values: new Map() };
+          listMeta.set(k, lm);
+        }
+        v.forEach((item, i) => {
+          lm.keys.set(String(list.length), valueLoc(v, i));
+          lm.values.set(String(list.length), valueLoc(v, i));
+          list.push(item);
+        });
+        out[k] = list;
+        if (!meta.keys.has(k)) {
+          meta.keys.set(k, kl);
+          meta.values.set(k, valueLoc(part, k));
+        }
+        continue;
+      }
+      if (k === "unmanaged" && isObj(v)) {
+        const merged = (out[k] as Obj | undefined) ?? {};
+        const um = listMeta.get(k) ?? { self: valueLoc(part, k), keys: new Map(), values: new Map() };
+        listMeta.set(k, um);
+        for (const [c, p] of Object.entries(v)) {
+          const at = keyLoc(v, c);
+          if (merged[c] !== undefined && merged[c] !== p) {
+            diags.error(
+              at,
+              renderPath(["instance", "unmanaged", c]),
+              `conflicting policy ${String(p)}; ${formatRef(um.keys.get(c)!)} sets ${String(merged[c])}`,
+            );
+            continue;
+          }
+          merged[c] = p;
+          um.keys.set(c, at);
+          um.values.set(c, valueLoc(v, c));
+        }
+        out[k] = merged;
+        meta.keys.set(k, kl);
+        continue;
+      }
+      if (Object.hasOwn(out, k)) {
+        diags.error(
+          kl,
+          renderPath(["instance", k]),
+          `instance.${k} is declared twice; first declared at ${formatRef(meta.keys.get(k)!)}`,
+        );
+        continue;
+      }
+      out[k] = v;
+      meta.keys.set(k, kl);
+      meta.values.set(k, valueLoc(part, k));
+    }
+  }
+  for (const [k, lm] of listMeta) setMeta(out[k] as object, lm);
+  setMeta(out, meta);
+  return out;
+}

@@ -1,0 +1,144 @@
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import type { Diagnostics } from "./diagnostics.js";
+import { renderPath } from "./diagnostics.js";
+import { type Path, valueLoc } from "./located.js";
+import { Secret } from "./secret.js";
+
+export interface InterpolationOptions {
+  /** false: references become empty Secrets and nothing is read (validate --no-secrets). */
+  secrets: boolean;
+  env: NodeJS.ProcessEnv;
+  /** The manifest root: `${file:}` paths may not leave it. */
+  root: string;
+  /** Largest file a `${file:}` reference may read. */
+  maxFileBytes?: number;
+}
+
+const REF = /\$\$\{|\$\{(env|file):([^}]*)\}/g;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Whether `target` lies inside `root` (both absolute). */
+export function isInside(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/**
+ * Resolves a path written in a manifest (relative to that manifest's directory) and checks that it stays inside
+ * the manifest root, following symbolic links. Returns the absolute path or an error message.
+ */
+export function resolveManifestPath(
+  manifestFile: string,
+  written: string,
+  root: string,
+  mustExist: boolean,
+): { path: string } | { error: string } {
+  if (written.trim() === "") return { error: "the file path is empty" };
+  const abs = resolve(dirname(manifestFile), written);
+  if (!isInside(root, abs)) {
+    return { error: `"${written}" is outside the manifest root ${root}; keep referenced files inside it` };
+  }
+  if (!mustExist) return { path: abs };
+  if (!existsSync(abs)) return { error: `file "${written}" does not exist (looked for ${abs})` };
+  const real = realpathSync(abs);
+  let realRoot = root;
+  try {
+    realRoot = realpathSync(root);
+  } catch {
+    // root does not exist as such; compare against it unchanged
+  }
+  if (!isInside(realRoot, real)) {
+    return { error: `"${written}" leads outside the manifest root ${root} through a symbolic link` };
+  }
+  if (!statSync(real).isFile()) return { error: `"${written}" is not a file` };
+  return { path: real };
+}
+
+/**
+ * Replaces `${env:NAME}` and `${file:path}` references in every string below `container[key]` with Secrets
+ * (in place). `$${` writes a literal `${`. Errors name the variable or file and the place.
+ */
+export function interpolate(
+  value: unknown,
+  manifestPath: Path,
+  opts: InterpolationOptions,
+  diags: Diagnostics,
+): void {
+  const walk = (container: Record<string, unknown> | unknown[], key: string | number, path: Path) => {
+    const v = (container as Record<string | number, unknown>)[key];
+    if (typeof v === "string") {
+      const r = resolveString(v, container, key, path, opts, diags);
+      if (r !== v) (container as Record<string | number, unknown>)[key] = r;
+    } else if (Array.isArray(v)) {
+      v.forEach((_, i) => walk(v, i, [...path, i]));
+    } else if (v !== null && typeof v === "object" && !(v instanceof Secret)) {
+      for (const k of Object.keys(v)) walk(v as Record<string, unknown>, k, [...path, k]);
+    }
+  };
+  if (value !== null && typeof value === "object") {
+    if (Array.isArray(value)) value.forEach((_, i) => walk(value, i, [...manifestPath, i]));
+    else for (const k of Object.keys(value)) walk(value as Record<string, unknown>, k, [...manifestPath, k]);
+  }
+}
+
+function resolveString(
+  text: string,
+  container: object,
+  key: string | number,
+  path: Path,
+  opts: InterpolationOptions,
+  diags: Diagnostics,
+): string | Secret {
+  if (!text.includes("${")) return text;
+  const at = valueLoc(container, key);
+  const origins: string[] = [];
+  let failed = false;
+  const out = text.replace(REF, (whole: string, scheme?: string, arg?: string) => {
+    if (whole === "$${") return "${";
+    const name = (arg ?? "").trim();
+    if (scheme === "env") {
+      origins.push(`env:${name}`);
+      if (!ENV_NAME.test(name)) {
+        diags.error(at, renderPath(path), `"\${env:${name}}" is not a valid environment variable name`);
+        failed = true;
+        return "";
+      }
+      if (!opts.secrets) return "";
+      const v = opts.env[name];
+      if (v === undefined) {
+        diags.error(
+          at,
+          renderPath(path),
+          `environment variable ${name} is not set (referenced as \${env:${name}}); set it, or run validate with --no-secrets`,
+        );
+        failed = true;
+        return "";
+      }
+      return v;
+    }
+    origins.push(`file:${name}`);
+    const found = resolveManifestPath(at.file, name, opts.root, opts.secrets);
+    if ("error" in found) {
+      diags.error(at, renderPath(path), `\${file:${name}}: ${found.error}`);
+      failed = true;
+      return "";
+    }
+    if (!opts.secrets) return "";
+    const size = statSync(found.path).size;
+    const max = opts.maxFileBytes ?? 1024 * 1024;
+    if (size > max) {
+      diags.error(
+        at,
+        renderPath(path),
+        `\${file:${name}}: the file has ${size} bytes; at most ${max} are read`,
+      );
+      failed = true;
+      return "";
+    }
+    return readFileSync(found.path, "utf8").replace(/\r?\n$/, "");
+  });
+  if (origins.length === 0) return out;
+  if (failed) return new Secret("", origins.join(","));
+  return new Secret(out, origins.join(","));
+}

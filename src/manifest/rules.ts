@@ -1,0 +1,211 @@
+import type { Diagnostics } from "./diagnostics.js";
+import { formatRef, renderPath } from "./diagnostics.js";
+import { hasReference } from "./formats.js";
+import { resolveManifestPath } from "./interpolate.js";
+import { keyLoc, type Loc, type Path, selfLoc, valueLoc } from "./located.js";
+import type { JsonSchema, SchemaSet } from "./schemas.js";
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** The default slug of a wiki page: the title with whitespace and `<`, `>`, `+` turned into `-`. */
+export function wikiSlug(title: string): string {
+  return title.trim().replace(/[\s<>+]/g, "-");
+}
+
+/** The identity of an item under an `x-identity` spec (a field name, or several joined with `#`). */
+export function identityOf(item: Obj, spec: unknown, collection: string): string | undefined {
+  if (collection === "wiki_pages" && item.slug === undefined && typeof item.title === "string") {
+    return wikiSlug(item.title);
+  }
+  const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
+  const parts = fields.map((f) => item[f]);
+  if (parts.some((p) => p === undefined || p === null || typeof p === "object")) return undefined;
+  return parts.map(String).join("#");
+}
+
+const LEVEL_NAMES: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+export interface RuleContext {
+  schemas: SchemaSet;
+  diags: Diagnostics;
+  root: string;
+}
+
+/** Checks one body (instance, group, project or one of their items) against the contract's rules. */
+export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: RuleContext): void {
+  if (!isObj(value)) return;
+  const { schemas, diags } = ctx;
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [key, raw] of Object.entries(props)) {
+    if (!Object.hasOwn(value, key)) continue;
+    const v = value[key];
+    const prop = schemas.resolve(raw);
+    const fieldPath = [...path, key];
+    // settings annotations
+    const requires = (raw["x-requires"] ?? prop["x-requires"]) as string[] | undefined;
+    if (requires && (v === true || (typeof v === "string" && v !== ""))) {
+      const missing = requires.filter((r) => value[r] === undefined || value[r] === null || value[r] === "");
+      if (missing.length > 0) {
+        diags.error(
+          keyLoc(value, key),
+          renderPath(fieldPath),
+          `${key}${v === true ? ": true" : " is set, so it"} requires ${missing.join(", ")}; set ${missing.length === 1 ? "it" : "them"} in the same place`,
+        );
+      }
+    }
+    const deprecated = (raw["x-deprecated"] ?? prop["x-deprecated"]) as string | undefined;
+    if (deprecated) {
+      diags.warning(
+        keyLoc(value, key),
+        renderPath(fieldPath),
+        `${key} is deprecated; use ${deprecated} instead`,
+      );
+    }
+    const sizes = (raw["x-key-sizes"] ?? prop["x-key-sizes"]) as number[] | undefined;
+    if (sizes && typeof v === "number" && v !== 0 && v !== -1 && !sizes.includes(v)) {
+      diags.error(
+        valueLoc(value, key),
+        renderPath(fieldPath),
+        `${v} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`,
+      );
+    }
+    // collections
+    const identity = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v) && identity) {
+      const itemSchema = schemas.resolve(prop.items as JsonSchema);
+      const seen = new Map<string, Loc>();
+      v.forEach((item, i) => {
+        if (!isObj(item)) return;
+        const id = identityOf(item, identity, key);
+        if (id !== undefined) {
+          const first = seen.get(id);
+          const at = selfLoc(item);
+          if (first) {
+            diags.error(
+              at,
+              renderPath([...fieldPath, i]),
+              `duplicate ${key} entry "${id}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`,
+            );
+          } else seen.set(id, at);
+        }
+        checkItem(key, item, [...fieldPath, i], ctx);
+        checkBody(item, itemSchema, [...fieldPath, i], ctx);
+      });
+    } else if (prop["x-singleton"] === true && isObj(v)) {
+      checkItem(key, v, fieldPath, ctx);
+      checkBody(v, prop, fieldPath, ctx);
+    }
+  }
+}
+
+function isPlainString(v: unknown): v is string {
+  return typeof v === "string" && !hasReference(v);
+}
+
+/** Rules that involve several fields of one item. */
+function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext): void {
+  const { diags } = ctx;
+  switch (collection) {
+    case "protected_environments": {
+      const levels = item.deploy_access_levels;
+      if (!Array.isArray(levels)) break;
+      levels.forEach((entry, i) => {
+        if (!isObj(entry)) return;
+        const set = ["access_level", "user", "group"].filter((k) => entry[k] !== undefined);
+        if (set.length !== 1) {
+          diags.error(
+            selfLoc(entry),
+            renderPath([...path, "deploy_access_levels", i]),
+            `set exactly one of user, group or access_level (${set.length === 0 ? "none is set" : `it sets ${set.join(" and ")}`})`,
+          );
+        }
+      });
+      break;
+    }
+    case "wiki_pages": {
+      const hasContent = item.content !== undefined;
+      const hasFile = item.content_file !== undefined;
+      if (hasContent === hasFile) {
+        diags.error(
+          selfLoc(item),
+          renderPath(path),
+          hasContent
+            ? "set either content or content_file, not both"
+            : "missing the page text: set content (inline) or content_file (a path)",
+        );
+      }
+      if (typeof item.content_file === "string") {
+        const at = valueLoc(item, "content_file");
+        const r = resolveManifestPath(at.file, item.content_file, ctx.root, true);
+        if ("error" in r) diags.error(at, renderPath([...path, "content_file"]), r.error);
+      }
+      if (Array.isArray(item.attachments)) {
+        item.attachments.forEach((a, i) => {
+          if (typeof a !== "string") return;
+          const at = valueLoc(item.attachments as unknown[], i);
+          const r = resolveManifestPath(at.file, a, ctx.root, true);
+          if ("error" in r) diags.error(at, renderPath([...path, "attachments", i]), r.error);
+        });
+      }
+      break;
+    }
+    case "broadcast_messages": {
+      const { starts_at: s, ends_at: e } = item;
+      if (isPlainString(s) && isPlainString(e)) {
+        const a = Date.parse(s);
+        const b = Date.parse(e);
+        if (!Number.isNaN(a) && !Number.isNaN(b) && b <= a) {
+          diags.error(
+            valueLoc(item, "ends_at"),
+            renderPath([...path, "ends_at"]),
+            `ends_at (${e}) must be after starts_at (${s})`,
+          );
+        }
+      }
+      break;
+    }
+    case "milestones": {
+      const { start_date: s, due_date: d } = item;
+      if (isPlainString(s) && isPlainString(d) && d < s) {
+        diags.error(
+          valueLoc(item, "due_date"),
+          renderPath([...path, "due_date"]),
+          `due_date (${d}) is before start_date (${s})`,
+        );
+      }
+      break;
+    }
+    case "notification_settings": {
+      const events = Object.keys(item).filter((k) => k !== "level" && k !== "notification_email");
+      if (events.length > 0 && item.level !== undefined && item.level !== "custom") {
+        diags.warning(
+          keyLoc(item, events[0]!),
+          renderPath([...path, events[0]!]),
+          `event switches apply only when level is custom (level is ${String(item.level)}); they are sent but have no effect`,
+        );
+      }
+      break;
+    }
+  }
+}
+
+/** A subgroup may not be more visible than its parent (when both are declared). */
+export function checkGroupVisibility(groups: Map<string, Obj>, diags: Diagnostics): void {
+  for (const [path, body] of groups) {
+    const vis = body.visibility;
+    if (typeof vis !== "string") continue;
+    const parentPath = path.split("/").slice(0, -1).join("/");
+    const parent = parentPath ? groups.get(parentPath) : undefined;
+    const pvis = parent?.visibility;
+    if (typeof pvis !== "string") continue;
+    if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
+      diags.error(
+        valueLoc(body, "visibility"),
+        renderPath(["groups", path, "visibility"]),
+        `${vis} is not allowed since the parent group ${parentPath} is ${pvis}; use ${pvis} or less`,
+      );
+    }
+  }
+}

@@ -1,0 +1,312 @@
+import { readdirSync, readFileSync } from "node:fs";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { type Diagnostics, didYouMean, renderPath } from "./diagnostics.js";
+import { FORMAT_CHECKS, hasReference, standardFormatMessage } from "./formats.js";
+import { type Loc, locate, type Path } from "./located.js";
+
+/** A JSON Schema object as stored in schemas/*.schema.json. */
+export type JsonSchema = Record<string, unknown>;
+
+/** Annotation keywords the schemas use; registered with ajv so strict mode accepts them. */
+export const ANNOTATIONS = [
+  "x-identity",
+  "x-singleton",
+  "x-sensitive",
+  "x-replace",
+  "x-licensed",
+  "x-deprecated",
+  "x-restart",
+  "x-requires",
+  "x-key-sizes",
+] as const;
+
+const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
+
+type AddFormats = (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
+
+export interface SchemaSet {
+  /** Every schema file by name (`group.schema.json`), as parsed JSON. */
+  files: Record<string, JsonSchema>;
+  /** The compiled validator of one schema file. */
+  validator(file: string): ValidateFunction;
+  /**
+   * The item schema of a collection key: "groups", "projects", "pipeline_schedules", "variables",
+   * "application_settings", ... `parent` picks between same-named collections (`notification_settings` under
+   * "instance" versus under a group or project).
+   */
+  kindSchema(collection: string, parent?: string): JsonSchema | undefined;
+  /** Follows a `$ref` (file name, optionally with a `#/$defs/...` fragment) to its schema. */
+  resolve(schema: JsonSchema): JsonSchema;
+}
+
+let cached: SchemaSet | undefined;
+
+/** Loads and compiles the manifest schemas (once per process). */
+export function loadSchemas(): SchemaSet {
+  if (cached) return cached;
+  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true });
+  addFormats(ajv);
+  for (const [name, check] of Object.entries(FORMAT_CHECKS)) {
+    ajv.addFormat(name, {
+      type: "string",
+      validate: (v: string) => hasReference(v) || check(v) === undefined,
+    });
+  }
+  for (const keyword of ANNOTATIONS) ajv.addKeyword({ keyword, schemaType: ["string", "boolean", "array"] });
+  const files: Record<string, JsonSchema> = {};
+  for (const name of readdirSync(SCHEMA_DIR).sort()) {
+    if (!name.endsWith(".schema.json")) continue;
+    const schema = JSON.parse(readFileSync(new URL(name, SCHEMA_DIR), "utf8")) as JsonSchema;
+    files[name] = schema;
+    ajv.addSchema(schema, name);
+  }
+  const resolve = (schema: JsonSchema): JsonSchema => {
+    let current = schema;
+    for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
+      const [file, fragment] = current.$ref.split("#");
+      let target: unknown = files[file!];
+      for (const seg of (fragment ?? "").split("/").filter(Boolean)) {
+        target = (target as Record<string, unknown> | undefined)?.[seg];
+      }
+      if (!target) break;
+      current = target as JsonSchema;
+    }
+    return current;
+  };
+  const byCollection = new Map<string, JsonSchema>();
+  const visit = (owner: string, schema: JsonSchema, seen: Set<JsonSchema>) => {
+    if (seen.has(schema)) return;
+    seen.add(schema);
+    const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+    for (const [key, raw] of Object.entries(props)) {
+      const prop = resolve(raw);
+      let item: JsonSchema | undefined;
+      if (prop.type === "array" && prop.items && (raw["x-identity"] ?? prop["x-identity"])) {
+        item = resolve(prop.items as JsonSchema);
+      } else if (prop["x-singleton"] === true) item = prop;
+      else if (
+        key === "instance" ||
+        ((key === "groups" || key === "projects") && prop.additionalProperties)
+      ) {
+        item = key === "instance" ? prop : resolve(prop.additionalProperties as JsonSchema);
+      }
+      if (!item) continue;
+      if (!byCollection.has(`${owner}/${key}`)) byCollection.set(`${owner}/${key}`, item);
+      if (!byCollection.has(key)) byCollection.set(key, item);
+      visit(key, item, seen);
+    }
+  };
+  visit("root", files["manifest.schema.json"]!, new Set());
+  cached = {
+    files,
+    validator(file) {
+      const v = ajv.getSchema(file);
+      if (!v) throw new Error(`no schema ${file}`);
+      return v;
+    },
+    kindSchema(collection, parent) {
+      if (parent) {
+        const scoped =
+          byCollection.get(`${parent}/${collection}`) ??
+          byCollection.get(
+            `${parent === "group" ? "groups" : parent === "project" ? "projects" : parent}/${collection}`,
+          );
+        if (scoped) return scoped;
+      }
+      return byCollection.get(collection);
+    },
+    resolve,
+  };
+  return cached;
+}
+
+/** The item schema of a collection key (see SchemaSet.kindSchema). */
+export function kindSchema(collection: string, parent?: string): JsonSchema | undefined {
+  return loadSchemas().kindSchema(collection, parent);
+}
+
+function pointerToPath(pointer: string, root: unknown): (string | number)[] {
+  const out: (string | number)[] = [];
+  let current: unknown = root;
+  for (const raw of pointer.split("/").slice(1)) {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(current)) {
+      out.push(Number(seg));
+      current = current[Number(seg)];
+    } else {
+      out.push(seg);
+      current = (current as Record<string, unknown> | undefined)?.[seg];
+    }
+  }
+  return out;
+}
+
+function describe(value: unknown, loc: Loc): string {
+  const written = loc.text !== undefined && loc.text !== String(value) ? ` (written ${loc.text})` : "";
+  if (value === null) return "an empty value";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a map";
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "number") return `the number ${value}${written}`;
+  if (typeof value === "boolean") return `${value}${written}`;
+  return String(value);
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: "a string",
+  integer: "a whole number",
+  number: "a number",
+  boolean: "true or false",
+  object: "a map",
+  array: "a list",
+  null: "nothing",
+};
+
+function typeMessage(expected: string, value: unknown, loc: Loc): string {
+  const want = expected
+    .split(",")
+    .map((t) => TYPE_NAMES[t] ?? t)
+    .join(" or ");
+  let msg = `expected ${want}, got ${describe(value, loc)}`;
+  if (expected === "string" && (typeof value === "number" || typeof value === "boolean")) {
+    const text = loc.text ?? String(value);
+    msg += `; quote it to keep it as written: "${text}"`;
+  } else if (expected === "boolean" && typeof value === "string" && /^(yes|no|on|off|y|n)$/i.test(value)) {
+    msg += "; YAML 1.2 reads yes/no/on/off as strings, write true or false";
+  }
+  return msg;
+}
+
+/**
+ * Turns ajv errors for `value` (validated as a whole) into diagnostics at the right file, line and column.
+ * `prefix` is the path of `value` inside the manifest, for messages.
+ */
+export function reportSchemaErrors(
+  errors: ErrorObject[],
+  value: unknown,
+  prefix: Path,
+  diags: Diagnostics,
+  note = "",
+): void {
+  const anyOfPaths = errors
+    .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
+    .map((e) => e.schemaPath.replace(/\/(anyOf|oneOf)$/, ""));
+  for (const e of errors) {
+    if (
+      anyOfPaths.some((p) => e.schemaPath.startsWith(`${p}/anyOf/`) || e.schemaPath.startsWith(`${p}/oneOf/`))
+    ) {
+      continue;
+    }
+    if ((e as ErrorObject & { propertyName?: string }).propertyName !== undefined) continue;
+    if (e.keyword === "if") continue;
+    const path = pointerToPath(e.instancePath, value);
+    const data = e.data;
+    const parent = e.parentSchema as JsonSchema | undefined;
+    let at: Loc;
+    let fieldPath: (string | number)[] = path;
+    let message: string;
+    switch (e.keyword) {
+      case "additionalProperties": {
+        const key = String((e.params as { additionalProperty: string }).additionalProperty);
+        fieldPath = [...path, key];
+        at = locate(value, fieldPath, "key");
+        const allowed = Object.keys((parent?.properties ?? {}) as object);
+        const hint = didYouMean(key, allowed);
+        message = hint
+          ? `unknown key "${key}"; did you mean "${hint}"?`
+          : `unknown key "${key}"; allowed keys: ${allowed.join(", ")}`;
+        break;
+      }
+      case "required": {
+        const key = (e.params as { missingProperty: string }).missingProperty;
+        at = locate(value, path);
+        fieldPath = [...path, key];
+        message = `missing required key "${key}"`;
+        break;
+      }
+      case "propertyNames": {
+        const key = String((e.params as { propertyName: string }).propertyName);
+        fieldPath = [...path, key];
+        at = locate(value, fieldPath, "key");
+        message = `"${key}" is not a valid full path: use path segments of letters, digits, "_", "-" and "." separated by "/"${
+          path[path.length - 1] === "projects" ? " (a project path has at least one group segment)" : ""
+        }`;
+        break;
+      }
+      case "type":
+        at = locate(value, path);
+        message = typeMessage(String((e.params as { type: string | string[] }).type), data, at);
+        break;
+      case "enum": {
+        at = locate(value, path);
+        const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+        const hint = typeof data === "string" ? didYouMean(data, allowed.map(String)) : undefined;
+        message = `${JSON.stringify(data)} is not one of: ${allowed.map(String).join(", ")}${hint ? `; did you mean "${hint}"?` : ""}`;
+        break;
+      }
+      case "const":
+        at = locate(value, path);
+        message = `must be ${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)}, not ${JSON.stringify(data)}`;
+        break;
+      case "format": {
+        at = locate(value, path);
+        const format = (e.params as { format: string }).format;
+        const check = FORMAT_CHECKS[format];
+        message =
+          (check && typeof data === "string" ? check(data) : undefined) ??
+          standardFormatMessage(format, data);
+        break;
+      }
+      case "pattern":
+        at = locate(value, path);
+        message =
+          path[path.length - 1] === "key"
+            ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"`
+            : `${JSON.stringify(data)} does not match the pattern ${(e.params as { pattern: string }).pattern}`;
+        break;
+      case "minLength":
+        at = locate(value, path);
+        message =
+          (e.params as { limit: number }).limit === 1
+            ? "must not be empty"
+            : `must be at least ${(e.params as { limit: number }).limit} characters`;
+        break;
+      case "maxLength":
+        at = locate(value, path);
+        message = `must be at most ${(e.params as { limit: number }).limit} characters (it has ${String(data).length})`;
+        break;
+      case "minimum":
+      case "maximum":
+      case "exclusiveMinimum":
+      case "exclusiveMaximum": {
+        at = locate(value, path);
+        const { limit, comparison } = e.params as { limit: number; comparison: string };
+        message = `${JSON.stringify(data)} is out of range: must be ${comparison} ${limit}`;
+        break;
+      }
+      case "minItems":
+        at = locate(value, path);
+        message = `must have at least ${(e.params as { limit: number }).limit} entr${(e.params as { limit: number }).limit === 1 ? "y" : "ies"}`;
+        break;
+      case "anyOf":
+      case "oneOf": {
+        at = locate(value, path);
+        const options = ((parent?.[e.keyword] ?? []) as JsonSchema[]).map((s) =>
+          s.type === "array"
+            ? `a list of ${TYPE_NAMES[String((s.items as JsonSchema)?.type)] ?? "values"}s`
+            : (TYPE_NAMES[String(s.type)] ?? "a value"),
+        );
+        message = `expected ${options.join(" or ")}, got ${describe(data, at)}`;
+        break;
+      }
+      default:
+        at = locate(value, path);
+        message = e.message ?? "is invalid";
+    }
+    diags.error(at, renderPath([...prefix, ...fieldPath]), message + note);
+  }
+}
