@@ -6,7 +6,7 @@ import { interpolate } from "./interpolate.js";
 import { keyLoc, type Loc, type Meta, selfLoc, setMeta, valueLoc } from "./located.js";
 import type { DesiredCollection, DesiredNode, DesiredState } from "./model.js";
 import { checkBody, checkGroupVisibility } from "./rules.js";
-import { type JsonSchema, loadSchemas, reportSchemaErrors } from "./schemas.js";
+import { loadSchemas, reportSchemaErrors } from "./schemas.js";
 import { TemplateResolver } from "./templates.js";
 import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
 

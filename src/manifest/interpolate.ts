@@ -71,13 +71,13 @@ export function interpolate(
       const r = resolveString(v, container, key, path, opts, diags);
       if (r !== v) (container as Record<string | number, unknown>)[key] = r;
     } else if (Array.isArray(v)) {
-      v.forEach((_, i) => walk(v, i, [...path, i]));
+      for (let i = 0; i < v.length; i++) walk(v, i, [...path, i]);
     } else if (v !== null && typeof v === "object" && !(v instanceof Secret)) {
       for (const k of Object.keys(v)) walk(v as Record<string, unknown>, k, [...path, k]);
     }
   };
   if (value !== null && typeof value === "object") {
-    if (Array.isArray(value)) value.forEach((_, i) => walk(value, i, [...manifestPath, i]));
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) walk(value, i, [...manifestPath, i]);
     else for (const k of Object.keys(value)) walk(value as Record<string, unknown>, k, [...manifestPath, k]);
   }
 }
