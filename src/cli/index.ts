@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { registerValidate } from "./validate.js";
 
 /** The package version, read from package.json next to the build output. */
 function packageVersion(): string {
@@ -34,6 +35,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();
+  registerValidate(program, io, setExit);
   void setExit;
   return program;
 }

@@ -107,6 +107,7 @@ function isPlainString(v: unknown): v is string {
 /** Rules that involve several fields of one item. */
 function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext): void {
   const { diags } = ctx;
+  if (item.state === "absent") return;
   switch (collection) {
     case "protected_environments": {
       const levels = item.deploy_access_levels;

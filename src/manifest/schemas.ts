@@ -223,6 +223,11 @@ export function reportSchemaErrors(
       }
       case "required": {
         const key = (e.params as { missingProperty: string }).missingProperty;
+        const target = data as Record<string, unknown> | null;
+        const identity = parent?.["x-identity"];
+        const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
+        // Deleting an object needs only its identity.
+        if (target?.state === "absent" && !isIdentity) continue;
         at = locate(value, path);
         fieldPath = [...path, key];
         message = `missing required key "${key}"`;

@@ -1,0 +1,63 @@
+import { type Command, Option } from "commander";
+import { type Diagnostic, formatDiagnostic, loadManifests } from "../manifest/index.js";
+import type { Io } from "./index.js";
+
+interface ValidateOptions {
+  format: "text" | "json";
+  secrets: boolean;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** Text form: one `file:line:col: path: message` line per finding, then a summary line. */
+export function renderValidateText(diagnostics: Diagnostic[], files: number, secrets: boolean): string {
+  const errors = diagnostics.filter((d) => d.severity === "error").length;
+  const warnings = diagnostics.length - errors;
+  const lines = diagnostics.map(formatDiagnostic);
+  const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
+  if (errors > 0) {
+    lines.push(`${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}: the manifests are invalid`);
+  } else {
+    lines.push(`${plural(files, "file")} valid${warnings ? ` with ${plural(warnings, "warning")}` : ""}${note}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** `forgeform validate [paths...]`: checks manifests without contacting the platform. */
+export function registerValidate(program: Command, io: Io, setExit: (code: number) => void): void {
+  program
+    .command("validate")
+    .description(
+      "Check manifests (files or directories; *.yaml/*.yml with a top-level `version` key) without contacting\n" +
+        "the platform. Exit 0 when valid (warnings are printed), 1 when not.",
+    )
+    .argument("[paths...]", "manifest files or directories", ["."])
+    .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
+    .option("--no-secrets", "do not resolve ${env:} and ${file:} references; check everything else")
+    .action(async (paths: string[], options: ValidateOptions) => {
+      const result = await loadManifests(paths, { secrets: options.secrets });
+      const errors = result.diagnostics.filter((d) => d.severity === "error").length;
+      const files = result.state?.files ?? [...new Set(result.diagnostics.map((d) => d.file))];
+      if (options.format === "json") {
+        io.out(
+          `${JSON.stringify(
+            {
+              valid: errors === 0,
+              files,
+              errors,
+              warnings: result.diagnostics.length - errors,
+              secretsResolved: options.secrets,
+              diagnostics: result.diagnostics,
+            },
+            null,
+            2,
+          )}\n`,
+        );
+      } else {
+        io.out(renderValidateText(result.diagnostics, files.length, options.secrets));
+      }
+      setExit(errors > 0 ? 1 : 0);
+    });
+}
