@@ -19,7 +19,8 @@ export class PlanFormatError extends Error {
   override name = "PlanFormatError";
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json | undefined };
+/** A JSON value; object keys whose value is undefined are left out when written. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json | undefined };
 
 export function sourceJson(source: SourceRef): Json {
   return { file: source.file, line: source.line, col: source.col };
