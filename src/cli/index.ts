@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { registerApply } from "./apply.js";
+import { registerPlan } from "./plan.js";
 import { registerValidate } from "./validate.js";
 
 /** The package version, read from package.json next to the build output. */
@@ -10,15 +12,32 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-/** Output sinks, injectable so tests can run commands in-process. */
+/** Output sinks and terminal facts, injectable so tests can run commands in-process. */
 export interface Io {
   out: (text: string) => void;
   err: (text: string) => void;
+  /** Colours are wanted: stdout is a terminal and NO_COLOR is not set. */
+  color?: boolean;
+  /** A person is at a terminal (stdin and stderr are TTYs): confirmations may be asked, progress shown. */
+  interactive?: boolean;
+  /** Asks a question on the terminal and resolves to the answer. */
+  prompt?: (question: string) => Promise<string>;
 }
 
 export const processIo: Io = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  color: Boolean(process.stdout.isTTY) && !process.env["NO_COLOR"],
+  interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  prompt: async (question) => {
+    const { createInterface } = await import("node:readline/promises");
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  },
 };
 
 /**
@@ -36,6 +55,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .exitOverride();
   registerValidate(program, io, setExit);
+  registerPlan(program, io, setExit);
+  registerApply(program, io, setExit);
   void setExit;
   return program;
 }

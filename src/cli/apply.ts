@@ -1,0 +1,130 @@
+/**
+ * `forgeform apply [paths...] | --plan FILE`: make the changes. Asks for confirmation at a terminal and needs
+ * `--yes` elsewhere; refuses a saved plan whose live state or manifests changed; `--max-deletes N` stops a plan
+ * that deletes (or replaces) more than N objects. Every outcome is reported; any failure exits 1, and running
+ * again converges.
+ */
+import type { Command } from "commander";
+import type { Outcome } from "../engine/apply.js";
+import { hasChanges } from "../plan/model.js";
+import { readSavedPlan, stalenessOf } from "../plan/saved.js";
+import { ACTION_SYMBOL } from "../report/common.js";
+import { addConnectionOptions, resolveConnection } from "./connection.js";
+import { formatDiagnostics } from "./diagnostics.js";
+import type { Io } from "./index.js";
+import { collect, renderPlan } from "./plan.js";
+import { applyPlanResult, planFromManifests } from "./workflow.js";
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`--max-deletes must be a whole number, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+function outcomeLine(o: Outcome): string {
+  const status =
+    o.status === "done"
+      ? o.recovered
+        ? "done (its response was lost; found on re-reading)"
+        : "done"
+      : o.status;
+  return `${ACTION_SYMBOL[o.action]} ${o.address}: ${status}${o.message ? `: ${o.message}` : ""}`;
+}
+
+export function registerApply(program: Command, io: Io, setExit: (code: number) => void): void {
+  const cmd = program
+    .command("apply")
+    .description("Make the changes a plan shows: from manifests, or from a plan saved with `plan --out`.")
+    .argument("[paths...]", "manifest files or directories (default: .)")
+    .option(
+      "--plan <file>",
+      "apply a saved plan (refused when the live state or the manifests changed since)",
+    )
+    .option("--yes", "do not ask for confirmation (needed when not at a terminal)")
+    .option("--max-deletes <n>", "refuse when the plan deletes or replaces more than N objects", parseCount)
+    .option("--target <path>", "limit to a group or project path and its subtree (repeatable)", collect, [])
+    .option("--replace <address>", "replace this object even if unchanged (repeatable)", collect, [])
+    .option("--no-color", "no colours in text output");
+  addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
+    const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
+    const saved = opts["plan"] ? readSavedPlan(opts["plan"] as string) : undefined;
+    if (saved && paths.length > 0) throw new Error("give either manifest paths or --plan, not both");
+    const outcome = await planFromManifests({
+      paths: saved ? saved.manifests : paths,
+      connection,
+      targets: saved ? saved.targets : (opts["target"] as string[]),
+      replace: opts["replace"] as string[],
+    });
+    try {
+      if (!outcome.result || !outcome.ctx) {
+        io.err(formatDiagnostics(outcome.diagnostics));
+        setExit(1);
+        return;
+      }
+      const { plan } = outcome.result;
+      if (saved) {
+        const stale = stalenessOf(saved, plan);
+        if (stale) {
+          io.err(`forgeform: refusing to apply ${opts["plan"]}: ${stale}.\n`);
+          setExit(1);
+          return;
+        }
+      }
+      io.out(renderPlan(plan, "text", io, opts["color"] !== false));
+      if (plan.errors.length > 0) {
+        io.err("forgeform: the plan has errors (above); nothing was applied. Fix them and run again.\n");
+        setExit(1);
+        return;
+      }
+      if (!hasChanges(plan)) {
+        setExit(0);
+        return;
+      }
+      const deleting = plan.summary.delete + plan.summary.replace;
+      const maxDeletes = opts["maxDeletes"] as number | undefined;
+      if (maxDeletes !== undefined && deleting > maxDeletes) {
+        io.err(
+          `forgeform: refusing to apply: the plan deletes or replaces ${deleting} objects, more than --max-deletes ${maxDeletes}. Nothing was applied.\n`,
+        );
+        setExit(1);
+        return;
+      }
+      if (!opts["yes"]) {
+        if (!io.interactive || !io.prompt) {
+          io.err("forgeform: not at a terminal, so apply needs --yes to go ahead. Nothing was applied.\n");
+          setExit(1);
+          return;
+        }
+        const answer = await io.prompt("\nApply these changes? Only 'yes' is accepted: ");
+        if (answer.trim() !== "yes") {
+          io.err("Apply cancelled. Nothing was applied.\n");
+          setExit(1);
+          return;
+        }
+      }
+      const outcomes = await applyPlanResult(outcome.ctx, outcome.result, {
+        concurrency: connection.concurrency ?? 8,
+        onOutcome: io.interactive
+          ? (o, done, total) => io.err(`[${done}/${total}] ${outcomeLine(o)}\n`)
+          : undefined,
+      });
+      const failed = outcomes.filter((o) => o.status === "failed");
+      const skipped = outcomes.filter((o) => o.status === "skipped");
+      const done = outcomes.length - failed.length - skipped.length;
+      const report = io.interactive ? [...failed, ...skipped] : outcomes;
+      if (report.length > 0) io.out(`\n${report.map(outcomeLine).join("\n")}\n`);
+      io.out(
+        `\nApply ${failed.length + skipped.length > 0 ? "incomplete" : "complete"}: ${done} done, ${failed.length} failed, ${skipped.length} skipped.\n`,
+      );
+      if (failed.length + skipped.length > 0) {
+        io.err(
+          "forgeform: some changes were not applied (above). Fix the cause and run apply again: it picks up where this left off.\n",
+        );
+      }
+      setExit(failed.length + skipped.length > 0 ? 1 : 0);
+    } finally {
+      await outcome.api?.close();
+    }
+  });
+}

@@ -1,0 +1,83 @@
+/** `forgeform plan [paths...]`: show what apply would change. */
+import type { Command } from "commander";
+import type { Plan } from "../plan/model.js";
+import { hasChanges } from "../plan/model.js";
+import { writeSavedPlan } from "../plan/saved.js";
+import { renderPlanJson } from "../report/json.js";
+import { renderPlanMarkdown } from "../report/markdown.js";
+import { renderPlanText } from "../report/text.js";
+import { addConnectionOptions, resolveConnection } from "./connection.js";
+import { formatDiagnostics } from "./diagnostics.js";
+import type { Io } from "./index.js";
+import { planFromManifests } from "./workflow.js";
+
+export type PlanFormat = "text" | "json" | "markdown";
+
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function renderPlan(plan: Plan, format: PlanFormat, io: Io, color: boolean): string {
+  if (format === "json") return renderPlanJson(plan);
+  if (format === "markdown") return renderPlanMarkdown(plan);
+  return renderPlanText(plan, { color: color && Boolean(io.color) });
+}
+
+export function parseFormat(value: string): PlanFormat {
+  if (value === "text" || value === "json" || value === "markdown") return value;
+  throw new Error(`--format must be text, json or markdown, not ${JSON.stringify(value)}`);
+}
+
+export function registerPlan(program: Command, io: Io, setExit: (code: number) => void): void {
+  const cmd = program
+    .command("plan")
+    .description("Read the live state and show the changes apply would make. Changes nothing.")
+    .argument("[paths...]", "manifest files or directories (default: .)")
+    .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
+    .option("--out <file>", "save the plan for `apply --plan FILE` (holds no secret)")
+    .option(
+      "--target <path>",
+      "limit to a group or project path and its subtree (repeatable; `instance` for instance objects)",
+      collect,
+      [],
+    )
+    .option(
+      "--replace <address>",
+      "replace this object even if unchanged, e.g. to rotate a write-only token (repeatable)",
+      collect,
+      [],
+    )
+    .option("--format <format>", "text, json or markdown", parseFormat, "text" as PlanFormat)
+    .option("--no-color", "no colours in text output");
+  addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
+    const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
+    const outcome = await planFromManifests({
+      paths,
+      connection,
+      targets: opts["target"] as string[],
+      replace: opts["replace"] as string[],
+    });
+    try {
+      if (!outcome.result) {
+        io.err(formatDiagnostics(outcome.diagnostics));
+        setExit(1);
+        return;
+      }
+      const warnings = outcome.diagnostics.filter((d) => d.severity === "warning");
+      if (warnings.length > 0) io.err(formatDiagnostics(warnings));
+      const { plan } = outcome.result;
+      io.out(renderPlan(plan, opts["format"] as PlanFormat, io, opts["color"] !== false));
+      if (plan.errors.length > 0) {
+        setExit(1);
+        return;
+      }
+      if (opts["out"]) {
+        writeSavedPlan(opts["out"] as string, plan);
+        io.err(`Saved the plan to ${opts["out"]}. Apply it with: forgeform apply --plan ${opts["out"]}\n`);
+      }
+      setExit(opts["detailedExitcode"] && hasChanges(plan) ? 2 : 0);
+    } finally {
+      await outcome.api?.close();
+    }
+  });
+}

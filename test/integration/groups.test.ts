@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+describe("groups: plan and apply against the sandbox", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start();
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("creates parents before children, then plans nothing", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  acme/platform:
+    description: Platform team
+  acme:
+    name: ACME
+    visibility: private
+    description: The ACME company
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.err).toBe("");
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain('+ group["acme"]');
+    expect(plan.out).toContain('+ group["acme/platform"]');
+    expect(plan.out.indexOf('group["acme"]')).toBeLessThan(plan.out.indexOf('group["acme/platform"]'));
+    expect(plan.out.trim().split("\n").at(-1)).toBe(
+      "Plan: 2 to create, 0 to update, 0 to replace, 0 to delete.",
+    );
+
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code).toBe(0);
+    expect(apply.out).toContain("Apply complete: 2 done, 0 failed, 0 skipped.");
+    const sub = await bench.get<{ parent_id: number; description: string; full_path: string }>(
+      "/groups/acme%2Fplatform",
+    );
+    const top = await bench.get<{ id: number; name: string }>("/groups/acme");
+    expect(sub.parent_id).toBe(top.id);
+    expect(top.name).toBe("ACME");
+
+    const again = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(again.code).toBe(0);
+    expect(again.out).toContain("No changes.");
+  });
+
+  it("updates exactly the changed field", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  acme:
+    name: ACME
+    visibility: private
+    description: The ACME company, reorganised
+  acme/platform:
+    description: Platform team
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain('~ group["acme"]');
+    expect(plan.out).toContain("description");
+    expect(plan.out).not.toContain('group["acme/platform"]');
+    expect(plan.out.trim().split("\n").at(-1)).toBe(
+      "Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.",
+    );
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("refuses to apply without --yes when not at a terminal", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  other:
+    description: x
+`);
+    const apply = await bench.cli(["apply", file]);
+    expect(apply.code).toBe(1);
+    expect(apply.err).toContain("needs --yes");
+    await expect(bench.get("/groups/other")).rejects.toThrow(/404/);
+  });
+});

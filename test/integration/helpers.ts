@@ -1,0 +1,67 @@
+/** Runs the real CLI in-process against a real sandbox over HTTP. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { main } from "../../src/cli/index.js";
+import { type RunningSandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
+
+export const ADMIN_TOKEN = "admin-token-for-tests";
+export const USER_TOKEN = "user-token-for-tests";
+
+export interface CliResult {
+  code: number;
+  out: string;
+  err: string;
+}
+
+export class Bench {
+  readonly dir = mkdtempSync(join(tmpdir(), "forgeform-it-"));
+  private constructor(readonly sandbox: RunningSandbox) {}
+
+  static async start(options: SandboxOptions = {}): Promise<Bench> {
+    return new Bench(await startSandbox({ adminToken: ADMIN_TOKEN, userToken: USER_TOKEN, ...options }));
+  }
+
+  /** Writes a manifest file in the bench's directory and returns its path. */
+  manifest(text: string, name = "forgeform.yaml"): string {
+    const path = join(this.dir, name);
+    writeFileSync(path, text);
+    return path;
+  }
+
+  async cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const saved = { ...process.env };
+    Object.assign(
+      process.env,
+      { FORGEFORM_URL: this.sandbox.url, FORGEFORM_TOKEN: ADMIN_TOKEN, NO_COLOR: "1" },
+      env,
+    );
+    try {
+      const code = await main(["node", "forgeform", ...args], {
+        out: (t) => void out.push(t),
+        err: (t) => void err.push(t),
+        color: false,
+        interactive: false,
+      });
+      return { code, out: out.join(""), err: err.join("") };
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+    }
+  }
+
+  /** A GET with the admin token, for checking state independently of forgeform. */
+  async get<T>(path: string): Promise<T> {
+    const res = await fetch(`${this.sandbox.url}/api/v4${path}`, {
+      headers: { "PRIVATE-TOKEN": ADMIN_TOKEN },
+    });
+    if (!res.ok) throw new Error(`GET ${path} -> ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  }
+
+  async stop(): Promise<void> {
+    await this.sandbox.stop();
+  }
+}
