@@ -1,0 +1,197 @@
+import { forbidden, HttpError, unauthorized } from "./errors.js";
+import { type Declared, type DeclareRules, declare, type ParamSpec } from "./params.js";
+import type { ParamHash, SandboxRequest } from "./request.js";
+import { paginate, Reply } from "./respond.js";
+import { type Mount, Router } from "./router.js";
+import type { Store, UserRec } from "./store.js";
+
+export type Edition = "licensed" | "core";
+
+/** Everything a route handler gets. */
+export interface Ctx {
+  readonly app: SandboxApp;
+  readonly store: Store;
+  readonly req: SandboxRequest;
+  /** Path parameters, URL-decoded (`:id` of `/groups/:id`). */
+  readonly path: Record<string, string>;
+  /** All parameters merged as the platform does: query, then body, then path parameters. */
+  readonly params: ParamHash;
+  /** The authenticated user, or `null` for a guest. */
+  readonly user: UserRec | null;
+  readonly isAdmin: boolean;
+  /** `http://host:port` from the Host header (or the configured override), for web_url and Link. */
+  readonly baseUrl: string;
+  /** True on the licensed edition. */
+  readonly licensed: boolean;
+  /** Validates and coerces parameters (see params.ts); throws the platform's 400. */
+  declare<const S extends Record<string, ParamSpec>>(spec: S, rules?: DeclareRules): Declared<S>;
+  /** True when the request carried this parameter (even with an empty value). */
+  has(name: string): boolean;
+  /** Offset-paginates a full list with the platform's headers. */
+  paginate<T>(items: readonly T[], map?: (item: T) => unknown): Reply;
+}
+
+export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
+
+export interface RouteOptions {
+  /** Exists only on the licensed edition; on core the route is absent (`{"error":"404 Not Found"}`). */
+  licensed?: boolean;
+  /** `rest` (default, `/api/v4`), `scim` (`/api/scim/v2`) or `root` (no prefix). */
+  mount?: Mount;
+  /**
+   * `token` (default on rest/root): the PRIVATE-TOKEN / Bearer token is resolved before the handler and an
+   * unknown token is a 401. `none` (default on scim): the handler does its own authentication.
+   */
+  auth?: "token" | "none";
+}
+
+interface RouteEntry {
+  handler: Handler;
+  options: RouteOptions;
+}
+
+/** Context given to fixture hooks. */
+export interface FixtureContext {
+  store: Store;
+  /** The fixture's file name (or `<inline>`), for error messages. */
+  source: string;
+}
+
+export type FixtureHook = (value: unknown, fx: FixtureContext) => void;
+
+export interface AppSettings {
+  edition: Edition;
+  /** Rows above which pagination omits counts. */
+  countLimit: number;
+  /** Replaces the Host header when building URLs (`host:port`). */
+  baseUrlHost?: string;
+}
+
+/**
+ * The application route modules register on. See src/sandbox/README.md.
+ */
+export class SandboxApp {
+  readonly router = new Router<RouteEntry>();
+  readonly fixtureHooks = new Map<string, FixtureHook>();
+  readonly store: Store;
+  readonly settings: AppSettings;
+
+  constructor(store: Store, settings: AppSettings) {
+    this.store = store;
+    this.settings = settings;
+  }
+
+  get edition(): Edition {
+    return this.settings.edition;
+  }
+
+  get licensed(): boolean {
+    return this.settings.edition === "licensed";
+  }
+
+  route(method: string, pattern: string, handler: Handler, options: RouteOptions = {}): void {
+    this.router.add(method, options.mount ?? "rest", pattern, { handler, options });
+  }
+
+  get(pattern: string, handler: Handler, options?: RouteOptions): void {
+    this.route("GET", pattern, handler, options);
+  }
+
+  post(pattern: string, handler: Handler, options?: RouteOptions): void {
+    this.route("POST", pattern, handler, options);
+  }
+
+  put(pattern: string, handler: Handler, options?: RouteOptions): void {
+    this.route("PUT", pattern, handler, options);
+  }
+
+  patch(pattern: string, handler: Handler, options?: RouteOptions): void {
+    this.route("PATCH", pattern, handler, options);
+  }
+
+  delete(pattern: string, handler: Handler, options?: RouteOptions): void {
+    this.route("DELETE", pattern, handler, options);
+  }
+
+  /** Lets a route module read its own top-level key of the fixture file. */
+  onFixture(key: string, fn: FixtureHook): void {
+    if (this.fixtureHooks.has(key)) throw new Error(`sandbox: fixture key "${key}" has two handlers`);
+    this.fixtureHooks.set(key, fn);
+  }
+
+  /** The request's token, from PRIVATE-TOKEN, `Authorization: Bearer`, `private_token` or `access_token`. */
+  static tokenOf(req: SandboxRequest): string | undefined {
+    const header = req.header("private-token");
+    if (header) return header;
+    const auth = req.header("authorization");
+    if (auth && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, "").trim();
+    const q = req.query["private_token"] ?? req.query["access_token"];
+    if (typeof q === "string" && q) return q;
+    const b = req.body["private_token"] ?? req.body["access_token"];
+    if (typeof b === "string" && b) return b;
+    return undefined;
+  }
+
+  private authenticate(req: SandboxRequest): UserRec | null {
+    const token = SandboxApp.tokenOf(req);
+    if (token === undefined) return null;
+    const user = this.store.userByToken(token);
+    if (!user) throw unauthorized();
+    if (user.state === "blocked") throw forbidden("Your account has been blocked.");
+    const sudo =
+      req.header("sudo") ?? (typeof req.query["sudo"] === "string" ? req.query["sudo"] : undefined);
+    if (sudo) {
+      if (!user.admin) throw forbidden("Must be admin to use sudo");
+      const target = this.store.userByIdOrUsername(sudo);
+      if (!target) throw new HttpError(404, { message: `404 User with ID or username '${sudo}' Not Found` });
+      return target;
+    }
+    return user;
+  }
+
+  /** Handles one parsed request. Errors thrown by handlers become their responses. */
+  async handle(req: SandboxRequest): Promise<Reply> {
+    try {
+      const match = this.router.match(
+        req.method,
+        req.path,
+        (r) => !r.handler.options.licensed || this.licensed,
+      );
+      const { options, handler } = match.route.handler;
+      const mount = options.mount ?? "rest";
+      const authMode = options.auth ?? (mount === "scim" ? "none" : "token");
+      const user = authMode === "token" ? this.authenticate(req) : null;
+      const params: ParamHash = { ...req.query, ...req.body, ...match.params };
+      const host = this.settings.baseUrlHost ?? req.header("host") ?? "localhost";
+      const baseUrl = `http://${host}`;
+      const linkParams: ParamHash = { ...req.query, ...match.params };
+      const ctx: Ctx = {
+        app: this,
+        store: this.store,
+        req,
+        path: match.params,
+        params,
+        user,
+        isAdmin: user?.admin === true,
+        baseUrl,
+        licensed: this.licensed,
+        declare: (spec, rules) => declare(params, spec, rules),
+        has: (name) => Object.hasOwn(params, name),
+        paginate: (items, map) =>
+          paginate(
+            items,
+            { baseUrl, path: req.path, linkParams, page: params["page"], perPage: params["per_page"] },
+            { countLimit: this.settings.countLimit },
+            map as ((item: unknown) => unknown) | undefined,
+          ),
+      };
+      const result = await handler(ctx);
+      if (result instanceof Reply) return result;
+      if (result === undefined) return new Reply(204, undefined, {}, "empty");
+      return new Reply(req.method === "POST" ? 201 : 200, result);
+    } catch (error) {
+      if (error instanceof HttpError) return new Reply(error.status, error.body, error.headers);
+      throw error;
+    }
+  }
+}

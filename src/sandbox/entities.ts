@@ -1,0 +1,283 @@
+import { createHash } from "node:crypto";
+import type { Ctx } from "./app.js";
+import { effectiveGroupLevel } from "./auth.js";
+import type { GroupRec, ProjectRec, Store, UserRec } from "./store.js";
+
+/** The JSON views of the core records, shared by every route module. */
+
+function hostOf(baseUrl: string): string {
+  return new URL(baseUrl).hostname;
+}
+
+export function avatarUrl(email: string): string {
+  const hash = createHash("md5").update(email.trim().toLowerCase()).digest("hex");
+  return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
+}
+
+/** User (brief): id, name, username, state, avatar_url, web_url. */
+export function userBasic(ctx: Pick<Ctx, "baseUrl">, u: UserRec): Record<string, unknown> {
+  return {
+    id: u.id,
+    name: u.name,
+    username: u.username,
+    state: u.state,
+    avatar_url: avatarUrl(u.email),
+    web_url: `${ctx.baseUrl}/${u.username}`,
+  };
+}
+
+/**
+ * User (extended). `self` (the caller's own record, GET /user) and administrators see the private fields;
+ * administrators also see `is_admin`.
+ */
+export function userFull(
+  ctx: Pick<Ctx, "baseUrl" | "isAdmin" | "user" | "licensed">,
+  u: UserRec,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    ...userBasic(ctx, u),
+    created_at: u.created_at,
+    bio: u.bio,
+    location: u.location,
+    public_email: u.public_email,
+    skype: u.skype,
+    linkedin: u.linkedin,
+    twitter: u.twitter,
+    website_url: u.website_url,
+    organization: u.organization,
+  };
+  const self = ctx.user?.id === u.id;
+  if (self || ctx.isAdmin) {
+    Object.assign(out, {
+      last_sign_in_at: null,
+      confirmed_at: u.confirmed_at,
+      last_activity_on: null,
+      email: u.email,
+      theme_id: 1,
+      color_scheme_id: 1,
+      projects_limit: u.projects_limit,
+      current_sign_in_at: null,
+      identities: u.identities.map((i) => ({ ...i })),
+      can_create_group: u.can_create_group,
+      can_create_project: u.projects_limit > 0,
+      two_factor_enabled: false,
+      external: u.external,
+      private_profile: u.private_profile,
+    });
+    if (ctx.isAdmin) out["is_admin"] = u.admin;
+    if (ctx.isAdmin && ctx.licensed) {
+      out["shared_runners_minutes_limit"] = null;
+      out["extra_shared_runners_minutes_limit"] = null;
+    }
+  }
+  return out;
+}
+
+/** The namespace object embedded in projects and returned by /namespaces. */
+export function namespaceJson(
+  ctx: Pick<Ctx, "baseUrl">,
+  store: Store,
+  namespaceId: number,
+): Record<string, unknown> {
+  const g = store.group(namespaceId);
+  if (g) {
+    return {
+      id: g.id,
+      name: g.name,
+      path: g.path,
+      kind: "group",
+      full_path: store.groupFullPath(g),
+      parent_id: g.parent_id,
+      avatar_url: null,
+      web_url: `${ctx.baseUrl}/groups/${store.groupFullPath(g)}`,
+    };
+  }
+  const u = store.userByNamespace(namespaceId);
+  return {
+    id: namespaceId,
+    name: u?.name ?? "",
+    path: u?.username ?? "",
+    kind: "user",
+    full_path: u?.username ?? "",
+    parent_id: null,
+    avatar_url: u ? avatarUrl(u.email) : null,
+    web_url: `${ctx.baseUrl}/${u?.username ?? ""}`,
+  };
+}
+
+function sharedWithGroups(store: Store, shares: GroupRec["shared_with_groups"]): Record<string, unknown>[] {
+  return shares.flatMap((s) => {
+    const g = store.group(s.group_id);
+    if (!g) return [];
+    return [
+      {
+        group_id: g.id,
+        group_name: g.name,
+        group_full_path: store.groupFullPath(g),
+        group_access_level: s.group_access_level,
+        expires_at: s.expires_at,
+      },
+    ];
+  });
+}
+
+/** Project, basic form (`simple=true`). */
+export function projectSimple(
+  ctx: Pick<Ctx, "baseUrl">,
+  store: Store,
+  p: ProjectRec,
+): Record<string, unknown> {
+  const fullPath = store.projectFullPath(p);
+  const nsName =
+    store.group(p.namespace_id) !== undefined
+      ? store.groupFullName(store.group(p.namespace_id)!)
+      : (store.userByNamespace(p.namespace_id)?.name ?? "");
+  return {
+    id: p.id,
+    description: p.description,
+    name: p.name,
+    name_with_namespace: `${nsName} / ${p.name}`,
+    path: p.path,
+    path_with_namespace: fullPath,
+    created_at: p.created_at,
+    default_branch: p.default_branch,
+    tag_list: [...p.tag_list],
+    topics: [...p.tag_list],
+    ssh_url_to_repo: `git@${hostOf(ctx.baseUrl)}:${fullPath}.git`,
+    http_url_to_repo: `${ctx.baseUrl}/${fullPath}.git`,
+    web_url: `${ctx.baseUrl}/${fullPath}`,
+    readme_url: null,
+    avatar_url: null,
+    forks_count: p.forks_count,
+    star_count: p.star_count,
+    last_activity_at: p.last_activity_at,
+    namespace: namespaceJson(ctx, store, p.namespace_id),
+  };
+}
+
+/** Project, full form (lists and single reads). */
+export function projectJson(ctx: Pick<Ctx, "baseUrl">, store: Store, p: ProjectRec): Record<string, unknown> {
+  const api = `${ctx.baseUrl}/api/v4/projects/${p.id}`;
+  const out: Record<string, unknown> = {
+    ...projectSimple(ctx, store, p),
+    _links: {
+      self: api,
+      issues: `${api}/issues`,
+      merge_requests: `${api}/merge_requests`,
+      repo_branches: `${api}/repository/branches`,
+      labels: `${api}/labels`,
+      events: `${api}/events`,
+      members: `${api}/members`,
+    },
+    packages_enabled: true,
+    empty_repo: p.default_branch === null,
+    archived: p.archived,
+    visibility: p.visibility,
+  };
+  const owner = store.userByNamespace(p.namespace_id);
+  if (owner) out["owner"] = userBasic(ctx, owner);
+  Object.assign(out, {
+    resolve_outdated_diff_discussions: false,
+    container_registry_enabled: p.container_registry_enabled,
+    issues_enabled: p.issues_enabled,
+    merge_requests_enabled: p.merge_requests_enabled,
+    wiki_enabled: p.wiki_enabled,
+    jobs_enabled: p.jobs_enabled,
+    snippets_enabled: p.snippets_enabled,
+    service_desk_enabled: false,
+    can_create_merge_request_in: true,
+    lfs_enabled: true,
+    shared_runners_enabled: p.shared_runners_enabled,
+    creator_id: p.creator_id,
+    import_status: "none",
+    open_issues_count: p.open_issues_count,
+    ci_default_git_depth: 50,
+    public_jobs: p.public_jobs,
+    build_timeout: 3600,
+    auto_cancel_pending_pipelines: "enabled",
+    ci_config_path: null,
+    shared_with_groups: sharedWithGroups(store, p.shared_with_groups),
+    only_allow_merge_if_pipeline_succeeds: false,
+    request_access_enabled: p.request_access_enabled,
+    only_allow_merge_if_all_discussions_are_resolved: false,
+    remove_source_branch_after_merge: true,
+    printing_merge_request_link_enabled: true,
+    merge_method: "merge",
+    auto_devops_enabled: false,
+    auto_devops_deploy_strategy: "continuous",
+    autoclose_referenced_issues: true,
+  });
+  return out;
+}
+
+/** Group (list form). Statistics only when asked for by an administrator. */
+export function groupJson(
+  ctx: Pick<Ctx, "baseUrl" | "licensed">,
+  store: Store,
+  g: GroupRec,
+  opts: { statistics?: boolean } = {},
+): Record<string, unknown> {
+  const fullPath = store.groupFullPath(g);
+  const out: Record<string, unknown> = {
+    id: g.id,
+    web_url: `${ctx.baseUrl}/groups/${fullPath}`,
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    visibility: g.visibility,
+    share_with_group_lock: g.share_with_group_lock,
+    require_two_factor_authentication: g.require_two_factor_authentication,
+    two_factor_grace_period: g.two_factor_grace_period,
+    project_creation_level: g.project_creation_level,
+    auto_devops_enabled: g.auto_devops_enabled,
+    subgroup_creation_level: g.subgroup_creation_level,
+    emails_disabled: g.emails_disabled,
+    mentions_disabled: g.mentions_disabled,
+    lfs_enabled: g.lfs_enabled,
+    default_branch_protection: g.default_branch_protection,
+    avatar_url: null,
+    request_access_enabled: g.request_access_enabled,
+    full_name: store.groupFullName(g),
+    full_path: fullPath,
+    created_at: g.created_at,
+    parent_id: g.parent_id,
+  };
+  if (ctx.licensed) {
+    out["ldap_cn"] = null;
+    out["ldap_access"] = null;
+    out["marked_for_deletion_on"] = null;
+  }
+  if (opts.statistics) {
+    out["statistics"] = {
+      storage_size: 0,
+      repository_size: 0,
+      wiki_size: 0,
+      lfs_objects_size: 0,
+      job_artifacts_size: 0,
+      packages_size: 0,
+      snippets_size: 0,
+    };
+  }
+  if (ctx.licensed) out["file_template_project_id"] = g.file_template_project_id;
+  return out;
+}
+
+/** GroupDetail: Group plus shared_with_groups, runners_token (group admins), projects, shared_projects. */
+export function groupDetailJson(
+  ctx: Pick<Ctx, "baseUrl" | "licensed" | "user">,
+  store: Store,
+  g: GroupRec,
+  opts: { projects?: ProjectRec[]; sharedProjects?: ProjectRec[] } = {},
+): Record<string, unknown> {
+  const out = groupJson(ctx, store, g);
+  out["shared_with_groups"] = sharedWithGroups(store, g.shared_with_groups);
+  if (effectiveGroupLevel(store, ctx.user, g) >= 50) out["runners_token"] = g.runners_token;
+  if (opts.projects) out["projects"] = opts.projects.map((p) => projectJson(ctx, store, p));
+  if (opts.sharedProjects)
+    out["shared_projects"] = opts.sharedProjects.map((p) => projectJson(ctx, store, p));
+  if (ctx.licensed) {
+    out["shared_runners_minutes_limit"] = g.shared_runners_minutes_limit;
+    out["extra_shared_runners_minutes_limit"] = g.extra_shared_runners_minutes_limit;
+  }
+  return out;
+}

@@ -1,0 +1,266 @@
+import {
+  type GroupRec,
+  type ProjectRec,
+  randomToken,
+  type Store,
+  VISIBILITY_LEVEL,
+  type Visibility,
+} from "./store.js";
+
+/** Validation and creation of the core records, shared by the routes and the fixture loader. */
+
+const PATH_FORMAT = /^(?:[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]|[a-zA-Z0-9_])$/;
+const PATH_MESSAGE =
+  "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
+const NAME_FORMAT = /^[\p{L}\p{N}\u00A9-\u{1F9FF}_][\p{L}\p{N}\p{Pd}\u00A9-\u{1F9FF}_(). ]*$/u;
+const NAME_MESSAGE =
+  "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.";
+
+export const TOP_LEVEL_RESERVED = new Set([
+  "-",
+  ".well-known",
+  "404.html",
+  "422.html",
+  "500.html",
+  "502.html",
+  "503.html",
+  "abuse_reports",
+  "admin",
+  "api",
+  "apple-touch-icon-precomposed.png",
+  "apple-touch-icon.png",
+  "assets",
+  "autocomplete",
+  "dashboard",
+  "deploy.html",
+  "explore",
+  "favicon.ico",
+  "favicon.png",
+  "files",
+  "groups",
+  "health_check",
+  "help",
+  "import",
+  "invites",
+  "jwt",
+  "login",
+  "oauth",
+  "profile",
+  "projects",
+  "public",
+  "robots.txt",
+  "s",
+  "search",
+  "sent_notifications",
+  "slash-command-logo.png",
+  "snippets",
+  "unsubscribes",
+  "uploads",
+  "users",
+  "v2",
+]);
+
+export const NESTED_RESERVED = new Set([
+  "-",
+  "badges",
+  "blame",
+  "blob",
+  "builds",
+  "commits",
+  "create",
+  "create_dir",
+  "edit",
+  "environments",
+  "files",
+  "find_file",
+  "gitlab-lfs",
+  "info",
+  "logs_tree",
+  "merge_requests",
+  "new",
+  "preview",
+  "raw",
+  "refs",
+  "tree",
+  "update",
+  "wikis",
+]);
+
+export const MAX_ANCESTORS = 20;
+
+export type Errors = Record<string, string[]>;
+
+function add(errors: Errors, key: string, msg: string): void {
+  const list = errors[key] ?? [];
+  list.push(msg);
+  errors[key] = list;
+}
+
+export function validatePath(errors: Errors, path: string, topLevel: boolean): void {
+  if (path === "") add(errors, "path", "can't be blank");
+  else if (path.length > 255) add(errors, "path", "is too long (maximum is 255 characters)");
+  if (path !== "" && (!PATH_FORMAT.test(path) || /\.(git|atom)$/.test(path)))
+    add(errors, "path", PATH_MESSAGE);
+  if ((topLevel ? TOP_LEVEL_RESERVED : NESTED_RESERVED).has(path.toLowerCase())) {
+    add(errors, "path", `${path} is a reserved name`);
+  }
+}
+
+export function validateName(errors: Errors, name: string): void {
+  if (name === "") add(errors, "name", "can't be blank");
+  else if (name.length > 255) add(errors, "name", "is too long (maximum is 255 characters)");
+  if (name !== "" && !NAME_FORMAT.test(name)) add(errors, "name", NAME_MESSAGE);
+}
+
+/** Groups and projects share one path space per namespace (case-insensitive). */
+export function pathTaken(store: Store, parentId: number | null, path: string, except?: number): boolean {
+  const lower = path.toLowerCase();
+  const groupClash = store.data.groups.some(
+    (g) => g.parent_id === parentId && g.path.toLowerCase() === lower && g.id !== except,
+  );
+  if (groupClash) return true;
+  if (parentId === null) return store.data.users.some((u) => u.username.toLowerCase() === lower);
+  return false;
+}
+
+/** Model validation of a group as it would be saved. `existing` is the stored group on update. */
+export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec): Errors {
+  const errors: Errors = {};
+  validateName(errors, g.name);
+  validatePath(errors, g.path, g.parent_id === null);
+  if (g.description.length > 255) add(errors, "description", "is too long (maximum is 255 characters)");
+  if (!errors["path"] && pathTaken(store, g.parent_id, g.path, existing?.id)) {
+    add(errors, "path", "has already been taken");
+  }
+  if (g.two_factor_grace_period < 0)
+    add(errors, "two_factor_grace_period", "must be greater than or equal to 0");
+  const parent = g.parent_id === null ? undefined : store.group(g.parent_id);
+  if (parent) {
+    if (store.ancestorsAndSelf(parent).length > MAX_ANCESTORS)
+      add(errors, "parent_id", "has too deep level of nesting");
+    if (VISIBILITY_LEVEL[g.visibility] > VISIBILITY_LEVEL[parent.visibility]) {
+      add(
+        errors,
+        "visibility_level",
+        `${g.visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`,
+      );
+    }
+  }
+  if (existing) {
+    const lvl = VISIBILITY_LEVEL[g.visibility];
+    if (store.projectsIn(existing.id).some((p) => VISIBILITY_LEVEL[p.visibility] > lvl)) {
+      add(
+        errors,
+        "visibility_level",
+        `${g.visibility} is not allowed since this group contains projects with higher visibility.`,
+      );
+    }
+    if (store.data.groups.some((c) => c.parent_id === existing.id && VISIBILITY_LEVEL[c.visibility] > lvl)) {
+      add(
+        errors,
+        "visibility_level",
+        `${g.visibility} is not allowed since there are sub-groups with higher visibility.`,
+      );
+    }
+  }
+  return errors;
+}
+
+export type GroupSettings = Partial<Omit<GroupRec, "id" | "created_at" | "runners_token">>;
+
+/** A group record with the platform's defaults, not yet stored. */
+export function buildGroup(store: Store, input: { name: string; path: string } & GroupSettings): GroupRec {
+  return {
+    id: 0,
+    description: "",
+    visibility: "private",
+    parent_id: null,
+    share_with_group_lock: false,
+    require_two_factor_authentication: false,
+    two_factor_grace_period: 48,
+    project_creation_level: "developer",
+    auto_devops_enabled: null,
+    subgroup_creation_level: "maintainer",
+    emails_disabled: null,
+    mentions_disabled: null,
+    lfs_enabled: true,
+    default_branch_protection: 2,
+    request_access_enabled: true,
+    file_template_project_id: null,
+    shared_runners_minutes_limit: null,
+    extra_shared_runners_minutes_limit: null,
+    membership_lock: false,
+    shared_with_groups: [],
+    ...input,
+    created_at: store.nowIso(),
+    runners_token: randomToken(20),
+  };
+}
+
+/** Stores a group built by {@link buildGroup} (assigning its id from the shared namespace sequence). */
+export function insertGroup(store: Store, g: GroupRec): GroupRec {
+  g.id = store.nextId("namespaces");
+  store.data.groups.push(g);
+  return g;
+}
+
+export function validateProject(store: Store, p: ProjectRec): Errors {
+  const errors: Errors = {};
+  validateName(errors, p.name);
+  validatePath(errors, p.path, false);
+  const lower = p.path.toLowerCase();
+  if (
+    store.data.projects.some(
+      (x) => x.namespace_id === p.namespace_id && x.path.toLowerCase() === lower && x.id !== p.id,
+    )
+  ) {
+    add(errors, "path", "has already been taken");
+  }
+  if (
+    store.data.projects.some((x) => x.namespace_id === p.namespace_id && x.name === p.name && x.id !== p.id)
+  ) {
+    add(errors, "name", "has already been taken");
+  }
+  const ns = store.group(p.namespace_id);
+  if (ns && VISIBILITY_LEVEL[p.visibility] > VISIBILITY_LEVEL[ns.visibility]) {
+    add(errors, "visibility_level", `${p.visibility} is not allowed in a ${ns.visibility} group.`);
+  }
+  return errors;
+}
+
+export function buildProject(
+  store: Store,
+  input: { name: string; path: string; namespace_id: number; creator_id: number } & Partial<ProjectRec>,
+): ProjectRec {
+  const now = store.nowIso();
+  return {
+    id: 0,
+    description: "",
+    visibility: "private" as Visibility,
+    default_branch: null,
+    archived: false,
+    tag_list: [],
+    issues_enabled: true,
+    merge_requests_enabled: true,
+    wiki_enabled: true,
+    jobs_enabled: true,
+    snippets_enabled: true,
+    container_registry_enabled: true,
+    shared_runners_enabled: true,
+    public_jobs: true,
+    request_access_enabled: true,
+    star_count: 0,
+    forks_count: 0,
+    open_issues_count: 0,
+    shared_with_groups: [],
+    ...input,
+    created_at: now,
+    last_activity_at: now,
+  };
+}
+
+export function insertProject(store: Store, p: ProjectRec): ProjectRec {
+  p.id = store.nextId("projects");
+  store.data.projects.push(p);
+  return p;
+}

@@ -1,0 +1,185 @@
+import type { IncomingHttpHeaders } from "node:http";
+import { paramError } from "./errors.js";
+
+/** A file from a multipart body. */
+export interface UploadedFile {
+  readonly kind: "file";
+  filename: string;
+  type: string;
+  data: Buffer;
+}
+
+/** A parameter value as the platform's request layer sees it before coercion. */
+export type ParamValue = string | number | boolean | null | UploadedFile | ParamValue[] | ParamHash;
+export interface ParamHash {
+  [key: string]: ParamValue;
+}
+
+export function isUploadedFile(v: unknown): v is UploadedFile {
+  return typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === "file";
+}
+
+function isHash(v: unknown): v is ParamHash {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !isUploadedFile(v);
+}
+
+/**
+ * Rack's `normalize_params`: `a[]=1&a[]=2` gives an array, `h[x]=y` a hash, `l[][k]=v` an array of hashes.
+ * Plain keys repeated without brackets keep the last value, as Rack does.
+ */
+export function normalizeParam(target: ParamHash, name: string, value: ParamValue): void {
+  const m = /^[[\]]*([^[\]]+)\]*/.exec(name);
+  const key = m?.[1] ?? "";
+  if (!key) return;
+  const after = name.slice(m?.[0].length ?? 0);
+  if (after === "") {
+    target[key] = value;
+  } else if (after === "[") {
+    target[name] = value;
+  } else if (after === "[]") {
+    const list = Array.isArray(target[key]) ? (target[key] as ParamValue[]) : [];
+    list.push(value);
+    target[key] = list;
+  } else if (after.startsWith("[]")) {
+    const childMatch = /^\[\]\[([^[\]]+)\]$/.exec(after) ?? /^\[\](.+)$/.exec(after);
+    const childKey = childMatch?.[1] ?? "";
+    const list = Array.isArray(target[key]) ? (target[key] as ParamValue[]) : [];
+    target[key] = list;
+    const last = list[list.length - 1];
+    if (isHash(last) && !hashHasKey(last, childKey)) {
+      normalizeParam(last, childKey, value);
+    } else {
+      const fresh: ParamHash = {};
+      normalizeParam(fresh, childKey, value);
+      list.push(fresh);
+    }
+  } else {
+    const child = isHash(target[key]) ? (target[key] as ParamHash) : {};
+    target[key] = child;
+    normalizeParam(child, after, value);
+  }
+}
+
+function hashHasKey(hash: ParamHash, key: string): boolean {
+  if (/\[\]/.test(key)) return false;
+  const parts = key.split(/[[\]]+/).filter(Boolean);
+  let cur: ParamValue = hash;
+  for (const part of parts) {
+    if (!isHash(cur) || !(part in cur)) return false;
+    cur = cur[part] as ParamValue;
+  }
+  return true;
+}
+
+function decodeFormComponent(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, " "));
+  } catch {
+    return s.replace(/\+/g, " ");
+  }
+}
+
+/** Parses a query string or form-encoded body the way Rack does. */
+export function parseQuery(qs: string): ParamHash {
+  const out: ParamHash = {};
+  if (!qs) return out;
+  for (const pair of qs.split(/[&;]/)) {
+    if (!pair) continue;
+    const eq = pair.indexOf("=");
+    const name = decodeFormComponent(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? "" : decodeFormComponent(pair.slice(eq + 1));
+    normalizeParam(out, name, value);
+  }
+  return out;
+}
+
+/** Rails `to_query`: nested keys in bracket form, pairs sorted, CGI-escaped. Used by pagination links. */
+export function toQuery(params: Record<string, unknown>, namespace?: string): string {
+  const pairs: string[] = [];
+  const walk = (value: unknown, key: string): void => {
+    if (Array.isArray(value)) {
+      if (value.length === 0) pairs.push(`${cgiEscape(`${key}[]`)}=`);
+      for (const item of value) walk(item, `${key}[]`);
+    } else if (isHash(value)) {
+      for (const [k, v] of Object.entries(value)) walk(v, `${key}[${k}]`);
+    } else if (isUploadedFile(value)) {
+      // files never appear in links
+    } else {
+      pairs.push(
+        `${cgiEscape(key)}=${cgiEscape(value === null || value === undefined ? "" : String(value))}`,
+      );
+    }
+  };
+  for (const [k, v] of Object.entries(params)) walk(v, namespace ? `${namespace}[${k}]` : k);
+  return pairs.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).join("&");
+}
+
+/** Ruby `CGI.escape`: space as `+`; only alphanumerics and `_.-~` left bare. */
+export function cgiEscape(s: string): string {
+  return encodeURIComponent(s)
+    .replace(/%20/g, "+")
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** An incoming request, parsed once. */
+export interface SandboxRequest {
+  method: string;
+  /** The raw (still percent-encoded) path, without the query string. */
+  path: string;
+  rawQuery: string;
+  query: ParamHash;
+  /** Parameters from the body (JSON object, form fields or multipart fields). */
+  body: ParamHash;
+  /** The parsed JSON body of any shape, when the body was JSON. */
+  json: unknown;
+  rawBody: Buffer;
+  headers: IncomingHttpHeaders;
+  header(name: string): string | undefined;
+}
+
+/** Parses the body by its Content-Type. Throws a 400 for JSON that does not parse. */
+export async function parseBody(
+  headers: IncomingHttpHeaders,
+  raw: Buffer,
+): Promise<{ body: ParamHash; json: unknown }> {
+  const ct = String(headers["content-type"] ?? "").toLowerCase();
+  if (raw.length === 0) return { body: {}, json: undefined };
+  if (ct.includes("json")) {
+    const text = raw.toString("utf8");
+    if (text.trim() === "") return { body: {}, json: undefined };
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw paramError("message body does not match declared format");
+    }
+    return { body: isHash(json) ? (json as ParamHash) : {}, json };
+  }
+  if (ct.startsWith("multipart/form-data")) {
+    let form: FormData;
+    try {
+      form = await new Response(new Uint8Array(raw), {
+        headers: { "content-type": String(headers["content-type"]) },
+      }).formData();
+    } catch {
+      throw paramError("message body does not match declared format");
+    }
+    const body: ParamHash = {};
+    for (const [name, value] of form.entries()) {
+      if (typeof value === "string") {
+        normalizeParam(body, name, value);
+      } else {
+        const file: UploadedFile = {
+          kind: "file",
+          filename: value.name,
+          type: value.type || "application/octet-stream",
+          data: Buffer.from(await value.arrayBuffer()),
+        };
+        normalizeParam(body, name, file);
+      }
+    }
+    return { body, json: undefined };
+  }
+  // Form-encoded, and bodies without a type (curl -d defaults to form encoding).
+  return { body: parseQuery(raw.toString("utf8")), json: undefined };
+}

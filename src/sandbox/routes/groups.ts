@@ -1,0 +1,480 @@
+import { gunzipSync, gzipSync } from "node:zlib";
+import type { Ctx, SandboxApp } from "../app.js";
+import {
+  ACCESS,
+  authenticateNonGet,
+  authorizeGroup,
+  canReadGroup,
+  canReadProject,
+  effectiveGroupLevel,
+  findGroup,
+  groupAccessLevel,
+  projectAccessLevel,
+  requireAuth,
+} from "../auth.js";
+import { groupDetailJson, groupJson, projectJson, projectSimple } from "../entities.js";
+import { badRequest, forbidden, HttpError, rubyInspect, validation } from "../errors.js";
+import { buildGroup, type Errors, insertGroup, validateGroup } from "../model.js";
+import type { ParamSpec } from "../params.js";
+import { accepted, created, raw } from "../respond.js";
+import { type GroupRec, type ProjectRec, type Store, type UserRec, VISIBILITIES } from "../store.js";
+
+/** Groups and subgroups: §3.1 of platform-behavior and the "Groups" table of the contract. */
+
+const LIST_SPEC = {
+  skip_groups: { type: "integer[]" },
+  all_available: { type: "boolean" },
+  search: { type: "string" },
+  order_by: { type: "string", values: ["name", "path", "id", "similarity"], default: "name" },
+  sort: { type: "string", values: ["asc", "desc"], default: "asc" },
+  statistics: { type: "boolean", default: false },
+  with_custom_attributes: { type: "boolean", default: false },
+  owned: { type: "boolean", default: false },
+  min_access_level: { type: "integer", values: [10, 20, 30, 40, 50] },
+  top_level_only: { type: "boolean", default: false },
+} as const satisfies Record<string, ParamSpec>;
+
+const SETTINGS_SPEC = {
+  description: { type: "string" },
+  visibility: { type: "string", values: VISIBILITIES },
+  avatar: { type: "file" },
+  share_with_group_lock: { type: "boolean" },
+  require_two_factor_authentication: { type: "boolean" },
+  two_factor_grace_period: { type: "integer" },
+  project_creation_level: { type: "string", values: ["noone", "maintainer", "developer"] },
+  auto_devops_enabled: { type: "boolean" },
+  subgroup_creation_level: { type: "string", values: ["owner", "maintainer"] },
+  emails_disabled: { type: "boolean" },
+  mentions_disabled: { type: "boolean" },
+  lfs_enabled: { type: "boolean" },
+  request_access_enabled: { type: "boolean" },
+  default_branch_protection: { type: "integer", values: [0, 1, 2, 3] },
+  shared_runners_setting: {
+    type: "string",
+    values: ["enabled", "disabled_with_override", "disabled_and_unoverridable"],
+  },
+  membership_lock: { type: "boolean" },
+  shared_runners_minutes_limit: { type: "integer" },
+  extra_shared_runners_minutes_limit: { type: "integer" },
+} as const satisfies Record<string, ParamSpec>;
+
+const LICENSED_SETTINGS = [
+  "membership_lock",
+  "shared_runners_minutes_limit",
+  "extra_shared_runners_minutes_limit",
+];
+const ADMIN_SETTINGS = ["shared_runners_minutes_limit", "extra_shared_runners_minutes_limit"];
+/** Parameters accepted by the API but not kept by the sandbox (no observable effect in the entity). */
+const UNSTORED = new Set(["avatar", "shared_runners_setting"]);
+
+/** Collator close to the platform database's ordering of names. */
+const collator = new Intl.Collator("en");
+
+function compareBy(order: string, a: GroupRec, b: GroupRec, store: Store): number {
+  if (order === "path") return collator.compare(a.path, b.path);
+  if (order === "id") return a.id - b.id;
+  if (order === "similarity") return 0;
+  void store;
+  return collator.compare(a.name, b.name);
+}
+
+/** `GroupsFinder` as the list endpoints use it. */
+function findGroups(
+  ctx: Ctx,
+  parent: GroupRec | undefined,
+  scope: "children" | "descendants" = "children",
+): { groups: GroupRec[]; statistics: boolean } {
+  const p = ctx.declare(LIST_SPEC);
+  const { store, user } = ctx;
+  const allAvailable = p.all_available ?? ctx.isAdmin;
+  let groups: GroupRec[];
+  if (p.owned) {
+    groups = user
+      ? store.data.groups.filter((g) => store.member("group", g.id, user.id)?.access_level === ACCESS.owner)
+      : [];
+  } else if (p.min_access_level !== undefined) {
+    const min = p.min_access_level;
+    groups = user ? store.data.groups.filter((g) => groupAccessLevel(store, user, g) >= min) : [];
+  } else if (ctx.isAdmin && allAvailable) {
+    groups = [...store.data.groups];
+  } else if (parent) {
+    groups = store.data.groups.filter((g) => canReadGroup(store, user, g));
+  } else {
+    const set = new Set<GroupRec>();
+    if (user) {
+      for (const g of store.data.groups) {
+        if (store.member("group", g.id, user.id)) {
+          for (const a of store.ancestorsAndSelf(g)) set.add(a);
+          for (const d of store.descendants(g)) set.add(d);
+        }
+      }
+      for (const pr of store.data.projects) {
+        if (store.member("project", pr.id, user.id)) {
+          const ns = store.group(pr.namespace_id);
+          if (ns) for (const a of store.ancestorsAndSelf(ns)) set.add(a);
+        }
+      }
+    }
+    if (!user || allAvailable) {
+      for (const g of store.data.groups) {
+        if (g.visibility === "public" || (user && !user.external && g.visibility === "internal")) set.add(g);
+      }
+    }
+    groups = [...set];
+  }
+  if (parent && scope === "children") groups = groups.filter((g) => g.parent_id === parent.id);
+  if (parent && scope === "descendants") {
+    const below = new Set(store.descendants(parent).map((g) => g.id));
+    groups = groups.filter((g) => below.has(g.id));
+  }
+  if (p.top_level_only) groups = groups.filter((g) => g.parent_id === null);
+  if (p.skip_groups) {
+    const skip = new Set(p.skip_groups);
+    groups = groups.filter((g) => !skip.has(g.id));
+  }
+  if (p.search) {
+    const term = p.search.toLowerCase();
+    groups = groups.filter((g) => g.name.toLowerCase().includes(term) || g.path.toLowerCase().includes(term));
+  }
+  const dir = p.sort === "desc" ? -1 : 1;
+  groups.sort((a, b) => compareBy(p.order_by, a, b, store) * dir || a.id - b.id);
+  return { groups, statistics: p.statistics && ctx.isAdmin };
+}
+
+/** Projects of a group visible to the caller, for GroupDetail (capped at 100 each). */
+function detailProjects(ctx: Ctx, g: GroupRec): { projects: ProjectRec[]; shared: ProjectRec[] } {
+  const visible = (p: ProjectRec) => canReadProject(ctx.store, ctx.user, p);
+  const projects = ctx.store
+    .projectsIn(g.id)
+    .filter(visible)
+    .sort((a, b) => b.id - a.id)
+    .slice(0, 100);
+  const shared = ctx.store.data.projects
+    .filter((p) => p.shared_with_groups.some((s) => s.group_id === g.id))
+    .filter(visible)
+    .sort((a, b) => b.id - a.id)
+    .slice(0, 100);
+  return { projects, shared };
+}
+
+function detail(ctx: Ctx, g: GroupRec, withProjects = true): Record<string, unknown> {
+  if (!withProjects) return groupJson(ctx, ctx.store, g);
+  const { projects, shared } = detailProjects(ctx, g);
+  return groupDetailJson(ctx, ctx.store, g, { projects, sharedProjects: shared });
+}
+
+const PROJECT_ORDER = [
+  "id",
+  "name",
+  "path",
+  "created_at",
+  "updated_at",
+  "last_activity_at",
+  "similarity",
+] as const;
+
+function groupProjects(ctx: Ctx, g: GroupRec): unknown {
+  const p = ctx.declare({
+    archived: { type: "boolean" },
+    visibility: { type: "string", values: VISIBILITIES },
+    order_by: { type: "string", values: PROJECT_ORDER, default: "created_at" },
+    sort: { type: "string", values: ["asc", "desc"], default: "desc" },
+    search: { type: "string" },
+    simple: { type: "boolean", default: false },
+    owned: { type: "boolean", default: false },
+    starred: { type: "boolean", default: false },
+    with_issues_enabled: { type: "boolean", default: false },
+    with_merge_requests_enabled: { type: "boolean", default: false },
+    with_shared: { type: "boolean", default: true },
+    include_subgroups: { type: "boolean", default: false },
+    min_access_level: { type: "integer", values: [10, 20, 30, 40, 50] },
+    with_custom_attributes: { type: "boolean", default: false },
+    with_security_reports: { type: "boolean", default: false },
+  });
+  const { store, user } = ctx;
+  const groupIds = new Set([g.id, ...(p.include_subgroups ? store.descendants(g).map((d) => d.id) : [])]);
+  const set = new Set<ProjectRec>(store.data.projects.filter((x) => groupIds.has(x.namespace_id)));
+  if (p.with_shared) {
+    for (const x of store.data.projects)
+      if (x.shared_with_groups.some((s) => s.group_id === g.id)) set.add(x);
+  }
+  let list = [...set].filter((x) => canReadProject(store, user, x));
+  if (p.archived !== undefined) list = list.filter((x) => x.archived === p.archived);
+  if (p.visibility) list = list.filter((x) => x.visibility === p.visibility);
+  if (p.search) {
+    const t = p.search.toLowerCase();
+    list = list.filter(
+      (x) =>
+        x.name.toLowerCase().includes(t) ||
+        x.path.toLowerCase().includes(t) ||
+        (x.description ?? "").toLowerCase().includes(t),
+    );
+  }
+  if (p.owned) list = user ? list.filter((x) => x.namespace_id === user.namespace_id) : [];
+  if (p.starred) list = [];
+  if (p.with_issues_enabled) list = list.filter((x) => x.issues_enabled);
+  if (p.with_merge_requests_enabled) list = list.filter((x) => x.merge_requests_enabled);
+  if (p.min_access_level !== undefined) {
+    const min = p.min_access_level;
+    list = user ? list.filter((x) => (user.admin ? 50 : projectAccessLevel(store, user, x)) >= min) : [];
+  }
+  const dir = p.sort === "asc" ? 1 : -1;
+  const key = (x: ProjectRec): string | number => {
+    switch (p.order_by) {
+      case "name":
+        return x.name;
+      case "path":
+        return x.path;
+      case "created_at":
+        return x.created_at;
+      case "updated_at":
+      case "last_activity_at":
+        return x.last_activity_at;
+      default:
+        return x.id;
+    }
+  };
+  list.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    const c =
+      typeof ka === "number" && typeof kb === "number" ? ka - kb : collator.compare(String(ka), String(kb));
+    return c * dir || (a.id - b.id) * dir;
+  });
+  return ctx.paginate(list, (x) => (p.simple ? projectSimple(ctx, store, x) : projectJson(ctx, store, x)));
+}
+
+/** Drops settings the edition or the caller may not set; 403 for admin-only settings from a non-admin. */
+function settingsFrom(ctx: Ctx, input: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(input)) {
+    if (v === undefined || UNSTORED.has(k)) continue;
+    if (LICENSED_SETTINGS.includes(k) && !ctx.licensed) continue;
+    if (ADMIN_SETTINGS.includes(k) && !ctx.isAdmin) throw forbidden();
+    out[k] = v;
+  }
+  return out;
+}
+
+function canCreateSubgroup(ctx: Ctx, parent: GroupRec): boolean {
+  const needed = parent.subgroup_creation_level === "owner" ? ACCESS.owner : ACCESS.maintainer;
+  return effectiveGroupLevel(ctx.store, ctx.user, parent) >= needed;
+}
+
+/** `POST /groups` and the import: creates a group with the caller as owner, or fails like the platform. */
+function createGroup(
+  ctx: Ctx,
+  user: UserRec,
+  input: Record<string, unknown> & { name: string; path: string },
+  parentRef?: number,
+): GroupRec {
+  let parent: GroupRec | undefined;
+  if (parentRef !== undefined) {
+    parent = findGroup(ctx, String(parentRef));
+    if (!canCreateSubgroup(ctx, parent)) throw forbidden();
+  } else if (!user.can_create_group && !user.admin) {
+    throw forbidden();
+  }
+  const g = buildGroup(ctx.store, {
+    ...(input as Partial<GroupRec> & { name: string; path: string }),
+    parent_id: parent?.id ?? null,
+  });
+  const errors = validateGroup(ctx.store, g);
+  if (Object.keys(errors).length > 0) throw badRequest(`Failed to save group ${rubyInspect(errors)}`);
+  insertGroup(ctx.store, g);
+  ctx.store.setMember("group", g.id, user.id, ACCESS.owner);
+  return g;
+}
+
+interface ExportDoc {
+  format: "forgeform-sandbox-group-export";
+  version: 1;
+  group: Record<string, unknown>;
+  members: { username: string; access_level: number }[];
+  subgroups: ExportDoc[];
+}
+
+const EXPORT_FIELDS = [
+  "description",
+  "visibility",
+  "share_with_group_lock",
+  "require_two_factor_authentication",
+  "two_factor_grace_period",
+  "project_creation_level",
+  "auto_devops_enabled",
+  "subgroup_creation_level",
+  "emails_disabled",
+  "mentions_disabled",
+  "lfs_enabled",
+  "default_branch_protection",
+  "request_access_enabled",
+] as const;
+
+function exportDoc(store: Store, g: GroupRec): ExportDoc {
+  const group: Record<string, unknown> = { name: g.name, path: g.path };
+  for (const k of EXPORT_FIELDS) group[k] = g[k];
+  return {
+    format: "forgeform-sandbox-group-export",
+    version: 1,
+    group,
+    members: store.members("group", g.id).flatMap((m) => {
+      const u = store.user(m.user_id);
+      return u ? [{ username: u.username, access_level: m.access_level }] : [];
+    }),
+    subgroups: store.data.groups.filter((c) => c.parent_id === g.id).map((c) => exportDoc(store, c)),
+  };
+}
+
+function importDoc(ctx: Ctx, user: UserRec, doc: ExportDoc, target: GroupRec): void {
+  const store = ctx.store;
+  for (const m of doc.members) {
+    const u = store.userByUsername(m.username);
+    if (u && u.id !== user.id) store.setMember("group", target.id, u.id, m.access_level);
+  }
+  for (const sub of doc.subgroups) {
+    const settings: Record<string, unknown> = {};
+    for (const k of EXPORT_FIELDS) if (sub.group[k] !== undefined) settings[k] = sub.group[k];
+    const g = buildGroup(store, {
+      ...(settings as Partial<GroupRec>),
+      name: String(sub.group["name"]),
+      path: String(sub.group["path"]),
+      parent_id: target.id,
+    });
+    const errors = validateGroup(store, g);
+    if (Object.keys(errors).length > 0) continue;
+    insertGroup(store, g);
+    importDoc(ctx, user, sub, g);
+  }
+}
+
+function readExport(data: Buffer): ExportDoc | undefined {
+  try {
+    const doc = JSON.parse(gunzipSync(data).toString("utf8")) as ExportDoc;
+    return doc.format === "forgeform-sandbox-group-export" && doc.version === 1 ? doc : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function register(app: SandboxApp): void {
+  const exports = () =>
+    app.store.area("group_exports", () => ({}) as Record<string, { created_at: string; data: string }>);
+
+  app.get("/groups", (ctx) => {
+    const { groups, statistics } = findGroups(ctx, undefined);
+    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, { statistics }));
+  });
+
+  app.get("/groups/:id", (ctx) => {
+    const g = findGroup(ctx, ctx.path["id"]!);
+    const p = ctx.declare({
+      with_custom_attributes: { type: "boolean" },
+      with_projects: { type: "boolean", default: true },
+    });
+    return detail(ctx, g, p.with_projects);
+  });
+
+  app.get("/groups/:id/subgroups", (ctx) => {
+    const parent = findGroup(ctx, ctx.path["id"]!);
+    const { groups, statistics } = findGroups(ctx, parent);
+    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, { statistics }));
+  });
+
+  app.get("/groups/:id/descendant_groups", (ctx) => {
+    const parent = findGroup(ctx, ctx.path["id"]!);
+    const { groups, statistics } = findGroups(ctx, parent, "descendants");
+    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, { statistics }));
+  });
+
+  app.get("/groups/:id/projects", (ctx) => groupProjects(ctx, findGroup(ctx, ctx.path["id"]!)));
+
+  app.post("/groups", (ctx) => {
+    authenticateNonGet(ctx);
+    const user = requireAuth(ctx);
+    const p = ctx.declare({
+      name: { type: "string", required: true },
+      path: { type: "string", required: true },
+      parent_id: { type: "integer" },
+      ...SETTINGS_SPEC,
+    });
+    const { name, path, parent_id, ...rest } = p;
+    const g = createGroup(ctx, user, { ...settingsFrom(ctx, rest), name, path }, parent_id);
+    return created(detail(ctx, g));
+  });
+
+  app.put("/groups/:id", (ctx) => {
+    authenticateNonGet(ctx);
+    const g = findGroup(ctx, ctx.path["id"]!);
+    authorizeGroup(ctx, g, ACCESS.owner);
+    const p = ctx.declare({
+      name: { type: "string" },
+      path: { type: "string" },
+      file_template_project_id: { type: "integer" },
+      ...SETTINGS_SPEC,
+    });
+    const changes = settingsFrom(ctx, p);
+    if (changes["file_template_project_id"] !== undefined && !ctx.licensed)
+      delete changes["file_template_project_id"];
+    const next: GroupRec = { ...g, ...(changes as Partial<GroupRec>) };
+    const errors: Errors = validateGroup(ctx.store, next, g);
+    if (Object.keys(errors).length > 0) throw validation(errors);
+    Object.assign(g, changes);
+    return detail(ctx, g);
+  });
+
+  app.delete("/groups/:id", (ctx) => {
+    authenticateNonGet(ctx);
+    const g = findGroup(ctx, ctx.path["id"]!);
+    authorizeGroup(ctx, g, ACCESS.owner);
+    ctx.store.removeGroup(g.id);
+    const table = exports();
+    delete table[String(g.id)];
+    return accepted();
+  });
+
+  app.post("/groups/:id/export", (ctx) => {
+    authenticateNonGet(ctx);
+    const g = findGroup(ctx, ctx.path["id"]!);
+    authorizeGroup(ctx, g, ACCESS.owner);
+    const doc = exportDoc(ctx.store, g);
+    exports()[String(g.id)] = {
+      created_at: ctx.store.nowIso(),
+      data: gzipSync(Buffer.from(JSON.stringify(doc))).toString("base64"),
+    };
+    return accepted();
+  });
+
+  app.get("/groups/:id/export/download", (ctx) => {
+    requireAuth(ctx);
+    const g = findGroup(ctx, ctx.path["id"]!);
+    authorizeGroup(ctx, g, ACCESS.owner);
+    const entry = exports()[String(g.id)];
+    if (!entry) throw new HttpError(404, { message: "404 Not found or has expired" });
+    const stamp = entry.created_at.replace(/[-:T]/g, "").slice(0, 14);
+    const filename = `${stamp}_${ctx.store.groupFullPath(g).replace(/\//g, "_")}_export.tar.gz`;
+    return raw(Buffer.from(entry.data, "base64"), "application/octet-stream", {
+      "Content-Disposition": `attachment; filename="${filename}"`,
+    });
+  });
+
+  app.post("/groups/import", (ctx) => {
+    const user = requireAuth(ctx);
+    const p = ctx.declare({
+      name: { type: "string", required: true },
+      path: { type: "string", required: true },
+      file: { type: "file", required: true },
+      parent_id: { type: "integer" },
+    });
+    const doc = readExport(p.file.data);
+    if (!doc) {
+      throw badRequest(
+        `Failed to import group: ${p.file.filename} is not a group export archive of this instance`,
+      );
+    }
+    const settings: Record<string, unknown> = {};
+    for (const k of EXPORT_FIELDS) if (doc.group[k] !== undefined) settings[k] = doc.group[k];
+    const g = createGroup(ctx, user, { ...settings, name: p.name, path: p.path }, p.parent_id);
+    importDoc(ctx, user, doc, g);
+    return accepted();
+  });
+}

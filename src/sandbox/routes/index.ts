@@ -1,0 +1,23 @@
+import type { SandboxApp } from "../app.js";
+import * as groups from "./groups.js";
+import * as members from "./members.js";
+import * as namespaces from "./namespaces.js";
+import * as projects from "./projects.js";
+import * as sandboxAdmin from "./sandbox-admin.js";
+import * as users from "./users.js";
+import * as version from "./version.js";
+
+/** Every route module; each exports `register(app)`. Add new modules to this list (one line each). */
+export const modules: { register(app: SandboxApp): void }[] = [
+  groups,
+  projects,
+  members,
+  users,
+  namespaces,
+  version,
+  sandboxAdmin,
+];
+
+export function registerAll(app: SandboxApp): void {
+  for (const m of modules) m.register(app);
+}

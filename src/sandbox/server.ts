@@ -1,0 +1,238 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Edition, SandboxApp } from "./app.js";
+import { FaultInjector, parseFaults, parseLatency } from "./faults.js";
+import { applyFixture, loadFixtureFile } from "./fixture.js";
+import { parseBody, parseQuery, type SandboxRequest } from "./request.js";
+import { encodeJson, type Reply } from "./respond.js";
+import { registerAll } from "./routes/index.js";
+import { randomToken, Store } from "./store.js";
+
+export interface SandboxOptions {
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 0: any free port). */
+  port?: number;
+  /** State file; loaded on start when it exists, written atomically after every write request. */
+  statePath?: string;
+  /** Fixture (a path to YAML/JSON, or the parsed object); applied only when there is no state file yet. */
+  fixture?: string | Record<string, unknown>;
+  /** Token of the administrator `root` (random when not given). */
+  adminToken?: string;
+  /** Token of the regular user `sandbox-user` (random when not given). */
+  userToken?: string;
+  /** `licensed` (default) or `core`. */
+  edition?: Edition;
+  /** Latency per request: milliseconds (`20`) or a range (`"20-80"`). */
+  latencyMs?: number | string;
+  /** Fault spec (see faults.ts), e.g. `"429:0.05,503:0.02,reset:0.01"`. */
+  faults?: string;
+  /** Seed of the fault and latency PRNGs (default 1). */
+  seed?: number;
+  /** `host:port` used in URLs instead of the request's Host header. */
+  baseUrlHost?: string;
+  /** Rows above which pagination omits X-Total, X-Total-Pages and rel="last" (default 10000). */
+  countLimit?: number;
+  /** Clock, for tests. */
+  clock?: () => Date;
+  /** Retry-After seconds on injected 429s (default 1). */
+  retryAfterSeconds?: number;
+  /** Where unexpected handler errors are reported (default: nowhere; they become 500s). */
+  log?: (line: string) => void;
+}
+
+export interface RunningSandbox {
+  url: string;
+  port: number;
+  host: string;
+  adminToken: string;
+  userToken: string;
+  store: Store;
+  app: SandboxApp;
+  stop(): Promise<void>;
+}
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function carriesToken(req: IncomingMessage, query: string): boolean {
+  if (req.headers["private-token"] || req.headers["authorization"] || req.headers["job-token"]) return true;
+  return /(^|&)(private_token|access_token|job_token)=/.test(query);
+}
+
+function send(res: ServerResponse, reply: Reply, head: boolean): void {
+  const headers: Record<string, string> = { ...reply.headers };
+  let payload: Buffer | undefined;
+  if (reply.kind === "json") {
+    headers["Content-Type"] ??= "application/json";
+    payload = Buffer.from(encodeJson(reply.body));
+  } else if (reply.kind === "raw") {
+    payload = Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(String(reply.body));
+  }
+  headers["Content-Length"] = String(payload?.length ?? 0);
+  res.writeHead(reply.status, headers);
+  res.end(head ? undefined : payload);
+}
+
+/** Builds the store and application without listening (used by the server and by tests). */
+export function createSandboxApp(opts: SandboxOptions = {}): {
+  app: SandboxApp;
+  store: Store;
+  adminToken: string;
+  userToken: string;
+} {
+  const { store, loaded } = opts.statePath
+    ? Store.load(opts.statePath, opts.clock)
+    : { store: new Store({ clock: opts.clock }), loaded: false };
+  const app = new SandboxApp(store, {
+    edition: opts.edition ?? "licensed",
+    countLimit: opts.countLimit ?? 10000,
+    baseUrlHost: opts.baseUrlHost,
+  });
+  registerAll(app);
+  if (!loaded) {
+    store.createUser({ username: "root", name: "Administrator", email: "admin@example.com", admin: true });
+    store.createUser({ username: "sandbox-user", name: "Sandbox User", email: "sandbox-user@example.com" });
+    if (opts.fixture !== undefined) {
+      const source = typeof opts.fixture === "string" ? opts.fixture : "<inline>";
+      const data = typeof opts.fixture === "string" ? loadFixtureFile(opts.fixture) : opts.fixture;
+      applyFixture(store, data, app.fixtureHooks, source);
+    }
+  }
+  const root =
+    store.userByUsername("root") ??
+    store.createUser({ username: "root", name: "Administrator", email: "admin@example.com", admin: true });
+  root.admin = true;
+  const regular =
+    store.userByUsername("sandbox-user") ??
+    store.createUser({ username: "sandbox-user", name: "Sandbox User", email: "sandbox-user@example.com" });
+  const adminToken = opts.adminToken ?? `sbx-admin-${randomToken(20)}`;
+  const userToken = opts.userToken ?? `sbx-user-${randomToken(20)}`;
+  store.addToken(adminToken, root.id, "admin");
+  store.addToken(userToken, regular.id, "user");
+  store.persist();
+  return { app, store, adminToken, userToken };
+}
+
+/** Starts the sandbox on node:http. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
+  const { app, store, adminToken, userToken } = createSandboxApp(opts);
+  const injector = new FaultInjector(
+    parseFaults(opts.faults ?? ""),
+    parseLatency(opts.latencyMs),
+    opts.seed ?? 1,
+  );
+  const retryAfter = String(opts.retryAfterSeconds ?? 1);
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      void (async () => {
+        const method = (req.method ?? "GET").toUpperCase();
+        const url = req.url ?? "/";
+        const q = url.indexOf("?");
+        const path = q < 0 ? url : url.slice(0, q);
+        const rawQuery = q < 0 ? "" : url.slice(q + 1);
+        const delay = injector.delay();
+        if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+        const fault = carriesToken(req, rawQuery) ? injector.pick(method, path) : undefined;
+        if (fault === "reset") {
+          req.socket.destroy();
+          return;
+        }
+        if (fault === "429") {
+          res.writeHead(429, { "Content-Type": "text/plain", "Retry-After": retryAfter });
+          res.end("Retry later\n");
+          return;
+        }
+        if (fault === "500") {
+          send(
+            res,
+            {
+              status: 500,
+              body: { message: "500 Internal Server Error" },
+              headers: {},
+              kind: "json",
+            } as Reply,
+            false,
+          );
+          return;
+        }
+        if (fault === "502" || fault === "503") {
+          const text = fault === "502" ? "502 Bad Gateway" : "503 Service Unavailable";
+          res.writeHead(Number(fault), { "Content-Type": "text/html" });
+          res.end(`<html><head><title>${text}</title></head><body><h1>${text}</h1></body></html>\n`);
+          return;
+        }
+        const rawBody = Buffer.concat(chunks);
+        let reply: Reply;
+        try {
+          const { body, json } = await parseBody(req.headers, rawBody);
+          const sreq: SandboxRequest = {
+            method,
+            path,
+            rawQuery,
+            query: parseQuery(rawQuery),
+            body,
+            json,
+            rawBody,
+            headers: req.headers,
+            header: (name) => {
+              const v = req.headers[name.toLowerCase()];
+              return Array.isArray(v) ? v[0] : v;
+            },
+          };
+          reply = await app.handle(sreq);
+        } catch (error) {
+          const e = error as { status?: number; body?: unknown; headers?: Record<string, string> };
+          if (typeof e.status === "number" && e.body !== undefined) {
+            reply = { status: e.status, body: e.body, headers: e.headers ?? {}, kind: "json" } as Reply;
+          } else {
+            opts.log?.(`sandbox: ${method} ${path} failed: ${(error as Error).stack ?? String(error)}`);
+            reply = {
+              status: 500,
+              body: { message: "500 Internal Server Error" },
+              headers: {},
+              kind: "json",
+            } as Reply;
+          }
+        }
+        if (!READS.has(method)) store.persist();
+        if (fault === "drop-after-commit") {
+          req.socket.destroy();
+          return;
+        }
+        send(res, reply, method === "HEAD");
+      })().catch((error: unknown) => {
+        opts.log?.(`sandbox: ${String(error)}`);
+        if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
+        res.end('{"message":"500 Internal Server Error"}');
+      });
+    });
+  });
+
+  const host = opts.host ?? "127.0.0.1";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    host,
+    adminToken,
+    userToken,
+    store,
+    app,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

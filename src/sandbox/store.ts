@@ -1,0 +1,461 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+export type Visibility = "private" | "internal" | "public";
+export const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
+export const VISIBILITY_LEVEL: Record<Visibility, number> = { private: 0, internal: 10, public: 20 };
+
+export interface UserRec {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+  state: "active" | "blocked" | "deactivated";
+  admin: boolean;
+  created_at: string;
+  confirmed_at: string | null;
+  bio: string | null;
+  location: string | null;
+  public_email: string;
+  skype: string;
+  linkedin: string;
+  twitter: string;
+  website_url: string;
+  organization: string | null;
+  projects_limit: number;
+  can_create_group: boolean;
+  external: boolean;
+  private_profile: boolean | null;
+  /** The user's personal namespace id (shares the namespace id sequence with groups). */
+  namespace_id: number;
+  identities: { provider: string; extern_uid: string; saml_provider_id: number | null }[];
+}
+
+export interface GroupRec {
+  id: number;
+  name: string;
+  path: string;
+  description: string;
+  visibility: Visibility;
+  parent_id: number | null;
+  created_at: string;
+  share_with_group_lock: boolean;
+  require_two_factor_authentication: boolean;
+  two_factor_grace_period: number;
+  project_creation_level: "noone" | "maintainer" | "developer";
+  auto_devops_enabled: boolean | null;
+  subgroup_creation_level: "owner" | "maintainer";
+  emails_disabled: boolean | null;
+  mentions_disabled: boolean | null;
+  lfs_enabled: boolean;
+  default_branch_protection: number;
+  request_access_enabled: boolean;
+  file_template_project_id: number | null;
+  shared_runners_minutes_limit: number | null;
+  extra_shared_runners_minutes_limit: number | null;
+  membership_lock: boolean;
+  runners_token: string;
+  /** Groups this group is shared with (group links). */
+  shared_with_groups: { group_id: number; group_access_level: number; expires_at: string | null }[];
+}
+
+export interface ProjectRec {
+  id: number;
+  name: string;
+  path: string;
+  namespace_id: number;
+  description: string | null;
+  visibility: Visibility;
+  default_branch: string | null;
+  created_at: string;
+  last_activity_at: string;
+  archived: boolean;
+  creator_id: number;
+  tag_list: string[];
+  issues_enabled: boolean;
+  merge_requests_enabled: boolean;
+  wiki_enabled: boolean;
+  jobs_enabled: boolean;
+  snippets_enabled: boolean;
+  container_registry_enabled: boolean;
+  shared_runners_enabled: boolean;
+  public_jobs: boolean;
+  request_access_enabled: boolean;
+  star_count: number;
+  forks_count: number;
+  open_issues_count: number;
+  /** Groups the project is shared with. */
+  shared_with_groups: { group_id: number; group_access_level: number; expires_at: string | null }[];
+}
+
+export interface MemberRec {
+  source_type: "group" | "project";
+  source_id: number;
+  user_id: number;
+  access_level: number;
+  expires_at: string | null;
+  created_at: string;
+}
+
+export interface TokenRec {
+  token: string;
+  user_id: number;
+  name: string;
+}
+
+export interface StateData {
+  format: "forgeform-sandbox-state";
+  version: 1;
+  seq: Record<string, number>;
+  users: UserRec[];
+  tokens: TokenRec[];
+  groups: GroupRec[];
+  projects: ProjectRec[];
+  members: MemberRec[];
+  /** Per-area tables of route modules (see {@link Store.area}). */
+  areas: Record<string, unknown>;
+}
+
+export function emptyState(): StateData {
+  return {
+    format: "forgeform-sandbox-state",
+    version: 1,
+    seq: {},
+    users: [],
+    tokens: [],
+    groups: [],
+    projects: [],
+    members: [],
+    areas: {},
+  };
+}
+
+export class StateFileError extends Error {
+  override name = "StateFileError";
+}
+
+/** Random lowercase alphanumeric string (tokens, runner tokens). */
+export function randomToken(length = 20): string {
+  const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  const bytes = randomBytes(length);
+  let s = "";
+  for (const b of bytes) s += alphabet[b % alphabet.length];
+  return s;
+}
+
+/**
+ * The sandbox's state: users, groups, projects, namespaces, memberships, and an `areas` record where each
+ * route module keeps its own tables. Everything is plain JSON so it persists as one file.
+ */
+export class Store {
+  data: StateData;
+  readonly statePath: string | undefined;
+  private readonly clockFn: () => Date;
+
+  constructor(opts: { statePath?: string; clock?: () => Date; data?: StateData } = {}) {
+    this.statePath = opts.statePath;
+    this.clockFn = opts.clock ?? (() => new Date());
+    this.data = opts.data ?? emptyState();
+  }
+
+  /** Loads the state file if it exists. A file that is not valid state is an error, never replaced. */
+  static load(statePath: string, clock?: () => Date): { store: Store; loaded: boolean } {
+    if (!existsSync(statePath)) return { store: new Store({ statePath, clock }), loaded: false };
+    const text = readFileSync(statePath, "utf8");
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      throw new StateFileError(
+        `sandbox: state file ${statePath} is not valid JSON at ${detail.replace(/^.*?JSON[^:]*:?\s*/, "") || "its start"}; move it away or fix it`,
+      );
+    }
+    const d = parsed as Partial<StateData> | null;
+    if (
+      !d ||
+      typeof d !== "object" ||
+      d.format !== "forgeform-sandbox-state" ||
+      d.version !== 1 ||
+      !Array.isArray(d.users) ||
+      !Array.isArray(d.groups) ||
+      !Array.isArray(d.projects)
+    ) {
+      throw new StateFileError(
+        `sandbox: state file ${statePath} is not a forgeform sandbox state (expected "format": "forgeform-sandbox-state", "version": 1); move it away or fix it`,
+      );
+    }
+    const data: StateData = { ...emptyState(), ...(d as StateData) };
+    return { store: new Store({ statePath, clock, data }), loaded: true };
+  }
+
+  /** Writes the state atomically (temp file + rename). No-op without a state path. */
+  persist(): void {
+    if (!this.statePath) return;
+    const tmp = join(
+      dirname(this.statePath),
+      `.${Date.now()}-${process.pid}-${randomToken(6)}.sandbox-state.tmp`,
+    );
+    writeFileSync(tmp, `${JSON.stringify(this.data, null, 1)}\n`);
+    renameSync(tmp, this.statePath);
+  }
+
+  /** The current time (injectable for tests). */
+  now(): Date {
+    return this.clockFn();
+  }
+
+  /** The current time as the platform formats datetimes. */
+  nowIso(): string {
+    return this.clockFn().toISOString();
+  }
+
+  /** Next id of a sequence (`"groups"`, `"projects"`, `"pipeline_schedules"`, ...), starting at 1. */
+  nextId(sequence: string): number {
+    const n = (this.data.seq[sequence] ?? 0) + 1;
+    this.data.seq[sequence] = n;
+    return n;
+  }
+
+  /**
+   * A route module's own tables, created by `init` on first use and persisted with everything else.
+   * Keep the contents plain JSON (no Maps, Dates or class instances).
+   */
+  area<T extends object>(name: string, init: () => T): T {
+    const existing = this.data.areas[name];
+    if (existing !== undefined) return existing as T;
+    const fresh = init();
+    this.data.areas[name] = fresh;
+    return fresh;
+  }
+
+  // ---- users ----
+  user(id: number): UserRec | undefined {
+    return this.data.users.find((u) => u.id === id);
+  }
+
+  userByUsername(username: string): UserRec | undefined {
+    const lower = username.toLowerCase();
+    return this.data.users.find((u) => u.username.toLowerCase() === lower);
+  }
+
+  /** `find_user`: digits are an id, anything else a username. */
+  userByIdOrUsername(ref: string): UserRec | undefined {
+    return /^\d+$/.test(ref) ? this.user(Number(ref)) : this.userByUsername(ref);
+  }
+
+  userByToken(token: string): UserRec | undefined {
+    const t = this.data.tokens.find((x) => x.token === token);
+    return t ? this.user(t.user_id) : undefined;
+  }
+
+  addToken(token: string, userId: number, name = "sandbox"): void {
+    this.data.tokens = this.data.tokens.filter((t) => t.token !== token);
+    this.data.tokens.push({ token, user_id: userId, name });
+  }
+
+  createUser(input: {
+    username: string;
+    name: string;
+    email: string;
+    admin?: boolean;
+    can_create_group?: boolean;
+    external?: boolean;
+    projects_limit?: number;
+    bio?: string | null;
+    location?: string | null;
+    organization?: string | null;
+    skype?: string;
+    linkedin?: string;
+    twitter?: string;
+    website_url?: string;
+    private_profile?: boolean | null;
+    confirmed?: boolean;
+  }): UserRec {
+    const now = this.nowIso();
+    const user: UserRec = {
+      id: this.nextId("users"),
+      username: input.username,
+      name: input.name,
+      email: input.email,
+      state: "active",
+      admin: input.admin ?? false,
+      created_at: now,
+      confirmed_at: input.confirmed === false ? null : now,
+      bio: input.bio ?? null,
+      location: input.location ?? null,
+      public_email: "",
+      skype: input.skype ?? "",
+      linkedin: input.linkedin ?? "",
+      twitter: input.twitter ?? "",
+      website_url: input.website_url ?? "",
+      organization: input.organization ?? null,
+      projects_limit: input.projects_limit ?? 100000,
+      can_create_group: input.can_create_group ?? true,
+      external: input.external ?? false,
+      private_profile: input.private_profile ?? null,
+      namespace_id: this.nextId("namespaces"),
+      identities: [],
+    };
+    this.data.users.push(user);
+    return user;
+  }
+
+  // ---- groups ----
+  group(id: number): GroupRec | undefined {
+    return this.data.groups.find((g) => g.id === id);
+  }
+
+  groupFullPath(g: GroupRec): string {
+    const parts: string[] = [];
+    let cur: GroupRec | undefined = g;
+    while (cur) {
+      parts.unshift(cur.path);
+      cur = cur.parent_id === null ? undefined : this.group(cur.parent_id);
+    }
+    return parts.join("/");
+  }
+
+  groupFullName(g: GroupRec): string {
+    return this.ancestorsAndSelf(g)
+      .map((x) => x.name)
+      .join(" / ");
+  }
+
+  /** Root first, `g` last. */
+  ancestorsAndSelf(g: GroupRec): GroupRec[] {
+    const out: GroupRec[] = [];
+    let cur: GroupRec | undefined = g;
+    while (cur) {
+      out.unshift(cur);
+      cur = cur.parent_id === null ? undefined : this.group(cur.parent_id);
+    }
+    return out;
+  }
+
+  /** All groups below `g` (not `g` itself). */
+  descendants(g: GroupRec): GroupRec[] {
+    const out: GroupRec[] = [];
+    const walk = (id: number) => {
+      for (const c of this.data.groups) {
+        if (c.parent_id === id) {
+          out.push(c);
+          walk(c.id);
+        }
+      }
+    };
+    walk(g.id);
+    return out;
+  }
+
+  /** Case-insensitive full-path lookup. */
+  groupByFullPath(fullPath: string): GroupRec | undefined {
+    const lower = fullPath.toLowerCase();
+    return this.data.groups.find((g) => this.groupFullPath(g).toLowerCase() === lower);
+  }
+
+  /** §4: digits are an id (so an all-digit path is reachable only by id), anything else a full path. */
+  groupByRef(ref: string): GroupRec | undefined {
+    return /^\d+$/.test(ref) ? this.group(Number(ref)) : this.groupByFullPath(ref);
+  }
+
+  // ---- namespaces (groups and users' personal namespaces) ----
+  namespaceFullPath(namespaceId: number): string | undefined {
+    const g = this.group(namespaceId);
+    if (g) return this.groupFullPath(g);
+    return this.data.users.find((u) => u.namespace_id === namespaceId)?.username;
+  }
+
+  userByNamespace(namespaceId: number): UserRec | undefined {
+    return this.data.users.find((u) => u.namespace_id === namespaceId);
+  }
+
+  // ---- projects ----
+  project(id: number): ProjectRec | undefined {
+    return this.data.projects.find((p) => p.id === id);
+  }
+
+  projectFullPath(p: ProjectRec): string {
+    return `${this.namespaceFullPath(p.namespace_id) ?? "?"}/${p.path}`;
+  }
+
+  projectByFullPath(fullPath: string): ProjectRec | undefined {
+    const lower = fullPath.toLowerCase();
+    return this.data.projects.find((p) => this.projectFullPath(p).toLowerCase() === lower);
+  }
+
+  /** §4: digits are an id; a string with `/` a full path; anything else finds nothing. */
+  projectByRef(ref: string): ProjectRec | undefined {
+    if (/^\d+$/.test(ref)) return this.project(Number(ref));
+    if (ref.includes("/")) return this.projectByFullPath(ref);
+    return undefined;
+  }
+
+  /** Projects directly in a namespace. */
+  projectsIn(namespaceId: number): ProjectRec[] {
+    return this.data.projects.filter((p) => p.namespace_id === namespaceId);
+  }
+
+  // ---- membership ----
+  member(sourceType: "group" | "project", sourceId: number, userId: number): MemberRec | undefined {
+    return this.data.members.find(
+      (m) => m.source_type === sourceType && m.source_id === sourceId && m.user_id === userId,
+    );
+  }
+
+  members(sourceType: "group" | "project", sourceId: number): MemberRec[] {
+    return this.data.members.filter((m) => m.source_type === sourceType && m.source_id === sourceId);
+  }
+
+  setMember(
+    sourceType: "group" | "project",
+    sourceId: number,
+    userId: number,
+    accessLevel: number,
+  ): MemberRec {
+    const existing = this.member(sourceType, sourceId, userId);
+    if (existing) {
+      existing.access_level = accessLevel;
+      return existing;
+    }
+    const m: MemberRec = {
+      source_type: sourceType,
+      source_id: sourceId,
+      user_id: userId,
+      access_level: accessLevel,
+      expires_at: null,
+      created_at: this.nowIso(),
+    };
+    this.data.members.push(m);
+    return m;
+  }
+
+  removeMember(sourceType: "group" | "project", sourceId: number, userId: number): boolean {
+    const before = this.data.members.length;
+    this.data.members = this.data.members.filter(
+      (m) => !(m.source_type === sourceType && m.source_id === sourceId && m.user_id === userId),
+    );
+    return this.data.members.length !== before;
+  }
+
+  /** Removes a project and its memberships. Route modules keep their own rows keyed by project id. */
+  removeProject(id: number): void {
+    this.data.projects = this.data.projects.filter((p) => p.id !== id);
+    this.data.members = this.data.members.filter((m) => !(m.source_type === "project" && m.source_id === id));
+  }
+
+  /** Removes a group, its subgroups, their projects and memberships. */
+  removeGroup(id: number): void {
+    const g = this.group(id);
+    if (!g) return;
+    const ids = new Set([g.id, ...this.descendants(g).map((d) => d.id)]);
+    for (const p of this.data.projects.filter((x) => ids.has(x.namespace_id))) this.removeProject(p.id);
+    this.data.groups = this.data.groups.filter((x) => !ids.has(x.id));
+    this.data.members = this.data.members.filter((m) => !(m.source_type === "group" && ids.has(m.source_id)));
+    for (const p of this.data.projects)
+      p.shared_with_groups = p.shared_with_groups.filter((s) => !ids.has(s.group_id));
+    for (const x of this.data.groups)
+      x.shared_with_groups = x.shared_with_groups.filter((s) => !ids.has(s.group_id));
+  }
+}

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { paginate } from "../../src/sandbox/respond.js";
+import { type Client, sandbox } from "./helpers.js";
+
+const groups = Array.from({ length: 45 }, (_, i) => ({
+  path: `g${String(i + 1).padStart(2, "0")}`,
+  visibility: "public",
+}));
+
+describe("offset pagination (§1.1)", () => {
+  let c: Client;
+  beforeAll(async () => {
+    c = await sandbox({ fixture: { groups }, baseUrlHost: undefined });
+  });
+  afterAll(() => c.sb.stop());
+
+  const host = () => new URL(c.sb.url).host;
+
+  it("defaults to page 1 of 20 with every header, and Link built from the Host header", async () => {
+    const r = await c.admin("GET", "/groups?order_by=path");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("application/json");
+    expect((r.body as unknown[]).length).toBe(20);
+    expect(r.headers.get("x-page")).toBe("1");
+    expect(r.headers.get("x-per-page")).toBe("20");
+    expect(r.headers.get("x-total")).toBe("45");
+    expect(r.headers.get("x-total-pages")).toBe("3");
+    expect(r.headers.get("x-next-page")).toBe("2");
+    expect(r.headers.get("x-prev-page")).toBe("");
+    expect(r.headers.get("link")).toBe(
+      `<http://${host()}/api/v4/groups?order_by=path&page=2&per_page=20>; rel="next", ` +
+        `<http://${host()}/api/v4/groups?order_by=path&page=1&per_page=20>; rel="first", ` +
+        `<http://${host()}/api/v4/groups?order_by=path&page=3&per_page=20>; rel="last"`,
+    );
+  });
+
+  it("a middle page links prev, next, first, last in that order with sorted query params", async () => {
+    const r = await c.admin("GET", "/groups?sort=asc&per_page=10&page=2&order_by=path");
+    expect((r.body as { path: string }[]).map((g) => g.path)[0]).toBe("g11");
+    expect(r.headers.get("x-prev-page")).toBe("1");
+    expect(r.headers.get("x-next-page")).toBe("3");
+    const rels = [...(r.headers.get("link") ?? "").matchAll(/rel="(\w+)"/g)].map((m) => m[1]);
+    expect(rels).toEqual(["prev", "next", "first", "last"]);
+    expect(r.headers.get("link")).toContain("?order_by=path&page=1&per_page=10&sort=asc>");
+  });
+
+  it("clamps per_page above 100 to 100 without an error", async () => {
+    const r = await c.admin("GET", "/groups?per_page=500");
+    expect(r.status).toBe(200);
+    expect(r.headers.get("x-per-page")).toBe("100");
+    expect((r.body as unknown[]).length).toBe(45);
+  });
+
+  it("treats page <= 0 as page 1", async () => {
+    for (const page of ["0", "-3"]) {
+      const r = await c.admin("GET", `/groups?page=${page}`);
+      expect(r.headers.get("x-page")).toBe("1");
+      expect((r.body as unknown[]).length).toBe(20);
+    }
+  });
+
+  it("negative per_page falls back to the default 20", async () => {
+    const r = await c.admin("GET", "/groups?per_page=-5");
+    expect(r.headers.get("x-per-page")).toBe("20");
+  });
+
+  it("rejects non-integer per_page and page with Grape's 400", async () => {
+    const a = await c.admin("GET", "/groups?per_page=abc");
+    expect(a.status).toBe(400);
+    expect(a.body).toEqual({ error: "per_page is invalid" });
+    const b = await c.admin("GET", "/groups?page=x");
+    expect(b.body).toEqual({ error: "page is invalid" });
+  });
+
+  it("a page past the end is [] with both next and prev empty and only first and last links", async () => {
+    const r = await c.admin("GET", "/groups?page=9");
+    expect(r.body).toEqual([]);
+    expect(r.headers.get("x-page")).toBe("9");
+    expect(r.headers.get("x-next-page")).toBe("");
+    expect(r.headers.get("x-prev-page")).toBe("");
+    expect(r.headers.get("x-total")).toBe("45");
+    expect(r.headers.get("x-total-pages")).toBe("3");
+    const rels = [...(r.headers.get("link") ?? "").matchAll(/rel="(\w+)"/g)].map((m) => m[1]);
+    expect(rels).toEqual(["first", "last"]);
+  });
+
+  it("an empty list still says X-Total-Pages: 1 and links last to page 1", async () => {
+    const r = await c.admin("GET", "/groups?search=nothing-matches-this");
+    expect(r.body).toEqual([]);
+    expect(r.headers.get("x-total")).toBe("0");
+    expect(r.headers.get("x-total-pages")).toBe("1");
+    expect(r.headers.get("link")).toContain('page=1&per_page=20&search=nothing-matches-this>; rel="last"');
+  });
+
+  it("the last page has no next", async () => {
+    const r = await c.admin("GET", "/groups?page=3");
+    expect((r.body as unknown[]).length).toBe(5);
+    expect(r.headers.get("x-next-page")).toBe("");
+    expect(r.headers.get("x-prev-page")).toBe("2");
+  });
+
+  it("Link carries route parameters and array parameters in Rails to_query form", async () => {
+    const first = (await c.admin("GET", "/groups?order_by=id&per_page=1")).body as { id: number }[];
+    const r = await c.admin("GET", `/groups?skip_groups[]=${first[0]!.id}&per_page=2`);
+    expect(r.headers.get("link")).toContain(`?page=2&per_page=2&skip_groups%5B%5D=${first[0]!.id}>`);
+  });
+
+  it("uses the configured host instead of the Host header when given", async () => {
+    const d = await sandbox({ baseUrlHost: "gitlab.example.com", fixture: { groups: [{ path: "a" }] } });
+    try {
+      const r = await d.admin("GET", "/groups");
+      expect(r.headers.get("link")).toContain("<http://gitlab.example.com/api/v4/groups?");
+    } finally {
+      await d.sb.stop();
+    }
+  });
+});
+
+describe("pagination counts over the threshold", () => {
+  const req = { baseUrl: "http://h", path: "/api/v4/x", linkParams: {}, page: undefined, perPage: "2" };
+  const items = [1, 2, 3, 4, 5];
+
+  it("omits X-Total, X-Total-Pages and rel=last but keeps next", () => {
+    const r = paginate(items, req, { countLimit: 4 });
+    expect(r.headers["X-Total"]).toBeUndefined();
+    expect(r.headers["X-Total-Pages"]).toBeUndefined();
+    expect(r.headers["X-Next-Page"]).toBe("2");
+    expect(r.headers["Link"]).not.toContain('rel="last"');
+    expect(r.body).toEqual([1, 2]);
+  });
+
+  it("keeps counts at exactly the threshold", () => {
+    const r = paginate(items, req, { countLimit: 5 });
+    expect(r.headers["X-Total"]).toBe("5");
+  });
+
+  it("the sandbox server applies a configured threshold", async () => {
+    const d = await sandbox({ countLimit: 3, fixture: { groups: groups.slice(0, 5) } });
+    try {
+      const r = await d.admin("GET", "/groups?per_page=2");
+      expect(r.headers.get("x-total")).toBeNull();
+      expect(r.headers.get("x-total-pages")).toBeNull();
+      expect(r.headers.get("x-next-page")).toBe("2");
+    } finally {
+      await d.sb.stop();
+    }
+  });
+});
