@@ -141,7 +141,8 @@ export function renderDriftJson(plan: Plan): string {
 export function renderDriftMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const s = driftSummary(plan);
   const intro = [`Live state of ${inlineCode(plan.url)} compared with the manifests, ${plan.createdAt}.`];
-  if (plan.targets.length > 0) intro.push(`Limited to targets: ${plan.targets.map(inlineCode).join(", ")}.`);
+  if (plan.targets.length > 0)
+    intro.push(`Limited to targets: ${plan.targets.map((t) => inlineCode(t)).join(", ")}.`);
   const words: Record<Action, string> = {
     update: "drifted",
     replace: "drifted (replace)",

@@ -49,12 +49,15 @@ function longestBacktickRun(text: string): number {
   return longest;
 }
 
-/** An inline code span that holds any text, backticks included; pipes escaped so it is safe in a table cell. */
-export function inlineCode(text: string): string {
+/** An inline code span that holds any text, backticks included; in a table cell, pipes are escaped. */
+export function inlineCode(text: string, inTable = false): string {
   const fence = "`".repeat(longestBacktickRun(text) + 1);
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
-  return `${fence}${pad}${text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|")}${pad}${fence}`;
+  const body = text.replace(/\r?\n/g, " ");
+  return `${fence}${pad}${inTable ? body.replace(/\|/g, "\\|") : body}${pad}${fence}`;
 }
+
+const cellCode = (text: string) => inlineCode(text, true);
 
 /** A fence longer than any backtick run in `content`, so the content cannot close the code block. */
 export function fenceFor(content: string): string {
@@ -211,7 +214,7 @@ export function renderMarkdown(spec: MarkdownSpec): string {
   const byTarget = groupBy(spec.changes, (c) => targetOf(c.address));
   if (spec.changes.length > 0) {
     const kinds = [...new Set(spec.changes.map((c) => c.collection))].sort();
-    let table = `| Target | ${kinds.map(inlineCode).join(" | ")} |\n`;
+    let table = `| Target | ${kinds.map(cellCode).join(" | ")} |\n`;
     table += `| --- | ${kinds.map(() => "---").join(" | ")} |\n`;
     if (budget.add(table, NOTE_RESERVE)) {
       let shown = 0;
@@ -219,7 +222,7 @@ export function renderMarkdown(spec: MarkdownSpec): string {
         const cells = kinds.map((k) => countCell(changes.filter((c) => c.collection === k)));
         if (
           shown >= 4 * LIST_CAP ||
-          !budget.add(`| ${inlineCode(target)} | ${cells.join(" | ")} |\n`, NOTE_RESERVE + 200)
+          !budget.add(`| ${cellCode(target)} | ${cells.join(" | ")} |\n`, NOTE_RESERVE + 200)
         ) {
           break;
         }
@@ -294,7 +297,8 @@ export function renderMarkdown(spec: MarkdownSpec): string {
 export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): string {
   const s = plan.summary;
   const intro = [`Plan for ${inlineCode(plan.url)}, made ${escapeMarkdown(plan.createdAt)}.`];
-  if (plan.targets.length > 0) intro.push(`Limited to targets: ${plan.targets.map(inlineCode).join(", ")}.`);
+  if (plan.targets.length > 0)
+    intro.push(`Limited to targets: ${plan.targets.map((t) => inlineCode(t)).join(", ")}.`);
   const removed = plan.changes.filter((c) => c.action === "delete" || c.action === "replace");
   const summary = [
     { label: "Create", count: s.create },

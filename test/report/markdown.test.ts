@@ -87,6 +87,13 @@ describe("renderPlanMarkdown", () => {
     );
   });
 
+  it("quotes addresses holding backticks or pipes as code without mangling them", () => {
+    const odd = { ...deleteHook, address: 'instance.system_hook["https://h.example.com/a|b`c"]' };
+    const out = renderPlanMarkdown(makePlan([odd]));
+    expect(out).toContain('> - ``instance.system_hook["https://h.example.com/a|b`c"]`` (delete)');
+    expect(out).toContain("| `instance` |");
+  });
+
   it("says when nothing changes", () => {
     const out = renderPlanMarkdown(makePlan([]));
     expect(out).toContain("**No changes.** The live state matches the manifests.");
