@@ -178,6 +178,9 @@ class Planner {
       }
     }
     const liveByKey = new Map(lives.map((l) => [l.key, l]));
+    const declaredKeys: ReadonlySet<string> = new Set(
+      coll.items.map((i) => (kind.identity ? kind.identity(i.fields) : i.key)),
+    );
     const declared = new Set<string>();
     // Parents before children: sort top-level paths by depth.
     const ordered = topLevel
@@ -190,7 +193,7 @@ class Planner {
       const address = addressOf(parentAddress, kind, key);
       const live = liveByKey.get(key);
       if (live) this.liveSeen.push([address, this.maskedFields(specs, live.fields)]);
-      await this.planItem(kind, item, key, address, parentAddress, parent, live, depth);
+      await this.planItem(kind, item, key, address, parentAddress, parent, live, depth, declaredKeys);
     }
 
     if (coll.policy === "ignore" || items.length !== coll.items.length) return;
@@ -261,6 +264,7 @@ class Planner {
     parent: Parent,
     live: Live | undefined,
     depth: number,
+    declared: ReadonlySet<string>,
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
     const self: Parent = { address, collection: kind.collection, key, ref: live?.id, live, parent };
@@ -346,6 +350,9 @@ class Planner {
       return;
     }
     if (!live) {
+      for (const p of (await kind.checkCreate?.(this.ctx, parent, key, desired, declared)) ?? []) {
+        this.problem(p.field ? `${address}.${p.field}` : address, p.message, item.source);
+      }
       if (!kind.create) {
         this.problem(
           address,

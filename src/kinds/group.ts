@@ -72,6 +72,33 @@ export const groupKind: Kind = {
     return up ? [`group[${JSON.stringify(up)}]`] : [];
   },
 
+  async checkCreate(ctx, _parent, fullPath, _desired, declared) {
+    // The v4 interface cannot change a group's parent, and deleting and re-creating a group loses its projects:
+    // a group that appears at a new path while one with the same path segment exists elsewhere, undeclared,
+    // is most likely a move, which must be done in the platform itself.
+    const segment = fullPath.split("/").pop() ?? fullPath;
+    const declaredLower = new Set([...declared].map((d) => d.toLowerCase()));
+    const candidates = await ctx.api.list<ApiGroup>("/groups", {
+      query: { search: segment, all_available: true },
+    });
+    const moved = candidates.find(
+      (g) =>
+        String(g["path"]).toLowerCase() === segment.toLowerCase() &&
+        g.full_path.toLowerCase() !== fullPath.toLowerCase() &&
+        !declaredLower.has(g.full_path.toLowerCase()),
+    );
+    if (!moved) return [];
+    return [
+      {
+        message:
+          `group ${fullPath} would be created, but ${moved.full_path} exists and is no longer in the manifests: ` +
+          "if this is a move, the API cannot change a group's parent and re-creating it would lose its projects " +
+          `and members. Move ${moved.full_path} to ${fullPath} in the platform, then plan again; ` +
+          `or keep ${moved.full_path} in the manifests if both groups should exist`,
+      },
+    ];
+  },
+
   async create(ctx, _parent, desired: Fields, fullPath) {
     const path = fullPath.split("/").pop() ?? fullPath;
     const up = parentPath(fullPath);

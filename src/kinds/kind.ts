@@ -101,6 +101,17 @@ export interface Kind {
 
   /** Creates the object whose identity is `key`; resolves to it as `read` would return it. */
   create?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live>;
+  /**
+   * Problems with creating `key` that need the platform to find (a group that looks moved from elsewhere).
+   * `declared` holds every identity the manifests declare in this collection.
+   */
+  checkCreate?(
+    ctx: KindContext,
+    parent: Parent,
+    key: string,
+    desired: Fields,
+    declared: ReadonlySet<string>,
+  ): Promise<KindProblem[]>;
   /** Sends the changed fields (and any fields the platform requires alongside them). */
   update?(
     ctx: KindContext,

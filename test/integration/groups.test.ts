@@ -78,4 +78,33 @@ groups:
     expect(apply.err).toContain("needs --yes");
     await expect(bench.get("/groups/other")).rejects.toThrow(/404/);
   });
+
+  it("refuses a group move, which the API cannot do without losing the group's projects", async () => {
+    const before = bench.manifest(`version: 1
+groups:
+  corp: {}
+  corp/west: {}
+  corp/east: {}
+  corp/west/team:
+    description: The team
+`);
+    const first = await bench.cli(["apply", "--yes", before]);
+    expect(first.out + first.err).toContain("Apply complete");
+    const moved = bench.manifest(`version: 1
+groups:
+  corp: {}
+  corp/west: {}
+  corp/east: {}
+  corp/east/team:
+    description: The team
+`);
+    const plan = await bench.cli(["plan", moved]);
+    expect(plan.code).toBe(1);
+    expect(plan.out).toContain('group["corp/east/team"]');
+    expect(plan.out).toContain("corp/west/team exists and is no longer in the manifests");
+    expect(plan.out).toContain("the API cannot change a group's parent");
+    const apply = await bench.cli(["apply", "--yes", moved]);
+    expect(apply.code).toBe(1);
+    await expect(bench.get("/groups/corp%2Feast%2Fteam")).rejects.toThrow(/404/);
+  });
 });
