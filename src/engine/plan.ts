@@ -171,7 +171,7 @@ class Planner {
         );
       } catch (error) {
         this.problem(
-          addressOf(parentAddress, kind, "*").replace('["*"]', ""),
+          parentAddress ? `${parentAddress}.${collection}` : collection,
           `could not read ${collection}: ${(error as Error).message}`,
         );
         return;
