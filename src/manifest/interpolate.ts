@@ -19,6 +19,12 @@ const REF = /\$\$\{|\$\{(env|file):([^}]*)\}/g;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Whether `target` lies inside `root` (both absolute). */
+/** A path as shown to the user: relative to the working directory when inside it. */
+export function displayPath(abs: string): string {
+  const rel = relative(process.cwd(), abs);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : abs;
+}
+
 export function isInside(root: string, target: string): boolean {
   const rel = relative(root, target);
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
@@ -37,10 +43,10 @@ export function resolveManifestPath(
   if (written.trim() === "") return { error: "the file path is empty" };
   const abs = resolve(dirname(manifestFile), written);
   if (!isInside(root, abs)) {
-    return { error: `"${written}" is outside the manifest root ${root}; keep referenced files inside it` };
+    return { error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it` };
   }
   if (!mustExist) return { path: abs };
-  if (!existsSync(abs)) return { error: `file "${written}" does not exist (looked for ${abs})` };
+  if (!existsSync(abs)) return { error: `file "${written}" does not exist (looked for ${displayPath(abs)})` };
   const real = realpathSync(abs);
   let realRoot = root;
   try {
@@ -49,7 +55,7 @@ export function resolveManifestPath(
     // root does not exist as such; compare against it unchanged
   }
   if (!isInside(realRoot, real)) {
-    return { error: `"${written}" leads outside the manifest root ${root} through a symbolic link` };
+    return { error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link` };
   }
   if (!statSync(real).isFile()) return { error: `"${written}" is not a file` };
   return { path: real };

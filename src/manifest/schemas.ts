@@ -190,7 +190,6 @@ export function reportSchemaErrors(
   value: unknown,
   prefix: Path,
   diags: Diagnostics,
-  note = "",
 ): void {
   const anyOfPaths = errors
     .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
@@ -218,7 +217,9 @@ export function reportSchemaErrors(
         const hint = didYouMean(key, allowed);
         message = hint
           ? `unknown key "${key}"; did you mean "${hint}"?`
-          : `unknown key "${key}"; allowed keys: ${allowed.join(", ")}`;
+          : allowed.length <= 25
+            ? `unknown key "${key}"; allowed keys: ${allowed.join(", ")}`
+            : `unknown key "${key}": it is none of the ${allowed.length} keys ${String(parent?.title ?? "this object")} allows (see schemas/)`;
         break;
       }
       case "required": {
@@ -302,7 +303,7 @@ export function reportSchemaErrors(
         at = locate(value, path);
         const options = ((parent?.[e.keyword] ?? []) as JsonSchema[]).map((s) =>
           s.type === "array"
-            ? `a list of ${TYPE_NAMES[String((s.items as JsonSchema)?.type)] ?? "values"}s`
+            ? `a list of ${String((s.items as JsonSchema | undefined)?.type ?? "value")}s`
             : (TYPE_NAMES[String(s.type)] ?? "a value"),
         );
         message = `expected ${options.join(" or ")}, got ${describe(data, at)}`;
@@ -312,6 +313,6 @@ export function reportSchemaErrors(
         at = locate(value, path);
         message = e.message ?? "is invalid";
     }
-    diags.error(at, renderPath([...prefix, ...fieldPath]), message + note);
+    diags.error(at, renderPath([...prefix, ...fieldPath]), message);
   }
 }
