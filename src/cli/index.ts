@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerApply } from "./apply.js";
 import { registerPlan } from "./plan.js";
+import { registerSandbox } from "./sandbox.js";
 import { registerValidate } from "./validate.js";
 
 /** The package version, read from package.json next to the build output. */
@@ -57,6 +58,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerValidate(program, io, setExit);
   registerPlan(program, io, setExit);
   registerApply(program, io, setExit);
+  registerSandbox(program, io, setExit);
   void setExit;
   return program;
 }

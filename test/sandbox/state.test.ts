@@ -1,0 +1,128 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { applyFixture } from "../../src/sandbox/fixture.js";
+import { createSandboxApp } from "../../src/sandbox/server.js";
+import { Store } from "../../src/sandbox/store.js";
+import { sandbox } from "./helpers.js";
+
+const dir = () => mkdtempSync(join(tmpdir(), "sbx-state-"));
+
+describe("state persistence", () => {
+  it("writes after every write request and loads it on the next start", async () => {
+    const statePath = join(dir(), "state.json");
+    const a = await sandbox({ statePath });
+    const created = await a.admin("POST", "/groups", { name: "kept", path: "kept" });
+    expect(created.status).toBe(201);
+    const onDisk = JSON.parse(readFileSync(statePath, "utf8")) as { groups: { path: string }[] };
+    expect(onDisk.groups.map((g) => g.path)).toEqual(["kept"]);
+    await a.sb.stop();
+
+    const b = await sandbox({ statePath, fixture: { groups: [{ path: "ignored" }] } });
+    try {
+      const r = await b.admin("GET", "/groups/kept");
+      expect(r.status).toBe(200);
+      expect((r.body as { id: number }).id).toBe((created.body as { id: number }).id);
+      expect((await b.admin("GET", "/groups/ignored")).status).toBe(404);
+      const next = await b.admin("POST", "/groups", { name: "next", path: "next" });
+      expect((next.body as { id: number }).id).toBeGreaterThan((created.body as { id: number }).id);
+    } finally {
+      await b.sb.stop();
+    }
+  });
+
+  it("a corrupt state file is a clear error and is left untouched", () => {
+    const statePath = join(dir(), "state.json");
+    writeFileSync(statePath, '{"format": "forgeform-sandbox-state", ');
+    expect(() => createSandboxApp({ statePath })).toThrow(
+      new RegExp(
+        `^sandbox: state file ${statePath.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} is not valid JSON at .*; move it away or fix it$`,
+      ),
+    );
+    expect(readFileSync(statePath, "utf8")).toBe('{"format": "forgeform-sandbox-state", ');
+  });
+
+  it("a JSON file that is not sandbox state is refused too", () => {
+    const statePath = join(dir(), "state.json");
+    writeFileSync(statePath, '{"hello": 1}');
+    expect(() => createSandboxApp({ statePath })).toThrow(
+      /is not a forgeform sandbox state.*move it away or fix it/,
+    );
+  });
+
+  it("module areas persist with the rest", async () => {
+    const statePath = join(dir(), "state.json");
+    const first = createSandboxApp({ statePath });
+    first.store.area("example", () => ({ rows: [1, 2] }));
+    first.store.persist();
+    const second = createSandboxApp({ statePath });
+    expect(second.store.area("example", () => ({ rows: [] as number[] }))).toEqual({ rows: [1, 2] });
+  });
+});
+
+describe("fixture loading", () => {
+  it("loads users with tokens, groups with members, projects, from YAML", async () => {
+    const path = join(dir(), "fixture.yaml");
+    writeFileSync(
+      path,
+      [
+        "users:",
+        "  - { username: dana, name: Dana, token: dana-token }",
+        "groups:",
+        "  - { path: top, visibility: private, members: { dana: maintainer } }",
+        "projects:",
+        "  - { path: top/app, default_branch: trunk }",
+      ].join("\n"),
+    );
+    const c = await sandbox({ fixture: path });
+    try {
+      const me = await c.call("GET", "/user", { token: "dana-token" });
+      expect(me.body).toMatchObject({ username: "dana", name: "Dana", email: "dana@example.com" });
+      const p = await c.call("GET", "/projects/top%2Fapp", { token: "dana-token" });
+      expect(p.body).toMatchObject({ default_branch: "trunk", path_with_namespace: "top/app" });
+      const members = (await c.admin("GET", "/groups/top/members")).body as {
+        username: string;
+        access_level: number;
+      }[];
+      expect(members).toEqual([expect.objectContaining({ username: "dana", access_level: 40 })]);
+    } finally {
+      await c.sb.stop();
+    }
+  });
+
+  it("names the entry and the fix when something is wrong", () => {
+    expect(() => createSandboxApp({ fixture: { groups: [{ path: "a/b" }] } })).toThrow(
+      'sandbox: fixture <inline>: groups[0] (a/b): parent group "a" is not defined; list parents before children',
+    );
+    expect(() => createSandboxApp({ fixture: { groups: [{ path: "g", members: { nobody: 30 } }] } })).toThrow(
+      /groups\[0\] \(g\)\.members names user "nobody", which is not in users/,
+    );
+    expect(() => createSandboxApp({ fixture: { widgets: [] } })).toThrow(
+      /top-level key "widgets" is not known/,
+    );
+  });
+
+  it("hands unknown keys to the module that registered them, after the core records exist", () => {
+    const seen: unknown[] = [];
+    const store = new Store();
+    const hook = (v: unknown, fx: { store: Store; source: string }) => {
+      seen.push([v, fx.store.groupByFullPath("g")?.path, fx.source]);
+    };
+    applyFixture(store, { widgets: [1, 2], groups: [{ path: "g" }] }, new Map([["widgets", hook]]), "f.yaml");
+    expect(seen).toEqual([[[1, 2], "g", "f.yaml"]]);
+    const { app } = createSandboxApp({});
+    app.onFixture("widgets", () => {});
+    expect(() => app.onFixture("widgets", () => {})).toThrow(/two handlers/);
+  });
+
+  it("the example fixture loads", async () => {
+    const c = await sandbox({ fixture: "examples/sandbox-fixture.yaml" });
+    try {
+      const r = await c.call("GET", "/groups/acme%2Fplatform", { token: "bob-sandbox-token" });
+      expect(r.status).toBe(200);
+    } finally {
+      await c.sb.stop();
+    }
+  });
+});
