@@ -18,9 +18,13 @@ export function renderValidateText(diagnostics: Diagnostic[], files: number, sec
   const lines = diagnostics.map(formatDiagnostic);
   const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
   if (errors > 0) {
-    lines.push(`${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}: the manifests are invalid`);
+    lines.push(
+      `${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}: the manifests are invalid`,
+    );
   } else {
-    lines.push(`${plural(files, "file")} valid${warnings ? ` with ${plural(warnings, "warning")}` : ""}${note}`);
+    lines.push(
+      `${plural(files, "file")} valid${warnings ? ` with ${plural(warnings, "warning")}` : ""}${note}`,
+    );
   }
   return `${lines.join("\n")}\n`;
 }
@@ -35,6 +39,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
     )
     .argument("[paths...]", "manifest files or directories", ["."])
     .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the reference syntax
     .option("--no-secrets", "do not resolve ${env:} and ${file:} references; check everything else")
     .action(async (paths: string[], options: ValidateOptions) => {
       const result = await loadManifests(paths, { secrets: options.secrets });

@@ -43,7 +43,9 @@ export function resolveManifestPath(
   if (written.trim() === "") return { error: "the file path is empty" };
   const abs = resolve(dirname(manifestFile), written);
   if (!isInside(root, abs)) {
-    return { error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it` };
+    return {
+      error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`,
+    };
   }
   if (!mustExist) return { path: abs };
   if (!existsSync(abs)) return { error: `file "${written}" does not exist (looked for ${displayPath(abs)})` };
@@ -55,7 +57,9 @@ export function resolveManifestPath(
     // root does not exist as such; compare against it unchanged
   }
   if (!isInside(realRoot, real)) {
-    return { error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link` };
+    return {
+      error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`,
+    };
   }
   if (!statSync(real).isFile()) return { error: `"${written}" is not a file` };
   return { path: real };

@@ -21,7 +21,9 @@ describe("bad manifest corpus", () => {
   });
 
   it.each(cases)("%s reports exactly the expected diagnostics", async (name) => {
-    const expected = readFileSync(`${dir}/${name.replace(/\.yaml$/, ".expected")}`, "utf8").trimEnd().split("\n");
+    const expected = readFileSync(`${dir}/${name.replace(/\.yaml$/, ".expected")}`, "utf8")
+      .trimEnd()
+      .split("\n");
     const result = await loadManifests([`${dir}/${name}`], { secrets: true, env: {} });
     expect(result.diagnostics.map(formatDiagnostic)).toEqual(expected);
     // A manifest with errors yields no desired state (so nothing can reach the platform); warnings alone do not block.
