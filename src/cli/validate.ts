@@ -5,6 +5,7 @@ import type { Io } from "./index.js";
 interface ValidateOptions {
   format: "text" | "json";
   secrets: boolean;
+  root?: string;
 }
 
 function plural(n: number, word: string): string {
@@ -41,8 +42,15 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
     .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the reference syntax
     .option("--no-secrets", "do not resolve ${env:} and ${file:} references; check everything else")
+    .option(
+      "--root <dir>",
+      "the manifest root that referenced files may not leave (default: the paths' common directory)",
+    )
     .action(async (paths: string[], options: ValidateOptions) => {
-      const result = await loadManifests(paths, { secrets: options.secrets });
+      const result = await loadManifests(paths, {
+        secrets: options.secrets,
+        ...(options.root ? { root: options.root } : {}),
+      });
       const errors = result.diagnostics.filter((d) => d.severity === "error").length;
       const files = result.state?.files ?? [...new Set(result.diagnostics.map((d) => d.file))];
       if (options.format === "json") {

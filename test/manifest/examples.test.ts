@@ -118,6 +118,16 @@ describe("forgeform validate", () => {
     expect(ok).toBe(0);
   });
 
+  it("takes --root to widen where referenced files may live", async () => {
+    const file = "test/fixtures/bad-manifests/45-file-outside-root.yaml";
+    const { io, out } = capture();
+    expect(await main(["node", "forgeform", "validate", "--root", ".", file], io)).toBe(1);
+    expect(out.join("")).toBe(
+      `${file}:5:14: instance.system_hooks[0].token: \${file:../../secret.txt}: file "../../secret.txt" does not exist (looked for test/secret.txt)\n` +
+        "1 error: the manifests are invalid\n",
+    );
+  });
+
   it("emits JSON with --format json", async () => {
     const { io, out } = capture();
     const code = await main(
