@@ -6,6 +6,7 @@ import type { DesiredCollection, DesiredNode, PrunePolicy, SourceRef } from "./m
 import { identityOf, wikiSlug } from "./rules.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
 import { isSecret, Secret } from "./secret.js";
+import type { Group, WikiPage } from "./types.gen.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj =>
@@ -88,12 +89,14 @@ export function buildNode(
       if (!children[k] && props[k]) children[k] = { policy: policyOf(body, k), items: [] };
     }
   }
-  if (collection === "groups" && fields.name === undefined) fields.name = key.split("/").pop() ?? key;
+  const group = fields as Partial<Record<keyof Group, unknown>>;
+  if (collection === "groups" && group.name === undefined) group.name = key.split("/").pop() ?? key;
   if (collection === "wiki_pages") {
-    if (fields.slug === undefined && typeof fields.title === "string") fields.slug = wikiSlug(fields.title);
-    if (typeof fields.content_file === "string") {
+    const page = fields as Partial<Record<keyof WikiPage, unknown>>;
+    if (page.slug === undefined && typeof page.title === "string") page.slug = wikiSlug(page.title);
+    if (typeof page.content_file === "string") {
       const at = fieldSources.content_file!;
-      const r = resolveManifestPath(at.file, fields.content_file, ctx.root, true);
+      const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
       if ("path" in r) fields.content = readFileSync(r.path, "utf8");
       fieldSources.content = at;
       delete fields.content_file;

@@ -8,6 +8,7 @@ import type { DesiredCollection, DesiredNode, DesiredState } from "./model.js";
 import { checkBody, checkGroupVisibility } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
 import { TemplateResolver } from "./templates.js";
+import type { Manifest } from "./types.gen.js";
 import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
 
 export type { Diagnostic } from "./diagnostics.js";
@@ -169,7 +170,8 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     }
     if (!manifestValidator(doc.value))
       reportSchemaErrors(manifestValidator.errors ?? [], doc.value, [], diags);
-    const v = doc.value;
+    // Typed by the generated Manifest type; values are still checked, since a document with errors is read on.
+    const v = doc.value as Partial<Record<keyof Manifest, unknown>>;
     if (isObj(v.templates)) {
       for (const [n, b] of Object.entries(v.templates)) {
         declare(templates, n, b, keyLoc(v.templates, n), renderPath(["templates", n]), "template", diags);

@@ -4,6 +4,14 @@ import { hasReference } from "./formats.js";
 import { resolveManifestPath } from "./interpolate.js";
 import { keyLoc, type Loc, type Path, selfLoc, valueLoc } from "./located.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
+import type {
+  BroadcastMessage,
+  DeployAccessLevel,
+  Milestone,
+  NotificationSettings,
+  ProtectedEnvironment,
+  WikiPage,
+} from "./types.gen.js";
 
 type Obj = Record<string, unknown>;
 
@@ -110,11 +118,14 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
   if (item.state === "absent") return;
   switch (collection) {
     case "protected_environments": {
-      const levels = item.deploy_access_levels;
+      // Rules run on values that may have failed schema checks: the generated types name the fields, the guards
+      // check the shapes.
+      const levels: unknown = (item as Partial<ProtectedEnvironment>).deploy_access_levels;
       if (!Array.isArray(levels)) break;
+      const deployers: (keyof DeployAccessLevel)[] = ["access_level", "user", "group"];
       levels.forEach((entry, i) => {
         if (!isObj(entry)) return;
-        const set = ["access_level", "user", "group"].filter((k) => entry[k] !== undefined);
+        const set = deployers.filter((k) => entry[k] !== undefined);
         if (set.length !== 1) {
           diags.error(
             selfLoc(entry),
@@ -126,8 +137,9 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       break;
     }
     case "wiki_pages": {
-      const hasContent = item.content !== undefined;
-      const hasFile = item.content_file !== undefined;
+      const page = item as Partial<WikiPage>;
+      const hasContent = page.content !== undefined;
+      const hasFile = page.content_file !== undefined;
       if (hasContent === hasFile) {
         diags.error(
           selfLoc(item),
@@ -137,15 +149,16 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
             : "missing the page text: set content (inline) or content_file (a path)",
         );
       }
-      if (typeof item.content_file === "string") {
+      if (typeof page.content_file === "string") {
         const at = valueLoc(item, "content_file");
-        const r = resolveManifestPath(at.file, item.content_file, ctx.root, true);
+        const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
         if ("error" in r) diags.error(at, renderPath([...path, "content_file"]), r.error);
       }
-      if (Array.isArray(item.attachments)) {
-        item.attachments.forEach((a, i) => {
+      const attachments: unknown = page.attachments;
+      if (Array.isArray(attachments)) {
+        attachments.forEach((a, i) => {
           if (typeof a !== "string") return;
-          const at = valueLoc(item.attachments as unknown[], i);
+          const at = valueLoc(attachments, i);
           const r = resolveManifestPath(at.file, a, ctx.root, true);
           if ("error" in r) diags.error(at, renderPath([...path, "attachments", i]), r.error);
         });
@@ -153,7 +166,7 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       break;
     }
     case "broadcast_messages": {
-      const { starts_at: s, ends_at: e } = item;
+      const { starts_at: s, ends_at: e }: Partial<BroadcastMessage> = item;
       if (isPlainString(s) && isPlainString(e)) {
         const a = Date.parse(s);
         const b = Date.parse(e);
@@ -168,7 +181,7 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       break;
     }
     case "milestones": {
-      const { start_date: s, due_date: d } = item;
+      const { start_date: s, due_date: d }: Partial<Milestone> = item;
       if (isPlainString(s) && isPlainString(d) && d < s) {
         diags.error(
           valueLoc(item, "due_date"),
@@ -179,12 +192,13 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       break;
     }
     case "notification_settings": {
+      const level: unknown = (item as Partial<NotificationSettings>).level;
       const events = Object.keys(item).filter((k) => k !== "level" && k !== "notification_email");
-      if (events.length > 0 && item.level !== undefined && item.level !== "custom") {
+      if (events.length > 0 && level !== undefined && level !== "custom") {
         diags.warning(
           keyLoc(item, events[0]!),
           renderPath([...path, events[0]!]),
-          `event switches apply only when level is custom (level is ${String(item.level)}); they are sent but have no effect`,
+          `event switches apply only when level is custom (level is ${String(level)}); they are sent but have no effect`,
         );
       }
       break;
