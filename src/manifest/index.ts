@@ -34,7 +34,6 @@ export interface LoadResult {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
-const ROOT_KEYS = ["version", "templates", "instance", "groups", "projects"];
 
 /** The default manifest root: the deepest directory containing every given path (directories as themselves). */
 export function manifestRoot(paths: string[]): string {
@@ -151,7 +150,9 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     }
     const parsed = parseYaml(name, readFileSync(src.file, "utf8"), diags);
     const relevant = parsed.filter(
-      (d) => src.explicit || (isObj(d.value) && ROOT_KEYS.some((k) => Object.hasOwn(d.value as Obj, k))),
+      // In a directory only documents with a top-level `version` are manifests (other YAML, such as CI
+      // configuration or the sandbox fixture, is left alone); a file named explicitly is always checked.
+      (d) => src.explicit || (isObj(d.value) && Object.hasOwn(d.value, "version")),
     );
     if (relevant.length > 0 || src.explicit) files.push(name);
     docs.push(...relevant);

@@ -78,6 +78,13 @@ describe("examples", () => {
 });
 
 describe("forgeform validate", () => {
+  it("checks a whole directory, skipping YAML that is not a manifest", async () => {
+    const { io, out } = capture();
+    const code = await main(["node", "forgeform", "validate", "--no-secrets", "examples"], io);
+    expect(out.join("")).toBe(`${EXAMPLES.length} files valid (secret references not resolved: --no-secrets)\n`);
+    expect(code).toBe(0);
+  });
+
   it("prints file:line:col diagnostics and exits 1 on errors", async () => {
     const { io, out } = capture();
     const code = await main(

@@ -312,19 +312,23 @@ groups:
       'b.yaml:4:7: instance.system_hooks[1]: duplicate system_hooks entry "https://hooks.example.com/a" (identity: url); also declared at ' +
         `${join(dir, "a.yaml")}:4:7`,
       `b.yaml:6:3: groups.acme: group "acme" is declared twice; first declared at ${join(dir, "a.yaml")}:6:3`,
-      'notes.yaml:1:1: version: missing required key "version"',
-      `notes.yaml:2:3: groups.acme: group "acme" is declared twice; first declared at ${join(dir, "a.yaml")}:6:3`,
     ]);
   });
 
-  it("reads a directory's manifests only (YAML files without manifest keys are skipped)", async () => {
+  it("reads a directory's manifests only: YAML without a top-level version is skipped unless named", async () => {
     const dir = workspace({
       "a.yaml": "version: 1\ngroups:\n  acme: {}\n",
       "ci/pipeline.yml": "stages: [build]\n",
+      "fixture.yaml": "groups:\n  - path: acme\n",
     });
     const { state, lines } = await load(dir);
     expect(lines).toEqual([]);
     expect(state!.files).toEqual([join(dir, "a.yaml")]);
+    const named = await load(dir, ["fixture.yaml"]);
+    expect(named.lines).toEqual([
+      'fixture.yaml:1:1: version: missing required key "version"',
+      "fixture.yaml:2:3: groups: expected a map, got a list",
+    ]);
   });
 });
 
