@@ -27,12 +27,13 @@ export function userBasic(ctx: Pick<Ctx, "baseUrl">, u: UserRec): Record<string,
 }
 
 /**
- * User (extended). `self` (the caller's own record, GET /user) and administrators see the private fields;
+ * User (extended). With `self` (GET /user) or for administrators the private fields are added;
  * administrators also see `is_admin`.
  */
 export function userFull(
   ctx: Pick<Ctx, "baseUrl" | "isAdmin" | "user" | "licensed">,
   u: UserRec,
+  opts: { self?: boolean } = {},
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {
     ...userBasic(ctx, u),
@@ -46,8 +47,7 @@ export function userFull(
     website_url: u.website_url,
     organization: u.organization,
   };
-  const self = ctx.user?.id === u.id;
-  if (self || ctx.isAdmin) {
+  if (opts.self || ctx.isAdmin) {
     Object.assign(out, {
       last_sign_in_at: null,
       confirmed_at: u.confirmed_at,

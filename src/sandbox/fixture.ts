@@ -237,6 +237,20 @@ export function applyFixture(
       throw new FixtureError(`sandbox: fixture ${source}: ${where}: ${describeErrors(errors)}`);
     insertProject(store, rec);
     applyMembers(store, p["members"], "project", rec.id, where, source);
+    if (p["shared_with"] !== undefined && p["shared_with"] !== null) {
+      for (const [groupPath, level] of Object.entries(
+        obj(p["shared_with"], `${where}.shared_with`, source),
+      )) {
+        const g = store.groupByFullPath(groupPath);
+        if (!g) {
+          throw new FixtureError(
+            `sandbox: fixture ${source}: ${where}.shared_with names group "${groupPath}", which is not in groups`,
+          );
+        }
+        const access = accessLevel(level, `${where}.shared_with.${groupPath}`, source);
+        rec.shared_with_groups.push({ group_id: g.id, group_access_level: access, expires_at: null });
+      }
+    }
   });
   for (const [key, hook] of hooks) {
     if (fixture[key] !== undefined) hook(fixture[key], { store, source });

@@ -235,7 +235,7 @@ export function buildProject(
   const now = store.nowIso();
   return {
     id: 0,
-    description: "",
+    description: null,
     visibility: "private" as Visibility,
     default_branch: null,
     archived: false,

@@ -1,4 +1,4 @@
-import { paramError } from "./errors.js";
+import { paramError, preconditionFailed } from "./errors.js";
 import { coerceInteger } from "./params.js";
 import { type ParamHash, toQuery } from "./request.js";
 
@@ -128,4 +128,15 @@ export function paginate<T>(
     headers["X-Total-Pages"] = String(Math.max(totalPages, 1));
   }
   return new Reply(200, slice.map(map), headers);
+}
+
+/**
+ * `destroy_conditionally!`: a DELETE carrying `If-Unmodified-Since` older than the record's `updated_at` (compared
+ * in whole seconds) is 412 `{"message":"412 Precondition Failed"}`. Call it before deleting.
+ */
+export function checkUnmodifiedSince(header: string | undefined, updatedAt: string): void {
+  if (!header) return;
+  const since = Date.parse(header);
+  if (Number.isNaN(since)) return;
+  if (Math.floor(Date.parse(updatedAt) / 1000) > Math.floor(since / 1000)) throw preconditionFailed();
 }

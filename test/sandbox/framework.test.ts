@@ -174,3 +174,42 @@ describe("routing (§4)", () => {
     expect(r.body).toEqual({ error: "message body does not match declared format" });
   });
 });
+
+describe("mounts and route options", () => {
+  it("serves SCIM routes under /api/scim/v2 without token resolution, and root routes without a prefix", async () => {
+    const { createSandboxApp } = await import("../../src/sandbox/server.js");
+    const { json } = await import("../../src/sandbox/respond.js");
+    const { app } = createSandboxApp({ edition: "core" });
+    app.get(
+      "/groups/:group/Users",
+      (ctx) =>
+        json({ group: ctx.path["group"], auth: ctx.req.header("authorization") }, 200, {
+          "Content-Type": "application/scim+json",
+        }),
+      { mount: "scim" },
+    );
+    app.get("/only-licensed", () => ({ ok: true }), { licensed: true });
+    const req = (method: string, path: string, headers: Record<string, string> = {}) => ({
+      method,
+      path,
+      rawQuery: "",
+      query: {},
+      body: {},
+      json: undefined,
+      rawBody: Buffer.alloc(0),
+      headers,
+      header: (n: string) => headers[n.toLowerCase()],
+    });
+    const scim = await app.handle(
+      req("GET", "/api/scim/v2/groups/acme%2Fsub/Users", { authorization: "Bearer scim-secret" }),
+    );
+    expect(scim.status).toBe(200);
+    expect(scim.body).toEqual({ group: "acme/sub", auth: "Bearer scim-secret" });
+    expect(scim.headers["Content-Type"]).toBe("application/scim+json");
+    const rest = await app.handle(req("GET", "/api/v4/groups/acme/Users"));
+    expect(rest.body).toEqual({ error: "404 Not Found" });
+    const gated = await app.handle(req("GET", "/api/v4/only-licensed"));
+    expect(gated.status).toBe(404);
+    expect(gated.body).toEqual({ error: "404 Not Found" });
+  });
+});

@@ -119,8 +119,15 @@ describe("fixture loading", () => {
   it("the example fixture loads", async () => {
     const c = await sandbox({ fixture: "examples/sandbox-fixture.yaml" });
     try {
-      const r = await c.call("GET", "/groups/acme%2Fplatform", { token: "bob-sandbox-token" });
+      const r = await c.call("GET", "/projects/acme%2Fplatform%2Fapi", { token: "bob-sandbox-token" });
       expect(r.status).toBe(200);
+      expect((r.body as { shared_with_groups: unknown[] }).shared_with_groups).toEqual([
+        expect.objectContaining({ group_full_path: "acme/platform", group_access_level: 30 }),
+      ]);
+      const members = (await c.admin("GET", "/projects/acme%2Fplatform%2Fapi/members")).body as {
+        username: string;
+      }[];
+      expect(members.map((m) => m.username)).toEqual(["release-bot"]);
     } finally {
       await c.sb.stop();
     }

@@ -10,7 +10,7 @@ import type { UserRec } from "../store.js";
 const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]$|^[a-zA-Z0-9_]$/;
 
 export function register(app: SandboxApp): void {
-  app.get("/user", (ctx) => userFull({ ...ctx, isAdmin: ctx.isAdmin }, requireAuth(ctx)));
+  app.get("/user", (ctx) => userFull(ctx, requireAuth(ctx), { self: true }));
 
   app.get("/users", (ctx) => {
     const p = ctx.declare({
@@ -71,8 +71,8 @@ export function register(app: SandboxApp): void {
         typeof ka === "number" && typeof kb === "number" ? ka - kb : String(ka).localeCompare(String(kb));
       return c * dir || (a.id - b.id) * dir;
     });
-    // Guests and regular users get the brief form; administrators the full one.
-    return ctx.paginate(list, (u) => (ctx.user ? userFull(ctx, u) : userBasic(ctx, u)));
+    // Administrators get the full form (UserWithAdmin); everyone else the brief one (UserBasic).
+    return ctx.paginate(list, (u) => (ctx.isAdmin ? userFull(ctx, u) : userBasic(ctx, u)));
   });
 
   app.get("/users/:id", (ctx) => {
