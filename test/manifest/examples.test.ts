@@ -81,7 +81,9 @@ describe("forgeform validate", () => {
   it("checks a whole directory, skipping YAML that is not a manifest", async () => {
     const { io, out } = capture();
     const code = await main(["node", "forgeform", "validate", "--no-secrets", "examples"], io);
-    expect(out.join("")).toBe(`${EXAMPLES.length} files valid (secret references not resolved: --no-secrets)\n`);
+    expect(out.join("")).toBe(
+      `${EXAMPLES.length} files valid (secret references not resolved: --no-secrets)\n`,
+    );
     expect(code).toBe(0);
   });
 
