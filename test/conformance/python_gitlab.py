@@ -76,6 +76,10 @@ check("create project", proj.path_with_namespace == "py-top/py-app")
 listed = admin.groups.get(top.id).projects.list(all=True)
 check("group projects", [p.path for p in listed] == ["py-app"])
 check("get project by path", admin.projects.get("py-top/py-app").id == proj.id)
+for i in range(4):
+    admin.projects.create({"name": f"py-key-{i}", "namespace_id": top.id})
+keyset = admin.projects.list(pagination="keyset", order_by="id", sort="asc", per_page=2, iterator=True)
+check("keyset pagination via Link", len([p for p in keyset if p.path.startswith("py-key-")]) == 4)
 
 # Members
 someone = admin.users.create({"username": "py-member", "name": "Py Member", "email": "py@example.com", "password": "password123"})

@@ -146,3 +146,33 @@ describe("pagination counts over the threshold", () => {
     }
   });
 });
+
+describe("keyset pagination of GET /projects (§1.2)", () => {
+  it("follows Link rel=next with id_after until the header is absent; other orders are 405", async () => {
+    const projects = Array.from({ length: 5 }, (_, i) => ({ path: `k/p${i}`, visibility: "public" }));
+    const c = await sandbox({ fixture: { groups: [{ path: "k", visibility: "public" }], projects } });
+    try {
+      const seen: string[] = [];
+      let url: string | undefined =
+        `${c.sb.url}/api/v4/projects?pagination=keyset&order_by=id&sort=asc&per_page=2`;
+      let pages = 0;
+      while (url) {
+        const res: Response = await fetch(url, { headers: { "PRIVATE-TOKEN": "admin-token" } });
+        const body = (await res.json()) as { path: string }[];
+        seen.push(...body.map((p) => p.path));
+        expect(res.headers.get("x-total")).toBeNull();
+        const link = res.headers.get("link");
+        if (link) expect(res.headers.get("links")).toBe(link);
+        url = link ? /<([^>]+)>; rel="next"/.exec(link)?.[1] : undefined;
+        pages++;
+      }
+      expect(seen).toEqual(["p0", "p1", "p2", "p3", "p4"]);
+      expect(pages).toBe(3);
+      const bad = await c.admin("GET", "/projects?pagination=keyset&order_by=name");
+      expect(bad.status).toBe(405);
+      expect(bad.body).toEqual({ error: "Keyset pagination is not yet available for this type of request" });
+    } finally {
+      await c.sb.stop();
+    }
+  });
+});

@@ -11,10 +11,11 @@ import {
   requireAuth,
 } from "../auth.js";
 import { projectJson, projectSimple } from "../entities.js";
-import { notFound, validation } from "../errors.js";
+import { HttpError, notFound, validation } from "../errors.js";
 import { buildProject, insertProject, validateProject } from "../model.js";
 import type { ParamSpec } from "../params.js";
-import { accepted, created, noContent } from "../respond.js";
+import { toQuery } from "../request.js";
+import { accepted, created, json, noContent, type Reply } from "../respond.js";
 import type { GroupRec, ProjectRec, UserRec } from "../store.js";
 import { VISIBILITIES } from "../store.js";
 
@@ -71,6 +72,46 @@ function canCreateIn(ctx: Ctx, user: UserRec, g: GroupRec): boolean {
   if (g.project_creation_level === "noone") return level >= ACCESS.owner;
   if (g.project_creation_level === "maintainer") return level >= ACCESS.maintainer;
   return level >= ACCESS.developer;
+}
+
+/**
+ * Keyset pagination of GET /projects (§1.2, 13.x): only with `order_by=id`; `id_after`/`id_before` select the
+ * page, the next page is announced by `Link` (and the deprecated `Links`) with `rel="next"`, absent at the end.
+ */
+function keysetPage(
+  ctx: Ctx,
+  sorted: ProjectRec[],
+  orderBy: string,
+  sort: string,
+  view: (p: ProjectRec) => unknown,
+): Reply {
+  if (orderBy !== "id") throw methodNotAllowedKeyset();
+  const q = ctx.declare({
+    id_after: { type: "integer" },
+    id_before: { type: "integer" },
+    per_page: { type: "integer" },
+  });
+  const perPage = q.per_page === undefined || q.per_page <= 0 ? 20 : Math.min(q.per_page, 100);
+  let rows = sorted;
+  if (q.id_after !== undefined) rows = rows.filter((x) => x.id > (q.id_after as number));
+  if (q.id_before !== undefined) rows = rows.filter((x) => x.id < (q.id_before as number));
+  const page = rows.slice(0, perPage);
+  const headers: Record<string, string> = {};
+  const last = page[page.length - 1];
+  if (last && rows.length > perPage) {
+    const params: Record<string, unknown> = { ...ctx.req.query, per_page: String(perPage) };
+    delete params["id_after"];
+    delete params["id_before"];
+    params[sort === "asc" ? "id_after" : "id_before"] = String(last.id);
+    const link = `<${ctx.baseUrl}${ctx.req.path}?${toQuery(params)}>; rel="next"`;
+    headers["Link"] = link;
+    headers["Links"] = link;
+  }
+  return json(page.map(view), 200, headers);
+}
+
+function methodNotAllowedKeyset(): HttpError {
+  return new HttpError(405, { error: "Keyset pagination is not yet available for this type of request" });
 }
 
 export function register(app: SandboxApp): void {
@@ -130,7 +171,9 @@ export function register(app: SandboxApp): void {
         typeof ka === "number" && typeof kb === "number" ? ka - kb : collator.compare(String(ka), String(kb));
       return c * dir || (a.id - b.id) * dir;
     });
-    return ctx.paginate(list, (x) => (p.simple ? projectSimple(ctx, store, x) : projectJson(ctx, store, x)));
+    const view = (x: ProjectRec) => (p.simple ? projectSimple(ctx, store, x) : projectJson(ctx, store, x));
+    if (ctx.params["pagination"] === "keyset") return keysetPage(ctx, list, p.order_by, p.sort, view);
+    return ctx.paginate(list, view);
   });
 
   app.get("/projects/:id", (ctx) => {
