@@ -56,9 +56,9 @@ function isChild(prop: JsonSchema, resolve?: RefResolver): boolean {
   const p = deref(prop, resolve);
   if (p["x-singleton"] === true) return true;
   if (p["type"] === "array" && p["items"]) {
-    if (typeof p["x-identity"] === "string") return true;
+    if (p["x-identity"] !== undefined) return true;
     const items = deref(p["items"] as JsonSchema, resolve);
-    return typeof items["x-identity"] === "string";
+    return items["x-identity"] !== undefined;
   }
   return false;
 }

@@ -58,7 +58,7 @@ function buildIndex(): Map<string, Located> {
     for (const [name, prop] of Object.entries(props)) {
       let item: JsonSchema | undefined;
       let itemFile = file;
-      if (prop["type"] === "array" && prop["items"] && typeof prop["x-identity"] === "string") {
+      if (prop["type"] === "array" && prop["items"] && prop["x-identity"] !== undefined) {
         const items = prop["items"] as JsonSchema;
         itemFile = refFile(items, file);
         item = typeof items["$ref"] === "string" ? resolve(items["$ref"]) : items;

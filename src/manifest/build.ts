@@ -6,7 +6,7 @@ import type { DesiredCollection, DesiredNode, PrunePolicy, SourceRef } from "./m
 import { identityOf, wikiSlug } from "./rules.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
 import { isSecret, Secret } from "./secret.js";
-import type { Group, WikiPage } from "./types.gen.js";
+import type { WikiPage } from "./types.gen.js";
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj =>
@@ -89,8 +89,6 @@ export function buildNode(
       if (!children[k] && props[k]) children[k] = { policy: policyOf(body, k), items: [] };
     }
   }
-  const group = fields as Partial<Record<keyof Group, unknown>>;
-  if (collection === "groups" && group.name === undefined) group.name = key.split("/").pop() ?? key;
   if (collection === "wiki_pages") {
     const page = fields as Partial<Record<keyof WikiPage, unknown>>;
     if (page.slug === undefined && typeof page.title === "string") page.slug = wikiSlug(page.title);

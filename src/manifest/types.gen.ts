@@ -1162,7 +1162,7 @@ export interface GlobalNotificationSettings {
  */
 export interface Group {
   /**
-   * The display name; defaults to the last segment of the group's path.
+   * The display name. When not set, a new group is named after the last segment of its path, and an existing group's name is left as it is.
    */
   name?: string;
   /**

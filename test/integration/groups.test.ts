@@ -108,4 +108,24 @@ groups:
     expect(apply.code).toBe(1);
     await expect(bench.get("/groups/corp%2Feast%2Fteam")).rejects.toThrow(/404/);
   });
+
+  it("names a new group after its path when no name is declared, and never renames an existing one", async () => {
+    const named = bench.manifest(`version: 1
+groups:
+  labs:
+    name: Research Labs
+`);
+    expect((await bench.cli(["apply", "--yes", named])).code).toBe(0);
+    const unnamed = bench.manifest(`version: 1
+groups:
+  labs:
+    description: Research
+  labs/robots: {}
+`);
+    const plan = await bench.cli(["plan", unnamed]);
+    expect(plan.out).not.toContain("name:");
+    expect((await bench.cli(["apply", "--yes", unnamed])).code).toBe(0);
+    expect((await bench.get<{ name: string }>("/groups/labs")).name).toBe("Research Labs");
+    expect((await bench.get<{ name: string }>("/groups/labs%2Frobots")).name).toBe("robots");
+  });
 });

@@ -79,14 +79,15 @@ projects:
     "pages/pic.svg": "<svg/>",
   });
 
-  it("builds the tree with parents before children, identities as keys and defaults filled", async () => {
+  it("builds the tree with parents before children, identities as keys, and only declared fields", async () => {
     const { state, lines } = await load(dir, ["."], { NIGHTLY_TOKEN: "s3cr3t" });
     expect(lines).toEqual([]);
     const root = state!.root;
     expect(root.children.groups!.items.map((g) => g.key)).toEqual(["acme", "acme/platform"]);
     expect(root.children.groups!.policy).toBe("warn");
     const platform = child(root, "groups", "acme/platform");
-    expect(platform.fields).toEqual({ description: "Shared services", name: "platform" });
+    // An undeclared name is not filled in: an existing group's display name must not be compared.
+    expect(platform.fields).toEqual({ description: "Shared services" });
     expect(platform.source).toMatchObject({ line: 3, col: 3 });
     const acme = child(root, "groups", "acme");
     expect(child(acme, "milestones", "Q1")).toMatchObject({
@@ -162,7 +163,6 @@ groups:
       visibility: "private",
       description: "own",
       require_two_factor_authentication: true,
-      name: "acme",
     });
     expect(acme.fieldSources.visibility).toMatchObject({ line: 4 });
     expect(acme.fieldSources.description).toMatchObject({ line: 17 });
