@@ -129,6 +129,12 @@ export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec): E
   validateName(errors, g.name);
   validatePath(errors, g.path, g.parent_id === null);
   if (g.description.length > 255) add(errors, "description", "is too long (maximum is 255 characters)");
+  if (
+    !errors["name"] &&
+    store.data.groups.some((x) => x.parent_id === g.parent_id && x.name === g.name && x.id !== existing?.id)
+  ) {
+    add(errors, "name", "has already been taken");
+  }
   if (!errors["path"] && pathTaken(store, g.parent_id, g.path, existing?.id)) {
     add(errors, "path", "has already been taken");
   }

@@ -279,3 +279,53 @@ describe("groups (§3.1)", () => {
     expect((await c.admin("GET", "/version")).body).toMatchObject({ version: "13.12.0-ee" });
   });
 });
+
+describe("group model rules", () => {
+  it("names are unique among siblings, nesting stops at 20 ancestors, and visibility cannot drop below children", async () => {
+    const chain = Array.from({ length: 21 }, (_, i) => ({
+      path: Array.from({ length: i + 1 }, (_, j) => `n${j}`).join("/"),
+      visibility: "public",
+    }));
+    const c = await sandbox({ fixture: { groups: chain } });
+    try {
+      const top = (await c.admin("GET", "/groups/n0")).body as Group;
+      const dupName = await c.admin("POST", "/groups", { name: "n1", path: "other-path", parent_id: top.id });
+      expect(dupName.body).toEqual({ message: 'Failed to save group {:name=>["has already been taken"]}' });
+
+      const deepest = c.sb.store.groupByFullPath(chain[20]!.path)!;
+      const tooDeep = await c.admin("POST", "/groups", { name: "x", path: "x", parent_id: deepest.id });
+      expect(tooDeep.body).toEqual({
+        message: 'Failed to save group {:parent_id=>["has too deep level of nesting"]}',
+      });
+
+      const down = await c.admin("PUT", `/groups/${top.id}`, { visibility: "private" });
+      expect(down.status).toBe(400);
+      expect(down.body).toEqual({
+        message: {
+          visibility_level: ["private is not allowed since there are sub-groups with higher visibility."],
+        },
+      });
+    } finally {
+      await c.sb.stop();
+    }
+  });
+
+  it("GET /groups/:id/projects/shared lists projects shared with the group", async () => {
+    const c = await sandbox({
+      fixture: {
+        groups: [{ path: "a" }, { path: "b" }],
+        projects: [{ path: "a/x", shared_with: { b: 30 } }, { path: "a/y" }],
+      },
+    });
+    try {
+      const r = await c.admin("GET", "/groups/b/projects/shared");
+      expect((r.body as { path_with_namespace: string }[]).map((p) => p.path_with_namespace)).toEqual([
+        "a/x",
+      ]);
+      const detail = (await c.admin("GET", "/groups/b")).body as { shared_projects: { path: string }[] };
+      expect(detail.shared_projects.map((p) => p.path)).toEqual(["x"]);
+    } finally {
+      await c.sb.stop();
+    }
+  });
+});

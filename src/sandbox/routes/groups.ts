@@ -70,11 +70,10 @@ const UNSTORED = new Set(["avatar", "shared_runners_setting"]);
 /** Collator close to the platform database's ordering of names. */
 const collator = new Intl.Collator("en");
 
-function compareBy(order: string, a: GroupRec, b: GroupRec, store: Store): number {
+function compareBy(order: string, a: GroupRec, b: GroupRec): number {
   if (order === "path") return collator.compare(a.path, b.path);
   if (order === "id") return a.id - b.id;
   if (order === "similarity") return 0;
-  void store;
   return collator.compare(a.name, b.name);
 }
 
@@ -137,7 +136,7 @@ function findGroups(
     groups = groups.filter((g) => g.name.toLowerCase().includes(term) || g.path.toLowerCase().includes(term));
   }
   const dir = p.sort === "desc" ? -1 : 1;
-  groups.sort((a, b) => compareBy(p.order_by, a, b, store) * dir || a.id - b.id);
+  groups.sort((a, b) => compareBy(p.order_by, a, b) * dir || a.id - b.id);
   return { groups, statistics: p.statistics && ctx.isAdmin };
 }
 
@@ -161,6 +160,33 @@ function detail(ctx: Ctx, g: GroupRec, withProjects = true): Record<string, unkn
   if (!withProjects) return groupJson(ctx, ctx.store, g);
   const { projects, shared } = detailProjects(ctx, g);
   return groupDetailJson(ctx, ctx.store, g, { projects, sharedProjects: shared });
+}
+
+/** Orders projects as the platform does, with `id` as the tiebreak in the same direction. */
+function sortProjects(list: ProjectRec[], orderBy: string, sort: string): void {
+  const dir = sort === "asc" ? 1 : -1;
+  const key = (x: ProjectRec): string | number => {
+    switch (orderBy) {
+      case "name":
+        return x.name;
+      case "path":
+        return x.path;
+      case "created_at":
+        return x.created_at;
+      case "updated_at":
+      case "last_activity_at":
+        return x.last_activity_at;
+      default:
+        return x.id;
+    }
+  };
+  list.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    const c =
+      typeof ka === "number" && typeof kb === "number" ? ka - kb : collator.compare(String(ka), String(kb));
+    return c * dir || (a.id - b.id) * dir;
+  });
 }
 
 const PROJECT_ORDER = [
@@ -218,29 +244,7 @@ function groupProjects(ctx: Ctx, g: GroupRec): unknown {
     const min = p.min_access_level;
     list = user ? list.filter((x) => (user.admin ? 50 : projectAccessLevel(store, user, x)) >= min) : [];
   }
-  const dir = p.sort === "asc" ? 1 : -1;
-  const key = (x: ProjectRec): string | number => {
-    switch (p.order_by) {
-      case "name":
-        return x.name;
-      case "path":
-        return x.path;
-      case "created_at":
-        return x.created_at;
-      case "updated_at":
-      case "last_activity_at":
-        return x.last_activity_at;
-      default:
-        return x.id;
-    }
-  };
-  list.sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    const c =
-      typeof ka === "number" && typeof kb === "number" ? ka - kb : collator.compare(String(ka), String(kb));
-    return c * dir || (a.id - b.id) * dir;
-  });
+  sortProjects(list, p.order_by, p.sort);
   return ctx.paginate(list, (x) => (p.simple ? projectSimple(ctx, store, x) : projectJson(ctx, store, x)));
 }
 
@@ -387,6 +391,39 @@ export function register(app: SandboxApp): void {
   });
 
   app.get("/groups/:id/projects", (ctx) => groupProjects(ctx, findGroup(ctx, ctx.path["id"]!)));
+
+  app.get("/groups/:id/projects/shared", (ctx) => {
+    const g = findGroup(ctx, ctx.path["id"]!);
+    const p = ctx.declare({
+      archived: { type: "boolean" },
+      visibility: { type: "string", values: VISIBILITIES },
+      order_by: { type: "string", values: PROJECT_ORDER, default: "created_at" },
+      sort: { type: "string", values: ["asc", "desc"], default: "desc" },
+      search: { type: "string" },
+      simple: { type: "boolean", default: false },
+      min_access_level: { type: "integer", values: [10, 20, 30, 40, 50] },
+    });
+    let list = ctx.store.data.projects.filter(
+      (x) => x.shared_with_groups.some((s) => s.group_id === g.id) && canReadProject(ctx.store, ctx.user, x),
+    );
+    if (p.archived !== undefined) list = list.filter((x) => x.archived === p.archived);
+    if (p.visibility) list = list.filter((x) => x.visibility === p.visibility);
+    if (p.search) {
+      const t = p.search.toLowerCase();
+      list = list.filter((x) => x.name.toLowerCase().includes(t) || x.path.toLowerCase().includes(t));
+    }
+    if (p.min_access_level !== undefined) {
+      const min = p.min_access_level;
+      const user = ctx.user;
+      list = user
+        ? list.filter((x) => (user.admin ? 50 : projectAccessLevel(ctx.store, user, x)) >= min)
+        : [];
+    }
+    sortProjects(list, p.order_by, p.sort);
+    return ctx.paginate(list, (x) =>
+      p.simple ? projectSimple(ctx, ctx.store, x) : projectJson(ctx, ctx.store, x),
+    );
+  });
 
   app.post("/groups", (ctx) => {
     authenticateNonGet(ctx);
