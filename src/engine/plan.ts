@@ -113,8 +113,9 @@ class Planner {
     return maskSecrets(value);
   }
 
+  /** The fields that describe the object itself: not child collections, not manifest-only instructions. */
   private ownFields(specs: Specs, fields: Fields): [string, unknown][] {
-    return Object.entries(fields).filter(([name]) => !specs.get(name)?.child);
+    return Object.entries(fields).filter(([name]) => !specs.get(name)?.child && !specs.get(name)?.local);
   }
 
   private fieldNote(specs: Specs, field: string): string | undefined {

@@ -24,6 +24,8 @@ export interface FieldSpec {
   requires: string[];
   /** A nested collection of child objects (`x-identity` items) or a singleton child, not a field. */
   child: boolean;
+  /** A manifest-only instruction to forgeform (`x-local`): never sent as such, never compared with live state. */
+  local: boolean;
 }
 
 type JsonSchema = Record<string, unknown>;
@@ -80,6 +82,7 @@ export function fieldSpecsFromSchema(schema: JsonSchema, resolve?: RefResolver):
       deprecatedBy: typeof prop["x-deprecated"] === "string" ? (prop["x-deprecated"] as string) : undefined,
       requires: Array.isArray(prop["x-requires"]) ? (prop["x-requires"] as string[]) : [],
       child: isChild(prop, resolve),
+      local: prop["x-local"] === true,
     });
   }
   return specs;

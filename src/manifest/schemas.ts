@@ -18,6 +18,7 @@ export const ANNOTATIONS = [
   "x-licensed",
   "x-deprecated",
   "x-restart",
+  "x-local",
   "x-requires",
   "x-key-sizes",
 ] as const;

@@ -401,6 +401,10 @@ export interface PipelineSchedule {
    */
   active?: boolean;
   /**
+   * When an update is refused because the token's user does not own the schedule, take ownership of it (the schedule then runs as that user) and retry. Default false: the refusal is reported instead.
+   */
+  take_ownership?: boolean;
+  /**
    * Variables given to each scheduled pipeline. Identity: `key`.
    */
   variables?: ScheduleVariable[];
