@@ -1,6 +1,6 @@
 import { forbidden, HttpError, unauthorized } from "./errors.js";
 import { type Declared, type DeclareRules, declare, type ParamSpec } from "./params.js";
-import type { ParamHash, SandboxRequest } from "./request.js";
+import { isUploadedFile, type ParamHash, type ParamValue, type SandboxRequest } from "./request.js";
 import { paginate, Reply } from "./respond.js";
 import { type Mount, Router } from "./router.js";
 import type { Store, UserRec } from "./store.js";
@@ -65,6 +65,17 @@ export interface AppSettings {
   countLimit: number;
   /** Replaces the Host header when building URLs (`host:port`). */
   baseUrlHost?: string;
+}
+
+/** A coerced parameter value as Rails `to_query` writes it, or `undefined` for values links leave out. */
+function linkValue(v: unknown): ParamValue | undefined {
+  if (v === undefined || isUploadedFile(v)) return undefined;
+  if (typeof v === "boolean" || typeof v === "number") return String(v);
+  if (typeof v === "string" || v === null) return v;
+  if (Array.isArray(v))
+    return v.map((x) => (typeof x === "object" && x !== null ? (x as ParamValue) : String(x)));
+  if (typeof v === "object") return v as ParamValue;
+  return undefined;
 }
 
 /**
@@ -175,7 +186,15 @@ export class SandboxApp {
         isAdmin: user?.admin === true,
         baseUrl,
         licensed: this.licensed,
-        declare: (spec, rules) => declare(params, spec, rules),
+        declare: (spec, rules) => {
+          const out = declare(params, spec, rules);
+          // Like Grape, validation leaves coerced values and defaults in the params that Link URLs repeat.
+          for (const [k, v] of Object.entries(out as Record<string, unknown>)) {
+            const lv = linkValue(v);
+            if (lv !== undefined) linkParams[k] = lv;
+          }
+          return out;
+        },
         has: (name) => Object.hasOwn(params, name),
         paginate: (items, map) =>
           paginate(

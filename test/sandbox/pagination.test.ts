@@ -27,10 +27,13 @@ describe("offset pagination (§1.1)", () => {
     expect(r.headers.get("x-total-pages")).toBe("3");
     expect(r.headers.get("x-next-page")).toBe("2");
     expect(r.headers.get("x-prev-page")).toBe("");
+    // Declared parameters appear with their defaults, as Grape leaves them in params.
+    const q = (page: number) =>
+      `order_by=path&owned=false&page=${page}&per_page=20&sort=asc&statistics=false&with_custom_attributes=false`;
     expect(r.headers.get("link")).toBe(
-      `<http://${host()}/api/v4/groups?order_by=path&page=2&per_page=20>; rel="next", ` +
-        `<http://${host()}/api/v4/groups?order_by=path&page=1&per_page=20>; rel="first", ` +
-        `<http://${host()}/api/v4/groups?order_by=path&page=3&per_page=20>; rel="last"`,
+      `<http://${host()}/api/v4/groups?${q(2)}>; rel="next", ` +
+        `<http://${host()}/api/v4/groups?${q(1)}>; rel="first", ` +
+        `<http://${host()}/api/v4/groups?${q(3)}>; rel="last"`,
     );
   });
 
@@ -41,7 +44,9 @@ describe("offset pagination (§1.1)", () => {
     expect(r.headers.get("x-next-page")).toBe("3");
     const rels = [...(r.headers.get("link") ?? "").matchAll(/rel="(\w+)"/g)].map((m) => m[1]);
     expect(rels).toEqual(["prev", "next", "first", "last"]);
-    expect(r.headers.get("link")).toContain("?order_by=path&page=1&per_page=10&sort=asc>");
+    expect(r.headers.get("link")).toContain(
+      "?order_by=path&owned=false&page=1&per_page=10&sort=asc&statistics=false",
+    );
   });
 
   it("clamps per_page above 100 to 100 without an error", async () => {
@@ -89,7 +94,9 @@ describe("offset pagination (§1.1)", () => {
     expect(r.body).toEqual([]);
     expect(r.headers.get("x-total")).toBe("0");
     expect(r.headers.get("x-total-pages")).toBe("1");
-    expect(r.headers.get("link")).toContain('page=1&per_page=20&search=nothing-matches-this>; rel="last"');
+    expect(r.headers.get("link")).toContain(
+      'page=1&per_page=20&search=nothing-matches-this&sort=asc&statistics=false&with_custom_attributes=false>; rel="last"',
+    );
   });
 
   it("the last page has no next", async () => {
@@ -102,7 +109,28 @@ describe("offset pagination (§1.1)", () => {
   it("Link carries route parameters and array parameters in Rails to_query form", async () => {
     const first = (await c.admin("GET", "/groups?order_by=id&per_page=1")).body as { id: number }[];
     const r = await c.admin("GET", `/groups?skip_groups[]=${first[0]!.id}&per_page=2`);
-    expect(r.headers.get("link")).toContain(`?page=2&per_page=2&skip_groups%5B%5D=${first[0]!.id}>`);
+    expect(r.headers.get("link")).toContain(`&page=2&per_page=2&skip_groups%5B%5D=${first[0]!.id}&sort=asc`);
+  });
+
+  it("reproduces the recorded Link headers of /users?username= and /groups/:id/members", async () => {
+    const d = await sandbox({
+      baseUrlHost: "gitlab.example.com",
+      fixture: { users: [{ username: "some_member" }], groups: [{ path: "test" }] },
+    });
+    try {
+      const users = await d.admin("GET", "/users?username=some_member");
+      const u =
+        "http://gitlab.example.com/api/v4/users?active=false&blocked=false&external=false&order_by=id&page=1&per_page=20&sort=desc&username=some_member&with_custom_attributes=false";
+      expect(users.headers.get("link")).toBe(`<${u}>; rel="first", <${u}>; rel="last"`);
+      const id = (d.sb.store.groupByFullPath("test") as { id: number }).id;
+      const members = await d.admin("GET", `/groups/${id}/members`);
+      const m = `http://gitlab.example.com/api/v4/groups/${id}/members?id=${id}&page=1&per_page=20`;
+      expect(members.headers.get("link")).toBe(`<${m}>; rel="first", <${m}>; rel="last"`);
+      expect(members.headers.get("x-next-page")).toBe("");
+      expect(members.headers.get("x-total")).toBe("0");
+    } finally {
+      await d.sb.stop();
+    }
   });
 
   it("uses the configured host instead of the Host header when given", async () => {

@@ -31,7 +31,7 @@ const LIST_SPEC = {
   with_custom_attributes: { type: "boolean", default: false },
   owned: { type: "boolean", default: false },
   min_access_level: { type: "integer", values: [10, 20, 30, 40, 50] },
-  top_level_only: { type: "boolean", default: false },
+  top_level_only: { type: "boolean" },
 } as const satisfies Record<string, ParamSpec>;
 
 const SETTINGS_SPEC = {
