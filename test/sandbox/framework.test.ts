@@ -213,3 +213,31 @@ describe("mounts and route options", () => {
     expect(gated.body).toEqual({ error: "404 Not Found" });
   });
 });
+
+describe("helpers for route modules", () => {
+  it("checkUnmodifiedSince gives 412 for a stale If-Unmodified-Since and passes otherwise", async () => {
+    const { checkUnmodifiedSince } = await import("../../src/sandbox/respond.js");
+    const updated = "2021-01-01T10:00:00.500Z";
+    expect(() => checkUnmodifiedSince("Fri, 01 Jan 2021 09:59:59 GMT", updated)).toThrow(
+      expect.objectContaining({ status: 412, body: { message: "412 Precondition Failed" } }),
+    );
+    expect(() => checkUnmodifiedSince("Fri, 01 Jan 2021 10:00:00 GMT", updated)).not.toThrow();
+    expect(() => checkUnmodifiedSince(undefined, updated)).not.toThrow();
+  });
+
+  it("hash[] accepts JSON arrays of objects and the Rack l[][k]=v form", () => {
+    // Rack starts a new hash only when a key repeats, so differing keys merge into one hash, as on the platform.
+    const fromForm = declare(
+      parseQuery("levels[][access_level]=40&levels[][user_id]=5&levels[][access_level]=30"),
+      {
+        levels: { type: "hash[]", required: true },
+      },
+    );
+    expect(fromForm.levels).toEqual([{ access_level: "40", user_id: "5" }, { access_level: "30" }]);
+    const fromJson = declare({ levels: [{ access_level: 40 }] }, { levels: { type: "hash[]" } });
+    expect(fromJson.levels).toEqual([{ access_level: 40 }]);
+    expect(() => declare({ levels: "x" }, { levels: { type: "hash[]" } })).toThrow(
+      expect.objectContaining({ body: { error: "levels is invalid" } }),
+    );
+  });
+});
