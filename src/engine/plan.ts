@@ -149,6 +149,15 @@ class Planner {
     const topLevel = collection === "groups" || collection === "projects";
     const parentAddress = topLevel ? "" : parent.address;
     const items = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
+    const licensedOnly = this.registry.fields(parent.parent?.collection ?? "", parent.collection).get(collection)?.licensed;
+    if (licensedOnly && this.ctx.edition === "core" && coll.items.length > 0) {
+      this.problem(
+        parentAddress ? `${parentAddress}.${collection}` : collection,
+        `${collection} exist only on the licensed edition, and this platform is the core edition: remove them from the manifest`,
+        coll.items[0]?.source,
+      );
+      return;
+    }
     const kind = this.registry.kind(parent.collection, collection);
     const specs = this.registry.fields(parent.collection, collection);
     if (!kind) {

@@ -44,7 +44,16 @@ export const applicationSettingsKind: Kind = {
     return [toLive(await ctx.api.get<Record<string, unknown>>("/application/settings"))];
   },
 
-  prepare: async (_ctx, _parent, fields) => renameDeprecated(fields),
+  async prepare(_ctx, _parent, fields) {
+    const out = renameDeprecated(fields);
+    // The platform takes list settings as comma-separated strings too, and always answers with a list.
+    for (const [name, value] of Object.entries(out)) {
+      if (typeof value === "string" && settingSpecs().get(name)?.set) {
+        out[name] = value.split(",").map((v) => v.trim()).filter((v) => v !== "");
+      }
+    }
+    return out;
+  },
 
   check(_ctx, _parent, desired) {
     const problems: KindProblem[] = [];

@@ -80,7 +80,10 @@ function buildIndex(): Map<string, Located> {
   if (!root) throw new Error("schemas/manifest.schema.json is missing from the installation");
   const rootProps = root["properties"] as Record<string, JsonSchema>;
   const instance = loadDocuments().get("instance.schema.json");
-  if (instance) visit("instance", instance, "instance.schema.json", 0);
+  if (instance) {
+    found.set(".instance", { schema: instance, file: "instance.schema.json" });
+    visit("instance", instance, "instance.schema.json", 0);
+  }
   for (const top of ["groups", "projects"]) {
     const ref = (rootProps[top]?.["additionalProperties"] as JsonSchema | undefined)?.["$ref"];
     const file = typeof ref === "string" ? ref : undefined;

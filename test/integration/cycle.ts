@@ -1,0 +1,109 @@
+/**
+ * The lifecycle every managed kind is tested through, over real HTTP against the sandbox: create, then plan
+ * shows nothing; change each managed field, plan shows exactly that change and apply converges; unmanaged live
+ * objects are reported and left alone; with a delete policy, plan shows the delete and apply removes it.
+ */
+import { expect } from "vitest";
+import type { Bench } from "./helpers.js";
+
+export interface JsonChange {
+  address: string;
+  action: string;
+  fields: { field: string; before?: unknown; after?: unknown }[];
+  reason?: string;
+}
+
+export interface JsonPlan {
+  changes: JsonChange[];
+  errors: { address: string; message: string }[];
+  summary: Record<string, number>;
+}
+
+export async function planJson(bench: Bench, file: string, extra: string[] = []): Promise<JsonPlan> {
+  const r = await bench.cli(["plan", "--format", "json", ...extra, file]);
+  if (r.code !== 0) throw new Error(`plan exited ${r.code}: ${r.err}\n${r.out}`);
+  return JSON.parse(r.out) as JsonPlan;
+}
+
+export async function apply(bench: Bench, file: string, extra: string[] = []): Promise<string> {
+  const r = await bench.cli(["apply", "--yes", ...extra, file]);
+  if (r.code !== 0) throw new Error(`apply exited ${r.code}: ${r.err}\n${r.out}`);
+  return r.out;
+}
+
+/** Asserts the plan is exactly the given changes (address + action + changed field names), in any order. */
+export function expectChanges(
+  plan: JsonPlan,
+  expected: { address: string; action: string; fields?: string[] }[],
+) {
+  expect(plan.errors).toEqual([]);
+  const actual = plan.changes.map((c) => ({
+    address: c.address,
+    action: c.action,
+    ...(expected.find((e) => e.address === c.address)?.fields
+      ? { fields: c.fields.map((f) => f.field).sort() }
+      : {}),
+  }));
+  const wanted = expected.map((e) => ({ ...e, ...(e.fields ? { fields: [...e.fields].sort() } : {}) }));
+  const order = (a: { address: string }, b: { address: string }) => (a.address < b.address ? -1 : 1);
+  expect(actual.sort(order)).toEqual(wanted.sort(order));
+}
+
+export async function expectNoChanges(bench: Bench, file: string): Promise<void> {
+  const plan = await planJson(bench, file);
+  expectChanges(plan, []);
+  const detailed = await bench.cli(["plan", "--detailed-exitcode", file]);
+  expect(detailed.code).toBe(0);
+}
+
+export interface CycleSpec<V> {
+  bench: Bench;
+  /** The manifest for the given values of the object's fields (and the collection's prune policy). */
+  render: (values: V, policy?: "warn" | "delete") => string;
+  base: V;
+  address: string;
+  /** One entry per managed field: the values after changing that field, and the field names the plan shows. */
+  edits: { values: V; fields: string[]; action?: "update" | "replace" }[];
+  /** Manifest without the object, under the given policy. */
+  without: (policy: "warn" | "delete") => string;
+}
+
+export async function lifecycle<V>(spec: CycleSpec<V>): Promise<void> {
+  const { bench, address } = spec;
+  const file = bench.manifest(spec.render(spec.base), "cycle.yaml");
+  expectChanges(await planJson(bench, file), [{ address, action: "create" }]);
+  await apply(bench, file);
+  await expectNoChanges(bench, file);
+
+  for (const edit of spec.edits) {
+    const changed = bench.manifest(spec.render(edit.values), "cycle.yaml");
+    expectChanges(await planJson(bench, changed), [
+      { address, action: edit.action ?? "update", fields: edit.fields },
+    ]);
+    await apply(bench, changed);
+    await expectNoChanges(bench, changed);
+  }
+
+  const warned = bench.manifest(spec.without("warn"), "cycle.yaml");
+  expectChanges(await planJson(bench, warned), [{ address, action: "unmanaged" }]);
+  await apply(bench, warned);
+  expectChanges(await planJson(bench, warned), [{ address, action: "unmanaged" }]);
+
+  const pruned = bench.manifest(spec.without("delete"), "cycle.yaml");
+  expectChanges(await planJson(bench, pruned), [{ address, action: "delete" }]);
+  await apply(bench, pruned);
+  await expectNoChanges(bench, pruned);
+}
+
+/** A small world: an owner group, a subgroup and a project, and a second user. */
+export const FIXTURE = {
+  users: [
+    { username: "alice", name: "Alice Example", email: "alice@example.com" },
+    { username: "bob", name: "Bob Example", email: "bob@example.com" },
+  ],
+  groups: [
+    { path: "acme", name: "Acme", visibility: "private", members: { alice: "maintainer" } },
+    { path: "acme/platform", name: "Platform", visibility: "private" },
+  ],
+  projects: [{ path: "acme/platform/api", visibility: "private", default_branch: "main" }],
+};

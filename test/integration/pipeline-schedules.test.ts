@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apply, expectChanges, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
+import { Bench } from "./helpers.js";
+
+interface Schedule {
+  ref: string;
+  cron: string;
+  cron_timezone: string;
+  active: boolean;
+}
+
+const project = 'project["acme/platform/api"]';
+
+function manifest(s: Schedule | undefined, policy?: "warn" | "delete", variables = ""): string {
+  return `version: 1
+projects:
+  acme/platform/api:
+    pipeline_schedules:${s ? "" : " []"}
+${
+  s
+    ? `      - description: Nightly
+        ref: ${s.ref}
+        cron: "${s.cron}"
+        cron_timezone: "${s.cron_timezone}"
+        active: ${s.active}
+${variables}`
+    : ""
+}${policy ? `    unmanaged:\n      pipeline_schedules: ${policy}\n` : ""}`;
+}
+
+describe("pipeline schedules", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: FIXTURE });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("goes through the whole lifecycle, field by field", async () => {
+    const base: Schedule = { ref: "main", cron: "0 2 * * *", cron_timezone: "UTC", active: true };
+    await lifecycle({
+      bench,
+      address: `${project}.pipeline_schedule["Nightly"]`,
+      render: (v, policy) => manifest(v, policy),
+      base,
+      edits: [
+        { values: { ...base, ref: "release" }, fields: ["ref"] },
+        { values: { ...base, ref: "release", cron: "30 3 * * 1-5" }, fields: ["cron"] },
+        {
+          values: { ...base, ref: "release", cron: "30 3 * * 1-5", cron_timezone: "Europe/Berlin" },
+          fields: ["cron_timezone"],
+        },
+        {
+          values: { ref: "release", cron: "30 3 * * 1-5", cron_timezone: "Europe/Berlin", active: false },
+          fields: ["active"],
+        },
+      ],
+      without: (policy) => manifest(undefined, policy),
+    });
+  });
+
+  it("treats a full ref and a friendly time-zone name like their short forms", async () => {
+    const file = bench.manifest(
+      manifest({ ref: "refs/heads/main", cron: "0 2 * * *", cron_timezone: "UTC", active: true }),
+    );
+    await apply(bench, file);
+    const same = bench.manifest(
+      manifest({ ref: "main", cron: "0  2 * * *", cron_timezone: "Etc/UTC", active: true }),
+    );
+    await expectNoChanges(bench, same);
+  });
+
+  it("manages variables one by one and never re-creates the others", async () => {
+    const schedule: Schedule = { ref: "main", cron: "0 2 * * *", cron_timezone: "UTC", active: true };
+    const vars = (list: [string, string, string?][], policy?: string) =>
+      `        variables:\n${list
+        .map(
+          ([k, v, t]) =>
+            `          - key: ${k}\n            value: "${v}"\n${t ? `            variable_type: ${t}\n` : ""}`,
+        )
+        .join("")}${policy ? `        unmanaged:\n          variables: ${policy}\n` : ""}`;
+    const address = `${project}.pipeline_schedule["Nightly"]`;
+    const first = bench.manifest(
+      manifest(
+        schedule,
+        undefined,
+        vars([
+          ["A", "1"],
+          ["B", "2"],
+        ]),
+      ),
+    );
+    await apply(bench, first);
+    await expectNoChanges(bench, first);
+
+    const second = bench.manifest(
+      manifest(
+        schedule,
+        undefined,
+        vars([
+          ["A", "1"],
+          ["B", "3", "file"],
+          ["C", "4"],
+        ]),
+      ),
+    );
+    const plan = await planJson(bench, second);
+    expectChanges(plan, [
+      { address: `${address}.variable["B"]`, action: "update", fields: ["value", "variable_type"] },
+      { address: `${address}.variable["C"]`, action: "create" },
+    ]);
+    // Values are sensitive: masked in the plan.
+    expect(JSON.stringify(plan)).not.toContain('"3"');
+    await apply(bench, second);
+    await expectNoChanges(bench, second);
+
+    const warn = bench.manifest(manifest(schedule, undefined, vars([["A", "1"]])));
+    expectChanges(await planJson(bench, warn), [
+      { address: `${address}.variable["B"]`, action: "unmanaged" },
+      { address: `${address}.variable["C"]`, action: "unmanaged" },
+    ]);
+    const prune = bench.manifest(manifest(schedule, undefined, vars([["A", "1"]], "delete")));
+    expectChanges(await planJson(bench, prune), [
+      { address: `${address}.variable["B"]`, action: "delete" },
+      { address: `${address}.variable["C"]`, action: "delete" },
+    ]);
+    await apply(bench, prune);
+    await expectNoChanges(bench, prune);
+  });
+});

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apply, expectChanges, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
+import { Bench } from "./helpers.js";
+
+function manifest(levels: string[] | undefined, policy?: string): string {
+  return `version: 1
+projects:
+  acme/platform/api:
+    protected_environments:${levels ? "" : " []"}
+${levels ? `      - name: production\n        deploy_access_levels:\n${levels.map((l) => `          - ${l}\n`).join("")}` : ""}${
+  policy ? `    unmanaged:\n      protected_environments: ${policy}\n` : ""
+}`;
+}
+
+describe("protected environments [licensed]", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: FIXTURE });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("goes through the lifecycle; a change is a replacement that says why", async () => {
+    await lifecycle({
+      bench,
+      address: 'project["acme/platform/api"].protected_environment["production"]',
+      render: (v, policy) => manifest(v, policy),
+      base: ["{ access_level: 40 }"],
+      edits: [
+        {
+          values: ["{ access_level: 40 }", "{ user: alice }"],
+          fields: ["deploy_access_levels"],
+          action: "replace",
+        },
+        {
+          values: ["{ access_level: 30 }", "{ group: acme }"],
+          fields: ["deploy_access_levels"],
+          action: "replace",
+        },
+      ],
+      without: (policy) => manifest(undefined, policy),
+    });
+  });
+
+  it("compares deployers as a set and resolves names to ids", async () => {
+    await apply(
+      bench,
+      bench.manifest(manifest(["{ access_level: 40 }", "{ user: alice }", "{ group: acme }"])),
+    );
+    await expectNoChanges(
+      bench,
+      bench.manifest(manifest(["{ group: acme }", "{ user: alice }", "{ access_level: 40 }"])),
+    );
+    const plan = await planJson(bench, bench.manifest(manifest(["{ access_level: 60 }"])));
+    expect(plan.changes[0]?.reason).toContain("no update call");
+  });
+
+  it("reports an unknown user by name", async () => {
+    const r = await bench.cli(["plan", bench.manifest(manifest(["{ user: nobody-here }"]))]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('user "nobody-here" does not exist');
+  });
+
+  it("is a clear plan error on the core edition", async () => {
+    const core = await Bench.start({ fixture: FIXTURE, edition: "core" });
+    try {
+      const r = await core.cli(["plan", core.manifest(manifest(["{ access_level: 40 }"]))]);
+      expect(r.code).toBe(1);
+      expect(r.out.replace(/\s+/g, " ")).toMatch(/protected_environments.*licensed/);
+      expectChanges({ changes: [], errors: [], summary: {} }, []);
+    } finally {
+      await core.stop();
+    }
+  });
+});
