@@ -131,6 +131,18 @@ export function emptyState(): StateData {
   };
 }
 
+/** Where JSON.parse stopped, as `line L, column C (<what>)`. */
+function jsonErrorPlace(text: string, error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const m = /at position (\d+)/.exec(message);
+  const offset = m ? Number(m[1]) : text.length;
+  const before = text.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - before.lastIndexOf("\n");
+  const what = m ? message.replace(/\s*in JSON at position \d+.*$/, "").trim() : "the file ends early";
+  return `line ${line}, column ${column} (${what})`;
+}
+
 export class StateFileError extends Error {
   override name = "StateFileError";
 }
@@ -167,9 +179,8 @@ export class Store {
     try {
       parsed = JSON.parse(text);
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
       throw new StateFileError(
-        `sandbox: state file ${statePath} is not valid JSON at ${detail.replace(/^.*?JSON[^:]*:?\s*/, "") || "its start"}; move it away or fix it`,
+        `sandbox: state file ${statePath} is not valid JSON at ${jsonErrorPlace(text, error)}; move it away or fix it`,
       );
     }
     const d = parsed as Partial<StateData> | null;
