@@ -208,8 +208,19 @@ export class Store {
       dirname(this.statePath),
       `.${Date.now()}-${process.pid}-${randomToken(6)}.sandbox-state.tmp`,
     );
-    writeFileSync(tmp, `${JSON.stringify(this.data, null, 1)}\n`);
-    renameSync(tmp, this.statePath);
+    try {
+      writeFileSync(tmp, `${JSON.stringify(this.data, null, 1)}\n`);
+      renameSync(tmp, this.statePath);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const hint =
+        code === "ENOENT"
+          ? `the directory ${dirname(this.statePath)} does not exist; create it or choose another state file`
+          : code === "EACCES" || code === "EPERM"
+            ? `permission denied in ${dirname(this.statePath)}; choose a writable location`
+            : (error as Error).message;
+      throw new StateFileError(`sandbox: cannot write state file ${this.statePath}: ${hint}`);
+    }
   }
 
   /** The current time (injectable for tests). */

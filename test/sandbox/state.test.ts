@@ -131,3 +131,12 @@ describe("fixture loading", () => {
     }
   });
 });
+
+describe("state file location", () => {
+  it("says which directory is missing when the state file cannot be written", () => {
+    const statePath = join(dir(), "missing-dir", "state.json");
+    expect(() => createSandboxApp({ statePath })).toThrow(
+      `sandbox: cannot write state file ${statePath}: the directory ${join(statePath, "..")} does not exist; create it or choose another state file`,
+    );
+  });
+});
