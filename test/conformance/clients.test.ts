@@ -1,4 +1,7 @@
 import { execFile, spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { startSandbox } from "../../src/sandbox/server.js";
@@ -79,4 +82,52 @@ describe("conformance with real clients", () => {
       }
     });
   }
+});
+
+describe("conformance with gitlabracadabra (declarative, applied twice)", () => {
+  const probe = spawnSync("/usr/bin/python3", ["-c", "import gitlabracadabra"], { encoding: "utf8" });
+  const missing =
+    probe.error || probe.status !== 0 ? "gitlabracadabra is not installed for /usr/bin/python3" : undefined;
+
+  it.skipIf(missing !== undefined)(
+    `creates groups, a project and members, then converges${missing ? ` (skipped: ${missing})` : ""}`,
+    async () => {
+      const sb = await startSandbox({ adminToken: "racadabra-admin", userToken: "racadabra-user" });
+      const dir = mkdtempSync(join(tmpdir(), "racadabra-"));
+      const config = join(dir, "python-gitlab.cfg");
+      writeFileSync(
+        config,
+        `[global]\ndefault = sandbox\ntimeout = 10\n\n[sandbox]\nurl = ${sb.url}\nprivate_token = ${sb.adminToken}\napi_version = 4\n`,
+      );
+      const run = () =>
+        new Promise<{ code: number; out: string }>((resolve) => {
+          execFile(
+            "/usr/bin/python3",
+            ["-m", "gitlabracadabra.cli", "-c", config, "-v", here("gitlabracadabra.yml")],
+            { cwd: dir, timeout: 25_000, env: { ...process.env, HOME: dir } },
+            (error, stdout, stderr) =>
+              resolve({
+                code: error ? ((error as { code?: number }).code ?? 1) : 0,
+                out: `${stdout}${stderr}`,
+              }),
+          );
+        });
+      try {
+        const first = await run();
+        expect(first.code, first.out).toBe(0);
+        expect(first.out).toContain("[racadabra] Creating group");
+        expect(first.out).toContain("[racadabra/sub/app] Creating project");
+        expect(first.out).not.toMatch(/ERROR|Traceback/);
+        const g = sb.store.groupByFullPath("racadabra")!;
+        expect(g).toMatchObject({ name: "Racadabra", visibility: "internal", request_access_enabled: false });
+        const app = sb.store.projectByFullPath("racadabra/sub/app")!;
+        expect(app).toMatchObject({ description: "An app", issues_enabled: false });
+        const second = await run();
+        expect(second.code, second.out).toBe(0);
+        expect(second.out, second.out).not.toMatch(/Creating|Changing|Adding|Removing user/);
+      } finally {
+        await sb.stop();
+      }
+    },
+  );
 });
