@@ -4,6 +4,7 @@ import * as members from "./members.js";
 import * as namespaces from "./namespaces.js";
 import * as projects from "./projects.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
+import * as systemHooks from "./system-hooks.js";
 import * as users from "./users.js";
 import * as version from "./version.js";
 
@@ -16,6 +17,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   namespaces,
   version,
   sandboxAdmin,
+  systemHooks,
 ];
 
 export function registerAll(app: SandboxApp): void {
