@@ -118,13 +118,28 @@ describe("conformance with gitlabracadabra (declarative, applied twice)", () => 
         expect(first.out).toContain("[racadabra] Creating group");
         expect(first.out).toContain("[racadabra/sub/app] Creating project");
         expect(first.out).not.toMatch(/ERROR|Traceback/);
+        expect(first.out).not.toContain("Group not found");
+        const audit = sb.store.groupByFullPath("audit")!;
         const g = sb.store.groupByFullPath("racadabra")!;
-        expect(g).toMatchObject({ name: "Racadabra", visibility: "internal", request_access_enabled: false });
+        expect(g).toMatchObject({
+          name: "Racadabra",
+          visibility: "internal",
+          request_access_enabled: false,
+          project_creation_level: "maintainer",
+          subgroup_creation_level: "owner",
+          two_factor_grace_period: 12,
+          shared_with_groups: [{ group_id: audit.id, group_access_level: 20, expires_at: null }],
+        });
         const app = sb.store.projectByFullPath("racadabra/sub/app")!;
-        expect(app).toMatchObject({ description: "An app", issues_enabled: false });
+        expect(app).toMatchObject({
+          description: "An app",
+          issues_enabled: false,
+          default_branch: "main",
+          shared_with_groups: [{ group_id: audit.id, group_access_level: 30, expires_at: null }],
+        });
         const second = await run();
         expect(second.code, second.out).toBe(0);
-        expect(second.out, second.out).not.toMatch(/Creating|Changing|Adding|Removing user/);
+        expect(second.out, second.out).not.toMatch(/Creating|Changing|Adding|Removing user|Sharing/);
       } finally {
         await sb.stop();
       }
