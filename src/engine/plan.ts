@@ -149,7 +149,9 @@ class Planner {
     const topLevel = collection === "groups" || collection === "projects";
     const parentAddress = topLevel ? "" : parent.address;
     const items = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
-    const licensedOnly = this.registry.fields(parent.parent?.collection ?? "", parent.collection).get(collection)?.licensed;
+    const licensedOnly = this.registry
+      .fields(parent.parent?.collection ?? "", parent.collection)
+      .get(collection)?.licensed;
     if (licensedOnly && this.ctx.edition === "core" && coll.items.length > 0) {
       this.problem(
         parentAddress ? `${parentAddress}.${collection}` : collection,
@@ -220,6 +222,9 @@ class Planner {
         ...(parentAddress ? { parent: parentAddress } : {}),
       };
       if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
+        const refusals = (await kind.checkDelete?.(this.ctx, parent, live, undefined)) ?? [];
+        for (const p of refusals) this.problem(address, p.message);
+        if (refusals.length > 0) continue;
         this.push({
           change: {
             ...base,
@@ -300,6 +305,9 @@ class Planner {
         this.problem(address, `${kind.collection} cannot be deleted through the API`, item.source);
         return;
       }
+      const refusals = (await kind.checkDelete?.(this.ctx, parent, live, item.fields)) ?? [];
+      for (const p of refusals) this.problem(address, p.message, item.source);
+      if (refusals.length > 0) return;
       this.push({
         change: {
           ...base,
@@ -371,10 +379,12 @@ class Planner {
         );
         return;
       }
+      const createReason = await kind.createReason?.(this.ctx, parent, desired, key);
       this.push({
         change: {
           ...base,
           action: "create",
+          ...(createReason ? { reason: createReason } : {}),
           fields: this.ownFields(specs, desired).map(([field, v]) => ({
             field,
             after: this.mask(specs, field, v),

@@ -112,6 +112,18 @@ export interface Kind {
     desired: Fields,
     declared: ReadonlySet<string>,
   ): Promise<KindProblem[]>;
+  /** A note for the plan on how `key` will be created (an existing deploy key enabled rather than uploaded). */
+  createReason?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<string | undefined>;
+  /**
+   * Problems that make deleting `live` unsafe (a milestone that still has open issues). `desired` holds the fields
+   * of the entry marked absent, or is undefined when a prune policy deletes an undeclared object.
+   */
+  checkDelete?(
+    ctx: KindContext,
+    parent: Parent,
+    live: Live,
+    desired: Fields | undefined,
+  ): Promise<KindProblem[]>;
   /** Sends the changed fields (and any fields the platform requires alongside them). */
   update?(
     ctx: KindContext,
