@@ -201,6 +201,10 @@ export interface Milestone {
    * `active` (open), `closed`, or `absent` to delete the milestone.
    */
   state?: "active" | "closed" | "absent";
+  /**
+   * Allow deleting this milestone (`state: absent`) while it still has open issues; without it such a delete is refused in the plan. Default false.
+   */
+  force_delete?: boolean;
 }
 /**
  * Your notification settings for the project.
@@ -509,6 +513,10 @@ export interface Trigger {
    */
   description: string;
   /**
+   * When forgeform creates the trigger, it writes the new token to this file (mode 0600; relative to the working directory) and nowhere else. Without it the token is not recorded: the trigger's owner sees it in the project's CI/CD settings. Never compared with the platform.
+   */
+  token_file?: string;
+  /**
    * `absent` deletes the live trigger with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
@@ -538,7 +546,7 @@ export interface WikiPage {
    */
   content_file?: string;
   /**
-   * Files uploaded to the wiki's uploads folder, relative to this manifest and inside the manifest root.
+   * Files uploaded to the wiki's uploads folder when forgeform creates the page (each once; they cannot be read back, so they are never compared), relative to this manifest and inside the manifest root.
    *
    * Items: A file path relative to this manifest.
    */
