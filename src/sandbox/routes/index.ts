@@ -1,4 +1,5 @@
 import type { SandboxApp } from "../app.js";
+import * as broadcastMessages from "./broadcast-messages.js";
 import * as groups from "./groups.js";
 import * as members from "./members.js";
 import * as namespaces from "./namespaces.js";
@@ -18,6 +19,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   version,
   sandboxAdmin,
   systemHooks,
+  broadcastMessages,
 ];
 
 export function registerAll(app: SandboxApp): void {
