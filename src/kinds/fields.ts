@@ -76,7 +76,11 @@ export function fieldSpecsFromSchema(schema: JsonSchema, resolve?: RefResolver):
       sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
       writeOnly: prop["writeOnly"] === true,
       replace: prop["x-replace"] === true,
-      set: prop["uniqueItems"] === true,
+      set:
+        prop["uniqueItems"] === true ||
+        [...((prop["anyOf"] as JsonSchema[]) ?? []), ...((prop["oneOf"] as JsonSchema[]) ?? [])].some(
+          (alt) => alt["uniqueItems"] === true,
+        ),
       restart: prop["x-restart"] === true,
       licensed: prop["x-licensed"] === true,
       deprecatedBy: typeof prop["x-deprecated"] === "string" ? (prop["x-deprecated"] as string) : undefined,
