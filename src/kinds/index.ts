@@ -2,13 +2,22 @@
 import { applicationSettingsKind } from "./application-settings.js";
 import { badgeKind } from "./badge.js";
 import { broadcastMessageKind } from "./broadcast-message.js";
+import { deployKeyKind } from "./deploy-key.js";
+import { epicKind } from "./epic.js";
+import { epicIssueKind } from "./epic-issue.js";
+import { errorTrackingKind } from "./error-tracking.js";
 import { groupKind } from "./group.js";
 import type { Kind } from "./kind.js";
+import { milestoneKind } from "./milestone.js";
+import { instanceNotificationSettingsKind, notificationSettingsKind } from "./notification-settings.js";
 import { pipelineScheduleKind } from "./pipeline-schedule.js";
 import { projectKind } from "./project.js";
 import { protectedEnvironmentKind } from "./protected-environment.js";
 import { scheduleVariableKind } from "./schedule-variable.js";
+import { scimUserKind } from "./scim-user.js";
 import { systemHookKind } from "./system-hook.js";
+import { triggerKind } from "./trigger.js";
+import { wikiPageKind } from "./wiki-page.js";
 
 export const kinds: Kind[] = [
   groupKind,
@@ -20,4 +29,14 @@ export const kinds: Kind[] = [
   scheduleVariableKind,
   badgeKind,
   protectedEnvironmentKind,
+  deployKeyKind,
+  triggerKind,
+  milestoneKind,
+  wikiPageKind,
+  instanceNotificationSettingsKind,
+  notificationSettingsKind,
+  errorTrackingKind,
+  scimUserKind,
+  epicKind,
+  epicIssueKind,
 ];

@@ -1,0 +1,118 @@
+/**
+ * Deploy keys of a project, identified by the SHA256 fingerprint of the key (a comment or spacing in the manifest
+ * does not make it another key). A key that already exists on the platform (on another project) is enabled on
+ * this one rather than uploaded again: the administrator's instance list is read once per run to find it (without
+ * administrator rights, the upload is left to the platform, which links a key the token's user can access).
+ * `title` and `can_push` are updated in place.
+ */
+import { createHash } from "node:crypto";
+import { ApiError, apiPath } from "../api/index.js";
+import { ownerPath } from "./common.js";
+import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
+
+interface ApiKey {
+  id: number;
+  title: string;
+  key: string;
+  can_push?: boolean;
+}
+
+/** `type blob` without the comment, the form the fingerprint and the comparison use. */
+export function canonicalKey(text: string): string {
+  const [type, blob] = text.trim().split(/\s+/);
+  return blob ? `${type} ${blob}` : text.trim();
+}
+
+/** The SHA256 fingerprint of an OpenSSH public key (`SHA256:` and unpadded base64 of the digest of the blob). */
+export function fingerprint(text: string): string {
+  const blob = text.trim().split(/\s+/)[1];
+  if (!blob) return `invalid key: ${text.trim().slice(0, 20)}`;
+  return `SHA256:${createHash("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
+}
+
+const toLive = (k: ApiKey, canPush?: boolean): Live => ({
+  key: fingerprint(k.key),
+  id: k.id,
+  fields: { title: k.title, key: canonicalKey(k.key), can_push: k.can_push ?? canPush ?? false },
+});
+
+/** Every deploy key of the instance by fingerprint (administrators only; undefined for anyone else). Read once. */
+function instanceKeys(ctx: KindContext): Promise<Map<string, ApiKey> | undefined> {
+  const memoKey = "deploy_keys:instance";
+  let p = ctx.memo.get(memoKey) as Promise<Map<string, ApiKey> | undefined> | undefined;
+  if (!p) {
+    p = ctx.api.list<ApiKey>("/deploy_keys").then(
+      (keys) => new Map(keys.map((k) => [fingerprint(k.key), k])),
+      (error: unknown) => {
+        if (error instanceof ApiError && (error.status === 403 || error.status === 401)) return undefined;
+        throw error;
+      },
+    );
+    ctx.memo.set(memoKey, p);
+  }
+  return p;
+}
+
+async function existingKey(ctx: KindContext, key: string): Promise<ApiKey | undefined> {
+  return (await instanceKeys(ctx))?.get(key);
+}
+
+async function put(ctx: KindContext, parent: Parent, id: number | string, payload: Fields): Promise<ApiKey> {
+  return ctx.api.put<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, { body: payload });
+}
+
+export const deployKeyKind: Kind = {
+  collection: "deploy_keys",
+  segment: "deploy_key",
+  parents: ["projects"],
+  updateMode: "update",
+
+  identity: (fields) => fingerprint(String(fields["key"] ?? "")),
+
+  async read(ctx, parent) {
+    return (await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`)).map((k) => toLive(k));
+  },
+
+  async prepare(_ctx, _parent, fields) {
+    return {
+      ...fields,
+      ...(typeof fields["key"] === "string" ? { key: canonicalKey(fields["key"]) } : {}),
+      can_push: fields["can_push"] ?? false,
+    };
+  },
+
+  async createReason(ctx, _parent, _desired, key) {
+    const found = await existingKey(ctx, key);
+    return found
+      ? `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again`
+      : undefined;
+  },
+
+  async create(ctx, parent, desired, key) {
+    const found = await existingKey(ctx, key);
+    if (!found) {
+      const created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
+        body: { title: desired["title"], key: desired["key"], can_push: desired["can_push"] },
+      });
+      return toLive(created, desired["can_push"] as boolean);
+    }
+    const enabled = await ctx.api.post<ApiKey>(
+      `${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`,
+    );
+    // Enabling answers without can_push and keeps the key's title: set both to what the manifest says.
+    const payload: Fields = { can_push: desired["can_push"] ?? false };
+    if (desired["title"] !== undefined && desired["title"] !== enabled.title)
+      payload["title"] = desired["title"];
+    return toLive(await put(ctx, parent, enabled.id, payload));
+  },
+
+  async update(ctx, parent, live, desired, changed) {
+    const payload: Fields = {};
+    for (const name of changed) if (name === "title" || name === "can_push") payload[name] = desired[name];
+    return toLive(await put(ctx, parent, live.id!, payload));
+  },
+
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/deploy_keys/${live.id!}`}`);
+  },
+};

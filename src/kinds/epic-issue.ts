@@ -1,0 +1,140 @@
+/**
+ * Issues linked to an epic [licensed], identified by `project#iid` (the issue's project path and its iid), and
+ * their order. Linking an issue that belongs to another epic moves it here. The order of the declared issues is
+ * managed through a derived field `after`: the declared issue each one follows (empty for the first). A changed
+ * `after` moves the link with move_before_id (the link to follow) or, to become first, move_after_id (the link
+ * that is first now). Undeclared links keep their places.
+ */
+import { apiPath } from "../api/index.js";
+import { type ApiEpicIssue, epicIssuesPath } from "./epic.js";
+import { addressOf, type Fields, type Kind, type KindContext, type Live, type Parent } from "./kind.js";
+
+interface ApiProject {
+  id: number;
+  path_with_namespace: string;
+}
+
+function memoized<T>(ctx: KindContext, key: string, load: () => Promise<T>): Promise<T> {
+  let p = ctx.memo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = load();
+    ctx.memo.set(key, p);
+  }
+  return p;
+}
+
+const projectById = (ctx: KindContext, id: number) =>
+  memoized(ctx, `project:${id}`, () => ctx.api.get<ApiProject>(apiPath`/projects/${id}`));
+const projectByPath = (ctx: KindContext, path: string) =>
+  memoized(ctx, `project:${path.toLowerCase()}`, () => ctx.api.get<ApiProject>(apiPath`/projects/${path}`));
+
+const keyOf = (project: string, iid: number | string) => `${project}#${iid}`;
+
+/** The live links in their order, each with its identity. */
+async function liveLinks(
+  ctx: KindContext,
+  epic: Parent,
+  fresh: boolean,
+): Promise<{ key: string; link: ApiEpicIssue }[]> {
+  const cached = epic.live?.raw as ApiEpicIssue[] | undefined;
+  const links = !fresh && cached ? cached : await ctx.api.list<ApiEpicIssue>(epicIssuesPath(epic));
+  // The platform lists an epic's issues in their order.
+  return Promise.all(
+    links.map(async (link) => ({
+      key: keyOf((await projectById(ctx, link.project_id)).path_with_namespace, link.iid),
+      link,
+    })),
+  );
+}
+
+export const epicIssueKind: Kind = {
+  collection: "issues",
+  segment: "issue",
+  parents: ["epics"],
+  updateMode: "update",
+
+  async read(ctx, parent, wanted) {
+    const declared = new Set(wanted);
+    let previous = "";
+    return (await liveLinks(ctx, parent, false)).map(({ key, link }) => {
+      const [project] = key.split(/#(?=\d+$)/);
+      const live: Live = { key, id: link.epic_issue_id, fields: { project, iid: link.iid, after: previous } };
+      if (declared.has(key)) previous = key;
+      return live;
+    });
+  },
+
+  async prepare(ctx, parent, fields) {
+    const order = orderState(ctx, parent);
+    const key = keyOf(String(fields["project"]), Number(fields["iid"]));
+    const out: Fields = { ...fields, after: order.last ?? "" };
+    order.last = key;
+    return out;
+  },
+
+  dependsOn(parent, _key, desired) {
+    const after = desired["after"];
+    return typeof after === "string" && after !== "" ? [addressOf(parent.address, epicIssueKind, after)] : [];
+  },
+
+  async create(ctx, parent, desired, key) {
+    const project = await projectByPath(ctx, String(desired["project"]));
+    const issue = await ctx.api.get<{ id: number }>(
+      apiPath`/projects/${project.id}/issues/${Number(desired["iid"])}`,
+    );
+    const association = await ctx.api.post<{ id: number }>(
+      `${epicIssuesPath(parent)}${apiPath`/${issue.id}`}`,
+    );
+    await move(ctx, parent, association.id, key, String(desired["after"] ?? ""));
+    return {
+      key,
+      id: association.id,
+      fields: { project: desired["project"], iid: desired["iid"], after: desired["after"] ?? "" },
+    };
+  },
+
+  async update(ctx, parent, live, desired) {
+    await move(ctx, parent, Number(live.id), live.key, String(desired["after"] ?? ""));
+    return { ...live, fields: { ...live.fields, after: desired["after"] ?? "" } };
+  },
+
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(`${epicIssuesPath(parent)}${apiPath`/${live.id!}`}`);
+  },
+};
+
+interface OrderState {
+  last?: string;
+}
+
+/** Per epic, the last declared issue prepared so far: the engine prepares present entries in manifest order. */
+function orderState(ctx: KindContext, epic: Parent): OrderState {
+  const memoKey = `epic-issues:order:${epic.address}`;
+  const states = orderStates.get(ctx.memo) ?? new Map<string, OrderState>();
+  orderStates.set(ctx.memo, states);
+  let state = states.get(memoKey);
+  if (!state) {
+    state = {};
+    states.set(memoKey, state);
+  }
+  return state;
+}
+const orderStates = new WeakMap<object, Map<string, OrderState>>();
+
+/** Places the link `id` right after the link `after` (or first when `after` is empty). */
+async function move(ctx: KindContext, epic: Parent, id: number, key: string, after: string): Promise<void> {
+  const links = await liveLinks(ctx, epic, true);
+  if (after === "") {
+    const first = links[0];
+    if (!first || first.link.epic_issue_id === id) return;
+    await ctx.api.put(`${epicIssuesPath(epic)}${apiPath`/${id}`}`, {
+      body: { move_after_id: first.link.epic_issue_id },
+    });
+    return;
+  }
+  const target = links.find((l) => l.key === after);
+  if (!target) throw new Error(`cannot place ${key} after ${after}: ${after} is not linked to the epic`);
+  await ctx.api.put(`${epicIssuesPath(epic)}${apiPath`/${id}`}`, {
+    body: { move_before_id: target.link.epic_issue_id },
+  });
+}

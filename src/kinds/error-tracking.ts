@@ -1,0 +1,38 @@
+/**
+ * Error-tracking settings of a project (maintainers only): a singleton whose one managed field is `active`,
+ * switched with PATCH. The settings must have been configured on the platform first; forgeform does not create them.
+ */
+import { orNotFound, ownerPath } from "./common.js";
+import type { Kind, Live } from "./kind.js";
+
+const KEY = "error_tracking";
+
+interface ApiSettings extends Record<string, unknown> {
+  active: boolean;
+}
+
+const toLive = (s: ApiSettings): Live => ({ key: KEY, id: KEY, fields: { active: s.active } });
+
+export const errorTrackingKind: Kind = {
+  collection: KEY,
+  segment: KEY,
+  parents: ["projects"],
+  singleton: true,
+  updateMode: "update",
+  identity: () => KEY,
+
+  async read(ctx, parent) {
+    // 404 when error tracking has never been configured for the project: there is nothing to switch.
+    const settings = await orNotFound(
+      ctx.api.get<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`),
+    );
+    return settings ? [toLive(settings)] : [];
+  },
+
+  async update(ctx, parent, _live, desired) {
+    const updated = await ctx.api.patch<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`, {
+      body: { active: desired["active"] },
+    });
+    return toLive(updated);
+  },
+};

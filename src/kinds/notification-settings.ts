@@ -1,0 +1,95 @@
+/**
+ * Notification settings of the token's user: the global settings (parent instance: level, notification_email and
+ * event switches) and the settings per group and per project (level and, with level `custom`, each event switch).
+ * Singletons: read with one GET, changed with one PUT of the changed fields. The platform shows the event switches
+ * only while the level is `custom`, so switches declared with another level are a plan error.
+ */
+
+import { ownerPath } from "./common.js";
+import type { Fields, Kind, KindProblem, Live, Parent } from "./kind.js";
+
+const KEY = "notification_settings";
+
+export const NOTIFICATION_EVENTS = [
+  "new_note",
+  "new_issue",
+  "reopen_issue",
+  "close_issue",
+  "reassign_issue",
+  "issue_due",
+  "new_merge_request",
+  "push_to_merge_request",
+  "reopen_merge_request",
+  "close_merge_request",
+  "reassign_merge_request",
+  "merge_merge_request",
+  "failed_pipeline",
+  "fixed_pipeline",
+  "success_pipeline",
+  "new_epic",
+] as const;
+
+const EVENTS: ReadonlySet<string> = new Set(NOTIFICATION_EVENTS);
+
+interface ApiSettings {
+  level: string;
+  notification_email?: string | null;
+  events?: Record<string, boolean>;
+}
+
+/** The API's shape in manifest terms: events flattened next to the level. */
+function toLive(s: ApiSettings): Live {
+  const fields: Fields = { level: s.level };
+  if (s.notification_email !== undefined) fields["notification_email"] = s.notification_email;
+  for (const [name, on] of Object.entries(s.events ?? {})) if (EVENTS.has(name)) fields[name] = on;
+  return { key: KEY, id: KEY, fields };
+}
+
+function path(parent: Parent): string {
+  return parent.collection === "instance"
+    ? "/notification_settings"
+    : `${ownerPath(parent)}/notification_settings`;
+}
+
+function check(desired: Fields, live: Live | undefined): KindProblem[] {
+  const level = (desired["level"] as string | undefined) ?? (live?.fields["level"] as string | undefined);
+  const switches = Object.keys(desired).filter((name) => EVENTS.has(name));
+  if (level === "custom" || switches.length === 0) return [];
+  return [
+    {
+      field: switches[0],
+      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${level ?? "unset"}"): set level: custom or remove them`,
+    },
+  ];
+}
+
+function kindFor(parents: readonly string[]): Kind {
+  return {
+    collection: KEY,
+    segment: KEY,
+    parents,
+    singleton: true,
+    updateMode: "update",
+    identity: () => KEY,
+
+    async read(ctx, parent) {
+      return [toLive(await ctx.api.get<ApiSettings>(path(parent)))];
+    },
+
+    check: (_ctx, _parent, desired, live) => check(desired, live),
+
+    async update(ctx, parent, _live, desired, changed) {
+      const payload: Record<string, unknown> = {};
+      for (const name of changed) payload[name] = desired[name];
+      // Switching to custom: send the declared switches along, so the events land with the level.
+      if (changed.includes("level"))
+        for (const name of Object.keys(desired)) if (EVENTS.has(name)) payload[name] = desired[name];
+      return toLive(await ctx.api.put<ApiSettings>(path(parent), { body: payload }));
+    },
+  };
+}
+
+/** The token user's global notification settings. */
+export const instanceNotificationSettingsKind: Kind = kindFor(["instance"]);
+/** The token user's notification settings for a group or project. */
+export const notificationSettingsKind: Kind = kindFor(["groups", "projects"]);

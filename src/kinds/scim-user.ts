@@ -1,0 +1,149 @@
+/**
+ * SCIM users of a group [licensed], identified by externalId, through the SCIM base with the SCIM token
+ * (FORGEFORM_SCIM_TOKEN). Listed with SCIM paging (startIndex/count), created with POST, changed with PATCH
+ * Operations (op "Replace"), deprovisioned with `active: false`, deleted with DELETE. The platform stores only
+ * the formatted name, so given and family names are sent on create and never compared.
+ */
+import { apiPath } from "../api/index.js";
+import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
+
+interface ScimEmail {
+  type?: string;
+  value: string;
+  primary?: boolean;
+}
+
+interface ScimUser {
+  id: string;
+  externalId?: string;
+  userName: string;
+  active?: boolean;
+  name?: { formatted?: string; givenName?: string; familyName?: string };
+  "name.formatted"?: string;
+  emails?: ScimEmail[];
+}
+
+const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
+const PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+
+function usersPath(parent: Parent): string {
+  return apiPath`/groups/${parent.key}/Users`;
+}
+
+const toLive = (u: ScimUser): Live => {
+  const formatted = u.name?.formatted ?? u["name.formatted"];
+  return {
+    key: u.externalId ?? u.id,
+    id: u.id,
+    fields: {
+      externalId: u.externalId ?? u.id,
+      userName: u.userName,
+      name: formatted === undefined ? {} : { formatted },
+      emails: (u.emails ?? []).map((e) => ({ ...e })),
+      active: u.active ?? true,
+    },
+  };
+};
+
+/** The full desired names (with given and family names), by prepared fields object, for create. */
+const fullNames = new WeakMap<Fields, unknown>();
+
+/** The work address, which the platform keeps as the user's e-mail. */
+function workEmail(emails: unknown): string | undefined {
+  const list = (emails as ScimEmail[] | undefined) ?? [];
+  return (list.find((e) => e.type === "work") ?? list.find((e) => e.primary) ?? list[0])?.value;
+}
+
+async function userByExternalId(
+  ctx: KindContext,
+  parent: Parent,
+  key: string,
+): Promise<ScimUser | undefined> {
+  const found = await ctx.api.list<ScimUser>(usersPath(parent), {
+    scim: true,
+    query: { filter: `id eq "${key}"` },
+  });
+  return found.find((u) => (u.externalId ?? u.id) === key);
+}
+
+export const scimUserKind: Kind = {
+  collection: "scim_users",
+  segment: "scim_user",
+  parents: ["groups"],
+  updateMode: "update",
+
+  async read(ctx, parent) {
+    return (await ctx.api.list<ScimUser>(usersPath(parent), { scim: true })).map(toLive);
+  },
+
+  async prepare(_ctx, _parent, fields) {
+    const name = fields["name"] as { formatted?: string } | undefined;
+    const out: Fields = { ...fields, active: fields["active"] ?? true };
+    if (name) out["name"] = { formatted: name.formatted };
+    // Compare e-mails by address and kind only; `primary` is the platform's to decide.
+    if (Array.isArray(fields["emails"]))
+      out["emails"] = (fields["emails"] as ScimEmail[]).map((e) => ({
+        type: e.type ?? "work",
+        value: e.value,
+      }));
+    fullNames.set(out, name);
+    return out;
+  },
+
+  async create(ctx, parent, desired, key) {
+    const payload = {
+      schemas: [USER_SCHEMA],
+      externalId: key,
+      userName: desired["userName"],
+      emails: desired["emails"],
+      name: fullNames.get(desired) ?? desired["name"],
+      ...(desired["active"] === false ? {} : { active: true }),
+    };
+    const created = await ctx.api.post<ScimUser>(usersPath(parent), { scim: true, body: payload });
+    if (desired["active"] === false) {
+      await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
+      return toLive({ ...created, active: false });
+    }
+    return toLive(created);
+  },
+
+  async update(ctx, parent, live, desired, changed) {
+    const ops: { op: string; path: string; value: unknown }[] = [];
+    for (const name of changed) {
+      if (name === "userName") ops.push({ op: "Replace", path: "userName", value: desired["userName"] });
+      else if (name === "name")
+        ops.push({
+          op: "Replace",
+          path: "name.formatted",
+          value: (desired["name"] as { formatted?: string }).formatted,
+        });
+      else if (name === "emails")
+        ops.push({
+          op: "Replace",
+          path: 'emails[type eq "work"].value',
+          value: workEmail(desired["emails"]),
+        });
+    }
+    // Deprovisioning last: the other changes need the identity to be active.
+    if (changed.includes("active")) ops.push({ op: "Replace", path: "active", value: desired["active"] });
+    if (ops.length > 0) await patch(ctx, parent, String(live.id), ops);
+    const after = await userByExternalId(ctx, parent, live.key);
+    return after ? toLive(after) : undefined;
+  },
+
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(`${usersPath(parent)}${apiPath`/${String(live.id)}`}`, { scim: true });
+  },
+};
+
+async function patch(
+  ctx: KindContext,
+  parent: Parent,
+  id: string,
+  operations: { op: string; path: string; value: unknown }[],
+): Promise<void> {
+  await ctx.api.patch(`${usersPath(parent)}${apiPath`/${id}`}`, {
+    scim: true,
+    body: { schemas: [PATCH_SCHEMA], Operations: operations },
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * Wiki pages of a project, identified by slug (the manifest's `slug`, or the title with spaces and `<`, `>`, `+`
+ * turned into `-`, as the platform derives it; the loader fills it in). Content comes inline or from
+ * `content_file` (the loader reads the file). Title, format and content are updated in place. Attachments are
+ * uploaded (multipart) when forgeform creates the page, each file once; uploads cannot be listed, so they are
+ * never compared and nothing about them is recorded.
+ */
+import { readFile } from "node:fs/promises";
+import { basename } from "node:path";
+import { apiPath } from "../api/index.js";
+import { ownerPath } from "./common.js";
+import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
+
+interface ApiPage {
+  slug: string;
+  title: string;
+  format: string;
+  content?: string;
+}
+
+const toLive = (p: ApiPage): Live => ({
+  key: p.slug,
+  id: p.slug,
+  fields: { slug: p.slug, title: p.title, format: p.format, content: p.content ?? "" },
+});
+
+const pagePath = (parent: Parent, slug: string) => `${ownerPath(parent)}${apiPath`/wikis/${slug}`}`;
+
+async function upload(ctx: KindContext, parent: Parent, file: string): Promise<void> {
+  let data: Buffer;
+  try {
+    data = await readFile(file);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "unreadable";
+    throw new Error(`attachment ${file} cannot be read (${code}): check the path in attachments`);
+  }
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(data)]), basename(file));
+  await ctx.api.post(`${ownerPath(parent)}/wikis/attachments`, { multipart: form });
+}
+
+export const wikiPageKind: Kind = {
+  collection: "wiki_pages",
+  segment: "wiki_page",
+  parents: ["projects"],
+  updateMode: "update",
+
+  async read(ctx, parent) {
+    const pages = await ctx.api.list<ApiPage>(`${ownerPath(parent)}/wikis`, {
+      query: { with_content: true },
+    });
+    return pages.map(toLive);
+  },
+
+  async prepare(_ctx, _parent, fields) {
+    return { format: "markdown", ...fields } satisfies Fields;
+  },
+
+  async create(ctx, parent, desired) {
+    const created = await ctx.api.post<ApiPage>(`${ownerPath(parent)}/wikis`, {
+      body: { title: desired["title"], content: desired["content"] ?? "", format: desired["format"] },
+    });
+    for (const file of (desired["attachments"] as string[] | undefined) ?? [])
+      await upload(ctx, parent, file);
+    return toLive({
+      ...created,
+      content: created.content ?? (desired["content"] as string | undefined) ?? "",
+    });
+  },
+
+  async update(ctx, parent, live, desired, changed) {
+    const payload: Fields = {};
+    for (const name of changed)
+      if (["title", "content", "format"].includes(name)) payload[name] = desired[name];
+    // The platform needs a title or content on every update.
+    if (payload["title"] === undefined && payload["content"] === undefined)
+      payload["title"] = live.fields["title"];
+    const updated = await ctx.api.put<ApiPage>(pagePath(parent, String(live.id)), { body: payload });
+    return toLive(updated);
+  },
+
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(pagePath(parent, String(live.id)));
+  },
+};
