@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerApply } from "./apply.js";
+import { registerDrift } from "./drift.js";
 import { registerPlan } from "./plan.js";
 import { registerSandbox } from "./sandbox.js";
 import { registerValidate } from "./validate.js";
@@ -59,6 +60,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerPlan(program, io, setExit);
   registerApply(program, io, setExit);
   registerSandbox(program, io, setExit);
+  registerDrift(program, io, setExit);
   void setExit;
   return program;
 }

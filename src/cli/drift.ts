@@ -1,0 +1,136 @@
+/**
+ * `forgeform drift [paths...]`: compare the live state with the manifests and report what differs. Changes
+ * nothing. Exit 0 when there is no drift, 2 when there is, 1 on error (invalid manifests, plan errors, API errors).
+ */
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import type { PlanResult } from "../engine/plan.js";
+import {
+  driftExitCode,
+  driftSummaryLine,
+  renderDriftJson,
+  renderDriftJunit,
+  renderDriftMarkdown,
+  renderDriftText,
+} from "../report/index.js";
+import { addConnectionOptions, resolveConnection } from "./connection.js";
+import { formatDiagnostics } from "./diagnostics.js";
+import type { Io } from "./index.js";
+import { collect } from "./plan.js";
+import { planFromManifests } from "./workflow.js";
+
+export type DriftFormat = "text" | "json" | "markdown" | "junit";
+
+const FORMATS: readonly DriftFormat[] = ["text", "json", "markdown", "junit"];
+
+export function parseDriftFormat(value: string): DriftFormat {
+  if ((FORMATS as readonly string[]).includes(value)) return value as DriftFormat;
+  throw new Error(`--format must be text, json, markdown or junit, not ${JSON.stringify(value)}`);
+}
+
+/** A drift report in one format. JUnit lists the objects found in sync as passing test cases. */
+export function renderDrift(result: PlanResult, format: DriftFormat, color = false): string {
+  switch (format) {
+    case "json":
+      return renderDriftJson(result.plan);
+    case "markdown":
+      return renderDriftMarkdown(result.plan);
+    case "junit":
+      return renderDriftJunit(result.plan, { inSync: result.inSync });
+    case "text":
+      return renderDriftText(result.plan, { color });
+  }
+}
+
+export interface ReportRequest {
+  format: DriftFormat;
+  file: string;
+}
+
+/** Parses `--report FORMAT=FILE`. */
+export function parseReport(value: string, previous: ReportRequest[]): ReportRequest[] {
+  const eq = value.indexOf("=");
+  const format = eq === -1 ? "" : value.slice(0, eq);
+  const file = eq === -1 ? "" : value.slice(eq + 1);
+  if (!(FORMATS as readonly string[]).includes(format) || file === "") {
+    throw new Error(
+      `--report needs FORMAT=FILE with FORMAT one of text, json, markdown, junit (e.g. --report junit=drift.xml), not ${JSON.stringify(value)}`,
+    );
+  }
+  return [...previous, { format: format as DriftFormat, file }];
+}
+
+/** Writes a report file, with an error that names the file and what to check. */
+export function writeReport(file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "unwritable";
+    throw new Error(
+      `cannot write the report to ${file} (${code}): check that its directory exists and is writable`,
+    );
+  }
+}
+
+export function registerDrift(program: Command, io: Io, setExit: (code: number) => void): void {
+  const cmd = program
+    .command("drift")
+    .description(
+      "Compare the live state with the manifests and report drifted fields, missing objects and objects the\n" +
+        "manifests do not mention. Changes nothing. Exit 0 when there is no drift, 2 when there is, 1 on error.",
+    )
+    .argument("[paths...]", "manifest files or directories (default: .)")
+    .option(
+      "--target <path>",
+      "limit to a group or project path and its subtree (repeatable; `instance` for instance objects)",
+      collect,
+      [],
+    )
+    .option("--format <format>", "text, json, markdown or junit", parseDriftFormat, "text" as DriftFormat)
+    .option("--out <file>", "write the report to this file instead of standard output")
+    .option(
+      "--report <format=file>",
+      "also write the report in another format to a file, e.g. junit=drift.xml (repeatable)",
+      parseReport,
+      [],
+    )
+    .option("--no-color", "no colours in text output");
+  addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
+    const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
+    const outcome = await planFromManifests({ paths, connection, targets: opts["target"] as string[] });
+    try {
+      if (!outcome.result) {
+        io.err(formatDiagnostics(outcome.diagnostics));
+        setExit(1);
+        return;
+      }
+      const warnings = outcome.diagnostics.filter((d) => d.severity === "warning");
+      if (warnings.length > 0) io.err(formatDiagnostics(warnings));
+      const result = outcome.result;
+      const format = opts["format"] as DriftFormat;
+      const color = opts["color"] !== false && Boolean(io.color) && !opts["out"];
+      const report = renderDrift(result, format, color);
+      const out = opts["out"] as string | undefined;
+      if (out) {
+        writeReport(out, report);
+        io.err(`Wrote the ${format} drift report to ${out}. ${driftSummaryLine(result.plan)}\n`);
+      } else {
+        io.out(report);
+      }
+      for (const extra of opts["report"] as ReportRequest[]) {
+        writeReport(extra.file, renderDrift(result, extra.format));
+        io.err(`Wrote the ${extra.format} drift report to ${extra.file}.\n`);
+      }
+      if (result.plan.errors.length > 0) {
+        io.err(
+          `forgeform: ${result.plan.errors.length === 1 ? "an error" : `${result.plan.errors.length} errors`} (in the report) kept parts of the live state from being compared. Fix them and run drift again.\n`,
+        );
+        setExit(1);
+        return;
+      }
+      setExit(driftExitCode(result.plan));
+    } finally {
+      await outcome.api?.close();
+    }
+  });
+}

@@ -1,0 +1,241 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, Bench } from "./helpers.js";
+
+async function call(bench: Bench, method: string, path: string, body?: unknown): Promise<unknown> {
+  const res = await fetch(`${bench.sandbox.url}/api/v4${path}`, {
+    method,
+    headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
+  return res.status === 204 ? undefined : res.json();
+}
+
+const MANIFEST = `version: 1
+groups:
+  acme:
+    description: The ACME company
+  acme/platform:
+    description: Platform team
+instance:
+  broadcast_messages: []
+`;
+
+interface DriftJson {
+  kind: string;
+  drift: boolean;
+  summary: { drifted: number; missing: number; unmanaged: number; would_delete: number };
+  items: {
+    address: string;
+    status: string;
+    fields: { field: string; live?: unknown; declared?: unknown }[];
+  }[];
+  errors: unknown[];
+}
+
+describe("forgeform drift against the sandbox", () => {
+  let bench: Bench;
+  let file: string;
+  beforeAll(async () => {
+    bench = await Bench.start();
+    file = bench.manifest(MANIFEST);
+    const applied = await bench.cli(["apply", "--yes", file]);
+    expect(applied.code, applied.err).toBe(0);
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("exits 0 and says so when the live state matches the manifests", async () => {
+    const drift = await bench.cli(["drift", file]);
+    expect(drift.err).toBe("");
+    expect(drift.code).toBe(0);
+    expect(drift.out).toContain("No drift. The live state matches the manifests.");
+    expect(drift.out.trim().split("\n").at(-1)).toBe(
+      "Drift: 0 drifted, 0 missing, 0 unmanaged, 0 would be deleted.",
+    );
+    const json = JSON.parse((await bench.cli(["drift", "--format", "json", file])).out) as DriftJson;
+    expect(json.drift).toBe(false);
+    expect(json.items).toEqual([]);
+  });
+
+  describe("after the live state moved away from the manifests", () => {
+    let messageId: number;
+    beforeAll(async () => {
+      await call(bench, "PUT", "/groups/acme", { description: "Changed by hand" });
+      const message = (await call(bench, "POST", "/broadcast_messages", {
+        message: "Hand-made notice",
+      })) as { id: number };
+      messageId = message.id;
+      file = bench.manifest(
+        MANIFEST.replace(
+          "instance:",
+          "  acme/missing:\n    description: Declared but never applied\ninstance:",
+        ),
+      );
+    });
+
+    it("reports drifted fields, missing objects and unmanaged objects as text and exits 2", async () => {
+      const drift = await bench.cli(["drift", file]);
+      expect(drift.code).toBe(2);
+      expect(drift.out).toContain("live -> declared");
+      expect(drift.out).toContain('~ group["acme"]');
+      expect(drift.out).toContain('"Changed by hand" -> "The ACME company"');
+      expect(drift.out).toContain('+ group["acme/missing"]');
+      expect(drift.out).toContain('! instance.broadcast_message["Hand-made notice"]');
+      expect(drift.out).not.toContain('group["acme/platform"]');
+      expect(drift.out.trim().split("\n").at(-1)).toBe(
+        "Drift: 1 drifted, 1 missing, 1 unmanaged, 0 would be deleted.",
+      );
+      // Nothing was changed.
+      const live = await bench.get<{ description: string }>("/groups/acme");
+      expect(live.description).toBe("Changed by hand");
+      await expect(bench.get("/groups/acme%2Fmissing")).rejects.toThrow(/404/);
+      await bench.get(`/broadcast_messages/${messageId}`);
+    });
+
+    it("says which live objects applying would delete under prune policy delete", async () => {
+      const prune = bench.manifest(`${MANIFEST}  unmanaged: { broadcast_messages: delete }\n`, "prune.yaml");
+      const drift = await bench.cli(["drift", "--format", "json", prune]);
+      expect(drift.code).toBe(2);
+      const json = JSON.parse(drift.out) as DriftJson;
+      expect(json.summary).toEqual({ drifted: 1, missing: 0, unmanaged: 0, would_delete: 1 });
+      expect(json.items.find((i) => i.status === "would_delete")?.address).toBe(
+        'instance.broadcast_message["Hand-made notice"]',
+      );
+    });
+
+    it("writes versioned JSON with live and declared values", async () => {
+      const drift = await bench.cli(["drift", "--format", "json", file]);
+      expect(drift.code).toBe(2);
+      const json = JSON.parse(drift.out) as DriftJson;
+      expect(json.kind).toBe("drift");
+      expect(json.drift).toBe(true);
+      expect(json.summary).toEqual({ drifted: 1, missing: 1, unmanaged: 1, would_delete: 0 });
+      const acme = json.items.find((i) => i.address === 'group["acme"]');
+      expect(acme?.status).toBe("drifted");
+      expect(acme?.fields).toContainEqual(
+        expect.objectContaining({
+          field: "description",
+          live: "Changed by hand",
+          declared: "The ACME company",
+        }),
+      );
+      expect(json.items.map((i) => i.status).sort()).toEqual(["drifted", "missing", "unmanaged"]);
+    });
+
+    it("writes a Markdown report with a summary table", async () => {
+      const drift = await bench.cli(["drift", "--format", "markdown", file]);
+      expect(drift.code).toBe(2);
+      expect(drift.out).toContain("forgeform drift report");
+      expect(drift.out).toMatch(/\| *Drifted *\|/);
+      expect(drift.out).toContain("acme/missing");
+      expect(drift.out).toContain("Drift: 1 drifted, 1 missing, 1 unmanaged, 0 would be deleted.");
+    });
+
+    it("writes JUnit XML with a failure per drift item and a passing case per object in sync", async () => {
+      const drift = await bench.cli(["drift", "--format", "junit", file]);
+      expect(drift.code).toBe(2);
+      const xml = drift.out;
+      expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
+      expect(xml).toContain('<testsuite name="group[&quot;acme&quot;]"');
+      expect(xml).toContain(
+        '<testcase name="group[&quot;acme/platform&quot;]" classname="group[&quot;acme/platform&quot;]"/>',
+      );
+      expect(xml).toMatch(
+        /<failure type="drifted" message="drifted: description differs from the manifests"/,
+      );
+      expect(xml).toMatch(/<failure type="missing"/);
+      expect(xml).toMatch(/<failure type="unmanaged"/);
+      expect(xml).toMatch(/<testsuites name="forgeform drift" tests="4" failures="3" errors="0">/);
+    });
+
+    it("writes the report to --out and further formats to --report FORMAT=FILE, leaving stdout empty", async () => {
+      const out = join(bench.dir, "drift.md");
+      const xml = join(bench.dir, "drift.xml");
+      const json = join(bench.dir, "drift.json");
+      const drift = await bench.cli([
+        "drift",
+        "--format",
+        "markdown",
+        "--out",
+        out,
+        "--report",
+        `junit=${xml}`,
+        "--report",
+        `json=${json}`,
+        file,
+      ]);
+      expect(drift.code).toBe(2);
+      expect(drift.out).toBe("");
+      expect(drift.err).toContain(`Wrote the markdown drift report to ${out}`);
+      expect(readFileSync(out, "utf8")).toContain("forgeform drift report");
+      expect(readFileSync(xml, "utf8")).toContain("<testsuites");
+      expect((JSON.parse(readFileSync(json, "utf8")) as DriftJson).summary.missing).toBe(1);
+    });
+
+    it("limits the comparison to --target", async () => {
+      const drift = await bench.cli(["drift", "--target", "instance", file]);
+      expect(drift.code).toBe(2);
+      expect(drift.out).toContain("Limited to targets: instance");
+      expect(drift.out).not.toContain("group[");
+      expect(drift.out.trim().split("\n").at(-1)).toBe(
+        "Drift: 0 drifted, 0 missing, 1 unmanaged, 0 would be deleted.",
+      );
+    });
+  });
+
+  it("exits 1 on invalid manifests, naming the file and line, before any request", async () => {
+    const bad = bench.manifest("version: 1\ngroups:\n  acme:\n    visibility: secret-ish\n", "bad.yaml");
+    const drift = await bench.cli(["drift", bad]);
+    expect(drift.code).toBe(1);
+    expect(drift.out).toBe("");
+    expect(drift.err).toMatch(/bad\.yaml:4:\d+: .*visibility/);
+  });
+
+  it("exits 1 on plan errors and still prints the report", async () => {
+    const before = bench.manifest("version: 1\ngroups:\n  corp: {}\n  corp/west: {}\n  corp/west/team: {}\n");
+    expect((await bench.cli(["apply", "--yes", before])).code).toBe(0);
+    const moved = bench.manifest(
+      "version: 1\ngroups:\n  corp: {}\n  corp/west: {}\n  corp/east: {}\n  corp/east/team: {}\n",
+      "moved.yaml",
+    );
+    const drift = await bench.cli(["drift", moved]);
+    expect(drift.code).toBe(1);
+    expect(drift.out).toContain('group["corp/east/team"]');
+    expect(drift.err).toContain("kept parts of the live state from being compared");
+  });
+
+  it("exits 1 on an API error without printing the token", async () => {
+    const drift = await bench.cli(["drift", file], { FORGEFORM_TOKEN: "wrong-token-123456" });
+    expect(drift.code).toBe(1);
+    expect(drift.err).toMatch(/401|unauthori[sz]ed|token/i);
+    expect(drift.out + drift.err).not.toContain("wrong-token-123456");
+  });
+
+  it("exits 1 on an unknown --format", async () => {
+    const drift = await bench.cli(["drift", "--format", "yaml", file]);
+    expect(drift.code).toBe(1);
+    expect(drift.err).toContain("--format must be text, json, markdown or junit");
+  });
+
+  it("cuts a large Markdown report below 65,000 characters and says what was left out", async () => {
+    const groups = Array.from(
+      { length: 700 },
+      (_, i) =>
+        `  big-${String(i).padStart(3, "0")}:\n    description: ${"A group declared but never created, to make a long report. ".repeat(2)}\n`,
+    ).join("");
+    const big = bench.manifest(`version: 1\ngroups:\n${groups}`, "big.yaml");
+    const drift = await bench.cli(["drift", "--format", "markdown", big]);
+    expect(drift.code).toBe(2);
+    expect(drift.out.length).toBeLessThan(65_000);
+    expect(drift.out).toMatch(/of 700 drift items are not shown/);
+    expect(drift.out).toContain("Run `forgeform drift` for the full report.");
+    const text = await bench.cli(["drift", big]);
+    expect(text.out.trim().split("\n").at(-1)).toBe(
+      "Drift: 0 drifted, 700 missing, 0 unmanaged, 0 would be deleted.",
+    );
+  });
+});
