@@ -39,6 +39,8 @@ export interface SandboxOptions {
   retryAfterSeconds?: number;
   /** Where unexpected handler errors are reported (default: nowhere; they become 500s). */
   log?: (line: string) => void;
+  /** Called once per request received, before latency and faults (the benchmark counts requests with it). */
+  onRequest?: (method: string, path: string) => void;
 }
 
 export interface RunningSandbox {
@@ -133,6 +135,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         const q = url.indexOf("?");
         const path = q < 0 ? url : url.slice(0, q);
         const rawQuery = q < 0 ? "" : url.slice(q + 1);
+        opts.onRequest?.(method, path);
         const delay = injector.delay();
         if (delay > 0) await new Promise((r) => setTimeout(r, delay));
         const fault = carriesToken(req, rawQuery) ? injector.pick(method, path) : undefined;
