@@ -1,8 +1,10 @@
 import type { SandboxApp } from "../app.js";
+import * as applicationSettings from "./application-settings.js";
 import * as broadcastMessages from "./broadcast-messages.js";
 import * as groups from "./groups.js";
 import * as members from "./members.js";
 import * as namespaces from "./namespaces.js";
+import * as pipelineSchedules from "./pipeline-schedules.js";
 import * as projects from "./projects.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
 import * as systemHooks from "./system-hooks.js";
@@ -20,6 +22,8 @@ export const modules: { register(app: SandboxApp): void }[] = [
   sandboxAdmin,
   systemHooks,
   broadcastMessages,
+  applicationSettings,
+  pipelineSchedules,
 ];
 
 export function registerAll(app: SandboxApp): void {
