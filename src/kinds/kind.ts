@@ -134,6 +134,12 @@ export interface Kind {
   ): Promise<Live | undefined>;
   remove?(ctx: KindContext, parent: Parent, live: Live): Promise<void>;
 
+  /**
+   * The live object's fields in manifest terms, for `forgeform export`, where `live.fields` are not already
+   * (ids that the manifest names by username or path). Defaults to `live.fields`.
+   */
+  export?(ctx: KindContext, parent: Parent, live: Live): Promise<Fields>;
+
   /** Addresses of objects this one needs to exist first, beyond its parent (a group's parent group). */
   dependsOn?(parent: Parent, key: string, desired: Fields): string[];
 }

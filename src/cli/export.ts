@@ -1,0 +1,93 @@
+/**
+ * `forgeform export [--instance] [--group PATH]... [--project PATH]... [--out DIR]`: writes manifests that
+ * describe the live state (one file per group, with its subgroups and projects, per project, plus instance.yaml).
+ * Planning them against the same platform shows no changes. Sensitive values become `${env:NAME}` references
+ * whose names are listed on standard error; values are never written or printed.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import type { Command } from "commander";
+import { ApiClient } from "../api/index.js";
+import { createContext } from "../engine/context.js";
+import { createRegistry } from "../engine/registry.js";
+import { exportManifests } from "../export/export.js";
+import { kinds } from "../kinds/index.js";
+import { fieldSpecs } from "../kinds/schemas.js";
+import { addConnectionOptions, resolveConnection } from "./connection.js";
+import type { Io } from "./index.js";
+import { collect } from "./plan.js";
+
+/** The installed manifest schema, referenced relative to the output directory when it is local. */
+function schemaRef(outDir: string): string {
+  const schema = new URL("../../schemas/manifest.schema.json", import.meta.url).pathname;
+  return relative(outDir, schema).split("\\").join("/");
+}
+
+export function registerExport(program: Command, io: Io, setExit: (code: number) => void): void {
+  const cmd = program
+    .command("export")
+    .description(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's reference syntax, not a template
+      "Write manifests describing the live state: instance.yaml, one file per group (with its subgroups and\n" +
+        "projects) and per project. Sensitive values become environment references (${env:NAME}), listed on standard error.",
+    )
+    .option(
+      "--instance",
+      "export instance-level objects (application settings, hooks, broadcasts, notifications)",
+    )
+    .option("--group <path>", "export a group with its subgroups and projects (repeatable)", collect, [])
+    .option("--project <path>", "export a project (repeatable)", collect, [])
+    .option("--out <dir>", "directory to write the manifests to (created if missing)", ".");
+  addConnectionOptions(cmd).action(async (opts: Record<string, unknown>) => {
+    const groups = opts["group"] as string[];
+    const projects = opts["project"] as string[];
+    const instance = opts["instance"] === true;
+    if (!instance && groups.length === 0 && projects.length === 0) {
+      io.err("forgeform export: nothing to export: pass --instance, --group <path> or --project <path>\n");
+      setExit(1);
+      return;
+    }
+    const outDir = resolve(String(opts["out"]));
+    const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
+    const api = new ApiClient(connection);
+    try {
+      const ctx = await createContext(api);
+      const registry = createRegistry(kinds, fieldSpecs);
+      const result = await exportManifests(ctx, registry, {
+        instance,
+        groups,
+        projects,
+        schemaRef: schemaRef(outDir),
+      });
+      try {
+        mkdirSync(outDir, { recursive: true });
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? "error";
+        throw new Error(
+          `cannot create the output directory ${outDir} (${code}): check --out and its permissions`,
+        );
+      }
+      for (const file of result.files) {
+        const target = join(outDir, file.name);
+        try {
+          writeFileSync(target, file.text);
+        } catch (error) {
+          const code = (error as { code?: string }).code ?? "error";
+          throw new Error(`cannot write ${target} (${code}): check that the directory is writable`);
+        }
+        io.out(`Wrote ${target}\n`);
+      }
+      for (const skipped of result.skipped) io.err(`forgeform export: not exported: ${skipped}\n`);
+      const env = result.files.flatMap((f) => f.env);
+      if (env.length > 0) {
+        io.err(
+          `The exported manifests refer to ${env.length} sensitive value${env.length === 1 ? "" : "s"} through environment variables; set them before planning:\n`,
+        );
+        for (const e of env) io.err(`  ${e.name}  (${e.field})\n`);
+      }
+      setExit(0);
+    } finally {
+      await api.close();
+    }
+  });
+}

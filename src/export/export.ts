@@ -1,0 +1,338 @@
+/**
+ * `forgeform export`: describes the live state as manifests in the language users write by hand. Every kind is
+ * read through its own `read` (and `export`, where its live fields are not already in manifest terms); the fields
+ * written are the ones the kind's schema declares. Sensitive values become `${env:NAME}` references (the names are
+ * returned, never the values); write-only values cannot be read back and are left out with a comment.
+ */
+import { Document, isMap, isSeq, type Node } from "yaml";
+import { apiPath } from "../api/index.js";
+import type { KindRegistry } from "../engine/registry.js";
+import type { FieldSpec } from "../kinds/fields.js";
+import type { Fields, KindContext, Live, Parent } from "../kinds/kind.js";
+import { itemSchema } from "../kinds/schemas.js";
+
+export interface ExportRequest {
+  instance: boolean;
+  /** Group full paths: each is exported with its subgroups and their projects, into one file. */
+  groups: string[];
+  /** Project full paths, one file each. */
+  projects: string[];
+  /** The `$schema` reference written in each file's header. */
+  schemaRef: string;
+}
+
+/** An environment variable an exported manifest refers to for a sensitive value. */
+export interface EnvReference {
+  name: string;
+  /** The address and field it stands for, e.g. `project["acme/api"].pipeline_schedule["Nightly"].variable["TOKEN"].value`. */
+  field: string;
+}
+
+export interface ExportedFile {
+  /** File name, e.g. `instance.yaml`, `acme.yaml`. */
+  name: string;
+  text: string;
+  env: EnvReference[];
+}
+
+export interface ExportResult {
+  files: ExportedFile[];
+  /** Collections that could not be read (no SCIM token, a licensed area on the core edition...), per address. */
+  skipped: string[];
+}
+
+const INSTANCE: Parent = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
+
+interface Comment {
+  path: (string | number)[];
+  text: string;
+}
+
+/** A shell-safe, upper-case variable name from the parts of an address. */
+function envName(parts: string[]): string {
+  return parts
+    .join("_")
+    .replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "")
+    .toUpperCase()
+    .replace(/^(\d)/, "_$1");
+}
+
+/** `${` in live text is written `$${`, so the loader does not take it for a reference. */
+function escapeRefs(value: unknown): unknown {
+  if (typeof value === "string") return value.replaceAll("${", "$${");
+  if (Array.isArray(value)) return value.map(escapeRefs);
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeRefs(v)]));
+  return value;
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || value === "";
+}
+
+class Exporter {
+  readonly skipped: string[] = [];
+  private env: EnvReference[] = [];
+  private envNames = new Set<string>();
+  private comments: Comment[] = [];
+
+  constructor(
+    private readonly ctx: KindContext,
+    private readonly registry: KindRegistry,
+  ) {}
+
+  /** Starts a new file: its own env references and comments. */
+  begin(): void {
+    this.env = [];
+    this.comments = [];
+  }
+
+  private reference(nameParts: string[], field: string, address: string): string {
+    const base = envName(nameParts) || "FORGEFORM_SECRET";
+    let name = base;
+    for (let i = 2; this.envNames.has(name); i++) name = `${base}_${i}`;
+    this.envNames.add(name);
+    this.env.push({ name, field: `${address}.${field}` });
+    return `\${env:${name}}`;
+  }
+
+  /** The manifest body of one live object: its declared fields, then its child collections. */
+  async object(
+    parent: Parent,
+    collection: string,
+    live: Live,
+    self: Parent,
+    path: (string | number)[],
+    nameParts: string[],
+  ): Promise<Record<string, unknown>> {
+    const kind = this.registry.kind(parent.collection, collection);
+    const specs = this.registry.fields(parent.collection, collection);
+    const schema = itemSchema(parent.collection, collection);
+    const fields: Fields = kind?.export ? await kind.export(this.ctx, parent, live) : live.fields;
+    const out: Record<string, unknown> = {};
+    const identity = schema?.["x-identity"];
+    if (typeof identity === "string" && specs.has(identity) && isEmpty(fields[identity]))
+      out[identity] = live.key;
+    const writeOnly: string[] = [];
+    for (const [name, spec] of specs) {
+      if (spec.child || spec.local) continue;
+      if (spec.writeOnly) {
+        writeOnly.push(name);
+        continue;
+      }
+      const value = fields[name] ?? out[name];
+      if (isEmpty(value) || spec.deprecatedBy) continue;
+      if (spec.licensed && this.ctx.edition === "core") continue;
+      out[name] = spec.sensitive
+        ? this.reference([...nameParts, name], name, self.address)
+        : escapeRefs(value);
+    }
+    // A setting that is on (or set) needs its partners declared with it; when a partner is empty or write-only
+    // on the platform, the manifest cannot say the same, so the setting is left out and a comment says why.
+    for (const [name, spec] of specs) {
+      const value = out[name];
+      if (spec.requires.length === 0 || !(value === true || (typeof value === "string" && value !== "")))
+        continue;
+      const missing = spec.requires.filter((r) => isEmpty(out[r]));
+      if (missing.length === 0) continue;
+      delete out[name];
+      this.comments.push({
+        path,
+        text: ` ${name} is not exported: it needs ${missing.join(", ")}, which ${missing.length === 1 ? "is" : "are"} empty or write-only on the platform`,
+      });
+    }
+    if (writeOnly.length > 0) {
+      this.comments.push({
+        path,
+        text: ` write-only, not readable from the platform, so not exported: ${writeOnly.join(", ")}`,
+      });
+    }
+    for (const [name, spec] of specs) {
+      if (!spec.child) continue;
+      const child = await this.collection(self, name, [...path, name], nameParts, spec);
+      if (child !== undefined) out[name] = child;
+    }
+    return out;
+  }
+
+  /** A child collection (a list, or a singleton's object) of `parent`, or undefined when it is empty or unreadable. */
+  async collection(
+    parent: Parent,
+    collection: string,
+    path: (string | number)[],
+    nameParts: string[],
+    spec: FieldSpec,
+  ): Promise<unknown> {
+    const kind = this.registry.kind(parent.collection, collection);
+    if (!kind) return undefined;
+    const where = `${parent.address}.${collection}`;
+    if (spec.licensed && this.ctx.edition === "core") return undefined;
+    let lives: Live[];
+    try {
+      lives = (await kind.read(this.ctx, parent, [])).filter((l) => !l.readOnly);
+    } catch (error) {
+      this.skipped.push(`${where}: ${(error as Error).message}`);
+      this.comments.push({
+        path: path.slice(0, -1),
+        text: ` ${collection} not exported: ${(error as Error).message}`,
+      });
+      return undefined;
+    }
+    if (kind.singleton) {
+      const live = lives[0];
+      if (!live) return undefined;
+      const self: Parent = {
+        address: `${parent.address}.${kind.segment}`,
+        collection,
+        key: live.key,
+        ref: live.id,
+        live,
+        parent,
+      };
+      const body = await this.object(parent, collection, live, self, path, [...nameParts, collection]);
+      return Object.keys(body).length > 0 ? body : undefined;
+    }
+    if (lives.length === 0) return undefined;
+    const items: Record<string, unknown>[] = [];
+    for (const [i, live] of lives.entries()) {
+      const self: Parent = {
+        address: `${parent.address}.${kind.segment}[${JSON.stringify(live.key)}]`,
+        collection,
+        key: live.key,
+        ref: live.id,
+        live,
+        parent,
+      };
+      items.push(await this.object(parent, collection, live, self, [...path, i], [...nameParts, live.key]));
+    }
+    return items;
+  }
+
+  /** Writes one manifest file from its top-level sections. */
+  render(name: string, header: string[], body: Record<string, unknown>, schemaRef: string): ExportedFile {
+    const doc = new Document({ version: 1, ...body });
+    doc.commentBefore = [
+      ` yaml-language-server: $schema=${schemaRef}`,
+      "",
+      ...header.map((h) => ` ${h}`),
+    ].join("\n");
+    for (const c of this.comments) {
+      const node = doc.getIn(c.path, true) as Node | undefined;
+      if (node && (isMap(node) || isSeq(node))) {
+        node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${c.text}` : c.text;
+      }
+    }
+    if (this.env.length > 0) {
+      doc.comment = [
+        " Sensitive values are read from these environment variables (set them before planning):",
+        ...this.env.map((e) => `   ${e.name}  (${e.field})`),
+      ].join("\n");
+    }
+    return { name, text: doc.toString({ lineWidth: 0 }), env: this.env };
+  }
+
+  /** The top-level entry of a group or project (its fields and collections). */
+  async top(collection: "groups" | "projects", live: Live): Promise<Record<string, unknown>> {
+    const segment = collection === "groups" ? "group" : "project";
+    const self: Parent = {
+      address: `${segment}[${JSON.stringify(live.key)}]`,
+      collection,
+      key: live.key,
+      ref: live.id,
+      live,
+      parent: INSTANCE,
+    };
+    return this.object(INSTANCE, collection, live, self, [collection, live.key], [live.key]);
+  }
+
+  async readTop(collection: "groups" | "projects", keys: string[]): Promise<Live[]> {
+    const kind = this.registry.kind("instance", collection);
+    if (!kind) return [];
+    return kind.read(this.ctx, INSTANCE, keys);
+  }
+}
+
+interface ApiGroupRef {
+  full_path: string;
+}
+interface ApiProjectRef {
+  path_with_namespace: string;
+}
+
+/** File name for a group or project path: `/` becomes `__`. */
+export function fileNameFor(path: string): string {
+  return `${path.replaceAll("/", "__")}.yaml`;
+}
+
+/** Reads the live state of the requested scope and renders it as manifests. */
+export async function exportManifests(
+  ctx: KindContext,
+  registry: KindRegistry,
+  request: ExportRequest,
+): Promise<ExportResult> {
+  const exporter = new Exporter(ctx, registry);
+  const files: ExportedFile[] = [];
+
+  if (request.instance) {
+    exporter.begin();
+    const instance: Record<string, unknown> = {};
+    for (const [name, spec] of registry.fields("", "instance")) {
+      if (!spec.child || name === "groups" || name === "projects") continue;
+      const value = await exporter.collection(INSTANCE, name, ["instance", name], [], spec);
+      if (value !== undefined) instance[name] = value;
+    }
+    files.push(
+      exporter.render(
+        "instance.yaml",
+        ["Exported by forgeform from the live instance-level settings."],
+        { instance },
+        request.schemaRef,
+      ),
+    );
+  }
+
+  for (const path of request.groups) {
+    exporter.begin();
+    const [group] = await exporter.readTop("groups", [path]);
+    if (!group) throw new Error(`group ${path} does not exist or is not visible to the token's user`);
+    const subgroups = await ctx.api.list<ApiGroupRef>(apiPath`/groups/${group.id!}/descendant_groups`, {
+      query: { all_available: true },
+    });
+    const groupPaths = [group.key, ...subgroups.map((g) => g.full_path).sort()];
+    const groups: Record<string, unknown> = {};
+    for (const live of [group, ...(await exporter.readTop("groups", groupPaths.slice(1)))])
+      groups[live.key] = await exporter.top("groups", live);
+    const projectRefs = await ctx.api.list<ApiProjectRef>(apiPath`/groups/${group.id!}/projects`, {
+      query: { include_subgroups: true },
+    });
+    const projectPaths = projectRefs.map((p) => p.path_with_namespace).sort();
+    const projects: Record<string, unknown> = {};
+    for (const live of await exporter.readTop("projects", projectPaths))
+      projects[live.key] = await exporter.top("projects", live);
+    files.push(
+      exporter.render(
+        fileNameFor(group.key),
+        [`Exported by forgeform from the live group ${group.key}, its subgroups and their projects.`],
+        { groups, ...(projectPaths.length > 0 ? { projects } : {}) },
+        request.schemaRef,
+      ),
+    );
+  }
+
+  for (const path of request.projects) {
+    exporter.begin();
+    const [project] = await exporter.readTop("projects", [path]);
+    if (!project) throw new Error(`project ${path} does not exist or is not visible to the token's user`);
+    files.push(
+      exporter.render(
+        fileNameFor(project.key),
+        [`Exported by forgeform from the live project ${project.key}.`],
+        { projects: { [project.key]: await exporter.top("projects", project) } },
+        request.schemaRef,
+      ),
+    );
+  }
+
+  return { files, skipped: exporter.skipped };
+}
