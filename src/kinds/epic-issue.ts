@@ -79,9 +79,11 @@ export const epicIssueKind: Kind = {
 
   async create(ctx, parent, desired, key) {
     const project = await projectByPath(ctx, String(desired["project"]));
-    const issue = await ctx.api.get<{ id: number }>(
-      apiPath`/projects/${project.id}/issues/${Number(desired["iid"])}`,
-    );
+    const iid = Number(desired["iid"]);
+    const [issue] = await ctx.api.list<{ id: number; iid: number }>(apiPath`/projects/${project.id}/issues`, {
+      query: { iids: [iid] },
+    });
+    if (!issue || issue.iid !== iid) throw new Error(`issue #${iid} does not exist in ${desired["project"]}`);
     const association = await ctx.api.post<{ id: number }>(
       `${epicIssuesPath(parent)}${apiPath`/${issue.id}`}`,
     );
