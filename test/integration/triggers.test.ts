@@ -1,0 +1,123 @@
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+interface ApiTrigger {
+  id: number;
+  description: string;
+  token: string;
+}
+
+const fixture = {
+  groups: [{ path: "acme" }],
+  projects: [{ path: "acme/api" }],
+  pipeline_triggers: [{ project: "acme/api", description: "legacy deploy" }],
+};
+
+const summary = (out: string) => out.trim().split("\n").at(-1);
+
+describe("pipeline triggers", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const triggers = () => bench.get<ApiTrigger[]>("/projects/acme%2Fapi/triggers");
+
+  it("writes a new trigger's token only to token_file (mode 0600), never to the output", async () => {
+    const tokenFile = join(bench.dir, "deploy.token");
+    const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    triggers:
+      - description: legacy deploy
+      - description: nightly deploy
+        token_file: ${JSON.stringify(tokenFile)}
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain('+ project["acme/api"].trigger["nightly deploy"]');
+    expect(plan.out.replace(/\s+/g, " ")).toContain(`the new token is written to ${tokenFile} (mode 0600)`);
+    expect(summary(plan.out)).toBe("Plan: 1 to create, 0 to update, 0 to replace, 0 to delete.");
+
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code).toBe(0);
+    const created = (await triggers()).find((t) => t.description === "nightly deploy");
+    expect(created?.token).toMatch(/^[0-9a-f]{30}$/);
+    expect(readFileSync(tokenFile, "utf8").trim()).toBe(created?.token);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(apply.out + apply.err).not.toContain(created!.token);
+
+    const again = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(again.code).toBe(0);
+    expect(again.out + again.err).not.toContain(created!.token);
+  });
+
+  it("without token_file records the token nowhere and says how to get it", async () => {
+    const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    triggers:
+      - description: legacy deploy
+      - description: nightly deploy
+      - description: release
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code).toBe(2);
+    const text = plan.out.replace(/\s+/g, " ");
+    expect(text).toContain("the new token is not recorded (no token_file)");
+    expect(text).toContain("Settings > CI/CD > Pipeline triggers");
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code).toBe(0);
+    const release = (await triggers()).find((t) => t.description === "release");
+    expect(release).toBeDefined();
+    expect(apply.out + apply.err).not.toContain(release!.token);
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("warns about an undeclared trigger by default, deletes it with a delete policy or when absent", async () => {
+    const warn = bench.manifest(`version: 1
+projects:
+  acme/api:
+    triggers:
+      - description: nightly deploy
+      - description: release
+`);
+    const warned = await bench.cli(["plan", "--detailed-exitcode", warn]);
+    expect(warned.code).toBe(0);
+    expect(warned.out).toContain('trigger["legacy deploy"]');
+    expect(warned.out).toContain("prune policy warn");
+    expect((await bench.cli(["apply", "--yes", warn])).code).toBe(0);
+    expect((await triggers()).map((t) => t.description)).toContain("legacy deploy");
+
+    const pruned = bench.manifest(`version: 1
+projects:
+  acme/api:
+    unmanaged:
+      triggers: delete
+    triggers:
+      - description: nightly deploy
+      - description: release
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", pruned]);
+    expect(plan.out).toContain('- project["acme/api"].trigger["legacy deploy"]');
+    expect(summary(plan.out)).toBe("Plan: 0 to create, 0 to update, 0 to replace, 1 to delete.");
+    expect((await bench.cli(["apply", "--yes", pruned])).code).toBe(0);
+
+    const absent = bench.manifest(`version: 1
+projects:
+  acme/api:
+    triggers:
+      - description: release
+        state: absent
+`);
+    const plan2 = await bench.cli(["plan", "--detailed-exitcode", absent]);
+    expect(plan2.out).toContain('- project["acme/api"].trigger["release"]');
+    expect((await bench.cli(["apply", "--yes", absent])).code).toBe(0);
+    expect((await triggers()).map((t) => t.description).sort()).toEqual(["nightly deploy"]);
+  });
+});
