@@ -2,7 +2,9 @@ import type { SandboxApp } from "../app.js";
 import * as applicationSettings from "./application-settings.js";
 import * as broadcastMessages from "./broadcast-messages.js";
 import * as groups from "./groups.js";
+import * as issues from "./issues.js";
 import * as members from "./members.js";
+import * as milestones from "./milestones.js";
 import * as namespaces from "./namespaces.js";
 import * as pipelineSchedules from "./pipeline-schedules.js";
 import * as projects from "./projects.js";
@@ -24,6 +26,8 @@ export const modules: { register(app: SandboxApp): void }[] = [
   broadcastMessages,
   applicationSettings,
   pipelineSchedules,
+  milestones,
+  issues,
 ];
 
 export function registerAll(app: SandboxApp): void {
