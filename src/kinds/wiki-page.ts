@@ -24,6 +24,9 @@ const toLive = (p: ApiPage): Live => ({
   fields: { slug: p.slug, title: p.title, format: p.format, content: p.content ?? "" },
 });
 
+/** The slug the platform derives from a title: whitespace and `<`, `>`, `+` become `-`. */
+const slugOf = (title: string) => title.trim().replace(/[\s<>+]/g, "-");
+
 const pagePath = (parent: Parent, slug: string) => `${ownerPath(parent)}${apiPath`/wikis/${slug}`}`;
 
 async function upload(ctx: KindContext, parent: Parent, file: string): Promise<void> {
@@ -50,6 +53,17 @@ export const wikiPageKind: Kind = {
       query: { with_content: true },
     });
     return pages.map(toLive);
+  },
+
+  check(_ctx, _parent, desired) {
+    const { slug, title } = desired;
+    if (typeof slug !== "string" || typeof title !== "string" || slugOf(title) === slug) return [];
+    return [
+      {
+        field: "slug",
+        message: `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`,
+      },
+    ];
   },
 
   async prepare(_ctx, _parent, fields) {
