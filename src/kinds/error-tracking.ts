@@ -29,6 +29,14 @@ export const errorTrackingKind: Kind = {
     return settings ? [toLive(settings)] : [];
   },
 
+  async checkCreate(_ctx, parent) {
+    return [
+      {
+        message: `error tracking is not configured for ${parent.key}: configure it in the project's error-tracking settings first; forgeform only switches configured settings on and off`,
+      },
+    ];
+  },
+
   async update(ctx, parent, _live, desired) {
     const updated = await ctx.api.patch<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`, {
       body: { active: desired["active"] },
