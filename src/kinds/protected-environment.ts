@@ -70,6 +70,22 @@ export const protectedEnvironmentKind: Kind = {
     return { ...fields, name: fields["name"], deploy_access_levels: canonical(resolved) } satisfies Fields;
   },
 
+  async export(ctx, _parent, live) {
+    // Deployers are named by username and group path in manifests, not by id.
+    const levels = await Promise.all(
+      ((live.fields["deploy_access_levels"] as Level[] | undefined) ?? []).map(async (l): Promise<Level> => {
+        if (l.user_id != null)
+          return { user: (await ctx.api.get<{ username: string }>(apiPath`/users/${l.user_id}`)).username };
+        if (l.group_id != null)
+          return {
+            group: (await ctx.api.get<{ full_path: string }>(apiPath`/groups/${l.group_id}`)).full_path,
+          };
+        return { access_level: l.access_level ?? undefined };
+      }),
+    );
+    return { ...live.fields, deploy_access_levels: levels };
+  },
+
   async create(ctx, parent, desired, key) {
     const created = await ctx.api.post<ApiEnvironment>(`${ownerPath(parent)}/protected_environments`, {
       body: { name: key, deploy_access_levels: desired["deploy_access_levels"] },
