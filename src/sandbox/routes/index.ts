@@ -12,6 +12,7 @@ import * as sandboxAdmin from "./sandbox-admin.js";
 import * as systemHooks from "./system-hooks.js";
 import * as users from "./users.js";
 import * as version from "./version.js";
+import * as wikis from "./wikis.js";
 
 /** Every route module; each exports `register(app)`. Add new modules to this list (one line each). */
 export const modules: { register(app: SandboxApp): void }[] = [
@@ -28,6 +29,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   pipelineSchedules,
   milestones,
   issues,
+  wikis,
 ];
 
 export function registerAll(app: SandboxApp): void {
