@@ -17,6 +17,7 @@ const reason = missing();
 
 const scripts: { name: string; file: string; options?: SandboxOptions }[] = [
   { name: "pipeline triggers", file: "python/triggers.py" },
+  { name: "project and group badges", file: "python/badges.py" },
 ];
 
 describe("conformance: python-gitlab triggers, badges, protected environments", () => {
