@@ -6,6 +6,7 @@ import * as issues from "./issues.js";
 import * as members from "./members.js";
 import * as milestones from "./milestones.js";
 import * as namespaces from "./namespaces.js";
+import * as notificationSettings from "./notification-settings.js";
 import * as pipelineSchedules from "./pipeline-schedules.js";
 import * as projects from "./projects.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
@@ -30,6 +31,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   milestones,
   issues,
   wikis,
+  notificationSettings,
 ];
 
 export function registerAll(app: SandboxApp): void {
