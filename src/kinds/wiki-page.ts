@@ -1,7 +1,8 @@
 /**
  * Wiki pages of a project, identified by slug (the manifest's `slug`, or the title with spaces and `<`, `>`, `+`
  * turned into `-`, as the platform derives it; the loader fills it in). Content comes inline or from
- * `content_file` (the loader reads the file). Title, format and content are updated in place. Attachments are
+ * `content_file` (the loader reads the file). Format and content are updated in place; the title names the page
+ * (the platform reads back only its last segment, with `-` as a space), so a new title is a new page. Attachments are
  * uploaded (multipart) when forgeform creates the page, each file once; uploads cannot be listed, so they are
  * never compared and nothing about them is recorded.
  */
@@ -26,6 +27,12 @@ const toLive = (p: ApiPage): Live => ({
 
 /** The slug the platform derives from a title: whitespace and `<`, `>`, `+` become `-`. */
 const slugOf = (title: string) => title.trim().replace(/[\s<>+]/g, "-");
+
+/** The title as the platform reads it back: its last path segment, with `-` shown as a space. */
+const readBack = (title: string) => (title.split("/").pop() ?? title).trim().replace(/-/g, " ");
+
+/** The titles as written in the manifest, by prepared fields object, for create. */
+const titles = new WeakMap<Fields, string>();
 
 const pagePath = (parent: Parent, slug: string) => `${ownerPath(parent)}${apiPath`/wikis/${slug}`}`;
 
@@ -55,24 +62,34 @@ export const wikiPageKind: Kind = {
     return pages.map(toLive);
   },
 
-  check(_ctx, _parent, desired) {
-    const { slug, title } = desired;
-    if (typeof slug !== "string" || typeof title !== "string" || slugOf(title) === slug) return [];
-    return [
-      {
-        field: "slug",
-        message: `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`,
-      },
-    ];
+  async prepare(_ctx, _parent, fields) {
+    const { slug, title } = fields;
+    if (typeof title !== "string") return { format: "markdown", ...fields };
+    if (typeof slug === "string" && slugOf(title) !== slug) {
+      throw new Error(
+        `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`,
+      );
+    }
+    // Compared as the platform reads it back; created with the title as written.
+    const out: Fields = { format: "markdown", ...fields, title: readBack(title) };
+    titles.set(out, title);
+    return out;
   },
 
-  async prepare(_ctx, _parent, fields) {
-    return { format: "markdown", ...fields } satisfies Fields;
+  async export(_ctx, _parent, live) {
+    // The platform reads back only the last segment of the title: put the page's directory back in front.
+    const slug = String(live.fields["slug"]);
+    const dir = slug.includes("/") ? slug.slice(0, slug.lastIndexOf("/") + 1) : "";
+    return { ...live.fields, title: `${dir}${String(live.fields["title"])}` };
   },
 
   async create(ctx, parent, desired) {
     const created = await ctx.api.post<ApiPage>(`${ownerPath(parent)}/wikis`, {
-      body: { title: desired["title"], content: desired["content"] ?? "", format: desired["format"] },
+      body: {
+        title: titles.get(desired) ?? desired["title"],
+        content: desired["content"] ?? "",
+        format: desired["format"],
+      },
     });
     for (const file of (desired["attachments"] as string[] | undefined) ?? [])
       await upload(ctx, parent, file);

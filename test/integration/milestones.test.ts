@@ -25,6 +25,8 @@ const fixture = {
 };
 
 const summary = (out: string) => out.trim().split("\n").at(-1);
+/** Plan text with wrapped comment lines joined. */
+const prose = (out: string) => out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
 
 describe("milestones", () => {
   let bench: Bench;
@@ -160,7 +162,7 @@ projects:
 `);
     const refused = await bench.cli(["plan", absent]);
     expect(refused.code).toBe(1);
-    const text = refused.out.replace(/\s+/g, " ");
+    const text = prose(refused.out);
     expect(text).toContain('milestone "busy" still has 2 open issues');
     expect(text).toContain("force_delete: true");
     expect((await bench.cli(["apply", "--yes", absent])).code).toBe(1);

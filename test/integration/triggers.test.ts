@@ -16,6 +16,8 @@ const fixture = {
 };
 
 const summary = (out: string) => out.trim().split("\n").at(-1);
+/** Plan text with wrapped comment lines joined. */
+const prose = (out: string) => out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
 
 describe("pipeline triggers", () => {
   let bench: Bench;
@@ -41,7 +43,7 @@ projects:
     const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(plan.code).toBe(2);
     expect(plan.out).toContain('+ project["acme/api"].trigger["nightly deploy"]');
-    expect(plan.out.replace(/\s+/g, " ")).toContain(`the new token is written to ${tokenFile} (mode 0600)`);
+    expect(prose(plan.out)).toContain(`the new token is written to ${tokenFile} (mode 0600)`);
     expect(summary(plan.out)).toBe("Plan: 1 to create, 0 to update, 0 to replace, 0 to delete.");
 
     const apply = await bench.cli(["apply", "--yes", file]);
@@ -68,7 +70,7 @@ projects:
 `);
     const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(plan.code).toBe(2);
-    const text = plan.out.replace(/\s+/g, " ");
+    const text = prose(plan.out);
     expect(text).toContain("the new token is not recorded (no token_file)");
     expect(text).toContain("Settings > CI/CD > Pipeline triggers");
     const apply = await bench.cli(["apply", "--yes", file]);

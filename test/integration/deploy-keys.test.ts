@@ -1,0 +1,175 @@
+import { createHash, generateKeyPairSync } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+/** A fresh OpenSSH ed25519 public key line. */
+function sshKey(comment: string): string {
+  const { publicKey } = generateKeyPairSync("ed25519");
+  const raw = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
+  const part = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  const blob = Buffer.concat([part(Buffer.from("ssh-ed25519")), part(raw)]);
+  return `ssh-ed25519 ${blob.toString("base64")} ${comment}`;
+}
+
+const fingerprint = (key: string) =>
+  `SHA256:${createHash("sha256")
+    .update(Buffer.from(key.split(" ")[1]!, "base64"))
+    .digest("base64")
+    .replace(/=+$/, "")}`;
+
+interface ApiKey {
+  id: number;
+  title: string;
+  key: string;
+  can_push: boolean;
+}
+
+const DEPLOY = sshKey("deploy@ci");
+const SHARED = sshKey("shared@ci");
+const STRAY = sshKey("stray@old");
+
+const fixture = {
+  groups: [{ path: "acme" }],
+  projects: [{ path: "acme/api" }, { path: "acme/web" }],
+  deploy_keys: [
+    { project: "acme/web", title: "shared", key: SHARED, can_push: false },
+    { project: "acme/api", title: "stray", key: STRAY },
+  ],
+};
+
+const summary = (out: string) => out.trim().split("\n").at(-1);
+/** Plan text with wrapped comment lines joined. */
+const prose = (out: string) => out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
+
+describe("deploy keys", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const keys = (project = "acme%2Fapi") => bench.get<ApiKey[]>(`/projects/${project}/deploy_keys`);
+  const find = async (key: string) => (await keys()).find((k) => k.key.split(" ")[1] === key.split(" ")[1]);
+  const manifest = (entries: string, extra = "") =>
+    bench.manifest(`version: 1
+projects:
+  acme/api:
+${extra}    deploy_keys:
+      - title: stray
+        key: ${STRAY}
+${entries}
+`);
+
+  it("goes through the whole lifecycle, field by field; a key is the same key whatever its comment", async () => {
+    const created = manifest(`      - title: deploy
+        key: ${DEPLOY}`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", created]);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain(`+ project["acme/api"].deploy_key["${fingerprint(DEPLOY)}"]`);
+    expect(summary(plan.out)).toBe("Plan: 1 to create, 0 to update, 0 to replace, 0 to delete.");
+    expect((await bench.cli(["apply", "--yes", created])).code).toBe(0);
+    expect(await find(DEPLOY)).toMatchObject({ title: "deploy", can_push: false });
+    expect((await bench.cli(["plan", "--detailed-exitcode", created])).code).toBe(0);
+
+    const recommented = manifest(`      - title: deploy
+        key: ${DEPLOY.replace("deploy@ci", "another comment")}`);
+    expect((await bench.cli(["plan", "--detailed-exitcode", recommented])).code).toBe(0);
+
+    const pushing = manifest(`      - title: deploy
+        key: ${DEPLOY}
+        can_push: true`);
+    const p1 = await bench.cli(["plan", "--detailed-exitcode", pushing]);
+    expect(p1.code).toBe(2);
+    expect(p1.out).toContain(`~ project["acme/api"].deploy_key["${fingerprint(DEPLOY)}"]`);
+    expect(p1.out).toContain("can_push");
+    expect(summary(p1.out)).toBe("Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.");
+    expect((await bench.cli(["apply", "--yes", pushing])).code).toBe(0);
+    expect((await find(DEPLOY))?.can_push).toBe(true);
+    expect((await bench.cli(["plan", "--detailed-exitcode", pushing])).code).toBe(0);
+
+    const retitled = manifest(`      - title: ci deploy
+        key: ${DEPLOY}
+        can_push: true`);
+    const p2 = await bench.cli(["plan", "--detailed-exitcode", retitled]);
+    expect(p2.out).toContain("title");
+    expect(summary(p2.out)).toBe("Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.");
+    expect((await bench.cli(["apply", "--yes", retitled])).code).toBe(0);
+    expect((await find(DEPLOY))?.title).toBe("ci deploy");
+    expect((await bench.cli(["plan", "--detailed-exitcode", retitled])).code).toBe(0);
+  });
+
+  it("enables a key that exists on another project instead of uploading it again", async () => {
+    const [shared] = (await bench.get<ApiKey[]>("/projects/acme%2Fweb/deploy_keys")).filter(
+      (k) => k.title === "shared",
+    );
+    const file = manifest(`      - title: ci deploy
+        key: ${DEPLOY}
+        can_push: true
+      - title: shared
+        key: ${SHARED}
+        can_push: true`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code).toBe(2);
+    const text = prose(plan.out);
+    expect(text).toContain(`+ project["acme/api"].deploy_key["${fingerprint(SHARED)}"]`);
+    expect(text).toContain(`the key already exists on the platform (deploy key ${shared!.id}`);
+    expect(text).toContain("enabled on this project, not uploaded again");
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    const enabled = await find(SHARED);
+    expect(enabled?.id).toBe(shared!.id);
+    expect(enabled?.can_push).toBe(true);
+    // can_push is per project: the other project keeps its own.
+    const other = (await bench.get<ApiKey[]>("/projects/acme%2Fweb/deploy_keys")).find(
+      (k) => k.id === shared!.id,
+    );
+    expect(other?.can_push).toBe(false);
+    const all = await bench.get<ApiKey[]>("/deploy_keys");
+    expect(all.filter((k) => k.key.split(" ")[1] === SHARED.split(" ")[1])).toHaveLength(1);
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("warns about an undeclared key by default, removes it with a delete policy", async () => {
+    const warn = bench.manifest(`version: 1
+projects:
+  acme/api:
+    deploy_keys:
+      - title: ci deploy
+        key: ${DEPLOY}
+        can_push: true
+      - title: shared
+        key: ${SHARED}
+        can_push: true
+`);
+    const warned = await bench.cli(["plan", "--detailed-exitcode", warn]);
+    expect(warned.code).toBe(0);
+    expect(warned.out).toContain(`deploy_key["${fingerprint(STRAY)}"]`);
+    expect(warned.out).toContain("prune policy warn");
+    expect(await find(STRAY)).toBeDefined();
+
+    const pruned = bench.manifest(`version: 1
+projects:
+  acme/api:
+    unmanaged:
+      deploy_keys: delete
+    deploy_keys:
+      - title: ci deploy
+        key: ${DEPLOY}
+        can_push: true
+      - title: shared
+        key: ${SHARED}
+        state: absent
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", pruned]);
+    expect(plan.out).toContain(`- project["acme/api"].deploy_key["${fingerprint(STRAY)}"]`);
+    expect(plan.out).toContain(`- project["acme/api"].deploy_key["${fingerprint(SHARED)}"]`);
+    expect(summary(plan.out)).toBe("Plan: 0 to create, 0 to update, 0 to replace, 2 to delete.");
+    expect((await bench.cli(["apply", "--yes", pruned])).code).toBe(0);
+    expect((await keys()).map((k) => k.title)).toEqual(["ci deploy"]);
+    // Removing the key from this project leaves it on the other one.
+    expect((await bench.get<ApiKey[]>("/projects/acme%2Fweb/deploy_keys")).map((k) => k.title)).toEqual([
+      "shared",
+    ]);
+  });
+});

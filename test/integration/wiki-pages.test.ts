@@ -1,0 +1,173 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+interface ApiPage {
+  slug: string;
+  title: string;
+  format: string;
+  content: string;
+}
+
+const fixture = {
+  groups: [{ path: "acme" }],
+  projects: [{ path: "acme/api" }],
+  wikis: [{ project: "acme/api", title: "Old notes", content: "left over" }],
+};
+
+const summary = (out: string) => out.trim().split("\n").at(-1);
+/** Plan text with wrapped comment lines joined. */
+const prose = (out: string) => out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
+
+describe("wiki pages", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const page = (slug: string) => bench.get<ApiPage>(`/projects/acme%2Fapi/wikis/${encodeURIComponent(slug)}`);
+  const pages = () => bench.get<ApiPage[]>("/projects/acme%2Fapi/wikis");
+
+  it("goes through the whole lifecycle, field by field, with content from a file", async () => {
+    writeFileSync(join(bench.dir, "runbook.md"), "# Runbook\n\nRestart the service.\n");
+    const manifest = (fields: string) =>
+      bench.manifest(`version: 1
+projects:
+  acme/api:
+    wiki_pages:
+      - title: Old notes
+        content: left over
+      - title: On call runbook
+${fields}
+`);
+    const created = manifest("        content_file: runbook.md");
+    const plan = await bench.cli(["plan", "--detailed-exitcode", created]);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain('+ project["acme/api"].wiki_page["On-call-runbook"]');
+    expect(summary(plan.out)).toBe("Plan: 1 to create, 0 to update, 0 to replace, 0 to delete.");
+    expect((await bench.cli(["apply", "--yes", created])).code).toBe(0);
+    expect(await page("On-call-runbook")).toMatchObject({
+      title: "On call runbook",
+      format: "markdown",
+      content: "# Runbook\n\nRestart the service.\n",
+    });
+    expect((await bench.cli(["plan", "--detailed-exitcode", created])).code).toBe(0);
+
+    writeFileSync(join(bench.dir, "runbook.md"), "# Runbook\n\nRestart the service, then check the logs.\n");
+    const p1 = await bench.cli(["plan", "--detailed-exitcode", created]);
+    expect(p1.code).toBe(2);
+    expect(p1.out).toContain('~ project["acme/api"].wiki_page["On-call-runbook"]');
+    expect(p1.out).toContain("content");
+    expect(summary(p1.out)).toBe("Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.");
+    expect((await bench.cli(["apply", "--yes", created])).code).toBe(0);
+    expect((await page("On-call-runbook")).content).toContain("check the logs");
+    expect((await bench.cli(["plan", "--detailed-exitcode", created])).code).toBe(0);
+
+    const asciidoc = manifest(`        format: asciidoc
+        content: "= Runbook"`);
+    const p2 = await bench.cli(["plan", "--detailed-exitcode", asciidoc]);
+    expect(p2.out).toContain("format");
+    expect(summary(p2.out)).toBe("Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.");
+    expect((await bench.cli(["apply", "--yes", asciidoc])).code).toBe(0);
+    expect(await page("On-call-runbook")).toMatchObject({ format: "asciidoc", content: "= Runbook" });
+    expect((await bench.cli(["plan", "--detailed-exitcode", asciidoc])).code).toBe(0);
+
+    const retitled = bench.manifest(`version: 1
+projects:
+  acme/api:
+    wiki_pages:
+      - title: On call
+        slug: On-call-runbook
+        content: "= Runbook"
+`);
+    const p3 = await bench.cli(["plan", retitled]);
+    expect(p3.code).toBe(1);
+    expect(prose(p3.out)).toContain(
+      'slug "On-call-runbook" is not the one the platform derives from the title "On call" ("On-call")',
+    );
+  });
+
+  it("uploads attachments once, when the page is created", async () => {
+    writeFileSync(join(bench.dir, "diagram.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
+    const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    wiki_pages:
+      - title: Architecture
+        content: "![diagram](uploads/diagram.png)"
+        attachments: [diagram.png]
+`);
+    const uploads = () =>
+      (bench.sandbox.store.data.areas["wikis"] as { attachments: { file_name: string; data: string }[] })
+        .attachments;
+    const before = uploads().length;
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code).toBe(0);
+    expect((await page("Architecture")).content).toBe("![diagram](uploads/diagram.png)");
+    const added = uploads().slice(before);
+    expect(added.map((u) => u.file_name)).toEqual(["diagram.png"]);
+    expect(Buffer.from(added[0]!.data, "base64")).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]));
+    // Uploads cannot be read back, so they are never compared: the page is in sync and nothing is uploaded again.
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect(uploads().length).toBe(before + 1);
+  });
+
+  it("keeps pages in directories and titles with hyphens in sync, though the platform reads titles back shorter", async () => {
+    const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    wiki_pages:
+      - title: guides/Set-up the laptop
+        content: Install the tools.
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.out).toContain('+ project["acme/api"].wiki_page["guides/Set-up-the-laptop"]');
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect(await page("guides/Set-up-the-laptop")).toMatchObject({ content: "Install the tools." });
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    const removed = bench.manifest(`version: 1
+projects:
+  acme/api:
+    wiki_pages:
+      - title: guides/Set-up the laptop
+        state: absent
+`);
+    expect((await bench.cli(["apply", "--yes", removed])).code).toBe(0);
+    await expect(page("guides/Set-up-the-laptop")).rejects.toThrow(/404/);
+  });
+
+  it("warns about an undeclared page by default, deletes it with a delete policy", async () => {
+    const warn = bench.manifest(`version: 1
+projects:
+  acme/api:
+    wiki_pages:
+      - title: Architecture
+        content: "![diagram](uploads/diagram.png)"
+`);
+    const warned = await bench.cli(["plan", "--detailed-exitcode", warn]);
+    expect(warned.code).toBe(0);
+    expect(warned.out).toContain('wiki_page["Old-notes"]');
+    expect(warned.out).toContain("prune policy warn");
+
+    const pruned = bench.manifest(`version: 1
+projects:
+  acme/api:
+    unmanaged:
+      wiki_pages: delete
+    wiki_pages:
+      - title: Architecture
+        content: "![diagram](uploads/diagram.png)"
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", pruned]);
+    expect(plan.out).toContain('- project["acme/api"].wiki_page["Old-notes"]');
+    expect(plan.out).toContain('- project["acme/api"].wiki_page["On-call-runbook"]');
+    expect(summary(plan.out)).toBe("Plan: 0 to create, 0 to update, 0 to replace, 2 to delete.");
+    expect((await bench.cli(["apply", "--yes", pruned])).code).toBe(0);
+    expect((await pages()).map((p) => p.slug)).toEqual(["Architecture"]);
+  });
+});
