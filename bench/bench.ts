@@ -1,0 +1,328 @@
+/**
+ * The benchmark: for each size, a sandbox with a fixed latency holds the state; forgeform plans it unchanged, plans
+ * it with 10% of the objects changed, applies those changes and plans again; gitlabracadabra dry-runs the kinds both
+ * tools manage on the same state. Requests are counted at the sandbox, for both tools alike.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createSandboxApp, type RunningSandbox, startSandbox } from "../src/sandbox/server.js";
+import {
+  AREA_KINDS,
+  AREAS,
+  type Area,
+  availableAreas,
+  buildFixture,
+  seedOverHttp,
+  writeForgeformManifests,
+  writePeerActionFile,
+} from "./artifacts.js";
+import { applyBound, type Bound, expectedChanges, objectTotal, planBound } from "./bound.js";
+import { type Measured, measureCommand, measureForgeform } from "./measure.js";
+import { renderMarkdown } from "./report.js";
+import { buildState, COMMON_KINDS, KINDS, type ObjectKind, type Shape, scaleShape } from "./state.js";
+
+export const PEER_BINARY = "/usr/bin/gitlabracadabra";
+
+export interface BenchOptions {
+  /** The 1x shape. */
+  base: Shape;
+  /** Multipliers of the base shape's groups and projects, e.g. [1, 4, 16]. */
+  sizes: number[];
+  /** Latency the sandbox adds to every request, in ms. */
+  latencyMs: number;
+  /** forgeform's `--concurrency`. */
+  concurrency: number;
+  /** Run gitlabracadabra (when its binary exists). */
+  peer: boolean;
+  /** Largest size the peer runs at (it reads one request at a time); larger sizes leave it out. */
+  peerMaxSize?: number;
+  /** Markdown results file; a `.json` file with the same name is written next to it. */
+  outFile: string;
+  /** Progress lines. */
+  log?: (line: string) => void;
+}
+
+export type Scenario = "plan, no changes" | "plan, 10% changed" | "apply the 10%" | "plan after apply";
+
+export interface Row {
+  factor: number;
+  tool: "forgeform" | "gitlabracadabra";
+  /** `all`: every kind the benchmark declares; `common`: the kinds both tools manage. */
+  scope: "all" | "common";
+  scenario: Scenario;
+  objects: number;
+  /** Changes the run reported (plans: create + update + replace + delete); null when the tool does not say. */
+  changes: number | null;
+  /** Changes the run must report, from the state; null when nothing is expected to be reported. */
+  expectedChanges: number | null;
+  unmanaged: number | null;
+  wallMs: number;
+  cpuMs: number;
+  maxRssMb: number;
+  requests: number;
+  writes: number;
+  /** Requests the tool itself reports having made (forgeform's plan JSON), for cross-checking; else null. */
+  clientRequests: number | null;
+  bound: Bound;
+}
+
+export interface SizeInfo {
+  factor: number;
+  shape: Shape;
+  objects: number;
+  seedMs: number;
+}
+
+export interface BenchResult {
+  startedAt: string;
+  finishedAt: string;
+  environment: { node: string; cpus: number; cpuModel: string; platform: string; peerVersion: string | null };
+  latencyMs: number;
+  concurrency: number;
+  base: Shape;
+  sizes: SizeInfo[];
+  /** Areas seeded through the fixture, and through the API (their route module has no fixture key the bench knows). */
+  seededByFixture: Area[];
+  seededOverHttp: Area[];
+  /** Areas the sandbox does not serve (left out of the state and the manifests). */
+  missingAreas: Area[];
+  kinds: ObjectKind[];
+  commonKinds: ObjectKind[];
+  peer: { ran: boolean; reason?: string };
+  rows: Row[];
+}
+
+interface PlanJson {
+  summary: { create: number; update: number; replace: number; delete: number; unmanaged: number };
+  errors: unknown[];
+  requests: { total: number };
+}
+
+/** Counts the requests a sandbox receives, all and writes. */
+class Counter {
+  total = 0;
+  writes = 0;
+  reset(): void {
+    this.total = 0;
+    this.writes = 0;
+  }
+  record = (method: string): void => {
+    this.total++;
+    if (method !== "GET" && method !== "HEAD") this.writes++;
+  };
+}
+
+function fail(what: string, m: Measured): never {
+  throw new Error(
+    `bench: ${what} failed (exit ${m.code}):\n${m.stderr.slice(-3000)}${m.stdout.slice(-2000)}`,
+  );
+}
+
+function peerVersion(): string | null {
+  try {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax
+    return execFileSync("dpkg-query", ["-W", "-f", "${Version}", "gitlabracadabra"], {
+      encoding: "utf8",
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+/** Runs the benchmark and writes its results (Markdown and JSON). */
+export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
+  const log = opts.log ?? (() => {});
+  const startedAt = new Date().toISOString();
+  const hookKeys = new Set(createSandboxApp().app.fixtureHooks.keys());
+  const peerExists = existsSync(PEER_BINARY);
+  const peerRuns = opts.peer && peerExists;
+  const result: BenchResult = {
+    startedAt,
+    finishedAt: startedAt,
+    environment: {
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+      platform: `${process.platform} ${process.arch}`,
+      peerVersion: peerExists ? peerVersion() : null,
+    },
+    latencyMs: opts.latencyMs,
+    concurrency: opts.concurrency,
+    base: opts.base,
+    sizes: [],
+    seededByFixture: [],
+    seededOverHttp: [],
+    missingAreas: [],
+    kinds: [],
+    commonKinds: [],
+    peer: peerRuns
+      ? { ran: true }
+      : { ran: false, reason: opts.peer ? `${PEER_BINARY} not found` : "--skip-peer" },
+    rows: [],
+  };
+  const work = mkdtempSync(join(tmpdir(), "forgeform-bench-"));
+  try {
+    for (const factor of opts.sizes) {
+      await runSize(factor, opts, hookKeys, peerRuns, work, result, log);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  result.finishedAt = new Date().toISOString();
+  mkdirSync(dirname(opts.outFile), { recursive: true });
+  writeFileSync(opts.outFile, renderMarkdown(result));
+  writeFileSync(opts.outFile.replace(/\.md$/, "") + ".json", `${JSON.stringify(result, null, 2)}\n`);
+  return result;
+}
+
+async function runSize(
+  factor: number,
+  opts: BenchOptions,
+  hookKeys: ReadonlySet<string>,
+  peerRuns: boolean,
+  work: string,
+  result: BenchResult,
+  log: (line: string) => void,
+): Promise<void> {
+  const shape = scaleShape(opts.base, factor);
+  const seed = buildState(shape, "seed");
+  const changed = buildState(shape, "changed");
+  const counter = new Counter();
+  const seedStarted = performance.now();
+  // Areas the sandbox serves are probed on a sandbox holding one project; the fixture seeds what it can.
+  const probe = await startSandbox({
+    fixture: buildFixture(
+      { ...seed, groups: seed.groups.slice(0, 1), projects: seed.projects.slice(0, 1) },
+      [],
+      hookKeys,
+    ).fixture,
+  });
+  const areas = await availableAreas(probe.url, probe.adminToken, seed.projects[0]!).finally(() =>
+    probe.stop(),
+  );
+  const { fixture, seeded } = buildFixture(seed, areas, hookKeys);
+  const overHttp = areas.filter((a) => !seeded.includes(a));
+  log(
+    `${factor}x: ${shape.groups} groups, ${shape.projects} projects; seeding (fixture: groups, projects${seeded.map((a) => `, ${a}`).join("")}; API: ${overHttp.join(", ") || "nothing"})`,
+  );
+  const sandbox: RunningSandbox = await startSandbox({
+    fixture,
+    latencyMs: opts.latencyMs,
+    onRequest: (method) => counter.record(method),
+  });
+  try {
+    await seedOverHttp(sandbox.url, sandbox.adminToken, seed, overHttp, 64);
+    const seedMs = performance.now() - seedStarted;
+    const kinds = new Set<ObjectKind>(["group", ...areas.flatMap((a) => AREA_KINDS[a])]);
+    const common = new Set([...kinds].filter((k) => COMMON_KINDS.has(k)));
+    result.seededByFixture = seeded;
+    result.seededOverHttp = overHttp;
+    result.missingAreas = AREAS.filter((a) => !areas.includes(a));
+    result.kinds = KINDS.filter((k) => kinds.has(k));
+    result.commonKinds = KINDS.filter((k) => common.has(k));
+    result.sizes.push({ factor, shape, objects: objectTotal(shape, kinds), seedMs });
+
+    const dir = join(work, `${factor}x`);
+    const seedAll = writeForgeformManifests(seed, kinds, join(dir, "seed-all"));
+    const seedCommon = writeForgeformManifests(seed, common, join(dir, "seed-common"));
+    const changedAll = writeForgeformManifests(changed, kinds, join(dir, "changed-all"));
+    const env = { FORGEFORM_URL: sandbox.url, FORGEFORM_TOKEN: sandbox.adminToken };
+    const conc = ["--concurrency", String(opts.concurrency)];
+    const { latencyMs, concurrency } = opts;
+
+    const plan = async (scenario: Scenario, manifests: string, scope: "all" | "common", expected: number) => {
+      const scopeKinds = scope === "all" ? kinds : common;
+      log(`${factor}x: forgeform ${scenario} (${scope} kinds)`);
+      counter.reset();
+      const m = await measureForgeform(["plan", "--format", "json", ...conc, manifests], env);
+      if (m.code !== 0) fail(`forgeform plan (${scenario})`, m);
+      const json = JSON.parse(m.stdout) as PlanJson;
+      if (json.errors.length > 0)
+        throw new Error(
+          `bench: forgeform plan (${scenario}) reported errors: ${JSON.stringify(json.errors).slice(0, 2000)}`,
+        );
+      const s = json.summary;
+      result.rows.push({
+        factor,
+        tool: "forgeform",
+        scope,
+        scenario,
+        objects: objectTotal(shape, scopeKinds),
+        changes: s.create + s.update + s.replace + s.delete,
+        expectedChanges: expected,
+        unmanaged: s.unmanaged,
+        wallMs: m.wallMs,
+        cpuMs: m.cpuMs,
+        maxRssMb: m.maxRssMb,
+        requests: counter.total,
+        writes: counter.writes,
+        clientRequests: json.requests.total,
+        bound: planBound(shape, scopeKinds, latencyMs, concurrency),
+      });
+    };
+
+    await plan("plan, no changes", seedAll, "all", 0);
+    await plan("plan, no changes", seedCommon, "common", 0);
+
+    if (peerRuns && (opts.peerMaxSize === undefined || factor <= opts.peerMaxSize)) {
+      log(`${factor}x: gitlabracadabra --dry-run (common kinds)`);
+      const cfg = join(dir, "python-gitlab.cfg");
+      writeFileSync(
+        cfg,
+        `[global]\ndefault = sandbox\ntimeout = 60\n\n[sandbox]\nurl = ${sandbox.url}\nprivate_token = ${sandbox.adminToken}\napi_version = 4\n`,
+      );
+      const action = writePeerActionFile(seed, common, join(dir, "action.yml"));
+      counter.reset();
+      const m = await measureCommand(PEER_BINARY, ["-c", cfg, "--dry-run", action], { HOME: dir });
+      if (m.code !== 0 || /Traceback|ERROR/.test(m.stderr)) fail("gitlabracadabra --dry-run", m);
+      result.rows.push({
+        factor,
+        tool: "gitlabracadabra",
+        scope: "common",
+        scenario: "plan, no changes",
+        objects: objectTotal(shape, common),
+        changes: null,
+        expectedChanges: null,
+        unmanaged: null,
+        wallMs: m.wallMs,
+        cpuMs: m.cpuMs,
+        maxRssMb: m.maxRssMb,
+        requests: counter.total,
+        writes: counter.writes,
+        clientRequests: null,
+        bound: planBound(shape, common, latencyMs, concurrency),
+      });
+    }
+
+    const expected = expectedChanges(shape, kinds);
+    await plan("plan, 10% changed", changedAll, "all", expected);
+
+    log(`${factor}x: forgeform apply (${expected} changes)`);
+    counter.reset();
+    const m = await measureForgeform(["apply", "--yes", "--no-color", ...conc, changedAll], env);
+    if (m.code !== 0) fail("forgeform apply", m);
+    result.rows.push({
+      factor,
+      tool: "forgeform",
+      scope: "all",
+      scenario: "apply the 10%",
+      objects: objectTotal(shape, kinds),
+      changes: null,
+      expectedChanges: null,
+      unmanaged: null,
+      wallMs: m.wallMs,
+      cpuMs: m.cpuMs,
+      maxRssMb: m.maxRssMb,
+      requests: counter.total,
+      writes: counter.writes,
+      clientRequests: null,
+      bound: applyBound(shape, kinds, latencyMs, concurrency),
+    });
+
+    await plan("plan after apply", changedAll, "all", 0);
+  } finally {
+    await sandbox.stop();
+  }
+}

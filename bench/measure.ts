@@ -1,0 +1,110 @@
+/** Runs a command as a child process and measures its wall time, CPU time and peak memory. */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export interface Measured {
+  code: number;
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  cpuMs: number;
+  maxRssMb: number;
+}
+
+/**
+ * The repository root: the nearest directory above this module with forgeform's package.json. Found by walking up,
+ * because this module runs both from bench/ (vitest) and bundled into lib/bench/ (`npm run bench`).
+ */
+export function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "forgeform")
+      return dir;
+    const parent = dirname(dir);
+    if (parent === dir)
+      throw new Error("bench: cannot find forgeform's package.json above the benchmark's module");
+    dir = parent;
+  }
+}
+
+const ROOT = repoRoot();
+const PRELOAD = join(ROOT, "bench/usage-preload.mjs");
+
+function collect(child: ReturnType<typeof spawn>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  child.stdout?.on("data", (c: Buffer) => out.push(c));
+  child.stderr?.on("data", (c: Buffer) => err.push(c));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) =>
+      resolve({
+        code: code ?? 1,
+        stdout: Buffer.concat(out).toString(),
+        stderr: Buffer.concat(err).toString(),
+      }),
+    );
+  });
+}
+
+/** Runs `forgeform ...args` (the built CLI) in a child Node process. */
+export async function measureForgeform(args: string[], env: Record<string, string>): Promise<Measured> {
+  const dir = mkdtempSync(join(tmpdir(), "forgeform-bench-"));
+  const usageFile = join(dir, "usage.json");
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", PRELOAD, join(ROOT, "bin/forgeform.js"), ...args], {
+    env: { ...process.env, ...env, FORGEFORM_BENCH_USAGE: usageFile, NO_COLOR: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const result = await collect(child);
+  const wallMs = performance.now() - started;
+  if (!existsSync(usageFile)) {
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(
+      `bench: forgeform ${args[0] ?? ""} ended without reporting its resource usage (exit ${result.code}): ${result.stderr.slice(0, 2000)}`,
+    );
+  }
+  const usage = JSON.parse(readFileSync(usageFile, "utf8")) as {
+    userMs: number;
+    systemMs: number;
+    maxRssKb: number;
+  };
+  rmSync(dir, { recursive: true, force: true });
+  return { ...result, wallMs, cpuMs: usage.userMs + usage.systemMs, maxRssMb: usage.maxRssKb / 1024 };
+}
+
+/**
+ * Runs any other command and measures it from outside: wall time, and CPU time and peak RSS of the child from
+ * GNU time's format when /usr/bin/time exists (else CPU and memory are reported as unknown).
+ */
+export async function measureCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Measured> {
+  const dir = mkdtempSync(join(tmpdir(), "forgeform-bench-"));
+  const timeFile = join(dir, "time.txt");
+  const useTime = existsSync("/usr/bin/time");
+  const started = performance.now();
+  const child = useTime
+    ? spawn("/usr/bin/time", ["-f", "%U %S %M", "-o", timeFile, command, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+    : spawn(command, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const result = await collect(child);
+  const wallMs = performance.now() - started;
+  let cpuMs = Number.NaN;
+  let maxRssMb = Number.NaN;
+  if (useTime && existsSync(timeFile)) {
+    const [user, system, rss] = readFileSync(timeFile, "utf8").trim().split(/\s+/).slice(-3).map(Number);
+    cpuMs = ((user ?? 0) + (system ?? 0)) * 1000;
+    maxRssMb = (rss ?? 0) / 1024;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { ...result, wallMs, cpuMs, maxRssMb };
+}
