@@ -1,6 +1,7 @@
 import type { SandboxApp } from "../app.js";
 import * as applicationSettings from "./application-settings.js";
 import * as broadcastMessages from "./broadcast-messages.js";
+import * as deployKeys from "./deploy-keys.js";
 import * as groups from "./groups.js";
 import * as issues from "./issues.js";
 import * as members from "./members.js";
@@ -32,6 +33,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   issues,
   wikis,
   notificationSettings,
+  deployKeys,
 ];
 
 export function registerAll(app: SandboxApp): void {
