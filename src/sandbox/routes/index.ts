@@ -2,6 +2,7 @@ import type { SandboxApp } from "../app.js";
 import * as applicationSettings from "./application-settings.js";
 import * as broadcastMessages from "./broadcast-messages.js";
 import * as deployKeys from "./deploy-keys.js";
+import * as errorTracking from "./error-tracking.js";
 import * as groups from "./groups.js";
 import * as issues from "./issues.js";
 import * as members from "./members.js";
@@ -34,6 +35,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   wikis,
   notificationSettings,
   deployKeys,
+  errorTracking,
 ];
 
 export function registerAll(app: SandboxApp): void {
