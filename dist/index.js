@@ -70858,6 +70858,13 @@ var errorTrackingKind = {
     );
     return settings ? [toLive5(settings)] : [];
   },
+  async checkCreate(_ctx, parent) {
+    return [
+      {
+        message: `error tracking is not configured for ${parent.key}: configure it in the project's error-tracking settings first; forgeform only switches configured settings on and off`
+      }
+    ];
+  },
   async update(ctx, parent, _live, desired) {
     const updated = await ctx.api.patch(`${ownerPath(parent)}/error_tracking/settings`, {
       body: { active: desired["active"] }
@@ -71261,6 +71268,20 @@ var protectedEnvironmentKind = {
     );
     return { ...fields, name: fields["name"], deploy_access_levels: canonical2(resolved) };
   },
+  async export(ctx, _parent, live) {
+    const levels = await Promise.all(
+      (live.fields["deploy_access_levels"] ?? []).map(async (l) => {
+        if (l.user_id != null)
+          return { user: (await ctx.api.get(apiPath`/users/${l.user_id}`)).username };
+        if (l.group_id != null)
+          return {
+            group: (await ctx.api.get(apiPath`/groups/${l.group_id}`)).full_path
+          };
+        return { access_level: l.access_level ?? void 0 };
+      })
+    );
+    return { ...live.fields, deploy_access_levels: levels };
+  },
   async create(ctx, parent, desired, key) {
     const created = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
       body: { name: key, deploy_access_levels: desired["deploy_access_levels"] }
@@ -71509,6 +71530,9 @@ var toLive16 = (p2) => ({
   id: p2.slug,
   fields: { slug: p2.slug, title: p2.title, format: p2.format, content: p2.content ?? "" }
 });
+var slugOf = (title) => title.trim().replace(/[\s<>+]/g, "-");
+var readBack = (title) => (title.split("/").pop() ?? title).trim().replace(/-/g, " ");
+var titles = /* @__PURE__ */ new WeakMap();
 var pagePath = (parent, slug) => `${ownerPath(parent)}${apiPath`/wikis/${slug}`}`;
 async function upload(ctx, parent, file) {
   let data;
@@ -71534,11 +71558,29 @@ var wikiPageKind = {
     return pages.map(toLive16);
   },
   async prepare(_ctx, _parent, fields) {
-    return { format: "markdown", ...fields };
+    const { slug, title } = fields;
+    if (typeof title !== "string") return { format: "markdown", ...fields };
+    if (typeof slug === "string" && slugOf(title) !== slug) {
+      throw new Error(
+        `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`
+      );
+    }
+    const out = { format: "markdown", ...fields, title: readBack(title) };
+    titles.set(out, title);
+    return out;
+  },
+  async export(_ctx, _parent, live) {
+    const slug = String(live.fields["slug"]);
+    const dir = slug.includes("/") ? slug.slice(0, slug.lastIndexOf("/") + 1) : "";
+    return { ...live.fields, title: `${dir}${String(live.fields["title"])}` };
   },
   async create(ctx, parent, desired) {
     const created = await ctx.api.post(`${ownerPath(parent)}/wikis`, {
-      body: { title: desired["title"], content: desired["content"] ?? "", format: desired["format"] }
+      body: {
+        title: titles.get(desired) ?? desired["title"],
+        content: desired["content"] ?? "",
+        format: desired["format"]
+      }
     });
     for (const file of desired["attachments"] ?? [])
       await upload(ctx, parent, file);

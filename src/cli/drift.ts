@@ -76,7 +76,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
   const cmd = program
     .command("drift")
     .description(
-      "Compare the live state with the manifests and report drifted fields, missing objects and objects the\n" +
+      "Compare the live state with the manifests: drifted fields, missing objects, and live objects the " +
         "manifests do not mention. Changes nothing. Exit 0 when there is no drift, 2 when there is, 1 on error.",
     )
     .argument("[paths...]", "manifest files or directories (default: .)")

@@ -241,6 +241,27 @@ groups:
     expectNoLeak(result);
   });
 
+  it("plan: plan errors become annotations at the declaring line and fail the step", async () => {
+    writeFileSync(
+      join(workspace, "corp.yaml"),
+      "version: 1\ngroups:\n  corp: {}\n  corp/west: {}\n  corp/west/team: {}\n",
+    );
+    expect((await run({ command: "apply", paths: "corp.yaml" }, { workspace })).status).toBe(0);
+    writeFileSync(
+      join(workspace, "moved.yaml"),
+      "version: 1\ngroups:\n  corp: {}\n  corp/west: {}\n  corp/east: {}\n  corp/east/team: {}\n",
+    );
+    const result = await run({ command: "plan", paths: "moved.yaml" }, { workspace });
+    expect(result.status).toBe(1);
+    expect(result.outputs["exit-code"]).toBe("1");
+    expect(result.stdout).toMatch(
+      /^::error title=forgeform plan,file=moved\.yaml,line=6,col=\d+::group\["corp\/east\/team"\]: .*corp\/west\/team/m,
+    );
+    expect(result.stdout).toMatch(/^::error::forgeform plan: the plan has an error/m);
+    expect(result.summary).toContain("## forgeform plan");
+    expectNoLeak(result);
+  });
+
   it("fails with exit-code 1 and no token in the log when the platform refuses the token", async () => {
     const wrong = "glpat-wrong-token-0000111122";
     const result = await runAction(
