@@ -18,6 +18,11 @@ const reason = missing();
 const scripts: { name: string; file: string; options?: SandboxOptions }[] = [
   { name: "pipeline triggers", file: "python/triggers.py" },
   { name: "project and group badges", file: "python/badges.py" },
+  {
+    name: "protected environments (licensed)",
+    file: "python/protected_environments.py",
+    options: { edition: "licensed" },
+  },
 ];
 
 describe("conformance: python-gitlab triggers, badges, protected environments", () => {
