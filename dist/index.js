@@ -65151,6 +65151,12 @@ function setFailed(message) {
   process.exitCode = ExitCode.Failure;
   error(message);
 }
+function isDebug() {
+  return process.env["RUNNER_DEBUG"] === "1";
+}
+function debug(message) {
+  issueCommand("debug", {}, message);
+}
 function error(message, properties = {}) {
   issueCommand("error", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
@@ -70492,7 +70498,15 @@ var settingSpecs = () => {
   specs ??= fieldSpecs("instance", KEY);
   return specs;
 };
-var toLive = (raw) => ({ key: KEY, id: KEY, fields: raw, raw });
+function listsAsText(raw) {
+  const out = { ...raw };
+  for (const [name, value] of Object.entries(out)) {
+    const spec = settingSpecs().get(name);
+    if (Array.isArray(value) && spec && !spec.set) out[name] = value.join(",");
+  }
+  return out;
+}
+var toLive = (raw) => ({ key: KEY, id: KEY, fields: listsAsText(raw), raw });
 function renameDeprecated(fields) {
   const out = {};
   for (const [name, value] of Object.entries(fields)) {
@@ -71297,7 +71311,7 @@ var protectedEnvironmentKind = {
 var toLive12 = (v2) => ({
   key: v2.key,
   id: v2.key,
-  fields: { value: v2.value, variable_type: v2.variable_type ?? "env_var" }
+  fields: { key: v2.key, value: v2.value, variable_type: v2.variable_type ?? "env_var" }
 });
 function base(parent) {
   return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}/variables`}`;
@@ -71935,9 +71949,12 @@ var Run = class {
     const connection = resolveConnection(
       {
         ...this.inputs.url !== void 0 ? { url: this.inputs.url } : {},
-        ...this.inputs.token !== void 0 ? { token: this.inputs.token } : {}
+        ...this.inputs.token !== void 0 ? { token: this.inputs.token } : {},
+        // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
+        debug: isDebug()
       },
-      this.env
+      this.env,
+      (line) => debug(line)
     );
     const outcome = await planFromManifests({
       paths: saved ? saved.manifests : this.inputs.paths,

@@ -155,8 +155,11 @@ class Run {
       {
         ...(this.inputs.url !== undefined ? { url: this.inputs.url } : {}),
         ...(this.inputs.token !== undefined ? { token: this.inputs.token } : {}),
+        // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
+        debug: core.isDebug(),
       },
       this.env,
+      (line) => core.debug(line),
     );
     const outcome = await planFromManifests({
       paths: saved ? saved.manifests : this.inputs.paths,

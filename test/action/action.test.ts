@@ -286,6 +286,15 @@ groups:
     expectNoLeak(result);
   });
 
+  it("logs one debug line per request when the runner's debug logging is on, without the token", async () => {
+    const result = await run(
+      { command: "drift", paths: "forgeform.yaml" },
+      { workspace, env: { RUNNER_DEBUG: "1" } },
+    );
+    expect(result.stdout).toMatch(/^::debug::GET .*\/api\/v4\/groups.* -> 200/m);
+    expectNoLeak(result);
+  });
+
   it("fails on a bad input, naming it and what it accepts", async () => {
     const command = await run({ command: "destroy" }, { workspace });
     expect(command.status).toBe(1);
