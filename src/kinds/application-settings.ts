@@ -19,7 +19,17 @@ const settingSpecs = () => {
   return specs;
 };
 
-const toLive = (raw: Record<string, unknown>): Live => ({ key: KEY, id: KEY, fields: raw, raw });
+/** A list the platform answers for a setting the manifest writes as comma-separated text (searchengine_url) is read as that text. */
+function listsAsText(raw: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...raw };
+  for (const [name, value] of Object.entries(out)) {
+    const spec = settingSpecs().get(name);
+    if (Array.isArray(value) && spec && !spec.set) out[name] = value.join(",");
+  }
+  return out;
+}
+
+const toLive = (raw: Record<string, unknown>): Live => ({ key: KEY, id: KEY, fields: listsAsText(raw), raw });
 
 /** Renames deprecated settings to their replacement, unless the replacement is also declared. */
 function renameDeprecated(fields: Fields): Fields {
@@ -49,7 +59,10 @@ export const applicationSettingsKind: Kind = {
     // The platform takes list settings as comma-separated strings too, and always answers with a list.
     for (const [name, value] of Object.entries(out)) {
       if (typeof value === "string" && settingSpecs().get(name)?.set) {
-        out[name] = value.split(",").map((v) => v.trim()).filter((v) => v !== "");
+        out[name] = value
+          .split(",")
+          .map((v) => v.trim())
+          .filter((v) => v !== "");
       }
     }
     return out;

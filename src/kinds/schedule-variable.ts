@@ -15,7 +15,7 @@ interface ApiVariable {
 const toLive = (v: ApiVariable): Live => ({
   key: v.key,
   id: v.key,
-  fields: { value: v.value, variable_type: v.variable_type ?? "env_var" },
+  fields: { key: v.key, value: v.value, variable_type: v.variable_type ?? "env_var" },
 });
 
 function base(parent: Parent): string {
