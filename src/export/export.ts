@@ -60,7 +60,7 @@ function envName(parts: string[]): string {
 
 /** `${` in live text is written `$${`, so the loader does not take it for a reference. */
 function escapeRefs(value: unknown): unknown {
-  if (typeof value === "string") return value.replaceAll("${", "$${");
+  if (typeof value === "string") return value.replaceAll("${", () => "$${");
   if (Array.isArray(value)) return value.map(escapeRefs);
   if (value !== null && typeof value === "object")
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, escapeRefs(v)]));
@@ -114,6 +114,17 @@ class Exporter {
     const identity = schema?.["x-identity"];
     if (typeof identity === "string" && specs.has(identity) && isEmpty(fields[identity]))
       out[identity] = live.key;
+    // A kind whose `state` holds more than present/absent (a milestone's active/closed) exports it.
+    const stateSchema = (schema?.["properties"] as Record<string, Record<string, unknown>> | undefined)?.[
+      "state"
+    ];
+    const states = Array.isArray(stateSchema?.["enum"]) ? (stateSchema["enum"] as unknown[]) : [];
+    if (
+      typeof fields["state"] === "string" &&
+      fields["state"] !== "present" &&
+      states.includes(fields["state"])
+    )
+      out["state"] = fields["state"];
     const writeOnly: string[] = [];
     for (const [name, spec] of specs) {
       if (spec.child || spec.local) continue;

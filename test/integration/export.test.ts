@@ -1,0 +1,172 @@
+import { generateKeyPairSync } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+function sshKey(comment: string): string {
+  const { publicKey } = generateKeyPairSync("ed25519");
+  const raw = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
+  const part = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  return `ssh-ed25519 ${Buffer.concat([part(Buffer.from("ssh-ed25519")), part(raw)]).toString("base64")} ${comment}`;
+}
+
+const SECRET_VALUE = "s3cr3t-value-never-printed";
+const HOOK_TOKEN = "hook-token-never-printed";
+
+/** A sandbox that holds every kind forgeform manages. */
+const fixture = {
+  users: [{ username: "alice" }],
+  groups: [{ path: "acme", description: "The ACME company" }, { path: "acme/platform" }, { path: "other" }],
+  projects: [{ path: "acme/platform/api" }, { path: "acme/web" }, { path: "other/tool" }],
+  application_settings: { signup_enabled: false, default_projects_limit: 42 },
+  milestones: [
+    { group: "acme", title: "2027 Q1", description: "First quarter", due_date: "2027-03-31" },
+    { project: "acme/platform/api", title: "1.0", start_date: "2027-01-01", due_date: "2027-02-01" },
+    { project: "acme/platform/api", title: "0.9", state: "closed" },
+  ],
+  pipeline_schedules: [
+    {
+      project: "acme/platform/api",
+      description: "Nightly build",
+      ref: "main",
+      cron: "0 2 * * *",
+      cron_timezone: "Europe/Berlin",
+      variables: [
+        { key: "DEPLOY_TOKEN", value: SECRET_VALUE },
+        { key: "MODE", value: "fast", variable_type: "file" },
+      ],
+    },
+  ],
+  pipeline_triggers: [{ project: "acme/platform/api", description: "deploy from chat" }],
+  badges: [
+    {
+      group: "acme",
+      name: "handbook",
+      link_url: "https://handbook.example",
+      image_url: "https://img.example/h.svg",
+    },
+    {
+      project: "acme/web",
+      name: "coverage",
+      link_url: "https://ci.example/%{project_path}",
+      image_url: "https://img.example/c.svg",
+    },
+  ],
+  deploy_keys: [{ project: "acme/web", title: "ci", key: sshKey("ci@acme"), can_push: true }],
+  wikis: [
+    { project: "acme/platform/api", title: "Home", content: "Welcome.\nUse ${HOME} in scripts.\n" },
+    {
+      project: "acme/platform/api",
+      title: "guides/Set-up the laptop",
+      content: "Install tools.",
+      format: "asciidoc",
+    },
+  ],
+};
+
+describe("forgeform export", () => {
+  let bench: Bench;
+  let out: string;
+  let exported: Awaited<ReturnType<Bench["cli"]>>;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture });
+    // Objects the fixture cannot seed are created through forgeform itself.
+    const setup = bench.manifest(`version: 1
+instance:
+  system_hooks:
+    - url: https://hooks.example/receive
+      token: ${HOOK_TOKEN}
+      push_events: true
+  broadcast_messages:
+    - message: Maintenance on Sunday
+      starts_at: "2027-01-01T00:00:00Z"
+      ends_at: "2027-01-02T00:00:00Z"
+`);
+    const applied = await bench.cli(["apply", "--yes", setup]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    out = join(bench.dir, "exported");
+    exported = await bench.cli([
+      "export",
+      "--instance",
+      "--group",
+      "acme",
+      "--project",
+      "other/tool",
+      "--out",
+      out,
+    ]);
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("writes instance.yaml and one file per group and project, with schema headers", () => {
+    expect(exported.code, exported.err).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(["acme.yaml", "instance.yaml", "other__tool.yaml"]);
+    for (const name of readdirSync(out)) {
+      const text = readFileSync(join(out, name), "utf8");
+      const schema = /^# yaml-language-server: \$schema=(\S+)$/m.exec(text)?.[1];
+      expect(schema, name).toMatch(/manifest\.schema\.json$/);
+      expect(existsSync(join(out, schema!))).toBe(true);
+      expect(text).toMatch(/^version: 1$/m);
+    }
+    const acme = readFileSync(join(out, "acme.yaml"), "utf8");
+    expect(acme).toContain("acme/platform:");
+    expect(acme).toContain("acme/platform/api:");
+    expect(acme).toContain("acme/web:");
+    expect(acme).toContain("Nightly build");
+    // The platform reads the title back with hyphens as spaces; it still names the same page.
+    expect(acme).toContain("title: guides/Set up the laptop");
+    expect(acme).toContain("state: closed");
+    // A literal `${` in live text is escaped, so it is not read as a reference.
+    expect(acme).toContain("Use $${HOME} in scripts.");
+  });
+
+  it("turns sensitive values into env references, named on stderr and in the file, and leaves write-only values out", () => {
+    const all = readdirSync(out)
+      .map((n) => readFileSync(join(out, n), "utf8"))
+      .join("\n");
+    expect(all).not.toContain(SECRET_VALUE);
+    expect(all).not.toContain(HOOK_TOKEN);
+    expect(exported.out + exported.err).not.toContain(SECRET_VALUE);
+    const acme = readFileSync(join(out, "acme.yaml"), "utf8");
+    const ref = /value: \$\{env:([A-Z0-9_]+)\}/.exec(acme)?.[1];
+    expect(ref).toBe("ACME_PLATFORM_API_NIGHTLY_BUILD_DEPLOY_TOKEN_VALUE");
+    expect(exported.err).toContain(
+      `${ref}  (project["acme/platform/api"].pipeline_schedule["Nightly build"].variable["DEPLOY_TOKEN"].value)`,
+    );
+    expect(acme).toMatch(new RegExp(`^#\\s+${ref}\\b`, "m"));
+    const instance = readFileSync(join(out, "instance.yaml"), "utf8");
+    expect(instance).toContain("https://hooks.example/receive");
+    expect(instance).toMatch(/# write-only, not readable from the platform, so not exported: token/);
+    expect(instance).toContain("default_projects_limit: 42");
+  });
+
+  it("plans no changes when the exported manifests are planned against the same platform", async () => {
+    const settings = await bench.get<Record<string, string[]>>("/application/settings");
+    const live: Record<string, string> = {
+      'variable["DEPLOY_TOKEN"].value': SECRET_VALUE,
+      'variable["MODE"].value': "fast",
+      // A list on the platform, comma-separated text in manifests.
+      "application_settings.searchengine_url": settings["searchengine_url"]!.join(","),
+    };
+    const env: Record<string, string> = {};
+    for (const m of exported.err.matchAll(/^ {2}([A-Z0-9_]+) {2}\((.+)\)$/gm)) {
+      const field = Object.keys(live).find((f) => m[2]!.endsWith(f));
+      expect(field, m[2]).toBeDefined();
+      env[m[1]!] = live[field!]!;
+    }
+    expect(Object.keys(env)).toHaveLength(3);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", out], env);
+    expect(plan.err).toBe("");
+    expect(plan.code, plan.out).toBe(0);
+    expect(plan.out).toContain("No changes.");
+  });
+
+  it("needs something to export", async () => {
+    const r = await bench.cli(["export", "--out", join(bench.dir, "nothing")]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("nothing to export: pass --instance, --group <path> or --project <path>");
+  });
+});
