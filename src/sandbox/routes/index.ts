@@ -1,5 +1,6 @@
 import type { SandboxApp } from "../app.js";
 import * as applicationSettings from "./application-settings.js";
+import * as badges from "./badges.js";
 import * as broadcastMessages from "./broadcast-messages.js";
 import * as deployKeys from "./deploy-keys.js";
 import * as errorTracking from "./error-tracking.js";
@@ -11,8 +12,10 @@ import * as namespaces from "./namespaces.js";
 import * as notificationSettings from "./notification-settings.js";
 import * as pipelineSchedules from "./pipeline-schedules.js";
 import * as projects from "./projects.js";
+import * as protectedEnvironments from "./protected-environments.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
 import * as systemHooks from "./system-hooks.js";
+import * as triggers from "./triggers.js";
 import * as users from "./users.js";
 import * as version from "./version.js";
 import * as wikis from "./wikis.js";
@@ -36,6 +39,9 @@ export const modules: { register(app: SandboxApp): void }[] = [
   notificationSettings,
   deployKeys,
   errorTracking,
+  triggers,
+  badges,
+  protectedEnvironments,
 ];
 
 export function registerAll(app: SandboxApp): void {
