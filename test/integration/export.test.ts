@@ -55,6 +55,7 @@ const fixture = {
   ],
   deploy_keys: [{ project: "acme/web", title: "ci", key: sshKey("ci@acme"), can_push: true }],
   wikis: [
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: live text that looks like a manifest reference
     { project: "acme/platform/api", title: "Home", content: "Welcome.\nUse ${HOME} in scripts.\n" },
     {
       project: "acme/platform/api",
