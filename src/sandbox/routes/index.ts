@@ -14,6 +14,7 @@ import * as pipelineSchedules from "./pipeline-schedules.js";
 import * as projects from "./projects.js";
 import * as protectedEnvironments from "./protected-environments.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
+import * as scim from "./scim.js";
 import * as systemHooks from "./system-hooks.js";
 import * as triggers from "./triggers.js";
 import * as users from "./users.js";
@@ -42,6 +43,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   triggers,
   badges,
   protectedEnvironments,
+  scim,
 ];
 
 export function registerAll(app: SandboxApp): void {
