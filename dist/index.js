@@ -71831,8 +71831,7 @@ function renderApplyMarkdown(outcomes) {
   const done = outcomes.length - failed.length - skipped.length;
   const complete = failed.length + skipped.length === 0;
   const lines = [
-    "",
-    "### Apply result",
+    "## forgeform apply",
     "",
     `**Apply ${complete ? "complete" : "incomplete"}:** ${done} done, ${failed.length} failed, ${skipped.length} skipped.`
   ];
@@ -71844,7 +71843,16 @@ function renderApplyMarkdown(outcomes) {
       "Fix the cause and run apply again: it picks up where this run left off."
     );
   }
-  return `${lines.join("\n")}
+  lines.push("", "The plan that was applied:", "", "");
+  return lines.join("\n");
+}
+function renderApplyRefusedMarkdown(reason) {
+  return `## forgeform apply
+
+**Nothing was applied:** ${escapeMarkdown(reason)}.
+
+The plan:
+
 `;
 }
 
@@ -72022,7 +72030,10 @@ var Run = class {
       const plan = r.plan;
       const fail = async (failure) => {
         this.report("json-report", "json", renderPlanJson(plan));
-        await this.markdown(renderPlanMarkdown(plan));
+        const head2 = renderApplyRefusedMarkdown(failure);
+        await this.markdown(
+          `${head2}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head2.length })}`
+        );
         return { code: 1, failure };
       };
       if (saved && planFile) {
@@ -72053,9 +72064,9 @@ var Run = class {
         `Apply ${failed > 0 ? "incomplete" : "complete"}: ${done} done, ${outcomes.filter((o) => o.status === "failed").length} failed, ${outcomes.filter((o) => o.status === "skipped").length} skipped.`
       );
       this.report("json-report", "json", applyJson(plan, outcomes));
-      const applied = renderApplyMarkdown(outcomes);
+      const head = renderApplyMarkdown(outcomes);
       await this.markdown(
-        `${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - applied.length })}${applied}`
+        `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`
       );
       if (failed > 0) {
         return {

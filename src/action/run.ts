@@ -33,7 +33,7 @@ import {
   renderPlanText,
 } from "../report/index.js";
 import { type ActionInputs, type LogFormat, maskSecrets, readInputs } from "./inputs.js";
-import { renderApplyMarkdown, renderValidationMarkdown } from "./summary.js";
+import { renderApplyMarkdown, renderApplyRefusedMarkdown, renderValidationMarkdown } from "./summary.js";
 
 /** The result of one command: its exit code and, when the step must fail, why. */
 interface Result {
@@ -231,7 +231,10 @@ class Run {
       const plan = r.plan;
       const fail = async (failure: string): Promise<Result> => {
         this.report("json-report", "json", renderPlanJson(plan));
-        await this.markdown(renderPlanMarkdown(plan));
+        const head = renderApplyRefusedMarkdown(failure);
+        await this.markdown(
+          `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
+        );
         return { code: 1, failure };
       };
       if (saved && planFile) {
@@ -262,9 +265,9 @@ class Run {
         `Apply ${failed > 0 ? "incomplete" : "complete"}: ${done} done, ${outcomes.filter((o) => o.status === "failed").length} failed, ${outcomes.filter((o) => o.status === "skipped").length} skipped.`,
       );
       this.report("json-report", "json", applyJson(plan, outcomes));
-      const applied = renderApplyMarkdown(outcomes);
+      const head = renderApplyMarkdown(outcomes);
       await this.markdown(
-        `${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - applied.length })}${applied}`,
+        `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
       );
       if (failed > 0) {
         return {

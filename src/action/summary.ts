@@ -64,8 +64,8 @@ function outcomeLine(o: Outcome): string {
 }
 
 /**
- * The outcome of an apply: a verdict line with counts, then every failed and skipped change (done changes are
- * the plan above). Kept short so the plan's Markdown keeps most of the room.
+ * The head of an apply's job summary: a verdict line with counts, then every failed and skipped change (done
+ * changes are in the plan that follows). Kept short so the plan's Markdown keeps most of the room.
  */
 export function renderApplyMarkdown(outcomes: Outcome[]): string {
   const failed = outcomes.filter((o) => o.status === "failed");
@@ -73,8 +73,7 @@ export function renderApplyMarkdown(outcomes: Outcome[]): string {
   const done = outcomes.length - failed.length - skipped.length;
   const complete = failed.length + skipped.length === 0;
   const lines = [
-    "",
-    "### Apply result",
+    "## forgeform apply",
     "",
     `**Apply ${complete ? "complete" : "incomplete"}:** ${done} done, ${failed.length} failed, ${skipped.length} skipped.`,
   ];
@@ -86,5 +85,11 @@ export function renderApplyMarkdown(outcomes: Outcome[]): string {
       "Fix the cause and run apply again: it picks up where this run left off.",
     );
   }
-  return `${lines.join("\n")}\n`;
+  lines.push("", "The plan that was applied:", "", "");
+  return lines.join("\n");
+}
+
+/** The head of an apply's job summary when nothing was applied: why, then the plan. */
+export function renderApplyRefusedMarkdown(reason: string): string {
+  return `## forgeform apply\n\n**Nothing was applied:** ${escapeMarkdown(reason)}.\n\nThe plan:\n\n`;
 }
