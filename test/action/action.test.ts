@@ -142,7 +142,7 @@ describe.each(nodes())("the bundled Action on %s", (name, node) => {
     expect(result.outputs["creates"]).toBe("3");
     expect(result.stdout).toContain("Apply complete: 3 done, 0 failed, 0 skipped.");
     expect(result.summary).toMatch(
-      /^## forgeform apply\n\n\*\*Apply complete:\*\* 3 done, 0 failed, 0 skipped\.\n[^]*## forgeform plan/,
+      /^## forgeform apply\n\n\*\*Apply complete:\*\* 3 done, 0 failed, 0 skipped\.\n[\s\S]*## forgeform plan/,
     );
     const json = JSON.parse(readFileSync(result.outputs["json-report"]!, "utf8")) as {
       outcomes: { address: string; status: string }[];
@@ -183,7 +183,7 @@ groups:
     expect(refused.outputs["deletes"]).toBe("2");
     expect(refused.stdout).toContain("more than max-deletes 1; nothing was applied");
     expect(refused.summary).toMatch(
-      /^## forgeform apply\n\n\*\*Nothing was applied:\*\* refusing to apply: the plan deletes or replaces 2 objects, more than max-deletes 1[^]*## forgeform plan/,
+      /^## forgeform apply\n\n\*\*Nothing was applied:\*\* refusing to apply: the plan deletes or replaces 2 objects, more than max-deletes 1[\s\S]*## forgeform plan/,
     );
     expect((await get("/groups/acme%2Fweb")).status).toBe(200);
     expect((await get<{ description: string }>("/groups/acme")).body.description).toBe("The ACME company");
