@@ -119,12 +119,10 @@ class Exporter {
       "state"
     ];
     const states = Array.isArray(stateSchema?.["enum"]) ? (stateSchema["enum"] as unknown[]) : [];
-    if (
-      typeof fields["state"] === "string" &&
-      fields["state"] !== "present" &&
-      states.includes(fields["state"])
-    )
-      out["state"] = fields["state"];
+    const ownState =
+      typeof fields["state"] === "string" && fields["state"] !== "present" && states.includes(fields["state"])
+        ? fields["state"]
+        : undefined;
     const writeOnly: string[] = [];
     for (const [name, spec] of specs) {
       if (spec.child || spec.local) continue;
@@ -139,6 +137,7 @@ class Exporter {
         ? this.reference([...nameParts, name], name, self.address)
         : escapeRefs(value);
     }
+    if (ownState !== undefined) out["state"] = ownState;
     // A setting that is on (or set) needs its partners declared with it; when a partner is empty or write-only
     // on the platform, the manifest cannot say the same, so the setting is left out and a comment says why.
     for (const [name, spec] of specs) {

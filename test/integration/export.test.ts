@@ -13,10 +13,11 @@ function sshKey(comment: string): string {
 
 const SECRET_VALUE = "s3cr3t-value-never-printed";
 const HOOK_TOKEN = "hook-token-never-printed";
+const SCIM_TOKEN = "scim-token-for-acme";
 
 /** A sandbox that holds every kind forgeform manages. */
 const fixture = {
-  users: [{ username: "alice" }],
+  users: [{ username: "alice", email: "alice@acme.example" }],
   groups: [{ path: "acme", description: "The ACME company" }, { path: "acme/platform" }, { path: "other" }],
   projects: [{ path: "acme/platform/api" }, { path: "acme/web" }, { path: "other/tool" }],
   application_settings: { signup_enabled: false, default_projects_limit: 42 },
@@ -54,6 +55,23 @@ const fixture = {
     },
   ],
   deploy_keys: [{ project: "acme/web", title: "ci", key: sshKey("ci@acme"), can_push: true }],
+  protected_environments: [
+    {
+      project: "acme/platform/api",
+      name: "production",
+      deploy_access_levels: [{ access_level: 40 }, { user: "alice" }, { group: "acme/platform" }],
+    },
+  ],
+  error_tracking: [
+    {
+      project: "acme/platform/api",
+      active: true,
+      project_name: "api",
+      api_url: "https://sentry.example/api/0/projects/acme/api/",
+      tracker_external_url: "https://sentry.example/acme/api",
+    },
+  ],
+  scim: [{ group: "acme", token: SCIM_TOKEN, identities: [{ user: "alice", extern_uid: "idp-alice" }] }],
   wikis: [
     // biome-ignore lint/suspicious/noTemplateCurlyInString: live text that looks like a manifest reference
     { project: "acme/platform/api", title: "Home", content: "Welcome.\nUse ${HOME} in scripts.\n" },
@@ -83,20 +101,22 @@ instance:
     - message: Maintenance on Sunday
       starts_at: "2027-01-01T00:00:00Z"
       ends_at: "2027-01-02T00:00:00Z"
+  notification_settings:
+    level: watch
+projects:
+  acme/web:
+    notification_settings:
+      level: custom
+      new_merge_request: true
+      failed_pipeline: false
 `);
     const applied = await bench.cli(["apply", "--yes", setup]);
     expect(applied.code, applied.out + applied.err).toBe(0);
     out = join(bench.dir, "exported");
-    exported = await bench.cli([
-      "export",
-      "--instance",
-      "--group",
-      "acme",
-      "--project",
-      "other/tool",
-      "--out",
-      out,
-    ]);
+    exported = await bench.cli(
+      ["export", "--instance", "--group", "acme", "--project", "other/tool", "--out", out],
+      { FORGEFORM_SCIM_TOKEN: SCIM_TOKEN },
+    );
   });
   afterAll(async () => {
     await bench.stop();
@@ -104,6 +124,7 @@ instance:
 
   it("writes instance.yaml and one file per group and project, with schema headers", () => {
     expect(exported.code, exported.err).toBe(0);
+    if (process.env["SHOW_EXPORT"]) console.log(readFileSync(join(out, "acme.yaml"), "utf8"));
     expect(readdirSync(out).sort()).toEqual(["acme.yaml", "instance.yaml", "other__tool.yaml"]);
     for (const name of readdirSync(out)) {
       const text = readFileSync(join(out, name), "utf8");
@@ -120,6 +141,11 @@ instance:
     // The platform reads the title back with hyphens as spaces; it still names the same page.
     expect(acme).toContain("title: guides/Set up the laptop");
     expect(acme).toContain("state: closed");
+    expect(acme).toContain("externalId: idp-alice");
+    expect(acme).toMatch(
+      /- user: alice\n\s+- group: acme\/platform|- group: acme\/platform\n\s+- user: alice/,
+    );
+    expect(acme).toContain("new_merge_request: true");
     // A literal `${` in live text is escaped, so it is not read as a reference.
     expect(acme).toContain("Use $${HOME} in scripts.");
   });
@@ -159,7 +185,10 @@ instance:
       env[m[1]!] = live[field!]!;
     }
     expect(Object.keys(env)).toHaveLength(3);
-    const plan = await bench.cli(["plan", "--detailed-exitcode", out], env);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", out], {
+      ...env,
+      FORGEFORM_SCIM_TOKEN: SCIM_TOKEN,
+    });
     expect(plan.err).toBe("");
     expect(plan.code, plan.out).toBe(0);
     expect(plan.out).toContain("No changes.");
