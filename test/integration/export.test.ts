@@ -124,7 +124,6 @@ projects:
 
   it("writes instance.yaml and one file per group and project, with schema headers", () => {
     expect(exported.code, exported.err).toBe(0);
-    if (process.env["SHOW_EXPORT"]) console.log(readFileSync(join(out, "acme.yaml"), "utf8"));
     expect(readdirSync(out).sort()).toEqual(["acme.yaml", "instance.yaml", "other__tool.yaml"]);
     for (const name of readdirSync(out)) {
       const text = readFileSync(join(out, name), "utf8");
