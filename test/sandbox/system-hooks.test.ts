@@ -93,6 +93,25 @@ describe("system hooks (§3.6)", () => {
     expect([bool.status, bool.body]).toEqual([400, { error: "push_events is invalid" }]);
   });
 
+  it("with allow_local_requests_from_system_hooks off, local URLs are refused", async () => {
+    await c.admin("PUT", "/application/settings", { allow_local_requests_from_system_hooks: false });
+    const cases: [string, string][] = [
+      ["http://localhost:9000/h", "is blocked: Requests to localhost are not allowed"],
+      ["http://127.0.0.1/h", "is blocked: Requests to localhost are not allowed"],
+      ["http://[::1]:8080/h", "is blocked: Requests to localhost are not allowed"],
+      ["http://192.168.1.10/h", "is blocked: Requests to the local network are not allowed"],
+      ["http://10.0.0.1/h", "is blocked: Requests to the local network are not allowed"],
+      ["http://169.254.169.254/latest", "is blocked: Requests to the link local network are not allowed"],
+    ];
+    for (const [url, message] of cases) {
+      const r = await c.admin("POST", "/hooks", { url });
+      expect([url, r.status, r.body]).toEqual([url, 400, { message: { url: [message] } }]);
+    }
+    expect((await c.admin("POST", "/hooks", { url: "https://hooks.example.com/public" })).status).toBe(201);
+    await c.admin("PUT", "/application/settings", { allow_local_requests_from_system_hooks: true });
+    expect((await c.admin("POST", "/hooks", { url: "http://localhost:9000/h" })).status).toBe(201);
+  });
+
   it("GET /hooks/:id is the test call: returns the sample payload and records a delivery", async () => {
     const hook = (await c.admin("POST", "/hooks", { url: "http://test.example/h", token: "t" })).body as {
       id: number;

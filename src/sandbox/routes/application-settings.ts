@@ -298,6 +298,18 @@ export function applySettings(
   return changed;
 }
 
+/**
+ * The current value of one setting (its default when never set), for other route modules whose behaviour
+ * depends on the instance's settings (`settingValue(store, "default_projects_limit")`). Undefined for an unknown name.
+ */
+export function settingValue(store: Store, name: string): unknown {
+  const def = BY_NAME.get(ALIASES[name] ?? name);
+  if (!def) return undefined;
+  const area = store.data.areas["application_settings"] as ApplicationSettingsArea | undefined;
+  const v = area && def.name in area.values ? area.values[def.name] : def.default;
+  return structuredClone(v);
+}
+
 function currentValues(area: ApplicationSettingsArea): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const def of SETTINGS) out[def.name] = def.name in area.values ? area.values[def.name] : def.default;

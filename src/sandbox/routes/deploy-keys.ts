@@ -12,6 +12,7 @@ import { userFull } from "../entities.js";
 import { badRequest, notFound, recordNotFound, validation } from "../errors.js";
 import { checkUnmodifiedSince, created, noContent } from "../respond.js";
 import type { ProjectRec, Store, UserRec } from "../store.js";
+import { settingValue } from "./application-settings.js";
 
 /**
  * Deploy keys and SSH key lookup (contract "Deploy keys", "SSH keys lookup"; platform-behavior §3.9, 13.x).
@@ -178,8 +179,7 @@ const KIND_LABEL: Record<string, string> = {
 
 /** The instance's key restriction for a key kind (application settings; 0 = none, -1 = forbidden). */
 function keyRestriction(store: Store, kind: string): number {
-  const area = store.data.areas["application_settings"] as { values?: Record<string, unknown> } | undefined;
-  const v = area?.values?.[`${kind}_key_restriction`];
+  const v = settingValue(store, `${kind}_key_restriction`);
   return typeof v === "number" ? v : 0;
 }
 

@@ -3,6 +3,8 @@ import type { Ctx, SandboxApp } from "../app.js";
 import { requireAdmin } from "../auth.js";
 import { notFound, recordNotFound, validation } from "../errors.js";
 import { checkUnmodifiedSince, created, noContent } from "../respond.js";
+import type { Store } from "../store.js";
+import { settingValue } from "./application-settings.js";
 
 /**
  * System hooks (contract "System hooks"; platform-behavior §3.6, the 12.x/13.x interface). Administrators only.
@@ -20,6 +22,8 @@ import { checkUnmodifiedSince, created, noContent } from "../respond.js";
  * - The secret `token` is never returned. Only its SHA-256 is kept (`token_sha256`), so neither the state file nor
  *   the debug endpoints hold it; a test can still check which token was set by hashing it.
  * - No PUT in 12.x/13.x: the router answers 405 for `PUT /hooks/:id`.
+ * - With the instance setting `allow_local_requests_from_system_hooks` off, URLs pointing at localhost or the local
+ *   network are refused (`{"message":{"url":["is blocked: Requests to localhost are not allowed"]}}`).
  */
 
 export interface SystemHookRec {
@@ -77,8 +81,34 @@ function hookJson(h: SystemHookRec): Record<string, unknown> {
   };
 }
 
-/** The model's URL validation (`presence`, then the URL blocker's scheme and syntax checks). */
-function urlErrors(url: string): string[] {
+/** Where a host points when it is local: `localhost`, `local network`, `link local network`, or undefined. */
+export function localTarget(hostname: string): string | undefined {
+  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (h === "localhost" || h.endsWith(".localhost") || h === "::1" || h === "0.0.0.0" || /^127\./.test(h)) {
+    return "localhost";
+  }
+  if (/^169\.254\./.test(h) || /^fe80:/.test(h)) return "link local network";
+  if (
+    /^10\./.test(h) ||
+    /^192\.168\./.test(h) ||
+    /^172\.(1[6-9]|2\d|3[01])\./.test(h) ||
+    /^f[cd][0-9a-f]{2}:/.test(h)
+  ) {
+    return "local network";
+  }
+  return undefined;
+}
+
+/** The instance setting `allow_local_requests_from_system_hooks` (default true). */
+function allowLocal(store: Store): boolean {
+  return settingValue(store, "allow_local_requests_from_system_hooks") !== false;
+}
+
+/**
+ * The model's URL validation (`presence`, then the URL blocker: scheme and syntax, and local targets unless the
+ * instance allows local requests from system hooks).
+ */
+function urlErrors(url: string, allowLocalRequests: boolean): string[] {
   if (url.trim() === "") return ["can't be blank"];
   let parsed: URL;
   try {
@@ -90,6 +120,11 @@ function urlErrors(url: string): string[] {
     return ["is blocked: Only allowed schemes are http, https"];
   }
   if (!parsed.hostname) return ["is blocked: URI is invalid"];
+  const local = allowLocalRequests ? undefined : localTarget(parsed.hostname);
+  if (local)
+    return [
+      `is blocked: Requests to ${local === "localhost" ? "localhost" : `the ${local}`} are not allowed`,
+    ];
   return [];
 }
 
@@ -120,7 +155,7 @@ export function register(app: SandboxApp): void {
       repository_update_events: { type: "boolean" },
       enable_ssl_verification: { type: "boolean" },
     });
-    const errors = urlErrors(p.url);
+    const errors = urlErrors(p.url, allowLocal(ctx.store));
     if (errors.length > 0) throw validation({ url: errors });
     const now = ctx.store.nowIso();
     const hook: SystemHookRec = {
