@@ -3,6 +3,7 @@ import * as applicationSettings from "./application-settings.js";
 import * as badges from "./badges.js";
 import * as broadcastMessages from "./broadcast-messages.js";
 import * as deployKeys from "./deploy-keys.js";
+import * as epics from "./epics.js";
 import * as errorTracking from "./error-tracking.js";
 import * as groups from "./groups.js";
 import * as issues from "./issues.js";
@@ -44,6 +45,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   badges,
   protectedEnvironments,
   scim,
+  epics,
 ];
 
 export function registerAll(app: SandboxApp): void {
