@@ -420,8 +420,7 @@ export function register(app: SandboxApp): void {
   });
 
   app.post("/projects/:id/pipeline_schedules", (ctx) => {
-    const { user, project: p } = project(ctx);
-    if (level(ctx, p) < ACCESS.developer) throw forbidden();
+    requireAuth(ctx); // 401 first; then Grape validates parameters (400) before any lookup (404)
     const b = ctx.declare({
       description: { type: "string", required: true },
       ref: { type: "string", required: true, allowBlank: false },
@@ -429,6 +428,8 @@ export function register(app: SandboxApp): void {
       cron_timezone: { type: "string", default: "UTC" },
       active: { type: "boolean", default: true },
     });
+    const { user, project: p } = project(ctx);
+    if (level(ctx, p) < ACCESS.developer) throw forbidden();
     const now = ctx.store.nowIso();
     const s: PipelineScheduleRec = {
       id: 0,
@@ -454,9 +455,7 @@ export function register(app: SandboxApp): void {
   });
 
   app.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id", (ctx) => {
-    const { project: p } = project(ctx);
-    const s = schedule(ctx, p);
-    if (!canAdmin(ctx, p, s)) throw forbidden();
+    requireAuth(ctx); // 401 first; then Grape validates parameters (400) before any lookup (404)
     const b = ctx.declare({
       description: { type: "string" },
       ref: { type: "string", allowBlank: false },
@@ -464,6 +463,9 @@ export function register(app: SandboxApp): void {
       cron_timezone: { type: "string" },
       active: { type: "boolean" },
     });
+    const { project: p } = project(ctx);
+    const s = schedule(ctx, p);
+    if (!canAdmin(ctx, p, s)) throw forbidden();
     const next = {
       description: b.description ?? s.description,
       ref: b.ref ?? s.ref,
@@ -517,14 +519,15 @@ export function register(app: SandboxApp): void {
   });
 
   app.post("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables", (ctx) => {
-    const { project: p } = project(ctx);
-    const s = schedule(ctx, p);
-    if (!canAdmin(ctx, p, s)) throw forbidden();
+    requireAuth(ctx); // 401 first; then Grape validates parameters (400) before any lookup (404)
     const b = ctx.declare({
       key: { type: "string", required: true },
       value: { type: "string", required: true },
       variable_type: { type: "string", values: ["env_var", "file"], default: "env_var" },
     });
+    const { project: p } = project(ctx);
+    const s = schedule(ctx, p);
+    if (!canAdmin(ctx, p, s)) throw forbidden();
     const errors = variableErrors(b.key, s.variables);
     if (Object.keys(errors).length > 0) throw validation(errors);
     const v: ScheduleVariableRec = {
@@ -544,15 +547,17 @@ export function register(app: SandboxApp): void {
   };
 
   app.put("/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables/:key", (ctx) => {
+    requireAuth(ctx); // 401 first; then Grape validates parameters (400) before any lookup (404)
+    // The contract requires `value` on update (the 11.8 code had it optional; the contract is the first source).
+    const b = ctx.declare({
+      value: { type: "string", required: true },
+      variable_type: { type: "string", values: ["env_var", "file"] },
+    });
     const { project: p } = project(ctx);
     const s = schedule(ctx, p);
     if (!canAdmin(ctx, p, s)) throw forbidden();
     const v = variable(ctx, s);
-    const b = ctx.declare({
-      value: { type: "string" },
-      variable_type: { type: "string", values: ["env_var", "file"] },
-    });
-    if (b.value !== undefined) v.value = b.value;
+    v.value = b.value;
     if (b.variable_type !== undefined) v.variable_type = b.variable_type as VariableType;
     s.updated_at = ctx.store.nowIso();
     return variableJson(v);
