@@ -70742,8 +70742,11 @@ var epicKind = {
   updateMode: "update",
   explicitDeleteOnly: true,
   async read(ctx, parent, wanted) {
+    const iids = wanted.length > 0 ? wanted : (await orNotFound(ctx.api.list(`${ownerPath(parent)}/epics`)) ?? []).map(
+      (e) => String(e.iid)
+    );
     const found = await Promise.all(
-      wanted.map(async (iid) => {
+      iids.map(async (iid) => {
         const issues = await orNotFound(
           ctx.api.list(`${ownerPath(parent)}${apiPath`/epics/${iid}/issues`}`)
         );
@@ -70765,6 +70768,7 @@ function memoized(ctx, key, load) {
 }
 var projectById = (ctx, id) => memoized(ctx, `project:${id}`, () => ctx.api.get(apiPath`/projects/${id}`));
 var projectByPath = (ctx, path2) => memoized(ctx, `project:${path2.toLowerCase()}`, () => ctx.api.get(apiPath`/projects/${path2}`));
+var FIRST = "(first)";
 var keyOf = (project, iid) => `${project}#${iid}`;
 async function liveLinks(ctx, epic, fresh) {
   const cached2 = epic.live?.raw;
@@ -70783,7 +70787,7 @@ var epicIssueKind = {
   updateMode: "update",
   async read(ctx, parent, wanted) {
     const declared = new Set(wanted);
-    let previous = "";
+    let previous = FIRST;
     return (await liveLinks(ctx, parent, false)).map(({ key, link }) => {
       const [project] = key.split(/#(?=\d+$)/);
       const live = { key, id: link.epic_issue_id, fields: { project, iid: link.iid, after: previous } };
@@ -70794,13 +70798,13 @@ var epicIssueKind = {
   async prepare(ctx, parent, fields) {
     const order2 = orderState(ctx, parent);
     const key = keyOf(String(fields["project"]), Number(fields["iid"]));
-    const out = { ...fields, after: order2.last ?? "" };
+    const out = { ...fields, after: order2.last ?? FIRST };
     order2.last = key;
     return out;
   },
   dependsOn(parent, _key, desired) {
     const after = desired["after"];
-    return typeof after === "string" && after !== "" ? [addressOf(parent.address, epicIssueKind, after)] : [];
+    return typeof after === "string" && after !== FIRST ? [addressOf(parent.address, epicIssueKind, after)] : [];
   },
   async create(ctx, parent, desired, key) {
     const project = await projectByPath(ctx, String(desired["project"]));
@@ -70812,16 +70816,16 @@ var epicIssueKind = {
     const association = await ctx.api.post(
       `${epicIssuesPath(parent)}${apiPath`/${issue2.id}`}`
     );
-    await move(ctx, parent, association.id, key, String(desired["after"] ?? ""));
+    await move(ctx, parent, association.id, key, String(desired["after"] ?? FIRST));
     return {
       key,
       id: association.id,
-      fields: { project: desired["project"], iid: desired["iid"], after: desired["after"] ?? "" }
+      fields: { project: desired["project"], iid: desired["iid"], after: desired["after"] ?? FIRST }
     };
   },
   async update(ctx, parent, live, desired) {
-    await move(ctx, parent, Number(live.id), live.key, String(desired["after"] ?? ""));
-    return { ...live, fields: { ...live.fields, after: desired["after"] ?? "" } };
+    await move(ctx, parent, Number(live.id), live.key, String(desired["after"] ?? FIRST));
+    return { ...live, fields: { ...live.fields, after: desired["after"] ?? FIRST } };
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${epicIssuesPath(parent)}${apiPath`/${live.id}`}`);
@@ -70841,7 +70845,7 @@ function orderState(ctx, epic) {
 var orderStates = /* @__PURE__ */ new WeakMap();
 async function move(ctx, epic, id, key, after) {
   const links = await liveLinks(ctx, epic, true);
-  if (after === "") {
+  if (after === FIRST) {
     const first = links[0];
     if (!first || first.link.epic_issue_id === id) return;
     await ctx.api.put(`${epicIssuesPath(epic)}${apiPath`/${id}`}`, {
@@ -72051,7 +72055,10 @@ var Run = class {
       }
       if (!hasChanges(plan)) {
         this.report("json-report", "json", renderPlanJson(plan));
-        await this.markdown(renderPlanMarkdown(plan));
+        const head2 = "## forgeform apply\n\n**Nothing to apply:** the platform matches the manifests.\n\n";
+        await this.markdown(
+          `${head2}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head2.length })}`
+        );
         return { code: 0 };
       }
       const outcomes = await applyPlanResult(ctx, r, {

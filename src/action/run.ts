@@ -252,7 +252,10 @@ class Run {
       }
       if (!hasChanges(plan)) {
         this.report("json-report", "json", renderPlanJson(plan));
-        await this.markdown(renderPlanMarkdown(plan));
+        const head = "## forgeform apply\n\n**Nothing to apply:** the platform matches the manifests.\n\n";
+        await this.markdown(
+          `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
+        );
         return { code: 0 };
       }
       const outcomes = await applyPlanResult(ctx!, r, {

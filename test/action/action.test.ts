@@ -234,6 +234,10 @@ groups:
     expect(result.status).toBe(0);
     expect(result.outputs).toMatchObject({ "exit-code": "0", updates: "1", "has-changes": "true" });
     expect((await get<{ description: string }>("/groups/acme")).body.description).toBe("The ACME company");
+    const nothing = await run({ command: "apply", paths: "forgeform.yaml" }, { workspace });
+    expect(nothing.status).toBe(0);
+    expect(nothing.outputs).toMatchObject({ "exit-code": "0", "has-changes": "false" });
+    expect(nothing.summary).toMatch(/^## forgeform apply\n\n\*\*Nothing to apply:\*\* /);
     const drift = await run(
       { command: "drift", paths: "forgeform.yaml", "fail-on-drift": "true" },
       { workspace },
