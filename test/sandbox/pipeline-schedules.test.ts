@@ -234,7 +234,10 @@ describe("pipeline schedules (§3.2)", () => {
     ]);
     const noValue = await as("dev-token").put(`${vars}/DEPLOY_ENV`, { variable_type: "file" });
     expect([noValue.status, noValue.body]).toEqual([400, { error: "value is missing" }]);
-    const typed = await as("dev-token").put(`${vars}/DEPLOY_ENV`, { value: "staging", variable_type: "file" });
+    const typed = await as("dev-token").put(`${vars}/DEPLOY_ENV`, {
+      value: "staging",
+      variable_type: "file",
+    });
     expect(typed.body).toEqual({ variable_type: "file", key: "DEPLOY_ENV", value: "staging" });
     await as("dev-token").put(`${vars}/DEPLOY_ENV`, { value: "staging", variable_type: "env_var" });
     const missing = await as("dev-token").put(`${vars}/NOPE`, { value: "x" });
