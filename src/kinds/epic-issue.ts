@@ -1,7 +1,7 @@
 /**
  * Issues linked to an epic [licensed], identified by `project#iid` (the issue's project path and its iid), and
  * their order. Linking an issue that belongs to another epic moves it here. The order of the declared issues is
- * managed through a derived field `after`: the declared issue each one follows (empty for the first). A changed
+ * managed through a derived field `after`: the declared issue each one follows (`(first)` for the first). A changed
  * `after` moves the link with move_before_id (the link to follow) or, to become first, move_after_id (the link
  * that is first now). Undeclared links keep their places.
  */
@@ -27,6 +27,9 @@ const projectById = (ctx: KindContext, id: number) =>
   memoized(ctx, `project:${id}`, () => ctx.api.get<ApiProject>(apiPath`/projects/${id}`));
 const projectByPath = (ctx: KindContext, path: string) =>
   memoized(ctx, `project:${path.toLowerCase()}`, () => ctx.api.get<ApiProject>(apiPath`/projects/${path}`));
+
+/** The `after` of the first declared link. */
+const FIRST = "(first)";
 
 const keyOf = (project: string, iid: number | string) => `${project}#${iid}`;
 
@@ -55,7 +58,7 @@ export const epicIssueKind: Kind = {
 
   async read(ctx, parent, wanted) {
     const declared = new Set(wanted);
-    let previous = "";
+    let previous = FIRST;
     return (await liveLinks(ctx, parent, false)).map(({ key, link }) => {
       const [project] = key.split(/#(?=\d+$)/);
       const live: Live = { key, id: link.epic_issue_id, fields: { project, iid: link.iid, after: previous } };
@@ -67,14 +70,16 @@ export const epicIssueKind: Kind = {
   async prepare(ctx, parent, fields) {
     const order = orderState(ctx, parent);
     const key = keyOf(String(fields["project"]), Number(fields["iid"]));
-    const out: Fields = { ...fields, after: order.last ?? "" };
+    const out: Fields = { ...fields, after: order.last ?? FIRST };
     order.last = key;
     return out;
   },
 
   dependsOn(parent, _key, desired) {
     const after = desired["after"];
-    return typeof after === "string" && after !== "" ? [addressOf(parent.address, epicIssueKind, after)] : [];
+    return typeof after === "string" && after !== FIRST
+      ? [addressOf(parent.address, epicIssueKind, after)]
+      : [];
   },
 
   async create(ctx, parent, desired, key) {
@@ -87,17 +92,17 @@ export const epicIssueKind: Kind = {
     const association = await ctx.api.post<{ id: number }>(
       `${epicIssuesPath(parent)}${apiPath`/${issue.id}`}`,
     );
-    await move(ctx, parent, association.id, key, String(desired["after"] ?? ""));
+    await move(ctx, parent, association.id, key, String(desired["after"] ?? FIRST));
     return {
       key,
       id: association.id,
-      fields: { project: desired["project"], iid: desired["iid"], after: desired["after"] ?? "" },
+      fields: { project: desired["project"], iid: desired["iid"], after: desired["after"] ?? FIRST },
     };
   },
 
   async update(ctx, parent, live, desired) {
-    await move(ctx, parent, Number(live.id), live.key, String(desired["after"] ?? ""));
-    return { ...live, fields: { ...live.fields, after: desired["after"] ?? "" } };
+    await move(ctx, parent, Number(live.id), live.key, String(desired["after"] ?? FIRST));
+    return { ...live, fields: { ...live.fields, after: desired["after"] ?? FIRST } };
   },
 
   async remove(ctx, parent, live) {
@@ -123,10 +128,10 @@ function orderState(ctx: KindContext, epic: Parent): OrderState {
 }
 const orderStates = new WeakMap<object, Map<string, OrderState>>();
 
-/** Places the link `id` right after the link `after` (or first when `after` is empty). */
+/** Places the link `id` right after the link `after` (or first). */
 async function move(ctx: KindContext, epic: Parent, id: number, key: string, after: string): Promise<void> {
   const links = await liveLinks(ctx, epic, true);
-  if (after === "") {
+  if (after === FIRST) {
     const first = links[0];
     if (!first || first.link.epic_issue_id === id) return;
     await ctx.api.put(`${epicIssuesPath(epic)}${apiPath`/${id}`}`, {

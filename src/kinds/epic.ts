@@ -1,7 +1,8 @@
 /**
  * Epics of a group [licensed], identified by iid. Epics are not created, changed or deleted by forgeform: an epic
  * entry names an existing epic so its issue links (the `issues` collection, see epic-issue.ts) can be managed.
- * Only the declared epics are read: one request each, their issue list, which the links reuse.
+ * Only the declared epics are read: one request each, their issue list, which the links reuse (an export, which
+ * declares none, lists the group's epics first).
  */
 import { apiPath } from "../api/index.js";
 import { orNotFound, ownerPath } from "./common.js";
@@ -29,8 +30,15 @@ export const epicKind: Kind = {
   explicitDeleteOnly: true,
 
   async read(ctx, parent, wanted) {
+    // Planning reads the declared epics only; exporting (nothing declared) lists the group's epics first.
+    const iids =
+      wanted.length > 0
+        ? wanted
+        : ((await orNotFound(ctx.api.list<{ iid: number }>(`${ownerPath(parent)}/epics`))) ?? []).map((e) =>
+            String(e.iid),
+          );
     const found = await Promise.all(
-      wanted.map(async (iid): Promise<Live | undefined> => {
+      iids.map(async (iid): Promise<Live | undefined> => {
         const issues = await orNotFound(
           ctx.api.list<ApiEpicIssue>(`${ownerPath(parent)}${apiPath`/epics/${iid}/issues`}`),
         );

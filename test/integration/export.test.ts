@@ -71,6 +71,8 @@ const fixture = {
       tracker_external_url: "https://sentry.example/acme/api",
     },
   ],
+  issues: [1, 2, 3].map((iid) => ({ project: "acme/web", iid, title: `issue ${iid}` })),
+  epics: [{ group: "acme", iid: 7, title: "Launch", issues: ["acme/web#3", "acme/web#1"] }],
   scim: [{ group: "acme", token: SCIM_TOKEN, identities: [{ user: "alice", extern_uid: "idp-alice" }] }],
   wikis: [
     // biome-ignore lint/suspicious/noTemplateCurlyInString: live text that looks like a manifest reference
@@ -141,6 +143,9 @@ projects:
     expect(acme).toContain("title: guides/Set up the laptop");
     expect(acme).toContain("state: closed");
     expect(acme).toContain("externalId: idp-alice");
+    expect(acme).toMatch(
+      /- iid: 7\n\s+issues:\n\s+- project: acme\/web\n\s+iid: 3\n\s+- project: acme\/web\n\s+iid: 1\n/,
+    );
     expect(acme).toMatch(
       /- user: alice\n\s+- group: acme\/platform|- group: acme\/platform\n\s+- user: alice/,
     );

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+interface ApiEpicIssue {
+  iid: number;
+  project_id: number;
+  epic_issue_id: number;
+}
+
+const fixture = {
+  groups: [{ path: "acme" }],
+  projects: [{ path: "acme/api" }],
+  issues: [1, 2, 3, 4, 5].map((iid) => ({ project: "acme/api", iid, title: `issue ${iid}` })),
+  epics: [
+    { group: "acme", iid: 1, title: "Launch", issues: ["acme/api#1", "acme/api#5"] },
+    { group: "acme", iid: 2, title: "Cleanup", issues: ["acme/api#4"] },
+  ],
+};
+
+const summary = (out: string) => out.trim().split("\n").at(-1);
+
+describe("epic issue links", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const order = async (epic: number) =>
+    (await bench.get<ApiEpicIssue[]>(`/groups/acme/epics/${epic}/issues`)).map((i) => i.iid);
+  const manifest = (issues: number[], extra = "") =>
+    bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 1
+${extra}        issues:
+${issues.map((i) => `          - { project: acme/api, iid: ${i} }`).join("\n")}
+`);
+
+  it("links issues in the declared order, then plans nothing", async () => {
+    const file = manifest([1, 2, 3]);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain('+ group["acme"].epic["1"].issue["acme/api#2"]');
+    expect(plan.out).toContain('+ group["acme"].epic["1"].issue["acme/api#3"]');
+    expect(plan.out).toContain('group["acme"].epic["1"].issue["acme/api#5"]');
+    expect(plan.out).toContain("prune policy warn");
+    expect(summary(plan.out)).toBe("Plan: 2 to create, 0 to update, 0 to replace, 0 to delete.");
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    const live = await order(1);
+    expect(live.filter((i) => i !== 5)).toEqual([1, 2, 3]);
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("reorders links with moves, and converges", async () => {
+    const file = manifest([3, 1, 2]);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code).toBe(2);
+    expect(plan.out).toContain("after");
+    expect(summary(plan.out)).toMatch(/^Plan: 0 to create, [12] to update, 0 to replace, 0 to delete\.$/);
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect((await order(1)).filter((i) => i !== 5)).toEqual([3, 1, 2]);
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("moves an issue linked to another epic here", async () => {
+    const file = manifest([3, 1, 2, 4]);
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect((await order(1)).filter((i) => i !== 5)).toEqual([3, 1, 2, 4]);
+    expect(await order(2)).toEqual([]);
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("removes links marked absent or undeclared under a delete policy", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 1
+        unmanaged:
+          issues: delete
+        issues:
+          - { project: acme/api, iid: 3 }
+          - { project: acme/api, iid: 1 }
+          - { project: acme/api, iid: 2, state: absent }
+          - { project: acme/api, iid: 4 }
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.out).toContain('- group["acme"].epic["1"].issue["acme/api#2"]');
+    expect(plan.out).toContain('- group["acme"].epic["1"].issue["acme/api#5"]');
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect(await order(1)).toEqual([3, 1, 4]);
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("does not create epics: a missing epic is a plan error", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 99
+        issues:
+          - { project: acme/api, iid: 1 }
+`);
+    const plan = await bench.cli(["plan", file]);
+    expect(plan.code).toBe(1);
+    expect(plan.out.replace(/\s+/g, " ")).toContain('epic "99" does not exist');
+  });
+});
