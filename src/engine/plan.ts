@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type { FieldSpec } from "../kinds/fields.js";
 import {
   addressOf,
+  FieldError,
   type Fields,
   type Kind,
   type KindContext,
@@ -333,7 +334,15 @@ class Planner {
     try {
       desired = kind.prepare ? await kind.prepare(this.ctx, parent, item.fields) : item.fields;
     } catch (error) {
-      this.problem(address, (error as Error).message, item.source);
+      if (error instanceof FieldError) {
+        this.problem(
+          `${address}.${error.field}`,
+          error.message,
+          item.fieldSources[error.field] ?? item.source,
+        );
+      } else {
+        this.problem(address, (error as Error).message, item.source);
+      }
       return;
     }
     for (const [field] of this.ownFields(specs, desired)) {

@@ -60,6 +60,18 @@ export interface KindContext {
   memo: Map<string, Promise<unknown>>;
 }
 
+/** An error about one declared field, thrown by `prepare`; the plan points at that field's place in the manifest. */
+export class FieldError extends Error {
+  override name = "FieldError";
+  /** The field's path within the object, as in the manifest (`deploy_access_levels[1].user`). */
+  readonly field: string;
+
+  constructor(field: string, message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
 /** A problem found while planning one object (the engine adds address and source). */
 export interface KindProblem {
   message: string;

@@ -5,7 +5,7 @@
  */
 import { apiPath } from "../api/index.js";
 import { ownerPath } from "./common.js";
-import type { Fields, Kind, Live } from "./kind.js";
+import { FieldError, type Fields, type Kind, type Live } from "./kind.js";
 
 interface Level {
   access_level?: number | null;
@@ -51,17 +51,25 @@ export const protectedEnvironmentKind: Kind = {
   async prepare(ctx, _parent, fields) {
     const levels = (fields["deploy_access_levels"] as Level[] | undefined) ?? [];
     const resolved = await Promise.all(
-      levels.map(async (l): Promise<Level> => {
+      levels.map(async (l, i): Promise<Level> => {
         if (l.user !== undefined) {
           const id = await ctx.resolve.userId(l.user);
-          if (id === undefined)
-            throw new Error(`deploy_access_levels: user ${JSON.stringify(l.user)} does not exist`);
+          if (id === undefined) {
+            throw new FieldError(
+              `deploy_access_levels[${i}].user`,
+              `user ${JSON.stringify(l.user)} does not exist (or is not visible to this token): check the username`,
+            );
+          }
           return { user_id: id };
         }
         if (l.group !== undefined) {
           const id = await ctx.resolve.groupId(l.group);
-          if (id === undefined)
-            throw new Error(`deploy_access_levels: group ${JSON.stringify(l.group)} does not exist`);
+          if (id === undefined) {
+            throw new FieldError(
+              `deploy_access_levels[${i}].group`,
+              `group ${JSON.stringify(l.group)} does not exist (or is not visible to this token): check the full path`,
+            );
+          }
           return { group_id: id };
         }
         return l;

@@ -59,7 +59,11 @@ describe("protected environments [licensed]", () => {
   it("reports an unknown user by name", async () => {
     const r = await bench.cli(["plan", bench.manifest(manifest(["{ user: nobody-here }"]))]);
     expect(r.code).toBe(1);
-    expect(r.out).toContain('user "nobody-here" does not exist');
+    const text = r.out.replace(/\s+/g, " ");
+    // Points at the deployer entry's `user` value: line 7, column 21 of the manifest.
+    expect(text).toMatch(
+      /forgeform\.yaml:8:19: project\["acme\/platform\/api"\]\.protected_environment\["production"\]\.deploy_access_levels\[0\]\.user: user "nobody-here" does not exist/,
+    );
   });
 
   it("is a clear plan error on the core edition", async () => {
