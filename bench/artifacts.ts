@@ -43,6 +43,12 @@ const FIXTURE_FORMATS: Partial<Record<Area, (state: BenchState) => unknown>> = {
         variables: s.variables.map((v) => ({ key: v.key, value: v.value, variable_type: v.variable_type })),
       })),
     ),
+  badges: (state) => state.projects.flatMap((p) => p.badges.map((b) => ({ project: p.fullPath, ...b }))),
+  protected_environments: (state) =>
+    state.projects.flatMap((p) => p.environments.map((e) => ({ project: p.fullPath, ...e }))),
+  milestones: (state) =>
+    state.projects.flatMap((p) => p.milestones.map((m) => ({ project: p.fullPath, ...m }))),
+  application_settings: (state) => state.settings,
 };
 
 /**

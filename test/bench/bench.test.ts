@@ -1,0 +1,163 @@
+/**
+ * The benchmark at a tiny size, so it cannot rot: the real pipeline (sandbox with latency, forgeform's CLI, the
+ * peer when installed), checked for structure and consistency, never for timings.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BenchResult, PEER_BINARY, runBenchmark } from "../../bench/bench.js";
+import { applyBound, expectedChanges, planBound, readRequests } from "../../bench/bound.js";
+import { GROWTH_COLUMNS, MAIN_COLUMNS, PEER_COLUMNS } from "../../bench/report.js";
+import {
+  BASE_SHAPE,
+  changedCounts,
+  KINDS,
+  type ObjectKind,
+  type Shape,
+  scaleShape,
+} from "../../bench/state.js";
+
+const TINY: Shape = { ...BASE_SHAPE, groups: 2, projects: 3, systemHooks: 3, broadcastMessages: 2 };
+const SIZES = [1, 2];
+const peerInstalled = existsSync(PEER_BINARY);
+
+/** The rows of the Markdown table that follows `heading`, each split into cells. */
+function tableAfter(markdown: string, heading: string): string[][] {
+  const lines = markdown.split("\n");
+  const start = lines.indexOf(heading);
+  expect(start, `heading ${heading}`).toBeGreaterThanOrEqual(0);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("## ")) break;
+    if (line.startsWith("|"))
+      rows.push(
+        line
+          .slice(1, -1)
+          .split("|")
+          .map((c) => c.trim()),
+      );
+  }
+  return rows;
+}
+
+describe("npm run bench at a tiny size", () => {
+  let dir: string;
+  let result: BenchResult;
+  let markdown: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "forgeform-bench-test-"));
+    result = await runBenchmark({
+      base: TINY,
+      sizes: SIZES,
+      latencyMs: 2,
+      concurrency: 4,
+      peer: true,
+      outFile: join(dir, "results", "latest.md"),
+    });
+    markdown = readFileSync(join(dir, "results", "latest.md"), "utf8");
+  }, 120_000);
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("writes the results file, Markdown and JSON, with every run", () => {
+    const json = JSON.parse(readFileSync(join(dir, "results", "latest.json"), "utf8")) as BenchResult;
+    expect(json.rows).toEqual(result.rows);
+    const runsPerSize = peerInstalled ? 6 : 5;
+    expect(result.rows).toHaveLength(SIZES.length * runsPerSize);
+    expect(result.sizes.map((s) => s.factor)).toEqual(SIZES);
+    expect(result.peer.ran).toBe(peerInstalled);
+  });
+
+  it("prints the runs, growth and peer tables with their columns", () => {
+    const runs = tableAfter(markdown, "## Runs");
+    expect(runs[0]).toEqual([...MAIN_COLUMNS]);
+    expect(runs.slice(2)).toHaveLength(result.rows.length);
+    for (const row of runs.slice(2)) {
+      expect(row).toHaveLength(MAIN_COLUMNS.length);
+      expect(row[0]).toMatch(/^\d+x$/);
+    }
+    const growth = tableAfter(markdown, "## Growth (forgeform, all kinds)");
+    expect(growth[0]).toEqual([...GROWTH_COLUMNS]);
+    expect(growth.slice(2).map((r) => r[0])).toEqual(SIZES.map((s) => `${s}x`));
+    const peer = tableAfter(
+      markdown,
+      "## Side by side with gitlabracadabra (common kinds, same state, same latency)",
+    );
+    if (peerInstalled) {
+      expect(peer[0]).toEqual([...PEER_COLUMNS]);
+      expect(peer.slice(2)).toHaveLength(SIZES.length);
+    } else {
+      expect(markdown).toContain(`Peer not run: ${PEER_BINARY} not found`);
+    }
+  });
+
+  it("declares the state's kinds; the common ones include schedules with variables and milestones", () => {
+    expect(result.kinds).toEqual(expect.arrayContaining(["group", "pipeline_schedule", "schedule_variable"]));
+    expect(result.commonKinds.every((k) => result.kinds.includes(k))).toBe(true);
+    expect(result.missingAreas).toEqual([]);
+  });
+
+  it("never counts fewer requests than the lower bound", () => {
+    for (const row of result.rows) {
+      expect(row.requests, `${row.factor}x ${row.tool} ${row.scope} ${row.scenario}`).toBeGreaterThanOrEqual(
+        row.bound.requests,
+      );
+      expect(row.bound.requests).toBeGreaterThan(0);
+    }
+  });
+
+  it("plans report zero changes on the seeded state and after apply, and exactly the edited objects otherwise", () => {
+    for (const factor of SIZES) {
+      const kinds = new Set<ObjectKind>(result.kinds);
+      const edited = changedCounts(scaleShape(TINY, factor));
+      const expected = [...kinds].reduce((n, k) => n + edited[k], 0);
+      expect(expected).toBeGreaterThan(0);
+      const rows = result.rows.filter((r) => r.factor === factor && r.tool === "forgeform");
+      const unchanged = rows.filter(
+        (r) => r.scenario === "plan, no changes" || r.scenario === "plan after apply",
+      );
+      expect(unchanged).toHaveLength(3);
+      for (const r of unchanged) {
+        expect(r.changes, `${factor}x ${r.scope} ${r.scenario}`).toBe(0);
+        expect(r.unmanaged).toBe(0);
+        expect(r.writes).toBe(0);
+      }
+      const changed = rows.find((r) => r.scenario === "plan, 10% changed");
+      expect(changed?.changes).toBe(expected);
+      expect(changed?.writes).toBe(0);
+      const apply = rows.find((r) => r.scenario === "apply the 10%");
+      expect(apply?.writes).toBeGreaterThanOrEqual(expected);
+      // forgeform's own count of its read requests matches the sandbox's
+      for (const r of rows.filter((x) => x.clientRequests !== null))
+        expect(r.clientRequests).toBe(r.requests);
+    }
+  });
+});
+
+describe("lower bound", () => {
+  const all = new Set<ObjectKind>(KINDS);
+
+  it("reads groups 100 to a page, each project's collections once, each schedule's detail once, no project", () => {
+    // 25 groups: 1 page; 250 projects x 4 lists (schedules, badges, environments, milestones); 750 schedule
+    // details; settings, hooks and broadcast messages: 1 each.
+    expect(readRequests(BASE_SHAPE, all)).toBe(1 + 250 * 4 + 750 + 3);
+    expect(readRequests({ ...BASE_SHAPE, groups: 201 }, new Set<ObjectKind>(["group"]))).toBe(3);
+    expect(readRequests(BASE_SHAPE, new Set<ObjectKind>(["group", "milestone"]))).toBe(1 + 250);
+  });
+
+  it("needs ceil(requests / concurrency) rounds of latency, and at least the chain list -> detail", () => {
+    expect(planBound(BASE_SHAPE, all, 20, 8)).toEqual({ requests: 1754, wallMs: Math.ceil(1754 / 8) * 20 });
+    const tiny: Shape = { ...TINY, groups: 1, projects: 1, systemHooks: 0, broadcastMessages: 0 };
+    const schedules = new Set<ObjectKind>(["pipeline_schedule", "schedule_variable"]);
+    expect(planBound(tiny, schedules, 10, 100)).toEqual({ requests: 1 + 3, wallMs: 20 });
+  });
+
+  it("applies with one write per edited object, two where the contract has no update call", () => {
+    const edited = changedCounts(BASE_SHAPE);
+    const writes = expectedChanges(BASE_SHAPE, all) + edited.protected_environment + edited.system_hook;
+    expect(applyBound(BASE_SHAPE, all, 20, 8).requests).toBe(1754 + writes);
+    expect(expectedChanges(BASE_SHAPE, new Set<ObjectKind>(["group"]))).toBe(3);
+  });
+});
