@@ -62,7 +62,7 @@ describe("protected environments [licensed]", () => {
     const text = r.out.replace(/\s+/g, " ");
     // Points at the deployer entry's `user` value: line 7, column 21 of the manifest.
     expect(text).toMatch(
-      /forgeform\.yaml:8:19: project\["acme\/platform\/api"\]\.protected_environment\["production"\]\.deploy_access_levels\[0\]\.user: user "nobody-here" does not exist/,
+      /forgeform\.yaml:7:21: project\["acme\/platform\/api"\]\.protected_environment\["production"\]\.deploy_access_levels\[0\]\.user: user "nobody-here" does not exist/,
     );
   });
 
