@@ -206,6 +206,9 @@ describe("application settings (§3.8), licensed edition", () => {
       expect(text).not.toContain("asset_proxy_secret_key");
       expect(text).not.toContain("cloudk8s_secret_access_key");
     }
+    const state = await c.call("GET", "/-/sandbox/state");
+    expect(state.text).not.toContain("proxy-secret-value");
+    expect(state.text).not.toContain("k8s-secret-value");
     await c.admin("PUT", "/application/settings", {
       asset_proxy_enabled: false,
       cloudk8s_integration_enabled: false,

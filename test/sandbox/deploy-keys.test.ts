@@ -17,6 +17,8 @@ const ECDSA384_SHA = "0+jR9Cvb00loZEiq7zAkNpMOfm6s629IeNNLYbqcqnI";
 const RSA1024 =
   "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAAAgQC3czbtMMFuESltG5jBKw/e50kv8QPGgWhOOiGbD4yHyeIgoAsqAFhUjlXPs3OQN8RBeoRbNe2AXIYA5QsgAYCWVCJ4narSTaVcZREPZ0pdAEreT7K0jvxDN49iYQjoAgEg6ZkFoKA5xRcehe5nKa5Usb583PNrPhVJL2N9nE9R+w== weak";
 
+const OWN_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOIA0zwzsK1zvd3GhvrLOPMSsD70F8UKu3PUhSKTsfex maint@own";
+
 interface DeployKey {
   id: number;
   title: string;
@@ -76,6 +78,7 @@ describe("deploy keys (§3.9)", () => {
           { path: "acme/web" },
           { path: "acme/other" },
           { path: "root/secret" },
+          { path: "maint/own" },
         ],
         ssh_keys: [{ user: "outsider", title: "laptop", key: ED25519 }],
       },
@@ -196,6 +199,41 @@ describe("deploy keys (§3.9)", () => {
       400,
       { message: { "deploy_key.fingerprint": ["has already been taken"] } },
     ]);
+  });
+
+  it("administrator rights do not make a key of a project the administrator is not a member of usable", async () => {
+    const own = ((await c.admin("GET", "/projects/maint%2Fown")).body as { id: number }).id;
+    const mine = await c.call("POST", `/projects/${own}/deploy_keys`, {
+      token: "maint-token",
+      json: { title: "maint's own", key: OWN_KEY },
+    });
+    expect([mine.status, mine.body]).toEqual([201, expect.anything()]);
+    const r = await c.admin("POST", `/projects/${other}/deploy_keys`, { title: "admin", key: OWN_KEY });
+    expect([r.status, r.body]).toEqual([
+      400,
+      { message: { "deploy_key.fingerprint": ["has already been taken"] } },
+    ]);
+    const enable = await c.admin(
+      "POST",
+      `/projects/${other}/deploy_keys/${(mine.body as DeployKey).id}/enable`,
+    );
+    expect([enable.status, enable.body]).toEqual([404, { message: "404 Deploy Key Not Found" }]);
+    // maint maintains both projects, so maint can link it
+    const linked = await c.call(
+      "POST",
+      `/projects/${other}/deploy_keys/${(mine.body as DeployKey).id}/enable`,
+      {
+        token: "maint-token",
+      },
+    );
+    expect(linked.status).toBe(201);
+    expect(
+      (
+        await c.call("DELETE", `/projects/${other}/deploy_keys/${(mine.body as DeployKey).id}`, {
+          token: "maint-token",
+        })
+      ).status,
+    ).toBe(204);
   });
 
   it("PUT: at least one of title, can_push; 404 Not found for a key not on the project", async () => {

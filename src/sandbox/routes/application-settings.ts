@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Ctx, SandboxApp } from "../app.js";
 import { requireAdmin } from "../auth.js";
 import { paramError, validation } from "../errors.js";
@@ -22,7 +23,8 @@ import type { Store } from "../store.js";
  * (`domain_allowlist`, `domain_denylist`, `asset_proxy_allowlist`, `abuse_notification_email`,
  * `allow_local_requests_from_hooks_and_services`, legacy `signin_enabled` and `password_authentication_enabled`,
  * and the derived `domain_allowlist_raw`, `domain_denylist_raw`, `outbound_local_requests_allowlist_raw`).
- * `asset_proxy_secret_key` and `cloudk8s_secret_access_key` are write-only: accepted, never returned.
+ * `asset_proxy_secret_key` and `cloudk8s_secret_access_key` are write-only: accepted, never returned, and kept only
+ * as `sha256:<hex>` (so the state file and `/-/sandbox/state` do not hold them either).
  * `external_auth_client_key` and `external_auth_client_key_pass` are "stored encrypted" but the recorded platform
  * response does return them, so the sandbox does too.
  *
@@ -285,9 +287,14 @@ export function applySettings(
   if (Object.keys(errors).length > 0) throw validation(errors);
 
   const changed: string[] = [];
-  for (const [name, value] of Object.entries(next)) {
+  for (const [name, given] of Object.entries(next)) {
     const def = BY_NAME.get(name);
     if (!def) continue;
+    // Write-only secrets are kept only as a SHA-256, so neither the state file nor /-/sandbox/state holds them.
+    const value =
+      def.writeOnly && typeof given === "string" && given !== ""
+        ? `sha256:${createHash("sha256").update(given).digest("hex")}`
+        : given;
     const before = name in area.values ? area.values[name] : def.default;
     if (JSON.stringify(before) === JSON.stringify(value)) continue;
     changed.push(name);

@@ -3,8 +3,8 @@ import type { Ctx, SandboxApp } from "../app.js";
 import {
   ACCESS,
   authorizeProject,
-  effectiveProjectLevel,
   findProject,
+  projectAccessLevel,
   requireAdmin,
   requireAuth,
 } from "../auth.js";
@@ -27,7 +27,8 @@ import { settingValue } from "./application-settings.js";
  *   - POST strips the key. The same key already on the project: 201 with the existing link, title and can_push
  *     unchanged. The same key on a project where the caller is Maintainer (or a public key): linked. Otherwise a new
  *     key; a key whose fingerprint exists elsewhere is 400 `{"message":{"deploy_key.fingerprint":["has already been
- *     taken"]}}`; an unreadable key is 400 `{"message":{"deploy_key.key":["is invalid"],"deploy_key.fingerprint":
+ *     taken"]}}` (the caller may use a key of projects where they are a Maintainer member; administrator rights do
+ *     not count); an unreadable key is 400 `{"message":{"deploy_key.key":["is invalid"],"deploy_key.fingerprint":
  *     ["cannot be generated"]}}` (nested keys of the platform's nested attributes); the instance's key restrictions
  *     (application settings `*_key_restriction`) apply.
  *   - PUT needs title or can_push (`at_least_one_of`); the title changes only for the key's creator or an
@@ -194,6 +195,7 @@ function keyErrors(
   if (title.trim() === "") errors["title"] = ["can't be blank"];
   else if (title.length > 255) errors["title"] = ["is too long (maximum is 255 characters)"];
   if (text.trim() === "") errors["key"] = ["can't be blank"];
+  else if (text.length > 5000) errors["key"] = ["is too long (maximum is 5000 characters)"];
   else if (!parsed) errors["key"] = ["is invalid"];
   if (!parsed) {
     errors["fingerprint"] = ["cannot be generated"];
@@ -277,14 +279,17 @@ export function register(app: SandboxApp): void {
     return rec;
   };
 
-  /** `accessible_deploy_keys`: keys of projects where the user is Maintainer, and public keys. */
+  /**
+   * `accessible_deploy_keys`: keys of projects where the user is a Maintainer member (membership, inherited or
+   * through a share; administrator rights do not count, as on the platform), and public keys.
+   */
   const accessible = (ctx: Ctx, user: UserRec, key: KeyRec): boolean => {
     if (key.type !== "DeployKey") return false;
     if (key.public) return true;
     return area().links.some((l) => {
       if (l.deploy_key_id !== key.id) return false;
       const p = ctx.store.project(l.project_id);
-      return p !== undefined && effectiveProjectLevel(ctx.store, user, p) >= ACCESS.maintainer;
+      return p !== undefined && projectAccessLevel(ctx.store, user, p) >= ACCESS.maintainer;
     });
   };
 
