@@ -69831,6 +69831,15 @@ async function createContext(api) {
 import { createHash as createHash2 } from "node:crypto";
 
 // src/kinds/kind.ts
+var FieldError = class extends Error {
+  name = "FieldError";
+  /** The field's path within the object, as in the manifest (`deploy_access_levels[1].user`). */
+  field;
+  constructor(field, message) {
+    super(message);
+    this.field = field;
+  }
+};
 function addressOf(parentAddress, kind, key) {
   const own = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
   return parentAddress === "" ? own : `${parentAddress}.${own}`;
@@ -70125,7 +70134,15 @@ var Planner = class {
     try {
       desired = kind.prepare ? await kind.prepare(this.ctx, parent, item.fields) : item.fields;
     } catch (error2) {
-      this.problem(address, error2.message, item.source);
+      if (error2 instanceof FieldError) {
+        this.problem(
+          `${address}.${error2.field}`,
+          error2.message,
+          item.fieldSources[error2.field] ?? item.source
+        );
+      } else {
+        this.problem(address, error2.message, item.source);
+      }
       return;
     }
     for (const [field] of this.ownFields(specs2, desired)) {
@@ -71268,17 +71285,25 @@ var protectedEnvironmentKind = {
   async prepare(ctx, _parent, fields) {
     const levels = fields["deploy_access_levels"] ?? [];
     const resolved = await Promise.all(
-      levels.map(async (l) => {
+      levels.map(async (l, i) => {
         if (l.user !== void 0) {
           const id = await ctx.resolve.userId(l.user);
-          if (id === void 0)
-            throw new Error(`deploy_access_levels: user ${JSON.stringify(l.user)} does not exist`);
+          if (id === void 0) {
+            throw new FieldError(
+              `deploy_access_levels[${i}].user`,
+              `user ${JSON.stringify(l.user)} does not exist (or is not visible to this token): check the username`
+            );
+          }
           return { user_id: id };
         }
         if (l.group !== void 0) {
           const id = await ctx.resolve.groupId(l.group);
-          if (id === void 0)
-            throw new Error(`deploy_access_levels: group ${JSON.stringify(l.group)} does not exist`);
+          if (id === void 0) {
+            throw new FieldError(
+              `deploy_access_levels[${i}].group`,
+              `group ${JSON.stringify(l.group)} does not exist (or is not visible to this token): check the full path`
+            );
+          }
           return { group_id: id };
         }
         return l;
@@ -71847,7 +71872,7 @@ function renderApplyMarkdown(outcomes) {
       "Fix the cause and run apply again: it picks up where this run left off."
     );
   }
-  lines.push("", "The plan that was applied:", "", "");
+  lines.push("", complete ? "The plan that was applied:" : "The plan:", "", "");
   return lines.join("\n");
 }
 function renderApplyRefusedMarkdown(reason) {
@@ -72065,20 +72090,21 @@ var Run = class {
         concurrency: connection.concurrency ?? 8,
         onOutcome: (o, done2, total) => info(`[${done2}/${total}] ${outcomeLine2(o)}`)
       });
-      const failed = outcomes.filter((o) => o.status !== "done").length;
-      const done = outcomes.length - failed;
+      const failed = outcomes.filter((o) => o.status === "failed").length;
+      const skipped = outcomes.filter((o) => o.status === "skipped").length;
+      const done = outcomes.length - failed - skipped;
       info(
-        `Apply ${failed > 0 ? "incomplete" : "complete"}: ${done} done, ${outcomes.filter((o) => o.status === "failed").length} failed, ${outcomes.filter((o) => o.status === "skipped").length} skipped.`
+        `Apply ${failed + skipped > 0 ? "incomplete" : "complete"}: ${done} done, ${failed} failed, ${skipped} skipped.`
       );
       this.report("json-report", "json", applyJson(plan, outcomes));
       const head = renderApplyMarkdown(outcomes);
       await this.markdown(
         `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`
       );
-      if (failed > 0) {
+      if (failed + skipped > 0) {
         return {
           code: 1,
-          failure: `${failed} of ${outcomes.length} changes were not applied (see the log); run apply again after fixing the cause`
+          failure: `of ${outcomes.length} changes, ${failed} failed and ${skipped} ${skipped === 1 ? "was" : "were"} skipped (see the log); run apply again after fixing the cause`
         };
       }
       return { code: 0 };

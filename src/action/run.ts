@@ -262,20 +262,21 @@ class Run {
         concurrency: connection.concurrency ?? 8,
         onOutcome: (o, done, total) => core.info(`[${done}/${total}] ${outcomeLine(o)}`),
       });
-      const failed = outcomes.filter((o) => o.status !== "done").length;
-      const done = outcomes.length - failed;
+      const failed = outcomes.filter((o) => o.status === "failed").length;
+      const skipped = outcomes.filter((o) => o.status === "skipped").length;
+      const done = outcomes.length - failed - skipped;
       core.info(
-        `Apply ${failed > 0 ? "incomplete" : "complete"}: ${done} done, ${outcomes.filter((o) => o.status === "failed").length} failed, ${outcomes.filter((o) => o.status === "skipped").length} skipped.`,
+        `Apply ${failed + skipped > 0 ? "incomplete" : "complete"}: ${done} done, ${failed} failed, ${skipped} skipped.`,
       );
       this.report("json-report", "json", applyJson(plan, outcomes));
       const head = renderApplyMarkdown(outcomes);
       await this.markdown(
         `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
       );
-      if (failed > 0) {
+      if (failed + skipped > 0) {
         return {
           code: 1,
-          failure: `${failed} of ${outcomes.length} changes were not applied (see the log); run apply again after fixing the cause`,
+          failure: `of ${outcomes.length} changes, ${failed} failed and ${skipped} ${skipped === 1 ? "was" : "were"} skipped (see the log); run apply again after fixing the cause`,
         };
       }
       return { code: 0 };

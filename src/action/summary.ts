@@ -85,7 +85,7 @@ export function renderApplyMarkdown(outcomes: Outcome[]): string {
       "Fix the cause and run apply again: it picks up where this run left off.",
     );
   }
-  lines.push("", "The plan that was applied:", "", "");
+  lines.push("", complete ? "The plan that was applied:" : "The plan:", "", "");
   return lines.join("\n");
 }
 

@@ -317,3 +317,36 @@ groups:
     expectNoLeak(max);
   });
 });
+
+describe("the bundled Action when the platform refuses changes", () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ port: 0, adminToken: TOKEN, faults: "500:1@POST/api/v4/groups" });
+  });
+  afterAll(async () => {
+    await sandbox.stop();
+  });
+
+  it("apply: reports failed and skipped changes in the log and job summary, and fails the step", async () => {
+    const node = nodes()[0]![1];
+    const first = await runAction(node, { command: "validate" });
+    writeFileSync(join(first.workspace, "forgeform.yaml"), MANIFEST);
+    const result = await runAction(
+      node,
+      { command: "apply", paths: "forgeform.yaml", url: sandbox.url, token: TOKEN },
+      { workspace: first.workspace },
+    );
+    expect(result.status).toBe(1);
+    expect(result.outputs["exit-code"]).toBe("1");
+    expect(result.summary).toMatch(
+      /^## forgeform apply\n\n\*\*Apply incomplete:\*\* 0 done, 1 failed, 2 skipped\./,
+    );
+    expect(result.summary).toMatch(/- `\+` `group\["acme"\]`: \*\*failed\*\*: /);
+    expect(result.summary).toContain("Fix the cause and run apply again");
+    expect(result.summary).toContain("The plan:\n\n## forgeform plan");
+    expect(result.stdout).toMatch(
+      /^::error::forgeform apply: of 3 changes, 1 failed and 2 were skipped \(see the log\)/m,
+    );
+    expectNoLeak(result);
+  });
+});
