@@ -215,10 +215,18 @@ describe("forgeform drift against the sandbox", () => {
     expect(drift.out + drift.err).not.toContain("wrong-token-123456");
   });
 
-  it("exits 1 on an unknown --format", async () => {
+  it("exits 1 on an unknown --format, a malformed --report and an unwritable --out", async () => {
     const drift = await bench.cli(["drift", "--format", "yaml", file]);
     expect(drift.code).toBe(1);
     expect(drift.err).toContain("--format must be text, json, markdown or junit");
+    const report = await bench.cli(["drift", "--report", "drift.xml", file]);
+    expect(report.code).toBe(1);
+    expect(report.err).toContain("--report needs FORMAT=FILE");
+    const unwritable = await bench.cli(["drift", "--out", join(bench.dir, "no/such/dir/drift.txt"), file]);
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.err).toMatch(
+      /cannot write the report to .*drift\.txt \(ENOENT\): check that its directory exists/,
+    );
   });
 
   it("cuts a large Markdown report below 65,000 characters and says what was left out", async () => {
