@@ -20,9 +20,20 @@ const demoSecrets = {
 for (const [name, value] of Object.entries(demoSecrets)) process.env[name] ??= value;
 
 const adminToken = "demo-admin-token";
-const sandbox = await startSandbox({ fixture: "examples/sandbox-fixture.yaml", adminToken, userToken: "demo-user-token" });
-process.stderr.write(`Sandbox platform listening at ${sandbox.url} (seeded from examples/sandbox-fixture.yaml)\n`);
-const manifests = ["examples/instance.yaml", "examples/templates.yaml", "examples/groups.yaml", "examples/projects.yaml"];
+const sandbox = await startSandbox({
+  fixture: "examples/sandbox-fixture.yaml",
+  adminToken,
+  userToken: "demo-user-token",
+});
+process.stderr.write(
+  `Sandbox platform listening at ${sandbox.url} (seeded from examples/sandbox-fixture.yaml)\n`,
+);
+const manifests = [
+  "examples/instance.yaml",
+  "examples/templates.yaml",
+  "examples/groups.yaml",
+  "examples/projects.yaml",
+];
 process.stderr.write(`Running: forgeform plan ${manifests.join(" ")}\n\n`);
 
 process.env.FORGEFORM_URL = sandbox.url;

@@ -11,7 +11,10 @@ interface Hook {
 
 const HOOK_URL = "https://audit.example.com/hook";
 
-function hooks(h: Hook | undefined, policy?: string, token = "${env:HOOK_TOKEN}"): string {
+/** A manifest secret reference (`${env:NAME}`), spelled without a template literal. */
+const envRef = (name: string) => `$${"{"}env:${name}}`;
+
+function hooks(h: Hook | undefined, policy?: string, token = envRef("HOOK_TOKEN")): string {
   return `version: 1
 instance:
   system_hooks:${h ? "" : " []"}
@@ -222,7 +225,9 @@ describe("instance objects", () => {
     try {
       const proxy = bench.manifest(
         settings(
-          '    asset_proxy_enabled: true\n    asset_proxy_url: https://proxy.example.com\n    asset_proxy_secret_key: "${env:PROXY_SECRET}"\n',
+          '    asset_proxy_enabled: true\n    asset_proxy_url: https://proxy.example.com\n    asset_proxy_secret_key: "' +
+            envRef("PROXY_SECRET") +
+            '"\n',
         ),
       );
       const plan = await planJson(bench, proxy);
