@@ -23,45 +23,49 @@ const scripts = [
   { name: "system_hooks.py", edition: "licensed" as const },
   { name: "broadcast_messages.py", edition: "licensed" as const },
   { name: "application_settings.py", edition: "licensed" as const },
+  { name: "application_settings.py", edition: "core" as const },
   { name: "deploy_keys.py", edition: "licensed" as const },
 ];
 
 describe("python-gitlab conformance: instance areas", () => {
   const reason = missing();
   for (const s of scripts) {
-    it.skipIf(reason !== undefined)(`${s.name}${reason ? ` (skipped: ${reason})` : ""}`, async () => {
-      const sb = await startSandbox({
-        adminToken: "conformance-admin",
-        userToken: "conformance-user",
-        edition: s.edition,
-      });
-      try {
-        const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
-          execFile(
-            PYTHON,
-            [script(s.name)],
-            {
-              env: {
-                ...process.env,
-                SANDBOX_URL: sb.url,
-                ADMIN_TOKEN: sb.adminToken,
-                USER_TOKEN: sb.userToken,
-              },
-              timeout: 25_000,
-            },
-            (error, stdout, stderr) => {
-              resolve({
-                code: error ? ((error as { code?: number }).code ?? 1) : 0,
-                out: `${stdout}${stderr}`,
-              });
-            },
-          );
+    it.skipIf(reason !== undefined)(
+      `${s.name} (${s.edition} edition)${reason ? ` (skipped: ${reason})` : ""}`,
+      async () => {
+        const sb = await startSandbox({
+          adminToken: "conformance-admin",
+          userToken: "conformance-user",
+          edition: s.edition,
         });
-        expect(result.out, result.out).toMatch(/^OK \d+ checks$/m);
-        expect(result.code, result.out).toBe(0);
-      } finally {
-        await sb.stop();
-      }
-    });
+        try {
+          const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
+            execFile(
+              PYTHON,
+              [script(s.name)],
+              {
+                env: {
+                  ...process.env,
+                  SANDBOX_URL: sb.url,
+                  ADMIN_TOKEN: sb.adminToken,
+                  USER_TOKEN: sb.userToken,
+                },
+                timeout: 25_000,
+              },
+              (error, stdout, stderr) => {
+                resolve({
+                  code: error ? ((error as { code?: number }).code ?? 1) : 0,
+                  out: `${stdout}${stderr}`,
+                });
+              },
+            );
+          });
+          expect(result.out, result.out).toMatch(/^OK \d+ checks$/m);
+          expect(result.code, result.out).toBe(0);
+        } finally {
+          await sb.stop();
+        }
+      },
+    );
   }
 });

@@ -49,6 +49,13 @@ check(
     str({k: settings.attributes.get(k) for k in ["default_projects_limit", "default_branch_protection"]}),
 )
 check("write-only secrets are absent", "asset_proxy_secret_key" not in settings.attributes)
+licensed = admin.version()[0].endswith("-ee")
+check(
+    "licensed-only settings exist only on the licensed edition",
+    ("searchengine_url" in settings.attributes) == licensed
+    and ("file_template_project_id" in settings.attributes) == licensed,
+    f"licensed={licensed}",
+)
 
 settings.default_projects_limit = 42
 settings.signup_enabled = False
