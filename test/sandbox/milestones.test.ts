@@ -18,6 +18,7 @@ const fixture = {
     { path: "acme/web", visibility: "private" },
     { path: "other/svc", visibility: "private", members: { dev: "developer" } },
     { path: "dev/personal", visibility: "private" },
+    { path: "dev/open", visibility: "public" },
   ],
   milestones: [
     {
@@ -201,6 +202,26 @@ describe("milestones (§3.10)", () => {
     expect([del.status, del.text]).toEqual([204, ""]);
     const again = await c.admin("GET", `/projects/${api}/milestones/${m.id}`);
     expect(again.status).toBe(404);
+  });
+
+  it("a public project's milestones are readable without a token; writes need one (401) and Developer (403)", async () => {
+    const read = await c.call("GET", "/projects/dev%2Fopen/milestones", { token: null });
+    expect([read.status, read.body]).toEqual([200, []]);
+    const write = await c.call("POST", "/projects/dev%2Fopen/milestones", {
+      token: null,
+      json: { title: "x" },
+    });
+    expect([write.status, write.body]).toEqual([401, { message: "401 Unauthorized" }]);
+    const user = await c.call("POST", "/projects/dev%2Fopen/milestones", {
+      token: "user-token",
+      json: { title: "x" },
+    });
+    expect([user.status, user.body]).toEqual([403, { message: "403 Forbidden" }]);
+    const owner = await c.call("POST", "/projects/dev%2Fopen/milestones", {
+      token: "dev-token",
+      json: { title: "x" },
+    });
+    expect(owner.status).toBe(201);
   });
 
   it("group milestones: create, update, delete with iids per group", async () => {
