@@ -2,7 +2,8 @@
  * Deploy keys of a project, identified by the SHA256 fingerprint of the key (a comment or spacing in the manifest
  * does not make it another key). A key that already exists on the platform (on another project) is enabled on
  * this one rather than uploaded again: the administrator's instance list is read once per run to find it (without
- * administrator rights, the upload is left to the platform, which links a key the token's user can access).
+ * administrator rights, the upload is left to the platform, which links a key the token's user can access). The
+ * platform enables a key only for a maintainer of a project that already uses it; otherwise apply says so.
  * `title` and `can_push` are updated in place.
  */
 import { createHash } from "node:crypto";
@@ -96,9 +97,15 @@ export const deployKeyKind: Kind = {
       });
       return toLive(created, desired["can_push"] as boolean);
     }
-    const enabled = await ctx.api.post<ApiKey>(
-      `${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`,
-    );
+    let enabled: ApiKey;
+    try {
+      enabled = await ctx.api.post<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      throw new Error(
+        `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`,
+      );
+    }
     // Enabling answers without can_push and keeps the key's title: set both to what the manifest says.
     const payload: Fields = { can_push: desired["can_push"] ?? false };
     if (desired["title"] !== undefined && desired["title"] !== enabled.title)

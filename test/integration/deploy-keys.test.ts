@@ -27,12 +27,19 @@ interface ApiKey {
 const DEPLOY = sshKey("deploy@ci");
 const SHARED = sshKey("shared@ci");
 const STRAY = sshKey("stray@old");
+const HIDDEN = sshKey("hidden@secret");
 
 const fixture = {
   groups: [{ path: "acme" }],
-  projects: [{ path: "acme/api" }, { path: "acme/web" }],
+  projects: [
+    { path: "acme/api" },
+    // The platform lets a key be enabled only by a maintainer of a project that uses it.
+    { path: "acme/web", members: [{ user: "root", access_level: "maintainer" }] },
+    { path: "acme/secret" },
+  ],
   deploy_keys: [
     { project: "acme/web", title: "shared", key: SHARED, can_push: false },
+    { project: "acme/secret", title: "hidden", key: HIDDEN },
     { project: "acme/api", title: "stray", key: STRAY },
   ],
 };
@@ -116,7 +123,8 @@ ${entries}
     expect(text).toContain(`+ project["acme/api"].deploy_key["${fingerprint(SHARED)}"]`);
     expect(text).toContain(`the key already exists on the platform (deploy key ${shared!.id}`);
     expect(text).toContain("enabled on this project, not uploaded again");
-    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
     const enabled = await find(SHARED);
     expect(enabled?.id).toBe(shared!.id);
     expect(enabled?.can_push).toBe(true);
@@ -128,6 +136,22 @@ ${entries}
     const all = await bench.get<ApiKey[]>("/deploy_keys");
     expect(all.filter((k) => k.key.split(" ")[1] === SHARED.split(" ")[1])).toHaveLength(1);
     expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("explains why a key used only by projects the token's user does not maintain cannot be enabled", async () => {
+    const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    deploy_keys:
+      - title: hidden
+        key: ${HIDDEN}
+`);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code).toBe(1);
+    const text = prose(apply.out + apply.err);
+    expect(text).toContain("already exists on the platform, but the token's user may not enable it");
+    expect(text).toContain("Give the user Maintainer on one of those projects");
+    expect(await find(HIDDEN)).toBeUndefined();
   });
 
   it("warns about an undeclared key by default, removes it with a delete policy", async () => {
