@@ -92,6 +92,40 @@ class Planner {
     private readonly replace: Set<string>,
   ) {}
 
+  /** Plans the deletion of a live object, listing its fields as they are. */
+  private pushDelete(
+    p: {
+      base: Omit<Change, "action" | "fields">;
+      kind: Kind;
+      specs: Specs;
+      parent: Parent;
+      self: Parent;
+      live: Live;
+      depth: number;
+      deps: string[];
+    },
+    reason: string,
+  ): void {
+    this.push({
+      change: {
+        ...p.base,
+        action: "delete",
+        fields: this.ownFields(p.specs, p.live.fields).map(([field, v]) => ({
+          field,
+          before: this.mask(p.specs, field, v),
+        })),
+        reason,
+      },
+      kind: p.kind,
+      parent: p.parent,
+      self: p.self,
+      live: p.live,
+      changed: [],
+      deps: p.deps,
+      depth: p.depth,
+    });
+  }
+
   /** `--replace` addresses that matched no existing managed object. */
   pendingReplacements(): string[] {
     return [...this.replace];
@@ -226,24 +260,10 @@ class Planner {
         const refusals = (await kind.checkDelete?.(this.ctx, parent, live, undefined)) ?? [];
         for (const p of refusals) this.problem(address, p.message);
         if (refusals.length > 0) continue;
-        this.push({
-          change: {
-            ...base,
-            action: "delete",
-            fields: this.ownFields(specs, live.fields).map(([field, v]) => ({
-              field,
-              before: this.mask(specs, field, v),
-            })),
-            reason: `not in the manifests, and the ${collection} prune policy is delete`,
-          },
-          kind,
-          parent,
-          self,
-          live,
-          changed: [],
-          deps: [],
-          depth,
-        });
+        this.pushDelete(
+          { base, kind, specs, parent, self, live, depth, deps: [] },
+          `not in the manifests, and the ${collection} prune policy is delete`,
+        );
       } else {
         this.push({
           change: {
@@ -309,24 +329,10 @@ class Planner {
       const refusals = (await kind.checkDelete?.(this.ctx, parent, live, item.fields)) ?? [];
       for (const p of refusals) this.problem(address, p.message, item.source);
       if (refusals.length > 0) return;
-      this.push({
-        change: {
-          ...base,
-          action: "delete",
-          fields: this.ownFields(specs, live.fields).map(([field, v]) => ({
-            field,
-            before: this.mask(specs, field, v),
-          })),
-          reason: 'marked "state: absent" in the manifest',
-        },
-        kind,
-        parent,
-        self,
-        live,
-        changed: [],
-        deps,
-        depth,
-      });
+      this.pushDelete(
+        { base, kind, specs, parent, self, live, depth, deps },
+        'marked "state: absent" in the manifest',
+      );
       return;
     }
 
