@@ -27,9 +27,8 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
   const cmd = program
     .command("export")
     .description(
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's reference syntax, not a template
       "Write manifests describing the live state: instance.yaml, one file per group (with its subgroups and\n" +
-        "projects) and per project. Sensitive values become environment references (${env:NAME}), listed on standard error.",
+        "projects) and per project. Sensitive values become environment-variable references, listed on standard error.",
     )
     .option(
       "--instance",
