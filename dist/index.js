@@ -51947,7 +51947,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
     var { writeFile: writeFile3, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname3, resolve: resolve5 } = __require("node:path");
+    var { dirname: dirname4, resolve: resolve5 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors4();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -52178,7 +52178,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         const resolvedPath = resolve5(path2);
-        await mkdir2(dirname3(resolvedPath), { recursive: true });
+        await mkdir2(dirname4(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
@@ -69933,6 +69933,27 @@ var Planner = class {
   liveSeen = [];
   /** The action planned for each address, for dependency lookups. */
   actions = /* @__PURE__ */ new Map();
+  /** Plans the deletion of a live object, listing its fields as they are. */
+  pushDelete(p2, reason) {
+    this.push({
+      change: {
+        ...p2.base,
+        action: "delete",
+        fields: this.ownFields(p2.specs, p2.live.fields).map(([field, v2]) => ({
+          field,
+          before: this.mask(p2.specs, field, v2)
+        })),
+        reason
+      },
+      kind: p2.kind,
+      parent: p2.parent,
+      self: p2.self,
+      live: p2.live,
+      changed: [],
+      deps: p2.deps,
+      depth: p2.depth
+    });
+  }
   /** `--replace` addresses that matched no existing managed object. */
   pendingReplacements() {
     return [...this.replace];
@@ -70043,24 +70064,10 @@ var Planner = class {
         const refusals = await kind.checkDelete?.(this.ctx, parent, live, void 0) ?? [];
         for (const p2 of refusals) this.problem(address, p2.message);
         if (refusals.length > 0) continue;
-        this.push({
-          change: {
-            ...base2,
-            action: "delete",
-            fields: this.ownFields(specs2, live.fields).map(([field, v2]) => ({
-              field,
-              before: this.mask(specs2, field, v2)
-            })),
-            reason: `not in the manifests, and the ${collection} prune policy is delete`
-          },
-          kind,
-          parent,
-          self,
-          live,
-          changed: [],
-          deps: [],
-          depth
-        });
+        this.pushDelete(
+          { base: base2, kind, specs: specs2, parent, self, live, depth, deps: [] },
+          `not in the manifests, and the ${collection} prune policy is delete`
+        );
       } else {
         this.push({
           change: {
@@ -70110,24 +70117,10 @@ var Planner = class {
       const refusals = await kind.checkDelete?.(this.ctx, parent, live, item.fields) ?? [];
       for (const p2 of refusals) this.problem(address, p2.message, item.source);
       if (refusals.length > 0) return;
-      this.push({
-        change: {
-          ...base2,
-          action: "delete",
-          fields: this.ownFields(specs2, live.fields).map(([field, v2]) => ({
-            field,
-            before: this.mask(specs2, field, v2)
-          })),
-          reason: 'marked "state: absent" in the manifest'
-        },
-        kind,
-        parent,
-        self,
-        live,
-        changed: [],
-        deps,
-        depth
-      });
+      this.pushDelete(
+        { base: base2, kind, specs: specs2, parent, self, live, depth, deps },
+        'marked "state: absent" in the manifest'
+      );
       return;
     }
     let desired;
@@ -70729,9 +70722,15 @@ var deployKeyKind = {
       });
       return toLive4(created, desired["can_push"]);
     }
-    const enabled = await ctx.api.post(
-      `${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`
-    );
+    let enabled;
+    try {
+      enabled = await ctx.api.post(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
+    } catch (error2) {
+      if (!(error2 instanceof ApiError && error2.status === 404)) throw error2;
+      throw new Error(
+        `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`
+      );
+    }
     const payload = { can_push: desired["can_push"] ?? false };
     if (desired["title"] !== void 0 && desired["title"] !== enabled.title)
       payload["title"] = desired["title"];
@@ -71514,8 +71513,9 @@ var systemHookKind = {
 };
 
 // src/kinds/trigger.ts
+import { existsSync as existsSync3 } from "node:fs";
 import { writeFile as writeFile2 } from "node:fs/promises";
-import { resolve as resolve3 } from "node:path";
+import { dirname as dirname3, resolve as resolve3 } from "node:path";
 var toLive15 = (t) => ({
   key: t.description,
   id: t.id,
@@ -71534,6 +71534,27 @@ var triggerKind = {
     if (typeof file === "string")
       return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
     return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
+  },
+  async checkCreate(_ctx, _parent, key, desired) {
+    const file = desired["token_file"];
+    if (typeof file !== "string") return [];
+    const target = resolve3(file);
+    if (existsSync3(target)) {
+      return [
+        {
+          field: "token_file",
+          message: `token_file ${target} already exists: forgeform writes a new trigger's token only to a new file, never over another one; remove it (a token for a trigger that no longer exists) or name another file for "${key}"`
+        }
+      ];
+    }
+    if (!existsSync3(dirname3(target)))
+      return [
+        {
+          field: "token_file",
+          message: `token_file ${target}: its directory does not exist; create it first`
+        }
+      ];
+    return [];
   },
   async create(ctx, parent, desired, key) {
     const created = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
