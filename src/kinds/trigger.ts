@@ -4,8 +4,9 @@
  * `token_file`, the token is written there (mode 0600) and nowhere else; without it the token is not recorded, and
  * the plan says how to get it (the platform shows it to the trigger's owner).
  */
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { apiPath } from "../api/index.js";
 import { ownerPath } from "./common.js";
 import type { Kind, Live } from "./kind.js";
@@ -38,6 +39,28 @@ export const triggerKind: Kind = {
     if (typeof file === "string")
       return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
     return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
+  },
+
+  async checkCreate(_ctx, _parent, key, desired) {
+    const file = desired["token_file"];
+    if (typeof file !== "string") return [];
+    const target = resolve(file);
+    if (existsSync(target)) {
+      return [
+        {
+          field: "token_file",
+          message: `token_file ${target} already exists: forgeform writes a new trigger's token only to a new file, never over another one; remove it (a token for a trigger that no longer exists) or name another file for "${key}"`,
+        },
+      ];
+    }
+    if (!existsSync(dirname(target)))
+      return [
+        {
+          field: "token_file",
+          message: `token_file ${target}: its directory does not exist; create it first`,
+        },
+      ];
+    return [];
   },
 
   async create(ctx, parent, desired, key) {

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -57,6 +57,24 @@ projects:
     const again = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(again.code).toBe(0);
     expect(again.out + again.err).not.toContain(created!.token);
+  });
+
+  it("never writes a token over an existing file", async () => {
+    const taken = join(bench.dir, "taken.token");
+    writeFileSync(taken, "keep me\n");
+    const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    triggers:
+      - description: weekly deploy
+        token_file: ${JSON.stringify(taken)}
+`);
+    const plan = await bench.cli(["plan", file]);
+    expect(plan.code).toBe(1);
+    expect(prose(plan.out)).toContain(`token_file ${taken} already exists`);
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(1);
+    expect(readFileSync(taken, "utf8")).toBe("keep me\n");
+    expect((await triggers()).map((t) => t.description)).not.toContain("weekly deploy");
   });
 
   it("without token_file records the token nowhere and says how to get it", async () => {
