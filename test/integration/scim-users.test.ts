@@ -162,3 +162,45 @@ groups:
     expect(plan.out.replace(/\s+/g, " ")).toContain("FORGEFORM_SCIM_TOKEN");
   });
 });
+
+describe("SCIM users beyond one page", () => {
+  const many = Array.from({ length: 130 }, (_, i) => `user${String(i).padStart(3, "0")}`);
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({
+      fixture: {
+        users: many.map((username) => ({ username })),
+        groups: [{ path: "big" }],
+        scim: [
+          {
+            group: "big",
+            token: SCIM_TOKEN,
+            identities: many.map((user) => ({ user, extern_uid: `idp-${user}` })),
+          },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("reads every identity through SCIM paging and matches the declared ones", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  big:
+    scim_users:
+      - externalId: idp-user129
+        userName: user129
+        name: { formatted: user129 }
+        emails: [{ type: work, value: user129@example.com }]
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file], { FORGEFORM_SCIM_TOKEN: SCIM_TOKEN });
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    const unmanaged = plan.out
+      .split("\n")
+      .filter((l) => /! group\["big"\]\.scim_user\["idp-user\d+"\]/.test(l));
+    expect(unmanaged).toHaveLength(129);
+    expect(plan.out).not.toContain('scim_user["idp-user129"]');
+  });
+});
