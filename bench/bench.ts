@@ -275,7 +275,7 @@ async function runSize(
       );
       const action = writePeerActionFile(seed, common, join(dir, "action.yml"));
       counter.reset();
-      const m = await measureCommand(PEER_BINARY, ["-c", cfg, "--dry-run", action], { HOME: dir });
+      const m = await measureCommand(PEER_BINARY, ["-c", cfg, "-v", "--dry-run", action], { HOME: dir });
       if (m.code !== 0 || /Traceback|ERROR/.test(m.stderr)) fail("gitlabracadabra --dry-run", m);
       result.rows.push({
         factor,
@@ -283,8 +283,9 @@ async function runSize(
         scope: "common",
         scenario: "plan, no changes",
         objects: objectTotal(shape, common),
-        changes: null,
-        expectedChanges: null,
+        // In a dry run, gitlabracadabra logs each change it would make with "(dry-run)".
+        changes: (`${m.stdout}\n${m.stderr}`.match(/\(dry-run\)/g) ?? []).length,
+        expectedChanges: 0,
         unmanaged: null,
         wallMs: m.wallMs,
         cpuMs: m.cpuMs,

@@ -17,10 +17,13 @@ export interface Shape {
   broadcastMessages: number;
 }
 
-/** The 1x shape: 25 groups, 250 projects, each with 3 schedules of 3 variables, 2 badges, 1 environment, 2 milestones. */
+/**
+ * The 1x shape: 12 groups, 125 projects, each with 3 schedules of 3 variables, 2 badges, 1 environment, 2 milestones.
+ * 16x is then 192 groups and 2,000 projects.
+ */
 export const BASE_SHAPE: Shape = {
-  groups: 25,
-  projects: 250,
+  groups: 12,
+  projects: 125,
   schedulesPerProject: 3,
   variablesPerSchedule: 3,
   badgesPerProject: 2,
