@@ -283,6 +283,8 @@ export async function exportManifests(
 ): Promise<ExportResult> {
   const exporter = new Exporter(ctx, registry);
   const files: ExportedFile[] = [];
+  /** Group and project paths already written, so none is declared in two files. */
+  const exportedPaths = new Set<string>();
 
   if (request.instance) {
     exporter.begin();
@@ -302,7 +304,15 @@ export async function exportManifests(
     );
   }
 
-  for (const path of request.groups) {
+  // Parents first, so a group inside another requested group is written once, in its parent's file.
+  const groupPaths = [...request.groups].sort((a, b) => a.split("/").length - b.split("/").length);
+  for (const path of groupPaths) {
+    if (exportedPaths.has(path.toLowerCase())) {
+      exporter.skipped.push(
+        `group["${path}"]: already in the file of its parent group (a group is declared once)`,
+      );
+      continue;
+    }
     exporter.begin();
     const [group] = await exporter.readTop("groups", [path]);
     if (!group) throw new Error(`group ${path} does not exist or is not visible to the token's user`);
@@ -320,6 +330,7 @@ export async function exportManifests(
     const projects: Record<string, unknown> = {};
     for (const live of await exporter.readTop("projects", projectPaths))
       projects[live.key] = await exporter.top("projects", live);
+    for (const key of Object.keys(groups).concat(Object.keys(projects))) exportedPaths.add(key.toLowerCase());
     files.push(
       exporter.render(
         fileNameFor(group.key),
@@ -331,6 +342,13 @@ export async function exportManifests(
   }
 
   for (const path of request.projects) {
+    if (exportedPaths.has(path.toLowerCase())) {
+      exporter.skipped.push(
+        `project["${path}"]: already in the file of its group (a project is declared once)`,
+      );
+      continue;
+    }
+    exportedPaths.add(path.toLowerCase());
     exporter.begin();
     const [project] = await exporter.readTop("projects", [path]);
     if (!project) throw new Error(`project ${path} does not exist or is not visible to the token's user`);

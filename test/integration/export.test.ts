@@ -198,6 +198,18 @@ projects:
     expect(plan.out).toContain("No changes.");
   });
 
+  it("declares each group and project once, in the file of the outermost group asked for", async () => {
+    const dir = join(bench.dir, "overlap");
+    const r = await bench.cli(
+      ["export", "--group", "acme/platform", "--group", "acme", "--project", "acme/web", "--out", dir],
+      { FORGEFORM_SCIM_TOKEN: SCIM_TOKEN },
+    );
+    expect(r.code, r.err).toBe(0);
+    expect(readdirSync(dir)).toEqual(["acme.yaml"]);
+    expect(r.err).toContain('group["acme/platform"]: already in the file of its parent group');
+    expect(r.err).toContain('project["acme/web"]: already in the file of its group');
+  });
+
   it("needs something to export", async () => {
     const r = await bench.cli(["export", "--out", join(bench.dir, "nothing")]);
     expect(r.code).toBe(1);
