@@ -410,6 +410,24 @@ describe("deploy keys pagination and fixture", () => {
     expect(all.headers.get("x-total")).toBe("3");
   });
 
+  it("deleting a project drops its links and the keys no other project uses", async () => {
+    const gone = await c.admin("POST", "/projects", { name: "gone" });
+    expect(gone.status).toBe(201);
+    const id = (gone.body as { id: number }).id;
+    const key = (await c.admin("POST", `/projects/${id}/deploy_keys`, { title: "gone", key: OWN_KEY }))
+      .body as DeployKey;
+    const shared = await c.admin("POST", `/projects/${id}/deploy_keys`, { title: "a", key: ED25519 });
+    expect(shared.status).toBe(201);
+    expect([202, 204]).toContain((await c.admin("DELETE", `/projects/${id}`)).status);
+    const all = (await c.admin("GET", "/deploy_keys")).body as DeployKey[];
+    expect(all.map((k) => k.id)).not.toContain(key.id);
+    expect(all.map((k) => k.title)).toContain("a");
+    const lookup = (await c.admin("GET", `/keys?fingerprint=${ED25519_MD5}`)).body as {
+      deploy_keys_projects: { project_id: number }[];
+    };
+    expect(lookup.deploy_keys_projects.map((l) => l.project_id)).not.toContain(id);
+  });
+
   it("a fixture key that does not parse stops the start-up with a message naming it", async () => {
     await expect(
       sandbox({ fixture: { ssh_keys: [{ user: "root", title: "bad", key: "ssh-rsa nope" }] } }),

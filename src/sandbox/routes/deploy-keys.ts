@@ -233,6 +233,19 @@ export function register(app: SandboxApp): void {
   const area = (store: Store = app.store) =>
     store.area<KeysArea>("deploy_keys", () => ({ keys: [], links: [] }));
 
+  /**
+   * Deleting a project removes its links (`dependent: :destroy`) and so the keys no other project uses; the core
+   * store does not know this table, so stale rows are dropped before each request reads it.
+   */
+  const prune = (store: Store): void => {
+    const a = area(store);
+    const before = a.links.length;
+    a.links = a.links.filter((l) => store.project(l.project_id) !== undefined);
+    if (a.links.length === before) return;
+    const used = new Set(a.links.map((l) => l.deploy_key_id));
+    a.keys = a.keys.filter((k) => k.type !== "DeployKey" || k.public || used.has(k.id));
+  };
+
   const keyBasic = (k: KeyRec) => ({ id: k.id, title: k.title, key: k.key, created_at: k.created_at });
   const linkJson = (k: KeyRec, l: DeployKeysProjectRec) => ({ ...keyBasic(k), can_push: l.can_push });
   const keyOf = (l: DeployKeysProjectRec) => area().keys.find((k) => k.id === l.deploy_key_id) as KeyRec;
@@ -295,6 +308,7 @@ export function register(app: SandboxApp): void {
 
   const projectFor = (ctx: Ctx): { user: UserRec; project: ProjectRec } => {
     const user = requireAuth(ctx);
+    prune(ctx.store);
     const project = findProject(ctx, ctx.path["id"] as string);
     authorizeProject(ctx, project, ACCESS.maintainer);
     return { user, project };
@@ -305,6 +319,7 @@ export function register(app: SandboxApp): void {
 
   app.get("/deploy_keys", (ctx) => {
     requireAdmin(ctx);
+    prune(ctx.store);
     const keys = area()
       .keys.filter((k) => k.type === "DeployKey")
       .sort((a, b) => a.id - b.id);
@@ -437,6 +452,7 @@ export function register(app: SandboxApp): void {
 
   app.get("/keys/:id", (ctx) => {
     requireAdmin(ctx);
+    prune(ctx.store);
     const { id } = ctx.declare({ id: { type: "integer", required: true } });
     const key = area().keys.find((k) => k.id === id);
     if (!key) throw recordNotFound();
@@ -445,6 +461,7 @@ export function register(app: SandboxApp): void {
 
   app.get("/keys", (ctx) => {
     requireAdmin(ctx);
+    prune(ctx.store);
     const { fingerprint } = ctx.declare({ fingerprint: { type: "string", required: true } });
     let key: KeyRec | undefined;
     if (/^SHA256:/i.test(fingerprint)) {
