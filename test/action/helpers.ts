@@ -9,7 +9,8 @@ import { delimiter, join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const BUNDLE = join(ROOT, "dist/index.js");
-export const NODE24 = join(ROOT, "node_modules/node/bin/node");
+/** Node 24, installed outside the dependencies by scripts/ensure-node24.mjs (`npm test` runs it first). */
+export const NODE24 = join(ROOT, ".cache/node24/node_modules/node/bin/node");
 
 function versionOf(binary: string): string | undefined {
   try {
@@ -19,11 +20,7 @@ function versionOf(binary: string): string | undefined {
   }
 }
 
-/**
- * A Node 20 binary: this process's when it is Node 20, else the first `node` on PATH outside node_modules (npm
- * and npx put node_modules/.bin, where the node@24 devDependency links its binary, first on PATH), else
- * FORGEFORM_NODE20.
- */
+/** A Node 20 binary: this process's when it is Node 20, else the first Node 20 on PATH, else FORGEFORM_NODE20. */
 function node20(): string {
   if (process.versions.node.startsWith("20.")) return process.execPath;
   const candidates = [
@@ -42,7 +39,7 @@ function node20(): string {
 /** The Node binaries the Action must run on: Node 20 and the npm package node@24's binary. */
 export function nodes(): [string, string][] {
   if (!existsSync(NODE24)) {
-    throw new Error(`${NODE24} is missing: run npm ci (the devDependency node@24 provides it)`);
+    throw new Error(`${NODE24} is missing: run node scripts/ensure-node24.mjs (npm test does)`);
   }
   const twenty = node20();
   return [
