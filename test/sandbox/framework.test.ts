@@ -181,7 +181,7 @@ describe("mounts and route options", () => {
     const { json } = await import("../../src/sandbox/respond.js");
     const { app } = createSandboxApp({ edition: "core" });
     app.get(
-      "/groups/:group/Users",
+      "/groups/:group/Probe",
       (ctx) =>
         json({ group: ctx.path["group"], auth: ctx.req.header("authorization") }, 200, {
           "Content-Type": "application/scim+json",
@@ -201,12 +201,12 @@ describe("mounts and route options", () => {
       header: (n: string) => headers[n.toLowerCase()],
     });
     const scim = await app.handle(
-      req("GET", "/api/scim/v2/groups/acme%2Fsub/Users", { authorization: "Bearer scim-secret" }),
+      req("GET", "/api/scim/v2/groups/acme%2Fsub/Probe", { authorization: "Bearer scim-secret" }),
     );
     expect(scim.status).toBe(200);
     expect(scim.body).toEqual({ group: "acme/sub", auth: "Bearer scim-secret" });
     expect(scim.headers["Content-Type"]).toBe("application/scim+json");
-    const rest = await app.handle(req("GET", "/api/v4/groups/acme/Users"));
+    const rest = await app.handle(req("GET", "/api/v4/groups/acme/Probe"));
     expect(rest.body).toEqual({ error: "404 Not Found" });
     const gated = await app.handle(req("GET", "/api/v4/only-licensed"));
     expect(gated.status).toBe(404);
