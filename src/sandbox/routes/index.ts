@@ -34,18 +34,18 @@ export const modules: { register(app: SandboxApp): void }[] = [
   systemHooks,
   broadcastMessages,
   applicationSettings,
+  deployKeys,
   pipelineSchedules,
   milestones,
   issues,
   wikis,
   notificationSettings,
-  deployKeys,
   errorTracking,
+  scim,
+  epics,
   triggers,
   badges,
   protectedEnvironments,
-  scim,
-  epics,
 ];
 
 export function registerAll(app: SandboxApp): void {
