@@ -57,9 +57,12 @@ export const epicIssueKind: Kind = {
   updateMode: "update",
 
   async read(ctx, parent, wanted) {
+    // Project paths match case-insensitively, as on the platform: report them in the manifest's spelling.
+    const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
     const declared = new Set(wanted);
     let previous = FIRST;
-    return (await liveLinks(ctx, parent, false)).map(({ key, link }) => {
+    return (await liveLinks(ctx, parent, false)).map(({ key: platformKey, link }) => {
+      const key = spelling.get(platformKey.toLowerCase()) ?? platformKey;
       const [project] = key.split(/#(?=\d+$)/);
       const live: Live = { key, id: link.epic_issue_id, fields: { project, iid: link.iid, after: previous } };
       if (declared.has(key)) previous = key;
@@ -139,7 +142,7 @@ async function move(ctx: KindContext, epic: Parent, id: number, key: string, aft
     });
     return;
   }
-  const target = links.find((l) => l.key === after);
+  const target = links.find((l) => l.key.toLowerCase() === after.toLowerCase());
   if (!target) throw new Error(`cannot place ${key} after ${after}: ${after} is not linked to the epic`);
   await ctx.api.put(`${epicIssuesPath(epic)}${apiPath`/${id}`}`, {
     body: { move_before_id: target.link.epic_issue_id },

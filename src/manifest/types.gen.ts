@@ -546,7 +546,7 @@ export interface WikiPage {
    */
   content_file?: string;
   /**
-   * Files uploaded to the wiki's uploads folder when forgeform creates the page (each once; they cannot be read back, so they are never compared), relative to this manifest and inside the manifest root.
+   * Files uploaded to the wiki's uploads folder when forgeform creates the page, each once (uploads cannot be read back, so they are never compared; to upload again or add files to an existing page, plan with --replace on the page). Paths are relative to this manifest and inside the manifest root.
    *
    * Items: A file path relative to this manifest.
    */

@@ -97,6 +97,21 @@ groups:
     expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
   });
 
+  it("matches project paths case-insensitively, as the platform does", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 1
+        issues:
+          - { project: Acme/API, iid: 3 }
+          - { project: ACME/api, iid: 1 }
+          - { project: acme/Api, iid: 4 }
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code, plan.out).toBe(0);
+  });
+
   it("does not create epics: a missing epic is a plan error", async () => {
     const file = bench.manifest(`version: 1
 groups:

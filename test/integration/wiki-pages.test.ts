@@ -115,6 +115,17 @@ projects:
     expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
     expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
     expect(uploads().length).toBe(before + 1);
+    // Replacing the page on request uploads its attachments again.
+    const replaced = await bench.cli([
+      "apply",
+      "--yes",
+      "--replace",
+      'project["acme/api"].wiki_page["Architecture"]',
+      file,
+    ]);
+    expect(replaced.code, replaced.out + replaced.err).toBe(0);
+    expect(uploads().length).toBe(before + 2);
+    expect((await page("Architecture")).content).toBe("![diagram](uploads/diagram.png)");
   });
 
   it("keeps pages in directories and titles with hyphens in sync, though the platform reads titles back shorter", async () => {
