@@ -57,6 +57,21 @@ projects:
     const again = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(again.code).toBe(0);
     expect(again.out + again.err).not.toContain(created!.token);
+
+    // --replace rotates the token: a new trigger, its token written in place of the old one.
+    const rotated = await bench.cli([
+      "apply",
+      "--yes",
+      "--replace",
+      'project["acme/api"].trigger["nightly deploy"]',
+      file,
+    ]);
+    expect(rotated.code, rotated.out + rotated.err).toBe(0);
+    const renewed = (await triggers()).find((t) => t.description === "nightly deploy");
+    expect(renewed?.id).not.toBe(created?.id);
+    expect(readFileSync(tokenFile, "utf8").trim()).toBe(renewed?.token);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(rotated.out + rotated.err).not.toContain(renewed!.token);
   });
 
   it("never writes a token over an existing file", async () => {
@@ -71,7 +86,9 @@ projects:
 `);
     const plan = await bench.cli(["plan", file]);
     expect(plan.code).toBe(1);
-    expect(prose(plan.out)).toContain(`token_file ${taken} already exists`);
+    expect(prose(plan.out)).toContain(
+      `token_file ${taken} exists and holds something other than a trigger token`,
+    );
     expect((await bench.cli(["apply", "--yes", file])).code).toBe(1);
     expect(readFileSync(taken, "utf8")).toBe("keep me\n");
     expect((await triggers()).map((t) => t.description)).not.toContain("weekly deploy");
