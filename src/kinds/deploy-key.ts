@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { ApiError, apiPath } from "../api/index.js";
-import { ownerPath } from "./common.js";
+import { body, ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
 interface ApiKey {
@@ -78,24 +78,27 @@ export const deployKeyKind: Kind = {
     return {
       ...fields,
       ...(typeof fields["key"] === "string" ? { key: canonicalKey(fields["key"]) } : {}),
-      can_push: fields["can_push"] ?? false,
     };
   },
 
-  async createReason(ctx, _parent, _desired, key) {
+  async createReason(ctx, _parent, desired, key) {
     const found = await existingKey(ctx, key);
-    return found
-      ? `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again`
-      : undefined;
+    if (!found) return undefined;
+    const title = desired["title"];
+    const renamed =
+      typeof title === "string" && title !== found.title
+        ? `; its title belongs to the key, so it becomes "${title}" for every project that uses it`
+        : "";
+    return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
   },
 
   async create(ctx, parent, desired, key) {
     const found = await existingKey(ctx, key);
     if (!found) {
       const created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
-        body: { title: desired["title"], key: desired["key"], can_push: desired["can_push"] },
+        body: body(desired, ["title", "key", "can_push"]),
       });
-      return toLive(created, desired["can_push"] as boolean);
+      return toLive(created, (desired["can_push"] as boolean | undefined) ?? false);
     }
     let enabled: ApiKey;
     try {
@@ -106,10 +109,12 @@ export const deployKeyKind: Kind = {
         `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`,
       );
     }
-    // Enabling answers without can_push and keeps the key's title: set both to what the manifest says.
-    const payload: Fields = { can_push: desired["can_push"] ?? false };
+    // Enabling links the key without push access and keeps its title: set what the manifest says.
+    const payload: Fields = {};
+    if (desired["can_push"] === true) payload["can_push"] = true;
     if (desired["title"] !== undefined && desired["title"] !== enabled.title)
       payload["title"] = desired["title"];
+    if (Object.keys(payload).length === 0) return toLive(enabled, false);
     return toLive(await put(ctx, parent, enabled.id, payload));
   },
 

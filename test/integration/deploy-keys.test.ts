@@ -105,6 +105,12 @@ ${entries}
     expect((await bench.cli(["apply", "--yes", retitled])).code).toBe(0);
     expect((await find(DEPLOY))?.title).toBe("ci deploy");
     expect((await bench.cli(["plan", "--detailed-exitcode", retitled])).code).toBe(0);
+
+    // A field the manifest leaves out is not managed: push access stays as it is.
+    const unset = manifest(`      - title: ci deploy
+        key: ${DEPLOY}`);
+    expect((await bench.cli(["plan", "--detailed-exitcode", unset])).code).toBe(0);
+    expect((await find(DEPLOY))?.can_push).toBe(true);
   });
 
   it("enables a key that exists on another project instead of uploading it again", async () => {
