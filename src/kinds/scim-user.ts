@@ -78,7 +78,7 @@ export const scimUserKind: Kind = {
 
   async prepare(_ctx, _parent, fields) {
     const name = fields["name"] as { formatted?: string } | undefined;
-    const out: Fields = { ...fields, active: fields["active"] ?? true };
+    const out: Fields = { ...fields };
     if (name) out["name"] = { formatted: name.formatted };
     // Compare e-mails by address and kind only; `primary` is the platform's to decide.
     if (Array.isArray(fields["emails"]))

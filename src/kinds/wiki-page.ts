@@ -28,8 +28,8 @@ const toLive = (p: ApiPage): Live => ({
 /** The slug the platform derives from a title: whitespace and `<`, `>`, `+` become `-`. */
 const slugOf = (title: string) => title.trim().replace(/[\s<>+]/g, "-");
 
-/** The title as the platform reads it back: its last path segment, with `-` shown as a space. */
-const readBack = (title: string) => (title.split("/").pop() ?? title).trim().replace(/-/g, " ");
+/** The title as the platform reads it back from the slug: the last path segment, with `-` shown as a space. */
+const readBack = (title: string) => (slugOf(title).split("/").pop() ?? title).replace(/-/g, " ");
 
 /** The titles as written in the manifest, by prepared fields object, for create. */
 const titles = new WeakMap<Fields, string>();
@@ -64,14 +64,14 @@ export const wikiPageKind: Kind = {
 
   async prepare(_ctx, _parent, fields) {
     const { slug, title } = fields;
-    if (typeof title !== "string") return { format: "markdown", ...fields };
+    if (typeof title !== "string") return fields;
     if (typeof slug === "string" && slugOf(title) !== slug) {
       throw new Error(
         `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`,
       );
     }
     // Compared as the platform reads it back; created with the title as written.
-    const out: Fields = { format: "markdown", ...fields, title: readBack(title) };
+    const out: Fields = { ...fields, title: readBack(title) };
     titles.set(out, title);
     return out;
   },
@@ -101,11 +101,9 @@ export const wikiPageKind: Kind = {
 
   async update(ctx, parent, live, desired, changed) {
     const payload: Fields = {};
-    for (const name of changed)
-      if (["title", "content", "format"].includes(name)) payload[name] = desired[name];
-    // The platform needs a title or content on every update.
-    if (payload["title"] === undefined && payload["content"] === undefined)
-      payload["title"] = live.fields["title"];
+    // The title names the page (its slug): it is never sent, since a new title would move the page.
+    for (const name of changed) if (name === "content" || name === "format") payload[name] = desired[name];
+    if (Object.keys(payload).length === 0) return live;
     const updated = await ctx.api.put<ApiPage>(pagePath(parent, String(live.id)), { body: payload });
     return toLive(updated);
   },
