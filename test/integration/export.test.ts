@@ -210,6 +210,14 @@ projects:
     expect(r.err).toContain('project["acme/web"]: already in the file of its group');
   });
 
+  it("names a group or project that does not exist, and writes nothing", async () => {
+    const dir = join(bench.dir, "missing");
+    const r = await bench.cli(["export", "--group", "acme", "--project", "acme/nope", "--out", dir]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain("project acme/nope does not exist or is not visible to the token's user");
+    expect(existsSync(dir)).toBe(false);
+  });
+
   it("needs something to export", async () => {
     const r = await bench.cli(["export", "--out", join(bench.dir, "nothing")]);
     expect(r.code).toBe(1);
