@@ -198,3 +198,36 @@ describe("system hooks pagination", () => {
     expect(p3.headers.get("x-next-page")).toBe("");
   });
 });
+
+describe("system hooks from the fixture", () => {
+  it("seeds hooks with the API's defaults and keeps only a hash of the token", async () => {
+    const { startSandbox } = await import("../../src/sandbox/server.js");
+    const sb = await startSandbox({
+      adminToken: "fixture-admin",
+      fixture: {
+        system_hooks: [
+          { url: "https://audit.example.com/hook", token: "t0ken", push_events: true },
+          { url: "https://other.example.com/hook" },
+        ],
+      },
+    });
+    try {
+      const res = await fetch(`${sb.url}/api/v4/hooks`, { headers: { "PRIVATE-TOKEN": "fixture-admin" } });
+      const hooks = (await res.json()) as Record<string, unknown>[];
+      expect(hooks.map((h) => [h["url"], h["push_events"], h["repository_update_events"]])).toEqual([
+        ["https://audit.example.com/hook", true, true],
+        ["https://other.example.com/hook", false, true],
+      ]);
+      expect(JSON.stringify(hooks)).not.toContain("t0ken");
+    } finally {
+      await sb.stop();
+    }
+  });
+
+  it("refuses a fixture hook without an http(s) URL", async () => {
+    const { startSandbox } = await import("../../src/sandbox/server.js");
+    await expect(startSandbox({ fixture: { system_hooks: [{ url: "ftp://x" }] } })).rejects.toThrow(
+      /system_hooks\[0\]\.url must be an http\(s\) URL/,
+    );
+  });
+});

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Ctx, SandboxApp } from "../app.js";
 import { requireAdmin } from "../auth.js";
 import { notFound, recordNotFound, validation } from "../errors.js";
+import { FixtureError } from "../fixture.js";
 import { checkUnmodifiedSince, created, noContent } from "../respond.js";
 import type { Store } from "../store.js";
 import { settingValue } from "./application-settings.js";
@@ -135,6 +136,36 @@ function hookId(ctx: Ctx): number {
 
 export function register(app: SandboxApp): void {
   const area = () => app.store.area<SystemHooksArea>("system_hooks", () => ({ hooks: [], deliveries: [] }));
+
+  // Fixture key `system_hooks`: [{ url, token?, push_events?, tag_push_events?, merge_requests_events?,
+  // repository_update_events?, enable_ssl_verification? }], with the same defaults as POST /hooks.
+  app.onFixture("system_hooks", (value, fx) => {
+    if (!Array.isArray(value))
+      throw new FixtureError(`sandbox: fixture ${fx.source}: system_hooks must be a list`);
+    const flag = (v: unknown, fallback: boolean) => (typeof v === "boolean" ? v : fallback);
+    for (const [i, raw] of value.entries()) {
+      const h = (raw ?? {}) as Record<string, unknown>;
+      if (typeof h["url"] !== "string" || urlErrors(h["url"], true).length > 0) {
+        throw new FixtureError(
+          `sandbox: fixture ${fx.source}: system_hooks[${i}].url must be an http(s) URL`,
+        );
+      }
+      const now = fx.store.nowIso();
+      area().hooks.push({
+        id: fx.store.nextId("hooks"),
+        url: h["url"].trim(),
+        created_at: now,
+        updated_at: now,
+        push_events: flag(h["push_events"], false),
+        tag_push_events: flag(h["tag_push_events"], false),
+        merge_requests_events: flag(h["merge_requests_events"], false),
+        repository_update_events: flag(h["repository_update_events"], true),
+        enable_ssl_verification: flag(h["enable_ssl_verification"], true),
+        token_sha256:
+          typeof h["token"] === "string" ? createHash("sha256").update(h["token"]).digest("hex") : null,
+      });
+    }
+  });
 
   app.get("/hooks", (ctx) => {
     requireAdmin(ctx);
