@@ -16,11 +16,13 @@ const fixture = {
   milestones: [
     { project: "acme/api", title: "busy", description: "has open work" },
     { project: "acme/api", title: "stray" },
+    { group: "acme", title: "2026 Q4" },
   ],
   issues: [
     { project: "acme/api", title: "open one", milestone: "busy" },
     { project: "acme/api", title: "open two", milestone: "busy" },
     { project: "acme/api", title: "done", milestone: "busy", state: "closed" },
+    { project: "acme/api", title: "late", milestone: "2026 Q4" },
   ],
 };
 
@@ -195,8 +197,25 @@ groups:
     const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(plan.out).toContain('+ group["acme"].milestone["2027 Q1"]');
     expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
-    const [m] = await bench.get<ApiMilestone[]>("/groups/acme/milestones");
+    const m = (await bench.get<ApiMilestone[]>("/groups/acme/milestones")).find((x) => x.title === "2027 Q1");
     expect(m).toMatchObject({ title: "2027 Q1", description: "First quarter", due_date: "2027-03-31" });
     expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("a prune policy does not delete a milestone that has open issues either", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  acme:
+    unmanaged:
+      milestones: delete
+    milestones:
+      - title: "2027 Q1"
+`);
+    const plan = await bench.cli(["plan", file]);
+    expect(plan.code).toBe(1);
+    expect(prose(plan.out)).toContain('milestone "2026 Q4" still has 1 open issue');
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(1);
+    const titles = (await bench.get<ApiMilestone[]>("/groups/acme/milestones")).map((m) => m.title);
+    expect(titles).toContain("2026 Q4");
   });
 });
