@@ -77,7 +77,6 @@ function inTargets(key: string, targets: string[]): boolean {
 }
 
 class Planner {
-  readonly steps: Step[] = [];
   readonly problems: PlanProblem[] = [];
   readonly warnings: PlanProblem[] = [];
   readonly inSync: string[] = [];
@@ -94,6 +93,7 @@ class Planner {
 
   /** Plans the deletion of a live object, listing its fields as they are. */
   private pushDelete(
+    out: Step[],
     p: {
       base: Omit<Change, "action" | "fields">;
       kind: Kind;
@@ -106,7 +106,7 @@ class Planner {
     },
     reason: string,
   ): void {
-    this.push({
+    this.push(out, {
       change: {
         ...p.base,
         action: "delete",
@@ -131,8 +131,8 @@ class Planner {
     return [...this.replace];
   }
 
-  private push(step: Step): void {
-    this.steps.push(step);
+  private push(out: Step[], step: Step): void {
+    out.push(step);
     this.actions.set(step.change.address, step.change.action);
   }
 
@@ -159,19 +159,30 @@ class Planner {
     return undefined;
   }
 
-  async walkNode(node: DesiredNode, self: Parent, exists: boolean, depth: number): Promise<void> {
+  async walkNode(
+    node: DesiredNode,
+    self: Parent,
+    exists: boolean,
+    depth: number,
+    out: Step[],
+  ): Promise<void> {
     const instanceSelected = this.targets.length === 0 || this.targets.includes("instance");
     const entries = Object.entries(node.children).filter(
       ([collection]) => depth > 0 || collection === "groups" || collection === "projects" || instanceSelected,
     );
-    // Groups first (projects and their collections may depend on groups created in this plan), the rest together.
+    // Groups first (projects and their collections may depend on groups created in this plan), then the other
+    // collections together; each collection's steps are kept together, in the manifest's order.
     const groups = entries.find(([c]) => c === "groups");
-    if (groups) await this.walkCollection(groups[0], groups[1], self, exists, depth);
-    await Promise.all(
-      entries
-        .filter(([c]) => c !== "groups")
-        .map(([c, coll]) => this.walkCollection(c, coll, self, exists, depth)),
+    if (groups) await this.walkCollection(groups[0], groups[1], self, exists, depth, out);
+    const rest = entries.filter(([c]) => c !== "groups");
+    const perCollection = await Promise.all(
+      rest.map(async ([c, coll]) => {
+        const mine: Step[] = [];
+        await this.walkCollection(c, coll, self, exists, depth, mine);
+        return mine;
+      }),
     );
+    for (const steps of perCollection) for (const step of steps) out.push(step);
   }
 
   async walkCollection(
@@ -180,6 +191,7 @@ class Planner {
     parent: Parent,
     parentExists: boolean,
     depth: number,
+    out: Step[],
   ): Promise<void> {
     const topLevel = collection === "groups" || collection === "projects";
     const parentAddress = topLevel ? "" : parent.address;
@@ -228,24 +240,29 @@ class Planner {
     const declaredKeys: ReadonlySet<string> = new Set(
       coll.items.map((i) => (kind.identity ? kind.identity(i.fields) : i.key)),
     );
-    const declared = new Set<string>();
     // Parents before children: sort top-level paths by depth.
     const ordered = topLevel
       ? [...items].sort((a, b) => a.key.split("/").length - b.key.split("/").length)
       : items;
 
-    for (const item of ordered) {
-      const key = kind.identity ? kind.identity(item.fields) : item.key;
-      declared.add(key);
-      const address = addressOf(parentAddress, kind, key);
-      const live = liveByKey.get(key);
-      if (live) this.liveSeen.push([address, this.maskedFields(specs, live.fields)]);
-      await this.planItem(kind, item, key, address, parentAddress, parent, live, depth, declaredKeys);
-    }
+    // Items are planned concurrently (their reads go through the client's concurrency limit); their steps are
+    // kept in the manifest's order.
+    const perItem = await Promise.all(
+      ordered.map(async (item) => {
+        const key = kind.identity ? kind.identity(item.fields) : item.key;
+        const address = addressOf(parentAddress, kind, key);
+        const live = liveByKey.get(key);
+        if (live) this.liveSeen.push([address, this.maskedFields(specs, live.fields)]);
+        const mine: Step[] = [];
+        await this.planItem(kind, item, key, address, parentAddress, parent, live, depth, declaredKeys, mine);
+        return mine;
+      }),
+    );
+    for (const steps of perItem) for (const step of steps) out.push(step);
 
     if (coll.policy === "ignore" || items.length !== coll.items.length) return;
     for (const live of lives) {
-      if (declared.has(live.key) || live.readOnly) continue;
+      if (declaredKeys.has(live.key) || live.readOnly) continue;
       const address = addressOf(parentAddress, kind, live.key);
       this.liveSeen.push([address, this.maskedFields(specs, live.fields)]);
       const self: Parent = { address, collection, key: live.key, ref: live.id, live, parent };
@@ -261,11 +278,12 @@ class Planner {
         for (const p of refusals) this.problem(address, p.message);
         if (refusals.length > 0) continue;
         this.pushDelete(
+          out,
           { base, kind, specs, parent, self, live, depth, deps: [] },
           `not in the manifests, and the ${collection} prune policy is delete`,
         );
       } else {
-        this.push({
+        this.push(out, {
           change: {
             ...base,
             action: "unmanaged",
@@ -301,6 +319,7 @@ class Planner {
     live: Live | undefined,
     depth: number,
     declared: ReadonlySet<string>,
+    out: Step[],
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
     const self: Parent = { address, collection: kind.collection, key, ref: live?.id, live, parent };
@@ -330,6 +349,7 @@ class Planner {
       for (const p of refusals) this.problem(address, p.message, item.source);
       if (refusals.length > 0) return;
       this.pushDelete(
+        out,
         { base, kind, specs, parent, self, live, depth, deps },
         'marked "state: absent" in the manifest',
       );
@@ -395,7 +415,7 @@ class Planner {
         return;
       }
       const createReason = await kind.createReason?.(this.ctx, parent, desired, key);
-      this.push({
+      this.push(out, {
         change: {
           ...base,
           action: "create",
@@ -415,7 +435,7 @@ class Planner {
         deps,
         depth,
       });
-      await this.walkNode(item, self, false, depth + 1);
+      await this.walkNode(item, self, false, depth + 1, out);
       return;
     }
 
@@ -471,7 +491,7 @@ class Planner {
           }
         }
       }
-      this.push({
+      this.push(out, {
         change: {
           ...base,
           action: replace ? "replace" : "update",
@@ -494,7 +514,7 @@ class Planner {
         depth,
       });
     }
-    await this.walkNode(item, self, true, depth + 1);
+    await this.walkNode(item, self, true, depth + 1, out);
   }
 }
 
@@ -510,6 +530,18 @@ function order(steps: Step[]): Step[] {
   return [...forward, ...deletes, ...unmanaged];
 }
 
+/** Problems in a stable order (reads finish in any order): by file, line and column, then address. */
+function byPlace(problems: PlanProblem[]): PlanProblem[] {
+  const key = (p: PlanProblem) =>
+    [
+      p.source?.file ?? "\uffff",
+      String(p.source?.line ?? 0).padStart(8, "0"),
+      String(p.source?.col ?? 0).padStart(6, "0"),
+      p.address,
+    ].join("\u0000");
+  return [...problems].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
 export function digestLive(entries: [string, unknown][]): string {
   const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return createHash("sha256").update(JSON.stringify(sorted)).digest("hex");
@@ -523,11 +555,12 @@ export async function makePlan(
   options: PlanOptions,
 ): Promise<PlanResult> {
   const planner = new Planner(ctx, registry, options.targets ?? [], new Set(options.replace ?? []));
-  await planner.walkNode(desired.root, INSTANCE, true, 0);
+  const walked: Step[] = [];
+  await planner.walkNode(desired.root, INSTANCE, true, 0, walked);
   for (const address of planner.pendingReplacements()) {
     planner.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
-  const steps = order(planner.steps);
+  const steps = order(walked);
   const known = new Set(steps.map((s) => s.change.address));
   for (const step of steps) step.deps = step.deps.filter((d) => known.has(d));
   const changes = steps.map((s) => s.change);
@@ -538,11 +571,11 @@ export async function makePlan(
     manifests: desired.files,
     targets: options.targets ?? [],
     changes,
-    errors: planner.problems,
-    warnings: planner.warnings,
+    errors: byPlace(planner.problems),
+    warnings: byPlace(planner.warnings),
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
   };
-  return { plan, steps, inSync: planner.inSync };
+  return { plan, steps, inSync: [...planner.inSync].sort() };
 }
