@@ -7,29 +7,14 @@
 
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindProblem, Live, Parent } from "./kind.js";
+import { fieldSpecs } from "./schemas.js";
 
 const KEY = "notification_settings";
 
-export const NOTIFICATION_EVENTS = [
-  "new_note",
-  "new_issue",
-  "reopen_issue",
-  "close_issue",
-  "reassign_issue",
-  "issue_due",
-  "new_merge_request",
-  "push_to_merge_request",
-  "reopen_merge_request",
-  "close_merge_request",
-  "reassign_merge_request",
-  "merge_merge_request",
-  "failed_pipeline",
-  "fixed_pipeline",
-  "success_pipeline",
-  "new_epic",
-] as const;
-
-const EVENTS: ReadonlySet<string> = new Set(NOTIFICATION_EVENTS);
+/** The event switches: every field the schema declares besides the level (one declaration per field). */
+const EVENTS: ReadonlySet<string> = new Set(
+  [...fieldSpecs("projects", KEY).keys()].filter((name) => name !== "level" && name !== "notification_email"),
+);
 
 interface ApiSettings {
   level: string;
