@@ -8,6 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { ApiError, apiPath } from "../api/index.js";
+import { isSecret, Secret } from "../manifest/secret.js";
 import { body, ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
@@ -16,6 +17,11 @@ interface ApiKey {
   title: string;
   key: string;
   can_push?: boolean;
+}
+
+/** The text of a declared key, whether written inline or read from a file (a Secret). */
+function keyText(value: unknown): string {
+  return isSecret(value) ? value.reveal() : String(value ?? "");
 }
 
 /** `type blob` without the comment, the form the fingerprint and the comparison use. */
@@ -68,17 +74,17 @@ export const deployKeyKind: Kind = {
   parents: ["projects"],
   updateMode: "update",
 
-  identity: (fields) => fingerprint(String(fields["key"] ?? "")),
+  // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
+  identity: (fields) => fingerprint(keyText(fields["key"])),
 
   async read(ctx, parent) {
     return (await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`)).map((k) => toLive(k));
   },
 
   async prepare(_ctx, _parent, fields) {
-    return {
-      ...fields,
-      ...(typeof fields["key"] === "string" ? { key: canonicalKey(fields["key"]) } : {}),
-    };
+    const key = fields["key"];
+    if (isSecret(key)) return { ...fields, key: new Secret(canonicalKey(key.reveal()), key.origin) };
+    return { ...fields, ...(typeof key === "string" ? { key: canonicalKey(key) } : {}) };
   },
 
   async createReason(ctx, _parent, desired, key) {

@@ -1,4 +1,6 @@
 import { createHash, generateKeyPairSync } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
 
@@ -201,5 +203,21 @@ projects:
     expect((await bench.get<ApiKey[]>("/projects/acme%2Fweb/deploy_keys")).map((k) => k.title)).toEqual([
       "shared",
     ]);
+  });
+
+  it("takes a key from a file next to the manifest: identified by its fingerprint, the key itself masked", async () => {
+    const fromFile = sshKey("bot@file");
+    writeFileSync(join(bench.dir, "bot.pub"), `${fromFile}\n`);
+    const ref = `$${"{"}file:bot.pub}`;
+    const file = bench.manifest(
+      `version: 1\nprojects:\n  acme/web:\n    deploy_keys:\n      - title: file bot\n        key: "${ref}"\n`,
+      "from-file.yaml",
+    );
+    const plan = await bench.cli(["plan", file]);
+    expect(plan.out).toContain(`deploy_key["${fingerprint(fromFile)}"] will be created`);
+    expect(plan.out).not.toContain(fromFile.split(" ")[1]!);
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    const again = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(again.code).toBe(0);
   });
 });
