@@ -69926,7 +69926,6 @@ var Planner = class {
   registry;
   targets;
   replace;
-  steps = [];
   problems = [];
   warnings = [];
   inSync = [];
@@ -69934,8 +69933,8 @@ var Planner = class {
   /** The action planned for each address, for dependency lookups. */
   actions = /* @__PURE__ */ new Map();
   /** Plans the deletion of a live object, listing its fields as they are. */
-  pushDelete(p2, reason) {
-    this.push({
+  pushDelete(out, p2, reason) {
+    this.push(out, {
       change: {
         ...p2.base,
         action: "delete",
@@ -69958,8 +69957,8 @@ var Planner = class {
   pendingReplacements() {
     return [...this.replace];
   }
-  push(step) {
-    this.steps.push(step);
+  push(out, step) {
+    out.push(step);
     this.actions.set(step.change.address, step.change.action);
   }
   problem(address, message, source2) {
@@ -69981,18 +69980,24 @@ var Planner = class {
     if (spec?.restart) return "takes effect after the platform is restarted";
     return void 0;
   }
-  async walkNode(node, self, exists2, depth) {
+  async walkNode(node, self, exists2, depth, out) {
     const instanceSelected = this.targets.length === 0 || this.targets.includes("instance");
     const entries = Object.entries(node.children).filter(
       ([collection]) => depth > 0 || collection === "groups" || collection === "projects" || instanceSelected
     );
     const groups = entries.find(([c]) => c === "groups");
-    if (groups) await this.walkCollection(groups[0], groups[1], self, exists2, depth);
-    await Promise.all(
-      entries.filter(([c]) => c !== "groups").map(([c, coll]) => this.walkCollection(c, coll, self, exists2, depth))
+    if (groups) await this.walkCollection(groups[0], groups[1], self, exists2, depth, out);
+    const rest = entries.filter(([c]) => c !== "groups");
+    const perCollection = await Promise.all(
+      rest.map(async ([c, coll]) => {
+        const mine = [];
+        await this.walkCollection(c, coll, self, exists2, depth, mine);
+        return mine;
+      })
     );
+    for (const steps of perCollection) for (const step of steps) out.push(step);
   }
-  async walkCollection(collection, coll, parent, parentExists, depth) {
+  async walkCollection(collection, coll, parent, parentExists, depth, out) {
     const topLevel = collection === "groups" || collection === "projects";
     const parentAddress = topLevel ? "" : parent.address;
     const items = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
@@ -70037,19 +70042,22 @@ var Planner = class {
     const declaredKeys = new Set(
       coll.items.map((i) => kind.identity ? kind.identity(i.fields) : i.key)
     );
-    const declared = /* @__PURE__ */ new Set();
     const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
-    for (const item of ordered) {
-      const key = kind.identity ? kind.identity(item.fields) : item.key;
-      declared.add(key);
-      const address = addressOf(parentAddress, kind, key);
-      const live = liveByKey.get(key);
-      if (live) this.liveSeen.push([address, this.maskedFields(specs2, live.fields)]);
-      await this.planItem(kind, item, key, address, parentAddress, parent, live, depth, declaredKeys);
-    }
+    const perItem = await Promise.all(
+      ordered.map(async (item) => {
+        const key = kind.identity ? kind.identity(item.fields) : item.key;
+        const address = addressOf(parentAddress, kind, key);
+        const live = liveByKey.get(key);
+        if (live) this.liveSeen.push([address, this.maskedFields(specs2, live.fields)]);
+        const mine = [];
+        await this.planItem(kind, item, key, address, parentAddress, parent, live, depth, declaredKeys, mine);
+        return mine;
+      })
+    );
+    for (const steps of perItem) for (const step of steps) out.push(step);
     if (coll.policy === "ignore" || items.length !== coll.items.length) return;
     for (const live of lives) {
-      if (declared.has(live.key) || live.readOnly) continue;
+      if (declaredKeys.has(live.key) || live.readOnly) continue;
       const address = addressOf(parentAddress, kind, live.key);
       this.liveSeen.push([address, this.maskedFields(specs2, live.fields)]);
       const self = { address, collection, key: live.key, ref: live.id, live, parent };
@@ -70065,11 +70073,12 @@ var Planner = class {
         for (const p2 of refusals) this.problem(address, p2.message);
         if (refusals.length > 0) continue;
         this.pushDelete(
+          out,
           { base: base2, kind, specs: specs2, parent, self, live, depth, deps: [] },
           `not in the manifests, and the ${collection} prune policy is delete`
         );
       } else {
-        this.push({
+        this.push(out, {
           change: {
             ...base2,
             action: "unmanaged",
@@ -70090,7 +70099,7 @@ var Planner = class {
   maskedFields(specs2, fields) {
     return Object.fromEntries(Object.entries(fields).map(([k2, v2]) => [k2, this.mask(specs2, k2, v2)]));
   }
-  async planItem(kind, item, key, address, parentAddress, parent, live, depth, declared) {
+  async planItem(kind, item, key, address, parentAddress, parent, live, depth, declared, out) {
     const specs2 = this.registry.fields(parent.collection, kind.collection);
     const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
     const deps = [];
@@ -70118,6 +70127,7 @@ var Planner = class {
       for (const p2 of refusals) this.problem(address, p2.message, item.source);
       if (refusals.length > 0) return;
       this.pushDelete(
+        out,
         { base: base2, kind, specs: specs2, parent, self, live, depth, deps },
         'marked "state: absent" in the manifest'
       );
@@ -70181,7 +70191,7 @@ var Planner = class {
         return;
       }
       const createReason = await kind.createReason?.(this.ctx, parent, desired, key);
-      this.push({
+      this.push(out, {
         change: {
           ...base2,
           action: "create",
@@ -70201,7 +70211,7 @@ var Planner = class {
         deps,
         depth
       });
-      await this.walkNode(item, self, false, depth + 1);
+      await this.walkNode(item, self, false, depth + 1, out);
       return;
     }
     const fieldChanges = [];
@@ -70254,7 +70264,7 @@ var Planner = class {
           }
         }
       }
-      this.push({
+      this.push(out, {
         change: {
           ...base2,
           action: replace ? "replace" : "update",
@@ -70273,7 +70283,7 @@ var Planner = class {
         depth
       });
     }
-    await this.walkNode(item, self, true, depth + 1);
+    await this.walkNode(item, self, true, depth + 1, out);
   }
 };
 function order(steps) {
@@ -70282,17 +70292,27 @@ function order(steps) {
   const unmanaged = steps.filter((s) => s.change.action === "unmanaged");
   return [...forward, ...deletes, ...unmanaged];
 }
+function byPlace(problems) {
+  const key = (p2) => [
+    p2.source?.file ?? "\uFFFF",
+    String(p2.source?.line ?? 0).padStart(8, "0"),
+    String(p2.source?.col ?? 0).padStart(6, "0"),
+    p2.address
+  ].join("\0");
+  return [...problems].sort((a, b2) => key(a) < key(b2) ? -1 : key(a) > key(b2) ? 1 : 0);
+}
 function digestLive(entries) {
   const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
   return createHash2("sha256").update(JSON.stringify(sorted)).digest("hex");
 }
 async function makePlan(desired, ctx, registry, options) {
   const planner = new Planner(ctx, registry, options.targets ?? [], new Set(options.replace ?? []));
-  await planner.walkNode(desired.root, INSTANCE, true, 0);
+  const walked = [];
+  await planner.walkNode(desired.root, INSTANCE, true, 0, walked);
   for (const address of planner.pendingReplacements()) {
     planner.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
-  const steps = order(planner.steps);
+  const steps = order(walked);
   const known = new Set(steps.map((s) => s.change.address));
   for (const step of steps) step.deps = step.deps.filter((d2) => known.has(d2));
   const changes = steps.map((s) => s.change);
@@ -70303,13 +70323,13 @@ async function makePlan(desired, ctx, registry, options) {
     manifests: desired.files,
     targets: options.targets ?? [],
     changes,
-    errors: planner.problems,
-    warnings: planner.warnings,
+    errors: byPlace(planner.problems),
+    warnings: byPlace(planner.warnings),
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen)
   };
-  return { plan, steps, inSync: planner.inSync };
+  return { plan, steps, inSync: [...planner.inSync].sort() };
 }
 
 // src/engine/registry.ts
@@ -70659,6 +70679,9 @@ var broadcastMessageKind = {
 
 // src/kinds/deploy-key.ts
 import { createHash as createHash3 } from "node:crypto";
+function keyText(value) {
+  return isSecret(value) ? value.reveal() : String(value ?? "");
+}
 function canonicalKey(text) {
   const [type, blob] = text.trim().split(/\s+/);
   return blob ? `${type} ${blob}` : text.trim();
@@ -70699,28 +70722,30 @@ var deployKeyKind = {
   segment: "deploy_key",
   parents: ["projects"],
   updateMode: "update",
-  identity: (fields) => fingerprint(String(fields["key"] ?? "")),
+  // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
+  identity: (fields) => fingerprint(keyText(fields["key"])),
   async read(ctx, parent) {
     return (await ctx.api.list(`${ownerPath(parent)}/deploy_keys`)).map((k2) => toLive4(k2));
   },
   async prepare(_ctx, _parent, fields) {
-    return {
-      ...fields,
-      ...typeof fields["key"] === "string" ? { key: canonicalKey(fields["key"]) } : {},
-      can_push: fields["can_push"] ?? false
-    };
+    const key = fields["key"];
+    if (isSecret(key)) return { ...fields, key: new Secret(canonicalKey(key.reveal()), key.origin) };
+    return { ...fields, ...typeof key === "string" ? { key: canonicalKey(key) } : {} };
   },
-  async createReason(ctx, _parent, _desired, key) {
+  async createReason(ctx, _parent, desired, key) {
     const found = await existingKey(ctx, key);
-    return found ? `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again` : void 0;
+    if (!found) return void 0;
+    const title = desired["title"];
+    const renamed = typeof title === "string" && title !== found.title ? `; its title belongs to the key, so it becomes "${title}" for every project that uses it` : "";
+    return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
   },
   async create(ctx, parent, desired, key) {
     const found = await existingKey(ctx, key);
     if (!found) {
       const created = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
-        body: { title: desired["title"], key: desired["key"], can_push: desired["can_push"] }
+        body: body(desired, ["title", "key", "can_push"])
       });
-      return toLive4(created, desired["can_push"]);
+      return toLive4(created, desired["can_push"] ?? false);
     }
     let enabled;
     try {
@@ -70731,9 +70756,11 @@ var deployKeyKind = {
         `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`
       );
     }
-    const payload = { can_push: desired["can_push"] ?? false };
+    const payload = {};
+    if (desired["can_push"] === true) payload["can_push"] = true;
     if (desired["title"] !== void 0 && desired["title"] !== enabled.title)
       payload["title"] = desired["title"];
+    if (Object.keys(payload).length === 0) return toLive4(enabled, false);
     return toLive4(await put(ctx, parent, enabled.id, payload));
   },
   async update(ctx, parent, live, desired, changed2) {
@@ -70802,9 +70829,11 @@ var epicIssueKind = {
   parents: ["epics"],
   updateMode: "update",
   async read(ctx, parent, wanted) {
+    const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
     const declared = new Set(wanted);
     let previous = FIRST;
-    return (await liveLinks(ctx, parent, false)).map(({ key, link }) => {
+    return (await liveLinks(ctx, parent, false)).map(({ key: platformKey, link }) => {
+      const key = spelling.get(platformKey.toLowerCase()) ?? platformKey;
       const [project] = key.split(/#(?=\d+$)/);
       const live = { key, id: link.epic_issue_id, fields: { project, iid: link.iid, after: previous } };
       if (declared.has(key)) previous = key;
@@ -70869,7 +70898,7 @@ async function move(ctx, epic, id, key, after) {
     });
     return;
   }
-  const target = links.find((l) => l.key === after);
+  const target = links.find((l) => l.key.toLowerCase() === after.toLowerCase());
   if (!target) throw new Error(`cannot place ${key} after ${after}: ${after} is not linked to the epic`);
   await ctx.api.put(`${epicIssuesPath(epic)}${apiPath`/${id}`}`, {
     body: { move_before_id: target.link.epic_issue_id }
@@ -71082,25 +71111,9 @@ var milestoneKind = {
 
 // src/kinds/notification-settings.ts
 var KEY3 = "notification_settings";
-var NOTIFICATION_EVENTS = [
-  "new_note",
-  "new_issue",
-  "reopen_issue",
-  "close_issue",
-  "reassign_issue",
-  "issue_due",
-  "new_merge_request",
-  "push_to_merge_request",
-  "reopen_merge_request",
-  "close_merge_request",
-  "reassign_merge_request",
-  "merge_merge_request",
-  "failed_pipeline",
-  "fixed_pipeline",
-  "success_pipeline",
-  "new_epic"
-];
-var EVENTS = new Set(NOTIFICATION_EVENTS);
+var EVENTS = new Set(
+  [...fieldSpecs("projects", KEY3).keys()].filter((name) => name !== "level" && name !== "notification_email")
+);
 function toLive8(s) {
   const fields = { level: s.level };
   if (s.notification_email !== void 0) fields["notification_email"] = s.notification_email;
@@ -71419,7 +71432,7 @@ var scimUserKind = {
   },
   async prepare(_ctx, _parent, fields) {
     const name = fields["name"];
-    const out = { ...fields, active: fields["active"] ?? true };
+    const out = { ...fields };
     if (name) out["name"] = { formatted: name.formatted };
     if (Array.isArray(fields["emails"]))
       out["emails"] = fields["emails"].map((e) => ({
@@ -71513,9 +71526,29 @@ var systemHookKind = {
 };
 
 // src/kinds/trigger.ts
-import { existsSync as existsSync3 } from "node:fs";
-import { writeFile as writeFile2 } from "node:fs/promises";
+import { existsSync as existsSync3, readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
+import { chmod as chmod2, rename as rename2, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
 import { dirname as dirname3, resolve as resolve3 } from "node:path";
+function holdsOnlyAToken(path2) {
+  try {
+    if (statSync3(path2).size > 256) return false;
+    return /^(glptt-)?[0-9a-zA-Z_-]{20,64}$/.test(readFileSync9(path2, "utf8").trim());
+  } catch {
+    return false;
+  }
+}
+async function writeToken(target, token) {
+  const temp = `${target}.${process.pid}.tmp`;
+  await writeFile2(temp, `${token}
+`, { mode: 384, flag: "wx" });
+  try {
+    await chmod2(temp, 384);
+    await rename2(temp, target);
+  } catch (error2) {
+    await rm2(temp, { force: true });
+    throw error2;
+  }
+}
 var toLive15 = (t) => ({
   key: t.description,
   id: t.id,
@@ -71539,11 +71572,11 @@ var triggerKind = {
     const file = desired["token_file"];
     if (typeof file !== "string") return [];
     const target = resolve3(file);
-    if (existsSync3(target)) {
+    if (existsSync3(target) && !holdsOnlyAToken(target)) {
       return [
         {
           field: "token_file",
-          message: `token_file ${target} already exists: forgeform writes a new trigger's token only to a new file, never over another one; remove it (a token for a trigger that no longer exists) or name another file for "${key}"`
+          message: `token_file ${target} exists and holds something other than a trigger token: forgeform writes a new token only to a new file or over an old token, never over another file; remove it or name another file for "${key}"`
         }
       ];
     }
@@ -71557,19 +71590,23 @@ var triggerKind = {
     return [];
   },
   async create(ctx, parent, desired, key) {
+    const file = desired["token_file"];
+    const target = typeof file === "string" ? resolve3(file) : void 0;
+    if (target && existsSync3(target) && !holdsOnlyAToken(target)) {
+      throw new Error(
+        `token_file ${target} holds something other than a trigger token: not creating trigger ${JSON.stringify(key)}, whose token would have nowhere to go; remove the file or name another one`
+      );
+    }
     const created = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
       body: { description: key }
     });
-    const file = desired["token_file"];
-    if (typeof file === "string" && created.token) {
-      const target = resolve3(file);
+    if (target && created.token) {
       try {
-        await writeFile2(target, `${created.token}
-`, { mode: 384, flag: "wx" });
+        await writeToken(target, created.token);
       } catch (error2) {
         const code = error2.code ?? "error";
         throw new Error(
-          `trigger ${JSON.stringify(key)} was created, but its token could not be written to ${target} (${code}): the trigger's owner can read the token in the project's CI/CD settings; remove or fix the file for the next trigger`
+          `trigger ${JSON.stringify(key)} was created, but its token could not be written to ${target} (${code}): the trigger's owner can read the token in the project's CI/CD settings`
         );
       }
     }
@@ -71595,7 +71632,7 @@ var toLive16 = (p2) => ({
   fields: { slug: p2.slug, title: p2.title, format: p2.format, content: p2.content ?? "" }
 });
 var slugOf = (title) => title.trim().replace(/[\s<>+]/g, "-");
-var readBack = (title) => (title.split("/").pop() ?? title).trim().replace(/-/g, " ");
+var readBack = (title) => (slugOf(title).split("/").pop() ?? title).replace(/-/g, " ");
 var titles = /* @__PURE__ */ new WeakMap();
 var pagePath = (parent, slug) => `${ownerPath(parent)}${apiPath`/wikis/${slug}`}`;
 async function upload(ctx, parent, file) {
@@ -71623,13 +71660,13 @@ var wikiPageKind = {
   },
   async prepare(_ctx, _parent, fields) {
     const { slug, title } = fields;
-    if (typeof title !== "string") return { format: "markdown", ...fields };
+    if (typeof title !== "string") return fields;
     if (typeof slug === "string" && slugOf(title) !== slug) {
       throw new Error(
         `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`
       );
     }
-    const out = { format: "markdown", ...fields, title: readBack(title) };
+    const out = { ...fields, title: readBack(title) };
     titles.set(out, title);
     return out;
   },
@@ -71655,10 +71692,8 @@ var wikiPageKind = {
   },
   async update(ctx, parent, live, desired, changed2) {
     const payload = {};
-    for (const name of changed2)
-      if (["title", "content", "format"].includes(name)) payload[name] = desired[name];
-    if (payload["title"] === void 0 && payload["content"] === void 0)
-      payload["title"] = live.fields["title"];
+    for (const name of changed2) if (name === "content" || name === "format") payload[name] = desired[name];
+    if (Object.keys(payload).length === 0) return live;
     const updated = await ctx.api.put(pagePath(parent, String(live.id)), { body: payload });
     return toLive16(updated);
   },
