@@ -1,7 +1,5 @@
-import { execFile, spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
-import { startSandbox } from "../../src/sandbox/server.js";
+import { describe } from "vitest";
+import { pythonCase } from "./python-gitlab.js";
 
 /**
  * python-gitlab against the sandbox for milestones (project and group, promote), issue statistics, epic issues,
@@ -9,9 +7,6 @@ import { startSandbox } from "../../src/sandbox/server.js";
  * fresh in-process sandbox seeded with {@link fixture}. Skipped, with the reason in the test name, only when
  * Debian's python-gitlab is not installed for /usr/bin/python3.
  */
-const PYTHON = "/usr/bin/python3";
-const script = (name: string) => fileURLToPath(new URL(`python/${name}`, import.meta.url));
-
 const SCIM_TOKEN = "conformance-scim-token";
 
 const fixture = {
@@ -46,53 +41,13 @@ const fixture = {
   scim: [{ group: "acme", token: SCIM_TOKEN, identities: [{ user: "alice", extern_uid: "alice-uid" }] }],
 };
 
-function missing(): string | undefined {
-  const r = spawnSync(PYTHON, ["-c", "import gitlab"], { encoding: "utf8" });
-  if (r.error) return `${PYTHON} is not installed`;
-  if (r.status !== 0) return `python-gitlab is not installed for ${PYTHON}`;
-  return undefined;
-}
-
-const scripts = ["milestones.py", "wikis.py", "notifications.py", "scim.py"];
-
 describe("python-gitlab conformance: milestones, issues, epics, wikis, notifications, error tracking, SCIM", () => {
-  const reason = missing();
-  for (const name of scripts) {
-    it.skipIf(reason !== undefined)(`${name}${reason ? ` (skipped: ${reason})` : ""}`, async () => {
-      const sb = await startSandbox({
-        adminToken: "conformance-admin",
-        userToken: "conformance-user",
-        fixture,
-      });
-      try {
-        const result = await new Promise<{ code: number | null; out: string }>((resolve) => {
-          execFile(
-            PYTHON,
-            [script(name)],
-            {
-              env: {
-                ...process.env,
-                SANDBOX_URL: sb.url,
-                ADMIN_TOKEN: sb.adminToken,
-                USER_TOKEN: sb.userToken,
-                ALICE_TOKEN: "conformance-alice",
-                SCIM_TOKEN,
-              },
-              timeout: 25_000,
-            },
-            (error, stdout, stderr) => {
-              resolve({
-                code: error ? ((error as { code?: number }).code ?? 1) : 0,
-                out: `${stdout}${stderr}`,
-              });
-            },
-          );
-        });
-        expect(result.out, result.out).toMatch(/^OK \d+ checks$/m);
-        expect(result.code, result.out).toBe(0);
-      } finally {
-        await sb.stop();
-      }
+  for (const script of ["milestones.py", "wikis.py", "notifications.py", "scim.py"]) {
+    pythonCase({
+      title: script,
+      script,
+      sandbox: { fixture },
+      env: { ALICE_TOKEN: "conformance-alice", SCIM_TOKEN },
     });
   }
 });

@@ -5,35 +5,10 @@ Environment: SANDBOX_URL, ADMIN_TOKEN, USER_TOKEN. Prints one line per check, "O
 on the first mismatch.
 """
 
-import os
-import sys
 
-import gitlab
 import gitlab.exceptions as exc
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
-guest = gitlab.Gitlab(URL)
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__} with {status}")
 
 raises("guest cannot read settings", exc.GitlabAuthenticationError, 401, lambda: guest.settings.get())
 raises("user cannot read settings", exc.GitlabGetError, 403, lambda: user.settings.get())
@@ -125,4 +100,4 @@ raises(
 )
 check("the user's update changed nothing", admin.settings.get().default_projects_limit == 42)
 
-print(f"OK {checks} checks")
+done()

@@ -5,35 +5,10 @@ Environment: SANDBOX_URL, ADMIN_TOKEN, USER_TOKEN. Prints one line per check, "O
 on the first mismatch.
 """
 
-import os
-import sys
 
-import gitlab
 import gitlab.exceptions as exc
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
-guest = gitlab.Gitlab(URL)
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__} with {status}")
 
 first = admin.broadcastmessages.create({"message": "Deploy in progress"})
 check("create returns the message with defaults", first.message == "Deploy in progress" and first.id > 0)
@@ -93,4 +68,4 @@ second.delete()
 raises("a deleted message is 404", exc.GitlabGetError, 404, lambda: admin.broadcastmessages.get(second.id))
 check("list after delete", [m.id for m in admin.broadcastmessages.list(all=True)] == [first.id])
 
-print(f"OK {checks} checks")
+done()

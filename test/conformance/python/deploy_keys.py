@@ -5,36 +5,11 @@ Environment: SANDBOX_URL, ADMIN_TOKEN, USER_TOKEN. Prints one line per check, "O
 on the first mismatch.
 """
 
-import os
-import sys
 import urllib.parse
 
-import gitlab
 import gitlab.exceptions as exc
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
-guest = gitlab.Gitlab(URL)
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__} with {status}")
 
 # Generated with ssh-keygen; fingerprints from `ssh-keygen -l -E md5|sha256`.
 ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGM2suMDoH2TlIRFZjhUh09BCWBsYM5t5qrNcp2+Oz9R alice@laptop"
@@ -96,4 +71,4 @@ web.keys.delete(key.id)
 check("the key is gone when no project uses it", key.id not in [k.id for k in admin.deploykeys.list(all=True)])
 raises("delete of an unlinked key is 404", exc.GitlabDeleteError, 404, lambda: web.keys.delete(key.id))
 
-print(f"OK {checks} checks")
+done()

@@ -6,35 +6,12 @@ end, and exits 1 on the first mismatch.
 """
 
 import os
-import sys
 
 import gitlab
 import gitlab.exceptions as exc
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
 alice = gitlab.Gitlab(URL, private_token=os.environ["ALICE_TOKEN"])
-guest = gitlab.Gitlab(URL)
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__}")
 
 
 project = admin.projects.get("acme/api")
@@ -122,4 +99,4 @@ check("reorder with move_before_id", [i.title for i in epic.issues.list()] == ["
 deep.delete()
 check("remove from epic", [i.title for i in epic.issues.list()] == ["Login fails", "Docs typo"])
 
-print(f"OK {checks} checks")
+done()

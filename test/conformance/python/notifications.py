@@ -7,35 +7,12 @@ end, and exits 1 on the first mismatch.
 """
 
 import os
-import sys
 
 import gitlab
 import gitlab.exceptions as exc
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
 alice = gitlab.Gitlab(URL, private_token=os.environ["ALICE_TOKEN"])
-guest = gitlab.Gitlab(URL)
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__}")
 
 
 # Global
@@ -103,4 +80,4 @@ raises("developers get 403", exc.GitlabHttpError, 403, lambda: alice.http_get(pa
 bare = admin.projects.get("acme/sub/deep")
 raises("no settings is 404", exc.GitlabHttpError, 404, lambda: admin.http_get(f"/projects/{bare.id}/error_tracking/settings"))
 
-print(f"OK {checks} checks")
+done()

@@ -9,26 +9,13 @@ on the first mismatch.
 
 import json
 import os
-import sys
 
-import gitlab
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
 session = admin.session
 BASE = f"{URL}/api/scim/v2/groups/acme/Users"
 HEADERS = {"Authorization": f"Bearer {os.environ['SCIM_TOKEN']}", "Content-Type": "application/scim+json"}
 ERROR = "urn:ietf:params:scim:api:messages:2.0:Error"
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
 
 
 def scim(method, path="", body=None, headers=HEADERS, params=None):
@@ -92,4 +79,4 @@ check("delete is 204", status == 204 and body is None, f"{status} {body}")
 status, body, _ = scim("GET", "/eve-uid")
 check("deleted identity is 404", status == 404 and body == {"schemas": [ERROR], "detail": "Resource eve-uid not found", "status": 404}, str(body))
 
-print(f"OK {checks} checks")
+done()

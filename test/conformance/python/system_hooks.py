@@ -5,34 +5,10 @@ on the first mismatch.
 """
 
 import os
-import sys
 
-import gitlab
 import gitlab.exceptions as exc
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
-guest = gitlab.Gitlab(URL)
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__} with {status}")
 
 raises("guest cannot list hooks", exc.GitlabAuthenticationError, 401, lambda: guest.hooks.list())
 raises("user cannot list hooks", exc.GitlabListError, 403, lambda: user.hooks.list())
@@ -96,4 +72,4 @@ raises("delete of a deleted hook is 404", exc.GitlabDeleteError, 404, lambda: ad
 second.delete()
 check("no hooks left", admin.hooks.list(all=True) == [])
 
-print(f"OK {checks} checks")
+done()

@@ -4,36 +4,10 @@ Environment: SANDBOX_URL, ADMIN_TOKEN, USER_TOKEN. Prints one line per check, "O
 on the first mismatch.
 """
 
-import os
 import re
-import sys
 
-import gitlab
 import gitlab.exceptions as exc
-
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
-guest = gitlab.Gitlab(URL)
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__}")
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
 
 group = admin.groups.create({"name": "Trig", "path": "trig"})
@@ -86,4 +60,4 @@ raises(
 project.triggers.delete(t.id)
 check("delete", project.triggers.list() == [])
 
-print(f"OK {checks} checks")
+done()

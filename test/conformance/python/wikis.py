@@ -5,35 +5,10 @@ Environment: SANDBOX_URL, ADMIN_TOKEN, USER_TOKEN. Prints one line per check, "O
 on the first mismatch.
 """
 
-import os
 import re
-import sys
 
-import gitlab
 import gitlab.exceptions as exc
-
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__}")
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
 
 project = admin.projects.get("acme/api")
@@ -81,4 +56,4 @@ again.delete()
 raises("deleted page is 404", exc.GitlabGetError, 404, lambda: project.wikis.get("Getting-Started"))
 check("list after delete", sorted(p.slug for p in project.wikis.list()) == ["Home", "guides/Deploy-Howto"])
 
-print(f"OK {checks} checks")
+done()
