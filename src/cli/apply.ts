@@ -35,6 +35,7 @@ function outcomeLine(o: Outcome): string {
 export function registerApply(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
     .command("apply")
+    .summary("Make the changes (from manifests or a saved plan).")
     .description("Make the changes a plan shows: from manifests, or from a plan saved with `plan --out`.")
     .argument("[paths...]", "manifest files or directories (default: .)")
     .option(

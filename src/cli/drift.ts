@@ -75,6 +75,7 @@ export function writeReport(file: string, text: string): void {
 export function registerDrift(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
     .command("drift")
+    .summary("Report drift from the manifests. Changes nothing.")
     .description(
       "Compare the live state with the manifests: drifted fields, missing objects, and live objects the " +
         "manifests do not mention. Changes nothing. Exit 0 when there is no drift, 2 when there is, 1 on error.",

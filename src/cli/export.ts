@@ -26,8 +26,9 @@ function schemaRef(outDir: string): string {
 export function registerExport(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
     .command("export")
+    .summary("Write manifests that describe the live state.")
     .description(
-      "Write manifests describing the live state: instance.yaml, one file per group (with its subgroups and\n" +
+      "Write manifests describing the live state: instance.yaml, one file per group (with its subgroups and " +
         "projects) and per project. Sensitive values become environment-variable references, listed on standard error.",
     )
     .option(

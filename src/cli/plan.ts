@@ -31,6 +31,7 @@ export function parseFormat(value: string): PlanFormat {
 export function registerPlan(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
     .command("plan")
+    .summary("Show the changes apply would make. Changes nothing.")
     .description("Read the live state and show the changes apply would make. Changes nothing.")
     .argument("[paths...]", "manifest files or directories (default: .)")
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")

@@ -53,8 +53,9 @@ export function registerSandbox(
 ): void {
   program
     .command("sandbox")
+    .summary("Run the built-in local platform (for trying manifests, tests and demos).")
     .description(
-      "Run a local implementation of the platform's REST interface (/api/v4 and /api/scim/v2) for trying\n" +
+      "Run a local implementation of the platform's REST interface (/api/v4 and /api/scim/v2) for trying " +
         "manifests and for tests. Prints `listening http://HOST:PORT` first; runs until SIGINT or SIGTERM.",
     )
     .option("--host <host>", "interface to listen on", "127.0.0.1")

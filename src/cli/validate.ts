@@ -34,8 +34,9 @@ export function renderValidateText(diagnostics: Diagnostic[], files: number, sec
 export function registerValidate(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command("validate")
+    .summary("Check manifests without contacting the platform.")
     .description(
-      "Check manifests (files or directories; *.yaml/*.yml with a top-level `version` key) without contacting\n" +
+      "Check manifests (files or directories; *.yaml/*.yml with a top-level `version` key) without contacting " +
         "the platform. Exit 0 when valid (warnings are printed), 1 when not.",
     )
     .argument("[paths...]", "manifest files or directories", ["."])
