@@ -4,6 +4,7 @@
  * internal steps apply needs (which hold the desired values, secrets included, and never leave the process).
  */
 import { createHash } from "node:crypto";
+import { ApiError } from "../api/index.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import {
   addressOf,
@@ -81,6 +82,10 @@ class Planner {
   readonly warnings: PlanProblem[] = [];
   readonly inSync: string[] = [];
   readonly liveSeen: [string, unknown][] = [];
+  /** Projects found missing while reading their collections (reported once each). */
+  private readonly missingProjects = new Set<string>();
+  /** Where each declared object is, for problems found below it. */
+  private readonly sources = new Map<string, SourceRef>();
   /** The action planned for each address, for dependency lookups. */
   private readonly actions = new Map<string, Change["action"]>();
 
@@ -229,6 +234,23 @@ class Planner {
           items.map((i) => i.key),
         );
       } catch (error) {
+        if (
+          parent.collection === "projects" &&
+          error instanceof ApiError &&
+          error.status === 404 &&
+          /Project Not Found/i.test(error.platformMessage)
+        ) {
+          // Projects are addressed by path without a lookup of their own: this is where a missing one shows.
+          if (!this.missingProjects.has(parent.address)) {
+            this.missingProjects.add(parent.address);
+            this.problem(
+              parent.address,
+              `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path`,
+              this.sources.get(parent.address),
+            );
+          }
+          return;
+        }
         this.problem(
           parentAddress ? `${parentAddress}.${collection}` : collection,
           `could not read ${collection}: ${(error as Error).message}`,
@@ -322,6 +344,7 @@ class Planner {
     out: Step[],
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
+    this.sources.set(address, item.source);
     const self: Parent = { address, collection: kind.collection, key, ref: live?.id, live, parent };
     const deps: string[] = [];
     const parentAction = this.actions.get(parent.address);

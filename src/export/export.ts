@@ -7,6 +7,7 @@
 import { Document, isMap, isSeq, type Node } from "yaml";
 import { apiPath } from "../api/index.js";
 import type { KindRegistry } from "../engine/registry.js";
+import { orNotFound } from "../kinds/common.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
@@ -350,8 +351,11 @@ export async function exportManifests(
     }
     exportedPaths.add(path.toLowerCase());
     exporter.begin();
-    const [project] = await exporter.readTop("projects", [path]);
-    if (!project) throw new Error(`project ${path} does not exist or is not visible to the token's user`);
+    // The plan addresses projects by path without a lookup; an export checks that the project exists.
+    const found = await orNotFound(ctx.api.get<ApiProjectRef>(apiPath`/projects/${path}`));
+    if (!found) throw new Error(`project ${path} does not exist or is not visible to the token's user`);
+    const [project] = await exporter.readTop("projects", [found.path_with_namespace]);
+    if (!project) throw new Error(`project ${path} could not be read`);
     files.push(
       exporter.render(
         fileNameFor(project.key),

@@ -85,4 +85,28 @@ describe("plan and apply options", () => {
     const other = await planJson(bench, file, ["--target", "acme"]);
     expectChanges(other, [{ address: 'group["acme"]', action: "update", fields: ["description"] }]);
   });
+
+  it("addresses projects by path with no lookup of their own, and reports a missing one once, where declared", async () => {
+    const file = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    badges: []
+  acme/nowhere:
+    badges: []
+    pipeline_schedules: []
+    milestones: []
+`);
+    const r = await bench.cli(["plan", "--format", "json", file]);
+    expect(r.code).toBe(1);
+    const plan = JSON.parse(r.out) as {
+      errors: { address: string; message: string; source?: { line: number } }[];
+      requests: { by_endpoint: Record<string, number> };
+    };
+    expect(plan.errors).toHaveLength(1);
+    expect(plan.errors[0]).toMatchObject({ address: 'project["acme/nowhere"]', source: { line: 5 } });
+    expect(plan.errors[0]!.message).toContain("does not exist or is not visible to this token's user");
+    expect(Object.keys(plan.requests.by_endpoint).filter((e) => e === "GET /projects/:id")).toEqual(
+      [],
+    );
+  });
 });
