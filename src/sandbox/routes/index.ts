@@ -1,12 +1,15 @@
 import type { SandboxApp } from "../app.js";
+import * as accessRequests from "./access-requests.js";
 import * as applicationSettings from "./application-settings.js";
 import * as badges from "./badges.js";
 import * as broadcastMessages from "./broadcast-messages.js";
 import * as deployKeys from "./deploy-keys.js";
 import * as epics from "./epics.js";
 import * as errorTracking from "./error-tracking.js";
+import * as events from "./events.js";
 import * as groups from "./groups.js";
 import * as issues from "./issues.js";
+import * as jobs from "./jobs.js";
 import * as members from "./members.js";
 import * as milestones from "./milestones.js";
 import * as namespaces from "./namespaces.js";
@@ -16,6 +19,7 @@ import * as projects from "./projects.js";
 import * as protectedEnvironments from "./protected-environments.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
 import * as scim from "./scim.js";
+import * as snippets from "./snippets.js";
 import * as systemHooks from "./system-hooks.js";
 import * as triggers from "./triggers.js";
 import * as users from "./users.js";
@@ -46,6 +50,10 @@ export const modules: { register(app: SandboxApp): void }[] = [
   triggers,
   badges,
   protectedEnvironments,
+  accessRequests,
+  snippets,
+  jobs,
+  events,
 ];
 
 export function registerAll(app: SandboxApp): void {
