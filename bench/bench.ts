@@ -5,7 +5,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createSandboxApp, type RunningSandbox, startSandbox } from "../src/sandbox/server.js";
 import {
@@ -63,6 +63,10 @@ export interface Row {
   maxRssMb: number;
   requests: number;
   writes: number;
+  /** Requests by endpoint (`GET /projects/:id/badges`), counted at the sandbox. */
+  byEndpoint: Record<string, number>;
+  /** The machine's 1-minute load average when the run ended (other processes slow wall time down). */
+  load: number;
   /** Requests the tool itself reports having made (forgeform's plan JSON), for cross-checking; else null. */
   clientRequests: number | null;
   bound: Bound;
@@ -100,18 +104,48 @@ interface PlanJson {
   requests: { total: number };
 }
 
-/** Counts the requests a sandbox receives, all and writes. */
+/** Segments after which the next segment is an object's id or path. */
+const ID_AFTER = new Set([
+  "groups",
+  "projects",
+  "pipeline_schedules",
+  "variables",
+  "badges",
+  "milestones",
+  "protected_environments",
+  "hooks",
+  "broadcast_messages",
+  "users",
+]);
+
+/** `/api/v4/projects/a%2Fb/pipeline_schedules/12` -> `/projects/:id/pipeline_schedules/:id`. */
+export function endpointOf(method: string, path: string): string {
+  const segments = path.replace(/^\/api\/v4/, "").split("/");
+  const out = segments.map((seg, i) =>
+    i > 0 && (/^\d+$/.test(seg) || seg.includes("%") || ID_AFTER.has(segments[i - 1] ?? "")) ? ":id" : seg,
+  );
+  return `${method} ${out.join("/")}`;
+}
+
+/** Counts the requests a sandbox receives: all, writes, and by endpoint. */
 class Counter {
   total = 0;
   writes = 0;
+  byEndpoint = new Map<string, number>();
   reset(): void {
     this.total = 0;
     this.writes = 0;
+    this.byEndpoint = new Map();
   }
-  record = (method: string): void => {
+  record = (method: string, path: string): void => {
     this.total++;
     if (method !== "GET" && method !== "HEAD") this.writes++;
+    const e = endpointOf(method, path);
+    this.byEndpoint.set(e, (this.byEndpoint.get(e) ?? 0) + 1);
   };
+  endpoints(): Record<string, number> {
+    return Object.fromEntries([...this.byEndpoint].sort(([a], [b]) => a.localeCompare(b)));
+  }
 }
 
 function fail(what: string, m: Measured): never {
@@ -210,7 +244,7 @@ async function runSize(
   const sandbox: RunningSandbox = await startSandbox({
     fixture,
     latencyMs: opts.latencyMs,
-    onRequest: (method) => counter.record(method),
+    onRequest: counter.record,
   });
   try {
     await seedOverHttp(sandbox.url, sandbox.adminToken, seed, overHttp, 64);
@@ -258,6 +292,8 @@ async function runSize(
         maxRssMb: m.maxRssMb,
         requests: counter.total,
         writes: counter.writes,
+        byEndpoint: counter.endpoints(),
+        load: loadavg()[0] ?? 0,
         clientRequests: json.requests.total,
         bound: planBound(shape, scopeKinds, latencyMs, concurrency),
       });
@@ -292,6 +328,8 @@ async function runSize(
         maxRssMb: m.maxRssMb,
         requests: counter.total,
         writes: counter.writes,
+        byEndpoint: counter.endpoints(),
+        load: loadavg()[0] ?? 0,
         clientRequests: null,
         bound: planBound(shape, common, latencyMs, concurrency),
       });
@@ -318,6 +356,8 @@ async function runSize(
       maxRssMb: m.maxRssMb,
       requests: counter.total,
       writes: counter.writes,
+      byEndpoint: counter.endpoints(),
+      load: loadavg()[0] ?? 0,
       clientRequests: null,
       bound: applyBound(shape, kinds, latencyMs, concurrency),
     });

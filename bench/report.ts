@@ -17,6 +17,7 @@ export const MAIN_COLUMNS = [
   "Requests / bound",
   "Bound wall s",
   "Wall / bound",
+  "Load",
 ] as const;
 
 export const GROWTH_COLUMNS = [
@@ -80,6 +81,7 @@ export function renderMainTable(result: BenchResult): string {
       ratio(r.requests, r.bound.requests),
       s(r.bound.wallMs),
       ratio(r.wallMs, r.bound.wallMs),
+      r.load.toFixed(1),
     ]),
   );
 }
@@ -138,6 +140,28 @@ export function renderPeerTable(result: BenchResult): string {
   return table(PEER_COLUMNS, rows);
 }
 
+export const ENDPOINT_COLUMNS = [
+  "Endpoint",
+  "forgeform, all kinds",
+  "forgeform, common kinds",
+  "gitlabracadabra, common kinds",
+] as const;
+
+/** Requests by endpoint of the unchanged plans (and the peer's dry run) at the largest size. */
+export function renderEndpointTable(result: BenchResult): string {
+  const factor = Math.max(...result.sizes.map((x) => x.factor));
+  const pick = (tool: string, scope: string) =>
+    result.rows.find(
+      (r) => r.factor === factor && r.tool === tool && r.scope === scope && r.scenario === "plan, no changes",
+    );
+  const runs = [pick("forgeform", "all"), pick("forgeform", "common"), pick("gitlabracadabra", "common")];
+  const endpoints = [...new Set(runs.flatMap((r) => Object.keys(r?.byEndpoint ?? {})))].sort();
+  return table(
+    ENDPOINT_COLUMNS,
+    endpoints.map((e) => [`\`${e}\``, ...runs.map((r) => (r ? int(r.byEndpoint[e] ?? 0) : "not run"))]),
+  );
+}
+
 /** The whole results file. */
 export function renderMarkdown(result: BenchResult): string {
   const e = result.environment;
@@ -158,6 +182,7 @@ export function renderMarkdown(result: BenchResult): string {
       : `- Peer not run: ${result.peer.reason ?? "unknown reason"}.`,
   );
   notes.push(
+    `- Load: the machine's 1-minute load average at the end of each run (${result.environment.cpus} CPUs); other processes on the machine lengthen wall times, never request counts.`,
     "- Requests are counted at the sandbox for both tools. CPU time and peak memory are the measured process's own (forgeform: `process.resourceUsage()`; gitlabracadabra: GNU time); the sandbox runs in the benchmark's process and is not included.",
     "- Bound: the fewest requests that read the declared state through the contract (100 per page, one detail read per schedule for its variables, no project reads), plus one write per changed object (two where the contract has no update: protected environments, system hooks) for apply; bound wall = max(ceil(requests / concurrency), dependent chain) x latency.",
   );
@@ -177,6 +202,10 @@ export function renderMarkdown(result: BenchResult): string {
     "## Side by side with gitlabracadabra (common kinds, same state, same latency)",
     "",
     result.peer.ran ? renderPeerTable(result) : "Not run.",
+    "",
+    `## Where the requests go (${Math.max(...result.sizes.map((x) => x.factor))}x, plans with no changes)`,
+    "",
+    renderEndpointTable(result),
     "",
   ].join("\n");
 }

@@ -6,9 +6,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BenchResult, PEER_BINARY, runBenchmark } from "../../bench/bench.js";
+import { type BenchResult, endpointOf, PEER_BINARY, runBenchmark } from "../../bench/bench.js";
 import { applyBound, expectedChanges, planBound, readRequests } from "../../bench/bound.js";
-import { GROWTH_COLUMNS, MAIN_COLUMNS, PEER_COLUMNS } from "../../bench/report.js";
+import { ENDPOINT_COLUMNS, GROWTH_COLUMNS, MAIN_COLUMNS, PEER_COLUMNS } from "../../bench/report.js";
 import {
   BASE_SHAPE,
   changedCounts,
@@ -93,6 +93,16 @@ describe("npm run bench at a tiny size", () => {
     }
   });
 
+  it("shows where the requests of the largest size's unchanged plans go, adding up to the counted totals", () => {
+    const endpoints = tableAfter(markdown, "## Where the requests go (2x, plans with no changes)");
+    expect(endpoints[0]).toEqual([...ENDPOINT_COLUMNS]);
+    expect(endpoints.map((r) => r[0])).toContain("`GET /projects/:id/pipeline_schedules/:id`");
+    for (const row of result.rows) {
+      const sum = Object.values(row.byEndpoint).reduce((a, b) => a + b, 0);
+      expect(sum).toBe(row.requests);
+    }
+  });
+
   it("declares the state's kinds; the common ones include schedules with variables and milestones", () => {
     expect(result.kinds).toEqual(expect.arrayContaining(["group", "pipeline_schedule", "schedule_variable"]));
     expect(result.commonKinds.every((k) => result.kinds.includes(k))).toBe(true);
@@ -139,6 +149,19 @@ describe("npm run bench at a tiny size", () => {
       for (const r of rows.filter((x) => x.clientRequests !== null))
         expect(r.clientRequests).toBe(r.requests);
     }
+  });
+});
+
+describe("endpointOf", () => {
+  it("names an endpoint by its pattern: numeric ids, encoded paths and names become :id", () => {
+    expect(endpointOf("GET", "/api/v4/projects/bench-g01%2Fp001/pipeline_schedules/17")).toBe(
+      "GET /projects/:id/pipeline_schedules/:id",
+    );
+    expect(endpointOf("PUT", "/api/v4/projects/3/pipeline_schedules/4/variables/BENCH_VAR_0")).toBe(
+      "PUT /projects/:id/pipeline_schedules/:id/variables/:id",
+    );
+    expect(endpointOf("GET", "/api/v4/groups/bench-g01")).toBe("GET /groups/:id");
+    expect(endpointOf("GET", "/api/v4/application/settings")).toBe("GET /application/settings");
   });
 });
 
