@@ -94,7 +94,8 @@ export interface BenchResult {
   missingAreas: Area[];
   kinds: ObjectKind[];
   commonKinds: ObjectKind[];
-  peer: { ran: boolean; reason?: string };
+  /** Whether the peer ran; `maxSize`: the largest size it ran at, when limited by `peerMaxSize`. */
+  peer: { ran: boolean; reason?: string; maxSize?: number };
   rows: Row[];
 }
 
@@ -192,7 +193,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
     kinds: [],
     commonKinds: [],
     peer: peerRuns
-      ? { ran: true }
+      ? { ran: true, ...(opts.peerMaxSize !== undefined ? { maxSize: opts.peerMaxSize } : {}) }
       : { ran: false, reason: opts.peer ? `${PEER_BINARY} not found` : "--skip-peer" },
     rows: [],
   };

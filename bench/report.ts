@@ -178,7 +178,7 @@ export function renderMarkdown(result: BenchResult): string {
     notes.push(`- Not measured (the sandbox does not serve them yet): ${result.missingAreas.join(", ")}.`);
   notes.push(
     result.peer.ran
-      ? `- Peer: gitlabracadabra ${e.peerVersion ?? "(version unknown)"}, \`--dry-run\` of the common kinds, one request at a time (it has no concurrency setting).`
+      ? `- Peer: gitlabracadabra ${e.peerVersion ?? "(version unknown)"}, \`--dry-run\` of the common kinds, one request at a time (it has no concurrency setting)${result.peer.maxSize !== undefined ? `; run at sizes up to ${result.peer.maxSize}x only (\`--peer-max-size\`)` : ""}.`
       : `- Peer not run: ${result.peer.reason ?? "unknown reason"}.`,
   );
   notes.push(
