@@ -135,6 +135,13 @@ describe("access requests", () => {
     expect((await c.admin("GET", `/projects/owner%2Ftool/members/${asker}`)).body).toMatchObject({
       access_level: 20,
     });
+    const events = await c.call("GET", "/projects/owner%2Ftool/events", { token: "asker-token" });
+    expect(
+      (events.body as { action_name: string; author_username: string }[]).map((e) => [
+        e.author_username,
+        e.action_name,
+      ]),
+    ).toEqual([["asker", "joined"]]);
   });
 
   it("deny (DELETE) removes the request: 204, then 404; a stranger gets 403, the requester may withdraw", async () => {

@@ -14,6 +14,7 @@ import { forbidden, recordNotFound, validation } from "../errors.js";
 import { FixtureError } from "../fixture.js";
 import { json, noContent } from "../respond.js";
 import type { GroupRec, ProjectRec, Store, UserRec } from "../store.js";
+import { recordEvent } from "./events.js";
 
 /**
  * Access requests of groups and projects (contract "Access requests", "Access request" and the states table;
@@ -29,7 +30,8 @@ import type { GroupRec, ProjectRec, Store, UserRec } from "../store.js";
  *   `{"message":{"user_id":["already exists in source"]}}`.
  * - `PUT …/access_requests/:user_id/approve` (`access_level`, default 30): the request becomes a membership with
  *   that level; answers 200 with the member (`access_level`, `expires_at`). An invalid level (50 on a project, or
- *   not 10/20/30/40/50) is 400 `{"message":{"access_level":["is not included in the list"]}}`.
+ *   not 10/20/30/40/50) is 400 `{"message":{"access_level":["is not included in the list"]}}`. Approval on a
+ *   project records the new member's `joined` activity event (as `ProjectMember#post_create_hook` does).
  * - `DELETE …/access_requests/:user_id`: denies (or, by the requester, withdraws) the request: 204.
  * - A missing request is `{"message":"404 Not found"}`; an invisible group or project is its 404.
  *
@@ -194,6 +196,19 @@ export function register(app: SandboxApp): void {
         throw validation({ access_level: ["is not included in the list"] });
       remove(ctx.store, r);
       const m = ctx.store.setMember(type, s.id, r.user_id, p.access_level);
+      if (type === "project") {
+        recordEvent(ctx.store, {
+          project_id: s.id,
+          author_id: r.user_id,
+          action: "joined",
+          target_type: null,
+          target_id: null,
+          target_iid: null,
+          target_title: null,
+          push_data: null,
+          note: null,
+        });
+      }
       const u = ctx.store.user(r.user_id);
       return json(
         {
