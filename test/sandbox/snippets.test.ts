@@ -134,6 +134,11 @@ describe("snippets", () => {
       spam_check_submitted: false,
     });
     expect((await c.call("POST", "/snippets", { token: null, json: { title: "x" } })).status).toBe(401);
+    const external = await c.call("POST", "/snippets", {
+      token: "ext-token",
+      json: { title: "x", file_name: "a", content: "b" },
+    });
+    expect([external.status, external.body]).toEqual([403, { message: "403 Forbidden" }]);
   });
 
   it("user_agent_detail is administrator only; unknown snippets and fixture snippets are 404", async () => {

@@ -1,7 +1,7 @@
 import type { Ctx, SandboxApp } from "../app.js";
 import { requireAdmin, requireAuth } from "../auth.js";
 import { userBasic } from "../entities.js";
-import { notFound, recordNotFound } from "../errors.js";
+import { forbidden, notFound, recordNotFound } from "../errors.js";
 import { FixtureError } from "../fixture.js";
 import { checkUnmodifiedSince, json, noContent, raw } from "../respond.js";
 import { type Store, type UserRec, VISIBILITIES, type Visibility } from "../store.js";
@@ -18,7 +18,8 @@ import { type Store, type UserRec, VISIBILITIES, type Visibility } from "../stor
  * - `GET /snippets/:id`, `GET /snippets/:id/raw` (`text/plain`, `Content-Disposition: attachment`): any snippet
  *   the caller may see, also for guests when public.
  * - `POST /snippets` (401 for a guest): `title`, `file_name`, `content` required (`title`/`content` not blank);
- *   `description`; `visibility` private|internal|public, default `internal`. 201 with the snippet. The request's
+ *   `description`; `visibility` private|internal|public, default `internal`. 201 with the snippet. External users
+ *   may not create snippets (403, `create_personal_snippet` is prevented for them). The request's
  *   User-Agent and client address are kept as the user agent detail.
  * - `PUT /snippets/:id` (at least one of title, file_name, content, visibility, description) and
  *   `DELETE /snippets/:id` (204; `If-Unmodified-Since` gives 412) work on the caller's own snippets only: any other
@@ -177,6 +178,7 @@ export function register(app: SandboxApp): void {
       description: { type: "string" },
       visibility: { type: "string", values: VISIBILITY_VALUES, default: "internal" },
     });
+    if (user.external) throw forbidden();
     const now = ctx.store.nowIso();
     const s: SnippetRec = {
       id: ctx.store.nextId("snippets"),
