@@ -342,7 +342,11 @@ describe("contract tables", () => {
         user_id: uid["outsider"],
         access_level: 60,
       });
-      expect(create.status).toBe(400);
+      expect([create.status, create.body]).toEqual([
+        400,
+        { message: { access_level: ["is not included in the list"] } },
+      ]);
+      expect((await c.admin("GET", `/groups/acme/members/${uid["outsider"]}`)).status).toBe(404);
       const update = await c.admin("PUT", `/groups/acme/members/${uid["dev"]}`, { access_level: 60 });
       expect([update.status, update.body]).toEqual([
         400,
