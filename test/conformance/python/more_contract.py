@@ -106,11 +106,17 @@ raises("job token refused elsewhere", exc.GitlabAuthenticationError, 401, lambda
 
 # ---- events ----
 mine = user.events.list()
-check("events: the caller's, newest first", [e.action_name for e in mine] == ["commented on", "pushed to"], str([e.action_name for e in mine]))
+# "joined": approving the access request to the project "solo" above recorded the join
+check(
+    "events: the caller's, newest first",
+    [e.action_name for e in mine] == ["joined", "commented on", "pushed to"],
+    str([e.action_name for e in mine]),
+)
 check("events: action filter", [e.action_name for e in user.events.list(action="pushed")] == ["pushed to"])
 check("events: target_type filter", [e.target_type for e in user.events.list(target_type="note")] == ["Note"])
-check("events: sort asc", [e.action_name for e in user.events.list(sort="asc")] == ["pushed to", "commented on"])
-check("events: after", [e.action_name for e in user.events.list(after="2023-02-01")] == ["commented on"])
+check("events: sort asc", [e.action_name for e in user.events.list(sort="asc")] == ["pushed to", "commented on", "joined"])
+check("events: after", [e.action_name for e in user.events.list(after="2023-02-01")] == ["joined", "commented on"])
+check("events: joined the project", [e.project_id for e in user.events.list(action="joined")] == [other.id])
 project_events = project.events.list()
 check("project events", [e.author_username for e in project_events] == [me["username"]] * 2)
 user_events = admin.users.get(me["id"], lazy=True).events.list(before="2023-02-01")
