@@ -133,10 +133,18 @@ describe("activity events", () => {
     expect(date.body).toEqual({ error: "before is invalid" });
   });
 
-  it("user events are limited to projects the caller can read; unknown users are 404", async () => {
+  it("user events are limited to projects the caller can read; private profiles are hidden; unknown users are 404", async () => {
     const r = await c.call("GET", "/users/alice/events", { token: "bob-token" });
     expect(r.status).toBe(200);
     expect((r.body as Ev[]).map((e) => e.action_name)).toEqual(["commented on"]);
+    const alice = ((await c.admin("GET", "/users?username=alice")).body as { id: number }[])[0]!.id;
+    expect((await c.admin("PUT", `/users/${alice}`, { private_profile: true })).status).toBe(200);
+    expect((await c.call("GET", "/users/alice/events", { token: "bob-token" })).body).toEqual([]);
+    expect(((await c.call("GET", "/users/alice/events", { token: "alice-token" })).body as Ev[]).length).toBe(
+      4,
+    );
+    expect(((await c.admin("GET", "/users/alice/events")).body as Ev[]).length).toBe(4);
+    expect((await c.admin("PUT", `/users/${alice}`, { private_profile: false })).status).toBe(200);
     const missing = await c.call("GET", "/users/nobody/events", { token: "bob-token" });
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ message: "404 User Not Found" });

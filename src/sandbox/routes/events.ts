@@ -10,7 +10,8 @@ import type { Store, UserRec } from "../store.js";
  * platform [11.8]/[13.x] `lib/api/events.rb`, `EventsFinder`, `app/models/event.rb`).
  *
  * - `GET /events` (the caller's own events; `scope=all`: every event of projects the caller can read),
- *   `GET /users/:id/events` (id or username; 404 `User Not Found`), `GET /projects/:project_id/events`
+ *   `GET /users/:id/events` (id or username; 404 `User Not Found`; an empty list for a user with a private
+ *   profile unless the caller is that user or an administrator), `GET /projects/:project_id/events`
  *   (404 `Project Not Found` when invisible). All need a signed-in user (401 for a guest): the sandbox has no
  *   token scopes, so "scope `read_user` or `api`" is simply "authenticated".
  * - Only events of projects the caller can read are listed (events without a project are listed to everyone).
@@ -284,6 +285,8 @@ export function register(app: SandboxApp): void {
     const user = requireAuth(ctx);
     const target = ctx.store.userByIdOrUsername(ctx.path["id"]!);
     if (!target) throw notFound("User");
+    // `read_user_profile`: a private profile's activity is hidden from everyone else.
+    if (target.private_profile === true && target.id !== user.id && !user.admin) return list(ctx, [], user);
     return list(
       ctx,
       area(ctx.store).rows.filter((e) => e.author_id === target.id),
