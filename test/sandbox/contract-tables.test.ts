@@ -374,6 +374,11 @@ describe("contract tables", () => {
       expect([project.status, project.body]).toEqual([404, { message: "404 Project Not Found" }]);
       expect((await c.admin("GET", "/projects/acme%2Fapi/jobs/999999/artifacts")).status).toBe(404);
       expect((await c.admin("GET", `/projects/acme%2Fapi/jobs/${lintJob}/artifacts`)).status).toBe(404);
+      const byRef = await c.admin("GET", "/projects/acme%2Fapi/jobs/artifacts/main/download?job=lint");
+      expect([byRef.status, byRef.body]).toEqual([404, { message: "404 Not Found" }]);
+      expect(
+        (await c.admin("GET", "/projects/acme%2Fapi/jobs/artifacts/main/download?job=deploy")).status,
+      ).toBe(404);
       expect((await c.admin("GET", "/groups/big/export/download")).status).toBe(404);
       const snippet = await c.call("DELETE", "/snippets/999999", { token: "dev-token" });
       expect([snippet.status, snippet.body]).toEqual([404, { message: "404 Snippet Not Found" }]);
