@@ -69930,6 +69930,10 @@ var Planner = class {
   warnings = [];
   inSync = [];
   liveSeen = [];
+  /** Projects found missing while reading their collections (reported once each). */
+  missingProjects = /* @__PURE__ */ new Set();
+  /** Where each declared object is, for problems found below it. */
+  sources = /* @__PURE__ */ new Map();
   /** The action planned for each address, for dependency lookups. */
   actions = /* @__PURE__ */ new Map();
   /** Plans the deletion of a live object, listing its fields as they are. */
@@ -70031,6 +70035,17 @@ var Planner = class {
           items.map((i) => i.key)
         );
       } catch (error2) {
+        if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
+          if (!this.missingProjects.has(parent.address)) {
+            this.missingProjects.add(parent.address);
+            this.problem(
+              parent.address,
+              `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path`,
+              this.sources.get(parent.address)
+            );
+          }
+          return;
+        }
         this.problem(
           parentAddress ? `${parentAddress}.${collection}` : collection,
           `could not read ${collection}: ${error2.message}`
@@ -70101,6 +70116,7 @@ var Planner = class {
   }
   async planItem(kind, item, key, address, parentAddress, parent, live, depth, declared, out) {
     const specs2 = this.registry.fields(parent.collection, kind.collection);
+    this.sources.set(address, item.source);
     const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
     const deps = [];
     const parentAction = this.actions.get(parent.address);
@@ -71232,41 +71248,14 @@ var pipelineScheduleKind = {
 };
 
 // src/kinds/project.ts
-var BULK_THRESHOLD2 = 20;
-var toLive10 = (p2) => ({ key: p2.path_with_namespace, id: p2.id, fields: {}, raw: p2 });
 var projectKind = {
   collection: "projects",
   segment: "project",
   parents: ["instance"],
   updateMode: "update",
   explicitDeleteOnly: true,
-  async read(ctx, _parent, wanted) {
-    const lower = new Map(wanted.map((w) => [w.toLowerCase(), w]));
-    const found = /* @__PURE__ */ new Map();
-    if (wanted.length > BULK_THRESHOLD2) {
-      const roots = [...new Set(wanted.map((w) => w.split("/")[0]))];
-      await Promise.all(
-        roots.map(async (root) => {
-          const projects = await orNotFound(
-            ctx.api.list(apiPath`/groups/${root}/projects`, {
-              query: { include_subgroups: true }
-            })
-          );
-          for (const p2 of projects ?? []) {
-            if (lower.has(p2.path_with_namespace.toLowerCase()))
-              found.set(p2.path_with_namespace.toLowerCase(), toLive10(p2));
-          }
-        })
-      );
-    }
-    const missing = [...lower.keys()].filter((k2) => !found.has(k2));
-    await Promise.all(
-      missing.map(async (k2) => {
-        const p2 = await orNotFound(ctx.api.get(apiPath`/projects/${lower.get(k2)}`));
-        if (p2) found.set(k2, toLive10(p2));
-      })
-    );
-    return [...found.entries()].map(([k2, live]) => ({ ...live, key: lower.get(k2) ?? live.key }));
+  async read(_ctx, _parent, wanted) {
+    return wanted.map((path2) => ({ key: path2, id: path2, fields: {} }));
   }
 };
 
@@ -71280,7 +71269,7 @@ function canonical2(levels) {
   const text = (l) => JSON.stringify(l);
   return out.sort((a, b2) => text(a) < text(b2) ? -1 : text(a) > text(b2) ? 1 : 0);
 }
-var toLive11 = (e) => ({
+var toLive10 = (e) => ({
   key: e.name,
   id: e.name,
   fields: { name: e.name, deploy_access_levels: canonical2(e.deploy_access_levels ?? []) }
@@ -71292,7 +71281,7 @@ var protectedEnvironmentKind = {
   updateMode: "replace",
   replaceReason: "protected environments have no update call in the API: unprotected and protected again",
   async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/protected_environments`)).map(toLive11);
+    return (await ctx.api.list(`${ownerPath(parent)}/protected_environments`)).map(toLive10);
   },
   async prepare(ctx, _parent, fields) {
     const levels = fields["deploy_access_levels"] ?? [];
@@ -71341,7 +71330,7 @@ var protectedEnvironmentKind = {
     const created = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
       body: { name: key, deploy_access_levels: desired["deploy_access_levels"] }
     });
-    return toLive11(created);
+    return toLive10(created);
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/protected_environments/${live.key}`}`);
@@ -71349,7 +71338,7 @@ var protectedEnvironmentKind = {
 };
 
 // src/kinds/schedule-variable.ts
-var toLive12 = (v2) => ({
+var toLive11 = (v2) => ({
   key: v2.key,
   id: v2.key,
   fields: { key: v2.key, value: v2.value, variable_type: v2.variable_type ?? "env_var" }
@@ -71371,19 +71360,19 @@ var scheduleVariableKind = {
   parents: ["pipeline_schedules"],
   updateMode: "update",
   async read(ctx, parent) {
-    return (await liveVariables(ctx, parent)).map(toLive12);
+    return (await liveVariables(ctx, parent)).map(toLive11);
   },
   async create(ctx, parent, desired, key) {
     const created = await ctx.api.post(base(parent), {
       body: { key, ...body(desired, ["value", "variable_type"]) }
     });
-    return toLive12(created);
+    return toLive11(created);
   },
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put(`${base(parent)}${apiPath`/${live.key}`}`, {
       body: body(desired, ["value", "variable_type"])
     });
-    return toLive12(updated);
+    return toLive11(updated);
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${base(parent)}${apiPath`/${live.key}`}`);
@@ -71396,7 +71385,7 @@ var PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 function usersPath(parent) {
   return apiPath`/groups/${parent.key}/Users`;
 }
-var toLive13 = (u) => {
+var toLive12 = (u) => {
   const formatted = u.name?.formatted ?? u["name.formatted"];
   return {
     key: u.externalId ?? u.id,
@@ -71428,7 +71417,7 @@ var scimUserKind = {
   parents: ["groups"],
   updateMode: "update",
   async read(ctx, parent) {
-    return (await ctx.api.list(usersPath(parent), { scim: true })).map(toLive13);
+    return (await ctx.api.list(usersPath(parent), { scim: true })).map(toLive12);
   },
   async prepare(_ctx, _parent, fields) {
     const name = fields["name"];
@@ -71454,9 +71443,9 @@ var scimUserKind = {
     const created = await ctx.api.post(usersPath(parent), { scim: true, body: payload });
     if (desired["active"] === false) {
       await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive13({ ...created, active: false });
+      return toLive12({ ...created, active: false });
     }
-    return toLive13(created);
+    return toLive12(created);
   },
   async update(ctx, parent, live, desired, changed2) {
     const ops = [];
@@ -71478,7 +71467,7 @@ var scimUserKind = {
     if (changed2.includes("active")) ops.push({ op: "Replace", path: "active", value: desired["active"] });
     if (ops.length > 0) await patch(ctx, parent, String(live.id), ops);
     const after = await userByExternalId(ctx, parent, live.key);
-    return after ? toLive13(after) : void 0;
+    return after ? toLive12(after) : void 0;
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${usersPath(parent)}${apiPath`/${String(live.id)}`}`, { scim: true });
@@ -71500,7 +71489,7 @@ var FIELDS6 = [
   "repository_update_events",
   "enable_ssl_verification"
 ];
-var toLive14 = (h2) => ({ key: h2.url, id: h2.id, fields: pick(h2, FIELDS6) });
+var toLive13 = (h2) => ({ key: h2.url, id: h2.id, fields: pick(h2, FIELDS6) });
 var systemHookKind = {
   collection: "system_hooks",
   segment: "system_hook",
@@ -71508,17 +71497,17 @@ var systemHookKind = {
   updateMode: "replace",
   replaceReason: "system hooks have no update call in the API: deleted and created again",
   async read(ctx) {
-    return (await ctx.api.list("/hooks")).map(toLive14);
+    return (await ctx.api.list("/hooks")).map(toLive13);
   },
   async create(ctx, _parent, desired, key) {
     const answer = await ctx.api.post("/hooks", {
       body: { ...body(desired), url: key }
     });
     const created = Array.isArray(answer) ? answer.find((h2) => h2.url === key) : answer;
-    if (created?.id !== void 0) return toLive14(created);
+    if (created?.id !== void 0) return toLive13(created);
     const again = (await ctx.api.list("/hooks")).find((h2) => h2.url === key);
     if (!again) throw new Error("the platform accepted the hook but does not list it");
-    return toLive14(again);
+    return toLive13(again);
   },
   async remove(ctx, _parent, live) {
     await ctx.api.delete(apiPath`/hooks/${live.id}`);
@@ -71549,7 +71538,7 @@ async function writeToken(target, token) {
     throw error2;
   }
 }
-var toLive15 = (t) => ({
+var toLive14 = (t) => ({
   key: t.description,
   id: t.id,
   fields: { description: t.description }
@@ -71560,7 +71549,7 @@ var triggerKind = {
   parents: ["projects"],
   updateMode: "update",
   async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/triggers`)).map(toLive15);
+    return (await ctx.api.list(`${ownerPath(parent)}/triggers`)).map(toLive14);
   },
   async createReason(_ctx, parent, desired) {
     const file = desired["token_file"];
@@ -71610,13 +71599,13 @@ var triggerKind = {
         );
       }
     }
-    return toLive15(created);
+    return toLive14(created);
   },
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put(`${ownerPath(parent)}${apiPath`/triggers/${live.id}`}`, {
       body: { description: desired["description"] }
     });
-    return toLive15(updated);
+    return toLive14(updated);
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/triggers/${live.id}`}`);
@@ -71626,7 +71615,7 @@ var triggerKind = {
 // src/kinds/wiki-page.ts
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
-var toLive16 = (p2) => ({
+var toLive15 = (p2) => ({
   key: p2.slug,
   id: p2.slug,
   fields: { slug: p2.slug, title: p2.title, format: p2.format, content: p2.content ?? "" }
@@ -71656,7 +71645,7 @@ var wikiPageKind = {
     const pages = await ctx.api.list(`${ownerPath(parent)}/wikis`, {
       query: { with_content: true }
     });
-    return pages.map(toLive16);
+    return pages.map(toLive15);
   },
   async prepare(_ctx, _parent, fields) {
     const { slug, title } = fields;
@@ -71685,7 +71674,7 @@ var wikiPageKind = {
     });
     for (const file of desired["attachments"] ?? [])
       await upload(ctx, parent, file);
-    return toLive16({
+    return toLive15({
       ...created,
       content: created.content ?? desired["content"] ?? ""
     });
@@ -71695,7 +71684,7 @@ var wikiPageKind = {
     for (const name of changed2) if (name === "content" || name === "format") payload[name] = desired[name];
     if (Object.keys(payload).length === 0) return live;
     const updated = await ctx.api.put(pagePath(parent, String(live.id)), { body: payload });
-    return toLive16(updated);
+    return toLive15(updated);
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(pagePath(parent, String(live.id)));
