@@ -105,8 +105,6 @@ projects:
     expect(plan.errors).toHaveLength(1);
     expect(plan.errors[0]).toMatchObject({ address: 'project["acme/nowhere"]', source: { line: 5 } });
     expect(plan.errors[0]!.message).toContain("does not exist or is not visible to this token's user");
-    expect(Object.keys(plan.requests.by_endpoint).filter((e) => e === "GET /projects/:id")).toEqual(
-      [],
-    );
+    expect(Object.keys(plan.requests.by_endpoint).filter((e) => e === "GET /projects/:id")).toEqual([]);
   });
 });
