@@ -1,9 +1,10 @@
 /**
  * Pipeline schedules of a project, identified by description. One list read per project, plus a detail read for
- * each declared schedule (the only way to see its variables). Ownership is taken only when an update is refused
- * because the token's user does not own the schedule, and only when `take_ownership: true` allows it.
+ * each declared schedule (the only way to see its variables). A schedule's pipelines run as its owner: with
+ * `take_ownership: true` the schedule should belong to the token's user, so the plan shows an `owner` change, and
+ * apply takes ownership, only when someone else owns it; without it, ownership is never touched.
  */
-import { ApiError, apiPath } from "../api/index.js";
+import { apiPath } from "../api/index.js";
 import { RAILS_TIME_ZONES } from "../manifest/timezones.js";
 import { body, ownerPath, pick, shortRef } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
@@ -13,7 +14,18 @@ const FIELDS = ["description", "ref", "cron", "cron_timezone", "active"] as cons
 interface ApiSchedule extends Record<string, unknown> {
   id: number;
   description: string;
+  owner?: { username: string } | null;
   variables?: unknown[];
+}
+
+/** The token's user's username, asked once per run. */
+function currentUsername(ctx: KindContext): Promise<string> {
+  let p = ctx.memo.get("user:current") as Promise<string> | undefined;
+  if (!p) {
+    p = ctx.api.get<{ username: string }>("/user").then((u) => u.username);
+    ctx.memo.set("user:current", p);
+  }
+  return p;
 }
 
 /** The IANA name for a friendly name (`Pacific Time (US & Canada)`), so both spellings compare equal. */
@@ -33,7 +45,7 @@ function normalize(fields: Fields): Fields {
 const toLive = (s: ApiSchedule): Live => ({
   key: s.description,
   id: s.id,
-  fields: normalize(pick(s, FIELDS)),
+  fields: { ...normalize(pick(s, FIELDS)), owner: s.owner?.username ?? null },
   raw: s,
 });
 
@@ -64,7 +76,12 @@ export const pipelineScheduleKind: Kind = {
     );
   },
 
-  prepare: async (_ctx, _parent, fields) => normalize(fields),
+  async prepare(ctx, _parent, fields) {
+    const out = normalize(fields);
+    // `owner` is not a manifest field: it is how the plan shows (and compares) the ownership asked for.
+    if (out["take_ownership"] === true) out["owner"] = await currentUsername(ctx);
+    return out;
+  },
 
   async create(ctx, parent, desired) {
     const created = await ctx.api.post<ApiSchedule>(`${ownerPath(parent)}/pipeline_schedules`, {
@@ -74,24 +91,15 @@ export const pipelineScheduleKind: Kind = {
   },
 
   async update(ctx, parent, live, desired, changed) {
-    const payload = body(
-      desired,
-      changed.filter((f) => (FIELDS as readonly string[]).includes(f)),
-    );
-    try {
-      return toLive({
-        ...(await schedulePut(ctx, parent, live.id!, payload)),
-        variables: (live.raw as ApiSchedule).variables,
-      });
-    } catch (error) {
-      if (!(error instanceof ApiError && error.status === 403) || desired["take_ownership"] !== true)
-        throw error;
-      await ctx.api.post(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id!}/take_ownership`}`);
-      return toLive({
-        ...(await schedulePut(ctx, parent, live.id!, payload)),
-        variables: (live.raw as ApiSchedule).variables,
-      });
+    let current = live.raw as ApiSchedule;
+    if (changed.includes("owner")) {
+      current = await ctx.api.post<ApiSchedule>(
+        `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id!}/take_ownership`}`,
+      );
     }
+    const edits = changed.filter((f) => (FIELDS as readonly string[]).includes(f));
+    if (edits.length > 0) current = await schedulePut(ctx, parent, live.id!, body(desired, edits));
+    return toLive({ ...current, variables: (live.raw as ApiSchedule).variables });
   },
 
   async remove(ctx, parent, live) {

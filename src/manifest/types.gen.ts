@@ -405,7 +405,7 @@ export interface PipelineSchedule {
    */
   active?: boolean;
   /**
-   * When an update is refused because the token's user does not own the schedule, take ownership of it (the schedule then runs as that user) and retry. Default false: the refusal is reported instead.
+   * The schedule's pipelines run as its owner. When true, the schedule should belong to the token's user: if someone else owns it, the plan shows an `owner` change and apply takes ownership. Default false: ownership is never changed.
    */
   take_ownership?: boolean;
   /**

@@ -128,4 +128,47 @@ describe("pipeline schedules", () => {
     await apply(bench, prune);
     await expectNoChanges(bench, prune);
   });
+
+  it("takes ownership only when the manifest allows it and someone else owns the schedule", async () => {
+    const owned = await Bench.start({
+      fixture: {
+        ...FIXTURE,
+        pipeline_schedules: [
+          {
+            project: "acme/platform/api",
+            description: "Owned by Alice",
+            cron: "0 4 * * *",
+            ref: "main",
+            owner: "alice",
+          },
+        ],
+      },
+    });
+    try {
+      const schedule = (take?: boolean) => `version: 1
+projects:
+  acme/platform/api:
+    pipeline_schedules:
+      - description: Owned by Alice
+        ref: main
+        cron: "0 4 * * *"
+${take === undefined ? "" : `        take_ownership: ${take}\n`}`;
+      await expectNoChanges(owned, owned.manifest(schedule()));
+      await expectNoChanges(owned, owned.manifest(schedule(false)));
+      const take = owned.manifest(schedule(true));
+      const plan = await planJson(owned, take);
+      expectChanges(plan, [
+        { address: `${project}.pipeline_schedule["Owned by Alice"]`, action: "update", fields: ["owner"] },
+      ]);
+      expect(plan.changes[0]?.fields[0]).toMatchObject({ before: "alice", after: "root" });
+      await apply(owned, take);
+      await expectNoChanges(owned, take);
+      const list = await owned.get<{ description: string; owner: { username: string } }[]>(
+        "/projects/acme%2Fplatform%2Fapi/pipeline_schedules",
+      );
+      expect(list.find((s) => s.description === "Owned by Alice")?.owner.username).toBe("root");
+    } finally {
+      await owned.stop();
+    }
+  });
 });
