@@ -44,7 +44,7 @@ export function pageInfo(headers: Record<string, string>): PageInfo {
     // Take only the query: the link's host and path prefix may differ from ours (a proxy, or the platform's
     // configured host), and the request path we already have is the right one.
     try {
-      const search = new URL(nextUrl, "http://placeholder.invalid").search.replace(/^\?/, "");
+      const search = new URL(nextUrl, "http://base.invalid").search.replace(/^\?/, "");
       return { paginated, next: search ? { search } : undefined, totalPages };
     } catch {
       return { paginated, next: undefined, totalPages };

@@ -57,7 +57,7 @@ interface BadgesArea {
 
 type Source = { type: "project"; project: ProjectRec } | { type: "group"; group: GroupRec };
 
-const PLACEHOLDER = /%\{(project_path|project_id|default_branch|commit_sha)\}/g;
+const URL_VARIABLE = /%\{(project_path|project_id|default_branch|commit_sha)\}/g;
 
 /** The model's URL validation (`url: { protocols: %w(http https) }`); an empty list when valid. */
 export function badgeUrlErrors(url: string): string[] {
@@ -87,7 +87,7 @@ function urlErrors(fields: { link_url: string; image_url: string }): Record<stri
 /** Resolves the placeholders of `url` for `project` (unchanged without a project). */
 export function renderBadgeUrl(store: Store, url: string, project: ProjectRec | undefined): string {
   if (!project) return url;
-  return url.replace(PLACEHOLDER, (_m, name: string) => {
+  return url.replace(URL_VARIABLE, (_m, name: string) => {
     switch (name) {
       case "project_path":
         return store.projectFullPath(project);
