@@ -69154,7 +69154,7 @@ function pageInfo(headers) {
   const nextUrl = parseLinkHeader(headers["link"]).get("next");
   if (nextUrl) {
     try {
-      const search = new URL(nextUrl, "http://placeholder.invalid").search.replace(/^\?/, "");
+      const search = new URL(nextUrl, "http://base.invalid").search.replace(/^\?/, "");
       return { paginated, next: search ? { search } : void 0, totalPages };
     } catch {
       return { paginated, next: void 0, totalPages };
@@ -71177,6 +71177,14 @@ var notificationSettingsKind = kindFor(["groups", "projects"]);
 
 // src/kinds/pipeline-schedule.ts
 var FIELDS5 = ["description", "ref", "cron", "cron_timezone", "active"];
+function currentUsername(ctx) {
+  let p2 = ctx.memo.get("user:current");
+  if (!p2) {
+    p2 = ctx.api.get("/user").then((u) => u.username);
+    ctx.memo.set("user:current", p2);
+  }
+  return p2;
+}
 function canonicalTimeZone(name) {
   return RAILS_TIME_ZONES[name] ?? name;
 }
@@ -71191,7 +71199,7 @@ function normalize2(fields) {
 var toLive9 = (s) => ({
   key: s.description,
   id: s.id,
-  fields: normalize2(pick(s, FIELDS5)),
+  fields: { ...normalize2(pick(s, FIELDS5)), owner: s.owner?.username ?? null },
   raw: s
 });
 async function schedulePut(ctx, parent, id, payload) {
@@ -71215,7 +71223,11 @@ var pipelineScheduleKind = {
       )
     );
   },
-  prepare: async (_ctx, _parent, fields) => normalize2(fields),
+  async prepare(ctx, _parent, fields) {
+    const out = normalize2(fields);
+    if (out["take_ownership"] === true) out["owner"] = await currentUsername(ctx);
+    return out;
+  },
   async create(ctx, parent, desired) {
     const created = await ctx.api.post(`${ownerPath(parent)}/pipeline_schedules`, {
       body: body(desired, FIELDS5)
@@ -71223,24 +71235,15 @@ var pipelineScheduleKind = {
     return toLive9({ ...created, variables: [] });
   },
   async update(ctx, parent, live, desired, changed2) {
-    const payload = body(
-      desired,
-      changed2.filter((f2) => FIELDS5.includes(f2))
-    );
-    try {
-      return toLive9({
-        ...await schedulePut(ctx, parent, live.id, payload),
-        variables: live.raw.variables
-      });
-    } catch (error2) {
-      if (!(error2 instanceof ApiError && error2.status === 403) || desired["take_ownership"] !== true)
-        throw error2;
-      await ctx.api.post(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}/take_ownership`}`);
-      return toLive9({
-        ...await schedulePut(ctx, parent, live.id, payload),
-        variables: live.raw.variables
-      });
+    let current = live.raw;
+    if (changed2.includes("owner")) {
+      current = await ctx.api.post(
+        `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}/take_ownership`}`
+      );
     }
+    const edits = changed2.filter((f2) => FIELDS5.includes(f2));
+    if (edits.length > 0) current = await schedulePut(ctx, parent, live.id, body(desired, edits));
+    return toLive9({ ...current, variables: live.raw.variables });
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}`}`);
