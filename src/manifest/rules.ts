@@ -165,6 +165,15 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       }
       break;
     }
+    case "triggers": {
+      const tokenFile: unknown = (item as Record<string, unknown>)["token_file"];
+      if (typeof tokenFile === "string") {
+        const at = valueLoc(item, "token_file");
+        const r = resolveManifestPath(at.file, tokenFile, ctx.root, false);
+        if ("error" in r) diags.error(at, renderPath([...path, "token_file"]), r.error);
+      }
+      break;
+    }
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e }: Partial<BroadcastMessage> = item;
       if (isPlainString(s) && isPlainString(e)) {

@@ -513,7 +513,7 @@ export interface Trigger {
    */
   description: string;
   /**
-   * When forgeform creates the trigger (or replaces it: `--replace` rotates the token), it writes the new token to this file (mode 0600; relative to the working directory) and nowhere else: a new file, or in place of an earlier token, never over any other file. Without it the token is not recorded: the trigger's owner sees it in the project's CI/CD settings. Never compared with the platform.
+   * When forgeform creates the trigger (or replaces it: `--replace` rotates the token), it writes the new token to this file (mode 0600; relative to the manifest, inside the manifest root) and nowhere else: a new file, or in place of an earlier token, never over any other file. Without it the token is not recorded: the trigger's owner sees it in the project's CI/CD settings. Never compared with the platform.
    */
   token_file?: string;
   /**

@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -156,5 +156,25 @@ projects:
     expect(plan2.out).toContain('- project["acme/api"].trigger["release"]');
     expect((await bench.cli(["apply", "--yes", absent])).code).toBe(0);
     expect((await triggers()).map((t) => t.description).sort()).toEqual(["nightly deploy"]);
+  });
+
+  it("reads token_file relative to the manifest, and never lets it leave the manifest root", async () => {
+    mkdirSync(join(bench.dir, "tokens"), { recursive: true });
+    const file = bench.manifest(
+      "version: 1\nprojects:\n  acme/api:\n    triggers:\n      - description: relative deploy\n        token_file: tokens/relative.token\n",
+      "relative.yaml",
+    );
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    const created = (await triggers()).find((t) => t.description === "relative deploy");
+    expect(readFileSync(join(bench.dir, "tokens", "relative.token"), "utf8").trim()).toBe(created?.token);
+
+    const outside = bench.manifest(
+      "version: 1\nprojects:\n  acme/api:\n    triggers:\n      - description: escaping deploy\n        token_file: ../escaped.token\n",
+      "outside.yaml",
+    );
+    const r = await bench.cli(["plan", outside]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('outside.yaml:6:21: projects["acme/api"].triggers[0].token_file:');
+    expect(r.err).toContain("is outside the manifest root");
   });
 });
