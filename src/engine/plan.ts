@@ -97,7 +97,7 @@ class Planner {
   ) {}
 
   /** Plans the deletion of a live object, listing its fields as they are. */
-  private pushDelete(
+  private async pushDelete(
     out: Step[],
     p: {
       base: Omit<Change, "action" | "fields">;
@@ -110,15 +110,18 @@ class Planner {
       deps: string[];
     },
     reason: string,
-  ): void {
+  ): Promise<void> {
+    const fields = await Promise.all(
+      this.ownFields(p.specs, p.live.fields).map(async ([field, v]) => ({
+        field,
+        before: await this.shown(p.kind, p.specs, field, v),
+      })),
+    );
     this.push(out, {
       change: {
         ...p.base,
         action: "delete",
-        fields: this.ownFields(p.specs, p.live.fields).map(([field, v]) => ({
-          field,
-          before: this.mask(p.specs, field, v),
-        })),
+        fields,
         reason,
       },
       kind: p.kind,
@@ -151,6 +154,12 @@ class Planner {
     if (spec?.writeOnly) return WRITE_ONLY;
     if (spec?.sensitive || isSecret(value)) return value === null || value === "" ? value : MASK;
     return maskSecrets(value);
+  }
+
+  /** A value as the plan shows it: in the manifest's terms where the kind says how, then masked. */
+  private async shown(kind: Kind, specs: Specs, field: string, value: unknown): Promise<unknown> {
+    if (!kind.display || value === undefined) return this.mask(specs, field, value);
+    return this.mask(specs, field, await kind.display(this.ctx, field, value));
   }
 
   /** The fields that describe the object itself: not child collections, not manifest-only instructions. */
@@ -299,7 +308,7 @@ class Planner {
         const refusals = (await kind.checkDelete?.(this.ctx, parent, live, undefined)) ?? [];
         for (const p of refusals) this.problem(address, p.message);
         if (refusals.length > 0) continue;
-        this.pushDelete(
+        await this.pushDelete(
           out,
           { base, kind, specs, parent, self, live, depth, deps: [] },
           `not in the manifests, and the ${collection} prune policy is delete`,
@@ -371,7 +380,7 @@ class Planner {
       const refusals = (await kind.checkDelete?.(this.ctx, parent, live, item.fields)) ?? [];
       for (const p of refusals) this.problem(address, p.message, item.source);
       if (refusals.length > 0) return;
-      this.pushDelete(
+      await this.pushDelete(
         out,
         { base, kind, specs, parent, self, live, depth, deps },
         'marked "state: absent" in the manifest',
@@ -443,12 +452,14 @@ class Planner {
           ...base,
           action: "create",
           ...(createReason ? { reason: createReason } : {}),
-          fields: this.ownFields(specs, desired).map(([field, v]) => ({
-            field,
-            after: this.mask(specs, field, v),
-            ...(specs.get(field)?.sensitive ? { sensitive: true } : {}),
-            ...(specs.get(field)?.writeOnly ? { writeOnly: true } : {}),
-          })),
+          fields: await Promise.all(
+            this.ownFields(specs, desired).map(async ([field, v]) => ({
+              field,
+              after: await this.shown(kind, specs, field, v),
+              ...(specs.get(field)?.sensitive ? { sensitive: true } : {}),
+              ...(specs.get(field)?.writeOnly ? { writeOnly: true } : {}),
+            })),
+          ),
         },
         kind,
         parent,
@@ -470,8 +481,8 @@ class Planner {
       const note = this.fieldNote(specs, field);
       fieldChanges.push({
         field,
-        before: this.mask(specs, field, live.fields[field]),
-        after: this.mask(specs, field, value),
+        before: await this.shown(kind, specs, field, live.fields[field]),
+        after: await this.shown(kind, specs, field, value),
         ...(spec?.sensitive ? { sensitive: true } : {}),
         ...(spec?.replace ? { forcesReplacement: true } : {}),
         ...(note ? { note } : {}),

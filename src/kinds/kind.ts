@@ -57,7 +57,7 @@ export interface KindContext {
    * Per-run memo shared by all kinds, for reads that serve many parents at once
    * (e.g. one bulk list of all groups instead of one request per group).
    */
-  memo: Map<string, Promise<unknown>>;
+  memo: Map<string, unknown>;
 }
 
 /** An error about one declared field, thrown by `prepare`; the plan points at that field's place in the manifest. */
@@ -107,6 +107,12 @@ export interface Kind {
 
   /** Desired fields in the terms `read` produces (e.g. names resolved to ids), for comparison. */
   prepare?(ctx: KindContext, parent: Parent, fields: Fields): Promise<Fields>;
+
+  /**
+   * A value as plans show it, in the manifest's terms (ids resolved by `prepare` shown as the names the manifest
+   * used). For display only: comparison uses the values as they are.
+   */
+  display?(ctx: KindContext, field: string, value: unknown): Promise<unknown>;
 
   /** Problems that make the desired object impossible to reach from the live one (e.g. a group's new parent). */
   check?(ctx: KindContext, parent: Parent, desired: Fields, live: Live | undefined): KindProblem[];

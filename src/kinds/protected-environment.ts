@@ -4,8 +4,8 @@
  * manifest are resolved to ids; the list of deployers is compared as a set.
  */
 import { apiPath } from "../api/index.js";
-import { ownerPath } from "./common.js";
-import { FieldError, type Fields, type Kind, type Live } from "./kind.js";
+import { orNotFound, ownerPath } from "./common.js";
+import { FieldError, type Fields, type Kind, type KindContext, type Live } from "./kind.js";
 
 interface Level {
   access_level?: number | null;
@@ -31,6 +31,16 @@ function canonical(levels: Level[]): Level[] {
   return out.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
 }
 
+/** Names the manifests used for user and group ids (`user_id:5` -> `alice`), kept for showing plans. */
+function namesOf(ctx: KindContext): Map<string, string> {
+  let names = ctx.memo.get("protected_environments:names") as Map<string, string> | undefined;
+  if (!names) {
+    names = new Map();
+    ctx.memo.set("protected_environments:names", names);
+  }
+  return names;
+}
+
 const toLive = (e: ApiEnvironment): Live => ({
   key: e.name,
   id: e.name,
@@ -54,6 +64,7 @@ export const protectedEnvironmentKind: Kind = {
       levels.map(async (l, i): Promise<Level> => {
         if (l.user !== undefined) {
           const id = await ctx.resolve.userId(l.user);
+          if (id !== undefined) namesOf(ctx).set(`user_id:${id}`, l.user);
           if (id === undefined) {
             throw new FieldError(
               `deploy_access_levels[${i}].user`,
@@ -64,6 +75,7 @@ export const protectedEnvironmentKind: Kind = {
         }
         if (l.group !== undefined) {
           const id = await ctx.resolve.groupId(l.group);
+          if (id !== undefined) namesOf(ctx).set(`group_id:${id}`, l.group);
           if (id === undefined) {
             throw new FieldError(
               `deploy_access_levels[${i}].group`,
@@ -92,6 +104,42 @@ export const protectedEnvironmentKind: Kind = {
       }),
     );
     return { ...live.fields, deploy_access_levels: levels };
+  },
+
+  async display(ctx, field, value) {
+    if (field !== "deploy_access_levels" || !Array.isArray(value)) return value;
+    const names = namesOf(ctx);
+    // Ids the manifests did not name are looked up once each, for changed objects only.
+    const nameOf = async (kind: "user_id" | "group_id", id: number): Promise<string | undefined> => {
+      const key = `${kind}:${id}`;
+      if (!names.has(key)) {
+        const found =
+          kind === "user_id"
+            ? (await orNotFound(ctx.api.get<{ username: string }>(apiPath`/users/${id}`)))?.username
+            : (
+                await orNotFound(
+                  ctx.api.get<{ full_path: string }>(apiPath`/groups/${id}`, {
+                    query: { with_projects: false },
+                  }),
+                )
+              )?.full_path;
+        if (found) names.set(key, found);
+      }
+      return names.get(key);
+    };
+    return Promise.all(
+      (value as Level[]).map(async (l): Promise<Level> => {
+        if (l.user_id != null) {
+          const name = await nameOf("user_id", l.user_id);
+          return name ? { user: name } : l;
+        }
+        if (l.group_id != null) {
+          const name = await nameOf("group_id", l.group_id);
+          return name ? { group: name } : l;
+        }
+        return l;
+      }),
+    );
   },
 
   async create(ctx, parent, desired, key) {

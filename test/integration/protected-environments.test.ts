@@ -52,8 +52,15 @@ describe("protected environments [licensed]", () => {
       bench,
       bench.manifest(manifest(["{ group: acme }", "{ user: alice }", "{ access_level: 40 }"])),
     );
-    const plan = await planJson(bench, bench.manifest(manifest(["{ access_level: 60 }"])));
+    const plan = await planJson(bench, bench.manifest(manifest(["{ access_level: 60 }", "{ user: alice }"])));
     expect(plan.changes[0]?.reason).toContain("no update call");
+    // Deployers are shown as the manifest names them, not as the ids they resolve to.
+    expect(plan.changes[0]?.fields[0]?.after).toEqual([{ access_level: 60 }, { user: "alice" }]);
+    expect(plan.changes[0]?.fields[0]?.before).toEqual([
+      { access_level: 40 },
+      { group: "acme" },
+      { user: "alice" },
+    ]);
   });
 
   it("reports an unknown user by name", async () => {
