@@ -90,7 +90,7 @@ describe("conformance with gitlabracadabra (declarative, applied twice)", () => 
     probe.error || probe.status !== 0 ? "gitlabracadabra is not installed for /usr/bin/python3" : undefined;
 
   it.skipIf(missing !== undefined)(
-    `creates groups, a project and members, then converges${missing ? ` (skipped: ${missing})` : ""}`,
+    `creates groups, a project, members, pipeline schedules with variables, milestones and application settings, then converges${missing ? ` (skipped: ${missing})` : ""}`,
     async () => {
       const sb = await startSandbox({ adminToken: "racadabra-admin", userToken: "racadabra-user" });
       const dir = mkdtempSync(join(tmpdir(), "racadabra-"));
@@ -136,6 +136,42 @@ describe("conformance with gitlabracadabra (declarative, applied twice)", () => 
           issues_enabled: false,
           default_branch: "main",
           shared_with_groups: [{ group_id: audit.id, group_access_level: 30, expires_at: null }],
+        });
+        const api = async <T>(path: string): Promise<T> => {
+          const res = await fetch(`${sb.url}/api/v4${path}`, { headers: { "PRIVATE-TOKEN": sb.adminToken } });
+          expect(res.status, path).toBe(200);
+          return (await res.json()) as T;
+        };
+        const schedules = await api<{ id: number; description: string; cron: string; active: boolean }[]>(
+          "/projects/racadabra%2Fsub%2Fapp/pipeline_schedules",
+        );
+        expect(schedules.map((s) => [s.description, s.cron, s.active]).sort()).toEqual([
+          ["Build packages", "0 1 * * 5", true],
+          ["Nightly cleanup", "30 2 * * *", false],
+        ]);
+        const build = schedules.find((s) => s.description === "Build packages")!;
+        const detail = await api<{ variables: { key: string; value: string; variable_type: string }[] }>(
+          `/projects/racadabra%2Fsub%2Fapp/pipeline_schedules/${build.id}`,
+        );
+        expect(detail.variables.map((v) => [v.key, v.value, v.variable_type]).sort()).toEqual([
+          ["CONFIG_FILE", "some: yaml", "file"],
+          ["MY_VAR", "my value", "env_var"],
+        ]);
+        const milestones = await api<{ title: string; state: string; due_date: string | null }[]>(
+          "/projects/racadabra%2Fsub%2Fapp/milestones",
+        );
+        expect(milestones.map((m) => [m.title, m.state, m.due_date]).sort()).toEqual([
+          ["0.9", "active", null],
+          ["1.0", "active", "2027-01-23"],
+        ]);
+        const groupMilestones = await api<{ title: string }[]>("/groups/racadabra/milestones");
+        expect(groupMilestones.map((m) => m.title)).toEqual(["Q1"]);
+        const settings = await api<Record<string, unknown>>("/application/settings");
+        expect(settings).toMatchObject({
+          signup_enabled: false,
+          default_projects_limit: 50,
+          after_sign_out_path: "https://example.org/bye",
+          default_group_visibility: "internal",
         });
         const second = await run();
         expect(second.code, second.out).toBe(0);
