@@ -66366,6 +66366,15 @@ function checkItem(collection, item, path2, ctx) {
       }
       break;
     }
+    case "triggers": {
+      const tokenFile = item["token_file"];
+      if (typeof tokenFile === "string") {
+        const at = valueLoc(item, "token_file");
+        const r = resolveManifestPath(at.file, tokenFile, ctx.root, false);
+        if ("error" in r) diags.error(at, renderPath([...path2, "token_file"]), r.error);
+      }
+      break;
+    }
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e } = item;
       if (isPlainString(s) && isPlainString(e)) {
@@ -66498,6 +66507,10 @@ function buildNode(collection, key, body2, schema, ctx) {
         return r && "path" in r ? r.path : a;
       });
     }
+  }
+  if (collection === "triggers" && typeof fields["token_file"] === "string") {
+    const r = resolveManifestPath(fieldSources["token_file"].file, fields["token_file"], ctx.root, false);
+    if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body2);
   return {
@@ -69937,15 +69950,18 @@ var Planner = class {
   /** The action planned for each address, for dependency lookups. */
   actions = /* @__PURE__ */ new Map();
   /** Plans the deletion of a live object, listing its fields as they are. */
-  pushDelete(out, p2, reason) {
+  async pushDelete(out, p2, reason) {
+    const fields = await Promise.all(
+      this.ownFields(p2.specs, p2.live.fields).map(async ([field, v2]) => ({
+        field,
+        before: await this.shown(p2.kind, p2.specs, field, v2)
+      }))
+    );
     this.push(out, {
       change: {
         ...p2.base,
         action: "delete",
-        fields: this.ownFields(p2.specs, p2.live.fields).map(([field, v2]) => ({
-          field,
-          before: this.mask(p2.specs, field, v2)
-        })),
+        fields,
         reason
       },
       kind: p2.kind,
@@ -69974,6 +69990,11 @@ var Planner = class {
     if (spec?.writeOnly) return WRITE_ONLY;
     if (spec?.sensitive || isSecret(value)) return value === null || value === "" ? value : MASK2;
     return maskSecrets(value);
+  }
+  /** A value as the plan shows it: in the manifest's terms where the kind says how, then masked. */
+  async shown(kind, specs2, field, value) {
+    if (!kind.display || value === void 0) return this.mask(specs2, field, value);
+    return this.mask(specs2, field, await kind.display(this.ctx, field, value));
   }
   /** The fields that describe the object itself: not child collections, not manifest-only instructions. */
   ownFields(specs2, fields) {
@@ -70087,7 +70108,7 @@ var Planner = class {
         const refusals = await kind.checkDelete?.(this.ctx, parent, live, void 0) ?? [];
         for (const p2 of refusals) this.problem(address, p2.message);
         if (refusals.length > 0) continue;
-        this.pushDelete(
+        await this.pushDelete(
           out,
           { base: base2, kind, specs: specs2, parent, self, live, depth, deps: [] },
           `not in the manifests, and the ${collection} prune policy is delete`
@@ -70142,7 +70163,7 @@ var Planner = class {
       const refusals = await kind.checkDelete?.(this.ctx, parent, live, item.fields) ?? [];
       for (const p2 of refusals) this.problem(address, p2.message, item.source);
       if (refusals.length > 0) return;
-      this.pushDelete(
+      await this.pushDelete(
         out,
         { base: base2, kind, specs: specs2, parent, self, live, depth, deps },
         'marked "state: absent" in the manifest'
@@ -70212,12 +70233,14 @@ var Planner = class {
           ...base2,
           action: "create",
           ...createReason ? { reason: createReason } : {},
-          fields: this.ownFields(specs2, desired).map(([field, v2]) => ({
-            field,
-            after: this.mask(specs2, field, v2),
-            ...specs2.get(field)?.sensitive ? { sensitive: true } : {},
-            ...specs2.get(field)?.writeOnly ? { writeOnly: true } : {}
-          }))
+          fields: await Promise.all(
+            this.ownFields(specs2, desired).map(async ([field, v2]) => ({
+              field,
+              after: await this.shown(kind, specs2, field, v2),
+              ...specs2.get(field)?.sensitive ? { sensitive: true } : {},
+              ...specs2.get(field)?.writeOnly ? { writeOnly: true } : {}
+            }))
+          )
         },
         kind,
         parent,
@@ -70238,8 +70261,8 @@ var Planner = class {
       const note = this.fieldNote(specs2, field);
       fieldChanges.push({
         field,
-        before: this.mask(specs2, field, live.fields[field]),
-        after: this.mask(specs2, field, value),
+        before: await this.shown(kind, specs2, field, live.fields[field]),
+        after: await this.shown(kind, specs2, field, value),
         ...spec?.sensitive ? { sensitive: true } : {},
         ...spec?.replace ? { forcesReplacement: true } : {},
         ...note ? { note } : {}
@@ -71272,6 +71295,14 @@ function canonical2(levels) {
   const text = (l) => JSON.stringify(l);
   return out.sort((a, b2) => text(a) < text(b2) ? -1 : text(a) > text(b2) ? 1 : 0);
 }
+function namesOf(ctx) {
+  let names = ctx.memo.get("protected_environments:names");
+  if (!names) {
+    names = /* @__PURE__ */ new Map();
+    ctx.memo.set("protected_environments:names", names);
+  }
+  return names;
+}
 var toLive10 = (e) => ({
   key: e.name,
   id: e.name,
@@ -71292,6 +71323,7 @@ var protectedEnvironmentKind = {
       levels.map(async (l, i) => {
         if (l.user !== void 0) {
           const id = await ctx.resolve.userId(l.user);
+          if (id !== void 0) namesOf(ctx).set(`user_id:${id}`, l.user);
           if (id === void 0) {
             throw new FieldError(
               `deploy_access_levels[${i}].user`,
@@ -71302,6 +71334,7 @@ var protectedEnvironmentKind = {
         }
         if (l.group !== void 0) {
           const id = await ctx.resolve.groupId(l.group);
+          if (id !== void 0) namesOf(ctx).set(`group_id:${id}`, l.group);
           if (id === void 0) {
             throw new FieldError(
               `deploy_access_levels[${i}].group`,
@@ -71328,6 +71361,35 @@ var protectedEnvironmentKind = {
       })
     );
     return { ...live.fields, deploy_access_levels: levels };
+  },
+  async display(ctx, field, value) {
+    if (field !== "deploy_access_levels" || !Array.isArray(value)) return value;
+    const names = namesOf(ctx);
+    const nameOf = async (kind, id) => {
+      const key = `${kind}:${id}`;
+      if (!names.has(key)) {
+        const found = kind === "user_id" ? (await orNotFound(ctx.api.get(apiPath`/users/${id}`)))?.username : (await orNotFound(
+          ctx.api.get(apiPath`/groups/${id}`, {
+            query: { with_projects: false }
+          })
+        ))?.full_path;
+        if (found) names.set(key, found);
+      }
+      return names.get(key);
+    };
+    return Promise.all(
+      value.map(async (l) => {
+        if (l.user_id != null) {
+          const name = await nameOf("user_id", l.user_id);
+          return name ? { user: name } : l;
+        }
+        if (l.group_id != null) {
+          const name = await nameOf("group_id", l.group_id);
+          return name ? { group: name } : l;
+        }
+        return l;
+      })
+    );
   },
   async create(ctx, parent, desired, key) {
     const created = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
