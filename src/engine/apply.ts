@@ -27,18 +27,23 @@ export interface ApplyOptions {
   onOutcome?: (outcome: Outcome, done: number, total: number) => void;
 }
 
+/** How many times a create whose outcome was lost is re-read and, when not found, sent again. */
+const LOST_CREATE_ROUNDS = 3;
+
 async function createOnce(ctx: KindContext, step: Step): Promise<{ live: Live; recovered: boolean }> {
   const { kind, parent } = step;
   if (!kind.create || !step.desired) throw new Error(`${step.change.address}: this kind cannot be created`);
-  try {
-    return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: false };
-  } catch (error) {
-    if (!(error instanceof OutcomeUnknownError)) throw error;
-    // The request may have been carried out: look before trying again.
-    const lives = await kind.read(ctx, parent, [step.change.key]);
-    const found = lives.find((l) => l.key === step.change.key);
-    if (found) return { live: found, recovered: true };
-    return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: true };
+  for (let round = 1; ; round++) {
+    try {
+      return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: false };
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknownError)) throw error;
+      // The request may have been carried out: look before sending it again (and before giving up).
+      const lives = await kind.read(ctx, parent, [step.change.key]);
+      const found = lives.find((l) => l.key === step.change.key);
+      if (found) return { live: found, recovered: true };
+      if (round >= LOST_CREATE_ROUNDS) throw error;
+    }
   }
 }
 

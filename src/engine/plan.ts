@@ -241,6 +241,7 @@ class Planner {
           this.ctx,
           parent,
           items.map((i) => i.key),
+          { undeclared: coll.policy !== "ignore" && items.length === coll.items.length },
         );
       } catch (error) {
         if (

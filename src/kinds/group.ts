@@ -48,19 +48,38 @@ export const groupKind: Kind = {
   updateMode: "update",
   explicitDeleteOnly: true,
 
-  async read(ctx, _parent, wanted) {
+  async read(ctx, _parent, wanted, options) {
     // Full paths match case-insensitively, as on the platform; report them in the manifest's spelling.
     const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
+    // Undeclared groups worth reporting: the direct subgroups of declared groups (never other top-level groups).
+    const isUndeclaredChild = (g: ApiGroup) =>
+      options?.undeclared === true &&
+      !spelling.has(g.full_path.toLowerCase()) &&
+      spelling.has((parentPath(g.full_path) ?? "").toLowerCase());
     let found: (ApiGroup | undefined)[];
     if (wanted.length > BULK_THRESHOLD) {
       const all = await ctx.api.list<ApiGroup>("/groups", { query: { all_available: true } });
-      found = all.filter((g) => spelling.has(g.full_path.toLowerCase()));
+      found = all.filter((g) => spelling.has(g.full_path.toLowerCase()) || isUndeclaredChild(g));
     } else {
-      found = await Promise.all(
-        wanted.map((path) =>
-          orNotFound(ctx.api.get<ApiGroup>(apiPath`/groups/${path}`, { query: { with_projects: false } })),
+      const [declared, children] = await Promise.all([
+        Promise.all(
+          wanted.map((path) =>
+            orNotFound(ctx.api.get<ApiGroup>(apiPath`/groups/${path}`, { query: { with_projects: false } })),
+          ),
         ),
-      );
+        options?.undeclared
+          ? Promise.all(
+              wanted.map((path) =>
+                orNotFound(
+                  ctx.api.list<ApiGroup>(apiPath`/groups/${path}/subgroups`, {
+                    query: { all_available: true },
+                  }),
+                ),
+              ),
+            )
+          : Promise.resolve([]),
+      ]);
+      found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
     }
     return found
       .filter((g): g is ApiGroup => g !== undefined)

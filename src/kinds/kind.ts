@@ -72,6 +72,14 @@ export class FieldError extends Error {
   }
 }
 
+export interface ReadOptions {
+  /**
+   * The caller also wants live objects the manifests do not declare (the collection's prune policy watches them).
+   * A kind that reads only the wanted objects (groups) reads the undeclared ones it can report too.
+   */
+  undeclared?: boolean;
+}
+
 /** A problem found while planning one object (the engine adds address and source). */
 export interface KindProblem {
   message: string;
@@ -103,7 +111,7 @@ export interface Kind {
    * `wanted` holds the identities the manifests declare; a kind may read just those when that is cheaper
    * (a few groups out of thousands), but must return every object when it reads a whole list.
    */
-  read(ctx: KindContext, parent: Parent, wanted: string[]): Promise<Live[]>;
+  read(ctx: KindContext, parent: Parent, wanted: string[], options?: ReadOptions): Promise<Live[]>;
 
   /** Desired fields in the terms `read` produces (e.g. names resolved to ids), for comparison. */
   prepare?(ctx: KindContext, parent: Parent, fields: Fields): Promise<Fields>;

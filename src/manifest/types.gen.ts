@@ -592,7 +592,7 @@ export interface Instance {
      */
     broadcast_messages?: "warn" | "delete" | "ignore";
     /**
-     * What to do with live groups (top-level and subgroups not in `groups`) this manifest does not mention: warn (default), delete or ignore.
+     * What to do with live subgroups of the declared groups that this manifest does not mention: warn (default) or ignore. Groups are deleted only when marked `state: absent`, so `delete` reports them too.
      */
     groups?: "warn" | "delete" | "ignore";
   };

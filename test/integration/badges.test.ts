@@ -8,7 +8,11 @@ interface Badge {
 }
 
 function manifest(owner: "groups" | "projects", path: string, b: Badge | undefined, policy?: string): string {
+  // Only badges are under test: the group's undeclared subgroups are not reported.
   return `version: 1
+instance:
+  unmanaged:
+    groups: ignore
 ${owner}:
   ${path}:
     badges:${b ? "" : " []"}

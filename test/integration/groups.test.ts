@@ -128,4 +128,54 @@ groups:
     expect((await bench.get<{ name: string }>("/groups/labs")).name).toBe("Research Labs");
     expect((await bench.get<{ name: string }>("/groups/labs%2Frobots")).name).toBe("robots");
   });
+
+  it("reports undeclared subgroups of declared groups as unmanaged (never other top-level groups), unless ignored", async () => {
+    const setup = bench.manifest(`version: 1
+groups:
+  zoo: {}
+  zoo/lions: {}
+  zoo/tigers: {}
+  elsewhere: {}
+`);
+    expect((await bench.cli(["apply", "--yes", setup])).code).toBe(0);
+    const partial = bench.manifest(`version: 1
+groups:
+  zoo:
+    description: The zoo
+`);
+    const plan = JSON.parse((await bench.cli(["plan", "--format", "json", partial])).out) as {
+      changes: { address: string; action: string }[];
+    };
+    expect(
+      plan.changes
+        .filter((c) => c.action === "unmanaged")
+        .map((c) => c.address)
+        .sort(),
+    ).toEqual(['group["zoo/lions"]', 'group["zoo/tigers"]']);
+    const ignored = bench.manifest(`version: 1
+instance:
+  unmanaged:
+    groups: ignore
+groups:
+  zoo:
+    description: The zoo
+`);
+    const quiet = JSON.parse((await bench.cli(["plan", "--format", "json", ignored])).out) as {
+      changes: { action: string }[];
+      requests: { by_endpoint: Record<string, number> };
+    };
+    expect(quiet.changes.filter((c) => c.action === "unmanaged")).toEqual([]);
+    expect(quiet.requests.by_endpoint["GET /groups/:id/subgroups"]).toBeUndefined();
+    // A delete policy never deletes groups: they stay reported, and apply leaves them.
+    const pruning = bench.manifest(`version: 1
+instance:
+  unmanaged:
+    groups: delete
+groups:
+  zoo: {}
+`);
+    const pruned = await bench.cli(["apply", "--yes", pruning]);
+    expect(pruned.code).toBe(0);
+    await bench.get("/groups/zoo%2Flions");
+  });
 });
