@@ -69699,17 +69699,20 @@ function splitQuery(path2) {
 }
 
 // src/engine/apply.ts
+var LOST_CREATE_ROUNDS = 3;
 async function createOnce(ctx, step) {
   const { kind, parent } = step;
   if (!kind.create || !step.desired) throw new Error(`${step.change.address}: this kind cannot be created`);
-  try {
-    return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: false };
-  } catch (error2) {
-    if (!(error2 instanceof OutcomeUnknownError)) throw error2;
-    const lives = await kind.read(ctx, parent, [step.change.key]);
-    const found = lives.find((l) => l.key === step.change.key);
-    if (found) return { live: found, recovered: true };
-    return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: true };
+  for (let round = 1; ; round++) {
+    try {
+      return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: false };
+    } catch (error2) {
+      if (!(error2 instanceof OutcomeUnknownError)) throw error2;
+      const lives = await kind.read(ctx, parent, [step.change.key]);
+      const found = lives.find((l) => l.key === step.change.key);
+      if (found) return { live: found, recovered: true };
+      if (round >= LOST_CREATE_ROUNDS) throw error2;
+    }
   }
 }
 async function run(ctx, step) {
@@ -70053,7 +70056,8 @@ var Planner = class {
         lives = await kind.read(
           this.ctx,
           parent,
-          items.map((i) => i.key)
+          items.map((i) => i.key),
+          { undeclared: coll.policy !== "ignore" && items.length === coll.items.length }
         );
       } catch (error2) {
         if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
@@ -71007,18 +71011,31 @@ var groupKind = {
   parents: ["instance"],
   updateMode: "update",
   explicitDeleteOnly: true,
-  async read(ctx, _parent, wanted) {
+  async read(ctx, _parent, wanted, options) {
     const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
+    const isUndeclaredChild = (g2) => options?.undeclared === true && !spelling.has(g2.full_path.toLowerCase()) && spelling.has((parentPath(g2.full_path) ?? "").toLowerCase());
     let found;
     if (wanted.length > BULK_THRESHOLD) {
       const all = await ctx.api.list("/groups", { query: { all_available: true } });
-      found = all.filter((g2) => spelling.has(g2.full_path.toLowerCase()));
+      found = all.filter((g2) => spelling.has(g2.full_path.toLowerCase()) || isUndeclaredChild(g2));
     } else {
-      found = await Promise.all(
-        wanted.map(
-          (path2) => orNotFound(ctx.api.get(apiPath`/groups/${path2}`, { query: { with_projects: false } }))
-        )
-      );
+      const [declared, children] = await Promise.all([
+        Promise.all(
+          wanted.map(
+            (path2) => orNotFound(ctx.api.get(apiPath`/groups/${path2}`, { query: { with_projects: false } }))
+          )
+        ),
+        options?.undeclared ? Promise.all(
+          wanted.map(
+            (path2) => orNotFound(
+              ctx.api.list(apiPath`/groups/${path2}/subgroups`, {
+                query: { all_available: true }
+              })
+            )
+          )
+        ) : Promise.resolve([])
+      ]);
+      found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
     }
     return found.filter((g2) => g2 !== void 0).map((g2) => ({ ...toLive6(ctx, g2), key: spelling.get(g2.full_path.toLowerCase()) ?? g2.full_path }));
   },
