@@ -1,39 +1,14 @@
 """Conformance: python-gitlab against the sandbox (run with /usr/bin/python3).
 
-Environment: SANDBOX_URL, ADMIN_TOKEN, USER_TOKEN. Prints one line per check and exits 1 on the first failure.
+Groups, subgroups, projects, users, namespaces, members, pagination and errors. See harness.py.
 """
 
 import io
-import os
-import sys
 
 import gitlab
 import gitlab.exceptions as exc
 from gitlab.v4.objects import GroupExport
-
-URL = os.environ["SANDBOX_URL"]
-admin = gitlab.Gitlab(URL, private_token=os.environ["ADMIN_TOKEN"])
-user = gitlab.Gitlab(URL, private_token=os.environ["USER_TOKEN"])
-guest = gitlab.Gitlab(URL)
-checks = 0
-
-
-def check(name, condition, detail=""):
-    global checks
-    if not condition:
-        print(f"FAIL {name} {detail}")
-        sys.exit(1)
-    checks += 1
-    print(f"ok {name}")
-
-
-def raises(name, error_class, status, fn):
-    try:
-        fn()
-    except error_class as e:
-        check(name, e.response_code == status, f"expected {status}, got {e.response_code}: {e.error_message}")
-        return e
-    check(name, False, f"expected {error_class.__name__}")
+from harness import URL, admin, check, done, guest, raises, user  # noqa: F401
 
 
 admin.auth()
@@ -108,4 +83,4 @@ admin.groups.delete(top.id)
 raises("deleted group is gone", exc.GitlabGetError, 404, lambda: admin.groups.get(top.id))
 raises("user may not delete an internal group they do not own", exc.GitlabDeleteError, 403, lambda: user.groups.delete("py-imported"))
 
-print(f"OK {checks} checks")
+done()
