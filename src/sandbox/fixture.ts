@@ -5,6 +5,7 @@ import {
   buildGroup,
   buildProject,
   type Errors,
+  GROUP_SETTING_KEYS,
   insertGroup,
   insertProject,
   validateGroup,
@@ -125,20 +126,6 @@ function applyMembers(
     store.setMember(type, id, user.id, accessLevel(level, `${where}.members.${username}`, source));
   }
 }
-
-const GROUP_SETTING_KEYS = [
-  "share_with_group_lock",
-  "require_two_factor_authentication",
-  "two_factor_grace_period",
-  "project_creation_level",
-  "auto_devops_enabled",
-  "subgroup_creation_level",
-  "emails_disabled",
-  "mentions_disabled",
-  "lfs_enabled",
-  "default_branch_protection",
-  "request_access_enabled",
-] as const;
 
 /** Applies a fixture to an empty store: core keys here, every other key through a module's hook. */
 export function applyFixture(

@@ -270,3 +270,18 @@ export function insertProject(store: Store, p: ProjectRec): ProjectRec {
   store.data.projects.push(p);
   return p;
 }
+
+/** The group settings the API accepts on create and update (besides name, path, description and visibility). */
+export const GROUP_SETTING_KEYS = [
+  "share_with_group_lock",
+  "require_two_factor_authentication",
+  "two_factor_grace_period",
+  "project_creation_level",
+  "auto_devops_enabled",
+  "subgroup_creation_level",
+  "emails_disabled",
+  "mentions_disabled",
+  "lfs_enabled",
+  "default_branch_protection",
+  "request_access_enabled",
+] as const;

@@ -14,7 +14,7 @@ import {
 } from "../auth.js";
 import { groupDetailJson, groupJson, projectJson, projectSimple } from "../entities.js";
 import { badRequest, forbidden, HttpError, notFound, rubyInspect, validation } from "../errors.js";
-import { buildGroup, type Errors, insertGroup, validateGroup } from "../model.js";
+import { buildGroup, type Errors, GROUP_SETTING_KEYS, insertGroup, validateGroup } from "../model.js";
 import type { ParamSpec } from "../params.js";
 import { accepted, created, noContent, raw } from "../respond.js";
 import { type GroupRec, type ProjectRec, type Store, type UserRec, VISIBILITIES } from "../store.js";
@@ -298,21 +298,7 @@ interface ExportDoc {
   subgroups: ExportDoc[];
 }
 
-const EXPORT_FIELDS = [
-  "description",
-  "visibility",
-  "share_with_group_lock",
-  "require_two_factor_authentication",
-  "two_factor_grace_period",
-  "project_creation_level",
-  "auto_devops_enabled",
-  "subgroup_creation_level",
-  "emails_disabled",
-  "mentions_disabled",
-  "lfs_enabled",
-  "default_branch_protection",
-  "request_access_enabled",
-] as const;
+const EXPORT_FIELDS = ["description", "visibility", ...GROUP_SETTING_KEYS] as const;
 
 function exportDoc(store: Store, g: GroupRec): ExportDoc {
   const group: Record<string, unknown> = { name: g.name, path: g.path };
