@@ -149,6 +149,19 @@ class Counter {
   }
 }
 
+/** The measurements every row carries: the process's own, the sandbox's request counts, the machine's load. */
+function measured(m: Measured, counter: Counter) {
+  return {
+    wallMs: m.wallMs,
+    cpuMs: m.cpuMs,
+    maxRssMb: m.maxRssMb,
+    requests: counter.total,
+    writes: counter.writes,
+    byEndpoint: counter.endpoints(),
+    load: loadavg()[0] ?? 0,
+  };
+}
+
 function fail(what: string, m: Measured): never {
   throw new Error(
     `bench: ${what} failed (exit ${m.code}):\n${m.stderr.slice(-3000)}${m.stdout.slice(-2000)}`,
@@ -288,13 +301,7 @@ async function runSize(
         changes: s.create + s.update + s.replace + s.delete,
         expectedChanges: expected,
         unmanaged: s.unmanaged,
-        wallMs: m.wallMs,
-        cpuMs: m.cpuMs,
-        maxRssMb: m.maxRssMb,
-        requests: counter.total,
-        writes: counter.writes,
-        byEndpoint: counter.endpoints(),
-        load: loadavg()[0] ?? 0,
+        ...measured(m, counter),
         clientRequests: json.requests.total,
         bound: planBound(shape, scopeKinds, latencyMs, concurrency),
       });
@@ -324,13 +331,7 @@ async function runSize(
         changes: (`${m.stdout}\n${m.stderr}`.match(/\(dry-run\)/g) ?? []).length,
         expectedChanges: 0,
         unmanaged: null,
-        wallMs: m.wallMs,
-        cpuMs: m.cpuMs,
-        maxRssMb: m.maxRssMb,
-        requests: counter.total,
-        writes: counter.writes,
-        byEndpoint: counter.endpoints(),
-        load: loadavg()[0] ?? 0,
+        ...measured(m, counter),
         clientRequests: null,
         bound: planBound(shape, common, latencyMs, concurrency),
       });
@@ -352,13 +353,7 @@ async function runSize(
       changes: null,
       expectedChanges: null,
       unmanaged: null,
-      wallMs: m.wallMs,
-      cpuMs: m.cpuMs,
-      maxRssMb: m.maxRssMb,
-      requests: counter.total,
-      writes: counter.writes,
-      byEndpoint: counter.endpoints(),
-      load: loadavg()[0] ?? 0,
+      ...measured(m, counter),
       clientRequests: null,
       bound: applyBound(shape, kinds, latencyMs, concurrency),
     });
