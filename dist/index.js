@@ -2161,9 +2161,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve5(data);
+              return err ? reject(err) : resolve6(data);
             });
           });
         }
@@ -2201,12 +2201,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve5(data);
+              ) : resolve6(data);
             });
           });
         }
@@ -4473,8 +4473,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve5, reject) => {
-        res = resolve5;
+      const promise = new Promise((resolve6, reject) => {
+        res = resolve6;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -6725,12 +6725,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve6;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7400,12 +7400,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve6;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7884,16 +7884,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve5;
+            this[kClosedResolve] = resolve6;
           } else {
-            resolve5(null);
+            resolve6(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -7904,7 +7904,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve5(null);
+            resolve6(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7955,7 +7955,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve5, reject) => {
+        const socket = await new Promise((resolve6, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7967,7 +7967,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve5(socket2);
+              resolve6(socket2);
             }
           });
         });
@@ -8303,8 +8303,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve5) => {
-            this[kClosedResolve] = resolve5;
+          await new Promise((resolve6) => {
+            this[kClosedResolve] = resolve6;
           });
         }
       }
@@ -9573,7 +9573,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve5, reject) => {
+        return await new Promise((resolve6, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9586,7 +9586,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve5(null);
+              resolve6(null);
             }
           }).on("error", noop).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9605,7 +9605,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve6, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9622,7 +9622,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve5,
+              resolve: resolve6,
               reject,
               length: 0,
               body: []
@@ -9692,18 +9692,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body: body2, resolve: resolve5, stream, length } = consume2;
+      const { type, body: body2, resolve: resolve6, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve5(chunksDecode(body2, length));
+          resolve6(chunksDecode(body2, length));
         } else if (type === "json") {
-          resolve5(JSON.parse(chunksDecode(body2, length)));
+          resolve6(JSON.parse(chunksDecode(body2, length)));
         } else if (type === "arrayBuffer") {
-          resolve5(chunksConcat(body2, length).buffer);
+          resolve6(chunksConcat(body2, length).buffer);
         } else if (type === "blob") {
-          resolve5(new Blob(body2, { type: stream[kContentType] }));
+          resolve6(new Blob(body2, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve5(chunksConcat(body2, length));
+          resolve6(chunksConcat(body2, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9960,9 +9960,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10185,9 +10185,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10472,9 +10472,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -10566,9 +10566,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -14431,7 +14431,7 @@ var require_fetch = __commonJS({
       function dispatch({ body: body2 }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve5, reject) => agent.dispatch(
+        return new Promise((resolve6, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14507,7 +14507,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve5({
+              resolve6({
                 status,
                 statusText,
                 headersList,
@@ -14550,7 +14550,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve5({
+              resolve6({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -18291,8 +18291,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay2(ms) {
-      return new Promise((resolve5) => {
-        setTimeout(resolve5, ms).unref();
+      return new Promise((resolve6) => {
+        setTimeout(resolve6, ms).unref();
       });
     }
     module.exports = {
@@ -24778,8 +24778,8 @@ var require_resolve = __commonJS({
       }
       return count2;
     }
-    function getFullPath(resolver2, id = "", normalize3) {
-      if (normalize3 !== false)
+    function getFullPath(resolver2, id = "", normalize) {
+      if (normalize !== false)
         id = normalizeId(id);
       const p2 = resolver2.parse(id);
       return _getFullPath(resolver2, p2);
@@ -25527,7 +25527,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref2];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve5.call(this, root, ref2);
+      let _sch = resolve6.call(this, root, ref2);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
         const { schemaId } = this.opts;
@@ -25554,7 +25554,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve5(root, ref2) {
+    function resolve6(root, ref2) {
       let sch;
       while (typeof (sch = this.refs[ref2]) == "string")
         ref2 = sch;
@@ -26408,7 +26408,7 @@ var require_fast_uri = __commonJS({
       }
       return stringScheme;
     }
-    function normalize3(uri, options) {
+    function normalize(uri, options) {
       if (typeof uri === "string") {
         uri = /** @type {T} */
         normalizeString(uri, options);
@@ -26418,7 +26418,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve5(baseURI, relativeURI, options) {
+    function resolve6(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -26454,50 +26454,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base2, relative4, options, skipNormalization) {
+    function resolveComponent(base2, relative5, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base2 = parse(serialize(base2, options), options);
-        relative4 = parse(serialize(relative4, options), options);
+        relative5 = parse(serialize(relative5, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative4.scheme) {
-        target.scheme = relative4.scheme;
-        target.userinfo = relative4.userinfo;
-        target.host = relative4.host;
-        target.port = relative4.port;
-        target.path = removeDotSegments(relative4.path || "");
-        target.query = relative4.query;
+      if (!options.tolerant && relative5.scheme) {
+        target.scheme = relative5.scheme;
+        target.userinfo = relative5.userinfo;
+        target.host = relative5.host;
+        target.port = relative5.port;
+        target.path = removeDotSegments(relative5.path || "");
+        target.query = relative5.query;
       } else {
-        if (relative4.userinfo !== void 0 || relative4.host !== void 0 || relative4.port !== void 0) {
-          target.userinfo = relative4.userinfo;
-          target.host = relative4.host;
-          target.port = relative4.port;
-          target.path = removeDotSegments(relative4.path || "");
-          target.query = relative4.query;
+        if (relative5.userinfo !== void 0 || relative5.host !== void 0 || relative5.port !== void 0) {
+          target.userinfo = relative5.userinfo;
+          target.host = relative5.host;
+          target.port = relative5.port;
+          target.path = removeDotSegments(relative5.path || "");
+          target.query = relative5.query;
         } else {
-          if (!relative4.path) {
+          if (!relative5.path) {
             target.path = base2.path;
-            if (relative4.query !== void 0) {
-              target.query = relative4.query;
+            if (relative5.query !== void 0) {
+              target.query = relative5.query;
             } else {
               target.query = base2.query;
             }
           } else {
-            if (relative4.path[0] === "/") {
-              target.path = removeDotSegments(relative4.path);
+            if (relative5.path[0] === "/") {
+              target.path = removeDotSegments(relative5.path);
             } else {
               const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
               if (baseHasAuthority && !base2.path) {
-                target.path = "/" + relative4.path;
+                target.path = "/" + relative5.path;
               } else if (!base2.path) {
-                target.path = relative4.path;
+                target.path = relative5.path;
               } else {
-                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative4.path;
+                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative5.path;
               }
               target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative4.query;
+            target.query = relative5.query;
           }
           target.userinfo = base2.userinfo;
           target.host = base2.host;
@@ -26505,7 +26505,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base2.scheme;
       }
-      target.fragment = relative4.fragment;
+      target.fragment = relative5.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -26808,8 +26808,8 @@ var require_fast_uri = __commonJS({
     }
     var fastUri = {
       SCHEMES,
-      normalize: normalize3,
-      resolve: resolve5,
+      normalize,
+      resolve: resolve6,
       resolveComponent,
       equal,
       serialize,
@@ -40770,9 +40770,9 @@ var require_dispatcher_base2 = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve5(data);
+              return err ? reject(err) : resolve6(data);
             });
           });
         }
@@ -40810,9 +40810,9 @@ var require_dispatcher_base2 = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve5, reject) => {
+          return new Promise((resolve6, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve5(data);
+              return err2 ? reject(err2) : resolve6(data);
             });
           });
         }
@@ -44318,8 +44318,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve5, reject) => {
-        res = resolve5;
+      const promise = new Promise((resolve6, reject) => {
+        res = resolve6;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -45745,12 +45745,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve6;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -46634,12 +46634,12 @@ var require_client_h22 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve5, reject) => {
+      const waitForDrain = () => new Promise((resolve6, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve5;
+          callback = resolve6;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -46956,16 +46956,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve5;
+            this[kClosedResolve] = resolve6;
           } else {
-            resolve5(null);
+            resolve6(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve5) => {
+        return new Promise((resolve6) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -46978,7 +46978,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve5(null);
+            resolve6(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -47385,8 +47385,8 @@ var require_pool_base2 = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve5) => {
-            this[kClosedResolve] = resolve5;
+          return new Promise((resolve6) => {
+            this[kClosedResolve] = resolve6;
           });
         }
       }
@@ -48508,7 +48508,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug2("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve5, reject) => {
+        const socket = await new Promise((resolve6, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -48518,7 +48518,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve5(socket2);
+              resolve6(socket2);
             }
           });
         });
@@ -48528,14 +48528,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve5, reject) => {
+        await new Promise((resolve6, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve5();
+            resolve6();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -48544,14 +48544,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve5();
+            resolve6();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve5, reject) => {
+        await new Promise((resolve6, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -48559,7 +48559,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info2);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve5();
+            resolve6();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -48602,8 +48602,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve5, reject) => {
-                      finalSocket.once("secureConnect", resolve5);
+                    await new Promise((resolve6, reject) => {
+                      finalSocket.once("secureConnect", resolve6);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -49736,7 +49736,7 @@ var require_readable2 = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -49750,11 +49750,11 @@ var require_readable2 = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve5(null);
+                resolve6(null);
               }
             });
           } else {
-            this.on("close", resolve5);
+            this.on("close", resolve6);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -49782,7 +49782,7 @@ var require_readable2 = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve5, reject) => {
+      return new Promise((resolve6, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -49797,7 +49797,7 @@ var require_readable2 = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve5,
+              resolve: resolve6,
               reject,
               length: 0,
               body: []
@@ -49871,18 +49871,18 @@ var require_readable2 = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body: body2, resolve: resolve5, stream, length } = consume2;
+      const { type, body: body2, resolve: resolve6, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve5(chunksDecode(body2, length, encoding));
+          resolve6(chunksDecode(body2, length, encoding));
         } else if (type === "json") {
-          resolve5(JSON.parse(chunksDecode(body2, length, encoding)));
+          resolve6(JSON.parse(chunksDecode(body2, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve5(chunksConcat(body2, length).buffer);
+          resolve6(chunksConcat(body2, length).buffer);
         } else if (type === "blob") {
-          resolve5(new Blob(body2, { type: stream[kContentType] }));
+          resolve6(new Blob(body2, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve5(chunksConcat(body2, length));
+          resolve6(chunksConcat(body2, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -50072,9 +50072,9 @@ var require_api_request2 = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -50286,9 +50286,9 @@ var require_api_stream2 = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -50576,9 +50576,9 @@ var require_api_upgrade2 = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -50671,9 +50671,9 @@ var require_api_connect2 = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve5, reject) => {
+        return new Promise((resolve6, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve5(data);
+            return err ? reject(err) : resolve6(data);
           });
         });
       }
@@ -51947,7 +51947,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
     var { writeFile: writeFile3, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname4, resolve: resolve5 } = __require("node:path");
+    var { dirname: dirname5, resolve: resolve6 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors4();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -52148,7 +52148,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile2(resolve5(path2), "utf8");
+          const data = await readFile2(resolve6(path2), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -52177,8 +52177,8 @@ var require_snapshot_recorder = __commonJS({
         if (!path2) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve5(path2);
-        await mkdir2(dirname4(resolvedPath), { recursive: true });
+        const resolvedPath = resolve6(path2);
+        await mkdir2(dirname5(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
@@ -60157,7 +60157,7 @@ var require_fetch2 = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path2 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve5, reject) => agent.dispatch(
+        return new Promise((resolve6, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path2}?` : path2,
             origin: url.origin,
@@ -60245,7 +60245,7 @@ var require_fetch2 = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve5({
+              resolve6({
                 status,
                 statusText,
                 headersList,
@@ -60298,7 +60298,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve5({
+              resolve6({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -60322,7 +60322,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve5({
+              resolve6({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -64658,9 +64658,9 @@ ${captureLines}` : capture.stack;
 });
 
 // src/action/run.ts
-import { mkdtempSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { mkdtempSync, writeFileSync as writeFileSync3 } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute3, join as join2, relative as relative3, resolve as resolve4 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join4, relative as relative4, resolve as resolve5 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -64824,11 +64824,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve5) {
-      resolve5(value);
+    return value instanceof P2 ? value : new P2(function(resolve6) {
+      resolve6(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve5, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve6, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -64844,7 +64844,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve5(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -65394,9 +65394,18 @@ var Secret = class _Secret {
   #value;
   /** Where the value came from, safe to print: `env:HOOK_TOKEN`, `file:secrets/token.txt`, or `literal`. */
   origin;
-  constructor(value, origin) {
+  /**
+   * The value as it may be shown: the manifest's text with each reference masked
+   * (`https://h/?key=(sensitive)`), or just the mask when the whole value is secret.
+   */
+  shown;
+  /** The value was not resolved (`validate --no-secrets`): it is unknown, not empty. */
+  unresolved;
+  constructor(value, origin, shown = MASK, unresolved = false) {
     this.#value = value;
     this.origin = origin;
+    this.shown = shown;
+    this.unresolved = unresolved;
   }
   reveal() {
     return this.#value;
@@ -65419,6 +65428,12 @@ var Secret = class _Secret {
 };
 function isSecret(value) {
   return value instanceof Secret;
+}
+function containsSecret(value) {
+  if (value instanceof Secret) return true;
+  if (Array.isArray(value)) return value.some(containsSecret);
+  if (value !== null && typeof value === "object") return Object.values(value).some(containsSecret);
+  return false;
 }
 function maskSecrets(value) {
   if (value instanceof Secret) return MASK;
@@ -65539,8 +65554,9 @@ function resolveString(text, container, key, path2, opts, diags) {
     return readFileSync2(found.path, "utf8").replace(/\r?\n$/, "");
   });
   if (origins.length === 0) return out;
-  if (failed) return new Secret("", origins.join(","));
-  return new Secret(out, origins.join(","));
+  const shown = text.replace(REF, (whole) => whole === "$${" ? "${" : Secret.mask);
+  if (failed || !opts.secrets) return new Secret("", origins.join(","), shown, true);
+  return new Secret(out, origins.join(","), shown);
 }
 
 // node_modules/croner/dist/croner.js
@@ -66237,19 +66253,103 @@ function standardFormatMessage(format, value) {
   }
 }
 
+// src/manifest/normalize.ts
+var UNIT_SECONDS2 = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, 86400],
+  [/^(w|wks?|weeks?)$/, 604800],
+  [/^(mos?|mons?|months?)$/, 2592e3],
+  [/^(y|yrs?|years?)$/, 31557600]
+];
+function durationSeconds(text) {
+  const s = text.trim().toLowerCase().replace(/,|\band\b/g, " ");
+  if (s.length > 200) return void 0;
+  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s));
+  let total = 0;
+  let consumed = "";
+  for (const m2 of s.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
+    const unit = UNIT_SECONDS2.find(([r]) => r.test(m2[2] ?? ""));
+    if (!unit) return void 0;
+    total += Number(m2[1]) * unit[1];
+    consumed += m2[0];
+  }
+  if (consumed === "" || consumed.replace(/\s/g, "") !== s.replace(/\s/g, "")) return void 0;
+  return Math.round(total);
+}
+function canonicalTimeZone(name) {
+  const trimmed = name.trim();
+  const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
+  } catch {
+    return trimmed;
+  }
+}
+var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+function instantOf(value) {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
+    const ms = Date.parse(value.trim());
+    return Number.isNaN(ms) ? void 0 : ms;
+  }
+  return void 0;
+}
+function canonicalSshKey(text) {
+  const [type, blob] = text.trim().split(/\s+/);
+  return blob ? `${type} ${blob}` : text.trim();
+}
+var NORMALIZERS = {
+  duration: (v2) => durationSeconds(v2) ?? v2.trim(),
+  timezone: canonicalTimeZone,
+  ref: (v2) => v2.trim().replace(/^refs\/(heads|tags)\//, ""),
+  instant: (v2) => instantOf(v2) ?? v2,
+  lowercase: (v2) => v2.trim().toLowerCase(),
+  whitespace: (v2) => v2.trim().replace(/\s+/g, " "),
+  "ssh-key": canonicalSshKey
+};
+function isNormalizerName(name) {
+  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
+}
+function normalizeValue(name, value) {
+  if (value instanceof Date && name === "instant") return value.getTime();
+  return typeof value === "string" ? NORMALIZERS[name](value) : value;
+}
+
 // src/manifest/rules.ts
 var isObj = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
 function wikiSlug(title) {
   return title.trim().replace(/[\s<>+]/g, "-");
 }
-function identityOf(item, spec, collection) {
+function identityOf(item, spec, collection, itemSchema) {
   if (collection === "wiki_pages" && item.slug === void 0 && typeof item.title === "string") {
-    return wikiSlug(item.title);
+    const slug = wikiSlug(item.title);
+    return { key: slug, label: slug, compare: slug, unknown: false };
   }
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
-  const parts = fields.map((f2) => item[f2]);
-  if (parts.some((p2) => p2 === void 0 || p2 === null || typeof p2 === "object")) return void 0;
-  return parts.map(String).join("#");
+  const props = itemSchema?.properties ?? {};
+  const keys = [];
+  const labels = [];
+  const compares = [];
+  let unknown = false;
+  for (const f2 of fields) {
+    const v2 = item[f2];
+    let key;
+    if (isSecret(v2)) {
+      key = v2.reveal();
+      labels.push(v2.shown);
+      unknown ||= v2.unresolved;
+    } else if (v2 === void 0 || v2 === null || typeof v2 === "object") return void 0;
+    else {
+      key = String(v2);
+      labels.push(key);
+    }
+    keys.push(key);
+    const normalizer = props[f2]?.["x-normalize"];
+    compares.push(isNormalizerName(normalizer) ? String(normalizeValue(normalizer, key)) : key);
+  }
+  return { key: keys.join("#"), label: labels.join("#"), compare: compares.join("#"), unknown };
 }
 var LEVEL_NAMES = { private: 0, internal: 10, public: 20 };
 function checkBody(value, schema, path2, ctx) {
@@ -66291,21 +66391,8 @@ function checkBody(value, schema, path2, ctx) {
     const identity = raw["x-identity"] ?? prop["x-identity"];
     if (prop.type === "array" && Array.isArray(v2) && identity) {
       const itemSchema = schemas.resolve(prop.items);
-      const seen = /* @__PURE__ */ new Map();
       v2.forEach((item, i) => {
         if (!isObj(item)) return;
-        const id = identityOf(item, identity, key);
-        if (id !== void 0) {
-          const first = seen.get(id);
-          const at = selfLoc(item);
-          if (first) {
-            diags.error(
-              at,
-              renderPath([...fieldPath, i]),
-              `duplicate ${key} entry "${id}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`
-            );
-          } else seen.set(id, at);
-        }
         checkItem(key, item, [...fieldPath, i], ctx);
         checkBody(item, itemSchema, [...fieldPath, i], ctx);
       });
@@ -66432,6 +66519,66 @@ function checkGroupVisibility(groups, diags) {
     }
   }
 }
+function checkIdentities(value, schema, path2, ctx, shared) {
+  if (!isObj(value)) return;
+  const { schemas, diags } = ctx;
+  const props = schema.properties ?? {};
+  for (const [key, raw] of Object.entries(props)) {
+    if (!Object.hasOwn(value, key)) continue;
+    const v2 = value[key];
+    const prop = schemas.resolve(raw);
+    const identity = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v2) && identity) {
+      const itemSchema = schemas.resolve(prop.items);
+      const sharedFields = itemSchema["x-shared-fields"] ?? [];
+      const seen = /* @__PURE__ */ new Map();
+      v2.forEach((item, i) => {
+        if (!isObj(item)) return;
+        const itemPath = [...path2, key, i];
+        const id = identityOf(item, identity, key, itemSchema);
+        if (id !== void 0 && !id.unknown) {
+          const first = seen.get(id.compare);
+          const at = selfLoc(item);
+          if (first) {
+            diags.error(
+              at,
+              renderPath(itemPath),
+              `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`
+            );
+          } else {
+            seen.set(id.compare, at);
+            if (sharedFields.length > 0 && item.state !== "absent")
+              checkShared(key, id, item, sharedFields, itemPath, shared, diags);
+          }
+        }
+        checkIdentities(item, itemSchema, itemPath, ctx, shared);
+      });
+    } else if (prop["x-singleton"] === true && isObj(v2)) {
+      checkIdentities(v2, prop, [...path2, key], ctx, shared);
+    }
+  }
+}
+function checkShared(collection, id, item, fields, path2, shared, diags) {
+  const slot = `${collection}\0${id.compare}`;
+  const first = shared.get(slot);
+  if (!first) {
+    shared.set(slot, { values: item, at: selfLoc(item), label: id.label });
+    return;
+  }
+  for (const f2 of fields) {
+    const mine = item[f2];
+    const theirs = first.values[f2];
+    if (mine === void 0 || theirs === void 0) continue;
+    const same = isSecret(mine) || isSecret(theirs) ? String(mine) === String(theirs) : mine === theirs;
+    if (same) continue;
+    const show = (x) => isSecret(x) ? x.shown : JSON.stringify(x);
+    diags.error(
+      valueLoc(item, f2),
+      renderPath([...path2, f2]),
+      `${collection} entry "${id.label}" is also declared at ${formatRef(first.at)} with ${f2} ${show(theirs)}, here ${show(mine)}: the platform keeps one ${f2} for it, shared by every project that uses it, so give it the same ${f2} everywhere`
+    );
+  }
+}
 
 // src/manifest/build.ts
 var isObj2 = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2) && !isSecret(v2);
@@ -66470,7 +66617,12 @@ function buildNode(collection, key, body2, schema, ctx) {
       const itemSchema = ctx.schemas.resolve(prop.items);
       children[k2] = {
         policy: policyOf(body2, k2),
-        items: v2.filter(isObj2).map((item) => buildNode(k2, identityOf(item, identity, k2) ?? "", item, itemSchema, ctx))
+        items: v2.filter(isObj2).map((item) => {
+          const id = identityOf(item, identity, k2, itemSchema);
+          const node = buildNode(k2, id?.key ?? "", item, itemSchema, ctx);
+          if (id && id.label !== id.key) node.label = id.label;
+          return node;
+        })
       };
       continue;
     }
@@ -66538,7 +66690,9 @@ var ANNOTATIONS = [
   "x-restart",
   "x-local",
   "x-requires",
-  "x-key-sizes"
+  "x-key-sizes",
+  "x-normalize",
+  "x-shared-fields"
 ];
 var SCHEMA_DIR = new URL("../schemas/", import.meta.url);
 var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
@@ -66561,7 +66715,7 @@ function loadSchemas() {
     files[name] = schema;
     ajv.addSchema(schema, name);
   }
-  const resolve5 = (schema) => {
+  const resolve6 = (schema) => {
     let current = schema;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
@@ -66580,13 +66734,13 @@ function loadSchemas() {
     seen.add(schema);
     const props = schema.properties ?? {};
     for (const [key, raw] of Object.entries(props)) {
-      const prop = resolve5(raw);
+      const prop = resolve6(raw);
       let item;
       if (prop.type === "array" && prop.items && (raw["x-identity"] ?? prop["x-identity"])) {
-        item = resolve5(prop.items);
+        item = resolve6(prop.items);
       } else if (prop["x-singleton"] === true) item = prop;
       else if (key === "instance" || (key === "groups" || key === "projects") && prop.additionalProperties) {
-        item = key === "instance" ? prop : resolve5(prop.additionalProperties);
+        item = key === "instance" ? prop : resolve6(prop.additionalProperties);
       }
       if (!item) continue;
       if (!byCollection.has(`${owner}/${key}`)) byCollection.set(`${owner}/${key}`, item);
@@ -66611,7 +66765,7 @@ function loadSchemas() {
       }
       return byCollection.get(collection);
     },
-    resolve: resolve5
+    resolve: resolve6
   };
   return cached;
 }
@@ -67142,6 +67296,11 @@ async function loadManifests(paths, opts) {
   if (instance) interpolate(instance, ["instance"], interp, diags);
   for (const [n2, b2] of groupBodies) interpolate(b2, ["groups", n2], interp, diags);
   for (const [n2, b2] of projectBodies) interpolate(b2, ["projects", n2], interp, diags);
+  const shared = /* @__PURE__ */ new Map();
+  if (instance) checkIdentities(instance, file("instance.schema.json"), ["instance"], ctx, shared);
+  for (const [n2, b2] of groupBodies) checkIdentities(b2, file("group.schema.json"), ["groups", n2], ctx, shared);
+  for (const [n2, b2] of projectBodies)
+    checkIdentities(b2, file("project.schema.json"), ["projects", n2], ctx, shared);
   if (docs.length === 0 && !diags.hasErrors) {
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
@@ -67812,6 +67971,8 @@ function changeJson(change) {
     live_id: change.liveId,
     reason: change.reason,
     source: change.source && sourceJson(change.source),
+    deleted_with: change.deletedWith,
+    backup: change.backup,
     fields: change.fields.map(fieldJson)
   };
 }
@@ -67908,6 +68069,8 @@ var planSchemaV1 = {
           collection: { type: "string" },
           key: { type: "string" },
           live_id: { type: ["string", "integer"] },
+          deleted_with: { type: "string" },
+          backup: { type: "string" },
           reason: { type: "string" },
           source,
           fields: {
@@ -67993,6 +68156,8 @@ function toChange(c) {
   if (c.reason !== void 0) change.reason = c.reason;
   if (c.source !== void 0) change.source = toSource(c.source);
   if (c.live_id !== void 0) change.liveId = c.live_id;
+  if (c.deleted_with !== void 0) change.deletedWith = c.deleted_with;
+  if (c.backup !== void 0) change.backup = c.backup;
   return change;
 }
 function toProblem(p2) {
@@ -68492,8 +68657,9 @@ function driftSummary(plan) {
   for (const change of plan.changes) summary2[driftStatus(change)]++;
   return summary2;
 }
-function driftExitCode(plan) {
-  return plan.changes.length > 0 ? 2 : 0;
+function driftExitCode(plan, options = {}) {
+  if (hasChanges(plan)) return 2;
+  return options.failOnUnmanaged && plan.summary.unmanaged > 0 ? 2 : 0;
 }
 function driftSummaryLine(plan) {
   const s = driftSummary(plan);
@@ -68754,6 +68920,9 @@ function stalenessOf(saved, fresh) {
   return void 0;
 }
 
+// src/cli/workflow.ts
+import { isAbsolute as isAbsolute3, join as join3, relative as relative3, resolve as resolve4 } from "node:path";
+
 // src/api/client.ts
 import { readFileSync as readFileSync7 } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
@@ -68846,27 +69015,27 @@ function pLimit(concurrency) {
     activeCount--;
     resumeNext();
   };
-  const run3 = async (function_, resolve5, arguments_) => {
+  const run3 = async (function_, resolve6, arguments_) => {
     const result = (async () => function_(...arguments_))();
-    resolve5(result);
+    resolve6(result);
     try {
       await result;
     } catch {
     }
     next();
   };
-  const enqueue = (function_, resolve5, reject, arguments_) => {
+  const enqueue = (function_, resolve6, reject, arguments_) => {
     const queueItem = { reject };
     new Promise((internalResolve) => {
       queueItem.run = internalResolve;
       queue.enqueue(queueItem);
-    }).then(run3.bind(void 0, function_, resolve5, arguments_));
+    }).then(run3.bind(void 0, function_, resolve6, arguments_));
     if (activeCount < concurrency) {
       resumeNext();
     }
   };
-  const generator = (function_, ...arguments_) => new Promise((resolve5, reject) => {
-    enqueue(function_, resolve5, reject, arguments_);
+  const generator = (function_, ...arguments_) => new Promise((resolve6, reject) => {
+    enqueue(function_, resolve6, reject, arguments_);
   });
   Object.defineProperties(generator, {
     activeCount: {
@@ -69259,7 +69428,7 @@ var Redactor = class _Redactor {
 // src/api/retry.ts
 var IDEMPOTENT_METHODS = /* @__PURE__ */ new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"]);
 var RETRYABLE_STATUS = /* @__PURE__ */ new Set([429, 502, 503, 504]);
-var OUTCOME_UNKNOWN_STATUS = /* @__PURE__ */ new Set([502, 504]);
+var OUTCOME_UNKNOWN_STATUS = /* @__PURE__ */ new Set([429, 502, 503, 504]);
 var TRANSIENT_CODES = /* @__PURE__ */ new Set([
   "ECONNRESET",
   "EPIPE",
@@ -69446,6 +69615,15 @@ var ApiClient = class {
       connect: { timeout: this.#timeoutMs, ...ca === void 0 ? {} : { ca } }
     });
   }
+  /** Attempts per request, the first included: also how many rounds a caller gives a create it re-reads. */
+  get maxAttempts() {
+    return this.#maxAttempts;
+  }
+  /** Waits as before the given retry (exponential backoff with jitter), for callers that retry whole operations. */
+  async pause(retry) {
+    const wait = Math.min(backoffMs(retry, this.#backoff), this.#maxRetryWaitMs);
+    if (wait > 0) await this.#sleep(wait);
+  }
   /** Sends one request (retrying where safe) and returns status, headers and parsed body; throws on non-2xx. */
   async request(method, path2, opts = {}) {
     const prepared = this.#prepare(method.toUpperCase(), path2, opts);
@@ -69600,6 +69778,7 @@ var ApiClient = class {
       headers,
       body: body2,
       scim,
+      binary: opts.binary === true,
       redactor
     };
   }
@@ -69624,11 +69803,12 @@ var ApiClient = class {
           attempts: attempt,
           ...gaveUp === void 0 ? {} : { gaveUp }
         });
-        if (!idempotent && OUTCOME_UNKNOWN_STATUS.has(result.status)) {
+        const asked = serverDelayMs(result.headers, Date.now());
+        const askedToWait = (result.status === 429 || result.status === 503) && asked !== void 0;
+        if (!idempotent && OUTCOME_UNKNOWN_STATUS.has(result.status) && !askedToWait) {
           throw new OutcomeUnknownError(req.method, req.shownPath, fail());
         }
-        const asked = serverDelayMs(result.headers, Date.now());
-        const retryable = idempotent ? RETRYABLE_STATUS.has(result.status) : (result.status === 429 || result.status === 503) && asked !== void 0;
+        const retryable = idempotent ? RETRYABLE_STATUS.has(result.status) : askedToWait;
         if (!retryable) throw fail();
         retry = { wait: asked ?? backoffMs(attempt, this.#backoff), serverAsked: asked !== void 0, fail };
       } else {
@@ -69672,14 +69852,15 @@ var ApiClient = class {
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs
       });
-      const text = await response.body.text();
+      const bytes = new Uint8Array(await response.body.arrayBuffer());
       const headers = normaliseHeaders(response.headers);
       this.#debug?.(`${shown} -> ${response.statusCode} (${elapsed()})`);
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
       return {
         kind: "response",
         status: response.statusCode,
         headers,
-        body: parseBody(text, headers["content-type"] ?? "")
+        body: req.binary && ok ? bytes : parseBody(new TextDecoder().decode(bytes), headers["content-type"] ?? "")
       };
     } catch (error2) {
       this.#debug?.(`${shown} -> ${classifyError(error2).code} (${elapsed()})`);
@@ -69699,19 +69880,20 @@ function splitQuery(path2) {
 }
 
 // src/engine/apply.ts
-var LOST_CREATE_ROUNDS = 3;
 async function createOnce(ctx, step) {
   const { kind, parent } = step;
   if (!kind.create || !step.desired) throw new Error(`${step.change.address}: this kind cannot be created`);
+  const rounds = Math.max(1, ctx.api.maxAttempts);
   for (let round = 1; ; round++) {
     try {
-      return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: false };
+      return { live: await kind.create(ctx, parent, step.desired, step.key), recovered: false };
     } catch (error2) {
       if (!(error2 instanceof OutcomeUnknownError)) throw error2;
-      const lives = await kind.read(ctx, parent, [step.change.key]);
-      const found = lives.find((l) => l.key === step.change.key);
+      const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
+      const found = lives.find((l) => l.key === step.key);
       if (found) return { live: found, recovered: true };
-      if (round >= LOST_CREATE_ROUNDS) throw error2;
+      if (round >= rounds) throw error2;
+      await ctx.api.pause(round);
     }
   }
 }
@@ -69743,7 +69925,17 @@ async function run(ctx, step) {
       return recovered;
     }
     case "delete": {
+      if (change.deletedWith) return false;
       if (!kind.remove || !step.live) throw new Error("this kind cannot be deleted");
+      if (step.backupFile && kind.backup) {
+        try {
+          await kind.backup(ctx, parent, step.live, step.backupFile);
+        } catch (error2) {
+          throw new Error(
+            `not deleted: saving its backup to ${change.backup ?? step.backupFile} failed (${error2.message}); fix that and apply again, or apply with --no-backup to delete it without one`
+          );
+        }
+      }
       await kind.remove(ctx, parent, step.live);
       return false;
     }
@@ -69785,7 +69977,8 @@ async function applySteps(ctx, steps, options) {
     running.set(step.change.address, execute(step, step.deps));
   }
   await Promise.all(running.values());
-  const deletes = active.filter((s) => s.change.action === "delete");
+  const cascaded = active.filter((s) => s.change.action === "delete" && s.change.deletedWith);
+  const deletes = active.filter((s) => s.change.action === "delete" && !s.change.deletedWith);
   const depths = [...new Set(deletes.map((s) => s.depth))].sort((a, b2) => b2 - a);
   for (const depth of depths) {
     const batch = deletes.filter((s) => s.depth === depth);
@@ -69797,6 +69990,7 @@ async function applySteps(ctx, steps, options) {
       })
     );
   }
+  for (const step of cascaded) await execute(step, [step.change.deletedWith]);
   return steps.filter((s) => outcomes.has(s.change.address)).map((s) => outcomes.get(s.change.address));
 }
 
@@ -69845,6 +70039,7 @@ async function createContext(api) {
 
 // src/engine/plan.ts
 import { createHash as createHash2 } from "node:crypto";
+import { join as join2 } from "node:path";
 
 // src/kinds/kind.ts
 var FieldError = class extends Error {
@@ -69862,18 +70057,10 @@ function addressOf(parentAddress, kind, key) {
 }
 
 // src/engine/compare.ts
-var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 function isBlank(value) {
   return value === void 0 || value === null || value === "";
 }
-function asInstant(value) {
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
-    const ms = Date.parse(value.trim());
-    return Number.isNaN(ms) ? void 0 : ms;
-  }
-  return void 0;
-}
+var asInstant = instantOf;
 function canonical(value) {
   if (isSecret(value)) return `secret:${value.reveal()}`;
   if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
@@ -69885,6 +70072,11 @@ function canonical(value) {
   return JSON.stringify(value ?? null);
 }
 function sameValue(desired, live, options = {}) {
+  const { normalize } = options;
+  if (normalize && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
+    const mine = normalizeValue(normalize, isSecret(desired) ? desired.reveal() : desired);
+    return mine === normalizeValue(normalize, live) || sameValue(desired, live, { set: options.set });
+  }
   if (isSecret(desired)) return desired.equals(live);
   if (isBlank(desired) && isBlank(live)) return true;
   if (isBlank(desired) !== isBlank(live)) {
@@ -69913,7 +70105,7 @@ function sameValue(desired, live, options = {}) {
       }
       return true;
     }
-    return desired.every((item, i) => sameValue(item, live[i]));
+    return desired.every((item, i) => sameValue(item, live[i], { ...normalize ? { normalize } : {} }));
   }
   if (desired !== null && typeof desired === "object") {
     if (live === null || typeof live !== "object" || Array.isArray(live)) return false;
@@ -69929,19 +70121,34 @@ var WRITE_ONLY = "(write-only)";
 var INSTANCE = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
 function inTargets(key, targets) {
   if (targets.length === 0) return true;
-  return targets.some((t) => key === t || key.startsWith(`${t}/`) || t.startsWith(`${key}/`));
+  const lower = key.toLowerCase();
+  return targets.some((t) => {
+    const target = t.toLowerCase();
+    return lower === target || lower.startsWith(`${target}/`);
+  });
+}
+function labelPattern(label) {
+  const parts = label.split(Secret.mask).map((p2) => p2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
 var Planner = class {
-  constructor(ctx, registry, targets, replace) {
+  constructor(ctx, registry, targets, replace, backup, root) {
     this.ctx = ctx;
     this.registry = registry;
     this.targets = targets;
     this.replace = replace;
+    this.backup = backup;
+    for (const collection of ["groups", "projects"]) {
+      for (const item of root.children[collection]?.items ?? []) {
+        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
+      }
+    }
   }
   ctx;
   registry;
   targets;
   replace;
+  backup;
   problems = [];
   warnings = [];
   inSync = [];
@@ -69952,29 +70159,110 @@ var Planner = class {
   sources = /* @__PURE__ */ new Map();
   /** The action planned for each address, for dependency lookups. */
   actions = /* @__PURE__ */ new Map();
+  /** Addresses of objects the platform deletes along with another (a group's subgroups and projects). */
+  cascaded = /* @__PURE__ */ new Map();
+  /** Top-level groups and projects the manifests declare present, by lower-cased path. */
+  declaredPresent = /* @__PURE__ */ new Map();
   /** Plans the deletion of a live object, listing its fields as they are. */
   async pushDelete(out, p2, reason) {
     const fields = await Promise.all(
       this.ownFields(p2.specs, p2.live.fields).map(async ([field, v2]) => ({
         field,
-        before: await this.shown(p2.kind, p2.specs, field, v2)
+        before: await this.shown(p2.kind, p2.specs, field, v2, containsSecret(p2.desired?.[field]))
       }))
     );
-    this.push(out, {
+    const backupFile = this.backup && p2.kind.backup ? join2(this.backup.dir, `${p2.kind.segment}-${encodeURIComponent(p2.key)}.tar.gz`) : void 0;
+    const step = {
       change: {
         ...p2.base,
         action: "delete",
         fields,
-        reason
+        reason,
+        ...backupFile && this.backup ? { backup: `${this.backup.shown}/${p2.kind.segment}-${encodeURIComponent(p2.key)}.tar.gz` } : {}
       },
       kind: p2.kind,
       parent: p2.parent,
       self: p2.self,
+      key: p2.key,
       live: p2.live,
       changed: [],
       deps: p2.deps,
-      depth: p2.depth
-    });
+      depth: p2.depth,
+      ...backupFile ? { backupFile } : {}
+    };
+    this.push(out, step);
+    const notes = [reason];
+    if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
+    if (p2.kind.cascade) {
+      const taken = await this.pushCascade(out, step);
+      if (taken.length > 0) {
+        const count2 = (segment, word) => {
+          const n2 = taken.filter((t) => t.segment === segment).length;
+          return n2 === 0 ? [] : [`${n2} ${word}${n2 === 1 ? "" : "s"}`];
+        };
+        notes.push(
+          `the platform deletes its ${[...count2("group", "subgroup"), ...count2("project", "project")].join(" and ")} with it (each listed as deleted)`
+        );
+      }
+    }
+    step.change.reason = notes.join("; ");
+  }
+  /**
+   * Lists what the platform deletes along with a deleted object (a group's subgroups and projects): each is a
+   * delete in the plan, counted and shown like any other, which apply does not send itself. A declared object
+   * among them is a plan error: deleting the group would take it too.
+   */
+  async pushCascade(out, owner) {
+    let objects;
+    try {
+      objects = await owner.kind.cascade(this.ctx, owner.parent, owner.live);
+    } catch (error2) {
+      this.problem(
+        owner.change.address,
+        `cannot list what would be deleted with it: ${error2.message}`,
+        owner.change.source
+      );
+      return [];
+    }
+    const taken = [];
+    for (const o of objects) {
+      const address = addressOf("", { segment: o.segment }, o.key);
+      if (this.actions.has(address) || this.cascaded.has(address)) continue;
+      const declaredAt = this.declaredPresent.get(o.key.toLowerCase());
+      if (declaredAt) {
+        this.problem(
+          owner.change.address,
+          `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${owner.change.key}`,
+          declaredAt
+        );
+        continue;
+      }
+      this.cascaded.set(address, owner.change.address);
+      taken.push(o);
+      const kind = this.registry.kind("instance", o.collection) ?? owner.kind;
+      const self = { address, collection: o.collection, key: o.key, ref: o.id };
+      out.push({
+        change: {
+          address,
+          collection: o.collection,
+          key: o.key,
+          action: "delete",
+          ...o.id !== void 0 ? { liveId: o.id } : {},
+          fields: Object.entries(o.fields).map(([field, before]) => ({ field, before })),
+          reason: `deleted with ${owner.change.address}: the platform deletes a group's subgroups and projects with it`,
+          deletedWith: owner.change.address
+        },
+        kind,
+        parent: INSTANCE,
+        self,
+        key: o.key,
+        live: { key: o.key, ...o.id !== void 0 ? { id: o.id } : {}, fields: o.fields },
+        changed: [],
+        deps: [],
+        depth: owner.depth + 1
+      });
+    }
+    return taken;
   }
   /** `--replace` addresses that matched no existing managed object. */
   pendingReplacements() {
@@ -69987,17 +70275,22 @@ var Planner = class {
   problem(address, message, source2) {
     this.problems.push(source2 ? { address, message, source: source2 } : { address, message });
   }
-  mask(specs2, field, value) {
+  /**
+   * A value as plans may show it: write-only values as `(write-only)`; sensitive fields, secrets, and the live side
+   * of a field whose desired value is a secret (`secretDesired`) as `(sensitive)`.
+   */
+  mask(specs2, field, value, secretDesired = false) {
     const spec = specs2.get(field);
     if (value === void 0) return void 0;
     if (spec?.writeOnly) return WRITE_ONLY;
-    if (spec?.sensitive || isSecret(value)) return value === null || value === "" ? value : MASK2;
+    if (spec?.sensitive || isSecret(value) || secretDesired)
+      return value === null || value === "" ? value : MASK2;
     return maskSecrets(value);
   }
   /** A value as the plan shows it: in the manifest's terms where the kind says how, then masked. */
-  async shown(kind, specs2, field, value) {
-    if (!kind.display || value === void 0) return this.mask(specs2, field, value);
-    return this.mask(specs2, field, await kind.display(this.ctx, field, value));
+  async shown(kind, specs2, field, value, secretDesired = false) {
+    if (!kind.display || value === void 0) return this.mask(specs2, field, value, secretDesired);
+    return this.mask(specs2, field, await kind.display(this.ctx, field, value), secretDesired);
   }
   /** The fields that describe the object itself: not child collections, not manifest-only instructions. */
   ownFields(specs2, fields) {
@@ -70043,22 +70336,21 @@ var Planner = class {
     if (!kind) {
       for (const item of items) {
         this.problem(
-          addressOf(parentAddress, { segment: collection }, item.key),
+          addressOf(parentAddress, { segment: collection }, item.label ?? item.key),
           `"${collection}" is not managed by this version of forgeform`,
           item.source
         );
       }
       return;
     }
+    const keyOf2 = (item) => kind.identity ? kind.identity(item.fields) : item.key;
+    const labelOf = (item) => kind.identity ? keyOf2(item) : item.label ?? item.key;
     let lives = [];
     if (parentExists) {
       try {
-        lives = await kind.read(
-          this.ctx,
-          parent,
-          items.map((i) => i.key),
-          { undeclared: coll.policy !== "ignore" && items.length === coll.items.length }
-        );
+        lives = await kind.read(this.ctx, parent, items.map(keyOf2), {
+          undeclared: coll.policy !== "ignore" && items.length === coll.items.length
+        });
       } catch (error2) {
         if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
           if (!this.missingProjects.has(parent.address)) {
@@ -70079,32 +70371,48 @@ var Planner = class {
       }
     }
     const liveByKey = new Map(lives.map((l) => [l.key, l]));
-    const declaredKeys = new Set(
-      coll.items.map((i) => kind.identity ? kind.identity(i.fields) : i.key)
-    );
+    const scope = {
+      declared: new Set(coll.items.map(keyOf2)),
+      planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf2(i), i.fields]))
+    };
+    const secretShapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => labelPattern(i.label));
+    const liveLabel = (live) => secretShapes.some((re) => re.test(live.key)) ? `${secretLabel(items, live.key)} (id ${String(live.id)})` : live.key;
     const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
     const perItem = await Promise.all(
       ordered.map(async (item) => {
-        const key = kind.identity ? kind.identity(item.fields) : item.key;
-        const address = addressOf(parentAddress, kind, key);
+        const key = keyOf2(item);
+        const label = labelOf(item);
+        const address = addressOf(parentAddress, kind, label);
         const live = liveByKey.get(key);
-        if (live) this.liveSeen.push([address, this.maskedFields(specs2, live.fields)]);
+        if (live) this.liveSeen.push([address, this.maskedFields(specs2, live.fields, item.fields)]);
         const mine = [];
-        await this.planItem(kind, item, key, address, parentAddress, parent, live, depth, declaredKeys, mine);
+        await this.planItem(
+          kind,
+          item,
+          { key, label, address },
+          parentAddress,
+          parent,
+          live,
+          parentExists,
+          depth,
+          scope,
+          mine
+        );
         return mine;
       })
     );
     for (const steps of perItem) for (const step of steps) out.push(step);
     if (coll.policy === "ignore" || items.length !== coll.items.length) return;
     for (const live of lives) {
-      if (declaredKeys.has(live.key) || live.readOnly) continue;
-      const address = addressOf(parentAddress, kind, live.key);
+      if (scope.declared.has(live.key) || live.readOnly) continue;
+      const address = addressOf(parentAddress, kind, liveLabel(live));
+      if (this.cascaded.has(address)) continue;
       this.liveSeen.push([address, this.maskedFields(specs2, live.fields)]);
       const self = { address, collection, key: live.key, ref: live.id, live, parent };
       const base2 = {
         address,
         collection,
-        key: live.key,
+        key: liveLabel(live),
         liveId: live.id,
         ...parentAddress ? { parent: parentAddress } : {}
       };
@@ -70114,7 +70422,7 @@ var Planner = class {
         if (refusals.length > 0) continue;
         await this.pushDelete(
           out,
-          { base: base2, kind, specs: specs2, parent, self, live, depth, deps: [] },
+          { base: base2, kind, specs: specs2, parent, self, key: live.key, live, depth, deps: [] },
           `not in the manifests, and the ${collection} prune policy is delete`
         );
       } else {
@@ -70128,6 +70436,7 @@ var Planner = class {
           kind,
           parent,
           self,
+          key: live.key,
           live,
           changed: [],
           deps: [],
@@ -70136,10 +70445,13 @@ var Planner = class {
       }
     }
   }
-  maskedFields(specs2, fields) {
-    return Object.fromEntries(Object.entries(fields).map(([k2, v2]) => [k2, this.mask(specs2, k2, v2)]));
+  /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
+  maskedFields(specs2, fields, desired) {
+    return Object.fromEntries(
+      Object.entries(fields).map(([k2, v2]) => [k2, this.mask(specs2, k2, v2, containsSecret(desired?.[k2]))])
+    );
   }
-  async planItem(kind, item, key, address, parentAddress, parent, live, depth, declared, out) {
+  async planItem(kind, item, { key, label, address }, parentAddress, parent, live, parentExists, depth, scope, out) {
     const specs2 = this.registry.fields(parent.collection, kind.collection);
     this.sources.set(address, item.source);
     const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
@@ -70149,7 +70461,7 @@ var Planner = class {
     const base2 = {
       address,
       collection: kind.collection,
-      key,
+      key: label,
       source: item.source,
       ...parentAddress !== "" && parentAddress !== "instance" ? { parent: parentAddress } : {},
       ...live?.id !== void 0 ? { liveId: live.id } : {}
@@ -70169,7 +70481,7 @@ var Planner = class {
       if (refusals.length > 0) return;
       await this.pushDelete(
         out,
-        { base: base2, kind, specs: specs2, parent, self, live, depth, deps },
+        { base: base2, kind, specs: specs2, parent, self, key, live, depth, deps, desired: item.fields },
         'marked "state: absent" in the manifest'
       );
       return;
@@ -70207,28 +70519,46 @@ var Planner = class {
         delete desired[field];
       }
     }
-    for (const p2 of kind.check?.(this.ctx, parent, desired, live) ?? []) {
-      this.problem(
-        p2.field ? `${address}.${p2.field}` : address,
-        p2.message,
-        p2.field && item.fieldSources[p2.field] || item.source
-      );
-    }
-    if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired));
+    const kindProblem = (p2) => this.problem(
+      p2.field ? `${address}.${p2.field}` : address,
+      p2.message,
+      p2.field && item.fieldSources[p2.field] || item.source
+    );
+    for (const p2 of kind.check?.(this.ctx, parent, desired, live) ?? []) kindProblem(p2);
+    if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
+    const before = kind.before?.(parent, key, desired, live) ?? [];
     if (live?.readOnly) {
       this.problem(address, `cannot manage this object here: ${live.readOnly}`, item.source);
       return;
     }
+    if (!live && kind.singleton && !parentExists) {
+      await this.pushUpdate(out, {
+        base: { ...base2, reason: `applied right after ${parent.address} is created` },
+        kind,
+        specs: specs2,
+        parent,
+        self,
+        key,
+        desired,
+        live: { key, id: key, fields: {} },
+        deps,
+        before,
+        depth,
+        forced: false
+      });
+      return;
+    }
     if (!live) {
-      for (const p2 of await kind.checkCreate?.(this.ctx, parent, key, desired, declared) ?? []) {
-        this.problem(p2.field ? `${address}.${p2.field}` : address, p2.message, item.source);
-      }
+      const refusals = await kind.checkCreate?.(this.ctx, parent, key, desired, scope) ?? [];
+      for (const p2 of refusals) kindProblem(p2);
       if (!kind.create) {
-        this.problem(
-          address,
-          `${kind.collection === "projects" ? "project" : kind.segment} ${JSON.stringify(key)} does not exist, and forgeform does not create ${kind.collection}: create it first`,
-          item.source
-        );
+        if (refusals.length === 0) {
+          this.problem(
+            address,
+            kind.collection === "projects" ? `project ${JSON.stringify(key)} does not exist, and forgeform does not create projects: create it first` : `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(base2.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
+            item.source
+          );
+        }
         return;
       }
       const createReason = await kind.createReason?.(this.ctx, parent, desired, key);
@@ -70241,7 +70571,7 @@ var Planner = class {
             this.ownFields(specs2, desired).map(async ([field, v2]) => ({
               field,
               after: await this.shown(kind, specs2, field, v2),
-              ...specs2.get(field)?.sensitive ? { sensitive: true } : {},
+              ...specs2.get(field)?.sensitive || containsSecret(v2) ? { sensitive: true } : {},
               ...specs2.get(field)?.writeOnly ? { writeOnly: true } : {}
             }))
           )
@@ -70249,86 +70579,113 @@ var Planner = class {
         kind,
         parent,
         self,
+        key,
         desired,
         changed: this.ownFields(specs2, desired).map(([f2]) => f2),
         deps,
-        depth
+        depth,
+        ...before.length > 0 ? { before } : {}
       });
       await this.walkNode(item, self, false, depth + 1, out);
       return;
     }
+    const forced = this.replace.has(address);
+    if (forced) this.replace.delete(address);
+    const planned = await this.pushUpdate(out, {
+      base: base2,
+      kind,
+      specs: specs2,
+      parent,
+      self,
+      key,
+      desired,
+      live,
+      deps,
+      before,
+      depth,
+      forced,
+      item,
+      scope
+    });
+    if (!planned && !forced) this.inSync.push(address);
+    await this.walkNode(item, self, true, depth + 1, out);
+  }
+  /** Compares an existing object with its desired fields and plans the update or replacement; false when equal. */
+  async pushUpdate(out, p2) {
+    const { kind, specs: specs2, desired, live, forced, base: base2 } = p2;
+    const address = base2.address;
     const fieldChanges = [];
     for (const [field, value] of this.ownFields(specs2, desired)) {
       const spec = specs2.get(field);
       if (spec?.writeOnly) continue;
-      if (sameValue(value, live.fields[field], { set: spec?.set ?? false })) continue;
+      const options = { set: spec?.set ?? false, ...spec?.normalize ? { normalize: spec.normalize } : {} };
+      if (sameValue(value, live.fields[field], options)) continue;
       const note = this.fieldNote(specs2, field);
+      const secret = containsSecret(value);
       fieldChanges.push({
         field,
-        before: await this.shown(kind, specs2, field, live.fields[field]),
+        before: await this.shown(kind, specs2, field, live.fields[field], secret),
         after: await this.shown(kind, specs2, field, value),
-        ...spec?.sensitive ? { sensitive: true } : {},
+        ...spec?.sensitive || secret ? { sensitive: true } : {},
         ...spec?.replace ? { forcesReplacement: true } : {},
         ...note ? { note } : {}
       });
     }
-    const forced = this.replace.has(address);
-    if (forced) {
-      this.replace.delete(address);
-      if (kind.singleton || !kind.remove || !kind.create) {
-        for (const [field, value] of this.ownFields(specs2, desired)) {
-          if (specs2.get(field)?.writeOnly && !fieldChanges.some((f2) => f2.field === field)) {
-            fieldChanges.push({
-              field,
-              after: this.mask(specs2, field, value),
-              writeOnly: true,
-              sensitive: true
-            });
-          }
-        }
+    const writeOnlyChanges = () => this.ownFields(specs2, desired).filter(([field]) => specs2.get(field)?.writeOnly && !fieldChanges.some((f2) => f2.field === field)).map(([field, value]) => ({
+      field,
+      after: this.mask(specs2, field, value),
+      writeOnly: true,
+      sensitive: true
+    }));
+    const updatable = kind.singleton || !kind.remove || !kind.create;
+    if (forced && updatable) fieldChanges.push(...writeOnlyChanges());
+    if (fieldChanges.length === 0 && !forced) return false;
+    if (fieldChanges.length === 0 && updatable) {
+      this.problem(address, "--replace: nothing to send (no write-only fields are declared)", base2.source);
+      return false;
+    }
+    const replaceByRequest = forced && !updatable;
+    const replace = replaceByRequest || kind.updateMode === "replace" || fieldChanges.some((f2) => f2.forcesReplacement);
+    if (replaceByRequest) fieldChanges.push(...writeOnlyChanges());
+    const changed2 = fieldChanges.map((f2) => f2.field);
+    if (!replace && kind.checkUpdate && p2.scope) {
+      const problems = await kind.checkUpdate(this.ctx, p2.parent, live, desired, changed2, p2.scope);
+      for (const problem2 of problems) {
+        this.problem(
+          problem2.field ? `${address}.${problem2.field}` : address,
+          problem2.message,
+          problem2.field && p2.item?.fieldSources[problem2.field] || base2.source
+        );
       }
     }
-    if (fieldChanges.length === 0 && !forced) {
-      this.inSync.push(address);
-    } else if (fieldChanges.length === 0 && (kind.singleton || !kind.remove || !kind.create)) {
-      this.problem(address, "--replace: nothing to send (no write-only fields are declared)", item.source);
-    } else {
-      const replaceByRequest = forced && !kind.singleton && kind.remove !== void 0 && kind.create !== void 0;
-      const replace = replaceByRequest || kind.updateMode === "replace" || fieldChanges.some((f2) => f2.forcesReplacement);
-      if (replaceByRequest) {
-        for (const [field, value] of this.ownFields(specs2, desired)) {
-          if (specs2.get(field)?.writeOnly) {
-            fieldChanges.push({
-              field,
-              after: this.mask(specs2, field, value),
-              writeOnly: true,
-              sensitive: true
-            });
-          }
-        }
-      }
-      this.push(out, {
-        change: {
-          ...base2,
-          action: replace ? "replace" : "update",
-          fields: fieldChanges,
-          ...replace ? {
-            reason: replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"
-          } : {}
-        },
-        kind,
-        parent,
-        self,
-        desired,
-        live,
-        changed: fieldChanges.map((f2) => f2.field),
-        deps,
-        depth
-      });
-    }
-    await this.walkNode(item, self, true, depth + 1, out);
+    this.push(out, {
+      change: {
+        ...base2,
+        action: replace ? "replace" : "update",
+        fields: fieldChanges,
+        ...replace ? {
+          reason: replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"
+        } : {}
+      },
+      kind,
+      parent: p2.parent,
+      self: p2.self,
+      key: p2.key,
+      desired,
+      live,
+      changed: changed2,
+      deps: p2.deps,
+      depth: p2.depth,
+      ...p2.before.length > 0 ? { before: p2.before } : {}
+    });
+    return true;
   }
 };
+function secretLabel(items, liveKey) {
+  for (const item of items)
+    if (item.label !== void 0 && labelPattern(item.label).test(liveKey)) return item.label;
+  return Secret.mask;
+}
 function order(steps) {
   const forward = steps.filter((s) => s.change.action !== "delete" && s.change.action !== "unmanaged");
   const deletes = steps.map((s, i) => [s, i]).filter(([s]) => s.change.action === "delete").sort(([a, ai], [b2, bi]) => b2.depth - a.depth || bi - ai).map(([s]) => s);
@@ -70349,15 +70706,28 @@ function digestLive(entries) {
   return createHash2("sha256").update(JSON.stringify(sorted)).digest("hex");
 }
 async function makePlan(desired, ctx, registry, options) {
-  const planner = new Planner(ctx, registry, options.targets ?? [], new Set(options.replace ?? []));
+  const planner = new Planner(
+    ctx,
+    registry,
+    options.targets ?? [],
+    new Set(options.replace ?? []),
+    options.backup,
+    desired.root
+  );
   const walked = [];
   await planner.walkNode(desired.root, INSTANCE, true, 0, walked);
   for (const address of planner.pendingReplacements()) {
     planner.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
   const steps = order(walked);
-  const known = new Set(steps.map((s) => s.change.address));
-  for (const step of steps) step.deps = step.deps.filter((d2) => known.has(d2));
+  const byAddress = new Map(steps.map((s) => [s.change.address, s]));
+  for (const step of steps) {
+    for (const later of step.before ?? []) {
+      const waiting = byAddress.get(later);
+      if (waiting && !waiting.deps.includes(step.change.address)) waiting.deps.push(step.change.address);
+    }
+  }
+  for (const step of steps) step.deps = step.deps.filter((d2) => byAddress.has(d2));
   const changes = steps.map((s) => s.change);
   const plan = {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -70421,47 +70791,44 @@ async function orNotFound(request) {
     throw error2;
   }
 }
-function shortRef(ref2) {
-  return typeof ref2 === "string" ? ref2.replace(/^refs\/(heads|tags)\//, "") : ref2;
-}
 
 // src/kinds/schemas.ts
 import { readdirSync as readdirSync3, readFileSync as readFileSync8 } from "node:fs";
 
 // src/kinds/fields.ts
 var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged"]);
-function deref(schema, resolve5) {
+function deref(schema, resolve6) {
   let current = schema;
-  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve5; i++) {
-    const next = resolve5(current["$ref"]);
+  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve6; i++) {
+    const next = resolve6(current["$ref"]);
     if (!next) break;
     current = { ...next, ...Object.fromEntries(Object.entries(current).filter(([k2]) => k2 !== "$ref")) };
   }
   return current;
 }
-function collectProperties(schema, resolve5) {
-  const s = deref(schema, resolve5);
+function collectProperties(schema, resolve6) {
+  const s = deref(schema, resolve6);
   const props = { ...s["properties"] ?? {} };
   for (const part of s["allOf"] ?? []) {
-    Object.assign(props, collectProperties(part, resolve5));
+    Object.assign(props, collectProperties(part, resolve6));
   }
   return props;
 }
-function isChild(prop, resolve5) {
-  const p2 = deref(prop, resolve5);
+function isChild(prop, resolve6) {
+  const p2 = deref(prop, resolve6);
   if (p2["x-singleton"] === true) return true;
   if (p2["type"] === "array" && p2["items"]) {
     if (p2["x-identity"] !== void 0) return true;
-    const items = deref(p2["items"], resolve5);
+    const items = deref(p2["items"], resolve6);
     return items["x-identity"] !== void 0;
   }
   return false;
 }
-function fieldSpecsFromSchema(schema, resolve5) {
+function fieldSpecsFromSchema(schema, resolve6) {
   const specs2 = /* @__PURE__ */ new Map();
-  for (const [name, raw] of Object.entries(collectProperties(schema, resolve5))) {
+  for (const [name, raw] of Object.entries(collectProperties(schema, resolve6))) {
     if (META_KEYS2.has(name)) continue;
-    const prop = deref(raw, resolve5);
+    const prop = deref(raw, resolve6);
     specs2.set(name, {
       name,
       sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
@@ -70474,8 +70841,9 @@ function fieldSpecsFromSchema(schema, resolve5) {
       licensed: prop["x-licensed"] === true,
       deprecatedBy: typeof prop["x-deprecated"] === "string" ? prop["x-deprecated"] : void 0,
       requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
-      child: isChild(prop, resolve5),
-      local: prop["x-local"] === true
+      child: isChild(prop, resolve6),
+      local: prop["x-local"] === true,
+      ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {}
     });
   }
   return specs2;
@@ -70515,7 +70883,7 @@ function buildIndex() {
   const found = /* @__PURE__ */ new Map();
   const visit = (parent, schema, file, depth) => {
     if (depth > 6) return;
-    const resolve5 = resolver(file);
+    const resolve6 = resolver(file);
     const props = schema["properties"] ?? {};
     for (const [name, prop] of Object.entries(props)) {
       let item;
@@ -70523,9 +70891,9 @@ function buildIndex() {
       if (prop["type"] === "array" && prop["items"] && prop["x-identity"] !== void 0) {
         const items = prop["items"];
         itemFile = refFile(items, file);
-        item = typeof items["$ref"] === "string" ? resolve5(items["$ref"]) : items;
+        item = typeof items["$ref"] === "string" ? resolve6(items["$ref"]) : items;
       } else if (typeof prop["$ref"] === "string") {
-        const target = resolve5(prop["$ref"]);
+        const target = resolve6(prop["$ref"]);
         if (target?.["x-singleton"] === true) {
           item = target;
           itemFile = refFile(prop, file);
@@ -70683,15 +71051,7 @@ var FIELDS2 = [
   "broadcast_type",
   "dismissable"
 ];
-function normalize(fields) {
-  const out = { ...fields };
-  for (const f2 of ["color", "font"])
-    if (typeof out[f2] === "string") out[f2] = out[f2].toLowerCase();
-  for (const f2 of ["starts_at", "ends_at"])
-    if (out[f2] instanceof Date) out[f2] = out[f2].toISOString();
-  return out;
-}
-var toLive3 = (m2) => ({ key: m2.message, id: m2.id, fields: normalize(pick(m2, FIELDS2)) });
+var toLive3 = (m2) => ({ key: m2.message, id: m2.id, fields: pick(m2, FIELDS2) });
 var broadcastMessageKind = {
   collection: "broadcast_messages",
   segment: "broadcast_message",
@@ -70700,7 +71060,6 @@ var broadcastMessageKind = {
   async read(ctx) {
     return (await ctx.api.list("/broadcast_messages")).map(toLive3);
   },
-  prepare: async (_ctx, _parent, fields) => normalize(fields),
   async create(ctx, _parent, desired, key) {
     return toLive3(
       await ctx.api.post("/broadcast_messages", {
@@ -70725,19 +71084,15 @@ import { createHash as createHash3 } from "node:crypto";
 function keyText(value) {
   return isSecret(value) ? value.reveal() : String(value ?? "");
 }
-function canonicalKey(text) {
-  const [type, blob] = text.trim().split(/\s+/);
-  return blob ? `${type} ${blob}` : text.trim();
-}
 function fingerprint(text) {
   const blob = text.trim().split(/\s+/)[1];
-  if (!blob) return `invalid key: ${text.trim().slice(0, 20)}`;
+  if (!blob) return "invalid key";
   return `SHA256:${createHash3("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
 var toLive4 = (k2, canPush) => ({
   key: fingerprint(k2.key),
   id: k2.id,
-  fields: { title: k2.title, key: canonicalKey(k2.key), can_push: k2.can_push ?? canPush ?? false }
+  fields: { title: k2.title, key: k2.key, can_push: k2.can_push ?? canPush ?? false }
 });
 function instanceKeys(ctx) {
   const memoKey = "deploy_keys:instance";
@@ -70769,11 +71124,6 @@ var deployKeyKind = {
   identity: (fields) => fingerprint(keyText(fields["key"])),
   async read(ctx, parent) {
     return (await ctx.api.list(`${ownerPath(parent)}/deploy_keys`)).map((k2) => toLive4(k2));
-  },
-  async prepare(_ctx, _parent, fields) {
-    const key = fields["key"];
-    if (isSecret(key)) return { ...fields, key: new Secret(canonicalKey(key.reveal()), key.origin) };
-    return { ...fields, ...typeof key === "string" ? { key: canonicalKey(key) } : {} };
   },
   async createReason(ctx, _parent, desired, key) {
     const found = await existingKey(ctx, key);
@@ -70980,6 +71330,8 @@ var errorTrackingKind = {
 };
 
 // src/kinds/group.ts
+import { mkdirSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { dirname as dirname3 } from "node:path";
 var FIELDS3 = [
   "name",
   "description",
@@ -71004,6 +71356,41 @@ function toLive6(ctx, g2) {
 function parentPath(fullPath) {
   const i = fullPath.lastIndexOf("/");
   return i < 0 ? void 0 : fullPath.slice(0, i);
+}
+var VISIBILITY_LEVEL = { private: 0, internal: 10, public: 20 };
+function lowering(desired, live) {
+  const wanted = desired["visibility"];
+  const now = live?.fields["visibility"];
+  if (typeof wanted !== "string" || typeof now !== "string") return void 0;
+  return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : void 0;
+}
+var groupAddress = (path2) => `group[${JSON.stringify(path2)}]`;
+function insideDeclaredTree(path2, declared) {
+  for (let up = parentPath(path2); up; up = parentPath(up)) if (declared.has(up.toLowerCase())) return up;
+  return void 0;
+}
+async function downloadExport(ctx, id) {
+  const rounds = 15;
+  for (let round = 1; ; round++) {
+    try {
+      return await ctx.api.get(apiPath`/groups/${id}/export/download`, { binary: true });
+    } catch (error2) {
+      if (!(error2 instanceof ApiError && error2.status === 404) || round >= rounds) throw error2;
+      await ctx.api.pause(round);
+    }
+  }
+}
+function writeNewFile(file, data) {
+  mkdirSync(dirname3(file), { recursive: true, mode: 448 });
+  for (let n2 = 1; ; n2++) {
+    const name = n2 === 1 ? file : file.replace(/(\.tar\.gz)?$/, `.${n2}$1`);
+    try {
+      writeFileSync2(name, data, { flag: "wx", mode: 384 });
+      return name;
+    } catch (error2) {
+      if (error2.code !== "EEXIST" || n2 >= 100) throw error2;
+    }
+  }
 }
 var groupKind = {
   collection: "groups",
@@ -71039,25 +71426,108 @@ var groupKind = {
     }
     return found.filter((g2) => g2 !== void 0).map((g2) => ({ ...toLive6(ctx, g2), key: spelling.get(g2.full_path.toLowerCase()) ?? g2.full_path }));
   },
-  dependsOn(_parent, key) {
+  dependsOn(_parent, key, desired, live) {
     const up = parentPath(key);
-    return up ? [`group[${JSON.stringify(up)}]`] : [];
+    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
   },
-  async checkCreate(ctx, _parent, fullPath, _desired, declared) {
+  before(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+  async checkCreate(ctx, _parent, fullPath, _desired, scope) {
+    const problems = [];
+    const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
+    const up = parentPath(fullPath);
+    if (up && ![...scope.planned.keys()].some((k2) => k2.toLowerCase() === up.toLowerCase())) {
+      if (await ctx.resolve.groupId(up) === void 0) {
+        problems.push({
+          message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
+        });
+      }
+    }
     const segment = fullPath.split("/").pop() ?? fullPath;
-    const declaredLower = new Set([...declared].map((d2) => d2.toLowerCase()));
     const candidates = await ctx.api.list("/groups", {
       query: { search: segment, all_available: true }
     });
-    const moved = candidates.find(
-      (g2) => String(g2["path"]).toLowerCase() === segment.toLowerCase() && g2.full_path.toLowerCase() !== fullPath.toLowerCase() && !declaredLower.has(g2.full_path.toLowerCase())
+    for (const g2 of candidates) {
+      if (String(g2["path"]).toLowerCase() !== segment.toLowerCase() || g2.full_path.toLowerCase() === fullPath.toLowerCase() || declaredLower.has(g2.full_path.toLowerCase()))
+        continue;
+      const tree = insideDeclaredTree(g2.full_path, declaredLower);
+      if (!tree) continue;
+      problems.push({
+        message: `group ${fullPath} would be created, and ${g2.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g2.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g2.full_path} in the manifests too (or mark it "state: absent" to delete it)`
+      });
+      break;
+    }
+    return problems;
+  },
+  async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
+    const lower = changed2.includes("visibility") ? lowering(desired, live) : void 0;
+    if (!lower) return [];
+    const level = VISIBILITY_LEVEL[lower] ?? 0;
+    const [subgroups, projects] = await Promise.all([
+      ctx.api.list(apiPath`/groups/${live.id}/subgroups`, { query: { all_available: true } }),
+      ctx.api.list(apiPath`/groups/${live.id}/projects`, {
+        query: { with_shared: false, simple: true }
+      })
+    ]);
+    const plannedVisibility = new Map(
+      [...scope.planned].map(([k2, f2]) => [k2.toLowerCase(), f2["visibility"]])
     );
-    if (!moved) return [];
+    const blockers = [];
+    for (const g2 of subgroups) {
+      const planned = plannedVisibility.get(g2.full_path.toLowerCase());
+      const after = typeof planned === "string" ? planned : String(g2["visibility"]);
+      if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g2.full_path} (${after})`);
+    }
+    for (const p2 of projects) {
+      const visibility = p2.visibility ?? (await ctx.api.get(apiPath`/projects/${p2.id}`)).visibility ?? "private";
+      if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
+        blockers.push(`project ${p2.path_with_namespace} (${visibility})`);
+    }
+    if (blockers.length === 0) return [];
     return [
       {
-        message: `group ${fullPath} would be created, but ${moved.full_path} exists and is no longer in the manifests: if this is a move, the API cannot change a group's parent and re-creating it would lose its projects and members. Move ${moved.full_path} to ${fullPath} in the platform, then plan again; or keep ${moved.full_path} in the manifests if both groups should exist`
+        field: "visibility",
+        message: `visibility cannot become ${lower}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
       }
     ];
+  },
+  async cascade(ctx, _parent, live) {
+    const [groups, projects] = await Promise.all([
+      ctx.api.list(apiPath`/groups/${live.id}/descendant_groups`, {
+        query: { all_available: true }
+      }),
+      ctx.api.list(apiPath`/groups/${live.id}/projects`, {
+        query: { include_subgroups: true, with_shared: false }
+      })
+    ]);
+    const out = [];
+    for (const g2 of [...groups].sort((a, b2) => a.full_path.localeCompare(b2.full_path))) {
+      out.push({
+        collection: "groups",
+        segment: "group",
+        key: g2.full_path,
+        id: g2.id,
+        fields: pick(g2, ["visibility"])
+      });
+    }
+    for (const p2 of [...projects].sort(
+      (a, b2) => a.path_with_namespace.localeCompare(b2.path_with_namespace)
+    )) {
+      out.push({
+        collection: "projects",
+        segment: "project",
+        key: p2.path_with_namespace,
+        id: p2.id,
+        fields: pick(p2, ["visibility", "archived"])
+      });
+    }
+    return out;
+  },
+  async backup(ctx, _parent, live, file) {
+    await ctx.api.post(apiPath`/groups/${live.id}/export`);
+    writeNewFile(file, await downloadExport(ctx, live.id));
   },
   async create(ctx, _parent, desired, fullPath) {
     const path2 = fullPath.split("/").pop() ?? fullPath;
@@ -71071,14 +71541,24 @@ var groupKind = {
         );
       }
     }
-    const created = await ctx.api.post("/groups", {
-      body: {
-        ...body(desired, FIELDS3),
-        name: desired["name"] ?? path2,
-        path: path2,
-        ...parentId ? { parent_id: parentId } : {}
+    let created;
+    try {
+      created = await ctx.api.post("/groups", {
+        body: {
+          ...body(desired, FIELDS3),
+          name: desired["name"] ?? path2,
+          path: path2,
+          ...parentId ? { parent_id: parentId } : {}
+        }
+      });
+    } catch (error2) {
+      if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
+        throw new Error(
+          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to ${fullPath} (or use an administrator token), or choose another path (the platform said: ${error2.platformMessage})`
+        );
       }
-    });
+      throw error2;
+    }
     return toLive6(ctx, created);
   },
   async update(ctx, _parent, live, desired, changed2) {
@@ -71225,21 +71705,10 @@ function currentUsername(ctx) {
   }
   return p2;
 }
-function canonicalTimeZone(name) {
-  return RAILS_TIME_ZONES[name] ?? name;
-}
-function normalize2(fields) {
-  const out = { ...fields };
-  if ("ref" in out) out["ref"] = shortRef(out["ref"]);
-  if (typeof out["cron_timezone"] === "string")
-    out["cron_timezone"] = canonicalTimeZone(out["cron_timezone"]);
-  if (typeof out["cron"] === "string") out["cron"] = out["cron"].trim().replace(/\s+/g, " ");
-  return out;
-}
 var toLive9 = (s) => ({
   key: s.description,
   id: s.id,
-  fields: { ...normalize2(pick(s, FIELDS5)), owner: s.owner?.username ?? null },
+  fields: { ...pick(s, FIELDS5), owner: s.owner?.username ?? null },
   raw: s
 });
 async function schedulePut(ctx, parent, id, payload) {
@@ -71264,7 +71733,7 @@ var pipelineScheduleKind = {
     );
   },
   async prepare(ctx, _parent, fields) {
-    const out = normalize2(fields);
+    const out = { ...fields };
     if (out["take_ownership"] === true) out["owner"] = await currentUsername(ctx);
     return out;
   },
@@ -71428,9 +71897,9 @@ var toLive11 = (v2) => ({
 function base(parent) {
   return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}/variables`}`;
 }
-async function liveVariables(ctx, parent) {
+async function liveVariables(ctx, parent, fresh = false) {
   const raw = parent.live?.raw;
-  if (raw?.variables) return raw.variables;
+  if (raw?.variables && !fresh) return raw.variables;
   const detail = await ctx.api.get(
     `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`
   );
@@ -71441,8 +71910,8 @@ var scheduleVariableKind = {
   segment: "variable",
   parents: ["pipeline_schedules"],
   updateMode: "update",
-  async read(ctx, parent) {
-    return (await liveVariables(ctx, parent)).map(toLive11);
+  async read(ctx, parent, _wanted, options) {
+    return (await liveVariables(ctx, parent, options?.fresh)).map(toLive11);
   },
   async create(ctx, parent, desired, key) {
     const created = await ctx.api.post(base(parent), {
@@ -71599,7 +72068,7 @@ var systemHookKind = {
 // src/kinds/trigger.ts
 import { existsSync as existsSync3, readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
 import { chmod as chmod2, rename as rename2, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname3, resolve as resolve3 } from "node:path";
+import { dirname as dirname4, resolve as resolve3 } from "node:path";
 function holdsOnlyAToken(path2) {
   try {
     if (statSync3(path2).size > 256) return false;
@@ -71651,7 +72120,7 @@ var triggerKind = {
         }
       ];
     }
-    if (!existsSync3(dirname3(target)))
+    if (!existsSync3(dirname4(target)))
       return [
         {
           field: "token_file",
@@ -71797,6 +72266,41 @@ var kinds = [
 ];
 
 // src/cli/workflow.ts
+var TargetError = class extends Error {
+  name = "TargetError";
+};
+function checkTargets(targets, state) {
+  const paths = ["groups", "projects"].flatMap(
+    (c) => (state.root.children[c]?.items ?? []).map((i) => i.key)
+  );
+  const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
+  const problems = [];
+  for (const target of targets) {
+    if (target === "instance" && instanceDeclared) continue;
+    const t = target.replace(/\/+$/, "").toLowerCase();
+    if (paths.some((p2) => p2.toLowerCase() === t || p2.toLowerCase().startsWith(`${t}/`))) continue;
+    const candidates = [
+      .../* @__PURE__ */ new Set([
+        ...paths.flatMap((p2) => p2.split("/").map((_2, i, a) => a.slice(0, i + 1).join("/"))),
+        ...instanceDeclared ? ["instance"] : []
+      ])
+    ];
+    const suggestion = didYouMean(target, candidates);
+    problems.push(
+      `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`
+    );
+  }
+  if (problems.length > 0) throw new TargetError(problems.join("\n"));
+}
+function backupOption(request) {
+  if (request.backupDir === false) return void 0;
+  const root = manifestRoot(request.paths.length > 0 ? request.paths : ["."]);
+  const dir = resolve4(
+    request.backupDir ?? join3(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
+  );
+  const rel = relative3(process.cwd(), dir);
+  return { dir, shown: rel && !rel.startsWith("..") && !isAbsolute3(rel) ? rel : dir };
+}
 function displayUrl(url) {
   const u = new URL(url);
   u.username = "";
@@ -71811,6 +72315,7 @@ async function planFromManifests(request) {
   });
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d2) => d2.severity === "error")) return { diagnostics };
+  checkTargets(request.targets ?? [], loaded.state);
   const api = new ApiClient(request.connection);
   try {
     const ctx = await createContext(api);
@@ -71819,6 +72324,7 @@ async function planFromManifests(request) {
       url: displayUrl(request.connection.url),
       targets: request.targets ?? [],
       replace: request.replace ?? [],
+      ...backupOption(request) ? { backup: backupOption(request) } : {},
       requestStats: () => {
         const m2 = api.metrics.snapshot();
         return { total: m2.total, byEndpoint: m2.byEndpoint, retries: m2.retries };
@@ -72017,15 +72523,15 @@ var Run = class {
   constructor(inputs, env) {
     this.inputs = inputs;
     this.env = env;
-    this.dir = mkdtempSync(join2(env["RUNNER_TEMP"] || tmpdir(), "forgeform-"));
+    this.dir = mkdtempSync(join4(env["RUNNER_TEMP"] || tmpdir(), "forgeform-"));
   }
   inputs;
   env;
   dir;
   /** Writes a report file under the report directory and names it in an output. */
   report(output, extension, text) {
-    const file = join2(this.dir, `forgeform-${this.inputs.command}.${extension}`);
-    writeFileSync2(file, text);
+    const file = join4(this.dir, `forgeform-${this.inputs.command}.${extension}`);
+    writeFileSync3(file, text);
     setOutput(output, file);
   }
   /** Writes the Markdown report file and appends it to the job summary. */
@@ -72041,8 +72547,8 @@ var Run = class {
   annotationFile(file) {
     const workspace = this.env["GITHUB_WORKSPACE"];
     if (!workspace) return file;
-    const rel = relative3(workspace, resolve4(file));
-    return rel.startsWith("..") || isAbsolute3(rel) ? file : rel.split("\\").join("/");
+    const rel = relative4(workspace, resolve5(file));
+    return rel.startsWith("..") || isAbsolute4(rel) ? file : rel.split("\\").join("/");
   }
   annotateDiagnostics(diagnostics) {
     for (const d2 of diagnostics) {

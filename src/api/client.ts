@@ -63,6 +63,8 @@ export interface RequestOptions {
   /** Send to the SCIM base (`/api/scim/v2`) with the SCIM token instead of the REST base. */
   scim?: boolean;
   headers?: Record<string, string>;
+  /** Answer a successful response's body as bytes (an export archive) rather than parsed JSON or text. */
+  binary?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -93,6 +95,7 @@ interface Prepared {
   headers: Record<string, string>;
   body: string | Uint8Array | undefined;
   scim: boolean;
+  binary: boolean;
   redactor: Redactor;
 }
 
@@ -225,6 +228,17 @@ export class ApiClient {
       bodyTimeout: this.#timeoutMs,
       connect: { timeout: this.#timeoutMs, ...(ca === undefined ? {} : { ca }) },
     });
+  }
+
+  /** Attempts per request, the first included: also how many rounds a caller gives a create it re-reads. */
+  get maxAttempts(): number {
+    return this.#maxAttempts;
+  }
+
+  /** Waits as before the given retry (exponential backoff with jitter), for callers that retry whole operations. */
+  async pause(retry: number): Promise<void> {
+    const wait = Math.min(backoffMs(retry, this.#backoff), this.#maxRetryWaitMs);
+    if (wait > 0) await this.#sleep(wait);
   }
 
   /** Sends one request (retrying where safe) and returns status, headers and parsed body; throws on non-2xx. */
@@ -395,6 +409,7 @@ export class ApiClient {
       headers,
       body,
       scim,
+      binary: opts.binary === true,
       redactor,
     };
   }
@@ -421,14 +436,13 @@ export class ApiClient {
             attempts: attempt,
             ...(gaveUp === undefined ? {} : { gaveUp }),
           });
-        if (!idempotent && OUTCOME_UNKNOWN_STATUS.has(result.status)) {
+        const asked = serverDelayMs(result.headers, Date.now());
+        // A 429 or 503 that says when to come back was not processed: even a POST is sent again (below).
+        const askedToWait = (result.status === 429 || result.status === 503) && asked !== undefined;
+        if (!idempotent && OUTCOME_UNKNOWN_STATUS.has(result.status) && !askedToWait) {
           throw new OutcomeUnknownError(req.method, req.shownPath, fail());
         }
-        const asked = serverDelayMs(result.headers, Date.now());
-        // A 429 or 503 that says when to come back was not processed, so even a POST may be sent again.
-        const retryable = idempotent
-          ? RETRYABLE_STATUS.has(result.status)
-          : (result.status === 429 || result.status === 503) && asked !== undefined;
+        const retryable = idempotent ? RETRYABLE_STATUS.has(result.status) : askedToWait;
         if (!retryable) throw fail();
         retry = { wait: asked ?? backoffMs(attempt, this.#backoff), serverAsked: asked !== undefined, fail };
       } else {
@@ -476,14 +490,18 @@ export class ApiClient {
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
       });
-      const text = await response.body.text();
+      const bytes = new Uint8Array(await response.body.arrayBuffer());
       const headers = normaliseHeaders(response.headers);
       this.#debug?.(`${shown} -> ${response.statusCode} (${elapsed()})`);
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
       return {
         kind: "response",
         status: response.statusCode,
         headers,
-        body: parseBody(text, headers["content-type"] ?? ""),
+        body:
+          req.binary && ok
+            ? bytes
+            : parseBody(new TextDecoder().decode(bytes), headers["content-type"] ?? ""),
       };
     } catch (error) {
       this.#debug?.(`${shown} -> ${classifyError(error).code} (${elapsed()})`);

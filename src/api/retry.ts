@@ -5,8 +5,12 @@ export const IDEMPOTENT_METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DEL
 /** Statuses worth retrying for idempotent requests: rate limited, or a gateway/server that is briefly away. */
 export const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 
-/** Statuses after which a POST's outcome is unknown: a gateway gave up, but the backend may have acted. */
-export const OUTCOME_UNKNOWN_STATUS = new Set([502, 504]);
+/**
+ * Statuses after which a POST's outcome is unknown: a gateway gave up, but the backend may have acted (502, 504);
+ * or the platform was briefly away or throttling (503, 429) without saying when to come back, which usually means
+ * the request was not processed, but not always. The caller re-reads before sending it again.
+ */
+export const OUTCOME_UNKNOWN_STATUS = new Set([429, 502, 503, 504]);
 
 /** Errors that mean the request was sent (or may have been) and the connection failed before an answer. */
 const TRANSIENT_CODES = new Set([

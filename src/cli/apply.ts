@@ -46,6 +46,11 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
     .option("--max-deletes <n>", "refuse when the plan deletes or replaces more than N objects", parseCount)
     .option("--target <path>", "limit to a group or project path and its subtree (repeatable)", collect, [])
     .option("--replace <address>", "replace this object even if unchanged (repeatable)", collect, [])
+    .option(
+      "--backup-dir <dir>",
+      "where apply saves a group's export archive before deleting the group (default: .forgeform/backups/<date> in the manifest root)",
+    )
+    .option("--no-backup", "delete groups without saving their export archive first")
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -56,6 +61,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       connection,
       targets: saved ? saved.targets : (opts["target"] as string[]),
       replace: opts["replace"] as string[],
+      backupDir: opts["backup"] === false ? false : (opts["backupDir"] as string | undefined),
     });
     try {
       if (!outcome.result || !outcome.ctx) {

@@ -1,6 +1,7 @@
 /**
  * `forgeform drift [paths...]`: compare the live state with the manifests and report what differs. Changes
- * nothing. Exit 0 when there is no drift, 2 when there is, 1 on error (invalid manifests, plan errors, API errors).
+ * nothing. Exit 0 when there is no drift, 2 when apply would change something (drifted or missing objects, objects
+ * a prune policy deletes; with --fail-on-unmanaged also objects the manifests do not mention), 1 on error.
  */
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
@@ -95,10 +96,19 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       parseReport,
       [],
     )
+    .option(
+      "--fail-on-unmanaged",
+      "exit 2 also when the only drift is live objects the manifests do not mention (prune policy warn)",
+    )
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
-    const outcome = await planFromManifests({ paths, connection, targets: opts["target"] as string[] });
+    const outcome = await planFromManifests({
+      paths,
+      connection,
+      targets: opts["target"] as string[],
+      backupDir: false,
+    });
     try {
       if (!outcome.result) {
         io.err(formatDiagnostics(outcome.diagnostics));
@@ -129,7 +139,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
         setExit(1);
         return;
       }
-      setExit(driftExitCode(result.plan));
+      setExit(driftExitCode(result.plan, { failOnUnmanaged: opts["failOnUnmanaged"] === true }));
     } finally {
       await outcome.api?.close();
     }

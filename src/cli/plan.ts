@@ -49,6 +49,11 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
       [],
     )
     .option("--format <format>", "text, json or markdown", parseFormat, "text" as PlanFormat)
+    .option(
+      "--backup-dir <dir>",
+      "where apply saves a group's export archive before deleting the group (default: .forgeform/backups/<date> in the manifest root)",
+    )
+    .option("--no-backup", "delete groups without saving their export archive first")
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -57,6 +62,7 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
       connection,
       targets: opts["target"] as string[],
       replace: opts["replace"] as string[],
+      backupDir: opts["backup"] === false ? false : (opts["backupDir"] as string | undefined),
     });
     try {
       if (!outcome.result) {

@@ -2,6 +2,8 @@
  * The work shared by the CLI commands and the GitHub Action: load and validate manifests, connect, read live
  * state and plan; apply a plan. Nothing here prints: callers choose the renderers.
  */
+
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { ApiClient, type ClientOptions } from "../api/index.js";
 import { applySteps, type Outcome } from "../engine/apply.js";
 import { createContext } from "../engine/context.js";
@@ -10,7 +12,9 @@ import { createRegistry } from "../engine/registry.js";
 import { kinds } from "../kinds/index.js";
 import type { KindContext } from "../kinds/kind.js";
 import { fieldSpecs } from "../kinds/schemas.js";
-import { type Diagnostic, loadManifests } from "../manifest/index.js";
+import { didYouMean } from "../manifest/diagnostics.js";
+import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
+import type { DesiredState } from "../manifest/model.js";
 
 export interface PlanRequest {
   paths: string[];
@@ -18,6 +22,52 @@ export interface PlanRequest {
   targets?: string[];
   replace?: string[];
   env?: NodeJS.ProcessEnv;
+  /**
+   * Where apply saves a group's export archive before deleting the group: a folder, `false` for none
+   * (`--no-backup`), or undefined for the default, `.forgeform/backups/<date>` in the manifest root.
+   */
+  backupDir?: string | false;
+}
+
+/** Thrown for a `--target` that selects nothing the manifests declare: a typo must not pass as "no changes". */
+export class TargetError extends Error {
+  override name = "TargetError";
+}
+
+/** Every `--target` must select something declared: a group or project path (or a tree above one), or `instance`. */
+export function checkTargets(targets: readonly string[], state: DesiredState): void {
+  const paths = ["groups", "projects"].flatMap((c) =>
+    (state.root.children[c]?.items ?? []).map((i) => i.key),
+  );
+  const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
+  const problems: string[] = [];
+  for (const target of targets) {
+    if (target === "instance" && instanceDeclared) continue;
+    const t = target.replace(/\/+$/, "").toLowerCase();
+    if (paths.some((p) => p.toLowerCase() === t || p.toLowerCase().startsWith(`${t}/`))) continue;
+    const candidates = [
+      ...new Set([
+        ...paths.flatMap((p) => p.split("/").map((_, i, a) => a.slice(0, i + 1).join("/"))),
+        ...(instanceDeclared ? ["instance"] : []),
+      ]),
+    ];
+    const suggestion = didYouMean(target, candidates);
+    problems.push(
+      `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`,
+    );
+  }
+  if (problems.length > 0) throw new TargetError(problems.join("\n"));
+}
+
+/** The backup folder a plan announces: the one asked for, or a dated folder in the manifest root. */
+function backupOption(request: PlanRequest): { dir: string; shown: string } | undefined {
+  if (request.backupDir === false) return undefined;
+  const root = manifestRoot(request.paths.length > 0 ? request.paths : ["."]);
+  const dir = resolve(
+    request.backupDir ?? join(root, ".forgeform", "backups", new Date().toISOString().slice(0, 10)),
+  );
+  const rel = relative(process.cwd(), dir);
+  return { dir, shown: rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : dir };
 }
 
 export interface PlanOutcome {
@@ -45,6 +95,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
   });
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+  checkTargets(request.targets ?? [], loaded.state);
   const api = new ApiClient(request.connection);
   try {
     const ctx = await createContext(api);
@@ -53,6 +104,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       url: displayUrl(request.connection.url),
       targets: request.targets ?? [],
       replace: request.replace ?? [],
+      ...(backupOption(request) ? { backup: backupOption(request)! } : {}),
       requestStats: () => {
         const m = api.metrics.snapshot();
         return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };

@@ -27,22 +27,27 @@ export interface ApplyOptions {
   onOutcome?: (outcome: Outcome, done: number, total: number) => void;
 }
 
-/** How many times a create whose outcome was lost is re-read and, when not found, sent again. */
-const LOST_CREATE_ROUNDS = 3;
-
+/**
+ * Creates the object, recovering when the outcome of the create is unknown (the response was lost, or the platform
+ * answered 429/502/503/504 without saying when to come back): the collection is re-read, bypassing anything cached
+ * during planning, and the create is sent again only when the object is not there, within the client's attempts
+ * and with its backoff between rounds. No object is ever created twice.
+ */
 async function createOnce(ctx: KindContext, step: Step): Promise<{ live: Live; recovered: boolean }> {
   const { kind, parent } = step;
   if (!kind.create || !step.desired) throw new Error(`${step.change.address}: this kind cannot be created`);
+  const rounds = Math.max(1, ctx.api.maxAttempts);
   for (let round = 1; ; round++) {
     try {
-      return { live: await kind.create(ctx, parent, step.desired, step.change.key), recovered: false };
+      return { live: await kind.create(ctx, parent, step.desired, step.key), recovered: false };
     } catch (error) {
       if (!(error instanceof OutcomeUnknownError)) throw error;
       // The request may have been carried out: look before sending it again (and before giving up).
-      const lives = await kind.read(ctx, parent, [step.change.key]);
-      const found = lives.find((l) => l.key === step.change.key);
+      const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
+      const found = lives.find((l) => l.key === step.key);
       if (found) return { live: found, recovered: true };
-      if (round >= LOST_CREATE_ROUNDS) throw error;
+      if (round >= rounds) throw error;
+      await ctx.api.pause(round);
     }
   }
 }
@@ -75,7 +80,19 @@ async function run(ctx: KindContext, step: Step): Promise<boolean> {
       return recovered;
     }
     case "delete": {
+      // Deleted by the platform along with the object named (a group's subgroups and projects): nothing to send.
+      if (change.deletedWith) return false;
       if (!kind.remove || !step.live) throw new Error("this kind cannot be deleted");
+      if (step.backupFile && kind.backup) {
+        try {
+          await kind.backup(ctx, parent, step.live, step.backupFile);
+        } catch (error) {
+          throw new Error(
+            `not deleted: saving its backup to ${change.backup ?? step.backupFile} failed (${(error as Error).message}); ` +
+              "fix that and apply again, or apply with --no-backup to delete it without one",
+          );
+        }
+      }
       await kind.remove(ctx, parent, step.live);
       return false;
     }
@@ -124,8 +141,10 @@ export async function applySteps(ctx: KindContext, steps: Step[], options: Apply
   }
   await Promise.all(running.values());
 
-  // Deletes: deepest first, one depth at a time, so children go before their parents.
-  const deletes = active.filter((s) => s.change.action === "delete");
+  // Deletes: deepest first, one depth at a time, so children go before their parents. A delete the platform makes
+  // along with another waits for that one and shares its outcome.
+  const cascaded = active.filter((s) => s.change.action === "delete" && s.change.deletedWith);
+  const deletes = active.filter((s) => s.change.action === "delete" && !s.change.deletedWith);
   const depths = [...new Set(deletes.map((s) => s.depth))].sort((a, b) => b - a);
   for (const depth of depths) {
     const batch = deletes.filter((s) => s.depth === depth);
@@ -137,5 +156,6 @@ export async function applySteps(ctx: KindContext, steps: Step[], options: Apply
       }),
     );
   }
+  for (const step of cascaded) await execute(step, [step.change.deletedWith!]);
   return steps.filter((s) => outcomes.has(s.change.address)).map((s) => outcomes.get(s.change.address)!);
 }

@@ -1,29 +1,24 @@
 /**
  * Field comparison with the normalisations that keep plans free of perpetual diffs: `null`, `""` and unset are
  * the same; CRLF equals LF; two datetimes are equal when they are the same instant; lists declared as sets
- * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets.
+ * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets; and a field whose schema
+ * names a normaliser (`x-normalize`: durations, time zones, refs...) compares in that normaliser's terms.
  */
+import { instantOf, type NormalizerName, normalizeValue } from "../manifest/normalize.js";
 import { isSecret } from "../manifest/secret.js";
-
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 export interface CompareOptions {
   /** Compare arrays without regard to order. */
   set?: boolean;
+  /** The field's normaliser (its schema's `x-normalize`), applied to both sides of every scalar. */
+  normalize?: NormalizerName;
 }
 
 function isBlank(value: unknown): boolean {
   return value === undefined || value === null || value === "";
 }
 
-function asInstant(value: unknown): number | undefined {
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
-    const ms = Date.parse(value.trim());
-    return Number.isNaN(ms) ? undefined : ms;
-  }
-  return undefined;
-}
+const asInstant = instantOf;
 
 /** Canonical text of a scalar for set membership. */
 function canonical(value: unknown): string {
@@ -41,6 +36,11 @@ function canonical(value: unknown): string {
 
 /** True when the live value already satisfies the desired value. */
 export function sameValue(desired: unknown, live: unknown, options: CompareOptions = {}): boolean {
+  const { normalize } = options;
+  if (normalize && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
+    const mine = normalizeValue(normalize, isSecret(desired) ? desired.reveal() : desired);
+    return mine === normalizeValue(normalize, live) || sameValue(desired, live, { set: options.set });
+  }
   if (isSecret(desired)) return desired.equals(live);
   if (isBlank(desired) && isBlank(live)) return true;
   if (isBlank(desired) !== isBlank(live)) {
@@ -70,7 +70,7 @@ export function sameValue(desired: unknown, live: unknown, options: CompareOptio
       }
       return true;
     }
-    return desired.every((item, i) => sameValue(item, live[i]));
+    return desired.every((item, i) => sameValue(item, live[i], { ...(normalize ? { normalize } : {}) }));
   }
   if (desired !== null && typeof desired === "object") {
     if (live === null || typeof live !== "object" || Array.isArray(live)) return false;

@@ -4,10 +4,13 @@
  * internal steps apply needs (which hold the desired values, secrets included, and never leave the process).
  */
 import { createHash } from "node:crypto";
+import { join } from "node:path";
 import { ApiError } from "../api/index.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import {
   addressOf,
+  type CascadedObject,
+  type CollectionScope,
   FieldError,
   type Fields,
   type Kind,
@@ -16,7 +19,7 @@ import {
   type Parent,
 } from "../kinds/kind.js";
 import type { DesiredCollection, DesiredNode, DesiredState, SourceRef } from "../manifest/model.js";
-import { isSecret, maskSecrets } from "../manifest/secret.js";
+import { containsSecret, isSecret, maskSecrets, Secret } from "../manifest/secret.js";
 import {
   type Change,
   type FieldChange,
@@ -34,6 +37,8 @@ export interface Step {
   change: Change;
   kind: Kind;
   parent: Parent;
+  /** The object's identity, from resolved values (`change.key` is how it is shown, secrets masked). */
+  key: string;
   /** This object as the parent of its children; apply fills `ref` when it creates the object. */
   self: Parent;
   desired?: Fields;
@@ -43,6 +48,10 @@ export interface Step {
   deps: string[];
   /** Nesting depth (0 for groups, projects and instance objects), to delete children before parents. */
   depth: number;
+  /** Steps that must wait for this one (filled from the kind's `before`). */
+  before?: string[];
+  /** Where apply saves a restorable copy of the object before deleting it. */
+  backupFile?: string;
 }
 
 export interface PlanResult {
@@ -63,6 +72,11 @@ export interface PlanOptions {
   replace?: string[];
   /** Snapshot of the client's request counters, taken when reading is done. */
   requestStats: () => RequestStats;
+  /**
+   * Where apply saves a group's export archive before deleting it (absolute), and how the plan shows that folder;
+   * undefined: no backup (`--no-backup`).
+   */
+  backup?: { dir: string; shown: string };
 }
 
 type Specs = Map<string, FieldSpec>;
@@ -71,10 +85,23 @@ const MASK = "(sensitive)";
 const WRITE_ONLY = "(write-only)";
 const INSTANCE: Parent = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
 
-/** A group or project path is in scope when it is a target, below one, or an ancestor needed to reach one. */
-function inTargets(key: string, targets: string[]): boolean {
+/**
+ * A group or project path is in scope when it is a target or below one: a target is a strict subtree, so its
+ * ancestors are never changed (they are looked up when a new group needs its parent's id).
+ */
+export function inTargets(key: string, targets: readonly string[]): boolean {
   if (targets.length === 0) return true;
-  return targets.some((t) => key === t || key.startsWith(`${t}/`) || t.startsWith(`${key}/`));
+  const lower = key.toLowerCase();
+  return targets.some((t) => {
+    const target = t.toLowerCase();
+    return lower === target || lower.startsWith(`${target}/`);
+  });
+}
+
+/** A regular expression matching the values a masked label stands for (`https://h/?key=(sensitive)`). */
+function labelPattern(label: string): RegExp {
+  const parts = label.split(Secret.mask).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
 
 class Planner {
@@ -88,13 +115,25 @@ class Planner {
   private readonly sources = new Map<string, SourceRef>();
   /** The action planned for each address, for dependency lookups. */
   private readonly actions = new Map<string, Change["action"]>();
+  /** Addresses of objects the platform deletes along with another (a group's subgroups and projects). */
+  readonly cascaded = new Map<string, string>();
+  /** Top-level groups and projects the manifests declare present, by lower-cased path. */
+  private readonly declaredPresent = new Map<string, SourceRef>();
 
   constructor(
     private readonly ctx: KindContext,
     private readonly registry: KindRegistry,
     private readonly targets: string[],
     private readonly replace: Set<string>,
-  ) {}
+    private readonly backup: PlanOptions["backup"],
+    root: DesiredNode,
+  ) {
+    for (const collection of ["groups", "projects"]) {
+      for (const item of root.children[collection]?.items ?? []) {
+        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
+      }
+    }
+  }
 
   /** Plans the deletion of a live object, listing its fields as they are. */
   private async pushDelete(
@@ -105,33 +144,119 @@ class Planner {
       specs: Specs;
       parent: Parent;
       self: Parent;
+      key: string;
       live: Live;
       depth: number;
       deps: string[];
+      /** The entry marked absent, whose secret values mask the live ones. */
+      desired?: Fields;
     },
     reason: string,
   ): Promise<void> {
     const fields = await Promise.all(
       this.ownFields(p.specs, p.live.fields).map(async ([field, v]) => ({
         field,
-        before: await this.shown(p.kind, p.specs, field, v),
+        before: await this.shown(p.kind, p.specs, field, v, containsSecret(p.desired?.[field])),
       })),
     );
-    this.push(out, {
+    const backupFile =
+      this.backup && p.kind.backup
+        ? join(this.backup.dir, `${p.kind.segment}-${encodeURIComponent(p.key)}.tar.gz`)
+        : undefined;
+    const step: Step = {
       change: {
         ...p.base,
         action: "delete",
         fields,
         reason,
+        ...(backupFile && this.backup
+          ? { backup: `${this.backup.shown}/${p.kind.segment}-${encodeURIComponent(p.key)}.tar.gz` }
+          : {}),
       },
       kind: p.kind,
       parent: p.parent,
       self: p.self,
+      key: p.key,
       live: p.live,
       changed: [],
       deps: p.deps,
       depth: p.depth,
-    });
+      ...(backupFile ? { backupFile } : {}),
+    };
+    this.push(out, step);
+    const notes = [reason];
+    if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
+    if (p.kind.cascade) {
+      const taken = await this.pushCascade(out, step);
+      if (taken.length > 0) {
+        const count = (segment: string, word: string) => {
+          const n = taken.filter((t) => t.segment === segment).length;
+          return n === 0 ? [] : [`${n} ${word}${n === 1 ? "" : "s"}`];
+        };
+        notes.push(
+          `the platform deletes its ${[...count("group", "subgroup"), ...count("project", "project")].join(" and ")} with it (each listed as deleted)`,
+        );
+      }
+    }
+    step.change.reason = notes.join("; ");
+  }
+
+  /**
+   * Lists what the platform deletes along with a deleted object (a group's subgroups and projects): each is a
+   * delete in the plan, counted and shown like any other, which apply does not send itself. A declared object
+   * among them is a plan error: deleting the group would take it too.
+   */
+  private async pushCascade(out: Step[], owner: Step): Promise<CascadedObject[]> {
+    let objects: CascadedObject[];
+    try {
+      objects = await owner.kind.cascade!(this.ctx, owner.parent, owner.live!);
+    } catch (error) {
+      this.problem(
+        owner.change.address,
+        `cannot list what would be deleted with it: ${(error as Error).message}`,
+        owner.change.source,
+      );
+      return [];
+    }
+    const taken: CascadedObject[] = [];
+    for (const o of objects) {
+      const address = addressOf("", { segment: o.segment }, o.key);
+      if (this.actions.has(address) || this.cascaded.has(address)) continue;
+      const declaredAt = this.declaredPresent.get(o.key.toLowerCase());
+      if (declaredAt) {
+        this.problem(
+          owner.change.address,
+          `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${owner.change.key}`,
+          declaredAt,
+        );
+        continue;
+      }
+      this.cascaded.set(address, owner.change.address);
+      taken.push(o);
+      const kind = this.registry.kind("instance", o.collection) ?? owner.kind;
+      const self: Parent = { address, collection: o.collection, key: o.key, ref: o.id };
+      out.push({
+        change: {
+          address,
+          collection: o.collection,
+          key: o.key,
+          action: "delete",
+          ...(o.id !== undefined ? { liveId: o.id } : {}),
+          fields: Object.entries(o.fields).map(([field, before]) => ({ field, before })),
+          reason: `deleted with ${owner.change.address}: the platform deletes a group's subgroups and projects with it`,
+          deletedWith: owner.change.address,
+        },
+        kind,
+        parent: INSTANCE,
+        self,
+        key: o.key,
+        live: { key: o.key, ...(o.id !== undefined ? { id: o.id } : {}), fields: o.fields },
+        changed: [],
+        deps: [],
+        depth: owner.depth + 1,
+      });
+    }
+    return taken;
   }
 
   /** `--replace` addresses that matched no existing managed object. */
@@ -148,18 +273,29 @@ class Planner {
     this.problems.push(source ? { address, message, source } : { address, message });
   }
 
-  private mask(specs: Specs, field: string, value: unknown): unknown {
+  /**
+   * A value as plans may show it: write-only values as `(write-only)`; sensitive fields, secrets, and the live side
+   * of a field whose desired value is a secret (`secretDesired`) as `(sensitive)`.
+   */
+  private mask(specs: Specs, field: string, value: unknown, secretDesired = false): unknown {
     const spec = specs.get(field);
     if (value === undefined) return undefined;
     if (spec?.writeOnly) return WRITE_ONLY;
-    if (spec?.sensitive || isSecret(value)) return value === null || value === "" ? value : MASK;
+    if (spec?.sensitive || isSecret(value) || secretDesired)
+      return value === null || value === "" ? value : MASK;
     return maskSecrets(value);
   }
 
   /** A value as the plan shows it: in the manifest's terms where the kind says how, then masked. */
-  private async shown(kind: Kind, specs: Specs, field: string, value: unknown): Promise<unknown> {
-    if (!kind.display || value === undefined) return this.mask(specs, field, value);
-    return this.mask(specs, field, await kind.display(this.ctx, field, value));
+  private async shown(
+    kind: Kind,
+    specs: Specs,
+    field: string,
+    value: unknown,
+    secretDesired = false,
+  ): Promise<unknown> {
+    if (!kind.display || value === undefined) return this.mask(specs, field, value, secretDesired);
+    return this.mask(specs, field, await kind.display(this.ctx, field, value), secretDesired);
   }
 
   /** The fields that describe the object itself: not child collections, not manifest-only instructions. */
@@ -226,7 +362,7 @@ class Planner {
     if (!kind) {
       for (const item of items) {
         this.problem(
-          addressOf(parentAddress, { segment: collection }, item.key),
+          addressOf(parentAddress, { segment: collection }, item.label ?? item.key),
           `"${collection}" is not managed by this version of forgeform`,
           item.source,
         );
@@ -234,15 +370,16 @@ class Planner {
       return;
     }
 
+    const keyOf = (item: DesiredNode) => (kind.identity ? kind.identity(item.fields) : item.key);
+    // How each object is shown: a kind's own identity (a fingerprint) is made to be shown; a manifest identity
+    // with a secret in it is shown masked.
+    const labelOf = (item: DesiredNode) => (kind.identity ? keyOf(item) : (item.label ?? item.key));
     let lives: Live[] = [];
     if (parentExists) {
       try {
-        lives = await kind.read(
-          this.ctx,
-          parent,
-          items.map((i) => i.key),
-          { undeclared: coll.policy !== "ignore" && items.length === coll.items.length },
-        );
+        lives = await kind.read(this.ctx, parent, items.map(keyOf), {
+          undeclared: coll.policy !== "ignore" && items.length === coll.items.length,
+        });
       } catch (error) {
         if (
           parent.collection === "projects" &&
@@ -269,9 +406,18 @@ class Planner {
       }
     }
     const liveByKey = new Map(lives.map((l) => [l.key, l]));
-    const declaredKeys: ReadonlySet<string> = new Set(
-      coll.items.map((i) => (kind.identity ? kind.identity(i.fields) : i.key)),
-    );
+    const scope: CollectionScope = {
+      declared: new Set(coll.items.map(keyOf)),
+      planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf(i), i.fields])),
+    };
+    // Live objects whose identity holds a declared secret's shape are shown masked too (an old key in a hook URL).
+    const secretShapes = items
+      .filter((i) => !kind.identity && i.label !== undefined)
+      .map((i) => labelPattern(i.label!));
+    const liveLabel = (live: Live) =>
+      secretShapes.some((re) => re.test(live.key))
+        ? `${secretLabel(items, live.key)} (id ${String(live.id)})`
+        : live.key;
     // Parents before children: sort top-level paths by depth.
     const ordered = topLevel
       ? [...items].sort((a, b) => a.key.split("/").length - b.key.split("/").length)
@@ -281,12 +427,24 @@ class Planner {
     // kept in the manifest's order.
     const perItem = await Promise.all(
       ordered.map(async (item) => {
-        const key = kind.identity ? kind.identity(item.fields) : item.key;
-        const address = addressOf(parentAddress, kind, key);
+        const key = keyOf(item);
+        const label = labelOf(item);
+        const address = addressOf(parentAddress, kind, label);
         const live = liveByKey.get(key);
-        if (live) this.liveSeen.push([address, this.maskedFields(specs, live.fields)]);
+        if (live) this.liveSeen.push([address, this.maskedFields(specs, live.fields, item.fields)]);
         const mine: Step[] = [];
-        await this.planItem(kind, item, key, address, parentAddress, parent, live, depth, declaredKeys, mine);
+        await this.planItem(
+          kind,
+          item,
+          { key, label, address },
+          parentAddress,
+          parent,
+          live,
+          parentExists,
+          depth,
+          scope,
+          mine,
+        );
         return mine;
       }),
     );
@@ -294,14 +452,16 @@ class Planner {
 
     if (coll.policy === "ignore" || items.length !== coll.items.length) return;
     for (const live of lives) {
-      if (declaredKeys.has(live.key) || live.readOnly) continue;
-      const address = addressOf(parentAddress, kind, live.key);
+      if (scope.declared.has(live.key) || live.readOnly) continue;
+      const address = addressOf(parentAddress, kind, liveLabel(live));
+      // A subgroup of a group being deleted goes with it: it is listed as such, not as unmanaged.
+      if (this.cascaded.has(address)) continue;
       this.liveSeen.push([address, this.maskedFields(specs, live.fields)]);
       const self: Parent = { address, collection, key: live.key, ref: live.id, live, parent };
       const base = {
         address,
         collection,
-        key: live.key,
+        key: liveLabel(live),
         liveId: live.id,
         ...(parentAddress ? { parent: parentAddress } : {}),
       };
@@ -311,7 +471,7 @@ class Planner {
         if (refusals.length > 0) continue;
         await this.pushDelete(
           out,
-          { base, kind, specs, parent, self, live, depth, deps: [] },
+          { base, kind, specs, parent, self, key: live.key, live, depth, deps: [] },
           `not in the manifests, and the ${collection} prune policy is delete`,
         );
       } else {
@@ -328,6 +488,7 @@ class Planner {
           kind,
           parent,
           self,
+          key: live.key,
           live,
           changed: [],
           deps: [],
@@ -337,20 +498,23 @@ class Planner {
     }
   }
 
-  private maskedFields(specs: Specs, fields: Fields): Record<string, unknown> {
-    return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, this.mask(specs, k, v)]));
+  /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
+  private maskedFields(specs: Specs, fields: Fields, desired?: Fields): Record<string, unknown> {
+    return Object.fromEntries(
+      Object.entries(fields).map(([k, v]) => [k, this.mask(specs, k, v, containsSecret(desired?.[k]))]),
+    );
   }
 
   private async planItem(
     kind: Kind,
     item: DesiredNode,
-    key: string,
-    address: string,
+    { key, label, address }: { key: string; label: string; address: string },
     parentAddress: string,
     parent: Parent,
     live: Live | undefined,
+    parentExists: boolean,
     depth: number,
-    declared: ReadonlySet<string>,
+    scope: CollectionScope,
     out: Step[],
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
@@ -362,7 +526,7 @@ class Planner {
     const base = {
       address,
       collection: kind.collection,
-      key,
+      key: label,
       source: item.source,
       ...(parentAddress !== "" && parentAddress !== "instance" ? { parent: parentAddress } : {}),
       ...(live?.id !== undefined ? { liveId: live.id } : {}),
@@ -383,7 +547,7 @@ class Planner {
       if (refusals.length > 0) return;
       await this.pushDelete(
         out,
-        { base, kind, specs, parent, self, live, depth, deps },
+        { base, kind, specs, parent, self, key, live, depth, deps, desired: item.fields },
         'marked "state: absent" in the manifest',
       );
       return;
@@ -422,29 +586,51 @@ class Planner {
         delete desired[field];
       }
     }
-    for (const p of kind.check?.(this.ctx, parent, desired, live) ?? []) {
+    const kindProblem = (p: { field?: string; message: string }) =>
       this.problem(
         p.field ? `${address}.${p.field}` : address,
         p.message,
         (p.field && item.fieldSources[p.field]) || item.source,
       );
-    }
-    if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired));
+    for (const p of kind.check?.(this.ctx, parent, desired, live) ?? []) kindProblem(p);
+    if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
+    const before = kind.before?.(parent, key, desired, live) ?? [];
 
     if (live?.readOnly) {
       this.problem(address, `cannot manage this object here: ${live.readOnly}`, item.source);
       return;
     }
+    if (!live && kind.singleton && !parentExists) {
+      // Settings of an object this plan creates: applied right after the create, as an update of the defaults.
+      await this.pushUpdate(out, {
+        base: { ...base, reason: `applied right after ${parent.address} is created` },
+        kind,
+        specs,
+        parent,
+        self,
+        key,
+        desired,
+        live: { key, id: key, fields: {} },
+        deps,
+        before,
+        depth,
+        forced: false,
+      });
+      return;
+    }
     if (!live) {
-      for (const p of (await kind.checkCreate?.(this.ctx, parent, key, desired, declared)) ?? []) {
-        this.problem(p.field ? `${address}.${p.field}` : address, p.message, item.source);
-      }
+      const refusals = (await kind.checkCreate?.(this.ctx, parent, key, desired, scope)) ?? [];
+      for (const p of refusals) kindProblem(p);
       if (!kind.create) {
-        this.problem(
-          address,
-          `${kind.collection === "projects" ? "project" : kind.segment} ${JSON.stringify(key)} does not exist, and forgeform does not create ${kind.collection}: create it first`,
-          item.source,
-        );
+        if (refusals.length === 0) {
+          this.problem(
+            address,
+            kind.collection === "projects"
+              ? `project ${JSON.stringify(key)} does not exist, and forgeform does not create projects: create it first`
+              : `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
+            item.source,
+          );
+        }
         return;
       }
       const createReason = await kind.createReason?.(this.ctx, parent, desired, key);
@@ -457,7 +643,7 @@ class Planner {
             this.ownFields(specs, desired).map(async ([field, v]) => ({
               field,
               after: await this.shown(kind, specs, field, v),
-              ...(specs.get(field)?.sensitive ? { sensitive: true } : {}),
+              ...(specs.get(field)?.sensitive || containsSecret(v) ? { sensitive: true } : {}),
               ...(specs.get(field)?.writeOnly ? { writeOnly: true } : {}),
             })),
           ),
@@ -465,92 +651,142 @@ class Planner {
         kind,
         parent,
         self,
+        key,
         desired,
         changed: this.ownFields(specs, desired).map(([f]) => f),
         deps,
         depth,
+        ...(before.length > 0 ? { before } : {}),
       });
       await this.walkNode(item, self, false, depth + 1, out);
       return;
     }
 
+    const forced = this.replace.has(address);
+    if (forced) this.replace.delete(address);
+    const planned = await this.pushUpdate(out, {
+      base,
+      kind,
+      specs,
+      parent,
+      self,
+      key,
+      desired,
+      live,
+      deps,
+      before,
+      depth,
+      forced,
+      item,
+      scope,
+    });
+    if (!planned && !forced) this.inSync.push(address);
+    await this.walkNode(item, self, true, depth + 1, out);
+  }
+
+  /** Compares an existing object with its desired fields and plans the update or replacement; false when equal. */
+  private async pushUpdate(
+    out: Step[],
+    p: {
+      base: Omit<Change, "action" | "fields">;
+      kind: Kind;
+      specs: Specs;
+      parent: Parent;
+      self: Parent;
+      key: string;
+      desired: Fields;
+      live: Live;
+      deps: string[];
+      before: string[];
+      depth: number;
+      forced: boolean;
+      item?: DesiredNode;
+      scope?: CollectionScope;
+    },
+  ): Promise<boolean> {
+    const { kind, specs, desired, live, forced, base } = p;
+    const address = base.address;
     const fieldChanges: FieldChange[] = [];
     for (const [field, value] of this.ownFields(specs, desired)) {
       const spec = specs.get(field);
       if (spec?.writeOnly) continue;
-      if (sameValue(value, live.fields[field], { set: spec?.set ?? false })) continue;
+      const options = { set: spec?.set ?? false, ...(spec?.normalize ? { normalize: spec.normalize } : {}) };
+      if (sameValue(value, live.fields[field], options)) continue;
       const note = this.fieldNote(specs, field);
+      const secret = containsSecret(value);
       fieldChanges.push({
         field,
-        before: await this.shown(kind, specs, field, live.fields[field]),
+        before: await this.shown(kind, specs, field, live.fields[field], secret),
         after: await this.shown(kind, specs, field, value),
-        ...(spec?.sensitive ? { sensitive: true } : {}),
+        ...(spec?.sensitive || secret ? { sensitive: true } : {}),
         ...(spec?.replace ? { forcesReplacement: true } : {}),
         ...(note ? { note } : {}),
       });
     }
-    const forced = this.replace.has(address);
-    if (forced) {
-      this.replace.delete(address);
-      if (kind.singleton || !kind.remove || !kind.create) {
-        for (const [field, value] of this.ownFields(specs, desired)) {
-          if (specs.get(field)?.writeOnly && !fieldChanges.some((f) => f.field === field)) {
-            fieldChanges.push({
-              field,
-              after: this.mask(specs, field, value),
-              writeOnly: true,
-              sensitive: true,
-            });
-          }
-        }
+    const writeOnlyChanges = () =>
+      this.ownFields(specs, desired)
+        .filter(([field]) => specs.get(field)?.writeOnly && !fieldChanges.some((f) => f.field === field))
+        .map(([field, value]) => ({
+          field,
+          after: this.mask(specs, field, value),
+          writeOnly: true,
+          sensitive: true,
+        }));
+    const updatable = kind.singleton || !kind.remove || !kind.create;
+    if (forced && updatable) fieldChanges.push(...writeOnlyChanges());
+    if (fieldChanges.length === 0 && !forced) return false;
+    if (fieldChanges.length === 0 && updatable) {
+      this.problem(address, "--replace: nothing to send (no write-only fields are declared)", base.source);
+      return false;
+    }
+    const replaceByRequest = forced && !updatable;
+    const replace =
+      replaceByRequest || kind.updateMode === "replace" || fieldChanges.some((f) => f.forcesReplacement);
+    if (replaceByRequest) fieldChanges.push(...writeOnlyChanges());
+    const changed = fieldChanges.map((f) => f.field);
+    if (!replace && kind.checkUpdate && p.scope) {
+      const problems = await kind.checkUpdate(this.ctx, p.parent, live, desired, changed, p.scope);
+      for (const problem of problems) {
+        this.problem(
+          problem.field ? `${address}.${problem.field}` : address,
+          problem.message,
+          (problem.field && p.item?.fieldSources[problem.field]) || base.source,
+        );
       }
     }
-    if (fieldChanges.length === 0 && !forced) {
-      this.inSync.push(address);
-    } else if (fieldChanges.length === 0 && (kind.singleton || !kind.remove || !kind.create)) {
-      this.problem(address, "--replace: nothing to send (no write-only fields are declared)", item.source);
-    } else {
-      const replaceByRequest =
-        forced && !kind.singleton && kind.remove !== undefined && kind.create !== undefined;
-      const replace =
-        replaceByRequest || kind.updateMode === "replace" || fieldChanges.some((f) => f.forcesReplacement);
-      if (replaceByRequest) {
-        for (const [field, value] of this.ownFields(specs, desired)) {
-          if (specs.get(field)?.writeOnly) {
-            fieldChanges.push({
-              field,
-              after: this.mask(specs, field, value),
-              writeOnly: true,
-              sensitive: true,
-            });
-          }
-        }
-      }
-      this.push(out, {
-        change: {
-          ...base,
-          action: replace ? "replace" : "update",
-          fields: fieldChanges,
-          ...(replace
-            ? {
-                reason: replaceByRequest
-                  ? "replacement requested with --replace"
-                  : (kind.replaceReason ?? "a changed field cannot be updated in place"),
-              }
-            : {}),
-        },
-        kind,
-        parent,
-        self,
-        desired,
-        live,
-        changed: fieldChanges.map((f) => f.field),
-        deps,
-        depth,
-      });
-    }
-    await this.walkNode(item, self, true, depth + 1, out);
+    this.push(out, {
+      change: {
+        ...base,
+        action: replace ? "replace" : "update",
+        fields: fieldChanges,
+        ...(replace
+          ? {
+              reason: replaceByRequest
+                ? "replacement requested with --replace"
+                : (kind.replaceReason ?? "a changed field cannot be updated in place"),
+            }
+          : {}),
+      },
+      kind,
+      parent: p.parent,
+      self: p.self,
+      key: p.key,
+      desired,
+      live,
+      changed,
+      deps: p.deps,
+      depth: p.depth,
+      ...(p.before.length > 0 ? { before: p.before } : {}),
+    });
+    return true;
   }
+}
+
+/** The masked label of the declared identity whose shape a live identity has. */
+function secretLabel(items: DesiredNode[], liveKey: string): string {
+  for (const item of items)
+    if (item.label !== undefined && labelPattern(item.label).test(liveKey)) return item.label;
+  return Secret.mask;
 }
 
 /** Orders steps for apply and display: creates/updates/replaces in walk order, then deletes deepest first. */
@@ -589,15 +825,28 @@ export async function makePlan(
   registry: KindRegistry,
   options: PlanOptions,
 ): Promise<PlanResult> {
-  const planner = new Planner(ctx, registry, options.targets ?? [], new Set(options.replace ?? []));
+  const planner = new Planner(
+    ctx,
+    registry,
+    options.targets ?? [],
+    new Set(options.replace ?? []),
+    options.backup,
+    desired.root,
+  );
   const walked: Step[] = [];
   await planner.walkNode(desired.root, INSTANCE, true, 0, walked);
   for (const address of planner.pendingReplacements()) {
     planner.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
   const steps = order(walked);
-  const known = new Set(steps.map((s) => s.change.address));
-  for (const step of steps) step.deps = step.deps.filter((d) => known.has(d));
+  const byAddress = new Map(steps.map((s) => [s.change.address, s]));
+  for (const step of steps) {
+    for (const later of step.before ?? []) {
+      const waiting = byAddress.get(later);
+      if (waiting && !waiting.deps.includes(step.change.address)) waiting.deps.push(step.change.address);
+    }
+  }
+  for (const step of steps) step.deps = step.deps.filter((d) => byAddress.has(d));
   const changes = steps.map((s) => s.change);
   const plan: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,

@@ -1,10 +1,10 @@
 /**
- * Broadcast messages, identified by their message text. Times are compared as instants (any ISO 8601 form);
- * colours case-insensitively.
+ * Broadcast messages, identified by their message text. Times compare as instants (any ISO 8601 form) and colours
+ * case-insensitively, as the schema's `x-normalize` declares.
  */
 import { apiPath } from "../api/index.js";
 import { body, pick } from "./common.js";
-import type { Fields, Kind, Live } from "./kind.js";
+import type { Kind, Live } from "./kind.js";
 
 const FIELDS = [
   "message",
@@ -22,16 +22,7 @@ interface ApiMessage extends Record<string, unknown> {
   message: string;
 }
 
-function normalize(fields: Fields): Fields {
-  const out = { ...fields };
-  for (const f of ["color", "font"])
-    if (typeof out[f] === "string") out[f] = (out[f] as string).toLowerCase();
-  for (const f of ["starts_at", "ends_at"])
-    if (out[f] instanceof Date) out[f] = (out[f] as Date).toISOString();
-  return out;
-}
-
-const toLive = (m: ApiMessage): Live => ({ key: m.message, id: m.id, fields: normalize(pick(m, FIELDS)) });
+const toLive = (m: ApiMessage): Live => ({ key: m.message, id: m.id, fields: pick(m, FIELDS) });
 
 export const broadcastMessageKind: Kind = {
   collection: "broadcast_messages",
@@ -42,8 +33,6 @@ export const broadcastMessageKind: Kind = {
   async read(ctx) {
     return (await ctx.api.list<ApiMessage>("/broadcast_messages")).map(toLive);
   },
-
-  prepare: async (_ctx, _parent, fields) => normalize(fields),
 
   async create(ctx, _parent, desired, key) {
     return toLive(

@@ -26,7 +26,11 @@ export interface FieldSpec {
   child: boolean;
   /** A manifest-only instruction to forgeform (`x-local`): never sent as such, never compared with live state. */
   local: boolean;
+  /** How the platform rewrites this field's value (`x-normalize`): both sides compare in its terms. */
+  normalize?: NormalizerName;
 }
+
+import { isNormalizerName, type NormalizerName } from "../manifest/normalize.js";
 
 type JsonSchema = Record<string, unknown>;
 
@@ -87,6 +91,7 @@ export function fieldSpecsFromSchema(schema: JsonSchema, resolve?: RefResolver):
       requires: Array.isArray(prop["x-requires"]) ? (prop["x-requires"] as string[]) : [],
       child: isChild(prop, resolve),
       local: prop["x-local"] === true,
+      ...(isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {}),
     });
   }
   return specs;

@@ -1,10 +1,16 @@
 /**
  * Groups and subgroups, identified by full path. Created parents first; never deleted unless marked
- * `state: absent`. The v4 interface cannot move a group to another parent, so a move is a plan error.
+ * `state: absent`, and then the plan names every subgroup and project the platform deletes with the group, and apply
+ * first saves the group's export archive. The v4 interface cannot move a group to another parent, so a likely move
+ * is a plan error. The platform refuses a visibility that is higher than the parent's or lower than a child's: a
+ * group lowering its visibility waits for its subgroups to lower theirs, and the plan names the projects and
+ * undeclared subgroups that would block it.
  */
-import { apiPath } from "../api/index.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { ApiError, apiPath } from "../api/index.js";
 import { body, orNotFound, pick } from "./common.js";
-import type { Fields, Kind, KindContext, Live } from "./kind.js";
+import type { CascadedObject, Fields, Kind, KindContext, KindProblem, Live } from "./kind.js";
 
 const FIELDS = [
   "name",
@@ -39,6 +45,59 @@ function toLive(ctx: KindContext, g: ApiGroup): Live {
 function parentPath(fullPath: string): string | undefined {
   const i = fullPath.lastIndexOf("/");
   return i < 0 ? undefined : fullPath.slice(0, i);
+}
+
+const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+/** The visibility the group lowers to, when the manifest lowers it. */
+function lowering(desired: Fields, live: Live | undefined): string | undefined {
+  const wanted = desired["visibility"];
+  const now = live?.fields["visibility"];
+  if (typeof wanted !== "string" || typeof now !== "string") return undefined;
+  return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : undefined;
+}
+
+const groupAddress = (path: string) => `group[${JSON.stringify(path)}]`;
+
+/** A declared group with its parents: is `path` inside one of the trees the manifests declare? */
+function insideDeclaredTree(path: string, declared: ReadonlySet<string>): string | undefined {
+  for (let up = parentPath(path); up; up = parentPath(up)) if (declared.has(up.toLowerCase())) return up;
+  return undefined;
+}
+
+interface ApiProject {
+  id: number;
+  path_with_namespace: string;
+  visibility?: string;
+  archived?: boolean;
+}
+
+/** Waits for the export archive the platform prepares after `POST /groups/:id/export`. */
+async function downloadExport(ctx: KindContext, id: string | number): Promise<Uint8Array> {
+  const rounds = 15;
+  for (let round = 1; ; round++) {
+    try {
+      return await ctx.api.get<Uint8Array>(apiPath`/groups/${id}/export/download`, { binary: true });
+    } catch (error) {
+      // 404 while the archive is being prepared.
+      if (!(error instanceof ApiError && error.status === 404) || round >= rounds) throw error;
+      await ctx.api.pause(round);
+    }
+  }
+}
+
+/** Writes a new file (never over an existing one or through a planted link), numbering the name if it is taken. */
+function writeNewFile(file: string, data: Uint8Array): string {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? file : file.replace(/(\.tar\.gz)?$/, `.${n}$1`);
+    try {
+      writeFileSync(name, data, { flag: "wx", mode: 0o600 });
+      return name;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n >= 100) throw error;
+    }
+  }
 }
 
 export const groupKind: Kind = {
@@ -86,36 +145,137 @@ export const groupKind: Kind = {
       .map((g) => ({ ...toLive(ctx, g), key: spelling.get(g.full_path.toLowerCase()) ?? g.full_path }));
   },
 
-  dependsOn(_parent, key) {
+  dependsOn(_parent, key, desired, live) {
     const up = parentPath(key);
-    return up ? [`group[${JSON.stringify(up)}]`] : [];
+    // Raising (or creating): the parent first. Lowering: the parent waits for this group instead (see before).
+    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
   },
 
-  async checkCreate(ctx, _parent, fullPath, _desired, declared) {
+  before(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+
+  async checkCreate(ctx, _parent, fullPath, _desired, scope) {
+    const problems: KindProblem[] = [];
+    const declaredLower = new Set([...scope.declared].map((d) => d.toLowerCase()));
+    const up = parentPath(fullPath);
+    if (up && ![...scope.planned.keys()].some((k) => k.toLowerCase() === up.toLowerCase())) {
+      // The parent is not created by this plan (not declared, or outside --target): it must exist already.
+      if ((await ctx.resolve.groupId(up)) === undefined) {
+        problems.push({
+          message: declaredLower.has(up.toLowerCase())
+            ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}`
+            : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`,
+        });
+      }
+    }
     // The v4 interface cannot change a group's parent, and deleting and re-creating a group loses its projects:
-    // a group that appears at a new path while one with the same path segment exists elsewhere, undeclared,
+    // a new group whose last path segment matches a group that the manifests' trees hold but no longer declare
     // is most likely a move, which must be done in the platform itself.
     const segment = fullPath.split("/").pop() ?? fullPath;
-    const declaredLower = new Set([...declared].map((d) => d.toLowerCase()));
     const candidates = await ctx.api.list<ApiGroup>("/groups", {
       query: { search: segment, all_available: true },
     });
-    const moved = candidates.find(
-      (g) =>
-        String(g["path"]).toLowerCase() === segment.toLowerCase() &&
-        g.full_path.toLowerCase() !== fullPath.toLowerCase() &&
-        !declaredLower.has(g.full_path.toLowerCase()),
+    for (const g of candidates) {
+      if (
+        String(g["path"]).toLowerCase() !== segment.toLowerCase() ||
+        g.full_path.toLowerCase() === fullPath.toLowerCase() ||
+        declaredLower.has(g.full_path.toLowerCase())
+      )
+        continue;
+      const tree = insideDeclaredTree(g.full_path, declaredLower);
+      if (!tree) continue;
+      problems.push({
+        message:
+          `group ${fullPath} would be created, and ${g.full_path} (inside ${tree}, which the manifests manage) is no ` +
+          `longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would ` +
+          `lose its projects and members). To move it: move ${g.full_path} to ${fullPath} in the platform, then plan ` +
+          `again. If both groups should exist: declare ${g.full_path} in the manifests too (or mark it ` +
+          `"state: absent" to delete it)`,
+      });
+      break;
+    }
+    return problems;
+  },
+
+  async checkUpdate(ctx, _parent, live, desired, changed, scope) {
+    const lower = changed.includes("visibility") ? lowering(desired, live) : undefined;
+    if (!lower) return [];
+    // The platform refuses a visibility lower than any direct project's or subgroup's. Subgroups this plan lowers
+    // too are fine (they go first); projects forgeform never changes.
+    const level = VISIBILITY_LEVEL[lower] ?? 0;
+    const [subgroups, projects] = await Promise.all([
+      ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/subgroups`, { query: { all_available: true } }),
+      ctx.api.list<ApiProject>(apiPath`/groups/${live.id!}/projects`, {
+        query: { with_shared: false, simple: true },
+      }),
+    ]);
+    const plannedVisibility = new Map(
+      [...scope.planned].map(([k, f]) => [k.toLowerCase(), f["visibility"]] as const),
     );
-    if (!moved) return [];
+    const blockers: string[] = [];
+    for (const g of subgroups) {
+      const planned = plannedVisibility.get(g.full_path.toLowerCase());
+      const after = typeof planned === "string" ? planned : String(g["visibility"]);
+      if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g.full_path} (${after})`);
+    }
+    for (const p of projects) {
+      // The simple listing has no visibility; read it where it is missing.
+      const visibility =
+        p.visibility ?? (await ctx.api.get<ApiProject>(apiPath`/projects/${p.id}`)).visibility ?? "private";
+      if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
+        blockers.push(`project ${p.path_with_namespace} (${visibility})`);
+    }
+    if (blockers.length === 0) return [];
     return [
       {
+        field: "visibility",
         message:
-          `group ${fullPath} would be created, but ${moved.full_path} exists and is no longer in the manifests: ` +
-          "if this is a move, the API cannot change a group's parent and re-creating it would lose its projects " +
-          `and members. Move ${moved.full_path} to ${fullPath} in the platform, then plan again; ` +
-          `or keep ${moved.full_path} in the manifests if both groups should exist`,
+          `visibility cannot become ${lower}: the platform refuses it while the group holds more visible ` +
+          `${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first ` +
+          "(forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), " +
+          `or keep ${String(live.fields["visibility"])}`,
       },
     ];
+  },
+
+  async cascade(ctx, _parent, live) {
+    const [groups, projects] = await Promise.all([
+      ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/descendant_groups`, {
+        query: { all_available: true },
+      }),
+      ctx.api.list<ApiProject>(apiPath`/groups/${live.id!}/projects`, {
+        query: { include_subgroups: true, with_shared: false },
+      }),
+    ]);
+    const out: CascadedObject[] = [];
+    for (const g of [...groups].sort((a, b) => a.full_path.localeCompare(b.full_path))) {
+      out.push({
+        collection: "groups",
+        segment: "group",
+        key: g.full_path,
+        id: g.id,
+        fields: pick(g, ["visibility"]),
+      });
+    }
+    for (const p of [...projects].sort((a, b) =>
+      a.path_with_namespace.localeCompare(b.path_with_namespace),
+    )) {
+      out.push({
+        collection: "projects",
+        segment: "project",
+        key: p.path_with_namespace,
+        id: p.id,
+        fields: pick(p as unknown as Record<string, unknown>, ["visibility", "archived"]),
+      });
+    }
+    return out;
+  },
+
+  async backup(ctx, _parent, live, file) {
+    await ctx.api.post(apiPath`/groups/${live.id!}/export`);
+    writeNewFile(file, await downloadExport(ctx, live.id!));
   },
 
   async create(ctx, _parent, desired: Fields, fullPath) {
@@ -130,14 +290,31 @@ export const groupKind: Kind = {
         );
       }
     }
-    const created = await ctx.api.post<ApiGroup>("/groups", {
-      body: {
-        ...body(desired, FIELDS),
-        name: desired["name"] ?? path,
-        path,
-        ...(parentId ? { parent_id: parentId } : {}),
-      },
-    });
+    let created: ApiGroup;
+    try {
+      created = await ctx.api.post<ApiGroup>("/groups", {
+        body: {
+          ...body(desired, FIELDS),
+          name: desired["name"] ?? path,
+          path,
+          ...(parentId ? { parent_id: parentId } : {}),
+        },
+      });
+    } catch (error) {
+      if (
+        error instanceof ApiError &&
+        error.status === 400 &&
+        /has already been taken/.test(error.platformMessage)
+      ) {
+        throw new Error(
+          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not ` +
+            "found when planning): it may be private to others, or pending deletion. Ask an administrator to give " +
+            `the token's user access to ${fullPath} (or use an administrator token), or choose another path ` +
+            `(the platform said: ${error.platformMessage})`,
+        );
+      }
+      throw error;
+    }
     return toLive(ctx, created);
   },
 

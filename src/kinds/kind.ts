@@ -78,6 +78,11 @@ export interface ReadOptions {
    * A kind that reads only the wanted objects (groups) reads the undeclared ones it can report too.
    */
   undeclared?: boolean;
+  /**
+   * Read from the platform, not from anything cached earlier in the run (a parent's detail view read while
+   * planning): apply re-reads this way to learn whether a create whose outcome was lost took effect.
+   */
+  fresh?: boolean;
 }
 
 /** A problem found while planning one object (the engine adds address and source). */
@@ -128,15 +133,27 @@ export interface Kind {
   /** Creates the object whose identity is `key`; resolves to it as `read` would return it. */
   create?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live>;
   /**
-   * Problems with creating `key` that need the platform to find (a group that looks moved from elsewhere).
-   * `declared` holds every identity the manifests declare in this collection.
+   * Problems with creating `key` that need the platform to find (a group that looks moved from elsewhere; a parent
+   * that does not exist and that this plan does not create).
    */
   checkCreate?(
     ctx: KindContext,
     parent: Parent,
     key: string,
     desired: Fields,
-    declared: ReadonlySet<string>,
+    scope: CollectionScope,
+  ): Promise<KindProblem[]>;
+  /**
+   * Problems with updating `live` that need the platform to find (a group whose visibility cannot be lowered while
+   * it holds more visible projects that stay so).
+   */
+  checkUpdate?(
+    ctx: KindContext,
+    parent: Parent,
+    live: Live,
+    desired: Fields,
+    changed: string[],
+    scope: CollectionScope,
   ): Promise<KindProblem[]>;
   /** A note for the plan on how `key` will be created (an existing deploy key enabled rather than uploaded). */
   createReason?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<string | undefined>;
@@ -166,8 +183,40 @@ export interface Kind {
    */
   export?(ctx: KindContext, parent: Parent, live: Live): Promise<Fields>;
 
-  /** Addresses of objects this one needs to exist first, beyond its parent (a group's parent group). */
-  dependsOn?(parent: Parent, key: string, desired: Fields): string[];
+  /**
+   * Addresses of steps that must succeed first, beyond the parent's create (a group's parent group). `live` is
+   * the object as it is, when it exists.
+   */
+  dependsOn?(parent: Parent, key: string, desired: Fields, live: Live | undefined): string[];
+  /** Addresses of steps that must wait for this one (a parent group lowering its visibility after its subgroup). */
+  before?(parent: Parent, key: string, desired: Fields, live: Live | undefined): string[];
+
+  /**
+   * The objects the platform deletes together with `live` (a group's subgroups and projects), so the plan can name
+   * each of them and count them as deletes.
+   */
+  cascade?(ctx: KindContext, parent: Parent, live: Live): Promise<CascadedObject[]>;
+  /** Saves a restorable copy of `live` to `file` before it is deleted (a group's export archive). */
+  backup?(ctx: KindContext, parent: Parent, live: Live, file: string): Promise<void>;
+}
+
+/** What the manifests say about one collection, for checks that look beyond one object. */
+export interface CollectionScope {
+  /** Every identity the manifests declare in this collection (present or absent, within the targets or not). */
+  declared: ReadonlySet<string>;
+  /** The desired fields of the objects of this collection that the plan manages (present, within the targets). */
+  planned: ReadonlyMap<string, Fields>;
+}
+
+/** An object deleted by the platform along with another. */
+export interface CascadedObject {
+  /** Its top-level collection (`groups`, `projects`) and address segment (`group`, `project`). */
+  collection: string;
+  segment: string;
+  key: string;
+  id?: string | number;
+  /** A few fields that tell the object apart in the plan (visibility, ...). */
+  fields: Fields;
 }
 
 /** The address of an object: `parent.segment["key"]`, or `segment["key"]` at the top, `parent.segment` for singletons. */

@@ -2,11 +2,11 @@
  * Pipeline schedules of a project, identified by description. One list read per project, plus a detail read for
  * each declared schedule (the only way to see its variables). A schedule's pipelines run as its owner: with
  * `take_ownership: true` the schedule should belong to the token's user, so the plan shows an `owner` change, and
- * apply takes ownership, only when someone else owns it; without it, ownership is never touched.
+ * apply takes ownership, only when someone else owns it; without it, ownership is never touched. The platform's
+ * spellings of refs and time zones compare equal to the manifest's through the schema's `x-normalize`.
  */
 import { apiPath } from "../api/index.js";
-import { RAILS_TIME_ZONES } from "../manifest/timezones.js";
-import { body, ownerPath, pick, shortRef } from "./common.js";
+import { body, ownerPath, pick } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
 const FIELDS = ["description", "ref", "cron", "cron_timezone", "active"] as const;
@@ -28,24 +28,10 @@ function currentUsername(ctx: KindContext): Promise<string> {
   return p;
 }
 
-/** The IANA name for a friendly name (`Pacific Time (US & Canada)`), so both spellings compare equal. */
-function canonicalTimeZone(name: string): string {
-  return RAILS_TIME_ZONES[name] ?? name;
-}
-
-function normalize(fields: Fields): Fields {
-  const out = { ...fields };
-  if ("ref" in out) out["ref"] = shortRef(out["ref"]);
-  if (typeof out["cron_timezone"] === "string")
-    out["cron_timezone"] = canonicalTimeZone(out["cron_timezone"]);
-  if (typeof out["cron"] === "string") out["cron"] = out["cron"].trim().replace(/\s+/g, " ");
-  return out;
-}
-
 const toLive = (s: ApiSchedule): Live => ({
   key: s.description,
   id: s.id,
-  fields: { ...normalize(pick(s, FIELDS)), owner: s.owner?.username ?? null },
+  fields: { ...pick(s, FIELDS), owner: s.owner?.username ?? null },
   raw: s,
 });
 
@@ -77,7 +63,7 @@ export const pipelineScheduleKind: Kind = {
   },
 
   async prepare(ctx, _parent, fields) {
-    const out = normalize(fields);
+    const out = { ...fields };
     // `owner` is not a manifest field: it is how the plan shows (and compares) the ownership asked for.
     if (out["take_ownership"] === true) out["owner"] = await currentUsername(ctx);
     return out;

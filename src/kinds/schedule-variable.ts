@@ -22,9 +22,9 @@ function base(parent: Parent): string {
   return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref!}/variables`}`;
 }
 
-async function liveVariables(ctx: KindContext, parent: Parent): Promise<ApiVariable[]> {
+async function liveVariables(ctx: KindContext, parent: Parent, fresh = false): Promise<ApiVariable[]> {
   const raw = parent.live?.raw as { variables?: ApiVariable[] } | undefined;
-  if (raw?.variables) return raw.variables;
+  if (raw?.variables && !fresh) return raw.variables;
   const detail = await ctx.api.get<{ variables?: ApiVariable[] }>(
     `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref!}`}`,
   );
@@ -37,8 +37,8 @@ export const scheduleVariableKind: Kind = {
   parents: ["pipeline_schedules"],
   updateMode: "update",
 
-  async read(ctx, parent) {
-    return (await liveVariables(ctx, parent)).map(toLive);
+  async read(ctx, parent, _wanted, options) {
+    return (await liveVariables(ctx, parent, options?.fresh)).map(toLive);
   },
 
   async create(ctx, parent, desired, key) {

@@ -66,9 +66,12 @@ export function buildNode(
       const itemSchema = ctx.schemas.resolve(prop.items as JsonSchema);
       children[k] = {
         policy: policyOf(body, k),
-        items: v
-          .filter(isObj)
-          .map((item) => buildNode(k, identityOf(item, identity, k) ?? "", item, itemSchema, ctx)),
+        items: v.filter(isObj).map((item) => {
+          const id = identityOf(item, identity, k, itemSchema);
+          const node = buildNode(k, id?.key ?? "", item, itemSchema, ctx);
+          if (id && id.label !== id.key) node.label = id.label;
+          return node;
+        }),
       };
       continue;
     }

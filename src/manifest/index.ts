@@ -5,7 +5,7 @@ import { type Diagnostic, Diagnostics, formatRef, renderPath } from "./diagnosti
 import { interpolate } from "./interpolate.js";
 import { keyLoc, type Loc, type Meta, selfLoc, setMeta, valueLoc } from "./located.js";
 import type { DesiredCollection, DesiredNode, DesiredState } from "./model.js";
-import { checkBody, checkGroupVisibility } from "./rules.js";
+import { checkBody, checkGroupVisibility, checkIdentities, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
 import { TemplateResolver } from "./templates.js";
 import type { Manifest } from "./types.gen.js";
@@ -225,6 +225,13 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (instance) interpolate(instance, ["instance"], interp, diags);
   for (const [n, b] of groupBodies) interpolate(b, ["groups", n], interp, diags);
   for (const [n, b] of projectBodies) interpolate(b, ["projects", n], interp, diags);
+
+  // Identities are compared once secrets are resolved: two spellings of one object are one object.
+  const shared: SharedFields = new Map();
+  if (instance) checkIdentities(instance, file("instance.schema.json"), ["instance"], ctx, shared);
+  for (const [n, b] of groupBodies) checkIdentities(b, file("group.schema.json"), ["groups", n], ctx, shared);
+  for (const [n, b] of projectBodies)
+    checkIdentities(b, file("project.schema.json"), ["projects", n], ctx, shared);
 
   if (docs.length === 0 && !diags.hasErrors) {
     diags.error(

@@ -149,6 +149,8 @@ function resolveString(
     return readFileSync(found.path, "utf8").replace(/\r?\n$/, "");
   });
   if (origins.length === 0) return out;
-  if (failed) return new Secret("", origins.join(","));
-  return new Secret(out, origins.join(","));
+  // What may be shown of the value: the literal text around the references, each reference masked.
+  const shown = text.replace(REF, (whole: string) => (whole === "$${" ? "${" : Secret.mask));
+  if (failed || !opts.secrets) return new Secret("", origins.join(","), shown, true);
+  return new Secret(out, origins.join(","), shown);
 }

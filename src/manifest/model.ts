@@ -32,8 +32,13 @@ export type PrunePolicy = "warn" | "delete" | "ignore";
 export interface DesiredNode {
   /** The manifest key of the collection this node belongs to, e.g. "pipeline_schedules", "groups", "instance". */
   collection: string;
-  /** The node's identity within its collection (a schedule's description, a variable's key, a group's full path). */
+  /**
+   * The node's identity within its collection (a schedule's description, a variable's key, a group's full path),
+   * from the resolved values: it may hold a secret, so it is never shown (see `label`).
+   */
   key: string;
+  /** The identity as it may be shown, secret parts masked; set only when it differs from `key`. */
+  label?: string;
   /** `absent` asks for deletion of the live object with this identity. */
   state: "present" | "absent";
   /**

@@ -3,7 +3,9 @@ import { formatRef, renderPath } from "./diagnostics.js";
 import { hasReference } from "./formats.js";
 import { resolveManifestPath } from "./interpolate.js";
 import { keyLoc, type Loc, type Path, selfLoc, valueLoc } from "./located.js";
+import { isNormalizerName, normalizeValue } from "./normalize.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
+import { isSecret } from "./secret.js";
 import type {
   BroadcastMessage,
   DeployAccessLevel,
@@ -22,15 +24,56 @@ export function wikiSlug(title: string): string {
   return title.trim().replace(/[\s<>+]/g, "-");
 }
 
-/** The identity of an item under an `x-identity` spec (a field name, or several joined with `#`). */
-export function identityOf(item: Obj, spec: unknown, collection: string): string | undefined {
+/** An item's identity: resolved (to match and compare) and as it may be shown. */
+export interface Identity {
+  /** From the resolved values; may hold a secret, so it is never printed. */
+  key: string;
+  /** As it may be shown: secret parts masked. */
+  label: string;
+  /** The key in the terms of the identity fields' normalisers, for duplicate checks (`ssh-key`: no comment). */
+  compare: string;
+  /** Part of it is not known (a reference left unresolved by `validate --no-secrets`). */
+  unknown: boolean;
+}
+
+/**
+ * The identity of an item under an `x-identity` spec (a field name, or several joined with `#`), from resolved
+ * values: a part from `${env:}`/`${file:}` is matched by its value and shown masked. `itemSchema` gives each
+ * identity field's normaliser.
+ */
+export function identityOf(
+  item: Obj,
+  spec: unknown,
+  collection: string,
+  itemSchema?: JsonSchema,
+): Identity | undefined {
   if (collection === "wiki_pages" && item.slug === undefined && typeof item.title === "string") {
-    return wikiSlug(item.title);
+    const slug = wikiSlug(item.title);
+    return { key: slug, label: slug, compare: slug, unknown: false };
   }
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
-  const parts = fields.map((f) => item[f]);
-  if (parts.some((p) => p === undefined || p === null || typeof p === "object")) return undefined;
-  return parts.map(String).join("#");
+  const props = (itemSchema?.properties ?? {}) as Record<string, JsonSchema>;
+  const keys: string[] = [];
+  const labels: string[] = [];
+  const compares: string[] = [];
+  let unknown = false;
+  for (const f of fields) {
+    const v = item[f];
+    let key: string;
+    if (isSecret(v)) {
+      key = v.reveal();
+      labels.push(v.shown);
+      unknown ||= v.unresolved;
+    } else if (v === undefined || v === null || typeof v === "object") return undefined;
+    else {
+      key = String(v);
+      labels.push(key);
+    }
+    keys.push(key);
+    const normalizer = props[f]?.["x-normalize"];
+    compares.push(isNormalizerName(normalizer) ? String(normalizeValue(normalizer, key)) : key);
+  }
+  return { key: keys.join("#"), label: labels.join("#"), compare: compares.join("#"), unknown };
 }
 
 const LEVEL_NAMES: Record<string, number> = { private: 0, internal: 10, public: 20 };
@@ -83,21 +126,8 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
     const identity = raw["x-identity"] ?? prop["x-identity"];
     if (prop.type === "array" && Array.isArray(v) && identity) {
       const itemSchema = schemas.resolve(prop.items as JsonSchema);
-      const seen = new Map<string, Loc>();
       v.forEach((item, i) => {
         if (!isObj(item)) return;
-        const id = identityOf(item, identity, key);
-        if (id !== undefined) {
-          const first = seen.get(id);
-          const at = selfLoc(item);
-          if (first) {
-            diags.error(
-              at,
-              renderPath([...fieldPath, i]),
-              `duplicate ${key} entry "${id}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`,
-            );
-          } else seen.set(id, at);
-        }
         checkItem(key, item, [...fieldPath, i], ctx);
         checkBody(item, itemSchema, [...fieldPath, i], ctx);
       });
@@ -231,5 +261,90 @@ export function checkGroupVisibility(groups: Map<string, Obj>, diags: Diagnostic
         `${vis} is not allowed since the parent group ${parentPath} is ${pvis}; use ${pvis} or less`,
       );
     }
+  }
+}
+
+/** What `checkIdentities` remembers across bodies: fields an object shares wherever it is declared. */
+export type SharedFields = Map<string, { values: Obj; at: Loc; label: string }>;
+
+/**
+ * Duplicate identities, from resolved values (run after interpolation): two entries of one collection with the same
+ * identity are an error naming both places, whether written inline or read from `${file:}`, with or without a
+ * key's comment. Fields an object has once on the platform (`x-shared-fields`: a deploy key's title) must agree
+ * wherever the object is declared, across groups and projects. Messages show identities masked.
+ */
+export function checkIdentities(
+  value: unknown,
+  schema: JsonSchema,
+  path: Path,
+  ctx: RuleContext,
+  shared: SharedFields,
+): void {
+  if (!isObj(value)) return;
+  const { schemas, diags } = ctx;
+  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [key, raw] of Object.entries(props)) {
+    if (!Object.hasOwn(value, key)) continue;
+    const v = value[key];
+    const prop = schemas.resolve(raw);
+    const identity = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v) && identity) {
+      const itemSchema = schemas.resolve(prop.items as JsonSchema);
+      const sharedFields = (itemSchema["x-shared-fields"] as string[] | undefined) ?? [];
+      const seen = new Map<string, Loc>();
+      v.forEach((item, i) => {
+        if (!isObj(item)) return;
+        const itemPath = [...path, key, i];
+        const id = identityOf(item, identity, key, itemSchema);
+        if (id !== undefined && !id.unknown) {
+          const first = seen.get(id.compare);
+          const at = selfLoc(item);
+          if (first) {
+            diags.error(
+              at,
+              renderPath(itemPath),
+              `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`,
+            );
+          } else {
+            seen.set(id.compare, at);
+            if (sharedFields.length > 0 && item.state !== "absent")
+              checkShared(key, id, item, sharedFields, itemPath, shared, diags);
+          }
+        }
+        checkIdentities(item, itemSchema, itemPath, ctx, shared);
+      });
+    } else if (prop["x-singleton"] === true && isObj(v)) {
+      checkIdentities(v, prop, [...path, key], ctx, shared);
+    }
+  }
+}
+
+function checkShared(
+  collection: string,
+  id: Identity,
+  item: Obj,
+  fields: string[],
+  path: Path,
+  shared: SharedFields,
+  diags: Diagnostics,
+): void {
+  const slot = `${collection}\u0000${id.compare}`;
+  const first = shared.get(slot);
+  if (!first) {
+    shared.set(slot, { values: item, at: selfLoc(item), label: id.label });
+    return;
+  }
+  for (const f of fields) {
+    const mine = item[f];
+    const theirs = first.values[f];
+    if (mine === undefined || theirs === undefined) continue;
+    const same = isSecret(mine) || isSecret(theirs) ? String(mine) === String(theirs) : mine === theirs;
+    if (same) continue;
+    const show = (x: unknown) => (isSecret(x) ? x.shown : JSON.stringify(x));
+    diags.error(
+      valueLoc(item, f),
+      renderPath([...path, f]),
+      `${collection} entry "${id.label}" is also declared at ${formatRef(first.at)} with ${f} ${show(theirs)}, here ${show(mine)}: the platform keeps one ${f} for it, shared by every project that uses it, so give it the same ${f} everywhere`,
+    );
   }
 }

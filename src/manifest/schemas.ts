@@ -21,6 +21,8 @@ export const ANNOTATIONS = [
   "x-local",
   "x-requires",
   "x-key-sizes",
+  "x-normalize",
+  "x-shared-fields",
 ] as const;
 
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);

@@ -11,10 +11,19 @@ export class Secret {
   readonly #value: string;
   /** Where the value came from, safe to print: `env:HOOK_TOKEN`, `file:secrets/token.txt`, or `literal`. */
   readonly origin: string;
+  /**
+   * The value as it may be shown: the manifest's text with each reference masked
+   * (`https://h/?key=(sensitive)`), or just the mask when the whole value is secret.
+   */
+  readonly shown: string;
+  /** The value was not resolved (`validate --no-secrets`): it is unknown, not empty. */
+  readonly unresolved: boolean;
 
-  constructor(value: string, origin: string) {
+  constructor(value: string, origin: string, shown: string = MASK, unresolved = false) {
     this.#value = value;
     this.origin = origin;
+    this.shown = shown;
+    this.unresolved = unresolved;
   }
 
   reveal(): string {
@@ -44,6 +53,14 @@ export class Secret {
 
 export function isSecret(value: unknown): value is Secret {
   return value instanceof Secret;
+}
+
+/** True when a Secret sits anywhere inside the value. */
+export function containsSecret(value: unknown): boolean {
+  if (value instanceof Secret) return true;
+  if (Array.isArray(value)) return value.some(containsSecret);
+  if (value !== null && typeof value === "object") return Object.values(value).some(containsSecret);
+  return false;
 }
 
 /** Replaces every Secret inside a value with its mask (for plan files, reports and logs). */

@@ -484,7 +484,7 @@ export interface DeployAccessLevel {
   group?: string;
 }
 /**
- * An SSH deploy key enabled on a project. Identity: `key` (compared by fingerprint).
+ * An SSH deploy key enabled on a project. Identity: `key` (compared by fingerprint). A key has one `title` on the platform, shared by every project that uses it, so every declaration of a key must give the same title.
  */
 export interface DeployKey {
   /**

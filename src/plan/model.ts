@@ -48,6 +48,13 @@ export interface Change {
   source?: SourceRef;
   /** The live object's platform id, when it exists. */
   liveId?: string | number;
+  /**
+   * For a delete the platform makes by itself: the address of the object whose deletion takes this one with it
+   * (a group's subgroups and projects). Apply sends no request of its own for it; it counts as a delete everywhere.
+   */
+  deletedWith?: string;
+  /** For a group delete: where apply saves the group's export archive before deleting it. */
+  backup?: string;
 }
 
 /** A problem that stops part of the plan: the change for `address` cannot be planned or applied as declared. */

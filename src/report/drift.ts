@@ -4,7 +4,14 @@
  * Text, versioned JSON, Markdown and JUnit XML forms, and the exit code of `forgeform drift`.
  */
 import pc from "picocolors";
-import { type Action, type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "../plan/model.js";
+import {
+  type Action,
+  type Change,
+  type FieldChange,
+  hasChanges,
+  PLAN_FORMAT_VERSION,
+  type Plan,
+} from "../plan/model.js";
 import { fieldViews, groupBy, plural, problemLine, sourceLabel, targetOf } from "./common.js";
 import { type Json, problemJson, requestsJson, sourceJson, stringify } from "./json.js";
 import {
@@ -48,8 +55,14 @@ export function driftSummary(plan: Plan): DriftSummary {
  * The exit code of `forgeform drift`: 2 when anything drifted, is missing, is unmanaged or would be deleted, else
  * 0. Plan errors are not drift; the caller decides what they mean (the CLI exits 1 on errors before asking this).
  */
-export function driftExitCode(plan: Plan): 0 | 2 {
-  return plan.changes.length > 0 ? 2 : 0;
+/**
+ * 2 when applying the manifests would change something (drifted, missing, or pruned objects), 0 otherwise. Live
+ * objects the manifests do not mention under the default `warn` policy are reported without failing, unless
+ * `failOnUnmanaged` asks for it.
+ */
+export function driftExitCode(plan: Plan, options: { failOnUnmanaged?: boolean } = {}): 0 | 2 {
+  if (hasChanges(plan)) return 2;
+  return options.failOnUnmanaged && plan.summary.unmanaged > 0 ? 2 : 0;
 }
 
 /** `Drift: N drifted, N missing, N unmanaged, N would be deleted.` */

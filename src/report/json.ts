@@ -48,6 +48,8 @@ function changeJson(change: Change): Json {
     live_id: change.liveId,
     reason: change.reason,
     source: change.source && sourceJson(change.source),
+    deleted_with: change.deletedWith,
+    backup: change.backup,
     fields: change.fields.map(fieldJson),
   };
 }
@@ -153,6 +155,8 @@ const planSchemaV1 = {
           collection: { type: "string" },
           key: { type: "string" },
           live_id: { type: ["string", "integer"] },
+          deleted_with: { type: "string" },
+          backup: { type: "string" },
           reason: { type: "string" },
           source,
           fields: {
@@ -243,6 +247,8 @@ interface ChangeV1 {
   live_id?: string | number;
   reason?: string;
   source?: SourceV1;
+  deleted_with?: string;
+  backup?: string;
   fields: FieldV1[];
 }
 interface ProblemV1 {
@@ -290,6 +296,8 @@ function toChange(c: ChangeV1): Change {
   if (c.reason !== undefined) change.reason = c.reason;
   if (c.source !== undefined) change.source = toSource(c.source);
   if (c.live_id !== undefined) change.liveId = c.live_id;
+  if (c.deleted_with !== undefined) change.deletedWith = c.deleted_with;
+  if (c.backup !== undefined) change.backup = c.backup;
   return change;
 }
 

@@ -131,7 +131,7 @@ describe("ApiError from real responses", () => {
 
   it("reads a plain-text 429 from Rack::Attack", async () => {
     const api = await failWith(429, "Retry later\n", "text/plain");
-    const e = (await api.post("/groups", { body: {} }).catch((x: unknown) => x)) as ApiError;
+    const e = (await api.get("/groups").catch((x: unknown) => x)) as ApiError;
     expect(e.status).toBe(429);
     expect(e.platformMessage).toBe("Retry later");
     expect(e.body).toBe("Retry later\n");

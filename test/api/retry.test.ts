@@ -228,11 +228,14 @@ describe("POST is never retried blindly", () => {
     expect(delays).toEqual([3000]);
   });
 
-  it("does not retry a POST answered 503 without Retry-After", async () => {
-    const { client, server } = await setup(status(503));
-    const error = await client.post("/groups", { body: {} }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(503);
-    expect(server.seen).toHaveLength(1);
-  });
+  for (const code of [429, 503]) {
+    it(`does not retry a POST answered ${code} without Retry-After: its outcome is unknown, so the caller re-reads`, async () => {
+      const { client, server } = await setup(status(code));
+      const error = await client.post("/groups", { body: {} }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OutcomeUnknownError);
+      expect((error as OutcomeUnknownError).cause).toBeInstanceOf(ApiError);
+      expect(((error as OutcomeUnknownError).cause as ApiError).status).toBe(code);
+      expect(server.seen).toHaveLength(1);
+    });
+  }
 });

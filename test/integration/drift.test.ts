@@ -178,12 +178,15 @@ describe("forgeform drift against the sandbox", () => {
 
     it("limits the comparison to --target", async () => {
       const drift = await bench.cli(["drift", "--target", "instance", file]);
-      expect(drift.code).toBe(2);
+      // Only an unmanaged object under the default warn policy: reported, not failing.
+      expect(drift.code).toBe(0);
       expect(drift.out).toContain("Limited to targets: instance");
       expect(drift.out).not.toContain("group[");
       expect(drift.out.trim().split("\n").at(-1)).toBe(
         "Drift: 0 drifted, 0 missing, 1 unmanaged, 0 would be deleted.",
       );
+      const strict = await bench.cli(["drift", "--fail-on-unmanaged", "--target", "instance", file]);
+      expect(strict.code).toBe(2);
     });
   });
 

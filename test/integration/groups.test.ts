@@ -102,8 +102,13 @@ groups:
     expect(plan.code).toBe(1);
     expect(plan.out).toContain('group["corp/east/team"]');
     const text = plan.out.replace(/\s+/g, " ");
-    expect(text).toContain("corp/west/team exists and is no longer in the manifests");
+    expect(text).toContain(
+      "corp/west/team (inside corp/west, which the manifests manage) is no longer declared: this looks like a move",
+    );
     expect(text).toContain("the API cannot change a group's parent");
+    // It says how to proceed either way.
+    expect(text).toContain("move corp/west/team to corp/east/team in the platform, then plan again");
+    expect(text).toContain("declare corp/west/team in the manifests too");
     const apply = await bench.cli(["apply", "--yes", moved]);
     expect(apply.code).toBe(1);
     await expect(bench.get("/groups/corp%2Feast%2Fteam")).rejects.toThrow(/404/);

@@ -98,14 +98,17 @@ describe("drift summary and exit code", () => {
     });
   });
 
-  it("exits 0 without drift and 2 with any drift", () => {
+  it("exits 2 for what apply would change, 0 for unmanaged objects left alone unless asked to fail on them", () => {
     expect(driftExitCode(makePlan([]))).toBe(0);
     expect(driftExitCode(makePlan([], { warnings: [{ address: "instance", message: "deprecated" }] }))).toBe(
       0,
     );
-    for (const change of [createSchedule, updateVariable, replaceEnvironment, deleteHook, unmanagedBadge]) {
+    for (const change of [createSchedule, updateVariable, replaceEnvironment, deleteHook]) {
       expect(driftExitCode(makePlan([change])), change.action).toBe(2);
     }
+    expect(driftExitCode(makePlan([unmanagedBadge]))).toBe(0);
+    expect(driftExitCode(makePlan([unmanagedBadge]), { failOnUnmanaged: true })).toBe(2);
+    expect(driftExitCode(makePlan([unmanagedBadge, deleteHook]))).toBe(2);
   });
 });
 

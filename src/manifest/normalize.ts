@@ -1,0 +1,97 @@
+/**
+ * Values the platform rewrites. A field declares its kind of value once, in its schema (`x-normalize`), and every
+ * comparison (plans, drift, duplicate identities) goes through the normaliser named there: a duration `90 days`
+ * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`.
+ * Normalising is for comparing only: what is sent is what the manifest says, and what is shown or exported is what
+ * each side wrote. The sandbox rewrites values from its own code; the two never share this module.
+ */
+import { RAILS_TIME_ZONES } from "./timezones.js";
+
+export type NormalizerName =
+  | "duration"
+  | "timezone"
+  | "ref"
+  | "instant"
+  | "lowercase"
+  | "whitespace"
+  | "ssh-key";
+
+// ChronicDuration (the platform's duration parser and printer): a month is 30 days and a year 365.25 days.
+const UNIT_SECONDS: [RegExp, number][] = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3_600],
+  [/^(d|days?)$/, 86_400],
+  [/^(w|wks?|weeks?)$/, 604_800],
+  [/^(mos?|mons?|months?)$/, 2_592_000],
+  [/^(y|yrs?|years?)$/, 31_557_600],
+];
+
+/** Seconds of a human duration (`90 days`, `3 months`, `1 month 2 weeks`, `36h`); undefined when unreadable. */
+export function durationSeconds(text: string): number | undefined {
+  const s = text
+    .trim()
+    .toLowerCase()
+    .replace(/,|\band\b/g, " ");
+  if (s.length > 200) return undefined;
+  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s));
+  let total = 0;
+  let consumed = "";
+  for (const m of s.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
+    const unit = UNIT_SECONDS.find(([r]) => r.test(m[2] ?? ""));
+    if (!unit) return undefined;
+    total += Number(m[1]) * unit[1];
+    consumed += m[0];
+  }
+  if (consumed === "" || consumed.replace(/\s/g, "") !== s.replace(/\s/g, "")) return undefined;
+  return Math.round(total);
+}
+
+/** The canonical IANA name of a time zone written as an IANA name, an alias or a Rails friendly name. */
+export function canonicalTimeZone(name: string): string {
+  const trimmed = name.trim();
+  const iana = RAILS_TIME_ZONES[trimmed] ?? trimmed;
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: iana }).resolvedOptions().timeZone;
+  } catch {
+    return trimmed;
+  }
+}
+
+const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/** Milliseconds since the epoch of an ISO 8601 datetime; undefined for anything else. */
+export function instantOf(value: unknown): number | undefined {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
+    const ms = Date.parse(value.trim());
+    return Number.isNaN(ms) ? undefined : ms;
+  }
+  return undefined;
+}
+
+/** `type blob` of an OpenSSH public key: the comment and spacing do not make another key. */
+export function canonicalSshKey(text: string): string {
+  const [type, blob] = text.trim().split(/\s+/);
+  return blob ? `${type} ${blob}` : text.trim();
+}
+
+const NORMALIZERS: Record<NormalizerName, (value: string) => unknown> = {
+  duration: (v) => durationSeconds(v) ?? v.trim(),
+  timezone: canonicalTimeZone,
+  ref: (v) => v.trim().replace(/^refs\/(heads|tags)\//, ""),
+  instant: (v) => instantOf(v) ?? v,
+  lowercase: (v) => v.trim().toLowerCase(),
+  whitespace: (v) => v.trim().replace(/\s+/g, " "),
+  "ssh-key": canonicalSshKey,
+};
+
+export function isNormalizerName(name: unknown): name is NormalizerName {
+  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
+}
+
+/** The value in its canonical form for comparison; values that are not text are returned as they are. */
+export function normalizeValue(name: NormalizerName, value: unknown): unknown {
+  if (value instanceof Date && name === "instant") return value.getTime();
+  return typeof value === "string" ? NORMALIZERS[name](value) : value;
+}
