@@ -66916,7 +66916,95 @@ function reportSchemaErrors(errors, value, prefix, diags) {
         at = locate(value, path2);
         message = e.message ?? "is invalid";
     }
+    if (VALUE_KEYWORDS.has(e.keyword) && (parent?.writeOnly === true || parent?.["x-sensitive"] === true)) {
+      message = `${blindReason(e)} (the value is not shown: the field is sensitive)`;
+    }
     diags.error(at, renderPath([...prefix, ...fieldPath]), message);
+  }
+}
+var VALUE_KEYWORDS = /* @__PURE__ */ new Set([
+  "type",
+  "enum",
+  "const",
+  "format",
+  "pattern",
+  "minLength",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "anyOf",
+  "oneOf"
+]);
+var FORMAT_WORDS = {
+  cron: "a 5-field cron expression",
+  timezone: "a time zone the platform knows",
+  "http-url": "an http:// or https:// URL",
+  "badge-url": "an http(s) URL with only the badge placeholders",
+  "hex-color": "a hex colour such as #E75E40",
+  "ssh-public-key": "an SSH public key (type, base64 key, optional comment)",
+  "archive-age": "a duration of at least 1 day, such as 30 days",
+  date: "a date (YYYY-MM-DD)",
+  "date-time": "an ISO 8601 date and time",
+  email: "an e-mail address"
+};
+function blindReason(e) {
+  const params = e.params;
+  switch (e.keyword) {
+    case "type":
+      return `expected ${String(params["type"]).split(",").map((t) => TYPE_NAMES[t] ?? t).join(
+        " or "
+      )}, got ${Array.isArray(e.data) ? "a list" : e.data === null ? "an empty value" : `a ${typeof e.data}`}`;
+    case "format": {
+      const format = String(params["format"]);
+      return `is not ${FORMAT_WORDS[format] ?? `a valid ${format}`}`;
+    }
+    case "enum":
+      return `is not one of: ${params["allowedValues"].map(String).join(", ")}`;
+    case "pattern":
+      return `does not match the pattern ${String(params["pattern"])}`;
+    case "minLength":
+      return params["limit"] === 1 ? "must not be empty" : `must be at least ${String(params["limit"])} characters`;
+    case "maxLength":
+      return `must be at most ${String(params["limit"])} characters`;
+    default:
+      return e.message ?? "is invalid";
+  }
+}
+function checkResolvedSecrets(body2, schemaFile, prefix, schemas, diags) {
+  const secrets = /* @__PURE__ */ new Map();
+  let found = false;
+  const reveal = (v2, pointer) => {
+    if (isSecret(v2)) {
+      found = true;
+      if (!v2.unresolved) secrets.set(pointer, v2);
+      return v2.reveal();
+    }
+    if (v2 === null || typeof v2 !== "object") return v2;
+    const copy2 = Array.isArray(v2) ? v2.map((x, i) => reveal(x, `${pointer}/${i}`)) : Object.fromEntries(
+      Object.entries(v2).map(([k2, x]) => [
+        k2,
+        reveal(x, `${pointer}/${k2.replace(/~/g, "~0").replace(/\//g, "~1")}`)
+      ])
+    );
+    const meta = getMeta(v2);
+    if (meta) setMeta(copy2, meta);
+    return copy2;
+  };
+  const copy = reveal(body2, "");
+  if (!found || secrets.size === 0) return;
+  const validate = schemas.validator(schemaFile);
+  if (validate(copy)) return;
+  for (const e of validate.errors ?? []) {
+    const secret = secrets.get(e.instancePath);
+    if (!secret) continue;
+    const path2 = pointerToPath(e.instancePath, copy);
+    diags.error(
+      locate(copy, path2),
+      renderPath([...prefix, ...path2]),
+      `the value from ${secret.origin} ${blindReason(e)} (the value is not shown)`
+    );
   }
 }
 
@@ -67296,6 +67384,11 @@ async function loadManifests(paths, opts) {
   if (instance) interpolate(instance, ["instance"], interp, diags);
   for (const [n2, b2] of groupBodies) interpolate(b2, ["groups", n2], interp, diags);
   for (const [n2, b2] of projectBodies) interpolate(b2, ["projects", n2], interp, diags);
+  if (instance) checkResolvedSecrets(instance, "instance.schema.json", ["instance"], schemas, diags);
+  for (const [n2, b2] of groupBodies)
+    checkResolvedSecrets(b2, "group.schema.json", ["groups", n2], schemas, diags);
+  for (const [n2, b2] of projectBodies)
+    checkResolvedSecrets(b2, "project.schema.json", ["projects", n2], schemas, diags);
   const shared = /* @__PURE__ */ new Map();
   if (instance) checkIdentities(instance, file("instance.schema.json"), ["instance"], ctx, shared);
   for (const [n2, b2] of groupBodies) checkIdentities(b2, file("group.schema.json"), ["groups", n2], ctx, shared);
@@ -70375,8 +70468,12 @@ var Planner = class {
       declared: new Set(coll.items.map(keyOf2)),
       planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf2(i), i.fields]))
     };
-    const secretShapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => labelPattern(i.label));
-    const liveLabel = (live) => secretShapes.some((re) => re.test(live.key)) ? `${secretLabel(items, live.key)} (id ${String(live.id)})` : live.key;
+    const shapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => ({ item: i, pattern: labelPattern(i.label) }));
+    const shapeOf = (live) => shapes.find((s) => s.pattern.test(live.key))?.item;
+    const liveLabel = (live) => {
+      const like = shapeOf(live);
+      return like ? `${like.label} (id ${String(live.id)})` : live.key;
+    };
     const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
     const perItem = await Promise.all(
       ordered.map(async (item) => {
@@ -70407,7 +70504,8 @@ var Planner = class {
       if (scope.declared.has(live.key) || live.readOnly) continue;
       const address = addressOf(parentAddress, kind, liveLabel(live));
       if (this.cascaded.has(address)) continue;
-      this.liveSeen.push([address, this.maskedFields(specs2, live.fields)]);
+      const like = shapeOf(live)?.fields;
+      this.liveSeen.push([address, this.maskedFields(specs2, live.fields, like)]);
       const self = { address, collection, key: live.key, ref: live.id, live, parent };
       const base2 = {
         address,
@@ -70422,7 +70520,18 @@ var Planner = class {
         if (refusals.length > 0) continue;
         await this.pushDelete(
           out,
-          { base: base2, kind, specs: specs2, parent, self, key: live.key, live, depth, deps: [] },
+          {
+            base: base2,
+            kind,
+            specs: specs2,
+            parent,
+            self,
+            key: live.key,
+            live,
+            depth,
+            deps: [],
+            ...like ? { desired: like } : {}
+          },
           `not in the manifests, and the ${collection} prune policy is delete`
         );
       } else {
@@ -70681,11 +70790,6 @@ var Planner = class {
     return true;
   }
 };
-function secretLabel(items, liveKey) {
-  for (const item of items)
-    if (item.label !== void 0 && labelPattern(item.label).test(liveKey)) return item.label;
-  return Secret.mask;
-}
 function order(steps) {
   const forward = steps.filter((s) => s.change.action !== "delete" && s.change.action !== "unmanaged");
   const deletes = steps.map((s, i) => [s, i]).filter(([s]) => s.change.action === "delete").sort(([a, ai], [b2, bi]) => b2.depth - a.depth || bi - ai).map(([s]) => s);
@@ -71109,8 +71213,30 @@ function instanceKeys(ctx) {
   }
   return p2;
 }
+function createdKeys(ctx) {
+  let created = ctx.memo.get("deploy_keys:created");
+  if (!created) {
+    created = /* @__PURE__ */ new Map();
+    ctx.memo.set("deploy_keys:created", created);
+  }
+  return created;
+}
 async function existingKey(ctx, key) {
-  return (await instanceKeys(ctx))?.get(key);
+  return createdKeys(ctx).get(key) ?? (await instanceKeys(ctx))?.get(key);
+}
+function oneAtATime(ctx, key, work) {
+  let locks = ctx.memo.get("deploy_keys:locks");
+  if (!locks) {
+    locks = /* @__PURE__ */ new Map();
+    ctx.memo.set("deploy_keys:locks", locks);
+  }
+  const previous = locks.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  locks.set(
+    key,
+    next.catch(() => void 0)
+  );
+  return next;
 }
 async function put(ctx, parent, id, payload) {
   return ctx.api.put(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, { body: payload });
@@ -71122,8 +71248,10 @@ var deployKeyKind = {
   updateMode: "update",
   // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
   identity: (fields) => fingerprint(keyText(fields["key"])),
-  async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/deploy_keys`)).map((k2) => toLive4(k2));
+  async read(ctx, parent, _wanted, options) {
+    const keys = await ctx.api.list(`${ownerPath(parent)}/deploy_keys`);
+    if (options?.fresh) for (const k2 of keys) createdKeys(ctx).set(fingerprint(k2.key), k2);
+    return keys.map((k2) => toLive4(k2));
   },
   async createReason(ctx, _parent, desired, key) {
     const found = await existingKey(ctx, key);
@@ -71132,29 +71260,8 @@ var deployKeyKind = {
     const renamed = typeof title === "string" && title !== found.title ? `; its title belongs to the key, so it becomes "${title}" for every project that uses it` : "";
     return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
   },
-  async create(ctx, parent, desired, key) {
-    const found = await existingKey(ctx, key);
-    if (!found) {
-      const created = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
-        body: body(desired, ["title", "key", "can_push"])
-      });
-      return toLive4(created, desired["can_push"] ?? false);
-    }
-    let enabled;
-    try {
-      enabled = await ctx.api.post(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
-    } catch (error2) {
-      if (!(error2 instanceof ApiError && error2.status === 404)) throw error2;
-      throw new Error(
-        `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`
-      );
-    }
-    const payload = {};
-    if (desired["can_push"] === true) payload["can_push"] = true;
-    if (desired["title"] !== void 0 && desired["title"] !== enabled.title)
-      payload["title"] = desired["title"];
-    if (Object.keys(payload).length === 0) return toLive4(enabled, false);
-    return toLive4(await put(ctx, parent, enabled.id, payload));
+  create(ctx, parent, desired, key) {
+    return oneAtATime(ctx, key, () => createOrEnable(ctx, parent, desired, key));
   },
   async update(ctx, parent, live, desired, changed2) {
     const payload = {};
@@ -71165,6 +71272,31 @@ var deployKeyKind = {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/deploy_keys/${live.id}`}`);
   }
 };
+async function createOrEnable(ctx, parent, desired, key) {
+  const found = await existingKey(ctx, key);
+  if (!found) {
+    const created = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
+      body: body(desired, ["title", "key", "can_push"])
+    });
+    createdKeys(ctx).set(key, created);
+    return toLive4(created, desired["can_push"] ?? false);
+  }
+  let enabled;
+  try {
+    enabled = await ctx.api.post(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
+  } catch (error2) {
+    if (!(error2 instanceof ApiError && error2.status === 404)) throw error2;
+    throw new Error(
+      `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`
+    );
+  }
+  const payload = {};
+  if (desired["can_push"] === true) payload["can_push"] = true;
+  if (desired["title"] !== void 0 && desired["title"] !== enabled.title)
+    payload["title"] = desired["title"];
+  if (Object.keys(payload).length === 0) return toLive4(enabled, false);
+  return toLive4(await put(ctx, parent, enabled.id, payload));
+}
 
 // src/kinds/epic.ts
 function epicIssuesPath(epic) {

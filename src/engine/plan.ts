@@ -410,14 +410,16 @@ class Planner {
       declared: new Set(coll.items.map(keyOf)),
       planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf(i), i.fields])),
     };
-    // Live objects whose identity holds a declared secret's shape are shown masked too (an old key in a hook URL).
-    const secretShapes = items
+    // Live objects whose identity has the shape of a declared one with a secret in it are shown masked too (an
+    // old key in a hook URL): their address, and the fields that are secret in that declaration.
+    const shapes = items
       .filter((i) => !kind.identity && i.label !== undefined)
-      .map((i) => labelPattern(i.label!));
-    const liveLabel = (live: Live) =>
-      secretShapes.some((re) => re.test(live.key))
-        ? `${secretLabel(items, live.key)} (id ${String(live.id)})`
-        : live.key;
+      .map((i) => ({ item: i, pattern: labelPattern(i.label!) }));
+    const shapeOf = (live: Live) => shapes.find((s) => s.pattern.test(live.key))?.item;
+    const liveLabel = (live: Live) => {
+      const like = shapeOf(live);
+      return like ? `${like.label} (id ${String(live.id)})` : live.key;
+    };
     // Parents before children: sort top-level paths by depth.
     const ordered = topLevel
       ? [...items].sort((a, b) => a.key.split("/").length - b.key.split("/").length)
@@ -456,7 +458,8 @@ class Planner {
       const address = addressOf(parentAddress, kind, liveLabel(live));
       // A subgroup of a group being deleted goes with it: it is listed as such, not as unmanaged.
       if (this.cascaded.has(address)) continue;
-      this.liveSeen.push([address, this.maskedFields(specs, live.fields)]);
+      const like = shapeOf(live)?.fields;
+      this.liveSeen.push([address, this.maskedFields(specs, live.fields, like)]);
       const self: Parent = { address, collection, key: live.key, ref: live.id, live, parent };
       const base = {
         address,
@@ -471,7 +474,18 @@ class Planner {
         if (refusals.length > 0) continue;
         await this.pushDelete(
           out,
-          { base, kind, specs, parent, self, key: live.key, live, depth, deps: [] },
+          {
+            base,
+            kind,
+            specs,
+            parent,
+            self,
+            key: live.key,
+            live,
+            depth,
+            deps: [],
+            ...(like ? { desired: like } : {}),
+          },
           `not in the manifests, and the ${collection} prune policy is delete`,
         );
       } else {
@@ -780,13 +794,6 @@ class Planner {
     });
     return true;
   }
-}
-
-/** The masked label of the declared identity whose shape a live identity has. */
-function secretLabel(items: DesiredNode[], liveKey: string): string {
-  for (const item of items)
-    if (item.label !== undefined && labelPattern(item.label).test(liveKey)) return item.label;
-  return Secret.mask;
 }
 
 /** Orders steps for apply and display: creates/updates/replaces in walk order, then deletes deepest first. */

@@ -55,8 +55,37 @@ function instanceKeys(ctx: KindContext): Promise<Map<string, ApiKey> | undefined
   return p;
 }
 
+/** Keys this run created, by fingerprint: a key declared on several projects is uploaded once, then enabled. */
+function createdKeys(ctx: KindContext): Map<string, ApiKey> {
+  let created = ctx.memo.get("deploy_keys:created") as Map<string, ApiKey> | undefined;
+  if (!created) {
+    created = new Map();
+    ctx.memo.set("deploy_keys:created", created);
+  }
+  return created;
+}
+
 async function existingKey(ctx: KindContext, key: string): Promise<ApiKey | undefined> {
-  return (await instanceKeys(ctx))?.get(key);
+  return createdKeys(ctx).get(key) ?? (await instanceKeys(ctx))?.get(key);
+}
+
+/**
+ * Runs the creates of one key one after another: the first uploads it, the next ones (on other projects) find it
+ * among the keys this run created and enable it.
+ */
+function oneAtATime<T>(ctx: KindContext, key: string, work: () => Promise<T>): Promise<T> {
+  let locks = ctx.memo.get("deploy_keys:locks") as Map<string, Promise<unknown>> | undefined;
+  if (!locks) {
+    locks = new Map();
+    ctx.memo.set("deploy_keys:locks", locks);
+  }
+  const previous = locks.get(key) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  locks.set(
+    key,
+    next.catch(() => undefined),
+  );
+  return next;
 }
 
 async function put(ctx: KindContext, parent: Parent, id: number | string, payload: Fields): Promise<ApiKey> {
@@ -72,8 +101,11 @@ export const deployKeyKind: Kind = {
   // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
   identity: (fields) => fingerprint(keyText(fields["key"])),
 
-  async read(ctx, parent) {
-    return (await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`)).map((k) => toLive(k));
+  async read(ctx, parent, _wanted, options) {
+    const keys = await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`);
+    // Re-read after a create whose outcome was lost: a key found here was uploaded by this run.
+    if (options?.fresh) for (const k of keys) createdKeys(ctx).set(fingerprint(k.key), k);
+    return keys.map((k) => toLive(k));
   },
 
   async createReason(ctx, _parent, desired, key) {
@@ -87,30 +119,8 @@ export const deployKeyKind: Kind = {
     return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
   },
 
-  async create(ctx, parent, desired, key) {
-    const found = await existingKey(ctx, key);
-    if (!found) {
-      const created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
-        body: body(desired, ["title", "key", "can_push"]),
-      });
-      return toLive(created, (desired["can_push"] as boolean | undefined) ?? false);
-    }
-    let enabled: ApiKey;
-    try {
-      enabled = await ctx.api.post<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
-    } catch (error) {
-      if (!(error instanceof ApiError && error.status === 404)) throw error;
-      throw new Error(
-        `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`,
-      );
-    }
-    // Enabling links the key without push access and keeps its title: set what the manifest says.
-    const payload: Fields = {};
-    if (desired["can_push"] === true) payload["can_push"] = true;
-    if (desired["title"] !== undefined && desired["title"] !== enabled.title)
-      payload["title"] = desired["title"];
-    if (Object.keys(payload).length === 0) return toLive(enabled, false);
-    return toLive(await put(ctx, parent, enabled.id, payload));
+  create(ctx, parent, desired, key) {
+    return oneAtATime(ctx, key, () => createOrEnable(ctx, parent, desired, key));
   },
 
   async update(ctx, parent, live, desired, changed) {
@@ -123,3 +133,30 @@ export const deployKeyKind: Kind = {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/deploy_keys/${live.id!}`}`);
   },
 };
+
+async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live> {
+  const found = await existingKey(ctx, key);
+  if (!found) {
+    const created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
+      body: body(desired, ["title", "key", "can_push"]),
+    });
+    createdKeys(ctx).set(key, created);
+    return toLive(created, (desired["can_push"] as boolean | undefined) ?? false);
+  }
+  let enabled: ApiKey;
+  try {
+    enabled = await ctx.api.post<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    throw new Error(
+      `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`,
+    );
+  }
+  // Enabling links the key without push access and keeps its title: set what the manifest says.
+  const payload: Fields = {};
+  if (desired["can_push"] === true) payload["can_push"] = true;
+  if (desired["title"] !== undefined && desired["title"] !== enabled.title)
+    payload["title"] = desired["title"];
+  if (Object.keys(payload).length === 0) return toLive(enabled, false);
+  return toLive(await put(ctx, parent, enabled.id, payload));
+}

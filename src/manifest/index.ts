@@ -14,6 +14,9 @@ import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
 export type { Diagnostic } from "./diagnostics.js";
 export { formatDiagnostic } from "./diagnostics.js";
 export { type JsonSchema, kindSchema, loadSchemas, type SchemaSet } from "./schemas.js";
+
+import { checkResolvedSecrets } from "./schemas.js";
+
 export { isValidTimeZone, RAILS_TIME_ZONES } from "./timezones.js";
 
 export interface LoadOptions {
@@ -226,6 +229,12 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   for (const [n, b] of groupBodies) interpolate(b, ["groups", n], interp, diags);
   for (const [n, b] of projectBodies) interpolate(b, ["projects", n], interp, diags);
 
+  // Values of secrets are checked against their fields once resolved, without being shown.
+  if (instance) checkResolvedSecrets(instance, "instance.schema.json", ["instance"], schemas, diags);
+  for (const [n, b] of groupBodies)
+    checkResolvedSecrets(b, "group.schema.json", ["groups", n], schemas, diags);
+  for (const [n, b] of projectBodies)
+    checkResolvedSecrets(b, "project.schema.json", ["projects", n], schemas, diags);
   // Identities are compared once secrets are resolved: two spellings of one object are one object.
   const shared: SharedFields = new Map();
   if (instance) checkIdentities(instance, file("instance.schema.json"), ["instance"], ctx, shared);

@@ -4,7 +4,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { type Diagnostics, didYouMean, renderPath } from "./diagnostics.js";
 import { FORMAT_CHECKS, hasReference, standardFormatMessage } from "./formats.js";
-import { type Loc, locate, type Path } from "./located.js";
+import { getMeta, type Loc, locate, type Path, setMeta } from "./located.js";
+import { isSecret, type Secret } from "./secret.js";
 
 /** A JSON Schema object as stored in schemas/*.schema.json. */
 export type JsonSchema = Record<string, unknown>;
@@ -316,6 +317,118 @@ export function reportSchemaErrors(
         at = locate(value, path);
         message = e.message ?? "is invalid";
     }
+    if (VALUE_KEYWORDS.has(e.keyword) && (parent?.writeOnly === true || parent?.["x-sensitive"] === true)) {
+      message = `${blindReason(e)} (the value is not shown: the field is sensitive)`;
+    }
     diags.error(at, renderPath([...prefix, ...fieldPath]), message);
+  }
+}
+
+/** Keywords whose messages describe the value itself. */
+const VALUE_KEYWORDS = new Set([
+  "type",
+  "enum",
+  "const",
+  "format",
+  "pattern",
+  "minLength",
+  "maxLength",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "anyOf",
+  "oneOf",
+]);
+
+const FORMAT_WORDS: Record<string, string> = {
+  cron: "a 5-field cron expression",
+  timezone: "a time zone the platform knows",
+  "http-url": "an http:// or https:// URL",
+  "badge-url": "an http(s) URL with only the badge placeholders",
+  "hex-color": "a hex colour such as #E75E40",
+  "ssh-public-key": "an SSH public key (type, base64 key, optional comment)",
+  "archive-age": "a duration of at least 1 day, such as 30 days",
+  date: "a date (YYYY-MM-DD)",
+  "date-time": "an ISO 8601 date and time",
+  email: "an e-mail address",
+};
+
+/** Why a value fails its schema, without showing the value (sensitive fields, values of secrets). */
+function blindReason(e: ErrorObject): string {
+  const params = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case "type":
+      return `expected ${String(params["type"])
+        .split(",")
+        .map((t) => TYPE_NAMES[t] ?? t)
+        .join(
+          " or ",
+        )}, got ${Array.isArray(e.data) ? "a list" : e.data === null ? "an empty value" : `a ${typeof e.data}`}`;
+    case "format": {
+      const format = String(params["format"]);
+      return `is not ${FORMAT_WORDS[format] ?? `a valid ${format}`}`;
+    }
+    case "enum":
+      return `is not one of: ${(params["allowedValues"] as unknown[]).map(String).join(", ")}`;
+    case "pattern":
+      return `does not match the pattern ${String(params["pattern"])}`;
+    case "minLength":
+      return params["limit"] === 1
+        ? "must not be empty"
+        : `must be at least ${String(params["limit"])} characters`;
+    case "maxLength":
+      return `must be at most ${String(params["limit"])} characters`;
+    default:
+      return e.message ?? "is invalid";
+  }
+}
+
+/**
+ * Checks the values of `${env:}`/`${file:}` references against their fields' schemas once resolved (cron,
+ * formats, lengths), so a bad secret fails at validate rather than at apply, and says so without showing it: the
+ * message names where the value came from. `body` is a resolved group, project or instance body.
+ */
+export function checkResolvedSecrets(
+  body: unknown,
+  schemaFile: string,
+  prefix: Path,
+  schemas: SchemaSet,
+  diags: Diagnostics,
+): void {
+  const secrets = new Map<string, Secret>();
+  let found = false;
+  const reveal = (v: unknown, pointer: string): unknown => {
+    if (isSecret(v)) {
+      found = true;
+      if (!v.unresolved) secrets.set(pointer, v);
+      return v.reveal();
+    }
+    if (v === null || typeof v !== "object") return v;
+    const copy: unknown = Array.isArray(v)
+      ? v.map((x, i) => reveal(x, `${pointer}/${i}`))
+      : Object.fromEntries(
+          Object.entries(v).map(([k, x]) => [
+            k,
+            reveal(x, `${pointer}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`),
+          ]),
+        );
+    const meta = getMeta(v);
+    if (meta) setMeta(copy as object, meta);
+    return copy;
+  };
+  const copy = reveal(body, "");
+  if (!found || secrets.size === 0) return;
+  const validate = schemas.validator(schemaFile);
+  if (validate(copy)) return;
+  for (const e of validate.errors ?? []) {
+    const secret = secrets.get(e.instancePath);
+    if (!secret) continue; // every other error was reported before resolution
+    const path = pointerToPath(e.instancePath, copy);
+    diags.error(
+      locate(copy, path),
+      renderPath([...prefix, ...path]),
+      `the value from ${secret.origin} ${blindReason(e)} (the value is not shown)`,
+    );
   }
 }

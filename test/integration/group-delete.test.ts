@@ -1,0 +1,137 @@
+/**
+ * Deleting a group deletes its subgroups and projects on the platform: the plan names each of them, every report
+ * counts them, --max-deletes counts them, and apply saves the group's export archive before deleting it.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+const fixture = {
+  groups: [
+    { path: "lowtest", visibility: "private" },
+    { path: "lowtest/sub", visibility: "private" },
+    { path: "lowtest/sub/deeper", visibility: "private" },
+    { path: "keep" },
+  ],
+  projects: [
+    { path: "lowtest/p1" },
+    { path: "lowtest/sub/p2" },
+    { path: "lowtest/sub/deeper/p3" },
+    { path: "keep/p" },
+  ],
+};
+
+const TAKEN = [
+  'group["lowtest/sub"]',
+  'group["lowtest/sub/deeper"]',
+  'project["lowtest/p1"]',
+  'project["lowtest/sub/deeper/p3"]',
+  'project["lowtest/sub/p2"]',
+];
+
+describe("deleting a group", () => {
+  let bench: Bench;
+  let manifest: string;
+  beforeEach(async () => {
+    bench = await Bench.start({ fixture });
+    manifest = bench.manifest("version: 1\ngroups:\n  lowtest:\n    state: absent\n  keep: {}\n");
+  });
+  afterEach(async () => {
+    await bench.stop();
+  });
+
+  it("plans every subgroup and project that goes with it, in every format", async () => {
+    const plan = await bench.cli(["plan", manifest]);
+    expect(plan.code, plan.err).toBe(0);
+    for (const address of TAKEN) {
+      expect(plan.out).toContain(`- ${address} will be deleted`);
+    }
+    const text = plan.out.replace(/\n\s*#\s*/g, " ");
+    expect(text).toContain('deleted with group["lowtest"]');
+    expect(text).toContain("the platform deletes its 2 subgroups and 3 projects with it");
+    expect(text).toMatch(
+      /apply first saves its export archive to \S*\.forgeform\/backups\/\d{4}-\d{2}-\d{2}\/group-lowtest\.tar\.gz/,
+    );
+    // Not listed as unmanaged and left alone: it goes with its parent.
+    expect(plan.out).not.toContain("unmanaged");
+    expect(plan.out.trim().split("\n").at(-1)).toBe(
+      "Plan: 0 to create, 0 to update, 0 to replace, 6 to delete.",
+    );
+
+    const json = JSON.parse((await bench.cli(["plan", "--format", "json", manifest])).out) as {
+      summary: { delete: number };
+      changes: { address: string; action: string; deleted_with?: string }[];
+    };
+    expect(json.summary.delete).toBe(6);
+    for (const address of TAKEN) {
+      expect(json.changes.find((c) => c.address === address)).toMatchObject({
+        action: "delete",
+        deleted_with: 'group["lowtest"]',
+      });
+    }
+    const markdown = (await bench.cli(["plan", "--format", "markdown", manifest])).out;
+    expect(markdown).toMatch(/delet/i);
+    expect(markdown).toContain("lowtest/sub/deeper/p3");
+    const drift = await bench.cli(["drift", "--format", "junit", manifest]);
+    expect(drift.code).toBe(2);
+    for (const address of TAKEN) expect(drift.out).toContain(address.replace(/"/g, "&quot;"));
+  });
+
+  it("counts each of them against --max-deletes, and applies nothing when over", async () => {
+    const refused = await bench.cli(["apply", "--yes", "--max-deletes", "1", manifest]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("deletes or replaces 6 objects, more than --max-deletes 1");
+    expect(await bench.get("/groups/lowtest%2Fsub")).toMatchObject({ full_path: "lowtest/sub" });
+    expect(await bench.get("/projects/lowtest%2Fp1")).toMatchObject({ path_with_namespace: "lowtest/p1" });
+  });
+
+  it("saves the export archive first, then deletes the whole tree", async () => {
+    const backups = join(bench.dir, "saved");
+    const apply = await bench.cli([
+      "apply",
+      "--yes",
+      "--max-deletes",
+      "6",
+      "--backup-dir",
+      backups,
+      manifest,
+    ]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(readdirSync(backups)).toEqual(["group-lowtest.tar.gz"]);
+    expect(gunzipSync(readFileSync(join(backups, "group-lowtest.tar.gz"))).length).toBeGreaterThan(0);
+    for (const path of ["/groups/lowtest", "/groups/lowtest%2Fsub", "/projects/lowtest%2Fsub%2Fp2"]) {
+      await expect(bench.get(path)).rejects.toThrow(/404/);
+    }
+    expect(await bench.get("/projects/keep%2Fp")).toMatchObject({ path_with_namespace: "keep/p" });
+    const again = await bench.cli(["plan", "--detailed-exitcode", manifest]);
+    expect(again.code).toBe(0);
+  });
+
+  it("--no-backup deletes without an archive, and the plan says nothing of one", async () => {
+    const plan = await bench.cli(["plan", "--no-backup", manifest]);
+    expect(plan.out).not.toContain("export archive");
+    const apply = await bench.cli(["apply", "--yes", "--no-backup", manifest]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(existsSync(join(bench.dir, ".forgeform"))).toBe(false);
+    await expect(bench.get("/groups/lowtest")).rejects.toThrow(/404/);
+  });
+
+  it("refuses to delete a group whose subgroup or project is still declared", async () => {
+    const conflicting = bench.manifest(
+      "version: 1\ngroups:\n  lowtest:\n    state: absent\n  lowtest/sub: {}\nprojects:\n  lowtest/p1:\n    badges: []\n",
+      "conflict.yaml",
+    );
+    const plan = await bench.cli(["plan", conflicting]);
+    expect(plan.code).toBe(1);
+    const text = plan.out.replace(/\s+/g, " ");
+    expect(text).toContain(
+      'group["lowtest"] is marked "state: absent", but group lowtest/sub inside it is declared',
+    );
+    expect(text).toContain("project lowtest/p1 inside it is declared");
+    const apply = await bench.cli(["apply", "--yes", conflicting]);
+    expect(apply.code).toBe(1);
+    expect(await bench.get("/groups/lowtest")).toMatchObject({ full_path: "lowtest" });
+  });
+});
