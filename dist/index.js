@@ -17586,12 +17586,12 @@ var require_receiver = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower > 2 ** 31 - 1) {
+            const lower2 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
               failWebsocketConnection(this.ws, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower;
+            this.#info.payloadLength = lower2;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -62538,12 +62538,12 @@ var require_receiver2 = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower > 2 ** 31 - 1) {
+            const lower2 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
               failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower;
+            this.#info.payloadLength = lower2;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -65332,9 +65332,9 @@ function distance(a, b2) {
 function didYouMean(word, candidates) {
   let best;
   let bestScore = Number.POSITIVE_INFINITY;
-  const lower = word.toLowerCase();
+  const lower2 = word.toLowerCase();
   for (const c of candidates) {
-    const score = distance(lower, c.toLowerCase());
+    const score = distance(lower2, c.toLowerCase());
     if (score < bestScore) {
       best = c;
       bestScore = score;
@@ -65929,6 +65929,129 @@ var R = class {
   }
 };
 
+// src/manifest/selectors.ts
+import { createHash } from "node:crypto";
+function isPattern(key) {
+  return key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
+}
+function parsePattern(key) {
+  const depth = key.endsWith("**") ? "subtree" : "children";
+  const prefix = key.replace(/\/?\*\*?$/, "");
+  return { prefix, depth };
+}
+var lower = (s) => s.toLowerCase();
+function matchesKey(key, path2) {
+  if (!isPattern(key)) return lower(key) === lower(path2);
+  const { prefix, depth } = parsePattern(key);
+  const p2 = lower(path2);
+  if (prefix === "") return depth === "subtree" || !p2.includes("/");
+  const base2 = `${lower(prefix)}/`;
+  if (!p2.startsWith(base2)) return false;
+  return depth === "subtree" || !p2.slice(base2.length).includes("/");
+}
+function selects(selector, path2) {
+  const whole = selector.prefix === "" && selector.collection === "projects";
+  if (!whole && !matchesKey(selector.pattern, path2)) return false;
+  return !selector.except.some((e) => matchesKey(e, path2));
+}
+function specificity(key) {
+  if (!isPattern(key)) return Number.POSITIVE_INFINITY;
+  const { prefix } = parsePattern(key);
+  return prefix === "" ? 0 : prefix.split("/").length;
+}
+function mergeCollection(base2, over) {
+  if (!base2) return over;
+  if (!over) return base2;
+  const items = [...base2.items];
+  for (const item of over.items) {
+    const i = items.findIndex((x) => x.key === item.key);
+    if (i >= 0) items[i] = mergeNodes(items[i], item);
+    else items.push(item);
+  }
+  const declared = over.policyDeclared ? over : base2;
+  return {
+    policy: declared.policy,
+    ...base2.policyDeclared || over.policyDeclared ? { policyDeclared: true } : {},
+    items
+  };
+}
+function mergeNodes(base2, over) {
+  const children = {};
+  for (const name of /* @__PURE__ */ new Set([...Object.keys(base2.children), ...Object.keys(over.children)])) {
+    children[name] = mergeCollection(base2.children[name], over.children[name]);
+  }
+  const baseSources = Object.fromEntries(
+    Object.entries(base2.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
+  );
+  return {
+    ...over,
+    fields: { ...base2.fields, ...over.fields },
+    fieldSources: { ...baseSources, ...over.fieldSources },
+    children
+  };
+}
+function atPath(node, path2) {
+  const { label: _label, ...rest } = node;
+  return { ...rest, key: path2 };
+}
+var CRON_RANGES = [
+  [0, 59],
+  // minute
+  [0, 23],
+  // hour
+  [1, 28],
+  // day of month (28: every month has it)
+  [1, 12],
+  // month
+  [0, 6]
+  // day of week
+];
+var HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
+function isHashedCron(cron) {
+  return cron.trim().split(/\s+/).some((f2) => HASHED.test(f2));
+}
+function cronForValidation(cron) {
+  return hashedCron(cron, "validation");
+}
+function hashedCron(cron, seed) {
+  const fields = cron.trim().split(/\s+/);
+  if (!fields.some((f2) => HASHED.test(f2))) return cron;
+  const digest = createHash("sha256").update(seed).digest();
+  return fields.map((field, i) => {
+    const m2 = HASHED.exec(field);
+    const range = CRON_RANGES[i];
+    if (!m2 || !range) return field;
+    const lo = m2[1] !== void 0 ? Number(m2[1]) : range[0];
+    const hi = m2[2] !== void 0 ? Number(m2[2]) : range[1];
+    const step = m2[3] !== void 0 ? Number(m2[3]) : void 0;
+    const n2 = digest.readUInt32BE(i * 4 % (digest.length - 3));
+    if (step !== void 0 && step > 0) {
+      const start = lo + n2 % Math.min(step, hi - lo + 1);
+      return `${start}-${hi}/${step}`;
+    }
+    return String(lo + n2 % Math.max(1, hi - lo + 1));
+  }).join(" ");
+}
+function withHashedCrons(project) {
+  const schedules = project.children["pipeline_schedules"];
+  if (!schedules?.items.some((s) => typeof s.fields["cron"] === "string")) return project;
+  return {
+    ...project,
+    children: {
+      ...project.children,
+      pipeline_schedules: {
+        ...schedules,
+        items: schedules.items.map((s) => {
+          const cron = s.fields["cron"];
+          if (typeof cron !== "string") return s;
+          const concrete = hashedCron(cron, `${project.key}#${s.key}`);
+          return concrete === cron ? s : { ...s, fields: { ...s.fields, cron: concrete } };
+        })
+      }
+    }
+  };
+}
+
 // src/manifest/timezones.ts
 var RAILS_TIME_ZONES = {
   "International Date Line West": "Etc/GMT+12",
@@ -66117,17 +66240,18 @@ var SSH_KEY_TYPES = [
   "ecdsa-sha2-nistp384",
   "ecdsa-sha2-nistp521"
 ];
-function checkCron(value) {
+function checkCron(written) {
+  const value = isHashedCron(written) ? cronForValidation(written) : written;
   const fields = value.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) {
-    return `"${value}" is not a 5-field cron expression (minute hour day-of-month month day-of-week); it has ${fields.length} field${fields.length === 1 ? "" : "s"}`;
+    return `"${written}" is not a 5-field cron expression (minute hour day-of-month month day-of-week); it has ${fields.length} field${fields.length === 1 ? "" : "s"}`;
   }
   try {
     const job = new R(fields.join(" "), { paused: true });
     job.stop();
   } catch (error2) {
     const why = error2 instanceof Error ? error2.message.replace(/^CronPattern: /, "") : String(error2);
-    return `"${value}" is not a valid cron expression: ${why}`;
+    return `"${written}" is not a valid cron expression: ${why}`;
   }
   return void 0;
 }
@@ -66582,7 +66706,7 @@ function checkShared(collection, id, item, fields, path2, shared, diags) {
 
 // src/manifest/build.ts
 var isObj2 = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2) && !isSecret(v2);
-var META_KEYS = /* @__PURE__ */ new Set(["state", "extends", "unmanaged"]);
+var META_KEYS = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
 var ref = (l) => ({ file: l.file, line: l.line, col: l.col });
 function collectSources(value, prefix, out) {
   const meta = getMeta(value);
@@ -66594,6 +66718,9 @@ function collectSources(value, prefix, out) {
     if (l) out[p2] = ref(l);
     if (v2 !== null && typeof v2 === "object" && !isSecret(v2)) collectSources(v2, p2, out);
   }
+}
+function policyDeclared(body2, collection) {
+  return isObj2(body2.unmanaged) && body2.unmanaged[collection] !== void 0;
 }
 function policyOf(body2, collection) {
   const u = body2.unmanaged;
@@ -66617,6 +66744,7 @@ function buildNode(collection, key, body2, schema, ctx) {
       const itemSchema = ctx.schemas.resolve(prop.items);
       children[k2] = {
         policy: policyOf(body2, k2),
+        ...policyDeclared(body2, k2) ? { policyDeclared: true } : {},
         items: v2.filter(isObj2).map((item) => {
           const id = identityOf(item, identity, k2, itemSchema);
           const node = buildNode(k2, id?.key ?? "", item, itemSchema, ctx);
@@ -66639,7 +66767,8 @@ function buildNode(collection, key, body2, schema, ctx) {
   }
   if (isObj2(body2.unmanaged)) {
     for (const k2 of Object.keys(body2.unmanaged)) {
-      if (!children[k2] && props[k2]) children[k2] = { policy: policyOf(body2, k2), items: [] };
+      if (!children[k2] && props[k2])
+        children[k2] = { policy: policyOf(body2, k2), policyDeclared: true, items: [] };
     }
   }
   if (collection === "wiki_pages") {
@@ -67314,13 +67443,13 @@ async function loadManifests(paths, opts) {
       continue;
     }
     const parsed = parseYaml(name, readFileSync5(src.file, "utf8"), diags);
-    const relevant = parsed.filter(
+    const relevant2 = parsed.filter(
       // In a directory only documents with a top-level `version` are manifests (other YAML, such as CI
       // configuration or the sandbox fixture, is left alone); a file named explicitly is always checked.
       (d2) => src.explicit || isObj3(d2.value) && Object.hasOwn(d2.value, "version")
     );
-    if (relevant.length > 0 || src.explicit) files.push(name);
-    docs.push(...relevant);
+    if (relevant2.length > 0 || src.explicit) files.push(name);
+    docs.push(...relevant2);
   }
   const templates2 = /* @__PURE__ */ new Map();
   const groups = /* @__PURE__ */ new Map();
@@ -67379,7 +67508,9 @@ async function loadManifests(paths, opts) {
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
   for (const [n2, b2] of groupBodies) checkBody(b2, file("group.schema.json"), ["groups", n2], ctx);
   for (const [n2, b2] of projectBodies) checkBody(b2, file("project.schema.json"), ["projects", n2], ctx);
-  checkGroupVisibility(groupBodies, diags);
+  checkGroupVisibility(new Map([...groupBodies].filter(([n2]) => !isPattern(n2))), diags);
+  checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
+  checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
   const interp = { secrets: opts.secrets, env, root };
   if (instance) interpolate(instance, ["instance"], interp, diags);
   for (const [n2, b2] of groupBodies) interpolate(b2, ["groups", n2], interp, diags);
@@ -67410,7 +67541,8 @@ async function loadManifests(paths, opts) {
   const unmanaged = isObj3(rootBody.unmanaged) ? rootBody.unmanaged : {};
   const groupSchema = file("group.schema.json");
   const projectSchema = file("project.schema.json");
-  const groupOrder = [...groupBodies.keys()].sort((a, b2) => a.split("/").length - b2.split("/").length);
+  const exact = (bodies) => [...bodies].filter(([n2]) => !isPattern(n2));
+  const groupOrder = exact(groupBodies).map(([n2]) => n2).sort((a, b2) => a.split("/").length - b2.split("/").length);
   const groupsColl = {
     policy: unmanaged.groups === "delete" || unmanaged.groups === "ignore" ? unmanaged.groups : "warn",
     items: groupOrder.map(
@@ -67419,13 +67551,94 @@ async function loadManifests(paths, opts) {
   };
   const projectsColl = {
     policy: "ignore",
-    items: [...projectBodies].map(
+    items: exact(projectBodies).map(
       ([n2, b2]) => keyed(buildNode("projects", n2, b2, projectSchema, bctx), projects.get(n2).at)
     )
   };
-  if (groupsColl.items.length > 0 || unmanaged.groups !== void 0) rootNode.children.groups = groupsColl;
-  if (projectsColl.items.length > 0) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files }, diagnostics };
+  const selectors = [];
+  for (const [collection, bodies, decls, schema] of [
+    ["groups", groupBodies, groups, groupSchema],
+    ["projects", projectBodies, projects, projectSchema]
+  ]) {
+    for (const [pattern, body2] of bodies) {
+      if (!isPattern(pattern)) continue;
+      selectors.push({
+        collection,
+        pattern,
+        ...parsePattern(pattern),
+        except: Array.isArray(body2.except) ? body2.except.map(String) : [],
+        includeArchived: body2.include_archived === true,
+        node: keyed(buildNode(collection, pattern, body2, schema, bctx), decls.get(pattern).at)
+      });
+    }
+  }
+  const patterns = (c) => selectors.some((sel) => sel.collection === c);
+  if (groupsColl.items.length > 0 || unmanaged.groups !== void 0 || patterns("groups"))
+    rootNode.children.groups = groupsColl;
+  if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
+  return { state: { root: rootNode, files, selectors }, diagnostics };
+}
+function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
+  for (const [key, body2] of bodies) {
+    const pattern = isPattern(key);
+    for (const local of ["except", "include_archived"]) {
+      if (!pattern && Object.hasOwn(body2, local)) {
+        diags.error(
+          keyLoc(body2, local),
+          renderPath([collection, key, local]),
+          `${local} belongs on a pattern entry (such as "${key.split("/")[0]}/**"), not on the full path ${key}`
+        );
+      }
+    }
+    if (pattern && body2.state === "absent") {
+      diags.error(
+        valueLoc(body2, "state"),
+        renderPath([collection, key, "state"]),
+        `a pattern never deletes: mark the ${collection} to delete "state: absent" one by one, by full path`
+      );
+    }
+  }
+  const entries = [...bodies].filter(([k2]) => isPattern(k2));
+  for (let i = 0; i < entries.length; i++) {
+    for (let j = i + 1; j < entries.length; j++) {
+      const [a, bodyA] = entries[i];
+      const [b2, bodyB] = entries[j];
+      if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b2).prefix.toLowerCase()) continue;
+      for (const conflict of disagreements(bodyA, bodyB, schema, schemas, [])) {
+        diags.error(
+          locate(bodyB, conflict),
+          renderPath([collection, b2, ...conflict]),
+          `"${b2}" and "${a}" (at ${formatRef(locate(bodyA, conflict))}) are equally specific, both match the same ${collection}, and set this differently: set it in one of them, or in a more specific entry`
+        );
+      }
+    }
+  }
+}
+function disagreements(a, b2, schema, schemas, path2) {
+  if (isObj3(a) && isObj3(b2)) {
+    const props = schema?.properties ?? {};
+    const out = [];
+    for (const key of Object.keys(b2)) {
+      if (key === "except" || key === "include_archived" || key === "extends" || !Object.hasOwn(a, key))
+        continue;
+      const prop = props[key] ? schemas.resolve(props[key]) : void 0;
+      out.push(...disagreements(a[key], b2[key], prop, schemas, [...path2, key]));
+    }
+    return out;
+  }
+  const identity = schema?.["x-identity"];
+  if (Array.isArray(a) && Array.isArray(b2) && identity !== void 0 && schema?.items) {
+    const itemSchema = schemas.resolve(schema.items);
+    const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema)?.compare : void 0;
+    const out = [];
+    b2.forEach((item, i) => {
+      const id = idOf(item);
+      const other = id === void 0 ? void 0 : a.find((x) => idOf(x) === id);
+      if (other !== void 0) out.push(...disagreements(other, item, itemSchema, schemas, [...path2, i]));
+    });
+    return out;
+  }
+  return String(a) === String(b2) && JSON.stringify(a) === JSON.stringify(b2) ? [] : [path2];
 }
 function keyed(node, at) {
   node.source = { file: at.file, line: at.line, col: at.col };
@@ -68019,6 +68232,52 @@ function groupBy(items, key) {
   }
   return groups;
 }
+var REPEAT_THRESHOLD = 3;
+function ownerOf(address) {
+  const target = targetOf(address);
+  const m2 = /^(group|project)\[(".*")\]$/.exec(target);
+  if (!m2 || address.length <= target.length + 1) return void 0;
+  return { owners: `${m2[1]}s`, path: JSON.parse(m2[2]), suffix: address.slice(target.length + 1) };
+}
+function repeatedChanges(changes, threshold = REPEAT_THRESHOLD) {
+  const keyOf2 = (c) => {
+    const owner = ownerOf(c.address);
+    return owner ? JSON.stringify([owner.owners, owner.suffix, c.action, c.fields, c.reason ?? "", c.deletedWith ?? ""]) : void 0;
+  };
+  const groups = groupBy(
+    changes.filter((c) => keyOf2(c) !== void 0),
+    (c) => keyOf2(c)
+  );
+  const out = [];
+  const emitted = /* @__PURE__ */ new Set();
+  for (const change of changes) {
+    const key = keyOf2(change);
+    const members = key === void 0 ? void 0 : groups.get(key);
+    if (!members || members.length < threshold) {
+      out.push(change);
+      continue;
+    }
+    if (emitted.has(key)) continue;
+    emitted.add(key);
+    const owner = ownerOf(change.address);
+    out.push({
+      sample: change,
+      suffix: owner.suffix,
+      owners: owner.owners,
+      paths: members.map((m2) => ownerOf(m2.address).path),
+      members
+    });
+  }
+  return out;
+}
+function isRepeated(entry) {
+  return "members" in entry;
+}
+function repeatedWhere(entry, shown = 5) {
+  const names = entry.paths.slice(0, shown).join(", ");
+  const more = entry.paths.length - shown;
+  return `in ${plural(entry.paths.length, entry.owners.slice(0, -1), entry.owners)}: ${names}${more > 0 ? ` and ${more.toLocaleString("en-US")} more` : ""}`;
+}
 
 // src/report/drift.ts
 var import_picocolors2 = __toESM(require_picocolors(), 1);
@@ -68109,7 +68368,13 @@ function renderPlanJson(plan) {
     errors: plan.errors.map(problemJson),
     warnings: plan.warnings.map(problemJson),
     requests: requestsJson(plan),
-    live_digest: plan.liveDigest
+    live_digest: plan.liveDigest,
+    selectors: plan.selectors?.map((sel) => ({
+      collection: sel.collection,
+      pattern: sel.pattern,
+      matched: sel.matched,
+      source: sourceJson(sel.source)
+    }))
   });
 }
 var count = { type: "integer", minimum: 0 };
@@ -68288,7 +68553,15 @@ function parsePlanJson(text, label = "The plan") {
       byEndpoint: { ...v1.requests.by_endpoint },
       retries: v1.requests.retries
     },
-    liveDigest: v1.live_digest
+    liveDigest: v1.live_digest,
+    ...v1.selectors ? {
+      selectors: v1.selectors.map((sel) => ({
+        collection: sel.collection,
+        pattern: sel.pattern,
+        matched: sel.matched,
+        source: toSource(sel.source)
+      }))
+    } : {}
   };
   const counted = summarize(plan.changes);
   for (const action of Object.keys(counted)) {
@@ -68378,10 +68651,26 @@ function fieldLines(c, view, action, indent) {
   else value = view.after ?? view.before ?? "";
   return [`${head} ${value}${suffix}`];
 }
-function changeLines(c, change, labels, width) {
+function changesLines(c, changes, labels, options) {
+  const width = options.width ?? 100;
+  const lines = [];
+  for (const entry of repeatedChanges(changes, options.expand ? Number.POSITIVE_INFINITY : void 0)) {
+    lines.push(
+      "",
+      ...isRepeated(entry) ? repeatedLines(c, entry, labels, width) : changeLines(c, entry, labels, width)
+    );
+  }
+  return lines;
+}
+function repeatedLines(c, entry, labels, width) {
+  const lines = changeLines(c, entry.sample, labels, width, entry.suffix);
+  lines[0] += ` ${repeatedWhere(entry)}`;
+  return lines;
+}
+function changeLines(c, change, labels, width, address = change.address) {
   const color = actionColor(c, change.action);
   const symbol = ACTION_SYMBOL[change.action];
-  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(change.address)} ${color(labels[change.action])}`];
+  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(address)} ${color(labels[change.action])}`];
   if (change.reason) lines.push(...wrap(change.reason, width, "      # ").map((l) => c.dim(l)));
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
@@ -68404,6 +68693,11 @@ function requestsLine(plan) {
   const retries = plan.requests.retries > 0 ? ` (${plural(plan.requests.retries, "retry", "retries")})` : "";
   return `Read live state with ${plural(plan.requests.total, "request")}${retries}.`;
 }
+function selectorLines(plan) {
+  return (plan.selectors ?? []).map(
+    (s) => `Pattern ${s.collection}[${JSON.stringify(s.pattern)}] matched ${plural(s.matched, s.collection.slice(0, -1), s.collection)} (${sourceLabel(s.source)}).`
+  );
+}
 function planSummaryLine(plan) {
   const s = plan.summary;
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
@@ -68423,7 +68717,7 @@ function renderPlanText(plan, options) {
       "",
       acting ? "forgeform will perform these actions:" : "forgeform found objects the manifests do not mention:"
     );
-    for (const change of plan.changes) lines.push("", ...changeLines(c, change, PLAN_LABELS, width));
+    lines.push(...changesLines(c, plan.changes, PLAN_LABELS, options));
   }
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   const s = plan.summary;
@@ -68432,6 +68726,7 @@ function renderPlanText(plan, options) {
   if (s.unmanaged > 0) {
     lines.push(c.cyan(`${plural(s.unmanaged, "unmanaged object")} (not in the manifests) left alone.`));
   }
+  lines.push(...selectorLines(plan));
   lines.push(requestsLine(plan));
   if (changes === 0) {
     if (plan.errors.length === 0) lines.push(c.green("No changes. The live state matches the manifests."));
@@ -68624,7 +68919,40 @@ ${spec.legend}
       left.targets = byTarget.size;
     }
     let cut = false;
-    for (const [target, changes] of byTarget) {
+    const grouped = repeatedChanges(spec.changes);
+    const repeated = grouped.filter(isRepeated);
+    if (repeated.length > 0) {
+      const blocks = repeated.map(
+        (r) => `${changeDiffLines({ ...r.sample, address: r.suffix }).join("\n")}
+#     ${repeatedWhere(r, 10)}
+`
+      );
+      const fence = fenceFor(blocks.join(""));
+      const total = repeated.reduce((n2, r) => n2 + r.members.length, 0);
+      const open2 = `<details><summary>Repeated in many ${escapeHtml(repeated[0].owners)}: ${escapeHtml(plural(total, "change"))} shown as ${escapeHtml(plural(repeated.length, "change"))}</summary>
+
+${fence}diff
+`;
+      const close = `${fence}
+
+</details>
+
+`;
+      let shown = 0;
+      for (const block of blocks) {
+        const head = shown === 0 ? open2 : "";
+        if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
+        budget.add(head + block);
+        shown++;
+      }
+      if (shown > 0) budget.add(close);
+      for (const r of repeated.slice(shown)) left.changes += r.members.length;
+      if (shown < repeated.length) cut = true;
+    }
+    const singles = new Set(grouped.filter((e) => !isRepeated(e)));
+    for (const [target, all] of byTarget) {
+      const changes = all.filter((c) => singles.has(c));
+      if (changes.length === 0) continue;
       if (cut) {
         left.changes += changes.length;
         continue;
@@ -68685,6 +69013,7 @@ function renderPlanMarkdown(plan, options = {}) {
   const intro = [`Plan for ${inlineCode(plan.url)}, made ${escapeMarkdown(plan.createdAt)}.`];
   if (plan.targets.length > 0)
     intro.push(`Limited to targets: ${plan.targets.map((t) => inlineCode(t)).join(", ")}.`);
+  for (const line of selectorLines(plan)) intro.push(escapeMarkdown(line));
   const removed = plan.changes.filter((c) => c.action === "delete" || c.action === "replace");
   const summary2 = [
     { label: "Create", count: s.create },
@@ -68772,7 +69101,7 @@ function renderDriftText(plan, options) {
   if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
   if (plan.changes.length > 0) {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
-    for (const change of plan.changes) lines.push("", ...changeLines(c, change, DRIFT_LABELS, width));
+    lines.push(...changesLines(c, plan.changes, DRIFT_LABELS, options));
   }
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   if (lines.length > 0) lines.push("");
@@ -68974,7 +69303,7 @@ function renderDriftJunit(plan, options = {}) {
 }
 
 // src/plan/saved.ts
-import { createHash } from "node:crypto";
+import { createHash as createHash2 } from "node:crypto";
 import { readFileSync as readFileSync6, renameSync, writeFileSync } from "node:fs";
 function writeSavedPlan(file, plan) {
   const temp = `${file}.${process.pid}.tmp`;
@@ -68998,7 +69327,7 @@ function changesDigest(plan) {
     c.action,
     c.fields.map((f2) => [f2.field, f2.before ?? null, f2.after ?? null])
   ]);
-  return createHash("sha256").update(JSON.stringify(essence)).digest("hex");
+  return createHash2("sha256").update(JSON.stringify(essence)).digest("hex");
 }
 function stalenessOf(saved, fresh) {
   if (saved.url !== fresh.url) {
@@ -70131,7 +70460,7 @@ async function createContext(api) {
 }
 
 // src/engine/plan.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { join as join2 } from "node:path";
 
 // src/kinds/kind.ts
@@ -70208,18 +70537,132 @@ function sameValue(desired, live, options = {}) {
   return desired === live;
 }
 
+// src/engine/targets.ts
+function inTargets(key, targets) {
+  if (targets.length === 0) return true;
+  const lower2 = key.toLowerCase();
+  return targets.some((t) => {
+    const target = t.toLowerCase();
+    return lower2 === target || lower2.startsWith(`${target}/`);
+  });
+}
+
+// src/engine/select.ts
+function listing(ctx, selector) {
+  const { collection, prefix, depth, includeArchived } = selector;
+  const archived = collection === "projects" && !includeArchived ? { archived: false } : {};
+  let path2;
+  let query;
+  if (collection === "projects") {
+    path2 = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
+    query = {
+      simple: true,
+      ...archived,
+      ...prefix === "" ? {} : { with_shared: false },
+      ...prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}
+    };
+  } else if (prefix === "") {
+    path2 = "/groups";
+    query = { all_available: true, ...depth === "children" ? { top_level_only: true } : {} };
+  } else {
+    path2 = depth === "subtree" ? apiPath`/groups/${prefix}/descendant_groups` : apiPath`/groups/${prefix}/subgroups`;
+    query = { all_available: true };
+  }
+  const memoKey = `select:${path2}?${JSON.stringify(query)}`;
+  let p2 = ctx.memo.get(memoKey);
+  if (!p2) {
+    p2 = ctx.api.list(path2, { query }).then(
+      (items) => items.map((i) => ({ path: String(i.path_with_namespace ?? i.full_path ?? "") })),
+      (error2) => {
+        if (error2 instanceof ApiError && error2.status === 404) return void 0;
+        throw error2;
+      }
+    );
+    ctx.memo.set(memoKey, p2);
+  }
+  return p2;
+}
+function relevant(selector, targets) {
+  const paths = targets.filter((t) => t !== "instance");
+  if (targets.length === 0) return true;
+  if (selector.prefix === "") return paths.length > 0;
+  const prefix = selector.prefix.toLowerCase();
+  return paths.some((t) => {
+    const target = t.toLowerCase();
+    return target === prefix || target.startsWith(`${prefix}/`) || prefix.startsWith(`${target}/`);
+  });
+}
+async function expandSelectors(state, ctx, targets) {
+  const summaries = [];
+  const warnings = [];
+  const root = state.root;
+  const collections = {
+    groups: root.children["groups"],
+    projects: root.children["projects"]
+  };
+  const relevantSelectors = state.selectors.filter((s) => relevant(s, targets));
+  const listings = await Promise.all(relevantSelectors.map((s) => listing(ctx, s)));
+  const matches = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
+  const spelled = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
+  relevantSelectors.forEach((selector, i) => {
+    const exact = (collections[selector.collection]?.items ?? []).filter((n2) => n2.state !== "absent");
+    const candidates = [...(listings[i] ?? []).map((l) => l.path), ...exact.map((n2) => n2.key)];
+    let count2 = 0;
+    const seen = /* @__PURE__ */ new Set();
+    for (const path2 of candidates) {
+      const lower2 = path2.toLowerCase();
+      if (seen.has(lower2) || !selects(selector, path2) || !inTargets(path2, targets)) continue;
+      seen.add(lower2);
+      count2++;
+      const list = matches[selector.collection].get(lower2) ?? [];
+      list.push(selector);
+      matches[selector.collection].set(lower2, list);
+      if (!spelled[selector.collection].has(lower2)) spelled[selector.collection].set(lower2, path2);
+    }
+    const source2 = selector.node.source;
+    summaries.push({ collection: selector.collection, pattern: selector.pattern, matched: count2, source: source2 });
+    if (count2 === 0) {
+      warnings.push({
+        address: `${selector.collection}[${JSON.stringify(selector.pattern)}]`,
+        message: listings[i] === void 0 ? `the pattern matches nothing: group ${selector.prefix} does not exist or is not visible to this token's user` : `the pattern matches no existing ${selector.collection}${selector.collection === "projects" && !selector.includeArchived ? " (archived projects are left out unless include_archived: true)" : ""}`,
+        source: source2
+      });
+    }
+  });
+  const children = { ...root.children };
+  for (const collection of ["groups", "projects"]) {
+    const coll = collections[collection];
+    if (!coll && matches[collection].size === 0) continue;
+    const exactByPath = new Map((coll?.items ?? []).map((n2) => [n2.key.toLowerCase(), n2]));
+    const items = [];
+    const merged = (lower2, exact) => {
+      const entries = [...matches[collection].get(lower2) ?? []].sort(
+        (a, b2) => specificity(a.pattern) - specificity(b2.pattern)
+      );
+      const path2 = exact?.key ?? spelled[collection].get(lower2);
+      let node;
+      for (const selector of entries) {
+        const applied = atPath(selector.node, path2);
+        node = node ? mergeNodes(node, applied) : applied;
+      }
+      if (exact) node = node ? mergeNodes(node, exact) : exact;
+      return collection === "projects" ? withHashedCrons(node) : node;
+    };
+    for (const item of coll?.items ?? []) {
+      items.push(item.state === "absent" ? item : merged(item.key.toLowerCase(), item));
+    }
+    for (const lower2 of matches[collection].keys()) {
+      if (!exactByPath.has(lower2)) items.push(merged(lower2, void 0));
+    }
+    children[collection] = { ...coll ?? { policy: collection === "groups" ? "warn" : "ignore" }, items };
+  }
+  return { state: { ...state, root: { ...root, children }, selectors: [] }, summaries, warnings };
+}
+
 // src/engine/plan.ts
 var MASK2 = "(sensitive)";
 var WRITE_ONLY = "(write-only)";
 var INSTANCE = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
-function inTargets(key, targets) {
-  if (targets.length === 0) return true;
-  const lower = key.toLowerCase();
-  return targets.some((t) => {
-    const target = t.toLowerCase();
-    return lower === target || lower.startsWith(`${target}/`);
-  });
-}
 function labelPattern(label) {
   const parts = label.split(Secret.mask).map((p2) => p2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
@@ -70807,19 +71250,21 @@ function byPlace(problems) {
 }
 function digestLive(entries) {
   const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
-  return createHash2("sha256").update(JSON.stringify(sorted)).digest("hex");
+  return createHash3("sha256").update(JSON.stringify(sorted)).digest("hex");
 }
 async function makePlan(desired, ctx, registry, options) {
+  const expanded = await expandSelectors(desired, ctx, options.targets ?? []);
   const planner = new Planner(
     ctx,
     registry,
     options.targets ?? [],
     new Set(options.replace ?? []),
     options.backup,
-    desired.root
+    expanded.state.root
   );
+  planner.warnings.push(...expanded.warnings);
   const walked = [];
-  await planner.walkNode(desired.root, INSTANCE, true, 0, walked);
+  await planner.walkNode(expanded.state.root, INSTANCE, true, 0, walked);
   for (const address of planner.pendingReplacements()) {
     planner.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
@@ -70844,7 +71289,8 @@ async function makePlan(desired, ctx, registry, options) {
     warnings: byPlace(planner.warnings),
     summary: summarize(changes),
     requests: options.requestStats(),
-    liveDigest: digestLive(planner.liveSeen)
+    liveDigest: digestLive(planner.liveSeen),
+    ...expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}
   };
   return { plan, steps, inSync: [...planner.inSync].sort() };
 }
@@ -70900,7 +71346,7 @@ async function orNotFound(request) {
 import { readdirSync as readdirSync3, readFileSync as readFileSync8 } from "node:fs";
 
 // src/kinds/fields.ts
-var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged"]);
+var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
 function deref(schema, resolve6) {
   let current = schema;
   for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve6; i++) {
@@ -71184,14 +71630,14 @@ var broadcastMessageKind = {
 };
 
 // src/kinds/deploy-key.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 function keyText(value) {
   return isSecret(value) ? value.reveal() : String(value ?? "");
 }
 function fingerprint(text) {
   const blob = text.trim().split(/\s+/)[1];
   if (!blob) return "invalid key";
-  return `SHA256:${createHash3("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
+  return `SHA256:${createHash4("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
 var toLive4 = (k2, canPush) => ({
   key: fingerprint(k2.key),
@@ -71594,9 +72040,9 @@ var groupKind = {
     return problems;
   },
   async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
-    const lower = changed2.includes("visibility") ? lowering(desired, live) : void 0;
-    if (!lower) return [];
-    const level = VISIBILITY_LEVEL[lower] ?? 0;
+    const lower2 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
+    if (!lower2) return [];
+    const level = VISIBILITY_LEVEL[lower2] ?? 0;
     const [subgroups, projects] = await Promise.all([
       ctx.api.list(apiPath`/groups/${live.id}/subgroups`, { query: { all_available: true } }),
       ctx.api.list(apiPath`/groups/${live.id}/projects`, {
@@ -71621,7 +72067,7 @@ var groupKind = {
     return [
       {
         field: "visibility",
-        message: `visibility cannot become ${lower}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
+        message: `visibility cannot become ${lower2}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
       }
     ];
   },
@@ -72402,15 +72848,18 @@ var TargetError = class extends Error {
   name = "TargetError";
 };
 function checkTargets(targets, state) {
-  const paths = ["groups", "projects"].flatMap(
-    (c) => (state.root.children[c]?.items ?? []).map((i) => i.key)
-  );
+  const paths = [
+    ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
+    ...state.selectors.map((s) => s.prefix).filter((p2) => p2 !== "")
+  ];
+  const prefixes = state.selectors.map((s) => s.prefix.toLowerCase());
   const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
   const problems = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
     const t = target.replace(/\/+$/, "").toLowerCase();
     if (paths.some((p2) => p2.toLowerCase() === t || p2.toLowerCase().startsWith(`${t}/`))) continue;
+    if (prefixes.some((p2) => p2 === "" || t === p2 || t.startsWith(`${p2}/`))) continue;
     const candidates = [
       .../* @__PURE__ */ new Set([
         ...paths.flatMap((p2) => p2.split("/").map((_2, i, a) => a.slice(0, i + 1).join("/"))),
@@ -72473,7 +72922,7 @@ async function applyPlanResult(ctx, result, options) {
 }
 
 // src/cli/drift.ts
-function renderDrift(result, format, color = false) {
+function renderDrift(result, format, color = false, expand = false) {
   switch (format) {
     case "json":
       return renderDriftJson(result.plan);
@@ -72482,7 +72931,7 @@ function renderDrift(result, format, color = false) {
     case "junit":
       return renderDriftJunit(result.plan, { inSync: result.inSync });
     case "text":
-      return renderDriftText(result.plan, { color });
+      return renderDriftText(result.plan, { color, expand });
   }
 }
 

@@ -33,6 +33,7 @@ const manifests = [
   "examples/templates.yaml",
   "examples/groups.yaml",
   "examples/projects.yaml",
+  "examples/policies.yaml",
 ];
 process.stderr.write(`Running: forgeform plan ${manifests.join(" ")}\n\n`);
 

@@ -30,7 +30,7 @@ export function parseDriftFormat(value: string): DriftFormat {
 }
 
 /** A drift report in one format. JUnit lists the objects found in sync as passing test cases. */
-export function renderDrift(result: PlanResult, format: DriftFormat, color = false): string {
+export function renderDrift(result: PlanResult, format: DriftFormat, color = false, expand = false): string {
   switch (format) {
     case "json":
       return renderDriftJson(result.plan);
@@ -39,7 +39,7 @@ export function renderDrift(result: PlanResult, format: DriftFormat, color = fal
     case "junit":
       return renderDriftJunit(result.plan, { inSync: result.inSync });
     case "text":
-      return renderDriftText(result.plan, { color });
+      return renderDriftText(result.plan, { color, expand });
   }
 }
 
@@ -100,6 +100,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       "--fail-on-unmanaged",
       "exit 2 also when the only drift is live objects the manifests do not mention (prune policy warn)",
     )
+    .option("--expand", "text: list a change repeated in many groups or projects once per object")
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -120,7 +121,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       const result = outcome.result;
       const format = opts["format"] as DriftFormat;
       const color = opts["color"] !== false && Boolean(io.color) && !opts["out"];
-      const report = renderDrift(result, format, color);
+      const report = renderDrift(result, format, color, opts["expand"] === true);
       const out = opts["out"] as string | undefined;
       if (out) {
         writeReport(out, report);

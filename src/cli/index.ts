@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { registerApply } from "./apply.js";
 import { registerDrift } from "./drift.js";
+import { registerExplain } from "./explain.js";
 import { registerExport } from "./export.js";
 import { registerPlan } from "./plan.js";
 import { registerSandbox } from "./sandbox.js";
@@ -63,6 +64,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerSandbox(program, io, setExit);
   registerDrift(program, io, setExit);
   registerExport(program, io, setExit);
+  registerExplain(program, io, setExit);
   void setExit;
   return program;
 }

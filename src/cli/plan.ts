@@ -17,10 +17,10 @@ export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-export function renderPlan(plan: Plan, format: PlanFormat, io: Io, color: boolean): string {
+export function renderPlan(plan: Plan, format: PlanFormat, io: Io, color: boolean, expand = false): string {
   if (format === "json") return renderPlanJson(plan);
   if (format === "markdown") return renderPlanMarkdown(plan);
-  return renderPlanText(plan, { color: color && Boolean(io.color) });
+  return renderPlanText(plan, { color: color && Boolean(io.color), expand });
 }
 
 export function parseFormat(value: string): PlanFormat {
@@ -54,6 +54,7 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
       "where apply saves a group's export archive before deleting the group (default: .forgeform/backups/<date> in the manifest root)",
     )
     .option("--no-backup", "delete groups without saving their export archive first")
+    .option("--expand", "text: list a change repeated in many groups or projects once per object")
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -73,7 +74,9 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
       const warnings = outcome.diagnostics.filter((d) => d.severity === "warning");
       if (warnings.length > 0) io.err(formatDiagnostics(warnings));
       const { plan } = outcome.result;
-      io.out(renderPlan(plan, opts["format"] as PlanFormat, io, opts["color"] !== false));
+      io.out(
+        renderPlan(plan, opts["format"] as PlanFormat, io, opts["color"] !== false, opts["expand"] === true),
+      );
       if (plan.errors.length > 0) {
         setExit(1);
         return;

@@ -36,15 +36,19 @@ export class TargetError extends Error {
 
 /** Every `--target` must select something declared: a group or project path (or a tree above one), or `instance`. */
 export function checkTargets(targets: readonly string[], state: DesiredState): void {
-  const paths = ["groups", "projects"].flatMap((c) =>
-    (state.root.children[c]?.items ?? []).map((i) => i.key),
-  );
+  const paths = [
+    ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
+    ...state.selectors.map((s) => s.prefix).filter((p) => p !== ""),
+  ];
+  // Below a pattern's root (`acme/**` selects whatever exists under acme), only the platform can tell.
+  const prefixes = state.selectors.map((s) => s.prefix.toLowerCase());
   const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
   const problems: string[] = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
     const t = target.replace(/\/+$/, "").toLowerCase();
     if (paths.some((p) => p.toLowerCase() === t || p.toLowerCase().startsWith(`${t}/`))) continue;
+    if (prefixes.some((p) => p === "" || t === p || t.startsWith(`${p}/`))) continue;
     const candidates = [
       ...new Set([
         ...paths.flatMap((p) => p.split("/").map((_, i, a) => a.slice(0, i + 1).join("/"))),

@@ -31,6 +31,8 @@ import {
 } from "../plan/model.js";
 import { sameValue } from "./compare.js";
 import type { KindRegistry } from "./registry.js";
+import { expandSelectors } from "./select.js";
+import { inTargets } from "./targets.js";
 
 /** One change with everything apply needs. Never serialised: `desired` may hold secrets. */
 export interface Step {
@@ -84,19 +86,6 @@ type Specs = Map<string, FieldSpec>;
 const MASK = "(sensitive)";
 const WRITE_ONLY = "(write-only)";
 const INSTANCE: Parent = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
-
-/**
- * A group or project path is in scope when it is a target or below one: a target is a strict subtree, so its
- * ancestors are never changed (they are looked up when a new group needs its parent's id).
- */
-export function inTargets(key: string, targets: readonly string[]): boolean {
-  if (targets.length === 0) return true;
-  const lower = key.toLowerCase();
-  return targets.some((t) => {
-    const target = t.toLowerCase();
-    return lower === target || lower.startsWith(`${target}/`);
-  });
-}
 
 /** A regular expression matching the values a masked label stands for (`https://h/?key=(sensitive)`). */
 function labelPattern(label: string): RegExp {
@@ -832,16 +821,18 @@ export async function makePlan(
   registry: KindRegistry,
   options: PlanOptions,
 ): Promise<PlanResult> {
+  const expanded = await expandSelectors(desired, ctx, options.targets ?? []);
   const planner = new Planner(
     ctx,
     registry,
     options.targets ?? [],
     new Set(options.replace ?? []),
     options.backup,
-    desired.root,
+    expanded.state.root,
   );
+  planner.warnings.push(...expanded.warnings);
   const walked: Step[] = [];
-  await planner.walkNode(desired.root, INSTANCE, true, 0, walked);
+  await planner.walkNode(expanded.state.root, INSTANCE, true, 0, walked);
   for (const address of planner.pendingReplacements()) {
     planner.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
@@ -867,6 +858,7 @@ export async function makePlan(
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
+    ...(expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}),
   };
   return { plan, steps, inSync: [...planner.inSync].sort() };
 }

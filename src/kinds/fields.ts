@@ -34,7 +34,7 @@ import { isNormalizerName, type NormalizerName } from "../manifest/normalize.js"
 
 type JsonSchema = Record<string, unknown>;
 
-const META_KEYS = new Set(["state", "extends", "unmanaged"]);
+const META_KEYS = new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
 
 /** Follows a local `$ref` (`#/$defs/x`) inside the same document, and reaches into `allOf` parts. */
 export type RefResolver = (ref: string) => JsonSchema | undefined;

@@ -11,7 +11,7 @@ import type { WikiPage } from "./types.gen.js";
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj =>
   v !== null && typeof v === "object" && !Array.isArray(v) && !isSecret(v);
-const META_KEYS = new Set(["state", "extends", "unmanaged"]);
+const META_KEYS = new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
 
 const ref = (l: Loc): SourceRef => ({ file: l.file, line: l.line, col: l.col });
 
@@ -34,6 +34,10 @@ function collectSources(value: unknown, prefix: string, out: Record<string, Sour
     if (l) out[p] = ref(l);
     if (v !== null && typeof v === "object" && !isSecret(v)) collectSources(v, p, out);
   }
+}
+
+function policyDeclared(body: Obj, collection: string): boolean {
+  return isObj(body.unmanaged) && body.unmanaged[collection] !== undefined;
 }
 
 function policyOf(body: Obj, collection: string): PrunePolicy {
@@ -66,6 +70,7 @@ export function buildNode(
       const itemSchema = ctx.schemas.resolve(prop.items as JsonSchema);
       children[k] = {
         policy: policyOf(body, k),
+        ...(policyDeclared(body, k) ? { policyDeclared: true } : {}),
         items: v.filter(isObj).map((item) => {
           const id = identityOf(item, identity, k, itemSchema);
           const node = buildNode(k, id?.key ?? "", item, itemSchema, ctx);
@@ -89,7 +94,8 @@ export function buildNode(
   // Collections the manifest leaves out are not managed, unless an `unmanaged` policy names them.
   if (isObj(body.unmanaged)) {
     for (const k of Object.keys(body.unmanaged)) {
-      if (!children[k] && props[k]) children[k] = { policy: policyOf(body, k), items: [] };
+      if (!children[k] && props[k])
+        children[k] = { policy: policyOf(body, k), policyDeclared: true, items: [] };
     }
   }
   if (collection === "wiki_pages") {

@@ -1,5 +1,6 @@
 import { Cron } from "croner";
 import { didYouMean } from "./diagnostics.js";
+import { cronForValidation, isHashedCron } from "./selectors.js";
 import { allTimeZoneNames, isValidTimeZone } from "./timezones.js";
 
 /** Whether a string holds a `${env:...}` or `${file:...}` reference; such values are checked after resolution only. */
@@ -19,17 +20,19 @@ const SSH_KEY_TYPES = [
   "ecdsa-sha2-nistp521",
 ];
 
-function checkCron(value: string): string | undefined {
+function checkCron(written: string): string | undefined {
+  // `H` fields (a hashed value per project) are checked with stand-in values.
+  const value = isHashedCron(written) ? cronForValidation(written) : written;
   const fields = value.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) {
-    return `"${value}" is not a 5-field cron expression (minute hour day-of-month month day-of-week); it has ${fields.length} field${fields.length === 1 ? "" : "s"}`;
+    return `"${written}" is not a 5-field cron expression (minute hour day-of-month month day-of-week); it has ${fields.length} field${fields.length === 1 ? "" : "s"}`;
   }
   try {
     const job = new Cron(fields.join(" "), { paused: true });
     job.stop();
   } catch (error) {
     const why = error instanceof Error ? error.message.replace(/^CronPattern: /, "") : String(error);
-    return `"${value}" is not a valid cron expression: ${why}`;
+    return `"${written}" is not a valid cron expression: ${why}`;
   }
   return undefined;
 }

@@ -3,10 +3,11 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { buildNode } from "./build.js";
 import { type Diagnostic, Diagnostics, formatRef, renderPath } from "./diagnostics.js";
 import { interpolate } from "./interpolate.js";
-import { keyLoc, type Loc, type Meta, selfLoc, setMeta, valueLoc } from "./located.js";
-import type { DesiredCollection, DesiredNode, DesiredState } from "./model.js";
-import { checkBody, checkGroupVisibility, checkIdentities, type SharedFields } from "./rules.js";
+import { keyLoc, type Loc, locate, type Meta, selfLoc, setMeta, valueLoc } from "./located.js";
+import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "./model.js";
+import { checkBody, checkGroupVisibility, checkIdentities, identityOf, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
+import { isPattern, parsePattern } from "./selectors.js";
 import { TemplateResolver } from "./templates.js";
 import type { Manifest } from "./types.gen.js";
 import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
@@ -15,7 +16,7 @@ export type { Diagnostic } from "./diagnostics.js";
 export { formatDiagnostic } from "./diagnostics.js";
 export { type JsonSchema, kindSchema, loadSchemas, type SchemaSet } from "./schemas.js";
 
-import { checkResolvedSecrets } from "./schemas.js";
+import { checkResolvedSecrets, type JsonSchema, type SchemaSet } from "./schemas.js";
 
 export { isValidTimeZone, RAILS_TIME_ZONES } from "./timezones.js";
 
@@ -222,7 +223,9 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
   for (const [n, b] of groupBodies) checkBody(b, file("group.schema.json"), ["groups", n], ctx);
   for (const [n, b] of projectBodies) checkBody(b, file("project.schema.json"), ["projects", n], ctx);
-  checkGroupVisibility(groupBodies, diags);
+  checkGroupVisibility(new Map([...groupBodies].filter(([n]) => !isPattern(n))), diags);
+  checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
+  checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
 
   const interp = { secrets: opts.secrets, env, root };
   if (instance) interpolate(instance, ["instance"], interp, diags);
@@ -261,7 +264,10 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const unmanaged = isObj(rootBody.unmanaged) ? rootBody.unmanaged : {};
   const groupSchema = file("group.schema.json");
   const projectSchema = file("project.schema.json");
-  const groupOrder = [...groupBodies.keys()].sort((a, b) => a.split("/").length - b.split("/").length);
+  const exact = (bodies: Map<string, Obj>) => [...bodies].filter(([n]) => !isPattern(n));
+  const groupOrder = exact(groupBodies)
+    .map(([n]) => n)
+    .sort((a, b) => a.split("/").length - b.split("/").length);
   const groupsColl: DesiredCollection = {
     policy: unmanaged.groups === "delete" || unmanaged.groups === "ignore" ? unmanaged.groups : "warn",
     items: groupOrder.map((n) =>
@@ -270,15 +276,117 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   };
   const projectsColl: DesiredCollection = {
     policy: "ignore",
-    items: [...projectBodies].map(([n, b]) =>
+    items: exact(projectBodies).map(([n, b]) =>
       keyed(buildNode("projects", n, b, projectSchema, bctx), projects.get(n)!.at),
     ),
   };
-  if (groupsColl.items.length > 0 || unmanaged.groups !== undefined) rootNode.children.groups = groupsColl;
-  if (projectsColl.items.length > 0) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files }, diagnostics };
+  const selectors: Selector[] = [];
+  for (const [collection, bodies, decls, schema] of [
+    ["groups", groupBodies, groups, groupSchema],
+    ["projects", projectBodies, projects, projectSchema],
+  ] as const) {
+    for (const [pattern, body] of bodies) {
+      if (!isPattern(pattern)) continue;
+      selectors.push({
+        collection,
+        pattern,
+        ...parsePattern(pattern),
+        except: Array.isArray(body.except) ? body.except.map(String) : [],
+        includeArchived: body.include_archived === true,
+        node: keyed(buildNode(collection, pattern, body, schema, bctx), decls.get(pattern)!.at),
+      });
+    }
+  }
+  const patterns = (c: string) => selectors.some((sel) => sel.collection === c);
+  if (groupsColl.items.length > 0 || unmanaged.groups !== undefined || patterns("groups"))
+    rootNode.children.groups = groupsColl;
+  if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
+  return { state: { root: rootNode, files, selectors }, diagnostics };
 }
 
+/**
+ * Rules for pattern entries: `except` and `include_archived` belong on patterns only; a pattern never deletes
+ * (`state: absent`); two patterns of equal specificity that can match the same object must not disagree on a
+ * field, a collection item's field or a prune policy.
+ */
+function checkSelectorEntries(
+  bodies: Map<string, Obj>,
+  collection: string,
+  schema: JsonSchema,
+  schemas: SchemaSet,
+  diags: Diagnostics,
+): void {
+  for (const [key, body] of bodies) {
+    const pattern = isPattern(key);
+    for (const local of ["except", "include_archived"]) {
+      if (!pattern && Object.hasOwn(body, local)) {
+        diags.error(
+          keyLoc(body, local),
+          renderPath([collection, key, local]),
+          `${local} belongs on a pattern entry (such as "${key.split("/")[0]}/**"), not on the full path ${key}`,
+        );
+      }
+    }
+    if (pattern && body.state === "absent") {
+      diags.error(
+        valueLoc(body, "state"),
+        renderPath([collection, key, "state"]),
+        `a pattern never deletes: mark the ${collection} to delete "state: absent" one by one, by full path`,
+      );
+    }
+  }
+  const entries = [...bodies].filter(([k]) => isPattern(k));
+  for (let i = 0; i < entries.length; i++) {
+    for (let j = i + 1; j < entries.length; j++) {
+      const [a, bodyA] = entries[i]!;
+      const [b, bodyB] = entries[j]!;
+      // Equal specificity and an overlap means the same literal prefix (`acme/*` and `acme/**`).
+      if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b).prefix.toLowerCase()) continue;
+      for (const conflict of disagreements(bodyA, bodyB, schema, schemas, [])) {
+        diags.error(
+          locate(bodyB, conflict),
+          renderPath([collection, b, ...conflict]),
+          `"${b}" and "${a}" (at ${formatRef(locate(bodyA, conflict))}) are equally specific, both match the same ${collection}, and set this differently: set it in one of them, or in a more specific entry`,
+        );
+      }
+    }
+  }
+}
+
+/** Paths (relative to the bodies) where two bodies set a value differently; collection items match by identity. */
+function disagreements(
+  a: unknown,
+  b: unknown,
+  schema: JsonSchema | undefined,
+  schemas: SchemaSet,
+  path: (string | number)[],
+): (string | number)[][] {
+  if (isObj(a) && isObj(b)) {
+    const props = (schema?.properties ?? {}) as Record<string, JsonSchema>;
+    const out: (string | number)[][] = [];
+    for (const key of Object.keys(b)) {
+      if (key === "except" || key === "include_archived" || key === "extends" || !Object.hasOwn(a, key))
+        continue;
+      const prop = props[key] ? schemas.resolve(props[key]) : undefined;
+      out.push(...disagreements(a[key], b[key], prop, schemas, [...path, key]));
+    }
+    return out;
+  }
+  const identity = schema?.["x-identity"];
+  if (Array.isArray(a) && Array.isArray(b) && identity !== undefined && schema?.items) {
+    const itemSchema = schemas.resolve(schema.items as JsonSchema);
+    const idOf = (item: unknown) =>
+      isObj(item) ? identityOf(item, identity, "", itemSchema)?.compare : undefined;
+    const out: (string | number)[][] = [];
+    b.forEach((item, i) => {
+      const id = idOf(item);
+      const other = id === undefined ? undefined : a.find((x) => idOf(x) === id);
+      if (other !== undefined) out.push(...disagreements(other, item, itemSchema, schemas, [...path, i]));
+    });
+    return out;
+  }
+  return String(a) === String(b) && JSON.stringify(a) === JSON.stringify(b) ? [] : [path];
+}
 /** A group's or project's node is declared at its map key. */
 function keyed(node: DesiredNode, at: Loc): DesiredNode {
   node.source = { file: at.file, line: at.line, col: at.col };

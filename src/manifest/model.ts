@@ -57,6 +57,8 @@ export interface DesiredNode {
 export interface DesiredCollection {
   /** Policy for live objects of this collection that are not declared. Default "warn". */
   policy: PrunePolicy;
+  /** The policy was written (in `unmanaged:`), not the default: a more specific entry's written policy wins. */
+  policyDeclared?: boolean;
   items: DesiredNode[];
 }
 
@@ -64,4 +66,26 @@ export interface DesiredState {
   root: DesiredNode;
   /** The manifest files that were read, in the order read. */
   files: string[];
+  /**
+   * Entries of `groups:` and `projects:` whose key is a pattern (`acme/**`). They apply to existing objects the
+   * engine finds on the platform, merged with each other and with exact entries (see src/manifest/selectors.ts).
+   */
+  selectors: Selector[];
+}
+
+/** A `groups:` or `projects:` entry whose key is a pattern. */
+export interface Selector {
+  collection: "groups" | "projects";
+  /** As written: `acme/**`, `acme/*`, `**`. */
+  pattern: string;
+  /** The literal path before the wildcard; "" for the whole instance. */
+  prefix: string;
+  /** `*`: the direct children of the prefix (top-level groups for a bare `*`); `**`: everything below it. */
+  depth: "children" | "subtree";
+  /** Paths and patterns left out (`except:`). */
+  except: string[];
+  /** Archived projects are left out unless this is set (`include_archived: true`). */
+  includeArchived: boolean;
+  /** The entry's body, built like any group or project (its key is the pattern). */
+  node: DesiredNode;
 }

@@ -35,13 +35,13 @@ export interface Manifest {
   };
   instance?: Instance;
   /**
-   * Groups by full path (`acme`, `acme/platform`). Identity: the full path.
+   * Groups by full path (`acme`, `acme/platform`), or patterns over existing groups: `acme/*` (direct subgroups), `acme/**` (every group below acme), `*` (top-level groups), `**` (every group). Identity: the full path. A pattern never creates a group; several entries matching one group merge, the more specific winning.
    */
   groups?: {
     [k: string]: Group | undefined;
   };
   /**
-   * Existing projects by full path (`acme/platform/api`). Identity: the full path.
+   * Existing projects by full path (`acme/platform/api`), or patterns: `acme/*` (projects directly in acme), `acme/**` (every project below acme), `*` or `**` (every project of the instance). Identity: the full path. Several entries matching one project merge, the more specific winning (an exact path is the most specific).
    */
   projects?: {
     [k: string]: Project | undefined;
@@ -1272,6 +1272,10 @@ export interface Group {
    * [licensed] Issue links of existing epics. Identity: `iid`.
    */
   epics?: Epic[];
+  /**
+   * On a pattern entry (`acme/**`): paths or patterns it leaves out (`acme/legacy/**`, `acme/sandbox`).
+   */
+  except?: string[];
 }
 /**
  * Your notification settings for the group.
@@ -1414,6 +1418,14 @@ export interface Project {
   wiki_pages?: WikiPage[];
   notification_settings?: NotificationSettings2;
   error_tracking?: ErrorTracking1;
+  /**
+   * On a pattern entry (`acme/**`): paths or patterns it leaves out (`acme/legacy/**`, `acme/sandbox`).
+   */
+  except?: string[];
+  /**
+   * On a pattern entry: also apply it to archived projects (left out by default).
+   */
+  include_archived?: boolean;
 }
 /**
  * Your notification settings for the project.

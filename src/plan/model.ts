@@ -99,6 +99,15 @@ export interface Plan {
   requests: RequestStats;
   /** SHA-256 over the live state that was read; a saved plan is refused when it no longer matches. */
   liveDigest: string;
+  /** For each pattern entry (`projects: {"acme/**": ...}`), how many objects it matched. */
+  selectors?: SelectorSummary[];
+}
+
+export interface SelectorSummary {
+  collection: "groups" | "projects";
+  pattern: string;
+  matched: number;
+  source: SourceRef;
 }
 
 export function summarize(changes: Change[]): PlanSummary {

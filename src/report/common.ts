@@ -207,3 +207,79 @@ export function groupBy<T>(items: Iterable<T>, key: (item: T) => string): Map<st
   }
   return groups;
 }
+
+/** The same change made in many groups or projects (a policy from a pattern), shown once. */
+export interface RepeatedChange {
+  /** One of the changes, for the action, fields and reason they share. */
+  sample: Change;
+  /** The address below each group or project: `badge["coverage"]`. */
+  suffix: string;
+  /** `projects` or `groups`. */
+  owners: string;
+  /** The paths of the groups or projects, in plan order. */
+  paths: string[];
+  members: Change[];
+}
+
+/** Changes this many times or more alike (below different groups or projects) are shown once. */
+export const REPEAT_THRESHOLD = 3;
+
+/** Where a change sits below its group or project, and which one: undefined for anything else. */
+function ownerOf(address: string): { owners: string; path: string; suffix: string } | undefined {
+  const target = targetOf(address);
+  const m = /^(group|project)\[(".*")\]$/.exec(target);
+  if (!m || address.length <= target.length + 1) return undefined;
+  return { owners: `${m[1]}s`, path: JSON.parse(m[2]!) as string, suffix: address.slice(target.length + 1) };
+}
+
+/**
+ * Splits changes into those repeated alike below at least `threshold` groups or projects (same address below
+ * them, same action, same fields, same reason) and the rest, keeping the plan's order by first occurrence.
+ */
+export function repeatedChanges(
+  changes: readonly Change[],
+  threshold = REPEAT_THRESHOLD,
+): (Change | RepeatedChange)[] {
+  const keyOf = (c: Change) => {
+    const owner = ownerOf(c.address);
+    return owner
+      ? JSON.stringify([owner.owners, owner.suffix, c.action, c.fields, c.reason ?? "", c.deletedWith ?? ""])
+      : undefined;
+  };
+  const groups = groupBy(
+    changes.filter((c) => keyOf(c) !== undefined),
+    (c) => keyOf(c)!,
+  );
+  const out: (Change | RepeatedChange)[] = [];
+  const emitted = new Set<string>();
+  for (const change of changes) {
+    const key = keyOf(change);
+    const members = key === undefined ? undefined : groups.get(key);
+    if (!members || members.length < threshold) {
+      out.push(change);
+      continue;
+    }
+    if (emitted.has(key!)) continue;
+    emitted.add(key!);
+    const owner = ownerOf(change.address)!;
+    out.push({
+      sample: change,
+      suffix: owner.suffix,
+      owners: owner.owners,
+      paths: members.map((m) => ownerOf(m.address)!.path),
+      members,
+    });
+  }
+  return out;
+}
+
+export function isRepeated(entry: Change | RepeatedChange): entry is RepeatedChange {
+  return "members" in entry;
+}
+
+/** `in 1,843 projects: acme/a, acme/b, acme/c, acme/d, acme/e and 1,838 more`. */
+export function repeatedWhere(entry: RepeatedChange, shown = 5): string {
+  const names = entry.paths.slice(0, shown).join(", ");
+  const more = entry.paths.length - shown;
+  return `in ${plural(entry.paths.length, entry.owners.slice(0, -1), entry.owners)}: ${names}${more > 0 ? ` and ${more.toLocaleString("en-US")} more` : ""}`;
+}

@@ -21,7 +21,14 @@ import {
   type MarkdownSpec,
   renderMarkdown,
 } from "./markdown.js";
-import { type ActionLabels, changeLines, problemSections, requestsLine, type TextOptions } from "./text.js";
+import {
+  type ActionLabels,
+  changeLines,
+  changesLines,
+  problemSections,
+  requestsLine,
+  type TextOptions,
+} from "./text.js";
 
 /** What a drift item is: the live object differs, is missing, is not in the manifests, or would be deleted. */
 export type DriftStatus = "drifted" | "missing" | "unmanaged" | "would_delete";
@@ -90,7 +97,7 @@ export function renderDriftText(plan: Plan, options: TextOptions): string {
   if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
   if (plan.changes.length > 0) {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
-    for (const change of plan.changes) lines.push("", ...changeLines(c, change, DRIFT_LABELS, width));
+    lines.push(...changesLines(c, plan.changes, DRIFT_LABELS, options));
   }
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   if (lines.length > 0) lines.push("");

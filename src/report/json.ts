@@ -100,6 +100,12 @@ export function renderPlanJson(plan: Plan): string {
     warnings: plan.warnings.map(problemJson),
     requests: requestsJson(plan),
     live_digest: plan.liveDigest,
+    selectors: plan.selectors?.map((sel) => ({
+      collection: sel.collection,
+      pattern: sel.pattern,
+      matched: sel.matched,
+      source: sourceJson(sel.source),
+    })),
   });
 }
 
@@ -267,6 +273,7 @@ interface PlanV1 {
   warnings: ProblemV1[];
   requests: { total: number; retries: number; by_endpoint: Record<string, number> };
   live_digest: string;
+  selectors?: { collection: "groups" | "projects"; pattern: string; matched: number; source: SourceV1 }[];
 }
 
 function toSource(s: SourceV1): SourceRef {
@@ -343,6 +350,16 @@ export function parsePlanJson(text: string, label = "The plan"): Plan {
       retries: v1.requests.retries,
     },
     liveDigest: v1.live_digest,
+    ...(v1.selectors
+      ? {
+          selectors: v1.selectors.map((sel) => ({
+            collection: sel.collection,
+            pattern: sel.pattern,
+            matched: sel.matched,
+            source: toSource(sel.source),
+          })),
+        }
+      : {}),
   };
   const counted = summarize(plan.changes);
   for (const action of Object.keys(counted) as (keyof PlanSummary)[]) {

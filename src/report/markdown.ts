@@ -11,11 +11,14 @@ import {
   fieldMode,
   fieldViews,
   groupBy,
+  isRepeated,
   plural,
+  repeatedChanges,
+  repeatedWhere,
   sourceLabel,
   targetOf,
 } from "./common.js";
-import { requestsLine } from "./text.js";
+import { requestsLine, selectorLines } from "./text.js";
 
 export interface MarkdownOptions {
   /** Maximum length of the document, in UTF-16 code units (never less than characters). Default 65,000. */
@@ -241,7 +244,33 @@ export function renderMarkdown(spec: MarkdownSpec): string {
     }
 
     let cut = false;
-    for (const [target, changes] of byTarget) {
+    // A change repeated alike in many groups or projects (a pattern's policy) is shown once.
+    const grouped = repeatedChanges(spec.changes);
+    const repeated = grouped.filter(isRepeated);
+    if (repeated.length > 0) {
+      const blocks = repeated.map(
+        (r) =>
+          `${changeDiffLines({ ...r.sample, address: r.suffix }).join("\n")}\n#     ${repeatedWhere(r, 10)}\n`,
+      );
+      const fence = fenceFor(blocks.join(""));
+      const total = repeated.reduce((n, r) => n + r.members.length, 0);
+      const open = `<details><summary>Repeated in many ${escapeHtml(repeated[0]!.owners)}: ${escapeHtml(plural(total, "change"))} shown as ${escapeHtml(plural(repeated.length, "change"))}</summary>\n\n${fence}diff\n`;
+      const close = `${fence}\n\n</details>\n\n`;
+      let shown = 0;
+      for (const block of blocks) {
+        const head = shown === 0 ? open : "";
+        if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
+        budget.add(head + block);
+        shown++;
+      }
+      if (shown > 0) budget.add(close);
+      for (const r of repeated.slice(shown)) left.changes += r.members.length;
+      if (shown < repeated.length) cut = true;
+    }
+    const singles = new Set(grouped.filter((e): e is Change => !isRepeated(e)));
+    for (const [target, all] of byTarget) {
+      const changes = all.filter((c) => singles.has(c));
+      if (changes.length === 0) continue;
       if (cut) {
         left.changes += changes.length;
         continue;
@@ -299,6 +328,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownOptions = {}): s
   const intro = [`Plan for ${inlineCode(plan.url)}, made ${escapeMarkdown(plan.createdAt)}.`];
   if (plan.targets.length > 0)
     intro.push(`Limited to targets: ${plan.targets.map((t) => inlineCode(t)).join(", ")}.`);
+  for (const line of selectorLines(plan)) intro.push(escapeMarkdown(line));
   const removed = plan.changes.filter((c) => c.action === "delete" || c.action === "replace");
   const summary = [
     { label: "Create", count: s.create },

@@ -10,8 +10,13 @@ import {
   type FieldView,
   fieldMode,
   fieldViews,
+  isRepeated,
   plural,
   problemLine,
+  type RepeatedChange,
+  repeatedChanges,
+  repeatedWhere,
+  sourceLabel,
 } from "./common.js";
 
 export interface TextOptions {
@@ -19,6 +24,8 @@ export interface TextOptions {
   color: boolean;
   /** Columns to wrap prose (reasons, notes, problem messages) at; default 100. Addresses and values never wrap. */
   width?: number;
+  /** List every change on its own, even one repeated alike in many groups or projects (`--expand`). */
+  expand?: boolean;
 }
 
 export type Colors = ReturnType<typeof pc.createColors>;
@@ -113,11 +120,42 @@ function fieldLines(c: Colors, view: FieldView, action: Action, indent: string):
   return [`${head} ${value}${suffix}`];
 }
 
+/** Every change, or each set of changes repeated alike in many groups or projects once, as lines. */
+export function changesLines(
+  c: Colors,
+  changes: readonly Change[],
+  labels: ActionLabels,
+  options: TextOptions,
+): string[] {
+  const width = options.width ?? 100;
+  const lines: string[] = [];
+  for (const entry of repeatedChanges(changes, options.expand ? Number.POSITIVE_INFINITY : undefined)) {
+    lines.push(
+      "",
+      ...(isRepeated(entry) ? repeatedLines(c, entry, labels, width) : changeLines(c, entry, labels, width)),
+    );
+  }
+  return lines;
+}
+
+/** One change made alike in many groups or projects: `+ badge["coverage"] will be created in 1,843 projects: ...`. */
+function repeatedLines(c: Colors, entry: RepeatedChange, labels: ActionLabels, width: number): string[] {
+  const lines = changeLines(c, entry.sample, labels, width, entry.suffix);
+  lines[0] += ` ${repeatedWhere(entry)}`;
+  return lines;
+}
+
 /** The lines for one change: header, reason, fields. Shared by the plan and drift renderers. */
-export function changeLines(c: Colors, change: Change, labels: ActionLabels, width: number): string[] {
+export function changeLines(
+  c: Colors,
+  change: Change,
+  labels: ActionLabels,
+  width: number,
+  address = change.address,
+): string[] {
   const color = actionColor(c, change.action);
   const symbol = ACTION_SYMBOL[change.action];
-  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(change.address)} ${color(labels[change.action])}`];
+  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(address)} ${color(labels[change.action])}`];
   if (change.reason) lines.push(...wrap(change.reason, width, "      # ").map((l) => c.dim(l)));
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
@@ -150,6 +188,14 @@ export function requestsLine(plan: Plan): string {
   return `Read live state with ${plural(plan.requests.total, "request")}${retries}.`;
 }
 
+/** `Patterns: projects["acme/**"] matched 1,843 projects (policy.yaml:3:3).`, one line per pattern entry. */
+export function selectorLines(plan: Plan): string[] {
+  return (plan.selectors ?? []).map(
+    (s) =>
+      `Pattern ${s.collection}[${JSON.stringify(s.pattern)}] matched ${plural(s.matched, s.collection.slice(0, -1), s.collection)} (${sourceLabel(s.source)}).`,
+  );
+}
+
 /** The exact last line of a text plan. */
 export function planSummaryLine(plan: Plan): string {
   const s = plan.summary;
@@ -179,7 +225,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
         ? "forgeform will perform these actions:"
         : "forgeform found objects the manifests do not mention:",
     );
-    for (const change of plan.changes) lines.push("", ...changeLines(c, change, PLAN_LABELS, width));
+    lines.push(...changesLines(c, plan.changes, PLAN_LABELS, options));
   }
 
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
@@ -190,6 +236,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   if (s.unmanaged > 0) {
     lines.push(c.cyan(`${plural(s.unmanaged, "unmanaged object")} (not in the manifests) left alone.`));
   }
+  lines.push(...selectorLines(plan));
   lines.push(requestsLine(plan));
   if (changes === 0) {
     if (plan.errors.length === 0) lines.push(c.green("No changes. The live state matches the manifests."));

@@ -102,7 +102,7 @@ projects:
     expect(nightly.children.variables!.policy).toBe("delete");
     expect(api.children.pipeline_schedules!.policy).toBe("warn");
     // a policy alone makes a collection managed (with no declared items)
-    expect(api.children.badges).toEqual({ policy: "ignore", items: [] });
+    expect(api.children.badges).toEqual({ policy: "ignore", policyDeclared: true, items: [] });
     expect(api.children.triggers).toBeUndefined();
     const token = child(nightly, "variables", "TOKEN").fields.value;
     expect(isSecret(token)).toBe(true);

@@ -1,0 +1,254 @@
+/**
+ * Selectors: `groups:` and `projects:` entries whose key is a pattern (`acme/*`, `acme/**`, `*`, `**`). This module
+ * is the language's side of them, pure functions with no platform access: what a pattern matches, how specific an
+ * entry is, how entries that match one object merge, and the `H` of hashed crons. The engine lists the platform's
+ * groups and projects and calls these (src/engine/select.ts).
+ *
+ * Precedence: fields merge from the least to the most specific entry; a longer literal prefix is more specific and
+ * an exact path the most specific of all. Collections merge by identity across entries (a badge from `acme/**` plus
+ * a schedule from `acme/platform/*`), and a more specific entry can change one item's fields or mark it absent.
+ */
+import { createHash } from "node:crypto";
+import type { DesiredCollection, DesiredNode, DesiredState, Selector, SourceRef } from "./model.js";
+
+/** Whether a `groups:`/`projects:` key is a pattern rather than a full path. */
+export function isPattern(key: string): boolean {
+  return key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
+}
+
+/** The literal prefix and depth of a pattern key. */
+export function parsePattern(key: string): Pick<Selector, "prefix" | "depth"> {
+  const depth = key.endsWith("**") ? "subtree" : "children";
+  const prefix = key.replace(/\/?\*\*?$/, "");
+  return { prefix, depth };
+}
+
+const lower = (s: string) => s.toLowerCase();
+
+/** Whether `path` is matched by the pattern `key` (or is `key` itself, when it is a full path). */
+export function matchesKey(key: string, path: string): boolean {
+  if (!isPattern(key)) return lower(key) === lower(path);
+  const { prefix, depth } = parsePattern(key);
+  const p = lower(path);
+  if (prefix === "") return depth === "subtree" || !p.includes("/");
+  const base = `${lower(prefix)}/`;
+  if (!p.startsWith(base)) return false;
+  return depth === "subtree" || !p.slice(base.length).includes("/");
+}
+
+/**
+ * Whether a selector applies to the object at `path`. `*` and `**` at the top select every project of the
+ * instance (a project always sits in a group or a user's namespace).
+ */
+export function selects(selector: Selector, path: string): boolean {
+  const whole = selector.prefix === "" && selector.collection === "projects";
+  if (!whole && !matchesKey(selector.pattern, path)) return false;
+  return !selector.except.some((e) => matchesKey(e, path));
+}
+
+/** How specific an entry is: the number of literal path segments; an exact path is the most specific. */
+export function specificity(key: string): number {
+  if (!isPattern(key)) return Number.POSITIVE_INFINITY;
+  const { prefix } = parsePattern(key);
+  return prefix === "" ? 0 : prefix.split("/").length;
+}
+
+function mergeCollection(
+  base: DesiredCollection | undefined,
+  over: DesiredCollection | undefined,
+): DesiredCollection {
+  if (!base) return over!;
+  if (!over) return base;
+  const items = [...base.items];
+  for (const item of over.items) {
+    const i = items.findIndex((x) => x.key === item.key);
+    if (i >= 0) items[i] = mergeNodes(items[i]!, item);
+    else items.push(item);
+  }
+  const declared = over.policyDeclared ? over : base;
+  return {
+    policy: declared.policy,
+    ...(base.policyDeclared || over.policyDeclared ? { policyDeclared: true } : {}),
+    items,
+  };
+}
+
+/**
+ * `over` (the more specific entry) merged onto `base`: its fields win one by one, its collections' items merge by
+ * identity, its state and place win. Neither input is changed.
+ */
+export function mergeNodes(base: DesiredNode, over: DesiredNode): DesiredNode {
+  const children: Record<string, DesiredCollection> = {};
+  for (const name of new Set([...Object.keys(base.children), ...Object.keys(over.children)])) {
+    children[name] = mergeCollection(base.children[name], over.children[name]);
+  }
+  // A field the more specific entry sets takes its nested positions with it.
+  const baseSources = Object.fromEntries(
+    Object.entries(base.fieldSources).filter(([path]) => !(path.split(/[.[]/)[0]! in over.fields)),
+  );
+  return {
+    ...over,
+    fields: { ...base.fields, ...over.fields },
+    fieldSources: { ...baseSources, ...over.fieldSources },
+    children,
+  };
+}
+
+/** A node rekeyed to a concrete path (a pattern's body applied to one object). */
+export function atPath(node: DesiredNode, path: string): DesiredNode {
+  const { label: _label, ...rest } = node;
+  return { ...rest, key: path };
+}
+
+// ---- H in crons: a stable value per object, so that 2,000 nightly schedules do not start in the same minute ----
+
+const CRON_RANGES: [number, number][] = [
+  [0, 59], // minute
+  [0, 23], // hour
+  [1, 28], // day of month (28: every month has it)
+  [1, 12], // month
+  [0, 6], // day of week
+];
+
+const HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
+
+/** Whether a cron expression uses `H` (`H 2 * * *`, `H(0-29) * * * *`, `H/15 * * * *`). */
+export function isHashedCron(cron: string): boolean {
+  return cron
+    .trim()
+    .split(/\s+/)
+    .some((f) => HASHED.test(f));
+}
+
+/** A cron with `H` fields replaced by stand-in values, for syntax checks. */
+export function cronForValidation(cron: string): string {
+  return hashedCron(cron, "validation");
+}
+
+/**
+ * Replaces each `H` field with a value picked from a hash of `seed`: `H` is one value of the field's range,
+ * `H(a-b)` one value of a..b, `H/n` every n starting at a hashed offset below n. The same seed always gives the same
+ * cron; different fields use different parts of the hash. Fields without `H` are kept as written.
+ */
+export function hashedCron(cron: string, seed: string): string {
+  const fields = cron.trim().split(/\s+/);
+  if (!fields.some((f) => HASHED.test(f))) return cron;
+  const digest = createHash("sha256").update(seed).digest();
+  return fields
+    .map((field, i) => {
+      const m = HASHED.exec(field);
+      const range = CRON_RANGES[i];
+      if (!m || !range) return field;
+      const lo = m[1] !== undefined ? Number(m[1]) : range[0];
+      const hi = m[2] !== undefined ? Number(m[2]) : range[1];
+      const step = m[3] !== undefined ? Number(m[3]) : undefined;
+      const n = digest.readUInt32BE((i * 4) % (digest.length - 3));
+      if (step !== undefined && step > 0) {
+        const start = lo + (n % Math.min(step, hi - lo + 1));
+        return `${start}-${hi}/${step}`;
+      }
+      return String(lo + (n % Math.max(1, hi - lo + 1)));
+    })
+    .join(" ");
+}
+
+/** A project node with `H` in its schedules' crons replaced by the project's stable values. */
+export function withHashedCrons(project: DesiredNode): DesiredNode {
+  const schedules = project.children["pipeline_schedules"];
+  if (!schedules?.items.some((s) => typeof s.fields["cron"] === "string")) return project;
+  return {
+    ...project,
+    children: {
+      ...project.children,
+      pipeline_schedules: {
+        ...schedules,
+        items: schedules.items.map((s) => {
+          const cron = s.fields["cron"];
+          if (typeof cron !== "string") return s;
+          const concrete = hashedCron(cron, `${project.key}#${s.key}`);
+          return concrete === cron ? s : { ...s, fields: { ...s.fields, cron: concrete } };
+        }),
+      },
+    },
+  };
+}
+
+// ---- explain: where each field and item of one object comes from ----
+
+export interface Origin {
+  /** The entry: `projects["acme/**"]`. */
+  entry: string;
+  source: SourceRef;
+}
+
+export interface Explained {
+  collection: "groups" | "projects";
+  path: string;
+  /** The entries that apply, from the least to the most specific. */
+  entries: Origin[];
+  /** The effective configuration (crons with `H` made concrete). */
+  node: DesiredNode;
+  /** Where each field, item and policy comes from: `description`, `badges["coverage"]`, `badges["coverage"].name`, `unmanaged.badges`. */
+  origins: Map<string, Origin>;
+  /** Crons written with `H`, by the item's origin key (`pipeline_schedules["nightly"].cron`). */
+  hashed: Map<string, string>;
+}
+
+/**
+ * The effective configuration of the group or project at `path` from the manifests alone: every entry whose key
+ * matches it (patterns by path; whether the object exists or is archived is the platform's to say), merged from the
+ * least to the most specific, with the origin of every field and item.
+ */
+export function explain(
+  state: DesiredState,
+  collection: "groups" | "projects",
+  path: string,
+): Explained | undefined {
+  const exact = state.root.children[collection]?.items.find(
+    (n) => n.key.toLowerCase() === path.toLowerCase(),
+  );
+  const entries: { label: string; node: DesiredNode }[] = state.selectors
+    .filter((s) => s.collection === collection && selects(s, path))
+    .sort((a, b) => specificity(a.pattern) - specificity(b.pattern))
+    .map((s) => ({ label: `${collection}[${JSON.stringify(s.pattern)}]`, node: atPath(s.node, path) }));
+  if (exact) entries.push({ label: `${collection}[${JSON.stringify(exact.key)}]`, node: exact });
+  if (entries.length === 0) return undefined;
+  const origins = new Map<string, Origin>();
+  const trace = (node: DesiredNode, prefix: string, entry: string) => {
+    for (const field of Object.keys(node.fields)) {
+      origins.set(`${prefix}${field}`, { entry, source: node.fieldSources[field] ?? node.source });
+    }
+    for (const [name, coll] of Object.entries(node.children)) {
+      if (coll.policyDeclared) origins.set(`${prefix}unmanaged.${name}`, { entry, source: node.source });
+      for (const item of coll.items) {
+        const at = `${prefix}${name}[${JSON.stringify(item.label ?? item.key)}]`;
+        origins.set(at, { entry, source: item.source });
+        trace(item, `${at}.`, entry);
+      }
+    }
+  };
+  let merged: DesiredNode | undefined;
+  for (const { label, node } of entries) {
+    trace(node, "", label);
+    merged = merged ? mergeNodes(merged, node) : node;
+  }
+  const hashed = new Map<string, string>();
+  let node = merged!;
+  if (collection === "projects") {
+    for (const s of node.children["pipeline_schedules"]?.items ?? []) {
+      const cron = s.fields["cron"];
+      if (typeof cron === "string" && isHashedCron(cron)) {
+        hashed.set(`pipeline_schedules[${JSON.stringify(s.label ?? s.key)}].cron`, cron);
+      }
+    }
+    node = withHashedCrons(node);
+  }
+  return {
+    collection,
+    path,
+    entries: entries.map((e) => ({ entry: e.label, source: e.node.source })),
+    node,
+    origins,
+    hashed,
+  };
+}
