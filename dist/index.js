@@ -68834,6 +68834,27 @@ function addList(budget, heading, entries, more) {
   budget.add("\n", NOTE_RESERVE);
   return left;
 }
+function addDetails(budget, summary2, blocks) {
+  const fence = fenceFor(blocks.join(""));
+  const open2 = `<details><summary>${summary2}</summary>
+
+${fence}diff
+`;
+  const close = `${fence}
+
+</details>
+
+`;
+  let shown = 0;
+  for (const block of blocks) {
+    const head = shown === 0 ? open2 : "";
+    if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
+    budget.add(head + block);
+    shown++;
+  }
+  if (shown > 0) budget.add(close);
+  return shown;
+}
 function renderMarkdown(spec) {
   if (spec.maxLength < 2 * NOTE_RESERVE) {
     throw new RangeError(`maxLength must be at least ${2 * NOTE_RESERVE} characters, got ${spec.maxLength}`);
@@ -68927,25 +68948,9 @@ ${spec.legend}
 #     ${repeatedWhere(r, 10)}
 `
       );
-      const fence = fenceFor(blocks.join(""));
       const total = repeated.reduce((n2, r) => n2 + r.members.length, 0);
-      const open2 = `<details><summary>Repeated in many ${escapeHtml(repeated[0].owners)}: ${escapeHtml(plural(total, "change"))} shown as ${escapeHtml(plural(repeated.length, "change"))}</summary>
-
-${fence}diff
-`;
-      const close = `${fence}
-
-</details>
-
-`;
-      let shown = 0;
-      for (const block of blocks) {
-        const head = shown === 0 ? open2 : "";
-        if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
-        budget.add(head + block);
-        shown++;
-      }
-      if (shown > 0) budget.add(close);
+      const summary2 = `Repeated in many ${escapeHtml(repeated[0].owners)}: ${escapeHtml(plural(total, "change"))} shown as ${escapeHtml(plural(repeated.length, "change"))}`;
+      const shown = addDetails(budget, summary2, blocks);
       for (const r of repeated.slice(shown)) left.changes += r.members.length;
       if (shown < repeated.length) cut = true;
     }
@@ -68959,25 +68964,8 @@ ${fence}diff
       }
       const blocks = changes.map((c) => `${changeDiffLines(c).join("\n")}
 `);
-      const fence = fenceFor(blocks.join(""));
       const counts2 = ACTIONS.map((a) => [a, changes.filter((c) => c.action === a).length]).filter(([, n2]) => n2 > 0).map(([a, n2]) => spec.countLabel(a, n2)).join(", ");
-      const open2 = `<details><summary><code>${escapeHtml(target)}</code>: ${escapeHtml(counts2)}</summary>
-
-${fence}diff
-`;
-      const close = `${fence}
-
-</details>
-
-`;
-      let shown = 0;
-      for (const block of blocks) {
-        const head = shown === 0 ? open2 : "";
-        if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
-        budget.add(head + block);
-        shown++;
-      }
-      if (shown > 0) budget.add(close);
+      const shown = addDetails(budget, `<code>${escapeHtml(target)}</code>: ${escapeHtml(counts2)}`, blocks);
       if (shown < changes.length) {
         cut = true;
         left.changes += changes.length - shown;

@@ -172,6 +172,22 @@ function addList(budget: Budget, heading: string, entries: string[], more: (n: n
   return left;
 }
 
+/** A collapsible section of diff blocks, as many as fit; returns how many were added. */
+function addDetails(budget: Budget, summary: string, blocks: string[]): number {
+  const fence = fenceFor(blocks.join(""));
+  const open = `<details><summary>${summary}</summary>\n\n${fence}diff\n`;
+  const close = `${fence}\n\n</details>\n\n`;
+  let shown = 0;
+  for (const block of blocks) {
+    const head = shown === 0 ? open : "";
+    if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
+    budget.add(head + block);
+    shown++;
+  }
+  if (shown > 0) budget.add(close);
+  return shown;
+}
+
 /** Renders a MarkdownSpec, cutting between whole changes to stay under `maxLength`. */
 export function renderMarkdown(spec: MarkdownSpec): string {
   if (spec.maxLength < 2 * NOTE_RESERVE) {
@@ -252,18 +268,9 @@ export function renderMarkdown(spec: MarkdownSpec): string {
         (r) =>
           `${changeDiffLines({ ...r.sample, address: r.suffix }).join("\n")}\n#     ${repeatedWhere(r, 10)}\n`,
       );
-      const fence = fenceFor(blocks.join(""));
       const total = repeated.reduce((n, r) => n + r.members.length, 0);
-      const open = `<details><summary>Repeated in many ${escapeHtml(repeated[0]!.owners)}: ${escapeHtml(plural(total, "change"))} shown as ${escapeHtml(plural(repeated.length, "change"))}</summary>\n\n${fence}diff\n`;
-      const close = `${fence}\n\n</details>\n\n`;
-      let shown = 0;
-      for (const block of blocks) {
-        const head = shown === 0 ? open : "";
-        if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
-        budget.add(head + block);
-        shown++;
-      }
-      if (shown > 0) budget.add(close);
+      const summary = `Repeated in many ${escapeHtml(repeated[0]!.owners)}: ${escapeHtml(plural(total, "change"))} shown as ${escapeHtml(plural(repeated.length, "change"))}`;
+      const shown = addDetails(budget, summary, blocks);
       for (const r of repeated.slice(shown)) left.changes += r.members.length;
       if (shown < repeated.length) cut = true;
     }
@@ -276,21 +283,11 @@ export function renderMarkdown(spec: MarkdownSpec): string {
         continue;
       }
       const blocks = changes.map((c) => `${changeDiffLines(c).join("\n")}\n`);
-      const fence = fenceFor(blocks.join(""));
       const counts = ACTIONS.map((a) => [a, changes.filter((c) => c.action === a).length] as const)
         .filter(([, n]) => n > 0)
         .map(([a, n]) => spec.countLabel(a, n))
         .join(", ");
-      const open = `<details><summary><code>${escapeHtml(target)}</code>: ${escapeHtml(counts)}</summary>\n\n${fence}diff\n`;
-      const close = `${fence}\n\n</details>\n\n`;
-      let shown = 0;
-      for (const block of blocks) {
-        const head = shown === 0 ? open : "";
-        if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
-        budget.add(head + block);
-        shown++;
-      }
-      if (shown > 0) budget.add(close);
+      const shown = addDetails(budget, `<code>${escapeHtml(target)}</code>: ${escapeHtml(counts)}`, blocks);
       if (shown < changes.length) {
         cut = true;
         left.changes += changes.length - shown;
