@@ -2161,9 +2161,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve6, reject) => {
+          return new Promise((resolve7, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve6(data);
+              return err ? reject(err) : resolve7(data);
             });
           });
         }
@@ -2201,12 +2201,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve6, reject) => {
+          return new Promise((resolve7, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve6(data);
+              ) : resolve7(data);
             });
           });
         }
@@ -4473,8 +4473,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve6, reject) => {
-        res = resolve6;
+      const promise = new Promise((resolve7, reject) => {
+        res = resolve7;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -6725,12 +6725,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve6, reject) => {
+      const waitForDrain = () => new Promise((resolve7, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve6;
+          callback = resolve7;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7400,12 +7400,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve6, reject) => {
+      const waitForDrain = () => new Promise((resolve7, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve6;
+          callback = resolve7;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7884,16 +7884,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve6) => {
+        return new Promise((resolve7) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve6;
+            this[kClosedResolve] = resolve7;
           } else {
-            resolve6(null);
+            resolve7(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve6) => {
+        return new Promise((resolve7) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -7904,7 +7904,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve6(null);
+            resolve7(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7955,7 +7955,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve6, reject) => {
+        const socket = await new Promise((resolve7, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7967,7 +7967,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve6(socket2);
+              resolve7(socket2);
             }
           });
         });
@@ -8303,8 +8303,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve6) => {
-            this[kClosedResolve] = resolve6;
+          await new Promise((resolve7) => {
+            this[kClosedResolve] = resolve7;
           });
         }
       }
@@ -9573,7 +9573,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve6, reject) => {
+        return await new Promise((resolve7, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9586,7 +9586,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve6(null);
+              resolve7(null);
             }
           }).on("error", noop).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9605,7 +9605,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve6, reject) => {
+      return new Promise((resolve7, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9622,7 +9622,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve6,
+              resolve: resolve7,
               reject,
               length: 0,
               body: []
@@ -9692,18 +9692,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body: body2, resolve: resolve6, stream, length } = consume2;
+      const { type, body: body2, resolve: resolve7, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve6(chunksDecode(body2, length));
+          resolve7(chunksDecode(body2, length));
         } else if (type === "json") {
-          resolve6(JSON.parse(chunksDecode(body2, length)));
+          resolve7(JSON.parse(chunksDecode(body2, length)));
         } else if (type === "arrayBuffer") {
-          resolve6(chunksConcat(body2, length).buffer);
+          resolve7(chunksConcat(body2, length).buffer);
         } else if (type === "blob") {
-          resolve6(new Blob(body2, { type: stream[kContentType] }));
+          resolve7(new Blob(body2, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve6(chunksConcat(body2, length));
+          resolve7(chunksConcat(body2, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9960,9 +9960,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -10185,9 +10185,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -10472,9 +10472,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -10566,9 +10566,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -14431,7 +14431,7 @@ var require_fetch = __commonJS({
       function dispatch({ body: body2 }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve6, reject) => agent.dispatch(
+        return new Promise((resolve7, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14507,7 +14507,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve6({
+              resolve7({
                 status,
                 statusText,
                 headersList,
@@ -14550,7 +14550,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve6({
+              resolve7({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -18291,8 +18291,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay2(ms) {
-      return new Promise((resolve6) => {
-        setTimeout(resolve6, ms).unref();
+      return new Promise((resolve7) => {
+        setTimeout(resolve7, ms).unref();
       });
     }
     module.exports = {
@@ -25527,7 +25527,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref2];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve6.call(this, root, ref2);
+      let _sch = resolve7.call(this, root, ref2);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
         const { schemaId } = this.opts;
@@ -25554,7 +25554,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve6(root, ref2) {
+    function resolve7(root, ref2) {
       let sch;
       while (typeof (sch = this.refs[ref2]) == "string")
         ref2 = sch;
@@ -26418,7 +26418,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve6(baseURI, relativeURI, options) {
+    function resolve7(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -26454,50 +26454,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base2, relative5, options, skipNormalization) {
+    function resolveComponent(base2, relative6, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base2 = parse(serialize(base2, options), options);
-        relative5 = parse(serialize(relative5, options), options);
+        relative6 = parse(serialize(relative6, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative5.scheme) {
-        target.scheme = relative5.scheme;
-        target.userinfo = relative5.userinfo;
-        target.host = relative5.host;
-        target.port = relative5.port;
-        target.path = removeDotSegments(relative5.path || "");
-        target.query = relative5.query;
+      if (!options.tolerant && relative6.scheme) {
+        target.scheme = relative6.scheme;
+        target.userinfo = relative6.userinfo;
+        target.host = relative6.host;
+        target.port = relative6.port;
+        target.path = removeDotSegments(relative6.path || "");
+        target.query = relative6.query;
       } else {
-        if (relative5.userinfo !== void 0 || relative5.host !== void 0 || relative5.port !== void 0) {
-          target.userinfo = relative5.userinfo;
-          target.host = relative5.host;
-          target.port = relative5.port;
-          target.path = removeDotSegments(relative5.path || "");
-          target.query = relative5.query;
+        if (relative6.userinfo !== void 0 || relative6.host !== void 0 || relative6.port !== void 0) {
+          target.userinfo = relative6.userinfo;
+          target.host = relative6.host;
+          target.port = relative6.port;
+          target.path = removeDotSegments(relative6.path || "");
+          target.query = relative6.query;
         } else {
-          if (!relative5.path) {
+          if (!relative6.path) {
             target.path = base2.path;
-            if (relative5.query !== void 0) {
-              target.query = relative5.query;
+            if (relative6.query !== void 0) {
+              target.query = relative6.query;
             } else {
               target.query = base2.query;
             }
           } else {
-            if (relative5.path[0] === "/") {
-              target.path = removeDotSegments(relative5.path);
+            if (relative6.path[0] === "/") {
+              target.path = removeDotSegments(relative6.path);
             } else {
               const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
               if (baseHasAuthority && !base2.path) {
-                target.path = "/" + relative5.path;
+                target.path = "/" + relative6.path;
               } else if (!base2.path) {
-                target.path = relative5.path;
+                target.path = relative6.path;
               } else {
-                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative5.path;
+                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative6.path;
               }
               target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative5.query;
+            target.query = relative6.query;
           }
           target.userinfo = base2.userinfo;
           target.host = base2.host;
@@ -26505,7 +26505,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base2.scheme;
       }
-      target.fragment = relative5.fragment;
+      target.fragment = relative6.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -26809,7 +26809,7 @@ var require_fast_uri = __commonJS({
     var fastUri = {
       SCHEMES,
       normalize,
-      resolve: resolve6,
+      resolve: resolve7,
       resolveComponent,
       equal,
       serialize,
@@ -40770,9 +40770,9 @@ var require_dispatcher_base2 = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve6, reject) => {
+          return new Promise((resolve7, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve6(data);
+              return err ? reject(err) : resolve7(data);
             });
           });
         }
@@ -40810,9 +40810,9 @@ var require_dispatcher_base2 = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve6, reject) => {
+          return new Promise((resolve7, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve6(data);
+              return err2 ? reject(err2) : resolve7(data);
             });
           });
         }
@@ -44318,8 +44318,8 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve6, reject) => {
-        res = resolve6;
+      const promise = new Promise((resolve7, reject) => {
+        res = resolve7;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -45745,12 +45745,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve6, reject) => {
+      const waitForDrain = () => new Promise((resolve7, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve6;
+          callback = resolve7;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -46634,12 +46634,12 @@ var require_client_h22 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve6, reject) => {
+      const waitForDrain = () => new Promise((resolve7, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve6;
+          callback = resolve7;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -46956,16 +46956,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve6) => {
+        return new Promise((resolve7) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve6;
+            this[kClosedResolve] = resolve7;
           } else {
-            resolve6(null);
+            resolve7(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve6) => {
+        return new Promise((resolve7) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -46978,7 +46978,7 @@ var require_client2 = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve6(null);
+            resolve7(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -47385,8 +47385,8 @@ var require_pool_base2 = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve6) => {
-            this[kClosedResolve] = resolve6;
+          return new Promise((resolve7) => {
+            this[kClosedResolve] = resolve7;
           });
         }
       }
@@ -48508,7 +48508,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug2("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve6, reject) => {
+        const socket = await new Promise((resolve7, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -48518,7 +48518,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve6(socket2);
+              resolve7(socket2);
             }
           });
         });
@@ -48528,14 +48528,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve6, reject) => {
+        await new Promise((resolve7, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve6();
+            resolve7();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -48544,14 +48544,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve6();
+            resolve7();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve6, reject) => {
+        await new Promise((resolve7, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -48559,7 +48559,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info2);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve6();
+            resolve7();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -48602,8 +48602,8 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve6, reject) => {
-                      finalSocket.once("secureConnect", resolve6);
+                    await new Promise((resolve7, reject) => {
+                      finalSocket.once("secureConnect", resolve7);
                       finalSocket.once("error", reject);
                     });
                   }
@@ -49736,7 +49736,7 @@ var require_readable2 = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -49750,11 +49750,11 @@ var require_readable2 = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve6(null);
+                resolve7(null);
               }
             });
           } else {
-            this.on("close", resolve6);
+            this.on("close", resolve7);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -49782,7 +49782,7 @@ var require_readable2 = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve6, reject) => {
+      return new Promise((resolve7, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -49797,7 +49797,7 @@ var require_readable2 = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve6,
+              resolve: resolve7,
               reject,
               length: 0,
               body: []
@@ -49871,18 +49871,18 @@ var require_readable2 = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body: body2, resolve: resolve6, stream, length } = consume2;
+      const { type, body: body2, resolve: resolve7, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve6(chunksDecode(body2, length, encoding));
+          resolve7(chunksDecode(body2, length, encoding));
         } else if (type === "json") {
-          resolve6(JSON.parse(chunksDecode(body2, length, encoding)));
+          resolve7(JSON.parse(chunksDecode(body2, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve6(chunksConcat(body2, length).buffer);
+          resolve7(chunksConcat(body2, length).buffer);
         } else if (type === "blob") {
-          resolve6(new Blob(body2, { type: stream[kContentType] }));
+          resolve7(new Blob(body2, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve6(chunksConcat(body2, length));
+          resolve7(chunksConcat(body2, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -50072,9 +50072,9 @@ var require_api_request2 = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -50286,9 +50286,9 @@ var require_api_stream2 = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -50576,9 +50576,9 @@ var require_api_upgrade2 = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -50671,9 +50671,9 @@ var require_api_connect2 = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve6, reject) => {
+        return new Promise((resolve7, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve6(data);
+            return err ? reject(err) : resolve7(data);
           });
         });
       }
@@ -51947,7 +51947,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
     var { writeFile: writeFile3, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname5, resolve: resolve6 } = __require("node:path");
+    var { dirname: dirname5, resolve: resolve7 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors4();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -52148,7 +52148,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile2(resolve6(path2), "utf8");
+          const data = await readFile2(resolve7(path2), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -52177,7 +52177,7 @@ var require_snapshot_recorder = __commonJS({
         if (!path2) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve6(path2);
+        const resolvedPath = resolve7(path2);
         await mkdir2(dirname5(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
@@ -60157,7 +60157,7 @@ var require_fetch2 = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path2 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve6, reject) => agent.dispatch(
+        return new Promise((resolve7, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path2}?` : path2,
             origin: url.origin,
@@ -60245,7 +60245,7 @@ var require_fetch2 = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve6({
+              resolve7({
                 status,
                 statusText,
                 headersList,
@@ -60298,7 +60298,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve6({
+              resolve7({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -60322,7 +60322,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve6({
+              resolve7({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -64658,9 +64658,9 @@ ${captureLines}` : capture.stack;
 });
 
 // src/action/run.ts
-import { mkdtempSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { tmpdir } from "node:os";
-import { isAbsolute as isAbsolute4, join as join4, relative as relative4, resolve as resolve5 } from "node:path";
+import { mkdtempSync as mkdtempSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { isAbsolute as isAbsolute4, join as join5, relative as relative5, resolve as resolve6 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -64824,11 +64824,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve6) {
-      resolve6(value);
+    return value instanceof P2 ? value : new P2(function(resolve7) {
+      resolve7(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve6, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve7, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -64844,7 +64844,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve6(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve7(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -66658,7 +66658,7 @@ function checkIdentities(value, schema, path2, ctx, shared) {
       const seen = /* @__PURE__ */ new Map();
       v2.forEach((item, i) => {
         if (!isObj(item)) return;
-        const itemPath = [...path2, key, i];
+        const itemPath2 = [...path2, key, i];
         const id = identityOf(item, identity, key, itemSchema);
         if (id !== void 0 && !id.unknown) {
           const first = seen.get(id.compare);
@@ -66666,16 +66666,16 @@ function checkIdentities(value, schema, path2, ctx, shared) {
           if (first) {
             diags.error(
               at,
-              renderPath(itemPath),
+              renderPath(itemPath2),
               `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`
             );
           } else {
             seen.set(id.compare, at);
             if (sharedFields.length > 0 && item.state !== "absent")
-              checkShared(key, id, item, sharedFields, itemPath, shared, diags);
+              checkShared(key, id, item, sharedFields, itemPath2, shared, diags);
           }
         }
-        checkIdentities(item, itemSchema, itemPath, ctx, shared);
+        checkIdentities(item, itemSchema, itemPath2, ctx, shared);
       });
     } else if (prop["x-singleton"] === true && isObj(v2)) {
       checkIdentities(v2, prop, [...path2, key], ctx, shared);
@@ -66844,7 +66844,7 @@ function loadSchemas() {
     files[name] = schema;
     ajv.addSchema(schema, name);
   }
-  const resolve6 = (schema) => {
+  const resolve7 = (schema) => {
     let current = schema;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
@@ -66863,13 +66863,13 @@ function loadSchemas() {
     seen.add(schema);
     const props = schema.properties ?? {};
     for (const [key, raw] of Object.entries(props)) {
-      const prop = resolve6(raw);
+      const prop = resolve7(raw);
       let item;
       if (prop.type === "array" && prop.items && (raw["x-identity"] ?? prop["x-identity"])) {
-        item = resolve6(prop.items);
+        item = resolve7(prop.items);
       } else if (prop["x-singleton"] === true) item = prop;
       else if (key === "instance" || (key === "groups" || key === "projects") && prop.additionalProperties) {
-        item = key === "instance" ? prop : resolve6(prop.additionalProperties);
+        item = key === "instance" ? prop : resolve7(prop.additionalProperties);
       }
       if (!item) continue;
       if (!byCollection.has(`${owner}/${key}`)) byCollection.set(`${owner}/${key}`, item);
@@ -66894,7 +66894,7 @@ function loadSchemas() {
       }
       return byCollection.get(collection);
     },
-    resolve: resolve6
+    resolve: resolve7
   };
   return cached;
 }
@@ -68363,6 +68363,7 @@ function renderPlanJson(plan) {
     url: plan.url,
     manifests: plan.manifests,
     targets: plan.targets,
+    changed_since: plan.changedSince,
     summary: summaryJson(plan.summary),
     changes: plan.changes.map(changeJson),
     errors: plan.errors.map(problemJson),
@@ -68544,6 +68545,7 @@ function parsePlanJson(text, label = "The plan") {
     url: v1.url,
     manifests: [...v1.manifests],
     targets: [...v1.targets],
+    ...v1.changed_since !== void 0 ? { changedSince: v1.changed_since } : {},
     changes: v1.changes.map(toChange),
     errors: v1.errors.map(toProblem),
     warnings: v1.warnings.map(toProblem),
@@ -68707,6 +68709,9 @@ function renderPlanText(plan, options) {
   const width = options.width ?? 100;
   const lines = [];
   if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.changedSince !== void 0) {
+    lines.push(c.dim(`Limited to what the manifests changed since ${plan.changedSince}`), "");
+  }
   const present = ACTIONS.filter((a) => plan.changes.some((ch) => ch.action === a));
   if (present.length > 0) {
     lines.push("Actions are shown with these symbols:");
@@ -69331,7 +69336,7 @@ function stalenessOf(saved, fresh) {
 }
 
 // src/cli/workflow.ts
-import { isAbsolute as isAbsolute3, join as join3, relative as relative3, resolve as resolve4 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join4, relative as relative4, resolve as resolve5 } from "node:path";
 
 // src/api/client.ts
 import { readFileSync as readFileSync7 } from "node:fs";
@@ -69425,27 +69430,27 @@ function pLimit(concurrency) {
     activeCount--;
     resumeNext();
   };
-  const run3 = async (function_, resolve6, arguments_) => {
+  const run3 = async (function_, resolve7, arguments_) => {
     const result = (async () => function_(...arguments_))();
-    resolve6(result);
+    resolve7(result);
     try {
       await result;
     } catch {
     }
     next();
   };
-  const enqueue = (function_, resolve6, reject, arguments_) => {
+  const enqueue = (function_, resolve7, reject, arguments_) => {
     const queueItem = { reject };
     new Promise((internalResolve) => {
       queueItem.run = internalResolve;
       queue.enqueue(queueItem);
-    }).then(run3.bind(void 0, function_, resolve6, arguments_));
+    }).then(run3.bind(void 0, function_, resolve7, arguments_));
     if (activeCount < concurrency) {
       resumeNext();
     }
   };
-  const generator = (function_, ...arguments_) => new Promise((resolve6, reject) => {
-    enqueue(function_, resolve6, reject, arguments_);
+  const generator = (function_, ...arguments_) => new Promise((resolve7, reject) => {
+    enqueue(function_, resolve7, reject, arguments_);
   });
   Object.defineProperties(generator, {
     activeCount: {
@@ -70466,6 +70471,101 @@ function addressOf(parentAddress, kind, key) {
   return parentAddress === "" ? own : `${parentAddress}.${own}`;
 }
 
+// src/engine/changes.ts
+function itemPath(collectionPath2, node) {
+  return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
+}
+function collectionPath(nodePath, collection) {
+  return nodePath === "" ? collection : `${nodePath}.${collection}`;
+}
+function ownDigest(node) {
+  const policies = Object.fromEntries(
+    Object.entries(node.children).map(([c, coll]) => [c, coll.policyDeclared ? coll.policy : null])
+  );
+  return JSON.stringify(
+    [node.state, node.fields, policies],
+    (_k, v2) => isSecret(v2) ? `secret:${v2.origin}:${v2.shown}` : v2
+  );
+}
+function byLabel(coll) {
+  const out = /* @__PURE__ */ new Map();
+  for (const item of coll?.items ?? []) {
+    const label = item.label ?? item.key;
+    out.set(label, [...out.get(label) ?? [], item]);
+  }
+  return out;
+}
+function compareNodes(base2, head, path2, scope) {
+  let touched = false;
+  if (ownDigest(base2) !== ownDigest(head)) {
+    scope.nodes.add(path2);
+    touched = true;
+  }
+  for (const name of /* @__PURE__ */ new Set([...Object.keys(base2.children), ...Object.keys(head.children)])) {
+    touched = compareCollections(base2.children[name], head.children[name], collectionPath(path2, name), scope) || touched;
+  }
+  if (touched) scope.ancestors.add(path2);
+  return touched;
+}
+function compareCollections(base2, head, path2, scope) {
+  if (!head) return false;
+  let touched = false;
+  const full = () => {
+    scope.collections.add(path2);
+    touched = true;
+  };
+  if (!base2 || base2.policy !== head.policy) full();
+  const before = byLabel(base2);
+  const after = byLabel(head);
+  for (const [label, items] of after) {
+    const previous = before.get(label);
+    const at = `${path2}[${JSON.stringify(label)}]`;
+    if (!previous) {
+      scope.whole.add(at);
+      touched = true;
+    } else if (items.length !== 1 || previous.length !== 1) full();
+    else touched = compareNodes(previous[0], items[0], at, scope) || touched;
+  }
+  for (const label of before.keys()) if (!after.has(label)) full();
+  return touched;
+}
+function changeScope(base2, head) {
+  const scope = {
+    nodes: /* @__PURE__ */ new Set(),
+    whole: /* @__PURE__ */ new Set(),
+    collections: /* @__PURE__ */ new Set(),
+    selectors: /* @__PURE__ */ new Set(),
+    ancestors: /* @__PURE__ */ new Set()
+  };
+  compareNodes(base2.root, head.root, "", scope);
+  const patterns = (s) => new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
+  const before = patterns(base2);
+  for (const [name, sel] of patterns(head)) {
+    const old = before.get(name);
+    if (!old || JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])) {
+      scope.selectors.add(name);
+      continue;
+    }
+    const probe = {
+      nodes: /* @__PURE__ */ new Set(),
+      whole: /* @__PURE__ */ new Set(),
+      collections: /* @__PURE__ */ new Set(),
+      selectors: /* @__PURE__ */ new Set(),
+      ancestors: /* @__PURE__ */ new Set()
+    };
+    compareNodes(old.node, sel.node, "", probe);
+    if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
+  }
+  return scope;
+}
+function wholeUnder(scope, path2) {
+  for (const w of scope.whole) if (path2 === w || path2.startsWith(`${w}.`)) return true;
+  return false;
+}
+function touches(scope, path2) {
+  return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
+}
+
 // src/engine/compare.ts
 function isBlank(value) {
   return value === void 0 || value === null || value === "";
@@ -70580,7 +70680,7 @@ function relevant(selector, targets) {
     return target === prefix || target.startsWith(`${prefix}/`) || prefix.startsWith(`${target}/`);
   });
 }
-async function expandSelectors(state, ctx, targets) {
+async function expandSelectors(state, ctx, targets, changes) {
   const summaries = [];
   const warnings = [];
   const root = state.root;
@@ -70589,12 +70689,26 @@ async function expandSelectors(state, ctx, targets) {
     projects: root.children["projects"]
   };
   const relevantSelectors = state.selectors.filter((s) => relevant(s, targets));
-  const listings = await Promise.all(relevantSelectors.map((s) => listing(ctx, s)));
+  const changed2 = (s) => !changes || changes.selectors.has(`${s.collection}[${JSON.stringify(s.pattern)}]`);
+  const listings = await Promise.all(
+    relevantSelectors.map((s) => changed2(s) ? listing(ctx, s) : Promise.resolve([]))
+  );
+  for (const [i, s] of relevantSelectors.entries()) {
+    if (!changed2(s)) continue;
+    for (const l of listings[i] ?? []) changes?.whole.add(`${s.collection}[${JSON.stringify(l.path)}]`);
+  }
+  const known = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set() };
+  relevantSelectors.forEach((s, i) => {
+    for (const l of listings[i] ?? []) known[s.collection].add(l.path);
+  });
   const matches = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   const spelled = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   relevantSelectors.forEach((selector, i) => {
     const exact = (collections[selector.collection]?.items ?? []).filter((n2) => n2.state !== "absent");
-    const candidates = [...(listings[i] ?? []).map((l) => l.path), ...exact.map((n2) => n2.key)];
+    const candidates = [
+      ...changed2(selector) ? (listings[i] ?? []).map((l) => l.path) : known[selector.collection],
+      ...exact.map((n2) => n2.key)
+    ];
     let count2 = 0;
     const seen = /* @__PURE__ */ new Set();
     for (const path2 of candidates) {
@@ -70608,6 +70722,7 @@ async function expandSelectors(state, ctx, targets) {
       if (!spelled[selector.collection].has(lower2)) spelled[selector.collection].set(lower2, path2);
     }
     const source2 = selector.node.source;
+    if (!changed2(selector)) return;
     summaries.push({ collection: selector.collection, pattern: selector.pattern, matched: count2, source: source2 });
     if (count2 === 0) {
       warnings.push({
@@ -70656,12 +70771,13 @@ function labelPattern(label) {
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
 var Planner = class {
-  constructor(ctx, registry, targets, replace, backup, root) {
+  constructor(ctx, registry, targets, replace, backup, root, changes) {
     this.ctx = ctx;
     this.registry = registry;
     this.targets = targets;
     this.replace = replace;
     this.backup = backup;
+    this.changes = changes;
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
         if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
@@ -70673,6 +70789,7 @@ var Planner = class {
   targets;
   replace;
   backup;
+  changes;
   problems = [];
   warnings = [];
   inSync = [];
@@ -70685,6 +70802,8 @@ var Planner = class {
   actions = /* @__PURE__ */ new Map();
   /** Addresses of objects the platform deletes along with another (a group's subgroups and projects). */
   cascaded = /* @__PURE__ */ new Map();
+  /** Where each desired node sits in the manifests (`projects["acme/api"].badges["coverage"]`), for --changed-since. */
+  npaths = /* @__PURE__ */ new WeakMap();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   declaredPresent = /* @__PURE__ */ new Map();
   /** Plans the deletion of a live object, listing its fields as they are. */
@@ -70830,22 +70949,34 @@ var Planner = class {
     const entries = Object.entries(node.children).filter(
       ([collection]) => depth > 0 || collection === "groups" || collection === "projects" || instanceSelected
     );
+    const npath = this.npaths.get(node) ?? "";
     const groups = entries.find(([c]) => c === "groups");
-    if (groups) await this.walkCollection(groups[0], groups[1], self, exists2, depth, out);
+    if (groups) await this.walkCollection(groups[0], groups[1], self, exists2, depth, out, npath);
     const rest = entries.filter(([c]) => c !== "groups");
     const perCollection = await Promise.all(
       rest.map(async ([c, coll]) => {
         const mine = [];
-        await this.walkCollection(c, coll, self, exists2, depth, mine);
+        await this.walkCollection(c, coll, self, exists2, depth, mine, npath);
         return mine;
       })
     );
     for (const steps of perCollection) for (const step of steps) out.push(step);
   }
-  async walkCollection(collection, coll, parent, parentExists, depth, out) {
+  async walkCollection(collection, coll, parent, parentExists, depth, out, npath = "") {
     const topLevel = collection === "groups" || collection === "projects";
     const parentAddress = topLevel ? "" : parent.address;
-    const items = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
+    const targeted = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
+    const cpath = collectionPath(npath, collection);
+    for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
+    const changes = this.changes;
+    const inWhole = !changes || wholeUnder(changes, npath);
+    const fullRead = inWhole || changes.collections.has(cpath);
+    const items = inWhole ? targeted : targeted.filter((i) => touches(changes, this.npaths.get(i)));
+    if (!fullRead && items.length === 0) return;
+    const compared = (item) => {
+      const at = this.npaths.get(item);
+      return inWhole || changes.nodes.has(at) || wholeUnder(changes, at);
+    };
     const licensedOnly = this.registry.fields(parent.parent?.collection ?? "", parent.collection).get(collection)?.licensed;
     if (licensedOnly && this.ctx.edition === "core" && coll.items.length > 0) {
       this.problem(
@@ -70873,7 +71004,7 @@ var Planner = class {
     if (parentExists) {
       try {
         lives = await kind.read(this.ctx, parent, items.map(keyOf2), {
-          undeclared: coll.policy !== "ignore" && items.length === coll.items.length
+          undeclared: coll.policy !== "ignore" && fullRead && targeted.length === coll.items.length
         });
       } catch (error2) {
         if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
@@ -70924,13 +71055,14 @@ var Planner = class {
           parentExists,
           depth,
           scope,
-          mine
+          mine,
+          compared(item)
         );
         return mine;
       })
     );
     for (const steps of perItem) for (const step of steps) out.push(step);
-    if (coll.policy === "ignore" || items.length !== coll.items.length) return;
+    if (coll.policy === "ignore" || !fullRead || targeted.length !== coll.items.length) return;
     for (const live of lives) {
       if (scope.declared.has(live.key) || live.readOnly) continue;
       const address = addressOf(parentAddress, kind, liveLabel(live));
@@ -70991,10 +71123,17 @@ var Planner = class {
       Object.entries(fields).map(([k2, v2]) => [k2, this.mask(specs2, k2, v2, containsSecret(desired?.[k2]))])
     );
   }
-  async planItem(kind, item, { key, label, address }, parentAddress, parent, live, parentExists, depth, scope, out) {
+  async planItem(kind, item, { key, label, address }, parentAddress, parent, live, parentExists, depth, scope, out, compare = true) {
     const specs2 = this.registry.fields(parent.collection, kind.collection);
     this.sources.set(address, item.source);
     const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
+    if (!compare && item.state !== "absent") {
+      if (live) {
+        await this.walkNode(item, self, true, depth + 1, out);
+        return;
+      }
+      this.changes?.whole.add(this.npaths.get(item) ?? "");
+    } else if (!compare) return;
     const deps = [];
     const parentAction = this.actions.get(parent.address);
     if (parentAction === "create" || parentAction === "replace") deps.push(parent.address);
@@ -71241,14 +71380,15 @@ function digestLive(entries) {
   return createHash3("sha256").update(JSON.stringify(sorted)).digest("hex");
 }
 async function makePlan(desired, ctx, registry, options) {
-  const expanded = await expandSelectors(desired, ctx, options.targets ?? []);
+  const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
   const planner = new Planner(
     ctx,
     registry,
     options.targets ?? [],
     new Set(options.replace ?? []),
     options.backup,
-    expanded.state.root
+    expanded.state.root,
+    options.changes
   );
   planner.warnings.push(...expanded.warnings);
   const walked = [];
@@ -71272,6 +71412,7 @@ async function makePlan(desired, ctx, registry, options) {
     url: options.url,
     manifests: desired.files,
     targets: options.targets ?? [],
+    ...options.changedSince !== void 0 ? { changedSince: options.changedSince } : {},
     changes,
     errors: byPlace(planner.problems),
     warnings: byPlace(planner.warnings),
@@ -71335,38 +71476,38 @@ import { readdirSync as readdirSync3, readFileSync as readFileSync8 } from "node
 
 // src/kinds/fields.ts
 var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
-function deref(schema, resolve6) {
+function deref(schema, resolve7) {
   let current = schema;
-  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve6; i++) {
-    const next = resolve6(current["$ref"]);
+  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve7; i++) {
+    const next = resolve7(current["$ref"]);
     if (!next) break;
     current = { ...next, ...Object.fromEntries(Object.entries(current).filter(([k2]) => k2 !== "$ref")) };
   }
   return current;
 }
-function collectProperties(schema, resolve6) {
-  const s = deref(schema, resolve6);
+function collectProperties(schema, resolve7) {
+  const s = deref(schema, resolve7);
   const props = { ...s["properties"] ?? {} };
   for (const part of s["allOf"] ?? []) {
-    Object.assign(props, collectProperties(part, resolve6));
+    Object.assign(props, collectProperties(part, resolve7));
   }
   return props;
 }
-function isChild(prop, resolve6) {
-  const p2 = deref(prop, resolve6);
+function isChild(prop, resolve7) {
+  const p2 = deref(prop, resolve7);
   if (p2["x-singleton"] === true) return true;
   if (p2["type"] === "array" && p2["items"]) {
     if (p2["x-identity"] !== void 0) return true;
-    const items = deref(p2["items"], resolve6);
+    const items = deref(p2["items"], resolve7);
     return items["x-identity"] !== void 0;
   }
   return false;
 }
-function fieldSpecsFromSchema(schema, resolve6) {
+function fieldSpecsFromSchema(schema, resolve7) {
   const specs2 = /* @__PURE__ */ new Map();
-  for (const [name, raw] of Object.entries(collectProperties(schema, resolve6))) {
+  for (const [name, raw] of Object.entries(collectProperties(schema, resolve7))) {
     if (META_KEYS2.has(name)) continue;
-    const prop = deref(raw, resolve6);
+    const prop = deref(raw, resolve7);
     specs2.set(name, {
       name,
       sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
@@ -71379,7 +71520,7 @@ function fieldSpecsFromSchema(schema, resolve6) {
       licensed: prop["x-licensed"] === true,
       deprecatedBy: typeof prop["x-deprecated"] === "string" ? prop["x-deprecated"] : void 0,
       requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
-      child: isChild(prop, resolve6),
+      child: isChild(prop, resolve7),
       local: prop["x-local"] === true,
       ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {}
     });
@@ -71421,7 +71562,7 @@ function buildIndex() {
   const found = /* @__PURE__ */ new Map();
   const visit = (parent, schema, file, depth) => {
     if (depth > 6) return;
-    const resolve6 = resolver(file);
+    const resolve7 = resolver(file);
     const props = schema["properties"] ?? {};
     for (const [name, prop] of Object.entries(props)) {
       let item;
@@ -71429,9 +71570,9 @@ function buildIndex() {
       if (prop["type"] === "array" && prop["items"] && prop["x-identity"] !== void 0) {
         const items = prop["items"];
         itemFile = refFile(items, file);
-        item = typeof items["$ref"] === "string" ? resolve6(items["$ref"]) : items;
+        item = typeof items["$ref"] === "string" ? resolve7(items["$ref"]) : items;
       } else if (typeof prop["$ref"] === "string") {
-        const target = resolve6(prop["$ref"]);
+        const target = resolve7(prop["$ref"]);
         if (target?.["x-singleton"] === true) {
           item = target;
           itemFile = refFile(prop, file);
@@ -72831,6 +72972,59 @@ var kinds = [
   epicIssueKind
 ];
 
+// src/cli/changed-since.ts
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as join3, relative as relative3, resolve as resolve4 } from "node:path";
+function git(cwd, args) {
+  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+}
+async function scopeSince(ref2, paths, head) {
+  const given = paths.length > 0 ? paths : ["."];
+  const root = manifestRoot(given);
+  let top;
+  try {
+    top = git(root, ["rev-parse", "--show-toplevel"]);
+  } catch {
+    throw new Error(`--changed-since needs a git checkout, and ${root} is not inside one`);
+  }
+  try {
+    git(top, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
+  } catch {
+    throw new Error(
+      `--changed-since: unknown git revision ${JSON.stringify(ref2)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`
+    );
+  }
+  const base2 = mkdtempSync(join3(tmpdir(), "forgeform-base-"));
+  try {
+    const inRepo = relative3(top, resolve4(root)) || ".";
+    let existed = true;
+    try {
+      const archive = execFileSync("git", ["archive", "--format=tar", ref2, "--", inRepo], {
+        cwd: top,
+        stdio: ["ignore", "pipe", "pipe"],
+        maxBuffer: 512 * 1024 * 1024
+      });
+      execFileSync("tar", ["-x", "-C", base2], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
+    } catch {
+      existed = false;
+    }
+    const headState = head ?? (await loadManifests(given, { secrets: false })).state;
+    if (!headState) return { warning: "the manifests could not be read" };
+    const mapped = given.map((p2) => join3(base2, relative3(top, resolve4(p2))));
+    const before = existed ? await loadManifests(mapped, { secrets: false, root: join3(base2, inRepo) }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
+    if (!before.state) {
+      return {
+        warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
+      };
+    }
+    return { scope: changeScope(before.state, headState) };
+  } finally {
+    rmSync(base2, { recursive: true, force: true });
+  }
+}
+
 // src/cli/workflow.ts
 var TargetError = class extends Error {
   name = "TargetError";
@@ -72864,10 +73058,10 @@ function checkTargets(targets, state) {
 function backupOption(request) {
   if (request.backupDir === false) return void 0;
   const root = manifestRoot(request.paths.length > 0 ? request.paths : ["."]);
-  const dir = resolve4(
-    request.backupDir ?? join3(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
+  const dir = resolve5(
+    request.backupDir ?? join4(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
   );
-  const rel = relative3(process.cwd(), dir);
+  const rel = relative4(process.cwd(), dir);
   return { dir, shown: rel && !rel.startsWith("..") && !isAbsolute3(rel) ? rel : dir };
 }
 function displayUrl(url) {
@@ -72885,6 +73079,24 @@ async function planFromManifests(request) {
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d2) => d2.severity === "error")) return { diagnostics };
   checkTargets(request.targets ?? [], loaded.state);
+  let changes;
+  if (request.changedSince !== void 0) {
+    const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
+      secrets: false
+    });
+    const since = await scopeSince(request.changedSince, request.paths, compared.state);
+    if (since.warning) {
+      diagnostics.push({
+        severity: "warning",
+        file: loaded.state.files[0] ?? ".",
+        line: 1,
+        col: 1,
+        path: "",
+        message: `--changed-since ${request.changedSince}: ${since.warning}`
+      });
+    }
+    changes = since.scope;
+  }
   const api = new ApiClient(request.connection);
   try {
     const ctx = await createContext(api);
@@ -72894,6 +73106,8 @@ async function planFromManifests(request) {
       targets: request.targets ?? [],
       replace: request.replace ?? [],
       ...backupOption(request) ? { backup: backupOption(request) } : {},
+      ...changes ? { changes } : {},
+      ...request.changedSince !== void 0 ? { changedSince: request.changedSince } : {},
       requestStats: () => {
         const m2 = api.metrics.snapshot();
         return { total: m2.total, byEndpoint: m2.byEndpoint, retries: m2.retries };
@@ -73092,14 +73306,14 @@ var Run = class {
   constructor(inputs, env) {
     this.inputs = inputs;
     this.env = env;
-    this.dir = mkdtempSync(join4(env["RUNNER_TEMP"] || tmpdir(), "forgeform-"));
+    this.dir = mkdtempSync2(join5(env["RUNNER_TEMP"] || tmpdir2(), "forgeform-"));
   }
   inputs;
   env;
   dir;
   /** Writes a report file under the report directory and names it in an output. */
   report(output, extension, text) {
-    const file = join4(this.dir, `forgeform-${this.inputs.command}.${extension}`);
+    const file = join5(this.dir, `forgeform-${this.inputs.command}.${extension}`);
     writeFileSync3(file, text);
     setOutput(output, file);
   }
@@ -73116,7 +73330,7 @@ var Run = class {
   annotationFile(file) {
     const workspace = this.env["GITHUB_WORKSPACE"];
     if (!workspace) return file;
-    const rel = relative4(workspace, resolve5(file));
+    const rel = relative5(workspace, resolve6(file));
     return rel.startsWith("..") || isAbsolute4(rel) ? file : rel.split("\\").join("/");
   }
   annotateDiagnostics(diagnostics) {

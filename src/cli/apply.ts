@@ -51,6 +51,10 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       "where apply saves a group's export archive before deleting the group (default: .forgeform/backups/<date> in the manifest root)",
     )
     .option("--no-backup", "delete groups without saving their export archive first")
+    .option(
+      "--changed-since <ref>",
+      "plan only what the manifests changed since this git revision (e.g. origin/main), reading only what that needs",
+    )
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -62,6 +66,9 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       targets: saved ? saved.targets : (opts["target"] as string[]),
       replace: opts["replace"] as string[],
       backupDir: opts["backup"] === false ? false : (opts["backupDir"] as string | undefined),
+      ...((saved ? saved.changedSince : opts["changedSince"]) !== undefined
+        ? { changedSince: (saved ? saved.changedSince : opts["changedSince"]) as string }
+        : {}),
     });
     try {
       if (!outcome.result || !outcome.ctx) {

@@ -101,6 +101,10 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       "exit 2 also when the only drift is live objects the manifests do not mention (prune policy warn)",
     )
     .option("--expand", "text: list a change repeated in many groups or projects once per object")
+    .option(
+      "--changed-since <ref>",
+      "plan only what the manifests changed since this git revision (e.g. origin/main), reading only what that needs",
+    )
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -109,6 +113,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       connection,
       targets: opts["target"] as string[],
       backupDir: false,
+      ...(opts["changedSince"] !== undefined ? { changedSince: opts["changedSince"] as string } : {}),
     });
     try {
       if (!outcome.result) {

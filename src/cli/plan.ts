@@ -55,6 +55,10 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
     )
     .option("--no-backup", "delete groups without saving their export archive first")
     .option("--expand", "text: list a change repeated in many groups or projects once per object")
+    .option(
+      "--changed-since <ref>",
+      "plan only what the manifests changed since this git revision (e.g. origin/main), reading only what that needs",
+    )
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -64,6 +68,7 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
       targets: opts["target"] as string[],
       replace: opts["replace"] as string[],
       backupDir: opts["backup"] === false ? false : (opts["backupDir"] as string | undefined),
+      ...(opts["changedSince"] !== undefined ? { changedSince: opts["changedSince"] as string } : {}),
     });
     try {
       if (!outcome.result) {

@@ -6,6 +6,7 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { ApiClient, type ClientOptions } from "../api/index.js";
 import { applySteps, type Outcome } from "../engine/apply.js";
+import type { ChangeScope } from "../engine/changes.js";
 import { createContext } from "../engine/context.js";
 import { makePlan, type PlanResult } from "../engine/plan.js";
 import { createRegistry } from "../engine/registry.js";
@@ -15,6 +16,7 @@ import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
+import { scopeSince } from "./changed-since.js";
 
 export interface PlanRequest {
   paths: string[];
@@ -27,6 +29,8 @@ export interface PlanRequest {
    * (`--no-backup`), or undefined for the default, `.forgeform/backups/<date>` in the manifest root.
    */
   backupDir?: string | false;
+  /** `--changed-since REF`: plan only what differs from the manifests at that git revision. */
+  changedSince?: string;
 }
 
 /** Thrown for a `--target` that selects nothing the manifests declare: a typo must not pass as "no changes". */
@@ -100,6 +104,24 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d) => d.severity === "error")) return { diagnostics };
   checkTargets(request.targets ?? [], loaded.state);
+  let changes: ChangeScope | undefined;
+  if (request.changedSince !== undefined) {
+    const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
+      secrets: false,
+    });
+    const since = await scopeSince(request.changedSince, request.paths, compared.state);
+    if (since.warning) {
+      diagnostics.push({
+        severity: "warning",
+        file: loaded.state.files[0] ?? ".",
+        line: 1,
+        col: 1,
+        path: "",
+        message: `--changed-since ${request.changedSince}: ${since.warning}`,
+      });
+    }
+    changes = since.scope;
+  }
   const api = new ApiClient(request.connection);
   try {
     const ctx = await createContext(api);
@@ -109,6 +131,8 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       targets: request.targets ?? [],
       replace: request.replace ?? [],
       ...(backupOption(request) ? { backup: backupOption(request)! } : {}),
+      ...(changes ? { changes } : {}),
+      ...(request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
       requestStats: () => {
         const m = api.metrics.snapshot();
         return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };

@@ -29,6 +29,7 @@ import {
   type RequestStats,
   summarize,
 } from "../plan/model.js";
+import { type ChangeScope, collectionPath, itemPath, touches, wholeUnder } from "./changes.js";
 import { sameValue } from "./compare.js";
 import type { KindRegistry } from "./registry.js";
 import { expandSelectors } from "./select.js";
@@ -79,6 +80,10 @@ export interface PlanOptions {
    * undefined: no backup (`--no-backup`).
    */
   backup?: { dir: string; shown: string };
+  /** `--changed-since`: plan only what differs from the manifests at a base revision. */
+  changes?: ChangeScope;
+  /** The revision `changes` was computed against, for the plan to say. */
+  changedSince?: string;
 }
 
 type Specs = Map<string, FieldSpec>;
@@ -106,6 +111,8 @@ class Planner {
   private readonly actions = new Map<string, Change["action"]>();
   /** Addresses of objects the platform deletes along with another (a group's subgroups and projects). */
   readonly cascaded = new Map<string, string>();
+  /** Where each desired node sits in the manifests (`projects["acme/api"].badges["coverage"]`), for --changed-since. */
+  private readonly npaths = new WeakMap<DesiredNode, string>();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   private readonly declaredPresent = new Map<string, SourceRef>();
 
@@ -116,6 +123,7 @@ class Planner {
     private readonly replace: Set<string>,
     private readonly backup: PlanOptions["backup"],
     root: DesiredNode,
+    private readonly changes?: ChangeScope,
   ) {
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
@@ -311,13 +319,14 @@ class Planner {
     );
     // Groups first (projects and their collections may depend on groups created in this plan), then the other
     // collections together; each collection's steps are kept together, in the manifest's order.
+    const npath = this.npaths.get(node) ?? "";
     const groups = entries.find(([c]) => c === "groups");
-    if (groups) await this.walkCollection(groups[0], groups[1], self, exists, depth, out);
+    if (groups) await this.walkCollection(groups[0], groups[1], self, exists, depth, out, npath);
     const rest = entries.filter(([c]) => c !== "groups");
     const perCollection = await Promise.all(
       rest.map(async ([c, coll]) => {
         const mine: Step[] = [];
-        await this.walkCollection(c, coll, self, exists, depth, mine);
+        await this.walkCollection(c, coll, self, exists, depth, mine, npath);
         return mine;
       }),
     );
@@ -331,10 +340,23 @@ class Planner {
     parentExists: boolean,
     depth: number,
     out: Step[],
+    npath = "",
   ): Promise<void> {
     const topLevel = collection === "groups" || collection === "projects";
     const parentAddress = topLevel ? "" : parent.address;
-    const items = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
+    const targeted = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
+    // With --changed-since, only what changed (and what leads to it) is read and compared.
+    const cpath = collectionPath(npath, collection);
+    for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
+    const changes = this.changes;
+    const inWhole = !changes || wholeUnder(changes, npath);
+    const fullRead = inWhole || changes.collections.has(cpath);
+    const items = inWhole ? targeted : targeted.filter((i) => touches(changes, this.npaths.get(i)!));
+    if (!fullRead && items.length === 0) return;
+    const compared = (item: DesiredNode) => {
+      const at = this.npaths.get(item)!;
+      return inWhole || changes.nodes.has(at) || wholeUnder(changes, at);
+    };
     const licensedOnly = this.registry
       .fields(parent.parent?.collection ?? "", parent.collection)
       .get(collection)?.licensed;
@@ -367,7 +389,7 @@ class Planner {
     if (parentExists) {
       try {
         lives = await kind.read(this.ctx, parent, items.map(keyOf), {
-          undeclared: coll.policy !== "ignore" && items.length === coll.items.length,
+          undeclared: coll.policy !== "ignore" && fullRead && targeted.length === coll.items.length,
         });
       } catch (error) {
         if (
@@ -435,13 +457,14 @@ class Planner {
           depth,
           scope,
           mine,
+          compared(item),
         );
         return mine;
       }),
     );
     for (const steps of perItem) for (const step of steps) out.push(step);
 
-    if (coll.policy === "ignore" || items.length !== coll.items.length) return;
+    if (coll.policy === "ignore" || !fullRead || targeted.length !== coll.items.length) return;
     for (const live of lives) {
       if (scope.declared.has(live.key) || live.readOnly) continue;
       const address = addressOf(parentAddress, kind, liveLabel(live));
@@ -519,10 +542,20 @@ class Planner {
     depth: number,
     scope: CollectionScope,
     out: Step[],
+    compare = true,
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
     this.sources.set(address, item.source);
     const self: Parent = { address, collection: kind.collection, key, ref: live?.id, live, parent };
+    if (!compare && item.state !== "absent") {
+      if (live) {
+        // Unchanged, but something below it changed: read for its id, not compared.
+        await this.walkNode(item, self, true, depth + 1, out);
+        return;
+      }
+      // Missing on the platform: it is planned as declared, with everything below it.
+      this.changes?.whole.add(this.npaths.get(item) ?? "");
+    } else if (!compare) return;
     const deps: string[] = [];
     const parentAction = this.actions.get(parent.address);
     if (parentAction === "create" || parentAction === "replace") deps.push(parent.address);
@@ -821,7 +854,7 @@ export async function makePlan(
   registry: KindRegistry,
   options: PlanOptions,
 ): Promise<PlanResult> {
-  const expanded = await expandSelectors(desired, ctx, options.targets ?? []);
+  const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
   const planner = new Planner(
     ctx,
     registry,
@@ -829,6 +862,7 @@ export async function makePlan(
     new Set(options.replace ?? []),
     options.backup,
     expanded.state.root,
+    options.changes,
   );
   planner.warnings.push(...expanded.warnings);
   const walked: Step[] = [];
@@ -852,6 +886,7 @@ export async function makePlan(
     url: options.url,
     manifests: desired.files,
     targets: options.targets ?? [],
+    ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
     changes,
     errors: byPlace(planner.problems),
     warnings: byPlace(planner.warnings),

@@ -11,6 +11,7 @@ import type { KindContext } from "../kinds/kind.js";
 import type { DesiredNode, DesiredState, Selector, SourceRef } from "../manifest/model.js";
 import { atPath, mergeNodes, selects, specificity, withHashedCrons } from "../manifest/selectors.js";
 import type { PlanProblem, SelectorSummary } from "../plan/model.js";
+import type { ChangeScope } from "./changes.js";
 import { inTargets } from "./targets.js";
 
 interface Listed {
@@ -83,6 +84,7 @@ export async function expandSelectors(
   state: DesiredState,
   ctx: KindContext,
   targets: readonly string[],
+  changes?: ChangeScope,
 ): Promise<Expanded> {
   const summaries: SelectorSummary[] = [];
   const warnings: PlanProblem[] = [];
@@ -92,13 +94,30 @@ export async function expandSelectors(
     projects: root.children["projects"],
   };
   const relevantSelectors = state.selectors.filter((s) => relevant(s, targets));
-  const listings = await Promise.all(relevantSelectors.map((s) => listing(ctx, s)));
+  // With --changed-since, only a pattern that changed is listed (everything it matches is planned whole); the
+  // others apply to the objects planned anyway, by path.
+  const changed = (s: Selector) =>
+    !changes || changes.selectors.has(`${s.collection}[${JSON.stringify(s.pattern)}]`);
+  const listings = await Promise.all(
+    relevantSelectors.map((s) => (changed(s) ? listing(ctx, s) : Promise.resolve<Listed[]>([]))),
+  );
+  for (const [i, s] of relevantSelectors.entries()) {
+    if (!changed(s)) continue;
+    for (const l of listings[i] ?? []) changes?.whole.add(`${s.collection}[${JSON.stringify(l.path)}]`);
+  }
+  const known = { groups: new Set<string>(), projects: new Set<string>() };
+  relevantSelectors.forEach((s, i) => {
+    for (const l of listings[i] ?? []) known[s.collection].add(l.path);
+  });
   // Matched paths per collection, in listing order, each with the selectors that match it.
   const matches = { groups: new Map<string, Selector[]>(), projects: new Map<string, Selector[]>() };
   const spelled = { groups: new Map<string, string>(), projects: new Map<string, string>() };
   relevantSelectors.forEach((selector, i) => {
     const exact = (collections[selector.collection]?.items ?? []).filter((n) => n.state !== "absent");
-    const candidates = [...(listings[i] ?? []).map((l) => l.path), ...exact.map((n) => n.key)];
+    const candidates = [
+      ...(changed(selector) ? (listings[i] ?? []).map((l) => l.path) : known[selector.collection]),
+      ...exact.map((n) => n.key),
+    ];
     let count = 0;
     const seen = new Set<string>();
     for (const path of candidates) {
@@ -112,6 +131,7 @@ export async function expandSelectors(
       if (!spelled[selector.collection].has(lower)) spelled[selector.collection].set(lower, path);
     }
     const source: SourceRef = selector.node.source;
+    if (!changed(selector)) return; // its count is not known without its listing
     summaries.push({ collection: selector.collection, pattern: selector.pattern, matched: count, source });
     if (count === 0) {
       warnings.push({

@@ -88,6 +88,8 @@ export interface Plan {
   manifests: string[];
   /** `--target` paths the plan was limited to (empty: everything). */
   targets: string[];
+  /** `--changed-since REF`: the plan covers only what changed in the manifests since this git revision. */
+  changedSince?: string;
   /** Changes in apply order: parents before children, deletes after creates and updates, children deleted first. */
   changes: Change[];
   /** Errors that prevent applying the affected addresses. */

@@ -94,6 +94,7 @@ export function renderPlanJson(plan: Plan): string {
     url: plan.url,
     manifests: plan.manifests,
     targets: plan.targets,
+    changed_since: plan.changedSince,
     summary: summaryJson(plan.summary),
     changes: plan.changes.map(changeJson),
     errors: plan.errors.map(problemJson),
@@ -267,6 +268,7 @@ interface PlanV1 {
   url: string;
   manifests: string[];
   targets: string[];
+  changed_since?: string;
   summary: PlanSummary;
   changes: ChangeV1[];
   errors: ProblemV1[];
@@ -340,6 +342,7 @@ export function parsePlanJson(text: string, label = "The plan"): Plan {
     url: v1.url,
     manifests: [...v1.manifests],
     targets: [...v1.targets],
+    ...(v1.changed_since !== undefined ? { changedSince: v1.changed_since } : {}),
     changes: v1.changes.map(toChange),
     errors: v1.errors.map(toProblem),
     warnings: v1.warnings.map(toProblem),

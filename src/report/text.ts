@@ -212,6 +212,9 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const width = options.width ?? 100;
   const lines: string[] = [];
   if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.changedSince !== undefined) {
+    lines.push(c.dim(`Limited to what the manifests changed since ${plan.changedSince}`), "");
+  }
 
   const present = ACTIONS.filter((a) => plan.changes.some((ch) => ch.action === a));
   if (present.length > 0) {

@@ -1,0 +1,156 @@
+/**
+ * `--changed-since REF`: which parts of the desired state differ between two versions of the manifests, so that a
+ * pull request's plan reads and compares only those. Entries are compared after templates (an entry whose template
+ * changed has changed), node by node: a node whose own fields, state or prune policies differ is planned; a node that
+ * is new (or matched by a changed pattern) is planned with everything below it; a collection whose policy changed or
+ * that lost an entry is read in full, so what becomes unmanaged (or deleted) shows. Everything else is not read.
+ *
+ * Nodes are named by their place in the manifests (`projects["acme/api"].pipeline_schedules["Nightly"]`), with
+ * identities as shown (secrets masked), so both versions can be loaded without resolving any secret. A change of a
+ * secret's value alone is not a change of the manifests and is not seen here.
+ */
+import type { DesiredCollection, DesiredNode, DesiredState } from "../manifest/model.js";
+import { isSecret } from "../manifest/secret.js";
+
+export interface ChangeScope {
+  /** Nodes to compare: their own content changed (or they are new). */
+  nodes: Set<string>;
+  /** Nodes to plan with everything below them. */
+  whole: Set<string>;
+  /** Collections to read in full, undeclared objects included. */
+  collections: Set<string>;
+  /** Pattern entries that changed (`projects["acme/**"]`): every object they match is planned whole. */
+  selectors: Set<string>;
+  /** Nodes with something in scope at or below them: read (for ids and live state), compared only if in `nodes`. */
+  ancestors: Set<string>;
+}
+
+/** The manifest path of an item of a collection. */
+export function itemPath(collectionPath: string, node: DesiredNode): string {
+  return `${collectionPath}[${JSON.stringify(node.label ?? node.key)}]`;
+}
+
+/** The manifest path of a collection of a node (the root's collections have no prefix). */
+export function collectionPath(nodePath: string, collection: string): string {
+  return nodePath === "" ? collection : `${nodePath}.${collection}`;
+}
+
+/** A node's own content: state, fields and policies, secrets by where they come from. */
+function ownDigest(node: DesiredNode): string {
+  const policies = Object.fromEntries(
+    Object.entries(node.children).map(([c, coll]) => [c, coll.policyDeclared ? coll.policy : null]),
+  );
+  return JSON.stringify([node.state, node.fields, policies], (_k, v: unknown) =>
+    isSecret(v) ? `secret:${v.origin}:${v.shown}` : v,
+  );
+}
+
+function byLabel(coll: DesiredCollection | undefined): Map<string, DesiredNode[]> {
+  const out = new Map<string, DesiredNode[]>();
+  for (const item of coll?.items ?? []) {
+    const label = item.label ?? item.key;
+    out.set(label, [...(out.get(label) ?? []), item]);
+  }
+  return out;
+}
+
+/** Compares two versions of a node; true when anything at or below it is in scope (it is then an ancestor). */
+function compareNodes(base: DesiredNode, head: DesiredNode, path: string, scope: ChangeScope): boolean {
+  let touched = false;
+  if (ownDigest(base) !== ownDigest(head)) {
+    scope.nodes.add(path);
+    touched = true;
+  }
+  for (const name of new Set([...Object.keys(base.children), ...Object.keys(head.children)])) {
+    touched =
+      compareCollections(base.children[name], head.children[name], collectionPath(path, name), scope) ||
+      touched;
+  }
+  if (touched) scope.ancestors.add(path);
+  return touched;
+}
+
+function compareCollections(
+  base: DesiredCollection | undefined,
+  head: DesiredCollection | undefined,
+  path: string,
+  scope: ChangeScope,
+): boolean {
+  if (!head) return false; // a collection no longer mentioned is no longer managed: nothing to read
+  let touched = false;
+  const full = () => {
+    scope.collections.add(path);
+    touched = true;
+  };
+  if (!base || base.policy !== head.policy) full();
+  const before = byLabel(base);
+  const after = byLabel(head);
+  for (const [label, items] of after) {
+    const previous = before.get(label);
+    const at = `${path}[${JSON.stringify(label)}]`;
+    if (!previous) {
+      scope.whole.add(at);
+      touched = true;
+    } else if (items.length !== 1 || previous.length !== 1) full();
+    else touched = compareNodes(previous[0]!, items[0]!, at, scope) || touched;
+  }
+  for (const label of before.keys()) if (!after.has(label)) full();
+  return touched;
+}
+
+/** What differs between the manifests at a base revision and now. */
+export function changeScope(base: DesiredState, head: DesiredState): ChangeScope {
+  const scope: ChangeScope = {
+    nodes: new Set(),
+    whole: new Set(),
+    collections: new Set(),
+    selectors: new Set(),
+    ancestors: new Set(),
+  };
+  compareNodes(base.root, head.root, "", scope);
+  const patterns = (s: DesiredState) =>
+    new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
+  const before = patterns(base);
+  for (const [name, sel] of patterns(head)) {
+    const old = before.get(name);
+    if (
+      !old ||
+      JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])
+    ) {
+      scope.selectors.add(name);
+      continue;
+    }
+    const probe: ChangeScope = {
+      nodes: new Set(),
+      whole: new Set(),
+      collections: new Set(),
+      selectors: new Set(),
+      ancestors: new Set(),
+    };
+    compareNodes(old.node, sel.node, "", probe);
+    if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
+  }
+  // A pattern that was removed leaves its objects as they are: nothing to read.
+  return scope;
+}
+
+/** Whether the node at `path` (or one above it) is planned with everything below it. */
+export function wholeUnder(scope: ChangeScope, path: string): boolean {
+  for (const w of scope.whole) if (path === w || path.startsWith(`${w}.`)) return true;
+  return false;
+}
+
+/** Whether anything at or below `path` is in scope. */
+export function touches(scope: ChangeScope, path: string): boolean {
+  return (
+    wholeUnder(scope, path) ||
+    scope.nodes.has(path) ||
+    scope.ancestors.has(path) ||
+    [...scope.collections].some((c) => c === path || c.startsWith(`${path}.`))
+  );
+}
+
+/** True when nothing at all changed. */
+export function isEmptyScope(scope: ChangeScope): boolean {
+  return scope.nodes.size + scope.whole.size + scope.collections.size + scope.selectors.size === 0;
+}

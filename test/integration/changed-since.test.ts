@@ -1,0 +1,136 @@
+/**
+ * `--changed-since REF`: a pull request's plan reads and shows only what its change touches.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+const PROJECTS = Array.from({ length: 12 }, (_, i) => `fleet/p${i + 1}`);
+const fixture = {
+  groups: [{ path: "fleet" }, { path: "other" }],
+  projects: [...PROJECTS.map((path) => ({ path })), { path: "other/x" }],
+};
+
+function manifest(
+  options: { cron?: string; templateCron?: string; badgePolicy?: string; extraBadge?: boolean } = {},
+) {
+  const project = (p: string, i: number) => `  ${p}:
+    ${i < 5 ? "extends: [scheduled]" : ""}
+    pipeline_schedules:
+      - { description: nightly, ref: main, cron: "${p === "fleet/p7" ? (options.cron ?? "0 2 * * *") : "0 2 * * *"}" }
+      - { description: weekly, ref: main, cron: "0 6 * * 1" }
+    badges:
+      - { name: coverage, link_url: "https://ci.example/%{project_path}", image_url: "https://ci.example/c.svg" }
+${options.extraBadge && p === "fleet/p9" ? '      - { name: extra, link_url: "https://x.example", image_url: "https://x.example/i.svg" }\n' : ""}${options.badgePolicy && p === "fleet/p9" ? `    unmanaged: { badges: ${options.badgePolicy} }\n` : ""}`;
+  return `version: 1
+templates:
+  scheduled:
+    milestones:
+      - { title: "${options.templateCron ?? "v1"}" }
+projects:
+${PROJECTS.map(project).join("")}`;
+}
+
+interface JsonPlan {
+  changes: { address: string; action: string }[];
+  requests: { total: number; by_endpoint: Record<string, number> };
+  changed_since?: string;
+}
+
+describe("--changed-since", () => {
+  let bench: Bench;
+  let repo: string;
+  let file: string;
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
+      cwd: repo,
+      encoding: "utf8",
+    });
+  const commit = (text: string, message: string) => {
+    writeFileSync(file, text);
+    git("add", "-A");
+    git("commit", "-q", "-m", message);
+  };
+  const plan = async (args: string[] = []) => {
+    const run = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", ...args, file]);
+    expect(run.code, run.err).toBe(0);
+    return JSON.parse(run.out) as JsonPlan;
+  };
+
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture });
+    repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
+    file = join(repo, "fleet.yaml");
+    git("init", "-q");
+    commit(manifest(), "base");
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("plans nothing, with almost no request, when nothing changed", async () => {
+    const p = await plan();
+    expect(p.changes).toEqual([]);
+    expect(p.changed_since).toBe("HEAD");
+    expect(p.requests.total).toBeLessThanOrEqual(1);
+  });
+
+  it("a change to one schedule's cron reads that schedule's project and shows exactly that change", async () => {
+    writeFileSync(file, manifest({ cron: "30 4 * * *" }));
+    const p = await plan();
+    expect(p.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      'update project["fleet/p7"].pipeline_schedule["nightly"]',
+    ]);
+    expect(p.requests.total).toBeLessThanOrEqual(4);
+    const full = JSON.parse((await bench.cli(["plan", "--format", "json", file])).out) as JsonPlan;
+    expect(full.requests.total).toBeGreaterThan(30);
+    const text = await bench.cli(["plan", "--changed-since", "HEAD", file]);
+    expect(text.out).toContain("Limited to what the manifests changed since HEAD");
+  });
+
+  it("a template change reads the projects that use it and no others", async () => {
+    writeFileSync(file, manifest({ templateCron: "v2" }));
+    const p = await plan();
+    const touched = [...new Set(p.changes.map((c) => c.address.split("]")[0]))].sort();
+    expect(touched).toEqual(
+      PROJECTS.slice(0, 5)
+        .map((x) => `project["${x}"`)
+        .sort(),
+    );
+    const milestoneReads = Object.entries(p.requests.by_endpoint)
+      .filter(([endpoint]) => endpoint.includes("milestones"))
+      .reduce((n, [, c]) => n + c, 0);
+    expect(milestoneReads).toBe(5);
+    expect(Object.keys(p.requests.by_endpoint).some((e) => e.includes("badges"))).toBe(false);
+  });
+
+  it("a removed entry and a changed prune policy read the whole collection", async () => {
+    commit(manifest({ extraBadge: true }), "extra badge");
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    writeFileSync(file, manifest());
+    const removed = await plan();
+    expect(removed.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      'unmanaged project["fleet/p9"].badge["extra"]',
+    ]);
+    writeFileSync(file, manifest({ badgePolicy: "delete" }));
+    const pruned = await plan();
+    expect(pruned.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+      'delete project["fleet/p9"].badge["extra"]',
+    ]);
+  });
+
+  it("refuses an unknown revision and a folder outside git, clearly", async () => {
+    const unknown = await bench.cli(["plan", "--changed-since", "no-such-ref", file]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('unknown git revision "no-such-ref"');
+    const outside = bench.manifest(manifest());
+    const notGit = await bench.cli(["plan", "--changed-since", "HEAD", outside]);
+    expect(notGit.code).toBe(1);
+    expect(notGit.err).toContain("--changed-since needs a git checkout");
+  });
+});
