@@ -67727,6 +67727,39 @@ function formatDiagnostics(diagnostics) {
 ` : "";
 }
 
+// src/engine/shard.ts
+function unitOf(path2) {
+  return path2.split("/")[0].toLowerCase();
+}
+function weight(node) {
+  let n2 = 1;
+  for (const coll of Object.values(node.children)) for (const item of coll.items) n2 += weight(item);
+  return n2;
+}
+function shardUnits(root, shard) {
+  const weights = /* @__PURE__ */ new Map();
+  for (const [name, coll] of Object.entries(root.children)) {
+    if (name === "groups" || name === "projects") {
+      for (const item of coll.items) {
+        const unit = unitOf(item.key);
+        weights.set(unit, (weights.get(unit) ?? 0) + weight(item));
+      }
+    } else {
+      weights.set("instance", (weights.get("instance") ?? 0) + coll.items.reduce((n2, i) => n2 + weight(i), 0));
+    }
+  }
+  const load = Array.from({ length: shard.count }, () => 0);
+  const mine = /* @__PURE__ */ new Set();
+  const units = [...weights].sort(([a, wa], [b2, wb]) => wb - wa || (a < b2 ? -1 : a > b2 ? 1 : 0));
+  for (const [unit, w] of units) {
+    let best = 0;
+    for (let i = 1; i < load.length; i++) if (load[i] < load[best]) best = i;
+    load[best] += w;
+    if (best === shard.index - 1) mine.add(unit);
+  }
+  return mine;
+}
+
 // src/report/common.ts
 import { isDeepStrictEqual } from "node:util";
 
@@ -68364,6 +68397,7 @@ function renderPlanJson(plan) {
     manifests: plan.manifests,
     targets: plan.targets,
     changed_since: plan.changedSince,
+    shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
     summary: summaryJson(plan.summary),
     changes: plan.changes.map(changeJson),
     errors: plan.errors.map(problemJson),
@@ -68709,6 +68743,14 @@ function renderPlanText(plan, options) {
   const width = options.width ?? 100;
   const lines = [];
   if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.shard) {
+    lines.push(
+      c.dim(
+        `Shard ${plan.shard.index}/${plan.shard.count}: ${plan.shard.units.length === 0 ? "no top-level targets" : plan.shard.units.join(", ")}`
+      ),
+      ""
+    );
+  }
   if (plan.changedSince !== void 0) {
     lines.push(c.dim(`Limited to what the manifests changed since ${plan.changedSince}`), "");
   }
@@ -69092,6 +69134,13 @@ function renderDriftText(plan, options) {
   const width = options.width ?? 100;
   const lines = [];
   if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.shard)
+    lines.push(
+      c.dim(
+        `Shard ${plan.shard.index}/${plan.shard.count}: ${plan.shard.units.join(", ") || "no top-level targets"}`
+      ),
+      ""
+    );
   if (plan.changes.length > 0) {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
     lines.push(...changesLines(c, plan.changes, DRIFT_LABELS, options));
@@ -69121,7 +69170,7 @@ function driftFieldJson(field) {
     note: field.note
   };
 }
-function renderDriftJson(plan) {
+function renderDriftJson(plan, options = {}) {
   const s = driftSummary(plan);
   return stringify({
     format_version: PLAN_FORMAT_VERSION,
@@ -69130,6 +69179,8 @@ function renderDriftJson(plan) {
     url: plan.url,
     manifests: plan.manifests,
     targets: plan.targets,
+    changed_since: plan.changedSince,
+    shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
     drift: plan.changes.length > 0,
     summary: { drifted: s.drifted, missing: s.missing, unmanaged: s.unmanaged, would_delete: s.would_delete },
     items: plan.changes.map((change) => ({
@@ -69143,10 +69194,13 @@ function renderDriftJson(plan) {
       live_id: change.liveId,
       reason: change.reason,
       source: change.source && sourceJson(change.source),
+      deleted_with: change.deletedWith,
+      backup: change.backup,
       fields: change.fields.map(driftFieldJson)
     })),
     errors: plan.errors.map(problemJson),
     warnings: plan.warnings.map(problemJson),
+    in_sync: options.inSync,
     requests: requestsJson(plan),
     live_digest: plan.liveDigest
   });
@@ -70771,13 +70825,14 @@ function labelPattern(label) {
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
 var Planner = class {
-  constructor(ctx, registry, targets, replace, backup, root, changes) {
+  constructor(ctx, registry, targets, replace, backup, root, changes, shardUnits2) {
     this.ctx = ctx;
     this.registry = registry;
     this.targets = targets;
     this.replace = replace;
     this.backup = backup;
     this.changes = changes;
+    this.shardUnits = shardUnits2;
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
         if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
@@ -70790,6 +70845,7 @@ var Planner = class {
   replace;
   backup;
   changes;
+  shardUnits;
   problems = [];
   warnings = [];
   inSync = [];
@@ -70945,7 +71001,7 @@ var Planner = class {
     return void 0;
   }
   async walkNode(node, self, exists2, depth, out) {
-    const instanceSelected = this.targets.length === 0 || this.targets.includes("instance");
+    const instanceSelected = (this.targets.length === 0 || this.targets.includes("instance")) && (!this.shardUnits || this.shardUnits.has("instance"));
     const entries = Object.entries(node.children).filter(
       ([collection]) => depth > 0 || collection === "groups" || collection === "projects" || instanceSelected
     );
@@ -70965,7 +71021,9 @@ var Planner = class {
   async walkCollection(collection, coll, parent, parentExists, depth, out, npath = "") {
     const topLevel = collection === "groups" || collection === "projects";
     const parentAddress = topLevel ? "" : parent.address;
-    const targeted = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
+    const targeted = topLevel ? coll.items.filter(
+      (item) => inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key)))
+    ) : coll.items;
     const cpath = collectionPath(npath, collection);
     for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
     const changes = this.changes;
@@ -71004,7 +71062,7 @@ var Planner = class {
     if (parentExists) {
       try {
         lives = await kind.read(this.ctx, parent, items.map(keyOf2), {
-          undeclared: coll.policy !== "ignore" && fullRead && targeted.length === coll.items.length
+          undeclared: coll.policy !== "ignore" && fullRead
         });
       } catch (error2) {
         if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
@@ -71062,7 +71120,7 @@ var Planner = class {
       })
     );
     for (const steps of perItem) for (const step of steps) out.push(step);
-    if (coll.policy === "ignore" || !fullRead || targeted.length !== coll.items.length) return;
+    if (coll.policy === "ignore" || !fullRead) return;
     for (const live of lives) {
       if (scope.declared.has(live.key) || live.readOnly) continue;
       const address = addressOf(parentAddress, kind, liveLabel(live));
@@ -71381,6 +71439,7 @@ function digestLive(entries) {
 }
 async function makePlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const units = options.shard ? shardUnits(expanded.state.root, options.shard) : void 0;
   const planner = new Planner(
     ctx,
     registry,
@@ -71388,7 +71447,8 @@ async function makePlan(desired, ctx, registry, options) {
     new Set(options.replace ?? []),
     options.backup,
     expanded.state.root,
-    options.changes
+    options.changes,
+    units
   );
   planner.warnings.push(...expanded.warnings);
   const walked = [];
@@ -71413,6 +71473,7 @@ async function makePlan(desired, ctx, registry, options) {
     manifests: desired.files,
     targets: options.targets ?? [],
     ...options.changedSince !== void 0 ? { changedSince: options.changedSince } : {},
+    ...options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {},
     changes,
     errors: byPlace(planner.problems),
     warnings: byPlace(planner.warnings),
@@ -73107,6 +73168,7 @@ async function planFromManifests(request) {
       replace: request.replace ?? [],
       ...backupOption(request) ? { backup: backupOption(request) } : {},
       ...changes ? { changes } : {},
+      ...request.shard ? { shard: request.shard } : {},
       ...request.changedSince !== void 0 ? { changedSince: request.changedSince } : {},
       requestStats: () => {
         const m2 = api.metrics.snapshot();
@@ -73127,7 +73189,7 @@ async function applyPlanResult(ctx, result, options) {
 function renderDrift(result, format, color = false, expand = false) {
   switch (format) {
     case "json":
-      return renderDriftJson(result.plan);
+      return renderDriftJson(result.plan, { inSync: result.inSync });
     case "markdown":
       return renderDriftMarkdown(result.plan);
     case "junit":
@@ -73453,7 +73515,7 @@ var Run = class {
     return this.withPlan(void 0, async ({ result }) => {
       const r = result;
       info(renderDrift(r, this.inputs.format).trimEnd());
-      this.report("json-report", "json", renderDriftJson(r.plan));
+      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync }));
       this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync }));
       await this.markdown(renderDriftMarkdown(r.plan));
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };

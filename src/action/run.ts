@@ -208,7 +208,7 @@ class Run {
     return this.withPlan(undefined, async ({ result }) => {
       const r = result!;
       core.info(renderDrift(r, this.inputs.format).trimEnd());
-      this.report("json-report", "json", renderDriftJson(r.plan));
+      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync }));
       this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync }));
       await this.markdown(renderDriftMarkdown(r.plan));
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };

@@ -6,6 +6,7 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { PlanResult } from "../engine/plan.js";
+import { parseShard, type Shard } from "../engine/shard.js";
 import {
   driftExitCode,
   driftSummaryLine,
@@ -33,7 +34,7 @@ export function parseDriftFormat(value: string): DriftFormat {
 export function renderDrift(result: PlanResult, format: DriftFormat, color = false, expand = false): string {
   switch (format) {
     case "json":
-      return renderDriftJson(result.plan);
+      return renderDriftJson(result.plan, { inSync: result.inSync });
     case "markdown":
       return renderDriftMarkdown(result.plan);
     case "junit":
@@ -105,6 +106,11 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       "--changed-since <ref>",
       "plan only what the manifests changed since this git revision (e.g. origin/main), reading only what that needs",
     )
+    .option(
+      "--shard <k/n>",
+      "plan only shard K of N: each top-level group tree, project and instance goes to one shard (merge drift reports with forgeform report merge)",
+      parseShard,
+    )
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -114,6 +120,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       targets: opts["target"] as string[],
       backupDir: false,
       ...(opts["changedSince"] !== undefined ? { changedSince: opts["changedSince"] as string } : {}),
+      ...(opts["shard"] ? { shard: opts["shard"] as Shard } : {}),
     });
     try {
       if (!outcome.result) {

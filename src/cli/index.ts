@@ -5,6 +5,7 @@ import { registerDrift } from "./drift.js";
 import { registerExplain } from "./explain.js";
 import { registerExport } from "./export.js";
 import { registerPlan } from "./plan.js";
+import { registerReport } from "./report.js";
 import { registerSandbox } from "./sandbox.js";
 import { registerValidate } from "./validate.js";
 
@@ -65,6 +66,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerDrift(program, io, setExit);
   registerExport(program, io, setExit);
   registerExplain(program, io, setExit);
+  registerReport(program, io, setExit);
   void setExit;
   return program;
 }

@@ -1,5 +1,6 @@
 /** `forgeform plan [paths...]`: show what apply would change. */
 import type { Command } from "commander";
+import { parseShard, type Shard } from "../engine/shard.js";
 import type { Plan } from "../plan/model.js";
 import { hasChanges } from "../plan/model.js";
 import { writeSavedPlan } from "../plan/saved.js";
@@ -59,6 +60,11 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
       "--changed-since <ref>",
       "plan only what the manifests changed since this git revision (e.g. origin/main), reading only what that needs",
     )
+    .option(
+      "--shard <k/n>",
+      "plan only shard K of N: each top-level group tree, project and instance goes to one shard (merge drift reports with forgeform report merge)",
+      parseShard,
+    )
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -69,6 +75,7 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
       replace: opts["replace"] as string[],
       backupDir: opts["backup"] === false ? false : (opts["backupDir"] as string | undefined),
       ...(opts["changedSince"] !== undefined ? { changedSince: opts["changedSince"] as string } : {}),
+      ...(opts["shard"] ? { shard: opts["shard"] as Shard } : {}),
     });
     try {
       if (!outcome.result) {

@@ -10,6 +10,7 @@ import type { ChangeScope } from "../engine/changes.js";
 import { createContext } from "../engine/context.js";
 import { makePlan, type PlanResult } from "../engine/plan.js";
 import { createRegistry } from "../engine/registry.js";
+import type { Shard } from "../engine/shard.js";
 import { kinds } from "../kinds/index.js";
 import type { KindContext } from "../kinds/kind.js";
 import { fieldSpecs } from "../kinds/schemas.js";
@@ -31,6 +32,8 @@ export interface PlanRequest {
   backupDir?: string | false;
   /** `--changed-since REF`: plan only what differs from the manifests at that git revision. */
   changedSince?: string;
+  /** `--shard K/N`: plan only this shard's top-level targets. */
+  shard?: Shard;
 }
 
 /** Thrown for a `--target` that selects nothing the manifests declare: a typo must not pass as "no changes". */
@@ -132,6 +135,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       replace: request.replace ?? [],
       ...(backupOption(request) ? { backup: backupOption(request)! } : {}),
       ...(changes ? { changes } : {}),
+      ...(request.shard ? { shard: request.shard } : {}),
       ...(request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
       requestStats: () => {
         const m = api.metrics.snapshot();

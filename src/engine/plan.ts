@@ -33,6 +33,7 @@ import { type ChangeScope, collectionPath, itemPath, touches, wholeUnder } from 
 import { sameValue } from "./compare.js";
 import type { KindRegistry } from "./registry.js";
 import { expandSelectors } from "./select.js";
+import { type Shard, shardUnits, unitOf } from "./shard.js";
 import { inTargets } from "./targets.js";
 
 /** One change with everything apply needs. Never serialised: `desired` may hold secrets. */
@@ -84,6 +85,8 @@ export interface PlanOptions {
   changes?: ChangeScope;
   /** The revision `changes` was computed against, for the plan to say. */
   changedSince?: string;
+  /** `--shard K/N`: plan only this shard's top-level targets. */
+  shard?: Shard;
 }
 
 type Specs = Map<string, FieldSpec>;
@@ -124,6 +127,7 @@ class Planner {
     private readonly backup: PlanOptions["backup"],
     root: DesiredNode,
     private readonly changes?: ChangeScope,
+    private readonly shardUnits?: Set<string>,
   ) {
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
@@ -313,7 +317,9 @@ class Planner {
     depth: number,
     out: Step[],
   ): Promise<void> {
-    const instanceSelected = this.targets.length === 0 || this.targets.includes("instance");
+    const instanceSelected =
+      (this.targets.length === 0 || this.targets.includes("instance")) &&
+      (!this.shardUnits || this.shardUnits.has("instance"));
     const entries = Object.entries(node.children).filter(
       ([collection]) => depth > 0 || collection === "groups" || collection === "projects" || instanceSelected,
     );
@@ -344,7 +350,12 @@ class Planner {
   ): Promise<void> {
     const topLevel = collection === "groups" || collection === "projects";
     const parentAddress = topLevel ? "" : parent.address;
-    const targeted = topLevel ? coll.items.filter((item) => inTargets(item.key, this.targets)) : coll.items;
+    const targeted = topLevel
+      ? coll.items.filter(
+          (item) =>
+            inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key))),
+        )
+      : coll.items;
     // With --changed-since, only what changed (and what leads to it) is read and compared.
     const cpath = collectionPath(npath, collection);
     for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
@@ -388,8 +399,9 @@ class Planner {
     let lives: Live[] = [];
     if (parentExists) {
       try {
+        // A kind that reads only the wanted objects (groups) also reads the undeclared ones below them only.
         lives = await kind.read(this.ctx, parent, items.map(keyOf), {
-          undeclared: coll.policy !== "ignore" && fullRead && targeted.length === coll.items.length,
+          undeclared: coll.policy !== "ignore" && fullRead,
         });
       } catch (error) {
         if (
@@ -464,7 +476,7 @@ class Planner {
     );
     for (const steps of perItem) for (const step of steps) out.push(step);
 
-    if (coll.policy === "ignore" || !fullRead || targeted.length !== coll.items.length) return;
+    if (coll.policy === "ignore" || !fullRead) return;
     for (const live of lives) {
       if (scope.declared.has(live.key) || live.readOnly) continue;
       const address = addressOf(parentAddress, kind, liveLabel(live));
@@ -855,6 +867,7 @@ export async function makePlan(
   options: PlanOptions,
 ): Promise<PlanResult> {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const units = options.shard ? shardUnits(expanded.state.root, options.shard) : undefined;
   const planner = new Planner(
     ctx,
     registry,
@@ -863,6 +876,7 @@ export async function makePlan(
     options.backup,
     expanded.state.root,
     options.changes,
+    units,
   );
   planner.warnings.push(...expanded.warnings);
   const walked: Step[] = [];
@@ -887,6 +901,7 @@ export async function makePlan(
     manifests: desired.files,
     targets: options.targets ?? [],
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
+    ...(options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {}),
     changes,
     errors: byPlace(planner.problems),
     warnings: byPlace(planner.warnings),

@@ -90,6 +90,8 @@ export interface Plan {
   targets: string[];
   /** `--changed-since REF`: the plan covers only what changed in the manifests since this git revision. */
   changedSince?: string;
+  /** `--shard K/N`: this plan covers only the top-level targets (`units`) assigned to shard K of N. */
+  shard?: { index: number; count: number; units: string[] };
   /** Changes in apply order: parents before children, deletes after creates and updates, children deleted first. */
   changes: Change[];
   /** Errors that prevent applying the affected addresses. */

@@ -95,6 +95,13 @@ export function renderDriftText(plan: Plan, options: TextOptions): string {
   const width = options.width ?? 100;
   const lines: string[] = [];
   if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.shard)
+    lines.push(
+      c.dim(
+        `Shard ${plan.shard.index}/${plan.shard.count}: ${plan.shard.units.join(", ") || "no top-level targets"}`,
+      ),
+      "",
+    );
   if (plan.changes.length > 0) {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
     lines.push(...changesLines(c, plan.changes, DRIFT_LABELS, options));
@@ -125,8 +132,11 @@ function driftFieldJson(field: FieldChange): Json {
   };
 }
 
-/** The drift report as versioned JSON (`format_version` 1, `kind` "drift"), described in docs/plan-format.md. */
-export function renderDriftJson(plan: Plan): string {
+/**
+ * The drift report as versioned JSON (`format_version` 1, `kind` "drift"), described in docs/plan-format.md.
+ * `inSync` lists the managed objects found equal (JUnit's passing cases), so shards' reports can be merged.
+ */
+export function renderDriftJson(plan: Plan, options: { inSync?: string[] } = {}): string {
   const s = driftSummary(plan);
   return stringify({
     format_version: PLAN_FORMAT_VERSION,
@@ -135,6 +145,8 @@ export function renderDriftJson(plan: Plan): string {
     url: plan.url,
     manifests: plan.manifests,
     targets: plan.targets,
+    changed_since: plan.changedSince,
+    shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
     drift: plan.changes.length > 0,
     summary: { drifted: s.drifted, missing: s.missing, unmanaged: s.unmanaged, would_delete: s.would_delete },
     items: plan.changes.map((change) => ({
@@ -148,10 +160,13 @@ export function renderDriftJson(plan: Plan): string {
       live_id: change.liveId,
       reason: change.reason,
       source: change.source && sourceJson(change.source),
+      deleted_with: change.deletedWith,
+      backup: change.backup,
       fields: change.fields.map(driftFieldJson),
     })),
     errors: plan.errors.map(problemJson),
     warnings: plan.warnings.map(problemJson),
+    in_sync: options.inSync,
     requests: requestsJson(plan),
     live_digest: plan.liveDigest,
   });

@@ -95,6 +95,7 @@ export function renderPlanJson(plan: Plan): string {
     manifests: plan.manifests,
     targets: plan.targets,
     changed_since: plan.changedSince,
+    shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
     summary: summaryJson(plan.summary),
     changes: plan.changes.map(changeJson),
     errors: plan.errors.map(problemJson),

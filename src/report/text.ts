@@ -212,6 +212,14 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const width = options.width ?? 100;
   const lines: string[] = [];
   if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.shard) {
+    lines.push(
+      c.dim(
+        `Shard ${plan.shard.index}/${plan.shard.count}: ${plan.shard.units.length === 0 ? "no top-level targets" : plan.shard.units.join(", ")}`,
+      ),
+      "",
+    );
+  }
   if (plan.changedSince !== undefined) {
     lines.push(c.dim(`Limited to what the manifests changed since ${plan.changedSince}`), "");
   }

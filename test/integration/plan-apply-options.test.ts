@@ -76,14 +76,19 @@ describe("plan and apply options", () => {
     await expect(bench.get("/groups/teams%2Fblue")).rejects.toThrow(/404/);
   });
 
-  it("--target limits the plan to a subtree (and its ancestors)", async () => {
+  it("--target limits the plan to a subtree, reporting what is unmanaged inside it as a full plan would", async () => {
     const file = bench.manifest(
       manifest("Targets", "  teams/red:\n    description: Red team\n").replace("  teams/red: {}\n", ""),
     );
     const scoped = await planJson(bench, file, ["--target", "teams/red"]);
     expectChanges(scoped, [{ address: 'group["teams/red"]', action: "update", fields: ["description"] }]);
     const other = await planJson(bench, file, ["--target", "acme"]);
-    expectChanges(other, [{ address: 'group["acme"]', action: "update", fields: ["description"] }]);
+    expectChanges(other, [
+      { address: 'group["acme"]', action: "update", fields: ["description"] },
+      { address: 'group["acme/platform"]', action: "unmanaged" },
+    ]);
+    const full = await planJson(bench, file, []);
+    expect(full.changes.map((c: { address: string }) => c.address)).toContain('group["acme/platform"]');
   });
 
   it("addresses projects by path with no lookup of their own, and reports a missing one once, where declared", async () => {

@@ -1,0 +1,66 @@
+/** `forgeform report merge FILES...`: one drift report from the JSON drift reports of every shard of a run. */
+import { readFileSync } from "node:fs";
+import type { Command } from "commander";
+import { driftExitCode, driftSummaryLine } from "../report/index.js";
+import { mergeDriftReports, parseDriftJson } from "../report/merge.js";
+import {
+  type DriftFormat,
+  parseDriftFormat,
+  parseReport,
+  type ReportRequest,
+  renderDrift,
+  writeReport,
+} from "./drift.js";
+import type { Io } from "./index.js";
+
+export function registerReport(program: Command, io: Io, setExit: (code: number) => void): void {
+  const report = program.command("report").summary("Work with reports (merge the drift reports of shards).");
+  report
+    .command("merge")
+    .summary("Merge the JSON drift reports of the shards of one run into one report.")
+    .description(
+      "Read the JSON drift reports that `forgeform drift --shard K/N --format json` wrote on each runner of a CI " +
+        "matrix and write the report an unsharded run makes. Every shard must be there exactly once. " +
+        "Exit 0 when there is no drift, 2 when there is, 1 on errors.",
+    )
+    .argument("<files...>", "the shards' JSON drift reports")
+    .option("--format <format>", "text, json, markdown or junit", parseDriftFormat, "text" as DriftFormat)
+    .option("--out <file>", "write the report to this file instead of standard output")
+    .option(
+      "--report <format=file>",
+      "also write the report in another format to a file (repeatable)",
+      parseReport,
+      [],
+    )
+    .option(
+      "--fail-on-unmanaged",
+      "exit 2 also when the only drift is objects left alone (prune policy warn)",
+    )
+    .action((files: string[], opts: Record<string, unknown>) => {
+      const reports = files.map((file) => {
+        let text: string;
+        try {
+          text = readFileSync(file, "utf8");
+        } catch (error) {
+          throw new Error(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+        }
+        return { report: parseDriftJson(text, file), label: file };
+      });
+      const merged = mergeDriftReports(reports);
+      const result = { plan: merged.plan, inSync: merged.inSync, steps: [] };
+      const format = opts["format"] as DriftFormat;
+      const text = renderDrift(result, format);
+      const out = opts["out"] as string | undefined;
+      if (out) {
+        writeReport(out, text);
+        io.err(`Wrote the merged ${format} drift report to ${out}. ${driftSummaryLine(merged.plan)}\n`);
+      } else io.out(text);
+      for (const extra of opts["report"] as ReportRequest[])
+        writeReport(extra.file, renderDrift(result, extra.format));
+      if (merged.plan.errors.length > 0) {
+        setExit(1);
+        return;
+      }
+      setExit(driftExitCode(merged.plan, { failOnUnmanaged: opts["failOnUnmanaged"] === true }));
+    });
+}
