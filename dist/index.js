@@ -68413,16 +68413,18 @@ function renderPlanJson(plan) {
   });
 }
 var count = { type: "integer", minimum: 0 };
-var source = {
+var sourceSchema = {
   type: "object",
   required: ["file", "line", "col"],
   properties: { file: { type: "string" }, line: { type: "integer" }, col: { type: "integer" } }
 };
-var problem = {
+var source = sourceSchema;
+var problemSchema = {
   type: "object",
   required: ["address", "message"],
   properties: { address: { type: "string" }, message: { type: "string" }, source }
 };
+var problem = problemSchema;
 var planSchemaV1 = {
   type: "object",
   required: [

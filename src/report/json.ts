@@ -112,16 +112,19 @@ export function renderPlanJson(plan: Plan): string {
 }
 
 const count = { type: "integer", minimum: 0 };
-const source = {
+/** JSON Schema pieces shared by the readers of forgeform's JSON reports. */
+export const sourceSchema = {
   type: "object",
   required: ["file", "line", "col"],
   properties: { file: { type: "string" }, line: { type: "integer" }, col: { type: "integer" } },
 };
-const problem = {
+const source = sourceSchema;
+export const problemSchema = {
   type: "object",
   required: ["address", "message"],
   properties: { address: { type: "string" }, message: { type: "string" }, source },
 };
+const problem = problemSchema;
 
 /** The shape of format_version 1. Unknown keys are allowed: later releases may add optional ones. */
 const planSchemaV1 = {

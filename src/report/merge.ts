@@ -7,23 +7,15 @@ import { createHash } from "node:crypto";
 import { Ajv } from "ajv";
 import type { SourceRef } from "../manifest/model.js";
 import { type Change, PLAN_FORMAT_VERSION, type Plan, type PlanProblem, summarize } from "../plan/model.js";
-import { PlanFormatError } from "./json.js";
+import { PlanFormatError, problemSchema, sourceSchema } from "./json.js";
 
 export interface DriftReport {
   plan: Plan;
   inSync: string[];
 }
 
-const source = {
-  type: "object",
-  required: ["file", "line", "col"],
-  properties: { file: { type: "string" }, line: { type: "integer" }, col: { type: "integer" } },
-};
-const problem = {
-  type: "object",
-  required: ["address", "message"],
-  properties: { address: { type: "string" }, message: { type: "string" }, source },
-};
+const source = sourceSchema;
+const problem = problemSchema;
 const schema = {
   type: "object",
   required: [
