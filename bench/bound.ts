@@ -1,6 +1,6 @@
 /**
  * The lower bound: the fewest requests that can read (and change) the benchmark's state through the contract
- * (/work/shared/spec/rest-interface.md), whoever the client is, and the wall time that many requests need.
+ * (`shared/spec/rest-interface.md`, the contract document beside the repository), whoever the client is, and the wall time that many requests need.
  *
  * Reading, per declared collection:
  * - groups: the administrator's `GET /groups` lists every group, 100 per page: ceil(groups / 100) pages;

@@ -1,8 +1,8 @@
 /**
  * The instance's application settings: every attribute the sandbox knows, its type, default and flags.
  *
- * Source: the recorded `GET /application/settings` response (`/work/shared/reference/recordings/
- * application-settings.json`) for the attribute set and defaults, with vendor names translated to the contract's
+ * Source: the recorded `GET /application/settings` response (`shared/reference/recordings/application-settings.json`
+ * beside the repository; a copy for the tests is `test/fixtures/recordings/application-settings.json`) for the attribute set and defaults, with vendor names translated to the contract's
  * neutral names (`akismet_*` → `spam_service_*`, `eks_*` → `cloudk8s_*`, `elasticsearch_aws*` →
  * `searchengine_hosted*`, `elasticsearch_*` → `searchengine_*`, `plantuml_*` → `diagram_*`, `gravatar_enabled` →
  * `avatar_service_enabled`), plus the contract's attributes the recording lacks. Vendor-named attributes without a

@@ -102,7 +102,7 @@ const CONTRACT_LICENSED = [
 /** The recorded response under the contract's neutral names (vendor names translated). */
 function recordedNeutral(): Settings {
   const raw = JSON.parse(
-    readFileSync("/work/shared/reference/recordings/application-settings.json", "utf8"),
+    readFileSync(new URL("../fixtures/recordings/application-settings.json", import.meta.url), "utf8"),
   ) as Settings;
   const out: Settings = {};
   for (const [k, v] of Object.entries(raw)) {

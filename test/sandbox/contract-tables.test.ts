@@ -1,6 +1,6 @@
 /**
  * Every row of the contract's Limits, States and transitions, and Errors tables
- * (/work/shared/spec/rest-interface.md), one case per row, asserted over HTTP against an in-process sandbox.
+ * (`shared/spec/rest-interface.md`, the contract document beside the repository), one case per row, asserted over HTTP against an in-process sandbox.
  * The areas' own test files go deeper; this file shows that each row is covered, in one place.
  */
 import { request } from "node:http";
