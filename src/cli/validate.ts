@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { type Diagnostic, formatDiagnostic, loadManifests } from "../manifest/index.js";
+import { escapeText } from "../report/escape.js";
 import type { Io } from "./index.js";
 
 interface ValidateOptions {
@@ -12,11 +13,11 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** Text form: one `file:line:col: path: message` line per finding, then a summary line. */
+/** Text form: one `file:line:col: path: message` line per finding (control characters escaped), then a summary line. */
 export function renderValidateText(diagnostics: Diagnostic[], files: number, secrets: boolean): string {
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const warnings = diagnostics.length - errors;
-  const lines = diagnostics.map(formatDiagnostic);
+  const lines = diagnostics.map((d) => escapeText(formatDiagnostic(d)));
   const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
   if (errors > 0) {
     lines.push(

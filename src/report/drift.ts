@@ -6,6 +6,7 @@
 import pc from "picocolors";
 import { type Action, type Change, type FieldChange, PLAN_FORMAT_VERSION, type Plan } from "../plan/model.js";
 import { fieldViews, groupBy, plural, problemLine, sourceLabel, targetOf } from "./common.js";
+import { escapeText } from "./escape.js";
 import { type Json, problemJson, requestsJson, sourceJson, stringify } from "./json.js";
 import {
   DEFAULT_MARKDOWN_MAX,
@@ -14,7 +15,14 @@ import {
   type MarkdownSpec,
   renderMarkdown,
 } from "./markdown.js";
-import { type ActionLabels, changeLines, problemSections, requestsLine, type TextOptions } from "./text.js";
+import {
+  type ActionLabels,
+  changeLines,
+  problemSections,
+  requestsLine,
+  type TextOptions,
+  targetsLine,
+} from "./text.js";
 
 /** What a drift item is: the live object differs, is missing, is not in the manifests, or would be deleted. */
 export type DriftStatus = "drifted" | "missing" | "unmanaged" | "would_delete";
@@ -74,7 +82,7 @@ export function renderDriftText(plan: Plan, options: TextOptions): string {
   const c = pc.createColors(options.color);
   const width = options.width ?? 100;
   const lines: string[] = [];
-  if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.targets.length > 0) lines.push(targetsLine(c, plan.targets), "");
   if (plan.changes.length > 0) {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
     for (const change of plan.changes) lines.push("", ...changeLines(c, change, DRIFT_LABELS, width));
@@ -202,9 +210,13 @@ const NOT_XML =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters XML cannot hold
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** Escapes text for XML element content or a double-quoted attribute; characters XML cannot hold become U+FFFD. */
+/**
+ * Escapes text for XML element content or a double-quoted attribute. Control and bidirectional characters are
+ * shown escaped (see escape.ts), as JUnit reports end up on terminals and CI pages; the other characters XML cannot
+ * hold (lone surrogates, U+FFFE, U+FFFF) become U+FFFD.
+ */
 export function xmlEscape(text: string): string {
-  return text
+  return escapeText(text)
     .replace(NOT_XML, "\uFFFD")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")

@@ -13,6 +13,7 @@ import {
   plural,
   problemLine,
 } from "./common.js";
+import { escapeLine, escapeText } from "./escape.js";
 
 export interface TextOptions {
   /** Emit ANSI colours. The CLI passes `!process.env.NO_COLOR && isTTY`; false never emits an escape code. */
@@ -117,8 +118,9 @@ function fieldLines(c: Colors, view: FieldView, action: Action, indent: string):
 export function changeLines(c: Colors, change: Change, labels: ActionLabels, width: number): string[] {
   const color = actionColor(c, change.action);
   const symbol = ACTION_SYMBOL[change.action];
-  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(change.address)} ${color(labels[change.action])}`];
-  if (change.reason) lines.push(...wrap(change.reason, width, "      # ").map((l) => c.dim(l)));
+  const address = escapeLine(change.address);
+  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(address)} ${color(labels[change.action])}`];
+  if (change.reason) lines.push(...wrap(escapeText(change.reason), width, "      # ").map((l) => c.dim(l)));
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
 }
@@ -156,6 +158,11 @@ export function planSummaryLine(plan: Plan): string {
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
 }
 
+/** `Limited to targets: a, b`, the targets escaped (the user may have typed anything). */
+export function targetsLine(c: Colors, targets: string[]): string {
+  return c.dim(`Limited to targets: ${targets.map(escapeLine).join(", ")}`);
+}
+
 /**
  * Renders a plan for a terminal. The last line is always `Plan: N to create, N to update, N to replace, N to
  * delete.`; before it come the request count, the number of unmanaged objects (if any), and `No changes. ...` when
@@ -165,7 +172,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const c = pc.createColors(options.color);
   const width = options.width ?? 100;
   const lines: string[] = [];
-  if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.targets.length > 0) lines.push(targetsLine(c, plan.targets), "");
 
   const present = ACTIONS.filter((a) => plan.changes.some((ch) => ch.action === a));
   if (present.length > 0) {
