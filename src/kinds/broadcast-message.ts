@@ -40,7 +40,9 @@ export const broadcastMessageKind: Kind = {
   updateMode: "update",
 
   async read(ctx) {
-    return (await ctx.api.list<ApiMessage>("/broadcast_messages")).map(toLive);
+    return (
+      await ctx.api.list<ApiMessage>("/broadcast_messages", { shape: { id: "integer", message: "string" } })
+    ).map(toLive);
   },
 
   prepare: async (_ctx, _parent, fields) => normalize(fields),

@@ -12,6 +12,8 @@ import { isSecret, Secret } from "../manifest/secret.js";
 import { body, ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
+const KEY_SHAPE = { id: "integer", title: "string", key: "string", can_push: "boolean?" } as const;
+
 interface ApiKey {
   id: number;
   title: string;
@@ -48,7 +50,7 @@ function instanceKeys(ctx: KindContext): Promise<Map<string, ApiKey> | undefined
   const memoKey = "deploy_keys:instance";
   let p = ctx.memo.get(memoKey) as Promise<Map<string, ApiKey> | undefined> | undefined;
   if (!p) {
-    p = ctx.api.list<ApiKey>("/deploy_keys").then(
+    p = ctx.api.list<ApiKey>("/deploy_keys", { shape: KEY_SHAPE }).then(
       (keys) => new Map(keys.map((k) => [fingerprint(k.key), k])),
       (error: unknown) => {
         if (error instanceof ApiError && (error.status === 403 || error.status === 401)) return undefined;
@@ -78,7 +80,9 @@ export const deployKeyKind: Kind = {
   identity: (fields) => fingerprint(keyText(fields["key"])),
 
   async read(ctx, parent) {
-    return (await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`)).map((k) => toLive(k));
+    return (await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`, { shape: KEY_SHAPE })).map((k) =>
+      toLive(k),
+    );
   },
 
   async prepare(_ctx, _parent, fields) {
