@@ -3,7 +3,7 @@
  * state and plan; apply a plan. Nothing here prints: callers choose the renderers.
  */
 import { ApiClient, type ClientOptions } from "../api/index.js";
-import { applySteps, type Outcome } from "../engine/apply.js";
+import { type ApplyOptions, applySteps, type Outcome } from "../engine/apply.js";
 import { createContext } from "../engine/context.js";
 import { makePlan, type PlanResult } from "../engine/plan.js";
 import { createRegistry } from "../engine/registry.js";
@@ -68,7 +68,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
 export async function applyPlanResult(
   ctx: KindContext,
   result: PlanResult,
-  options: { concurrency: number; onOutcome?: (o: Outcome, done: number, total: number) => void },
+  options: ApplyOptions,
 ): Promise<Outcome[]> {
   return applySteps(ctx, result.steps, options);
 }
