@@ -295,7 +295,11 @@ describe("renderDriftJunit", () => {
 
   it("shows control characters escaped and replaces the other characters XML cannot hold", () => {
     const control = makePlan([
-      { ...updateVariable, fields: [{ field: "value", before: "a", after: "b" }], reason: "bell\u0007 \ud800" },
+      {
+        ...updateVariable,
+        fields: [{ field: "value", before: "a", after: "b" }],
+        reason: "bell\u0007 \ud800",
+      },
     ]);
     const out = renderDriftJunit(control);
     expect(out).not.toContain("\u0007");
