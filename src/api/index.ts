@@ -3,7 +3,10 @@ export {
   type ApiResponse,
   type ClientOptions,
   type QueryValue,
+  DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_RESPONSE_BYTES,
   type RequestOptions,
+  type Shape,
 } from "./client.js";
 export {
   ApiError,
@@ -11,6 +14,7 @@ export {
   NetworkError,
   OutcomeUnknownError,
   platformMessageOf,
+  ResponseError,
 } from "./errors.js";
 export { type MetricsSnapshot, RequestMetrics } from "./metrics.js";
 export { apiPath, encodeSegment, endpointTemplate, type PathId } from "./path.js";
