@@ -2,9 +2,9 @@ export {
   ApiClient,
   type ApiResponse,
   type ClientOptions,
-  type QueryValue,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
+  type QueryValue,
   type RequestOptions,
   type Shape,
 } from "./client.js";
