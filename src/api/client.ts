@@ -226,6 +226,11 @@ function normaliseHeaders(raw: Record<string, string | string[] | undefined>): R
   return out;
 }
 
+/** "a" or "an" before a value's type name. */
+function article(value: unknown): string {
+  return typeof value === "object" || typeof value === "undefined" ? "an" : "a";
+}
+
 /** The `<title>` of an HTML page, if it has one. */
 function htmlTitle(text: string): string | undefined {
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, " ").trim();
@@ -406,9 +411,13 @@ export class ApiClient {
       const response = await this.request<unknown>("GET", pagePath, plain);
       this.metrics.countPage();
       if (!Array.isArray(response.body)) {
-        const got = response.body === null ? "an empty body" : `a ${typeof response.body}`;
-        throw new TypeError(
-          `GET ${shownPath} returned ${got}, not a list: read it with get() instead of list()`,
+        const got =
+          response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          response.status,
+          `${got} came back where a list was expected`,
         );
       }
       const problem = shape && itemsProblem(response.body, shape);
@@ -522,7 +531,12 @@ export class ApiClient {
       this.metrics.countPage();
       const page = body as { Resources?: unknown; totalResults?: unknown } | null;
       if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
-        throw new TypeError(`GET ${shownPath} did not return a ListResponse with Resources`);
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          status,
+          "the answer is not a SCIM ListResponse with Resources",
+        );
       }
       const problem = shape && itemsProblem(page.Resources, shape);
       if (problem) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem}`);
