@@ -631,7 +631,7 @@ var require_errors = __commonJS({
       [kRequestRetryError] = true;
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
-    var ResponseError = class extends UndiciError {
+    var ResponseError2 = class extends UndiciError {
       constructor(message, code, { headers, data }) {
         super(message);
         this.name = "ResponseError";
@@ -697,7 +697,7 @@ var require_errors = __commonJS({
       BalancedPoolMissingUpstreamError,
       ResponseExceededMaxSizeError,
       RequestRetryError,
-      ResponseError,
+      ResponseError: ResponseError2,
       SecureProxyConnectionError,
       MessageSizeExceededError
     };
@@ -5786,7 +5786,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants3 = require_constants2();
+    var constants4 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5861,7 +5861,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5956,11 +5956,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const body2 = data.subarray(offset);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body2);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body2);
             } else {
@@ -5983,10 +5983,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6003,7 +6003,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants4.ERROR[ret], data);
       }
       destroy() {
         assert(this.ptr != null);
@@ -6183,7 +6183,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6205,7 +6205,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6241,13 +6241,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -17227,8 +17227,8 @@ var require_connection = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
-          if (secWSAccept !== digest) {
+          const digest2 = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
+          if (secWSAccept !== digest2) {
             failWebsocketConnection(ws, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -22953,11 +22953,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants3);
+          this.rhs = optimizeExpr(this.rhs, names, constants4);
         return this;
       }
       get names() {
@@ -22974,10 +22974,10 @@ var require_codegen = __commonJS({
       render({ _n }) {
         return `${this.lhs} = ${this.rhs};` + _n;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants3);
+        this.rhs = optimizeExpr(this.rhs, names, constants4);
         return this;
       }
       get names() {
@@ -23038,8 +23038,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants3) {
-        this.code = optimizeExpr(this.code, names, constants3);
+      optimizeNames(names, constants4) {
+        this.code = optimizeExpr(this.code, names, constants4);
         return this;
       }
       get names() {
@@ -23068,12 +23068,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
           const n2 = nodes[i];
-          if (n2.optimizeNames(names, constants3))
+          if (n2.optimizeNames(names, constants4))
             continue;
           subtractNames(names, n2.names);
           nodes.splice(i, 1);
@@ -23126,12 +23126,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants3);
-        if (!(super.optimizeNames(names, constants3) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants4);
+        if (!(super.optimizeNames(names, constants4) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants3);
+        this.condition = optimizeExpr(this.condition, names, constants4);
         return this;
       }
       get names() {
@@ -23154,10 +23154,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants3) {
-        if (!super.optimizeNames(names, constants3))
+      optimizeNames(names, constants4) {
+        if (!super.optimizeNames(names, constants4))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants3);
+        this.iteration = optimizeExpr(this.iteration, names, constants4);
         return this;
       }
       get names() {
@@ -23193,10 +23193,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants3) {
-        if (!super.optimizeNames(names, constants3))
+      optimizeNames(names, constants4) {
+        if (!super.optimizeNames(names, constants4))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants3);
+        this.iterable = optimizeExpr(this.iterable, names, constants4);
         return this;
       }
       get names() {
@@ -23238,11 +23238,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants3) {
+      optimizeNames(names, constants4) {
         var _a, _b;
-        super.optimizeNames(names, constants3);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants3);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants3);
+        super.optimizeNames(names, constants4);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants4);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants4);
         return this;
       }
       get names() {
@@ -23543,7 +23543,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants3) {
+    function optimizeExpr(expr, names, constants4) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -23558,14 +23558,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n2) {
-        const c = constants3[n2.str];
+        const c = constants4[n2.str];
         if (c === void 0 || names[n2.str] !== 1)
           return n2;
         delete names[n2.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants3[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants4[c.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -25337,11 +25337,11 @@ var require_validate = __commonJS({
         jsonPointer = $data;
         data = names_1.default.rootData;
       } else {
-        const matches = RELATIVE_JSON_POINTER.exec($data);
-        if (!matches)
+        const matches2 = RELATIVE_JSON_POINTER.exec($data);
+        if (!matches2)
           throw new Error(`Invalid JSON-pointer: ${$data}`);
-        const up = +matches[1];
-        jsonPointer = matches[2];
+        const up = +matches2[1];
+        jsonPointer = matches2[2];
         if (jsonPointer === "#") {
           if (up >= dataLevel)
             throw new Error(errorMsg("property/index", up));
@@ -26260,11 +26260,11 @@ var require_schemes = __commonJS({
         urnComponent.error = "URN can not be parsed";
         return urnComponent;
       }
-      const matches = urnComponent.path.match(URN_REG);
-      if (matches && matches[0] === urnComponent.path) {
+      const matches2 = urnComponent.path.match(URN_REG);
+      if (matches2 && matches2[0] === urnComponent.path) {
         const scheme = options.scheme || urnComponent.scheme || "urn";
-        urnComponent.nid = matches[1].toLowerCase();
-        urnComponent.nss = matches[2];
+        urnComponent.nid = matches2[1].toLowerCase();
+        urnComponent.nss = matches2[2];
         const urnScheme = `${scheme}:${options.nid || urnComponent.nid}`;
         const schemeHandler = getSchemeHandler(urnScheme);
         urnComponent.path = void 0;
@@ -26585,8 +26585,8 @@ var require_fast_uri = __commonJS({
     var URI_PARSE = /^(?:([^#/:?]+):)?(?:\/\/((?:([^#/?@]*)@)?(\[[^#/?\]]+\]|[^#/:?]*)(?::(\d*))?))?([^#?]*)(?:\?([^#]*))?(?:#((?:.|[\n\r])*))?/u;
     var AUTHORITY_PREFIX = /^(?:[^#/:?]+:)?\/\/([^/?#]*)/;
     var AUTHORITY_INTRODUCER_REGION = /^(?:[^#/:?]+:)?([/\\\t\n\r]*)/;
-    function getParseError(parsed, matches) {
-      if (matches[2] !== void 0 && parsed.path && parsed.path[0] !== "/") {
+    function getParseError(parsed, matches2) {
+      if (matches2[2] !== void 0 && parsed.path && parsed.path[0] !== "/") {
         return 'URI path must start with "/" when authority is present.';
       }
       if (typeof parsed.port === "number" && (parsed.port < 0 || parsed.port > 65535)) {
@@ -26608,9 +26608,9 @@ var require_fast_uri = __commonJS({
     function isIPLiteral(host) {
       return host[0] === "[" && host[host.length - 1] === "]";
     }
-    function hasMalformedComponentPercentEncoding(matches) {
-      const host = matches[4];
-      return hasMalformedPercentEncoding(matches[3]) || host !== void 0 && !isIPLiteral(host) && hasMalformedPercentEncoding(host) || hasMalformedPercentEncoding(matches[6]) || hasMalformedPercentEncoding(matches[7]) || hasMalformedPercentEncoding(matches[8]);
+    function hasMalformedComponentPercentEncoding(matches2) {
+      const host = matches2[4];
+      return hasMalformedPercentEncoding(matches2[3]) || host !== void 0 && !isIPLiteral(host) && hasMalformedPercentEncoding(host) || hasMalformedPercentEncoding(matches2[6]) || hasMalformedPercentEncoding(matches2[7]) || hasMalformedPercentEncoding(matches2[8]);
     }
     function canonicalizeHost(parsed, options, schemeHandler, isIP) {
       if (hasForbiddenDomainHost(parsed, options, schemeHandler, isIP)) {
@@ -26685,15 +26685,15 @@ var require_fast_uri = __commonJS({
           }
         }
       }
-      const matches = uri.match(URI_PARSE);
-      if (matches) {
-        parsed.scheme = matches[1];
-        parsed.userinfo = matches[3];
-        parsed.host = matches[4];
-        parsed.port = parseInt(matches[5], 10);
-        parsed.path = matches[6] || "";
-        parsed.query = matches[7];
-        parsed.fragment = matches[8];
+      const matches2 = uri.match(URI_PARSE);
+      if (matches2) {
+        parsed.scheme = matches2[1];
+        parsed.userinfo = matches2[3];
+        parsed.host = matches2[4];
+        parsed.port = parseInt(matches2[5], 10);
+        parsed.path = matches2[6] || "";
+        parsed.query = matches2[7];
+        parsed.fragment = matches2[8];
         if (parsed.scheme !== void 0) {
           if (VALID_SCHEME.test(parsed.scheme)) {
             parsed.scheme = parsed.scheme.toLowerCase();
@@ -26702,14 +26702,14 @@ var require_fast_uri = __commonJS({
             malformedScheme = true;
           }
         }
-        malformedPercentEncoding = hasMalformedComponentPercentEncoding(matches);
+        malformedPercentEncoding = hasMalformedComponentPercentEncoding(matches2);
         if (malformedPercentEncoding) {
           parsed.error = parsed.error || "URI contains malformed percent-encoding.";
         }
         if (isNaN(parsed.port)) {
-          parsed.port = matches[5];
+          parsed.port = matches2[5];
         }
-        const parseError = getParseError(parsed, matches);
+        const parseError = getParseError(parsed, matches2);
         if (parseError !== void 0) {
           parsed.error = parsed.error || parseError;
           malformedAuthorityOrPort = true;
@@ -30134,12 +30134,12 @@ var require_formats = __commonJS({
     var DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
     var DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
     function date(str) {
-      const matches = DATE.exec(str);
-      if (!matches)
+      const matches2 = DATE.exec(str);
+      if (!matches2)
         return false;
-      const year = +matches[1];
-      const month = +matches[2];
-      const day = +matches[3];
+      const year = +matches2[1];
+      const month = +matches2[2];
+      const day = +matches2[3];
       return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month]);
     }
     function compareDate(d1, d2) {
@@ -30154,16 +30154,16 @@ var require_formats = __commonJS({
     var TIME = /^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$/i;
     function getTime(strictTimeZone) {
       return function time(str) {
-        const matches = TIME.exec(str);
-        if (!matches)
+        const matches2 = TIME.exec(str);
+        if (!matches2)
           return false;
-        const hr = +matches[1];
-        const min = +matches[2];
-        const sec = +matches[3];
-        const tz = matches[4];
-        const tzSign = matches[5] === "-" ? -1 : 1;
-        const tzH = +(matches[6] || 0);
-        const tzM = +(matches[7] || 0);
+        const hr = +matches2[1];
+        const min = +matches2[2];
+        const sec = +matches2[3];
+        const tz = matches2[4];
+        const tzSign = matches2[5] === "-" ? -1 : 1;
+        const tzH = +(matches2[6] || 0);
+        const tzM = +(matches2[7] || 0);
         if (tzH > 23 || tzM > 59 || strictTimeZone && !tz)
           return false;
         if (hr <= 23 && min <= 59 && sec < 60)
@@ -38642,7 +38642,7 @@ var require_errors4 = __commonJS({
       }
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
-    var ResponseError = class extends UndiciError {
+    var ResponseError2 = class extends UndiciError {
       constructor(message, code, { headers, body: body2 }) {
         super(message);
         this.name = "ResponseError";
@@ -38734,7 +38734,7 @@ var require_errors4 = __commonJS({
       BalancedPoolMissingUpstreamError,
       ResponseExceededMaxSizeError,
       RequestRetryError,
-      ResponseError,
+      ResponseError: ResponseError2,
       SecureProxyConnectionError,
       MaxOriginsReachedError,
       Socks5ProxyError,
@@ -44668,7 +44668,7 @@ var require_client_h12 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols6();
-    var constants3 = require_constants7();
+    var constants4 = require_constants7();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -44804,7 +44804,7 @@ var require_client_h12 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -44900,11 +44900,11 @@ var require_client_h12 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -44927,10 +44927,10 @@ var require_client_h12 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -44947,7 +44947,7 @@ var require_client_h12 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants4.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -45158,7 +45158,7 @@ var require_client_h12 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -45184,7 +45184,7 @@ var require_client_h12 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
         return 0;
       }
@@ -45224,13 +45224,13 @@ var require_client_h12 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -51946,8 +51946,8 @@ var require_snapshot_utils = __commonJS({
 var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
-    var { writeFile: writeFile3, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname5, resolve: resolve7 } = __require("node:path");
+    var { writeFile: writeFile2, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
+    var { dirname: dirname6, resolve: resolve7 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors4();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -52178,12 +52178,12 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         const resolvedPath = resolve7(path2);
-        await mkdir2(dirname5(resolvedPath), { recursive: true });
+        await mkdir2(dirname6(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
         }));
-        await writeFile3(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
+        await writeFile2(resolvedPath, JSON.stringify(data, null, 2), { flush: true });
       }
       /**
        * Clears all recorded snapshots
@@ -52919,7 +52919,7 @@ var require_response_error = __commonJS({
   "node_modules/undici/lib/interceptor/response-error.js"(exports, module) {
     "use strict";
     var DecoratorHandler = require_decorator_handler2();
-    var { ResponseError } = require_errors4();
+    var { ResponseError: ResponseError2 } = require_errors4();
     var ResponseErrorHandler = class extends DecoratorHandler {
       #statusCode;
       #contentType;
@@ -52970,7 +52970,7 @@ var require_response_error = __commonJS({
           const stackTraceLimit = Error.stackTraceLimit;
           Error.stackTraceLimit = 0;
           try {
-            err = new ResponseError("Response Error", this.#statusCode, {
+            err = new ResponseError2("Response Error", this.#statusCode, {
               body: this.#body,
               headers: this.#headers
             });
@@ -57382,17 +57382,17 @@ var require_sqlite_cache_store = __commonJS({
           if (now >= value.deleteAt && !canBeExpired) {
             continue;
           }
-          let matches = true;
+          let matches2 = true;
           if (value.vary) {
             const vary = JSON.parse(value.vary);
             for (const header in vary) {
               if (!headerValueEquals(headers[header], vary[header])) {
-                matches = false;
+                matches2 = false;
                 break;
               }
             }
           }
-          if (matches) {
+          if (matches2) {
             return value;
           }
         }
@@ -62208,8 +62208,8 @@ var require_connection2 = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest = crypto2.hash("sha1", keyValue + uid, "base64");
-          if (secWSAccept !== digest) {
+          const digest2 = crypto2.hash("sha1", keyValue + uid, "base64");
+          if (secWSAccept !== digest2) {
             failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -64658,9 +64658,9 @@ ${captureLines}` : capture.stack;
 });
 
 // src/action/run.ts
-import { mkdtempSync as mkdtempSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { mkdtempSync as mkdtempSync2 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { isAbsolute as isAbsolute4, join as join5, relative as relative5, resolve as resolve6 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join6, relative as relative5, resolve as resolve6 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -65253,6 +65253,8 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
   if (concurrency !== void 0) options.concurrency = concurrency;
   const maxAttempts = numberFlag("--max-attempts", opts.maxAttempts);
   if (maxAttempts !== void 0) options.maxAttempts = maxAttempts;
+  const maxResponseMb = numberFlag("--max-response-mb", opts.maxResponseMb);
+  if (maxResponseMb !== void 0) options.maxResponseBytes = maxResponseMb * 1024 * 1024;
   if (opts.debug) options.debug = debugSink;
   return options;
 }
@@ -65266,7 +65268,7 @@ import { readFileSync as readFileSync3 } from "node:fs";
 
 // src/manifest/interpolate.ts
 import { existsSync as existsSync2, readFileSync as readFileSync2, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 
 // src/manifest/diagnostics.ts
 function formatDiagnostic(d2) {
@@ -65463,6 +65465,20 @@ function isInside(root, target) {
   const rel = relative(root, target);
   return rel === "" || !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
 }
+function realExistingPath(abs) {
+  let existing = abs;
+  const rest = [];
+  for (; ; ) {
+    try {
+      return resolve(realpathSync(existing), ...rest);
+    } catch {
+      const up = dirname(existing);
+      if (up === existing) return abs;
+      rest.unshift(basename(existing));
+      existing = up;
+    }
+  }
+}
 function resolveManifestPath(manifestFile, written, root, mustExist) {
   if (written.trim() === "") return { error: "the file path is empty" };
   const abs = resolve(dirname(manifestFile), written);
@@ -65471,14 +65487,22 @@ function resolveManifestPath(manifestFile, written, root, mustExist) {
       error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`
     };
   }
-  if (!mustExist) return { path: abs };
-  if (!existsSync2(abs)) return { error: `file "${written}" does not exist (looked for ${displayPath(abs)})` };
-  const real = realpathSync(abs);
   let realRoot = root;
   try {
     realRoot = realpathSync(root);
   } catch {
   }
+  if (!mustExist) {
+    const realDir = realExistingPath(dirname(abs));
+    if (!isInside(realRoot, realDir)) {
+      return {
+        error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
+      };
+    }
+    return { path: resolve(realDir, basename(abs)) };
+  }
+  if (!existsSync2(abs)) return { error: `file "${written}" does not exist (looked for ${displayPath(abs)})` };
+  const real = realpathSync(abs);
   if (!isInside(realRoot, real)) {
     return {
       error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
@@ -66016,7 +66040,7 @@ function cronForValidation(cron) {
 function hashedCron(cron, seed) {
   const fields = cron.trim().split(/\s+/);
   if (!fields.some((f2) => HASHED.test(f2))) return cron;
-  const digest = createHash("sha256").update(seed).digest();
+  const digest2 = createHash("sha256").update(seed).digest();
   return fields.map((field, i) => {
     const m2 = HASHED.exec(field);
     const range = CRON_RANGES[i];
@@ -66024,7 +66048,7 @@ function hashedCron(cron, seed) {
     const lo = m2[1] !== void 0 ? Number(m2[1]) : range[0];
     const hi = m2[2] !== void 0 ? Number(m2[2]) : range[1];
     const step = m2[3] !== void 0 ? Number(m2[3]) : void 0;
-    const n2 = digest.readUInt32BE(i * 4 % (digest.length - 3));
+    const n2 = digest2.readUInt32BE(i * 4 % (digest2.length - 3));
     if (step !== void 0 && step > 0) {
       const start = lo + n2 % Math.min(step, hi - lo + 1);
       return `${start}-${hi}/${step}`;
@@ -67246,7 +67270,7 @@ function parseYaml(file, text, diags) {
   const docs = (0, import_yaml.parseAllDocuments)(text, {
     version: "1.2",
     schema: "core",
-    uniqueKeys: true,
+    uniqueKeys: false,
     merge: false,
     prettyErrors: false,
     lineCounter
@@ -67256,7 +67280,6 @@ function parseYaml(file, text, diags) {
     const p2 = lineCounter.linePos(offset);
     return { file, line: p2.line, col: p2.col };
   };
-  const out = [];
   let failed = false;
   for (const doc of list) {
     for (const e of doc.errors) {
@@ -67265,7 +67288,9 @@ function parseYaml(file, text, diags) {
     }
     for (const w of doc.warnings) diags.warning(at(w.pos[0]), "", yamlMessage(w.code, w.message));
   }
-  if (failed) return out;
+  if (failed) return [];
+  const parsed = [];
+  let duplicates = false;
   for (const doc of list) {
     if (doc.contents === null) continue;
     try {
@@ -67279,13 +67304,15 @@ function parseYaml(file, text, diags) {
       continue;
     }
     const conv = new Converter(doc, at, diags);
-    out.push({ file, value: conv.value(doc.contents, 0), loc: at(doc.contents.range[0]) });
+    parsed.push({ file, value: conv.value(doc.contents, 0), loc: at(doc.contents.range[0]) });
+    duplicates ||= conv.duplicates > 0;
   }
-  return out;
+  return duplicates ? [] : parsed;
 }
+var DUPLICATE_KEY = "duplicate key: a key may appear only once in a map";
 function yamlMessage(code, message) {
   const first = message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
-  if (code === "DUPLICATE_KEY") return "duplicate key: a key may appear only once in a map";
+  if (code === "DUPLICATE_KEY") return DUPLICATE_KEY;
   return `YAML: ${first}`;
 }
 var Converter = class {
@@ -67297,6 +67324,8 @@ var Converter = class {
   doc;
   at;
   diags;
+  /** Duplicate keys found (each reported where the repeated key is). */
+  duplicates = 0;
   loc(node, fallback) {
     const range = node?.range;
     if (!range) return fallback;
@@ -67314,6 +67343,7 @@ var Converter = class {
       const self = this.loc(node, { file: "", line: 1, col: 1 });
       const obj = {};
       const meta = { self, keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() };
+      const seen = /* @__PURE__ */ new Set();
       for (const pair of node.items) {
         if (!(0, import_yaml.isPair)(pair)) continue;
         const keyNode = pair.key;
@@ -67325,6 +67355,12 @@ var Converter = class {
           continue;
         }
         const keyLoc2 = this.loc(keyNode, self);
+        if (seen.has(key)) {
+          this.duplicates++;
+          this.diags.error(keyLoc2, "", DUPLICATE_KEY);
+          continue;
+        }
+        seen.add(key);
         const valueNode = pair.value;
         const v2 = valueNode === null || valueNode === void 0 ? null : this.value(valueNode, depth + 1);
         Object.defineProperty(obj, key, { value: v2, enumerable: true, writable: true, configurable: true });
@@ -67712,11 +67748,30 @@ function mergeInstance(parts, diags) {
   return out;
 }
 
+// src/report/escape.ts
+var BIDI = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069";
+var UNSAFE_IN_LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI}]`, "g");
+var UNSAFE_IN_TEXT = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI}]`, "g");
+var UNSAFE_IN_JSON = new RegExp(`[\\u007f-\\u009f${BIDI}\\u2028\\u2029]`, "g");
+function visible(ch) {
+  const code = ch.charCodeAt(0);
+  return code <= 255 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+function escapeLine(text) {
+  return text.replace(UNSAFE_IN_LINE, visible);
+}
+function escapeText(text) {
+  return text.replace(UNSAFE_IN_TEXT, visible);
+}
+function escapeJson(json) {
+  return json.replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 // src/cli/diagnostics.ts
 function formatDiagnostics(diagnostics) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
   const warnings = diagnostics.length - errors;
-  const lines = diagnostics.map((d2) => formatDiagnostic(d2));
+  const lines = diagnostics.map((d2) => escapeText(formatDiagnostic(d2)));
   const counts = [
     errors ? `${errors} error${errors === 1 ? "" : "s"}` : "",
     warnings ? `${warnings} warning${warnings === 1 ? "" : "s"}` : ""
@@ -67758,6 +67813,49 @@ function shardUnits(root, shard) {
     if (best === shard.index - 1) mine.add(unit);
   }
   return mine;
+}
+
+// src/files/write.ts
+import { randomBytes } from "node:crypto";
+import { closeSync, constants as constants3, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { basename as basename2, dirname as dirname3, join as join2, resolve as resolve3 } from "node:path";
+var FileWriteError = class extends Error {
+  name = "FileWriteError";
+  file;
+  code;
+  constructor(file, code) {
+    const advice = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" || code === "EROFS" ? "the directory is not writable" : code === "EISDIR" ? "a directory has that name" : code === "ENOSPC" || code === "EDQUOT" ? "the disk is full" : "check the path and its directory";
+    super(`cannot write ${file} (${code}): ${advice}`);
+    this.file = file;
+    this.code = code;
+  }
+};
+function codeOf(error2) {
+  return error2.code ?? (error2 instanceof Error ? error2.message : String(error2));
+}
+function writeFileSafely(file, data, options = {}) {
+  const target = resolve3(file);
+  const temp = join2(dirname3(target), `.${basename2(target)}.${randomBytes(12).toString("hex")}.tmp`);
+  const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | (constants3.O_NOFOLLOW ?? 0);
+  let fd;
+  try {
+    fd = openSync(temp, flags, options.mode ?? 438);
+  } catch (error2) {
+    throw new FileWriteError(file, codeOf(error2));
+  }
+  try {
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = -1;
+    renameSync(temp, target);
+  } catch (error2) {
+    if (fd >= 0) closeSync(fd);
+    rmSync(temp, { force: true });
+    throw new FileWriteError(file, codeOf(error2));
+  }
 }
 
 // src/report/common.ts
@@ -68169,7 +68267,7 @@ function sourceLabel(source2) {
 }
 function problemLine(problem2) {
   const where = problem2.source ? `${sourceLabel(problem2.source)}: ` : "";
-  return `${where}${problem2.address}: ${problem2.message}`;
+  return escapeText(`${where}${problem2.address}: ${problem2.message}`);
 }
 function isMask(value) {
   return value === SENSITIVE_MASK || value === WRITE_ONLY_MASK;
@@ -68226,8 +68324,11 @@ function fieldViews(change) {
     if (mode === "after" && field.after === void 0) continue;
     if (mode === "before" && field.before === void 0) continue;
     if (mode === "both" && !changed(field)) continue;
-    const view = { field: field.field, forcesReplacement: field.forcesReplacement === true };
-    if (field.note) view.note = field.note;
+    const view = {
+      field: escapeLine(field.field),
+      forcesReplacement: field.forcesReplacement === true
+    };
+    if (field.note) view.note = escapeLine(field.note);
     const before = mode === "after" ? void 0 : field.before;
     const after = mode === "before" ? void 0 : field.after;
     const masked = field.sensitive === true;
@@ -68240,14 +68341,15 @@ function fieldViews(change) {
           view.diff = mode === "both" ? diff : diff.filter((line) => line.op !== "@");
           if (change.action === "unmanaged")
             view.diff = view.diff.map((line) => ({ op: " ", text: line.text }));
+          view.diff = view.diff.map((line) => ({ op: line.op, text: escapeText(line.text) }));
           views.push(view);
           continue;
         }
       }
     }
     const noLive = field.writeOnly === true && field.before === void 0;
-    if (mode !== "after" && !noLive) view.before = formatValue(field.before, field);
-    if (mode !== "before") view.after = formatValue(field.after, field);
+    if (mode !== "after" && !noLive) view.before = escapeLine(formatValue(field.before, field));
+    if (mode !== "before") view.after = escapeLine(formatValue(field.after, field));
     views.push(view);
   }
   return views;
@@ -68385,7 +68487,7 @@ function requestsJson(plan) {
   return { total: plan.requests.total, retries: plan.requests.retries, by_endpoint: byEndpoint };
 }
 function stringify(value) {
-  return `${JSON.stringify(value, null, 2)}
+  return `${escapeJson(JSON.stringify(value, null, 2))}
 `;
 }
 function renderPlanJson(plan) {
@@ -68708,17 +68810,18 @@ function repeatedLines(c, entry, labels, width) {
 function changeLines(c, change, labels, width, address = change.address) {
   const color = actionColor(c, change.action);
   const symbol = ACTION_SYMBOL[change.action];
-  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(address)} ${color(labels[change.action])}`];
-  if (change.reason) lines.push(...wrap(change.reason, width, "      # ").map((l) => c.dim(l)));
+  const shown = escapeLine(address);
+  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(shown)} ${color(labels[change.action])}`];
+  if (change.reason) lines.push(...wrap(escapeText(change.reason), width, "      # ").map((l) => c.dim(l)));
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
 }
 function problemSections(c, errors, warnings, width) {
   const lines = [];
-  const section = (title, problems, paint) => {
-    if (problems.length === 0) return;
-    lines.push("", paint(c.bold(`${title} (${problems.length}):`)));
-    for (const problem2 of problems) {
+  const section = (title, problems2, paint) => {
+    if (problems2.length === 0) return;
+    lines.push("", paint(c.bold(`${title} (${problems2.length}):`)));
+    for (const problem2 of problems2) {
       const [first = "", ...rest] = wrap(problemLine(problem2), width, "    ");
       lines.push(`  ${paint("-")} ${first.slice(4)}`, ...rest);
     }
@@ -68740,11 +68843,14 @@ function planSummaryLine(plan) {
   const s = plan.summary;
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
 }
+function targetsLine(c, targets) {
+  return c.dim(`Limited to targets: ${targets.map(escapeLine).join(", ")}`);
+}
 function renderPlanText(plan, options) {
   const c = import_picocolors.default.createColors(options.color);
   const width = options.width ?? 100;
   const lines = [];
-  if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.targets.length > 0) lines.push(targetsLine(c, plan.targets), "");
   if (plan.shard) {
     lines.push(
       c.dim(
@@ -68754,7 +68860,7 @@ function renderPlanText(plan, options) {
     );
   }
   if (plan.changedSince !== void 0) {
-    lines.push(c.dim(`Limited to what the manifests changed since ${plan.changedSince}`), "");
+    lines.push(c.dim(`Limited to what the manifests changed since ${escapeLine(plan.changedSince)}`), "");
   }
   const present = ACTIONS.filter((a) => plan.changes.some((ch) => ch.action === a));
   if (present.length > 0) {
@@ -68791,10 +68897,10 @@ var DEFAULT_MARKDOWN_MAX = 65e3;
 var NOTE_RESERVE = 1e3;
 var LIST_CAP = 50;
 function escapeMarkdown(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1").replace(/\r?\n/g, " ");
+  return escapeLine(text.replace(/\r?\n/g, " ")).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1");
 }
 function escapeHtml(text) {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return escapeLine(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 function longestBacktickRun(text) {
   let longest = 0;
@@ -68804,7 +68910,7 @@ function longestBacktickRun(text) {
 function inlineCode(text, inTable = false) {
   const fence = "`".repeat(longestBacktickRun(text) + 1);
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
-  const body2 = text.replace(/\r?\n/g, " ");
+  const body2 = escapeLine(text.replace(/\r?\n/g, " "));
   return `${fence}${pad}${inTable ? body2.replace(/\|/g, "\\|") : body2}${pad}${fence}`;
 }
 var cellCode = (text) => inlineCode(text, true);
@@ -68812,8 +68918,8 @@ function fenceFor(content) {
   return "`".repeat(Math.max(3, longestBacktickRun(content) + 1));
 }
 function changeDiffLines(change) {
-  const lines = [`${ACTION_SYMBOL[change.action]} ${change.address}`];
-  if (change.reason) lines.push(`#     ${change.reason.replace(/\r?\n/g, " ")}`);
+  const lines = [`${ACTION_SYMBOL[change.action]} ${escapeLine(change.address)}`];
+  if (change.reason) lines.push(`#     ${escapeLine(change.reason.replace(/\r?\n/g, " "))}`);
   const mode = fieldMode(change.action);
   const neutral = change.action === "unmanaged";
   for (const view of fieldViews(change)) {
@@ -69135,7 +69241,7 @@ function renderDriftText(plan, options) {
   const c = import_picocolors2.default.createColors(options.color);
   const width = options.width ?? 100;
   const lines = [];
-  if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.targets.length > 0) lines.push(targetsLine(c, plan.targets), "");
   if (plan.shard)
     lines.push(
       c.dim(
@@ -69262,7 +69368,7 @@ var NOT_XML = (
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 );
 function xmlEscape(text) {
-  return text.replace(NOT_XML, "\uFFFD").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;").replace(/\t/g, "&#9;");
+  return escapeText(text).replace(NOT_XML, "\uFFFD").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;").replace(/\t/g, "&#9;");
 }
 function xmlText(text) {
   return xmlEscape(text).replace(/&#10;/g, "\n");
@@ -69353,11 +69459,9 @@ function renderDriftJunit(plan, options = {}) {
 
 // src/plan/saved.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync6, renameSync, writeFileSync } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 function writeSavedPlan(file, plan) {
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, renderPlanJson(plan), { mode: 384 });
-  renameSync(temp, file);
+  writeFileSafely(file, renderPlanJson(plan), { mode: 384 });
 }
 function readSavedPlan(file) {
   let text;
@@ -69392,9 +69496,10 @@ function stalenessOf(saved, fresh) {
 }
 
 // src/cli/workflow.ts
-import { isAbsolute as isAbsolute3, join as join4, relative as relative4, resolve as resolve5 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join5, relative as relative4, resolve as resolve5 } from "node:path";
 
 // src/api/client.ts
+import { X509Certificate } from "node:crypto";
 import { readFileSync as readFileSync7 } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 
@@ -69670,6 +69775,12 @@ function hintFor(status, scim) {
       return void 0;
   }
 }
+function redirectHint(status, headers) {
+  if (status < 300 || status >= 400) return void 0;
+  const location = headers["location"];
+  const where = location ? `redirected to ${clip(location)}` : "answered with a redirect without a Location";
+  return `${where}; forgeform does not follow redirects (the token would go along): point --url / FORGEFORM_URL at the address the platform answers on itself (https://, the right host, no sign-in page in between)`;
+}
 var ApiError = class extends Error {
   name = "ApiError";
   status;
@@ -69687,7 +69798,7 @@ var ApiError = class extends Error {
   constructor(init) {
     const statusText = STATUS_CODES[init.status] ?? "";
     const platformMessage = platformMessageOf(init.body, init.status);
-    const hint = hintFor(init.status, init.scim ?? false);
+    const hint = hintFor(init.status, init.scim ?? false) ?? redirectHint(init.status, init.headers ?? {});
     const detail = hint ? `${hint} (platform said: ${platformMessage})` : platformMessage;
     let message = `${init.method} ${init.path} -> ${init.status}${statusText ? ` ${statusText}` : ""}: ${detail}`;
     if ((init.attempts ?? 1) > 1) message += ` (after ${init.attempts} attempts)`;
@@ -69734,6 +69845,22 @@ var NetworkError = class extends Error {
     this.path = path2;
     this.code = code;
     this.attempts = attempts;
+  }
+};
+var ResponseError = class extends Error {
+  name = "ResponseError";
+  method;
+  path;
+  status;
+  /** What was wrong with the answer. */
+  problem;
+  constructor(method, path2, status, problem2) {
+    const statusText = STATUS_CODES[status] ?? "";
+    super(`${method} ${path2} -> ${status}${statusText ? ` ${statusText}` : ""}: ${problem2}`);
+    this.method = method;
+    this.path = path2;
+    this.status = status;
+    this.problem = problem2;
   }
 };
 var ClientConfigError = class extends Error {
@@ -69900,6 +70027,7 @@ var Redactor = class _Redactor {
 var IDEMPOTENT_METHODS = /* @__PURE__ */ new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"]);
 var RETRYABLE_STATUS = /* @__PURE__ */ new Set([429, 502, 503, 504]);
 var OUTCOME_UNKNOWN_STATUS = /* @__PURE__ */ new Set([429, 502, 503, 504]);
+var REQUEST_TIMEOUT = "REQUEST_TIMEOUT";
 var TRANSIENT_CODES = /* @__PURE__ */ new Set([
   "ECONNRESET",
   "EPIPE",
@@ -69907,7 +70035,8 @@ var TRANSIENT_CODES = /* @__PURE__ */ new Set([
   "UND_ERR_SOCKET",
   "UND_ERR_HEADERS_TIMEOUT",
   "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_CONNECT_TIMEOUT"
+  "UND_ERR_CONNECT_TIMEOUT",
+  REQUEST_TIMEOUT
 ]);
 var NOT_SENT_CODES = /* @__PURE__ */ new Set(["UND_ERR_CONNECT_TIMEOUT"]);
 function errorCode(error2) {
@@ -69964,15 +70093,123 @@ function backoffMs(retry, opts) {
   return Math.floor(opts.random() * ceiling);
 }
 
+// src/api/shape.ts
+var ARTICLE = {
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  boolean: "a boolean",
+  object: "an object",
+  array: "an array"
+};
+function typeOf(value) {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "number") return Number.isInteger(value) ? "an integer" : "a number";
+  return `a ${typeof value}`;
+}
+function matches(value, type) {
+  switch (type) {
+    case "string":
+      return typeof value === "string";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "integer":
+      return typeof value === "number" && Number.isSafeInteger(value);
+    case "boolean":
+      return typeof value === "boolean";
+    case "object":
+      return value !== null && typeof value === "object" && !Array.isArray(value);
+    case "array":
+      return Array.isArray(value);
+  }
+}
+function sample(value) {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 59)}\u2026` : text;
+}
+function shapeProblem(value, shape) {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return `${typeOf(value)} (${sample(value)}) came back where an object was expected`;
+  }
+  const record = value;
+  for (const [field, spec] of Object.entries(shape)) {
+    const optional2 = spec.endsWith("?");
+    const type = optional2 ? spec.slice(0, -1) : spec;
+    const v2 = Object.hasOwn(record, field) ? record[field] : void 0;
+    if (optional2 && (v2 === void 0 || v2 === null)) continue;
+    if (v2 === void 0) return `the field "${field}" is missing (${ARTICLE[type]} was expected)`;
+    if (!matches(v2, type)) {
+      return `the field "${field}" is ${typeOf(v2)} (${sample(v2)}), not ${ARTICLE[type]}`;
+    }
+  }
+  return void 0;
+}
+function itemsProblem(items, shape) {
+  for (let i = 0; i < items.length; i++) {
+    const problem2 = shapeProblem(items[i], shape);
+    if (problem2) return `item ${i + 1}: ${problem2}`;
+  }
+  return void 0;
+}
+
 // src/api/client.ts
+var DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+var DEFAULT_MAX_PAGES = 1e4;
 var DEFAULTS = {
   concurrency: 8,
   timeoutMs: 3e4,
+  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  maxPages: DEFAULT_MAX_PAGES,
   maxAttempts: 5,
   maxRetryWaitMs: 6e4,
   backoffBaseMs: 500,
   backoffCapMs: 2e4
 };
+var RequestTimeout = class extends Error {
+  code = REQUEST_TIMEOUT;
+};
+var TooLarge = class extends Error {
+  constructor(status, limit, declared) {
+    super("response too large");
+    this.status = status;
+    this.limit = limit;
+    this.declared = declared;
+  }
+  status;
+  limit;
+  declared;
+};
+function mebibytes(bytes) {
+  const mib = bytes / (1024 * 1024);
+  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
+}
+function readCaFile(file) {
+  let text;
+  try {
+    text = readFileSync7(file, "utf8");
+  } catch (error2) {
+    const code = error2.code ?? String(error2);
+    throw new ClientConfigError(`cannot read the CA file ${file} (${code}): check --ca-file`);
+  }
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) {
+    throw new ClientConfigError(
+      `the CA file ${file} holds no PEM certificate (no -----BEGIN CERTIFICATE----- block): pass the CA certificate in PEM form with --ca-file (convert a DER file with: openssl x509 -inform der -in ca.der -out ca.pem)`
+    );
+  }
+  blocks.forEach((block, i) => {
+    try {
+      new X509Certificate(block);
+    } catch (error2) {
+      throw new ClientConfigError(
+        `the CA file ${file}: certificate ${i + 1} of ${blocks.length} cannot be read (${error2.message}): check --ca-file`
+      );
+    }
+  });
+  return text;
+}
 function positive(name, value, fallback, min = 1) {
   if (value === void 0) return fallback;
   if (!Number.isFinite(value) || value < min) {
@@ -70018,6 +70255,34 @@ function normaliseHeaders(raw) {
   }
   return out;
 }
+function article(value) {
+  return typeof value === "object" || typeof value === "undefined" ? "an" : "a";
+}
+function htmlTitle(text) {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, " ").trim();
+  return title ? title.length > 80 ? `${title.slice(0, 79)}\u2026` : title : void 0;
+}
+function opening(text) {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 79)}\u2026` : flat);
+}
+function parseSuccess(text, contentType) {
+  if (text === "") return { body: null };
+  if (/html/i.test(contentType) || !/json/i.test(contentType) && /^\s*</.test(text)) {
+    const title = htmlTitle(text);
+    return {
+      problem: `an HTML page${title ? ` ("${title}")` : ""} came back instead of JSON: check that --url / FORGEFORM_URL is the platform's own address (a sign-in page, proxy or portal may be answering in its place)`
+    };
+  }
+  try {
+    return { body: JSON.parse(text) };
+  } catch (error2) {
+    const type = contentType ? ` (content type ${contentType.split(";")[0]})` : "";
+    return {
+      problem: `the response${type} is not valid JSON (${error2.message}); it begins ${opening(text)}`
+    };
+  }
+}
 function parseBody(text, contentType) {
   if (text === "") return null;
   const looksJson = /^\s*[[{"]/.test(text) || /^\s*(true|false|null|-?\d)/.test(text);
@@ -70043,6 +70308,9 @@ var ApiClient = class {
   #scimToken;
   #redactor;
   #timeoutMs;
+  #maxResponseBytes;
+  #maxPages;
+  #concurrency;
   #maxAttempts;
   #maxRetryWaitMs;
   #backoff;
@@ -70058,7 +70326,10 @@ var ApiClient = class {
     this.#scimToken = opts.scimToken;
     this.#redactor = new Redactor([opts.token, opts.scimToken]);
     const concurrency = Math.floor(positive("concurrency", opts.concurrency, DEFAULTS.concurrency));
+    this.#concurrency = concurrency;
     this.#timeoutMs = positive("timeoutMs", opts.timeoutMs, DEFAULTS.timeoutMs);
+    this.#maxResponseBytes = positive("maxResponseBytes", opts.maxResponseBytes, DEFAULTS.maxResponseBytes);
+    this.#maxPages = Math.floor(positive("maxPages", opts.maxPages, DEFAULTS.maxPages));
     this.#maxAttempts = Math.floor(positive("maxAttempts", opts.maxAttempts, DEFAULTS.maxAttempts));
     this.#maxRetryWaitMs = positive("maxRetryWaitMs", opts.maxRetryWaitMs, DEFAULTS.maxRetryWaitMs, 0);
     this.#backoff = {
@@ -70069,15 +70340,7 @@ var ApiClient = class {
     this.#userAgent = opts.userAgent ?? "forgeform";
     this.#debug = opts.debug;
     this.#sleep = opts.sleep ?? ((ms) => delay(ms));
-    let ca;
-    if (opts.caFile !== void 0) {
-      try {
-        ca = readFileSync7(opts.caFile, "utf8");
-      } catch (error2) {
-        const code = error2.code ?? String(error2);
-        throw new ClientConfigError(`cannot read the CA file ${opts.caFile} (${code}): check --ca-file`);
-      }
-    }
+    const ca = opts.caFile === void 0 ? void 0 : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
     this.#pool = new import_undici2.Pool(this.#origin, {
       connections: concurrency,
@@ -70123,44 +70386,78 @@ var ApiClient = class {
   }
   /**
    * Every item of a list endpoint: `per_page=100`, following `X-Next-Page` / `Link rel="next"`. When page 1 tells
-   * `X-Total-Pages`, the remaining pages are fetched concurrently. An endpoint without pagination headers returns
-   * its array as it is. With `scim: true` it reads a SCIM ListResponse page by page (`startIndex`/`count`) and
-   * returns the `Resources`.
+   * `X-Total-Pages`, the remaining pages are fetched concurrently, a window of at most `concurrency` pages at a
+   * time. An endpoint without pagination headers returns its array as it is. With `scim: true` it reads a SCIM
+   * ListResponse page by page (`startIndex`/`count`) and returns the `Resources`.
+   *
+   * Every list ends: reading stops at an empty page (whatever the headers say next), at a page already read, and
+   * with a ResponseError past `maxPages` pages or when the server announces more than that.
    */
   async list(path2, opts = {}) {
     if (opts.scim) return this.#listScim(path2, opts);
     const [bare, inline] = splitQuery(path2);
     const query = { per_page: PER_PAGE, ...opts.query };
+    const shownPath = this.#redactor.text(bare);
     const pageOpts = (page) => "page" in page ? [path2, { ...opts, query: { ...query, page: page.page } }] : [`${bare}?${page.search}`, { ...opts, query: {} }];
+    let fetched = 0;
     const fetchPage = async (page) => {
-      const [pagePath2, pageRequest] = pageOpts(page);
-      const response = await this.request("GET", pagePath2, pageRequest);
-      this.metrics.countPage();
-      if (!Array.isArray(response.body)) {
-        const got = response.body === null ? "an empty body" : `a ${typeof response.body}`;
-        throw new TypeError(
-          `GET ${this.#redactor.text(bare)} returned ${got}, not a list: read it with get() instead of list()`
+      fetched += 1;
+      if (fetched > this.#maxPages) {
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          200,
+          `the list goes on past ${this.#maxPages.toLocaleString("en-US")} pages, the most forgeform reads from one list (${(this.#maxPages * PER_PAGE).toLocaleString("en-US")} objects at ${PER_PAGE} per page), and the server still points at a next page: stopped there. A proxy or the platform is paginating wrongly.`
         );
       }
-      return response;
+      const [pagePath2, pageRequest] = pageOpts(page);
+      const { shape, ...plain } = pageRequest;
+      const response = await this.request("GET", pagePath2, plain);
+      this.metrics.countPage();
+      if (!Array.isArray(response.body)) {
+        const got = response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          response.status,
+          `${got} came back where a list was expected`
+        );
+      }
+      const problem2 = shape && itemsProblem(response.body, shape);
+      if (problem2) {
+        const which2 = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
+        throw new ResponseError("GET", shownPath, response.status, `${which2}, ${problem2}`);
+      }
+      return { items: response.body, headers: response.headers };
     };
     const firstNumber = Number(opts.query?.["page"] ?? new URLSearchParams(inline).get("page") ?? 1) || 1;
     const first = await fetchPage({ page: firstNumber });
-    const items = [...first.body];
+    const items = [...first.items];
     let info2 = pageInfo(first.headers);
-    if (!info2.paginated) return items;
+    if (!info2.paginated || first.items.length === 0) return items;
     const seen = /* @__PURE__ */ new Set([`page:${firstNumber}`]);
     let last = firstNumber;
     if (info2.totalPages !== void 0 && info2.next !== void 0 && "page" in info2.next) {
       const from = info2.next.page;
-      const numbers = [];
-      for (let n2 = from; n2 <= info2.totalPages; n2++) numbers.push(n2);
-      if (numbers.length > 0) {
-        const pages = await Promise.all(numbers.map((page) => fetchPage({ page })));
-        for (const page of pages) items.push(...page.body);
-        for (const n2 of numbers) seen.add(`page:${n2}`);
-        last = numbers[numbers.length - 1] ?? last;
-        info2 = pageInfo(pages[pages.length - 1]?.headers ?? {});
+      const to = info2.totalPages;
+      if (to - firstNumber + 1 > this.#maxPages) {
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          200,
+          `the server says the list has ${to.toLocaleString("en-US")} pages (X-Total-Pages), more than the ${this.#maxPages.toLocaleString("en-US")} forgeform reads from one list (${(this.#maxPages * PER_PAGE).toLocaleString("en-US")} objects at ${PER_PAGE} per page): not reading it`
+        );
+      }
+      if (from <= to) {
+        const pages = await this.#window(from, to, (n2) => fetchPage({ page: n2 }));
+        for (const [offset, page] of pages.entries()) {
+          items.push(...page.items);
+          seen.add(`page:${from + offset}`);
+          last = from + offset;
+        }
+        const end = pages[pages.length - 1];
+        if (end === void 0 || end.items.length === 0) return items;
+        info2 = pageInfo(end.headers);
       }
     }
     let next = info2.next;
@@ -70170,26 +70467,82 @@ var ApiClient = class {
       seen.add(key);
       if ("page" in next) last = next.page;
       const page = await fetchPage(next);
-      items.push(...page.body);
+      if (page.items.length === 0) break;
+      items.push(...page.items);
       next = pageInfo(page.headers).next;
     }
     return items;
   }
+  /**
+   * Fetches pages `from`..`to` with at most `concurrency` requests outstanding (so a huge page count never turns
+   * into a huge queue), and stops scheduling after an empty page. Resolves to the pages in order, up to and
+   * including the first empty one.
+   */
+  async #window(from, to, fetch) {
+    const pages = [];
+    let next = from;
+    let stop = false;
+    const worker = async () => {
+      while (!stop && next <= to) {
+        const n2 = next++;
+        try {
+          const page = await fetch(n2);
+          pages[n2 - from] = page;
+          if (page.items.length === 0) stop = true;
+        } catch (error2) {
+          stop = true;
+          throw error2;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#concurrency, to - from + 1) }, worker));
+    const ordered = [];
+    for (const page of pages) {
+      if (page === void 0) break;
+      ordered.push(page);
+      if (page.items.length === 0) break;
+    }
+    return ordered;
+  }
   async #listScim(path2, opts) {
     const items = [];
+    const shownPath = `${this.#redactor.text(splitQuery(path2)[0])} (SCIM)`;
+    const limit = this.#maxPages * PER_PAGE;
+    const { shape, ...plain } = opts;
     let startIndex = Number(opts.query?.["startIndex"] ?? 1) || 1;
-    for (; ; ) {
+    for (let pages = 1; ; pages++) {
+      if (pages > this.#maxPages) {
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          200,
+          `the list goes on past ${this.#maxPages.toLocaleString("en-US")} pages, the most forgeform reads from one list: stopped there`
+        );
+      }
       const query = { count: PER_PAGE, ...opts.query, startIndex };
-      const { body: body2 } = await this.request("GET", path2, { ...opts, query });
+      const { status, body: body2 } = await this.request("GET", path2, { ...plain, query });
       this.metrics.countPage();
       const page = body2;
       if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
-        throw new TypeError(
-          `GET ${this.#redactor.text(splitQuery(path2)[0])} (SCIM) did not return a ListResponse with Resources`
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          status,
+          "the answer is not a SCIM ListResponse with Resources"
         );
       }
+      const problem2 = shape && itemsProblem(page.Resources, shape);
+      if (problem2) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem2}`);
       items.push(...page.Resources);
-      const total = typeof page.totalResults === "number" ? page.totalResults : items.length;
+      const total = typeof page.totalResults === "number" && Number.isSafeInteger(page.totalResults) && page.totalResults >= 0 ? page.totalResults : items.length;
+      if (total > limit) {
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          status,
+          `the server says there are ${total.toLocaleString("en-US")} results (totalResults), more than the ${limit.toLocaleString("en-US")} forgeform reads from one list: not reading it`
+        );
+      }
       if (page.Resources.length === 0 || startIndex - 1 + page.Resources.length >= total) return items;
       startIndex += page.Resources.length;
     }
@@ -70250,7 +70603,8 @@ var ApiClient = class {
       body: body2,
       scim,
       binary: opts.binary === true,
-      redactor
+      redactor,
+      shape: opts.shape
     };
   }
   async #send(req) {
@@ -70261,15 +70615,31 @@ var ApiClient = class {
       const result = await this.#limit(() => this.#attempt(req));
       let retry;
       if (result.kind === "response") {
+        const contentType = result.headers["content-type"] ?? "";
         if (result.status >= 200 && result.status < 300) {
-          return { status: result.status, headers: result.headers, body: result.body };
+          if (req.binary)
+            return { status: result.status, headers: result.headers, body: new Uint8Array(result.bytes) };
+          const parsed = parseSuccess(result.text, contentType);
+          const problem2 = "problem" in parsed ? parsed.problem : req.shape && (Array.isArray(parsed.body) ? itemsProblem(parsed.body, req.shape) : shapeProblem(parsed.body, req.shape));
+          if (problem2) {
+            const error2 = new ResponseError(
+              req.method,
+              req.shownPath,
+              result.status,
+              req.redactor.text(problem2)
+            );
+            if (!idempotent) throw new OutcomeUnknownError(req.method, req.shownPath, error2);
+            throw error2;
+          }
+          return { status: result.status, headers: result.headers, body: parsed.body };
         }
+        const location = result.headers["location"];
         const fail = (gaveUp) => new ApiError({
           status: result.status,
           method: req.method,
           path: req.shownPath,
-          body: req.redactor.value(result.body),
-          headers: result.headers,
+          body: req.redactor.value(parseBody(result.text, contentType)),
+          headers: location ? { ...result.headers, location: req.redactor.text(location) } : result.headers,
           scim: req.scim,
           attempts: attempt,
           ...gaveUp === void 0 ? {} : { gaveUp }
@@ -70283,6 +70653,20 @@ var ApiClient = class {
         if (!retryable) throw fail();
         retry = { wait: asked ?? backoffMs(attempt, this.#backoff), serverAsked: asked !== void 0, fail };
       } else {
+        if (result.error instanceof TooLarge) {
+          const { status, limit, declared } = result.error;
+          const size = declared === void 0 ? "" : ` (${mebibytes(declared)} announced)`;
+          const error2 = new ResponseError(
+            req.method,
+            req.shownPath,
+            status,
+            `the response body is larger than the ${mebibytes(limit)} limit${size}: not read. If the platform really answers this with that much, raise the limit with --max-response-mb`
+          );
+          if (!idempotent && status >= 200 && status < 300) {
+            throw new OutcomeUnknownError(req.method, req.shownPath, error2);
+          }
+          throw error2;
+        }
         const info2 = classifyError(result.error);
         const description = req.redactor.text(info2.description);
         const fail = (gaveUp) => new NetworkError(req.method, req.shownPath, info2.code, description, attempt, gaveUp);
@@ -70309,11 +70693,20 @@ var ApiClient = class {
       waited += wait;
     }
   }
+  /**
+   * One attempt: the request, its headers and its whole body within the per-request timeout, the body no longer
+   * than the size limit. Never throws; an error is returned for #send to classify.
+   */
   async #attempt(req) {
     const started = performance.now();
     this.metrics.countRequest(req.method, req.template);
     const shown = `${req.method} ${req.redactor.text(req.wirePath)}`;
     const elapsed = () => `${Math.round(performance.now() - started)} ms`;
+    const controller = new AbortController();
+    const timeout = new RequestTimeout(
+      `no complete response within the ${seconds(this.#timeoutMs)} request timeout (--timeout)`
+    );
+    const timer = setTimeout(() => controller.abort(timeout), this.#timeoutMs);
     try {
       const response = await this.#pool.request({
         path: req.wirePath,
@@ -70321,22 +70714,42 @@ var ApiClient = class {
         headers: req.headers,
         body: req.body ?? null,
         headersTimeout: this.#timeoutMs,
-        bodyTimeout: this.#timeoutMs
+        bodyTimeout: this.#timeoutMs,
+        signal: controller.signal
       });
-      const bytes = new Uint8Array(await response.body.arrayBuffer());
       const headers = normaliseHeaders(response.headers);
+      const bytes = await this.#readBody(response.body, response.statusCode, headers);
       this.#debug?.(`${shown} -> ${response.statusCode} (${elapsed()})`);
-      const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return {
-        kind: "response",
-        status: response.statusCode,
-        headers,
-        body: req.binary && ok ? bytes : parseBody(new TextDecoder().decode(bytes), headers["content-type"] ?? "")
-      };
-    } catch (error2) {
-      this.#debug?.(`${shown} -> ${classifyError(error2).code} (${elapsed()})`);
+      return { kind: "response", status: response.statusCode, headers, text: bytes.toString("utf8"), bytes };
+    } catch (caught) {
+      const error2 = controller.signal.aborted ? timeout : caught;
+      this.#debug?.(
+        `${shown} -> ${error2 instanceof TooLarge ? "too large" : classifyError(error2).code} (${elapsed()})`
+      );
       return { kind: "error", error: error2 };
+    } finally {
+      clearTimeout(timer);
     }
+  }
+  /** The body, refusing (and closing the connection) past the size limit. */
+  async #readBody(body2, status, headers) {
+    const limit = this.#maxResponseBytes;
+    const declared = /^\d+$/.test(headers["content-length"] ?? "") ? Number(headers["content-length"]) : void 0;
+    if (declared !== void 0 && declared > limit) {
+      body2.destroy();
+      throw new TooLarge(status, limit, declared);
+    }
+    const chunks = [];
+    let size = 0;
+    for await (const chunk of body2) {
+      size += chunk.length;
+      if (size > limit) {
+        body2.destroy();
+        throw new TooLarge(status, limit, declared);
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size);
   }
 };
 async function encodeMultipart(form) {
@@ -70351,6 +70764,7 @@ function splitQuery(path2) {
 }
 
 // src/engine/apply.ts
+var NOT_STARTED = "not started: the apply was interrupted";
 async function createOnce(ctx, step) {
   const { kind, parent } = step;
   if (!kind.create || !step.desired) throw new Error(`${step.change.address}: this kind cannot be created`);
@@ -70432,10 +70846,12 @@ async function applySteps(ctx, steps, options) {
     for (const dep of waitFor) {
       const depOutcome = await running.get(dep);
       if (depOutcome && depOutcome.status !== "done") {
-        return record({ ...base2, status: "skipped", message: `skipped because ${dep} was not applied` });
+        const message = options.signal?.aborted ? NOT_STARTED : `skipped because ${dep} was not applied`;
+        return record({ ...base2, status: "skipped", message });
       }
     }
     return limit(async () => {
+      if (options.signal?.aborted) return record({ ...base2, status: "skipped", message: NOT_STARTED });
       try {
         const recovered = await run(ctx, step);
         return record({ ...base2, status: "done", ...recovered ? { recovered: true } : {} });
@@ -70503,14 +70919,14 @@ function cachingResolver(api) {
   };
 }
 async function createContext(api) {
-  const version = await api.get("/version");
+  const version = await api.get("/version", { shape: { version: "string?" } });
   const edition = /-ee\b/i.test(version.version ?? "") ? "licensed" : "core";
   return { api, resolve: cachingResolver(api), edition, memo: /* @__PURE__ */ new Map() };
 }
 
 // src/engine/plan.ts
 import { createHash as createHash3 } from "node:crypto";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 
 // src/kinds/kind.ts
 var FieldError = class extends Error {
@@ -70757,7 +71173,7 @@ async function expandSelectors(state, ctx, targets, changes) {
   relevantSelectors.forEach((s, i) => {
     for (const l of listings[i] ?? []) known[s.collection].add(l.path);
   });
-  const matches = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
+  const matches2 = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   const spelled = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   relevantSelectors.forEach((selector, i) => {
     const exact = (collections[selector.collection]?.items ?? []).filter((n2) => n2.state !== "absent");
@@ -70772,9 +71188,9 @@ async function expandSelectors(state, ctx, targets, changes) {
       if (seen.has(lower2) || !selects(selector, path2) || !inTargets(path2, targets)) continue;
       seen.add(lower2);
       count2++;
-      const list = matches[selector.collection].get(lower2) ?? [];
+      const list = matches2[selector.collection].get(lower2) ?? [];
       list.push(selector);
-      matches[selector.collection].set(lower2, list);
+      matches2[selector.collection].set(lower2, list);
       if (!spelled[selector.collection].has(lower2)) spelled[selector.collection].set(lower2, path2);
     }
     const source2 = selector.node.source;
@@ -70791,11 +71207,11 @@ async function expandSelectors(state, ctx, targets, changes) {
   const children = { ...root.children };
   for (const collection of ["groups", "projects"]) {
     const coll = collections[collection];
-    if (!coll && matches[collection].size === 0) continue;
+    if (!coll && matches2[collection].size === 0) continue;
     const exactByPath = new Map((coll?.items ?? []).map((n2) => [n2.key.toLowerCase(), n2]));
     const items = [];
     const merged = (lower2, exact) => {
-      const entries = [...matches[collection].get(lower2) ?? []].sort(
+      const entries = [...matches2[collection].get(lower2) ?? []].sort(
         (a, b2) => specificity(a.pattern) - specificity(b2.pattern)
       );
       const path2 = exact?.key ?? spelled[collection].get(lower2);
@@ -70810,7 +71226,7 @@ async function expandSelectors(state, ctx, targets, changes) {
     for (const item of coll?.items ?? []) {
       items.push(item.state === "absent" ? item : merged(item.key.toLowerCase(), item));
     }
-    for (const lower2 of matches[collection].keys()) {
+    for (const lower2 of matches2[collection].keys()) {
       if (!exactByPath.has(lower2)) items.push(merged(lower2, void 0));
     }
     children[collection] = { ...coll ?? { policy: collection === "groups" ? "warn" : "ignore" }, items };
@@ -70872,7 +71288,7 @@ var Planner = class {
         before: await this.shown(p2.kind, p2.specs, field, v2, containsSecret(p2.desired?.[field]))
       }))
     );
-    const backupFile = this.backup && p2.kind.backup ? join2(this.backup.dir, `${p2.kind.segment}-${encodeURIComponent(p2.key)}.tar.gz`) : void 0;
+    const backupFile = this.backup && p2.kind.backup ? join3(this.backup.dir, `${p2.kind.segment}-${encodeURIComponent(p2.key)}.tar.gz`) : void 0;
     const step = {
       change: {
         ...p2.base,
@@ -71388,8 +71804,8 @@ var Planner = class {
     if (replaceByRequest) fieldChanges.push(...writeOnlyChanges());
     const changed2 = fieldChanges.map((f2) => f2.field);
     if (!replace && kind.checkUpdate && p2.scope) {
-      const problems = await kind.checkUpdate(this.ctx, p2.parent, live, desired, changed2, p2.scope);
-      for (const problem2 of problems) {
+      const problems2 = await kind.checkUpdate(this.ctx, p2.parent, live, desired, changed2, p2.scope);
+      for (const problem2 of problems2) {
         this.problem(
           problem2.field ? `${address}.${problem2.field}` : address,
           problem2.message,
@@ -71426,14 +71842,14 @@ function order(steps) {
   const unmanaged = steps.filter((s) => s.change.action === "unmanaged");
   return [...forward, ...deletes, ...unmanaged];
 }
-function byPlace(problems) {
+function byPlace(problems2) {
   const key = (p2) => [
     p2.source?.file ?? "\uFFFF",
     String(p2.source?.line ?? 0).padStart(8, "0"),
     String(p2.source?.col ?? 0).padStart(6, "0"),
     p2.address
   ].join("\0");
-  return [...problems].sort((a, b2) => key(a) < key(b2) ? -1 : key(a) > key(b2) ? 1 : 0);
+  return [...problems2].sort((a, b2) => key(a) < key(b2) ? -1 : key(a) > key(b2) ? 1 : 0);
 }
 function digestLive(entries) {
   const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
@@ -71707,7 +72123,7 @@ var applicationSettingsKind = {
   updateMode: "update",
   identity: () => KEY,
   async read(ctx) {
-    return [toLive(await ctx.api.get("/application/settings"))];
+    return [toLive(await ctx.api.get("/application/settings", { shape: {} }))];
   },
   async prepare(_ctx, _parent, fields) {
     const out = renameDeprecated(fields);
@@ -71719,19 +72135,19 @@ var applicationSettingsKind = {
     return out;
   },
   check(_ctx, _parent, desired) {
-    const problems = [];
+    const problems2 = [];
     for (const [name, value] of Object.entries(desired)) {
       if (value !== true) continue;
       for (const partner of settingSpecs().get(name)?.requires ?? []) {
         if (!(partner in desired)) {
-          problems.push({
+          problems2.push({
             field: name,
             message: `${name}: true requires ${partner}, which the manifest does not set: declare it alongside`
           });
         }
       }
     }
-    return problems;
+    return problems2;
   },
   async update(ctx, _parent, _live, desired, changed2) {
     const send = new Set(changed2);
@@ -71762,7 +72178,9 @@ var badgeKind = {
   parents: ["groups", "projects"],
   updateMode: "update",
   async read(ctx, parent) {
-    const badges = await ctx.api.list(`${ownerPath(parent)}/badges`);
+    const badges = await ctx.api.list(`${ownerPath(parent)}/badges`, {
+      shape: { id: "integer", link_url: "string", image_url: "string", name: "string?", kind: "string?" }
+    });
     return badges.map((b2) => toLive2(parent, b2));
   },
   async create(ctx, parent, desired) {
@@ -71800,7 +72218,7 @@ var broadcastMessageKind = {
   parents: ["instance"],
   updateMode: "update",
   async read(ctx) {
-    return (await ctx.api.list("/broadcast_messages")).map(toLive3);
+    return (await ctx.api.list("/broadcast_messages", { shape: { id: "integer", message: "string" } })).map(toLive3);
   },
   async create(ctx, _parent, desired, key) {
     return toLive3(
@@ -71823,6 +72241,7 @@ var broadcastMessageKind = {
 
 // src/kinds/deploy-key.ts
 import { createHash as createHash4 } from "node:crypto";
+var KEY_SHAPE = { id: "integer", title: "string", key: "string", can_push: "boolean?" };
 function keyText(value) {
   return isSecret(value) ? value.reveal() : String(value ?? "");
 }
@@ -71840,7 +72259,7 @@ function instanceKeys(ctx) {
   const memoKey = "deploy_keys:instance";
   let p2 = ctx.memo.get(memoKey);
   if (!p2) {
-    p2 = ctx.api.list("/deploy_keys").then(
+    p2 = ctx.api.list("/deploy_keys", { shape: KEY_SHAPE }).then(
       (keys) => new Map(keys.map((k2) => [fingerprint(k2.key), k2])),
       (error2) => {
         if (error2 instanceof ApiError && (error2.status === 403 || error2.status === 401)) return void 0;
@@ -71887,7 +72306,7 @@ var deployKeyKind = {
   // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
   identity: (fields) => fingerprint(keyText(fields["key"])),
   async read(ctx, parent, _wanted, options) {
-    const keys = await ctx.api.list(`${ownerPath(parent)}/deploy_keys`);
+    const keys = await ctx.api.list(`${ownerPath(parent)}/deploy_keys`, { shape: KEY_SHAPE });
     if (options?.fresh) for (const k2 of keys) createdKeys(ctx).set(fingerprint(k2.key), k2);
     return keys.map((k2) => toLive4(k2));
   },
@@ -71937,6 +72356,12 @@ async function createOrEnable(ctx, parent, desired, key) {
 }
 
 // src/kinds/epic.ts
+var EPIC_ISSUE_SHAPE = {
+  id: "integer",
+  iid: "integer",
+  project_id: "integer",
+  epic_issue_id: "integer"
+};
 function epicIssuesPath(epic) {
   if (!epic.parent) throw new Error(`${epic.address} has no group`);
   return `${ownerPath(epic.parent)}${apiPath`/epics/${epic.ref}/issues`}`;
@@ -71948,13 +72373,15 @@ var epicKind = {
   updateMode: "update",
   explicitDeleteOnly: true,
   async read(ctx, parent, wanted) {
-    const iids = wanted.length > 0 ? wanted : (await orNotFound(ctx.api.list(`${ownerPath(parent)}/epics`)) ?? []).map(
-      (e) => String(e.iid)
-    );
+    const iids = wanted.length > 0 ? wanted : (await orNotFound(
+      ctx.api.list(`${ownerPath(parent)}/epics`, { shape: { iid: "integer" } })
+    ) ?? []).map((e) => String(e.iid));
     const found = await Promise.all(
       iids.map(async (iid) => {
         const issues = await orNotFound(
-          ctx.api.list(`${ownerPath(parent)}${apiPath`/epics/${iid}/issues`}`)
+          ctx.api.list(`${ownerPath(parent)}${apiPath`/epics/${iid}/issues`}`, {
+            shape: EPIC_ISSUE_SHAPE
+          })
         );
         return issues ? { key: iid, id: Number(iid), fields: { iid: Number(iid) }, raw: issues } : void 0;
       })
@@ -71964,6 +72391,7 @@ var epicKind = {
 };
 
 // src/kinds/epic-issue.ts
+var PROJECT_SHAPE = { id: "integer", path_with_namespace: "string" };
 function memoized(ctx, key, load) {
   let p2 = ctx.memo.get(key);
   if (!p2) {
@@ -71972,13 +72400,21 @@ function memoized(ctx, key, load) {
   }
   return p2;
 }
-var projectById = (ctx, id) => memoized(ctx, `project:${id}`, () => ctx.api.get(apiPath`/projects/${id}`));
-var projectByPath = (ctx, path2) => memoized(ctx, `project:${path2.toLowerCase()}`, () => ctx.api.get(apiPath`/projects/${path2}`));
+var projectById = (ctx, id) => memoized(
+  ctx,
+  `project:${id}`,
+  () => ctx.api.get(apiPath`/projects/${id}`, { shape: PROJECT_SHAPE })
+);
+var projectByPath = (ctx, path2) => memoized(
+  ctx,
+  `project:${path2.toLowerCase()}`,
+  () => ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE })
+);
 var FIRST = "(first)";
 var keyOf = (project, iid) => `${project}#${iid}`;
 async function liveLinks(ctx, epic, fresh) {
   const cached2 = epic.live?.raw;
-  const links = !fresh && cached2 ? cached2 : await ctx.api.list(epicIssuesPath(epic));
+  const links = !fresh && cached2 ? cached2 : await ctx.api.list(epicIssuesPath(epic), { shape: EPIC_ISSUE_SHAPE });
   return Promise.all(
     links.map(async (link) => ({
       key: keyOf((await projectById(ctx, link.project_id)).path_with_namespace, link.iid),
@@ -72080,7 +72516,9 @@ var errorTrackingKind = {
   identity: () => KEY2,
   async read(ctx, parent) {
     const settings = await orNotFound(
-      ctx.api.get(`${ownerPath(parent)}/error_tracking/settings`)
+      ctx.api.get(`${ownerPath(parent)}/error_tracking/settings`, {
+        shape: { active: "boolean" }
+      })
     );
     return settings ? [toLive5(settings)] : [];
   },
@@ -72100,8 +72538,8 @@ var errorTrackingKind = {
 };
 
 // src/kinds/group.ts
-import { mkdirSync, writeFileSync as writeFileSync2 } from "node:fs";
-import { dirname as dirname3 } from "node:path";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname as dirname4 } from "node:path";
 var FIELDS3 = [
   "name",
   "description",
@@ -72119,6 +72557,7 @@ var FIELDS3 = [
   "default_branch_protection"
 ];
 var BULK_THRESHOLD = 20;
+var GROUP_SHAPE = { id: "integer", full_path: "string" };
 function toLive6(ctx, g2) {
   ctx.resolve.rememberGroup(g2.full_path, g2.id);
   return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS3), raw: g2 };
@@ -72151,11 +72590,11 @@ async function downloadExport(ctx, id) {
   }
 }
 function writeNewFile(file, data) {
-  mkdirSync(dirname3(file), { recursive: true, mode: 448 });
+  mkdirSync(dirname4(file), { recursive: true, mode: 448 });
   for (let n2 = 1; ; n2++) {
     const name = n2 === 1 ? file : file.replace(/(\.tar\.gz)?$/, `.${n2}$1`);
     try {
-      writeFileSync2(name, data, { flag: "wx", mode: 384 });
+      writeFileSync(name, data, { flag: "wx", mode: 384 });
       return name;
     } catch (error2) {
       if (error2.code !== "EEXIST" || n2 >= 100) throw error2;
@@ -72173,20 +72612,29 @@ var groupKind = {
     const isUndeclaredChild = (g2) => options?.undeclared === true && !spelling.has(g2.full_path.toLowerCase()) && spelling.has((parentPath(g2.full_path) ?? "").toLowerCase());
     let found;
     if (wanted.length > BULK_THRESHOLD) {
-      const all = await ctx.api.list("/groups", { query: { all_available: true } });
+      const all = await ctx.api.list("/groups", {
+        query: { all_available: true },
+        shape: GROUP_SHAPE
+      });
       found = all.filter((g2) => spelling.has(g2.full_path.toLowerCase()) || isUndeclaredChild(g2));
     } else {
       const [declared, children] = await Promise.all([
         Promise.all(
           wanted.map(
-            (path2) => orNotFound(ctx.api.get(apiPath`/groups/${path2}`, { query: { with_projects: false } }))
+            (path2) => orNotFound(
+              ctx.api.get(apiPath`/groups/${path2}`, {
+                query: { with_projects: false },
+                shape: GROUP_SHAPE
+              })
+            )
           )
         ),
         options?.undeclared ? Promise.all(
           wanted.map(
             (path2) => orNotFound(
               ctx.api.list(apiPath`/groups/${path2}/subgroups`, {
-                query: { all_available: true }
+                query: { all_available: true },
+                shape: GROUP_SHAPE
               })
             )
           )
@@ -72205,12 +72653,12 @@ var groupKind = {
     return up && lowering(desired, live) ? [groupAddress(up)] : [];
   },
   async checkCreate(ctx, _parent, fullPath, _desired, scope) {
-    const problems = [];
+    const problems2 = [];
     const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
     const up = parentPath(fullPath);
     if (up && ![...scope.planned.keys()].some((k2) => k2.toLowerCase() === up.toLowerCase())) {
       if (await ctx.resolve.groupId(up) === void 0) {
-        problems.push({
+        problems2.push({
           message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
         });
       }
@@ -72224,12 +72672,12 @@ var groupKind = {
         continue;
       const tree = insideDeclaredTree(g2.full_path, declaredLower);
       if (!tree) continue;
-      problems.push({
+      problems2.push({
         message: `group ${fullPath} would be created, and ${g2.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g2.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g2.full_path} in the manifests too (or mark it "state: absent" to delete it)`
       });
       break;
     }
-    return problems;
+    return problems2;
   },
   async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
     const lower2 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
@@ -72344,6 +72792,13 @@ var groupKind = {
 
 // src/kinds/milestone.ts
 var FIELDS4 = ["title", "description", "start_date", "due_date"];
+var SHAPE = {
+  id: "integer",
+  title: "string",
+  state: "string",
+  start_date: "string?",
+  due_date: "string?"
+};
 var toLive7 = (m2) => ({
   key: m2.title,
   id: m2.id,
@@ -72371,7 +72826,9 @@ var milestoneKind = {
   parents: ["groups", "projects"],
   updateMode: "update",
   async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/milestones`)).map(toLive7);
+    return (await ctx.api.list(`${ownerPath(parent)}/milestones`, { shape: SHAPE })).map(
+      toLive7
+    );
   },
   check(_ctx, _parent, desired) {
     const start = desired["start_date"];
@@ -72449,7 +72906,13 @@ function kindFor(parents) {
     updateMode: "update",
     identity: () => KEY3,
     async read(ctx, parent) {
-      return [toLive8(await ctx.api.get(path(parent)))];
+      return [
+        toLive8(
+          await ctx.api.get(path(parent), {
+            shape: { level: "string", notification_email: "string?", events: "object?" }
+          })
+        )
+      ];
     },
     check: (_ctx, _parent, desired, live) => check(desired, live),
     async update(ctx, parent, _live, desired, changed2) {
@@ -72467,10 +72930,16 @@ var notificationSettingsKind = kindFor(["groups", "projects"]);
 
 // src/kinds/pipeline-schedule.ts
 var FIELDS5 = ["description", "ref", "cron", "cron_timezone", "active"];
+var SCHEDULE_SHAPE = {
+  id: "integer",
+  description: "string",
+  owner: "object?",
+  variables: "array?"
+};
 function currentUsername(ctx) {
   let p2 = ctx.memo.get("user:current");
   if (!p2) {
-    p2 = ctx.api.get("/user").then((u) => u.username);
+    p2 = ctx.api.get("/user", { shape: { username: "string" } }).then((u) => u.username);
     ctx.memo.set("user:current", p2);
   }
   return p2;
@@ -72492,12 +72961,16 @@ var pipelineScheduleKind = {
   parents: ["projects"],
   updateMode: "update",
   async read(ctx, parent, wanted) {
-    const list = await ctx.api.list(`${ownerPath(parent)}/pipeline_schedules`);
+    const list = await ctx.api.list(`${ownerPath(parent)}/pipeline_schedules`, {
+      shape: SCHEDULE_SHAPE
+    });
     const declared = new Set(wanted);
     return Promise.all(
       list.map(
         async (s) => declared.has(s.description) ? toLive9(
-          await ctx.api.get(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${s.id}`}`)
+          await ctx.api.get(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${s.id}`}`, {
+            shape: SCHEDULE_SHAPE
+          })
         ) : toLive9(s)
       )
     );
@@ -72571,7 +73044,9 @@ var protectedEnvironmentKind = {
   updateMode: "replace",
   replaceReason: "protected environments have no update call in the API: unprotected and protected again",
   async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/protected_environments`)).map(toLive10);
+    return (await ctx.api.list(`${ownerPath(parent)}/protected_environments`, {
+      shape: { name: "string", deploy_access_levels: "array" }
+    })).map(toLive10);
   },
   async prepare(ctx, _parent, fields) {
     const levels = fields["deploy_access_levels"] ?? [];
@@ -72701,6 +73176,13 @@ var scheduleVariableKind = {
 };
 
 // src/kinds/scim-user.ts
+var SCIM_USER_SHAPE = {
+  id: "string",
+  userName: "string",
+  externalId: "string?",
+  active: "boolean?",
+  emails: "array?"
+};
 var USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 var PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 function usersPath(parent) {
@@ -72728,7 +73210,8 @@ function workEmail(emails) {
 async function userByExternalId(ctx, parent, key) {
   const found = await ctx.api.list(usersPath(parent), {
     scim: true,
-    query: { filter: `id eq "${key}"` }
+    query: { filter: `id eq "${key}"` },
+    shape: SCIM_USER_SHAPE
   });
   return found.find((u) => (u.externalId ?? u.id) === key);
 }
@@ -72738,7 +73221,9 @@ var scimUserKind = {
   parents: ["groups"],
   updateMode: "update",
   async read(ctx, parent) {
-    return (await ctx.api.list(usersPath(parent), { scim: true })).map(toLive12);
+    return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE })).map(
+      toLive12
+    );
   },
   async prepare(_ctx, _parent, fields) {
     const name = fields["name"];
@@ -72818,7 +73303,7 @@ var systemHookKind = {
   updateMode: "replace",
   replaceReason: "system hooks have no update call in the API: deleted and created again",
   async read(ctx) {
-    return (await ctx.api.list("/hooks")).map(toLive13);
+    return (await ctx.api.list("/hooks", { shape: { id: "integer", url: "string" } })).map(toLive13);
   },
   async create(ctx, _parent, desired, key) {
     const answer = await ctx.api.post("/hooks", {
@@ -72836,41 +73321,68 @@ var systemHookKind = {
 };
 
 // src/kinds/trigger.ts
-import { existsSync as existsSync3, readFileSync as readFileSync9, statSync as statSync3 } from "node:fs";
-import { chmod as chmod2, rename as rename2, rm as rm2, writeFile as writeFile2 } from "node:fs/promises";
-import { dirname as dirname4, resolve as resolve3 } from "node:path";
-function holdsOnlyAToken(path2) {
-  try {
-    if (statSync3(path2).size > 256) return false;
-    return /^(glptt-)?[0-9a-zA-Z_-]{20,64}$/.test(readFileSync9(path2, "utf8").trim());
-  } catch {
-    return false;
+import { createHash as createHash5 } from "node:crypto";
+import { lstatSync, readFileSync as readFileSync9, realpathSync as realpathSync2 } from "node:fs";
+import { dirname as dirname5 } from "node:path";
+var MAX_TOKEN_FILE_BYTES = 1024;
+var digest = (text) => createHash5("sha256").update(text).digest("hex");
+var shownTokens = /* @__PURE__ */ new WeakMap();
+var tokenKey = (parent, description) => `${parent.ref}\0${description}`;
+function remember2(ctx, parent, triggers) {
+  const map = shownTokens.get(ctx) ?? /* @__PURE__ */ new Map();
+  shownTokens.set(ctx, map);
+  for (const t of triggers) {
+    if (typeof t.token === "string") map.set(tokenKey(parent, t.description), digest(t.token));
   }
 }
-async function writeToken(target, token) {
-  const temp = `${target}.${process.pid}.tmp`;
-  await writeFile2(temp, `${token}
-`, { mode: 384, flag: "wx" });
-  try {
-    await chmod2(temp, 384);
-    await rename2(temp, target);
-  } catch (error2) {
-    await rm2(temp, { force: true });
-    throw error2;
+function refusal(target, known) {
+  const realDir = (() => {
+    try {
+      return realpathSync2(dirname5(target));
+    } catch {
+      return void 0;
+    }
+  })();
+  if (realDir === void 0) return `token_file ${target}: its directory does not exist; create it first`;
+  if (realDir !== dirname5(target)) {
+    return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
   }
+  let stat2;
+  try {
+    stat2 = lstatSync(target);
+  } catch {
+    return void 0;
+  }
+  const why = stat2.isSymbolicLink() ? "is a symbolic link" : !stat2.isFile() ? "is not a regular file" : known === void 0 ? "already exists" : stat2.size > MAX_TOKEN_FILE_BYTES || digest(readFileSync9(target, "utf8").trim()) !== known ? "holds something other than this trigger's current token" : void 0;
+  if (why === void 0) return void 0;
+  return `token_file ${target} ${why}: forgeform writes a trigger token only to a new file or over that same trigger's current token (the platform shows it in full to the trigger's owner), never over anything else; remove the file or name another one`;
+}
+function writeToken(target, token) {
+  writeFileSafely(target, `${token}
+`, { mode: 384 });
 }
 var toLive14 = (t) => ({
   key: t.description,
   id: t.id,
   fields: { description: t.description }
 });
+var problems = (message) => message === void 0 ? [] : [{ field: "token_file", message }];
 var triggerKind = {
   collection: "triggers",
   segment: "trigger",
   parents: ["projects"],
   updateMode: "update",
   async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/triggers`)).map(toLive14);
+    const triggers = await ctx.api.list(`${ownerPath(parent)}/triggers`, {
+      shape: { id: "integer", description: "string", token: "string?" }
+    });
+    remember2(ctx, parent, triggers);
+    return triggers.map(toLive14);
+  },
+  check(ctx, parent, desired, live) {
+    const file = desired["token_file"];
+    if (typeof file !== "string" || !live) return [];
+    return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
   },
   async createReason(_ctx, parent, desired) {
     const file = desired["token_file"];
@@ -72878,45 +73390,24 @@ var triggerKind = {
       return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
     return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
   },
-  async checkCreate(_ctx, _parent, key, desired) {
+  async checkCreate(_ctx, _parent, _key, desired) {
     const file = desired["token_file"];
-    if (typeof file !== "string") return [];
-    const target = resolve3(file);
-    if (existsSync3(target) && !holdsOnlyAToken(target)) {
-      return [
-        {
-          field: "token_file",
-          message: `token_file ${target} exists and holds something other than a trigger token: forgeform writes a new token only to a new file or over an old token, never over another file; remove it or name another file for "${key}"`
-        }
-      ];
-    }
-    if (!existsSync3(dirname4(target)))
-      return [
-        {
-          field: "token_file",
-          message: `token_file ${target}: its directory does not exist; create it first`
-        }
-      ];
-    return [];
+    return typeof file === "string" ? problems(refusal(file, void 0)) : [];
   },
   async create(ctx, parent, desired, key) {
     const file = desired["token_file"];
-    const target = typeof file === "string" ? resolve3(file) : void 0;
-    if (target && existsSync3(target) && !holdsOnlyAToken(target)) {
-      throw new Error(
-        `token_file ${target} holds something other than a trigger token: not creating trigger ${JSON.stringify(key)}, whose token would have nowhere to go; remove the file or name another one`
-      );
-    }
+    const target = typeof file === "string" ? file : void 0;
+    const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
+    if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
     const created = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
       body: { description: key }
     });
     if (target && created.token) {
       try {
-        await writeToken(target, created.token);
+        writeToken(target, created.token);
       } catch (error2) {
-        const code = error2.code ?? "error";
         throw new Error(
-          `trigger ${JSON.stringify(key)} was created, but its token could not be written to ${target} (${code}): the trigger's owner can read the token in the project's CI/CD settings`
+          `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${error2.message}; the trigger's owner can read the token in the project's CI/CD settings`
         );
       }
     }
@@ -72935,7 +73426,7 @@ var triggerKind = {
 
 // src/kinds/wiki-page.ts
 import { readFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { basename as basename3 } from "node:path";
 var toLive15 = (p2) => ({
   key: p2.slug,
   id: p2.slug,
@@ -72954,7 +73445,7 @@ async function upload(ctx, parent, file) {
     throw new Error(`attachment ${file} cannot be read (${code}): check the path in attachments`);
   }
   const form = new FormData();
-  form.append("file", new Blob([new Uint8Array(data)]), basename(file));
+  form.append("file", new Blob([new Uint8Array(data)]), basename3(file));
   await ctx.api.post(`${ownerPath(parent)}/wikis/attachments`, { multipart: form });
 }
 var wikiPageKind = {
@@ -72964,7 +73455,8 @@ var wikiPageKind = {
   updateMode: "update",
   async read(ctx, parent) {
     const pages = await ctx.api.list(`${ownerPath(parent)}/wikis`, {
-      query: { with_content: true }
+      query: { with_content: true },
+      shape: { slug: "string", title: "string", format: "string", content: "string?" }
     });
     return pages.map(toLive15);
   },
@@ -73037,9 +73529,9 @@ var kinds = [
 
 // src/cli/changed-since.ts
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join3, relative as relative3, resolve as resolve4 } from "node:path";
+import { join as join4, relative as relative3, resolve as resolve4 } from "node:path";
 function git(cwd, args) {
   return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
@@ -73059,7 +73551,7 @@ async function scopeSince(ref2, paths, head) {
       `--changed-since: unknown git revision ${JSON.stringify(ref2)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`
     );
   }
-  const base2 = mkdtempSync(join3(tmpdir(), "forgeform-base-"));
+  const base2 = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
   try {
     const inRepo = relative3(top, resolve4(root)) || ".";
     let existed = true;
@@ -73075,8 +73567,8 @@ async function scopeSince(ref2, paths, head) {
     }
     const headState = head ?? (await loadManifests(given, { secrets: false })).state;
     if (!headState) return { warning: "the manifests could not be read" };
-    const mapped = given.map((p2) => join3(base2, relative3(top, resolve4(p2))));
-    const before = existed ? await loadManifests(mapped, { secrets: false, root: join3(base2, inRepo) }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
+    const mapped = given.map((p2) => join4(base2, relative3(top, resolve4(p2))));
+    const before = existed ? await loadManifests(mapped, { secrets: false, root: join4(base2, inRepo) }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
     if (!before.state) {
       return {
         warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
@@ -73084,7 +73576,7 @@ async function scopeSince(ref2, paths, head) {
     }
     return { scope: changeScope(before.state, headState) };
   } finally {
-    rmSync(base2, { recursive: true, force: true });
+    rmSync2(base2, { recursive: true, force: true });
   }
 }
 
@@ -73099,7 +73591,7 @@ function checkTargets(targets, state) {
   ];
   const prefixes = state.selectors.map((s) => s.prefix.toLowerCase());
   const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
-  const problems = [];
+  const problems2 = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
     const t = target.replace(/\/+$/, "").toLowerCase();
@@ -73112,17 +73604,17 @@ function checkTargets(targets, state) {
       ])
     ];
     const suggestion = didYouMean(target, candidates);
-    problems.push(
+    problems2.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`
     );
   }
-  if (problems.length > 0) throw new TargetError(problems.join("\n"));
+  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
 }
 function backupOption(request) {
   if (request.backupDir === false) return void 0;
   const root = manifestRoot(request.paths.length > 0 ? request.paths : ["."]);
   const dir = resolve5(
-    request.backupDir ?? join4(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
+    request.backupDir ?? join5(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
   );
   const rel = relative4(process.cwd(), dir);
   return { dir, shown: rel && !rel.startsWith("..") && !isAbsolute3(rel) ? rel : dir };
@@ -73208,7 +73700,7 @@ function plural2(n2, word) {
 function renderValidateText(diagnostics, files, secrets) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
   const warnings = diagnostics.length - errors;
-  const lines = diagnostics.map(formatDiagnostic);
+  const lines = diagnostics.map((d2) => escapeText(formatDiagnostic(d2)));
   const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
   if (errors > 0) {
     lines.push(
@@ -73370,15 +73862,15 @@ var Run = class {
   constructor(inputs, env) {
     this.inputs = inputs;
     this.env = env;
-    this.dir = mkdtempSync2(join5(env["RUNNER_TEMP"] || tmpdir2(), "forgeform-"));
+    this.dir = mkdtempSync2(join6(env["RUNNER_TEMP"] || tmpdir2(), "forgeform-"));
   }
   inputs;
   env;
   dir;
   /** Writes a report file under the report directory and names it in an output. */
   report(output, extension, text) {
-    const file = join5(this.dir, `forgeform-${this.inputs.command}.${extension}`);
-    writeFileSync3(file, text);
+    const file = join6(this.dir, `forgeform-${this.inputs.command}.${extension}`);
+    writeFileSafely(file, text);
     setOutput(output, file);
   }
   /** Writes the Markdown report file and appends it to the job summary. */
@@ -73410,8 +73902,8 @@ var Run = class {
       else warning(message, properties);
     }
   }
-  annotateProblems(problems, severity) {
-    for (const p2 of problems) {
+  annotateProblems(problems2, severity) {
+    for (const p2 of problems2) {
       const properties = { title: `forgeform ${this.inputs.command}` };
       if (p2.source) {
         properties.file = this.annotationFile(p2.source.file);

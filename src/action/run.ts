@@ -6,7 +6,7 @@
  * (none) or 2 (drift), 1 on errors. Only 1 fails the step, and 2 from drift when `fail-on-drift` is true. Apply
  * asks no confirmation (the Action is the merge pipeline) but honours `max-deletes`.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
@@ -17,6 +17,7 @@ import { renderDrift } from "../cli/drift.js";
 import { renderValidateText } from "../cli/validate.js";
 import { applyPlanResult, type PlanOutcome, planFromManifests } from "../cli/workflow.js";
 import type { Outcome } from "../engine/apply.js";
+import { writeFileSafely } from "../files/write.js";
 import { type Diagnostic, loadManifests } from "../manifest/index.js";
 import { hasChanges, type Plan, type PlanProblem } from "../plan/model.js";
 import { readSavedPlan, stalenessOf, writeSavedPlan } from "../plan/saved.js";
@@ -53,7 +54,7 @@ class Run {
   /** Writes a report file under the report directory and names it in an output. */
   report(output: string, extension: string, text: string): void {
     const file = join(this.dir, `forgeform-${this.inputs.command}.${extension}`);
-    writeFileSync(file, text);
+    writeFileSafely(file, text);
     core.setOutput(output, file);
   }
 

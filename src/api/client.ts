@@ -1,9 +1,10 @@
+import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
 import { Pool } from "undici";
 import { encodeJson, encodeParams, type QueryValue } from "./encode.js";
-import { ApiError, ClientConfigError, NetworkError, OutcomeUnknownError } from "./errors.js";
+import { ApiError, ClientConfigError, NetworkError, OutcomeUnknownError, ResponseError } from "./errors.js";
 import { RequestMetrics } from "./metrics.js";
 import { type NextPage, PER_PAGE, pageInfo } from "./pagination.js";
 import { endpointTemplate } from "./path.js";
@@ -13,11 +14,14 @@ import {
   classifyError,
   IDEMPOTENT_METHODS,
   OUTCOME_UNKNOWN_STATUS,
+  REQUEST_TIMEOUT,
   RETRYABLE_STATUS,
   serverDelayMs,
 } from "./retry.js";
+import { itemsProblem, type Shape, shapeProblem } from "./shape.js";
 
 export type { QueryValue } from "./encode.js";
+export type { Shape } from "./shape.js";
 
 export interface ClientOptions {
   /** The platform's base URL, e.g. `https://gitlab.example.com` (a trailing `/api/v4` is accepted and dropped). */
@@ -28,8 +32,15 @@ export interface ClientOptions {
   scimToken?: string;
   /** Requests in flight at once, across everything this client does (default 8). */
   concurrency?: number;
-  /** Per-request timeout for the response headers and between body chunks, in ms (default 30000). */
+  /**
+   * Per-request timeout in ms (default 30000): each attempt must be answered in full, headers and whole body,
+   * within it. Waits between retries are not part of it (see maxRetryWaitMs).
+   */
   timeoutMs?: number;
+  /** Largest response body read, in bytes (default 64 MiB); a longer one is an error naming the request. */
+  maxResponseBytes?: number;
+  /** Most pages read from one list (default 10,000: a million objects at 100 per page). */
+  maxPages?: number;
   /** Attempts per request, the first included (default 5). */
   maxAttempts?: number;
   /** Total time one request may spend waiting between retries, in ms (default 60000). */
@@ -65,6 +76,11 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Answer a successful response's body as bytes (an export archive) rather than parsed JSON or text. */
   binary?: boolean;
+  /**
+   * The fields the caller relies on (see shape.ts): a successful answer (each item of a list) that lacks one or
+   * has one of the wrong type is a ResponseError naming the request, the item and the field.
+   */
+  shape?: Shape;
 }
 
 export interface ApiResponse<T> {
@@ -75,9 +91,17 @@ export interface ApiResponse<T> {
   body: T;
 }
 
+/** The default of `maxResponseBytes`: room for the biggest legitimate answer, a project's whole wiki with content. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** The default of `maxPages`: 1,000,000 objects at 100 per page, ten times a 100,000-object instance. */
+export const DEFAULT_MAX_PAGES = 10_000;
+
 const DEFAULTS = {
   concurrency: 8,
   timeoutMs: 30_000,
+  maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
+  maxPages: DEFAULT_MAX_PAGES,
   maxAttempts: 5,
   maxRetryWaitMs: 60_000,
   backoffBaseMs: 500,
@@ -97,11 +121,62 @@ interface Prepared {
   scim: boolean;
   binary: boolean;
   redactor: Redactor;
+  /** What a successful answer must look like (RequestOptions.shape). */
+  shape: Shape | undefined;
 }
 
 type Attempt =
-  | { kind: "response"; status: number; headers: Record<string, string>; body: unknown }
+  | { kind: "response"; status: number; headers: Record<string, string>; text: string; bytes: Buffer }
   | { kind: "error"; error: unknown };
+
+/** An attempt that got no complete answer within the per-request timeout. */
+class RequestTimeout extends Error {
+  readonly code = REQUEST_TIMEOUT;
+}
+
+/** An answer longer than the response size limit (not retried: it would be just as long again). */
+class TooLarge extends Error {
+  constructor(
+    readonly status: number,
+    readonly limit: number,
+    readonly declared: number | undefined,
+  ) {
+    super("response too large");
+  }
+}
+
+function mebibytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
+}
+
+/** Reads a PEM CA file, refusing one that holds no certificate or a certificate that does not parse. */
+function readCaFile(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? String(error);
+    throw new ClientConfigError(`cannot read the CA file ${file} (${code}): check --ca-file`);
+  }
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) {
+    throw new ClientConfigError(
+      `the CA file ${file} holds no PEM certificate (no -----BEGIN CERTIFICATE----- block): pass the CA ` +
+        "certificate in PEM form with --ca-file (convert a DER file with: openssl x509 -inform der -in ca.der -out ca.pem)",
+    );
+  }
+  blocks.forEach((block, i) => {
+    try {
+      new X509Certificate(block);
+    } catch (error) {
+      throw new ClientConfigError(
+        `the CA file ${file}: certificate ${i + 1} of ${blocks.length} cannot be read (${(error as Error).message}): check --ca-file`,
+      );
+    }
+  });
+  return text;
+}
 
 function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
@@ -154,6 +229,48 @@ function normaliseHeaders(raw: Record<string, string | string[] | undefined>): R
   return out;
 }
 
+/** "a" or "an" before a value's type name. */
+function article(value: unknown): string {
+  return typeof value === "object" || typeof value === "undefined" ? "an" : "a";
+}
+
+/** The `<title>` of an HTML page, if it has one. */
+function htmlTitle(text: string): string | undefined {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, " ").trim();
+  return title ? (title.length > 80 ? `${title.slice(0, 79)}…` : title) : undefined;
+}
+
+/** The start of a text, quoted, for an error message. */
+function opening(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 79)}…` : flat);
+}
+
+/**
+ * A successful answer's body: parsed JSON, or null when empty. The platform answers every API call with JSON, so
+ * anything else (an HTML page from a sign-in proxy, a cut-off or malformed document) is a problem to report.
+ */
+function parseSuccess(text: string, contentType: string): { body: unknown } | { problem: string } {
+  if (text === "") return { body: null };
+  if (/html/i.test(contentType) || (!/json/i.test(contentType) && /^\s*</.test(text))) {
+    const title = htmlTitle(text);
+    return {
+      problem:
+        `an HTML page${title ? ` ("${title}")` : ""} came back instead of JSON: check that --url / FORGEFORM_URL ` +
+        "is the platform's own address (a sign-in page, proxy or portal may be answering in its place)",
+    };
+  }
+  try {
+    return { body: JSON.parse(text) };
+  } catch (error) {
+    const type = contentType ? ` (content type ${contentType.split(";")[0]})` : "";
+    return {
+      problem: `the response${type} is not valid JSON (${(error as Error).message}); it begins ${opening(text)}`,
+    };
+  }
+}
+
+/** An error answer's body: JSON when it parses, else the text (error pages are quoted, not refused). */
 function parseBody(text: string, contentType: string): unknown {
   if (text === "") return null;
   const looksJson = /^\s*[[{"]/.test(text) || /^\s*(true|false|null|-?\d)/.test(text);
@@ -185,6 +302,9 @@ export class ApiClient {
   readonly #scimToken: string | undefined;
   readonly #redactor: Redactor;
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
+  readonly #maxPages: number;
+  readonly #concurrency: number;
   readonly #maxAttempts: number;
   readonly #maxRetryWaitMs: number;
   readonly #backoff: { baseMs: number; capMs: number; random: () => number };
@@ -201,7 +321,10 @@ export class ApiClient {
     this.#scimToken = opts.scimToken;
     this.#redactor = new Redactor([opts.token, opts.scimToken]);
     const concurrency = Math.floor(positive("concurrency", opts.concurrency, DEFAULTS.concurrency));
+    this.#concurrency = concurrency;
     this.#timeoutMs = positive("timeoutMs", opts.timeoutMs, DEFAULTS.timeoutMs);
+    this.#maxResponseBytes = positive("maxResponseBytes", opts.maxResponseBytes, DEFAULTS.maxResponseBytes);
+    this.#maxPages = Math.floor(positive("maxPages", opts.maxPages, DEFAULTS.maxPages));
     this.#maxAttempts = Math.floor(positive("maxAttempts", opts.maxAttempts, DEFAULTS.maxAttempts));
     this.#maxRetryWaitMs = positive("maxRetryWaitMs", opts.maxRetryWaitMs, DEFAULTS.maxRetryWaitMs, 0);
     this.#backoff = {
@@ -212,15 +335,7 @@ export class ApiClient {
     this.#userAgent = opts.userAgent ?? "forgeform";
     this.#debug = opts.debug;
     this.#sleep = opts.sleep ?? ((ms) => delay(ms));
-    let ca: string | undefined;
-    if (opts.caFile !== undefined) {
-      try {
-        ca = readFileSync(opts.caFile, "utf8");
-      } catch (error) {
-        const code = (error as { code?: string }).code ?? String(error);
-        throw new ClientConfigError(`cannot read the CA file ${opts.caFile} (${code}): check --ca-file`);
-      }
-    }
+    const ca = opts.caFile === undefined ? undefined : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
     this.#pool = new Pool(this.#origin, {
       connections: concurrency,
@@ -276,48 +391,88 @@ export class ApiClient {
 
   /**
    * Every item of a list endpoint: `per_page=100`, following `X-Next-Page` / `Link rel="next"`. When page 1 tells
-   * `X-Total-Pages`, the remaining pages are fetched concurrently. An endpoint without pagination headers returns
-   * its array as it is. With `scim: true` it reads a SCIM ListResponse page by page (`startIndex`/`count`) and
-   * returns the `Resources`.
+   * `X-Total-Pages`, the remaining pages are fetched concurrently, a window of at most `concurrency` pages at a
+   * time. An endpoint without pagination headers returns its array as it is. With `scim: true` it reads a SCIM
+   * ListResponse page by page (`startIndex`/`count`) and returns the `Resources`.
+   *
+   * Every list ends: reading stops at an empty page (whatever the headers say next), at a page already read, and
+   * with a ResponseError past `maxPages` pages or when the server announces more than that.
    */
   async list<T>(path: string, opts: RequestOptions = {}): Promise<T[]> {
     if (opts.scim) return this.#listScim<T>(path, opts);
     const [bare, inline] = splitQuery(path);
     const query: Record<string, QueryValue> = { per_page: PER_PAGE, ...opts.query };
+    const shownPath = this.#redactor.text(bare);
     const pageOpts = (page: NextPage): [string, RequestOptions] =>
       "page" in page
         ? [path, { ...opts, query: { ...query, page: page.page } }]
         : [`${bare}?${page.search}`, { ...opts, query: {} }];
-    const fetchPage = async (page: NextPage): Promise<ApiResponse<unknown>> => {
-      const [pagePath, pageRequest] = pageOpts(page);
-      const response = await this.request<unknown>("GET", pagePath, pageRequest);
-      this.metrics.countPage();
-      if (!Array.isArray(response.body)) {
-        const got = response.body === null ? "an empty body" : `a ${typeof response.body}`;
-        throw new TypeError(
-          `GET ${this.#redactor.text(bare)} returned ${got}, not a list: read it with get() instead of list()`,
+    let fetched = 0;
+    const fetchPage = async (page: NextPage): Promise<{ items: T[]; headers: Record<string, string> }> => {
+      fetched += 1;
+      if (fetched > this.#maxPages) {
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          200,
+          `the list goes on past ${this.#maxPages.toLocaleString("en-US")} pages, the most forgeform reads from one list ` +
+            `(${(this.#maxPages * PER_PAGE).toLocaleString("en-US")} objects at ${PER_PAGE} per page), and the server ` +
+            "still points at a next page: stopped there. A proxy or the platform is paginating wrongly.",
         );
       }
-      return response;
+      const [pagePath, pageRequest] = pageOpts(page);
+      const { shape, ...plain } = pageRequest;
+      const response = await this.request<unknown>("GET", pagePath, plain);
+      this.metrics.countPage();
+      if (!Array.isArray(response.body)) {
+        const got =
+          response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          response.status,
+          `${got} came back where a list was expected`,
+        );
+      }
+      const problem = shape && itemsProblem(response.body, shape);
+      if (problem) {
+        const which = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
+        throw new ResponseError("GET", shownPath, response.status, `${which}, ${problem}`);
+      }
+      return { items: response.body as T[], headers: response.headers };
     };
     const firstNumber = Number(opts.query?.["page"] ?? new URLSearchParams(inline).get("page") ?? 1) || 1;
     const first = await fetchPage({ page: firstNumber });
-    const items = [...(first.body as T[])];
+    const items = [...first.items];
     let info = pageInfo(first.headers);
-    if (!info.paginated) return items;
+    if (!info.paginated || first.items.length === 0) return items;
     const seen = new Set<string>([`page:${firstNumber}`]);
     let last = firstNumber;
     if (info.totalPages !== undefined && info.next !== undefined && "page" in info.next) {
       const from = info.next.page;
-      const numbers: number[] = [];
-      for (let n = from; n <= info.totalPages; n++) numbers.push(n);
-      if (numbers.length > 0) {
-        const pages = await Promise.all(numbers.map((page) => fetchPage({ page })));
-        for (const page of pages) items.push(...(page.body as T[]));
-        for (const n of numbers) seen.add(`page:${n}`);
-        last = numbers[numbers.length - 1] ?? last;
-        // The list may have grown while we read it: carry on from the last page's own next link.
-        info = pageInfo(pages[pages.length - 1]?.headers ?? {});
+      const to = info.totalPages;
+      if (to - firstNumber + 1 > this.#maxPages) {
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          200,
+          `the server says the list has ${to.toLocaleString("en-US")} pages (X-Total-Pages), more than the ` +
+            `${this.#maxPages.toLocaleString("en-US")} forgeform reads from one list ` +
+            `(${(this.#maxPages * PER_PAGE).toLocaleString("en-US")} objects at ${PER_PAGE} per page): not reading it`,
+        );
+      }
+      if (from <= to) {
+        const pages = await this.#window(from, to, (n) => fetchPage({ page: n }));
+        for (const [offset, page] of pages.entries()) {
+          items.push(...page.items);
+          seen.add(`page:${from + offset}`);
+          last = from + offset;
+        }
+        const end = pages[pages.length - 1];
+        // An empty page: the list ends here, whatever the headers say. Otherwise the list may have grown while
+        // we read it: carry on from the last page's own next link.
+        if (end === undefined || end.items.length === 0) return items;
+        info = pageInfo(end.headers);
       }
     }
     let next = info.next;
@@ -327,27 +482,94 @@ export class ApiClient {
       seen.add(key);
       if ("page" in next) last = next.page;
       const page = await fetchPage(next);
-      items.push(...(page.body as T[]));
+      if (page.items.length === 0) break;
+      items.push(...page.items);
       next = pageInfo(page.headers).next;
     }
     return items;
   }
 
+  /**
+   * Fetches pages `from`..`to` with at most `concurrency` requests outstanding (so a huge page count never turns
+   * into a huge queue), and stops scheduling after an empty page. Resolves to the pages in order, up to and
+   * including the first empty one.
+   */
+  async #window<P extends { items: unknown[] }>(
+    from: number,
+    to: number,
+    fetch: (n: number) => Promise<P>,
+  ): Promise<P[]> {
+    const pages: P[] = [];
+    let next = from;
+    let stop = false;
+    const worker = async () => {
+      while (!stop && next <= to) {
+        const n = next++;
+        try {
+          const page = await fetch(n);
+          pages[n - from] = page;
+          if (page.items.length === 0) stop = true;
+        } catch (error) {
+          stop = true;
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.#concurrency, to - from + 1) }, worker));
+    const ordered: P[] = [];
+    for (const page of pages) {
+      if (page === undefined) break;
+      ordered.push(page);
+      if (page.items.length === 0) break;
+    }
+    return ordered;
+  }
+
   async #listScim<T>(path: string, opts: RequestOptions): Promise<T[]> {
     const items: T[] = [];
+    const shownPath = `${this.#redactor.text(splitQuery(path)[0])} (SCIM)`;
+    const limit = this.#maxPages * PER_PAGE;
+    const { shape, ...plain } = opts;
     let startIndex = Number(opts.query?.["startIndex"] ?? 1) || 1;
-    for (;;) {
+    for (let pages = 1; ; pages++) {
+      if (pages > this.#maxPages) {
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          200,
+          `the list goes on past ${this.#maxPages.toLocaleString("en-US")} pages, the most forgeform reads from one list: stopped there`,
+        );
+      }
       const query = { count: PER_PAGE, ...opts.query, startIndex };
-      const { body } = await this.request<unknown>("GET", path, { ...opts, query });
+      const { status, body } = await this.request<unknown>("GET", path, { ...plain, query });
       this.metrics.countPage();
       const page = body as { Resources?: unknown; totalResults?: unknown } | null;
       if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
-        throw new TypeError(
-          `GET ${this.#redactor.text(splitQuery(path)[0])} (SCIM) did not return a ListResponse with Resources`,
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          status,
+          "the answer is not a SCIM ListResponse with Resources",
         );
       }
+      const problem = shape && itemsProblem(page.Resources, shape);
+      if (problem) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem}`);
       items.push(...(page.Resources as T[]));
-      const total = typeof page.totalResults === "number" ? page.totalResults : items.length;
+      const total =
+        typeof page.totalResults === "number" &&
+        Number.isSafeInteger(page.totalResults) &&
+        page.totalResults >= 0
+          ? page.totalResults
+          : items.length;
+      if (total > limit) {
+        throw new ResponseError(
+          "GET",
+          shownPath,
+          status,
+          `the server says there are ${total.toLocaleString("en-US")} results (totalResults), more than the ` +
+            `${limit.toLocaleString("en-US")} forgeform reads from one list: not reading it`,
+        );
+      }
       if (page.Resources.length === 0 || startIndex - 1 + page.Resources.length >= total) return items;
       startIndex += page.Resources.length;
     }
@@ -411,6 +633,7 @@ export class ApiClient {
       scim,
       binary: opts.binary === true,
       redactor,
+      shape: opts.shape,
     };
   }
 
@@ -422,16 +645,39 @@ export class ApiClient {
       const result = await this.#limit(() => this.#attempt(req));
       let retry: { wait: number; serverAsked: boolean; fail: (gaveUp?: string) => Error };
       if (result.kind === "response") {
+        const contentType = result.headers["content-type"] ?? "";
         if (result.status >= 200 && result.status < 300) {
-          return { status: result.status, headers: result.headers, body: result.body };
+          if (req.binary)
+            return { status: result.status, headers: result.headers, body: new Uint8Array(result.bytes) };
+          const parsed = parseSuccess(result.text, contentType);
+          const problem =
+            "problem" in parsed
+              ? parsed.problem
+              : req.shape &&
+                (Array.isArray(parsed.body)
+                  ? itemsProblem(parsed.body, req.shape)
+                  : shapeProblem(parsed.body, req.shape));
+          if (problem) {
+            const error = new ResponseError(
+              req.method,
+              req.shownPath,
+              result.status,
+              req.redactor.text(problem),
+            );
+            // The platform acted on the request, but its answer cannot be read: for a POST, as if it were lost.
+            if (!idempotent) throw new OutcomeUnknownError(req.method, req.shownPath, error);
+            throw error;
+          }
+          return { status: result.status, headers: result.headers, body: (parsed as { body: unknown }).body };
         }
+        const location = result.headers["location"];
         const fail = (gaveUp?: string) =>
           new ApiError({
             status: result.status,
             method: req.method,
             path: req.shownPath,
-            body: req.redactor.value(result.body),
-            headers: result.headers,
+            body: req.redactor.value(parseBody(result.text, contentType)),
+            headers: location ? { ...result.headers, location: req.redactor.text(location) } : result.headers,
             scim: req.scim,
             attempts: attempt,
             ...(gaveUp === undefined ? {} : { gaveUp }),
@@ -446,6 +692,21 @@ export class ApiClient {
         if (!retryable) throw fail();
         retry = { wait: asked ?? backoffMs(attempt, this.#backoff), serverAsked: asked !== undefined, fail };
       } else {
+        if (result.error instanceof TooLarge) {
+          const { status, limit, declared } = result.error;
+          const size = declared === undefined ? "" : ` (${mebibytes(declared)} announced)`;
+          const error = new ResponseError(
+            req.method,
+            req.shownPath,
+            status,
+            `the response body is larger than the ${mebibytes(limit)} limit${size}: not read. If the platform really ` +
+              "answers this with that much, raise the limit with --max-response-mb",
+          );
+          if (!idempotent && status >= 200 && status < 300) {
+            throw new OutcomeUnknownError(req.method, req.shownPath, error);
+          }
+          throw error;
+        }
         const info = classifyError(result.error);
         const description = req.redactor.text(info.description);
         const fail = (gaveUp?: string) =>
@@ -476,11 +737,20 @@ export class ApiClient {
     }
   }
 
+  /**
+   * One attempt: the request, its headers and its whole body within the per-request timeout, the body no longer
+   * than the size limit. Never throws; an error is returned for #send to classify.
+   */
   async #attempt(req: Prepared): Promise<Attempt> {
     const started = performance.now();
     this.metrics.countRequest(req.method, req.template);
     const shown = `${req.method} ${req.redactor.text(req.wirePath)}`;
     const elapsed = () => `${Math.round(performance.now() - started)} ms`;
+    const controller = new AbortController();
+    const timeout = new RequestTimeout(
+      `no complete response within the ${seconds(this.#timeoutMs)} request timeout (--timeout)`,
+    );
+    const timer = setTimeout(() => controller.abort(timeout), this.#timeoutMs);
     try {
       const response = await this.#pool.request({
         path: req.wirePath,
@@ -489,24 +759,48 @@ export class ApiClient {
         body: req.body ?? null,
         headersTimeout: this.#timeoutMs,
         bodyTimeout: this.#timeoutMs,
+        signal: controller.signal,
       });
-      const bytes = new Uint8Array(await response.body.arrayBuffer());
       const headers = normaliseHeaders(response.headers);
+      const bytes = await this.#readBody(response.body, response.statusCode, headers);
       this.#debug?.(`${shown} -> ${response.statusCode} (${elapsed()})`);
-      const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return {
-        kind: "response",
-        status: response.statusCode,
-        headers,
-        body:
-          req.binary && ok
-            ? bytes
-            : parseBody(new TextDecoder().decode(bytes), headers["content-type"] ?? ""),
-      };
-    } catch (error) {
-      this.#debug?.(`${shown} -> ${classifyError(error).code} (${elapsed()})`);
+      return { kind: "response", status: response.statusCode, headers, text: bytes.toString("utf8"), bytes };
+    } catch (caught) {
+      const error = controller.signal.aborted ? timeout : caught;
+      this.#debug?.(
+        `${shown} -> ${error instanceof TooLarge ? "too large" : classifyError(error).code} (${elapsed()})`,
+      );
       return { kind: "error", error };
+    } finally {
+      clearTimeout(timer);
     }
+  }
+
+  /** The body, refusing (and closing the connection) past the size limit. */
+  async #readBody(
+    body: AsyncIterable<Buffer> & { destroy(): unknown },
+    status: number,
+    headers: Record<string, string>,
+  ): Promise<Buffer> {
+    const limit = this.#maxResponseBytes;
+    const declared = /^\d+$/.test(headers["content-length"] ?? "")
+      ? Number(headers["content-length"])
+      : undefined;
+    if (declared !== undefined && declared > limit) {
+      body.destroy();
+      throw new TooLarge(status, limit, declared);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > limit) {
+        body.destroy();
+        throw new TooLarge(status, limit, declared);
+      }
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks, size);
   }
 }
 

@@ -78,6 +78,17 @@ export function hintFor(status: number, scim: boolean): string | undefined {
   }
 }
 
+/** Where a 3xx points, and why forgeform does not go there; undefined for other statuses. */
+function redirectHint(status: number, headers: Record<string, string>): string | undefined {
+  if (status < 300 || status >= 400) return undefined;
+  const location = headers["location"];
+  const where = location ? `redirected to ${clip(location)}` : "answered with a redirect without a Location";
+  return (
+    `${where}; forgeform does not follow redirects (the token would go along): point --url / FORGEFORM_URL ` +
+    "at the address the platform answers on itself (https://, the right host, no sign-in page in between)"
+  );
+}
+
 export interface ApiErrorInit {
   status: number;
   method: string;
@@ -111,7 +122,7 @@ export class ApiError extends Error {
   constructor(init: ApiErrorInit) {
     const statusText = STATUS_CODES[init.status] ?? "";
     const platformMessage = platformMessageOf(init.body, init.status);
-    const hint = hintFor(init.status, init.scim ?? false);
+    const hint = hintFor(init.status, init.scim ?? false) ?? redirectHint(init.status, init.headers ?? {});
     const detail = hint ? `${hint} (platform said: ${platformMessage})` : platformMessage;
     let message = `${init.method} ${init.path} -> ${init.status}${statusText ? ` ${statusText}` : ""}: ${detail}`;
     if ((init.attempts ?? 1) > 1) message += ` (after ${init.attempts} attempts)`;
@@ -175,6 +186,29 @@ export class NetworkError extends Error {
     this.path = path;
     this.code = code;
     this.attempts = attempts;
+  }
+}
+
+/**
+ * The platform answered, but with something forgeform cannot use: a body over the size limit, text that is not
+ * JSON (an HTML sign-in page with status 200), items of the wrong shape, or a list that never ends. Not retried:
+ * asking again would get the same answer.
+ */
+export class ResponseError extends Error {
+  override readonly name = "ResponseError";
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  /** What was wrong with the answer. */
+  readonly problem: string;
+
+  constructor(method: string, path: string, status: number, problem: string) {
+    const statusText = STATUS_CODES[status] ?? "";
+    super(`${method} ${path} -> ${status}${statusText ? ` ${statusText}` : ""}: ${problem}`);
+    this.method = method;
+    this.path = path;
+    this.status = status;
+    this.problem = problem;
   }
 }
 

@@ -2,8 +2,11 @@ export {
   ApiClient,
   type ApiResponse,
   type ClientOptions,
+  DEFAULT_MAX_PAGES,
+  DEFAULT_MAX_RESPONSE_BYTES,
   type QueryValue,
   type RequestOptions,
+  type Shape,
 } from "./client.js";
 export {
   ApiError,
@@ -11,6 +14,7 @@ export {
   NetworkError,
   OutcomeUnknownError,
   platformMessageOf,
+  ResponseError,
 } from "./errors.js";
 export { type MetricsSnapshot, RequestMetrics } from "./metrics.js";
 export { apiPath, encodeSegment, endpointTemplate, type PathId } from "./path.js";

@@ -12,6 +12,9 @@ export const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
  */
 export const OUTCOME_UNKNOWN_STATUS = new Set([429, 502, 503, 504]);
 
+/** The code of a request that got no complete answer within the per-request timeout (headers and whole body). */
+export const REQUEST_TIMEOUT = "REQUEST_TIMEOUT";
+
 /** Errors that mean the request was sent (or may have been) and the connection failed before an answer. */
 const TRANSIENT_CODES = new Set([
   "ECONNRESET",
@@ -21,6 +24,7 @@ const TRANSIENT_CODES = new Set([
   "UND_ERR_HEADERS_TIMEOUT",
   "UND_ERR_BODY_TIMEOUT",
   "UND_ERR_CONNECT_TIMEOUT",
+  REQUEST_TIMEOUT,
 ]);
 
 /** Errors that mean the request never left: nothing was processed, so even a POST may be retried. */

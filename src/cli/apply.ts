@@ -2,13 +2,15 @@
  * `forgeform apply [paths...] | --plan FILE`: make the changes. Asks for confirmation at a terminal and needs
  * `--yes` elsewhere; refuses a saved plan whose live state or manifests changed; `--max-deletes N` stops a plan
  * that deletes (or replaces) more than N objects. Every outcome is reported; any failure exits 1, and running
- * again converges.
+ * again converges. Ctrl-C (SIGINT) or SIGTERM while applying lets the requests in flight finish, starts nothing
+ * new, reports what was done and what was not, and exits 130 (143 for SIGTERM); a second signal exits at once.
  */
 import type { Command } from "commander";
-import type { Outcome } from "../engine/apply.js";
+import { NOT_STARTED, type Outcome } from "../engine/apply.js";
 import { hasChanges } from "../plan/model.js";
 import { readSavedPlan, stalenessOf } from "../plan/saved.js";
 import { ACTION_SYMBOL } from "../report/common.js";
+import { escapeText } from "../report/escape.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import { formatDiagnostics } from "./diagnostics.js";
 import type { Io } from "./index.js";
@@ -22,6 +24,43 @@ function parseCount(value: string): number {
   return n;
 }
 
+/**
+ * Listens for SIGINT and SIGTERM while `work` runs. The first signal aborts the returned signal (the apply starts
+ * no new step) and says so; a second one exits at once. Resolves to the first signal's name, if any.
+ */
+async function interruptible<T>(
+  io: Io,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<{ result: T; interrupted?: NodeJS.Signals }> {
+  const controller = new AbortController();
+  let interrupted: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupted) {
+      io.err(
+        `\nforgeform: ${signal} again: exiting at once. Requests in flight may or may not have taken effect: run plan to see where things stand.\n`,
+      );
+      process.exit(EXIT_ON[signal] ?? 130);
+    }
+    interrupted = signal;
+    controller.abort();
+    io.err(
+      `\nforgeform: ${signal}: finishing the requests in flight and starting no new ones (press Ctrl-C again to exit at once)...\n`,
+    );
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const result = await work(controller.signal);
+    return interrupted ? { result, interrupted } : { result };
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+/** The conventional exit codes of a process stopped by a signal: 128 + its number. */
+const EXIT_ON: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+
 function outcomeLine(o: Outcome): string {
   const status =
     o.status === "done"
@@ -29,7 +68,7 @@ function outcomeLine(o: Outcome): string {
         ? "done (its response was lost; found on re-reading)"
         : "done"
       : o.status;
-  return `${ACTION_SYMBOL[o.action]} ${o.address}: ${status}${o.message ? `: ${o.message}` : ""}`;
+  return escapeText(`${ACTION_SYMBOL[o.action]} ${o.address}: ${status}${o.message ? `: ${o.message}` : ""}`);
 }
 
 export function registerApply(program: Command, io: Io, setExit: (code: number) => void): void {
@@ -117,15 +156,34 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
           return;
         }
       }
-      const outcomes = await applyPlanResult(outcome.ctx, outcome.result, {
-        concurrency: connection.concurrency ?? 8,
-        onOutcome: io.interactive
-          ? (o, done, total) => io.err(`[${done}/${total}] ${outcomeLine(o)}\n`)
-          : undefined,
-      });
+      const ctx = outcome.ctx;
+      const result = outcome.result;
+      const { result: outcomes, interrupted } = await interruptible(io, (signal) =>
+        applyPlanResult(ctx, result, {
+          concurrency: connection.concurrency ?? 8,
+          signal,
+          onOutcome: io.interactive
+            ? (o, done, total) => io.err(`[${done}/${total}] ${outcomeLine(o)}\n`)
+            : undefined,
+        }),
+      );
       const failed = outcomes.filter((o) => o.status === "failed");
       const skipped = outcomes.filter((o) => o.status === "skipped");
       const done = outcomes.length - failed.length - skipped.length;
+      if (interrupted) {
+        // What was done and what was not, every step of it.
+        const notStarted = skipped.filter((o) => o.message === NOT_STARTED).length;
+        io.out(`\n${outcomes.map(outcomeLine).join("\n")}\n`);
+        io.out(
+          `\nApply interrupted: ${done} done, ${failed.length} failed, ${notStarted} not started` +
+            `${skipped.length > notStarted ? `, ${skipped.length - notStarted} skipped` : ""}.\n`,
+        );
+        io.err(
+          `forgeform: apply was interrupted (${interrupted}): the changes marked done were made, the others were not. Run apply again to carry on from here.\n`,
+        );
+        setExit(EXIT_ON[interrupted] ?? 130);
+        return;
+      }
       const report = io.interactive ? [...failed, ...skipped] : outcomes;
       if (report.length > 0) io.out(`\n${report.map(outcomeLine).join("\n")}\n`);
       io.out(

@@ -13,6 +13,7 @@ export interface ConnectionFlags {
   timeout?: number | string;
   concurrency?: number | string;
   maxAttempts?: number | string;
+  maxResponseMb?: number | string;
   debug?: boolean;
 }
 
@@ -26,7 +27,10 @@ function positiveInteger(flag: string) {
   };
 }
 
-/** Adds --url, --token, --token-file, --ca-file, --insecure-http, --timeout, --concurrency, --max-attempts, --debug. */
+/**
+ * Adds --url, --token, --token-file, --ca-file, --insecure-http, --timeout, --concurrency, --max-attempts,
+ * --max-response-mb, --debug.
+ */
 export function addConnectionOptions(cmd: Command): Command {
   return cmd
     .option("--url <url>", "platform base URL, e.g. https://gitlab.example.com (env FORGEFORM_URL)")
@@ -42,7 +46,7 @@ export function addConnectionOptions(cmd: Command): Command {
     )
     .option(
       "--timeout <ms>",
-      "per-request timeout in milliseconds (default 30000)",
+      "per-request timeout in milliseconds, the whole response included (default 30000)",
       positiveInteger("--timeout"),
     )
     .option("--concurrency <n>", "requests in flight at once (default 8)", positiveInteger("--concurrency"))
@@ -50,6 +54,11 @@ export function addConnectionOptions(cmd: Command): Command {
       "--max-attempts <n>",
       "attempts per request when retrying rate limits and transient failures (default 5)",
       positiveInteger("--max-attempts"),
+    )
+    .option(
+      "--max-response-mb <n>",
+      "largest response body read, in MiB (default 64)",
+      positiveInteger("--max-response-mb"),
     )
     .option("--debug", "print one line per API request and response (tokens redacted)");
 }
@@ -123,6 +132,8 @@ export function resolveConnection(
   if (concurrency !== undefined) options.concurrency = concurrency;
   const maxAttempts = numberFlag("--max-attempts", opts.maxAttempts);
   if (maxAttempts !== undefined) options.maxAttempts = maxAttempts;
+  const maxResponseMb = numberFlag("--max-response-mb", opts.maxResponseMb);
+  if (maxResponseMb !== undefined) options.maxResponseBytes = maxResponseMb * 1024 * 1024;
   if (opts.debug) options.debug = debugSink;
   return options;
 }

@@ -3,10 +3,10 @@
  * nothing. Exit 0 when there is no drift, 2 when apply would change something (drifted or missing objects, objects
  * a prune policy deletes; with --fail-on-unmanaged also objects the manifests do not mention), 1 on error.
  */
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import type { PlanResult } from "../engine/plan.js";
 import { parseShard, type Shard } from "../engine/shard.js";
+import { FileWriteError, writeFileSafely } from "../files/write.js";
 import {
   driftExitCode,
   driftSummaryLine,
@@ -62,12 +62,12 @@ export function parseReport(value: string, previous: ReportRequest[]): ReportReq
   return [...previous, { format: format as DriftFormat, file }];
 }
 
-/** Writes a report file, with an error that names the file and what to check. */
+/** Writes a report file (see files/write.ts), with an error that names the file and what to check. */
 export function writeReport(file: string, text: string): void {
   try {
-    writeFileSync(file, text);
+    writeFileSafely(file, text);
   } catch (error) {
-    const code = (error as { code?: string }).code ?? "unwritable";
+    const code = error instanceof FileWriteError ? error.code : "unwritable";
     throw new Error(
       `cannot write the report to ${file} (${code}): check that its directory exists and is writable`,
     );

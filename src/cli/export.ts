@@ -4,15 +4,17 @@
  * Planning them against the same platform shows no changes. Sensitive values become `${env:NAME}` references
  * whose names are listed on standard error; values are never written or printed.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { ApiClient } from "../api/index.js";
 import { createContext } from "../engine/context.js";
 import { createRegistry } from "../engine/registry.js";
 import { exportManifests } from "../export/export.js";
+import { writeFileSafely } from "../files/write.js";
 import { kinds } from "../kinds/index.js";
 import { fieldSpecs } from "../kinds/schemas.js";
+import { escapeLine } from "../report/escape.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import type { Io } from "./index.js";
 import { collect } from "./plan.js";
@@ -67,23 +69,20 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
           `cannot create the output directory ${outDir} (${code}): check --out and its permissions`,
         );
       }
+      // File names and messages come from live group and project paths: shown with control characters escaped.
       for (const file of result.files) {
         const target = join(outDir, file.name);
-        try {
-          writeFileSync(target, file.text);
-        } catch (error) {
-          const code = (error as { code?: string }).code ?? "error";
-          throw new Error(`cannot write ${target} (${code}): check that the directory is writable`);
-        }
-        io.out(`Wrote ${target}\n`);
+        writeFileSafely(target, file.text);
+        io.out(`Wrote ${escapeLine(target)}\n`);
       }
-      for (const skipped of result.skipped) io.err(`forgeform export: not exported: ${skipped}\n`);
+      for (const skipped of result.skipped)
+        io.err(`forgeform export: not exported: ${escapeLine(skipped)}\n`);
       const env = result.files.flatMap((f) => f.env);
       if (env.length > 0) {
         io.err(
           `The exported manifests refer to ${env.length} sensitive value${env.length === 1 ? "" : "s"} through environment variables; set them before planning:\n`,
         );
-        for (const e of env) io.err(`  ${e.name}  (${e.field})\n`);
+        for (const e of env) io.err(`  ${escapeLine(e.name)}  (${escapeLine(e.field)})\n`);
       }
       setExit(0);
     } finally {

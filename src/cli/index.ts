@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { escapeText } from "../report/escape.js";
 import { registerApply } from "./apply.js";
 import { registerDrift } from "./drift.js";
 import { registerExplain } from "./explain.js";
@@ -83,7 +84,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? 0 : error.exitCode === 1 ? 1 : error.exitCode;
     }
-    io.err(`forgeform: ${error instanceof Error ? error.message : String(error)}\n`);
+    // The message may quote the platform or a manifest: control characters are shown escaped.
+    io.err(`forgeform: ${escapeText(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
   }
   return code;

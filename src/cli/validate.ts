@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { type Diagnostic, formatDiagnostic, loadManifests } from "../manifest/index.js";
+import { escapeJson, escapeText } from "../report/escape.js";
 import type { Io } from "./index.js";
 
 interface ValidateOptions {
@@ -12,11 +13,11 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-/** Text form: one `file:line:col: path: message` line per finding, then a summary line. */
+/** Text form: one `file:line:col: path: message` line per finding (control characters escaped), then a summary line. */
 export function renderValidateText(diagnostics: Diagnostic[], files: number, secrets: boolean): string {
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   const warnings = diagnostics.length - errors;
-  const lines = diagnostics.map(formatDiagnostic);
+  const lines = diagnostics.map((d) => escapeText(formatDiagnostic(d)));
   const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
   if (errors > 0) {
     lines.push(
@@ -55,20 +56,15 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       const errors = result.diagnostics.filter((d) => d.severity === "error").length;
       const files = result.state?.files ?? [...new Set(result.diagnostics.map((d) => d.file))];
       if (options.format === "json") {
-        io.out(
-          `${JSON.stringify(
-            {
-              valid: errors === 0,
-              files,
-              errors,
-              warnings: result.diagnostics.length - errors,
-              secretsResolved: options.secrets,
-              diagnostics: result.diagnostics,
-            },
-            null,
-            2,
-          )}\n`,
-        );
+        const report = {
+          valid: errors === 0,
+          files,
+          errors,
+          warnings: result.diagnostics.length - errors,
+          secretsResolved: options.secrets,
+          diagnostics: result.diagnostics,
+        };
+        io.out(`${escapeJson(JSON.stringify(report, null, 2))}\n`);
       } else {
         io.out(renderValidateText(result.diagnostics, files.length, options.secrets));
       }

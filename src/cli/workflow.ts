@@ -5,7 +5,7 @@
 
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { ApiClient, type ClientOptions } from "../api/index.js";
-import { applySteps, type Outcome } from "../engine/apply.js";
+import { type ApplyOptions, applySteps, type Outcome } from "../engine/apply.js";
 import type { ChangeScope } from "../engine/changes.js";
 import { createContext } from "../engine/context.js";
 import { makePlan, type PlanResult } from "../engine/plan.js";
@@ -152,7 +152,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
 export async function applyPlanResult(
   ctx: KindContext,
   result: PlanResult,
-  options: { concurrency: number; onOutcome?: (o: Outcome, done: number, total: number) => void },
+  options: ApplyOptions,
 ): Promise<Outcome[]> {
   return applySteps(ctx, result.steps, options);
 }

@@ -25,7 +25,15 @@ export interface ApplyOptions {
   concurrency: number;
   /** Called as each step finishes, for progress display. */
   onOutcome?: (outcome: Outcome, done: number, total: number) => void;
+  /**
+   * Once aborted (the user pressed Ctrl-C), no step starts: the steps already running finish, the others are
+   * skipped with NOT_STARTED as their message.
+   */
+  signal?: AbortSignal;
 }
+
+/** The message of a step that was not started because the apply was interrupted. */
+export const NOT_STARTED = "not started: the apply was interrupted";
 
 /**
  * Creates the object, recovering when the outcome of the create is unknown (the response was lost, or the platform
@@ -122,10 +130,12 @@ export async function applySteps(ctx: KindContext, steps: Step[], options: Apply
     for (const dep of waitFor) {
       const depOutcome = await running.get(dep);
       if (depOutcome && depOutcome.status !== "done") {
-        return record({ ...base, status: "skipped", message: `skipped because ${dep} was not applied` });
+        const message = options.signal?.aborted ? NOT_STARTED : `skipped because ${dep} was not applied`;
+        return record({ ...base, status: "skipped", message });
       }
     }
     return limit(async () => {
+      if (options.signal?.aborted) return record({ ...base, status: "skipped", message: NOT_STARTED });
       try {
         const recovered = await run(ctx, step);
         return record({ ...base, status: "done", ...(recovered ? { recovered: true } : {}) });

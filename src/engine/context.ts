@@ -43,7 +43,7 @@ function cachingResolver(api: ApiClient): Resolver {
 
 /** Builds the context; asks the platform for its version once to learn the edition. */
 export async function createContext(api: ApiClient): Promise<KindContext> {
-  const version = await api.get<{ version?: string }>("/version");
+  const version = await api.get<{ version?: string }>("/version", { shape: { version: "string?" } });
   const edition = /-ee\b/i.test(version.version ?? "") ? "licensed" : "core";
   return { api, resolve: cachingResolver(api), edition, memo: new Map() };
 }

@@ -51,7 +51,7 @@ export const applicationSettingsKind: Kind = {
   identity: () => KEY,
 
   async read(ctx) {
-    return [toLive(await ctx.api.get<Record<string, unknown>>("/application/settings"))];
+    return [toLive(await ctx.api.get<Record<string, unknown>>("/application/settings", { shape: {} }))];
   },
 
   async prepare(_ctx, _parent, fields) {

@@ -35,7 +35,9 @@ export const badgeKind: Kind = {
   updateMode: "update",
 
   async read(ctx, parent) {
-    const badges = await ctx.api.list<ApiBadge>(`${ownerPath(parent)}/badges`);
+    const badges = await ctx.api.list<ApiBadge>(`${ownerPath(parent)}/badges`, {
+      shape: { id: "integer", link_url: "string", image_url: "string", name: "string?", kind: "string?" },
+    });
     return badges.map((b) => toLive(parent, b));
   },
 

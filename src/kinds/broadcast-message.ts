@@ -31,7 +31,9 @@ export const broadcastMessageKind: Kind = {
   updateMode: "update",
 
   async read(ctx) {
-    return (await ctx.api.list<ApiMessage>("/broadcast_messages")).map(toLive);
+    return (
+      await ctx.api.list<ApiMessage>("/broadcast_messages", { shape: { id: "integer", message: "string" } })
+    ).map(toLive);
   },
 
   async create(ctx, _parent, desired, key) {

@@ -12,6 +12,8 @@ import { isSecret } from "../manifest/secret.js";
 import { body, ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
+const KEY_SHAPE = { id: "integer", title: "string", key: "string", can_push: "boolean?" } as const;
+
 interface ApiKey {
   id: number;
   title: string;
@@ -43,7 +45,7 @@ function instanceKeys(ctx: KindContext): Promise<Map<string, ApiKey> | undefined
   const memoKey = "deploy_keys:instance";
   let p = ctx.memo.get(memoKey) as Promise<Map<string, ApiKey> | undefined> | undefined;
   if (!p) {
-    p = ctx.api.list<ApiKey>("/deploy_keys").then(
+    p = ctx.api.list<ApiKey>("/deploy_keys", { shape: KEY_SHAPE }).then(
       (keys) => new Map(keys.map((k) => [fingerprint(k.key), k])),
       (error: unknown) => {
         if (error instanceof ApiError && (error.status === 403 || error.status === 401)) return undefined;
@@ -102,7 +104,7 @@ export const deployKeyKind: Kind = {
   identity: (fields) => fingerprint(keyText(fields["key"])),
 
   async read(ctx, parent, _wanted, options) {
-    const keys = await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`);
+    const keys = await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`, { shape: KEY_SHAPE });
     // Re-read after a create whose outcome was lost: a key found here was uploaded by this run.
     if (options?.fresh) for (const k of keys) createdKeys(ctx).set(fingerprint(k.key), k);
     return keys.map((k) => toLive(k));

@@ -6,8 +6,10 @@
  * that is first now). Undeclared links keep their places.
  */
 import { apiPath } from "../api/index.js";
-import { type ApiEpicIssue, epicIssuesPath } from "./epic.js";
+import { type ApiEpicIssue, EPIC_ISSUE_SHAPE, epicIssuesPath } from "./epic.js";
 import { addressOf, type Fields, type Kind, type KindContext, type Live, type Parent } from "./kind.js";
+
+const PROJECT_SHAPE = { id: "integer", path_with_namespace: "string" } as const;
 
 interface ApiProject {
   id: number;
@@ -24,9 +26,13 @@ function memoized<T>(ctx: KindContext, key: string, load: () => Promise<T>): Pro
 }
 
 const projectById = (ctx: KindContext, id: number) =>
-  memoized(ctx, `project:${id}`, () => ctx.api.get<ApiProject>(apiPath`/projects/${id}`));
+  memoized(ctx, `project:${id}`, () =>
+    ctx.api.get<ApiProject>(apiPath`/projects/${id}`, { shape: PROJECT_SHAPE }),
+  );
 const projectByPath = (ctx: KindContext, path: string) =>
-  memoized(ctx, `project:${path.toLowerCase()}`, () => ctx.api.get<ApiProject>(apiPath`/projects/${path}`));
+  memoized(ctx, `project:${path.toLowerCase()}`, () =>
+    ctx.api.get<ApiProject>(apiPath`/projects/${path}`, { shape: PROJECT_SHAPE }),
+  );
 
 /** The `after` of the first declared link. */
 const FIRST = "(first)";
@@ -40,7 +46,10 @@ async function liveLinks(
   fresh: boolean,
 ): Promise<{ key: string; link: ApiEpicIssue }[]> {
   const cached = epic.live?.raw as ApiEpicIssue[] | undefined;
-  const links = !fresh && cached ? cached : await ctx.api.list<ApiEpicIssue>(epicIssuesPath(epic));
+  const links =
+    !fresh && cached
+      ? cached
+      : await ctx.api.list<ApiEpicIssue>(epicIssuesPath(epic), { shape: EPIC_ISSUE_SHAPE });
   // The platform lists an epic's issues in their order.
   return Promise.all(
     links.map(async (link) => ({

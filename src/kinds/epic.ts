@@ -8,6 +8,14 @@ import { apiPath } from "../api/index.js";
 import { orNotFound, ownerPath } from "./common.js";
 import type { Kind, Live, Parent } from "./kind.js";
 
+/** The fields of an epic's issue link that reads rely on. */
+export const EPIC_ISSUE_SHAPE = {
+  id: "integer",
+  iid: "integer",
+  project_id: "integer",
+  epic_issue_id: "integer",
+} as const;
+
 export interface ApiEpicIssue {
   id: number;
   iid: number;
@@ -34,13 +42,17 @@ export const epicKind: Kind = {
     const iids =
       wanted.length > 0
         ? wanted
-        : ((await orNotFound(ctx.api.list<{ iid: number }>(`${ownerPath(parent)}/epics`))) ?? []).map((e) =>
-            String(e.iid),
-          );
+        : (
+            (await orNotFound(
+              ctx.api.list<{ iid: number }>(`${ownerPath(parent)}/epics`, { shape: { iid: "integer" } }),
+            )) ?? []
+          ).map((e) => String(e.iid));
     const found = await Promise.all(
       iids.map(async (iid): Promise<Live | undefined> => {
         const issues = await orNotFound(
-          ctx.api.list<ApiEpicIssue>(`${ownerPath(parent)}${apiPath`/epics/${iid}/issues`}`),
+          ctx.api.list<ApiEpicIssue>(`${ownerPath(parent)}${apiPath`/epics/${iid}/issues`}`, {
+            shape: EPIC_ISSUE_SHAPE,
+          }),
         );
         return issues ? { key: iid, id: Number(iid), fields: { iid: Number(iid) }, raw: issues } : undefined;
       }),

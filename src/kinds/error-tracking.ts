@@ -24,7 +24,9 @@ export const errorTrackingKind: Kind = {
   async read(ctx, parent) {
     // 404 when error tracking has never been configured for the project: there is nothing to switch.
     const settings = await orNotFound(
-      ctx.api.get<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`),
+      ctx.api.get<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`, {
+        shape: { active: "boolean" },
+      }),
     );
     return settings ? [toLive(settings)] : [];
   },

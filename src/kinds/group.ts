@@ -32,6 +32,8 @@ const FIELDS = [
 /** Above this many declared groups, one paginated list of all groups is cheaper than one GET per group. */
 const BULK_THRESHOLD = 20;
 
+const GROUP_SHAPE = { id: "integer", full_path: "string" } as const;
+
 interface ApiGroup extends Record<string, unknown> {
   id: number;
   full_path: string;
@@ -117,13 +119,21 @@ export const groupKind: Kind = {
       spelling.has((parentPath(g.full_path) ?? "").toLowerCase());
     let found: (ApiGroup | undefined)[];
     if (wanted.length > BULK_THRESHOLD) {
-      const all = await ctx.api.list<ApiGroup>("/groups", { query: { all_available: true } });
+      const all = await ctx.api.list<ApiGroup>("/groups", {
+        query: { all_available: true },
+        shape: GROUP_SHAPE,
+      });
       found = all.filter((g) => spelling.has(g.full_path.toLowerCase()) || isUndeclaredChild(g));
     } else {
       const [declared, children] = await Promise.all([
         Promise.all(
           wanted.map((path) =>
-            orNotFound(ctx.api.get<ApiGroup>(apiPath`/groups/${path}`, { query: { with_projects: false } })),
+            orNotFound(
+              ctx.api.get<ApiGroup>(apiPath`/groups/${path}`, {
+                query: { with_projects: false },
+                shape: GROUP_SHAPE,
+              }),
+            ),
           ),
         ),
         options?.undeclared
@@ -132,6 +142,7 @@ export const groupKind: Kind = {
                 orNotFound(
                   ctx.api.list<ApiGroup>(apiPath`/groups/${path}/subgroups`, {
                     query: { all_available: true },
+                    shape: GROUP_SHAPE,
                   }),
                 ),
               ),

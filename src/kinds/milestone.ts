@@ -9,6 +9,14 @@ import type { Fields, Kind, KindContext, KindProblem, Live, Parent } from "./kin
 
 const FIELDS = ["title", "description", "start_date", "due_date"] as const;
 
+const SHAPE = {
+  id: "integer",
+  title: "string",
+  state: "string",
+  start_date: "string?",
+  due_date: "string?",
+} as const;
+
 interface ApiMilestone {
   id: number;
   title: string;
@@ -50,7 +58,9 @@ export const milestoneKind: Kind = {
   updateMode: "update",
 
   async read(ctx, parent) {
-    return (await ctx.api.list<ApiMilestone>(`${ownerPath(parent)}/milestones`)).map(toLive);
+    return (await ctx.api.list<ApiMilestone>(`${ownerPath(parent)}/milestones`, { shape: SHAPE })).map(
+      toLive,
+    );
   },
 
   check(_ctx, _parent, desired) {

@@ -58,7 +58,13 @@ function kindFor(parents: readonly string[]): Kind {
     identity: () => KEY,
 
     async read(ctx, parent) {
-      return [toLive(await ctx.api.get<ApiSettings>(path(parent)))];
+      return [
+        toLive(
+          await ctx.api.get<ApiSettings>(path(parent), {
+            shape: { level: "string", notification_email: "string?", events: "object?" },
+          }),
+        ),
+      ];
     },
 
     check: (_ctx, _parent, desired, live) => check(desired, live),

@@ -11,6 +11,13 @@ import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
 const FIELDS = ["description", "ref", "cron", "cron_timezone", "active"] as const;
 
+const SCHEDULE_SHAPE = {
+  id: "integer",
+  description: "string",
+  owner: "object?",
+  variables: "array?",
+} as const;
+
 interface ApiSchedule extends Record<string, unknown> {
   id: number;
   description: string;
@@ -22,7 +29,7 @@ interface ApiSchedule extends Record<string, unknown> {
 function currentUsername(ctx: KindContext): Promise<string> {
   let p = ctx.memo.get("user:current") as Promise<string> | undefined;
   if (!p) {
-    p = ctx.api.get<{ username: string }>("/user").then((u) => u.username);
+    p = ctx.api.get<{ username: string }>("/user", { shape: { username: "string" } }).then((u) => u.username);
     ctx.memo.set("user:current", p);
   }
   return p;
@@ -48,14 +55,18 @@ export const pipelineScheduleKind: Kind = {
   updateMode: "update",
 
   async read(ctx, parent, wanted) {
-    const list = await ctx.api.list<ApiSchedule>(`${ownerPath(parent)}/pipeline_schedules`);
+    const list = await ctx.api.list<ApiSchedule>(`${ownerPath(parent)}/pipeline_schedules`, {
+      shape: SCHEDULE_SHAPE,
+    });
     const declared = new Set(wanted);
     // Variables are only in the detail view: read it for declared schedules, where they are compared.
     return Promise.all(
       list.map(async (s) =>
         declared.has(s.description)
           ? toLive(
-              await ctx.api.get<ApiSchedule>(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${s.id}`}`),
+              await ctx.api.get<ApiSchedule>(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${s.id}`}`, {
+                shape: SCHEDULE_SHAPE,
+              }),
             )
           : toLive(s),
       ),

@@ -55,7 +55,11 @@ export const protectedEnvironmentKind: Kind = {
   replaceReason: "protected environments have no update call in the API: unprotected and protected again",
 
   async read(ctx, parent) {
-    return (await ctx.api.list<ApiEnvironment>(`${ownerPath(parent)}/protected_environments`)).map(toLive);
+    return (
+      await ctx.api.list<ApiEnvironment>(`${ownerPath(parent)}/protected_environments`, {
+        shape: { name: "string", deploy_access_levels: "array" },
+      })
+    ).map(toLive);
   },
 
   async prepare(ctx, _parent, fields) {

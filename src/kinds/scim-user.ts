@@ -13,6 +13,14 @@ interface ScimEmail {
   primary?: boolean;
 }
 
+const SCIM_USER_SHAPE = {
+  id: "string",
+  userName: "string",
+  externalId: "string?",
+  active: "boolean?",
+  emails: "array?",
+} as const;
+
 interface ScimUser {
   id: string;
   externalId?: string;
@@ -62,6 +70,7 @@ async function userByExternalId(
   const found = await ctx.api.list<ScimUser>(usersPath(parent), {
     scim: true,
     query: { filter: `id eq "${key}"` },
+    shape: SCIM_USER_SHAPE,
   });
   return found.find((u) => (u.externalId ?? u.id) === key);
 }
@@ -73,7 +82,9 @@ export const scimUserKind: Kind = {
   updateMode: "update",
 
   async read(ctx, parent) {
-    return (await ctx.api.list<ScimUser>(usersPath(parent), { scim: true })).map(toLive);
+    return (await ctx.api.list<ScimUser>(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE })).map(
+      toLive,
+    );
   },
 
   async prepare(_ctx, _parent, fields) {

@@ -31,7 +31,7 @@ export const systemHookKind: Kind = {
   replaceReason: "system hooks have no update call in the API: deleted and created again",
 
   async read(ctx) {
-    return (await ctx.api.list<ApiHook>("/hooks")).map(toLive);
+    return (await ctx.api.list<ApiHook>("/hooks", { shape: { id: "integer", url: "string" } })).map(toLive);
   },
 
   async create(ctx, _parent, desired, key) {

@@ -1,16 +1,23 @@
 /**
  * Pipeline triggers of a project, identified by description. The token is created by the platform: it is never
- * read into the plan, compared or printed. When forgeform creates a trigger and the manifest names a
- * `token_file`, the token is written there (mode 0600) and nowhere else, as a new file or in place of an earlier
- * token (so `--replace` rotates it), never over any other file; without it the token is not recorded, and the plan
- * says how to get it (the platform shows it to the trigger's owner).
+ * read into the plan, compared or printed. When forgeform creates a trigger and the manifest names a `token_file`,
+ * the token is written there (mode 0600) and nowhere else; without it the token is not recorded, and the plan says
+ * how to get it (the platform shows it to the trigger's owner).
+ *
+ * forgeform writes a token only where it knows it is not destroying anything: to a path where nothing exists yet,
+ * or over a regular file that holds exactly this trigger's current token as the platform shows it to the token's
+ * user (the token forgeform wrote when it created the trigger, now rotated by `--replace`). Anything else at that
+ * path (another token, a symbolic link, a stale token of a trigger deleted elsewhere) is a plan error, checked
+ * again just before the trigger is created. The path's directory is the real one, inside the manifest root (see
+ * resolveManifestPath); if it has become a symbolic link since, nothing is written.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { chmod, rename, rm, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
+import { createHash } from "node:crypto";
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { dirname } from "node:path";
 import { apiPath } from "../api/index.js";
+import { writeFileSafely } from "../files/write.js";
 import { ownerPath } from "./common.js";
-import type { Kind, Live } from "./kind.js";
+import type { Kind, KindContext, KindProblem, Live, Parent } from "./kind.js";
 
 interface ApiTrigger {
   id: number;
@@ -18,27 +25,64 @@ interface ApiTrigger {
   token?: string;
 }
 
-/** True when the file holds nothing but a trigger token (an earlier token of this trigger, being rotated). */
-function holdsOnlyAToken(path: string): boolean {
-  try {
-    if (statSync(path).size > 256) return false;
-    return /^(glptt-)?[0-9a-zA-Z_-]{20,64}$/.test(readFileSync(path, "utf8").trim());
-  } catch {
-    return false;
+/** The largest token file read back for comparison: a token is at most a few dozen characters. */
+const MAX_TOKEN_FILE_BYTES = 1024;
+
+const digest = (text: string) => createHash("sha256").update(text).digest("hex");
+
+/**
+ * Per run (per context): the digest of each trigger's token as the platform last showed it, by project and
+ * description. Only the digest is kept, and only to recognise a token file that holds that token.
+ */
+const shownTokens = new WeakMap<KindContext, Map<string, string>>();
+const tokenKey = (parent: Parent, description: string) => `${parent.ref}\u0000${description}`;
+
+function remember(ctx: KindContext, parent: Parent, triggers: ApiTrigger[]): void {
+  const map = shownTokens.get(ctx) ?? new Map<string, string>();
+  shownTokens.set(ctx, map);
+  for (const t of triggers) {
+    if (typeof t.token === "string") map.set(tokenKey(parent, t.description), digest(t.token));
   }
 }
 
-/** Writes the token readable by its owner only: a new file, or in place of an old token, atomically. */
-async function writeToken(target: string, token: string): Promise<void> {
-  const temp = `${target}.${process.pid}.tmp`;
-  await writeFile(temp, `${token}\n`, { mode: 0o600, flag: "wx" });
-  try {
-    await chmod(temp, 0o600);
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
+/**
+ * Why forgeform may not write a token to `target`, or undefined when it may: nothing is there, or a regular file
+ * holding this trigger's current token (`known`, the digest of the token the platform showed).
+ */
+function refusal(target: string, known: string | undefined): string | undefined {
+  const realDir = (() => {
+    try {
+      return realpathSync(dirname(target));
+    } catch {
+      return undefined;
+    }
+  })();
+  if (realDir === undefined) return `token_file ${target}: its directory does not exist; create it first`;
+  if (realDir !== dirname(target)) {
+    return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
   }
+  let stat: ReturnType<typeof lstatSync>;
+  try {
+    stat = lstatSync(target);
+  } catch {
+    return undefined;
+  }
+  const why = stat.isSymbolicLink()
+    ? "is a symbolic link"
+    : !stat.isFile()
+      ? "is not a regular file"
+      : known === undefined
+        ? "already exists"
+        : stat.size > MAX_TOKEN_FILE_BYTES || digest(readFileSync(target, "utf8").trim()) !== known
+          ? "holds something other than this trigger's current token"
+          : undefined;
+  if (why === undefined) return undefined;
+  return `token_file ${target} ${why}: forgeform writes a trigger token only to a new file or over that same trigger's current token (the platform shows it in full to the trigger's owner), never over anything else; remove the file or name another one`;
+}
+
+/** Writes the token readable by its owner only (see files/write.ts). */
+function writeToken(target: string, token: string): void {
+  writeFileSafely(target, `${token}\n`, { mode: 0o600 });
 }
 
 /** Only the description: the token stays out of every Live object. */
@@ -48,6 +92,9 @@ const toLive = (t: ApiTrigger): Live => ({
   fields: { description: t.description },
 });
 
+const problems = (message: string | undefined): KindProblem[] =>
+  message === undefined ? [] : [{ field: "token_file", message }];
+
 export const triggerKind: Kind = {
   collection: "triggers",
   segment: "trigger",
@@ -55,7 +102,18 @@ export const triggerKind: Kind = {
   updateMode: "update",
 
   async read(ctx, parent) {
-    return (await ctx.api.list<ApiTrigger>(`${ownerPath(parent)}/triggers`)).map(toLive);
+    const triggers = await ctx.api.list<ApiTrigger>(`${ownerPath(parent)}/triggers`, {
+      shape: { id: "integer", description: "string", token: "string?" },
+    });
+    remember(ctx, parent, triggers);
+    return triggers.map(toLive);
+  },
+
+  check(ctx, parent, desired, live) {
+    // An existing trigger may be replaced (--replace): its token_file must be free or hold its current token.
+    const file = desired["token_file"];
+    if (typeof file !== "string" || !live) return [];
+    return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
   },
 
   async createReason(_ctx, parent, desired) {
@@ -65,47 +123,27 @@ export const triggerKind: Kind = {
     return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
   },
 
-  async checkCreate(_ctx, _parent, key, desired) {
+  async checkCreate(_ctx, _parent, _key, desired) {
     const file = desired["token_file"];
-    if (typeof file !== "string") return [];
-    const target = resolve(file);
-    if (existsSync(target) && !holdsOnlyAToken(target)) {
-      return [
-        {
-          field: "token_file",
-          message: `token_file ${target} exists and holds something other than a trigger token: forgeform writes a new token only to a new file or over an old token, never over another file; remove it or name another file for "${key}"`,
-        },
-      ];
-    }
-    if (!existsSync(dirname(target)))
-      return [
-        {
-          field: "token_file",
-          message: `token_file ${target}: its directory does not exist; create it first`,
-        },
-      ];
-    return [];
+    return typeof file === "string" ? problems(refusal(file, undefined)) : [];
   },
 
   async create(ctx, parent, desired, key) {
     const file = desired["token_file"];
-    const target = typeof file === "string" ? resolve(file) : undefined;
-    // Checked again here, just before the token exists: only a new file or an old token is ever written over.
-    if (target && existsSync(target) && !holdsOnlyAToken(target)) {
-      throw new Error(
-        `token_file ${target} holds something other than a trigger token: not creating trigger ${JSON.stringify(key)}, whose token would have nowhere to go; remove the file or name another one`,
-      );
-    }
+    const target = typeof file === "string" ? file : undefined;
+    // Checked again just before the token exists. In a replace, the old trigger is gone by now: its token is the
+    // one read when planning.
+    const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
+    if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
     const created = await ctx.api.post<ApiTrigger>(`${ownerPath(parent)}/triggers`, {
       body: { description: key },
     });
     if (target && created.token) {
       try {
-        await writeToken(target, created.token);
+        writeToken(target, created.token);
       } catch (error) {
-        const code = (error as { code?: string }).code ?? "error";
         throw new Error(
-          `trigger ${JSON.stringify(key)} was created, but its token could not be written to ${target} (${code}): the trigger's owner can read the token in the project's CI/CD settings`,
+          `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${(error as Error).message}; the trigger's owner can read the token in the project's CI/CD settings`,
         );
       }
     }

@@ -58,6 +58,7 @@ export const wikiPageKind: Kind = {
   async read(ctx, parent) {
     const pages = await ctx.api.list<ApiPage>(`${ownerPath(parent)}/wikis`, {
       query: { with_content: true },
+      shape: { slug: "string", title: "string", format: "string", content: "string?" },
     });
     return pages.map(toLive);
   },

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { Diagnostics } from "./diagnostics.js";
 import { renderPath } from "./diagnostics.js";
 import { type Path, valueLoc } from "./located.js";
@@ -30,6 +30,22 @@ export function isInside(root: string, target: string): boolean {
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }
 
+/** The real path of `abs`: its nearest existing ancestor with symbolic links resolved, then the rest as written. */
+function realExistingPath(abs: string): string {
+  let existing = abs;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return resolve(realpathSync(existing), ...rest);
+    } catch {
+      const up = dirname(existing);
+      if (up === existing) return abs;
+      rest.unshift(basename(existing));
+      existing = up;
+    }
+  }
+}
+
 /**
  * Resolves a path written in a manifest (relative to that manifest's directory) and checks that it stays inside
  * the manifest root, following symbolic links. Returns the absolute path or an error message.
@@ -47,15 +63,25 @@ export function resolveManifestPath(
       error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`,
     };
   }
-  if (!mustExist) return { path: abs };
-  if (!existsSync(abs)) return { error: `file "${written}" does not exist (looked for ${displayPath(abs)})` };
-  const real = realpathSync(abs);
   let realRoot = root;
   try {
     realRoot = realpathSync(root);
   } catch {
     // root does not exist as such; compare against it unchanged
   }
+  if (!mustExist) {
+    // A file forgeform will write (a trigger's token_file): its directory, symbolic links resolved, must be inside
+    // the root too. The returned path names the real directory, so a writer can tell if it is swapped later.
+    const realDir = realExistingPath(dirname(abs));
+    if (!isInside(realRoot, realDir)) {
+      return {
+        error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`,
+      };
+    }
+    return { path: resolve(realDir, basename(abs)) };
+  }
+  if (!existsSync(abs)) return { error: `file "${written}" does not exist (looked for ${displayPath(abs)})` };
+  const real = realpathSync(abs);
   if (!isInside(realRoot, real)) {
     return {
       error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`,

@@ -18,14 +18,18 @@ export interface ParsedDocument {
 
 /**
  * Parses YAML text with the YAML 1.2 core schema: `on`/`yes` stay strings, `0123` is the number 123, dates stay
- * strings, duplicate keys are errors. Each document of the file becomes one ParsedDocument.
+ * strings, duplicate keys are errors (a file with any is not used further, like one with a syntax error). Each
+ * document of the file becomes one ParsedDocument.
+ *
+ * Duplicate keys are found here, with one Set per map, not by the YAML library's `uniqueKeys` check: that one
+ * compares every key of a map with every other (a 100,000-key map took a minute), this one is linear.
  */
 export function parseYaml(file: string, text: string, diags: Diagnostics): ParsedDocument[] {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, {
     version: "1.2",
     schema: "core",
-    uniqueKeys: true,
+    uniqueKeys: false,
     merge: false,
     prettyErrors: false,
     lineCounter,
@@ -35,7 +39,6 @@ export function parseYaml(file: string, text: string, diags: Diagnostics): Parse
     const p = lineCounter.linePos(offset);
     return { file, line: p.line, col: p.col };
   };
-  const out: ParsedDocument[] = [];
   let failed = false;
   for (const doc of list) {
     for (const e of doc.errors) {
@@ -44,7 +47,9 @@ export function parseYaml(file: string, text: string, diags: Diagnostics): Parse
     }
     for (const w of doc.warnings) diags.warning(at(w.pos[0]), "", yamlMessage(w.code, w.message));
   }
-  if (failed) return out;
+  if (failed) return [];
+  const parsed: ParsedDocument[] = [];
+  let duplicates = false;
   for (const doc of list) {
     if (doc.contents === null) continue;
     try {
@@ -58,18 +63,24 @@ export function parseYaml(file: string, text: string, diags: Diagnostics): Parse
       continue;
     }
     const conv = new Converter(doc, at, diags);
-    out.push({ file, value: conv.value(doc.contents, 0), loc: at(doc.contents.range[0]) });
+    parsed.push({ file, value: conv.value(doc.contents, 0), loc: at(doc.contents.range[0]) });
+    duplicates ||= conv.duplicates > 0;
   }
-  return out;
+  return duplicates ? [] : parsed;
 }
+
+const DUPLICATE_KEY = "duplicate key: a key may appear only once in a map";
 
 function yamlMessage(code: string, message: string): string {
   const first = message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-  if (code === "DUPLICATE_KEY") return "duplicate key: a key may appear only once in a map";
+  if (code === "DUPLICATE_KEY") return DUPLICATE_KEY;
   return `YAML: ${first}`;
 }
 
 class Converter {
+  /** Duplicate keys found (each reported where the repeated key is). */
+  duplicates = 0;
+
   constructor(
     private readonly doc: Document,
     private readonly at: (offset: number) => Loc,
@@ -94,6 +105,7 @@ class Converter {
       const self = this.loc(node, { file: "", line: 1, col: 1 });
       const obj: Record<string, unknown> = {};
       const meta: Meta = { self, keys: new Map(), values: new Map() };
+      const seen = new Set<string>();
       for (const pair of node.items) {
         if (!isPair(pair)) continue;
         const keyNode = pair.key as Node | null;
@@ -105,6 +117,12 @@ class Converter {
           continue;
         }
         const keyLoc = this.loc(keyNode, self);
+        if (seen.has(key)) {
+          this.duplicates++;
+          this.diags.error(keyLoc, "", DUPLICATE_KEY);
+          continue;
+        }
+        seen.add(key);
         const valueNode = pair.value as Node | null;
         const v = valueNode === null || valueNode === undefined ? null : this.value(valueNode, depth + 1);
         Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true });

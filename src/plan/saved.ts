@@ -4,14 +4,14 @@
  * either has changed since the plan was made, so what is applied is exactly what was reviewed.
  */
 import { createHash } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { writeFileSafely } from "../files/write.js";
 import { parsePlanJson, renderPlanJson } from "../report/json.js";
 import type { Plan } from "./model.js";
 
+/** Writes the plan readable by its owner only, through an exclusive temporary file (see files/write.ts). */
 export function writeSavedPlan(file: string, plan: Plan): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, renderPlanJson(plan), { mode: 0o600 });
-  renameSync(temp, file);
+  writeFileSafely(file, renderPlanJson(plan), { mode: 0o600 });
 }
 
 export function readSavedPlan(file: string): Plan {

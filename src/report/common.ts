@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from "node:util";
 import { structuredPatch } from "diff";
 import type { SourceRef } from "../manifest/model.js";
 import type { Action, Change, FieldChange, PlanProblem } from "../plan/model.js";
+import { escapeLine, escapeText } from "./escape.js";
 
 /** The masks a Plan uses in place of values that must never be printed. */
 export const SENSITIVE_MASK = "(sensitive)";
@@ -60,10 +61,13 @@ export function sourceLabel(source: SourceRef): string {
   return `${source.file}:${source.line}:${source.col}`;
 }
 
-/** A problem as one line: `file:line:col: address: message` (the location only when the problem has one). */
+/**
+ * A problem as one line: `file:line:col: address: message` (the location only when the problem has one), control
+ * characters escaped (see escape.ts).
+ */
 export function problemLine(problem: PlanProblem): string {
   const where = problem.source ? `${sourceLabel(problem.source)}: ` : "";
-  return `${where}${problem.address}: ${problem.message}`;
+  return escapeText(`${where}${problem.address}: ${problem.message}`);
 }
 
 function isMask(value: unknown): boolean {
@@ -96,7 +100,7 @@ export interface DiffLine {
   text: string;
 }
 
-/** How one field of a change is shown. */
+/** How one field of a change is shown: every string in it is ready to print (control characters escaped). */
 export interface FieldView {
   field: string;
   /** Formatted values; `before` is absent for mode "after", `after` for mode "before". */
@@ -161,8 +165,11 @@ export function fieldViews(change: Change): FieldView[] {
     if (mode === "after" && field.after === undefined) continue;
     if (mode === "before" && field.before === undefined) continue;
     if (mode === "both" && !changed(field)) continue;
-    const view: FieldView = { field: field.field, forcesReplacement: field.forcesReplacement === true };
-    if (field.note) view.note = field.note;
+    const view: FieldView = {
+      field: escapeLine(field.field),
+      forcesReplacement: field.forcesReplacement === true,
+    };
+    if (field.note) view.note = escapeLine(field.note);
     const before = mode === "after" ? undefined : field.before;
     const after = mode === "before" ? undefined : field.after;
     const masked = field.sensitive === true;
@@ -177,6 +184,7 @@ export function fieldViews(change: Change): FieldView[] {
           // An unmanaged object is left alone: its text is shown, not marked as removed.
           if (change.action === "unmanaged")
             view.diff = view.diff.map((line) => ({ op: " ", text: line.text }));
+          view.diff = view.diff.map((line) => ({ op: line.op, text: escapeText(line.text) }));
           views.push(view);
           continue;
         }
@@ -184,8 +192,8 @@ export function fieldViews(change: Change): FieldView[] {
     }
     // A write-only value is never read back, so an update or replace has no live value to show for it.
     const noLive = field.writeOnly === true && field.before === undefined;
-    if (mode !== "after" && !noLive) view.before = formatValue(field.before, field);
-    if (mode !== "before") view.after = formatValue(field.after, field);
+    if (mode !== "after" && !noLive) view.before = escapeLine(formatValue(field.before, field));
+    if (mode !== "before") view.after = escapeLine(formatValue(field.after, field));
     views.push(view);
   }
   return views;

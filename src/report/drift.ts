@@ -13,6 +13,7 @@ import {
   type Plan,
 } from "../plan/model.js";
 import { fieldViews, groupBy, plural, problemLine, sourceLabel, targetOf } from "./common.js";
+import { escapeText } from "./escape.js";
 import { type Json, problemJson, requestsJson, sourceJson, stringify } from "./json.js";
 import {
   DEFAULT_MARKDOWN_MAX,
@@ -28,6 +29,7 @@ import {
   problemSections,
   requestsLine,
   type TextOptions,
+  targetsLine,
 } from "./text.js";
 
 /** What a drift item is: the live object differs, is missing, is not in the manifests, or would be deleted. */
@@ -94,7 +96,7 @@ export function renderDriftText(plan: Plan, options: TextOptions): string {
   const c = pc.createColors(options.color);
   const width = options.width ?? 100;
   const lines: string[] = [];
-  if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.targets.length > 0) lines.push(targetsLine(c, plan.targets), "");
   if (plan.shard)
     lines.push(
       c.dim(
@@ -237,9 +239,13 @@ const NOT_XML =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters XML cannot hold
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-/** Escapes text for XML element content or a double-quoted attribute; characters XML cannot hold become U+FFFD. */
+/**
+ * Escapes text for XML element content or a double-quoted attribute. Control and bidirectional characters are
+ * shown escaped (see escape.ts), as JUnit reports end up on terminals and CI pages; the other characters XML cannot
+ * hold (lone surrogates, U+FFFE, U+FFFF) become U+FFFD.
+ */
 export function xmlEscape(text: string): string {
-  return text
+  return escapeText(text)
     .replace(NOT_XML, "\uFFFD")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")

@@ -13,6 +13,7 @@ import {
   type PlanSummary,
   summarize,
 } from "../plan/model.js";
+import { escapeJson } from "./escape.js";
 
 /** A saved plan or plan JSON that cannot be read: what is wrong, where, and what to do. */
 export class PlanFormatError extends Error {
@@ -82,7 +83,7 @@ export function requestsJson(plan: Plan): Json {
 
 /** Pretty-printed JSON with a final newline; keys whose value is undefined are left out. */
 export function stringify(value: Json): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
+  return `${escapeJson(JSON.stringify(value, null, 2))}\n`;
 }
 
 /** The plan as versioned JSON (`format_version` 1), described in docs/plan-format.md. */

@@ -18,6 +18,7 @@ import {
   sourceLabel,
   targetOf,
 } from "./common.js";
+import { escapeLine } from "./escape.js";
 import { requestsLine, selectorLines } from "./text.js";
 
 export interface MarkdownOptions {
@@ -31,19 +32,25 @@ const NOTE_RESERVE = 1_000;
 /** Lists (banner, problems) show at most this many entries, then say how many more there are. */
 const LIST_CAP = 50;
 
-/** Escapes text for Markdown prose, so messages and keys cannot become links, HTML or formatting. */
+/**
+ * Escapes text for Markdown prose, so messages and keys cannot become links, HTML or formatting (and control
+ * characters are shown escaped, see escape.ts).
+ */
 export function escapeMarkdown(text: string): string {
-  return text
+  return escapeLine(text.replace(/\r?\n/g, " "))
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
-    .replace(/([\\`*_[\]|~#!])/g, "\\$1")
-    .replace(/\r?\n/g, " ");
+    .replace(/([\\`*_[\]|~#!])/g, "\\$1");
 }
 
 /** Escapes text for HTML element content (inside <summary>). */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return escapeLine(text)
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;");
 }
 
 function longestBacktickRun(text: string): number {
@@ -56,7 +63,7 @@ function longestBacktickRun(text: string): number {
 export function inlineCode(text: string, inTable = false): string {
   const fence = "`".repeat(longestBacktickRun(text) + 1);
   const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
-  const body = text.replace(/\r?\n/g, " ");
+  const body = escapeLine(text.replace(/\r?\n/g, " "));
   return `${fence}${pad}${inTable ? body.replace(/\|/g, "\\|") : body}${pad}${fence}`;
 }
 
@@ -69,8 +76,8 @@ export function fenceFor(content: string): string {
 
 /** One change as lines of a ```diff block: `+` desired, `-` live, `~`/`-/+`/`!` headers, `#` reasons. */
 export function changeDiffLines(change: Change): string[] {
-  const lines = [`${ACTION_SYMBOL[change.action]} ${change.address}`];
-  if (change.reason) lines.push(`#     ${change.reason.replace(/\r?\n/g, " ")}`);
+  const lines = [`${ACTION_SYMBOL[change.action]} ${escapeLine(change.address)}`];
+  if (change.reason) lines.push(`#     ${escapeLine(change.reason.replace(/\r?\n/g, " "))}`);
   const mode = fieldMode(change.action);
   const neutral = change.action === "unmanaged";
   for (const view of fieldViews(change)) {

@@ -18,6 +18,7 @@ import {
   repeatedWhere,
   sourceLabel,
 } from "./common.js";
+import { escapeLine, escapeText } from "./escape.js";
 
 export interface TextOptions {
   /** Emit ANSI colours. The CLI passes `!process.env.NO_COLOR && isTTY`; false never emits an escape code. */
@@ -155,8 +156,9 @@ export function changeLines(
 ): string[] {
   const color = actionColor(c, change.action);
   const symbol = ACTION_SYMBOL[change.action];
-  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(address)} ${color(labels[change.action])}`];
-  if (change.reason) lines.push(...wrap(change.reason, width, "      # ").map((l) => c.dim(l)));
+  const shown = escapeLine(address);
+  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(shown)} ${color(labels[change.action])}`];
+  if (change.reason) lines.push(...wrap(escapeText(change.reason), width, "      # ").map((l) => c.dim(l)));
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
 }
@@ -202,6 +204,11 @@ export function planSummaryLine(plan: Plan): string {
   return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
 }
 
+/** `Limited to targets: a, b`, the targets escaped (the user may have typed anything). */
+export function targetsLine(c: Colors, targets: string[]): string {
+  return c.dim(`Limited to targets: ${targets.map(escapeLine).join(", ")}`);
+}
+
 /**
  * Renders a plan for a terminal. The last line is always `Plan: N to create, N to update, N to replace, N to
  * delete.`; before it come the request count, the number of unmanaged objects (if any), and `No changes. ...` when
@@ -211,7 +218,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const c = pc.createColors(options.color);
   const width = options.width ?? 100;
   const lines: string[] = [];
-  if (plan.targets.length > 0) lines.push(c.dim(`Limited to targets: ${plan.targets.join(", ")}`), "");
+  if (plan.targets.length > 0) lines.push(targetsLine(c, plan.targets), "");
   if (plan.shard) {
     lines.push(
       c.dim(
@@ -221,7 +228,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     );
   }
   if (plan.changedSince !== undefined) {
-    lines.push(c.dim(`Limited to what the manifests changed since ${plan.changedSince}`), "");
+    lines.push(c.dim(`Limited to what the manifests changed since ${escapeLine(plan.changedSince)}`), "");
   }
 
   const present = ACTIONS.filter((a) => plan.changes.some((ch) => ch.action === a));

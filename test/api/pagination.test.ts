@@ -141,7 +141,9 @@ describe("list()", () => {
 
   it("says when an endpoint does not return a list", async () => {
     const { client } = await setup((_req, res) => json(res, 200, { id: 1 }));
-    await expect(client.list("/application/settings")).rejects.toThrow(/not a list: read it with get\(\)/);
+    await expect(client.list("/application/settings")).rejects.toThrow(
+      "GET /application/settings -> 200 OK: an object came back where a list was expected",
+    );
   });
 
   it("counts pages in the metrics", async () => {

@@ -14,6 +14,26 @@ export interface CliResult {
   err: string;
 }
 
+/** Runs the CLI in-process with `env` added to the environment (and NO_COLOR), capturing its output. */
+export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const saved = { ...process.env };
+  Object.assign(process.env, { NO_COLOR: "1" }, env);
+  try {
+    const code = await main(["node", "forgeform", ...args], {
+      out: (t) => void out.push(t),
+      err: (t) => void err.push(t),
+      color: false,
+      interactive: false,
+    });
+    return { code, out: out.join(""), err: err.join("") };
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+    Object.assign(process.env, saved);
+  }
+}
+
 export class Bench {
   readonly dir = mkdtempSync(join(tmpdir(), "forgeform-it-"));
   private constructor(readonly sandbox: RunningSandbox) {}
@@ -30,26 +50,7 @@ export class Bench {
   }
 
   async cli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-    const out: string[] = [];
-    const err: string[] = [];
-    const saved = { ...process.env };
-    Object.assign(
-      process.env,
-      { FORGEFORM_URL: this.sandbox.url, FORGEFORM_TOKEN: ADMIN_TOKEN, NO_COLOR: "1" },
-      env,
-    );
-    try {
-      const code = await main(["node", "forgeform", ...args], {
-        out: (t) => void out.push(t),
-        err: (t) => void err.push(t),
-        color: false,
-        interactive: false,
-      });
-      return { code, out: out.join(""), err: err.join("") };
-    } finally {
-      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-      Object.assign(process.env, saved);
-    }
+    return runCli(args, { FORGEFORM_URL: this.sandbox.url, FORGEFORM_TOKEN: ADMIN_TOKEN, ...env });
   }
 
   /** A GET with the admin token, for checking state independently of forgeform. */

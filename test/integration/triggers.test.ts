@@ -87,7 +87,7 @@ projects:
     const plan = await bench.cli(["plan", file]);
     expect(plan.code).toBe(1);
     expect(prose(plan.out)).toContain(
-      `token_file ${taken} exists and holds something other than a trigger token`,
+      `token_file ${taken} already exists: forgeform writes a trigger token only to a new file or over that same trigger's current token`,
     );
     expect((await bench.cli(["apply", "--yes", file])).code).toBe(1);
     expect(readFileSync(taken, "utf8")).toBe("keep me\n");

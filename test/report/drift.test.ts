@@ -296,13 +296,17 @@ describe("renderDriftJunit", () => {
     expect(xml).toContain("warning: group[&quot;acme/platform&quot;]: badge &amp; co");
   });
 
-  it("replaces characters XML cannot hold", () => {
+  it("shows control characters escaped and replaces the other characters XML cannot hold", () => {
     const control = makePlan([
-      { ...updateVariable, fields: [{ field: "value", before: "a", after: "b" }], reason: "bell\u0007" },
+      {
+        ...updateVariable,
+        fields: [{ field: "value", before: "a", after: "b" }],
+        reason: "bell\u0007 \ud800",
+      },
     ]);
     const out = renderDriftJunit(control);
     expect(out).not.toContain("\u0007");
-    expect(out).toContain("bell\uFFFD");
+    expect(out).toContain("bell\\x07 \uFFFD");
     parseXml(out);
   });
 

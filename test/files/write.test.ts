@@ -1,0 +1,63 @@
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FileWriteError, writeFileSafely } from "../../src/files/write.js";
+
+const dir = () => mkdtempSync(join(tmpdir(), "forgeform-write-"));
+
+describe("writeFileSafely", () => {
+  it("writes the content, with the mode asked for, and leaves no temporary file", () => {
+    const d = dir();
+    writeFileSafely(join(d, "token"), "secret\n", { mode: 0o600 });
+    expect(readFileSync(join(d, "token"), "utf8")).toBe("secret\n");
+    expect(statSync(join(d, "token")).mode & 0o777).toBe(0o600);
+    expect(readdirSync(d)).toEqual(["token"]);
+  });
+
+  it("replaces an existing file whole", () => {
+    const d = dir();
+    writeFileSync(join(d, "report.txt"), "old and much longer content\n");
+    writeFileSafely(join(d, "report.txt"), "new\n");
+    expect(readFileSync(join(d, "report.txt"), "utf8")).toBe("new\n");
+  });
+
+  it("replaces a symbolic link at the target instead of writing through it", () => {
+    const d = dir();
+    writeFileSync(join(d, "victim"), "precious\n");
+    symlinkSync(join(d, "victim"), join(d, "out"));
+    writeFileSafely(join(d, "out"), "report\n");
+    expect(readFileSync(join(d, "victim"), "utf8")).toBe("precious\n");
+    expect(lstatSync(join(d, "out")).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(d, "out"), "utf8")).toBe("report\n");
+  });
+
+  it("names the file and the cause when it cannot write, leaving nothing behind", () => {
+    const d = dir();
+    const error = (() => {
+      try {
+        writeFileSafely(join(d, "missing", "plan.json"), "{}");
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(FileWriteError);
+    expect((error as Error).message).toBe(
+      `cannot write ${join(d, "missing", "plan.json")} (ENOENT): its directory does not exist`,
+    );
+    mkdirSync(join(d, "a-directory"));
+    expect(() => writeFileSafely(join(d, "a-directory"), "x")).toThrow(
+      `cannot write ${join(d, "a-directory")} (EISDIR): a directory has that name`,
+    );
+    expect(readdirSync(d)).toEqual(["a-directory"]);
+  });
+});

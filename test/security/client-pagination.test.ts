@@ -1,0 +1,88 @@
+/** Hostile-server probes: every list ends, whatever the server's pagination headers say. */
+import { describe, expect, it } from "vitest";
+import { ResponseError } from "../../src/api/index.js";
+import {
+  endlessCursor,
+  endlessNextPage,
+  endlessPages,
+  hugeTotalPages,
+  manifest,
+  probes,
+  prose,
+  scimEndless,
+  TRIGGER_MANIFEST,
+} from "./hostile-server.js";
+
+const TRIGGERS = "GET /projects/acme/api/triggers";
+const trigger = (n: number) => ({ id: n, description: `t${n}`, token: "abcd" });
+
+const { start, connect } = probes();
+
+describe("pagination that never ends", () => {
+  it("stops at an empty page although X-Next-Page always points further", async () => {
+    const p = await start({ [TRIGGERS]: endlessNextPage });
+    const result = await p.cli(["plan", manifest(TRIGGER_MANIFEST)]);
+    expect(result.code, result.err).toBe(0);
+    expect(result.out).toContain("Plan: 1 to create");
+    expect(p.seenOn(TRIGGERS)).toBe(1);
+  });
+
+  it('stops at an empty page although Link rel="next" always has a new cursor', async () => {
+    const p = await start({ [TRIGGERS]: endlessCursor });
+    const result = await p.cli(["plan", manifest(TRIGGER_MANIFEST)]);
+    expect(result.code, result.err).toBe(0);
+    expect(p.seenOn(TRIGGERS)).toBe(1);
+  });
+
+  it("gives up past the page limit with an error naming the request", async () => {
+    const p = await start({ [TRIGGERS]: endlessPages(trigger) });
+    const api = connect(p, { maxPages: 25 });
+    const error = await api.list("/projects/acme%2Fapi/triggers").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseError);
+    expect((error as Error).message).toMatch(
+      /^GET \/projects\/acme%2Fapi\/triggers -> 200 OK: the list goes on past 25 pages, the most forgeform reads from one list \(2,500 objects at 100 per page\)/,
+    );
+    expect(p.seenOn(TRIGGERS)).toBe(25);
+  });
+
+  it("refuses an X-Total-Pages of 100,000,000 after one request, without queueing the pages", async () => {
+    const p = await start({ [TRIGGERS]: hugeTotalPages(100_000_000, 3, trigger) });
+    const result = await p.cli(["plan", manifest(TRIGGER_MANIFEST)]);
+    expect(result.code).toBe(1);
+    expect(prose(result.out + result.err)).toContain(
+      "GET /projects/acme%2Fapi/triggers -> 200 OK: the server says the list has 100,000,000 pages (X-Total-Pages), more than the 10,000 forgeform reads from one list",
+    );
+    expect(p.seenOn(TRIGGERS)).toBe(1);
+  });
+
+  it("reads an announced page count a window at a time and stops at the first empty page", async () => {
+    // The header promises 5,000 pages (within the limit), but only pages 1-3 hold anything.
+    const p = await start({ [TRIGGERS]: hugeTotalPages(5_000, 3, trigger) });
+    const api = connect(p, { concurrency: 4 });
+    const all = await api.list<{ id: number }>("/projects/acme%2Fapi/triggers");
+    expect(all.map((t) => t.id)).toEqual([1, 2, 3]);
+    // Page 1, then one window of at most 4 pages in flight: pages 2-4 and maybe the 4 requested alongside 4.
+    expect(p.seenOn(TRIGGERS)).toBeLessThanOrEqual(1 + 3 + 4);
+    expect(p.server.maxInFlight()).toBeLessThanOrEqual(4);
+  });
+
+  it("refuses a SCIM totalResults of 10^12 instead of paging through it", async () => {
+    const p = await start({ "GET /groups/acme/Users": scimEndless(1e12) });
+    const api = connect(p);
+    const error = await api.list("/groups/acme/Users", { scim: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResponseError);
+    expect((error as Error).message).toBe(
+      "GET /groups/acme/Users (SCIM) -> 200 OK: the server says there are 1,000,000,000,000 results (totalResults), more than the 1,000,000 forgeform reads from one list: not reading it",
+    );
+    expect(p.seenOn("GET /groups/acme/Users")).toBe(1);
+  });
+
+  it("gives up on a SCIM list that dribbles one user per page past the page limit", async () => {
+    const p = await start({ "GET /groups/acme/Users": scimEndless(2_000) });
+    const api = connect(p, { maxPages: 30 });
+    await expect(api.list("/groups/acme/Users", { scim: true })).rejects.toThrow(
+      /^GET \/groups\/acme\/Users \(SCIM\) -> 200 OK: the list goes on past 30 pages/,
+    );
+    expect(p.seenOn("GET /groups/acme/Users")).toBe(30);
+  });
+});
