@@ -99,11 +99,21 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
     const saved = opts["plan"] ? readSavedPlan(opts["plan"] as string) : undefined;
     if (saved && paths.length > 0) throw new Error("give either manifest paths or --plan, not both");
+    if (
+      saved &&
+      ((opts["target"] as string[]).length > 0 ||
+        (opts["replace"] as string[]).length > 0 ||
+        opts["changedSince"] !== undefined)
+    ) {
+      throw new Error(
+        "--target, --replace and --changed-since are part of a saved plan: give them to `forgeform plan --out`, not to `apply --plan`",
+      );
+    }
     const outcome = await planFromManifests({
       paths: saved ? saved.manifests : paths,
       connection,
       targets: saved ? saved.targets : (opts["target"] as string[]),
-      replace: opts["replace"] as string[],
+      replace: saved ? (saved.replace ?? []) : (opts["replace"] as string[]),
       backupDir: opts["backup"] === false ? false : (opts["backupDir"] as string | undefined),
       ...((saved ? saved.changedSince : opts["changedSince"]) !== undefined
         ? { changedSince: (saved ? saved.changedSince : opts["changedSince"]) as string }

@@ -900,6 +900,7 @@ export async function makePlan(
     url: options.url,
     manifests: desired.files,
     targets: options.targets ?? [],
+    ...((options.replace ?? []).length > 0 ? { replace: [...(options.replace ?? [])] } : {}),
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
     ...(options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {}),
     changes,

@@ -88,6 +88,8 @@ export interface Plan {
   manifests: string[];
   /** `--target` paths the plan was limited to (empty: everything). */
   targets: string[];
+  /** `--replace` addresses the plan replaces even if unchanged (a saved plan applies them again). */
+  replace?: string[];
   /** `--changed-since REF`: the plan covers only what changed in the manifests since this git revision. */
   changedSince?: string;
   /** `--shard K/N`: this plan covers only the top-level targets (`units`) assigned to shard K of N. */

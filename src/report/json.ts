@@ -95,6 +95,7 @@ export function renderPlanJson(plan: Plan): string {
     url: plan.url,
     manifests: plan.manifests,
     targets: plan.targets,
+    replace: plan.replace,
     changed_since: plan.changedSince,
     shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
     summary: summaryJson(plan.summary),
@@ -273,6 +274,7 @@ interface PlanV1 {
   url: string;
   manifests: string[];
   targets: string[];
+  replace?: string[];
   changed_since?: string;
   summary: PlanSummary;
   changes: ChangeV1[];
@@ -347,6 +349,7 @@ export function parsePlanJson(text: string, label = "The plan"): Plan {
     url: v1.url,
     manifests: [...v1.manifests],
     targets: [...v1.targets],
+    ...(Array.isArray(v1.replace) ? { replace: v1.replace.map(String) } : {}),
     ...(v1.changed_since !== undefined ? { changedSince: v1.changed_since } : {}),
     changes: v1.changes.map(toChange),
     errors: v1.errors.map(toProblem),

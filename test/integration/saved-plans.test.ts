@@ -1,0 +1,119 @@
+/**
+ * Saved plans as a matrix: `plan --out FILE`, then `apply --plan FILE` after one thing changed. Each case is
+ * refused or accepted as the README says, with its message.
+ */
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, Bench } from "./helpers.js";
+
+const fixture = {
+  groups: [
+    { path: "sp", description: "old" },
+    { path: "other", description: "old" },
+  ],
+};
+const MANIFEST = (description = "new") => `version: 1
+instance:
+  system_hooks:
+    - { url: "https://hooks.sp.example/in", token: "\${env:HOOK_TOKEN}", push_events: true }
+groups:
+  sp: { description: "${description}" }
+  other: { description: "\${env:OTHER_DESC}" }
+`;
+const HOOK = 'instance.system_hook["https://hooks.sp.example/in"]';
+const env = { HOOK_TOKEN: "first-token", OTHER_DESC: "secret one" };
+
+describe("saved plans", () => {
+  let bench: Bench;
+  let file: string;
+  let saved: string;
+  beforeEach(async () => {
+    bench = await Bench.start({ fixture });
+    file = bench.manifest(MANIFEST());
+    saved = join(bench.dir, "plan.json");
+  });
+  afterEach(async () => {
+    await bench.stop();
+  });
+  const save = async (args: string[] = [], vars = env) => {
+    const run = await bench.cli(["plan", "--out", saved, ...args, file], vars);
+    expect(run.code, run.out + run.err).toBe(0);
+  };
+  const applySaved = (vars: Record<string, string> = env, extra: string[] = []) =>
+    bench.cli(["apply", "--yes", "--plan", saved, ...extra], vars);
+  const description = async (g: string) =>
+    (await bench.get<{ description: string }>(`/groups/${g}`)).description;
+
+  it("applies a plan when nothing changed", async () => {
+    await save();
+    const run = await applySaved();
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(await description("sp")).toBe("new");
+  });
+
+  it("keeps --target: the saved plan applies only its targets", async () => {
+    await save(["--target", "sp"]);
+    const run = await applySaved();
+    expect(run.code, run.out + run.err).toBe(0);
+    expect([await description("sp"), await description("other")]).toEqual(["new", "old"]);
+  });
+
+  it("keeps --replace: the saved plan replaces what it said it would", async () => {
+    expect((await bench.cli(["apply", "--yes", file], env)).code).toBe(0);
+    const before = (await bench.get<{ id: number }[]>("/hooks"))[0]!.id;
+    await save(["--replace", HOOK]);
+    const run = await applySaved();
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(run.out).toContain(`-/+ ${HOOK}: done`);
+    const after = (await bench.get<{ id: number }[]>("/hooks"))[0]!.id;
+    expect(after).not.toBe(before);
+  });
+
+  it("refuses options that belong to the saved plan", async () => {
+    await save();
+    const run = await applySaved(env, ["--target", "sp"]);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain("--target, --replace and --changed-since are part of a saved plan");
+  });
+
+  it("refuses a plan made against another platform", async () => {
+    await save();
+    const elsewhere = await Bench.start({ fixture });
+    try {
+      const run = await elsewhere.cli(["apply", "--yes", "--plan", saved], env);
+      expect(run.code).toBe(1);
+      expect(run.err).toContain(`the saved plan was made against ${bench.sandbox.url}`);
+    } finally {
+      await elsewhere.stop();
+    }
+  });
+
+  it("refuses a plan after the live state changed", async () => {
+    await save();
+    const res = await fetch(`${bench.sandbox.url}/api/v4/groups/sp`, {
+      method: "PUT",
+      headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "content-type": "application/json" },
+      body: JSON.stringify({ description: "changed meanwhile" }),
+    });
+    expect(res.status).toBe(200);
+    const run = await applySaved();
+    expect(run.code).toBe(1);
+    expect(run.err).toContain("the live state changed since the plan was made");
+    expect(await description("sp")).toBe("changed meanwhile");
+  });
+
+  it("refuses a plan after the manifests changed", async () => {
+    await save();
+    bench.manifest(MANIFEST("newer"));
+    const run = await applySaved();
+    expect(run.code).toBe(1);
+    expect(run.err).toContain("the manifests changed since the plan was made");
+  });
+
+  it("accepts a plan when only a secret's value changed: it keeps no trace of secrets", async () => {
+    await save();
+    const run = await applySaved({ HOOK_TOKEN: "second-token", OTHER_DESC: "secret two" });
+    expect(run.code, run.out + run.err).toBe(0);
+    expect(await description("other")).toBe("secret two");
+  });
+});
