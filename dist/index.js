@@ -72430,11 +72430,11 @@ var epicIssueKind = {
   segment: "issue",
   parents: ["epics"],
   updateMode: "update",
-  async read(ctx, parent, wanted) {
+  async read(ctx, parent, wanted, options) {
     const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
     const declared = new Set(wanted);
     let previous = FIRST;
-    return (await liveLinks(ctx, parent, false)).map(({ key: platformKey, link }) => {
+    return (await liveLinks(ctx, parent, options?.fresh === true)).map(({ key: platformKey, link }) => {
       const key = spelling.get(platformKey.toLowerCase()) ?? platformKey;
       const [project] = key.split(/#(?=\d+$)/);
       const live = { key, id: link.epic_issue_id, fields: { project, iid: link.iid, after: previous } };

@@ -65,12 +65,12 @@ export const epicIssueKind: Kind = {
   parents: ["epics"],
   updateMode: "update",
 
-  async read(ctx, parent, wanted) {
+  async read(ctx, parent, wanted, options) {
     // Project paths match case-insensitively, as on the platform: report them in the manifest's spelling.
     const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
     const declared = new Set(wanted);
     let previous = FIRST;
-    return (await liveLinks(ctx, parent, false)).map(({ key: platformKey, link }) => {
+    return (await liveLinks(ctx, parent, options?.fresh === true)).map(({ key: platformKey, link }) => {
       const key = spelling.get(platformKey.toLowerCase()) ?? platformKey;
       const [project] = key.split(/#(?=\d+$)/);
       const live: Live = { key, id: link.epic_issue_id, fields: { project, iid: link.iid, after: previous } };

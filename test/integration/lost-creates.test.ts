@@ -1,0 +1,191 @@
+/**
+ * Lost-create recovery for every creatable kind: the platform carries out the create and the response is lost
+ * (`drop-after-commit:1` on that kind's POST). Apply re-reads, finds the object, reports it recovered, and the
+ * platform holds exactly one, counted independently.
+ */
+import { generateKeyPairSync } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+function sshKey(comment: string): string {
+  const { publicKey } = generateKeyPairSync("ed25519");
+  const raw = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
+  const part = (b: Buffer) => Buffer.concat([Buffer.from([0, 0, 0, b.length]), b]);
+  return `ssh-ed25519 ${Buffer.concat([part(Buffer.from("ssh-ed25519")), part(raw)]).toString("base64")} ${comment}`;
+}
+
+const KEY = sshKey("lost@create");
+const fixture = {
+  groups: [{ path: "lc" }],
+  projects: [
+    { path: "lc/app", default_branch: "main", members: [{ user: "root", access_level: "maintainer" }] },
+  ],
+  pipeline_schedules: [{ project: "lc/app", description: "seeded", cron: "0 1 * * *" }],
+  issues: [{ project: "lc/app", iid: 5, title: "Linked" }],
+  epics: [{ group: "lc", iid: 1, title: "Epic", author: "root" }],
+  scim: [{ group: "lc", token: "lc-scim-token", identities: [] }],
+};
+const P = "/api/v4/projects/lc%2Fapp";
+
+interface Case {
+  kind: string;
+  prefix: string;
+  manifest: string;
+  count: (bench: Bench) => Promise<number>;
+}
+
+const count = async <T>(bench: Bench, path: string, match: (x: T) => boolean) =>
+  (await bench.get<T[]>(path)).filter(match).length;
+
+const CASES: Case[] = [
+  {
+    kind: "group",
+    prefix: "/api/v4/groups",
+    manifest: "groups:\n  lc/sub: {}\n",
+    count: (b) => count<{ full_path: string }>(b, "/groups/lc/subgroups", (g) => g.full_path === "lc/sub"),
+  },
+  {
+    kind: "system hook",
+    prefix: "/api/v4/hooks",
+    manifest: 'instance:\n  system_hooks: [{ url: "https://hooks.lc.example/in" }]\n',
+    count: (b) => count<{ url: string }>(b, "/hooks", (h) => h.url === "https://hooks.lc.example/in"),
+  },
+  {
+    kind: "broadcast message",
+    prefix: "/api/v4/broadcast_messages",
+    manifest: "instance:\n  broadcast_messages: [{ message: Lost and found }]\n",
+    count: (b) => count<{ message: string }>(b, "/broadcast_messages", (m) => m.message === "Lost and found"),
+  },
+  {
+    kind: "pipeline schedule",
+    prefix: `${P}/pipeline_schedules`,
+    manifest:
+      'projects:\n  lc/app:\n    pipeline_schedules: [{ description: fresh, ref: main, cron: "0 2 * * *" }]\n',
+    count: (b) =>
+      count<{ description: string }>(
+        b,
+        "/projects/lc%2Fapp/pipeline_schedules",
+        (s) => s.description === "fresh",
+      ),
+  },
+  {
+    kind: "schedule variable",
+    prefix: `${P}/pipeline_schedules/`,
+    manifest:
+      'projects:\n  lc/app:\n    pipeline_schedules:\n      - description: seeded\n        ref: main\n        cron: "0 1 * * *"\n        variables: [{ key: LOST, value: found }]\n',
+    count: async (b) => {
+      const [s] = (
+        await b.get<{ id: number; description: string }[]>("/projects/lc%2Fapp/pipeline_schedules")
+      ).filter((x) => x.description === "seeded");
+      const detail = await b.get<{ variables: { key: string }[] }>(
+        `/projects/lc%2Fapp/pipeline_schedules/${s!.id}`,
+      );
+      return detail.variables.filter((v) => v.key === "LOST").length;
+    },
+  },
+  {
+    kind: "project badge",
+    prefix: `${P}/badges`,
+    manifest:
+      'projects:\n  lc/app:\n    badges: [{ name: lost, link_url: "https://x.example", image_url: "https://x.example/i.svg" }]\n',
+    count: (b) =>
+      count<{ name: string; kind: string }>(
+        b,
+        "/projects/lc%2Fapp/badges",
+        (x) => x.name === "lost" && x.kind === "project",
+      ),
+  },
+  {
+    kind: "group badge",
+    prefix: "/api/v4/groups/", // the only write to a group here (groups are addressed by id)
+    manifest:
+      'groups:\n  lc:\n    badges: [{ name: lost, link_url: "https://x.example", image_url: "https://x.example/i.svg" }]\n',
+    count: (b) => count<{ name: string }>(b, "/groups/lc/badges", (x) => x.name === "lost"),
+  },
+  {
+    kind: "project milestone",
+    prefix: `${P}/milestones`,
+    manifest: "projects:\n  lc/app:\n    milestones: [{ title: lost }]\n",
+    count: (b) => count<{ title: string }>(b, "/projects/lc%2Fapp/milestones", (m) => m.title === "lost"),
+  },
+  {
+    kind: "group milestone",
+    prefix: "/api/v4/groups/",
+    manifest: "groups:\n  lc:\n    milestones: [{ title: lost }]\n",
+    count: (b) => count<{ title: string }>(b, "/groups/lc/milestones", (m) => m.title === "lost"),
+  },
+  {
+    kind: "protected environment",
+    prefix: `${P}/protected_environments`,
+    manifest:
+      "projects:\n  lc/app:\n    protected_environments: [{ name: production, deploy_access_levels: [{ access_level: 40 }] }]\n",
+    count: (b) =>
+      count<{ name: string }>(b, "/projects/lc%2Fapp/protected_environments", (e) => e.name === "production"),
+  },
+  {
+    kind: "deploy key",
+    prefix: `${P}/deploy_keys`,
+    manifest: `projects:\n  lc/app:\n    deploy_keys: [{ title: lost, key: "${KEY}" }]\n`,
+    count: (b) =>
+      count<{ key: string }>(b, "/projects/lc%2Fapp/deploy_keys", (k) => k.key.includes(KEY.split(" ")[1]!)),
+  },
+  {
+    kind: "trigger",
+    prefix: `${P}/triggers`,
+    manifest: "projects:\n  lc/app:\n    triggers: [{ description: lost }]\n",
+    count: (b) =>
+      count<{ description: string }>(b, "/projects/lc%2Fapp/triggers", (t) => t.description === "lost"),
+  },
+  {
+    kind: "wiki page",
+    prefix: `${P}/wikis`,
+    manifest: "projects:\n  lc/app:\n    wiki_pages: [{ title: Lost, content: found }]\n",
+    count: (b) => count<{ slug: string }>(b, "/projects/lc%2Fapp/wikis", (w) => w.slug === "Lost"),
+  },
+  {
+    kind: "epic issue link",
+    prefix: "/api/v4/groups/",
+    manifest: "groups:\n  lc:\n    epics: [{ iid: 1, issues: [{ project: lc/app, iid: 5 }] }]\n",
+    count: (b) => count<{ iid: number }>(b, "/groups/lc/epics/1/issues", (i) => i.iid === 5),
+  },
+];
+
+describe("a create whose response is lost is found on re-reading, for every kind", () => {
+  let bench: Bench | undefined;
+  afterEach(async () => {
+    await bench?.stop();
+    bench = undefined;
+  });
+
+  it.each(CASES)("$kind", async ({ prefix, manifest, count: counted }) => {
+    bench = await Bench.start({ fixture, faults: `drop-after-commit:1@POST${prefix}`, seed: 3 });
+    const file = bench.manifest(`version: 1\n${manifest}`);
+    const apply = await bench.cli(["apply", "--yes", file], { FORGEFORM_SCIM_TOKEN: "lc-scim-token" });
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(apply.out).toContain("done (its response was lost; found on re-reading)");
+    expect(await counted(bench)).toBe(1);
+  });
+
+  it("scim user", async () => {
+    bench = await Bench.start({ fixture, faults: "drop-after-commit:1@POST/api/scim/v2/groups", seed: 3 });
+    const file = bench.manifest(`version: 1
+groups:
+  lc:
+    scim_users:
+      - externalId: lost-1
+        userName: lost
+        name: { formatted: Lost Found, givenName: Lost, familyName: Found }
+        emails: [{ type: work, value: lost@lc.example, primary: true }]
+`);
+    const apply = await bench.cli(["apply", "--yes", file], { FORGEFORM_SCIM_TOKEN: "lc-scim-token" });
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(apply.out).toContain("done (its response was lost; found on re-reading)");
+    const res = await fetch(
+      `${bench.sandbox.url}/api/scim/v2/groups/lc/Users?filter=externalId%20eq%20%22lost-1%22`,
+      {
+        headers: { Authorization: "Bearer lc-scim-token" },
+      },
+    );
+    expect(((await res.json()) as { totalResults: number }).totalResults).toBe(1);
+  });
+});
