@@ -52,6 +52,11 @@ describe("badges", () => {
         },
       ],
       without: (policy) => manifest("projects", "acme/platform/api", undefined, policy),
+      read: async () =>
+        (await bench.get<Record<string, unknown>[]>("/projects/acme%2Fplatform%2Fapi/badges")).filter(
+          (b) => b["name"] === "coverage" && b["kind"] === "project",
+        ),
+      expected: (v) => ({ link_url: v.link_url, image_url: v.image_url }),
     });
   });
 
@@ -63,6 +68,11 @@ describe("badges", () => {
       base,
       edits: [{ values: { ...base, image_url: "https://img.example.com/g.svg" }, fields: ["image_url"] }],
       without: (policy) => manifest("groups", "acme", undefined, policy),
+      read: async () =>
+        (await bench.get<Record<string, unknown>[]>("/groups/acme/badges")).filter(
+          (b) => b["name"] === "coverage",
+        ),
+      expected: (v) => ({ link_url: v.link_url, image_url: v.image_url }),
     });
   });
 

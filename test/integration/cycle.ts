@@ -66,6 +66,22 @@ export interface CycleSpec<V> {
   edits: { values: V; fields: string[]; action?: "update" | "replace" }[];
   /** Manifest without the object, under the given policy. */
   without: (policy: "warn" | "delete") => string;
+  /**
+   * An independent read of the platform (not forgeform's): the live objects with this identity. After every
+   * apply there must be exactly one (none once deleted), holding `expected(values)`.
+   */
+  read: () => Promise<Record<string, unknown>[]>;
+  expected: (values: V) => Record<string, unknown>;
+}
+
+async function expectLive<V>(spec: CycleSpec<V>, values: V | undefined): Promise<void> {
+  const live = await spec.read();
+  if (values === undefined) {
+    expect(live).toEqual([]);
+    return;
+  }
+  expect(live).toHaveLength(1);
+  expect(live[0]).toMatchObject(spec.expected(values));
 }
 
 export async function lifecycle<V>(spec: CycleSpec<V>): Promise<void> {
@@ -73,25 +89,35 @@ export async function lifecycle<V>(spec: CycleSpec<V>): Promise<void> {
   const file = bench.manifest(spec.render(spec.base), "cycle.yaml");
   expectChanges(await planJson(bench, file), [{ address, action: "create" }]);
   await apply(bench, file);
+  await expectLive(spec, spec.base);
   await expectNoChanges(bench, file);
 
+  let current = spec.base;
   for (const edit of spec.edits) {
     const changed = bench.manifest(spec.render(edit.values), "cycle.yaml");
-    expectChanges(await planJson(bench, changed), [
-      { address, action: edit.action ?? "update", fields: edit.fields },
-    ]);
+    const plan = await planJson(bench, changed);
+    expectChanges(plan, [{ address, action: edit.action ?? "update", fields: edit.fields }]);
+    // Each changed field shows a different value on each side.
+    for (const f of plan.changes[0]!.fields.filter((x) => edit.fields.includes(x.field))) {
+      expect(JSON.stringify(f.before), f.field).not.toBe(JSON.stringify(f.after));
+    }
     await apply(bench, changed);
+    await expectLive(spec, edit.values);
     await expectNoChanges(bench, changed);
+    current = edit.values;
   }
 
+  // Warn: reported, and left alone on the platform.
   const warned = bench.manifest(spec.without("warn"), "cycle.yaml");
   expectChanges(await planJson(bench, warned), [{ address, action: "unmanaged" }]);
   await apply(bench, warned);
+  await expectLive(spec, current);
   expectChanges(await planJson(bench, warned), [{ address, action: "unmanaged" }]);
 
   const pruned = bench.manifest(spec.without("delete"), "cycle.yaml");
   expectChanges(await planJson(bench, pruned), [{ address, action: "delete" }]);
   await apply(bench, pruned);
+  await expectLive(spec, undefined);
   await expectNoChanges(bench, pruned);
 }
 

@@ -174,6 +174,8 @@ projects:
         key: ${SHARED}
         can_push: true
 `);
+    // Independent of the tests before it: the declared keys are there first.
+    expect((await bench.cli(["apply", "--yes", warn])).code).toBe(0);
     const warned = await bench.cli(["plan", "--detailed-exitcode", warn]);
     expect(warned.code).toBe(0);
     expect(warned.out).toContain(`deploy_key["${fingerprint(STRAY)}"]`);

@@ -99,6 +99,9 @@ describe("instance objects", () => {
           },
         ],
         without: (policy) => hooks(undefined, policy),
+        read: async () =>
+          (await bench.get<Record<string, unknown>[]>("/hooks")).filter((h) => h["url"] === HOOK_URL),
+        expected: (v) => ({ ...v }),
       });
       // Rotation: the token is write-only, so a new value is not drift; --replace sends it.
       const file = bench.manifest(hooks(base));
@@ -163,6 +166,19 @@ describe("instance objects", () => {
         },
       ],
       without: (policy) => messages(undefined, policy),
+      read: async () =>
+        (await bench.get<Record<string, unknown>[]>("/broadcast_messages")).filter(
+          (m) => m["message"] === "Maintenance on Saturday",
+        ),
+      expected: (v) => ({
+        starts_at: expect.stringMatching(new RegExp(`^${v.starts_at.slice(0, 19)}`)),
+        ends_at: expect.stringMatching(new RegExp(`^${v.ends_at.slice(0, 19)}`)),
+        color: expect.stringMatching(new RegExp(`^${v.color}$`, "i")),
+        font: expect.stringMatching(new RegExp(`^${v.font}$`, "i")),
+        target_path: v.target_path,
+        broadcast_type: v.broadcast_type,
+        dismissable: v.dismissable,
+      }),
     });
     const file = bench.manifest(messages(base));
     await apply(bench, file);

@@ -57,6 +57,11 @@ describe("pipeline schedules", () => {
         },
       ],
       without: (policy) => manifest(undefined, policy),
+      read: async () =>
+        (
+          await bench.get<Record<string, unknown>[]>("/projects/acme%2Fplatform%2Fapi/pipeline_schedules")
+        ).filter((x) => x["description"] === "Nightly"),
+      expected: (v) => ({ ...v }),
     });
   });
 

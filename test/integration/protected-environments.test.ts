@@ -40,6 +40,11 @@ describe("protected environments [licensed]", () => {
         },
       ],
       without: (policy) => manifest(undefined, policy),
+      read: async () =>
+        (
+          await bench.get<Record<string, unknown>[]>("/projects/acme%2Fplatform%2Fapi/protected_environments")
+        ).filter((e) => e["name"] === "production"),
+      expected: (v) => ({ deploy_access_levels: v.map(() => expect.anything()) }),
     });
   });
 
@@ -79,7 +84,17 @@ describe("protected environments [licensed]", () => {
       const r = await core.cli(["plan", core.manifest(manifest(["{ access_level: 40 }"]))]);
       expect(r.code).toBe(1);
       expect(r.out.replace(/\s+/g, " ")).toMatch(/protected_environments.*licensed/);
-      expectChanges({ changes: [], errors: [], summary: {} }, []);
+      // Nothing is planned for them, and nothing is read for them either.
+      const json = JSON.parse(
+        (await core.cli(["plan", "--format", "json", core.manifest(manifest(["{ access_level: 40 }"]))])).out,
+      ) as {
+        changes: unknown[];
+        requests: { by_endpoint: Record<string, number> };
+      };
+      expect(json.changes).toEqual([]);
+      expect(Object.keys(json.requests.by_endpoint).some((e) => e.includes("protected_environments"))).toBe(
+        false,
+      );
     } finally {
       await core.stop();
     }
