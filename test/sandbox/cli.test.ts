@@ -86,8 +86,9 @@ describe("forgeform sandbox", () => {
     expect(err.join("")).toContain('sandbox: fault kind "418" is unknown');
   });
 
-  it.skipIf(!existsSync("lib/cli/sandbox.js"))(
-    "the built bin prints the listening line first and stops on SIGTERM",
+  const unbuilt = !existsSync("lib/cli/sandbox.js");
+  it.skipIf(unbuilt)(
+    `the built bin prints the listening line first and stops on SIGTERM${unbuilt ? " (skipped: lib/ is not built; npm test builds it first)" : ""}`,
     async () => {
       const child = spawn(process.execPath, ["bin/forgeform.js", "sandbox", "--port", "0"], {
         stdio: ["ignore", "pipe", "pipe"],
