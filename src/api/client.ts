@@ -41,7 +41,7 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** Most pages read from one list (default 10,000: a million objects at 100 per page). */
   maxPages?: number;
-  /** Attempts per request, the first included (default 5). */
+  /** Attempts per request, the first included (default 8). */
   maxAttempts?: number;
   /** Total time one request may spend waiting between retries, in ms (default 60000). */
   maxRetryWaitMs?: number;
@@ -102,7 +102,7 @@ const DEFAULTS = {
   timeoutMs: 30_000,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   maxPages: DEFAULT_MAX_PAGES,
-  maxAttempts: 5,
+  maxAttempts: 8,
   maxRetryWaitMs: 60_000,
   backoffBaseMs: 500,
   backoffCapMs: 20_000,

@@ -52,7 +52,7 @@ export function addConnectionOptions(cmd: Command): Command {
     .option("--concurrency <n>", "requests in flight at once (default 8)", positiveInteger("--concurrency"))
     .option(
       "--max-attempts <n>",
-      "attempts per request when retrying rate limits and transient failures (default 5)",
+      "attempts per request when retrying rate limits and transient failures (default 8)",
       positiveInteger("--max-attempts"),
     )
     .option(
