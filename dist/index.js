@@ -66637,6 +66637,13 @@ function checkItem(collection, item, path2, ctx) {
       break;
     }
     case "notification_settings": {
+      if (path2[0] === "projects" && Object.hasOwn(item, "new_epic")) {
+        diags.error(
+          keyLoc(item, "new_epic"),
+          renderPath([...path2, "new_epic"]),
+          "new_epic exists only for groups and your global notification settings (epics belong to groups): set it on the group"
+        );
+      }
       const level = item.level;
       const events = Object.keys(item).filter((k2) => k2 !== "level" && k2 !== "notification_email");
       if (events.length > 0 && level !== void 0 && level !== "custom") {
@@ -70164,7 +70171,7 @@ var DEFAULTS = {
   timeoutMs: 3e4,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   maxPages: DEFAULT_MAX_PAGES,
-  maxAttempts: 5,
+  maxAttempts: 8,
   maxRetryWaitMs: 6e4,
   backoffBaseMs: 500,
   backoffCapMs: 2e4
@@ -72108,7 +72115,16 @@ function listsAsText(raw) {
   }
   return out;
 }
-var toLive = (raw) => ({ key: KEY, id: KEY, fields: listsAsText(raw), raw });
+var BAR = "performance_bar_allowed_group_path";
+function toLive(raw) {
+  const fields = listsAsText(raw);
+  fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
+  return { key: KEY, id: KEY, fields, raw };
+}
+async function groupPath(ctx, id) {
+  if (typeof id !== "number") return "";
+  return (await ctx.api.get(apiPath`/groups/${id}`, { query: { with_projects: false } })).full_path;
+}
 function renameDeprecated(fields) {
   const out = {};
   for (const [name, value] of Object.entries(fields)) {
@@ -72128,8 +72144,18 @@ var applicationSettingsKind = {
   async read(ctx) {
     return [toLive(await ctx.api.get("/application/settings", { shape: {} }))];
   },
-  async prepare(_ctx, _parent, fields) {
+  async prepare(ctx, _parent, fields) {
     const out = renameDeprecated(fields);
+    const bar = out[BAR];
+    if (typeof bar === "string") {
+      const id = bar.trim() === "" ? null : await ctx.resolve.groupId(bar);
+      if (id === void 0)
+        throw new FieldError(
+          BAR,
+          `group ${JSON.stringify(bar)} does not exist (or is not visible to this token's user)`
+        );
+      out[BAR] = id;
+    }
     for (const [name, value] of Object.entries(out)) {
       if (typeof value === "string" && settingSpecs().get(name)?.set) {
         out[name] = value.split(",").map((v2) => v2.trim()).filter((v2) => v2 !== "");
@@ -72152,14 +72178,23 @@ var applicationSettingsKind = {
     }
     return problems2;
   },
+  async export(ctx, _parent, live) {
+    const fields = { ...live.fields };
+    if (fields[BAR] === null) delete fields[BAR];
+    else fields[BAR] = await groupPath(ctx, fields[BAR]);
+    return fields;
+  },
+  async display(ctx, field, value) {
+    return field === BAR ? await groupPath(ctx, value) : value;
+  },
   async update(ctx, _parent, _live, desired, changed2) {
     const send = new Set(changed2);
     for (const name of changed2)
       for (const partner of settingSpecs().get(name)?.requires ?? []) send.add(partner);
     for (const [name, spec] of settingSpecs()) if (spec.writeOnly && name in desired) send.add(name);
-    const updated = await ctx.api.put("/application/settings", {
-      body: body(desired, send)
-    });
+    const payload = body(desired, send);
+    if (BAR in payload) payload[BAR] = await groupPath(ctx, payload[BAR]);
+    const updated = await ctx.api.put("/application/settings", { body: payload });
     return toLive(updated);
   }
 };

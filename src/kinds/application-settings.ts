@@ -6,9 +6,10 @@
  * A deprecated name is compared and sent under its replacement.
  */
 
+import { apiPath } from "../api/index.js";
 import { body } from "./common.js";
 import type { FieldSpec } from "./fields.js";
-import type { Fields, Kind, KindProblem, Live } from "./kind.js";
+import { FieldError, type Fields, type Kind, type KindContext, type KindProblem, type Live } from "./kind.js";
 import { fieldSpecs } from "./schemas.js";
 
 const KEY = "application_settings";
@@ -29,7 +30,25 @@ function listsAsText(raw: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-const toLive = (raw: Record<string, unknown>): Live => ({ key: KEY, id: KEY, fields: listsAsText(raw), raw });
+/**
+ * The performance bar's group: the platform answers with its id (`performance_bar_allowed_group_id`) and takes its
+ * path (`performance_bar_allowed_group_path`). The manifest names the path; plans compare ids and show paths.
+ */
+const BAR = "performance_bar_allowed_group_path";
+
+function toLive(raw: Record<string, unknown>): Live {
+  const fields = listsAsText(raw);
+  fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
+  return { key: KEY, id: KEY, fields, raw };
+}
+
+/** A group's full path from its id, for display and for the update the platform takes by path. */
+async function groupPath(ctx: KindContext, id: unknown): Promise<string> {
+  if (typeof id !== "number") return "";
+  return (
+    await ctx.api.get<{ full_path: string }>(apiPath`/groups/${id}`, { query: { with_projects: false } })
+  ).full_path;
+}
 
 /** Renames deprecated settings to their replacement, unless the replacement is also declared. */
 function renameDeprecated(fields: Fields): Fields {
@@ -54,8 +73,18 @@ export const applicationSettingsKind: Kind = {
     return [toLive(await ctx.api.get<Record<string, unknown>>("/application/settings", { shape: {} }))];
   },
 
-  async prepare(_ctx, _parent, fields) {
+  async prepare(ctx, _parent, fields) {
     const out = renameDeprecated(fields);
+    const bar = out[BAR];
+    if (typeof bar === "string") {
+      const id = bar.trim() === "" ? null : await ctx.resolve.groupId(bar);
+      if (id === undefined)
+        throw new FieldError(
+          BAR,
+          `group ${JSON.stringify(bar)} does not exist (or is not visible to this token's user)`,
+        );
+      out[BAR] = id;
+    }
     // The platform takes list settings as comma-separated strings too, and always answers with a list.
     for (const [name, value] of Object.entries(out)) {
       if (typeof value === "string" && settingSpecs().get(name)?.set) {
@@ -84,14 +113,25 @@ export const applicationSettingsKind: Kind = {
     return problems;
   },
 
+  async export(ctx, _parent, live) {
+    const fields: Fields = { ...live.fields };
+    if (fields[BAR] === null) delete fields[BAR];
+    else fields[BAR] = await groupPath(ctx, fields[BAR]);
+    return fields;
+  },
+
+  async display(ctx, field, value) {
+    return field === BAR ? await groupPath(ctx, value) : value;
+  },
+
   async update(ctx, _parent, _live, desired, changed) {
     const send = new Set(changed);
     for (const name of changed)
       for (const partner of settingSpecs().get(name)?.requires ?? []) send.add(partner);
     for (const [name, spec] of settingSpecs()) if (spec.writeOnly && name in desired) send.add(name);
-    const updated = await ctx.api.put<Record<string, unknown>>("/application/settings", {
-      body: body(desired, send),
-    });
+    const payload = body(desired, send);
+    if (BAR in payload) payload[BAR] = await groupPath(ctx, payload[BAR]);
+    const updated = await ctx.api.put<Record<string, unknown>>("/application/settings", { body: payload });
     return toLive(updated);
   },
 };

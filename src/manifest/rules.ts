@@ -231,6 +231,15 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       break;
     }
     case "notification_settings": {
+      if (path[0] === "projects" && Object.hasOwn(item, "new_epic")) {
+        // Epics belong to groups: a project's settings have no such switch, and the platform drops it (the plan
+        // would then show it as a change forever).
+        diags.error(
+          keyLoc(item, "new_epic"),
+          renderPath([...path, "new_epic"]),
+          "new_epic exists only for groups and your global notification settings (epics belong to groups): set it on the group",
+        );
+      }
       const level: unknown = (item as Partial<NotificationSettings>).level;
       const events = Object.keys(item).filter((k) => k !== "level" && k !== "notification_email");
       if (events.length > 0 && level !== undefined && level !== "custom") {

@@ -606,7 +606,7 @@ export interface ApplicationSettings {
    */
   admin_notification_email?: string;
   /**
-   * Where users land after signing out.
+   * Where users land after signing out: a full http(s) URL.
    */
   after_sign_out_path?: string;
   /**
@@ -816,7 +816,7 @@ export interface ApplicationSettings {
    */
   external_authorization_service_enabled?: boolean;
   /**
-   * Timeout of the external authorization service, seconds.
+   * Timeout of the external authorization service, seconds (more than 0, at most 10).
    */
   external_authorization_service_timeout?: number;
   /**
@@ -886,9 +886,9 @@ export interface ApplicationSettings {
    */
   password_authentication_enabled_for_web?: boolean;
   /**
-   * Group whose members may see the performance bar.
+   * Full path of the group whose members may see the performance bar; empty for none. The platform keeps the group's id (`performance_bar_allowed_group_id`) and takes the path when it is set.
    */
-  performance_bar_allowed_group_id?: number;
+  performance_bar_allowed_group_path?: string;
   /**
    * Multiplier of the interface's polling intervals (0 disables polling).
    */
