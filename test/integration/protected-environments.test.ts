@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apply, expectChanges, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
+import { apply, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
 
 function manifest(levels: string[] | undefined, policy?: string): string {
