@@ -72370,9 +72370,19 @@ var deployKeyKind = {
 async function createOrEnable(ctx, parent, desired, key) {
   const found = await existingKey(ctx, key);
   if (!found) {
-    const created = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
-      body: body(desired, ["title", "key", "can_push"])
-    });
+    let created;
+    try {
+      created = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
+        body: body(desired, ["title", "key", "can_push"])
+      });
+    } catch (error2) {
+      if (error2 instanceof ApiError && error2.status === 400 && /fingerprint/.test(JSON.stringify(error2.body))) {
+        throw new Error(
+          "the key already exists on the platform, but the token's user may not use it: the platform lets a user add an existing key only when they maintain a project that uses it (administrators may enable any key). Give the user Maintainer on one of those projects, use an administrator token, or use another key"
+        );
+      }
+      throw error2;
+    }
     createdKeys(ctx).set(key, created);
     return toLive4(created, desired["can_push"] ?? false);
   }
@@ -72382,7 +72392,7 @@ async function createOrEnable(ctx, parent, desired, key) {
   } catch (error2) {
     if (!(error2 instanceof ApiError && error2.status === 404)) throw error2;
     throw new Error(
-      `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`
+      `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not use it: the platform lets a key be enabled only by a maintainer of a project that uses it (or an administrator). Give the user Maintainer on one of those projects, or use another key`
     );
   }
   const payload = {};

@@ -15,6 +15,7 @@ interface SandboxCliOptions {
   faults?: string;
   seed: number;
   baseUrlHost?: string;
+  maxBodyMb?: number;
 }
 
 function integer(name: string, min: number, max: number) {
@@ -77,6 +78,11 @@ export function registerSandbox(
     .option("--faults <spec>", "fault injection, e.g. 429:0.05,503:0.02@GET,reset:0.01,drop-after-commit:0.1")
     .option("--seed <n>", "seed of the fault and latency generator", integer("--seed", 0, 2 ** 31 - 1), 1)
     .option("--base-url-host <host:port>", "host used in returned URLs instead of the request's Host header")
+    .option(
+      "--max-body-mb <n>",
+      "largest request body in MiB; larger ones are refused with 413 without being read (default 64)",
+      integer("--max-body-mb", 1, 4096),
+    )
     .action(async (options: SandboxCliOptions) => {
       let sb: RunningSandbox;
       try {
@@ -92,6 +98,7 @@ export function registerSandbox(
           faults: options.faults,
           seed: options.seed,
           baseUrlHost: options.baseUrlHost,
+          ...(options.maxBodyMb !== undefined ? { maxBodyMb: options.maxBodyMb } : {}),
           log: (line) => io.err(`${line}\n`),
         });
       } catch (error) {

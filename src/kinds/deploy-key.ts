@@ -139,9 +139,23 @@ export const deployKeyKind: Kind = {
 async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live> {
   const found = await existingKey(ctx, key);
   if (!found) {
-    const created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
-      body: body(desired, ["title", "key", "can_push"]),
-    });
+    let created: ApiKey;
+    try {
+      created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
+        body: body(desired, ["title", "key", "can_push"]),
+      });
+    } catch (error) {
+      if (
+        error instanceof ApiError &&
+        error.status === 400 &&
+        /fingerprint/.test(JSON.stringify(error.body))
+      ) {
+        throw new Error(
+          "the key already exists on the platform, but the token's user may not use it: the platform lets a user add an existing key only when they maintain a project that uses it (administrators may enable any key). Give the user Maintainer on one of those projects, use an administrator token, or use another key",
+        );
+      }
+      throw error;
+    }
     createdKeys(ctx).set(key, created);
     return toLive(created, (desired["can_push"] as boolean | undefined) ?? false);
   }
@@ -151,7 +165,7 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error;
     throw new Error(
-      `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not enable it: the platform lets a key be enabled only by a maintainer of a project that uses it. Give the user Maintainer on one of those projects, or use another key`,
+      `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not use it: the platform lets a key be enabled only by a maintainer of a project that uses it (or an administrator). Give the user Maintainer on one of those projects, or use another key`,
     );
   }
   // Enabling links the key without push access and keeps its title: set what the manifest says.

@@ -24,17 +24,43 @@ function isHash(v: unknown): v is ParamHash {
 }
 
 /**
- * Rack's `normalize_params`: `a[]=1&a[]=2` gives an array, `h[x]=y` a hash, `l[][k]=v` an array of hashes.
- * Plain keys repeated without brackets keep the last value, as Rack does.
+ * Names that must never become keys of a parsed object: they would reach (and could change) an object's prototype.
+ * A request that uses one is refused with 400, whatever its path (query, form, JSON, multipart, nested keys).
  */
-export function normalizeParam(target: ParamHash, name: string, value: ParamValue): void {
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+/** How deep `a[b][c]...` parameter names may nest (Rack allows 32 by default too). */
+export const MAX_PARAM_DEPTH = 32;
+
+/** A hash for parsed parameters: no prototype, so no key can reach one. */
+export function paramHash(): ParamHash {
+  return Object.create(null) as ParamHash;
+}
+
+function refuseKey(key: string): void {
+  if (UNSAFE_KEYS.has(key)) {
+    throw paramError(`parameter names may not use ${JSON.stringify(key)}`);
+  }
+}
+
+/**
+ * Rack's `normalize_params`: `a[]=1&a[]=2` gives an array, `h[x]=y` a hash, `l[][k]=v` an array of hashes.
+ * Plain keys repeated without brackets keep the last value, as Rack does. Hashes have no prototype; `__proto__`,
+ * `constructor` and `prototype` are refused, and so is nesting deeper than {@link MAX_PARAM_DEPTH}.
+ */
+export function normalizeParam(target: ParamHash, name: string, value: ParamValue, depth = 0): void {
+  if (depth > MAX_PARAM_DEPTH) {
+    throw paramError(`parameter names may nest at most ${MAX_PARAM_DEPTH} levels deep`);
+  }
   const m = /^[[\]]*([^[\]]+)\]*/.exec(name);
   const key = m?.[1] ?? "";
   if (!key) return;
+  refuseKey(key);
   const after = name.slice(m?.[0].length ?? 0);
   if (after === "") {
     target[key] = value;
   } else if (after === "[") {
+    refuseKey(name);
     target[name] = value;
   } else if (after === "[]") {
     const list = Array.isArray(target[key]) ? (target[key] as ParamValue[]) : [];
@@ -47,17 +73,25 @@ export function normalizeParam(target: ParamHash, name: string, value: ParamValu
     target[key] = list;
     const last = list[list.length - 1];
     if (isHash(last) && !hashHasKey(last, childKey)) {
-      normalizeParam(last, childKey, value);
+      normalizeParam(last, childKey, value, depth + 1);
     } else {
-      const fresh: ParamHash = {};
-      normalizeParam(fresh, childKey, value);
+      const fresh = paramHash();
+      normalizeParam(fresh, childKey, value, depth + 1);
       list.push(fresh);
     }
   } else {
-    const child = isHash(target[key]) ? (target[key] as ParamHash) : {};
+    const child = isHash(target[key]) ? (target[key] as ParamHash) : paramHash();
     target[key] = child;
-    normalizeParam(child, after, value);
+    normalizeParam(child, after, value, depth + 1);
   }
+}
+
+/** JSON.parse, refusing keys that would reach a prototype (400) at any depth. */
+function parseJsonBody(text: string): unknown {
+  return JSON.parse(text, (key, value: unknown) => {
+    refuseKey(key);
+    return value;
+  });
 }
 
 function hashHasKey(hash: ParamHash, key: string): boolean {
@@ -81,7 +115,7 @@ function decodeFormComponent(s: string): string {
 
 /** Parses a query string or form-encoded body the way Rack does. */
 export function parseQuery(qs: string): ParamHash {
-  const out: ParamHash = {};
+  const out = paramHash();
   if (!qs) return out;
   for (const pair of qs.split(/[&;]/)) {
     if (!pair) continue;
@@ -143,17 +177,18 @@ export async function parseBody(
   raw: Buffer,
 ): Promise<{ body: ParamHash; json: unknown }> {
   const ct = String(headers["content-type"] ?? "").toLowerCase();
-  if (raw.length === 0) return { body: {}, json: undefined };
+  if (raw.length === 0) return { body: paramHash(), json: undefined };
   if (ct.includes("json")) {
     const text = raw.toString("utf8");
-    if (text.trim() === "") return { body: {}, json: undefined };
+    if (text.trim() === "") return { body: paramHash(), json: undefined };
     let json: unknown;
     try {
-      json = JSON.parse(text);
-    } catch {
+      json = parseJsonBody(text);
+    } catch (error) {
+      if ((error as { status?: number }).status === 400) throw error;
       throw paramError("message body does not match declared format");
     }
-    return { body: isHash(json) ? (json as ParamHash) : {}, json };
+    return { body: isHash(json) ? (json as ParamHash) : paramHash(), json };
   }
   if (ct.startsWith("multipart/form-data")) {
     let form: FormData;
@@ -164,7 +199,7 @@ export async function parseBody(
     } catch {
       throw paramError("message body does not match declared format");
     }
-    const body: ParamHash = {};
+    const body = paramHash();
     for (const [name, value] of form.entries()) {
       if (typeof value === "string") {
         normalizeParam(body, name, value);

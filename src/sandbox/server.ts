@@ -8,7 +8,14 @@ import { encodeJson, type Reply } from "./respond.js";
 import { registerAll } from "./routes/index.js";
 import { randomToken, Store } from "./store.js";
 
+/** Largest request body, MiB (`--max-body-mb`): above the platform's attachment and import sizes in tests. */
+export const DEFAULT_MAX_BODY_MB = 64;
+/** Largest body a request without credentials may send (a form with `private_token` fits). */
+export const ANONYMOUS_BODY_BYTES = 64 * 1024;
+
 export interface SandboxOptions {
+  /** Largest request body in MiB (default {@link DEFAULT_MAX_BODY_MB}); larger ones are 413 and not read. */
+  maxBodyMb?: number;
   /** Interface to listen on (default 127.0.0.1). */
   host?: string;
   /** Port (default 0: any free port). */
@@ -125,10 +132,57 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   );
   const retryAfter = String(opts.retryAfterSeconds ?? 1);
 
+  const maxBody = Math.round((opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB) * 1024 * 1024);
   const server = createServer((req, res) => {
+    // Who is asking is known before the body is read: a request without credentials may send only a small body
+    // (a form carrying private_token), a credential that is not a token of this sandbox is refused at once, and
+    // no body may exceed the cap. A refused body is not read: the connection is closed.
+    const rawUrl = req.url ?? "/";
+    const rawQuery0 = rawUrl.includes("?") ? rawUrl.slice(rawUrl.indexOf("?") + 1) : "";
+    const header = req.headers["private-token"];
+    const unknownToken = typeof header === "string" && header !== "" && !store.userByToken(header);
+    const limit = carriesToken(req, rawQuery0) ? maxBody : ANONYMOUS_BODY_BYTES;
+    const refuse = (status: number, message: string) => {
+      if (res.headersSent) return;
+      res.writeHead(status, { "Content-Type": "application/json", Connection: "close" });
+      res.end(JSON.stringify({ message }));
+      req.socket.destroySoon?.();
+    };
+    const tooLarge = () =>
+      limit === ANONYMOUS_BODY_BYTES
+        ? refuse(401, "401 Unauthorized")
+        : refuse(
+            413,
+            `413 Request Entity Too Large: bodies may have at most ${opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB} MiB`,
+          );
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (unknownToken) {
+      refuse(401, "401 Unauthorized");
+      req.resume();
+      return;
+    }
+    if (declared > limit) {
+      tooLarge();
+      req.resume();
+      return;
+    }
     const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
+    let size = 0;
+    let refused = false;
+    req.on("data", (c: Buffer) => {
+      if (refused) return;
+      size += c.length;
+      if (size > limit) {
+        refused = true;
+        chunks.length = 0;
+        tooLarge();
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
     req.on("end", () => {
+      if (refused) return;
       void (async () => {
         const method = (req.method ?? "GET").toUpperCase();
         const url = req.url ?? "/";

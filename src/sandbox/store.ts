@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
@@ -98,10 +98,15 @@ export interface MemberRec {
   created_at: string;
 }
 
+/** A personal access token, kept as its SHA-256 only: the state file never holds a token in clear. */
 export interface TokenRec {
-  token: string;
+  token_sha256: string;
   user_id: number;
   name: string;
+}
+
+export function tokenDigest(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
 }
 
 export interface StateData {
@@ -129,6 +134,32 @@ export function emptyState(): StateData {
     members: [],
     areas: {},
   };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** What is wrong with the shape of a parsed state file (the nested types the sandbox relies on), if anything. */
+function shapeProblem(d: Partial<StateData>): string | undefined {
+  if (!isRecord(d.seq) && d.seq !== undefined) return '"seq" must be an object';
+  if (!isRecord(d.areas) && d.areas !== undefined) return '"areas" must be an object';
+  for (const key of ["users", "tokens", "groups", "projects", "members"] as const) {
+    const list = d[key] as unknown;
+    if (list === undefined && (key === "tokens" || key === "members")) continue;
+    if (!Array.isArray(list)) return `"${key}" must be a list`;
+    const bad = list.findIndex(
+      (item) =>
+        !isRecord(item) ||
+        (key === "tokens"
+          ? typeof item["user_id"] !== "number" ||
+            (typeof item["token_sha256"] !== "string" && typeof item["token"] !== "string")
+          : key === "members"
+            ? typeof item["user_id"] !== "number"
+            : typeof item["id"] !== "number"),
+    );
+    if (bad >= 0) return `"${key}"[${bad}] is not a ${key.slice(0, -1)} record`;
+  }
+  return undefined;
 }
 
 /** Where JSON.parse stopped, as `line L, column C (<what>)`. */
@@ -197,7 +228,19 @@ export class Store {
         `sandbox: state file ${statePath} is not a forgeform sandbox state (expected "format": "forgeform-sandbox-state", "version": 1); move it away or fix it`,
       );
     }
+    const problem = shapeProblem(d);
+    if (problem) {
+      throw new StateFileError(
+        `sandbox: state file ${statePath} is not a forgeform sandbox state (${problem}); move it away or fix it`,
+      );
+    }
     const data: StateData = { ...emptyState(), ...(d as StateData) };
+    // State written before tokens were hashed: hash them now (the next write leaves no token in clear).
+    data.tokens = (data.tokens as (TokenRec & { token?: unknown })[]).map((t) =>
+      typeof t.token === "string"
+        ? { token_sha256: tokenDigest(t.token), user_id: t.user_id, name: t.name }
+        : t,
+    );
     return { store: new Store({ statePath, clock, data }), loaded: true };
   }
 
@@ -209,7 +252,8 @@ export class Store {
       `.${Date.now()}-${process.pid}-${randomToken(6)}.sandbox-state.tmp`,
     );
     try {
-      writeFileSync(tmp, `${JSON.stringify(this.data, null, 1)}\n`);
+      // Owner-only: the state holds the instance's data (and token digests).
+      writeFileSync(tmp, `${JSON.stringify(this.data, null, 1)}\n`, { mode: 0o600, flag: "wx" });
       renameSync(tmp, this.statePath);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
@@ -268,13 +312,15 @@ export class Store {
   }
 
   userByToken(token: string): UserRec | undefined {
-    const t = this.data.tokens.find((x) => x.token === token);
+    const digest = tokenDigest(token);
+    const t = this.data.tokens.find((x) => x.token_sha256 === digest);
     return t ? this.user(t.user_id) : undefined;
   }
 
   addToken(token: string, userId: number, name = "sandbox"): void {
-    this.data.tokens = this.data.tokens.filter((t) => t.token !== token);
-    this.data.tokens.push({ token, user_id: userId, name });
+    const digest = tokenDigest(token);
+    this.data.tokens = this.data.tokens.filter((t) => t.token_sha256 !== digest);
+    this.data.tokens.push({ token_sha256: digest, user_id: userId, name });
   }
 
   createUser(input: {

@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Bench } from "./helpers.js";
+import { Bench, USER_TOKEN } from "./helpers.js";
 
 /** A fresh OpenSSH ed25519 public key line. */
 function sshKey(comment: string): string {
@@ -34,7 +34,7 @@ const HIDDEN = sshKey("hidden@secret");
 const fixture = {
   groups: [{ path: "acme" }],
   projects: [
-    { path: "acme/api" },
+    { path: "acme/api", members: [{ user: "sandbox-user", access_level: "maintainer" }] },
     // The platform lets a key be enabled only by a maintainer of a project that uses it.
     { path: "acme/web", members: [{ user: "root", access_level: "maintainer" }] },
     { path: "acme/secret" },
@@ -146,18 +146,22 @@ ${entries}
     expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
   });
 
-  it("explains why a key used only by projects the token's user does not maintain cannot be enabled", async () => {
-    const file = bench.manifest(`version: 1
+  it("explains why a key used only by projects the token's user does not maintain cannot be added", async () => {
+    const file = bench.manifest(
+      `version: 1
 projects:
   acme/api:
     deploy_keys:
       - title: hidden
         key: ${HIDDEN}
-`);
-    const apply = await bench.cli(["apply", "--yes", file]);
+`,
+      "hidden.yaml",
+    );
+    // Not an administrator: maintains acme/api, not acme/secret, which uses the key.
+    const apply = await bench.cli(["apply", "--yes", file], { FORGEFORM_TOKEN: USER_TOKEN });
     expect(apply.code).toBe(1);
     const text = prose(apply.out + apply.err);
-    expect(text).toContain("already exists on the platform, but the token's user may not enable it");
+    expect(text).toContain("already exists on the platform, but the token's user may not use it");
     expect(text).toContain("Give the user Maintainer on one of those projects");
     expect(await find(HIDDEN)).toBeUndefined();
   });

@@ -34,7 +34,7 @@ import { settingValue } from "./application-settings.js";
  *   - PUT needs title or can_push (`at_least_one_of`); the title changes only for the key's creator or an
  *     administrator (ignored otherwise, as in 13.x).
  *   - `POST .../:key_id/enable` links a key the caller may use: 201 with id, title, key, created_at (no can_push);
- *     otherwise `404 Deploy Key Not Found`.
+ *     otherwise `404 Deploy Key Not Found`. Administrators may enable any deploy key (as on the platform).
  *   - DELETE unlinks (204); the key itself is deleted when no project uses it any more.
  *   - A key not on the project: GET is `404 Not found` (`find_by!`), PUT too, DELETE `404 Deploy Key Not Found`.
  * - `GET /keys/:id` and `GET /keys?fingerprint=` (administrators, per the contract): the SSH key with its user
@@ -405,7 +405,10 @@ export function register(app: SandboxApp): void {
     const { user, project } = projectFor(ctx);
     const keyId = keyIdParam(ctx);
     const key = area().keys.find((k) => k.id === keyId);
-    if (!key || !accessible(ctx, user, key)) throw notFound("Deploy Key");
+    // EnableDeployKeyService#find_accessible_key: an administrator may enable any deploy key of the instance;
+    // anyone else only the keys of projects they maintain (and public ones). Uploading stays per-user.
+    const usable = key !== undefined && (user.admin ? key.type === "DeployKey" : accessible(ctx, user, key));
+    if (!key || !usable) throw notFound("Deploy Key");
     if (!area().links.some((l) => l.project_id === project.id && l.deploy_key_id === key.id))
       link(ctx.store, key, project, false);
     return created(keyBasic(key));

@@ -5,6 +5,7 @@ import {
   authorizeProject,
   canReadProject,
   effectiveGroupLevel,
+  findGroup,
   findProject,
   groupAccessLevel,
   projectAccessLevel,
@@ -279,8 +280,9 @@ export function register(app: SandboxApp): void {
       group_access: { type: "integer", required: true, values: [10, 20, 30, 40, 50] },
       expires_at: { type: "date" },
     });
-    const g = ctx.store.group(input.group_id);
-    if (!g) throw notFound("Group");
+    // A group the caller cannot see is answered as one that does not exist (as `POST /groups/:id/share` does):
+    // sharing with it would grant access and reveal that it exists.
+    const g = findGroup(ctx, String(input.group_id));
     if (p.shared_with_groups.some((s) => s.group_id === g.id)) {
       throw validation({ group_id: ["has already been taken"] });
     }

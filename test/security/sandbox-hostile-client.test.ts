@@ -1,0 +1,317 @@
+/**
+ * The sandbox against a hostile client, over real HTTP: prototype pollution through every input path, bodies read
+ * before authentication, unbounded bodies and nesting, the state file, and authorization (sharing with a hidden
+ * group; sweeps of every route as an anonymous caller and as a non-member). One test per probe.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startSandbox } from "../../src/sandbox/server.js";
+import { StateFileError } from "../../src/sandbox/store.js";
+import { type Client, sandbox } from "../sandbox/helpers.js";
+
+const polluted = () =>
+  (Object.prototype as Record<string, unknown>)["sudo"] ?? (Object.prototype as Record<string, unknown>)["x"];
+
+describe("prototype pollution", () => {
+  let c: Client;
+  beforeAll(async () => {
+    c = await sandbox({ fixture: { groups: [{ path: "pp" }] } });
+  });
+  afterAll(async () => {
+    await c.sb.stop();
+  });
+  afterEach(() => {
+    // Nothing ever reaches the prototype every object of this process shares with the sandbox.
+    expect(polluted()).toBeUndefined();
+  });
+
+  it("a query parameter __proto__[sudo] is refused before anything else, and later requests are unaffected", async () => {
+    const r = await c.call("GET", "/version?__proto__%5Bsudo%5D=root", { token: null });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: 'parameter names may not use "__proto__"' });
+    expect((await c.user("GET", "/user")).status).toBe(200);
+  });
+
+  it("a form field __proto__[sudo] does not make the admin token act as another user", async () => {
+    const r = await c.call("POST", "/groups", { form: "__proto__%5Bsudo%5D=sandbox-user&name=x&path=x" });
+    expect(r.status).toBe(400);
+    const me = await c.admin("GET", "/user");
+    expect((me.body as { username: string }).username).toBe("root");
+  });
+
+  it("JSON keys __proto__, constructor and prototype are refused at any depth", async () => {
+    for (const raw of [
+      '{"__proto__": {"sudo": "root"}}',
+      '{"name": "y", "path": "y", "nested": {"constructor": {"prototype": {"x": 1}}}}',
+      '[{"__proto__": {"x": 1}}]',
+    ]) {
+      const r = await c.call("POST", "/groups", { raw, headers: { "Content-Type": "application/json" } });
+      expect(r.status, raw).toBe(400);
+    }
+  });
+
+  it("multipart field names are checked the same way", async () => {
+    const form = new FormData();
+    form.append("__proto__[x]", "1");
+    form.append("name", "z");
+    const res = await fetch(`${c.sb.url}/api/v4/groups`, {
+      method: "POST",
+      headers: { "PRIVATE-TOKEN": "admin-token" },
+      body: form,
+    });
+    expect(res.status).toBe(400);
+  });
+
+  it("nested keys a[b][constructor][prototype] are refused too", async () => {
+    const r = await c.call("GET", "/groups?a%5Bb%5D%5Bconstructor%5D%5Bprototype%5D%5Bx%5D=1");
+    expect(r.status).toBe(400);
+  });
+
+  it("nesting 100,000 levels deep is a clear 400, not a 500", async () => {
+    const name = `a${"[b]".repeat(100_000)}`;
+    const r = await c.call("POST", "/groups", { form: `${encodeURIComponent(name)}=1` });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({ error: "parameter names may nest at most 32 levels deep" });
+  });
+});
+
+/** Sends a body of `size` bytes; resolves with the status (or "closed" when the server closed the connection). */
+function post(url: string, size: number, headers: Record<string, string>): Promise<number | "closed"> {
+  return new Promise((resolve) => {
+    const req = request(
+      `${url}/api/v4/groups`,
+      { method: "POST", headers: { "content-type": "application/json", ...headers } },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on("error", () => resolve("closed"));
+    const chunk = Buffer.alloc(64 * 1024, 32);
+    let sent = 0;
+    const pump = () => {
+      while (sent < size) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
+
+describe("bodies", () => {
+  let c: Client;
+  beforeAll(async () => {
+    c = await sandbox({ maxBodyMb: 1 });
+  });
+  afterAll(async () => {
+    await c.sb.stop();
+  });
+
+  it("an anonymous caller may not send a large body: 401, and it is not read", async () => {
+    expect(await post(c.sb.url, 8 * 1024 * 1024, {})).toBe(401);
+    expect(c.sb.store.data.groups).toHaveLength(0);
+  });
+
+  it("an unknown token is refused before its body is read", async () => {
+    expect(await post(c.sb.url, 8 * 1024 * 1024, { "PRIVATE-TOKEN": "no-such-token" })).toBe(401);
+  });
+
+  it("a body over the cap is 413, whether its length is declared or streamed", async () => {
+    expect(await post(c.sb.url, 2 * 1024 * 1024, { "PRIVATE-TOKEN": "admin-token" })).toBe(413);
+    const declared = await c
+      .call("POST", "/groups", {
+        raw: "x",
+        headers: { "Content-Type": "application/json", "Content-Length": String(5 * 1024 * 1024) },
+      })
+      .catch(() => ({ status: 413 }));
+    expect(declared.status).toBe(413);
+    // Within the cap, all is as usual.
+    expect((await c.admin("POST", "/groups", { name: "ok", path: "ok" })).status).toBe(201);
+  });
+});
+
+describe("the state file", () => {
+  const dir = () => mkdtempSync(join(tmpdir(), "forgeform-state-"));
+
+  it("is written owner-only and holds no token in clear", async () => {
+    const statePath = join(dir(), "state.json");
+    const sb = await startSandbox({
+      statePath,
+      adminToken: "admin-secret-token-1",
+      userToken: "user-secret-token-2",
+    });
+    await fetch(`${sb.url}/api/v4/groups`, {
+      method: "POST",
+      headers: { "PRIVATE-TOKEN": "admin-secret-token-1", "content-type": "application/json" },
+      body: JSON.stringify({ name: "s", path: "s" }),
+    });
+    await sb.stop();
+    expect(statSync(statePath).mode & 0o777).toBe(0o600);
+    const text = readFileSync(statePath, "utf8");
+    expect(text).not.toContain("admin-secret-token-1");
+    expect(text).not.toContain("user-secret-token-2");
+    expect(text).toContain("token_sha256");
+  });
+
+  it("a state file with clear tokens (written before) loads, and the tokens still work", async () => {
+    const statePath = join(dir(), "old.json");
+    await (await startSandbox({ statePath, adminToken: "first-admin-token" })).stop();
+    // Rewrite it the way older versions wrote tokens: in clear.
+    const state = JSON.parse(readFileSync(statePath, "utf8")) as {
+      tokens: { user_id: number; name: string }[];
+    };
+    const root = state.tokens[0]!;
+    state.tokens = [{ token: "legacy-clear-token", user_id: root.user_id, name: "old" } as never];
+    writeFileSync(statePath, JSON.stringify(state));
+    const sb = await startSandbox({ statePath, adminToken: "fresh-admin-token" });
+    try {
+      const res = await fetch(`${sb.url}/api/v4/user`, {
+        headers: { "PRIVATE-TOKEN": "legacy-clear-token" },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      await sb.stop();
+    }
+    expect(readFileSync(statePath, "utf8")).not.toContain("legacy-clear-token");
+  });
+
+  it("wrong nested types are the documented clear error, and the file is left as it is", async () => {
+    const statePath = join(dir(), "bad.json");
+    const text = JSON.stringify({
+      format: "forgeform-sandbox-state",
+      version: 1,
+      users: [],
+      groups: [],
+      projects: [],
+      tokens: {},
+    });
+    writeFileSync(statePath, text);
+    await expect(startSandbox({ statePath })).rejects.toThrow(StateFileError);
+    await expect(startSandbox({ statePath })).rejects.toThrow(
+      /state file .*bad\.json is not a forgeform sandbox state \("tokens" must be a list\); move it away or fix it/,
+    );
+    expect(readFileSync(statePath, "utf8")).toBe(text);
+  });
+
+  it("survives kill -9 in the middle of writes: the file always loads", async () => {
+    const bin = join(import.meta.dirname, "../../bin/forgeform.js");
+    if (!existsSync(join(import.meta.dirname, "../../lib/cli/index.js")))
+      throw new Error("lib/ is not built: npm test builds it first");
+    const statePath = join(dir(), "killed.json");
+    const child = spawn(
+      process.execPath,
+      [bin, "sandbox", "--port", "0", "--state", statePath, "--admin-token", "kill-token"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on("data", (d: Buffer) => {
+        const m = /listening (http\S+)/.exec(d.toString());
+        if (m) resolve(m[1]!);
+      });
+      child.on("exit", () => reject(new Error("the sandbox exited")));
+    });
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      fetch(`${url}/api/v4/groups`, {
+        method: "POST",
+        headers: { "PRIVATE-TOKEN": "kill-token", "content-type": "application/json" },
+        body: JSON.stringify({ name: `k${i}`, path: `k${i}` }),
+      }).catch(() => undefined),
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    child.kill("SIGKILL");
+    await Promise.all(writes);
+    const sb = await startSandbox({ statePath, adminToken: "kill-token" });
+    try {
+      const groups = (await (
+        await fetch(`${sb.url}/api/v4/groups?per_page=100`, { headers: { "PRIVATE-TOKEN": "kill-token" } })
+      ).json()) as unknown[];
+      expect(Array.isArray(groups)).toBe(true);
+    } finally {
+      await sb.stop();
+    }
+  });
+});
+
+describe("authorization", () => {
+  let c: Client;
+  beforeAll(async () => {
+    c = await sandbox({
+      fixture: {
+        users: [{ username: "member", name: "Member", email: "member@example.com", token: "member-token" }],
+        groups: [
+          { path: "hidden", visibility: "private" },
+          { path: "open", visibility: "public" },
+        ],
+        projects: [
+          {
+            path: "open/app",
+            visibility: "public",
+            members: [{ user: "member", access_level: "maintainer" }],
+          },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await c.sb.stop();
+  });
+
+  it("sharing a project with a group the caller cannot see is answered as for a group that does not exist", async () => {
+    const hidden = c.sb.store.data.groups.find((g) => g.path === "hidden")!;
+    const r = await c.call("POST", "/projects/open%2Fapp/share", {
+      token: "member-token",
+      json: { group_id: hidden.id, group_access: 30 },
+    });
+    expect([r.status, r.body]).toEqual([404, { message: "404 Group Not Found" }]);
+    const missing = await c.call("POST", "/projects/open%2Fapp/share", {
+      token: "member-token",
+      json: { group_id: 999_999, group_access: 30 },
+    });
+    expect([missing.status, missing.body]).toEqual([404, { message: "404 Group Not Found" }]);
+  });
+
+  it("no write route accepts an anonymous caller, and no admin route a regular user (every route of the router)", async () => {
+    const fill = (pattern: string) => pattern.replace(/:[a-z_]+/g, (p) => (p === ":id" ? "hidden" : "1"));
+    const problems: string[] = [];
+    for (const route of c.sb.app.router.list()) {
+      if (route.mount !== "rest" || route.pattern.startsWith("/-/")) continue;
+      const path = fill(route.pattern);
+      if (route.method !== "GET" && route.method !== "HEAD") {
+        const anon = await c.call(route.method, path, { token: null, json: {} });
+        if (anon.status < 400 || anon.status >= 500)
+          problems.push(`${route.method} ${route.pattern} anonymous: ${anon.status}`);
+      }
+      // A non-member never reaches a hidden group's or a made-up object's data, nor any administrator route.
+      const member = await c.call(route.method, path, {
+        token: "member-token",
+        ...(route.method === "GET" || route.method === "HEAD" ? {} : { json: {} }),
+      });
+      if (
+        (path.includes("/groups/hidden") ||
+          route.pattern.startsWith("/application") ||
+          route.pattern.startsWith("/hooks")) &&
+        member.status < 400
+      )
+        problems.push(`${route.method} ${route.pattern} as a non-member: ${member.status}`);
+      if (member.status >= 500) problems.push(`${route.method} ${route.pattern}: ${member.status}`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("fifty parallel creates of one group: exactly one is created", async () => {
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => c.admin("POST", "/groups", { name: "race", path: "race" })),
+    );
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(results.filter((r) => r.status === 400)).toHaveLength(49);
+    expect(c.sb.store.data.groups.filter((g) => g.path === "race")).toHaveLength(1);
+  });
+});
