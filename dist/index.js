@@ -12,7 +12,7 @@ var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
 });
-var __commonJS = (cb, mod) => function __require2() {
+var __commonJS = (cb, mod) => function __require3() {
   try {
     return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
   } catch (e) {
@@ -2159,31 +2159,31 @@ var require_dispatcher_base = __commonJS({
         }
         this[kInterceptors] = newInterceptors;
       }
-      close(callback) {
-        if (callback === void 0) {
-          return new Promise((resolve7, reject) => {
+      close(callback2) {
+        if (callback2 === void 0) {
+          return new Promise((resolve9, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve7(data);
+              return err ? reject(err) : resolve9(data);
             });
           });
         }
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw new InvalidArgumentError2("invalid callback");
         }
         if (this[kDestroyed]) {
-          queueMicrotask(() => callback(new ClientDestroyedError(), null));
+          queueMicrotask(() => callback2(new ClientDestroyedError(), null));
           return;
         }
         if (this[kClosed]) {
           if (this[kOnClosed]) {
-            this[kOnClosed].push(callback);
+            this[kOnClosed].push(callback2);
           } else {
-            queueMicrotask(() => callback(null, null));
+            queueMicrotask(() => callback2(null, null));
           }
           return;
         }
         this[kClosed] = true;
-        this[kOnClosed].push(callback);
+        this[kOnClosed].push(callback2);
         const onClosed = () => {
           const callbacks = this[kOnClosed];
           this[kOnClosed] = null;
@@ -2195,29 +2195,29 @@ var require_dispatcher_base = __commonJS({
           queueMicrotask(onClosed);
         });
       }
-      destroy(err, callback) {
+      destroy(err, callback2) {
         if (typeof err === "function") {
-          callback = err;
+          callback2 = err;
           err = null;
         }
-        if (callback === void 0) {
-          return new Promise((resolve7, reject) => {
+        if (callback2 === void 0) {
+          return new Promise((resolve9, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve7(data);
+              ) : resolve9(data);
             });
           });
         }
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw new InvalidArgumentError2("invalid callback");
         }
         if (this[kDestroyed]) {
           if (this[kOnDestroyed]) {
-            this[kOnDestroyed].push(callback);
+            this[kOnDestroyed].push(callback2);
           } else {
-            queueMicrotask(() => callback(null, null));
+            queueMicrotask(() => callback2(null, null));
           }
           return;
         }
@@ -2226,7 +2226,7 @@ var require_dispatcher_base = __commonJS({
         }
         this[kDestroyed] = true;
         this[kOnDestroyed] = this[kOnDestroyed] || [];
-        this[kOnDestroyed].push(callback);
+        this[kOnDestroyed].push(callback2);
         const onDestroyed = () => {
           const callbacks = this[kOnDestroyed];
           this[kOnDestroyed] = null;
@@ -2381,8 +2381,8 @@ var require_timers = __commonJS({
        * before the specified function or code is executed.
        * @param {*} arg
        */
-      constructor(callback, delay2, arg) {
-        this._onTimeout = callback;
+      constructor(callback2, delay2, arg) {
+        this._onTimeout = callback2;
         this._idleTimeout = delay2;
         this._timerArg = arg;
         this.refresh();
@@ -2428,8 +2428,8 @@ var require_timers = __commonJS({
        * when the timer expires.
        * @returns {NodeJS.Timeout|FastTimer}
        */
-      setTimeout(callback, delay2, arg) {
-        return delay2 <= RESOLUTION_MS ? setTimeout(callback, delay2, arg) : new FastTimer(callback, delay2, arg);
+      setTimeout(callback2, delay2, arg) {
+        return delay2 <= RESOLUTION_MS ? setTimeout(callback2, delay2, arg) : new FastTimer(callback2, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated Timer previously created
@@ -2455,8 +2455,8 @@ var require_timers = __commonJS({
        * when the timer expires.
        * @returns {FastTimer}
        */
-      setFastTimeout(callback, delay2, arg) {
-        return new FastTimer(callback, delay2, arg);
+      setFastTimeout(callback2, delay2, arg) {
+        return new FastTimer(callback2, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated FastTimer previously
@@ -2578,7 +2578,7 @@ var require_connect = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback2) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
@@ -2625,16 +2625,16 @@ var require_connect = __commonJS({
         const clearConnectTimeout = setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
-          if (callback) {
-            const cb = callback;
-            callback = null;
+          if (callback2) {
+            const cb = callback2;
+            callback2 = null;
             cb(null, this);
           }
         }).on("error", function(err) {
           queueMicrotask(clearConnectTimeout);
-          if (callback) {
-            const cb = callback;
-            callback = null;
+          if (callback2) {
+            const cb = callback2;
+            callback2 = null;
             cb(err);
           }
         });
@@ -4397,9 +4397,9 @@ var require_util2 = __commonJS({
     var parseHashWithOptions = /(?<algo>sha256|sha384|sha512)-((?<hash>[A-Za-z0-9+/]+|[A-Za-z0-9_-]+)={0,2}(?:\s|$)( +[!-~]*)?)?/i;
     function parseMetadata(metadata) {
       const result = [];
-      let empty = true;
+      let empty2 = true;
       for (const token of metadata.split(" ")) {
-        empty = false;
+        empty2 = false;
         const parsedToken = parseHashWithOptions.exec(token);
         if (parsedToken === null || parsedToken.groups === void 0 || parsedToken.groups.algo === void 0) {
           continue;
@@ -4409,7 +4409,7 @@ var require_util2 = __commonJS({
           result.push(parsedToken.groups);
         }
       }
-      if (empty === true) {
+      if (empty2 === true) {
         return "no metadata";
       }
       return result;
@@ -4473,11 +4473,11 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve7, reject) => {
-        res = resolve7;
+      const promise2 = new Promise((resolve9, reject) => {
+        res = resolve9;
         rej = reject;
       });
-      return { promise, resolve: res, reject: rej };
+      return { promise: promise2, resolve: res, reject: rej };
     }
     function isAborted(fetchParams) {
       return fetchParams.controller.state === "aborted";
@@ -4772,10 +4772,10 @@ var require_util2 = __commonJS({
         super();
         this.#zlibOptions = zlibOptions;
       }
-      _transform(chunk, encoding, callback) {
+      _transform(chunk, encoding, callback2) {
         if (!this._inflateStream) {
           if (chunk.length === 0) {
-            callback();
+            callback2();
             return;
           }
           this._inflateStream = (chunk[0] & 15) === 8 ? zlib.createInflate(this.#zlibOptions) : zlib.createInflateRaw(this.#zlibOptions);
@@ -4783,14 +4783,14 @@ var require_util2 = __commonJS({
           this._inflateStream.on("end", () => this.push(null));
           this._inflateStream.on("error", (err) => this.destroy(err));
         }
-        this._inflateStream.write(chunk, encoding, callback);
+        this._inflateStream.write(chunk, encoding, callback2);
       }
-      _final(callback) {
+      _final(callback2) {
         if (this._inflateStream) {
           this._inflateStream.end();
           this._inflateStream = null;
         }
-        callback();
+        callback2();
       }
     };
     function createInflate(zlibOptions) {
@@ -5689,21 +5689,21 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         throw new TypeError("Body is unusable: Body has already been read");
       }
       throwIfAborted(object[kState]);
-      const promise = createDeferredPromise();
-      const errorSteps = (error2) => promise.reject(error2);
+      const promise2 = createDeferredPromise();
+      const errorSteps = (error2) => promise2.reject(error2);
       const successSteps = (data) => {
         try {
-          promise.resolve(convertBytesToJSValue(data));
+          promise2.resolve(convertBytesToJSValue(data));
         } catch (e) {
           errorSteps(e);
         }
       };
       if (object[kState].body == null) {
         successSteps(Buffer.allocUnsafe(0));
-        return promise.promise;
+        return promise2.promise;
       }
       await fullyReadBody(object[kState].body, successSteps, errorSteps);
-      return promise.promise;
+      return promise2.promise;
     }
     function bodyUnusable(object) {
       const body2 = object[kState].body;
@@ -6359,11 +6359,11 @@ var require_client_h1 = __commonJS({
         resume() {
           resumeH1(client);
         },
-        destroy(err, callback) {
+        destroy(err, callback2) {
           if (closed) {
-            queueMicrotask(callback);
+            queueMicrotask(callback2);
           } else {
-            socket.destroy(err).on("close", callback);
+            socket.destroy(err).on("close", callback2);
           }
         },
         get destroyed() {
@@ -6717,20 +6717,20 @@ upgrade: ${upgrade}\r
     }
     async function writeIterable(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
-      let callback = null;
+      let callback2 = null;
       function onDrain() {
-        if (callback) {
-          const cb = callback;
-          callback = null;
+        if (callback2) {
+          const cb = callback2;
+          callback2 = null;
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve7, reject) => {
-        assert(callback === null);
+      const waitForDrain = () => new Promise((resolve9, reject) => {
+        assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve7;
+          callback2 = resolve9;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -6999,11 +6999,11 @@ var require_client_h2 = __commonJS({
         resume() {
           resumeH2(client);
         },
-        destroy(err, callback) {
+        destroy(err, callback2) {
           if (closed) {
-            queueMicrotask(callback);
+            queueMicrotask(callback2);
           } else {
-            socket.destroy(err).on("close", callback);
+            socket.destroy(err).on("close", callback2);
           }
         },
         get destroyed() {
@@ -7392,20 +7392,20 @@ var require_client_h2 = __commonJS({
     }
     async function writeIterable(abort, h2stream, body2, client, request, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
-      let callback = null;
+      let callback2 = null;
       function onDrain() {
-        if (callback) {
-          const cb = callback;
-          callback = null;
+        if (callback2) {
+          const cb = callback2;
+          callback2 = null;
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve7, reject) => {
-        assert(callback === null);
+      const waitForDrain = () => new Promise((resolve9, reject) => {
+        assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve7;
+          callback2 = resolve9;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7835,7 +7835,7 @@ var require_client = __commonJS({
         this[kQueue] = [];
         this[kRunningIdx] = 0;
         this[kPendingIdx] = 0;
-        this[kResume] = (sync) => resume(this, sync);
+        this[kResume] = (sync2) => resume(this, sync2);
         this[kOnError] = (err) => onError(this, err);
       }
       get pipelining() {
@@ -7884,33 +7884,33 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve7) => {
+        return new Promise((resolve9) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve7;
+            this[kClosedResolve] = resolve9;
           } else {
-            resolve7(null);
+            resolve9(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve7) => {
+        return new Promise((resolve9) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
             util.errorRequest(this, request, err);
           }
-          const callback = () => {
+          const callback2 = () => {
             if (this[kClosedResolve]) {
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve7(null);
+            resolve9(null);
           };
           if (this[kHTTPContext]) {
-            this[kHTTPContext].destroy(err, callback);
+            this[kHTTPContext].destroy(err, callback2);
             this[kHTTPContext] = null;
           } else {
-            queueMicrotask(callback);
+            queueMicrotask(callback2);
           }
           this[kResume]();
         });
@@ -7955,7 +7955,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve7, reject) => {
+        const socket = await new Promise((resolve9, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7967,7 +7967,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve7(socket2);
+              resolve9(socket2);
             }
           });
         });
@@ -8040,12 +8040,12 @@ var require_client = __commonJS({
       client[kNeedDrain] = 0;
       client.emit("drain", client[kUrl], [client]);
     }
-    function resume(client, sync) {
+    function resume(client, sync2) {
       if (client[kResuming] === 2) {
         return;
       }
       client[kResuming] = 2;
-      _resume(client, sync);
+      _resume(client, sync2);
       client[kResuming] = 0;
       if (client[kRunningIdx] > 256) {
         client[kQueue].splice(0, client[kRunningIdx]);
@@ -8053,7 +8053,7 @@ var require_client = __commonJS({
         client[kRunningIdx] = 0;
       }
     }
-    function _resume(client, sync) {
+    function _resume(client, sync2) {
       while (true) {
         if (client.destroyed) {
           assert(client[kPending] === 0);
@@ -8070,7 +8070,7 @@ var require_client = __commonJS({
         if (client[kBusy]) {
           client[kNeedDrain] = 2;
         } else if (client[kNeedDrain] === 2) {
-          if (sync) {
+          if (sync2) {
             client[kNeedDrain] = 1;
             queueMicrotask(() => emitDrain(client));
           } else {
@@ -8303,8 +8303,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve7) => {
-            this[kClosedResolve] = resolve7;
+          await new Promise((resolve9) => {
+            this[kClosedResolve] = resolve9;
           });
         }
       }
@@ -8822,7 +8822,7 @@ var require_proxy_agent = __commonJS({
         this[kAgent] = new Agent({
           ...opts,
           factory,
-          connect: async (opts2, callback) => {
+          connect: async (opts2, callback2) => {
             let requestedPath = opts2.host;
             if (!opts2.port) {
               requestedPath += `:${defaultProtocolPort(opts2.protocol)}`;
@@ -8841,10 +8841,10 @@ var require_proxy_agent = __commonJS({
               });
               if (statusCode !== 200) {
                 socket.on("error", noop).destroy();
-                callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
+                callback2(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
               }
               if (opts2.protocol !== "https:") {
-                callback(null, socket);
+                callback2(null, socket);
                 return;
               }
               let servername;
@@ -8853,12 +8853,12 @@ var require_proxy_agent = __commonJS({
               } else {
                 servername = opts2.servername;
               }
-              this[kConnectEndpoint]({ ...opts2, servername, httpSocket: socket }, callback);
+              this[kConnectEndpoint]({ ...opts2, servername, httpSocket: socket }, callback2);
             } catch (err) {
               if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
-                callback(new SecureProxyConnectionError(err));
+                callback2(new SecureProxyConnectionError(err));
               } else {
-                callback(err);
+                callback2(err);
               }
             }
           }
@@ -8934,7 +8934,7 @@ var require_env_http_proxy_agent = __commonJS({
       "https:": 443
     };
     var experimentalWarned = false;
-    var EnvHttpProxyAgent = class extends DispatcherBase {
+    var EnvHttpProxyAgent2 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -9053,7 +9053,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent;
+    module.exports = EnvHttpProxyAgent2;
   }
 });
 
@@ -9489,13 +9489,13 @@ var require_readable = __commonJS({
         }
         return super.destroy(err);
       }
-      _destroy(err, callback) {
+      _destroy(err, callback2) {
         if (!this[kReading]) {
           setImmediate(() => {
-            callback(err);
+            callback2(err);
           });
         } else {
-          callback(err);
+          callback2(err);
         }
       }
       on(ev, ...args) {
@@ -9573,7 +9573,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve7, reject) => {
+        return await new Promise((resolve9, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9586,7 +9586,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve7(null);
+              resolve9(null);
             }
           }).on("error", noop).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9605,7 +9605,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve7, reject) => {
+      return new Promise((resolve9, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9622,7 +9622,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve7,
+              resolve: resolve9,
               reject,
               length: 0,
               body: []
@@ -9692,18 +9692,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body: body2, resolve: resolve7, stream, length } = consume2;
+      const { type, body: body2, resolve: resolve9, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve7(chunksDecode(body2, length));
+          resolve9(chunksDecode(body2, length));
         } else if (type === "json") {
-          resolve7(JSON.parse(chunksDecode(body2, length)));
+          resolve9(JSON.parse(chunksDecode(body2, length)));
         } else if (type === "arrayBuffer") {
-          resolve7(chunksConcat(body2, length).buffer);
+          resolve9(chunksConcat(body2, length).buffer);
         } else if (type === "blob") {
-          resolve7(new Blob(body2, { type: stream[kContentType] }));
+          resolve9(new Blob(body2, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve7(chunksConcat(body2, length));
+          resolve9(chunksConcat(body2, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9743,7 +9743,7 @@ var require_util3 = __commonJS({
     } = require_errors();
     var { chunksDecode } = require_readable();
     var CHUNK_LIMIT = 128 * 1024;
-    async function getResolveErrorBodyCallback({ callback, body: body2, contentType, statusCode, statusMessage, headers }) {
+    async function getResolveErrorBodyCallback({ callback: callback2, body: body2, contentType, statusCode, statusMessage, headers }) {
       assert(body2);
       let chunks = [];
       let length = 0;
@@ -9763,7 +9763,7 @@ var require_util3 = __commonJS({
       }
       const message = `Response status code ${statusCode}${statusMessage ? `: ${statusMessage}` : ""}`;
       if (statusCode === 204 || !contentType || !length) {
-        queueMicrotask(() => callback(new ResponseStatusCodeError(message, statusCode, headers)));
+        queueMicrotask(() => callback2(new ResponseStatusCodeError(message, statusCode, headers)));
         return;
       }
       const stackTraceLimit = Error.stackTraceLimit;
@@ -9779,7 +9779,7 @@ var require_util3 = __commonJS({
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
-      queueMicrotask(() => callback(new ResponseStatusCodeError(message, statusCode, headers, payload)));
+      queueMicrotask(() => callback2(new ResponseStatusCodeError(message, statusCode, headers, payload)));
     }
     var isContentTypeApplicationJson = (contentType) => {
       return contentType.length > 15 && contentType[11] === "/" && contentType[0] === "a" && contentType[1] === "p" && contentType[2] === "p" && contentType[3] === "l" && contentType[4] === "i" && contentType[5] === "c" && contentType[6] === "a" && contentType[7] === "t" && contentType[8] === "i" && contentType[9] === "o" && contentType[10] === "n" && contentType[12] === "j" && contentType[13] === "s" && contentType[14] === "o" && contentType[15] === "n";
@@ -9806,13 +9806,13 @@ var require_api_request = __commonJS({
     var { getResolveErrorBodyCallback } = require_util3();
     var { AsyncResource } = __require("node:async_hooks");
     var RequestHandler = class extends AsyncResource {
-      constructor(opts, callback) {
+      constructor(opts, callback2) {
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError2("invalid opts");
         }
         const { signal, method, opaque, body: body2, onInfo, responseHeaders, throwOnError, highWaterMark } = opts;
         try {
-          if (typeof callback !== "function") {
+          if (typeof callback2 !== "function") {
             throw new InvalidArgumentError2("invalid callback");
           }
           if (highWaterMark && (typeof highWaterMark !== "number" || highWaterMark < 0)) {
@@ -9837,7 +9837,7 @@ var require_api_request = __commonJS({
         this.method = method;
         this.responseHeaders = responseHeaders || null;
         this.opaque = opaque || null;
-        this.callback = callback;
+        this.callback = callback2;
         this.res = null;
         this.abort = null;
         this.body = body2;
@@ -9884,7 +9884,7 @@ var require_api_request = __commonJS({
         this.context = context;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { callback, opaque, abort, context, responseHeaders, highWaterMark } = this;
+        const { callback: callback2, opaque, abort, context, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -9907,15 +9907,15 @@ var require_api_request = __commonJS({
         }
         this.callback = null;
         this.res = res;
-        if (callback !== null) {
+        if (callback2 !== null) {
           if (this.throwOnError && statusCode >= 400) {
             this.runInAsyncScope(
               getResolveErrorBodyCallback,
               null,
-              { callback, body: res, contentType, statusCode, statusMessage, headers }
+              { callback: callback2, body: res, contentType, statusCode, statusMessage, headers }
             );
           } else {
-            this.runInAsyncScope(callback, null, null, {
+            this.runInAsyncScope(callback2, null, null, {
               statusCode,
               headers,
               trailers: this.trailers,
@@ -9934,11 +9934,11 @@ var require_api_request = __commonJS({
         this.res.push(null);
       }
       onError(err) {
-        const { res, callback, body: body2, opaque } = this;
-        if (callback) {
+        const { res, callback: callback2, body: body2, opaque } = this;
+        if (callback2) {
           this.callback = null;
           queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
+            this.runInAsyncScope(callback2, null, err, { opaque });
           });
         }
         if (res) {
@@ -9958,22 +9958,22 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve7, reject) => {
+    function request(opts, callback2) {
+      if (callback2 === void 0) {
+        return new Promise((resolve9, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve9(data);
           });
         });
       }
       try {
-        this.dispatch(opts, new RequestHandler(opts, callback));
+        this.dispatch(opts, new RequestHandler(opts, callback2));
       } catch (err) {
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw err;
         }
         const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
+        queueMicrotask(() => callback2(err, { opaque }));
       }
     }
     module.exports = request;
@@ -10044,13 +10044,13 @@ var require_api_stream = __commonJS({
     var { AsyncResource } = __require("node:async_hooks");
     var { addSignal, removeSignal } = require_abort_signal();
     var StreamHandler = class extends AsyncResource {
-      constructor(opts, factory, callback) {
+      constructor(opts, factory, callback2) {
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError2("invalid opts");
         }
         const { signal, method, opaque, body: body2, onInfo, responseHeaders, throwOnError } = opts;
         try {
-          if (typeof callback !== "function") {
+          if (typeof callback2 !== "function") {
             throw new InvalidArgumentError2("invalid callback");
           }
           if (typeof factory !== "function") {
@@ -10075,7 +10075,7 @@ var require_api_stream = __commonJS({
         this.responseHeaders = responseHeaders || null;
         this.opaque = opaque || null;
         this.factory = factory;
-        this.callback = callback;
+        this.callback = callback2;
         this.res = null;
         this.abort = null;
         this.context = null;
@@ -10100,7 +10100,7 @@ var require_api_stream = __commonJS({
         this.context = context;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { factory, opaque, context, callback, responseHeaders } = this;
+        const { factory, opaque, context, callback: callback2, responseHeaders } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -10118,7 +10118,7 @@ var require_api_stream = __commonJS({
           this.runInAsyncScope(
             getResolveErrorBodyCallback,
             null,
-            { callback, body: res, contentType, statusCode, statusMessage, headers }
+            { callback: callback2, body: res, contentType, statusCode, statusMessage, headers }
           );
         } else {
           if (factory === null) {
@@ -10134,13 +10134,13 @@ var require_api_stream = __commonJS({
             throw new InvalidReturnValueError("expected Writable");
           }
           finished(res, { readable: false }, (err) => {
-            const { callback: callback2, res: res2, opaque: opaque2, trailers, abort } = this;
+            const { callback: callback3, res: res2, opaque: opaque2, trailers, abort } = this;
             this.res = null;
             if (err || !res2.readable) {
               util.destroy(res2, err);
             }
             this.callback = null;
-            this.runInAsyncScope(callback2, null, err || null, { opaque: opaque2, trailers });
+            this.runInAsyncScope(callback3, null, err || null, { opaque: opaque2, trailers });
             if (err) {
               abort();
             }
@@ -10165,16 +10165,16 @@ var require_api_stream = __commonJS({
         res.end();
       }
       onError(err) {
-        const { res, callback, opaque, body: body2 } = this;
+        const { res, callback: callback2, opaque, body: body2 } = this;
         removeSignal(this);
         this.factory = null;
         if (res) {
           this.res = null;
           util.destroy(res, err);
-        } else if (callback) {
+        } else if (callback2) {
           this.callback = null;
           queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
+            this.runInAsyncScope(callback2, null, err, { opaque });
           });
         }
         if (body2) {
@@ -10183,22 +10183,22 @@ var require_api_stream = __commonJS({
         }
       }
     };
-    function stream(opts, factory, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve7, reject) => {
+    function stream(opts, factory, callback2) {
+      if (callback2 === void 0) {
+        return new Promise((resolve9, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve9(data);
           });
         });
       }
       try {
-        this.dispatch(opts, new StreamHandler(opts, factory, callback));
+        this.dispatch(opts, new StreamHandler(opts, factory, callback2));
       } catch (err) {
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw err;
         }
         const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
+        queueMicrotask(() => callback2(err, { opaque }));
       }
     }
     module.exports = stream;
@@ -10236,9 +10236,9 @@ var require_api_pipeline = __commonJS({
           resume();
         }
       }
-      _destroy(err, callback) {
+      _destroy(err, callback2) {
         this._read();
-        callback(err);
+        callback2(err);
       }
     };
     var PipelineResponse = class extends Readable {
@@ -10249,11 +10249,11 @@ var require_api_pipeline = __commonJS({
       _read() {
         this[kResume]();
       }
-      _destroy(err, callback) {
+      _destroy(err, callback2) {
         if (!err && !this._readableState.endEmitted) {
           err = new RequestAbortedError();
         }
-        callback(err);
+        callback2(err);
       }
     };
     var PipelineHandler = class extends AsyncResource {
@@ -10291,15 +10291,15 @@ var require_api_pipeline = __commonJS({
               body2.resume();
             }
           },
-          write: (chunk, encoding, callback) => {
+          write: (chunk, encoding, callback2) => {
             const { req } = this;
             if (req.push(chunk, encoding) || req._readableState.destroyed) {
-              callback();
+              callback2();
             } else {
-              req[kResume] = callback;
+              req[kResume] = callback2;
             }
           },
-          destroy: (err, callback) => {
+          destroy: (err, callback2) => {
             const { body: body2, req, res, ret, abort } = this;
             if (!err && !ret._readableState.endEmitted) {
               err = new RequestAbortedError();
@@ -10311,7 +10311,7 @@ var require_api_pipeline = __commonJS({
             util.destroy(req, err);
             util.destroy(res, err);
             removeSignal(this);
-            callback(err);
+            callback2(err);
           }
         }).on("prefinish", () => {
           const { req } = this;
@@ -10415,11 +10415,11 @@ var require_api_upgrade = __commonJS({
     var { addSignal, removeSignal } = require_abort_signal();
     var assert = __require("node:assert");
     var UpgradeHandler = class extends AsyncResource {
-      constructor(opts, callback) {
+      constructor(opts, callback2) {
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError2("invalid opts");
         }
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw new InvalidArgumentError2("invalid callback");
         }
         const { signal, opaque, responseHeaders } = opts;
@@ -10429,7 +10429,7 @@ var require_api_upgrade = __commonJS({
         super("UNDICI_UPGRADE");
         this.responseHeaders = responseHeaders || null;
         this.opaque = opaque || null;
-        this.callback = callback;
+        this.callback = callback2;
         this.abort = null;
         this.context = null;
         addSignal(this, signal);
@@ -10448,11 +10448,11 @@ var require_api_upgrade = __commonJS({
       }
       onUpgrade(statusCode, rawHeaders, socket) {
         assert(statusCode === 101);
-        const { callback, opaque, context } = this;
+        const { callback: callback2, opaque, context } = this;
         removeSignal(this);
         this.callback = null;
         const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-        this.runInAsyncScope(callback, null, null, {
+        this.runInAsyncScope(callback2, null, null, {
           headers,
           socket,
           opaque,
@@ -10460,37 +10460,37 @@ var require_api_upgrade = __commonJS({
         });
       }
       onError(err) {
-        const { callback, opaque } = this;
+        const { callback: callback2, opaque } = this;
         removeSignal(this);
-        if (callback) {
+        if (callback2) {
           this.callback = null;
           queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
+            this.runInAsyncScope(callback2, null, err, { opaque });
           });
         }
       }
     };
-    function upgrade(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve7, reject) => {
+    function upgrade(opts, callback2) {
+      if (callback2 === void 0) {
+        return new Promise((resolve9, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve9(data);
           });
         });
       }
       try {
-        const upgradeHandler = new UpgradeHandler(opts, callback);
+        const upgradeHandler = new UpgradeHandler(opts, callback2);
         this.dispatch({
           ...opts,
           method: opts.method || "GET",
           upgrade: opts.protocol || "Websocket"
         }, upgradeHandler);
       } catch (err) {
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw err;
         }
         const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
+        queueMicrotask(() => callback2(err, { opaque }));
       }
     }
     module.exports = upgrade;
@@ -10507,11 +10507,11 @@ var require_api_connect = __commonJS({
     var util = require_util();
     var { addSignal, removeSignal } = require_abort_signal();
     var ConnectHandler = class extends AsyncResource {
-      constructor(opts, callback) {
+      constructor(opts, callback2) {
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError2("invalid opts");
         }
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw new InvalidArgumentError2("invalid callback");
         }
         const { signal, opaque, responseHeaders } = opts;
@@ -10521,7 +10521,7 @@ var require_api_connect = __commonJS({
         super("UNDICI_CONNECT");
         this.opaque = opaque || null;
         this.responseHeaders = responseHeaders || null;
-        this.callback = callback;
+        this.callback = callback2;
         this.abort = null;
         addSignal(this, signal);
       }
@@ -10538,14 +10538,14 @@ var require_api_connect = __commonJS({
         throw new SocketError("bad connect", null);
       }
       onUpgrade(statusCode, rawHeaders, socket) {
-        const { callback, opaque, context } = this;
+        const { callback: callback2, opaque, context } = this;
         removeSignal(this);
         this.callback = null;
         let headers = rawHeaders;
         if (headers != null) {
           headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         }
-        this.runInAsyncScope(callback, null, null, {
+        this.runInAsyncScope(callback2, null, null, {
           statusCode,
           headers,
           socket,
@@ -10554,33 +10554,33 @@ var require_api_connect = __commonJS({
         });
       }
       onError(err) {
-        const { callback, opaque } = this;
+        const { callback: callback2, opaque } = this;
         removeSignal(this);
-        if (callback) {
+        if (callback2) {
           this.callback = null;
           queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
+            this.runInAsyncScope(callback2, null, err, { opaque });
           });
         }
       }
     };
-    function connect(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve7, reject) => {
+    function connect(opts, callback2) {
+      if (callback2 === void 0) {
+        return new Promise((resolve9, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve9(data);
           });
         });
       }
       try {
-        const connectHandler = new ConnectHandler(opts, callback);
+        const connectHandler = new ConnectHandler(opts, callback2);
         this.dispatch({ ...opts, method: "CONNECT" }, connectHandler);
       } catch (err) {
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw err;
         }
         const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
+        queueMicrotask(() => callback2(err, { opaque }));
       }
     }
     module.exports = connect;
@@ -14431,7 +14431,7 @@ var require_fetch = __commonJS({
       function dispatch({ body: body2 }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve7, reject) => agent.dispatch(
+        return new Promise((resolve9, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14507,7 +14507,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve7({
+              resolve9({
                 status,
                 statusText,
                 headersList,
@@ -14550,7 +14550,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve7({
+              resolve9({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -15727,7 +15727,7 @@ var require_cache = __commonJS({
             r = new Request(request)[kState];
           }
         }
-        const promise = createDeferredPromise();
+        const promise2 = createDeferredPromise();
         const requests = [];
         if (request === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
@@ -15749,9 +15749,9 @@ var require_cache = __commonJS({
             );
             requestList.push(requestObject);
           }
-          promise.resolve(Object.freeze(requestList));
+          promise2.resolve(Object.freeze(requestList));
         });
-        return promise.promise;
+        return promise2.promise;
       }
       /**
        * @see https://w3c.github.io/ServiceWorker/#batch-cache-operations-algorithm
@@ -17369,12 +17369,12 @@ var require_permessage_deflate = __commonJS({
        * @param {boolean} fin Final fragment flag
        * @param {Function} callback Callback function
        */
-      decompress(chunk, fin, callback) {
+      decompress(chunk, fin, callback2) {
         if (!this.#inflate) {
           let windowBits = Z_DEFAULT_WINDOWBITS;
           if (this.#options.serverMaxWindowBits) {
             if (!isValidClientWindowBits(this.#options.serverMaxWindowBits)) {
-              callback(new Error("Invalid server_max_window_bits"));
+              callback2(new Error("Invalid server_max_window_bits"));
               return;
             }
             windowBits = Number.parseInt(this.#options.serverMaxWindowBits);
@@ -17382,7 +17382,7 @@ var require_permessage_deflate = __commonJS({
           try {
             this.#inflate = createInflateRaw({ windowBits });
           } catch (err) {
-            callback(err);
+            callback2(err);
             return;
           }
           this.#inflate[kBuffer] = [];
@@ -17390,7 +17390,7 @@ var require_permessage_deflate = __commonJS({
           this.#inflate.on("data", (data) => {
             this.#inflate[kLength] += data.length;
             if (this.#maxPayloadSize > 0 && this.#inflate[kLength] > this.#maxPayloadSize) {
-              callback(new MessageSizeExceededError());
+              callback2(new MessageSizeExceededError());
               this.#inflate.removeAllListeners();
               this.#inflate.destroy();
               this.#inflate = null;
@@ -17400,7 +17400,7 @@ var require_permessage_deflate = __commonJS({
           });
           this.#inflate.on("error", (err) => {
             this.#inflate = null;
-            callback(err);
+            callback2(err);
           });
         }
         this.#inflate.write(chunk);
@@ -17414,7 +17414,7 @@ var require_permessage_deflate = __commonJS({
           const full = Buffer.concat(this.#inflate[kBuffer], this.#inflate[kLength]);
           this.#inflate[kBuffer].length = 0;
           this.#inflate[kLength] = 0;
-          callback(null, full);
+          callback2(null, full);
         });
       }
     };
@@ -17482,11 +17482,11 @@ var require_receiver = __commonJS({
        * @param {Buffer} chunk
        * @param {() => void} callback
        */
-      _write(chunk, _2, callback) {
+      _write(chunk, _2, callback2) {
         this.#buffers.push(chunk);
         this.#byteOffset += chunk.length;
         this.#loop = true;
-        this.run(callback);
+        this.run(callback2);
       }
       #validatePayloadLength() {
         if (this.#maxPayloadSize > 0 && !isControlFrame(this.#info.opcode) && this.#info.payloadLength + this.#fragmentsBytes > this.#maxPayloadSize) {
@@ -17500,11 +17500,11 @@ var require_receiver = __commonJS({
        * Callback is called whenever there are no more chunks buffering,
        * or not enough bytes are buffered to parse.
        */
-      run(callback) {
+      run(callback2) {
         while (this.#loop) {
           if (this.#state === parserStates.INFO) {
             if (this.#byteOffset < 2) {
-              return callback();
+              return callback2();
             }
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
@@ -17517,11 +17517,11 @@ var require_receiver = __commonJS({
             const rsv3 = buffer[0] & 16;
             if (!isValidOpcode(opcode)) {
               failWebsocketConnection(this.ws, "Invalid opcode received");
-              return callback();
+              return callback2();
             }
             if (masked) {
               failWebsocketConnection(this.ws, "Frame cannot be masked");
-              return callback();
+              return callback2();
             }
             if (rsv1 !== 0 && !this.#extensions.has("permessage-deflate")) {
               failWebsocketConnection(this.ws, "Expected RSV1 to be clear.");
@@ -17572,7 +17572,7 @@ var require_receiver = __commonJS({
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
             if (this.#byteOffset < 2) {
-              return callback();
+              return callback2();
             }
             const buffer = this.consume(2);
             this.#info.payloadLength = buffer.readUInt16BE(0);
@@ -17582,7 +17582,7 @@ var require_receiver = __commonJS({
             }
           } else if (this.#state === parserStates.PAYLOADLENGTH_64) {
             if (this.#byteOffset < 8) {
-              return callback();
+              return callback2();
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
@@ -17598,7 +17598,7 @@ var require_receiver = __commonJS({
             }
           } else if (this.#state === parserStates.READ_DATA) {
             if (this.#byteOffset < this.#info.payloadLength) {
-              return callback();
+              return callback2();
             }
             const body2 = this.consume(this.#info.payloadLength);
             if (isControlFrame(this.#info.opcode)) {
@@ -17610,7 +17610,7 @@ var require_receiver = __commonJS({
                 socket.once("drain", () => {
                   if (this.destroyed) return;
                   this.#loop = true;
-                  this.run(callback);
+                  this.run(callback2);
                 });
                 return;
               }
@@ -17647,13 +17647,13 @@ var require_receiver = __commonJS({
                     if (!this.#info.fin) {
                       this.#state = parserStates.INFO;
                       this.#loop = true;
-                      this.run(callback);
+                      this.run(callback2);
                       return;
                     }
                     websocketMessageReceived(this.ws, this.#info.binaryType, this.consumeFragments());
                     this.#loop = true;
                     this.#state = parserStates.INFO;
-                    this.run(callback);
+                    this.run(callback2);
                   }
                 );
                 this.#loop = false;
@@ -18291,8 +18291,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay2(ms) {
-      return new Promise((resolve7) => {
-        setTimeout(resolve7, ms).unref();
+      return new Promise((resolve9) => {
+        setTimeout(resolve9, ms).unref();
       });
     }
     module.exports = {
@@ -18421,19 +18421,19 @@ var require_eventsource_stream = __commonJS({
        * @param {Function} callback
        * @returns {void}
        */
-      _transform(chunk, _encoding, callback) {
+      _transform(chunk, _encoding, callback2) {
         if (chunk.length === 0) {
-          callback();
+          callback2();
           return;
         }
         if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR) {
-          callback(createMaxEventSizeExceededError());
+          callback2(createMaxEventSizeExceededError());
           return;
         }
         this.chunks.push(chunk);
         if (this.checkBOM) {
           if (this.handleBOM()) {
-            callback();
+            callback2();
             return;
           }
         }
@@ -18469,7 +18469,7 @@ var require_eventsource_stream = __commonJS({
             try {
               this.parseLine(this.readLine(), this.event);
             } catch (error2) {
-              callback(error2);
+              callback2(error2);
               return;
             }
             this.consumeCurrentByte();
@@ -18477,17 +18477,17 @@ var require_eventsource_stream = __commonJS({
             continue;
           }
           if (this.maxEventSize > 0 && ++this.lineLength > this.maxEventSize + 7) {
-            callback(createMaxEventSizeExceededError());
+            callback2(createMaxEventSizeExceededError());
             return;
           }
           this.advanceCursor();
         }
-        callback();
+        callback2();
       }
-      _destroy(error2, callback) {
+      _destroy(error2, callback2) {
         this.chunks.length = 0;
         this.clearEvent();
-        super._destroy(error2, callback);
+        super._destroy(error2, callback2);
       }
       /**
        * @param {Buffer} line
@@ -19018,7 +19018,7 @@ var require_undici = __commonJS({
     var BalancedPool = require_balanced_pool();
     var Agent = require_agent();
     var ProxyAgent2 = require_proxy_agent();
-    var EnvHttpProxyAgent = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var errors = require_errors();
     var util = require_util();
@@ -19041,7 +19041,7 @@ var require_undici = __commonJS({
     module.exports.BalancedPool = BalancedPool;
     module.exports.Agent = Agent;
     module.exports.ProxyAgent = ProxyAgent2;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
     module.exports.RetryAgent = RetryAgent;
     module.exports.RetryHandler = RetryHandler;
     module.exports.DecoratorHandler = DecoratorHandler;
@@ -19147,6 +19147,1782 @@ var require_undici = __commonJS({
     module.exports.mockErrors = mockErrors;
     var { EventSource } = require_eventsource();
     module.exports.EventSource = EventSource;
+  }
+});
+
+// node_modules/picomatch/lib/constants.js
+var require_constants6 = __commonJS({
+  "node_modules/picomatch/lib/constants.js"(exports, module) {
+    "use strict";
+    var WIN_SLASH = "\\\\/";
+    var WIN_NO_SLASH = `[^${WIN_SLASH}]`;
+    var DEFAULT_MAX_EXTGLOB_RECURSION = 0;
+    var DOT_LITERAL = "\\.";
+    var PLUS_LITERAL = "\\+";
+    var QMARK_LITERAL = "\\?";
+    var SLASH_LITERAL = "\\/";
+    var ONE_CHAR = "(?=.)";
+    var QMARK = "[^/]";
+    var END_ANCHOR = `(?:${SLASH_LITERAL}|$)`;
+    var START_ANCHOR = `(?:^|${SLASH_LITERAL})`;
+    var DOTS_SLASH = `${DOT_LITERAL}{1,2}${END_ANCHOR}`;
+    var NO_DOT = `(?!${DOT_LITERAL})`;
+    var NO_DOTS = `(?!${START_ANCHOR}${DOTS_SLASH})`;
+    var NO_DOT_SLASH = `(?!${DOT_LITERAL}{0,1}${END_ANCHOR})`;
+    var NO_DOTS_SLASH = `(?!${DOTS_SLASH})`;
+    var QMARK_NO_DOT = `[^.${SLASH_LITERAL}]`;
+    var STAR = `${QMARK}*?`;
+    var SEP = "/";
+    var POSIX_CHARS = {
+      DOT_LITERAL,
+      PLUS_LITERAL,
+      QMARK_LITERAL,
+      SLASH_LITERAL,
+      ONE_CHAR,
+      QMARK,
+      END_ANCHOR,
+      DOTS_SLASH,
+      NO_DOT,
+      NO_DOTS,
+      NO_DOT_SLASH,
+      NO_DOTS_SLASH,
+      QMARK_NO_DOT,
+      STAR,
+      START_ANCHOR,
+      SEP
+    };
+    var WINDOWS_CHARS = {
+      ...POSIX_CHARS,
+      SLASH_LITERAL: `[${WIN_SLASH}]`,
+      QMARK: WIN_NO_SLASH,
+      STAR: `${WIN_NO_SLASH}*?`,
+      DOTS_SLASH: `${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$)`,
+      NO_DOT: `(?!${DOT_LITERAL})`,
+      NO_DOTS: `(?!(?:^|[${WIN_SLASH}])${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      NO_DOT_SLASH: `(?!${DOT_LITERAL}{0,1}(?:[${WIN_SLASH}]|$))`,
+      NO_DOTS_SLASH: `(?!${DOT_LITERAL}{1,2}(?:[${WIN_SLASH}]|$))`,
+      QMARK_NO_DOT: `[^.${WIN_SLASH}]`,
+      START_ANCHOR: `(?:^|[${WIN_SLASH}])`,
+      END_ANCHOR: `(?:[${WIN_SLASH}]|$)`,
+      SEP: "\\"
+    };
+    var POSIX_REGEX_SOURCE = {
+      __proto__: null,
+      alnum: "a-zA-Z0-9",
+      alpha: "a-zA-Z",
+      ascii: "\\x00-\\x7F",
+      blank: " \\t",
+      cntrl: "\\x00-\\x1F\\x7F",
+      digit: "0-9",
+      graph: "\\x21-\\x7E",
+      lower: "a-z",
+      print: "\\x20-\\x7E ",
+      punct: "\\-!\"#$%&'()\\*+,./:;<=>?@[\\]^_`{|}~",
+      space: " \\t\\r\\n\\v\\f",
+      upper: "A-Z",
+      word: "A-Za-z0-9_",
+      xdigit: "A-Fa-f0-9"
+    };
+    module.exports = {
+      DEFAULT_MAX_EXTGLOB_RECURSION,
+      MAX_LENGTH: 1024 * 64,
+      POSIX_REGEX_SOURCE,
+      // regular expressions
+      REGEX_BACKSLASH: /\\(?![*+?^${}(|)[\]])/g,
+      REGEX_NON_SPECIAL_CHARS: /^[^@![\].,$*+?^{}()|\\/]+/,
+      REGEX_SPECIAL_CHARS: /[-*+?.^${}(|)[\]]/,
+      REGEX_SPECIAL_CHARS_BACKREF: /(\\?)((\W)(\3*))/g,
+      REGEX_SPECIAL_CHARS_GLOBAL: /([-*+?.^${}(|)[\]])/g,
+      REGEX_REMOVE_BACKSLASH: /(?:\[.*?[^\\]\]|\\(?=.))/g,
+      // Replace globs with equivalent patterns to reduce parsing time.
+      REPLACEMENTS: {
+        __proto__: null,
+        "***": "*",
+        "**/**": "**",
+        "**/**/**": "**"
+      },
+      // Digits
+      CHAR_0: 48,
+      /* 0 */
+      CHAR_9: 57,
+      /* 9 */
+      // Alphabet chars.
+      CHAR_UPPERCASE_A: 65,
+      /* A */
+      CHAR_LOWERCASE_A: 97,
+      /* a */
+      CHAR_UPPERCASE_Z: 90,
+      /* Z */
+      CHAR_LOWERCASE_Z: 122,
+      /* z */
+      CHAR_LEFT_PARENTHESES: 40,
+      /* ( */
+      CHAR_RIGHT_PARENTHESES: 41,
+      /* ) */
+      CHAR_ASTERISK: 42,
+      /* * */
+      // Non-alphabetic chars.
+      CHAR_AMPERSAND: 38,
+      /* & */
+      CHAR_AT: 64,
+      /* @ */
+      CHAR_BACKWARD_SLASH: 92,
+      /* \ */
+      CHAR_CARRIAGE_RETURN: 13,
+      /* \r */
+      CHAR_CIRCUMFLEX_ACCENT: 94,
+      /* ^ */
+      CHAR_COLON: 58,
+      /* : */
+      CHAR_COMMA: 44,
+      /* , */
+      CHAR_DOT: 46,
+      /* . */
+      CHAR_DOUBLE_QUOTE: 34,
+      /* " */
+      CHAR_EQUAL: 61,
+      /* = */
+      CHAR_EXCLAMATION_MARK: 33,
+      /* ! */
+      CHAR_FORM_FEED: 12,
+      /* \f */
+      CHAR_FORWARD_SLASH: 47,
+      /* / */
+      CHAR_GRAVE_ACCENT: 96,
+      /* ` */
+      CHAR_HASH: 35,
+      /* # */
+      CHAR_HYPHEN_MINUS: 45,
+      /* - */
+      CHAR_LEFT_ANGLE_BRACKET: 60,
+      /* < */
+      CHAR_LEFT_CURLY_BRACE: 123,
+      /* { */
+      CHAR_LEFT_SQUARE_BRACKET: 91,
+      /* [ */
+      CHAR_LINE_FEED: 10,
+      /* \n */
+      CHAR_NO_BREAK_SPACE: 160,
+      /* \u00A0 */
+      CHAR_PERCENT: 37,
+      /* % */
+      CHAR_PLUS: 43,
+      /* + */
+      CHAR_QUESTION_MARK: 63,
+      /* ? */
+      CHAR_RIGHT_ANGLE_BRACKET: 62,
+      /* > */
+      CHAR_RIGHT_CURLY_BRACE: 125,
+      /* } */
+      CHAR_RIGHT_SQUARE_BRACKET: 93,
+      /* ] */
+      CHAR_SEMICOLON: 59,
+      /* ; */
+      CHAR_SINGLE_QUOTE: 39,
+      /* ' */
+      CHAR_SPACE: 32,
+      /*   */
+      CHAR_TAB: 9,
+      /* \t */
+      CHAR_UNDERSCORE: 95,
+      /* _ */
+      CHAR_VERTICAL_LINE: 124,
+      /* | */
+      CHAR_ZERO_WIDTH_NOBREAK_SPACE: 65279,
+      /* \uFEFF */
+      /**
+       * Create EXTGLOB_CHARS
+       */
+      extglobChars(chars) {
+        return {
+          "!": { type: "negate", open: "(?:(?!(?:", close: `))${chars.STAR})` },
+          "?": { type: "qmark", open: "(?:", close: ")?" },
+          "+": { type: "plus", open: "(?:", close: ")+" },
+          "*": { type: "star", open: "(?:", close: ")*" },
+          "@": { type: "at", open: "(?:", close: ")" }
+        };
+      },
+      /**
+       * Create GLOB_CHARS
+       */
+      globChars(win32) {
+        return win32 === true ? WINDOWS_CHARS : POSIX_CHARS;
+      }
+    };
+  }
+});
+
+// node_modules/picomatch/lib/utils.js
+var require_utils2 = __commonJS({
+  "node_modules/picomatch/lib/utils.js"(exports) {
+    "use strict";
+    var {
+      REGEX_BACKSLASH,
+      REGEX_REMOVE_BACKSLASH,
+      REGEX_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_GLOBAL
+    } = require_constants6();
+    exports.isObject = (val) => val !== null && typeof val === "object" && !Array.isArray(val);
+    exports.hasRegexChars = (str) => REGEX_SPECIAL_CHARS.test(str);
+    exports.isRegexChar = (str) => str.length === 1 && exports.hasRegexChars(str);
+    exports.escapeRegex = (str) => str.replace(REGEX_SPECIAL_CHARS_GLOBAL, "\\$1");
+    exports.toPosixSlashes = (str) => str.replace(REGEX_BACKSLASH, "/");
+    exports.isWindows = () => {
+      if (typeof navigator !== "undefined" && navigator.platform) {
+        const platform2 = navigator.platform.toLowerCase();
+        return platform2 === "win32" || platform2 === "windows";
+      }
+      if (typeof process !== "undefined" && process.platform) {
+        return process.platform === "win32";
+      }
+      return false;
+    };
+    exports.removeBackslashes = (str) => {
+      return str.replace(REGEX_REMOVE_BACKSLASH, (match) => {
+        return match === "\\" ? "" : match;
+      });
+    };
+    exports.escapeLast = (input, char, lastIdx) => {
+      const idx = input.lastIndexOf(char, lastIdx);
+      if (idx === -1) return input;
+      if (input[idx - 1] === "\\") return exports.escapeLast(input, char, idx - 1);
+      return `${input.slice(0, idx)}\\${input.slice(idx)}`;
+    };
+    exports.removePrefix = (input, state = {}) => {
+      let output = input;
+      if (output.startsWith("./")) {
+        output = output.slice(2);
+        state.prefix = "./";
+      }
+      return output;
+    };
+    exports.wrapOutput = (input, state = {}, options = {}) => {
+      const prepend = options.contains ? "" : "^";
+      const append = options.contains ? "" : "$";
+      let output = `${prepend}(?:${input})${append}`;
+      if (state.negated === true) {
+        output = `(?:^(?!${output}).*$)`;
+      }
+      return output;
+    };
+    exports.basename = (path2, { windows } = {}) => {
+      const segs = path2.split(windows ? /[\\/]/ : "/");
+      const last = segs[segs.length - 1];
+      if (last === "") {
+        return segs[segs.length - 2];
+      }
+      return last;
+    };
+  }
+});
+
+// node_modules/picomatch/lib/scan.js
+var require_scan = __commonJS({
+  "node_modules/picomatch/lib/scan.js"(exports, module) {
+    "use strict";
+    var utils = require_utils2();
+    var {
+      CHAR_ASTERISK,
+      /* * */
+      CHAR_AT,
+      /* @ */
+      CHAR_BACKWARD_SLASH,
+      /* \ */
+      CHAR_COMMA,
+      /* , */
+      CHAR_DOT,
+      /* . */
+      CHAR_EXCLAMATION_MARK,
+      /* ! */
+      CHAR_FORWARD_SLASH,
+      /* / */
+      CHAR_LEFT_CURLY_BRACE,
+      /* { */
+      CHAR_LEFT_PARENTHESES,
+      /* ( */
+      CHAR_LEFT_SQUARE_BRACKET,
+      /* [ */
+      CHAR_PLUS,
+      /* + */
+      CHAR_QUESTION_MARK,
+      /* ? */
+      CHAR_RIGHT_CURLY_BRACE,
+      /* } */
+      CHAR_RIGHT_PARENTHESES,
+      /* ) */
+      CHAR_RIGHT_SQUARE_BRACKET
+      /* ] */
+    } = require_constants6();
+    var isPathSeparator = (code) => {
+      return code === CHAR_FORWARD_SLASH || code === CHAR_BACKWARD_SLASH;
+    };
+    var depth = (token) => {
+      if (token.isPrefix !== true) {
+        token.depth = token.isGlobstar ? Infinity : 1;
+      }
+    };
+    var scan = (input, options) => {
+      const opts = options || {};
+      const length = input.length - 1;
+      const scanToEnd = opts.parts === true || opts.tokens === true || opts.scanToEnd === true;
+      const slashes = [];
+      const tokens = [];
+      const parts = [];
+      let str = input;
+      let index2 = -1;
+      let start = 0;
+      let lastIndex = 0;
+      let isBrace = false;
+      let isBracket = false;
+      let isGlob = false;
+      let isExtglob = false;
+      let isGlobstar = false;
+      let braceEscaped = false;
+      let backslashes = false;
+      let negated = false;
+      let negatedExtglob = false;
+      let finished = false;
+      let braces = 0;
+      let prev;
+      let code;
+      let token = { value: "", depth: 0, isGlob: false };
+      const eos = () => index2 >= length;
+      const peek = () => str.charCodeAt(index2 + 1);
+      const advance = () => {
+        prev = code;
+        return str.charCodeAt(++index2);
+      };
+      while (index2 < length) {
+        code = advance();
+        let next;
+        if (code === CHAR_BACKWARD_SLASH) {
+          backslashes = token.backslashes = true;
+          code = advance();
+          if (code === CHAR_LEFT_CURLY_BRACE) {
+            braceEscaped = true;
+          }
+          continue;
+        }
+        if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
+          braces++;
+          while (eos() !== true && (code = advance())) {
+            if (code === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+            if (code === CHAR_LEFT_CURLY_BRACE) {
+              braces++;
+              continue;
+            }
+            if (braceEscaped !== true && code === CHAR_DOT && (code = advance()) === CHAR_DOT) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (braceEscaped !== true && code === CHAR_COMMA) {
+              isBrace = token.isBrace = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              if (scanToEnd === true) {
+                continue;
+              }
+              break;
+            }
+            if (code === CHAR_RIGHT_CURLY_BRACE) {
+              braces--;
+              if (braces === 0) {
+                braceEscaped = false;
+                isBrace = token.isBrace = true;
+                finished = true;
+                break;
+              }
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_FORWARD_SLASH) {
+          slashes.push(index2);
+          tokens.push(token);
+          token = { value: "", depth: 0, isGlob: false };
+          if (finished === true) continue;
+          if (prev === CHAR_DOT && index2 === start + 1) {
+            start += 2;
+            continue;
+          }
+          lastIndex = index2 + 1;
+          continue;
+        }
+        if (opts.noext !== true) {
+          const isExtglobChar = code === CHAR_PLUS || code === CHAR_AT || code === CHAR_ASTERISK || code === CHAR_QUESTION_MARK || code === CHAR_EXCLAMATION_MARK;
+          if (isExtglobChar === true && peek() === CHAR_LEFT_PARENTHESES) {
+            isGlob = token.isGlob = true;
+            isExtglob = token.isExtglob = true;
+            finished = true;
+            if (code === CHAR_EXCLAMATION_MARK && index2 === start) {
+              negatedExtglob = true;
+            }
+            if (scanToEnd === true) {
+              let parens = 0;
+              while (eos() !== true && (code = advance())) {
+                if (code === CHAR_BACKWARD_SLASH) {
+                  backslashes = token.backslashes = true;
+                  advance();
+                  continue;
+                }
+                if (code === CHAR_LEFT_PARENTHESES) {
+                  parens++;
+                  continue;
+                }
+                if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                  finished = true;
+                  break;
+                }
+              }
+              continue;
+            }
+            break;
+          }
+        }
+        if (code === CHAR_ASTERISK) {
+          if (prev === CHAR_ASTERISK) isGlobstar = token.isGlobstar = true;
+          isGlob = token.isGlob = true;
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_QUESTION_MARK) {
+          isGlob = token.isGlob = true;
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (code === CHAR_LEFT_SQUARE_BRACKET) {
+          while (eos() !== true && (next = advance())) {
+            if (next === CHAR_BACKWARD_SLASH) {
+              backslashes = token.backslashes = true;
+              advance();
+              continue;
+            }
+            if (next === CHAR_RIGHT_SQUARE_BRACKET) {
+              isBracket = token.isBracket = true;
+              isGlob = token.isGlob = true;
+              finished = true;
+              break;
+            }
+          }
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+        if (opts.nonegate !== true && code === CHAR_EXCLAMATION_MARK && index2 === start) {
+          negated = token.negated = true;
+          start++;
+          continue;
+        }
+        if (opts.noparen !== true && code === CHAR_LEFT_PARENTHESES) {
+          isGlob = token.isGlob = true;
+          if (scanToEnd === true) {
+            let parens = 1;
+            while (eos() !== true && (code = advance())) {
+              if (code === CHAR_BACKWARD_SLASH) {
+                backslashes = token.backslashes = true;
+                advance();
+                continue;
+              }
+              if (code === CHAR_LEFT_PARENTHESES) {
+                parens++;
+                continue;
+              }
+              if (code === CHAR_RIGHT_PARENTHESES && --parens === 0) {
+                finished = true;
+                break;
+              }
+            }
+            continue;
+          }
+          break;
+        }
+        if (isGlob === true) {
+          finished = true;
+          if (scanToEnd === true) {
+            continue;
+          }
+          break;
+        }
+      }
+      if (opts.noext === true) {
+        isExtglob = false;
+        isGlob = false;
+      }
+      let base2 = str;
+      let prefix = "";
+      let glob2 = "";
+      if (start > 0) {
+        prefix = str.slice(0, start);
+        str = str.slice(start);
+        lastIndex -= start;
+      }
+      if (base2 && isGlob === true && lastIndex > 0) {
+        base2 = str.slice(0, lastIndex);
+        glob2 = str.slice(lastIndex);
+      } else if (isGlob === true) {
+        base2 = "";
+        glob2 = str;
+      } else {
+        base2 = str;
+      }
+      if (base2 && base2 !== "" && base2 !== "/" && base2 !== str) {
+        if (isPathSeparator(base2.charCodeAt(base2.length - 1))) {
+          base2 = base2.slice(0, -1);
+        }
+      }
+      if (opts.unescape === true) {
+        if (glob2) glob2 = utils.removeBackslashes(glob2);
+        if (base2 && backslashes === true) {
+          base2 = utils.removeBackslashes(base2);
+        }
+      }
+      const state = {
+        prefix,
+        input,
+        start,
+        base: base2,
+        glob: glob2,
+        isBrace,
+        isBracket,
+        isGlob,
+        isExtglob,
+        isGlobstar,
+        negated,
+        negatedExtglob
+      };
+      if (opts.tokens === true) {
+        state.maxDepth = 0;
+        if (!isPathSeparator(code)) {
+          tokens.push(token);
+        }
+        state.tokens = tokens;
+      }
+      if (opts.parts === true || opts.tokens === true) {
+        let prevIndex;
+        for (let idx = 0; idx < slashes.length; idx++) {
+          const n3 = prevIndex !== void 0 ? prevIndex + 1 : start;
+          const i = slashes[idx];
+          const value2 = input.slice(n3, i);
+          if (opts.tokens) {
+            if (idx === 0 && start !== 0) {
+              tokens[idx].isPrefix = true;
+              tokens[idx].value = prefix;
+            } else {
+              tokens[idx].value = value2;
+            }
+            depth(tokens[idx]);
+            state.maxDepth += tokens[idx].depth;
+          }
+          if (i >= start) {
+            parts.push(value2);
+            prevIndex = i;
+          }
+        }
+        const n2 = prevIndex !== void 0 ? prevIndex + 1 : start;
+        const value = input.slice(n2);
+        parts.push(value);
+        if (opts.tokens && prevIndex && prevIndex + 1 < input.length) {
+          tokens[tokens.length - 1].value = value;
+          depth(tokens[tokens.length - 1]);
+          state.maxDepth += tokens[tokens.length - 1].depth;
+        }
+        state.slashes = slashes;
+        state.parts = parts;
+      }
+      return state;
+    };
+    module.exports = scan;
+  }
+});
+
+// node_modules/picomatch/lib/parse.js
+var require_parse2 = __commonJS({
+  "node_modules/picomatch/lib/parse.js"(exports, module) {
+    "use strict";
+    var constants4 = require_constants6();
+    var utils = require_utils2();
+    var {
+      MAX_LENGTH,
+      POSIX_REGEX_SOURCE,
+      REGEX_NON_SPECIAL_CHARS,
+      REGEX_SPECIAL_CHARS_BACKREF,
+      REPLACEMENTS
+    } = constants4;
+    var expandRange = (args, options) => {
+      if (typeof options.expandRange === "function") {
+        return options.expandRange(...args, options);
+      }
+      args.sort();
+      const value = `[${args.join("-")}]`;
+      try {
+        new RegExp(value);
+      } catch (ex) {
+        return args.map((v2) => utils.escapeRegex(v2)).join("..");
+      }
+      return value;
+    };
+    var syntaxError = (type, char) => {
+      return `Missing ${type}: "${char}" - use "\\\\${char}" to match literal characters`;
+    };
+    var splitTopLevel = (input) => {
+      const parts = [];
+      let bracket = 0;
+      let paren = 0;
+      let quote = 0;
+      let value = "";
+      let escaped = false;
+      for (const ch of input) {
+        if (escaped === true) {
+          value += ch;
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          value += ch;
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote = quote === 1 ? 0 : 1;
+          value += ch;
+          continue;
+        }
+        if (quote === 0) {
+          if (ch === "[") {
+            bracket++;
+          } else if (ch === "]" && bracket > 0) {
+            bracket--;
+          } else if (bracket === 0) {
+            if (ch === "(") {
+              paren++;
+            } else if (ch === ")" && paren > 0) {
+              paren--;
+            } else if (ch === "|" && paren === 0) {
+              parts.push(value);
+              value = "";
+              continue;
+            }
+          }
+        }
+        value += ch;
+      }
+      parts.push(value);
+      return parts;
+    };
+    var isPlainBranch = (branch) => {
+      let escaped = false;
+      for (const ch of branch) {
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (/[?*+@!()[\]{}]/.test(ch)) {
+          return false;
+        }
+      }
+      return true;
+    };
+    var normalizeSimpleBranch = (branch) => {
+      let value = branch.trim();
+      let changed2 = true;
+      while (changed2 === true) {
+        changed2 = false;
+        if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
+          value = value.slice(2, -1);
+          changed2 = true;
+        }
+      }
+      if (!isPlainBranch(value)) {
+        return;
+      }
+      return value.replace(/\\(.)/g, "$1");
+    };
+    var hasRepeatedCharPrefixOverlap = (branches) => {
+      const values = branches.map(normalizeSimpleBranch).filter(Boolean);
+      for (let i = 0; i < values.length; i++) {
+        for (let j = i + 1; j < values.length; j++) {
+          const a = values[i];
+          const b2 = values[j];
+          const char = a[0];
+          if (!char || a !== char.repeat(a.length) || b2 !== char.repeat(b2.length)) {
+            continue;
+          }
+          if (a === b2 || a.startsWith(b2) || b2.startsWith(a)) {
+            return true;
+          }
+        }
+      }
+      return false;
+    };
+    var parseRepeatedExtglob = (pattern, requireEnd = true) => {
+      if (pattern[0] !== "+" && pattern[0] !== "*" || pattern[1] !== "(") {
+        return;
+      }
+      let bracket = 0;
+      let paren = 0;
+      let quote = 0;
+      let escaped = false;
+      for (let i = 1; i < pattern.length; i++) {
+        const ch = pattern[i];
+        if (escaped === true) {
+          escaped = false;
+          continue;
+        }
+        if (ch === "\\") {
+          escaped = true;
+          continue;
+        }
+        if (ch === '"') {
+          quote = quote === 1 ? 0 : 1;
+          continue;
+        }
+        if (quote === 1) {
+          continue;
+        }
+        if (ch === "[") {
+          bracket++;
+          continue;
+        }
+        if (ch === "]" && bracket > 0) {
+          bracket--;
+          continue;
+        }
+        if (bracket > 0) {
+          continue;
+        }
+        if (ch === "(") {
+          paren++;
+          continue;
+        }
+        if (ch === ")") {
+          paren--;
+          if (paren === 0) {
+            if (requireEnd === true && i !== pattern.length - 1) {
+              return;
+            }
+            return {
+              type: pattern[0],
+              body: pattern.slice(2, i),
+              end: i
+            };
+          }
+        }
+      }
+    };
+    var buildCharClassStar = (chars) => {
+      const source2 = chars.length === 1 ? utils.escapeRegex(chars[0]) : `[${chars.map((ch) => utils.escapeRegex(ch)).join("")}]`;
+      return `${source2}*`;
+    };
+    var getStarExtglobSequenceChars = (pattern) => {
+      let index2 = 0;
+      const chars = [];
+      while (index2 < pattern.length) {
+        const match = parseRepeatedExtglob(pattern.slice(index2), false);
+        if (!match || match.type !== "*") {
+          return;
+        }
+        const branches = splitTopLevel(match.body).map((branch2) => branch2.trim());
+        if (branches.length !== 1) {
+          return;
+        }
+        const branch = normalizeSimpleBranch(branches[0]);
+        if (!branch || branch.length !== 1) {
+          return;
+        }
+        chars.push(branch);
+        index2 += match.end + 1;
+      }
+      if (chars.length < 1) {
+        return;
+      }
+      return chars;
+    };
+    var repeatedExtglobRecursion = (pattern) => {
+      let depth = 0;
+      let value = pattern.trim();
+      let match = parseRepeatedExtglob(value);
+      while (match) {
+        depth++;
+        value = match.body.trim();
+        match = parseRepeatedExtglob(value);
+      }
+      return depth;
+    };
+    var analyzeRepeatedExtglob = (body2, options) => {
+      if (options.maxExtglobRecursion === false) {
+        return { risky: false };
+      }
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants4.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const branches = splitTopLevel(body2).map((branch) => branch.trim());
+      if (branches.length > 1) {
+        if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
+          return { risky: true };
+        }
+      }
+      const safeChars = [];
+      let sawStarSequence = false;
+      let combinable = true;
+      for (const branch of branches) {
+        const chars = getStarExtglobSequenceChars(branch);
+        if (chars) {
+          sawStarSequence = true;
+          safeChars.push(...chars);
+          continue;
+        }
+        const literal = normalizeSimpleBranch(branch);
+        if (literal && literal.length === 1) {
+          safeChars.push(literal);
+          continue;
+        }
+        combinable = false;
+        if (repeatedExtglobRecursion(branch) > max) {
+          return { risky: true };
+        }
+      }
+      if (sawStarSequence) {
+        return combinable ? { risky: true, safeOutput: buildCharClassStar([...new Set(safeChars)]) } : { risky: true };
+      }
+      return { risky: false };
+    };
+    var parse = (input, options) => {
+      if (typeof input !== "string") {
+        throw new TypeError("Expected a string");
+      }
+      input = REPLACEMENTS[input] || input;
+      const opts = { ...options };
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      let len = input.length;
+      if (len > max) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+      }
+      const bos = { type: "bos", value: "", output: opts.prepend || "" };
+      const tokens = [bos];
+      const capture = opts.capture ? "" : "?:";
+      const PLATFORM_CHARS = constants4.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants4.extglobChars(PLATFORM_CHARS);
+      const {
+        DOT_LITERAL,
+        PLUS_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOT_SLASH,
+        NO_DOTS_SLASH,
+        QMARK,
+        QMARK_NO_DOT,
+        STAR,
+        START_ANCHOR
+      } = PLATFORM_CHARS;
+      const globstar = (opts2) => {
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const nodot = opts.dot ? "" : NO_DOT;
+      const qmarkNoDot = opts.dot ? QMARK : QMARK_NO_DOT;
+      let star = opts.bash === true ? globstar(opts) : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      if (typeof opts.noext === "boolean") {
+        opts.noextglob = opts.noext;
+      }
+      const state = {
+        input,
+        index: -1,
+        start: 0,
+        dot: opts.dot === true,
+        consumed: "",
+        output: "",
+        prefix: "",
+        backtrack: false,
+        negated: false,
+        brackets: 0,
+        braces: 0,
+        parens: 0,
+        quotes: 0,
+        globstar: false,
+        tokens
+      };
+      input = utils.removePrefix(input, state);
+      len = input.length;
+      const extglobs = [];
+      const braces = [];
+      const stack = [];
+      let prev = bos;
+      let value;
+      const eos = () => state.index === len - 1;
+      const peek = state.peek = (n2 = 1) => input[state.index + n2];
+      const advance = state.advance = () => input[++state.index] || "";
+      const remaining = () => input.slice(state.index + 1);
+      const consume = (value2 = "", num = 0) => {
+        state.consumed += value2;
+        state.index += num;
+      };
+      const append = (token) => {
+        state.output += token.output != null ? token.output : token.value;
+        consume(token.value);
+      };
+      const negate = () => {
+        let count2 = 1;
+        while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
+          advance();
+          state.start++;
+          count2++;
+        }
+        if (count2 % 2 === 0) {
+          return false;
+        }
+        state.negated = true;
+        state.start++;
+        return true;
+      };
+      const increment = (type) => {
+        state[type]++;
+        stack.push(type);
+      };
+      const decrement = (type) => {
+        state[type]--;
+        stack.pop();
+      };
+      const push = (tok) => {
+        if (prev.type === "globstar") {
+          const isBrace = state.braces > 0 && (tok.type === "comma" || tok.type === "brace");
+          const isExtglob = tok.extglob === true || extglobs.length && (tok.type === "pipe" || tok.type === "paren");
+          if (tok.type !== "slash" && tok.type !== "paren" && !isBrace && !isExtglob) {
+            state.output = state.output.slice(0, -prev.output.length);
+            prev.type = "star";
+            prev.value = "*";
+            prev.output = star;
+            state.output += prev.output;
+          }
+        }
+        if (extglobs.length && tok.type !== "paren") {
+          extglobs[extglobs.length - 1].inner += tok.value;
+        }
+        if (tok.value || tok.output) append(tok);
+        if (prev && prev.type === "text" && tok.type === "text") {
+          prev.output = (prev.output || prev.value) + tok.value;
+          prev.value += tok.value;
+          return;
+        }
+        tok.prev = prev;
+        tokens.push(tok);
+        prev = tok;
+      };
+      const extglobOpen = (type, value2) => {
+        const token = { ...EXTGLOB_CHARS[value2], conditions: 1, inner: "" };
+        token.prev = prev;
+        token.parens = state.parens;
+        token.output = state.output;
+        token.startIndex = state.index;
+        token.tokensIndex = tokens.length;
+        const output = (opts.capture ? "(" : "") + token.open;
+        increment("parens");
+        push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
+        push({ type: "paren", extglob: true, value: advance(), output });
+        extglobs.push(token);
+      };
+      const extglobClose = (token) => {
+        const literal = input.slice(token.startIndex, state.index + 1);
+        const body2 = input.slice(token.startIndex + 2, state.index);
+        const analysis = analyzeRepeatedExtglob(body2, opts);
+        if ((token.type === "plus" || token.type === "star") && analysis.risky) {
+          const safeOutput = analysis.safeOutput ? (token.output ? "" : ONE_CHAR) + (opts.capture ? `(${analysis.safeOutput})` : analysis.safeOutput) : void 0;
+          const open2 = tokens[token.tokensIndex];
+          open2.type = "text";
+          open2.value = literal;
+          open2.output = safeOutput || utils.escapeRegex(literal);
+          for (let i = token.tokensIndex + 1; i < tokens.length; i++) {
+            tokens[i].value = "";
+            tokens[i].output = "";
+            delete tokens[i].suffix;
+          }
+          state.output = token.output + open2.output;
+          state.backtrack = true;
+          push({ type: "paren", extglob: true, value, output: "" });
+          decrement("parens");
+          return;
+        }
+        let output = token.close + (opts.capture ? ")" : "");
+        let rest;
+        if (token.type === "negate") {
+          let extglobStar = star;
+          if (token.inner && token.inner.length > 1 && token.inner.includes("/")) {
+            extglobStar = globstar(opts);
+          }
+          if (extglobStar !== star || eos() || /^\)+$/.test(remaining())) {
+            output = token.close = `)$))${extglobStar}`;
+          }
+          if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
+            const expression = parse(rest, { ...options, fastpaths: false }).output;
+            output = token.close = `)${expression})${extglobStar})`;
+          }
+          if (token.prev.type === "bos") {
+            state.negatedExtglob = true;
+          }
+        }
+        push({ type: "paren", extglob: true, value, output });
+        decrement("parens");
+      };
+      if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input)) {
+        let backslashes = false;
+        let output = input.replace(REGEX_SPECIAL_CHARS_BACKREF, (m2, esc, chars, first, rest, index2) => {
+          if (first === "\\") {
+            backslashes = true;
+            return m2;
+          }
+          if (first === "?") {
+            if (esc) {
+              return esc + first + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            if (index2 === 0) {
+              return qmarkNoDot + (rest ? QMARK.repeat(rest.length) : "");
+            }
+            return QMARK.repeat(chars.length);
+          }
+          if (first === ".") {
+            return DOT_LITERAL.repeat(chars.length);
+          }
+          if (first === "*") {
+            if (esc) {
+              return esc + first + (rest ? star : "");
+            }
+            return star;
+          }
+          return esc ? m2 : `\\${m2}`;
+        });
+        if (backslashes === true) {
+          if (opts.unescape === true) {
+            output = output.replace(/\\/g, "");
+          } else {
+            output = output.replace(/\\+/g, (m2) => {
+              return m2.length % 2 === 0 ? "\\\\" : m2 ? "\\" : "";
+            });
+          }
+        }
+        if (output === input && opts.contains === true) {
+          state.output = input;
+          return state;
+        }
+        state.output = utils.wrapOutput(output, state, options);
+        return state;
+      }
+      while (!eos()) {
+        value = advance();
+        if (value === "\0") {
+          continue;
+        }
+        if (value === "\\") {
+          const next = peek();
+          if (next === "/" && opts.bash !== true) {
+            continue;
+          }
+          if (next === "." || next === ";") {
+            continue;
+          }
+          if (!next) {
+            value += "\\";
+            push({ type: "text", value });
+            continue;
+          }
+          const match = /^\\+/.exec(remaining());
+          let slashes = 0;
+          if (match && match[0].length > 2) {
+            slashes = match[0].length;
+            state.index += slashes;
+            if (slashes % 2 !== 0) {
+              value += "\\";
+            }
+          }
+          if (opts.unescape === true) {
+            value = advance();
+          } else {
+            value += advance();
+          }
+          if (state.brackets === 0) {
+            push({ type: "text", value });
+            continue;
+          }
+        }
+        if (state.brackets > 0 && (value !== "]" || prev.value === "[" || prev.value === "[^")) {
+          if (opts.posix !== false && value === ":") {
+            const inner = prev.value.slice(1);
+            if (inner.includes("[")) {
+              prev.posix = true;
+              if (inner.includes(":")) {
+                const idx = prev.value.lastIndexOf("[");
+                const pre = prev.value.slice(0, idx);
+                const rest2 = prev.value.slice(idx + 2);
+                const posix2 = POSIX_REGEX_SOURCE[rest2];
+                if (posix2) {
+                  prev.value = pre + posix2;
+                  state.backtrack = true;
+                  advance();
+                  if (!bos.output && tokens.indexOf(prev) === 1) {
+                    bos.output = ONE_CHAR;
+                  }
+                  continue;
+                }
+              }
+            }
+          }
+          if (value === "[" && peek() !== ":" || value === "-" && peek() === "]") {
+            value = `\\${value}`;
+          }
+          if (value === "]" && (prev.value === "[" || prev.value === "[^")) {
+            value = `\\${value}`;
+          }
+          if (opts.posix === true && value === "!" && prev.value === "[") {
+            value = "^";
+          }
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (state.quotes === 1 && value !== '"') {
+          value = utils.escapeRegex(value);
+          prev.value += value;
+          append({ value });
+          continue;
+        }
+        if (value === '"') {
+          state.quotes = state.quotes === 1 ? 0 : 1;
+          if (opts.keepQuotes === true) {
+            push({ type: "text", value });
+          }
+          continue;
+        }
+        if (value === "(") {
+          increment("parens");
+          push({ type: "paren", value });
+          continue;
+        }
+        if (value === ")") {
+          if (state.parens === 0 && opts.strictBrackets === true) {
+            throw new SyntaxError(syntaxError("opening", "("));
+          }
+          const extglob = extglobs[extglobs.length - 1];
+          if (extglob && state.parens === extglob.parens + 1) {
+            extglobClose(extglobs.pop());
+            continue;
+          }
+          push({ type: "paren", value, output: state.parens ? ")" : "\\)" });
+          decrement("parens");
+          continue;
+        }
+        if (value === "[") {
+          if (opts.nobracket === true || !remaining().includes("]")) {
+            if (opts.nobracket !== true && opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("closing", "]"));
+            }
+            value = `\\${value}`;
+          } else {
+            increment("brackets");
+          }
+          push({ type: "bracket", value });
+          continue;
+        }
+        if (value === "]") {
+          if (opts.nobracket === true || prev && prev.type === "bracket" && prev.value.length === 1) {
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          if (state.brackets === 0) {
+            if (opts.strictBrackets === true) {
+              throw new SyntaxError(syntaxError("opening", "["));
+            }
+            push({ type: "text", value, output: `\\${value}` });
+            continue;
+          }
+          decrement("brackets");
+          const prevValue = prev.value.slice(1);
+          if (prev.posix !== true && prevValue[0] === "^" && !prevValue.includes("/")) {
+            value = `/${value}`;
+          }
+          prev.value += value;
+          append({ value });
+          if (opts.literalBrackets === false || utils.hasRegexChars(prevValue)) {
+            continue;
+          }
+          const escaped = utils.escapeRegex(prev.value);
+          state.output = state.output.slice(0, -prev.value.length);
+          if (opts.literalBrackets === true) {
+            state.output += escaped;
+            prev.value = escaped;
+            continue;
+          }
+          prev.value = `(${capture}${escaped}|${prev.value})`;
+          state.output += prev.value;
+          continue;
+        }
+        if (value === "{" && opts.nobrace !== true) {
+          increment("braces");
+          const open2 = {
+            type: "brace",
+            value,
+            output: "(",
+            outputIndex: state.output.length,
+            tokensIndex: state.tokens.length
+          };
+          braces.push(open2);
+          push(open2);
+          continue;
+        }
+        if (value === "}") {
+          const brace = braces[braces.length - 1];
+          if (opts.nobrace === true || !brace) {
+            push({ type: "text", value, output: value });
+            continue;
+          }
+          let output = ")";
+          if (brace.dots === true) {
+            const arr = tokens.slice();
+            const range = [];
+            for (let i = arr.length - 1; i >= 0; i--) {
+              tokens.pop();
+              if (arr[i].type === "brace") {
+                break;
+              }
+              if (arr[i].type !== "dots") {
+                range.unshift(arr[i].value);
+              }
+            }
+            output = expandRange(range, opts);
+            state.backtrack = true;
+          }
+          if (brace.comma !== true && brace.dots !== true) {
+            const out = state.output.slice(0, brace.outputIndex);
+            const toks = state.tokens.slice(brace.tokensIndex);
+            brace.value = brace.output = "\\{";
+            value = output = "\\}";
+            state.output = out;
+            for (const t of toks) {
+              state.output += t.output || t.value;
+            }
+          }
+          push({ type: "brace", value, output });
+          decrement("braces");
+          braces.pop();
+          continue;
+        }
+        if (value === "|") {
+          if (extglobs.length > 0) {
+            extglobs[extglobs.length - 1].conditions++;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value === ",") {
+          let output = value;
+          const brace = braces[braces.length - 1];
+          if (brace && stack[stack.length - 1] === "braces") {
+            brace.comma = true;
+            output = "|";
+          }
+          push({ type: "comma", value, output });
+          continue;
+        }
+        if (value === "/") {
+          if (prev.type === "dot" && state.index === state.start + 1) {
+            state.start = state.index + 1;
+            state.consumed = "";
+            state.output = "";
+            tokens.pop();
+            prev = bos;
+            continue;
+          }
+          push({ type: "slash", value, output: SLASH_LITERAL });
+          continue;
+        }
+        if (value === ".") {
+          if (state.braces > 0 && prev.type === "dot") {
+            if (prev.value === ".") prev.output = DOT_LITERAL;
+            const brace = braces[braces.length - 1];
+            prev.type = "dots";
+            prev.output += value;
+            prev.value += value;
+            brace.dots = true;
+            continue;
+          }
+          if (state.braces + state.parens === 0 && prev.type !== "bos" && prev.type !== "slash") {
+            push({ type: "text", value, output: DOT_LITERAL });
+            continue;
+          }
+          push({ type: "dot", value, output: DOT_LITERAL });
+          continue;
+        }
+        if (value === "?") {
+          const isGroup = prev && prev.value === "(";
+          if (!isGroup && opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("qmark", value);
+            continue;
+          }
+          if (prev && prev.type === "paren") {
+            const next = peek();
+            let output = value;
+            if (prev.value === "(" && !/[!=<:]/.test(next) || next === "<" && !/<([!=]|\w+>)/.test(remaining())) {
+              output = `\\${value}`;
+            }
+            push({ type: "text", value, output });
+            continue;
+          }
+          if (opts.dot !== true && (prev.type === "slash" || prev.type === "bos")) {
+            push({ type: "qmark", value, output: QMARK_NO_DOT });
+            continue;
+          }
+          push({ type: "qmark", value, output: QMARK });
+          continue;
+        }
+        if (value === "!") {
+          if (opts.noextglob !== true && peek() === "(") {
+            if (peek(2) !== "?" || !/[!=<:]/.test(peek(3))) {
+              extglobOpen("negate", value);
+              continue;
+            }
+          }
+          if (opts.nonegate !== true && state.index === 0) {
+            negate();
+            continue;
+          }
+        }
+        if (value === "+") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            extglobOpen("plus", value);
+            continue;
+          }
+          if (prev && prev.value === "(" || opts.regex === false) {
+            push({ type: "plus", value, output: PLUS_LITERAL });
+            continue;
+          }
+          if (prev && (prev.type === "bracket" || prev.type === "paren" || prev.type === "brace") || state.parens > 0) {
+            push({ type: "plus", value });
+            continue;
+          }
+          push({ type: "plus", value: PLUS_LITERAL });
+          continue;
+        }
+        if (value === "@") {
+          if (opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+            push({ type: "at", extglob: true, value, output: "" });
+            continue;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (value !== "*") {
+          if (value === "$" || value === "^") {
+            value = `\\${value}`;
+          }
+          const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
+          if (match) {
+            value += match[0];
+            state.index += match[0].length;
+          }
+          push({ type: "text", value });
+          continue;
+        }
+        if (prev && (prev.type === "globstar" || prev.star === true)) {
+          prev.type = "star";
+          prev.star = true;
+          prev.value += value;
+          prev.output = star;
+          state.backtrack = true;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        let rest = remaining();
+        if (opts.noextglob !== true && /^\([^?]/.test(rest)) {
+          extglobOpen("star", value);
+          continue;
+        }
+        if (prev.type === "star") {
+          if (opts.noglobstar === true) {
+            consume(value);
+            continue;
+          }
+          const prior = prev.prev;
+          const before = prior.prev;
+          const isStart = prior.type === "slash" || prior.type === "bos";
+          const afterStar = before && (before.type === "star" || before.type === "globstar");
+          if (opts.bash === true && (!isStart || rest[0] && rest[0] !== "/")) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          const isBrace = state.braces > 0 && (prior.type === "comma" || prior.type === "brace");
+          const isExtglob = extglobs.length && (prior.type === "pipe" || prior.type === "paren");
+          if (!isStart && prior.type !== "paren" && !isBrace && !isExtglob) {
+            push({ type: "star", value, output: "" });
+            continue;
+          }
+          while (rest.slice(0, 3) === "/**") {
+            const after = input[state.index + 4];
+            if (after && after !== "/") {
+              break;
+            }
+            rest = rest.slice(3);
+            consume("/**", 3);
+          }
+          const isEnd = eos() || state.parens > 0 && rest === ")".repeat(state.parens) && !extglobs.some((extglob) => extglob.type === "negate");
+          if (prior.type === "bos" && eos()) {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = globstar(opts);
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && !afterStar && isEnd) {
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = globstar(opts) + (opts.strictSlashes ? ")" : "|$)");
+            prev.value += value;
+            state.globstar = true;
+            state.output += prior.output + prev.output;
+            consume(value);
+            continue;
+          }
+          if (prior.type === "slash" && prior.prev.type !== "bos" && rest[0] === "/") {
+            const end = rest[1] !== void 0 ? "|$" : "";
+            state.output = state.output.slice(0, -(prior.output + prev.output).length);
+            prior.output = `(?:${prior.output}`;
+            prev.type = "globstar";
+            prev.output = `${globstar(opts)}${SLASH_LITERAL}|${SLASH_LITERAL}${end})`;
+            prev.value += value;
+            state.output += prior.output + prev.output;
+            state.globstar = true;
+            consume(value + advance());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          if (prior.type === "bos" && rest[0] === "/") {
+            prev.type = "globstar";
+            prev.value += value;
+            prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
+            state.output = prev.output;
+            state.globstar = true;
+            consume(value + advance());
+            push({ type: "slash", value: "/", output: "" });
+            continue;
+          }
+          state.output = state.output.slice(0, -prev.output.length);
+          prev.type = "globstar";
+          prev.output = globstar(opts);
+          prev.value += value;
+          state.output += prev.output;
+          state.globstar = true;
+          consume(value);
+          continue;
+        }
+        const token = { type: "star", value, output: star };
+        if (opts.bash === true) {
+          token.output = ".*?";
+          if (prev.type === "bos" || prev.type === "slash") {
+            token.output = nodot + token.output;
+          }
+          push(token);
+          continue;
+        }
+        if (prev && (prev.type === "bracket" || prev.type === "paren") && opts.regex === true) {
+          token.output = value;
+          push(token);
+          continue;
+        }
+        if (state.index === state.start || prev.type === "slash" || prev.type === "dot") {
+          if (prev.type === "dot") {
+            state.output += NO_DOT_SLASH;
+            prev.output += NO_DOT_SLASH;
+          } else if (opts.dot === true) {
+            state.output += NO_DOTS_SLASH;
+            prev.output += NO_DOTS_SLASH;
+          } else {
+            state.output += nodot;
+            prev.output += nodot;
+          }
+          if (peek() !== "*") {
+            state.output += ONE_CHAR;
+            prev.output += ONE_CHAR;
+          }
+        }
+        push(token);
+      }
+      while (state.brackets > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "]"));
+        state.output = utils.escapeLast(state.output, "[");
+        decrement("brackets");
+      }
+      while (state.parens > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", ")"));
+        state.output = utils.escapeLast(state.output, "(");
+        decrement("parens");
+      }
+      while (state.braces > 0) {
+        if (opts.strictBrackets === true) throw new SyntaxError(syntaxError("closing", "}"));
+        state.output = utils.escapeLast(state.output, "{");
+        decrement("braces");
+      }
+      if (opts.strictSlashes !== true && (prev.type === "star" || prev.type === "bracket")) {
+        push({ type: "maybe_slash", value: "", output: `${SLASH_LITERAL}?` });
+      }
+      if (state.backtrack === true) {
+        state.output = "";
+        for (const token of state.tokens) {
+          state.output += token.output != null ? token.output : token.value;
+          if (token.suffix) {
+            state.output += token.suffix;
+          }
+        }
+      }
+      return state;
+    };
+    parse.fastpaths = (input, options) => {
+      const opts = { ...options };
+      const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
+      const len = input.length;
+      if (len > max) {
+        throw new SyntaxError(`Input length: ${len}, exceeds maximum allowed length: ${max}`);
+      }
+      input = REPLACEMENTS[input] || input;
+      const {
+        DOT_LITERAL,
+        SLASH_LITERAL,
+        ONE_CHAR,
+        DOTS_SLASH,
+        NO_DOT,
+        NO_DOTS,
+        NO_DOTS_SLASH,
+        STAR,
+        START_ANCHOR
+      } = constants4.globChars(opts.windows);
+      const nodot = opts.dot ? NO_DOTS : NO_DOT;
+      const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
+      const capture = opts.capture ? "" : "?:";
+      const state = { negated: false, prefix: "" };
+      let star = opts.bash === true ? ".*?" : STAR;
+      if (opts.capture) {
+        star = `(${star})`;
+      }
+      const globstar = (opts2) => {
+        if (opts2.noglobstar === true) return star;
+        return `(${capture}(?:(?!${START_ANCHOR}${opts2.dot ? DOTS_SLASH : DOT_LITERAL}).)*?)`;
+      };
+      const create = (str) => {
+        switch (str) {
+          case "*":
+            return `${nodot}${ONE_CHAR}${star}`;
+          case ".*":
+            return `${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*.*":
+            return `${nodot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "*/*":
+            return `${nodot}${star}${SLASH_LITERAL}${ONE_CHAR}${slashDot}${star}`;
+          case "**":
+            return nodot + globstar(opts);
+          case "**/*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${ONE_CHAR}${star}`;
+          case "**/*.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${slashDot}${star}${DOT_LITERAL}${ONE_CHAR}${star}`;
+          case "**/.*":
+            return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
+          default: {
+            const match = /^(.*?)\.(\w+)$/.exec(str);
+            if (!match) return;
+            const source3 = create(match[1]);
+            if (!source3) return;
+            return source3 + DOT_LITERAL + match[2];
+          }
+        }
+      };
+      const output = utils.removePrefix(input, state);
+      let source2 = create(output);
+      if (source2 && opts.strictSlashes !== true) {
+        source2 += `${SLASH_LITERAL}?`;
+      }
+      return source2;
+    };
+    module.exports = parse;
+  }
+});
+
+// node_modules/picomatch/lib/picomatch.js
+var require_picomatch = __commonJS({
+  "node_modules/picomatch/lib/picomatch.js"(exports, module) {
+    "use strict";
+    var scan = require_scan();
+    var parse = require_parse2();
+    var utils = require_utils2();
+    var constants4 = require_constants6();
+    var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var picomatch2 = (glob2, options, returnState = false) => {
+      if (Array.isArray(glob2)) {
+        const fns = glob2.map((input) => picomatch2(input, options, returnState));
+        const arrayMatcher = (str) => {
+          for (const isMatch of fns) {
+            const state2 = isMatch(str);
+            if (state2) return state2;
+          }
+          return false;
+        };
+        return arrayMatcher;
+      }
+      const isState = isObject(glob2) && glob2.tokens && glob2.input;
+      if (glob2 === "" || typeof glob2 !== "string" && !isState) {
+        throw new TypeError("Expected pattern to be a non-empty string");
+      }
+      const opts = options || {};
+      const posix2 = opts.windows;
+      const regex = isState ? picomatch2.compileRe(glob2, options) : picomatch2.makeRe(glob2, options, false, true);
+      const state = regex.state;
+      delete regex.state;
+      let isIgnored = () => false;
+      if (opts.ignore) {
+        const ignoreOpts = { ...options, ignore: null, onMatch: null, onResult: null };
+        isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
+      }
+      const matcher = (input, returnObject = false) => {
+        const { isMatch, match, output } = picomatch2.test(input, regex, options, { glob: glob2, posix: posix2 });
+        const result = { glob: glob2, state, regex, posix: posix2, input, output, match, isMatch };
+        if (typeof opts.onResult === "function") {
+          opts.onResult(result);
+        }
+        if (isMatch === false) {
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (isIgnored(input)) {
+          if (typeof opts.onIgnore === "function") {
+            opts.onIgnore(result);
+          }
+          result.isMatch = false;
+          return returnObject ? result : false;
+        }
+        if (typeof opts.onMatch === "function") {
+          opts.onMatch(result);
+        }
+        return returnObject ? result : true;
+      };
+      if (returnState) {
+        matcher.state = state;
+      }
+      return matcher;
+    };
+    picomatch2.test = (input, regex, options, { glob: glob2, posix: posix2 } = {}) => {
+      if (typeof input !== "string") {
+        throw new TypeError("Expected input to be a string");
+      }
+      if (input === "") {
+        return { isMatch: false, output: "" };
+      }
+      const opts = options || {};
+      const format = opts.format || (posix2 ? utils.toPosixSlashes : null);
+      let match = input === glob2;
+      let output = match && format ? format(input) : input;
+      if (match === false) {
+        output = format ? format(input) : input;
+        match = output === glob2;
+      }
+      if (match === false || opts.capture === true) {
+        if (opts.matchBase === true || opts.basename === true) {
+          match = picomatch2.matchBase(input, regex, options, posix2);
+        } else {
+          match = regex.exec(output);
+        }
+      }
+      return { isMatch: Boolean(match), match, output };
+    };
+    picomatch2.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
+      const regex = glob2 instanceof RegExp ? glob2 : picomatch2.makeRe(glob2, options);
+      return regex.test(utils.basename(input, { windows: posix2 }));
+    };
+    picomatch2.isMatch = (str, patterns, options) => picomatch2(patterns, options)(str);
+    picomatch2.parse = (pattern, options) => {
+      if (Array.isArray(pattern)) return pattern.map((p2) => picomatch2.parse(p2, options));
+      return parse(pattern, { ...options, fastpaths: false });
+    };
+    picomatch2.scan = (input, options) => scan(input, options);
+    picomatch2.compileRe = (state, options, returnOutput = false, returnState = false) => {
+      if (returnOutput === true) {
+        return state.output;
+      }
+      const opts = options || {};
+      const prepend = opts.contains ? "" : "^";
+      const append = opts.contains ? "" : "$";
+      let source2 = `${prepend}(?:${state.output})${append}`;
+      if (state && state.negated === true) {
+        source2 = `^(?!${source2}).*$`;
+      }
+      const regex = picomatch2.toRegex(source2, options);
+      if (returnState === true) {
+        regex.state = state;
+      }
+      return regex;
+    };
+    picomatch2.makeRe = (input, options = {}, returnOutput = false, returnState = false) => {
+      if (!input || typeof input !== "string") {
+        throw new TypeError("Expected a non-empty string");
+      }
+      let parsed = { negated: false, fastpaths: true };
+      if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
+        parsed.output = parse.fastpaths(input, options);
+      }
+      if (!parsed.output) {
+        parsed = parse(input, options);
+      }
+      return picomatch2.compileRe(parsed, options, returnOutput, returnState);
+    };
+    picomatch2.toRegex = (source2, options) => {
+      try {
+        const opts = options || {};
+        return new RegExp(source2, opts.flags || (opts.nocase ? "i" : ""));
+      } catch (err) {
+        if (options && options.debug === true) throw err;
+        return /$^/;
+      }
+    };
+    picomatch2.constants = constants4;
+    module.exports = picomatch2;
+  }
+});
+
+// node_modules/picomatch/index.js
+var require_picomatch2 = __commonJS({
+  "node_modules/picomatch/index.js"(exports, module) {
+    "use strict";
+    var pico = require_picomatch();
+    var utils = require_utils2();
+    function picomatch2(glob2, options, returnState = false) {
+      if (options && (options.windows === null || options.windows === void 0)) {
+        options = { ...options, windows: utils.isWindows() };
+      }
+      return pico(glob2, options, returnState);
+    }
+    Object.assign(picomatch2, pico);
+    module.exports = picomatch2;
   }
 });
 
@@ -21548,9 +23324,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {(Promise|undefined)}
        * @private
        */
-      _chainOrCall(promise, fn) {
-        if (promise?.then && typeof promise.then === "function") {
-          return promise.then(() => fn());
+      _chainOrCall(promise2, fn) {
+        if (promise2?.then && typeof promise2.then === "function") {
+          return promise2.then(() => fn());
         }
         return fn();
       }
@@ -21561,12 +23337,12 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {(Promise|undefined)}
        * @private
        */
-      _chainOrCallHooks(promise, event) {
-        let result = promise;
+      _chainOrCallHooks(promise2, event) {
+        let result = promise2;
         const hooks = [];
         this._getCommandAndAncestors().reverse().filter((cmd) => cmd._lifeCycleHooks[event] !== void 0).forEach((hookedCommand) => {
-          hookedCommand._lifeCycleHooks[event].forEach((callback) => {
-            hooks.push({ hookedCommand, callback });
+          hookedCommand._lifeCycleHooks[event].forEach((callback2) => {
+            hooks.push({ hookedCommand, callback: callback2 });
           });
         });
         if (event === "postAction") {
@@ -21587,8 +23363,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @return {(Promise|undefined)}
        * @private
        */
-      _chainOrCallSubCommandHook(promise, subCommand, event) {
-        let result = promise;
+      _chainOrCallSubCommandHook(promise2, subCommand, event) {
+        let result = promise2;
         if (this._lifeCycleHooks[event] !== void 0) {
           this._lifeCycleHooks[event].forEach((hook) => {
             result = this._chainOrCall(result, () => {
@@ -24778,8 +26554,8 @@ var require_resolve = __commonJS({
       }
       return count2;
     }
-    function getFullPath(resolver2, id = "", normalize) {
-      if (normalize !== false)
+    function getFullPath(resolver2, id = "", normalize2) {
+      if (normalize2 !== false)
         id = normalizeId(id);
       const p2 = resolver2.parse(id);
       return _getFullPath(resolver2, p2);
@@ -25527,7 +27303,7 @@ var require_compile = __commonJS({
       const schOrFunc = root.refs[ref2];
       if (schOrFunc)
         return schOrFunc;
-      let _sch = resolve7.call(this, root, ref2);
+      let _sch = resolve9.call(this, root, ref2);
       if (_sch === void 0) {
         const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
         const { schemaId } = this.opts;
@@ -25554,7 +27330,7 @@ var require_compile = __commonJS({
     function sameSchemaEnv(s1, s2) {
       return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
     }
-    function resolve7(root, ref2) {
+    function resolve9(root, ref2) {
       let sch;
       while (typeof (sch = this.refs[ref2]) == "string")
         ref2 = sch;
@@ -25647,7 +27423,7 @@ var require_data = __commonJS({
 });
 
 // node_modules/fast-uri/lib/utils.js
-var require_utils2 = __commonJS({
+var require_utils3 = __commonJS({
   "node_modules/fast-uri/lib/utils.js"(exports, module) {
     "use strict";
     var isUUID = RegExp.prototype.test.bind(/^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/iu);
@@ -26184,7 +27960,7 @@ var require_utils2 = __commonJS({
 var require_schemes = __commonJS({
   "node_modules/fast-uri/lib/schemes.js"(exports, module) {
     "use strict";
-    var { isUUID } = require_utils2();
+    var { isUUID } = require_utils3();
     var URN_REG = /^([\da-z][\d\-a-z]{0,31}):((?:[\w!$'()*+,\-./:;=@]|%[\da-f]{2})+)$/iu;
     var supportedSchemeNames = (
       /** @type {const} */
@@ -26395,7 +28171,7 @@ var require_schemes = __commonJS({
 var require_fast_uri = __commonJS({
   "node_modules/fast-uri/index.js"(exports, module) {
     "use strict";
-    var { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = require_utils2();
+    var { normalizeIPv6, removeDotSegments, removeDotSegmentsRelative, recomposeAuthority, normalizePercentEncoding, normalizePathEncoding, serializePathEncoding, normalizeQueryFragmentEncoding, encodeQuery, encodeFragment, reescapeHostDelimiters, isIPv4, nonSimpleDomain } = require_utils3();
     var { SCHEMES, getSchemeHandler } = require_schemes();
     var VALID_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*$/u;
     var MALFORMED_SCHEME_ERROR = "URI scheme is malformed.";
@@ -26408,7 +28184,7 @@ var require_fast_uri = __commonJS({
       }
       return stringScheme;
     }
-    function normalize(uri, options) {
+    function normalize2(uri, options) {
       if (typeof uri === "string") {
         uri = /** @type {T} */
         normalizeString(uri, options);
@@ -26418,7 +28194,7 @@ var require_fast_uri = __commonJS({
       }
       return uri;
     }
-    function resolve7(baseURI, relativeURI, options) {
+    function resolve9(baseURI, relativeURI, options) {
       const schemelessOptions = options ? Object.assign({ scheme: "null" }, options) : { scheme: "null" };
       const {
         parsed: baseParsed,
@@ -26454,50 +28230,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base2, relative6, options, skipNormalization) {
+    function resolveComponent(base2, relative7, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base2 = parse(serialize(base2, options), options);
-        relative6 = parse(serialize(relative6, options), options);
+        relative7 = parse(serialize(relative7, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative6.scheme) {
-        target.scheme = relative6.scheme;
-        target.userinfo = relative6.userinfo;
-        target.host = relative6.host;
-        target.port = relative6.port;
-        target.path = removeDotSegments(relative6.path || "");
-        target.query = relative6.query;
+      if (!options.tolerant && relative7.scheme) {
+        target.scheme = relative7.scheme;
+        target.userinfo = relative7.userinfo;
+        target.host = relative7.host;
+        target.port = relative7.port;
+        target.path = removeDotSegments(relative7.path || "");
+        target.query = relative7.query;
       } else {
-        if (relative6.userinfo !== void 0 || relative6.host !== void 0 || relative6.port !== void 0) {
-          target.userinfo = relative6.userinfo;
-          target.host = relative6.host;
-          target.port = relative6.port;
-          target.path = removeDotSegments(relative6.path || "");
-          target.query = relative6.query;
+        if (relative7.userinfo !== void 0 || relative7.host !== void 0 || relative7.port !== void 0) {
+          target.userinfo = relative7.userinfo;
+          target.host = relative7.host;
+          target.port = relative7.port;
+          target.path = removeDotSegments(relative7.path || "");
+          target.query = relative7.query;
         } else {
-          if (!relative6.path) {
+          if (!relative7.path) {
             target.path = base2.path;
-            if (relative6.query !== void 0) {
-              target.query = relative6.query;
+            if (relative7.query !== void 0) {
+              target.query = relative7.query;
             } else {
               target.query = base2.query;
             }
           } else {
-            if (relative6.path[0] === "/") {
-              target.path = removeDotSegments(relative6.path);
+            if (relative7.path[0] === "/") {
+              target.path = removeDotSegments(relative7.path);
             } else {
               const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
               if (baseHasAuthority && !base2.path) {
-                target.path = "/" + relative6.path;
+                target.path = "/" + relative7.path;
               } else if (!base2.path) {
-                target.path = relative6.path;
+                target.path = relative7.path;
               } else {
-                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative6.path;
+                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative7.path;
               }
               target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative6.query;
+            target.query = relative7.query;
           }
           target.userinfo = base2.userinfo;
           target.host = base2.host;
@@ -26505,7 +28281,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base2.scheme;
       }
-      target.fragment = relative6.fragment;
+      target.fragment = relative7.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -26808,8 +28584,8 @@ var require_fast_uri = __commonJS({
     }
     var fastUri = {
       SCHEMES,
-      normalize,
-      resolve: resolve7,
+      normalize: normalize2,
+      resolve: resolve9,
       resolveComponent,
       equal,
       serialize,
@@ -27313,11 +29089,11 @@ var require_core = __commonJS({
     Ajv2.ValidationError = validation_error_1.default;
     Ajv2.MissingRefError = ref_error_1.default;
     exports.default = Ajv2;
-    function checkOptions(checkOpts, options, msg, log = "error") {
+    function checkOptions(checkOpts, options, msg, log2 = "error") {
       for (const key in checkOpts) {
         const opt = key;
         if (opt in options)
-          this.logger[log](`${msg}: option ${key}. ${checkOpts[opt]}`);
+          this.logger[log2](`${msg}: option ${key}. ${checkOpts[opt]}`);
       }
     }
     function getSchEnv(keyRef) {
@@ -32344,7 +34120,7 @@ var require_merge = __commonJS({
 var require_addPairToJSMap = __commonJS({
   "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
-    var log = require_log();
+    var log2 = require_log();
     var merge = require_merge();
     var stringify2 = require_stringify();
     var identity = require_identity();
@@ -32393,7 +34169,7 @@ var require_addPairToJSMap = __commonJS({
           let jsonStr = JSON.stringify(strKey);
           if (jsonStr.length > 40)
             jsonStr = jsonStr.substring(0, 36) + '..."';
-          log.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
+          log2.warn(ctx.doc.options.logLevel, `Keys with collection values will be stringified due to JS Object restrictions: ${jsonStr}. Set mapAsMap: true to use object keys.`);
           ctx.mapKeyWarned = true;
         }
         return strKey;
@@ -34585,10 +36361,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep3, value } = collItem;
+        const { start, key, sep: sep4, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep3?.[0],
+          next: key ?? sep4?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -34602,7 +36378,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep3) {
+          if (!keyProps.anchor && !keyProps.tag && !sep4) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -34626,7 +36402,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep3 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep4 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -34642,7 +36418,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep3, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep4, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -34733,7 +36509,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep3 = "";
+        let sep4 = "";
         for (const token of end) {
           const { source: source2, type } = token;
           switch (type) {
@@ -34747,13 +36523,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep3 + cb;
-              sep3 = "";
+                comment += sep4 + cb;
+              sep4 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep3 += source2;
+                sep4 += source2;
               hasSpace = true;
               break;
             default:
@@ -34796,18 +36572,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep3, value } = collItem;
+        const { start, key, sep: sep4, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep3?.[0],
+          next: key ?? sep4?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep3 && !value) {
+          if (!props.anchor && !props.tag && !sep4 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -34861,8 +36637,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep3 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep3, null, props, onError);
+        if (!isMap2 && !sep4 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -34874,7 +36650,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep3 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep4 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -34885,8 +36661,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap2 && !props.found && ctx.options.strict) {
-              if (sep3)
-                for (const st of sep3) {
+              if (sep4)
+                for (const st of sep4) {
                   if (st === valueProps.found)
                     break;
                   if (st.type === "newline") {
@@ -34903,7 +36679,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep3, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep4, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -35083,7 +36859,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep3 = "";
+      let sep4 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -35100,24 +36876,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep3 + indent.slice(trimIndent) + content;
-          sep3 = "\n";
+          value += sep4 + indent.slice(trimIndent) + content;
+          sep4 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep3 === " ")
-            sep3 = "\n";
-          else if (!prevMoreIndented && sep3 === "\n")
-            sep3 = "\n\n";
-          value += sep3 + indent.slice(trimIndent) + content;
-          sep3 = "\n";
+          if (sep4 === " ")
+            sep4 = "\n";
+          else if (!prevMoreIndented && sep4 === "\n")
+            sep4 = "\n\n";
+          value += sep4 + indent.slice(trimIndent) + content;
+          sep4 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep3 === "\n")
+          if (sep4 === "\n")
             value += "\n";
           else
-            sep3 = "\n";
+            sep4 = "\n";
         } else {
-          value += sep3 + content;
-          sep3 = " ";
+          value += sep4 + content;
+          sep4 = " ";
           prevMoreIndented = false;
         }
       }
@@ -35300,25 +37076,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep3 = " ";
+      let sep4 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source2)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep3 === "\n")
-            res += sep3;
+          if (sep4 === "\n")
+            res += sep4;
           else
-            sep3 = "\n";
+            sep4 = "\n";
         } else {
-          res += sep3 + lm;
-          sep3 = " ";
+          res += sep4 + lm;
+          sep4 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source2);
-      return res + sep3 + (match?.[1] ?? "");
+      return res + sep4 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source2, onError) {
       let res = "";
@@ -36128,14 +37904,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep3, value }) {
+    function stringifyItem({ start, key, sep: sep4, value }) {
       let res = "";
       for (const st of start)
         res += st.source;
       if (key)
         res += stringifyToken(key);
-      if (sep3)
-        for (const st of sep3)
+      if (sep4)
+        for (const st of sep4)
           res += st.source;
       if (value)
         res += stringifyToken(value);
@@ -37302,18 +39078,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep3;
+          let sep4;
           if (scalar2.end) {
-            sep3 = scalar2.end;
-            sep3.push(this.sourceToken);
+            sep4 = scalar2.end;
+            sep4.push(this.sourceToken);
             delete scalar2.end;
           } else
-            sep3 = [this.sourceToken];
+            sep4 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar2.offset,
             indent: scalar2.indent,
-            items: [{ start, key: scalar2, sep: sep3 }]
+            items: [{ start, key: scalar2, sep: sep4 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -37466,15 +39242,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it.start);
                   const key = it.key;
-                  const sep3 = it.sep;
-                  sep3.push(this.sourceToken);
+                  const sep4 = it.sep;
+                  sep4.push(this.sourceToken);
                   delete it.key;
                   delete it.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep3 }]
+                    items: [{ start: start2, key, sep: sep4 }]
                   });
                 } else if (start.length > 0) {
                   it.sep = it.sep.concat(start, this.sourceToken);
@@ -37668,13 +39444,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep3 = fc.end.splice(1, fc.end.length);
-            sep3.push(this.sourceToken);
+            const sep4 = fc.end.splice(1, fc.end.length);
+            sep4.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep3 }]
+              items: [{ start, key: fc, sep: sep4 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -37810,7 +39586,7 @@ var require_public_api = __commonJS({
     var composer = require_composer();
     var Document = require_Document();
     var errors = require_errors3();
-    var log = require_log();
+    var log2 = require_log();
     var identity = require_identity();
     var lineCounter = require_line_counter();
     var parser = require_parser();
@@ -37862,7 +39638,7 @@ var require_public_api = __commonJS({
       const doc = parseDocument(src, options);
       if (!doc)
         return null;
-      doc.warnings.forEach((warning2) => log.warn(doc.options.logLevel, warning2));
+      doc.warnings.forEach((warning2) => log2.warn(doc.options.logLevel, warning2));
       if (doc.errors.length > 0) {
         if (doc.options.logLevel !== "silent")
           throw doc.errors[0];
@@ -38206,8 +39982,8 @@ var require_timers2 = __commonJS({
        * before the specified function or code is executed.
        * @param {*} arg
        */
-      constructor(callback, delay2, arg) {
-        this._onTimeout = callback;
+      constructor(callback2, delay2, arg) {
+        this._onTimeout = callback2;
         this._idleTimeout = delay2;
         this._timerArg = arg;
         this.refresh();
@@ -38253,8 +40029,8 @@ var require_timers2 = __commonJS({
        * when the timer expires.
        * @returns {NodeJS.Timeout|FastTimer}
        */
-      setTimeout(callback, delay2, arg) {
-        return delay2 <= RESOLUTION_MS ? setTimeout(callback, delay2, arg) : new FastTimer(callback, delay2, arg);
+      setTimeout(callback2, delay2, arg) {
+        return delay2 <= RESOLUTION_MS ? setTimeout(callback2, delay2, arg) : new FastTimer(callback2, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated Timer previously created
@@ -38280,8 +40056,8 @@ var require_timers2 = __commonJS({
        * when the timer expires.
        * @returns {FastTimer}
        */
-      setFastTimeout(callback, delay2, arg) {
-        return new FastTimer(callback, delay2, arg);
+      setFastTimeout(callback2, delay2, arg) {
+        return new FastTimer(callback2, delay2, arg);
       },
       /**
        * The clearTimeout method cancels an instantiated FastTimer previously
@@ -38744,7 +40520,7 @@ var require_errors4 = __commonJS({
 });
 
 // node_modules/undici/lib/core/constants.js
-var require_constants6 = __commonJS({
+var require_constants7 = __commonJS({
   "node_modules/undici/lib/core/constants.js"(exports, module) {
     "use strict";
     var wellknownHeaderNames = (
@@ -38878,7 +40654,7 @@ var require_tree2 = __commonJS({
     var {
       wellknownHeaderNames,
       headerNameLowerCasedRecord
-    } = require_constants6();
+    } = require_constants7();
     var TstNode = class _TstNode {
       /** @type {any} */
       value = null;
@@ -39026,7 +40802,7 @@ var require_util10 = __commonJS({
     var { EventEmitter: EE } = __require("node:events");
     var timers = require_timers2();
     var { InvalidArgumentError: InvalidArgumentError2, ConnectTimeoutError } = require_errors4();
-    var { headerNameLowerCasedRecord } = require_constants6();
+    var { headerNameLowerCasedRecord } = require_constants7();
     var { tree } = require_tree2();
     var [nodeMajor, nodeMinor] = process.versions.node.split(".", 2).map((v2) => Number(v2));
     var BodyAsyncIterable = class {
@@ -40125,7 +41901,7 @@ var require_request3 = __commonJS({
       getProtocolFromUrlString
     } = require_util10();
     var { channels } = require_diagnostics2();
-    var { headerNameLowerCasedRecord } = require_constants6();
+    var { headerNameLowerCasedRecord } = require_constants7();
     var invalidPathRegex = /[^\u0021-\u00ff]/;
     function isValidContentLengthHeaderValue(val) {
       if (typeof val !== "string" || val.length === 0) {
@@ -40768,33 +42544,33 @@ var require_dispatcher_base2 = __commonJS({
       get closed() {
         return this[kClosed];
       }
-      close(callback) {
-        if (callback === void 0) {
-          return new Promise((resolve7, reject) => {
+      close(callback2) {
+        if (callback2 === void 0) {
+          return new Promise((resolve9, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve7(data);
+              return err ? reject(err) : resolve9(data);
             });
           });
         }
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw new InvalidArgumentError2("invalid callback");
         }
         if (this[kDestroyed]) {
           const err = new ClientDestroyedError();
-          queueMicrotask(() => callback(err, null));
+          queueMicrotask(() => callback2(err, null));
           return;
         }
         if (this[kClosed]) {
           if (this[kOnClosed]) {
-            this[kOnClosed].push(callback);
+            this[kOnClosed].push(callback2);
           } else {
-            queueMicrotask(() => callback(null, null));
+            queueMicrotask(() => callback2(null, null));
           }
           return;
         }
         this[kClosed] = true;
         this[kOnClosed] ??= [];
-        this[kOnClosed].push(callback);
+        this[kOnClosed].push(callback2);
         const onClosed = () => {
           const callbacks = this[kOnClosed];
           this[kOnClosed] = null;
@@ -40804,26 +42580,26 @@ var require_dispatcher_base2 = __commonJS({
         };
         this[kClose]().then(() => this.destroy()).then(() => queueMicrotask(onClosed));
       }
-      destroy(err, callback) {
+      destroy(err, callback2) {
         if (typeof err === "function") {
-          callback = err;
+          callback2 = err;
           err = null;
         }
-        if (callback === void 0) {
-          return new Promise((resolve7, reject) => {
+        if (callback2 === void 0) {
+          return new Promise((resolve9, reject) => {
             this.destroy(err, (err2, data) => {
-              return err2 ? reject(err2) : resolve7(data);
+              return err2 ? reject(err2) : resolve9(data);
             });
           });
         }
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw new InvalidArgumentError2("invalid callback");
         }
         if (this[kDestroyed]) {
           if (this[kOnDestroyed]) {
-            this[kOnDestroyed].push(callback);
+            this[kOnDestroyed].push(callback2);
           } else {
-            queueMicrotask(() => callback(null, null));
+            queueMicrotask(() => callback2(null, null));
           }
           return;
         }
@@ -40832,7 +42608,7 @@ var require_dispatcher_base2 = __commonJS({
         }
         this[kDestroyed] = true;
         this[kOnDestroyed] ??= [];
-        this[kOnDestroyed].push(callback);
+        this[kOnDestroyed].push(callback2);
         const onDestroyed = () => {
           const callbacks = this[kOnDestroyed];
           this[kOnDestroyed] = null;
@@ -40932,7 +42708,7 @@ var require_connect2 = __commonJS({
       const sessionCache = new SessionCache(maxCachedSessions == null ? 100 : maxCachedSessions);
       timeout = timeout == null ? 1e4 : timeout;
       allowH2 = allowH2 != null ? allowH2 : false;
-      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback) {
+      return function connect({ hostname, host, protocol, port, servername, localAddress, httpSocket }, callback2) {
         let socket;
         if (protocol === "https:") {
           if (!tls) {
@@ -40981,16 +42757,16 @@ var require_connect2 = __commonJS({
         const clearConnectTimeout = util.setupConnectTimeout(new WeakRef(socket), { timeout, hostname, port });
         socket.setNoDelay(true).once(protocol === "https:" ? "secureConnect" : "connect", function() {
           queueMicrotask(clearConnectTimeout);
-          if (callback) {
-            const cb = callback;
-            callback = null;
+          if (callback2) {
+            const cb = callback2;
+            callback2 = null;
             cb(null, this);
           }
         }).on("error", function(err) {
           queueMicrotask(clearConnectTimeout);
-          if (callback) {
-            const cb = callback;
-            callback = null;
+          if (callback2) {
+            const cb = callback2;
+            callback2 = null;
             cb(err);
           }
         });
@@ -41002,7 +42778,7 @@ var require_connect2 = __commonJS({
 });
 
 // node_modules/undici/lib/llhttp/utils.js
-var require_utils3 = __commonJS({
+var require_utils4 = __commonJS({
   "node_modules/undici/lib/llhttp/utils.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -41018,12 +42794,12 @@ var require_utils3 = __commonJS({
 });
 
 // node_modules/undici/lib/llhttp/constants.js
-var require_constants7 = __commonJS({
+var require_constants8 = __commonJS({
   "node_modules/undici/lib/llhttp/constants.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.SPECIAL_HEADERS = exports.MINOR = exports.MAJOR = exports.HTAB_SP_VCHAR_OBS_TEXT = exports.QUOTED_STRING = exports.CONNECTION_TOKEN_CHARS = exports.HEADER_CHARS = exports.TOKEN = exports.HEX = exports.URL_CHAR = exports.USERINFO_CHARS = exports.MARK = exports.ALPHANUM = exports.NUM = exports.HEX_MAP = exports.NUM_MAP = exports.ALPHA = exports.STATUSES_HTTP = exports.H_METHOD_MAP = exports.METHOD_MAP = exports.METHODS_RTSP = exports.METHODS_ICE = exports.METHODS_HTTP = exports.HEADER_STATE = exports.FINISH = exports.STATUSES = exports.METHODS = exports.LENIENT_FLAGS = exports.FLAGS = exports.TYPE = exports.ERROR = void 0;
-    var utils_1 = require_utils3();
+    var utils_1 = require_utils4();
     exports.ERROR = {
       OK: 0,
       INTERNAL: 1,
@@ -41671,7 +43447,7 @@ var require_llhttp_simd_wasm2 = __commonJS({
 });
 
 // node_modules/undici/lib/web/fetch/constants.js
-var require_constants8 = __commonJS({
+var require_constants9 = __commonJS({
   "node_modules/undici/lib/web/fetch/constants.js"(exports, module) {
     "use strict";
     var corsSafeListedMethods = (
@@ -43058,7 +44834,7 @@ var require_util11 = __commonJS({
     "use strict";
     var { Transform } = __require("node:stream");
     var zlib = __require("node:zlib");
-    var { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants8();
+    var { redirectStatusSet, referrerPolicyTokens, badPortsSet } = require_constants9();
     var { getGlobalOrigin } = require_global3();
     var { collectAnHTTPQuotedString, parseMIMEType } = require_data_url2();
     var { performance: performance2 } = __require("node:perf_hooks");
@@ -43654,10 +45430,10 @@ var require_util11 = __commonJS({
         super();
         this.#zlibOptions = zlibOptions;
       }
-      _transform(chunk, encoding, callback) {
+      _transform(chunk, encoding, callback2) {
         if (!this._inflateStream) {
           if (chunk.length === 0) {
-            callback();
+            callback2();
             return;
           }
           this._inflateStream = (chunk[0] & 15) === 8 ? zlib.createInflate(this.#zlibOptions) : zlib.createInflateRaw(this.#zlibOptions);
@@ -43665,14 +45441,14 @@ var require_util11 = __commonJS({
           this._inflateStream.on("end", () => this.push(null));
           this._inflateStream.on("error", (err) => this.destroy(err));
         }
-        this._inflateStream.write(chunk, encoding, callback);
+        this._inflateStream.write(chunk, encoding, callback2);
       }
-      _final(callback) {
+      _final(callback2) {
         if (this._inflateStream) {
           this._inflateStream.end();
           this._inflateStream = null;
         }
-        callback();
+        callback2();
       }
     };
     function createInflate(zlibOptions) {
@@ -44318,11 +46094,11 @@ var require_promise = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve7, reject) => {
-        res = resolve7;
+      const promise2 = new Promise((resolve9, reject) => {
+        res = resolve9;
         rej = reject;
       });
-      return { promise, resolve: res, reject: rej };
+      return { promise: promise2, resolve: res, reject: rej };
     }
     module.exports = {
       createDeferredPromise
@@ -44574,21 +46350,21 @@ Content-Type: ${value.type || "application/octet-stream"}\r
       if (bodyUnusable(object)) {
         return Promise.reject(new TypeError("Body is unusable: Body has already been read"));
       }
-      const promise = createDeferredPromise();
-      const errorSteps = promise.reject;
+      const promise2 = createDeferredPromise();
+      const errorSteps = promise2.reject;
       const successSteps = (data) => {
         try {
-          promise.resolve(convertBytesToJSValue(data));
+          promise2.resolve(convertBytesToJSValue(data));
         } catch (e) {
           errorSteps(e);
         }
       };
       if (object.body == null) {
         successSteps(Buffer.allocUnsafe(0));
-        return promise.promise;
+        return promise2.promise;
       }
       fullyReadBody(object.body, successSteps, errorSteps);
-      return promise.promise;
+      return promise2.promise;
     }
     function bodyUnusable(object) {
       const body2 = object.body;
@@ -44668,7 +46444,7 @@ var require_client_h12 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols6();
-    var constants4 = require_constants7();
+    var constants4 = require_constants8();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -45297,11 +47073,11 @@ var require_client_h12 = __commonJS({
          * @param {Error|undefined} err
          * @param {() => void} callback
          */
-        destroy(err, callback) {
+        destroy(err, callback2) {
           if (socket[kClosed]) {
-            queueMicrotask(callback);
+            queueMicrotask(callback2);
           } else {
-            socket.on("close", callback);
+            socket.on("close", callback2);
             socket.destroy(err);
           }
         },
@@ -45737,20 +47513,20 @@ upgrade: ${upgrade}\r
     }
     async function writeIterable(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
-      let callback = null;
+      let callback2 = null;
       function onDrain() {
-        if (callback) {
-          const cb = callback;
-          callback = null;
+        if (callback2) {
+          const cb = callback2;
+          callback2 = null;
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve7, reject) => {
-        assert(callback === null);
+      const waitForDrain = () => new Promise((resolve9, reject) => {
+        assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve7;
+          callback2 = resolve9;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -46046,11 +47822,11 @@ var require_client_h22 = __commonJS({
          * @param {Error | null} err
          * @param {() => void} callback
          */
-        destroy(err, callback) {
+        destroy(err, callback2) {
           if (socket[kClosed]) {
-            queueMicrotask(callback);
+            queueMicrotask(callback2);
           } else {
-            socket.destroy(err).on("close", callback);
+            socket.destroy(err).on("close", callback2);
           }
         },
         /**
@@ -46626,20 +48402,20 @@ var require_client_h22 = __commonJS({
     }
     async function writeIterable(abort, h2stream, body2, client, request, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
-      let callback = null;
+      let callback2 = null;
       function onDrain() {
-        if (callback) {
-          const cb = callback;
-          callback = null;
+        if (callback2) {
+          const cb = callback2;
+          callback2 = null;
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve7, reject) => {
-        assert(callback === null);
+      const waitForDrain = () => new Promise((resolve9, reject) => {
+        assert(callback2 === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve7;
+          callback2 = resolve9;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -46872,11 +48648,11 @@ var require_client2 = __commonJS({
           });
         } else {
           const customConnect = connect2;
-          connect2 = (opts, callback) => customConnect({
+          connect2 = (opts, callback2) => customConnect({
             ...opts,
             ...socketPath != null ? { socketPath } : null,
             ...allowH2 != null ? { allowH2 } : null
-          }, callback);
+          }, callback2);
         }
         this[kUrl] = util.parseOrigin(url);
         this[kConnector] = connect2;
@@ -46906,7 +48682,7 @@ var require_client2 = __commonJS({
         this[kQueue] = [];
         this[kRunningIdx] = 0;
         this[kPendingIdx] = 0;
-        this[kResume] = (sync) => resume(this, sync);
+        this[kResume] = (sync2) => resume(this, sync2);
         this[kOnError] = (err) => onError(this, err);
       }
       get pipelining() {
@@ -46956,16 +48732,16 @@ var require_client2 = __commonJS({
         return this[kNeedDrain] < 2;
       }
       [kClose]() {
-        return new Promise((resolve7) => {
+        return new Promise((resolve9) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve7;
+            this[kClosedResolve] = resolve9;
           } else {
-            resolve7(null);
+            resolve9(null);
           }
         });
       }
       [kDestroy](err) {
-        return new Promise((resolve7) => {
+        return new Promise((resolve9) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -46973,18 +48749,18 @@ var require_client2 = __commonJS({
               util.errorRequest(this, request, err);
             }
           }
-          const callback = () => {
+          const callback2 = () => {
             if (this[kClosedResolve]) {
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve7(null);
+            resolve9(null);
           };
           if (this[kHTTPContext]) {
-            this[kHTTPContext].destroy(err, callback);
+            this[kHTTPContext].destroy(err, callback2);
             this[kHTTPContext] = null;
           } else {
-            queueMicrotask(callback);
+            queueMicrotask(callback2);
           }
           this[kResume]();
         });
@@ -47120,12 +48896,12 @@ var require_client2 = __commonJS({
       client[kNeedDrain] = 0;
       client.emit("drain", client[kUrl], [client]);
     }
-    function resume(client, sync) {
+    function resume(client, sync2) {
       if (client[kResuming] === 2) {
         return;
       }
       client[kResuming] = 2;
-      _resume(client, sync);
+      _resume(client, sync2);
       client[kResuming] = 0;
       if (client[kRunningIdx] > 256) {
         client[kQueue].splice(0, client[kRunningIdx]);
@@ -47133,7 +48909,7 @@ var require_client2 = __commonJS({
         client[kRunningIdx] = 0;
       }
     }
-    function _resume(client, sync) {
+    function _resume(client, sync2) {
       while (true) {
         if (client.destroyed) {
           assert(client[kPending] === 0);
@@ -47150,7 +48926,7 @@ var require_client2 = __commonJS({
         if (client[kBusy]) {
           client[kNeedDrain] = 2;
         } else if (client[kNeedDrain] === 2) {
-          if (sync) {
+          if (sync2) {
             client[kNeedDrain] = 1;
             queueMicrotask(() => emitDrain(client));
           } else {
@@ -47385,8 +49161,8 @@ var require_pool_base2 = __commonJS({
           }
           return Promise.all(closeAll);
         } else {
-          return new Promise((resolve7) => {
-            this[kClosedResolve] = resolve7;
+          return new Promise((resolve9) => {
+            this[kClosedResolve] = resolve9;
           });
         }
       }
@@ -48508,7 +50284,7 @@ var require_socks5_proxy_agent = __commonJS({
         const proxyHost = this[kProxyUrl].hostname;
         const proxyPort = parseInt(this[kProxyUrl].port) || 1080;
         debug2("creating SOCKS5 connection to", proxyHost, proxyPort);
-        const socket = await new Promise((resolve7, reject) => {
+        const socket = await new Promise((resolve9, reject) => {
           this[kConnector]({
             hostname: proxyHost,
             host: proxyHost,
@@ -48518,7 +50294,7 @@ var require_socks5_proxy_agent = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve7(socket2);
+              resolve9(socket2);
             }
           });
         });
@@ -48528,14 +50304,14 @@ var require_socks5_proxy_agent = __commonJS({
           socket.destroy();
         });
         await socks5Client.handshake();
-        await new Promise((resolve7, reject) => {
+        await new Promise((resolve9, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 authentication timeout"));
           }, 5e3);
           const onAuthenticated = () => {
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve7();
+            resolve9();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -48544,14 +50320,14 @@ var require_socks5_proxy_agent = __commonJS({
           };
           if (socks5Client.state === STATES.AUTHENTICATED) {
             clearTimeout(timeout);
-            resolve7();
+            resolve9();
           } else {
             socks5Client.once("authenticated", onAuthenticated);
             socks5Client.once("error", onError);
           }
         });
         await socks5Client.connect(targetHost, targetPort);
-        await new Promise((resolve7, reject) => {
+        await new Promise((resolve9, reject) => {
           const timeout = setTimeout(() => {
             reject(new Error("SOCKS5 connection timeout"));
           }, 5e3);
@@ -48559,7 +50335,7 @@ var require_socks5_proxy_agent = __commonJS({
             debug2("SOCKS5 tunnel established to", targetHost, targetPort, "via", info2);
             clearTimeout(timeout);
             socks5Client.removeListener("error", onError);
-            resolve7();
+            resolve9();
           };
           const onError = (err) => {
             clearTimeout(timeout);
@@ -48584,7 +50360,7 @@ var require_socks5_proxy_agent = __commonJS({
             pool = new Pool2(origin, {
               pipelining: opts.pipelining,
               connections: opts.connections,
-              connect: async (connectOpts, callback) => {
+              connect: async (connectOpts, callback2) => {
                 try {
                   const url = new URL2(origin);
                   const targetHost = url.hostname;
@@ -48602,15 +50378,15 @@ var require_socks5_proxy_agent = __commonJS({
                       socket,
                       servername: this[kRequestTls]?.servername || targetHost
                     });
-                    await new Promise((resolve7, reject) => {
-                      finalSocket.once("secureConnect", resolve7);
+                    await new Promise((resolve9, reject) => {
+                      finalSocket.once("secureConnect", resolve9);
                       finalSocket.once("error", reject);
                     });
                   }
-                  callback(null, finalSocket);
+                  callback2(null, finalSocket);
                 } catch (err) {
                   debug2("SOCKS5 connection error:", err);
-                  callback(err);
+                  callback2(err);
                 }
               }
             });
@@ -48790,9 +50566,9 @@ var require_proxy_agent2 = __commonJS({
         this[kAgent] = new Agent({
           ...opts,
           factory,
-          connect: async (opts2, callback) => {
+          connect: async (opts2, callback2) => {
             if (!this[kClient]) {
-              callback(new InvalidArgumentError2("Cannot establish tunnel connection without a proxy client"));
+              callback2(new InvalidArgumentError2("Cannot establish tunnel connection without a proxy client"));
               return;
             }
             let requestedPath = opts2.host;
@@ -48815,7 +50591,7 @@ var require_proxy_agent2 = __commonJS({
               const { socket, statusCode } = await this[kClient].connect(connectParams);
               if (statusCode !== 200) {
                 socket.on("error", noop).destroy();
-                callback(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
+                callback2(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
                 return;
               }
               if (channels.proxyConnected.hasSubscribers) {
@@ -48825,7 +50601,7 @@ var require_proxy_agent2 = __commonJS({
                 });
               }
               if (opts2.protocol !== "https:") {
-                callback(null, socket);
+                callback2(null, socket);
                 return;
               }
               let servername;
@@ -48834,12 +50610,12 @@ var require_proxy_agent2 = __commonJS({
               } else {
                 servername = opts2.servername;
               }
-              this[kConnectEndpoint]({ ...opts2, servername, httpSocket: socket }, callback);
+              this[kConnectEndpoint]({ ...opts2, servername, httpSocket: socket }, callback2);
             } catch (err) {
               if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
-                callback(new SecureProxyConnectionError(err));
+                callback2(new SecureProxyConnectionError(err));
               } else {
-                callback(err);
+                callback2(err);
               }
             }
           }
@@ -48920,7 +50696,7 @@ var require_env_http_proxy_agent2 = __commonJS({
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent = class extends DispatcherBase {
+    var EnvHttpProxyAgent2 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -49027,7 +50803,7 @@ var require_env_http_proxy_agent2 = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent;
+    module.exports = EnvHttpProxyAgent2;
   }
 });
 
@@ -49570,7 +51346,7 @@ var require_readable2 = __commonJS({
        * @param {(error:(Error|null)) => void} callback
        * @returns {void}
        */
-      _destroy(err, callback) {
+      _destroy(err, callback2) {
         if (!err && !this._readableState.endEmitted) {
           err = new RequestAbortedError();
         }
@@ -49578,9 +51354,9 @@ var require_readable2 = __commonJS({
           this[kAbort]();
         }
         if (!this[kUsed]) {
-          setImmediate(callback, err);
+          setImmediate(callback2, err);
         } else {
-          callback(err);
+          callback2(err);
         }
       }
       /**
@@ -49736,7 +51512,7 @@ var require_readable2 = __commonJS({
         if (this._readableState.closeEmitted) {
           return Promise.resolve(null);
         }
-        return new Promise((resolve7, reject) => {
+        return new Promise((resolve9, reject) => {
           if (this[kContentLength] && this[kContentLength] > limit || this[kBytesRead] > limit) {
             this.destroy(new AbortError());
           }
@@ -49750,11 +51526,11 @@ var require_readable2 = __commonJS({
               if (signal.aborted) {
                 reject(signal.reason ?? new AbortError());
               } else {
-                resolve7(null);
+                resolve9(null);
               }
             });
           } else {
-            this.on("close", resolve7);
+            this.on("close", resolve9);
           }
           this.on("error", noop).on("data", () => {
             if (this[kBytesRead] > limit) {
@@ -49782,7 +51558,7 @@ var require_readable2 = __commonJS({
     }
     function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve7, reject) => {
+      return new Promise((resolve9, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -49797,7 +51573,7 @@ var require_readable2 = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve: resolve7,
+              resolve: resolve9,
               reject,
               length: 0,
               body: []
@@ -49871,18 +51647,18 @@ var require_readable2 = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2, encoding) {
-      const { type, body: body2, resolve: resolve7, stream, length } = consume2;
+      const { type, body: body2, resolve: resolve9, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve7(chunksDecode(body2, length, encoding));
+          resolve9(chunksDecode(body2, length, encoding));
         } else if (type === "json") {
-          resolve7(JSON.parse(chunksDecode(body2, length, encoding)));
+          resolve9(JSON.parse(chunksDecode(body2, length, encoding)));
         } else if (type === "arrayBuffer") {
-          resolve7(chunksConcat(body2, length).buffer);
+          resolve9(chunksConcat(body2, length).buffer);
         } else if (type === "blob") {
-          resolve7(new Blob(body2, { type: stream[kContentType] }));
+          resolve9(new Blob(body2, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve7(chunksConcat(body2, length));
+          resolve9(chunksConcat(body2, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -49928,13 +51704,13 @@ var require_api_request2 = __commonJS({
     function noop() {
     }
     var RequestHandler = class extends AsyncResource {
-      constructor(opts, callback) {
+      constructor(opts, callback2) {
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError2("invalid opts");
         }
         const { signal, method, opaque, body: body2, onInfo, responseHeaders, highWaterMark } = opts;
         try {
-          if (typeof callback !== "function") {
+          if (typeof callback2 !== "function") {
             throw new InvalidArgumentError2("invalid callback");
           }
           if (highWaterMark != null && (!Number.isFinite(highWaterMark) || highWaterMark < 0)) {
@@ -49959,7 +51735,7 @@ var require_api_request2 = __commonJS({
         this.method = method;
         this.responseHeaders = responseHeaders || null;
         this.opaque = opaque || null;
-        this.callback = callback;
+        this.callback = callback2;
         this.res = null;
         this.abort = null;
         this.body = body2;
@@ -49992,7 +51768,7 @@ var require_api_request2 = __commonJS({
         this.context = context;
       }
       onHeaders(statusCode, rawHeaders, resume, statusMessage) {
-        const { callback, opaque, abort, context, responseHeaders, highWaterMark } = this;
+        const { callback: callback2, opaque, abort, context, responseHeaders, highWaterMark } = this;
         const headers = responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         if (statusCode < 200) {
           if (this.onInfo) {
@@ -50016,9 +51792,9 @@ var require_api_request2 = __commonJS({
         }
         this.callback = null;
         this.res = res;
-        if (callback !== null) {
+        if (callback2 !== null) {
           try {
-            this.runInAsyncScope(callback, null, null, {
+            this.runInAsyncScope(callback2, null, null, {
               statusCode,
               statusText: statusMessage,
               headers,
@@ -50044,11 +51820,11 @@ var require_api_request2 = __commonJS({
         this.res.push(null);
       }
       onError(err) {
-        const { res, callback, body: body2, opaque } = this;
-        if (callback) {
+        const { res, callback: callback2, body: body2, opaque } = this;
+        if (callback2) {
           this.callback = null;
           queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
+            this.runInAsyncScope(callback2, null, err, { opaque });
           });
         }
         if (res) {
@@ -50070,23 +51846,23 @@ var require_api_request2 = __commonJS({
         }
       }
     };
-    function request(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve7, reject) => {
+    function request(opts, callback2) {
+      if (callback2 === void 0) {
+        return new Promise((resolve9, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve9(data);
           });
         });
       }
       try {
-        const handler = new RequestHandler(opts, callback);
+        const handler = new RequestHandler(opts, callback2);
         this.dispatch(opts, handler);
       } catch (err) {
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw err;
         }
         const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
+        queueMicrotask(() => callback2(err, { opaque }));
       }
     }
     module.exports = request;
@@ -50159,13 +51935,13 @@ var require_api_stream2 = __commonJS({
     function noop() {
     }
     var StreamHandler = class extends AsyncResource {
-      constructor(opts, factory, callback) {
+      constructor(opts, factory, callback2) {
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError2("invalid opts");
         }
         const { signal, method, opaque, body: body2, onInfo, responseHeaders } = opts;
         try {
-          if (typeof callback !== "function") {
+          if (typeof callback2 !== "function") {
             throw new InvalidArgumentError2("invalid callback");
           }
           if (typeof factory !== "function") {
@@ -50190,7 +51966,7 @@ var require_api_stream2 = __commonJS({
         this.responseHeaders = responseHeaders || null;
         this.opaque = opaque || null;
         this.factory = factory;
-        this.callback = callback;
+        this.callback = callback2;
         this.res = null;
         this.abort = null;
         this.context = null;
@@ -50236,13 +52012,13 @@ var require_api_stream2 = __commonJS({
           throw new InvalidReturnValueError("expected Writable");
         }
         finished(res, { readable: false }, (err) => {
-          const { callback, res: res2, opaque: opaque2, trailers, abort } = this;
+          const { callback: callback2, res: res2, opaque: opaque2, trailers, abort } = this;
           this.res = null;
           if (err || !res2?.readable) {
             util.destroy(res2, err);
           }
           this.callback = null;
-          this.runInAsyncScope(callback, null, err || null, { opaque: opaque2, trailers });
+          this.runInAsyncScope(callback2, null, err || null, { opaque: opaque2, trailers });
           if (err) {
             abort();
           }
@@ -50266,16 +52042,16 @@ var require_api_stream2 = __commonJS({
         res.end();
       }
       onError(err) {
-        const { res, callback, opaque, body: body2 } = this;
+        const { res, callback: callback2, opaque, body: body2 } = this;
         removeSignal(this);
         this.factory = null;
         if (res) {
           this.res = null;
           util.destroy(res, err);
-        } else if (callback) {
+        } else if (callback2) {
           this.callback = null;
           queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
+            this.runInAsyncScope(callback2, null, err, { opaque });
           });
         }
         if (body2) {
@@ -50284,23 +52060,23 @@ var require_api_stream2 = __commonJS({
         }
       }
     };
-    function stream(opts, factory, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve7, reject) => {
+    function stream(opts, factory, callback2) {
+      if (callback2 === void 0) {
+        return new Promise((resolve9, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve9(data);
           });
         });
       }
       try {
-        const handler = new StreamHandler(opts, factory, callback);
+        const handler = new StreamHandler(opts, factory, callback2);
         this.dispatch(opts, handler);
       } catch (err) {
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw err;
         }
         const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
+        queueMicrotask(() => callback2(err, { opaque }));
       }
     }
     module.exports = stream;
@@ -50340,9 +52116,9 @@ var require_api_pipeline2 = __commonJS({
           resume();
         }
       }
-      _destroy(err, callback) {
+      _destroy(err, callback2) {
         this._read();
-        callback(err);
+        callback2(err);
       }
     };
     var PipelineResponse = class extends Readable {
@@ -50353,11 +52129,11 @@ var require_api_pipeline2 = __commonJS({
       _read() {
         this[kResume]();
       }
-      _destroy(err, callback) {
+      _destroy(err, callback2) {
         if (!err && !this._readableState.endEmitted) {
           err = new RequestAbortedError();
         }
-        callback(err);
+        callback2(err);
       }
     };
     var PipelineHandler = class extends AsyncResource {
@@ -50395,15 +52171,15 @@ var require_api_pipeline2 = __commonJS({
               body2.resume();
             }
           },
-          write: (chunk, encoding, callback) => {
+          write: (chunk, encoding, callback2) => {
             const { req } = this;
             if (req.push(chunk, encoding) || req._readableState.destroyed) {
-              callback();
+              callback2();
             } else {
-              req[kResume] = callback;
+              req[kResume] = callback2;
             }
           },
-          destroy: (err, callback) => {
+          destroy: (err, callback2) => {
             const { body: body2, req, res, ret, abort } = this;
             if (!err && !ret._readableState.endEmitted) {
               err = new RequestAbortedError();
@@ -50415,7 +52191,7 @@ var require_api_pipeline2 = __commonJS({
             util.destroy(req, err);
             util.destroy(res, err);
             removeSignal(this);
-            callback(err);
+            callback2(err);
           }
         }).on("prefinish", () => {
           const { req } = this;
@@ -50519,11 +52295,11 @@ var require_api_upgrade2 = __commonJS({
     var { kHTTP2Stream } = require_symbols6();
     var { addSignal, removeSignal } = require_abort_signal2();
     var UpgradeHandler = class extends AsyncResource {
-      constructor(opts, callback) {
+      constructor(opts, callback2) {
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError2("invalid opts");
         }
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw new InvalidArgumentError2("invalid callback");
         }
         const { signal, opaque, responseHeaders } = opts;
@@ -50533,7 +52309,7 @@ var require_api_upgrade2 = __commonJS({
         super("UNDICI_UPGRADE");
         this.responseHeaders = responseHeaders || null;
         this.opaque = opaque || null;
-        this.callback = callback;
+        this.callback = callback2;
         this.abort = null;
         this.context = null;
         addSignal(this, signal);
@@ -50552,11 +52328,11 @@ var require_api_upgrade2 = __commonJS({
       }
       onUpgrade(statusCode, rawHeaders, socket) {
         assert(socket[kHTTP2Stream] === true ? statusCode === 200 : statusCode === 101);
-        const { callback, opaque, context } = this;
+        const { callback: callback2, opaque, context } = this;
         removeSignal(this);
         this.callback = null;
         const headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
-        this.runInAsyncScope(callback, null, null, {
+        this.runInAsyncScope(callback2, null, null, {
           headers,
           socket,
           opaque,
@@ -50564,26 +52340,26 @@ var require_api_upgrade2 = __commonJS({
         });
       }
       onError(err) {
-        const { callback, opaque } = this;
+        const { callback: callback2, opaque } = this;
         removeSignal(this);
-        if (callback) {
+        if (callback2) {
           this.callback = null;
           queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
+            this.runInAsyncScope(callback2, null, err, { opaque });
           });
         }
       }
     };
-    function upgrade(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve7, reject) => {
+    function upgrade(opts, callback2) {
+      if (callback2 === void 0) {
+        return new Promise((resolve9, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve9(data);
           });
         });
       }
       try {
-        const upgradeHandler = new UpgradeHandler(opts, callback);
+        const upgradeHandler = new UpgradeHandler(opts, callback2);
         const upgradeOpts = {
           ...opts,
           method: opts.method || "GET",
@@ -50591,11 +52367,11 @@ var require_api_upgrade2 = __commonJS({
         };
         this.dispatch(upgradeOpts, upgradeHandler);
       } catch (err) {
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw err;
         }
         const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
+        queueMicrotask(() => callback2(err, { opaque }));
       }
     }
     module.exports = upgrade;
@@ -50612,11 +52388,11 @@ var require_api_connect2 = __commonJS({
     var util = require_util10();
     var { addSignal, removeSignal } = require_abort_signal2();
     var ConnectHandler = class extends AsyncResource {
-      constructor(opts, callback) {
+      constructor(opts, callback2) {
         if (!opts || typeof opts !== "object") {
           throw new InvalidArgumentError2("invalid opts");
         }
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw new InvalidArgumentError2("invalid callback");
         }
         const { signal, opaque, responseHeaders } = opts;
@@ -50626,7 +52402,7 @@ var require_api_connect2 = __commonJS({
         super("UNDICI_CONNECT");
         this.opaque = opaque || null;
         this.responseHeaders = responseHeaders || null;
-        this.callback = callback;
+        this.callback = callback2;
         this.abort = null;
         addSignal(this, signal);
       }
@@ -50643,14 +52419,14 @@ var require_api_connect2 = __commonJS({
         throw new SocketError("bad connect", null);
       }
       onUpgrade(statusCode, rawHeaders, socket) {
-        const { callback, opaque, context } = this;
+        const { callback: callback2, opaque, context } = this;
         removeSignal(this);
         this.callback = null;
         let headers = rawHeaders;
         if (headers != null) {
           headers = this.responseHeaders === "raw" ? util.parseRawHeaders(rawHeaders) : util.parseHeaders(rawHeaders);
         }
-        this.runInAsyncScope(callback, null, null, {
+        this.runInAsyncScope(callback2, null, null, {
           statusCode,
           headers,
           socket,
@@ -50659,34 +52435,34 @@ var require_api_connect2 = __commonJS({
         });
       }
       onError(err) {
-        const { callback, opaque } = this;
+        const { callback: callback2, opaque } = this;
         removeSignal(this);
-        if (callback) {
+        if (callback2) {
           this.callback = null;
           queueMicrotask(() => {
-            this.runInAsyncScope(callback, null, err, { opaque });
+            this.runInAsyncScope(callback2, null, err, { opaque });
           });
         }
       }
     };
-    function connect(opts, callback) {
-      if (callback === void 0) {
-        return new Promise((resolve7, reject) => {
+    function connect(opts, callback2) {
+      if (callback2 === void 0) {
+        return new Promise((resolve9, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve7(data);
+            return err ? reject(err) : resolve9(data);
           });
         });
       }
       try {
-        const connectHandler = new ConnectHandler(opts, callback);
+        const connectHandler = new ConnectHandler(opts, callback2);
         const connectOptions = { ...opts, method: "CONNECT" };
         this.dispatch(connectOptions, connectHandler);
       } catch (err) {
-        if (typeof callback !== "function") {
+        if (typeof callback2 !== "function") {
           throw err;
         }
         const opaque = opts?.opaque;
-        queueMicrotask(() => callback(err, { opaque }));
+        queueMicrotask(() => callback2(err, { opaque }));
       }
     }
     module.exports = connect;
@@ -51403,13 +53179,13 @@ var require_mock_call_history = __commonJS({
     function makeFilterCalls(parameterName) {
       return (parameterValue, logs) => {
         if (typeof parameterValue === "string" || parameterValue == null) {
-          return logs.filter((log) => {
-            return log[parameterName] === parameterValue;
+          return logs.filter((log2) => {
+            return log2[parameterName] === parameterValue;
           });
         }
         if (parameterValue instanceof RegExp) {
-          return logs.filter((log) => {
-            return parameterValue.test(log[parameterName]);
+          return logs.filter((log2) => {
+            return parameterValue.test(log2[parameterName]);
           });
         }
         throw new InvalidArgumentError2(`${parameterName} parameter should be one of string, regexp, undefined or null`);
@@ -51504,8 +53280,8 @@ var require_mock_call_history = __commonJS({
           return this.logs.filter(criteria);
         }
         if (criteria instanceof RegExp) {
-          return this.logs.filter((log) => {
-            return criteria.test(log.toString());
+          return this.logs.filter((log2) => {
+            return criteria.test(log2.toString());
           });
         }
         if (typeof criteria === "object" && criteria !== null) {
@@ -51555,13 +53331,13 @@ var require_mock_call_history = __commonJS({
         this.logs = [];
       }
       [kMockCallHistoryAddLog](requestInit) {
-        const log = new MockCallHistoryLog(requestInit);
-        this.logs.push(log);
-        return log;
+        const log2 = new MockCallHistoryLog(requestInit);
+        this.logs.push(log2);
+        return log2;
       }
       *[Symbol.iterator]() {
-        for (const log of this.calls()) {
-          yield log;
+        for (const log2 of this.calls()) {
+          yield log2;
         }
       }
     };
@@ -51947,7 +53723,7 @@ var require_snapshot_recorder = __commonJS({
   "node_modules/undici/lib/mock/snapshot-recorder.js"(exports, module) {
     "use strict";
     var { writeFile: writeFile2, readFile: readFile2, mkdir: mkdir2 } = __require("node:fs/promises");
-    var { dirname: dirname6, resolve: resolve7 } = __require("node:path");
+    var { dirname: dirname8, resolve: resolve9 } = __require("node:path");
     var { setTimeout: setTimeout2, clearTimeout: clearTimeout2 } = __require("node:timers");
     var { InvalidArgumentError: InvalidArgumentError2, UndiciError } = require_errors4();
     var { hashId, isUrlExcludedFactory, normalizeHeaders, createHeaderFilters } = require_snapshot_utils();
@@ -52148,7 +53924,7 @@ var require_snapshot_recorder = __commonJS({
           throw new InvalidArgumentError2("Snapshot path is required");
         }
         try {
-          const data = await readFile2(resolve7(path2), "utf8");
+          const data = await readFile2(resolve9(path2), "utf8");
           const parsed = JSON.parse(data);
           if (Array.isArray(parsed)) {
             this.#snapshots.clear();
@@ -52177,8 +53953,8 @@ var require_snapshot_recorder = __commonJS({
         if (!path2) {
           throw new InvalidArgumentError2("Snapshot path is required");
         }
-        const resolvedPath = resolve7(path2);
-        await mkdir2(dirname6(resolvedPath), { recursive: true });
+        const resolvedPath = resolve9(path2);
+        await mkdir2(dirname8(resolvedPath), { recursive: true });
         const data = Array.from(this.#snapshots.entries()).map(([hash, snapshot]) => ({
           hash,
           snapshot
@@ -55395,7 +57171,7 @@ var require_memory_cache_store = __commonJS({
         const store = this;
         const entry = { ...key, ...val, body: [], size: 0 };
         return new Writable({
-          write(chunk, encoding, callback) {
+          write(chunk, encoding, callback2) {
             if (typeof chunk === "string") {
               chunk = Buffer.from(chunk, encoding);
             }
@@ -55405,9 +57181,9 @@ var require_memory_cache_store = __commonJS({
             } else {
               entry.body.push(chunk);
             }
-            callback(null);
+            callback2(null);
           },
-          final(callback) {
+          final(callback2) {
             let entries = store.#entries.get(topLevelKey);
             if (!entries) {
               entries = [];
@@ -55446,7 +57222,7 @@ var require_memory_cache_store = __commonJS({
                 store.#hasEmittedMaxSizeEvent = false;
               }
             }
-            callback(null);
+            callback2(null);
           }
         });
       }
@@ -55533,11 +57309,11 @@ var require_cache_revalidation_handler = __commonJS({
        * @param {import('../../types/dispatcher.d.ts').default.DispatchHandlers} handler
        * @param {boolean} allowErrorStatusCodes
        */
-      constructor(callback, handler, allowErrorStatusCodes) {
-        if (typeof callback !== "function") {
+      constructor(callback2, handler, allowErrorStatusCodes) {
+        if (typeof callback2 !== "function") {
           throw new TypeError("callback must be a function");
         }
-        this.#callback = callback;
+        this.#callback = callback2;
         this.#handler = handler;
         this.#allowErrorStatusCodes = allowErrorStatusCodes;
       }
@@ -56186,16 +57962,16 @@ var require_decompress = __commonJS({
     function createMaxSizeLimiter(maxSize) {
       let size = 0;
       return new TransformStream2({
-        transform(chunk, _encoding, callback) {
+        transform(chunk, _encoding, callback2) {
           const decompressedSize = size + chunk.length;
           if (decompressedSize > maxSize) {
-            callback(new ResponseExceededMaxSizeError(
+            callback2(new ResponseExceededMaxSizeError(
               `Decompressed response size (${decompressedSize}) exceeded maxSize (${maxSize})`
             ));
             return;
           }
           size = decompressedSize;
-          callback(null, chunk);
+          callback2(null, chunk);
         }
       });
     }
@@ -57308,18 +59084,18 @@ var require_sqlite_cache_store = __commonJS({
         const store = this;
         return new Writable({
           decodeStrings: true,
-          write(chunk, encoding, callback) {
+          write(chunk, encoding, callback2) {
             size += chunk.byteLength;
             if (size < store.#maxEntrySize) {
               body2.push(chunk);
             } else {
               this.destroy();
             }
-            callback();
+            callback2();
           },
-          final(callback) {
+          final(callback2) {
             store.set(key, { ...value, body: body2 });
-            callback();
+            callback2();
           }
         });
       }
@@ -57902,7 +59678,7 @@ var require_response2 = __commonJS({
     var {
       redirectStatusSet,
       nullBodyStatus
-    } = require_constants8();
+    } = require_constants9();
     var { webidl } = require_webidl2();
     var { URLSerializer } = require_data_url2();
     var { kConstruct } = require_symbols6();
@@ -58327,7 +60103,7 @@ var require_request4 = __commonJS({
       requestCredentials,
       requestCache,
       requestDuplex
-    } = require_constants8();
+    } = require_constants9();
     var { kEnumerableProperty, normalizedMethodRecordsBase, normalizedMethodRecords } = util;
     var { webidl } = require_webidl2();
     var { URLSerializer } = require_data_url2();
@@ -59256,7 +61032,7 @@ var require_fetch2 = __commonJS({
       safeMethodsSet,
       requestBodyHeader,
       subresourceSet
-    } = require_constants8();
+    } = require_constants9();
     var EE = __require("node:events");
     var { Readable, pipeline, finished, isErrored, isReadable } = __require("node:stream");
     var { addAbortListener, bufferToLowerCasedHeaderName } = require_util10();
@@ -60157,7 +61933,7 @@ var require_fetch2 = __commonJS({
         const agent = fetchParams.controller.dispatcher;
         const path2 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
-        return new Promise((resolve7, reject) => agent.dispatch(
+        return new Promise((resolve9, reject) => agent.dispatch(
           {
             path: hasTrailingQuestionMark ? `${path2}?` : path2,
             origin: url.origin,
@@ -60245,7 +62021,7 @@ var require_fetch2 = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve7({
+              resolve9({
                 status,
                 statusText,
                 headersList,
@@ -60298,7 +62074,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(headerName, String(value), true);
                 }
               }
-              resolve7({
+              resolve9({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -60322,7 +62098,7 @@ var require_fetch2 = __commonJS({
                   headersList.append(nameStr, value.toString("latin1"), true);
                 }
               }
-              resolve7({
+              resolve9({
                 status,
                 statusText: STATUS_CODES2[status],
                 headersList,
@@ -60676,7 +62452,7 @@ var require_cache4 = __commonJS({
             r = getRequestState(new Request(request));
           }
         }
-        const promise = createDeferredPromise();
+        const promise2 = createDeferredPromise();
         const requests = [];
         if (request === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
@@ -60699,9 +62475,9 @@ var require_cache4 = __commonJS({
             );
             requestList.push(requestObject);
           }
-          promise.resolve(Object.freeze(requestList));
+          promise2.resolve(Object.freeze(requestList));
         });
-        return promise.promise;
+        return promise2.promise;
       }
       /**
        * @see https://w3c.github.io/ServiceWorker/#batch-cache-operations-algorithm
@@ -61033,7 +62809,7 @@ var require_cachestorage2 = __commonJS({
 });
 
 // node_modules/undici/lib/web/cookies/constants.js
-var require_constants9 = __commonJS({
+var require_constants10 = __commonJS({
   "node_modules/undici/lib/web/cookies/constants.js"(exports, module) {
     "use strict";
     var maxAttributeValueSize = 1024;
@@ -61258,11 +63034,11 @@ var require_util13 = __commonJS({
 });
 
 // node_modules/undici/lib/web/cookies/parse.js
-var require_parse2 = __commonJS({
+var require_parse3 = __commonJS({
   "node_modules/undici/lib/web/cookies/parse.js"(exports, module) {
     "use strict";
     var { collectASequenceOfCodePointsFast } = require_infra();
-    var { maxNameValuePairSize, maxAttributeValueSize } = require_constants9();
+    var { maxNameValuePairSize, maxAttributeValueSize } = require_constants10();
     var { isCTLExcludingHtab } = require_util13();
     var assert = __require("node:assert");
     function parseSetCookie(header) {
@@ -61398,7 +63174,7 @@ var require_parse2 = __commonJS({
 var require_cookies2 = __commonJS({
   "node_modules/undici/lib/web/cookies/index.js"(exports, module) {
     "use strict";
-    var { parseSetCookie } = require_parse2();
+    var { parseSetCookie } = require_parse3();
     var { stringify: stringify2 } = require_util13();
     var { webidl } = require_webidl2();
     var { Headers: Headers2 } = require_headers2();
@@ -61798,7 +63574,7 @@ var require_events2 = __commonJS({
 });
 
 // node_modules/undici/lib/web/websocket/constants.js
-var require_constants10 = __commonJS({
+var require_constants11 = __commonJS({
   "node_modules/undici/lib/web/websocket/constants.js"(exports, module) {
     "use strict";
     var uid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
@@ -61857,7 +63633,7 @@ var require_constants10 = __commonJS({
 var require_util14 = __commonJS({
   "node_modules/undici/lib/web/websocket/util.js"(exports, module) {
     "use strict";
-    var { states, opcodes } = require_constants10();
+    var { states, opcodes } = require_constants11();
     var { isUtf8 } = __require("node:buffer");
     var { removeHTTPWhitespace } = require_data_url2();
     var { collectASequenceOfCodePointsFast } = require_infra();
@@ -62035,7 +63811,7 @@ var require_frame2 = __commonJS({
   "node_modules/undici/lib/web/websocket/frame.js"(exports, module) {
     "use strict";
     var { runtimeFeatures } = require_runtime_features();
-    var { maxUnsigned16Bit, opcodes } = require_constants10();
+    var { maxUnsigned16Bit, opcodes } = require_constants11();
     var BUFFER_SIZE = 8 * 1024;
     var buffer = null;
     var bufIdx = BUFFER_SIZE;
@@ -62139,7 +63915,7 @@ var require_frame2 = __commonJS({
 var require_connection2 = __commonJS({
   "node_modules/undici/lib/web/websocket/connection.js"(exports, module) {
     "use strict";
-    var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants10();
+    var { uid, states, sentCloseFrameState, emptyBuffer, opcodes } = require_constants11();
     var { parseExtensions, isClosed, isClosing, isEstablished, isConnecting, validateCloseCodeAndReason } = require_util14();
     var { makeRequest } = require_request4();
     var { fetching } = require_fetch2();
@@ -62326,12 +64102,12 @@ var require_permessage_deflate2 = __commonJS({
        * @param {boolean} fin Final fragment flag
        * @param {Function} callback Callback function
        */
-      decompress(chunk, fin, callback) {
+      decompress(chunk, fin, callback2) {
         if (!this.#inflate) {
           let windowBits = Z_DEFAULT_WINDOWBITS;
           if (this.#options.serverMaxWindowBits) {
             if (!isValidClientWindowBits(this.#options.serverMaxWindowBits)) {
-              callback(new Error("Invalid server_max_window_bits"));
+              callback2(new Error("Invalid server_max_window_bits"));
               return;
             }
             windowBits = Number.parseInt(this.#options.serverMaxWindowBits);
@@ -62339,7 +64115,7 @@ var require_permessage_deflate2 = __commonJS({
           try {
             this.#inflate = createInflateRaw({ windowBits });
           } catch (err) {
-            callback(err);
+            callback2(err);
             return;
           }
           this.#inflate[kBuffer] = [];
@@ -62347,7 +64123,7 @@ var require_permessage_deflate2 = __commonJS({
           this.#inflate.on("data", (data) => {
             this.#inflate[kLength] += data.length;
             if (this.#maxPayloadSize > 0 && this.#inflate[kLength] > this.#maxPayloadSize) {
-              callback(new MessageSizeExceededError());
+              callback2(new MessageSizeExceededError());
               this.#inflate.removeAllListeners();
               this.#inflate.destroy();
               this.#inflate = null;
@@ -62357,7 +64133,7 @@ var require_permessage_deflate2 = __commonJS({
           });
           this.#inflate.on("error", (err) => {
             this.#inflate = null;
-            callback(err);
+            callback2(err);
           });
         }
         this.#inflate.write(chunk);
@@ -62371,7 +64147,7 @@ var require_permessage_deflate2 = __commonJS({
           const full = Buffer.concat(this.#inflate[kBuffer], this.#inflate[kLength]);
           this.#inflate[kBuffer].length = 0;
           this.#inflate[kLength] = 0;
-          callback(null, full);
+          callback2(null, full);
         });
       }
     };
@@ -62385,7 +64161,7 @@ var require_receiver2 = __commonJS({
     "use strict";
     var { Writable } = __require("node:stream");
     var assert = __require("node:assert");
-    var { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = require_constants10();
+    var { parserStates, opcodes, states, emptyBuffer, sentCloseFrameState } = require_constants11();
     var {
       isValidStatusCode,
       isValidOpcode,
@@ -62434,11 +64210,11 @@ var require_receiver2 = __commonJS({
        * @param {Buffer} chunk
        * @param {() => void} callback
        */
-      _write(chunk, _2, callback) {
+      _write(chunk, _2, callback2) {
         this.#buffers.push(chunk);
         this.#byteOffset += chunk.length;
         this.#loop = true;
-        this.run(callback);
+        this.run(callback2);
       }
       #validatePayloadLength() {
         if (this.#maxPayloadSize > 0 && !isControlFrame(this.#info.opcode) && this.#info.payloadLength + this.#fragmentsBytes > this.#maxPayloadSize) {
@@ -62452,11 +64228,11 @@ var require_receiver2 = __commonJS({
        * Callback is called whenever there are no more chunks buffering,
        * or not enough bytes are buffered to parse.
        */
-      run(callback) {
+      run(callback2) {
         while (this.#loop) {
           if (this.#state === parserStates.INFO) {
             if (this.#byteOffset < 2) {
-              return callback();
+              return callback2();
             }
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
@@ -62469,11 +64245,11 @@ var require_receiver2 = __commonJS({
             const rsv3 = buffer[0] & 16;
             if (!isValidOpcode(opcode)) {
               failWebsocketConnection(this.#handler, 1002, "Invalid opcode received");
-              return callback();
+              return callback2();
             }
             if (masked) {
               failWebsocketConnection(this.#handler, 1002, "Frame cannot be masked");
-              return callback();
+              return callback2();
             }
             if (rsv1 !== 0 && !this.#extensions.has("permessage-deflate")) {
               failWebsocketConnection(this.#handler, 1002, "Expected RSV1 to be clear.");
@@ -62524,7 +64300,7 @@ var require_receiver2 = __commonJS({
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
             if (this.#byteOffset < 2) {
-              return callback();
+              return callback2();
             }
             const buffer = this.consume(2);
             this.#info.payloadLength = buffer.readUInt16BE(0);
@@ -62534,7 +64310,7 @@ var require_receiver2 = __commonJS({
             }
           } else if (this.#state === parserStates.PAYLOADLENGTH_64) {
             if (this.#byteOffset < 8) {
-              return callback();
+              return callback2();
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
@@ -62550,7 +64326,7 @@ var require_receiver2 = __commonJS({
             }
           } else if (this.#state === parserStates.READ_DATA) {
             if (this.#byteOffset < this.#info.payloadLength) {
-              return callback();
+              return callback2();
             }
             const body2 = this.consume(this.#info.payloadLength);
             if (isControlFrame(this.#info.opcode)) {
@@ -62561,7 +64337,7 @@ var require_receiver2 = __commonJS({
                 this.#handler.socket.once("drain", () => {
                   if (this.destroyed) return;
                   this.#loop = true;
-                  this.run(callback);
+                  this.run(callback2);
                 });
                 return;
               }
@@ -62594,13 +64370,13 @@ var require_receiver2 = __commonJS({
                     if (!this.#info.fin) {
                       this.#state = parserStates.INFO;
                       this.#loop = true;
-                      this.run(callback);
+                      this.run(callback2);
                       return;
                     }
                     websocketMessageReceived(this.#handler, this.#info.binaryType, this.consumeFragments());
                     this.#loop = true;
                     this.#state = parserStates.INFO;
-                    this.run(callback);
+                    this.run(callback2);
                   },
                   this.#fragmentsBytes
                 );
@@ -62752,7 +64528,7 @@ var require_sender2 = __commonJS({
   "node_modules/undici/lib/web/websocket/sender.js"(exports, module) {
     "use strict";
     var { WebsocketFrameSend } = require_frame2();
-    var { opcodes, sendHints } = require_constants10();
+    var { opcodes, sendHints } = require_constants11();
     var FixedQueue = require_fixed_queue2();
     var SendQueue = class {
       /**
@@ -62842,7 +64618,7 @@ var require_websocket2 = __commonJS({
     var { webidl } = require_webidl2();
     var { URLSerializer } = require_data_url2();
     var { environmentSettingsObject } = require_util11();
-    var { staticPropertyDescriptors, states, sentCloseFrameState, sendHints, opcodes } = require_constants10();
+    var { staticPropertyDescriptors, states, sentCloseFrameState, sendHints, opcodes } = require_constants11();
     var {
       isConnecting,
       isEstablished,
@@ -63410,7 +65186,7 @@ var require_websocketstream = __commonJS({
     "use strict";
     var { createDeferredPromise } = require_promise();
     var { environmentSettingsObject } = require_util11();
-    var { states, opcodes, sentCloseFrameState } = require_constants10();
+    var { states, opcodes, sentCloseFrameState } = require_constants11();
     var { webidl } = require_webidl2();
     var { getURLRecord, isValidSubprotocol, isEstablished, utf8Decode } = require_util14();
     var { establishWebSocketConnection, failWebsocketConnection, closeWebSocketConnection } = require_connection2();
@@ -63546,7 +65322,7 @@ var require_websocketstream = __commonJS({
       }
       #write(chunk) {
         chunk = webidl.converters.WebSocketStreamWrite(chunk);
-        const promise = createDeferredPromise();
+        const promise2 = createDeferredPromise();
         let data = null;
         let opcode = null;
         if (webidl.is.BufferSource(chunk)) {
@@ -63557,8 +65333,8 @@ var require_websocketstream = __commonJS({
           try {
             string = webidl.converters.DOMString(chunk);
           } catch (e) {
-            promise.reject(e);
-            return promise.promise;
+            promise2.reject(e);
+            return promise2.promise;
           }
           data = new TextEncoder().encode(string);
           opcode = opcodes.TEXT;
@@ -63566,10 +65342,10 @@ var require_websocketstream = __commonJS({
         if (!this.#handler.closeState.has(sentCloseFrameState.SENT) && !this.#handler.closeState.has(sentCloseFrameState.RECEIVED)) {
           const frame = new WebsocketFrameSend(data);
           this.#handler.socket.write(frame.createFrame(opcode), () => {
-            promise.resolve(void 0);
+            promise2.resolve(void 0);
           });
         }
-        return promise.promise;
+        return promise2.promise;
       }
       /** @type {import('../websocket').Handler['onConnectionEstablished']} */
       #onConnectionEstablished(response, parsedExtensions) {
@@ -63855,19 +65631,19 @@ var require_eventsource_stream2 = __commonJS({
        * @param {Function} callback
        * @returns {void}
        */
-      _transform(chunk, _encoding, callback) {
+      _transform(chunk, _encoding, callback2) {
         if (chunk.length === 0) {
-          callback();
+          callback2();
           return;
         }
         if (this.maxEventSize > 0 && this.chunks.length >= this.maxBufferedChunks && chunk[0] !== LF && chunk[0] !== CR) {
-          callback(createMaxEventSizeExceededError());
+          callback2(createMaxEventSizeExceededError());
           return;
         }
         this.chunks.push(chunk);
         if (this.checkBOM) {
           if (this.handleBOM()) {
-            callback();
+            callback2();
             return;
           }
         }
@@ -63903,7 +65679,7 @@ var require_eventsource_stream2 = __commonJS({
             try {
               this.parseLine(this.readLine(), this.event);
             } catch (error2) {
-              callback(error2);
+              callback2(error2);
               return;
             }
             this.consumeCurrentByte();
@@ -63911,17 +65687,17 @@ var require_eventsource_stream2 = __commonJS({
             continue;
           }
           if (this.maxEventSize > 0 && ++this.lineLength > this.maxEventSize + 7) {
-            callback(createMaxEventSizeExceededError());
+            callback2(createMaxEventSizeExceededError());
             return;
           }
           this.advanceCursor();
         }
-        callback();
+        callback2();
       }
-      _destroy(error2, callback) {
+      _destroy(error2, callback2) {
         this.chunks.length = 0;
         this.clearEvent();
-        super._destroy(error2, callback);
+        super._destroy(error2, callback2);
       }
       /**
        * @param {Buffer} line
@@ -64474,7 +66250,7 @@ var require_undici2 = __commonJS({
     var Agent = require_agent2();
     var ProxyAgent2 = require_proxy_agent2();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent = require_env_http_proxy_agent2();
+    var EnvHttpProxyAgent2 = require_env_http_proxy_agent2();
     var RetryAgent = require_retry_agent2();
     var H2CClient = require_h2c_client();
     var errors = require_errors4();
@@ -64501,7 +66277,7 @@ var require_undici2 = __commonJS({
     module.exports.Agent = Agent;
     module.exports.ProxyAgent = ProxyAgent2;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -64658,9 +66434,9 @@ ${captureLines}` : capture.stack;
 });
 
 // src/action/run.ts
-import { mkdtempSync as mkdtempSync2 } from "node:fs";
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { isAbsolute as isAbsolute4, join as join6, relative as relative5, resolve as resolve6 } from "node:path";
+import { dirname as dirname7, isAbsolute as isAbsolute5, join as join6, relative as relative6, resolve as resolve8 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -64692,6 +66468,9 @@ function toCommandProperties(annotationProperties) {
 function issueCommand(command, properties, message) {
   const cmd = new Command(command, properties, message);
   process.stdout.write(cmd.toString() + os.EOL);
+}
+function issue(name, message = "") {
+  issueCommand(name, {}, message);
 }
 var CMD_STRING = "::";
 var Command = class {
@@ -64824,11 +66603,11 @@ import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P2, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve7) {
-      resolve7(value);
+    return value instanceof P2 ? value : new P2(function(resolve9) {
+      resolve9(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve7, reject) {
+  return new (P2 || (P2 = Promise))(function(resolve9, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -64844,7 +66623,7 @@ var __awaiter = function(thisArg, _arguments, P2, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve7(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve9(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -65163,8 +66942,791 @@ function error(message, properties = {}) {
 function warning(message, properties = {}) {
   issueCommand("warning", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
+function notice(message, properties = {}) {
+  issueCommand("notice", toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
 function info(message) {
   process.stdout.write(message + os4.EOL);
+}
+function startGroup(name) {
+  issue("group", name);
+}
+function endGroup() {
+  issue("endgroup");
+}
+
+// node_modules/tinyglobby/dist/index.mjs
+import { readdir as readdir2, readdirSync, realpath, realpathSync, stat as stat2, statSync } from "fs";
+import { isAbsolute, posix, resolve as resolve2 } from "path";
+import { fileURLToPath } from "url";
+
+// node_modules/fdir/dist/index.mjs
+import { createRequire } from "module";
+import { basename, dirname, normalize, relative, resolve, sep } from "path";
+import * as nativeFs from "fs";
+var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
+function cleanPath(path2) {
+  let normalized = normalize(path2);
+  if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
+  return normalized;
+}
+var SLASHES_REGEX = /[\\/]/g;
+function convertSlashes(path2, separator) {
+  return path2.replace(SLASHES_REGEX, separator);
+}
+var WINDOWS_ROOT_DIR_REGEX = /^[a-z]:[\\/]$/i;
+function isRootDirectory(path2) {
+  return path2 === "/" || WINDOWS_ROOT_DIR_REGEX.test(path2);
+}
+function normalizePath(path2, options) {
+  const { resolvePaths, normalizePath: normalizePath$1, pathSeparator } = options;
+  const pathNeedsCleaning = process.platform === "win32" && path2.includes("/") || path2.startsWith(".");
+  if (resolvePaths) path2 = resolve(path2);
+  if (normalizePath$1 || pathNeedsCleaning) path2 = cleanPath(path2);
+  if (path2 === ".") return "";
+  const needsSeperator = path2[path2.length - 1] !== pathSeparator;
+  return convertSlashes(needsSeperator ? path2 + pathSeparator : path2, pathSeparator);
+}
+function joinPathWithBasePath(filename, directoryPath) {
+  return directoryPath + filename;
+}
+function joinPathWithRelativePath(root, options) {
+  return function(filename, directoryPath) {
+    const sameRoot = directoryPath.startsWith(root);
+    if (sameRoot) return directoryPath.slice(root.length) + filename;
+    else return convertSlashes(relative(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
+  };
+}
+function joinPath(filename) {
+  return filename;
+}
+function joinDirectoryPath(filename, directoryPath, separator) {
+  return directoryPath + filename + separator;
+}
+function build$7(root, options) {
+  const { relativePaths, includeBasePath } = options;
+  return relativePaths && root ? joinPathWithRelativePath(root, options) : includeBasePath ? joinPathWithBasePath : joinPath;
+}
+function pushDirectoryWithRelativePath(root) {
+  return function(directoryPath, paths) {
+    paths.push(directoryPath.substring(root.length) || ".");
+  };
+}
+function pushDirectoryFilterWithRelativePath(root) {
+  return function(directoryPath, paths, filters) {
+    const relativePath = directoryPath.substring(root.length) || ".";
+    if (filters.every((filter) => filter(relativePath, true))) paths.push(relativePath);
+  };
+}
+var pushDirectory = (directoryPath, paths) => {
+  paths.push(directoryPath || ".");
+};
+var pushDirectoryFilter = (directoryPath, paths, filters) => {
+  const path2 = directoryPath || ".";
+  if (filters.every((filter) => filter(path2, true))) paths.push(path2);
+};
+var empty$2 = () => {
+};
+function build$6(root, options) {
+  const { includeDirs, filters, relativePaths } = options;
+  if (!includeDirs) return empty$2;
+  if (relativePaths) return filters && filters.length ? pushDirectoryFilterWithRelativePath(root) : pushDirectoryWithRelativePath(root);
+  return filters && filters.length ? pushDirectoryFilter : pushDirectory;
+}
+var pushFileFilterAndCount = (filename, _paths, counts, filters) => {
+  if (filters.every((filter) => filter(filename, false))) counts.files++;
+};
+var pushFileFilter = (filename, paths, _counts, filters) => {
+  if (filters.every((filter) => filter(filename, false))) paths.push(filename);
+};
+var pushFileCount = (_filename, _paths, counts, _filters) => {
+  counts.files++;
+};
+var pushFile = (filename, paths) => {
+  paths.push(filename);
+};
+var empty$1 = () => {
+};
+function build$5(options) {
+  const { excludeFiles, filters, onlyCounts } = options;
+  if (excludeFiles) return empty$1;
+  if (filters && filters.length) return onlyCounts ? pushFileFilterAndCount : pushFileFilter;
+  else if (onlyCounts) return pushFileCount;
+  else return pushFile;
+}
+var getArray = (paths) => {
+  return paths;
+};
+var getArrayGroup = () => {
+  return [""].slice(0, 0);
+};
+function build$4(options) {
+  return options.group ? getArrayGroup : getArray;
+}
+var groupFiles = (groups, directory, files) => {
+  groups.push({
+    directory,
+    files,
+    dir: directory
+  });
+};
+var empty = () => {
+};
+function build$3(options) {
+  return options.group ? groupFiles : empty;
+}
+var resolveSymlinksAsync = function(path2, state, callback$1) {
+  const { queue, fs: fs3, options: { suppressErrors } } = state;
+  queue.enqueue();
+  fs3.realpath(path2, (error2, resolvedPath) => {
+    if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
+    fs3.stat(resolvedPath, (error$1, stat3) => {
+      if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
+      if (stat3.isDirectory() && isRecursive(path2, resolvedPath, state)) return queue.dequeue(null, state);
+      callback$1(stat3, resolvedPath);
+      queue.dequeue(null, state);
+    });
+  });
+};
+var resolveSymlinks = function(path2, state, callback$1) {
+  const { queue, fs: fs3, options: { suppressErrors } } = state;
+  queue.enqueue();
+  try {
+    const resolvedPath = fs3.realpathSync(path2);
+    const stat3 = fs3.statSync(resolvedPath);
+    if (stat3.isDirectory() && isRecursive(path2, resolvedPath, state)) return;
+    callback$1(stat3, resolvedPath);
+  } catch (e) {
+    if (!suppressErrors) throw e;
+  }
+};
+function build$2(options, isSynchronous) {
+  if (!options.resolveSymlinks || options.excludeSymlinks) return null;
+  return isSynchronous ? resolveSymlinks : resolveSymlinksAsync;
+}
+function isRecursive(path2, resolved, state) {
+  if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
+  let parent = dirname(path2);
+  let depth = 1;
+  while (parent !== state.root && depth < 2) {
+    const resolvedPath = state.symlinks.get(parent);
+    const isSameRoot = !!resolvedPath && (resolvedPath === resolved || resolvedPath.startsWith(resolved) || resolved.startsWith(resolvedPath));
+    if (isSameRoot) depth++;
+    else parent = dirname(parent);
+  }
+  state.symlinks.set(path2, resolved);
+  return depth > 1;
+}
+function isRecursiveUsingRealPaths(resolved, state) {
+  return state.visited.includes(resolved + state.options.pathSeparator);
+}
+var onlyCountsSync = (state) => {
+  return state.counts;
+};
+var groupsSync = (state) => {
+  return state.groups;
+};
+var defaultSync = (state) => {
+  return state.paths;
+};
+var limitFilesSync = (state) => {
+  return state.paths.slice(0, state.options.maxFiles);
+};
+var onlyCountsAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.counts, state.options.suppressErrors);
+  return null;
+};
+var defaultAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.paths, state.options.suppressErrors);
+  return null;
+};
+var limitFilesAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.paths.slice(0, state.options.maxFiles), state.options.suppressErrors);
+  return null;
+};
+var groupsAsync = (state, error2, callback$1) => {
+  report(error2, callback$1, state.groups, state.options.suppressErrors);
+  return null;
+};
+function report(error2, callback$1, output, suppressErrors) {
+  if (error2 && !suppressErrors) callback$1(error2, output);
+  else callback$1(null, output);
+}
+function build$1(options, isSynchronous) {
+  const { onlyCounts, group, maxFiles } = options;
+  if (onlyCounts) return isSynchronous ? onlyCountsSync : onlyCountsAsync;
+  else if (group) return isSynchronous ? groupsSync : groupsAsync;
+  else if (maxFiles) return isSynchronous ? limitFilesSync : limitFilesAsync;
+  else return isSynchronous ? defaultSync : defaultAsync;
+}
+var readdirOpts = { withFileTypes: true };
+var walkAsync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
+  state.queue.enqueue();
+  if (currentDepth < 0) return state.queue.dequeue(null, state);
+  const { fs: fs3 } = state;
+  state.visited.push(crawlPath);
+  state.counts.directories++;
+  fs3.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
+    callback$1(entries, directoryPath, currentDepth);
+    state.queue.dequeue(state.options.suppressErrors ? null : error2, state);
+  });
+};
+var walkSync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
+  const { fs: fs3 } = state;
+  if (currentDepth < 0) return;
+  state.visited.push(crawlPath);
+  state.counts.directories++;
+  let entries = [];
+  try {
+    entries = fs3.readdirSync(crawlPath || ".", readdirOpts);
+  } catch (e) {
+    if (!state.options.suppressErrors) throw e;
+  }
+  callback$1(entries, directoryPath, currentDepth);
+};
+function build(isSynchronous) {
+  return isSynchronous ? walkSync : walkAsync;
+}
+var Queue = class {
+  count = 0;
+  constructor(onQueueEmpty) {
+    this.onQueueEmpty = onQueueEmpty;
+  }
+  enqueue() {
+    this.count++;
+    return this.count;
+  }
+  dequeue(error2, output) {
+    if (this.onQueueEmpty && (--this.count <= 0 || error2)) {
+      this.onQueueEmpty(error2, output);
+      if (error2) {
+        output.controller.abort();
+        this.onQueueEmpty = void 0;
+      }
+    }
+  }
+};
+var Counter = class {
+  _files = 0;
+  _directories = 0;
+  set files(num) {
+    this._files = num;
+  }
+  get files() {
+    return this._files;
+  }
+  set directories(num) {
+    this._directories = num;
+  }
+  get directories() {
+    return this._directories;
+  }
+  /**
+  * @deprecated use `directories` instead
+  */
+  /* c8 ignore next 3 */
+  get dirs() {
+    return this._directories;
+  }
+};
+var Aborter = class {
+  aborted = false;
+  abort() {
+    this.aborted = true;
+  }
+};
+var Walker = class {
+  root;
+  isSynchronous;
+  state;
+  joinPath;
+  pushDirectory;
+  pushFile;
+  getArray;
+  groupFiles;
+  resolveSymlink;
+  walkDirectory;
+  callbackInvoker;
+  constructor(root, options, callback$1) {
+    this.isSynchronous = !callback$1;
+    this.callbackInvoker = build$1(options, this.isSynchronous);
+    this.root = normalizePath(root, options);
+    this.state = {
+      root: isRootDirectory(this.root) ? this.root : this.root.slice(0, -1),
+      paths: [""].slice(0, 0),
+      groups: [],
+      counts: new Counter(),
+      options,
+      queue: new Queue((error2, state) => this.callbackInvoker(state, error2, callback$1)),
+      symlinks: /* @__PURE__ */ new Map(),
+      visited: [""].slice(0, 0),
+      controller: new Aborter(),
+      fs: options.fs || nativeFs
+    };
+    this.joinPath = build$7(this.root, options);
+    this.pushDirectory = build$6(this.root, options);
+    this.pushFile = build$5(options);
+    this.getArray = build$4(options);
+    this.groupFiles = build$3(options);
+    this.resolveSymlink = build$2(options, this.isSynchronous);
+    this.walkDirectory = build(this.isSynchronous);
+  }
+  start() {
+    this.pushDirectory(this.root, this.state.paths, this.state.options.filters);
+    this.walkDirectory(this.state, this.root, this.root, this.state.options.maxDepth, this.walk);
+    return this.isSynchronous ? this.callbackInvoker(this.state, null) : null;
+  }
+  walk = (entries, directoryPath, depth) => {
+    const { paths, options: { filters, resolveSymlinks: resolveSymlinks$1, excludeSymlinks, exclude, maxFiles, signal, useRealPaths, pathSeparator }, controller } = this.state;
+    if (controller.aborted || signal && signal.aborted || maxFiles && paths.length > maxFiles) return;
+    const files = this.getArray(this.state.paths);
+    for (let i = 0; i < entries.length; ++i) {
+      const entry = entries[i];
+      if (entry.isFile() || entry.isSymbolicLink() && !resolveSymlinks$1 && !excludeSymlinks) {
+        const filename = this.joinPath(entry.name, directoryPath);
+        this.pushFile(filename, files, this.state.counts, filters);
+      } else if (entry.isDirectory()) {
+        let path2 = joinDirectoryPath(entry.name, directoryPath, this.state.options.pathSeparator);
+        if (exclude && exclude(entry.name, path2)) continue;
+        this.pushDirectory(path2, paths, filters);
+        this.walkDirectory(this.state, path2, path2, depth - 1, this.walk);
+      } else if (this.resolveSymlink && entry.isSymbolicLink()) {
+        let path2 = joinPathWithBasePath(entry.name, directoryPath);
+        this.resolveSymlink(path2, this.state, (stat3, resolvedPath) => {
+          if (stat3.isDirectory()) {
+            resolvedPath = normalizePath(resolvedPath, this.state.options);
+            if (exclude && exclude(entry.name, useRealPaths ? resolvedPath : path2 + pathSeparator)) return;
+            this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path2 + pathSeparator, depth - 1, this.walk);
+          } else {
+            resolvedPath = useRealPaths ? resolvedPath : path2;
+            const filename = basename(resolvedPath);
+            const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
+            resolvedPath = this.joinPath(filename, directoryPath$1);
+            this.pushFile(resolvedPath, files, this.state.counts, filters);
+          }
+        });
+      }
+    }
+    this.groupFiles(this.state.groups, directoryPath, files);
+  };
+};
+function promise(root, options) {
+  return new Promise((resolve$1, reject) => {
+    callback(root, options, (err, output) => {
+      if (err) return reject(err);
+      resolve$1(output);
+    });
+  });
+}
+function callback(root, options, callback$1) {
+  let walker = new Walker(root, options, callback$1);
+  walker.start();
+}
+function sync(root, options) {
+  const walker = new Walker(root, options);
+  return walker.start();
+}
+var APIBuilder = class {
+  constructor(root, options) {
+    this.root = root;
+    this.options = options;
+  }
+  withPromise() {
+    return promise(this.root, this.options);
+  }
+  withCallback(cb) {
+    callback(this.root, this.options, cb);
+  }
+  sync() {
+    return sync(this.root, this.options);
+  }
+};
+var pm = null;
+try {
+  __require2.resolve("picomatch");
+  pm = __require2("picomatch");
+} catch {
+}
+var Builder = class {
+  globCache = {};
+  options = {
+    maxDepth: Infinity,
+    suppressErrors: true,
+    pathSeparator: sep,
+    filters: []
+  };
+  globFunction;
+  constructor(options) {
+    this.options = {
+      ...this.options,
+      ...options
+    };
+    this.globFunction = this.options.globFunction;
+  }
+  group() {
+    this.options.group = true;
+    return this;
+  }
+  withPathSeparator(separator) {
+    this.options.pathSeparator = separator;
+    return this;
+  }
+  withBasePath() {
+    this.options.includeBasePath = true;
+    return this;
+  }
+  withRelativePaths() {
+    this.options.relativePaths = true;
+    return this;
+  }
+  withDirs() {
+    this.options.includeDirs = true;
+    return this;
+  }
+  withMaxDepth(depth) {
+    this.options.maxDepth = depth;
+    return this;
+  }
+  withMaxFiles(limit) {
+    this.options.maxFiles = limit;
+    return this;
+  }
+  withFullPaths() {
+    this.options.resolvePaths = true;
+    this.options.includeBasePath = true;
+    return this;
+  }
+  withErrors() {
+    this.options.suppressErrors = false;
+    return this;
+  }
+  withSymlinks({ resolvePaths = true } = {}) {
+    this.options.resolveSymlinks = true;
+    this.options.useRealPaths = resolvePaths;
+    return this.withFullPaths();
+  }
+  withAbortSignal(signal) {
+    this.options.signal = signal;
+    return this;
+  }
+  normalize() {
+    this.options.normalizePath = true;
+    return this;
+  }
+  filter(predicate) {
+    this.options.filters.push(predicate);
+    return this;
+  }
+  onlyDirs() {
+    this.options.excludeFiles = true;
+    this.options.includeDirs = true;
+    return this;
+  }
+  exclude(predicate) {
+    this.options.exclude = predicate;
+    return this;
+  }
+  onlyCounts() {
+    this.options.onlyCounts = true;
+    return this;
+  }
+  crawl(root) {
+    return new APIBuilder(root || ".", this.options);
+  }
+  withGlobFunction(fn) {
+    this.globFunction = fn;
+    return this;
+  }
+  /**
+  * @deprecated Pass options using the constructor instead:
+  * ```ts
+  * new fdir(options).crawl("/path/to/root");
+  * ```
+  * This method will be removed in v7.0
+  */
+  /* c8 ignore next 4 */
+  crawlWithOptions(root, options) {
+    this.options = {
+      ...this.options,
+      ...options
+    };
+    return new APIBuilder(root || ".", this.options);
+  }
+  glob(...patterns) {
+    if (this.globFunction) return this.globWithOptions(patterns);
+    return this.globWithOptions(patterns, ...[{ dot: true }]);
+  }
+  globWithOptions(patterns, ...options) {
+    const globFn = this.globFunction || pm;
+    if (!globFn) throw new Error("Please specify a glob function to use glob matching.");
+    var isMatch = this.globCache[patterns.join("\0")];
+    if (!isMatch) {
+      isMatch = globFn(patterns, ...options);
+      this.globCache[patterns.join("\0")] = isMatch;
+    }
+    this.options.filters.push((path2) => isMatch(path2));
+    return this;
+  }
+};
+
+// node_modules/tinyglobby/dist/index.mjs
+var import_picomatch = __toESM(require_picomatch2(), 1);
+var isReadonlyArray = Array.isArray;
+var BACKSLASHES = /\\/g;
+var DRIVE_RELATIVE_PATH = /^[A-Za-z]:$/;
+var isWin = process.platform === "win32";
+var ONLY_PARENT_DIRECTORIES = /^(\/?\.\.)+$/;
+function getPartialMatcher(patterns, options = {}) {
+  const patternsCount = patterns.length;
+  const patternsParts = Array(patternsCount);
+  const matchers = Array(patternsCount);
+  let i, j;
+  for (i = 0; i < patternsCount; i++) {
+    const parts = splitPattern(patterns[i]);
+    patternsParts[i] = parts;
+    const partsCount = parts.length;
+    const partMatchers = Array(partsCount);
+    for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch.default)(parts[j], options);
+    matchers[i] = partMatchers;
+  }
+  return (input) => {
+    const inputParts = input.split("/");
+    if (inputParts[0] === ".." && ONLY_PARENT_DIRECTORIES.test(input)) return true;
+    for (i = 0; i < patternsCount; i++) {
+      const patternParts = patternsParts[i];
+      const matcher = matchers[i];
+      const inputPatternCount = inputParts.length;
+      const minParts = Math.min(inputPatternCount, patternParts.length);
+      j = 0;
+      while (j < minParts) {
+        const part = patternParts[j];
+        if (part.includes("/")) return true;
+        if (!matcher[j](inputParts[j])) break;
+        if (!options.noglobstar && part === "**") return true;
+        j++;
+      }
+      if (j === inputPatternCount) return true;
+    }
+    return false;
+  };
+}
+var WIN32_ROOT_DIR = /^[A-Z]:\/$/i;
+var isRoot = isWin ? (p2) => WIN32_ROOT_DIR.test(p2) : (p2) => p2 === "/";
+function buildFormat(cwd, root, absolute) {
+  if (cwd === root || root.startsWith(`${cwd}/`)) {
+    if (absolute) {
+      const start = cwd.length + +!isRoot(cwd);
+      return (p2, isDir) => p2.slice(start, isDir ? -1 : void 0) || ".";
+    }
+    const prefix = root.slice(cwd.length + 1);
+    if (prefix) return (p2, isDir) => {
+      if (p2 === ".") return prefix;
+      const result = `${prefix}/${p2}`;
+      return isDir ? result.slice(0, -1) : result;
+    };
+    return (p2, isDir) => isDir && p2 !== "." ? p2.slice(0, -1) : p2;
+  }
+  if (absolute) return (p2) => posix.relative(cwd, p2) || ".";
+  return (p2) => posix.relative(cwd, `${root}/${p2}`) || ".";
+}
+function buildRelative(cwd, root) {
+  if (root.startsWith(`${cwd}/`)) {
+    const prefix = root.slice(cwd.length + 1);
+    return (p2) => `${prefix}/${p2}`;
+  }
+  return (p2) => {
+    const result = posix.relative(cwd, `${root}/${p2}`);
+    return p2[p2.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
+  };
+}
+function ensureNonDriveRelativePath(path2) {
+  return path2.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+}
+var splitPatternOptions = { parts: true };
+function splitPattern(path2) {
+  var _result$parts;
+  const result = import_picomatch.default.scan(path2, splitPatternOptions);
+  return ((_result$parts = result.parts) === null || _result$parts === void 0 ? void 0 : _result$parts.length) ? result.parts : [path2];
+}
+var POSIX_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}*?|]|^!|[!+@](?=\()|\\(?![()[\]{}!*+?@|]))/g;
+var WIN32_UNESCAPED_GLOB_SYMBOLS = /(?<!\\)([()[\]{}]|^!|[!+@](?=\())/g;
+var escapePosixPath = (path2) => path2.replace(POSIX_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapeWin32Path = (path2) => path2.replace(WIN32_UNESCAPED_GLOB_SYMBOLS, "\\$&");
+var escapePath = isWin ? escapeWin32Path : escapePosixPath;
+function isDynamicPattern(pattern, options) {
+  if ((options === null || options === void 0 ? void 0 : options.caseSensitiveMatch) === false) return true;
+  const scan = import_picomatch.default.scan(pattern);
+  return scan.isGlob || scan.negated;
+}
+function log(...tasks) {
+  console.log(`[tinyglobby ${(/* @__PURE__ */ new Date()).toLocaleTimeString("es")}]`, ...tasks);
+}
+function ensureStringArray(value) {
+  return typeof value === "string" ? [value] : value !== null && value !== void 0 ? value : [];
+}
+var PARENT_DIRECTORY = /^(\/?\.\.)+/;
+var ESCAPING_BACKSLASHES = /\\(?=[()[\]{}!*+?@|])/g;
+function normalizePattern(pattern, opts, props, isIgnore) {
+  var _PARENT_DIRECTORY$exe;
+  const cwd = opts.cwd;
+  let result = pattern;
+  if (pattern[pattern.length - 1] === "/") result = pattern.slice(0, -1);
+  if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
+  const escapedCwd = escapePath(cwd);
+  result = isAbsolute(result.replace(ESCAPING_BACKSLASHES, "")) ? posix.relative(escapedCwd, result) : posix.normalize(result);
+  const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
+  const parts = splitPattern(result);
+  if (parentDir) {
+    const n2 = (parentDir.length + 1) / 3;
+    let i = 0;
+    const cwdParts = escapedCwd.split("/");
+    while (i < n2 && parts[i + n2] === cwdParts[cwdParts.length + i - n2]) {
+      result = result.slice(0, (n2 - i - 1) * 3) + result.slice((n2 - i) * 3 + parts[i + n2].length + 1) || ".";
+      i++;
+    }
+    const potentialRoot = posix.join(cwd, parentDir.slice(i * 3));
+    if (potentialRoot[0] !== "." && props.root.length > potentialRoot.length) {
+      props.root = ensureNonDriveRelativePath(potentialRoot);
+      props.depthOffset = -n2 + i;
+    }
+  }
+  if (!isIgnore && props.depthOffset >= 0) {
+    var _props$commonPath;
+    (_props$commonPath = props.commonPath) !== null && _props$commonPath !== void 0 || (props.commonPath = parts);
+    const newCommonPath = [];
+    const length = Math.min(props.commonPath.length, parts.length);
+    for (let i = 0; i < length; i++) {
+      const part = parts[i];
+      if (part === "**" && !parts[i + 1]) {
+        newCommonPath.pop();
+        break;
+      }
+      if (i === parts.length - 1 || part !== props.commonPath[i] || isDynamicPattern(part)) break;
+      newCommonPath.push(part);
+    }
+    props.depthOffset = newCommonPath.length;
+    props.commonPath = newCommonPath;
+    props.root = ensureNonDriveRelativePath(newCommonPath.length > 0 ? posix.join(cwd, ...newCommonPath) : cwd);
+  }
+  return result;
+}
+function processPatterns(options, patterns, props) {
+  const matchPatterns = [];
+  const ignorePatterns = [];
+  for (const pattern of options.ignore) {
+    if (!pattern) continue;
+    if (pattern[0] !== "!" || pattern[1] === "(") ignorePatterns.push(normalizePattern(pattern, options, props, true));
+  }
+  for (const pattern of patterns) {
+    if (!pattern) continue;
+    if (pattern[0] !== "!" || pattern[1] === "(") matchPatterns.push(normalizePattern(pattern, options, props, false));
+    else if (pattern[1] !== "!" || pattern[2] === "(") ignorePatterns.push(normalizePattern(pattern.slice(1), options, props, true));
+  }
+  return {
+    match: matchPatterns,
+    ignore: ignorePatterns
+  };
+}
+function buildCrawler(options, patterns) {
+  const cwd = options.cwd;
+  const props = {
+    root: cwd,
+    depthOffset: 0
+  };
+  const processed = processPatterns(options, patterns, props);
+  if (options.debug) log("internal processing patterns:", processed);
+  const { absolute, caseSensitiveMatch, debug: debug2, dot, followSymbolicLinks, onlyDirectories } = options;
+  const root = props.root.replace(BACKSLASHES, "");
+  const matchOptions = {
+    dot,
+    nobrace: options.braceExpansion === false,
+    nocase: !caseSensitiveMatch,
+    noextglob: options.extglob === false,
+    noglobstar: options.globstar === false,
+    posix: true
+  };
+  const matcher = (0, import_picomatch.default)(processed.match, matchOptions);
+  const ignore = (0, import_picomatch.default)(processed.ignore, matchOptions);
+  const partialMatcher = getPartialMatcher(processed.match, matchOptions);
+  const format = buildFormat(cwd, root, absolute);
+  const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
+  const excludePredicate = (_2, p2) => {
+    const relativePath = excludeFormatter(p2, true);
+    return relativePath !== "." && !partialMatcher(relativePath) || ignore(relativePath);
+  };
+  let maxDepth;
+  if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
+  const crawler = new Builder({
+    filters: [debug2 ? (p2, isDirectory2) => {
+      const path2 = format(p2, isDirectory2);
+      const matches2 = matcher(path2) && !ignore(path2);
+      if (matches2) log(`matched ${path2}`);
+      return matches2;
+    } : (p2, isDirectory2) => {
+      const path2 = format(p2, isDirectory2);
+      return matcher(path2) && !ignore(path2);
+    }],
+    exclude: debug2 ? (_2, p2) => {
+      const skipped = excludePredicate(_2, p2);
+      log(`${skipped ? "skipped" : "crawling"} ${p2}`);
+      return skipped;
+    } : excludePredicate,
+    fs: options.fs,
+    pathSeparator: "/",
+    relativePaths: !absolute,
+    resolvePaths: absolute,
+    includeBasePath: absolute,
+    resolveSymlinks: followSymbolicLinks,
+    excludeSymlinks: !followSymbolicLinks,
+    excludeFiles: onlyDirectories,
+    includeDirs: onlyDirectories || !options.onlyFiles,
+    maxDepth,
+    signal: options.signal
+  }).crawl(root);
+  if (options.debug) log("internal properties:", {
+    ...props,
+    root
+  });
+  return [crawler, cwd !== root && !absolute && buildRelative(cwd, root)];
+}
+function formatPaths(paths, mapper) {
+  if (mapper) for (let i = paths.length - 1; i >= 0; i--) paths[i] = mapper(paths[i]);
+  return paths;
+}
+var defaultOptions = {
+  caseSensitiveMatch: true,
+  debug: !!process.env.TINYGLOBBY_DEBUG,
+  expandDirectories: true,
+  followSymbolicLinks: true,
+  onlyFiles: true
+};
+function getOptions(options) {
+  const opts = Object.assign({}, options);
+  for (const key in defaultOptions) if (opts[key] === void 0) Object.assign(opts, { [key]: defaultOptions[key] });
+  opts.cwd = (opts.cwd instanceof URL ? fileURLToPath(opts.cwd) : resolve2(opts.cwd || process.cwd())).replace(BACKSLASHES, "/");
+  opts.ignore = ensureStringArray(opts.ignore);
+  opts.fs && (opts.fs = {
+    readdir: opts.fs.readdir || readdir2,
+    readdirSync: opts.fs.readdirSync || readdirSync,
+    realpath: opts.fs.realpath || realpath,
+    realpathSync: opts.fs.realpathSync || realpathSync,
+    stat: opts.fs.stat || stat2,
+    statSync: opts.fs.statSync || statSync
+  });
+  if (opts.debug) log("globbing with options:", opts);
+  return opts;
+}
+function getCrawler(globInput, inputOptions = {}) {
+  var _ref;
+  if (globInput && (inputOptions === null || inputOptions === void 0 ? void 0 : inputOptions.patterns)) throw new Error("Cannot pass patterns as both an argument and an option");
+  const isModern = isReadonlyArray(globInput) || typeof globInput === "string";
+  const patterns = ensureStringArray((_ref = isModern ? globInput : globInput.patterns) !== null && _ref !== void 0 ? _ref : "**/*");
+  const options = getOptions(isModern ? inputOptions : globInput);
+  return patterns.length > 0 ? buildCrawler(options, patterns) : [];
+}
+async function glob(globInput, options) {
+  const [crawler, relative7] = getCrawler(globInput, options);
+  return crawler ? formatPaths(await crawler.withPromise(), relative7) : [];
 }
 
 // src/cli/connection.ts
@@ -65260,15 +67822,15 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
 }
 
 // src/manifest/index.ts
-import { readdirSync as readdirSync2, readFileSync as readFileSync5, statSync as statSync2 } from "node:fs";
-import { dirname as dirname2, isAbsolute as isAbsolute2, join, relative as relative2, resolve as resolve2, sep as sep2 } from "node:path";
+import { readdirSync as readdirSync3, readFileSync as readFileSync5, statSync as statSync3 } from "node:fs";
+import { dirname as dirname3, isAbsolute as isAbsolute3, join, relative as relative3, resolve as resolve4, sep as sep3 } from "node:path";
 
 // src/manifest/build.ts
 import { readFileSync as readFileSync3 } from "node:fs";
 
 // src/manifest/interpolate.ts
-import { existsSync as existsSync2, readFileSync as readFileSync2, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { existsSync as existsSync2, readFileSync as readFileSync2, realpathSync as realpathSync2, statSync as statSync2 } from "node:fs";
+import { basename as basename2, dirname as dirname2, isAbsolute as isAbsolute2, relative as relative2, resolve as resolve3, sep as sep2 } from "node:path";
 
 // src/manifest/diagnostics.ts
 function formatDiagnostic(d2) {
@@ -65458,30 +68020,30 @@ function revealSecrets(value) {
 var REF = /\$\$\{|\$\{(env|file):([^}]*)\}/g;
 var ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 function displayPath(abs) {
-  const rel = relative(process.cwd(), abs);
-  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : abs;
+  const rel = relative2(process.cwd(), abs);
+  return rel && !rel.startsWith("..") && !isAbsolute2(rel) ? rel : abs;
 }
 function isInside(root, target) {
-  const rel = relative(root, target);
-  return rel === "" || !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+  const rel = relative2(root, target);
+  return rel === "" || !rel.startsWith(`..${sep2}`) && rel !== ".." && !isAbsolute2(rel);
 }
 function realExistingPath(abs) {
   let existing = abs;
   const rest = [];
   for (; ; ) {
     try {
-      return resolve(realpathSync(existing), ...rest);
+      return resolve3(realpathSync2(existing), ...rest);
     } catch {
-      const up = dirname(existing);
+      const up = dirname2(existing);
       if (up === existing) return abs;
-      rest.unshift(basename(existing));
+      rest.unshift(basename2(existing));
       existing = up;
     }
   }
 }
 function resolveManifestPath(manifestFile, written, root, mustExist) {
   if (written.trim() === "") return { error: "the file path is empty" };
-  const abs = resolve(dirname(manifestFile), written);
+  const abs = resolve3(dirname2(manifestFile), written);
   if (!isInside(root, abs)) {
     return {
       error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`
@@ -65489,26 +68051,26 @@ function resolveManifestPath(manifestFile, written, root, mustExist) {
   }
   let realRoot = root;
   try {
-    realRoot = realpathSync(root);
+    realRoot = realpathSync2(root);
   } catch {
   }
   if (!mustExist) {
-    const realDir = realExistingPath(dirname(abs));
+    const realDir = realExistingPath(dirname2(abs));
     if (!isInside(realRoot, realDir)) {
       return {
         error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
       };
     }
-    return { path: resolve(realDir, basename(abs)) };
+    return { path: resolve3(realDir, basename2(abs)) };
   }
   if (!existsSync2(abs)) return { error: `file "${written}" does not exist (looked for ${displayPath(abs)})` };
-  const real = realpathSync(abs);
+  const real = realpathSync2(abs);
   if (!isInside(realRoot, real)) {
     return {
       error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
     };
   }
-  if (!statSync(real).isFile()) return { error: `"${written}" is not a file` };
+  if (!statSync2(real).isFile()) return { error: `"${written}" is not a file` };
   return { path: real };
 }
 function interpolate(value, manifestPath, opts, diags) {
@@ -65564,7 +68126,7 @@ function resolveString(text, container, key, path2, opts, diags) {
       return "";
     }
     if (!opts.secrets) return "";
-    const size = statSync(found.path).size;
+    const size = statSync2(found.path).size;
     const max = opts.maxFileBytes ?? 1024 * 1024;
     if (size > max) {
       diags.error(
@@ -66839,7 +69401,7 @@ function buildNode(collection, key, body2, schema, ctx) {
 // src/manifest/schemas.ts
 var import__ = __toESM(require__(), 1);
 var import_ajv_formats = __toESM(require_dist(), 1);
-import { readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 var ANNOTATIONS = [
   "x-identity",
   "x-singleton",
@@ -66869,13 +69431,13 @@ function loadSchemas() {
   }
   for (const keyword of ANNOTATIONS) ajv.addKeyword({ keyword, schemaType: ["string", "boolean", "array"] });
   const files = {};
-  for (const name of readdirSync(SCHEMA_DIR).sort()) {
+  for (const name of readdirSync2(SCHEMA_DIR).sort()) {
     if (!name.endsWith(".schema.json")) continue;
     const schema = JSON.parse(readFileSync4(new URL(name, SCHEMA_DIR), "utf8"));
     files[name] = schema;
     ajv.addSchema(schema, name);
   }
-  const resolve7 = (schema) => {
+  const resolve9 = (schema) => {
     let current = schema;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
@@ -66894,13 +69456,13 @@ function loadSchemas() {
     seen.add(schema);
     const props = schema.properties ?? {};
     for (const [key, raw] of Object.entries(props)) {
-      const prop = resolve7(raw);
+      const prop = resolve9(raw);
       let item;
       if (prop.type === "array" && prop.items && (raw["x-identity"] ?? prop["x-identity"])) {
-        item = resolve7(prop.items);
+        item = resolve9(prop.items);
       } else if (prop["x-singleton"] === true) item = prop;
       else if (key === "instance" || (key === "groups" || key === "projects") && prop.additionalProperties) {
-        item = key === "instance" ? prop : resolve7(prop.additionalProperties);
+        item = key === "instance" ? prop : resolve9(prop.additionalProperties);
       }
       if (!item) continue;
       if (!byCollection.has(`${owner}/${key}`)) byCollection.set(`${owner}/${key}`, item);
@@ -66925,7 +69487,7 @@ function loadSchemas() {
       }
       return byCollection.get(collection);
     },
-    resolve: resolve7
+    resolve: resolve9
   };
   return cached;
 }
@@ -67401,29 +69963,29 @@ var Converter = class {
 var isObj3 = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
 function manifestRoot(paths) {
   const dirs = paths.map((p2) => {
-    const abs = resolve2(p2);
+    const abs = resolve4(p2);
     try {
-      return statSync2(abs).isDirectory() ? abs : dirname2(abs);
+      return statSync3(abs).isDirectory() ? abs : dirname3(abs);
     } catch {
-      return dirname2(abs);
+      return dirname3(abs);
     }
   });
   if (dirs.length === 0) return process.cwd();
-  let common = dirs[0].split(sep2);
+  let common = dirs[0].split(sep3);
   for (const d2 of dirs.slice(1)) {
-    const parts = d2.split(sep2);
+    const parts = d2.split(sep3);
     let i = 0;
     while (i < common.length && i < parts.length && common[i] === parts[i]) i++;
     common = common.slice(0, i);
   }
-  return common.join(sep2) || sep2;
+  return common.join(sep3) || sep3;
 }
 function display(abs) {
-  const rel = relative2(process.cwd(), abs);
-  return rel && !rel.startsWith("..") && !isAbsolute2(rel) ? rel : abs;
+  const rel = relative3(process.cwd(), abs);
+  return rel && !rel.startsWith("..") && !isAbsolute3(rel) ? rel : abs;
 }
 function walkDir(dir, out) {
-  for (const entry of readdirSync2(dir, { withFileTypes: true }).sort(
+  for (const entry of readdirSync3(dir, { withFileTypes: true }).sort(
     (a, b2) => a.name.localeCompare(b2.name)
   )) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
@@ -67436,10 +69998,10 @@ function collectFiles(paths, diags) {
   const out = [];
   const seen = /* @__PURE__ */ new Set();
   for (const p2 of paths.length ? paths : ["."]) {
-    const abs = resolve2(p2);
+    const abs = resolve4(p2);
     let st;
     try {
-      st = statSync2(abs);
+      st = statSync3(abs);
     } catch {
       diags.error({ file: p2, line: 1, col: 1 }, "", "no such file or directory");
       continue;
@@ -67469,13 +70031,13 @@ function declare(map, name, body2, at, path2, what, diags) {
 async function loadManifests(paths, opts) {
   const diags = new Diagnostics();
   const schemas = loadSchemas();
-  const root = resolve2(opts.root ?? manifestRoot(paths.length ? paths : ["."]));
+  const root = resolve4(opts.root ?? manifestRoot(paths.length ? paths : ["."]));
   const env = opts.env ?? process.env;
   const files = [];
   const docs = [];
   for (const src of collectFiles(paths, diags)) {
     const name = display(src.file);
-    const size = statSync2(src.file).size;
+    const size = statSync3(src.file).size;
     if (size > MAX_FILE_BYTES) {
       files.push(name);
       diags.error(
@@ -67487,9 +70049,11 @@ async function loadManifests(paths, opts) {
     }
     const parsed = parseYaml(name, readFileSync5(src.file, "utf8"), diags);
     const relevant2 = parsed.filter(
-      // In a directory only documents with a top-level `version` are manifests (other YAML, such as CI
-      // configuration or the sandbox fixture, is left alone); a file named explicitly is always checked.
-      (d2) => src.explicit || isObj3(d2.value) && Object.hasOwn(d2.value, "version")
+      // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
+      // `version` and one of the manifest's own keys (a typo in the version is then reported). Other YAML, such
+      // as a Helm Chart.yaml (`version: 0.1.0`), a docker-compose.yml or the sandbox fixture, is left alone; a file
+      // named explicitly is always checked.
+      (d2) => src.explicit || isManifestDocument(d2.value)
     );
     if (relevant2.length > 0 || src.explicit) files.push(name);
     docs.push(...relevant2);
@@ -67572,7 +70136,7 @@ async function loadManifests(paths, opts) {
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
       "",
-      "no manifest found: manifests are *.yaml or *.yml files with a top-level `version: 1`"
+      "no manifest found: manifests are *.yaml or *.yml files with a top-level `version: 1` (other YAML in a directory is left alone)"
     );
   }
   const diagnostics = diags.sorted(files);
@@ -67683,6 +70247,11 @@ function disagreements(a, b2, schema, schemas, path2) {
   }
   return String(a) === String(b2) && JSON.stringify(a) === JSON.stringify(b2) ? [] : [path2];
 }
+var MANIFEST_KEYS = ["templates", "instance", "groups", "projects"];
+function isManifestDocument(value) {
+  if (!isObj3(value) || !Object.hasOwn(value, "version")) return false;
+  return value.version === 1 || MANIFEST_KEYS.some((k2) => Object.hasOwn(value, k2));
+}
 function keyed(node, at) {
   node.source = { file: at.file, line: at.line, col: at.col };
   return node;
@@ -67790,6 +70359,15 @@ function formatDiagnostics(diagnostics) {
 }
 
 // src/engine/shard.ts
+function parseShard(text) {
+  const m2 = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index2 = Number(m2?.[1]);
+  const count2 = Number(m2?.[2]);
+  if (!m2 || count2 < 1 || index2 < 1 || index2 > count2 || count2 > 1e3) {
+    throw new Error(`--shard must be K/N with 1 <= K <= N <= 1000 (e.g. 2/4), not ${JSON.stringify(text)}`);
+  }
+  return { index: index2, count: count2 };
+}
 function unitOf(path2) {
   return path2.split("/")[0].toLowerCase();
 }
@@ -67825,7 +70403,7 @@ function shardUnits(root, shard) {
 // src/files/write.ts
 import { randomBytes } from "node:crypto";
 import { closeSync, constants as constants3, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename as basename2, dirname as dirname3, join as join2, resolve as resolve3 } from "node:path";
+import { basename as basename3, dirname as dirname4, join as join2, resolve as resolve5 } from "node:path";
 var FileWriteError = class extends Error {
   name = "FileWriteError";
   file;
@@ -67841,8 +70419,8 @@ function codeOf(error2) {
   return error2.code ?? (error2 instanceof Error ? error2.message : String(error2));
 }
 function writeFileSafely(file, data, options = {}) {
-  const target = resolve3(file);
-  const temp = join2(dirname3(target), `.${basename2(target)}.${randomBytes(12).toString("hex")}.tmp`);
+  const target = resolve5(file);
+  const temp = join2(dirname4(target), `.${basename3(target)}.${randomBytes(12).toString("hex")}.tmp`);
   const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | (constants3.O_NOFOLLOW ?? 0);
   let fd;
   try {
@@ -67871,26 +70449,26 @@ import { isDeepStrictEqual } from "node:util";
 // node_modules/diff/libesm/diff/base.js
 var Diff = class {
   diff(oldStr, newStr, options = {}) {
-    let callback;
+    let callback2;
     if (typeof options === "function") {
-      callback = options;
+      callback2 = options;
       options = {};
     } else if ("callback" in options) {
-      callback = options.callback;
+      callback2 = options.callback;
     }
     const oldString = this.castInput(oldStr, options);
     const newString = this.castInput(newStr, options);
     const oldTokens = this.removeEmpty(this.tokenize(oldString, options));
     const newTokens = this.removeEmpty(this.tokenize(newString, options));
-    return this.diffWithOptionsObj(oldTokens, newTokens, options, callback);
+    return this.diffWithOptionsObj(oldTokens, newTokens, options, callback2);
   }
-  diffWithOptionsObj(oldTokens, newTokens, options, callback) {
+  diffWithOptionsObj(oldTokens, newTokens, options, callback2) {
     var _a;
     const done = (value) => {
       value = this.postProcess(value, options);
-      if (callback) {
+      if (callback2) {
         setTimeout(function() {
-          callback(value);
+          callback2(value);
         }, 0);
         return void 0;
       } else {
@@ -67948,11 +70526,11 @@ var Diff = class {
       }
       editLength++;
     };
-    if (callback) {
+    if (callback2) {
       (function exec() {
         setTimeout(function() {
           if (editLength > maxEditLength || Date.now() > abortAfterTimestamp) {
-            return callback(void 0);
+            return callback2(void 0);
           }
           if (!execEditLength()) {
             exec();
@@ -68138,10 +70716,10 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
   if (!optionsObj.callback) {
     return diffLinesResultToPatch(diffLines(oldStr, newStr, optionsObj));
   } else {
-    const { callback } = optionsObj;
+    const { callback: callback2 } = optionsObj;
     diffLines(oldStr, newStr, Object.assign(Object.assign({}, optionsObj), { callback: (diff) => {
       const patch2 = diffLinesResultToPatch(diff);
-      callback(patch2);
+      callback2(patch2);
     } }));
   }
   function diffLinesResultToPatch(diff) {
@@ -69505,7 +72083,7 @@ function stalenessOf(saved, fresh) {
 }
 
 // src/cli/workflow.ts
-import { isAbsolute as isAbsolute3, join as join5, relative as relative4, resolve as resolve5 } from "node:path";
+import { isAbsolute as isAbsolute4, join as join5, relative as relative5, resolve as resolve7 } from "node:path";
 
 // src/api/client.ts
 import { X509Certificate } from "node:crypto";
@@ -69520,7 +72098,7 @@ var Node = class {
     this.value = value;
   }
 };
-var Queue = class {
+var Queue2 = class {
   #head;
   #tail;
   #size;
@@ -69588,7 +72166,7 @@ function pLimit(concurrency) {
   if (typeof rejectOnClear !== "boolean") {
     throw new TypeError("Expected `rejectOnClear` to be a boolean");
   }
-  const queue = new Queue();
+  const queue = new Queue2();
   let activeCount = 0;
   const resumeNext = () => {
     if (activeCount < concurrency && queue.size > 0) {
@@ -69600,27 +72178,27 @@ function pLimit(concurrency) {
     activeCount--;
     resumeNext();
   };
-  const run3 = async (function_, resolve7, arguments_) => {
+  const run3 = async (function_, resolve9, arguments_) => {
     const result = (async () => function_(...arguments_))();
-    resolve7(result);
+    resolve9(result);
     try {
       await result;
     } catch {
     }
     next();
   };
-  const enqueue = (function_, resolve7, reject, arguments_) => {
+  const enqueue = (function_, resolve9, reject, arguments_) => {
     const queueItem = { reject };
     new Promise((internalResolve) => {
       queueItem.run = internalResolve;
       queue.enqueue(queueItem);
-    }).then(run3.bind(void 0, function_, resolve7, arguments_));
+    }).then(run3.bind(void 0, function_, resolve9, arguments_));
     if (activeCount < concurrency) {
       resumeNext();
     }
   };
-  const generator = (function_, ...arguments_) => new Promise((resolve7, reject) => {
-    enqueue(function_, resolve7, reject, arguments_);
+  const generator = (function_, ...arguments_) => new Promise((resolve9, reject) => {
+    enqueue(function_, resolve9, reject, arguments_);
   });
   Object.defineProperties(generator, {
     activeCount: {
@@ -69658,13 +72236,13 @@ function pLimit(concurrency) {
         const promises3 = [];
         try {
           Array.from(iterable, (value, index2) => {
-            const promise = generator(function_, value, index2);
-            promises3.push(promise);
-            return promise;
+            const promise2 = generator(function_, value, index2);
+            promises3.push(promise2);
+            return promise2;
           });
         } catch (error2) {
-          for (const promise of promises3) {
-            promise.catch(() => {
+          for (const promise2 of promises3) {
+            promise2.catch(() => {
             });
           }
           throw error2;
@@ -70309,6 +72887,7 @@ function seconds(ms) {
 }
 var ApiClient = class {
   metrics = new RequestMetrics();
+  /** A pool to the platform, or, when HTTPS_PROXY/HTTP_PROXY say so, an agent through the proxy (NO_PROXY honoured). */
   #pool;
   #limit;
   #origin;
@@ -70351,11 +72930,25 @@ var ApiClient = class {
     this.#sleep = opts.sleep ?? ((ms) => delay(ms));
     const ca = opts.caFile === void 0 ? void 0 : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
-    this.#pool = new import_undici2.Pool(this.#origin, {
+    const connect = { timeout: this.#timeoutMs, ...ca === void 0 ? {} : { ca } };
+    const env = opts.env ?? process.env;
+    const proxy = (name) => env[name] || env[name.toLowerCase()] || void 0;
+    const httpProxy = proxy("HTTP_PROXY");
+    const httpsProxy = proxy("HTTPS_PROXY");
+    this.#pool = httpProxy || httpsProxy ? new import_undici2.EnvHttpProxyAgent({
+      ...httpProxy ? { httpProxy } : {},
+      ...httpsProxy ? { httpsProxy } : {},
+      ...proxy("NO_PROXY") ? { noProxy: proxy("NO_PROXY") } : {},
       connections: concurrency,
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
-      connect: { timeout: this.#timeoutMs, ...ca === void 0 ? {} : { ca } }
+      connect,
+      requestTls: connect
+    }) : new import_undici2.Pool(this.#origin, {
+      connections: concurrency,
+      headersTimeout: this.#timeoutMs,
+      bodyTimeout: this.#timeoutMs,
+      connect
     });
   }
   /** Attempts per request, the first included: also how many rounds a caller gives a create it re-reads. */
@@ -70718,6 +73311,7 @@ var ApiClient = class {
     const timer = setTimeout(() => controller.abort(timeout), this.#timeoutMs);
     try {
       const response = await this.#pool.request({
+        origin: this.#origin,
         path: req.wirePath,
         method: req.method,
         headers: req.headers,
@@ -71063,10 +73657,10 @@ function canonical(value) {
   return JSON.stringify(value ?? null);
 }
 function sameValue(desired, live, options = {}) {
-  const { normalize } = options;
-  if (normalize && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
-    const mine = normalizeValue(normalize, isSecret(desired) ? desired.reveal() : desired);
-    return mine === normalizeValue(normalize, live) || sameValue(desired, live, { set: options.set });
+  const { normalize: normalize2 } = options;
+  if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
+    const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
+    return mine === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
   }
   if (isSecret(desired)) return desired.equals(live);
   if (isBlank(desired) && isBlank(live)) return true;
@@ -71096,7 +73690,7 @@ function sameValue(desired, live, options = {}) {
       }
       return true;
     }
-    return desired.every((item, i) => sameValue(item, live[i], { ...normalize ? { normalize } : {} }));
+    return desired.every((item, i) => sameValue(item, live[i], { ...normalize2 ? { normalize: normalize2 } : {} }));
   }
   if (desired !== null && typeof desired === "object") {
     if (live === null || typeof live !== "object" || Array.isArray(live)) return false;
@@ -71961,42 +74555,42 @@ async function orNotFound(request) {
 }
 
 // src/kinds/schemas.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync8 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
 
 // src/kinds/fields.ts
 var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
-function deref(schema, resolve7) {
+function deref(schema, resolve9) {
   let current = schema;
-  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve7; i++) {
-    const next = resolve7(current["$ref"]);
+  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve9; i++) {
+    const next = resolve9(current["$ref"]);
     if (!next) break;
     current = { ...next, ...Object.fromEntries(Object.entries(current).filter(([k2]) => k2 !== "$ref")) };
   }
   return current;
 }
-function collectProperties(schema, resolve7) {
-  const s = deref(schema, resolve7);
+function collectProperties(schema, resolve9) {
+  const s = deref(schema, resolve9);
   const props = { ...s["properties"] ?? {} };
   for (const part of s["allOf"] ?? []) {
-    Object.assign(props, collectProperties(part, resolve7));
+    Object.assign(props, collectProperties(part, resolve9));
   }
   return props;
 }
-function isChild(prop, resolve7) {
-  const p2 = deref(prop, resolve7);
+function isChild(prop, resolve9) {
+  const p2 = deref(prop, resolve9);
   if (p2["x-singleton"] === true) return true;
   if (p2["type"] === "array" && p2["items"]) {
     if (p2["x-identity"] !== void 0) return true;
-    const items = deref(p2["items"], resolve7);
+    const items = deref(p2["items"], resolve9);
     return items["x-identity"] !== void 0;
   }
   return false;
 }
-function fieldSpecsFromSchema(schema, resolve7) {
+function fieldSpecsFromSchema(schema, resolve9) {
   const specs2 = /* @__PURE__ */ new Map();
-  for (const [name, raw] of Object.entries(collectProperties(schema, resolve7))) {
+  for (const [name, raw] of Object.entries(collectProperties(schema, resolve9))) {
     if (META_KEYS2.has(name)) continue;
-    const prop = deref(raw, resolve7);
+    const prop = deref(raw, resolve9);
     specs2.set(name, {
       name,
       sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
@@ -72009,7 +74603,7 @@ function fieldSpecsFromSchema(schema, resolve7) {
       licensed: prop["x-licensed"] === true,
       deprecatedBy: typeof prop["x-deprecated"] === "string" ? prop["x-deprecated"] : void 0,
       requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
-      child: isChild(prop, resolve7),
+      child: isChild(prop, resolve9),
       local: prop["x-local"] === true,
       ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {}
     });
@@ -72023,7 +74617,7 @@ var documents;
 function loadDocuments() {
   if (!documents) {
     documents = /* @__PURE__ */ new Map();
-    for (const name of readdirSync3(SCHEMA_DIR2)) {
+    for (const name of readdirSync4(SCHEMA_DIR2)) {
       if (name.endsWith(".schema.json")) {
         documents.set(name, JSON.parse(readFileSync8(new URL(name, SCHEMA_DIR2), "utf8")));
       }
@@ -72051,7 +74645,7 @@ function buildIndex() {
   const found = /* @__PURE__ */ new Map();
   const visit = (parent, schema, file, depth) => {
     if (depth > 6) return;
-    const resolve7 = resolver(file);
+    const resolve9 = resolver(file);
     const props = schema["properties"] ?? {};
     for (const [name, prop] of Object.entries(props)) {
       let item;
@@ -72059,9 +74653,9 @@ function buildIndex() {
       if (prop["type"] === "array" && prop["items"] && prop["x-identity"] !== void 0) {
         const items = prop["items"];
         itemFile = refFile(items, file);
-        item = typeof items["$ref"] === "string" ? resolve7(items["$ref"]) : items;
+        item = typeof items["$ref"] === "string" ? resolve9(items["$ref"]) : items;
       } else if (typeof prop["$ref"] === "string") {
-        const target = resolve7(prop["$ref"]);
+        const target = resolve9(prop["$ref"]);
         if (target?.["x-singleton"] === true) {
           item = target;
           itemFile = refFile(prop, file);
@@ -72587,7 +75181,7 @@ var errorTrackingKind = {
 
 // src/kinds/group.ts
 import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname as dirname4 } from "node:path";
+import { dirname as dirname5 } from "node:path";
 var FIELDS3 = [
   "name",
   "description",
@@ -72638,7 +75232,7 @@ async function downloadExport(ctx, id) {
   }
 }
 function writeNewFile(file, data) {
-  mkdirSync(dirname4(file), { recursive: true, mode: 448 });
+  mkdirSync(dirname5(file), { recursive: true, mode: 448 });
   for (let n2 = 1; ; n2++) {
     const name = n2 === 1 ? file : file.replace(/(\.tar\.gz)?$/, `.${n2}$1`);
     try {
@@ -73370,8 +75964,8 @@ var systemHookKind = {
 
 // src/kinds/trigger.ts
 import { createHash as createHash5 } from "node:crypto";
-import { lstatSync, readFileSync as readFileSync9, realpathSync as realpathSync2 } from "node:fs";
-import { dirname as dirname5 } from "node:path";
+import { lstatSync, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
+import { dirname as dirname6 } from "node:path";
 var MAX_TOKEN_FILE_BYTES = 1024;
 var digest = (text) => createHash5("sha256").update(text).digest("hex");
 var shownTokens = /* @__PURE__ */ new WeakMap();
@@ -73386,22 +75980,22 @@ function remember2(ctx, parent, triggers) {
 function refusal(target, known) {
   const realDir = (() => {
     try {
-      return realpathSync2(dirname5(target));
+      return realpathSync3(dirname6(target));
     } catch {
       return void 0;
     }
   })();
   if (realDir === void 0) return `token_file ${target}: its directory does not exist; create it first`;
-  if (realDir !== dirname5(target)) {
+  if (realDir !== dirname6(target)) {
     return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
   }
-  let stat2;
+  let stat3;
   try {
-    stat2 = lstatSync(target);
+    stat3 = lstatSync(target);
   } catch {
     return void 0;
   }
-  const why = stat2.isSymbolicLink() ? "is a symbolic link" : !stat2.isFile() ? "is not a regular file" : known === void 0 ? "already exists" : stat2.size > MAX_TOKEN_FILE_BYTES || digest(readFileSync9(target, "utf8").trim()) !== known ? "holds something other than this trigger's current token" : void 0;
+  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES || digest(readFileSync9(target, "utf8").trim()) !== known ? "holds something other than this trigger's current token" : void 0;
   if (why === void 0) return void 0;
   return `token_file ${target} ${why}: forgeform writes a trigger token only to a new file or over that same trigger's current token (the platform shows it in full to the trigger's owner), never over anything else; remove the file or name another one`;
 }
@@ -73474,7 +76068,7 @@ var triggerKind = {
 
 // src/kinds/wiki-page.ts
 import { readFile } from "node:fs/promises";
-import { basename as basename3 } from "node:path";
+import { basename as basename4 } from "node:path";
 var toLive15 = (p2) => ({
   key: p2.slug,
   id: p2.slug,
@@ -73493,7 +76087,7 @@ async function upload(ctx, parent, file) {
     throw new Error(`attachment ${file} cannot be read (${code}): check the path in attachments`);
   }
   const form = new FormData();
-  form.append("file", new Blob([new Uint8Array(data)]), basename3(file));
+  form.append("file", new Blob([new Uint8Array(data)]), basename4(file));
   await ctx.api.post(`${ownerPath(parent)}/wikis/attachments`, { multipart: form });
 }
 var wikiPageKind = {
@@ -73579,7 +76173,7 @@ var kinds = [
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join4, relative as relative3, resolve as resolve4 } from "node:path";
+import { join as join4, relative as relative4, resolve as resolve6 } from "node:path";
 function git(cwd, args) {
   return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
@@ -73601,7 +76195,7 @@ async function scopeSince(ref2, paths, head) {
   }
   const base2 = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
   try {
-    const inRepo = relative3(top, resolve4(root)) || ".";
+    const inRepo = relative4(top, resolve6(root)) || ".";
     let existed = true;
     try {
       const archive = execFileSync("git", ["archive", "--format=tar", ref2, "--", inRepo], {
@@ -73615,7 +76209,7 @@ async function scopeSince(ref2, paths, head) {
     }
     const headState = head ?? (await loadManifests(given, { secrets: false })).state;
     if (!headState) return { warning: "the manifests could not be read" };
-    const mapped = given.map((p2) => join4(base2, relative3(top, resolve4(p2))));
+    const mapped = given.map((p2) => join4(base2, relative4(top, resolve6(p2))));
     const before = existed ? await loadManifests(mapped, { secrets: false, root: join4(base2, inRepo) }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
     if (!before.state) {
       return {
@@ -73661,11 +76255,11 @@ function checkTargets(targets, state) {
 function backupOption(request) {
   if (request.backupDir === false) return void 0;
   const root = manifestRoot(request.paths.length > 0 ? request.paths : ["."]);
-  const dir = resolve5(
+  const dir = resolve7(
     request.backupDir ?? join5(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
   );
-  const rel = relative4(process.cwd(), dir);
-  return { dir, shown: rel && !rel.startsWith("..") && !isAbsolute3(rel) ? rel : dir };
+  const rel = relative5(process.cwd(), dir);
+  return { dir, shown: rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dir };
 }
 function displayUrl(url) {
   const u = new URL(url);
@@ -73687,7 +76281,13 @@ async function planFromManifests(request) {
     const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
       secrets: false
     });
-    const since = await scopeSince(request.changedSince, request.paths, compared.state);
+    let since;
+    try {
+      since = await scopeSince(request.changedSince, request.paths, compared.state);
+    } catch (error2) {
+      if (!request.changedSinceOptional) throw error2;
+      since = { warning: `${error2.message}; planning everything` };
+    }
     if (since.warning) {
       diagnostics.push({
         severity: "warning",
@@ -73711,7 +76311,7 @@ async function planFromManifests(request) {
       ...backupOption(request) ? { backup: backupOption(request) } : {},
       ...changes ? { changes } : {},
       ...request.shard ? { shard: request.shard } : {},
-      ...request.changedSince !== void 0 ? { changedSince: request.changedSince } : {},
+      ...changes && request.changedSince !== void 0 ? { changedSince: request.changedSince } : {},
       requestStats: () => {
         const m2 = api.metrics.snapshot();
         return { total: m2.total, byEndpoint: m2.byEndpoint, retries: m2.retries };
@@ -73810,8 +76410,29 @@ function readInputs() {
     paths: listInput("paths"),
     format,
     targets: listInput("targets"),
-    failOnDrift: booleanInput("fail-on-drift")
+    failOnDrift: booleanInput("fail-on-drift"),
+    failOnUnmanaged: booleanInput("fail-on-unmanaged"),
+    noSecrets: booleanInput("no-secrets"),
+    insecureHttp: booleanInput("insecure-http"),
+    replace: getInput("replace").split("\n").map((line) => line.trim()).filter((line) => line !== ""),
+    changedSince: (optional("changed-since") ?? "auto").trim(),
+    noBackup: booleanInput("no-backup")
   };
+  for (const [key, name] of [
+    ["caFile", "ca-file"],
+    ["timeout", "timeout"],
+    ["concurrency", "concurrency"],
+    ["maxAttempts", "max-attempts"],
+    ["workingDirectory", "working-directory"],
+    ["shard", "shard"],
+    ["backupDir", "backup-dir"]
+  ]) {
+    const value = optional(name);
+    if (value !== void 0) inputs[key] = value.trim();
+  }
+  if (inputs.noSecrets && inputs.command !== "validate") {
+    throw new Error("input no-secrets is for validate only: plan, apply and drift need the secrets' values");
+  }
   const url = optional("url");
   if (url !== void 0) inputs.url = url;
   const token = optional("token");
@@ -73829,6 +76450,37 @@ function readInputs() {
     inputs.maxDeletes = n2;
   }
   return inputs;
+}
+var FLAG_INPUTS = {
+  url: "url",
+  token: "token",
+  "token-file": "token",
+  target: "targets",
+  "ca-file": "ca-file",
+  "insecure-http": "insecure-http",
+  timeout: "timeout",
+  concurrency: "concurrency",
+  "max-attempts": "max-attempts",
+  "max-deletes": "max-deletes",
+  replace: "replace",
+  "no-secrets": "no-secrets",
+  "changed-since": "changed-since",
+  shard: "shard",
+  "backup-dir": "backup-dir",
+  "no-backup": "no-backup",
+  "fail-on-unmanaged": "fail-on-unmanaged",
+  plan: "plan-file",
+  out: "plan-file"
+};
+function inActionTerms(message) {
+  return message.replace(/ \(insecureHttp: true\)/g, "").replace(/run validate with --no-secrets/g, "set the no-secrets input").replace(/pass --token-file <file> or --token <token>/g, "set the token input").replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)").replace(
+    /--([a-z][a-z-]*)(?: <[a-z]+>)?(?: \/ (FORGEFORM_[A-Z_]+))?/g,
+    (whole, flag, env) => {
+      const input = FLAG_INPUTS[flag];
+      if (!input) return whole;
+      return `the ${input} input${env ? ` (or ${env})` : ""}`;
+    }
+  ).replace(/(FORGEFORM_[A-Z_]+) \/ the (\S+) input/g, "the $2 input (or $1)");
 }
 
 // src/action/summary.ts
@@ -73934,8 +76586,8 @@ var Run = class {
   annotationFile(file) {
     const workspace = this.env["GITHUB_WORKSPACE"];
     if (!workspace) return file;
-    const rel = relative5(workspace, resolve6(file));
-    return rel.startsWith("..") || isAbsolute4(rel) ? file : rel.split("\\").join("/");
+    const rel = relative6(workspace, resolve8(file));
+    return rel.startsWith("..") || isAbsolute5(rel) ? file : rel.split("\\").join("/");
   }
   annotateDiagnostics(diagnostics) {
     for (const d2 of diagnostics) {
@@ -73945,7 +76597,7 @@ var Run = class {
         startLine: d2.line,
         startColumn: d2.col
       };
-      const message = d2.path ? `${d2.path}: ${d2.message}` : d2.message;
+      const message = inActionTerms(d2.path ? `${d2.path}: ${d2.message}` : d2.message);
       if (d2.severity === "error") error(message, properties);
       else warning(message, properties);
     }
@@ -73958,10 +76610,79 @@ var Run = class {
         properties.startLine = p2.source.line;
         properties.startColumn = p2.source.col;
       }
-      const message = `${p2.address}: ${p2.message}`;
+      const message = inActionTerms(`${p2.address}: ${p2.message}`);
       if (severity === "error") error(message, properties);
       else warning(message, properties);
     }
+  }
+  /**
+   * Each change (or drift item) as an annotation on the manifest line that declares it, so a pull request shows
+   * it in the diff: notices for a plan, warnings for drift. At most 50; the log and the reports have all.
+   */
+  annotateChanges(changes, drift) {
+    const placed = changes.filter((c) => c.source && c.action !== "unmanaged");
+    const LIMIT = 50;
+    for (const c of placed.slice(0, LIMIT)) {
+      const what = drift ? {
+        create: "missing",
+        update: "drifted",
+        replace: "drifted (would be replaced)",
+        delete: "would be deleted",
+        unmanaged: ""
+      }[c.action] : {
+        create: "will be created",
+        update: "will be updated",
+        replace: "will be replaced",
+        delete: "will be deleted",
+        unmanaged: ""
+      }[c.action];
+      const fields = c.fields.map((f2) => f2.field).join(", ");
+      const properties = {
+        title: `forgeform ${this.inputs.command}`,
+        file: this.annotationFile(c.source.file),
+        startLine: c.source.line,
+        startColumn: c.source.col
+      };
+      const message = `${c.address} ${what}${fields && c.action !== "create" ? ` (${fields})` : ""}`;
+      if (drift) warning(message, properties);
+      else notice(message, properties);
+    }
+    if (placed.length > LIMIT)
+      notice(`...and ${placed.length - LIMIT} more (see the log and the reports)`);
+  }
+  /** A long report in the log, folded under a title. */
+  logGroup(title, text) {
+    startGroup(title);
+    info(text.trimEnd());
+    endGroup();
+  }
+  /** The `paths` input with globs expanded (a glob that matches nothing is an error saying so). */
+  async paths() {
+    const out = [];
+    for (const p2 of this.inputs.paths) {
+      if (!isDynamicPattern(p2)) {
+        out.push(p2);
+        continue;
+      }
+      const found = (await glob(p2, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
+      if (found.length === 0)
+        throw new Error(`the paths input ${JSON.stringify(p2)} matches no file or directory`);
+      out.push(...found);
+    }
+    return out;
+  }
+  /** The revision to plan from (`changed-since`): on a pull request, its base by default. */
+  changedSince() {
+    const value = this.inputs.changedSince;
+    if (value === "false" || value === "" || value === "off") return void 0;
+    if (value !== "auto") return { ref: value, optional: false };
+    const event = this.env["GITHUB_EVENT_NAME"];
+    if (event !== "pull_request" && event !== "pull_request_target") return void 0;
+    const path2 = this.env["GITHUB_EVENT_PATH"];
+    if (!path2 || !existsSync3(path2)) return void 0;
+    const payload = JSON.parse(readFileSync10(path2, "utf8"));
+    const sha = payload.pull_request?.base?.sha;
+    return typeof sha === "string" && /^[0-9a-f]{7,64}$/i.test(sha) ? { ref: sha, optional: true } : void 0;
   }
   /** Outputs every command sets: the plan's counts, or zeros when no plan was made. */
   counts(plan) {
@@ -73975,8 +76696,8 @@ var Run = class {
   }
   /** Invalid manifests: annotations, the validation report, and the step fails. */
   async invalid(diagnostics, files) {
-    info(formatDiagnostics(diagnostics).trimEnd());
-    this.report("json-report", "json", validationJson(diagnostics, files));
+    info(inActionTerms(formatDiagnostics(diagnostics).trimEnd()));
+    this.report("json-report", "json", validationJson(diagnostics, files, !this.inputs.noSecrets));
     await this.markdown(renderValidationMarkdown(diagnostics, files.length));
     const errors = diagnostics.filter((d2) => d2.severity === "error").length;
     return {
@@ -73985,8 +76706,9 @@ var Run = class {
     };
   }
   async validate() {
-    const loaded = await loadManifests(this.inputs.paths.length > 0 ? this.inputs.paths : ["."], {
-      secrets: true,
+    const paths = await this.paths();
+    const loaded = await loadManifests(paths.length > 0 ? paths : ["."], {
+      secrets: !this.inputs.noSecrets,
       env: this.env
     });
     const files = loaded.state?.files ?? [...new Set(loaded.diagnostics.map((d2) => d2.file))];
@@ -73995,29 +76717,42 @@ var Run = class {
     const errors = loaded.diagnostics.filter((d2) => d2.severity === "error").length;
     if (errors > 0) return this.invalid(loaded.diagnostics, files);
     info(
-      this.inputs.format === "json" ? validationJson(loaded.diagnostics, files).trimEnd() : renderValidateText(loaded.diagnostics, files.length, true).trimEnd()
+      this.inputs.format === "json" ? validationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd() : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd()
     );
-    this.report("json-report", "json", validationJson(loaded.diagnostics, files));
+    this.report("json-report", "json", validationJson(loaded.diagnostics, files, !this.inputs.noSecrets));
     await this.markdown(renderValidationMarkdown(loaded.diagnostics, files.length));
     return { code: 0 };
   }
   /** Plans (from manifests or, for apply, from a saved plan's manifests) and hands the outcome to `then`. */
   async withPlan(saved, then) {
+    const i = this.inputs;
     const connection = resolveConnection(
       {
-        ...this.inputs.url !== void 0 ? { url: this.inputs.url } : {},
-        ...this.inputs.token !== void 0 ? { token: this.inputs.token } : {},
+        ...i.url !== void 0 ? { url: i.url } : {},
+        ...i.token !== void 0 ? { token: i.token } : {},
+        ...i.caFile !== void 0 ? { caFile: i.caFile } : {},
+        ...i.timeout !== void 0 ? { timeout: i.timeout } : {},
+        ...i.concurrency !== void 0 ? { concurrency: i.concurrency } : {},
+        ...i.maxAttempts !== void 0 ? { maxAttempts: i.maxAttempts } : {},
+        ...i.insecureHttp ? { insecureHttp: true } : {},
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: isDebug()
       },
       this.env,
       (line) => debug(line)
     );
+    const since = saved ? void 0 : this.changedSince();
+    if (since?.optional)
+      info(`Planning only what the pull request changed since its base ${since.ref}.`);
     const outcome = await planFromManifests({
-      paths: saved ? saved.manifests : this.inputs.paths,
+      paths: saved ? saved.manifests : await this.paths(),
       connection,
-      targets: saved ? saved.targets : this.inputs.targets,
-      env: this.env
+      targets: saved ? saved.targets : i.targets,
+      replace: saved ? saved.replace ?? [] : i.replace,
+      env: this.env,
+      backupDir: i.noBackup ? false : i.backupDir,
+      ...since ? { changedSince: since.ref, changedSinceOptional: since.optional } : {},
+      ...i.shard !== void 0 ? { shard: parseShard(i.shard) } : {}
     });
     try {
       this.annotateDiagnostics(outcome.diagnostics);
@@ -74040,9 +76775,28 @@ var Run = class {
     return renderPlanText(plan, { color: false });
   }
   async plan() {
+    const planFile = this.inputs.planFile;
+    if (planFile) {
+      try {
+        mkdirSync2(dirname7(resolve8(planFile)), { recursive: true });
+      } catch (error2) {
+        throw new Error(
+          `cannot create the folder of the plan-file input ${planFile} (${error2.code ?? String(error2)}): choose a writable path`
+        );
+      }
+      if (existsSync3(planFile) && statSync4(planFile).isDirectory()) {
+        throw new Error(
+          `the plan-file input ${planFile} is a directory: name a file, e.g. ${join6(planFile, "plan.json")}`
+        );
+      }
+    }
     return this.withPlan(void 0, async ({ result }) => {
       const plan = result.plan;
-      info(this.planLog(plan, this.inputs.format).trimEnd());
+      this.logGroup(
+        `forgeform plan: ${planSummaryLine(plan)}`,
+        inActionTerms(this.planLog(plan, this.inputs.format))
+      );
+      this.annotateChanges(plan.changes, false);
       this.report("json-report", "json", renderPlanJson(plan));
       await this.markdown(renderPlanMarkdown(plan));
       if (plan.errors.length > 0) return { code: 1, failure: planErrors(plan) };
@@ -74056,12 +76810,16 @@ var Run = class {
   async drift() {
     return this.withPlan(void 0, async ({ result }) => {
       const r = result;
-      info(renderDrift(r, this.inputs.format).trimEnd());
+      this.logGroup(
+        `forgeform drift: ${driftSummaryLine(r.plan)}`,
+        inActionTerms(renderDrift(r, this.inputs.format))
+      );
+      this.annotateChanges(r.plan.changes, true);
       this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync }));
       this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync }));
       await this.markdown(renderDriftMarkdown(r.plan));
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };
-      const code = driftExitCode(r.plan);
+      const code = driftExitCode(r.plan, { failOnUnmanaged: this.inputs.failOnUnmanaged });
       if (code === 2 && this.inputs.failOnDrift) {
         return { code, failure: `drift found (fail-on-drift is true). ${driftSummaryLine(r.plan)}` };
       }
@@ -74089,7 +76847,10 @@ var Run = class {
         const stale = stalenessOf(saved, plan);
         if (stale) return fail(`refusing to apply ${planFile}: ${stale}; nothing was applied`);
       }
-      info(this.planLog(plan, this.inputs.format).trimEnd());
+      this.logGroup(
+        `forgeform apply: ${planSummaryLine(plan)}`,
+        inActionTerms(this.planLog(plan, this.inputs.format))
+      );
       if (plan.errors.length > 0) return fail(`${planErrors(plan)}; nothing was applied`);
       const deleting = plan.summary.delete + plan.summary.replace;
       const max = this.inputs.maxDeletes;
@@ -74106,10 +76867,12 @@ var Run = class {
         );
         return { code: 0 };
       }
+      startGroup("forgeform apply: outcomes");
       const outcomes = await applyPlanResult(ctx, r, {
         concurrency: connection.concurrency ?? 8,
         onOutcome: (o, done2, total) => info(`[${done2}/${total}] ${outcomeLine2(o)}`)
       });
+      endGroup();
       const failed = outcomes.filter((o) => o.status === "failed").length;
       const skipped = outcomes.filter((o) => o.status === "skipped").length;
       const done = outcomes.length - failed - skipped;
@@ -74139,7 +76902,7 @@ function outcomeLine2(o) {
   const status = o.status === "done" ? o.recovered ? "done (its response was lost; found on re-reading)" : "done" : o.status;
   return `${ACTION_SYMBOL[o.action]} ${o.address}: ${status}${o.message ? `: ${o.message}` : ""}`;
 }
-function validationJson(diagnostics, files) {
+function validationJson(diagnostics, files, secretsResolved = true) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
   return `${JSON.stringify(
     {
@@ -74147,7 +76910,7 @@ function validationJson(diagnostics, files) {
       files,
       errors,
       warnings: diagnostics.length - errors,
-      secretsResolved: true,
+      secretsResolved,
       diagnostics
     },
     null,
@@ -74174,13 +76937,22 @@ async function run2(env = process.env) {
   maskSecrets2(env);
   try {
     const inputs = readInputs();
+    if (inputs.workingDirectory !== void 0) {
+      const dir = resolve8(env["GITHUB_WORKSPACE"] || process.cwd(), inputs.workingDirectory);
+      if (!existsSync3(dir) || !statSync4(dir).isDirectory()) {
+        throw new Error(
+          `the working-directory input ${inputs.workingDirectory} is not a directory (looked for ${dir})`
+        );
+      }
+      process.chdir(dir);
+    }
     const action = new Run(inputs, env);
     const result = await action[inputs.command]();
     setOutput("exit-code", String(result.code));
-    if (result.failure) setFailed(`forgeform ${inputs.command}: ${result.failure}`);
+    if (result.failure) setFailed(inActionTerms(`forgeform ${inputs.command}: ${result.failure}`));
   } catch (error2) {
     setOutput("exit-code", "1");
-    setFailed(`forgeform: ${errorMessage(error2)}`);
+    setFailed(inActionTerms(`forgeform: ${errorMessage(error2)}`));
   }
 }
 

@@ -21,6 +21,22 @@ export interface ActionInputs {
   /** plan: save the plan here; apply: apply this saved plan. */
   planFile?: string;
   failOnDrift: boolean;
+  failOnUnmanaged: boolean;
+  /** validate: check without resolving `${env:}`/`${file:}` (pull requests from forks have no secrets). */
+  noSecrets: boolean;
+  caFile?: string;
+  timeout?: string;
+  concurrency?: string;
+  maxAttempts?: string;
+  insecureHttp: boolean;
+  replace: string[];
+  /** Where the manifests' paths are relative to (default: the workspace). */
+  workingDirectory?: string;
+  /** `auto` (the pull request's base on pull_request events, else everything), `false`, or a git revision. */
+  changedSince: string;
+  shard?: string;
+  backupDir?: string;
+  noBackup: boolean;
 }
 
 /**
@@ -84,7 +100,32 @@ export function readInputs(): ActionInputs {
     format: format as LogFormat,
     targets: listInput("targets"),
     failOnDrift: booleanInput("fail-on-drift"),
+    failOnUnmanaged: booleanInput("fail-on-unmanaged"),
+    noSecrets: booleanInput("no-secrets"),
+    insecureHttp: booleanInput("insecure-http"),
+    replace: core
+      .getInput("replace")
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== ""),
+    changedSince: (optional("changed-since") ?? "auto").trim(),
+    noBackup: booleanInput("no-backup"),
   };
+  for (const [key, name] of [
+    ["caFile", "ca-file"],
+    ["timeout", "timeout"],
+    ["concurrency", "concurrency"],
+    ["maxAttempts", "max-attempts"],
+    ["workingDirectory", "working-directory"],
+    ["shard", "shard"],
+    ["backupDir", "backup-dir"],
+  ] as const) {
+    const value = optional(name);
+    if (value !== undefined) inputs[key] = value.trim();
+  }
+  if (inputs.noSecrets && inputs.command !== "validate") {
+    throw new Error("input no-secrets is for validate only: plan, apply and drift need the secrets' values");
+  }
   const url = optional("url");
   if (url !== undefined) inputs.url = url;
   const token = optional("token");
@@ -102,4 +143,48 @@ export function readInputs(): ActionInputs {
     inputs.maxDeletes = n;
   }
   return inputs;
+}
+
+/** Flags in a message, said in terms of the Action's inputs (`--ca-file` is the ca-file input). */
+const FLAG_INPUTS: Record<string, string> = {
+  url: "url",
+  token: "token",
+  "token-file": "token",
+  target: "targets",
+  "ca-file": "ca-file",
+  "insecure-http": "insecure-http",
+  timeout: "timeout",
+  concurrency: "concurrency",
+  "max-attempts": "max-attempts",
+  "max-deletes": "max-deletes",
+  replace: "replace",
+  "no-secrets": "no-secrets",
+  "changed-since": "changed-since",
+  shard: "shard",
+  "backup-dir": "backup-dir",
+  "no-backup": "no-backup",
+  "fail-on-unmanaged": "fail-on-unmanaged",
+  plan: "plan-file",
+  out: "plan-file",
+};
+
+/**
+ * A message from the CLI's code, worded for an Action user: `--url / FORGEFORM_URL` becomes `the url input (or
+ * FORGEFORM_URL)`, `run validate with --no-secrets` becomes `set the no-secrets input`, option names disappear.
+ */
+export function inActionTerms(message: string): string {
+  return message
+    .replace(/ \(insecureHttp: true\)/g, "")
+    .replace(/run validate with --no-secrets/g, "set the no-secrets input")
+    .replace(/pass --token-file <file> or --token <token>/g, "set the token input")
+    .replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)")
+    .replace(
+      /--([a-z][a-z-]*)(?: <[a-z]+>)?(?: \/ (FORGEFORM_[A-Z_]+))?/g,
+      (whole, flag: string, env?: string) => {
+        const input = FLAG_INPUTS[flag];
+        if (!input) return whole;
+        return `the ${input} input${env ? ` (or ${env})` : ""}`;
+      },
+    )
+    .replace(/(FORGEFORM_[A-Z_]+) \/ the (\S+) input/g, "the $2 input (or $1)");
 }

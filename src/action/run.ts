@@ -6,10 +6,11 @@
  * (none) or 2 (drift), 1 on errors. Only 1 fails the step, and 2 from drift when `fail-on-drift` is true. Apply
  * asks no confirmation (the Action is the merge pipeline) but honours `max-deletes`.
  */
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import * as core from "@actions/core";
+import { glob, isDynamicPattern } from "tinyglobby";
 import type { ClientOptions } from "../api/index.js";
 import { resolveConnection } from "../cli/connection.js";
 import { formatDiagnostics } from "../cli/diagnostics.js";
@@ -17,9 +18,10 @@ import { renderDrift } from "../cli/drift.js";
 import { renderValidateText } from "../cli/validate.js";
 import { applyPlanResult, type PlanOutcome, planFromManifests } from "../cli/workflow.js";
 import type { Outcome } from "../engine/apply.js";
+import { parseShard } from "../engine/shard.js";
 import { writeFileSafely } from "../files/write.js";
 import { type Diagnostic, loadManifests } from "../manifest/index.js";
-import { hasChanges, type Plan, type PlanProblem } from "../plan/model.js";
+import { type Change, hasChanges, type Plan, type PlanProblem } from "../plan/model.js";
 import { readSavedPlan, stalenessOf, writeSavedPlan } from "../plan/saved.js";
 import { ACTION_SYMBOL } from "../report/common.js";
 import {
@@ -33,7 +35,8 @@ import {
   renderPlanMarkdown,
   renderPlanText,
 } from "../report/index.js";
-import { type ActionInputs, type LogFormat, maskSecrets, readInputs } from "./inputs.js";
+import { planSummaryLine } from "../report/text.js";
+import { type ActionInputs, inActionTerms, type LogFormat, maskSecrets, readInputs } from "./inputs.js";
 import { renderApplyMarkdown, renderApplyRefusedMarkdown, renderValidationMarkdown } from "./summary.js";
 
 /** The result of one command: its exit code and, when the step must fail, why. */
@@ -84,7 +87,7 @@ class Run {
         startLine: d.line,
         startColumn: d.col,
       };
-      const message = d.path ? `${d.path}: ${d.message}` : d.message;
+      const message = inActionTerms(d.path ? `${d.path}: ${d.message}` : d.message);
       if (d.severity === "error") core.error(message, properties);
       else core.warning(message, properties);
     }
@@ -98,10 +101,87 @@ class Run {
         properties.startLine = p.source.line;
         properties.startColumn = p.source.col;
       }
-      const message = `${p.address}: ${p.message}`;
+      const message = inActionTerms(`${p.address}: ${p.message}`);
       if (severity === "error") core.error(message, properties);
       else core.warning(message, properties);
     }
+  }
+
+  /**
+   * Each change (or drift item) as an annotation on the manifest line that declares it, so a pull request shows
+   * it in the diff: notices for a plan, warnings for drift. At most 50; the log and the reports have all.
+   */
+  annotateChanges(changes: Change[], drift: boolean): void {
+    const placed = changes.filter((c) => c.source && c.action !== "unmanaged");
+    const LIMIT = 50;
+    for (const c of placed.slice(0, LIMIT)) {
+      const what = drift
+        ? {
+            create: "missing",
+            update: "drifted",
+            replace: "drifted (would be replaced)",
+            delete: "would be deleted",
+            unmanaged: "",
+          }[c.action]
+        : {
+            create: "will be created",
+            update: "will be updated",
+            replace: "will be replaced",
+            delete: "will be deleted",
+            unmanaged: "",
+          }[c.action];
+      const fields = c.fields.map((f) => f.field).join(", ");
+      const properties: core.AnnotationProperties = {
+        title: `forgeform ${this.inputs.command}`,
+        file: this.annotationFile(c.source!.file),
+        startLine: c.source!.line,
+        startColumn: c.source!.col,
+      };
+      const message = `${c.address} ${what}${fields && c.action !== "create" ? ` (${fields})` : ""}`;
+      if (drift) core.warning(message, properties);
+      else core.notice(message, properties);
+    }
+    if (placed.length > LIMIT)
+      core.notice(`...and ${placed.length - LIMIT} more (see the log and the reports)`);
+  }
+
+  /** A long report in the log, folded under a title. */
+  logGroup(title: string, text: string): void {
+    core.startGroup(title);
+    core.info(text.trimEnd());
+    core.endGroup();
+  }
+
+  /** The `paths` input with globs expanded (a glob that matches nothing is an error saying so). */
+  async paths(): Promise<string[]> {
+    const out: string[] = [];
+    for (const p of this.inputs.paths) {
+      if (!isDynamicPattern(p)) {
+        out.push(p);
+        continue;
+      }
+      const found = (await glob(p, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
+      if (found.length === 0)
+        throw new Error(`the paths input ${JSON.stringify(p)} matches no file or directory`);
+      out.push(...found);
+    }
+    return out;
+  }
+
+  /** The revision to plan from (`changed-since`): on a pull request, its base by default. */
+  changedSince(): { ref: string; optional: boolean } | undefined {
+    const value = this.inputs.changedSince;
+    if (value === "false" || value === "" || value === "off") return undefined;
+    if (value !== "auto") return { ref: value, optional: false };
+    const event = this.env["GITHUB_EVENT_NAME"];
+    if (event !== "pull_request" && event !== "pull_request_target") return undefined;
+    const path = this.env["GITHUB_EVENT_PATH"];
+    if (!path || !existsSync(path)) return undefined;
+    const payload = JSON.parse(readFileSync(path, "utf8")) as { pull_request?: { base?: { sha?: string } } };
+    const sha = payload.pull_request?.base?.sha;
+    return typeof sha === "string" && /^[0-9a-f]{7,64}$/i.test(sha)
+      ? { ref: sha, optional: true }
+      : undefined;
   }
 
   /** Outputs every command sets: the plan's counts, or zeros when no plan was made. */
@@ -117,8 +197,8 @@ class Run {
 
   /** Invalid manifests: annotations, the validation report, and the step fails. */
   async invalid(diagnostics: Diagnostic[], files: string[]): Promise<Result> {
-    core.info(formatDiagnostics(diagnostics).trimEnd());
-    this.report("json-report", "json", validationJson(diagnostics, files));
+    core.info(inActionTerms(formatDiagnostics(diagnostics).trimEnd()));
+    this.report("json-report", "json", validationJson(diagnostics, files, !this.inputs.noSecrets));
     await this.markdown(renderValidationMarkdown(diagnostics, files.length));
     const errors = diagnostics.filter((d) => d.severity === "error").length;
     return {
@@ -128,8 +208,9 @@ class Run {
   }
 
   async validate(): Promise<Result> {
-    const loaded = await loadManifests(this.inputs.paths.length > 0 ? this.inputs.paths : ["."], {
-      secrets: true,
+    const paths = await this.paths();
+    const loaded = await loadManifests(paths.length > 0 ? paths : ["."], {
+      secrets: !this.inputs.noSecrets,
       env: this.env,
     });
     const files = loaded.state?.files ?? [...new Set(loaded.diagnostics.map((d) => d.file))];
@@ -139,10 +220,10 @@ class Run {
     if (errors > 0) return this.invalid(loaded.diagnostics, files);
     core.info(
       this.inputs.format === "json"
-        ? validationJson(loaded.diagnostics, files).trimEnd()
-        : renderValidateText(loaded.diagnostics, files.length, true).trimEnd(),
+        ? validationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd()
+        : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd(),
     );
-    this.report("json-report", "json", validationJson(loaded.diagnostics, files));
+    this.report("json-report", "json", validationJson(loaded.diagnostics, files, !this.inputs.noSecrets));
     await this.markdown(renderValidationMarkdown(loaded.diagnostics, files.length));
     return { code: 0 };
   }
@@ -152,21 +233,34 @@ class Run {
     saved: Plan | undefined,
     then: (outcome: PlanOutcome, connection: ClientOptions) => Promise<Result>,
   ): Promise<Result> {
+    const i = this.inputs;
     const connection = resolveConnection(
       {
-        ...(this.inputs.url !== undefined ? { url: this.inputs.url } : {}),
-        ...(this.inputs.token !== undefined ? { token: this.inputs.token } : {}),
+        ...(i.url !== undefined ? { url: i.url } : {}),
+        ...(i.token !== undefined ? { token: i.token } : {}),
+        ...(i.caFile !== undefined ? { caFile: i.caFile } : {}),
+        ...(i.timeout !== undefined ? { timeout: i.timeout } : {}),
+        ...(i.concurrency !== undefined ? { concurrency: i.concurrency } : {}),
+        ...(i.maxAttempts !== undefined ? { maxAttempts: i.maxAttempts } : {}),
+        ...(i.insecureHttp ? { insecureHttp: true } : {}),
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: core.isDebug(),
       },
       this.env,
       (line) => core.debug(line),
     );
+    const since = saved ? undefined : this.changedSince();
+    if (since?.optional)
+      core.info(`Planning only what the pull request changed since its base ${since.ref}.`);
     const outcome = await planFromManifests({
-      paths: saved ? saved.manifests : this.inputs.paths,
+      paths: saved ? saved.manifests : await this.paths(),
       connection,
-      targets: saved ? saved.targets : this.inputs.targets,
+      targets: saved ? saved.targets : i.targets,
+      replace: saved ? (saved.replace ?? []) : i.replace,
       env: this.env,
+      backupDir: i.noBackup ? false : i.backupDir,
+      ...(since ? { changedSince: since.ref, changedSinceOptional: since.optional } : {}),
+      ...(i.shard !== undefined ? { shard: parseShard(i.shard) } : {}),
     });
     try {
       this.annotateDiagnostics(outcome.diagnostics);
@@ -191,9 +285,29 @@ class Run {
   }
 
   async plan(): Promise<Result> {
+    const planFile = this.inputs.planFile;
+    if (planFile) {
+      // The plan file's folder is made before the plan runs (or the step stops here, saying why).
+      try {
+        mkdirSync(dirname(resolve(planFile)), { recursive: true });
+      } catch (error) {
+        throw new Error(
+          `cannot create the folder of the plan-file input ${planFile} (${(error as NodeJS.ErrnoException).code ?? String(error)}): choose a writable path`,
+        );
+      }
+      if (existsSync(planFile) && statSync(planFile).isDirectory()) {
+        throw new Error(
+          `the plan-file input ${planFile} is a directory: name a file, e.g. ${join(planFile, "plan.json")}`,
+        );
+      }
+    }
     return this.withPlan(undefined, async ({ result }) => {
       const plan = result!.plan;
-      core.info(this.planLog(plan, this.inputs.format).trimEnd());
+      this.logGroup(
+        `forgeform plan: ${planSummaryLine(plan)}`,
+        inActionTerms(this.planLog(plan, this.inputs.format)),
+      );
+      this.annotateChanges(plan.changes, false);
       this.report("json-report", "json", renderPlanJson(plan));
       await this.markdown(renderPlanMarkdown(plan));
       if (plan.errors.length > 0) return { code: 1, failure: planErrors(plan) };
@@ -208,12 +322,16 @@ class Run {
   async drift(): Promise<Result> {
     return this.withPlan(undefined, async ({ result }) => {
       const r = result!;
-      core.info(renderDrift(r, this.inputs.format).trimEnd());
+      this.logGroup(
+        `forgeform drift: ${driftSummaryLine(r.plan)}`,
+        inActionTerms(renderDrift(r, this.inputs.format)),
+      );
+      this.annotateChanges(r.plan.changes, true);
       this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync }));
       this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync }));
       await this.markdown(renderDriftMarkdown(r.plan));
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };
-      const code = driftExitCode(r.plan);
+      const code = driftExitCode(r.plan, { failOnUnmanaged: this.inputs.failOnUnmanaged });
       if (code === 2 && this.inputs.failOnDrift) {
         return { code, failure: `drift found (fail-on-drift is true). ${driftSummaryLine(r.plan)}` };
       }
@@ -242,7 +360,10 @@ class Run {
         const stale = stalenessOf(saved, plan);
         if (stale) return fail(`refusing to apply ${planFile}: ${stale}; nothing was applied`);
       }
-      core.info(this.planLog(plan, this.inputs.format).trimEnd());
+      this.logGroup(
+        `forgeform apply: ${planSummaryLine(plan)}`,
+        inActionTerms(this.planLog(plan, this.inputs.format)),
+      );
       if (plan.errors.length > 0) return fail(`${planErrors(plan)}; nothing was applied`);
       const deleting = plan.summary.delete + plan.summary.replace;
       const max = this.inputs.maxDeletes;
@@ -259,10 +380,12 @@ class Run {
         );
         return { code: 0 };
       }
+      core.startGroup("forgeform apply: outcomes");
       const outcomes = await applyPlanResult(ctx!, r, {
         concurrency: connection.concurrency ?? 8,
         onOutcome: (o, done, total) => core.info(`[${done}/${total}] ${outcomeLine(o)}`),
       });
+      core.endGroup();
       const failed = outcomes.filter((o) => o.status === "failed").length;
       const skipped = outcomes.filter((o) => o.status === "skipped").length;
       const done = outcomes.length - failed - skipped;
@@ -301,7 +424,7 @@ function outcomeLine(o: Outcome): string {
 }
 
 /** The JSON report of validate: the same shape as `forgeform validate --format json`. */
-function validationJson(diagnostics: Diagnostic[], files: string[]): string {
+function validationJson(diagnostics: Diagnostic[], files: string[], secretsResolved = true): string {
   const errors = diagnostics.filter((d) => d.severity === "error").length;
   return `${JSON.stringify(
     {
@@ -309,7 +432,7 @@ function validationJson(diagnostics: Diagnostic[], files: string[]): string {
       files,
       errors,
       warnings: diagnostics.length - errors,
-      secretsResolved: true,
+      secretsResolved,
       diagnostics,
     },
     null,
@@ -339,12 +462,21 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   maskSecrets(env);
   try {
     const inputs = readInputs();
+    if (inputs.workingDirectory !== undefined) {
+      const dir = resolve(env["GITHUB_WORKSPACE"] || process.cwd(), inputs.workingDirectory);
+      if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+        throw new Error(
+          `the working-directory input ${inputs.workingDirectory} is not a directory (looked for ${dir})`,
+        );
+      }
+      process.chdir(dir);
+    }
     const action = new Run(inputs, env);
     const result = await action[inputs.command]();
     core.setOutput("exit-code", String(result.code));
-    if (result.failure) core.setFailed(`forgeform ${inputs.command}: ${result.failure}`);
+    if (result.failure) core.setFailed(inActionTerms(`forgeform ${inputs.command}: ${result.failure}`));
   } catch (error) {
     core.setOutput("exit-code", "1");
-    core.setFailed(`forgeform: ${errorMessage(error)}`);
+    core.setFailed(inActionTerms(`forgeform: ${errorMessage(error)}`));
   }
 }

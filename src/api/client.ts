@@ -2,7 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
-import { Pool } from "undici";
+import { type Dispatcher, EnvHttpProxyAgent, Pool } from "undici";
 import { encodeJson, encodeParams, type QueryValue } from "./encode.js";
 import { ApiError, ClientConfigError, NetworkError, OutcomeUnknownError, ResponseError } from "./errors.js";
 import { RequestMetrics } from "./metrics.js";
@@ -50,6 +50,8 @@ export interface ClientOptions {
   /** Allow plain `http://` to a host that is not loopback (the token then travels unencrypted). */
   insecureHttp?: boolean;
   userAgent?: string;
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY (or their lower-case forms) are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
   /** Receives one line per request/response, tokens redacted. */
   debug?: (line: string) => void;
   /** How to wait before a retry (injectable so tests need not wait). */
@@ -294,7 +296,8 @@ function seconds(ms: number): string {
  */
 export class ApiClient {
   readonly metrics = new RequestMetrics();
-  readonly #pool: Pool;
+  /** A pool to the platform, or, when HTTPS_PROXY/HTTP_PROXY say so, an agent through the proxy (NO_PROXY honoured). */
+  readonly #pool: Dispatcher;
   readonly #limit: LimitFunction;
   readonly #origin: string;
   readonly #prefix: string;
@@ -337,12 +340,29 @@ export class ApiClient {
     this.#sleep = opts.sleep ?? ((ms) => delay(ms));
     const ca = opts.caFile === undefined ? undefined : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
-    this.#pool = new Pool(this.#origin, {
-      connections: concurrency,
-      headersTimeout: this.#timeoutMs,
-      bodyTimeout: this.#timeoutMs,
-      connect: { timeout: this.#timeoutMs, ...(ca === undefined ? {} : { ca }) },
-    });
+    const connect = { timeout: this.#timeoutMs, ...(ca === undefined ? {} : { ca }) };
+    const env = opts.env ?? process.env;
+    const proxy = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
+    const httpProxy = proxy("HTTP_PROXY");
+    const httpsProxy = proxy("HTTPS_PROXY");
+    this.#pool =
+      httpProxy || httpsProxy
+        ? new EnvHttpProxyAgent({
+            ...(httpProxy ? { httpProxy } : {}),
+            ...(httpsProxy ? { httpsProxy } : {}),
+            ...(proxy("NO_PROXY") ? { noProxy: proxy("NO_PROXY") } : {}),
+            connections: concurrency,
+            headersTimeout: this.#timeoutMs,
+            bodyTimeout: this.#timeoutMs,
+            connect,
+            requestTls: connect,
+          })
+        : new Pool(this.#origin, {
+            connections: concurrency,
+            headersTimeout: this.#timeoutMs,
+            bodyTimeout: this.#timeoutMs,
+            connect,
+          });
   }
 
   /** Attempts per request, the first included: also how many rounds a caller gives a create it re-reads. */
@@ -753,6 +773,7 @@ export class ApiClient {
     const timer = setTimeout(() => controller.abort(timeout), this.#timeoutMs);
     try {
       const response = await this.#pool.request({
+        origin: this.#origin,
         path: req.wirePath,
         method: req.method as "GET",
         headers: req.headers,

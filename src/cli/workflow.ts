@@ -32,6 +32,8 @@ export interface PlanRequest {
   backupDir?: string | false;
   /** `--changed-since REF`: plan only what differs from the manifests at that git revision. */
   changedSince?: string;
+  /** When REF cannot be used (not a git checkout, unknown revision), plan everything with a warning. */
+  changedSinceOptional?: boolean;
   /** `--shard K/N`: plan only this shard's top-level targets. */
   shard?: Shard;
 }
@@ -112,7 +114,13 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
       secrets: false,
     });
-    const since = await scopeSince(request.changedSince, request.paths, compared.state);
+    let since: Awaited<ReturnType<typeof scopeSince>>;
+    try {
+      since = await scopeSince(request.changedSince, request.paths, compared.state);
+    } catch (error) {
+      if (!request.changedSinceOptional) throw error;
+      since = { warning: `${(error as Error).message}; planning everything` };
+    }
     if (since.warning) {
       diagnostics.push({
         severity: "warning",
@@ -136,7 +144,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       ...(backupOption(request) ? { backup: backupOption(request)! } : {}),
       ...(changes ? { changes } : {}),
       ...(request.shard ? { shard: request.shard } : {}),
-      ...(request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
+      ...(changes && request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
       requestStats: () => {
         const m = api.metrics.snapshot();
         return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };

@@ -154,9 +154,11 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     }
     const parsed = parseYaml(name, readFileSync(src.file, "utf8"), diags);
     const relevant = parsed.filter(
-      // In a directory only documents with a top-level `version` are manifests (other YAML, such as CI
-      // configuration or the sandbox fixture, is left alone); a file named explicitly is always checked.
-      (d) => src.explicit || (isObj(d.value) && Object.hasOwn(d.value, "version")),
+      // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
+      // `version` and one of the manifest's own keys (a typo in the version is then reported). Other YAML, such
+      // as a Helm Chart.yaml (`version: 0.1.0`), a docker-compose.yml or the sandbox fixture, is left alone; a file
+      // named explicitly is always checked.
+      (d) => src.explicit || isManifestDocument(d.value),
     );
     if (relevant.length > 0 || src.explicit) files.push(name);
     docs.push(...relevant);
@@ -249,7 +251,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
       "",
-      "no manifest found: manifests are *.yaml or *.yml files with a top-level `version: 1`",
+      "no manifest found: manifests are *.yaml or *.yml files with a top-level `version: 1` (other YAML in a directory is left alone)",
     );
   }
   const diagnostics = diags.sorted(files);
@@ -387,6 +389,14 @@ function disagreements(
   }
   return String(a) === String(b) && JSON.stringify(a) === JSON.stringify(b) ? [] : [path];
 }
+const MANIFEST_KEYS = ["templates", "instance", "groups", "projects"];
+
+/** Whether a YAML document found in a directory is a forgeform manifest (see loadManifests). */
+export function isManifestDocument(value: unknown): boolean {
+  if (!isObj(value) || !Object.hasOwn(value, "version")) return false;
+  return value.version === 1 || MANIFEST_KEYS.some((k) => Object.hasOwn(value, k));
+}
+
 /** A group's or project's node is declared at its map key. */
 function keyed(node: DesiredNode, at: Loc): DesiredNode {
   node.source = { file: at.file, line: at.line, col: at.col };

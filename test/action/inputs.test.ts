@@ -1,0 +1,208 @@
+/**
+ * The Action with the CLI's powers, run as the runner runs it (the bundle, INPUT_* variables, output and summary
+ * files): validation without secrets, errors worded in terms of inputs, connection inputs, a working directory,
+ * manifests recognised among other YAML, globs, folded logs, annotations on manifest lines, the plan-file folder,
+ * pull-request plans of what changed, proxies.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { type AddressInfo, connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
+import { nodes, runAction } from "./helpers.js";
+
+const TOKEN = "glpat-action-inputs-1234567890";
+const MANIFEST = `version: 1
+groups:
+  inp:
+    description: Inputs
+`;
+const [[, node]] = nodes() as [[string, string]];
+
+function workspace(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "forgeform-action-inputs-"));
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  return dir;
+}
+
+describe("the Action's inputs", () => {
+  let sandbox: RunningSandbox;
+  const run = (inputs: Record<string, string>, ws: string, env: Record<string, string> = {}) =>
+    runAction(node, { url: sandbox.url, token: TOKEN, ...inputs }, { workspace: ws, env });
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      adminToken: TOKEN,
+      fixture: { groups: [{ path: "inp", description: "old" }] },
+    });
+  });
+  afterAll(async () => {
+    await sandbox.stop();
+  });
+
+  it("no-secrets validates without the secrets' values; without it, the error names the input, not a flag", async () => {
+    const ws = workspace({
+      "m.yaml": "version: 1\ngroups:\n  inp:\n    description: ${env:NOT_SET_ANYWHERE}\n",
+    });
+    const without = await run({ command: "validate", paths: "m.yaml" }, ws);
+    expect(without.status).toBe(1);
+    expect(without.stdout).toContain("set the no-secrets input");
+    expect(without.stdout).not.toMatch(/--no-secrets/);
+    const withIt = await run({ command: "validate", paths: "m.yaml", "no-secrets": "true" }, ws);
+    expect(withIt.status, withIt.stdout).toBe(0);
+    expect(JSON.parse(readFileSync(withIt.outputs["json-report"]!, "utf8")).secretsResolved).toBe(false);
+  });
+
+  it("words connection errors in terms of inputs", async () => {
+    const ws = workspace({ "m.yaml": MANIFEST });
+    const noUrl = await runAction(
+      node,
+      { command: "plan", paths: "m.yaml", token: TOKEN },
+      { workspace: ws },
+    );
+    expect(noUrl.status).toBe(1);
+    expect(noUrl.stdout).toContain("the url input (or FORGEFORM_URL)");
+    const badCa = await run({ command: "plan", paths: "m.yaml", "ca-file": "missing.pem" }, ws);
+    expect(badCa.stdout).toContain("the ca-file input");
+    const badAttempts = await run({ command: "plan", paths: "m.yaml", "max-attempts": "many" }, ws);
+    expect(badAttempts.status).toBe(1);
+    expect(badAttempts.stdout).toContain("the max-attempts input");
+    for (const r of [noUrl, badCa, badAttempts]) expect(r.stdout).not.toMatch(/::error::.*--[a-z]/);
+  });
+
+  it("takes timeout, concurrency and max-attempts, and a working directory", async () => {
+    const ws = workspace({ "infra/forgeform/m.yaml": MANIFEST });
+    const r = await run(
+      {
+        command: "plan",
+        paths: "forgeform",
+        "working-directory": "infra",
+        timeout: "5000",
+        concurrency: "2",
+        "max-attempts": "3",
+      },
+      ws,
+    );
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.outputs["updates"]).toBe("1");
+  });
+
+  it("reads only forgeform manifests from a folder, and expands globs", async () => {
+    const ws = workspace({
+      "m.yaml": MANIFEST,
+      "chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+      "docker-compose.yml": 'version: "3.8"\nservices:\n  web:\n    image: nginx\n',
+      "more/extra.yaml": "version: 1\ngroups:\n  inp2: {}\n",
+    });
+    const all = await run({ command: "validate" }, ws);
+    expect(all.status, all.stdout).toBe(0);
+    expect(JSON.parse(readFileSync(all.outputs["json-report"]!, "utf8")).files.sort()).toEqual([
+      "m.yaml",
+      "more/extra.yaml",
+    ]);
+    const globbed = await run({ command: "validate", paths: "more/*.yaml" }, ws);
+    expect(JSON.parse(readFileSync(globbed.outputs["json-report"]!, "utf8")).files).toEqual([
+      "more/extra.yaml",
+    ]);
+    const none = await run({ command: "validate", paths: "nothing/*.yaml" }, ws);
+    expect(none.status).toBe(1);
+    expect(none.stdout).toContain('the paths input "nothing/*.yaml" matches no file or directory');
+  });
+
+  it("folds the report in the log and annotates changes on the manifest lines", async () => {
+    const ws = workspace({ "m.yaml": MANIFEST });
+    const plan = await run({ command: "plan", paths: "m.yaml" }, ws);
+    expect(plan.stdout).toMatch(/::group::forgeform plan: Plan: 0 to create, 1 to update/);
+    expect(plan.stdout).toContain("::endgroup::");
+    expect(plan.stdout).toMatch(
+      /::notice title=forgeform plan,file=m\.yaml,line=3,col=3::group\["inp"\] will be updated \(description\)/,
+    );
+    const drift = await run({ command: "drift", paths: "m.yaml" }, ws);
+    expect(drift.stdout).toMatch(
+      /::warning title=forgeform drift,file=m\.yaml,line=3,col=3::group\["inp"\] drifted \(description\)/,
+    );
+  });
+
+  it("creates the plan-file's folder before planning, and refuses a folder as the plan file before planning", async () => {
+    const ws = workspace({ "m.yaml": MANIFEST });
+    const r = await run({ command: "plan", paths: "m.yaml", "plan-file": "out/plans/plan.json" }, ws);
+    expect(r.status, r.stdout).toBe(0);
+    expect(JSON.parse(readFileSync(join(ws, "out/plans/plan.json"), "utf8")).kind).toBe("plan");
+    const dir = await run({ command: "plan", paths: "m.yaml", "plan-file": "out" }, ws);
+    expect(dir.status).toBe(1);
+    expect(dir.stdout).toContain("the plan-file input out is a directory");
+    expect(dir.stdout).not.toContain("::group::");
+  });
+
+  it("on a pull request, plans only what changed since its base", async () => {
+    const ws = workspace({ "m.yaml": MANIFEST });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=a@b.c", "-c", "user.name=a", ...args], {
+        cwd: ws,
+        encoding: "utf8",
+      }).trim();
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-q", "-m", "base");
+    const base = git("rev-parse", "HEAD");
+    writeFileSync(join(ws, "m.yaml"), `${MANIFEST}  inp/new: {}\n`);
+    const event = join(ws, "event.json");
+    writeFileSync(event, JSON.stringify({ pull_request: { base: { sha: base } } }));
+    const env = { GITHUB_EVENT_NAME: "pull_request", GITHUB_EVENT_PATH: event };
+    const pr = await run({ command: "plan", paths: "m.yaml" }, ws, env);
+    expect(pr.status, pr.stdout).toBe(0);
+    expect(pr.stdout).toContain(`Planning only what the pull request changed since its base ${base}.`);
+    // The unchanged group's drift is not read; the new subgroup is.
+    expect(pr.outputs["creates"]).toBe("1");
+    expect(pr.outputs["updates"]).toBe("0");
+    const full = await run({ command: "plan", paths: "m.yaml", "changed-since": "false" }, ws, env);
+    expect(full.outputs["updates"]).toBe("1");
+    // A base the checkout lacks: a full plan with a warning, not a failure.
+    writeFileSync(
+      event,
+      JSON.stringify({ pull_request: { base: { sha: "0123456789abcdef0123456789abcdef01234567" } } }),
+    );
+    const shallow = await run({ command: "plan", paths: "m.yaml" }, ws, env);
+    expect(shallow.status, shallow.stdout).toBe(0);
+    expect(shallow.stdout).toContain("planning everything");
+    expect(shallow.outputs["updates"]).toBe("1");
+  });
+
+  describe("behind a proxy", () => {
+    let proxy: Server;
+    const tunnels: string[] = [];
+    beforeAll(async () => {
+      proxy = createServer();
+      proxy.on("connect", (req, client, head) => {
+        tunnels.push(String(req.url));
+        const [host, port] = String(req.url).split(":");
+        const upstream = connect(Number(port), host!, () => {
+          client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+          upstream.write(head);
+          upstream.pipe(client);
+          client.pipe(upstream);
+        });
+        upstream.on("error", () => client.destroy());
+        client.on("error", () => upstream.destroy());
+      });
+      await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    });
+    afterAll(async () => {
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    });
+
+    it("honours HTTPS_PROXY / HTTP_PROXY", async () => {
+      const ws = workspace({ "m.yaml": MANIFEST });
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const r = await run({ command: "plan", paths: "m.yaml" }, ws, { HTTP_PROXY: url });
+      expect(r.status, r.stdout).toBe(0);
+      expect(tunnels).toContain(new URL(sandbox.url).host);
+    });
+  });
+});
