@@ -11,7 +11,7 @@ interface Step {
 }
 interface Workflow {
   on: unknown;
-  jobs: Record<string, { steps: Step[] }>;
+  jobs: Record<string, { steps: Step[]; "timeout-minutes"?: number; if?: string; environment?: string }>;
 }
 
 const action = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as {
@@ -34,8 +34,9 @@ describe("example workflows", () => {
       ].join(" ");
     });
     expect(commands.sort()).toEqual([
-      "pull_request plan",
+      "pull_request validate plan",
       "push,workflow_dispatch apply",
+      "schedule,workflow_dispatch drift",
       "schedule,workflow_dispatch drift",
     ]);
   });
@@ -59,5 +60,25 @@ describe("example workflows", () => {
       expect(ids.has(id)).toBe(true);
       expect(Object.keys(action.outputs)).toContain(output);
     }
+  });
+});
+
+describe("example workflows are safe to copy", () => {
+  it.each(files)("%s: every job has a timeout", (file) => {
+    const workflow = parse(readFileSync(join(dir, file), "utf8")) as Workflow;
+    for (const [name, job] of Object.entries(workflow.jobs)) {
+      expect(job["timeout-minutes"], `${file}: job ${name}`).toBeGreaterThan(0);
+    }
+  });
+
+  it("apply runs only from the default branch, in a protected environment, with the plan's pull request fetched in full", () => {
+    const apply = parse(readFileSync(join(dir, "forgeform-apply.yml"), "utf8")) as Workflow;
+    expect(apply.jobs["apply"]?.if).toBe(
+      "github.ref == format('refs/heads/{0}', github.event.repository.default_branch)",
+    );
+    expect(apply.jobs["apply"]?.environment).toBe("platform");
+    const plan = readFileSync(join(dir, "forgeform-plan.yml"), "utf8");
+    expect(plan).toContain("fetch-depth: 0");
+    expect(plan).toContain('no-secrets: "true"');
   });
 });

@@ -47,7 +47,7 @@ describe("the Action's inputs", () => {
 
   it("no-secrets validates without the secrets' values; without it, the error names the input, not a flag", async () => {
     const ws = workspace({
-      "m.yaml": "version: 1\ngroups:\n  inp:\n    description: ${env:NOT_SET_ANYWHERE}\n",
+      "m.yaml": `version: 1\ngroups:\n  inp:\n    description: $\{env:NOT_SET_ANYWHERE}\n`,
     });
     const without = await run({ command: "validate", paths: "m.yaml" }, ws);
     expect(without.status).toBe(1);
