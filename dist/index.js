@@ -29843,7 +29843,7 @@ var require_validation = __commonJS({
     var uniqueItems_1 = require_uniqueItems();
     var const_1 = require_const();
     var enum_1 = require_enum();
-    var validation = [
+    var validation2 = [
       // number
       limitNumber_1.default,
       multipleOf_1.default,
@@ -29862,7 +29862,7 @@ var require_validation = __commonJS({
       const_1.default,
       enum_1.default
     ];
-    exports.default = validation;
+    exports.default = validation2;
   }
 });
 
@@ -31732,7 +31732,7 @@ var require_json_schema_2020_12 = __commonJS({
     var core = require_core3();
     var format = require_format_annotation();
     var metadata = require_meta_data();
-    var validation = require_validation2();
+    var validation2 = require_validation2();
     var META_SUPPORT_DATA = ["/properties"];
     function addMetaSchema2020($data) {
       ;
@@ -31744,7 +31744,7 @@ var require_json_schema_2020_12 = __commonJS({
         core,
         with$data(this, format),
         metadata,
-        with$data(this, validation)
+        with$data(this, validation2)
       ].forEach((sch) => this.addMetaSchema(sch, void 0, false));
       return this;
       function with$data(ajv, sch) {
@@ -32411,10 +32411,10 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isMap3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
-    var isSeq2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    var isSeq3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
@@ -32447,11 +32447,11 @@ var require_identity = __commonJS({
     exports.isAlias = isAlias2;
     exports.isCollection = isCollection;
     exports.isDocument = isDocument;
-    exports.isMap = isMap2;
+    exports.isMap = isMap3;
     exports.isNode = isNode;
     exports.isPair = isPair2;
     exports.isScalar = isScalar2;
-    exports.isSeq = isSeq2;
+    exports.isSeq = isSeq3;
   }
 });
 
@@ -33525,27 +33525,27 @@ var require_stringifyString = __commonJS({
       return true;
     }
     function doubleQuotedString(value, ctx) {
-      const json = JSON.stringify(value);
+      const json2 = JSON.stringify(value);
       if (ctx.options.doubleQuotedAsJSON)
-        return json;
+        return json2;
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
       let str = "";
       let start = 0;
-      for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
-        if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
-          str += json.slice(start, i) + "\\ ";
+      for (let i = 0, ch = json2[i]; ch; ch = json2[++i]) {
+        if (ch === " " && json2[i + 1] === "\\" && json2[i + 2] === "n") {
+          str += json2.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
         }
         if (ch === "\\")
-          switch (json[i + 1]) {
+          switch (json2[i + 1]) {
             case "u":
               {
-                str += json.slice(start, i);
-                const code = json.substr(i + 2, 4);
+                str += json2.slice(start, i);
+                const code = json2.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
                     str += "\\0";
@@ -33575,23 +33575,23 @@ var require_stringifyString = __commonJS({
                     if (code.substr(0, 2) === "00")
                       str += "\\x" + code.substr(2);
                     else
-                      str += json.substr(i, 6);
+                      str += json2.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
               }
               break;
             case "n":
-              if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
+              if (implicitKey || json2[i + 2] === '"' || json2.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str += json.slice(start, i) + "\n\n";
-                while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
+                str += json2.slice(start, i) + "\n\n";
+                while (json2[i + 2] === "\\" && json2[i + 3] === "n" && json2[i + 4] !== '"') {
                   str += "\n";
                   i += 2;
                 }
                 str += indent;
-                if (json[i + 2] === " ")
+                if (json2[i + 2] === " ")
                   str += "\\";
                 i += 1;
                 start = i + 1;
@@ -33601,7 +33601,7 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str = start ? str + json.slice(start) : json;
+      str = start ? str + json2.slice(start) : json2;
       return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
@@ -35773,7 +35773,7 @@ var require_Document = __commonJS({
     var applyReviver = require_applyReviver();
     var createNode = require_createNode();
     var directives = require_directives();
-    var Document = class _Document {
+    var Document2 = class _Document {
       constructor(value, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
@@ -36023,11 +36023,11 @@ var require_Document = __commonJS({
           throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
       }
       // json & jsonArg are only used from toJSON()
-      toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+      toJS({ json: json2, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
         const ctx = {
           anchors: /* @__PURE__ */ new Map(),
           doc: this,
-          keep: !json,
+          keep: !json2,
           mapAsMap: mapAsMap === true,
           mapKeyWarned: false,
           maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
@@ -36063,7 +36063,7 @@ var require_Document = __commonJS({
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
-    exports.Document = Document;
+    exports.Document = Document2;
   }
 });
 
@@ -36559,9 +36559,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
-      const isMap2 = fc.start.source === "{";
-      const fcName = isMap2 ? "flow map" : "flow sequence";
-      const NodeClass = tag?.nodeClass ?? (isMap2 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const isMap3 = fc.start.source === "{";
+      const fcName = isMap3 ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap3 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -36597,7 +36597,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap3 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -36637,7 +36637,7 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep4 && !props.found) {
+        if (!isMap3 && !sep4 && !props.found) {
           const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
@@ -36660,7 +36660,7 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap2 && !props.found && ctx.options.strict) {
+            if (!isMap3 && !props.found && ctx.options.strict) {
               if (sep4)
                 for (const st of sep4) {
                   if (st === valueProps.found)
@@ -36692,7 +36692,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap2) {
+          if (isMap3) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -36708,7 +36708,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap2 ? "}" : "]";
+      const expectedEnd = isMap3 ? "}" : "]";
       const [ce, ...ee] = fc.end;
       let cePos = offset;
       if (ce?.source === expectedEnd)
@@ -37124,9 +37124,9 @@ var require_resolve_flow_scalar = __commonJS({
             res += parseCharCode(source2, i + 1, length, onError);
             i += length;
           } else {
-            const raw = source2.substr(i - 1, 2);
-            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
-            res += raw;
+            const raw2 = source2.substr(i - 1, 2);
+            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw2}`);
+            res += raw2;
           }
         } else if (ch === " " || ch === "	") {
           const wsStart = i;
@@ -37198,9 +37198,9 @@ var require_resolve_flow_scalar = __commonJS({
       try {
         return String.fromCodePoint(code);
       } catch {
-        const raw = source2.substr(offset - 2, length + 2);
-        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
-        return raw;
+        const raw2 = source2.substr(offset - 2, length + 2);
+        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw2}`);
+        return raw2;
       }
     }
     exports.resolveFlowScalar = resolveFlowScalar;
@@ -37428,13 +37428,13 @@ var require_compose_node = __commonJS({
 var require_compose_doc = __commonJS({
   "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
-    var Document = require_Document();
+    var Document2 = require_Document();
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
     function composeDoc(options, directives, { offset, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document.Document(void 0, opts);
+      const doc = new Document2.Document(void 0, opts);
       const ctx = {
         atKey: false,
         atRoot: true,
@@ -37473,7 +37473,7 @@ var require_composer = __commonJS({
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var errors = require_errors3();
     var identity = require_identity();
     var composeDoc = require_compose_doc();
@@ -37662,7 +37662,7 @@ ${end.comment}` : end.comment;
           this.doc = null;
         } else if (forceDoc) {
           const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document.Document(void 0, opts);
+          const doc = new Document2.Document(void 0, opts);
           if (this.atDirectives)
             this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
           doc.range = [0, endOffset, endOffset];
@@ -39584,7 +39584,7 @@ var require_public_api = __commonJS({
   "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var errors = require_errors3();
     var log2 = require_log();
     var identity = require_identity();
@@ -39667,7 +39667,7 @@ var require_public_api = __commonJS({
       }
       if (identity.isDocument(value) && !_replacer)
         return value.toString(options);
-      return new Document.Document(value, _replacer, options).toString(options);
+      return new Document2.Document(value, _replacer, options).toString(options);
     }
     exports.parse = parse;
     exports.parseAllDocuments = parseAllDocuments2;
@@ -39681,7 +39681,7 @@ var require_dist2 = __commonJS({
   "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document = require_Document();
+    var Document2 = require_Document();
     var Schema = require_Schema();
     var errors = require_errors3();
     var Alias = require_Alias();
@@ -39697,7 +39697,7 @@ var require_dist2 = __commonJS({
     var publicApi = require_public_api();
     var visit = require_visit();
     exports.Composer = composer.Composer;
-    exports.Document = Document.Document;
+    exports.Document = Document2.Document;
     exports.Schema = Schema.Schema;
     exports.YAMLError = errors.YAMLError;
     exports.YAMLParseError = errors.YAMLParseError;
@@ -69032,13 +69032,13 @@ var isObj = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
 function wikiSlug(title) {
   return title.trim().replace(/[\s<>+]/g, "-");
 }
-function identityOf(item, spec, collection, itemSchema) {
+function identityOf(item, spec, collection, itemSchema2) {
   if (collection === "wiki_pages" && item.slug === void 0 && typeof item.title === "string") {
     const slug = wikiSlug(item.title);
     return { key: slug, label: slug, compare: slug, unknown: false };
   }
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
-  const props = itemSchema?.properties ?? {};
+  const props = itemSchema2?.properties ?? {};
   const keys = [];
   const labels = [];
   const compares = [];
@@ -69066,12 +69066,12 @@ function checkBody(value, schema, path2, ctx) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
   const props = schema.properties ?? {};
-  for (const [key, raw] of Object.entries(props)) {
+  for (const [key, raw2] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v2 = value[key];
-    const prop = schemas.resolve(raw);
+    const prop = schemas.resolve(raw2);
     const fieldPath = [...path2, key];
-    const requires = raw["x-requires"] ?? prop["x-requires"];
+    const requires = raw2["x-requires"] ?? prop["x-requires"];
     if (requires && (v2 === true || typeof v2 === "string" && v2 !== "")) {
       const missing = requires.filter((r) => value[r] === void 0 || value[r] === null || value[r] === "");
       if (missing.length > 0) {
@@ -69082,7 +69082,7 @@ function checkBody(value, schema, path2, ctx) {
         );
       }
     }
-    const deprecated = raw["x-deprecated"] ?? prop["x-deprecated"];
+    const deprecated = raw2["x-deprecated"] ?? prop["x-deprecated"];
     if (deprecated) {
       diags.warning(
         keyLoc(value, key),
@@ -69090,7 +69090,7 @@ function checkBody(value, schema, path2, ctx) {
         `${key} is deprecated; use ${deprecated} instead`
       );
     }
-    const sizes = raw["x-key-sizes"] ?? prop["x-key-sizes"];
+    const sizes = raw2["x-key-sizes"] ?? prop["x-key-sizes"];
     if (sizes && typeof v2 === "number" && v2 !== 0 && v2 !== -1 && !sizes.includes(v2)) {
       diags.error(
         valueLoc(value, key),
@@ -69098,13 +69098,13 @@ function checkBody(value, schema, path2, ctx) {
         `${v2} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
       );
     }
-    const identity = raw["x-identity"] ?? prop["x-identity"];
+    const identity = raw2["x-identity"] ?? prop["x-identity"];
     if (prop.type === "array" && Array.isArray(v2) && identity) {
-      const itemSchema = schemas.resolve(prop.items);
+      const itemSchema2 = schemas.resolve(prop.items);
       v2.forEach((item, i) => {
         if (!isObj(item)) return;
         checkItem(key, item, [...fieldPath, i], ctx);
-        checkBody(item, itemSchema, [...fieldPath, i], ctx);
+        checkBody(item, itemSchema2, [...fieldPath, i], ctx);
       });
     } else if (prop["x-singleton"] === true && isObj(v2)) {
       checkItem(key, v2, fieldPath, ctx);
@@ -69240,19 +69240,19 @@ function checkIdentities(value, schema, path2, ctx, shared) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
   const props = schema.properties ?? {};
-  for (const [key, raw] of Object.entries(props)) {
+  for (const [key, raw2] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v2 = value[key];
-    const prop = schemas.resolve(raw);
-    const identity = raw["x-identity"] ?? prop["x-identity"];
+    const prop = schemas.resolve(raw2);
+    const identity = raw2["x-identity"] ?? prop["x-identity"];
     if (prop.type === "array" && Array.isArray(v2) && identity) {
-      const itemSchema = schemas.resolve(prop.items);
-      const sharedFields = itemSchema["x-shared-fields"] ?? [];
+      const itemSchema2 = schemas.resolve(prop.items);
+      const sharedFields = itemSchema2["x-shared-fields"] ?? [];
       const seen = /* @__PURE__ */ new Map();
       v2.forEach((item, i) => {
         if (!isObj(item)) return;
         const itemPath2 = [...path2, key, i];
-        const id = identityOf(item, identity, key, itemSchema);
+        const id = identityOf(item, identity, key, itemSchema2);
         if (id !== void 0 && !id.unknown) {
           const first = seen.get(id.compare);
           const at = selfLoc(item);
@@ -69268,7 +69268,7 @@ function checkIdentities(value, schema, path2, ctx, shared) {
               checkShared(key, id, item, sharedFields, itemPath2, shared, diags);
           }
         }
-        checkIdentities(item, itemSchema, itemPath2, ctx, shared);
+        checkIdentities(item, itemSchema2, itemPath2, ctx, shared);
       });
     } else if (prop["x-singleton"] === true && isObj(v2)) {
       checkIdentities(v2, prop, [...path2, key], ctx, shared);
@@ -69330,17 +69330,17 @@ function buildNode(collection, key, body2, schema, ctx) {
   const ownStateValues = Array.isArray(ownState?.enum) ? ownState.enum : [];
   const keepsState = ownStateValues.includes("active");
   for (const [k2, v2] of Object.entries(body2)) {
-    const raw = props[k2];
-    const prop = raw ? ctx.schemas.resolve(raw) : void 0;
-    const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
+    const raw2 = props[k2];
+    const prop = raw2 ? ctx.schemas.resolve(raw2) : void 0;
+    const identity = raw2?.["x-identity"] ?? prop?.["x-identity"];
     if (prop && prop.type === "array" && identity && Array.isArray(v2)) {
-      const itemSchema = ctx.schemas.resolve(prop.items);
+      const itemSchema2 = ctx.schemas.resolve(prop.items);
       children[k2] = {
         policy: policyOf(body2, k2),
         ...policyDeclared(body2, k2) ? { policyDeclared: true } : {},
         items: v2.filter(isObj2).map((item) => {
-          const id = identityOf(item, identity, k2, itemSchema);
-          const node = buildNode(k2, id?.key ?? "", item, itemSchema, ctx);
+          const id = identityOf(item, identity, k2, itemSchema2);
+          const node = buildNode(k2, id?.key ?? "", item, itemSchema2, ctx);
           if (id && id.label !== id.key) node.label = id.label;
           return node;
         })
@@ -69455,10 +69455,10 @@ function loadSchemas() {
     if (seen.has(schema)) return;
     seen.add(schema);
     const props = schema.properties ?? {};
-    for (const [key, raw] of Object.entries(props)) {
-      const prop = resolve9(raw);
+    for (const [key, raw2] of Object.entries(props)) {
+      const prop = resolve9(raw2);
       let item;
-      if (prop.type === "array" && prop.items && (raw["x-identity"] ?? prop["x-identity"])) {
+      if (prop.type === "array" && prop.items && (raw2["x-identity"] ?? prop["x-identity"])) {
         item = resolve9(prop.items);
       } else if (prop["x-singleton"] === true) item = prop;
       else if (key === "instance" || (key === "groups" || key === "projects") && prop.additionalProperties) {
@@ -69494,8 +69494,8 @@ function loadSchemas() {
 function pointerToPath(pointer, root) {
   const out = [];
   let current = root;
-  for (const raw of pointer.split("/").slice(1)) {
-    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+  for (const raw2 of pointer.split("/").slice(1)) {
+    const seg = raw2.replace(/~1/g, "/").replace(/~0/g, "~");
     if (Array.isArray(current)) {
       out.push(Number(seg));
       current = current[Number(seg)];
@@ -70211,11 +70211,11 @@ function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
       const [a, bodyA] = entries[i];
       const [b2, bodyB] = entries[j];
       if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b2).prefix.toLowerCase()) continue;
-      for (const conflict of disagreements(bodyA, bodyB, schema, schemas, [])) {
+      for (const conflict2 of disagreements(bodyA, bodyB, schema, schemas, [])) {
         diags.error(
-          locate(bodyB, conflict),
-          renderPath([collection, b2, ...conflict]),
-          `"${b2}" and "${a}" (at ${formatRef(locate(bodyA, conflict))}) are equally specific, both match the same ${collection}, and set this differently: set it in one of them, or in a more specific entry`
+          locate(bodyB, conflict2),
+          renderPath([collection, b2, ...conflict2]),
+          `"${b2}" and "${a}" (at ${formatRef(locate(bodyA, conflict2))}) are equally specific, both match the same ${collection}, and set this differently: set it in one of them, or in a more specific entry`
         );
       }
     }
@@ -70235,13 +70235,13 @@ function disagreements(a, b2, schema, schemas, path2) {
   }
   const identity = schema?.["x-identity"];
   if (Array.isArray(a) && Array.isArray(b2) && identity !== void 0 && schema?.items) {
-    const itemSchema = schemas.resolve(schema.items);
-    const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema)?.compare : void 0;
+    const itemSchema2 = schemas.resolve(schema.items);
+    const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema2)?.compare : void 0;
     const out = [];
     b2.forEach((item, i) => {
       const id = idOf(item);
       const other = id === void 0 ? void 0 : a.find((x) => idOf(x) === id);
-      if (other !== void 0) out.push(...disagreements(other, item, itemSchema, schemas, [...path2, i]));
+      if (other !== void 0) out.push(...disagreements(other, item, itemSchema2, schemas, [...path2, i]));
     });
     return out;
   }
@@ -70339,8 +70339,8 @@ function escapeLine(text) {
 function escapeText(text) {
   return text.replace(UNSAFE_IN_TEXT, visible);
 }
-function escapeJson(json) {
-  return json.replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function escapeJson(json2) {
+  return json2.replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 // src/cli/diagnostics.ts
@@ -71303,6 +71303,18 @@ function parsePlanJson(text, label = "The plan") {
 function pickSummary(s) {
   return { create: s.create, update: s.update, replace: s.replace, delete: s.delete, unmanaged: s.unmanaged };
 }
+function renderApplyJson(plan, outcomes) {
+  const json2 = JSON.parse(renderPlanJson(plan));
+  json2["kind"] = "apply";
+  json2["outcomes"] = outcomes.map((o) => ({
+    address: o.address,
+    action: o.action,
+    status: o.status,
+    message: o.message,
+    recovered: o.recovered === true ? true : void 0
+  }));
+  return stringify(json2);
+}
 
 // src/report/text.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
@@ -72044,52 +72056,6 @@ function renderDriftJunit(plan, options = {}) {
   ].join("\n");
 }
 
-// src/plan/saved.ts
-import { createHash as createHash2 } from "node:crypto";
-import { readFileSync as readFileSync6 } from "node:fs";
-function writeSavedPlan(file, plan) {
-  writeFileSafely(file, renderPlanJson(plan), { mode: 384 });
-}
-function readSavedPlan(file) {
-  let text;
-  try {
-    text = readFileSync6(file, "utf8");
-  } catch (error2) {
-    throw new Error(
-      `cannot read the saved plan ${file}: ${error2.code ?? error2.message}`
-    );
-  }
-  return parsePlanJson(text, `The saved plan ${file}`);
-}
-function changesDigest(plan) {
-  const essence = plan.changes.map((c) => [
-    c.address,
-    c.action,
-    c.fields.map((f2) => [f2.field, f2.before ?? null, f2.after ?? null])
-  ]);
-  return createHash2("sha256").update(JSON.stringify(essence)).digest("hex");
-}
-function stalenessOf(saved, fresh) {
-  if (saved.url !== fresh.url) {
-    return `the saved plan was made against ${saved.url}, not ${fresh.url}`;
-  }
-  if (saved.liveDigest !== fresh.liveDigest) {
-    return "the live state changed since the plan was made: run plan again and review the new plan";
-  }
-  if (changesDigest(saved) !== changesDigest(fresh)) {
-    return "the manifests changed since the plan was made: run plan again and review the new plan";
-  }
-  return void 0;
-}
-
-// src/cli/workflow.ts
-import { isAbsolute as isAbsolute4, join as join5, relative as relative5, resolve as resolve7 } from "node:path";
-
-// src/api/client.ts
-import { X509Certificate } from "node:crypto";
-import { readFileSync as readFileSync7 } from "node:fs";
-import { setTimeout as delay } from "node:timers/promises";
-
 // node_modules/yocto-queue/index.js
 var Node = class {
   value;
@@ -72260,6 +72226,9 @@ function validateConcurrency(concurrency) {
 }
 
 // src/api/client.ts
+import { X509Certificate } from "node:crypto";
+import { readFileSync as readFileSync6 } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
 var import_undici2 = __toESM(require_undici2(), 1);
 
 // src/api/encode.ts
@@ -72459,6 +72428,7 @@ var RequestMetrics = class {
   #total = 0;
   #retries = 0;
   #pages = 0;
+  #objects = 0;
   #byMethod = /* @__PURE__ */ new Map();
   #byEndpoint = /* @__PURE__ */ new Map();
   /** Counts one request sent to `template` (see `endpointTemplate`). */
@@ -72474,6 +72444,14 @@ var RequestMetrics = class {
   countPage() {
     this.#pages += 1;
   }
+  /** Counts objects received (the items of a list page), for progress. */
+  countObjects(n2) {
+    this.#objects += n2;
+  }
+  /** Objects received so far. */
+  get objects() {
+    return this.#objects;
+  }
   snapshot() {
     const sorted = (map) => Object.fromEntries([...map.entries()].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0));
     return {
@@ -72488,6 +72466,7 @@ var RequestMetrics = class {
     this.#total = 0;
     this.#retries = 0;
     this.#pages = 0;
+    this.#objects = 0;
     this.#byMethod.clear();
     this.#byEndpoint.clear();
   }
@@ -72775,7 +72754,7 @@ function mebibytes(bytes) {
 function readCaFile(file) {
   let text;
   try {
-    text = readFileSync7(file, "utf8");
+    text = readFileSync6(file, "utf8");
   } catch (error2) {
     const code = error2.code ?? String(error2);
     throw new ClientConfigError(`cannot read the CA file ${file} (${code}): check --ca-file`);
@@ -72808,13 +72787,13 @@ function isLoopback(hostname) {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
   return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
-function parseBaseUrl(raw, insecureHttp) {
+function parseBaseUrl(raw2, insecureHttp) {
   let url;
   try {
-    url = new URL(raw);
+    url = new URL(raw2);
   } catch {
     throw new ClientConfigError(
-      `the platform URL "${raw}" is not a valid URL: use the form https://gitlab.example.com (--url / FORGEFORM_URL)`
+      `the platform URL "${raw2}" is not a valid URL: use the form https://gitlab.example.com (--url / FORGEFORM_URL)`
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -72834,9 +72813,9 @@ function parseBaseUrl(raw, insecureHttp) {
   }
   return url;
 }
-function normaliseHeaders(raw) {
+function normaliseHeaders(raw2) {
   const out = {};
-  for (const [name, value] of Object.entries(raw)) {
+  for (const [name, value] of Object.entries(raw2)) {
     if (value === void 0) continue;
     out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
   }
@@ -72972,7 +72951,9 @@ var ApiClient = class {
     return response;
   }
   async get(path2, opts) {
-    return (await this.request("GET", path2, opts)).body;
+    const body2 = (await this.request("GET", path2, opts)).body;
+    this.metrics.countObjects(Array.isArray(body2) ? body2.length : 1);
+    return body2;
   }
   async post(path2, opts) {
     return (await this.request("POST", path2, opts)).body;
@@ -73016,6 +72997,7 @@ var ApiClient = class {
       const { shape, ...plain } = pageRequest;
       const response = await this.request("GET", pagePath2, plain);
       this.metrics.countPage();
+      if (Array.isArray(response.body)) this.metrics.countObjects(response.body.length);
       if (!Array.isArray(response.body)) {
         const got = response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
         throw new ResponseError(
@@ -73125,6 +73107,7 @@ var ApiClient = class {
       const { status, body: body2 } = await this.request("GET", path2, { ...plain, query });
       this.metrics.countPage();
       const page = body2;
+      if (page && Array.isArray(page.Resources)) this.metrics.countObjects(page.Resources.length);
       if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
         throw new ResponseError(
           "GET",
@@ -73483,6 +73466,47 @@ async function applySteps(ctx, steps, options) {
   for (const step of cascaded) await execute(step, [step.change.deletedWith]);
   return steps.filter((s) => outcomes.has(s.change.address)).map((s) => outcomes.get(s.change.address));
 }
+
+// src/plan/saved.ts
+import { createHash as createHash2 } from "node:crypto";
+import { readFileSync as readFileSync7 } from "node:fs";
+function writeSavedPlan(file, plan) {
+  writeFileSafely(file, renderPlanJson(plan), { mode: 384 });
+}
+function readSavedPlan(file) {
+  let text;
+  try {
+    text = readFileSync7(file, "utf8");
+  } catch (error2) {
+    throw new Error(
+      `cannot read the saved plan ${file}: ${error2.code ?? error2.message}`
+    );
+  }
+  return parsePlanJson(text, `The saved plan ${file}`);
+}
+function changesDigest(plan) {
+  const essence = plan.changes.map((c) => [
+    c.address,
+    c.action,
+    c.fields.map((f2) => [f2.field, f2.before ?? null, f2.after ?? null])
+  ]);
+  return createHash2("sha256").update(JSON.stringify(essence)).digest("hex");
+}
+function stalenessOf(saved, fresh) {
+  if (saved.url !== fresh.url) {
+    return `the saved plan was made against ${saved.url}, not ${fresh.url}`;
+  }
+  if (saved.liveDigest !== fresh.liveDigest) {
+    return "the live state changed since the plan was made: run plan again and review the new plan";
+  }
+  if (changesDigest(saved) !== changesDigest(fresh)) {
+    return "the manifests changed since the plan was made: run plan again and review the new plan";
+  }
+  return void 0;
+}
+
+// src/cli/workflow.ts
+import { isAbsolute as isAbsolute4, join as join5, relative as relative5, resolve as resolve7 } from "node:path";
 
 // src/engine/context.ts
 function cachingResolver(api) {
@@ -74542,8 +74566,8 @@ function body(fields, names) {
   }
   return out;
 }
-function pick(raw, names) {
-  return Object.fromEntries(names.filter((n2) => n2 in raw).map((n2) => [n2, raw[n2]]));
+function pick(raw2, names) {
+  return Object.fromEntries(names.filter((n2) => n2 in raw2).map((n2) => [n2, raw2[n2]]));
 }
 async function orNotFound(request) {
   try {
@@ -74588,9 +74612,9 @@ function isChild(prop, resolve9) {
 }
 function fieldSpecsFromSchema(schema, resolve9) {
   const specs2 = /* @__PURE__ */ new Map();
-  for (const [name, raw] of Object.entries(collectProperties(schema, resolve9))) {
+  for (const [name, raw2] of Object.entries(collectProperties(schema, resolve9))) {
     if (META_KEYS2.has(name)) continue;
-    const prop = deref(raw, resolve9);
+    const prop = deref(raw2, resolve9);
     specs2.set(name, {
       name,
       sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
@@ -74701,8 +74725,8 @@ var settingSpecs = () => {
   specs ??= fieldSpecs("instance", KEY);
   return specs;
 };
-function listsAsText(raw) {
-  const out = { ...raw };
+function listsAsText(raw2) {
+  const out = { ...raw2 };
   for (const [name, value] of Object.entries(out)) {
     const spec = settingSpecs().get(name);
     if (Array.isArray(value) && spec && !spec.set) out[name] = value.join(",");
@@ -74710,10 +74734,10 @@ function listsAsText(raw) {
   return out;
 }
 var BAR = "performance_bar_allowed_group_path";
-function toLive(raw) {
-  const fields = listsAsText(raw);
-  fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
-  return { key: KEY, id: KEY, fields, raw };
+function toLive(raw2) {
+  const fields = listsAsText(raw2);
+  fields[BAR] = raw2["performance_bar_allowed_group_id"] ?? null;
+  return { key: KEY, id: KEY, fields, raw: raw2 };
 }
 async function groupPath(ctx, id) {
   if (typeof id !== "number") return "";
@@ -74903,12 +74927,12 @@ function instanceKeys(ctx) {
   return p2;
 }
 function createdKeys(ctx) {
-  let created = ctx.memo.get("deploy_keys:created");
-  if (!created) {
-    created = /* @__PURE__ */ new Map();
-    ctx.memo.set("deploy_keys:created", created);
+  let created2 = ctx.memo.get("deploy_keys:created");
+  if (!created2) {
+    created2 = /* @__PURE__ */ new Map();
+    ctx.memo.set("deploy_keys:created", created2);
   }
-  return created;
+  return created2;
 }
 async function existingKey(ctx, key) {
   return createdKeys(ctx).get(key) ?? (await instanceKeys(ctx))?.get(key);
@@ -74964,9 +74988,9 @@ var deployKeyKind = {
 async function createOrEnable(ctx, parent, desired, key) {
   const found = await existingKey(ctx, key);
   if (!found) {
-    let created;
+    let created2;
     try {
-      created = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
+      created2 = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
         body: body(desired, ["title", "key", "can_push"])
       });
     } catch (error2) {
@@ -74977,8 +75001,8 @@ async function createOrEnable(ctx, parent, desired, key) {
       }
       throw error2;
     }
-    createdKeys(ctx).set(key, created);
-    return toLive4(created, desired["can_push"] ?? false);
+    createdKeys(ctx).set(key, created2);
+    return toLive4(created2, desired["can_push"] ?? false);
   }
   let enabled;
   try {
@@ -75401,9 +75425,9 @@ var groupKind = {
         );
       }
     }
-    let created;
+    let created2;
     try {
-      created = await ctx.api.post("/groups", {
+      created2 = await ctx.api.post("/groups", {
         body: {
           ...body(desired, FIELDS3),
           name: desired["name"] ?? path2,
@@ -75419,7 +75443,7 @@ var groupKind = {
       }
       throw error2;
     }
-    return toLive6(ctx, created);
+    return toLive6(ctx, created2);
   },
   async update(ctx, _parent, live, desired, changed2) {
     const updated = await ctx.api.put(apiPath`/groups/${live.id}`, {
@@ -75497,9 +75521,9 @@ var milestoneKind = {
     const payload = { title: key };
     for (const name of FIELDS4)
       if (desired[name] !== void 0 && name !== "title") payload[name] = desired[name];
-    let created = await ctx.api.post(`${ownerPath(parent)}/milestones`, { body: payload });
-    if (desired["state"] === "closed") created = await put2(ctx, parent, created.id, { state_event: "close" });
-    return toLive7(created);
+    let created2 = await ctx.api.post(`${ownerPath(parent)}/milestones`, { body: payload });
+    if (desired["state"] === "closed") created2 = await put2(ctx, parent, created2.id, { state_event: "close" });
+    return toLive7(created2);
   },
   async update(ctx, parent, live, desired, changed2) {
     const payload = {};
@@ -75623,10 +75647,10 @@ var pipelineScheduleKind = {
     return out;
   },
   async create(ctx, parent, desired) {
-    const created = await ctx.api.post(`${ownerPath(parent)}/pipeline_schedules`, {
+    const created2 = await ctx.api.post(`${ownerPath(parent)}/pipeline_schedules`, {
       body: body(desired, FIELDS5)
     });
-    return toLive9({ ...created, variables: [] });
+    return toLive9({ ...created2, variables: [] });
   },
   async update(ctx, parent, live, desired, changed2) {
     let current = live.raw;
@@ -75765,10 +75789,10 @@ var protectedEnvironmentKind = {
     );
   },
   async create(ctx, parent, desired, key) {
-    const created = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
+    const created2 = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
       body: { name: key, deploy_access_levels: desired["deploy_access_levels"] }
     });
-    return toLive10(created);
+    return toLive10(created2);
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/protected_environments/${live.key}`}`);
@@ -75785,8 +75809,8 @@ function base(parent) {
   return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}/variables`}`;
 }
 async function liveVariables(ctx, parent, fresh = false) {
-  const raw = parent.live?.raw;
-  if (raw?.variables && !fresh) return raw.variables;
+  const raw2 = parent.live?.raw;
+  if (raw2?.variables && !fresh) return raw2.variables;
   const detail = await ctx.api.get(
     `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`
   );
@@ -75801,10 +75825,10 @@ var scheduleVariableKind = {
     return (await liveVariables(ctx, parent, options?.fresh)).map(toLive11);
   },
   async create(ctx, parent, desired, key) {
-    const created = await ctx.api.post(base(parent), {
+    const created2 = await ctx.api.post(base(parent), {
       body: { key, ...body(desired, ["value", "variable_type"]) }
     });
-    return toLive11(created);
+    return toLive11(created2);
   },
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put(`${base(parent)}${apiPath`/${live.key}`}`, {
@@ -75888,12 +75912,12 @@ var scimUserKind = {
       name: fullNames.get(desired) ?? desired["name"],
       ...desired["active"] === false ? {} : { active: true }
     };
-    const created = await ctx.api.post(usersPath(parent), { scim: true, body: payload });
+    const created2 = await ctx.api.post(usersPath(parent), { scim: true, body: payload });
     if (desired["active"] === false) {
-      await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive12({ ...created, active: false });
+      await patch(ctx, parent, created2.id, [{ op: "Replace", path: "active", value: false }]);
+      return toLive12({ ...created2, active: false });
     }
-    return toLive12(created);
+    return toLive12(created2);
   },
   async update(ctx, parent, live, desired, changed2) {
     const ops = [];
@@ -75951,8 +75975,8 @@ var systemHookKind = {
     const answer = await ctx.api.post("/hooks", {
       body: { ...body(desired), url: key }
     });
-    const created = Array.isArray(answer) ? answer.find((h2) => h2.url === key) : answer;
-    if (created?.id !== void 0) return toLive13(created);
+    const created2 = Array.isArray(answer) ? answer.find((h2) => h2.url === key) : answer;
+    if (created2?.id !== void 0) return toLive13(created2);
     const again = (await ctx.api.list("/hooks")).find((h2) => h2.url === key);
     if (!again) throw new Error("the platform accepted the hook but does not list it");
     return toLive13(again);
@@ -76041,19 +76065,19 @@ var triggerKind = {
     const target = typeof file === "string" ? file : void 0;
     const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
     if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
-    const created = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
+    const created2 = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
       body: { description: key }
     });
-    if (target && created.token) {
+    if (target && created2.token) {
       try {
-        writeToken(target, created.token);
+        writeToken(target, created2.token);
       } catch (error2) {
         throw new Error(
           `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${error2.message}; the trigger's owner can read the token in the project's CI/CD settings`
         );
       }
     }
-    return toLive14(created);
+    return toLive14(created2);
   },
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put(`${ownerPath(parent)}${apiPath`/triggers/${live.id}`}`, {
@@ -76120,7 +76144,7 @@ var wikiPageKind = {
     return { ...live.fields, title: `${dir}${String(live.fields["title"])}` };
   },
   async create(ctx, parent, desired) {
-    const created = await ctx.api.post(`${ownerPath(parent)}/wikis`, {
+    const created2 = await ctx.api.post(`${ownerPath(parent)}/wikis`, {
       body: {
         title: titles.get(desired) ?? desired["title"],
         content: desired["content"] ?? "",
@@ -76130,8 +76154,8 @@ var wikiPageKind = {
     for (const file of desired["attachments"] ?? [])
       await upload(ctx, parent, file);
     return toLive15({
-      ...created,
-      content: created.content ?? desired["content"] ?? ""
+      ...created2,
+      content: created2.content ?? desired["content"] ?? ""
     });
   },
   async update(ctx, parent, live, desired, changed2) {
@@ -76301,6 +76325,7 @@ async function planFromManifests(request) {
     changes = since.scope;
   }
   const api = new ApiClient(request.connection);
+  request.progress?.phase("Reading live state", api.metrics);
   try {
     const ctx = await createContext(api);
     const registry = createRegistry(kinds, fieldSpecs);
@@ -76321,24 +76346,400 @@ async function planFromManifests(request) {
   } catch (error2) {
     await api.close();
     throw error2;
+  } finally {
+    request.progress?.stop();
   }
 }
 async function applyPlanResult(ctx, result, options) {
   return applySteps(ctx, result.steps, options);
 }
 
-// src/cli/drift.ts
-function renderDrift(result, format, color = false, expand = false) {
-  switch (format) {
-    case "json":
-      return renderDriftJson(result.plan, { inSync: result.inSync });
-    case "markdown":
-      return renderDriftMarkdown(result.plan);
-    case "junit":
-      return renderDriftJunit(result.plan, { inSync: result.inSync });
-    case "text":
-      return renderDriftText(result.plan, { color, expand });
-  }
+// src/export/export.ts
+var import_yaml3 = __toESM(require_dist2(), 1);
+
+// src/sandbox/fixture.ts
+var import_yaml4 = __toESM(require_dist2(), 1);
+
+// src/sandbox/model.ts
+var GROUP_SETTING_KEYS = [
+  "share_with_group_lock",
+  "require_two_factor_authentication",
+  "two_factor_grace_period",
+  "project_creation_level",
+  "auto_devops_enabled",
+  "subgroup_creation_level",
+  "emails_disabled",
+  "mentions_disabled",
+  "lfs_enabled",
+  "default_branch_protection",
+  "request_access_enabled"
+];
+
+// src/sandbox/settings-catalog.ts
+var SETTINGS = [
+  { name: "admin_notification_email", type: "string", default: null },
+  { name: "after_sign_out_path", type: "string", default: null },
+  { name: "after_sign_up_text", type: "string", default: null },
+  { name: "spam_service_api_key", type: "string", default: null },
+  { name: "spam_service_enabled", type: "boolean", default: false },
+  { name: "allow_group_owners_to_manage_ldap", type: "boolean", default: true, licensed: true },
+  { name: "allow_local_requests_from_system_hooks", type: "boolean", default: true },
+  { name: "allow_local_requests_from_web_hooks_and_services", type: "boolean", default: false },
+  { name: "archive_builds_in_human_readable", type: "string", default: null },
+  { name: "asset_proxy_enabled", type: "boolean", default: false },
+  { name: "asset_proxy_secret_key", type: "string", default: null, writeOnly: true },
+  { name: "asset_proxy_url", type: "string", default: null },
+  { name: "asset_proxy_whitelist", type: "string[]", default: [] },
+  { name: "authorized_keys_enabled", type: "boolean", default: true },
+  { name: "auto_devops_domain", type: "string", default: null },
+  { name: "auto_devops_enabled", type: "boolean", default: true },
+  { name: "check_namespace_plan", type: "boolean", default: false, licensed: true },
+  { name: "commit_email_hostname", type: "string", default: null },
+  { name: "container_registry_token_expire_delay", type: "integer", default: 5 },
+  { name: "default_artifacts_expire_in", type: "string", default: "30 days" },
+  { name: "default_branch_protection", type: "integer", default: 2 },
+  { name: "default_ci_config_path", type: "string", default: null },
+  { name: "default_group_visibility", type: "visibility", default: "private" },
+  { name: "default_project_creation", type: "integer", default: 2 },
+  { name: "default_projects_limit", type: "integer", default: 1e5 },
+  { name: "default_project_visibility", type: "visibility", default: "private" },
+  { name: "default_snippet_visibility", type: "visibility", default: "private" },
+  { name: "diff_max_patch_bytes", type: "integer", default: 204800 },
+  { name: "disabled_oauth_sign_in_sources", type: "string[]", default: [] },
+  { name: "dns_rebinding_protection_enabled", type: "boolean", default: true },
+  { name: "domain_blacklist", type: "string[]", default: [] },
+  { name: "domain_blacklist_enabled", type: "boolean", default: false },
+  { name: "domain_whitelist", type: "string[]", default: null },
+  { name: "dsa_key_restriction", type: "integer", default: 0 },
+  { name: "ecdsa_key_restriction", type: "integer", default: 0 },
+  { name: "ed25519_key_restriction", type: "integer", default: 0 },
+  { name: "rsa_key_restriction", type: "integer", default: 0 },
+  { name: "cloudk8s_integration_enabled", type: "boolean", default: false },
+  { name: "cloudk8s_account_id", type: "string", default: null },
+  { name: "cloudk8s_access_key_id", type: "string", default: null },
+  { name: "cloudk8s_secret_access_key", type: "string", default: null, writeOnly: true },
+  { name: "searchengine_hosted", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_hosted_region", type: "string", default: "us-east-1", licensed: true },
+  { name: "searchengine_hosted_access_key", type: "string", default: null, licensed: true },
+  { name: "searchengine_hosted_secret_access_key", type: "string", default: null, licensed: true },
+  { name: "searchengine_indexing", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_limit_indexing", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_search", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_namespace_ids", type: "integer[]", default: [], licensed: true },
+  { name: "searchengine_project_ids", type: "integer[]", default: [], licensed: true },
+  { name: "searchengine_url", type: "string[]", default: ["http://localhost:9200"], licensed: true },
+  { name: "email_additional_text", type: "string", default: null, licensed: true },
+  { name: "email_author_in_body", type: "boolean", default: false },
+  { name: "enabled_git_access_protocol", type: "string", default: null },
+  { name: "enforce_terms", type: "boolean", default: false },
+  { name: "terms", type: "string", default: null },
+  { name: "external_auth_client_cert", type: "string", default: null },
+  { name: "external_auth_client_key", type: "string", default: null },
+  { name: "external_auth_client_key_pass", type: "string", default: null },
+  { name: "external_authorization_service_default_label", type: "string", default: null },
+  { name: "external_authorization_service_enabled", type: "boolean", default: false },
+  { name: "external_authorization_service_url", type: "string", default: null },
+  { name: "external_authorization_service_timeout", type: "float", default: 0.5 },
+  { name: "signup_enabled", type: "boolean", default: true },
+  { name: "password_authentication_enabled_for_web", type: "boolean", default: true },
+  { name: "avatar_service_enabled", type: "boolean", default: true },
+  { name: "sign_in_text", type: "string", default: null },
+  { name: "home_page_url", type: "string", default: null },
+  { name: "restricted_visibility_levels", type: "visibility[]", default: [] },
+  { name: "max_attachment_size", type: "integer", default: 10 },
+  { name: "session_expire_delay", type: "integer", default: 10080 },
+  { name: "user_oauth_applications", type: "boolean", default: true },
+  { name: "outbound_local_requests_whitelist", type: "string[]", default: [] },
+  { name: "repository_storages", type: "string[]", default: ["default"] },
+  { name: "diagram_enabled", type: "boolean", default: false },
+  { name: "diagram_url", type: "string", default: null },
+  { name: "terminal_max_session_time", type: "integer", default: 0 },
+  { name: "polling_interval_multiplier", type: "float", default: 1 },
+  { name: "first_day_of_week", type: "integer", default: 0 },
+  { name: "performance_bar_allowed_group_id", type: "integer", default: null },
+  { name: "instance_statistics_visibility_private", type: "boolean", default: false },
+  { name: "user_show_add_ssh_key_message", type: "boolean", default: true },
+  { name: "local_markdown_version", type: "integer", default: 0 },
+  { name: "file_template_project_id", type: "integer", default: null, licensed: true },
+  { name: "geo_node_allowed_ips", type: "string", default: "0.0.0.0/0, ::/0", licensed: true },
+  { name: "geo_status_timeout", type: "integer", default: 10, licensed: true },
+  { name: "deletion_adjourned_period", type: "integer", default: 7, licensed: true },
+  { name: "admin_mode", type: "boolean", default: false },
+  { name: "automatic_purchased_storage_allocation", type: "boolean", default: false, licensed: true },
+  { name: "container_expiration_policies_enable_historic_entries", type: "boolean", default: false },
+  { name: "container_registry_cleanup_tags_service_max_list_size", type: "integer", default: 200 },
+  { name: "container_registry_delete_tags_service_timeout", type: "integer", default: 250 },
+  { name: "container_registry_expiration_policies_caching", type: "boolean", default: true },
+  { name: "container_registry_expiration_policies_worker_capacity", type: "integer", default: 4 },
+  { name: "container_registry_import_created_before", type: "string", default: "2022-01-23T00:00:00.000Z" },
+  { name: "container_registry_import_max_retries", type: "integer", default: 3 },
+  { name: "container_registry_import_max_step_duration", type: "integer", default: 300 },
+  { name: "container_registry_import_max_tags_count", type: "integer", default: 100 },
+  { name: "container_registry_import_start_max_retries", type: "integer", default: 50 },
+  { name: "container_registry_import_target_plan", type: "string", default: "free" },
+  { name: "container_registry_import_timeout", type: "integer", default: 600 },
+  { name: "container_registry_pre_import_tags_rate", type: "string", default: "0.5" },
+  { name: "container_registry_pre_import_timeout", type: "integer", default: 1800 },
+  { name: "custom_http_clone_url_root", type: "string", default: null },
+  { name: "deactivate_dormant_users", type: "boolean", default: false },
+  { name: "deactivate_dormant_users_period", type: "integer", default: 90 },
+  { name: "default_branch_name", type: "string", default: null },
+  { name: "delete_inactive_projects", type: "boolean", default: false },
+  { name: "diff_max_files", type: "integer", default: 1e3 },
+  { name: "diff_max_lines", type: "integer", default: 5e4 },
+  { name: "disable_feed_token", type: "boolean", default: false },
+  { name: "ecdsa_sk_key_restriction", type: "integer", default: 0 },
+  { name: "ed25519_sk_key_restriction", type: "integer", default: 0 },
+  { name: "email_restrictions", type: "string", default: null },
+  { name: "email_restrictions_enabled", type: "boolean", default: false },
+  { name: "enforce_namespace_storage_limit", type: "boolean", default: false, licensed: true },
+  { name: "error_tracking_api_url", type: "string", default: null },
+  { name: "error_tracking_enabled", type: "boolean", default: false },
+  { name: "external_pipeline_validation_service_timeout", type: "integer", default: null },
+  { name: "external_pipeline_validation_service_token", type: "string", default: null },
+  { name: "external_pipeline_validation_service_url", type: "string", default: null },
+  { name: "floc_enabled", type: "boolean", default: false },
+  { name: "force_pages_access_control", type: "boolean", default: false },
+  { name: "gitaly_timeout_default", type: "integer", default: 55 },
+  { name: "gitaly_timeout_fast", type: "integer", default: 10 },
+  { name: "gitaly_timeout_medium", type: "integer", default: 30 },
+  { name: "gitpod_enabled", type: "boolean", default: false },
+  { name: "gitpod_url", type: "string", default: "https://gitpod.io/" },
+  { name: "grafana_enabled", type: "boolean", default: false },
+  { name: "grafana_url", type: "string", default: "/-/grafana" },
+  { name: "group_download_export_limit", type: "integer", default: 1 },
+  { name: "group_export_limit", type: "integer", default: 6 },
+  { name: "group_import_limit", type: "integer", default: 6 },
+  { name: "group_runner_token_expiration_interval", type: "integer", default: null },
+  { name: "hashed_storage_enabled", type: "boolean", default: true },
+  { name: "help_page_documentation_base_url", type: "string", default: null },
+  { name: "help_page_hide_commercial_content", type: "boolean", default: false },
+  { name: "help_page_support_url", type: "string", default: null },
+  { name: "help_page_text", type: "string", default: null },
+  { name: "help_text", type: "string", default: null, licensed: true },
+  { name: "hide_third_party_offers", type: "boolean", default: false },
+  { name: "housekeeping_bitmaps_enabled", type: "boolean", default: true },
+  { name: "housekeeping_enabled", type: "boolean", default: true },
+  { name: "housekeeping_full_repack_period", type: "integer", default: 50 },
+  { name: "housekeeping_gc_period", type: "integer", default: 200 },
+  { name: "housekeeping_incremental_repack_period", type: "integer", default: 10 },
+  { name: "html_emails_enabled", type: "boolean", default: true },
+  {
+    name: "import_sources",
+    type: "string[]",
+    default: [
+      "github",
+      "bitbucket",
+      "bitbucket_server",
+      "gitlab",
+      "google_code",
+      "fogbugz",
+      "git",
+      "gitlab_project",
+      "gitea",
+      "manifest",
+      "phabricator"
+    ]
+  },
+  { name: "in_product_marketing_emails_enabled", type: "boolean", default: true },
+  { name: "inactive_projects_delete_after_months", type: "integer", default: 2 },
+  { name: "inactive_projects_min_size_mb", type: "integer", default: 0 },
+  { name: "inactive_projects_send_warning_email_after_months", type: "integer", default: 1 },
+  { name: "invisible_captcha_enabled", type: "boolean", default: false },
+  { name: "invitation_flow_enforcement", type: "boolean", default: false },
+  { name: "issues_create_limit", type: "integer", default: 300 },
+  { name: "jira_connect_application_key", type: "string", default: null },
+  { name: "keep_latest_artifact", type: "boolean", default: true },
+  { name: "kroki_enabled", type: "boolean", default: false },
+  { name: "kroki_formats", type: "hash", default: { blockdiag: false, bpmn: false, excalidraw: false } },
+  { name: "kroki_url", type: "string", default: null },
+  { name: "lock_memberships_to_ldap", type: "boolean", default: false, licensed: true },
+  { name: "login_recaptcha_protection_enabled", type: "boolean", default: false },
+  { name: "mailgun_events_enabled", type: "boolean", default: false },
+  { name: "mailgun_signing_key", type: "string", default: null },
+  { name: "max_artifacts_size", type: "integer", default: 100 },
+  { name: "max_export_size", type: "integer", default: 0 },
+  { name: "max_import_size", type: "integer", default: 0 },
+  { name: "max_pages_size", type: "integer", default: 100 },
+  { name: "max_personal_access_token_lifetime", type: "integer", default: null, licensed: true },
+  { name: "max_ssh_key_lifetime", type: "integer", default: null, licensed: true },
+  { name: "max_yaml_depth", type: "integer", default: 100 },
+  { name: "max_yaml_size_bytes", type: "integer", default: 1048576 },
+  { name: "metrics_method_call_threshold", type: "integer", default: 10 },
+  { name: "minimum_password_length", type: "integer", default: 8 },
+  { name: "mirror_available", type: "boolean", default: true },
+  { name: "notes_create_limit", type: "integer", default: 300 },
+  { name: "notes_create_limit_allowlist_raw", type: "string", default: "" },
+  { name: "notify_on_unknown_sign_in", type: "boolean", default: true },
+  { name: "package_registry_cleanup_policies_worker_capacity", type: "integer", default: 2 },
+  { name: "pages_domain_verification_enabled", type: "boolean", default: true },
+  { name: "password_authentication_enabled_for_git", type: "boolean", default: true },
+  { name: "personal_access_token_prefix", type: "string", default: "glpat-" },
+  { name: "pipeline_limit_per_project_user_sha", type: "integer", default: 0 },
+  { name: "project_download_export_limit", type: "integer", default: 1 },
+  { name: "project_export_enabled", type: "boolean", default: true },
+  { name: "project_export_limit", type: "integer", default: 6 },
+  { name: "project_import_limit", type: "integer", default: 6 },
+  { name: "project_runner_token_expiration_interval", type: "integer", default: null },
+  { name: "prometheus_metrics_enabled", type: "boolean", default: true },
+  { name: "protected_ci_variables", type: "boolean", default: true },
+  {
+    name: "protected_paths_raw",
+    type: "string",
+    default: "/users/password\n/users/sign_in\n/api/v3/session.json\n/api/v3/session\n/api/v4/session.json\n/api/v4/session\n/users\n/users/confirmation\n/unsubscribes/\n/import/github/personal_access_token\n/admin/session"
+  },
+  { name: "push_event_activities_limit", type: "integer", default: 3 },
+  { name: "push_event_hooks_limit", type: "integer", default: 3 },
+  { name: "rate_limiting_response_text", type: "string", default: null },
+  { name: "raw_blob_request_limit", type: "integer", default: 300 },
+  { name: "recaptcha_enabled", type: "boolean", default: false },
+  { name: "recaptcha_private_key", type: "string", default: null },
+  { name: "recaptcha_site_key", type: "string", default: null },
+  { name: "receive_max_input_size", type: "integer", default: null },
+  { name: "repository_checks_enabled", type: "boolean", default: true },
+  { name: "repository_size_limit", type: "integer", default: 0, licensed: true },
+  { name: "repository_storages_weighted", type: "hash", default: { default: 100 } },
+  { name: "require_admin_approval_after_user_signup", type: "boolean", default: true },
+  { name: "require_two_factor_authentication", type: "boolean", default: false },
+  { name: "runner_token_expiration_interval", type: "integer", default: null },
+  { name: "search_rate_limit", type: "integer", default: 30 },
+  { name: "search_rate_limit_unauthenticated", type: "integer", default: 10 },
+  { name: "searchengine_analyzers_kuromoji_enabled", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_analyzers_kuromoji_search", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_analyzers_smartcn_enabled", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_analyzers_smartcn_search", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_client_request_timeout", type: "integer", default: 0, licensed: true },
+  { name: "searchengine_indexed_field_length_limit", type: "integer", default: 0, licensed: true },
+  { name: "searchengine_indexed_file_size_limit_kb", type: "integer", default: 1024, licensed: true },
+  { name: "searchengine_max_bulk_concurrency", type: "integer", default: 10, licensed: true },
+  { name: "searchengine_max_bulk_size_mb", type: "integer", default: 10, licensed: true },
+  { name: "searchengine_password", type: "string", default: null, licensed: true },
+  { name: "searchengine_pause_indexing", type: "boolean", default: false, licensed: true },
+  { name: "searchengine_replicas", type: "integer", default: 1, licensed: true },
+  { name: "searchengine_shards", type: "integer", default: 5, licensed: true },
+  { name: "searchengine_username", type: "string", default: null, licensed: true },
+  { name: "secret_detection_revocation_token_types_url", type: "string", default: null, licensed: true },
+  { name: "secret_detection_token_revocation_enabled", type: "boolean", default: false, licensed: true },
+  { name: "secret_detection_token_revocation_token", type: "string", default: null, licensed: true },
+  { name: "secret_detection_token_revocation_url", type: "string", default: null, licensed: true },
+  { name: "send_user_confirmation_email", type: "boolean", default: false },
+  { name: "sentry_clientside_dsn", type: "string", default: null },
+  { name: "sentry_dsn", type: "string", default: null },
+  { name: "sentry_enabled", type: "boolean", default: false },
+  { name: "sentry_environment", type: "string", default: null },
+  { name: "shared_runners_enabled", type: "boolean", default: true },
+  { name: "shared_runners_minutes", type: "integer", default: 0, licensed: true },
+  { name: "shared_runners_text", type: "string", default: null },
+  { name: "sidekiq_job_limiter_compression_threshold_bytes", type: "integer", default: 1e5 },
+  { name: "sidekiq_job_limiter_limit_bytes", type: "integer", default: 0 },
+  { name: "sidekiq_job_limiter_mode", type: "string", default: "compress" },
+  { name: "slack_app_enabled", type: "boolean", default: false, licensed: true },
+  { name: "slack_app_id", type: "string", default: null, licensed: true },
+  { name: "slack_app_secret", type: "string", default: null, licensed: true },
+  { name: "slack_app_signing_secret", type: "string", default: null, licensed: true },
+  { name: "slack_app_verification_token", type: "string", default: null, licensed: true },
+  { name: "snippet_size_limit", type: "integer", default: 52428800 },
+  { name: "snowplow_app_id", type: "string", default: null },
+  { name: "snowplow_collector_hostname", type: "string", default: null },
+  { name: "snowplow_cookie_domain", type: "string", default: null },
+  { name: "snowplow_enabled", type: "boolean", default: false },
+  { name: "sourcegraph_enabled", type: "boolean", default: false },
+  { name: "sourcegraph_public_only", type: "boolean", default: true },
+  { name: "sourcegraph_url", type: "string", default: null },
+  { name: "spam_check_api_key", type: "string", default: null },
+  { name: "spam_check_endpoint_enabled", type: "boolean", default: false },
+  { name: "spam_check_endpoint_url", type: "string", default: null },
+  { name: "static_objects_external_storage_auth_token", type: "string", default: null },
+  { name: "static_objects_external_storage_url", type: "string", default: null },
+  { name: "suggest_pipeline_enabled", type: "boolean", default: true },
+  { name: "throttle_authenticated_api_enabled", type: "boolean", default: false },
+  { name: "throttle_authenticated_api_period_in_seconds", type: "integer", default: 3600 },
+  { name: "throttle_authenticated_api_requests_per_period", type: "integer", default: 7200 },
+  { name: "throttle_authenticated_deprecated_api_enabled", type: "boolean", default: false },
+  { name: "throttle_authenticated_deprecated_api_period_in_seconds", type: "integer", default: 3600 },
+  { name: "throttle_authenticated_deprecated_api_requests_per_period", type: "integer", default: 3600 },
+  { name: "throttle_authenticated_files_api_enabled", type: "boolean", default: false },
+  { name: "throttle_authenticated_files_api_period_in_seconds", type: "integer", default: 15 },
+  { name: "throttle_authenticated_files_api_requests_per_period", type: "integer", default: 500 },
+  { name: "throttle_authenticated_git_lfs_enabled", type: "boolean", default: false },
+  { name: "throttle_authenticated_git_lfs_period_in_seconds", type: "integer", default: 60 },
+  { name: "throttle_authenticated_git_lfs_requests_per_period", type: "integer", default: 1e3 },
+  { name: "throttle_authenticated_packages_api_enabled", type: "boolean", default: false },
+  { name: "throttle_authenticated_packages_api_period_in_seconds", type: "integer", default: 15 },
+  { name: "throttle_authenticated_packages_api_requests_per_period", type: "integer", default: 1e3 },
+  { name: "throttle_authenticated_web_enabled", type: "boolean", default: false },
+  { name: "throttle_authenticated_web_period_in_seconds", type: "integer", default: 3600 },
+  { name: "throttle_authenticated_web_requests_per_period", type: "integer", default: 7200 },
+  { name: "throttle_incident_management_notification_enabled", type: "boolean", default: false },
+  { name: "throttle_incident_management_notification_per_period", type: "integer", default: 3600 },
+  { name: "throttle_incident_management_notification_period_in_seconds", type: "integer", default: 3600 },
+  { name: "throttle_protected_paths_enabled", type: "boolean", default: false },
+  { name: "throttle_protected_paths_period_in_seconds", type: "integer", default: 60 },
+  { name: "throttle_protected_paths_requests_per_period", type: "integer", default: 10 },
+  { name: "throttle_unauthenticated_api_enabled", type: "boolean", default: false },
+  { name: "throttle_unauthenticated_api_period_in_seconds", type: "integer", default: 3600 },
+  { name: "throttle_unauthenticated_api_requests_per_period", type: "integer", default: 3600 },
+  { name: "throttle_unauthenticated_deprecated_api_enabled", type: "boolean", default: false },
+  { name: "throttle_unauthenticated_deprecated_api_period_in_seconds", type: "integer", default: 3600 },
+  { name: "throttle_unauthenticated_deprecated_api_requests_per_period", type: "integer", default: 1800 },
+  { name: "throttle_unauthenticated_enabled", type: "boolean", default: false },
+  { name: "throttle_unauthenticated_files_api_enabled", type: "boolean", default: false },
+  { name: "throttle_unauthenticated_files_api_period_in_seconds", type: "integer", default: 15 },
+  { name: "throttle_unauthenticated_files_api_requests_per_period", type: "integer", default: 125 },
+  { name: "throttle_unauthenticated_packages_api_enabled", type: "boolean", default: false },
+  { name: "throttle_unauthenticated_packages_api_period_in_seconds", type: "integer", default: 15 },
+  { name: "throttle_unauthenticated_packages_api_requests_per_period", type: "integer", default: 800 },
+  { name: "throttle_unauthenticated_period_in_seconds", type: "integer", default: 3600 },
+  { name: "throttle_unauthenticated_requests_per_period", type: "integer", default: 3600 },
+  { name: "throttle_unauthenticated_web_enabled", type: "boolean", default: false },
+  { name: "throttle_unauthenticated_web_period_in_seconds", type: "integer", default: 3600 },
+  { name: "throttle_unauthenticated_web_requests_per_period", type: "integer", default: 3600 },
+  { name: "time_tracking_limit_to_hours", type: "boolean", default: false },
+  { name: "two_factor_grace_period", type: "integer", default: 48 },
+  { name: "unique_ips_limit_enabled", type: "boolean", default: false },
+  { name: "unique_ips_limit_per_user", type: "integer", default: 10 },
+  { name: "unique_ips_limit_time_window", type: "integer", default: 3600 },
+  { name: "usage_ping_enabled", type: "boolean", default: true },
+  { name: "usage_ping_features_enabled", type: "boolean", default: false },
+  { name: "user_deactivation_emails_enabled", type: "boolean", default: true },
+  { name: "user_default_external", type: "boolean", default: false },
+  { name: "user_default_internal_regex", type: "string", default: null },
+  { name: "users_get_by_id_limit", type: "integer", default: 300 },
+  { name: "users_get_by_id_limit_allowlist_raw", type: "string", default: "" },
+  { name: "version_check_enabled", type: "boolean", default: true },
+  { name: "web_ide_clientside_preview_enabled", type: "boolean", default: false },
+  { name: "whats_new_variant", type: "string", default: "all_tiers" },
+  { name: "wiki_page_max_content_bytes", type: "integer", default: 52428800 }
+];
+
+// src/sandbox/routes/application-settings.ts
+var BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
+
+// src/sandbox/routes/groups.ts
+var collator = new Intl.Collator("en");
+var EXPORT_FIELDS = ["description", "visibility", ...GROUP_SETTING_KEYS];
+
+// src/sandbox/routes/projects.ts
+var collator2 = new Intl.Collator("en");
+
+// src/sandbox/server.ts
+var ANONYMOUS_BODY_BYTES = 64 * 1024;
+
+// src/report/validation.ts
+function renderValidationJson(diagnostics, files, secretsResolved) {
+  const errors = diagnostics.filter((d2) => d2.severity === "error").length;
+  const report2 = {
+    format_version: PLAN_FORMAT_VERSION,
+    kind: "validation",
+    valid: errors === 0,
+    files,
+    errors,
+    warnings: diagnostics.length - errors,
+    secretsResolved,
+    diagnostics
+  };
+  return `${escapeJson(JSON.stringify(report2, null, 2))}
+`;
 }
 
 // src/cli/validate.ts
@@ -76361,6 +76762,43 @@ function renderValidateText(diagnostics, files, secrets) {
   }
   return `${lines.join("\n")}
 `;
+}
+
+// src/cli/index.ts
+function wantsColor(env, tty) {
+  if (env["NO_COLOR"]) return false;
+  const force = env["FORCE_COLOR"];
+  if (force !== void 0 && force !== "0" && force.toLowerCase() !== "false") return true;
+  return tty;
+}
+var processIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  color: wantsColor(process.env, Boolean(process.stdout.isTTY)),
+  interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  prompt: async (question) => {
+    const { createInterface } = await import("node:readline/promises");
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  }
+};
+
+// src/cli/drift.ts
+function renderDrift(result, format, color = false, expand = false) {
+  switch (format) {
+    case "json":
+      return renderDriftJson(result.plan, { inSync: result.inSync });
+    case "markdown":
+      return renderDriftMarkdown(result.plan);
+    case "junit":
+      return renderDriftJunit(result.plan, { inSync: result.inSync });
+    case "text":
+      return renderDriftText(result.plan, { color, expand });
+  }
 }
 
 // src/action/inputs.ts
@@ -76697,7 +77135,7 @@ var Run = class {
   /** Invalid manifests: annotations, the validation report, and the step fails. */
   async invalid(diagnostics, files) {
     info(inActionTerms(formatDiagnostics(diagnostics).trimEnd()));
-    this.report("json-report", "json", validationJson(diagnostics, files, !this.inputs.noSecrets));
+    this.report("json-report", "json", renderValidationJson(diagnostics, files, !this.inputs.noSecrets));
     await this.markdown(renderValidationMarkdown(diagnostics, files.length));
     const errors = diagnostics.filter((d2) => d2.severity === "error").length;
     return {
@@ -76717,9 +77155,13 @@ var Run = class {
     const errors = loaded.diagnostics.filter((d2) => d2.severity === "error").length;
     if (errors > 0) return this.invalid(loaded.diagnostics, files);
     info(
-      this.inputs.format === "json" ? validationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd() : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd()
+      this.inputs.format === "json" ? renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd() : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd()
     );
-    this.report("json-report", "json", validationJson(loaded.diagnostics, files, !this.inputs.noSecrets));
+    this.report(
+      "json-report",
+      "json",
+      renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets)
+    );
     await this.markdown(renderValidationMarkdown(loaded.diagnostics, files.length));
     return { code: 0 };
   }
@@ -76879,7 +77321,7 @@ var Run = class {
       info(
         `Apply ${failed + skipped > 0 ? "incomplete" : "complete"}: ${done} done, ${failed} failed, ${skipped} skipped.`
       );
-      this.report("json-report", "json", applyJson(plan, outcomes));
+      this.report("json-report", "json", renderApplyJson(plan, outcomes));
       const head = renderApplyMarkdown(outcomes);
       await this.markdown(
         `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`
@@ -76901,34 +77343,6 @@ function planErrors(plan) {
 function outcomeLine2(o) {
   const status = o.status === "done" ? o.recovered ? "done (its response was lost; found on re-reading)" : "done" : o.status;
   return `${ACTION_SYMBOL[o.action]} ${o.address}: ${status}${o.message ? `: ${o.message}` : ""}`;
-}
-function validationJson(diagnostics, files, secretsResolved = true) {
-  const errors = diagnostics.filter((d2) => d2.severity === "error").length;
-  return `${JSON.stringify(
-    {
-      valid: errors === 0,
-      files,
-      errors,
-      warnings: diagnostics.length - errors,
-      secretsResolved,
-      diagnostics
-    },
-    null,
-    2
-  )}
-`;
-}
-function applyJson(plan, outcomes) {
-  const json = JSON.parse(renderPlanJson(plan));
-  json["outcomes"] = outcomes.map((o) => ({
-    address: o.address,
-    action: o.action,
-    status: o.status,
-    ...o.message ? { message: o.message } : {},
-    ...o.recovered ? { recovered: true } : {}
-  }));
-  return `${JSON.stringify(json, null, 2)}
-`;
 }
 function errorMessage(error2) {
   return error2 instanceof Error ? error2.message : String(error2);

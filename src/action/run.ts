@@ -28,6 +28,7 @@ import {
   DEFAULT_MARKDOWN_MAX,
   driftExitCode,
   driftSummaryLine,
+  renderApplyJson,
   renderDriftJson,
   renderDriftJunit,
   renderDriftMarkdown,
@@ -36,6 +37,7 @@ import {
   renderPlanText,
 } from "../report/index.js";
 import { planSummaryLine } from "../report/text.js";
+import { renderValidationJson } from "../report/validation.js";
 import { type ActionInputs, inActionTerms, type LogFormat, maskSecrets, readInputs } from "./inputs.js";
 import { renderApplyMarkdown, renderApplyRefusedMarkdown, renderValidationMarkdown } from "./summary.js";
 
@@ -198,7 +200,7 @@ class Run {
   /** Invalid manifests: annotations, the validation report, and the step fails. */
   async invalid(diagnostics: Diagnostic[], files: string[]): Promise<Result> {
     core.info(inActionTerms(formatDiagnostics(diagnostics).trimEnd()));
-    this.report("json-report", "json", validationJson(diagnostics, files, !this.inputs.noSecrets));
+    this.report("json-report", "json", renderValidationJson(diagnostics, files, !this.inputs.noSecrets));
     await this.markdown(renderValidationMarkdown(diagnostics, files.length));
     const errors = diagnostics.filter((d) => d.severity === "error").length;
     return {
@@ -220,10 +222,14 @@ class Run {
     if (errors > 0) return this.invalid(loaded.diagnostics, files);
     core.info(
       this.inputs.format === "json"
-        ? validationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd()
+        ? renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd()
         : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd(),
     );
-    this.report("json-report", "json", validationJson(loaded.diagnostics, files, !this.inputs.noSecrets));
+    this.report(
+      "json-report",
+      "json",
+      renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets),
+    );
     await this.markdown(renderValidationMarkdown(loaded.diagnostics, files.length));
     return { code: 0 };
   }
@@ -392,7 +398,7 @@ class Run {
       core.info(
         `Apply ${failed + skipped > 0 ? "incomplete" : "complete"}: ${done} done, ${failed} failed, ${skipped} skipped.`,
       );
-      this.report("json-report", "json", applyJson(plan, outcomes));
+      this.report("json-report", "json", renderApplyJson(plan, outcomes));
       const head = renderApplyMarkdown(outcomes);
       await this.markdown(
         `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
@@ -421,36 +427,6 @@ function outcomeLine(o: Outcome): string {
         : "done"
       : o.status;
   return `${ACTION_SYMBOL[o.action]} ${o.address}: ${status}${o.message ? `: ${o.message}` : ""}`;
-}
-
-/** The JSON report of validate: the same shape as `forgeform validate --format json`. */
-function validationJson(diagnostics: Diagnostic[], files: string[], secretsResolved = true): string {
-  const errors = diagnostics.filter((d) => d.severity === "error").length;
-  return `${JSON.stringify(
-    {
-      valid: errors === 0,
-      files,
-      errors,
-      warnings: diagnostics.length - errors,
-      secretsResolved,
-      diagnostics,
-    },
-    null,
-    2,
-  )}\n`;
-}
-
-/** The JSON report of apply: the plan's JSON form with the outcome of every change added. */
-function applyJson(plan: Plan, outcomes: Outcome[]): string {
-  const json = JSON.parse(renderPlanJson(plan)) as Record<string, unknown>;
-  json["outcomes"] = outcomes.map((o) => ({
-    address: o.address,
-    action: o.action,
-    status: o.status,
-    ...(o.message ? { message: o.message } : {}),
-    ...(o.recovered ? { recovered: true } : {}),
-  }));
-  return `${JSON.stringify(json, null, 2)}\n`;
 }
 
 function errorMessage(error: unknown): string {

@@ -390,7 +390,9 @@ export class ApiClient {
   }
 
   async get<T>(path: string, opts?: RequestOptions): Promise<T> {
-    return (await this.request<T>("GET", path, opts)).body;
+    const body = (await this.request<T>("GET", path, opts)).body;
+    this.metrics.countObjects(Array.isArray(body) ? body.length : 1);
+    return body;
   }
 
   async post<T>(path: string, opts?: RequestOptions): Promise<T> {
@@ -444,6 +446,7 @@ export class ApiClient {
       const { shape, ...plain } = pageRequest;
       const response = await this.request<unknown>("GET", pagePath, plain);
       this.metrics.countPage();
+      if (Array.isArray(response.body)) this.metrics.countObjects(response.body.length);
       if (!Array.isArray(response.body)) {
         const got =
           response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
@@ -564,6 +567,7 @@ export class ApiClient {
       const { status, body } = await this.request<unknown>("GET", path, { ...plain, query });
       this.metrics.countPage();
       const page = body as { Resources?: unknown; totalResults?: unknown } | null;
+      if (page && Array.isArray(page.Resources)) this.metrics.countObjects(page.Resources.length);
       if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
         throw new ResponseError(
           "GET",

@@ -17,6 +17,7 @@ export class RequestMetrics {
   #total = 0;
   #retries = 0;
   #pages = 0;
+  #objects = 0;
   readonly #byMethod = new Map<string, number>();
   readonly #byEndpoint = new Map<string, number>();
 
@@ -36,6 +37,16 @@ export class RequestMetrics {
     this.#pages += 1;
   }
 
+  /** Counts objects received (the items of a list page), for progress. */
+  countObjects(n: number): void {
+    this.#objects += n;
+  }
+
+  /** Objects received so far. */
+  get objects(): number {
+    return this.#objects;
+  }
+
   snapshot(): MetricsSnapshot {
     const sorted = (map: Map<string, number>) =>
       Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -52,6 +63,7 @@ export class RequestMetrics {
     this.#total = 0;
     this.#retries = 0;
     this.#pages = 0;
+    this.#objects = 0;
     this.#byMethod.clear();
     this.#byEndpoint.clear();
   }

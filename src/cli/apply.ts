@@ -11,10 +11,12 @@ import { hasChanges } from "../plan/model.js";
 import { readSavedPlan, stalenessOf } from "../plan/saved.js";
 import { ACTION_SYMBOL } from "../report/common.js";
 import { escapeText } from "../report/escape.js";
+import { renderApplyJson } from "../report/json.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import { formatDiagnostics } from "./diagnostics.js";
-import type { Io } from "./index.js";
+import { type Io, processIo } from "./index.js";
 import { collect, renderPlan } from "./plan.js";
+import { cliProgress } from "./progress.js";
 import { applyPlanResult, planFromManifests } from "./workflow.js";
 
 function parseCount(value: string): number {
@@ -94,6 +96,16 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       "--changed-since <ref>",
       "plan only what the manifests changed since this git revision (e.g. origin/main), reading only what that needs",
     )
+    .option(
+      "--format <format>",
+      "text, or json: the plan with each change's outcome on stdout (docs/plan-format.md); needs --yes",
+      (v: string) => {
+        if (v !== "text" && v !== "json")
+          throw new Error(`--format must be text or json, not ${JSON.stringify(v)}`);
+        return v;
+      },
+      "text",
+    )
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
@@ -109,7 +121,9 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
         "--target, --replace and --changed-since are part of a saved plan: give them to `forgeform plan --out`, not to `apply --plan`",
       );
     }
+    const progress = cliProgress(opts["progress"] !== false, io === processIo);
     const outcome = await planFromManifests({
+      ...(progress ? { progress } : {}),
       paths: saved ? saved.manifests : paths,
       connection,
       targets: saved ? saved.targets : (opts["target"] as string[]),
@@ -134,14 +148,28 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
           return;
         }
       }
-      io.out(renderPlan(plan, "text", io, opts["color"] !== false));
+      // With --format json, stdout carries one JSON document: the plan with each change's outcome.
+      const json = opts["format"] === "json";
+      const textOut = json ? () => undefined : io.out;
+      const finish = (code: number, done: Outcome[] = []) => {
+        if (json) io.out(renderApplyJson(plan, done));
+        setExit(code);
+      };
+      if (json && !opts["yes"]) {
+        io.err(
+          "forgeform: apply --format json needs --yes (there is no confirmation to answer). Nothing was applied.\n",
+        );
+        finish(1);
+        return;
+      }
+      textOut(renderPlan(plan, "text", io, opts["color"] !== false));
       if (plan.errors.length > 0) {
         io.err("forgeform: the plan has errors (above); nothing was applied. Fix them and run again.\n");
-        setExit(1);
+        finish(1);
         return;
       }
       if (!hasChanges(plan)) {
-        setExit(0);
+        finish(0);
         return;
       }
       const deleting = plan.summary.delete + plan.summary.replace;
@@ -150,7 +178,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
         io.err(
           `forgeform: refusing to apply: the plan deletes or replaces ${deleting} objects, more than --max-deletes ${maxDeletes}. Nothing was applied.\n`,
         );
-        setExit(1);
+        finish(1);
         return;
       }
       if (!opts["yes"]) {
@@ -168,35 +196,41 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       }
       const ctx = outcome.ctx;
       const result = outcome.result;
+      let finished = 0;
+      const total = result.steps.filter((st) => st.change.action !== "unmanaged").length;
+      if (!io.interactive) {
+        progress?.phase("Applying", outcome.api!.metrics, () => `${finished} of ${total} changes done`);
+      }
       const { result: outcomes, interrupted } = await interruptible(io, (signal) =>
         applyPlanResult(ctx, result, {
           concurrency: connection.concurrency ?? 8,
           signal,
-          onOutcome: io.interactive
-            ? (o, done, total) => io.err(`[${done}/${total}] ${outcomeLine(o)}\n`)
-            : undefined,
+          onOutcome: (o, done, all) => {
+            finished = done;
+            if (io.interactive) io.err(`[${done}/${all}] ${outcomeLine(o)}\n`);
+          },
         }),
-      );
+      ).finally(() => progress?.stop());
       const failed = outcomes.filter((o) => o.status === "failed");
       const skipped = outcomes.filter((o) => o.status === "skipped");
       const done = outcomes.length - failed.length - skipped.length;
       if (interrupted) {
         // What was done and what was not, every step of it.
         const notStarted = skipped.filter((o) => o.message === NOT_STARTED).length;
-        io.out(`\n${outcomes.map(outcomeLine).join("\n")}\n`);
-        io.out(
+        textOut(`\n${outcomes.map(outcomeLine).join("\n")}\n`);
+        textOut(
           `\nApply interrupted: ${done} done, ${failed.length} failed, ${notStarted} not started` +
             `${skipped.length > notStarted ? `, ${skipped.length - notStarted} skipped` : ""}.\n`,
         );
         io.err(
           `forgeform: apply was interrupted (${interrupted}): the changes marked done were made, the others were not. Run apply again to carry on from here.\n`,
         );
-        setExit(EXIT_ON[interrupted] ?? 130);
+        finish(EXIT_ON[interrupted] ?? 130, outcomes);
         return;
       }
       const report = io.interactive ? [...failed, ...skipped] : outcomes;
-      if (report.length > 0) io.out(`\n${report.map(outcomeLine).join("\n")}\n`);
-      io.out(
+      if (report.length > 0) textOut(`\n${report.map(outcomeLine).join("\n")}\n`);
+      textOut(
         `\nApply ${failed.length + skipped.length > 0 ? "incomplete" : "complete"}: ${done} done, ${failed.length} failed, ${skipped.length} skipped.\n`,
       );
       if (failed.length + skipped.length > 0) {
@@ -204,7 +238,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
           "forgeform: some changes were not applied (above). Fix the cause and run apply again: it picks up where this left off.\n",
         );
       }
-      setExit(failed.length + skipped.length > 0 ? 1 : 0);
+      finish(failed.length + skipped.length > 0 ? 1 : 0, outcomes);
     } finally {
       await outcome.api?.close();
     }

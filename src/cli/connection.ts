@@ -33,6 +33,7 @@ function positiveInteger(flag: string) {
  */
 export function addConnectionOptions(cmd: Command): Command {
   return cmd
+    .option("--no-progress", "no progress line on stderr while reading and applying")
     .option("--url <url>", "platform base URL, e.g. https://gitlab.example.com (env FORGEFORM_URL)")
     .option(
       "--token <token>",

@@ -17,8 +17,9 @@ import {
 } from "../report/index.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import { formatDiagnostics } from "./diagnostics.js";
-import type { Io } from "./index.js";
+import { type Io, processIo } from "./index.js";
 import { collect } from "./plan.js";
+import { cliProgress } from "./progress.js";
 import { planFromManifests } from "./workflow.js";
 
 export type DriftFormat = "text" | "json" | "markdown" | "junit";
@@ -114,7 +115,9 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
+    const progress = cliProgress(opts["progress"] !== false, io === processIo);
     const outcome = await planFromManifests({
+      ...(progress ? { progress } : {}),
       paths,
       connection,
       targets: opts["target"] as string[],

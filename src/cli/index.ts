@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { escapeText } from "../report/escape.js";
 import { registerApply } from "./apply.js";
+import { registerCompletion } from "./completion.js";
 import { registerDrift } from "./drift.js";
 import { registerExplain } from "./explain.js";
 import { registerExport } from "./export.js";
@@ -30,10 +31,18 @@ export interface Io {
   prompt?: (question: string) => Promise<string>;
 }
 
+/** NO_COLOR turns colours off; otherwise FORCE_COLOR (not 0 or false) turns them on; otherwise a terminal does. */
+export function wantsColor(env: NodeJS.ProcessEnv, tty: boolean): boolean {
+  if (env["NO_COLOR"]) return false;
+  const force = env["FORCE_COLOR"];
+  if (force !== undefined && force !== "0" && force.toLowerCase() !== "false") return true;
+  return tty;
+}
+
 export const processIo: Io = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
-  color: Boolean(process.stdout.isTTY) && !process.env["NO_COLOR"],
+  color: wantsColor(process.env, Boolean(process.stdout.isTTY)),
   interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
   prompt: async (question) => {
     const { createInterface } = await import("node:readline/promises");
@@ -68,6 +77,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerExport(program, io, setExit);
   registerExplain(program, io, setExit);
   registerReport(program, io, setExit);
+  registerCompletion(program, io, setExit);
   void setExit;
   return program;
 }

@@ -9,7 +9,8 @@ import { renderPlanMarkdown } from "../report/markdown.js";
 import { renderPlanText } from "../report/text.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import { formatDiagnostics } from "./diagnostics.js";
-import type { Io } from "./index.js";
+import { type Io, processIo } from "./index.js";
+import { cliProgress } from "./progress.js";
 import { planFromManifests } from "./workflow.js";
 
 export type PlanFormat = "text" | "json" | "markdown";
@@ -68,7 +69,9 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {
     const connection = resolveConnection(opts, process.env, (line) => io.err(`${line}\n`));
+    const progress = cliProgress(opts["progress"] !== false, io === processIo);
     const outcome = await planFromManifests({
+      ...(progress ? { progress } : {}),
       paths,
       connection,
       targets: opts["target"] as string[],

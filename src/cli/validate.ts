@@ -1,6 +1,7 @@
 import { type Command, Option } from "commander";
 import { type Diagnostic, formatDiagnostic, loadManifests } from "../manifest/index.js";
 import { escapeJson, escapeText } from "../report/escape.js";
+import { renderValidationJson } from "../report/validation.js";
 import type { Io } from "./index.js";
 
 interface ValidateOptions {
@@ -56,15 +57,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
       const errors = result.diagnostics.filter((d) => d.severity === "error").length;
       const files = result.state?.files ?? [...new Set(result.diagnostics.map((d) => d.file))];
       if (options.format === "json") {
-        const report = {
-          valid: errors === 0,
-          files,
-          errors,
-          warnings: result.diagnostics.length - errors,
-          secretsResolved: options.secrets,
-          diagnostics: result.diagnostics,
-        };
-        io.out(`${escapeJson(JSON.stringify(report, null, 2))}\n`);
+        io.out(renderValidationJson(result.diagnostics, files, options.secrets));
       } else {
         io.out(renderValidateText(result.diagnostics, files.length, options.secrets));
       }

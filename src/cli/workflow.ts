@@ -18,6 +18,7 @@ import { didYouMean } from "../manifest/diagnostics.js";
 import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
 import { scopeSince } from "./changed-since.js";
+import type { Progress } from "./progress.js";
 
 export interface PlanRequest {
   paths: string[];
@@ -36,6 +37,8 @@ export interface PlanRequest {
   changedSinceOptional?: boolean;
   /** `--shard K/N`: plan only this shard's top-level targets. */
   shard?: Shard;
+  /** Shows progress while the live state is read. */
+  progress?: Progress;
 }
 
 /** Thrown for a `--target` that selects nothing the manifests declare: a typo must not pass as "no changes". */
@@ -134,6 +137,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     changes = since.scope;
   }
   const api = new ApiClient(request.connection);
+  request.progress?.phase("Reading live state", api.metrics);
   try {
     const ctx = await createContext(api);
     const registry = createRegistry(kinds, fieldSpecs);
@@ -154,6 +158,8 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
   } catch (error) {
     await api.close();
     throw error;
+  } finally {
+    request.progress?.stop();
   }
 }
 

@@ -13,6 +13,6 @@ export {
   renderDriftMarkdown,
   renderDriftText,
 } from "./drift.js";
-export { PlanFormatError, parsePlanJson, renderPlanJson } from "./json.js";
+export { PlanFormatError, parsePlanJson, renderApplyJson, renderPlanJson } from "./json.js";
 export { DEFAULT_MARKDOWN_MAX, type MarkdownOptions, renderPlanMarkdown } from "./markdown.js";
 export { planSummaryLine, renderPlanText, type TextOptions } from "./text.js";

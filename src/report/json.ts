@@ -387,3 +387,24 @@ export function parsePlanJson(text: string, label = "The plan"): Plan {
 function pickSummary(s: PlanSummary): PlanSummary {
   return { create: s.create, update: s.update, replace: s.replace, delete: s.delete, unmanaged: s.unmanaged };
 }
+
+/**
+ * The outcome of apply (`apply --format json`, the Action's apply report): the plan's JSON form with `kind`
+ * "apply" and each change's outcome: `status` done, failed or skipped, a `message` for failures and skips, and
+ * `recovered` for a create whose response was lost and whose object was found on re-reading.
+ */
+export function renderApplyJson(
+  plan: Plan,
+  outcomes: { address: string; action: string; status: string; message?: string; recovered?: boolean }[],
+): string {
+  const json = JSON.parse(renderPlanJson(plan)) as Record<string, Json>;
+  json["kind"] = "apply";
+  json["outcomes"] = outcomes.map((o) => ({
+    address: o.address,
+    action: o.action,
+    status: o.status,
+    message: o.message,
+    recovered: o.recovered === true ? true : undefined,
+  }));
+  return stringify(json);
+}
