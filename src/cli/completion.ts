@@ -156,7 +156,7 @@ export function registerCompletion(program: Command, io: Io, setExit: (code: num
     .summary("Print a shell completion script (bash, zsh or fish).")
     .description(
       "Print a completion script for the shell. bash: source <(forgeform completion bash). zsh: forgeform " +
-        'completion zsh > "${fpath[1]}/_forgeform". fish: forgeform completion fish > ' +
+        'completion zsh > "$fpath[1]/_forgeform". fish: forgeform completion fish > ' +
         "~/.config/fish/completions/forgeform.fish",
     )
     .argument("<shell>", "bash, zsh or fish")

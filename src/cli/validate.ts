@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
 import { type Diagnostic, formatDiagnostic, loadManifests } from "../manifest/index.js";
-import { escapeJson, escapeText } from "../report/escape.js";
+import { escapeText } from "../report/escape.js";
 import { renderValidationJson } from "../report/validation.js";
 import type { Io } from "./index.js";
 
