@@ -69414,7 +69414,8 @@ var ANNOTATIONS = [
   "x-requires",
   "x-key-sizes",
   "x-normalize",
-  "x-shared-fields"
+  "x-shared-fields",
+  "x-default-template"
 ];
 var SCHEMA_DIR = new URL("../schemas/", import.meta.url);
 var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
@@ -74629,7 +74630,9 @@ function fieldSpecsFromSchema(schema, resolve9) {
       requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
       child: isChild(prop, resolve9),
       local: prop["x-local"] === true,
-      ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {}
+      ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {},
+      ...prop["default"] !== void 0 ? { default: prop["default"] } : {},
+      ...typeof prop["x-default-template"] === "string" ? { defaultTemplate: prop["x-default-template"] } : {}
     });
   }
   return specs2;
@@ -75886,6 +75889,9 @@ var scimUserKind = {
   segment: "scim_user",
   parents: ["groups"],
   updateMode: "update",
+  notConfigured(error2) {
+    return error2 instanceof ClientConfigError || error2 instanceof ApiError && (error2.status === 401 || error2.status === 403 || error2.status === 404);
+  },
   async read(ctx, parent) {
     return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE })).map(
       toLive12

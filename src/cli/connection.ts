@@ -15,6 +15,8 @@ export interface ConnectionFlags {
   maxAttempts?: number | string;
   maxResponseMb?: number | string;
   debug?: boolean;
+  /** False with --no-progress: no progress line on stderr. */
+  progress?: boolean;
 }
 
 function positiveInteger(flag: string) {
@@ -29,7 +31,7 @@ function positiveInteger(flag: string) {
 
 /**
  * Adds --url, --token, --token-file, --ca-file, --insecure-http, --timeout, --concurrency, --max-attempts,
- * --max-response-mb, --debug.
+ * --max-response-mb, --debug, --no-progress.
  */
 export function addConnectionOptions(cmd: Command): Command {
   return cmd

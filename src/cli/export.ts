@@ -4,8 +4,8 @@
  * Planning them against the same platform shows no changes. Sensitive values become `${env:NAME}` references
  * whose names are listed on standard error; values are never written or printed.
  */
-import { mkdirSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { ApiClient } from "../api/index.js";
 import { createContext } from "../engine/context.js";
@@ -19,10 +19,19 @@ import { addConnectionOptions, resolveConnection } from "./connection.js";
 import type { Io } from "./index.js";
 import { collect } from "./plan.js";
 
-/** The installed manifest schema, referenced relative to the output directory when it is local. */
-function schemaRef(outDir: string): string {
-  const schema = new URL("../../schemas/manifest.schema.json", import.meta.url).pathname;
-  return relative(outDir, schema).split("\\").join("/");
+/** The package's version, for the schema's versioned URL. */
+function packageVersion(): string {
+  return (
+    JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }
+  ).version;
+}
+
+/**
+ * The `$schema` line of exported files: the published schema of this version on the npm CDN, which editors fetch
+ * (stable wherever forgeform is installed); `--schema-ref` gives another (a relative path, for offline editing).
+ */
+export function schemaUrl(version = packageVersion()): string {
+  return `https://unpkg.com/forgeform@${version}/schemas/manifest.schema.json`;
 }
 
 export function registerExport(program: Command, io: Io, setExit: (code: number) => void): void {
@@ -39,7 +48,12 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
     )
     .option("--group <path>", "export a group with its subgroups and projects (repeatable)", collect, [])
     .option("--project <path>", "export a project (repeatable)", collect, [])
-    .option("--out <dir>", "directory to write the manifests to (created if missing)", ".");
+    .option("--out <dir>", "directory to write the manifests to (created if missing)", ".")
+    .option("--force", "overwrite files that exist already (otherwise export refuses, writing nothing)")
+    .option(
+      "--schema-ref <ref>",
+      "the $schema each file names (default: the versioned schema URL on unpkg.com; a relative path works offline)",
+    );
   addConnectionOptions(cmd).action(async (opts: Record<string, unknown>) => {
     const groups = opts["group"] as string[];
     const projects = opts["project"] as string[];
@@ -59,8 +73,19 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
         instance,
         groups,
         projects,
-        schemaRef: schemaRef(outDir),
+        schemaRef: (opts["schemaRef"] as string | undefined) ?? schemaUrl(),
+        host: new URL(connection.url).hostname,
       });
+      const existing = result.files
+        .map((f) => join(outDir, f.name))
+        .filter((f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined);
+      if (existing.length > 0 && opts["force"] !== true) {
+        io.err(
+          `forgeform export: ${existing.map((f) => escapeLine(f)).join(", ")} ${existing.length === 1 ? "exists" : "exist"} already: nothing was written. Pass --force to overwrite, or --out another directory\n`,
+        );
+        setExit(1);
+        return;
+      }
       try {
         mkdirSync(outDir, { recursive: true });
       } catch (error) {

@@ -6,6 +6,7 @@
  */
 import { Document, isMap, isSeq, type Node } from "yaml";
 import { apiPath } from "../api/index.js";
+import { sameValue } from "../engine/compare.js";
 import type { KindRegistry } from "../engine/registry.js";
 import { orNotFound } from "../kinds/common.js";
 import type { FieldSpec } from "../kinds/fields.js";
@@ -20,6 +21,8 @@ export interface ExportRequest {
   projects: string[];
   /** The `$schema` reference written in each file's header. */
   schemaRef: string;
+  /** The platform's host name (defaults such as `users.noreply.<host>` derive from it). */
+  host: string;
 }
 
 /** An environment variable an exported manifest refers to for a sensitive value. */
@@ -68,8 +71,11 @@ function escapeRefs(value: unknown): unknown {
   return value;
 }
 
+/** Nothing to write: unset, null, empty text, or an empty list (the platform's default for every list). */
 function isEmpty(value: unknown): boolean {
-  return value === undefined || value === null || value === "";
+  return (
+    value === undefined || value === null || value === "" || (Array.isArray(value) && value.length === 0)
+  );
 }
 
 class Exporter {
@@ -81,7 +87,29 @@ class Exporter {
   constructor(
     private readonly ctx: KindContext,
     private readonly registry: KindRegistry,
+    /** The platform's host name, for defaults derived from it. */
+    private readonly host: string,
   ) {}
+
+  /** Whether a live value is the platform's default for the field (`default`, or `x-default-template`). */
+  private async isDefault(spec: FieldSpec, value: unknown): Promise<boolean> {
+    const options = { set: spec.set, ...(spec.normalize ? { normalize: spec.normalize } : {}) };
+    if (spec.default !== undefined) return sameValue(spec.default, value, options);
+    if (spec.defaultTemplate === undefined) return false;
+    let expected = spec.defaultTemplate.replace("{host}", this.host);
+    if (expected.includes("{user_email}"))
+      expected = expected.replace("{user_email}", await this.userEmail());
+    return sameValue(expected, value, options);
+  }
+
+  private userEmailP: Promise<string> | undefined;
+  private userEmail(): Promise<string> {
+    this.userEmailP ??= this.ctx.api.get<{ email?: string }>("/user").then(
+      (u) => u.email ?? "",
+      () => "",
+    );
+    return this.userEmailP;
+  }
 
   /** Starts a new file: its own env references and comments. */
   begin(): void {
@@ -133,6 +161,8 @@ class Exporter {
       }
       const value = fields[name] ?? out[name];
       if (isEmpty(value) || spec.deprecatedBy) continue;
+      // A value the platform has by default is left out: the export says what someone set, not everything.
+      if (await this.isDefault(spec, value)) continue;
       if (spec.licensed && this.ctx.edition === "core") continue;
       out[name] = spec.sensitive
         ? this.reference([...nameParts, name], name, self.address)
@@ -183,6 +213,7 @@ class Exporter {
     try {
       lives = (await kind.read(this.ctx, parent, [])).filter((l) => !l.readOnly);
     } catch (error) {
+      if (kind.notConfigured?.(error)) return undefined;
       this.skipped.push(`${where}: ${(error as Error).message}`);
       this.comments.push({
         path: path.slice(0, -1),
@@ -282,7 +313,7 @@ export async function exportManifests(
   registry: KindRegistry,
   request: ExportRequest,
 ): Promise<ExportResult> {
-  const exporter = new Exporter(ctx, registry);
+  const exporter = new Exporter(ctx, registry, request.host);
   const files: ExportedFile[] = [];
   /** Group and project paths already written, so none is declared in two files. */
   const exportedPaths = new Set<string>();
@@ -324,8 +355,9 @@ export async function exportManifests(
     const groups: Record<string, unknown> = {};
     for (const live of [group, ...(await exporter.readTop("groups", groupPaths.slice(1)))])
       groups[live.key] = await exporter.top("groups", live);
+    // The group's own projects (projects shared with it belong to other groups' files).
     const projectRefs = await ctx.api.list<ApiProjectRef>(apiPath`/groups/${group.id!}/projects`, {
-      query: { include_subgroups: true },
+      query: { include_subgroups: true, with_shared: false },
     });
     const projectPaths = projectRefs.map((p) => p.path_with_namespace).sort();
     const projects: Record<string, unknown> = {};

@@ -28,6 +28,10 @@ export interface FieldSpec {
   local: boolean;
   /** How the platform rewrites this field's value (`x-normalize`): both sides compare in its terms. */
   normalize?: NormalizerName;
+  /** The platform's default (`default`), which export leaves out. */
+  default?: unknown;
+  /** A default that depends on the instance (`x-default-template`: `users.noreply.{host}`, `{user_email}`). */
+  defaultTemplate?: string;
 }
 
 import { isNormalizerName, type NormalizerName } from "../manifest/normalize.js";
@@ -92,6 +96,10 @@ export function fieldSpecsFromSchema(schema: JsonSchema, resolve?: RefResolver):
       child: isChild(prop, resolve),
       local: prop["x-local"] === true,
       ...(isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {}),
+      ...(prop["default"] !== undefined ? { default: prop["default"] } : {}),
+      ...(typeof prop["x-default-template"] === "string"
+        ? { defaultTemplate: prop["x-default-template"] }
+        : {}),
     });
   }
   return specs;

@@ -196,6 +196,11 @@ export interface Kind {
    * each of them and count them as deletes.
    */
   cascade?(ctx: KindContext, parent: Parent, live: Live): Promise<CascadedObject[]>;
+  /**
+   * Whether a read error means the feature is not set up for this parent (no SCIM token, SAML not configured):
+   * export then leaves the collection out silently.
+   */
+  notConfigured?(error: unknown): boolean;
   /** Saves a restorable copy of `live` to `file` before it is deleted (a group's export archive). */
   backup?(ctx: KindContext, parent: Parent, live: Live, file: string): Promise<void>;
 }

@@ -4,7 +4,7 @@
  * Operations (op "Replace"), deprovisioned with `active: false`, deleted with DELETE. The platform stores only
  * the formatted name, so given and family names are sent on create and never compared.
  */
-import { apiPath } from "../api/index.js";
+import { ApiError, apiPath, ClientConfigError } from "../api/index.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
 interface ScimEmail {
@@ -80,6 +80,14 @@ export const scimUserKind: Kind = {
   segment: "scim_user",
   parents: ["groups"],
   updateMode: "update",
+
+  notConfigured(error) {
+    // No SCIM token for this run, or the group has no SAML SSO with SCIM (the token is another group's).
+    return (
+      error instanceof ClientConfigError ||
+      (error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404))
+    );
+  },
 
   async read(ctx, parent) {
     return (await ctx.api.list<ScimUser>(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE })).map(

@@ -24,6 +24,7 @@ export const ANNOTATIONS = [
   "x-key-sizes",
   "x-normalize",
   "x-shared-fields",
+  "x-default-template",
 ] as const;
 
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);

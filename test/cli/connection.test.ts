@@ -37,6 +37,7 @@ describe("addConnectionOptions", () => {
       "--max-attempts",
       "3",
       "--debug",
+      "--no-progress",
     ]);
     expect(flags).toEqual({
       url: "https://gitlab.example.com",
@@ -47,7 +48,10 @@ describe("addConnectionOptions", () => {
       concurrency: 4,
       maxAttempts: 3,
       debug: true,
+      progress: false,
     });
+    // Progress is on unless turned off.
+    expect(parse([]).progress).toBe(true);
     expect(parse(["--token-file", "/run/secrets/token"]).tokenFile).toBe("/run/secrets/token");
   });
 

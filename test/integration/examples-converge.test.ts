@@ -6,20 +6,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXAMPLE_MANIFESTS, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
 import { Bench } from "./helpers.js";
 
-const EXAMPLES = join(import.meta.dirname, "../../examples");
-const manifests = readdirSync(EXAMPLES)
-  .filter((f) => /\.ya?ml$/.test(f) && !f.startsWith("sandbox-fixture"))
-  .map((f) => join(EXAMPLES, f));
-
-const env = {
-  API_DEPLOY_TOKEN: "examples-deploy-token",
-  API_SIGNING_KEY: "examples-signing-key",
-  ASSET_PROXY_SECRET: "examples-asset-proxy-secret",
-  AUDIT_HOOK_TOKEN: "examples-hook-token",
-  FORGEFORM_SCIM_TOKEN: "demo-scim-token",
-};
+const manifests = EXAMPLE_MANIFESTS;
+const env = EXAMPLES_ENV;
 
 describe("examples/ on the demo fixture", () => {
   let bench: Bench;

@@ -145,7 +145,7 @@ describe("files written through an exclusive temporary file", () => {
     const outDir = join(bench.dir, "export");
     mkdirSync(outDir);
     symlinkSync(victim, join(outDir, "acme__api.yaml"));
-    const result = await bench.cli(["export", "--project", "acme/api", "--out", outDir]);
+    const result = await bench.cli(["export", "--project", "acme/api", "--force", "--out", outDir]);
     expect(result.code, result.err).toBe(0);
     expect(readFileSync(victim, "utf8")).toBe("precious\n");
     expect(lstatSync(join(outDir, "acme__api.yaml")).isFile()).toBe(true);

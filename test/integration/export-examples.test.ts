@@ -1,0 +1,119 @@
+/**
+ * Export that a human keeps in git: the examples applied to the demo fixture, exported, hold only what was set
+ * (no setting at its default, no SCIM noise, no default notification settings), plan to zero changes, and are not
+ * written over existing files without --force.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { EXAMPLE_MANIFESTS, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
+import { Bench } from "./helpers.js";
+
+const manifests = EXAMPLE_MANIFESTS;
+const env = EXAMPLES_ENV;
+
+describe("export of the examples' state", () => {
+  let bench: Bench;
+  let out: string;
+  let run: { code: number; out: string; err: string };
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: join(EXAMPLES, "sandbox-fixture.yaml"), edition: "licensed" });
+    expect((await bench.cli(["apply", "--yes", "--no-backup", ...manifests], env)).code).toBe(0);
+    out = join(bench.dir, "exported");
+    run = await bench.cli(
+      ["export", "--instance", "--group", "acme", "--group", "opensource", "--out", out],
+      env,
+    );
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("writes only settings that differ from the platform's defaults", () => {
+    expect(run.code, run.err).toBe(0);
+    const instance = parse(readFileSync(join(out, "instance.yaml"), "utf8")) as {
+      instance: { application_settings: Record<string, unknown>; notification_settings?: unknown };
+    };
+    const exported = Object.keys(instance.instance.application_settings).sort();
+    const declared = Object.keys(
+      (
+        parse(readFileSync(join(EXAMPLES, "instance.yaml"), "utf8")) as {
+          instance: { application_settings: object };
+        }
+      ).instance.application_settings,
+    );
+    // Every exported setting was declared (set) by the examples; none is there because it has a default.
+    for (const name of exported) expect(declared, name).toContain(name);
+    // What the examples set away from the default is there; what they set to the default is not.
+    for (const name of [
+      "signup_enabled",
+      "default_projects_limit",
+      "archive_builds_in_human_readable",
+      "terms",
+    ])
+      expect(exported).toContain(name);
+    for (const name of ["default_branch_protection", "ed25519_key_restriction", "commit_email_hostname"])
+      expect(exported).not.toContain(name);
+    // The secret setting is never read back, so it cannot be exported.
+    expect(exported).not.toContain("asset_proxy_secret_key");
+  });
+
+  it("says nothing of SCIM for groups without it, and leaves default notification settings out", () => {
+    const open = readFileSync(join(out, "opensource.yaml"), "utf8");
+    expect(open).not.toMatch(/scim/i);
+    expect(open).not.toContain("notification_settings");
+    expect(run.err).not.toMatch(/scim/i);
+    const acme = parse(readFileSync(join(out, "acme.yaml"), "utf8")) as {
+      groups: Record<string, { notification_settings?: { level: string } }>;
+    };
+    // acme/platform's settings were set by the examples (participating): kept.
+    expect(acme.groups["acme/platform"]?.notification_settings).toEqual({ level: "participating" });
+  });
+
+  it("plans to zero changes", async () => {
+    const files = readdirSync(out).map((f) => join(out, f));
+    const plan = await bench.cli(["plan", "--detailed-exitcode", ...files], {
+      ...env,
+      ...Object.fromEntries(
+        [...run.err.matchAll(/^ {2}([A-Z0-9_]+) {2}/gm)].map((m) => [m[1]!, "exported-secret-stand-in"]),
+      ),
+    });
+    // Values exported as ${env:} references stand in with other values, so only they may differ.
+    expect(
+      plan.code === 0 || /value: \(sensitive\) -> \(sensitive\)/.test(plan.out),
+      plan.out + plan.err,
+    ).toBe(true);
+    expect(plan.out).not.toMatch(/^\s+[+-] /m);
+  });
+
+  it("does not write over existing files without --force", async () => {
+    const again = await bench.cli(["export", "--instance", "--out", out], env);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain("exists already: nothing was written. Pass --force to overwrite");
+    const forced = await bench.cli(["export", "--instance", "--force", "--out", out], env);
+    expect(forced.code, forced.err).toBe(0);
+  });
+});
+
+describe.each(["core", "licensed"] as const)("export of a fresh %s instance", (edition) => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ edition });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("writes no application settings: every schema default is the platform's own", async () => {
+    const out = join(bench.dir, "fresh");
+    const run = await bench.cli(["export", "--instance", "--out", out]);
+    expect(run.code, run.err).toBe(0);
+    const instance = parse(readFileSync(join(out, "instance.yaml"), "utf8")) as {
+      instance: { application_settings?: Record<string, unknown>; notification_settings?: unknown };
+    };
+    expect(instance.instance.application_settings ?? {}).toEqual({});
+    expect(instance.instance.notification_settings).toBeUndefined();
+    expect(run.err).not.toMatch(/\$\{env:/);
+  });
+});
