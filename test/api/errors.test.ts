@@ -67,7 +67,13 @@ describe("ApiError from real responses", () => {
       res.writeHead(status, { "content-type": contentType });
       res.end(typeof body === "string" ? body : JSON.stringify(body));
     });
-    client = new ApiClient({ url: server.url, token: "glpat-SECRETSECRET", scimToken: "scim-SECRET-abc" });
+    // One attempt: these tests read the error, not the retries (a retried 429 would wait out the backoff).
+    client = new ApiClient({
+      url: server.url,
+      token: "glpat-SECRETSECRET",
+      scimToken: "scim-SECRET-abc",
+      maxAttempts: 1,
+    });
     return client;
   }
 
