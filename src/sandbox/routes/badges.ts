@@ -33,8 +33,12 @@ import { fakeCommitSha } from "./pipeline-schedules.js";
  *   group's newest project the caller can see is used (the platform's `GroupProjectsFinder...first`), and with no
  *   project the URLs are returned unchanged. `%{commit_sha}` is a stable fake SHA of the default branch (the sandbox
  *   has no repositories); without a default branch it and `%{default_branch}` render empty.
- * - `GET .../badges/render?link_url=&image_url=` needs a signed-in administrator of the source (401/403) and answers
- *   `{link_url, image_url, rendered_link_url, rendered_image_url}`.
+ * - `GET .../badges/render?link_url=&image_url=` needs a signed-in administrator of the source and answers
+ *   `{link_url, image_url, rendered_link_url, rendered_image_url}`. A source the caller cannot see is 404
+ *   (`Project Not Found` / `Group Not Found`) for a guest too, as the contract's error table has it for every GET on
+ *   a private project or group by a non-member; only then is a guest 401 and a non-admin 403. The platform's own
+ *   code (13.x `lib/api/badges.rb`) calls `authenticate!` first and would answer that guest 401: here the sandbox
+ *   follows the contract, not the platform.
  *
  * Fixture key `badges` (a list): `{ project: acme/api, link_url: ..., image_url: ..., name: coverage }` or
  * `{ group: acme, link_url: ..., image_url: ... }`.
@@ -185,7 +189,6 @@ export function register(app: SandboxApp): void {
     });
 
     app.get(`${base}/render`, (ctx) => {
-      requireAuth(ctx);
       const source = sourceOf(ctx, type);
       requireAdminOf(ctx, source);
       const p = ctx.declare({
