@@ -91,6 +91,11 @@ describe.skipIf(!hasTar)(`group export/import${hasTar ? "" : " (skipped: GNU tar
     for (const path of ["src", "src/team", "src/team/inner"]) {
       ids[path] = (await get<{ id: number }>(`/groups/${encodeURIComponent(path)}`)).id;
     }
+    const guest = (await get<{ id: number }[]>("/users?username=guest"))[0]!;
+    const expiring = await c.call("PUT", `/groups/src/members/${guest.id}`, {
+      json: { access_level: 10, expires_at: "2030-01-31" },
+    });
+    expect(expiring.status).toBe(200);
     expect((await c.call("POST", "/groups/src/export", { token: "owner-token" })).status).toBe(202);
     const res = await fetch(`${c.sb.url}/api/v4/groups/src/export/download`, {
       headers: { "PRIVATE-TOKEN": "owner-token" },
@@ -159,6 +164,7 @@ describe.skipIf(!hasTar)(`group export/import${hasTar ? "" : " (skipped: GNU tar
       ["guest", 10],
     ]);
     expect(members[1]).toMatchObject({ source_type: "Namespace", user: { email: "Dev@Example.com" } });
+    expect(members[2]).toMatchObject({ expires_at: "2030-01-31" });
   });
 
   it("an import brings back the settings, subgroups, milestones, badges and members (matched by e-mail)", async () => {
@@ -204,10 +210,10 @@ describe.skipIf(!hasTar)(`group export/import${hasTar ? "" : " (skipped: GNU tar
     ]);
     // The importer is an Owner of every group; the others come back by e-mail, whatever its case.
     const members = await get<Json[]>("/groups/copy/members");
-    expect(members.map((m) => [m["username"], m["access_level"]])).toEqual([
-      ["owner", 50],
-      ["dev", 30],
-      ["guest", 10],
+    expect(members.map((m) => [m["username"], m["access_level"], m["expires_at"]])).toEqual([
+      ["owner", 50, null],
+      ["dev", 30, null],
+      ["guest", 10, "2030-01-31"],
     ]);
     const team = await get<Json[]>("/groups/copy%2Fteam/members");
     expect(team.map((m) => [m["username"], m["access_level"]])).toEqual([

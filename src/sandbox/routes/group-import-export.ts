@@ -315,7 +315,11 @@ function lowerTo(visibility: GroupRec["visibility"], parent: GroupRec | undefine
 }
 
 /** Group members in the archive: matched to users by e-mail on import. */
-function membersRelation(): GroupExportRelation<{ email: string | null; access_level: number }> {
+function membersRelation(): GroupExportRelation<{
+  email: string | null;
+  access_level: number;
+  expires_at: string | null;
+}> {
   return {
     rows: (store, g) =>
       store.members("group", g.id).flatMap((m) => {
@@ -348,14 +352,23 @@ function membersRelation(): GroupExportRelation<{ email: string | null; access_l
       if (user !== null && !(isObject(user) && typeof user["email"] === "string")) {
         throw new Error("user must be an object with an email");
       }
-      return { email: user === null ? null : (user["email"] as string), access_level: level as number };
+      const expires = row["expires_at"] ?? null;
+      if (expires !== null && !(typeof expires === "string" && /^\d{4}-\d{2}-\d{2}$/.test(expires))) {
+        throw new Error("expires_at must be a date YYYY-MM-DD or null");
+      }
+      return {
+        email: user === null ? null : (user["email"] as string),
+        access_level: level as number,
+        expires_at: expires,
+      };
     },
     restore: (store, g, rows) => {
       for (const row of rows) {
         const email = row.email?.toLowerCase();
         const u = store.data.users.find((x) => x.email.toLowerCase() === email);
         if (!u || store.member("group", g.id, u.id)) continue;
-        store.setMember("group", g.id, u.id, Math.min(row.access_level, ACCESS.owner));
+        store.setMember("group", g.id, u.id, Math.min(row.access_level, ACCESS.owner)).expires_at =
+          row.expires_at;
       }
     },
   };
