@@ -31271,7 +31271,7 @@ var require_discriminator = __commonJS({
       error: error2,
       code(cxt) {
         const { gen, data, schema, parentSchema, it } = cxt;
-        const { oneOf } = parentSchema;
+        const { oneOf: oneOf2 } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
@@ -31280,7 +31280,7 @@ var require_discriminator = __commonJS({
           throw new Error("discriminator: requires propertyName");
         if (schema.mapping)
           throw new Error("discriminator: mapping is not supported");
-        if (!oneOf)
+        if (!oneOf2)
           throw new Error("discriminator: requires oneOf keyword");
         const valid = gen.let("valid", false);
         const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
@@ -31308,8 +31308,8 @@ var require_discriminator = __commonJS({
           const oneOfMapping = {};
           const topRequired = hasRequired(parentSchema);
           let tagRequired = true;
-          for (let i = 0; i < oneOf.length; i++) {
-            let sch = oneOf[i];
+          for (let i = 0; i < oneOf2.length; i++) {
+            let sch = oneOf2[i];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
               const ref2 = sch.$ref;
               sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref2);
@@ -70961,18 +70961,18 @@ function ownerOf(address) {
   return { owners: `${m2[1]}s`, path: JSON.parse(m2[2]), suffix: address.slice(target.length + 1) };
 }
 function repeatedChanges(changes, threshold = REPEAT_THRESHOLD) {
-  const keyOf2 = (c) => {
+  const keyOf3 = (c) => {
     const owner = ownerOf(c.address);
     return owner ? JSON.stringify([owner.owners, owner.suffix, c.action, c.fields, c.reason ?? "", c.deletedWith ?? ""]) : void 0;
   };
   const groups = groupBy(
-    changes.filter((c) => keyOf2(c) !== void 0),
-    (c) => keyOf2(c)
+    changes.filter((c) => keyOf3(c) !== void 0),
+    (c) => keyOf3(c)
   );
   const out = [];
   const emitted = /* @__PURE__ */ new Set();
   for (const change of changes) {
-    const key = keyOf2(change);
+    const key = keyOf3(change);
     const members = key === void 0 ? void 0 : groups.get(key);
     if (!members || members.length < threshold) {
       out.push(change);
@@ -74102,12 +74102,12 @@ var Planner = class {
       }
       return;
     }
-    const keyOf2 = (item) => kind.identity ? kind.identity(item.fields) : item.key;
-    const labelOf = (item) => kind.identity ? keyOf2(item) : item.label ?? item.key;
+    const keyOf3 = (item) => kind.identity ? kind.identity(item.fields) : item.key;
+    const labelOf = (item) => kind.identity ? keyOf3(item) : item.label ?? item.key;
     let lives = [];
     if (parentExists) {
       try {
-        lives = await kind.read(this.ctx, parent, items.map(keyOf2), {
+        lives = await kind.read(this.ctx, parent, items.map(keyOf3), {
           undeclared: coll.policy !== "ignore" && fullRead
         });
       } catch (error2) {
@@ -74131,8 +74131,8 @@ var Planner = class {
     }
     const liveByKey = new Map(lives.map((l) => [l.key, l]));
     const scope = {
-      declared: new Set(coll.items.map(keyOf2)),
-      planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf2(i), i.fields]))
+      declared: new Set(coll.items.map(keyOf3)),
+      planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf3(i), i.fields]))
     };
     const shapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => ({ item: i, pattern: labelPattern(i.label) }));
     const shapeOf = (live) => shapes.find((s) => s.pattern.test(live.key))?.item;
@@ -74143,7 +74143,7 @@ var Planner = class {
     const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
     const perItem = await Promise.all(
       ordered.map(async (item) => {
-        const key = keyOf2(item);
+        const key = keyOf3(item);
         const label = labelOf(item);
         const address = addressOf(parentAddress, kind, label);
         const live = liveByKey.get(key);
@@ -76366,20 +76366,9 @@ var import_yaml3 = __toESM(require_dist2(), 1);
 // src/sandbox/fixture.ts
 var import_yaml4 = __toESM(require_dist2(), 1);
 
-// src/sandbox/model.ts
-var GROUP_SETTING_KEYS = [
-  "share_with_group_lock",
-  "require_two_factor_authentication",
-  "two_factor_grace_period",
-  "project_creation_level",
-  "auto_devops_enabled",
-  "subgroup_creation_level",
-  "emails_disabled",
-  "mentions_disabled",
-  "lfs_enabled",
-  "default_branch_protection",
-  "request_access_enabled"
-];
+// src/sandbox/store.ts
+var VISIBILITIES = ["private", "internal", "public"];
+var VISIBILITY_LEVEL2 = { private: 0, internal: 10, public: 20 };
 
 // src/sandbox/settings-catalog.ts
 var SETTINGS = [
@@ -76723,7 +76712,66 @@ var BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
 
 // src/sandbox/routes/groups.ts
 var collator = new Intl.Collator("en");
-var EXPORT_FIELDS = ["description", "visibility", ...GROUP_SETTING_KEYS];
+
+// src/sandbox/routes/group-import-export.ts
+var LIMITS = { maxBytes: 32 * 1024 * 1024, maxEntries: 1e4 };
+var PROJECT_CREATION = {
+  noone: 0,
+  maintainer: 1,
+  developer: 2
+};
+var SUBGROUP_CREATION = { owner: 0, maintainer: 1 };
+function keyOf2(table, value) {
+  return Object.keys(table).find((k2) => table[k2] === value);
+}
+var isBool = (v2) => typeof v2 === "boolean";
+var isBoolOrNull = (v2) => v2 === null || typeof v2 === "boolean";
+var isInt = (v2) => Number.isSafeInteger(v2);
+var oneOf = (...values) => (v2) => values.includes(v2);
+var ATTRIBUTE_READERS = {
+  description: [
+    (v2) => v2 === null || typeof v2 === "string",
+    (v2) => ({ description: v2 ?? "" }),
+    "a string"
+  ],
+  visibility_level: [
+    oneOf(0, 10, 20),
+    (v2) => ({ visibility: VISIBILITIES.find((x) => VISIBILITY_LEVEL2[x] === v2) }),
+    "0, 10 or 20"
+  ],
+  membership_lock: [isBool, (v2) => ({ membership_lock: v2 }), "a boolean"],
+  share_with_group_lock: [isBool, (v2) => ({ share_with_group_lock: v2 }), "a boolean"],
+  request_access_enabled: [isBool, (v2) => ({ request_access_enabled: v2 }), "a boolean"],
+  lfs_enabled: [isBoolOrNull, (v2) => v2 === null ? {} : { lfs_enabled: v2 }, "a boolean or null"],
+  require_two_factor_authentication: [
+    isBool,
+    (v2) => ({ require_two_factor_authentication: v2 }),
+    "a boolean"
+  ],
+  two_factor_grace_period: [isInt, (v2) => ({ two_factor_grace_period: v2 }), "an integer"],
+  project_creation_level: [
+    oneOf(null, 0, 1, 2),
+    (v2) => v2 === null ? {} : { project_creation_level: keyOf2(PROJECT_CREATION, v2) },
+    "0, 1, 2 or null"
+  ],
+  subgroup_creation_level: [
+    oneOf(0, 1),
+    (v2) => ({ subgroup_creation_level: keyOf2(SUBGROUP_CREATION, v2) }),
+    "0 or 1"
+  ],
+  auto_devops_enabled: [
+    isBoolOrNull,
+    (v2) => ({ auto_devops_enabled: v2 }),
+    "a boolean or null"
+  ],
+  emails_disabled: [isBoolOrNull, (v2) => ({ emails_disabled: v2 }), "a boolean or null"],
+  mentions_disabled: [isBoolOrNull, (v2) => ({ mentions_disabled: v2 }), "a boolean or null"],
+  default_branch_protection: [
+    oneOf(null, 0, 1, 2, 3),
+    (v2) => v2 === null ? {} : { default_branch_protection: v2 },
+    "0 to 3 or null"
+  ]
+};
 
 // src/sandbox/routes/projects.ts
 var collator2 = new Intl.Collator("en");

@@ -3,7 +3,7 @@ import { type Declared, type DeclareRules, declare, type ParamSpec } from "./par
 import { isUploadedFile, type ParamHash, type ParamValue, type SandboxRequest } from "./request.js";
 import { paginate, Reply } from "./respond.js";
 import { type Mount, Router } from "./router.js";
-import type { Store, UserRec } from "./store.js";
+import type { GroupRec, Store, UserRec } from "./store.js";
 
 export type Edition = "licensed" | "core";
 
@@ -59,6 +59,22 @@ export interface FixtureContext {
 
 export type FixtureHook = (value: unknown, fx: FixtureContext) => void;
 
+/**
+ * A table a group export carries, as `tree/groups/<id>/<name>.ndjson` (one JSON object a line; see
+ * routes/group-import-export.ts). `T` is what `read` makes of a row.
+ */
+export interface GroupExportRelation<T = unknown> {
+  /** The group's rows, in the platform's attribute names. */
+  rows(store: Store, group: GroupRec): Record<string, unknown>[];
+  /** Reads one row of an archive being imported; throws an Error saying what is wrong with it. */
+  read(row: Record<string, unknown>): T;
+  /**
+   * Stores the rows of an archive in a group just imported. Rows the model refuses are left out: the platform logs
+   * them as import failures and goes on.
+   */
+  restore(store: Store, group: GroupRec, rows: T[], importer: UserRec): void;
+}
+
 export interface AppSettings {
   edition: Edition;
   /** Rows above which pagination omits counts. */
@@ -84,6 +100,7 @@ function linkValue(v: unknown): ParamValue | undefined {
 export class SandboxApp {
   readonly router = new Router<RouteEntry>();
   readonly fixtureHooks = new Map<string, FixtureHook>();
+  readonly groupExportRelations = new Map<string, GroupExportRelation>();
   readonly store: Store;
   readonly settings: AppSettings;
 
@@ -128,6 +145,14 @@ export class SandboxApp {
   onFixture(key: string, fn: FixtureHook): void {
     if (this.fixtureHooks.has(key)) throw new Error(`sandbox: fixture key "${key}" has two handlers`);
     this.fixtureHooks.set(key, fn);
+  }
+
+  /** Lets a route module put its table of a group into the group's export archive, and back on import. */
+  onGroupExport<T>(relation: string, r: GroupExportRelation<T>): void {
+    if (this.groupExportRelations.has(relation)) {
+      throw new Error(`sandbox: group export relation "${relation}" has two handlers`);
+    }
+    this.groupExportRelations.set(relation, r as GroupExportRelation);
   }
 
   /** The request's token, from PRIVATE-TOKEN, `Authorization: Bearer`, `private_token` or `access_token`. */

@@ -8,6 +8,9 @@ import { isUploadedFile, type ParamHash, type UploadedFile } from "./request.js"
  * - integers accept JSON integers and digit strings (`"42"`, `"-1"`)
  * - arrays accept JSON arrays and `k[]=a&k[]=b`; with `split: true` also a comma-separated string
  * - an empty string for a non-string type counts as not given
+ * - `null` (JSON bodies; go-gitlab sends it for unset fields without `omitempty`) counts as not given, except for a
+ *   required string: Grape's coercion lets `nil` through to the model, whose presence check then answers (`"can't be
+ *   blank"`), so a required string that is `null` reads as `""` and goes on to the same checks
  *
  * Failures are 400 `{"error":"<messages joined by ', '>"}`, e.g. `"name is missing, path is missing"`,
  * `"per_page is invalid"`, `"visibility does not have a valid value"`, `"ref is empty"`.
@@ -73,6 +76,7 @@ const FALSE = new Set(["0", "off", "f", "false", "n", "no"]);
 
 const INVALID = Symbol("invalid");
 const ABSENT = Symbol("absent");
+const NULL_STRING = Symbol("null string");
 
 /** Coerces a boolean the way the platform does; `undefined` when the value is not a boolean form. */
 export function coerceBoolean(v: unknown): boolean | undefined {
@@ -96,6 +100,7 @@ export function coerceInteger(v: unknown): number | undefined {
 function coerceScalar(type: ParamType, v: unknown): unknown {
   switch (type) {
     case "string":
+      if (v === null) return NULL_STRING;
       if (typeof v === "string") return v;
       if (typeof v === "number" || typeof v === "boolean") return String(v);
       return INVALID;
@@ -144,7 +149,7 @@ function coerce(spec: ParamSpec, v: unknown): unknown {
       for (const item of list) {
         const c = coerceScalar(elem, item);
         if (c === INVALID) return INVALID;
-        if (c !== ABSENT) out.push(c);
+        if (c !== ABSENT && c !== NULL_STRING) out.push(c);
       }
       return out;
     }
@@ -185,7 +190,8 @@ export function declare<const S extends Record<string, ParamSpec>>(
       else if (s.default !== undefined) out[name] = s.default;
       continue;
     }
-    const value = coerce(s, params[name]);
+    let value = coerce(s, params[name]);
+    if (value === NULL_STRING) value = s.required ? "" : ABSENT;
     if (value === INVALID) {
       errors.push(`${name} is invalid`);
       continue;

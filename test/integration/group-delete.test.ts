@@ -100,7 +100,10 @@ describe("deleting a group", () => {
     ]);
     expect(apply.code, apply.out + apply.err).toBe(0);
     expect(readdirSync(backups)).toEqual(["group-lowtest.tar.gz"]);
-    expect(gunzipSync(readFileSync(join(backups, "group-lowtest.tar.gz"))).length).toBeGreaterThan(0);
+    // The platform's archive: a tar (ustar header) of the group tree, the bytes as downloaded.
+    const tar = gunzipSync(readFileSync(join(backups, "group-lowtest.tar.gz")));
+    expect(tar.subarray(257, 262).toString("latin1")).toBe("ustar");
+    expect(tar.toString("latin1")).toContain("./tree/groups/_all.ndjson");
     for (const path of ["/groups/lowtest", "/groups/lowtest%2Fsub", "/projects/lowtest%2Fsub%2Fp2"]) {
       await expect(bench.get(path)).rejects.toThrow(/404/);
     }

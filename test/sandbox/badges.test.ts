@@ -225,7 +225,7 @@ describe("badges (§3.4)", () => {
     );
   });
 
-  it("render: placeholders resolved for the source; admins of the source only (401/403)", async () => {
+  it("render: placeholders resolved for the source; admins of the source only (404 hidden, then 401/403)", async () => {
     const q = `link_url=${encodeURIComponent("https://r.example/%{project_path}")}&image_url=${encodeURIComponent("https://r.example/%{default_branch}.svg")}`;
     const r = await call("maint-token", "GET", `${pb}/render?${q}`);
     expect([r.status, r.body]).toEqual([
@@ -237,7 +237,15 @@ describe("badges (§3.4)", () => {
         rendered_image_url: "https://r.example/main.svg",
       },
     ]);
+    // A visible source: a guest is 401, a non-admin 403.
     expect((await call(null, "GET", `${pb}/render?${q}`)).status).toBe(401);
+    // An invisible one is 404 for a guest and a non-member alike, as every other GET on it.
+    for (const token of [null, "dev-token"]) {
+      const hidden = await call(token, "GET", `/projects/hidden%2Fapp/badges/render?${q}`);
+      expect([hidden.status, hidden.body]).toEqual([404, { message: "404 Project Not Found" }]);
+      const group = await call(token, "GET", `/groups/hidden/badges/render?${q}`);
+      expect([group.status, group.body]).toEqual([404, { message: "404 Group Not Found" }]);
+    }
     expect((await call("dev-token", "GET", `${pb}/render?${q}`)).status).toBe(403);
     const bad = await call("maint-token", "GET", `${pb}/render?link_url=x&image_url=https://ok.example`);
     expect([bad.status, bad.body]).toEqual([400, { message: { link_url: ["must be a valid URL"] } }]);

@@ -95,6 +95,23 @@ describe("parameters", () => {
     expect(run({ name: "a", path: "b", ref: " " })).toEqual({ error: "ref is empty" });
   });
 
+  it("null (go-gitlab's unset fields): not given, except a required string, which reaches the model blank", () => {
+    const spec = {
+      description: { type: "string", required: true },
+      ref: { type: "string", required: true, allowBlank: false },
+      kind: { type: "string", required: true, values: ["a", "b"] },
+      note: { type: "string" },
+      level: { type: "integer" },
+      tags: { type: "string[]" },
+    } as const;
+    const ok = { description: null, ref: "main", kind: "a", note: null, level: null, tags: ["x", null] };
+    expect(declare(ok, spec)).toEqual({ description: "", ref: "main", kind: "a", tags: ["x"] });
+    const bad = () => declare({ description: "d", ref: null, kind: null }, spec);
+    expect(bad).toThrow(
+      expect.objectContaining({ body: { error: "ref is empty, kind does not have a valid value" } }),
+    );
+  });
+
   it("at_least_one_of and mutually_exclusive messages", () => {
     const f = (params: Record<string, string>, rules: Parameters<typeof declare>[2]) => {
       try {

@@ -1,4 +1,4 @@
-import { gunzipSync } from "node:zlib";
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Client, sandbox } from "./helpers.js";
 
@@ -35,6 +35,15 @@ describe("groups (§3.1)", () => {
           { path: "test/alpha", visibility: "internal" },
           { path: "test/beta", visibility: "private" },
           { path: "test/sub/gamma", visibility: "internal" },
+        ],
+        milestones: [{ group: "test/sub", title: "Q3", due_date: "2021-09-30", state: "closed" }],
+        badges: [
+          {
+            group: "test",
+            name: "docs",
+            link_url: "https://d.example",
+            image_url: "https://d.example/b.svg",
+          },
         ],
       },
     });
@@ -232,7 +241,20 @@ describe("groups (§3.1)", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("content-disposition")).toMatch(/attachment; filename=".*_test_export\.tar\.gz"/);
     const archive = Buffer.from(await res.arrayBuffer());
-    expect(JSON.parse(gunzipSync(archive).toString()).group.path).toBe("test");
+    // The platform's layout, read by GNU tar: the group tree as NDJSON.
+    const listing = spawnSync("tar", ["-tzf", "-"], { input: archive, encoding: "utf8" });
+    expect(listing.status, listing.stderr).toBe(0);
+    const sub = (await c.admin("GET", "/groups/test%2Fsub")).body as Group;
+    expect(listing.stdout.split("\n")).toEqual(
+      expect.arrayContaining([
+        "./VERSION",
+        "./tree/groups/_all.ndjson",
+        `./tree/groups/${test.id}.json`,
+        `./tree/groups/${test.id}/badges.ndjson`,
+        `./tree/groups/${sub.id}/milestones.ndjson`,
+        `./tree/groups/${sub.id}/members.ndjson`,
+      ]),
+    );
 
     const form = new FormData();
     form.set("name", "Imported");
@@ -250,6 +272,12 @@ describe("groups (§3.1)", () => {
     expect(subs.map((g) => g.path)).toContain("sub");
     const members = (await c.admin("GET", "/groups/imported/members")).body as { username: string }[];
     expect(members.map((m) => m.username)).toEqual(expect.arrayContaining(["alice", "bob"]));
+    const milestones = (await c.admin("GET", "/groups/imported%2Fsub/milestones")).body as unknown[];
+    expect(milestones).toEqual([
+      expect.objectContaining({ title: "Q3", state: "closed", due_date: "2021-09-30" }),
+    ]);
+    const badges = (await c.admin("GET", "/groups/imported/badges")).body as unknown[];
+    expect(badges).toEqual([expect.objectContaining({ name: "docs", link_url: "https://d.example" })]);
   });
 
   it("DELETE is 202 with a body and removes the group, its subgroups and projects", async () => {

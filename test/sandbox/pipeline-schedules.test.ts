@@ -113,6 +113,9 @@ describe("pipeline schedules (§3.2)", () => {
     ]);
     const empty = await as("dev-token").post(base, { description: "x", ref: "", cron: "* * * * *" });
     expect([empty.status, empty.body]).toEqual([400, { error: "ref is empty" }]);
+    // go-gitlab sends unset required fields as null: Grape lets nil through and the model refuses it.
+    const nulled = await as("dev-token").post(base, { description: null, ref: "main", cron: "* * * * *" });
+    expect([nulled.status, nulled.body]).toEqual([400, { message: { description: ["can't be blank"] } }]);
     const badCron = await as("dev-token").post(base, { description: "x", ref: "main", cron: "61 * * * *" });
     expect([badCron.status, badCron.body]).toEqual([400, { message: { cron: [" is invalid syntax"] } }]);
     const words = await as("dev-token").post(base, { description: "x", ref: "main", cron: "every day" });

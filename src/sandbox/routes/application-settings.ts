@@ -27,6 +27,9 @@ import type { Store } from "../store.js";
  * as `sha256:<hex>` (so the state file and `/-/sandbox/state` do not hold them either).
  * `external_auth_client_key` and `external_auth_client_key_pass` are "stored encrypted" but the recorded platform
  * response does return them, so the sandbox does too.
+ * `polling_interval_multiplier` is a JSON number, as the contract types it; the platform writes its decimal column
+ * as a string (`"1.0"` in the recording), which go-gitlab's `Settings` requires: that library cannot read these
+ * settings from the sandbox (test/conformance/go/gogitlab reads them into its own type).
  *
  * `PUT /application/settings` takes any setting (query or body, JSON or form; strings coerced by type; array
  * settings also as comma-separated strings) with the platform's rules:

@@ -33,8 +33,14 @@ import { fakeCommitSha } from "./pipeline-schedules.js";
  *   group's newest project the caller can see is used (the platform's `GroupProjectsFinder...first`), and with no
  *   project the URLs are returned unchanged. `%{commit_sha}` is a stable fake SHA of the default branch (the sandbox
  *   has no repositories); without a default branch it and `%{default_branch}` render empty.
- * - `GET .../badges/render?link_url=&image_url=` needs a signed-in administrator of the source (401/403) and answers
- *   `{link_url, image_url, rendered_link_url, rendered_image_url}`.
+ * - `GET .../badges/render?link_url=&image_url=` needs a signed-in administrator of the source and answers
+ *   `{link_url, image_url, rendered_link_url, rendered_image_url}`. A source the caller cannot see is 404
+ *   (`Project Not Found` / `Group Not Found`) for a guest too, as the contract's error table has it for every GET on
+ *   a private project or group by a non-member; only then is a guest 401 and a non-admin 403. The platform's own
+ *   code (13.x `lib/api/badges.rb`) calls `authenticate!` first and would answer that guest 401: here the sandbox
+ *   follows the contract, not the platform.
+ *
+ * - Group badges go into the group export archive and come back with an import (routes/group-import-export.ts).
  *
  * Fixture key `badges` (a list): `{ project: acme/api, link_url: ..., image_url: ..., name: coverage }` or
  * `{ group: acme, link_url: ..., image_url: ... }`.
@@ -173,6 +179,46 @@ export function register(app: SandboxApp): void {
     return badge;
   };
 
+  app.onGroupExport<Pick<BadgeRec, "name" | "link_url" | "image_url">>("badges", {
+    rows: (_store, g) =>
+      area()
+        .badges.filter((b) => b.source_type === "group" && b.source_id === g.id)
+        .sort(byCreation)
+        .map((b) => ({
+          id: b.id,
+          link_url: b.link_url,
+          image_url: b.image_url,
+          project_id: null,
+          group_id: g.id,
+          created_at: b.created_at,
+          updated_at: b.updated_at,
+          name: b.name,
+          type: "GroupBadge",
+        })),
+    read: (row) => {
+      const name = row["name"] ?? null;
+      if (name !== null && typeof name !== "string") throw new Error("name must be a string or null");
+      for (const key of ["link_url", "image_url"]) {
+        if (typeof row[key] !== "string") throw new Error(`${key} must be a string`);
+      }
+      return { name, link_url: row["link_url"] as string, image_url: row["image_url"] as string };
+    },
+    restore: (store, g, rows) => {
+      for (const row of rows) {
+        if (Object.keys(urlErrors(row)).length > 0) continue;
+        const now = store.nowIso();
+        area().badges.push({
+          id: store.nextId("badges"),
+          source_type: "group",
+          source_id: g.id,
+          ...row,
+          created_at: now,
+          updated_at: now,
+        });
+      }
+    },
+  });
+
   for (const type of ["project", "group"] as const) {
     const base = `/${type}s/:id/badges`;
 
@@ -185,7 +231,6 @@ export function register(app: SandboxApp): void {
     });
 
     app.get(`${base}/render`, (ctx) => {
-      requireAuth(ctx);
       const source = sourceOf(ctx, type);
       requireAdminOf(ctx, source);
       const p = ctx.declare({

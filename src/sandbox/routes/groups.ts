@@ -1,4 +1,3 @@
-import { gunzipSync, gzipSync } from "node:zlib";
 import type { Ctx, SandboxApp } from "../app.js";
 import {
   ACCESS,
@@ -13,11 +12,11 @@ import {
   requireAuth,
 } from "../auth.js";
 import { groupDetailJson, groupJson, projectJson, projectSimple } from "../entities.js";
-import { badRequest, forbidden, HttpError, notFound, rubyInspect, validation } from "../errors.js";
-import { buildGroup, type Errors, GROUP_SETTING_KEYS, insertGroup, validateGroup } from "../model.js";
+import { badRequest, forbidden, notFound, rubyInspect, validation } from "../errors.js";
+import { buildGroup, type Errors, insertGroup, validateGroup } from "../model.js";
 import type { ParamSpec } from "../params.js";
-import { accepted, created, noContent, raw } from "../respond.js";
-import { type GroupRec, type ProjectRec, type Store, type UserRec, VISIBILITIES } from "../store.js";
+import { accepted, created, noContent } from "../respond.js";
+import { type GroupRec, type ProjectRec, type UserRec, VISIBILITIES } from "../store.js";
 
 /** Groups and subgroups: §3.1 of platform-behavior and the "Groups" table of the contract. */
 
@@ -265,20 +264,28 @@ function canCreateSubgroup(ctx: Ctx, parent: GroupRec): boolean {
   return effectiveGroupLevel(ctx.store, ctx.user, parent) >= needed;
 }
 
+/**
+ * The parent a new group goes under (`parent_id`), after the platform's checks: 404 for an invisible parent, 403
+ * without `create_subgroup` on it, or without `create_group` for a top-level group.
+ */
+export function creationParent(ctx: Ctx, user: UserRec, parentRef: number | undefined): GroupRec | undefined {
+  if (parentRef !== undefined) {
+    const parent = findGroup(ctx, String(parentRef));
+    if (!canCreateSubgroup(ctx, parent)) throw forbidden();
+    return parent;
+  }
+  if (!user.can_create_group && !user.admin) throw forbidden();
+  return undefined;
+}
+
 /** `POST /groups` and the import: creates a group with the caller as owner, or fails like the platform. */
-function createGroup(
+export function createGroup(
   ctx: Ctx,
   user: UserRec,
   input: Record<string, unknown> & { name: string; path: string },
   parentRef?: number,
 ): GroupRec {
-  let parent: GroupRec | undefined;
-  if (parentRef !== undefined) {
-    parent = findGroup(ctx, String(parentRef));
-    if (!canCreateSubgroup(ctx, parent)) throw forbidden();
-  } else if (!user.can_create_group && !user.admin) {
-    throw forbidden();
-  }
+  const parent = creationParent(ctx, user, parentRef);
   const g = buildGroup(ctx.store, {
     ...(input as Partial<GroupRec> & { name: string; path: string }),
     parent_id: parent?.id ?? null,
@@ -290,66 +297,7 @@ function createGroup(
   return g;
 }
 
-interface ExportDoc {
-  format: "forgeform-sandbox-group-export";
-  version: 1;
-  group: Record<string, unknown>;
-  members: { username: string; access_level: number }[];
-  subgroups: ExportDoc[];
-}
-
-const EXPORT_FIELDS = ["description", "visibility", ...GROUP_SETTING_KEYS] as const;
-
-function exportDoc(store: Store, g: GroupRec): ExportDoc {
-  const group: Record<string, unknown> = { name: g.name, path: g.path };
-  for (const k of EXPORT_FIELDS) group[k] = g[k];
-  return {
-    format: "forgeform-sandbox-group-export",
-    version: 1,
-    group,
-    members: store.members("group", g.id).flatMap((m) => {
-      const u = store.user(m.user_id);
-      return u ? [{ username: u.username, access_level: m.access_level }] : [];
-    }),
-    subgroups: store.data.groups.filter((c) => c.parent_id === g.id).map((c) => exportDoc(store, c)),
-  };
-}
-
-function importDoc(ctx: Ctx, user: UserRec, doc: ExportDoc, target: GroupRec): void {
-  const store = ctx.store;
-  for (const m of doc.members) {
-    const u = store.userByUsername(m.username);
-    if (u && u.id !== user.id) store.setMember("group", target.id, u.id, m.access_level);
-  }
-  for (const sub of doc.subgroups) {
-    const settings: Record<string, unknown> = {};
-    for (const k of EXPORT_FIELDS) if (sub.group[k] !== undefined) settings[k] = sub.group[k];
-    const g = buildGroup(store, {
-      ...(settings as Partial<GroupRec>),
-      name: String(sub.group["name"]),
-      path: String(sub.group["path"]),
-      parent_id: target.id,
-    });
-    const errors = validateGroup(store, g);
-    if (Object.keys(errors).length > 0) continue;
-    insertGroup(store, g);
-    importDoc(ctx, user, sub, g);
-  }
-}
-
-function readExport(data: Buffer): ExportDoc | undefined {
-  try {
-    const doc = JSON.parse(gunzipSync(data).toString("utf8")) as ExportDoc;
-    return doc.format === "forgeform-sandbox-group-export" && doc.version === 1 ? doc : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function register(app: SandboxApp): void {
-  const exports = () =>
-    app.store.area("group_exports", () => ({}) as Record<string, { created_at: string; data: string }>);
-
   app.get("/groups", (ctx) => {
     const { groups, statistics } = findGroups(ctx, undefined);
     return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, { statistics }));
@@ -450,8 +398,6 @@ export function register(app: SandboxApp): void {
     const g = findGroup(ctx, ctx.path["id"]!);
     authorizeGroup(ctx, g, ACCESS.owner);
     ctx.store.removeGroup(g.id);
-    const table = exports();
-    delete table[String(g.id)];
     return accepted();
   });
 
@@ -486,51 +432,5 @@ export function register(app: SandboxApp): void {
     g.shared_with_groups = g.shared_with_groups.filter((s) => s.group_id !== group_id);
     if (g.shared_with_groups.length === before) throw notFound();
     return noContent();
-  });
-
-  app.post("/groups/:id/export", (ctx) => {
-    authenticateNonGet(ctx);
-    const g = findGroup(ctx, ctx.path["id"]!);
-    authorizeGroup(ctx, g, ACCESS.owner);
-    const doc = exportDoc(ctx.store, g);
-    exports()[String(g.id)] = {
-      created_at: ctx.store.nowIso(),
-      data: gzipSync(Buffer.from(JSON.stringify(doc))).toString("base64"),
-    };
-    return accepted();
-  });
-
-  app.get("/groups/:id/export/download", (ctx) => {
-    requireAuth(ctx);
-    const g = findGroup(ctx, ctx.path["id"]!);
-    authorizeGroup(ctx, g, ACCESS.owner);
-    const entry = exports()[String(g.id)];
-    if (!entry) throw new HttpError(404, { message: "404 Not found or has expired" });
-    const stamp = entry.created_at.replace(/[-:T]/g, "").slice(0, 14);
-    const filename = `${stamp}_${ctx.store.groupFullPath(g).replace(/\//g, "_")}_export.tar.gz`;
-    return raw(Buffer.from(entry.data, "base64"), "application/octet-stream", {
-      "Content-Disposition": `attachment; filename="${filename}"`,
-    });
-  });
-
-  app.post("/groups/import", (ctx) => {
-    const user = requireAuth(ctx);
-    const p = ctx.declare({
-      name: { type: "string", required: true },
-      path: { type: "string", required: true },
-      file: { type: "file", required: true },
-      parent_id: { type: "integer" },
-    });
-    const doc = readExport(p.file.data);
-    if (!doc) {
-      throw badRequest(
-        `Failed to import group: ${p.file.filename} is not a group export archive of this instance`,
-      );
-    }
-    const settings: Record<string, unknown> = {};
-    for (const k of EXPORT_FIELDS) if (doc.group[k] !== undefined) settings[k] = doc.group[k];
-    const g = createGroup(ctx, user, { ...settings, name: p.name, path: p.path }, p.parent_id);
-    importDoc(ctx, user, doc, g);
-    return accepted();
   });
 }

@@ -7,6 +7,7 @@ import * as deployKeys from "./deploy-keys.js";
 import * as epics from "./epics.js";
 import * as errorTracking from "./error-tracking.js";
 import * as events from "./events.js";
+import * as groupImportExport from "./group-import-export.js";
 import * as groups from "./groups.js";
 import * as issues from "./issues.js";
 import * as jobs from "./jobs.js";
@@ -29,6 +30,7 @@ import * as wikis from "./wikis.js";
 /** Every route module; each exports `register(app)`. Add new modules to this list (one line each). */
 export const modules: { register(app: SandboxApp): void }[] = [
   groups,
+  groupImportExport,
   projects,
   members,
   users,

@@ -1,4 +1,4 @@
-import type { Ctx, SandboxApp } from "../app.js";
+import type { Ctx, GroupExportRelation, SandboxApp } from "../app.js";
 import { ACCESS, authorizeGroup, authorizeProject, findGroup, findProject } from "../auth.js";
 import { badRequest, HttpError, recordNotFound, rubyInspect } from "../errors.js";
 import { FixtureError } from "../fixture.js";
@@ -27,6 +27,8 @@ import type { GroupRec, ProjectRec, Store } from "../store.js";
  *   the group milestone.
  * - Burndown events [licensed]: derived from the milestone's issues: `created` at each issue's creation and
  *   `closed` at its closing, oldest first (`{created_at, weight, action}`), not paginated.
+ *
+ * - Group milestones go into the group export archive and come back with an import (routes/group-import-export.ts).
  *
  * Fixture key `milestones`: a list of `{ project: <full path> | group: <full path>, title, description?,
  * state?: active|closed, due_date?, start_date? }`. Listed before `issues` so issues can name them by title.
@@ -293,8 +295,59 @@ function seedMilestones(value: unknown, store: Store, src: string): void {
   });
 }
 
+type ArchivedMilestone = Pick<
+  MilestoneRec,
+  "title" | "description" | "state" | "due_date" | "start_date" | "iid"
+>;
+
+/** Group milestones in the group export archive (`tree/groups/<id>/milestones.ndjson`). */
+const exportedMilestones: GroupExportRelation<ArchivedMilestone> = {
+  rows: (store, g) =>
+    milestonesArea(store)
+      .rows.filter((m) => m.group_id === g.id)
+      .sort((a, b) => a.id - b.id)
+      .map((m) => ({ ...m, project_id: null })),
+  read: (row) => {
+    const text = (key: string, nullable: boolean): string | null => {
+      const v = row[key] ?? null;
+      if (typeof v === "string" || (nullable && v === null)) return v;
+      throw new Error(`${key} must be a string${nullable ? " or null" : ""}`);
+    };
+    const date = (key: string): string | null => {
+      const v = text(key, true);
+      if (v !== null && castDate(v) === null) throw new Error(`${key} must be a date YYYY-MM-DD`);
+      return v;
+    };
+    const state = row["state"] ?? "active";
+    if (state !== "active" && state !== "closed") throw new Error("state must be active or closed");
+    const iid = row["iid"];
+    if (!Number.isSafeInteger(iid)) throw new Error("iid must be an integer");
+    return {
+      title: text("title", false)!,
+      description: text("description", true),
+      state,
+      due_date: date("due_date"),
+      start_date: date("start_date"),
+      iid: iid as number,
+    };
+  },
+  restore: (store, group, rows) => {
+    const refused = new Error("refused");
+    for (const m of [...rows].sort((a, b) => a.iid - b.iid)) {
+      try {
+        createMilestone(store, { kind: "group", group }, m, () => {
+          throw refused;
+        });
+      } catch (error) {
+        if (error !== refused) throw error;
+      }
+    }
+  },
+};
+
 export function register(app: SandboxApp): void {
   app.onFixture("milestones", (value, { store, source: src }) => seedMilestones(value, store, src));
+  app.onGroupExport("milestones", exportedMilestones);
 
   for (const kind of ["project", "group"] as const) {
     const base = kind === "project" ? "/projects/:id/milestones" : "/groups/:id/milestones";

@@ -1,0 +1,452 @@
+import type { Ctx, GroupExportRelation, SandboxApp } from "../app.js";
+import { ACCESS, authenticateNonGet, authorizeGroup, findGroup, requireAuth } from "../auth.js";
+import { badRequest, HttpError } from "../errors.js";
+import { buildGroup, type GroupSettings, insertGroup, validateGroup } from "../model.js";
+import { accepted, raw } from "../respond.js";
+import { type GroupRec, type Store, type UserRec, VISIBILITIES, VISIBILITY_LEVEL } from "../store.js";
+import { ArchiveError, readTarGz, type TarFile, writeTarGz } from "../tar.js";
+import { createGroup, creationParent } from "./groups.js";
+import { platformVersion, SANDBOX_REVISION } from "./version.js";
+
+/**
+ * Group export and import (contract "Groups": `POST /groups/:id/export`, `GET /groups/:id/export/download`,
+ * `POST /groups/import`; "Group export/import": milestones, boards, labels, badges, members and subgroups).
+ *
+ * The archive is the platform's (13.x NDJSON layout, `Gitlab::ImportExport::Group::TreeSaver`; the contract and
+ * platform-behavior.md do not describe it): a tar.gz of
+ *
+ * ```
+ * ./VERSION                              0.2.4, the import/export format version
+ * ./GITLAB_VERSION, ./GITLAB_REVISION
+ * ./tree/groups/_all.ndjson              the ids of the group and its subgroups, one a line, parents first
+ * ./tree/groups/<id>.json                the group's attributes, in the platform's column names
+ * ./tree/groups/<id>/<relation>.ndjson   milestones, badges, labels, boards, members: one JSON object a line
+ * ```
+ *
+ * - Export: Owner of the group; `POST` answers 202 and the archive is ready at once (the platform prepares it in the
+ *   background); `download` is 404 `Not found or has expired` until then. Route modules add their tables with
+ *   `app.onGroupExport` (milestones.ts, badges.ts); members are written here, each with `user: {id, email,
+ *   username}`. The sandbox has no group labels or boards (the contract has no endpoints for them): a group has
+ *   none of its own, and those an imported archive carries are kept as read and written again by later exports.
+ * - Import (`multipart`: name, path, file, parent_id): the caller needs `create_group`, or `create_subgroup` on the
+ *   parent (403), then the whole archive is read and checked before anything is stored. Where the platform would
+ *   fail the import in the background, the sandbox answers 400 `Failed to import group: <file>: <reason>` and
+ *   stores nothing: not gzip, not tar, more than 32 MiB unpacked or 10,000 entries, entries with absolute or `..`
+ *   paths, links, no `tree/groups/_all.ndjson` ("The import file is incompatible"), a `VERSION` other than 0.2.4,
+ *   unreadable JSON, a group file whose `id` differs from its name, a subgroup whose parent is not listed before it,
+ *   rows of the wrong types, and the names `__proto__`, `constructor`, `prototype` anywhere. Then the group is
+ *   created with the request's name and path (400 `Failed to save group {…}` as `POST /groups`) and the archive's
+ *   settings; subgroups keep theirs, each visibility lowered to its parent's where higher (the platform's
+ *   `closest_allowed_level`). The importer becomes an Owner of every imported group; members are matched to users
+ *   by e-mail (the platform's `MembersMapper`), at most Owner, and unmatched ones are left out. A subgroup or row the
+ *   model refuses is left out and the rest goes on, as the platform logs import failures. Answers 202.
+ */
+
+const EXPORT_VERSION = "0.2.4";
+const LIMITS = { maxBytes: 32 * 1024 * 1024, maxEntries: 10_000 };
+/** The platform's order of the group tree's relations (`import_export.yml`); others follow. */
+const RELATION_ORDER = ["milestones", "badges", "labels", "boards", "members"];
+const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
+const PROJECT_CREATION: Record<GroupRec["project_creation_level"], number> = {
+  noone: 0,
+  maintainer: 1,
+  developer: 2,
+};
+const SUBGROUP_CREATION: Record<GroupRec["subgroup_creation_level"], number> = { owner: 0, maintainer: 1 };
+
+function keyOf<K extends string>(table: Record<K, number>, value: number): K | undefined {
+  return (Object.keys(table) as K[]).find((k) => table[k] === value);
+}
+
+/** `tree/groups/<id>.json`: the group's attributes as the platform names and stores them. */
+function groupAttributes(g: GroupRec): Record<string, unknown> {
+  return {
+    id: g.id,
+    name: g.name,
+    path: g.path,
+    description: g.description,
+    avatar: { url: null },
+    membership_lock: g.membership_lock,
+    share_with_group_lock: g.share_with_group_lock,
+    visibility_level: VISIBILITY_LEVEL[g.visibility],
+    request_access_enabled: g.request_access_enabled,
+    lfs_enabled: g.lfs_enabled,
+    parent_id: g.parent_id,
+    require_two_factor_authentication: g.require_two_factor_authentication,
+    two_factor_grace_period: g.two_factor_grace_period,
+    project_creation_level: PROJECT_CREATION[g.project_creation_level],
+    auto_devops_enabled: g.auto_devops_enabled,
+    subgroup_creation_level: SUBGROUP_CREATION[g.subgroup_creation_level],
+    emails_disabled: g.emails_disabled,
+    mentions_disabled: g.mentions_disabled,
+    default_branch_protection: g.default_branch_protection,
+    type: "Group",
+  };
+}
+
+type Check = (v: unknown) => boolean;
+const isBool: Check = (v) => typeof v === "boolean";
+const isBoolOrNull: Check = (v) => v === null || typeof v === "boolean";
+const isInt: Check = (v) => Number.isSafeInteger(v);
+const oneOf =
+  (...values: unknown[]): Check =>
+  (v) =>
+    values.includes(v);
+
+/** Reads the archived attributes the sandbox keeps: `[check, how it reads, what the check wants]`. */
+const ATTRIBUTE_READERS: Record<string, [Check, (v: unknown) => GroupSettings, string]> = {
+  description: [
+    (v) => v === null || typeof v === "string",
+    (v) => ({ description: (v as string) ?? "" }),
+    "a string",
+  ],
+  visibility_level: [
+    oneOf(0, 10, 20),
+    (v) => ({ visibility: VISIBILITIES.find((x) => VISIBILITY_LEVEL[x] === v)! }),
+    "0, 10 or 20",
+  ],
+  membership_lock: [isBool, (v) => ({ membership_lock: v as boolean }), "a boolean"],
+  share_with_group_lock: [isBool, (v) => ({ share_with_group_lock: v as boolean }), "a boolean"],
+  request_access_enabled: [isBool, (v) => ({ request_access_enabled: v as boolean }), "a boolean"],
+  lfs_enabled: [isBoolOrNull, (v) => (v === null ? {} : { lfs_enabled: v as boolean }), "a boolean or null"],
+  require_two_factor_authentication: [
+    isBool,
+    (v) => ({ require_two_factor_authentication: v as boolean }),
+    "a boolean",
+  ],
+  two_factor_grace_period: [isInt, (v) => ({ two_factor_grace_period: v as number }), "an integer"],
+  project_creation_level: [
+    oneOf(null, 0, 1, 2),
+    (v) => (v === null ? {} : { project_creation_level: keyOf(PROJECT_CREATION, v as number)! }),
+    "0, 1, 2 or null",
+  ],
+  subgroup_creation_level: [
+    oneOf(0, 1),
+    (v) => ({ subgroup_creation_level: keyOf(SUBGROUP_CREATION, v as number)! }),
+    "0 or 1",
+  ],
+  auto_devops_enabled: [
+    isBoolOrNull,
+    (v) => ({ auto_devops_enabled: v as boolean | null }),
+    "a boolean or null",
+  ],
+  emails_disabled: [isBoolOrNull, (v) => ({ emails_disabled: v as boolean | null }), "a boolean or null"],
+  mentions_disabled: [isBoolOrNull, (v) => ({ mentions_disabled: v as boolean | null }), "a boolean or null"],
+  default_branch_protection: [
+    oneOf(null, 0, 1, 2, 3),
+    (v) => (v === null ? {} : { default_branch_protection: v as number }),
+    "0 to 3 or null",
+  ],
+};
+
+/** One group of an archive, checked. */
+interface ArchivedGroup {
+  id: number;
+  parentId: number | null;
+  name: string;
+  path: string;
+  settings: GroupSettings;
+  relations: Map<string, unknown[]>;
+}
+
+function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text, (key, value: unknown) => {
+      if (FORBIDDEN_KEYS.has(key)) throw new ArchiveError(`${where}: the name "${key}" is not allowed`);
+      return value;
+    });
+  } catch (error) {
+    if (error instanceof ArchiveError) throw error;
+    throw new ArchiveError(`${where} is not valid JSON`);
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** The non-empty lines of an `.ndjson` file, each parsed. */
+function ndjson(file: TarFile): unknown[] {
+  return file.data
+    .toString("utf8")
+    .split("\n")
+    .flatMap((line, i) => (line.trim() === "" ? [] : [parseJson(line, `${file.name} line ${i + 1}`)]));
+}
+
+function readGroup(
+  files: Map<string, TarFile>,
+  id: number,
+  known: Set<number>,
+  relations: Map<string, GroupExportRelation>,
+): ArchivedGroup {
+  const name = `tree/groups/${id}.json`;
+  const file = files.get(name);
+  if (!file) throw new ArchiveError(`${name} is missing`);
+  const attrs = parseJson(file.data.toString("utf8"), name);
+  if (!isObject(attrs)) throw new ArchiveError(`${name} is not a JSON object`);
+  if (attrs["id"] !== id) throw new ArchiveError(`Invalid group_id for ${id}`);
+  const parentId = attrs["parent_id"] ?? null;
+  if (parentId !== null && !isInt(parentId)) throw new ArchiveError(`${name}: parent_id must be an integer`);
+  if (known.size > 0 && !known.has(parentId as number)) {
+    throw new ArchiveError(`${name}: its parent group ${String(parentId)} is not listed before it`);
+  }
+  for (const key of ["name", "path"]) {
+    if (typeof attrs[key] !== "string") throw new ArchiveError(`${name}: ${key} must be a string`);
+  }
+  let settings: GroupSettings = {};
+  for (const [key, [check, read, wanted]] of Object.entries(ATTRIBUTE_READERS)) {
+    if (!Object.hasOwn(attrs, key)) continue;
+    if (!check(attrs[key])) throw new ArchiveError(`${name}: ${key} must be ${wanted}`);
+    settings = { ...settings, ...read(attrs[key]) };
+  }
+  const rows = new Map<string, unknown[]>();
+  for (const [relation, r] of relations) {
+    const f = files.get(`tree/groups/${id}/${relation}.ndjson`);
+    if (!f) continue;
+    rows.set(
+      relation,
+      ndjson(f).map((row, i) => {
+        if (!isObject(row)) throw new ArchiveError(`${f.name} row ${i + 1} is not a JSON object`);
+        try {
+          return r.read(row);
+        } catch (error) {
+          throw new ArchiveError(`${f.name} row ${i + 1}: ${(error as Error).message}`);
+        }
+      }),
+    );
+  }
+  return {
+    id,
+    parentId: parentId as number | null,
+    name: attrs["name"] as string,
+    path: attrs["path"] as string,
+    settings,
+    relations: rows,
+  };
+}
+
+/** Reads and checks a whole archive; throws {@link ArchiveError}. The root group comes first. */
+function readArchive(data: Buffer, relations: Map<string, GroupExportRelation>): ArchivedGroup[] {
+  const files = new Map(readTarGz(data, LIMITS).map((f) => [f.name, f]));
+  const version = files.get("VERSION")?.data.toString("utf8").trim();
+  if (version !== undefined && version !== EXPORT_VERSION) {
+    throw new ArchiveError(`Import version mismatch: Required ${EXPORT_VERSION} but was ${version}`);
+  }
+  const all = files.get("tree/groups/_all.ndjson");
+  if (!all) throw new ArchiveError("The import file is incompatible");
+  const ids = ndjson(all);
+  if (ids.length === 0) throw new ArchiveError(`${all.name} lists no group`);
+  const known = new Set<number>();
+  return ids.map((id, i) => {
+    if (!isInt(id) || known.has(id as number)) {
+      throw new ArchiveError(`${all.name} line ${i + 1} is not a new group id`);
+    }
+    const g = readGroup(files, id as number, known, relations);
+    known.add(g.id);
+    return g;
+  });
+}
+
+function byPlatformOrder([a]: [string, unknown], [b]: [string, unknown]): number {
+  const rank = (x: string) =>
+    RELATION_ORDER.includes(x) ? RELATION_ORDER.indexOf(x) : RELATION_ORDER.length;
+  return rank(a) - rank(b) || a.localeCompare(b);
+}
+
+function exportArchive(app: SandboxApp, store: Store, root: GroupRec): Buffer {
+  const depth = (g: GroupRec) => store.ancestorsAndSelf(g).length;
+  const groups = [root, ...store.descendants(root)].sort((a, b) => depth(a) - depth(b));
+  const text = (name: string, s: string): TarFile => ({ name, data: Buffer.from(s, "utf8") });
+  const lines = (rows: unknown[]) => rows.map((r) => `${JSON.stringify(r)}\n`).join("");
+  const relations = [...app.groupExportRelations].sort(byPlatformOrder);
+  const files: TarFile[] = [
+    text("VERSION", EXPORT_VERSION),
+    text("GITLAB_VERSION", platformVersion(app.licensed)),
+    text("GITLAB_REVISION", SANDBOX_REVISION),
+  ];
+  for (const g of groups) {
+    files.push(text(`tree/groups/${g.id}.json`, JSON.stringify(groupAttributes(g))));
+    for (const [name, r] of relations) {
+      files.push(text(`tree/groups/${g.id}/${name}.ndjson`, lines(r.rows(store, g))));
+    }
+  }
+  files.push(text("tree/groups/_all.ndjson", lines(groups.map((g) => g.id))));
+  return writeTarGz(files, store.now());
+}
+
+/** Creates the archive's subgroups below the imported root, parents first; refused ones (and their subtrees) are left out. */
+function importTree(ctx: Ctx, user: UserRec, archived: ArchivedGroup[], root: GroupRec): void {
+  const store = ctx.store;
+  const created = new Map<number, GroupRec>([[archived[0]!.id, root]]);
+  const restore = (a: ArchivedGroup, g: GroupRec) => {
+    for (const [name, r] of [...ctx.app.groupExportRelations].sort(byMembersFirst)) {
+      r.restore(store, g, a.relations.get(name) ?? [], user);
+    }
+  };
+  restore(archived[0]!, root);
+  for (const a of archived.slice(1)) {
+    const parent = created.get(a.parentId as number);
+    if (!parent) continue;
+    const g = buildGroup(store, {
+      ...a.settings,
+      visibility: lowerTo(a.settings.visibility ?? "private", parent),
+      name: a.name,
+      path: a.path,
+      parent_id: parent.id,
+    });
+    if (Object.keys(validateGroup(store, g)).length > 0) continue;
+    insertGroup(store, g);
+    store.setMember("group", g.id, user.id, ACCESS.owner);
+    created.set(a.id, g);
+    restore(a, g);
+  }
+}
+
+/** The platform restores members before the other relations. */
+function byMembersFirst([a]: [string, unknown], [b]: [string, unknown]): number {
+  return Number(b === "members") - Number(a === "members");
+}
+
+/** `closest_allowed_level`: a visibility no higher than the parent's. */
+function lowerTo(visibility: GroupRec["visibility"], parent: GroupRec | undefined): GroupRec["visibility"] {
+  if (!parent || VISIBILITY_LEVEL[visibility] <= VISIBILITY_LEVEL[parent.visibility]) return visibility;
+  return parent.visibility;
+}
+
+/** Group members in the archive: matched to users by e-mail on import. */
+function membersRelation(): GroupExportRelation<{
+  email: string | null;
+  access_level: number;
+  expires_at: string | null;
+}> {
+  return {
+    rows: (store, g) =>
+      store.members("group", g.id).flatMap((m) => {
+        const u = store.user(m.user_id);
+        if (!u) return [];
+        return [
+          {
+            access_level: m.access_level,
+            source_id: g.id,
+            source_type: "Namespace",
+            user_id: u.id,
+            notification_level: 3,
+            created_at: m.created_at,
+            updated_at: m.created_at,
+            created_by_id: null,
+            invite_email: null,
+            invite_accepted_at: null,
+            requested_at: null,
+            expires_at: m.expires_at,
+            ldap: false,
+            override: false,
+            user: { id: u.id, email: u.email, username: u.username },
+          },
+        ];
+      }),
+    read: (row) => {
+      const level = row["access_level"];
+      if (!oneOf(10, 20, 30, 40, 50)(level)) throw new Error("access_level must be 10, 20, 30, 40 or 50");
+      const user = row["user"] ?? null;
+      if (user !== null && !(isObject(user) && typeof user["email"] === "string")) {
+        throw new Error("user must be an object with an email");
+      }
+      const expires = row["expires_at"] ?? null;
+      if (expires !== null && !(typeof expires === "string" && /^\d{4}-\d{2}-\d{2}$/.test(expires))) {
+        throw new Error("expires_at must be a date YYYY-MM-DD or null");
+      }
+      return {
+        email: user === null ? null : (user["email"] as string),
+        access_level: level as number,
+        expires_at: expires,
+      };
+    },
+    restore: (store, g, rows) => {
+      for (const row of rows) {
+        const email = row.email?.toLowerCase();
+        const u = store.data.users.find((x) => x.email.toLowerCase() === email);
+        if (!u || store.member("group", g.id, u.id)) continue;
+        store.setMember("group", g.id, u.id, Math.min(row.access_level, ACCESS.owner)).expires_at =
+          row.expires_at;
+      }
+    },
+  };
+}
+
+/** Labels and boards: the sandbox has none of its own; those of an imported archive are kept as read. */
+function keptRelation(app: SandboxApp, relation: string): GroupExportRelation<Record<string, unknown>> {
+  const kept = () =>
+    app.store.area(
+      "group_export_kept",
+      () => ({}) as Record<string, Record<string, Record<string, unknown>[]>>,
+    );
+  return {
+    rows: (_store, g) => kept()[String(g.id)]?.[relation] ?? [],
+    read: (row) => row,
+    restore: (_store, g, rows) => {
+      if (rows.length === 0) return;
+      const table = kept();
+      table[String(g.id)] = { ...table[String(g.id)], [relation]: rows };
+    },
+  };
+}
+
+export function register(app: SandboxApp): void {
+  const exports = () =>
+    app.store.area("group_exports", () => ({}) as Record<string, { created_at: string; data: string }>);
+
+  app.onGroupExport("members", membersRelation());
+  app.onGroupExport("labels", keptRelation(app, "labels"));
+  app.onGroupExport("boards", keptRelation(app, "boards"));
+
+  app.post("/groups/:id/export", (ctx) => {
+    authenticateNonGet(ctx);
+    const g = findGroup(ctx, ctx.path["id"]!);
+    authorizeGroup(ctx, g, ACCESS.owner);
+    const table = exports();
+    // Archives of deleted groups can never be downloaded again.
+    for (const id of Object.keys(table)) if (!ctx.store.group(Number(id))) delete table[id];
+    table[String(g.id)] = {
+      created_at: ctx.store.nowIso(),
+      data: exportArchive(app, ctx.store, g).toString("base64"),
+    };
+    return accepted();
+  });
+
+  app.get("/groups/:id/export/download", (ctx) => {
+    requireAuth(ctx);
+    const g = findGroup(ctx, ctx.path["id"]!);
+    authorizeGroup(ctx, g, ACCESS.owner);
+    const entry = exports()[String(g.id)];
+    if (!entry) throw new HttpError(404, { message: "404 Not found or has expired" });
+    const stamp = entry.created_at.replace(/[-:T]/g, "").slice(0, 14);
+    const filename = `${stamp}_${ctx.store.groupFullPath(g).replace(/\//g, "_")}_export.tar.gz`;
+    return raw(Buffer.from(entry.data, "base64"), "application/octet-stream", {
+      "Content-Disposition": `attachment; filename="${filename}"`,
+    });
+  });
+
+  app.post("/groups/import", (ctx) => {
+    const user = requireAuth(ctx);
+    const p = ctx.declare({
+      name: { type: "string", required: true },
+      path: { type: "string", required: true },
+      file: { type: "file", required: true },
+      parent_id: { type: "integer" },
+    });
+    const parent = creationParent(ctx, user, p.parent_id);
+    let archived: ArchivedGroup[];
+    try {
+      archived = readArchive(p.file.data, app.groupExportRelations);
+    } catch (error) {
+      if (!(error instanceof ArchiveError)) throw error;
+      throw badRequest(`Failed to import group: ${p.file.filename}: ${error.message}`);
+    }
+    const root = archived[0]!;
+    const settings = { ...root.settings, visibility: lowerTo(root.settings.visibility ?? "private", parent) };
+    const g = createGroup(ctx, user, { ...settings, name: p.name, path: p.path }, p.parent_id);
+    importTree(ctx, user, archived, g);
+    return accepted();
+  });
+}

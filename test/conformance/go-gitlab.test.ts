@@ -1,0 +1,81 @@
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { startSandbox } from "../../src/sandbox/server.js";
+
+/**
+ * go-gitlab (Debian's golang-github-xanzy-go-gitlab-dev, the client library of the platform's Terraform provider)
+ * as a judge: test/conformance/go/gogitlab is built with Debian's Go in GOPATH mode, without network, and run against
+ * a fresh in-process sandbox. Skipped, with the reason in the test's name, when Go or the library is not installed.
+ */
+
+const GO = "/usr/bin/go";
+const GOPATH = "/usr/share/gocode";
+const LIBRARY = join(GOPATH, "src/github.com/xanzy/go-gitlab");
+const PROGRAM = fileURLToPath(new URL("go/gogitlab", import.meta.url));
+
+function missing(): string | undefined {
+  if (!existsSync(GO)) return `${GO} is not installed (Debian package golang-go)`;
+  if (!existsSync(LIBRARY))
+    return `${LIBRARY} is not installed (Debian package golang-github-xanzy-go-gitlab-dev)`;
+  return undefined;
+}
+
+const reason = missing();
+
+function run(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv; timeout: number },
+): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, options, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
+    );
+  });
+}
+
+describe("conformance with go-gitlab (the Terraform provider's client library)", () => {
+  it.skipIf(reason !== undefined)(
+    `builds offline and drives groups, projects, pagination, export/import, schedules, triggers, badges, protected environments, deploy keys, milestones, wikis, system hooks, broadcast messages and settings${reason ? ` (skipped: ${reason})` : ""}`,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "go-gitlab-"));
+      const binary = join(dir, "gogitlab");
+      try {
+        const build = await run(GO, ["build", "-o", binary, "."], {
+          cwd: PROGRAM,
+          env: {
+            PATH: process.env["PATH"],
+            HOME: dir,
+            GO111MODULE: "off",
+            GOPATH,
+            GOCACHE: join(dir, "cache"),
+            GOFLAGS: "",
+            GOPROXY: "off",
+            // Without a C compiler the standard library is rebuilt without cgo (slower, but it builds).
+            CGO_ENABLED: existsSync("/usr/bin/gcc") ? "1" : "0",
+          },
+          timeout: 120_000,
+        });
+        expect(build.code, build.out).toBe(0);
+        const sb = await startSandbox({ adminToken: "go-admin", userToken: "go-user" });
+        try {
+          const result = await run(binary, [], {
+            env: { SANDBOX_URL: sb.url, ADMIN_TOKEN: sb.adminToken, USER_TOKEN: sb.userToken, HOME: dir },
+            timeout: 60_000,
+          });
+          expect(result.out, result.out).toMatch(/^OK \d+ checks$/m);
+          expect(result.code, result.out).toBe(0);
+        } finally {
+          await sb.stop();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
+});
