@@ -4,6 +4,7 @@ import * as applicationSettings from "./application-settings.js";
 import * as badges from "./badges.js";
 import * as broadcastMessages from "./broadcast-messages.js";
 import * as deployKeys from "./deploy-keys.js";
+import * as deployments from "./deployments.js";
 import * as epics from "./epics.js";
 import * as errorTracking from "./error-tracking.js";
 import * as events from "./events.js";
@@ -54,6 +55,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   snippets,
   jobs,
   events,
+  deployments,
 ];
 
 export function registerAll(app: SandboxApp): void {
