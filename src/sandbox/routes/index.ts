@@ -22,6 +22,7 @@ import * as sandboxAdmin from "./sandbox-admin.js";
 import * as scim from "./scim.js";
 import * as snippets from "./snippets.js";
 import * as systemHooks from "./system-hooks.js";
+import * as templates from "./templates.js";
 import * as triggers from "./triggers.js";
 import * as users from "./users.js";
 import * as version from "./version.js";
@@ -56,6 +57,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   jobs,
   events,
   deployments,
+  templates,
 ];
 
 export function registerAll(app: SandboxApp): void {
