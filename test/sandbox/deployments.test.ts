@@ -27,10 +27,12 @@ const fixture = {
       },
     },
     { path: "ops", members: { opsdev: "developer" } },
+    { path: "pub", visibility: "public" },
   ],
   projects: [
     { path: "acme/api", visibility: "private", shared_with: { ops: "developer" } },
     { path: "acme/web", visibility: "private" },
+    { path: "pub/site", visibility: "public" },
   ],
   milestones: [{ project: "acme/api", title: "v1" }],
   jobs: [
@@ -62,6 +64,7 @@ const fixture = {
     },
   ],
   deployments: [
+    { project: "pub/site", environment: "pages", merge_requests: [{ title: "Landing page" }] },
     {
       project: "acme/api",
       environment: "production",
@@ -222,6 +225,29 @@ describe("deployments and environments", () => {
     expect((await as("gst-token", "GET", `${base}/${ids["staging"]}`)).status).toBe(403);
     expect((await as("rep-token", "GET", `${base}/${ids["staging"]}/merge_requests`)).status).toBe(200);
     expect((await as("gst-token", "GET", `${base}/${ids["staging"]}/merge_requests`)).status).toBe(403);
+  });
+
+  it("public projects: any signed-in user reads deployments, environments and merge requests; writing needs Developer", async () => {
+    const site = "/projects/pub%2Fsite";
+    const list = await as("outsider-token", "GET", `${site}/deployments`);
+    expect(list.status).toBe(200);
+    const [d] = list.body as Deployment[];
+    expect(d).toMatchObject({ iid: 1, ref: "main", status: "success", environment: { name: "pages" } });
+    expect((await as("outsider-token", "GET", `${site}/environments`)).status).toBe(200);
+    const mrs = await as("outsider-token", "GET", `${site}/deployments/${d!.id}/merge_requests`);
+    expect((mrs.body as { title: string }[]).map((m) => m.title)).toEqual(["Landing page"]);
+    expect((await as(null, "GET", `${site}/deployments`)).status).toBe(401);
+    const write = await as("outsider-token", "POST", `${site}/deployments`, {
+      environment: "pages",
+      sha: SHA,
+      ref: "main",
+      tag: false,
+      status: "success",
+    });
+    expect(write.status).toBe(403);
+    expect(
+      (await as("outsider-token", "PUT", `${site}/deployments/${d!.id}`, { status: "failed" })).status,
+    ).toBe(403);
   });
 
   it("POST creates (201, deployable null, the caller as user); the first deployment creates the environment", async () => {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Ctx, SandboxApp } from "../app.js";
-import { ACCESS, effectiveProjectLevel, findProject, requireAuth } from "../auth.js";
+import { ACCESS, effectiveProjectLevel, findProject, hasPublicAccess, requireAuth } from "../auth.js";
 import { projectJson, userBasic } from "../entities.js";
 import { forbidden, paramError, recordNotFound, validation } from "../errors.js";
 import { FixtureError } from "../fixture.js";
@@ -17,8 +17,9 @@ import { deployableBy } from "./protected-environments.js";
  * `lib/api/environments.rb`). Where the contract is silent the sandbox follows the platform:
  *
  * - Every route needs a signed-in user (`before { authenticate! }`: 401 for a guest); parameters are checked next
- *   (Grape 400 `{"error":...}`), then the project (`404 Project Not Found` when invisible). Reading needs Reporter
- *   (`read_deployment`, `read_environment`), creating and updating Developer (`create_deployment`,
+ *   (Grape 400 `{"error":...}`), then the project (`404 Project Not Found` when invisible). Reading needs Reporter,
+ *   or a public project, or an internal one for a user who is not external (`read_deployment` and `read_environment`
+ *   come with `public_access`); creating and updating need Developer (`create_deployment`,
  *   `create_environment`, `update_deployment`): 403 below that. A project with CI/CD (`jobs_enabled`) off forbids
  *   them all, administrators included (`builds_disabled` prevents the abilities).
  * - `POST /projects/:id/deployments`: `environment`, `sha`, `ref`, `tag` (boolean) and `status` are required;
@@ -263,12 +264,21 @@ function environmentJson(
   return out;
 }
 
-/** `authenticate!`, the project, then an ability on it (`builds_disabled` prevents every one of them). */
-function projectFor(ctx: Ctx, level: number): { user: UserRec; project: ProjectRec } {
+/**
+ * `authenticate!`, the project, then an ability on it: reading (`read_deployment`, `read_environment`) needs Reporter
+ * or the project's public access; writing Developer. `builds_disabled` prevents every one of them.
+ */
+function projectFor(ctx: Ctx, need: "read" | "write"): { user: UserRec; project: ProjectRec } {
   const user = requireAuth(ctx);
   const project = findProject(ctx, ctx.path["id"]!);
-  if (!project.jobs_enabled || effectiveProjectLevel(ctx.store, user, project) < level) throw forbidden();
+  if (!project.jobs_enabled || !allowed(ctx, user, project, need)) throw forbidden();
   return { user, project };
+}
+
+function allowed(ctx: Ctx, user: UserRec, project: ProjectRec, need: "read" | "write"): boolean {
+  const level = effectiveProjectLevel(ctx.store, user, project);
+  if (need === "write") return level >= ACCESS.developer;
+  return level >= ACCESS.reporter || hasPublicAccess(user, project);
 }
 
 /** The protected-environment gate (licensed edition only). */
@@ -403,7 +413,7 @@ export function register(app: SandboxApp): void {
   app.get("/projects/:id/deployments", (ctx) => {
     requireAuth(ctx);
     const p = ctx.declare(LIST_SPEC);
-    const { project } = projectFor(ctx, ACCESS.reporter);
+    const { project } = projectFor(ctx, "read");
     const area = deploymentsArea(ctx.store);
     const envIds = new Set(
       area.environments
@@ -425,7 +435,7 @@ export function register(app: SandboxApp): void {
   app.get("/projects/:id/deployments/:deployment_id", (ctx) => {
     requireAuth(ctx);
     const { deployment_id } = ctx.declare({ deployment_id: { type: "integer", required: true } });
-    const { project } = projectFor(ctx, ACCESS.reporter);
+    const { project } = projectFor(ctx, "read");
     return deploymentJson(ctx, findDeployment(ctx, project, deployment_id));
   });
 
@@ -438,7 +448,7 @@ export function register(app: SandboxApp): void {
       tag: { type: "boolean", required: true },
       status: { type: "string", required: true, values: API_STATUSES },
     });
-    const { user, project } = projectFor(ctx, ACCESS.developer);
+    const { user, project } = projectFor(ctx, "write");
     const env = findOrCreateEnvironment(ctx.store, project, p.environment);
     if (Array.isArray(env)) throw validation({ name: env });
     if (!mayDeploy(ctx, user, env)) throw forbidden();
@@ -472,15 +482,10 @@ export function register(app: SandboxApp): void {
       deployment_id: { type: "integer", required: true },
       status: { type: "string", required: true, values: API_STATUSES },
     });
-    const { user, project } = projectFor(ctx, ACCESS.reporter);
+    const { user, project } = projectFor(ctx, "read");
     const d = findDeployment(ctx, project, p.deployment_id);
     const env = deploymentsArea(ctx.store).environments.find((e) => e.id === d.environment_id);
-    if (
-      effectiveProjectLevel(ctx.store, user, project) < ACCESS.developer ||
-      (env && !mayDeploy(ctx, user, env))
-    ) {
-      throw forbidden();
-    }
+    if (!allowed(ctx, user, project, "write") || (env && !mayDeploy(ctx, user, env))) throw forbidden();
     if (d.deployable_id !== null) {
       throw forbidden("Deployments created using GitLab CI can not be updated using the API");
     }
@@ -492,7 +497,7 @@ export function register(app: SandboxApp): void {
   app.get("/projects/:id/deployments/:deployment_id/merge_requests", (ctx) => {
     requireAuth(ctx);
     const { deployment_id } = ctx.declare({ deployment_id: { type: "integer", required: true } });
-    const { project } = projectFor(ctx, ACCESS.reporter);
+    const { project } = projectFor(ctx, "read");
     const area = deploymentsArea(ctx.store);
     const d = area.deployments.find((x) => x.id === deployment_id);
     const env = d ? area.environments.find((e) => e.id === d.environment_id) : undefined;
@@ -513,7 +518,7 @@ export function register(app: SandboxApp): void {
     requireAuth(ctx);
     const p = ctx.declare({ name: { type: "string" }, search: { type: "string" } });
     if (ctx.has("name") && ctx.has("search")) throw paramError("name, search cannot be used together");
-    const { project } = projectFor(ctx, ACCESS.reporter);
+    const { project } = projectFor(ctx, "read");
     const prefix = p.search?.toLowerCase();
     const rows = deploymentsArea(ctx.store)
       .environments.filter(
@@ -529,7 +534,7 @@ export function register(app: SandboxApp): void {
   app.get("/projects/:id/environments/:environment_id", (ctx) => {
     requireAuth(ctx);
     const { environment_id } = ctx.declare({ environment_id: { type: "integer", required: true } });
-    const { project } = projectFor(ctx, ACCESS.reporter);
+    const { project } = projectFor(ctx, "read");
     const env = deploymentsArea(ctx.store).environments.find(
       (e) => e.project_id === project.id && e.id === environment_id,
     );

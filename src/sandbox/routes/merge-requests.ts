@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Ctx } from "../app.js";
-import { ACCESS, canReadProject, effectiveProjectLevel } from "../auth.js";
+import { ACCESS, canReadProject, effectiveProjectLevel, hasPublicAccess } from "../auth.js";
 import { userBasic } from "../entities.js";
 import { paramError } from "../errors.js";
 import type { FixtureError } from "../fixture.js";
@@ -164,7 +164,7 @@ function canReadMergeRequest(store: Store, user: UserRec | null, mr: MergeReques
   if (!project || !canReadProject(store, user, project)) return false;
   if (user?.admin) return true;
   if (!project.merge_requests_enabled) return false;
-  return project.visibility !== "private" || effectiveProjectLevel(store, user, project) >= ACCESS.reporter;
+  return hasPublicAccess(user, project) || effectiveProjectLevel(store, user, project) >= ACCESS.reporter;
 }
 
 const NEGATABLE = {
