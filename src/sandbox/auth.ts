@@ -125,3 +125,12 @@ export function authorizeProject(ctx: Ctx, project: ProjectRec, level: number): 
   if (effectiveProjectLevel(ctx.store, user, project) < level) throw forbidden();
   return user;
 }
+
+/**
+ * The platform's `public_access` ability: a public project for anyone, an internal one for a signed-in user who is
+ * not external. It grants reading of the repository, environments, deployments and merge requests without a role.
+ */
+export function hasPublicAccess(user: UserRec | null, project: ProjectRec): boolean {
+  if (project.visibility === "public") return true;
+  return project.visibility === "internal" && user !== null && !user.external;
+}

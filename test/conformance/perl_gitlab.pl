@@ -5,30 +5,13 @@
 use strict;
 use warnings;
 use GitLab::API::v4;
-use Try::Tiny;
+use FindBin;
+use lib $FindBin::Bin;
+use ConformanceHarness;
 
 my $url = $ENV{SANDBOX_URL} or die "SANDBOX_URL is not set\n";
 my $admin = GitLab::API::v4->new(url => "$url/api/v4", private_token => $ENV{ADMIN_TOKEN});
 my $user = GitLab::API::v4->new(url => "$url/api/v4", private_token => $ENV{USER_TOKEN});
-my $checks = 0;
-
-sub check {
-    my ($name, $ok, $detail) = @_;
-    if (!$ok) {
-        print "FAIL $name " . ($detail // '') . "\n";
-        exit 1;
-    }
-    $checks++;
-    print "ok $name\n";
-}
-
-# The client croaks with "Error <VERB>ing <url> (HTTP <status>): ..." for failures other than GET 404.
-sub fails_with {
-    my ($name, $status, $code) = @_;
-    my $error = '';
-    try { $code->(); } catch { $error = "$_"; };
-    check($name, $error =~ /\(HTTP \Q$status\E\)/, "error was: $error");
-}
 
 check('current user', $admin->current_user()->{username} eq 'root');
 check('version', $admin->version()->{version} =~ /^13\.12\.0/);
@@ -79,4 +62,4 @@ fails_with('existing member is 409', 409, sub { $admin->add_group_member($top->{
 
 $admin->delete_group($top->{id});
 check('deleted group is gone', !defined $admin->group($top->{id}));
-print "OK $checks checks\n";
+done();

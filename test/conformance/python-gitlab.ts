@@ -1,7 +1,8 @@
 /**
- * Runs a python-gitlab conformance script (test/conformance/python/*.py, see harness.py) against a fresh
- * in-process sandbox. Debian's python3-gitlab is installed for /usr/bin/python3, not for the python3 on PATH.
- * A case is skipped, with the reason in its name, only when that interpreter or module is missing.
+ * Runs a client conformance script against a fresh in-process sandbox: python-gitlab scripts
+ * (test/conformance/python/*.py, see harness.py) through {@link pythonCase}, any other client's through
+ * {@link clientCase}. Debian's python3-gitlab is installed for /usr/bin/python3, not for the python3 on PATH.
+ * A case is skipped, with the reason in its name, only when the interpreter or the client library is missing.
  */
 import { execFile, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -10,27 +11,51 @@ import { type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
 
 export const PYTHON = "/usr/bin/python3";
 
-function missing(): string | undefined {
-  const r = spawnSync(PYTHON, ["-c", "import gitlab"], { encoding: "utf8" });
-  if (r.error) return `${PYTHON} is not installed`;
-  if (r.status !== 0) return `python-gitlab is not installed for ${PYTHON}`;
-  return undefined;
-}
-
-const reason = missing();
-
-export interface PythonCase {
+export interface ClientCase {
   /** The test's name. */
   title: string;
-  /** The script's file name in test/conformance/python/. */
-  script: string;
+  /** The interpreter, and its arguments (the script's path first). */
+  command: string;
+  args: string[];
+  /** Arguments that exit 0 only when the client library loads (`["-e", 'require "gitlab"']`). */
+  probe: string[];
+  /** The library's name, for the skip reason. */
+  library: string;
   sandbox?: SandboxOptions;
   /** Extra environment for the script (tokens of fixture users, ...). */
   env?: Record<string, string>;
 }
 
+const probes = new Map<string, string | undefined>();
+
+/** Why the case cannot run here (interpreter or library missing), or `undefined`. */
+function missing(command: string, probe: string[], library: string): string | undefined {
+  const key = JSON.stringify([command, probe]);
+  if (!probes.has(key)) {
+    const r = spawnSync(command, probe, { encoding: "utf8" });
+    probes.set(
+      key,
+      r.error
+        ? `${command} is not installed`
+        : r.status !== 0
+          ? `${library} is not installed for ${command}`
+          : undefined,
+    );
+  }
+  return probes.get(key);
+}
+
 /** Registers one vitest case that runs the script and expects its closing `OK <n> checks` line and exit 0. */
-export function pythonCase({ title, script, sandbox = {}, env = {} }: PythonCase): void {
+export function clientCase({
+  title,
+  command,
+  args,
+  probe,
+  library,
+  sandbox = {},
+  env = {},
+}: ClientCase): void {
+  const reason = missing(command, probe, library);
   it.skipIf(reason !== undefined)(`${title}${reason ? ` (skipped: ${reason})` : ""}`, async () => {
     const sb = await startSandbox({
       adminToken: "conformance-admin",
@@ -38,17 +63,18 @@ export function pythonCase({ title, script, sandbox = {}, env = {} }: PythonCase
       ...sandbox,
     });
     try {
-      const path = fileURLToPath(new URL(`python/${script}`, import.meta.url));
       const result = await new Promise<{ code: number; out: string }>((resolve) => {
         execFile(
-          PYTHON,
-          [path],
+          command,
+          args,
           {
             env: {
               ...process.env,
               SANDBOX_URL: sb.url,
               ADMIN_TOKEN: sb.adminToken,
               USER_TOKEN: sb.userToken,
+              // no __pycache__ files from the scripts' runs
+              PYTHONDONTWRITEBYTECODE: "1",
               ...env,
             },
             timeout: 25_000,
@@ -65,5 +91,42 @@ export function pythonCase({ title, script, sandbox = {}, env = {} }: PythonCase
     } finally {
       await sb.stop();
     }
+  });
+}
+
+export interface PythonCase {
+  /** The test's name. */
+  title: string;
+  /** The script's file name in test/conformance/python/. */
+  script: string;
+  sandbox?: SandboxOptions;
+  /** Extra environment for the script (tokens of fixture users, ...). */
+  env?: Record<string, string>;
+}
+
+/** A python-gitlab script of test/conformance/python/ as a {@link clientCase}. */
+export function pythonCase({ title, script, sandbox, env }: PythonCase): void {
+  clientCase({
+    title,
+    command: PYTHON,
+    args: [fileURLToPath(new URL(`python/${script}`, import.meta.url))],
+    probe: ["-c", "import gitlab"],
+    library: "python-gitlab",
+    sandbox,
+    env,
+  });
+}
+
+/** A script of test/conformance/ run by another client library: the ruby gem (`.rb`) or GitLab::API::v4 (`.pl`). */
+export function scriptCase({ title, script, sandbox, env }: PythonCase): void {
+  const ruby = script.endsWith(".rb");
+  clientCase({
+    title,
+    command: ruby ? "ruby" : "perl",
+    args: [fileURLToPath(new URL(script, import.meta.url))],
+    probe: ruby ? ["-e", 'require "gitlab"'] : ["-MGitLab::API::v4", "-MTry::Tiny", "-e", "1"],
+    library: ruby ? "the ruby gitlab gem" : "GitLab::API::v4",
+    sandbox,
+    env,
   });
 }

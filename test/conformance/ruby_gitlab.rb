@@ -1,29 +1,10 @@
 # Conformance: the ruby `gitlab` gem against the sandbox.
 # Environment: SANDBOX_URL, ADMIN_TOKEN, USER_TOKEN. Prints one line per check; exits 1 on the first failure.
 # The gem sends form-encoded bodies, so every value arrives as a string and must be coerced.
-require "gitlab"
+require_relative "ruby_harness"
 
-URL = ENV.fetch("SANDBOX_URL")
-admin = Gitlab.client(endpoint: "#{URL}/api/v4", private_token: ENV.fetch("ADMIN_TOKEN"))
-user = Gitlab.client(endpoint: "#{URL}/api/v4", private_token: ENV.fetch("USER_TOKEN"))
-$checks = 0
-
-def check(name, condition, detail = "")
-  unless condition
-    puts "FAIL #{name} #{detail}"
-    exit 1
-  end
-  $checks += 1
-  puts "ok #{name}"
-end
-
-def raises(name, klass, status)
-  yield
-  check(name, false, "expected #{klass}")
-rescue Gitlab::Error::ResponseError => e
-  check(name, e.is_a?(klass) && e.response_status == status, "got #{e.class} #{e.response_status}: #{e.message}")
-  e
-end
+admin = client(ENV.fetch("ADMIN_TOKEN"))
+user = client(ENV.fetch("USER_TOKEN"))
 
 check("current user", admin.user.username == "root")
 check("version", admin.version.version.start_with?("13.12.0"))
@@ -44,7 +25,7 @@ raises("missing is 404", Gitlab::Error::NotFound, 404) { admin.group("rb-top/mis
 raises("invisible to a regular user is 404", Gitlab::Error::NotFound, 404) { user.group("rb-top/rb-sub") }
 raises("regular user cannot edit an internal group", Gitlab::Error::Forbidden, 403) { user.edit_group(top.id, description: "x") }
 raises("bad token is 401", Gitlab::Error::Unauthorized, 401) do
-  Gitlab.client(endpoint: "#{URL}/api/v4", private_token: "nope").groups
+  client("nope").groups
 end
 raises("invalid visibility is 400", Gitlab::Error::BadRequest, 400) { admin.create_group("v", "v", visibility: "secret") }
 
@@ -69,4 +50,4 @@ check("member list", admin.group_members(top.id).map(&:username).include?("rb-me
 
 admin.delete_group(top.id)
 raises("deleted group is gone", Gitlab::Error::NotFound, 404) { admin.group(top.id) }
-puts "OK #{$checks} checks"
+done

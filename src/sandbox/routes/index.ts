@@ -3,7 +3,9 @@ import * as accessRequests from "./access-requests.js";
 import * as applicationSettings from "./application-settings.js";
 import * as badges from "./badges.js";
 import * as broadcastMessages from "./broadcast-messages.js";
+import * as dependencies from "./dependencies.js";
 import * as deployKeys from "./deploy-keys.js";
+import * as deployments from "./deployments.js";
 import * as epics from "./epics.js";
 import * as errorTracking from "./error-tracking.js";
 import * as events from "./events.js";
@@ -22,6 +24,7 @@ import * as sandboxAdmin from "./sandbox-admin.js";
 import * as scim from "./scim.js";
 import * as snippets from "./snippets.js";
 import * as systemHooks from "./system-hooks.js";
+import * as templates from "./templates.js";
 import * as triggers from "./triggers.js";
 import * as users from "./users.js";
 import * as version from "./version.js";
@@ -56,6 +59,9 @@ export const modules: { register(app: SandboxApp): void }[] = [
   snippets,
   jobs,
   events,
+  deployments,
+  templates,
+  dependencies,
 ];
 
 export function registerAll(app: SandboxApp): void {

@@ -240,7 +240,7 @@ function duration(job: JobRec): number | null {
   return (Date.parse(job.finished_at ?? job.started_at) - Date.parse(job.started_at)) / 1000;
 }
 
-function jobJson(ctx: Ctx, job: JobRec): Record<string, unknown> {
+export function jobJson(ctx: Ctx, job: JobRec): Record<string, unknown> {
   const pipeline = pipelineOf(ctx.store, job);
   const project = ctx.store.project(job.project_id);
   const user = pipeline ? ctx.store.user(pipeline.user_id) : undefined;

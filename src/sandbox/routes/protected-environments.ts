@@ -4,7 +4,7 @@ import { conflict, forbidden, paramError, recordNotFound, unprocessable } from "
 import { FixtureError } from "../fixture.js";
 import { coerceInteger } from "../params.js";
 import { checkUnmodifiedSince, created, noContent } from "../respond.js";
-import type { ProjectRec, Store } from "../store.js";
+import type { ProjectRec, Store, UserRec } from "../store.js";
 
 /**
  * Protected environments [licensed] (contract "Protected environments"; platform-behavior §3.5, the 12.8-13.x
@@ -70,6 +70,25 @@ function levelJson(store: Store, l: DeployAccessLevelRec): Record<string, unknow
 
 function environmentJson(store: Store, e: ProtectedEnvironmentRec): Record<string, unknown> {
   return { name: e.name, deploy_access_levels: e.deploy_access_levels.map((l) => levelJson(store, l)) };
+}
+
+/**
+ * Whether `user` may deploy to the project's environment `name` (`Environment#protected_deployable_by_user?`,
+ * `ProtectedEnvironment::DeployAccessLevel#check_access`): true when the name is not protected; otherwise an
+ * administrator, the named user, a direct member of the named group, or a project member with at least a role's
+ * level (60 admits administrators only) passes. Used by routes/deployments.ts on the licensed edition.
+ */
+export function deployableBy(store: Store, user: UserRec, projectId: number, name: string): boolean {
+  const table = store.area<ProtectedEnvironmentsArea>("protected_environments", () => ({ environments: [] }));
+  const env = table.environments.find((e) => e.project_id === projectId && e.name === name);
+  const project = store.project(projectId);
+  if (!env || !project) return true;
+  if (user.admin) return true;
+  return env.deploy_access_levels.some((l) => {
+    if (l.user_id !== null) return l.user_id === user.id;
+    if (l.group_id !== null) return store.member("group", l.group_id, user.id) !== undefined;
+    return l.access_level !== null && projectAccessLevel(store, user, project) >= l.access_level;
+  });
 }
 
 interface LevelInput {
