@@ -68580,21 +68580,45 @@ function atPath(node, path2) {
   const { label: _label, ...rest } = node;
   return { ...rest, key: path2 };
 }
-var CRON_RANGES = [
-  [0, 59],
-  // minute
-  [0, 23],
-  // hour
-  [1, 28],
-  // day of month (28: every month has it)
-  [1, 12],
-  // month
-  [0, 6]
-  // day of week
+var CRON_FIELDS = [
+  { name: "minute", pick: [0, 59], bounds: [0, 59] },
+  { name: "hour", pick: [0, 23], bounds: [0, 23] },
+  // A bare H picks a day every month has; H(a-b) may name any day of the month.
+  { name: "day of month", pick: [1, 28], bounds: [1, 31] },
+  { name: "month", pick: [1, 12], bounds: [1, 12] },
+  { name: "day of week", pick: [0, 6], bounds: [0, 7] }
 ];
 var HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
 function isHashedCron(cron) {
-  return cron.trim().split(/\s+/).some((f2) => HASHED.test(f2));
+  return cron.trim().split(/\s+/).some((f2) => f2.startsWith("H"));
+}
+function parseHashedField(field, i) {
+  const spec = CRON_FIELDS[i];
+  if (!spec)
+    return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
+  const m2 = HASHED.exec(field);
+  if (!m2) {
+    return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
+  }
+  const [min, max] = spec.bounds;
+  const lo = m2[1] !== void 0 ? Number(m2[1]) : spec.pick[0];
+  const hi = m2[2] !== void 0 ? Number(m2[2]) : spec.pick[1];
+  const step = m2[3] !== void 0 ? Number(m2[3]) : void 0;
+  if (lo < min || hi > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
+  if (lo > hi) return `"${field}": the ${spec.name} range ${lo}-${hi} is empty (write the lower bound first)`;
+  if (step !== void 0 && (step < 1 || step > max - min + 1)) {
+    return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
+  }
+  return { lo, hi, step };
+}
+function hashedCronProblem(cron) {
+  const fields = cron.trim().split(/\s+/);
+  for (const [i, field] of fields.entries()) {
+    if (!field.startsWith("H")) continue;
+    const parsed = parseHashedField(field, i);
+    if (typeof parsed === "string") return parsed;
+  }
+  return void 0;
 }
 function cronForValidation(cron) {
   return hashedCron(cron, "validation");
@@ -68604,18 +68628,12 @@ function hashedCron(cron, seed) {
   if (!fields.some((f2) => HASHED.test(f2))) return cron;
   const digest2 = createHash("sha256").update(seed).digest();
   return fields.map((field, i) => {
-    const m2 = HASHED.exec(field);
-    const range = CRON_RANGES[i];
-    if (!m2 || !range) return field;
-    const lo = m2[1] !== void 0 ? Number(m2[1]) : range[0];
-    const hi = m2[2] !== void 0 ? Number(m2[2]) : range[1];
-    const step = m2[3] !== void 0 ? Number(m2[3]) : void 0;
+    const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
+    if (typeof parsed === "string") return field;
+    const { lo, hi, step } = parsed;
     const n2 = digest2.readUInt32BE(i * 4 % (digest2.length - 3));
-    if (step !== void 0 && step > 0) {
-      const start = lo + n2 % Math.min(step, hi - lo + 1);
-      return `${start}-${hi}/${step}`;
-    }
-    return String(lo + n2 % Math.max(1, hi - lo + 1));
+    if (step !== void 0) return `${lo + n2 % Math.min(step, hi - lo + 1)}-${hi}/${step}`;
+    return String(lo + n2 % (hi - lo + 1));
   }).join(" ");
 }
 function withHashedCrons(project) {
@@ -68827,6 +68845,8 @@ var SSH_KEY_TYPES = [
   "ecdsa-sha2-nistp521"
 ];
 function checkCron(written) {
+  const hashed = isHashedCron(written) ? hashedCronProblem(written) : void 0;
+  if (hashed) return `"${written}" is not a valid cron expression: ${hashed}`;
   const value = isHashedCron(written) ? cronForValidation(written) : written;
   const fields = value.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) {

@@ -102,14 +102,17 @@ export function atPath(node: DesiredNode, path: string): DesiredNode {
 
 // ---- H in crons: a stable value per object, so that 2,000 nightly schedules do not start in the same minute ----
 
-const CRON_RANGES: [number, number][] = [
-  [0, 59], // minute
-  [0, 23], // hour
-  [1, 28], // day of month (28: every month has it)
-  [1, 12], // month
-  [0, 6], // day of week
+/** Each field's name, the range a bare `H` picks from, and the values the field allows (for `H(a-b)` and `/n`). */
+const CRON_FIELDS: { name: string; pick: [number, number]; bounds: [number, number] }[] = [
+  { name: "minute", pick: [0, 59], bounds: [0, 59] },
+  { name: "hour", pick: [0, 23], bounds: [0, 23] },
+  // A bare H picks a day every month has; H(a-b) may name any day of the month.
+  { name: "day of month", pick: [1, 28], bounds: [1, 31] },
+  { name: "month", pick: [1, 12], bounds: [1, 12] },
+  { name: "day of week", pick: [0, 6], bounds: [0, 7] },
 ];
 
+/** An `H` field: `H`, `H(a-b)`, `H/n` or `H(a-b)/n` (anything else starting with H is a mistake, see hashedCronProblem). */
 const HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
 
 /** Whether a cron expression uses `H` (`H 2 * * *`, `H(0-29) * * * *`, `H/15 * * * *`). */
@@ -117,10 +120,51 @@ export function isHashedCron(cron: string): boolean {
   return cron
     .trim()
     .split(/\s+/)
-    .some((f) => HASHED.test(f));
+    .some((f) => f.startsWith("H"));
 }
 
-/** A cron with `H` fields replaced by stand-in values, for syntax checks. */
+interface HashedField {
+  lo: number;
+  hi: number;
+  step: number | undefined;
+}
+
+/** An `H` field's range and step, or what is wrong with it (its field's name, its bounds, low <= high, 1 <= step). */
+function parseHashedField(field: string, i: number): HashedField | string {
+  const spec = CRON_FIELDS[i];
+  if (!spec)
+    return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
+  const m = HASHED.exec(field);
+  if (!m) {
+    return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
+  }
+  const [min, max] = spec.bounds;
+  const lo = m[1] !== undefined ? Number(m[1]) : spec.pick[0];
+  const hi = m[2] !== undefined ? Number(m[2]) : spec.pick[1];
+  const step = m[3] !== undefined ? Number(m[3]) : undefined;
+  if (lo < min || hi > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
+  if (lo > hi) return `"${field}": the ${spec.name} range ${lo}-${hi} is empty (write the lower bound first)`;
+  if (step !== undefined && (step < 1 || step > max - min + 1)) {
+    return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
+  }
+  return { lo, hi, step };
+}
+
+/**
+ * What is wrong with the `H` fields of a cron, checked for every value they can take (not one sample): each H
+ * form within its field's bounds, a range's low bound not above its high bound, a step of at least 1.
+ */
+export function hashedCronProblem(cron: string): string | undefined {
+  const fields = cron.trim().split(/\s+/);
+  for (const [i, field] of fields.entries()) {
+    if (!field.startsWith("H")) continue;
+    const parsed = parseHashedField(field, i);
+    if (typeof parsed === "string") return parsed;
+  }
+  return undefined;
+}
+
+/** A cron with `H` fields replaced by stand-in values, for syntax checks (after hashedCronProblem). */
 export function cronForValidation(cron: string): string {
   return hashedCron(cron, "validation");
 }
@@ -128,7 +172,8 @@ export function cronForValidation(cron: string): string {
 /**
  * Replaces each `H` field with a value picked from a hash of `seed`: `H` is one value of the field's range,
  * `H(a-b)` one value of a..b, `H/n` every n starting at a hashed offset below n. The same seed always gives the same
- * cron; different fields use different parts of the hash. Fields without `H` are kept as written.
+ * cron; different fields use different parts of the hash. Fields without `H` (and H forms that are not valid, which
+ * validation reports) are kept as written.
  */
 export function hashedCron(cron: string, seed: string): string {
   const fields = cron.trim().split(/\s+/);
@@ -136,18 +181,12 @@ export function hashedCron(cron: string, seed: string): string {
   const digest = createHash("sha256").update(seed).digest();
   return fields
     .map((field, i) => {
-      const m = HASHED.exec(field);
-      const range = CRON_RANGES[i];
-      if (!m || !range) return field;
-      const lo = m[1] !== undefined ? Number(m[1]) : range[0];
-      const hi = m[2] !== undefined ? Number(m[2]) : range[1];
-      const step = m[3] !== undefined ? Number(m[3]) : undefined;
+      const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
+      if (typeof parsed === "string") return field;
+      const { lo, hi, step } = parsed;
       const n = digest.readUInt32BE((i * 4) % (digest.length - 3));
-      if (step !== undefined && step > 0) {
-        const start = lo + (n % Math.min(step, hi - lo + 1));
-        return `${start}-${hi}/${step}`;
-      }
-      return String(lo + (n % Math.max(1, hi - lo + 1)));
+      if (step !== undefined) return `${lo + (n % Math.min(step, hi - lo + 1))}-${hi}/${step}`;
+      return String(lo + (n % (hi - lo + 1)));
     })
     .join(" ");
 }
