@@ -70258,11 +70258,16 @@ function disagreements(a, b2, schema, schemas, path2) {
   if (Array.isArray(a) && Array.isArray(b2) && identity !== void 0 && schema?.items) {
     const itemSchema2 = schemas.resolve(schema.items);
     const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema2)?.compare : void 0;
+    const absent = (item) => isObj3(item) && item.state === "absent";
+    const stateless = (item) => isObj3(item) && !Object.hasOwn(item, "state");
     const out = [];
     b2.forEach((item, i) => {
       const id = idOf(item);
       const other = id === void 0 ? void 0 : a.find((x) => idOf(x) === id);
-      if (other !== void 0) out.push(...disagreements(other, item, itemSchema2, schemas, [...path2, i]));
+      if (other === void 0) return;
+      if (absent(other) !== absent(item) && (stateless(other) || stateless(item)))
+        out.push([...path2, i, "state"]);
+      out.push(...disagreements(other, item, itemSchema2, schemas, [...path2, i]));
     });
     return out;
   }

@@ -379,11 +379,17 @@ function disagreements(
     const itemSchema = schemas.resolve(schema.items as JsonSchema);
     const idOf = (item: unknown) =>
       isObj(item) ? identityOf(item, identity, "", itemSchema)?.compare : undefined;
+    // An item without `state` is there: one entry marking an item absent and another declaring it disagree.
+    const absent = (item: unknown) => isObj(item) && item.state === "absent";
+    const stateless = (item: unknown) => isObj(item) && !Object.hasOwn(item, "state");
     const out: (string | number)[][] = [];
     b.forEach((item, i) => {
       const id = idOf(item);
       const other = id === undefined ? undefined : a.find((x) => idOf(x) === id);
-      if (other !== undefined) out.push(...disagreements(other, item, itemSchema, schemas, [...path, i]));
+      if (other === undefined) return;
+      if (absent(other) !== absent(item) && (stateless(other) || stateless(item)))
+        out.push([...path, i, "state"]);
+      out.push(...disagreements(other, item, itemSchema, schemas, [...path, i]));
     });
     return out;
   }

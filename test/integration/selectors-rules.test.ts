@@ -8,6 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
 import { fixture } from "./selectors-fixture.js";
 
+const BADGE = 'link_url: "https://ci.example/%{project_path}", image_url: "https://ci.example/c.svg"';
+
 describe("selectors: the finer rules", () => {
   let bench: Bench;
   beforeAll(async () => {
@@ -62,5 +64,22 @@ projects:
       expect(s?.cron).toMatch(/^5[0-4]-59\/5 [1-3] \* \* [1-5]$/);
     }
     expect((await bench.cli(["plan", "--detailed-exitcode", good])).code).toBe(0);
+  });
+
+  it("makes equally specific entries that disagree on an item's state an error, in either order", async () => {
+    const entries = [
+      "  acme/platform/*:\n    badges: [{ name: coverage, state: absent }]\n",
+      `  acme/platform/**:\n    badges: [{ name: coverage, ${BADGE} }]\n`,
+    ];
+    for (const [i, order] of [entries, [...entries].reverse()].entries()) {
+      const m = bench.manifest(`version: 1\nprojects:\n${order.join("")}`, `state-${i}.yaml`);
+      const run = await bench.cli(["plan", m]);
+      expect(run.code).toBe(1);
+      expect(run.out + run.err).toMatch(
+        new RegExp(
+          `state-${i}\\.yaml:\\d+:\\d+: projects\\["acme/platform/\\*\\*?"\\]\\.badges\\[0\\]\\.state: "acme/platform/\\*\\*?" and "acme/platform/\\*\\*?" \\(at .*state-${i}\\.yaml:\\d+:\\d+\\) are equally specific`,
+        ),
+      );
+    }
   });
 });
