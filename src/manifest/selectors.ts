@@ -37,13 +37,49 @@ export function matchesKey(key: string, path: string): boolean {
 }
 
 /**
- * Whether a selector applies to the object at `path`. `*` and `**` at the top select every project of the
- * instance (a project always sits in a group or a user's namespace).
+ * Whether the `except:` entry `entry` leaves out `path`: a pattern leaves out what it matches; a full path leaves
+ * out the group or project at that path and everything below it (`acme/legacy` is `acme/legacy` and
+ * `acme/legacy/**`).
+ */
+export function excepts(entry: string, path: string): boolean {
+  if (matchesKey(entry, path)) return true;
+  return !isPattern(entry) && lower(path).startsWith(`${lower(entry)}/`);
+}
+
+/** Whether a pattern matches `path`, `except:` aside. `*` and `**` at the top select every project of the instance. */
+export function inPattern(selector: Selector, path: string): boolean {
+  const whole = selector.prefix === "" && selector.collection === "projects";
+  return whole || matchesKey(selector.pattern, path);
+}
+
+/** The `except:` entry that leaves `path` out of a selector, when one does. */
+export function exceptionFor(selector: Selector, path: string): string | undefined {
+  return selector.except.find((e) => excepts(e, path));
+}
+
+/**
+ * Whether a selector applies to the object at `path` (a project always sits in a group or a user's namespace, so
+ * `*` and `**` at the top select every project of the instance).
  */
 export function selects(selector: Selector, path: string): boolean {
-  const whole = selector.prefix === "" && selector.collection === "projects";
-  if (!whole && !matchesKey(selector.pattern, path)) return false;
-  return !selector.except.some((e) => matchesKey(e, path));
+  return inPattern(selector, path) && exceptionFor(selector, path) === undefined;
+}
+
+/**
+ * What is wrong with an `except:` entry of the pattern `key`, when it can never leave anything out: entries are
+ * full paths or patterns under the pattern's root (`acme/legacy/**` under `acme/**`, not `legacy/**`), and an entry
+ * that is the root itself would leave out everything.
+ */
+export function exceptProblem(key: string, entry: string): string | undefined {
+  const { prefix } = parsePattern(key);
+  if (prefix === "") return undefined;
+  const root = lower(prefix);
+  const written = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+  if (written === root && !isPattern(entry)) {
+    return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
+  }
+  if (written === root || written.startsWith(`${root}/`)) return undefined;
+  return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
 }
 
 /** How specific an entry is: the number of literal path segments; an exact path is the most specific. */

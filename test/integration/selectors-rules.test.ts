@@ -10,6 +10,15 @@ import { fixture } from "./selectors-fixture.js";
 
 const BADGE = 'link_url: "https://ci.example/%{project_path}", image_url: "https://ci.example/c.svg"';
 
+interface PlanJson {
+  changes: { address: string; action: string; reason?: string }[];
+  warnings: { address: string; message: string; source?: { line: number } }[];
+  selectors?: { pattern: string; matched: number }[];
+  requests: { by_endpoint: Record<string, number> };
+}
+
+const prose = (out: string) => out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
+
 describe("selectors: the finer rules", () => {
   let bench: Bench;
   beforeAll(async () => {
@@ -18,6 +27,11 @@ describe("selectors: the finer rules", () => {
   afterAll(async () => {
     await bench.stop();
   });
+  const planJson = async (args: string[]) => {
+    const run = await bench.cli(["plan", "--format", "json", ...args]);
+    expect(run.code, run.out + run.err).not.toBe(1);
+    return JSON.parse(run.out) as PlanJson;
+  };
   const schedules = (p: string) =>
     bench.get<{ description: string; cron: string }[]>(
       `/projects/${encodeURIComponent(p)}/pipeline_schedules`,
@@ -81,5 +95,147 @@ projects:
         ),
       );
     }
+  });
+
+  it("leaves archived projects out of patterns even when declared by full path, unless include_archived", async () => {
+    const body = (extra: string) => `version: 1
+projects:
+  acme/tools/*:${extra}
+    badges: [{ name: arch, ${BADGE} }]
+  acme/tools/old:
+    milestones: [{ title: v1 }]
+`;
+    const plan = await planJson([bench.manifest(body(""), "archived.yaml")]);
+    const addresses = plan.changes.map((c) => c.address);
+    expect(addresses).toContain('project["acme/tools/old"].milestone["v1"]');
+    expect(addresses).toContain('project["acme/tools/cli"].badge["arch"]');
+    expect(addresses).not.toContain('project["acme/tools/old"].badge["arch"]');
+    expect(plan.selectors).toEqual([expect.objectContaining({ pattern: "acme/tools/*", matched: 1 })]);
+
+    const included = await planJson([
+      bench.manifest(body("\n    include_archived: true"), "archived-included.yaml"),
+    ]);
+    expect(included.changes.map((c) => c.address)).toEqual(
+      expect.arrayContaining([
+        'project["acme/tools/old"].badge["arch"]',
+        'project["acme/tools/cli"].badge["arch"]',
+      ]),
+    );
+    expect(included.selectors).toEqual([expect.objectContaining({ pattern: "acme/tools/*", matched: 2 })]);
+  });
+
+  it("checks except: entries outside the pattern's root at validate, and warns of those that leave out nothing", async () => {
+    const relative = bench.manifest(
+      `version: 1
+projects:
+  acme/**:
+    except: [legacy/**]
+    badges: [{ name: coverage, ${BADGE} }]
+`,
+      "except-relative.yaml",
+    );
+    const validate = await bench.cli(["validate", relative]);
+    expect(validate.code).toBe(1);
+    expect(validate.out + validate.err).toMatch(
+      /except-relative\.yaml:4:\d+: projects\["acme\/\*\*"\]\.except\[0\]: "legacy\/\*\*" is not under acme, .*did you mean acme\/legacy\/\*\*\?/,
+    );
+
+    const m = bench.manifest(
+      `version: 1
+projects:
+  acme/**:
+    except: [acme/legacy, acme/nope/**]
+    badges: [{ name: coverage, ${BADGE} }]
+`,
+      "except.yaml",
+    );
+    const plan = await planJson([m]);
+    // A group's path leaves out every project below it.
+    expect(plan.changes.map((c) => c.address).filter((a) => a.includes("monolith"))).toEqual([]);
+    expect(plan.changes.map((c) => c.address)).toContain('project["acme/tools/cli"].badge["coverage"]');
+    expect(plan.warnings).toEqual([
+      expect.objectContaining({
+        address: 'projects["acme/**"].except[1]',
+        message: expect.stringContaining('except entry "acme/nope/**" leaves out nothing'),
+        source: expect.objectContaining({ line: 4 }),
+      }),
+    ]);
+    const text = await bench.cli(["plan", m]);
+    expect(prose(text.out + text.err)).toContain('except entry "acme/nope/**" leaves out nothing');
+  });
+
+  it("reads each listing once: a pattern root inside another's subtree, and subgroups the engine reads too", async () => {
+    const projects = await planJson([
+      bench.manifest(
+        `version: 1
+projects:
+  acme/**:
+    badges: [{ name: coverage, ${BADGE} }]
+  acme/platform/*:
+    badges: [{ name: platform, ${BADGE} }]
+`,
+        "nested.yaml",
+      ),
+    ]);
+    expect(projects.requests.by_endpoint["GET /groups/:id/projects"]).toBe(1);
+    expect(projects.selectors).toEqual([
+      expect.objectContaining({ pattern: "acme/**", matched: 4 }),
+      expect.objectContaining({ pattern: "acme/platform/*", matched: 2 }),
+    ]);
+
+    const groups = await planJson([
+      bench.manifest(
+        `version: 1
+groups:
+  acme: { description: Acme }
+  acme/*: { description: An Acme team }
+`,
+        "groups.yaml",
+      ),
+    ]);
+    expect(groups.requests.by_endpoint["GET /groups/:id/subgroups"]).toBe(1);
+    expect(groups.selectors).toEqual([expect.objectContaining({ pattern: "acme/*", matched: 3 })]);
+  });
+
+  it("does not report the subgroups of pattern-matched groups as unmanaged, and says how groups are deleted", async () => {
+    const matched = await planJson([
+      bench.manifest(
+        `version: 1
+instance:
+  unmanaged: { groups: delete }
+groups:
+  acme/*: { description: An Acme team }
+`,
+        "matched-groups.yaml",
+      ),
+    ]);
+    expect(matched.changes.filter((c) => c.action === "unmanaged")).toEqual([]);
+    expect(matched.changes.filter((c) => c.action === "delete")).toEqual([]);
+    // Groups declared by full path still have their undeclared subgroups reported, with the way to delete them.
+    const declared = await bench.cli([
+      "plan",
+      bench.manifest("version: 1\ngroups:\n  acme/tools: { description: Tools }\n", "declared-group.yaml"),
+    ]);
+    expect(prose(declared.out)).toContain(
+      '(prune policy warn: left alone; groups are deleted only when marked "state: absent": declare it, or set unmanaged.groups: ignore',
+    );
+    expect(prose(declared.out)).not.toContain("set unmanaged.groups to delete");
+  });
+
+  it("says nothing of patterns outside --target", async () => {
+    const m = bench.manifest(
+      `version: 1
+groups:
+  acme/*: { description: An Acme team }
+projects:
+  acme/**:
+    badges: [{ name: coverage, ${BADGE} }]
+`,
+      "targeted.yaml",
+    );
+    const plan = await planJson(["--target", "acme/platform/api", m]);
+    expect(plan.warnings).toEqual([]);
+    expect(plan.changes.map((c) => c.address)).toEqual(['project["acme/platform/api"].badge["coverage"]']);
+    expect(plan.selectors).toEqual([expect.objectContaining({ pattern: "acme/**", matched: 1 })]);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
+  exceptProblem,
+  excepts,
   hashedCron,
   hashedCronProblem,
   isPattern,
@@ -19,6 +21,18 @@ describe("patterns", () => {
     expect(matchesKey("ACME/**", "acme/Api")).toBe(true);
     expect(matchesKey("*", "acme")).toBe(true);
     expect(matchesKey("*", "acme/platform")).toBe(false);
+  });
+
+  it("leave out with except: a pattern what it matches, a full path everything at or below it", () => {
+    expect(excepts("acme/legacy", "acme/legacy/monolith")).toBe(true);
+    expect(excepts("acme/legacy", "acme/legacy")).toBe(true);
+    expect(excepts("acme/legacy", "acme/legacyx/a")).toBe(false);
+    expect(excepts("acme/legacy/*", "acme/legacy/a/b")).toBe(false);
+    expect(exceptProblem("acme/**", "acme/legacy/**")).toBeUndefined();
+    expect(exceptProblem("acme/**", "acme/*")).toBeUndefined();
+    expect(exceptProblem("**", "legacy/**")).toBeUndefined();
+    expect(exceptProblem("acme/**", "legacy/**")).toMatch(/not under acme.*did you mean acme\/legacy\/\*\*/);
+    expect(exceptProblem("acme/**", "acme")).toMatch(/leave out everything/);
   });
 
   it("rank a longer literal prefix above a shorter one, and a full path above all", () => {
