@@ -256,11 +256,22 @@ export interface Origin {
   source: SourceRef;
 }
 
+/** A pattern entry that would apply but for one of its `except:` entries. */
+export interface LeftOut {
+  /** The entry: `projects["acme/**"]`. */
+  entry: string;
+  /** The `except:` entry that leaves the path out. */
+  except: string;
+  source: SourceRef;
+}
+
 export interface Explained {
   collection: "groups" | "projects";
   path: string;
   /** The entries that apply, from the least to the most specific. */
   entries: Origin[];
+  /** Pattern entries that `except:` leaves out. */
+  leftOut: LeftOut[];
   /** The effective configuration (crons with `H` made concrete). */
   node: DesiredNode;
   /** Where each field, item and policy comes from: `description`, `badges["coverage"]`, `badges["coverage"].name`, `unmanaged.badges`. */
@@ -270,9 +281,28 @@ export interface Explained {
 }
 
 /**
+ * What the manifests say the object at `path` is: a group when they declare it as one, or declare something below
+ * it, or a pattern is rooted at it; a project when they declare it as one; undefined when they do not say.
+ */
+export function declaredAs(state: DesiredState, path: string): "groups" | "projects" | undefined {
+  const p = lower(path);
+  const keys = (c: string) => (state.root.children[c]?.items ?? []).map((n) => lower(n.key));
+  const roots = state.selectors.map((s) => lower(s.prefix)).filter((r) => r !== "");
+  const [groups, projects] = [keys("groups"), keys("projects")];
+  const group =
+    groups.includes(p) ||
+    roots.includes(p) ||
+    [...groups, ...projects, ...roots].some((k) => k.startsWith(`${p}/`));
+  const project = projects.includes(p);
+  if (group === project) return undefined;
+  return group ? "groups" : "projects";
+}
+
+/**
  * The effective configuration of the group or project at `path` from the manifests alone: every entry whose key
  * matches it (patterns by path; whether the object exists or is archived is the platform's to say), merged from the
- * least to the most specific, with the origin of every field and item.
+ * least to the most specific, with the origin of every field and item, and the pattern entries whose `except:`
+ * leaves it out. Undefined when no entry of `collection` matches it, with or without except.
  */
 export function explain(
   state: DesiredState,
@@ -282,12 +312,20 @@ export function explain(
   const exact = state.root.children[collection]?.items.find(
     (n) => n.key.toLowerCase() === path.toLowerCase(),
   );
-  const entries: { label: string; node: DesiredNode }[] = state.selectors
-    .filter((s) => s.collection === collection && selects(s, path))
+  const label = (key: string) => `${collection}[${JSON.stringify(key)}]`;
+  const mine = state.selectors.filter((s) => s.collection === collection && inPattern(s, path));
+  const leftOut: LeftOut[] = mine.flatMap((s) => {
+    const except = exceptionFor(s, path);
+    if (except === undefined) return [];
+    const source = s.exceptSources?.[s.except.indexOf(except)] ?? s.node.source;
+    return [{ entry: label(s.pattern), except, source }];
+  });
+  const entries: { label: string; node: DesiredNode }[] = mine
+    .filter((s) => exceptionFor(s, path) === undefined)
     .sort((a, b) => specificity(a.pattern) - specificity(b.pattern))
-    .map((s) => ({ label: `${collection}[${JSON.stringify(s.pattern)}]`, node: atPath(s.node, path) }));
-  if (exact) entries.push({ label: `${collection}[${JSON.stringify(exact.key)}]`, node: exact });
-  if (entries.length === 0) return undefined;
+    .map((s) => ({ label: label(s.pattern), node: atPath(s.node, path) }));
+  if (exact) entries.push({ label: label(exact.key), node: exact });
+  if (entries.length === 0 && leftOut.length === 0) return undefined;
   const origins = new Map<string, Origin>();
   const trace = (node: DesiredNode, prefix: string, entry: string) => {
     for (const field of Object.keys(node.fields)) {
@@ -308,7 +346,8 @@ export function explain(
     merged = merged ? mergeNodes(merged, node) : node;
   }
   const hashed = new Map<string, string>();
-  let node = merged!;
+  let node =
+    merged ?? atPath({ ...state.root, collection, children: {}, fields: {}, fieldSources: {} }, path);
   if (collection === "projects") {
     for (const s of node.children["pipeline_schedules"]?.items ?? []) {
       const cron = s.fields["cron"];
@@ -322,6 +361,7 @@ export function explain(
     collection,
     path,
     entries: entries.map((e) => ({ entry: e.label, source: e.node.source })),
+    leftOut,
     node,
     origins,
     hashed,

@@ -238,4 +238,27 @@ projects:
     expect(plan.changes.map((c) => c.address)).toEqual(['project["acme/platform/api"].badge["coverage"]']);
     expect(plan.selectors).toEqual([expect.objectContaining({ pattern: "acme/**", matched: 1 })]);
   });
+
+  it("explains a group as a group only, and names the except: entry that leaves a path out", async () => {
+    const m = bench.manifest(
+      `version: 1
+groups:
+  acme/platform: { description: Platform }
+projects:
+  acme/**:
+    except: [acme/legacy/**]
+    badges: [{ name: coverage, ${BADGE} }]
+`,
+      "explain.yaml",
+    );
+    const group = await bench.cli(["explain", "acme/platform", m]);
+    expect(group.code, group.err).toBe(0);
+    expect(group.out).toContain('group "acme/platform"');
+    expect(group.out).not.toContain('project "acme/platform"');
+    const excluded = await bench.cli(["explain", "acme/legacy/monolith", m]);
+    expect(excluded.code).toBe(1);
+    expect(excluded.err).toMatch(
+      /no group or project entry of the manifests matches "acme\/legacy\/monolith": projects\["acme\/\*\*"\] leaves it out \(except: acme\/legacy\/\*\* at .*explain\.yaml:6:\d+\)/,
+    );
+  });
 });
