@@ -200,14 +200,64 @@ function projectBody(p: Project, kinds: ReadonlySet<ObjectKind>): Record<string,
   return body;
 }
 
+type Obj = Record<string, unknown>;
+
+/** The identity field of each collection a project body holds (and of a schedule's variables). */
+const IDENTITY: Record<string, string> = {
+  pipeline_schedules: "description",
+  variables: "key",
+  badges: "name",
+  protected_environments: "name",
+  milestones: "title",
+};
+
 /**
- * Writes forgeform's manifests for the `kinds` into `dir`: one file per group (the group and its projects) and
- * `instance.yaml`. Returns the directory.
+ * What a more specific entry must add to `policy` for `body` (collections merge by identity; other fields are
+ * replaced): the differing fields, and the differing items whole (a manifest item has its required fields even
+ * where it overrides a pattern's) with only the differing items of their own collections. Undefined when `body` is
+ * `policy`.
+ */
+export function overridesOf(policy: Obj, body: Obj): Obj | undefined {
+  const out: Obj = {};
+  for (const [key, value] of Object.entries(body)) {
+    const base = policy[key];
+    const id = IDENTITY[key];
+    if (id && Array.isArray(value) && Array.isArray(base)) {
+      const ids = new Set(value.map((item) => (item as Obj)[id]));
+      if (base.some((b) => !ids.has((b as Obj)[id])))
+        throw new Error(
+          `bench: ${key} of the policy has an item a project lacks: patterns cannot declare that`,
+        );
+      const items = (value as Obj[]).flatMap((item) => {
+        const match = (base as Obj[]).find((b) => b[id] === item[id]);
+        if (!match) return [item];
+        const diff = overridesOf(match, item);
+        if (!diff) return [];
+        const fields = Object.fromEntries(Object.entries(item).filter(([k]) => IDENTITY[k] === undefined));
+        return [{ ...fields, ...diff }];
+      });
+      if (items.length > 0) out[key] = items;
+    } else if (JSON.stringify(value) !== JSON.stringify(base)) out[key] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * How the manifests declare the projects: `paths`, one entry per project; `patterns`, one `**` entry holding the
+ * policy of every kind (the `policy` project's objects), plus a full-path entry for each project that differs from
+ * it, holding only what differs (the edited objects).
+ */
+export type Declared = { by: "paths" } | { by: "patterns"; policy: Project };
+
+/**
+ * Writes forgeform's manifests for the `kinds` into `dir`: one file per group (the group and, declared by path, its
+ * projects), `projects.yaml` when declared by patterns, and `instance.yaml`. Returns the directory.
  */
 export function writeForgeformManifests(
   state: BenchState,
   kinds: ReadonlySet<ObjectKind>,
   dir: string,
+  declared: Declared = { by: "paths" },
 ): string {
   mkdirSync(dir, { recursive: true });
   const byGroup = new Map<string, Project[]>();
@@ -218,11 +268,20 @@ export function writeForgeformManifests(
     const doc: Record<string, unknown> = { version: 1 };
     if (kinds.has("group"))
       doc["groups"] = { [g.path]: { description: g.description, visibility: "private" } };
-    if (anyProjectKind)
+    if (anyProjectKind && declared.by === "paths")
       doc["projects"] = Object.fromEntries(
         (byGroup.get(g.path) ?? []).map((p) => [p.fullPath, projectBody(p, kinds)]),
       );
     writeFileSync(join(dir, `${g.path}.yaml`), stringify(doc, { lineWidth: 0 }));
+  }
+  if (anyProjectKind && declared.by === "patterns") {
+    const policy = projectBody(declared.policy, kinds);
+    const projects: Obj = { "**": policy };
+    for (const p of state.projects) {
+      const diff = overridesOf(policy, projectBody(p, kinds));
+      if (diff) projects[p.fullPath] = diff;
+    }
+    writeFileSync(join(dir, "projects.yaml"), stringify({ version: 1, projects }, { lineWidth: 0 }));
   }
   const instance: Record<string, unknown> = {};
   if (kinds.has("application_settings")) instance["application_settings"] = state.settings;

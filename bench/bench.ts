@@ -18,7 +18,7 @@ import {
   writeForgeformManifests,
   writePeerActionFile,
 } from "./artifacts.js";
-import { applyBound, type Bound, expectedChanges, objectTotal, planBound } from "./bound.js";
+import { applyBound, type Bound, expectedChanges, listingPages, objectTotal, planBound } from "./bound.js";
 import { type Measured, measureCommand, measureForgeform } from "./measure.js";
 import { renderMarkdown } from "./report.js";
 import { buildState, COMMON_KINDS, KINDS, type ObjectKind, type Shape, scaleShape } from "./state.js";
@@ -44,7 +44,13 @@ export interface BenchOptions {
   log?: (line: string) => void;
 }
 
-export type Scenario = "plan, no changes" | "plan, 10% changed" | "apply the 10%" | "plan after apply";
+export type Scenario =
+  | "plan, no changes"
+  | "plan, 10% changed"
+  | "apply the 10%"
+  | "plan after apply"
+  | "plan, no changes (patterns)"
+  | "plan, 10% changed (patterns)";
 
 export interface Row {
   factor: number;
@@ -69,6 +75,11 @@ export interface Row {
   load: number;
   /** Requests the tool itself reports having made (forgeform's plan JSON), for cross-checking; else null. */
   clientRequests: number | null;
+  /**
+   * Runs whose manifests declare the projects through patterns: whether the plan's changes are exactly those of
+   * the same scenario with one entry per project; null for other runs.
+   */
+  samePlan: boolean | null;
   bound: Bound;
 }
 
@@ -101,9 +112,14 @@ export interface BenchResult {
 
 interface PlanJson {
   summary: { create: number; update: number; replace: number; delete: number; unmanaged: number };
+  changes: { address: string; action: string; fields: unknown[] }[];
   errors: unknown[];
   requests: { total: number };
 }
+
+/** A plan's changes in a comparable form: action, address and fields, in address order. */
+const changeList = (json: PlanJson) =>
+  json.changes.map((c) => JSON.stringify([c.action, c.address, c.fields])).sort();
 
 /** Segments after which the next segment is an object's id or path. */
 const ID_AFTER = new Set([
@@ -276,11 +292,27 @@ async function runSize(
     const seedAll = writeForgeformManifests(seed, kinds, join(dir, "seed-all"));
     const seedCommon = writeForgeformManifests(seed, common, join(dir, "seed-common"));
     const changedAll = writeForgeformManifests(changed, kinds, join(dir, "changed-all"));
+    // The same states with every project's policy declared once, through a pattern.
+    const byPatterns = { by: "patterns", policy: seed.projects[0]! } as const;
+    const seedPatterns = writeForgeformManifests(seed, kinds, join(dir, "seed-patterns"), byPatterns);
+    const changedPatterns = writeForgeformManifests(
+      changed,
+      kinds,
+      join(dir, "changed-patterns"),
+      byPatterns,
+    );
     const env = { FORGEFORM_URL: sandbox.url, FORGEFORM_TOKEN: sandbox.adminToken };
     const conc = ["--concurrency", String(opts.concurrency)];
     const { latencyMs, concurrency } = opts;
 
-    const plan = async (scenario: Scenario, manifests: string, scope: "all" | "common", expected: number) => {
+    /** Plans; with `explicit`, the plan of the same state declared path by path, to compare changes with. */
+    const plan = async (
+      scenario: Scenario,
+      manifests: string,
+      scope: "all" | "common",
+      expected: number,
+      explicit?: PlanJson,
+    ): Promise<PlanJson> => {
       const scopeKinds = scope === "all" ? kinds : common;
       log(`${factor}x: forgeform ${scenario} (${scope} kinds)`);
       counter.reset();
@@ -303,11 +335,16 @@ async function runSize(
         unmanaged: s.unmanaged,
         ...measured(m, counter),
         clientRequests: json.requests.total,
-        bound: planBound(shape, scopeKinds, latencyMs, concurrency),
+        samePlan: explicit ? JSON.stringify(changeList(json)) === JSON.stringify(changeList(explicit)) : null,
+        // Patterns add the listing of the instance's projects to what the explicit manifests need.
+        bound: explicit
+          ? planBound(shape, scopeKinds, latencyMs, concurrency, listingPages(shape))
+          : planBound(shape, scopeKinds, latencyMs, concurrency),
       });
+      return json;
     };
 
-    await plan("plan, no changes", seedAll, "all", 0);
+    const unchanged = await plan("plan, no changes", seedAll, "all", 0);
     await plan("plan, no changes", seedCommon, "common", 0);
 
     if (peerRuns && (opts.peerMaxSize === undefined || factor <= opts.peerMaxSize)) {
@@ -333,12 +370,15 @@ async function runSize(
         unmanaged: null,
         ...measured(m, counter),
         clientRequests: null,
+        samePlan: null,
         bound: planBound(shape, common, latencyMs, concurrency),
       });
     }
 
     const expected = expectedChanges(shape, kinds);
-    await plan("plan, 10% changed", changedAll, "all", expected);
+    const tenPercent = await plan("plan, 10% changed", changedAll, "all", expected);
+    await plan("plan, no changes (patterns)", seedPatterns, "all", 0, unchanged);
+    await plan("plan, 10% changed (patterns)", changedPatterns, "all", expected, tenPercent);
 
     log(`${factor}x: forgeform apply (${expected} changes)`);
     counter.reset();
@@ -355,6 +395,7 @@ async function runSize(
       unmanaged: null,
       ...measured(m, counter),
       clientRequests: null,
+      samePlan: null,
       bound: applyBound(shape, kinds, latencyMs, concurrency),
     });
 

@@ -92,15 +92,28 @@ function wall(requests: number, chain: number, latencyMs: number, concurrency: n
   return Math.max(Math.ceil(requests / concurrency), requests > 0 ? chain : 0) * latencyMs;
 }
 
-/** Lower bound of a plan (a read of the whole declared state). */
+/**
+ * Pages of the instance's project listing (`GET /projects`, 100 per page): what a `projects: {"**": ...}` pattern
+ * adds to reading the projects it matches, which are then addressed by path like declared ones.
+ */
+export function listingPages(shape: Shape): number {
+  return Math.max(1, pages(shape.projects));
+}
+
+/**
+ * Lower bound of a plan (a read of the whole declared state); `listing`: pages of a listing read first (a pattern's),
+ * one more link in the chain of dependent requests.
+ */
 export function planBound(
   shape: Shape,
   kinds: ReadonlySet<ObjectKind>,
   latencyMs: number,
   concurrency: number,
+  listing = 0,
 ): Bound {
-  const requests = readRequests(shape, kinds);
-  const chain = kinds.has("pipeline_schedule") || kinds.has("schedule_variable") ? 2 : 1;
+  const requests = readRequests(shape, kinds) + listing;
+  const chain =
+    (kinds.has("pipeline_schedule") || kinds.has("schedule_variable") ? 2 : 1) + (listing > 0 ? 1 : 0);
   return { requests, wallMs: wall(requests, chain, latencyMs, concurrency) };
 }
 

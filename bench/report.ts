@@ -59,7 +59,10 @@ function table(columns: readonly string[], rows: string[][]): string {
 
 function changes(r: Row): string {
   if (r.changes === null) return r.scenario === "apply the 10%" ? `${int(r.writes)} writes` : "";
-  return r.expectedChanges === null ? int(r.changes) : `${int(r.changes)} (${int(r.expectedChanges)})`;
+  const counted =
+    r.expectedChanges === null ? int(r.changes) : `${int(r.changes)} (${int(r.expectedChanges)})`;
+  if (r.samePlan === null || r.samePlan === undefined) return counted;
+  return `${counted}, ${r.samePlan ? "same plan as by path" : "NOT the plan by path"}`;
 }
 
 /** The main table alone: one row per run. */
@@ -185,6 +188,7 @@ export function renderMarkdown(result: BenchResult): string {
     `- Load: the machine's 1-minute load average at the end of each run (${result.environment.cpus} CPUs); other processes on the machine lengthen wall times, never request counts.`,
     "- Requests are counted at the sandbox for both tools. CPU time and peak memory are the measured process's own (forgeform: `process.resourceUsage()`; gitlabracadabra: GNU time); the sandbox runs in the benchmark's process and is not included.",
     "- Bound: the fewest requests that read the declared state through the contract (100 per page, one detail read per schedule for its variables, no project reads), plus one write per changed object (two where the contract has no update: protected environments, system hooks) for apply; bound wall = max(ceil(requests / concurrency), dependent chain) x latency.",
+    '- `(patterns)` runs: the same states, every project\'s policy declared once in a `projects: {"**": ...}` entry (schedules with variables, badges, protected environments, milestones), plus a full-path entry holding only the edited objects of each project that has one; their plan must be the one made with an entry per project, and their bound adds the pages of the `GET /projects` listing the pattern reads.',
   );
   return [
     "# forgeform benchmark results",

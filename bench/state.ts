@@ -169,7 +169,8 @@ export function buildState(shape: Shape, variant: "seed" | "changed"): BenchStat
       for (let v = 0; v < shape.variablesPerSchedule; v++) {
         variables.push({
           key: `BENCH_VAR_${v}`,
-          value: `value-${p}-${s}-${v}${next("schedule_variable") ? "-edited" : ""}`,
+          // The same in every project (as the other objects are), so that one pattern entry can declare them all.
+          value: `value-${s}-${v}${next("schedule_variable") ? "-edited" : ""}`,
           variable_type: "env_var",
         });
       }

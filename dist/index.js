@@ -68535,10 +68535,30 @@ function matchesKey(key, path2) {
   if (!p2.startsWith(base2)) return false;
   return depth === "subtree" || !p2.slice(base2.length).includes("/");
 }
-function selects(selector, path2) {
+function excepts(entry, path2) {
+  if (matchesKey(entry, path2)) return true;
+  return !isPattern(entry) && lower(path2).startsWith(`${lower(entry)}/`);
+}
+function inPattern(selector, path2) {
   const whole = selector.prefix === "" && selector.collection === "projects";
-  if (!whole && !matchesKey(selector.pattern, path2)) return false;
-  return !selector.except.some((e) => matchesKey(e, path2));
+  return whole || matchesKey(selector.pattern, path2);
+}
+function exceptionFor(selector, path2) {
+  return selector.except.find((e) => excepts(e, path2));
+}
+function selects(selector, path2) {
+  return inPattern(selector, path2) && exceptionFor(selector, path2) === void 0;
+}
+function exceptProblem(key, entry) {
+  const { prefix } = parsePattern(key);
+  if (prefix === "") return void 0;
+  const root = lower(prefix);
+  const written = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+  if (written === root && !isPattern(entry)) {
+    return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
+  }
+  if (written === root || written.startsWith(`${root}/`)) return void 0;
+  return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
 }
 function specificity(key) {
   if (!isPattern(key)) return Number.POSITIVE_INFINITY;
@@ -68580,21 +68600,45 @@ function atPath(node, path2) {
   const { label: _label, ...rest } = node;
   return { ...rest, key: path2 };
 }
-var CRON_RANGES = [
-  [0, 59],
-  // minute
-  [0, 23],
-  // hour
-  [1, 28],
-  // day of month (28: every month has it)
-  [1, 12],
-  // month
-  [0, 6]
-  // day of week
+var CRON_FIELDS = [
+  { name: "minute", pick: [0, 59], bounds: [0, 59] },
+  { name: "hour", pick: [0, 23], bounds: [0, 23] },
+  // A bare H picks a day every month has; H(a-b) may name any day of the month.
+  { name: "day of month", pick: [1, 28], bounds: [1, 31] },
+  { name: "month", pick: [1, 12], bounds: [1, 12] },
+  { name: "day of week", pick: [0, 6], bounds: [0, 7] }
 ];
 var HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
 function isHashedCron(cron) {
-  return cron.trim().split(/\s+/).some((f2) => HASHED.test(f2));
+  return cron.trim().split(/\s+/).some((f2) => f2.startsWith("H"));
+}
+function parseHashedField(field, i) {
+  const spec = CRON_FIELDS[i];
+  if (!spec)
+    return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
+  const m2 = HASHED.exec(field);
+  if (!m2) {
+    return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
+  }
+  const [min, max] = spec.bounds;
+  const lo = m2[1] !== void 0 ? Number(m2[1]) : spec.pick[0];
+  const hi = m2[2] !== void 0 ? Number(m2[2]) : spec.pick[1];
+  const step = m2[3] !== void 0 ? Number(m2[3]) : void 0;
+  if (lo < min || hi > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
+  if (lo > hi) return `"${field}": the ${spec.name} range ${lo}-${hi} is empty (write the lower bound first)`;
+  if (step !== void 0 && (step < 1 || step > max - min + 1)) {
+    return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
+  }
+  return { lo, hi, step };
+}
+function hashedCronProblem(cron) {
+  const fields = cron.trim().split(/\s+/);
+  for (const [i, field] of fields.entries()) {
+    if (!field.startsWith("H")) continue;
+    const parsed = parseHashedField(field, i);
+    if (typeof parsed === "string") return parsed;
+  }
+  return void 0;
 }
 function cronForValidation(cron) {
   return hashedCron(cron, "validation");
@@ -68604,18 +68648,12 @@ function hashedCron(cron, seed) {
   if (!fields.some((f2) => HASHED.test(f2))) return cron;
   const digest2 = createHash("sha256").update(seed).digest();
   return fields.map((field, i) => {
-    const m2 = HASHED.exec(field);
-    const range = CRON_RANGES[i];
-    if (!m2 || !range) return field;
-    const lo = m2[1] !== void 0 ? Number(m2[1]) : range[0];
-    const hi = m2[2] !== void 0 ? Number(m2[2]) : range[1];
-    const step = m2[3] !== void 0 ? Number(m2[3]) : void 0;
+    const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
+    if (typeof parsed === "string") return field;
+    const { lo, hi, step } = parsed;
     const n2 = digest2.readUInt32BE(i * 4 % (digest2.length - 3));
-    if (step !== void 0 && step > 0) {
-      const start = lo + n2 % Math.min(step, hi - lo + 1);
-      return `${start}-${hi}/${step}`;
-    }
-    return String(lo + n2 % Math.max(1, hi - lo + 1));
+    if (step !== void 0) return `${lo + n2 % Math.min(step, hi - lo + 1)}-${hi}/${step}`;
+    return String(lo + n2 % (hi - lo + 1));
   }).join(" ");
 }
 function withHashedCrons(project) {
@@ -68827,6 +68865,8 @@ var SSH_KEY_TYPES = [
   "ecdsa-sha2-nistp521"
 ];
 function checkCron(written) {
+  const hashed = isHashedCron(written) ? hashedCronProblem(written) : void 0;
+  if (hashed) return `"${written}" is not a valid cron expression: ${hashed}`;
   const value = isHashedCron(written) ? cronForValidation(written) : written;
   const fields = value.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) {
@@ -70175,6 +70215,10 @@ async function loadManifests(paths, opts) {
         pattern,
         ...parsePattern(pattern),
         except: Array.isArray(body2.except) ? body2.except.map(String) : [],
+        exceptSources: Array.isArray(body2.except) ? body2.except.map((_2, i) => {
+          const at = valueLoc(body2.except, i);
+          return { file: at.file, line: at.line, col: at.col };
+        }) : [],
         includeArchived: body2.include_archived === true,
         node: keyed(buildNode(collection, pattern, body2, schema, bctx), decls.get(pattern).at)
       });
@@ -70197,6 +70241,13 @@ function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
           `${local} belongs on a pattern entry (such as "${key.split("/")[0]}/**"), not on the full path ${key}`
         );
       }
+    }
+    if (pattern && Array.isArray(body2.except)) {
+      body2.except.forEach((entry, i) => {
+        const problem2 = typeof entry === "string" ? exceptProblem(key, entry) : void 0;
+        if (problem2)
+          diags.error(valueLoc(body2.except, i), renderPath([collection, key, "except", i]), problem2);
+      });
     }
     if (pattern && body2.state === "absent") {
       diags.error(
@@ -70238,11 +70289,16 @@ function disagreements(a, b2, schema, schemas, path2) {
   if (Array.isArray(a) && Array.isArray(b2) && identity !== void 0 && schema?.items) {
     const itemSchema2 = schemas.resolve(schema.items);
     const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema2)?.compare : void 0;
+    const absent = (item) => isObj3(item) && item.state === "absent";
+    const stateless = (item) => isObj3(item) && !Object.hasOwn(item, "state");
     const out = [];
     b2.forEach((item, i) => {
       const id = idOf(item);
       const other = id === void 0 ? void 0 : a.find((x) => idOf(x) === id);
-      if (other !== void 0) out.push(...disagreements(other, item, itemSchema2, schemas, [...path2, i]));
+      if (other === void 0) return;
+      if (absent(other) !== absent(item) && (stateless(other) || stateless(item)))
+        out.push([...path2, i, "state"]);
+      out.push(...disagreements(other, item, itemSchema2, schemas, [...path2, i]));
     });
     return out;
   }
@@ -73725,6 +73781,297 @@ function sameValue(desired, live, options = {}) {
   return desired === live;
 }
 
+// src/kinds/group.ts
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname as dirname5 } from "node:path";
+
+// src/kinds/common.ts
+function ownerPath(parent) {
+  if (parent.ref === void 0) throw new Error(`${parent.address} does not exist yet`);
+  if (parent.collection === "groups") return apiPath`/groups/${parent.ref}`;
+  if (parent.collection === "projects") return apiPath`/projects/${parent.ref}`;
+  throw new Error(`${parent.address} cannot own this kind`);
+}
+function projectOf(parent) {
+  for (let p2 = parent; p2; p2 = p2.parent) if (p2.collection === "projects") return p2;
+  throw new Error(`${parent.address} is not inside a project`);
+}
+function body(fields, names) {
+  const out = {};
+  for (const name of names ?? Object.keys(fields)) {
+    if (fields[name] !== void 0) out[name] = revealSecrets(fields[name]);
+  }
+  return out;
+}
+function pick(raw2, names) {
+  return Object.fromEntries(names.filter((n2) => n2 in raw2).map((n2) => [n2, raw2[n2]]));
+}
+async function orNotFound(request) {
+  try {
+    return await request;
+  } catch (error2) {
+    if (error2 instanceof ApiError && error2.status === 404) return void 0;
+    throw error2;
+  }
+}
+
+// src/kinds/group.ts
+var FIELDS = [
+  "name",
+  "description",
+  "visibility",
+  "request_access_enabled",
+  "lfs_enabled",
+  "share_with_group_lock",
+  "require_two_factor_authentication",
+  "two_factor_grace_period",
+  "project_creation_level",
+  "subgroup_creation_level",
+  "auto_devops_enabled",
+  "emails_disabled",
+  "mentions_disabled",
+  "default_branch_protection"
+];
+var BULK_THRESHOLD = 20;
+var GROUP_SHAPE = { id: "integer", full_path: "string" };
+function listSubgroups(ctx, path2) {
+  const key = `groups:subgroups:${path2.toLowerCase()}`;
+  let p2 = ctx.memo.get(key);
+  if (!p2) {
+    p2 = orNotFound(
+      ctx.api.list(apiPath`/groups/${path2}/subgroups`, {
+        query: { all_available: true },
+        shape: GROUP_SHAPE
+      })
+    );
+    ctx.memo.set(key, p2);
+  }
+  return p2;
+}
+function toLive(ctx, g2) {
+  ctx.resolve.rememberGroup(g2.full_path, g2.id);
+  return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS), raw: g2 };
+}
+function parentPath(fullPath) {
+  const i = fullPath.lastIndexOf("/");
+  return i < 0 ? void 0 : fullPath.slice(0, i);
+}
+var VISIBILITY_LEVEL = { private: 0, internal: 10, public: 20 };
+function lowering(desired, live) {
+  const wanted = desired["visibility"];
+  const now = live?.fields["visibility"];
+  if (typeof wanted !== "string" || typeof now !== "string") return void 0;
+  return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : void 0;
+}
+var groupAddress = (path2) => `group[${JSON.stringify(path2)}]`;
+function insideDeclaredTree(path2, declared) {
+  for (let up = parentPath(path2); up; up = parentPath(up)) if (declared.has(up.toLowerCase())) return up;
+  return void 0;
+}
+async function downloadExport(ctx, id) {
+  const rounds = 15;
+  for (let round = 1; ; round++) {
+    try {
+      return await ctx.api.get(apiPath`/groups/${id}/export/download`, { binary: true });
+    } catch (error2) {
+      if (!(error2 instanceof ApiError && error2.status === 404) || round >= rounds) throw error2;
+      await ctx.api.pause(round);
+    }
+  }
+}
+function writeNewFile(file, data) {
+  mkdirSync(dirname5(file), { recursive: true, mode: 448 });
+  for (let n2 = 1; ; n2++) {
+    const name = n2 === 1 ? file : file.replace(/(\.tar\.gz)?$/, `.${n2}$1`);
+    try {
+      writeFileSync(name, data, { flag: "wx", mode: 384 });
+      return name;
+    } catch (error2) {
+      if (error2.code !== "EEXIST" || n2 >= 100) throw error2;
+    }
+  }
+}
+var groupKind = {
+  collection: "groups",
+  segment: "group",
+  parents: ["instance"],
+  updateMode: "update",
+  explicitDeleteOnly: true,
+  async read(ctx, _parent, wanted, options) {
+    const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
+    const below = new Set((options?.reportBelow ?? wanted).map((w) => w.toLowerCase()));
+    const isUndeclaredChild = (g2) => options?.undeclared === true && !spelling.has(g2.full_path.toLowerCase()) && below.has((parentPath(g2.full_path) ?? "").toLowerCase());
+    let found;
+    if (wanted.length > BULK_THRESHOLD) {
+      const all = await ctx.api.list("/groups", {
+        query: { all_available: true },
+        shape: GROUP_SHAPE
+      });
+      found = all.filter((g2) => spelling.has(g2.full_path.toLowerCase()) || isUndeclaredChild(g2));
+    } else {
+      const [declared, children] = await Promise.all([
+        Promise.all(
+          wanted.map(
+            (path2) => orNotFound(
+              ctx.api.get(apiPath`/groups/${path2}`, {
+                query: { with_projects: false },
+                shape: GROUP_SHAPE
+              })
+            )
+          )
+        ),
+        options?.undeclared ? Promise.all(wanted.filter((w) => below.has(w.toLowerCase())).map((w) => listSubgroups(ctx, w))) : Promise.resolve([])
+      ]);
+      found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
+    }
+    return found.filter((g2) => g2 !== void 0).map((g2) => ({ ...toLive(ctx, g2), key: spelling.get(g2.full_path.toLowerCase()) ?? g2.full_path }));
+  },
+  dependsOn(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+  before(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+  async checkCreate(ctx, _parent, fullPath, _desired, scope) {
+    const problems2 = [];
+    const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
+    const up = parentPath(fullPath);
+    if (up && ![...scope.planned.keys()].some((k2) => k2.toLowerCase() === up.toLowerCase())) {
+      if (await ctx.resolve.groupId(up) === void 0) {
+        problems2.push({
+          message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
+        });
+      }
+    }
+    const segment = fullPath.split("/").pop() ?? fullPath;
+    const candidates = await ctx.api.list("/groups", {
+      query: { search: segment, all_available: true }
+    });
+    for (const g2 of candidates) {
+      if (String(g2["path"]).toLowerCase() !== segment.toLowerCase() || g2.full_path.toLowerCase() === fullPath.toLowerCase() || declaredLower.has(g2.full_path.toLowerCase()))
+        continue;
+      const tree = insideDeclaredTree(g2.full_path, declaredLower);
+      if (!tree) continue;
+      problems2.push({
+        message: `group ${fullPath} would be created, and ${g2.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g2.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g2.full_path} in the manifests too (or mark it "state: absent" to delete it)`
+      });
+      break;
+    }
+    return problems2;
+  },
+  async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
+    const lower2 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
+    if (!lower2) return [];
+    const level = VISIBILITY_LEVEL[lower2] ?? 0;
+    const [subgroups, projects] = await Promise.all([
+      ctx.api.list(apiPath`/groups/${live.id}/subgroups`, { query: { all_available: true } }),
+      ctx.api.list(apiPath`/groups/${live.id}/projects`, {
+        query: { with_shared: false, simple: true }
+      })
+    ]);
+    const plannedVisibility = new Map(
+      [...scope.planned].map(([k2, f2]) => [k2.toLowerCase(), f2["visibility"]])
+    );
+    const blockers = [];
+    for (const g2 of subgroups) {
+      const planned = plannedVisibility.get(g2.full_path.toLowerCase());
+      const after = typeof planned === "string" ? planned : String(g2["visibility"]);
+      if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g2.full_path} (${after})`);
+    }
+    for (const p2 of projects) {
+      const visibility = p2.visibility ?? (await ctx.api.get(apiPath`/projects/${p2.id}`)).visibility ?? "private";
+      if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
+        blockers.push(`project ${p2.path_with_namespace} (${visibility})`);
+    }
+    if (blockers.length === 0) return [];
+    return [
+      {
+        field: "visibility",
+        message: `visibility cannot become ${lower2}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
+      }
+    ];
+  },
+  async cascade(ctx, _parent, live) {
+    const [groups, projects] = await Promise.all([
+      ctx.api.list(apiPath`/groups/${live.id}/descendant_groups`, {
+        query: { all_available: true }
+      }),
+      ctx.api.list(apiPath`/groups/${live.id}/projects`, {
+        query: { include_subgroups: true, with_shared: false }
+      })
+    ]);
+    const out = [];
+    for (const g2 of [...groups].sort((a, b2) => a.full_path.localeCompare(b2.full_path))) {
+      out.push({
+        collection: "groups",
+        segment: "group",
+        key: g2.full_path,
+        id: g2.id,
+        fields: pick(g2, ["visibility"])
+      });
+    }
+    for (const p2 of [...projects].sort(
+      (a, b2) => a.path_with_namespace.localeCompare(b2.path_with_namespace)
+    )) {
+      out.push({
+        collection: "projects",
+        segment: "project",
+        key: p2.path_with_namespace,
+        id: p2.id,
+        fields: pick(p2, ["visibility", "archived"])
+      });
+    }
+    return out;
+  },
+  async backup(ctx, _parent, live, file) {
+    await ctx.api.post(apiPath`/groups/${live.id}/export`);
+    writeNewFile(file, await downloadExport(ctx, live.id));
+  },
+  async create(ctx, _parent, desired, fullPath) {
+    const path2 = fullPath.split("/").pop() ?? fullPath;
+    const up = parentPath(fullPath);
+    let parentId;
+    if (up) {
+      parentId = await ctx.resolve.groupId(up);
+      if (parentId === void 0) {
+        throw new Error(
+          `its parent group ${up} does not exist: declare it in the manifests or create it first`
+        );
+      }
+    }
+    let created2;
+    try {
+      created2 = await ctx.api.post("/groups", {
+        body: {
+          ...body(desired, FIELDS),
+          name: desired["name"] ?? path2,
+          path: path2,
+          ...parentId ? { parent_id: parentId } : {}
+        }
+      });
+    } catch (error2) {
+      if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
+        throw new Error(
+          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to ${fullPath} (or use an administrator token), or choose another path (the platform said: ${error2.platformMessage})`
+        );
+      }
+      throw error2;
+    }
+    return toLive(ctx, created2);
+  },
+  async update(ctx, _parent, live, desired, changed2) {
+    const updated = await ctx.api.put(apiPath`/groups/${live.id}`, {
+      body: body(desired, changed2)
+    });
+    return toLive(ctx, updated);
+  },
+  async remove(ctx, _parent, live) {
+    await ctx.api.delete(apiPath`/groups/${live.id}`);
+  }
+};
+
 // src/engine/targets.ts
 function inTargets(key, targets) {
   if (targets.length === 0) return true;
@@ -73736,16 +74083,33 @@ function inTargets(key, targets) {
 }
 
 // src/engine/select.ts
-function listing(ctx, selector) {
-  const { collection, prefix, depth, includeArchived } = selector;
-  const archived = collection === "projects" && !includeArchived ? { archived: false } : {};
+var listingOf = (s, archived) => ({
+  collection: s.collection,
+  prefix: s.prefix,
+  depth: s.depth,
+  archived: archived ?? (s.collection === "projects" && !s.includeArchived ? "exclude" : "include")
+});
+function covers(outer, inner) {
+  if (outer.collection !== inner.collection || outer.archived !== inner.archived) return false;
+  const o = outer.prefix.toLowerCase();
+  const i = inner.prefix.toLowerCase();
+  if (outer.collection === "projects" && o === "") return true;
+  if (outer.depth === "children") return o === i && inner.depth === "children";
+  return o === "" || i === o || i.startsWith(`${o}/`);
+}
+var breadth = (l) => (l.prefix === "" ? 0 : l.prefix.split("/").length) * 2 + (l.depth === "subtree" ? 0 : 1);
+function read(ctx, l) {
+  const { collection, prefix, depth } = l;
+  if (collection === "groups" && prefix !== "" && depth === "children") {
+    return listSubgroups(ctx, prefix).then((gs) => gs?.map((g2) => g2.full_path));
+  }
   let path2;
   let query;
   if (collection === "projects") {
     path2 = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
     query = {
       simple: true,
-      ...archived,
+      ...l.archived === "include" ? {} : { archived: l.archived === "only" },
       ...prefix === "" ? {} : { with_shared: false },
       ...prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}
     };
@@ -73753,14 +74117,14 @@ function listing(ctx, selector) {
     path2 = "/groups";
     query = { all_available: true, ...depth === "children" ? { top_level_only: true } : {} };
   } else {
-    path2 = depth === "subtree" ? apiPath`/groups/${prefix}/descendant_groups` : apiPath`/groups/${prefix}/subgroups`;
+    path2 = apiPath`/groups/${prefix}/descendant_groups`;
     query = { all_available: true };
   }
   const memoKey = `select:${path2}?${JSON.stringify(query)}`;
   let p2 = ctx.memo.get(memoKey);
   if (!p2) {
     p2 = ctx.api.list(path2, { query }).then(
-      (items) => items.map((i) => ({ path: String(i.path_with_namespace ?? i.full_path ?? "") })),
+      (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
       (error2) => {
         if (error2 instanceof ApiError && error2.status === 404) return void 0;
         throw error2;
@@ -73769,6 +74133,19 @@ function listing(ctx, selector) {
     ctx.memo.set(memoKey, p2);
   }
   return p2;
+}
+async function readAll(ctx, wanted) {
+  const broadest = [...wanted].sort((a, b2) => breadth(a) - breadth(b2));
+  return Promise.all(
+    wanted.map(async (l) => {
+      const outer = broadest.find((o) => covers(o, l));
+      const paths = await read(ctx, outer);
+      const root = l.prefix.toLowerCase();
+      if (paths && l.collection === "groups" && root !== "" && root !== outer.prefix.toLowerCase() && !paths.some((p2) => p2.toLowerCase() === root))
+        return void 0;
+      return paths;
+    })
+  );
 }
 function relevant(selector, targets) {
   const paths = targets.filter((t) => t !== "instance");
@@ -73780,6 +74157,37 @@ function relevant(selector, targets) {
     return target === prefix || target.startsWith(`${prefix}/`) || prefix.startsWith(`${target}/`);
   });
 }
+var addressOf2 = (s) => `${s.collection}[${JSON.stringify(s.pattern)}]`;
+function selectorWarnings(s, listed, pool, matched) {
+  const source2 = s.node.source;
+  const archivedNote = s.collection === "projects" && !s.includeArchived ? " (archived projects are left out unless include_archived: true)" : "";
+  if (listed === void 0) {
+    return [
+      {
+        address: addressOf2(s),
+        message: `the pattern matches nothing: group ${s.prefix} does not exist or is not visible to this token's user`,
+        source: source2
+      }
+    ];
+  }
+  const out = [];
+  if (matched === 0) {
+    out.push({
+      address: addressOf2(s),
+      message: `the pattern matches no existing ${s.collection}${archivedNote}`,
+      source: source2
+    });
+  }
+  s.except.forEach((entry, i) => {
+    if (pool.some((p2) => excepts(entry, p2))) return;
+    out.push({
+      address: `${addressOf2(s)}.except[${i}]`,
+      message: `except entry "${entry}" leaves out nothing: no ${s.collection === "projects" ? "project" : "group"} the pattern matches on the platform is at or below it${archivedNote}`,
+      source: s.exceptSources?.[i] ?? source2
+    });
+  });
+  return out;
+}
 async function expandSelectors(state, ctx, targets, changes) {
   const summaries = [];
   const warnings = [];
@@ -73788,50 +74196,73 @@ async function expandSelectors(state, ctx, targets, changes) {
     groups: root.children["groups"],
     projects: root.children["projects"]
   };
+  const exactGroups = (collections.groups?.items ?? []).filter((n2) => n2.state !== "absent").map((n2) => n2.key);
   const relevantSelectors = state.selectors.filter((s) => relevant(s, targets));
-  const changed2 = (s) => !changes || changes.selectors.has(`${s.collection}[${JSON.stringify(s.pattern)}]`);
-  const listings = await Promise.all(
-    relevantSelectors.map((s) => changed2(s) ? listing(ctx, s) : Promise.resolve([]))
+  const changed2 = (s) => !changes || changes.selectors.has(addressOf2(s));
+  const listed = relevantSelectors.filter(changed2);
+  const listings = await readAll(
+    ctx,
+    listed.map((s) => listingOf(s))
   );
-  for (const [i, s] of relevantSelectors.entries()) {
-    if (!changed2(s)) continue;
-    for (const l of listings[i] ?? []) changes?.whole.add(`${s.collection}[${JSON.stringify(l.path)}]`);
+  const listingFor = new Map(listed.map((s, i) => [s, listings[i]]));
+  const known = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
+  for (const [s, paths] of listingFor) {
+    const set = s.collection === "groups" ? known.groups : s.includeArchived ? known.archivedToo : known.projects;
+    for (const p2 of paths ?? []) set.add(p2);
   }
-  const known = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set() };
-  relevantSelectors.forEach((s, i) => {
-    for (const l of listings[i] ?? []) known[s.collection].add(l.path);
-  });
+  const exactProjects = (collections.projects?.items ?? []).map((n2) => n2.key);
+  const unchangedCandidates = (s) => {
+    if (s.collection === "groups") return [...known.groups, ...exactGroups];
+    return [
+      ...known.projects,
+      ...s.includeArchived ? [...known.archivedToo, ...exactProjects] : exactProjects
+    ];
+  };
+  const listedProjects = new Set([...known.projects].map((p2) => p2.toLowerCase()));
+  const archivedChecks = relevantSelectors.filter(
+    (s) => !changed2(s) && s.collection === "projects" && !s.includeArchived && exactProjects.some((p2) => inPattern(s, p2) && !listedProjects.has(p2.toLowerCase()))
+  );
+  const archivedLists = await readAll(
+    ctx,
+    archivedChecks.map((s) => listingOf(s, "only"))
+  );
+  const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p2) => p2.toLowerCase()));
   const matches2 = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   const spelled = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
-  relevantSelectors.forEach((selector, i) => {
-    const exact = (collections[selector.collection]?.items ?? []).filter((n2) => n2.state !== "absent");
-    const candidates = [
-      ...changed2(selector) ? (listings[i] ?? []).map((l) => l.path) : known[selector.collection],
-      ...exact.map((n2) => n2.key)
+  for (const selector of relevantSelectors) {
+    const isListed = listingFor.has(selector);
+    const paths = listingFor.get(selector);
+    const candidates = isListed ? [...paths ?? [], ...selector.collection === "groups" ? exactGroups : []] : unchangedCandidates(selector).filter(
+      (p2) => selector.collection === "groups" || selector.includeArchived || !archived.has(p2.toLowerCase())
+    );
+    const pool = [
+      ...new Map(candidates.filter((p2) => inPattern(selector, p2)).map((p2) => [p2.toLowerCase(), p2])).values()
     ];
-    let count2 = 0;
-    const seen = /* @__PURE__ */ new Set();
-    for (const path2 of candidates) {
+    let inScope = 0;
+    let all = 0;
+    for (const path2 of pool) {
+      if (!selects(selector, path2)) continue;
+      all++;
+      if (!inTargets(path2, targets)) continue;
+      inScope++;
       const lower2 = path2.toLowerCase();
-      if (seen.has(lower2) || !selects(selector, path2) || !inTargets(path2, targets)) continue;
-      seen.add(lower2);
-      count2++;
+      if (isListed) changes?.whole.add(`${selector.collection}[${JSON.stringify(path2)}]`);
       const list = matches2[selector.collection].get(lower2) ?? [];
       list.push(selector);
       matches2[selector.collection].set(lower2, list);
       if (!spelled[selector.collection].has(lower2)) spelled[selector.collection].set(lower2, path2);
     }
-    const source2 = selector.node.source;
-    if (!changed2(selector)) return;
-    summaries.push({ collection: selector.collection, pattern: selector.pattern, matched: count2, source: source2 });
-    if (count2 === 0) {
-      warnings.push({
-        address: `${selector.collection}[${JSON.stringify(selector.pattern)}]`,
-        message: listings[i] === void 0 ? `the pattern matches nothing: group ${selector.prefix} does not exist or is not visible to this token's user` : `the pattern matches no existing ${selector.collection}${selector.collection === "projects" && !selector.includeArchived ? " (archived projects are left out unless include_archived: true)" : ""}`,
-        source: source2
+    if (!isListed) continue;
+    if (inScope > 0 || all === 0) {
+      summaries.push({
+        collection: selector.collection,
+        pattern: selector.pattern,
+        matched: inScope,
+        source: selector.node.source
       });
     }
-  });
+    warnings.push(...selectorWarnings(selector, paths, pool, all));
+  }
   const children = { ...root.children };
   for (const collection of ["groups", "projects"]) {
     const coll = collections[collection];
@@ -73848,7 +74279,7 @@ async function expandSelectors(state, ctx, targets, changes) {
         const applied = atPath(selector.node, path2);
         node = node ? mergeNodes(node, applied) : applied;
       }
-      if (exact) node = node ? mergeNodes(node, exact) : exact;
+      node = exact ? node ? mergeNodes(node, exact) : exact : { ...node, fromPattern: true };
       return collection === "projects" ? withHashedCrons(node) : node;
     };
     for (const item of coll?.items ?? []) {
@@ -74108,7 +74539,8 @@ var Planner = class {
     if (parentExists) {
       try {
         lives = await kind.read(this.ctx, parent, items.map(keyOf3), {
-          undeclared: coll.policy !== "ignore" && fullRead
+          undeclared: coll.policy !== "ignore" && fullRead,
+          ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf3) } : {}
         });
       } catch (error2) {
         if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
@@ -74207,7 +74639,7 @@ var Planner = class {
             ...base2,
             action: "unmanaged",
             fields: [],
-            reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
+            reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when marked "state: absent": declare it, or set unmanaged.${collection}: ignore to stop reporting them)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
           },
           kind,
           parent,
@@ -74549,36 +74981,6 @@ function createRegistry(kinds2, fieldsOf) {
   };
 }
 
-// src/kinds/common.ts
-function ownerPath(parent) {
-  if (parent.ref === void 0) throw new Error(`${parent.address} does not exist yet`);
-  if (parent.collection === "groups") return apiPath`/groups/${parent.ref}`;
-  if (parent.collection === "projects") return apiPath`/projects/${parent.ref}`;
-  throw new Error(`${parent.address} cannot own this kind`);
-}
-function projectOf(parent) {
-  for (let p2 = parent; p2; p2 = p2.parent) if (p2.collection === "projects") return p2;
-  throw new Error(`${parent.address} is not inside a project`);
-}
-function body(fields, names) {
-  const out = {};
-  for (const name of names ?? Object.keys(fields)) {
-    if (fields[name] !== void 0) out[name] = revealSecrets(fields[name]);
-  }
-  return out;
-}
-function pick(raw2, names) {
-  return Object.fromEntries(names.filter((n2) => n2 in raw2).map((n2) => [n2, raw2[n2]]));
-}
-async function orNotFound(request) {
-  try {
-    return await request;
-  } catch (error2) {
-    if (error2 instanceof ApiError && error2.status === 404) return void 0;
-    throw error2;
-  }
-}
-
 // src/kinds/schemas.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
 
@@ -74737,7 +75139,7 @@ function listsAsText(raw2) {
   return out;
 }
 var BAR = "performance_bar_allowed_group_path";
-function toLive(raw2) {
+function toLive2(raw2) {
   const fields = listsAsText(raw2);
   fields[BAR] = raw2["performance_bar_allowed_group_id"] ?? null;
   return { key: KEY, id: KEY, fields, raw: raw2 };
@@ -74763,7 +75165,7 @@ var applicationSettingsKind = {
   updateMode: "update",
   identity: () => KEY,
   async read(ctx) {
-    return [toLive(await ctx.api.get("/application/settings", { shape: {} }))];
+    return [toLive2(await ctx.api.get("/application/settings", { shape: {} }))];
   },
   async prepare(ctx, _parent, fields) {
     const out = renameDeprecated(fields);
@@ -74816,18 +75218,18 @@ var applicationSettingsKind = {
     const payload = body(desired, send);
     if (BAR in payload) payload[BAR] = await groupPath(ctx, payload[BAR]);
     const updated = await ctx.api.put("/application/settings", { body: payload });
-    return toLive(updated);
+    return toLive2(updated);
   }
 };
 
 // src/kinds/badge.ts
-var FIELDS = ["name", "link_url", "image_url"];
-function toLive2(parent, b2) {
+var FIELDS2 = ["name", "link_url", "image_url"];
+function toLive3(parent, b2) {
   const inherited = parent.collection === "projects" && b2.kind === "group";
   return {
     key: b2.name ?? `${b2.link_url} ${b2.image_url}`,
     id: b2.id,
-    fields: pick(b2, FIELDS),
+    fields: pick(b2, FIELDS2),
     ...inherited ? { readOnly: "a group badge inherited by the project; manage it in its group's manifest" } : {}
   };
 }
@@ -74840,19 +75242,19 @@ var badgeKind = {
     const badges = await ctx.api.list(`${ownerPath(parent)}/badges`, {
       shape: { id: "integer", link_url: "string", image_url: "string", name: "string?", kind: "string?" }
     });
-    return badges.map((b2) => toLive2(parent, b2));
+    return badges.map((b2) => toLive3(parent, b2));
   },
   async create(ctx, parent, desired) {
-    return toLive2(
+    return toLive3(
       parent,
-      await ctx.api.post(`${ownerPath(parent)}/badges`, { body: body(desired, FIELDS) })
+      await ctx.api.post(`${ownerPath(parent)}/badges`, { body: body(desired, FIELDS2) })
     );
   },
   async update(ctx, parent, live, desired, changed2) {
     const updated = await ctx.api.put(`${ownerPath(parent)}${apiPath`/badges/${live.id}`}`, {
       body: body(desired, changed2)
     });
-    return toLive2(parent, updated);
+    return toLive3(parent, updated);
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/badges/${live.id}`}`);
@@ -74860,7 +75262,7 @@ var badgeKind = {
 };
 
 // src/kinds/broadcast-message.ts
-var FIELDS2 = [
+var FIELDS3 = [
   "message",
   "starts_at",
   "ends_at",
@@ -74870,24 +75272,24 @@ var FIELDS2 = [
   "broadcast_type",
   "dismissable"
 ];
-var toLive3 = (m2) => ({ key: m2.message, id: m2.id, fields: pick(m2, FIELDS2) });
+var toLive4 = (m2) => ({ key: m2.message, id: m2.id, fields: pick(m2, FIELDS3) });
 var broadcastMessageKind = {
   collection: "broadcast_messages",
   segment: "broadcast_message",
   parents: ["instance"],
   updateMode: "update",
   async read(ctx) {
-    return (await ctx.api.list("/broadcast_messages", { shape: { id: "integer", message: "string" } })).map(toLive3);
+    return (await ctx.api.list("/broadcast_messages", { shape: { id: "integer", message: "string" } })).map(toLive4);
   },
   async create(ctx, _parent, desired, key) {
-    return toLive3(
+    return toLive4(
       await ctx.api.post("/broadcast_messages", {
-        body: { ...body(desired, FIELDS2), message: key }
+        body: { ...body(desired, FIELDS3), message: key }
       })
     );
   },
   async update(ctx, _parent, live, desired, changed2) {
-    return toLive3(
+    return toLive4(
       await ctx.api.put(apiPath`/broadcast_messages/${live.id}`, {
         body: body(desired, changed2)
       })
@@ -74909,7 +75311,7 @@ function fingerprint(text) {
   if (!blob) return "invalid key";
   return `SHA256:${createHash4("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
-var toLive4 = (k2, canPush) => ({
+var toLive5 = (k2, canPush) => ({
   key: fingerprint(k2.key),
   id: k2.id,
   fields: { title: k2.title, key: k2.key, can_push: k2.can_push ?? canPush ?? false }
@@ -74967,7 +75369,7 @@ var deployKeyKind = {
   async read(ctx, parent, _wanted, options) {
     const keys = await ctx.api.list(`${ownerPath(parent)}/deploy_keys`, { shape: KEY_SHAPE });
     if (options?.fresh) for (const k2 of keys) createdKeys(ctx).set(fingerprint(k2.key), k2);
-    return keys.map((k2) => toLive4(k2));
+    return keys.map((k2) => toLive5(k2));
   },
   async createReason(ctx, _parent, desired, key) {
     const found = await existingKey(ctx, key);
@@ -74982,7 +75384,7 @@ var deployKeyKind = {
   async update(ctx, parent, live, desired, changed2) {
     const payload = {};
     for (const name of changed2) if (name === "title" || name === "can_push") payload[name] = desired[name];
-    return toLive4(await put(ctx, parent, live.id, payload));
+    return toLive5(await put(ctx, parent, live.id, payload));
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/deploy_keys/${live.id}`}`);
@@ -75005,7 +75407,7 @@ async function createOrEnable(ctx, parent, desired, key) {
       throw error2;
     }
     createdKeys(ctx).set(key, created2);
-    return toLive4(created2, desired["can_push"] ?? false);
+    return toLive5(created2, desired["can_push"] ?? false);
   }
   let enabled;
   try {
@@ -75020,8 +75422,8 @@ async function createOrEnable(ctx, parent, desired, key) {
   if (desired["can_push"] === true) payload["can_push"] = true;
   if (desired["title"] !== void 0 && desired["title"] !== enabled.title)
     payload["title"] = desired["title"];
-  if (Object.keys(payload).length === 0) return toLive4(enabled, false);
-  return toLive4(await put(ctx, parent, enabled.id, payload));
+  if (Object.keys(payload).length === 0) return toLive5(enabled, false);
+  return toLive5(await put(ctx, parent, enabled.id, payload));
 }
 
 // src/kinds/epic.ts
@@ -75175,7 +75577,7 @@ async function move(ctx, epic, id, key, after) {
 
 // src/kinds/error-tracking.ts
 var KEY2 = "error_tracking";
-var toLive5 = (s) => ({ key: KEY2, id: KEY2, fields: { active: s.active } });
+var toLive6 = (s) => ({ key: KEY2, id: KEY2, fields: { active: s.active } });
 var errorTrackingKind = {
   collection: KEY2,
   segment: KEY2,
@@ -75189,7 +75591,7 @@ var errorTrackingKind = {
         shape: { active: "boolean" }
       })
     );
-    return settings ? [toLive5(settings)] : [];
+    return settings ? [toLive6(settings)] : [];
   },
   async checkCreate(_ctx, parent) {
     return [
@@ -75202,260 +75604,7 @@ var errorTrackingKind = {
     const updated = await ctx.api.patch(`${ownerPath(parent)}/error_tracking/settings`, {
       body: { active: desired["active"] }
     });
-    return toLive5(updated);
-  }
-};
-
-// src/kinds/group.ts
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname as dirname5 } from "node:path";
-var FIELDS3 = [
-  "name",
-  "description",
-  "visibility",
-  "request_access_enabled",
-  "lfs_enabled",
-  "share_with_group_lock",
-  "require_two_factor_authentication",
-  "two_factor_grace_period",
-  "project_creation_level",
-  "subgroup_creation_level",
-  "auto_devops_enabled",
-  "emails_disabled",
-  "mentions_disabled",
-  "default_branch_protection"
-];
-var BULK_THRESHOLD = 20;
-var GROUP_SHAPE = { id: "integer", full_path: "string" };
-function toLive6(ctx, g2) {
-  ctx.resolve.rememberGroup(g2.full_path, g2.id);
-  return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS3), raw: g2 };
-}
-function parentPath(fullPath) {
-  const i = fullPath.lastIndexOf("/");
-  return i < 0 ? void 0 : fullPath.slice(0, i);
-}
-var VISIBILITY_LEVEL = { private: 0, internal: 10, public: 20 };
-function lowering(desired, live) {
-  const wanted = desired["visibility"];
-  const now = live?.fields["visibility"];
-  if (typeof wanted !== "string" || typeof now !== "string") return void 0;
-  return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : void 0;
-}
-var groupAddress = (path2) => `group[${JSON.stringify(path2)}]`;
-function insideDeclaredTree(path2, declared) {
-  for (let up = parentPath(path2); up; up = parentPath(up)) if (declared.has(up.toLowerCase())) return up;
-  return void 0;
-}
-async function downloadExport(ctx, id) {
-  const rounds = 15;
-  for (let round = 1; ; round++) {
-    try {
-      return await ctx.api.get(apiPath`/groups/${id}/export/download`, { binary: true });
-    } catch (error2) {
-      if (!(error2 instanceof ApiError && error2.status === 404) || round >= rounds) throw error2;
-      await ctx.api.pause(round);
-    }
-  }
-}
-function writeNewFile(file, data) {
-  mkdirSync(dirname5(file), { recursive: true, mode: 448 });
-  for (let n2 = 1; ; n2++) {
-    const name = n2 === 1 ? file : file.replace(/(\.tar\.gz)?$/, `.${n2}$1`);
-    try {
-      writeFileSync(name, data, { flag: "wx", mode: 384 });
-      return name;
-    } catch (error2) {
-      if (error2.code !== "EEXIST" || n2 >= 100) throw error2;
-    }
-  }
-}
-var groupKind = {
-  collection: "groups",
-  segment: "group",
-  parents: ["instance"],
-  updateMode: "update",
-  explicitDeleteOnly: true,
-  async read(ctx, _parent, wanted, options) {
-    const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
-    const isUndeclaredChild = (g2) => options?.undeclared === true && !spelling.has(g2.full_path.toLowerCase()) && spelling.has((parentPath(g2.full_path) ?? "").toLowerCase());
-    let found;
-    if (wanted.length > BULK_THRESHOLD) {
-      const all = await ctx.api.list("/groups", {
-        query: { all_available: true },
-        shape: GROUP_SHAPE
-      });
-      found = all.filter((g2) => spelling.has(g2.full_path.toLowerCase()) || isUndeclaredChild(g2));
-    } else {
-      const [declared, children] = await Promise.all([
-        Promise.all(
-          wanted.map(
-            (path2) => orNotFound(
-              ctx.api.get(apiPath`/groups/${path2}`, {
-                query: { with_projects: false },
-                shape: GROUP_SHAPE
-              })
-            )
-          )
-        ),
-        options?.undeclared ? Promise.all(
-          wanted.map(
-            (path2) => orNotFound(
-              ctx.api.list(apiPath`/groups/${path2}/subgroups`, {
-                query: { all_available: true },
-                shape: GROUP_SHAPE
-              })
-            )
-          )
-        ) : Promise.resolve([])
-      ]);
-      found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
-    }
-    return found.filter((g2) => g2 !== void 0).map((g2) => ({ ...toLive6(ctx, g2), key: spelling.get(g2.full_path.toLowerCase()) ?? g2.full_path }));
-  },
-  dependsOn(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
-  },
-  before(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && lowering(desired, live) ? [groupAddress(up)] : [];
-  },
-  async checkCreate(ctx, _parent, fullPath, _desired, scope) {
-    const problems2 = [];
-    const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
-    const up = parentPath(fullPath);
-    if (up && ![...scope.planned.keys()].some((k2) => k2.toLowerCase() === up.toLowerCase())) {
-      if (await ctx.resolve.groupId(up) === void 0) {
-        problems2.push({
-          message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
-        });
-      }
-    }
-    const segment = fullPath.split("/").pop() ?? fullPath;
-    const candidates = await ctx.api.list("/groups", {
-      query: { search: segment, all_available: true }
-    });
-    for (const g2 of candidates) {
-      if (String(g2["path"]).toLowerCase() !== segment.toLowerCase() || g2.full_path.toLowerCase() === fullPath.toLowerCase() || declaredLower.has(g2.full_path.toLowerCase()))
-        continue;
-      const tree = insideDeclaredTree(g2.full_path, declaredLower);
-      if (!tree) continue;
-      problems2.push({
-        message: `group ${fullPath} would be created, and ${g2.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g2.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g2.full_path} in the manifests too (or mark it "state: absent" to delete it)`
-      });
-      break;
-    }
-    return problems2;
-  },
-  async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
-    const lower2 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
-    if (!lower2) return [];
-    const level = VISIBILITY_LEVEL[lower2] ?? 0;
-    const [subgroups, projects] = await Promise.all([
-      ctx.api.list(apiPath`/groups/${live.id}/subgroups`, { query: { all_available: true } }),
-      ctx.api.list(apiPath`/groups/${live.id}/projects`, {
-        query: { with_shared: false, simple: true }
-      })
-    ]);
-    const plannedVisibility = new Map(
-      [...scope.planned].map(([k2, f2]) => [k2.toLowerCase(), f2["visibility"]])
-    );
-    const blockers = [];
-    for (const g2 of subgroups) {
-      const planned = plannedVisibility.get(g2.full_path.toLowerCase());
-      const after = typeof planned === "string" ? planned : String(g2["visibility"]);
-      if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g2.full_path} (${after})`);
-    }
-    for (const p2 of projects) {
-      const visibility = p2.visibility ?? (await ctx.api.get(apiPath`/projects/${p2.id}`)).visibility ?? "private";
-      if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
-        blockers.push(`project ${p2.path_with_namespace} (${visibility})`);
-    }
-    if (blockers.length === 0) return [];
-    return [
-      {
-        field: "visibility",
-        message: `visibility cannot become ${lower2}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
-      }
-    ];
-  },
-  async cascade(ctx, _parent, live) {
-    const [groups, projects] = await Promise.all([
-      ctx.api.list(apiPath`/groups/${live.id}/descendant_groups`, {
-        query: { all_available: true }
-      }),
-      ctx.api.list(apiPath`/groups/${live.id}/projects`, {
-        query: { include_subgroups: true, with_shared: false }
-      })
-    ]);
-    const out = [];
-    for (const g2 of [...groups].sort((a, b2) => a.full_path.localeCompare(b2.full_path))) {
-      out.push({
-        collection: "groups",
-        segment: "group",
-        key: g2.full_path,
-        id: g2.id,
-        fields: pick(g2, ["visibility"])
-      });
-    }
-    for (const p2 of [...projects].sort(
-      (a, b2) => a.path_with_namespace.localeCompare(b2.path_with_namespace)
-    )) {
-      out.push({
-        collection: "projects",
-        segment: "project",
-        key: p2.path_with_namespace,
-        id: p2.id,
-        fields: pick(p2, ["visibility", "archived"])
-      });
-    }
-    return out;
-  },
-  async backup(ctx, _parent, live, file) {
-    await ctx.api.post(apiPath`/groups/${live.id}/export`);
-    writeNewFile(file, await downloadExport(ctx, live.id));
-  },
-  async create(ctx, _parent, desired, fullPath) {
-    const path2 = fullPath.split("/").pop() ?? fullPath;
-    const up = parentPath(fullPath);
-    let parentId;
-    if (up) {
-      parentId = await ctx.resolve.groupId(up);
-      if (parentId === void 0) {
-        throw new Error(
-          `its parent group ${up} does not exist: declare it in the manifests or create it first`
-        );
-      }
-    }
-    let created2;
-    try {
-      created2 = await ctx.api.post("/groups", {
-        body: {
-          ...body(desired, FIELDS3),
-          name: desired["name"] ?? path2,
-          path: path2,
-          ...parentId ? { parent_id: parentId } : {}
-        }
-      });
-    } catch (error2) {
-      if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
-        throw new Error(
-          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to ${fullPath} (or use an administrator token), or choose another path (the platform said: ${error2.platformMessage})`
-        );
-      }
-      throw error2;
-    }
-    return toLive6(ctx, created2);
-  },
-  async update(ctx, _parent, live, desired, changed2) {
-    const updated = await ctx.api.put(apiPath`/groups/${live.id}`, {
-      body: body(desired, changed2)
-    });
-    return toLive6(ctx, updated);
-  },
-  async remove(ctx, _parent, live) {
-    await ctx.api.delete(apiPath`/groups/${live.id}`);
+    return toLive6(updated);
   }
 };
 

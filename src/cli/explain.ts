@@ -1,8 +1,8 @@
 /** `forgeform explain PATH [paths...]`: the effective configuration of one group or project, and where it comes from. */
 import type { Command } from "commander";
 import { loadManifests } from "../manifest/index.js";
-import { explain } from "../manifest/selectors.js";
-import { renderExplainText } from "../report/explain.js";
+import { declaredAs, explain } from "../manifest/selectors.js";
+import { leftOutText, renderExplainText } from "../report/explain.js";
 import { formatDiagnostics } from "./diagnostics.js";
 import type { Io } from "./index.js";
 
@@ -24,15 +24,26 @@ export function registerExplain(program: Command, io: Io, setExit: (code: number
         setExit(1);
         return;
       }
-      const found = (["groups", "projects"] as const)
+      // A path the manifests show to be a group (or a project) is explained as that only.
+      const as = declaredAs(loaded.state, path);
+      const found = (as ? [as] : (["groups", "projects"] as const))
         .map((c) => explain(loaded.state!, c, path))
         .filter((e) => e !== undefined);
-      if (found.length === 0) {
-        io.err(`forgeform: no group or project entry of the manifests matches ${JSON.stringify(path)}\n`);
+      const applied = found.filter((e) => e.entries.length > 0);
+      if (applied.length === 0) {
+        const why = found.flatMap((e) => e.leftOut).map(leftOutText);
+        io.err(
+          `forgeform: no group or project entry of the manifests matches ${JSON.stringify(path)}${why.length > 0 ? `: ${why.join("; ")}` : ""}\n`,
+        );
         setExit(1);
         return;
       }
-      io.out(found.map(renderExplainText).join("\n"));
+      if (applied.length > 1) {
+        io.out(
+          `${JSON.stringify(path)} is not declared by full path, and patterns of both groups: and projects: match it: shown as either\n\n`,
+        );
+      }
+      io.out(applied.map(renderExplainText).join("\n"));
       setExit(0);
     });
 }

@@ -402,6 +402,9 @@ class Planner {
         // A kind that reads only the wanted objects (groups) also reads the undeclared ones below them only.
         lives = await kind.read(this.ctx, parent, items.map(keyOf), {
           undeclared: coll.policy !== "ignore" && fullRead,
+          ...(items.some((i) => i.fromPattern)
+            ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf) }
+            : {}),
         });
       } catch (error) {
         if (
@@ -521,7 +524,9 @@ class Planner {
             reason:
               coll.policy === "delete"
                 ? `not in the manifests; ${collection} are deleted only when marked "state: absent"`
-                : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`,
+                : kind.explicitDeleteOnly
+                  ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when marked "state: absent": declare it, or set unmanaged.${collection}: ignore to stop reporting them)`
+                  : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`,
           },
           kind,
           parent,

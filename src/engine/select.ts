@@ -1,35 +1,75 @@
 /**
  * Expands selectors (`projects: {"acme/**": ...}`) into the groups and projects they match on the platform: one
  * listing per pattern root (the group's projects with `include_subgroups`, its descendant groups, or the instance's
- * lists at the top), never a request per object. Each matched object gets the merge of every entry that matches it,
- * from the least to the most specific (src/manifest/selectors.ts), and `H` in its schedules' crons is replaced by
- * its stable value. Patterns match existing objects only (and objects the manifests declare by full path, which
- * apply creates): they never create anything themselves.
+ * lists at the top), never a request per object, and a root inside another listed root's subtree reuses that
+ * listing (filtered here). Each matched object gets the merge of every entry that matches it, from the least to the
+ * most specific (src/manifest/selectors.ts), and `H` in its schedules' crons is replaced by its stable value.
+ * Patterns match existing objects only (and groups the manifests declare by full path, which apply creates): they
+ * never create anything themselves.
  */
 import { ApiError, apiPath } from "../api/index.js";
+import { listSubgroups } from "../kinds/group.js";
 import type { KindContext } from "../kinds/kind.js";
 import type { DesiredNode, DesiredState, Selector, SourceRef } from "../manifest/model.js";
-import { atPath, mergeNodes, selects, specificity, withHashedCrons } from "../manifest/selectors.js";
+import {
+  atPath,
+  excepts,
+  inPattern,
+  mergeNodes,
+  selects,
+  specificity,
+  withHashedCrons,
+} from "../manifest/selectors.js";
 import type { PlanProblem, SelectorSummary } from "../plan/model.js";
 import type { ChangeScope } from "./changes.js";
 import { inTargets } from "./targets.js";
 
-interface Listed {
-  path: string;
+type Collection = "groups" | "projects";
+
+/** One listing: a collection below a root, and which projects it holds by archived status. */
+interface Listing {
+  collection: Collection;
+  prefix: string;
+  depth: "children" | "subtree";
+  archived: "exclude" | "include" | "only";
 }
 
-/** The objects a selector's root holds, from one paginated listing (shared by selectors with the same listing). */
-function listing(ctx: KindContext, selector: Selector): Promise<Listed[] | undefined> {
-  const { collection, prefix, depth, includeArchived } = selector;
-  const archived: Record<string, boolean> =
-    collection === "projects" && !includeArchived ? { archived: false } : {};
+const listingOf = (s: Selector, archived?: Listing["archived"]): Listing => ({
+  collection: s.collection,
+  prefix: s.prefix,
+  depth: s.depth,
+  archived: archived ?? (s.collection === "projects" && !s.includeArchived ? "exclude" : "include"),
+});
+
+/** Whether `outer` holds everything `inner` holds, so that `inner` is `outer` filtered by path. */
+function covers(outer: Listing, inner: Listing): boolean {
+  if (outer.collection !== inner.collection || outer.archived !== inner.archived) return false;
+  const o = outer.prefix.toLowerCase();
+  const i = inner.prefix.toLowerCase();
+  // The instance's project listing holds every project, whatever the pattern's depth.
+  if (outer.collection === "projects" && o === "") return true;
+  if (outer.depth === "children") return o === i && inner.depth === "children";
+  return o === "" || i === o || i.startsWith(`${o}/`);
+}
+
+/** The broadest listings first: a shorter root, then a whole subtree before direct children. */
+const breadth = (l: Listing) =>
+  (l.prefix === "" ? 0 : l.prefix.split("/").length) * 2 + (l.depth === "subtree" ? 0 : 1);
+
+/** The paths a listing holds (undefined when its root group does not exist or is not visible), read once per run. */
+function read(ctx: KindContext, l: Listing): Promise<string[] | undefined> {
+  const { collection, prefix, depth } = l;
+  if (collection === "groups" && prefix !== "" && depth === "children") {
+    // Shared with the engine's report of undeclared subgroups.
+    return listSubgroups(ctx, prefix).then((gs) => gs?.map((g) => g.full_path));
+  }
   let path: string;
   let query: Record<string, string | number | boolean>;
   if (collection === "projects") {
     path = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
     query = {
       simple: true,
-      ...archived,
+      ...(l.archived === "include" ? {} : { archived: l.archived === "only" }),
       ...(prefix === "" ? {} : { with_shared: false }),
       ...(prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}),
     };
@@ -37,17 +77,14 @@ function listing(ctx: KindContext, selector: Selector): Promise<Listed[] | undef
     path = "/groups";
     query = { all_available: true, ...(depth === "children" ? { top_level_only: true } : {}) };
   } else {
-    path =
-      depth === "subtree"
-        ? apiPath`/groups/${prefix}/descendant_groups`
-        : apiPath`/groups/${prefix}/subgroups`;
+    path = apiPath`/groups/${prefix}/descendant_groups`;
     query = { all_available: true };
   }
   const memoKey = `select:${path}?${JSON.stringify(query)}`;
-  let p = ctx.memo.get(memoKey) as Promise<Listed[] | undefined> | undefined;
+  let p = ctx.memo.get(memoKey) as Promise<string[] | undefined> | undefined;
   if (!p) {
     p = ctx.api.list<{ full_path?: string; path_with_namespace?: string }>(path, { query }).then(
-      (items) => items.map((i) => ({ path: String(i.path_with_namespace ?? i.full_path ?? "") })),
+      (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
       (error: unknown) => {
         // The pattern's root group does not exist (or is not visible): it matches nothing.
         if (error instanceof ApiError && error.status === 404) return undefined;
@@ -57,6 +94,30 @@ function listing(ctx: KindContext, selector: Selector): Promise<Listed[] | undef
     ctx.memo.set(memoKey, p);
   }
   return p;
+}
+
+/**
+ * Reads each listing once, through the broadest listing that covers it. A group root inside another listing's
+ * subtree exists only when that listing holds it.
+ */
+async function readAll(ctx: KindContext, wanted: Listing[]): Promise<(string[] | undefined)[]> {
+  const broadest = [...wanted].sort((a, b) => breadth(a) - breadth(b));
+  return Promise.all(
+    wanted.map(async (l) => {
+      const outer = broadest.find((o) => covers(o, l))!;
+      const paths = await read(ctx, outer);
+      const root = l.prefix.toLowerCase();
+      if (
+        paths &&
+        l.collection === "groups" &&
+        root !== "" &&
+        root !== outer.prefix.toLowerCase() &&
+        !paths.some((p) => p.toLowerCase() === root)
+      )
+        return undefined;
+      return paths;
+    }),
+  );
 }
 
 /** Whether a selector can match anything within the targets (its root is inside one, or one is inside it). */
@@ -75,8 +136,50 @@ export interface Expanded {
   state: DesiredState;
   /** How many objects each pattern matched, for the plan. */
   summaries: SelectorSummary[];
-  /** Patterns that matched nothing. */
+  /** Patterns that matched nothing, and `except:` entries that left nothing out. */
   warnings: PlanProblem[];
+}
+
+const addressOf = (s: Selector) => `${s.collection}[${JSON.stringify(s.pattern)}]`;
+
+/** Warnings for a listed selector: it matched nothing, or one of its `except:` entries matched nothing. */
+function selectorWarnings(
+  s: Selector,
+  listed: string[] | undefined,
+  pool: string[],
+  matched: number,
+): PlanProblem[] {
+  const source: SourceRef = s.node.source;
+  const archivedNote =
+    s.collection === "projects" && !s.includeArchived
+      ? " (archived projects are left out unless include_archived: true)"
+      : "";
+  if (listed === undefined) {
+    return [
+      {
+        address: addressOf(s),
+        message: `the pattern matches nothing: group ${s.prefix} does not exist or is not visible to this token's user`,
+        source,
+      },
+    ];
+  }
+  const out: PlanProblem[] = [];
+  if (matched === 0) {
+    out.push({
+      address: addressOf(s),
+      message: `the pattern matches no existing ${s.collection}${archivedNote}`,
+      source,
+    });
+  }
+  s.except.forEach((entry, i) => {
+    if (pool.some((p) => excepts(entry, p))) return;
+    out.push({
+      address: `${addressOf(s)}.except[${i}]`,
+      message: `except entry "${entry}" leaves out nothing: no ${s.collection === "projects" ? "project" : "group"} the pattern matches on the platform is at or below it${archivedNote}`,
+      source: s.exceptSources?.[i] ?? source,
+    });
+  });
+  return out;
 }
 
 /** Lists what each selector matches and merges every matching entry into the desired state. */
@@ -93,57 +196,94 @@ export async function expandSelectors(
     groups: root.children["groups"],
     projects: root.children["projects"],
   };
+  // Groups declared by full path are candidates too (apply creates them); projects are never created, so a pattern
+  // matches only the projects its listing holds (which leaves out archived ones unless include_archived).
+  const exactGroups = (collections.groups?.items ?? []).filter((n) => n.state !== "absent").map((n) => n.key);
   const relevantSelectors = state.selectors.filter((s) => relevant(s, targets));
   // With --changed-since, only a pattern that changed is listed (everything it matches is planned whole); the
   // others apply to the objects planned anyway, by path.
-  const changed = (s: Selector) =>
-    !changes || changes.selectors.has(`${s.collection}[${JSON.stringify(s.pattern)}]`);
-  const listings = await Promise.all(
-    relevantSelectors.map((s) => (changed(s) ? listing(ctx, s) : Promise.resolve<Listed[]>([]))),
+  const changed = (s: Selector) => !changes || changes.selectors.has(addressOf(s));
+  const listed = relevantSelectors.filter(changed);
+  const listings = await readAll(
+    ctx,
+    listed.map((s) => listingOf(s)),
   );
-  for (const [i, s] of relevantSelectors.entries()) {
-    if (!changed(s)) continue;
-    for (const l of listings[i] ?? []) changes?.whole.add(`${s.collection}[${JSON.stringify(l.path)}]`);
+  const listingFor = new Map(listed.map((s, i) => [s, listings[i]]));
+
+  // For unchanged patterns: the paths other listings hold, by whether archived projects were left out of them.
+  const known = { groups: new Set<string>(), projects: new Set<string>(), archivedToo: new Set<string>() };
+  for (const [s, paths] of listingFor) {
+    const set =
+      s.collection === "groups" ? known.groups : s.includeArchived ? known.archivedToo : known.projects;
+    for (const p of paths ?? []) set.add(p);
   }
-  const known = { groups: new Set<string>(), projects: new Set<string>() };
-  relevantSelectors.forEach((s, i) => {
-    for (const l of listings[i] ?? []) known[s.collection].add(l.path);
-  });
+  const exactProjects = (collections.projects?.items ?? []).map((n) => n.key);
+  const unchangedCandidates = (s: Selector): string[] => {
+    if (s.collection === "groups") return [...known.groups, ...exactGroups];
+    return [
+      ...known.projects,
+      ...(s.includeArchived ? [...known.archivedToo, ...exactProjects] : exactProjects),
+    ];
+  };
+  // An unchanged pattern that leaves archived projects out and matches projects declared by full path that no
+  // listing holds learns which of them are archived from one listing of its root's archived projects (usually
+  // short).
+  const listedProjects = new Set([...known.projects].map((p) => p.toLowerCase()));
+  const archivedChecks = relevantSelectors.filter(
+    (s) =>
+      !changed(s) &&
+      s.collection === "projects" &&
+      !s.includeArchived &&
+      exactProjects.some((p) => inPattern(s, p) && !listedProjects.has(p.toLowerCase())),
+  );
+  const archivedLists = await readAll(
+    ctx,
+    archivedChecks.map((s) => listingOf(s, "only")),
+  );
+  const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p) => p.toLowerCase()));
+
   // Matched paths per collection, in listing order, each with the selectors that match it.
   const matches = { groups: new Map<string, Selector[]>(), projects: new Map<string, Selector[]>() };
   const spelled = { groups: new Map<string, string>(), projects: new Map<string, string>() };
-  relevantSelectors.forEach((selector, i) => {
-    const exact = (collections[selector.collection]?.items ?? []).filter((n) => n.state !== "absent");
-    const candidates = [
-      ...(changed(selector) ? (listings[i] ?? []).map((l) => l.path) : known[selector.collection]),
-      ...exact.map((n) => n.key),
+  for (const selector of relevantSelectors) {
+    const isListed = listingFor.has(selector);
+    const paths = listingFor.get(selector);
+    const candidates = isListed
+      ? [...(paths ?? []), ...(selector.collection === "groups" ? exactGroups : [])]
+      : unchangedCandidates(selector).filter(
+          (p) =>
+            selector.collection === "groups" || selector.includeArchived || !archived.has(p.toLowerCase()),
+        );
+    // What the pattern matches before except:, once each.
+    const pool = [
+      ...new Map(candidates.filter((p) => inPattern(selector, p)).map((p) => [p.toLowerCase(), p])).values(),
     ];
-    let count = 0;
-    const seen = new Set<string>();
-    for (const path of candidates) {
+    let inScope = 0;
+    let all = 0;
+    for (const path of pool) {
+      if (!selects(selector, path)) continue;
+      all++;
+      if (!inTargets(path, targets)) continue;
+      inScope++;
       const lower = path.toLowerCase();
-      if (seen.has(lower) || !selects(selector, path) || !inTargets(path, targets)) continue;
-      seen.add(lower);
-      count++;
+      if (isListed) changes?.whole.add(`${selector.collection}[${JSON.stringify(path)}]`);
       const list = matches[selector.collection].get(lower) ?? [];
       list.push(selector);
       matches[selector.collection].set(lower, list);
       if (!spelled[selector.collection].has(lower)) spelled[selector.collection].set(lower, path);
     }
-    const source: SourceRef = selector.node.source;
-    if (!changed(selector)) return; // its count is not known without its listing
-    summaries.push({ collection: selector.collection, pattern: selector.pattern, matched: count, source });
-    if (count === 0) {
-      warnings.push({
-        address: `${selector.collection}[${JSON.stringify(selector.pattern)}]`,
-        message:
-          listings[i] === undefined
-            ? `the pattern matches nothing: group ${selector.prefix} does not exist or is not visible to this token's user`
-            : `the pattern matches no existing ${selector.collection}${selector.collection === "projects" && !selector.includeArchived ? " (archived projects are left out unless include_archived: true)" : ""}`,
-        source,
+    if (!isListed) continue; // its count is not known without its listing
+    // Under --target, a pattern that matches only outside the targets says nothing.
+    if (inScope > 0 || all === 0) {
+      summaries.push({
+        collection: selector.collection,
+        pattern: selector.pattern,
+        matched: inScope,
+        source: selector.node.source,
       });
     }
-  });
+    warnings.push(...selectorWarnings(selector, paths, pool, all));
+  }
 
   const children = { ...root.children };
   for (const collection of ["groups", "projects"] as const) {
@@ -161,8 +301,8 @@ export async function expandSelectors(
         const applied = atPath(selector.node, path);
         node = node ? mergeNodes(node, applied) : applied;
       }
-      if (exact) node = node ? mergeNodes(node, exact) : exact;
-      return collection === "projects" ? withHashedCrons(node!) : node!;
+      node = exact ? (node ? mergeNodes(node, exact) : exact) : { ...node!, fromPattern: true };
+      return collection === "projects" ? withHashedCrons(node) : node;
     };
     for (const item of coll?.items ?? []) {
       items.push(item.state === "absent" ? item : merged(item.key.toLowerCase(), item));

@@ -39,6 +39,25 @@ interface ApiGroup extends Record<string, unknown> {
   full_path: string;
 }
 
+/**
+ * The direct subgroups of the group at `path` (undefined when it does not exist), read once per run: the engine's
+ * report of undeclared subgroups and a `groups: acme/*` pattern share the listing.
+ */
+export function listSubgroups(ctx: KindContext, path: string): Promise<ApiGroup[] | undefined> {
+  const key = `groups:subgroups:${path.toLowerCase()}`;
+  let p = ctx.memo.get(key) as Promise<ApiGroup[] | undefined> | undefined;
+  if (!p) {
+    p = orNotFound(
+      ctx.api.list<ApiGroup>(apiPath`/groups/${path}/subgroups`, {
+        query: { all_available: true },
+        shape: GROUP_SHAPE,
+      }),
+    );
+    ctx.memo.set(key, p);
+  }
+  return p;
+}
+
 function toLive(ctx: KindContext, g: ApiGroup): Live {
   ctx.resolve.rememberGroup(g.full_path, g.id);
   return { key: g.full_path, id: g.id, fields: pick(g, FIELDS), raw: g };
@@ -112,11 +131,13 @@ export const groupKind: Kind = {
   async read(ctx, _parent, wanted, options) {
     // Full paths match case-insensitively, as on the platform; report them in the manifest's spelling.
     const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
-    // Undeclared groups worth reporting: the direct subgroups of declared groups (never other top-level groups).
+    // Undeclared groups worth reporting: the direct subgroups of declared groups (never other top-level groups;
+    // not below groups that only a pattern matched, see ReadOptions.reportBelow).
+    const below = new Set((options?.reportBelow ?? wanted).map((w) => w.toLowerCase()));
     const isUndeclaredChild = (g: ApiGroup) =>
       options?.undeclared === true &&
       !spelling.has(g.full_path.toLowerCase()) &&
-      spelling.has((parentPath(g.full_path) ?? "").toLowerCase());
+      below.has((parentPath(g.full_path) ?? "").toLowerCase());
     let found: (ApiGroup | undefined)[];
     if (wanted.length > BULK_THRESHOLD) {
       const all = await ctx.api.list<ApiGroup>("/groups", {
@@ -137,16 +158,7 @@ export const groupKind: Kind = {
           ),
         ),
         options?.undeclared
-          ? Promise.all(
-              wanted.map((path) =>
-                orNotFound(
-                  ctx.api.list<ApiGroup>(apiPath`/groups/${path}/subgroups`, {
-                    query: { all_available: true },
-                    shape: GROUP_SHAPE,
-                  }),
-                ),
-              ),
-            )
+          ? Promise.all(wanted.filter((w) => below.has(w.toLowerCase())).map((w) => listSubgroups(ctx, w)))
           : Promise.resolve([]),
       ]);
       found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];

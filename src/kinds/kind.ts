@@ -79,6 +79,12 @@ export interface ReadOptions {
    */
   undeclared?: boolean;
   /**
+   * The wanted identities whose undeclared children are reported (default: all of them). Groups that only a
+   * pattern matched are left out: `groups: acme/*` sets a policy for acme's subgroups, it does not put the trees
+   * below them under management.
+   */
+  reportBelow?: string[];
+  /**
    * Read from the platform, not from anything cached earlier in the run (a parent's detail view read while
    * planning): apply re-reads this way to learn whether a create whose outcome was lost took effect.
    */

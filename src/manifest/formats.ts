@@ -1,6 +1,6 @@
 import { Cron } from "croner";
 import { didYouMean } from "./diagnostics.js";
-import { cronForValidation, isHashedCron } from "./selectors.js";
+import { cronForValidation, hashedCronProblem, isHashedCron } from "./selectors.js";
 import { allTimeZoneNames, isValidTimeZone } from "./timezones.js";
 
 /** Whether a string holds a `${env:...}` or `${file:...}` reference; such values are checked after resolution only. */
@@ -21,7 +21,10 @@ const SSH_KEY_TYPES = [
 ];
 
 function checkCron(written: string): string | undefined {
-  // `H` fields (a hashed value per project) are checked with stand-in values.
+  // `H` fields (a hashed value per project) are checked for every value they can take, then the rest of the cron
+  // with stand-in values.
+  const hashed = isHashedCron(written) ? hashedCronProblem(written) : undefined;
+  if (hashed) return `"${written}" is not a valid cron expression: ${hashed}`;
   const value = isHashedCron(written) ? cronForValidation(written) : written;
   const fields = value.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) {

@@ -7,7 +7,7 @@ import { keyLoc, type Loc, locate, type Meta, selfLoc, setMeta, valueLoc } from 
 import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "./model.js";
 import { checkBody, checkGroupVisibility, checkIdentities, identityOf, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
-import { isPattern, parsePattern } from "./selectors.js";
+import { exceptProblem, isPattern, parsePattern } from "./selectors.js";
 import { TemplateResolver } from "./templates.js";
 import type { Manifest } from "./types.gen.js";
 import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
@@ -294,6 +294,12 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
         pattern,
         ...parsePattern(pattern),
         except: Array.isArray(body.except) ? body.except.map(String) : [],
+        exceptSources: Array.isArray(body.except)
+          ? body.except.map((_, i) => {
+              const at = valueLoc(body.except, i);
+              return { file: at.file, line: at.line, col: at.col };
+            })
+          : [],
         includeArchived: body.include_archived === true,
         node: keyed(buildNode(collection, pattern, body, schema, bctx), decls.get(pattern)!.at),
       });
@@ -328,6 +334,13 @@ function checkSelectorEntries(
           `${local} belongs on a pattern entry (such as "${key.split("/")[0]}/**"), not on the full path ${key}`,
         );
       }
+    }
+    if (pattern && Array.isArray(body.except)) {
+      body.except.forEach((entry, i) => {
+        const problem = typeof entry === "string" ? exceptProblem(key, entry) : undefined;
+        if (problem)
+          diags.error(valueLoc(body.except, i), renderPath([collection, key, "except", i]), problem);
+      });
     }
     if (pattern && body.state === "absent") {
       diags.error(
@@ -379,11 +392,17 @@ function disagreements(
     const itemSchema = schemas.resolve(schema.items as JsonSchema);
     const idOf = (item: unknown) =>
       isObj(item) ? identityOf(item, identity, "", itemSchema)?.compare : undefined;
+    // An item without `state` is there: one entry marking an item absent and another declaring it disagree.
+    const absent = (item: unknown) => isObj(item) && item.state === "absent";
+    const stateless = (item: unknown) => isObj(item) && !Object.hasOwn(item, "state");
     const out: (string | number)[][] = [];
     b.forEach((item, i) => {
       const id = idOf(item);
       const other = id === undefined ? undefined : a.find((x) => idOf(x) === id);
-      if (other !== undefined) out.push(...disagreements(other, item, itemSchema, schemas, [...path, i]));
+      if (other === undefined) return;
+      if (absent(other) !== absent(item) && (stateless(other) || stateless(item)))
+        out.push([...path, i, "state"]);
+      out.push(...disagreements(other, item, itemSchema, schemas, [...path, i]));
     });
     return out;
   }

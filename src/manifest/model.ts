@@ -52,6 +52,8 @@ export interface DesiredNode {
   fieldSources: Record<string, SourceRef>;
   /** Child collections by manifest key. Singletons are collections with one item. */
   children: Record<string, DesiredCollection>;
+  /** Set on a group or project that no full-path entry declares: patterns matched it on the platform. */
+  fromPattern?: boolean;
 }
 
 export interface DesiredCollection {
@@ -82,8 +84,10 @@ export interface Selector {
   prefix: string;
   /** `*`: the direct children of the prefix (top-level groups for a bare `*`); `**`: everything below it. */
   depth: "children" | "subtree";
-  /** Paths and patterns left out (`except:`). */
+  /** Paths and patterns left out (`except:`); a path leaves out everything below it too. */
   except: string[];
+  /** Where each `except:` entry is written. */
+  exceptSources?: SourceRef[];
   /** Archived projects are left out unless this is set (`include_archived: true`). */
   includeArchived: boolean;
   /** The entry's body, built like any group or project (its key is the pattern). */

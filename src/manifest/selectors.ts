@@ -37,13 +37,49 @@ export function matchesKey(key: string, path: string): boolean {
 }
 
 /**
- * Whether a selector applies to the object at `path`. `*` and `**` at the top select every project of the
- * instance (a project always sits in a group or a user's namespace).
+ * Whether the `except:` entry `entry` leaves out `path`: a pattern leaves out what it matches; a full path leaves
+ * out the group or project at that path and everything below it (`acme/legacy` is `acme/legacy` and
+ * `acme/legacy/**`).
+ */
+export function excepts(entry: string, path: string): boolean {
+  if (matchesKey(entry, path)) return true;
+  return !isPattern(entry) && lower(path).startsWith(`${lower(entry)}/`);
+}
+
+/** Whether a pattern matches `path`, `except:` aside. `*` and `**` at the top select every project of the instance. */
+export function inPattern(selector: Selector, path: string): boolean {
+  const whole = selector.prefix === "" && selector.collection === "projects";
+  return whole || matchesKey(selector.pattern, path);
+}
+
+/** The `except:` entry that leaves `path` out of a selector, when one does. */
+export function exceptionFor(selector: Selector, path: string): string | undefined {
+  return selector.except.find((e) => excepts(e, path));
+}
+
+/**
+ * Whether a selector applies to the object at `path` (a project always sits in a group or a user's namespace, so
+ * `*` and `**` at the top select every project of the instance).
  */
 export function selects(selector: Selector, path: string): boolean {
-  const whole = selector.prefix === "" && selector.collection === "projects";
-  if (!whole && !matchesKey(selector.pattern, path)) return false;
-  return !selector.except.some((e) => matchesKey(e, path));
+  return inPattern(selector, path) && exceptionFor(selector, path) === undefined;
+}
+
+/**
+ * What is wrong with an `except:` entry of the pattern `key`, when it can never leave anything out: entries are
+ * full paths or patterns under the pattern's root (`acme/legacy/**` under `acme/**`, not `legacy/**`), and an entry
+ * that is the root itself would leave out everything.
+ */
+export function exceptProblem(key: string, entry: string): string | undefined {
+  const { prefix } = parsePattern(key);
+  if (prefix === "") return undefined;
+  const root = lower(prefix);
+  const written = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+  if (written === root && !isPattern(entry)) {
+    return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
+  }
+  if (written === root || written.startsWith(`${root}/`)) return undefined;
+  return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
 }
 
 /** How specific an entry is: the number of literal path segments; an exact path is the most specific. */
@@ -102,14 +138,17 @@ export function atPath(node: DesiredNode, path: string): DesiredNode {
 
 // ---- H in crons: a stable value per object, so that 2,000 nightly schedules do not start in the same minute ----
 
-const CRON_RANGES: [number, number][] = [
-  [0, 59], // minute
-  [0, 23], // hour
-  [1, 28], // day of month (28: every month has it)
-  [1, 12], // month
-  [0, 6], // day of week
+/** Each field's name, the range a bare `H` picks from, and the values the field allows (for `H(a-b)` and `/n`). */
+const CRON_FIELDS: { name: string; pick: [number, number]; bounds: [number, number] }[] = [
+  { name: "minute", pick: [0, 59], bounds: [0, 59] },
+  { name: "hour", pick: [0, 23], bounds: [0, 23] },
+  // A bare H picks a day every month has; H(a-b) may name any day of the month.
+  { name: "day of month", pick: [1, 28], bounds: [1, 31] },
+  { name: "month", pick: [1, 12], bounds: [1, 12] },
+  { name: "day of week", pick: [0, 6], bounds: [0, 7] },
 ];
 
+/** An `H` field: `H`, `H(a-b)`, `H/n` or `H(a-b)/n` (anything else starting with H is a mistake, see hashedCronProblem). */
 const HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
 
 /** Whether a cron expression uses `H` (`H 2 * * *`, `H(0-29) * * * *`, `H/15 * * * *`). */
@@ -117,10 +156,51 @@ export function isHashedCron(cron: string): boolean {
   return cron
     .trim()
     .split(/\s+/)
-    .some((f) => HASHED.test(f));
+    .some((f) => f.startsWith("H"));
 }
 
-/** A cron with `H` fields replaced by stand-in values, for syntax checks. */
+interface HashedField {
+  lo: number;
+  hi: number;
+  step: number | undefined;
+}
+
+/** An `H` field's range and step, or what is wrong with it (its field's name, its bounds, low <= high, 1 <= step). */
+function parseHashedField(field: string, i: number): HashedField | string {
+  const spec = CRON_FIELDS[i];
+  if (!spec)
+    return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
+  const m = HASHED.exec(field);
+  if (!m) {
+    return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
+  }
+  const [min, max] = spec.bounds;
+  const lo = m[1] !== undefined ? Number(m[1]) : spec.pick[0];
+  const hi = m[2] !== undefined ? Number(m[2]) : spec.pick[1];
+  const step = m[3] !== undefined ? Number(m[3]) : undefined;
+  if (lo < min || hi > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
+  if (lo > hi) return `"${field}": the ${spec.name} range ${lo}-${hi} is empty (write the lower bound first)`;
+  if (step !== undefined && (step < 1 || step > max - min + 1)) {
+    return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
+  }
+  return { lo, hi, step };
+}
+
+/**
+ * What is wrong with the `H` fields of a cron, checked for every value they can take (not one sample): each H
+ * form within its field's bounds, a range's low bound not above its high bound, a step of at least 1.
+ */
+export function hashedCronProblem(cron: string): string | undefined {
+  const fields = cron.trim().split(/\s+/);
+  for (const [i, field] of fields.entries()) {
+    if (!field.startsWith("H")) continue;
+    const parsed = parseHashedField(field, i);
+    if (typeof parsed === "string") return parsed;
+  }
+  return undefined;
+}
+
+/** A cron with `H` fields replaced by stand-in values, for syntax checks (after hashedCronProblem). */
 export function cronForValidation(cron: string): string {
   return hashedCron(cron, "validation");
 }
@@ -128,7 +208,8 @@ export function cronForValidation(cron: string): string {
 /**
  * Replaces each `H` field with a value picked from a hash of `seed`: `H` is one value of the field's range,
  * `H(a-b)` one value of a..b, `H/n` every n starting at a hashed offset below n. The same seed always gives the same
- * cron; different fields use different parts of the hash. Fields without `H` are kept as written.
+ * cron; different fields use different parts of the hash. Fields without `H` (and H forms that are not valid, which
+ * validation reports) are kept as written.
  */
 export function hashedCron(cron: string, seed: string): string {
   const fields = cron.trim().split(/\s+/);
@@ -136,18 +217,12 @@ export function hashedCron(cron: string, seed: string): string {
   const digest = createHash("sha256").update(seed).digest();
   return fields
     .map((field, i) => {
-      const m = HASHED.exec(field);
-      const range = CRON_RANGES[i];
-      if (!m || !range) return field;
-      const lo = m[1] !== undefined ? Number(m[1]) : range[0];
-      const hi = m[2] !== undefined ? Number(m[2]) : range[1];
-      const step = m[3] !== undefined ? Number(m[3]) : undefined;
+      const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
+      if (typeof parsed === "string") return field;
+      const { lo, hi, step } = parsed;
       const n = digest.readUInt32BE((i * 4) % (digest.length - 3));
-      if (step !== undefined && step > 0) {
-        const start = lo + (n % Math.min(step, hi - lo + 1));
-        return `${start}-${hi}/${step}`;
-      }
-      return String(lo + (n % Math.max(1, hi - lo + 1)));
+      if (step !== undefined) return `${lo + (n % Math.min(step, hi - lo + 1))}-${hi}/${step}`;
+      return String(lo + (n % (hi - lo + 1)));
     })
     .join(" ");
 }
@@ -181,11 +256,22 @@ export interface Origin {
   source: SourceRef;
 }
 
+/** A pattern entry that would apply but for one of its `except:` entries. */
+export interface LeftOut {
+  /** The entry: `projects["acme/**"]`. */
+  entry: string;
+  /** The `except:` entry that leaves the path out. */
+  except: string;
+  source: SourceRef;
+}
+
 export interface Explained {
   collection: "groups" | "projects";
   path: string;
   /** The entries that apply, from the least to the most specific. */
   entries: Origin[];
+  /** Pattern entries that `except:` leaves out. */
+  leftOut: LeftOut[];
   /** The effective configuration (crons with `H` made concrete). */
   node: DesiredNode;
   /** Where each field, item and policy comes from: `description`, `badges["coverage"]`, `badges["coverage"].name`, `unmanaged.badges`. */
@@ -195,9 +281,28 @@ export interface Explained {
 }
 
 /**
+ * What the manifests say the object at `path` is: a group when they declare it as one, or declare something below
+ * it, or a pattern is rooted at it; a project when they declare it as one; undefined when they do not say.
+ */
+export function declaredAs(state: DesiredState, path: string): "groups" | "projects" | undefined {
+  const p = lower(path);
+  const keys = (c: string) => (state.root.children[c]?.items ?? []).map((n) => lower(n.key));
+  const roots = state.selectors.map((s) => lower(s.prefix)).filter((r) => r !== "");
+  const [groups, projects] = [keys("groups"), keys("projects")];
+  const group =
+    groups.includes(p) ||
+    roots.includes(p) ||
+    [...groups, ...projects, ...roots].some((k) => k.startsWith(`${p}/`));
+  const project = projects.includes(p);
+  if (group === project) return undefined;
+  return group ? "groups" : "projects";
+}
+
+/**
  * The effective configuration of the group or project at `path` from the manifests alone: every entry whose key
  * matches it (patterns by path; whether the object exists or is archived is the platform's to say), merged from the
- * least to the most specific, with the origin of every field and item.
+ * least to the most specific, with the origin of every field and item, and the pattern entries whose `except:`
+ * leaves it out. Undefined when no entry of `collection` matches it, with or without except.
  */
 export function explain(
   state: DesiredState,
@@ -207,12 +312,20 @@ export function explain(
   const exact = state.root.children[collection]?.items.find(
     (n) => n.key.toLowerCase() === path.toLowerCase(),
   );
-  const entries: { label: string; node: DesiredNode }[] = state.selectors
-    .filter((s) => s.collection === collection && selects(s, path))
+  const label = (key: string) => `${collection}[${JSON.stringify(key)}]`;
+  const mine = state.selectors.filter((s) => s.collection === collection && inPattern(s, path));
+  const leftOut: LeftOut[] = mine.flatMap((s) => {
+    const except = exceptionFor(s, path);
+    if (except === undefined) return [];
+    const source = s.exceptSources?.[s.except.indexOf(except)] ?? s.node.source;
+    return [{ entry: label(s.pattern), except, source }];
+  });
+  const entries: { label: string; node: DesiredNode }[] = mine
+    .filter((s) => exceptionFor(s, path) === undefined)
     .sort((a, b) => specificity(a.pattern) - specificity(b.pattern))
-    .map((s) => ({ label: `${collection}[${JSON.stringify(s.pattern)}]`, node: atPath(s.node, path) }));
-  if (exact) entries.push({ label: `${collection}[${JSON.stringify(exact.key)}]`, node: exact });
-  if (entries.length === 0) return undefined;
+    .map((s) => ({ label: label(s.pattern), node: atPath(s.node, path) }));
+  if (exact) entries.push({ label: label(exact.key), node: exact });
+  if (entries.length === 0 && leftOut.length === 0) return undefined;
   const origins = new Map<string, Origin>();
   const trace = (node: DesiredNode, prefix: string, entry: string) => {
     for (const field of Object.keys(node.fields)) {
@@ -233,7 +346,8 @@ export function explain(
     merged = merged ? mergeNodes(merged, node) : node;
   }
   const hashed = new Map<string, string>();
-  let node = merged!;
+  let node =
+    merged ?? atPath({ ...state.root, collection, children: {}, fields: {}, fieldSources: {} }, path);
   if (collection === "projects") {
     for (const s of node.children["pipeline_schedules"]?.items ?? []) {
       const cron = s.fields["cron"];
@@ -247,6 +361,7 @@ export function explain(
     collection,
     path,
     entries: entries.map((e) => ({ entry: e.label, source: e.node.source })),
+    leftOut,
     node,
     origins,
     hashed,

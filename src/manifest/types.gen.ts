@@ -1273,7 +1273,7 @@ export interface Group {
    */
   epics?: Epic[];
   /**
-   * On a pattern entry (`acme/**`): paths or patterns it leaves out (`acme/legacy/**`, `acme/sandbox`).
+   * On a pattern entry (`acme/**`): full paths or patterns under its root that it leaves out (`acme/legacy/**`, `acme/sandbox`); a full path leaves out everything below it too.
    */
   except?: string[];
 }
@@ -1419,7 +1419,7 @@ export interface Project {
   notification_settings?: NotificationSettings2;
   error_tracking?: ErrorTracking1;
   /**
-   * On a pattern entry (`acme/**`): paths or patterns it leaves out (`acme/legacy/**`, `acme/sandbox`).
+   * On a pattern entry (`acme/**`): full paths or patterns under its root that it leaves out (`acme/legacy/**`, `acme/sandbox`); a full path leaves out everything below it too.
    */
   except?: string[];
   /**

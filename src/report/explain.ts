@@ -4,7 +4,7 @@
  */
 import type { DesiredNode } from "../manifest/model.js";
 import { isSecret } from "../manifest/secret.js";
-import type { Explained, Origin } from "../manifest/selectors.js";
+import type { Explained, LeftOut, Origin } from "../manifest/selectors.js";
 import { sourceLabel } from "./common.js";
 
 function value(v: unknown): string {
@@ -63,6 +63,11 @@ function nodeLines(node: DesiredNode, prefix: string, indent: string, explained:
   return lines;
 }
 
+/** `projects["acme/**"] leaves it out (except: acme/legacy/** at policy.yaml:4:13)`. */
+export function leftOutText(l: LeftOut): string {
+  return `${l.entry} leaves it out (except: ${l.except} at ${sourceLabel(l.source)})`;
+}
+
 export function renderExplainText(explained: Explained): string {
   const kind = explained.collection === "groups" ? "group" : "project";
   const lines = [
@@ -70,6 +75,9 @@ export function renderExplainText(explained: Explained): string {
     `Entries that apply, from the least to the most specific: ${explained.entries
       .map((e) => `${e.entry} (${sourceLabel(e.source)})`)
       .join(", ")}`,
+    ...(explained.leftOut.length > 0
+      ? [`Left out by except: ${explained.leftOut.map(leftOutText).join("; ")}`]
+      : []),
     "",
     ...nodeLines(explained.node, "", "", explained),
   ];

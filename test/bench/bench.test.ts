@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BenchResult, endpointOf, PEER_BINARY, runBenchmark } from "../../bench/bench.js";
-import { applyBound, expectedChanges, planBound, readRequests } from "../../bench/bound.js";
+import { applyBound, expectedChanges, listingPages, planBound, readRequests } from "../../bench/bound.js";
 import { ENDPOINT_COLUMNS, GROWTH_COLUMNS, MAIN_COLUMNS, PEER_COLUMNS } from "../../bench/report.js";
 import {
   BASE_SHAPE,
@@ -64,7 +64,7 @@ describe("npm run bench at a tiny size", () => {
   it("writes the results file, Markdown and JSON, with every run", () => {
     const json = JSON.parse(readFileSync(join(dir, "results", "latest.json"), "utf8")) as BenchResult;
     expect(json.rows).toEqual(result.rows);
-    const runsPerSize = peerInstalled ? 6 : 5;
+    const runsPerSize = peerInstalled ? 8 : 7;
     expect(result.rows).toHaveLength(SIZES.length * runsPerSize);
     expect(result.sizes.map((s) => s.factor)).toEqual(SIZES);
     expect(result.peer.ran).toBe(peerInstalled);
@@ -149,6 +149,31 @@ describe("npm run bench at a tiny size", () => {
       for (const r of rows.filter((x) => x.clientRequests !== null))
         expect(r.clientRequests).toBe(r.requests);
     }
+  });
+
+  it("declares the same states through patterns: the same plans, within the listing pages of the explicit reads", () => {
+    for (const factor of SIZES) {
+      const shape = scaleShape(TINY, factor);
+      const find = (scenario: string) =>
+        result.rows.find((r) => r.factor === factor && r.tool === "forgeform" && r.scenario === scenario)!;
+      for (const [byPath, byPattern] of [
+        ["plan, no changes", "plan, no changes (patterns)"],
+        ["plan, 10% changed", "plan, 10% changed (patterns)"],
+      ] as const) {
+        const explicit = find(byPath);
+        const patterns = find(byPattern);
+        expect(patterns.samePlan, `${factor}x ${byPattern}`).toBe(true);
+        expect(patterns.changes).toBe(explicit.changes);
+        expect(patterns.writes).toBe(0);
+        expect(patterns.requests).toBeLessThanOrEqual(explicit.requests + listingPages(shape));
+        expect(patterns.bound.requests).toBe(explicit.bound.requests + listingPages(shape));
+      }
+      expect(find("plan, 10% changed (patterns)").changes).toBeGreaterThan(0);
+    }
+    const runs = tableAfter(markdown, "## Runs");
+    expect(
+      runs.some((r) => r[3] === "plan, 10% changed (patterns)" && r[5]?.endsWith("same plan as by path")),
+    ).toBe(true);
   });
 });
 

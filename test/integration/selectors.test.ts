@@ -5,24 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, Bench } from "./helpers.js";
-
-const fixture = {
-  groups: [
-    { path: "acme" },
-    { path: "acme/platform" },
-    { path: "acme/legacy" },
-    { path: "acme/tools" },
-    { path: "other" },
-  ],
-  projects: [
-    { path: "acme/platform/api", default_branch: "main" },
-    { path: "acme/platform/web", default_branch: "main" },
-    { path: "acme/legacy/monolith" },
-    { path: "acme/tools/cli" },
-    { path: "acme/tools/old", archived: true },
-    { path: "other/thing" },
-  ],
-};
+import { fixture } from "./selectors-fixture.js";
 
 const POLICY = `version: 1
 projects:

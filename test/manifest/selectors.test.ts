@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { hashedCron, isPattern, matchesKey, specificity } from "../../src/manifest/selectors.js";
+import {
+  exceptProblem,
+  excepts,
+  hashedCron,
+  hashedCronProblem,
+  isPattern,
+  matchesKey,
+  specificity,
+} from "../../src/manifest/selectors.js";
 
 describe("patterns", () => {
   it("tell patterns from full paths, and what each matches", () => {
@@ -13,6 +21,18 @@ describe("patterns", () => {
     expect(matchesKey("ACME/**", "acme/Api")).toBe(true);
     expect(matchesKey("*", "acme")).toBe(true);
     expect(matchesKey("*", "acme/platform")).toBe(false);
+  });
+
+  it("leave out with except: a pattern what it matches, a full path everything at or below it", () => {
+    expect(excepts("acme/legacy", "acme/legacy/monolith")).toBe(true);
+    expect(excepts("acme/legacy", "acme/legacy")).toBe(true);
+    expect(excepts("acme/legacy", "acme/legacyx/a")).toBe(false);
+    expect(excepts("acme/legacy/*", "acme/legacy/a/b")).toBe(false);
+    expect(exceptProblem("acme/**", "acme/legacy/**")).toBeUndefined();
+    expect(exceptProblem("acme/**", "acme/*")).toBeUndefined();
+    expect(exceptProblem("**", "legacy/**")).toBeUndefined();
+    expect(exceptProblem("acme/**", "legacy/**")).toMatch(/not under acme.*did you mean acme\/legacy\/\*\*/);
+    expect(exceptProblem("acme/**", "acme")).toMatch(/leave out everything/);
   });
 
   it("rank a longer literal prefix above a shorter one, and a full path above all", () => {
@@ -46,5 +66,16 @@ describe("H in crons", () => {
       expect(hashedCron("H/15 * * * *", `p${i}`)).toMatch(/^([0-9]|1[0-4])-59\/15 \* \* \* \*$/);
     }
     expect(hashedCron("0 2 * * *", "x")).toBe("0 2 * * *");
+  });
+
+  it("accepts every H form within its field's values, and nothing else", () => {
+    for (const ok of ["H H H H H", "H(0-59)/60 H(0-23) H(1-31) H(1-12) H(0-7)", "H(5-5) * * * *"]) {
+      expect(hashedCronProblem(ok), ok).toBeUndefined();
+    }
+    expect(hashedCronProblem("0 0 H(0-31) * *")).toMatch(/day of month range must be within 1-31/);
+    expect(hashedCronProblem("0 0 * H(1-13) *")).toMatch(/month range must be within 1-12/);
+    expect(hashedCronProblem("H(9-1) * * * *")).toMatch(/range 9-1 is empty/);
+    expect(hashedCronProblem("H/61 * * * *")).toMatch(/step must be between 1 and 60/);
+    expect(hashedCronProblem("H,5 * * * *")).toMatch(/not an H form/);
   });
 });
