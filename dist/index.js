@@ -67759,6 +67759,19 @@ function positiveInteger(flag) {
     return n2;
   };
 }
+var RATE_UNITS = { s: 60, sec: 60, min: 1, h: 1 / 60, hour: 1 / 60 };
+function parseRate(flag) {
+  return (value) => {
+    const m2 = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|min|h|hour))?$/.exec(value.trim());
+    const perMinute2 = Number(m2?.[1]) * (RATE_UNITS[m2?.[2] ?? "min"] ?? 0);
+    if (!m2 || !(perMinute2 > 0) || !Number.isFinite(perMinute2)) {
+      throw new InvalidArgumentError(
+        `${flag} needs requests per minute, second or hour above 0, e.g. 600/min, 10/s or 7200/h; got "${value}"`
+      );
+    }
+    return perMinute2;
+  };
+}
 function numberFlag(flag, value) {
   if (value === void 0) return void 0;
   if (typeof value === "number") {
@@ -67767,8 +67780,11 @@ function numberFlag(flag, value) {
     }
     return value;
   }
+  return rethrown(() => positiveInteger(flag)(value));
+}
+function rethrown(parse) {
   try {
-    return positiveInteger(flag)(value);
+    return parse();
   } catch (error2) {
     throw new Error(error2.message);
   }
@@ -67815,6 +67831,9 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
   if (concurrency !== void 0) options.concurrency = concurrency;
   const maxAttempts = numberFlag("--max-attempts", opts.maxAttempts);
   if (maxAttempts !== void 0) options.maxAttempts = maxAttempts;
+  if (opts.maxRate !== void 0) {
+    options.maxRatePerMinute = typeof opts.maxRate === "number" ? opts.maxRate : rethrown(() => parseRate("--max-rate")(String(opts.maxRate)));
+  }
   const maxResponseMb = numberFlag("--max-response-mb", opts.maxResponseMb);
   if (maxResponseMb !== void 0) options.maxResponseBytes = maxResponseMb * 1024 * 1024;
   if (opts.debug) options.debug = debugSink;
@@ -77022,6 +77041,7 @@ function readInputs() {
     ["timeout", "timeout"],
     ["concurrency", "concurrency"],
     ["maxAttempts", "max-attempts"],
+    ["maxRate", "max-rate"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"]
@@ -77060,6 +77080,7 @@ var FLAG_INPUTS = {
   timeout: "timeout",
   concurrency: "concurrency",
   "max-attempts": "max-attempts",
+  "max-rate": "max-rate",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",
@@ -77337,6 +77358,7 @@ var Run = class {
         ...i.timeout !== void 0 ? { timeout: i.timeout } : {},
         ...i.concurrency !== void 0 ? { concurrency: i.concurrency } : {},
         ...i.maxAttempts !== void 0 ? { maxAttempts: i.maxAttempts } : {},
+        ...i.maxRate !== void 0 ? { maxRate: i.maxRate } : {},
         ...i.insecureHttp ? { insecureHttp: true } : {},
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: isDebug()
