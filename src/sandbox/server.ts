@@ -55,6 +55,8 @@ export interface SandboxOptions {
   rateLimit?: string | RateLimit;
   /** Called once per request received, before latency and faults (the benchmark counts requests with it). */
   onRequest?: (method: string, path: string) => void;
+  /** Called for each request the API throttle answers 429 (the benchmark counts them with it). */
+  onThrottled?: (method: string, path: string) => void;
 }
 
 export interface RunningSandbox {
@@ -253,10 +255,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
             },
           };
           // Rack::Attack answers before the application: a throttled request is not processed.
-          const token = SandboxApp.tokenOf(sreq);
-          const user = token === undefined ? undefined : store.userByToken(token);
-          const limited = throttle.check(path, user?.id, req.socket.remoteAddress ?? "");
+          const userOf = () => {
+            const token = SandboxApp.tokenOf(sreq);
+            return token === undefined ? undefined : store.userByToken(token)?.id;
+          };
+          const limited = throttle.check(path, userOf, req.socket.remoteAddress ?? "");
           throttled = limited !== undefined;
+          if (throttled) opts.onThrottled?.(method, path);
           reply = limited ?? (await app.handle(sreq));
         } catch (error) {
           const e = error as { status?: number; body?: unknown; headers?: Record<string, string> };

@@ -59,13 +59,16 @@ export class ApiThrottle {
   constructor(private readonly store: Store) {}
 
   /**
-   * Counts one request; the 429 answer when it is over its throttle's limit, else undefined. `userId` is the
-   * token owner's id (undefined without a user's token), `ip` the client's address.
+   * Counts one request; the 429 answer when it is over its throttle's limit, else undefined. `userOf` gives the
+   * token owner's id (undefined without a user's token; asked only when a throttle is on), `ip` the client's address.
    */
-  check(path: string, userId: number | undefined, ip: string): Reply | undefined {
+  check(path: string, userOf: () => number | undefined, ip: string): Reply | undefined {
     if (!path.startsWith("/api/")) return undefined;
+    const enabled = (name: string) => settingValue(this.store, `${name}_enabled`) === true;
+    if (!enabled("throttle_authenticated_api") && !enabled("throttle_unauthenticated_api")) return undefined;
+    const userId = userOf();
     const name = userId === undefined ? "throttle_unauthenticated_api" : "throttle_authenticated_api";
-    if (settingValue(this.store, `${name}_enabled`) !== true) return undefined;
+    if (!enabled(name)) return undefined;
     const limit = Number(settingValue(this.store, `${name}_requests_per_period`));
     const period = Number(settingValue(this.store, `${name}_period_in_seconds`));
     if (!(limit >= 1) || !(period >= 1)) return undefined;
