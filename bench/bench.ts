@@ -20,6 +20,7 @@ import {
 } from "./artifacts.js";
 import { applyBound, type Bound, expectedChanges, listingPages, objectTotal, planBound } from "./bound.js";
 import { type Measured, measureCommand, measureForgeform } from "./measure.js";
+import { type RateLimitBenchOptions, type RateLimitRow, runRateLimitBench } from "./rate-limit.js";
 import { renderMarkdown } from "./report.js";
 import { buildState, COMMON_KINDS, KINDS, type ObjectKind, type Shape, scaleShape } from "./state.js";
 
@@ -42,6 +43,8 @@ export interface BenchOptions {
   outFile: string;
   /** Progress lines. */
   log?: (line: string) => void;
+  /** The plan under a rate limit (bench/rate-limit.ts), after the sizes; not run when absent. */
+  rateLimit?: Pick<RateLimitBenchOptions, "factor" | "requests" | "periodSeconds" | "runs">;
 }
 
 export type Scenario =
@@ -108,6 +111,8 @@ export interface BenchResult {
   /** Whether the peer ran; `maxSize`: the largest size it ran at, when limited by `peerMaxSize`. */
   peer: { ran: boolean; reason?: string; maxSize?: number };
   rows: Row[];
+  /** The plan under a rate limit (bench/rate-limit.ts), when run. */
+  rateLimit?: RateLimitRow[];
 }
 
 interface PlanJson {
@@ -231,6 +236,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
     for (const factor of opts.sizes) {
       await runSize(factor, opts, hookKeys, peerRuns, work, result, log);
     }
+    if (opts.rateLimit) result.rateLimit = await runRateLimitBench({ ...opts, ...opts.rateLimit, work, log });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

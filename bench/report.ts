@@ -1,5 +1,6 @@
 /** Renders benchmark results as Markdown: the main table, the growth table and the peer comparison. */
 import type { BenchResult, Row } from "./bench.js";
+import { renderRateLimitSection } from "./rate-limit.js";
 
 /** Columns of the main table, in order (the test checks them). */
 export const MAIN_COLUMNS = [
@@ -211,5 +212,6 @@ export function renderMarkdown(result: BenchResult): string {
     "",
     renderEndpointTable(result),
     "",
+    ...(result.rateLimit ? ["## Under a rate limit", "", renderRateLimitSection(result.rateLimit), ""] : []),
   ].join("\n");
 }

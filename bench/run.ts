@@ -2,7 +2,7 @@
  * `npm run bench`: runs the benchmark, prints the results and writes them to bench/results/latest.md (and .json).
  *
  *   npm run bench -- --sizes 1,4,16 --latency 20 --concurrency 8 [--skip-peer] [--peer-max-size 4]
- *                    [--groups 25 --projects 250] [--out bench/results/latest.md]
+ *                    [--groups 25 --projects 250] [--rate-limit 600 | --skip-rate-limit] [--out bench/results/latest.md]
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -53,6 +53,13 @@ const program = new Command("bench")
     "largest size multiplier gitlabracadabra runs at",
     positive("--peer-max-size"),
   )
+  .option(
+    "--rate-limit <n>",
+    "requests a minute the sandbox allows for the 1x plan under a rate limit",
+    positive("--rate-limit"),
+    600,
+  )
+  .option("--skip-rate-limit", "do not run the plan under a rate limit")
   .option("--out <file>", "results file (Markdown; JSON next to it)", join(root, "bench/results/latest.md"))
   .parse(process.argv);
 
@@ -64,6 +71,8 @@ const o = program.opts<{
   concurrency: number;
   skipPeer?: boolean;
   peerMaxSize?: number;
+  rateLimit: number;
+  skipRateLimit?: boolean;
   out: string;
 }>();
 
@@ -82,6 +91,9 @@ const result = await runBenchmark({
   peer: !o.skipPeer,
   peerMaxSize: o.peerMaxSize,
   outFile: resolve(o.out),
+  ...(o.skipRateLimit
+    ? {}
+    : { rateLimit: { factor: 1, requests: o.rateLimit, periodSeconds: 60, runs: ["adaptive", "max-rate"] } }),
   log: (line) =>
     process.stderr.write(`bench: ${line} (${((performance.now() - started) / 1000).toFixed(0)} s)\n`),
 });

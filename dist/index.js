@@ -67759,6 +67759,19 @@ function positiveInteger(flag) {
     return n2;
   };
 }
+var RATE_UNITS = { s: 60, sec: 60, min: 1, h: 1 / 60, hour: 1 / 60 };
+function parseRate(flag) {
+  return (value) => {
+    const m2 = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|min|h|hour))?$/.exec(value.trim());
+    const perMinute2 = Number(m2?.[1]) * (RATE_UNITS[m2?.[2] ?? "min"] ?? 0);
+    if (!m2 || !(perMinute2 > 0) || !Number.isFinite(perMinute2)) {
+      throw new InvalidArgumentError(
+        `${flag} needs requests per minute, second or hour above 0, e.g. 600/min, 10/s or 7200/h; got "${value}"`
+      );
+    }
+    return perMinute2;
+  };
+}
 function numberFlag(flag, value) {
   if (value === void 0) return void 0;
   if (typeof value === "number") {
@@ -67767,8 +67780,11 @@ function numberFlag(flag, value) {
     }
     return value;
   }
+  return rethrown(() => positiveInteger(flag)(value));
+}
+function rethrown(parse) {
   try {
-    return positiveInteger(flag)(value);
+    return parse();
   } catch (error2) {
     throw new Error(error2.message);
   }
@@ -67815,6 +67831,9 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
   if (concurrency !== void 0) options.concurrency = concurrency;
   const maxAttempts = numberFlag("--max-attempts", opts.maxAttempts);
   if (maxAttempts !== void 0) options.maxAttempts = maxAttempts;
+  if (opts.maxRate !== void 0) {
+    options.maxRatePerMinute = typeof opts.maxRate === "number" ? opts.maxRate : rethrown(() => parseRate("--max-rate")(String(opts.maxRate)));
+  }
   const maxResponseMb = numberFlag("--max-response-mb", opts.maxResponseMb);
   if (maxResponseMb !== void 0) options.maxResponseBytes = maxResponseMb * 1024 * 1024;
   if (opts.debug) options.debug = debugSink;
@@ -72486,6 +72505,9 @@ var RequestMetrics = class {
   #retries = 0;
   #pages = 0;
   #objects = 0;
+  #throttled = 0;
+  #pacedRequests = 0;
+  #pacedMs = 0;
   #byMethod = /* @__PURE__ */ new Map();
   #byEndpoint = /* @__PURE__ */ new Map();
   /** Counts one request sent to `template` (see `endpointTemplate`). */
@@ -72500,6 +72522,27 @@ var RequestMetrics = class {
   }
   countPage() {
     this.#pages += 1;
+  }
+  /** Counts an answer 429 (rate limited). */
+  countThrottled() {
+    this.#throttled += 1;
+  }
+  /** Counts a request that waited for its turn under pacing, holding the run back `ms` more. */
+  countPaced(ms) {
+    this.#pacedRequests += 1;
+    this.#pacedMs += ms;
+  }
+  /** Answers 429 (rate limited) so far. */
+  get throttled() {
+    return this.#throttled;
+  }
+  /** Requests that waited for their turn under pacing so far. */
+  get pacedRequests() {
+    return this.#pacedRequests;
+  }
+  /** Time the run was held back by pacing so far, ms (waits that overlap count once). */
+  get pacedMs() {
+    return this.#pacedMs;
   }
   /** Counts objects received (the items of a list page), for progress. */
   countObjects(n2) {
@@ -72524,8 +72567,171 @@ var RequestMetrics = class {
     this.#retries = 0;
     this.#pages = 0;
     this.#objects = 0;
+    this.#throttled = 0;
+    this.#pacedRequests = 0;
+    this.#pacedMs = 0;
     this.#byMethod.clear();
     this.#byEndpoint.clear();
+  }
+};
+
+// src/api/retry.ts
+var IDEMPOTENT_METHODS = /* @__PURE__ */ new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"]);
+var RETRYABLE_STATUS = /* @__PURE__ */ new Set([429, 502, 503, 504]);
+var OUTCOME_UNKNOWN_STATUS = /* @__PURE__ */ new Set([429, 502, 503, 504]);
+var REQUEST_TIMEOUT = "REQUEST_TIMEOUT";
+var TRANSIENT_CODES = /* @__PURE__ */ new Set([
+  "ECONNRESET",
+  "EPIPE",
+  "ETIMEDOUT",
+  "UND_ERR_SOCKET",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+  REQUEST_TIMEOUT
+]);
+var NOT_SENT_CODES = /* @__PURE__ */ new Set(["UND_ERR_CONNECT_TIMEOUT"]);
+function errorCode(error2) {
+  if (error2 !== null && typeof error2 === "object") {
+    const code = error2.code;
+    if (typeof code === "string") return code;
+    const cause = error2.cause;
+    if (cause !== void 0 && cause !== error2) return errorCode(cause);
+  }
+  return "UNKNOWN";
+}
+var DESCRIPTIONS = {
+  ECONNRESET: "connection reset by the server",
+  EPIPE: "connection closed while sending",
+  UND_ERR_SOCKET: "connection closed by the server",
+  UND_ERR_CLOSED: "the client was already closed",
+  UND_ERR_DESTROYED: "the client was already closed",
+  ETIMEDOUT: "connection timed out",
+  UND_ERR_CONNECT_TIMEOUT: "timed out while connecting",
+  UND_ERR_HEADERS_TIMEOUT: "timed out waiting for the response",
+  UND_ERR_BODY_TIMEOUT: "timed out reading the response body",
+  ECONNREFUSED: "connection refused: is the URL right and the platform up? (--url / FORGEFORM_URL)",
+  ENOTFOUND: "host not found: check the URL (--url / FORGEFORM_URL)",
+  EAI_AGAIN: "host name lookup failed temporarily: check DNS and the URL (--url / FORGEFORM_URL)",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate is not trusted: pass the private CA with --ca-file <pem>",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate is not trusted: pass the private CA with --ca-file <pem>",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed: pass it (or its CA) with --ca-file <pem>",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's TLS certificate is not trusted: pass the private CA with --ca-file <pem>",
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate does not match the host name in the URL"
+};
+function classifyError(error2) {
+  const code = errorCode(error2);
+  const message = error2 instanceof Error ? error2.message : String(error2);
+  const closed = /other side closed|socket hang up/i.test(message);
+  const transient = TRANSIENT_CODES.has(code) || closed;
+  const known = DESCRIPTIONS[code];
+  const description = known ? `${known} (${code})` : closed ? `connection closed by the server (${code})` : message;
+  return { code, description, transient, notSent: NOT_SENT_CODES.has(code) };
+}
+function serverDelayMs(headers, now) {
+  const retryAfter = headers["retry-after"]?.trim();
+  if (retryAfter) {
+    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1e3);
+    const date = Date.parse(retryAfter);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  const reset = headers["ratelimit-reset"]?.trim();
+  if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1e3 - now);
+  return void 0;
+}
+function backoffMs(retry, opts) {
+  const ceiling = Math.min(opts.capMs, opts.baseMs * 2 ** Math.max(0, retry - 1));
+  return Math.floor(opts.random() * ceiling);
+}
+
+// src/api/pacer.ts
+var MARGIN = 0.95;
+var BACKOFF = 0.9;
+var SPEEDUP = 0.1;
+var MIN_RATE = 1;
+function perMinute(rate) {
+  return `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)}/min`;
+}
+var Pacer = class {
+  #opts;
+  /** Requests a minute allowed now; Infinity: not paced. */
+  #rate;
+  /** The rate never goes above this: --max-rate, or the limit the platform announced if lower. */
+  #ceiling;
+  /** When the next request may start, while paced. */
+  #next = 0;
+  #pausedUntil = 0;
+  /** Counts pauses, so a request that slept through a slot learns that a pause began meanwhile. */
+  #pauses = 0;
+  /** Tickets handed out; the last one handed out before the latest slow-down (a 429 up to it: same burst). */
+  #tickets = 0;
+  #episode = 0;
+  /** Until when some request is being held back (to add up overlapping waits once). */
+  #heldUntil = 0;
+  constructor(opts) {
+    this.#opts = opts;
+    this.#ceiling = opts.maxPerMinute ?? Number.POSITIVE_INFINITY;
+    this.#rate = this.#ceiling;
+  }
+  /** Requests a minute allowed now (Infinity when not paced). */
+  get rate() {
+    return this.#rate;
+  }
+  /**
+   * Waits until a request may start. `waitedOut`: the end of a pause the request already waited for itself (its
+   * own retry after a 429), not waited for twice.
+   */
+  async acquire(waitedOut = 0) {
+    let waitedMs = 0;
+    let heldMs = 0;
+    for (; ; ) {
+      const pauses = this.#pauses;
+      const now = this.#opts.now();
+      let start = this.#pausedUntil > waitedOut ? Math.max(now, this.#pausedUntil) : now;
+      if (Number.isFinite(this.#rate)) {
+        start = Math.max(start, this.#next);
+        this.#next = start + 6e4 / this.#rate;
+      }
+      if (start <= now) return { ticket: ++this.#tickets, waitedMs, heldMs };
+      heldMs += Math.max(0, start - Math.max(now, this.#heldUntil));
+      this.#heldUntil = Math.max(this.#heldUntil, start);
+      await this.#opts.sleep(start - now);
+      waitedMs += start - now;
+      if (this.#pauses === pauses) return { ticket: ++this.#tickets, waitedMs, heldMs };
+    }
+  }
+  /** A request got an answer other than 429. */
+  passed() {
+    if (this.#rate < this.#ceiling) this.#rate = Math.min(this.#ceiling, this.#rate + SPEEDUP);
+  }
+  /**
+   * The request of this ticket was answered 429 with these headers: pause and slow down. Returns when the pause
+   * ends (the request itself waits until then before it is sent again).
+   */
+  throttled(headers, ticket) {
+    const now = this.#opts.now();
+    const wait = Math.min(serverDelayMs(headers, now) ?? 0, this.#opts.maxPauseMs);
+    const until = now + wait;
+    if (until > this.#pausedUntil) {
+      this.#pausedUntil = until;
+      this.#pauses += 1;
+    }
+    if (ticket <= this.#episode) return this.#pausedUntil;
+    this.#episode = this.#tickets;
+    const announced = Number(headers["ratelimit-limit"]);
+    let target;
+    if (Number.isFinite(announced) && announced >= 1) {
+      this.#ceiling = Math.min(this.#opts.maxPerMinute ?? announced, announced);
+      target = announced * MARGIN;
+    }
+    if (target !== void 0 && this.#rate > target) this.#rate = target;
+    else if (Number.isFinite(this.#rate)) this.#rate = Math.max(MIN_RATE, this.#rate * BACKOFF);
+    const name = headers["ratelimit-name"];
+    this.#opts.debug?.(
+      `  rate limited (429${name ? ` ${name}` : ""}${target === void 0 ? "" : `, limit ${perMinute(announced)}`}): ${wait > 0 ? `pausing new requests for ${(wait / 1e3).toFixed(1)} s, then ` : ""}${Number.isFinite(this.#rate) ? `at most ${perMinute(this.#rate)}` : "at full speed"}`
+    );
+    return this.#pausedUntil;
   }
 };
 
@@ -72645,76 +72851,6 @@ var Redactor = class _Redactor {
     return value;
   }
 };
-
-// src/api/retry.ts
-var IDEMPOTENT_METHODS = /* @__PURE__ */ new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "PATCH"]);
-var RETRYABLE_STATUS = /* @__PURE__ */ new Set([429, 502, 503, 504]);
-var OUTCOME_UNKNOWN_STATUS = /* @__PURE__ */ new Set([429, 502, 503, 504]);
-var REQUEST_TIMEOUT = "REQUEST_TIMEOUT";
-var TRANSIENT_CODES = /* @__PURE__ */ new Set([
-  "ECONNRESET",
-  "EPIPE",
-  "ETIMEDOUT",
-  "UND_ERR_SOCKET",
-  "UND_ERR_HEADERS_TIMEOUT",
-  "UND_ERR_BODY_TIMEOUT",
-  "UND_ERR_CONNECT_TIMEOUT",
-  REQUEST_TIMEOUT
-]);
-var NOT_SENT_CODES = /* @__PURE__ */ new Set(["UND_ERR_CONNECT_TIMEOUT"]);
-function errorCode(error2) {
-  if (error2 !== null && typeof error2 === "object") {
-    const code = error2.code;
-    if (typeof code === "string") return code;
-    const cause = error2.cause;
-    if (cause !== void 0 && cause !== error2) return errorCode(cause);
-  }
-  return "UNKNOWN";
-}
-var DESCRIPTIONS = {
-  ECONNRESET: "connection reset by the server",
-  EPIPE: "connection closed while sending",
-  UND_ERR_SOCKET: "connection closed by the server",
-  UND_ERR_CLOSED: "the client was already closed",
-  UND_ERR_DESTROYED: "the client was already closed",
-  ETIMEDOUT: "connection timed out",
-  UND_ERR_CONNECT_TIMEOUT: "timed out while connecting",
-  UND_ERR_HEADERS_TIMEOUT: "timed out waiting for the response",
-  UND_ERR_BODY_TIMEOUT: "timed out reading the response body",
-  ECONNREFUSED: "connection refused: is the URL right and the platform up? (--url / FORGEFORM_URL)",
-  ENOTFOUND: "host not found: check the URL (--url / FORGEFORM_URL)",
-  EAI_AGAIN: "host name lookup failed temporarily: check DNS and the URL (--url / FORGEFORM_URL)",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate is not trusted: pass the private CA with --ca-file <pem>",
-  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate is not trusted: pass the private CA with --ca-file <pem>",
-  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed: pass it (or its CA) with --ca-file <pem>",
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the server's TLS certificate is not trusted: pass the private CA with --ca-file <pem>",
-  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
-  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate does not match the host name in the URL"
-};
-function classifyError(error2) {
-  const code = errorCode(error2);
-  const message = error2 instanceof Error ? error2.message : String(error2);
-  const closed = /other side closed|socket hang up/i.test(message);
-  const transient = TRANSIENT_CODES.has(code) || closed;
-  const known = DESCRIPTIONS[code];
-  const description = known ? `${known} (${code})` : closed ? `connection closed by the server (${code})` : message;
-  return { code, description, transient, notSent: NOT_SENT_CODES.has(code) };
-}
-function serverDelayMs(headers, now) {
-  const retryAfter = headers["retry-after"]?.trim();
-  if (retryAfter) {
-    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1e3);
-    const date = Date.parse(retryAfter);
-    if (!Number.isNaN(date)) return Math.max(0, date - now);
-  }
-  const reset = headers["ratelimit-reset"]?.trim();
-  if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1e3 - now);
-  return void 0;
-}
-function backoffMs(retry, opts) {
-  const ceiling = Math.min(opts.capMs, opts.baseMs * 2 ** Math.max(0, retry - 1));
-  return Math.floor(opts.random() * ceiling);
-}
 
 // src/api/shape.ts
 var ARTICLE = {
@@ -72941,6 +73077,8 @@ var ApiClient = class {
   #userAgent;
   #debug;
   #sleep;
+  /** Spaces the requests of the whole run when the platform rate-limits them (or --max-rate asks). */
+  #pacer;
   #closed = false;
   constructor(opts) {
     const url = parseBaseUrl(opts.url, opts.insecureHttp ?? false);
@@ -72964,6 +73102,17 @@ var ApiClient = class {
     this.#userAgent = opts.userAgent ?? "forgeform";
     this.#debug = opts.debug;
     this.#sleep = opts.sleep ?? ((ms) => delay(ms));
+    const maxRate = opts.maxRatePerMinute;
+    if (maxRate !== void 0 && !(Number.isFinite(maxRate) && maxRate > 0)) {
+      throw new ClientConfigError(`maxRatePerMinute must be a number above 0, got ${maxRate}`);
+    }
+    this.#pacer = new Pacer({
+      ...maxRate === void 0 ? {} : { maxPerMinute: maxRate },
+      maxPauseMs: this.#maxRetryWaitMs,
+      now: opts.now ?? Date.now,
+      sleep: this.#sleep,
+      ...this.#debug ? { debug: this.#debug } : {}
+    });
     const ca = opts.caFile === void 0 ? void 0 : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
     const connect = { timeout: this.#timeoutMs, ...ca === void 0 ? {} : { ca } };
@@ -73189,10 +73338,18 @@ var ApiClient = class {
       startIndex += page.Resources.length;
     }
   }
-  /** Closes the kept-alive connections. */
+  /** Closes the kept-alive connections; with debug, a last line sums up the requests and the rate limiting. */
   async close() {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#debug) {
+      const m2 = this.metrics;
+      const { total, retries } = m2.snapshot();
+      const rate = this.#pacer.rate;
+      this.#debug(
+        `requests: ${total} sent, ${retries} retries, ${m2.throttled} answered 429 (rate limited); ${m2.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m2.pacedMs))}${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}`
+      );
+    }
     await this.#pool.close();
   }
   #prepare(method, path2, opts) {
@@ -73252,9 +73409,10 @@ var ApiClient = class {
   async #send(req) {
     const idempotent = IDEMPOTENT_METHODS.has(req.method);
     let waited = 0;
+    const pacing = { waitedOut: 0 };
     for (let attempt = 1; ; attempt++) {
       if (attempt > 1) this.metrics.countRetry();
-      const result = await this.#limit(() => this.#attempt(req));
+      const result = await this.#limit(() => this.#paced(req, pacing));
       let retry;
       if (result.kind === "response") {
         const contentType = result.headers["content-type"] ?? "";
@@ -73334,6 +73492,22 @@ var ApiClient = class {
       if (wait > 0) await this.#sleep(wait);
       waited += wait;
     }
+  }
+  /**
+   * One attempt once the pacer lets it start, telling the pacer how it went: a 429 pauses and slows down every
+   * request of the run (whatever the method: the platform did not process it), any other answer lets the pace rise.
+   */
+  async #paced(req, pacing) {
+    const turn = await this.#pacer.acquire(pacing.waitedOut);
+    if (turn.waitedMs > 0) this.metrics.countPaced(turn.heldMs);
+    const result = await this.#attempt(req);
+    if (result.kind === "response" && result.status === 429) {
+      this.metrics.countThrottled();
+      pacing.waitedOut = this.#pacer.throttled(result.headers, turn.ticket);
+    } else if (result.kind === "response") {
+      this.#pacer.passed();
+    }
+    return result;
   }
   /**
    * One attempt: the request, its headers and its whole body within the per-request timeout, the body no longer
@@ -78042,6 +78216,7 @@ function readInputs() {
     ["timeout", "timeout"],
     ["concurrency", "concurrency"],
     ["maxAttempts", "max-attempts"],
+    ["maxRate", "max-rate"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"]
@@ -78080,6 +78255,7 @@ var FLAG_INPUTS = {
   timeout: "timeout",
   concurrency: "concurrency",
   "max-attempts": "max-attempts",
+  "max-rate": "max-rate",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",
@@ -78357,6 +78533,7 @@ var Run = class {
         ...i.timeout !== void 0 ? { timeout: i.timeout } : {},
         ...i.concurrency !== void 0 ? { concurrency: i.concurrency } : {},
         ...i.maxAttempts !== void 0 ? { maxAttempts: i.maxAttempts } : {},
+        ...i.maxRate !== void 0 ? { maxRate: i.maxRate } : {},
         ...i.insecureHttp ? { insecureHttp: true } : {},
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: isDebug()

@@ -28,6 +28,8 @@ export interface ActionInputs {
   timeout?: string;
   concurrency?: string;
   maxAttempts?: string;
+  /** `600/min`: requests a minute, evenly spaced (`--max-rate`). */
+  maxRate?: string;
   insecureHttp: boolean;
   replace: string[];
   /** Where the manifests' paths are relative to (default: the workspace). */
@@ -116,6 +118,7 @@ export function readInputs(): ActionInputs {
     ["timeout", "timeout"],
     ["concurrency", "concurrency"],
     ["maxAttempts", "max-attempts"],
+    ["maxRate", "max-rate"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"],
@@ -156,6 +159,7 @@ const FLAG_INPUTS: Record<string, string> = {
   timeout: "timeout",
   concurrency: "concurrency",
   "max-attempts": "max-attempts",
+  "max-rate": "max-rate",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",

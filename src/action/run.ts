@@ -248,6 +248,7 @@ class Run {
         ...(i.timeout !== undefined ? { timeout: i.timeout } : {}),
         ...(i.concurrency !== undefined ? { concurrency: i.concurrency } : {}),
         ...(i.maxAttempts !== undefined ? { maxAttempts: i.maxAttempts } : {}),
+        ...(i.maxRate !== undefined ? { maxRate: i.maxRate } : {}),
         ...(i.insecureHttp ? { insecureHttp: true } : {}),
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: core.isDebug(),

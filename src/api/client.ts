@@ -6,6 +6,7 @@ import { type Dispatcher, EnvHttpProxyAgent, Pool } from "undici";
 import { encodeJson, encodeParams, type QueryValue } from "./encode.js";
 import { ApiError, ClientConfigError, NetworkError, OutcomeUnknownError, ResponseError } from "./errors.js";
 import { RequestMetrics } from "./metrics.js";
+import { Pacer } from "./pacer.js";
 import { type NextPage, PER_PAGE, pageInfo } from "./pagination.js";
 import { endpointTemplate } from "./path.js";
 import { Redactor } from "./redact.js";
@@ -62,6 +63,13 @@ export interface ClientOptions {
   backoffBaseMs?: number;
   /** Largest backoff ceiling in ms (default 20000). */
   backoffCapMs?: number;
+  /**
+   * At most this many requests a minute, evenly spaced, for an instance whose rate limit is known (`--max-rate`).
+   * Without it requests are paced only after a 429 (see pacer.ts).
+   */
+  maxRatePerMinute?: number;
+  /** Clock in ms for pacing (injectable, with `sleep`, so tests need not wait; default Date.now). */
+  now?: () => number;
 }
 
 export interface RequestOptions {
@@ -130,6 +138,11 @@ interface Prepared {
 type Attempt =
   | { kind: "response"; status: number; headers: Record<string, string>; text: string; bytes: Buffer }
   | { kind: "error"; error: unknown };
+
+/** A request's pacing across its attempts: the end of the pause its own 429 began, which its retry waits out. */
+interface Pacing {
+  waitedOut: number;
+}
 
 /** An attempt that got no complete answer within the per-request timeout. */
 class RequestTimeout extends Error {
@@ -314,6 +327,8 @@ export class ApiClient {
   readonly #userAgent: string;
   readonly #debug: ((line: string) => void) | undefined;
   readonly #sleep: (ms: number) => Promise<void>;
+  /** Spaces the requests of the whole run when the platform rate-limits them (or --max-rate asks). */
+  readonly #pacer: Pacer;
   #closed = false;
 
   constructor(opts: ClientOptions) {
@@ -338,6 +353,17 @@ export class ApiClient {
     this.#userAgent = opts.userAgent ?? "forgeform";
     this.#debug = opts.debug;
     this.#sleep = opts.sleep ?? ((ms) => delay(ms));
+    const maxRate = opts.maxRatePerMinute;
+    if (maxRate !== undefined && !(Number.isFinite(maxRate) && maxRate > 0)) {
+      throw new ClientConfigError(`maxRatePerMinute must be a number above 0, got ${maxRate}`);
+    }
+    this.#pacer = new Pacer({
+      ...(maxRate === undefined ? {} : { maxPerMinute: maxRate }),
+      maxPauseMs: this.#maxRetryWaitMs,
+      now: opts.now ?? Date.now,
+      sleep: this.#sleep,
+      ...(this.#debug ? { debug: this.#debug } : {}),
+    });
     const ca = opts.caFile === undefined ? undefined : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
     const connect = { timeout: this.#timeoutMs, ...(ca === undefined ? {} : { ca }) };
@@ -599,10 +625,20 @@ export class ApiClient {
     }
   }
 
-  /** Closes the kept-alive connections. */
+  /** Closes the kept-alive connections; with debug, a last line sums up the requests and the rate limiting. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#debug) {
+      const m = this.metrics;
+      const { total, retries } = m.snapshot();
+      const rate = this.#pacer.rate;
+      this.#debug(
+        `requests: ${total} sent, ${retries} retries, ${m.throttled} answered 429 (rate limited); ` +
+          `${m.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m.pacedMs))}` +
+          `${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}`,
+      );
+    }
     await this.#pool.close();
   }
 
@@ -664,9 +700,10 @@ export class ApiClient {
   async #send(req: Prepared): Promise<ApiResponse<unknown>> {
     const idempotent = IDEMPOTENT_METHODS.has(req.method);
     let waited = 0;
+    const pacing: Pacing = { waitedOut: 0 };
     for (let attempt = 1; ; attempt++) {
       if (attempt > 1) this.metrics.countRetry();
-      const result = await this.#limit(() => this.#attempt(req));
+      const result = await this.#limit(() => this.#paced(req, pacing));
       let retry: { wait: number; serverAsked: boolean; fail: (gaveUp?: string) => Error };
       if (result.kind === "response") {
         const contentType = result.headers["content-type"] ?? "";
@@ -759,6 +796,23 @@ export class ApiClient {
       if (wait > 0) await this.#sleep(wait);
       waited += wait;
     }
+  }
+
+  /**
+   * One attempt once the pacer lets it start, telling the pacer how it went: a 429 pauses and slows down every
+   * request of the run (whatever the method: the platform did not process it), any other answer lets the pace rise.
+   */
+  async #paced(req: Prepared, pacing: Pacing): Promise<Attempt> {
+    const turn = await this.#pacer.acquire(pacing.waitedOut);
+    if (turn.waitedMs > 0) this.metrics.countPaced(turn.heldMs);
+    const result = await this.#attempt(req);
+    if (result.kind === "response" && result.status === 429) {
+      this.metrics.countThrottled();
+      pacing.waitedOut = this.#pacer.throttled(result.headers, turn.ticket);
+    } else if (result.kind === "response") {
+      this.#pacer.passed();
+    }
+    return result;
   }
 
   /**

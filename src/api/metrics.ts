@@ -18,6 +18,9 @@ export class RequestMetrics {
   #retries = 0;
   #pages = 0;
   #objects = 0;
+  #throttled = 0;
+  #pacedRequests = 0;
+  #pacedMs = 0;
   readonly #byMethod = new Map<string, number>();
   readonly #byEndpoint = new Map<string, number>();
 
@@ -35,6 +38,32 @@ export class RequestMetrics {
 
   countPage(): void {
     this.#pages += 1;
+  }
+
+  /** Counts an answer 429 (rate limited). */
+  countThrottled(): void {
+    this.#throttled += 1;
+  }
+
+  /** Counts a request that waited for its turn under pacing, holding the run back `ms` more. */
+  countPaced(ms: number): void {
+    this.#pacedRequests += 1;
+    this.#pacedMs += ms;
+  }
+
+  /** Answers 429 (rate limited) so far. */
+  get throttled(): number {
+    return this.#throttled;
+  }
+
+  /** Requests that waited for their turn under pacing so far. */
+  get pacedRequests(): number {
+    return this.#pacedRequests;
+  }
+
+  /** Time the run was held back by pacing so far, ms (waits that overlap count once). */
+  get pacedMs(): number {
+    return this.#pacedMs;
   }
 
   /** Counts objects received (the items of a list page), for progress. */
@@ -64,6 +93,9 @@ export class RequestMetrics {
     this.#retries = 0;
     this.#pages = 0;
     this.#objects = 0;
+    this.#throttled = 0;
+    this.#pacedRequests = 0;
+    this.#pacedMs = 0;
     this.#byMethod.clear();
     this.#byEndpoint.clear();
   }

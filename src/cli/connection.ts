@@ -14,6 +14,8 @@ export interface ConnectionFlags {
   concurrency?: number | string;
   maxAttempts?: number | string;
   maxResponseMb?: number | string;
+  /** `--max-rate N/min` (also N/s, N/h; a bare N is per minute): requests a minute, evenly spaced. */
+  maxRate?: number | string;
   debug?: boolean;
   /** False with --no-progress: no progress line on stderr. */
   progress?: boolean;
@@ -29,9 +31,25 @@ function positiveInteger(flag: string) {
   };
 }
 
+const RATE_UNITS: Record<string, number> = { s: 60, sec: 60, min: 1, h: 1 / 60, hour: 1 / 60 };
+
+/** `600/min`, `10/s`, `7200/h` or a bare `600` (a minute): requests a minute. */
+export function parseRate(flag: string) {
+  return (value: string): number => {
+    const m = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|min|h|hour))?$/.exec(value.trim());
+    const perMinute = Number(m?.[1]) * (RATE_UNITS[m?.[2] ?? "min"] ?? 0);
+    if (!m || !(perMinute > 0) || !Number.isFinite(perMinute)) {
+      throw new InvalidArgumentError(
+        `${flag} needs requests per minute, second or hour above 0, e.g. 600/min, 10/s or 7200/h; got "${value}"`,
+      );
+    }
+    return perMinute;
+  };
+}
+
 /**
  * Adds --url, --token, --token-file, --ca-file, --insecure-http, --timeout, --concurrency, --max-attempts,
- * --max-response-mb, --debug, --no-progress.
+ * --max-rate, --max-response-mb, --debug, --no-progress.
  */
 export function addConnectionOptions(cmd: Command): Command {
   return cmd
@@ -59,6 +77,11 @@ export function addConnectionOptions(cmd: Command): Command {
       positiveInteger("--max-attempts"),
     )
     .option(
+      "--max-rate <n/min>",
+      "at most this many requests a minute (also n/s, n/h), evenly spaced: for an instance whose rate limit is known (without it, forgeform slows down when the platform answers 429)",
+      parseRate("--max-rate"),
+    )
+    .option(
       "--max-response-mb <n>",
       "largest response body read, in MiB (default 64)",
       positiveInteger("--max-response-mb"),
@@ -74,8 +97,13 @@ function numberFlag(flag: string, value: number | string | undefined): number | 
     }
     return value;
   }
+  return rethrown(() => positiveInteger(flag)(value));
+}
+
+/** The result of `parse`, its InvalidArgumentError made a plain Error (as the other flags' errors are). */
+function rethrown<T>(parse: () => T): T {
   try {
-    return positiveInteger(flag)(value);
+    return parse();
   } catch (error) {
     throw new Error((error as Error).message);
   }
@@ -135,6 +163,12 @@ export function resolveConnection(
   if (concurrency !== undefined) options.concurrency = concurrency;
   const maxAttempts = numberFlag("--max-attempts", opts.maxAttempts);
   if (maxAttempts !== undefined) options.maxAttempts = maxAttempts;
+  if (opts.maxRate !== undefined) {
+    options.maxRatePerMinute =
+      typeof opts.maxRate === "number"
+        ? opts.maxRate
+        : rethrown(() => parseRate("--max-rate")(String(opts.maxRate)));
+  }
   const maxResponseMb = numberFlag("--max-response-mb", opts.maxResponseMb);
   if (maxResponseMb !== undefined) options.maxResponseBytes = maxResponseMb * 1024 * 1024;
   if (opts.debug) options.debug = debugSink;

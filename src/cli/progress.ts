@@ -1,6 +1,7 @@
 /**
  * Progress on long runs, on stderr only (stdout carries the plan or report, possibly JSON): at a terminal a live
- * line (objects read, requests, retries, elapsed time) rewritten in place with log-update and cleared when done;
+ * line (objects read, requests, retries, answers 429 and time held back by pacing when the platform rate-limits,
+ * elapsed time) rewritten in place with log-update and cleared when done;
  * elsewhere (CI logs) a plain line every few seconds. `--no-progress` turns it off.
  */
 import { createLogUpdate } from "log-update";
@@ -36,12 +37,16 @@ export function createProgress(opts: ProgressOptions): Progress {
       stopTimer();
       started = Date.now();
       const line = () => {
-        const retries = metrics.snapshot().retries;
+        const { retries, total } = metrics.snapshot();
         return `${name}: ${[
           extra?.(),
           `${metrics.objects.toLocaleString("en-US")} objects read`,
-          `${metrics.snapshot().total.toLocaleString("en-US")} requests`,
+          `${total.toLocaleString("en-US")} requests`,
           retries > 0 ? `${retries.toLocaleString("en-US")} retries` : undefined,
+          metrics.throttled > 0
+            ? `${metrics.throttled.toLocaleString("en-US")} rate limited (429)`
+            : undefined,
+          metrics.pacedMs > 0 ? `${seconds(metrics.pacedMs)} paced` : undefined,
           seconds(Date.now() - started),
         ]
           .filter((p) => p !== undefined)

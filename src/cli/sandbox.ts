@@ -16,6 +16,7 @@ interface SandboxCliOptions {
   seed: number;
   baseUrlHost?: string;
   maxBodyMb?: number;
+  rateLimit?: string;
 }
 
 function integer(name: string, min: number, max: number) {
@@ -83,6 +84,10 @@ export function registerSandbox(
       "largest request body in MiB; larger ones are refused with 413 without being read (default 64)",
       integer("--max-body-mb", 1, 4096),
     )
+    .option(
+      "--rate-limit <n/period>",
+      "throttle API requests as the platform's Rack::Attack does, per user (per IP without a token): e.g. 600/min, 7200/h, 10/2s; a 429 with Retry-After and RateLimit-* headers past the limit",
+    )
     .action(async (options: SandboxCliOptions) => {
       let sb: RunningSandbox;
       try {
@@ -99,6 +104,7 @@ export function registerSandbox(
           seed: options.seed,
           baseUrlHost: options.baseUrlHost,
           ...(options.maxBodyMb !== undefined ? { maxBodyMb: options.maxBodyMb } : {}),
+          ...(options.rateLimit !== undefined ? { rateLimit: options.rateLimit } : {}),
           log: (line) => io.err(`${line}\n`),
         });
       } catch (error) {
@@ -114,7 +120,8 @@ export function registerSandbox(
       if (!options.adminToken) io.out(`admin token (root): ${sb.adminToken}\n`);
       if (!options.userToken) io.out(`user token (sandbox-user): ${sb.userToken}\n`);
       io.out(
-        `edition: ${options.edition}${options.state ? `, state: ${options.state}` : ", state in memory"}\n`,
+        `edition: ${options.edition}${options.state ? `, state: ${options.state}` : ", state in memory"}` +
+          `${options.rateLimit ? `, API rate limit ${options.rateLimit} per user` : ""}\n`,
       );
       await stop;
       await sb.stop();

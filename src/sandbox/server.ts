@@ -7,6 +7,7 @@ import { parseBody, parseQuery, type SandboxRequest } from "./request.js";
 import { encodeJson, type Reply } from "./respond.js";
 import { registerAll } from "./routes/index.js";
 import { randomToken, Store } from "./store.js";
+import { ApiThrottle, enableRateLimit, parseRateLimit, type RateLimit } from "./throttle.js";
 
 /** Largest request body, MiB (`--max-body-mb`): above the platform's attachment and import sizes in tests. */
 export const DEFAULT_MAX_BODY_MB = 64;
@@ -46,8 +47,16 @@ export interface SandboxOptions {
   retryAfterSeconds?: number;
   /** Where unexpected handler errors are reported (default: nowhere; they become 500s). */
   log?: (line: string) => void;
+  /**
+   * Turns on the API throttles, per user and (without a user's token) per IP, as Rack::Attack does on the
+   * platform: `"600/min"`, `"7200/h"`, `"10/2s"` or `{ requests, periodSeconds }` (see throttle.ts). They are
+   * application settings, so `PUT /application/settings` can change or turn them off later.
+   */
+  rateLimit?: string | RateLimit;
   /** Called once per request received, before latency and faults (the benchmark counts requests with it). */
   onRequest?: (method: string, path: string) => void;
+  /** Called for each request the API throttle answers 429 (the benchmark counts them with it). */
+  onThrottled?: (method: string, path: string) => void;
 }
 
 export interface RunningSandbox {
@@ -118,6 +127,10 @@ export function createSandboxApp(opts: SandboxOptions = {}): {
   const userToken = opts.userToken ?? `sbx-user-${randomToken(20)}`;
   store.addToken(adminToken, root.id, "admin");
   store.addToken(userToken, regular.id, "user");
+  if (opts.rateLimit !== undefined) {
+    const limit = typeof opts.rateLimit === "string" ? parseRateLimit(opts.rateLimit) : opts.rateLimit;
+    enableRateLimit(store, limit, app.licensed);
+  }
   store.persist();
   return { app, store, adminToken, userToken };
 }
@@ -131,6 +144,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     opts.seed ?? 1,
   );
   const retryAfter = String(opts.retryAfterSeconds ?? 1);
+  const throttle = new ApiThrottle(store);
 
   const maxBody = Math.round((opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB) * 1024 * 1024);
   const server = createServer((req, res) => {
@@ -223,6 +237,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         }
         const rawBody = Buffer.concat(chunks);
         let reply: Reply;
+        let throttled = false;
         try {
           const { body, json } = await parseBody(req.headers, rawBody);
           const sreq: SandboxRequest = {
@@ -239,7 +254,15 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
               return Array.isArray(v) ? v[0] : v;
             },
           };
-          reply = await app.handle(sreq);
+          // Rack::Attack answers before the application: a throttled request is not processed.
+          const userOf = () => {
+            const token = SandboxApp.tokenOf(sreq);
+            return token === undefined ? undefined : store.userByToken(token)?.id;
+          };
+          const limited = throttle.check(path, userOf, req.socket.remoteAddress ?? "");
+          throttled = limited !== undefined;
+          if (throttled) opts.onThrottled?.(method, path);
+          reply = limited ?? (await app.handle(sreq));
         } catch (error) {
           const e = error as { status?: number; body?: unknown; headers?: Record<string, string> };
           if (typeof e.status === "number" && e.body !== undefined) {
@@ -254,7 +277,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
             } as Reply;
           }
         }
-        if (!READS.has(method)) store.persist();
+        if (!READS.has(method) && !throttled) store.persist();
         if (fault === "drop-after-commit") {
           req.socket.destroy();
           return;

@@ -72,10 +72,13 @@ describe("the Action's inputs", () => {
     const badAttempts = await run({ command: "plan", paths: "m.yaml", "max-attempts": "many" }, ws);
     expect(badAttempts.status).toBe(1);
     expect(badAttempts.stdout).toContain("the max-attempts input");
-    for (const r of [noUrl, badCa, badAttempts]) expect(r.stdout).not.toMatch(/::error::.*--[a-z]/);
+    const badRate = await run({ command: "plan", paths: "m.yaml", "max-rate": "fast" }, ws);
+    expect(badRate.status).toBe(1);
+    expect(badRate.stdout).toContain("the max-rate input needs requests per minute, second or hour above 0");
+    for (const r of [noUrl, badCa, badAttempts, badRate]) expect(r.stdout).not.toMatch(/::error::.*--[a-z]/);
   });
 
-  it("takes timeout, concurrency and max-attempts, and a working directory", async () => {
+  it("takes timeout, concurrency, max-attempts and max-rate, and a working directory", async () => {
     const ws = workspace({ "infra/forgeform/m.yaml": MANIFEST });
     const r = await run(
       {
@@ -85,6 +88,7 @@ describe("the Action's inputs", () => {
         timeout: "5000",
         concurrency: "2",
         "max-attempts": "3",
+        "max-rate": "6000/min",
       },
       ws,
     );

@@ -340,10 +340,12 @@ describe("metrics and debug output", () => {
     );
     await client.get(`/projects/1?private_token=${TOKEN}`);
     await client.get("/projects/2", { query: { fail: 1, token: TOKEN } }).catch(() => undefined);
-    expect(lines).toHaveLength(4);
+    // Each 429 also says how the run's pacing reacts (see pacer.test.ts).
+    expect(lines).toHaveLength(6);
     expect(lines[0]).toMatch(/^GET \/api\/v4\/projects\/1\?private_token=\[REDACTED\] -> 200 \(\d+ ms\)$/);
     expect(lines[1]).toMatch(/^GET \/api\/v4\/projects\/2\?fail=1&token=\[REDACTED\] -> 429 \(\d+ ms\)$/);
-    expect(lines[2]).toMatch(/retrying GET .* in 1\.0 s \(attempt 2 of 2, as the server asked\)/);
+    expect(lines[2]).toBe("  rate limited (429): pausing new requests for 1.0 s, then at full speed");
+    expect(lines[3]).toMatch(/retrying GET .* in 1\.0 s \(attempt 2 of 2, as the server asked\)/);
     expect(lines.join("\n")).not.toContain(TOKEN);
   });
 

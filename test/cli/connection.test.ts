@@ -36,6 +36,8 @@ describe("addConnectionOptions", () => {
       "4",
       "--max-attempts",
       "3",
+      "--max-rate",
+      "600/min",
       "--debug",
       "--no-progress",
     ]);
@@ -47,6 +49,7 @@ describe("addConnectionOptions", () => {
       timeout: 5000,
       concurrency: 4,
       maxAttempts: 3,
+      maxRate: 600,
       debug: true,
       progress: false,
     });
@@ -60,6 +63,23 @@ describe("addConnectionOptions", () => {
       /--concurrency needs a whole number of at least 1, got "0"/,
     );
     expect(() => parse(["--timeout", "soon"])).toThrow(/--timeout needs a whole number/);
+  });
+
+  it("reads --max-rate as requests a minute, a second or an hour", () => {
+    expect(parse(["--max-rate", "600/min"]).maxRate).toBe(600);
+    expect(parse(["--max-rate", "600"]).maxRate).toBe(600);
+    expect(parse(["--max-rate", "10/s"]).maxRate).toBe(600);
+    expect(parse(["--max-rate", "7200/h"]).maxRate).toBe(120);
+    expect(parse(["--max-rate", "30 / hour"]).maxRate).toBe(0.5);
+    for (const bad of ["0/min", "fast", "10/day", "-5"]) {
+      expect(() => parse(["--max-rate", bad]), bad).toThrow(/--max-rate needs requests per minute/);
+    }
+    expect(
+      resolveConnection({ url: "https://x.example.com", token: "t", maxRate: "10/s" }).maxRatePerMinute,
+    ).toBe(600);
+    expect(() => resolveConnection({ url: "https://x.example.com", token: "t", maxRate: "lots" })).toThrow(
+      /--max-rate needs requests per minute/,
+    );
   });
 });
 
@@ -146,8 +166,12 @@ describe("resolveConnection", () => {
       expect(await client.get("/version")).toEqual({ version: "13.12.0" });
       await client.close();
       expect(server.seen[0]?.headers["private-token"]).toBe("env-token-value");
-      expect(lines).toHaveLength(1);
+      expect(lines).toHaveLength(2);
       expect(lines[0]).toMatch(/^GET \/api\/v4\/version -> 200 \(\d+ ms\)$/);
+      // Closing sums the requests up.
+      expect(lines[1]).toBe(
+        "requests: 1 sent, 0 retries, 0 answered 429 (rate limited); 0 waited for their turn, holding the run back 0 ms",
+      );
     } finally {
       await server.close();
     }

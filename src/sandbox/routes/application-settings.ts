@@ -350,12 +350,24 @@ function settingsJson(ctx: Ctx, area: ApplicationSettingsArea): Record<string, u
   return sorted;
 }
 
+/** The settings' own table in the store, created on first use. */
+function settingsArea(store: Store): ApplicationSettingsArea {
+  return store.area<ApplicationSettingsArea>("application_settings", () => {
+    const now = store.nowIso();
+    return { values: {}, created_at: now, updated_at: now };
+  });
+}
+
+/**
+ * Changes settings as `PUT /application/settings` does, for sandbox options that configure the instance
+ * (`--rate-limit` turns the API throttles on). Returns the names that changed.
+ */
+export function updateSettings(store: Store, values: ParamHash, licensed: boolean): string[] {
+  return applySettings(store, settingsArea(store), values, licensed);
+}
+
 export function register(app: SandboxApp): void {
-  const area = () =>
-    app.store.area<ApplicationSettingsArea>("application_settings", () => {
-      const now = app.store.nowIso();
-      return { values: {}, created_at: now, updated_at: now };
-    });
+  const area = () => settingsArea(app.store);
 
   app.get("/application/settings", (ctx) => {
     requireAdmin(ctx);
@@ -373,10 +385,7 @@ export function register(app: SandboxApp): void {
       throw new SettingsError(
         `sandbox: fixture ${source}: application_settings must be a mapping of setting names to values`,
       );
-    const a = store.area<ApplicationSettingsArea>("application_settings", () => {
-      const now = store.nowIso();
-      return { values: {}, created_at: now, updated_at: now };
-    });
+    const a = settingsArea(store);
     try {
       applySettings(store, a, value as ParamHash, app.licensed);
     } catch (error) {

@@ -1,0 +1,30 @@
+/** The progress line in a log (not a terminal), on fake timers: what it shows, not when. */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RequestMetrics } from "../../src/api/metrics.js";
+import { createProgress } from "../../src/cli/progress.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("progress line", () => {
+  it("shows retries, answers 429 and the time paced only once there are some", () => {
+    vi.useFakeTimers();
+    const lines: string[] = [];
+    const metrics = new RequestMetrics();
+    const progress = createProgress({ tty: false, write: (t) => lines.push(t), intervalMs: 1000 });
+    progress.phase("Reading live state", metrics);
+    metrics.countRequest("GET", "/groups");
+    vi.advanceTimersByTime(1000);
+    expect(lines.at(-1)).toBe("Reading live state: 0 objects read, 1 requests, 1 s\n");
+    metrics.countRetry();
+    metrics.countThrottled();
+    metrics.countPaced(30_400);
+    metrics.countPaced(1_200);
+    vi.advanceTimersByTime(1000);
+    expect(lines.at(-1)).toBe(
+      "Reading live state: 0 objects read, 1 requests, 1 retries, 1 rate limited (429), 32 s paced, 2 s\n",
+    );
+    progress.stop();
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * The client against the sandbox's Rack::Attack throttle. The sandbox's window is shortened to one second (20
+ * requests a second, announced as 1,200/min) so the runs take a second or two; the checks count requests and 429s,
+ * and time nothing.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiClient } from "../../src/api/index.js";
+import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
+import { ADMIN_TOKEN, Bench } from "./helpers.js";
+
+let sandbox: RunningSandbox | undefined;
+let bench: Bench | undefined;
+
+afterEach(async () => {
+  await sandbox?.stop();
+  await bench?.stop();
+  sandbox = undefined;
+  bench = undefined;
+});
+
+/** A sandbox counting what it answers: every request, and the 429s. */
+async function counted(rateLimit?: string) {
+  const seen = { requests: 0, throttled: 0 };
+  sandbox = await startSandbox({
+    adminToken: ADMIN_TOKEN,
+    ...(rateLimit ? { rateLimit } : {}),
+    onRequest: () => {
+      seen.requests += 1;
+    },
+    onThrottled: () => {
+      seen.throttled += 1;
+    },
+  });
+  return { sb: sandbox, seen };
+}
+
+describe("adaptive pacing under the platform's rate limit", () => {
+  it("finishes every read and write of a run with few 429s, creating each object once", async () => {
+    const s = await counted("20/1s");
+    const client = new ApiClient({ url: s.sb.url, token: ADMIN_TOKEN, concurrency: 8 });
+    const reads = Array.from({ length: 40 }, () => client.get("/version"));
+    const writes = Array.from({ length: 6 }, (_, i) =>
+      client.post("/groups", { body: { name: `paced-${i}`, path: `paced-${i}` } }),
+    );
+    const results = await Promise.allSettled([...reads, ...writes]);
+    await client.close();
+    expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    // Each group exists once: a 429 on a POST was not processed, and the POST was sent again.
+    for (let i = 0; i < 6; i++) expect(s.sb.store.groupByFullPath(`paced-${i}`)).toBeDefined();
+    expect(s.sb.store.data.groups.filter((g) => g.path.startsWith("paced-"))).toHaveLength(6);
+    // The throttle engaged; the client saw what the sandbox answered.
+    expect(s.seen.throttled).toBeGreaterThan(0);
+    expect(client.metrics.throttled).toBe(s.seen.throttled);
+    expect(client.metrics.snapshot().total).toBe(s.seen.requests);
+    // Few 429s: about the requests in flight when the first window ran out, not one per request and window.
+    expect(s.seen.throttled).toBeLessThanOrEqual(12);
+    expect(client.metrics.pacedRequests).toBeGreaterThan(0);
+  });
+
+  it("a plan under the limit reads everything; --debug sums up the requests and the rate limiting", async () => {
+    const groups = Array.from({ length: 12 }, (_, i) => `g${i}`);
+    bench = await Bench.start({
+      rateLimit: "20/1s",
+      fixture: { groups: groups.map((path) => ({ name: path, path, description: `Group ${path}` })) },
+    });
+    const file = bench.manifest(
+      `version: 1\ngroups:\n${groups.map((g) => `  ${g}:\n    description: Group ${g}\n`).join("")}`,
+    );
+    const plan = await bench.cli(["plan", "--debug", "--detailed-exitcode", file]);
+    expect(plan.code, plan.err).toBe(0);
+    expect(plan.err).toMatch(/^requests: \d+ sent, \d+ retries, \d+ answered 429 \(rate limited\); /m);
+  });
+});
+
+describe("--max-rate", () => {
+  it("spaces the run's requests 60/N seconds apart, counted on the client's clock", async () => {
+    const s = await counted();
+    const clock = { now: 0 };
+    const starts: number[] = [];
+    const client = new ApiClient({
+      url: s.sb.url,
+      token: ADMIN_TOKEN,
+      maxRatePerMinute: 600,
+      now: () => clock.now,
+      // The pacer's waits are recorded and the clock stands still, so nothing really waits.
+      sleep: async (ms) => {
+        starts.push(clock.now + ms);
+      },
+    });
+    await Promise.all(Array.from({ length: 10 }, () => client.get("/version")));
+    await client.close();
+    expect(s.seen.requests).toBe(10);
+    expect(starts.sort((a, b) => a - b)).toEqual([100, 200, 300, 400, 500, 600, 700, 800, 900]);
+    expect(client.metrics.pacedRequests).toBe(9);
+    // The waits overlap: the run was held back 900 ms in all.
+    expect(client.metrics.pacedMs).toBe(900);
+    expect(client.metrics.throttled).toBe(0);
+  });
+});
