@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Edition, SandboxApp } from "./app.js";
 import { FaultInjector, parseFaults, parseLatency } from "./faults.js";
@@ -62,11 +62,6 @@ export interface RunningSandbox {
 }
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
-
-function carriesToken(req: IncomingMessage, query: string): boolean {
-  if (req.headers["private-token"] || req.headers["authorization"] || req.headers["job-token"]) return true;
-  return /(^|&)(private_token|access_token|job_token)=/.test(query);
-}
 
 function send(res: ServerResponse, reply: Reply, head: boolean): void {
   const headers: Record<string, string> = { ...reply.headers };
@@ -134,36 +129,32 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
 
   const maxBody = Math.round((opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB) * 1024 * 1024);
   const server = createServer((req, res) => {
-    // Who is asking is known before the body is read: a request without credentials may send only a small body
-    // (a form carrying private_token), a credential that is not a token of this sandbox is refused at once, and
-    // no body may exceed the cap. A refused body is not read: the connection is closed.
+    // Who is asking is known before the body is read: only a request whose every credential is a token of this
+    // sandbox may send more than a small body (a form carrying private_token), and no body may exceed the cap. A
+    // refused body is not read: the answer goes out and the connection is closed.
     const rawUrl = req.url ?? "/";
-    const rawQuery0 = rawUrl.includes("?") ? rawUrl.slice(rawUrl.indexOf("?") + 1) : "";
-    const header = req.headers["private-token"];
-    const unknownToken = typeof header === "string" && header !== "" && !store.userByToken(header);
-    const limit = carriesToken(req, rawQuery0) ? maxBody : ANONYMOUS_BODY_BYTES;
-    const refuse = (status: number, message: string) => {
+    const queryAt = rawUrl.indexOf("?");
+    const credentials = app.credentialsOf(
+      req.headers,
+      queryAt < 0 ? "" : rawUrl.slice(queryAt + 1),
+      queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
+    );
+    const limit = credentials === "known" ? maxBody : ANONYMOUS_BODY_BYTES;
+    const refuse = () => {
       if (res.headersSent) return;
+      const [status, message] =
+        credentials === "known"
+          ? [
+              413,
+              `413 Request Entity Too Large: bodies may have at most ${opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB} MiB`,
+            ]
+          : [401, "401 Unauthorized"];
+      req.pause();
       res.writeHead(status, { "Content-Type": "application/json", Connection: "close" });
-      res.end(JSON.stringify({ message }));
-      req.socket.destroySoon?.();
+      res.end(JSON.stringify({ message }), () => req.socket.destroy());
     };
-    const tooLarge = () =>
-      limit === ANONYMOUS_BODY_BYTES
-        ? refuse(401, "401 Unauthorized")
-        : refuse(
-            413,
-            `413 Request Entity Too Large: bodies may have at most ${opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB} MiB`,
-          );
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (unknownToken) {
-      refuse(401, "401 Unauthorized");
-      req.resume();
-      return;
-    }
-    if (declared > limit) {
-      tooLarge();
-      req.resume();
+    if (Number(req.headers["content-length"] ?? 0) > limit) {
+      refuse();
       return;
     }
     const chunks: Buffer[] = [];
@@ -175,8 +166,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       if (size > limit) {
         refused = true;
         chunks.length = 0;
-        tooLarge();
-        req.destroy();
+        refuse();
         return;
       }
       chunks.push(c);
@@ -192,7 +182,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         opts.onRequest?.(method, path);
         const delay = injector.delay();
         if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-        const fault = carriesToken(req, rawQuery) ? injector.pick(method, path) : undefined;
+        const fault = credentials === "none" ? undefined : injector.pick(method, path);
         if (fault === "reset") {
           req.socket.destroy();
           return;

@@ -188,13 +188,18 @@ function caller(ctx: Ctx, jobTokenAllowed: boolean): UserRec {
     const q = ctx.req.query["job_token"] ?? ctx.req.body["job_token"];
     const token = ctx.req.header("job-token") ?? (typeof q === "string" ? q : undefined);
     if (token) {
-      const job = jobsArea(ctx.store).jobs.find((j) => j.token === token && j.status === "running");
+      const job = runningJob(ctx.store, token);
       const user = job ? ctx.store.user(pipelineOf(ctx.store, job)?.user_id ?? -1) : undefined;
       if (!user) throw unauthorized();
       return user;
     }
   }
   throw unauthorized();
+}
+
+/** The running job whose token this is (any other job's token authenticates nobody). */
+function runningJob(store: Store, token: string): JobRec | undefined {
+  return jobsArea(store).jobs.find((j) => j.token === token && j.status === "running");
 }
 
 /** `find_project!` then `authorize_read_builds!` for `user`. */
@@ -415,6 +420,7 @@ function seed(value: unknown, store: Store, src: string): void {
 
 export function register(app: SandboxApp): void {
   app.onFixture("jobs", (value, { store, source }) => seed(value, store, source));
+  app.acceptCredential("job", (token) => app.licensed && runningJob(app.store, token) !== undefined);
 
   app.get("/projects/:id/jobs", (ctx) => {
     const project = readableProject(ctx, caller(ctx, false));
