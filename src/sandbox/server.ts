@@ -20,7 +20,7 @@ export interface SandboxOptions {
   host?: string;
   /** Port (default 0: any free port). */
   port?: number;
-  /** State file; loaded on start when it exists, written atomically after every write request. */
+  /** State file; loaded on start when it exists, written atomically after every write request that is not refused. */
   statePath?: string;
   /** Fixture (a path to YAML/JSON, or the parsed object); applied only when there is no state file yet. */
   fixture?: string | Record<string, unknown>;
@@ -62,6 +62,15 @@ export interface RunningSandbox {
 }
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Whether a request may have changed the state, so that the state file is written: a write that was not refused.
+ * A refused write (4xx: unauthenticated, forbidden, not found, invalid) changes nothing, as on the platform, where
+ * it is checked before anything is saved; rewriting a large state file for it would let anyone stall the sandbox.
+ */
+function changesState(method: string, status: number): boolean {
+  return !READS.has(method) && !(status >= 400 && status < 500);
+}
 
 function send(res: ServerResponse, reply: Reply, head: boolean): void {
   const headers: Record<string, string> = { ...reply.headers };
@@ -244,7 +253,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
             } as Reply;
           }
         }
-        if (!READS.has(method)) store.persist();
+        if (changesState(method, reply.status)) store.persist();
         if (fault === "drop-after-commit") {
           req.socket.destroy();
           return;

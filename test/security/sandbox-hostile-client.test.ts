@@ -287,6 +287,37 @@ describe("the state file", () => {
     expect(readFileSync(statePath, "utf8")).toBe(text);
   });
 
+  it("is written only when a request changed something: refused writes leave it alone", async () => {
+    const statePath = join(dir(), "quiet.json");
+    const sb = await startSandbox({ statePath, adminToken: "quiet-admin", userToken: "quiet-user" });
+    const post = (token: string | undefined, body: unknown) =>
+      fetch(`${sb.url}/api/v4/groups`, {
+        method: "POST",
+        headers: { ...(token ? { "PRIVATE-TOKEN": token } : {}), "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    try {
+      expect((await post("quiet-admin", { name: "q", path: "q" })).status).toBe(201);
+      // The sandbox never reads its state file after start: a marker added now is gone once it writes the file.
+      const marked = `${readFileSync(statePath, "utf8")}\n`;
+      writeFileSync(statePath, marked);
+      const refused = await Promise.all([
+        ...Array.from({ length: 5 }, () => post(undefined, { name: "a", path: "a" })),
+        ...Array.from({ length: 5 }, () => post("quiet-admin", { name: "q", path: "q" })),
+        post("quiet-admin", { path: "no-name" }),
+        fetch(`${sb.url}/api/v4/groups/q`, { method: "DELETE", headers: { "PRIVATE-TOKEN": "quiet-user" } }),
+      ]);
+      expect(refused.map((r) => r.status)).toEqual([
+        401, 401, 401, 401, 401, 400, 400, 400, 400, 400, 400, 404,
+      ]);
+      expect(readFileSync(statePath, "utf8")).toBe(marked);
+      expect((await post("quiet-admin", { name: "r", path: "r" })).status).toBe(201);
+      expect(readFileSync(statePath, "utf8")).not.toBe(marked);
+    } finally {
+      await sb.stop();
+    }
+  });
+
   it("survives kill -9 in the middle of writes: the file always loads", async () => {
     const bin = join(import.meta.dirname, "../../bin/forgeform.js");
     if (!existsSync(join(import.meta.dirname, "../../lib/cli/index.js")))
