@@ -224,6 +224,24 @@ describe("bodies", () => {
   });
 });
 
+const USER = {
+  id: 1,
+  username: "root",
+  name: "Administrator",
+  email: "admin@example.com",
+  state: "active",
+  admin: true,
+  namespace_id: 1,
+};
+const GROUP = { id: 1, name: "a", path: "a", parent_id: null, visibility: "private" };
+const VALID_STATE = {
+  format: "forgeform-sandbox-state",
+  version: 1,
+  users: [USER],
+  groups: [],
+  projects: [],
+};
+
 describe("the state file", () => {
   const dir = () => mkdtempSync(join(tmpdir(), "forgeform-state-"));
 
@@ -317,6 +335,72 @@ describe("the state file", () => {
       await sb.stop();
     }
   });
+
+  it.each([
+    [
+      "a username that is a number",
+      { users: [{ ...USER, username: 5 }] },
+      '"users"[0].username must be a string, not 5',
+    ],
+    [
+      "a user without a username",
+      { users: [{ id: 1 }] },
+      '"users"[0].username must be a string, not missing',
+    ],
+    ["a sequence that is not a number", { seq: { users: "x" } }, '"seq".users must be a whole number'],
+    [
+      "a parent id that is a string",
+      { groups: [{ ...GROUP, parent_id: "x" }] },
+      '"groups"[0].parent_id must be an integer or null, not "x"',
+    ],
+    [
+      "a path that is a number",
+      { groups: [{ ...GROUP, path: 3 }] },
+      '"groups"[0].path must be a string, not 3',
+    ],
+    [
+      "a visibility the platform does not have",
+      { groups: [{ ...GROUP, visibility: "secret" }] },
+      '"groups"[0].visibility must be one of "private", "internal", "public", not "secret"',
+    ],
+    [
+      "a share that is not a record",
+      { groups: [{ ...GROUP, shared_with_groups: [null] }] },
+      '"groups"[0].shared_with_groups must be a list of records, not [null]',
+    ],
+    [
+      "groups that are each other's parent",
+      {
+        groups: [
+          { ...GROUP, parent_id: 2 },
+          { ...GROUP, id: 2, path: "b", parent_id: 1 },
+        ],
+      },
+      '"groups"[0].parent_id leads round in a cycle',
+    ],
+    [
+      "a member with a made-up source",
+      { members: [{ source_type: "team", source_id: 1, user_id: 1, access_level: 30 }] },
+      '"members"[0].source_type must be one of "group", "project", not "team"',
+    ],
+    ["a module table that is a list", { areas: { badges: [] } }, '"areas".badges must be an object'],
+  ])(
+    "a record with wrong types (%s) is the documented clear error, and the file is left as it is",
+    async (_, change, problem) => {
+      const statePath = join(dir(), "typed.json");
+      const text = JSON.stringify({ ...VALID_STATE, ...change });
+      writeFileSync(statePath, text);
+      const error = await startSandbox({ statePath }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(StateFileError);
+      expect((error as Error).message).toBe(
+        `sandbox: state file ${statePath} is not a forgeform sandbox state (${problem}); move it away or fix it`,
+      );
+      expect(readFileSync(statePath, "utf8")).toBe(text);
+    },
+  );
 
   it("survives kill -9 in the middle of writes: the file always loads", async () => {
     const bin = join(import.meta.dirname, "../../bin/forgeform.js");
