@@ -148,7 +148,10 @@ interface FieldCheck {
 const INTEGER: FieldCheck = { what: "an integer", test: (v) => Number.isSafeInteger(v) };
 const STRING: FieldCheck = { what: "a string", test: (v) => typeof v === "string" };
 const BOOLEAN: FieldCheck = { what: "true or false", test: (v) => typeof v === "boolean" };
-const nullable = (c: FieldCheck): FieldCheck => ({ what: `${c.what} or null`, test: (v) => v === null || c.test(v) });
+const nullable = (c: FieldCheck): FieldCheck => ({
+  what: `${c.what} or null`,
+  test: (v) => v === null || c.test(v),
+});
 const oneOf = (...values: string[]): FieldCheck => ({
   what: `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`,
   test: (v) => values.includes(v as string),
@@ -213,7 +216,8 @@ function recordProblem(item: unknown, spec: RecordSpec): string | undefined {
     const field = optional ? key.slice(0, -1) : key;
     const value = item[field];
     if (value === undefined && optional) continue;
-    if (!check.test(value)) return `.${field} must be ${check.what}, not ${JSON.stringify(value) ?? "missing"}`;
+    if (!check.test(value))
+      return `.${field} must be ${check.what}, not ${JSON.stringify(value) ?? "missing"}`;
   }
   return undefined;
 }
