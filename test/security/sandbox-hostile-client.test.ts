@@ -265,6 +265,54 @@ describe("the state file", () => {
     expect(text).toContain("token_sha256");
   });
 
+  it("keeps job tokens as digests only, and a running job's token still works", async () => {
+    const statePath = join(dir(), "jobs.json");
+    const fixture = {
+      groups: [{ path: "acme" }],
+      projects: [{ path: "acme/app" }],
+      jobs: [
+        {
+          project: "acme/app",
+          pipelines: [
+            {
+              ref: "main",
+              jobs: [
+                { name: "j", status: "running", token: "job-secret-token-3", artifacts: { "a.txt": "a" } },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const download = (sb: { url: string }) =>
+      fetch(`${sb.url}/api/v4/projects/acme%2Fapp/jobs/1/artifacts`, {
+        headers: { "JOB-TOKEN": "job-secret-token-3" },
+      });
+    let sb = await startSandbox({ statePath, fixture });
+    expect((await download(sb)).status).toBe(200);
+    await sb.stop();
+    const text = readFileSync(statePath, "utf8");
+    expect(text).not.toContain("job-secret-token-3");
+    // A state written before job tokens were hashed still loads, its tokens work, and the next write hashes them.
+    const state = JSON.parse(text) as { areas: { jobs: { jobs: Record<string, unknown>[] } } };
+    const job = state.areas.jobs.jobs[0]!;
+    delete job["token_sha256"];
+    job["token"] = "job-secret-token-3";
+    writeFileSync(statePath, JSON.stringify(state));
+    sb = await startSandbox({ statePath });
+    try {
+      expect((await download(sb)).status).toBe(200);
+      await fetch(`${sb.url}/api/v4/groups`, {
+        method: "POST",
+        headers: { "PRIVATE-TOKEN": sb.adminToken, "content-type": "application/json" },
+        body: JSON.stringify({ name: "w", path: "w" }),
+      });
+    } finally {
+      await sb.stop();
+    }
+    expect(readFileSync(statePath, "utf8")).not.toContain("job-secret-token-3");
+  });
+
   it("a state file with clear tokens (written before) loads, and the tokens still work", async () => {
     const statePath = join(dir(), "old.json");
     await (await startSandbox({ statePath, adminToken: "first-admin-token" })).stop();
