@@ -529,34 +529,6 @@ describe("authorization", () => {
     expect([missing.status, missing.body]).toEqual([404, { message: "404 Group Not Found" }]);
   });
 
-  it("no write route accepts an anonymous caller, and no admin route a regular user (every route of the router)", async () => {
-    const fill = (pattern: string) => pattern.replace(/:[a-z_]+/g, (p) => (p === ":id" ? "hidden" : "1"));
-    const problems: string[] = [];
-    for (const route of c.sb.app.router.list()) {
-      if (route.mount !== "rest" || route.pattern.startsWith("/-/")) continue;
-      const path = fill(route.pattern);
-      if (route.method !== "GET" && route.method !== "HEAD") {
-        const anon = await c.call(route.method, path, { token: null, json: {} });
-        if (anon.status < 400 || anon.status >= 500)
-          problems.push(`${route.method} ${route.pattern} anonymous: ${anon.status}`);
-      }
-      // A non-member never reaches a hidden group's or a made-up object's data, nor any administrator route.
-      const member = await c.call(route.method, path, {
-        token: "member-token",
-        ...(route.method === "GET" || route.method === "HEAD" ? {} : { json: {} }),
-      });
-      if (
-        (path.includes("/groups/hidden") ||
-          route.pattern.startsWith("/application") ||
-          route.pattern.startsWith("/hooks")) &&
-        member.status < 400
-      )
-        problems.push(`${route.method} ${route.pattern} as a non-member: ${member.status}`);
-      if (member.status >= 500) problems.push(`${route.method} ${route.pattern}: ${member.status}`);
-    }
-    expect(problems).toEqual([]);
-  });
-
   it("fifty parallel creates of one group: exactly one is created", async () => {
     const results = await Promise.all(
       Array.from({ length: 50 }, () => c.admin("POST", "/groups", { name: "race", path: "race" })),
@@ -564,5 +536,170 @@ describe("authorization", () => {
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     expect(results.filter((r) => r.status === 400)).toHaveLength(49);
     expect(c.sb.store.data.groups.filter((g) => g.path === "race")).toHaveLength(1);
+  });
+});
+
+describe("authorization sweeps: every route, against a private group and project that exist", () => {
+  const KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDpmtUfokFOEewAbIYyjN3+DT4ge6CS1unRyXwq3tDuu ci";
+  let c: Client;
+  beforeAll(async () => {
+    c = await sandbox({
+      fixture: {
+        users: [
+          { username: "insider", name: "Insider", email: "insider@example.com", token: "insider-token" },
+          { username: "outsider", name: "Outsider", email: "outsider@example.com", token: "outsider-token" },
+          {
+            username: "contractor",
+            name: "Contractor",
+            email: "contractor@example.com",
+            token: "external-token",
+            external: true,
+          },
+        ],
+        groups: [{ path: "vault", visibility: "private", members: { insider: "owner" } }],
+        projects: [{ path: "vault/app", visibility: "private", default_branch: "main" }],
+        milestones: [
+          { project: "vault/app", title: "m1" },
+          { group: "vault", title: "g1" },
+        ],
+        issues: [{ project: "vault/app", iid: 1, title: "secret issue" }],
+        epics: [{ group: "vault", iid: 1, title: "secret epic", issues: ["vault/app#1"] }],
+        badges: [
+          {
+            project: "vault/app",
+            name: "b",
+            link_url: "https://x.example",
+            image_url: "https://x.example/b.svg",
+          },
+          { group: "vault", name: "g", link_url: "https://x.example", image_url: "https://x.example/g.svg" },
+        ],
+        pipeline_schedules: [
+          { project: "vault/app", description: "nightly", cron: "0 1 * * *", variables: { V: "secret" } },
+        ],
+        pipeline_triggers: [{ project: "vault/app", description: "deploy", owner: "insider" }],
+        protected_environments: [
+          { project: "vault/app", name: "production", deploy_access_levels: [{ access_level: 40 }] },
+        ],
+        deploy_keys: [{ project: "vault/app", title: "ci", key: KEY }],
+        wikis: [{ project: "vault/app", title: "home", content: "secret" }],
+        error_tracking: [
+          {
+            project: "vault/app",
+            project_name: "app",
+            tracker_external_url: "https://errors.example/app",
+            api_url: "https://errors.example/api/0/projects/vault/app",
+          },
+        ],
+        jobs: [
+          {
+            project: "vault/app",
+            pipelines: [{ ref: "main", jobs: [{ name: "build", artifacts: { "a.txt": "secret" } }] }],
+          },
+        ],
+        scim: [
+          { group: "vault", token: "vault-scim-token", identities: [{ user: "insider", extern_uid: "ins" }] },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await c.sb.stop();
+  });
+
+  /** A route's pattern with its parameters naming the private group, its project and the objects inside them. */
+  function fill(pattern: string): string {
+    const store = c.sb.store;
+    const group = store.data.groups.find((g) => g.path === "vault")!;
+    const project = store.data.projects.find((p) => p.path === "app")!;
+    const insider = store.userByUsername("insider")!;
+    const values: Record<string, string> = {
+      group: "vault",
+      group_id: String(group.id),
+      project_id: String(project.id),
+      user_id: String(insider.id),
+      key: "V",
+      slug: "home",
+      name: "production",
+      ref_name: "main",
+      artifact_path: "a.txt",
+      file_path: "x.png",
+    };
+    let first = true;
+    return pattern.replace(/[:*]([a-z_]+)/g, (_, name: string) => {
+      const isFirst = first;
+      first = false;
+      if (name === "id" && isFirst && pattern.startsWith("/groups/")) return "vault";
+      if (name === "id" && isFirst && pattern.startsWith("/projects/")) return "vault%2Fapp";
+      if (name === "id" && pattern.includes("/Users/")) return "ins";
+      return values[name] ?? "1";
+    });
+  }
+
+  const PREFIX = { rest: "/api/v4", scim: "/api/scim/v2", root: "" } as const;
+  const BODY = {
+    name: "x",
+    path: "x",
+    title: "x",
+    description: "x",
+    key: KEY,
+    value: "x",
+    url: "https://x.example",
+    link_url: "https://x.example",
+    image_url: "https://x.example/a.svg",
+    group_id: 1,
+    group_access: 30,
+    user_id: 1,
+    access_level: 30,
+    ref: "main",
+    cron: "0 2 * * *",
+    content: "x",
+    level: "global",
+    active: true,
+    userName: "x",
+    externalId: "x",
+    emails: [{ type: "work", value: "x@example.com", primary: true }],
+  };
+
+  it("anonymous callers, non-members and external users reach nothing of the private group and project, write nothing anonymously, and a refused request changes nothing", async () => {
+    const problems: string[] = [];
+    for (const route of c.sb.app.router.list()) {
+      const path = fill(route.pattern);
+      const url = `${c.sb.url}${PREFIX[route.mount]}${path}`;
+      const inside = /^\/(groups|projects)\/:id/.test(route.pattern) || route.mount === "scim";
+      const admin = /^\/(application|hooks|-\/sandbox)/.test(route.pattern);
+      const write = route.method !== "GET" && route.method !== "HEAD";
+      for (const [who, token] of [
+        ["anonymous", undefined],
+        ["a non-member", "outsider-token"],
+        ["an external user", "external-token"],
+      ] as const) {
+        const before = JSON.stringify(c.sb.store.data);
+        const res = await fetch(url, {
+          method: route.method,
+          headers: { ...(token ? { "PRIVATE-TOKEN": token } : {}), "content-type": "application/json" },
+          ...(write ? { body: JSON.stringify(BODY) } : {}),
+        });
+        const text = await res.text();
+        const where = `${route.method} ${PREFIX[route.mount]}${path} as ${who}: ${res.status} ${text.slice(0, 80)}`;
+        if (res.status >= 500) problems.push(where);
+        else if (res.status < 400 && (inside || admin || (write && who === "anonymous")))
+          problems.push(where);
+        else if (res.status >= 400 && JSON.stringify(c.sb.store.data) !== before)
+          problems.push(`${where}: refused, but the state changed`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("the sweep reaches the objects: their owner is let in", async () => {
+    for (const path of [
+      "/groups/vault/badges/2",
+      "/projects/vault%2Fapp/pipeline_schedules/1",
+      "/projects/vault%2Fapp/milestones/1",
+      "/projects/vault%2Fapp/wikis/home",
+      "/groups/vault/epics/1/issues",
+    ]) {
+      expect((await c.call("GET", path, { token: "insider-token" })).status, path).toBe(200);
+    }
   });
 });
