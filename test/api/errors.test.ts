@@ -67,7 +67,12 @@ describe("ApiError from real responses", () => {
       res.writeHead(status, { "content-type": contentType });
       res.end(typeof body === "string" ? body : JSON.stringify(body));
     });
-    client = new ApiClient({ url: server.url, token: "glpat-SECRETSECRET", scimToken: "scim-SECRET-abc" });
+    client = new ApiClient({
+      url: server.url,
+      token: "glpat-SECRETSECRET",
+      scimToken: "scim-SECRET-abc",
+      sleep: () => Promise.resolve(),
+    });
     return client;
   }
 
