@@ -31271,7 +31271,7 @@ var require_discriminator = __commonJS({
       error: error2,
       code(cxt) {
         const { gen, data, schema, parentSchema, it } = cxt;
-        const { oneOf } = parentSchema;
+        const { oneOf: oneOf2 } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
@@ -31280,7 +31280,7 @@ var require_discriminator = __commonJS({
           throw new Error("discriminator: requires propertyName");
         if (schema.mapping)
           throw new Error("discriminator: mapping is not supported");
-        if (!oneOf)
+        if (!oneOf2)
           throw new Error("discriminator: requires oneOf keyword");
         const valid = gen.let("valid", false);
         const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
@@ -31308,8 +31308,8 @@ var require_discriminator = __commonJS({
           const oneOfMapping = {};
           const topRequired = hasRequired(parentSchema);
           let tagRequired = true;
-          for (let i = 0; i < oneOf.length; i++) {
-            let sch = oneOf[i];
+          for (let i = 0; i < oneOf2.length; i++) {
+            let sch = oneOf2[i];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
               const ref2 = sch.$ref;
               sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref2);
@@ -44234,8 +44234,8 @@ var require_webidl2 = __commonJS({
     var { types, inspect: inspect2 } = __require("node:util");
     var { runtimeFeatures } = require_runtime_features();
     var UNDEFINED = 1;
-    var BOOLEAN = 2;
-    var STRING = 3;
+    var BOOLEAN2 = 2;
+    var STRING2 = 3;
     var SYMBOL = 4;
     var NUMBER = 5;
     var BIGINT = 6;
@@ -44304,9 +44304,9 @@ var require_webidl2 = __commonJS({
         case "undefined":
           return UNDEFINED;
         case "boolean":
-          return BOOLEAN;
+          return BOOLEAN2;
         case "string":
-          return STRING;
+          return STRING2;
         case "symbol":
           return SYMBOL;
         case "number":
@@ -44324,8 +44324,8 @@ var require_webidl2 = __commonJS({
     };
     webidl.util.Types = {
       UNDEFINED,
-      BOOLEAN,
-      STRING,
+      BOOLEAN: BOOLEAN2,
+      STRING: STRING2,
       SYMBOL,
       NUMBER,
       BIGINT,
@@ -44336,9 +44336,9 @@ var require_webidl2 = __commonJS({
       switch (webidl.util.Type(o)) {
         case UNDEFINED:
           return "Undefined";
-        case BOOLEAN:
+        case BOOLEAN2:
           return "Boolean";
-        case STRING:
+        case STRING2:
           return "String";
         case SYMBOL:
           return "Symbol";
@@ -44424,7 +44424,7 @@ var require_webidl2 = __commonJS({
           return `Symbol(${V.description})`;
         case OBJECT:
           return inspect2(V);
-        case STRING:
+        case STRING2:
           return `"${V}"`;
         case BIGINT:
           return `${V}n`;
@@ -72661,6 +72661,26 @@ function backoffMs(retry, opts) {
 }
 
 // src/api/shape.ts
+function listOf(of, optional2 = false) {
+  return { nested: "list", of, optional: optional2 };
+}
+function objectOf(shape, optional2 = false) {
+  return { nested: "object", of: shape, optional: optional2 };
+}
+var MAX_JSON_DEPTH = 100;
+function nestsTooDeep(text, limit = MAX_JSON_DEPTH) {
+  let depth = 0;
+  let inString = false;
+  for (const [token] of text.matchAll(/\\.|["[\]{}]/gs)) {
+    if (token.length === 2) continue;
+    if (token === '"') inString = !inString;
+    else if (inString) continue;
+    else if (token === "[" || token === "{") {
+      if (++depth > limit) return true;
+    } else depth -= 1;
+  }
+  return false;
+}
 var ARTICLE = {
   string: "a string",
   number: "a number",
@@ -72696,22 +72716,47 @@ function sample(value) {
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 59)}\u2026` : text;
 }
-function shapeProblem(value, shape) {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    return `${typeOf(value)} (${sample(value)}) came back where an object was expected`;
+var isNested = (spec) => typeof spec === "object" && spec !== null && "nested" in spec;
+function fieldProblem(value, spec, path2) {
+  if (typeof spec === "string") {
+    return matches(value, spec) ? void 0 : `the field "${path2}" is ${typeOf(value)} (${sample(value)}), not ${ARTICLE[spec]}`;
   }
-  const record = value;
+  if (!matches(value, "object")) {
+    return `the field "${path2}" is ${typeOf(value)} (${sample(value)}), not an object`;
+  }
+  return fieldsProblem(value, spec, `${path2}.`);
+}
+function fieldsProblem(record, shape, prefix) {
   for (const [field, spec] of Object.entries(shape)) {
-    const optional2 = spec.endsWith("?");
-    const type = optional2 ? spec.slice(0, -1) : spec;
+    const path2 = `${prefix}${field}`;
+    const optional2 = isNested(spec) ? spec.optional : spec.endsWith("?");
     const v2 = Object.hasOwn(record, field) ? record[field] : void 0;
     if (optional2 && (v2 === void 0 || v2 === null)) continue;
-    if (v2 === void 0) return `the field "${field}" is missing (${ARTICLE[type]} was expected)`;
-    if (!matches(v2, type)) {
-      return `the field "${field}" is ${typeOf(v2)} (${sample(v2)}), not ${ARTICLE[type]}`;
+    if (v2 === void 0) {
+      const expected = isNested(spec) ? spec.nested === "list" ? "a list" : "an object" : ARTICLE[spec];
+      return `the field "${path2}" is missing (${expected} was expected)`;
+    }
+    if (!isNested(spec)) {
+      const problem2 = fieldProblem(v2, optional2 ? spec.slice(0, -1) : spec, path2);
+      if (problem2) return problem2;
+    } else if (spec.nested === "object") {
+      const problem2 = fieldProblem(v2, spec.of, path2);
+      if (problem2) return problem2;
+    } else {
+      if (!Array.isArray(v2)) return `the field "${path2}" is ${typeOf(v2)} (${sample(v2)}), not a list`;
+      for (const [i, item] of v2.entries()) {
+        const problem2 = fieldProblem(item, spec.of, `${path2}[${i}]`);
+        if (problem2) return problem2;
+      }
     }
   }
   return void 0;
+}
+function shapeProblem(value, shape) {
+  if (!matches(value, "object")) {
+    return `${typeOf(value)} (${sample(value)}) came back where an object was expected`;
+  }
+  return fieldsProblem(value, shape, "");
 }
 function itemsProblem(items, shape) {
   for (let i = 0; i < items.length; i++) {
@@ -72719,6 +72764,21 @@ function itemsProblem(items, shape) {
     if (problem2) return `item ${i + 1}: ${problem2}`;
   }
   return void 0;
+}
+function asList(shape) {
+  if (isNested(shape)) return shape.nested === "list" ? shape : listOf(shape.of);
+  return listOf(shape);
+}
+function answerProblem(value, shape) {
+  if (!isNested(shape)) return shapeProblem(value, shape);
+  if (shape.nested === "object") return shapeProblem(value, shape.of);
+  if (!Array.isArray(value)) return `${typeOf(value)} (${sample(value)}) came back where a list was expected`;
+  if (typeof shape.of === "string") {
+    const type = shape.of;
+    const bad = value.findIndex((item) => !matches(item, type));
+    return bad < 0 ? void 0 : `item ${bad + 1} is ${typeOf(value[bad])}, not ${ARTICLE[type]}`;
+  }
+  return itemsProblem(value, shape.of);
 }
 
 // src/api/client.ts
@@ -72841,6 +72901,11 @@ function parseSuccess(text, contentType) {
       problem: `an HTML page${title ? ` ("${title}")` : ""} came back instead of JSON: check that --url / FORGEFORM_URL is the platform's own address (a sign-in page, proxy or portal may be answering in its place)`
     };
   }
+  if (nestsTooDeep(text)) {
+    return {
+      problem: `the JSON answer nests deeper than ${MAX_JSON_DEPTH} levels, which the platform never sends; it begins ${opening(text)}`
+    };
+  }
   try {
     return { body: JSON.parse(text) };
   } catch (error2) {
@@ -72853,7 +72918,7 @@ function parseSuccess(text, contentType) {
 function parseBody(text, contentType) {
   if (text === "") return null;
   const looksJson = /^\s*[[{"]/.test(text) || /^\s*(true|false|null|-?\d)/.test(text);
-  if (/json/i.test(contentType) || !/html/i.test(contentType) && looksJson) {
+  if ((/json/i.test(contentType) || !/html/i.test(contentType) && looksJson) && !nestsTooDeep(text)) {
     try {
       return JSON.parse(text);
     } catch {
@@ -73008,7 +73073,7 @@ var ApiClient = class {
           `${got} came back where a list was expected`
         );
       }
-      const problem2 = shape && itemsProblem(response.body, shape);
+      const problem2 = shape && answerProblem(response.body, asList(shape));
       if (problem2) {
         const which2 = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
         throw new ResponseError("GET", shownPath, response.status, `${which2}, ${problem2}`);
@@ -73117,7 +73182,7 @@ var ApiClient = class {
           "the answer is not a SCIM ListResponse with Resources"
         );
       }
-      const problem2 = shape && itemsProblem(page.Resources, shape);
+      const problem2 = shape && answerProblem(page.Resources, asList(shape));
       if (problem2) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem2}`);
       items.push(...page.Resources);
       const total = typeof page.totalResults === "number" && Number.isSafeInteger(page.totalResults) && page.totalResults >= 0 ? page.totalResults : items.length;
@@ -73206,7 +73271,7 @@ var ApiClient = class {
           if (req.binary)
             return { status: result.status, headers: result.headers, body: new Uint8Array(result.bytes) };
           const parsed = parseSuccess(result.text, contentType);
-          const problem2 = "problem" in parsed ? parsed.problem : req.shape && (Array.isArray(parsed.body) ? itemsProblem(parsed.body, req.shape) : shapeProblem(parsed.body, req.shape));
+          const problem2 = "problem" in parsed ? parsed.problem : req.shape && answerProblem(parsed.body, req.shape);
           if (problem2) {
             const error2 = new ResponseError(
               req.method,
@@ -73525,7 +73590,10 @@ function cachingResolver(api) {
     userId(username) {
       let p2 = users.get(username);
       if (!p2) {
-        p2 = api.get("/users", { query: { username } }).then((found) => found.find((u) => u.username.toLowerCase() === username.toLowerCase())?.id);
+        p2 = api.get("/users", {
+          query: { username },
+          shape: listOf({ id: "integer", username: "string" })
+        }).then((found) => found.find((u) => u.username.toLowerCase() === username.toLowerCase())?.id);
         users.set(username, p2);
       }
       return p2;
@@ -73535,7 +73603,10 @@ function cachingResolver(api) {
       let p2 = groups.get(key);
       if (!p2) {
         p2 = orUndefinedOn404(
-          api.get(apiPath`/groups/${fullPath}`, { query: { with_projects: false } })
+          api.get(apiPath`/groups/${fullPath}`, {
+            query: { with_projects: false },
+            shape: { id: "integer" }
+          })
         ).then((g2) => g2?.id);
         groups.set(key, p2);
       }
@@ -74744,7 +74815,10 @@ function toLive(raw2) {
 }
 async function groupPath(ctx, id) {
   if (typeof id !== "number") return "";
-  return (await ctx.api.get(apiPath`/groups/${id}`, { query: { with_projects: false } })).full_path;
+  return (await ctx.api.get(apiPath`/groups/${id}`, {
+    query: { with_projects: false },
+    shape: { full_path: "string" }
+  })).full_path;
 }
 function renameDeprecated(fields) {
   const out = {};
@@ -74815,13 +74889,23 @@ var applicationSettingsKind = {
     for (const [name, spec] of settingSpecs()) if (spec.writeOnly && name in desired) send.add(name);
     const payload = body(desired, send);
     if (BAR in payload) payload[BAR] = await groupPath(ctx, payload[BAR]);
-    const updated = await ctx.api.put("/application/settings", { body: payload });
+    const updated = await ctx.api.put("/application/settings", {
+      body: payload,
+      shape: {}
+    });
     return toLive(updated);
   }
 };
 
 // src/kinds/badge.ts
 var FIELDS = ["name", "link_url", "image_url"];
+var SHAPE = {
+  id: "integer",
+  link_url: "string",
+  image_url: "string",
+  name: "string?",
+  kind: "string?"
+};
 function toLive2(parent, b2) {
   const inherited = parent.collection === "projects" && b2.kind === "group";
   return {
@@ -74838,19 +74922,23 @@ var badgeKind = {
   updateMode: "update",
   async read(ctx, parent) {
     const badges = await ctx.api.list(`${ownerPath(parent)}/badges`, {
-      shape: { id: "integer", link_url: "string", image_url: "string", name: "string?", kind: "string?" }
+      shape: SHAPE
     });
     return badges.map((b2) => toLive2(parent, b2));
   },
   async create(ctx, parent, desired) {
     return toLive2(
       parent,
-      await ctx.api.post(`${ownerPath(parent)}/badges`, { body: body(desired, FIELDS) })
+      await ctx.api.post(`${ownerPath(parent)}/badges`, {
+        body: body(desired, FIELDS),
+        shape: SHAPE
+      })
     );
   },
   async update(ctx, parent, live, desired, changed2) {
     const updated = await ctx.api.put(`${ownerPath(parent)}${apiPath`/badges/${live.id}`}`, {
-      body: body(desired, changed2)
+      body: body(desired, changed2),
+      shape: SHAPE
     });
     return toLive2(parent, updated);
   },
@@ -74870,6 +74958,17 @@ var FIELDS2 = [
   "broadcast_type",
   "dismissable"
 ];
+var SHAPE2 = {
+  id: "integer",
+  message: "string",
+  starts_at: "string?",
+  ends_at: "string?",
+  color: "string?",
+  font: "string?",
+  target_path: "string?",
+  broadcast_type: "string?",
+  dismissable: "boolean?"
+};
 var toLive3 = (m2) => ({ key: m2.message, id: m2.id, fields: pick(m2, FIELDS2) });
 var broadcastMessageKind = {
   collection: "broadcast_messages",
@@ -74877,19 +74976,21 @@ var broadcastMessageKind = {
   parents: ["instance"],
   updateMode: "update",
   async read(ctx) {
-    return (await ctx.api.list("/broadcast_messages", { shape: { id: "integer", message: "string" } })).map(toLive3);
+    return (await ctx.api.list("/broadcast_messages", { shape: SHAPE2 })).map(toLive3);
   },
   async create(ctx, _parent, desired, key) {
     return toLive3(
       await ctx.api.post("/broadcast_messages", {
-        body: { ...body(desired, FIELDS2), message: key }
+        body: { ...body(desired, FIELDS2), message: key },
+        shape: SHAPE2
       })
     );
   },
   async update(ctx, _parent, live, desired, changed2) {
     return toLive3(
       await ctx.api.put(apiPath`/broadcast_messages/${live.id}`, {
-        body: body(desired, changed2)
+        body: body(desired, changed2),
+        shape: SHAPE2
       })
     );
   },
@@ -74955,7 +75056,10 @@ function oneAtATime(ctx, key, work) {
   return next;
 }
 async function put(ctx, parent, id, payload) {
-  return ctx.api.put(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, { body: payload });
+  return ctx.api.put(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, {
+    body: payload,
+    shape: KEY_SHAPE
+  });
 }
 var deployKeyKind = {
   collection: "deploy_keys",
@@ -74994,7 +75098,8 @@ async function createOrEnable(ctx, parent, desired, key) {
     let created2;
     try {
       created2 = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
-        body: body(desired, ["title", "key", "can_push"])
+        body: body(desired, ["title", "key", "can_push"]),
+        shape: KEY_SHAPE
       });
     } catch (error2) {
       if (error2 instanceof ApiError && error2.status === 400 && /fingerprint/.test(JSON.stringify(error2.body))) {
@@ -75009,7 +75114,9 @@ async function createOrEnable(ctx, parent, desired, key) {
   }
   let enabled;
   try {
-    enabled = await ctx.api.post(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
+    enabled = await ctx.api.post(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`, {
+      shape: KEY_SHAPE
+    });
   } catch (error2) {
     if (!(error2 instanceof ApiError && error2.status === 404)) throw error2;
     throw new Error(
@@ -75123,11 +75230,13 @@ var epicIssueKind = {
     const project = await projectByPath(ctx, String(desired["project"]));
     const iid = Number(desired["iid"]);
     const [issue2] = await ctx.api.list(apiPath`/projects/${project.id}/issues`, {
-      query: { iids: [iid] }
+      query: { iids: [iid] },
+      shape: { id: "integer", iid: "integer" }
     });
     if (!issue2 || issue2.iid !== iid) throw new Error(`issue #${iid} does not exist in ${desired["project"]}`);
     const association = await ctx.api.post(
-      `${epicIssuesPath(parent)}${apiPath`/${issue2.id}`}`
+      `${epicIssuesPath(parent)}${apiPath`/${issue2.id}`}`,
+      { shape: { id: "integer" } }
     );
     await move(ctx, parent, association.id, key, String(desired["after"] ?? FIRST));
     return {
@@ -75175,6 +75284,7 @@ async function move(ctx, epic, id, key, after) {
 
 // src/kinds/error-tracking.ts
 var KEY2 = "error_tracking";
+var SHAPE3 = { active: "boolean" };
 var toLive5 = (s) => ({ key: KEY2, id: KEY2, fields: { active: s.active } });
 var errorTrackingKind = {
   collection: KEY2,
@@ -75186,7 +75296,7 @@ var errorTrackingKind = {
   async read(ctx, parent) {
     const settings = await orNotFound(
       ctx.api.get(`${ownerPath(parent)}/error_tracking/settings`, {
-        shape: { active: "boolean" }
+        shape: SHAPE3
       })
     );
     return settings ? [toLive5(settings)] : [];
@@ -75200,7 +75310,8 @@ var errorTrackingKind = {
   },
   async update(ctx, parent, _live, desired) {
     const updated = await ctx.api.patch(`${ownerPath(parent)}/error_tracking/settings`, {
-      body: { active: desired["active"] }
+      body: { active: desired["active"] },
+      shape: SHAPE3
     });
     return toLive5(updated);
   }
@@ -75226,7 +75337,31 @@ var FIELDS3 = [
   "default_branch_protection"
 ];
 var BULK_THRESHOLD = 20;
-var GROUP_SHAPE = { id: "integer", full_path: "string" };
+var GROUP_SHAPE = {
+  id: "integer",
+  full_path: "string",
+  path: "string",
+  name: "string",
+  description: "string?",
+  visibility: "string",
+  request_access_enabled: "boolean?",
+  lfs_enabled: "boolean?",
+  share_with_group_lock: "boolean?",
+  require_two_factor_authentication: "boolean?",
+  two_factor_grace_period: "integer?",
+  project_creation_level: "string?",
+  subgroup_creation_level: "string?",
+  auto_devops_enabled: "boolean?",
+  emails_disabled: "boolean?",
+  mentions_disabled: "boolean?",
+  default_branch_protection: "integer?"
+};
+var PROJECT_SHAPE2 = {
+  id: "integer",
+  path_with_namespace: "string",
+  visibility: "string?",
+  archived: "boolean?"
+};
 function toLive6(ctx, g2) {
   ctx.resolve.rememberGroup(g2.full_path, g2.id);
   return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS3), raw: g2 };
@@ -75334,7 +75469,8 @@ var groupKind = {
     }
     const segment = fullPath.split("/").pop() ?? fullPath;
     const candidates = await ctx.api.list("/groups", {
-      query: { search: segment, all_available: true }
+      query: { search: segment, all_available: true },
+      shape: GROUP_SHAPE
     });
     for (const g2 of candidates) {
       if (String(g2["path"]).toLowerCase() !== segment.toLowerCase() || g2.full_path.toLowerCase() === fullPath.toLowerCase() || declaredLower.has(g2.full_path.toLowerCase()))
@@ -75353,9 +75489,13 @@ var groupKind = {
     if (!lower2) return [];
     const level = VISIBILITY_LEVEL[lower2] ?? 0;
     const [subgroups, projects] = await Promise.all([
-      ctx.api.list(apiPath`/groups/${live.id}/subgroups`, { query: { all_available: true } }),
+      ctx.api.list(apiPath`/groups/${live.id}/subgroups`, {
+        query: { all_available: true },
+        shape: GROUP_SHAPE
+      }),
       ctx.api.list(apiPath`/groups/${live.id}/projects`, {
-        query: { with_shared: false, simple: true }
+        query: { with_shared: false, simple: true },
+        shape: PROJECT_SHAPE2
       })
     ]);
     const plannedVisibility = new Map(
@@ -75368,7 +75508,7 @@ var groupKind = {
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g2.full_path} (${after})`);
     }
     for (const p2 of projects) {
-      const visibility = p2.visibility ?? (await ctx.api.get(apiPath`/projects/${p2.id}`)).visibility ?? "private";
+      const visibility = p2.visibility ?? (await ctx.api.get(apiPath`/projects/${p2.id}`, { shape: PROJECT_SHAPE2 })).visibility ?? "private";
       if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
         blockers.push(`project ${p2.path_with_namespace} (${visibility})`);
     }
@@ -75383,10 +75523,12 @@ var groupKind = {
   async cascade(ctx, _parent, live) {
     const [groups, projects] = await Promise.all([
       ctx.api.list(apiPath`/groups/${live.id}/descendant_groups`, {
-        query: { all_available: true }
+        query: { all_available: true },
+        shape: GROUP_SHAPE
       }),
       ctx.api.list(apiPath`/groups/${live.id}/projects`, {
-        query: { include_subgroups: true, with_shared: false }
+        query: { include_subgroups: true, with_shared: false },
+        shape: PROJECT_SHAPE2
       })
     ]);
     const out = [];
@@ -75436,7 +75578,8 @@ var groupKind = {
           name: desired["name"] ?? path2,
           path: path2,
           ...parentId ? { parent_id: parentId } : {}
-        }
+        },
+        shape: GROUP_SHAPE
       });
     } catch (error2) {
       if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
@@ -75450,7 +75593,8 @@ var groupKind = {
   },
   async update(ctx, _parent, live, desired, changed2) {
     const updated = await ctx.api.put(apiPath`/groups/${live.id}`, {
-      body: body(desired, changed2)
+      body: body(desired, changed2),
+      shape: GROUP_SHAPE
     });
     return toLive6(ctx, updated);
   },
@@ -75461,12 +75605,16 @@ var groupKind = {
 
 // src/kinds/milestone.ts
 var FIELDS4 = ["title", "description", "start_date", "due_date"];
-var SHAPE = {
+var SHAPE4 = {
   id: "integer",
   title: "string",
+  description: "string?",
   state: "string",
   start_date: "string?",
   due_date: "string?"
+};
+var STATISTICS_SHAPE = {
+  statistics: objectOf({ counts: objectOf({ opened: "integer?" }, true) }, true)
 };
 var toLive7 = (m2) => ({
   key: m2.title,
@@ -75480,12 +75628,15 @@ var toLive7 = (m2) => ({
   }
 });
 function put2(ctx, parent, id, payload) {
-  return ctx.api.put(`${ownerPath(parent)}${apiPath`/milestones/${id}`}`, { body: payload });
+  return ctx.api.put(`${ownerPath(parent)}${apiPath`/milestones/${id}`}`, {
+    body: payload,
+    shape: SHAPE4
+  });
 }
 async function openIssues(ctx, parent, title) {
   const stats = await ctx.api.get(
     `${ownerPath(parent)}/issues_statistics`,
-    { query: { milestone: title, scope: "all" } }
+    { query: { milestone: title, scope: "all" }, shape: STATISTICS_SHAPE }
   );
   return stats.statistics?.counts?.opened ?? 0;
 }
@@ -75495,7 +75646,7 @@ var milestoneKind = {
   parents: ["groups", "projects"],
   updateMode: "update",
   async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/milestones`, { shape: SHAPE })).map(
+    return (await ctx.api.list(`${ownerPath(parent)}/milestones`, { shape: SHAPE4 })).map(
       toLive7
     );
   },
@@ -75524,7 +75675,10 @@ var milestoneKind = {
     const payload = { title: key };
     for (const name of FIELDS4)
       if (desired[name] !== void 0 && name !== "title") payload[name] = desired[name];
-    let created2 = await ctx.api.post(`${ownerPath(parent)}/milestones`, { body: payload });
+    let created2 = await ctx.api.post(`${ownerPath(parent)}/milestones`, {
+      body: payload,
+      shape: SHAPE4
+    });
     if (desired["state"] === "closed") created2 = await put2(ctx, parent, created2.id, { state_event: "close" });
     return toLive7(created2);
   },
@@ -75546,6 +75700,11 @@ var KEY3 = "notification_settings";
 var EVENTS = new Set(
   [...fieldSpecs("projects", KEY3).keys()].filter((name) => name !== "level" && name !== "notification_email")
 );
+var SHAPE5 = {
+  level: "string",
+  notification_email: "string?",
+  events: objectOf(Object.fromEntries([...EVENTS].map((name) => [name, "boolean?"])), true)
+};
 function toLive8(s) {
   const fields = { level: s.level };
   if (s.notification_email !== void 0) fields["notification_email"] = s.notification_email;
@@ -75578,7 +75737,7 @@ function kindFor(parents) {
       return [
         toLive8(
           await ctx.api.get(path(parent), {
-            shape: { level: "string", notification_email: "string?", events: "object?" }
+            shape: SHAPE5
           })
         )
       ];
@@ -75590,7 +75749,7 @@ function kindFor(parents) {
       if (changed2.includes("level")) {
         for (const name of Object.keys(desired)) if (EVENTS.has(name)) payload[name] = desired[name];
       }
-      return toLive8(await ctx.api.put(path(parent), { body: payload }));
+      return toLive8(await ctx.api.put(path(parent), { body: payload, shape: SHAPE5 }));
     }
   };
 }
@@ -75599,11 +75758,16 @@ var notificationSettingsKind = kindFor(["groups", "projects"]);
 
 // src/kinds/pipeline-schedule.ts
 var FIELDS5 = ["description", "ref", "cron", "cron_timezone", "active"];
+var VARIABLE_SHAPE = { key: "string", value: "string", variable_type: "string?" };
 var SCHEDULE_SHAPE = {
   id: "integer",
   description: "string",
-  owner: "object?",
-  variables: "array?"
+  ref: "string",
+  cron: "string",
+  cron_timezone: "string",
+  active: "boolean",
+  owner: objectOf({ username: "string" }, true),
+  variables: listOf(VARIABLE_SHAPE, true)
 };
 function currentUsername(ctx) {
   let p2 = ctx.memo.get("user:current");
@@ -75621,7 +75785,8 @@ var toLive9 = (s) => ({
 });
 async function schedulePut(ctx, parent, id, payload) {
   return ctx.api.put(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${id}`}`, {
-    body: payload
+    body: payload,
+    shape: SCHEDULE_SHAPE
   });
 }
 var pipelineScheduleKind = {
@@ -75651,7 +75816,8 @@ var pipelineScheduleKind = {
   },
   async create(ctx, parent, desired) {
     const created2 = await ctx.api.post(`${ownerPath(parent)}/pipeline_schedules`, {
-      body: body(desired, FIELDS5)
+      body: body(desired, FIELDS5),
+      shape: SCHEDULE_SHAPE
     });
     return toLive9({ ...created2, variables: [] });
   },
@@ -75659,7 +75825,8 @@ var pipelineScheduleKind = {
     let current = live.raw;
     if (changed2.includes("owner")) {
       current = await ctx.api.post(
-        `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}/take_ownership`}`
+        `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}/take_ownership`}`,
+        { shape: SCHEDULE_SHAPE }
       );
     }
     const edits = changed2.filter((f2) => FIELDS5.includes(f2));
@@ -75701,10 +75868,16 @@ function namesOf(ctx) {
   }
   return names;
 }
+var ENVIRONMENT_SHAPE = {
+  name: "string",
+  deploy_access_levels: listOf({ access_level: "integer?", user_id: "integer?", group_id: "integer?" })
+};
+var USER_SHAPE = { username: "string" };
+var GROUP_SHAPE2 = { full_path: "string" };
 var toLive10 = (e) => ({
   key: e.name,
   id: e.name,
-  fields: { name: e.name, deploy_access_levels: canonical2(e.deploy_access_levels ?? []) }
+  fields: { name: e.name, deploy_access_levels: canonical2(e.deploy_access_levels) }
 });
 var protectedEnvironmentKind = {
   collection: "protected_environments",
@@ -75714,7 +75887,7 @@ var protectedEnvironmentKind = {
   replaceReason: "protected environments have no update call in the API: unprotected and protected again",
   async read(ctx, parent) {
     return (await ctx.api.list(`${ownerPath(parent)}/protected_environments`, {
-      shape: { name: "string", deploy_access_levels: "array" }
+      shape: ENVIRONMENT_SHAPE
     })).map(toLive10);
   },
   async prepare(ctx, _parent, fields) {
@@ -75752,10 +75925,12 @@ var protectedEnvironmentKind = {
     const levels = await Promise.all(
       (live.fields["deploy_access_levels"] ?? []).map(async (l) => {
         if (l.user_id != null)
-          return { user: (await ctx.api.get(apiPath`/users/${l.user_id}`)).username };
+          return {
+            user: (await ctx.api.get(apiPath`/users/${l.user_id}`, { shape: USER_SHAPE })).username
+          };
         if (l.group_id != null)
           return {
-            group: (await ctx.api.get(apiPath`/groups/${l.group_id}`)).full_path
+            group: (await ctx.api.get(apiPath`/groups/${l.group_id}`, { shape: GROUP_SHAPE2 })).full_path
           };
         return { access_level: l.access_level ?? void 0 };
       })
@@ -75768,9 +75943,12 @@ var protectedEnvironmentKind = {
     const nameOf = async (kind, id) => {
       const key = `${kind}:${id}`;
       if (!names.has(key)) {
-        const found = kind === "user_id" ? (await orNotFound(ctx.api.get(apiPath`/users/${id}`)))?.username : (await orNotFound(
+        const found = kind === "user_id" ? (await orNotFound(
+          ctx.api.get(apiPath`/users/${id}`, { shape: USER_SHAPE })
+        ))?.username : (await orNotFound(
           ctx.api.get(apiPath`/groups/${id}`, {
-            query: { with_projects: false }
+            query: { with_projects: false },
+            shape: GROUP_SHAPE2
           })
         ))?.full_path;
         if (found) names.set(key, found);
@@ -75793,7 +75971,8 @@ var protectedEnvironmentKind = {
   },
   async create(ctx, parent, desired, key) {
     const created2 = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
-      body: { name: key, deploy_access_levels: desired["deploy_access_levels"] }
+      body: { name: key, deploy_access_levels: desired["deploy_access_levels"] },
+      shape: ENVIRONMENT_SHAPE
     });
     return toLive10(created2);
   },
@@ -75815,7 +75994,8 @@ async function liveVariables(ctx, parent, fresh = false) {
   const raw2 = parent.live?.raw;
   if (raw2?.variables && !fresh) return raw2.variables;
   const detail = await ctx.api.get(
-    `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`
+    `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`,
+    { shape: { variables: listOf(VARIABLE_SHAPE, true) } }
   );
   return detail.variables ?? [];
 }
@@ -75829,13 +76009,15 @@ var scheduleVariableKind = {
   },
   async create(ctx, parent, desired, key) {
     const created2 = await ctx.api.post(base(parent), {
-      body: { key, ...body(desired, ["value", "variable_type"]) }
+      body: { key, ...body(desired, ["value", "variable_type"]) },
+      shape: VARIABLE_SHAPE
     });
     return toLive11(created2);
   },
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put(`${base(parent)}${apiPath`/${live.key}`}`, {
-      body: body(desired, ["value", "variable_type"])
+      body: body(desired, ["value", "variable_type"]),
+      shape: VARIABLE_SHAPE
     });
     return toLive11(updated);
   },
@@ -75850,7 +76032,9 @@ var SCIM_USER_SHAPE = {
   userName: "string",
   externalId: "string?",
   active: "boolean?",
-  emails: "array?"
+  name: objectOf({ formatted: "string?" }, true),
+  "name.formatted": "string?",
+  emails: listOf({ value: "string", type: "string?", primary: "boolean?" }, true)
 };
 var USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 var PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -75918,7 +76102,11 @@ var scimUserKind = {
       name: fullNames.get(desired) ?? desired["name"],
       ...desired["active"] === false ? {} : { active: true }
     };
-    const created2 = await ctx.api.post(usersPath(parent), { scim: true, body: payload });
+    const created2 = await ctx.api.post(usersPath(parent), {
+      scim: true,
+      body: payload,
+      shape: SCIM_USER_SHAPE
+    });
     if (desired["active"] === false) {
       await patch(ctx, parent, created2.id, [{ op: "Replace", path: "active", value: false }]);
       return toLive12({ ...created2, active: false });
@@ -75967,6 +76155,15 @@ var FIELDS6 = [
   "repository_update_events",
   "enable_ssl_verification"
 ];
+var SHAPE6 = {
+  id: "integer",
+  url: "string",
+  push_events: "boolean?",
+  tag_push_events: "boolean?",
+  merge_requests_events: "boolean?",
+  repository_update_events: "boolean?",
+  enable_ssl_verification: "boolean?"
+};
 var toLive13 = (h2) => ({ key: h2.url, id: h2.id, fields: pick(h2, FIELDS6) });
 var systemHookKind = {
   collection: "system_hooks",
@@ -75975,7 +76172,7 @@ var systemHookKind = {
   updateMode: "replace",
   replaceReason: "system hooks have no update call in the API: deleted and created again",
   async read(ctx) {
-    return (await ctx.api.list("/hooks", { shape: { id: "integer", url: "string" } })).map(toLive13);
+    return (await ctx.api.list("/hooks", { shape: SHAPE6 })).map(toLive13);
   },
   async create(ctx, _parent, desired, key) {
     const answer = await ctx.api.post("/hooks", {
@@ -75983,7 +76180,7 @@ var systemHookKind = {
     });
     const created2 = Array.isArray(answer) ? answer.find((h2) => h2.url === key) : answer;
     if (created2?.id !== void 0) return toLive13(created2);
-    const again = (await ctx.api.list("/hooks")).find((h2) => h2.url === key);
+    const again = (await ctx.api.list("/hooks", { shape: SHAPE6 })).find((h2) => h2.url === key);
     if (!again) throw new Error("the platform accepted the hook but does not list it");
     return toLive13(again);
   },
@@ -75996,6 +76193,7 @@ var systemHookKind = {
 import { createHash as createHash5 } from "node:crypto";
 import { lstatSync, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
+var SHAPE7 = { id: "integer", description: "string", token: "string?" };
 var MAX_TOKEN_FILE_BYTES = 1024;
 var digest = (text) => createHash5("sha256").update(text).digest("hex");
 var shownTokens = /* @__PURE__ */ new WeakMap();
@@ -76046,7 +76244,7 @@ var triggerKind = {
   updateMode: "update",
   async read(ctx, parent) {
     const triggers = await ctx.api.list(`${ownerPath(parent)}/triggers`, {
-      shape: { id: "integer", description: "string", token: "string?" }
+      shape: SHAPE7
     });
     remember2(ctx, parent, triggers);
     return triggers.map(toLive14);
@@ -76072,7 +76270,8 @@ var triggerKind = {
     const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
     if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
     const created2 = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
-      body: { description: key }
+      body: { description: key },
+      shape: SHAPE7
     });
     if (target && created2.token) {
       try {
@@ -76087,7 +76286,8 @@ var triggerKind = {
   },
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put(`${ownerPath(parent)}${apiPath`/triggers/${live.id}`}`, {
-      body: { description: desired["description"] }
+      body: { description: desired["description"] },
+      shape: SHAPE7
     });
     return toLive14(updated);
   },
@@ -76099,6 +76299,7 @@ var triggerKind = {
 // src/kinds/wiki-page.ts
 import { readFile } from "node:fs/promises";
 import { basename as basename4 } from "node:path";
+var SHAPE8 = { slug: "string", title: "string", format: "string", content: "string?" };
 var toLive15 = (p2) => ({
   key: p2.slug,
   id: p2.slug,
@@ -76128,7 +76329,7 @@ var wikiPageKind = {
   async read(ctx, parent) {
     const pages = await ctx.api.list(`${ownerPath(parent)}/wikis`, {
       query: { with_content: true },
-      shape: { slug: "string", title: "string", format: "string", content: "string?" }
+      shape: SHAPE8
     });
     return pages.map(toLive15);
   },
@@ -76155,7 +76356,8 @@ var wikiPageKind = {
         title: titles.get(desired) ?? desired["title"],
         content: desired["content"] ?? "",
         format: desired["format"]
-      }
+      },
+      shape: SHAPE8
     });
     for (const file of desired["attachments"] ?? [])
       await upload(ctx, parent, file);
@@ -76168,7 +76370,10 @@ var wikiPageKind = {
     const payload = {};
     for (const name of changed2) if (name === "content" || name === "format") payload[name] = desired[name];
     if (Object.keys(payload).length === 0) return live;
-    const updated = await ctx.api.put(pagePath(parent, String(live.id)), { body: payload });
+    const updated = await ctx.api.put(pagePath(parent, String(live.id)), {
+      body: payload,
+      shape: SHAPE8
+    });
     return toLive15(updated);
   },
   async remove(ctx, parent, live) {
@@ -76365,6 +76570,77 @@ var import_yaml3 = __toESM(require_dist2(), 1);
 
 // src/sandbox/fixture.ts
 var import_yaml4 = __toESM(require_dist2(), 1);
+
+// src/sandbox/store.ts
+var VISIBILITIES = ["private", "internal", "public"];
+var isRecord = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
+var INTEGER = { what: "an integer", test: (v2) => Number.isSafeInteger(v2) };
+var STRING = { what: "a string", test: (v2) => typeof v2 === "string" };
+var BOOLEAN = { what: "true or false", test: (v2) => typeof v2 === "boolean" };
+var nullable = (c) => ({
+  what: `${c.what} or null`,
+  test: (v2) => v2 === null || c.test(v2)
+});
+var oneOf = (...values) => ({
+  what: `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`,
+  test: (v2) => values.includes(v2)
+});
+var listOf2 = (spec) => ({
+  what: "a list of records",
+  test: (v2) => Array.isArray(v2) && v2.every((item) => recordProblem(item, spec) === void 0)
+});
+var SHARES = listOf2({ group_id: INTEGER, group_access_level: INTEGER, "expires_at?": nullable(STRING) });
+var RECORDS = {
+  users: {
+    id: INTEGER,
+    username: STRING,
+    name: STRING,
+    email: STRING,
+    state: oneOf("active", "blocked", "deactivated"),
+    admin: BOOLEAN,
+    namespace_id: INTEGER,
+    "external?": BOOLEAN,
+    "identities?": listOf2({ provider: STRING, extern_uid: STRING, "saml_provider_id?": nullable(INTEGER) })
+  },
+  tokens: { user_id: INTEGER, "token_sha256?": STRING, "token?": STRING, "name?": STRING },
+  groups: {
+    id: INTEGER,
+    name: STRING,
+    path: STRING,
+    parent_id: nullable(INTEGER),
+    visibility: oneOf(...VISIBILITIES),
+    "description?": nullable(STRING),
+    "shared_with_groups?": SHARES
+  },
+  projects: {
+    id: INTEGER,
+    name: STRING,
+    path: STRING,
+    namespace_id: INTEGER,
+    visibility: oneOf(...VISIBILITIES),
+    "archived?": BOOLEAN,
+    "tag_list?": { what: "a list of strings", test: (v2) => Array.isArray(v2) && v2.every(STRING.test) },
+    "shared_with_groups?": SHARES
+  },
+  members: {
+    source_type: oneOf("group", "project"),
+    source_id: INTEGER,
+    user_id: INTEGER,
+    access_level: INTEGER
+  }
+};
+function recordProblem(item, spec) {
+  if (!isRecord(item)) return " must be a record (a JSON object)";
+  for (const [key, check2] of Object.entries(spec)) {
+    const optional2 = key.endsWith("?");
+    const field = optional2 ? key.slice(0, -1) : key;
+    const value = item[field];
+    if (value === void 0 && optional2) continue;
+    if (!check2.test(value))
+      return `.${field} must be ${check2.what}, not ${JSON.stringify(value) ?? "missing"}`;
+  }
+  return void 0;
+}
 
 // src/sandbox/model.ts
 var GROUP_SETTING_KEYS = [

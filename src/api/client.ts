@@ -18,10 +18,10 @@ import {
   RETRYABLE_STATUS,
   serverDelayMs,
 } from "./retry.js";
-import { itemsProblem, type Shape, shapeProblem } from "./shape.js";
+import { type AnswerShape, answerProblem, asList, MAX_JSON_DEPTH, nestsTooDeep } from "./shape.js";
 
 export type { QueryValue } from "./encode.js";
-export type { Shape } from "./shape.js";
+export type { AnswerShape, Shape } from "./shape.js";
 
 export interface ClientOptions {
   /** The platform's base URL, e.g. `https://gitlab.example.com` (a trailing `/api/v4` is accepted and dropped). */
@@ -79,10 +79,11 @@ export interface RequestOptions {
   /** Answer a successful response's body as bytes (an export archive) rather than parsed JSON or text. */
   binary?: boolean;
   /**
-   * The fields the caller relies on (see shape.ts): a successful answer (each item of a list) that lacks one or
-   * has one of the wrong type is a ResponseError naming the request, the item and the field.
+   * The fields the caller relies on (see shape.ts): a successful answer that lacks one or has one of the wrong type
+   * (nested lists and objects included) is a ResponseError naming the request, the item and the field. A Shape asks
+   * for an object (a list is refused); `listOf(shape)` for a list. For `list()`, the shape of each item.
    */
-  shape?: Shape;
+  shape?: AnswerShape;
 }
 
 export interface ApiResponse<T> {
@@ -124,7 +125,7 @@ interface Prepared {
   binary: boolean;
   redactor: Redactor;
   /** What a successful answer must look like (RequestOptions.shape). */
-  shape: Shape | undefined;
+  shape: AnswerShape | undefined;
 }
 
 type Attempt =
@@ -262,6 +263,11 @@ function parseSuccess(text: string, contentType: string): { body: unknown } | { 
         "is the platform's own address (a sign-in page, proxy or portal may be answering in its place)",
     };
   }
+  if (nestsTooDeep(text)) {
+    return {
+      problem: `the JSON answer nests deeper than ${MAX_JSON_DEPTH} levels, which the platform never sends; it begins ${opening(text)}`,
+    };
+  }
   try {
     return { body: JSON.parse(text) };
   } catch (error) {
@@ -272,11 +278,11 @@ function parseSuccess(text: string, contentType: string): { body: unknown } | { 
   }
 }
 
-/** An error answer's body: JSON when it parses, else the text (error pages are quoted, not refused). */
+/** An error answer's body: JSON when it parses (and nests no deeper than JSON answers may), else the text. */
 function parseBody(text: string, contentType: string): unknown {
   if (text === "") return null;
   const looksJson = /^\s*[[{"]/.test(text) || /^\s*(true|false|null|-?\d)/.test(text);
-  if (/json/i.test(contentType) || (!/html/i.test(contentType) && looksJson)) {
+  if ((/json/i.test(contentType) || (!/html/i.test(contentType) && looksJson)) && !nestsTooDeep(text)) {
     try {
       return JSON.parse(text);
     } catch {
@@ -457,7 +463,7 @@ export class ApiClient {
           `${got} came back where a list was expected`,
         );
       }
-      const problem = shape && itemsProblem(response.body, shape);
+      const problem = shape && answerProblem(response.body, asList(shape));
       if (problem) {
         const which = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
         throw new ResponseError("GET", shownPath, response.status, `${which}, ${problem}`);
@@ -576,7 +582,7 @@ export class ApiClient {
           "the answer is not a SCIM ListResponse with Resources",
         );
       }
-      const problem = shape && itemsProblem(page.Resources, shape);
+      const problem = shape && answerProblem(page.Resources, asList(shape));
       if (problem) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem}`);
       items.push(...(page.Resources as T[]));
       const total =
@@ -675,12 +681,7 @@ export class ApiClient {
             return { status: result.status, headers: result.headers, body: new Uint8Array(result.bytes) };
           const parsed = parseSuccess(result.text, contentType);
           const problem =
-            "problem" in parsed
-              ? parsed.problem
-              : req.shape &&
-                (Array.isArray(parsed.body)
-                  ? itemsProblem(parsed.body, req.shape)
-                  : shapeProblem(parsed.body, req.shape));
+            "problem" in parsed ? parsed.problem : req.shape && answerProblem(parsed.body, req.shape);
           if (problem) {
             const error = new ResponseError(
               req.method,

@@ -19,3 +19,4 @@ export {
 export { type MetricsSnapshot, RequestMetrics } from "./metrics.js";
 export { apiPath, encodeSegment, endpointTemplate, type PathId } from "./path.js";
 export { REDACTED, Redactor } from "./redact.js";
+export { listOf, objectOf } from "./shape.js";
