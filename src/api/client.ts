@@ -181,10 +181,36 @@ function readCaFile(file: string): string {
   return text;
 }
 
-function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
+/** The longest wait a timer can take (Node cuts a longer one to 1 ms): 24 hours, well below 2^31-1 ms. */
+const MAX_WAIT_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The largest value each numeric option may take: far above any real use, and below what would break (a timer
+ * past 2^31-1 ms fires at once; a body past 512 MiB cannot become a string).
+ */
+export const OPTION_MAXIMUMS = {
+  timeoutMs: MAX_WAIT_MS,
+  concurrency: 256,
+  maxAttempts: 100,
+  maxResponseBytes: 500 * 1024 * 1024,
+  maxPages: 10_000_000,
+  maxRetryWaitMs: MAX_WAIT_MS,
+  backoffBaseMs: MAX_WAIT_MS,
+  backoffCapMs: MAX_WAIT_MS,
+} as const;
+
+function positive(
+  name: keyof typeof OPTION_MAXIMUMS,
+  value: number | undefined,
+  fallback: number,
+  min = 1,
+): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < min) {
-    throw new ClientConfigError(`${name} must be a number of at least ${min}, got ${value}`);
+  const max = OPTION_MAXIMUMS[name];
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ClientConfigError(
+      `${name} must be a number from ${min} to ${max.toLocaleString("en-US")}, got ${value}`,
+    );
   }
   return value;
 }

@@ -4,6 +4,7 @@ export {
   type ClientOptions,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
+  OPTION_MAXIMUMS,
   type QueryValue,
   type RequestOptions,
   type Shape,

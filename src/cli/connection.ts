@@ -1,7 +1,7 @@
 /** The connection flags every command that talks to the platform shares, and how they become ClientOptions. */
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
-import type { ClientOptions } from "../api/index.js";
+import { type ClientOptions, OPTION_MAXIMUMS } from "../api/index.js";
 
 /** The options commander collects from `addConnectionOptions`. */
 export interface ConnectionFlags {
@@ -19,11 +19,25 @@ export interface ConnectionFlags {
   progress?: boolean;
 }
 
-function positiveInteger(flag: string) {
+const MiB = 1024 * 1024;
+
+/** The numeric flags, the client option each sets, and how many bytes one unit of the flag is (MiB flags). */
+const NUMERIC = {
+  "--timeout": { option: "timeoutMs", unit: 1 },
+  "--concurrency": { option: "concurrency", unit: 1 },
+  "--max-attempts": { option: "maxAttempts", unit: 1 },
+  "--max-response-mb": { option: "maxResponseBytes", unit: MiB },
+} as const;
+type NumericFlag = keyof typeof NUMERIC;
+
+/** A whole number from 1 to the client's maximum for the option (in the flag's unit). */
+function positiveInteger(flag: NumericFlag) {
+  const { option, unit } = NUMERIC[flag];
+  const max = Math.floor(OPTION_MAXIMUMS[option] / unit);
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
-      throw new InvalidArgumentError(`${flag} needs a whole number of at least 1, got "${value}"`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+      throw new InvalidArgumentError(`${flag} needs a whole number from 1 to ${max}, got "${value}"`);
     }
     return n;
   };
@@ -66,16 +80,11 @@ export function addConnectionOptions(cmd: Command): Command {
     .option("--debug", "print one line per API request and response (tokens redacted)");
 }
 
-function numberFlag(flag: string, value: number | string | undefined): number | undefined {
+/** A numeric flag's value (commander's number, or a string from the Action), checked the same way. */
+function numberFlag(flag: NumericFlag, value: number | string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === "number") {
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new Error(`${flag} needs a whole number of at least 1, got ${value}`);
-    }
-    return value;
-  }
   try {
-    return positiveInteger(flag)(value);
+    return positiveInteger(flag)(String(value));
   } catch (error) {
     throw new Error((error as Error).message);
   }
@@ -129,14 +138,16 @@ export function resolveConnection(
   if (scimToken !== undefined) options.scimToken = scimToken;
   if (opts.caFile !== undefined) options.caFile = opts.caFile;
   if (opts.insecureHttp) options.insecureHttp = true;
-  const timeoutMs = numberFlag("--timeout", opts.timeout);
-  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
-  const concurrency = numberFlag("--concurrency", opts.concurrency);
-  if (concurrency !== undefined) options.concurrency = concurrency;
-  const maxAttempts = numberFlag("--max-attempts", opts.maxAttempts);
-  if (maxAttempts !== undefined) options.maxAttempts = maxAttempts;
-  const maxResponseMb = numberFlag("--max-response-mb", opts.maxResponseMb);
-  if (maxResponseMb !== undefined) options.maxResponseBytes = maxResponseMb * 1024 * 1024;
+  const given: Record<NumericFlag, number | string | undefined> = {
+    "--timeout": opts.timeout,
+    "--concurrency": opts.concurrency,
+    "--max-attempts": opts.maxAttempts,
+    "--max-response-mb": opts.maxResponseMb,
+  };
+  for (const [flag, value] of Object.entries(given) as [NumericFlag, number | string | undefined][]) {
+    const n = numberFlag(flag, value);
+    if (n !== undefined) options[NUMERIC[flag].option] = n * NUMERIC[flag].unit;
+  }
   if (opts.debug) options.debug = debugSink;
   return options;
 }
