@@ -68552,11 +68552,13 @@ function answerProblem(value, shape) {
 // src/api/client.ts
 var DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 var DEFAULT_MAX_PAGES = 1e4;
+var DEFAULT_MAX_LIST_BYTES = 1024 * 1024 * 1024;
 var DEFAULTS = {
   concurrency: 8,
   timeoutMs: 3e4,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   maxPages: DEFAULT_MAX_PAGES,
+  maxListBytes: DEFAULT_MAX_LIST_BYTES,
   maxAttempts: 8,
   maxRetryWaitMs: 6e4,
   backoffBaseMs: 500,
@@ -68611,6 +68613,7 @@ var OPTION_MAXIMUMS = {
   concurrency: 256,
   maxAttempts: 100,
   maxResponseBytes: 500 * 1024 * 1024,
+  maxListBytes: 16 * 1024 * 1024 * 1024,
   maxPages: 1e7,
   maxRetryWaitMs: MAX_WAIT_MS,
   backoffBaseMs: MAX_WAIT_MS,
@@ -68709,6 +68712,11 @@ function parseBody(text, contentType) {
   }
   return text;
 }
+function perPageOf(request, path2) {
+  const fromLink = new URLSearchParams(splitQuery(path2)[1]).get("per_page");
+  const asked = Number(request.query?.["per_page"] ?? fromLink ?? PER_PAGE);
+  return Number.isSafeInteger(asked) && asked > 0 ? asked : PER_PAGE;
+}
 function seconds(ms) {
   return ms < 1e3 ? `${ms} ms` : `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)} s`;
 }
@@ -68725,6 +68733,7 @@ var ApiClient = class {
   #timeoutMs;
   #maxResponseBytes;
   #maxPages;
+  #maxListBytes;
   #concurrency;
   #maxAttempts;
   #maxRetryWaitMs;
@@ -68745,6 +68754,7 @@ var ApiClient = class {
     this.#timeoutMs = positive("timeoutMs", opts.timeoutMs, DEFAULTS.timeoutMs);
     this.#maxResponseBytes = positive("maxResponseBytes", opts.maxResponseBytes, DEFAULTS.maxResponseBytes);
     this.#maxPages = Math.floor(positive("maxPages", opts.maxPages, DEFAULTS.maxPages));
+    this.#maxListBytes = positive("maxListBytes", opts.maxListBytes, DEFAULTS.maxListBytes);
     this.#maxAttempts = Math.floor(positive("maxAttempts", opts.maxAttempts, DEFAULTS.maxAttempts));
     this.#maxRetryWaitMs = positive("maxRetryWaitMs", opts.maxRetryWaitMs, DEFAULTS.maxRetryWaitMs, 0);
     this.#backoff = {
@@ -68789,14 +68799,17 @@ var ApiClient = class {
   }
   /** Sends one request (retrying where safe) and returns status, headers and parsed body; throws on non-2xx. */
   async request(method, path2, opts = {}) {
+    const { bytes: _2, ...response } = await this.#exchange(method, path2, opts);
+    return response;
+  }
+  async #exchange(method, path2, opts) {
     const prepared = this.#prepare(method.toUpperCase(), path2, opts);
     if (opts.multipart !== void 0) {
       const encoded = await encodeMultipart(opts.multipart);
       prepared.body = encoded.body;
       prepared.headers["content-type"] = encoded.contentType;
     }
-    const response = await this.#send(prepared);
-    return response;
+    return this.#send(prepared);
   }
   async get(path2, opts) {
     const body2 = (await this.request("GET", path2, opts)).body;
@@ -68831,6 +68844,7 @@ var ApiClient = class {
     const shownPath = this.#redactor.text(bare);
     const pageOpts = (page) => "page" in page ? [path2, { ...opts, query: { ...query, page: page.page } }] : [`${bare}?${page.search}`, { ...opts, query: {} }];
     let fetched = 0;
+    const kept = { bytes: 0 };
     const fetchPage = async (page) => {
       fetched += 1;
       if (fetched > this.#maxPages) {
@@ -68843,9 +68857,15 @@ var ApiClient = class {
       }
       const [pagePath2, pageRequest] = pageOpts(page);
       const { shape, ...plain } = pageRequest;
-      const response = await this.request("GET", pagePath2, plain);
+      const response = await this.#exchange("GET", pagePath2, plain);
       this.metrics.countPage();
-      if (Array.isArray(response.body)) this.metrics.countObjects(response.body.length);
+      const which2 = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
+      if (Array.isArray(response.body)) {
+        this.metrics.countObjects(response.body.length);
+        const asked = pageInfo(response.headers).paginated ? perPageOf(pageRequest, pagePath2) : void 0;
+        const over = this.#overLimit(kept, response.bytes, response.body.length, asked, which2);
+        if (over) throw new ResponseError("GET", shownPath, response.status, over);
+      }
       if (!Array.isArray(response.body)) {
         const got = response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
         throw new ResponseError(
@@ -68857,7 +68877,6 @@ var ApiClient = class {
       }
       const problem2 = shape && answerProblem(response.body, asList(shape));
       if (problem2) {
-        const which2 = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
         throw new ResponseError("GET", shownPath, response.status, `${which2}, ${problem2}`);
       }
       return { items: response.body, headers: response.headers };
@@ -68906,6 +68925,20 @@ var ApiClient = class {
     return items;
   }
   /**
+   * Counts one page of a list against the list's limits: the problem when the page holds more items than were
+   * asked for (`asked`, when the answer is paginated), or when the list's answers pass the list size limit.
+   */
+  #overLimit(kept, bytes, items, asked, which2) {
+    kept.bytes += bytes;
+    if (asked !== void 0 && items > asked) {
+      return `${which2} holds ${items.toLocaleString("en-US")} items, more than the ${asked} asked for (per_page): a broken answer, not read further`;
+    }
+    if (kept.bytes > this.#maxListBytes) {
+      return `the list's answers passed ${mebibytes(this.#maxListBytes)} with ${which2}, the most forgeform keeps of one list: stopped there. If a list on the platform really is that large, raise the limit with --max-list-mb`;
+    }
+    return void 0;
+  }
+  /**
    * Fetches pages `from`..`to` with at most `concurrency` requests outstanding (so a huge page count never turns
    * into a huge queue), and stops scheduling after an empty page. Resolves to the pages in order, up to and
    * including the first empty one.
@@ -68942,6 +68975,7 @@ var ApiClient = class {
     const limit = this.#maxPages * PER_PAGE;
     const { shape, ...plain } = opts;
     let startIndex = Number(opts.query?.["startIndex"] ?? 1) || 1;
+    const kept = { bytes: 0 };
     for (let pages = 1; ; pages++) {
       if (pages > this.#maxPages) {
         throw new ResponseError(
@@ -68952,10 +68986,15 @@ var ApiClient = class {
         );
       }
       const query = { count: PER_PAGE, ...opts.query, startIndex };
-      const { status, body: body2 } = await this.request("GET", path2, { ...plain, query });
+      const { status, body: body2, bytes } = await this.#exchange("GET", path2, { ...plain, query });
       this.metrics.countPage();
       const page = body2;
-      if (page && Array.isArray(page.Resources)) this.metrics.countObjects(page.Resources.length);
+      if (page && Array.isArray(page.Resources)) {
+        this.metrics.countObjects(page.Resources.length);
+        const asked = Number(query.count) || void 0;
+        const over = this.#overLimit(kept, bytes, page.Resources.length, asked, `startIndex ${startIndex}`);
+        if (over) throw new ResponseError("GET", shownPath, status, over.replace("per_page", "count"));
+      }
       if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
         throw new ResponseError(
           "GET",
@@ -69050,8 +69089,14 @@ var ApiClient = class {
       if (result.kind === "response") {
         const contentType = result.headers["content-type"] ?? "";
         if (result.status >= 200 && result.status < 300) {
+          const bytes = result.bytes.length;
           if (req.binary)
-            return { status: result.status, headers: result.headers, body: new Uint8Array(result.bytes) };
+            return {
+              status: result.status,
+              headers: result.headers,
+              body: new Uint8Array(result.bytes),
+              bytes
+            };
           const parsed = parseSuccess(result.text, contentType);
           const problem2 = "problem" in parsed ? parsed.problem : req.shape && answerProblem(parsed.body, req.shape);
           if (problem2) {
@@ -69064,7 +69109,12 @@ var ApiClient = class {
             if (!idempotent) throw new OutcomeUnknownError(req.method, req.shownPath, error2);
             throw error2;
           }
-          return { status: result.status, headers: result.headers, body: parsed.body };
+          return {
+            status: result.status,
+            headers: result.headers,
+            body: parsed.body,
+            bytes
+          };
         }
         const location = result.headers["location"];
         const fail = (gaveUp) => new ApiError({
@@ -69203,7 +69253,8 @@ var NUMERIC = {
   "--timeout": { option: "timeoutMs", unit: 1 },
   "--concurrency": { option: "concurrency", unit: 1 },
   "--max-attempts": { option: "maxAttempts", unit: 1 },
-  "--max-response-mb": { option: "maxResponseBytes", unit: MiB }
+  "--max-response-mb": { option: "maxResponseBytes", unit: MiB },
+  "--max-list-mb": { option: "maxListBytes", unit: MiB }
 };
 function positiveInteger(flag) {
   const { option, unit } = NUMERIC[flag];
@@ -69264,7 +69315,8 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
     "--timeout": opts.timeout,
     "--concurrency": opts.concurrency,
     "--max-attempts": opts.maxAttempts,
-    "--max-response-mb": opts.maxResponseMb
+    "--max-response-mb": opts.maxResponseMb,
+    "--max-list-mb": opts.maxListMb
   };
   for (const [flag, value] of Object.entries(given)) {
     const n2 = numberFlag(flag, value);

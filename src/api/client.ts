@@ -41,6 +41,8 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** Most pages read from one list (default 10,000: a million objects at 100 per page). */
   maxPages?: number;
+  /** Most bytes of answers kept of one list, all its pages together (default 1 GiB); more is an error naming it. */
+  maxListBytes?: number;
   /** Attempts per request, the first included (default 8). */
   maxAttempts?: number;
   /** Total time one request may spend waiting between retries, in ms (default 60000). */
@@ -94,17 +96,27 @@ export interface ApiResponse<T> {
   body: T;
 }
 
+/** A response with the size of its body as it came, in bytes (what a list counts against its limit). */
+type Sized = ApiResponse<unknown> & { bytes: number };
+
 /** The default of `maxResponseBytes`: room for the biggest legitimate answer, a project's whole wiki with content. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** The default of `maxPages`: 1,000,000 objects at 100 per page, ten times a 100,000-object instance. */
 export const DEFAULT_MAX_PAGES = 10_000;
 
+/**
+ * The default of `maxListBytes`: 1 GiB of answers for one list, room for 1,000,000 objects of 1 KiB (the page cap)
+ * or 200,000 full project objects of about 5 KiB.
+ */
+export const DEFAULT_MAX_LIST_BYTES = 1024 * 1024 * 1024;
+
 const DEFAULTS = {
   concurrency: 8,
   timeoutMs: 30_000,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   maxPages: DEFAULT_MAX_PAGES,
+  maxListBytes: DEFAULT_MAX_LIST_BYTES,
   maxAttempts: 8,
   maxRetryWaitMs: 60_000,
   backoffBaseMs: 500,
@@ -193,6 +205,7 @@ export const OPTION_MAXIMUMS = {
   concurrency: 256,
   maxAttempts: 100,
   maxResponseBytes: 500 * 1024 * 1024,
+  maxListBytes: 16 * 1024 * 1024 * 1024,
   maxPages: 10_000_000,
   maxRetryWaitMs: MAX_WAIT_MS,
   backoffBaseMs: MAX_WAIT_MS,
@@ -318,6 +331,13 @@ function parseBody(text: string, contentType: string): unknown {
   return text;
 }
 
+/** The per_page a page request asks for: from its query, or the `per_page` of a Link rel="next" URL. */
+function perPageOf(request: RequestOptions, path: string): number {
+  const fromLink = new URLSearchParams(splitQuery(path)[1]).get("per_page");
+  const asked = Number(request.query?.["per_page"] ?? fromLink ?? PER_PAGE);
+  return Number.isSafeInteger(asked) && asked > 0 ? asked : PER_PAGE;
+}
+
 function seconds(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
 }
@@ -339,6 +359,7 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   readonly #maxPages: number;
+  readonly #maxListBytes: number;
   readonly #concurrency: number;
   readonly #maxAttempts: number;
   readonly #maxRetryWaitMs: number;
@@ -360,6 +381,7 @@ export class ApiClient {
     this.#timeoutMs = positive("timeoutMs", opts.timeoutMs, DEFAULTS.timeoutMs);
     this.#maxResponseBytes = positive("maxResponseBytes", opts.maxResponseBytes, DEFAULTS.maxResponseBytes);
     this.#maxPages = Math.floor(positive("maxPages", opts.maxPages, DEFAULTS.maxPages));
+    this.#maxListBytes = positive("maxListBytes", opts.maxListBytes, DEFAULTS.maxListBytes);
     this.#maxAttempts = Math.floor(positive("maxAttempts", opts.maxAttempts, DEFAULTS.maxAttempts));
     this.#maxRetryWaitMs = positive("maxRetryWaitMs", opts.maxRetryWaitMs, DEFAULTS.maxRetryWaitMs, 0);
     this.#backoff = {
@@ -410,6 +432,11 @@ export class ApiClient {
 
   /** Sends one request (retrying where safe) and returns status, headers and parsed body; throws on non-2xx. */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const { bytes: _, ...response } = await this.#exchange(method, path, opts);
+    return response as ApiResponse<T>;
+  }
+
+  async #exchange(method: string, path: string, opts: RequestOptions): Promise<Sized> {
     const prepared = this.#prepare(method.toUpperCase(), path, opts);
     if (opts.multipart !== undefined) {
       // Serialise once, so a retry sends the same bytes and any FormData implementation works.
@@ -417,8 +444,7 @@ export class ApiClient {
       prepared.body = encoded.body;
       prepared.headers["content-type"] = encoded.contentType;
     }
-    const response = await this.#send(prepared);
-    return response as ApiResponse<T>;
+    return this.#send(prepared);
   }
 
   async get<T>(path: string, opts?: RequestOptions): Promise<T> {
@@ -462,6 +488,7 @@ export class ApiClient {
         ? [path, { ...opts, query: { ...query, page: page.page } }]
         : [`${bare}?${page.search}`, { ...opts, query: {} }];
     let fetched = 0;
+    const kept = { bytes: 0 };
     const fetchPage = async (page: NextPage): Promise<{ items: T[]; headers: Record<string, string> }> => {
       fetched += 1;
       if (fetched > this.#maxPages) {
@@ -476,9 +503,16 @@ export class ApiClient {
       }
       const [pagePath, pageRequest] = pageOpts(page);
       const { shape, ...plain } = pageRequest;
-      const response = await this.request<unknown>("GET", pagePath, plain);
+      const response = await this.#exchange("GET", pagePath, plain);
       this.metrics.countPage();
-      if (Array.isArray(response.body)) this.metrics.countObjects(response.body.length);
+      const which = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
+      if (Array.isArray(response.body)) {
+        this.metrics.countObjects(response.body.length);
+        // Only a paginated answer honours per_page: an endpoint without pagination answers with everything.
+        const asked = pageInfo(response.headers).paginated ? perPageOf(pageRequest, pagePath) : undefined;
+        const over = this.#overLimit(kept, response.bytes, response.body.length, asked, which);
+        if (over) throw new ResponseError("GET", shownPath, response.status, over);
+      }
       if (!Array.isArray(response.body)) {
         const got =
           response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
@@ -491,7 +525,6 @@ export class ApiClient {
       }
       const problem = shape && answerProblem(response.body, asList(shape));
       if (problem) {
-        const which = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
         throw new ResponseError("GET", shownPath, response.status, `${which}, ${problem}`);
       }
       return { items: response.body as T[], headers: response.headers };
@@ -545,6 +578,30 @@ export class ApiClient {
   }
 
   /**
+   * Counts one page of a list against the list's limits: the problem when the page holds more items than were
+   * asked for (`asked`, when the answer is paginated), or when the list's answers pass the list size limit.
+   */
+  #overLimit(
+    kept: { bytes: number },
+    bytes: number,
+    items: number,
+    asked: number | undefined,
+    which: string,
+  ): string | undefined {
+    kept.bytes += bytes;
+    if (asked !== undefined && items > asked) {
+      return `${which} holds ${items.toLocaleString("en-US")} items, more than the ${asked} asked for (per_page): a broken answer, not read further`;
+    }
+    if (kept.bytes > this.#maxListBytes) {
+      return (
+        `the list's answers passed ${mebibytes(this.#maxListBytes)} with ${which}, the most forgeform keeps of one ` +
+        "list: stopped there. If a list on the platform really is that large, raise the limit with --max-list-mb"
+      );
+    }
+    return undefined;
+  }
+
+  /**
    * Fetches pages `from`..`to` with at most `concurrency` requests outstanding (so a huge page count never turns
    * into a huge queue), and stops scheduling after an empty page. Resolves to the pages in order, up to and
    * including the first empty one.
@@ -586,6 +643,7 @@ export class ApiClient {
     const limit = this.#maxPages * PER_PAGE;
     const { shape, ...plain } = opts;
     let startIndex = Number(opts.query?.["startIndex"] ?? 1) || 1;
+    const kept = { bytes: 0 };
     for (let pages = 1; ; pages++) {
       if (pages > this.#maxPages) {
         throw new ResponseError(
@@ -596,10 +654,15 @@ export class ApiClient {
         );
       }
       const query = { count: PER_PAGE, ...opts.query, startIndex };
-      const { status, body } = await this.request<unknown>("GET", path, { ...plain, query });
+      const { status, body, bytes } = await this.#exchange("GET", path, { ...plain, query });
       this.metrics.countPage();
       const page = body as { Resources?: unknown; totalResults?: unknown } | null;
-      if (page && Array.isArray(page.Resources)) this.metrics.countObjects(page.Resources.length);
+      if (page && Array.isArray(page.Resources)) {
+        this.metrics.countObjects(page.Resources.length);
+        const asked = Number(query.count) || undefined;
+        const over = this.#overLimit(kept, bytes, page.Resources.length, asked, `startIndex ${startIndex}`);
+        if (over) throw new ResponseError("GET", shownPath, status, over.replace("per_page", "count"));
+      }
       if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
         throw new ResponseError(
           "GET",
@@ -693,7 +756,7 @@ export class ApiClient {
     };
   }
 
-  async #send(req: Prepared): Promise<ApiResponse<unknown>> {
+  async #send(req: Prepared): Promise<Sized> {
     const idempotent = IDEMPOTENT_METHODS.has(req.method);
     let waited = 0;
     for (let attempt = 1; ; attempt++) {
@@ -703,8 +766,14 @@ export class ApiClient {
       if (result.kind === "response") {
         const contentType = result.headers["content-type"] ?? "";
         if (result.status >= 200 && result.status < 300) {
+          const bytes = result.bytes.length;
           if (req.binary)
-            return { status: result.status, headers: result.headers, body: new Uint8Array(result.bytes) };
+            return {
+              status: result.status,
+              headers: result.headers,
+              body: new Uint8Array(result.bytes),
+              bytes,
+            };
           const parsed = parseSuccess(result.text, contentType);
           const problem =
             "problem" in parsed ? parsed.problem : req.shape && answerProblem(parsed.body, req.shape);
@@ -719,7 +788,12 @@ export class ApiClient {
             if (!idempotent) throw new OutcomeUnknownError(req.method, req.shownPath, error);
             throw error;
           }
-          return { status: result.status, headers: result.headers, body: (parsed as { body: unknown }).body };
+          return {
+            status: result.status,
+            headers: result.headers,
+            body: (parsed as { body: unknown }).body,
+            bytes,
+          };
         }
         const location = result.headers["location"];
         const fail = (gaveUp?: string) =>

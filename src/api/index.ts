@@ -2,6 +2,7 @@ export {
   ApiClient,
   type ApiResponse,
   type ClientOptions,
+  DEFAULT_MAX_LIST_BYTES,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
   OPTION_MAXIMUMS,

@@ -14,6 +14,7 @@ export interface ConnectionFlags {
   concurrency?: number | string;
   maxAttempts?: number | string;
   maxResponseMb?: number | string;
+  maxListMb?: number | string;
   debug?: boolean;
   /** False with --no-progress: no progress line on stderr. */
   progress?: boolean;
@@ -27,6 +28,7 @@ const NUMERIC = {
   "--concurrency": { option: "concurrency", unit: 1 },
   "--max-attempts": { option: "maxAttempts", unit: 1 },
   "--max-response-mb": { option: "maxResponseBytes", unit: MiB },
+  "--max-list-mb": { option: "maxListBytes", unit: MiB },
 } as const;
 type NumericFlag = keyof typeof NUMERIC;
 
@@ -45,7 +47,7 @@ function positiveInteger(flag: NumericFlag) {
 
 /**
  * Adds --url, --token, --token-file, --ca-file, --insecure-http, --timeout, --concurrency, --max-attempts,
- * --max-response-mb, --debug, --no-progress.
+ * --max-response-mb, --max-list-mb, --debug, --no-progress.
  */
 export function addConnectionOptions(cmd: Command): Command {
   return cmd
@@ -76,6 +78,11 @@ export function addConnectionOptions(cmd: Command): Command {
       "--max-response-mb <n>",
       "largest response body read, in MiB (default 64)",
       positiveInteger("--max-response-mb"),
+    )
+    .option(
+      "--max-list-mb <n>",
+      "most MiB of answers kept of one list, all its pages together (default 1024)",
+      positiveInteger("--max-list-mb"),
     )
     .option("--debug", "print one line per API request and response (tokens redacted)");
 }
@@ -143,6 +150,7 @@ export function resolveConnection(
     "--concurrency": opts.concurrency,
     "--max-attempts": opts.maxAttempts,
     "--max-response-mb": opts.maxResponseMb,
+    "--max-list-mb": opts.maxListMb,
   };
   for (const [flag, value] of Object.entries(given) as [NumericFlag, number | string | undefined][]) {
     const n = numberFlag(flag, value);

@@ -17,6 +17,7 @@ describe("numeric options are bounded", () => {
     ["--concurrency", "100000", "--concurrency needs a whole number from 1 to 256"],
     ["--max-attempts", "1000", "--max-attempts needs a whole number from 1 to 100"],
     ["--max-response-mb", "100000", "--max-response-mb needs a whole number from 1 to 500"],
+    ["--max-list-mb", "99999999", "--max-list-mb needs a whole number from 1 to 16384"],
   ])("%s %s is refused at start, before any request", async (flag, value, message) => {
     const p = await start({});
     const result = await p.cli(["plan", flag, value, manifest(TRIGGER_MANIFEST)]);
