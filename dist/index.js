@@ -73912,7 +73912,8 @@ function listing(ctx, selector) {
   const memoKey = `select:${path2}?${JSON.stringify(query)}`;
   let p2 = ctx.memo.get(memoKey);
   if (!p2) {
-    p2 = ctx.api.list(path2, { query }).then(
+    const shape = collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
+    p2 = ctx.api.list(path2, { query, shape }).then(
       (items) => items.map((i) => ({ path: String(i.path_with_namespace ?? i.full_path ?? "") })),
       (error2) => {
         if (error2 instanceof ApiError && error2.status === 404) return void 0;
@@ -76257,14 +76258,11 @@ var systemHookKind = {
     return (await ctx.api.list("/hooks", { shape: SHAPE6 })).map(toLive13);
   },
   async create(ctx, _parent, desired, key) {
-    const answer = await ctx.api.post("/hooks", {
-      body: { ...body(desired), url: key }
+    const created2 = await ctx.api.post("/hooks", {
+      body: { ...body(desired), url: key },
+      shape: SHAPE6
     });
-    const created2 = Array.isArray(answer) ? answer.find((h2) => h2.url === key) : answer;
-    if (created2?.id !== void 0) return toLive13(created2);
-    const again = (await ctx.api.list("/hooks", { shape: SHAPE6 })).find((h2) => h2.url === key);
-    if (!again) throw new Error("the platform accepted the hook but does not list it");
-    return toLive13(again);
+    return toLive13(created2);
   },
   async remove(ctx, _parent, live) {
     await ctx.api.delete(apiPath`/hooks/${live.id}`);

@@ -45,14 +45,11 @@ export const systemHookKind: Kind = {
   },
 
   async create(ctx, _parent, desired, key) {
-    const answer = await ctx.api.post<ApiHook | ApiHook[]>("/hooks", {
+    const created = await ctx.api.post<ApiHook>("/hooks", {
       body: { ...body(desired), url: key },
+      shape: SHAPE,
     });
-    const created = Array.isArray(answer) ? answer.find((h) => h.url === key) : answer;
-    if (created?.id !== undefined) return toLive(created);
-    const again = (await ctx.api.list<ApiHook>("/hooks", { shape: SHAPE })).find((h) => h.url === key);
-    if (!again) throw new Error("the platform accepted the hook but does not list it");
-    return toLive(again);
+    return toLive(created);
   },
 
   async remove(ctx, _parent, live) {
