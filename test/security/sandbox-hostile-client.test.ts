@@ -684,6 +684,14 @@ describe("authorization sweeps: every route, against a private group and project
         if (res.status >= 500) problems.push(where);
         else if (res.status < 400 && (inside || admin || (write && who === "anonymous")))
           problems.push(where);
+        else if (
+          write &&
+          who === "anonymous" &&
+          route.mount === "rest" &&
+          res.status !== 401 &&
+          res.status !== 404
+        )
+          problems.push(`${where}: an anonymous write must be 401 (or 404 for what it may not see)`);
         else if (res.status >= 400 && JSON.stringify(c.sb.store.data) !== before)
           problems.push(`${where}: refused, but the state changed`);
       }
