@@ -1,6 +1,6 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Edition, SandboxApp } from "./app.js";
+import { type CredentialStatus, type Edition, SandboxApp } from "./app.js";
 import { FaultInjector, parseFaults, parseLatency } from "./faults.js";
 import { applyFixture, loadFixtureFile } from "./fixture.js";
 import { parseBody, parseQuery, type SandboxRequest } from "./request.js";
@@ -143,11 +143,20 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     // refused body is not read: the answer goes out and the connection is closed.
     const rawUrl = req.url ?? "/";
     const queryAt = rawUrl.indexOf("?");
-    const credentials = app.credentialsOf(
-      req.headers,
-      queryAt < 0 ? "" : rawUrl.slice(queryAt + 1),
-      queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
-    );
+    let credentials: CredentialStatus;
+    try {
+      credentials = app.credentialsOf(
+        req.headers,
+        queryAt < 0 ? "" : rawUrl.slice(queryAt + 1),
+        queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
+      );
+    } catch (error) {
+      // A route module's check failing (a broken table in the state file) must not take the server down.
+      opts.log?.(
+        `sandbox: checking the credentials of ${req.method} failed: ${(error as Error).stack ?? String(error)}`,
+      );
+      credentials = "unknown";
+    }
     const limit = credentials === "known" ? maxBody : ANONYMOUS_BODY_BYTES;
     const refuse = () => {
       if (res.headersSent) return;

@@ -265,6 +265,28 @@ describe("the state file", () => {
     expect(text).toContain("token_sha256");
   });
 
+  it("a module table of the wrong shape costs the requests that read it, never the server", async () => {
+    const statePath = join(dir(), "tables.json");
+    const areas = { jobs: { pipelines: [], jobs: 5 }, scim: { providers: "x", identities: [] } };
+    writeFileSync(statePath, JSON.stringify({ ...VALID_STATE, areas }));
+    const sb = await startSandbox({ statePath, adminToken: "tables-admin" });
+    try {
+      for (const [path, headers] of [
+        ["/api/v4/projects/1/jobs/1/artifacts", { "JOB-TOKEN": "x" }],
+        ["/api/scim/v2/groups/acme/Users", { Authorization: "Bearer x" }],
+      ] as const) {
+        const res = await fetch(`${sb.url}${path}`, { headers });
+        expect(res.status).toBeGreaterThanOrEqual(400);
+      }
+      const version = await fetch(`${sb.url}/api/v4/version`, {
+        headers: { "PRIVATE-TOKEN": "tables-admin" },
+      });
+      expect(version.status).toBe(200);
+    } finally {
+      await sb.stop();
+    }
+  });
+
   it("keeps job tokens as digests only, and a running job's token still works", async () => {
     const statePath = join(dir(), "jobs.json");
     const fixture = {
