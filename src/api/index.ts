@@ -2,8 +2,10 @@ export {
   ApiClient,
   type ApiResponse,
   type ClientOptions,
+  DEFAULT_MAX_LIST_BYTES,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
+  OPTION_MAXIMUMS,
   type QueryValue,
   type RequestOptions,
   type Shape,
@@ -19,3 +21,4 @@ export {
 export { type MetricsSnapshot, RequestMetrics } from "./metrics.js";
 export { apiPath, encodeSegment, endpointTemplate, type PathId } from "./path.js";
 export { REDACTED, Redactor } from "./redact.js";
+export { listOf, objectOf } from "./shape.js";

@@ -21,7 +21,7 @@ import { applyPlanResult, planFromManifests } from "./workflow.js";
 
 function parseCount(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
+  if (!Number.isSafeInteger(n) || n < 0)
     throw new Error(`--max-deletes must be a whole number, not ${JSON.stringify(value)}`);
   return n;
 }

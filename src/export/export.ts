@@ -104,7 +104,7 @@ class Exporter {
 
   private userEmailP: Promise<string> | undefined;
   private userEmail(): Promise<string> {
-    this.userEmailP ??= this.ctx.api.get<{ email?: string }>("/user").then(
+    this.userEmailP ??= this.ctx.api.get<{ email?: string }>("/user", { shape: { email: "string?" } }).then(
       (u) => u.email ?? "",
       () => "",
     );
@@ -301,6 +301,7 @@ interface ApiGroupRef {
 interface ApiProjectRef {
   path_with_namespace: string;
 }
+const PROJECT_REF_SHAPE = { path_with_namespace: "string" } as const;
 
 /** File name for a group or project path: `/` becomes `__`. */
 export function fileNameFor(path: string): string {
@@ -350,6 +351,7 @@ export async function exportManifests(
     if (!group) throw new Error(`group ${path} does not exist or is not visible to the token's user`);
     const subgroups = await ctx.api.list<ApiGroupRef>(apiPath`/groups/${group.id!}/descendant_groups`, {
       query: { all_available: true },
+      shape: { full_path: "string" },
     });
     const groupPaths = [group.key, ...subgroups.map((g) => g.full_path).sort()];
     const groups: Record<string, unknown> = {};
@@ -358,6 +360,7 @@ export async function exportManifests(
     // The group's own projects (projects shared with it belong to other groups' files).
     const projectRefs = await ctx.api.list<ApiProjectRef>(apiPath`/groups/${group.id!}/projects`, {
       query: { include_subgroups: true, with_shared: false },
+      shape: PROJECT_REF_SHAPE,
     });
     const projectPaths = projectRefs.map((p) => p.path_with_namespace).sort();
     const projects: Record<string, unknown> = {};
@@ -384,7 +387,9 @@ export async function exportManifests(
     exportedPaths.add(path.toLowerCase());
     exporter.begin();
     // The plan addresses projects by path without a lookup; an export checks that the project exists.
-    const found = await orNotFound(ctx.api.get<ApiProjectRef>(apiPath`/projects/${path}`));
+    const found = await orNotFound(
+      ctx.api.get<ApiProjectRef>(apiPath`/projects/${path}`, { shape: PROJECT_REF_SHAPE }),
+    );
     if (!found) throw new Error(`project ${path} does not exist or is not visible to the token's user`);
     const [project] = await exporter.readTop("projects", [found.path_with_namespace]);
     if (!project) throw new Error(`project ${path} could not be read`);

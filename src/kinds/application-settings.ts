@@ -46,7 +46,10 @@ function toLive(raw: Record<string, unknown>): Live {
 async function groupPath(ctx: KindContext, id: unknown): Promise<string> {
   if (typeof id !== "number") return "";
   return (
-    await ctx.api.get<{ full_path: string }>(apiPath`/groups/${id}`, { query: { with_projects: false } })
+    await ctx.api.get<{ full_path: string }>(apiPath`/groups/${id}`, {
+      query: { with_projects: false },
+      shape: { full_path: "string" },
+    })
   ).full_path;
 }
 
@@ -131,7 +134,10 @@ export const applicationSettingsKind: Kind = {
     for (const [name, spec] of settingSpecs()) if (spec.writeOnly && name in desired) send.add(name);
     const payload = body(desired, send);
     if (BAR in payload) payload[BAR] = await groupPath(ctx, payload[BAR]);
-    const updated = await ctx.api.put<Record<string, unknown>>("/application/settings", { body: payload });
+    const updated = await ctx.api.put<Record<string, unknown>>("/application/settings", {
+      body: payload,
+      shape: {},
+    });
     return toLive(updated);
   },
 };

@@ -7,12 +7,12 @@
  * `title` and `can_push` are updated in place.
  */
 import { createHash } from "node:crypto";
-import { ApiError, apiPath } from "../api/index.js";
+import { ApiError, apiPath, type Shape } from "../api/index.js";
 import { isSecret } from "../manifest/secret.js";
 import { body, ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
-const KEY_SHAPE = { id: "integer", title: "string", key: "string", can_push: "boolean?" } as const;
+const KEY_SHAPE: Shape = { id: "integer", title: "string", key: "string", can_push: "boolean?" };
 
 interface ApiKey {
   id: number;
@@ -91,7 +91,10 @@ function oneAtATime<T>(ctx: KindContext, key: string, work: () => Promise<T>): P
 }
 
 async function put(ctx: KindContext, parent: Parent, id: number | string, payload: Fields): Promise<ApiKey> {
-  return ctx.api.put<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, { body: payload });
+  return ctx.api.put<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, {
+    body: payload,
+    shape: KEY_SHAPE,
+  });
 }
 
 export const deployKeyKind: Kind = {
@@ -143,6 +146,7 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
     try {
       created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
         body: body(desired, ["title", "key", "can_push"]),
+        shape: KEY_SHAPE,
       });
     } catch (error) {
       if (
@@ -161,7 +165,9 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
   }
   let enabled: ApiKey;
   try {
-    enabled = await ctx.api.post<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
+    enabled = await ctx.api.post<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`, {
+      shape: KEY_SHAPE,
+    });
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error;
     throw new Error(

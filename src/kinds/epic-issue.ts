@@ -99,10 +99,12 @@ export const epicIssueKind: Kind = {
     const iid = Number(desired["iid"]);
     const [issue] = await ctx.api.list<{ id: number; iid: number }>(apiPath`/projects/${project.id}/issues`, {
       query: { iids: [iid] },
+      shape: { id: "integer", iid: "integer" },
     });
     if (!issue || issue.iid !== iid) throw new Error(`issue #${iid} does not exist in ${desired["project"]}`);
     const association = await ctx.api.post<{ id: number }>(
       `${epicIssuesPath(parent)}${apiPath`/${issue.id}`}`,
+      { shape: { id: "integer" } },
     );
     await move(ctx, parent, association.id, key, String(desired["after"] ?? FIRST));
     return {

@@ -8,7 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { ApiError, apiPath } from "../api/index.js";
+import { ApiError, apiPath, type Shape } from "../api/index.js";
 import { body, orNotFound, pick } from "./common.js";
 import type { CascadedObject, Fields, Kind, KindContext, KindProblem, Live } from "./kind.js";
 
@@ -32,7 +32,34 @@ const FIELDS = [
 /** Above this many declared groups, one paginated list of all groups is cheaper than one GET per group. */
 const BULK_THRESHOLD = 20;
 
-const GROUP_SHAPE = { id: "integer", full_path: "string" } as const;
+/** What reads of a group rely on: its identity and every field compared with the manifests. */
+const GROUP_SHAPE: Shape = {
+  id: "integer",
+  full_path: "string",
+  path: "string",
+  name: "string",
+  description: "string?",
+  visibility: "string",
+  request_access_enabled: "boolean?",
+  lfs_enabled: "boolean?",
+  share_with_group_lock: "boolean?",
+  require_two_factor_authentication: "boolean?",
+  two_factor_grace_period: "integer?",
+  project_creation_level: "string?",
+  subgroup_creation_level: "string?",
+  auto_devops_enabled: "boolean?",
+  emails_disabled: "boolean?",
+  mentions_disabled: "boolean?",
+  default_branch_protection: "integer?",
+};
+
+/** What reads of a group's projects rely on (the simple listing has no visibility). */
+const PROJECT_SHAPE: Shape = {
+  id: "integer",
+  path_with_namespace: "string",
+  visibility: "string?",
+  archived: "boolean?",
+};
 
 interface ApiGroup extends Record<string, unknown> {
   id: number;
@@ -199,6 +226,7 @@ export const groupKind: Kind = {
     const segment = fullPath.split("/").pop() ?? fullPath;
     const candidates = await ctx.api.list<ApiGroup>("/groups", {
       query: { search: segment, all_available: true },
+      shape: GROUP_SHAPE,
     });
     for (const g of candidates) {
       if (
@@ -229,9 +257,13 @@ export const groupKind: Kind = {
     // too are fine (they go first); projects forgeform never changes.
     const level = VISIBILITY_LEVEL[lower] ?? 0;
     const [subgroups, projects] = await Promise.all([
-      ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/subgroups`, { query: { all_available: true } }),
+      ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/subgroups`, {
+        query: { all_available: true },
+        shape: GROUP_SHAPE,
+      }),
       ctx.api.list<ApiProject>(apiPath`/groups/${live.id!}/projects`, {
         query: { with_shared: false, simple: true },
+        shape: PROJECT_SHAPE,
       }),
     ]);
     const plannedVisibility = new Map(
@@ -246,7 +278,9 @@ export const groupKind: Kind = {
     for (const p of projects) {
       // The simple listing has no visibility; read it where it is missing.
       const visibility =
-        p.visibility ?? (await ctx.api.get<ApiProject>(apiPath`/projects/${p.id}`)).visibility ?? "private";
+        p.visibility ??
+        (await ctx.api.get<ApiProject>(apiPath`/projects/${p.id}`, { shape: PROJECT_SHAPE })).visibility ??
+        "private";
       if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
         blockers.push(`project ${p.path_with_namespace} (${visibility})`);
     }
@@ -267,9 +301,11 @@ export const groupKind: Kind = {
     const [groups, projects] = await Promise.all([
       ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/descendant_groups`, {
         query: { all_available: true },
+        shape: GROUP_SHAPE,
       }),
       ctx.api.list<ApiProject>(apiPath`/groups/${live.id!}/projects`, {
         query: { include_subgroups: true, with_shared: false },
+        shape: PROJECT_SHAPE,
       }),
     ]);
     const out: CascadedObject[] = [];
@@ -322,6 +358,7 @@ export const groupKind: Kind = {
           path,
           ...(parentId ? { parent_id: parentId } : {}),
         },
+        shape: GROUP_SHAPE,
       });
     } catch (error) {
       if (
@@ -344,6 +381,7 @@ export const groupKind: Kind = {
   async update(ctx, _parent, live, desired, changed) {
     const updated = await ctx.api.put<ApiGroup>(apiPath`/groups/${live.id!}`, {
       body: body(desired, changed),
+      shape: GROUP_SHAPE,
     });
     return toLive(ctx, updated);
   },

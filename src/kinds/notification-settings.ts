@@ -5,6 +5,7 @@
  * only while the level is `custom`, so switches declared with another level are a plan error.
  */
 
+import { objectOf, type Shape } from "../api/index.js";
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindProblem, Live, Parent } from "./kind.js";
 import { fieldSpecs } from "./schemas.js";
@@ -15,6 +16,13 @@ const KEY = "notification_settings";
 const EVENTS: ReadonlySet<string> = new Set(
   [...fieldSpecs("projects", KEY).keys()].filter((name) => name !== "level" && name !== "notification_email"),
 );
+
+/** The level, the address, and each event switch the schema declares (on or off). */
+const SHAPE: Shape = {
+  level: "string",
+  notification_email: "string?",
+  events: objectOf(Object.fromEntries([...EVENTS].map((name) => [name, "boolean?"])), true),
+};
 
 interface ApiSettings {
   level: string;
@@ -61,7 +69,7 @@ function kindFor(parents: readonly string[]): Kind {
       return [
         toLive(
           await ctx.api.get<ApiSettings>(path(parent), {
-            shape: { level: "string", notification_email: "string?", events: "object?" },
+            shape: SHAPE,
           }),
         ),
       ];
@@ -75,7 +83,7 @@ function kindFor(parents: readonly string[]): Kind {
       // Switching to custom: send the declared switches along, so the events land with the level.
       if (changed.includes("level"))
         for (const name of Object.keys(desired)) if (EVENTS.has(name)) payload[name] = desired[name];
-      return toLive(await ctx.api.put<ApiSettings>(path(parent), { body: payload }));
+      return toLive(await ctx.api.put<ApiSettings>(path(parent), { body: payload, shape: SHAPE }));
     },
   };
 }

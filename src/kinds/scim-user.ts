@@ -4,7 +4,7 @@
  * Operations (op "Replace"), deprovisioned with `active: false`, deleted with DELETE. The platform stores only
  * the formatted name, so given and family names are sent on create and never compared.
  */
-import { ApiError, apiPath, ClientConfigError } from "../api/index.js";
+import { ApiError, apiPath, ClientConfigError, listOf, objectOf, type Shape } from "../api/index.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
 interface ScimEmail {
@@ -13,13 +13,15 @@ interface ScimEmail {
   primary?: boolean;
 }
 
-const SCIM_USER_SHAPE = {
+const SCIM_USER_SHAPE: Shape = {
   id: "string",
   userName: "string",
   externalId: "string?",
   active: "boolean?",
-  emails: "array?",
-} as const;
+  name: objectOf({ formatted: "string?" }, true),
+  "name.formatted": "string?",
+  emails: listOf({ value: "string", type: "string?", primary: "boolean?" }, true),
+};
 
 interface ScimUser {
   id: string;
@@ -118,7 +120,11 @@ export const scimUserKind: Kind = {
       name: fullNames.get(desired) ?? desired["name"],
       ...(desired["active"] === false ? {} : { active: true }),
     };
-    const created = await ctx.api.post<ScimUser>(usersPath(parent), { scim: true, body: payload });
+    const created = await ctx.api.post<ScimUser>(usersPath(parent), {
+      scim: true,
+      body: payload,
+      shape: SCIM_USER_SHAPE,
+    });
     if (desired["active"] === false) {
       await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
       return toLive({ ...created, active: false });

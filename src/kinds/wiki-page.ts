@@ -19,6 +19,8 @@ interface ApiPage {
   content?: string;
 }
 
+const SHAPE = { slug: "string", title: "string", format: "string", content: "string?" } as const;
+
 const toLive = (p: ApiPage): Live => ({
   key: p.slug,
   id: p.slug,
@@ -58,7 +60,7 @@ export const wikiPageKind: Kind = {
   async read(ctx, parent) {
     const pages = await ctx.api.list<ApiPage>(`${ownerPath(parent)}/wikis`, {
       query: { with_content: true },
-      shape: { slug: "string", title: "string", format: "string", content: "string?" },
+      shape: SHAPE,
     });
     return pages.map(toLive);
   },
@@ -91,6 +93,7 @@ export const wikiPageKind: Kind = {
         content: desired["content"] ?? "",
         format: desired["format"],
       },
+      shape: SHAPE,
     });
     for (const file of (desired["attachments"] as string[] | undefined) ?? [])
       await upload(ctx, parent, file);
@@ -105,7 +108,10 @@ export const wikiPageKind: Kind = {
     // The title names the page (its slug): it is never sent, since a new title would move the page.
     for (const name of changed) if (name === "content" || name === "format") payload[name] = desired[name];
     if (Object.keys(payload).length === 0) return live;
-    const updated = await ctx.api.put<ApiPage>(pagePath(parent, String(live.id)), { body: payload });
+    const updated = await ctx.api.put<ApiPage>(pagePath(parent, String(live.id)), {
+      body: payload,
+      shape: SHAPE,
+    });
     return toLive(updated);
   },
 
