@@ -20,7 +20,7 @@ export type Extends1 = string[];
 export type Extends2 = string[];
 
 /**
- * A forgeform manifest. Any number of files make one desired state; put `# yaml-language-server: $schema=<path>/schemas/manifest.schema.json` at the top for completion.
+ * A forgeform manifest. Any number of files make one desired state; put `# yaml-language-server: $schema=https://unpkg.com/forgeform@<version>/schemas/manifest.schema.json` (or a relative path to the schema, offline) at the top for completion.
  */
 export interface Manifest {
   /**
