@@ -73154,12 +73154,12 @@ var ApiClient = class {
       "user-agent": this.#userAgent
     };
     if (scim) {
-      if (this.#scimToken === void 0) {
+      if (this.#scimToken === void 0 && opts.withoutScimToken !== true) {
         throw new ClientConfigError(
           `${method} ${bare} is a SCIM request and needs a SCIM token: set FORGEFORM_SCIM_TOKEN`
         );
       }
-      headers["authorization"] = `Bearer ${this.#scimToken}`;
+      if (opts.withoutScimToken !== true) headers["authorization"] = `Bearer ${this.#scimToken}`;
       headers["content-type"] = "application/scim+json";
     } else if (this.#token !== void 0) {
       headers["private-token"] = this.#token;
@@ -75889,8 +75889,15 @@ var scimUserKind = {
   segment: "scim_user",
   parents: ["groups"],
   updateMode: "update",
-  notConfigured(error2) {
-    return error2 instanceof ClientConfigError || error2 instanceof ApiError && (error2.status === 401 || error2.status === 403 || error2.status === 404);
+  async notConfigured(ctx, parent, error2) {
+    if (error2 instanceof ApiError) return error2.status === 404;
+    if (!(error2 instanceof ClientConfigError)) return false;
+    try {
+      await ctx.api.get(usersPath(parent), { scim: true, withoutScimToken: true, query: { count: 1 } });
+    } catch (probe) {
+      return probe instanceof ApiError && probe.status === 404;
+    }
+    return false;
   },
   async read(ctx, parent) {
     return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE })).map(

@@ -213,7 +213,7 @@ class Exporter {
     try {
       lives = (await kind.read(this.ctx, parent, [])).filter((l) => !l.readOnly);
     } catch (error) {
-      if (kind.notConfigured?.(error)) return undefined;
+      if (await kind.notConfigured?.(this.ctx, parent, error)) return undefined;
       this.skipped.push(`${where}: ${(error as Error).message}`);
       this.comments.push({
         path: path.slice(0, -1),

@@ -71,6 +71,29 @@ describe("export of the examples' state", () => {
     expect(acme.groups["acme/platform"]?.notification_settings).toEqual({ level: "participating" });
   });
 
+  it("says when the SCIM users of a group with SAML SSO are not exported: no SCIM token, or a refused one", async () => {
+    for (const [token, why] of [
+      ["", /needs a SCIM token: set FORGEFORM_SCIM_TOKEN/],
+      ["not-the-scim-token", /the SCIM token was rejected: check FORGEFORM_SCIM_TOKEN/],
+    ] as const) {
+      const dir = join(bench.dir, `scim-token-${token || "unset"}`);
+      const r = await bench.cli(["export", "--group", "acme", "--group", "opensource", "--out", dir], {
+        ...env,
+        FORGEFORM_SCIM_TOKEN: token,
+      });
+      expect(r.code, r.err).toBe(0);
+      // acme has SAML SSO with SCIM: its users are not dropped silently; its subgroup and opensource have none.
+      const lines = r.err.split("\n").filter((line) => /scim/i.test(line));
+      expect(lines, r.err).toHaveLength(1);
+      expect(lines[0]).toMatch(/^forgeform export: not exported: group\["acme"\]\.scim_users: /);
+      expect(lines[0]).toMatch(why);
+      const acme = readFileSync(join(dir, "acme.yaml"), "utf8");
+      expect(acme).toMatch(/^ {4}# scim_users not exported: .*FORGEFORM_SCIM_TOKEN/m);
+      expect(acme).not.toMatch(/^\s+scim_users:/m);
+      expect(readFileSync(join(dir, "opensource.yaml"), "utf8")).not.toMatch(/scim/i);
+    }
+  });
+
   it("plans to zero changes", async () => {
     const files = readdirSync(out).map((f) => join(out, f));
     const plan = await bench.cli(["plan", "--detailed-exitcode", ...files], {
