@@ -76154,7 +76154,9 @@ var wikiPageKind = {
   async export(_ctx, _parent, live) {
     const slug = String(live.fields["slug"]);
     const dir = slug.includes("/") ? slug.slice(0, slug.lastIndexOf("/") + 1) : "";
-    return { ...live.fields, title: `${dir}${String(live.fields["title"])}` };
+    const title = `${dir}${String(live.fields["title"])}`;
+    const { slug: _derived, ...rest } = live.fields;
+    return slugOf(title) === slug ? { ...rest, title } : { ...live.fields, title };
   },
   async create(ctx, parent, desired) {
     const created2 = await ctx.api.post(`${ownerPath(parent)}/wikis`, {
