@@ -69995,16 +69995,17 @@ function walkDir(dir, out) {
     else if (entry.isFile() && /\.ya?ml$/i.test(entry.name)) out.push(full);
   }
 }
-function collectFiles(paths, diags) {
+function collectFiles(paths, diags, globbed = []) {
   const out = [];
   const seen = /* @__PURE__ */ new Set();
+  const matched = new Set(globbed.map((f2) => resolve4(f2)));
   for (const p2 of paths.length ? paths : ["."]) {
     const abs = resolve4(p2);
     let st;
     try {
       st = statSync3(abs);
     } catch {
-      diags.error({ file: p2, line: 1, col: 1 }, "", "no such file or directory");
+      if (!matched.has(abs)) diags.error({ file: p2, line: 1, col: 1 }, "", "no such file or directory");
       continue;
     }
     const found = [];
@@ -70012,7 +70013,7 @@ function collectFiles(paths, diags) {
       const files = [];
       walkDir(abs, files);
       for (const f2 of files) found.push({ file: f2, explicit: false });
-    } else found.push({ file: abs, explicit: true });
+    } else found.push({ file: abs, explicit: !matched.has(abs) });
     for (const s of found) {
       if (seen.has(s.file)) continue;
       seen.add(s.file);
@@ -70036,7 +70037,7 @@ async function loadManifests(paths, opts) {
   const env = opts.env ?? process.env;
   const files = [];
   const docs = [];
-  for (const src of collectFiles(paths, diags)) {
+  for (const src of collectFiles(paths, diags, opts.found)) {
     const name = display(src.file);
     const size = statSync3(src.file).size;
     if (size > MAX_FILE_BYTES) {
@@ -76216,7 +76217,7 @@ import { join as join4, relative as relative4, resolve as resolve6 } from "node:
 function git(cwd, args) {
   return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
-async function scopeSince(ref2, paths, head) {
+async function scopeSince(ref2, paths, head, found = []) {
   const given = paths.length > 0 ? paths : ["."];
   const root = manifestRoot(given);
   let top;
@@ -76246,10 +76247,14 @@ async function scopeSince(ref2, paths, head) {
     } catch {
       existed = false;
     }
-    const headState = head ?? (await loadManifests(given, { secrets: false })).state;
+    const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
     if (!headState) return { warning: "the manifests could not be read" };
-    const mapped = given.map((p2) => join4(base2, relative4(top, resolve6(p2))));
-    const before = existed ? await loadManifests(mapped, { secrets: false, root: join4(base2, inRepo) }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
+    const atBase = (p2) => join4(base2, relative4(top, resolve6(p2)));
+    const before = existed ? await loadManifests(given.map(atBase), {
+      secrets: false,
+      root: join4(base2, inRepo),
+      found: found.map(atBase)
+    }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
     if (!before.state) {
       return {
         warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
@@ -76308,8 +76313,10 @@ function displayUrl(url) {
   return u.toString().replace(/\/$/, "");
 }
 async function planFromManifests(request) {
+  const found = request.found ?? [];
   const loaded = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
     secrets: true,
+    found,
     ...request.env ? { env: request.env } : {}
   });
   const diagnostics = loaded.diagnostics;
@@ -76318,11 +76325,12 @@ async function planFromManifests(request) {
   let changes;
   if (request.changedSince !== void 0) {
     const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
-      secrets: false
+      secrets: false,
+      found
     });
     let since;
     try {
-      since = await scopeSince(request.changedSince, request.paths, compared.state);
+      since = await scopeSince(request.changedSince, request.paths, compared.state, found);
     } catch (error2) {
       if (!request.changedSinceOptional) throw error2;
       since = { warning: `${error2.message}; planning everything` };
@@ -77109,20 +77117,27 @@ var Run = class {
     info(text.trimEnd());
     endGroup();
   }
-  /** The `paths` input with globs expanded (a glob that matches nothing is an error saying so). */
+  /**
+   * The `paths` input with globs expanded (a glob that matches nothing is an error saying so). What a glob matches
+   * (`found`) is read like a folder's files: only forgeform manifests, so `**\/*.yaml` leaves a Chart.yaml alone;
+   * a file named on its own is always read.
+   */
   async paths() {
-    const out = [];
+    const paths = [];
+    const found = [];
     for (const p2 of this.inputs.paths) {
       if (!isDynamicPattern(p2)) {
-        out.push(p2);
+        paths.push(p2);
         continue;
       }
-      const found = (await glob(p2, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
-      if (found.length === 0)
+      const matches2 = (await glob(p2, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
+      if (matches2.length === 0)
         throw new Error(`the paths input ${JSON.stringify(p2)} matches no file or directory`);
-      out.push(...found);
+      paths.push(...matches2);
+      found.push(...matches2);
     }
-    return out;
+    const named = new Set(this.inputs.paths.filter((p2) => !isDynamicPattern(p2)).map((p2) => resolve8(p2)));
+    return { paths, found: found.filter((f2) => !named.has(resolve8(f2))) };
   }
   /** The revision to plan from (`changed-since`): on a pull request, its base by default. */
   changedSince() {
@@ -77159,10 +77174,11 @@ var Run = class {
     };
   }
   async validate() {
-    const paths = await this.paths();
+    const { paths, found } = await this.paths();
     const loaded = await loadManifests(paths.length > 0 ? paths : ["."], {
       secrets: !this.inputs.noSecrets,
-      env: this.env
+      env: this.env,
+      found
     });
     const files = loaded.state?.files ?? [...new Set(loaded.diagnostics.map((d2) => d2.file))];
     this.annotateDiagnostics(loaded.diagnostics);
@@ -77202,7 +77218,7 @@ var Run = class {
     if (since?.optional)
       info(`Planning only what the pull request changed since its base ${since.ref}.`);
     const outcome = await planFromManifests({
-      paths: saved ? saved.manifests : await this.paths(),
+      ...saved ? { paths: saved.manifests } : await this.paths(),
       connection,
       targets: saved ? saved.targets : i.targets,
       replace: saved ? saved.replace ?? [] : i.replace,

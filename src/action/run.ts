@@ -154,20 +154,28 @@ class Run {
     core.endGroup();
   }
 
-  /** The `paths` input with globs expanded (a glob that matches nothing is an error saying so). */
-  async paths(): Promise<string[]> {
-    const out: string[] = [];
+  /**
+   * The `paths` input with globs expanded (a glob that matches nothing is an error saying so). What a glob matches
+   * (`found`) is read like a folder's files: only forgeform manifests, so `**\/*.yaml` leaves a Chart.yaml alone;
+   * a file named on its own is always read.
+   */
+  async paths(): Promise<{ paths: string[]; found: string[] }> {
+    const paths: string[] = [];
+    const found: string[] = [];
     for (const p of this.inputs.paths) {
       if (!isDynamicPattern(p)) {
-        out.push(p);
+        paths.push(p);
         continue;
       }
-      const found = (await glob(p, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
-      if (found.length === 0)
+      const matches = (await glob(p, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
+      if (matches.length === 0)
         throw new Error(`the paths input ${JSON.stringify(p)} matches no file or directory`);
-      out.push(...found);
+      paths.push(...matches);
+      found.push(...matches);
     }
-    return out;
+    // A file named on its own is read even when a glob matches it too.
+    const named = new Set(this.inputs.paths.filter((p) => !isDynamicPattern(p)).map((p) => resolve(p)));
+    return { paths, found: found.filter((f) => !named.has(resolve(f))) };
   }
 
   /** The revision to plan from (`changed-since`): on a pull request, its base by default. */
@@ -210,10 +218,11 @@ class Run {
   }
 
   async validate(): Promise<Result> {
-    const paths = await this.paths();
+    const { paths, found } = await this.paths();
     const loaded = await loadManifests(paths.length > 0 ? paths : ["."], {
       secrets: !this.inputs.noSecrets,
       env: this.env,
+      found,
     });
     const files = loaded.state?.files ?? [...new Set(loaded.diagnostics.map((d) => d.file))];
     this.annotateDiagnostics(loaded.diagnostics);
@@ -259,7 +268,7 @@ class Run {
     if (since?.optional)
       core.info(`Planning only what the pull request changed since its base ${since.ref}.`);
     const outcome = await planFromManifests({
-      paths: saved ? saved.manifests : await this.paths(),
+      ...(saved ? { paths: saved.manifests } : await this.paths()),
       connection,
       targets: saved ? saved.targets : i.targets,
       replace: saved ? (saved.replace ?? []) : i.replace,

@@ -20,6 +20,13 @@ groups:
   inp:
     description: Inputs
 `;
+/** Manifests among other YAML a repository holds (a Helm chart, a compose file). */
+const MIXED = {
+  "m.yaml": MANIFEST,
+  "chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+  "docker-compose.yaml": 'version: "3.8"\nservices:\n  web:\n    image: nginx\n',
+  "more/extra.yaml": "version: 1\ngroups:\n  inp2: {}\n",
+};
 const [[, node]] = nodes() as [[string, string]];
 
 function workspace(files: Record<string, string>): string {
@@ -93,12 +100,7 @@ describe("the Action's inputs", () => {
   });
 
   it("reads only forgeform manifests from a folder, and expands globs", async () => {
-    const ws = workspace({
-      "m.yaml": MANIFEST,
-      "chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
-      "docker-compose.yml": 'version: "3.8"\nservices:\n  web:\n    image: nginx\n',
-      "more/extra.yaml": "version: 1\ngroups:\n  inp2: {}\n",
-    });
+    const ws = workspace(MIXED);
     const all = await run({ command: "validate" }, ws);
     expect(all.status, all.stdout).toBe(0);
     expect(JSON.parse(readFileSync(all.outputs["json-report"]!, "utf8")).files.sort()).toEqual([
@@ -112,6 +114,23 @@ describe("the Action's inputs", () => {
     const none = await run({ command: "validate", paths: "nothing/*.yaml" }, ws);
     expect(none.status).toBe(1);
     expect(none.stdout).toContain('the paths input "nothing/*.yaml" matches no file or directory');
+  });
+
+  it("reads only forgeform manifests among a glob's matches, and any file named on its own", async () => {
+    const ws = workspace(MIXED);
+    const files = (r: { outputs: Record<string, string> }) =>
+      (JSON.parse(readFileSync(r.outputs["json-report"]!, "utf8")) as { files: string[] }).files.sort();
+    const globbed = await run({ command: "validate", paths: "**/*.yaml" }, ws);
+    expect(globbed.status, globbed.stdout).toBe(0);
+    expect(files(globbed)).toEqual(["m.yaml", "more/extra.yaml"]);
+    const plan = await run({ command: "plan", paths: "**/*.yaml" }, ws);
+    expect(plan.status, plan.stdout).toBe(0);
+    expect(plan.outputs["creates"]).toBe("1");
+    expect(plan.outputs["updates"]).toBe("1");
+    // Named on its own, a file is read whatever it holds: a Chart.yaml is then an error.
+    const named = await run({ command: "validate", paths: "**/*.yaml chart/Chart.yaml" }, ws);
+    expect(named.status).toBe(1);
+    expect(named.stdout).toMatch(/::error [^\n]*file=chart\/Chart\.yaml/);
   });
 
   it("folds the report in the log and annotates changes on the manifest lines", async () => {
