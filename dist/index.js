@@ -76884,6 +76884,7 @@ function readInputs() {
     ["timeout", "timeout"],
     ["concurrency", "concurrency"],
     ["maxAttempts", "max-attempts"],
+    ["maxResponseMb", "max-response-mb"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"]
@@ -76922,6 +76923,7 @@ var FLAG_INPUTS = {
   timeout: "timeout",
   concurrency: "concurrency",
   "max-attempts": "max-attempts",
+  "max-response-mb": "max-response-mb",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",
@@ -76934,7 +76936,13 @@ var FLAG_INPUTS = {
   out: "plan-file"
 };
 function inActionTerms(message) {
-  return message.replace(/ \(insecureHttp: true\)/g, "").replace(/run validate with --no-secrets/g, "set the no-secrets input").replace(/pass --token-file <file> or --token <token>/g, "set the token input").replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)").replace(
+  return message.replace(/ \(insecureHttp: true\)/g, "").replace(/run validate with --no-secrets/g, "set the no-secrets input").replace(
+    /\(secret references not resolved: --no-secrets\)/g,
+    "(secret references not resolved: no-secrets is true)"
+  ).replace(/apply with --no-backup/g, "set the no-backup input").replace(/outside the plan's --target/g, "outside the targets input").replace(/add --target (\S+)/g, "add $1 to the targets input").replace(/raise the limit with --max-response-mb/g, "raise the limit with the max-response-mb input").replace(
+    /Make the plan again with `forgeform plan`\./g,
+    "Make the plan again (command plan with the plan-file input)."
+  ).replace(/pass --token-file <file> or --token <token>/g, "set the token input").replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)").replace(
     /--([a-z][a-z-]*)(?: <[a-z]+>)?(?: \/ (FORGEFORM_[A-Z_]+))?/g,
     (whole, flag, env) => {
       const input = FLAG_INPUTS[flag];
@@ -77186,7 +77194,9 @@ var Run = class {
     const errors = loaded.diagnostics.filter((d2) => d2.severity === "error").length;
     if (errors > 0) return this.invalid(loaded.diagnostics, files);
     info(
-      this.inputs.format === "json" ? renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd() : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd()
+      this.inputs.format === "json" ? renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd() : inActionTerms(
+        renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd()
+      )
     );
     this.report(
       "json-report",
@@ -77207,6 +77217,7 @@ var Run = class {
         ...i.timeout !== void 0 ? { timeout: i.timeout } : {},
         ...i.concurrency !== void 0 ? { concurrency: i.concurrency } : {},
         ...i.maxAttempts !== void 0 ? { maxAttempts: i.maxAttempts } : {},
+        ...i.maxResponseMb !== void 0 ? { maxResponseMb: i.maxResponseMb } : {},
         ...i.insecureHttp ? { insecureHttp: true } : {},
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: isDebug()

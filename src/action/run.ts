@@ -232,7 +232,9 @@ class Run {
     core.info(
       this.inputs.format === "json"
         ? renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd()
-        : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd(),
+        : inActionTerms(
+            renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd(),
+          ),
     );
     this.report(
       "json-report",
@@ -257,6 +259,7 @@ class Run {
         ...(i.timeout !== undefined ? { timeout: i.timeout } : {}),
         ...(i.concurrency !== undefined ? { concurrency: i.concurrency } : {}),
         ...(i.maxAttempts !== undefined ? { maxAttempts: i.maxAttempts } : {}),
+        ...(i.maxResponseMb !== undefined ? { maxResponseMb: i.maxResponseMb } : {}),
         ...(i.insecureHttp ? { insecureHttp: true } : {}),
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: core.isDebug(),

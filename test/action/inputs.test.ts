@@ -62,6 +62,8 @@ describe("the Action's inputs", () => {
     expect(without.stdout).not.toMatch(/--no-secrets/);
     const withIt = await run({ command: "validate", paths: "m.yaml", "no-secrets": "true" }, ws);
     expect(withIt.status, withIt.stdout).toBe(0);
+    expect(withIt.stdout).toContain("1 file valid (secret references not resolved: no-secrets is true)");
+    expect(withIt.stdout).not.toMatch(/--[a-z]/);
     expect(JSON.parse(readFileSync(withIt.outputs["json-report"]!, "utf8")).secretsResolved).toBe(false);
   });
 
@@ -80,6 +82,30 @@ describe("the Action's inputs", () => {
     expect(badAttempts.status).toBe(1);
     expect(badAttempts.stdout).toContain("the max-attempts input");
     for (const r of [noUrl, badCa, badAttempts]) expect(r.stdout).not.toMatch(/::error::.*--[a-z]/);
+  });
+
+  it("takes max-response-mb, and a response over the limit names that input", async () => {
+    // A platform whose every answer is 2 MiB.
+    const big = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ version: "x".repeat(2 * 1024 * 1024) }));
+    });
+    await new Promise<void>((r) => big.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(big.address() as AddressInfo).port}`;
+      const r = await runAction(
+        node,
+        { command: "plan", paths: "m.yaml", url, token: TOKEN, "max-response-mb": "1" },
+        { workspace: workspace({ "m.yaml": MANIFEST }) },
+      );
+      expect(r.status).toBe(1);
+      expect(r.stdout).toMatch(/::error::.*larger than the 1 MiB limit/);
+      expect(r.stdout).toContain("raise the limit with the max-response-mb input");
+      expect(r.stdout).not.toMatch(/--[a-z]/);
+    } finally {
+      big.closeAllConnections();
+      await new Promise((r) => big.close(r));
+    }
   });
 
   it("takes timeout, concurrency and max-attempts, and a working directory", async () => {
