@@ -76791,7 +76791,7 @@ function renderValidateText(diagnostics, files, secrets) {
 function wantsColor(env, tty) {
   if (env["NO_COLOR"]) return false;
   const force = env["FORCE_COLOR"];
-  if (force !== void 0 && force !== "0" && force.toLowerCase() !== "false") return true;
+  if (force !== void 0) return force !== "0" && force.toLowerCase() !== "false";
   return tty;
 }
 var processIo = {

@@ -102,12 +102,34 @@ describe("output", () => {
     expect(wantsColor({}, true)).toBe(true);
     expect(wantsColor({}, false)).toBe(false);
     expect(wantsColor({ FORCE_COLOR: "1" }, false)).toBe(true);
-    expect(wantsColor({ FORCE_COLOR: "0" }, true)).toBe(true);
+    expect(wantsColor({ FORCE_COLOR: "" }, false)).toBe(true);
+    // As Node and chalk read it: FORCE_COLOR=0 (or false) is "no colour", at a terminal too.
+    expect(wantsColor({ FORCE_COLOR: "0" }, true)).toBe(false);
+    expect(wantsColor({ FORCE_COLOR: "false" }, true)).toBe(false);
     expect(wantsColor({ FORCE_COLOR: "0" }, false)).toBe(false);
     expect(wantsColor({ NO_COLOR: "1", FORCE_COLOR: "1" }, true)).toBe(false);
     const forced = await cli(["plan", manifest], { ...env(), NO_COLOR: "", FORCE_COLOR: "1" });
     expect(forced.stdout).toContain("\u001b[");
     expect((await cli(["plan", manifest], env())).stdout).not.toContain("\u001b[");
+  });
+
+  it("at a terminal, colours unless FORCE_COLOR=0", async () => {
+    if (spawnSync("script", ["--version"]).error) return; // util-linux's script gives the CLI a terminal
+    const atTerminal = (force?: string) =>
+      new Promise<string>((resolve) => {
+        const command = `"${process.execPath}" "${BIN}" plan --no-progress "${manifest}"`;
+        const child = spawn("script", ["-qec", command, "/dev/null"], {
+          env: { ...env(), NO_COLOR: "", ...(force === undefined ? {} : { FORCE_COLOR: force }) },
+        });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d));
+        child.on("close", () => resolve(out));
+      });
+    const colour = /\u001b\[\d+(;\d+)*m/;
+    expect(await atTerminal()).toMatch(colour);
+    const plain = await atTerminal("0");
+    expect(plain).toContain("to update");
+    expect(plain).not.toMatch(colour);
   });
 
   it("validate --format json and apply --format json are versioned documents", async () => {
