@@ -125,7 +125,8 @@ describe("output", () => {
         child.stdout.on("data", (d: Buffer) => (out += d));
         child.on("close", () => resolve(out));
       });
-    const colour = /\u001b\[\d+(;\d+)*m/;
+    // An SGR sequence (ESC [ n m), built from its code so the pattern holds no control character.
+    const colour = new RegExp(`${String.fromCharCode(27)}\\[\\d+(;\\d+)*m`);
     expect(await atTerminal()).toMatch(colour);
     const plain = await atTerminal("0");
     expect(plain).toContain("to update");
