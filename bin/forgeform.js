@@ -9,10 +9,13 @@ if (!existsSync(entry)) {
 }
 const { main } = await import(entry.href);
 
-// `forgeform plan | head -2`: when the reader goes away, stop quietly instead of crashing on EPIPE.
+// `forgeform plan --detailed-exitcode | head -2`: when the reader goes away, the stream is closed and what is written
+// to it later is dropped, but the command runs to its end and exits with the code it would have had (2: changes).
+// Exiting 0 there would lose that code under `set -o pipefail`; dying of SIGPIPE as git and terraform do (141) would
+// too, and would cut an `apply | head` off between two requests.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error) => {
-    if (error.code === "EPIPE") process.exit(0);
+    if (error.code === "EPIPE") return;
     throw error;
   });
 }

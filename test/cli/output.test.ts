@@ -98,6 +98,28 @@ describe("output", () => {
     expect(piped.stderr).not.toMatch(/EPIPE|Error/);
   });
 
+  it("keeps the exit code when the reader goes away, so set -o pipefail sees plan --detailed-exitcode's 2", async () => {
+    const big = join(dir, "big-exit.yaml");
+    writeFileSync(
+      big,
+      `version: 1\ngroups:\n${Array.from({ length: 300 }, (_, i) => `  out/exit${i}: { description: "${"x".repeat(200)}" }\n`).join("")}`,
+    );
+    const status = await new Promise<string>((resolve) => {
+      const child = spawn(
+        "bash",
+        [
+          "-c",
+          `set -o pipefail; "${process.execPath}" "${BIN}" plan --detailed-exitcode --no-progress "${big}" | head -2 >/dev/null; echo "status=$?"`,
+        ],
+        { env: { PATH: process.env["PATH"] ?? "", ...env() } },
+      );
+      let stdout = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d));
+      child.on("close", () => resolve(stdout.trim()));
+    });
+    expect(status).toBe("status=2");
+  });
+
   it("colours as NO_COLOR and FORCE_COLOR say", async () => {
     expect(wantsColor({}, true)).toBe(true);
     expect(wantsColor({}, false)).toBe(false);
