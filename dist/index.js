@@ -77320,7 +77320,7 @@ var Run = class {
       const r = result;
       const plan = r.plan;
       const fail = async (failure) => {
-        this.report("json-report", "json", renderPlanJson(plan));
+        this.report("json-report", "json", renderApplyJson(plan, []));
         const head2 = renderApplyRefusedMarkdown(failure);
         await this.markdown(
           `${head2}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head2.length })}`
@@ -77344,7 +77344,7 @@ var Run = class {
         );
       }
       if (!hasChanges(plan)) {
-        this.report("json-report", "json", renderPlanJson(plan));
+        this.report("json-report", "json", renderApplyJson(plan, []));
         const head2 = "## forgeform apply\n\n**Nothing to apply:** the platform matches the manifests.\n\n";
         await this.markdown(
           `${head2}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head2.length })}`

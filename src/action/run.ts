@@ -366,8 +366,9 @@ class Run {
     return this.withPlan(saved, async ({ result, ctx }, connection) => {
       const r = result!;
       const plan = r.plan;
+      // The report is an apply document whatever happens: with no outcomes when nothing was applied.
       const fail = async (failure: string): Promise<Result> => {
-        this.report("json-report", "json", renderPlanJson(plan));
+        this.report("json-report", "json", renderApplyJson(plan, []));
         const head = renderApplyRefusedMarkdown(failure);
         await this.markdown(
           `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
@@ -391,7 +392,7 @@ class Run {
         );
       }
       if (!hasChanges(plan)) {
-        this.report("json-report", "json", renderPlanJson(plan));
+        this.report("json-report", "json", renderApplyJson(plan, []));
         const head = "## forgeform apply\n\n**Nothing to apply:** the platform matches the manifests.\n\n";
         await this.markdown(
           `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
