@@ -70142,7 +70142,7 @@ async function loadManifests(paths, opts) {
     );
   }
   const diagnostics = diags.sorted(files);
-  if (diags.hasErrors) return { diagnostics };
+  if (diags.hasErrors) return { diagnostics, files };
   const bctx = { schemas, root, diags };
   const rootBody = instance ?? {};
   const rootNode = buildNode("instance", "instance", rootBody, file("instance.schema.json"), bctx);
@@ -70185,7 +70185,7 @@ async function loadManifests(paths, opts) {
   if (groupsColl.items.length > 0 || unmanaged.groups !== void 0 || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, selectors }, diagnostics };
+  return { state: { root: rootNode, files, selectors }, diagnostics, files };
 }
 function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
   for (const [key, body2] of bodies) {
@@ -76320,7 +76320,8 @@ async function planFromManifests(request) {
     ...request.env ? { env: request.env } : {}
   });
   const diagnostics = loaded.diagnostics;
-  if (!loaded.state || diagnostics.some((d2) => d2.severity === "error")) return { diagnostics };
+  if (!loaded.state || diagnostics.some((d2) => d2.severity === "error"))
+    return { diagnostics, files: loaded.files };
   checkTargets(request.targets ?? [], loaded.state);
   let changes;
   if (request.changedSince !== void 0) {
@@ -77188,7 +77189,7 @@ var Run = class {
       env: this.env,
       found
     });
-    const files = loaded.state?.files ?? [...new Set(loaded.diagnostics.map((d2) => d2.file))];
+    const files = loaded.files;
     this.annotateDiagnostics(loaded.diagnostics);
     this.counts(void 0);
     const errors = loaded.diagnostics.filter((d2) => d2.severity === "error").length;
@@ -77242,8 +77243,7 @@ var Run = class {
       this.annotateDiagnostics(outcome.diagnostics);
       if (!outcome.result) {
         this.counts(void 0);
-        const files = [...new Set(outcome.diagnostics.map((d2) => d2.file))];
-        return await this.invalid(outcome.diagnostics, files);
+        return await this.invalid(outcome.diagnostics, outcome.files ?? []);
       }
       const { plan } = outcome.result;
       this.counts(plan);

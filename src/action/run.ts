@@ -224,7 +224,7 @@ class Run {
       env: this.env,
       found,
     });
-    const files = loaded.state?.files ?? [...new Set(loaded.diagnostics.map((d) => d.file))];
+    const files = loaded.files;
     this.annotateDiagnostics(loaded.diagnostics);
     this.counts(undefined);
     const errors = loaded.diagnostics.filter((d) => d.severity === "error").length;
@@ -284,8 +284,7 @@ class Run {
       this.annotateDiagnostics(outcome.diagnostics);
       if (!outcome.result) {
         this.counts(undefined);
-        const files = [...new Set(outcome.diagnostics.map((d) => d.file))];
-        return await this.invalid(outcome.diagnostics, files);
+        return await this.invalid(outcome.diagnostics, outcome.files ?? []);
       }
       const { plan } = outcome.result;
       this.counts(plan);

@@ -91,6 +91,8 @@ function backupOption(request: PlanRequest): { dir: string; shown: string } | un
 export interface PlanOutcome {
   /** Validation diagnostics (errors stop before any request is made). */
   diagnostics: Diagnostic[];
+  /** The manifest files read. */
+  files?: string[];
   result?: PlanResult;
   ctx?: KindContext;
   api?: ApiClient;
@@ -114,7 +116,8 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     ...(request.env ? { env: request.env } : {}),
   });
   const diagnostics = loaded.diagnostics;
-  if (!loaded.state || diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+  if (!loaded.state || diagnostics.some((d) => d.severity === "error"))
+    return { diagnostics, files: loaded.files };
   checkTargets(request.targets ?? [], loaded.state);
   let changes: ChangeScope | undefined;
   if (request.changedSince !== undefined) {

@@ -40,6 +40,8 @@ export interface LoadResult {
   state?: DesiredState;
   /** Errors and warnings, in file order. */
   diagnostics: Diagnostic[];
+  /** Every manifest file read (named on its own, or holding a forgeform manifest), valid or not. */
+  files: string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -262,7 +264,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     );
   }
   const diagnostics = diags.sorted(files);
-  if (diags.hasErrors) return { diagnostics };
+  if (diags.hasErrors) return { diagnostics, files };
 
   const bctx = { schemas, root, diags };
   const rootBody: Obj = instance ?? {};
@@ -310,7 +312,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (groupsColl.items.length > 0 || unmanaged.groups !== undefined || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, selectors }, diagnostics };
+  return { state: { root: rootNode, files, selectors }, diagnostics, files };
 }
 
 /**

@@ -156,6 +156,8 @@ describe("the Action's inputs", () => {
     // Named on its own, a file is read whatever it holds: a Chart.yaml is then an error.
     const named = await run({ command: "validate", paths: "**/*.yaml chart/Chart.yaml" }, ws);
     expect(named.status).toBe(1);
+    // The report lists every file read, those without errors too.
+    expect(files(named)).toEqual(["chart/Chart.yaml", "m.yaml", "more/extra.yaml"]);
     expect(named.stdout).toMatch(/::error [^\n]*file=chart\/Chart\.yaml/);
   });
 

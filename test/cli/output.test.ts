@@ -157,7 +157,13 @@ describe("output", () => {
 
   it("validate --format json and apply --format json are versioned documents", async () => {
     const v = JSON.parse((await cli(["validate", "--format", "json", manifest])).stdout);
-    expect(v).toMatchObject({ format_version: 1, kind: "validation", valid: true });
+    expect(v).toMatchObject({ format_version: 1, kind: "validation", valid: true, files: [manifest] });
+    // Invalid: every file read is listed, not only those with errors.
+    const bad = join(dir, "bad.yaml");
+    writeFileSync(bad, "version: 1\ngroups:\n  out/bad: { visibility: secret }\n");
+    const invalid = await cli(["validate", "--format", "json", manifest, bad]);
+    expect(invalid.status).toBe(1);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({ valid: false, errors: 1, files: [manifest, bad] });
     const refused = await cli(["apply", "--format", "json", manifest], env());
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain("apply --format json needs --yes");
