@@ -193,7 +193,7 @@ describe("output", () => {
     expect(complete(["forgeform", "plan", "--format", ""])).toBe("text json markdown");
     expect(complete(["forgeform", "report", "merge", "--format", "j"])).toBe("json junit");
     expect(complete(["forgeform", "completion", ""])).toBe("bash zsh fish");
-    for (const shell of ["zsh", "fish"]) {
+    for (const shell of ["bash", "zsh", "fish"]) {
       const text = (await cli(["completion", shell])).stdout;
       expect(text).toContain("changed-since");
       expect(text.endsWith("\n")).toBe(true);
