@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient, ApiError, platformMessageOf } from "../../src/api/index.js";
+import { ApiClient, ApiError, type ClientOptions, platformMessageOf } from "../../src/api/index.js";
 import { startServer, type TestServer } from "./server.js";
 
 describe("platformMessageOf", () => {
@@ -62,12 +62,22 @@ describe("ApiError from real responses", () => {
     await server?.close();
   });
 
-  async function failWith(status: number, body: unknown, contentType = "application/json") {
+  async function failWith(
+    status: number,
+    body: unknown,
+    contentType = "application/json",
+    options: Partial<ClientOptions> = {},
+  ) {
     server = await startServer((_req, res) => {
       res.writeHead(status, { "content-type": contentType });
       res.end(typeof body === "string" ? body : JSON.stringify(body));
     });
-    client = new ApiClient({ url: server.url, token: "glpat-SECRETSECRET", scimToken: "scim-SECRET-abc" });
+    client = new ApiClient({
+      url: server.url,
+      token: "glpat-SECRETSECRET",
+      scimToken: "scim-SECRET-abc",
+      ...options,
+    });
     return client;
   }
 
@@ -130,7 +140,9 @@ describe("ApiError from real responses", () => {
   });
 
   it("reads a plain-text 429 from Rack::Attack", async () => {
-    const api = await failWith(429, "Retry later\n", "text/plain");
+    // A 429 is retried (8 attempts) before it is an error: with millisecond backoffs, not the real ones, which
+    // add up to about 25 s on average and often passed the test's 30 s.
+    const api = await failWith(429, "Retry later\n", "text/plain", { backoffBaseMs: 1, backoffCapMs: 5 });
     const e = (await api.get("/groups").catch((x: unknown) => x)) as ApiError;
     expect(e.status).toBe(429);
     expect(e.platformMessage).toBe("Retry later");
