@@ -69178,12 +69178,12 @@ var ApiClient = class {
       "user-agent": this.#userAgent
     };
     if (scim) {
-      if (this.#scimToken === void 0) {
+      if (this.#scimToken === void 0 && opts.withoutScimToken !== true) {
         throw new ClientConfigError(
           `${method} ${bare} is a SCIM request and needs a SCIM token: set FORGEFORM_SCIM_TOKEN`
         );
       }
-      headers["authorization"] = `Bearer ${this.#scimToken}`;
+      if (opts.withoutScimToken !== true) headers["authorization"] = `Bearer ${this.#scimToken}`;
       headers["content-type"] = "application/scim+json";
     } else if (this.#token !== void 0) {
       headers["private-token"] = this.#token;
@@ -71649,16 +71649,17 @@ function walkDir(dir, out) {
     else if (entry.isFile() && /\.ya?ml$/i.test(entry.name)) out.push(full);
   }
 }
-function collectFiles(paths, diags) {
+function collectFiles(paths, diags, globbed = []) {
   const out = [];
   const seen = /* @__PURE__ */ new Set();
+  const matched = new Set(globbed.map((f2) => resolve4(f2)));
   for (const p2 of paths.length ? paths : ["."]) {
     const abs = resolve4(p2);
     let st;
     try {
       st = statSync3(abs);
     } catch {
-      diags.error({ file: p2, line: 1, col: 1 }, "", "no such file or directory");
+      if (!matched.has(abs)) diags.error({ file: p2, line: 1, col: 1 }, "", "no such file or directory");
       continue;
     }
     const found = [];
@@ -71666,7 +71667,7 @@ function collectFiles(paths, diags) {
       const files = [];
       walkDir(abs, files);
       for (const f2 of files) found.push({ file: f2, explicit: false });
-    } else found.push({ file: abs, explicit: true });
+    } else found.push({ file: abs, explicit: !matched.has(abs) });
     for (const s of found) {
       if (seen.has(s.file)) continue;
       seen.add(s.file);
@@ -71690,7 +71691,7 @@ async function loadManifests(paths, opts) {
   const env = opts.env ?? process.env;
   const files = [];
   const docs = [];
-  for (const src of collectFiles(paths, diags)) {
+  for (const src of collectFiles(paths, diags, opts.found)) {
     const name = display(src.file);
     const size = statSync3(src.file).size;
     if (size > MAX_FILE_BYTES) {
@@ -71795,7 +71796,7 @@ async function loadManifests(paths, opts) {
     );
   }
   const diagnostics = diags.sorted(files);
-  if (diags.hasErrors) return { diagnostics };
+  if (diags.hasErrors) return { diagnostics, files };
   const bctx = { schemas, root, diags };
   const rootBody = instance ?? {};
   const rootNode = buildNode("instance", "instance", rootBody, file("instance.schema.json"), bctx);
@@ -71842,7 +71843,7 @@ async function loadManifests(paths, opts) {
   if (groupsColl.items.length > 0 || unmanaged.groups !== void 0 || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, selectors }, diagnostics };
+  return { state: { root: rootNode, files, selectors }, diagnostics, files };
 }
 function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
   for (const [key, body2] of bodies) {
@@ -76479,8 +76480,15 @@ var scimUserKind = {
   segment: "scim_user",
   parents: ["groups"],
   updateMode: "update",
-  notConfigured(error2) {
-    return error2 instanceof ClientConfigError || error2 instanceof ApiError && (error2.status === 401 || error2.status === 403 || error2.status === 404);
+  async notConfigured(ctx, parent, error2) {
+    if (error2 instanceof ApiError) return error2.status === 404;
+    if (!(error2 instanceof ClientConfigError)) return false;
+    try {
+      await ctx.api.get(usersPath(parent), { scim: true, withoutScimToken: true, query: { count: 1 } });
+    } catch (probe) {
+      return probe instanceof ApiError && probe.status === 404;
+    }
+    return false;
   },
   async read(ctx, parent) {
     return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE })).map(
@@ -76751,7 +76759,9 @@ var wikiPageKind = {
   async export(_ctx, _parent, live) {
     const slug = String(live.fields["slug"]);
     const dir = slug.includes("/") ? slug.slice(0, slug.lastIndexOf("/") + 1) : "";
-    return { ...live.fields, title: `${dir}${String(live.fields["title"])}` };
+    const title = `${dir}${String(live.fields["title"])}`;
+    const { slug: _derived, ...rest } = live.fields;
+    return slugOf(title) === slug ? { ...rest, title } : { ...live.fields, title };
   },
   async create(ctx, parent, desired) {
     const created2 = await ctx.api.post(`${ownerPath(parent)}/wikis`, {
@@ -76815,7 +76825,7 @@ import { join as join4, relative as relative4, resolve as resolve6 } from "node:
 function git(cwd, args) {
   return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
-async function scopeSince(ref2, paths, head) {
+async function scopeSince(ref2, paths, head, found = []) {
   const given = paths.length > 0 ? paths : ["."];
   const root = manifestRoot(given);
   let top;
@@ -76845,10 +76855,14 @@ async function scopeSince(ref2, paths, head) {
     } catch {
       existed = false;
     }
-    const headState = head ?? (await loadManifests(given, { secrets: false })).state;
+    const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
     if (!headState) return { warning: "the manifests could not be read" };
-    const mapped = given.map((p2) => join4(base2, relative4(top, resolve6(p2))));
-    const before = existed ? await loadManifests(mapped, { secrets: false, root: join4(base2, inRepo) }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
+    const atBase = (p2) => join4(base2, relative4(top, resolve6(p2)));
+    const before = existed ? await loadManifests(given.map(atBase), {
+      secrets: false,
+      root: join4(base2, inRepo),
+      found: found.map(atBase)
+    }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
     if (!before.state) {
       return {
         warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
@@ -76907,21 +76921,25 @@ function displayUrl(url) {
   return u.toString().replace(/\/$/, "");
 }
 async function planFromManifests(request) {
+  const found = request.found ?? [];
   const loaded = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
     secrets: true,
+    found,
     ...request.env ? { env: request.env } : {}
   });
   const diagnostics = loaded.diagnostics;
-  if (!loaded.state || diagnostics.some((d2) => d2.severity === "error")) return { diagnostics };
+  if (!loaded.state || diagnostics.some((d2) => d2.severity === "error"))
+    return { diagnostics, files: loaded.files };
   checkTargets(request.targets ?? [], loaded.state);
   let changes;
   if (request.changedSince !== void 0) {
     const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
-      secrets: false
+      secrets: false,
+      found
     });
     let since;
     try {
-      since = await scopeSince(request.changedSince, request.paths, compared.state);
+      since = await scopeSince(request.changedSince, request.paths, compared.state, found);
     } catch (error2) {
       if (!request.changedSinceOptional) throw error2;
       since = { warning: `${error2.message}; planning everything` };
@@ -78476,7 +78494,7 @@ function renderValidateText(diagnostics, files, secrets) {
 function wantsColor(env, tty) {
   if (env["NO_COLOR"]) return false;
   const force = env["FORCE_COLOR"];
-  if (force !== void 0 && force !== "0" && force.toLowerCase() !== "false") return true;
+  if (force !== void 0) return force !== "0" && force.toLowerCase() !== "false";
   return tty;
 }
 var processIo = {
@@ -78570,6 +78588,7 @@ function readInputs() {
     ["concurrency", "concurrency"],
     ["maxAttempts", "max-attempts"],
     ["maxRate", "max-rate"],
+    ["maxResponseMb", "max-response-mb"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"]
@@ -78609,6 +78628,7 @@ var FLAG_INPUTS = {
   concurrency: "concurrency",
   "max-attempts": "max-attempts",
   "max-rate": "max-rate",
+  "max-response-mb": "max-response-mb",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",
@@ -78621,7 +78641,13 @@ var FLAG_INPUTS = {
   out: "plan-file"
 };
 function inActionTerms(message) {
-  return message.replace(/ \(insecureHttp: true\)/g, "").replace(/run validate with --no-secrets/g, "set the no-secrets input").replace(/pass --token-file <file> or --token <token>/g, "set the token input").replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)").replace(
+  return message.replace(/ \(insecureHttp: true\)/g, "").replace(/run validate with --no-secrets/g, "set the no-secrets input").replace(
+    /\(secret references not resolved: --no-secrets\)/g,
+    "(secret references not resolved: no-secrets is true)"
+  ).replace(/apply with --no-backup/g, "set the no-backup input").replace(/outside the plan's --target/g, "outside the targets input").replace(/add --target (\S+)/g, "add $1 to the targets input").replace(/raise the limit with --max-response-mb/g, "raise the limit with the max-response-mb input").replace(
+    /Make the plan again with `forgeform plan`\./g,
+    "Make the plan again (command plan with the plan-file input)."
+  ).replace(/pass --token-file <file> or --token <token>/g, "set the token input").replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)").replace(
     /--([a-z][a-z-]*)(?: <[a-z]+>)?(?: \/ (FORGEFORM_[A-Z_]+))?/g,
     (whole, flag, env) => {
       const input = FLAG_INPUTS[flag];
@@ -78804,20 +78830,27 @@ var Run = class {
     info(text.trimEnd());
     endGroup();
   }
-  /** The `paths` input with globs expanded (a glob that matches nothing is an error saying so). */
+  /**
+   * The `paths` input with globs expanded (a glob that matches nothing is an error saying so). What a glob matches
+   * (`found`) is read like a folder's files: only forgeform manifests, so `**\/*.yaml` leaves a Chart.yaml alone;
+   * a file named on its own is always read.
+   */
   async paths() {
-    const out = [];
+    const paths = [];
+    const found = [];
     for (const p2 of this.inputs.paths) {
       if (!isDynamicPattern(p2)) {
-        out.push(p2);
+        paths.push(p2);
         continue;
       }
-      const found = (await glob(p2, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
-      if (found.length === 0)
+      const matches2 = (await glob(p2, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
+      if (matches2.length === 0)
         throw new Error(`the paths input ${JSON.stringify(p2)} matches no file or directory`);
-      out.push(...found);
+      paths.push(...matches2);
+      found.push(...matches2);
     }
-    return out;
+    const named = new Set(this.inputs.paths.filter((p2) => !isDynamicPattern(p2)).map((p2) => resolve8(p2)));
+    return { paths, found: found.filter((f2) => !named.has(resolve8(f2))) };
   }
   /** The revision to plan from (`changed-since`): on a pull request, its base by default. */
   changedSince() {
@@ -78854,18 +78887,21 @@ var Run = class {
     };
   }
   async validate() {
-    const paths = await this.paths();
+    const { paths, found } = await this.paths();
     const loaded = await loadManifests(paths.length > 0 ? paths : ["."], {
       secrets: !this.inputs.noSecrets,
-      env: this.env
+      env: this.env,
+      found
     });
-    const files = loaded.state?.files ?? [...new Set(loaded.diagnostics.map((d2) => d2.file))];
+    const files = loaded.files;
     this.annotateDiagnostics(loaded.diagnostics);
     this.counts(void 0);
     const errors = loaded.diagnostics.filter((d2) => d2.severity === "error").length;
     if (errors > 0) return this.invalid(loaded.diagnostics, files);
     info(
-      this.inputs.format === "json" ? renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd() : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd()
+      this.inputs.format === "json" ? renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd() : inActionTerms(
+        renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd()
+      )
     );
     this.report(
       "json-report",
@@ -78887,6 +78923,7 @@ var Run = class {
         ...i.concurrency !== void 0 ? { concurrency: i.concurrency } : {},
         ...i.maxAttempts !== void 0 ? { maxAttempts: i.maxAttempts } : {},
         ...i.maxRate !== void 0 ? { maxRate: i.maxRate } : {},
+        ...i.maxResponseMb !== void 0 ? { maxResponseMb: i.maxResponseMb } : {},
         ...i.insecureHttp ? { insecureHttp: true } : {},
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: isDebug()
@@ -78898,7 +78935,7 @@ var Run = class {
     if (since?.optional)
       info(`Planning only what the pull request changed since its base ${since.ref}.`);
     const outcome = await planFromManifests({
-      paths: saved ? saved.manifests : await this.paths(),
+      ...saved ? { paths: saved.manifests } : await this.paths(),
       connection,
       targets: saved ? saved.targets : i.targets,
       replace: saved ? saved.replace ?? [] : i.replace,
@@ -78911,8 +78948,7 @@ var Run = class {
       this.annotateDiagnostics(outcome.diagnostics);
       if (!outcome.result) {
         this.counts(void 0);
-        const files = [...new Set(outcome.diagnostics.map((d2) => d2.file))];
-        return await this.invalid(outcome.diagnostics, files);
+        return await this.invalid(outcome.diagnostics, outcome.files ?? []);
       }
       const { plan } = outcome.result;
       this.counts(plan);
@@ -78989,7 +79025,7 @@ var Run = class {
       const r = result;
       const plan = r.plan;
       const fail = async (failure) => {
-        this.report("json-report", "json", renderPlanJson(plan));
+        this.report("json-report", "json", renderApplyJson(plan, []));
         const head2 = renderApplyRefusedMarkdown(failure);
         await this.markdown(
           `${head2}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head2.length })}`
@@ -79013,7 +79049,7 @@ var Run = class {
         );
       }
       if (!hasChanges(plan)) {
-        this.report("json-report", "json", renderPlanJson(plan));
+        this.report("json-report", "json", renderApplyJson(plan, []));
         const head2 = "## forgeform apply\n\n**Nothing to apply:** the platform matches the manifests.\n\n";
         await this.markdown(
           `${head2}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head2.length })}`

@@ -30,6 +30,7 @@ export interface ActionInputs {
   maxAttempts?: string;
   /** `600/min`: requests a minute, evenly spaced (`--max-rate`). */
   maxRate?: string;
+  maxResponseMb?: string;
   insecureHttp: boolean;
   replace: string[];
   /** Where the manifests' paths are relative to (default: the workspace). */
@@ -119,6 +120,7 @@ export function readInputs(): ActionInputs {
     ["concurrency", "concurrency"],
     ["maxAttempts", "max-attempts"],
     ["maxRate", "max-rate"],
+    ["maxResponseMb", "max-response-mb"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"],
@@ -160,6 +162,7 @@ const FLAG_INPUTS: Record<string, string> = {
   concurrency: "concurrency",
   "max-attempts": "max-attempts",
   "max-rate": "max-rate",
+  "max-response-mb": "max-response-mb",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",
@@ -180,6 +183,18 @@ export function inActionTerms(message: string): string {
   return message
     .replace(/ \(insecureHttp: true\)/g, "")
     .replace(/run validate with --no-secrets/g, "set the no-secrets input")
+    .replace(
+      /\(secret references not resolved: --no-secrets\)/g,
+      "(secret references not resolved: no-secrets is true)",
+    )
+    .replace(/apply with --no-backup/g, "set the no-backup input")
+    .replace(/outside the plan's --target/g, "outside the targets input")
+    .replace(/add --target (\S+)/g, "add $1 to the targets input")
+    .replace(/raise the limit with --max-response-mb/g, "raise the limit with the max-response-mb input")
+    .replace(
+      /Make the plan again with `forgeform plan`\./g,
+      "Make the plan again (command plan with the plan-file input).",
+    )
     .replace(/pass --token-file <file> or --token <token>/g, "set the token input")
     .replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)")
     .replace(

@@ -85,6 +85,11 @@ export interface RequestOptions {
   multipart?: FormData;
   /** Send to the SCIM base (`/api/scim/v2`) with the SCIM token instead of the REST base. */
   scim?: boolean;
+  /**
+   * A SCIM request sent without the SCIM token, when the run has none: the platform checks a group's SAML SSO
+   * before the token, so the answer says whether the group has SCIM at all (404 without SAML SSO, 401 with it).
+   */
+  withoutScimToken?: boolean;
   headers?: Record<string, string>;
   /** Answer a successful response's body as bytes (an export archive) rather than parsed JSON or text. */
   binary?: boolean;
@@ -752,12 +757,12 @@ export class ApiClient {
       "user-agent": this.#userAgent,
     };
     if (scim) {
-      if (this.#scimToken === undefined) {
+      if (this.#scimToken === undefined && opts.withoutScimToken !== true) {
         throw new ClientConfigError(
           `${method} ${bare} is a SCIM request and needs a SCIM token: set FORGEFORM_SCIM_TOKEN`,
         );
       }
-      headers["authorization"] = `Bearer ${this.#scimToken}`;
+      if (opts.withoutScimToken !== true) headers["authorization"] = `Bearer ${this.#scimToken}`;
       headers["content-type"] = "application/scim+json";
     } else if (this.#token !== undefined) {
       headers["private-token"] = this.#token;

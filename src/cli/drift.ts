@@ -3,7 +3,7 @@
  * nothing. Exit 0 when there is no drift, 2 when apply would change something (drifted or missing objects, objects
  * a prune policy deletes; with --fail-on-unmanaged also objects the manifests do not mention), 1 on error.
  */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { PlanResult } from "../engine/plan.js";
 import { parseShard, type Shard } from "../engine/shard.js";
 import { FileWriteError, writeFileSafely } from "../files/write.js";
@@ -26,9 +26,9 @@ export type DriftFormat = "text" | "json" | "markdown" | "junit";
 
 const FORMATS: readonly DriftFormat[] = ["text", "json", "markdown", "junit"];
 
-export function parseDriftFormat(value: string): DriftFormat {
-  if ((FORMATS as readonly string[]).includes(value)) return value as DriftFormat;
-  throw new Error(`--format must be text, json, markdown or junit, not ${JSON.stringify(value)}`);
+/** `--format` of drift and report merge: commander checks the choice (and shell completion offers them). */
+export function driftFormatOption(): Option {
+  return new Option("--format <format>", "text, json, markdown or junit").choices(FORMATS).default("text");
 }
 
 /** A drift report in one format. JUnit lists the objects found in sync as passing test cases. */
@@ -90,7 +90,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       collect,
       [],
     )
-    .option("--format <format>", "text, json, markdown or junit", parseDriftFormat, "text" as DriftFormat)
+    .addOption(driftFormatOption())
     .option("--out <file>", "write the report to this file instead of standard output")
     .option(
       "--report <format=file>",

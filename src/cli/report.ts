@@ -5,7 +5,7 @@ import { driftExitCode, driftSummaryLine } from "../report/index.js";
 import { mergeDriftReports, parseDriftJson } from "../report/merge.js";
 import {
   type DriftFormat,
-  parseDriftFormat,
+  driftFormatOption,
   parseReport,
   type ReportRequest,
   renderDrift,
@@ -24,7 +24,7 @@ export function registerReport(program: Command, io: Io, setExit: (code: number)
         "Exit 0 when there is no drift, 2 when there is, 1 on errors.",
     )
     .argument("<files...>", "the shards' JSON drift reports")
-    .option("--format <format>", "text, json, markdown or junit", parseDriftFormat, "text" as DriftFormat)
+    .addOption(driftFormatOption())
     .option("--out <file>", "write the report to this file instead of standard output")
     .option(
       "--report <format=file>",

@@ -22,6 +22,8 @@ import type { Progress } from "./progress.js";
 
 export interface PlanRequest {
   paths: string[];
+  /** Those of `paths` a glob matched: only the forgeform manifests among them are read (see LoadOptions.found). */
+  found?: string[];
   connection: ClientOptions;
   targets?: string[];
   replace?: string[];
@@ -89,6 +91,8 @@ function backupOption(request: PlanRequest): { dir: string; shown: string } | un
 export interface PlanOutcome {
   /** Validation diagnostics (errors stop before any request is made). */
   diagnostics: Diagnostic[];
+  /** The manifest files read. */
+  files?: string[];
   result?: PlanResult;
   ctx?: KindContext;
   api?: ApiClient;
@@ -105,21 +109,25 @@ export function displayUrl(url: string): string {
 
 /** Loads the manifests; when they are valid, reads the live state and plans. The caller closes `api`. */
 export async function planFromManifests(request: PlanRequest): Promise<PlanOutcome> {
+  const found = request.found ?? [];
   const loaded = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
     secrets: true,
+    found,
     ...(request.env ? { env: request.env } : {}),
   });
   const diagnostics = loaded.diagnostics;
-  if (!loaded.state || diagnostics.some((d) => d.severity === "error")) return { diagnostics };
+  if (!loaded.state || diagnostics.some((d) => d.severity === "error"))
+    return { diagnostics, files: loaded.files };
   checkTargets(request.targets ?? [], loaded.state);
   let changes: ChangeScope | undefined;
   if (request.changedSince !== undefined) {
     const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
       secrets: false,
+      found,
     });
     let since: Awaited<ReturnType<typeof scopeSince>>;
     try {
-      since = await scopeSince(request.changedSince, request.paths, compared.state);
+      since = await scopeSince(request.changedSince, request.paths, compared.state, found);
     } catch (error) {
       if (!request.changedSinceOptional) throw error;
       since = { warning: `${(error as Error).message}; planning everything` };

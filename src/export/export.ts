@@ -12,6 +12,7 @@ import { orNotFound } from "../kinds/common.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
+import { identityOf } from "../manifest/rules.js";
 
 export interface ExportRequest {
   instance: boolean;
@@ -141,7 +142,14 @@ class Exporter {
     const fields: Fields = kind?.export ? await kind.export(this.ctx, parent, live) : live.fields;
     const out: Record<string, unknown> = {};
     const identity = schema?.["x-identity"];
-    if (typeof identity === "string" && specs.has(identity) && isEmpty(fields[identity]))
+    // The identity is written unless the manifest derives the same one from the other fields (a wiki page's
+    // slug from its title).
+    if (
+      typeof identity === "string" &&
+      specs.has(identity) &&
+      isEmpty(fields[identity]) &&
+      identityOf(fields, identity, collection)?.key !== live.key
+    )
       out[identity] = live.key;
     // A kind whose `state` holds more than present/absent (a milestone's active/closed) exports it.
     const stateSchema = (schema?.["properties"] as Record<string, Record<string, unknown>> | undefined)?.[
@@ -168,7 +176,7 @@ class Exporter {
         ? this.reference([...nameParts, name], name, self.address)
         : escapeRefs(value);
     }
-    if (ownState !== undefined) out["state"] = ownState;
+    if (ownState !== undefined && ownState !== stateSchema?.["default"]) out["state"] = ownState;
     // A setting that is on (or set) needs its partners declared with it; when a partner is empty or write-only
     // on the platform, the manifest cannot say the same, so the setting is left out and a comment says why.
     for (const [name, spec] of specs) {
@@ -213,7 +221,7 @@ class Exporter {
     try {
       lives = (await kind.read(this.ctx, parent, [])).filter((l) => !l.readOnly);
     } catch (error) {
-      if (kind.notConfigured?.(error)) return undefined;
+      if (await kind.notConfigured?.(this.ctx, parent, error)) return undefined;
       this.skipped.push(`${where}: ${(error as Error).message}`);
       this.comments.push({
         path: path.slice(0, -1),

@@ -83,7 +83,10 @@ export const wikiPageKind: Kind = {
     // The platform reads back only the last segment of the title: put the page's directory back in front.
     const slug = String(live.fields["slug"]);
     const dir = slug.includes("/") ? slug.slice(0, slug.lastIndexOf("/") + 1) : "";
-    return { ...live.fields, title: `${dir}${String(live.fields["title"])}` };
+    const title = `${dir}${String(live.fields["title"])}`;
+    // The slug the title gives is the platform's default (and the only one prepare accepts): left out.
+    const { slug: _derived, ...rest } = live.fields;
+    return slugOf(title) === slug ? { ...rest, title } : { ...live.fields, title };
   },
 
   async create(ctx, parent, desired) {

@@ -27,6 +27,12 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** The manifest root; `${file:}`, content_file and attachments may not leave it. Default: see manifestRoot(). */
   root?: string;
+  /**
+   * Those of the paths that a glob matched (the Action's `paths` input): read like the files of a folder, so only
+   * the forgeform manifests among them count, and one that does not exist is skipped. A path named on its own is
+   * always read.
+   */
+  found?: readonly string[];
 }
 
 export interface LoadResult {
@@ -34,6 +40,8 @@ export interface LoadResult {
   state?: DesiredState;
   /** Errors and warnings, in file order. */
   diagnostics: Diagnostic[];
+  /** Every manifest file read (named on its own, or holding a forgeform manifest), valid or not. */
+  files: string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -81,16 +89,17 @@ interface Source {
   explicit: boolean;
 }
 
-function collectFiles(paths: string[], diags: Diagnostics): Source[] {
+function collectFiles(paths: string[], diags: Diagnostics, globbed: readonly string[] = []): Source[] {
   const out: Source[] = [];
   const seen = new Set<string>();
+  const matched = new Set(globbed.map((f) => resolve(f)));
   for (const p of paths.length ? paths : ["."]) {
     const abs = resolve(p);
     let st: ReturnType<typeof statSync>;
     try {
       st = statSync(abs);
     } catch {
-      diags.error({ file: p, line: 1, col: 1 }, "", "no such file or directory");
+      if (!matched.has(abs)) diags.error({ file: p, line: 1, col: 1 }, "", "no such file or directory");
       continue;
     }
     const found: Source[] = [];
@@ -98,7 +107,7 @@ function collectFiles(paths: string[], diags: Diagnostics): Source[] {
       const files: string[] = [];
       walkDir(abs, files);
       for (const f of files) found.push({ file: f, explicit: false });
-    } else found.push({ file: abs, explicit: true });
+    } else found.push({ file: abs, explicit: !matched.has(abs) });
     for (const s of found) {
       if (seen.has(s.file)) continue;
       seen.add(s.file);
@@ -140,7 +149,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const files: string[] = [];
   const docs: ParsedDocument[] = [];
 
-  for (const src of collectFiles(paths, diags)) {
+  for (const src of collectFiles(paths, diags, opts.found)) {
     const name = display(src.file);
     const size = statSync(src.file).size;
     if (size > MAX_FILE_BYTES) {
@@ -255,7 +264,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     );
   }
   const diagnostics = diags.sorted(files);
-  if (diags.hasErrors) return { diagnostics };
+  if (diags.hasErrors) return { diagnostics, files };
 
   const bctx = { schemas, root, diags };
   const rootBody: Obj = instance ?? {};
@@ -309,7 +318,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (groupsColl.items.length > 0 || unmanaged.groups !== undefined || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, selectors }, diagnostics };
+  return { state: { root: rootNode, files, selectors }, diagnostics, files };
 }
 
 /**

@@ -221,7 +221,7 @@ describe("forgeform drift against the sandbox", () => {
   it("exits 1 on an unknown --format, a malformed --report and an unwritable --out", async () => {
     const drift = await bench.cli(["drift", "--format", "yaml", file]);
     expect(drift.code).toBe(1);
-    expect(drift.err).toContain("--format must be text, json, markdown or junit");
+    expect(drift.err).toContain("Allowed choices are text, json, markdown, junit");
     const report = await bench.cli(["drift", "--report", "drift.xml", file]);
     expect(report.code).toBe(1);
     expect(report.err).toContain("--report needs FORMAT=FILE");
