@@ -78589,6 +78589,7 @@ function readInputs() {
     ["maxAttempts", "max-attempts"],
     ["maxRate", "max-rate"],
     ["maxResponseMb", "max-response-mb"],
+    ["maxListMb", "max-list-mb"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"]
@@ -78629,6 +78630,7 @@ var FLAG_INPUTS = {
   "max-attempts": "max-attempts",
   "max-rate": "max-rate",
   "max-response-mb": "max-response-mb",
+  "max-list-mb": "max-list-mb",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",
@@ -78644,7 +78646,7 @@ function inActionTerms(message) {
   return message.replace(/ \(insecureHttp: true\)/g, "").replace(/run validate with --no-secrets/g, "set the no-secrets input").replace(
     /\(secret references not resolved: --no-secrets\)/g,
     "(secret references not resolved: no-secrets is true)"
-  ).replace(/apply with --no-backup/g, "set the no-backup input").replace(/outside the plan's --target/g, "outside the targets input").replace(/add --target (\S+)/g, "add $1 to the targets input").replace(/raise the limit with --max-response-mb/g, "raise the limit with the max-response-mb input").replace(
+  ).replace(/apply with --no-backup/g, "set the no-backup input").replace(/outside the plan's --target/g, "outside the targets input").replace(/add --target (\S+)/g, "add $1 to the targets input").replace(/raise the limit with --(max-response-mb|max-list-mb)/g, "raise the limit with the $1 input").replace(
     /Make the plan again with `forgeform plan`\./g,
     "Make the plan again (command plan with the plan-file input)."
   ).replace(/pass --token-file <file> or --token <token>/g, "set the token input").replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)").replace(
@@ -78924,6 +78926,7 @@ var Run = class {
         ...i.maxAttempts !== void 0 ? { maxAttempts: i.maxAttempts } : {},
         ...i.maxRate !== void 0 ? { maxRate: i.maxRate } : {},
         ...i.maxResponseMb !== void 0 ? { maxResponseMb: i.maxResponseMb } : {},
+        ...i.maxListMb !== void 0 ? { maxListMb: i.maxListMb } : {},
         ...i.insecureHttp ? { insecureHttp: true } : {},
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: isDebug()

@@ -31,6 +31,7 @@ export interface ActionInputs {
   /** `600/min`: requests a minute, evenly spaced (`--max-rate`). */
   maxRate?: string;
   maxResponseMb?: string;
+  maxListMb?: string;
   insecureHttp: boolean;
   replace: string[];
   /** Where the manifests' paths are relative to (default: the workspace). */
@@ -121,6 +122,7 @@ export function readInputs(): ActionInputs {
     ["maxAttempts", "max-attempts"],
     ["maxRate", "max-rate"],
     ["maxResponseMb", "max-response-mb"],
+    ["maxListMb", "max-list-mb"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"],
@@ -163,6 +165,7 @@ const FLAG_INPUTS: Record<string, string> = {
   "max-attempts": "max-attempts",
   "max-rate": "max-rate",
   "max-response-mb": "max-response-mb",
+  "max-list-mb": "max-list-mb",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",
@@ -190,7 +193,7 @@ export function inActionTerms(message: string): string {
     .replace(/apply with --no-backup/g, "set the no-backup input")
     .replace(/outside the plan's --target/g, "outside the targets input")
     .replace(/add --target (\S+)/g, "add $1 to the targets input")
-    .replace(/raise the limit with --max-response-mb/g, "raise the limit with the max-response-mb input")
+    .replace(/raise the limit with --(max-response-mb|max-list-mb)/g, "raise the limit with the $1 input")
     .replace(
       /Make the plan again with `forgeform plan`\./g,
       "Make the plan again (command plan with the plan-file input).",

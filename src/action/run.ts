@@ -261,6 +261,7 @@ class Run {
         ...(i.maxAttempts !== undefined ? { maxAttempts: i.maxAttempts } : {}),
         ...(i.maxRate !== undefined ? { maxRate: i.maxRate } : {}),
         ...(i.maxResponseMb !== undefined ? { maxResponseMb: i.maxResponseMb } : {}),
+        ...(i.maxListMb !== undefined ? { maxListMb: i.maxListMb } : {}),
         ...(i.insecureHttp ? { insecureHttp: true } : {}),
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: core.isDebug(),

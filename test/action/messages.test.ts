@@ -62,6 +62,9 @@ describe("messages in the Action", () => {
   });
 
   it("says what to do in the Action's terms", () => {
+    expect(inActionTerms("raise the limit with --max-list-mb")).toBe(
+      "raise the limit with the max-list-mb input",
+    );
     expect(inActionTerms("raise the limit with --max-response-mb")).toBe(
       "raise the limit with the max-response-mb input",
     );
