@@ -256,13 +256,16 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
 
 /** A subgroup may not be more visible than its parent (when both are declared). */
 export function checkGroupVisibility(groups: Map<string, Obj>, diags: Diagnostics): void {
+  // Paths are one path in any case, as on the platform.
+  const byPath = new Map([...groups].map(([p, b]) => [p.toLowerCase(), b]));
   for (const [path, body] of groups) {
     const vis = body.visibility;
-    if (typeof vis !== "string") continue;
+    // A visibility from `${env:}` is known only once resolved; the platform then says whether it fits.
+    if (!isPlainString(vis)) continue;
     const parentPath = path.split("/").slice(0, -1).join("/");
-    const parent = parentPath ? groups.get(parentPath) : undefined;
+    const parent = parentPath ? byPath.get(parentPath.toLowerCase()) : undefined;
     const pvis = parent?.visibility;
-    if (typeof pvis !== "string") continue;
+    if (!isPlainString(pvis)) continue;
     if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
       diags.error(
         valueLoc(body, "visibility"),

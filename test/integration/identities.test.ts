@@ -162,6 +162,39 @@ projects:
     expect((await bench.cli(["validate", "--no-secrets", m])).code).toBe(0);
   });
 
+  it("a reference may stand in any string field: its value is checked against the field's format and choices", async () => {
+    const m = bench.manifest(`version: 1
+instance:
+  application_settings:
+    admin_notification_email: "\${env:MAIL}"
+groups:
+  ids:
+    visibility: "\${env:VIS}"
+`);
+    const good = await bench.cli(["validate", m], { MAIL: "ops@ids.example", VIS: "private" });
+    expect(good.code, good.out + good.err).toBe(0);
+    expect((await bench.cli(["validate", "--no-secrets", m])).code).toBe(0);
+    const bad = await bench.cli(["validate", m], { MAIL: "SECRETnotAnAddress", VIS: "SECRETsecretive" });
+    expect(bad.code).toBe(1);
+    expect(bad.out + bad.err).not.toMatch(/SECRET/);
+    expect(prose(bad.out + bad.err)).toContain(
+      "admin_notification_email: the value from env:MAIL is not an e-mail address (the value is not shown)",
+    );
+    expect(prose(bad.out + bad.err)).toContain(
+      "visibility: the value from env:VIS is not one of: private, internal, public (the value is not shown)",
+    );
+    const apply = await bench.cli(["apply", "--yes", m], { MAIL: "ops@ids.example", VIS: "private" });
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(
+      (await bench.get<Record<string, unknown>>("/application/settings"))["admin_notification_email"],
+    ).toBe("ops@ids.example");
+    const plan = await bench.cli(["plan", "--detailed-exitcode", m], {
+      MAIL: "ops@ids.example",
+      VIS: "private",
+    });
+    expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+
   it("never echoes the value of a sensitive field that fails its type", async () => {
     const m = bench.manifest(`version: 1
 instance:
