@@ -69220,13 +69220,14 @@ function checkItem(collection, item, path2, ctx) {
   }
 }
 function checkGroupVisibility(groups, diags) {
+  const byPath = new Map([...groups].map(([p2, b2]) => [p2.toLowerCase(), b2]));
   for (const [path2, body2] of groups) {
     const vis = body2.visibility;
-    if (typeof vis !== "string") continue;
+    if (!isPlainString(vis)) continue;
     const parentPath2 = path2.split("/").slice(0, -1).join("/");
-    const parent = parentPath2 ? groups.get(parentPath2) : void 0;
+    const parent = parentPath2 ? byPath.get(parentPath2.toLowerCase()) : void 0;
     const pvis = parent?.visibility;
-    if (typeof pvis !== "string") continue;
+    if (!isPlainString(pvis)) continue;
     if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
       diags.error(
         valueLoc(body2, "visibility"),
@@ -69545,6 +69546,7 @@ function reportSchemaErrors(errors, value, prefix, diags) {
     }
     if (e.propertyName !== void 0) continue;
     if (e.keyword === "if") continue;
+    if (RESOLVED_KEYWORDS.has(e.keyword) && typeof e.data === "string" && hasReference(e.data)) continue;
     const path2 = pointerToPath(e.instancePath, value);
     const data = e.data;
     const parent = e.parentSchema;
@@ -69645,6 +69647,7 @@ function reportSchemaErrors(errors, value, prefix, diags) {
     diags.error(at, renderPath([...prefix, ...fieldPath]), message);
   }
 }
+var RESOLVED_KEYWORDS = /* @__PURE__ */ new Set(["enum", "const", "format", "pattern", "minLength", "maxLength"]);
 var VALUE_KEYWORDS = /* @__PURE__ */ new Set([
   "type",
   "enum",
@@ -70021,14 +70024,29 @@ function collectFiles(paths, diags) {
   }
   return out;
 }
-function declare(map, name, body2, at, path2, what, diags) {
-  const first = map.get(name);
-  if (first) {
-    diags.error(at, path2, `${what} "${name}" is declared twice; first declared at ${formatRef(first.at)}`);
-    return;
+var Declarations = class extends Map {
+  constructor(caseInsensitive) {
+    super();
+    this.caseInsensitive = caseInsensitive;
   }
-  if (isObj3(body2)) map.set(name, { body: body2, at });
-}
+  caseInsensitive;
+  #folded = /* @__PURE__ */ new Map();
+  /** Keeps the first declaration of each name and reports later ones, naming both places. */
+  declare(name, body2, at, path2, what, diags) {
+    const first = this.#folded.get(this.caseInsensitive ? name.toLowerCase() : name);
+    if (first) {
+      const spelled = first.name === name ? "" : ` as "${first.name}" (paths are the same in any case on the platform, so this is the same ${what})`;
+      diags.error(
+        at,
+        path2,
+        `${what} "${name}" is declared twice; first declared${spelled} at ${formatRef(first.at)}`
+      );
+      return;
+    }
+    this.#folded.set(this.caseInsensitive ? name.toLowerCase() : name, { name, at });
+    if (isObj3(body2)) this.set(name, { body: body2, at });
+  }
+};
 async function loadManifests(paths, opts) {
   const diags = new Diagnostics();
   const schemas = loadSchemas();
@@ -70059,9 +70077,9 @@ async function loadManifests(paths, opts) {
     if (relevant2.length > 0 || src.explicit) files.push(name);
     docs.push(...relevant2);
   }
-  const templates2 = /* @__PURE__ */ new Map();
-  const groups = /* @__PURE__ */ new Map();
-  const projects = /* @__PURE__ */ new Map();
+  const templates2 = new Declarations(false);
+  const groups = new Declarations(true);
+  const projects = new Declarations(true);
   const instanceParts = [];
   const manifestValidator = schemas.validator("manifest.schema.json");
   for (const doc of docs) {
@@ -70074,17 +70092,17 @@ async function loadManifests(paths, opts) {
     const v2 = doc.value;
     if (isObj3(v2.templates)) {
       for (const [n2, b2] of Object.entries(v2.templates)) {
-        declare(templates2, n2, b2, keyLoc(v2.templates, n2), renderPath(["templates", n2]), "template", diags);
+        templates2.declare(n2, b2, keyLoc(v2.templates, n2), renderPath(["templates", n2]), "template", diags);
       }
     }
     if (isObj3(v2.groups)) {
       for (const [n2, b2] of Object.entries(v2.groups)) {
-        declare(groups, n2, b2, keyLoc(v2.groups, n2), renderPath(["groups", n2]), "group", diags);
+        groups.declare(n2, b2, keyLoc(v2.groups, n2), renderPath(["groups", n2]), "group", diags);
       }
     }
     if (isObj3(v2.projects)) {
       for (const [n2, b2] of Object.entries(v2.projects)) {
-        declare(projects, n2, b2, keyLoc(v2.projects, n2), renderPath(["projects", n2]), "project", diags);
+        projects.declare(n2, b2, keyLoc(v2.projects, n2), renderPath(["projects", n2]), "project", diags);
       }
     }
     if (isObj3(v2.instance)) instanceParts.push(v2.instance);
@@ -73726,6 +73744,20 @@ function sameValue(desired, live, options = {}) {
 }
 
 // src/engine/targets.ts
+var TargetError = class extends Error {
+  name = "TargetError";
+};
+function normalizeTargets(targets) {
+  return targets.map((t) => {
+    const path2 = t.trim().replace(/\/{2,}/g, "/").replace(/^\/+|\/+$/g, "");
+    if (path2 === "") {
+      throw new TargetError(
+        `--target ${JSON.stringify(t)} is empty: give a group or project path, or "instance"`
+      );
+    }
+    return path2;
+  });
+}
 function inTargets(key, targets) {
   if (targets.length === 0) return true;
   const lower2 = key.toLowerCase();
@@ -73733,6 +73765,26 @@ function inTargets(key, targets) {
     const target = t.toLowerCase();
     return lower2 === target || lower2.startsWith(`${target}/`);
   });
+}
+function withAncestors(paths) {
+  const out = /* @__PURE__ */ new Set();
+  for (const p2 of paths) {
+    const parts = p2.split("/");
+    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join("/"));
+  }
+  return [...out];
+}
+function checkTargetsSelected(targets, covered, known, unknowable = () => false) {
+  const problems2 = [];
+  for (const target of targets) {
+    if (target === "instance") continue;
+    if (covered.some((p2) => inTargets(p2, [target])) || unknowable(target)) continue;
+    const suggestion = didYouMean(target, withAncestors([...covered, ...known]));
+    problems2.push(
+      `--target ${JSON.stringify(target)} matches nothing the manifests declare, nor anything their patterns match on the platform${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""}`
+    );
+  }
+  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
 }
 
 // src/engine/select.ts
@@ -73859,7 +73911,14 @@ async function expandSelectors(state, ctx, targets, changes) {
     }
     children[collection] = { ...coll ?? { policy: collection === "groups" ? "warn" : "ignore" }, items };
   }
-  return { state: { ...state, root: { ...root, children }, selectors: [] }, summaries, warnings };
+  const unread = relevantSelectors.filter((sel) => !changed2(sel));
+  return {
+    state: { ...state, root: { ...root, children }, selectors: [] },
+    summaries,
+    warnings,
+    listed: [...known.groups, ...known.projects],
+    unknowable: (target) => unread.some((sel) => relevant(sel, [target]))
+  };
 }
 
 // src/engine/plan.ts
@@ -74485,6 +74544,13 @@ function digestLive(entries) {
 }
 async function makePlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
+  checkTargetsSelected(
+    options.targets ?? [],
+    top.map((i) => i.key),
+    expanded.listed,
+    expanded.unknowable
+  );
   const units = options.shard ? shardUnits(expanded.state.root, options.shard) : void 0;
   const planner = new Planner(
     ctx,
@@ -76253,9 +76319,6 @@ async function scopeSince(ref2, paths, head) {
 }
 
 // src/cli/workflow.ts
-var TargetError = class extends Error {
-  name = "TargetError";
-};
 function checkTargets(targets, state) {
   const paths = [
     ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
@@ -76266,15 +76329,10 @@ function checkTargets(targets, state) {
   const problems2 = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
-    const t = target.replace(/\/+$/, "").toLowerCase();
+    const t = target.toLowerCase();
     if (paths.some((p2) => p2.toLowerCase() === t || p2.toLowerCase().startsWith(`${t}/`))) continue;
     if (prefixes.some((p2) => p2 === "" || t === p2 || t.startsWith(`${p2}/`))) continue;
-    const candidates = [
-      .../* @__PURE__ */ new Set([
-        ...paths.flatMap((p2) => p2.split("/").map((_2, i, a) => a.slice(0, i + 1).join("/"))),
-        ...instanceDeclared ? ["instance"] : []
-      ])
-    ];
+    const candidates = [...withAncestors(paths), ...instanceDeclared ? ["instance"] : []];
     const suggestion = didYouMean(target, candidates);
     problems2.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`
@@ -76305,7 +76363,8 @@ async function planFromManifests(request) {
   });
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d2) => d2.severity === "error")) return { diagnostics };
-  checkTargets(request.targets ?? [], loaded.state);
+  const targets = normalizeTargets(request.targets ?? []);
+  checkTargets(targets, loaded.state);
   let changes;
   if (request.changedSince !== void 0) {
     const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
@@ -76337,7 +76396,7 @@ async function planFromManifests(request) {
     const registry = createRegistry(kinds, fieldSpecs);
     const result = await makePlan(loaded.state, ctx, registry, {
       url: displayUrl(request.connection.url),
-      targets: request.targets ?? [],
+      targets,
       replace: request.replace ?? [],
       ...backupOption(request) ? { backup: backupOption(request) } : {},
       ...changes ? { changes } : {},

@@ -34,7 +34,7 @@ import { sameValue } from "./compare.js";
 import type { KindRegistry } from "./registry.js";
 import { expandSelectors } from "./select.js";
 import { type Shard, shardUnits, unitOf } from "./shard.js";
-import { inTargets } from "./targets.js";
+import { checkTargetsSelected, inTargets } from "./targets.js";
 
 /** One change with everything apply needs. Never serialised: `desired` may hold secrets. */
 export interface Step {
@@ -867,6 +867,14 @@ export async function makePlan(
   options: PlanOptions,
 ): Promise<PlanResult> {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  // A target below a pattern's root selects what the platform holds there: it must select something.
+  const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
+  checkTargetsSelected(
+    options.targets ?? [],
+    top.map((i) => i.key),
+    expanded.listed,
+    expanded.unknowable,
+  );
   const units = options.shard ? shardUnits(expanded.state.root, options.shard) : undefined;
   const planner = new Planner(
     ctx,
