@@ -68015,6 +68015,73 @@ function revealSecrets(value) {
   }
   return value;
 }
+function deriveSecret(value, derive) {
+  if (value instanceof Secret) {
+    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved);
+  }
+  return typeof value === "string" ? derive(value) : value;
+}
+function textOf(value) {
+  if (value instanceof Secret) return value.reveal();
+  return typeof value === "string" ? value : void 0;
+}
+function shownText(value) {
+  return value instanceof Secret ? value.shown : String(value);
+}
+var MIN_MASKED_LENGTH = 4;
+var SecretValues = class _SecretValues {
+  #values;
+  constructor(values) {
+    this.#values = [...new Set(values)].filter((v2) => v2.length >= MIN_MASKED_LENGTH).sort((a, b2) => b2.length - a.length);
+  }
+  /** Every referenced value found anywhere inside `root` (a desired state, fields, lists...). */
+  static of(root) {
+    const found = [];
+    const seen = /* @__PURE__ */ new WeakSet();
+    const walk = (v2) => {
+      if (v2 instanceof Secret) {
+        if (!v2.unresolved && v2.origin !== "literal") found.push(v2.reveal());
+        return;
+      }
+      if (v2 === null || typeof v2 !== "object" || seen.has(v2)) return;
+      seen.add(v2);
+      for (const x of Array.isArray(v2) ? v2 : Object.values(v2)) walk(x);
+    };
+    walk(root);
+    return new _SecretValues(found);
+  }
+  /** The values, for a redactor elsewhere (the API client's --debug lines and errors). */
+  list() {
+    return [...this.#values];
+  }
+  /** Whether the text holds one of the values (as is or URL-encoded). */
+  contains(text) {
+    return this.#values.some((v2) => text.includes(v2) || text.includes(encodeURIComponent(v2)));
+  }
+  /** The text with each value (as is or URL-encoded) replaced by the mask. */
+  text(text) {
+    let out = text;
+    for (const v2 of this.#values) {
+      out = out.split(v2).join(MASK);
+      const encoded = encodeURIComponent(v2);
+      if (encoded !== v2) out = out.split(encoded).join(MASK);
+    }
+    return out;
+  }
+  /** Every string inside a JSON-like value masked, keys included. */
+  value(value) {
+    if (this.#values.length === 0) return value;
+    const walk = (v2) => {
+      if (typeof v2 === "string") return this.text(v2);
+      if (Array.isArray(v2)) return v2.map(walk);
+      if (v2 !== null && typeof v2 === "object" && !(v2 instanceof Secret)) {
+        return Object.fromEntries(Object.entries(v2).map(([k2, x]) => [this.text(k2), walk(x)]));
+      }
+      return v2;
+    };
+    return walk(value);
+  }
+};
 
 // src/manifest/interpolate.ts
 var REF = /\$\$\{|\$\{(env|file):([^}]*)\}/g;
@@ -69032,11 +69099,19 @@ var isObj = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
 function wikiSlug(title) {
   return title.trim().replace(/[\s<>+]/g, "-");
 }
-function identityOf(item, spec, collection, itemSchema2) {
-  if (collection === "wiki_pages" && item.slug === void 0 && typeof item.title === "string") {
-    const slug = wikiSlug(item.title);
-    return { key: slug, label: slug, compare: slug, unknown: false };
-  }
+var DERIVED_IDENTITY = {
+  wiki_pages: { field: "slug", from: "title", derive: wikiSlug }
+};
+function derivedIdentity(collection, item) {
+  const rule = DERIVED_IDENTITY[collection];
+  if (!rule || item[rule.field] !== void 0) return void 0;
+  const source2 = item[rule.from];
+  if (typeof source2 !== "string" && !isSecret(source2)) return void 0;
+  return { field: rule.field, value: deriveSecret(source2, rule.derive) };
+}
+function identityOf(written, spec, collection, itemSchema2) {
+  const derived = derivedIdentity(collection, written);
+  const item = derived ? { ...written, [derived.field]: derived.value } : written;
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
   const props = itemSchema2?.properties ?? {};
   const keys = [];
@@ -69365,9 +69440,10 @@ function buildNode(collection, key, body2, schema, ctx) {
         children[k2] = { policy: policyOf(body2, k2), policyDeclared: true, items: [] };
     }
   }
+  const derived = derivedIdentity(collection, fields);
+  if (derived) fields[derived.field] = derived.value;
   if (collection === "wiki_pages") {
     const page = fields;
-    if (page.slug === void 0 && typeof page.title === "string") page.slug = wikiSlug(page.title);
     if (typeof page.content_file === "string") {
       const at = fieldSources.content_file;
       const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
@@ -73151,6 +73227,14 @@ var ApiClient = class {
       startIndex += page.Resources.length;
     }
   }
+  /**
+   * Values never to print from now on (the run's resolved `${env:}`/`${file:}` values, names masked in a plan):
+   * masked in --debug lines, request paths in errors and the platform's messages, also where a request path holds
+   * one (an object named after a secret).
+   */
+  conceal(values) {
+    for (const value of values) this.#redactor.add(value);
+  }
   /** Closes the kept-alive connections. */
   async close() {
     if (this.#closed) return;
@@ -73440,7 +73524,8 @@ async function applySteps(ctx, steps, options) {
   const outcomes = /* @__PURE__ */ new Map();
   const running = /* @__PURE__ */ new Map();
   let done = 0;
-  const record = (outcome) => {
+  const record = (result) => {
+    const outcome = result.message !== void 0 && options.mask ? { ...result, message: options.mask(result.message) } : result;
     outcomes.set(outcome.address, outcome);
     done++;
     options.onOutcome?.(outcome, done, total);
@@ -73690,7 +73775,7 @@ function isBlank(value) {
 }
 var asInstant = instantOf;
 function canonical(value) {
-  if (isSecret(value)) return `secret:${value.reveal()}`;
+  if (isSecret(value)) return canonical(value.reveal());
   if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const entries = Object.entries(value).filter(([, v2]) => !isBlank(v2)).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
@@ -73930,12 +74015,13 @@ function labelPattern(label) {
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
 var Planner = class {
-  constructor(ctx, registry, targets, replace, backup, root, changes, shardUnits2) {
+  constructor(ctx, registry, targets, replace, backup, root, secrets, changes, shardUnits2) {
     this.ctx = ctx;
     this.registry = registry;
     this.targets = targets;
     this.replace = replace;
     this.backup = backup;
+    this.secrets = secrets;
     this.changes = changes;
     this.shardUnits = shardUnits2;
     for (const collection of ["groups", "projects"]) {
@@ -73949,6 +74035,7 @@ var Planner = class {
   targets;
   replace;
   backup;
+  secrets;
   changes;
   shardUnits;
   problems = [];
@@ -74195,10 +74282,28 @@ var Planner = class {
     };
     const shapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => ({ item: i, pattern: labelPattern(i.label) }));
     const shapeOf = (live) => shapes.find((s) => s.pattern.test(live.key))?.item;
-    const liveLabel = (live) => {
+    const taken = new Set(items.map(labelOf));
+    const shownLive = /* @__PURE__ */ new Map();
+    for (const live of lives) {
+      if (scope.declared.has(live.key) || live.readOnly) continue;
       const like = shapeOf(live);
-      return like ? `${like.label} (id ${String(live.id)})` : live.key;
-    };
+      const masked = like ? like.label : this.secrets.contains(live.key) ? this.secrets.text(live.key) : void 0;
+      let shown;
+      if (masked === void 0) {
+        shown = { label: live.key, ...live.id !== void 0 ? { id: this.secrets.value(live.id) } : {} };
+      } else if (typeof live.id === "number") {
+        shown = { label: `${masked} (id ${live.id})`, id: live.id };
+      } else {
+        let n2 = 1;
+        while (taken.has(`${masked} (#${n2})`)) n2++;
+        shown = { label: `${masked} (#${n2})` };
+      }
+      if (masked !== void 0)
+        this.ctx.api.conceal([live.key, ...typeof live.id === "string" ? [live.id] : []]);
+      taken.add(shown.label);
+      shownLive.set(live, shown);
+    }
+    const liveLabel = (live) => shownLive.get(live)?.label ?? live.key;
     const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
     const perItem = await Promise.all(
       ordered.map(async (item) => {
@@ -74237,7 +74342,7 @@ var Planner = class {
         address,
         collection,
         key: liveLabel(live),
-        liveId: live.id,
+        ...shownLive.get(live)?.id !== void 0 ? { liveId: shownLive.get(live).id } : {},
         ...parentAddress ? { parent: parentAddress } : {}
       };
       if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
@@ -74306,7 +74411,8 @@ var Planner = class {
       key: label,
       source: item.source,
       ...parentAddress !== "" && parentAddress !== "instance" ? { parent: parentAddress } : {},
-      ...live?.id !== void 0 ? { liveId: live.id } : {}
+      // An id that is a name holds the identity: with a secret in it, it is not shown.
+      ...live?.id !== void 0 && (typeof live.id === "number" || label === key) ? { liveId: live.id } : {}
     };
     if (item.state === "absent") {
       if (!live) return;
@@ -74544,6 +74650,7 @@ function digestLive(entries) {
 }
 async function makePlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const secrets = SecretValues.of(expanded.state);
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
     options.targets ?? [],
@@ -74559,6 +74666,7 @@ async function makePlan(desired, ctx, registry, options) {
     new Set(options.replace ?? []),
     options.backup,
     expanded.state.root,
+    secrets,
     options.changes,
     units
   );
@@ -74577,6 +74685,10 @@ async function makePlan(desired, ctx, registry, options) {
     }
   }
   for (const step of steps) step.deps = step.deps.filter((d2) => byAddress.has(d2));
+  for (const step of steps) {
+    step.change = secrets.value(step.change);
+    step.deps = step.deps.map((d2) => secrets.text(d2));
+  }
   const changes = steps.map((s) => s.change);
   const plan = {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -74588,14 +74700,14 @@ async function makePlan(desired, ctx, registry, options) {
     ...options.changedSince !== void 0 ? { changedSince: options.changedSince } : {},
     ...options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {},
     changes,
-    errors: byPlace(planner.problems),
-    warnings: byPlace(planner.warnings),
+    errors: secrets.value(byPlace(planner.problems)),
+    warnings: secrets.value(byPlace(planner.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
     ...expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}
   };
-  return { plan, steps, inSync: [...planner.inSync].sort() };
+  return { plan, steps, inSync: planner.inSync.map((a) => secrets.text(a)).sort(), secrets };
 }
 
 // src/engine/registry.ts
@@ -75039,7 +75151,7 @@ var deployKeyKind = {
     const found = await existingKey(ctx, key);
     if (!found) return void 0;
     const title = desired["title"];
-    const renamed = typeof title === "string" && title !== found.title ? `; its title belongs to the key, so it becomes "${title}" for every project that uses it` : "";
+    const renamed = textOf(title) !== void 0 && textOf(title) !== found.title ? `; its title belongs to the key, so it becomes "${shownText(title)}" for every project that uses it` : "";
     return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
   },
   create(ctx, parent, desired, key) {
@@ -75084,7 +75196,7 @@ async function createOrEnable(ctx, parent, desired, key) {
   }
   const payload = {};
   if (desired["can_push"] === true) payload["can_push"] = true;
-  if (desired["title"] !== void 0 && desired["title"] !== enabled.title)
+  if (desired["title"] !== void 0 && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
   if (Object.keys(payload).length === 0) return toLive4(enabled, false);
   return toLive4(await put(ctx, parent, enabled.id, payload));
@@ -75176,7 +75288,7 @@ var epicIssueKind = {
   },
   async prepare(ctx, parent, fields) {
     const order2 = orderState(ctx, parent);
-    const key = keyOf(String(fields["project"]), Number(fields["iid"]));
+    const key = keyOf(textOf(fields["project"]) ?? "", Number(fields["iid"]));
     const out = { ...fields, after: order2.last ?? FIRST };
     order2.last = key;
     return out;
@@ -75186,7 +75298,7 @@ var epicIssueKind = {
     return typeof after === "string" && after !== FIRST ? [addressOf(parent.address, epicIssueKind, after)] : [];
   },
   async create(ctx, parent, desired, key) {
-    const project = await projectByPath(ctx, String(desired["project"]));
+    const project = await projectByPath(ctx, textOf(desired["project"]) ?? "");
     const iid = Number(desired["iid"]);
     const [issue2] = await ctx.api.list(apiPath`/projects/${project.id}/issues`, {
       query: { iids: [iid] }
@@ -75303,7 +75415,7 @@ function parentPath(fullPath) {
 }
 var VISIBILITY_LEVEL = { private: 0, internal: 10, public: 20 };
 function lowering(desired, live) {
-  const wanted = desired["visibility"];
+  const wanted = textOf(desired["visibility"]);
   const now = live?.fields["visibility"];
   if (typeof wanted !== "string" || typeof now !== "string") return void 0;
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : void 0;
@@ -75430,7 +75542,7 @@ var groupKind = {
     const blockers = [];
     for (const g2 of subgroups) {
       const planned = plannedVisibility.get(g2.full_path.toLowerCase());
-      const after = typeof planned === "string" ? planned : String(g2["visibility"]);
+      const after = textOf(planned) ?? String(g2["visibility"]);
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g2.full_path} (${after})`);
     }
     for (const p2 of projects) {
@@ -75442,7 +75554,7 @@ var groupKind = {
     return [
       {
         field: "visibility",
-        message: `visibility cannot become ${lower2}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
+        message: `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
       }
     ];
   },
@@ -75566,13 +75678,13 @@ var milestoneKind = {
     );
   },
   check(_ctx, _parent, desired) {
-    const start = desired["start_date"];
-    const due = desired["due_date"];
-    if (typeof start === "string" && typeof due === "string" && due < start)
+    const start = textOf(desired["start_date"]);
+    const due = textOf(desired["due_date"]);
+    if (start !== void 0 && due !== void 0 && due < start)
       return [
         {
           field: "due_date",
-          message: `due_date ${due} is before start_date ${start}: the platform refuses it`
+          message: `due_date ${shownText(desired["due_date"])} is before start_date ${shownText(desired["start_date"])}: the platform refuses it`
         }
       ];
     return [];
@@ -75591,13 +75703,15 @@ var milestoneKind = {
     for (const name of FIELDS4)
       if (desired[name] !== void 0 && name !== "title") payload[name] = desired[name];
     let created2 = await ctx.api.post(`${ownerPath(parent)}/milestones`, { body: payload });
-    if (desired["state"] === "closed") created2 = await put2(ctx, parent, created2.id, { state_event: "close" });
+    if (textOf(desired["state"]) === "closed")
+      created2 = await put2(ctx, parent, created2.id, { state_event: "close" });
     return toLive7(created2);
   },
   async update(ctx, parent, live, desired, changed2) {
     const payload = {};
     for (const name of changed2) {
-      if (name === "state") payload["state_event"] = desired["state"] === "closed" ? "close" : "activate";
+      if (name === "state")
+        payload["state_event"] = textOf(desired["state"]) === "closed" ? "close" : "activate";
       else if (FIELDS4.includes(name)) payload[name] = desired[name] ?? null;
     }
     return toLive7(await put2(ctx, parent, live.id, payload));
@@ -75622,13 +75736,14 @@ function path(parent) {
   return parent.collection === "instance" ? "/notification_settings" : `${ownerPath(parent)}/notification_settings`;
 }
 function check(desired, live) {
-  const level = desired["level"] ?? live?.fields["level"];
+  const wanted = desired["level"];
+  const level = textOf(wanted) ?? live?.fields["level"];
   const switches = Object.keys(desired).filter((name) => EVENTS.has(name));
   if (level === "custom" || switches.length === 0) return [];
   return [
     {
       field: switches[0],
-      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${level ?? "unset"}"): set level: custom or remove them`
+      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${wanted === void 0 ? level ?? "unset" : shownText(wanted)}"): set level: custom or remove them`
     }
   ];
 }
@@ -75788,23 +75903,23 @@ var protectedEnvironmentKind = {
     const resolved = await Promise.all(
       levels.map(async (l, i) => {
         if (l.user !== void 0) {
-          const id = await ctx.resolve.userId(l.user);
-          if (id !== void 0) namesOf(ctx).set(`user_id:${id}`, l.user);
+          const id = await ctx.resolve.userId(textOf(l.user) ?? "");
+          if (id !== void 0) namesOf(ctx).set(`user_id:${id}`, shownText(l.user));
           if (id === void 0) {
             throw new FieldError(
               `deploy_access_levels[${i}].user`,
-              `user ${JSON.stringify(l.user)} does not exist (or is not visible to this token): check the username`
+              `user ${JSON.stringify(shownText(l.user))} does not exist (or is not visible to this token): check the username`
             );
           }
           return { user_id: id };
         }
         if (l.group !== void 0) {
-          const id = await ctx.resolve.groupId(l.group);
-          if (id !== void 0) namesOf(ctx).set(`group_id:${id}`, l.group);
+          const id = await ctx.resolve.groupId(textOf(l.group) ?? "");
+          if (id !== void 0) namesOf(ctx).set(`group_id:${id}`, shownText(l.group));
           if (id === void 0) {
             throw new FieldError(
               `deploy_access_levels[${i}].group`,
-              `group ${JSON.stringify(l.group)} does not exist (or is not visible to this token): check the full path`
+              `group ${JSON.stringify(shownText(l.group))} does not exist (or is not visible to this token): check the full path`
             );
           }
           return { group_id: id };
@@ -76200,13 +76315,16 @@ var wikiPageKind = {
   },
   async prepare(_ctx, _parent, fields) {
     const { slug, title } = fields;
-    if (typeof title !== "string") return fields;
-    if (typeof slug === "string" && slugOf(title) !== slug) {
+    const titleText = textOf(title);
+    if (titleText === void 0) return fields;
+    const slugText = textOf(slug);
+    if (slugText !== void 0 && slugOf(titleText) !== slugText) {
+      const derived = shownText(deriveSecret(title, slugOf));
       throw new Error(
-        `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`
+        `slug "${shownText(slug)}" is not the one the platform derives from the title "${shownText(title)}" ("${derived}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`
       );
     }
-    const out = { ...fields, title: readBack(title) };
+    const out = { ...fields, title: deriveSecret(title, readBack) };
     titles.set(out, title);
     return out;
   },
@@ -76390,6 +76508,7 @@ async function planFromManifests(request) {
     changes = since.scope;
   }
   const api = new ApiClient(request.connection);
+  api.conceal(SecretValues.of(loaded.state).list());
   request.progress?.phase("Reading live state", api.metrics);
   try {
     const ctx = await createContext(api);
@@ -76416,7 +76535,7 @@ async function planFromManifests(request) {
   }
 }
 async function applyPlanResult(ctx, result, options) {
-  return applySteps(ctx, result.steps, options);
+  return applySteps(ctx, result.steps, { ...options, mask: (text) => result.secrets.text(text) });
 }
 
 // src/export/export.ts

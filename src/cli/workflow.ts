@@ -18,6 +18,7 @@ import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
+import { SecretValues } from "../manifest/secret.js";
 import { scopeSince } from "./changed-since.js";
 import type { Progress } from "./progress.js";
 
@@ -135,6 +136,8 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     changes = since.scope;
   }
   const api = new ApiClient(request.connection);
+  // Values of the run's references are masked in everything the client prints (--debug, errors), paths included.
+  api.conceal(SecretValues.of(loaded.state).list());
   request.progress?.phase("Reading live state", api.metrics);
   try {
     const ctx = await createContext(api);
@@ -166,5 +169,6 @@ export async function applyPlanResult(
   result: PlanResult,
   options: ApplyOptions,
 ): Promise<Outcome[]> {
-  return applySteps(ctx, result.steps, options);
+  // What the platform or a kind says about a failure must not show a value of the run's references either.
+  return applySteps(ctx, result.steps, { ...options, mask: (text) => result.secrets.text(text) });
 }

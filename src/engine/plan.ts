@@ -19,7 +19,7 @@ import {
   type Parent,
 } from "../kinds/kind.js";
 import type { DesiredCollection, DesiredNode, DesiredState, SourceRef } from "../manifest/model.js";
-import { containsSecret, isSecret, maskSecrets, Secret } from "../manifest/secret.js";
+import { containsSecret, isSecret, maskSecrets, Secret, SecretValues } from "../manifest/secret.js";
 import {
   type Change,
   type FieldChange,
@@ -63,6 +63,8 @@ export interface PlanResult {
   steps: Step[];
   /** Addresses of managed objects that were compared and found equal. */
   inSync: string[];
+  /** The values of the run's references, to mask in anything else shown about this plan (apply's failures). */
+  secrets: SecretValues;
 }
 
 export interface PlanOptions {
@@ -126,6 +128,7 @@ class Planner {
     private readonly replace: Set<string>,
     private readonly backup: PlanOptions["backup"],
     root: DesiredNode,
+    private readonly secrets: SecretValues,
     private readonly changes?: ChangeScope,
     private readonly shardUnits?: Set<string>,
   ) {
@@ -439,10 +442,37 @@ class Planner {
       .filter((i) => !kind.identity && i.label !== undefined)
       .map((i) => ({ item: i, pattern: labelPattern(i.label!) }));
     const shapeOf = (live: Live) => shapes.find((s) => s.pattern.test(live.key))?.item;
-    const liveLabel = (live: Live) => {
+    // An undeclared live object is shown as it is (live data, not a secret), unless its identity has the shape of
+    // a declared one with a secret in it (an old value) or holds a value of this run's references: then it is
+    // masked, and so is its id when the id is a name (a protected environment's, a wiki page's slug). Masked ids
+    // are told apart by number.
+    const taken = new Set(items.map(labelOf));
+    const shownLive = new Map<Live, { label: string; id?: string | number }>();
+    for (const live of lives) {
+      if (scope.declared.has(live.key) || live.readOnly) continue;
       const like = shapeOf(live);
-      return like ? `${like.label} (id ${String(live.id)})` : live.key;
-    };
+      const masked = like
+        ? like.label!
+        : this.secrets.contains(live.key)
+          ? this.secrets.text(live.key)
+          : undefined;
+      let shown: { label: string; id?: string | number };
+      if (masked === undefined) {
+        shown = { label: live.key, ...(live.id !== undefined ? { id: this.secrets.value(live.id) } : {}) };
+      } else if (typeof live.id === "number") {
+        shown = { label: `${masked} (id ${live.id})`, id: live.id };
+      } else {
+        let n = 1;
+        while (taken.has(`${masked} (#${n})`)) n++;
+        shown = { label: `${masked} (#${n})` };
+      }
+      // Masked in the plan, so masked in the requests --debug shows too (a delete's path holds the name).
+      if (masked !== undefined)
+        this.ctx.api.conceal([live.key, ...(typeof live.id === "string" ? [live.id] : [])]);
+      taken.add(shown.label);
+      shownLive.set(live, shown);
+    }
+    const liveLabel = (live: Live) => shownLive.get(live)?.label ?? live.key;
     // Parents before children: sort top-level paths by depth.
     const ordered = topLevel
       ? [...items].sort((a, b) => a.key.split("/").length - b.key.split("/").length)
@@ -489,7 +519,7 @@ class Planner {
         address,
         collection,
         key: liveLabel(live),
-        liveId: live.id,
+        ...(shownLive.get(live)?.id !== undefined ? { liveId: shownLive.get(live)!.id! } : {}),
         ...(parentAddress ? { parent: parentAddress } : {}),
       };
       if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
@@ -577,7 +607,10 @@ class Planner {
       key: label,
       source: item.source,
       ...(parentAddress !== "" && parentAddress !== "instance" ? { parent: parentAddress } : {}),
-      ...(live?.id !== undefined ? { liveId: live.id } : {}),
+      // An id that is a name holds the identity: with a secret in it, it is not shown.
+      ...(live?.id !== undefined && (typeof live.id === "number" || label === key)
+        ? { liveId: live.id }
+        : {}),
     };
 
     if (item.state === "absent") {
@@ -867,6 +900,7 @@ export async function makePlan(
   options: PlanOptions,
 ): Promise<PlanResult> {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const secrets = SecretValues.of(expanded.state);
   // A target below a pattern's root selects what the platform holds there: it must select something.
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
@@ -883,6 +917,7 @@ export async function makePlan(
     new Set(options.replace ?? []),
     options.backup,
     expanded.state.root,
+    secrets,
     options.changes,
     units,
   );
@@ -901,6 +936,11 @@ export async function makePlan(
     }
   }
   for (const step of steps) step.deps = step.deps.filter((d) => byAddress.has(d));
+  // Whatever a plan shows (live values, ids, the platform's messages) never holds a value of the run's references.
+  for (const step of steps) {
+    step.change = secrets.value(step.change);
+    step.deps = step.deps.map((d) => secrets.text(d));
+  }
   const changes = steps.map((s) => s.change);
   const plan: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -912,12 +952,12 @@ export async function makePlan(
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
     ...(options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {}),
     changes,
-    errors: byPlace(planner.problems),
-    warnings: byPlace(planner.warnings),
+    errors: secrets.value(byPlace(planner.problems)),
+    warnings: secrets.value(byPlace(planner.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
     ...(expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}),
   };
-  return { plan, steps, inSync: [...planner.inSync].sort() };
+  return { plan, steps, inSync: planner.inSync.map((a) => secrets.text(a)).sort(), secrets };
 }

@@ -9,6 +9,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { ApiError, apiPath } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { body, orNotFound, pick } from "./common.js";
 import type { CascadedObject, Fields, Kind, KindContext, KindProblem, Live } from "./kind.js";
 
@@ -53,7 +54,8 @@ const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, pub
 
 /** The visibility the group lowers to, when the manifest lowers it. */
 function lowering(desired: Fields, live: Live | undefined): string | undefined {
-  const wanted = desired["visibility"];
+  // A visibility from `${env:}` orders by its value (and is shown masked).
+  const wanted = textOf(desired["visibility"]);
   const now = live?.fields["visibility"];
   if (typeof wanted !== "string" || typeof now !== "string") return undefined;
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : undefined;
@@ -228,7 +230,7 @@ export const groupKind: Kind = {
     const blockers: string[] = [];
     for (const g of subgroups) {
       const planned = plannedVisibility.get(g.full_path.toLowerCase());
-      const after = typeof planned === "string" ? planned : String(g["visibility"]);
+      const after = textOf(planned) ?? String(g["visibility"]);
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g.full_path} (${after})`);
     }
     for (const p of projects) {
@@ -243,7 +245,7 @@ export const groupKind: Kind = {
       {
         field: "visibility",
         message:
-          `visibility cannot become ${lower}: the platform refuses it while the group holds more visible ` +
+          `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ` +
           `${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first ` +
           "(forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), " +
           `or keep ${String(live.fields["visibility"])}`,

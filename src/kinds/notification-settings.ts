@@ -5,6 +5,7 @@
  * only while the level is `custom`, so switches declared with another level are a plan error.
  */
 
+import { shownText, textOf } from "../manifest/secret.js";
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindProblem, Live, Parent } from "./kind.js";
 import { fieldSpecs } from "./schemas.js";
@@ -37,13 +38,14 @@ function path(parent: Parent): string {
 }
 
 function check(desired: Fields, live: Live | undefined): KindProblem[] {
-  const level = (desired["level"] as string | undefined) ?? (live?.fields["level"] as string | undefined);
+  const wanted = desired["level"];
+  const level = textOf(wanted) ?? (live?.fields["level"] as string | undefined);
   const switches = Object.keys(desired).filter((name) => EVENTS.has(name));
   if (level === "custom" || switches.length === 0) return [];
   return [
     {
       field: switches[0],
-      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${level ?? "unset"}"): set level: custom or remove them`,
+      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${wanted === undefined ? (level ?? "unset") : shownText(wanted)}"): set level: custom or remove them`,
     },
   ];
 }

@@ -5,7 +5,7 @@ import { resolveManifestPath } from "./interpolate.js";
 import { keyLoc, type Loc, type Path, selfLoc, valueLoc } from "./located.js";
 import { isNormalizerName, normalizeValue } from "./normalize.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
-import { isSecret } from "./secret.js";
+import { deriveSecret, isSecret } from "./secret.js";
 import type {
   BroadcastMessage,
   DeployAccessLevel,
@@ -22,6 +22,26 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !
 /** The default slug of a wiki page: the title with whitespace and `<`, `>`, `+` turned into `-`. */
 export function wikiSlug(title: string): string {
   return title.trim().replace(/[\s<>+]/g, "-");
+}
+
+/**
+ * Identity fields the platform derives from another field when the manifest leaves them out: a wiki page's slug
+ * from its title. The derived value is a secret when its source is one (a title from `${env:}`).
+ */
+const DERIVED_IDENTITY: Record<string, { field: string; from: string; derive: (text: string) => string }> = {
+  wiki_pages: { field: "slug", from: "title", derive: wikiSlug },
+};
+
+/** The item's derived identity field and its value, when the manifest leaves that field out (see above). */
+export function derivedIdentity(
+  collection: string,
+  item: Obj,
+): { field: string; value: unknown } | undefined {
+  const rule = DERIVED_IDENTITY[collection];
+  if (!rule || item[rule.field] !== undefined) return undefined;
+  const source = item[rule.from];
+  if (typeof source !== "string" && !isSecret(source)) return undefined;
+  return { field: rule.field, value: deriveSecret(source, rule.derive) };
 }
 
 /** An item's identity: resolved (to match and compare) and as it may be shown. */
@@ -42,15 +62,13 @@ export interface Identity {
  * identity field's normaliser.
  */
 export function identityOf(
-  item: Obj,
+  written: Obj,
   spec: unknown,
   collection: string,
   itemSchema?: JsonSchema,
 ): Identity | undefined {
-  if (collection === "wiki_pages" && item.slug === undefined && typeof item.title === "string") {
-    const slug = wikiSlug(item.title);
-    return { key: slug, label: slug, compare: slug, unknown: false };
-  }
+  const derived = derivedIdentity(collection, written);
+  const item = derived ? { ...written, [derived.field]: derived.value } : written;
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
   const props = (itemSchema?.properties ?? {}) as Record<string, JsonSchema>;
   const keys: string[] = [];

@@ -1,0 +1,214 @@
+/**
+ * Secrets inside identities, for every kind whose identity (or a field it is looked up by) may come from
+ * `${env:}`: the object is matched by the resolved value, so apply converges and a delete policy never takes the
+ * declared object; the identity is shown masked, also once the value is rotated (the live object with the old value
+ * keeps its id hidden where the id is its name); and no output, --debug included, shows a value.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+const fixture = {
+  users: [{ username: "deployer-one", name: "Deployer One", email: "d1@example.com" }],
+  groups: [{ path: "sec", description: "live" }],
+  projects: [
+    {
+      path: "sec/app",
+      default_branch: "main",
+      members: [{ user: "deployer-one", access_level: "maintainer" }],
+    },
+  ],
+};
+
+interface ApiPage {
+  slug: string;
+  title: string;
+}
+
+describe("secrets in identities", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  /** A manifest for project sec/app with `body` (its keys, indented by four spaces). */
+  const project = (body: string, name: string) =>
+    bench.manifest(`version: 1\nprojects:\n  sec/app:\n${body}`, name);
+
+  /** Every output of plan (text, JSON, Markdown), drift (JUnit) and apply --debug for one manifest and env. */
+  async function outputs(manifest: string, env: Record<string, string>): Promise<string> {
+    const runs = await Promise.all([
+      bench.cli(["plan", manifest], env),
+      bench.cli(["plan", "--format", "json", manifest], env),
+      bench.cli(["plan", "--format", "markdown", manifest], env),
+      bench.cli(["drift", "--format", "junit", manifest], env),
+    ]);
+    return runs.map((r) => r.out + r.err).join("\n");
+  }
+
+  const none = (text: string, values: Record<string, string>) =>
+    expect(Object.values(values).filter((v) => text.includes(v))).toEqual([]);
+
+  /**
+   * The value behind an identity changes from `first` (applied, and converged) to `second`: the plan shows
+   * `lines` (the new object created, the old one deleted, both masked), apply goes through, and no output shows
+   * either value.
+   */
+  async function rotate(
+    manifest: string,
+    first: Record<string, string>,
+    second: Record<string, string>,
+    lines: string[],
+  ): Promise<void> {
+    expect((await bench.cli(["plan", "--detailed-exitcode", manifest], first)).code).toBe(0);
+    const plan = await bench.cli(["plan", manifest], second);
+    for (const line of lines) expect(plan.out).toContain(line);
+    const applied = await bench.cli(["apply", "--yes", "--debug", manifest], second);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    none(plan.out + applied.out + applied.err + (await outputs(manifest, second)), { ...first, ...second });
+  }
+
+  it("a wiki page titled from a secret converges and is never deleted by its own delete policy", async () => {
+    const m = project(
+      `    unmanaged: { wiki_pages: delete }
+    wiki_pages:
+      - title: "page \${env:WIKI}"
+        content: "content \${env:WIKIC}"
+`,
+      "wiki.yaml",
+    );
+    const first = { WIKI: "OLDwiki01", WIKIC: "OLDwikic01" };
+    const created = await bench.cli(["apply", "--yes", "--debug", m], first);
+    expect(created.code, created.out + created.err).toBe(0);
+    expect(created.out).toContain('+ project["sec/app"].wiki_page["page-(sensitive)"]: done');
+    const again = await bench.cli(["apply", "--yes", "--debug", m], first);
+    expect(again.code, again.out + again.err).toBe(0);
+    expect(again.out).toContain("No changes.");
+    expect((await bench.get<ApiPage[]>("/projects/sec%2Fapp/wikis")).map((p) => p.slug)).toEqual([
+      "page-OLDwiki01",
+    ]);
+    none(created.out + created.err + again.out + again.err + (await outputs(m, first)), first);
+
+    await rotate(m, first, { WIKI: "NEWwiki02", WIKIC: "NEWwikic02" }, [
+      '+ project["sec/app"].wiki_page["page-(sensitive)"] will be created',
+      '- project["sec/app"].wiki_page["page-(sensitive) (#1)"] will be deleted',
+    ]);
+    expect((await bench.get<ApiPage[]>("/projects/sec%2Fapp/wikis")).map((p) => p.slug)).toEqual([
+      "page-NEWwiki02",
+    ]);
+  });
+
+  it("a protected environment named from a secret: the name is its id, and neither is ever shown", async () => {
+    const m = (state = "") =>
+      project(
+        `    unmanaged: { protected_environments: delete }
+    protected_environments:
+      - name: "env-\${env:PENV}"${state}
+        deploy_access_levels: [{ access_level: 40 }]
+`,
+        "penv.yaml",
+      );
+    const first = { PENV: "oldpenv01" };
+    const created = await bench.cli(["apply", "--yes", "--debug", m()], first);
+    expect(created.code, created.out + created.err).toBe(0);
+    expect((await bench.cli(["plan", "--detailed-exitcode", m()], first)).code).toBe(0);
+
+    const second = { PENV: "newpenv02" };
+    const plan = JSON.parse((await bench.cli(["plan", "--format", "json", m()], second)).out) as {
+      changes: { address: string; action: string; live_id?: unknown }[];
+    };
+    expect(plan.changes.map((c) => [c.action, c.address, c.live_id])).toEqual([
+      ["create", 'project["sec/app"].protected_environment["env-(sensitive)"]', undefined],
+      ["delete", 'project["sec/app"].protected_environment["env-(sensitive) (#1)"]', undefined],
+    ]);
+    const saved = `${bench.dir}/penv-plan.json`;
+    const out = await bench.cli(["plan", "--out", saved, m()], second);
+    const applied = await bench.cli(["apply", "--yes", "--debug", "--plan", saved], second);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(applied.err).toMatch(
+      /DELETE \/api\/v4\/projects\/sec%2Fapp\/protected_environments\/\[REDACTED\]/,
+    );
+    const removed = await bench.cli(["apply", "--yes", "--debug", m("\n        state: absent")], second);
+    expect(removed.code, removed.out + removed.err).toBe(0);
+    expect(removed.out).toContain('- project["sec/app"].protected_environment["env-(sensitive)"]: done');
+    expect(await bench.get<unknown[]>("/projects/sec%2Fapp/protected_environments")).toEqual([]);
+    none(
+      [created, out, applied, removed].map((r) => r.out + r.err).join("\n") + (await outputs(m(), second)),
+      { ...first, ...second },
+    );
+  });
+
+  it("a secret inside a list setting converges; a rotated one is masked on both sides", async () => {
+    const m = bench.manifest(
+      `version: 1
+instance:
+  application_settings:
+    domain_blacklist_enabled: true
+    domain_blacklist: ["\${env:DOM}", "mailinator.com"]
+`,
+      "list.yaml",
+    );
+    const first = { DOM: "oldsecretdomain.example" };
+    const applied = await bench.cli(["apply", "--yes", m], first);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect((await bench.get<Record<string, unknown>>("/application/settings"))["domain_blacklist"]).toEqual([
+      "oldsecretdomain.example",
+      "mailinator.com",
+    ]);
+    expect((await bench.cli(["plan", "--detailed-exitcode", m], first)).code).toBe(0);
+    const second = { DOM: "newsecretdomain.example" };
+    const rotated = await bench.cli(["plan", "--detailed-exitcode", m], second);
+    expect(rotated.code).toBe(2);
+    expect(rotated.out).toContain("~ domain_blacklist: (sensitive) -> (sensitive)");
+    none(rotated.out + (await outputs(m, second)), { ...first, ...second });
+  });
+
+  it("a deployer named from a secret is looked up by its value and shown masked", async () => {
+    const m = project(
+      `    protected_environments:
+      - name: staging
+        deploy_access_levels: [{ user: "\${env:DEPLOYER}" }]
+`,
+      "deployer.yaml",
+    );
+    const env = { DEPLOYER: "deployer-one" };
+    const plan = await bench.cli(["plan", m], env);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect(plan.out).toContain('+ deploy_access_levels: [{"user":"(sensitive)"}]');
+    const applied = await bench.cli(["apply", "--yes", "--debug", m], env);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    const [live] = await bench.get<{ deploy_access_levels: { user_id?: number }[] }[]>(
+      "/projects/sec%2Fapp/protected_environments",
+    );
+    const [user] = await bench.get<{ id: number }[]>("/users?username=deployer-one");
+    expect(live?.deploy_access_levels.map((l) => l.user_id)).toEqual([user?.id]);
+    expect((await bench.cli(["plan", "--detailed-exitcode", m], env)).code).toBe(0);
+    none(plan.out + applied.out + applied.err + (await outputs(m, env)), env);
+  });
+
+  it("a schedule variable keyed from a secret: its key is its id, masked once rotated", async () => {
+    const m = project(
+      `    pipeline_schedules:
+      - description: nightly
+        ref: main
+        cron: "0 1 * * *"
+        unmanaged: { variables: delete }
+        variables: [{ key: "\${env:VARKEY}", value: plain }]
+`,
+      "variables.yaml",
+    );
+    const first = { VARKEY: "OLD_VARIABLE_KEY" };
+    expect((await bench.cli(["apply", "--yes", m], first)).code).toBe(0);
+    await rotate(m, first, { VARKEY: "NEW_VARIABLE_KEY" }, [
+      '.variable["(sensitive)"] will be created',
+      '.variable["(sensitive) (#1)"] will be deleted',
+    ]);
+    const [schedule] = await bench.get<{ id: number }[]>("/projects/sec%2Fapp/pipeline_schedules");
+    const live = await bench.get<{ variables: { key: string }[] }>(
+      `/projects/sec%2Fapp/pipeline_schedules/${schedule?.id}`,
+    );
+    expect(live.variables.map((v) => v.key)).toEqual(["NEW_VARIABLE_KEY"]);
+  });
+});
