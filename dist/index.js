@@ -71916,9 +71916,12 @@ function driftSummary(plan) {
   for (const change of plan.changes) summary2[driftStatus(change)]++;
   return summary2;
 }
+function failsDrift(change, options = {}) {
+  return change.action !== "unmanaged" || options.failOnUnmanaged === true;
+}
 function driftExitCode(plan, options = {}) {
   if (hasChanges(plan)) return 2;
-  return options.failOnUnmanaged && plan.summary.unmanaged > 0 ? 2 : 0;
+  return plan.changes.some((c) => failsDrift(c, options)) ? 2 : 0;
 }
 function driftSummaryLine(plan) {
   const s = driftSummary(plan);
@@ -71983,7 +71986,8 @@ function renderDriftJson(plan, options = {}) {
     targets: plan.targets,
     changed_since: plan.changedSince,
     shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
-    drift: plan.changes.length > 0,
+    drift: driftExitCode(plan, options) === 2,
+    fail_on_unmanaged: options.failOnUnmanaged === true,
     summary: { drifted: s.drifted, missing: s.missing, unmanaged: s.unmanaged, would_delete: s.would_delete },
     items: plan.changes.map((change) => ({
       address: change.address,
@@ -72106,7 +72110,7 @@ function renderDriftJunit(plan, options = {}) {
   const body2 = [];
   for (const target of warnings.keys()) if (!suites.has(target)) suites.set(target, []);
   for (const [target, list] of suites) {
-    const suiteFailures = list.filter((c) => c.change).length;
+    const suiteFailures = list.filter((c) => c.change && failsDrift(c.change, options)).length;
     const suiteErrors = list.filter((c) => c.errors.length > 0).length;
     failures += suiteFailures;
     errors += suiteErrors;
@@ -72120,10 +72124,14 @@ function renderDriftJunit(plan, options = {}) {
         continue;
       }
       body2.push(`    <testcase ${name}>`);
-      if (item.change) {
+      if (item.change && failsDrift(item.change, options)) {
         const status = driftStatus(item.change);
         body2.push(
           `      <failure type="${status}" message="${xmlEscape(failureMessage(item.change))}">${xmlText(failureBody(item.change))}</failure>`
+        );
+      } else if (item.change) {
+        body2.push(
+          `      <system-out>${xmlText(`${failureMessage(item.change)} (prune policy warn: reported, not a failure; --fail-on-unmanaged makes it one)`)}</system-out>`
         );
       }
       for (const message of item.errors) {
@@ -76972,16 +76980,17 @@ var processIo = {
 };
 
 // src/cli/drift.ts
-function renderDrift(result, format, color = false, expand = false) {
+function renderDrift(result, format, options = {}) {
+  const judged = { inSync: result.inSync, failOnUnmanaged: options.failOnUnmanaged === true };
   switch (format) {
     case "json":
-      return renderDriftJson(result.plan, { inSync: result.inSync });
+      return renderDriftJson(result.plan, judged);
     case "markdown":
       return renderDriftMarkdown(result.plan);
     case "junit":
-      return renderDriftJunit(result.plan, { inSync: result.inSync });
+      return renderDriftJunit(result.plan, judged);
     case "text":
-      return renderDriftText(result.plan, { color, expand });
+      return renderDriftText(result.plan, { color: options.color === true, expand: options.expand === true });
   }
 }
 
@@ -77436,16 +77445,17 @@ var Run = class {
   async drift() {
     return this.withPlan(void 0, async ({ result }) => {
       const r = result;
+      const failOnUnmanaged = this.inputs.failOnUnmanaged;
       this.logGroup(
         `forgeform drift: ${driftSummaryLine(r.plan)}`,
-        inActionTerms(renderDrift(r, this.inputs.format))
+        inActionTerms(renderDrift(r, this.inputs.format, { failOnUnmanaged }))
       );
       this.annotateChanges(r.plan.changes, true);
-      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync }));
-      this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync }));
+      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync, failOnUnmanaged }));
+      this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync, failOnUnmanaged }));
       await this.markdown(renderDriftMarkdown(r.plan));
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };
-      const code = driftExitCode(r.plan, { failOnUnmanaged: this.inputs.failOnUnmanaged });
+      const code = driftExitCode(r.plan, { failOnUnmanaged });
       if (code === 2 && this.inputs.failOnDrift) {
         return { code, failure: `drift found (fail-on-drift is true). ${driftSummaryLine(r.plan)}` };
       }

@@ -50,18 +50,19 @@ export function registerReport(program: Command, io: Io, setExit: (code: number)
       const merged = mergeDriftReports(reports);
       const result = { plan: merged.plan, inSync: merged.inSync, steps: [], secrets: new SecretValues([]) };
       const format = opts["format"] as DriftFormat;
-      const text = renderDrift(result, format);
+      const failOnUnmanaged = opts["failOnUnmanaged"] === true;
+      const text = renderDrift(result, format, { failOnUnmanaged });
       const out = opts["out"] as string | undefined;
       if (out) {
         writeReport(out, text);
         io.err(`Wrote the merged ${format} drift report to ${out}. ${driftSummaryLine(merged.plan)}\n`);
       } else io.out(text);
       for (const extra of opts["report"] as ReportRequest[])
-        writeReport(extra.file, renderDrift(result, extra.format));
+        writeReport(extra.file, renderDrift(result, extra.format, { failOnUnmanaged }));
       if (merged.plan.errors.length > 0) {
         setExit(1);
         return;
       }
-      setExit(driftExitCode(merged.plan, { failOnUnmanaged: opts["failOnUnmanaged"] === true }));
+      setExit(driftExitCode(merged.plan, { failOnUnmanaged }));
     });
 }
