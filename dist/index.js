@@ -71524,6 +71524,24 @@ function problemSections(c, errors, warnings, width) {
   section("Warnings", warnings, c.yellow);
   return lines;
 }
+var BANNER_CAP = 20;
+function cascadeBanner(c, changes, width) {
+  const taken = changes.filter((ch) => ch.action === "delete" && ch.deletedWith !== void 0);
+  if (taken.length === 0) return [];
+  const owners = [...new Set(taken.map((ch) => ch.deletedWith))];
+  const lines = [
+    "",
+    ...wrap(
+      `WARNING: deleting ${owners.map(escapeLine).join(", ")} also deletes ${plural(taken.length, "subgroup or project", "subgroups and projects")} the platform removes with ${owners.length === 1 ? "it" : "them"}:`,
+      width,
+      ""
+    ).map((l) => c.red(c.bold(l)))
+  ];
+  for (const ch of taken.slice(0, BANNER_CAP)) lines.push(c.red(`  - ${escapeLine(ch.address)}`));
+  if (taken.length > BANNER_CAP) lines.push(c.red(`  - ...and ${plural(taken.length - BANNER_CAP, "more")}`));
+  lines.push(c.red("Each is counted by --max-deletes. Check them before applying."));
+  return lines;
+}
 function requestsLine(plan) {
   const retries = plan.requests.retries > 0 ? ` (${plural(plan.requests.retries, "retry", "retries")})` : "";
   return `Read live state with ${plural(plan.requests.total, "request")}${retries}.`;
@@ -71568,6 +71586,7 @@ function renderPlanText(plan, options) {
     );
     lines.push(...changesLines(c, plan.changes, PLAN_LABELS, options));
   }
+  lines.push(...cascadeBanner(c, plan.changes, width));
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   const s = plan.summary;
   const changes = s.create + s.update + s.replace + s.delete;
@@ -71932,7 +71951,7 @@ var DRIFT_LABELS = {
   replace: "drifted (applying the manifests would replace it)",
   create: "missing (declared in the manifests, not on the platform)",
   unmanaged: "unmanaged (on the platform, not in the manifests)",
-  delete: "not in the manifests (prune policy delete: applying would delete it)"
+  delete: "would be deleted by apply"
 };
 function renderDriftText(plan, options) {
   const c = import_picocolors2.default.createColors(options.color);
@@ -71950,6 +71969,7 @@ function renderDriftText(plan, options) {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
     lines.push(...changesLines(c, plan.changes, DRIFT_LABELS, options));
   }
+  lines.push(...cascadeBanner(c, plan.changes, width));
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   if (lines.length > 0) lines.push("");
   lines.push(requestsLine(plan));
@@ -72084,6 +72104,10 @@ function failureMessage(change) {
     case "unmanaged":
       return "unmanaged: on the platform but not in the manifests";
     case "would_delete":
+      if (change.deletedWith)
+        return `applying would delete it with ${change.deletedWith}: the platform deletes a group's subgroups and projects with it`;
+      if (change.source)
+        return `marked "state: absent" in the manifests at ${sourceLabel(change.source)}: applying would delete it`;
       return "not in the manifests: applying would delete it (prune policy delete)";
   }
 }
@@ -74023,13 +74047,14 @@ function labelPattern(label) {
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
 var Planner = class {
-  constructor(ctx, registry, targets, replace, backup, root, secrets, changes, shardUnits2) {
+  constructor(ctx, registry, targets, replace, backup, root, secrets, byPath, changes, shardUnits2) {
     this.ctx = ctx;
     this.registry = registry;
     this.targets = targets;
     this.replace = replace;
     this.backup = backup;
     this.secrets = secrets;
+    this.byPath = byPath;
     this.changes = changes;
     this.shardUnits = shardUnits2;
     for (const collection of ["groups", "projects"]) {
@@ -74044,6 +74069,7 @@ var Planner = class {
   replace;
   backup;
   secrets;
+  byPath;
   changes;
   shardUnits;
   problems = [];
@@ -74093,14 +74119,15 @@ var Planner = class {
     const notes = [reason];
     if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
     if (p2.kind.cascade) {
-      const taken = await this.pushCascade(out, step);
-      if (taken.length > 0) {
+      const { taken, blocked } = await this.pushCascade(out, step);
+      const all = [...taken, ...blocked];
+      if (all.length > 0) {
         const count2 = (segment, word) => {
-          const n2 = taken.filter((t) => t.segment === segment).length;
+          const n2 = all.filter((t) => t.segment === segment).length;
           return n2 === 0 ? [] : [`${n2} ${word}${n2 === 1 ? "" : "s"}`];
         };
         notes.push(
-          `the platform deletes its ${[...count2("group", "subgroup"), ...count2("project", "project")].join(" and ")} with it (each listed as deleted)`
+          `the platform deletes its ${[...count2("group", "subgroup"), ...count2("project", "project")].join(" and ")} with it (${blocked.length === 0 ? "each listed as deleted" : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`})`
         );
       }
     }
@@ -74121,17 +74148,20 @@ var Planner = class {
         `cannot list what would be deleted with it: ${error2.message}`,
         owner.change.source
       );
-      return [];
+      return { taken: [], blocked: [] };
     }
     const taken = [];
+    const blocked = [];
     for (const o of objects) {
       const address = addressOf("", { segment: o.segment }, o.key);
       if (this.actions.has(address) || this.cascaded.has(address)) continue;
       const declaredAt = this.declaredPresent.get(o.key.toLowerCase());
       if (declaredAt) {
+        blocked.push(o);
+        const group = owner.change.key;
         this.problem(
           owner.change.address,
-          `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${owner.change.key}`,
+          this.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
           declaredAt
         );
         continue;
@@ -74161,7 +74191,7 @@ var Planner = class {
         depth: owner.depth + 1
       });
     }
-    return taken;
+    return { taken, blocked };
   }
   /** `--replace` addresses that matched no existing managed object. */
   pendingReplacements() {
@@ -74379,7 +74409,7 @@ var Planner = class {
             ...base2,
             action: "unmanaged",
             fields: [],
-            reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
+            reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
           },
           kind,
           parent,
@@ -74675,6 +74705,11 @@ async function makePlan(desired, ctx, registry, options) {
     options.backup,
     expanded.state.root,
     secrets,
+    new Set(
+      ["groups", "projects"].flatMap(
+        (c) => (desired.root.children[c]?.items ?? []).map((i) => i.key.toLowerCase())
+      )
+    ),
     options.changes,
     units
   );

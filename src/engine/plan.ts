@@ -129,6 +129,8 @@ class Planner {
     private readonly backup: PlanOptions["backup"],
     root: DesiredNode,
     private readonly secrets: SecretValues,
+    /** Groups and projects the manifests name by full path (the others in `root` are matched by patterns). */
+    private readonly byPath: ReadonlySet<string>,
     private readonly changes?: ChangeScope,
     private readonly shardUnits?: Set<string>,
   ) {
@@ -191,14 +193,19 @@ class Planner {
     const notes = [reason];
     if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
     if (p.kind.cascade) {
-      const taken = await this.pushCascade(out, step);
-      if (taken.length > 0) {
+      const { taken, blocked } = await this.pushCascade(out, step);
+      const all = [...taken, ...blocked];
+      if (all.length > 0) {
         const count = (segment: string, word: string) => {
-          const n = taken.filter((t) => t.segment === segment).length;
+          const n = all.filter((t) => t.segment === segment).length;
           return n === 0 ? [] : [`${n} ${word}${n === 1 ? "" : "s"}`];
         };
         notes.push(
-          `the platform deletes its ${[...count("group", "subgroup"), ...count("project", "project")].join(" and ")} with it (each listed as deleted)`,
+          `the platform deletes its ${[...count("group", "subgroup"), ...count("project", "project")].join(" and ")} with it (${
+            blocked.length === 0
+              ? "each listed as deleted"
+              : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`
+          })`,
         );
       }
     }
@@ -210,7 +217,10 @@ class Planner {
    * delete in the plan, counted and shown like any other, which apply does not send itself. A declared object
    * among them is a plan error: deleting the group would take it too.
    */
-  private async pushCascade(out: Step[], owner: Step): Promise<CascadedObject[]> {
+  private async pushCascade(
+    out: Step[],
+    owner: Step,
+  ): Promise<{ taken: CascadedObject[]; blocked: CascadedObject[] }> {
     let objects: CascadedObject[];
     try {
       objects = await owner.kind.cascade!(this.ctx, owner.parent, owner.live!);
@@ -220,17 +230,22 @@ class Planner {
         `cannot list what would be deleted with it: ${(error as Error).message}`,
         owner.change.source,
       );
-      return [];
+      return { taken: [], blocked: [] };
     }
     const taken: CascadedObject[] = [];
+    const blocked: CascadedObject[] = [];
     for (const o of objects) {
       const address = addressOf("", { segment: o.segment }, o.key);
       if (this.actions.has(address) || this.cascaded.has(address)) continue;
       const declaredAt = this.declaredPresent.get(o.key.toLowerCase());
       if (declaredAt) {
+        blocked.push(o);
+        const group = owner.change.key;
         this.problem(
           owner.change.address,
-          `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${owner.change.key}`,
+          this.byPath.has(o.key.toLowerCase())
+            ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}`
+            : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
           declaredAt,
         );
         continue;
@@ -260,7 +275,7 @@ class Planner {
         depth: owner.depth + 1,
       });
     }
-    return taken;
+    return { taken, blocked };
   }
 
   /** `--replace` addresses that matched no existing managed object. */
@@ -551,7 +566,9 @@ class Planner {
             reason:
               coll.policy === "delete"
                 ? `not in the manifests; ${collection} are deleted only when marked "state: absent"`
-                : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`,
+                : kind.explicitDeleteOnly
+                  ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)`
+                  : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`,
           },
           kind,
           parent,
@@ -918,6 +935,11 @@ export async function makePlan(
     options.backup,
     expanded.state.root,
     secrets,
+    new Set(
+      ["groups", "projects"].flatMap((c) =>
+        (desired.root.children[c]?.items ?? []).map((i) => i.key.toLowerCase()),
+      ),
+    ),
     options.changes,
     units,
   );

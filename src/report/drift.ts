@@ -24,6 +24,7 @@ import {
 } from "./markdown.js";
 import {
   type ActionLabels,
+  cascadeBanner,
   changeLines,
   changesLines,
   problemSections,
@@ -93,7 +94,7 @@ export const DRIFT_LABELS: ActionLabels = {
   replace: "drifted (applying the manifests would replace it)",
   create: "missing (declared in the manifests, not on the platform)",
   unmanaged: "unmanaged (on the platform, not in the manifests)",
-  delete: "not in the manifests (prune policy delete: applying would delete it)",
+  delete: "would be deleted by apply",
 };
 
 /**
@@ -116,6 +117,7 @@ export function renderDriftText(plan: Plan, options: TextOptions): string {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
     lines.push(...changesLines(c, plan.changes, DRIFT_LABELS, options));
   }
+  lines.push(...cascadeBanner(c, plan.changes, width));
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   if (lines.length > 0) lines.push("");
   lines.push(requestsLine(plan));
@@ -285,6 +287,10 @@ function failureMessage(change: Change): string {
     case "unmanaged":
       return "unmanaged: on the platform but not in the manifests";
     case "would_delete":
+      if (change.deletedWith)
+        return `applying would delete it with ${change.deletedWith}: the platform deletes a group's subgroups and projects with it`;
+      if (change.source)
+        return `marked "state: absent" in the manifests at ${sourceLabel(change.source)}: applying would delete it`;
       return "not in the manifests: applying would delete it (prune policy delete)";
   }
 }

@@ -126,9 +126,7 @@ describe("renderDriftText", () => {
     expect(lines).toContain(
       `    ! ${unmanagedBadge.address} unmanaged (on the platform, not in the manifests)`,
     );
-    expect(lines).toContain(
-      `    - ${deleteHook.address} not in the manifests (prune policy delete: applying would delete it)`,
-    );
+    expect(lines).toContain(`    - ${deleteHook.address} would be deleted by apply`);
     expect(lines).toContain("      ~ value: (sensitive) -> (sensitive)");
     expect(text).not.toContain("variable_type");
     expect(lines.at(-1)).toBe("Drift: 4 drifted, 1 missing, 1 unmanaged, 1 would be deleted.");
