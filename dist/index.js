@@ -74721,13 +74721,23 @@ async function makePlan(desired, ctx, registry, options) {
   }
   const steps = order(walked);
   const byAddress = new Map(steps.map((s) => [s.change.address, s]));
+  const topLevel = /^(group|project)\["[^"]*"\]$/;
+  const byPath = new Map(
+    steps.filter((s) => topLevel.test(s.change.address)).map((s) => [s.change.address.toLowerCase(), s])
+  );
+  const stepAt = (address) => byAddress.get(address) ?? (topLevel.test(address) ? byPath.get(address.toLowerCase()) : void 0);
   for (const step of steps) {
     for (const later of step.before ?? []) {
-      const waiting = byAddress.get(later);
+      const waiting = stepAt(later);
       if (waiting && !waiting.deps.includes(step.change.address)) waiting.deps.push(step.change.address);
     }
   }
-  for (const step of steps) step.deps = step.deps.filter((d2) => byAddress.has(d2));
+  for (const step of steps) {
+    step.deps = step.deps.flatMap((d2) => {
+      const found = stepAt(d2);
+      return found ? [found.change.address] : [];
+    });
+  }
   for (const step of steps) {
     step.change = secrets.value(step.change);
     step.deps = step.deps.map((d2) => secrets.text(d2));

@@ -951,13 +951,26 @@ export async function makePlan(
   }
   const steps = order(walked);
   const byAddress = new Map(steps.map((s) => [s.change.address, s]));
+  // A group or project is one path in any case: a dependency named in another case than its declaration (the
+  // parent `ACME` of `acme/sub`) is that step.
+  const topLevel = /^(group|project)\["[^"]*"\]$/;
+  const byPath = new Map(
+    steps.filter((s) => topLevel.test(s.change.address)).map((s) => [s.change.address.toLowerCase(), s]),
+  );
+  const stepAt = (address: string) =>
+    byAddress.get(address) ?? (topLevel.test(address) ? byPath.get(address.toLowerCase()) : undefined);
   for (const step of steps) {
     for (const later of step.before ?? []) {
-      const waiting = byAddress.get(later);
+      const waiting = stepAt(later);
       if (waiting && !waiting.deps.includes(step.change.address)) waiting.deps.push(step.change.address);
     }
   }
-  for (const step of steps) step.deps = step.deps.filter((d) => byAddress.has(d));
+  for (const step of steps) {
+    step.deps = step.deps.flatMap((d) => {
+      const found = stepAt(d);
+      return found ? [found.change.address] : [];
+    });
+  }
   // Whatever a plan shows (live values, ids, the platform's messages) never holds a value of the run's references.
   for (const step of steps) {
     step.change = secrets.value(step.change);

@@ -2,7 +2,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
 
-const fixture = { groups: [{ path: "sec", description: "live" }], projects: [{ path: "sec/app" }] };
+const fixture = {
+  groups: [
+    { path: "sec", description: "live" },
+    { path: "low", visibility: "public" },
+    { path: "low/sub", visibility: "public" },
+  ],
+  projects: [{ path: "sec/app" }],
+};
 
 describe("paths in any case", () => {
   let bench: Bench;
@@ -34,6 +41,18 @@ describe("paths in any case", () => {
     expect(plan.out).toContain('~ group["SEC"] will be updated in place');
     expect((await bench.cli(["apply", "--yes", m])).code).toBe(0);
     expect((await bench.get<{ description: string }>("/groups/sec")).description).toBe("upper");
+    expect((await bench.cli(["plan", "--detailed-exitcode", m])).code).toBe(0);
+  });
+
+  it("a parent spelled in another case than its subgroup still goes first (or last, when lowering)", async () => {
+    const m = bench.manifest(
+      "version: 1\ngroups:\n  NewTop: { description: t }\n  newtop/child: { description: c }\n  LOW: { visibility: private }\n  low/sub: { visibility: private }\n",
+      "order.yaml",
+    );
+    const apply = await bench.cli(["apply", "--yes", m]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    // The platform refuses to lower a group before its subgroup, and to create a subgroup before its parent.
+    expect((await bench.get<{ visibility: string }>("/groups/low")).visibility).toBe("private");
     expect((await bench.cli(["plan", "--detailed-exitcode", m])).code).toBe(0);
   });
 
