@@ -74998,19 +74998,20 @@ var applicationSettingsKind = {
   },
   async prepare(ctx, _parent, fields) {
     const out = renameDeprecated(fields);
-    const bar = out[BAR];
-    if (typeof bar === "string") {
+    const bar = textOf(out[BAR]);
+    if (bar !== void 0) {
       const id = bar.trim() === "" ? null : await ctx.resolve.groupId(bar);
       if (id === void 0)
         throw new FieldError(
           BAR,
-          `group ${JSON.stringify(bar)} does not exist (or is not visible to this token's user)`
+          `group ${JSON.stringify(shownText(out[BAR]))} does not exist (or is not visible to this token's user)`
         );
       out[BAR] = id;
     }
     for (const [name, value] of Object.entries(out)) {
-      if (typeof value === "string" && settingSpecs().get(name)?.set) {
-        out[name] = value.split(",").map((v2) => v2.trim()).filter((v2) => v2 !== "");
+      const text = textOf(value);
+      if (text !== void 0 && settingSpecs().get(name)?.set) {
+        out[name] = text.split(",").map((v2) => v2.trim()).filter((v2) => v2 !== "").map((v2) => isSecret(value) ? new Secret(v2, value.origin) : v2);
       }
     }
     return out;

@@ -165,6 +165,67 @@ instance:
     none(rotated.out + (await outputs(m, second)), { ...first, ...second });
   });
 
+  it("every kind identified by a value from a secret converges, and a rotation shows both objects masked", async () => {
+    const m = bench.manifest(
+      `version: 1
+instance:
+  system_hooks: [{ url: "https://hooks.sec.example/\${env:ID}" }]
+  broadcast_messages: [{ message: "notice \${env:ID}" }]
+  unmanaged: { system_hooks: delete, broadcast_messages: delete }
+groups:
+  sec:
+    badges: [{ name: "badge \${env:ID}", link_url: "https://b.example", image_url: "https://b.example/i.svg" }]
+    milestones: [{ title: "group \${env:ID}" }]
+    unmanaged: { badges: delete, milestones: delete }
+projects:
+  sec/app:
+    badges: [{ name: "badge \${env:ID}", link_url: "https://b.example", image_url: "https://b.example/i.svg" }]
+    milestones: [{ title: "project \${env:ID}" }]
+    pipeline_schedules: [{ description: "nightly \${env:ID}", ref: main, cron: "0 1 * * *" }]
+    triggers: [{ description: "deploy \${env:ID}" }]
+    unmanaged: { badges: delete, milestones: delete, pipeline_schedules: delete, triggers: delete }
+`,
+      "every-kind.yaml",
+    );
+    const first = { ID: "FIRSTidValue" };
+    const applied = await bench.cli(["apply", "--yes", m], first);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    await rotate(
+      m,
+      first,
+      { ID: "SECONDidValue" },
+      [
+        'instance.system_hook["https://hooks.sec.example/(sensitive)"] will be created',
+        'instance.broadcast_message["notice (sensitive)"] will be created',
+        'group["sec"].badge["badge (sensitive)"] will be created',
+        'group["sec"].milestone["group (sensitive)"] will be created',
+        'project["sec/app"].milestone["project (sensitive)"] will be created',
+        'project["sec/app"].pipeline_schedule["nightly (sensitive)"] will be created',
+        'project["sec/app"].trigger["deploy (sensitive)"] will be created',
+      ].flatMap((created) => [created, `${created.replace(/"\] will be created$/, "")} (id `]),
+    );
+    expect((await bench.cli(["plan", "--detailed-exitcode", m], { ID: "SECONDidValue" })).code).toBe(0);
+  });
+
+  it("application settings: a group path and a comma-separated list from secrets converge", async () => {
+    const m = bench.manifest(
+      `version: 1
+instance:
+  application_settings:
+    performance_bar_allowed_group_path: "\${env:BAR_GROUP}"
+    asset_proxy_whitelist: "\${env:PROXIED}"
+`,
+      "settings.yaml",
+    );
+    const env = { BAR_GROUP: "sec", PROXIED: "one.sec.example, two.sec.example" };
+    const applied = await bench.cli(["apply", "--yes", m], env);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    const live = await bench.get<Record<string, unknown>>("/application/settings");
+    expect(live["asset_proxy_whitelist"]).toEqual(["one.sec.example", "two.sec.example"]);
+    expect((await bench.cli(["plan", "--detailed-exitcode", m], env)).code).toBe(0);
+    none(await outputs(m, env), { PROXIED: "one.sec.example" });
+  });
+
   it("a deployer named from a secret is looked up by its value and shown masked", async () => {
     const m = project(
       `    protected_environments:
@@ -205,7 +266,9 @@ instance:
       '.variable["(sensitive)"] will be created',
       '.variable["(sensitive) (#1)"] will be deleted',
     ]);
-    const [schedule] = await bench.get<{ id: number }[]>("/projects/sec%2Fapp/pipeline_schedules");
+    const schedule = (
+      await bench.get<{ id: number; description: string }[]>("/projects/sec%2Fapp/pipeline_schedules")
+    ).find((s) => s.description === "nightly");
     const live = await bench.get<{ variables: { key: string }[] }>(
       `/projects/sec%2Fapp/pipeline_schedules/${schedule?.id}`,
     );
