@@ -69362,7 +69362,7 @@ function checkShared(collection, id, item, fields, path2, shared, diags) {
     const mine = item[f2];
     const theirs = first.values[f2];
     if (mine === void 0 || theirs === void 0) continue;
-    const same = isSecret(mine) || isSecret(theirs) ? String(mine) === String(theirs) : mine === theirs;
+    const same = isSecret(mine) || isSecret(theirs) ? textOf(mine) === textOf(theirs) : mine === theirs;
     if (same) continue;
     const show = (x) => isSecret(x) ? x.shown : JSON.stringify(x);
     diags.error(

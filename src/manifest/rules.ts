@@ -5,7 +5,7 @@ import { resolveManifestPath } from "./interpolate.js";
 import { keyLoc, type Loc, type Path, selfLoc, valueLoc } from "./located.js";
 import { isNormalizerName, normalizeValue } from "./normalize.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
-import { deriveSecret, isSecret } from "./secret.js";
+import { deriveSecret, isSecret, textOf } from "./secret.js";
 import type {
   BroadcastMessage,
   DeployAccessLevel,
@@ -368,7 +368,8 @@ function checkShared(
     const mine = item[f];
     const theirs = first.values[f];
     if (mine === undefined || theirs === undefined) continue;
-    const same = isSecret(mine) || isSecret(theirs) ? String(mine) === String(theirs) : mine === theirs;
+    // Secrets compare by their values (their shown forms are all alike).
+    const same = isSecret(mine) || isSecret(theirs) ? textOf(mine) === textOf(theirs) : mine === theirs;
     if (same) continue;
     const show = (x: unknown) => (isSecret(x) ? x.shown : JSON.stringify(x));
     diags.error(

@@ -66,6 +66,22 @@ projects:
     expect(run.out + run.err).toContain(
       'with title "release bot", here "mirror": the platform keeps one title for it',
     );
+    // Titles from secrets compare by their values, and are not shown.
+    const secret = bench.manifest(`version: 1
+projects:
+  ids/one:
+    deploy_keys: [{ title: "\${env:TITLE_ONE}", key: "${key}" }]
+  ids/two:
+    deploy_keys: [{ title: "\${env:TITLE_TWO}", key: "${key}" }]
+`);
+    const differ = await bench.cli(["validate", secret], { TITLE_ONE: "SECRETone", TITLE_TWO: "SECRETtwo" });
+    expect(differ.code).toBe(1);
+    expect(differ.out + differ.err).toContain(
+      "with title (sensitive), here (sensitive): the platform keeps one",
+    );
+    expect(differ.out + differ.err).not.toContain("SECRET");
+    const agree = await bench.cli(["validate", secret], { TITLE_ONE: "same", TITLE_TWO: "same" });
+    expect(agree.code, agree.out + agree.err).toBe(0);
   });
 
   it("a new key declared on two projects is uploaded once and enabled on the other, in one apply", async () => {
