@@ -75502,6 +75502,25 @@ function writeNewFile(file, data) {
     }
   }
 }
+async function takenPath(ctx, fullPath, said) {
+  const now = await orNotFound(
+    ctx.api.get(apiPath`/groups/${fullPath}`, {
+      query: { with_projects: false },
+      shape: GROUP_SHAPE
+    })
+  );
+  if (now) {
+    return `group ${now.full_path} exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ${said})`;
+  }
+  if (!fullPath.includes("/")) {
+    const users = await ctx.api.get("/users", { query: { username: fullPath } });
+    const user = users.find((u) => u.username.toLowerCase() === fullPath.toLowerCase());
+    if (user) {
+      return `${fullPath} is the namespace of the user ${user.username}: a top-level group cannot have a user's path (in any case). Choose another path (the platform said: ${said})`;
+    }
+  }
+  return `a group at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to ${fullPath} (or use an administrator token), or choose another path (the platform said: ${said})`;
+}
 var groupKind = {
   collection: "groups",
   segment: "group",
@@ -75672,9 +75691,7 @@ var groupKind = {
       });
     } catch (error2) {
       if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
-        throw new Error(
-          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to ${fullPath} (or use an administrator token), or choose another path (the platform said: ${error2.platformMessage})`
-        );
+        throw new Error(await takenPath(ctx, fullPath, error2.platformMessage));
       }
       throw error2;
     }

@@ -104,6 +104,34 @@ function writeNewFile(file: string, data: Uint8Array): string {
   }
 }
 
+/**
+ * Why the platform says a new group's path is taken, in words: the group exists now (made since the plan), the
+ * path is a user's namespace, or the group exists and the token's user cannot see it.
+ */
+async function takenPath(ctx: KindContext, fullPath: string, said: string): Promise<string> {
+  const now = await orNotFound(
+    ctx.api.get<ApiGroup>(apiPath`/groups/${fullPath}`, {
+      query: { with_projects: false },
+      shape: GROUP_SHAPE,
+    }),
+  );
+  if (now) {
+    return `group ${now.full_path} exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ${said})`;
+  }
+  if (!fullPath.includes("/")) {
+    const users = await ctx.api.get<{ username: string }[]>("/users", { query: { username: fullPath } });
+    const user = users.find((u) => u.username.toLowerCase() === fullPath.toLowerCase());
+    if (user) {
+      return `${fullPath} is the namespace of the user ${user.username}: a top-level group cannot have a user's path (in any case). Choose another path (the platform said: ${said})`;
+    }
+  }
+  return (
+    `a group at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): ` +
+    "it may be private to others, or pending deletion. Ask an administrator to give the token's user access to " +
+    `${fullPath} (or use an administrator token), or choose another path (the platform said: ${said})`
+  );
+}
+
 export const groupKind: Kind = {
   collection: "groups",
   segment: "group",
@@ -319,12 +347,7 @@ export const groupKind: Kind = {
         error.status === 400 &&
         /has already been taken/.test(error.platformMessage)
       ) {
-        throw new Error(
-          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not ` +
-            "found when planning): it may be private to others, or pending deletion. Ask an administrator to give " +
-            `the token's user access to ${fullPath} (or use an administrator token), or choose another path ` +
-            `(the platform said: ${error.platformMessage})`,
-        );
+        throw new Error(await takenPath(ctx, fullPath, error.platformMessage));
       }
       throw error;
     }
