@@ -68028,6 +68028,11 @@ function textOf(value) {
 function shownText(value) {
   return value instanceof Secret ? value.shown : String(value);
 }
+function spellings(value) {
+  return [
+    .../* @__PURE__ */ new Set([value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)])
+  ];
+}
 var MIN_MASKED_LENGTH = 4;
 var SecretValues = class _SecretValues {
   #values;
@@ -68056,16 +68061,12 @@ var SecretValues = class _SecretValues {
   }
   /** Whether the text holds one of the values (as is or URL-encoded). */
   contains(text) {
-    return this.#values.some((v2) => text.includes(v2) || text.includes(encodeURIComponent(v2)));
+    return this.#values.some((v2) => spellings(v2).some((form) => text.includes(form)));
   }
   /** The text with each value (as is or URL-encoded) replaced by the mask. */
   text(text) {
     let out = text;
-    for (const v2 of this.#values) {
-      out = out.split(v2).join(MASK);
-      const encoded = encodeURIComponent(v2);
-      if (encoded !== v2) out = out.split(encoded).join(MASK);
-    }
+    for (const v2 of this.#values) for (const form of spellings(v2)) out = out.split(form).join(MASK);
     return out;
   }
   /** Every string inside a JSON-like value masked, keys included. */
@@ -72699,9 +72700,7 @@ var Redactor = class _Redactor {
   text(value) {
     let out = value.replace(CREDENTIAL_PARAM, `$1${REDACTED}`);
     for (const secret of [...this.#secrets].sort((a, b2) => b2.length - a.length)) {
-      out = out.split(secret).join(REDACTED);
-      const encoded = encodeURIComponent(secret);
-      if (encoded !== secret) out = out.split(encoded).join(REDACTED);
+      for (const form of spellings(secret)) out = out.split(form).join(REDACTED);
     }
     return out;
   }

@@ -1,5 +1,7 @@
 /** Keeps tokens and other secret values out of every line and error the client produces. */
 
+import { spellings } from "../manifest/secret.js";
+
 export const REDACTED = "[REDACTED]";
 
 /** Query parameters that carry credentials on the platform (`?private_token=`, `?access_token=`, `?job_token=`). */
@@ -28,9 +30,7 @@ export class Redactor {
     let out = value.replace(CREDENTIAL_PARAM, `$1${REDACTED}`);
     // Longest first, so a secret containing another one is masked whole.
     for (const secret of [...this.#secrets].sort((a, b) => b.length - a.length)) {
-      out = out.split(secret).join(REDACTED);
-      const encoded = encodeURIComponent(secret);
-      if (encoded !== secret) out = out.split(encoded).join(REDACTED);
+      for (const form of spellings(secret)) out = out.split(form).join(REDACTED);
     }
     return out;
   }

@@ -105,6 +105,13 @@ export function shownText(value: unknown): string {
   return value instanceof Secret ? value.shown : String(value);
 }
 
+/** A value as it may appear in a request line: as is, URL-encoded in a path, form-encoded in a query (`a+b`). */
+export function spellings(value: string): string[] {
+  return [
+    ...new Set([value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]),
+  ];
+}
+
 /** Values shorter than this are not searched for in text: masking them would mangle everything else. */
 const MIN_MASKED_LENGTH = 4;
 
@@ -146,17 +153,13 @@ export class SecretValues {
 
   /** Whether the text holds one of the values (as is or URL-encoded). */
   contains(text: string): boolean {
-    return this.#values.some((v) => text.includes(v) || text.includes(encodeURIComponent(v)));
+    return this.#values.some((v) => spellings(v).some((form) => text.includes(form)));
   }
 
   /** The text with each value (as is or URL-encoded) replaced by the mask. */
   text(text: string): string {
     let out = text;
-    for (const v of this.#values) {
-      out = out.split(v).join(MASK);
-      const encoded = encodeURIComponent(v);
-      if (encoded !== v) out = out.split(encoded).join(MASK);
-    }
+    for (const v of this.#values) for (const form of spellings(v)) out = out.split(form).join(MASK);
     return out;
   }
 

@@ -226,6 +226,17 @@ instance:
     none(await outputs(m, env), { PROXIED: "one.sec.example" });
   });
 
+  it("a secret with spaces in a request's query (form-encoded, a+b) is masked under --debug too", async () => {
+    const m = (state: string) =>
+      project(`    milestones: [{ title: "\${env:REL}"${state} }]\n`, "milestone.yaml");
+    const env = { REL: "Release Candidate Secret" };
+    expect((await bench.cli(["apply", "--yes", m("")], env)).code).toBe(0);
+    const removed = await bench.cli(["apply", "--yes", "--debug", m(", state: absent")], env);
+    expect(removed.code, removed.out + removed.err).toBe(0);
+    expect(removed.err).toContain("issues_statistics?milestone=[REDACTED]");
+    none(removed.out + removed.err, { REL: "Release+Candidate+Secret", plain: env.REL });
+  });
+
   it("a deployer named from a secret is looked up by its value and shown masked", async () => {
     const m = project(
       `    protected_environments:
