@@ -68036,8 +68036,11 @@ function spellings(value) {
 var MIN_MASKED_LENGTH = 4;
 var SecretValues = class _SecretValues {
   #values;
+  /** Every spelling of every value, longest first (a value holding another is masked whole). */
+  #forms;
   constructor(values) {
-    this.#values = [...new Set(values)].filter((v2) => v2.length >= MIN_MASKED_LENGTH).sort((a, b2) => b2.length - a.length);
+    this.#values = [...new Set(values)].filter((v2) => v2.length >= MIN_MASKED_LENGTH);
+    this.#forms = [...new Set(this.#values.flatMap(spellings))].sort((a, b2) => b2.length - a.length);
   }
   /** Every referenced value found anywhere inside `root` (a desired state, fields, lists...). */
   static of(root) {
@@ -68059,14 +68062,14 @@ var SecretValues = class _SecretValues {
   list() {
     return [...this.#values];
   }
-  /** Whether the text holds one of the values (as is or URL-encoded). */
+  /** Whether the text holds one of the values (in any of its spellings). */
   contains(text) {
-    return this.#values.some((v2) => spellings(v2).some((form) => text.includes(form)));
+    return this.#forms.some((form) => text.includes(form));
   }
-  /** The text with each value (as is or URL-encoded) replaced by the mask. */
+  /** The text with each value (in any of its spellings) replaced by the mask. */
   text(text) {
     let out = text;
-    for (const v2 of this.#values) for (const form of spellings(v2)) out = out.split(form).join(MASK);
+    for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(MASK);
     return out;
   }
   /** Every string inside a JSON-like value masked, keys included. */

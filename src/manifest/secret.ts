@@ -123,10 +123,12 @@ const MIN_MASKED_LENGTH = 4;
 export class SecretValues {
   readonly #values: string[];
 
+  /** Every spelling of every value, longest first (a value holding another is masked whole). */
+  readonly #forms: string[];
+
   constructor(values: Iterable<string>) {
-    this.#values = [...new Set(values)]
-      .filter((v) => v.length >= MIN_MASKED_LENGTH)
-      .sort((a, b) => b.length - a.length);
+    this.#values = [...new Set(values)].filter((v) => v.length >= MIN_MASKED_LENGTH);
+    this.#forms = [...new Set(this.#values.flatMap(spellings))].sort((a, b) => b.length - a.length);
   }
 
   /** Every referenced value found anywhere inside `root` (a desired state, fields, lists...). */
@@ -151,15 +153,15 @@ export class SecretValues {
     return [...this.#values];
   }
 
-  /** Whether the text holds one of the values (as is or URL-encoded). */
+  /** Whether the text holds one of the values (in any of its spellings). */
   contains(text: string): boolean {
-    return this.#values.some((v) => spellings(v).some((form) => text.includes(form)));
+    return this.#forms.some((form) => text.includes(form));
   }
 
-  /** The text with each value (as is or URL-encoded) replaced by the mask. */
+  /** The text with each value (in any of its spellings) replaced by the mask. */
   text(text: string): string {
     let out = text;
-    for (const v of this.#values) for (const form of spellings(v)) out = out.split(form).join(MASK);
+    for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(MASK);
     return out;
   }
 
