@@ -69194,6 +69194,21 @@ function checkBody(value, schema, path2, ctx) {
 function isPlainString(v2) {
   return typeof v2 === "string" && !hasReference(v2);
 }
+function checkFilePath(container, key, path2, mustExist, ctx) {
+  const written = container[key];
+  if (typeof written !== "string") return;
+  const at = valueLoc(container, key);
+  if (hasReference(written)) {
+    ctx.diags.error(
+      at,
+      renderPath(path2),
+      `a file path is taken as written: \${env:} and \${file:} are not resolved in it; write the path itself`
+    );
+    return;
+  }
+  const r = resolveManifestPath(at.file, written, ctx.root, mustExist);
+  if ("error" in r) ctx.diags.error(at, renderPath(path2), r.error);
+}
 function checkItem(collection, item, path2, ctx) {
   const { diags } = ctx;
   if (item.state === "absent") return;
@@ -69226,31 +69241,18 @@ function checkItem(collection, item, path2, ctx) {
           hasContent ? "set either content or content_file, not both" : "missing the page text: set content (inline) or content_file (a path)"
         );
       }
-      if (typeof page.content_file === "string") {
-        const at = valueLoc(item, "content_file");
-        const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
-        if ("error" in r) diags.error(at, renderPath([...path2, "content_file"]), r.error);
-      }
+      checkFilePath(item, "content_file", [...path2, "content_file"], true, ctx);
       const attachments = page.attachments;
       if (Array.isArray(attachments)) {
-        attachments.forEach((a, i) => {
-          if (typeof a !== "string") return;
-          const at = valueLoc(attachments, i);
-          const r = resolveManifestPath(at.file, a, ctx.root, true);
-          if ("error" in r) diags.error(at, renderPath([...path2, "attachments", i]), r.error);
+        attachments.forEach((_2, i) => {
+          checkFilePath(attachments, i, [...path2, "attachments", i], true, ctx);
         });
       }
       break;
     }
-    case "triggers": {
-      const tokenFile = item["token_file"];
-      if (typeof tokenFile === "string") {
-        const at = valueLoc(item, "token_file");
-        const r = resolveManifestPath(at.file, tokenFile, ctx.root, false);
-        if ("error" in r) diags.error(at, renderPath([...path2, "token_file"]), r.error);
-      }
+    case "triggers":
+      checkFilePath(item, "token_file", [...path2, "token_file"], false, ctx);
       break;
-    }
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e } = item;
       if (isPlainString(s) && isPlainString(e)) {

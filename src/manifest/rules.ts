@@ -160,6 +160,33 @@ function isPlainString(v: unknown): v is string {
   return typeof v === "string" && !hasReference(v);
 }
 
+/**
+ * A file path a manifest names (content_file, attachments, token_file): inside the manifest root, existing when
+ * forgeform reads it. Such paths are taken as written: a `${env:}`/`${file:}` reference in one would otherwise be
+ * left unread (a trigger's token silently not written), so it is an error.
+ */
+function checkFilePath(
+  container: Obj | unknown[],
+  key: string | number,
+  path: Path,
+  mustExist: boolean,
+  ctx: RuleContext,
+): void {
+  const written = (container as Record<string | number, unknown>)[key];
+  if (typeof written !== "string") return;
+  const at = valueLoc(container, key);
+  if (hasReference(written)) {
+    ctx.diags.error(
+      at,
+      renderPath(path),
+      `a file path is taken as written: \${env:} and \${file:} are not resolved in it; write the path itself`,
+    );
+    return;
+  }
+  const r = resolveManifestPath(at.file, written, ctx.root, mustExist);
+  if ("error" in r) ctx.diags.error(at, renderPath(path), r.error);
+}
+
 /** Rules that involve several fields of one item. */
 function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext): void {
   const { diags } = ctx;
@@ -197,31 +224,18 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
             : "missing the page text: set content (inline) or content_file (a path)",
         );
       }
-      if (typeof page.content_file === "string") {
-        const at = valueLoc(item, "content_file");
-        const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
-        if ("error" in r) diags.error(at, renderPath([...path, "content_file"]), r.error);
-      }
+      checkFilePath(item, "content_file", [...path, "content_file"], true, ctx);
       const attachments: unknown = page.attachments;
       if (Array.isArray(attachments)) {
-        attachments.forEach((a, i) => {
-          if (typeof a !== "string") return;
-          const at = valueLoc(attachments, i);
-          const r = resolveManifestPath(at.file, a, ctx.root, true);
-          if ("error" in r) diags.error(at, renderPath([...path, "attachments", i]), r.error);
+        attachments.forEach((_, i) => {
+          checkFilePath(attachments, i, [...path, "attachments", i], true, ctx);
         });
       }
       break;
     }
-    case "triggers": {
-      const tokenFile: unknown = (item as Record<string, unknown>)["token_file"];
-      if (typeof tokenFile === "string") {
-        const at = valueLoc(item, "token_file");
-        const r = resolveManifestPath(at.file, tokenFile, ctx.root, false);
-        if ("error" in r) diags.error(at, renderPath([...path, "token_file"]), r.error);
-      }
+    case "triggers":
+      checkFilePath(item, "token_file", [...path, "token_file"], false, ctx);
       break;
-    }
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e }: Partial<BroadcastMessage> = item;
       if (isPlainString(s) && isPlainString(e)) {
