@@ -57,6 +57,7 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Receives one line per request/response, tokens redacted. */
   debug?: (line: string) => void;
+
   /** How to wait before a retry (injectable so tests need not wait). */
   sleep?: (ms: number) => Promise<void>;
   /** Random source for backoff jitter, in [0, 1) (default Math.random). */
@@ -723,6 +724,15 @@ export class ApiClient {
       if (page.Resources.length === 0 || startIndex - 1 + page.Resources.length >= total) return items;
       startIndex += page.Resources.length;
     }
+  }
+
+  /**
+   * Values never to print from now on (the run's resolved `${env:}`/`${file:}` values, names masked in a plan):
+   * masked in --debug lines, request paths in errors and the platform's messages, also where a request path holds
+   * one (an object named after a secret).
+   */
+  conceal(values: Iterable<string>): void {
+    for (const value of values) this.#redactor.add(value);
   }
 
   /** Closes the kept-alive connections; with debug, a last line sums up the requests and the rate limiting. */

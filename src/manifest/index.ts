@@ -122,22 +122,35 @@ interface Declared {
   at: Loc;
 }
 
-/** Keeps the first declaration of each name and reports later ones, naming both places. */
-function declare(
-  map: Map<string, Declared>,
-  name: string,
-  body: unknown,
-  at: Loc,
-  path: string,
-  what: string,
-  diags: Diagnostics,
-) {
-  const first = map.get(name);
-  if (first) {
-    diags.error(at, path, `${what} "${name}" is declared twice; first declared at ${formatRef(first.at)}`);
-    return;
+/**
+ * Declarations by name. Group and project paths are one path in any case, as on the platform (`acme/API` is
+ * `acme/api`): `folded` maps each lower-cased path to its first spelling.
+ */
+class Declarations extends Map<string, Declared> {
+  readonly #folded = new Map<string, { name: string; at: Loc }>();
+
+  constructor(readonly caseInsensitive: boolean) {
+    super();
   }
-  if (isObj(body)) map.set(name, { body, at });
+
+  /** Keeps the first declaration of each name and reports later ones, naming both places. */
+  declare(name: string, body: unknown, at: Loc, path: string, what: string, diags: Diagnostics): void {
+    const first = this.#folded.get(this.caseInsensitive ? name.toLowerCase() : name);
+    if (first) {
+      const spelled =
+        first.name === name
+          ? ""
+          : ` as "${first.name}" (paths are the same in any case on the platform, so this is the same ${what})`;
+      diags.error(
+        at,
+        path,
+        `${what} "${name}" is declared twice; first declared${spelled} at ${formatRef(first.at)}`,
+      );
+      return;
+    }
+    this.#folded.set(this.caseInsensitive ? name.toLowerCase() : name, { name, at });
+    if (isObj(body)) this.set(name, { body, at });
+  }
 }
 
 /** Loads manifest files and directories into one desired state, with every problem found reported. */
@@ -173,9 +186,9 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     docs.push(...relevant);
   }
 
-  const templates = new Map<string, Declared>();
-  const groups = new Map<string, Declared>();
-  const projects = new Map<string, Declared>();
+  const templates = new Declarations(false);
+  const groups = new Declarations(true);
+  const projects = new Declarations(true);
   const instanceParts: Obj[] = [];
   const manifestValidator = schemas.validator("manifest.schema.json");
 
@@ -190,17 +203,17 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     const v = doc.value as Partial<Record<keyof Manifest, unknown>>;
     if (isObj(v.templates)) {
       for (const [n, b] of Object.entries(v.templates)) {
-        declare(templates, n, b, keyLoc(v.templates, n), renderPath(["templates", n]), "template", diags);
+        templates.declare(n, b, keyLoc(v.templates, n), renderPath(["templates", n]), "template", diags);
       }
     }
     if (isObj(v.groups)) {
       for (const [n, b] of Object.entries(v.groups)) {
-        declare(groups, n, b, keyLoc(v.groups, n), renderPath(["groups", n]), "group", diags);
+        groups.declare(n, b, keyLoc(v.groups, n), renderPath(["groups", n]), "group", diags);
       }
     }
     if (isObj(v.projects)) {
       for (const [n, b] of Object.entries(v.projects)) {
-        declare(projects, n, b, keyLoc(v.projects, n), renderPath(["projects", n]), "project", diags);
+        projects.declare(n, b, keyLoc(v.projects, n), renderPath(["projects", n]), "project", diags);
       }
     }
     if (isObj(v.instance)) instanceParts.push(v.instance);

@@ -207,6 +207,9 @@ export function reportSchemaErrors(
     }
     if ((e as ErrorObject & { propertyName?: string }).propertyName !== undefined) continue;
     if (e.keyword === "if") continue;
+    // A value holding `${env:}`/`${file:}` is checked once resolved (checkResolvedSecrets), without being shown:
+    // its text as written says nothing about its format, enum or length.
+    if (RESOLVED_KEYWORDS.has(e.keyword) && typeof e.data === "string" && hasReference(e.data)) continue;
     const path = pointerToPath(e.instancePath, value);
     const data = e.data;
     const parent = e.parentSchema as JsonSchema | undefined;
@@ -324,6 +327,9 @@ export function reportSchemaErrors(
     diags.error(at, renderPath([...prefix, ...fieldPath]), message);
   }
 }
+
+/** Keywords checked on the resolved value of a reference rather than on its text. */
+const RESOLVED_KEYWORDS = new Set(["enum", "const", "format", "pattern", "minLength", "maxLength"]);
 
 /** Keywords whose messages describe the value itself. */
 const VALUE_KEYWORDS = new Set([
