@@ -70253,6 +70253,22 @@ function exceptProblem(key, entry) {
   if (written === root || written.startsWith(`${root}/`)) return void 0;
   return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
 }
+function covers(outer, outerExcept, inner, collection) {
+  if (!isPattern(outer) || specificity(outer) >= specificity(inner)) return false;
+  const o = parsePattern(outer);
+  const whole = o.prefix === "" && (o.depth === "subtree" || collection === "projects");
+  const root = isPattern(inner) ? lower(parsePattern(inner).prefix) : lower(inner);
+  if (!whole) {
+    if (isPattern(inner)) {
+      const under = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
+      if (o.depth !== "subtree" || !under) return false;
+    } else if (!matchesKey(outer, inner)) return false;
+  }
+  return !outerExcept.some((entry) => {
+    const e = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+    return e === "" || e === root || root.startsWith(`${e}/`) || e.startsWith(`${root}/`);
+  });
+}
 function specificity(key) {
   if (!isPattern(key)) return Number.POSITIVE_INFINITY;
   const { prefix } = parsePattern(key);
@@ -70282,11 +70298,15 @@ function mergeNodes(base2, over) {
   const baseSources = Object.fromEntries(
     Object.entries(base2.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
   );
+  const fields = { ...base2.fields, ...over.fields };
+  const needs = [.../* @__PURE__ */ new Set([...base2.needs ?? [], ...over.needs ?? []])].filter((k2) => !(k2 in fields));
+  const { needs: _needs, ...rest } = over;
   return {
-    ...over,
-    fields: { ...base2.fields, ...over.fields },
+    ...rest,
+    fields,
     fieldSources: { ...baseSources, ...over.fieldSources },
-    children
+    children,
+    ...needs.length > 0 ? { needs } : {}
   };
 }
 function atPath(node, path2) {
@@ -71132,6 +71152,8 @@ function buildNode(collection, key, body2, schema, ctx) {
     if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body2);
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const needs = body2.state === "absent" ? [] : required.filter((k2) => body2[k2] === void 0);
   return {
     collection,
     key,
@@ -71139,7 +71161,8 @@ function buildNode(collection, key, body2, schema, ctx) {
     fields,
     source: ref(self),
     fieldSources,
-    children
+    children,
+    ...needs.length > 0 ? { needs } : {}
   };
 }
 
@@ -71282,7 +71305,7 @@ function typeMessage(expected, value, loc) {
   }
   return msg;
 }
-function reportSchemaErrors(errors, value, prefix, diags) {
+function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
   const anyOfPaths = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.schemaPath.replace(/\/(anyOf|oneOf)$/, ""));
   for (const e of errors) {
     if (anyOfPaths.some((p2) => e.schemaPath.startsWith(`${p2}/anyOf/`) || e.schemaPath.startsWith(`${p2}/oneOf/`))) {
@@ -71313,6 +71336,7 @@ function reportSchemaErrors(errors, value, prefix, diags) {
         const identity = parent?.["x-identity"];
         const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
         if (target?.state === "absent" && !isIdentity) continue;
+        if (!isIdentity && leftToPattern?.([...prefix, ...path2], key)) continue;
         at = locate(value, path2);
         fieldPath = [...path2, key];
         message = `missing required key "${key}"`;
@@ -71827,13 +71851,14 @@ async function loadManifests(paths, opts) {
   const projects = new Declarations(true);
   const instanceParts = [];
   const manifestValidator = schemas.validator("manifest.schema.json");
+  const invalid = [];
   for (const doc of docs) {
     if (!isObj3(doc.value)) {
       diags.error(doc.loc, "", "a manifest must be a map starting with `version: 1`");
       continue;
     }
     if (!manifestValidator(doc.value))
-      reportSchemaErrors(manifestValidator.errors ?? [], doc.value, [], diags);
+      invalid.push({ errors: manifestValidator.errors ?? [], value: doc.value });
     const v2 = doc.value;
     if (isObj3(v2.templates)) {
       for (const [n2, b2] of Object.entries(v2.templates)) {
@@ -71852,6 +71877,8 @@ async function loadManifests(paths, opts) {
     }
     if (isObj3(v2.instance)) instanceParts.push(v2.instance);
   }
+  const leftToPattern = patternCompletes({ groups, projects }, schemas);
+  for (const { errors, value } of invalid) reportSchemaErrors(errors, value, [], diags, leftToPattern);
   const instance = mergeInstance(instanceParts, diags);
   const resolver2 = new TemplateResolver(new Map([...templates2].map(([k2, d2]) => [k2, d2.body])), diags);
   const groupBodies = /* @__PURE__ */ new Map();
@@ -71864,7 +71891,7 @@ async function loadManifests(paths, opts) {
     for (const [name, d2] of decls) {
       const body2 = resolver2.apply(d2.body, [kind, name]);
       if (body2 !== d2.body && !validate(body2)) {
-        reportSchemaErrors(validate.errors ?? [], body2, [kind, name], diags);
+        reportSchemaErrors(validate.errors ?? [], body2, [kind, name], diags, leftToPattern);
       }
       bodies.set(name, body2);
     }
@@ -71952,6 +71979,41 @@ async function loadManifests(paths, opts) {
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
   return { state: { root: rootNode, files, selectors }, diagnostics, files };
+}
+function patternCompletes(declared, schemas) {
+  return (path2, key) => {
+    const [collection, name, ...rest] = path2;
+    if (collection !== "groups" && collection !== "projects" || typeof name !== "string") return false;
+    const entries = declared[collection];
+    const own = entries.get(name)?.body;
+    if (!own || rest.length < 2) return false;
+    const topSchema = schemas.files[collection === "groups" ? "group.schema.json" : "project.schema.json"];
+    return [...entries].some(([outer, d2]) => {
+      const except = Array.isArray(d2.body.except) ? d2.body.except.map(String) : [];
+      if (outer === name || !covers(outer, except, name, collection)) return false;
+      let mine = own;
+      let theirs = d2.body;
+      let schema = topSchema;
+      for (let i = 0; i + 1 < rest.length; i += 2) {
+        const [coll, index2] = [rest[i], rest[i + 1]];
+        if (typeof coll !== "string" || typeof index2 !== "number" || !isObj3(mine) || !isObj3(theirs))
+          return false;
+        const raw2 = schema?.properties?.[coll];
+        const prop = raw2 ? schemas.resolve(raw2) : void 0;
+        const identity = raw2?.["x-identity"] ?? prop?.["x-identity"];
+        if (!prop?.items || identity === void 0) return false;
+        schema = schemas.resolve(prop.items);
+        const itemSchema2 = schema;
+        const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity, coll, itemSchema2)?.compare : void 0;
+        const item = Array.isArray(mine[coll]) ? mine[coll][index2] : void 0;
+        const id = idOf(item);
+        const other = Array.isArray(theirs[coll]) ? theirs[coll].find((x) => idOf(x) === id) : void 0;
+        if (id === void 0 || !isObj3(other) || other.state === "absent") return false;
+        [mine, theirs] = [item, other];
+      }
+      return isObj3(theirs) && theirs[key] !== void 0;
+    });
+  };
 }
 function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
   for (const [key, body2] of bodies) {
@@ -74642,7 +74704,7 @@ var listingOf = (s, archived) => ({
   depth: s.depth,
   archived: archived ?? (s.collection === "projects" && !s.includeArchived ? "exclude" : "include")
 });
-function covers(outer, inner) {
+function covers2(outer, inner) {
   if (outer.collection !== inner.collection || outer.archived !== inner.archived) return false;
   const o = outer.prefix.toLowerCase();
   const i = inner.prefix.toLowerCase();
@@ -74692,7 +74754,7 @@ async function readAll(ctx, wanted) {
   const broadest = [...wanted].sort((a, b2) => breadth(a) - breadth(b2));
   return Promise.all(
     wanted.map(async (l) => {
-      const outer = broadest.find((o) => covers(o, l));
+      const outer = broadest.find((o) => covers2(o, l));
       const paths = await read(ctx, outer);
       const root = l.prefix.toLowerCase();
       if (paths && l.collection === "groups" && root !== "" && root !== outer.prefix.toLowerCase() && !paths.some((p2) => p2.toLowerCase() === root))
@@ -75249,6 +75311,14 @@ var Planner = class {
   async planItem(kind, item, { key, label, address }, parentAddress, parent, live, parentExists, depth, scope, out, compare = true) {
     const specs2 = this.registry.fields(parent.collection, kind.collection);
     this.sources.set(address, item.source);
+    if (item.state !== "absent" && item.needs && item.needs.length > 0) {
+      this.problem(
+        address,
+        `missing required ${item.needs.length === 1 ? "key" : "keys"} ${item.needs.map((k2) => `"${k2}"`).join(", ")}: this entry leaves ${item.needs.length === 1 ? "it" : "them"} to a pattern entry declaring the same item, and none applies to ${parent.key}: declare ${item.needs.length === 1 ? "it" : "them"} here`,
+        item.source
+      );
+      return;
+    }
     const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
     if (!compare && item.state !== "absent") {
       if (live) {

@@ -608,6 +608,15 @@ class Planner {
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
     this.sources.set(address, item.source);
+    if (item.state !== "absent" && item.needs && item.needs.length > 0) {
+      // The entry left these to a pattern entry that did not apply to this object (except:, archived, not matched).
+      this.problem(
+        address,
+        `missing required ${item.needs.length === 1 ? "key" : "keys"} ${item.needs.map((k) => `"${k}"`).join(", ")}: this entry leaves ${item.needs.length === 1 ? "it" : "them"} to a pattern entry declaring the same item, and none applies to ${parent.key}: declare ${item.needs.length === 1 ? "it" : "them"} here`,
+        item.source,
+      );
+      return;
+    }
     const self: Parent = { address, collection: kind.collection, key, ref: live?.id, live, parent };
     if (!compare && item.state !== "absent") {
       if (live) {

@@ -123,6 +123,8 @@ export function buildNode(
     if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body);
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  const needs = body.state === "absent" ? [] : required.filter((k) => body[k] === undefined);
   return {
     collection,
     key,
@@ -131,5 +133,6 @@ export function buildNode(
     source: ref(self),
     fieldSources,
     children,
+    ...(needs.length > 0 ? { needs } : {}),
   };
 }

@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { ErrorObject } from "ajv";
 import { buildNode } from "./build.js";
 import { type Diagnostic, Diagnostics, formatRef, renderPath } from "./diagnostics.js";
 import { interpolate } from "./interpolate.js";
-import { keyLoc, type Loc, locate, type Meta, selfLoc, setMeta, valueLoc } from "./located.js";
+import { keyLoc, type Loc, locate, type Meta, type Path, selfLoc, setMeta, valueLoc } from "./located.js";
 import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "./model.js";
 import { checkBody, checkGroupVisibility, checkIdentities, identityOf, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
-import { exceptProblem, isPattern, parsePattern } from "./selectors.js";
+import { covers, exceptProblem, isPattern, parsePattern } from "./selectors.js";
 import { TemplateResolver } from "./templates.js";
 import type { Manifest } from "./types.gen.js";
 import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
@@ -191,6 +192,8 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const projects = new Declarations(true);
   const instanceParts: Obj[] = [];
   const manifestValidator = schemas.validator("manifest.schema.json");
+  // Reported once every entry is declared: a required key may be left to a less specific entry in another file.
+  const invalid: { errors: ErrorObject[]; value: Obj }[] = [];
 
   for (const doc of docs) {
     if (!isObj(doc.value)) {
@@ -198,7 +201,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
       continue;
     }
     if (!manifestValidator(doc.value))
-      reportSchemaErrors(manifestValidator.errors ?? [], doc.value, [], diags);
+      invalid.push({ errors: manifestValidator.errors ?? [], value: doc.value });
     // Typed by the generated Manifest type; values are still checked, since a document with errors is read on.
     const v = doc.value as Partial<Record<keyof Manifest, unknown>>;
     if (isObj(v.templates)) {
@@ -218,6 +221,8 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     }
     if (isObj(v.instance)) instanceParts.push(v.instance);
   }
+  const leftToPattern = patternCompletes({ groups, projects }, schemas);
+  for (const { errors, value } of invalid) reportSchemaErrors(errors, value, [], diags, leftToPattern);
 
   const instance = mergeInstance(instanceParts, diags);
   const resolver = new TemplateResolver(new Map([...templates].map(([k, d]) => [k, d.body])), diags);
@@ -231,7 +236,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     for (const [name, d] of decls) {
       const body = resolver.apply(d.body, [kind, name]);
       if (body !== d.body && !validate(body)) {
-        reportSchemaErrors(validate.errors ?? [], body, [kind, name], diags);
+        reportSchemaErrors(validate.errors ?? [], body, [kind, name], diags, leftToPattern);
       }
       bodies.set(name, body);
     }
@@ -332,6 +337,51 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
   return { state: { root: rootNode, files, selectors }, diagnostics, files };
+}
+
+/**
+ * Whether a required key of a collection item in a `groups:`/`projects:` entry is given by a less specific pattern
+ * entry that covers it (see `covers`) and declares the same item, found by identity level by level. The engine
+ * checks again once entries are merged for each object (a pattern that did not apply leaves the key missing).
+ */
+function patternCompletes(
+  declared: { groups: Map<string, Declared>; projects: Map<string, Declared> },
+  schemas: SchemaSet,
+): (path: Path, key: string) => boolean {
+  return (path, key) => {
+    const [collection, name, ...rest] = path;
+    if ((collection !== "groups" && collection !== "projects") || typeof name !== "string") return false;
+    const entries = declared[collection];
+    const own = entries.get(name)?.body;
+    if (!own || rest.length < 2) return false;
+    const topSchema = schemas.files[collection === "groups" ? "group.schema.json" : "project.schema.json"]!;
+    return [...entries].some(([outer, d]) => {
+      const except = Array.isArray(d.body.except) ? d.body.except.map(String) : [];
+      if (outer === name || !covers(outer, except, name, collection)) return false;
+      let mine: unknown = own;
+      let theirs: unknown = d.body;
+      let schema: JsonSchema | undefined = topSchema;
+      for (let i = 0; i + 1 < rest.length; i += 2) {
+        const [coll, index] = [rest[i], rest[i + 1]];
+        if (typeof coll !== "string" || typeof index !== "number" || !isObj(mine) || !isObj(theirs))
+          return false;
+        const raw = (schema?.properties as Record<string, JsonSchema> | undefined)?.[coll];
+        const prop = raw ? schemas.resolve(raw) : undefined;
+        const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
+        if (!prop?.items || identity === undefined) return false;
+        schema = schemas.resolve(prop.items as JsonSchema);
+        const itemSchema = schema;
+        const idOf = (item: unknown) =>
+          isObj(item) ? identityOf(item, identity, coll, itemSchema)?.compare : undefined;
+        const item = Array.isArray(mine[coll]) ? mine[coll][index] : undefined;
+        const id = idOf(item);
+        const other = Array.isArray(theirs[coll]) ? theirs[coll].find((x) => idOf(x) === id) : undefined;
+        if (id === undefined || !isObj(other) || other.state === "absent") return false;
+        [mine, theirs] = [item, other];
+      }
+      return isObj(theirs) && theirs[key] !== undefined;
+    });
+  };
 }
 
 /**

@@ -195,6 +195,11 @@ export function reportSchemaErrors(
   value: unknown,
   prefix: Path,
   diags: Diagnostics,
+  /**
+   * Whether the required `key` of the item at `path` (from the manifest's top) is left to a less specific entry
+   * that declares the same item (`projects: {"acme/**": ...}` gives a schedule's ref; `acme/api` changes its cron).
+   */
+  leftToPattern?: (path: Path, key: string) => boolean,
 ): void {
   const anyOfPaths = errors
     .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
@@ -237,6 +242,7 @@ export function reportSchemaErrors(
         const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
         // Deleting an object needs only its identity.
         if (target?.state === "absent" && !isIdentity) continue;
+        if (!isIdentity && leftToPattern?.([...prefix, ...path], key)) continue;
         at = locate(value, path);
         fieldPath = [...path, key];
         message = `missing required key "${key}"`;
