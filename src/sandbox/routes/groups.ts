@@ -155,7 +155,8 @@ function detailProjects(ctx: Ctx, g: GroupRec): { projects: ProjectRec[]; shared
   return { projects, shared };
 }
 
-function detail(ctx: Ctx, g: GroupRec, withProjects = true): Record<string, unknown> {
+/** The GroupDetail entity (Group without its project lists when `withProjects` is false). */
+export function detail(ctx: Ctx, g: GroupRec, withProjects = true): Record<string, unknown> {
   if (!withProjects) return groupJson(ctx, ctx.store, g);
   const { projects, shared } = detailProjects(ctx, g);
   return groupDetailJson(ctx, ctx.store, g, { projects, sharedProjects: shared });
