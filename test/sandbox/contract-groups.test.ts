@@ -271,6 +271,17 @@ describe("contract endpoint tables: SCIM, Issue statistics, Groups", () => {
         token: "dev-token",
       });
       expect(paths(skipped.body)).toEqual(["acme/hidden", "acme/team"]);
+      // custom attributes count for administrators only; the sandbox keeps none
+      const attrs = (await c.admin("GET", "/groups?with_custom_attributes=true&search=acme"))
+        .body as object[];
+      expect(attrs[0]).toHaveProperty("custom_attributes", []);
+      expect((await c.admin("GET", "/groups?custom_attributes[team]=a")).body).toEqual([]);
+      const ignored = await c.call("GET", "/groups?custom_attributes[team]=a&with_custom_attributes=true", {
+        token: "owner-token",
+      });
+      const unfiltered = (await c.call("GET", "/groups", { token: "owner-token" })).body as object[];
+      expect((ignored.body as object[]).length).toBe(unfiltered.length);
+      expect((ignored.body as object[])[0]).not.toHaveProperty("custom_attributes");
       expect((await c.admin("GET", "/groups?order_by=size")).body).toEqual({
         error: "order_by does not have a valid value",
       });
@@ -309,6 +320,8 @@ describe("contract endpoint tables: SCIM, Issue statistics, Groups", () => {
       expect(Object.keys(full[0]!)).toEqual(
         expect.arrayContaining(["namespace", "shared_with_groups", "request_access_enabled", "star_count"]),
       );
+      const attrs = await c.admin("GET", "/groups/open/projects?with_custom_attributes=true");
+      expect((attrs.body as object[])[0]).toHaveProperty("custom_attributes", []);
       const publicOnly = await c.call("GET", "/groups/open/projects", { token: null });
       expect((publicOnly.body as { path: string }[]).map((p) => p.path)).toEqual(["site"]);
       expect(
@@ -358,6 +371,10 @@ describe("contract endpoint tables: SCIM, Issue statistics, Groups", () => {
       );
       const bare = (await c.call("GET", "/groups/open?with_projects=false", { token: null })).body as object;
       expect(bare).not.toHaveProperty("projects");
+      expect((await c.admin("GET", "/groups/open?with_custom_attributes=true")).body).toHaveProperty(
+        "custom_attributes",
+        [],
+      );
       const onCore = (await core.call("GET", "/groups/open", { token: null })).body as object;
       expect(onCore).not.toHaveProperty("shared_runners_minutes_limit");
       expect(onCore).not.toHaveProperty("file_template_project_id");
