@@ -28,7 +28,8 @@ import type { GroupRec, ProjectRec, Store } from "../store.js";
  *   Answers 200 with
  *   the group milestone.
  * - Burndown events [licensed]: derived from the milestone's issues: `created` at each issue's creation and
- *   `closed` at its closing, oldest first (`{created_at, weight, action}`), not paginated.
+ *   `closed` at its closing, oldest first (`{created_at, weight, action}`), not paginated (the platform presents
+ *   the whole list; the contract shows no result for this endpoint).
  *
  * - Group milestones go into the group export archive and come back with an import (routes/group-import-export.ts).
  *
