@@ -22394,8 +22394,8 @@ var require_command = __commonJS({
        * @return {Command} `this` command for chaining
        */
       arguments(names) {
-        names.trim().split(/ +/).forEach((detail) => {
-          this.argument(detail);
+        names.trim().split(/ +/).forEach((detail2) => {
+          this.argument(detail2);
         });
         return this;
       }
@@ -68186,8 +68186,8 @@ var ApiError = class extends Error {
     const statusText = STATUS_CODES[init.status] ?? "";
     const platformMessage = platformMessageOf(init.body, init.status);
     const hint = hintFor(init.status, init.scim ?? false) ?? redirectHint(init.status, init.headers ?? {});
-    const detail = hint ? `${hint} (platform said: ${platformMessage})` : platformMessage;
-    let message = `${init.method} ${init.path} -> ${init.status}${statusText ? ` ${statusText}` : ""}: ${detail}`;
+    const detail2 = hint ? `${hint} (platform said: ${platformMessage})` : platformMessage;
+    let message = `${init.method} ${init.path} -> ${init.status}${statusText ? ` ${statusText}` : ""}: ${detail2}`;
     if ((init.attempts ?? 1) > 1) message += ` (after ${init.attempts} attempts)`;
     if (init.gaveUp) message += ` (${init.gaveUp})`;
     super(message);
@@ -73101,8 +73101,8 @@ function parsePlanJson(text, label = "The plan") {
   validatePlanV1 ??= new import_ajv.Ajv({ allErrors: false, strict: false }).compile(planSchemaV1);
   if (!validatePlanV1(data)) {
     const [first] = validatePlanV1.errors ?? [];
-    const detail = first ? describeError(first) : "does not have the documented shape";
-    throw new PlanFormatError(`${label} is malformed: ${detail}. See docs/plan-format.md. ${REMAKE}`);
+    const detail2 = first ? describeError(first) : "does not have the documented shape";
+    throw new PlanFormatError(`${label} is malformed: ${detail2}. See docs/plan-format.md. ${REMAKE}`);
   }
   const v1 = data;
   const plan = {
@@ -76728,11 +76728,11 @@ function base(parent) {
 async function liveVariables(ctx, parent, fresh = false) {
   const raw2 = parent.live?.raw;
   if (raw2?.variables && !fresh) return raw2.variables;
-  const detail = await ctx.api.get(
+  const detail2 = await ctx.api.get(
     `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`,
     { shape: { variables: listOf(VARIABLE_SHAPE, true) } }
   );
-  return detail.variables ?? [];
+  return detail2.variables ?? [];
 }
 var scheduleVariableKind = {
   collection: "variables",
