@@ -68202,6 +68202,21 @@ var ApiError = class extends Error {
     this.attempts = init.attempts ?? 1;
   }
 };
+function rateLimitAdvice(untilMs, limitPerMinute) {
+  const at = new Date(untilMs).toISOString().replace(/\.\d+Z$/, "Z").replace("T", " ");
+  const limit = limitPerMinute === void 0 ? "" : ` (it announces ${limitPerMinute} ${limitPerMinute === 1 ? "request" : "requests"} a minute for this user)`;
+  return `the platform's rate limit is used up until ${at}${limit}: run again after that, or keep the run under the limit with --max-rate`;
+}
+var RateLimitSpentError = class extends Error {
+  name = "RateLimitSpentError";
+  method;
+  path;
+  constructor(method, path2, untilMs, limitPerMinute) {
+    super(`${method} ${path2}: not sent: ${rateLimitAdvice(untilMs, limitPerMinute)}`);
+    this.method = method;
+    this.path = path2;
+  }
+};
 var OutcomeUnknownError = class extends Error {
   name = "OutcomeUnknownError";
   method;
@@ -68424,6 +68439,7 @@ var Pacer = class {
   #episode = 0;
   /** Until when some request is being held back (to add up overlapping waits once). */
   #heldUntil = 0;
+  #spent;
   constructor(opts) {
     this.#opts = opts;
     this.#ceiling = opts.maxPerMinute ?? Number.POSITIVE_INFINITY;
@@ -68441,6 +68457,7 @@ var Pacer = class {
     let waitedMs = 0;
     let heldMs = 0;
     for (; ; ) {
+      if (this.spent()) return { ticket: this.#tickets, waitedMs, heldMs };
       const pauses = this.#pauses;
       const now = this.#opts.now();
       let start = this.#pausedUntil > waitedOut ? Math.max(now, this.#pausedUntil) : now;
@@ -68456,6 +68473,11 @@ var Pacer = class {
       if (this.#pauses === pauses) return { ticket: ++this.#tickets, waitedMs, heldMs };
     }
   }
+  /** Whether the limit is used up for longer than forgeform waits: then no request is sent until it resets. */
+  spent() {
+    if (this.#spent && this.#spent.untilMs <= this.#opts.now()) this.#spent = void 0;
+    return this.#spent;
+  }
   /** A request got an answer other than 429. */
   passed() {
     if (this.#rate < this.#ceiling) this.#rate = Math.min(this.#ceiling, this.#rate + SPEEDUP);
@@ -68466,7 +68488,15 @@ var Pacer = class {
    */
   throttled(headers, ticket) {
     const now = this.#opts.now();
-    const wait = Math.min(serverDelayMs(headers, now) ?? 0, this.#opts.maxPauseMs);
+    const asked = serverDelayMs(headers, now) ?? 0;
+    const announced = Number(headers["ratelimit-limit"]);
+    if (asked > this.#opts.maxPauseMs) {
+      this.#spent = {
+        untilMs: now + asked,
+        ...Number.isFinite(announced) && announced >= 1 ? { limitPerMinute: announced } : {}
+      };
+    }
+    const wait = Math.min(asked, this.#opts.maxPauseMs);
     const until = now + wait;
     if (until > this.#pausedUntil) {
       this.#pausedUntil = until;
@@ -68474,7 +68504,6 @@ var Pacer = class {
     }
     if (ticket <= this.#episode) return this.#pausedUntil;
     this.#episode = this.#tickets;
-    const announced = Number(headers["ratelimit-limit"]);
     let target;
     if (Number.isFinite(announced) && announced >= 1) {
       this.#ceiling = Math.min(this.#opts.maxPerMinute ?? announced, announced);
@@ -68483,8 +68512,9 @@ var Pacer = class {
     if (target !== void 0 && this.#rate > target) this.#rate = target;
     else if (Number.isFinite(this.#rate)) this.#rate = Math.max(MIN_RATE, this.#rate * BACKOFF);
     const name = headers["ratelimit-name"];
+    const what = this.#spent ? `the limit is used up for ${(asked / 1e3).toFixed(0)} s: sending nothing more` : `${wait > 0 ? `pausing new requests for ${(wait / 1e3).toFixed(1)} s, then ` : ""}${Number.isFinite(this.#rate) ? `at most ${perMinute(this.#rate)}` : "at full speed"}`;
     this.#opts.debug?.(
-      `  rate limited (429${name ? ` ${name}` : ""}${target === void 0 ? "" : `, limit ${perMinute(announced)}`}): ${wait > 0 ? `pausing new requests for ${(wait / 1e3).toFixed(1)} s, then ` : ""}${Number.isFinite(this.#rate) ? `at most ${perMinute(this.#rate)}` : "at full speed"}`
+      `  rate limited (429${name ? ` ${name}` : ""}${target === void 0 ? "" : `, limit ${perMinute(announced)}`}): ${what}`
     );
     return this.#pausedUntil;
   }
@@ -69380,8 +69410,9 @@ var ApiClient = class {
       if (attempt >= this.#maxAttempts) throw retry.fail();
       const remaining = this.#maxRetryWaitMs - waited;
       if (retry.serverAsked && retry.wait > remaining) {
+        const spent = this.#pacer.spent();
         throw retry.fail(
-          `the server asked to wait ${seconds(retry.wait)}, more than the ${seconds(Math.max(0, remaining))} left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget`
+          `the server asked to wait ${seconds(retry.wait)}, more than the ${seconds(Math.max(0, remaining))} left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget` + (spent ? `; ${rateLimitAdvice(spent.untilMs, spent.limitPerMinute)}` : "")
         );
       }
       if (remaining <= 0)
@@ -69400,6 +69431,8 @@ var ApiClient = class {
    */
   async #paced(req, pacing) {
     const turn = await this.#pacer.acquire(pacing.waitedOut);
+    const spent = this.#pacer.spent();
+    if (spent) throw new RateLimitSpentError(req.method, req.shownPath, spent.untilMs, spent.limitPerMinute);
     if (turn.waitedMs > 0) this.metrics.countPaced(turn.heldMs);
     const result = await this.#attempt(req);
     if (result.kind === "response" && result.status === 429) {

@@ -4,7 +4,15 @@ import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
 import { type Dispatcher, EnvHttpProxyAgent, Pool } from "undici";
 import { encodeJson, encodeParams, type QueryValue } from "./encode.js";
-import { ApiError, ClientConfigError, NetworkError, OutcomeUnknownError, ResponseError } from "./errors.js";
+import {
+  ApiError,
+  ClientConfigError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitSpentError,
+  ResponseError,
+  rateLimitAdvice,
+} from "./errors.js";
 import { RequestMetrics } from "./metrics.js";
 import { Pacer } from "./pacer.js";
 import { type NextPage, PER_PAGE, pageInfo } from "./pagination.js";
@@ -897,9 +905,11 @@ export class ApiClient {
       if (attempt >= this.#maxAttempts) throw retry.fail();
       const remaining = this.#maxRetryWaitMs - waited;
       if (retry.serverAsked && retry.wait > remaining) {
+        const spent = this.#pacer.spent();
         throw retry.fail(
           `the server asked to wait ${seconds(retry.wait)}, more than the ${seconds(Math.max(0, remaining))} ` +
-            `left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget`,
+            `left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget` +
+            (spent ? `; ${rateLimitAdvice(spent.untilMs, spent.limitPerMinute)}` : ""),
         );
       }
       if (remaining <= 0)
@@ -920,6 +930,8 @@ export class ApiClient {
    */
   async #paced(req: Prepared, pacing: Pacing): Promise<Attempt> {
     const turn = await this.#pacer.acquire(pacing.waitedOut);
+    const spent = this.#pacer.spent();
+    if (spent) throw new RateLimitSpentError(req.method, req.shownPath, spent.untilMs, spent.limitPerMinute);
     if (turn.waitedMs > 0) this.metrics.countPaced(turn.heldMs);
     const result = await this.#attempt(req);
     if (result.kind === "response" && result.status === 429) {
