@@ -22394,8 +22394,8 @@ var require_command = __commonJS({
        * @return {Command} `this` command for chaining
        */
       arguments(names) {
-        names.trim().split(/ +/).forEach((detail) => {
-          this.argument(detail);
+        names.trim().split(/ +/).forEach((detail2) => {
+          this.argument(detail2);
         });
         return this;
       }
@@ -67990,6 +67990,77 @@ function revealSecrets(value) {
   }
   return value;
 }
+function deriveSecret(value, derive) {
+  if (value instanceof Secret) {
+    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved);
+  }
+  return typeof value === "string" ? derive(value) : value;
+}
+function textOf(value) {
+  if (value instanceof Secret) return value.reveal();
+  return typeof value === "string" ? value : void 0;
+}
+function shownText(value) {
+  return value instanceof Secret ? value.shown : String(value);
+}
+function spellings(value) {
+  return [
+    .../* @__PURE__ */ new Set([value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)])
+  ];
+}
+var MIN_MASKED_LENGTH = 4;
+var SecretValues = class _SecretValues {
+  #values;
+  /** Every spelling of every value, longest first (a value holding another is masked whole). */
+  #forms;
+  constructor(values) {
+    this.#values = [...new Set(values)].filter((v2) => v2.length >= MIN_MASKED_LENGTH);
+    this.#forms = [...new Set(this.#values.flatMap(spellings))].sort((a, b2) => b2.length - a.length);
+  }
+  /** Every referenced value found anywhere inside `root` (a desired state, fields, lists...). */
+  static of(root) {
+    const found = [];
+    const seen = /* @__PURE__ */ new WeakSet();
+    const walk = (v2) => {
+      if (v2 instanceof Secret) {
+        if (!v2.unresolved && v2.origin !== "literal") found.push(v2.reveal());
+        return;
+      }
+      if (v2 === null || typeof v2 !== "object" || seen.has(v2)) return;
+      seen.add(v2);
+      for (const x of Array.isArray(v2) ? v2 : Object.values(v2)) walk(x);
+    };
+    walk(root);
+    return new _SecretValues(found);
+  }
+  /** The values, for a redactor elsewhere (the API client's --debug lines and errors). */
+  list() {
+    return [...this.#values];
+  }
+  /** Whether the text holds one of the values (in any of its spellings). */
+  contains(text) {
+    return this.#forms.some((form) => text.includes(form));
+  }
+  /** The text with each value (in any of its spellings) replaced by the mask. */
+  text(text) {
+    let out = text;
+    for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(MASK);
+    return out;
+  }
+  /** Every string inside a JSON-like value masked, keys included. */
+  value(value) {
+    if (this.#values.length === 0) return value;
+    const walk = (v2) => {
+      if (typeof v2 === "string") return this.text(v2);
+      if (Array.isArray(v2)) return v2.map(walk);
+      if (v2 !== null && typeof v2 === "object" && !(v2 instanceof Secret)) {
+        return Object.fromEntries(Object.entries(v2).map(([k2, x]) => [this.text(k2), walk(x)]));
+      }
+      return v2;
+    };
+    return walk(value);
+  }
+};
 
 // src/api/encode.ts
 function scalar(value, revealed) {
@@ -68115,8 +68186,8 @@ var ApiError = class extends Error {
     const statusText = STATUS_CODES[init.status] ?? "";
     const platformMessage = platformMessageOf(init.body, init.status);
     const hint = hintFor(init.status, init.scim ?? false) ?? redirectHint(init.status, init.headers ?? {});
-    const detail = hint ? `${hint} (platform said: ${platformMessage})` : platformMessage;
-    let message = `${init.method} ${init.path} -> ${init.status}${statusText ? ` ${statusText}` : ""}: ${detail}`;
+    const detail2 = hint ? `${hint} (platform said: ${platformMessage})` : platformMessage;
+    let message = `${init.method} ${init.path} -> ${init.status}${statusText ? ` ${statusText}` : ""}: ${detail2}`;
     if ((init.attempts ?? 1) > 1) message += ` (after ${init.attempts} attempts)`;
     if (init.gaveUp) message += ` (${init.gaveUp})`;
     super(message);
@@ -68129,6 +68200,21 @@ var ApiError = class extends Error {
     this.body = init.body;
     this.headers = init.headers ?? {};
     this.attempts = init.attempts ?? 1;
+  }
+};
+function rateLimitAdvice(untilMs, limitPerMinute) {
+  const at = new Date(untilMs).toISOString().replace(/\.\d+Z$/, "Z").replace("T", " ");
+  const limit = limitPerMinute === void 0 ? "" : ` (it announces ${limitPerMinute} ${limitPerMinute === 1 ? "request" : "requests"} a minute for this user)`;
+  return `the platform's rate limit is used up until ${at}${limit}: run again after that, or keep the run under the limit with --max-rate`;
+}
+var RateLimitSpentError = class extends Error {
+  name = "RateLimitSpentError";
+  method;
+  path;
+  constructor(method, path2, untilMs, limitPerMinute) {
+    super(`${method} ${path2}: not sent: ${rateLimitAdvice(untilMs, limitPerMinute)}`);
+    this.method = method;
+    this.path = path2;
   }
 };
 var OutcomeUnknownError = class extends Error {
@@ -68353,6 +68439,7 @@ var Pacer = class {
   #episode = 0;
   /** Until when some request is being held back (to add up overlapping waits once). */
   #heldUntil = 0;
+  #spent;
   constructor(opts) {
     this.#opts = opts;
     this.#ceiling = opts.maxPerMinute ?? Number.POSITIVE_INFINITY;
@@ -68370,6 +68457,7 @@ var Pacer = class {
     let waitedMs = 0;
     let heldMs = 0;
     for (; ; ) {
+      if (this.spent()) return { ticket: this.#tickets, waitedMs, heldMs };
       const pauses = this.#pauses;
       const now = this.#opts.now();
       let start = this.#pausedUntil > waitedOut ? Math.max(now, this.#pausedUntil) : now;
@@ -68385,6 +68473,11 @@ var Pacer = class {
       if (this.#pauses === pauses) return { ticket: ++this.#tickets, waitedMs, heldMs };
     }
   }
+  /** Whether the limit is used up for longer than forgeform waits: then no request is sent until it resets. */
+  spent() {
+    if (this.#spent && this.#spent.untilMs <= this.#opts.now()) this.#spent = void 0;
+    return this.#spent;
+  }
   /** A request got an answer other than 429. */
   passed() {
     if (this.#rate < this.#ceiling) this.#rate = Math.min(this.#ceiling, this.#rate + SPEEDUP);
@@ -68395,7 +68488,15 @@ var Pacer = class {
    */
   throttled(headers, ticket) {
     const now = this.#opts.now();
-    const wait = Math.min(serverDelayMs(headers, now) ?? 0, this.#opts.maxPauseMs);
+    const asked = serverDelayMs(headers, now) ?? 0;
+    const announced = Number(headers["ratelimit-limit"]);
+    if (asked > this.#opts.maxPauseMs) {
+      this.#spent = {
+        untilMs: now + asked,
+        ...Number.isFinite(announced) && announced >= 1 ? { limitPerMinute: announced } : {}
+      };
+    }
+    const wait = Math.min(asked, this.#opts.maxPauseMs);
     const until = now + wait;
     if (until > this.#pausedUntil) {
       this.#pausedUntil = until;
@@ -68403,7 +68504,6 @@ var Pacer = class {
     }
     if (ticket <= this.#episode) return this.#pausedUntil;
     this.#episode = this.#tickets;
-    const announced = Number(headers["ratelimit-limit"]);
     let target;
     if (Number.isFinite(announced) && announced >= 1) {
       this.#ceiling = Math.min(this.#opts.maxPerMinute ?? announced, announced);
@@ -68412,8 +68512,9 @@ var Pacer = class {
     if (target !== void 0 && this.#rate > target) this.#rate = target;
     else if (Number.isFinite(this.#rate)) this.#rate = Math.max(MIN_RATE, this.#rate * BACKOFF);
     const name = headers["ratelimit-name"];
+    const what = this.#spent ? `the limit is used up for ${(asked / 1e3).toFixed(0)} s: sending nothing more` : `${wait > 0 ? `pausing new requests for ${(wait / 1e3).toFixed(1)} s, then ` : ""}${Number.isFinite(this.#rate) ? `at most ${perMinute(this.#rate)}` : "at full speed"}`;
     this.#opts.debug?.(
-      `  rate limited (429${name ? ` ${name}` : ""}${target === void 0 ? "" : `, limit ${perMinute(announced)}`}): ${wait > 0 ? `pausing new requests for ${(wait / 1e3).toFixed(1)} s, then ` : ""}${Number.isFinite(this.#rate) ? `at most ${perMinute(this.#rate)}` : "at full speed"}`
+      `  rate limited (429${name ? ` ${name}` : ""}${target === void 0 ? "" : `, limit ${perMinute(announced)}`}): ${what}`
     );
     return this.#pausedUntil;
   }
@@ -68503,7 +68604,7 @@ var REDACTED = "[REDACTED]";
 var CREDENTIAL_PARAM = /([?&;](?:private_token|access_token|job_token|token)=)[^&#\s"'<>]*/gi;
 var Redactor = class _Redactor {
   #secrets = /* @__PURE__ */ new Set();
-  /** Every secret and its URL-encoded form, longest first, matched whatever the case: built on first use. */
+  /** Every spelling of every secret (as is, URL- and form-encoded), longest first, matched whatever the case: built on first use. */
   #pattern;
   constructor(secrets = []) {
     for (const secret of secrets) this.add(secret);
@@ -68522,12 +68623,12 @@ var Redactor = class _Redactor {
     return copy;
   }
   /**
-   * The text with every secret masked: as it is, URL-encoded, and in any mix of upper and lower case (a server
+   * The text with every secret masked: as it is, URL- or form-encoded, and in any mix of upper and lower case (a server
    * that echoes a token upper-cased still shows it), and every credential parameter of a URL.
    */
   text(value) {
     if (this.#pattern === void 0) {
-      const forms = [...this.#secrets].flatMap((secret) => [secret, encodeURIComponent(secret)]);
+      const forms = [...this.#secrets].flatMap(spellings);
       const alternatives = [...new Set(forms)].sort((a, b2) => b2.length - a.length).map((form) => form.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"));
       this.#pattern = alternatives.length > 0 ? new RegExp(alternatives.join("|"), "gi") : null;
     }
@@ -69149,6 +69250,14 @@ var ApiClient = class {
       startIndex += page.Resources.length;
     }
   }
+  /**
+   * Values never to print from now on (the run's resolved `${env:}`/`${file:}` values, names masked in a plan):
+   * masked in --debug lines, request paths in errors and the platform's messages, also where a request path holds
+   * one (an object named after a secret).
+   */
+  conceal(values) {
+    for (const value of values) this.#redactor.add(value);
+  }
   /** Closes the kept-alive connections; with debug, a last line sums up the requests and the rate limiting. */
   async close() {
     if (this.#closed) return;
@@ -69301,8 +69410,9 @@ var ApiClient = class {
       if (attempt >= this.#maxAttempts) throw retry.fail();
       const remaining = this.#maxRetryWaitMs - waited;
       if (retry.serverAsked && retry.wait > remaining) {
+        const spent = this.#pacer.spent();
         throw retry.fail(
-          `the server asked to wait ${seconds(retry.wait)}, more than the ${seconds(Math.max(0, remaining))} left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget`
+          `the server asked to wait ${seconds(retry.wait)}, more than the ${seconds(Math.max(0, remaining))} left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget` + (spent ? `; ${rateLimitAdvice(spent.untilMs, spent.limitPerMinute)}` : "")
         );
       }
       if (remaining <= 0)
@@ -69321,6 +69431,8 @@ var ApiClient = class {
    */
   async #paced(req, pacing) {
     const turn = await this.#pacer.acquire(pacing.waitedOut);
+    const spent = this.#pacer.spent();
+    if (spent) throw new RateLimitSpentError(req.method, req.shownPath, spent.untilMs, spent.limitPerMinute);
     if (turn.waitedMs > 0) this.metrics.countPaced(turn.heldMs);
     const result = await this.#attempt(req);
     if (result.kind === "response" && result.status === 429) {
@@ -70174,6 +70286,22 @@ function exceptProblem(key, entry) {
   if (written === root || written.startsWith(`${root}/`)) return void 0;
   return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
 }
+function covers(outer, outerExcept, inner, collection) {
+  if (!isPattern(outer) || specificity(outer) >= specificity(inner)) return false;
+  const o = parsePattern(outer);
+  const whole = o.prefix === "" && (o.depth === "subtree" || collection === "projects");
+  const root = isPattern(inner) ? lower(parsePattern(inner).prefix) : lower(inner);
+  if (!whole) {
+    if (isPattern(inner)) {
+      const under = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
+      if (o.depth !== "subtree" || !under) return false;
+    } else if (!matchesKey(outer, inner)) return false;
+  }
+  return !outerExcept.some((entry) => {
+    const e = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+    return e === "" || e === root || root.startsWith(`${e}/`) || e.startsWith(`${root}/`);
+  });
+}
 function specificity(key) {
   if (!isPattern(key)) return Number.POSITIVE_INFINITY;
   const { prefix } = parsePattern(key);
@@ -70203,11 +70331,15 @@ function mergeNodes(base2, over) {
   const baseSources = Object.fromEntries(
     Object.entries(base2.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
   );
+  const fields = { ...base2.fields, ...over.fields };
+  const needs = [.../* @__PURE__ */ new Set([...base2.needs ?? [], ...over.needs ?? []])].filter((k2) => !(k2 in fields));
+  const { needs: _needs, ...rest } = over;
   return {
-    ...over,
-    fields: { ...base2.fields, ...over.fields },
+    ...rest,
+    fields,
     fieldSources: { ...baseSources, ...over.fieldSources },
-    children
+    children,
+    ...needs.length > 0 ? { needs } : {}
   };
 }
 function atPath(node, path2) {
@@ -70686,11 +70818,19 @@ var isObj = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
 function wikiSlug(title) {
   return title.trim().replace(/[\s<>+]/g, "-");
 }
-function identityOf(item, spec, collection, itemSchema2) {
-  if (collection === "wiki_pages" && item.slug === void 0 && typeof item.title === "string") {
-    const slug = wikiSlug(item.title);
-    return { key: slug, label: slug, compare: slug, unknown: false };
-  }
+var DERIVED_IDENTITY = {
+  wiki_pages: { field: "slug", from: "title", derive: wikiSlug }
+};
+function derivedIdentity(collection, item) {
+  const rule = DERIVED_IDENTITY[collection];
+  if (!rule || item[rule.field] !== void 0) return void 0;
+  const source2 = item[rule.from];
+  if (typeof source2 !== "string" && !isSecret(source2)) return void 0;
+  return { field: rule.field, value: deriveSecret(source2, rule.derive) };
+}
+function identityOf(written, spec, collection, itemSchema2) {
+  const derived = derivedIdentity(collection, written);
+  const item = derived ? { ...written, [derived.field]: derived.value } : written;
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
   const props = itemSchema2?.properties ?? {};
   const keys = [];
@@ -70769,6 +70909,21 @@ function checkBody(value, schema, path2, ctx) {
 function isPlainString(v2) {
   return typeof v2 === "string" && !hasReference(v2);
 }
+function checkFilePath(container, key, path2, mustExist, ctx) {
+  const written = container[key];
+  if (typeof written !== "string") return;
+  const at = valueLoc(container, key);
+  if (hasReference(written)) {
+    ctx.diags.error(
+      at,
+      renderPath(path2),
+      `a file path is taken as written: \${env:} and \${file:} are not resolved in it; write the path itself`
+    );
+    return;
+  }
+  const r = resolveManifestPath(at.file, written, ctx.root, mustExist);
+  if ("error" in r) ctx.diags.error(at, renderPath(path2), r.error);
+}
 function checkItem(collection, item, path2, ctx) {
   const { diags } = ctx;
   if (item.state === "absent") return;
@@ -70801,31 +70956,18 @@ function checkItem(collection, item, path2, ctx) {
           hasContent ? "set either content or content_file, not both" : "missing the page text: set content (inline) or content_file (a path)"
         );
       }
-      if (typeof page.content_file === "string") {
-        const at = valueLoc(item, "content_file");
-        const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
-        if ("error" in r) diags.error(at, renderPath([...path2, "content_file"]), r.error);
-      }
+      checkFilePath(item, "content_file", [...path2, "content_file"], true, ctx);
       const attachments = page.attachments;
       if (Array.isArray(attachments)) {
-        attachments.forEach((a, i) => {
-          if (typeof a !== "string") return;
-          const at = valueLoc(attachments, i);
-          const r = resolveManifestPath(at.file, a, ctx.root, true);
-          if ("error" in r) diags.error(at, renderPath([...path2, "attachments", i]), r.error);
+        attachments.forEach((_2, i) => {
+          checkFilePath(attachments, i, [...path2, "attachments", i], true, ctx);
         });
       }
       break;
     }
-    case "triggers": {
-      const tokenFile = item["token_file"];
-      if (typeof tokenFile === "string") {
-        const at = valueLoc(item, "token_file");
-        const r = resolveManifestPath(at.file, tokenFile, ctx.root, false);
-        if ("error" in r) diags.error(at, renderPath([...path2, "token_file"]), r.error);
-      }
+    case "triggers":
+      checkFilePath(item, "token_file", [...path2, "token_file"], false, ctx);
       break;
-    }
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e } = item;
       if (isPlainString(s) && isPlainString(e)) {
@@ -70874,13 +71016,14 @@ function checkItem(collection, item, path2, ctx) {
   }
 }
 function checkGroupVisibility(groups, diags) {
+  const byPath = new Map([...groups].map(([p2, b2]) => [p2.toLowerCase(), b2]));
   for (const [path2, body2] of groups) {
     const vis = body2.visibility;
-    if (typeof vis !== "string") continue;
+    if (!isPlainString(vis)) continue;
     const parentPath2 = path2.split("/").slice(0, -1).join("/");
-    const parent = parentPath2 ? groups.get(parentPath2) : void 0;
+    const parent = parentPath2 ? byPath.get(parentPath2.toLowerCase()) : void 0;
     const pvis = parent?.visibility;
-    if (typeof pvis !== "string") continue;
+    if (!isPlainString(pvis)) continue;
     if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
       diags.error(
         valueLoc(body2, "visibility"),
@@ -70940,7 +71083,7 @@ function checkShared(collection, id, item, fields, path2, shared, diags) {
     const mine = item[f2];
     const theirs = first.values[f2];
     if (mine === void 0 || theirs === void 0) continue;
-    const same = isSecret(mine) || isSecret(theirs) ? String(mine) === String(theirs) : mine === theirs;
+    const same = isSecret(mine) || isSecret(theirs) ? textOf(mine) === textOf(theirs) : mine === theirs;
     if (same) continue;
     const show = (x) => isSecret(x) ? x.shown : JSON.stringify(x);
     diags.error(
@@ -71018,9 +71161,10 @@ function buildNode(collection, key, body2, schema, ctx) {
         children[k2] = { policy: policyOf(body2, k2), policyDeclared: true, items: [] };
     }
   }
+  const derived = derivedIdentity(collection, fields);
+  if (derived) fields[derived.field] = derived.value;
   if (collection === "wiki_pages") {
     const page = fields;
-    if (page.slug === void 0 && typeof page.title === "string") page.slug = wikiSlug(page.title);
     if (typeof page.content_file === "string") {
       const at = fieldSources.content_file;
       const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
@@ -71041,6 +71185,8 @@ function buildNode(collection, key, body2, schema, ctx) {
     if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body2);
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const needs = body2.state === "absent" ? [] : required.filter((k2) => body2[k2] === void 0);
   return {
     collection,
     key,
@@ -71048,7 +71194,8 @@ function buildNode(collection, key, body2, schema, ctx) {
     fields,
     source: ref(self),
     fieldSources,
-    children
+    children,
+    ...needs.length > 0 ? { needs } : {}
   };
 }
 
@@ -71191,7 +71338,7 @@ function typeMessage(expected, value, loc) {
   }
   return msg;
 }
-function reportSchemaErrors(errors, value, prefix, diags) {
+function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
   const anyOfPaths = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.schemaPath.replace(/\/(anyOf|oneOf)$/, ""));
   for (const e of errors) {
     if (anyOfPaths.some((p2) => e.schemaPath.startsWith(`${p2}/anyOf/`) || e.schemaPath.startsWith(`${p2}/oneOf/`))) {
@@ -71199,6 +71346,7 @@ function reportSchemaErrors(errors, value, prefix, diags) {
     }
     if (e.propertyName !== void 0) continue;
     if (e.keyword === "if") continue;
+    if (RESOLVED_KEYWORDS.has(e.keyword) && typeof e.data === "string" && hasReference(e.data)) continue;
     const path2 = pointerToPath(e.instancePath, value);
     const data = e.data;
     const parent = e.parentSchema;
@@ -71221,6 +71369,7 @@ function reportSchemaErrors(errors, value, prefix, diags) {
         const identity = parent?.["x-identity"];
         const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
         if (target?.state === "absent" && !isIdentity) continue;
+        if (!isIdentity && leftToPattern?.([...prefix, ...path2], key)) continue;
         at = locate(value, path2);
         fieldPath = [...path2, key];
         message = `missing required key "${key}"`;
@@ -71299,6 +71448,7 @@ function reportSchemaErrors(errors, value, prefix, diags) {
     diags.error(at, renderPath([...prefix, ...fieldPath]), message);
   }
 }
+var RESOLVED_KEYWORDS = /* @__PURE__ */ new Set(["enum", "const", "format", "pattern", "minLength", "maxLength"]);
 var VALUE_KEYWORDS = /* @__PURE__ */ new Set([
   "type",
   "enum",
@@ -71676,14 +71826,29 @@ function collectFiles(paths, diags, globbed = []) {
   }
   return out;
 }
-function declare(map, name, body2, at, path2, what, diags) {
-  const first = map.get(name);
-  if (first) {
-    diags.error(at, path2, `${what} "${name}" is declared twice; first declared at ${formatRef(first.at)}`);
-    return;
+var Declarations = class extends Map {
+  constructor(caseInsensitive) {
+    super();
+    this.caseInsensitive = caseInsensitive;
   }
-  if (isObj3(body2)) map.set(name, { body: body2, at });
-}
+  caseInsensitive;
+  #folded = /* @__PURE__ */ new Map();
+  /** Keeps the first declaration of each name and reports later ones, naming both places. */
+  declare(name, body2, at, path2, what, diags) {
+    const first = this.#folded.get(this.caseInsensitive ? name.toLowerCase() : name);
+    if (first) {
+      const spelled = first.name === name ? "" : ` as "${first.name}" (paths are the same in any case on the platform, so this is the same ${what})`;
+      diags.error(
+        at,
+        path2,
+        `${what} "${name}" is declared twice; first declared${spelled} at ${formatRef(first.at)}`
+      );
+      return;
+    }
+    this.#folded.set(this.caseInsensitive ? name.toLowerCase() : name, { name, at });
+    if (isObj3(body2)) this.set(name, { body: body2, at });
+  }
+};
 async function loadManifests(paths, opts) {
   const diags = new Diagnostics();
   const schemas = loadSchemas();
@@ -71714,36 +71879,39 @@ async function loadManifests(paths, opts) {
     if (relevant2.length > 0 || src.explicit) files.push(name);
     docs.push(...relevant2);
   }
-  const templates2 = /* @__PURE__ */ new Map();
-  const groups = /* @__PURE__ */ new Map();
-  const projects = /* @__PURE__ */ new Map();
+  const templates2 = new Declarations(false);
+  const groups = new Declarations(true);
+  const projects = new Declarations(true);
   const instanceParts = [];
   const manifestValidator = schemas.validator("manifest.schema.json");
+  const invalid = [];
   for (const doc of docs) {
     if (!isObj3(doc.value)) {
       diags.error(doc.loc, "", "a manifest must be a map starting with `version: 1`");
       continue;
     }
     if (!manifestValidator(doc.value))
-      reportSchemaErrors(manifestValidator.errors ?? [], doc.value, [], diags);
+      invalid.push({ errors: manifestValidator.errors ?? [], value: doc.value });
     const v2 = doc.value;
     if (isObj3(v2.templates)) {
       for (const [n2, b2] of Object.entries(v2.templates)) {
-        declare(templates2, n2, b2, keyLoc(v2.templates, n2), renderPath(["templates", n2]), "template", diags);
+        templates2.declare(n2, b2, keyLoc(v2.templates, n2), renderPath(["templates", n2]), "template", diags);
       }
     }
     if (isObj3(v2.groups)) {
       for (const [n2, b2] of Object.entries(v2.groups)) {
-        declare(groups, n2, b2, keyLoc(v2.groups, n2), renderPath(["groups", n2]), "group", diags);
+        groups.declare(n2, b2, keyLoc(v2.groups, n2), renderPath(["groups", n2]), "group", diags);
       }
     }
     if (isObj3(v2.projects)) {
       for (const [n2, b2] of Object.entries(v2.projects)) {
-        declare(projects, n2, b2, keyLoc(v2.projects, n2), renderPath(["projects", n2]), "project", diags);
+        projects.declare(n2, b2, keyLoc(v2.projects, n2), renderPath(["projects", n2]), "project", diags);
       }
     }
     if (isObj3(v2.instance)) instanceParts.push(v2.instance);
   }
+  const leftToPattern = patternCompletes({ groups, projects }, schemas);
+  for (const { errors, value } of invalid) reportSchemaErrors(errors, value, [], diags, leftToPattern);
   const instance = mergeInstance(instanceParts, diags);
   const resolver2 = new TemplateResolver(new Map([...templates2].map(([k2, d2]) => [k2, d2.body])), diags);
   const groupBodies = /* @__PURE__ */ new Map();
@@ -71756,7 +71924,7 @@ async function loadManifests(paths, opts) {
     for (const [name, d2] of decls) {
       const body2 = resolver2.apply(d2.body, [kind, name]);
       if (body2 !== d2.body && !validate(body2)) {
-        reportSchemaErrors(validate.errors ?? [], body2, [kind, name], diags);
+        reportSchemaErrors(validate.errors ?? [], body2, [kind, name], diags, leftToPattern);
       }
       bodies.set(name, body2);
     }
@@ -71844,6 +72012,41 @@ async function loadManifests(paths, opts) {
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
   return { state: { root: rootNode, files, selectors }, diagnostics, files };
+}
+function patternCompletes(declared, schemas) {
+  return (path2, key) => {
+    const [collection, name, ...rest] = path2;
+    if (collection !== "groups" && collection !== "projects" || typeof name !== "string") return false;
+    const entries = declared[collection];
+    const own = entries.get(name)?.body;
+    if (!own || rest.length < 2) return false;
+    const topSchema = schemas.files[collection === "groups" ? "group.schema.json" : "project.schema.json"];
+    return [...entries].some(([outer, d2]) => {
+      const except = Array.isArray(d2.body.except) ? d2.body.except.map(String) : [];
+      if (outer === name || !covers(outer, except, name, collection)) return false;
+      let mine = own;
+      let theirs = d2.body;
+      let schema = topSchema;
+      for (let i = 0; i + 1 < rest.length; i += 2) {
+        const [coll, index2] = [rest[i], rest[i + 1]];
+        if (typeof coll !== "string" || typeof index2 !== "number" || !isObj3(mine) || !isObj3(theirs))
+          return false;
+        const raw2 = schema?.properties?.[coll];
+        const prop = raw2 ? schemas.resolve(raw2) : void 0;
+        const identity = raw2?.["x-identity"] ?? prop?.["x-identity"];
+        if (!prop?.items || identity === void 0) return false;
+        schema = schemas.resolve(prop.items);
+        const itemSchema2 = schema;
+        const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity, coll, itemSchema2)?.compare : void 0;
+        const item = Array.isArray(mine[coll]) ? mine[coll][index2] : void 0;
+        const id = idOf(item);
+        const other = Array.isArray(theirs[coll]) ? theirs[coll].find((x) => idOf(x) === id) : void 0;
+        if (id === void 0 || !isObj3(other) || other.state === "absent") return false;
+        [mine, theirs] = [item, other];
+      }
+      return isObj3(theirs) && theirs[key] !== void 0;
+    });
+  };
 }
 function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
   for (const [key, body2] of bodies) {
@@ -72931,8 +73134,8 @@ function parsePlanJson(text, label = "The plan") {
   validatePlanV1 ??= new import_ajv.Ajv({ allErrors: false, strict: false }).compile(planSchemaV1);
   if (!validatePlanV1(data)) {
     const [first] = validatePlanV1.errors ?? [];
-    const detail = first ? describeError(first) : "does not have the documented shape";
-    throw new PlanFormatError(`${label} is malformed: ${detail}. See docs/plan-format.md. ${REMAKE}`);
+    const detail2 = first ? describeError(first) : "does not have the documented shape";
+    throw new PlanFormatError(`${label} is malformed: ${detail2}. See docs/plan-format.md. ${REMAKE}`);
   }
   const v1 = data;
   const plan = {
@@ -73101,6 +73304,24 @@ function problemSections(c, errors, warnings, width) {
   section("Warnings", warnings, c.yellow);
   return lines;
 }
+var BANNER_CAP = 20;
+function cascadeBanner(c, changes, width) {
+  const taken = changes.filter((ch) => ch.action === "delete" && ch.deletedWith !== void 0);
+  if (taken.length === 0) return [];
+  const owners = [...new Set(taken.map((ch) => ch.deletedWith))];
+  const lines = [
+    "",
+    ...wrap(
+      `WARNING: deleting ${owners.map(escapeLine).join(", ")} also deletes ${plural(taken.length, "subgroup or project", "subgroups and projects")} the platform removes with ${owners.length === 1 ? "it" : "them"}:`,
+      width,
+      ""
+    ).map((l) => c.red(c.bold(l)))
+  ];
+  for (const ch of taken.slice(0, BANNER_CAP)) lines.push(c.red(`  - ${escapeLine(ch.address)}`));
+  if (taken.length > BANNER_CAP) lines.push(c.red(`  - ...and ${plural(taken.length - BANNER_CAP, "more")}`));
+  lines.push(c.red("Each is counted by --max-deletes. Check them before applying."));
+  return lines;
+}
 function requestsLine(plan) {
   const retries = plan.requests.retries > 0 ? ` (${plural(plan.requests.retries, "retry", "retries")})` : "";
   return `Read live state with ${plural(plan.requests.total, "request")}${retries}.`;
@@ -73145,6 +73366,7 @@ function renderPlanText(plan, options) {
     );
     lines.push(...changesLines(c, plan.changes, PLAN_LABELS, options));
   }
+  lines.push(...cascadeBanner(c, plan.changes, width));
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   const s = plan.summary;
   const changes = s.create + s.update + s.replace + s.delete;
@@ -73493,9 +73715,12 @@ function driftSummary(plan) {
   for (const change of plan.changes) summary2[driftStatus(change)]++;
   return summary2;
 }
+function failsDrift(change, options = {}) {
+  return change.action !== "unmanaged" || options.failOnUnmanaged === true;
+}
 function driftExitCode(plan, options = {}) {
   if (hasChanges(plan)) return 2;
-  return options.failOnUnmanaged && plan.summary.unmanaged > 0 ? 2 : 0;
+  return plan.changes.some((c) => failsDrift(c, options)) ? 2 : 0;
 }
 function driftSummaryLine(plan) {
   const s = driftSummary(plan);
@@ -73506,7 +73731,7 @@ var DRIFT_LABELS = {
   replace: "drifted (applying the manifests would replace it)",
   create: "missing (declared in the manifests, not on the platform)",
   unmanaged: "unmanaged (on the platform, not in the manifests)",
-  delete: "not in the manifests (prune policy delete: applying would delete it)"
+  delete: "would be deleted by apply"
 };
 function renderDriftText(plan, options) {
   const c = import_picocolors2.default.createColors(options.color);
@@ -73524,6 +73749,7 @@ function renderDriftText(plan, options) {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
     lines.push(...changesLines(c, plan.changes, DRIFT_LABELS, options));
   }
+  lines.push(...cascadeBanner(c, plan.changes, width));
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   if (lines.length > 0) lines.push("");
   lines.push(requestsLine(plan));
@@ -73560,7 +73786,8 @@ function renderDriftJson(plan, options = {}) {
     targets: plan.targets,
     changed_since: plan.changedSince,
     shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
-    drift: plan.changes.length > 0,
+    drift: driftExitCode(plan, options) === 2,
+    fail_on_unmanaged: options.failOnUnmanaged === true,
     summary: { drifted: s.drifted, missing: s.missing, unmanaged: s.unmanaged, would_delete: s.would_delete },
     items: plan.changes.map((change) => ({
       address: change.address,
@@ -73657,6 +73884,10 @@ function failureMessage(change) {
     case "unmanaged":
       return "unmanaged: on the platform but not in the manifests";
     case "would_delete":
+      if (change.deletedWith)
+        return `applying would delete it with ${change.deletedWith}: the platform deletes a group's subgroups and projects with it`;
+      if (change.source)
+        return `marked "state: absent" in the manifests at ${sourceLabel(change.source)}: applying would delete it`;
       return "not in the manifests: applying would delete it (prune policy delete)";
   }
 }
@@ -73683,7 +73914,7 @@ function renderDriftJunit(plan, options = {}) {
   const body2 = [];
   for (const target of warnings.keys()) if (!suites.has(target)) suites.set(target, []);
   for (const [target, list] of suites) {
-    const suiteFailures = list.filter((c) => c.change).length;
+    const suiteFailures = list.filter((c) => c.change && failsDrift(c.change, options)).length;
     const suiteErrors = list.filter((c) => c.errors.length > 0).length;
     failures += suiteFailures;
     errors += suiteErrors;
@@ -73697,10 +73928,14 @@ function renderDriftJunit(plan, options = {}) {
         continue;
       }
       body2.push(`    <testcase ${name}>`);
-      if (item.change) {
+      if (item.change && failsDrift(item.change, options)) {
         const status = driftStatus(item.change);
         body2.push(
           `      <failure type="${status}" message="${xmlEscape(failureMessage(item.change))}">${xmlText(failureBody(item.change))}</failure>`
+        );
+      } else if (item.change) {
+        body2.push(
+          `      <system-out>${xmlText(`${failureMessage(item.change)} (prune policy warn: reported, not a failure; --fail-on-unmanaged makes it one)`)}</system-out>`
         );
       }
       for (const message of item.errors) {
@@ -73800,7 +74035,8 @@ async function applySteps(ctx, steps, options) {
   const outcomes = /* @__PURE__ */ new Map();
   const running = /* @__PURE__ */ new Map();
   let done = 0;
-  const record = (outcome) => {
+  const record = (result) => {
+    const outcome = result.message !== void 0 && options.mask ? { ...result, message: options.mask(result.message) } : result;
     outcomes.set(outcome.address, outcome);
     done++;
     options.onOutcome?.(outcome, done, total);
@@ -74056,7 +74292,7 @@ function isBlank(value) {
 }
 var asInstant = instantOf;
 function canonical(value) {
-  if (isSecret(value)) return `secret:${value.reveal()}`;
+  if (isSecret(value)) return canonical(value.reveal());
   if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const entries = Object.entries(value).filter(([, v2]) => !isBlank(v2)).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
@@ -74210,7 +74446,7 @@ function parentPath(fullPath) {
 }
 var VISIBILITY_LEVEL = { private: 0, internal: 10, public: 20 };
 function lowering(desired, live) {
-  const wanted = desired["visibility"];
+  const wanted = textOf(desired["visibility"]);
   const now = live?.fields["visibility"];
   if (typeof wanted !== "string" || typeof now !== "string") return void 0;
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : void 0;
@@ -74242,6 +74478,25 @@ function writeNewFile(file, data) {
       if (error2.code !== "EEXIST" || n2 >= 100) throw error2;
     }
   }
+}
+async function takenPath(ctx, fullPath, said) {
+  const now = await orNotFound(
+    ctx.api.get(apiPath`/groups/${fullPath}`, {
+      query: { with_projects: false },
+      shape: GROUP_SHAPE
+    })
+  );
+  if (now) {
+    return `group ${now.full_path} exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ${said})`;
+  }
+  if (!fullPath.includes("/")) {
+    const users = await ctx.api.get("/users", { query: { username: fullPath } });
+    const user = users.find((u) => u.username.toLowerCase() === fullPath.toLowerCase());
+    if (user) {
+      return `${fullPath} is the namespace of the user ${user.username}: a top-level group cannot have a user's path (in any case). Choose another path (the platform said: ${said})`;
+    }
+  }
+  return `a group at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to ${fullPath} (or use an administrator token), or choose another path (the platform said: ${said})`;
 }
 var groupKind = {
   collection: "groups",
@@ -74334,7 +74589,7 @@ var groupKind = {
     const blockers = [];
     for (const g2 of subgroups) {
       const planned = plannedVisibility.get(g2.full_path.toLowerCase());
-      const after = typeof planned === "string" ? planned : String(g2["visibility"]);
+      const after = textOf(planned) ?? String(g2["visibility"]);
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g2.full_path} (${after})`);
     }
     for (const p2 of projects) {
@@ -74346,7 +74601,7 @@ var groupKind = {
     return [
       {
         field: "visibility",
-        message: `visibility cannot become ${lower2}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
+        message: `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
       }
     ];
   },
@@ -74413,9 +74668,7 @@ var groupKind = {
       });
     } catch (error2) {
       if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
-        throw new Error(
-          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to ${fullPath} (or use an administrator token), or choose another path (the platform said: ${error2.platformMessage})`
-        );
+        throw new Error(await takenPath(ctx, fullPath, error2.platformMessage));
       }
       throw error2;
     }
@@ -74434,6 +74687,20 @@ var groupKind = {
 };
 
 // src/engine/targets.ts
+var TargetError = class extends Error {
+  name = "TargetError";
+};
+function normalizeTargets(targets) {
+  return targets.map((t) => {
+    const path2 = t.trim().replace(/\/{2,}/g, "/").replace(/^\/+|\/+$/g, "");
+    if (path2 === "") {
+      throw new TargetError(
+        `--target ${JSON.stringify(t)} is empty: give a group or project path, or "instance"`
+      );
+    }
+    return path2;
+  });
+}
 function inTargets(key, targets) {
   if (targets.length === 0) return true;
   const lower2 = key.toLowerCase();
@@ -74441,6 +74708,26 @@ function inTargets(key, targets) {
     const target = t.toLowerCase();
     return lower2 === target || lower2.startsWith(`${target}/`);
   });
+}
+function withAncestors(paths) {
+  const out = /* @__PURE__ */ new Set();
+  for (const p2 of paths) {
+    const parts = p2.split("/");
+    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join("/"));
+  }
+  return [...out];
+}
+function checkTargetsSelected(targets, covered, known, unknowable = () => false) {
+  const problems2 = [];
+  for (const target of targets) {
+    if (target === "instance") continue;
+    if (covered.some((p2) => inTargets(p2, [target])) || unknowable(target)) continue;
+    const suggestion = didYouMean(target, withAncestors([...covered, ...known]));
+    problems2.push(
+      `--target ${JSON.stringify(target)} matches nothing the manifests declare, nor anything their patterns match on the platform${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""}`
+    );
+  }
+  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
 }
 
 // src/engine/select.ts
@@ -74450,7 +74737,7 @@ var listingOf = (s, archived) => ({
   depth: s.depth,
   archived: archived ?? (s.collection === "projects" && !s.includeArchived ? "exclude" : "include")
 });
-function covers(outer, inner) {
+function covers2(outer, inner) {
   if (outer.collection !== inner.collection || outer.archived !== inner.archived) return false;
   const o = outer.prefix.toLowerCase();
   const i = inner.prefix.toLowerCase();
@@ -74500,7 +74787,7 @@ async function readAll(ctx, wanted) {
   const broadest = [...wanted].sort((a, b2) => breadth(a) - breadth(b2));
   return Promise.all(
     wanted.map(async (l) => {
-      const outer = broadest.find((o) => covers(o, l));
+      const outer = broadest.find((o) => covers2(o, l));
       const paths = await read(ctx, outer);
       const root = l.prefix.toLowerCase();
       if (paths && l.collection === "groups" && root !== "" && root !== outer.prefix.toLowerCase() && !paths.some((p2) => p2.toLowerCase() === root))
@@ -74652,7 +74939,14 @@ async function expandSelectors(state, ctx, targets, changes) {
     }
     children[collection] = { ...coll ?? { policy: collection === "groups" ? "warn" : "ignore" }, items };
   }
-  return { state: { ...state, root: { ...root, children }, selectors: [] }, summaries, warnings };
+  const unread = relevantSelectors.filter((sel) => !changed2(sel));
+  return {
+    state: { ...state, root: { ...root, children }, selectors: [] },
+    summaries,
+    warnings,
+    listed: [...known.groups, ...known.projects],
+    unknowable: (target) => unread.some((sel) => relevant(sel, [target]))
+  };
 }
 
 // src/engine/plan.ts
@@ -74664,12 +74958,14 @@ function labelPattern(label) {
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
 var Planner = class {
-  constructor(ctx, registry, targets, replace, backup, root, changes, shardUnits2) {
+  constructor(ctx, registry, targets, replace, backup, root, secrets, byPath, changes, shardUnits2) {
     this.ctx = ctx;
     this.registry = registry;
     this.targets = targets;
     this.replace = replace;
     this.backup = backup;
+    this.secrets = secrets;
+    this.byPath = byPath;
     this.changes = changes;
     this.shardUnits = shardUnits2;
     for (const collection of ["groups", "projects"]) {
@@ -74683,6 +74979,8 @@ var Planner = class {
   targets;
   replace;
   backup;
+  secrets;
+  byPath;
   changes;
   shardUnits;
   problems = [];
@@ -74732,14 +75030,15 @@ var Planner = class {
     const notes = [reason];
     if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
     if (p2.kind.cascade) {
-      const taken = await this.pushCascade(out, step);
-      if (taken.length > 0) {
+      const { taken, blocked } = await this.pushCascade(out, step);
+      const all = [...taken, ...blocked];
+      if (all.length > 0) {
         const count2 = (segment, word) => {
-          const n2 = taken.filter((t) => t.segment === segment).length;
+          const n2 = all.filter((t) => t.segment === segment).length;
           return n2 === 0 ? [] : [`${n2} ${word}${n2 === 1 ? "" : "s"}`];
         };
         notes.push(
-          `the platform deletes its ${[...count2("group", "subgroup"), ...count2("project", "project")].join(" and ")} with it (each listed as deleted)`
+          `the platform deletes its ${[...count2("group", "subgroup"), ...count2("project", "project")].join(" and ")} with it (${blocked.length === 0 ? "each listed as deleted" : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`})`
         );
       }
     }
@@ -74760,17 +75059,20 @@ var Planner = class {
         `cannot list what would be deleted with it: ${error2.message}`,
         owner.change.source
       );
-      return [];
+      return { taken: [], blocked: [] };
     }
     const taken = [];
+    const blocked = [];
     for (const o of objects) {
       const address = addressOf("", { segment: o.segment }, o.key);
       if (this.actions.has(address) || this.cascaded.has(address)) continue;
       const declaredAt = this.declaredPresent.get(o.key.toLowerCase());
       if (declaredAt) {
+        blocked.push(o);
+        const group = owner.change.key;
         this.problem(
           owner.change.address,
-          `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${owner.change.key}`,
+          this.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
           declaredAt
         );
         continue;
@@ -74800,7 +75102,7 @@ var Planner = class {
         depth: owner.depth + 1
       });
     }
-    return taken;
+    return { taken, blocked };
   }
   /** `--replace` addresses that matched no existing managed object. */
   pendingReplacements() {
@@ -74930,10 +75232,28 @@ var Planner = class {
     };
     const shapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => ({ item: i, pattern: labelPattern(i.label) }));
     const shapeOf = (live) => shapes.find((s) => s.pattern.test(live.key))?.item;
-    const liveLabel = (live) => {
+    const taken = new Set(items.map(labelOf));
+    const shownLive = /* @__PURE__ */ new Map();
+    for (const live of lives) {
+      if (scope.declared.has(live.key) || live.readOnly) continue;
       const like = shapeOf(live);
-      return like ? `${like.label} (id ${String(live.id)})` : live.key;
-    };
+      const masked = like ? like.label : this.secrets.contains(live.key) ? this.secrets.text(live.key) : void 0;
+      let shown;
+      if (masked === void 0) {
+        shown = { label: live.key, ...live.id !== void 0 ? { id: this.secrets.value(live.id) } : {} };
+      } else if (typeof live.id === "number") {
+        shown = { label: `${masked} (id ${live.id})`, id: live.id };
+      } else {
+        let n2 = 1;
+        while (taken.has(`${masked} (#${n2})`)) n2++;
+        shown = { label: `${masked} (#${n2})` };
+      }
+      if (masked !== void 0)
+        this.ctx.api.conceal([live.key, ...typeof live.id === "string" ? [live.id] : []]);
+      taken.add(shown.label);
+      shownLive.set(live, shown);
+    }
+    const liveLabel = (live) => shownLive.get(live)?.label ?? live.key;
     const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
     const perItem = await Promise.all(
       ordered.map(async (item) => {
@@ -74972,7 +75292,7 @@ var Planner = class {
         address,
         collection,
         key: liveLabel(live),
-        liveId: live.id,
+        ...shownLive.get(live)?.id !== void 0 ? { liveId: shownLive.get(live).id } : {},
         ...parentAddress ? { parent: parentAddress } : {}
       };
       if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
@@ -75001,7 +75321,7 @@ var Planner = class {
             ...base2,
             action: "unmanaged",
             fields: [],
-            reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when marked "state: absent": declare it, or set unmanaged.${collection}: ignore to stop reporting them)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
+            reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
           },
           kind,
           parent,
@@ -75024,6 +75344,14 @@ var Planner = class {
   async planItem(kind, item, { key, label, address }, parentAddress, parent, live, parentExists, depth, scope, out, compare = true) {
     const specs2 = this.registry.fields(parent.collection, kind.collection);
     this.sources.set(address, item.source);
+    if (item.state !== "absent" && item.needs && item.needs.length > 0) {
+      this.problem(
+        address,
+        `missing required ${item.needs.length === 1 ? "key" : "keys"} ${item.needs.map((k2) => `"${k2}"`).join(", ")}: this entry leaves ${item.needs.length === 1 ? "it" : "them"} to a pattern entry declaring the same item, and none applies to ${parent.key}: declare ${item.needs.length === 1 ? "it" : "them"} here`,
+        item.source
+      );
+      return;
+    }
     const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
     if (!compare && item.state !== "absent") {
       if (live) {
@@ -75041,7 +75369,8 @@ var Planner = class {
       key: label,
       source: item.source,
       ...parentAddress !== "" && parentAddress !== "instance" ? { parent: parentAddress } : {},
-      ...live?.id !== void 0 ? { liveId: live.id } : {}
+      // An id that is a name holds the identity: with a secret in it, it is not shown.
+      ...live?.id !== void 0 && (typeof live.id === "number" || label === key) ? { liveId: live.id } : {}
     };
     if (item.state === "absent") {
       if (!live) return;
@@ -75279,6 +75608,14 @@ function digestLive(entries) {
 }
 async function makePlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const secrets = SecretValues.of(expanded.state);
+  const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
+  checkTargetsSelected(
+    options.targets ?? [],
+    top.map((i) => i.key),
+    expanded.listed,
+    expanded.unknowable
+  );
   const units = options.shard ? shardUnits(expanded.state.root, options.shard) : void 0;
   const planner = new Planner(
     ctx,
@@ -75287,6 +75624,12 @@ async function makePlan(desired, ctx, registry, options) {
     new Set(options.replace ?? []),
     options.backup,
     expanded.state.root,
+    secrets,
+    new Set(
+      ["groups", "projects"].flatMap(
+        (c) => (desired.root.children[c]?.items ?? []).map((i) => i.key.toLowerCase())
+      )
+    ),
     options.changes,
     units
   );
@@ -75298,13 +75641,27 @@ async function makePlan(desired, ctx, registry, options) {
   }
   const steps = order(walked);
   const byAddress = new Map(steps.map((s) => [s.change.address, s]));
+  const topLevel = /^(group|project)\["[^"]*"\]$/;
+  const byPath = new Map(
+    steps.filter((s) => topLevel.test(s.change.address)).map((s) => [s.change.address.toLowerCase(), s])
+  );
+  const stepAt = (address) => byAddress.get(address) ?? (topLevel.test(address) ? byPath.get(address.toLowerCase()) : void 0);
   for (const step of steps) {
     for (const later of step.before ?? []) {
-      const waiting = byAddress.get(later);
+      const waiting = stepAt(later);
       if (waiting && !waiting.deps.includes(step.change.address)) waiting.deps.push(step.change.address);
     }
   }
-  for (const step of steps) step.deps = step.deps.filter((d2) => byAddress.has(d2));
+  for (const step of steps) {
+    step.deps = step.deps.flatMap((d2) => {
+      const found = stepAt(d2);
+      return found ? [found.change.address] : [];
+    });
+  }
+  for (const step of steps) {
+    step.change = secrets.value(step.change);
+    step.deps = step.deps.map((d2) => secrets.text(d2));
+  }
   const changes = steps.map((s) => s.change);
   const plan = {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -75316,14 +75673,14 @@ async function makePlan(desired, ctx, registry, options) {
     ...options.changedSince !== void 0 ? { changedSince: options.changedSince } : {},
     ...options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {},
     changes,
-    errors: byPlace(planner.problems),
-    warnings: byPlace(planner.warnings),
+    errors: secrets.value(byPlace(planner.problems)),
+    warnings: secrets.value(byPlace(planner.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
     ...expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}
   };
-  return { plan, steps, inSync: [...planner.inSync].sort() };
+  return { plan, steps, inSync: planner.inSync.map((a) => secrets.text(a)).sort(), secrets };
 }
 
 // src/engine/registry.ts
@@ -75534,19 +75891,20 @@ var applicationSettingsKind = {
   },
   async prepare(ctx, _parent, fields) {
     const out = renameDeprecated(fields);
-    const bar = out[BAR];
-    if (typeof bar === "string") {
+    const bar = textOf(out[BAR]);
+    if (bar !== void 0) {
       const id = bar.trim() === "" ? null : await ctx.resolve.groupId(bar);
       if (id === void 0)
         throw new FieldError(
           BAR,
-          `group ${JSON.stringify(bar)} does not exist (or is not visible to this token's user)`
+          `group ${JSON.stringify(shownText(out[BAR]))} does not exist (or is not visible to this token's user)`
         );
       out[BAR] = id;
     }
     for (const [name, value] of Object.entries(out)) {
-      if (typeof value === "string" && settingSpecs().get(name)?.set) {
-        out[name] = value.split(",").map((v2) => v2.trim()).filter((v2) => v2 !== "");
+      const text = textOf(value);
+      if (text !== void 0 && settingSpecs().get(name)?.set) {
+        out[name] = text.split(",").map((v2) => v2.trim()).filter((v2) => v2 !== "").map((v2) => isSecret(value) ? new Secret(v2, value.origin) : v2);
       }
     }
     return out;
@@ -75770,7 +76128,7 @@ var deployKeyKind = {
     const found = await existingKey(ctx, key);
     if (!found) return void 0;
     const title = desired["title"];
-    const renamed = typeof title === "string" && title !== found.title ? `; its title belongs to the key, so it becomes "${title}" for every project that uses it` : "";
+    const renamed = textOf(title) !== void 0 && textOf(title) !== found.title ? `; its title belongs to the key, so it becomes "${shownText(title)}" for every project that uses it` : "";
     return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
   },
   create(ctx, parent, desired, key) {
@@ -75818,7 +76176,7 @@ async function createOrEnable(ctx, parent, desired, key) {
   }
   const payload = {};
   if (desired["can_push"] === true) payload["can_push"] = true;
-  if (desired["title"] !== void 0 && desired["title"] !== enabled.title)
+  if (desired["title"] !== void 0 && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
   if (Object.keys(payload).length === 0) return toLive5(enabled, false);
   return toLive5(await put(ctx, parent, enabled.id, payload));
@@ -75910,7 +76268,7 @@ var epicIssueKind = {
   },
   async prepare(ctx, parent, fields) {
     const order2 = orderState(ctx, parent);
-    const key = keyOf(String(fields["project"]), Number(fields["iid"]));
+    const key = keyOf(textOf(fields["project"]) ?? "", Number(fields["iid"]));
     const out = { ...fields, after: order2.last ?? FIRST };
     order2.last = key;
     return out;
@@ -75920,7 +76278,7 @@ var epicIssueKind = {
     return typeof after === "string" && after !== FIRST ? [addressOf(parent.address, epicIssueKind, after)] : [];
   },
   async create(ctx, parent, desired, key) {
-    const project = await projectByPath(ctx, String(desired["project"]));
+    const project = await projectByPath(ctx, textOf(desired["project"]) ?? "");
     const iid = Number(desired["iid"]);
     const [issue2] = await ctx.api.list(apiPath`/projects/${project.id}/issues`, {
       query: { iids: [iid] },
@@ -76058,13 +76416,13 @@ var milestoneKind = {
     );
   },
   check(_ctx, _parent, desired) {
-    const start = desired["start_date"];
-    const due = desired["due_date"];
-    if (typeof start === "string" && typeof due === "string" && due < start)
+    const start = textOf(desired["start_date"]);
+    const due = textOf(desired["due_date"]);
+    if (start !== void 0 && due !== void 0 && due < start)
       return [
         {
           field: "due_date",
-          message: `due_date ${due} is before start_date ${start}: the platform refuses it`
+          message: `due_date ${shownText(desired["due_date"])} is before start_date ${shownText(desired["start_date"])}: the platform refuses it`
         }
       ];
     return [];
@@ -76086,13 +76444,15 @@ var milestoneKind = {
       body: payload,
       shape: SHAPE4
     });
-    if (desired["state"] === "closed") created2 = await put2(ctx, parent, created2.id, { state_event: "close" });
+    if (textOf(desired["state"]) === "closed")
+      created2 = await put2(ctx, parent, created2.id, { state_event: "close" });
     return toLive7(created2);
   },
   async update(ctx, parent, live, desired, changed2) {
     const payload = {};
     for (const name of changed2) {
-      if (name === "state") payload["state_event"] = desired["state"] === "closed" ? "close" : "activate";
+      if (name === "state")
+        payload["state_event"] = textOf(desired["state"]) === "closed" ? "close" : "activate";
       else if (FIELDS4.includes(name)) payload[name] = desired[name] ?? null;
     }
     return toLive7(await put2(ctx, parent, live.id, payload));
@@ -76122,13 +76482,14 @@ function path(parent) {
   return parent.collection === "instance" ? "/notification_settings" : `${ownerPath(parent)}/notification_settings`;
 }
 function check(desired, live) {
-  const level = desired["level"] ?? live?.fields["level"];
+  const wanted = desired["level"];
+  const level = textOf(wanted) ?? live?.fields["level"];
   const switches = Object.keys(desired).filter((name) => EVENTS.has(name));
   if (level === "custom" || switches.length === 0) return [];
   return [
     {
       field: switches[0],
-      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${level ?? "unset"}"): set level: custom or remove them`
+      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${wanted === void 0 ? level ?? "unset" : shownText(wanted)}"): set level: custom or remove them`
     }
   ];
 }
@@ -76302,23 +76663,23 @@ var protectedEnvironmentKind = {
     const resolved = await Promise.all(
       levels.map(async (l, i) => {
         if (l.user !== void 0) {
-          const id = await ctx.resolve.userId(l.user);
-          if (id !== void 0) namesOf(ctx).set(`user_id:${id}`, l.user);
+          const id = await ctx.resolve.userId(textOf(l.user) ?? "");
+          if (id !== void 0) namesOf(ctx).set(`user_id:${id}`, shownText(l.user));
           if (id === void 0) {
             throw new FieldError(
               `deploy_access_levels[${i}].user`,
-              `user ${JSON.stringify(l.user)} does not exist (or is not visible to this token): check the username`
+              `user ${JSON.stringify(shownText(l.user))} does not exist (or is not visible to this token): check the username`
             );
           }
           return { user_id: id };
         }
         if (l.group !== void 0) {
-          const id = await ctx.resolve.groupId(l.group);
-          if (id !== void 0) namesOf(ctx).set(`group_id:${id}`, l.group);
+          const id = await ctx.resolve.groupId(textOf(l.group) ?? "");
+          if (id !== void 0) namesOf(ctx).set(`group_id:${id}`, shownText(l.group));
           if (id === void 0) {
             throw new FieldError(
               `deploy_access_levels[${i}].group`,
-              `group ${JSON.stringify(l.group)} does not exist (or is not visible to this token): check the full path`
+              `group ${JSON.stringify(shownText(l.group))} does not exist (or is not visible to this token): check the full path`
             );
           }
           return { group_id: id };
@@ -76400,11 +76761,11 @@ function base(parent) {
 async function liveVariables(ctx, parent, fresh = false) {
   const raw2 = parent.live?.raw;
   if (raw2?.variables && !fresh) return raw2.variables;
-  const detail = await ctx.api.get(
+  const detail2 = await ctx.api.get(
     `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`,
     { shape: { variables: listOf(VARIABLE_SHAPE, true) } }
   );
-  return detail.variables ?? [];
+  return detail2.variables ?? [];
 }
 var scheduleVariableKind = {
   collection: "variables",
@@ -76746,13 +77107,16 @@ var wikiPageKind = {
   },
   async prepare(_ctx, _parent, fields) {
     const { slug, title } = fields;
-    if (typeof title !== "string") return fields;
-    if (typeof slug === "string" && slugOf(title) !== slug) {
+    const titleText = textOf(title);
+    if (titleText === void 0) return fields;
+    const slugText = textOf(slug);
+    if (slugText !== void 0 && slugOf(titleText) !== slugText) {
+      const derived = shownText(deriveSecret(title, slugOf));
       throw new Error(
-        `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`
+        `slug "${shownText(slug)}" is not the one the platform derives from the title "${shownText(title)}" ("${derived}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`
       );
     }
-    const out = { ...fields, title: readBack(title) };
+    const out = { ...fields, title: deriveSecret(title, readBack) };
     titles.set(out, title);
     return out;
   },
@@ -76875,9 +77239,6 @@ async function scopeSince(ref2, paths, head, found = []) {
 }
 
 // src/cli/workflow.ts
-var TargetError = class extends Error {
-  name = "TargetError";
-};
 function checkTargets(targets, state) {
   const paths = [
     ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
@@ -76888,15 +77249,10 @@ function checkTargets(targets, state) {
   const problems2 = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
-    const t = target.replace(/\/+$/, "").toLowerCase();
+    const t = target.toLowerCase();
     if (paths.some((p2) => p2.toLowerCase() === t || p2.toLowerCase().startsWith(`${t}/`))) continue;
     if (prefixes.some((p2) => p2 === "" || t === p2 || t.startsWith(`${p2}/`))) continue;
-    const candidates = [
-      .../* @__PURE__ */ new Set([
-        ...paths.flatMap((p2) => p2.split("/").map((_2, i, a) => a.slice(0, i + 1).join("/"))),
-        ...instanceDeclared ? ["instance"] : []
-      ])
-    ];
+    const candidates = [...withAncestors(paths), ...instanceDeclared ? ["instance"] : []];
     const suggestion = didYouMean(target, candidates);
     problems2.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`
@@ -76930,7 +77286,8 @@ async function planFromManifests(request) {
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d2) => d2.severity === "error"))
     return { diagnostics, files: loaded.files };
-  checkTargets(request.targets ?? [], loaded.state);
+  const targets = normalizeTargets(request.targets ?? []);
+  checkTargets(targets, loaded.state);
   let changes;
   if (request.changedSince !== void 0) {
     const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
@@ -76957,13 +77314,14 @@ async function planFromManifests(request) {
     changes = since.scope;
   }
   const api = new ApiClient(request.connection);
+  api.conceal(SecretValues.of(loaded.state).list());
   request.progress?.phase("Reading live state", api.metrics);
   try {
     const ctx = await createContext(api);
     const registry = createRegistry(kinds, fieldSpecs);
     const result = await makePlan(loaded.state, ctx, registry, {
       url: displayUrl(request.connection.url),
-      targets: request.targets ?? [],
+      targets,
       replace: request.replace ?? [],
       ...backupOption(request) ? { backup: backupOption(request) } : {},
       ...changes ? { changes } : {},
@@ -76983,7 +77341,7 @@ async function planFromManifests(request) {
   }
 }
 async function applyPlanResult(ctx, result, options) {
-  return applySteps(ctx, result.steps, options);
+  return applySteps(ctx, result.steps, { ...options, mask: (text) => result.secrets.text(text) });
 }
 
 // src/export/export.ts
@@ -78514,16 +78872,17 @@ var processIo = {
 };
 
 // src/cli/drift.ts
-function renderDrift(result, format, color = false, expand = false) {
+function renderDrift(result, format, options = {}) {
+  const judged = { inSync: result.inSync, failOnUnmanaged: options.failOnUnmanaged === true };
   switch (format) {
     case "json":
-      return renderDriftJson(result.plan, { inSync: result.inSync });
+      return renderDriftJson(result.plan, judged);
     case "markdown":
       return renderDriftMarkdown(result.plan);
     case "junit":
-      return renderDriftJunit(result.plan, { inSync: result.inSync });
+      return renderDriftJunit(result.plan, judged);
     case "text":
-      return renderDriftText(result.plan, { color, expand });
+      return renderDriftText(result.plan, { color: options.color === true, expand: options.expand === true });
   }
 }
 
@@ -79002,16 +79361,17 @@ var Run = class {
   async drift() {
     return this.withPlan(void 0, async ({ result }) => {
       const r = result;
+      const failOnUnmanaged = this.inputs.failOnUnmanaged;
       this.logGroup(
         `forgeform drift: ${driftSummaryLine(r.plan)}`,
-        inActionTerms(renderDrift(r, this.inputs.format))
+        inActionTerms(renderDrift(r, this.inputs.format, { failOnUnmanaged }))
       );
       this.annotateChanges(r.plan.changes, true);
-      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync }));
-      this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync }));
+      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync, failOnUnmanaged }));
+      this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync, failOnUnmanaged }));
       await this.markdown(renderDriftMarkdown(r.plan));
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };
-      const code = driftExitCode(r.plan, { failOnUnmanaged: this.inputs.failOnUnmanaged });
+      const code = driftExitCode(r.plan, { failOnUnmanaged });
       if (code === 2 && this.inputs.failOnDrift) {
         return { code, failure: `drift found (fail-on-drift is true). ${driftSummaryLine(r.plan)}` };
       }

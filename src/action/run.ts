@@ -341,16 +341,17 @@ class Run {
   async drift(): Promise<Result> {
     return this.withPlan(undefined, async ({ result }) => {
       const r = result!;
+      const failOnUnmanaged = this.inputs.failOnUnmanaged;
       this.logGroup(
         `forgeform drift: ${driftSummaryLine(r.plan)}`,
-        inActionTerms(renderDrift(r, this.inputs.format)),
+        inActionTerms(renderDrift(r, this.inputs.format, { failOnUnmanaged })),
       );
       this.annotateChanges(r.plan.changes, true);
-      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync }));
-      this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync }));
+      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync, failOnUnmanaged }));
+      this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync, failOnUnmanaged }));
       await this.markdown(renderDriftMarkdown(r.plan));
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };
-      const code = driftExitCode(r.plan, { failOnUnmanaged: this.inputs.failOnUnmanaged });
+      const code = driftExitCode(r.plan, { failOnUnmanaged });
       if (code === 2 && this.inputs.failOnDrift) {
         return { code, failure: `drift found (fail-on-drift is true). ${driftSummaryLine(r.plan)}` };
       }

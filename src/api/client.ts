@@ -4,7 +4,15 @@ import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
 import { type Dispatcher, EnvHttpProxyAgent, Pool } from "undici";
 import { encodeJson, encodeParams, type QueryValue } from "./encode.js";
-import { ApiError, ClientConfigError, NetworkError, OutcomeUnknownError, ResponseError } from "./errors.js";
+import {
+  ApiError,
+  ClientConfigError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitSpentError,
+  ResponseError,
+  rateLimitAdvice,
+} from "./errors.js";
 import { RequestMetrics } from "./metrics.js";
 import { Pacer } from "./pacer.js";
 import { type NextPage, PER_PAGE, pageInfo } from "./pagination.js";
@@ -57,6 +65,7 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Receives one line per request/response, tokens redacted. */
   debug?: (line: string) => void;
+
   /** How to wait before a retry (injectable so tests need not wait). */
   sleep?: (ms: number) => Promise<void>;
   /** Random source for backoff jitter, in [0, 1) (default Math.random). */
@@ -725,6 +734,15 @@ export class ApiClient {
     }
   }
 
+  /**
+   * Values never to print from now on (the run's resolved `${env:}`/`${file:}` values, names masked in a plan):
+   * masked in --debug lines, request paths in errors and the platform's messages, also where a request path holds
+   * one (an object named after a secret).
+   */
+  conceal(values: Iterable<string>): void {
+    for (const value of values) this.#redactor.add(value);
+  }
+
   /** Closes the kept-alive connections; with debug, a last line sums up the requests and the rate limiting. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -887,9 +905,11 @@ export class ApiClient {
       if (attempt >= this.#maxAttempts) throw retry.fail();
       const remaining = this.#maxRetryWaitMs - waited;
       if (retry.serverAsked && retry.wait > remaining) {
+        const spent = this.#pacer.spent();
         throw retry.fail(
           `the server asked to wait ${seconds(retry.wait)}, more than the ${seconds(Math.max(0, remaining))} ` +
-            `left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget`,
+            `left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget` +
+            (spent ? `; ${rateLimitAdvice(spent.untilMs, spent.limitPerMinute)}` : ""),
         );
       }
       if (remaining <= 0)
@@ -910,6 +930,8 @@ export class ApiClient {
    */
   async #paced(req: Prepared, pacing: Pacing): Promise<Attempt> {
     const turn = await this.#pacer.acquire(pacing.waitedOut);
+    const spent = this.#pacer.spent();
+    if (spent) throw new RateLimitSpentError(req.method, req.shownPath, spent.untilMs, spent.limitPerMinute);
     if (turn.waitedMs > 0) this.metrics.countPaced(turn.heldMs);
     const result = await this.#attempt(req);
     if (result.kind === "response" && result.status === 429) {

@@ -16,6 +16,7 @@ export {
   NetworkError,
   OutcomeUnknownError,
   platformMessageOf,
+  RateLimitSpentError,
   ResponseError,
 } from "./errors.js";
 export { type MetricsSnapshot, RequestMetrics } from "./metrics.js";

@@ -1,5 +1,7 @@
 /** Keeps tokens and other secret values out of every line and error the client produces. */
 
+import { spellings } from "../manifest/secret.js";
+
 export const REDACTED = "[REDACTED]";
 
 /** Query parameters that carry credentials on the platform (`?private_token=`, `?access_token=`, `?job_token=`). */
@@ -7,7 +9,7 @@ const CREDENTIAL_PARAM = /([?&;](?:private_token|access_token|job_token|token)=)
 
 export class Redactor {
   readonly #secrets = new Set<string>();
-  /** Every secret and its URL-encoded form, longest first, matched whatever the case: built on first use. */
+  /** Every spelling of every secret (as is, URL- and form-encoded), longest first, matched whatever the case: built on first use. */
   #pattern: RegExp | null | undefined;
 
   constructor(secrets: Iterable<string | undefined> = []) {
@@ -30,12 +32,12 @@ export class Redactor {
   }
 
   /**
-   * The text with every secret masked: as it is, URL-encoded, and in any mix of upper and lower case (a server
+   * The text with every secret masked: as it is, URL- or form-encoded, and in any mix of upper and lower case (a server
    * that echoes a token upper-cased still shows it), and every credential parameter of a URL.
    */
   text(value: string): string {
     if (this.#pattern === undefined) {
-      const forms = [...this.#secrets].flatMap((secret) => [secret, encodeURIComponent(secret)]);
+      const forms = [...this.#secrets].flatMap(spellings);
       // Longest first, so a secret containing another one is masked whole.
       const alternatives = [...new Set(forms)]
         .sort((a, b) => b.length - a.length)

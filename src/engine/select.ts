@@ -141,6 +141,10 @@ export interface Expanded {
   summaries: SelectorSummary[];
   /** Patterns that matched nothing, and `except:` entries that left nothing out. */
   warnings: PlanProblem[];
+  /** Every path the patterns' listings hold, within the targets or not (for did-you-mean on a target). */
+  listed: string[];
+  /** Whether what a target selects through patterns cannot be known in this run (a pattern left unread). */
+  unknowable(target: string): boolean;
 }
 
 const addressOf = (s: Selector) => `${s.collection}[${JSON.stringify(s.pattern)}]`;
@@ -315,5 +319,12 @@ export async function expandSelectors(
     }
     children[collection] = { ...(coll ?? { policy: collection === "groups" ? "warn" : "ignore" }), items };
   }
-  return { state: { ...state, root: { ...root, children }, selectors: [] }, summaries, warnings };
+  const unread = relevantSelectors.filter((sel) => !changed(sel));
+  return {
+    state: { ...state, root: { ...root, children }, selectors: [] },
+    summaries,
+    warnings,
+    listed: [...known.groups, ...known.projects],
+    unknowable: (target) => unread.some((sel) => relevant(sel, [target])),
+  };
 }

@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import { ApiError, apiPath, type Shape } from "../api/index.js";
-import { isSecret } from "../manifest/secret.js";
+import { isSecret, shownText, textOf } from "../manifest/secret.js";
 import { body, ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
@@ -118,8 +118,8 @@ export const deployKeyKind: Kind = {
     if (!found) return undefined;
     const title = desired["title"];
     const renamed =
-      typeof title === "string" && title !== found.title
-        ? `; its title belongs to the key, so it becomes "${title}" for every project that uses it`
+      textOf(title) !== undefined && textOf(title) !== found.title
+        ? `; its title belongs to the key, so it becomes "${shownText(title)}" for every project that uses it`
         : "";
     return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
   },
@@ -177,7 +177,7 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
   // Enabling links the key without push access and keeps its title: set what the manifest says.
   const payload: Fields = {};
   if (desired["can_push"] === true) payload["can_push"] = true;
-  if (desired["title"] !== undefined && desired["title"] !== enabled.title)
+  if (desired["title"] !== undefined && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
   if (Object.keys(payload).length === 0) return toLive(enabled, false);
   return toLive(await put(ctx, parent, enabled.id, payload));

@@ -9,6 +9,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { ApiError, apiPath, type Shape } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { body, orNotFound, pick } from "./common.js";
 import type { CascadedObject, Fields, Kind, KindContext, KindProblem, Live } from "./kind.js";
 
@@ -99,7 +100,8 @@ const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, pub
 
 /** The visibility the group lowers to, when the manifest lowers it. */
 function lowering(desired: Fields, live: Live | undefined): string | undefined {
-  const wanted = desired["visibility"];
+  // A visibility from `${env:}` orders by its value (and is shown masked).
+  const wanted = textOf(desired["visibility"]);
   const now = live?.fields["visibility"];
   if (typeof wanted !== "string" || typeof now !== "string") return undefined;
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : undefined;
@@ -146,6 +148,34 @@ function writeNewFile(file: string, data: Uint8Array): string {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n >= 100) throw error;
     }
   }
+}
+
+/**
+ * Why the platform says a new group's path is taken, in words: the group exists now (made since the plan), the
+ * path is a user's namespace, or the group exists and the token's user cannot see it.
+ */
+async function takenPath(ctx: KindContext, fullPath: string, said: string): Promise<string> {
+  const now = await orNotFound(
+    ctx.api.get<ApiGroup>(apiPath`/groups/${fullPath}`, {
+      query: { with_projects: false },
+      shape: GROUP_SHAPE,
+    }),
+  );
+  if (now) {
+    return `group ${now.full_path} exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ${said})`;
+  }
+  if (!fullPath.includes("/")) {
+    const users = await ctx.api.get<{ username: string }[]>("/users", { query: { username: fullPath } });
+    const user = users.find((u) => u.username.toLowerCase() === fullPath.toLowerCase());
+    if (user) {
+      return `${fullPath} is the namespace of the user ${user.username}: a top-level group cannot have a user's path (in any case). Choose another path (the platform said: ${said})`;
+    }
+  }
+  return (
+    `a group at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): ` +
+    "it may be private to others, or pending deletion. Ask an administrator to give the token's user access to " +
+    `${fullPath} (or use an administrator token), or choose another path (the platform said: ${said})`
+  );
 }
 
 export const groupKind: Kind = {
@@ -272,7 +302,7 @@ export const groupKind: Kind = {
     const blockers: string[] = [];
     for (const g of subgroups) {
       const planned = plannedVisibility.get(g.full_path.toLowerCase());
-      const after = typeof planned === "string" ? planned : String(g["visibility"]);
+      const after = textOf(planned) ?? String(g["visibility"]);
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g.full_path} (${after})`);
     }
     for (const p of projects) {
@@ -289,7 +319,7 @@ export const groupKind: Kind = {
       {
         field: "visibility",
         message:
-          `visibility cannot become ${lower}: the platform refuses it while the group holds more visible ` +
+          `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ` +
           `${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first ` +
           "(forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), " +
           `or keep ${String(live.fields["visibility"])}`,
@@ -366,12 +396,7 @@ export const groupKind: Kind = {
         error.status === 400 &&
         /has already been taken/.test(error.platformMessage)
       ) {
-        throw new Error(
-          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not ` +
-            "found when planning): it may be private to others, or pending deletion. Ask an administrator to give " +
-            `the token's user access to ${fullPath} (or use an administrator token), or choose another path ` +
-            `(the platform said: ${error.platformMessage})`,
-        );
+        throw new Error(await takenPath(ctx, fullPath, error.platformMessage));
       }
       throw error;
     }

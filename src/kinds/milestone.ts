@@ -4,6 +4,7 @@
  * issues is refused in the plan (the issues would lose their milestone) unless the entry says `force_delete: true`.
  */
 import { apiPath, objectOf, type Shape } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, KindProblem, Live, Parent } from "./kind.js";
 
@@ -72,13 +73,13 @@ export const milestoneKind: Kind = {
   },
 
   check(_ctx, _parent, desired) {
-    const start = desired["start_date"];
-    const due = desired["due_date"];
-    if (typeof start === "string" && typeof due === "string" && due < start)
+    const start = textOf(desired["start_date"]);
+    const due = textOf(desired["due_date"]);
+    if (start !== undefined && due !== undefined && due < start)
       return [
         {
           field: "due_date",
-          message: `due_date ${due} is before start_date ${start}: the platform refuses it`,
+          message: `due_date ${shownText(desired["due_date"])} is before start_date ${shownText(desired["start_date"])}: the platform refuses it`,
         },
       ];
     return [];
@@ -102,14 +103,16 @@ export const milestoneKind: Kind = {
       body: payload,
       shape: SHAPE,
     });
-    if (desired["state"] === "closed") created = await put(ctx, parent, created.id, { state_event: "close" });
+    if (textOf(desired["state"]) === "closed")
+      created = await put(ctx, parent, created.id, { state_event: "close" });
     return toLive(created);
   },
 
   async update(ctx, parent, live, desired, changed) {
     const payload: Fields = {};
     for (const name of changed) {
-      if (name === "state") payload["state_event"] = desired["state"] === "closed" ? "close" : "activate";
+      if (name === "state")
+        payload["state_event"] = textOf(desired["state"]) === "closed" ? "close" : "activate";
       else if ((FIELDS as readonly string[]).includes(name)) payload[name] = desired[name] ?? null;
     }
     return toLive(await put(ctx, parent, live.id!, payload));

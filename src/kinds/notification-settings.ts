@@ -6,6 +6,7 @@
  */
 
 import { objectOf, type Shape } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindProblem, Live, Parent } from "./kind.js";
 import { fieldSpecs } from "./schemas.js";
@@ -45,13 +46,14 @@ function path(parent: Parent): string {
 }
 
 function check(desired: Fields, live: Live | undefined): KindProblem[] {
-  const level = (desired["level"] as string | undefined) ?? (live?.fields["level"] as string | undefined);
+  const wanted = desired["level"];
+  const level = textOf(wanted) ?? (live?.fields["level"] as string | undefined);
   const switches = Object.keys(desired).filter((name) => EVENTS.has(name));
   if (level === "custom" || switches.length === 0) return [];
   return [
     {
       field: switches[0],
-      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${level ?? "unset"}"): set level: custom or remove them`,
+      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${wanted === undefined ? (level ?? "unset") : shownText(wanted)}"): set level: custom or remove them`,
     },
   ];
 }

@@ -4,6 +4,7 @@
  * manifest are resolved to ids; the list of deployers is compared as a set.
  */
 import { apiPath, listOf, type Shape } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { orNotFound, ownerPath } from "./common.js";
 import { FieldError, type Fields, type Kind, type KindContext, type Live } from "./kind.js";
 
@@ -74,24 +75,25 @@ export const protectedEnvironmentKind: Kind = {
     const levels = (fields["deploy_access_levels"] as Level[] | undefined) ?? [];
     const resolved = await Promise.all(
       levels.map(async (l, i): Promise<Level> => {
+        // A username or group path may come from a secret: looked up by its value, shown masked.
         if (l.user !== undefined) {
-          const id = await ctx.resolve.userId(l.user);
-          if (id !== undefined) namesOf(ctx).set(`user_id:${id}`, l.user);
+          const id = await ctx.resolve.userId(textOf(l.user) ?? "");
+          if (id !== undefined) namesOf(ctx).set(`user_id:${id}`, shownText(l.user));
           if (id === undefined) {
             throw new FieldError(
               `deploy_access_levels[${i}].user`,
-              `user ${JSON.stringify(l.user)} does not exist (or is not visible to this token): check the username`,
+              `user ${JSON.stringify(shownText(l.user))} does not exist (or is not visible to this token): check the username`,
             );
           }
           return { user_id: id };
         }
         if (l.group !== undefined) {
-          const id = await ctx.resolve.groupId(l.group);
-          if (id !== undefined) namesOf(ctx).set(`group_id:${id}`, l.group);
+          const id = await ctx.resolve.groupId(textOf(l.group) ?? "");
+          if (id !== undefined) namesOf(ctx).set(`group_id:${id}`, shownText(l.group));
           if (id === undefined) {
             throw new FieldError(
               `deploy_access_levels[${i}].group`,
-              `group ${JSON.stringify(l.group)} does not exist (or is not visible to this token): check the full path`,
+              `group ${JSON.stringify(shownText(l.group))} does not exist (or is not visible to this token): check the full path`,
             );
           }
           return { group_id: id };

@@ -9,6 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { apiPath } from "../api/index.js";
+import { deriveSecret, shownText, textOf } from "../manifest/secret.js";
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
@@ -34,7 +35,7 @@ const slugOf = (title: string) => title.trim().replace(/[\s<>+]/g, "-");
 const readBack = (title: string) => (slugOf(title).split("/").pop() ?? title).replace(/-/g, " ");
 
 /** The titles as written in the manifest, by prepared fields object, for create. */
-const titles = new WeakMap<Fields, string>();
+const titles = new WeakMap<Fields, unknown>();
 
 const pagePath = (parent: Parent, slug: string) => `${ownerPath(parent)}${apiPath`/wikis/${slug}`}`;
 
@@ -66,15 +67,19 @@ export const wikiPageKind: Kind = {
   },
 
   async prepare(_ctx, _parent, fields) {
+    // A title (and so the slug) may hold a secret: compared by its value, shown masked.
     const { slug, title } = fields;
-    if (typeof title !== "string") return fields;
-    if (typeof slug === "string" && slugOf(title) !== slug) {
+    const titleText = textOf(title);
+    if (titleText === undefined) return fields;
+    const slugText = textOf(slug);
+    if (slugText !== undefined && slugOf(titleText) !== slugText) {
+      const derived = shownText(deriveSecret(title, slugOf));
       throw new Error(
-        `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`,
+        `slug "${shownText(slug)}" is not the one the platform derives from the title "${shownText(title)}" ("${derived}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`,
       );
     }
     // Compared as the platform reads it back; created with the title as written.
-    const out: Fields = { ...fields, title: readBack(title) };
+    const out: Fields = { ...fields, title: deriveSecret(title, readBack) };
     titles.set(out, title);
     return out;
   },

@@ -368,7 +368,7 @@ export interface Epic {
  */
 export interface EpicIssue {
   /**
-   * The issue's project, by full path.
+   * The issue's project, by full path (in any case, as on the platform).
    */
   project: string;
   /**
