@@ -1,18 +1,24 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Plan } from "../../src/plan/model.js";
 import { PlanFormatError, parsePlanJson, renderPlanJson } from "../../src/report/json.js";
 import { createSchedule, deleteHook, everyAction, makePlan, updateToken } from "./fixtures.js";
 
 describe("renderPlanJson / parsePlanJson", () => {
-  const plan = makePlan(everyAction, {
-    errors: [
-      {
-        address: createSchedule.address,
-        message: "cron is invalid",
-        source: { file: "manifests/acme.yaml", line: 14, col: 13 },
-      },
-    ],
-    warnings: [{ address: "instance", message: "unmanaged objects left alone" }],
-    targets: ['project["acme/api"]'],
+  // Rendered before each test rather than when the file is collected: mutation testing credits a test only with the
+  // code that runs for it (docs/testing.md).
+  let plan: Plan;
+  beforeEach(() => {
+    plan = makePlan(everyAction, {
+      errors: [
+        {
+          address: createSchedule.address,
+          message: "cron is invalid",
+          source: { file: "manifests/acme.yaml", line: 14, col: 13 },
+        },
+      ],
+      warnings: [{ address: "instance", message: "unmanaged objects left alone" }],
+      targets: ['project["acme/api"]'],
+    });
   });
 
   it("round-trips every Plan field", () => {
