@@ -170,4 +170,62 @@ describe("pacing", () => {
     await second;
     expect(sleeps).toEqual([1000, 19_500]);
   });
+
+  it("says in --debug what a 429 does: the pause, the pace (one decimal below 10/min), or a spent limit", async () => {
+    const { p, lines } = pacer({ maxPauseMs: 60_000 });
+    p.throttled(limited(10, 0), 1);
+    p.throttled({ "retry-after": "120", "ratelimit-limit": "600" }, 5);
+    expect(lines).toEqual([
+      "  rate limited (429 throttle_authenticated_api, limit 10/min): at most 9.5/min",
+      "  rate limited (429, limit 600/min): the limit is used up for 120 s: sending nothing more",
+    ]);
+  });
+
+  it("is a spent limit only past the pause budget, with the announced limit when there is one", () => {
+    const at = (headers: Record<string, string>) => {
+      const { p, clock } = pacer({ maxPauseMs: 60_000 });
+      clock.now = 1_000;
+      p.throttled(headers, 1);
+      return p.spent();
+    };
+    expect(at({ "retry-after": "60" })).toBeUndefined();
+    expect(at({ "retry-after": "61" })).toStrictEqual({ untilMs: 62_000 });
+    expect(at({ "retry-after": "61", "ratelimit-limit": "0" })).toStrictEqual({ untilMs: 62_000 });
+    expect(at({ "retry-after": "61", "ratelimit-limit": "1" })).toStrictEqual({
+      untilMs: 62_000,
+      limitPerMinute: 1,
+    });
+  });
+
+  it("takes an announced limit of at least one request a minute, and never shortens a pause", () => {
+    const { p, clock } = pacer();
+    expect(p.throttled({ "retry-after": "30", "ratelimit-limit": "0" }, 1)).toBe(30_000);
+    expect(p.rate).toBe(Number.POSITIVE_INFINITY);
+    // A later 429 asking for less keeps the longer pause.
+    clock.now = 1_000;
+    expect(p.throttled({ "retry-after": "5", "ratelimit-limit": "1" }, 2)).toBe(30_000);
+    expect(p.rate).toBe(0.95);
+  });
+
+  it("a 429 that asks for no wait does not hold back a request already waiting for its turn", async () => {
+    const clock = { now: 0 };
+    let wake: () => void = () => {};
+    const sleeps: number[] = [];
+    const p = new Pacer({
+      maxPerMinute: 60,
+      maxPauseMs: 60_000,
+      now: () => clock.now,
+      sleep: (ms) => {
+        sleeps.push(ms);
+        return new Promise<void>((r) => (wake = r));
+      },
+    });
+    await p.acquire();
+    const second = p.acquire();
+    p.throttled({ "retry-after": "0" }, 1);
+    clock.now = 1000;
+    wake();
+    await second;
+    expect(sleeps).toEqual([1000]);
+  });
 });
