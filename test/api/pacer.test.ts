@@ -34,6 +34,28 @@ const limited = (limit: number, retryAfter: number) => ({
   "retry-after": String(retryAfter),
 });
 
+/**
+ * A pacer at 60/min whose first request has gone and whose second is waiting for its 1 s turn (its sleep ends when
+ * the test calls `wake`); later sleeps end at once.
+ */
+async function waiting() {
+  const clock = { now: 0 };
+  let wake: () => void = () => {};
+  const sleeps: number[] = [];
+  const p = new Pacer({
+    maxPerMinute: 60,
+    maxPauseMs: 60_000,
+    now: () => clock.now,
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return ms === 1000 ? new Promise<void>((r) => (wake = r)) : Promise.resolve();
+    },
+  });
+  await p.acquire();
+  const second = p.acquire();
+  return { p, clock, sleeps, second, wake: () => wake() };
+}
+
 const gaps = (times: number[]) => times.slice(1).map((t, i) => Math.round(t - (times[i] ?? 0)));
 
 describe("pacing", () => {
@@ -148,20 +170,7 @@ describe("pacing", () => {
   });
 
   it("a request waiting for its turn when a pause begins waits for the pause too", async () => {
-    const clock = { now: 0 };
-    let wake: () => void = () => {};
-    const sleeps: number[] = [];
-    const p = new Pacer({
-      maxPerMinute: 60,
-      maxPauseMs: 60_000,
-      now: () => clock.now,
-      sleep: (ms) => {
-        sleeps.push(ms);
-        return ms === 1000 ? new Promise<void>((r) => (wake = r)) : Promise.resolve();
-      },
-    });
-    await p.acquire();
-    const second = p.acquire();
+    const { p, clock, sleeps, second, wake } = await waiting();
     // While the second request waits its 1 s turn, a 429 asks everyone to wait 20 s.
     clock.now = 500;
     p.throttled({ "retry-after": "20" }, 1);
@@ -208,20 +217,7 @@ describe("pacing", () => {
   });
 
   it("a 429 that asks for no wait does not hold back a request already waiting for its turn", async () => {
-    const clock = { now: 0 };
-    let wake: () => void = () => {};
-    const sleeps: number[] = [];
-    const p = new Pacer({
-      maxPerMinute: 60,
-      maxPauseMs: 60_000,
-      now: () => clock.now,
-      sleep: (ms) => {
-        sleeps.push(ms);
-        return new Promise<void>((r) => (wake = r));
-      },
-    });
-    await p.acquire();
-    const second = p.acquire();
+    const { p, clock, sleeps, second, wake } = await waiting();
     p.throttled({ "retry-after": "0" }, 1);
     clock.now = 1000;
     wake();
