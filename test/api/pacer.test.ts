@@ -35,8 +35,8 @@ const limited = (limit: number, retryAfter: number) => ({
 });
 
 /**
- * A pacer at 60/min whose first request has gone and whose second is waiting for its 1 s turn (its sleep ends when
- * the test calls `wake`); later sleeps end at once.
+ * A pacer at 60/min whose first request has gone and whose second is waiting for its 1 s turn (that sleep ends when
+ * the test calls `wake`); any later sleep ends at once.
  */
 async function waiting() {
   const clock = { now: 0 };
@@ -48,7 +48,7 @@ async function waiting() {
     now: () => clock.now,
     sleep: (ms) => {
       sleeps.push(ms);
-      return ms === 1000 ? new Promise<void>((r) => (wake = r)) : Promise.resolve();
+      return sleeps.length === 1 ? new Promise<void>((r) => (wake = r)) : Promise.resolve();
     },
   });
   await p.acquire();
