@@ -127,6 +127,8 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       targets: saved ? saved.targets : (opts["target"] as string[]),
       replace: saved ? (saved.replace ?? []) : (opts["replace"] as string[]),
       backupDir: opts["backup"] === false ? false : (opts["backupDir"] as string | undefined),
+      // A saved plan of one shard (`plan --shard K/N --out`) is checked against the same shard.
+      ...(saved?.shard ? { shard: { index: saved.shard.index, count: saved.shard.count } } : {}),
       ...((saved ? saved.changedSince : opts["changedSince"]) !== undefined
         ? { changedSince: (saved ? saved.changedSince : opts["changedSince"]) as string }
         : {}),

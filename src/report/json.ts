@@ -151,6 +151,15 @@ const planSchemaV1 = {
     url: { type: "string" },
     manifests: { type: "array", items: { type: "string" } },
     targets: { type: "array", items: { type: "string" } },
+    shard: {
+      type: "object",
+      required: ["index", "count", "units"],
+      properties: {
+        index: { type: "integer", minimum: 1 },
+        count: { type: "integer", minimum: 1 },
+        units: { type: "array", items: { type: "string" } },
+      },
+    },
     summary: {
       type: "object",
       required: ["create", "update", "replace", "delete", "unmanaged"],
@@ -276,6 +285,7 @@ interface PlanV1 {
   targets: string[];
   replace?: string[];
   changed_since?: string;
+  shard?: { index: number; count: number; units: string[] };
   summary: PlanSummary;
   changes: ChangeV1[];
   errors: ProblemV1[];
@@ -351,6 +361,9 @@ export function parsePlanJson(text: string, label = "The plan"): Plan {
     targets: [...v1.targets],
     ...(Array.isArray(v1.replace) ? { replace: v1.replace.map(String) } : {}),
     ...(v1.changed_since !== undefined ? { changedSince: v1.changed_since } : {}),
+    ...(v1.shard
+      ? { shard: { index: v1.shard.index, count: v1.shard.count, units: [...v1.shard.units] } }
+      : {}),
     changes: v1.changes.map(toChange),
     errors: v1.errors.map(toProblem),
     warnings: v1.warnings.map(toProblem),

@@ -302,7 +302,10 @@ export function renderMarkdown(spec: MarkdownSpec): string {
     }
   }
 
-  budget.add(`${spec.footer}\n`, NOTE_RESERVE);
+  // The footer is the last part: it keeps room for the closing note only when a note follows. (Every part before it
+  // kept that room, so a footer shorter than the room always fits.)
+  const cutSoFar = Object.values(left).some((n) => n > 0);
+  budget.add(`${spec.footer}\n`, cutSoFar ? NOTE_RESERVE : 0);
 
   const omitted: string[] = [];
   if (left.changes > 0) {

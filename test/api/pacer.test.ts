@@ -34,6 +34,28 @@ const limited = (limit: number, retryAfter: number) => ({
   "retry-after": String(retryAfter),
 });
 
+/**
+ * A pacer at 60/min whose first request has gone and whose second is waiting for its 1 s turn (that sleep ends when
+ * the test calls `wake`); any later sleep ends at once.
+ */
+async function waiting() {
+  const clock = { now: 0 };
+  let wake: () => void = () => {};
+  const sleeps: number[] = [];
+  const p = new Pacer({
+    maxPerMinute: 60,
+    maxPauseMs: 60_000,
+    now: () => clock.now,
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return sleeps.length === 1 ? new Promise<void>((r) => (wake = r)) : Promise.resolve();
+    },
+  });
+  await p.acquire();
+  const second = p.acquire();
+  return { p, clock, sleeps, second, wake: () => wake() };
+}
+
 const gaps = (times: number[]) => times.slice(1).map((t, i) => Math.round(t - (times[i] ?? 0)));
 
 describe("pacing", () => {
@@ -148,20 +170,7 @@ describe("pacing", () => {
   });
 
   it("a request waiting for its turn when a pause begins waits for the pause too", async () => {
-    const clock = { now: 0 };
-    let wake: () => void = () => {};
-    const sleeps: number[] = [];
-    const p = new Pacer({
-      maxPerMinute: 60,
-      maxPauseMs: 60_000,
-      now: () => clock.now,
-      sleep: (ms) => {
-        sleeps.push(ms);
-        return ms === 1000 ? new Promise<void>((r) => (wake = r)) : Promise.resolve();
-      },
-    });
-    await p.acquire();
-    const second = p.acquire();
+    const { p, clock, sleeps, second, wake } = await waiting();
     // While the second request waits its 1 s turn, a 429 asks everyone to wait 20 s.
     clock.now = 500;
     p.throttled({ "retry-after": "20" }, 1);
@@ -169,5 +178,50 @@ describe("pacing", () => {
     wake();
     await second;
     expect(sleeps).toEqual([1000, 19_500]);
+  });
+
+  it("says in --debug what a 429 does: the pause, the pace (one decimal below 10/min), or a spent limit", async () => {
+    const { p, lines } = pacer({ maxPauseMs: 60_000 });
+    p.throttled(limited(10, 0), 1);
+    p.throttled({ "retry-after": "120", "ratelimit-limit": "600" }, 5);
+    expect(lines).toEqual([
+      "  rate limited (429 throttle_authenticated_api, limit 10/min): at most 9.5/min",
+      "  rate limited (429, limit 600/min): the limit is used up for 120 s: sending nothing more",
+    ]);
+  });
+
+  it("is a spent limit only past the pause budget, with the announced limit when there is one", () => {
+    const at = (headers: Record<string, string>) => {
+      const { p, clock } = pacer({ maxPauseMs: 60_000 });
+      clock.now = 1_000;
+      p.throttled(headers, 1);
+      return p.spent();
+    };
+    expect(at({ "retry-after": "60" })).toBeUndefined();
+    expect(at({ "retry-after": "61" })).toStrictEqual({ untilMs: 62_000 });
+    expect(at({ "retry-after": "61", "ratelimit-limit": "0" })).toStrictEqual({ untilMs: 62_000 });
+    expect(at({ "retry-after": "61", "ratelimit-limit": "1" })).toStrictEqual({
+      untilMs: 62_000,
+      limitPerMinute: 1,
+    });
+  });
+
+  it("takes an announced limit of at least one request a minute, and never shortens a pause", () => {
+    const { p, clock } = pacer();
+    expect(p.throttled({ "retry-after": "30", "ratelimit-limit": "0" }, 1)).toBe(30_000);
+    expect(p.rate).toBe(Number.POSITIVE_INFINITY);
+    // A later 429 asking for less keeps the longer pause.
+    clock.now = 1_000;
+    expect(p.throttled({ "retry-after": "5", "ratelimit-limit": "1" }, 2)).toBe(30_000);
+    expect(p.rate).toBe(0.95);
+  });
+
+  it("a 429 that asks for no wait does not hold back a request already waiting for its turn", async () => {
+    const { p, clock, sleeps, second, wake } = await waiting();
+    p.throttled({ "retry-after": "0" }, 1);
+    clock.now = 1000;
+    wake();
+    await second;
+    expect(sleeps).toEqual([1000]);
   });
 });

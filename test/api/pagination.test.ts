@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
-import { parseLinkHeader } from "../../src/api/pagination.js";
+import { pageInfo, parseLinkHeader } from "../../src/api/pagination.js";
 import { json, paginated, startServer, type TestServer } from "./server.js";
 
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i + 1 }));
@@ -161,6 +161,63 @@ describe("parseLinkHeader", () => {
     expect(links.get("next")).toBe("https://h/api/v4/groups?page=2&per_page=20");
     expect(links.get("first")).toBe("https://h/api/v4/groups?page=1&per_page=20");
     expect(links.get("last")).toBeUndefined();
+  });
+
+  it("reads the spellings RFC 8288 allows: no spaces, spaces around =, unquoted, other parameters first", () => {
+    expect(parseLinkHeader("<https://h/a?page=2>;rel=next").get("next")).toBe("https://h/a?page=2");
+    expect(parseLinkHeader('<https://h/b?page=2>; rel = "next"').get("next")).toBe("https://h/b?page=2");
+    expect(parseLinkHeader('<https://h/c?page=2>; title="more"; rel="next"').get("next")).toBe(
+      "https://h/c?page=2",
+    );
+    // Several rels in one link; rels are case-insensitive.
+    const both = parseLinkHeader('<https://h/d?page=9>; rel="last NEXT"');
+    expect([both.get("last"), both.get("next")]).toEqual(["https://h/d?page=9", "https://h/d?page=9"]);
+  });
+
+  it("keeps the first link of a rel, and ignores links without one", () => {
+    const links = parseLinkHeader(
+      '<https://h/x>; title="no rel", <https://h/1>; rel=next, <https://h/2>; rel=next',
+    );
+    expect([...links]).toEqual([["next", "https://h/1"]]);
+    expect(parseLinkHeader(undefined).size).toBe(0);
+  });
+});
+
+describe("pageInfo", () => {
+  it("knows a list is paginated by any of the platform's pagination headers", () => {
+    for (const name of ["x-next-page", "x-page", "x-per-page", "x-total", "x-total-pages", "link"]) {
+      expect(pageInfo({ [name]: "" }).paginated, name).toBe(true);
+    }
+    expect(pageInfo({ "content-type": "application/json" })).toStrictEqual({
+      paginated: false,
+      next: undefined,
+      totalPages: undefined,
+    });
+  });
+
+  it("takes page numbers only as positive whole numbers", () => {
+    expect(pageInfo({ "x-next-page": " 3 ", "x-total-pages": "7" })).toStrictEqual({
+      paginated: true,
+      next: { page: 3 },
+      totalPages: 7,
+    });
+    // An empty X-Next-Page is the last page; zero, signs, hex and exponents are not page numbers.
+    for (const bad of ["", "0", "-1", "0x10", "1e3", "2.5", "two"]) {
+      const info = pageInfo({ "x-next-page": bad, "x-total-pages": bad });
+      expect([info.next, info.totalPages], bad).toEqual([undefined, undefined]);
+    }
+  });
+
+  it("takes the query of a Link rel=next, and nothing from a link that is not a URL", () => {
+    expect(
+      pageInfo({ link: '<https://other.example/api/v4/groups?page=2&per_page=100>; rel="next"' }),
+    ).toStrictEqual({ paginated: true, next: { search: "page=2&per_page=100" }, totalPages: undefined });
+    expect(pageInfo({ link: '<https://h/api/v4/groups>; rel="next"' }).next).toBeUndefined();
+    expect(pageInfo({ link: '<http://[::1>; rel="next"' })).toStrictEqual({
+      paginated: true,
+      next: undefined,
+      totalPages: undefined,
+    });
   });
 });
 

@@ -42,4 +42,57 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
     expect(sameValue(1, "1")).toBe(false);
     expect(sameValue(true, true)).toBe(true);
   });
+
+  it("treats an empty list and an unset one as the same, on either side", () => {
+    expect(sameValue([], null)).toBe(true);
+    expect(sameValue(undefined, [])).toBe(true);
+    expect(sameValue(["a"], null)).toBe(false);
+  });
+
+  it("normalises line endings on the live side too (the platform may answer with CRLF)", () => {
+    expect(sameValue("a\nb", "a\r\nb")).toBe(true);
+  });
+
+  it("never matches text with a number or a number with text", () => {
+    expect(sameValue("1", 1)).toBe(false);
+    expect(sameValue("90", 90, { normalize: "duration" })).toBe(false);
+  });
+
+  it("compares a Date with the same instant written as text", () => {
+    expect(sameValue(new Date("2026-12-01T10:00:00Z"), "2026-12-01T12:00:00+02:00")).toBe(true);
+    expect(sameValue("2026-12-01T10:00:00Z", new Date("2026-12-01T10:00:00Z"))).toBe(true);
+    expect(sameValue(new Date("2026-12-01T10:00:00Z"), "2026-12-01T10:00:01Z")).toBe(false);
+  });
+
+  it("compares every entry of an ordered list, and its length", () => {
+    expect(sameValue([1, 2], [1, 3])).toBe(false);
+    expect(sameValue([1, 2], [1, 2, 3])).toBe(false);
+    expect(sameValue([1], [1, 2], { set: true })).toBe(false);
+    // A list is not the text of its only entry.
+    expect(sameValue(["a"], "a")).toBe(false);
+  });
+
+  it("applies the field's normaliser to each entry of a list", () => {
+    expect(sameValue(["refs/heads/main"], ["main"], { normalize: "ref" })).toBe(true);
+    expect(sameValue(["refs/heads/main"], ["dev"], { normalize: "ref" })).toBe(false);
+  });
+
+  it("compares set entries in the same terms as single values", () => {
+    // A secret entry equals the live text it resolves to.
+    expect(sameValue([new Secret("s3cret", "env:X"), "b"], ["b", "s3cret"], { set: true })).toBe(true);
+    expect(sameValue([new Secret("s3cret", "env:X")], ["other"], { set: true })).toBe(false);
+    // Line endings, the order of an object's keys and its blank keys do not make another entry.
+    expect(sameValue(["a\r\nb"], ["a\nb"], { set: true })).toBe(true);
+    expect(sameValue([{ b: 2, a: 1, c: null }], [{ a: 1, b: 2 }], { set: true })).toBe(true);
+    expect(sameValue([{ a: 1, b: 2 }], [{ a: 1, b: 3 }], { set: true })).toBe(false);
+    // Nested lists too.
+    expect(sameValue([[{ b: 2, a: 1 }]], [[{ a: 1, b: 2 }]], { set: true })).toBe(true);
+    expect(sameValue([["x"]], [["y"]], { set: true })).toBe(false);
+  });
+
+  it("never matches an object with a list or a scalar, nor a scalar with an object", () => {
+    expect(sameValue({}, "text")).toBe(false);
+    expect(sameValue({ 0: "a" }, ["a"])).toBe(false);
+    expect(sameValue(1, { a: 1 })).toBe(false);
+  });
 });

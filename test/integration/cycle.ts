@@ -121,6 +121,32 @@ export async function lifecycle<V>(spec: CycleSpec<V>): Promise<void> {
   await expectNoChanges(bench, pruned);
 }
 
+export type Deployer = { access_level: number } | { user: string } | { group: string };
+
+/**
+ * A protected environment's deployers as the platform lists them (users and groups by id) in the manifest's terms
+ * (usernames, full paths), by independent reads, sorted so that two sets compare whatever their order.
+ */
+export async function deployersByName(
+  bench: Bench,
+  levels: { access_level: number | null; user_id: number | null; group_id: number | null }[],
+): Promise<Deployer[]> {
+  const named = await Promise.all(
+    levels.map(
+      async (l): Promise<Deployer> =>
+        l.user_id !== null
+          ? { user: (await bench.get<{ username: string }>(`/users/${l.user_id}`)).username }
+          : l.group_id !== null
+            ? { group: (await bench.get<{ full_path: string }>(`/groups/${l.group_id}`)).full_path }
+            : { access_level: l.access_level! },
+    ),
+  );
+  return sortedDeployers(named);
+}
+
+export const sortedDeployers = (v: readonly Deployer[]): Deployer[] =>
+  [...v].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+
 /** A small world: an owner group, a subgroup and a project, and a second user. */
 export const FIXTURE = {
   users: [

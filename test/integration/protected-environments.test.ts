@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apply, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
+import {
+  apply,
+  type Deployer,
+  deployersByName,
+  expectNoChanges,
+  FIXTURE,
+  lifecycle,
+  planJson,
+  sortedDeployers,
+} from "./cycle.js";
 import { Bench } from "./helpers.js";
 
 function manifest(levels: string[] | undefined, policy?: string): string {
@@ -22,29 +31,46 @@ describe("protected environments [licensed]", () => {
   });
 
   it("goes through the lifecycle; a change is a replacement that says why", async () => {
-    await lifecycle({
+    const flow = (v: Deployer[]) =>
+      v.map(
+        (l) =>
+          `{ ${Object.entries(l)
+            .map(([k, x]) => `${k}: ${x}`)
+            .join(", ")} }`,
+      );
+    await lifecycle<Deployer[]>({
       bench,
       address: 'project["acme/platform/api"].protected_environment["production"]',
-      render: (v, policy) => manifest(v, policy),
-      base: ["{ access_level: 40 }"],
+      render: (v, policy) => manifest(flow(v), policy),
+      base: [{ access_level: 40 }],
       edits: [
         {
-          values: ["{ access_level: 40 }", "{ user: alice }"],
+          values: [{ access_level: 40 }, { user: "alice" }],
           fields: ["deploy_access_levels"],
           action: "replace",
         },
         {
-          values: ["{ access_level: 30 }", "{ group: acme }"],
+          values: [{ access_level: 30 }, { group: "acme" }],
           fields: ["deploy_access_levels"],
           action: "replace",
         },
       ],
       without: (policy) => manifest(undefined, policy),
-      read: async () =>
-        (
-          await bench.get<Record<string, unknown>[]>("/projects/acme%2Fplatform%2Fapi/protected_environments")
-        ).filter((e) => e["name"] === "production"),
-      expected: (v) => ({ deploy_access_levels: v.map(() => expect.anything()) }),
+      // The platform's deployers name users and groups by id: back to names by independent reads.
+      read: async () => {
+        const envs = (
+          await bench.get<{ name: string; deploy_access_levels: Parameters<typeof deployersByName>[1] }[]>(
+            "/projects/acme%2Fplatform%2Fapi/protected_environments",
+          )
+        ).filter((e) => e.name === "production");
+        return Promise.all(
+          envs.map(async (e) => ({
+            name: e.name,
+            deploy_access_levels: await deployersByName(bench, e.deploy_access_levels),
+          })),
+        );
+      },
+      expected: (v) => ({ name: "production", deploy_access_levels: sortedDeployers(v) }),
     });
   });
 

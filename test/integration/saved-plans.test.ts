@@ -2,6 +2,7 @@
  * Saved plans as a matrix: `plan --out FILE`, then `apply --plan FILE` after one thing changed. Each case is
  * refused or accepted as the README says, with its message.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, Bench } from "./helpers.js";
@@ -67,6 +68,21 @@ describe("saved plans", () => {
     expect(run.out).toContain(`-/+ ${HOOK}: done`);
     const after = (await bench.get<{ id: number }[]>("/hooks"))[0]!.id;
     expect(after).not.toBe(before);
+  });
+
+  it("keeps --shard: the saved plan of one shard applies that shard's objects only", async () => {
+    const units: string[][] = [];
+    for (const k of [1, 2]) {
+      await save(["--shard", `${k}/2`]);
+      units.push((JSON.parse(readFileSync(saved, "utf8")) as { shard: { units: string[] } }).shard.units);
+      const run = await applySaved();
+      expect(run.code, run.out + run.err).toBe(0);
+      expect([await description("sp"), await description("other")]).toEqual([
+        units.flat().includes("sp") ? "new" : "old",
+        units.flat().includes("other") ? "secret one" : "old",
+      ]);
+    }
+    expect(units.flat().sort()).toEqual(["instance", "other", "sp"]);
   });
 
   it("refuses options that belong to the saved plan", async () => {

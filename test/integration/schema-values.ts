@@ -12,17 +12,54 @@ export type Variant = 0 | 1;
 
 const SCHEMAS = join(import.meta.dirname, "../../schemas");
 
-export function loadSchema(file: string): Schema {
-  return JSON.parse(readFileSync(join(SCHEMAS, file), "utf8")) as Schema;
+/** A schema file, or a schema inside one (`epic.schema.json#/properties/issues/items`). */
+export function loadSchema(ref: string): Schema {
+  const [file, pointer] = ref.split("#");
+  let node: unknown = JSON.parse(readFileSync(join(SCHEMAS, file!), "utf8"));
+  for (const part of (pointer ?? "").split("/").filter(Boolean)) node = (node as Schema)[part];
+  return node as Schema;
 }
 
 function deref(schema: Schema): Schema {
   const ref = schema["$ref"];
   if (typeof ref !== "string") return schema;
-  const [file, pointer] = ref.split("#");
-  let node: unknown = loadSchema(file!);
-  for (const part of (pointer ?? "").split("/").filter(Boolean)) node = (node as Schema)[part];
-  return { ...(node as Schema), ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$ref")) };
+  return {
+    ...loadSchema(ref),
+    ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$ref")),
+  };
+}
+
+/**
+ * Every collection the manifest schema allows, as `<parent collection>.<collection>` (`projects.badges`): keyed
+ * objects (groups, projects), lists with an identity, and singletons, under the instance and recursively below.
+ * Templates are bodies for `extends`, not objects on the platform, and are not walked.
+ */
+export function collections(): string[] {
+  const out: string[] = [];
+  const walk = (schema: Schema, parent: string) => {
+    const props = (deref(schema)["properties"] ?? {}) as Record<string, Schema>;
+    for (const [name, raw] of Object.entries(props)) {
+      const p = deref(raw);
+      const items = p["type"] === "array" ? deref((p["items"] as Schema | undefined) ?? {}) : undefined;
+      const entries =
+        p["type"] === "object" && typeof p["additionalProperties"] === "object"
+          ? deref(p["additionalProperties"] as Schema)
+          : undefined;
+      if (p["x-singleton"] === true) out.push(`${parent}.${name}`);
+      else if (items && (p["x-identity"] !== undefined || items["x-identity"] !== undefined)) {
+        out.push(`${parent}.${name}`);
+        walk(items, name);
+      } else if (entries && p["x-identity"] !== undefined) {
+        out.push(`${parent}.${name}`);
+        walk(entries, name);
+      }
+    }
+  };
+  const manifest = loadSchema("manifest.schema.json");
+  const { instance, ...rest } = manifest["properties"] as Record<string, Schema>;
+  walk(instance!, "instance");
+  walk({ properties: rest }, "instance");
+  return out;
 }
 
 export function sshKey(comment: string): string {

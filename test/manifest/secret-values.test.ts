@@ -1,37 +1,134 @@
-/** The run's secret values, masked wherever they appear as text. */
+/** The run's secret values, masked wherever they appear as text; and Secret itself, which never prints its value. */
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
-import { deriveSecret, Secret, SecretValues } from "../../src/manifest/secret.js";
+import {
+  containsSecret,
+  deriveSecret,
+  maskSecrets,
+  revealSecrets,
+  Secret,
+  SecretValues,
+  shownText,
+  textOf,
+} from "../../src/manifest/secret.js";
+
+// Built inside each test, not when the file is collected: mutation testing credits a test only with what runs in it.
+const fields = () => ({
+  title: new Secret("two words", "env:A", "(sensitive)"),
+  nested: [{ key: new Secret("token-1234", "file:t", "t-(sensitive)") }],
+  literal: new Secret("literal-value", "literal"),
+  short: new Secret("abc", "env:B"),
+  unresolved: new Secret("", "env:C", "(sensitive)", true),
+});
 
 describe("SecretValues", () => {
-  const fields = {
-    title: new Secret("two words", "env:A", "(sensitive)"),
-    nested: [{ key: new Secret("token-1234", "file:t", "t-(sensitive)") }],
-    literal: new Secret("literal-value", "literal"),
-    short: new Secret("abc", "env:B"),
-    unresolved: new Secret("", "env:C", "(sensitive)", true),
-  };
-  const values = SecretValues.of(fields);
+  const values = () => SecretValues.of(fields());
 
   it("collects resolved references, not literals, unresolved or very short values", () => {
-    expect(values.list().sort()).toEqual(["token-1234", "two words"]);
+    expect(values().list().sort()).toEqual(["token-1234", "two words"]);
   });
 
   it("masks a value as is, URL-encoded and form-encoded, in strings and keys", () => {
-    expect(values.text("GET /x/two%20words?q=two+words&r=two words")).toBe(
+    const v = values();
+    expect(v.text("GET /x/two%20words?q=two+words&r=two words")).toBe(
       "GET /x/(sensitive)?q=(sensitive)&r=(sensitive)",
     );
-    expect(values.contains("a token-1234 b")).toBe(true);
-    expect(values.contains("nothing here")).toBe(false);
-    expect(values.value({ "token-1234": ["x two words y", 3] })).toEqual({
+    expect(v.contains("a token-1234 b")).toBe(true);
+    expect(v.contains("nothing here")).toBe(false);
+    expect(v.value({ "token-1234": ["x two words y", 3] })).toEqual({
       "(sensitive)": ["x (sensitive) y", 3],
     });
   });
 
+  it("masks values of four characters or more, each once however often it is referenced", () => {
+    const v = new SecretValues(["abcd", "abc", "abcd"]);
+    expect(v.list()).toEqual(["abcd"]);
+    expect(v.text("abc abcd")).toBe("abc (sensitive)");
+  });
+
+  it("masks a value that holds another whole, leaving no part of it", () => {
+    for (const order of [
+      ["abcd", "abcdef"],
+      ["abcdef", "abcd"],
+    ]) {
+      expect(new SecretValues(order).text("x abcdef y abcd")).toBe("x (sensitive) y (sensitive)");
+    }
+  });
+
+  it("finds every value, however deep and however often an object is reached", () => {
+    const shared = { token: new Secret("shared-token", "env:S") };
+    const found = SecretValues.of({
+      a: shared,
+      b: [shared, null, 3, [{ c: new Secret("deep-value", "env:D") }]],
+    });
+    expect(found.list().sort()).toEqual(["deep-value", "shared-token"]);
+  });
+
+  it("leaves values alone when there is nothing to mask", () => {
+    const value = { a: ["x"] };
+    expect(new SecretValues([]).value(value)).toBe(value);
+  });
+
   it("derives a secret from a secret, keeping it one", () => {
-    const slug = deriveSecret(fields.title, (t) => t.replace(/ /g, "-"));
+    const slug = deriveSecret(fields().title, (t) => t.replace(/ /g, "-"));
     expect(slug).toBeInstanceOf(Secret);
     expect((slug as Secret).reveal()).toBe("two-words");
     expect(String(slug)).toBe("(sensitive)");
     expect(deriveSecret("plain text", (t) => t.replace(/ /g, "-"))).toBe("plain-text");
+    // Anything else is left as it is.
+    expect(deriveSecret(42, (t) => t.toUpperCase())).toBe(42);
+  });
+});
+
+describe("Secret", () => {
+  const secret = () => new Secret("hunter22", "env:PASSWORD");
+
+  it("prints as the mask in every textual form", () => {
+    const s = secret();
+    expect(String(s)).toBe("(sensitive)");
+    expect(`${s}`).toBe("(sensitive)");
+    expect(JSON.stringify({ s })).toBe('{"s":"(sensitive)"}');
+    expect(inspect(s)).toBe("(sensitive)");
+    expect(inspect({ nested: [s] })).not.toContain("hunter22");
+  });
+
+  it("compares with another secret or a string by value, without revealing it", () => {
+    const s = secret();
+    expect(s.equals(new Secret("hunter22", "file:p"))).toBe(true);
+    expect(s.equals(new Secret("other-value", "env:PASSWORD"))).toBe(false);
+    expect(s.equals("hunter22")).toBe(true);
+    expect(s.equals("hunter2")).toBe(false);
+  });
+
+  it("is found, masked and revealed anywhere inside a value", () => {
+    const s = secret();
+    expect(containsSecret(s)).toBe(true);
+    expect(containsSecret([1, [s]])).toBe(true);
+    expect(containsSecret({ a: 1, b: { c: s } })).toBe(true);
+    expect(containsSecret({ a: 1, b: ["x"] })).toBe(false);
+    expect(containsSecret("hunter22")).toBe(false);
+
+    const value = { url: "https://h", list: [s, 2], deep: { token: s } };
+    expect(maskSecrets(s)).toBe("(sensitive)");
+    expect(maskSecrets(value)).toEqual({
+      url: "https://h",
+      list: ["(sensitive)", 2],
+      deep: { token: "(sensitive)" },
+    });
+    expect(revealSecrets(value)).toEqual({
+      url: "https://h",
+      list: ["hunter22", 2],
+      deep: { token: "hunter22" },
+    });
+    expect(revealSecrets(null)).toBe(null);
+  });
+
+  it("gives its text for lookups and its masked form for output", () => {
+    const s = new Secret("hunter22", "env:P", "https://h/?key=(sensitive)");
+    expect(textOf(s)).toBe("hunter22");
+    expect(textOf("plain")).toBe("plain");
+    expect(textOf(3)).toBeUndefined();
+    expect(shownText(s)).toBe("https://h/?key=(sensitive)");
+    expect(shownText(3)).toBe("3");
   });
 });

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import type { Change } from "../../src/plan/model.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Change, Plan } from "../../src/plan/model.js";
 import {
   driftExitCode,
   driftSummary,
@@ -240,13 +240,20 @@ describe("renderDriftJunit", () => {
     address: 'project["acme/<api>"].variable["A&B\\"C"]',
     fields: [{ field: "value", before: 'x < y & "z"', after: "it's" }],
   };
-  const plan = makePlan([...everyAction, tricky], {
-    errors: [{ address: createSchedule.address, message: 'cron "0 25 * * *" is <invalid>' }],
-    warnings: [{ address: 'group["acme/platform"]', message: "badge & co" }],
-  });
+  // Rendered before each test rather than when the file is collected: mutation testing credits a test only with the
+  // code that runs for it (docs/testing.md).
+  let plan: Plan;
+  let xml: string;
+  let doc: Element;
   const inSync = ['project["acme/api"].badge["pipeline"]', 'group["acme/ops"]'];
-  const xml = renderDriftJunit(plan, { inSync });
-  const doc = parseXml(xml);
+  beforeEach(() => {
+    plan = makePlan([...everyAction, tricky], {
+      errors: [{ address: createSchedule.address, message: 'cron "0 25 * * *" is <invalid>' }],
+      warnings: [{ address: 'group["acme/platform"]', message: "badge & co" }],
+    });
+    xml = renderDriftJunit(plan, { inSync });
+    doc = parseXml(xml);
+  });
 
   it("is well-formed XML with one suite per target and one case per object", () => {
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites ')).toBe(true);

@@ -164,3 +164,64 @@ export function bigPlan(n: number): Plan {
     warnings: [{ address: 'project["acme/y"]', message: 'deprecated <setting> & "quoted"' }],
   });
 }
+
+/**
+ * Changes whose text is awkward to render: markup and backticks in addresses and values, multi-line values on
+ * every side, a reason with a CRLF, an update that sets a field that was unset and unsets one that was set.
+ */
+export const awkward: Change[] = [
+  {
+    address: 'project["a&b/<x>"].badge["`tick` | pipe"]',
+    parent: 'project["a&b/<x>"]',
+    collection: "badges",
+    key: "`tick` | pipe",
+    action: "create",
+    fields: [
+      { field: "description", after: LONG_DESCRIPTION_AFTER },
+      { field: "name", after: "`tick` | pipe" },
+    ],
+  },
+  {
+    address: 'project["a&b/<x>"].badge["gone"]',
+    parent: 'project["a&b/<x>"]',
+    collection: "badges",
+    key: "gone",
+    action: "delete",
+    reason: "line one\r\nline two",
+    fields: [{ field: "description", before: LONG_DESCRIPTION_BEFORE }],
+  },
+  {
+    address: 'project["a&b/<x>"].badge["keep"]',
+    parent: 'project["a&b/<x>"]',
+    collection: "badges",
+    key: "keep",
+    action: "update",
+    fields: [
+      { field: "image_url", after: "https://new" },
+      { field: "link_url", before: "https://old" },
+    ],
+  },
+  {
+    address: 'project["a&b/<x>"].badge["other"]',
+    parent: 'project["a&b/<x>"]',
+    collection: "badges",
+    key: "other",
+    action: "unmanaged",
+    fields: [{ field: "description", before: LONG_DESCRIPTION_BEFORE }],
+  },
+];
+
+/** A plan of the awkward changes, with an error at a manifest place, a warning and a target. */
+export function awkwardPlan(): Plan {
+  return makePlan(awkward, {
+    errors: [
+      {
+        address: 'project["a"]',
+        message: "bad <thing> & *stars*",
+        source: { file: "m.yaml", line: 2, col: 3 },
+      },
+    ],
+    warnings: [{ address: "instance", message: "careful" }],
+    targets: ['project["a&b/<x>"]'],
+  });
+}

@@ -1,22 +1,55 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Plan } from "../../src/plan/model.js";
 import { PlanFormatError, parsePlanJson, renderPlanJson } from "../../src/report/json.js";
 import { createSchedule, deleteHook, everyAction, makePlan, updateToken } from "./fixtures.js";
 
 describe("renderPlanJson / parsePlanJson", () => {
-  const plan = makePlan(everyAction, {
-    errors: [
-      {
-        address: createSchedule.address,
-        message: "cron is invalid",
-        source: { file: "manifests/acme.yaml", line: 14, col: 13 },
-      },
-    ],
-    warnings: [{ address: "instance", message: "unmanaged objects left alone" }],
-    targets: ['project["acme/api"]'],
+  // Rendered before each test rather than when the file is collected: mutation testing credits a test only with the
+  // code that runs for it (docs/testing.md).
+  let plan: Plan;
+  beforeEach(() => {
+    plan = makePlan(everyAction, {
+      errors: [
+        {
+          address: createSchedule.address,
+          message: "cron is invalid",
+          source: { file: "manifests/acme.yaml", line: 14, col: 13 },
+        },
+      ],
+      warnings: [{ address: "instance", message: "unmanaged objects left alone" }],
+      targets: ['project["acme/api"]'],
+    });
   });
 
-  it("round-trips every Plan field", () => {
-    expect(parsePlanJson(renderPlanJson(plan))).toEqual(plan);
+  it("round-trips every Plan field, and adds none", () => {
+    expect(parsePlanJson(renderPlanJson(plan))).toStrictEqual(plan);
+    const full: Plan = {
+      ...makePlan([
+        {
+          ...deleteHook,
+          parent: "instance",
+          deletedWith: 'group["acme/old"]',
+          backup: "backups/old.tar.gz",
+          source: { file: "m.yaml", line: 3, col: 5 },
+          fields: [
+            { field: "url", before: "https://h", note: "n", forcesReplacement: true, sensitive: false },
+          ],
+        },
+      ]),
+      changedSince: "origin/main",
+      shard: { index: 2, count: 4, units: ["acme"] },
+    };
+    expect(parsePlanJson(renderPlanJson(full))).toStrictEqual(full);
+  });
+
+  it("writes the requests by endpoint in sorted order", () => {
+    const text = renderPlanJson({
+      ...plan,
+      requests: { total: 3, retries: 1, byEndpoint: { "PUT /z": 1, "GET /a": 1, "GET /m": 1 } },
+    });
+    expect(
+      Object.keys((JSON.parse(text) as { requests: { by_endpoint: object } }).requests.by_endpoint),
+    ).toEqual(["GET /a", "GET /m", "PUT /z"]);
   });
 
   it("keeps null distinct from an absent value", () => {
@@ -98,6 +131,17 @@ describe("renderPlanJson / parsePlanJson", () => {
   it("rejects text that is not a plan, saying where it is wrong", () => {
     expect(() => parsePlanJson("{not json")).toThrow(/is not valid JSON/);
     expect(() => parsePlanJson("[1]")).toThrow(/expected a JSON object/);
+    for (const notObject of ["null", '"plan"', "3"]) {
+      expect(() => parsePlanJson(notObject)).toThrow(
+        "The plan is not a forgeform plan: expected a JSON object. Make the plan again with `forgeform plan`.",
+      );
+    }
+    expect(() => parsePlanJson("{}")).toThrow(expect.objectContaining({ name: "PlanFormatError" }));
+    const noUrl = JSON.parse(renderPlanJson(plan)) as Record<string, unknown>;
+    delete noUrl["url"];
+    expect(() => parsePlanJson(JSON.stringify(noUrl), "p.json")).toThrow(
+      "p.json is malformed: the top level must have required property 'url'",
+    );
     const json = JSON.parse(renderPlanJson(plan)) as { changes: Record<string, unknown>[] };
     json.changes[2]!["action"] = "destroy";
     expect(() => parsePlanJson(JSON.stringify(json))).toThrow(

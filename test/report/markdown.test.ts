@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import type { Plan } from "../../src/plan/model.js";
 import { renderPlanMarkdown } from "../../src/report/markdown.js";
 import { expectBalanced, leftOut, shownChanges } from "./checks.js";
@@ -15,7 +15,12 @@ import {
 } from "./fixtures.js";
 
 describe("renderPlanMarkdown", () => {
-  const md = renderPlanMarkdown(makePlan(everyAction));
+  // Rendered before each test rather than when the file is collected: mutation testing credits a test only with the
+  // code that runs for it (docs/testing.md).
+  let md: string;
+  beforeEach(() => {
+    md = renderPlanMarkdown(makePlan(everyAction));
+  });
 
   it("has a title and a summary table of counts", () => {
     expect(md.startsWith("## forgeform plan\n")).toBe(true);

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import type { Plan } from "../../src/plan/model.js";
 import { renderPlanText } from "../../src/report/text.js";
 import {
   createSchedule,
@@ -29,8 +30,14 @@ function block(text: string, address: string): string[] {
 }
 
 describe("renderPlanText", () => {
-  const plan = makePlan(everyAction);
-  const text = renderPlanText(plan, { color: false });
+  // Rendered before each test rather than when the file is collected: mutation testing credits a test only with the
+  // code that runs for it (docs/testing.md).
+  let plan: Plan;
+  let text: string;
+  beforeEach(() => {
+    plan = makePlan(everyAction);
+    text = renderPlanText(plan, { color: false });
+  });
 
   it("shows each action with its symbol and address", () => {
     expect(block(text, createSchedule.address)[0]).toBe(

@@ -38,7 +38,11 @@ describe("redirects and retries", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as Error).message).toContain(
-      "(the server asked to wait 86400 s, more than the 60 s left of the 60 s retry wait budget)",
+      "(the server asked to wait 86400 s, more than the 60 s left of the 60 s retry wait budget; ",
+    );
+    // A 429 that long is the platform's rate limit used up: the message says until when, and what to do.
+    expect((error as Error).message).toMatch(
+      /the platform's rate limit is used up until \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ: run again after that, or keep the run under the limit with --max-rate\)$/,
     );
     expect(delays).toEqual([]);
     expect(p.seenOn("GET /version")).toBe(1);

@@ -1,0 +1,99 @@
+#!/usr/bin/env node
+// npm run mutation [-- <folder>... [stryker options]]: mutation testing (StrykerJS), one folder of the scope at a
+// time, each with its own reports and incremental file under reports/mutation/<folder>/ (git-ignored). Without a
+// folder, all of them in turn. Stryker options pass through (`--concurrency 1`, `--force` to ignore the incremental
+// results). See docs/testing.md, "Mutation testing".
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/** The scope (stryker.config.json's `mutate` holds the same files), by folder. */
+export const FOLDERS = {
+  engine: ["src/engine/**/*.ts"],
+  plan: ["src/plan/**/*.ts"],
+  report: ["src/report/**/*.ts"],
+  api: ["src/api/retry.ts", "src/api/pagination.ts", "src/api/pacer.ts"],
+  manifest: ["src/manifest/interpolate.ts", "src/manifest/secret.ts"],
+};
+
+/** Mutation score as Stryker computes it: detected (killed or timed out) over all valid mutants, and over covered ones. */
+export function scores(report) {
+  const files = {};
+  const all = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, other: 0 };
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    const c = { killed: 0, timeout: 0, survived: 0, noCoverage: 0, other: 0 };
+    for (const m of mutants) {
+      const key = { Killed: "killed", Timeout: "timeout", Survived: "survived", NoCoverage: "noCoverage" }[
+        m.status
+      ];
+      c[key ?? "other"] += 1;
+      all[key ?? "other"] += 1;
+    }
+    files[file] = c;
+  }
+  const score = (c) => {
+    const detected = c.killed + c.timeout;
+    const valid = detected + c.survived + c.noCoverage;
+    return {
+      ...c,
+      total: valid,
+      score: valid ? (100 * detected) / valid : 100,
+      covered: detected + c.survived ? (100 * detected) / (detected + c.survived) : 100,
+    };
+  };
+  return {
+    all: score(all),
+    files: Object.fromEntries(Object.entries(files).map(([f, c]) => [f, score(c)])),
+  };
+}
+
+function main() {
+  // Folders first, then Stryker's options.
+  const args = process.argv.slice(2);
+  const first = args.findIndex((a) => a.startsWith("-"));
+  const named = first === -1 ? args : args.slice(0, first);
+  const passed = first === -1 ? [] : args.slice(first);
+  const unknown = named.find((a) => !Object.hasOwn(FOLDERS, a));
+  if (unknown) {
+    console.error(`mutation: unknown folder "${unknown}" (folders: ${Object.keys(FOLDERS).join(", ")})`);
+    process.exit(2);
+  }
+  const folders = named.length > 0 ? named : Object.keys(FOLDERS);
+  const summary = [];
+  for (const folder of folders) {
+    const out = `reports/mutation/${folder}`;
+    mkdirSync(out, { recursive: true });
+    const started = Date.now();
+    const run = spawnSync(
+      "npx",
+      [
+        "stryker",
+        "run",
+        "--mutate",
+        FOLDERS[folder].join(","),
+        "--incremental",
+        "--incrementalFile",
+        `${out}/incremental.json`,
+        ...passed,
+      ],
+      { stdio: "inherit" },
+    );
+    const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+    if (run.status !== 0) {
+      console.error(`mutation: ${folder}: stryker exited ${run.status}`);
+      process.exit(run.status ?? 1);
+    }
+    for (const name of ["index.html", "mutation.json"]) {
+      if (existsSync(`reports/mutation/${name}`)) renameSync(`reports/mutation/${name}`, `${out}/${name}`);
+    }
+    const s = scores(JSON.parse(readFileSync(`${out}/mutation.json`, "utf8"))).all;
+    summary.push(
+      `${folder.padEnd(9)} ${s.score.toFixed(1).padStart(5)}% (covered ${s.covered.toFixed(1)}%): ` +
+        `${s.killed} killed, ${s.timeout} timed out, ${s.survived} survived, ${s.noCoverage} not covered, ` +
+        `${minutes} min; report ${out}/index.html`,
+    );
+  }
+  console.log(`\nMutation score per folder:\n${summary.join("\n")}`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) main();
