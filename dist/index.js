@@ -69047,14 +69047,20 @@ function durationSeconds(text) {
   if (consumed === "" || consumed.replace(/\s/g, "") !== s.replace(/\s/g, "")) return void 0;
   return Math.round(total);
 }
+var canonicalZones = /* @__PURE__ */ new Map();
 function canonicalTimeZone(name) {
+  const known = canonicalZones.get(name);
+  if (known !== void 0) return known;
   const trimmed = name.trim();
   const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
+  let canonical3;
   try {
-    return new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
+    canonical3 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
   } catch {
-    return trimmed;
+    canonical3 = trimmed;
   }
+  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical3);
+  return canonical3;
 }
 var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 function instantOf(value) {
@@ -69959,8 +69965,8 @@ var Converter = class {
     const range = node?.range;
     if (!range) return fallback;
     const l = this.at(range[0]);
-    if (node && (0, import_yaml.isScalar)(node) && typeof node.source === "string" && node.source !== "") {
-      return { ...l, text: node.source };
+    if (node && (0, import_yaml.isScalar)(node) && typeof node.source === "string" && node.source !== "" && node.source !== String(node.value)) {
+      l.text = node.source;
     }
     return l;
   }
@@ -73136,6 +73142,10 @@ var ApiClient = class {
       connect
     });
   }
+  /** Requests in flight at most (`--concurrency`). */
+  get concurrency() {
+    return this.#concurrency;
+  }
   /** Attempts per request, the first included: also how many rounds a caller gives a create it re-reads. */
   get maxAttempts() {
     return this.#maxAttempts;
@@ -74024,7 +74034,7 @@ function listSubgroups(ctx, path2) {
 }
 function toLive(ctx, g2) {
   ctx.resolve.rememberGroup(g2.full_path, g2.id);
-  return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS), raw: g2 };
+  return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS) };
 }
 function parentPath(fullPath) {
   const i = fullPath.lastIndexOf("/");
@@ -74468,6 +74478,7 @@ async function expandSelectors(state, ctx, targets, changes) {
 }
 
 // src/engine/plan.ts
+var WINDOW_PER_CONNECTION = 4;
 var MASK2 = "(sensitive)";
 var WRITE_ONLY = "(write-only)";
 var INSTANCE = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
@@ -74484,6 +74495,7 @@ var Planner = class {
     this.backup = backup;
     this.changes = changes;
     this.shardUnits = shardUnits2;
+    this.window = WINDOW_PER_CONNECTION * Math.max(1, ctx.api.concurrency || 8);
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
         if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
@@ -74500,6 +74512,10 @@ var Planner = class {
   problems = [];
   warnings = [];
   inSync = [];
+  /**
+   * Every live object compared or reported, as its address and the JSON of `[address, masked fields]`: what the
+   * plan's live digest is made of, kept as text rather than as the objects (which are released once planned).
+   */
   liveSeen = [];
   /** Projects found missing while reading their collections (reported once each). */
   missingProjects = /* @__PURE__ */ new Set();
@@ -74513,6 +74529,8 @@ var Planner = class {
   npaths = /* @__PURE__ */ new WeakMap();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   declaredPresent = /* @__PURE__ */ new Map();
+  /** Top-level groups and projects planned at once: four per request the client may have in flight. */
+  window;
   /** Plans the deletion of a live object, listing its fields as they are. */
   async pushDelete(out, p2, reason) {
     const fields = await Promise.all(
@@ -74747,29 +74765,31 @@ var Planner = class {
       return like ? `${like.label} (id ${String(live.id)})` : live.key;
     };
     const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
+    const planOne = async (item) => {
+      const key = keyOf3(item);
+      const label = labelOf(item);
+      const address = addressOf(parentAddress, kind, label);
+      const live = liveByKey.get(key);
+      if (live) this.seen(address, this.maskedFields(specs2, live.fields, item.fields));
+      const mine = [];
+      await this.planItem(
+        kind,
+        item,
+        { key, label, address },
+        parentAddress,
+        parent,
+        live,
+        parentExists,
+        depth,
+        scope,
+        mine,
+        compared(item)
+      );
+      return mine;
+    };
+    const window = topLevel ? pLimit(this.window) : void 0;
     const perItem = await Promise.all(
-      ordered.map(async (item) => {
-        const key = keyOf3(item);
-        const label = labelOf(item);
-        const address = addressOf(parentAddress, kind, label);
-        const live = liveByKey.get(key);
-        if (live) this.liveSeen.push([address, this.maskedFields(specs2, live.fields, item.fields)]);
-        const mine = [];
-        await this.planItem(
-          kind,
-          item,
-          { key, label, address },
-          parentAddress,
-          parent,
-          live,
-          parentExists,
-          depth,
-          scope,
-          mine,
-          compared(item)
-        );
-        return mine;
-      })
+      ordered.map((item) => window ? window(() => planOne(item)) : planOne(item))
     );
     for (const steps of perItem) for (const step of steps) out.push(step);
     if (coll.policy === "ignore" || !fullRead) return;
@@ -74778,7 +74798,7 @@ var Planner = class {
       const address = addressOf(parentAddress, kind, liveLabel(live));
       if (this.cascaded.has(address)) continue;
       const like = shapeOf(live)?.fields;
-      this.liveSeen.push([address, this.maskedFields(specs2, live.fields, like)]);
+      this.seen(address, this.maskedFields(specs2, live.fields, like));
       const self = { address, collection, key: live.key, ref: live.id, live, parent };
       const base2 = {
         address,
@@ -74826,6 +74846,9 @@ var Planner = class {
         });
       }
     }
+  }
+  seen(address, masked) {
+    this.liveSeen.push([address, JSON.stringify([address, masked])]);
   }
   /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
   maskedFields(specs2, fields, desired) {
@@ -75087,7 +75110,12 @@ function byPlace(problems2) {
 }
 function digestLive(entries) {
   const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
-  return createHash3("sha256").update(JSON.stringify(sorted)).digest("hex");
+  const hash = createHash3("sha256").update("[");
+  sorted.forEach(([, json2], i) => {
+    if (i > 0) hash.update(",");
+    hash.update(json2);
+  });
+  return hash.update("]").digest("hex");
 }
 async function makePlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
@@ -75940,8 +75968,17 @@ var toLive9 = (s) => ({
   key: s.description,
   id: s.id,
   fields: { ...pick(s, FIELDS5), owner: s.owner?.username ?? null },
-  raw: s
+  raw: { ...s.variables ? { variables: s.variables } : {} }
 });
+var fromLive = (live) => {
+  const owner = live.fields["owner"];
+  return {
+    ...pick(live.fields, FIELDS5),
+    id: Number(live.id),
+    description: live.key,
+    owner: typeof owner === "string" ? { username: owner } : null
+  };
+};
 async function schedulePut(ctx, parent, id, payload) {
   return ctx.api.put(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${id}`}`, {
     body: payload
@@ -75979,7 +76016,7 @@ var pipelineScheduleKind = {
     return toLive9({ ...created2, variables: [] });
   },
   async update(ctx, parent, live, desired, changed2) {
-    let current = live.raw;
+    let current = fromLive(live);
     if (changed2.includes("owner")) {
       current = await ctx.api.post(
         `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}/take_ownership`}`
@@ -75987,7 +76024,8 @@ var pipelineScheduleKind = {
     }
     const edits = changed2.filter((f2) => FIELDS5.includes(f2));
     if (edits.length > 0) current = await schedulePut(ctx, parent, live.id, body(desired, edits));
-    return toLive9({ ...current, variables: live.raw.variables });
+    const variables = live.raw?.variables;
+    return toLive9({ ...current, ...variables ? { variables } : {} });
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}`}`);

@@ -391,6 +391,11 @@ export class ApiClient {
           });
   }
 
+  /** Requests in flight at most (`--concurrency`). */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
   /** Attempts per request, the first included: also how many rounds a caller gives a create it re-reads. */
   get maxAttempts(): number {
     return this.#maxAttempts;

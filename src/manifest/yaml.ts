@@ -91,8 +91,15 @@ class Converter {
     const range = node?.range;
     if (!range) return fallback;
     const l = this.at(range[0]);
-    if (node && isScalar(node) && typeof node.source === "string" && node.source !== "") {
-      return { ...l, text: node.source };
+    // The scalar as written is kept only where YAML read it as something else (`0123`, `on`): messages show it then.
+    if (
+      node &&
+      isScalar(node) &&
+      typeof node.source === "string" &&
+      node.source !== "" &&
+      node.source !== String(node.value)
+    ) {
+      l.text = node.source;
     }
     return l;
   }
