@@ -72514,6 +72514,7 @@ var RequestMetrics = class {
   #throttled = 0;
   #pacedRequests = 0;
   #pacedMs = 0;
+  #rereads = 0;
   #byMethod = /* @__PURE__ */ new Map();
   #byEndpoint = /* @__PURE__ */ new Map();
   /** Counts one request sent to `template` (see `endpointTemplate`). */
@@ -72537,6 +72538,14 @@ var RequestMetrics = class {
   countPaced(ms) {
     this.#pacedRequests += 1;
     this.#pacedMs += ms;
+  }
+  /** Counts a collection re-read because a create's outcome was unknown (its response lost, or a 503). */
+  countReread() {
+    this.#rereads += 1;
+  }
+  /** Collections re-read after a create whose outcome was unknown, so far. */
+  get rereads() {
+    return this.#rereads;
   }
   /** Answers 429 (rate limited) so far. */
   get throttled() {
@@ -73357,7 +73366,7 @@ var ApiClient = class {
       const { total, retries } = m2.snapshot();
       const rate = this.#pacer.rate;
       this.#debug(
-        `requests: ${total} sent, ${retries} retries, ${m2.throttled} answered 429 (rate limited); ${m2.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m2.pacedMs))}${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}`
+        `requests: ${total} sent, ${retries} retries, ${m2.rereads} re-reads after a create's outcome was unknown, ${m2.throttled} answered 429 (rate limited); ${m2.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m2.pacedMs))}${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}`
       );
     }
     await this.#pool.close();
@@ -73601,6 +73610,7 @@ async function createOnce(ctx, step) {
       return { live: await kind.create(ctx, parent, step.desired, step.key), recovered: false };
     } catch (error2) {
       if (!(error2 instanceof OutcomeUnknownError)) throw error2;
+      ctx.api.metrics.countReread();
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
       const found = lives.find((l) => l.key === step.key);
       if (found) return { live: found, recovered: true };
