@@ -16,7 +16,7 @@ export interface Measured {
 
 /**
  * The repository root: the nearest directory above this module with forgeform's package.json. Found by walking up,
- * because this module runs both from bench/ (vitest) and bundled into lib/bench/ (`npm run bench`).
+ * because this module runs both from bench/ (vitest) and bundled into .cache/bench/ (`npm run bench`).
  */
 export function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));

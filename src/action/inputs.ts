@@ -30,6 +30,8 @@ export interface ActionInputs {
   maxAttempts?: string;
   /** `600/min`: requests a minute, evenly spaced (`--max-rate`). */
   maxRate?: string;
+  maxResponseMb?: string;
+  maxListMb?: string;
   insecureHttp: boolean;
   replace: string[];
   /** Where the manifests' paths are relative to (default: the workspace). */
@@ -119,6 +121,8 @@ export function readInputs(): ActionInputs {
     ["concurrency", "concurrency"],
     ["maxAttempts", "max-attempts"],
     ["maxRate", "max-rate"],
+    ["maxResponseMb", "max-response-mb"],
+    ["maxListMb", "max-list-mb"],
     ["workingDirectory", "working-directory"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"],
@@ -160,6 +164,8 @@ const FLAG_INPUTS: Record<string, string> = {
   concurrency: "concurrency",
   "max-attempts": "max-attempts",
   "max-rate": "max-rate",
+  "max-response-mb": "max-response-mb",
+  "max-list-mb": "max-list-mb",
   "max-deletes": "max-deletes",
   replace: "replace",
   "no-secrets": "no-secrets",
@@ -180,6 +186,18 @@ export function inActionTerms(message: string): string {
   return message
     .replace(/ \(insecureHttp: true\)/g, "")
     .replace(/run validate with --no-secrets/g, "set the no-secrets input")
+    .replace(
+      /\(secret references not resolved: --no-secrets\)/g,
+      "(secret references not resolved: no-secrets is true)",
+    )
+    .replace(/apply with --no-backup/g, "set the no-backup input")
+    .replace(/outside the plan's --target/g, "outside the targets input")
+    .replace(/add --target (\S+)/g, "add $1 to the targets input")
+    .replace(/raise the limit with --(max-response-mb|max-list-mb)/g, "raise the limit with the $1 input")
+    .replace(
+      /Make the plan again with `forgeform plan`\./g,
+      "Make the plan again (command plan with the plan-file input).",
+    )
     .replace(/pass --token-file <file> or --token <token>/g, "set the token input")
     .replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)")
     .replace(

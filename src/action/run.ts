@@ -154,20 +154,28 @@ class Run {
     core.endGroup();
   }
 
-  /** The `paths` input with globs expanded (a glob that matches nothing is an error saying so). */
-  async paths(): Promise<string[]> {
-    const out: string[] = [];
+  /**
+   * The `paths` input with globs expanded (a glob that matches nothing is an error saying so). What a glob matches
+   * (`found`) is read like a folder's files: only forgeform manifests, so `**\/*.yaml` leaves a Chart.yaml alone;
+   * a file named on its own is always read.
+   */
+  async paths(): Promise<{ paths: string[]; found: string[] }> {
+    const paths: string[] = [];
+    const found: string[] = [];
     for (const p of this.inputs.paths) {
       if (!isDynamicPattern(p)) {
-        out.push(p);
+        paths.push(p);
         continue;
       }
-      const found = (await glob(p, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
-      if (found.length === 0)
+      const matches = (await glob(p, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
+      if (matches.length === 0)
         throw new Error(`the paths input ${JSON.stringify(p)} matches no file or directory`);
-      out.push(...found);
+      paths.push(...matches);
+      found.push(...matches);
     }
-    return out;
+    // A file named on its own is read even when a glob matches it too.
+    const named = new Set(this.inputs.paths.filter((p) => !isDynamicPattern(p)).map((p) => resolve(p)));
+    return { paths, found: found.filter((f) => !named.has(resolve(f))) };
   }
 
   /** The revision to plan from (`changed-since`): on a pull request, its base by default. */
@@ -210,12 +218,13 @@ class Run {
   }
 
   async validate(): Promise<Result> {
-    const paths = await this.paths();
+    const { paths, found } = await this.paths();
     const loaded = await loadManifests(paths.length > 0 ? paths : ["."], {
       secrets: !this.inputs.noSecrets,
       env: this.env,
+      found,
     });
-    const files = loaded.state?.files ?? [...new Set(loaded.diagnostics.map((d) => d.file))];
+    const files = loaded.files;
     this.annotateDiagnostics(loaded.diagnostics);
     this.counts(undefined);
     const errors = loaded.diagnostics.filter((d) => d.severity === "error").length;
@@ -223,7 +232,9 @@ class Run {
     core.info(
       this.inputs.format === "json"
         ? renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets).trimEnd()
-        : renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd(),
+        : inActionTerms(
+            renderValidateText(loaded.diagnostics, files.length, !this.inputs.noSecrets).trimEnd(),
+          ),
     );
     this.report(
       "json-report",
@@ -249,6 +260,8 @@ class Run {
         ...(i.concurrency !== undefined ? { concurrency: i.concurrency } : {}),
         ...(i.maxAttempts !== undefined ? { maxAttempts: i.maxAttempts } : {}),
         ...(i.maxRate !== undefined ? { maxRate: i.maxRate } : {}),
+        ...(i.maxResponseMb !== undefined ? { maxResponseMb: i.maxResponseMb } : {}),
+        ...(i.maxListMb !== undefined ? { maxListMb: i.maxListMb } : {}),
         ...(i.insecureHttp ? { insecureHttp: true } : {}),
         // With step debug logging on (re-run with debug logging, or RUNNER_DEBUG=1): one line per request.
         debug: core.isDebug(),
@@ -260,7 +273,7 @@ class Run {
     if (since?.optional)
       core.info(`Planning only what the pull request changed since its base ${since.ref}.`);
     const outcome = await planFromManifests({
-      paths: saved ? saved.manifests : await this.paths(),
+      ...(saved ? { paths: saved.manifests } : await this.paths()),
       connection,
       targets: saved ? saved.targets : i.targets,
       replace: saved ? (saved.replace ?? []) : i.replace,
@@ -273,8 +286,7 @@ class Run {
       this.annotateDiagnostics(outcome.diagnostics);
       if (!outcome.result) {
         this.counts(undefined);
-        const files = [...new Set(outcome.diagnostics.map((d) => d.file))];
-        return await this.invalid(outcome.diagnostics, files);
+        return await this.invalid(outcome.diagnostics, outcome.files ?? []);
       }
       const { plan } = outcome.result;
       this.counts(plan);
@@ -329,16 +341,17 @@ class Run {
   async drift(): Promise<Result> {
     return this.withPlan(undefined, async ({ result }) => {
       const r = result!;
+      const failOnUnmanaged = this.inputs.failOnUnmanaged;
       this.logGroup(
         `forgeform drift: ${driftSummaryLine(r.plan)}`,
-        inActionTerms(renderDrift(r, this.inputs.format)),
+        inActionTerms(renderDrift(r, this.inputs.format, { failOnUnmanaged })),
       );
       this.annotateChanges(r.plan.changes, true);
-      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync }));
-      this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync }));
+      this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync, failOnUnmanaged }));
+      this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync, failOnUnmanaged }));
       await this.markdown(renderDriftMarkdown(r.plan));
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };
-      const code = driftExitCode(r.plan, { failOnUnmanaged: this.inputs.failOnUnmanaged });
+      const code = driftExitCode(r.plan, { failOnUnmanaged });
       if (code === 2 && this.inputs.failOnDrift) {
         return { code, failure: `drift found (fail-on-drift is true). ${driftSummaryLine(r.plan)}` };
       }
@@ -355,8 +368,9 @@ class Run {
     return this.withPlan(saved, async ({ result, ctx }, connection) => {
       const r = result!;
       const plan = r.plan;
+      // The report is an apply document whatever happens: with no outcomes when nothing was applied.
       const fail = async (failure: string): Promise<Result> => {
-        this.report("json-report", "json", renderPlanJson(plan));
+        this.report("json-report", "json", renderApplyJson(plan, []));
         const head = renderApplyRefusedMarkdown(failure);
         await this.markdown(
           `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
@@ -380,7 +394,7 @@ class Run {
         );
       }
       if (!hasChanges(plan)) {
-        this.report("json-report", "json", renderPlanJson(plan));
+        this.report("json-report", "json", renderApplyJson(plan, []));
         const head = "## forgeform apply\n\n**Nothing to apply:** the platform matches the manifests.\n\n";
         await this.markdown(
           `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,

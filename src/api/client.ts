@@ -4,7 +4,15 @@ import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
 import { type Dispatcher, EnvHttpProxyAgent, Pool } from "undici";
 import { encodeJson, encodeParams, type QueryValue } from "./encode.js";
-import { ApiError, ClientConfigError, NetworkError, OutcomeUnknownError, ResponseError } from "./errors.js";
+import {
+  ApiError,
+  ClientConfigError,
+  NetworkError,
+  OutcomeUnknownError,
+  RateLimitSpentError,
+  ResponseError,
+  rateLimitAdvice,
+} from "./errors.js";
 import { RequestMetrics } from "./metrics.js";
 import { Pacer } from "./pacer.js";
 import { type NextPage, PER_PAGE, pageInfo } from "./pagination.js";
@@ -19,10 +27,10 @@ import {
   RETRYABLE_STATUS,
   serverDelayMs,
 } from "./retry.js";
-import { itemsProblem, type Shape, shapeProblem } from "./shape.js";
+import { type AnswerShape, answerProblem, asList, MAX_JSON_DEPTH, nestsTooDeep } from "./shape.js";
 
 export type { QueryValue } from "./encode.js";
-export type { Shape } from "./shape.js";
+export type { AnswerShape, Shape } from "./shape.js";
 
 export interface ClientOptions {
   /** The platform's base URL, e.g. `https://gitlab.example.com` (a trailing `/api/v4` is accepted and dropped). */
@@ -42,6 +50,8 @@ export interface ClientOptions {
   maxResponseBytes?: number;
   /** Most pages read from one list (default 10,000: a million objects at 100 per page). */
   maxPages?: number;
+  /** Most bytes of answers kept of one list, all its pages together (default 1 GiB); more is an error naming it. */
+  maxListBytes?: number;
   /** Attempts per request, the first included (default 8). */
   maxAttempts?: number;
   /** Total time one request may spend waiting between retries, in ms (default 60000). */
@@ -55,6 +65,7 @@ export interface ClientOptions {
   env?: NodeJS.ProcessEnv;
   /** Receives one line per request/response, tokens redacted. */
   debug?: (line: string) => void;
+
   /** How to wait before a retry (injectable so tests need not wait). */
   sleep?: (ms: number) => Promise<void>;
   /** Random source for backoff jitter, in [0, 1) (default Math.random). */
@@ -83,14 +94,20 @@ export interface RequestOptions {
   multipart?: FormData;
   /** Send to the SCIM base (`/api/scim/v2`) with the SCIM token instead of the REST base. */
   scim?: boolean;
+  /**
+   * A SCIM request sent without the SCIM token, when the run has none: the platform checks a group's SAML SSO
+   * before the token, so the answer says whether the group has SCIM at all (404 without SAML SSO, 401 with it).
+   */
+  withoutScimToken?: boolean;
   headers?: Record<string, string>;
   /** Answer a successful response's body as bytes (an export archive) rather than parsed JSON or text. */
   binary?: boolean;
   /**
-   * The fields the caller relies on (see shape.ts): a successful answer (each item of a list) that lacks one or
-   * has one of the wrong type is a ResponseError naming the request, the item and the field.
+   * The fields the caller relies on (see shape.ts): a successful answer that lacks one or has one of the wrong type
+   * (nested lists and objects included) is a ResponseError naming the request, the item and the field. A Shape asks
+   * for an object (a list is refused); `listOf(shape)` for a list. For `list()`, the shape of each item.
    */
-  shape?: Shape;
+  shape?: AnswerShape;
 }
 
 export interface ApiResponse<T> {
@@ -101,17 +118,27 @@ export interface ApiResponse<T> {
   body: T;
 }
 
+/** A response with the size of its body as it came, in bytes (what a list counts against its limit). */
+type Sized = ApiResponse<unknown> & { bytes: number };
+
 /** The default of `maxResponseBytes`: room for the biggest legitimate answer, a project's whole wiki with content. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** The default of `maxPages`: 1,000,000 objects at 100 per page, ten times a 100,000-object instance. */
 export const DEFAULT_MAX_PAGES = 10_000;
 
+/**
+ * The default of `maxListBytes`: 1 GiB of answers for one list, room for 1,000,000 objects of 1 KiB (the page cap)
+ * or 200,000 full project objects of about 5 KiB.
+ */
+export const DEFAULT_MAX_LIST_BYTES = 1024 * 1024 * 1024;
+
 const DEFAULTS = {
   concurrency: 8,
   timeoutMs: 30_000,
   maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
   maxPages: DEFAULT_MAX_PAGES,
+  maxListBytes: DEFAULT_MAX_LIST_BYTES,
   maxAttempts: 8,
   maxRetryWaitMs: 60_000,
   backoffBaseMs: 500,
@@ -132,7 +159,7 @@ interface Prepared {
   binary: boolean;
   redactor: Redactor;
   /** What a successful answer must look like (RequestOptions.shape). */
-  shape: Shape | undefined;
+  shape: AnswerShape | undefined;
 }
 
 type Attempt =
@@ -193,10 +220,37 @@ function readCaFile(file: string): string {
   return text;
 }
 
-function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
+/** The longest wait a timer can take (Node cuts a longer one to 1 ms): 24 hours, well below 2^31-1 ms. */
+const MAX_WAIT_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The largest value each numeric option may take: far above any real use, and below what would break (a timer
+ * past 2^31-1 ms fires at once; a body past 512 MiB cannot become a string).
+ */
+export const OPTION_MAXIMUMS = {
+  timeoutMs: MAX_WAIT_MS,
+  concurrency: 256,
+  maxAttempts: 100,
+  maxResponseBytes: 500 * 1024 * 1024,
+  maxListBytes: 16 * 1024 * 1024 * 1024,
+  maxPages: 10_000_000,
+  maxRetryWaitMs: MAX_WAIT_MS,
+  backoffBaseMs: MAX_WAIT_MS,
+  backoffCapMs: MAX_WAIT_MS,
+} as const;
+
+function positive(
+  name: keyof typeof OPTION_MAXIMUMS,
+  value: number | undefined,
+  fallback: number,
+  min = 1,
+): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < min) {
-    throw new ClientConfigError(`${name} must be a number of at least ${min}, got ${value}`);
+  const max = OPTION_MAXIMUMS[name];
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ClientConfigError(
+      `${name} must be a number from ${min} to ${max.toLocaleString("en-US")}, got ${value}`,
+    );
   }
   return value;
 }
@@ -275,6 +329,11 @@ function parseSuccess(text: string, contentType: string): { body: unknown } | { 
         "is the platform's own address (a sign-in page, proxy or portal may be answering in its place)",
     };
   }
+  if (nestsTooDeep(text)) {
+    return {
+      problem: `the JSON answer nests deeper than ${MAX_JSON_DEPTH} levels, which the platform never sends; it begins ${opening(text)}`,
+    };
+  }
   try {
     return { body: JSON.parse(text) };
   } catch (error) {
@@ -285,11 +344,11 @@ function parseSuccess(text: string, contentType: string): { body: unknown } | { 
   }
 }
 
-/** An error answer's body: JSON when it parses, else the text (error pages are quoted, not refused). */
+/** An error answer's body: JSON when it parses (and nests no deeper than JSON answers may), else the text. */
 function parseBody(text: string, contentType: string): unknown {
   if (text === "") return null;
   const looksJson = /^\s*[[{"]/.test(text) || /^\s*(true|false|null|-?\d)/.test(text);
-  if (/json/i.test(contentType) || (!/html/i.test(contentType) && looksJson)) {
+  if ((/json/i.test(contentType) || (!/html/i.test(contentType) && looksJson)) && !nestsTooDeep(text)) {
     try {
       return JSON.parse(text);
     } catch {
@@ -297,6 +356,13 @@ function parseBody(text: string, contentType: string): unknown {
     }
   }
   return text;
+}
+
+/** The per_page a page request asks for: from its query, or the `per_page` of a Link rel="next" URL. */
+function perPageOf(request: RequestOptions, path: string): number {
+  const fromLink = new URLSearchParams(splitQuery(path)[1]).get("per_page");
+  const asked = Number(request.query?.["per_page"] ?? fromLink ?? PER_PAGE);
+  return Number.isSafeInteger(asked) && asked > 0 ? asked : PER_PAGE;
 }
 
 function seconds(ms: number): string {
@@ -320,6 +386,7 @@ export class ApiClient {
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
   readonly #maxPages: number;
+  readonly #maxListBytes: number;
   readonly #concurrency: number;
   readonly #maxAttempts: number;
   readonly #maxRetryWaitMs: number;
@@ -343,6 +410,7 @@ export class ApiClient {
     this.#timeoutMs = positive("timeoutMs", opts.timeoutMs, DEFAULTS.timeoutMs);
     this.#maxResponseBytes = positive("maxResponseBytes", opts.maxResponseBytes, DEFAULTS.maxResponseBytes);
     this.#maxPages = Math.floor(positive("maxPages", opts.maxPages, DEFAULTS.maxPages));
+    this.#maxListBytes = positive("maxListBytes", opts.maxListBytes, DEFAULTS.maxListBytes);
     this.#maxAttempts = Math.floor(positive("maxAttempts", opts.maxAttempts, DEFAULTS.maxAttempts));
     this.#maxRetryWaitMs = positive("maxRetryWaitMs", opts.maxRetryWaitMs, DEFAULTS.maxRetryWaitMs, 0);
     this.#backoff = {
@@ -409,6 +477,11 @@ export class ApiClient {
 
   /** Sends one request (retrying where safe) and returns status, headers and parsed body; throws on non-2xx. */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const { bytes: _, ...response } = await this.#exchange(method, path, opts);
+    return response as ApiResponse<T>;
+  }
+
+  async #exchange(method: string, path: string, opts: RequestOptions): Promise<Sized> {
     const prepared = this.#prepare(method.toUpperCase(), path, opts);
     if (opts.multipart !== undefined) {
       // Serialise once, so a retry sends the same bytes and any FormData implementation works.
@@ -416,8 +489,7 @@ export class ApiClient {
       prepared.body = encoded.body;
       prepared.headers["content-type"] = encoded.contentType;
     }
-    const response = await this.#send(prepared);
-    return response as ApiResponse<T>;
+    return this.#send(prepared);
   }
 
   async get<T>(path: string, opts?: RequestOptions): Promise<T> {
@@ -461,6 +533,7 @@ export class ApiClient {
         ? [path, { ...opts, query: { ...query, page: page.page } }]
         : [`${bare}?${page.search}`, { ...opts, query: {} }];
     let fetched = 0;
+    const kept = { bytes: 0 };
     const fetchPage = async (page: NextPage): Promise<{ items: T[]; headers: Record<string, string> }> => {
       fetched += 1;
       if (fetched > this.#maxPages) {
@@ -475,9 +548,16 @@ export class ApiClient {
       }
       const [pagePath, pageRequest] = pageOpts(page);
       const { shape, ...plain } = pageRequest;
-      const response = await this.request<unknown>("GET", pagePath, plain);
+      const response = await this.#exchange("GET", pagePath, plain);
       this.metrics.countPage();
-      if (Array.isArray(response.body)) this.metrics.countObjects(response.body.length);
+      const which = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
+      if (Array.isArray(response.body)) {
+        this.metrics.countObjects(response.body.length);
+        // Only a paginated answer honours per_page: an endpoint without pagination answers with everything.
+        const asked = pageInfo(response.headers).paginated ? perPageOf(pageRequest, pagePath) : undefined;
+        const over = this.#overLimit(kept, response.bytes, response.body.length, asked, which);
+        if (over) throw new ResponseError("GET", shownPath, response.status, over);
+      }
       if (!Array.isArray(response.body)) {
         const got =
           response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
@@ -488,9 +568,8 @@ export class ApiClient {
           `${got} came back where a list was expected`,
         );
       }
-      const problem = shape && itemsProblem(response.body, shape);
+      const problem = shape && answerProblem(response.body, asList(shape));
       if (problem) {
-        const which = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
         throw new ResponseError("GET", shownPath, response.status, `${which}, ${problem}`);
       }
       return { items: response.body as T[], headers: response.headers };
@@ -544,6 +623,30 @@ export class ApiClient {
   }
 
   /**
+   * Counts one page of a list against the list's limits: the problem when the page holds more items than were
+   * asked for (`asked`, when the answer is paginated), or when the list's answers pass the list size limit.
+   */
+  #overLimit(
+    kept: { bytes: number },
+    bytes: number,
+    items: number,
+    asked: number | undefined,
+    which: string,
+  ): string | undefined {
+    kept.bytes += bytes;
+    if (asked !== undefined && items > asked) {
+      return `${which} holds ${items.toLocaleString("en-US")} items, more than the ${asked} asked for (per_page): a broken answer, not read further`;
+    }
+    if (kept.bytes > this.#maxListBytes) {
+      return (
+        `the list's answers passed ${mebibytes(this.#maxListBytes)} with ${which}, the most forgeform keeps of one ` +
+        "list: stopped there. If a list on the platform really is that large, raise the limit with --max-list-mb"
+      );
+    }
+    return undefined;
+  }
+
+  /**
    * Fetches pages `from`..`to` with at most `concurrency` requests outstanding (so a huge page count never turns
    * into a huge queue), and stops scheduling after an empty page. Resolves to the pages in order, up to and
    * including the first empty one.
@@ -585,6 +688,7 @@ export class ApiClient {
     const limit = this.#maxPages * PER_PAGE;
     const { shape, ...plain } = opts;
     let startIndex = Number(opts.query?.["startIndex"] ?? 1) || 1;
+    const kept = { bytes: 0 };
     for (let pages = 1; ; pages++) {
       if (pages > this.#maxPages) {
         throw new ResponseError(
@@ -595,10 +699,15 @@ export class ApiClient {
         );
       }
       const query = { count: PER_PAGE, ...opts.query, startIndex };
-      const { status, body } = await this.request<unknown>("GET", path, { ...plain, query });
+      const { status, body, bytes } = await this.#exchange("GET", path, { ...plain, query });
       this.metrics.countPage();
       const page = body as { Resources?: unknown; totalResults?: unknown } | null;
-      if (page && Array.isArray(page.Resources)) this.metrics.countObjects(page.Resources.length);
+      if (page && Array.isArray(page.Resources)) {
+        this.metrics.countObjects(page.Resources.length);
+        const asked = Number(query.count) || undefined;
+        const over = this.#overLimit(kept, bytes, page.Resources.length, asked, `startIndex ${startIndex}`);
+        if (over) throw new ResponseError("GET", shownPath, status, over.replace("per_page", "count"));
+      }
       if (page === null || typeof page !== "object" || !Array.isArray(page.Resources)) {
         throw new ResponseError(
           "GET",
@@ -607,7 +716,7 @@ export class ApiClient {
           "the answer is not a SCIM ListResponse with Resources",
         );
       }
-      const problem = shape && itemsProblem(page.Resources, shape);
+      const problem = shape && answerProblem(page.Resources, asList(shape));
       if (problem) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem}`);
       items.push(...(page.Resources as T[]));
       const total =
@@ -628,6 +737,15 @@ export class ApiClient {
       if (page.Resources.length === 0 || startIndex - 1 + page.Resources.length >= total) return items;
       startIndex += page.Resources.length;
     }
+  }
+
+  /**
+   * Values never to print from now on (the run's resolved `${env:}`/`${file:}` values, names masked in a plan):
+   * masked in --debug lines, request paths in errors and the platform's messages, also where a request path holds
+   * one (an object named after a secret).
+   */
+  conceal(values: Iterable<string>): void {
+    for (const value of values) this.#redactor.add(value);
   }
 
   /** Closes the kept-alive connections; with debug, a last line sums up the requests and the rate limiting. */
@@ -663,12 +781,12 @@ export class ApiClient {
       "user-agent": this.#userAgent,
     };
     if (scim) {
-      if (this.#scimToken === undefined) {
+      if (this.#scimToken === undefined && opts.withoutScimToken !== true) {
         throw new ClientConfigError(
           `${method} ${bare} is a SCIM request and needs a SCIM token: set FORGEFORM_SCIM_TOKEN`,
         );
       }
-      headers["authorization"] = `Bearer ${this.#scimToken}`;
+      if (opts.withoutScimToken !== true) headers["authorization"] = `Bearer ${this.#scimToken}`;
       headers["content-type"] = "application/scim+json";
     } else if (this.#token !== undefined) {
       headers["private-token"] = this.#token;
@@ -703,7 +821,7 @@ export class ApiClient {
     };
   }
 
-  async #send(req: Prepared): Promise<ApiResponse<unknown>> {
+  async #send(req: Prepared): Promise<Sized> {
     const idempotent = IDEMPOTENT_METHODS.has(req.method);
     let waited = 0;
     const pacing: Pacing = { waitedOut: 0 };
@@ -714,16 +832,17 @@ export class ApiClient {
       if (result.kind === "response") {
         const contentType = result.headers["content-type"] ?? "";
         if (result.status >= 200 && result.status < 300) {
+          const bytes = result.bytes.length;
           if (req.binary)
-            return { status: result.status, headers: result.headers, body: new Uint8Array(result.bytes) };
+            return {
+              status: result.status,
+              headers: result.headers,
+              body: new Uint8Array(result.bytes),
+              bytes,
+            };
           const parsed = parseSuccess(result.text, contentType);
           const problem =
-            "problem" in parsed
-              ? parsed.problem
-              : req.shape &&
-                (Array.isArray(parsed.body)
-                  ? itemsProblem(parsed.body, req.shape)
-                  : shapeProblem(parsed.body, req.shape));
+            "problem" in parsed ? parsed.problem : req.shape && answerProblem(parsed.body, req.shape);
           if (problem) {
             const error = new ResponseError(
               req.method,
@@ -735,7 +854,12 @@ export class ApiClient {
             if (!idempotent) throw new OutcomeUnknownError(req.method, req.shownPath, error);
             throw error;
           }
-          return { status: result.status, headers: result.headers, body: (parsed as { body: unknown }).body };
+          return {
+            status: result.status,
+            headers: result.headers,
+            body: (parsed as { body: unknown }).body,
+            bytes,
+          };
         }
         const location = result.headers["location"];
         const fail = (gaveUp?: string) =>
@@ -787,9 +911,11 @@ export class ApiClient {
       if (attempt >= this.#maxAttempts) throw retry.fail();
       const remaining = this.#maxRetryWaitMs - waited;
       if (retry.serverAsked && retry.wait > remaining) {
+        const spent = this.#pacer.spent();
         throw retry.fail(
           `the server asked to wait ${seconds(retry.wait)}, more than the ${seconds(Math.max(0, remaining))} ` +
-            `left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget`,
+            `left of the ${seconds(this.#maxRetryWaitMs)} retry wait budget` +
+            (spent ? `; ${rateLimitAdvice(spent.untilMs, spent.limitPerMinute)}` : ""),
         );
       }
       if (remaining <= 0)
@@ -810,6 +936,8 @@ export class ApiClient {
    */
   async #paced(req: Prepared, pacing: Pacing): Promise<Attempt> {
     const turn = await this.#pacer.acquire(pacing.waitedOut);
+    const spent = this.#pacer.spent();
+    if (spent) throw new RateLimitSpentError(req.method, req.shownPath, spent.untilMs, spent.limitPerMinute);
     if (turn.waitedMs > 0) this.metrics.countPaced(turn.heldMs);
     const result = await this.#attempt(req);
     if (result.kind === "response" && result.status === 429) {

@@ -144,6 +144,35 @@ export class ApiError extends Error {
  * A non-idempotent request (POST) may or may not have taken effect: the connection dropped or timed out after the
  * request was sent, or a gateway answered 502/504. It was not retried; re-read the platform's state before deciding.
  */
+/** When a spent rate limit resets, and what to do about it, for a message. */
+export function rateLimitAdvice(untilMs: number, limitPerMinute?: number): string {
+  const at = new Date(untilMs)
+    .toISOString()
+    .replace(/\.\d+Z$/, "Z")
+    .replace("T", " ");
+  const limit =
+    limitPerMinute === undefined
+      ? ""
+      : ` (it announces ${limitPerMinute} ${limitPerMinute === 1 ? "request" : "requests"} a minute for this user)`;
+  return (
+    `the platform's rate limit is used up until ${at}${limit}: run again after that, or keep the run under the ` +
+    "limit with --max-rate"
+  );
+}
+
+/** A request not sent because the platform's rate limit is used up for longer than forgeform waits. */
+export class RateLimitSpentError extends Error {
+  override readonly name = "RateLimitSpentError";
+  readonly method: string;
+  readonly path: string;
+
+  constructor(method: string, path: string, untilMs: number, limitPerMinute?: number) {
+    super(`${method} ${path}: not sent: ${rateLimitAdvice(untilMs, limitPerMinute)}`);
+    this.method = method;
+    this.path = path;
+  }
+}
+
 export class OutcomeUnknownError extends Error {
   override readonly name = "OutcomeUnknownError";
   readonly method: string;

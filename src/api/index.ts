@@ -2,8 +2,10 @@ export {
   ApiClient,
   type ApiResponse,
   type ClientOptions,
+  DEFAULT_MAX_LIST_BYTES,
   DEFAULT_MAX_PAGES,
   DEFAULT_MAX_RESPONSE_BYTES,
+  OPTION_MAXIMUMS,
   type QueryValue,
   type RequestOptions,
   type Shape,
@@ -14,8 +16,10 @@ export {
   NetworkError,
   OutcomeUnknownError,
   platformMessageOf,
+  RateLimitSpentError,
   ResponseError,
 } from "./errors.js";
 export { type MetricsSnapshot, RequestMetrics } from "./metrics.js";
 export { apiPath, encodeSegment, endpointTemplate, type PathId } from "./path.js";
 export { REDACTED, Redactor } from "./redact.js";
+export { listOf, objectOf } from "./shape.js";

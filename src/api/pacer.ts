@@ -13,6 +13,9 @@
  *   announced limit or --max-rate, whichever is lower.
  *
  * Until a 429 or --max-rate there is no pacing at all: requests start at once, as many as the concurrency allows.
+ *
+ * A 429 whose window ends later than the pause allows (an hourly limit used up) means the limit is spent: no
+ * request is sent until then (`spent()`), so the run stops at once with one clear error instead of crawling.
  */
 import { serverDelayMs } from "./retry.js";
 
@@ -33,6 +36,13 @@ export interface PacerOptions {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   debug?: (line: string) => void;
+}
+
+/** The platform's rate limit is used up until `untilMs` (epoch ms), longer than forgeform waits. */
+export interface Spent {
+  untilMs: number;
+  /** The limit the platform announced (RateLimit-Limit, requests a minute), when it did. */
+  limitPerMinute?: number;
 }
 
 /** A request's turn: its place in the order of sending, and how long it was held back. */
@@ -65,6 +75,7 @@ export class Pacer {
   #episode = 0;
   /** Until when some request is being held back (to add up overlapping waits once). */
   #heldUntil = 0;
+  #spent: Spent | undefined;
 
   constructor(opts: PacerOptions) {
     this.#opts = opts;
@@ -85,6 +96,8 @@ export class Pacer {
     let waitedMs = 0;
     let heldMs = 0;
     for (;;) {
+      // A spent limit: the caller sends nothing (it checks spent()), so there is no turn to wait for.
+      if (this.spent()) return { ticket: this.#tickets, waitedMs, heldMs };
       const pauses = this.#pauses;
       const now = this.#opts.now();
       let start = this.#pausedUntil > waitedOut ? Math.max(now, this.#pausedUntil) : now;
@@ -102,6 +115,12 @@ export class Pacer {
     }
   }
 
+  /** Whether the limit is used up for longer than forgeform waits: then no request is sent until it resets. */
+  spent(): Spent | undefined {
+    if (this.#spent && this.#spent.untilMs <= this.#opts.now()) this.#spent = undefined;
+    return this.#spent;
+  }
+
   /** A request got an answer other than 429. */
   passed(): void {
     if (this.#rate < this.#ceiling) this.#rate = Math.min(this.#ceiling, this.#rate + SPEEDUP);
@@ -113,7 +132,15 @@ export class Pacer {
    */
   throttled(headers: Record<string, string>, ticket: number): number {
     const now = this.#opts.now();
-    const wait = Math.min(serverDelayMs(headers, now) ?? 0, this.#opts.maxPauseMs);
+    const asked = serverDelayMs(headers, now) ?? 0;
+    const announced = Number(headers["ratelimit-limit"]);
+    if (asked > this.#opts.maxPauseMs) {
+      this.#spent = {
+        untilMs: now + asked,
+        ...(Number.isFinite(announced) && announced >= 1 ? { limitPerMinute: announced } : {}),
+      };
+    }
+    const wait = Math.min(asked, this.#opts.maxPauseMs);
     const until = now + wait;
     if (until > this.#pausedUntil) {
       this.#pausedUntil = until;
@@ -122,7 +149,6 @@ export class Pacer {
     // Requests let through before the first 429 of a burst came back: the same burst.
     if (ticket <= this.#episode) return this.#pausedUntil;
     this.#episode = this.#tickets;
-    const announced = Number(headers["ratelimit-limit"]);
     let target: number | undefined;
     if (Number.isFinite(announced) && announced >= 1) {
       this.#ceiling = Math.min(this.#opts.maxPerMinute ?? announced, announced);
@@ -131,10 +157,12 @@ export class Pacer {
     if (target !== undefined && this.#rate > target) this.#rate = target;
     else if (Number.isFinite(this.#rate)) this.#rate = Math.max(MIN_RATE, this.#rate * BACKOFF);
     const name = headers["ratelimit-name"];
+    const what = this.#spent
+      ? `the limit is used up for ${(asked / 1000).toFixed(0)} s: sending nothing more`
+      : `${wait > 0 ? `pausing new requests for ${(wait / 1000).toFixed(1)} s, then ` : ""}` +
+        `${Number.isFinite(this.#rate) ? `at most ${perMinute(this.#rate)}` : "at full speed"}`;
     this.#opts.debug?.(
-      `  rate limited (429${name ? ` ${name}` : ""}${target === undefined ? "" : `, limit ${perMinute(announced)}`}): ` +
-        `${wait > 0 ? `pausing new requests for ${(wait / 1000).toFixed(1)} s, then ` : ""}` +
-        `${Number.isFinite(this.#rate) ? `at most ${perMinute(this.#rate)}` : "at full speed"}`,
+      `  rate limited (429${name ? ` ${name}` : ""}${target === undefined ? "" : `, limit ${perMinute(announced)}`}): ${what}`,
     );
     return this.#pausedUntil;
   }

@@ -5,7 +5,7 @@
  * again converges. Ctrl-C (SIGINT) or SIGTERM while applying lets the requests in flight finish, starts nothing
  * new, reports what was done and what was not, and exits 130 (143 for SIGTERM); a second signal exits at once.
  */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { NOT_STARTED, type Outcome } from "../engine/apply.js";
 import { hasChanges } from "../plan/model.js";
 import { readSavedPlan, stalenessOf } from "../plan/saved.js";
@@ -21,7 +21,7 @@ import { applyPlanResult, planFromManifests } from "./workflow.js";
 
 function parseCount(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
+  if (!Number.isSafeInteger(n) || n < 0)
     throw new Error(`--max-deletes must be a whole number, not ${JSON.stringify(value)}`);
   return n;
 }
@@ -96,15 +96,13 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       "--changed-since <ref>",
       "plan only what the manifests changed since this git revision (e.g. origin/main), reading only what that needs",
     )
-    .option(
-      "--format <format>",
-      "text, or json: the plan with each change's outcome on stdout (docs/plan-format.md); needs --yes",
-      (v: string) => {
-        if (v !== "text" && v !== "json")
-          throw new Error(`--format must be text or json, not ${JSON.stringify(v)}`);
-        return v;
-      },
-      "text",
+    .addOption(
+      new Option(
+        "--format <format>",
+        "text, or json: the plan with each change's outcome on stdout (docs/plan-format.md); needs --yes",
+      )
+        .choices(["text", "json"])
+        .default("text"),
     )
     .option("--no-color", "no colours in text output");
   addConnectionOptions(cmd).action(async (paths: string[], opts: Record<string, unknown>) => {

@@ -21,11 +21,15 @@ export interface ScopeResult {
   warning?: string;
 }
 
-/** Compares the manifests at `paths` with the same files at the git revision `ref`. */
+/**
+ * Compares the manifests at `paths` with the same files at the git revision `ref`. `found`: those of the paths a
+ * glob matched (see LoadOptions.found).
+ */
 export async function scopeSince(
   ref: string,
   paths: string[],
   head: DesiredState | undefined,
+  found: readonly string[] = [],
 ): Promise<ScopeResult> {
   const given = paths.length > 0 ? paths : ["."];
   const root = manifestRoot(given);
@@ -56,11 +60,15 @@ export async function scopeSince(
     } catch {
       existed = false; // the manifests did not exist at REF: everything is new
     }
-    const headState = head ?? (await loadManifests(given, { secrets: false })).state;
+    const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
     if (!headState) return { warning: "the manifests could not be read" };
-    const mapped = given.map((p) => join(base, relative(top, resolve(p))));
+    const atBase = (p: string) => join(base, relative(top, resolve(p)));
     const before = existed
-      ? await loadManifests(mapped, { secrets: false, root: join(base, inRepo) })
+      ? await loadManifests(given.map(atBase), {
+          secrets: false,
+          root: join(base, inRepo),
+          found: found.map(atBase),
+        })
       : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } as DesiredState };
     if (!before.state) {
       return {

@@ -6,14 +6,16 @@
  *   zsh:  forgeform completion zsh > "${fpath[1]}/_forgeform"
  *   fish: forgeform completion fish > ~/.config/fish/completions/forgeform.fish
  */
-import type { Command } from "commander";
+import { Argument, type Command } from "commander";
 import type { Io } from "./index.js";
 
 interface Entry {
   /** `plan`, or `report merge`. */
   name: string;
   summary: string;
-  options: { flag: string; description: string; takesValue: boolean }[];
+  options: { flag: string; description: string; takesValue: boolean; choices: readonly string[] }[];
+  /** The values of the first argument, when it has a fixed set (`completion bash|zsh|fish`). */
+  argChoices: readonly string[];
 }
 
 function entries(program: Command): Entry[] {
@@ -26,7 +28,13 @@ function entries(program: Command): Entry[] {
         summary: sub.summary() || sub.description().split("\n")[0] || "",
         options: sub.options
           .filter((o) => o.long !== undefined)
-          .map((o) => ({ flag: o.long!, description: o.description, takesValue: o.required || o.optional })),
+          .map((o) => ({
+            flag: o.long!,
+            description: o.description,
+            takesValue: o.required || o.optional,
+            choices: o.argChoices ?? [],
+          })),
+        argChoices: sub.registeredArguments[0]?.argChoices ?? [],
       });
       walk(sub, name);
     }
@@ -35,6 +43,7 @@ function entries(program: Command): Entry[] {
   return out;
 }
 
+/** A word in single quotes for sh, bash and zsh. */
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
 
 function bash(list: Entry[]): string {
@@ -54,10 +63,23 @@ function bash(list: Entry[]): string {
         )} ;;`,
     )
     .join("\n");
+  // The values of an option with a fixed set (`plan --format`), and of a command's first argument.
+  const values = list
+    .flatMap((e) =>
+      e.options
+        .filter((o) => o.choices.length > 0)
+        .map((o) => `    ${quote(`${e.name} ${o.flag}`)}) values=${quote(o.choices.join(" "))} ;;`),
+    )
+    .join("\n");
+  const args = list
+    .filter((e) => e.argChoices.length > 0)
+    .map((e) => `    ${quote(e.name)}) values=${quote(e.argChoices.join(" "))} ;;`)
+    .join("\n");
   return `# bash completion for forgeform (forgeform completion bash)
 _forgeform() {
-  local cur cmd opts subs
+  local cur prev cmd opts subs values
   cur="\${COMP_WORDS[COMP_CWORD]}"
+  prev="\${COMP_WORDS[COMP_CWORD-1]}"
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=( $(compgen -W ${quote(top.join(" "))} -- "$cur") )
     return
@@ -72,6 +94,19 @@ ${subs}
     return
   fi
   [ -n "$subs" ] && cmd="$cmd \${COMP_WORDS[2]}"
+  values=""
+  case "$cmd $prev" in
+${values}
+  esac
+  if [ -z "$values" ] && [[ "$cur" != -* ]]; then
+    case "$cmd" in
+${args}
+    esac
+  fi
+  if [ -n "$values" ]; then
+    COMPREPLY=( $(compgen -W "$values" -- "$cur") )
+    return
+  fi
   opts=""
   case "$cmd" in
 ${cases}
@@ -86,20 +121,26 @@ complete -o filenames -F _forgeform forgeform
 `;
 }
 
+/** Text for zsh's completion specs: a backslash is doubled, and in an option's [explanation] brackets are escaped. */
+const zshText = (s: string) => s.replace(/\s+/g, " ").trim().replace(/\\/g, "\\\\");
+const zshExplanation = (s: string) => zshText(s).replace(/[[\]]/g, "\\$&");
+
 function zsh(list: Entry[]): string {
-  const describe = (s: string) =>
-    s
-      .replace(/[:\\[\]']/g, " ")
-      .replace(/\s+/g, " ")
-      .trim();
   const top = list.filter((e) => !e.name.includes(" "));
-  const commands = top.map((e) => `    ${quote(`${e.name}:${describe(e.summary)}`)}`).join("\n");
+  // `_describe` items are name:description; a colon in the description is kept as it is.
+  const commands = top.map((e) => `    ${quote(`${e.name}:${zshText(e.summary)}`)}`).join("\n");
   const cases = list
     .map((e) => {
-      const specs = e.options
-        .map((o) => quote(`${o.flag}[${describe(o.description)}]${o.takesValue ? ":value:_files" : ""}`))
-        .join(" ");
-      return `    ${quote(e.name)}) _arguments ${specs} '*:file:_files' ;;`;
+      const specs = e.options.map((o) => {
+        const value = !o.takesValue
+          ? ""
+          : o.choices.length > 0
+            ? `:value:(${o.choices.join(" ")})`
+            : ":value:_files";
+        return quote(`${o.flag}[${zshExplanation(o.description)}]${value}`);
+      });
+      const rest = e.argChoices.length > 0 ? `'1:value:(${e.argChoices.join(" ")})'` : "'*:file:_files'";
+      return `    ${quote(e.name)}) _arguments ${[...specs, rest].join(" ")} ;;`;
     })
     .join("\n");
   return `#compdef forgeform
@@ -116,6 +157,11 @@ ${commands}
   local cmd="\${words[2]}"
   if [[ "$cmd" == report && CURRENT -gt 3 ]]; then cmd="report \${words[3]}"; fi
   if [[ "$cmd" == report && CURRENT -eq 3 ]]; then _values 'subcommand' merge; return; fi
+  # _arguments takes the first word for the command's name: drop \`forgeform\` (and \`report\`) before it.
+  local n=1
+  [[ "$cmd" == "report "* ]] && n=2
+  shift $n words
+  (( CURRENT -= n ))
   case "$cmd" in
 ${cases}
   esac
@@ -125,7 +171,8 @@ _forgeform "$@"
 }
 
 function fish(list: Entry[]): string {
-  const esc = (s: string) => s.replace(/'/g, "\\'");
+  // In fish's single quotes, only a backslash and a quote are escaped.
+  const esc = (s: string) => s.replace(/\\/g, "\\\\").replace(/'/g, "\\'");
   const lines = ["# fish completion for forgeform (forgeform completion fish)", "complete -c forgeform -f"];
   const top = list.filter((e) => !e.name.includes(" "));
   for (const e of top) {
@@ -141,9 +188,14 @@ function fish(list: Entry[]): string {
         `complete -c forgeform -n '__fish_seen_subcommand_from ${first}' -a '${second}' -d '${esc(e.summary)}'`,
       );
     }
+    if (e.argChoices.length > 0) {
+      lines.push(`complete -c forgeform -n '${condition}' -a '${esc(e.argChoices.join(" "))}'`);
+    }
     for (const o of e.options) {
+      const value =
+        o.choices.length > 0 ? ` -x -a '${esc(o.choices.join(" "))}'` : o.takesValue ? " -r -F" : "";
       lines.push(
-        `complete -c forgeform -n '${condition}' -l '${o.flag.slice(2)}'${o.takesValue ? " -r -F" : ""} -d '${esc(o.description)}'`,
+        `complete -c forgeform -n '${condition}' -l '${o.flag.slice(2)}'${value} -d '${esc(o.description)}'`,
       );
     }
   }
@@ -159,7 +211,7 @@ export function registerCompletion(program: Command, io: Io, setExit: (code: num
         'completion zsh > "$fpath[1]/_forgeform". fish: forgeform completion fish > ' +
         "~/.config/fish/completions/forgeform.fish",
     )
-    .argument("<shell>", "bash, zsh or fish")
+    .addArgument(new Argument("<shell>", "bash, zsh or fish").choices(["bash", "zsh", "fish"]))
     .action((shell: string) => {
       const list = entries(program);
       const scripts: Record<string, (l: Entry[]) => string> = { bash, zsh, fish };

@@ -1,7 +1,7 @@
 /** The connection flags every command that talks to the platform shares, and how they become ClientOptions. */
 import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
-import type { ClientOptions } from "../api/index.js";
+import { type ClientOptions, OPTION_MAXIMUMS } from "../api/index.js";
 
 /** The options commander collects from `addConnectionOptions`. */
 export interface ConnectionFlags {
@@ -14,21 +14,12 @@ export interface ConnectionFlags {
   concurrency?: number | string;
   maxAttempts?: number | string;
   maxResponseMb?: number | string;
+  maxListMb?: number | string;
   /** `--max-rate N/min` (also N/s, N/h; a bare N is per minute): requests a minute, evenly spaced. */
   maxRate?: number | string;
   debug?: boolean;
   /** False with --no-progress: no progress line on stderr. */
   progress?: boolean;
-}
-
-function positiveInteger(flag: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1) {
-      throw new InvalidArgumentError(`${flag} needs a whole number of at least 1, got "${value}"`);
-    }
-    return n;
-  };
 }
 
 const RATE_UNITS: Record<string, number> = { s: 60, sec: 60, min: 1, h: 1 / 60, hour: 1 / 60 };
@@ -47,9 +38,34 @@ export function parseRate(flag: string) {
   };
 }
 
+const MiB = 1024 * 1024;
+
+/** The numeric flags, the client option each sets, and how many bytes one unit of the flag is (MiB flags). */
+const NUMERIC = {
+  "--timeout": { option: "timeoutMs", unit: 1 },
+  "--concurrency": { option: "concurrency", unit: 1 },
+  "--max-attempts": { option: "maxAttempts", unit: 1 },
+  "--max-response-mb": { option: "maxResponseBytes", unit: MiB },
+  "--max-list-mb": { option: "maxListBytes", unit: MiB },
+} as const;
+type NumericFlag = keyof typeof NUMERIC;
+
+/** A whole number from 1 to the client's maximum for the option (in the flag's unit). */
+function positiveInteger(flag: NumericFlag) {
+  const { option, unit } = NUMERIC[flag];
+  const max = Math.floor(OPTION_MAXIMUMS[option] / unit);
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < 1 || n > max) {
+      throw new InvalidArgumentError(`${flag} needs a whole number from 1 to ${max}, got "${value}"`);
+    }
+    return n;
+  };
+}
+
 /**
  * Adds --url, --token, --token-file, --ca-file, --insecure-http, --timeout, --concurrency, --max-attempts,
- * --max-rate, --max-response-mb, --debug, --no-progress.
+ * --max-rate, --max-response-mb, --max-list-mb, --debug, --no-progress.
  */
 export function addConnectionOptions(cmd: Command): Command {
   return cmd
@@ -77,27 +93,27 @@ export function addConnectionOptions(cmd: Command): Command {
       positiveInteger("--max-attempts"),
     )
     .option(
+      "--max-response-mb <n>",
+      "largest response body read, in MiB (default 64)",
+      positiveInteger("--max-response-mb"),
+    )
+    .option(
       "--max-rate <n/min>",
       "at most this many requests a minute (also n/s, n/h), evenly spaced: for an instance whose rate limit is known (without it, forgeform slows down when the platform answers 429)",
       parseRate("--max-rate"),
     )
     .option(
-      "--max-response-mb <n>",
-      "largest response body read, in MiB (default 64)",
-      positiveInteger("--max-response-mb"),
+      "--max-list-mb <n>",
+      "most MiB of answers kept of one list, all its pages together (default 1024)",
+      positiveInteger("--max-list-mb"),
     )
     .option("--debug", "print one line per API request and response (tokens redacted)");
 }
 
-function numberFlag(flag: string, value: number | string | undefined): number | undefined {
+/** A numeric flag's value (commander's number, or a string from the Action), checked the same way. */
+function numberFlag(flag: NumericFlag, value: number | string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value === "number") {
-    if (!Number.isSafeInteger(value) || value < 1) {
-      throw new Error(`${flag} needs a whole number of at least 1, got ${value}`);
-    }
-    return value;
-  }
-  return rethrown(() => positiveInteger(flag)(value));
+  return rethrown(() => positiveInteger(flag)(String(value)));
 }
 
 /** The result of `parse`, its InvalidArgumentError made a plain Error (as the other flags' errors are). */
@@ -157,20 +173,23 @@ export function resolveConnection(
   if (scimToken !== undefined) options.scimToken = scimToken;
   if (opts.caFile !== undefined) options.caFile = opts.caFile;
   if (opts.insecureHttp) options.insecureHttp = true;
-  const timeoutMs = numberFlag("--timeout", opts.timeout);
-  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
-  const concurrency = numberFlag("--concurrency", opts.concurrency);
-  if (concurrency !== undefined) options.concurrency = concurrency;
-  const maxAttempts = numberFlag("--max-attempts", opts.maxAttempts);
-  if (maxAttempts !== undefined) options.maxAttempts = maxAttempts;
+  const given: Record<NumericFlag, number | string | undefined> = {
+    "--timeout": opts.timeout,
+    "--concurrency": opts.concurrency,
+    "--max-attempts": opts.maxAttempts,
+    "--max-response-mb": opts.maxResponseMb,
+    "--max-list-mb": opts.maxListMb,
+  };
+  for (const [flag, value] of Object.entries(given) as [NumericFlag, number | string | undefined][]) {
+    const n = numberFlag(flag, value);
+    if (n !== undefined) options[NUMERIC[flag].option] = n * NUMERIC[flag].unit;
+  }
   if (opts.maxRate !== undefined) {
     options.maxRatePerMinute =
       typeof opts.maxRate === "number"
         ? opts.maxRate
         : rethrown(() => parseRate("--max-rate")(String(opts.maxRate)));
   }
-  const maxResponseMb = numberFlag("--max-response-mb", opts.maxResponseMb);
-  if (maxResponseMb !== undefined) options.maxResponseBytes = maxResponseMb * 1024 * 1024;
   if (opts.debug) options.debug = debugSink;
   return options;
 }

@@ -3,11 +3,12 @@
  * nothing. Exit 0 when there is no drift, 2 when apply would change something (drifted or missing objects, objects
  * a prune policy deletes; with --fail-on-unmanaged also objects the manifests do not mention), 1 on error.
  */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import type { PlanResult } from "../engine/plan.js";
 import { parseShard, type Shard } from "../engine/shard.js";
 import { FileWriteError, writeFileSafely } from "../files/write.js";
 import {
+  type DriftOptions,
   driftExitCode,
   driftSummaryLine,
   renderDriftJson,
@@ -26,22 +27,30 @@ export type DriftFormat = "text" | "json" | "markdown" | "junit";
 
 const FORMATS: readonly DriftFormat[] = ["text", "json", "markdown", "junit"];
 
-export function parseDriftFormat(value: string): DriftFormat {
-  if ((FORMATS as readonly string[]).includes(value)) return value as DriftFormat;
-  throw new Error(`--format must be text, json, markdown or junit, not ${JSON.stringify(value)}`);
+/** `--format` of drift and report merge: commander checks the choice (and shell completion offers them). */
+export function driftFormatOption(): Option {
+  return new Option("--format <format>", "text, json, markdown or junit").choices(FORMATS).default("text");
 }
 
-/** A drift report in one format. JUnit lists the objects found in sync as passing test cases. */
-export function renderDrift(result: PlanResult, format: DriftFormat, color = false, expand = false): string {
+/**
+ * A drift report in one format. JUnit lists the objects found in sync as passing test cases; JSON and JUnit judge
+ * unmanaged objects as the exit code does (`failOnUnmanaged`).
+ */
+export function renderDrift(
+  result: PlanResult,
+  format: DriftFormat,
+  options: { color?: boolean; expand?: boolean } & DriftOptions = {},
+): string {
+  const judged = { inSync: result.inSync, failOnUnmanaged: options.failOnUnmanaged === true };
   switch (format) {
     case "json":
-      return renderDriftJson(result.plan, { inSync: result.inSync });
+      return renderDriftJson(result.plan, judged);
     case "markdown":
       return renderDriftMarkdown(result.plan);
     case "junit":
-      return renderDriftJunit(result.plan, { inSync: result.inSync });
+      return renderDriftJunit(result.plan, judged);
     case "text":
-      return renderDriftText(result.plan, { color, expand });
+      return renderDriftText(result.plan, { color: options.color === true, expand: options.expand === true });
   }
 }
 
@@ -90,7 +99,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       collect,
       [],
     )
-    .option("--format <format>", "text, json, markdown or junit", parseDriftFormat, "text" as DriftFormat)
+    .addOption(driftFormatOption())
     .option("--out <file>", "write the report to this file instead of standard output")
     .option(
       "--report <format=file>",
@@ -136,7 +145,8 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
       const result = outcome.result;
       const format = opts["format"] as DriftFormat;
       const color = opts["color"] !== false && Boolean(io.color) && !opts["out"];
-      const report = renderDrift(result, format, color, opts["expand"] === true);
+      const failOnUnmanaged = opts["failOnUnmanaged"] === true;
+      const report = renderDrift(result, format, { color, expand: opts["expand"] === true, failOnUnmanaged });
       const out = opts["out"] as string | undefined;
       if (out) {
         writeReport(out, report);
@@ -145,7 +155,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
         io.out(report);
       }
       for (const extra of opts["report"] as ReportRequest[]) {
-        writeReport(extra.file, renderDrift(result, extra.format));
+        writeReport(extra.file, renderDrift(result, extra.format, { failOnUnmanaged }));
         io.err(`Wrote the ${extra.format} drift report to ${extra.file}.\n`);
       }
       if (result.plan.errors.length > 0) {
@@ -155,7 +165,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
         setExit(1);
         return;
       }
-      setExit(driftExitCode(result.plan, { failOnUnmanaged: opts["failOnUnmanaged"] === true }));
+      setExit(driftExitCode(result.plan, { failOnUnmanaged }));
     } finally {
       await outcome.api?.close();
     }

@@ -31,11 +31,15 @@ export interface Io {
   prompt?: (question: string) => Promise<string>;
 }
 
-/** NO_COLOR turns colours off; otherwise FORCE_COLOR (not 0 or false) turns them on; otherwise a terminal does. */
+/**
+ * NO_COLOR turns colours off. Otherwise FORCE_COLOR decides when it is set, as Node and chalk read it: `0` or
+ * `false` means no colour even at a terminal, anything else (empty, 1, 2, 3, true) colour even in a pipe. Otherwise
+ * a terminal gets colours.
+ */
 export function wantsColor(env: NodeJS.ProcessEnv, tty: boolean): boolean {
   if (env["NO_COLOR"]) return false;
   const force = env["FORCE_COLOR"];
-  if (force !== undefined && force !== "0" && force.toLowerCase() !== "false") return true;
+  if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
   return tty;
 }
 

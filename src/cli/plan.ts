@@ -1,5 +1,5 @@
 /** `forgeform plan [paths...]`: show what apply would change. */
-import type { Command } from "commander";
+import { type Command, Option } from "commander";
 import { parseShard, type Shard } from "../engine/shard.js";
 import type { Plan } from "../plan/model.js";
 import { hasChanges } from "../plan/model.js";
@@ -25,11 +25,6 @@ export function renderPlan(plan: Plan, format: PlanFormat, io: Io, color: boolea
   return renderPlanText(plan, { color: color && Boolean(io.color), expand });
 }
 
-export function parseFormat(value: string): PlanFormat {
-  if (value === "text" || value === "json" || value === "markdown") return value;
-  throw new Error(`--format must be text, json or markdown, not ${JSON.stringify(value)}`);
-}
-
 export function registerPlan(program: Command, io: Io, setExit: (code: number) => void): void {
   const cmd = program
     .command("plan")
@@ -50,7 +45,11 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
       collect,
       [],
     )
-    .option("--format <format>", "text, json or markdown", parseFormat, "text" as PlanFormat)
+    .addOption(
+      new Option("--format <format>", "text, json or markdown")
+        .choices(["text", "json", "markdown"])
+        .default("text"),
+    )
     .option(
       "--backup-dir <dir>",
       "where apply saves a group's export archive before deleting the group (default: .forgeform/backups/<date> in the manifest root)",

@@ -74,6 +74,7 @@ export function cliProgress(enabled: boolean, isProcessIo: boolean): Progress | 
   return createProgress({
     tty: Boolean(process.stderr.isTTY),
     write: (text) => process.stderr.write(text),
-    ...(Number.isFinite(interval) && interval > 0 ? { intervalMs: interval } : {}),
+    // A timer past 2^31-1 ms would fire at once: anything over an hour is ignored.
+    ...(Number.isFinite(interval) && interval > 0 && interval <= 3_600_000 ? { intervalMs: interval } : {}),
   });
 }

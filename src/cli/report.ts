@@ -1,11 +1,12 @@
 /** `forgeform report merge FILES...`: one drift report from the JSON drift reports of every shard of a run. */
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { SecretValues } from "../manifest/secret.js";
 import { driftExitCode, driftSummaryLine } from "../report/index.js";
 import { mergeDriftReports, parseDriftJson } from "../report/merge.js";
 import {
   type DriftFormat,
-  parseDriftFormat,
+  driftFormatOption,
   parseReport,
   type ReportRequest,
   renderDrift,
@@ -24,7 +25,7 @@ export function registerReport(program: Command, io: Io, setExit: (code: number)
         "Exit 0 when there is no drift, 2 when there is, 1 on errors.",
     )
     .argument("<files...>", "the shards' JSON drift reports")
-    .option("--format <format>", "text, json, markdown or junit", parseDriftFormat, "text" as DriftFormat)
+    .addOption(driftFormatOption())
     .option("--out <file>", "write the report to this file instead of standard output")
     .option(
       "--report <format=file>",
@@ -47,20 +48,21 @@ export function registerReport(program: Command, io: Io, setExit: (code: number)
         return { report: parseDriftJson(text, file), label: file };
       });
       const merged = mergeDriftReports(reports);
-      const result = { plan: merged.plan, inSync: merged.inSync, steps: [] };
+      const result = { plan: merged.plan, inSync: merged.inSync, steps: [], secrets: new SecretValues([]) };
       const format = opts["format"] as DriftFormat;
-      const text = renderDrift(result, format);
+      const failOnUnmanaged = opts["failOnUnmanaged"] === true;
+      const text = renderDrift(result, format, { failOnUnmanaged });
       const out = opts["out"] as string | undefined;
       if (out) {
         writeReport(out, text);
         io.err(`Wrote the merged ${format} drift report to ${out}. ${driftSummaryLine(merged.plan)}\n`);
       } else io.out(text);
       for (const extra of opts["report"] as ReportRequest[])
-        writeReport(extra.file, renderDrift(result, extra.format));
+        writeReport(extra.file, renderDrift(result, extra.format, { failOnUnmanaged }));
       if (merged.plan.errors.length > 0) {
         setExit(1);
         return;
       }
-      setExit(driftExitCode(merged.plan, { failOnUnmanaged: opts["failOnUnmanaged"] === true }));
+      setExit(driftExitCode(merged.plan, { failOnUnmanaged }));
     });
 }

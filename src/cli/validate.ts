@@ -55,7 +55,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
         ...(options.root ? { root: options.root } : {}),
       });
       const errors = result.diagnostics.filter((d) => d.severity === "error").length;
-      const files = result.state?.files ?? [...new Set(result.diagnostics.map((d) => d.file))];
+      const files = result.files;
       if (options.format === "json") {
         io.out(renderValidationJson(result.diagnostics, files, options.secrets));
       } else {

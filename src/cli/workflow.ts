@@ -11,17 +11,21 @@ import { createContext } from "../engine/context.js";
 import { makePlan, type PlanResult } from "../engine/plan.js";
 import { createRegistry } from "../engine/registry.js";
 import type { Shard } from "../engine/shard.js";
+import { normalizeTargets, TargetError, withAncestors } from "../engine/targets.js";
 import { kinds } from "../kinds/index.js";
 import type { KindContext } from "../kinds/kind.js";
 import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
+import { SecretValues } from "../manifest/secret.js";
 import { scopeSince } from "./changed-since.js";
 import type { Progress } from "./progress.js";
 
 export interface PlanRequest {
   paths: string[];
+  /** Those of `paths` a glob matched: only the forgeform manifests among them are read (see LoadOptions.found). */
+  found?: string[];
   connection: ClientOptions;
   targets?: string[];
   replace?: string[];
@@ -41,12 +45,13 @@ export interface PlanRequest {
   progress?: Progress;
 }
 
-/** Thrown for a `--target` that selects nothing the manifests declare: a typo must not pass as "no changes". */
-export class TargetError extends Error {
-  override name = "TargetError";
-}
+export { TargetError };
 
-/** Every `--target` must select something declared: a group or project path (or a tree above one), or `instance`. */
+/**
+ * Before reading: every `--target` (normalised) must select something declared: a group or project path (or a
+ * tree above one), or `instance`. A target below a pattern's root is checked after reading, when the platform
+ * has said what the pattern matches.
+ */
 export function checkTargets(targets: readonly string[], state: DesiredState): void {
   const paths = [
     ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
@@ -58,15 +63,10 @@ export function checkTargets(targets: readonly string[], state: DesiredState): v
   const problems: string[] = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
-    const t = target.replace(/\/+$/, "").toLowerCase();
+    const t = target.toLowerCase();
     if (paths.some((p) => p.toLowerCase() === t || p.toLowerCase().startsWith(`${t}/`))) continue;
     if (prefixes.some((p) => p === "" || t === p || t.startsWith(`${p}/`))) continue;
-    const candidates = [
-      ...new Set([
-        ...paths.flatMap((p) => p.split("/").map((_, i, a) => a.slice(0, i + 1).join("/"))),
-        ...(instanceDeclared ? ["instance"] : []),
-      ]),
-    ];
+    const candidates = [...withAncestors(paths), ...(instanceDeclared ? ["instance"] : [])];
     const suggestion = didYouMean(target, candidates);
     problems.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`,
@@ -89,6 +89,8 @@ function backupOption(request: PlanRequest): { dir: string; shown: string } | un
 export interface PlanOutcome {
   /** Validation diagnostics (errors stop before any request is made). */
   diagnostics: Diagnostic[];
+  /** The manifest files read. */
+  files?: string[];
   result?: PlanResult;
   ctx?: KindContext;
   api?: ApiClient;
@@ -105,21 +107,26 @@ export function displayUrl(url: string): string {
 
 /** Loads the manifests; when they are valid, reads the live state and plans. The caller closes `api`. */
 export async function planFromManifests(request: PlanRequest): Promise<PlanOutcome> {
+  const found = request.found ?? [];
   const loaded = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
     secrets: true,
+    found,
     ...(request.env ? { env: request.env } : {}),
   });
   const diagnostics = loaded.diagnostics;
-  if (!loaded.state || diagnostics.some((d) => d.severity === "error")) return { diagnostics };
-  checkTargets(request.targets ?? [], loaded.state);
+  if (!loaded.state || diagnostics.some((d) => d.severity === "error"))
+    return { diagnostics, files: loaded.files };
+  const targets = normalizeTargets(request.targets ?? []);
+  checkTargets(targets, loaded.state);
   let changes: ChangeScope | undefined;
   if (request.changedSince !== undefined) {
     const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
       secrets: false,
+      found,
     });
     let since: Awaited<ReturnType<typeof scopeSince>>;
     try {
-      since = await scopeSince(request.changedSince, request.paths, compared.state);
+      since = await scopeSince(request.changedSince, request.paths, compared.state, found);
     } catch (error) {
       if (!request.changedSinceOptional) throw error;
       since = { warning: `${(error as Error).message}; planning everything` };
@@ -137,13 +144,15 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     changes = since.scope;
   }
   const api = new ApiClient(request.connection);
+  // Values of the run's references are masked in everything the client prints (--debug, errors), paths included.
+  api.conceal(SecretValues.of(loaded.state).list());
   request.progress?.phase("Reading live state", api.metrics);
   try {
     const ctx = await createContext(api);
     const registry = createRegistry(kinds, fieldSpecs);
     const result = await makePlan(loaded.state, ctx, registry, {
       url: displayUrl(request.connection.url),
-      targets: request.targets ?? [],
+      targets,
       replace: request.replace ?? [],
       ...(backupOption(request) ? { backup: backupOption(request)! } : {}),
       ...(changes ? { changes } : {}),
@@ -168,5 +177,6 @@ export async function applyPlanResult(
   result: PlanResult,
   options: ApplyOptions,
 ): Promise<Outcome[]> {
-  return applySteps(ctx, result.steps, options);
+  // What the platform or a kind says about a failure must not show a value of the run's references either.
+  return applySteps(ctx, result.steps, { ...options, mask: (text) => result.secrets.text(text) });
 }

@@ -30,6 +30,8 @@ export interface ApplyOptions {
    * skipped with NOT_STARTED as their message.
    */
   signal?: AbortSignal;
+  /** Masks what must not be shown in a failure's message (the run's secret values). */
+  mask?: (text: string) => string;
 }
 
 /** The message of a step that was not started because the apply was interrupted. */
@@ -119,7 +121,11 @@ export async function applySteps(ctx: KindContext, steps: Step[], options: Apply
   const running = new Map<string, Promise<Outcome>>();
   let done = 0;
 
-  const record = (outcome: Outcome): Outcome => {
+  const record = (result: Outcome): Outcome => {
+    const outcome =
+      result.message !== undefined && options.mask
+        ? { ...result, message: options.mask(result.message) }
+        : result;
     outcomes.set(outcome.address, outcome);
     done++;
     options.onOutcome?.(outcome, done, total);

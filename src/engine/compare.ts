@@ -20,9 +20,12 @@ function isBlank(value: unknown): boolean {
 
 const asInstant = instantOf;
 
-/** Canonical text of a scalar for set membership. */
+/**
+ * Canonical text of a scalar for set membership (never shown). A secret stands for its value: a list entry from
+ * `${env:}` equals the live string it resolves to.
+ */
 function canonical(value: unknown): string {
-  if (isSecret(value)) return `secret:${value.reveal()}`;
+  if (isSecret(value)) return canonical(value.reveal());
   if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const entries = Object.entries(value as Record<string, unknown>)

@@ -1,5 +1,5 @@
 /** The per-run context kinds work in: the API client, a caching name resolver, and the platform's edition. */
-import { type ApiClient, ApiError, apiPath } from "../api/index.js";
+import { type ApiClient, ApiError, apiPath, listOf } from "../api/index.js";
 import type { KindContext, Resolver } from "../kinds/kind.js";
 
 function cachingResolver(api: ApiClient): Resolver {
@@ -18,7 +18,10 @@ function cachingResolver(api: ApiClient): Resolver {
       let p = users.get(username);
       if (!p) {
         p = api
-          .get<{ id: number; username: string }[]>("/users", { query: { username } })
+          .get<{ id: number; username: string }[]>("/users", {
+            query: { username },
+            shape: listOf({ id: "integer", username: "string" }),
+          })
           .then((found) => found.find((u) => u.username.toLowerCase() === username.toLowerCase())?.id);
         users.set(username, p);
       }
@@ -29,7 +32,10 @@ function cachingResolver(api: ApiClient): Resolver {
       let p = groups.get(key);
       if (!p) {
         p = orUndefinedOn404(
-          api.get<{ id: number }>(apiPath`/groups/${fullPath}`, { query: { with_projects: false } }),
+          api.get<{ id: number }>(apiPath`/groups/${fullPath}`, {
+            query: { with_projects: false },
+            shape: { id: "integer" },
+          }),
         ).then((g) => g?.id);
         groups.set(key, p);
       }

@@ -20,7 +20,7 @@ import {
   type Parent,
 } from "../kinds/kind.js";
 import type { DesiredCollection, DesiredNode, DesiredState, SourceRef } from "../manifest/model.js";
-import { containsSecret, isSecret, maskSecrets, Secret } from "../manifest/secret.js";
+import { containsSecret, isSecret, maskSecrets, Secret, SecretValues } from "../manifest/secret.js";
 import {
   type Change,
   type FieldChange,
@@ -35,7 +35,7 @@ import { sameValue } from "./compare.js";
 import type { KindRegistry } from "./registry.js";
 import { expandSelectors } from "./select.js";
 import { type Shard, shardUnits, unitOf } from "./shard.js";
-import { inTargets } from "./targets.js";
+import { checkTargetsSelected, inTargets } from "./targets.js";
 
 /** One change with everything apply needs. Never serialised: `desired` may hold secrets. */
 export interface Step {
@@ -64,6 +64,8 @@ export interface PlanResult {
   steps: Step[];
   /** Addresses of managed objects that were compared and found equal. */
   inSync: string[];
+  /** The values of the run's references, to mask in anything else shown about this plan (apply's failures). */
+  secrets: SecretValues;
 }
 
 export interface PlanOptions {
@@ -138,6 +140,9 @@ class Planner {
     private readonly replace: Set<string>,
     private readonly backup: PlanOptions["backup"],
     root: DesiredNode,
+    private readonly secrets: SecretValues,
+    /** Groups and projects the manifests name by full path (the others in `root` are matched by patterns). */
+    private readonly byPath: ReadonlySet<string>,
     private readonly changes?: ChangeScope,
     private readonly shardUnits?: Set<string>,
   ) {
@@ -201,14 +206,19 @@ class Planner {
     const notes = [reason];
     if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
     if (p.kind.cascade) {
-      const taken = await this.pushCascade(out, step);
-      if (taken.length > 0) {
+      const { taken, blocked } = await this.pushCascade(out, step);
+      const all = [...taken, ...blocked];
+      if (all.length > 0) {
         const count = (segment: string, word: string) => {
-          const n = taken.filter((t) => t.segment === segment).length;
+          const n = all.filter((t) => t.segment === segment).length;
           return n === 0 ? [] : [`${n} ${word}${n === 1 ? "" : "s"}`];
         };
         notes.push(
-          `the platform deletes its ${[...count("group", "subgroup"), ...count("project", "project")].join(" and ")} with it (each listed as deleted)`,
+          `the platform deletes its ${[...count("group", "subgroup"), ...count("project", "project")].join(" and ")} with it (${
+            blocked.length === 0
+              ? "each listed as deleted"
+              : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`
+          })`,
         );
       }
     }
@@ -220,7 +230,10 @@ class Planner {
    * delete in the plan, counted and shown like any other, which apply does not send itself. A declared object
    * among them is a plan error: deleting the group would take it too.
    */
-  private async pushCascade(out: Step[], owner: Step): Promise<CascadedObject[]> {
+  private async pushCascade(
+    out: Step[],
+    owner: Step,
+  ): Promise<{ taken: CascadedObject[]; blocked: CascadedObject[] }> {
     let objects: CascadedObject[];
     try {
       objects = await owner.kind.cascade!(this.ctx, owner.parent, owner.live!);
@@ -230,17 +243,22 @@ class Planner {
         `cannot list what would be deleted with it: ${(error as Error).message}`,
         owner.change.source,
       );
-      return [];
+      return { taken: [], blocked: [] };
     }
     const taken: CascadedObject[] = [];
+    const blocked: CascadedObject[] = [];
     for (const o of objects) {
       const address = addressOf("", { segment: o.segment }, o.key);
       if (this.actions.has(address) || this.cascaded.has(address)) continue;
       const declaredAt = this.declaredPresent.get(o.key.toLowerCase());
       if (declaredAt) {
+        blocked.push(o);
+        const group = owner.change.key;
         this.problem(
           owner.change.address,
-          `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${owner.change.key}`,
+          this.byPath.has(o.key.toLowerCase())
+            ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}`
+            : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
           declaredAt,
         );
         continue;
@@ -270,7 +288,7 @@ class Planner {
         depth: owner.depth + 1,
       });
     }
-    return taken;
+    return { taken, blocked };
   }
 
   /** `--replace` addresses that matched no existing managed object. */
@@ -455,10 +473,37 @@ class Planner {
       .filter((i) => !kind.identity && i.label !== undefined)
       .map((i) => ({ item: i, pattern: labelPattern(i.label!) }));
     const shapeOf = (live: Live) => shapes.find((s) => s.pattern.test(live.key))?.item;
-    const liveLabel = (live: Live) => {
+    // An undeclared live object is shown as it is (live data, not a secret), unless its identity has the shape of
+    // a declared one with a secret in it (an old value) or holds a value of this run's references: then it is
+    // masked, and so is its id when the id is a name (a protected environment's, a wiki page's slug). Masked ids
+    // are told apart by number.
+    const taken = new Set(items.map(labelOf));
+    const shownLive = new Map<Live, { label: string; id?: string | number }>();
+    for (const live of lives) {
+      if (scope.declared.has(live.key) || live.readOnly) continue;
       const like = shapeOf(live);
-      return like ? `${like.label} (id ${String(live.id)})` : live.key;
-    };
+      const masked = like
+        ? like.label!
+        : this.secrets.contains(live.key)
+          ? this.secrets.text(live.key)
+          : undefined;
+      let shown: { label: string; id?: string | number };
+      if (masked === undefined) {
+        shown = { label: live.key, ...(live.id !== undefined ? { id: this.secrets.value(live.id) } : {}) };
+      } else if (typeof live.id === "number") {
+        shown = { label: `${masked} (id ${live.id})`, id: live.id };
+      } else {
+        let n = 1;
+        while (taken.has(`${masked} (#${n})`)) n++;
+        shown = { label: `${masked} (#${n})` };
+      }
+      // Masked in the plan, so masked in the requests --debug shows too (a delete's path holds the name).
+      if (masked !== undefined)
+        this.ctx.api.conceal([live.key, ...(typeof live.id === "string" ? [live.id] : [])]);
+      taken.add(shown.label);
+      shownLive.set(live, shown);
+    }
+    const liveLabel = (live: Live) => shownLive.get(live)?.label ?? live.key;
     // Parents before children: sort top-level paths by depth.
     const ordered = topLevel
       ? [...items].sort((a, b) => a.key.split("/").length - b.key.split("/").length)
@@ -510,7 +555,7 @@ class Planner {
         address,
         collection,
         key: liveLabel(live),
-        liveId: live.id,
+        ...(shownLive.get(live)?.id !== undefined ? { liveId: shownLive.get(live)!.id! } : {}),
         ...(parentAddress ? { parent: parentAddress } : {}),
       };
       if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
@@ -543,7 +588,7 @@ class Planner {
               coll.policy === "delete"
                 ? `not in the manifests; ${collection} are deleted only when marked "state: absent"`
                 : kind.explicitDeleteOnly
-                  ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when marked "state: absent": declare it, or set unmanaged.${collection}: ignore to stop reporting them)`
+                  ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)`
                   : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`,
           },
           kind,
@@ -585,6 +630,15 @@ class Planner {
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
     this.sources.set(address, item.source);
+    if (item.state !== "absent" && item.needs && item.needs.length > 0) {
+      // The entry left these to a pattern entry that did not apply to this object (except:, archived, not matched).
+      this.problem(
+        address,
+        `missing required ${item.needs.length === 1 ? "key" : "keys"} ${item.needs.map((k) => `"${k}"`).join(", ")}: this entry leaves ${item.needs.length === 1 ? "it" : "them"} to a pattern entry declaring the same item, and none applies to ${parent.key}: declare ${item.needs.length === 1 ? "it" : "them"} here`,
+        item.source,
+      );
+      return;
+    }
     const self: Parent = { address, collection: kind.collection, key, ref: live?.id, live, parent };
     if (!compare && item.state !== "absent") {
       if (live) {
@@ -604,7 +658,10 @@ class Planner {
       key: label,
       source: item.source,
       ...(parentAddress !== "" && parentAddress !== "instance" ? { parent: parentAddress } : {}),
-      ...(live?.id !== undefined ? { liveId: live.id } : {}),
+      // An id that is a name holds the identity: with a secret in it, it is not shown.
+      ...(live?.id !== undefined && (typeof live.id === "number" || label === key)
+        ? { liveId: live.id }
+        : {}),
     };
 
     if (item.state === "absent") {
@@ -904,6 +961,15 @@ export async function makePlan(
   options: PlanOptions,
 ): Promise<PlanResult> {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const secrets = SecretValues.of(expanded.state);
+  // A target below a pattern's root selects what the platform holds there: it must select something.
+  const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
+  checkTargetsSelected(
+    options.targets ?? [],
+    top.map((i) => i.key),
+    expanded.listed,
+    expanded.unknowable,
+  );
   const units = options.shard ? shardUnits(expanded.state.root, options.shard) : undefined;
   const planner = new Planner(
     ctx,
@@ -912,6 +978,12 @@ export async function makePlan(
     new Set(options.replace ?? []),
     options.backup,
     expanded.state.root,
+    secrets,
+    new Set(
+      ["groups", "projects"].flatMap((c) =>
+        (desired.root.children[c]?.items ?? []).map((i) => i.key.toLowerCase()),
+      ),
+    ),
     options.changes,
     units,
   );
@@ -923,13 +995,31 @@ export async function makePlan(
   }
   const steps = order(walked);
   const byAddress = new Map(steps.map((s) => [s.change.address, s]));
+  // A group or project is one path in any case: a dependency named in another case than its declaration (the
+  // parent `ACME` of `acme/sub`) is that step.
+  const topLevel = /^(group|project)\["[^"]*"\]$/;
+  const byPath = new Map(
+    steps.filter((s) => topLevel.test(s.change.address)).map((s) => [s.change.address.toLowerCase(), s]),
+  );
+  const stepAt = (address: string) =>
+    byAddress.get(address) ?? (topLevel.test(address) ? byPath.get(address.toLowerCase()) : undefined);
   for (const step of steps) {
     for (const later of step.before ?? []) {
-      const waiting = byAddress.get(later);
+      const waiting = stepAt(later);
       if (waiting && !waiting.deps.includes(step.change.address)) waiting.deps.push(step.change.address);
     }
   }
-  for (const step of steps) step.deps = step.deps.filter((d) => byAddress.has(d));
+  for (const step of steps) {
+    step.deps = step.deps.flatMap((d) => {
+      const found = stepAt(d);
+      return found ? [found.change.address] : [];
+    });
+  }
+  // Whatever a plan shows (live values, ids, the platform's messages) never holds a value of the run's references.
+  for (const step of steps) {
+    step.change = secrets.value(step.change);
+    step.deps = step.deps.map((d) => secrets.text(d));
+  }
   const changes = steps.map((s) => s.change);
   const plan: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,
@@ -941,12 +1031,12 @@ export async function makePlan(
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
     ...(options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {}),
     changes,
-    errors: byPlace(planner.problems),
-    warnings: byPlace(planner.warnings),
+    errors: secrets.value(byPlace(planner.problems)),
+    warnings: secrets.value(byPlace(planner.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
     ...(expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}),
   };
-  return { plan, steps, inSync: [...planner.inSync].sort() };
+  return { plan, steps, inSync: planner.inSync.map((a) => secrets.text(a)).sort(), secrets };
 }

@@ -7,7 +7,7 @@
  * Patterns match existing objects only (and groups the manifests declare by full path, which apply creates): they
  * never create anything themselves.
  */
-import { ApiError, apiPath } from "../api/index.js";
+import { ApiError, apiPath, type Shape } from "../api/index.js";
 import { listSubgroups } from "../kinds/group.js";
 import type { KindContext } from "../kinds/kind.js";
 import type { DesiredNode, DesiredState, Selector, SourceRef } from "../manifest/model.js";
@@ -83,7 +83,10 @@ function read(ctx: KindContext, l: Listing): Promise<string[] | undefined> {
   const memoKey = `select:${path}?${JSON.stringify(query)}`;
   let p = ctx.memo.get(memoKey) as Promise<string[] | undefined> | undefined;
   if (!p) {
-    p = ctx.api.list<{ full_path?: string; path_with_namespace?: string }>(path, { query }).then(
+    // Projects are named by path_with_namespace, groups by full_path.
+    const shape: Shape =
+      collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
+    p = ctx.api.list<{ full_path?: string; path_with_namespace?: string }>(path, { query, shape }).then(
       (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
       (error: unknown) => {
         // The pattern's root group does not exist (or is not visible): it matches nothing.
@@ -138,6 +141,10 @@ export interface Expanded {
   summaries: SelectorSummary[];
   /** Patterns that matched nothing, and `except:` entries that left nothing out. */
   warnings: PlanProblem[];
+  /** Every path the patterns' listings hold, within the targets or not (for did-you-mean on a target). */
+  listed: string[];
+  /** Whether what a target selects through patterns cannot be known in this run (a pattern left unread). */
+  unknowable(target: string): boolean;
 }
 
 const addressOf = (s: Selector) => `${s.collection}[${JSON.stringify(s.pattern)}]`;
@@ -312,5 +319,12 @@ export async function expandSelectors(
     }
     children[collection] = { ...(coll ?? { policy: collection === "groups" ? "warn" : "ignore" }), items };
   }
-  return { state: { ...state, root: { ...root, children }, selectors: [] }, summaries, warnings };
+  const unread = relevantSelectors.filter((sel) => !changed(sel));
+  return {
+    state: { ...state, root: { ...root, children }, selectors: [] },
+    summaries,
+    warnings,
+    listed: [...known.groups, ...known.projects],
+    unknowable: (target) => unread.some((sel) => relevant(sel, [target])),
+  };
 }

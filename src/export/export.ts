@@ -12,6 +12,7 @@ import { orNotFound } from "../kinds/common.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
+import { identityOf } from "../manifest/rules.js";
 
 export interface ExportRequest {
   instance: boolean;
@@ -104,7 +105,7 @@ class Exporter {
 
   private userEmailP: Promise<string> | undefined;
   private userEmail(): Promise<string> {
-    this.userEmailP ??= this.ctx.api.get<{ email?: string }>("/user").then(
+    this.userEmailP ??= this.ctx.api.get<{ email?: string }>("/user", { shape: { email: "string?" } }).then(
       (u) => u.email ?? "",
       () => "",
     );
@@ -141,7 +142,14 @@ class Exporter {
     const fields: Fields = kind?.export ? await kind.export(this.ctx, parent, live) : live.fields;
     const out: Record<string, unknown> = {};
     const identity = schema?.["x-identity"];
-    if (typeof identity === "string" && specs.has(identity) && isEmpty(fields[identity]))
+    // The identity is written unless the manifest derives the same one from the other fields (a wiki page's
+    // slug from its title).
+    if (
+      typeof identity === "string" &&
+      specs.has(identity) &&
+      isEmpty(fields[identity]) &&
+      identityOf(fields, identity, collection)?.key !== live.key
+    )
       out[identity] = live.key;
     // A kind whose `state` holds more than present/absent (a milestone's active/closed) exports it.
     const stateSchema = (schema?.["properties"] as Record<string, Record<string, unknown>> | undefined)?.[
@@ -168,7 +176,7 @@ class Exporter {
         ? this.reference([...nameParts, name], name, self.address)
         : escapeRefs(value);
     }
-    if (ownState !== undefined) out["state"] = ownState;
+    if (ownState !== undefined && ownState !== stateSchema?.["default"]) out["state"] = ownState;
     // A setting that is on (or set) needs its partners declared with it; when a partner is empty or write-only
     // on the platform, the manifest cannot say the same, so the setting is left out and a comment says why.
     for (const [name, spec] of specs) {
@@ -213,7 +221,7 @@ class Exporter {
     try {
       lives = (await kind.read(this.ctx, parent, [])).filter((l) => !l.readOnly);
     } catch (error) {
-      if (kind.notConfigured?.(error)) return undefined;
+      if (await kind.notConfigured?.(this.ctx, parent, error)) return undefined;
       this.skipped.push(`${where}: ${(error as Error).message}`);
       this.comments.push({
         path: path.slice(0, -1),
@@ -301,6 +309,7 @@ interface ApiGroupRef {
 interface ApiProjectRef {
   path_with_namespace: string;
 }
+const PROJECT_REF_SHAPE = { path_with_namespace: "string" } as const;
 
 /** File name for a group or project path: `/` becomes `__`. */
 export function fileNameFor(path: string): string {
@@ -350,6 +359,7 @@ export async function exportManifests(
     if (!group) throw new Error(`group ${path} does not exist or is not visible to the token's user`);
     const subgroups = await ctx.api.list<ApiGroupRef>(apiPath`/groups/${group.id!}/descendant_groups`, {
       query: { all_available: true },
+      shape: { full_path: "string" },
     });
     const groupPaths = [group.key, ...subgroups.map((g) => g.full_path).sort()];
     const groups: Record<string, unknown> = {};
@@ -358,6 +368,7 @@ export async function exportManifests(
     // The group's own projects (projects shared with it belong to other groups' files).
     const projectRefs = await ctx.api.list<ApiProjectRef>(apiPath`/groups/${group.id!}/projects`, {
       query: { include_subgroups: true, with_shared: false },
+      shape: PROJECT_REF_SHAPE,
     });
     const projectPaths = projectRefs.map((p) => p.path_with_namespace).sort();
     const projects: Record<string, unknown> = {};
@@ -384,7 +395,9 @@ export async function exportManifests(
     exportedPaths.add(path.toLowerCase());
     exporter.begin();
     // The plan addresses projects by path without a lookup; an export checks that the project exists.
-    const found = await orNotFound(ctx.api.get<ApiProjectRef>(apiPath`/projects/${path}`));
+    const found = await orNotFound(
+      ctx.api.get<ApiProjectRef>(apiPath`/projects/${path}`, { shape: PROJECT_REF_SHAPE }),
+    );
     if (!found) throw new Error(`project ${path} does not exist or is not visible to the token's user`);
     const [project] = await exporter.readTop("projects", [found.path_with_namespace]);
     if (!project) throw new Error(`project ${path} could not be read`);

@@ -7,6 +7,7 @@
  */
 
 import { apiPath } from "../api/index.js";
+import { isSecret, Secret, shownText, textOf } from "../manifest/secret.js";
 import { body } from "./common.js";
 import type { FieldSpec } from "./fields.js";
 import { FieldError, type Fields, type Kind, type KindContext, type KindProblem, type Live } from "./kind.js";
@@ -46,7 +47,10 @@ function toLive(raw: Record<string, unknown>): Live {
 async function groupPath(ctx: KindContext, id: unknown): Promise<string> {
   if (typeof id !== "number") return "";
   return (
-    await ctx.api.get<{ full_path: string }>(apiPath`/groups/${id}`, { query: { with_projects: false } })
+    await ctx.api.get<{ full_path: string }>(apiPath`/groups/${id}`, {
+      query: { with_projects: false },
+      shape: { full_path: "string" },
+    })
   ).full_path;
 }
 
@@ -75,23 +79,27 @@ export const applicationSettingsKind: Kind = {
 
   async prepare(ctx, _parent, fields) {
     const out = renameDeprecated(fields);
-    const bar = out[BAR];
-    if (typeof bar === "string") {
+    // A group path may come from a secret: looked up by its value, shown masked.
+    const bar = textOf(out[BAR]);
+    if (bar !== undefined) {
       const id = bar.trim() === "" ? null : await ctx.resolve.groupId(bar);
       if (id === undefined)
         throw new FieldError(
           BAR,
-          `group ${JSON.stringify(bar)} does not exist (or is not visible to this token's user)`,
+          `group ${JSON.stringify(shownText(out[BAR]))} does not exist (or is not visible to this token's user)`,
         );
       out[BAR] = id;
     }
-    // The platform takes list settings as comma-separated strings too, and always answers with a list.
+    // The platform takes list settings as comma-separated strings too, and always answers with a list. A list
+    // from a secret becomes a list of secrets, each compared by its value.
     for (const [name, value] of Object.entries(out)) {
-      if (typeof value === "string" && settingSpecs().get(name)?.set) {
-        out[name] = value
+      const text = textOf(value);
+      if (text !== undefined && settingSpecs().get(name)?.set) {
+        out[name] = text
           .split(",")
           .map((v) => v.trim())
-          .filter((v) => v !== "");
+          .filter((v) => v !== "")
+          .map((v) => (isSecret(value) ? new Secret(v, value.origin) : v));
       }
     }
     return out;
@@ -131,7 +139,10 @@ export const applicationSettingsKind: Kind = {
     for (const [name, spec] of settingSpecs()) if (spec.writeOnly && name in desired) send.add(name);
     const payload = body(desired, send);
     if (BAR in payload) payload[BAR] = await groupPath(ctx, payload[BAR]);
-    const updated = await ctx.api.put<Record<string, unknown>>("/application/settings", { body: payload });
+    const updated = await ctx.api.put<Record<string, unknown>>("/application/settings", {
+      body: payload,
+      shape: {},
+    });
     return toLive(updated);
   },
 };

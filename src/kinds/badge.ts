@@ -2,7 +2,7 @@
  * Project and group badges, identified by name. A project's badge list also holds the badges of its ancestor
  * groups (`kind: group`): those are read-only here and are managed in the group's manifest.
  */
-import { apiPath } from "../api/index.js";
+import { apiPath, type Shape } from "../api/index.js";
 import { body, ownerPath, pick } from "./common.js";
 import type { Kind, Live, Parent } from "./kind.js";
 
@@ -15,6 +15,14 @@ interface ApiBadge extends Record<string, unknown> {
   link_url: string;
   image_url: string;
 }
+
+const SHAPE: Shape = {
+  id: "integer",
+  link_url: "string",
+  image_url: "string",
+  name: "string?",
+  kind: "string?",
+};
 
 function toLive(parent: Parent, b: ApiBadge): Live {
   const inherited = parent.collection === "projects" && b.kind === "group";
@@ -36,7 +44,7 @@ export const badgeKind: Kind = {
 
   async read(ctx, parent) {
     const badges = await ctx.api.list<ApiBadge>(`${ownerPath(parent)}/badges`, {
-      shape: { id: "integer", link_url: "string", image_url: "string", name: "string?", kind: "string?" },
+      shape: SHAPE,
     });
     return badges.map((b) => toLive(parent, b));
   },
@@ -44,13 +52,17 @@ export const badgeKind: Kind = {
   async create(ctx, parent, desired) {
     return toLive(
       parent,
-      await ctx.api.post<ApiBadge>(`${ownerPath(parent)}/badges`, { body: body(desired, FIELDS) }),
+      await ctx.api.post<ApiBadge>(`${ownerPath(parent)}/badges`, {
+        body: body(desired, FIELDS),
+        shape: SHAPE,
+      }),
     );
   },
 
   async update(ctx, parent, live, desired, changed) {
     const updated = await ctx.api.put<ApiBadge>(`${ownerPath(parent)}${apiPath`/badges/${live.id!}`}`, {
       body: body(desired, changed),
+      shape: SHAPE,
     });
     return toLive(parent, updated);
   },

@@ -2,7 +2,7 @@
  * Broadcast messages, identified by their message text. Times compare as instants (any ISO 8601 form) and colours
  * case-insensitively, as the schema's `x-normalize` declares.
  */
-import { apiPath } from "../api/index.js";
+import { apiPath, type Shape } from "../api/index.js";
 import { body, pick } from "./common.js";
 import type { Kind, Live } from "./kind.js";
 
@@ -22,6 +22,18 @@ interface ApiMessage extends Record<string, unknown> {
   message: string;
 }
 
+const SHAPE: Shape = {
+  id: "integer",
+  message: "string",
+  starts_at: "string?",
+  ends_at: "string?",
+  color: "string?",
+  font: "string?",
+  target_path: "string?",
+  broadcast_type: "string?",
+  dismissable: "boolean?",
+};
+
 const toLive = (m: ApiMessage): Live => ({ key: m.message, id: m.id, fields: pick(m, FIELDS) });
 
 export const broadcastMessageKind: Kind = {
@@ -31,15 +43,14 @@ export const broadcastMessageKind: Kind = {
   updateMode: "update",
 
   async read(ctx) {
-    return (
-      await ctx.api.list<ApiMessage>("/broadcast_messages", { shape: { id: "integer", message: "string" } })
-    ).map(toLive);
+    return (await ctx.api.list<ApiMessage>("/broadcast_messages", { shape: SHAPE })).map(toLive);
   },
 
   async create(ctx, _parent, desired, key) {
     return toLive(
       await ctx.api.post<ApiMessage>("/broadcast_messages", {
         body: { ...body(desired, FIELDS), message: key },
+        shape: SHAPE,
       }),
     );
   },
@@ -48,6 +59,7 @@ export const broadcastMessageKind: Kind = {
     return toLive(
       await ctx.api.put<ApiMessage>(apiPath`/broadcast_messages/${live.id!}`, {
         body: body(desired, changed),
+        shape: SHAPE,
       }),
     );
   },

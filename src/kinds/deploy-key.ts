@@ -7,12 +7,12 @@
  * `title` and `can_push` are updated in place.
  */
 import { createHash } from "node:crypto";
-import { ApiError, apiPath } from "../api/index.js";
-import { isSecret } from "../manifest/secret.js";
+import { ApiError, apiPath, type Shape } from "../api/index.js";
+import { isSecret, shownText, textOf } from "../manifest/secret.js";
 import { body, ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
-const KEY_SHAPE = { id: "integer", title: "string", key: "string", can_push: "boolean?" } as const;
+const KEY_SHAPE: Shape = { id: "integer", title: "string", key: "string", can_push: "boolean?" };
 
 interface ApiKey {
   id: number;
@@ -91,7 +91,10 @@ function oneAtATime<T>(ctx: KindContext, key: string, work: () => Promise<T>): P
 }
 
 async function put(ctx: KindContext, parent: Parent, id: number | string, payload: Fields): Promise<ApiKey> {
-  return ctx.api.put<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, { body: payload });
+  return ctx.api.put<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, {
+    body: payload,
+    shape: KEY_SHAPE,
+  });
 }
 
 export const deployKeyKind: Kind = {
@@ -115,8 +118,8 @@ export const deployKeyKind: Kind = {
     if (!found) return undefined;
     const title = desired["title"];
     const renamed =
-      typeof title === "string" && title !== found.title
-        ? `; its title belongs to the key, so it becomes "${title}" for every project that uses it`
+      textOf(title) !== undefined && textOf(title) !== found.title
+        ? `; its title belongs to the key, so it becomes "${shownText(title)}" for every project that uses it`
         : "";
     return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
   },
@@ -143,6 +146,7 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
     try {
       created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
         body: body(desired, ["title", "key", "can_push"]),
+        shape: KEY_SHAPE,
       });
     } catch (error) {
       if (
@@ -161,7 +165,9 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
   }
   let enabled: ApiKey;
   try {
-    enabled = await ctx.api.post<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`);
+    enabled = await ctx.api.post<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`, {
+      shape: KEY_SHAPE,
+    });
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error;
     throw new Error(
@@ -171,7 +177,7 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
   // Enabling links the key without push access and keeps its title: set what the manifest says.
   const payload: Fields = {};
   if (desired["can_push"] === true) payload["can_push"] = true;
-  if (desired["title"] !== undefined && desired["title"] !== enabled.title)
+  if (desired["title"] !== undefined && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
   if (Object.keys(payload).length === 0) return toLive(enabled, false);
   return toLive(await put(ctx, parent, enabled.id, payload));

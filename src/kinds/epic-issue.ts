@@ -6,6 +6,7 @@
  * that is first now). Undeclared links keep their places.
  */
 import { apiPath } from "../api/index.js";
+import { textOf } from "../manifest/secret.js";
 import { type ApiEpicIssue, EPIC_ISSUE_SHAPE, epicIssuesPath } from "./epic.js";
 import { addressOf, type Fields, type Kind, type KindContext, type Live, type Parent } from "./kind.js";
 
@@ -81,7 +82,7 @@ export const epicIssueKind: Kind = {
 
   async prepare(ctx, parent, fields) {
     const order = orderState(ctx, parent);
-    const key = keyOf(String(fields["project"]), Number(fields["iid"]));
+    const key = keyOf(textOf(fields["project"]) ?? "", Number(fields["iid"]));
     const out: Fields = { ...fields, after: order.last ?? FIRST };
     order.last = key;
     return out;
@@ -95,14 +96,16 @@ export const epicIssueKind: Kind = {
   },
 
   async create(ctx, parent, desired, key) {
-    const project = await projectByPath(ctx, String(desired["project"]));
+    const project = await projectByPath(ctx, textOf(desired["project"]) ?? "");
     const iid = Number(desired["iid"]);
     const [issue] = await ctx.api.list<{ id: number; iid: number }>(apiPath`/projects/${project.id}/issues`, {
       query: { iids: [iid] },
+      shape: { id: "integer", iid: "integer" },
     });
     if (!issue || issue.iid !== iid) throw new Error(`issue #${iid} does not exist in ${desired["project"]}`);
     const association = await ctx.api.post<{ id: number }>(
       `${epicIssuesPath(parent)}${apiPath`/${issue.id}`}`,
+      { shape: { id: "integer" } },
     );
     await move(ctx, parent, association.id, key, String(desired["after"] ?? FIRST));
     return {

@@ -11,6 +11,8 @@ interface ApiSettings extends Record<string, unknown> {
   active: boolean;
 }
 
+const SHAPE = { active: "boolean" } as const;
+
 const toLive = (s: ApiSettings): Live => ({ key: KEY, id: KEY, fields: { active: s.active } });
 
 export const errorTrackingKind: Kind = {
@@ -25,7 +27,7 @@ export const errorTrackingKind: Kind = {
     // 404 when error tracking has never been configured for the project: there is nothing to switch.
     const settings = await orNotFound(
       ctx.api.get<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`, {
-        shape: { active: "boolean" },
+        shape: SHAPE,
       }),
     );
     return settings ? [toLive(settings)] : [];
@@ -42,6 +44,7 @@ export const errorTrackingKind: Kind = {
   async update(ctx, parent, _live, desired) {
     const updated = await ctx.api.patch<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`, {
       body: { active: desired["active"] },
+      shape: SHAPE,
     });
     return toLive(updated);
   },

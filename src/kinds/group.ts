@@ -8,7 +8,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { ApiError, apiPath } from "../api/index.js";
+import { ApiError, apiPath, type Shape } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { body, orNotFound, pick } from "./common.js";
 import type { CascadedObject, Fields, Kind, KindContext, KindProblem, Live } from "./kind.js";
 
@@ -32,7 +33,34 @@ const FIELDS = [
 /** Above this many declared groups, one paginated list of all groups is cheaper than one GET per group. */
 const BULK_THRESHOLD = 20;
 
-const GROUP_SHAPE = { id: "integer", full_path: "string" } as const;
+/** What reads of a group rely on: its identity and every field compared with the manifests. */
+const GROUP_SHAPE: Shape = {
+  id: "integer",
+  full_path: "string",
+  path: "string",
+  name: "string",
+  description: "string?",
+  visibility: "string",
+  request_access_enabled: "boolean?",
+  lfs_enabled: "boolean?",
+  share_with_group_lock: "boolean?",
+  require_two_factor_authentication: "boolean?",
+  two_factor_grace_period: "integer?",
+  project_creation_level: "string?",
+  subgroup_creation_level: "string?",
+  auto_devops_enabled: "boolean?",
+  emails_disabled: "boolean?",
+  mentions_disabled: "boolean?",
+  default_branch_protection: "integer?",
+};
+
+/** What reads of a group's projects rely on (the simple listing has no visibility). */
+const PROJECT_SHAPE: Shape = {
+  id: "integer",
+  path_with_namespace: "string",
+  visibility: "string?",
+  archived: "boolean?",
+};
 
 interface ApiGroup extends Record<string, unknown> {
   id: number;
@@ -72,7 +100,8 @@ const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, pub
 
 /** The visibility the group lowers to, when the manifest lowers it. */
 function lowering(desired: Fields, live: Live | undefined): string | undefined {
-  const wanted = desired["visibility"];
+  // A visibility from `${env:}` orders by its value (and is shown masked).
+  const wanted = textOf(desired["visibility"]);
   const now = live?.fields["visibility"];
   if (typeof wanted !== "string" || typeof now !== "string") return undefined;
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : undefined;
@@ -119,6 +148,34 @@ function writeNewFile(file: string, data: Uint8Array): string {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n >= 100) throw error;
     }
   }
+}
+
+/**
+ * Why the platform says a new group's path is taken, in words: the group exists now (made since the plan), the
+ * path is a user's namespace, or the group exists and the token's user cannot see it.
+ */
+async function takenPath(ctx: KindContext, fullPath: string, said: string): Promise<string> {
+  const now = await orNotFound(
+    ctx.api.get<ApiGroup>(apiPath`/groups/${fullPath}`, {
+      query: { with_projects: false },
+      shape: GROUP_SHAPE,
+    }),
+  );
+  if (now) {
+    return `group ${now.full_path} exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ${said})`;
+  }
+  if (!fullPath.includes("/")) {
+    const users = await ctx.api.get<{ username: string }[]>("/users", { query: { username: fullPath } });
+    const user = users.find((u) => u.username.toLowerCase() === fullPath.toLowerCase());
+    if (user) {
+      return `${fullPath} is the namespace of the user ${user.username}: a top-level group cannot have a user's path (in any case). Choose another path (the platform said: ${said})`;
+    }
+  }
+  return (
+    `a group at ${fullPath} already exists, but this token's user cannot see it (it was not found when planning): ` +
+    "it may be private to others, or pending deletion. Ask an administrator to give the token's user access to " +
+    `${fullPath} (or use an administrator token), or choose another path (the platform said: ${said})`
+  );
 }
 
 export const groupKind: Kind = {
@@ -199,6 +256,7 @@ export const groupKind: Kind = {
     const segment = fullPath.split("/").pop() ?? fullPath;
     const candidates = await ctx.api.list<ApiGroup>("/groups", {
       query: { search: segment, all_available: true },
+      shape: GROUP_SHAPE,
     });
     for (const g of candidates) {
       if (
@@ -229,9 +287,13 @@ export const groupKind: Kind = {
     // too are fine (they go first); projects forgeform never changes.
     const level = VISIBILITY_LEVEL[lower] ?? 0;
     const [subgroups, projects] = await Promise.all([
-      ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/subgroups`, { query: { all_available: true } }),
+      ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/subgroups`, {
+        query: { all_available: true },
+        shape: GROUP_SHAPE,
+      }),
       ctx.api.list<ApiProject>(apiPath`/groups/${live.id!}/projects`, {
         query: { with_shared: false, simple: true },
+        shape: PROJECT_SHAPE,
       }),
     ]);
     const plannedVisibility = new Map(
@@ -240,13 +302,15 @@ export const groupKind: Kind = {
     const blockers: string[] = [];
     for (const g of subgroups) {
       const planned = plannedVisibility.get(g.full_path.toLowerCase());
-      const after = typeof planned === "string" ? planned : String(g["visibility"]);
+      const after = textOf(planned) ?? String(g["visibility"]);
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g.full_path} (${after})`);
     }
     for (const p of projects) {
       // The simple listing has no visibility; read it where it is missing.
       const visibility =
-        p.visibility ?? (await ctx.api.get<ApiProject>(apiPath`/projects/${p.id}`)).visibility ?? "private";
+        p.visibility ??
+        (await ctx.api.get<ApiProject>(apiPath`/projects/${p.id}`, { shape: PROJECT_SHAPE })).visibility ??
+        "private";
       if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
         blockers.push(`project ${p.path_with_namespace} (${visibility})`);
     }
@@ -255,7 +319,7 @@ export const groupKind: Kind = {
       {
         field: "visibility",
         message:
-          `visibility cannot become ${lower}: the platform refuses it while the group holds more visible ` +
+          `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ` +
           `${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first ` +
           "(forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), " +
           `or keep ${String(live.fields["visibility"])}`,
@@ -267,9 +331,11 @@ export const groupKind: Kind = {
     const [groups, projects] = await Promise.all([
       ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/descendant_groups`, {
         query: { all_available: true },
+        shape: GROUP_SHAPE,
       }),
       ctx.api.list<ApiProject>(apiPath`/groups/${live.id!}/projects`, {
         query: { include_subgroups: true, with_shared: false },
+        shape: PROJECT_SHAPE,
       }),
     ]);
     const out: CascadedObject[] = [];
@@ -322,6 +388,7 @@ export const groupKind: Kind = {
           path,
           ...(parentId ? { parent_id: parentId } : {}),
         },
+        shape: GROUP_SHAPE,
       });
     } catch (error) {
       if (
@@ -329,12 +396,7 @@ export const groupKind: Kind = {
         error.status === 400 &&
         /has already been taken/.test(error.platformMessage)
       ) {
-        throw new Error(
-          `a group or user namespace at ${fullPath} already exists, but this token's user cannot see it (it was not ` +
-            "found when planning): it may be private to others, or pending deletion. Ask an administrator to give " +
-            `the token's user access to ${fullPath} (or use an administrator token), or choose another path ` +
-            `(the platform said: ${error.platformMessage})`,
-        );
+        throw new Error(await takenPath(ctx, fullPath, error.platformMessage));
       }
       throw error;
     }
@@ -344,6 +406,7 @@ export const groupKind: Kind = {
   async update(ctx, _parent, live, desired, changed) {
     const updated = await ctx.api.put<ApiGroup>(apiPath`/groups/${live.id!}`, {
       body: body(desired, changed),
+      shape: GROUP_SHAPE,
     });
     return toLive(ctx, updated);
   },

@@ -203,10 +203,11 @@ export interface Kind {
    */
   cascade?(ctx: KindContext, parent: Parent, live: Live): Promise<CascadedObject[]>;
   /**
-   * Whether a read error means the feature is not set up for this parent (no SCIM token, SAML not configured):
-   * export then leaves the collection out silently.
+   * Whether a read error means the feature is not set up for this parent (a group without SAML SSO has no SCIM):
+   * export then leaves the collection out silently. Any other read error (a missing or refused token for a parent
+   * that has the feature) is said in the exported file and on stderr.
    */
-  notConfigured?(error: unknown): boolean;
+  notConfigured?(ctx: KindContext, parent: Parent, error: unknown): Promise<boolean>;
   /** Saves a restorable copy of `live` to `file` before it is deleted (a group's export archive). */
   backup?(ctx: KindContext, parent: Parent, live: Live, file: string): Promise<void>;
 }

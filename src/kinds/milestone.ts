@@ -3,19 +3,25 @@
  * (`active` or `closed`) is moved with `state_event` close/activate. Deleting a milestone that still has open
  * issues is refused in the plan (the issues would lose their milestone) unless the entry says `force_delete: true`.
  */
-import { apiPath } from "../api/index.js";
+import { apiPath, objectOf, type Shape } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, KindProblem, Live, Parent } from "./kind.js";
 
 const FIELDS = ["title", "description", "start_date", "due_date"] as const;
 
-const SHAPE = {
+const SHAPE: Shape = {
   id: "integer",
   title: "string",
+  description: "string?",
   state: "string",
   start_date: "string?",
   due_date: "string?",
-} as const;
+};
+
+const STATISTICS_SHAPE: Shape = {
+  statistics: objectOf({ counts: objectOf({ opened: "integer?" }, true) }, true),
+};
 
 interface ApiMilestone {
   id: number;
@@ -39,14 +45,17 @@ const toLive = (m: ApiMilestone): Live => ({
 });
 
 function put(ctx: KindContext, parent: Parent, id: number | string, payload: Fields): Promise<ApiMilestone> {
-  return ctx.api.put<ApiMilestone>(`${ownerPath(parent)}${apiPath`/milestones/${id}`}`, { body: payload });
+  return ctx.api.put<ApiMilestone>(`${ownerPath(parent)}${apiPath`/milestones/${id}`}`, {
+    body: payload,
+    shape: SHAPE,
+  });
 }
 
 /** How many open issues have this milestone (in the project, or in the group and its projects). */
 async function openIssues(ctx: KindContext, parent: Parent, title: string): Promise<number> {
   const stats = await ctx.api.get<{ statistics?: { counts?: { opened?: number } } }>(
     `${ownerPath(parent)}/issues_statistics`,
-    { query: { milestone: title, scope: "all" } },
+    { query: { milestone: title, scope: "all" }, shape: STATISTICS_SHAPE },
   );
   return stats.statistics?.counts?.opened ?? 0;
 }
@@ -64,13 +73,13 @@ export const milestoneKind: Kind = {
   },
 
   check(_ctx, _parent, desired) {
-    const start = desired["start_date"];
-    const due = desired["due_date"];
-    if (typeof start === "string" && typeof due === "string" && due < start)
+    const start = textOf(desired["start_date"]);
+    const due = textOf(desired["due_date"]);
+    if (start !== undefined && due !== undefined && due < start)
       return [
         {
           field: "due_date",
-          message: `due_date ${due} is before start_date ${start}: the platform refuses it`,
+          message: `due_date ${shownText(desired["due_date"])} is before start_date ${shownText(desired["start_date"])}: the platform refuses it`,
         },
       ];
     return [];
@@ -90,15 +99,20 @@ export const milestoneKind: Kind = {
     const payload: Fields = { title: key };
     for (const name of FIELDS)
       if (desired[name] !== undefined && name !== "title") payload[name] = desired[name];
-    let created = await ctx.api.post<ApiMilestone>(`${ownerPath(parent)}/milestones`, { body: payload });
-    if (desired["state"] === "closed") created = await put(ctx, parent, created.id, { state_event: "close" });
+    let created = await ctx.api.post<ApiMilestone>(`${ownerPath(parent)}/milestones`, {
+      body: payload,
+      shape: SHAPE,
+    });
+    if (textOf(desired["state"]) === "closed")
+      created = await put(ctx, parent, created.id, { state_event: "close" });
     return toLive(created);
   },
 
   async update(ctx, parent, live, desired, changed) {
     const payload: Fields = {};
     for (const name of changed) {
-      if (name === "state") payload["state_event"] = desired["state"] === "closed" ? "close" : "activate";
+      if (name === "state")
+        payload["state_event"] = textOf(desired["state"]) === "closed" ? "close" : "activate";
       else if ((FIELDS as readonly string[]).includes(name)) payload[name] = desired[name] ?? null;
     }
     return toLive(await put(ctx, parent, live.id!, payload));

@@ -5,6 +5,8 @@
  * only while the level is `custom`, so switches declared with another level are a plan error.
  */
 
+import { objectOf, type Shape } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindProblem, Live, Parent } from "./kind.js";
 import { fieldSpecs } from "./schemas.js";
@@ -15,6 +17,13 @@ const KEY = "notification_settings";
 const EVENTS: ReadonlySet<string> = new Set(
   [...fieldSpecs("projects", KEY).keys()].filter((name) => name !== "level" && name !== "notification_email"),
 );
+
+/** The level, the address, and each event switch the schema declares (on or off). */
+const SHAPE: Shape = {
+  level: "string",
+  notification_email: "string?",
+  events: objectOf(Object.fromEntries([...EVENTS].map((name) => [name, "boolean?"])), true),
+};
 
 interface ApiSettings {
   level: string;
@@ -37,13 +46,14 @@ function path(parent: Parent): string {
 }
 
 function check(desired: Fields, live: Live | undefined): KindProblem[] {
-  const level = (desired["level"] as string | undefined) ?? (live?.fields["level"] as string | undefined);
+  const wanted = desired["level"];
+  const level = textOf(wanted) ?? (live?.fields["level"] as string | undefined);
   const switches = Object.keys(desired).filter((name) => EVENTS.has(name));
   if (level === "custom" || switches.length === 0) return [];
   return [
     {
       field: switches[0],
-      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${level ?? "unset"}"): set level: custom or remove them`,
+      message: `${switches.join(", ")}: event switches apply only with level "custom" (the level is "${wanted === undefined ? (level ?? "unset") : shownText(wanted)}"): set level: custom or remove them`,
     },
   ];
 }
@@ -61,7 +71,7 @@ function kindFor(parents: readonly string[]): Kind {
       return [
         toLive(
           await ctx.api.get<ApiSettings>(path(parent), {
-            shape: { level: "string", notification_email: "string?", events: "object?" },
+            shape: SHAPE,
           }),
         ),
       ];
@@ -75,7 +85,7 @@ function kindFor(parents: readonly string[]): Kind {
       // Switching to custom: send the declared switches along, so the events land with the level.
       if (changed.includes("level"))
         for (const name of Object.keys(desired)) if (EVENTS.has(name)) payload[name] = desired[name];
-      return toLive(await ctx.api.put<ApiSettings>(path(parent), { body: payload }));
+      return toLive(await ctx.api.put<ApiSettings>(path(parent), { body: payload, shape: SHAPE }));
     },
   };
 }

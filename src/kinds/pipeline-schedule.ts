@@ -5,18 +5,26 @@
  * apply takes ownership, only when someone else owns it; without it, ownership is never touched. The platform's
  * spellings of refs and time zones compare equal to the manifest's through the schema's `x-normalize`.
  */
-import { apiPath } from "../api/index.js";
+import { apiPath, listOf, objectOf, type Shape } from "../api/index.js";
 import { body, ownerPath, pick } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
 const FIELDS = ["description", "ref", "cron", "cron_timezone", "active"] as const;
 
-const SCHEDULE_SHAPE = {
+/** A schedule variable as the platform shows it (in a schedule's detail view, and when one is changed). */
+export const VARIABLE_SHAPE: Shape = { key: "string", value: "string", variable_type: "string?" };
+
+/** What reads of a schedule rely on: every compared field, the owner's name, the variables of the detail view. */
+const SCHEDULE_SHAPE: Shape = {
   id: "integer",
   description: "string",
-  owner: "object?",
-  variables: "array?",
-} as const;
+  ref: "string",
+  cron: "string",
+  cron_timezone: "string",
+  active: "boolean",
+  owner: objectOf({ username: "string" }, true),
+  variables: listOf(VARIABLE_SHAPE, true),
+};
 
 interface ApiSchedule extends Record<string, unknown> {
   id: number;
@@ -61,6 +69,7 @@ const fromLive = (live: Live): ApiSchedule => {
 async function schedulePut(ctx: KindContext, parent: Parent, id: number | string, payload: Fields) {
   return ctx.api.put<ApiSchedule>(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${id}`}`, {
     body: payload,
+    shape: SCHEDULE_SHAPE,
   });
 }
 
@@ -99,6 +108,7 @@ export const pipelineScheduleKind: Kind = {
   async create(ctx, parent, desired) {
     const created = await ctx.api.post<ApiSchedule>(`${ownerPath(parent)}/pipeline_schedules`, {
       body: body(desired, FIELDS),
+      shape: SCHEDULE_SHAPE,
     });
     return toLive({ ...created, variables: [] });
   },
@@ -108,6 +118,7 @@ export const pipelineScheduleKind: Kind = {
     if (changed.includes("owner")) {
       current = await ctx.api.post<ApiSchedule>(
         `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id!}/take_ownership`}`,
+        { shape: SCHEDULE_SHAPE },
       );
     }
     const edits = changed.filter((f) => (FIELDS as readonly string[]).includes(f));

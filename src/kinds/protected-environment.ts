@@ -3,7 +3,8 @@
  * change is a replacement (unprotect, then protect again). Deployers named by username or group path in the
  * manifest are resolved to ids; the list of deployers is compared as a set.
  */
-import { apiPath } from "../api/index.js";
+import { apiPath, listOf, type Shape } from "../api/index.js";
+import { shownText, textOf } from "../manifest/secret.js";
 import { orNotFound, ownerPath } from "./common.js";
 import { FieldError, type Fields, type Kind, type KindContext, type Live } from "./kind.js";
 
@@ -41,10 +42,18 @@ function namesOf(ctx: KindContext): Map<string, string> {
   return names;
 }
 
+/** What reads rely on: the name and each deployer's kind of id (exactly one is set; the others may be null). */
+const ENVIRONMENT_SHAPE: Shape = {
+  name: "string",
+  deploy_access_levels: listOf({ access_level: "integer?", user_id: "integer?", group_id: "integer?" }),
+};
+const USER_SHAPE: Shape = { username: "string" };
+const GROUP_SHAPE: Shape = { full_path: "string" };
+
 const toLive = (e: ApiEnvironment): Live => ({
   key: e.name,
   id: e.name,
-  fields: { name: e.name, deploy_access_levels: canonical(e.deploy_access_levels ?? []) },
+  fields: { name: e.name, deploy_access_levels: canonical(e.deploy_access_levels) },
 });
 
 export const protectedEnvironmentKind: Kind = {
@@ -57,7 +66,7 @@ export const protectedEnvironmentKind: Kind = {
   async read(ctx, parent) {
     return (
       await ctx.api.list<ApiEnvironment>(`${ownerPath(parent)}/protected_environments`, {
-        shape: { name: "string", deploy_access_levels: "array" },
+        shape: ENVIRONMENT_SHAPE,
       })
     ).map(toLive);
   },
@@ -66,24 +75,25 @@ export const protectedEnvironmentKind: Kind = {
     const levels = (fields["deploy_access_levels"] as Level[] | undefined) ?? [];
     const resolved = await Promise.all(
       levels.map(async (l, i): Promise<Level> => {
+        // A username or group path may come from a secret: looked up by its value, shown masked.
         if (l.user !== undefined) {
-          const id = await ctx.resolve.userId(l.user);
-          if (id !== undefined) namesOf(ctx).set(`user_id:${id}`, l.user);
+          const id = await ctx.resolve.userId(textOf(l.user) ?? "");
+          if (id !== undefined) namesOf(ctx).set(`user_id:${id}`, shownText(l.user));
           if (id === undefined) {
             throw new FieldError(
               `deploy_access_levels[${i}].user`,
-              `user ${JSON.stringify(l.user)} does not exist (or is not visible to this token): check the username`,
+              `user ${JSON.stringify(shownText(l.user))} does not exist (or is not visible to this token): check the username`,
             );
           }
           return { user_id: id };
         }
         if (l.group !== undefined) {
-          const id = await ctx.resolve.groupId(l.group);
-          if (id !== undefined) namesOf(ctx).set(`group_id:${id}`, l.group);
+          const id = await ctx.resolve.groupId(textOf(l.group) ?? "");
+          if (id !== undefined) namesOf(ctx).set(`group_id:${id}`, shownText(l.group));
           if (id === undefined) {
             throw new FieldError(
               `deploy_access_levels[${i}].group`,
-              `group ${JSON.stringify(l.group)} does not exist (or is not visible to this token): check the full path`,
+              `group ${JSON.stringify(shownText(l.group))} does not exist (or is not visible to this token): check the full path`,
             );
           }
           return { group_id: id };
@@ -99,10 +109,16 @@ export const protectedEnvironmentKind: Kind = {
     const levels = await Promise.all(
       ((live.fields["deploy_access_levels"] as Level[] | undefined) ?? []).map(async (l): Promise<Level> => {
         if (l.user_id != null)
-          return { user: (await ctx.api.get<{ username: string }>(apiPath`/users/${l.user_id}`)).username };
+          return {
+            user: (
+              await ctx.api.get<{ username: string }>(apiPath`/users/${l.user_id}`, { shape: USER_SHAPE })
+            ).username,
+          };
         if (l.group_id != null)
           return {
-            group: (await ctx.api.get<{ full_path: string }>(apiPath`/groups/${l.group_id}`)).full_path,
+            group: (
+              await ctx.api.get<{ full_path: string }>(apiPath`/groups/${l.group_id}`, { shape: GROUP_SHAPE })
+            ).full_path,
           };
         return { access_level: l.access_level ?? undefined };
       }),
@@ -119,11 +135,16 @@ export const protectedEnvironmentKind: Kind = {
       if (!names.has(key)) {
         const found =
           kind === "user_id"
-            ? (await orNotFound(ctx.api.get<{ username: string }>(apiPath`/users/${id}`)))?.username
+            ? (
+                await orNotFound(
+                  ctx.api.get<{ username: string }>(apiPath`/users/${id}`, { shape: USER_SHAPE }),
+                )
+              )?.username
             : (
                 await orNotFound(
                   ctx.api.get<{ full_path: string }>(apiPath`/groups/${id}`, {
                     query: { with_projects: false },
+                    shape: GROUP_SHAPE,
                   }),
                 )
               )?.full_path;
@@ -149,6 +170,7 @@ export const protectedEnvironmentKind: Kind = {
   async create(ctx, parent, desired, key) {
     const created = await ctx.api.post<ApiEnvironment>(`${ownerPath(parent)}/protected_environments`, {
       body: { name: key, deploy_access_levels: desired["deploy_access_levels"] },
+      shape: ENVIRONMENT_SHAPE,
     });
     return toLive(created);
   },

@@ -2,9 +2,10 @@
  * Variables of a pipeline schedule, identified by key. Read from the schedule's detail view (no request of their
  * own); compared and changed one by one, never all deleted and re-created.
  */
-import { apiPath } from "../api/index.js";
+import { apiPath, listOf } from "../api/index.js";
 import { body, ownerPath, projectOf } from "./common.js";
 import type { Kind, KindContext, Live, Parent } from "./kind.js";
+import { VARIABLE_SHAPE } from "./pipeline-schedule.js";
 
 interface ApiVariable {
   key: string;
@@ -27,6 +28,7 @@ async function liveVariables(ctx: KindContext, parent: Parent, fresh = false): P
   if (raw?.variables && !fresh) return raw.variables;
   const detail = await ctx.api.get<{ variables?: ApiVariable[] }>(
     `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref!}`}`,
+    { shape: { variables: listOf(VARIABLE_SHAPE, true) } },
   );
   return detail.variables ?? [];
 }
@@ -44,6 +46,7 @@ export const scheduleVariableKind: Kind = {
   async create(ctx, parent, desired, key) {
     const created = await ctx.api.post<ApiVariable>(base(parent), {
       body: { key, ...body(desired, ["value", "variable_type"]) },
+      shape: VARIABLE_SHAPE,
     });
     return toLive(created);
   },
@@ -52,6 +55,7 @@ export const scheduleVariableKind: Kind = {
     // The platform requires the value on every update, so send it with the variable type.
     const updated = await ctx.api.put<ApiVariable>(`${base(parent)}${apiPath`/${live.key}`}`, {
       body: body(desired, ["value", "variable_type"]),
+      shape: VARIABLE_SHAPE,
     });
     return toLive(updated);
   },

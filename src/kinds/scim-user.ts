@@ -4,7 +4,7 @@
  * Operations (op "Replace"), deprovisioned with `active: false`, deleted with DELETE. The platform stores only
  * the formatted name, so given and family names are sent on create and never compared.
  */
-import { ApiError, apiPath, ClientConfigError } from "../api/index.js";
+import { ApiError, apiPath, ClientConfigError, listOf, objectOf, type Shape } from "../api/index.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
 interface ScimEmail {
@@ -13,13 +13,15 @@ interface ScimEmail {
   primary?: boolean;
 }
 
-const SCIM_USER_SHAPE = {
+const SCIM_USER_SHAPE: Shape = {
   id: "string",
   userName: "string",
   externalId: "string?",
   active: "boolean?",
-  emails: "array?",
-} as const;
+  name: objectOf({ formatted: "string?" }, true),
+  "name.formatted": "string?",
+  emails: listOf({ value: "string", type: "string?", primary: "boolean?" }, true),
+};
 
 interface ScimUser {
   id: string;
@@ -81,12 +83,19 @@ export const scimUserKind: Kind = {
   parents: ["groups"],
   updateMode: "update",
 
-  notConfigured(error) {
-    // No SCIM token for this run, or the group has no SAML SSO with SCIM (the token is another group's).
-    return (
-      error instanceof ClientConfigError ||
-      (error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404))
-    );
+  async notConfigured(ctx, parent, error) {
+    // The platform checks the group's SAML SSO before the token (platform-behavior §3.13): a group without it is
+    // 404 "does not have SAML SSO configured" whatever the token, while a group with it is 401 for a missing or
+    // wrong token. So only a 404 means "no SCIM here"; a 401 or 403 is a token problem worth saying.
+    if (error instanceof ApiError) return error.status === 404;
+    if (!(error instanceof ClientConfigError)) return false;
+    // No SCIM token in this run: ask without one, and the platform's answer tells the two cases apart.
+    try {
+      await ctx.api.get(usersPath(parent), { scim: true, withoutScimToken: true, query: { count: 1 } });
+    } catch (probe) {
+      return probe instanceof ApiError && probe.status === 404;
+    }
+    return false;
   },
 
   async read(ctx, parent) {
@@ -118,7 +127,11 @@ export const scimUserKind: Kind = {
       name: fullNames.get(desired) ?? desired["name"],
       ...(desired["active"] === false ? {} : { active: true }),
     };
-    const created = await ctx.api.post<ScimUser>(usersPath(parent), { scim: true, body: payload });
+    const created = await ctx.api.post<ScimUser>(usersPath(parent), {
+      scim: true,
+      body: payload,
+      shape: SCIM_USER_SHAPE,
+    });
     if (desired["active"] === false) {
       await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
       return toLive({ ...created, active: false });

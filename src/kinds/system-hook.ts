@@ -3,7 +3,7 @@
  * replacement. The secret token is write-only: sent on create, never read back, never compared; rotate it with
  * `--replace 'instance.system_hook["URL"]'`. `GET /hooks/:id` fires the hook, so it is never used to read one.
  */
-import { apiPath } from "../api/index.js";
+import { apiPath, type Shape } from "../api/index.js";
 import { body, pick } from "./common.js";
 import type { Kind, Live } from "./kind.js";
 
@@ -21,6 +21,16 @@ interface ApiHook extends Record<string, unknown> {
   url: string;
 }
 
+const SHAPE: Shape = {
+  id: "integer",
+  url: "string",
+  push_events: "boolean?",
+  tag_push_events: "boolean?",
+  merge_requests_events: "boolean?",
+  repository_update_events: "boolean?",
+  enable_ssl_verification: "boolean?",
+};
+
 const toLive = (h: ApiHook): Live => ({ key: h.url, id: h.id, fields: pick(h, FIELDS) });
 
 export const systemHookKind: Kind = {
@@ -31,18 +41,15 @@ export const systemHookKind: Kind = {
   replaceReason: "system hooks have no update call in the API: deleted and created again",
 
   async read(ctx) {
-    return (await ctx.api.list<ApiHook>("/hooks", { shape: { id: "integer", url: "string" } })).map(toLive);
+    return (await ctx.api.list<ApiHook>("/hooks", { shape: SHAPE })).map(toLive);
   },
 
   async create(ctx, _parent, desired, key) {
-    const answer = await ctx.api.post<ApiHook | ApiHook[]>("/hooks", {
+    const created = await ctx.api.post<ApiHook>("/hooks", {
       body: { ...body(desired), url: key },
+      shape: SHAPE,
     });
-    const created = Array.isArray(answer) ? answer.find((h) => h.url === key) : answer;
-    if (created?.id !== undefined) return toLive(created);
-    const again = (await ctx.api.list<ApiHook>("/hooks")).find((h) => h.url === key);
-    if (!again) throw new Error("the platform accepted the hook but does not list it");
-    return toLive(again);
+    return toLive(created);
   },
 
   async remove(ctx, _parent, live) {

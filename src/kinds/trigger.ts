@@ -25,6 +25,8 @@ interface ApiTrigger {
   token?: string;
 }
 
+const SHAPE = { id: "integer", description: "string", token: "string?" } as const;
+
 /** The largest token file read back for comparison: a token is at most a few dozen characters. */
 const MAX_TOKEN_FILE_BYTES = 1024;
 
@@ -103,7 +105,7 @@ export const triggerKind: Kind = {
 
   async read(ctx, parent) {
     const triggers = await ctx.api.list<ApiTrigger>(`${ownerPath(parent)}/triggers`, {
-      shape: { id: "integer", description: "string", token: "string?" },
+      shape: SHAPE,
     });
     remember(ctx, parent, triggers);
     return triggers.map(toLive);
@@ -137,6 +139,7 @@ export const triggerKind: Kind = {
     if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
     const created = await ctx.api.post<ApiTrigger>(`${ownerPath(parent)}/triggers`, {
       body: { description: key },
+      shape: SHAPE,
     });
     if (target && created.token) {
       try {
@@ -153,6 +156,7 @@ export const triggerKind: Kind = {
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put<ApiTrigger>(`${ownerPath(parent)}${apiPath`/triggers/${live.id!}`}`, {
       body: { description: desired["description"] },
+      shape: SHAPE,
     });
     return toLive(updated);
   },

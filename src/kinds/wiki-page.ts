@@ -9,6 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { apiPath } from "../api/index.js";
+import { deriveSecret, shownText, textOf } from "../manifest/secret.js";
 import { ownerPath } from "./common.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
@@ -18,6 +19,8 @@ interface ApiPage {
   format: string;
   content?: string;
 }
+
+const SHAPE = { slug: "string", title: "string", format: "string", content: "string?" } as const;
 
 const toLive = (p: ApiPage): Live => ({
   key: p.slug,
@@ -32,7 +35,7 @@ const slugOf = (title: string) => title.trim().replace(/[\s<>+]/g, "-");
 const readBack = (title: string) => (slugOf(title).split("/").pop() ?? title).replace(/-/g, " ");
 
 /** The titles as written in the manifest, by prepared fields object, for create. */
-const titles = new WeakMap<Fields, string>();
+const titles = new WeakMap<Fields, unknown>();
 
 const pagePath = (parent: Parent, slug: string) => `${ownerPath(parent)}${apiPath`/wikis/${slug}`}`;
 
@@ -58,21 +61,25 @@ export const wikiPageKind: Kind = {
   async read(ctx, parent) {
     const pages = await ctx.api.list<ApiPage>(`${ownerPath(parent)}/wikis`, {
       query: { with_content: true },
-      shape: { slug: "string", title: "string", format: "string", content: "string?" },
+      shape: SHAPE,
     });
     return pages.map(toLive);
   },
 
   async prepare(_ctx, _parent, fields) {
+    // A title (and so the slug) may hold a secret: compared by its value, shown masked.
     const { slug, title } = fields;
-    if (typeof title !== "string") return fields;
-    if (typeof slug === "string" && slugOf(title) !== slug) {
+    const titleText = textOf(title);
+    if (titleText === undefined) return fields;
+    const slugText = textOf(slug);
+    if (slugText !== undefined && slugOf(titleText) !== slugText) {
+      const derived = shownText(deriveSecret(title, slugOf));
       throw new Error(
-        `slug "${slug}" is not the one the platform derives from the title "${title}" ("${slugOf(title)}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`,
+        `slug "${shownText(slug)}" is not the one the platform derives from the title "${shownText(title)}" ("${derived}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`,
       );
     }
     // Compared as the platform reads it back; created with the title as written.
-    const out: Fields = { ...fields, title: readBack(title) };
+    const out: Fields = { ...fields, title: deriveSecret(title, readBack) };
     titles.set(out, title);
     return out;
   },
@@ -81,7 +88,10 @@ export const wikiPageKind: Kind = {
     // The platform reads back only the last segment of the title: put the page's directory back in front.
     const slug = String(live.fields["slug"]);
     const dir = slug.includes("/") ? slug.slice(0, slug.lastIndexOf("/") + 1) : "";
-    return { ...live.fields, title: `${dir}${String(live.fields["title"])}` };
+    const title = `${dir}${String(live.fields["title"])}`;
+    // The slug the title gives is the platform's default (and the only one prepare accepts): left out.
+    const { slug: _derived, ...rest } = live.fields;
+    return slugOf(title) === slug ? { ...rest, title } : { ...live.fields, title };
   },
 
   async create(ctx, parent, desired) {
@@ -91,6 +101,7 @@ export const wikiPageKind: Kind = {
         content: desired["content"] ?? "",
         format: desired["format"],
       },
+      shape: SHAPE,
     });
     for (const file of (desired["attachments"] as string[] | undefined) ?? [])
       await upload(ctx, parent, file);
@@ -105,7 +116,10 @@ export const wikiPageKind: Kind = {
     // The title names the page (its slug): it is never sent, since a new title would move the page.
     for (const name of changed) if (name === "content" || name === "format") payload[name] = desired[name];
     if (Object.keys(payload).length === 0) return live;
-    const updated = await ctx.api.put<ApiPage>(pagePath(parent, String(live.id)), { body: payload });
+    const updated = await ctx.api.put<ApiPage>(pagePath(parent, String(live.id)), {
+      body: payload,
+      shape: SHAPE,
+    });
     return toLive(updated);
   },
 

@@ -3,7 +3,7 @@ import type { Diagnostics } from "./diagnostics.js";
 import { resolveManifestPath } from "./interpolate.js";
 import { getMeta, type Loc, selfLoc } from "./located.js";
 import type { DesiredCollection, DesiredNode, PrunePolicy, SourceRef } from "./model.js";
-import { identityOf, wikiSlug } from "./rules.js";
+import { derivedIdentity, identityOf } from "./rules.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
 import { isSecret, Secret } from "./secret.js";
 import type { WikiPage } from "./types.gen.js";
@@ -98,9 +98,10 @@ export function buildNode(
         children[k] = { policy: policyOf(body, k), policyDeclared: true, items: [] };
     }
   }
+  const derived = derivedIdentity(collection, fields);
+  if (derived) fields[derived.field] = derived.value;
   if (collection === "wiki_pages") {
     const page = fields as Partial<Record<keyof WikiPage, unknown>>;
-    if (page.slug === undefined && typeof page.title === "string") page.slug = wikiSlug(page.title);
     if (typeof page.content_file === "string") {
       const at = fieldSources.content_file!;
       const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
@@ -122,6 +123,8 @@ export function buildNode(
     if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body);
+  const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+  const needs = body.state === "absent" ? [] : required.filter((k) => body[k] === undefined);
   return {
     collection,
     key,
@@ -130,5 +133,6 @@ export function buildNode(
     source: ref(self),
     fieldSources,
     children,
+    ...(needs.length > 0 ? { needs } : {}),
   };
 }

@@ -1,13 +1,14 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import type { ErrorObject } from "ajv";
 import { buildNode } from "./build.js";
 import { type Diagnostic, Diagnostics, formatRef, renderPath } from "./diagnostics.js";
 import { interpolate } from "./interpolate.js";
-import { keyLoc, type Loc, locate, type Meta, selfLoc, setMeta, valueLoc } from "./located.js";
+import { keyLoc, type Loc, locate, type Meta, type Path, selfLoc, setMeta, valueLoc } from "./located.js";
 import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "./model.js";
 import { checkBody, checkGroupVisibility, checkIdentities, identityOf, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
-import { exceptProblem, isPattern, parsePattern } from "./selectors.js";
+import { covers, exceptProblem, isPattern, parsePattern } from "./selectors.js";
 import { TemplateResolver } from "./templates.js";
 import type { Manifest } from "./types.gen.js";
 import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
@@ -27,6 +28,12 @@ export interface LoadOptions {
   env?: NodeJS.ProcessEnv;
   /** The manifest root; `${file:}`, content_file and attachments may not leave it. Default: see manifestRoot(). */
   root?: string;
+  /**
+   * Those of the paths that a glob matched (the Action's `paths` input): read like the files of a folder, so only
+   * the forgeform manifests among them count, and one that does not exist is skipped. A path named on its own is
+   * always read.
+   */
+  found?: readonly string[];
 }
 
 export interface LoadResult {
@@ -34,6 +41,8 @@ export interface LoadResult {
   state?: DesiredState;
   /** Errors and warnings, in file order. */
   diagnostics: Diagnostic[];
+  /** Every manifest file read (named on its own, or holding a forgeform manifest), valid or not. */
+  files: string[];
 }
 
 type Obj = Record<string, unknown>;
@@ -81,16 +90,17 @@ interface Source {
   explicit: boolean;
 }
 
-function collectFiles(paths: string[], diags: Diagnostics): Source[] {
+function collectFiles(paths: string[], diags: Diagnostics, globbed: readonly string[] = []): Source[] {
   const out: Source[] = [];
   const seen = new Set<string>();
+  const matched = new Set(globbed.map((f) => resolve(f)));
   for (const p of paths.length ? paths : ["."]) {
     const abs = resolve(p);
     let st: ReturnType<typeof statSync>;
     try {
       st = statSync(abs);
     } catch {
-      diags.error({ file: p, line: 1, col: 1 }, "", "no such file or directory");
+      if (!matched.has(abs)) diags.error({ file: p, line: 1, col: 1 }, "", "no such file or directory");
       continue;
     }
     const found: Source[] = [];
@@ -98,7 +108,7 @@ function collectFiles(paths: string[], diags: Diagnostics): Source[] {
       const files: string[] = [];
       walkDir(abs, files);
       for (const f of files) found.push({ file: f, explicit: false });
-    } else found.push({ file: abs, explicit: true });
+    } else found.push({ file: abs, explicit: !matched.has(abs) });
     for (const s of found) {
       if (seen.has(s.file)) continue;
       seen.add(s.file);
@@ -113,22 +123,35 @@ interface Declared {
   at: Loc;
 }
 
-/** Keeps the first declaration of each name and reports later ones, naming both places. */
-function declare(
-  map: Map<string, Declared>,
-  name: string,
-  body: unknown,
-  at: Loc,
-  path: string,
-  what: string,
-  diags: Diagnostics,
-) {
-  const first = map.get(name);
-  if (first) {
-    diags.error(at, path, `${what} "${name}" is declared twice; first declared at ${formatRef(first.at)}`);
-    return;
+/**
+ * Declarations by name. Group and project paths are one path in any case, as on the platform (`acme/API` is
+ * `acme/api`): `folded` maps each lower-cased path to its first spelling.
+ */
+class Declarations extends Map<string, Declared> {
+  readonly #folded = new Map<string, { name: string; at: Loc }>();
+
+  constructor(readonly caseInsensitive: boolean) {
+    super();
   }
-  if (isObj(body)) map.set(name, { body, at });
+
+  /** Keeps the first declaration of each name and reports later ones, naming both places. */
+  declare(name: string, body: unknown, at: Loc, path: string, what: string, diags: Diagnostics): void {
+    const first = this.#folded.get(this.caseInsensitive ? name.toLowerCase() : name);
+    if (first) {
+      const spelled =
+        first.name === name
+          ? ""
+          : ` as "${first.name}" (paths are the same in any case on the platform, so this is the same ${what})`;
+      diags.error(
+        at,
+        path,
+        `${what} "${name}" is declared twice; first declared${spelled} at ${formatRef(first.at)}`,
+      );
+      return;
+    }
+    this.#folded.set(this.caseInsensitive ? name.toLowerCase() : name, { name, at });
+    if (isObj(body)) this.set(name, { body, at });
+  }
 }
 
 /** Loads manifest files and directories into one desired state, with every problem found reported. */
@@ -140,7 +163,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const files: string[] = [];
   const docs: ParsedDocument[] = [];
 
-  for (const src of collectFiles(paths, diags)) {
+  for (const src of collectFiles(paths, diags, opts.found)) {
     const name = display(src.file);
     const size = statSync(src.file).size;
     if (size > MAX_FILE_BYTES) {
@@ -164,11 +187,13 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     docs.push(...relevant);
   }
 
-  const templates = new Map<string, Declared>();
-  const groups = new Map<string, Declared>();
-  const projects = new Map<string, Declared>();
+  const templates = new Declarations(false);
+  const groups = new Declarations(true);
+  const projects = new Declarations(true);
   const instanceParts: Obj[] = [];
   const manifestValidator = schemas.validator("manifest.schema.json");
+  // Reported once every entry is declared: a required key may be left to a less specific entry in another file.
+  const invalid: { errors: ErrorObject[]; value: Obj }[] = [];
 
   for (const doc of docs) {
     if (!isObj(doc.value)) {
@@ -176,26 +201,28 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
       continue;
     }
     if (!manifestValidator(doc.value))
-      reportSchemaErrors(manifestValidator.errors ?? [], doc.value, [], diags);
+      invalid.push({ errors: manifestValidator.errors ?? [], value: doc.value });
     // Typed by the generated Manifest type; values are still checked, since a document with errors is read on.
     const v = doc.value as Partial<Record<keyof Manifest, unknown>>;
     if (isObj(v.templates)) {
       for (const [n, b] of Object.entries(v.templates)) {
-        declare(templates, n, b, keyLoc(v.templates, n), renderPath(["templates", n]), "template", diags);
+        templates.declare(n, b, keyLoc(v.templates, n), renderPath(["templates", n]), "template", diags);
       }
     }
     if (isObj(v.groups)) {
       for (const [n, b] of Object.entries(v.groups)) {
-        declare(groups, n, b, keyLoc(v.groups, n), renderPath(["groups", n]), "group", diags);
+        groups.declare(n, b, keyLoc(v.groups, n), renderPath(["groups", n]), "group", diags);
       }
     }
     if (isObj(v.projects)) {
       for (const [n, b] of Object.entries(v.projects)) {
-        declare(projects, n, b, keyLoc(v.projects, n), renderPath(["projects", n]), "project", diags);
+        projects.declare(n, b, keyLoc(v.projects, n), renderPath(["projects", n]), "project", diags);
       }
     }
     if (isObj(v.instance)) instanceParts.push(v.instance);
   }
+  const leftToPattern = patternCompletes({ groups, projects }, schemas);
+  for (const { errors, value } of invalid) reportSchemaErrors(errors, value, [], diags, leftToPattern);
 
   const instance = mergeInstance(instanceParts, diags);
   const resolver = new TemplateResolver(new Map([...templates].map(([k, d]) => [k, d.body])), diags);
@@ -209,7 +236,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     for (const [name, d] of decls) {
       const body = resolver.apply(d.body, [kind, name]);
       if (body !== d.body && !validate(body)) {
-        reportSchemaErrors(validate.errors ?? [], body, [kind, name], diags);
+        reportSchemaErrors(validate.errors ?? [], body, [kind, name], diags, leftToPattern);
       }
       bodies.set(name, body);
     }
@@ -255,7 +282,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     );
   }
   const diagnostics = diags.sorted(files);
-  if (diags.hasErrors) return { diagnostics };
+  if (diags.hasErrors) return { diagnostics, files };
 
   const bctx = { schemas, root, diags };
   const rootBody: Obj = instance ?? {};
@@ -309,7 +336,52 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (groupsColl.items.length > 0 || unmanaged.groups !== undefined || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, selectors }, diagnostics };
+  return { state: { root: rootNode, files, selectors }, diagnostics, files };
+}
+
+/**
+ * Whether a required key of a collection item in a `groups:`/`projects:` entry is given by a less specific pattern
+ * entry that covers it (see `covers`) and declares the same item, found by identity level by level. The engine
+ * checks again once entries are merged for each object (a pattern that did not apply leaves the key missing).
+ */
+function patternCompletes(
+  declared: { groups: Map<string, Declared>; projects: Map<string, Declared> },
+  schemas: SchemaSet,
+): (path: Path, key: string) => boolean {
+  return (path, key) => {
+    const [collection, name, ...rest] = path;
+    if ((collection !== "groups" && collection !== "projects") || typeof name !== "string") return false;
+    const entries = declared[collection];
+    const own = entries.get(name)?.body;
+    if (!own || rest.length < 2) return false;
+    const topSchema = schemas.files[collection === "groups" ? "group.schema.json" : "project.schema.json"]!;
+    return [...entries].some(([outer, d]) => {
+      const except = Array.isArray(d.body.except) ? d.body.except.map(String) : [];
+      if (outer === name || !covers(outer, except, name, collection)) return false;
+      let mine: unknown = own;
+      let theirs: unknown = d.body;
+      let schema: JsonSchema | undefined = topSchema;
+      for (let i = 0; i + 1 < rest.length; i += 2) {
+        const [coll, index] = [rest[i], rest[i + 1]];
+        if (typeof coll !== "string" || typeof index !== "number" || !isObj(mine) || !isObj(theirs))
+          return false;
+        const raw = (schema?.properties as Record<string, JsonSchema> | undefined)?.[coll];
+        const prop = raw ? schemas.resolve(raw) : undefined;
+        const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
+        if (!prop?.items || identity === undefined) return false;
+        schema = schemas.resolve(prop.items as JsonSchema);
+        const itemSchema = schema;
+        const idOf = (item: unknown) =>
+          isObj(item) ? identityOf(item, identity, coll, itemSchema)?.compare : undefined;
+        const item = Array.isArray(mine[coll]) ? mine[coll][index] : undefined;
+        const id = idOf(item);
+        const other = Array.isArray(theirs[coll]) ? theirs[coll].find((x) => idOf(x) === id) : undefined;
+        if (id === undefined || !isObj(other) || other.state === "absent") return false;
+        [mine, theirs] = [item, other];
+      }
+      return isObj(theirs) && theirs[key] !== undefined;
+    });
+  };
 }
 
 /**

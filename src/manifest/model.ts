@@ -54,6 +54,11 @@ export interface DesiredNode {
   children: Record<string, DesiredCollection>;
   /** Set on a group or project that no full-path entry declares: patterns matched it on the platform. */
   fromPattern?: boolean;
+  /**
+   * Required fields the entry leaves to a less specific pattern entry declaring the same item (validation allowed
+   * it); merging drops those the patterns give, and the engine refuses an item that still needs some.
+   */
+  needs?: string[];
 }
 
 export interface DesiredCollection {

@@ -5,7 +5,7 @@ import { resolveManifestPath } from "./interpolate.js";
 import { keyLoc, type Loc, type Path, selfLoc, valueLoc } from "./located.js";
 import { isNormalizerName, normalizeValue } from "./normalize.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
-import { isSecret } from "./secret.js";
+import { deriveSecret, isSecret, textOf } from "./secret.js";
 import type {
   BroadcastMessage,
   DeployAccessLevel,
@@ -22,6 +22,26 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !
 /** The default slug of a wiki page: the title with whitespace and `<`, `>`, `+` turned into `-`. */
 export function wikiSlug(title: string): string {
   return title.trim().replace(/[\s<>+]/g, "-");
+}
+
+/**
+ * Identity fields the platform derives from another field when the manifest leaves them out: a wiki page's slug
+ * from its title. The derived value is a secret when its source is one (a title from `${env:}`).
+ */
+const DERIVED_IDENTITY: Record<string, { field: string; from: string; derive: (text: string) => string }> = {
+  wiki_pages: { field: "slug", from: "title", derive: wikiSlug },
+};
+
+/** The item's derived identity field and its value, when the manifest leaves that field out (see above). */
+export function derivedIdentity(
+  collection: string,
+  item: Obj,
+): { field: string; value: unknown } | undefined {
+  const rule = DERIVED_IDENTITY[collection];
+  if (!rule || item[rule.field] !== undefined) return undefined;
+  const source = item[rule.from];
+  if (typeof source !== "string" && !isSecret(source)) return undefined;
+  return { field: rule.field, value: deriveSecret(source, rule.derive) };
 }
 
 /** An item's identity: resolved (to match and compare) and as it may be shown. */
@@ -42,15 +62,13 @@ export interface Identity {
  * identity field's normaliser.
  */
 export function identityOf(
-  item: Obj,
+  written: Obj,
   spec: unknown,
   collection: string,
   itemSchema?: JsonSchema,
 ): Identity | undefined {
-  if (collection === "wiki_pages" && item.slug === undefined && typeof item.title === "string") {
-    const slug = wikiSlug(item.title);
-    return { key: slug, label: slug, compare: slug, unknown: false };
-  }
+  const derived = derivedIdentity(collection, written);
+  const item = derived ? { ...written, [derived.field]: derived.value } : written;
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
   const props = (itemSchema?.properties ?? {}) as Record<string, JsonSchema>;
   const keys: string[] = [];
@@ -142,6 +160,33 @@ function isPlainString(v: unknown): v is string {
   return typeof v === "string" && !hasReference(v);
 }
 
+/**
+ * A file path a manifest names (content_file, attachments, token_file): inside the manifest root, existing when
+ * forgeform reads it. Such paths are taken as written: a `${env:}`/`${file:}` reference in one would otherwise be
+ * left unread (a trigger's token silently not written), so it is an error.
+ */
+function checkFilePath(
+  container: Obj | unknown[],
+  key: string | number,
+  path: Path,
+  mustExist: boolean,
+  ctx: RuleContext,
+): void {
+  const written = (container as Record<string | number, unknown>)[key];
+  if (typeof written !== "string") return;
+  const at = valueLoc(container, key);
+  if (hasReference(written)) {
+    ctx.diags.error(
+      at,
+      renderPath(path),
+      `a file path is taken as written: \${env:} and \${file:} are not resolved in it; write the path itself`,
+    );
+    return;
+  }
+  const r = resolveManifestPath(at.file, written, ctx.root, mustExist);
+  if ("error" in r) ctx.diags.error(at, renderPath(path), r.error);
+}
+
 /** Rules that involve several fields of one item. */
 function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext): void {
   const { diags } = ctx;
@@ -179,31 +224,18 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
             : "missing the page text: set content (inline) or content_file (a path)",
         );
       }
-      if (typeof page.content_file === "string") {
-        const at = valueLoc(item, "content_file");
-        const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
-        if ("error" in r) diags.error(at, renderPath([...path, "content_file"]), r.error);
-      }
+      checkFilePath(item, "content_file", [...path, "content_file"], true, ctx);
       const attachments: unknown = page.attachments;
       if (Array.isArray(attachments)) {
-        attachments.forEach((a, i) => {
-          if (typeof a !== "string") return;
-          const at = valueLoc(attachments, i);
-          const r = resolveManifestPath(at.file, a, ctx.root, true);
-          if ("error" in r) diags.error(at, renderPath([...path, "attachments", i]), r.error);
+        attachments.forEach((_, i) => {
+          checkFilePath(attachments, i, [...path, "attachments", i], true, ctx);
         });
       }
       break;
     }
-    case "triggers": {
-      const tokenFile: unknown = (item as Record<string, unknown>)["token_file"];
-      if (typeof tokenFile === "string") {
-        const at = valueLoc(item, "token_file");
-        const r = resolveManifestPath(at.file, tokenFile, ctx.root, false);
-        if ("error" in r) diags.error(at, renderPath([...path, "token_file"]), r.error);
-      }
+    case "triggers":
+      checkFilePath(item, "token_file", [...path, "token_file"], false, ctx);
       break;
-    }
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e }: Partial<BroadcastMessage> = item;
       if (isPlainString(s) && isPlainString(e)) {
@@ -256,13 +288,16 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
 
 /** A subgroup may not be more visible than its parent (when both are declared). */
 export function checkGroupVisibility(groups: Map<string, Obj>, diags: Diagnostics): void {
+  // Paths are one path in any case, as on the platform.
+  const byPath = new Map([...groups].map(([p, b]) => [p.toLowerCase(), b]));
   for (const [path, body] of groups) {
     const vis = body.visibility;
-    if (typeof vis !== "string") continue;
+    // A visibility from `${env:}` is known only once resolved; the platform then says whether it fits.
+    if (!isPlainString(vis)) continue;
     const parentPath = path.split("/").slice(0, -1).join("/");
-    const parent = parentPath ? groups.get(parentPath) : undefined;
+    const parent = parentPath ? byPath.get(parentPath.toLowerCase()) : undefined;
     const pvis = parent?.visibility;
-    if (typeof pvis !== "string") continue;
+    if (!isPlainString(pvis)) continue;
     if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
       diags.error(
         valueLoc(body, "visibility"),
@@ -347,7 +382,8 @@ function checkShared(
     const mine = item[f];
     const theirs = first.values[f];
     if (mine === undefined || theirs === undefined) continue;
-    const same = isSecret(mine) || isSecret(theirs) ? String(mine) === String(theirs) : mine === theirs;
+    // Secrets compare by their values (their shown forms are all alike).
+    const same = isSecret(mine) || isSecret(theirs) ? textOf(mine) === textOf(theirs) : mine === theirs;
     if (same) continue;
     const show = (x: unknown) => (isSecret(x) ? x.shown : JSON.stringify(x));
     diags.error(

@@ -195,6 +195,11 @@ export function reportSchemaErrors(
   value: unknown,
   prefix: Path,
   diags: Diagnostics,
+  /**
+   * Whether the required `key` of the item at `path` (from the manifest's top) is left to a less specific entry
+   * that declares the same item (`projects: {"acme/**": ...}` gives a schedule's ref; `acme/api` changes its cron).
+   */
+  leftToPattern?: (path: Path, key: string) => boolean,
 ): void {
   const anyOfPaths = errors
     .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
@@ -207,6 +212,9 @@ export function reportSchemaErrors(
     }
     if ((e as ErrorObject & { propertyName?: string }).propertyName !== undefined) continue;
     if (e.keyword === "if") continue;
+    // A value holding `${env:}`/`${file:}` is checked once resolved (checkResolvedSecrets), without being shown:
+    // its text as written says nothing about its format, enum or length.
+    if (RESOLVED_KEYWORDS.has(e.keyword) && typeof e.data === "string" && hasReference(e.data)) continue;
     const path = pointerToPath(e.instancePath, value);
     const data = e.data;
     const parent = e.parentSchema as JsonSchema | undefined;
@@ -234,6 +242,7 @@ export function reportSchemaErrors(
         const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
         // Deleting an object needs only its identity.
         if (target?.state === "absent" && !isIdentity) continue;
+        if (!isIdentity && leftToPattern?.([...prefix, ...path], key)) continue;
         at = locate(value, path);
         fieldPath = [...path, key];
         message = `missing required key "${key}"`;
@@ -324,6 +333,9 @@ export function reportSchemaErrors(
     diags.error(at, renderPath([...prefix, ...fieldPath]), message);
   }
 }
+
+/** Keywords checked on the resolved value of a reference rather than on its text. */
+const RESOLVED_KEYWORDS = new Set(["enum", "const", "format", "pattern", "minLength", "maxLength"]);
 
 /** Keywords whose messages describe the value itself. */
 const VALUE_KEYWORDS = new Set([

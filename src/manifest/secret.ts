@@ -82,3 +82,100 @@ export function revealSecrets(value: unknown): unknown {
   }
   return value;
 }
+
+/**
+ * A value derived from another (a wiki page's slug from its title): a secret stays a secret, with `derive` applied
+ * to its value and to the text it is shown as; a string is derived as is.
+ */
+export function deriveSecret<T>(value: T, derive: (text: string) => string): T | string | Secret {
+  if (value instanceof Secret) {
+    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved);
+  }
+  return typeof value === "string" ? derive(value) : value;
+}
+
+/** The text of a string or a secret, for matching and lookups inside the process (never for output). */
+export function textOf(value: unknown): string | undefined {
+  if (value instanceof Secret) return value.reveal();
+  return typeof value === "string" ? value : undefined;
+}
+
+/** A string or a secret as it may be shown: the secret's masked form. */
+export function shownText(value: unknown): string {
+  return value instanceof Secret ? value.shown : String(value);
+}
+
+/** A value as it may appear in a request line: as is, URL-encoded in a path, form-encoded in a query (`a+b`). */
+export function spellings(value: string): string[] {
+  return [
+    ...new Set([value, encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]),
+  ];
+}
+
+/** Values shorter than this are not searched for in text: masking them would mangle everything else. */
+const MIN_MASKED_LENGTH = 4;
+
+/**
+ * The resolved values of a run's `${env:}`/`${file:}` references, to mask wherever they might appear as plain text
+ * (a live object named after a secret, a platform id that is a name, a request path in --debug, an error from the
+ * platform). Values written literally in a sensitive field are masked in their field, not searched for in text.
+ */
+export class SecretValues {
+  readonly #values: string[];
+
+  /** Every spelling of every value, longest first (a value holding another is masked whole). */
+  readonly #forms: string[];
+
+  constructor(values: Iterable<string>) {
+    this.#values = [...new Set(values)].filter((v) => v.length >= MIN_MASKED_LENGTH);
+    this.#forms = [...new Set(this.#values.flatMap(spellings))].sort((a, b) => b.length - a.length);
+  }
+
+  /** Every referenced value found anywhere inside `root` (a desired state, fields, lists...). */
+  static of(root: unknown): SecretValues {
+    const found: string[] = [];
+    const seen = new WeakSet<object>();
+    const walk = (v: unknown): void => {
+      if (v instanceof Secret) {
+        if (!v.unresolved && v.origin !== "literal") found.push(v.reveal());
+        return;
+      }
+      if (v === null || typeof v !== "object" || seen.has(v)) return;
+      seen.add(v);
+      for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x);
+    };
+    walk(root);
+    return new SecretValues(found);
+  }
+
+  /** The values, for a redactor elsewhere (the API client's --debug lines and errors). */
+  list(): string[] {
+    return [...this.#values];
+  }
+
+  /** Whether the text holds one of the values (in any of its spellings). */
+  contains(text: string): boolean {
+    return this.#forms.some((form) => text.includes(form));
+  }
+
+  /** The text with each value (in any of its spellings) replaced by the mask. */
+  text(text: string): string {
+    let out = text;
+    for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(MASK);
+    return out;
+  }
+
+  /** Every string inside a JSON-like value masked, keys included. */
+  value<T>(value: T): T {
+    if (this.#values.length === 0) return value;
+    const walk = (v: unknown): unknown => {
+      if (typeof v === "string") return this.text(v);
+      if (Array.isArray(v)) return v.map(walk);
+      if (v !== null && typeof v === "object" && !(v instanceof Secret)) {
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [this.text(k), walk(x)]));
+      }
+      return v;
+    };
+    return walk(value) as T;
+  }
+}

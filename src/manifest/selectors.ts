@@ -82,6 +82,34 @@ export function exceptProblem(key: string, entry: string): string | undefined {
   return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
 }
 
+/**
+ * Whether the pattern entry `outer` applies to every object the entry `inner` (a full path or a pattern) can apply
+ * to, and is less specific: then an item of `inner` may leave a required field to the same item of `outer`. An
+ * `except:` of `outer` that could leave out any of `inner`'s objects makes it not cover them.
+ */
+export function covers(
+  outer: string,
+  outerExcept: readonly string[],
+  inner: string,
+  collection: "groups" | "projects",
+): boolean {
+  if (!isPattern(outer) || specificity(outer) >= specificity(inner)) return false;
+  const o = parsePattern(outer);
+  const whole = o.prefix === "" && (o.depth === "subtree" || collection === "projects");
+  const root = isPattern(inner) ? lower(parsePattern(inner).prefix) : lower(inner);
+  if (!whole) {
+    if (isPattern(inner)) {
+      const under = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
+      if (o.depth !== "subtree" || !under) return false;
+    } else if (!matchesKey(outer, inner)) return false;
+  }
+  // An except entry at, above or below the inner entry's root may leave some of its objects out.
+  return !outerExcept.some((entry) => {
+    const e = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+    return e === "" || e === root || root.startsWith(`${e}/`) || e.startsWith(`${root}/`);
+  });
+}
+
 /** How specific an entry is: the number of literal path segments; an exact path is the most specific. */
 export function specificity(key: string): number {
   if (!isPattern(key)) return Number.POSITIVE_INFINITY;
@@ -122,11 +150,15 @@ export function mergeNodes(base: DesiredNode, over: DesiredNode): DesiredNode {
   const baseSources = Object.fromEntries(
     Object.entries(base.fieldSources).filter(([path]) => !(path.split(/[.[]/)[0]! in over.fields)),
   );
+  const fields = { ...base.fields, ...over.fields };
+  const needs = [...new Set([...(base.needs ?? []), ...(over.needs ?? [])])].filter((k) => !(k in fields));
+  const { needs: _needs, ...rest } = over;
   return {
-    ...over,
-    fields: { ...base.fields, ...over.fields },
+    ...rest,
+    fields,
     fieldSources: { ...baseSources, ...over.fieldSources },
     children,
+    ...(needs.length > 0 ? { needs } : {}),
   };
 }
 

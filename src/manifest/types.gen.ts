@@ -20,7 +20,7 @@ export type Extends1 = string[];
 export type Extends2 = string[];
 
 /**
- * A forgeform manifest. Any number of files make one desired state; put `# yaml-language-server: $schema=<path>/schemas/manifest.schema.json` at the top for completion.
+ * A forgeform manifest. Any number of files make one desired state; put `# yaml-language-server: $schema=https://unpkg.com/forgeform@<version>/schemas/manifest.schema.json` (or a relative path to the schema, offline) at the top for completion.
  */
 export interface Manifest {
   /**
@@ -368,7 +368,7 @@ export interface Epic {
  */
 export interface EpicIssue {
   /**
-   * The issue's project, by full path.
+   * The issue's project, by full path (in any case, as on the platform).
    */
   project: string;
   /**
@@ -1206,7 +1206,7 @@ export interface Group {
    */
   two_factor_grace_period?: number;
   /**
-   * Who may create projects: `noone`, `maintainer` or `developer`.
+   * Who may create projects: `noone`, `maintainer` or `developer`. A new group takes the instance's `default_project_creation` (developer unless changed).
    */
   project_creation_level?: "noone" | "maintainer" | "developer";
   /**
@@ -1226,7 +1226,7 @@ export interface Group {
    */
   mentions_disabled?: boolean;
   /**
-   * Default branch protection: 0 none, 1 partial (developers may push), 2 full, 3 protected against pushes.
+   * Default branch protection: 0 none, 1 partial (developers may push), 2 full, 3 protected against pushes. A new group takes the instance's `default_branch_protection` (2 unless changed).
    */
   default_branch_protection?: 0 | 1 | 2 | 3;
   /**

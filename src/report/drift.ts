@@ -24,6 +24,7 @@ import {
 } from "./markdown.js";
 import {
   type ActionLabels,
+  cascadeBanner,
   changeLines,
   changesLines,
   problemSections,
@@ -60,18 +61,26 @@ export function driftSummary(plan: Plan): DriftSummary {
   return summary;
 }
 
+/** How a drift run judges what it found: the reports say what the exit code says. */
+export interface DriftOptions {
+  /** Live objects the manifests do not mention (prune policy `warn`) fail the run too (`--fail-on-unmanaged`). */
+  failOnUnmanaged?: boolean;
+}
+
+/** Whether a drift item fails the run: everything but unmanaged objects, which fail only when asked. */
+export function failsDrift(change: Change, options: DriftOptions = {}): boolean {
+  return change.action !== "unmanaged" || options.failOnUnmanaged === true;
+}
+
 /**
- * The exit code of `forgeform drift`: 2 when anything drifted, is missing, is unmanaged or would be deleted, else
- * 0. Plan errors are not drift; the caller decides what they mean (the CLI exits 1 on errors before asking this).
+ * The exit code of `forgeform drift`: 2 when applying the manifests would change something (drifted, missing, or
+ * pruned objects), 0 otherwise. Live objects the manifests do not mention under the default `warn` policy are
+ * reported without failing, unless `failOnUnmanaged` asks for it. Plan errors are not drift; the caller decides
+ * what they mean (the CLI exits 1 on errors before asking this).
  */
-/**
- * 2 when applying the manifests would change something (drifted, missing, or pruned objects), 0 otherwise. Live
- * objects the manifests do not mention under the default `warn` policy are reported without failing, unless
- * `failOnUnmanaged` asks for it.
- */
-export function driftExitCode(plan: Plan, options: { failOnUnmanaged?: boolean } = {}): 0 | 2 {
+export function driftExitCode(plan: Plan, options: DriftOptions = {}): 0 | 2 {
   if (hasChanges(plan)) return 2;
-  return options.failOnUnmanaged && plan.summary.unmanaged > 0 ? 2 : 0;
+  return plan.changes.some((c) => failsDrift(c, options)) ? 2 : 0;
 }
 
 /** `Drift: N drifted, N missing, N unmanaged, N would be deleted.` */
@@ -85,7 +94,7 @@ export const DRIFT_LABELS: ActionLabels = {
   replace: "drifted (applying the manifests would replace it)",
   create: "missing (declared in the manifests, not on the platform)",
   unmanaged: "unmanaged (on the platform, not in the manifests)",
-  delete: "not in the manifests (prune policy delete: applying would delete it)",
+  delete: "would be deleted by apply",
 };
 
 /**
@@ -108,6 +117,7 @@ export function renderDriftText(plan: Plan, options: TextOptions): string {
     lines.push(`Drift between the platform and the manifests (fields read ${c.bold("live -> declared")}):`);
     lines.push(...changesLines(c, plan.changes, DRIFT_LABELS, options));
   }
+  lines.push(...cascadeBanner(c, plan.changes, width));
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
   if (lines.length > 0) lines.push("");
   lines.push(requestsLine(plan));
@@ -138,7 +148,7 @@ function driftFieldJson(field: FieldChange): Json {
  * The drift report as versioned JSON (`format_version` 1, `kind` "drift"), described in docs/plan-format.md.
  * `inSync` lists the managed objects found equal (JUnit's passing cases), so shards' reports can be merged.
  */
-export function renderDriftJson(plan: Plan, options: { inSync?: string[] } = {}): string {
+export function renderDriftJson(plan: Plan, options: { inSync?: string[] } & DriftOptions = {}): string {
   const s = driftSummary(plan);
   return stringify({
     format_version: PLAN_FORMAT_VERSION,
@@ -149,7 +159,8 @@ export function renderDriftJson(plan: Plan, options: { inSync?: string[] } = {})
     targets: plan.targets,
     changed_since: plan.changedSince,
     shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
-    drift: plan.changes.length > 0,
+    drift: driftExitCode(plan, options) === 2,
+    fail_on_unmanaged: options.failOnUnmanaged === true,
     summary: { drifted: s.drifted, missing: s.missing, unmanaged: s.unmanaged, would_delete: s.would_delete },
     items: plan.changes.map((change) => ({
       address: change.address,
@@ -276,6 +287,10 @@ function failureMessage(change: Change): string {
     case "unmanaged":
       return "unmanaged: on the platform but not in the manifests";
     case "would_delete":
+      if (change.deletedWith)
+        return `applying would delete it with ${change.deletedWith}: the platform deletes a group's subgroups and projects with it`;
+      if (change.source)
+        return `marked "state: absent" in the manifests at ${sourceLabel(change.source)}: applying would delete it`;
       return "not in the manifests: applying would delete it (prune policy delete)";
   }
 }
@@ -286,7 +301,7 @@ function failureBody(change: Change): string {
   return lines.map((l) => l.replace(/^ {6}/, "")).join("\n");
 }
 
-export interface JunitOptions {
+export interface JunitOptions extends DriftOptions {
   /** Addresses of managed objects that were compared and found equal: passing test cases. */
   inSync?: string[];
 }
@@ -322,7 +337,7 @@ export function renderDriftJunit(plan: Plan, options: JunitOptions = {}): string
   const body: string[] = [];
   for (const target of warnings.keys()) if (!suites.has(target)) suites.set(target, []);
   for (const [target, list] of suites) {
-    const suiteFailures = list.filter((c) => c.change).length;
+    const suiteFailures = list.filter((c) => c.change && failsDrift(c.change, options)).length;
     const suiteErrors = list.filter((c) => c.errors.length > 0).length;
     failures += suiteFailures;
     errors += suiteErrors;
@@ -336,10 +351,15 @@ export function renderDriftJunit(plan: Plan, options: JunitOptions = {}): string
         continue;
       }
       body.push(`    <testcase ${name}>`);
-      if (item.change) {
+      if (item.change && failsDrift(item.change, options)) {
         const status = driftStatus(item.change);
         body.push(
           `      <failure type="${status}" message="${xmlEscape(failureMessage(item.change))}">${xmlText(failureBody(item.change))}</failure>`,
+        );
+      } else if (item.change) {
+        // Reported, not a failure (prune policy warn): a CI page stays green, as the exit code does.
+        body.push(
+          `      <system-out>${xmlText(`${failureMessage(item.change)} (prune policy warn: reported, not a failure; --fail-on-unmanaged makes it one)`)}</system-out>`,
         );
       }
       for (const message of item.errors) {

@@ -1,6 +1,7 @@
 /** Renderers: pure functions from a Plan to text. They never call the API or read manifests. */
 export { targetOf } from "./common.js";
 export {
+  type DriftOptions,
   type DriftStatus,
   type DriftSummary,
   driftExitCode,

@@ -184,6 +184,31 @@ export function problemSections(
   return lines;
 }
 
+/** The banner lists at most this many objects deleted with a group, then says how many more. */
+const BANNER_CAP = 20;
+
+/**
+ * A warning block for group deletes that take subgroups and projects with them: every such object, by the group
+ * it goes with, so nothing is deleted unseen at the end of a long plan. Empty when no delete takes anything.
+ */
+export function cascadeBanner(c: Colors, changes: readonly Change[], width: number): string[] {
+  const taken = changes.filter((ch) => ch.action === "delete" && ch.deletedWith !== undefined);
+  if (taken.length === 0) return [];
+  const owners = [...new Set(taken.map((ch) => ch.deletedWith!))];
+  const lines = [
+    "",
+    ...wrap(
+      `WARNING: deleting ${owners.map(escapeLine).join(", ")} also deletes ${plural(taken.length, "subgroup or project", "subgroups and projects")} the platform removes with ${owners.length === 1 ? "it" : "them"}:`,
+      width,
+      "",
+    ).map((l) => c.red(c.bold(l))),
+  ];
+  for (const ch of taken.slice(0, BANNER_CAP)) lines.push(c.red(`  - ${escapeLine(ch.address)}`));
+  if (taken.length > BANNER_CAP) lines.push(c.red(`  - ...and ${plural(taken.length - BANNER_CAP, "more")}`));
+  lines.push(c.red("Each is counted by --max-deletes. Check them before applying."));
+  return lines;
+}
+
 /** `Read live state with N requests.` (with the retry count when there were retries). */
 export function requestsLine(plan: Plan): string {
   const retries = plan.requests.retries > 0 ? ` (${plural(plan.requests.retries, "retry", "retries")})` : "";
@@ -246,6 +271,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     lines.push(...changesLines(c, plan.changes, PLAN_LABELS, options));
   }
 
+  lines.push(...cascadeBanner(c, plan.changes, width));
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
 
   const s = plan.summary;

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import { forbidden, HttpError, unauthorized } from "./errors.js";
 import { type Declared, type DeclareRules, declare, type ParamSpec } from "./params.js";
 import { isUploadedFile, type ParamHash, type ParamValue, type SandboxRequest } from "./request.js";
@@ -75,6 +76,12 @@ export interface GroupExportRelation<T = unknown> {
   restore(store: Store, group: GroupRec, rows: T[], importer: UserRec): void;
 }
 
+/** Whether a credential a route module accepts is one it knows (`path` is the request's, mount prefix included). */
+export type CredentialCheck = (value: string, path: string) => boolean;
+
+/** What a request's credentials are, judged from its headers and query alone: `none`, all `known`, or not. */
+export type CredentialStatus = "none" | "known" | "unknown";
+
 export interface AppSettings {
   edition: Edition;
   /** Rows above which pagination omits counts. */
@@ -101,6 +108,7 @@ export class SandboxApp {
   readonly router = new Router<RouteEntry>();
   readonly fixtureHooks = new Map<string, FixtureHook>();
   readonly groupExportRelations = new Map<string, GroupExportRelation>();
+  readonly #credentialChecks: Record<"bearer" | "job", CredentialCheck[]> = { bearer: [], job: [] };
   readonly store: Store;
   readonly settings: AppSettings;
 
@@ -153,6 +161,50 @@ export class SandboxApp {
       throw new Error(`sandbox: group export relation "${relation}" has two handlers`);
     }
     this.groupExportRelations.set(relation, r as GroupExportRelation);
+  }
+
+  /**
+   * Lets a route module accept a credential of its own: a `bearer` token other than a personal token (a SCIM
+   * token) or a `job` token (`JOB-TOKEN` / `job_token`). Used by {@link credentialsOf}, before a body is read.
+   */
+  acceptCredential(kind: "bearer" | "job", check: CredentialCheck): void {
+    this.#credentialChecks[kind].push(check);
+  }
+
+  /**
+   * Every credential the request carries in its headers or query (`PRIVATE-TOKEN`, `Authorization`,
+   * `private_token`, `access_token`, `JOB-TOKEN`, `job_token`), checked before its body is read: `known` when
+   * there is at least one and each is a token of this sandbox (an active user's token, or one a route module
+   * accepts), `unknown` when any is not, `none` without any.
+   */
+  credentialsOf(headers: IncomingHttpHeaders, rawQuery: string, path: string): CredentialStatus {
+    const header = (name: string) => {
+      const v = headers[name];
+      return Array.isArray(v) ? v[0] : v;
+    };
+    const query = new URLSearchParams(rawQuery);
+    const userToken = (t: string) => {
+      const user = this.store.userByToken(t);
+      return user !== undefined && user.state !== "blocked";
+    };
+    const accepted = (kind: "bearer" | "job", t: string) =>
+      this.#credentialChecks[kind].some((check) => check(t, path));
+    const verdicts: boolean[] = [];
+    const privateToken = header("private-token");
+    if (privateToken) verdicts.push(userToken(privateToken));
+    const auth = header("authorization");
+    if (auth) {
+      const bearer = /^bearer\s+(\S+)\s*$/i.exec(auth)?.[1];
+      verdicts.push(bearer !== undefined && (userToken(bearer) || accepted("bearer", bearer)));
+    }
+    for (const name of ["private_token", "access_token"]) {
+      const value = query.get(name);
+      if (value) verdicts.push(userToken(value));
+    }
+    const job = header("job-token") || query.get("job_token");
+    if (job) verdicts.push(accepted("job", job));
+    if (verdicts.length === 0) return "none";
+    return verdicts.every(Boolean) ? "known" : "unknown";
   }
 
   /** The request's token, from PRIVATE-TOKEN, `Authorization: Bearer`, `private_token` or `access_token`. */

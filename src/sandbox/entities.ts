@@ -215,7 +215,7 @@ export function groupJson(
   ctx: Pick<Ctx, "baseUrl" | "licensed">,
   store: Store,
   g: GroupRec,
-  opts: { statistics?: boolean } = {},
+  opts: { statistics?: boolean; customAttributes?: boolean } = {},
 ): Record<string, unknown> {
   const fullPath = store.groupFullPath(g);
   const out: Record<string, unknown> = {
@@ -242,6 +242,8 @@ export function groupJson(
     created_at: g.created_at,
     parent_id: g.parent_id,
   };
+  // `with_custom_attributes` (administrators): the sandbox keeps no custom attributes, so the list is empty.
+  if (opts.customAttributes) out["custom_attributes"] = [];
   if (ctx.licensed) {
     out["ldap_cn"] = null;
     out["ldap_access"] = null;
@@ -267,9 +269,9 @@ export function groupDetailJson(
   ctx: Pick<Ctx, "baseUrl" | "licensed" | "user">,
   store: Store,
   g: GroupRec,
-  opts: { projects?: ProjectRec[]; sharedProjects?: ProjectRec[] } = {},
+  opts: { projects?: ProjectRec[]; sharedProjects?: ProjectRec[]; customAttributes?: boolean } = {},
 ): Record<string, unknown> {
-  const out = groupJson(ctx, store, g);
+  const out = groupJson(ctx, store, g, { customAttributes: opts.customAttributes });
   out["shared_with_groups"] = sharedWithGroups(store, g.shared_with_groups);
   if (effectiveGroupLevel(store, ctx.user, g) >= 50) out["runners_token"] = g.runners_token;
   if (opts.projects) out["projects"] = opts.projects.map((p) => projectJson(ctx, store, p));

@@ -65,15 +65,24 @@ export interface Latency {
   max: number;
 }
 
+/** The longest latency a request may be given: a minute (a timer past 2^31-1 ms would fire at once). */
+export const MAX_LATENCY_MS = 60_000;
+
 export function parseLatency(spec: string | number | undefined): Latency {
   if (spec === undefined || spec === "") return { min: 0, max: 0 };
-  if (typeof spec === "number") return { min: spec, max: spec };
-  const m = /^(\d+)(?:-(\d+))?$/.exec(spec.trim());
-  if (!m) throw new FaultSpecError(`sandbox: latency "${spec}" must be milliseconds (20) or a range (20-80)`);
-  const min = Number(m[1]);
-  const max = m[2] === undefined ? min : Number(m[2]);
+  let min = Number(spec);
+  let max = min;
+  if (typeof spec === "string") {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(spec.trim());
+    if (!m)
+      throw new FaultSpecError(`sandbox: latency "${spec}" must be milliseconds (20) or a range (20-80)`);
+    min = Number(m[1]);
+    max = m[2] === undefined ? min : Number(m[2]);
+  }
   if (max < min)
     throw new FaultSpecError(`sandbox: latency range "${spec}" has its maximum below its minimum`);
+  if (!(max <= MAX_LATENCY_MS && min >= 0))
+    throw new FaultSpecError(`sandbox: latency "${spec}" must be from 0 to ${MAX_LATENCY_MS} ms`);
   return { min, max };
 }
 

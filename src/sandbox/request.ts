@@ -32,6 +32,33 @@ const UNSAFE_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "p
 /** How deep `a[b][c]...` parameter names may nest (Rack allows 32 by default too). */
 export const MAX_PARAM_DEPTH = 32;
 
+/** Most parameters one query string, form or multipart body may carry (Rack's `params_limit`). */
+export const MAX_PARAMS = 4096;
+
+/** How deep a JSON body may nest (the JSON parser's `max_nesting` on the platform). */
+export const MAX_JSON_DEPTH = 100;
+
+function tooManyParams(): never {
+  throw paramError(`a request may carry at most ${MAX_PARAMS} parameters`);
+}
+
+/** Whether JSON text nests arrays and objects deeper than `max`, found in one pass before anything parses it. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (quoted) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) quoted = false;
+    } else if (c === 0x22) quoted = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** A hash for parsed parameters: no prototype, so no key can reach one. */
 export function paramHash(): ParamHash {
   return Object.create(null) as ParamHash;
@@ -86,8 +113,11 @@ export function normalizeParam(target: ParamHash, name: string, value: ParamValu
   }
 }
 
-/** JSON.parse, refusing keys that would reach a prototype (400) at any depth. */
+/** JSON.parse, refusing nesting deeper than {@link MAX_JSON_DEPTH} and keys that would reach a prototype (400). */
 function parseJsonBody(text: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw paramError(`the JSON body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   return JSON.parse(text, (key, value: unknown) => {
     refuseKey(key);
     return value;
@@ -113,12 +143,13 @@ function decodeFormComponent(s: string): string {
   }
 }
 
-/** Parses a query string or form-encoded body the way Rack does. */
+/** Parses a query string or form-encoded body the way Rack does, at most {@link MAX_PARAMS} parameters. */
 export function parseQuery(qs: string): ParamHash {
   const out = paramHash();
-  if (!qs) return out;
-  for (const pair of qs.split(/[&;]/)) {
-    if (!pair) continue;
+  let count = 0;
+  // One pair at a time: a huge body is refused at its 4097th pair, never split whole.
+  for (const [pair] of qs.matchAll(/[^&;]+/g)) {
+    if (++count > MAX_PARAMS) tooManyParams();
     const eq = pair.indexOf("=");
     const name = decodeFormComponent(eq < 0 ? pair : pair.slice(0, eq));
     const value = eq < 0 ? "" : decodeFormComponent(pair.slice(eq + 1));
@@ -200,7 +231,9 @@ export async function parseBody(
       throw paramError("message body does not match declared format");
     }
     const body = paramHash();
+    let count = 0;
     for (const [name, value] of form.entries()) {
+      if (++count > MAX_PARAMS) tooManyParams();
       if (typeof value === "string") {
         normalizeParam(body, name, value);
       } else {

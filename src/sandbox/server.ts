@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Edition, SandboxApp } from "./app.js";
+import { type CredentialStatus, type Edition, SandboxApp } from "./app.js";
 import { FaultInjector, parseFaults, parseLatency } from "./faults.js";
 import { applyFixture, loadFixtureFile } from "./fixture.js";
 import { parseBody, parseQuery, type SandboxRequest } from "./request.js";
@@ -21,7 +21,7 @@ export interface SandboxOptions {
   host?: string;
   /** Port (default 0: any free port). */
   port?: number;
-  /** State file; loaded on start when it exists, written atomically after every write request. */
+  /** State file; loaded on start when it exists, written atomically after every write request that is not refused. */
   statePath?: string;
   /** Fixture (a path to YAML/JSON, or the parsed object); applied only when there is no state file yet. */
   fixture?: string | Record<string, unknown>;
@@ -75,9 +75,13 @@ export interface RunningSandbox {
 
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-function carriesToken(req: IncomingMessage, query: string): boolean {
-  if (req.headers["private-token"] || req.headers["authorization"] || req.headers["job-token"]) return true;
-  return /(^|&)(private_token|access_token|job_token)=/.test(query);
+/**
+ * Whether a request may have changed the state, so that the state file is written: a write that was not refused.
+ * A refused write (4xx: unauthenticated, forbidden, not found, invalid) changes nothing, as on the platform, where
+ * it is checked before anything is saved; rewriting a large state file for it would let anyone stall the sandbox.
+ */
+function changesState(method: string, status: number): boolean {
+  return !READS.has(method) && !(status >= 400 && status < 500);
 }
 
 function send(res: ServerResponse, reply: Reply, head: boolean): void {
@@ -151,36 +155,41 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
 
   const maxBody = Math.round((opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB) * 1024 * 1024);
   const server = createServer((req, res) => {
-    // Who is asking is known before the body is read: a request without credentials may send only a small body
-    // (a form carrying private_token), a credential that is not a token of this sandbox is refused at once, and
-    // no body may exceed the cap. A refused body is not read: the connection is closed.
+    // Who is asking is known before the body is read: only a request whose every credential is a token of this
+    // sandbox may send more than a small body (a form carrying private_token), and no body may exceed the cap. A
+    // refused body is not read: the answer goes out and the connection is closed.
     const rawUrl = req.url ?? "/";
-    const rawQuery0 = rawUrl.includes("?") ? rawUrl.slice(rawUrl.indexOf("?") + 1) : "";
-    const header = req.headers["private-token"];
-    const unknownToken = typeof header === "string" && header !== "" && !store.userByToken(header);
-    const limit = carriesToken(req, rawQuery0) ? maxBody : ANONYMOUS_BODY_BYTES;
-    const refuse = (status: number, message: string) => {
-      if (res.headersSent) return;
-      res.writeHead(status, { "Content-Type": "application/json", Connection: "close" });
-      res.end(JSON.stringify({ message }));
-      req.socket.destroySoon?.();
-    };
-    const tooLarge = () =>
-      limit === ANONYMOUS_BODY_BYTES
-        ? refuse(401, "401 Unauthorized")
-        : refuse(
-            413,
-            `413 Request Entity Too Large: bodies may have at most ${opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB} MiB`,
-          );
-    const declared = Number(req.headers["content-length"] ?? 0);
-    if (unknownToken) {
-      refuse(401, "401 Unauthorized");
-      req.resume();
-      return;
+    const queryAt = rawUrl.indexOf("?");
+    let credentials: CredentialStatus;
+    try {
+      credentials = app.credentialsOf(
+        req.headers,
+        queryAt < 0 ? "" : rawUrl.slice(queryAt + 1),
+        queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt),
+      );
+    } catch (error) {
+      // A route module's check failing (a broken table in the state file) must not take the server down.
+      opts.log?.(
+        `sandbox: checking the credentials of ${req.method} failed: ${(error as Error).stack ?? String(error)}`,
+      );
+      credentials = "unknown";
     }
-    if (declared > limit) {
-      tooLarge();
-      req.resume();
+    const limit = credentials === "known" ? maxBody : ANONYMOUS_BODY_BYTES;
+    const refuse = () => {
+      if (res.headersSent) return;
+      const [status, message] =
+        credentials === "known"
+          ? [
+              413,
+              `413 Request Entity Too Large: bodies may have at most ${opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB} MiB`,
+            ]
+          : [401, "401 Unauthorized"];
+      req.pause();
+      res.writeHead(status, { "Content-Type": "application/json", Connection: "close" });
+      res.end(JSON.stringify({ message }), () => req.socket.destroy());
+    };
+    if (Number(req.headers["content-length"] ?? 0) > limit) {
+      refuse();
       return;
     }
     const chunks: Buffer[] = [];
@@ -192,8 +201,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       if (size > limit) {
         refused = true;
         chunks.length = 0;
-        tooLarge();
-        req.destroy();
+        refuse();
         return;
       }
       chunks.push(c);
@@ -215,7 +223,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
           const rest = delay - (performance.now() - arrived);
           if (rest > 0) await new Promise((r) => setTimeout(r, rest));
         };
-        const fault = carriesToken(req, rawQuery) ? injector.pick(method, path) : undefined;
+        const fault = credentials === "none" ? undefined : injector.pick(method, path);
         if (fault !== undefined && fault !== "drop-after-commit") await latencyUp();
         if (fault === "reset") {
           req.socket.destroy();
@@ -287,7 +295,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
             } as Reply;
           }
         }
-        if (!READS.has(method) && !throttled) store.persist();
+        if (changesState(method, reply.status)) store.persist();
         await latencyUp();
         if (fault === "drop-after-commit") {
           req.socket.destroy();

@@ -139,27 +139,130 @@ export function emptyState(): StateData {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** What is wrong with the shape of a parsed state file (the nested types the sandbox relies on), if anything. */
-function shapeProblem(d: Partial<StateData>): string | undefined {
-  if (!isRecord(d.seq) && d.seq !== undefined) return '"seq" must be an object';
-  if (!isRecord(d.areas) && d.areas !== undefined) return '"areas" must be an object';
-  for (const key of ["users", "tokens", "groups", "projects", "members"] as const) {
-    const list = d[key] as unknown;
-    if (list === undefined && (key === "tokens" || key === "members")) continue;
-    if (!Array.isArray(list)) return `"${key}" must be a list`;
-    const bad = list.findIndex(
-      (item) =>
-        !isRecord(item) ||
-        (key === "tokens"
-          ? typeof item["user_id"] !== "number" ||
-            (typeof item["token_sha256"] !== "string" && typeof item["token"] !== "string")
-          : key === "members"
-            ? typeof item["user_id"] !== "number"
-            : typeof item["id"] !== "number"),
-    );
-    if (bad >= 0) return `"${key}"[${bad}] is not a ${key.slice(0, -1)} record`;
+/** A type a state file's field must have, and how it is named in the error. */
+interface FieldCheck {
+  readonly what: string;
+  readonly test: (v: unknown) => boolean;
+}
+
+const INTEGER: FieldCheck = { what: "an integer", test: (v) => Number.isSafeInteger(v) };
+const STRING: FieldCheck = { what: "a string", test: (v) => typeof v === "string" };
+const BOOLEAN: FieldCheck = { what: "true or false", test: (v) => typeof v === "boolean" };
+const nullable = (c: FieldCheck): FieldCheck => ({
+  what: `${c.what} or null`,
+  test: (v) => v === null || c.test(v),
+});
+const oneOf = (...values: string[]): FieldCheck => ({
+  what: `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`,
+  test: (v) => values.includes(v as string),
+});
+
+/** Field -> check; a field named with a trailing `?` may be absent (state files written by older versions). */
+type RecordSpec = Readonly<Record<string, FieldCheck>>;
+
+const listOf = (spec: RecordSpec): FieldCheck => ({
+  what: "a list of records",
+  test: (v) => Array.isArray(v) && v.every((item) => recordProblem(item, spec) === undefined),
+});
+
+const SHARES = listOf({ group_id: INTEGER, group_access_level: INTEGER, "expires_at?": nullable(STRING) });
+
+/** The fields of each record the sandbox relies on, with their types. */
+const RECORDS: Readonly<Record<"users" | "tokens" | "groups" | "projects" | "members", RecordSpec>> = {
+  users: {
+    id: INTEGER,
+    username: STRING,
+    name: STRING,
+    email: STRING,
+    state: oneOf("active", "blocked", "deactivated"),
+    admin: BOOLEAN,
+    namespace_id: INTEGER,
+    "external?": BOOLEAN,
+    "identities?": listOf({ provider: STRING, extern_uid: STRING, "saml_provider_id?": nullable(INTEGER) }),
+  },
+  tokens: { user_id: INTEGER, "token_sha256?": STRING, "token?": STRING, "name?": STRING },
+  groups: {
+    id: INTEGER,
+    name: STRING,
+    path: STRING,
+    parent_id: nullable(INTEGER),
+    visibility: oneOf(...VISIBILITIES),
+    "description?": nullable(STRING),
+    "shared_with_groups?": SHARES,
+  },
+  projects: {
+    id: INTEGER,
+    name: STRING,
+    path: STRING,
+    namespace_id: INTEGER,
+    visibility: oneOf(...VISIBILITIES),
+    "archived?": BOOLEAN,
+    "tag_list?": { what: "a list of strings", test: (v) => Array.isArray(v) && v.every(STRING.test) },
+    "shared_with_groups?": SHARES,
+  },
+  members: {
+    source_type: oneOf("group", "project"),
+    source_id: INTEGER,
+    user_id: INTEGER,
+    access_level: INTEGER,
+  },
+};
+
+/** What is wrong with one record, as `.field must be ...`, if anything. */
+function recordProblem(item: unknown, spec: RecordSpec): string | undefined {
+  if (!isRecord(item)) return " must be a record (a JSON object)";
+  for (const [key, check] of Object.entries(spec)) {
+    const optional = key.endsWith("?");
+    const field = optional ? key.slice(0, -1) : key;
+    const value = item[field];
+    if (value === undefined && optional) continue;
+    if (!check.test(value))
+      return `.${field} must be ${check.what}, not ${JSON.stringify(value) ?? "missing"}`;
   }
   return undefined;
+}
+
+/** A group whose parents do not lead to a top-level group (a missing parent, or a cycle), if any. */
+function brokenParents(groups: readonly GroupRec[]): string | undefined {
+  const byId = new Map(groups.map((g) => [g.id, g]));
+  for (const [i, g] of groups.entries()) {
+    let cur: GroupRec | undefined = g;
+    for (let steps = 0; cur && cur.parent_id !== null; steps++) {
+      cur = byId.get(cur.parent_id);
+      if (!cur) return `"groups"[${i}].parent_id leads to a group that does not exist`;
+      if (steps > groups.length) return `"groups"[${i}].parent_id leads round in a cycle`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What is wrong with the shape of a parsed state file, if anything: the lists and the fields of each record that
+ * the sandbox relies on, the id sequences, and the group tree. The route modules' own tables (`areas`) must be
+ * objects; their rows are the modules' own.
+ */
+function shapeProblem(d: Partial<StateData>): string | undefined {
+  if (!isRecord(d.seq) && d.seq !== undefined) return '"seq" must be an object';
+  for (const [name, n] of Object.entries(d.seq ?? {})) {
+    if (!Number.isSafeInteger(n) || (n as number) < 0) return `"seq".${name} must be a whole number`;
+  }
+  if (!isRecord(d.areas) && d.areas !== undefined) return '"areas" must be an object';
+  for (const [name, table] of Object.entries(d.areas ?? {})) {
+    if (!isRecord(table)) return `"areas".${name} must be an object`;
+  }
+  for (const [key, spec] of Object.entries(RECORDS)) {
+    const list = d[key as keyof typeof RECORDS] as unknown;
+    if (list === undefined && (key === "tokens" || key === "members")) continue;
+    if (!Array.isArray(list)) return `"${key}" must be a list`;
+    for (const [i, item] of list.entries()) {
+      const problem = recordProblem(item, spec);
+      if (problem) return `"${key}"[${i}]${problem}`;
+      if (key === "tokens" && typeof item.token_sha256 !== "string" && typeof item.token !== "string") {
+        return `"tokens"[${i}] must have a token_sha256`;
+      }
+    }
+  }
+  return brokenParents(d.groups ?? []);
 }
 
 /** Where JSON.parse stopped, as `line L, column C (<what>)`. */

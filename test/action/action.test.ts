@@ -187,6 +187,13 @@ groups:
     );
     expect((await get("/groups/acme%2Fweb")).status).toBe(200);
     expect((await get<{ description: string }>("/groups/acme")).body.description).toBe("The ACME company");
+    // The report is an apply document (docs/plan-format.md): the plan, and no outcome since nothing was applied.
+    expect(JSON.parse(readFileSync(refused.outputs["json-report"]!, "utf8"))).toMatchObject({
+      format_version: 1,
+      kind: "apply",
+      outcomes: [],
+      summary: { delete: 2 },
+    });
     expectNoLeak(refused);
   });
 
@@ -238,6 +245,10 @@ groups:
     expect(nothing.status).toBe(0);
     expect(nothing.outputs).toMatchObject({ "exit-code": "0", "has-changes": "false" });
     expect(nothing.summary).toMatch(/^## forgeform apply\n\n\*\*Nothing to apply:\*\* /);
+    expect(JSON.parse(readFileSync(nothing.outputs["json-report"]!, "utf8"))).toMatchObject({
+      kind: "apply",
+      outcomes: [],
+    });
     const drift = await run(
       { command: "drift", paths: "forgeform.yaml", "fail-on-drift": "true" },
       { workspace },

@@ -13,7 +13,8 @@ export const BUNDLE = join(ROOT, "dist/index.js");
  * Node 24, installed outside the dependencies by scripts/ensure-node24.mjs (`npm test` runs it first), or where
  * FORGEFORM_NODE24 says (`npm run mutation` runs the tests from a copy of the tree that has no .cache).
  */
-export const NODE24 = process.env["FORGEFORM_NODE24"] ?? join(ROOT, ".cache/node24/node_modules/node/bin/node");
+export const NODE24 =
+  process.env["FORGEFORM_NODE24"] ?? join(ROOT, ".cache/node24/node_modules/node/bin/node");
 
 function versionOf(binary: string): string | undefined {
   try {

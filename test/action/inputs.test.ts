@@ -20,6 +20,13 @@ groups:
   inp:
     description: Inputs
 `;
+/** Manifests among other YAML a repository holds (a Helm chart, a compose file). */
+const MIXED = {
+  "m.yaml": MANIFEST,
+  "chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+  "docker-compose.yaml": 'version: "3.8"\nservices:\n  web:\n    image: nginx\n',
+  "more/extra.yaml": "version: 1\ngroups:\n  inp2: {}\n",
+};
 const [[, node]] = nodes() as [[string, string]];
 
 function workspace(files: Record<string, string>): string {
@@ -55,6 +62,8 @@ describe("the Action's inputs", () => {
     expect(without.stdout).not.toMatch(/--no-secrets/);
     const withIt = await run({ command: "validate", paths: "m.yaml", "no-secrets": "true" }, ws);
     expect(withIt.status, withIt.stdout).toBe(0);
+    expect(withIt.stdout).toContain("1 file valid (secret references not resolved: no-secrets is true)");
+    expect(withIt.stdout).not.toMatch(/--[a-z]/);
     expect(JSON.parse(readFileSync(withIt.outputs["json-report"]!, "utf8")).secretsResolved).toBe(false);
   });
 
@@ -78,6 +87,30 @@ describe("the Action's inputs", () => {
     for (const r of [noUrl, badCa, badAttempts, badRate]) expect(r.stdout).not.toMatch(/::error::.*--[a-z]/);
   });
 
+  it("takes max-response-mb, and a response over the limit names that input", async () => {
+    // A platform whose every answer is 2 MiB.
+    const big = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ version: "x".repeat(2 * 1024 * 1024) }));
+    });
+    await new Promise<void>((r) => big.listen(0, "127.0.0.1", r));
+    try {
+      const url = `http://127.0.0.1:${(big.address() as AddressInfo).port}`;
+      const r = await runAction(
+        node,
+        { command: "plan", paths: "m.yaml", url, token: TOKEN, "max-response-mb": "1" },
+        { workspace: workspace({ "m.yaml": MANIFEST }) },
+      );
+      expect(r.status).toBe(1);
+      expect(r.stdout).toMatch(/::error::.*larger than the 1 MiB limit/);
+      expect(r.stdout).toContain("raise the limit with the max-response-mb input");
+      expect(r.stdout).not.toMatch(/--[a-z]/);
+    } finally {
+      big.closeAllConnections();
+      await new Promise((r) => big.close(r));
+    }
+  });
+
   it("takes timeout, concurrency, max-attempts and max-rate, and a working directory", async () => {
     const ws = workspace({ "infra/forgeform/m.yaml": MANIFEST });
     const r = await run(
@@ -97,12 +130,7 @@ describe("the Action's inputs", () => {
   });
 
   it("reads only forgeform manifests from a folder, and expands globs", async () => {
-    const ws = workspace({
-      "m.yaml": MANIFEST,
-      "chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
-      "docker-compose.yml": 'version: "3.8"\nservices:\n  web:\n    image: nginx\n',
-      "more/extra.yaml": "version: 1\ngroups:\n  inp2: {}\n",
-    });
+    const ws = workspace(MIXED);
     const all = await run({ command: "validate" }, ws);
     expect(all.status, all.stdout).toBe(0);
     expect(JSON.parse(readFileSync(all.outputs["json-report"]!, "utf8")).files.sort()).toEqual([
@@ -116,6 +144,25 @@ describe("the Action's inputs", () => {
     const none = await run({ command: "validate", paths: "nothing/*.yaml" }, ws);
     expect(none.status).toBe(1);
     expect(none.stdout).toContain('the paths input "nothing/*.yaml" matches no file or directory');
+  });
+
+  it("reads only forgeform manifests among a glob's matches, and any file named on its own", async () => {
+    const ws = workspace(MIXED);
+    const files = (r: { outputs: Record<string, string> }) =>
+      (JSON.parse(readFileSync(r.outputs["json-report"]!, "utf8")) as { files: string[] }).files.sort();
+    const globbed = await run({ command: "validate", paths: "**/*.yaml" }, ws);
+    expect(globbed.status, globbed.stdout).toBe(0);
+    expect(files(globbed)).toEqual(["m.yaml", "more/extra.yaml"]);
+    const plan = await run({ command: "plan", paths: "**/*.yaml" }, ws);
+    expect(plan.status, plan.stdout).toBe(0);
+    expect(plan.outputs["creates"]).toBe("1");
+    expect(plan.outputs["updates"]).toBe("1");
+    // Named on its own, a file is read whatever it holds: a Chart.yaml is then an error.
+    const named = await run({ command: "validate", paths: "**/*.yaml chart/Chart.yaml" }, ws);
+    expect(named.status).toBe(1);
+    // The report lists every file read, those without errors too.
+    expect(files(named)).toEqual(["chart/Chart.yaml", "m.yaml", "more/extra.yaml"]);
+    expect(named.stdout).toMatch(/::error [^\n]*file=chart\/Chart\.yaml/);
   });
 
   it("folds the report in the log and annotates changes on the manifest lines", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiClient, ApiError, platformMessageOf } from "../../src/api/index.js";
+import { ApiClient, ApiError, type ClientOptions, platformMessageOf } from "../../src/api/index.js";
 import { startServer, type TestServer } from "./server.js";
 
 describe("platformMessageOf", () => {
@@ -62,17 +62,23 @@ describe("ApiError from real responses", () => {
     await server?.close();
   });
 
-  async function failWith(status: number, body: unknown, contentType = "application/json") {
+  async function failWith(
+    status: number,
+    body: unknown,
+    contentType = "application/json",
+    options: Partial<ClientOptions> = {},
+  ) {
     server = await startServer((_req, res) => {
       res.writeHead(status, { "content-type": contentType });
       res.end(typeof body === "string" ? body : JSON.stringify(body));
     });
-    // One attempt: these tests read the error, not the retries (a retried 429 would wait out the backoff).
+    // One attempt unless a test says otherwise: these tests read the error, not the retries.
     client = new ApiClient({
       url: server.url,
       token: "glpat-SECRETSECRET",
       scimToken: "scim-SECRET-abc",
       maxAttempts: 1,
+      ...options,
     });
     return client;
   }
@@ -136,7 +142,13 @@ describe("ApiError from real responses", () => {
   });
 
   it("reads a plain-text 429 from Rack::Attack", async () => {
-    const api = await failWith(429, "Retry later\n", "text/plain");
+    // A 429 is retried (8 attempts) before it is an error: with millisecond backoffs, not the real ones, which
+    // add up to about 25 s on average and often passed the test's 30 s.
+    const api = await failWith(429, "Retry later\n", "text/plain", {
+      maxAttempts: 8,
+      backoffBaseMs: 1,
+      backoffCapMs: 5,
+    });
     const e = (await api.get("/groups").catch((x: unknown) => x)) as ApiError;
     expect(e.status).toBe(429);
     expect(e.platformMessage).toBe("Retry later");

@@ -82,6 +82,23 @@ describe("pacing", () => {
     expect(p.throttled({ "retry-after": "3600" }, 2)).toBe(1_005_000);
   });
 
+  it("a window that ends later than the pause allows is a spent limit: nothing waits, until it resets", async () => {
+    const { p, clock, go } = pacer({ maxPauseMs: 60_000 });
+    clock.now = 1_000_000;
+    expect(p.spent()).toBeUndefined();
+    p.throttled(limited(2, 3_000), 1);
+    expect(p.spent()).toEqual({ untilMs: 4_000_000, limitPerMinute: 2 });
+    // A request asking for its turn now is not made to wait out the pause: its caller sends nothing.
+    const turn = await go();
+    expect(turn.waitedMs).toBe(0);
+    expect(clock.now).toBe(1_000_000);
+    clock.now = 4_000_000;
+    expect(p.spent()).toBeUndefined();
+    // A 429 within the pause budget is an ordinary pause, not a spent limit.
+    p.throttled(limited(2, 30), 9);
+    expect(p.spent()).toBeUndefined();
+  });
+
   it("the rest of a burst changes nothing more; a later 429 at or below the target slows down by a tenth", async () => {
     const { p, clock, go } = pacer();
     const burst = [];

@@ -60,7 +60,7 @@ describe("addConnectionOptions", () => {
 
   it("rejects a number flag that is not a positive whole number", () => {
     expect(() => parse(["--concurrency", "0"])).toThrow(
-      /--concurrency needs a whole number of at least 1, got "0"/,
+      /--concurrency needs a whole number from 1 to 256, got "0"/,
     );
     expect(() => parse(["--timeout", "soon"])).toThrow(/--timeout needs a whole number/);
   });

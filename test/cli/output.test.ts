@@ -4,7 +4,7 @@
  * versioned JSON from validate and apply, and shell completion scripts made from the command tree.
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -98,11 +98,36 @@ describe("output", () => {
     expect(piped.stderr).not.toMatch(/EPIPE|Error/);
   });
 
+  it("keeps the exit code when the reader goes away, so set -o pipefail sees plan --detailed-exitcode's 2", async () => {
+    const big = join(dir, "big-exit.yaml");
+    writeFileSync(
+      big,
+      `version: 1\ngroups:\n${Array.from({ length: 300 }, (_, i) => `  out/exit${i}: { description: "${"x".repeat(200)}" }\n`).join("")}`,
+    );
+    const status = await new Promise<string>((resolve) => {
+      const child = spawn(
+        "bash",
+        [
+          "-c",
+          `set -o pipefail; "${process.execPath}" "${BIN}" plan --detailed-exitcode --no-progress "${big}" | head -2 >/dev/null; echo "status=$?"`,
+        ],
+        { env: { PATH: process.env["PATH"] ?? "", ...env() } },
+      );
+      let stdout = "";
+      child.stdout.on("data", (d: Buffer) => (stdout += d));
+      child.on("close", () => resolve(stdout.trim()));
+    });
+    expect(status).toBe("status=2");
+  });
+
   it("colours as NO_COLOR and FORCE_COLOR say", async () => {
     expect(wantsColor({}, true)).toBe(true);
     expect(wantsColor({}, false)).toBe(false);
     expect(wantsColor({ FORCE_COLOR: "1" }, false)).toBe(true);
-    expect(wantsColor({ FORCE_COLOR: "0" }, true)).toBe(true);
+    expect(wantsColor({ FORCE_COLOR: "" }, false)).toBe(true);
+    // As Node and chalk read it: FORCE_COLOR=0 (or false) is "no colour", at a terminal too.
+    expect(wantsColor({ FORCE_COLOR: "0" }, true)).toBe(false);
+    expect(wantsColor({ FORCE_COLOR: "false" }, true)).toBe(false);
     expect(wantsColor({ FORCE_COLOR: "0" }, false)).toBe(false);
     expect(wantsColor({ NO_COLOR: "1", FORCE_COLOR: "1" }, true)).toBe(false);
     const forced = await cli(["plan", manifest], { ...env(), NO_COLOR: "", FORCE_COLOR: "1" });
@@ -110,9 +135,35 @@ describe("output", () => {
     expect((await cli(["plan", manifest], env())).stdout).not.toContain("\u001b[");
   });
 
+  it("at a terminal, colours unless FORCE_COLOR=0", async () => {
+    if (spawnSync("script", ["--version"]).error) return; // util-linux's script gives the CLI a terminal
+    const atTerminal = (force?: string) =>
+      new Promise<string>((resolve) => {
+        const command = `"${process.execPath}" "${BIN}" plan --no-progress "${manifest}"`;
+        const child = spawn("script", ["-qec", command, "/dev/null"], {
+          env: { ...env(), NO_COLOR: "", ...(force === undefined ? {} : { FORCE_COLOR: force }) },
+        });
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => (out += d));
+        child.on("close", () => resolve(out));
+      });
+    // An SGR sequence (ESC [ n m), built from its code so the pattern holds no control character.
+    const colour = new RegExp(`${String.fromCharCode(27)}\\[\\d+(;\\d+)*m`);
+    expect(await atTerminal()).toMatch(colour);
+    const plain = await atTerminal("0");
+    expect(plain).toContain("to update");
+    expect(plain).not.toMatch(colour);
+  });
+
   it("validate --format json and apply --format json are versioned documents", async () => {
     const v = JSON.parse((await cli(["validate", "--format", "json", manifest])).stdout);
-    expect(v).toMatchObject({ format_version: 1, kind: "validation", valid: true });
+    expect(v).toMatchObject({ format_version: 1, kind: "validation", valid: true, files: [manifest] });
+    // Invalid: every file read is listed, not only those with errors.
+    const bad = join(dir, "bad.yaml");
+    writeFileSync(bad, "version: 1\ngroups:\n  out/bad: { visibility: secret }\n");
+    const invalid = await cli(["validate", "--format", "json", manifest, bad]);
+    expect(invalid.status).toBe(1);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({ valid: false, errors: 1, files: [manifest, bad] });
     const refused = await cli(["apply", "--format", "json", manifest], env());
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain("apply --format json needs --yes");
@@ -126,20 +177,26 @@ describe("output", () => {
 
   it("prints completion scripts that the shells accept and that complete commands and options", async () => {
     const bash = (await cli(["completion", "bash"])).stdout;
+    expect(bash.endsWith("forgeform\n")).toBe(true);
     const script = join(dir, "c.bash");
     writeFileSync(script, bash);
-    const words = execFileSync(
-      "bash",
-      [
-        "-c",
-        `source ${script}; COMP_WORDS=(forgeform plan --chan); COMP_CWORD=2; _forgeform; echo "\${COMPREPLY[@]}"`,
-      ],
-      { encoding: "utf8" },
-    );
-    expect(words.trim()).toBe("--changed-since");
-    for (const shell of ["zsh", "fish"]) {
+    const complete = (words: string[]) =>
+      execFileSync(
+        "bash",
+        [
+          "-c",
+          `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _forgeform; echo "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: "utf8" },
+      ).trim();
+    expect(complete(["forgeform", "plan", "--chan"])).toBe("--changed-since");
+    expect(complete(["forgeform", "plan", "--format", ""])).toBe("text json markdown");
+    expect(complete(["forgeform", "report", "merge", "--format", "j"])).toBe("json junit");
+    expect(complete(["forgeform", "completion", ""])).toBe("bash zsh fish");
+    for (const shell of ["bash", "zsh", "fish"]) {
       const text = (await cli(["completion", shell])).stdout;
       expect(text).toContain("changed-since");
+      expect(text.endsWith("\n")).toBe(true);
       const file = join(dir, `c.${shell}`);
       writeFileSync(file, text);
       const check = spawnSync(shell, ["-n", file], { encoding: "utf8" });
@@ -147,5 +204,55 @@ describe("output", () => {
       expect(check.status, check.stderr).toBe(0);
     }
     expect((await cli(["completion", "tcsh"])).status).toBe(1);
+  });
+
+  it("completes in zsh and fish with help texts intact (colons, quotes) and the values of --format and of completion", async () => {
+    const zshScript = join(dir, "zsh-completions");
+    mkdirSync(zshScript, { recursive: true });
+    writeFileSync(join(zshScript, "_forgeform"), (await cli(["completion", "zsh"])).stdout);
+    if (!spawnSync("zsh", ["--version"]).error) {
+      // An interactive zsh in a pseudo-terminal (zsh/zpty) with the script in $fpath: type, press Tab, read.
+      const capture = join(dir, "capture.zsh");
+      writeFileSync(
+        capture,
+        [
+          "zmodload zsh/zpty",
+          "zpty z zsh -f -i",
+          `zpty -w z "stty columns 250; PROMPT='>'; fpath=(${zshScript} \\$fpath); autoload -U compinit; compinit -u -D; zstyle ':completion:*' format 'D:%d'; LISTMAX=10000"`,
+          "zpty -w -n z \"$1\"$'\\t'",
+          'local all="" chunk; integer i',
+          "for i in {1..50}; do if zpty -rt z chunk 2>/dev/null; then all+=$chunk; elif [[ $all == *$2* ]]; then break; else sleep 0.1; fi; done",
+          'print -r -- "$all"',
+          "zpty -d z",
+        ].join("\n"),
+      );
+      const zsh = (line: string, until: string) =>
+        spawnSync("zsh", ["-f", capture, line, until], { encoding: "utf8" }).stdout.replace(/\r/g, "");
+      const options = zsh("forgeform plan --", "FORGEFORM_URL)");
+      expect(options).toContain("platform base URL, e.g. https://gitlab.example.com (env FORGEFORM_URL)");
+      expect(options).toContain("PEM file with the CA that signed the platform's TLS certificate");
+      expect(zsh("forgeform plan --format ", "markdown")).toMatch(/json\s+markdown\s+text/);
+      expect(zsh("forgeform completion ", "fish")).toMatch(/bash\s+fish\s+zsh/);
+    }
+    const fishScript = join(dir, "c.fish");
+    writeFileSync(fishScript, (await cli(["completion", "fish"])).stdout);
+    if (!spawnSync("fish", ["--version"]).error) {
+      const fish = (line: string) =>
+        execFileSync("fish", ["-c", `source ${fishScript}; complete -C '${line}'`], { encoding: "utf8" });
+      // One candidate a line: the value, a tab, its description.
+      const values = (line: string) =>
+        fish(line)
+          .split("\n")
+          .filter(Boolean)
+          .map((l) => l.split("\t")[0])
+          .sort();
+      expect(values("forgeform plan --format ")).toEqual(["json", "markdown", "text"]);
+      expect(fish("forgeform completion ").split("\n").filter(Boolean).sort()).toEqual([
+        "bash",
+        "fish",
+        "zsh",
+      ]);
+      expect(fish("forgeform plan --ur")).toContain("https://gitlab.example.com");
+    }
   });
 });

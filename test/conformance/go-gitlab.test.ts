@@ -10,6 +10,7 @@ import { startSandbox } from "../../src/sandbox/server.js";
  * go-gitlab (Debian's golang-github-xanzy-go-gitlab-dev, the client library of the platform's Terraform provider)
  * as a judge: test/conformance/go/gogitlab is built with Debian's Go in GOPATH mode, without network, and run against
  * a fresh in-process sandbox. Skipped, with the reason in the test's name, when Go or the library is not installed.
+ * GO_JUDGE_LOG=1 prints the program's check-by-check output.
  */
 
 const GO = "/usr/bin/go";
@@ -26,6 +27,34 @@ function missing(): string | undefined {
 
 const reason = missing();
 
+/** What the Go program finds already there: a CI-made deployment and the merge requests it shipped. */
+const fixture = {
+  users: [{ username: "alice", name: "Alice Example" }],
+  groups: [{ path: "seeded", visibility: "private", members: { alice: "developer" } }],
+  projects: [{ path: "seeded/api", visibility: "private" }],
+  jobs: [
+    {
+      project: "seeded/api",
+      pipelines: [
+        { ref: "main", user: "alice", jobs: [{ name: "deploy", stage: "deploy", status: "success" }] },
+      ],
+    },
+  ],
+  deployments: [
+    {
+      project: "seeded/api",
+      environment: "production",
+      external_url: "https://api.seeded.example",
+      job: "deploy",
+      created_at: "2023-05-01T09:03:00Z",
+      merge_requests: [
+        { title: "Add login", author: "alice", labels: ["feature"], created_at: "2023-04-20T10:00:00Z" },
+        { title: "Fix typo", author: "alice", created_at: "2023-04-21T10:00:00Z" },
+      ],
+    },
+  ],
+};
+
 function run(
   command: string,
   args: string[],
@@ -40,7 +69,7 @@ function run(
 
 describe("conformance with go-gitlab (the Terraform provider's client library)", () => {
   it.skipIf(reason !== undefined)(
-    `builds offline and drives groups, projects, pagination, export/import, schedules, triggers, badges, protected environments, deploy keys, milestones, wikis, system hooks, broadcast messages and settings${reason ? ` (skipped: ${reason})` : ""}`,
+    `builds offline and drives groups, projects, pagination, export/import, schedules, triggers, badges, protected environments, deploy keys, milestones, wikis, system hooks, broadcast messages, settings, deployments and templates${reason ? ` (skipped: ${reason})` : ""}`,
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "go-gitlab-"));
       const binary = join(dir, "gogitlab");
@@ -61,12 +90,13 @@ describe("conformance with go-gitlab (the Terraform provider's client library)",
           timeout: 120_000,
         });
         expect(build.code, build.out).toBe(0);
-        const sb = await startSandbox({ adminToken: "go-admin", userToken: "go-user" });
+        const sb = await startSandbox({ adminToken: "go-admin", userToken: "go-user", fixture });
         try {
           const result = await run(binary, [], {
             env: { SANDBOX_URL: sb.url, ADMIN_TOKEN: sb.adminToken, USER_TOKEN: sb.userToken, HOME: dir },
             timeout: 60_000,
           });
+          if (process.env["GO_JUDGE_LOG"]) console.log(result.out);
           expect(result.out, result.out).toMatch(/^OK \d+ checks$/m);
           expect(result.code, result.out).toBe(0);
         } finally {

@@ -61,6 +61,30 @@ describe("forgeform drift against the sandbox", () => {
     expect(json.items).toEqual([]);
   });
 
+  it("with only unmanaged objects under prune policy warn, every report agrees with exit 0", async () => {
+    const message = (await call(bench, "POST", "/broadcast_messages", { message: "Left alone" })) as {
+      id: number;
+    };
+    try {
+      const json = await bench.cli(["drift", "--format", "json", file]);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.out)).toMatchObject({
+        drift: false,
+        fail_on_unmanaged: false,
+        summary: { unmanaged: 1 },
+      });
+      const junit = await bench.cli(["drift", "--format", "junit", file]);
+      expect(junit.code).toBe(0);
+      expect(junit.out).not.toContain("<failure");
+      expect(junit.out).toMatch(/<testsuites name="forgeform drift" tests="\d+" failures="0" errors="0">/);
+      const strict = await bench.cli(["drift", "--format", "json", "--fail-on-unmanaged", file]);
+      expect(strict.code).toBe(2);
+      expect(JSON.parse(strict.out)).toMatchObject({ drift: true, fail_on_unmanaged: true });
+    } finally {
+      await call(bench, "DELETE", `/broadcast_messages/${message.id}`);
+    }
+  });
+
   describe("after the live state moved away from the manifests", () => {
     let messageId: number;
     beforeAll(async () => {
@@ -148,8 +172,15 @@ describe("forgeform drift against the sandbox", () => {
         /<failure type="drifted" message="drifted: description differs from the manifests"/,
       );
       expect(xml).toMatch(/<failure type="missing"/);
-      expect(xml).toMatch(/<failure type="unmanaged"/);
-      expect(xml).toMatch(/<testsuites name="forgeform drift" tests="4" failures="3" errors="0">/);
+      // Unmanaged under prune policy warn: reported, not a failure, as for the exit code.
+      expect(xml).not.toMatch(/<failure type="unmanaged"/);
+      expect(xml).toContain(
+        "unmanaged: on the platform but not in the manifests (prune policy warn: reported, not a failure",
+      );
+      expect(xml).toMatch(/<testsuites name="forgeform drift" tests="4" failures="2" errors="0">/);
+      const strict = await bench.cli(["drift", "--format", "junit", "--fail-on-unmanaged", file]);
+      expect(strict.out).toMatch(/<failure type="unmanaged"/);
+      expect(strict.out).toMatch(/<testsuites name="forgeform drift" tests="4" failures="3" errors="0">/);
     });
 
     it("writes the report to --out and further formats to --report FORMAT=FILE, leaving stdout empty", async () => {
@@ -221,7 +252,7 @@ describe("forgeform drift against the sandbox", () => {
   it("exits 1 on an unknown --format, a malformed --report and an unwritable --out", async () => {
     const drift = await bench.cli(["drift", "--format", "yaml", file]);
     expect(drift.code).toBe(1);
-    expect(drift.err).toContain("--format must be text, json, markdown or junit");
+    expect(drift.err).toContain("Allowed choices are text, json, markdown, junit");
     const report = await bench.cli(["drift", "--report", "drift.xml", file]);
     expect(report.code).toBe(1);
     expect(report.err).toContain("--report needs FORMAT=FILE");

@@ -59,6 +59,19 @@ describe("export of the examples' state", () => {
     expect(exported).not.toContain("asset_proxy_secret_key");
   });
 
+  it("writes no group field at the platform's default", () => {
+    const defaults = schemaDefaults("group");
+    expect(Object.keys(defaults).length).toBeGreaterThan(5);
+    for (const file of ["acme.yaml", "opensource.yaml"]) {
+      const { groups } = parse(readFileSync(join(out, file), "utf8")) as {
+        groups: Record<string, Record<string, unknown>>;
+      };
+      for (const [path, body] of Object.entries(groups))
+        for (const [field, value] of Object.entries(defaults))
+          expect(body[field], `${file}: ${path}.${field}`).not.toEqual(value);
+    }
+  });
+
   it("says nothing of SCIM for groups without it, and leaves default notification settings out", () => {
     const open = readFileSync(join(out, "opensource.yaml"), "utf8");
     expect(open).not.toMatch(/scim/i);
@@ -69,6 +82,29 @@ describe("export of the examples' state", () => {
     };
     // acme/platform's settings were set by the examples (participating): kept.
     expect(acme.groups["acme/platform"]?.notification_settings).toEqual({ level: "participating" });
+  });
+
+  it("says when the SCIM users of a group with SAML SSO are not exported: no SCIM token, or a refused one", async () => {
+    for (const [token, why] of [
+      ["", /needs a SCIM token: set FORGEFORM_SCIM_TOKEN/],
+      ["not-the-scim-token", /the SCIM token was rejected: check FORGEFORM_SCIM_TOKEN/],
+    ] as const) {
+      const dir = join(bench.dir, `scim-token-${token || "unset"}`);
+      const r = await bench.cli(["export", "--group", "acme", "--group", "opensource", "--out", dir], {
+        ...env,
+        FORGEFORM_SCIM_TOKEN: token,
+      });
+      expect(r.code, r.err).toBe(0);
+      // acme has SAML SSO with SCIM: its users are not dropped silently; its subgroup and opensource have none.
+      const lines = r.err.split("\n").filter((line) => /scim/i.test(line));
+      expect(lines, r.err).toHaveLength(1);
+      expect(lines[0]).toMatch(/^forgeform export: not exported: group\["acme"\]\.scim_users: /);
+      expect(lines[0]).toMatch(why);
+      const acme = readFileSync(join(dir, "acme.yaml"), "utf8");
+      expect(acme).toMatch(/^ {4}# scim_users not exported: .*FORGEFORM_SCIM_TOKEN/m);
+      expect(acme).not.toMatch(/^\s+scim_users:/m);
+      expect(readFileSync(join(dir, "opensource.yaml"), "utf8")).not.toMatch(/scim/i);
+    }
   });
 
   it("plans to zero changes", async () => {
@@ -93,6 +129,99 @@ describe("export of the examples' state", () => {
     expect(again.err).toContain("exists already: nothing was written. Pass --force to overwrite");
     const forced = await bench.cli(["export", "--instance", "--force", "--out", out], env);
     expect(forced.code, forced.err).toBe(0);
+  });
+});
+
+/** `default` of each property of a kind's schema: the platform's default, which export leaves out. */
+function schemaDefaults(kind: string): Record<string, unknown> {
+  const schema = JSON.parse(readFileSync(join(EXAMPLES, `../schemas/${kind}.schema.json`), "utf8")) as {
+    properties: Record<string, { default?: unknown }>;
+  };
+  return Object.fromEntries(
+    Object.entries(schema.properties)
+      .filter(([, p]) => p.default !== undefined)
+      .map(([name, p]) => [name, p.default]),
+  );
+}
+
+/** Objects of every exported kind, each created with only what a manifest must (or chose to) say. */
+const FRESH = `version: 1
+instance:
+  system_hooks:
+    - url: https://hooks.example/fresh
+  broadcast_messages:
+    - { message: Maintenance, starts_at: "2030-01-05T08:00:00Z", ends_at: "2030-01-05T09:00:00Z" }
+groups:
+  fresh/sub:
+    name: Sub
+    visibility: private
+    badges:
+      - { name: chat, link_url: "https://chat.example", image_url: "https://chat.example/b.svg" }
+    milestones:
+      - { title: Q1 }
+projects:
+  fresh/app:
+    pipeline_schedules:
+      - description: nightly
+        ref: main
+        cron: "0 2 * * *"
+        variables:
+          - { key: FLAVOUR, value: release }
+    deploy_keys:
+      - title: ci
+        key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl ci@example
+    triggers:
+      - { description: deploy }
+    wiki_pages:
+      - { title: guides/Getting started, content: Welcome }
+    protected_environments:
+      - { name: production, deploy_access_levels: [{ access_level: 40 }] }
+`;
+
+/** A document with every value replaced by "*": which fields are written, not what they hold. */
+function skeleton(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(skeleton);
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, skeleton(v)]));
+  return "*";
+}
+
+describe("export of freshly created objects of every kind", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({
+      edition: "licensed",
+      fixture: {
+        groups: [{ path: "fresh", name: "Fresh", visibility: "private" }],
+        projects: [{ path: "fresh/app", default_branch: "main" }],
+      },
+    });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("writes nothing beyond what was set", async () => {
+    const manifest = bench.manifest(FRESH, "fresh.yaml");
+    const applied = await bench.cli(["apply", "--yes", "--no-backup", manifest]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    const out = join(bench.dir, "fresh-export");
+    const run = await bench.cli(["export", "--instance", "--group", "fresh", "--out", out]);
+    expect(run.code, run.err).toBe(0);
+    const { version: _, ...desired } = parse(FRESH) as Record<string, unknown>;
+    const group = parse(readFileSync(join(out, "fresh.yaml"), "utf8")) as {
+      groups: Record<string, object>;
+      projects: object;
+    };
+    const instance = parse(readFileSync(join(out, "instance.yaml"), "utf8")) as { instance: object };
+    const exported = {
+      instance: instance.instance,
+      groups: { "fresh/sub": group.groups["fresh/sub"] },
+      projects: group.projects,
+    };
+    expect(skeleton(exported)).toEqual(skeleton(desired));
+    // The fixture's group: what the fixture set, no more.
+    expect(Object.keys(group.groups["fresh"]!).sort()).toEqual(["name", "visibility"]);
   });
 });
 

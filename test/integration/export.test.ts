@@ -228,3 +228,19 @@ projects:
     expect(r.err).toContain("nothing to export: pass --instance, --group <path> or --project <path>");
   });
 });
+
+describe("the $schema line the documents show", () => {
+  it("is the versioned URL export writes, and the offline form is a path relative to the manifest", async () => {
+    const { schemaUrl } = await import("../../src/cli/export.js");
+    const root = join(import.meta.dirname, "../..");
+    for (const doc of ["README.md", "docs/manifests.md", "schemas/README.md"]) {
+      const refs = [...readFileSync(join(root, doc), "utf8").matchAll(/\$schema=([^\s`]+)/g)]
+        .map((m) => m[1]!)
+        .filter((ref) => ref !== "...");
+      expect(refs, doc).toContain(schemaUrl());
+      // Any other form shown is relative to the manifest file (`node_modules/...` at the top works only there).
+      for (const ref of refs)
+        expect(ref === schemaUrl() || ref.startsWith("../"), `${doc}: ${ref}`).toBe(true);
+    }
+  });
+});

@@ -77,6 +77,24 @@ describe("deleting a group", () => {
     const drift = await bench.cli(["drift", "--format", "junit", manifest]);
     expect(drift.code).toBe(2);
     for (const address of TAKEN) expect(drift.out).toContain(address.replace(/"/g, "&quot;"));
+    // Each says why: taken with its group, or marked absent; none is "not in the manifests".
+    expect(drift.out).not.toContain("prune policy delete");
+    expect(drift.out.match(/applying would delete it with group\[&quot;lowtest&quot;\]/g)).toHaveLength(5);
+    expect(drift.out).toMatch(
+      /marked &quot;state: absent&quot; in the manifests at \S+:3:3: applying would delete it/,
+    );
+  });
+
+  it("warns in a text plan, after the changes, of everything a group delete takes", async () => {
+    for (const command of ["plan", "drift"]) {
+      const run = await bench.cli([command, manifest]);
+      const banner = run.out.slice(run.out.indexOf("WARNING:"));
+      expect(banner.replace(/\s+/g, " ")).toContain(
+        'WARNING: deleting group["lowtest"] also deletes 5 subgroups and projects the platform removes with it:',
+      );
+      for (const address of TAKEN) expect(banner).toContain(`  - ${address}\n`);
+      expect(banner).toContain("Each is counted by --max-deletes.");
+    }
   });
 
   it("counts each of them against --max-deletes, and applies nothing when over", async () => {
@@ -128,13 +146,42 @@ describe("deleting a group", () => {
     );
     const plan = await bench.cli(["plan", conflicting]);
     expect(plan.code).toBe(1);
-    const text = plan.out.replace(/\s+/g, " ");
+    const text = plan.out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
     expect(text).toContain(
       'group["lowtest"] is marked "state: absent", but group lowtest/sub inside it is declared',
     );
     expect(text).toContain("project lowtest/p1 inside it is declared");
+    expect(text).toContain("(2 of them are still in the manifests: see the errors)");
     const apply = await bench.cli(["apply", "--yes", conflicting]);
     expect(apply.code).toBe(1);
     expect(await bench.get("/groups/lowtest")).toMatchObject({ full_path: "lowtest" });
+  });
+
+  it("a pattern matching projects inside a group being deleted: the error says how to leave them out", async () => {
+    const patterned = bench.manifest(
+      "version: 1\ngroups:\n  lowtest:\n    state: absent\nprojects:\n  lowtest/**:\n    badges: []\n",
+      "pattern.yaml",
+    );
+    const plan = await bench.cli(["plan", patterned]);
+    expect(plan.code).toBe(1);
+    const text = plan.out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
+    expect(text).toContain(
+      "project lowtest/p1 inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [lowtest/**], or keep lowtest",
+    );
+    expect(text).not.toContain("mark it absent too");
+    expect(text).toContain(
+      "the platform deletes its 2 subgroups and 3 projects with it (3 of them are still in the manifests",
+    );
+  });
+
+  it("an undeclared subgroup is reported with what deletes a group: state: absent", async () => {
+    const plan = await bench.cli([
+      "plan",
+      bench.manifest("version: 1\ngroups:\n  lowtest: {}\n", "keep.yaml"),
+    ]);
+    const text = plan.out.replace(/\n\s*#\s*/g, " ");
+    expect(text).toContain('! group["lowtest/sub"] unmanaged');
+    expect(text).toContain('groups are deleted only when declared with "state: absent"');
+    expect(text).not.toContain("set unmanaged.groups to delete");
   });
 });

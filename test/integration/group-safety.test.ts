@@ -144,4 +144,15 @@ groups:
     expect(text).toContain("already exists, but this token's user cannot see it");
     expect(text).toContain("Ask an administrator");
   });
+
+  it("with an administrator token, a path taken by a user's namespace is said to be one", async () => {
+    const m = bench.manifest("version: 1\ngroups:\n  Sandbox-User: { description: mine }\n", "user.yaml");
+    const apply = await bench.cli(["apply", "--yes", m]);
+    expect(apply.code).toBe(1);
+    const text = prose(apply.out + apply.err);
+    expect(text).toContain(
+      "Sandbox-User is the namespace of the user sandbox-user: a top-level group cannot have a user's path (in any case)",
+    );
+    expect(text).not.toContain("cannot see it");
+  });
 });

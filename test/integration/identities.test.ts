@@ -66,6 +66,22 @@ projects:
     expect(run.out + run.err).toContain(
       'with title "release bot", here "mirror": the platform keeps one title for it',
     );
+    // Titles from secrets compare by their values, and are not shown.
+    const secret = bench.manifest(`version: 1
+projects:
+  ids/one:
+    deploy_keys: [{ title: "\${env:TITLE_ONE}", key: "${key}" }]
+  ids/two:
+    deploy_keys: [{ title: "\${env:TITLE_TWO}", key: "${key}" }]
+`);
+    const differ = await bench.cli(["validate", secret], { TITLE_ONE: "SECRETone", TITLE_TWO: "SECRETtwo" });
+    expect(differ.code).toBe(1);
+    expect(differ.out + differ.err).toContain(
+      "with title (sensitive), here (sensitive): the platform keeps one",
+    );
+    expect(differ.out + differ.err).not.toContain("SECRET");
+    const agree = await bench.cli(["validate", secret], { TITLE_ONE: "same", TITLE_TWO: "same" });
+    expect(agree.code, agree.out + agree.err).toBe(0);
   });
 
   it("a new key declared on two projects is uploaded once and enabled on the other, in one apply", async () => {
@@ -160,6 +176,39 @@ projects:
     expect(run.out + run.err).toContain("cron: the value from env:CRON is not a 5-field cron expression");
     // --no-secrets checks the rest without the values.
     expect((await bench.cli(["validate", "--no-secrets", m])).code).toBe(0);
+  });
+
+  it("a reference may stand in any string field: its value is checked against the field's format and choices", async () => {
+    const m = bench.manifest(`version: 1
+instance:
+  application_settings:
+    admin_notification_email: "\${env:MAIL}"
+groups:
+  ids:
+    visibility: "\${env:VIS}"
+`);
+    const good = await bench.cli(["validate", m], { MAIL: "ops@ids.example", VIS: "private" });
+    expect(good.code, good.out + good.err).toBe(0);
+    expect((await bench.cli(["validate", "--no-secrets", m])).code).toBe(0);
+    const bad = await bench.cli(["validate", m], { MAIL: "SECRETnotAnAddress", VIS: "SECRETsecretive" });
+    expect(bad.code).toBe(1);
+    expect(bad.out + bad.err).not.toMatch(/SECRET/);
+    expect(prose(bad.out + bad.err)).toContain(
+      "admin_notification_email: the value from env:MAIL is not an e-mail address (the value is not shown)",
+    );
+    expect(prose(bad.out + bad.err)).toContain(
+      "visibility: the value from env:VIS is not one of: private, internal, public (the value is not shown)",
+    );
+    const apply = await bench.cli(["apply", "--yes", m], { MAIL: "ops@ids.example", VIS: "private" });
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(
+      (await bench.get<Record<string, unknown>>("/application/settings"))["admin_notification_email"],
+    ).toBe("ops@ids.example");
+    const plan = await bench.cli(["plan", "--detailed-exitcode", m], {
+      MAIL: "ops@ids.example",
+      VIS: "private",
+    });
+    expect(plan.code, plan.out + plan.err).toBe(0);
   });
 
   it("never echoes the value of a sensitive field that fails its type", async () => {

@@ -72,6 +72,31 @@ describe("adaptive pacing under the platform's rate limit", () => {
   });
 });
 
+describe("a rate limit used up for longer than forgeform waits (an hourly limit)", () => {
+  it("stops at once with one error saying until when and what to do, sending nothing more", async () => {
+    const groups = Array.from({ length: 12 }, (_, i) => `h${i}`);
+    bench = await Bench.start({
+      rateLimit: "5/h",
+      fixture: { groups: groups.map((path) => ({ name: path, path })) },
+    });
+    let sent = 0;
+    const file = bench.manifest(
+      `version: 1\ngroups:\n${groups.map((g) => `  ${g}: { description: Group ${g} }\n`).join("")}`,
+    );
+    const plan = await bench.cli(["plan", "--debug", file]);
+    sent = (plan.err.match(/^(GET|POST|PUT|DELETE) /gm) ?? []).length;
+    expect(plan.code).toBe(1);
+    const said = (plan.out + plan.err).replace(/\s+/g, " ");
+    expect(said).toMatch(
+      /the platform's rate limit is used up until \d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ \(it announces 1 request a minute for this user\): run again after that, or keep the run under the limit with --max-rate/,
+    );
+    // The five the window allows, the 429s of the requests in flight then, and nothing after: no request waits.
+    expect(sent).toBeGreaterThanOrEqual(5);
+    expect(sent).toBeLessThanOrEqual(5 + 8);
+    expect(plan.err).not.toMatch(/retrying/);
+  });
+});
+
 describe("--max-rate", () => {
   it("spaces the run's requests 60/N seconds apart, counted on the client's clock", async () => {
     const s = await counted();

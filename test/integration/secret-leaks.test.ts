@@ -1,6 +1,8 @@
 /**
  * The leak test: distinctive values planted in every sensitive place (identities, a description, settings,
- * variables, tokens, a deploy key file, both the old and the new side of a change) are searched for in every
+ * variables, tokens, a deploy key file, a wiki page's title and content, a protected environment's name (its id),
+ * a list setting, a variable key; both the old and the new side of a change; values that end up in request paths,
+ * as --debug shows them) are searched for in every
  * output forgeform makes: stdout and stderr of every command, --debug, saved plans, JSON, Markdown and JUnit
  * reports, the bundled Action's log, outputs, report files and job summary, and export. Zero hits.
  */
@@ -17,6 +19,11 @@ const OLD = {
   SCHED: "LEAKscheduleNAME4",
   VAR: "LEAKvariableOLD5",
   PROXY: "LEAKproxySECRETold6",
+  WIKI: "LEAKwikiTITLE14",
+  WIKIC: "LEAKwikiCONTENTold15",
+  PENV: "LEAKenvNAMEold16",
+  DOM: "leak-domain-old17.example",
+  VARKEY: "LEAK_VARIABLE_KEY_OLD18",
 };
 const NEW = {
   GDESC: "LEAKdescNEWvalue7",
@@ -25,6 +32,12 @@ const NEW = {
   SCHED: "LEAKscheduleNAME4",
   VAR: "LEAKvariableNEW10",
   PROXY: "LEAKproxySECRETnew11",
+  // The same title: the page is updated in place (a request path holding the secret), its content rotated.
+  WIKI: "LEAKwikiTITLE14",
+  WIKIC: "LEAKwikiCONTENTnew19",
+  PENV: "LEAKenvNAMEnew20",
+  DOM: "leak-domain-new21.example",
+  VARKEY: "LEAK_VARIABLE_KEY_NEW22",
 };
 /** Written into files read with ${file:}. */
 const FILE_SECRET = "LEAKfileSECRET12";
@@ -38,6 +51,8 @@ instance:
     asset_proxy_enabled: true
     asset_proxy_url: https://proxy.leak.example
     asset_proxy_secret_key: \${env:PROXY}
+    domain_blacklist_enabled: true
+    domain_blacklist: ["\${env:DOM}", mailinator.com]
   system_hooks:
     - url: "https://hooks.leak.example/in?key=\${env:HOOK_KEY}"
       token: \${env:HOOK_TOKEN}
@@ -52,9 +67,16 @@ projects:
       - description: "nightly \${env:SCHED}"
         ref: main
         cron: "0 1 * * *"
+        unmanaged: { variables: delete }
         variables:
           - { key: DEPLOY, value: "\${env:VAR}" }
           - { key: FROM_FILE, value: "\${file:secret.txt}" }
+          - { key: "\${env:VARKEY}", value: plain }
+    unmanaged: { wiki_pages: delete, protected_environments: delete }
+    wiki_pages:
+      - { title: "runbook \${env:WIKI}", content: "see \${env:WIKIC}" }
+    protected_environments:
+      - { name: "env-\${env:PENV}", deploy_access_levels: [{ access_level: 40 }] }
     deploy_keys:
       - { title: bot, key: "\${file:bot.pub}" }
     triggers:
@@ -131,7 +153,9 @@ describe("no secret is ever shown", () => {
     }
     const apply = await run("apply --debug", ["apply", "--yes", "--debug", manifest]);
     expect(apply.code, apply.out + apply.err).toBe(0);
-    await run("plan after", ["plan", "--detailed-exitcode", manifest]);
+    // And it converges: a secret in an identity or a list is matched by its value.
+    const after = await run("plan after", ["plan", "--detailed-exitcode", manifest]);
+    expect(after.code, after.out + after.err).toBe(0);
 
     const out = join(bench.dir, "export");
     const exported = await run("export", [
@@ -162,7 +186,12 @@ describe("no secret is ever shown", () => {
     // Export reads live state only: it cannot know that a group description or a hook URL came from a secret in
     // some manifest (they are ordinary fields on the platform), so those two are left out of its search; every
     // field the schemas declare sensitive or write-only is searched there too.
-    const exportBlind = new Set([OLD.GDESC, NEW.GDESC, OLD.HOOK_KEY, NEW.HOOK_KEY, OLD.SCHED, KEY_COMMENT]);
+    // Likewise wiki pages, environment names, list settings and variable keys: ordinary live values there.
+    const exportBlind = new Set([
+      ...[OLD, NEW].flatMap((v) => [v.GDESC, v.HOOK_KEY, v.WIKI, v.WIKIC, v.PENV, v.DOM, v.VARKEY]),
+      OLD.SCHED,
+      KEY_COMMENT,
+    ]);
     const hits: string[] = [];
     for (const [where, text] of seen) {
       for (const [value, what] of planted) {

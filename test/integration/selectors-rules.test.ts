@@ -217,7 +217,7 @@ groups:
       bench.manifest("version: 1\ngroups:\n  acme/tools: { description: Tools }\n", "declared-group.yaml"),
     ]);
     expect(prose(declared.out)).toContain(
-      '(prune policy warn: left alone; groups are deleted only when marked "state: absent": declare it, or set unmanaged.groups: ignore',
+      '(prune policy warn: left alone; groups are deleted only when declared with "state: absent", and unmanaged.groups: ignore stops this report)',
     );
     expect(prose(declared.out)).not.toContain("set unmanaged.groups to delete");
   });

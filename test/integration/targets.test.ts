@@ -1,5 +1,6 @@
 /** `--target` is a strict subtree, and a target that selects nothing is an error, never a green "no changes". */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXAMPLE_MANIFESTS, EXAMPLES_ENV, EXAMPLES_FIXTURE } from "./examples.js";
 import { Bench } from "./helpers.js";
 
 const fixture = {
@@ -76,9 +77,62 @@ groups:
     });
   }
 
+  it("a target is the same path with or without slashes around it", async () => {
+    // The ancestors still differ (the first test changed only the ledger's subtree).
+    const drift = await bench.cli(["drift", "--target", "payments/", manifest]);
+    expect(drift.code, drift.out + drift.err).toBe(2);
+    expect(drift.out).toContain("Limited to targets: payments\n");
+    expect(drift.out).toContain('group["payments/core"]');
+    const plan = await bench.cli(["plan", "--format", "json", "--target", "/staging//", manifest]);
+    expect(JSON.parse(plan.out).targets).toEqual(["staging"]);
+    const typo = await bench.cli(["drift", "--target", "paymnts/", manifest]);
+    expect(typo.code).toBe(1);
+    expect(typo.err).toContain(
+      '--target "paymnts" matches nothing the manifests declare; did you mean "payments"?',
+    );
+    const empty = await bench.cli(["plan", "--target", "/", manifest]);
+    expect(empty.code).toBe(1);
+    expect(empty.err).toContain('--target "/" is empty');
+  });
+
   it("instance is a target only when the manifests declare instance objects", async () => {
     const run = await bench.cli(["plan", "--target", "instance", manifest]);
     expect(run.code).toBe(1);
     expect(run.err).toContain('--target "instance" matches nothing the manifests declare');
+  });
+});
+
+describe("--target below a pattern", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: EXAMPLES_FIXTURE, edition: "licensed" });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  for (const command of ["plan", "drift"]) {
+    it(`${command}: a typo under a pattern's root is an error once the platform has said what the pattern matches`, async () => {
+      const run = await bench.cli(
+        [command, "--target", "acme/platfrom/api", ...EXAMPLE_MANIFESTS],
+        EXAMPLES_ENV,
+      );
+      expect(run.code, run.out + run.err).toBe(1);
+      expect(run.err).toContain(
+        '--target "acme/platfrom/api" matches nothing the manifests declare, nor anything their patterns match on the platform; did you mean "acme/platform/api"?',
+      );
+      expect(run.out).toBe("");
+    });
+  }
+
+  it("a project only a pattern matches is a target", async () => {
+    const run = await bench.cli(
+      ["plan", "--format", "json", "--target", "acme/platform/web", ...EXAMPLE_MANIFESTS],
+      EXAMPLES_ENV,
+    );
+    expect(run.code, run.err).toBe(0);
+    const plan = JSON.parse(run.out) as { changes: { address: string }[] };
+    expect(plan.changes.length).toBeGreaterThan(0);
+    expect(plan.changes.every((c) => c.address.startsWith('project["acme/platform/web"]'))).toBe(true);
   });
 });

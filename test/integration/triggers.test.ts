@@ -177,4 +177,19 @@ projects:
     expect(r.err).toContain('outside.yaml:6:21: projects["acme/api"].triggers[0].token_file:');
     expect(r.err).toContain("is outside the manifest root");
   });
+
+  it("a file path with a reference in it is an error, never a token silently left unwritten", async () => {
+    const file = bench.manifest(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest's reference, not a template
+      'version: 1\nprojects:\n  acme/api:\n    triggers:\n      - description: env deploy\n        token_file: "tokens/${env:NAME}.token"\n    wiki_pages:\n      - { title: env page, content_file: "${env:PAGE}" }\n',
+      "referenced.yaml",
+    );
+    const r = await bench.cli(["validate", file], { NAME: "deploy", PAGE: "page.md" });
+    expect(r.code).toBe(1);
+    expect(prose(r.out + r.err)).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the message names the manifest's references
+      "triggers[0].token_file: a file path is taken as written: ${env:} and ${file:} are not resolved in it",
+    );
+    expect(prose(r.out + r.err)).toContain("wiki_pages[0].content_file: a file path is taken as written");
+  });
 });

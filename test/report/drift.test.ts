@@ -126,9 +126,7 @@ describe("renderDriftText", () => {
     expect(lines).toContain(
       `    ! ${unmanagedBadge.address} unmanaged (on the platform, not in the manifests)`,
     );
-    expect(lines).toContain(
-      `    - ${deleteHook.address} not in the manifests (prune policy delete: applying would delete it)`,
-    );
+    expect(lines).toContain(`    - ${deleteHook.address} would be deleted by apply`);
     expect(lines).toContain("      ~ value: (sensitive) -> (sensitive)");
     expect(text).not.toContain("variable_type");
     expect(lines.at(-1)).toBe("Drift: 4 drifted, 1 missing, 1 unmanaged, 1 would be deleted.");
@@ -264,11 +262,16 @@ describe("renderDriftJunit", () => {
     expect(cases).toHaveLength(everyAction.length + 1 + inSync.length);
     expect((xml.match(/<testcase /g) ?? []).length).toBe(cases.length);
     const root = all(doc, "testsuites")[0]!;
-    expect(root.attrs).toMatchObject({ tests: String(cases.length), failures: "8", errors: "1" });
+    // The unmanaged badge is reported, not failed (prune policy warn), as for the exit code.
+    expect(root.attrs).toMatchObject({ tests: String(cases.length), failures: "7", errors: "1" });
   });
 
   it("fails each drifted object with its field differences, and passes objects in sync", () => {
-    expect((xml.match(/<failure /g) ?? []).length).toBe(everyAction.length + 1);
+    expect((xml.match(/<failure /g) ?? []).length).toBe(everyAction.length);
+    const badge = all(doc, "testcase").find((c) => c.attrs["name"] === unmanagedBadge.address)!;
+    expect(badge.children.map((c) => c.name)).toEqual(["system-out"]);
+    const strict = renderDriftJunit(plan, { inSync, failOnUnmanaged: true });
+    expect((strict.match(/<failure /g) ?? []).length).toBe(everyAction.length + 1);
     const cases = all(doc, "testcase");
     const variable = cases.find((c) => c.attrs["name"] === updateVariable.address)!;
     const failure = variable.children.find((c) => c.name === "failure")!;

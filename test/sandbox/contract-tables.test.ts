@@ -6,10 +6,9 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Client, sandbox } from "./helpers.js";
+import { ED25519 } from "./ssh-keys.js";
 
 const NOW = "2023-06-15T12:00:00.000Z";
-const DEPLOY_KEY =
-  "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGM2suMDoH2TlIRFZjhUh09BCWBsYM5t5qrNcp2+Oz9R alice@laptop";
 
 const BIG = Array.from({ length: 101 }, (_, i) => ({
   path: `big/p${i + 1}`,
@@ -424,7 +423,7 @@ describe("contract tables", () => {
       // a Maintainer may enable a key of another project they maintain (administrator rights do not count)
       const key = await c.call("POST", "/projects/acme%2Fapi/deploy_keys", {
         token: "maint-token",
-        json: { title: "ci", key: DEPLOY_KEY },
+        json: { title: "ci", key: ED25519 },
       });
       expect(key.status).toBe(201);
       const enable = await c.call(

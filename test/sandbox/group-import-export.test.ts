@@ -169,8 +169,9 @@ describe.skipIf(!hasTar)(`group export/import${hasTar ? "" : " (skipped: GNU tar
 
   it("an import brings back the settings, subgroups, milestones, badges and members (matched by e-mail)", async () => {
     const r = await upload("owner-token", archive, { name: "Copy", path: "copy" });
-    expect([r.status, r.body]).toEqual([202, { message: "202 Accepted" }]);
     const copy = await get<Json>("/groups/copy");
+    // 202 as on the platform, with the imported group as the contract gives the result
+    expect([r.status, r.body]).toEqual([202, copy]);
     expect(copy).toMatchObject({
       name: "Copy",
       visibility: "public",
@@ -260,7 +261,7 @@ describe.skipIf(!hasTar)(`group export/import${hasTar ? "" : " (skipped: GNU tar
     const tarred = spawnSync("tar", ["-czf", "-", "."], { cwd: dir });
     expect(tarred.status).toBe(0);
     const r = await upload("owner-token", tarred.stdout, { name: "From tar", path: "from-tar" });
-    expect([r.status, r.body]).toEqual([202, { message: "202 Accepted" }]);
+    expect([r.status, r.body]).toEqual([202, expect.objectContaining({ full_path: "from-tar" })]);
     expect(await get<Json>("/groups/from-tar")).toMatchObject({ visibility: "internal" });
     expect(await get<Json>("/groups/from-tar%2Fkid")).toMatchObject({ name: "Kid", visibility: "private" });
     expect((await get<Json[]>("/groups/from-tar/members")).map((m) => m["username"])).toEqual(["owner"]);

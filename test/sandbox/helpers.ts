@@ -16,6 +16,8 @@ export interface Client {
       token?: string | null;
       json?: unknown;
       form?: string;
+      /** A multipart body (fetch sets its Content-Type). */
+      multipart?: FormData;
       raw?: string;
       headers?: Record<string, string>;
     },
@@ -31,13 +33,15 @@ export async function sandbox(opts: SandboxOptions = {}): Promise<Client> {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     const token = o.token === undefined ? "admin-token" : o.token;
     if (token) headers["PRIVATE-TOKEN"] = token;
-    let body: string | undefined = o.raw;
+    let body: string | FormData | undefined = o.raw;
     if (o.json !== undefined) {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify(o.json);
     } else if (o.form !== undefined) {
       headers["Content-Type"] = "application/x-www-form-urlencoded";
       body = o.form;
+    } else if (o.multipart !== undefined) {
+      body = o.multipart;
     }
     const res = await fetch(`${sb.url}${path.startsWith("/-/") ? "" : "/api/v4"}${path}`, {
       method,

@@ -38,6 +38,18 @@ const fixture = {
     { project: "acme/web", title: "web v1", milestone: "v1", author: "dev" },
     { project: "acme/web", title: "group q2", milestone: "Q2", author: "dev" },
   ],
+  deployments: [
+    {
+      project: "acme/api",
+      environment: "production",
+      merge_requests: [{ title: "ship v1", milestone: "v1" }],
+    },
+    {
+      project: "acme/web",
+      environment: "production",
+      merge_requests: [{ title: "web for v1", milestone: "v1" }],
+    },
+  ],
 };
 
 interface Ms {
@@ -235,7 +247,7 @@ describe("milestones (§3.10)", () => {
     expect(d.status).toBe(204);
   });
 
-  it("issues of a milestone (project and group), merge requests (none)", async () => {
+  it("issues and merge requests of a milestone (project and group)", async () => {
     const list = (await c.admin("GET", `/projects/${api}/milestones?title=v1`)).body as Ms[];
     const issues = await c.admin("GET", `/projects/${api}/milestones/${list[0]!.id}/issues`);
     expect(issues.status).toBe(200);
@@ -249,7 +261,14 @@ describe("milestones (§3.10)", () => {
     const gi = await c.admin("GET", `/groups/${acme}/milestones/${q2.id}/issues`);
     expect((gi.body as { title: string }[]).map((i) => i.title)).toEqual(["group q2"]);
     const mrs = await c.admin("GET", `/projects/${api}/milestones/${list[0]!.id}/merge_requests`);
-    expect([mrs.status, mrs.body, mrs.headers.get("x-total")]).toEqual([200, [], "0"]);
+    expect([mrs.status, mrs.headers.get("x-total")]).toEqual([200, "1"]);
+    expect(mrs.body).toEqual([
+      expect.objectContaining({ title: "ship v1", milestone: expect.objectContaining({ title: "v1" }) }),
+    ]);
+    const none = await c.call("GET", `/projects/${api}/milestones/${list[0]!.id}/merge_requests`, {
+      token: "out-token",
+    });
+    expect(none.status).toBe(404);
   });
 
   it("burndown events are licensed and derived from the issues", async () => {
@@ -272,7 +291,7 @@ describe("milestones (§3.10)", () => {
     }
   });
 
-  it("promote: becomes a group milestone, merging same-titled project milestones and moving their issues", async () => {
+  it("promote: becomes a group milestone, merging same-titled project milestones and moving their issues and merge requests", async () => {
     const web = ((await c.admin("GET", "/projects/acme%2Fweb")).body as { id: number }).id;
     const v1 = ((await c.admin("GET", `/projects/${api}/milestones?title=v1`)).body as Ms[])[0]!;
     const rep = await c.call("POST", `/projects/${api}/milestones/${v1.id}/promote`, { token: "rep-token" });
@@ -293,6 +312,13 @@ describe("milestones (§3.10)", () => {
       "closed in v1",
       "in v1",
       "web v1",
+    ]);
+    const movedMrs = await c.admin("GET", `/groups/${acme}/milestones/${gid}/merge_requests`);
+    expect(
+      (movedMrs.body as { title: string; milestone: { id: number } }[]).map((m) => [m.title, m.milestone.id]),
+    ).toEqual([
+      ["ship v1", gid],
+      ["web for v1", gid],
     ]);
   });
 

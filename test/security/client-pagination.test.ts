@@ -1,6 +1,7 @@
 /** Hostile-server probes: every list ends, whatever the server's pagination headers say. */
 import { describe, expect, it } from "vitest";
 import { ResponseError } from "../../src/api/index.js";
+import { type Handler, json } from "../api/server.js";
 import {
   endlessCursor,
   endlessNextPage,
@@ -84,5 +85,94 @@ describe("pagination that never ends", () => {
       /^GET \/groups\/acme\/Users \(SCIM\) -> 200 OK: the list goes on past 30 pages/,
     );
     expect(p.seenOn("GET /groups/acme/Users")).toBe(30);
+  });
+});
+
+describe("memory over one list is bounded", () => {
+  const MILESTONES = "GET /projects/acme/api/milestones";
+  const MILESTONE_MANIFEST = "version: 1\nprojects:\n  acme/api:\n    milestones:\n      - title: m1\n";
+  const milestone = (n: number, padding = "") => ({
+    id: n,
+    title: `m${n}`,
+    state: "active",
+    description: padding,
+  });
+  /** Pages of `size` milestones (each with a `padding` description), every page pointing at the next. */
+  const milestonePages =
+    (size: number, padding = "", extra: Record<string, string> = {}): Handler =>
+    (req, res) => {
+      const page = Number(req.query.get("page") ?? "1");
+      json(
+        res,
+        200,
+        Array.from({ length: size }, (_, i) => milestone(page * size + i, padding)),
+        {
+          "x-page": String(page),
+          "x-next-page": String(page + 1),
+          ...extra,
+        },
+      );
+    };
+
+  it("refuses a page that holds more items than per_page asked for, after that one page", async () => {
+    // What the audit saw: pages of 100,000 milestones, each pointing at the next.
+    const p = await start({
+      [MILESTONES]: milestonePages(1000),
+    });
+    const result = await p.cli(["plan", manifest(MILESTONE_MANIFEST)]);
+    expect(result.code).toBe(1);
+    expect(prose(result.out + result.err)).toContain(
+      "GET /projects/acme%2Fapi/milestones -> 200 OK: page 1 holds 1,000 items, more than the 100 asked for (per_page): a broken answer, not read further",
+    );
+    expect(p.seenOn(MILESTONES)).toBe(1);
+  });
+
+  it("stops a list whose answers pass the list size limit, naming it, after a few pages", async () => {
+    // Full pages of 100 milestones of about 3 KiB each: some 300 KiB a page, without end.
+    const padding = "x".repeat(3000);
+    const p = await start({
+      [MILESTONES]: milestonePages(100, padding),
+    });
+    const result = await p.cli(["plan", "--max-list-mb", "2", manifest(MILESTONE_MANIFEST)]);
+    expect(result.code).toBe(1);
+    expect(prose(result.out + result.err)).toMatch(
+      /GET \/projects\/acme%2Fapi\/milestones -> 200 OK: the list's answers passed 2 MiB with page [78], the most forgeform keeps of one list: stopped there\. If a list on the platform really is that large, raise the limit with --max-list-mb/,
+    );
+    expect(p.seenOn(MILESTONES)).toBeLessThanOrEqual(8);
+  });
+
+  it("bounds a list read concurrently (X-Total-Pages) and a SCIM list the same way", async () => {
+    const padding = "y".repeat(3000);
+    const p = await start({
+      [MILESTONES]: milestonePages(100, padding, { "x-total-pages": "5000" }),
+      "GET /groups/acme/Users": (req, res) => {
+        const start = Number(req.query.get("startIndex") ?? "1");
+        json(res, 200, {
+          totalResults: 100_000,
+          Resources: Array.from({ length: 100 }, (_, i) => ({ id: `u${start + i}`, userName: padding })),
+        });
+      },
+    });
+    const api = connect(p, { maxListBytes: 1024 * 1024, concurrency: 4 });
+    await expect(api.list("/projects/acme%2Fapi/milestones")).rejects.toThrow(
+      /the list's answers passed 1 MiB with page \d+, the most forgeform keeps of one list/,
+    );
+    expect(p.seenOn(MILESTONES)).toBeLessThanOrEqual(4 + 4);
+    await expect(api.list("/groups/acme/Users", { scim: true })).rejects.toThrow(
+      /^GET \/groups\/acme\/Users \(SCIM\) -> 200 OK: the list's answers passed 1 MiB with startIndex \d+/,
+    );
+    expect(p.seenOn("GET /groups/acme/Users")).toBeLessThanOrEqual(4);
+  });
+
+  it("still reads an endpoint that does not paginate, whatever its length", async () => {
+    const p = await start({
+      [MILESTONES]: (_req, res) =>
+        json(
+          res,
+          200,
+          Array.from({ length: 250 }, (_, i) => milestone(i)),
+        ),
+    });
+    expect(await connect(p).list("/projects/acme%2Fapi/milestones")).toHaveLength(250);
   });
 });

@@ -7,7 +7,14 @@ import { FixtureError } from "../fixture.js";
 import { coerceBoolean } from "../params.js";
 import type { ProjectRec, Store, UserRec } from "../store.js";
 import { type JobRec, jobJson, jobsArea } from "./jobs.js";
-import { fixtureTime, listMergeRequests, mergeRequestsArea, seedMergeRequest } from "./merge-requests.js";
+import {
+  fixtureTime,
+  listMergeRequests,
+  mergeRequestsArea,
+  milestoneMergeRequests,
+  seedMergeRequest,
+} from "./merge-requests.js";
+import { setMilestoneMergeRequestSource } from "./milestones.js";
 import { fakeCommitSha } from "./pipeline-schedules.js";
 import { deployableBy } from "./protected-environments.js";
 
@@ -403,6 +410,7 @@ function seed(value: unknown, store: Store, source: string): void {
 
 export function register(app: SandboxApp): void {
   app.onFixture("deployments", (value, { store, source }) => seed(value, store, source));
+  setMilestoneMergeRequestSource(milestoneMergeRequests);
 
   const findDeployment = (ctx: Ctx, project: ProjectRec, id: number): DeploymentRec => {
     const d = deploymentsArea(ctx.store).deployments.find((x) => x.project_id === project.id && x.id === id);

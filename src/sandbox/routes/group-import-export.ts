@@ -5,7 +5,7 @@ import { buildGroup, type GroupSettings, insertGroup, validateGroup } from "../m
 import { accepted, raw } from "../respond.js";
 import { type GroupRec, type Store, type UserRec, VISIBILITIES, VISIBILITY_LEVEL } from "../store.js";
 import { ArchiveError, readTarGz, type TarFile, writeTarGz } from "../tar.js";
-import { createGroup, creationParent } from "./groups.js";
+import { createGroup, creationParent, detail } from "./groups.js";
 import { platformVersion, SANDBOX_REVISION } from "./version.js";
 
 /**
@@ -39,7 +39,9 @@ import { platformVersion, SANDBOX_REVISION } from "./version.js";
  *   settings; subgroups keep theirs, each visibility lowered to its parent's where higher (the platform's
  *   `closest_allowed_level`). The importer becomes an Owner of every imported group; members are matched to users
  *   by e-mail (the platform's `MembersMapper`), at most Owner, and unmatched ones are left out. A subgroup or row the
- *   model refuses is left out and the rest goes on, as the platform logs import failures. Answers 202.
+ *   model refuses is left out and the rest goes on, as the platform logs import failures. Answers 202 (the
+ *   platform's status: its import runs in the background) with the imported group (GroupDetail), as the contract's
+ *   table gives the result, where the platform's body is `{"message":"202 Accepted"}`.
  */
 
 const EXPORT_VERSION = "0.2.4";
@@ -447,6 +449,6 @@ export function register(app: SandboxApp): void {
     const settings = { ...root.settings, visibility: lowerTo(root.settings.visibility ?? "private", parent) };
     const g = createGroup(ctx, user, { ...settings, name: p.name, path: p.path }, p.parent_id);
     importTree(ctx, user, archived, g);
-    return accepted();
+    return accepted(detail(ctx, g));
   });
 }

@@ -18,7 +18,17 @@ import type { ParamSpec } from "../params.js";
 import { accepted, created, noContent } from "../respond.js";
 import { type GroupRec, type ProjectRec, type UserRec, VISIBILITIES } from "../store.js";
 
-/** Groups and subgroups: §3.1 of platform-behavior and the "Groups" table of the contract. */
+/**
+ * Groups and subgroups: §3.1 of platform-behavior and the "Groups" table of the contract. Where the contract is
+ * silent the sandbox follows the platform (13.x `lib/api/groups.rb`, `GroupsFinder`, `CustomAttributesFilter`):
+ *
+ * - `with_custom_attributes` and the `custom_attributes[key]=value` filter count for administrators only and are
+ *   ignored for anyone else. The sandbox keeps no custom attributes (the contract has no endpoints for them), so
+ *   `with_custom_attributes=true` adds an empty `custom_attributes` list to each group (and to each project of
+ *   `GET /groups/:id/projects`), and a non-empty filter matches no group.
+ * - `simple=true` on `GET /groups/:id/projects` gives the platform's `BasicProjectDetails` (ids, names, paths,
+ *   URLs and a few more fields), where the contract's summary names only "id, URL, name and path".
+ */
 
 const LIST_SPEC = {
   skip_groups: { type: "integer[]" },
@@ -81,8 +91,10 @@ function findGroups(
   ctx: Ctx,
   parent: GroupRec | undefined,
   scope: "children" | "descendants" = "children",
-): { groups: GroupRec[]; statistics: boolean } {
+): { groups: GroupRec[]; statistics: boolean; customAttributes: boolean } {
   const p = ctx.declare(LIST_SPEC);
+  // Not a declared parameter on the platform either: read as given, used only when it is a hash.
+  const filter = ctx.params["custom_attributes"];
   const { store, user } = ctx;
   const allAvailable = p.all_available ?? ctx.isAdmin;
   let groups: GroupRec[];
@@ -126,6 +138,10 @@ function findGroups(
     groups = groups.filter((g) => below.has(g.id));
   }
   if (p.top_level_only) groups = groups.filter((g) => g.parent_id === null);
+  const byAttributes =
+    typeof filter === "object" && filter !== null && !Array.isArray(filter) && Object.keys(filter).length > 0;
+  // No group has custom attributes in the sandbox, so a filter on them matches none.
+  if (ctx.isAdmin && byAttributes) groups = [];
   if (p.skip_groups) {
     const skip = new Set(p.skip_groups);
     groups = groups.filter((g) => !skip.has(g.id));
@@ -136,7 +152,11 @@ function findGroups(
   }
   const dir = p.sort === "desc" ? -1 : 1;
   groups.sort((a, b) => compareBy(p.order_by, a, b) * dir || a.id - b.id);
-  return { groups, statistics: p.statistics && ctx.isAdmin };
+  return {
+    groups,
+    statistics: p.statistics && ctx.isAdmin,
+    customAttributes: p.with_custom_attributes && ctx.isAdmin,
+  };
 }
 
 /** Projects of a group visible to the caller, for GroupDetail (capped at 100 each). */
@@ -155,10 +175,16 @@ function detailProjects(ctx: Ctx, g: GroupRec): { projects: ProjectRec[]; shared
   return { projects, shared };
 }
 
-function detail(ctx: Ctx, g: GroupRec, withProjects = true): Record<string, unknown> {
-  if (!withProjects) return groupJson(ctx, ctx.store, g);
+/** The GroupDetail entity (Group without its project lists when `withProjects` is false). */
+export function detail(
+  ctx: Ctx,
+  g: GroupRec,
+  withProjects = true,
+  customAttributes = false,
+): Record<string, unknown> {
+  if (!withProjects) return groupJson(ctx, ctx.store, g, { customAttributes });
   const { projects, shared } = detailProjects(ctx, g);
-  return groupDetailJson(ctx, ctx.store, g, { projects, sharedProjects: shared });
+  return groupDetailJson(ctx, ctx.store, g, { projects, sharedProjects: shared, customAttributes });
 }
 
 /** Orders projects as the platform does, with `id` as the tiebreak in the same direction. */
@@ -244,7 +270,11 @@ function groupProjects(ctx: Ctx, g: GroupRec): unknown {
     list = user ? list.filter((x) => (user.admin ? 50 : projectAccessLevel(store, user, x)) >= min) : [];
   }
   sortProjects(list, p.order_by, p.sort);
-  return ctx.paginate(list, (x) => (p.simple ? projectSimple(ctx, store, x) : projectJson(ctx, store, x)));
+  const customAttributes = p.with_custom_attributes && ctx.isAdmin;
+  return ctx.paginate(list, (x) => {
+    const out = p.simple ? projectSimple(ctx, store, x) : projectJson(ctx, store, x);
+    return customAttributes ? { ...out, custom_attributes: [] } : out;
+  });
 }
 
 /** Drops settings the edition or the caller may not set; 403 for admin-only settings from a non-admin. */
@@ -299,29 +329,29 @@ export function createGroup(
 
 export function register(app: SandboxApp): void {
   app.get("/groups", (ctx) => {
-    const { groups, statistics } = findGroups(ctx, undefined);
-    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, { statistics }));
+    const { groups, ...opts } = findGroups(ctx, undefined);
+    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, opts));
   });
 
   app.get("/groups/:id", (ctx) => {
     const g = findGroup(ctx, ctx.path["id"]!);
     const p = ctx.declare({
-      with_custom_attributes: { type: "boolean" },
+      with_custom_attributes: { type: "boolean", default: false },
       with_projects: { type: "boolean", default: true },
     });
-    return detail(ctx, g, p.with_projects);
+    return detail(ctx, g, p.with_projects, p.with_custom_attributes && ctx.isAdmin);
   });
 
   app.get("/groups/:id/subgroups", (ctx) => {
     const parent = findGroup(ctx, ctx.path["id"]!);
-    const { groups, statistics } = findGroups(ctx, parent);
-    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, { statistics }));
+    const { groups, ...opts } = findGroups(ctx, parent);
+    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, opts));
   });
 
   app.get("/groups/:id/descendant_groups", (ctx) => {
     const parent = findGroup(ctx, ctx.path["id"]!);
-    const { groups, statistics } = findGroups(ctx, parent, "descendants");
-    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, { statistics }));
+    const { groups, ...opts } = findGroups(ctx, parent, "descendants");
+    return ctx.paginate(groups, (g) => groupJson(ctx, ctx.store, g, opts));
   });
 
   app.get("/groups/:id/projects", (ctx) => groupProjects(ctx, findGroup(ctx, ctx.path["id"]!)));

@@ -6,7 +6,7 @@ import { userFull } from "../entities.js";
 import { badRequest, forbidden, HttpError, notFound, recordNotFound, unauthorized } from "../errors.js";
 import { FixtureError } from "../fixture.js";
 import { raw } from "../respond.js";
-import type { ProjectRec, Store, UserRec } from "../store.js";
+import { type ProjectRec, randomToken, type Store, tokenDigest, type UserRec } from "../store.js";
 
 /**
  * CI jobs and their artifacts (contract "Jobs" and "Job"; platform [11.8]/[13.x] `lib/api/jobs.rb`,
@@ -42,7 +42,8 @@ import type { ProjectRec, Store, UserRec } from "../store.js";
  * status? (success), allow_failure?, coverage?, token?, started_at?, finished_at?, artifacts?: { <path>:
  * <text contents> } }] }] }`. A pipeline's status defaults to `success` when all its jobs succeeded (or were
  * skipped or allowed to fail), else the first other job status; `sha` defaults to a stable hash; `user` to root;
- * job ids come from one sequence in fixture order.
+ * job ids come from one sequence in fixture order. A job's `token` is kept only as its SHA-256 (`token_sha256`); a
+ * job without one gets a random token nobody knows, so it is no credential.
  */
 
 export const JOB_STATUSES = [
@@ -79,7 +80,8 @@ export interface JobRec {
   status: JobStatus;
   allow_failure: boolean;
   coverage: number | null;
-  token: string;
+  /** SHA-256 of the job's token: the token itself is kept nowhere (the platform never shows it back either). */
+  token_sha256: string;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -93,8 +95,20 @@ interface JobsArea {
 }
 
 export function jobsArea(store: Store): JobsArea {
-  return store.area<JobsArea>("jobs", () => ({ pipelines: [], jobs: [] }));
+  const area = store.area<JobsArea>("jobs", () => ({ pipelines: [], jobs: [] }));
+  if (!hashed.has(area)) {
+    // A state written before job tokens were hashed: hash them now (the next write leaves none in clear).
+    for (const job of area.jobs as (JobRec & { token?: unknown })[]) {
+      if (typeof job.token === "string") {
+        job.token_sha256 = tokenDigest(job.token);
+        delete job.token;
+      }
+    }
+    hashed.add(area);
+  }
+  return area;
 }
+const hashed = new WeakSet<JobsArea>();
 
 // ---- zip (PKWARE APPNOTE: local headers, central directory, end record; deflate method 8) ----
 
@@ -188,13 +202,19 @@ function caller(ctx: Ctx, jobTokenAllowed: boolean): UserRec {
     const q = ctx.req.query["job_token"] ?? ctx.req.body["job_token"];
     const token = ctx.req.header("job-token") ?? (typeof q === "string" ? q : undefined);
     if (token) {
-      const job = jobsArea(ctx.store).jobs.find((j) => j.token === token && j.status === "running");
+      const job = runningJob(ctx.store, token);
       const user = job ? ctx.store.user(pipelineOf(ctx.store, job)?.user_id ?? -1) : undefined;
       if (!user) throw unauthorized();
       return user;
     }
   }
   throw unauthorized();
+}
+
+/** The running job whose token this is (any other job's token authenticates nobody). */
+function runningJob(store: Store, token: string): JobRec | undefined {
+  const digest = tokenDigest(token);
+  return jobsArea(store).jobs.find((j) => j.token_sha256 === digest && j.status === "running");
 }
 
 /** `find_project!` then `authorize_read_builds!` for `user`. */
@@ -380,11 +400,9 @@ function seed(value: unknown, store: Store, src: string): void {
             artifacts[path] = typeof contents === "string" ? contents : JSON.stringify(contents);
           }
         }
-        const token =
-          j["token"] === undefined
-            ? createHash("sha1").update(`job ${sha} ${n}`).digest("hex").slice(0, 20)
-            : String(j["token"]);
-        if (area.jobs.some((x) => x.token === token)) throw fail(`${jw}.token is used by another job`);
+        // Without a token in the fixture, a random one nobody knows: the job cannot be used as a credential.
+        const token = tokenDigest(j["token"] === undefined ? randomToken(20) : String(j["token"]));
+        if (area.jobs.some((x) => x.token_sha256 === token)) throw fail(`${jw}.token is used by another job`);
         const job: JobRec = {
           id: store.nextId("jobs"),
           project_id: project.id,
@@ -394,7 +412,7 @@ function seed(value: unknown, store: Store, src: string): void {
           status: status(j["status"], `${jw}.status`, "success"),
           allow_failure: j["allow_failure"] === true,
           coverage: typeof j["coverage"] === "number" ? j["coverage"] : null,
-          token,
+          token_sha256: token,
           created_at: createdAt,
           started_at: time(j["started_at"], `${jw}.started_at`),
           finished_at: time(j["finished_at"], `${jw}.finished_at`),
@@ -415,6 +433,7 @@ function seed(value: unknown, store: Store, src: string): void {
 
 export function register(app: SandboxApp): void {
   app.onFixture("jobs", (value, { store, source }) => seed(value, store, source));
+  app.acceptCredential("job", (token) => app.licensed && runningJob(app.store, token) !== undefined);
 
   app.get("/projects/:id/jobs", (ctx) => {
     const project = readableProject(ctx, caller(ctx, false));

@@ -7,12 +7,20 @@ import type { FixtureError } from "../fixture.js";
 import { coerceInteger, declare } from "../params.js";
 import type { ParamHash } from "../request.js";
 import type { ProjectRec, Store, UserRec } from "../store.js";
-import { milestoneJson, milestonesArea, milestonesVisibleTo } from "./milestones.js";
+import {
+  type MilestoneMergeRequestSource,
+  milestoneJson,
+  milestonesArea,
+  milestonesVisibleTo,
+} from "./milestones.js";
 
 /**
  * Merge requests as the sandbox knows them: the merge requests a deployment shipped (the sandbox has no
  * repositories, so they come from the fixture, under a deployment; see routes/deployments.ts). Not a route module:
- * routes/deployments.ts serves `GET /projects/:id/deployments/:deployment_id/merge_requests` with {@link listMergeRequests}.
+ * routes/deployments.ts serves `GET /projects/:id/deployments/:deployment_id/merge_requests` with {@link listMergeRequests}
+ * and hands {@link milestoneMergeRequests} to routes/milestones.ts for `…/milestones/:milestone_id/merge_requests`
+ * (the platform's `milestone_issuables_for`: the milestone's merge requests the caller may read, `MergeRequestBasic`;
+ * sorted by label priority there, by id here, since the sandbox's labels have no priorities).
  *
  * The listing follows `MergeRequestsFinder` with the platform's `merge_requests_base_params` (13.x
  * `lib/api/helpers/merge_requests_helpers.rb`): `state` (`opened` `closed` `locked` `merged` `all`, default `all`),
@@ -166,6 +174,18 @@ function canReadMergeRequest(store: Store, user: UserRec | null, mr: MergeReques
   if (!project.merge_requests_enabled) return false;
   return hasPublicAccess(user, project) || effectiveProjectLevel(store, user, project) >= ACCESS.reporter;
 }
+
+export const milestoneMergeRequests: MilestoneMergeRequestSource = {
+  mergeRequestsOf: (ctx, m) =>
+    mergeRequestsArea(ctx.store)
+      .rows.filter((mr) => mr.milestone_id === m.id && canReadMergeRequest(ctx.store, ctx.user, mr))
+      .sort((a, b) => a.id - b.id),
+  mergeRequestJson: (ctx, mr) => mergeRequestJson(ctx, mr as MergeRequestRec, false),
+  reassign: (store, from, to) => {
+    for (const mr of mergeRequestsArea(store).rows)
+      if (mr.milestone_id === from) mr.milestone_id = to === 0 ? null : to;
+  },
+};
 
 const NEGATABLE = {
   author_id: { type: "integer" },

@@ -11,7 +11,8 @@ import type { GroupRec, ProjectRec, Store } from "../store.js";
  * - `/projects/:id/milestones` and `/groups/:id/milestones`: list (`state` active|closed|all, default all;
  *   `iids[]`; `title`; `search` in title or description; ordered id desc; paginated), get, create (201), update
  *   (`at_least_one_of`; `state_event` close|activate), delete (204), `…/:milestone_id/issues` (issues of the
- *   milestone, from routes/issues.ts), `…/merge_requests` (the sandbox has no merge requests: an empty list),
+ *   milestone, from routes/issues.ts), `…/merge_requests` (the merge requests of the milestone the caller may read,
+ *   by id, from routes/merge-requests.ts: the sandbox's merge requests are those the deployments fixture seeds),
  *   `POST /projects/:id/milestones/:milestone_id/promote` and `…/burndown_events` [licensed].
  * - `:milestone_id` is the milestone's **id** (ids come from one sequence shared by project and group milestones;
  *   `iid`s count per project or group).
@@ -23,10 +24,12 @@ import type { GroupRec, ProjectRec, Store } from "../store.js";
  *   "must be greater than start date".
  * - Promote: the project must belong to a group (400 `Project does not belong to a group.`); the caller needs
  *   Developer on the group. The new group milestone takes over the project milestone's fields; every milestone of
- *   that title in the group's projects is merged into it (their issues move to it) and removed. Answers 200 with
+ *   that title in the group's projects is merged into it (their issues and merge requests move to it) and removed.
+ *   Answers 200 with
  *   the group milestone.
  * - Burndown events [licensed]: derived from the milestone's issues: `created` at each issue's creation and
- *   `closed` at its closing, oldest first (`{created_at, weight, action}`), not paginated.
+ *   `closed` at its closing, oldest first (`{created_at, weight, action}`), not paginated (the platform presents
+ *   the whole list; the contract shows no result for this endpoint).
  *
  * - Group milestones go into the group export archive and come back with an import (routes/group-import-export.ts).
  *
@@ -234,6 +237,28 @@ export function setMilestoneIssueSource(source: MilestoneIssueSource): void {
 function source(): MilestoneIssueSource {
   if (!issueSource) throw new HttpError(500, { message: "500 Internal Server Error" });
   return issueSource;
+}
+
+/** Hooks routes/merge-requests.ts provides (through routes/deployments.ts) for `…/milestones/:milestone_id/merge_requests`. */
+export interface MilestoneMergeRequestSource {
+  /** Merge requests of the milestone visible to the caller, in the platform's order. */
+  mergeRequestsOf(ctx: Ctx, m: MilestoneRec): unknown[];
+  /** The merge request JSON used by the list. */
+  mergeRequestJson(ctx: Ctx, mr: unknown): unknown;
+  /** Moves every merge request of milestone `from` to milestone `to` (0: none). */
+  reassign(store: Store, from: number, to: number): void;
+}
+
+let mergeRequestSource: MilestoneMergeRequestSource | undefined;
+
+export function setMilestoneMergeRequestSource(source: MilestoneMergeRequestSource): void {
+  mergeRequestSource = source;
+}
+
+/** Every hook that moves records along with a milestone. */
+function reassignAll(store: Store, from: number, to: number): void {
+  source().reassign(store, from, to);
+  mergeRequestSource?.reassign(store, from, to);
 }
 
 function fixtureError(src: string, msg: string): FixtureError {
@@ -451,7 +476,7 @@ export function register(app: SandboxApp): void {
       const parent = readParent(ctx, kind);
       authorizeWrite(ctx, parent);
       const m = findMilestone(ctx, parent);
-      source().reassign(ctx.store, m.id, 0);
+      reassignAll(ctx.store, m.id, 0);
       const area = milestonesArea(ctx.store);
       area.rows = area.rows.filter((x) => x.id !== m.id);
       return noContent();
@@ -466,9 +491,11 @@ export function register(app: SandboxApp): void {
 
     app.get(`${base}/:milestone_id/merge_requests`, (ctx) => {
       const parent = readParent(ctx, kind);
-      findMilestone(ctx, parent);
-      // The sandbox has no merge requests, so no milestone has any.
-      return ctx.paginate([]);
+      const m = findMilestone(ctx, parent);
+      const s = mergeRequestSource;
+      return s
+        ? ctx.paginate(s.mergeRequestsOf(ctx, m), (mr) => s.mergeRequestJson(ctx, mr))
+        : ctx.paginate([]);
     });
 
     app.get(
@@ -508,7 +535,7 @@ export function register(app: SandboxApp): void {
       updated_at: now,
     };
     const mergedIds = new Set(merged.map((x) => x.id));
-    for (const x of merged) source().reassign(ctx.store, x.id, promoted.id);
+    for (const x of merged) reassignAll(ctx.store, x.id, promoted.id);
     area.rows = area.rows.filter((x) => !mergedIds.has(x.id));
     area.rows.push(promoted);
     return json(milestoneJson(ctx, ctx.store, promoted), 200);

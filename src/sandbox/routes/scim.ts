@@ -233,6 +233,13 @@ function seed(value: unknown, store: Store, src: string): void {
 
 export function register(app: SandboxApp): void {
   app.onFixture("scim", (value, { store, source }) => seed(value, store, source));
+  // A SCIM token lets its caller send a body as large as a user's token does.
+  app.acceptCredential(
+    "bearer",
+    (token, path) =>
+      path.startsWith("/api/scim/v2/") &&
+      area(app.store).providers.some((p) => p.token_sha256 === sha256(token)),
+  );
   const opts = { mount: "scim", licensed: true, auth: "none" } as const;
   const base = "/groups/:group/Users";
 

@@ -9,7 +9,9 @@ import type { ProjectRec, Store } from "../store.js";
 /**
  * Project wiki pages and attachments (contract "Wikis"; platform-behavior §3.11, the 13.x interface).
  *
- * - `GET /projects/:id/wikis` lists every page (**not paginated**: no pagination headers), ordered by slug;
+ * - `GET /projects/:id/wikis` lists every page (**not paginated**: no pagination headers, as on the platform, although
+ *   the contract's conventions say arrays are paginated: go-gitlab's `ListWikis` cannot ask for a second page, so
+ *   pagination would hide pages from it), ordered by slug;
  *   `with_content=true` adds `content`. `GET …/wikis/:slug` (a page in a directory is `dir%2Fpage`),
  *   POST (201; `title` and `content` required; `format` markdown (default) | rdoc | asciidoc | org), PUT
  *   (`at_least_one_of content, title, format`; a new title moves the page to the new slug), DELETE (204, no body).

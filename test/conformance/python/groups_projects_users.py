@@ -73,7 +73,7 @@ export = top.exports.create()
 archive = export.download()
 check("export download", isinstance(archive, bytes) and len(archive) > 0)
 result = admin.groups.import_group(io.BytesIO(archive), path="py-imported", name="Py Imported")
-check("import accepted", result.get("message") == "202 Accepted")
+check("import answers the imported group", result.get("full_path") == "py-imported" and result.get("name") == "Py Imported")
 check("import created group", admin.groups.get("py-imported").visibility == "internal")
 
 # Delete

@@ -44,6 +44,8 @@ var areas = []area{
 	{"system hooks", systemHooks},
 	{"broadcast messages", broadcastMessages},
 	{"application settings", applicationSettings},
+	{"deployments", deployments},
+	{"templates", templates},
 }
 
 func client(token string) *gitlab.Client {
