@@ -439,7 +439,7 @@ export function createdObjects(state: BenchState, kinds: ReadonlySet<ObjectKind>
 }
 
 function applyCost(m: Measured, cost: RunCost): ApplyCost {
-  const debug = /requests: (\d+) sent, (\d+) retries, (\d+) re-reads/.exec(m.stderr);
+  const debug = /requests: (\d+) sent, (\d+) retries, .*; (\d+) collections re-read/.exec(m.stderr);
   const summary = /Apply complete: (\d+) done, (\d+) failed/.exec(m.stdout);
   return {
     ...cost,

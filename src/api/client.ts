@@ -757,10 +757,10 @@ export class ApiClient {
       const { total, retries } = m.snapshot();
       const rate = this.#pacer.rate;
       this.#debug(
-        `requests: ${total} sent, ${retries} retries, ${m.rereads} re-reads after a create's outcome was unknown, ` +
-          `${m.throttled} answered 429 (rate limited); ` +
+        `requests: ${total} sent, ${retries} retries, ${m.throttled} answered 429 (rate limited); ` +
           `${m.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m.pacedMs))}` +
-          `${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}`,
+          `${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}` +
+          `; ${m.rereads} collections re-read after a create's outcome was unknown`,
       );
     }
     await this.#pool.close();

@@ -114,8 +114,8 @@ class Planner {
   readonly warnings: PlanProblem[] = [];
   readonly inSync: string[] = [];
   /**
-   * Every live object compared or reported, as its address and the JSON of `[address, masked fields]`: what the
-   * plan's live digest is made of, kept as text rather than as the objects (which are released once planned).
+   * Every live object compared or reported, as its address and the SHA-256 of its masked fields (JSON): what the
+   * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
    */
   readonly liveSeen: [string, string][] = [];
   /** Projects found missing while reading their collections (reported once each). */
@@ -389,8 +389,9 @@ class Planner {
       : coll.items;
     // With --changed-since, only what changed (and what leads to it) is read and compared.
     const cpath = collectionPath(npath, collection);
-    for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
     const changes = this.changes;
+    // Paths are needed (and kept) only to look changes up: without --changed-since, every item is compared.
+    if (changes) for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
     const inWhole = !changes || wholeUnder(changes, npath);
     const fullRead = inWhole || changes.collections.has(cpath);
     const items = inWhole ? targeted : targeted.filter((i) => touches(changes, this.npaths.get(i)!));
@@ -605,7 +606,7 @@ class Planner {
   }
 
   private seen(address: string, masked: Record<string, unknown>): void {
-    this.liveSeen.push([address, JSON.stringify([address, masked])]);
+    this.liveSeen.push([address, createHash("sha256").update(JSON.stringify(masked)).digest("base64")]);
   }
 
   /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
@@ -629,7 +630,8 @@ class Planner {
     compare = true,
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
-    this.sources.set(address, item.source);
+    // Kept for groups and projects only: problems found reading their collections point at them.
+    if (depth === 0) this.sources.set(address, item.source);
     if (item.state !== "absent" && item.needs && item.needs.length > 0) {
       // The entry left these to a pattern entry that did not apply to this object (except:, archived, not matched).
       this.problem(
@@ -939,18 +941,14 @@ function byPlace(problems: PlanProblem[]): PlanProblem[] {
 }
 
 /**
- * The digest of the live objects a plan saw: the SHA-256 of the JSON of `[address, masked fields]` pairs in address
- * order. `entries` hold each pair's address and its JSON (see Planner.liveSeen); the hash is fed pair by pair, the
- * same bytes as `JSON.stringify` of the sorted pairs, without building that text.
+ * The digest of the live objects a plan saw: the SHA-256 of each object's address and the SHA-256 of its masked
+ * fields, in address order (see Planner.liveSeen).
  */
 export function digestLive(entries: [string, string][]): string {
   const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const hash = createHash("sha256").update("[");
-  sorted.forEach(([, json], i) => {
-    if (i > 0) hash.update(",");
-    hash.update(json);
-  });
-  return hash.update("]").digest("hex");
+  const hash = createHash("sha256");
+  for (const [address, fields] of sorted) hash.update(address).update("\u0000").update(fields).update("\n");
+  return hash.digest("hex");
 }
 
 /** Reads live state for everything the desired state declares or watches, and plans the changes. */
