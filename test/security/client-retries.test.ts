@@ -38,7 +38,7 @@ describe("redirects and retries", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as Error).message).toContain(
-      "(the server asked to wait 86400 s, more than the 60 s left of the 60 s retry wait budget)",
+      "(the server asked to wait 86400 s, more than the 60 s left of the 60 s retry wait budget",
     );
     expect(delays).toEqual([]);
     expect(p.seenOn("GET /version")).toBe(1);
