@@ -88,6 +88,12 @@ export interface Row {
   cpuMs: number;
   /** CPU time of the benchmark's own process during the run: the sandbox serving it (it runs there). */
   sandboxCpuMs: number;
+  /**
+   * From the start of the process to the first request the sandbox received (start-up, loading and validating the
+   * manifests), and from the last request's arrival to the end of the process (its answer, planning, output).
+   */
+  firstRequestMs?: number | null;
+  afterLastRequestMs?: number | null;
   maxRssMb: number;
   requests: number;
   writes: number;
@@ -181,13 +187,22 @@ class Counter {
   byEndpoint = new Map<string, number>();
   /** Full paths of the projects the requests addressed by path. */
   projects = new Set<string>();
+  /** When the counting started, and when the first and the last request arrived (performance.now()). */
+  since = performance.now();
+  first: number | undefined;
+  last: number | undefined;
   reset(): void {
     this.total = 0;
     this.writes = 0;
     this.byEndpoint = new Map();
     this.projects = new Set();
+    this.since = performance.now();
+    this.first = undefined;
+    this.last = undefined;
   }
   record = (method: string, path: string): void => {
+    this.last = performance.now();
+    this.first ??= this.last;
     this.total++;
     if (method !== "GET" && method !== "HEAD") this.writes++;
     const e = endpointOf(method, path);
@@ -212,6 +227,9 @@ function measured(m: Measured, counter: Counter, cpu: NodeJS.CpuUsage) {
     wallMs: m.wallMs,
     cpuMs: m.cpuMs,
     sandboxCpuMs: cpuSince(cpu),
+    // Where the wall time went: before the first request (start-up, loading the manifests), and after the last.
+    firstRequestMs: counter.first === undefined ? null : counter.first - counter.since,
+    afterLastRequestMs: counter.last === undefined ? null : m.wallMs - (counter.last - counter.since),
     maxRssMb: m.maxRssMb,
     requests: counter.total,
     writes: counter.writes,
