@@ -22,6 +22,14 @@ import { applyBound, type Bound, expectedChanges, listingPages, objectTotal, pla
 import { type Measured, measureCommand, measureForgeform } from "./measure.js";
 import { type RateLimitBenchOptions, type RateLimitRow, runRateLimitBench } from "./rate-limit.js";
 import { renderMarkdown } from "./report.js";
+import {
+  type ChangedSinceRow,
+  type FaultRow,
+  runApplyUnderFaults,
+  runChangedSince,
+  runShards,
+  type ShardRow,
+} from "./scale.js";
 import { buildState, COMMON_KINDS, KINDS, type ObjectKind, type Shape, scaleShape } from "./state.js";
 
 export const PEER_BINARY = "/usr/bin/gitlabracadabra";
@@ -43,6 +51,15 @@ export interface BenchOptions {
   outFile: string;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * Largest size that runs every scenario (default 16); larger sizes run the unchanged plan only (their state is
+   * seeded and read once: a 48x apply and its plans would add minutes and show nothing the 16x rows do not).
+   */
+  fullMaxSize?: number;
+  /** Run the pull-request plans (`--changed-since`) and the shards at each full size (default true). */
+  scale?: boolean;
+  /** Run the apply under faults at the smallest size (default true). */
+  faults?: boolean;
   /** The plan under a rate limit (bench/rate-limit.ts), after the sizes; not run when absent. */
   rateLimit?: Pick<RateLimitBenchOptions, "factor" | "requests" | "periodSeconds" | "runs">;
 }
@@ -69,6 +86,14 @@ export interface Row {
   unmanaged: number | null;
   wallMs: number;
   cpuMs: number;
+  /** CPU time of the benchmark's own process during the run: the sandbox serving it (it runs there). */
+  sandboxCpuMs: number;
+  /**
+   * From the start of the process to the first request the sandbox received (start-up, loading and validating the
+   * manifests), and from the last request's arrival to the end of the process (its answer, planning, output).
+   */
+  firstRequestMs?: number | null;
+  afterLastRequestMs?: number | null;
   maxRssMb: number;
   requests: number;
   writes: number;
@@ -111,6 +136,12 @@ export interface BenchResult {
   /** Whether the peer ran; `maxSize`: the largest size it ran at, when limited by `peerMaxSize`. */
   peer: { ran: boolean; reason?: string; maxSize?: number };
   rows: Row[];
+  /** Pull-request plans (`--changed-since`), at each full size (absent in results of older runs). */
+  changedSince?: ChangedSinceRow[];
+  /** Drift split into shards and merged, at each full size (absent in results of older runs). */
+  shards?: ShardRow[];
+  /** Apply under faults (issue 18), at the smallest size. */
+  faults?: FaultRow;
   /** The plan under a rate limit (bench/rate-limit.ts), when run. */
   rateLimit?: RateLimitRow[];
 }
@@ -154,27 +185,51 @@ class Counter {
   total = 0;
   writes = 0;
   byEndpoint = new Map<string, number>();
+  /** Full paths of the projects the requests addressed by path. */
+  projects = new Set<string>();
+  /** When the counting started, and when the first and the last request arrived (performance.now()). */
+  since = performance.now();
+  first: number | undefined;
+  last: number | undefined;
   reset(): void {
     this.total = 0;
     this.writes = 0;
     this.byEndpoint = new Map();
+    this.projects = new Set();
+    this.since = performance.now();
+    this.first = undefined;
+    this.last = undefined;
   }
   record = (method: string, path: string): void => {
+    this.last = performance.now();
+    this.first ??= this.last;
     this.total++;
     if (method !== "GET" && method !== "HEAD") this.writes++;
     const e = endpointOf(method, path);
     this.byEndpoint.set(e, (this.byEndpoint.get(e) ?? 0) + 1);
+    const project = /^\/api\/v4\/projects\/([^/]+)/.exec(path)?.[1];
+    if (project?.includes("%")) this.projects.add(decodeURIComponent(project));
   };
   endpoints(): Record<string, number> {
     return Object.fromEntries([...this.byEndpoint].sort(([a], [b]) => a.localeCompare(b)));
   }
 }
 
+/** The benchmark process's CPU time since `since` (process.cpuUsage()), ms: the sandbox's, which runs in it. */
+const cpuSince = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
 /** The measurements every row carries: the process's own, the sandbox's request counts, the machine's load. */
-function measured(m: Measured, counter: Counter) {
+function measured(m: Measured, counter: Counter, cpu: NodeJS.CpuUsage) {
   return {
     wallMs: m.wallMs,
     cpuMs: m.cpuMs,
+    sandboxCpuMs: cpuSince(cpu),
+    // Where the wall time went: before the first request (start-up, loading the manifests), and after the last.
+    firstRequestMs: counter.first === undefined ? null : counter.first - counter.since,
+    afterLastRequestMs: counter.last === undefined ? null : m.wallMs - (counter.last - counter.since),
     maxRssMb: m.maxRssMb,
     requests: counter.total,
     writes: counter.writes,
@@ -231,10 +286,29 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
       : { ran: false, reason: opts.peer ? `${PEER_BINARY} not found` : "--skip-peer" },
     rows: [],
   };
+  const changedSince: ChangedSinceRow[] = [];
+  const shards: ShardRow[] = [];
+  result.changedSince = changedSince;
+  result.shards = shards;
   const work = mkdtempSync(join(tmpdir(), "forgeform-bench-"));
   try {
     for (const factor of opts.sizes) {
       await runSize(factor, opts, hookKeys, peerRuns, work, result, log);
+    }
+    if (opts.faults !== false && opts.sizes.length > 0) {
+      const factor = Math.min(...opts.sizes);
+      const state = buildState(scaleShape(opts.base, factor), "seed");
+      const kinds = new Set(result.kinds);
+      result.faults = await runApplyUnderFaults({
+        factor,
+        state,
+        kinds,
+        manifests: writeForgeformManifests(state, kinds, join(work, `${factor}x-faults`)),
+        latencyMs: opts.latencyMs,
+        conc: ["--concurrency", String(opts.concurrency)],
+        counter: new Counter(),
+        log,
+      });
     }
     if (opts.rateLimit) result.rateLimit = await runRateLimitBench({ ...opts, ...opts.rateLimit, work, log });
   } finally {
@@ -258,7 +332,6 @@ async function runSize(
 ): Promise<void> {
   const shape = scaleShape(opts.base, factor);
   const seed = buildState(shape, "seed");
-  const changed = buildState(shape, "changed");
   const counter = new Counter();
   const seedStarted = performance.now();
   // Areas the sandbox serves are probed on a sandbox holding one project; the fixture seeds what it can.
@@ -295,18 +368,8 @@ async function runSize(
     result.sizes.push({ factor, shape, objects: objectTotal(shape, kinds), seedMs });
 
     const dir = join(work, `${factor}x`);
+    const full = factor <= (opts.fullMaxSize ?? 16);
     const seedAll = writeForgeformManifests(seed, kinds, join(dir, "seed-all"));
-    const seedCommon = writeForgeformManifests(seed, common, join(dir, "seed-common"));
-    const changedAll = writeForgeformManifests(changed, kinds, join(dir, "changed-all"));
-    // The same states with every project's policy declared once, through a pattern.
-    const byPatterns = { by: "patterns", policy: seed.projects[0]! } as const;
-    const seedPatterns = writeForgeformManifests(seed, kinds, join(dir, "seed-patterns"), byPatterns);
-    const changedPatterns = writeForgeformManifests(
-      changed,
-      kinds,
-      join(dir, "changed-patterns"),
-      byPatterns,
-    );
     const env = { FORGEFORM_URL: sandbox.url, FORGEFORM_TOKEN: sandbox.adminToken };
     const conc = ["--concurrency", String(opts.concurrency)];
     const { latencyMs, concurrency } = opts;
@@ -322,6 +385,7 @@ async function runSize(
       const scopeKinds = scope === "all" ? kinds : common;
       log(`${factor}x: forgeform ${scenario} (${scope} kinds)`);
       counter.reset();
+      const cpu = process.cpuUsage();
       const m = await measureForgeform(["plan", "--format", "json", ...conc, manifests], env);
       if (m.code !== 0) fail(`forgeform plan (${scenario})`, m);
       const json = JSON.parse(m.stdout) as PlanJson;
@@ -339,7 +403,7 @@ async function runSize(
         changes: s.create + s.update + s.replace + s.delete,
         expectedChanges: expected,
         unmanaged: s.unmanaged,
-        ...measured(m, counter),
+        ...measured(m, counter, cpu),
         clientRequests: json.requests.total,
         samePlan: explicit ? JSON.stringify(changeList(json)) === JSON.stringify(changeList(explicit)) : null,
         // Patterns add the listing of the instance's projects to what the explicit manifests need.
@@ -351,6 +415,20 @@ async function runSize(
     };
 
     const unchanged = await plan("plan, no changes", seedAll, "all", 0);
+    // Above the full sizes, the unchanged plan only: what memory and wall time do at that size.
+    if (!full) return;
+    const seedCommon = writeForgeformManifests(seed, common, join(dir, "seed-common"));
+    const changed = buildState(shape, "changed");
+    const changedAll = writeForgeformManifests(changed, kinds, join(dir, "changed-all"));
+    // The same states with every project's policy declared once, through a pattern.
+    const byPatterns = { by: "patterns", policy: seed.projects[0]! } as const;
+    const seedPatterns = writeForgeformManifests(seed, kinds, join(dir, "seed-patterns"), byPatterns);
+    const changedPatterns = writeForgeformManifests(
+      changed,
+      kinds,
+      join(dir, "changed-patterns"),
+      byPatterns,
+    );
     await plan("plan, no changes", seedCommon, "common", 0);
 
     if (peerRuns && (opts.peerMaxSize === undefined || factor <= opts.peerMaxSize)) {
@@ -362,6 +440,7 @@ async function runSize(
       );
       const action = writePeerActionFile(seed, common, join(dir, "action.yml"));
       counter.reset();
+      const cpu = process.cpuUsage();
       const m = await measureCommand(PEER_BINARY, ["-c", cfg, "-v", "--dry-run", action], { HOME: dir });
       if (m.code !== 0 || /Traceback|ERROR/.test(m.stderr)) fail("gitlabracadabra --dry-run", m);
       result.rows.push({
@@ -374,7 +453,7 @@ async function runSize(
         changes: (`${m.stdout}\n${m.stderr}`.match(/\(dry-run\)/g) ?? []).length,
         expectedChanges: 0,
         unmanaged: null,
-        ...measured(m, counter),
+        ...measured(m, counter, cpu),
         clientRequests: null,
         samePlan: null,
         bound: planBound(shape, common, latencyMs, concurrency),
@@ -386,8 +465,19 @@ async function runSize(
     await plan("plan, no changes (patterns)", seedPatterns, "all", 0, unchanged);
     await plan("plan, 10% changed (patterns)", changedPatterns, "all", expected, tenPercent);
 
+    if (opts.scale !== false) {
+      // On the seeded state, before the apply changes it: pull-request plans, and the drift in shards.
+      result.changedSince?.push(
+        ...(await runChangedSince({ factor, seed, kinds, dir, env, conc, counter, log })),
+      );
+      result.shards?.push(
+        await runShards({ factor, manifests: changedAll, dir: join(dir, "shards"), env, conc, counter, log }),
+      );
+    }
+
     log(`${factor}x: forgeform apply (${expected} changes)`);
     counter.reset();
+    const cpu = process.cpuUsage();
     const m = await measureForgeform(["apply", "--yes", "--no-color", ...conc, changedAll], env);
     if (m.code !== 0) fail("forgeform apply", m);
     result.rows.push({
@@ -399,7 +489,7 @@ async function runSize(
       changes: null,
       expectedChanges: null,
       unmanaged: null,
-      ...measured(m, counter),
+      ...measured(m, counter, cpu),
       clientRequests: null,
       samePlan: null,
       bound: applyBound(shape, kinds, latencyMs, concurrency),

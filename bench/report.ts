@@ -1,6 +1,7 @@
 /** Renders benchmark results as Markdown: the main table, the growth table and the peer comparison. */
 import type { BenchResult, Row } from "./bench.js";
 import { renderRateLimitSection } from "./rate-limit.js";
+import { type ApplyCost, type RunCost, SHARDS, TEMPLATE_PROJECTS } from "./scale.js";
 
 /** Columns of the main table, in order (the test checks them). */
 export const MAIN_COLUMNS = [
@@ -12,6 +13,7 @@ export const MAIN_COLUMNS = [
   "Changes (expected)",
   "Wall s",
   "CPU s",
+  "Sandbox CPU s",
   "Peak MB",
   "Requests",
   "Bound requests",
@@ -29,6 +31,8 @@ export const GROWTH_COLUMNS = [
   "Plan wall s",
   "Plan CPU s",
   "Plan peak MB",
+  "Plan s before first request",
+  "Plan s after last request",
   "Plan requests",
   "Requests / object",
   "Apply wall s",
@@ -79,6 +83,7 @@ export function renderMainTable(result: BenchResult): string {
       changes(r),
       s(r.wallMs),
       s(r.cpuMs),
+      s(r.sandboxCpuMs),
       mb(r.maxRssMb),
       int(r.requests),
       int(r.bound.requests),
@@ -99,7 +104,7 @@ export function renderGrowthTable(result: BenchResult): string {
       );
     const plan = find("forgeform", "all", "plan, no changes");
     const apply = find("forgeform", "all", "apply the 10%");
-    if (!plan || !apply) continue;
+    if (!plan) continue;
     rows.push([
       `${size.factor}x`,
       int(size.shape.groups),
@@ -108,10 +113,12 @@ export function renderGrowthTable(result: BenchResult): string {
       s(plan.wallMs),
       s(plan.cpuMs),
       mb(plan.maxRssMb),
+      plan.firstRequestMs == null ? "n/a" : s(plan.firstRequestMs),
+      plan.afterLastRequestMs == null ? "n/a" : s(plan.afterLastRequestMs),
       int(plan.requests),
       (plan.requests / size.objects).toFixed(2),
-      s(apply.wallMs),
-      int(apply.requests),
+      apply ? s(apply.wallMs) : "not run",
+      apply ? int(apply.requests) : "not run",
     ]);
   }
   return table(GROWTH_COLUMNS, rows);
@@ -142,6 +149,134 @@ export function renderPeerTable(result: BenchResult): string {
     ]);
   }
   return table(PEER_COLUMNS, rows);
+}
+
+/** The columns every run of the scale tables ends with (see costCells). */
+const COST_COLUMNS = ["Wall s", "CPU s", "Sandbox CPU s", "Peak MB", "Load"] as const;
+
+export const CHANGED_SINCE_COLUMNS = [
+  "Size",
+  "Change",
+  "Changes (expected)",
+  "Exactly that change",
+  "Requests",
+  "Projects read (concerned)",
+  "Only those",
+  ...COST_COLUMNS,
+] as const;
+
+const yes = (b: boolean) => (b ? "yes" : "NO");
+
+/** The cells every run of the scale tables ends with: its times, memory and the load. */
+const costCells = (c: RunCost) => [
+  s(c.wallMs),
+  s(c.cpuMs),
+  s(c.sandboxCpuMs),
+  mb(c.maxRssMb),
+  c.load.toFixed(1),
+];
+
+/** Pull-request plans: `plan --changed-since HEAD` after one change in the working tree. */
+export function renderChangedSinceTable(result: BenchResult): string {
+  return table(
+    CHANGED_SINCE_COLUMNS,
+    (result.changedSince ?? []).map((r) => [
+      `${r.factor}x`,
+      r.run,
+      `${int(r.changes)} (${int(r.expectedChanges)})`,
+      yes(r.exact),
+      r.maxRequests === null ? int(r.requests) : `${int(r.requests)} (at most ${r.maxRequests})`,
+      `${int(r.projectsRead)} (${int(r.projectsExpected)})`,
+      yes(r.onlyThose),
+      ...costCells(r),
+    ]),
+  );
+}
+
+export const SHARD_COLUMNS = ["Size", "Run", "Requests", "Share of unsharded", ...COST_COLUMNS] as const;
+
+/** Drift split into shards: each shard's cost against the unsharded run, and whether the merge gives it back. */
+export function renderShardTable(result: BenchResult): string {
+  const rows: string[][] = [];
+  for (const r of result.shards ?? []) {
+    const line = (run: string, c: RunCost) => [
+      `${r.factor}x`,
+      run,
+      int(c.requests),
+      `${((100 * c.requests) / Math.max(1, r.unsharded.requests)).toFixed(1)}%`,
+      ...costCells(c),
+    ];
+    rows.push(line(`drift, unsharded (${int(r.items)} items)`, r.unsharded));
+    r.shards.forEach((c, i) => {
+      rows.push(line(`drift --shard ${i + 1}/${SHARDS}`, c));
+    });
+    rows.push([
+      `${r.factor}x`,
+      `report merge: ${r.mergedEqual ? "equals the unsharded report" : "DIFFERS from the unsharded report"}`,
+      "",
+      `largest ${(100 * r.maxShare).toFixed(1)}%`,
+      "",
+      "",
+      "",
+      "",
+      "",
+    ]);
+  }
+  return table(SHARD_COLUMNS, rows);
+}
+
+export const FAULT_COLUMNS = [
+  "Run",
+  "Exit",
+  "Done",
+  "Failed",
+  "Requests",
+  "Retries",
+  "Re-reads",
+  "Found on re-reading",
+  ...COST_COLUMNS,
+] as const;
+
+/** The apply under faults next to the same apply without faults, and what the platform holds after it. */
+export function renderFaultSection(result: BenchResult): string {
+  const f = result.faults;
+  if (!f) return "Not run.";
+  const line = (run: string, c: ApplyCost) => [
+    run,
+    String(c.code),
+    int(c.done),
+    int(c.failed),
+    int(c.requests),
+    int(c.retries),
+    int(c.rereads),
+    int(c.recovered),
+    ...costCells(c),
+  ];
+  return [
+    `${f.factor}x state created on a sandbox holding only its groups and projects (${int(f.objects)} objects, and the settings updated); faults \`${f.faults}\`, seed ${f.seed}.`,
+    "",
+    table(FAULT_COLUMNS, [
+      line("apply, no faults", f.calm),
+      line("apply under faults", f.faulted),
+      [
+        "under faults / no faults",
+        "",
+        "",
+        "",
+        ratio(f.faulted.requests, f.calm.requests),
+        "",
+        "",
+        "",
+        ratio(f.faulted.wallMs, f.calm.wallMs),
+        ratio(f.faulted.cpuMs, f.calm.cpuMs),
+        "",
+        "",
+        "",
+      ],
+    ]),
+    "",
+    `After the apply under faults: the next plan reports ${int(f.nextPlanChanges)} changes; the sandbox's tables hold ${f.missing === 0 && f.duplicates === 0 ? "exactly one of every declared object" : `${int(f.missing)} missing and ${int(f.duplicates)} duplicate objects`}.`,
+  ].join("\n");
 }
 
 export const ENDPOINT_COLUMNS = [
@@ -187,7 +322,7 @@ export function renderMarkdown(result: BenchResult): string {
   );
   notes.push(
     `- Load: the machine's 1-minute load average at the end of each run (${result.environment.cpus} CPUs); other processes on the machine lengthen wall times, never request counts.`,
-    "- Requests are counted at the sandbox for both tools. CPU time and peak memory are the measured process's own (forgeform: `process.resourceUsage()`; gitlabracadabra: GNU time); the sandbox runs in the benchmark's process and is not included.",
+    "- Requests are counted at the sandbox for both tools. CPU time and peak memory are the measured process's own (forgeform: `process.resourceUsage()`; gitlabracadabra: GNU time). The sandbox runs in the benchmark's process: `Sandbox CPU s` is that process's CPU time during the run (serving and counting the requests).",
     "- Bound: the fewest requests that read the declared state through the contract (100 per page, one detail read per schedule for its variables, no project reads), plus one write per changed object (two where the contract has no update: protected environments, system hooks) for apply; bound wall = max(ceil(requests / concurrency), dependent chain) x latency.",
     '- `(patterns)` runs: the same states, every project\'s policy declared once in a `projects: {"**": ...}` entry (schedules with variables, badges, protected environments, milestones), plus a full-path entry holding only the edited objects of each project that has one; their plan must be the one made with an entry per project, and their bound adds the pages of the `GET /projects` listing the pattern reads.',
   );
@@ -211,6 +346,20 @@ export function renderMarkdown(result: BenchResult): string {
     `## Where the requests go (${Math.max(...result.sizes.map((x) => x.factor))}x, plans with no changes)`,
     "",
     renderEndpointTable(result),
+    "",
+    `## Pull-request plans (--changed-since, on the seeded state)`,
+    "",
+    (result.changedSince ?? []).length > 0
+      ? `The manifests committed to git, one change made in the working tree, \`plan --changed-since HEAD\`: one schedule's cron (goal: at most 10 requests, exactly that change); a template that the milestones of ${TEMPLATE_PROJECTS} projects come from (goal: those projects read, no other).\n\n${renderChangedSinceTable(result)}`
+      : "Not run.",
+    "",
+    `## Shards (drift of the 10% changed manifests, --shard K/${SHARDS})`,
+    "",
+    (result.shards ?? []).length > 0 ? renderShardTable(result) : "Not run.",
+    "",
+    "## Apply under faults",
+    "",
+    renderFaultSection(result),
     "",
     ...(result.rateLimit ? ["## Under a rate limit", "", renderRateLimitSection(result.rateLimit), ""] : []),
   ].join("\n");

@@ -3,6 +3,7 @@
  *
  *   npm run bench -- --sizes 1,4,16 --latency 20 --concurrency 8 [--skip-peer] [--peer-max-size 4]
  *                    [--groups 25 --projects 250] [--rate-limit 600 | --skip-rate-limit] [--out bench/results/latest.md]
+ *                    [--full-max-size 16] [--skip-scale] [--skip-faults]
  */
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -42,7 +43,7 @@ function sizes(value: string): number[] {
 const root = repoRoot();
 const program = new Command("bench")
   .description("Measures forgeform (and gitlabracadabra) against the sandbox with a fixed latency")
-  .option("--sizes <list>", "multipliers of the 1x state", sizes, [1, 4, 16])
+  .option("--sizes <list>", "multipliers of the 1x state", sizes, [1, 4, 16, 48])
   .option("--groups <n>", "groups at 1x", positive("--groups"), BASE_SHAPE.groups)
   .option("--projects <n>", "projects at 1x", positive("--projects"), BASE_SHAPE.projects)
   .option("--latency <ms>", "latency the sandbox adds to every request", nonNegative("--latency"), 20)
@@ -60,6 +61,14 @@ const program = new Command("bench")
     600,
   )
   .option("--skip-rate-limit", "do not run the plan under a rate limit")
+  .option(
+    "--full-max-size <n>",
+    "largest size multiplier that runs every scenario; larger ones run the unchanged plan only",
+    positive("--full-max-size"),
+    16,
+  )
+  .option("--skip-scale", "do not run the pull-request plans (--changed-since) and the shards")
+  .option("--skip-faults", "do not run the apply under faults")
   .option("--out <file>", "results file (Markdown; JSON next to it)", join(root, "bench/results/latest.md"))
   .parse(process.argv);
 
@@ -73,6 +82,9 @@ const o = program.opts<{
   peerMaxSize?: number;
   rateLimit: number;
   skipRateLimit?: boolean;
+  fullMaxSize: number;
+  skipScale?: boolean;
+  skipFaults?: boolean;
   out: string;
 }>();
 
@@ -91,6 +103,9 @@ const result = await runBenchmark({
   peer: !o.skipPeer,
   peerMaxSize: o.peerMaxSize,
   outFile: resolve(o.out),
+  fullMaxSize: o.fullMaxSize,
+  scale: !o.skipScale,
+  faults: !o.skipFaults,
   ...(o.skipRateLimit
     ? {}
     : { rateLimit: { factor: 1, requests: o.rateLimit, periodSeconds: 60, runs: ["adaptive", "max-rate"] } }),

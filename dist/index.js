@@ -12,6 +12,14 @@ var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
 });
+var __esm = (fn, res, err) => function __init() {
+  if (err) throw err[0];
+  try {
+    return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
+  } catch (e) {
+    throw err = [e], e;
+  }
+};
 var __commonJS = (cb, mod) => function __require3() {
   try {
     return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
@@ -22394,8 +22402,8 @@ var require_command = __commonJS({
        * @return {Command} `this` command for chaining
        */
       arguments(names) {
-        names.trim().split(/ +/).forEach((detail2) => {
-          this.argument(detail2);
+        names.trim().split(/ +/).forEach((detail) => {
+          this.argument(detail);
         });
         return this;
       }
@@ -28786,8 +28794,8 @@ var require_webidl2 = __commonJS({
     var { types, inspect: inspect2 } = __require("node:util");
     var { runtimeFeatures } = require_runtime_features();
     var UNDEFINED = 1;
-    var BOOLEAN2 = 2;
-    var STRING2 = 3;
+    var BOOLEAN = 2;
+    var STRING = 3;
     var SYMBOL = 4;
     var NUMBER = 5;
     var BIGINT = 6;
@@ -28856,9 +28864,9 @@ var require_webidl2 = __commonJS({
         case "undefined":
           return UNDEFINED;
         case "boolean":
-          return BOOLEAN2;
+          return BOOLEAN;
         case "string":
-          return STRING2;
+          return STRING;
         case "symbol":
           return SYMBOL;
         case "number":
@@ -28876,8 +28884,8 @@ var require_webidl2 = __commonJS({
     };
     webidl.util.Types = {
       UNDEFINED,
-      BOOLEAN: BOOLEAN2,
-      STRING: STRING2,
+      BOOLEAN,
+      STRING,
       SYMBOL,
       NUMBER,
       BIGINT,
@@ -28888,9 +28896,9 @@ var require_webidl2 = __commonJS({
       switch (webidl.util.Type(o)) {
         case UNDEFINED:
           return "Undefined";
-        case BOOLEAN2:
+        case BOOLEAN:
           return "Boolean";
-        case STRING2:
+        case STRING:
           return "String";
         case SYMBOL:
           return "Symbol";
@@ -28976,7 +28984,7 @@ var require_webidl2 = __commonJS({
           return `Symbol(${V.description})`;
         case OBJECT:
           return inspect2(V);
-        case STRING2:
+        case STRING:
           return `"${V}"`;
         case BIGINT:
           return `${V}n`;
@@ -50985,6 +50993,381 @@ ${captureLines}` : capture.stack;
   }
 });
 
+// node_modules/croner/dist/croner.js
+function h(n2, t, e, r, s, i, a, l) {
+  return h.fromTZ(h.tp(n2, t, e, r, s, i, a), l);
+}
+function D(n2, t = /* @__PURE__ */ new Date()) {
+  let e = t.toLocaleString("en-US", { timeZone: n2, timeZoneName: "shortOffset" }).split(" ").slice(-1)[0], r = t.toLocaleString("en-US").replace(/[\u202f]/, " ");
+  return Date.parse(`${r} GMT`) - Date.parse(`${r} ${e}`);
+}
+function k(n2, t) {
+  let e = new Date(Date.parse(n2));
+  if (isNaN(e)) throw new Error("minitz: Invalid ISO8601 passed to parser.");
+  let r = n2.substring(9);
+  return n2.includes("Z") || r.includes("-") || r.includes("+") ? h.tp(e.getUTCFullYear(), e.getUTCMonth() + 1, e.getUTCDate(), e.getUTCHours(), e.getUTCMinutes(), e.getUTCSeconds(), "Etc/UTC") : h.tp(e.getFullYear(), e.getMonth() + 1, e.getDate(), e.getHours(), e.getMinutes(), e.getSeconds(), t);
+}
+function N(n2) {
+  if (n2 === void 0 && (n2 = {}), delete n2.name, n2.legacyMode = n2.legacyMode === void 0 ? true : n2.legacyMode, n2.paused = n2.paused === void 0 ? false : n2.paused, n2.maxRuns = n2.maxRuns === void 0 ? 1 / 0 : n2.maxRuns, n2.catch = n2.catch === void 0 ? false : n2.catch, n2.interval = n2.interval === void 0 ? 0 : parseInt(n2.interval.toString(), 10), n2.utcOffset = n2.utcOffset === void 0 ? void 0 : parseInt(n2.utcOffset.toString(), 10), n2.unref = n2.unref === void 0 ? false : n2.unref, n2.startAt && (n2.startAt = new f(n2.startAt, n2.timezone)), n2.stopAt && (n2.stopAt = new f(n2.stopAt, n2.timezone)), n2.interval !== null) {
+    if (isNaN(n2.interval)) throw new Error("CronOptions: Supplied value for interval is not a number");
+    if (n2.interval < 0) throw new Error("CronOptions: Supplied value for interval can not be negative");
+  }
+  if (n2.utcOffset !== void 0) {
+    if (isNaN(n2.utcOffset)) throw new Error("CronOptions: Invalid value passed for utcOffset, should be number representing minutes offset from UTC.");
+    if (n2.utcOffset < -870 || n2.utcOffset > 870) throw new Error("CronOptions: utcOffset out of bounds.");
+    if (n2.utcOffset !== void 0 && n2.timezone) throw new Error("CronOptions: Combining 'utcOffset' with 'timezone' is not allowed.");
+  }
+  if (n2.unref !== true && n2.unref !== false) throw new Error("CronOptions: Unref should be either true, false or undefined(false).");
+  return n2;
+}
+function g(n2) {
+  return Object.prototype.toString.call(n2) === "[object Function]" || typeof n2 == "function" || n2 instanceof Function;
+}
+function S(n2) {
+  return g(n2);
+}
+function P(n2) {
+  typeof Deno < "u" && typeof Deno.unrefTimer < "u" ? Deno.unrefTimer(n2) : n2 && typeof n2.unref < "u" && n2.unref();
+}
+var b, p, v, d, O, m, f, _, y, R;
+var init_croner = __esm({
+  "node_modules/croner/dist/croner.js"() {
+    h.fromTZISO = (n2, t, e) => h.fromTZ(k(n2, t), e);
+    h.fromTZ = function(n2, t) {
+      let e = new Date(Date.UTC(n2.y, n2.m - 1, n2.d, n2.h, n2.i, n2.s)), r = D(n2.tz, e), s = new Date(e.getTime() - r), i = D(n2.tz, s);
+      if (i - r === 0) return s;
+      {
+        let a = new Date(e.getTime() - i), l = D(n2.tz, a);
+        if (l - i === 0) return a;
+        if (!t && l - i > 0) return a;
+        if (t) throw new Error("Invalid date passed to fromTZ()");
+        return s;
+      }
+    };
+    h.toTZ = function(n2, t) {
+      let e = n2.toLocaleString("en-US", { timeZone: t }).replace(/[\u202f]/, " "), r = new Date(e);
+      return { y: r.getFullYear(), m: r.getMonth() + 1, d: r.getDate(), h: r.getHours(), i: r.getMinutes(), s: r.getSeconds(), tz: t };
+    };
+    h.tp = (n2, t, e, r, s, i, a) => ({ y: n2, m: t, d: e, h: r, i: s, s: i, tz: a });
+    h.minitz = h;
+    b = 32;
+    p = 31 | b;
+    v = [1, 2, 4, 8, 16];
+    d = class {
+      pattern;
+      timezone;
+      second;
+      minute;
+      hour;
+      day;
+      month;
+      dayOfWeek;
+      lastDayOfMonth;
+      starDOM;
+      starDOW;
+      constructor(t, e) {
+        this.pattern = t, this.timezone = e, this.second = Array(60).fill(0), this.minute = Array(60).fill(0), this.hour = Array(24).fill(0), this.day = Array(31).fill(0), this.month = Array(12).fill(0), this.dayOfWeek = Array(7).fill(0), this.lastDayOfMonth = false, this.starDOM = false, this.starDOW = false, this.parse();
+      }
+      parse() {
+        if (!(typeof this.pattern == "string" || this.pattern instanceof String)) throw new TypeError("CronPattern: Pattern has to be of type string.");
+        this.pattern.indexOf("@") >= 0 && (this.pattern = this.handleNicknames(this.pattern).trim());
+        let t = this.pattern.replace(/\s+/g, " ").split(" ");
+        if (t.length < 5 || t.length > 6) throw new TypeError("CronPattern: invalid configuration format ('" + this.pattern + "'), exactly five or six space separated parts are required.");
+        if (t.length === 5 && t.unshift("0"), t[3].indexOf("L") >= 0 && (t[3] = t[3].replace("L", ""), this.lastDayOfMonth = true), t[3] == "*" && (this.starDOM = true), t[4].length >= 3 && (t[4] = this.replaceAlphaMonths(t[4])), t[5].length >= 3 && (t[5] = this.replaceAlphaDays(t[5])), t[5] == "*" && (this.starDOW = true), this.pattern.indexOf("?") >= 0) {
+          let e = new f(/* @__PURE__ */ new Date(), this.timezone).getDate(true);
+          t[0] = t[0].replace("?", e.getSeconds().toString()), t[1] = t[1].replace("?", e.getMinutes().toString()), t[2] = t[2].replace("?", e.getHours().toString()), this.starDOM || (t[3] = t[3].replace("?", e.getDate().toString())), t[4] = t[4].replace("?", (e.getMonth() + 1).toString()), this.starDOW || (t[5] = t[5].replace("?", e.getDay().toString()));
+        }
+        this.throwAtIllegalCharacters(t), this.partToArray("second", t[0], 0, 1), this.partToArray("minute", t[1], 0, 1), this.partToArray("hour", t[2], 0, 1), this.partToArray("day", t[3], -1, 1), this.partToArray("month", t[4], -1, 1), this.partToArray("dayOfWeek", t[5], 0, p), this.dayOfWeek[7] && (this.dayOfWeek[0] = this.dayOfWeek[7]);
+      }
+      partToArray(t, e, r, s) {
+        let i = this[t], a = t === "day" && this.lastDayOfMonth;
+        if (e === "" && !a) throw new TypeError("CronPattern: configuration entry " + t + " (" + e + ") is empty, check for trailing spaces.");
+        if (e === "*") return i.fill(s);
+        let l = e.split(",");
+        if (l.length > 1) for (let o = 0; o < l.length; o++) this.partToArray(t, l[o], r, s);
+        else e.indexOf("-") !== -1 && e.indexOf("/") !== -1 ? this.handleRangeWithStepping(e, t, r, s) : e.indexOf("-") !== -1 ? this.handleRange(e, t, r, s) : e.indexOf("/") !== -1 ? this.handleStepping(e, t, r, s) : e !== "" && this.handleNumber(e, t, r, s);
+      }
+      throwAtIllegalCharacters(t) {
+        for (let e = 0; e < t.length; e++) if ((e === 5 ? /[^/*0-9,\-#L]+/ : /[^/*0-9,-]+/).test(t[e])) throw new TypeError("CronPattern: configuration entry " + e + " (" + t[e] + ") contains illegal characters.");
+      }
+      handleNumber(t, e, r, s) {
+        let i = this.extractNth(t, e), a = parseInt(i[0], 10) + r;
+        if (isNaN(a)) throw new TypeError("CronPattern: " + e + " is not a number: '" + t + "'");
+        this.setPart(e, a, i[1] || s);
+      }
+      setPart(t, e, r) {
+        if (!Object.prototype.hasOwnProperty.call(this, t)) throw new TypeError("CronPattern: Invalid part specified: " + t);
+        if (t === "dayOfWeek") {
+          if (e === 7 && (e = 0), e < 0 || e > 6) throw new RangeError("CronPattern: Invalid value for dayOfWeek: " + e);
+          this.setNthWeekdayOfMonth(e, r);
+          return;
+        }
+        if (t === "second" || t === "minute") {
+          if (e < 0 || e >= 60) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
+        } else if (t === "hour") {
+          if (e < 0 || e >= 24) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
+        } else if (t === "day") {
+          if (e < 0 || e >= 31) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
+        } else if (t === "month" && (e < 0 || e >= 12)) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
+        this[t][e] = r;
+      }
+      handleRangeWithStepping(t, e, r, s) {
+        let i = this.extractNth(t, e), a = i[0].match(/^(\d+)-(\d+)\/(\d+)$/);
+        if (a === null) throw new TypeError("CronPattern: Syntax error, illegal range with stepping: '" + t + "'");
+        let [, l, o, u] = a, c = parseInt(l, 10) + r, w = parseInt(o, 10) + r, C = parseInt(u, 10);
+        if (isNaN(c)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
+        if (isNaN(w)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
+        if (isNaN(C)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
+        if (C === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
+        if (C > this[e].length) throw new TypeError("CronPattern: Syntax error, steps cannot be greater than maximum value of part (" + this[e].length + ")");
+        if (c > w) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
+        for (let T = c; T <= w; T += C) this.setPart(e, T, i[1] || s);
+      }
+      extractNth(t, e) {
+        let r = t, s;
+        if (r.includes("#")) {
+          if (e !== "dayOfWeek") throw new Error("CronPattern: nth (#) only allowed in day-of-week field");
+          s = r.split("#")[1], r = r.split("#")[0];
+        }
+        return [r, s];
+      }
+      handleRange(t, e, r, s) {
+        let i = this.extractNth(t, e), a = i[0].split("-");
+        if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal range: '" + t + "'");
+        let l = parseInt(a[0], 10) + r, o = parseInt(a[1], 10) + r;
+        if (isNaN(l)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
+        if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
+        if (l > o) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
+        for (let u = l; u <= o; u++) this.setPart(e, u, i[1] || s);
+      }
+      handleStepping(t, e, r, s) {
+        let i = this.extractNth(t, e), a = i[0].split("/");
+        if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal stepping: '" + t + "'");
+        a[0] === "" && (a[0] = "*");
+        let l = 0;
+        a[0] !== "*" && (l = parseInt(a[0], 10) + r);
+        let o = parseInt(a[1], 10);
+        if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
+        if (o === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
+        if (o > this[e].length) throw new TypeError("CronPattern: Syntax error, max steps for part is (" + this[e].length + ")");
+        for (let u = l; u < this[e].length; u += o) this.setPart(e, u, i[1] || s);
+      }
+      replaceAlphaDays(t) {
+        return t.replace(/-sun/gi, "-7").replace(/sun/gi, "0").replace(/mon/gi, "1").replace(/tue/gi, "2").replace(/wed/gi, "3").replace(/thu/gi, "4").replace(/fri/gi, "5").replace(/sat/gi, "6");
+      }
+      replaceAlphaMonths(t) {
+        return t.replace(/jan/gi, "1").replace(/feb/gi, "2").replace(/mar/gi, "3").replace(/apr/gi, "4").replace(/may/gi, "5").replace(/jun/gi, "6").replace(/jul/gi, "7").replace(/aug/gi, "8").replace(/sep/gi, "9").replace(/oct/gi, "10").replace(/nov/gi, "11").replace(/dec/gi, "12");
+      }
+      handleNicknames(t) {
+        let e = t.trim().toLowerCase();
+        return e === "@yearly" || e === "@annually" ? "0 0 1 1 *" : e === "@monthly" ? "0 0 1 * *" : e === "@weekly" ? "0 0 * * 0" : e === "@daily" ? "0 0 * * *" : e === "@hourly" ? "0 * * * *" : t;
+      }
+      setNthWeekdayOfMonth(t, e) {
+        if (typeof e != "number" && e === "L") this.dayOfWeek[t] = this.dayOfWeek[t] | b;
+        else if (e === p) this.dayOfWeek[t] = p;
+        else if (e < 6 && e > 0) this.dayOfWeek[t] = this.dayOfWeek[t] | v[e - 1];
+        else throw new TypeError(`CronPattern: nth weekday out of range, should be 1-5 or L. Value: ${e}, Type: ${typeof e}`);
+      }
+    };
+    O = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    m = [["month", "year", 0], ["day", "month", -1], ["hour", "day", 0], ["minute", "hour", 0], ["second", "minute", 0]];
+    f = class n {
+      tz;
+      ms;
+      second;
+      minute;
+      hour;
+      day;
+      month;
+      year;
+      constructor(t, e) {
+        if (this.tz = e, t && t instanceof Date) if (!isNaN(t)) this.fromDate(t);
+        else throw new TypeError("CronDate: Invalid date passed to CronDate constructor");
+        else if (t === void 0) this.fromDate(/* @__PURE__ */ new Date());
+        else if (t && typeof t == "string") this.fromString(t);
+        else if (t instanceof n) this.fromCronDate(t);
+        else throw new TypeError("CronDate: Invalid type (" + typeof t + ") passed to CronDate constructor");
+      }
+      isNthWeekdayOfMonth(t, e, r, s) {
+        let a = new Date(Date.UTC(t, e, r)).getUTCDay(), l = 0;
+        for (let o = 1; o <= r; o++) new Date(Date.UTC(t, e, o)).getUTCDay() === a && l++;
+        if (s & p && v[l - 1] & s) return true;
+        if (s & b) {
+          let o = new Date(Date.UTC(t, e + 1, 0)).getUTCDate();
+          for (let u = r + 1; u <= o; u++) if (new Date(Date.UTC(t, e, u)).getUTCDay() === a) return false;
+          return true;
+        }
+        return false;
+      }
+      fromDate(t) {
+        if (this.tz !== void 0) if (typeof this.tz == "number") this.ms = t.getUTCMilliseconds(), this.second = t.getUTCSeconds(), this.minute = t.getUTCMinutes() + this.tz, this.hour = t.getUTCHours(), this.day = t.getUTCDate(), this.month = t.getUTCMonth(), this.year = t.getUTCFullYear(), this.apply();
+        else {
+          let e = h.toTZ(t, this.tz);
+          this.ms = t.getMilliseconds(), this.second = e.s, this.minute = e.i, this.hour = e.h, this.day = e.d, this.month = e.m - 1, this.year = e.y;
+        }
+        else this.ms = t.getMilliseconds(), this.second = t.getSeconds(), this.minute = t.getMinutes(), this.hour = t.getHours(), this.day = t.getDate(), this.month = t.getMonth(), this.year = t.getFullYear();
+      }
+      fromCronDate(t) {
+        this.tz = t.tz, this.year = t.year, this.month = t.month, this.day = t.day, this.hour = t.hour, this.minute = t.minute, this.second = t.second, this.ms = t.ms;
+      }
+      apply() {
+        if (this.month > 11 || this.day > O[this.month] || this.hour > 59 || this.minute > 59 || this.second > 59 || this.hour < 0 || this.minute < 0 || this.second < 0) {
+          let t = new Date(Date.UTC(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms));
+          return this.ms = t.getUTCMilliseconds(), this.second = t.getUTCSeconds(), this.minute = t.getUTCMinutes(), this.hour = t.getUTCHours(), this.day = t.getUTCDate(), this.month = t.getUTCMonth(), this.year = t.getUTCFullYear(), true;
+        } else return false;
+      }
+      fromString(t) {
+        if (typeof this.tz == "number") {
+          let e = h.fromTZISO(t);
+          this.ms = e.getUTCMilliseconds(), this.second = e.getUTCSeconds(), this.minute = e.getUTCMinutes(), this.hour = e.getUTCHours(), this.day = e.getUTCDate(), this.month = e.getUTCMonth(), this.year = e.getUTCFullYear(), this.apply();
+        } else return this.fromDate(h.fromTZISO(t, this.tz));
+      }
+      findNext(t, e, r, s) {
+        let i = this[e], a;
+        r.lastDayOfMonth && (this.month !== 1 ? a = O[this.month] : a = new Date(Date.UTC(this.year, this.month + 1, 0, 0, 0, 0, 0)).getUTCDate());
+        let l = !r.starDOW && e == "day" ? new Date(Date.UTC(this.year, this.month, 1, 0, 0, 0, 0)).getUTCDay() : void 0;
+        for (let o = this[e] + s; o < r[e].length; o++) {
+          let u = r[e][o];
+          if (e === "day" && r.lastDayOfMonth && o - s == a && (u = 1), e === "day" && !r.starDOW) {
+            let c = r.dayOfWeek[(l + (o - s - 1)) % 7];
+            if (c && c & p) c = this.isNthWeekdayOfMonth(this.year, this.month, o - s, c) ? 1 : 0;
+            else if (c) throw new Error(`CronDate: Invalid value for dayOfWeek encountered. ${c}`);
+            t.legacyMode && !r.starDOM ? u = u || c : u = u && c;
+          }
+          if (u) return this[e] = o - s, i !== this[e] ? 2 : 1;
+        }
+        return 3;
+      }
+      recurse(t, e, r) {
+        let s = this.findNext(e, m[r][0], t, m[r][2]);
+        if (s > 1) {
+          let i = r + 1;
+          for (; i < m.length; ) this[m[i][0]] = -m[i][2], i++;
+          if (s === 3) return this[m[r][1]]++, this[m[r][0]] = -m[r][2], this.apply(), this.recurse(t, e, 0);
+          if (this.apply()) return this.recurse(t, e, r - 1);
+        }
+        return r += 1, r >= m.length ? this : this.year >= 3e3 ? null : this.recurse(t, e, r);
+      }
+      increment(t, e, r) {
+        return this.second += e.interval !== void 0 && e.interval > 1 && r ? e.interval : 1, this.ms = 0, this.apply(), this.recurse(t, e, 0);
+      }
+      getDate(t) {
+        return t || this.tz === void 0 ? new Date(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms) : typeof this.tz == "number" ? new Date(Date.UTC(this.year, this.month, this.day, this.hour, this.minute - this.tz, this.second, this.ms)) : h.fromTZ(h.tp(this.year, this.month + 1, this.day, this.hour, this.minute, this.second, this.tz), false);
+      }
+      getTime() {
+        return this.getDate(false).getTime();
+      }
+    };
+    _ = 30 * 1e3;
+    y = [];
+    R = class {
+      name;
+      options;
+      _states;
+      fn;
+      constructor(t, e, r) {
+        let s, i;
+        if (g(e)) i = e;
+        else if (typeof e == "object") s = e;
+        else if (e !== void 0) throw new Error("Cron: Invalid argument passed for optionsIn. Should be one of function, or object (options).");
+        if (g(r)) i = r;
+        else if (typeof r == "object") s = r;
+        else if (r !== void 0) throw new Error("Cron: Invalid argument passed for funcIn. Should be one of function, or object (options).");
+        if (this.name = s?.name, this.options = N(s), this._states = { kill: false, blocking: false, previousRun: void 0, currentRun: void 0, once: void 0, currentTimeout: void 0, maxRuns: s ? s.maxRuns : void 0, paused: s ? s.paused : false, pattern: new d("* * * * *") }, t && (t instanceof Date || typeof t == "string" && t.indexOf(":") > 0) ? this._states.once = new f(t, this.options.timezone || this.options.utcOffset) : this._states.pattern = new d(t, this.options.timezone), this.name) {
+          if (y.find((l) => l.name === this.name)) throw new Error("Cron: Tried to initialize new named job '" + this.name + "', but name already taken.");
+          y.push(this);
+        }
+        return i !== void 0 && S(i) && (this.fn = i, this.schedule()), this;
+      }
+      nextRun(t) {
+        let e = this._next(t);
+        return e ? e.getDate(false) : null;
+      }
+      nextRuns(t, e) {
+        this._states.maxRuns !== void 0 && t > this._states.maxRuns && (t = this._states.maxRuns);
+        let r = [], s = e || this._states.currentRun || void 0;
+        for (; t-- && (s = this.nextRun(s)); ) r.push(s);
+        return r;
+      }
+      getPattern() {
+        return this._states.pattern ? this._states.pattern.pattern : void 0;
+      }
+      isRunning() {
+        let t = this.nextRun(this._states.currentRun), e = !this._states.paused, r = this.fn !== void 0, s = !this._states.kill;
+        return e && r && s && t !== null;
+      }
+      isStopped() {
+        return this._states.kill;
+      }
+      isBusy() {
+        return this._states.blocking;
+      }
+      currentRun() {
+        return this._states.currentRun ? this._states.currentRun.getDate() : null;
+      }
+      previousRun() {
+        return this._states.previousRun ? this._states.previousRun.getDate() : null;
+      }
+      msToNext(t) {
+        let e = this._next(t);
+        return e ? t instanceof f || t instanceof Date ? e.getTime() - t.getTime() : e.getTime() - new f(t).getTime() : null;
+      }
+      stop() {
+        this._states.kill = true, this._states.currentTimeout && clearTimeout(this._states.currentTimeout);
+        let t = y.indexOf(this);
+        t >= 0 && y.splice(t, 1);
+      }
+      pause() {
+        return this._states.paused = true, !this._states.kill;
+      }
+      resume() {
+        return this._states.paused = false, !this._states.kill;
+      }
+      schedule(t) {
+        if (t && this.fn) throw new Error("Cron: It is not allowed to schedule two functions using the same Croner instance.");
+        t && (this.fn = t);
+        let e = this.msToNext(), r = this.nextRun(this._states.currentRun);
+        return e == null || isNaN(e) || r === null ? this : (e > _ && (e = _), this._states.currentTimeout = setTimeout(() => this._checkTrigger(r), e), this._states.currentTimeout && this.options.unref && P(this._states.currentTimeout), this);
+      }
+      async _trigger(t) {
+        if (this._states.blocking = true, this._states.currentRun = new f(void 0, this.options.timezone || this.options.utcOffset), this.options.catch) try {
+          this.fn !== void 0 && await this.fn(this, this.options.context);
+        } catch (e) {
+          g(this.options.catch) && this.options.catch(e, this);
+        }
+        else this.fn !== void 0 && await this.fn(this, this.options.context);
+        this._states.previousRun = new f(t, this.options.timezone || this.options.utcOffset), this._states.blocking = false;
+      }
+      async trigger() {
+        await this._trigger();
+      }
+      runsLeft() {
+        return this._states.maxRuns;
+      }
+      _checkTrigger(t) {
+        let e = /* @__PURE__ */ new Date(), r = !this._states.paused && e.getTime() >= t.getTime(), s = this._states.blocking && this.options.protect;
+        r && !s ? (this._states.maxRuns !== void 0 && this._states.maxRuns--, this._trigger()) : r && s && g(this.options.protect) && setTimeout(() => this.options.protect(this), 0), this.schedule();
+      }
+      _next(t) {
+        let e = !!(t || this._states.currentRun), r = false;
+        !t && this.options.startAt && this.options.interval && ([t, e] = this._calculatePreviousRun(t, e), r = !t), t = new f(t, this.options.timezone || this.options.utcOffset), this.options.startAt && t && t.getTime() < this.options.startAt.getTime() && (t = this.options.startAt);
+        let s = this._states.once || new f(t, this.options.timezone || this.options.utcOffset);
+        return !r && s !== this._states.once && (s = s.increment(this._states.pattern, this.options, e)), this._states.once && this._states.once.getTime() <= t.getTime() || s === null || this._states.maxRuns !== void 0 && this._states.maxRuns <= 0 || this._states.kill || this.options.stopAt && s.getTime() >= this.options.stopAt.getTime() ? null : s;
+      }
+      _calculatePreviousRun(t, e) {
+        let r = new f(void 0, this.options.timezone || this.options.utcOffset), s = t;
+        if (this.options.startAt.getTime() <= r.getTime()) {
+          s = this.options.startAt;
+          let i = s.getTime() + this.options.interval * 1e3;
+          for (; i <= r.getTime(); ) s = new f(s, this.options.timezone || this.options.utcOffset).increment(this._states.pattern, this.options, true), i = s.getTime() + this.options.interval * 1e3;
+          e = true;
+        }
+        return s === null && (s = void 0), [s, e];
+      }
+    };
+  }
+});
+
 // node_modules/ajv/dist/compile/codegen/code.js
 var require_code = __commonJS({
   "node_modules/ajv/dist/compile/codegen/code.js"(exports) {
@@ -56476,7 +56859,7 @@ var require_validation = __commonJS({
     var uniqueItems_1 = require_uniqueItems();
     var const_1 = require_const();
     var enum_1 = require_enum();
-    var validation2 = [
+    var validation = [
       // number
       limitNumber_1.default,
       multipleOf_1.default,
@@ -56495,7 +56878,7 @@ var require_validation = __commonJS({
       const_1.default,
       enum_1.default
     ];
-    exports.default = validation2;
+    exports.default = validation;
   }
 });
 
@@ -57904,7 +58287,7 @@ var require_discriminator = __commonJS({
       error: error2,
       code(cxt) {
         const { gen, data, schema, parentSchema, it } = cxt;
-        const { oneOf: oneOf3 } = parentSchema;
+        const { oneOf } = parentSchema;
         if (!it.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
@@ -57913,7 +58296,7 @@ var require_discriminator = __commonJS({
           throw new Error("discriminator: requires propertyName");
         if (schema.mapping)
           throw new Error("discriminator: mapping is not supported");
-        if (!oneOf3)
+        if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
         const valid = gen.let("valid", false);
         const tag = gen.const("tag", (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(tagName)}`);
@@ -57941,8 +58324,8 @@ var require_discriminator = __commonJS({
           const oneOfMapping = {};
           const topRequired = hasRequired(parentSchema);
           let tagRequired = true;
-          for (let i = 0; i < oneOf3.length; i++) {
-            let sch = oneOf3[i];
+          for (let i = 0; i < oneOf.length; i++) {
+            let sch = oneOf[i];
             if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
               const ref2 = sch.$ref;
               sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref2);
@@ -58365,7 +58748,7 @@ var require_json_schema_2020_12 = __commonJS({
     var core = require_core3();
     var format = require_format_annotation();
     var metadata = require_meta_data();
-    var validation2 = require_validation2();
+    var validation = require_validation2();
     var META_SUPPORT_DATA = ["/properties"];
     function addMetaSchema2020($data) {
       ;
@@ -58377,7 +58760,7 @@ var require_json_schema_2020_12 = __commonJS({
         core,
         with$data(this, format),
         metadata,
-        with$data(this, validation2)
+        with$data(this, validation)
       ].forEach((sch) => this.addMetaSchema(sch, void 0, false));
       return this;
       function with$data(ajv, sch) {
@@ -59096,7 +59479,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit(node, visitor) {
+    function visit2(node, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
@@ -59105,9 +59488,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node, visitor_, Object.freeze([]));
     }
-    visit.BREAK = BREAK;
-    visit.SKIP = SKIP;
-    visit.REMOVE = REMOVE;
+    visit2.BREAK = BREAK;
+    visit2.SKIP = SKIP;
+    visit2.REMOVE = REMOVE;
     function visit_(key, node, visitor, path2) {
       const ctrl = callVisitor(key, node, visitor, path2);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -59241,7 +59624,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt} parent`);
       }
     }
-    exports.visit = visit;
+    exports.visit = visit2;
     exports.visitAsync = visitAsync;
   }
 });
@@ -59251,7 +59634,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit = require_visit();
+    var visit2 = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -59395,7 +59778,7 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit.visit(doc.contents, (_key, node) => {
+          visit2.visit(doc.contents, (_key, node) => {
             if (identity.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
@@ -59422,7 +59805,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit = require_visit();
+    var visit2 = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
         const sa = JSON.stringify(anchor);
@@ -59433,7 +59816,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit.visit(root, {
+      visit2.visit(root, {
         Value(_key, node) {
           if (node.anchor)
             anchors.add(node.anchor);
@@ -59613,7 +59996,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var visit = require_visit();
+    var visit2 = require_visit();
     var identity = require_identity();
     var Node2 = require_Node();
     var toJS = require_toJS();
@@ -59639,7 +60022,7 @@ var require_Alias = __commonJS({
           nodes = ctx.aliasResolveCache;
         } else {
           nodes = [];
-          visit.visit(doc, {
+          visit2.visit(doc, {
             Node: (_key, node) => {
               if (identity.isAlias(node) || identity.hasAnchor(node))
                 nodes.push(node);
@@ -60158,27 +60541,27 @@ var require_stringifyString = __commonJS({
       return true;
     }
     function doubleQuotedString(value, ctx) {
-      const json2 = JSON.stringify(value);
+      const json = JSON.stringify(value);
       if (ctx.options.doubleQuotedAsJSON)
-        return json2;
+        return json;
       const { implicitKey } = ctx;
       const minMultiLineLength = ctx.options.doubleQuotedMinMultiLineLength;
       const indent = ctx.indent || (containsDocumentMarker(value) ? "  " : "");
       let str = "";
       let start = 0;
-      for (let i = 0, ch = json2[i]; ch; ch = json2[++i]) {
-        if (ch === " " && json2[i + 1] === "\\" && json2[i + 2] === "n") {
-          str += json2.slice(start, i) + "\\ ";
+      for (let i = 0, ch = json[i]; ch; ch = json[++i]) {
+        if (ch === " " && json[i + 1] === "\\" && json[i + 2] === "n") {
+          str += json.slice(start, i) + "\\ ";
           i += 1;
           start = i;
           ch = "\\";
         }
         if (ch === "\\")
-          switch (json2[i + 1]) {
+          switch (json[i + 1]) {
             case "u":
               {
-                str += json2.slice(start, i);
-                const code = json2.substr(i + 2, 4);
+                str += json.slice(start, i);
+                const code = json.substr(i + 2, 4);
                 switch (code) {
                   case "0000":
                     str += "\\0";
@@ -60208,23 +60591,23 @@ var require_stringifyString = __commonJS({
                     if (code.substr(0, 2) === "00")
                       str += "\\x" + code.substr(2);
                     else
-                      str += json2.substr(i, 6);
+                      str += json.substr(i, 6);
                 }
                 i += 5;
                 start = i + 1;
               }
               break;
             case "n":
-              if (implicitKey || json2[i + 2] === '"' || json2.length < minMultiLineLength) {
+              if (implicitKey || json[i + 2] === '"' || json.length < minMultiLineLength) {
                 i += 1;
               } else {
-                str += json2.slice(start, i) + "\n\n";
-                while (json2[i + 2] === "\\" && json2[i + 3] === "n" && json2[i + 4] !== '"') {
+                str += json.slice(start, i) + "\n\n";
+                while (json[i + 2] === "\\" && json[i + 3] === "n" && json[i + 4] !== '"') {
                   str += "\n";
                   i += 2;
                 }
                 str += indent;
-                if (json2[i + 2] === " ")
+                if (json[i + 2] === " ")
                   str += "\\";
                 i += 1;
                 start = i + 1;
@@ -60234,7 +60617,7 @@ var require_stringifyString = __commonJS({
               i += 1;
           }
       }
-      str = start ? str + json2.slice(start) : json2;
+      str = start ? str + json.slice(start) : json;
       return implicitKey ? str : foldFlowLines.foldFlowLines(str, indent, foldFlowLines.FOLD_QUOTED, getFoldOptions(ctx, false));
     }
     function singleQuotedString(value, ctx) {
@@ -62656,11 +63039,11 @@ var require_Document = __commonJS({
           throw new Error(`With a null YAML version, the { schema: Schema } option is required`);
       }
       // json & jsonArg are only used from toJSON()
-      toJS({ json: json2, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
+      toJS({ json, jsonArg, mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
         const ctx = {
           anchors: /* @__PURE__ */ new Map(),
           doc: this,
-          keep: !json2,
+          keep: !json,
           mapAsMap: mapAsMap === true,
           mapKeyWarned: false,
           maxAliasCount: typeof maxAliasCount === "number" ? maxAliasCount : 100
@@ -63757,9 +64140,9 @@ var require_resolve_flow_scalar = __commonJS({
             res += parseCharCode(source2, i + 1, length, onError);
             i += length;
           } else {
-            const raw2 = source2.substr(i - 1, 2);
-            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw2}`);
-            res += raw2;
+            const raw = source2.substr(i - 1, 2);
+            onError(i - 1, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+            res += raw;
           }
         } else if (ch === " " || ch === "	") {
           const wsStart = i;
@@ -63831,9 +64214,9 @@ var require_resolve_flow_scalar = __commonJS({
       try {
         return String.fromCodePoint(code);
       } catch {
-        const raw2 = source2.substr(offset - 2, length + 2);
-        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw2}`);
-        return raw2;
+        const raw = source2.substr(offset - 2, length + 2);
+        onError(offset - 2, "BAD_DQ_ESCAPE", `Invalid escape sequence ${raw}`);
+        return raw;
       }
     }
     exports.resolveFlowScalar = resolveFlowScalar;
@@ -64561,15 +64944,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit(cst, visitor) {
+    function visit2(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit.BREAK = BREAK;
-    visit.SKIP = SKIP;
-    visit.REMOVE = REMOVE;
-    visit.itemAtPath = (cst, path2) => {
+    visit2.BREAK = BREAK;
+    visit2.SKIP = SKIP;
+    visit2.REMOVE = REMOVE;
+    visit2.itemAtPath = (cst, path2) => {
       let item = cst;
       for (const [field, index2] of path2) {
         const tok = item?.[field];
@@ -64580,8 +64963,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit.parentCollection = (cst, path2) => {
-      const parent = visit.itemAtPath(cst, path2.slice(0, -1));
+    visit2.parentCollection = (cst, path2) => {
+      const parent = visit2.itemAtPath(cst, path2.slice(0, -1));
       const field = path2[path2.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
@@ -64612,7 +64995,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path2) : ctrl;
     }
-    exports.visit = visit;
+    exports.visit = visit2;
   }
 });
 
@@ -66328,7 +66711,7 @@ var require_dist2 = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit = require_visit();
+    var visit2 = require_visit();
     exports.Composer = composer.Composer;
     exports.Document = Document2.Document;
     exports.Schema = Schema.Schema;
@@ -66356,8 +66739,8 @@ var require_dist2 = __commonJS({
     exports.parseAllDocuments = publicApi.parseAllDocuments;
     exports.parseDocument = publicApi.parseDocument;
     exports.stringify = publicApi.stringify;
-    exports.visit = visit.visit;
-    exports.visitAsync = visit.visitAsync;
+    exports.visit = visit2.visit;
+    exports.visitAsync = visit2.visitAsync;
   }
 });
 
@@ -68107,8 +68490,8 @@ function encodeJson(body2, revealed = []) {
 import { STATUS_CODES } from "node:http";
 var MAX_MESSAGE = 500;
 function clip(text) {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > MAX_MESSAGE ? `${flat.slice(0, MAX_MESSAGE - 1)}\u2026` : flat;
+  const flat2 = text.replace(/\s+/g, " ").trim();
+  return flat2.length > MAX_MESSAGE ? `${flat2.slice(0, MAX_MESSAGE - 1)}\u2026` : flat2;
 }
 function phrase(value) {
   if (typeof value === "string") return value.trim();
@@ -68186,8 +68569,8 @@ var ApiError = class extends Error {
     const statusText = STATUS_CODES[init.status] ?? "";
     const platformMessage = platformMessageOf(init.body, init.status);
     const hint = hintFor(init.status, init.scim ?? false) ?? redirectHint(init.status, init.headers ?? {});
-    const detail2 = hint ? `${hint} (platform said: ${platformMessage})` : platformMessage;
-    let message = `${init.method} ${init.path} -> ${init.status}${statusText ? ` ${statusText}` : ""}: ${detail2}`;
+    const detail = hint ? `${hint} (platform said: ${platformMessage})` : platformMessage;
+    let message = `${init.method} ${init.path} -> ${init.status}${statusText ? ` ${statusText}` : ""}: ${detail}`;
     if ((init.attempts ?? 1) > 1) message += ` (after ${init.attempts} attempts)`;
     if (init.gaveUp) message += ` (${init.gaveUp})`;
     super(message);
@@ -68278,6 +68661,7 @@ var RequestMetrics = class {
   #throttled = 0;
   #pacedRequests = 0;
   #pacedMs = 0;
+  #rereads = 0;
   #byMethod = /* @__PURE__ */ new Map();
   #byEndpoint = /* @__PURE__ */ new Map();
   /** Counts one request sent to `template` (see `endpointTemplate`). */
@@ -68301,6 +68685,14 @@ var RequestMetrics = class {
   countPaced(ms) {
     this.#pacedRequests += 1;
     this.#pacedMs += ms;
+  }
+  /** Counts a collection re-read because a create's outcome was unknown (its response lost, or a 503). */
+  countReread() {
+    this.#rereads += 1;
+  }
+  /** Collections re-read after a create whose outcome was unknown, so far. */
+  get rereads() {
+    return this.#rereads;
   }
   /** Answers 429 (rate limited) so far. */
   get throttled() {
@@ -68851,13 +69243,13 @@ function isLoopback(hostname) {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
   return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
-function parseBaseUrl(raw2, insecureHttp) {
+function parseBaseUrl(raw, insecureHttp) {
   let url;
   try {
-    url = new URL(raw2);
+    url = new URL(raw);
   } catch {
     throw new ClientConfigError(
-      `the platform URL "${raw2}" is not a valid URL: use the form https://gitlab.example.com (--url / FORGEFORM_URL)`
+      `the platform URL "${raw}" is not a valid URL: use the form https://gitlab.example.com (--url / FORGEFORM_URL)`
     );
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
@@ -68877,9 +69269,9 @@ function parseBaseUrl(raw2, insecureHttp) {
   }
   return url;
 }
-function normaliseHeaders(raw2) {
+function normaliseHeaders(raw) {
   const out = {};
-  for (const [name, value] of Object.entries(raw2)) {
+  for (const [name, value] of Object.entries(raw)) {
     if (value === void 0) continue;
     out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
   }
@@ -68893,8 +69285,8 @@ function htmlTitle(text) {
   return title ? title.length > 80 ? `${title.slice(0, 79)}\u2026` : title : void 0;
 }
 function opening(text) {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return JSON.stringify(flat.length > 80 ? `${flat.slice(0, 79)}\u2026` : flat);
+  const flat2 = text.replace(/\s+/g, " ").trim();
+  return JSON.stringify(flat2.length > 80 ? `${flat2.slice(0, 79)}\u2026` : flat2);
 }
 function parseSuccess(text, contentType) {
   if (text === "") return { body: null };
@@ -69018,6 +69410,10 @@ var ApiClient = class {
       bodyTimeout: this.#timeoutMs,
       connect
     });
+  }
+  /** Requests in flight at most (`--concurrency`). */
+  get concurrency() {
+    return this.#concurrency;
   }
   /** Attempts per request, the first included: also how many rounds a caller gives a create it re-reads. */
   get maxAttempts() {
@@ -69267,7 +69663,7 @@ var ApiClient = class {
       const { total, retries } = m2.snapshot();
       const rate = this.#pacer.rate;
       this.#debug(
-        `requests: ${total} sent, ${retries} retries, ${m2.throttled} answered 429 (rate limited); ${m2.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m2.pacedMs))}${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}`
+        `requests: ${total} sent, ${retries} retries, ${m2.throttled} answered 429 (rate limited); ${m2.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m2.pacedMs))}${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}; ${m2.rereads} collections re-read after a create's outcome was unknown`
       );
     }
     await this.#pool.close();
@@ -69701,6 +70097,57 @@ function didYouMean(word, candidates) {
 }
 
 // src/manifest/located.ts
+var SMALL = 16;
+var COLS = 4096;
+var LINES = 1 << 18;
+var Positions = class {
+  /** `size`: how many keys the map will hold, when known (its array is then allocated at that size). */
+  constructor(size = 0) {
+    this.size = size;
+  }
+  size;
+  /** Key, file and packed position of each small entry, one after the other. */
+  #slots;
+  #count = 0;
+  #map;
+  #find(key) {
+    const slots = this.#slots;
+    if (!slots) return -1;
+    for (let i = 0; i < this.#count; i++) if (slots[3 * i] === key) return i;
+    return -1;
+  }
+  get(key) {
+    const kept = this.#map?.get(key);
+    if (kept) return kept;
+    const i = this.#find(key);
+    if (i < 0) return void 0;
+    const slots = this.#slots;
+    const packed = slots[3 * i + 2];
+    return { file: slots[3 * i + 1], line: Math.floor(packed / COLS), col: packed % COLS };
+  }
+  set(key, loc) {
+    const i = this.#find(key);
+    const packable = loc.text === void 0 && Number.isInteger(loc.line) && Number.isInteger(loc.col) && loc.line >= 0 && loc.line < LINES && loc.col >= 0 && loc.col < COLS;
+    if (packable && (i >= 0 || this.#count < SMALL && !this.#map?.has(key))) {
+      const at = i >= 0 ? i : this.#count++;
+      this.#slots ??= this.size > 0 ? new Array(3 * Math.min(this.size, SMALL)) : [];
+      this.#slots[3 * at] = key;
+      this.#slots[3 * at + 1] = loc.file;
+      this.#slots[3 * at + 2] = loc.line * COLS + loc.col;
+      return this;
+    }
+    if (i >= 0) {
+      this.#slots.splice(3 * i, 3);
+      this.#count--;
+    }
+    this.#map ??= /* @__PURE__ */ new Map();
+    this.#map.set(key, loc);
+    return this;
+  }
+  has(key) {
+    return (this.#map?.has(key) ?? false) || this.#find(key) >= 0;
+  }
+};
 var META = /* @__PURE__ */ new WeakMap();
 function setMeta(target, meta) {
   META.set(target, meta);
@@ -69871,375 +70318,8 @@ function resolveString(text, container, key, path2, opts, diags) {
   return new Secret(out, origins.join(","), shown);
 }
 
-// node_modules/croner/dist/croner.js
-function h(n2, t, e, r, s, i, a, l) {
-  return h.fromTZ(h.tp(n2, t, e, r, s, i, a), l);
-}
-h.fromTZISO = (n2, t, e) => h.fromTZ(k(n2, t), e);
-h.fromTZ = function(n2, t) {
-  let e = new Date(Date.UTC(n2.y, n2.m - 1, n2.d, n2.h, n2.i, n2.s)), r = D(n2.tz, e), s = new Date(e.getTime() - r), i = D(n2.tz, s);
-  if (i - r === 0) return s;
-  {
-    let a = new Date(e.getTime() - i), l = D(n2.tz, a);
-    if (l - i === 0) return a;
-    if (!t && l - i > 0) return a;
-    if (t) throw new Error("Invalid date passed to fromTZ()");
-    return s;
-  }
-};
-h.toTZ = function(n2, t) {
-  let e = n2.toLocaleString("en-US", { timeZone: t }).replace(/[\u202f]/, " "), r = new Date(e);
-  return { y: r.getFullYear(), m: r.getMonth() + 1, d: r.getDate(), h: r.getHours(), i: r.getMinutes(), s: r.getSeconds(), tz: t };
-};
-h.tp = (n2, t, e, r, s, i, a) => ({ y: n2, m: t, d: e, h: r, i: s, s: i, tz: a });
-function D(n2, t = /* @__PURE__ */ new Date()) {
-  let e = t.toLocaleString("en-US", { timeZone: n2, timeZoneName: "shortOffset" }).split(" ").slice(-1)[0], r = t.toLocaleString("en-US").replace(/[\u202f]/, " ");
-  return Date.parse(`${r} GMT`) - Date.parse(`${r} ${e}`);
-}
-function k(n2, t) {
-  let e = new Date(Date.parse(n2));
-  if (isNaN(e)) throw new Error("minitz: Invalid ISO8601 passed to parser.");
-  let r = n2.substring(9);
-  return n2.includes("Z") || r.includes("-") || r.includes("+") ? h.tp(e.getUTCFullYear(), e.getUTCMonth() + 1, e.getUTCDate(), e.getUTCHours(), e.getUTCMinutes(), e.getUTCSeconds(), "Etc/UTC") : h.tp(e.getFullYear(), e.getMonth() + 1, e.getDate(), e.getHours(), e.getMinutes(), e.getSeconds(), t);
-}
-h.minitz = h;
-var b = 32;
-var p = 31 | b;
-var v = [1, 2, 4, 8, 16];
-var d = class {
-  pattern;
-  timezone;
-  second;
-  minute;
-  hour;
-  day;
-  month;
-  dayOfWeek;
-  lastDayOfMonth;
-  starDOM;
-  starDOW;
-  constructor(t, e) {
-    this.pattern = t, this.timezone = e, this.second = Array(60).fill(0), this.minute = Array(60).fill(0), this.hour = Array(24).fill(0), this.day = Array(31).fill(0), this.month = Array(12).fill(0), this.dayOfWeek = Array(7).fill(0), this.lastDayOfMonth = false, this.starDOM = false, this.starDOW = false, this.parse();
-  }
-  parse() {
-    if (!(typeof this.pattern == "string" || this.pattern instanceof String)) throw new TypeError("CronPattern: Pattern has to be of type string.");
-    this.pattern.indexOf("@") >= 0 && (this.pattern = this.handleNicknames(this.pattern).trim());
-    let t = this.pattern.replace(/\s+/g, " ").split(" ");
-    if (t.length < 5 || t.length > 6) throw new TypeError("CronPattern: invalid configuration format ('" + this.pattern + "'), exactly five or six space separated parts are required.");
-    if (t.length === 5 && t.unshift("0"), t[3].indexOf("L") >= 0 && (t[3] = t[3].replace("L", ""), this.lastDayOfMonth = true), t[3] == "*" && (this.starDOM = true), t[4].length >= 3 && (t[4] = this.replaceAlphaMonths(t[4])), t[5].length >= 3 && (t[5] = this.replaceAlphaDays(t[5])), t[5] == "*" && (this.starDOW = true), this.pattern.indexOf("?") >= 0) {
-      let e = new f(/* @__PURE__ */ new Date(), this.timezone).getDate(true);
-      t[0] = t[0].replace("?", e.getSeconds().toString()), t[1] = t[1].replace("?", e.getMinutes().toString()), t[2] = t[2].replace("?", e.getHours().toString()), this.starDOM || (t[3] = t[3].replace("?", e.getDate().toString())), t[4] = t[4].replace("?", (e.getMonth() + 1).toString()), this.starDOW || (t[5] = t[5].replace("?", e.getDay().toString()));
-    }
-    this.throwAtIllegalCharacters(t), this.partToArray("second", t[0], 0, 1), this.partToArray("minute", t[1], 0, 1), this.partToArray("hour", t[2], 0, 1), this.partToArray("day", t[3], -1, 1), this.partToArray("month", t[4], -1, 1), this.partToArray("dayOfWeek", t[5], 0, p), this.dayOfWeek[7] && (this.dayOfWeek[0] = this.dayOfWeek[7]);
-  }
-  partToArray(t, e, r, s) {
-    let i = this[t], a = t === "day" && this.lastDayOfMonth;
-    if (e === "" && !a) throw new TypeError("CronPattern: configuration entry " + t + " (" + e + ") is empty, check for trailing spaces.");
-    if (e === "*") return i.fill(s);
-    let l = e.split(",");
-    if (l.length > 1) for (let o = 0; o < l.length; o++) this.partToArray(t, l[o], r, s);
-    else e.indexOf("-") !== -1 && e.indexOf("/") !== -1 ? this.handleRangeWithStepping(e, t, r, s) : e.indexOf("-") !== -1 ? this.handleRange(e, t, r, s) : e.indexOf("/") !== -1 ? this.handleStepping(e, t, r, s) : e !== "" && this.handleNumber(e, t, r, s);
-  }
-  throwAtIllegalCharacters(t) {
-    for (let e = 0; e < t.length; e++) if ((e === 5 ? /[^/*0-9,\-#L]+/ : /[^/*0-9,-]+/).test(t[e])) throw new TypeError("CronPattern: configuration entry " + e + " (" + t[e] + ") contains illegal characters.");
-  }
-  handleNumber(t, e, r, s) {
-    let i = this.extractNth(t, e), a = parseInt(i[0], 10) + r;
-    if (isNaN(a)) throw new TypeError("CronPattern: " + e + " is not a number: '" + t + "'");
-    this.setPart(e, a, i[1] || s);
-  }
-  setPart(t, e, r) {
-    if (!Object.prototype.hasOwnProperty.call(this, t)) throw new TypeError("CronPattern: Invalid part specified: " + t);
-    if (t === "dayOfWeek") {
-      if (e === 7 && (e = 0), e < 0 || e > 6) throw new RangeError("CronPattern: Invalid value for dayOfWeek: " + e);
-      this.setNthWeekdayOfMonth(e, r);
-      return;
-    }
-    if (t === "second" || t === "minute") {
-      if (e < 0 || e >= 60) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
-    } else if (t === "hour") {
-      if (e < 0 || e >= 24) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
-    } else if (t === "day") {
-      if (e < 0 || e >= 31) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
-    } else if (t === "month" && (e < 0 || e >= 12)) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
-    this[t][e] = r;
-  }
-  handleRangeWithStepping(t, e, r, s) {
-    let i = this.extractNth(t, e), a = i[0].match(/^(\d+)-(\d+)\/(\d+)$/);
-    if (a === null) throw new TypeError("CronPattern: Syntax error, illegal range with stepping: '" + t + "'");
-    let [, l, o, u] = a, c = parseInt(l, 10) + r, w = parseInt(o, 10) + r, C = parseInt(u, 10);
-    if (isNaN(c)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
-    if (isNaN(w)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
-    if (isNaN(C)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
-    if (C === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
-    if (C > this[e].length) throw new TypeError("CronPattern: Syntax error, steps cannot be greater than maximum value of part (" + this[e].length + ")");
-    if (c > w) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
-    for (let T = c; T <= w; T += C) this.setPart(e, T, i[1] || s);
-  }
-  extractNth(t, e) {
-    let r = t, s;
-    if (r.includes("#")) {
-      if (e !== "dayOfWeek") throw new Error("CronPattern: nth (#) only allowed in day-of-week field");
-      s = r.split("#")[1], r = r.split("#")[0];
-    }
-    return [r, s];
-  }
-  handleRange(t, e, r, s) {
-    let i = this.extractNth(t, e), a = i[0].split("-");
-    if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal range: '" + t + "'");
-    let l = parseInt(a[0], 10) + r, o = parseInt(a[1], 10) + r;
-    if (isNaN(l)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
-    if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
-    if (l > o) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
-    for (let u = l; u <= o; u++) this.setPart(e, u, i[1] || s);
-  }
-  handleStepping(t, e, r, s) {
-    let i = this.extractNth(t, e), a = i[0].split("/");
-    if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal stepping: '" + t + "'");
-    a[0] === "" && (a[0] = "*");
-    let l = 0;
-    a[0] !== "*" && (l = parseInt(a[0], 10) + r);
-    let o = parseInt(a[1], 10);
-    if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
-    if (o === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
-    if (o > this[e].length) throw new TypeError("CronPattern: Syntax error, max steps for part is (" + this[e].length + ")");
-    for (let u = l; u < this[e].length; u += o) this.setPart(e, u, i[1] || s);
-  }
-  replaceAlphaDays(t) {
-    return t.replace(/-sun/gi, "-7").replace(/sun/gi, "0").replace(/mon/gi, "1").replace(/tue/gi, "2").replace(/wed/gi, "3").replace(/thu/gi, "4").replace(/fri/gi, "5").replace(/sat/gi, "6");
-  }
-  replaceAlphaMonths(t) {
-    return t.replace(/jan/gi, "1").replace(/feb/gi, "2").replace(/mar/gi, "3").replace(/apr/gi, "4").replace(/may/gi, "5").replace(/jun/gi, "6").replace(/jul/gi, "7").replace(/aug/gi, "8").replace(/sep/gi, "9").replace(/oct/gi, "10").replace(/nov/gi, "11").replace(/dec/gi, "12");
-  }
-  handleNicknames(t) {
-    let e = t.trim().toLowerCase();
-    return e === "@yearly" || e === "@annually" ? "0 0 1 1 *" : e === "@monthly" ? "0 0 1 * *" : e === "@weekly" ? "0 0 * * 0" : e === "@daily" ? "0 0 * * *" : e === "@hourly" ? "0 * * * *" : t;
-  }
-  setNthWeekdayOfMonth(t, e) {
-    if (typeof e != "number" && e === "L") this.dayOfWeek[t] = this.dayOfWeek[t] | b;
-    else if (e === p) this.dayOfWeek[t] = p;
-    else if (e < 6 && e > 0) this.dayOfWeek[t] = this.dayOfWeek[t] | v[e - 1];
-    else throw new TypeError(`CronPattern: nth weekday out of range, should be 1-5 or L. Value: ${e}, Type: ${typeof e}`);
-  }
-};
-var O = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-var m = [["month", "year", 0], ["day", "month", -1], ["hour", "day", 0], ["minute", "hour", 0], ["second", "minute", 0]];
-var f = class n {
-  tz;
-  ms;
-  second;
-  minute;
-  hour;
-  day;
-  month;
-  year;
-  constructor(t, e) {
-    if (this.tz = e, t && t instanceof Date) if (!isNaN(t)) this.fromDate(t);
-    else throw new TypeError("CronDate: Invalid date passed to CronDate constructor");
-    else if (t === void 0) this.fromDate(/* @__PURE__ */ new Date());
-    else if (t && typeof t == "string") this.fromString(t);
-    else if (t instanceof n) this.fromCronDate(t);
-    else throw new TypeError("CronDate: Invalid type (" + typeof t + ") passed to CronDate constructor");
-  }
-  isNthWeekdayOfMonth(t, e, r, s) {
-    let a = new Date(Date.UTC(t, e, r)).getUTCDay(), l = 0;
-    for (let o = 1; o <= r; o++) new Date(Date.UTC(t, e, o)).getUTCDay() === a && l++;
-    if (s & p && v[l - 1] & s) return true;
-    if (s & b) {
-      let o = new Date(Date.UTC(t, e + 1, 0)).getUTCDate();
-      for (let u = r + 1; u <= o; u++) if (new Date(Date.UTC(t, e, u)).getUTCDay() === a) return false;
-      return true;
-    }
-    return false;
-  }
-  fromDate(t) {
-    if (this.tz !== void 0) if (typeof this.tz == "number") this.ms = t.getUTCMilliseconds(), this.second = t.getUTCSeconds(), this.minute = t.getUTCMinutes() + this.tz, this.hour = t.getUTCHours(), this.day = t.getUTCDate(), this.month = t.getUTCMonth(), this.year = t.getUTCFullYear(), this.apply();
-    else {
-      let e = h.toTZ(t, this.tz);
-      this.ms = t.getMilliseconds(), this.second = e.s, this.minute = e.i, this.hour = e.h, this.day = e.d, this.month = e.m - 1, this.year = e.y;
-    }
-    else this.ms = t.getMilliseconds(), this.second = t.getSeconds(), this.minute = t.getMinutes(), this.hour = t.getHours(), this.day = t.getDate(), this.month = t.getMonth(), this.year = t.getFullYear();
-  }
-  fromCronDate(t) {
-    this.tz = t.tz, this.year = t.year, this.month = t.month, this.day = t.day, this.hour = t.hour, this.minute = t.minute, this.second = t.second, this.ms = t.ms;
-  }
-  apply() {
-    if (this.month > 11 || this.day > O[this.month] || this.hour > 59 || this.minute > 59 || this.second > 59 || this.hour < 0 || this.minute < 0 || this.second < 0) {
-      let t = new Date(Date.UTC(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms));
-      return this.ms = t.getUTCMilliseconds(), this.second = t.getUTCSeconds(), this.minute = t.getUTCMinutes(), this.hour = t.getUTCHours(), this.day = t.getUTCDate(), this.month = t.getUTCMonth(), this.year = t.getUTCFullYear(), true;
-    } else return false;
-  }
-  fromString(t) {
-    if (typeof this.tz == "number") {
-      let e = h.fromTZISO(t);
-      this.ms = e.getUTCMilliseconds(), this.second = e.getUTCSeconds(), this.minute = e.getUTCMinutes(), this.hour = e.getUTCHours(), this.day = e.getUTCDate(), this.month = e.getUTCMonth(), this.year = e.getUTCFullYear(), this.apply();
-    } else return this.fromDate(h.fromTZISO(t, this.tz));
-  }
-  findNext(t, e, r, s) {
-    let i = this[e], a;
-    r.lastDayOfMonth && (this.month !== 1 ? a = O[this.month] : a = new Date(Date.UTC(this.year, this.month + 1, 0, 0, 0, 0, 0)).getUTCDate());
-    let l = !r.starDOW && e == "day" ? new Date(Date.UTC(this.year, this.month, 1, 0, 0, 0, 0)).getUTCDay() : void 0;
-    for (let o = this[e] + s; o < r[e].length; o++) {
-      let u = r[e][o];
-      if (e === "day" && r.lastDayOfMonth && o - s == a && (u = 1), e === "day" && !r.starDOW) {
-        let c = r.dayOfWeek[(l + (o - s - 1)) % 7];
-        if (c && c & p) c = this.isNthWeekdayOfMonth(this.year, this.month, o - s, c) ? 1 : 0;
-        else if (c) throw new Error(`CronDate: Invalid value for dayOfWeek encountered. ${c}`);
-        t.legacyMode && !r.starDOM ? u = u || c : u = u && c;
-      }
-      if (u) return this[e] = o - s, i !== this[e] ? 2 : 1;
-    }
-    return 3;
-  }
-  recurse(t, e, r) {
-    let s = this.findNext(e, m[r][0], t, m[r][2]);
-    if (s > 1) {
-      let i = r + 1;
-      for (; i < m.length; ) this[m[i][0]] = -m[i][2], i++;
-      if (s === 3) return this[m[r][1]]++, this[m[r][0]] = -m[r][2], this.apply(), this.recurse(t, e, 0);
-      if (this.apply()) return this.recurse(t, e, r - 1);
-    }
-    return r += 1, r >= m.length ? this : this.year >= 3e3 ? null : this.recurse(t, e, r);
-  }
-  increment(t, e, r) {
-    return this.second += e.interval !== void 0 && e.interval > 1 && r ? e.interval : 1, this.ms = 0, this.apply(), this.recurse(t, e, 0);
-  }
-  getDate(t) {
-    return t || this.tz === void 0 ? new Date(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms) : typeof this.tz == "number" ? new Date(Date.UTC(this.year, this.month, this.day, this.hour, this.minute - this.tz, this.second, this.ms)) : h.fromTZ(h.tp(this.year, this.month + 1, this.day, this.hour, this.minute, this.second, this.tz), false);
-  }
-  getTime() {
-    return this.getDate(false).getTime();
-  }
-};
-function N(n2) {
-  if (n2 === void 0 && (n2 = {}), delete n2.name, n2.legacyMode = n2.legacyMode === void 0 ? true : n2.legacyMode, n2.paused = n2.paused === void 0 ? false : n2.paused, n2.maxRuns = n2.maxRuns === void 0 ? 1 / 0 : n2.maxRuns, n2.catch = n2.catch === void 0 ? false : n2.catch, n2.interval = n2.interval === void 0 ? 0 : parseInt(n2.interval.toString(), 10), n2.utcOffset = n2.utcOffset === void 0 ? void 0 : parseInt(n2.utcOffset.toString(), 10), n2.unref = n2.unref === void 0 ? false : n2.unref, n2.startAt && (n2.startAt = new f(n2.startAt, n2.timezone)), n2.stopAt && (n2.stopAt = new f(n2.stopAt, n2.timezone)), n2.interval !== null) {
-    if (isNaN(n2.interval)) throw new Error("CronOptions: Supplied value for interval is not a number");
-    if (n2.interval < 0) throw new Error("CronOptions: Supplied value for interval can not be negative");
-  }
-  if (n2.utcOffset !== void 0) {
-    if (isNaN(n2.utcOffset)) throw new Error("CronOptions: Invalid value passed for utcOffset, should be number representing minutes offset from UTC.");
-    if (n2.utcOffset < -870 || n2.utcOffset > 870) throw new Error("CronOptions: utcOffset out of bounds.");
-    if (n2.utcOffset !== void 0 && n2.timezone) throw new Error("CronOptions: Combining 'utcOffset' with 'timezone' is not allowed.");
-  }
-  if (n2.unref !== true && n2.unref !== false) throw new Error("CronOptions: Unref should be either true, false or undefined(false).");
-  return n2;
-}
-function g(n2) {
-  return Object.prototype.toString.call(n2) === "[object Function]" || typeof n2 == "function" || n2 instanceof Function;
-}
-function S(n2) {
-  return g(n2);
-}
-function P(n2) {
-  typeof Deno < "u" && typeof Deno.unrefTimer < "u" ? Deno.unrefTimer(n2) : n2 && typeof n2.unref < "u" && n2.unref();
-}
-var _ = 30 * 1e3;
-var y = [];
-var R = class {
-  name;
-  options;
-  _states;
-  fn;
-  constructor(t, e, r) {
-    let s, i;
-    if (g(e)) i = e;
-    else if (typeof e == "object") s = e;
-    else if (e !== void 0) throw new Error("Cron: Invalid argument passed for optionsIn. Should be one of function, or object (options).");
-    if (g(r)) i = r;
-    else if (typeof r == "object") s = r;
-    else if (r !== void 0) throw new Error("Cron: Invalid argument passed for funcIn. Should be one of function, or object (options).");
-    if (this.name = s?.name, this.options = N(s), this._states = { kill: false, blocking: false, previousRun: void 0, currentRun: void 0, once: void 0, currentTimeout: void 0, maxRuns: s ? s.maxRuns : void 0, paused: s ? s.paused : false, pattern: new d("* * * * *") }, t && (t instanceof Date || typeof t == "string" && t.indexOf(":") > 0) ? this._states.once = new f(t, this.options.timezone || this.options.utcOffset) : this._states.pattern = new d(t, this.options.timezone), this.name) {
-      if (y.find((l) => l.name === this.name)) throw new Error("Cron: Tried to initialize new named job '" + this.name + "', but name already taken.");
-      y.push(this);
-    }
-    return i !== void 0 && S(i) && (this.fn = i, this.schedule()), this;
-  }
-  nextRun(t) {
-    let e = this._next(t);
-    return e ? e.getDate(false) : null;
-  }
-  nextRuns(t, e) {
-    this._states.maxRuns !== void 0 && t > this._states.maxRuns && (t = this._states.maxRuns);
-    let r = [], s = e || this._states.currentRun || void 0;
-    for (; t-- && (s = this.nextRun(s)); ) r.push(s);
-    return r;
-  }
-  getPattern() {
-    return this._states.pattern ? this._states.pattern.pattern : void 0;
-  }
-  isRunning() {
-    let t = this.nextRun(this._states.currentRun), e = !this._states.paused, r = this.fn !== void 0, s = !this._states.kill;
-    return e && r && s && t !== null;
-  }
-  isStopped() {
-    return this._states.kill;
-  }
-  isBusy() {
-    return this._states.blocking;
-  }
-  currentRun() {
-    return this._states.currentRun ? this._states.currentRun.getDate() : null;
-  }
-  previousRun() {
-    return this._states.previousRun ? this._states.previousRun.getDate() : null;
-  }
-  msToNext(t) {
-    let e = this._next(t);
-    return e ? t instanceof f || t instanceof Date ? e.getTime() - t.getTime() : e.getTime() - new f(t).getTime() : null;
-  }
-  stop() {
-    this._states.kill = true, this._states.currentTimeout && clearTimeout(this._states.currentTimeout);
-    let t = y.indexOf(this);
-    t >= 0 && y.splice(t, 1);
-  }
-  pause() {
-    return this._states.paused = true, !this._states.kill;
-  }
-  resume() {
-    return this._states.paused = false, !this._states.kill;
-  }
-  schedule(t) {
-    if (t && this.fn) throw new Error("Cron: It is not allowed to schedule two functions using the same Croner instance.");
-    t && (this.fn = t);
-    let e = this.msToNext(), r = this.nextRun(this._states.currentRun);
-    return e == null || isNaN(e) || r === null ? this : (e > _ && (e = _), this._states.currentTimeout = setTimeout(() => this._checkTrigger(r), e), this._states.currentTimeout && this.options.unref && P(this._states.currentTimeout), this);
-  }
-  async _trigger(t) {
-    if (this._states.blocking = true, this._states.currentRun = new f(void 0, this.options.timezone || this.options.utcOffset), this.options.catch) try {
-      this.fn !== void 0 && await this.fn(this, this.options.context);
-    } catch (e) {
-      g(this.options.catch) && this.options.catch(e, this);
-    }
-    else this.fn !== void 0 && await this.fn(this, this.options.context);
-    this._states.previousRun = new f(t, this.options.timezone || this.options.utcOffset), this._states.blocking = false;
-  }
-  async trigger() {
-    await this._trigger();
-  }
-  runsLeft() {
-    return this._states.maxRuns;
-  }
-  _checkTrigger(t) {
-    let e = /* @__PURE__ */ new Date(), r = !this._states.paused && e.getTime() >= t.getTime(), s = this._states.blocking && this.options.protect;
-    r && !s ? (this._states.maxRuns !== void 0 && this._states.maxRuns--, this._trigger()) : r && s && g(this.options.protect) && setTimeout(() => this.options.protect(this), 0), this.schedule();
-  }
-  _next(t) {
-    let e = !!(t || this._states.currentRun), r = false;
-    !t && this.options.startAt && this.options.interval && ([t, e] = this._calculatePreviousRun(t, e), r = !t), t = new f(t, this.options.timezone || this.options.utcOffset), this.options.startAt && t && t.getTime() < this.options.startAt.getTime() && (t = this.options.startAt);
-    let s = this._states.once || new f(t, this.options.timezone || this.options.utcOffset);
-    return !r && s !== this._states.once && (s = s.increment(this._states.pattern, this.options, e)), this._states.once && this._states.once.getTime() <= t.getTime() || s === null || this._states.maxRuns !== void 0 && this._states.maxRuns <= 0 || this._states.kill || this.options.stopAt && s.getTime() >= this.options.stopAt.getTime() ? null : s;
-  }
-  _calculatePreviousRun(t, e) {
-    let r = new f(void 0, this.options.timezone || this.options.utcOffset), s = t;
-    if (this.options.startAt.getTime() <= r.getTime()) {
-      s = this.options.startAt;
-      let i = s.getTime() + this.options.interval * 1e3;
-      for (; i <= r.getTime(); ) s = new f(s, this.options.timezone || this.options.utcOffset).increment(this._states.pattern, this.options, true), i = s.getTime() + this.options.interval * 1e3;
-      e = true;
-    }
-    return s === null && (s = void 0), [s, e];
-  }
-};
+// src/manifest/formats.ts
+init_croner();
 
 // src/manifest/selectors.ts
 import { createHash } from "node:crypto";
@@ -70774,14 +70854,20 @@ function durationSeconds(text) {
   if (consumed === "" || consumed.replace(/\s/g, "") !== s.replace(/\s/g, "")) return void 0;
   return Math.round(total);
 }
+var canonicalZones = /* @__PURE__ */ new Map();
 function canonicalTimeZone(name) {
+  const known = canonicalZones.get(name);
+  if (known !== void 0) return known;
   const trimmed = name.trim();
   const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
+  let canonical3;
   try {
-    return new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
+    canonical3 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
   } catch {
-    return trimmed;
+    canonical3 = trimmed;
   }
+  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical3);
+  return canonical3;
 }
 var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 function instantOf(value) {
@@ -70860,12 +70946,12 @@ function checkBody(value, schema, path2, ctx) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
   const props = schema.properties ?? {};
-  for (const [key, raw2] of Object.entries(props)) {
+  for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v2 = value[key];
-    const prop = schemas.resolve(raw2);
+    const prop = schemas.resolve(raw);
     const fieldPath = [...path2, key];
-    const requires = raw2["x-requires"] ?? prop["x-requires"];
+    const requires = raw["x-requires"] ?? prop["x-requires"];
     if (requires && (v2 === true || typeof v2 === "string" && v2 !== "")) {
       const missing = requires.filter((r) => value[r] === void 0 || value[r] === null || value[r] === "");
       if (missing.length > 0) {
@@ -70876,7 +70962,7 @@ function checkBody(value, schema, path2, ctx) {
         );
       }
     }
-    const deprecated = raw2["x-deprecated"] ?? prop["x-deprecated"];
+    const deprecated = raw["x-deprecated"] ?? prop["x-deprecated"];
     if (deprecated) {
       diags.warning(
         keyLoc(value, key),
@@ -70884,7 +70970,7 @@ function checkBody(value, schema, path2, ctx) {
         `${key} is deprecated; use ${deprecated} instead`
       );
     }
-    const sizes = raw2["x-key-sizes"] ?? prop["x-key-sizes"];
+    const sizes = raw["x-key-sizes"] ?? prop["x-key-sizes"];
     if (sizes && typeof v2 === "number" && v2 !== 0 && v2 !== -1 && !sizes.includes(v2)) {
       diags.error(
         valueLoc(value, key),
@@ -70892,7 +70978,7 @@ function checkBody(value, schema, path2, ctx) {
         `${v2} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
       );
     }
-    const identity = raw2["x-identity"] ?? prop["x-identity"];
+    const identity = raw["x-identity"] ?? prop["x-identity"];
     if (prop.type === "array" && Array.isArray(v2) && identity) {
       const itemSchema2 = schemas.resolve(prop.items);
       v2.forEach((item, i) => {
@@ -71037,11 +71123,11 @@ function checkIdentities(value, schema, path2, ctx, shared) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
   const props = schema.properties ?? {};
-  for (const [key, raw2] of Object.entries(props)) {
+  for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v2 = value[key];
-    const prop = schemas.resolve(raw2);
-    const identity = raw2["x-identity"] ?? prop["x-identity"];
+    const prop = schemas.resolve(raw);
+    const identity = raw["x-identity"] ?? prop["x-identity"];
     if (prop.type === "array" && Array.isArray(v2) && identity) {
       const itemSchema2 = schemas.resolve(prop.items);
       const sharedFields = itemSchema2["x-shared-fields"] ?? [];
@@ -71127,9 +71213,9 @@ function buildNode(collection, key, body2, schema, ctx) {
   const ownStateValues = Array.isArray(ownState?.enum) ? ownState.enum : [];
   const keepsState = ownStateValues.includes("active");
   for (const [k2, v2] of Object.entries(body2)) {
-    const raw2 = props[k2];
-    const prop = raw2 ? ctx.schemas.resolve(raw2) : void 0;
-    const identity = raw2?.["x-identity"] ?? prop?.["x-identity"];
+    const raw = props[k2];
+    const prop = raw ? ctx.schemas.resolve(raw) : void 0;
+    const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
     if (prop && prop.type === "array" && identity && Array.isArray(v2)) {
       const itemSchema2 = ctx.schemas.resolve(prop.items);
       children[k2] = {
@@ -71253,14 +71339,14 @@ function loadSchemas() {
     return current;
   };
   const byCollection = /* @__PURE__ */ new Map();
-  const visit = (owner, schema, seen) => {
+  const visit2 = (owner, schema, seen) => {
     if (seen.has(schema)) return;
     seen.add(schema);
     const props = schema.properties ?? {};
-    for (const [key, raw2] of Object.entries(props)) {
-      const prop = resolve9(raw2);
+    for (const [key, raw] of Object.entries(props)) {
+      const prop = resolve9(raw);
       let item;
-      if (prop.type === "array" && prop.items && (raw2["x-identity"] ?? prop["x-identity"])) {
+      if (prop.type === "array" && prop.items && (raw["x-identity"] ?? prop["x-identity"])) {
         item = resolve9(prop.items);
       } else if (prop["x-singleton"] === true) item = prop;
       else if (key === "instance" || (key === "groups" || key === "projects") && prop.additionalProperties) {
@@ -71269,10 +71355,10 @@ function loadSchemas() {
       if (!item) continue;
       if (!byCollection.has(`${owner}/${key}`)) byCollection.set(`${owner}/${key}`, item);
       if (!byCollection.has(key)) byCollection.set(key, item);
-      visit(key, item, seen);
+      visit2(key, item, seen);
     }
   };
-  visit("root", files["manifest.schema.json"], /* @__PURE__ */ new Set());
+  visit2("root", files["manifest.schema.json"], /* @__PURE__ */ new Set());
   cached = {
     files,
     validator(file) {
@@ -71296,8 +71382,8 @@ function loadSchemas() {
 function pointerToPath(pointer, root) {
   const out = [];
   let current = root;
-  for (const raw2 of pointer.split("/").slice(1)) {
-    const seg = raw2.replace(/~1/g, "/").replace(/~0/g, "~");
+  for (const raw of pointer.split("/").slice(1)) {
+    const seg = raw.replace(/~1/g, "/").replace(/~0/g, "~");
     if (Array.isArray(current)) {
       out.push(Number(seg));
       current = current[Number(seg)];
@@ -71544,7 +71630,11 @@ function deepMerge(base2, over) {
   const out = {};
   const bm = getMeta(base2);
   const om = getMeta(over);
-  const meta = { self: om?.self ?? bm?.self ?? selfLoc(over), keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() };
+  const meta = {
+    self: om?.self ?? bm?.self ?? selfLoc(over),
+    keys: new Positions(),
+    values: new Positions()
+  };
   for (const [k2, v2] of Object.entries(base2)) {
     out[k2] = v2;
     const kl = bm?.keys.get(k2);
@@ -71565,7 +71655,7 @@ function deepMerge(base2, over) {
 function withoutKey(obj, key) {
   const out = {};
   const m2 = getMeta(obj);
-  const meta = { self: selfLoc(obj), keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() };
+  const meta = { self: selfLoc(obj), keys: new Positions(), values: new Positions() };
   for (const [k2, v2] of Object.entries(obj)) {
     if (k2 === key) continue;
     out[k2] = v2;
@@ -71618,7 +71708,7 @@ var TemplateResolver = class {
     if (done) return done;
     const parts = this.#names(template, ["templates", name], stack);
     let merged = {};
-    setMeta(merged, { self: selfLoc(template), keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() });
+    setMeta(merged, { self: selfLoc(template), keys: new Positions(), values: new Positions() });
     for (const p2 of parts) merged = deepMerge(merged, p2);
     merged = deepMerge(merged, withoutKey(template, "extends"));
     this.#resolved.set(name, merged);
@@ -71629,7 +71719,7 @@ var TemplateResolver = class {
     if (!Array.isArray(body2.extends)) return body2;
     const parts = this.#names(body2, path2, []);
     let merged = {};
-    setMeta(merged, { self: selfLoc(body2), keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() });
+    setMeta(merged, { self: selfLoc(body2), keys: new Positions(), values: new Positions() });
     for (const p2 of parts) merged = deepMerge(merged, p2);
     return deepMerge(merged, withoutKey(body2, "extends"));
   }
@@ -71668,7 +71758,7 @@ function parseYaml(file, text, diags) {
   for (const doc of list) {
     if (doc.contents === null) continue;
     try {
-      doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+      if (hasAlias(doc)) doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error2) {
       diags.error(
         at(doc.contents.range[0]),
@@ -71683,11 +71773,25 @@ function parseYaml(file, text, diags) {
   }
   return duplicates ? [] : parsed;
 }
+function hasAlias(doc) {
+  let found = false;
+  (0, import_yaml.visit)(doc, {
+    Alias() {
+      found = true;
+      return import_yaml.visit.BREAK;
+    }
+  });
+  return found;
+}
 var DUPLICATE_KEY = "duplicate key: a key may appear only once in a map";
 function yamlMessage(code, message) {
   const first = message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
   if (code === "DUPLICATE_KEY") return DUPLICATE_KEY;
   return `YAML: ${first}`;
+}
+var INTERNED_LENGTH = 200;
+function flat(value) {
+  return value.length === 0 ? value : Buffer.from(value, "utf8").toString("utf8");
 }
 var Converter = class {
   constructor(doc, at, diags) {
@@ -71700,23 +71804,43 @@ var Converter = class {
   diags;
   /** Duplicate keys found (each reported where the repeated key is). */
   duplicates = 0;
+  /** Short strings already kept (see `text`). */
+  interned = /* @__PURE__ */ new Map();
+  /**
+   * A string value as kept: one copy of each short value (a thousand projects repeat `main`, `UTC` and their
+   * variables' names), and never a slice of the file's text, which would keep the whole file in memory for as long
+   * as the value lives.
+   */
+  text(value) {
+    if (value.length > INTERNED_LENGTH) return flat(value);
+    let kept = this.interned.get(value);
+    if (kept === void 0) {
+      kept = flat(value);
+      this.interned.set(kept, kept);
+    }
+    return kept;
+  }
   loc(node, fallback) {
     const range = node?.range;
     if (!range) return fallback;
     const l = this.at(range[0]);
-    if (node && (0, import_yaml.isScalar)(node) && typeof node.source === "string" && node.source !== "") {
-      return { ...l, text: node.source };
+    if (node && (0, import_yaml.isScalar)(node) && typeof node.source === "string" && node.source !== "" && node.source !== String(node.value)) {
+      l.text = node.source;
     }
     return l;
   }
   value(node, depth) {
     if (depth > 200) return null;
     if ((0, import_yaml.isAlias)(node)) return this.value(node.resolve(this.doc), depth + 1);
-    if ((0, import_yaml.isScalar)(node)) return node.value;
+    if ((0, import_yaml.isScalar)(node)) return typeof node.value === "string" ? this.text(node.value) : node.value;
     if ((0, import_yaml.isMap)(node)) {
       const self = this.loc(node, { file: "", line: 1, col: 1 });
       const obj = {};
-      const meta = { self, keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() };
+      const meta = {
+        self,
+        keys: new Positions(node.items.length),
+        values: new Positions(node.items.length)
+      };
       const seen = /* @__PURE__ */ new Set();
       for (const pair of node.items) {
         if (!(0, import_yaml.isPair)(pair)) continue;
@@ -71750,12 +71874,11 @@ var Converter = class {
     if ((0, import_yaml.isSeq)(node)) {
       const self = this.loc(node, { file: "", line: 1, col: 1 });
       const arr = [];
-      const meta = { self, keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() };
+      const items = new Positions(node.items.length);
+      const meta = { self, keys: items, values: items };
       node.items.forEach((item, i) => {
         arr.push(this.value(item, depth + 1));
-        const l = this.loc(item, self);
-        meta.keys.set(String(i), l);
-        meta.values.set(String(i), l);
+        items.set(String(i), this.loc(item, self));
       });
       setMeta(arr, meta);
       return arr;
@@ -71969,6 +72092,14 @@ async function loadManifests(paths, opts) {
   const rootBody = instance ?? {};
   const rootNode = buildNode("instance", "instance", rootBody, file("instance.schema.json"), bctx);
   rootNode.source = docs[0] ? { file: docs[0].file, line: docs[0].loc.line, col: docs[0].loc.col } : rootNode.source;
+  docs.length = 0;
+  const built = (decls, bodies, name, node) => {
+    const d2 = decls.get(name);
+    bodies.delete(name);
+    const keyedNode = keyed(node, d2.at);
+    d2.body = {};
+    return keyedNode;
+  };
   const unmanaged = isObj3(rootBody.unmanaged) ? rootBody.unmanaged : {};
   const groupSchema = file("group.schema.json");
   const projectSchema = file("project.schema.json");
@@ -71977,13 +72108,18 @@ async function loadManifests(paths, opts) {
   const groupsColl = {
     policy: unmanaged.groups === "delete" || unmanaged.groups === "ignore" ? unmanaged.groups : "warn",
     items: groupOrder.map(
-      (n2) => keyed(buildNode("groups", n2, groupBodies.get(n2), groupSchema, bctx), groups.get(n2).at)
+      (n2) => built(groups, groupBodies, n2, buildNode("groups", n2, groupBodies.get(n2), groupSchema, bctx))
     )
   };
   const projectsColl = {
     policy: "ignore",
-    items: exact(projectBodies).map(
-      ([n2, b2]) => keyed(buildNode("projects", n2, b2, projectSchema, bctx), projects.get(n2).at)
+    items: exact(projectBodies).map(([n2]) => n2).map(
+      (n2) => built(
+        projects,
+        projectBodies,
+        n2,
+        buildNode("projects", n2, projectBodies.get(n2), projectSchema, bctx)
+      )
     )
   };
   const selectors = [];
@@ -72031,9 +72167,9 @@ function patternCompletes(declared, schemas) {
         const [coll, index2] = [rest[i], rest[i + 1]];
         if (typeof coll !== "string" || typeof index2 !== "number" || !isObj3(mine) || !isObj3(theirs))
           return false;
-        const raw2 = schema?.properties?.[coll];
-        const prop = raw2 ? schemas.resolve(raw2) : void 0;
-        const identity = raw2?.["x-identity"] ?? prop?.["x-identity"];
+        const raw = schema?.properties?.[coll];
+        const prop = raw ? schemas.resolve(raw) : void 0;
+        const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
         if (!prop?.items || identity === void 0) return false;
         schema = schemas.resolve(prop.items);
         const itemSchema2 = schema;
@@ -72081,11 +72217,11 @@ function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
       const [a, bodyA] = entries[i];
       const [b2, bodyB] = entries[j];
       if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b2).prefix.toLowerCase()) continue;
-      for (const conflict2 of disagreements(bodyA, bodyB, schema, schemas, [])) {
+      for (const conflict of disagreements(bodyA, bodyB, schema, schemas, [])) {
         diags.error(
-          locate(bodyB, conflict2),
-          renderPath([collection, b2, ...conflict2]),
-          `"${b2}" and "${a}" (at ${formatRef(locate(bodyA, conflict2))}) are equally specific, both match the same ${collection}, and set this differently: set it in one of them, or in a more specific entry`
+          locate(bodyB, conflict),
+          renderPath([collection, b2, ...conflict]),
+          `"${b2}" and "${a}" (at ${formatRef(locate(bodyA, conflict))}) are equally specific, both match the same ${collection}, and set this differently: set it in one of them, or in a more specific entry`
         );
       }
     }
@@ -72135,7 +72271,7 @@ function mergeInstance(parts, diags) {
   if (parts.length === 0) return void 0;
   if (parts.length === 1) return parts[0];
   const out = {};
-  const meta = { self: selfLoc(parts[0]), keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() };
+  const meta = { self: selfLoc(parts[0]), keys: new Positions(), values: new Positions() };
   const listMeta = /* @__PURE__ */ new Map();
   for (const part of parts) {
     for (const [k2, v2] of Object.entries(part)) {
@@ -72144,7 +72280,7 @@ function mergeInstance(parts, diags) {
         const list = out[k2] ?? [];
         let lm = listMeta.get(k2);
         if (!lm) {
-          lm = { self: valueLoc(part, k2), keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() };
+          lm = { self: valueLoc(part, k2), keys: new Positions(), values: new Positions() };
           listMeta.set(k2, lm);
         }
         v2.forEach((item, i) => {
@@ -72161,7 +72297,11 @@ function mergeInstance(parts, diags) {
       }
       if (k2 === "unmanaged" && isObj3(v2)) {
         const merged = out[k2] ?? {};
-        const um = listMeta.get(k2) ?? { self: valueLoc(part, k2), keys: /* @__PURE__ */ new Map(), values: /* @__PURE__ */ new Map() };
+        const um = listMeta.get(k2) ?? {
+          self: valueLoc(part, k2),
+          keys: new Positions(),
+          values: new Positions()
+        };
         listMeta.set(k2, um);
         for (const [c, p2] of Object.entries(v2)) {
           const at = keyLoc(v2, c);
@@ -72214,8 +72354,8 @@ function escapeLine(text) {
 function escapeText(text) {
   return text.replace(UNSAFE_IN_TEXT, visible);
 }
-function escapeJson(json2) {
-  return json2.replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+function escapeJson(json) {
+  return json.replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 // src/cli/diagnostics.ts
@@ -72835,18 +72975,18 @@ function ownerOf(address) {
   return { owners: `${m2[1]}s`, path: JSON.parse(m2[2]), suffix: address.slice(target.length + 1) };
 }
 function repeatedChanges(changes, threshold = REPEAT_THRESHOLD) {
-  const keyOf3 = (c) => {
+  const keyOf2 = (c) => {
     const owner = ownerOf(c.address);
     return owner ? JSON.stringify([owner.owners, owner.suffix, c.action, c.fields, c.reason ?? "", c.deletedWith ?? ""]) : void 0;
   };
   const groups = groupBy(
-    changes.filter((c) => keyOf3(c) !== void 0),
-    (c) => keyOf3(c)
+    changes.filter((c) => keyOf2(c) !== void 0),
+    (c) => keyOf2(c)
   );
   const out = [];
   const emitted = /* @__PURE__ */ new Set();
   for (const change of changes) {
-    const key = keyOf3(change);
+    const key = keyOf2(change);
     const members = key === void 0 ? void 0 : groups.get(key);
     if (!members || members.length < threshold) {
       out.push(change);
@@ -73134,8 +73274,8 @@ function parsePlanJson(text, label = "The plan") {
   validatePlanV1 ??= new import_ajv.Ajv({ allErrors: false, strict: false }).compile(planSchemaV1);
   if (!validatePlanV1(data)) {
     const [first] = validatePlanV1.errors ?? [];
-    const detail2 = first ? describeError(first) : "does not have the documented shape";
-    throw new PlanFormatError(`${label} is malformed: ${detail2}. See docs/plan-format.md. ${REMAKE}`);
+    const detail = first ? describeError(first) : "does not have the documented shape";
+    throw new PlanFormatError(`${label} is malformed: ${detail}. See docs/plan-format.md. ${REMAKE}`);
   }
   const v1 = data;
   const plan = {
@@ -73179,16 +73319,16 @@ function pickSummary(s) {
   return { create: s.create, update: s.update, replace: s.replace, delete: s.delete, unmanaged: s.unmanaged };
 }
 function renderApplyJson(plan, outcomes) {
-  const json2 = JSON.parse(renderPlanJson(plan));
-  json2["kind"] = "apply";
-  json2["outcomes"] = outcomes.map((o) => ({
+  const json = JSON.parse(renderPlanJson(plan));
+  json["kind"] = "apply";
+  json["outcomes"] = outcomes.map((o) => ({
     address: o.address,
     action: o.action,
     status: o.status,
     message: o.message,
     recovered: o.recovered === true ? true : void 0
   }));
-  return stringify(json2);
+  return stringify(json);
 }
 
 // src/report/text.ts
@@ -73974,6 +74114,7 @@ async function createOnce(ctx, step) {
       return { live: await kind.create(ctx, parent, step.desired, step.key), recovered: false };
     } catch (error2) {
       if (!(error2 instanceof OutcomeUnknownError)) throw error2;
+      ctx.api.metrics.countReread();
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
       const found = lives.find((l) => l.key === step.key);
       if (found) return { live: found, recovered: true };
@@ -74367,8 +74508,8 @@ function body(fields, names) {
   }
   return out;
 }
-function pick(raw2, names) {
-  return Object.fromEntries(names.filter((n2) => n2 in raw2).map((n2) => [n2, raw2[n2]]));
+function pick(raw, names) {
+  return Object.fromEntries(names.filter((n2) => n2 in raw).map((n2) => [n2, raw[n2]]));
 }
 async function orNotFound(request) {
   try {
@@ -74438,7 +74579,7 @@ function listSubgroups(ctx, path2) {
 }
 function toLive(ctx, g2) {
   ctx.resolve.rememberGroup(g2.full_path, g2.id);
-  return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS), raw: g2 };
+  return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS) };
 }
 function parentPath(fullPath) {
   const i = fullPath.lastIndexOf("/");
@@ -74655,9 +74796,9 @@ var groupKind = {
         );
       }
     }
-    let created2;
+    let created;
     try {
-      created2 = await ctx.api.post("/groups", {
+      created = await ctx.api.post("/groups", {
         body: {
           ...body(desired, FIELDS),
           name: desired["name"] ?? path2,
@@ -74672,7 +74813,7 @@ var groupKind = {
       }
       throw error2;
     }
-    return toLive(ctx, created2);
+    return toLive(ctx, created);
   },
   async update(ctx, _parent, live, desired, changed2) {
     const updated = await ctx.api.put(apiPath`/groups/${live.id}`, {
@@ -74950,6 +75091,7 @@ async function expandSelectors(state, ctx, targets, changes) {
 }
 
 // src/engine/plan.ts
+var WINDOW_PER_CONNECTION = 4;
 var MASK2 = "(sensitive)";
 var WRITE_ONLY = "(write-only)";
 var INSTANCE = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
@@ -74968,6 +75110,7 @@ var Planner = class {
     this.byPath = byPath;
     this.changes = changes;
     this.shardUnits = shardUnits2;
+    this.window = WINDOW_PER_CONNECTION * Math.max(1, ctx.api.concurrency || 8);
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
         if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
@@ -74986,6 +75129,10 @@ var Planner = class {
   problems = [];
   warnings = [];
   inSync = [];
+  /**
+   * Every live object compared or reported, as its address and the SHA-256 of its masked fields (JSON): what the
+   * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
+   */
   liveSeen = [];
   /** Projects found missing while reading their collections (reported once each). */
   missingProjects = /* @__PURE__ */ new Set();
@@ -74999,6 +75146,8 @@ var Planner = class {
   npaths = /* @__PURE__ */ new WeakMap();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   declaredPresent = /* @__PURE__ */ new Map();
+  /** Top-level groups and projects planned at once: four per request the client may have in flight. */
+  window;
   /** Plans the deletion of a live object, listing its fields as they are. */
   async pushDelete(out, p2, reason) {
     const fields = await Promise.all(
@@ -75166,8 +75315,8 @@ var Planner = class {
       (item) => inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key)))
     ) : coll.items;
     const cpath = collectionPath(npath, collection);
-    for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
     const changes = this.changes;
+    if (changes) for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
     const inWhole = !changes || wholeUnder(changes, npath);
     const fullRead = inWhole || changes.collections.has(cpath);
     const items = inWhole ? targeted : targeted.filter((i) => touches(changes, this.npaths.get(i)));
@@ -75197,14 +75346,14 @@ var Planner = class {
       }
       return;
     }
-    const keyOf3 = (item) => kind.identity ? kind.identity(item.fields) : item.key;
-    const labelOf = (item) => kind.identity ? keyOf3(item) : item.label ?? item.key;
+    const keyOf2 = (item) => kind.identity ? kind.identity(item.fields) : item.key;
+    const labelOf = (item) => kind.identity ? keyOf2(item) : item.label ?? item.key;
     let lives = [];
     if (parentExists) {
       try {
-        lives = await kind.read(this.ctx, parent, items.map(keyOf3), {
+        lives = await kind.read(this.ctx, parent, items.map(keyOf2), {
           undeclared: coll.policy !== "ignore" && fullRead,
-          ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf3) } : {}
+          ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {}
         });
       } catch (error2) {
         if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
@@ -75227,8 +75376,8 @@ var Planner = class {
     }
     const liveByKey = new Map(lives.map((l) => [l.key, l]));
     const scope = {
-      declared: new Set(coll.items.map(keyOf3)),
-      planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf3(i), i.fields]))
+      declared: new Set(coll.items.map(keyOf2)),
+      planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf2(i), i.fields]))
     };
     const shapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => ({ item: i, pattern: labelPattern(i.label) }));
     const shapeOf = (live) => shapes.find((s) => s.pattern.test(live.key))?.item;
@@ -75255,29 +75404,31 @@ var Planner = class {
     }
     const liveLabel = (live) => shownLive.get(live)?.label ?? live.key;
     const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
+    const planOne = async (item) => {
+      const key = keyOf2(item);
+      const label = labelOf(item);
+      const address = addressOf(parentAddress, kind, label);
+      const live = liveByKey.get(key);
+      if (live) this.seen(address, this.maskedFields(specs2, live.fields, item.fields));
+      const mine = [];
+      await this.planItem(
+        kind,
+        item,
+        { key, label, address },
+        parentAddress,
+        parent,
+        live,
+        parentExists,
+        depth,
+        scope,
+        mine,
+        compared(item)
+      );
+      return mine;
+    };
+    const window = topLevel ? pLimit(this.window) : void 0;
     const perItem = await Promise.all(
-      ordered.map(async (item) => {
-        const key = keyOf3(item);
-        const label = labelOf(item);
-        const address = addressOf(parentAddress, kind, label);
-        const live = liveByKey.get(key);
-        if (live) this.liveSeen.push([address, this.maskedFields(specs2, live.fields, item.fields)]);
-        const mine = [];
-        await this.planItem(
-          kind,
-          item,
-          { key, label, address },
-          parentAddress,
-          parent,
-          live,
-          parentExists,
-          depth,
-          scope,
-          mine,
-          compared(item)
-        );
-        return mine;
-      })
+      ordered.map((item) => window ? window(() => planOne(item)) : planOne(item))
     );
     for (const steps of perItem) for (const step of steps) out.push(step);
     if (coll.policy === "ignore" || !fullRead) return;
@@ -75286,7 +75437,7 @@ var Planner = class {
       const address = addressOf(parentAddress, kind, liveLabel(live));
       if (this.cascaded.has(address)) continue;
       const like = shapeOf(live)?.fields;
-      this.liveSeen.push([address, this.maskedFields(specs2, live.fields, like)]);
+      this.seen(address, this.maskedFields(specs2, live.fields, like));
       const self = { address, collection, key: live.key, ref: live.id, live, parent };
       const base2 = {
         address,
@@ -75335,6 +75486,9 @@ var Planner = class {
       }
     }
   }
+  seen(address, masked) {
+    this.liveSeen.push([address, createHash3("sha256").update(JSON.stringify(masked)).digest("base64")]);
+  }
   /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
   maskedFields(specs2, fields, desired) {
     return Object.fromEntries(
@@ -75343,7 +75497,7 @@ var Planner = class {
   }
   async planItem(kind, item, { key, label, address }, parentAddress, parent, live, parentExists, depth, scope, out, compare = true) {
     const specs2 = this.registry.fields(parent.collection, kind.collection);
-    this.sources.set(address, item.source);
+    if (depth === 0) this.sources.set(address, item.source);
     if (item.state !== "absent" && item.needs && item.needs.length > 0) {
       this.problem(
         address,
@@ -75604,7 +75758,9 @@ function byPlace(problems2) {
 }
 function digestLive(entries) {
   const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
-  return createHash3("sha256").update(JSON.stringify(sorted)).digest("hex");
+  const hash = createHash3("sha256");
+  for (const [address, fields] of sorted) hash.update(address).update("\0").update(fields).update("\n");
+  return hash.digest("hex");
 }
 async function makePlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
@@ -75734,9 +75890,9 @@ function isChild(prop, resolve9) {
 }
 function fieldSpecsFromSchema(schema, resolve9) {
   const specs2 = /* @__PURE__ */ new Map();
-  for (const [name, raw2] of Object.entries(collectProperties(schema, resolve9))) {
+  for (const [name, raw] of Object.entries(collectProperties(schema, resolve9))) {
     if (META_KEYS2.has(name)) continue;
-    const prop = deref(raw2, resolve9);
+    const prop = deref(raw, resolve9);
     specs2.set(name, {
       name,
       sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
@@ -75791,7 +75947,7 @@ function refFile(schema, base2) {
 var index;
 function buildIndex() {
   const found = /* @__PURE__ */ new Map();
-  const visit = (parent, schema, file, depth) => {
+  const visit2 = (parent, schema, file, depth) => {
     if (depth > 6) return;
     const resolve9 = resolver(file);
     const props = schema["properties"] ?? {};
@@ -75813,7 +75969,7 @@ function buildIndex() {
       }
       if (!item) continue;
       found.set(`${parent}.${name}`, { schema: item, file: itemFile });
-      visit(name, item, itemFile, depth + 1);
+      visit2(name, item, itemFile, depth + 1);
     }
   };
   const root = loadDocuments().get("manifest.schema.json");
@@ -75822,7 +75978,7 @@ function buildIndex() {
   const instance = loadDocuments().get("instance.schema.json");
   if (instance) {
     found.set(".instance", { schema: instance, file: "instance.schema.json" });
-    visit("instance", instance, "instance.schema.json", 0);
+    visit2("instance", instance, "instance.schema.json", 0);
   }
   for (const top of ["groups", "projects"]) {
     const ref2 = rootProps[top]?.["additionalProperties"]?.["$ref"];
@@ -75830,7 +75986,7 @@ function buildIndex() {
     const schema = file ? loadDocuments().get(file) : void 0;
     if (file && schema) {
       found.set(`instance.${top}`, { schema, file });
-      visit(top, schema, file, 0);
+      visit2(top, schema, file, 0);
     }
   }
   return found;
@@ -75849,8 +76005,8 @@ var settingSpecs = () => {
   specs ??= fieldSpecs("instance", KEY);
   return specs;
 };
-function listsAsText(raw2) {
-  const out = { ...raw2 };
+function listsAsText(raw) {
+  const out = { ...raw };
   for (const [name, value] of Object.entries(out)) {
     const spec = settingSpecs().get(name);
     if (Array.isArray(value) && spec && !spec.set) out[name] = value.join(",");
@@ -75858,10 +76014,10 @@ function listsAsText(raw2) {
   return out;
 }
 var BAR = "performance_bar_allowed_group_path";
-function toLive2(raw2) {
-  const fields = listsAsText(raw2);
-  fields[BAR] = raw2["performance_bar_allowed_group_id"] ?? null;
-  return { key: KEY, id: KEY, fields, raw: raw2 };
+function toLive2(raw) {
+  const fields = listsAsText(raw);
+  fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
+  return { key: KEY, id: KEY, fields, raw };
 }
 async function groupPath(ctx, id) {
   if (typeof id !== "number") return "";
@@ -76082,12 +76238,12 @@ function instanceKeys(ctx) {
   return p2;
 }
 function createdKeys(ctx) {
-  let created2 = ctx.memo.get("deploy_keys:created");
-  if (!created2) {
-    created2 = /* @__PURE__ */ new Map();
-    ctx.memo.set("deploy_keys:created", created2);
+  let created = ctx.memo.get("deploy_keys:created");
+  if (!created) {
+    created = /* @__PURE__ */ new Map();
+    ctx.memo.set("deploy_keys:created", created);
   }
-  return created2;
+  return created;
 }
 async function existingKey(ctx, key) {
   return createdKeys(ctx).get(key) ?? (await instanceKeys(ctx))?.get(key);
@@ -76146,9 +76302,9 @@ var deployKeyKind = {
 async function createOrEnable(ctx, parent, desired, key) {
   const found = await existingKey(ctx, key);
   if (!found) {
-    let created2;
+    let created;
     try {
-      created2 = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
+      created = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
         body: body(desired, ["title", "key", "can_push"]),
         shape: KEY_SHAPE
       });
@@ -76160,8 +76316,8 @@ async function createOrEnable(ctx, parent, desired, key) {
       }
       throw error2;
     }
-    createdKeys(ctx).set(key, created2);
-    return toLive5(created2, desired["can_push"] ?? false);
+    createdKeys(ctx).set(key, created);
+    return toLive5(created, desired["can_push"] ?? false);
   }
   let enabled;
   try {
@@ -76440,13 +76596,13 @@ var milestoneKind = {
     const payload = { title: key };
     for (const name of FIELDS4)
       if (desired[name] !== void 0 && name !== "title") payload[name] = desired[name];
-    let created2 = await ctx.api.post(`${ownerPath(parent)}/milestones`, {
+    let created = await ctx.api.post(`${ownerPath(parent)}/milestones`, {
       body: payload,
       shape: SHAPE4
     });
     if (textOf(desired["state"]) === "closed")
-      created2 = await put2(ctx, parent, created2.id, { state_event: "close" });
-    return toLive7(created2);
+      created = await put2(ctx, parent, created.id, { state_event: "close" });
+    return toLive7(created);
   },
   async update(ctx, parent, live, desired, changed2) {
     const payload = {};
@@ -76549,8 +76705,17 @@ var toLive9 = (s) => ({
   key: s.description,
   id: s.id,
   fields: { ...pick(s, FIELDS5), owner: s.owner?.username ?? null },
-  raw: s
+  raw: { ...s.variables ? { variables: s.variables } : {} }
 });
+var fromLive = (live) => {
+  const owner = live.fields["owner"];
+  return {
+    ...pick(live.fields, FIELDS5),
+    id: Number(live.id),
+    description: live.key,
+    owner: typeof owner === "string" ? { username: owner } : null
+  };
+};
 async function schedulePut(ctx, parent, id, payload) {
   return ctx.api.put(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${id}`}`, {
     body: payload,
@@ -76583,14 +76748,14 @@ var pipelineScheduleKind = {
     return out;
   },
   async create(ctx, parent, desired) {
-    const created2 = await ctx.api.post(`${ownerPath(parent)}/pipeline_schedules`, {
+    const created = await ctx.api.post(`${ownerPath(parent)}/pipeline_schedules`, {
       body: body(desired, FIELDS5),
       shape: SCHEDULE_SHAPE
     });
-    return toLive9({ ...created2, variables: [] });
+    return toLive9({ ...created, variables: [] });
   },
   async update(ctx, parent, live, desired, changed2) {
-    let current = live.raw;
+    let current = fromLive(live);
     if (changed2.includes("owner")) {
       current = await ctx.api.post(
         `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}/take_ownership`}`,
@@ -76599,7 +76764,8 @@ var pipelineScheduleKind = {
     }
     const edits = changed2.filter((f2) => FIELDS5.includes(f2));
     if (edits.length > 0) current = await schedulePut(ctx, parent, live.id, body(desired, edits));
-    return toLive9({ ...current, variables: live.raw.variables });
+    const variables = live.raw?.variables;
+    return toLive9({ ...current, ...variables ? { variables } : {} });
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}`}`);
@@ -76738,11 +76904,11 @@ var protectedEnvironmentKind = {
     );
   },
   async create(ctx, parent, desired, key) {
-    const created2 = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
+    const created = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
       body: { name: key, deploy_access_levels: desired["deploy_access_levels"] },
       shape: ENVIRONMENT_SHAPE
     });
-    return toLive10(created2);
+    return toLive10(created);
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${ownerPath(parent)}${apiPath`/protected_environments/${live.key}`}`);
@@ -76759,13 +76925,13 @@ function base(parent) {
   return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}/variables`}`;
 }
 async function liveVariables(ctx, parent, fresh = false) {
-  const raw2 = parent.live?.raw;
-  if (raw2?.variables && !fresh) return raw2.variables;
-  const detail2 = await ctx.api.get(
+  const raw = parent.live?.raw;
+  if (raw?.variables && !fresh) return raw.variables;
+  const detail = await ctx.api.get(
     `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`,
     { shape: { variables: listOf(VARIABLE_SHAPE, true) } }
   );
-  return detail2.variables ?? [];
+  return detail.variables ?? [];
 }
 var scheduleVariableKind = {
   collection: "variables",
@@ -76776,11 +76942,11 @@ var scheduleVariableKind = {
     return (await liveVariables(ctx, parent, options?.fresh)).map(toLive11);
   },
   async create(ctx, parent, desired, key) {
-    const created2 = await ctx.api.post(base(parent), {
+    const created = await ctx.api.post(base(parent), {
       body: { key, ...body(desired, ["value", "variable_type"]) },
       shape: VARIABLE_SHAPE
     });
-    return toLive11(created2);
+    return toLive11(created);
   },
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put(`${base(parent)}${apiPath`/${live.key}`}`, {
@@ -76877,16 +77043,16 @@ var scimUserKind = {
       name: fullNames.get(desired) ?? desired["name"],
       ...desired["active"] === false ? {} : { active: true }
     };
-    const created2 = await ctx.api.post(usersPath(parent), {
+    const created = await ctx.api.post(usersPath(parent), {
       scim: true,
       body: payload,
       shape: SCIM_USER_SHAPE
     });
     if (desired["active"] === false) {
-      await patch(ctx, parent, created2.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive12({ ...created2, active: false });
+      await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
+      return toLive12({ ...created, active: false });
     }
-    return toLive12(created2);
+    return toLive12(created);
   },
   async update(ctx, parent, live, desired, changed2) {
     const ops = [];
@@ -76950,11 +77116,11 @@ var systemHookKind = {
     return (await ctx.api.list("/hooks", { shape: SHAPE6 })).map(toLive13);
   },
   async create(ctx, _parent, desired, key) {
-    const created2 = await ctx.api.post("/hooks", {
+    const created = await ctx.api.post("/hooks", {
       body: { ...body(desired), url: key },
       shape: SHAPE6
     });
-    return toLive13(created2);
+    return toLive13(created);
   },
   async remove(ctx, _parent, live) {
     await ctx.api.delete(apiPath`/hooks/${live.id}`);
@@ -77041,20 +77207,20 @@ var triggerKind = {
     const target = typeof file === "string" ? file : void 0;
     const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
     if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
-    const created2 = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
+    const created = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
       body: { description: key },
       shape: SHAPE7
     });
-    if (target && created2.token) {
+    if (target && created.token) {
       try {
-        writeToken(target, created2.token);
+        writeToken(target, created.token);
       } catch (error2) {
         throw new Error(
           `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${error2.message}; the trigger's owner can read the token in the project's CI/CD settings`
         );
       }
     }
-    return toLive14(created2);
+    return toLive14(created);
   },
   async update(ctx, parent, live, desired) {
     const updated = await ctx.api.put(`${ownerPath(parent)}${apiPath`/triggers/${live.id}`}`, {
@@ -77128,7 +77294,7 @@ var wikiPageKind = {
     return slugOf(title) === slug ? { ...rest, title } : { ...live.fields, title };
   },
   async create(ctx, parent, desired) {
-    const created2 = await ctx.api.post(`${ownerPath(parent)}/wikis`, {
+    const created = await ctx.api.post(`${ownerPath(parent)}/wikis`, {
       body: {
         title: titles.get(desired) ?? desired["title"],
         content: desired["content"] ?? "",
@@ -77139,8 +77305,8 @@ var wikiPageKind = {
     for (const file of desired["attachments"] ?? [])
       await upload(ctx, parent, file);
     return toLive15({
-      ...created2,
-      content: created2.content ?? desired["content"] ?? ""
+      ...created,
+      content: created.content ?? desired["content"] ?? ""
     });
   },
   async update(ctx, parent, live, desired, changed2) {
@@ -77346,1468 +77512,6 @@ async function applyPlanResult(ctx, result, options) {
 
 // src/export/export.ts
 var import_yaml3 = __toESM(require_dist2(), 1);
-
-// src/sandbox/fixture.ts
-var import_yaml4 = __toESM(require_dist2(), 1);
-
-// src/sandbox/store.ts
-var VISIBILITIES = ["private", "internal", "public"];
-var VISIBILITY_LEVEL2 = { private: 0, internal: 10, public: 20 };
-var isRecord = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
-var INTEGER = { what: "an integer", test: (v2) => Number.isSafeInteger(v2) };
-var STRING = { what: "a string", test: (v2) => typeof v2 === "string" };
-var BOOLEAN = { what: "true or false", test: (v2) => typeof v2 === "boolean" };
-var nullable = (c) => ({
-  what: `${c.what} or null`,
-  test: (v2) => v2 === null || c.test(v2)
-});
-var oneOf = (...values) => ({
-  what: `one of ${values.map((x) => JSON.stringify(x)).join(", ")}`,
-  test: (v2) => values.includes(v2)
-});
-var listOf2 = (spec) => ({
-  what: "a list of records",
-  test: (v2) => Array.isArray(v2) && v2.every((item) => recordProblem(item, spec) === void 0)
-});
-var SHARES = listOf2({ group_id: INTEGER, group_access_level: INTEGER, "expires_at?": nullable(STRING) });
-var RECORDS = {
-  users: {
-    id: INTEGER,
-    username: STRING,
-    name: STRING,
-    email: STRING,
-    state: oneOf("active", "blocked", "deactivated"),
-    admin: BOOLEAN,
-    namespace_id: INTEGER,
-    "external?": BOOLEAN,
-    "identities?": listOf2({ provider: STRING, extern_uid: STRING, "saml_provider_id?": nullable(INTEGER) })
-  },
-  tokens: { user_id: INTEGER, "token_sha256?": STRING, "token?": STRING, "name?": STRING },
-  groups: {
-    id: INTEGER,
-    name: STRING,
-    path: STRING,
-    parent_id: nullable(INTEGER),
-    visibility: oneOf(...VISIBILITIES),
-    "description?": nullable(STRING),
-    "shared_with_groups?": SHARES
-  },
-  projects: {
-    id: INTEGER,
-    name: STRING,
-    path: STRING,
-    namespace_id: INTEGER,
-    visibility: oneOf(...VISIBILITIES),
-    "archived?": BOOLEAN,
-    "tag_list?": { what: "a list of strings", test: (v2) => Array.isArray(v2) && v2.every(STRING.test) },
-    "shared_with_groups?": SHARES
-  },
-  members: {
-    source_type: oneOf("group", "project"),
-    source_id: INTEGER,
-    user_id: INTEGER,
-    access_level: INTEGER
-  }
-};
-function recordProblem(item, spec) {
-  if (!isRecord(item)) return " must be a record (a JSON object)";
-  for (const [key, check2] of Object.entries(spec)) {
-    const optional2 = key.endsWith("?");
-    const field = optional2 ? key.slice(0, -1) : key;
-    const value = item[field];
-    if (value === void 0 && optional2) continue;
-    if (!check2.test(value))
-      return `.${field} must be ${check2.what}, not ${JSON.stringify(value) ?? "missing"}`;
-  }
-  return void 0;
-}
-
-// src/sandbox/settings-catalog.ts
-var SETTINGS = [
-  { name: "admin_notification_email", type: "string", default: null },
-  { name: "after_sign_out_path", type: "string", default: null },
-  { name: "after_sign_up_text", type: "string", default: null },
-  { name: "spam_service_api_key", type: "string", default: null },
-  { name: "spam_service_enabled", type: "boolean", default: false },
-  { name: "allow_group_owners_to_manage_ldap", type: "boolean", default: true, licensed: true },
-  { name: "allow_local_requests_from_system_hooks", type: "boolean", default: true },
-  { name: "allow_local_requests_from_web_hooks_and_services", type: "boolean", default: false },
-  { name: "archive_builds_in_human_readable", type: "string", default: null },
-  { name: "asset_proxy_enabled", type: "boolean", default: false },
-  { name: "asset_proxy_secret_key", type: "string", default: null, writeOnly: true },
-  { name: "asset_proxy_url", type: "string", default: null },
-  { name: "asset_proxy_whitelist", type: "string[]", default: [] },
-  { name: "authorized_keys_enabled", type: "boolean", default: true },
-  { name: "auto_devops_domain", type: "string", default: null },
-  { name: "auto_devops_enabled", type: "boolean", default: true },
-  { name: "check_namespace_plan", type: "boolean", default: false, licensed: true },
-  { name: "commit_email_hostname", type: "string", default: null },
-  { name: "container_registry_token_expire_delay", type: "integer", default: 5 },
-  { name: "default_artifacts_expire_in", type: "string", default: "30 days" },
-  { name: "default_branch_protection", type: "integer", default: 2 },
-  { name: "default_ci_config_path", type: "string", default: null },
-  { name: "default_group_visibility", type: "visibility", default: "private" },
-  { name: "default_project_creation", type: "integer", default: 2 },
-  { name: "default_projects_limit", type: "integer", default: 1e5 },
-  { name: "default_project_visibility", type: "visibility", default: "private" },
-  { name: "default_snippet_visibility", type: "visibility", default: "private" },
-  { name: "diff_max_patch_bytes", type: "integer", default: 204800 },
-  { name: "disabled_oauth_sign_in_sources", type: "string[]", default: [] },
-  { name: "dns_rebinding_protection_enabled", type: "boolean", default: true },
-  { name: "domain_blacklist", type: "string[]", default: [] },
-  { name: "domain_blacklist_enabled", type: "boolean", default: false },
-  { name: "domain_whitelist", type: "string[]", default: null },
-  { name: "dsa_key_restriction", type: "integer", default: 0 },
-  { name: "ecdsa_key_restriction", type: "integer", default: 0 },
-  { name: "ed25519_key_restriction", type: "integer", default: 0 },
-  { name: "rsa_key_restriction", type: "integer", default: 0 },
-  { name: "cloudk8s_integration_enabled", type: "boolean", default: false },
-  { name: "cloudk8s_account_id", type: "string", default: null },
-  { name: "cloudk8s_access_key_id", type: "string", default: null },
-  { name: "cloudk8s_secret_access_key", type: "string", default: null, writeOnly: true },
-  { name: "searchengine_hosted", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_hosted_region", type: "string", default: "us-east-1", licensed: true },
-  { name: "searchengine_hosted_access_key", type: "string", default: null, licensed: true },
-  { name: "searchengine_hosted_secret_access_key", type: "string", default: null, licensed: true },
-  { name: "searchengine_indexing", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_limit_indexing", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_search", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_namespace_ids", type: "integer[]", default: [], licensed: true },
-  { name: "searchengine_project_ids", type: "integer[]", default: [], licensed: true },
-  { name: "searchengine_url", type: "string[]", default: ["http://localhost:9200"], licensed: true },
-  { name: "email_additional_text", type: "string", default: null, licensed: true },
-  { name: "email_author_in_body", type: "boolean", default: false },
-  { name: "enabled_git_access_protocol", type: "string", default: null },
-  { name: "enforce_terms", type: "boolean", default: false },
-  { name: "terms", type: "string", default: null },
-  { name: "external_auth_client_cert", type: "string", default: null },
-  { name: "external_auth_client_key", type: "string", default: null },
-  { name: "external_auth_client_key_pass", type: "string", default: null },
-  { name: "external_authorization_service_default_label", type: "string", default: null },
-  { name: "external_authorization_service_enabled", type: "boolean", default: false },
-  { name: "external_authorization_service_url", type: "string", default: null },
-  { name: "external_authorization_service_timeout", type: "float", default: 0.5 },
-  { name: "signup_enabled", type: "boolean", default: true },
-  { name: "password_authentication_enabled_for_web", type: "boolean", default: true },
-  { name: "avatar_service_enabled", type: "boolean", default: true },
-  { name: "sign_in_text", type: "string", default: null },
-  { name: "home_page_url", type: "string", default: null },
-  { name: "restricted_visibility_levels", type: "visibility[]", default: [] },
-  { name: "max_attachment_size", type: "integer", default: 10 },
-  { name: "session_expire_delay", type: "integer", default: 10080 },
-  { name: "user_oauth_applications", type: "boolean", default: true },
-  { name: "outbound_local_requests_whitelist", type: "string[]", default: [] },
-  { name: "repository_storages", type: "string[]", default: ["default"] },
-  { name: "diagram_enabled", type: "boolean", default: false },
-  { name: "diagram_url", type: "string", default: null },
-  { name: "terminal_max_session_time", type: "integer", default: 0 },
-  { name: "polling_interval_multiplier", type: "float", default: 1 },
-  { name: "first_day_of_week", type: "integer", default: 0 },
-  { name: "performance_bar_allowed_group_id", type: "integer", default: null },
-  { name: "instance_statistics_visibility_private", type: "boolean", default: false },
-  { name: "user_show_add_ssh_key_message", type: "boolean", default: true },
-  { name: "local_markdown_version", type: "integer", default: 0 },
-  { name: "file_template_project_id", type: "integer", default: null, licensed: true },
-  { name: "geo_node_allowed_ips", type: "string", default: "0.0.0.0/0, ::/0", licensed: true },
-  { name: "geo_status_timeout", type: "integer", default: 10, licensed: true },
-  { name: "deletion_adjourned_period", type: "integer", default: 7, licensed: true },
-  { name: "admin_mode", type: "boolean", default: false },
-  { name: "automatic_purchased_storage_allocation", type: "boolean", default: false, licensed: true },
-  { name: "container_expiration_policies_enable_historic_entries", type: "boolean", default: false },
-  { name: "container_registry_cleanup_tags_service_max_list_size", type: "integer", default: 200 },
-  { name: "container_registry_delete_tags_service_timeout", type: "integer", default: 250 },
-  { name: "container_registry_expiration_policies_caching", type: "boolean", default: true },
-  { name: "container_registry_expiration_policies_worker_capacity", type: "integer", default: 4 },
-  { name: "container_registry_import_created_before", type: "string", default: "2022-01-23T00:00:00.000Z" },
-  { name: "container_registry_import_max_retries", type: "integer", default: 3 },
-  { name: "container_registry_import_max_step_duration", type: "integer", default: 300 },
-  { name: "container_registry_import_max_tags_count", type: "integer", default: 100 },
-  { name: "container_registry_import_start_max_retries", type: "integer", default: 50 },
-  { name: "container_registry_import_target_plan", type: "string", default: "free" },
-  { name: "container_registry_import_timeout", type: "integer", default: 600 },
-  { name: "container_registry_pre_import_tags_rate", type: "string", default: "0.5" },
-  { name: "container_registry_pre_import_timeout", type: "integer", default: 1800 },
-  { name: "custom_http_clone_url_root", type: "string", default: null },
-  { name: "deactivate_dormant_users", type: "boolean", default: false },
-  { name: "deactivate_dormant_users_period", type: "integer", default: 90 },
-  { name: "default_branch_name", type: "string", default: null },
-  { name: "delete_inactive_projects", type: "boolean", default: false },
-  { name: "diff_max_files", type: "integer", default: 1e3 },
-  { name: "diff_max_lines", type: "integer", default: 5e4 },
-  { name: "disable_feed_token", type: "boolean", default: false },
-  { name: "ecdsa_sk_key_restriction", type: "integer", default: 0 },
-  { name: "ed25519_sk_key_restriction", type: "integer", default: 0 },
-  { name: "email_restrictions", type: "string", default: null },
-  { name: "email_restrictions_enabled", type: "boolean", default: false },
-  { name: "enforce_namespace_storage_limit", type: "boolean", default: false, licensed: true },
-  { name: "error_tracking_api_url", type: "string", default: null },
-  { name: "error_tracking_enabled", type: "boolean", default: false },
-  { name: "external_pipeline_validation_service_timeout", type: "integer", default: null },
-  { name: "external_pipeline_validation_service_token", type: "string", default: null },
-  { name: "external_pipeline_validation_service_url", type: "string", default: null },
-  { name: "floc_enabled", type: "boolean", default: false },
-  { name: "force_pages_access_control", type: "boolean", default: false },
-  { name: "gitaly_timeout_default", type: "integer", default: 55 },
-  { name: "gitaly_timeout_fast", type: "integer", default: 10 },
-  { name: "gitaly_timeout_medium", type: "integer", default: 30 },
-  { name: "gitpod_enabled", type: "boolean", default: false },
-  { name: "gitpod_url", type: "string", default: "https://gitpod.io/" },
-  { name: "grafana_enabled", type: "boolean", default: false },
-  { name: "grafana_url", type: "string", default: "/-/grafana" },
-  { name: "group_download_export_limit", type: "integer", default: 1 },
-  { name: "group_export_limit", type: "integer", default: 6 },
-  { name: "group_import_limit", type: "integer", default: 6 },
-  { name: "group_runner_token_expiration_interval", type: "integer", default: null },
-  { name: "hashed_storage_enabled", type: "boolean", default: true },
-  { name: "help_page_documentation_base_url", type: "string", default: null },
-  { name: "help_page_hide_commercial_content", type: "boolean", default: false },
-  { name: "help_page_support_url", type: "string", default: null },
-  { name: "help_page_text", type: "string", default: null },
-  { name: "help_text", type: "string", default: null, licensed: true },
-  { name: "hide_third_party_offers", type: "boolean", default: false },
-  { name: "housekeeping_bitmaps_enabled", type: "boolean", default: true },
-  { name: "housekeeping_enabled", type: "boolean", default: true },
-  { name: "housekeeping_full_repack_period", type: "integer", default: 50 },
-  { name: "housekeeping_gc_period", type: "integer", default: 200 },
-  { name: "housekeeping_incremental_repack_period", type: "integer", default: 10 },
-  { name: "html_emails_enabled", type: "boolean", default: true },
-  {
-    name: "import_sources",
-    type: "string[]",
-    default: [
-      "github",
-      "bitbucket",
-      "bitbucket_server",
-      "gitlab",
-      "google_code",
-      "fogbugz",
-      "git",
-      "gitlab_project",
-      "gitea",
-      "manifest",
-      "phabricator"
-    ]
-  },
-  { name: "in_product_marketing_emails_enabled", type: "boolean", default: true },
-  { name: "inactive_projects_delete_after_months", type: "integer", default: 2 },
-  { name: "inactive_projects_min_size_mb", type: "integer", default: 0 },
-  { name: "inactive_projects_send_warning_email_after_months", type: "integer", default: 1 },
-  { name: "invisible_captcha_enabled", type: "boolean", default: false },
-  { name: "invitation_flow_enforcement", type: "boolean", default: false },
-  { name: "issues_create_limit", type: "integer", default: 300 },
-  { name: "jira_connect_application_key", type: "string", default: null },
-  { name: "keep_latest_artifact", type: "boolean", default: true },
-  { name: "kroki_enabled", type: "boolean", default: false },
-  { name: "kroki_formats", type: "hash", default: { blockdiag: false, bpmn: false, excalidraw: false } },
-  { name: "kroki_url", type: "string", default: null },
-  { name: "lock_memberships_to_ldap", type: "boolean", default: false, licensed: true },
-  { name: "login_recaptcha_protection_enabled", type: "boolean", default: false },
-  { name: "mailgun_events_enabled", type: "boolean", default: false },
-  { name: "mailgun_signing_key", type: "string", default: null },
-  { name: "max_artifacts_size", type: "integer", default: 100 },
-  { name: "max_export_size", type: "integer", default: 0 },
-  { name: "max_import_size", type: "integer", default: 0 },
-  { name: "max_pages_size", type: "integer", default: 100 },
-  { name: "max_personal_access_token_lifetime", type: "integer", default: null, licensed: true },
-  { name: "max_ssh_key_lifetime", type: "integer", default: null, licensed: true },
-  { name: "max_yaml_depth", type: "integer", default: 100 },
-  { name: "max_yaml_size_bytes", type: "integer", default: 1048576 },
-  { name: "metrics_method_call_threshold", type: "integer", default: 10 },
-  { name: "minimum_password_length", type: "integer", default: 8 },
-  { name: "mirror_available", type: "boolean", default: true },
-  { name: "notes_create_limit", type: "integer", default: 300 },
-  { name: "notes_create_limit_allowlist_raw", type: "string", default: "" },
-  { name: "notify_on_unknown_sign_in", type: "boolean", default: true },
-  { name: "package_registry_cleanup_policies_worker_capacity", type: "integer", default: 2 },
-  { name: "pages_domain_verification_enabled", type: "boolean", default: true },
-  { name: "password_authentication_enabled_for_git", type: "boolean", default: true },
-  { name: "personal_access_token_prefix", type: "string", default: "glpat-" },
-  { name: "pipeline_limit_per_project_user_sha", type: "integer", default: 0 },
-  { name: "project_download_export_limit", type: "integer", default: 1 },
-  { name: "project_export_enabled", type: "boolean", default: true },
-  { name: "project_export_limit", type: "integer", default: 6 },
-  { name: "project_import_limit", type: "integer", default: 6 },
-  { name: "project_runner_token_expiration_interval", type: "integer", default: null },
-  { name: "prometheus_metrics_enabled", type: "boolean", default: true },
-  { name: "protected_ci_variables", type: "boolean", default: true },
-  {
-    name: "protected_paths_raw",
-    type: "string",
-    default: "/users/password\n/users/sign_in\n/api/v3/session.json\n/api/v3/session\n/api/v4/session.json\n/api/v4/session\n/users\n/users/confirmation\n/unsubscribes/\n/import/github/personal_access_token\n/admin/session"
-  },
-  { name: "push_event_activities_limit", type: "integer", default: 3 },
-  { name: "push_event_hooks_limit", type: "integer", default: 3 },
-  { name: "rate_limiting_response_text", type: "string", default: null },
-  { name: "raw_blob_request_limit", type: "integer", default: 300 },
-  { name: "recaptcha_enabled", type: "boolean", default: false },
-  { name: "recaptcha_private_key", type: "string", default: null },
-  { name: "recaptcha_site_key", type: "string", default: null },
-  { name: "receive_max_input_size", type: "integer", default: null },
-  { name: "repository_checks_enabled", type: "boolean", default: true },
-  { name: "repository_size_limit", type: "integer", default: 0, licensed: true },
-  { name: "repository_storages_weighted", type: "hash", default: { default: 100 } },
-  { name: "require_admin_approval_after_user_signup", type: "boolean", default: true },
-  { name: "require_two_factor_authentication", type: "boolean", default: false },
-  { name: "runner_token_expiration_interval", type: "integer", default: null },
-  { name: "search_rate_limit", type: "integer", default: 30 },
-  { name: "search_rate_limit_unauthenticated", type: "integer", default: 10 },
-  { name: "searchengine_analyzers_kuromoji_enabled", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_analyzers_kuromoji_search", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_analyzers_smartcn_enabled", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_analyzers_smartcn_search", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_client_request_timeout", type: "integer", default: 0, licensed: true },
-  { name: "searchengine_indexed_field_length_limit", type: "integer", default: 0, licensed: true },
-  { name: "searchengine_indexed_file_size_limit_kb", type: "integer", default: 1024, licensed: true },
-  { name: "searchengine_max_bulk_concurrency", type: "integer", default: 10, licensed: true },
-  { name: "searchengine_max_bulk_size_mb", type: "integer", default: 10, licensed: true },
-  { name: "searchengine_password", type: "string", default: null, licensed: true },
-  { name: "searchengine_pause_indexing", type: "boolean", default: false, licensed: true },
-  { name: "searchengine_replicas", type: "integer", default: 1, licensed: true },
-  { name: "searchengine_shards", type: "integer", default: 5, licensed: true },
-  { name: "searchengine_username", type: "string", default: null, licensed: true },
-  { name: "secret_detection_revocation_token_types_url", type: "string", default: null, licensed: true },
-  { name: "secret_detection_token_revocation_enabled", type: "boolean", default: false, licensed: true },
-  { name: "secret_detection_token_revocation_token", type: "string", default: null, licensed: true },
-  { name: "secret_detection_token_revocation_url", type: "string", default: null, licensed: true },
-  { name: "send_user_confirmation_email", type: "boolean", default: false },
-  { name: "sentry_clientside_dsn", type: "string", default: null },
-  { name: "sentry_dsn", type: "string", default: null },
-  { name: "sentry_enabled", type: "boolean", default: false },
-  { name: "sentry_environment", type: "string", default: null },
-  { name: "shared_runners_enabled", type: "boolean", default: true },
-  { name: "shared_runners_minutes", type: "integer", default: 0, licensed: true },
-  { name: "shared_runners_text", type: "string", default: null },
-  { name: "sidekiq_job_limiter_compression_threshold_bytes", type: "integer", default: 1e5 },
-  { name: "sidekiq_job_limiter_limit_bytes", type: "integer", default: 0 },
-  { name: "sidekiq_job_limiter_mode", type: "string", default: "compress" },
-  { name: "slack_app_enabled", type: "boolean", default: false, licensed: true },
-  { name: "slack_app_id", type: "string", default: null, licensed: true },
-  { name: "slack_app_secret", type: "string", default: null, licensed: true },
-  { name: "slack_app_signing_secret", type: "string", default: null, licensed: true },
-  { name: "slack_app_verification_token", type: "string", default: null, licensed: true },
-  { name: "snippet_size_limit", type: "integer", default: 52428800 },
-  { name: "snowplow_app_id", type: "string", default: null },
-  { name: "snowplow_collector_hostname", type: "string", default: null },
-  { name: "snowplow_cookie_domain", type: "string", default: null },
-  { name: "snowplow_enabled", type: "boolean", default: false },
-  { name: "sourcegraph_enabled", type: "boolean", default: false },
-  { name: "sourcegraph_public_only", type: "boolean", default: true },
-  { name: "sourcegraph_url", type: "string", default: null },
-  { name: "spam_check_api_key", type: "string", default: null },
-  { name: "spam_check_endpoint_enabled", type: "boolean", default: false },
-  { name: "spam_check_endpoint_url", type: "string", default: null },
-  { name: "static_objects_external_storage_auth_token", type: "string", default: null },
-  { name: "static_objects_external_storage_url", type: "string", default: null },
-  { name: "suggest_pipeline_enabled", type: "boolean", default: true },
-  { name: "throttle_authenticated_api_enabled", type: "boolean", default: false },
-  { name: "throttle_authenticated_api_period_in_seconds", type: "integer", default: 3600 },
-  { name: "throttle_authenticated_api_requests_per_period", type: "integer", default: 7200 },
-  { name: "throttle_authenticated_deprecated_api_enabled", type: "boolean", default: false },
-  { name: "throttle_authenticated_deprecated_api_period_in_seconds", type: "integer", default: 3600 },
-  { name: "throttle_authenticated_deprecated_api_requests_per_period", type: "integer", default: 3600 },
-  { name: "throttle_authenticated_files_api_enabled", type: "boolean", default: false },
-  { name: "throttle_authenticated_files_api_period_in_seconds", type: "integer", default: 15 },
-  { name: "throttle_authenticated_files_api_requests_per_period", type: "integer", default: 500 },
-  { name: "throttle_authenticated_git_lfs_enabled", type: "boolean", default: false },
-  { name: "throttle_authenticated_git_lfs_period_in_seconds", type: "integer", default: 60 },
-  { name: "throttle_authenticated_git_lfs_requests_per_period", type: "integer", default: 1e3 },
-  { name: "throttle_authenticated_packages_api_enabled", type: "boolean", default: false },
-  { name: "throttle_authenticated_packages_api_period_in_seconds", type: "integer", default: 15 },
-  { name: "throttle_authenticated_packages_api_requests_per_period", type: "integer", default: 1e3 },
-  { name: "throttle_authenticated_web_enabled", type: "boolean", default: false },
-  { name: "throttle_authenticated_web_period_in_seconds", type: "integer", default: 3600 },
-  { name: "throttle_authenticated_web_requests_per_period", type: "integer", default: 7200 },
-  { name: "throttle_incident_management_notification_enabled", type: "boolean", default: false },
-  { name: "throttle_incident_management_notification_per_period", type: "integer", default: 3600 },
-  { name: "throttle_incident_management_notification_period_in_seconds", type: "integer", default: 3600 },
-  { name: "throttle_protected_paths_enabled", type: "boolean", default: false },
-  { name: "throttle_protected_paths_period_in_seconds", type: "integer", default: 60 },
-  { name: "throttle_protected_paths_requests_per_period", type: "integer", default: 10 },
-  { name: "throttle_unauthenticated_api_enabled", type: "boolean", default: false },
-  { name: "throttle_unauthenticated_api_period_in_seconds", type: "integer", default: 3600 },
-  { name: "throttle_unauthenticated_api_requests_per_period", type: "integer", default: 3600 },
-  { name: "throttle_unauthenticated_deprecated_api_enabled", type: "boolean", default: false },
-  { name: "throttle_unauthenticated_deprecated_api_period_in_seconds", type: "integer", default: 3600 },
-  { name: "throttle_unauthenticated_deprecated_api_requests_per_period", type: "integer", default: 1800 },
-  { name: "throttle_unauthenticated_enabled", type: "boolean", default: false },
-  { name: "throttle_unauthenticated_files_api_enabled", type: "boolean", default: false },
-  { name: "throttle_unauthenticated_files_api_period_in_seconds", type: "integer", default: 15 },
-  { name: "throttle_unauthenticated_files_api_requests_per_period", type: "integer", default: 125 },
-  { name: "throttle_unauthenticated_packages_api_enabled", type: "boolean", default: false },
-  { name: "throttle_unauthenticated_packages_api_period_in_seconds", type: "integer", default: 15 },
-  { name: "throttle_unauthenticated_packages_api_requests_per_period", type: "integer", default: 800 },
-  { name: "throttle_unauthenticated_period_in_seconds", type: "integer", default: 3600 },
-  { name: "throttle_unauthenticated_requests_per_period", type: "integer", default: 3600 },
-  { name: "throttle_unauthenticated_web_enabled", type: "boolean", default: false },
-  { name: "throttle_unauthenticated_web_period_in_seconds", type: "integer", default: 3600 },
-  { name: "throttle_unauthenticated_web_requests_per_period", type: "integer", default: 3600 },
-  { name: "time_tracking_limit_to_hours", type: "boolean", default: false },
-  { name: "two_factor_grace_period", type: "integer", default: 48 },
-  { name: "unique_ips_limit_enabled", type: "boolean", default: false },
-  { name: "unique_ips_limit_per_user", type: "integer", default: 10 },
-  { name: "unique_ips_limit_time_window", type: "integer", default: 3600 },
-  { name: "usage_ping_enabled", type: "boolean", default: true },
-  { name: "usage_ping_features_enabled", type: "boolean", default: false },
-  { name: "user_deactivation_emails_enabled", type: "boolean", default: true },
-  { name: "user_default_external", type: "boolean", default: false },
-  { name: "user_default_internal_regex", type: "string", default: null },
-  { name: "users_get_by_id_limit", type: "integer", default: 300 },
-  { name: "users_get_by_id_limit_allowlist_raw", type: "string", default: "" },
-  { name: "version_check_enabled", type: "boolean", default: true },
-  { name: "web_ide_clientside_preview_enabled", type: "boolean", default: false },
-  { name: "whats_new_variant", type: "string", default: "all_tiers" },
-  { name: "wiki_page_max_content_bytes", type: "integer", default: 52428800 }
-];
-
-// src/sandbox/routes/application-settings.ts
-var BY_NAME = new Map(SETTINGS.map((s) => [s.name, s]));
-
-// src/sandbox/routes/merge-requests.ts
-var NEGATABLE = {
-  author_id: { type: "integer" },
-  author_username: { type: "string" },
-  assignee_id: { type: "string" },
-  assignee_username: { type: "string[]", split: true },
-  reviewer_id: { type: "string" },
-  reviewer_username: { type: "string" },
-  labels: { type: "string[]", split: true },
-  milestone: { type: "string" },
-  my_reaction_emoji: { type: "string" }
-};
-var LIST_SPEC = {
-  ...NEGATABLE,
-  state: { type: "string", values: ["opened", "closed", "locked", "merged", "all"], default: "all" },
-  order_by: { type: "string", values: ["created_at", "updated_at"], default: "created_at" },
-  sort: { type: "string", values: ["asc", "desc"], default: "desc" },
-  with_labels_details: { type: "boolean", default: false },
-  with_merge_status_recheck: { type: "boolean", default: false },
-  created_after: { type: "datetime" },
-  created_before: { type: "datetime" },
-  updated_after: { type: "datetime" },
-  updated_before: { type: "datetime" },
-  view: { type: "string", values: ["simple"] },
-  scope: {
-    type: "string",
-    values: ["created-by-me", "assigned-to-me", "created_by_me", "assigned_to_me", "all"]
-  },
-  source_branch: { type: "string" },
-  source_project_id: { type: "integer" },
-  target_branch: { type: "string" },
-  search: { type: "string" },
-  in: { type: "string" },
-  wip: { type: "string", values: ["yes", "no"] },
-  not: { type: "hash" },
-  deployed_before: { type: "datetime" },
-  deployed_after: { type: "datetime" },
-  environment: { type: "string" }
-};
-
-// src/sandbox/routes/groups.ts
-var collator = new Intl.Collator("en");
-
-// src/sandbox/routes/group-import-export.ts
-var LIMITS = { maxBytes: 32 * 1024 * 1024, maxEntries: 1e4 };
-var PROJECT_CREATION = {
-  noone: 0,
-  maintainer: 1,
-  developer: 2
-};
-var SUBGROUP_CREATION = { owner: 0, maintainer: 1 };
-function keyOf2(table, value) {
-  return Object.keys(table).find((k2) => table[k2] === value);
-}
-var isBool = (v2) => typeof v2 === "boolean";
-var isBoolOrNull = (v2) => v2 === null || typeof v2 === "boolean";
-var isInt = (v2) => Number.isSafeInteger(v2);
-var oneOf2 = (...values) => (v2) => values.includes(v2);
-var ATTRIBUTE_READERS = {
-  description: [
-    (v2) => v2 === null || typeof v2 === "string",
-    (v2) => ({ description: v2 ?? "" }),
-    "a string"
-  ],
-  visibility_level: [
-    oneOf2(0, 10, 20),
-    (v2) => ({ visibility: VISIBILITIES.find((x) => VISIBILITY_LEVEL2[x] === v2) }),
-    "0, 10 or 20"
-  ],
-  membership_lock: [isBool, (v2) => ({ membership_lock: v2 }), "a boolean"],
-  share_with_group_lock: [isBool, (v2) => ({ share_with_group_lock: v2 }), "a boolean"],
-  request_access_enabled: [isBool, (v2) => ({ request_access_enabled: v2 }), "a boolean"],
-  lfs_enabled: [isBoolOrNull, (v2) => v2 === null ? {} : { lfs_enabled: v2 }, "a boolean or null"],
-  require_two_factor_authentication: [
-    isBool,
-    (v2) => ({ require_two_factor_authentication: v2 }),
-    "a boolean"
-  ],
-  two_factor_grace_period: [isInt, (v2) => ({ two_factor_grace_period: v2 }), "an integer"],
-  project_creation_level: [
-    oneOf2(null, 0, 1, 2),
-    (v2) => v2 === null ? {} : { project_creation_level: keyOf2(PROJECT_CREATION, v2) },
-    "0, 1, 2 or null"
-  ],
-  subgroup_creation_level: [
-    oneOf2(0, 1),
-    (v2) => ({ subgroup_creation_level: keyOf2(SUBGROUP_CREATION, v2) }),
-    "0 or 1"
-  ],
-  auto_devops_enabled: [
-    isBoolOrNull,
-    (v2) => ({ auto_devops_enabled: v2 }),
-    "a boolean or null"
-  ],
-  emails_disabled: [isBoolOrNull, (v2) => ({ emails_disabled: v2 }), "a boolean or null"],
-  mentions_disabled: [isBoolOrNull, (v2) => ({ mentions_disabled: v2 }), "a boolean or null"],
-  default_branch_protection: [
-    oneOf2(null, 0, 1, 2, 3),
-    (v2) => v2 === null ? {} : { default_branch_protection: v2 },
-    "0 to 3 or null"
-  ]
-};
-
-// src/sandbox/routes/projects.ts
-var collator2 = new Intl.Collator("en");
-
-// src/sandbox/template-data.ts
-var PERMISSIVE = {
-  conditions: ["include-copyright"],
-  permissions: ["commercial-use", "modifications", "distribution", "private-use"],
-  limitations: ["liability", "warranty"]
-};
-var MIT_TEXT = `MIT License
-
-Copyright (c) [year] [fullname]
-
-Permission is hereby granted, free of charge, to any person obtaining a copy
-of this software and associated documentation files (the "Software"), to deal
-in the Software without restriction, including without limitation the rights
-to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
-copies of the Software, and to permit persons to whom the Software is
-furnished to do so, subject to the following conditions:
-
-The above copyright notice and this permission notice shall be included in all
-copies or substantial portions of the Software.
-
-THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
-IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
-FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
-AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
-LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
-OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
-SOFTWARE.
-`;
-var BSD_DISCLAIMER = `THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS"
-AND ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE
-IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE ARE
-DISCLAIMED. IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE
-FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL
-DAMAGES (INCLUDING, BUT NOT LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR
-SERVICES; LOSS OF USE, DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER
-CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY,
-OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
-OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
-`;
-var BSD_CLAUSES = `Redistribution and use in source and binary forms, with or without
-modification, are permitted provided that the following conditions are met:
-
-1. Redistributions of source code must retain the above copyright notice, this
-   list of conditions and the following disclaimer.
-
-2. Redistributions in binary form must reproduce the above copyright notice,
-   this list of conditions and the following disclaimer in the documentation
-   and/or other materials provided with the distribution.
-`;
-var BSD_2_TEXT = `BSD 2-Clause License
-
-Copyright (c) [year], [fullname]
-
-${BSD_CLAUSES}
-${BSD_DISCLAIMER}`;
-var BSD_3_TEXT = `BSD 3-Clause License
-
-Copyright (c) [year], [fullname]
-
-${BSD_CLAUSES}
-3. Neither the name of the copyright holder nor the names of its
-   contributors may be used to endorse or promote products derived from
-   this software without specific prior written permission.
-
-${BSD_DISCLAIMER}`;
-var ISC_TEXT = `ISC License
-
-Copyright (c) [year], [fullname]
-
-Permission to use, copy, modify, and/or distribute this software for any
-purpose with or without fee is hereby granted, provided that the above
-copyright notice and this permission notice appear in all copies.
-
-THE SOFTWARE IS PROVIDED "AS IS" AND THE AUTHOR DISCLAIMS ALL WARRANTIES
-WITH REGARD TO THIS SOFTWARE INCLUDING ALL IMPLIED WARRANTIES OF
-MERCHANTABILITY AND FITNESS. IN NO EVENT SHALL THE AUTHOR BE LIABLE FOR
-ANY SPECIAL, DIRECT, INDIRECT, OR CONSEQUENTIAL DAMAGES OR ANY DAMAGES
-WHATSOEVER RESULTING FROM LOSS OF USE, DATA OR PROFITS, WHETHER IN AN
-ACTION OF CONTRACT, NEGLIGENCE OR OTHER TORTIOUS ACTION, ARISING OUT OF
-OR IN CONNECTION WITH THE USE OR PERFORMANCE OF THIS SOFTWARE.
-`;
-var NCSA_TEXT = `University of Illinois/NCSA Open Source License
-
-Copyright (c) [year] [fullname]. All rights reserved.
-
-Developed by: [project]
-              [fullname]
-              [projecturl]
-
-Permission is hereby granted, free of charge, to any person obtaining a copy of
-this software and associated documentation files (the "Software"), to deal with
-the Software without restriction, including without limitation the rights to
-use, copy, modify, merge, publish, distribute, sublicense, and/or sell copies
-of the Software, and to permit persons to whom the Software is furnished to do
-so, subject to the following conditions:
-
-    * Redistributions of source code must retain the above copyright notice,
-      this list of conditions and the following disclaimers.
-
-    * Redistributions in binary form must reproduce the above copyright notice,
-      this list of conditions and the following disclaimers in the
-      documentation and/or other materials provided with the distribution.
-
-    * Neither the names of [fullname], nor the names of its contributors may be
-      used to endorse or promote products derived from this Software without
-      specific prior written permission.
-
-THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
-IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS
-FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
-CONTRIBUTORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
-LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
-OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS WITH
-THE SOFTWARE.
-`;
-var UNLICENSE_TEXT = `This is free and unencumbered software released into the public domain.
-
-Anyone is free to copy, modify, publish, use, compile, sell, or
-distribute this software, either in source code form or as a compiled
-binary, for any purpose, commercial or non-commercial, and by any
-means.
-
-In jurisdictions that recognize copyright laws, the author or authors
-of this software dedicate any and all copyright interest in the
-software to the public domain. We make this dedication for the benefit
-of the public at large and to the detriment of our heirs and
-successors. We intend this dedication to be an overt act of
-relinquishment in perpetuity of all present and future rights to this
-software under copyright law.
-
-THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND,
-EXPRESS OR IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF
-MERCHANTABILITY, FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT.
-IN NO EVENT SHALL THE AUTHORS BE LIABLE FOR ANY CLAIM, DAMAGES OR
-OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE,
-ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR
-OTHER DEALINGS IN THE SOFTWARE.
-
-For more information, please refer to <http://unlicense.org>
-`;
-var APACHE_TEXT = `                                 Apache License
-                           Version 2.0, January 2004
-                        http://www.apache.org/licenses/
-
-   TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION
-
-   1. Definitions.
-
-      "License" shall mean the terms and conditions for use, reproduction,
-      and distribution as defined by Sections 1 through 9 of this document.
-
-      "Licensor" shall mean the copyright owner or entity authorized by
-      the copyright owner that is granting the License.
-
-      "Legal Entity" shall mean the union of the acting entity and all
-      other entities that control, are controlled by, or are under common
-      control with that entity. For the purposes of this definition,
-      "control" means (i) the power, direct or indirect, to cause the
-      direction or management of such entity, whether by contract or
-      otherwise, or (ii) ownership of fifty percent (50%) or more of the
-      outstanding shares, or (iii) beneficial ownership of such entity.
-
-      "You" (or "Your") shall mean an individual or Legal Entity
-      exercising permissions granted by this License.
-
-      "Source" form shall mean the preferred form for making modifications,
-      including but not limited to software source code, documentation
-      source, and configuration files.
-
-      "Object" form shall mean any form resulting from mechanical
-      transformation or translation of a Source form, including but
-      not limited to compiled object code, generated documentation,
-      and conversions to other media types.
-
-      "Work" shall mean the work of authorship, whether in Source or
-      Object form, made available under the License, as indicated by a
-      copyright notice that is included in or attached to the work
-      (an example is provided in the Appendix below).
-
-      "Derivative Works" shall mean any work, whether in Source or Object
-      form, that is based on (or derived from) the Work and for which the
-      editorial revisions, annotations, elaborations, or other modifications
-      represent, as a whole, an original work of authorship. For the purposes
-      of this License, Derivative Works shall not include works that remain
-      separable from, or merely link (or bind by name) to the interfaces of,
-      the Work and Derivative Works thereof.
-
-      "Contribution" shall mean any work of authorship, including
-      the original version of the Work and any modifications or additions
-      to that Work or Derivative Works thereof, that is intentionally
-      submitted to Licensor for inclusion in the Work by the copyright owner
-      or by an individual or Legal Entity authorized to submit on behalf of
-      the copyright owner. For the purposes of this definition, "submitted"
-      means any form of electronic, verbal, or written communication sent
-      to the Licensor or its representatives, including but not limited to
-      communication on electronic mailing lists, source code control systems,
-      and issue tracking systems that are managed by, or on behalf of, the
-      Licensor for the purpose of discussing and improving the Work, but
-      excluding communication that is conspicuously marked or otherwise
-      designated in writing by the copyright owner as "Not a Contribution."
-
-      "Contributor" shall mean Licensor and any individual or Legal Entity
-      on behalf of whom a Contribution has been received by Licensor and
-      subsequently incorporated within the Work.
-
-   2. Grant of Copyright License. Subject to the terms and conditions of
-      this License, each Contributor hereby grants to You a perpetual,
-      worldwide, non-exclusive, no-charge, royalty-free, irrevocable
-      copyright license to reproduce, prepare Derivative Works of,
-      publicly display, publicly perform, sublicense, and distribute the
-      Work and such Derivative Works in Source or Object form.
-
-   3. Grant of Patent License. Subject to the terms and conditions of
-      this License, each Contributor hereby grants to You a perpetual,
-      worldwide, non-exclusive, no-charge, royalty-free, irrevocable
-      (except as stated in this section) patent license to make, have made,
-      use, offer to sell, sell, import, and otherwise transfer the Work,
-      where such license applies only to those patent claims licensable
-      by such Contributor that are necessarily infringed by their
-      Contribution(s) alone or by combination of their Contribution(s)
-      with the Work to which such Contribution(s) was submitted. If You
-      institute patent litigation against any entity (including a
-      cross-claim or counterclaim in a lawsuit) alleging that the Work
-      or a Contribution incorporated within the Work constitutes direct
-      or contributory patent infringement, then any patent licenses
-      granted to You under this License for that Work shall terminate
-      as of the date such litigation is filed.
-
-   4. Redistribution. You may reproduce and distribute copies of the
-      Work or Derivative Works thereof in any medium, with or without
-      modifications, and in Source or Object form, provided that You
-      meet the following conditions:
-
-      (a) You must give any other recipients of the Work or
-          Derivative Works a copy of this License; and
-
-      (b) You must cause any modified files to carry prominent notices
-          stating that You changed the files; and
-
-      (c) You must retain, in the Source form of any Derivative Works
-          that You distribute, all copyright, patent, trademark, and
-          attribution notices from the Source form of the Work,
-          excluding those notices that do not pertain to any part of
-          the Derivative Works; and
-
-      (d) If the Work includes a "NOTICE" text file as part of its
-          distribution, then any Derivative Works that You distribute must
-          include a readable copy of the attribution notices contained
-          within such NOTICE file, excluding those notices that do not
-          pertain to any part of the Derivative Works, in at least one
-          of the following places: within a NOTICE text file distributed
-          as part of the Derivative Works; within the Source form or
-          documentation, if provided along with the Derivative Works; or,
-          within a display generated by the Derivative Works, if and
-          wherever such third-party notices normally appear. The contents
-          of the NOTICE file are for informational purposes only and
-          do not modify the License. You may add Your own attribution
-          notices within Derivative Works that You distribute, alongside
-          or as an addendum to the NOTICE text from the Work, provided
-          that such additional attribution notices cannot be construed
-          as modifying the License.
-
-      You may add Your own copyright statement to Your modifications and
-      may provide additional or different license terms and conditions
-      for use, reproduction, or distribution of Your modifications, or
-      for any such Derivative Works as a whole, provided Your use,
-      reproduction, and distribution of the Work otherwise complies with
-      the conditions stated in this License.
-
-   5. Submission of Contributions. Unless You explicitly state otherwise,
-      any Contribution intentionally submitted for inclusion in the Work
-      by You to the Licensor shall be under the terms and conditions of
-      this License, without any additional terms or conditions.
-      Notwithstanding the above, nothing herein shall supersede or modify
-      the terms of any separate license agreement you may have executed
-      with Licensor regarding such Contributions.
-
-   6. Trademarks. This License does not grant permission to use the trade
-      names, trademarks, service marks, or product names of the Licensor,
-      except as required for reasonable and customary use in describing the
-      origin of the Work and reproducing the content of the NOTICE file.
-
-   7. Disclaimer of Warranty. Unless required by applicable law or
-      agreed to in writing, Licensor provides the Work (and each
-      Contributor provides its Contributions) on an "AS IS" BASIS,
-      WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or
-      implied, including, without limitation, any warranties or conditions
-      of TITLE, NON-INFRINGEMENT, MERCHANTABILITY, or FITNESS FOR A
-      PARTICULAR PURPOSE. You are solely responsible for determining the
-      appropriateness of using or redistributing the Work and assume any
-      risks associated with Your exercise of permissions under this License.
-
-   8. Limitation of Liability. In no event and under no legal theory,
-      whether in tort (including negligence), contract, or otherwise,
-      unless required by applicable law (such as deliberate and grossly
-      negligent acts) or agreed to in writing, shall any Contributor be
-      liable to You for damages, including any direct, indirect, special,
-      incidental, or consequential damages of any character arising as a
-      result of this License or out of the use or inability to use the
-      Work (including but not limited to damages for loss of goodwill,
-      work stoppage, computer failure or malfunction, or any and all
-      other commercial damages or losses), even if such Contributor
-      has been advised of the possibility of such damages.
-
-   9. Accepting Warranty or Additional Liability. While redistributing
-      the Work or Derivative Works thereof, You may choose to offer,
-      and charge a fee for, acceptance of support, warranty, indemnity,
-      or other liability obligations and/or rights consistent with this
-      License. However, in accepting such obligations, You may act only
-      on Your own behalf and on Your sole responsibility, not on behalf
-      of any other Contributor, and only if You agree to indemnify,
-      defend, and hold each Contributor harmless for any liability
-      incurred by, or claims asserted against, such Contributor by reason
-      of your accepting any such warranty or additional liability.
-
-   END OF TERMS AND CONDITIONS
-
-   APPENDIX: How to apply the Apache License to your work.
-
-      To apply the Apache License to your work, attach the following
-      boilerplate notice, with the fields enclosed by brackets "[]"
-      replaced with your own identifying information. (Don't include
-      the brackets!)  The text should be enclosed in the appropriate
-      comment syntax for the file format. We also recommend that a
-      file or class name and description of purpose be included on the
-      same "printed page" as the copyright notice for easier
-      identification within third-party archives.
-
-   Copyright [yyyy] [name of copyright owner]
-
-   Licensed under the Apache License, Version 2.0 (the "License");
-   you may not use this file except in compliance with the License.
-   You may obtain a copy of the License at
-
-       http://www.apache.org/licenses/LICENSE-2.0
-
-   Unless required by applicable law or agreed to in writing, software
-   distributed under the License is distributed on an "AS IS" BASIS,
-   WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
-   See the License for the specific language governing permissions and
-   limitations under the License.
-`;
-var choosealicense = (key) => `http://choosealicense.com/licenses/${key}/`;
-var LICENSES = [
-  {
-    key: "apache-2.0",
-    name: "Apache License 2.0",
-    nickname: null,
-    popular: true,
-    html_url: choosealicense("apache-2.0"),
-    source_url: "https://opensource.org/licenses/Apache-2.0",
-    description: "A permissive license whose main conditions require preservation of copyright and license notices. Contributors provide an express grant of patent rights. Licensed works, modifications, and larger works may be distributed under different terms and without source code.",
-    conditions: ["include-copyright", "document-changes"],
-    permissions: ["commercial-use", "modifications", "distribution", "patent-use", "private-use"],
-    limitations: ["trademark-use", "liability", "warranty"],
-    content: APACHE_TEXT
-  },
-  {
-    key: "bsd-2-clause",
-    name: 'BSD 2-Clause "Simplified" License',
-    nickname: null,
-    popular: false,
-    html_url: choosealicense("bsd-2-clause"),
-    source_url: "https://opensource.org/licenses/BSD-2-Clause",
-    description: "A permissive license that comes in two variants, the BSD 2-Clause and BSD 3-Clause. Both have very minute differences to the MIT license.",
-    ...PERMISSIVE,
-    content: BSD_2_TEXT
-  },
-  {
-    key: "bsd-3-clause",
-    name: 'BSD 3-Clause "New" or "Revised" License',
-    nickname: null,
-    popular: false,
-    html_url: choosealicense("bsd-3-clause"),
-    source_url: "https://opensource.org/licenses/BSD-3-Clause",
-    description: "A permissive license similar to the BSD 2-Clause License, but with a 3rd clause that prohibits others from using the name of the project or its contributors to promote derived products without written consent.",
-    ...PERMISSIVE,
-    content: BSD_3_TEXT
-  },
-  {
-    key: "isc",
-    name: "ISC License",
-    nickname: null,
-    popular: false,
-    html_url: choosealicense("isc"),
-    source_url: "https://opensource.org/licenses/ISC",
-    description: "A permissive license lets people do anything with your code with proper attribution and without warranty. The ISC license is functionally equivalent to the BSD 2-Clause and MIT licenses, removing some language that is no longer necessary.",
-    ...PERMISSIVE,
-    content: ISC_TEXT
-  },
-  {
-    key: "mit",
-    name: "MIT License",
-    nickname: null,
-    popular: true,
-    html_url: choosealicense("mit"),
-    source_url: "https://opensource.org/licenses/MIT",
-    description: "A short and simple permissive license with conditions only requiring preservation of copyright and license notices. Licensed works, modifications, and larger works may be distributed under different terms and without source code.",
-    ...PERMISSIVE,
-    content: MIT_TEXT
-  },
-  {
-    key: "ncsa",
-    name: "University of Illinois/NCSA Open Source License",
-    nickname: "UIUC/NCSA",
-    popular: false,
-    html_url: choosealicense("ncsa"),
-    source_url: "https://opensource.org/licenses/NCSA",
-    description: "The University of Illinois/NCSA Open Source License, or UIUC license, is a permissive free software license, based on the MIT/X11 license and the BSD 3-clause License. Its conditions include requiring the preservation of copyright and license notices both in source and in binary distributions and the prohibition of using the names of the authors or the project organization to promote or endorse derived works.",
-    ...PERMISSIVE,
-    content: NCSA_TEXT
-  },
-  {
-    key: "unlicense",
-    name: "The Unlicense",
-    nickname: null,
-    popular: false,
-    html_url: choosealicense("unlicense"),
-    source_url: "https://unlicense.org/",
-    description: "A license with no conditions whatsoever which dedicates works to the public domain. Unlicensed works, modifications, and larger works may be distributed under different terms and without source code.",
-    conditions: [],
-    permissions: ["private-use", "commercial-use", "modifications", "distribution"],
-    limitations: ["liability", "warranty"],
-    content: UNLICENSE_TEXT
-  }
-];
-var TEMPLATE_NOTE = "# This file is a template, and might need editing before it works on your project.\n";
-var DOCKERFILES = [
-  {
-    name: "Binary",
-    category: "",
-    content: `${TEMPLATE_NOTE}# This Dockerfile installs a compiled binary into a bare system.
-# You must either commit your compiled binary into source control (not recommended)
-# or build the binary first as part of a CI/CD pipeline.
-
-FROM buildpack-deps:buster
-
-WORKDIR /usr/local/bin
-
-# Change \`app\` to whatever your binary is called
-COPY app .
-CMD ["./app"]
-`
-  },
-  {
-    name: "Golang",
-    category: "",
-    content: `${TEMPLATE_NOTE}FROM golang:1.15 AS builder
-
-WORKDIR /usr/src/app
-
-COPY . .
-RUN go build -v -o app
-
-FROM buildpack-deps:buster
-
-WORKDIR /usr/local/bin
-
-COPY --from=builder /usr/src/app/app .
-CMD ["./app"]
-`
-  },
-  {
-    name: "Node",
-    category: "",
-    content: `${TEMPLATE_NOTE}FROM node:14
-
-WORKDIR /usr/src/app
-
-ARG NODE_ENV
-ENV NODE_ENV $NODE_ENV
-
-COPY package.json /usr/src/app/
-RUN npm install
-
-COPY . /usr/src/app
-
-# replace this with your application's default port
-EXPOSE 8888
-CMD [ "npm", "start" ]
-`
-  },
-  {
-    name: "Python",
-    category: "",
-    content: `${TEMPLATE_NOTE}FROM python:3.8
-
-# Edit with mysql-client, postgresql-client, sqlite3, etc. for your needs.
-# Or delete entirely if not needed.
-RUN apt-get update \\
-    && apt-get install -y --no-install-recommends \\
-        postgresql-client \\
-    && rm -rf /var/lib/apt/lists/*
-
-WORKDIR /usr/src/app
-
-COPY requirements.txt /usr/src/app/
-RUN pip install --no-cache-dir -r requirements.txt
-
-COPY . /usr/src/app
-
-# For Django
-EXPOSE 8000
-CMD ["python", "manage.py", "runserver", "0.0.0.0:8000"]
-`
-  },
-  {
-    name: "Ruby",
-    category: "",
-    content: `${TEMPLATE_NOTE}FROM ruby:2.7
-
-# Edit with nodejs, mysql-client, postgresql-client, sqlite3, etc. for your needs.
-# Or delete entirely if not needed.
-RUN apt-get update \\
-    && apt-get install -y --no-install-recommends \\
-        nodejs \\
-        postgresql-client \\
-    && rm -rf /var/lib/apt/lists/*
-
-# throw errors if Gemfile has been modified since Gemfile.lock
-RUN bundle config --global frozen 1
-
-WORKDIR /usr/src/app
-
-COPY Gemfile Gemfile.lock /usr/src/app/
-RUN bundle install
-
-COPY . /usr/src/app
-
-# For Rails
-ENV PORT 3000
-EXPOSE 3000
-CMD ["bundle", "exec", "rails", "server", "-b", "0.0.0.0"]
-`
-  }
-];
-var GITIGNORES = [
-  {
-    name: "Go",
-    category: "",
-    content: `# Binaries for programs and plugins
-*.exe
-*.exe~
-*.dll
-*.so
-*.dylib
-
-# Test binary, built with \`go test -c\`
-*.test
-
-# Output of the go coverage tool, specifically when used with LiteIDE
-*.out
-
-# Dependency directories (remove the comment below to include it)
-# vendor/
-`
-  },
-  {
-    name: "Java",
-    category: "",
-    content: `# Compiled class file
-*.class
-
-# Log file
-*.log
-
-# Package Files #
-*.jar
-*.war
-*.nar
-*.ear
-*.zip
-*.tar.gz
-*.rar
-
-# virtual machine crash logs, see http://www.java.com/en/download/help/error_hotspot.xml
-hs_err_pid*
-`
-  },
-  {
-    name: "Node",
-    category: "",
-    content: `# Logs
-logs
-*.log
-npm-debug.log*
-yarn-debug.log*
-yarn-error.log*
-
-# Runtime data
-pids
-*.pid
-*.seed
-
-# Coverage directory used by tools like istanbul
-coverage
-*.lcov
-
-# Dependency directories
-node_modules/
-jspm_packages/
-
-# Optional npm cache directory
-.npm
-
-# dotenv environment variables file
-.env
-.env.test
-
-# Build output
-dist
-`
-  },
-  {
-    name: "Python",
-    category: "",
-    content: `# Byte-compiled / optimized / DLL files
-__pycache__/
-*.py[cod]
-*$py.class
-
-# C extensions
-*.so
-
-# Distribution / packaging
-build/
-dist/
-*.egg-info/
-.eggs/
-
-# Unit test / coverage reports
-htmlcov/
-.tox/
-.coverage
-.pytest_cache/
-
-# Environments
-.env
-.venv
-env/
-venv/
-`
-  },
-  {
-    name: "Ruby",
-    category: "",
-    content: `*.gem
-*.rbc
-/.config
-/coverage/
-/InstalledFiles
-/pkg/
-/spec/reports/
-/spec/examples.txt
-/test/tmp/
-/test/version_tmp/
-/tmp/
-
-# Used by dotenv library to load environment variables.
-# .env
-
-## Environment normalization:
-/.bundle/
-/vendor/bundle
-/lib/bundler/man/
-`
-  },
-  {
-    name: "Rust",
-    category: "",
-    content: `# Generated by Cargo
-# will have compiled files and executables
-/target/
-
-# Remove Cargo.lock from gitignore if creating an executable, leave it for libraries
-Cargo.lock
-
-# These are backup files generated by rustfmt
-**/*.rs.bk
-`
-  },
-  {
-    name: "JetBrains",
-    category: "Global",
-    content: `# Covers JetBrains IDEs: IntelliJ, RubyMine, PhpStorm, AppCode, PyCharm, CLion, Android Studio and WebStorm
-
-# User-specific stuff
-.idea/**/workspace.xml
-.idea/**/tasks.xml
-.idea/**/usage.statistics.xml
-.idea/**/dictionaries
-.idea/**/shelf
-
-# Generated files
-.idea/**/contentModel.xml
-
-# Gradle and Maven with auto-import
-.idea/**/gradle.xml
-.idea/**/libraries
-`
-  },
-  {
-    name: "VisualStudioCode",
-    category: "Global",
-    content: `.vscode/*
-!.vscode/settings.json
-!.vscode/tasks.json
-!.vscode/launch.json
-!.vscode/extensions.json
-*.code-workspace
-
-# Local History for Visual Studio Code
-.history/
-`
-  },
-  {
-    name: "macOS",
-    category: "Global",
-    content: `# General
-.DS_Store
-.AppleDouble
-.LSOverride
-
-# Icon must end with two \\r
-Icon
-
-# Thumbnails
-._*
-
-# Files that might appear in the root of a volume
-.DocumentRevisions-V100
-.fseventsd
-.Spotlight-V100
-.TemporaryItems
-.Trashes
-.VolumeIcon.icns
-.com.apple.timemachine.donotpresent
-`
-  }
-];
-var CI_YMLS = [
-  {
-    name: "Bash",
-    category: "",
-    content: `${TEMPLATE_NOTE}# see the CI/CD configuration reference for all available options
-
-image: busybox:latest
-
-before_script:
-  - echo "Before script section"
-
-after_script:
-  - echo "After script section"
-
-build1:
-  stage: build
-  script:
-    - echo "Do your build here"
-
-test1:
-  stage: test
-  script:
-    - echo "Do a test here"
-    - echo "For example run a test suite"
-
-deploy1:
-  stage: deploy
-  script:
-    - echo "Do your deploy here"
-`
-  },
-  {
-    name: "Docker",
-    category: "",
-    content: `${TEMPLATE_NOTE}docker-build:
-  # Use the official docker image.
-  image: docker:latest
-  stage: build
-  services:
-    - docker:dind
-  before_script:
-    - docker login -u "$CI_REGISTRY_USER" -p "$CI_REGISTRY_PASSWORD" $CI_REGISTRY
-  # Default branch leaves tag empty (= latest tag)
-  # All other branches are tagged with the escaped branch name (commit ref slug)
-  script:
-    - |
-      if [[ "$CI_COMMIT_BRANCH" == "$CI_DEFAULT_BRANCH" ]]; then
-        tag=""
-      else
-        tag=":$CI_COMMIT_REF_SLUG"
-      fi
-    - docker build --pull -t "$CI_REGISTRY_IMAGE\${tag}" .
-    - docker push "$CI_REGISTRY_IMAGE\${tag}"
-  rules:
-    - if: $CI_COMMIT_BRANCH
-      exists:
-        - Dockerfile
-`
-  },
-  {
-    name: "Go",
-    category: "",
-    content: `${TEMPLATE_NOTE}image: golang:latest
-
-variables:
-  # Please edit to your project's import path
-  REPO_NAME: example.com/namespace/project
-
-stages:
-  - test
-  - build
-  - deploy
-
-format:
-  stage: test
-  script:
-    - go fmt $(go list ./... | grep -v /vendor/)
-    - go vet $(go list ./... | grep -v /vendor/)
-    - go test -race $(go list ./... | grep -v /vendor/)
-
-compile:
-  stage: build
-  script:
-    - mkdir -p mybinaries
-    - go build -o mybinaries ./...
-  artifacts:
-    paths:
-      - mybinaries
-`
-  },
-  {
-    name: "Nodejs",
-    category: "",
-    content: `${TEMPLATE_NOTE}# Official framework image. Look for the different tagged releases at:
-# https://hub.docker.com/r/library/node/tags/
-image: node:latest
-
-# This folder is cached between builds
-cache:
-  paths:
-    - node_modules/
-
-test_async:
-  script:
-    - npm install
-    - node ./specs/start.js ./specs/async.spec.js
-
-test_db:
-  services:
-    - postgres:latest
-  script:
-    - npm install
-    - node ./specs/start.js ./specs/db-postgres.spec.js
-`
-  },
-  {
-    name: "Python",
-    category: "",
-    content: `${TEMPLATE_NOTE}# Official language image. Look for the different tagged releases at:
-# https://hub.docker.com/r/library/python/tags/
-image: python:latest
-
-# Change pip's cache directory to be inside the project directory since we can
-# only cache local items.
-variables:
-  PIP_CACHE_DIR: "$CI_PROJECT_DIR/.cache/pip"
-
-cache:
-  paths:
-    - .cache/pip
-    - venv/
-
-before_script:
-  - python -V  # Print out python version for debugging
-  - pip install virtualenv
-  - virtualenv venv
-  - source venv/bin/activate
-
-test:
-  script:
-    - python setup.py test
-    - pip install tox flake8  # you can also use tox
-    - tox -e py36,flake8
-`
-  },
-  {
-    name: "Ruby",
-    category: "",
-    content: `${TEMPLATE_NOTE}# Official language image. Look for the different tagged releases at:
-# https://hub.docker.com/r/library/ruby/tags/
-image: ruby:latest
-
-# Cache gems in between builds
-cache:
-  paths:
-    - vendor/ruby
-
-before_script:
-  - ruby -v  # Print out ruby version for debugging
-  - bundle install -j $(nproc) --path vendor  # Install dependencies into ./vendor/ruby
-
-rubocop:
-  script:
-    - rubocop
-
-rspec:
-  script:
-    - rspec spec
-`
-  },
-  {
-    name: "HTML",
-    category: "Pages",
-    content: `${TEMPLATE_NOTE}# Publishes the repository's files as a static site
-pages:
-  stage: deploy
-  script:
-    - mkdir .public
-    - cp -r * .public
-    - mv .public public
-  artifacts:
-    paths:
-      - public
-  rules:
-    - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
-`
-  }
-];
-
-// src/sandbox/routes/templates.ts
-var FILE_TYPES = {
-  dockerfiles: { templates: DOCKERFILES, singular: "dockerfile" },
-  gitignores: { templates: GITIGNORES, singular: "gitignore" },
-  gitlab_ci_ymls: { templates: CI_YMLS, singular: "gitlab_ci_yml" },
-  platform_ci_ymls: { templates: CI_YMLS, singular: "platform_ci_yml" }
-};
-var TYPES = [...Object.keys(FILE_TYPES), "licenses"];
-
-// src/sandbox/server.ts
-var ANONYMOUS_BODY_BYTES = 64 * 1024;
 
 // src/report/validation.ts
 function renderValidationJson(diagnostics, files, secretsResolved) {

@@ -459,6 +459,11 @@ export class ApiClient {
           });
   }
 
+  /** Requests in flight at most (`--concurrency`). */
+  get concurrency(): number {
+    return this.#concurrency;
+  }
+
   /** Attempts per request, the first included: also how many rounds a caller gives a create it re-reads. */
   get maxAttempts(): number {
     return this.#maxAttempts;
@@ -754,7 +759,8 @@ export class ApiClient {
       this.#debug(
         `requests: ${total} sent, ${retries} retries, ${m.throttled} answered 429 (rate limited); ` +
           `${m.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m.pacedMs))}` +
-          `${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}`,
+          `${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}` +
+          `; ${m.rereads} collections re-read after a create's outcome was unknown`,
       );
     }
     await this.#pool.close();

@@ -21,6 +21,7 @@ export class RequestMetrics {
   #throttled = 0;
   #pacedRequests = 0;
   #pacedMs = 0;
+  #rereads = 0;
   readonly #byMethod = new Map<string, number>();
   readonly #byEndpoint = new Map<string, number>();
 
@@ -49,6 +50,16 @@ export class RequestMetrics {
   countPaced(ms: number): void {
     this.#pacedRequests += 1;
     this.#pacedMs += ms;
+  }
+
+  /** Counts a collection re-read because a create's outcome was unknown (its response lost, or a 503). */
+  countReread(): void {
+    this.#rereads += 1;
+  }
+
+  /** Collections re-read after a create whose outcome was unknown, so far. */
+  get rereads(): number {
+    return this.#rereads;
   }
 
   /** Answers 429 (rate limited) so far. */

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { Edition } from "../sandbox/app.js";
-import { type RunningSandbox, startSandbox } from "../sandbox/server.js";
+import type { RunningSandbox } from "../sandbox/server.js";
 import type { Io } from "./index.js";
 
 interface SandboxCliOptions {
@@ -91,6 +91,8 @@ export function registerSandbox(
     .action(async (options: SandboxCliOptions) => {
       let sb: RunningSandbox;
       try {
+        // Loaded when used: the sandbox (its routes, templates and settings catalogue) is no part of other commands.
+        const { startSandbox } = await import("../sandbox/server.js");
         sb = await startSandbox({
           host: options.host,
           port: options.port,

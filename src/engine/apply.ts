@@ -53,6 +53,7 @@ async function createOnce(ctx: KindContext, step: Step): Promise<{ live: Live; r
     } catch (error) {
       if (!(error instanceof OutcomeUnknownError)) throw error;
       // The request may have been carried out: look before sending it again (and before giving up).
+      ctx.api.metrics.countReread();
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
       const found = lives.find((l) => l.key === step.key);
       if (found) return { live: found, recovered: true };

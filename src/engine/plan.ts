@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import pLimit from "p-limit";
 import { ApiError } from "../api/index.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import {
@@ -93,6 +94,11 @@ export interface PlanOptions {
 
 type Specs = Map<string, FieldSpec>;
 
+/**
+ * Top-level groups and projects planned at once, per request in flight: a project reads its collections together
+ * (four lists in the benchmark), then its schedules' details; four projects per connection keep each one busy.
+ */
+const WINDOW_PER_CONNECTION = 4;
 const MASK = "(sensitive)";
 const WRITE_ONLY = "(write-only)";
 const INSTANCE: Parent = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
@@ -107,7 +113,11 @@ class Planner {
   readonly problems: PlanProblem[] = [];
   readonly warnings: PlanProblem[] = [];
   readonly inSync: string[] = [];
-  readonly liveSeen: [string, unknown][] = [];
+  /**
+   * Every live object compared or reported, as its address and the SHA-256 of its masked fields (JSON): what the
+   * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
+   */
+  readonly liveSeen: [string, string][] = [];
   /** Projects found missing while reading their collections (reported once each). */
   private readonly missingProjects = new Set<string>();
   /** Where each declared object is, for problems found below it. */
@@ -120,6 +130,8 @@ class Planner {
   private readonly npaths = new WeakMap<DesiredNode, string>();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   private readonly declaredPresent = new Map<string, SourceRef>();
+  /** Top-level groups and projects planned at once: four per request the client may have in flight. */
+  private readonly window: number;
 
   constructor(
     private readonly ctx: KindContext,
@@ -134,6 +146,7 @@ class Planner {
     private readonly changes?: ChangeScope,
     private readonly shardUnits?: Set<string>,
   ) {
+    this.window = WINDOW_PER_CONNECTION * Math.max(1, ctx.api.concurrency || 8);
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
         if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
@@ -376,8 +389,9 @@ class Planner {
       : coll.items;
     // With --changed-since, only what changed (and what leads to it) is read and compared.
     const cpath = collectionPath(npath, collection);
-    for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
     const changes = this.changes;
+    // Paths are needed (and kept) only to look changes up: without --changed-since, every item is compared.
+    if (changes) for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
     const inWhole = !changes || wholeUnder(changes, npath);
     const fullRead = inWhole || changes.collections.has(cpath);
     const items = inWhole ? targeted : targeted.filter((i) => touches(changes, this.npaths.get(i)!));
@@ -497,30 +511,35 @@ class Planner {
       : items;
 
     // Items are planned concurrently (their reads go through the client's concurrency limit); their steps are
-    // kept in the manifest's order.
+    // kept in the manifest's order. Top-level groups and projects are planned a window at a time: enough of them
+    // to keep every connection busy, few enough that a project's dependent reads (a schedule's detail after the
+    // list) follow its lists at once, and that what a project holds while planned is released before the
+    // thousandth starts. Their children are planned together, as before.
+    const planOne = async (item: DesiredNode): Promise<Step[]> => {
+      const key = keyOf(item);
+      const label = labelOf(item);
+      const address = addressOf(parentAddress, kind, label);
+      const live = liveByKey.get(key);
+      if (live) this.seen(address, this.maskedFields(specs, live.fields, item.fields));
+      const mine: Step[] = [];
+      await this.planItem(
+        kind,
+        item,
+        { key, label, address },
+        parentAddress,
+        parent,
+        live,
+        parentExists,
+        depth,
+        scope,
+        mine,
+        compared(item),
+      );
+      return mine;
+    };
+    const window = topLevel ? pLimit(this.window) : undefined;
     const perItem = await Promise.all(
-      ordered.map(async (item) => {
-        const key = keyOf(item);
-        const label = labelOf(item);
-        const address = addressOf(parentAddress, kind, label);
-        const live = liveByKey.get(key);
-        if (live) this.liveSeen.push([address, this.maskedFields(specs, live.fields, item.fields)]);
-        const mine: Step[] = [];
-        await this.planItem(
-          kind,
-          item,
-          { key, label, address },
-          parentAddress,
-          parent,
-          live,
-          parentExists,
-          depth,
-          scope,
-          mine,
-          compared(item),
-        );
-        return mine;
-      }),
+      ordered.map((item) => (window ? window(() => planOne(item)) : planOne(item))),
     );
     for (const steps of perItem) for (const step of steps) out.push(step);
 
@@ -531,7 +550,7 @@ class Planner {
       // A subgroup of a group being deleted goes with it: it is listed as such, not as unmanaged.
       if (this.cascaded.has(address)) continue;
       const like = shapeOf(live)?.fields;
-      this.liveSeen.push([address, this.maskedFields(specs, live.fields, like)]);
+      this.seen(address, this.maskedFields(specs, live.fields, like));
       const self: Parent = { address, collection, key: live.key, ref: live.id, live, parent };
       const base = {
         address,
@@ -586,6 +605,10 @@ class Planner {
     }
   }
 
+  private seen(address: string, masked: Record<string, unknown>): void {
+    this.liveSeen.push([address, createHash("sha256").update(JSON.stringify(masked)).digest("base64")]);
+  }
+
   /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
   private maskedFields(specs: Specs, fields: Fields, desired?: Fields): Record<string, unknown> {
     return Object.fromEntries(
@@ -607,7 +630,8 @@ class Planner {
     compare = true,
   ): Promise<void> {
     const specs = this.registry.fields(parent.collection, kind.collection);
-    this.sources.set(address, item.source);
+    // Kept for groups and projects only: problems found reading their collections point at them.
+    if (depth === 0) this.sources.set(address, item.source);
     if (item.state !== "absent" && item.needs && item.needs.length > 0) {
       // The entry left these to a pattern entry that did not apply to this object (except:, archived, not matched).
       this.problem(
@@ -916,9 +940,15 @@ function byPlace(problems: PlanProblem[]): PlanProblem[] {
   return [...problems].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
 
-export function digestLive(entries: [string, unknown][]): string {
+/**
+ * The digest of the live objects a plan saw: the SHA-256 of each object's address and the SHA-256 of its masked
+ * fields, in address order (see Planner.liveSeen).
+ */
+export function digestLive(entries: [string, string][]): string {
   const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash("sha256").update(JSON.stringify(sorted)).digest("hex");
+  const hash = createHash("sha256");
+  for (const [address, fields] of sorted) hash.update(address).update("\u0000").update(fields).update("\n");
+  return hash.digest("hex");
 }
 
 /** Reads live state for everything the desired state declares or watches, and plans the changes. */

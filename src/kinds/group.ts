@@ -88,7 +88,7 @@ export function listSubgroups(ctx: KindContext, path: string): Promise<ApiGroup[
 
 function toLive(ctx: KindContext, g: ApiGroup): Live {
   ctx.resolve.rememberGroup(g.full_path, g.id);
-  return { key: g.full_path, id: g.id, fields: pick(g, FIELDS), raw: g };
+  return { key: g.full_path, id: g.id, fields: pick(g, FIELDS) };
 }
 
 function parentPath(fullPath: string): string | undefined {

@@ -43,12 +43,28 @@ function currentUsername(ctx: KindContext): Promise<string> {
   return p;
 }
 
+/** What a schedule's variables are read from (see schedule-variable.ts): only they are kept of the response. */
+interface ScheduleRaw {
+  variables?: unknown[];
+}
+
 const toLive = (s: ApiSchedule): Live => ({
   key: s.description,
   id: s.id,
   fields: { ...pick(s, FIELDS), owner: s.owner?.username ?? null },
-  raw: s,
+  raw: { ...(s.variables ? { variables: s.variables } : {}) } satisfies ScheduleRaw,
 });
+
+/** The schedule as the API shows it, rebuilt from what a live object keeps. */
+const fromLive = (live: Live): ApiSchedule => {
+  const owner = live.fields["owner"];
+  return {
+    ...pick(live.fields, FIELDS),
+    id: Number(live.id),
+    description: live.key,
+    owner: typeof owner === "string" ? { username: owner } : null,
+  };
+};
 
 async function schedulePut(ctx: KindContext, parent: Parent, id: number | string, payload: Fields) {
   return ctx.api.put<ApiSchedule>(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${id}`}`, {
@@ -98,7 +114,7 @@ export const pipelineScheduleKind: Kind = {
   },
 
   async update(ctx, parent, live, desired, changed) {
-    let current = live.raw as ApiSchedule;
+    let current = fromLive(live);
     if (changed.includes("owner")) {
       current = await ctx.api.post<ApiSchedule>(
         `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id!}/take_ownership`}`,
@@ -107,7 +123,8 @@ export const pipelineScheduleKind: Kind = {
     }
     const edits = changed.filter((f) => (FIELDS as readonly string[]).includes(f));
     if (edits.length > 0) current = await schedulePut(ctx, parent, live.id!, body(desired, edits));
-    return toLive({ ...current, variables: (live.raw as ApiSchedule).variables });
+    const variables = (live.raw as ScheduleRaw | undefined)?.variables;
+    return toLive({ ...current, ...(variables ? { variables } : {}) });
   },
 
   async remove(ctx, parent, live) {

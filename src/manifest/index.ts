@@ -4,7 +4,17 @@ import type { ErrorObject } from "ajv";
 import { buildNode } from "./build.js";
 import { type Diagnostic, Diagnostics, formatRef, renderPath } from "./diagnostics.js";
 import { interpolate } from "./interpolate.js";
-import { keyLoc, type Loc, locate, type Meta, type Path, selfLoc, setMeta, valueLoc } from "./located.js";
+import {
+  keyLoc,
+  type Loc,
+  locate,
+  type Meta,
+  type Path,
+  Positions,
+  selfLoc,
+  setMeta,
+  valueLoc,
+} from "./located.js";
 import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "./model.js";
 import { checkBody, checkGroupVisibility, checkIdentities, identityOf, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
@@ -290,6 +300,16 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   rootNode.source = docs[0]
     ? { file: docs[0].file, line: docs[0].loc.line, col: docs[0].loc.col }
     : rootNode.source;
+  // From here on, each group's and project's parsed body is released once its node is built: with 100,000 objects,
+  // the parsed bodies (with their positions) and the built nodes held together were the most memory a plan took.
+  docs.length = 0;
+  const built = (decls: Declarations, bodies: Map<string, Obj>, name: string, node: DesiredNode) => {
+    const d = decls.get(name)!;
+    bodies.delete(name);
+    const keyedNode = keyed(node, d.at);
+    d.body = {};
+    return keyedNode;
+  };
   const unmanaged = isObj(rootBody.unmanaged) ? rootBody.unmanaged : {};
   const groupSchema = file("group.schema.json");
   const projectSchema = file("project.schema.json");
@@ -300,14 +320,21 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const groupsColl: DesiredCollection = {
     policy: unmanaged.groups === "delete" || unmanaged.groups === "ignore" ? unmanaged.groups : "warn",
     items: groupOrder.map((n) =>
-      keyed(buildNode("groups", n, groupBodies.get(n)!, groupSchema, bctx), groups.get(n)!.at),
+      built(groups, groupBodies, n, buildNode("groups", n, groupBodies.get(n)!, groupSchema, bctx)),
     ),
   };
   const projectsColl: DesiredCollection = {
     policy: "ignore",
-    items: exact(projectBodies).map(([n, b]) =>
-      keyed(buildNode("projects", n, b, projectSchema, bctx), projects.get(n)!.at),
-    ),
+    items: exact(projectBodies)
+      .map(([n]) => n)
+      .map((n) =>
+        built(
+          projects,
+          projectBodies,
+          n,
+          buildNode("projects", n, projectBodies.get(n)!, projectSchema, bctx),
+        ),
+      ),
   };
   const selectors: Selector[] = [];
   for (const [collection, bodies, decls, schema] of [
@@ -499,7 +526,7 @@ function mergeInstance(parts: Obj[], diags: Diagnostics): Obj | undefined {
   if (parts.length === 0) return undefined;
   if (parts.length === 1) return parts[0];
   const out: Obj = {};
-  const meta: Meta = { self: selfLoc(parts[0]), keys: new Map(), values: new Map() };
+  const meta: Meta = { self: selfLoc(parts[0]), keys: new Positions(), values: new Positions() };
   const listMeta = new Map<string, Meta>();
   for (const part of parts) {
     for (const [k, v] of Object.entries(part)) {
@@ -508,7 +535,7 @@ function mergeInstance(parts: Obj[], diags: Diagnostics): Obj | undefined {
         const list = (out[k] as unknown[] | undefined) ?? [];
         let lm = listMeta.get(k);
         if (!lm) {
-          lm = { self: valueLoc(part, k), keys: new Map(), values: new Map() };
+          lm = { self: valueLoc(part, k), keys: new Positions(), values: new Positions() };
           listMeta.set(k, lm);
         }
         v.forEach((item, i) => {
@@ -525,7 +552,11 @@ function mergeInstance(parts: Obj[], diags: Diagnostics): Obj | undefined {
       }
       if (k === "unmanaged" && isObj(v)) {
         const merged = (out[k] as Obj | undefined) ?? {};
-        const um = listMeta.get(k) ?? { self: valueLoc(part, k), keys: new Map(), values: new Map() };
+        const um = listMeta.get(k) ?? {
+          self: valueLoc(part, k),
+          keys: new Positions(),
+          values: new Positions(),
+        };
         listMeta.set(k, um);
         for (const [c, p] of Object.entries(v)) {
           const at = keyLoc(v, c);

@@ -47,15 +47,24 @@ export function durationSeconds(text: string): number | undefined {
   return Math.round(total);
 }
 
+/** Canonical names found so far: an Intl.DateTimeFormat costs about 10 µs, and a plan compares thousands. */
+const canonicalZones = new Map<string, string>();
+
 /** The canonical IANA name of a time zone written as an IANA name, an alias or a Rails friendly name. */
 export function canonicalTimeZone(name: string): string {
+  const known = canonicalZones.get(name);
+  if (known !== undefined) return known;
   const trimmed = name.trim();
   const iana = RAILS_TIME_ZONES[trimmed] ?? trimmed;
+  let canonical: string;
   try {
-    return new Intl.DateTimeFormat("en", { timeZone: iana }).resolvedOptions().timeZone;
+    canonical = new Intl.DateTimeFormat("en", { timeZone: iana }).resolvedOptions().timeZone;
   } catch {
-    return trimmed;
+    canonical = trimmed;
   }
+  // Names come from manifests and the platform: a few distinct ones per run, bounded all the same.
+  if (canonicalZones.size < 10_000) canonicalZones.set(name, canonical);
+  return canonical;
 }
 
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;

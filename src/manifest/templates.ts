@@ -1,6 +1,6 @@
 import type { Diagnostics } from "./diagnostics.js";
 import { didYouMean, renderPath } from "./diagnostics.js";
-import { getMeta, type Meta, selfLoc, setMeta, valueLoc } from "./located.js";
+import { getMeta, type Meta, Positions, selfLoc, setMeta, valueLoc } from "./located.js";
 
 type Obj = Record<string, unknown>;
 
@@ -19,7 +19,11 @@ export function deepMerge(base: unknown, over: unknown): unknown {
   const out: Obj = {};
   const bm = getMeta(base);
   const om = getMeta(over);
-  const meta: Meta = { self: om?.self ?? bm?.self ?? selfLoc(over), keys: new Map(), values: new Map() };
+  const meta: Meta = {
+    self: om?.self ?? bm?.self ?? selfLoc(over),
+    keys: new Positions(),
+    values: new Positions(),
+  };
   for (const [k, v] of Object.entries(base)) {
     out[k] = v;
     const kl = bm?.keys.get(k);
@@ -41,7 +45,7 @@ export function deepMerge(base: unknown, over: unknown): unknown {
 function withoutKey(obj: Obj, key: string): Obj {
   const out: Obj = {};
   const m = getMeta(obj);
-  const meta: Meta = { self: selfLoc(obj), keys: new Map(), values: new Map() };
+  const meta: Meta = { self: selfLoc(obj), keys: new Positions(), values: new Positions() };
   for (const [k, v] of Object.entries(obj)) {
     if (k === key) continue;
     out[k] = v;
@@ -99,7 +103,7 @@ export class TemplateResolver {
     if (done) return done;
     const parts = this.#names(template, ["templates", name], stack);
     let merged: unknown = {};
-    setMeta(merged as Obj, { self: selfLoc(template), keys: new Map(), values: new Map() });
+    setMeta(merged as Obj, { self: selfLoc(template), keys: new Positions(), values: new Positions() });
     for (const p of parts) merged = deepMerge(merged, p);
     merged = deepMerge(merged, withoutKey(template, "extends"));
     this.#resolved.set(name, merged as Obj);
@@ -111,7 +115,7 @@ export class TemplateResolver {
     if (!Array.isArray(body.extends)) return body;
     const parts = this.#names(body, path, []);
     let merged: unknown = {};
-    setMeta(merged as Obj, { self: selfLoc(body), keys: new Map(), values: new Map() });
+    setMeta(merged as Obj, { self: selfLoc(body), keys: new Positions(), values: new Positions() });
     for (const p of parts) merged = deepMerge(merged, p);
     return deepMerge(merged, withoutKey(body, "extends")) as Obj;
   }

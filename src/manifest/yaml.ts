@@ -1,7 +1,7 @@
 import type { Document, Node } from "yaml";
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments, visit } from "yaml";
 import type { Diagnostics } from "./diagnostics.js";
-import { type Loc, type Meta, setMeta } from "./located.js";
+import { type Loc, type Meta, Positions, setMeta } from "./located.js";
 
 /** Largest manifest file read, in bytes. */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -53,7 +53,9 @@ export function parseYaml(file: string, text: string, diags: Diagnostics): Parse
   for (const doc of list) {
     if (doc.contents === null) continue;
     try {
-      doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+      // Building the document's values is how the YAML library counts alias expansions; a document without
+      // aliases has none to count, and is not built twice (at 100,000 objects that copy was most of the garbage).
+      if (hasAlias(doc)) doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error) {
       diags.error(
         at(doc.contents.range[0]),
@@ -69,6 +71,18 @@ export function parseYaml(file: string, text: string, diags: Diagnostics): Parse
   return duplicates ? [] : parsed;
 }
 
+/** Whether the document holds an alias (`*name`). */
+function hasAlias(doc: Document): boolean {
+  let found = false;
+  visit(doc, {
+    Alias() {
+      found = true;
+      return visit.BREAK;
+    },
+  });
+  return found;
+}
+
 const DUPLICATE_KEY = "duplicate key: a key may appear only once in a map";
 
 function yamlMessage(code: string, message: string): string {
@@ -77,9 +91,19 @@ function yamlMessage(code: string, message: string): string {
   return `YAML: ${first}`;
 }
 
+/** Strings up to this length are kept once per file (see Converter.text). */
+const INTERNED_LENGTH = 200;
+
+/** A copy of `value` that shares no memory with the text it was cut from. */
+function flat(value: string): string {
+  return value.length === 0 ? value : Buffer.from(value, "utf8").toString("utf8");
+}
+
 class Converter {
   /** Duplicate keys found (each reported where the repeated key is). */
   duplicates = 0;
+  /** Short strings already kept (see `text`). */
+  private readonly interned = new Map<string, string>();
 
   constructor(
     private readonly doc: Document,
@@ -87,12 +111,34 @@ class Converter {
     private readonly diags: Diagnostics,
   ) {}
 
+  /**
+   * A string value as kept: one copy of each short value (a thousand projects repeat `main`, `UTC` and their
+   * variables' names), and never a slice of the file's text, which would keep the whole file in memory for as long
+   * as the value lives.
+   */
+  text(value: string): string {
+    if (value.length > INTERNED_LENGTH) return flat(value);
+    let kept = this.interned.get(value);
+    if (kept === undefined) {
+      kept = flat(value);
+      this.interned.set(kept, kept);
+    }
+    return kept;
+  }
+
   loc(node: Node | null | undefined, fallback: Loc): Loc {
     const range = node?.range;
     if (!range) return fallback;
     const l = this.at(range[0]);
-    if (node && isScalar(node) && typeof node.source === "string" && node.source !== "") {
-      return { ...l, text: node.source };
+    // The scalar as written is kept only where YAML read it as something else (`0123`, `on`): messages show it then.
+    if (
+      node &&
+      isScalar(node) &&
+      typeof node.source === "string" &&
+      node.source !== "" &&
+      node.source !== String(node.value)
+    ) {
+      l.text = node.source;
     }
     return l;
   }
@@ -100,11 +146,15 @@ class Converter {
   value(node: unknown, depth: number): unknown {
     if (depth > 200) return null;
     if (isAlias(node)) return this.value(node.resolve(this.doc), depth + 1);
-    if (isScalar(node)) return node.value;
+    if (isScalar(node)) return typeof node.value === "string" ? this.text(node.value) : node.value;
     if (isMap(node)) {
       const self = this.loc(node, { file: "", line: 1, col: 1 });
       const obj: Record<string, unknown> = {};
-      const meta: Meta = { self, keys: new Map(), values: new Map() };
+      const meta: Meta = {
+        self,
+        keys: new Positions(node.items.length),
+        values: new Positions(node.items.length),
+      };
       const seen = new Set<string>();
       for (const pair of node.items) {
         if (!isPair(pair)) continue;
@@ -138,12 +188,12 @@ class Converter {
     if (isSeq(node)) {
       const self = this.loc(node, { file: "", line: 1, col: 1 });
       const arr: unknown[] = [];
-      const meta: Meta = { self, keys: new Map(), values: new Map() };
+      // An item's key and value are one position: one map serves as both.
+      const items = new Positions(node.items.length);
+      const meta: Meta = { self, keys: items, values: items };
       node.items.forEach((item, i) => {
         arr.push(this.value(item, depth + 1));
-        const l = this.loc(item as Node, self);
-        meta.keys.set(String(i), l);
-        meta.values.set(String(i), l);
+        items.set(String(i), this.loc(item as Node, self));
       });
       setMeta(arr, meta);
       return arr;

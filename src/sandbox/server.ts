@@ -31,7 +31,10 @@ export interface SandboxOptions {
   userToken?: string;
   /** `licensed` (default) or `core`. */
   edition?: Edition;
-  /** Latency per request: milliseconds (`20`) or a range (`"20-80"`). */
+  /**
+   * Latency per request: milliseconds (`20`) or a range (`"20-80"`), from the request's arrival to its answer (the
+   * sandbox's own work is done within it).
+   */
   latencyMs?: number | string;
   /** Fault spec (see faults.ts), e.g. `"429:0.05,503:0.02,reset:0.01"`. */
   faults?: string;
@@ -212,9 +215,16 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
         const path = q < 0 ? url : url.slice(0, q);
         const rawQuery = q < 0 ? "" : url.slice(q + 1);
         opts.onRequest?.(method, path);
+        // The latency is the time from a request's arrival to its answer, the sandbox's own work included (as a
+        // real server's is in what a client sees): the request is handled at once, and answered when it is up.
+        const arrived = performance.now();
         const delay = injector.delay();
-        if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+        const latencyUp = async () => {
+          const rest = delay - (performance.now() - arrived);
+          if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+        };
         const fault = credentials === "none" ? undefined : injector.pick(method, path);
+        if (fault !== undefined && fault !== "drop-after-commit") await latencyUp();
         if (fault === "reset") {
           req.socket.destroy();
           return;
@@ -286,6 +296,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
           }
         }
         if (changesState(method, reply.status)) store.persist();
+        await latencyUp();
         if (fault === "drop-after-commit") {
           req.socket.destroy();
           return;

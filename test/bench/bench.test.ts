@@ -8,7 +8,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type BenchResult, endpointOf, PEER_BINARY, runBenchmark } from "../../bench/bench.js";
 import { applyBound, expectedChanges, listingPages, planBound, readRequests } from "../../bench/bound.js";
-import { ENDPOINT_COLUMNS, GROWTH_COLUMNS, MAIN_COLUMNS, PEER_COLUMNS } from "../../bench/report.js";
+import {
+  CHANGED_SINCE_COLUMNS,
+  ENDPOINT_COLUMNS,
+  FAULT_COLUMNS,
+  GROWTH_COLUMNS,
+  MAIN_COLUMNS,
+  PEER_COLUMNS,
+  SHARD_COLUMNS,
+} from "../../bench/report.js";
+import { createdObjects, SHARDS, TEMPLATE_PROJECTS } from "../../bench/scale.js";
 import {
   BASE_SHAPE,
   changedCounts,
@@ -20,6 +29,9 @@ import {
 
 const TINY: Shape = { ...BASE_SHAPE, groups: 2, projects: 3, systemHooks: 3, broadcastMessages: 2 };
 const SIZES = [1, 2];
+/** Sizes that run every scenario; the larger ones run the unchanged plan only (as 48x does in the real run). */
+const FULL_MAX_SIZE = 1;
+const FULL = SIZES.filter((s) => s <= FULL_MAX_SIZE);
 const peerInstalled = existsSync(PEER_BINARY);
 
 /** The rows of the Markdown table that follows `heading`, each split into cells. */
@@ -54,6 +66,7 @@ describe("npm run bench at a tiny size", () => {
       latencyMs: 2,
       concurrency: 4,
       peer: true,
+      fullMaxSize: FULL_MAX_SIZE,
       outFile: join(dir, "results", "latest.md"),
     });
     markdown = readFileSync(join(dir, "results", "latest.md"), "utf8");
@@ -65,7 +78,10 @@ describe("npm run bench at a tiny size", () => {
     const json = JSON.parse(readFileSync(join(dir, "results", "latest.json"), "utf8")) as BenchResult;
     expect(json.rows).toEqual(result.rows);
     const runsPerSize = peerInstalled ? 8 : 7;
-    expect(result.rows).toHaveLength(SIZES.length * runsPerSize);
+    expect(result.rows).toHaveLength(FULL.length * runsPerSize + (SIZES.length - FULL.length));
+    for (const row of result.rows.filter((r) => r.factor > FULL_MAX_SIZE))
+      expect([row.tool, row.scope, row.scenario]).toEqual(["forgeform", "all", "plan, no changes"]);
+    for (const row of result.rows) expect(row.sandboxCpuMs).toBeGreaterThanOrEqual(0);
     expect(result.sizes.map((s) => s.factor)).toEqual(SIZES);
     expect(result.peer.ran).toBe(peerInstalled);
   });
@@ -81,13 +97,15 @@ describe("npm run bench at a tiny size", () => {
     const growth = tableAfter(markdown, "## Growth (forgeform, all kinds)");
     expect(growth[0]).toEqual([...GROWTH_COLUMNS]);
     expect(growth.slice(2).map((r) => r[0])).toEqual(SIZES.map((s) => `${s}x`));
+    // Sizes above the full ones plan only: no apply.
+    expect(growth.at(-1)?.at(-1)).toBe("not run");
     const peer = tableAfter(
       markdown,
       "## Side by side with gitlabracadabra (common kinds, same state, same latency)",
     );
     if (peerInstalled) {
       expect(peer[0]).toEqual([...PEER_COLUMNS]);
-      expect(peer.slice(2)).toHaveLength(SIZES.length);
+      expect(peer.slice(2)).toHaveLength(FULL.length);
     } else {
       expect(markdown).toContain(`Peer not run: ${PEER_BINARY} not found`);
     }
@@ -119,7 +137,7 @@ describe("npm run bench at a tiny size", () => {
   });
 
   it("plans report zero changes on the seeded state and after apply, and exactly the edited objects otherwise", () => {
-    for (const factor of SIZES) {
+    for (const factor of FULL) {
       const kinds = new Set<ObjectKind>(result.kinds);
       const edited = changedCounts(scaleShape(TINY, factor));
       const expected = [...kinds].reduce((n, k) => n + edited[k], 0);
@@ -152,7 +170,7 @@ describe("npm run bench at a tiny size", () => {
   });
 
   it("declares the same states through patterns: the same plans, within the listing pages of the explicit reads", () => {
-    for (const factor of SIZES) {
+    for (const factor of FULL) {
       const shape = scaleShape(TINY, factor);
       const find = (scenario: string) =>
         result.rows.find((r) => r.factor === factor && r.tool === "forgeform" && r.scenario === scenario)!;
@@ -174,6 +192,63 @@ describe("npm run bench at a tiny size", () => {
     expect(
       runs.some((r) => r[3] === "plan, 10% changed (patterns)" && r[5]?.endsWith("same plan as by path")),
     ).toBe(true);
+  });
+
+  it("plans a pull request's change alone: one cron with a few requests, a template's users and no other project", () => {
+    expect((result.changedSince ?? []).map((r) => [r.factor, r.run])).toEqual(
+      FULL.flatMap((f) => [
+        [f, "one schedule's cron"],
+        [f, "a template used by 100 projects"],
+      ]),
+    );
+    for (const r of result.changedSince ?? []) {
+      expect(r.exact, `${r.factor}x ${r.run}`).toBe(true);
+      expect(r.onlyThose, `${r.factor}x ${r.run}`).toBe(true);
+      expect(r.changes).toBe(r.expectedChanges);
+    }
+    const cron = result.changedSince!.find((r) => r.run === "one schedule's cron")!;
+    expect(cron.changes).toBe(1);
+    expect(cron.requests).toBeLessThanOrEqual(cron.maxRequests!);
+    const template = result.changedSince!.find((r) => r.run === "a template used by 100 projects")!;
+    expect(template.projectsExpected).toBe(Math.min(TEMPLATE_PROJECTS, scaleShape(TINY, 1).projects));
+    const table = tableAfter(markdown, "## Pull-request plans (--changed-since, on the seeded state)");
+    expect(table[0]).toEqual([...CHANGED_SINCE_COLUMNS]);
+    expect(table.slice(2)).toHaveLength(result.changedSince!.length);
+  });
+
+  it("splits the drift into shards whose merged report is the unsharded one", () => {
+    expect((result.shards ?? []).map((r) => r.factor)).toEqual(FULL);
+    for (const r of result.shards ?? []) {
+      expect(r.mergedEqual).toBe(true);
+      expect(r.shards).toHaveLength(SHARDS);
+      expect(r.items).toBeGreaterThan(0);
+      for (const shard of r.shards) expect(shard.requests).toBeLessThanOrEqual(r.unsharded.requests);
+      expect(r.maxShare).toBeLessThanOrEqual(1);
+    }
+    const table = tableAfter(markdown, `## Shards (drift of the 10% changed manifests, --shard K/${SHARDS})`);
+    expect(table[0]).toEqual([...SHARD_COLUMNS]);
+    expect(table.slice(2)).toHaveLength(result.shards!.length * (SHARDS + 2));
+  });
+
+  it("applies under faults in one run: no failure, an empty plan after it, exactly one of every object", () => {
+    const f = result.faults!;
+    expect(f.factor).toBe(1);
+    expect(f.objects).toBe(createdObjects({ shape: scaleShape(TINY, 1) } as never, new Set(result.kinds)));
+    for (const run of [f.calm, f.faulted]) {
+      expect(run.code).toBe(0);
+      expect(run.failed).toBe(0);
+      expect(run.done).toBeGreaterThanOrEqual(f.objects);
+    }
+    expect(f.calm.retries).toBe(0);
+    expect(f.calm.rereads).toBe(0);
+    // The run met faults, and got past them.
+    expect(f.faulted.retries + f.faulted.rereads).toBeGreaterThan(0);
+    expect(f.faulted.requests).toBeGreaterThan(f.calm.requests);
+    expect(f.nextPlanChanges).toBe(0);
+    expect([f.missing, f.duplicates]).toEqual([0, 0]);
+    const table = tableAfter(markdown, "## Apply under faults");
+    expect(table[0]).toEqual([...FAULT_COLUMNS]);
+    expect(markdown).toContain("exactly one of every declared object");
   });
 });
 

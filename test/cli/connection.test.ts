@@ -170,7 +170,7 @@ describe("resolveConnection", () => {
       expect(lines[0]).toMatch(/^GET \/api\/v4\/version -> 200 \(\d+ ms\)$/);
       // Closing sums the requests up.
       expect(lines[1]).toBe(
-        "requests: 1 sent, 0 retries, 0 answered 429 (rate limited); 0 waited for their turn, holding the run back 0 ms",
+        "requests: 1 sent, 0 retries, 0 answered 429 (rate limited); 0 waited for their turn, holding the run back 0 ms; 0 collections re-read after a create's outcome was unknown",
       );
     } finally {
       await server.close();
