@@ -73150,6 +73150,15 @@ var planSchemaV1 = {
     url: { type: "string" },
     manifests: { type: "array", items: { type: "string" } },
     targets: { type: "array", items: { type: "string" } },
+    shard: {
+      type: "object",
+      required: ["index", "count", "units"],
+      properties: {
+        index: { type: "integer", minimum: 1 },
+        count: { type: "integer", minimum: 1 },
+        units: { type: "array", items: { type: "string" } }
+      }
+    },
     summary: {
       type: "object",
       required: ["create", "update", "replace", "delete", "unmanaged"],
@@ -73286,6 +73295,7 @@ function parsePlanJson(text, label = "The plan") {
     targets: [...v1.targets],
     ...Array.isArray(v1.replace) ? { replace: v1.replace.map(String) } : {},
     ...v1.changed_since !== void 0 ? { changedSince: v1.changed_since } : {},
+    ...v1.shard ? { shard: { index: v1.shard.index, count: v1.shard.count, units: [...v1.shard.units] } } : {},
     changes: v1.changes.map(toChange),
     errors: v1.errors.map(toProblem),
     warnings: v1.warnings.map(toProblem),
@@ -73760,8 +73770,9 @@ ${spec.legend}
       }
     }
   }
+  const cutSoFar = Object.values(left).some((n2) => n2 > 0);
   budget.add(`${spec.footer}
-`, NOTE_RESERVE);
+`, cutSoFar ? NOTE_RESERVE : 0);
   const omitted = [];
   if (left.changes > 0) {
     omitted.push(
