@@ -4,7 +4,7 @@ import { setFlagsFromString } from "node:v8";
 
 // The heap may grow by 30% over what a full collection leaves, not by the up to 300% V8 allows a process that
 // allocates fast: reading 100,000 objects allocates fast, and keeps its peak memory near what it holds this way
-// for a few percent more CPU time (docs/benchmarks.md, "Memory").
+// for a few percent more CPU time (docs/benchmarks.md, "Goals, and where the time and memory go").
 setFlagsFromString("--heap-growing-percent=30");
 
 // In a checkout, lib/ is built by `npm run build` (npm test and npm run demo build it; npm ci does not).
