@@ -31,6 +31,7 @@ describe("classifyError", () => {
     expect(classifyError(loop)).toMatchObject({ code: "UNKNOWN", description: "loop", transient: false });
     expect(classifyError(null)).toMatchObject({ code: "UNKNOWN", description: "null", transient: false });
     expect(classifyError("boom")).toMatchObject({ code: "UNKNOWN", description: "boom" });
+    expect(classifyError(undefined)).toMatchObject({ code: "UNKNOWN", description: "undefined" });
   });
 
   it("treats a connection the server closed as transient, whatever its code", () => {
