@@ -32,6 +32,7 @@ export default defineConfig({
       "test/engine/**/*.test.ts",
       "test/integration/**/*.test.ts",
       "test/manifest/**/*.test.ts",
+      "test/plan/**/*.test.ts",
       "test/report/**/*.test.ts",
       "test/security/client-*.test.ts",
     ],

@@ -15,8 +15,8 @@ describe("saved plans", () => {
 
   it("names the file and the reason when it cannot be read", () => {
     const missing = join(dir, "nope.json");
-    expect(() => readSavedPlan(missing)).toThrow(`cannot read the saved plan ${missing}: ENOENT`);
-    expect(() => readSavedPlan(dir)).toThrow(`cannot read the saved plan ${dir}: EISDIR`);
+    expect(() => readSavedPlan(missing)).toThrow(new Error(`cannot read the saved plan ${missing}: ENOENT`));
+    expect(() => readSavedPlan(dir)).toThrow(new Error(`cannot read the saved plan ${dir}: EISDIR`));
   });
 
   it("names the file when it is not a plan", () => {
@@ -34,9 +34,9 @@ describe("saved plans", () => {
 
   it("digests the values before and after, so a plan showing other values differs", () => {
     const plan = makePlan([updateVariable]);
-    const field = updateVariable.fields[0]!;
-    const otherBefore = makePlan([{ ...updateVariable, fields: [{ ...field, before: "qa" }] }]);
-    const otherAfter = makePlan([{ ...updateVariable, fields: [{ ...field, after: "qa" }] }]);
+    const [field, ...rest] = updateVariable.fields;
+    const otherBefore = makePlan([{ ...updateVariable, fields: [{ ...field!, before: "qa" }, ...rest] }]);
+    const otherAfter = makePlan([{ ...updateVariable, fields: [{ ...field!, after: "qa" }, ...rest] }]);
     expect(changesDigest(plan)).toBe(changesDigest(makePlan([updateVariable])));
     expect(changesDigest(otherBefore)).not.toBe(changesDigest(plan));
     expect(changesDigest(otherAfter)).not.toBe(changesDigest(plan));
