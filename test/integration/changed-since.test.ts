@@ -134,3 +134,76 @@ describe("--changed-since", () => {
     expect(notGit.err).toContain("--changed-since needs a git checkout");
   });
 });
+
+describe("--changed-since with pattern entries", () => {
+  let bench: Bench;
+  let repo: string;
+  let file: string;
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
+      cwd: repo,
+      encoding: "utf8",
+    });
+  const policy = (options: { image?: string; except?: string; p3Cron?: string } = {}) => `version: 1
+projects:
+  "fleet/**":
+${options.except ? `    except: ["${options.except}"]\n` : ""}    badges:
+      - { name: policy, link_url: "https://ci.example/%{project_path}", image_url: "${options.image ?? "https://ci.example/v1.svg"}" }
+  fleet/p3:
+    pipeline_schedules:
+      - { description: nightly, ref: main, cron: "${options.p3Cron ?? "0 2 * * *"}" }
+`;
+  const plan = async () => {
+    const run = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", file]);
+    expect(run.code, run.err).toBe(0);
+    const p = JSON.parse(run.out) as JsonPlan;
+    return { p, changes: p.changes.map((c) => `${c.action} ${c.address}`).sort() };
+  };
+
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture });
+    repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
+    file = join(repo, "policy.yaml");
+    git("init", "-q");
+    writeFileSync(file, policy());
+    git("add", "-A");
+    git("commit", "-q", "-m", "base");
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("a change to the pattern's item plans it in every project the pattern matches, and nowhere else", async () => {
+    writeFileSync(file, policy({ image: "https://ci.example/v2.svg" }));
+    const { p, changes } = await plan();
+    expect(changes).toEqual(PROJECTS.map((x) => `update project["${x}"].badge["policy"]`).sort());
+    // fleet/p3 merges the pattern with its own entry: its schedules are read with it, nobody else's.
+    expect(p.requests.by_endpoint["GET /projects/:id/pipeline_schedules"]).toBe(1);
+    expect(p.requests.by_endpoint["GET /projects/:id/badges"]).toBe(PROJECTS.length);
+  });
+
+  it("a change beside an unchanged pattern reads neither the pattern's listing nor its projects", async () => {
+    writeFileSync(file, policy({ p3Cron: "0 4 * * *" }));
+    const { p, changes } = await plan();
+    expect(changes).toEqual(['update project["fleet/p3"].pipeline_schedule["nightly"]']);
+    expect(Object.keys(p.requests.by_endpoint).some((e) => e.includes("badges"))).toBe(false);
+  });
+
+  it("a changed except lists the pattern's projects again, and plans what a full plan plans", async () => {
+    writeFileSync(file, policy({ except: "fleet/p12", image: "https://ci.example/v3.svg" }));
+    const { p, changes } = await plan();
+    // fleet/p12 is no longer declared by any entry: it is left alone, its badges unread.
+    expect(changes).toEqual(
+      PROJECTS.filter((x) => x !== "fleet/p12")
+        .map((x) => `update project["${x}"].badge["policy"]`)
+        .sort(),
+    );
+    expect(p.requests.by_endpoint["GET /groups/:id/projects"]).toBe(1);
+    const full = await bench.cli(["plan", "--format", "json", file]);
+    expect((JSON.parse(full.out) as JsonPlan).changes.map((c) => `${c.action} ${c.address}`).sort()).toEqual(
+      changes,
+    );
+  });
+});
