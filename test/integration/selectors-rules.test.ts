@@ -197,6 +197,70 @@ groups:
     expect(groups.selectors).toEqual([expect.objectContaining({ pattern: "acme/*", matched: 3 })]);
   });
 
+  it("lists with the one request each kind of pattern needs, and reads exactly what it matches", async () => {
+    const cases: [string, string, string[]][] = [
+      [
+        `projects:\n  acme/tools/*:\n    badges: [{ name: b, ${BADGE} }]`,
+        "/groups/acme%2Ftools/projects?per_page=100&simple=true&archived=false&with_shared=false&page=1",
+        ["/projects/acme%2Ftools%2Fcli/badges"],
+      ],
+      [
+        `projects:\n  acme/tools/**:\n    include_archived: true\n    badges: [{ name: b, ${BADGE} }]`,
+        "/groups/acme%2Ftools/projects?per_page=100&simple=true&with_shared=false&include_subgroups=true&page=1",
+        ["/projects/acme%2Ftools%2Fcli/badges", "/projects/acme%2Ftools%2Fold/badges"],
+      ],
+      [
+        `projects:\n  "**":\n    badges: [{ name: b, ${BADGE} }]`,
+        "/projects?per_page=100&simple=true&archived=false&page=1",
+        fixture.projects
+          .filter((p) => !p.archived)
+          .map((p) => `/projects/${encodeURIComponent(p.path)}/badges`),
+      ],
+      [
+        `groups:\n  "*": { description: d }`,
+        "/groups?per_page=100&all_available=true&top_level_only=true&page=1",
+        ["/groups/acme?with_projects=false", "/groups/other?with_projects=false"],
+      ],
+      [
+        `groups:\n  "**": { description: d }`,
+        "/groups?per_page=100&all_available=true&page=1",
+        fixture.groups.map((g) => `/groups/${encodeURIComponent(g.path)}?with_projects=false`),
+      ],
+      [
+        `groups:\n  acme/**: { description: d }`,
+        "/groups/acme/descendant_groups?per_page=100&all_available=true&page=1",
+        ["acme/platform", "acme/legacy", "acme/tools", "acme/tools/inner"].map(
+          (g) => `/groups/${encodeURIComponent(g)}?with_projects=false`,
+        ),
+      ],
+      [
+        `groups:\n  acme/*: { description: d }`,
+        "/groups/acme/subgroups?per_page=100&all_available=true&page=1",
+        ["acme/platform", "acme/legacy", "acme/tools"].map(
+          (g) => `/groups/${encodeURIComponent(g)}?with_projects=false`,
+        ),
+      ],
+    ];
+    for (const [entry, listing, reads] of cases) {
+      const run = await bench.cli([
+        "plan",
+        "--debug",
+        bench.manifest(`version: 1\n${entry}\n`, "listing.yaml"),
+      ]);
+      expect(run.code, run.out + run.err).toBe(0);
+      const gets = [...run.err.matchAll(/^GET \/api\/v4(\S+) -> 200/gm)].map((m) => m[1]!);
+      const isListing = (g: string) => /simple=true|all_available=true/.test(g);
+      expect(gets.filter(isListing), entry).toEqual([listing]);
+      expect(
+        gets
+          .filter((g) => !isListing(g) && g !== "/version")
+          .map((g) => g.replace(/\?per_page.*/, ""))
+          .sort(),
+        entry,
+      ).toEqual([...reads].sort());
+    }
+  });
+
   it("does not report the subgroups of pattern-matched groups as unmanaged, and says how groups are deleted", async () => {
     const matched = await planJson([
       bench.manifest(
