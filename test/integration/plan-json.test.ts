@@ -3,7 +3,7 @@
  * request bot, a policy check) relies on in each record, whatever the kind. docs/plan-format.md describes the fields.
  */
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { EXAMPLE_MANIFESTS, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
 import { Bench } from "./helpers.js";
 
@@ -34,6 +34,9 @@ describe("the JSON plan, record by record", () => {
   let changes: ChangeV1[];
   beforeAll(async () => {
     bench = await Bench.start({ fixture: join(EXAMPLES, "sandbox-fixture.yaml"), edition: "licensed" });
+  });
+  // Planned before each test rather than once: mutation testing credits a test only with the code run for it.
+  beforeEach(async () => {
     const run = await bench.cli(["plan", "--format", "json", ...EXAMPLE_MANIFESTS], EXAMPLES_ENV);
     expect(run.code, run.err).toBe(0);
     changes = (JSON.parse(run.out) as { changes: ChangeV1[] }).changes;
