@@ -130,6 +130,28 @@ describe("deleting a group", () => {
     expect(again.code).toBe(0);
   });
 
+  it("reports each object the platform deleted with the group as applied, and the whole tree is gone", async () => {
+    const apply = await bench.cli(["apply", "--yes", "--no-backup", "--format", "json", manifest]);
+    expect(apply.code, apply.err).toBe(0);
+    const report = JSON.parse(apply.out) as {
+      outcomes: { address: string; action: string; status: string; message?: string }[];
+    };
+    const byAddress = (a: { address: string }, b: { address: string }) => a.address.localeCompare(b.address);
+    expect(report.outcomes.sort(byAddress)).toEqual(
+      ['group["lowtest"]', ...TAKEN]
+        .map((address) => ({ address, action: "delete", status: "done" }))
+        .sort(byAddress),
+    );
+    // One DELETE took the tree: a DELETE sent for a member after it would have failed with 404.
+    for (const path of [
+      "/groups/lowtest",
+      "/groups/lowtest%2Fsub%2Fdeeper",
+      "/projects/lowtest%2Fsub%2Fdeeper%2Fp3",
+    ]) {
+      await expect(bench.get(path)).rejects.toThrow(/404/);
+    }
+  });
+
   it("--no-backup deletes without an archive, and the plan says nothing of one", async () => {
     const plan = await bench.cli(["plan", "--no-backup", manifest]);
     expect(plan.out).not.toContain("export archive");
@@ -183,5 +205,40 @@ describe("deleting a group", () => {
     expect(text).toContain('! group["lowtest/sub"] unmanaged');
     expect(text).toContain('groups are deleted only when declared with "state: absent"');
     expect(text).not.toContain("set unmanaged.groups to delete");
+  });
+});
+
+describe("deleting a group, when the platform refuses", () => {
+  let bench: Bench;
+  beforeEach(async () => {
+    bench = await Bench.start({ fixture, faults: "500:1@DELETE/api/v4/groups/" });
+  });
+  afterEach(async () => {
+    await bench.stop();
+  });
+
+  it("reports the group failed and everything it would have taken skipped, and deletes nothing", async () => {
+    const manifest = bench.manifest("version: 1\ngroups:\n  lowtest:\n    state: absent\n  keep: {}\n");
+    const apply = await bench.cli(["apply", "--yes", "--no-backup", "--format", "json", manifest]);
+    expect(apply.code).toBe(1);
+    const report = JSON.parse(apply.out) as {
+      outcomes: { address: string; action: string; status: string; message?: string }[];
+    };
+    const group = report.outcomes.find((o) => o.address === 'group["lowtest"]');
+    expect(group).toMatchObject({ status: "failed", message: expect.stringContaining("500") });
+    expect(
+      report.outcomes.filter((o) => o !== group).sort((a, b) => a.address.localeCompare(b.address)),
+    ).toEqual(
+      TAKEN.map((address) => ({
+        address,
+        action: "delete",
+        status: "skipped",
+        message: 'skipped because group["lowtest"] was not applied',
+      })),
+    );
+    expect(await bench.get("/groups/lowtest%2Fsub%2Fdeeper")).toMatchObject({
+      full_path: "lowtest/sub/deeper",
+    });
+    expect(await bench.get("/projects/lowtest%2Fp1")).toMatchObject({ path_with_namespace: "lowtest/p1" });
   });
 });
