@@ -6,11 +6,14 @@
  * that lost an entry is read in full, so what becomes unmanaged (or deleted) shows. Everything else is not read.
  *
  * Nodes are named by their place in the manifests (`projects["acme/api"].pipeline_schedules["Nightly"]`), with
- * identities as shown (secrets masked), so both versions can be loaded without resolving any secret. A change of a
- * secret's value alone is not a change of the manifests and is not seen here.
+ * identities as shown (secrets masked), so both versions can be loaded without resolving any secret. A secret
+ * compares by what the manifest writes: a reference by where it points (`${env:A}` made `${env:B}` is a change, a new
+ * value of A is not: it is not a change of the manifests), a value written in the manifest (a sensitive field set
+ * inline) by its digest.
  */
+import { createHash } from "node:crypto";
 import type { DesiredCollection, DesiredNode, DesiredState } from "../manifest/model.js";
-import { isSecret } from "../manifest/secret.js";
+import { isSecret, type Secret } from "../manifest/secret.js";
 
 export interface ChangeScope {
   /** Nodes to compare: their own content changed (or they are new). */
@@ -37,12 +40,23 @@ export function collectionPath(nodePath: string, collection: string): string {
 
 /** A node's own content: state, fields and policies, secrets by where they come from. */
 function ownDigest(node: DesiredNode): string {
+  // Written policies only: a collection newly mentioned is in scope on its own (read in full), not its owner.
   const policies = Object.fromEntries(
-    Object.entries(node.children).map(([c, coll]) => [c, coll.policyDeclared ? coll.policy : null]),
+    Object.entries(node.children)
+      .filter(([, coll]) => coll.policyDeclared)
+      .map(([c, coll]) => [c, coll.policy]),
   );
-  return JSON.stringify([node.state, node.fields, policies], (_k, v: unknown) =>
-    isSecret(v) ? `secret:${v.origin}:${v.shown}` : v,
-  );
+  // JSON.stringify hands a replacer what toJSON returned (a Secret's mask): the holder's own value is the Secret.
+  return JSON.stringify([node.state, node.fields, policies], function (this: unknown, key, v: unknown) {
+    const own = (this as Record<string, unknown>)[key];
+    return isSecret(own) ? secretDigest(own) : v;
+  });
+}
+
+/** What a secret's manifest text is, without the secret: its reference, or a digest of an inline value. */
+function secretDigest(secret: Secret): string {
+  if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
+  return `secret:literal:${createHash("sha256").update(secret.reveal()).digest("base64")}`;
 }
 
 function byLabel(coll: DesiredCollection | undefined): Map<string, DesiredNode[]> {

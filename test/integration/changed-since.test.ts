@@ -207,3 +207,60 @@ ${options.except ? `    except: ["${options.except}"]\n` : ""}    badges:
     );
   });
 });
+
+describe("--changed-since with secrets", () => {
+  let bench: Bench;
+  let repo: string;
+  let file: string;
+  const ENV = { TOKEN_A: "token-a-0123456789", TOKEN_B: "token-b-9876543210" };
+  const ref = (name: string) => `\${env:${name}}`;
+  const manifest = (token = ref("TOKEN_A"), level = "gold") => `version: 1
+projects:
+  fleet/p1:
+    pipeline_schedules:
+      - description: nightly
+        ref: main
+        cron: "0 2 * * *"
+        variables:
+          - { key: TOKEN, value: "${token}" }
+          - { key: LEVEL, value: ${level} }
+`;
+  const plan = async (env: Record<string, string> = ENV) => {
+    const run = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", file], env);
+    expect(run.code, run.err).toBe(0);
+    expect(run.out + run.err).not.toContain("token-");
+    return (JSON.parse(run.out) as JsonPlan).changes.map((c) => `${c.action} ${c.address}`);
+  };
+
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: { groups: [{ path: "fleet" }], projects: [{ path: "fleet/p1" }] } });
+    repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
+    file = join(repo, "fleet.yaml");
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: repo });
+    git("init", "-q");
+    writeFileSync(file, manifest());
+    git("add", "-A");
+    git("commit", "-q", "-m", "base");
+    const apply = await bench.cli(["apply", "--yes", file], ENV);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const variable = (key: string) =>
+    `update project["fleet/p1"].pipeline_schedule["nightly"].variable["${key}"]`;
+
+  it("plans a sensitive value changed in the manifest, and a reference pointed elsewhere", async () => {
+    writeFileSync(file, manifest(undefined, "silver"));
+    expect(await plan()).toEqual([variable("LEVEL")]);
+    writeFileSync(file, manifest(ref("TOKEN_B")));
+    expect(await plan()).toEqual([variable("TOKEN")]);
+  });
+
+  it("does not plan a new value of the same reference: that is not a change of the manifests", async () => {
+    writeFileSync(file, manifest());
+    expect(await plan({ ...ENV, TOKEN_A: "token-a-changed-000" })).toEqual([]);
+  });
+});
