@@ -74325,7 +74325,7 @@ async function createContext(api) {
 }
 
 // src/engine/plan.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 import { join as join3 } from "node:path";
 
 // src/kinds/kind.ts
@@ -74344,6 +74344,7 @@ function addressOf(parentAddress, kind, key) {
 }
 
 // src/engine/changes.ts
+import { createHash as createHash3 } from "node:crypto";
 function itemPath(collectionPath2, node) {
   return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
 }
@@ -74352,12 +74353,16 @@ function collectionPath(nodePath, collection) {
 }
 function ownDigest(node) {
   const policies = Object.fromEntries(
-    Object.entries(node.children).map(([c, coll]) => [c, coll.policyDeclared ? coll.policy : null])
+    Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
   );
-  return JSON.stringify(
-    [node.state, node.fields, policies],
-    (_k, v2) => isSecret(v2) ? `secret:${v2.origin}:${v2.shown}` : v2
-  );
+  return JSON.stringify([node.state, node.fields, policies], function(key, v2) {
+    const own = this[key];
+    return isSecret(own) ? secretDigest(own) : v2;
+  });
+}
+function secretDigest(secret) {
+  if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
+  return `secret:literal:${createHash3("sha256").update(secret.reveal()).digest("base64")}`;
 }
 function byLabel(coll) {
   const out = /* @__PURE__ */ new Map();
@@ -75498,7 +75503,7 @@ var Planner = class {
     }
   }
   seen(address, masked) {
-    this.liveSeen.push([address, createHash3("sha256").update(JSON.stringify(masked)).digest("base64")]);
+    this.liveSeen.push([address, createHash4("sha256").update(JSON.stringify(masked)).digest("base64")]);
   }
   /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
   maskedFields(specs2, fields, desired) {
@@ -75769,7 +75774,7 @@ function byPlace(problems2) {
 }
 function digestLive(entries) {
   const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
-  const hash = createHash3("sha256");
+  const hash = createHash4("sha256");
   for (const [address, fields] of sorted) hash.update(address).update("\0").update(fields).update("\n");
   return hash.digest("hex");
 }
@@ -76218,7 +76223,7 @@ var broadcastMessageKind = {
 };
 
 // src/kinds/deploy-key.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 var KEY_SHAPE = { id: "integer", title: "string", key: "string", can_push: "boolean?" };
 function keyText(value) {
   return isSecret(value) ? value.reveal() : String(value ?? "");
@@ -76226,7 +76231,7 @@ function keyText(value) {
 function fingerprint(text) {
   const blob = text.trim().split(/\s+/)[1];
   if (!blob) return "invalid key";
-  return `SHA256:${createHash4("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
+  return `SHA256:${createHash5("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
 var toLive5 = (k2, canPush) => ({
   key: fingerprint(k2.key),
@@ -77139,12 +77144,12 @@ var systemHookKind = {
 };
 
 // src/kinds/trigger.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 import { lstatSync, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
 var SHAPE7 = { id: "integer", description: "string", token: "string?" };
 var MAX_TOKEN_FILE_BYTES = 1024;
-var digest = (text) => createHash5("sha256").update(text).digest("hex");
+var digest = (text) => createHash6("sha256").update(text).digest("hex");
 var shownTokens = /* @__PURE__ */ new WeakMap();
 var tokenKey = (parent, description) => `${parent.ref}\0${description}`;
 function remember2(ctx, parent, triggers) {
