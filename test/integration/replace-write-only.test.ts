@@ -1,0 +1,103 @@
+/**
+ * `--replace` on objects with write-only fields (never read back, so never drift): an updatable object (the
+ * application settings) is updated with exactly its write-only fields, plus what changed; a kind that cannot be
+ * updated in place (a system hook) is replaced; an object with no write-only field to send is refused with a reason.
+ * The values are never shown.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "./helpers.js";
+
+const ENV = { CK: "ck-secret-value-0001", HT: "ht-secret-value-0001" };
+const HOOK = 'instance.system_hook["https://hooks.example/h"]';
+const manifest = (text = "hello") => `version: 1
+instance:
+  application_settings:
+    cloudk8s_secret_access_key: "\${env:CK}"
+    after_sign_up_text: ${text}
+  system_hooks:
+    - url: https://hooks.example/h
+      token: "\${env:HT}"
+      push_events: true
+`;
+
+interface JsonPlan {
+  changes: { address: string; action: string; reason?: string; fields: Record<string, unknown>[] }[];
+  errors: { address: string; message: string }[];
+}
+
+describe("--replace with write-only fields", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app" }] } });
+    const apply = await bench.cli(["apply", "--yes", bench.manifest(manifest())], ENV);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const plan = async (text: string, replace: string[]) => {
+    const run = await bench.cli(
+      ["plan", "--format", "json", ...replace.flatMap((r) => ["--replace", r]), bench.manifest(text)],
+      ENV,
+    );
+    expect(run.out + run.err).not.toMatch(/secret-value/);
+    return { code: run.code, plan: JSON.parse(run.out) as JsonPlan };
+  };
+
+  it("plans nothing without --replace: a write-only value is never drift", async () => {
+    const { code, plan: p } = await plan(manifest(), []);
+    expect(code).toBe(0);
+    expect(p.changes).toEqual([]);
+  });
+
+  it("updates the settings with their write-only fields, and replaces the hook, each sending only those", async () => {
+    const { plan: p } = await plan(manifest(), ["instance.application_settings", HOOK]);
+    expect(p.errors).toEqual([]);
+    const written = { after: "(write-only)", sensitive: true, write_only: true };
+    expect(p.changes.map((c) => [c.address, c.action, c.reason, c.fields])).toEqual([
+      [
+        "instance.application_settings",
+        "update",
+        undefined,
+        [{ field: "cloudk8s_secret_access_key", ...written }],
+      ],
+      [HOOK, "replace", "replacement requested with --replace", [{ field: "token", ...written }]],
+    ]);
+  });
+
+  it("lists a changed field once, before the write-only ones", async () => {
+    const { plan: p } = await plan(manifest("bye"), ["instance.application_settings"]);
+    expect(p.changes).toHaveLength(1);
+    expect(p.changes[0]!.fields).toEqual([
+      { field: "after_sign_up_text", before: "hello", after: "bye" },
+      { field: "cloudk8s_secret_access_key", after: "(write-only)", sensitive: true, write_only: true },
+    ]);
+  });
+
+  it("refuses to replace settings that declare no write-only field, saying why", async () => {
+    const bare = "version: 1\ninstance:\n  application_settings:\n    after_sign_up_text: hello\n";
+    const { code, plan: p } = await plan(bare, ["instance.application_settings"]);
+    expect(code).toBe(1);
+    expect(p.errors).toEqual([
+      expect.objectContaining({
+        address: "instance.application_settings",
+        message: "--replace: nothing to send (no write-only fields are declared)",
+      }),
+    ]);
+    expect(p.changes).toEqual([]);
+  });
+
+  it("refuses to replace a project (never deleted or created by forgeform): there is nothing to send", async () => {
+    const text = "version: 1\nprojects:\n  acme/app:\n    badges: []\n";
+    const { code, plan: p } = await plan(text, ['project["acme/app"]']);
+    expect(code).toBe(1);
+    expect(p.errors).toEqual([
+      expect.objectContaining({
+        address: 'project["acme/app"]',
+        message: "--replace: nothing to send (no write-only fields are declared)",
+      }),
+    ]);
+    expect(p.changes).toEqual([]);
+  });
+});
