@@ -139,4 +139,25 @@ projects:
     expect(apply.out + apply.err).toContain("nothing was applied");
     expect(await schedules("acme/tools/old")).toEqual(before);
   });
+
+  it("names every key left to a pattern that does not apply, in the plural when there are several", async () => {
+    // acme/tools/old is archived: acme/** leaves it out, so nothing gives the ref or the cron.
+    const files = [
+      bench.manifest(POLICY, "policy.yaml"),
+      bench.manifest(
+        `version: 1
+projects:
+  acme/tools/old:
+    pipeline_schedules:
+      - { description: Nightly }
+`,
+        "bare.yaml",
+      ),
+    ];
+    const plan = await bench.cli(["plan", ...files]);
+    expect(plan.code).toBe(1);
+    expect((plan.out + plan.err).replace(/\s+/g, " ")).toContain(
+      'missing required keys "ref", "cron": this entry leaves them to a pattern entry declaring the same item, and none applies to acme/tools/old: declare them here',
+    );
+  });
 });
