@@ -4,7 +4,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
 
@@ -40,19 +40,31 @@ interface JsonPlan {
   changed_since?: string;
 }
 
+/** Runs git in `repo` (committing as a test user). */
+const gitIn = (repo: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
+    cwd: repo,
+    encoding: "utf8",
+  });
+
+/** A new git repository whose first commit holds `text` as `name`; returns the file's path. */
+function committed(name: string, text: string): string {
+  const repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
+  const file = join(repo, name);
+  gitIn(repo, "init", "-q");
+  writeFileSync(file, text);
+  gitIn(repo, "add", "-A");
+  gitIn(repo, "commit", "-q", "-m", "base");
+  return file;
+}
+
 describe("--changed-since", () => {
   let bench: Bench;
-  let repo: string;
   let file: string;
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
-      cwd: repo,
-      encoding: "utf8",
-    });
   const commit = (text: string, message: string) => {
     writeFileSync(file, text);
-    git("add", "-A");
-    git("commit", "-q", "-m", message);
+    gitIn(dirname(file), "add", "-A");
+    gitIn(dirname(file), "commit", "-q", "-m", message);
   };
   const plan = async (args: string[] = []) => {
     const run = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", ...args, file]);
@@ -62,10 +74,7 @@ describe("--changed-since", () => {
 
   beforeAll(async () => {
     bench = await Bench.start({ fixture });
-    repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
-    file = join(repo, "fleet.yaml");
-    git("init", "-q");
-    commit(manifest(), "base");
+    file = committed("fleet.yaml", manifest());
     const apply = await bench.cli(["apply", "--yes", file]);
     expect(apply.code, apply.out + apply.err).toBe(0);
   });
@@ -137,13 +146,7 @@ describe("--changed-since", () => {
 
 describe("--changed-since with pattern entries", () => {
   let bench: Bench;
-  let repo: string;
   let file: string;
-  const git = (...args: string[]) =>
-    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
-      cwd: repo,
-      encoding: "utf8",
-    });
   const policy = (options: { image?: string; except?: string; p3Cron?: string } = {}) => `version: 1
 projects:
   "fleet/**":
@@ -162,12 +165,7 @@ ${options.except ? `    except: ["${options.except}"]\n` : ""}    badges:
 
   beforeAll(async () => {
     bench = await Bench.start({ fixture });
-    repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
-    file = join(repo, "policy.yaml");
-    git("init", "-q");
-    writeFileSync(file, policy());
-    git("add", "-A");
-    git("commit", "-q", "-m", "base");
+    file = committed("policy.yaml", policy());
     const apply = await bench.cli(["apply", "--yes", file]);
     expect(apply.code, apply.out + apply.err).toBe(0);
   });
@@ -210,7 +208,6 @@ ${options.except ? `    except: ["${options.except}"]\n` : ""}    badges:
 
 describe("--changed-since with secrets", () => {
   let bench: Bench;
-  let repo: string;
   let file: string;
   const ENV = { TOKEN_A: "token-a-0123456789", TOKEN_B: "token-b-9876543210" };
   const ref = (name: string) => `\${env:${name}}`;
@@ -234,14 +231,7 @@ projects:
 
   beforeAll(async () => {
     bench = await Bench.start({ fixture: { groups: [{ path: "fleet" }], projects: [{ path: "fleet/p1" }] } });
-    repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
-    file = join(repo, "fleet.yaml");
-    const git = (...args: string[]) =>
-      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: repo });
-    git("init", "-q");
-    writeFileSync(file, manifest());
-    git("add", "-A");
-    git("commit", "-q", "-m", "base");
+    file = committed("fleet.yaml", manifest());
     const apply = await bench.cli(["apply", "--yes", file], ENV);
     expect(apply.code, apply.out + apply.err).toBe(0);
   });
