@@ -6,8 +6,9 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import pLimit from "p-limit";
-import { ApiError } from "../api/index.js";
+import { ApiError, apiPath } from "../api/index.js";
 import type { FieldSpec } from "../kinds/fields.js";
+import { listSubgroups } from "../kinds/group.js";
 import {
   addressOf,
   type CascadedObject,
@@ -19,6 +20,7 @@ import {
   type Live,
   type Parent,
 } from "../kinds/kind.js";
+import { didYouMean } from "../manifest/diagnostics.js";
 import type { DesiredCollection, DesiredNode, DesiredState, SourceRef } from "../manifest/model.js";
 import { containsSecret, isSecret, maskSecrets, Secret, SecretValues } from "../manifest/secret.js";
 import {
@@ -448,9 +450,10 @@ class Planner {
           // Projects are addressed by path without a lookup of their own: this is where a missing one shows.
           if (!this.missingProjects.has(parent.address)) {
             this.missingProjects.add(parent.address);
+            const hint = await missingProjectHint(this.ctx, parent.key);
             this.problem(
               parent.address,
-              `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path`,
+              `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path${hint}`,
               this.sources.get(parent.address),
             );
           }
@@ -938,6 +941,47 @@ function byPlace(problems: PlanProblem[]): PlanProblem[] {
       p.address,
     ].join("\u0000");
   return [...problems].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/**
+ * For a declared project the platform does not know: the closest path among its group's projects (a typo in its
+ * name), or that the group is unknown too, with the closest of its parent's subgroups (a typo above it). One
+ * listing per group, read only on this error.
+ */
+async function missingProjectHint(ctx: KindContext, path: string): Promise<string> {
+  const slash = path.lastIndexOf("/");
+  if (slash < 0) return "";
+  const group = path.slice(0, slash);
+  const key = `missing-project:${group.toLowerCase()}`;
+  let listing = ctx.memo.get(key) as Promise<string[] | undefined> | undefined;
+  if (!listing) {
+    listing = ctx.api
+      .list<{ path_with_namespace: string }>(apiPath`/groups/${group}/projects`, {
+        query: { simple: true, with_shared: false },
+        shape: { path_with_namespace: "string" },
+      })
+      .then(
+        (projects) => projects.map((p) => p.path_with_namespace),
+        (error: unknown) => {
+          if (error instanceof ApiError && error.status === 404) return undefined;
+          return [];
+        },
+      );
+    ctx.memo.set(key, listing);
+  }
+  const paths = await listing;
+  if (paths === undefined) {
+    const above = group.lastIndexOf("/");
+    const siblings =
+      above < 0 ? [] : ((await listSubgroups(ctx, group.slice(0, above)).catch(() => [])) ?? []);
+    const nearGroup = didYouMean(
+      group,
+      siblings.map((g) => g.full_path),
+    );
+    return `; group ${JSON.stringify(group)} does not exist or is not visible either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
+  }
+  const near = didYouMean(path, paths);
+  return near ? `; did you mean ${JSON.stringify(near)}?` : "";
 }
 
 /**

@@ -23,7 +23,7 @@ describe("digestLive", () => {
 
   it("changes with an object's fields, its address, an object more or less", () => {
     const digest = digestLive(ENTRIES);
-    const others = [
+    const others: [string, string][][] = [
       ENTRIES.map(([a, f], i): [string, string] => [a, i === 1 ? "f2'" : f]),
       ENTRIES.map(([a, f], i): [string, string] => [i === 1 ? 'project["acme/web"]' : a, f]),
       ENTRIES.slice(1),

@@ -1,6 +1,7 @@
 /**
  * A project path with a typo (forgeform never creates projects): the plan names each missing project at its place
- * in the manifest, once, however many of its collections were to be read, and apply sends nothing at all.
+ * in the manifest, once, however many of its collections were to be read, with the path or group it probably
+ * meant, and apply sends nothing at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -34,18 +35,26 @@ describe("a declared project that does not exist", () => {
     await bench.stop();
   });
 
-  it("is a plan error at its place, once per project, saying forgeform does not create projects", async () => {
+  it("is a plan error at its place, once per project, with the closest existing path or group", async () => {
     const file = bench.manifest(MANIFEST, "typo.yaml");
     const plan = await bench.cli(["plan", "--format", "json", file]);
     expect(plan.code).toBe(1);
     const json = JSON.parse(plan.out) as {
       errors: { address: string; message: string; source?: { line: number; col: number } }[];
     };
-    const missing = (path: string) =>
-      `project "${path}" does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path`;
+    const missing = (path: string, hint: string) =>
+      `project "${path}" does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path; ${hint}`;
     expect(json.errors.map((e) => [e.address, e.message, e.source?.line, e.source?.col])).toEqual([
-      ['project["acme/platfrom/api"]', missing("acme/platfrom/api"), 3, 3],
-      ['project["acme/platform/ap"]', missing("acme/platform/ap"), 8, 3],
+      [
+        'project["acme/platfrom/api"]',
+        missing(
+          "acme/platfrom/api",
+          'group "acme/platfrom" does not exist or is not visible either: did you mean group "acme/platform"?',
+        ),
+        3,
+        3,
+      ],
+      ['project["acme/platform/ap"]', missing("acme/platform/ap", 'did you mean "acme/platform/api"?'), 8, 3],
     ]);
   });
 
