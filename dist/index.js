@@ -74328,180 +74328,6 @@ async function createContext(api) {
 import { createHash as createHash4 } from "node:crypto";
 import { join as join3 } from "node:path";
 
-// src/kinds/kind.ts
-var FieldError = class extends Error {
-  name = "FieldError";
-  /** The field's path within the object, as in the manifest (`deploy_access_levels[1].user`). */
-  field;
-  constructor(field, message) {
-    super(message);
-    this.field = field;
-  }
-};
-function addressOf(parentAddress, kind, key) {
-  const own = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
-  return parentAddress === "" ? own : `${parentAddress}.${own}`;
-}
-
-// src/engine/changes.ts
-import { createHash as createHash3 } from "node:crypto";
-function itemPath(collectionPath2, node) {
-  return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
-}
-function collectionPath(nodePath, collection) {
-  return nodePath === "" ? collection : `${nodePath}.${collection}`;
-}
-function ownDigest(node) {
-  const policies = Object.fromEntries(
-    Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
-  );
-  return JSON.stringify([node.state, node.fields, policies], function(key, v2) {
-    const own = this[key];
-    return isSecret(own) ? secretDigest(own) : v2;
-  });
-}
-function secretDigest(secret) {
-  if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
-  return `secret:literal:${createHash3("sha256").update(secret.reveal()).digest("base64")}`;
-}
-function byLabel(coll) {
-  const out = /* @__PURE__ */ new Map();
-  for (const item of coll?.items ?? []) {
-    const label = item.label ?? item.key;
-    out.set(label, [...out.get(label) ?? [], item]);
-  }
-  return out;
-}
-function compareNodes(base2, head, path2, scope) {
-  let touched = false;
-  if (ownDigest(base2) !== ownDigest(head)) {
-    scope.nodes.add(path2);
-    touched = true;
-  }
-  for (const name of /* @__PURE__ */ new Set([...Object.keys(base2.children), ...Object.keys(head.children)])) {
-    touched = compareCollections(base2.children[name], head.children[name], collectionPath(path2, name), scope) || touched;
-  }
-  if (touched) scope.ancestors.add(path2);
-  return touched;
-}
-function compareCollections(base2, head, path2, scope) {
-  if (!head) return false;
-  let touched = false;
-  const full = () => {
-    scope.collections.add(path2);
-    touched = true;
-  };
-  if (!base2 || base2.policy !== head.policy) full();
-  const before = byLabel(base2);
-  const after = byLabel(head);
-  for (const [label, items] of after) {
-    const previous = before.get(label);
-    const at = `${path2}[${JSON.stringify(label)}]`;
-    if (!previous) {
-      scope.whole.add(at);
-      touched = true;
-    } else if (items.length !== 1 || previous.length !== 1) full();
-    else touched = compareNodes(previous[0], items[0], at, scope) || touched;
-  }
-  for (const label of before.keys()) if (!after.has(label)) full();
-  return touched;
-}
-function changeScope(base2, head) {
-  const scope = {
-    nodes: /* @__PURE__ */ new Set(),
-    whole: /* @__PURE__ */ new Set(),
-    collections: /* @__PURE__ */ new Set(),
-    selectors: /* @__PURE__ */ new Set(),
-    ancestors: /* @__PURE__ */ new Set()
-  };
-  compareNodes(base2.root, head.root, "", scope);
-  const patterns = (s) => new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
-  const before = patterns(base2);
-  for (const [name, sel] of patterns(head)) {
-    const old = before.get(name);
-    if (!old || JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])) {
-      scope.selectors.add(name);
-      continue;
-    }
-    const probe = {
-      nodes: /* @__PURE__ */ new Set(),
-      whole: /* @__PURE__ */ new Set(),
-      collections: /* @__PURE__ */ new Set(),
-      selectors: /* @__PURE__ */ new Set(),
-      ancestors: /* @__PURE__ */ new Set()
-    };
-    compareNodes(old.node, sel.node, "", probe);
-    if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
-  }
-  return scope;
-}
-function wholeUnder(scope, path2) {
-  for (const w of scope.whole) if (path2 === w || path2.startsWith(`${w}.`)) return true;
-  return false;
-}
-function touches(scope, path2) {
-  return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
-}
-
-// src/engine/compare.ts
-function isBlank(value) {
-  return value === void 0 || value === null || value === "";
-}
-var asInstant = instantOf;
-function canonical(value) {
-  if (isSecret(value)) return canonical(value.reveal());
-  if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
-  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    const entries = Object.entries(value).filter(([, v2]) => !isBlank(v2)).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
-    return `{${entries.map(([k2, v2]) => `${JSON.stringify(k2)}:${canonical(v2)}`).join(",")}}`;
-  }
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  return JSON.stringify(value ?? null);
-}
-function sameValue(desired, live, options = {}) {
-  const { normalize: normalize2 } = options;
-  if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
-    const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
-    return mine === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
-  }
-  if (isSecret(desired)) return desired.equals(live);
-  if (isBlank(desired) && isBlank(live)) return true;
-  if (isBlank(desired) !== isBlank(live)) {
-    const emptyList = (v2) => Array.isArray(v2) && v2.length === 0;
-    return isBlank(desired) && emptyList(live) || isBlank(live) && emptyList(desired);
-  }
-  if (typeof desired === "string" && typeof live === "string") {
-    if (desired.replace(/\r\n/g, "\n") === live.replace(/\r\n/g, "\n")) return true;
-    const a = asInstant(desired);
-    const b2 = asInstant(live);
-    return a !== void 0 && a === b2;
-  }
-  if (desired instanceof Date || live instanceof Date) {
-    const a = asInstant(desired);
-    return a !== void 0 && a === asInstant(live);
-  }
-  if (Array.isArray(desired)) {
-    if (!Array.isArray(live) || desired.length !== live.length) return false;
-    if (options.set) {
-      const counts = /* @__PURE__ */ new Map();
-      for (const item of live) counts.set(canonical(item), (counts.get(canonical(item)) ?? 0) + 1);
-      for (const item of desired) {
-        const c = counts.get(canonical(item));
-        if (!c) return false;
-        counts.set(canonical(item), c - 1);
-      }
-      return true;
-    }
-    return desired.every((item, i) => sameValue(item, live[i], { ...normalize2 ? { normalize: normalize2 } : {} }));
-  }
-  if (desired !== null && typeof desired === "object") {
-    if (live === null || typeof live !== "object" || Array.isArray(live)) return false;
-    const liveObj = live;
-    return Object.entries(desired).every(([k2, v2]) => sameValue(v2, liveObj[k2]));
-  }
-  return desired === live;
-}
-
 // src/kinds/group.ts
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname as dirname5 } from "node:path";
@@ -74842,6 +74668,180 @@ var groupKind = {
     await ctx.api.delete(apiPath`/groups/${live.id}`);
   }
 };
+
+// src/kinds/kind.ts
+var FieldError = class extends Error {
+  name = "FieldError";
+  /** The field's path within the object, as in the manifest (`deploy_access_levels[1].user`). */
+  field;
+  constructor(field, message) {
+    super(message);
+    this.field = field;
+  }
+};
+function addressOf(parentAddress, kind, key) {
+  const own = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
+  return parentAddress === "" ? own : `${parentAddress}.${own}`;
+}
+
+// src/engine/changes.ts
+import { createHash as createHash3 } from "node:crypto";
+function itemPath(collectionPath2, node) {
+  return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
+}
+function collectionPath(nodePath, collection) {
+  return nodePath === "" ? collection : `${nodePath}.${collection}`;
+}
+function ownDigest(node) {
+  const policies = Object.fromEntries(
+    Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
+  );
+  return JSON.stringify([node.state, node.fields, policies], function(key, v2) {
+    const own = this[key];
+    return isSecret(own) ? secretDigest(own) : v2;
+  });
+}
+function secretDigest(secret) {
+  if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
+  return `secret:literal:${createHash3("sha256").update(secret.reveal()).digest("base64")}`;
+}
+function byLabel(coll) {
+  const out = /* @__PURE__ */ new Map();
+  for (const item of coll?.items ?? []) {
+    const label = item.label ?? item.key;
+    out.set(label, [...out.get(label) ?? [], item]);
+  }
+  return out;
+}
+function compareNodes(base2, head, path2, scope) {
+  let touched = false;
+  if (ownDigest(base2) !== ownDigest(head)) {
+    scope.nodes.add(path2);
+    touched = true;
+  }
+  for (const name of /* @__PURE__ */ new Set([...Object.keys(base2.children), ...Object.keys(head.children)])) {
+    touched = compareCollections(base2.children[name], head.children[name], collectionPath(path2, name), scope) || touched;
+  }
+  if (touched) scope.ancestors.add(path2);
+  return touched;
+}
+function compareCollections(base2, head, path2, scope) {
+  if (!head) return false;
+  let touched = false;
+  const full = () => {
+    scope.collections.add(path2);
+    touched = true;
+  };
+  if (!base2 || base2.policy !== head.policy) full();
+  const before = byLabel(base2);
+  const after = byLabel(head);
+  for (const [label, items] of after) {
+    const previous = before.get(label);
+    const at = `${path2}[${JSON.stringify(label)}]`;
+    if (!previous) {
+      scope.whole.add(at);
+      touched = true;
+    } else if (items.length !== 1 || previous.length !== 1) full();
+    else touched = compareNodes(previous[0], items[0], at, scope) || touched;
+  }
+  for (const label of before.keys()) if (!after.has(label)) full();
+  return touched;
+}
+function changeScope(base2, head) {
+  const scope = {
+    nodes: /* @__PURE__ */ new Set(),
+    whole: /* @__PURE__ */ new Set(),
+    collections: /* @__PURE__ */ new Set(),
+    selectors: /* @__PURE__ */ new Set(),
+    ancestors: /* @__PURE__ */ new Set()
+  };
+  compareNodes(base2.root, head.root, "", scope);
+  const patterns = (s) => new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
+  const before = patterns(base2);
+  for (const [name, sel] of patterns(head)) {
+    const old = before.get(name);
+    if (!old || JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])) {
+      scope.selectors.add(name);
+      continue;
+    }
+    const probe = {
+      nodes: /* @__PURE__ */ new Set(),
+      whole: /* @__PURE__ */ new Set(),
+      collections: /* @__PURE__ */ new Set(),
+      selectors: /* @__PURE__ */ new Set(),
+      ancestors: /* @__PURE__ */ new Set()
+    };
+    compareNodes(old.node, sel.node, "", probe);
+    if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
+  }
+  return scope;
+}
+function wholeUnder(scope, path2) {
+  for (const w of scope.whole) if (path2 === w || path2.startsWith(`${w}.`)) return true;
+  return false;
+}
+function touches(scope, path2) {
+  return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
+}
+
+// src/engine/compare.ts
+function isBlank(value) {
+  return value === void 0 || value === null || value === "";
+}
+var asInstant = instantOf;
+function canonical(value) {
+  if (isSecret(value)) return canonical(value.reveal());
+  if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const entries = Object.entries(value).filter(([, v2]) => !isBlank(v2)).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
+    return `{${entries.map(([k2, v2]) => `${JSON.stringify(k2)}:${canonical(v2)}`).join(",")}}`;
+  }
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  return JSON.stringify(value ?? null);
+}
+function sameValue(desired, live, options = {}) {
+  const { normalize: normalize2 } = options;
+  if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
+    const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
+    return mine === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
+  }
+  if (isSecret(desired)) return desired.equals(live);
+  if (isBlank(desired) && isBlank(live)) return true;
+  if (isBlank(desired) !== isBlank(live)) {
+    const emptyList = (v2) => Array.isArray(v2) && v2.length === 0;
+    return isBlank(desired) && emptyList(live) || isBlank(live) && emptyList(desired);
+  }
+  if (typeof desired === "string" && typeof live === "string") {
+    if (desired.replace(/\r\n/g, "\n") === live.replace(/\r\n/g, "\n")) return true;
+    const a = asInstant(desired);
+    const b2 = asInstant(live);
+    return a !== void 0 && a === b2;
+  }
+  if (desired instanceof Date || live instanceof Date) {
+    const a = asInstant(desired);
+    return a !== void 0 && a === asInstant(live);
+  }
+  if (Array.isArray(desired)) {
+    if (!Array.isArray(live) || desired.length !== live.length) return false;
+    if (options.set) {
+      const counts = /* @__PURE__ */ new Map();
+      for (const item of live) counts.set(canonical(item), (counts.get(canonical(item)) ?? 0) + 1);
+      for (const item of desired) {
+        const c = counts.get(canonical(item));
+        if (!c) return false;
+        counts.set(canonical(item), c - 1);
+      }
+      return true;
+    }
+    return desired.every((item, i) => sameValue(item, live[i], { ...normalize2 ? { normalize: normalize2 } : {} }));
+  }
+  if (desired !== null && typeof desired === "object") {
+    if (live === null || typeof live !== "object" || Array.isArray(live)) return false;
+    const liveObj = live;
+    return Object.entries(desired).every(([k2, v2]) => sameValue(v2, liveObj[k2]));
+  }
+  return desired === live;
+}
 
 // src/engine/targets.ts
 var TargetError = class extends Error {
@@ -75375,9 +75375,10 @@ var Planner = class {
         if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
           if (!this.missingProjects.has(parent.address)) {
             this.missingProjects.add(parent.address);
+            const hint = await missingProjectHint(this.ctx, parent.key);
             this.problem(
               parent.address,
-              `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path`,
+              `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path${hint}`,
               this.sources.get(parent.address)
             );
           }
@@ -75771,6 +75772,38 @@ function byPlace(problems2) {
     p2.address
   ].join("\0");
   return [...problems2].sort((a, b2) => key(a) < key(b2) ? -1 : key(a) > key(b2) ? 1 : 0);
+}
+async function missingProjectHint(ctx, path2) {
+  const slash = path2.lastIndexOf("/");
+  if (slash < 0) return "";
+  const group = path2.slice(0, slash);
+  const key = `missing-project:${group.toLowerCase()}`;
+  let listing = ctx.memo.get(key);
+  if (!listing) {
+    listing = ctx.api.list(apiPath`/groups/${group}/projects`, {
+      query: { simple: true, with_shared: false },
+      shape: { path_with_namespace: "string" }
+    }).then(
+      (projects) => projects.map((p2) => p2.path_with_namespace),
+      (error2) => {
+        if (error2 instanceof ApiError && error2.status === 404) return void 0;
+        return [];
+      }
+    );
+    ctx.memo.set(key, listing);
+  }
+  const paths = await listing;
+  if (paths === void 0) {
+    const above = group.lastIndexOf("/");
+    const siblings = above < 0 ? [] : await listSubgroups(ctx, group.slice(0, above)).catch(() => []) ?? [];
+    const nearGroup = didYouMean(
+      group,
+      siblings.map((g2) => g2.full_path)
+    );
+    return `; group ${JSON.stringify(group)} does not exist or is not visible either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
+  }
+  const near = didYouMean(path2, paths);
+  return near ? `; did you mean ${JSON.stringify(near)}?` : "";
 }
 function digestLive(entries) {
   const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
