@@ -75785,10 +75785,8 @@ async function missingProjectHint(ctx, path2) {
       shape: { path_with_namespace: "string" }
     }).then(
       (projects) => projects.map((p2) => p2.path_with_namespace),
-      (error2) => {
-        if (error2 instanceof ApiError && error2.status === 404) return void 0;
-        return [];
-      }
+      // Any other failure gives no hint: the missing project is reported all the same.
+      (error2) => error2 instanceof ApiError && error2.status === 404 ? void 0 : []
     );
     ctx.memo.set(key, listing);
   }
@@ -75800,7 +75798,7 @@ async function missingProjectHint(ctx, path2) {
       group,
       siblings.map((g2) => g2.full_path)
     );
-    return `; group ${JSON.stringify(group)} does not exist or is not visible either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
+    return `; ${JSON.stringify(group)} is not a group this token's user can see either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
   }
   const near = didYouMean(path2, paths);
   return near ? `; did you mean ${JSON.stringify(near)}?` : "";

@@ -962,10 +962,8 @@ async function missingProjectHint(ctx: KindContext, path: string): Promise<strin
       })
       .then(
         (projects) => projects.map((p) => p.path_with_namespace),
-        (error: unknown) => {
-          if (error instanceof ApiError && error.status === 404) return undefined;
-          return [];
-        },
+        // Any other failure gives no hint: the missing project is reported all the same.
+        (error: unknown) => (error instanceof ApiError && error.status === 404 ? undefined : []),
       );
     ctx.memo.set(key, listing);
   }
@@ -978,7 +976,7 @@ async function missingProjectHint(ctx: KindContext, path: string): Promise<strin
       group,
       siblings.map((g) => g.full_path),
     );
-    return `; group ${JSON.stringify(group)} does not exist or is not visible either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
+    return `; ${JSON.stringify(group)} is not a group this token's user can see either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
   }
   const near = didYouMean(path, paths);
   return near ? `; did you mean ${JSON.stringify(near)}?` : "";

@@ -49,7 +49,7 @@ describe("a declared project that does not exist", () => {
         'project["acme/platfrom/api"]',
         missing(
           "acme/platfrom/api",
-          'group "acme/platfrom" does not exist or is not visible either: did you mean group "acme/platform"?',
+          `"acme/platfrom" is not a group this token's user can see either: did you mean group "acme/platform"?`,
         ),
         3,
         3,
