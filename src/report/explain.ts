@@ -10,7 +10,11 @@ import { sourceLabel } from "./common.js";
 function value(v: unknown): string {
   if (isSecret(v)) return v.shown;
   if (Array.isArray(v) || (v !== null && typeof v === "object"))
-    return JSON.stringify(v, (_k, x: unknown) => (isSecret(x) ? x.shown : x));
+    // A replacer sees what toJSON returned (a Secret's bare mask): the holder's own value shows what is around it.
+    return JSON.stringify(v, function (this: unknown, k, x: unknown) {
+      const own = (this as Record<string, unknown>)[k];
+      return isSecret(own) ? own.shown : x;
+    });
   return JSON.stringify(v);
 }
 

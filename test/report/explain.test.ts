@@ -42,7 +42,7 @@ projects:
       level: watch
     protected_environments:
       - name: production
-        deploy_access_levels: [{ access_level: 40 }, { user: "\${env:DEPLOYER}" }]
+        deploy_access_levels: [{ access_level: 40 }, { user: "bot-\${env:DEPLOYER}" }]
   acme/tools/cli:
     triggers:
       - description: deploy
@@ -84,7 +84,7 @@ notification_settings:
 protected_environments:
   - production                                           # projects["acme/platform/api"] m.yaml:31:9
       name: "production"                                 # projects["acme/platform/api"] m.yaml:31:15
-      deploy_access_levels: [{"access_level":40},{"user":"(sensitive)"}] # projects["acme/platform/api"] m.yaml:32:31
+      deploy_access_levels: [{"access_level":40},{"user":"bot-(sensitive)"}] # projects["acme/platform/api"] m.yaml:32:31
 
 Patterns apply to existing projects only, and leave out archived ones unless include_archived: true.
 `);
