@@ -74129,7 +74129,11 @@ async function createOnce(ctx, step) {
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
       const found = lives.find((l) => l.key === step.key);
       if (found) return { live: found, recovered: true };
-      if (round >= rounds) throw error2;
+      if (round >= rounds) {
+        throw new Error(
+          `${error2.method} ${error2.path}: the outcome was unknown ${rounds === 1 ? "once" : `${rounds} times`} (last: ${error2.cause.message}), and re-reading found nothing after each, so it was not created; apply again once the platform answers normally`
+        );
+      }
       await ctx.api.pause(round);
     }
   }

@@ -57,7 +57,14 @@ async function createOnce(ctx: KindContext, step: Step): Promise<{ live: Live; r
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
       const found = lives.find((l) => l.key === step.key);
       if (found) return { live: found, recovered: true };
-      if (round >= rounds) throw error;
+      if (round >= rounds) {
+        // The client's own message says the request was not retried; here it was, after each re-read.
+        throw new Error(
+          `${error.method} ${error.path}: the outcome was unknown ${rounds === 1 ? "once" : `${rounds} times`} ` +
+            `(last: ${error.cause.message}), and re-reading found nothing after each, so it was not created; ` +
+            "apply again once the platform answers normally",
+        );
+      }
       await ctx.api.pause(round);
     }
   }

@@ -189,3 +189,35 @@ groups:
     expect(((await res.json()) as { totalResults: number }).totalResults).toBe(1);
   });
 });
+
+describe("a create whose outcome stays unknown and that re-reading never finds", () => {
+  let bench: Bench | undefined;
+  afterEach(async () => {
+    await bench?.stop();
+  });
+
+  it("is sent once per attempt, each after a re-read, then fails saying so, and nothing is created", async () => {
+    // Every POST of a badge is answered 503 without Retry-After: its outcome is unknown, and it is not carried out.
+    bench = await Bench.start({ fixture, faults: `503:1@POST${P}/badges` });
+    const manifest = bench.manifest(`version: 1
+projects:
+  lc/app:
+    badges:
+      - { name: docs, link_url: "https://d.example/x", image_url: "https://d.example/b.svg" }
+`);
+    const run = await bench.cli(["apply", "--yes", "--max-attempts", "3", "--debug", manifest]);
+    expect(run.code).toBe(1);
+    const requests = run.err
+      .split("\n")
+      .filter((l) => l.includes("/badges") && / -> \d{3} /.test(l))
+      .map((l) => l.replace(/\?.*? ->/, " ->").replace(/ \(\d+ ms\)$/, ""));
+    expect(requests).toEqual([
+      `GET ${P}/badges -> 200`,
+      ...Array.from({ length: 3 }, () => [`POST ${P}/badges -> 503`, `GET ${P}/badges -> 200`]).flat(),
+    ]);
+    expect(run.out.replace(/\s+/g, " ")).toContain(
+      '+ project["lc/app"].badge["docs"]: failed: POST /projects/lc%2Fapp/badges: the outcome was unknown 3 times (last: POST /projects/lc%2Fapp/badges -> 503 Service Unavailable: 503 Service Unavailable), and re-reading found nothing after each, so it was not created; apply again once the platform answers normally',
+    );
+    expect(await bench.get<unknown[]>(`/projects/lc%2Fapp/badges`)).toEqual([]);
+  });
+});
