@@ -246,12 +246,13 @@ function checkVersion(data: unknown, label: string): void {
   }
 }
 
-interface SourceV1 {
+/** The plan file's records as written (format_version 1, docs/plan-format.md): the one source of their types. */
+export interface SourceV1 {
   file: string;
   line: number;
   col: number;
 }
-interface FieldV1 {
+export interface FieldV1 {
   field: string;
   before?: unknown;
   after?: unknown;
@@ -260,7 +261,7 @@ interface FieldV1 {
   forces_replacement?: boolean;
   note?: string;
 }
-interface ChangeV1 {
+export interface ChangeV1 {
   address: string;
   action: Change["action"];
   parent?: string;
@@ -273,12 +274,12 @@ interface ChangeV1 {
   backup?: string;
   fields: FieldV1[];
 }
-interface ProblemV1 {
+export interface ProblemV1 {
   address: string;
   message: string;
   source?: SourceV1;
 }
-interface PlanV1 {
+export interface PlanV1 {
   created_at: string;
   url: string;
   manifests: string[];

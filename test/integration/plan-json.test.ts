@@ -4,24 +4,9 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ChangeV1 } from "../../src/report/json.js";
 import { EXAMPLE_MANIFESTS, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
 import { Bench } from "./helpers.js";
-
-interface FieldV1 {
-  field: string;
-  before?: unknown;
-  after?: unknown;
-  sensitive?: boolean;
-  write_only?: boolean;
-  forces_replacement?: boolean;
-}
-interface ChangeV1 {
-  address: string;
-  action: "create" | "update" | "replace" | "delete" | "unmanaged";
-  parent?: string;
-  live_id?: string | number;
-  fields: FieldV1[];
-}
 
 /** The address of the object holding this one: everything before its last `.segment` or `.segment["key"]`. */
 function holder(address: string): string | undefined {

@@ -5,6 +5,7 @@
  * The values are never shown.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/report/json.js";
 import { Bench } from "./helpers.js";
 
 const ENV = { CK: "ck-secret-value-0001", HT: "ht-secret-value-0001" };
@@ -19,11 +20,6 @@ instance:
       token: "\${env:HT}"
       push_events: true
 `;
-
-interface JsonPlan {
-  changes: { address: string; action: string; reason?: string; fields: Record<string, unknown>[] }[];
-  errors: { address: string; message: string }[];
-}
 
 describe("--replace with write-only fields", () => {
   let bench: Bench;
@@ -42,7 +38,7 @@ describe("--replace with write-only fields", () => {
       ENV,
     );
     expect(run.out + run.err).not.toMatch(/secret-value/);
-    return { code: run.code, plan: JSON.parse(run.out) as JsonPlan };
+    return { code: run.code, plan: JSON.parse(run.out) as PlanV1 };
   };
 
   it("plans nothing without --replace: a write-only value is never drift", async () => {
