@@ -3,6 +3,7 @@ import * as accessRequests from "./access-requests.js";
 import * as applicationSettings from "./application-settings.js";
 import * as badges from "./badges.js";
 import * as broadcastMessages from "./broadcast-messages.js";
+import * as ciVariables from "./ci-variables.js";
 import * as dependencies from "./dependencies.js";
 import * as deployKeys from "./deploy-keys.js";
 import * as deployments from "./deployments.js";
@@ -62,6 +63,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   deployments,
   templates,
   dependencies,
+  ciVariables,
 ];
 
 export function registerAll(app: SandboxApp): void {
