@@ -318,35 +318,6 @@ function seed(store: Store, value: unknown, source: string, licensed: boolean): 
   });
 }
 
-/** Variables of a project, for the project export (`project.json`'s `variables`). */
-export function projectVariables(store: Store, projectId: number): VariableRec[] {
-  return rowsOf(store, {
-    owner: "project",
-    ownerId: projectId,
-    scoped: true,
-    missing: "",
-    booleans: "boolean",
-  });
-}
-
-/** Stores variables read from an import archive for a new project, leaving out those the model refuses. */
-export function restoreProjectVariables(
-  store: Store,
-  projectId: number,
-  rows: readonly Pick<
-    VariableRec,
-    "key" | "value" | "variable_type" | "protected" | "masked" | "environment_scope"
-  >[],
-): void {
-  const t: Target = { owner: "project", ownerId: projectId, scoped: true, missing: "", booleans: "boolean" };
-  for (const r of rows) {
-    const v = { ...newVariable(store, t), ...r, id: 0, owner: t.owner, owner_id: projectId };
-    if (Object.keys(validateVariable(v, rowsOf(store, t), true)).length > 0) continue;
-    v.id = store.nextId("ci_variables");
-    table(store).rows.push(v);
-  }
-}
-
 export function register(app: SandboxApp): void {
   const filter: Record<string, ParamSpec> = { filter: { type: "hash" } };
 

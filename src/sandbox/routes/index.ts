@@ -19,6 +19,7 @@ import * as milestones from "./milestones.js";
 import * as namespaces from "./namespaces.js";
 import * as notificationSettings from "./notification-settings.js";
 import * as pipelineSchedules from "./pipeline-schedules.js";
+import * as projectImportExport from "./project-import-export.js";
 import * as projects from "./projects.js";
 import * as protectedEnvironments from "./protected-environments.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
@@ -64,6 +65,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   templates,
   dependencies,
   ciVariables,
+  projectImportExport,
 ];
 
 export function registerAll(app: SandboxApp): void {

@@ -15,6 +15,7 @@ import {
 } from "../auth.js";
 import { projectJson, projectSimple } from "../entities.js";
 import { badRequest, HttpError, notFound, rubyInspect, validation } from "../errors.js";
+import { FixtureError } from "../fixture.js";
 import {
   buildProject,
   type Errors,
@@ -26,8 +27,8 @@ import {
   validateProject,
   validateProjectSettings,
 } from "../model.js";
-import type { ParamSpec } from "../params.js";
-import { toQuery } from "../request.js";
+import { declare, type ParamSpec } from "../params.js";
+import { type ParamHash, toQuery } from "../request.js";
 import { accepted, created, json, noContent, type Reply } from "../respond.js";
 import type { GroupRec, ProjectRec, Store, UserRec } from "../store.js";
 import { VISIBILITIES } from "../store.js";
@@ -68,7 +69,7 @@ import { VISIBILITIES } from "../store.js";
 const LEVELS = ["disabled", "private", "enabled"] as const;
 
 /** Create and update parameters (`optional_project_params`), typed as the platform declares them. */
-const FEATURE_SPEC = {
+export const FEATURE_SPEC = {
   description: { type: "string" },
   visibility: { type: "string", values: VISIBILITIES },
   build_git_strategy: { type: "string", values: ["fetch", "clone"] },
@@ -236,7 +237,11 @@ function withAccess(ctx: Ctx, p: ProjectRec): Record<string, unknown> {
  * Applies create/update parameters to a record: aliases (`public_builds`/`public_jobs`, `topics`/`tag_list`), the
  * legacy feature booleans, settings the edition lacks dropped.
  */
-function applyFeatures(ctx: Ctx, p: ProjectRec, input: Record<string, unknown>): void {
+export function applyFeatures(
+  ctx: Pick<Ctx, "licensed">,
+  p: ProjectRec,
+  input: Record<string, unknown>,
+): void {
   const { public_builds, public_jobs, topics, tag_list, initialize_with_readme, ...rest } = input;
   const settings: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rest)) {
@@ -258,7 +263,7 @@ function applyFeatures(ctx: Ctx, p: ProjectRec, input: Record<string, unknown>):
   setProjectSettings(p, settings as Partial<ProjectSettings>);
 }
 
-function validationErrors(store: Store, p: ProjectRec): Errors {
+export function validationErrors(store: Store, p: ProjectRec): Errors {
   return { ...validateProject(store, p), ...validateProjectSettings(p) };
 }
 
@@ -316,7 +321,7 @@ function canAdmin(ctx: Ctx, p: ProjectRec): boolean {
 }
 
 /** The namespace `POST /projects` creates in: the caller's own, or a group where the caller may create projects. */
-function creationNamespace(ctx: Ctx, user: UserRec, namespaceId: number | undefined): number {
+export function creationNamespace(ctx: Ctx, user: UserRec, namespaceId: number | undefined): number {
   if (namespaceId === undefined || namespaceId === user.namespace_id) return user.namespace_id;
   const g = ctx.store.group(namespaceId);
   if (!g) {
@@ -328,7 +333,7 @@ function creationNamespace(ctx: Ctx, user: UserRec, namespaceId: number | undefi
 }
 
 /** `find_namespace!`: an id or a full path of a group or user namespace the caller can see, else 404. */
-function findNamespace(ctx: Ctx, ref: string): number {
+export function findNamespace(ctx: Ctx, ref: string): number {
   const byId = /^\d+$/.test(ref);
   const g = byId ? ctx.store.group(Number(ref)) : ctx.store.groupByFullPath(ref);
   if (g && canReadGroup(ctx.store, ctx.user, g)) return g.id;
@@ -338,6 +343,34 @@ function findNamespace(ctx: Ctx, ref: string): number {
 }
 
 export function register(app: SandboxApp): void {
+  app.onFixture("project_settings", (value, { store, source }) => {
+    const fail = (where: string, msg: string) =>
+      new FixtureError(`sandbox: fixture ${source}: project_settings${where} ${msg}`);
+    if (!Array.isArray(value)) throw fail("", "must be a list");
+    value.forEach((raw, i) => {
+      const where = `[${i}]`;
+      if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+        throw fail(where, "must be a mapping");
+      const { project: path, ...settings } = raw as Record<string, unknown>;
+      if (typeof path !== "string") throw fail(`${where}.project`, "must be a project full path");
+      const p = store.projectByFullPath(path);
+      if (!p) throw fail(`${where}.project`, `names "${path}", which is not in projects`);
+      let input: Record<string, unknown>;
+      try {
+        input = declare(settings as ParamHash, { ...FEATURE_SPEC, ...UPDATE_ONLY_SPEC });
+      } catch (error) {
+        throw fail(where, error instanceof HttpError ? JSON.stringify(error.body) : String(error));
+      }
+      const unknown = Object.keys(settings).filter((k) => !(k in input));
+      if (unknown.length > 0) throw fail(where, `has settings the API does not take: ${unknown.join(", ")}`);
+      const next: ProjectRec = structuredClone(p);
+      applyFeatures({ licensed: app.licensed }, next, input);
+      const errors = validationErrors(store, next);
+      if (Object.keys(errors).length > 0) throw fail(where, JSON.stringify(errors));
+      Object.assign(p, next);
+    });
+  });
+
   app.get("/projects", (ctx) => {
     const p = ctx.declare({
       archived: { type: "boolean" },
