@@ -1,5 +1,13 @@
 import type { Ctx, SandboxApp } from "../app.js";
-import { ACCESS, authorizeGroup, authorizeProject, findGroup, findProject, requireAdmin } from "../auth.js";
+import {
+  ACCESS,
+  authorizeGroup,
+  authorizeProject,
+  findGroup,
+  findProject,
+  requireAdmin,
+  requireAuth,
+} from "../auth.js";
 import { conflict, forbidden, notFound, validation } from "../errors.js";
 import { FixtureError } from "../fixture.js";
 import { addError as add, type Errors, featureLevels } from "../model.js";
@@ -16,7 +24,7 @@ import type { GroupRec, ProjectRec, Store } from "../store.js";
  * - Permissions: project variables need `admin_build` on the project (Maintainer; refused, even to administrators,
  *   when the project's CI/CD or repository feature is disabled), group variables `admin_build` on the group
  *   (Maintainer), instance variables an administrator (`/admin/ci/variables`). A guest is 401, a user below the role
- *   403, an invisible project or group 404. Whoever may list variables sees their values.
+ *   403, an invisible project or group 404 (a guest is 401 before the lookup). Whoever may list variables sees their values.
  * - Fields: `variable_type` (`env_var` default, `file`), `key`, `value`, `protected`, `masked`, and
  *   `environment_scope` (default `*`) on project variables and, on the licensed edition only, group variables
  *   (core ignores the parameter and does not show the field). Instance variables have no scope.
@@ -134,6 +142,7 @@ interface Target {
 }
 
 function projectTarget(ctx: Ctx): Target {
+  requireAuth(ctx); // `before { authenticate! }`: 401 before the project is looked up
   const project = findProject(ctx, ctx.path["id"]!);
   authorizeProject(ctx, project, ACCESS.maintainer);
   if (!buildsAvailable(project)) throw forbidden();
@@ -147,6 +156,7 @@ function buildsAvailable(p: ProjectRec): boolean {
 }
 
 function groupTarget(ctx: Ctx): Target {
+  requireAuth(ctx);
   const group: GroupRec = findGroup(ctx, ctx.path["id"]!);
   authorizeGroup(ctx, group, ACCESS.maintainer);
   return {

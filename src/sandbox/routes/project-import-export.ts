@@ -13,6 +13,7 @@ import {
   setProjectSettings,
 } from "../model.js";
 import { declare } from "../params.js";
+import type { ParamHash } from "../request.js";
 import { accepted, created, raw } from "../respond.js";
 import type { ProjectRec, Store } from "../store.js";
 import { VISIBILITIES, VISIBILITY_LEVEL, type Visibility } from "../store.js";
@@ -514,7 +515,7 @@ export function register(app: SandboxApp): void {
       overwrite: { type: "boolean", default: false },
       override_params: { type: "hash" },
     });
-    const overrides = p.override_params ? declare(p.override_params as never, FEATURE_SPEC) : {};
+    const overrides = p.override_params ? declareOverrides(p.override_params) : {};
     const namespaceId = p.namespace === undefined ? user.namespace_id : findNamespace(ctx, p.namespace);
     try {
       creationNamespace(ctx, user, namespaceId);
@@ -570,6 +571,15 @@ export function register(app: SandboxApp): void {
   });
 
   app.get("/projects/:id/import", (ctx) => importStatus(ctx, findProject(ctx, ctx.path["id"]!)));
+}
+
+/** `override_params` as Grape declares the nested hash: errors name `override_params[<name>]`. */
+function declareOverrides(hash: Record<string, unknown>): Record<string, unknown> {
+  const name = (k: string) => `override_params[${k}]`;
+  const spec = Object.fromEntries(Object.entries(FEATURE_SPEC).map(([k, v]) => [name(k), v]));
+  const given = Object.fromEntries(Object.entries(hash).map(([k, v]) => [name(k), v])) as ParamHash;
+  const declared: Record<string, unknown> = declare(given, spec);
+  return Object.fromEntries(Object.entries(declared).map(([k, v]) => [k.slice(16, -1), v]));
 }
 
 /** 400 with the first full message, as `render_api_error!(project.errors.full_messages&.first, 400)`. */
