@@ -263,12 +263,13 @@ export function buildProject(
     created_at: now,
     last_activity_at: now,
   };
-  // ProjectFeature's default pages level, fixed at creation: ENABLED for a public project, PRIVATE otherwise.
-  rec.settings = {
-    pages_access_level: rec.visibility === "public" ? "enabled" : "private",
-    ...input.settings,
-  };
+  rec.settings = { pages_access_level: defaultPagesLevel(rec.visibility), ...input.settings };
   return rec;
+}
+
+/** ProjectFeature's default pages level, fixed at creation: ENABLED for a public project, PRIVATE otherwise. */
+export function defaultPagesLevel(visibility: Visibility): FeatureLevel {
+  return visibility === "public" ? "enabled" : "private";
 }
 
 export function insertProject(store: Store, p: ProjectRec): ProjectRec {
@@ -419,7 +420,7 @@ export function featureLevels(p: ProjectRec): FeatureLevels {
     builds_access_level: s.builds_access_level ?? flag(p.jobs_enabled),
     snippets_access_level: s.snippets_access_level ?? flag(p.snippets_enabled),
     // ProjectFeature's default: ENABLED for a public project, PRIVATE otherwise.
-    pages_access_level: s.pages_access_level ?? (p.visibility === "public" ? "enabled" : "private"),
+    pages_access_level: s.pages_access_level ?? defaultPagesLevel(p.visibility),
     operations_access_level: s.operations_access_level ?? "enabled",
     analytics_access_level: s.analytics_access_level ?? "enabled",
   };

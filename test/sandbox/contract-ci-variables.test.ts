@@ -4,8 +4,8 @@
  * below and just at the requirement, each error body), each against a fresh sandbox of the edition it needs.
  */
 import { describe, expect, it } from "vitest";
-import type { SandboxOptions } from "../../src/sandbox/server.js";
-import { type Call, sandbox } from "./helpers.js";
+import { type Case, runCase } from "./cases.js";
+import { sandbox } from "./helpers.js";
 
 const fixture = {
   users: [
@@ -51,47 +51,7 @@ const P = "/projects/acme%2Fapi/variables";
 const G = "/groups/acme/variables";
 const I = "/admin/ci/variables";
 
-interface Step {
-  method: string;
-  path: string;
-  token?: string | null;
-  json?: unknown;
-  form?: string;
-  headers?: Record<string, string>;
-}
-
-interface Case extends Step {
-  name: string;
-  /** Requests made first (their answers are not checked). */
-  before?: Step[];
-  status: number;
-  body?: unknown;
-  /** A read after the request, and what it must answer. */
-  after?: Step & { body: unknown };
-  options?: SandboxOptions;
-}
-
-async function run(c: Case): Promise<void> {
-  const sb = await sandbox({ fixture, ...c.options });
-  try {
-    const call = (s: Step): Promise<Call> =>
-      sb.call(s.method, s.path, {
-        token: s.token === undefined ? "maint-token" : s.token,
-        json: s.json,
-        form: s.form,
-        headers: s.headers,
-      });
-    for (const s of c.before ?? []) await call(s);
-    const r = await call(c);
-    expect([r.status, c.body === undefined ? undefined : r.body], r.text).toEqual([c.status, c.body]);
-    if (c.after) {
-      const t = await call(c.after);
-      expect(t.body, t.text).toEqual(c.after.body);
-    }
-  } finally {
-    await sb.sb.stop();
-  }
-}
+const run = (c: Case) => runCase(c, fixture, "maint-token");
 
 const v = (key: string, value: string, extra: Record<string, unknown> = {}) => ({
   variable_type: "env_var",

@@ -18,6 +18,7 @@ import { badRequest, HttpError, notFound, rubyInspect, validation } from "../err
 import { FixtureError } from "../fixture.js";
 import {
   buildProject,
+  defaultPagesLevel,
   type Errors,
   insertProject,
   LEGACY_FEATURE_FLAGS,
@@ -31,7 +32,7 @@ import { declare, type ParamSpec } from "../params.js";
 import { type ParamHash, toQuery } from "../request.js";
 import { accepted, created, json, noContent, type Reply } from "../respond.js";
 import type { GroupRec, ProjectRec, Store, UserRec } from "../store.js";
-import { VISIBILITIES } from "../store.js";
+import { VISIBILITIES, VISIBILITY_LEVEL } from "../store.js";
 
 /**
  * Projects: create, read, list, update, transfer, archive, delete, and sharing with groups. Where the contract is
@@ -57,7 +58,7 @@ import { VISIBILITIES } from "../store.js";
  *   (`rename_project`) and a `visibility` in it the Owner (`change_visibility_level`), whether or not the value
  *   changes, as `lib/api/projects.rb` checks presence; `emails_disabled` from a Maintainer is dropped
  *   (`set_emails_disabled`). Archiving, unarchiving (`archive_project`), transferring (`change_namespace`) and
- *   deleting (`remove_project`) need the Owner. Owners are group owners (inherited) and the owner of a personal
+ *   deleting (`remove_project`) need the Owner; a transferred project's visibility is lowered to its new group's. Owners are group owners (inherited) and the owner of a personal
  *   namespace; administrators pass every check.
  * - `DELETE` answers 202 `{"message":"202 Accepted"}` and removes the project at once: 13.12 delays a project's
  *   deletion only where its group opted in (`delayed_project_removal`, licensed), which the sandbox does not model.
@@ -195,6 +196,9 @@ const UPDATE_AT_LEAST_ONE_OF = [
   "wiki_enabled",
   "snippets_enabled",
 ];
+
+/** The licensed edition's additions to {@link UPDATE_AT_LEAST_ONE_OF}. */
+const UPDATE_AT_LEAST_ONE_OF_LICENSED = ["approvals_before_merge", "issues_template"];
 
 /** Accepted and not kept: no observable effect in the sandbox. */
 const UNSTORED = new Set([
@@ -466,6 +470,8 @@ export function register(app: SandboxApp): void {
       creator_id: user.id,
     });
     applyFeatures(ctx, rec, features);
+    if (features.pages_access_level === undefined)
+      setProjectSettings(rec, { pages_access_level: defaultPagesLevel(rec.visibility) });
     const errors = validationErrors(ctx.store, rec);
     if (Object.keys(errors).length > 0) throw validation(errors);
     insertProject(ctx.store, rec);
@@ -484,7 +490,11 @@ export function register(app: SandboxApp): void {
         ...FEATURE_SPEC,
         ...UPDATE_ONLY_SPEC,
       },
-      { atLeastOneOf: UPDATE_AT_LEAST_ONE_OF },
+      {
+        atLeastOneOf: ctx.licensed
+          ? [...UPDATE_AT_LEAST_ONE_OF, ...UPDATE_AT_LEAST_ONE_OF_LICENSED]
+          : UPDATE_AT_LEAST_ONE_OF,
+      },
     );
     const p = findProject(ctx, ctx.path["id"]!);
     authorizeProject(ctx, p, ACCESS.maintainer);
@@ -521,7 +531,13 @@ export function register(app: SandboxApp): void {
       )
     )
       throw fail("Project with same name or path in target namespace already exists");
-    const next: ProjectRec = { ...p, namespace_id: target };
+    // `update_namespace_and_visibility`: a visibility the new group does not allow becomes the group's.
+    const lowered = group && VISIBILITY_LEVEL[p.visibility] > VISIBILITY_LEVEL[group.visibility];
+    const next: ProjectRec = {
+      ...p,
+      namespace_id: target,
+      visibility: lowered ? group.visibility : p.visibility,
+    };
     const errors = validateProject(ctx.store, next);
     if (Object.keys(errors).length > 0) throw badRequest(`Failed to transfer project ${rubyInspect(errors)}`);
     Object.assign(p, next, { last_activity_at: ctx.store.nowIso() });
