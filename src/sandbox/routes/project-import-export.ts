@@ -405,6 +405,18 @@ function readArchive(data: Buffer): ArchivedProject {
   for (const [key, read] of Object.entries(READERS)) {
     if (Object.hasOwn(tree, key) && tree[key] !== undefined) read(tree[key], out);
   }
+  // `Project#merge_method`: fast-forward only wins over rebase, which wins over a merge commit.
+  const ff = tree["merge_requests_ff_only_enabled"];
+  const rebase = tree["merge_requests_rebase_enabled"];
+  for (const [name, value] of [
+    ["merge_requests_ff_only_enabled", ff],
+    ["merge_requests_rebase_enabled", rebase],
+  ] as const) {
+    if (value !== undefined && value !== null && typeof value !== "boolean")
+      throw new ArchiveError(`project.json: ${name} must be true or false`);
+  }
+  if (ff !== undefined || rebase !== undefined)
+    out.settings.merge_method = ff === true ? "ff" : rebase === true ? "rebase_merge" : "merge";
   return out;
 }
 
