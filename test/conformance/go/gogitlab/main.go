@@ -46,6 +46,7 @@ var areas = []area{
 	{"application settings", applicationSettings},
 	{"deployments", deployments},
 	{"templates", templates},
+	{"variables, project settings, project export and import", variablesAndSettings},
 }
 
 func client(token string) *gitlab.Client {
