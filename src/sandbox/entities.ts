@@ -236,7 +236,7 @@ export function projectJson(
     shared_runners_enabled: p.shared_runners_enabled,
     lfs_enabled: s.lfs_enabled,
     creator_id: p.creator_id,
-    import_status: "none",
+    import_status: p.import_status ?? "none",
   });
   if (can("issues")) out["open_issues_count"] = p.open_issues_count;
   Object.assign(out, {

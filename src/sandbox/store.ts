@@ -90,6 +90,8 @@ export interface ProjectRec {
   shared_with_groups: { group_id: number; group_access_level: number; expires_at: string | null }[];
   /** Settings beyond the fields above (see `model.ts`); absent ones have the platform's defaults. */
   settings?: Partial<ProjectSettings>;
+  /** How an import into the project ended (`routes/project-import-export.ts`); absent: not imported. */
+  import_status?: "finished" | "failed";
 }
 
 export interface MemberRec {

@@ -3,6 +3,9 @@
  * cover: the platform's 13.12 interface, one case per rule (each validation, each permission with the role just
  * below and just at the requirement, each error body), each against a fresh sandbox of the edition it needs.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type Case, runCase } from "./cases.js";
 import { sandbox } from "./helpers.js";
@@ -773,20 +776,24 @@ describe("fixture key ci_variables", () => {
     ).rejects.toThrow(/ci_variables\[0\]\.environment_scope is not kept for group variables on this edition/);
   });
 
-  it("persists variables in the state file like every area", async () => {
-    const c = await sandbox({ fixture });
+  it("persists variables in the state file: a restarted sandbox still has those the API created", async () => {
+    const statePath = join(mkdtempSync(join(tmpdir(), "ci-vars-")), "state.json");
+    const first = await sandbox({ fixture, statePath });
     try {
-      const rows = (c.sb.store.data.areas["ci_variables"] as { rows: { key: string }[] }).rows;
-      expect(rows.map((r) => r.key)).toEqual([
-        "DEPLOY",
-        "DEPLOY",
-        "SINGLE",
-        "X",
-        "GROUP_VAR",
-        "INSTANCE_VAR",
-      ]);
+      const r = await first.call("POST", P, {
+        token: "maint-token",
+        json: { key: "AFTER_RESTART", value: "kept" },
+      });
+      expect(r.status).toBe(201);
     } finally {
-      await c.sb.stop();
+      await first.sb.stop();
+    }
+    const second = await sandbox({ statePath });
+    try {
+      const r = await second.call("GET", `${P}/AFTER_RESTART`, { token: "maint-token" });
+      expect([r.status, r.body]).toEqual([200, v("AFTER_RESTART", "kept")]);
+    } finally {
+      await second.sb.stop();
     }
   });
 });

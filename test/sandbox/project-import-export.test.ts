@@ -163,6 +163,7 @@ describe("project import", () => {
     expect((r.body as { correlation_id: string }).correlation_id).toMatch(/^[0-9a-f]{32}$/);
     const p = await c.call("GET", "/projects/acme%2Fcopy", { token: "maint-token" });
     expect(p.body).toMatchObject({
+      import_status: "finished",
       visibility: "internal",
       merge_method: "ff",
       squash_option: "always",
@@ -352,6 +353,7 @@ describe("project import", () => {
       const status = await c.call("GET", "/projects/acme%2Fbroken/import", { token: "maint-token" });
       expect(status.body).toMatchObject({ import_status: "failed" });
       expect((await c.call("GET", "/projects/acme%2Fbroken", { token: "maint-token" })).body).toMatchObject({
+        import_status: "failed",
         merge_method: "merge",
       });
     },

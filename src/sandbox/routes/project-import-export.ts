@@ -574,8 +574,9 @@ export function register(app: SandboxApp): void {
           m.expires_at;
       }
     }
+    rec.import_status = failure === undefined ? "finished" : "failed";
     imports()[String(rec.id)] = {
-      status: failure === undefined ? "finished" : "failed",
+      status: rec.import_status,
       error: failure ?? null,
       correlation_id: randomUUID().replace(/-/g, ""),
     };
