@@ -18,12 +18,29 @@ export class Secret {
   readonly shown: string;
   /** The value was not resolved (`validate --no-secrets`): it is unknown, not empty. */
   readonly unresolved: boolean;
+  /**
+   * The values of the references alone, without the literal text around them (`see ${env:S}` holds S's value):
+   * what may turn up elsewhere (a live object named after S) and must be masked wherever it does.
+   */
+  readonly #parts: readonly string[];
 
-  constructor(value: string, origin: string, shown: string = MASK, unresolved = false) {
+  constructor(
+    value: string,
+    origin: string,
+    shown: string = MASK,
+    unresolved = false,
+    parts: readonly string[] = [value],
+  ) {
     this.#value = value;
     this.origin = origin;
     this.shown = shown;
     this.unresolved = unresolved;
+    this.#parts = parts;
+  }
+
+  /** The values of its references (see `#parts`), for masking them in text; never for output. */
+  referenced(): readonly string[] {
+    return this.#parts;
   }
 
   reveal(): string {
@@ -89,7 +106,11 @@ export function revealSecrets(value: unknown): unknown {
  */
 export function deriveSecret<T>(value: T, derive: (text: string) => string): T | string | Secret {
   if (value instanceof Secret) {
-    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved);
+    // A referenced value may turn up derived (a slug) or as written (a title elsewhere): both are masked.
+    const parts = value.referenced();
+    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved, [
+      ...new Set([...parts, ...parts.map(derive)]),
+    ]);
   }
   return typeof value === "string" ? derive(value) : value;
 }
@@ -137,7 +158,8 @@ export class SecretValues {
     const seen = new WeakSet<object>();
     const walk = (v: unknown): void => {
       if (v instanceof Secret) {
-        if (!v.unresolved && v.origin !== "literal") found.push(v.reveal());
+        // Each reference's value on its own: `see ${env:S}` masks S wherever it appears, not only after "see ".
+        if (!v.unresolved && v.origin !== "literal") found.push(...v.referenced());
         return;
       }
       if (v === null || typeof v !== "object" || seen.has(v)) return;
