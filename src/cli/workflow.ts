@@ -18,7 +18,8 @@ import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
-import { SecretValues } from "../manifest/secret.js";
+import { fingerprintSalt, SecretValues } from "../manifest/secret.js";
+import type { Plan } from "../plan/model.js";
 import { scopeSince } from "./changed-since.js";
 import type { Progress } from "./progress.js";
 
@@ -43,6 +44,26 @@ export interface PlanRequest {
   shard?: Shard;
   /** Shows progress while the live state is read. */
   progress?: Progress;
+  /** The salt of a saved plan's secrets fingerprint (`apply --plan`), so that the new plan's can be compared. */
+  fingerprintSalt?: string;
+}
+
+/**
+ * What a saved plan fixes of the plan apply makes again to check it: its manifests, `--target`, `--replace`,
+ * `--changed-since`, `--shard`, and the salt of its secrets fingerprint. The CLI and the Action both use this.
+ */
+export function savedPlanRequest(
+  saved: Plan,
+): Pick<PlanRequest, "paths" | "targets" | "replace" | "shard" | "changedSince" | "fingerprintSalt"> {
+  const salt = saved.secretsFingerprint ? fingerprintSalt(saved.secretsFingerprint) : undefined;
+  return {
+    paths: saved.manifests,
+    targets: saved.targets,
+    replace: saved.replace ?? [],
+    ...(saved.shard ? { shard: { index: saved.shard.index, count: saved.shard.count } } : {}),
+    ...(saved.changedSince !== undefined ? { changedSince: saved.changedSince } : {}),
+    ...(salt !== undefined ? { fingerprintSalt: salt } : {}),
+  };
 }
 
 export { TargetError };
@@ -158,6 +179,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       ...(changes ? { changes } : {}),
       ...(request.shard ? { shard: request.shard } : {}),
       ...(changes && request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
+      ...(request.fingerprintSalt !== undefined ? { fingerprintSalt: request.fingerprintSalt } : {}),
       requestStats: () => {
         const m = api.metrics.snapshot();
         return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };

@@ -22,7 +22,14 @@ import {
 } from "../kinds/kind.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import type { DesiredCollection, DesiredNode, DesiredState, SourceRef } from "../manifest/model.js";
-import { containsSecret, isSecret, maskSecrets, Secret, SecretValues } from "../manifest/secret.js";
+import {
+  containsSecret,
+  isSecret,
+  maskSecrets,
+  Secret,
+  SecretValues,
+  secretsFingerprint,
+} from "../manifest/secret.js";
 import {
   type Change,
   type FieldChange,
@@ -92,6 +99,8 @@ export interface PlanOptions {
   changedSince?: string;
   /** `--shard K/N`: plan only this shard's top-level targets. */
   shard?: Shard;
+  /** The salt of a saved plan's secrets fingerprint, so that this plan's fingerprint can be compared with it. */
+  fingerprintSalt?: string;
 }
 
 type Specs = Map<string, FieldSpec>;
@@ -993,6 +1002,10 @@ export function digestLive(entries: [string, string][]): string {
   return hash.digest("hex");
 }
 
+function withFingerprint(fingerprint: string | undefined): { secretsFingerprint?: string } {
+  return fingerprint === undefined ? {} : { secretsFingerprint: fingerprint };
+}
+
 /** Reads live state for everything the desired state declares or watches, and plans the changes. */
 export async function makePlan(
   desired: DesiredState,
@@ -1076,6 +1089,8 @@ export async function makePlan(
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
+    ...(desired.digests ? { manifestDigests: desired.digests } : {}),
+    ...withFingerprint(secretsFingerprint(desired.root, options.fingerprintSalt)),
     ...(expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}),
   };
   return { plan, steps, inSync: planner.inSync.map((a) => secrets.text(a)).sort(), secrets };
