@@ -4,9 +4,10 @@
  * internal steps apply needs (which hold the desired values, secrets included, and never leave the process).
  */
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import pLimit from "p-limit";
 import { ApiError, apiPath } from "../api/index.js";
+import { freeName } from "../files/write.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import { listSubgroups } from "../kinds/group.js";
 import {
@@ -66,6 +67,8 @@ export interface Step {
   before?: string[];
   /** Where apply saves a restorable copy of the object before deleting it. */
   backupFile?: string;
+  /** The folder `backupFile` must stay inside, symbolic links resolved (the manifest root, for the default folder). */
+  backupRoot?: string;
 }
 
 export interface PlanResult {
@@ -92,7 +95,14 @@ export interface PlanOptions {
    * Where apply saves a group's export archive before deleting it (absolute), and how the plan shows that folder;
    * undefined: no backup (`--no-backup`).
    */
-  backup?: { dir: string; shown: string };
+  backup?: {
+    dir: string;
+    shown: string;
+    /** The manifest root the default folder must stay inside (an explicit --backup-dir is the user's choice). */
+    root?: string;
+    /** Why the folder cannot be used (it leads outside the root through a symbolic link): a plan error on deletes. */
+    problem?: string;
+  };
   /** `--changed-since`: plan only what differs from the manifests at a base revision. */
   changes?: ChangeScope;
   /** The revision `changes` was computed against, for the plan to say. */
@@ -189,10 +199,12 @@ class Planner {
         before: await this.shown(p.kind, p.specs, field, v, containsSecret(p.desired?.[field])),
       })),
     );
+    // The archive's name is chosen now, where nothing is yet, and apply writes exactly there or fails.
     const backupFile =
       this.backup && p.kind.backup
-        ? join(this.backup.dir, `${p.kind.segment}-${encodeURIComponent(p.key)}.tar.gz`)
+        ? freeName(join(this.backup.dir, `${p.kind.segment}-${encodeURIComponent(p.key)}.tar.gz`), ".tar.gz")
         : undefined;
+    if (backupFile && this.backup?.problem) this.problem(p.base.address, this.backup.problem, p.base.source);
     const step: Step = {
       change: {
         ...p.base,
@@ -200,7 +212,7 @@ class Planner {
         fields,
         reason,
         ...(backupFile && this.backup
-          ? { backup: `${this.backup.shown}/${p.kind.segment}-${encodeURIComponent(p.key)}.tar.gz` }
+          ? { backup: join(this.backup.shown, relative(this.backup.dir, backupFile)) }
           : {}),
       },
       kind: p.kind,
@@ -211,11 +223,14 @@ class Planner {
       changed: [],
       deps: p.deps,
       depth: p.depth,
-      ...(backupFile ? { backupFile } : {}),
+      ...(backupFile ? { backupFile, ...(this.backup?.root ? { backupRoot: this.backup.root } : {}) } : {}),
     };
     this.push(out, step);
     const notes = [reason];
-    if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
+    if (step.change.backup && p.kind.backup)
+      notes.push(
+        `apply first saves its export archive to ${step.change.backup} (it holds ${p.kind.backup.holds}) and deletes nothing unless that archive checks out`,
+      );
     if (p.kind.cascade) {
       const { taken, blocked } = await this.pushCascade(out, step);
       const all = [...taken, ...blocked];
