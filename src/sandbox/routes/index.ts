@@ -11,6 +11,7 @@ import * as errorTracking from "./error-tracking.js";
 import * as events from "./events.js";
 import * as groupImportExport from "./group-import-export.js";
 import * as groups from "./groups.js";
+import * as hooks from "./hooks.js";
 import * as issues from "./issues.js";
 import * as jobs from "./jobs.js";
 import * as members from "./members.js";
@@ -62,6 +63,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   deployments,
   templates,
   dependencies,
+  hooks,
 ];
 
 export function registerAll(app: SandboxApp): void {

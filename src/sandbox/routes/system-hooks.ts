@@ -109,7 +109,7 @@ function allowLocal(store: Store): boolean {
  * The model's URL validation (`presence`, then the URL blocker: scheme and syntax, and local targets unless the
  * instance allows local requests from system hooks).
  */
-function urlErrors(url: string, allowLocalRequests: boolean): string[] {
+export function urlErrors(url: string, allowLocalRequests: boolean): string[] {
   if (url.trim() === "") return ["can't be blank"];
   let parsed: URL;
   try {
