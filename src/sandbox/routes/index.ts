@@ -12,6 +12,7 @@ import * as events from "./events.js";
 import * as groupImportExport from "./group-import-export.js";
 import * as groups from "./groups.js";
 import * as hooks from "./hooks.js";
+import * as protectedRefs from "./protected-refs.js";
 import * as issues from "./issues.js";
 import * as jobs from "./jobs.js";
 import * as members from "./members.js";
@@ -64,6 +65,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   templates,
   dependencies,
   hooks,
+  protectedRefs,
 ];
 
 export function registerAll(app: SandboxApp): void {
