@@ -340,22 +340,9 @@ describe("group hooks [licensed] (13.12 ee/lib/api/group_hooks.rb)", () => {
     expect(rest).toEqual({
       url: "https://hooks.example/g",
       group_id: groupId,
-      push_events: true,
-      tag_push_events: false,
-      merge_requests_events: false,
-      repository_update_events: false,
-      enable_ssl_verification: true,
-      issues_events: false,
-      confidential_issues_events: false,
-      note_events: false,
-      confidential_note_events: null,
-      pipeline_events: false,
-      wiki_page_events: false,
-      job_events: false,
-      deployment_events: false,
+      ...PROJECT_DEFAULTS,
       releases_events: true,
       subgroup_events: true,
-      push_events_branch_filter: null,
     });
     expect(r.text).not.toContain('"token"');
   });

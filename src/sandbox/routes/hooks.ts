@@ -7,7 +7,7 @@ import { type Store, tokenDigest } from "../store.js";
 import { settingValue } from "./application-settings.js";
 import { wellFormedRef } from "./deployments.js";
 import { fixtureEntries, fixtureFlag, fixtureGroup, fixtureProject } from "./fixture-entries.js";
-import { urlErrors } from "./system-hooks.js";
+import { hookJson, urlErrors } from "./system-hooks.js";
 
 /**
  * Project hooks and group hooks [licensed] (webhooks). The contract has no such area: the sandbox follows the
@@ -111,17 +111,15 @@ function defaultFlag(flag: EventFlag): boolean | null {
   return false;
 }
 
+/** `Entities::Hook` of a web hook: `repository_update_events` is a system hooks' switch, false here. */
+function commonJson(h: WebHookRec): Record<string, unknown> {
+  return hookJson({ ...h, repository_update_events: false });
+}
+
 /** `Entities::ProjectHook` (13.12). */
 function projectHookJson(h: WebHookRec): Record<string, unknown> {
   return {
-    id: h.id,
-    url: h.url,
-    created_at: h.created_at,
-    push_events: h.push_events,
-    tag_push_events: h.tag_push_events,
-    merge_requests_events: h.merge_requests_events,
-    repository_update_events: false,
-    enable_ssl_verification: h.enable_ssl_verification,
+    ...commonJson(h),
     project_id: h.project_id,
     issues_events: h.issues_events,
     confidential_issues_events: h.confidential_issues_events,
@@ -139,14 +137,7 @@ function projectHookJson(h: WebHookRec): Record<string, unknown> {
 /** `EE::API::Entities::GroupHook` (13.12, with `subgroup_events` and the branch filter). */
 function groupHookJson(h: WebHookRec): Record<string, unknown> {
   return {
-    id: h.id,
-    url: h.url,
-    created_at: h.created_at,
-    push_events: h.push_events,
-    tag_push_events: h.tag_push_events,
-    merge_requests_events: h.merge_requests_events,
-    repository_update_events: false,
-    enable_ssl_verification: h.enable_ssl_verification,
+    ...commonJson(h),
     group_id: h.group_id,
     issues_events: h.issues_events,
     confidential_issues_events: h.confidential_issues_events,

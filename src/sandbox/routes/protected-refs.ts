@@ -1,10 +1,11 @@
 import type { Ctx, SandboxApp } from "../app.js";
 import { ACCESS, effectiveProjectLevel, findProject, projectAccessLevel } from "../auth.js";
-import { conflict, forbidden, paramError, recordNotFound, unprocessable } from "../errors.js";
+import { conflict, forbidden, recordNotFound, unprocessable } from "../errors.js";
 import { coerceInteger } from "../params.js";
 import { checkUnmodifiedSince, created, noContent } from "../respond.js";
 import type { ProjectRec, Store, UserRec } from "../store.js";
 import { type FixtureEntry, fixtureEntries, fixtureFlag, fixtureProject } from "./fixture-entries.js";
+import { type LevelInput, parseAccessLevels } from "./protected-environments.js";
 
 /**
  * Protected branches and protected tags. The contract has no such area: the sandbox follows the platform's 13.12
@@ -109,13 +110,6 @@ const ASSOCIATION: Record<BranchLevelKind, string> = {
   push: "Push access levels",
   unprotect: "Unprotect access levels",
 };
-
-/** One access level as a request or the fixture gives it. */
-interface LevelInput {
-  access_level?: number;
-  user_id?: number;
-  group_id?: number;
-}
 
 /** `ProtectedRefAccess#type` (EE): a user or group that exists, else a role. */
 function levelType(store: Store, l: RefAccessRec): "user" | "group" | "role" {
@@ -250,26 +244,6 @@ function levelsOf(role: number | undefined, allowed: LevelInput[]): LevelInput[]
   return [...(level === undefined ? [] : [{ access_level: level }]), ...allowed];
 }
 
-/** Grape's checks of `allowed_to_*` (`optional :access_level, values:; optional :user_id, :group_id, Integer`). */
-function parseAllowed(raw: Record<string, unknown>[], param: string, allowed: number[]): LevelInput[] {
-  const errors: string[] = [];
-  const out = raw.map((item, i) => {
-    const level: LevelInput = {};
-    for (const key of ["access_level", "user_id", "group_id"] as const) {
-      const v = item[key];
-      if (v === undefined || v === null || v === "") continue;
-      const n = coerceInteger(v);
-      if (n === undefined) errors.push(`${param}[${i}][${key}] is invalid`);
-      else if (key === "access_level" && !allowed.includes(n))
-        errors.push(`${param}[${i}][${key}] does not have a valid value`);
-      else level[key] = n;
-    }
-    return level;
-  });
-  if (errors.length > 0) throw paramError(errors.join(", "));
-  return out;
-}
-
 /** What a new protected branch is made of, from the API or the fixture. */
 interface BranchInput {
   name: string;
@@ -397,7 +371,7 @@ export function register(app: SandboxApp): void {
     } & Partial<Record<`${BranchLevelKind}_access_level`, number>> &
       Partial<Record<`allowed_to_${BranchLevelKind}`, Record<string, unknown>[]>>;
     const allowed = (kind: BranchLevelKind) =>
-      parseAllowed(p[`allowed_to_${kind}`] ?? [], `allowed_to_${kind}`, levels);
+      parseAccessLevels(p[`allowed_to_${kind}`] ?? [], `allowed_to_${kind}`, levels);
     const input: BranchInput = {
       name: p.name,
       allow_force_push: p.allow_force_push,

@@ -69,7 +69,20 @@ export const SAMPLE_PAYLOAD = {
   owner_email: "example@gitlabhq.com",
 } as const;
 
-function hookJson(h: SystemHookRec): Record<string, unknown> {
+/** `Entities::Hook`: the fields every kind of hook shows (system, project and group hooks). */
+export function hookJson(
+  h: Pick<
+    SystemHookRec,
+    | "id"
+    | "url"
+    | "created_at"
+    | "push_events"
+    | "tag_push_events"
+    | "merge_requests_events"
+    | "repository_update_events"
+    | "enable_ssl_verification"
+  >,
+): Record<string, unknown> {
   return {
     id: h.id,
     url: h.url,
