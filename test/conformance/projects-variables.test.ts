@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { startSandbox } from "../../src/sandbox/server.js";
 import { pythonCase } from "./python-gitlab.js";
-import { missing, racadabra } from "./racadabra.js";
+import { racadabraMissing, racadabraRunner } from "./racadabra.js";
 
 /**
  * CI/CD variables and project settings through real clients: python-gitlab's managers and `project.save()` (with
@@ -35,13 +35,13 @@ describe("conformance with python-gitlab: variables, project.save(), project exp
 });
 
 describe("conformance with gitlabracadabra: project settings and variables (applied twice)", () => {
+  const missing = racadabraMissing();
   it.skipIf(missing !== undefined)(
     `sets every project setting and the group's and project's variables, then converges${missing ? ` (skipped: ${missing})` : ""}`,
     async () => {
       const sb = await startSandbox({ adminToken: "racadabra-admin", userToken: "racadabra-user" });
-      const run = racadabra(
-        sb.url,
-        sb.adminToken,
+      const run = racadabraRunner(
+        sb,
         fileURLToPath(new URL("gitlabracadabra-projects.yml", import.meta.url)),
       );
       try {

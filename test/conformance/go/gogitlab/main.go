@@ -47,6 +47,11 @@ var areas = []area{
 	{"deployments", deployments},
 	{"templates", templates},
 	{"variables, project settings, project export and import", variablesAndSettings},
+	{"project hooks", projectHooks},
+	{"group hooks", groupHooks},
+	{"protected branches", protectedBranches},
+	{"protected tags", protectedTags},
+	{"deploy tokens", deployTokens},
 }
 
 func client(token string) *gitlab.Client {
