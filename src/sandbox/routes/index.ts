@@ -22,6 +22,7 @@ import * as projects from "./projects.js";
 import * as protectedEnvironments from "./protected-environments.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
 import * as scim from "./scim.js";
+import * as shares from "./shares.js";
 import * as snippets from "./snippets.js";
 import * as systemHooks from "./system-hooks.js";
 import * as templates from "./templates.js";
@@ -36,6 +37,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   groupImportExport,
   projects,
   members,
+  shares,
   users,
   namespaces,
   version,

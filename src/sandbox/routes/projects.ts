@@ -5,7 +5,6 @@ import {
   authorizeProject,
   canReadProject,
   effectiveGroupLevel,
-  findGroup,
   findProject,
   groupAccessLevel,
   projectAccessLevel,
@@ -16,11 +15,11 @@ import { HttpError, notFound, validation } from "../errors.js";
 import { buildProject, insertProject, validateProject } from "../model.js";
 import type { ParamSpec } from "../params.js";
 import { toQuery } from "../request.js";
-import { accepted, created, json, noContent, type Reply } from "../respond.js";
+import { accepted, created, json, type Reply } from "../respond.js";
 import type { GroupRec, ProjectRec, UserRec } from "../store.js";
 import { VISIBILITIES } from "../store.js";
 
-/** Projects: create, read, list, update, delete, and sharing with groups. */
+/** Projects: create, read, list, update, delete (sharing with groups is in shares.ts). */
 
 const FEATURE_SPEC = {
   description: { type: "string" },
@@ -269,46 +268,5 @@ export function register(app: SandboxApp): void {
     authorizeProject(ctx, p, ACCESS.maintainer);
     p.archived = false;
     return created(withAccess(ctx, p));
-  });
-
-  app.post("/projects/:id/share", (ctx) => {
-    authenticateNonGet(ctx);
-    const p = findProject(ctx, ctx.path["id"]!);
-    authorizeProject(ctx, p, ACCESS.maintainer);
-    const input = ctx.declare({
-      group_id: { type: "integer", required: true },
-      group_access: { type: "integer", required: true, values: [10, 20, 30, 40, 50] },
-      expires_at: { type: "date" },
-    });
-    // A group the caller cannot see is answered as one that does not exist (as `POST /groups/:id/share` does):
-    // sharing with it would grant access and reveal that it exists.
-    const g = findGroup(ctx, String(input.group_id));
-    if (p.shared_with_groups.some((s) => s.group_id === g.id)) {
-      throw validation({ group_id: ["has already been taken"] });
-    }
-    const link = {
-      group_id: g.id,
-      group_access_level: input.group_access,
-      expires_at: input.expires_at ?? null,
-    };
-    p.shared_with_groups.push(link);
-    return created({
-      id: ctx.store.nextId("project_group_links"),
-      project_id: p.id,
-      group_id: g.id,
-      group_access: link.group_access_level,
-      expires_at: link.expires_at,
-    });
-  });
-
-  app.delete("/projects/:id/share/:group_id", (ctx) => {
-    authenticateNonGet(ctx);
-    const p = findProject(ctx, ctx.path["id"]!);
-    authorizeProject(ctx, p, ACCESS.maintainer);
-    const groupId = Number(ctx.path["group_id"]);
-    const before = p.shared_with_groups.length;
-    p.shared_with_groups = p.shared_with_groups.filter((s) => s.group_id !== groupId);
-    if (p.shared_with_groups.length === before) throw notFound();
-    return noContent();
   });
 }
