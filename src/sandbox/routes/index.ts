@@ -13,6 +13,7 @@ import * as groupImportExport from "./group-import-export.js";
 import * as groups from "./groups.js";
 import * as issues from "./issues.js";
 import * as jobs from "./jobs.js";
+import * as labels from "./labels.js";
 import * as members from "./members.js";
 import * as milestones from "./milestones.js";
 import * as namespaces from "./namespaces.js";
@@ -38,6 +39,7 @@ export const modules: { register(app: SandboxApp): void }[] = [
   projects,
   members,
   shares,
+  labels,
   users,
   namespaces,
   version,
