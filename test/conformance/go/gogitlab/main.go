@@ -46,6 +46,7 @@ var areas = []area{
 	{"application settings", applicationSettings},
 	{"deployments", deployments},
 	{"templates", templates},
+	{"members, shares and labels", membersSharesLabels},
 }
 
 func client(token string) *gitlab.Client {
