@@ -149,7 +149,9 @@ describe("conformance with gitlabracadabra (declarative, applied twice)", () => 
           ["priority::high", "#FF0000", "Urgent", null, false],
         ]);
         const converged = (out: string) =>
-          expect(out, out).not.toMatch(/\] (Creating|Changing|Adding|Removing|Sharing|Unsharing)|ERROR|Traceback/);
+          expect(out, out).not.toMatch(
+            /\] (Creating|Changing|Adding|Removing|Sharing|Unsharing)|ERROR|Traceback/,
+          );
         const second = await run();
         expect(second.code, second.out).toBe(0);
         converged(second.out);

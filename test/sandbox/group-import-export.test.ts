@@ -275,7 +275,9 @@ describe.skipIf(!hasTar)(`group export/import${hasTar ? "" : " (skipped: GNU tar
     expect((await get<Json[]>("/groups/from-tar/labels")).map((l) => [l["name"], l["color"]])).toEqual([
       ["bug", "#d9534f"],
     ]);
-    const labels = readFileSync(join(out, `tree/groups/${id}/labels.ndjson`), "utf8").trim().split("\n");
+    const labels = readFileSync(join(out, `tree/groups/${id}/labels.ndjson`), "utf8")
+      .trim()
+      .split("\n");
     expect(labels.map((l) => JSON.parse(l) as Json)).toEqual([
       expect.objectContaining({ title: "bug", color: "#d9534f", type: "GroupLabel", group_id: id }),
     ]);
