@@ -464,7 +464,7 @@ describe("labels (routes/labels.ts, platform 13.12)", () => {
       }
     });
 
-    it("PUT by title, by id and through the deprecated form; blank values are ignored; priority set and removed", async () => {
+    it("updates by title, by id and through the deprecated form; blank values are ignored; priority set and removed", async () => {
       const id = ((await c.admin("GET", "/projects/acme%2Fapi/labels/bug")).body as Json)["id"];
       const renamed = await as("rep-token", "PUT", "/projects/acme%2Fapi/labels/bug", {
         new_name: "defect",
@@ -509,7 +509,7 @@ describe("labels (routes/labels.ts, platform 13.12)", () => {
       ).toBeNull();
     });
 
-    it("DELETE by title or id, the deprecated forms, If-Unmodified-Since, 404 and 403", async () => {
+    it("deletes by title or id, the deprecated forms, If-Unmodified-Since, 404 and 403", async () => {
       const mk = async (path: string, name: string) =>
         ((await c.admin("POST", `${path}/labels`, { name, color: "#fff" })).body as Json)["id"];
       await mk("/projects/acme%2Fapi", "d1");

@@ -364,7 +364,7 @@ describe("members (routes/members.ts, platform 13.12)", () => {
       await c.admin("DELETE", `/projects/acme%2Fapi/members/${uid["newbie"]}`);
     });
 
-    it("PUT validates like POST, keeps expires_at when absent and clears it with null", async () => {
+    it("a change validates like an addition, keeps expires_at when absent and clears it with null", async () => {
       const missing = await c.admin("PUT", `/groups/acme/members/${uid["rep"]}`, {});
       expect(pair(missing)).toEqual([400, { error: "access_level is missing" }]);
       const bad = await c.admin("PUT", `/groups/acme/members/${uid["rep"]}`, { access_level: 60 });
@@ -533,7 +533,7 @@ describe("members (routes/members.ts, platform 13.12)", () => {
       }
     });
 
-    it("GET /users?username= finds a user whatever the case, blocked ones too (state blocked)", async () => {
+    it("the username lookup (/users?username=) finds a user whatever the case, blocked ones too (state blocked)", async () => {
       await c.admin("POST", `/users/${uid["nemo"]}/block`);
       try {
         const r = await as("dev-token", "GET", "/users?username=NEMO");
@@ -650,7 +650,7 @@ describe("shares (routes/shares.ts, platform 13.12)", () => {
       expect((await as("ops-token", "GET", "/projects/acme%2Fteam%2Fweb")).status).toBe(404);
     });
 
-    it("GET /groups/:id lists only the shared groups the caller may see", async () => {
+    it("the group's details list only the shared groups the caller may see", async () => {
       await as("owner2-token", "POST", "/groups/pair/share", { group_id: gid["hidden"], group_access: 30 });
       try {
         const mine = (await as("owner2-token", "GET", "/groups/pair")).body as Json;
