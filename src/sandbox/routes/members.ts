@@ -47,11 +47,12 @@ import type { GroupRec, MemberRec, ProjectRec, Store } from "../store.js";
  *   projects below it, unless `skip_subresources=true`.
  * - Lists are sorted by user id; `query` matches the name or username (part of it from 3 characters, exactly below
  *   3), or the e-mail exactly; `user_ids` filters. Blocked users are listed with `state: "blocked"`.
- * - `/members/all`: one entry per user, the highest membership of the group and its ancestors (the nearest on a
- *   tie). For a project also the members of the groups it is shared with (and their ancestors) that are public or
- *   visible to the caller; the entry is the project membership if there is one, else a group membership, and its
- *   `access_level` is the user's effective level on the project (a share caps it), as the platform's
- *   `project_authorizations` give it.
+ * - `/members/all`: one entry per user. For a group, its own membership, else the highest of the groups above
+ *   (the nearest on a tie; 13.12's `GroupMembersFinder` leaves out inherited rows of direct members). For a project
+ *   also the members of the groups it is shared with (and of their ancestors) that are public or visible to the
+ *   caller; the entry is the project membership if there is one, else a group membership, and its `access_level`
+ *   is the user's effective level on the project (a share caps it), as the platform's `project_authorizations`
+ *   give it.
  */
 
 type Source = { kind: "group"; group: GroupRec } | { kind: "project"; project: ProjectRec };
