@@ -1,6 +1,7 @@
 import type { Ctx, SandboxApp } from "../app.js";
 import {
   ACCESS,
+  ACCESS_LEVELS,
   canReadGroup,
   effectiveGroupLevel,
   effectiveProjectLevel,
@@ -65,19 +66,8 @@ const HUMAN_ACCESS: Record<number, string> = {
   [ACCESS.maintainer]: "Maintainer",
   [ACCESS.owner]: "Owner",
 };
-const GROUP_LEVELS: readonly number[] = [
-  ACCESS.guest,
-  ACCESS.reporter,
-  ACCESS.developer,
-  ACCESS.maintainer,
-  ACCESS.owner,
-];
-const PROJECT_LEVELS: readonly number[] = [
-  ACCESS.guest,
-  ACCESS.reporter,
-  ACCESS.developer,
-  ACCESS.maintainer,
-];
+/** `Gitlab::Access.values`: the levels of project members and project shares (no Owner in 13.12). */
+export const PROJECT_LEVELS: readonly number[] = ACCESS_LEVELS.filter((l) => l !== ACCESS.owner);
 /** `Members::CreateService::DEFAULT_LIMIT`. */
 const BULK_LIMIT = 100;
 
@@ -140,7 +130,7 @@ function protectedMember(store: Store, s: Source, m: MemberRec): boolean {
 function levelErrors(ctx: Ctx, s: Source, level: number): string[] {
   if (s.kind === "project") return PROJECT_LEVELS.includes(level) ? [] : ["is not included in the list"];
   const minimalAllowed = ctx.licensed && s.group.parent_id === null;
-  if (GROUP_LEVELS.includes(level) || (level === ACCESS.minimal && minimalAllowed)) return [];
+  if (ACCESS_LEVELS.includes(level) || (level === ACCESS.minimal && minimalAllowed)) return [];
   const out = ["is not included in the list"];
   if (level === ACCESS.minimal) {
     if (s.group.parent_id !== null) out.push("supported on top level groups only");

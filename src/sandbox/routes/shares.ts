@@ -1,6 +1,7 @@
 import type { SandboxApp } from "../app.js";
 import {
   ACCESS,
+  ACCESS_LEVELS,
   authenticateNonGet,
   authorizeProject,
   effectiveGroupLevel,
@@ -12,7 +13,7 @@ import { badRequest, forbidden, HttpError, notFound } from "../errors.js";
 import { created, noContent } from "../respond.js";
 import type { GroupRec, ProjectRec, Store, UserRec } from "../store.js";
 import { detail } from "./groups.js";
-import { toSentence } from "./members.js";
+import { PROJECT_LEVELS, toSentence } from "./members.js";
 
 /**
  * Sharing a group or a project with a group (`POST`/`DELETE /groups/:id/share[/:group_id]`,
@@ -45,20 +46,6 @@ import { toSentence } from "./members.js";
  *   share; that of `GET /groups/:id` only the groups public or visible to the caller (entities.ts).
  */
 
-const GROUP_LEVELS: readonly number[] = [
-  ACCESS.guest,
-  ACCESS.reporter,
-  ACCESS.developer,
-  ACCESS.maintainer,
-  ACCESS.owner,
-];
-const PROJECT_LEVELS: readonly number[] = [
-  ACCESS.guest,
-  ACCESS.reporter,
-  ACCESS.developer,
-  ACCESS.maintainer,
-];
-
 /** The service's 404 `{"message":"Not Found"}` (`render_api_error!('Not Found', 404)`). */
 const serviceNotFound = () => new HttpError(404, { message: "Not Found" });
 
@@ -78,7 +65,7 @@ export function register(app: SandboxApp): void {
     authenticateNonGet(ctx);
     const p = ctx.declare({
       group_id: { type: "integer", required: true },
-      group_access: { type: "integer", required: true, values: GROUP_LEVELS },
+      group_access: { type: "integer", required: true, values: ACCESS_LEVELS },
       expires_at: { type: "date" },
     });
     const g = findGroup(ctx, ctx.path["id"]!);
