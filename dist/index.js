@@ -68310,6 +68310,7 @@ function validateConcurrency(concurrency) {
 var import_undici2 = __toESM(require_undici2(), 1);
 
 // src/manifest/secret.ts
+import { randomBytes, scryptSync } from "node:crypto";
 import { inspect } from "node:util";
 var MASK = "(sensitive)";
 var Secret = class _Secret {
@@ -68323,11 +68324,21 @@ var Secret = class _Secret {
   shown;
   /** The value was not resolved (`validate --no-secrets`): it is unknown, not empty. */
   unresolved;
-  constructor(value, origin, shown = MASK, unresolved = false) {
+  /**
+   * The values of the references alone, without the literal text around them (`see ${env:S}` holds S's value):
+   * what may turn up elsewhere (a live object named after S) and must be masked wherever it does.
+   */
+  #parts;
+  constructor(value, origin, shown = MASK, unresolved = false, parts = [value]) {
     this.#value = value;
     this.origin = origin;
     this.shown = shown;
     this.unresolved = unresolved;
+    this.#parts = parts;
+  }
+  /** The values of its references (see `#parts`), for masking them in text; never for output. */
+  referenced() {
+    return this.#parts;
   }
   reveal() {
     return this.#value;
@@ -68375,7 +68386,10 @@ function revealSecrets(value) {
 }
 function deriveSecret(value, derive) {
   if (value instanceof Secret) {
-    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved);
+    const parts = value.referenced();
+    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved, [
+      .../* @__PURE__ */ new Set([...parts, ...parts.map(derive)])
+    ]);
   }
   return typeof value === "string" ? derive(value) : value;
 }
@@ -68406,7 +68420,7 @@ var SecretValues = class _SecretValues {
     const seen = /* @__PURE__ */ new WeakSet();
     const walk = (v2) => {
       if (v2 instanceof Secret) {
-        if (!v2.unresolved && v2.origin !== "literal") found.push(v2.reveal());
+        if (!v2.unresolved && v2.origin !== "literal") found.push(...v2.referenced());
         return;
       }
       if (v2 === null || typeof v2 !== "object" || seen.has(v2)) return;
@@ -68444,6 +68458,29 @@ var SecretValues = class _SecretValues {
     return walk(value);
   }
 };
+var FINGERPRINT_COST = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+function secretsFingerprint(root, salt) {
+  const pairs = /* @__PURE__ */ new Set();
+  const seen = /* @__PURE__ */ new WeakSet();
+  const walk = (v2) => {
+    if (v2 instanceof Secret) {
+      if (!v2.unresolved && v2.origin !== "literal") pairs.add(JSON.stringify([v2.origin, v2.reveal()]));
+      return;
+    }
+    if (v2 === null || typeof v2 !== "object" || seen.has(v2)) return;
+    seen.add(v2);
+    for (const x of Array.isArray(v2) ? v2 : Object.values(v2)) walk(x);
+  };
+  walk(root);
+  if (pairs.size === 0) return void 0;
+  const saltBytes = salt !== void 0 ? Buffer.from(salt, "base64") : randomBytes(16);
+  const hash = scryptSync(JSON.stringify([...pairs].sort()), saltBytes, 32, FINGERPRINT_COST);
+  return `scrypt:${saltBytes.toString("base64")}:${hash.toString("base64")}`;
+}
+function fingerprintSalt(fingerprint2) {
+  const [scheme, salt] = fingerprint2.split(":");
+  return scheme === "scrypt" && salt ? salt : void 0;
+}
 
 // src/api/encode.ts
 function scalar(value, revealed) {
@@ -70009,6 +70046,7 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
 }
 
 // src/manifest/index.ts
+import { createHash as createHash2 } from "node:crypto";
 import { readdirSync as readdirSync3, readFileSync as readFileSync6, statSync as statSync3 } from "node:fs";
 import { dirname as dirname3, isAbsolute as isAbsolute3, join, relative as relative3, resolve as resolve4, sep as sep3 } from "node:path";
 
@@ -70267,6 +70305,7 @@ function resolveString(text, container, key, path2, opts, diags) {
   if (!text.includes("${")) return text;
   const at = valueLoc(container, key);
   const origins = [];
+  const parts = [];
   let failed = false;
   const out = text.replace(REF, (whole, scheme, arg) => {
     if (whole === "$${") return "${";
@@ -70289,6 +70328,7 @@ function resolveString(text, container, key, path2, opts, diags) {
         failed = true;
         return "";
       }
+      parts.push(v2);
       return v2;
     }
     origins.push(`file:${name}`);
@@ -70310,12 +70350,14 @@ function resolveString(text, container, key, path2, opts, diags) {
       failed = true;
       return "";
     }
-    return readFileSync3(found.path, "utf8").replace(/\r?\n$/, "");
+    const read2 = readFileSync3(found.path, "utf8").replace(/\r?\n$/, "");
+    parts.push(read2);
+    return read2;
   });
   if (origins.length === 0) return out;
   const shown = text.replace(REF, (whole) => whole === "$${" ? "${" : Secret.mask);
   if (failed || !opts.secrets) return new Secret("", origins.join(","), shown, true);
-  return new Secret(out, origins.join(","), shown);
+  return new Secret(out, origins.join(","), shown, false, parts);
 }
 
 // src/manifest/formats.ts
@@ -71978,6 +72020,7 @@ async function loadManifests(paths, opts) {
   const root = resolve4(opts.root ?? manifestRoot(paths.length ? paths : ["."]));
   const env = opts.env ?? process.env;
   const files = [];
+  const digests = {};
   const docs = [];
   for (const src of collectFiles(paths, diags, opts.found)) {
     const name = display(src.file);
@@ -71991,7 +72034,8 @@ async function loadManifests(paths, opts) {
       );
       continue;
     }
-    const parsed = parseYaml(name, readFileSync6(src.file, "utf8"), diags);
+    const text = readFileSync6(src.file, "utf8");
+    const parsed = parseYaml(name, text, diags);
     const relevant2 = parsed.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
       // `version` and one of the manifest's own keys (a typo in the version is then reported). Other YAML, such
@@ -71999,7 +72043,10 @@ async function loadManifests(paths, opts) {
       // named explicitly is always checked.
       (d2) => src.explicit || isManifestDocument(d2.value)
     );
-    if (relevant2.length > 0 || src.explicit) files.push(name);
+    if (relevant2.length > 0 || src.explicit) {
+      files.push(name);
+      digests[name] = createHash2("sha256").update(text).digest("hex");
+    }
     docs.push(...relevant2);
   }
   const templates2 = new Declarations(false);
@@ -72147,7 +72194,7 @@ async function loadManifests(paths, opts) {
   if (groupsColl.items.length > 0 || unmanaged.groups !== void 0 || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, selectors }, diagnostics, files };
+  return { state: { root: rootNode, files, digests, selectors }, diagnostics, files };
 }
 function patternCompletes(declared, schemas) {
   return (path2, key) => {
@@ -72416,7 +72463,7 @@ function shardUnits(root, shard) {
 }
 
 // src/files/write.ts
-import { randomBytes } from "node:crypto";
+import { randomBytes as randomBytes2 } from "node:crypto";
 import { closeSync, constants as constants3, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename as basename3, dirname as dirname4, join as join2, resolve as resolve5 } from "node:path";
 var FileWriteError = class extends Error {
@@ -72435,7 +72482,7 @@ function codeOf(error2) {
 }
 function writeFileSafely(file, data, options = {}) {
   const target = resolve5(file);
-  const temp = join2(dirname4(target), `.${basename3(target)}.${randomBytes(12).toString("hex")}.tmp`);
+  const temp = join2(dirname4(target), `.${basename3(target)}.${randomBytes2(12).toString("hex")}.tmp`);
   const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | (constants3.O_NOFOLLOW ?? 0);
   let fd;
   try {
@@ -73107,6 +73154,8 @@ function renderPlanJson(plan) {
     warnings: plan.warnings.map(problemJson),
     requests: requestsJson(plan),
     live_digest: plan.liveDigest,
+    manifest_digests: plan.manifestDigests,
+    secrets_fingerprint: plan.secretsFingerprint,
     selectors: plan.selectors?.map((sel) => ({
       collection: sel.collection,
       pattern: sel.pattern,
@@ -73208,7 +73257,9 @@ var planSchemaV1 = {
         by_endpoint: { type: "object", additionalProperties: count }
       }
     },
-    live_digest: { type: "string" }
+    live_digest: { type: "string" },
+    manifest_digests: { type: "object", additionalProperties: { type: "string" } },
+    secrets_fingerprint: { type: "string" }
   }
 };
 var validatePlanV1;
@@ -73306,6 +73357,8 @@ function parsePlanJson(text, label = "The plan") {
       retries: v1.requests.retries
     },
     liveDigest: v1.live_digest,
+    ...v1.manifest_digests ? { manifestDigests: { ...v1.manifest_digests } } : {},
+    ...v1.secrets_fingerprint !== void 0 ? { secretsFingerprint: v1.secrets_fingerprint } : {},
     ...v1.selectors ? {
       selectors: v1.selectors.map((sel) => ({
         collection: sel.collection,
@@ -74239,7 +74292,7 @@ async function applySteps(ctx, steps, options) {
 }
 
 // src/plan/saved.ts
-import { createHash as createHash2 } from "node:crypto";
+import { createHash as createHash3 } from "node:crypto";
 import { readFileSync as readFileSync7 } from "node:fs";
 function writeSavedPlan(file, plan) {
   writeFileSafely(file, renderPlanJson(plan), { mode: 384 });
@@ -74261,17 +74314,34 @@ function changesDigest(plan) {
     c.action,
     c.fields.map((f2) => [f2.field, f2.before ?? null, f2.after ?? null])
   ]);
-  return createHash2("sha256").update(JSON.stringify(essence)).digest("hex");
+  return createHash3("sha256").update(JSON.stringify(essence)).digest("hex");
 }
+function changedFiles(saved, fresh) {
+  const words = [
+    ...Object.keys(fresh).filter((f2) => saved[f2] !== fresh[f2]).map((f2) => `${f2} ${f2 in saved ? "changed" : "added"}`),
+    ...Object.keys(saved).filter((f2) => !(f2 in fresh)).map((f2) => `${f2} no longer read`)
+  ];
+  if (words.length === 0) return void 0;
+  const shown = words.slice(0, 5).join(", ");
+  return words.length > 5 ? `${shown} and ${words.length - 5} more` : shown;
+}
+var AGAIN = "run plan again and review the new plan";
 function stalenessOf(saved, fresh) {
   if (saved.url !== fresh.url) {
     return `the saved plan was made against ${saved.url}, not ${fresh.url}`;
   }
+  if (saved.manifestDigests && fresh.manifestDigests) {
+    const files = changedFiles(saved.manifestDigests, fresh.manifestDigests);
+    if (files) return `the manifests changed since the plan was made (${files}): ${AGAIN}`;
+  }
+  if (saved.secretsFingerprint !== fresh.secretsFingerprint) {
+    return `a value the manifests read through \${env:} or \${file:} is not the one the plan was made with (a secret was rotated, or another value is set where apply runs): what apply would send is not what the plan showed. Run plan again with the values apply will use and review the new plan`;
+  }
   if (saved.liveDigest !== fresh.liveDigest) {
-    return "the live state changed since the plan was made: run plan again and review the new plan";
+    return `the live state changed since the plan was made: ${AGAIN}`;
   }
   if (changesDigest(saved) !== changesDigest(fresh)) {
-    return "the manifests changed since the plan was made: run plan again and review the new plan";
+    return `${saved.manifestDigests ? "the plan now differs from the saved one, though neither the manifests nor the live state it read changed" : "the manifests changed since the plan was made"}: ${AGAIN}`;
   }
   return void 0;
 }
@@ -74329,7 +74399,7 @@ async function createContext(api) {
 }
 
 // src/engine/plan.ts
-import { createHash as createHash4 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 import { join as join3 } from "node:path";
 
 // src/kinds/group.ts
@@ -74689,7 +74759,7 @@ function addressOf(parentAddress, kind, key) {
 }
 
 // src/engine/changes.ts
-import { createHash as createHash3 } from "node:crypto";
+import { createHash as createHash4 } from "node:crypto";
 function itemPath(collectionPath2, node) {
   return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
 }
@@ -74707,7 +74777,7 @@ function ownDigest(node) {
 }
 function secretDigest(secret) {
   if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
-  return `secret:literal:${createHash3("sha256").update(secret.reveal()).digest("base64")}`;
+  return `secret:literal:${createHash4("sha256").update(secret.reveal()).digest("base64")}`;
 }
 function byLabel(coll) {
   const out = /* @__PURE__ */ new Map();
@@ -75508,7 +75578,7 @@ var Planner = class {
     }
   }
   seen(address, masked) {
-    this.liveSeen.push([address, createHash4("sha256").update(JSON.stringify(masked)).digest("base64")]);
+    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked)).digest("base64")]);
   }
   /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
   maskedFields(specs2, fields, desired) {
@@ -75809,9 +75879,12 @@ async function missingProjectHint(ctx, path2) {
 }
 function digestLive(entries) {
   const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
-  const hash = createHash4("sha256");
+  const hash = createHash5("sha256");
   for (const [address, fields] of sorted) hash.update(address).update("\0").update(fields).update("\n");
   return hash.digest("hex");
+}
+function withFingerprint(fingerprint2) {
+  return fingerprint2 === void 0 ? {} : { secretsFingerprint: fingerprint2 };
 }
 async function makePlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
@@ -75885,6 +75958,8 @@ async function makePlan(desired, ctx, registry, options) {
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
+    ...desired.digests ? { manifestDigests: desired.digests } : {},
+    ...withFingerprint(secretsFingerprint(desired.root, options.fingerprintSalt)),
     ...expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}
   };
   return { plan, steps, inSync: planner.inSync.map((a) => secrets.text(a)).sort(), secrets };
@@ -76258,7 +76333,7 @@ var broadcastMessageKind = {
 };
 
 // src/kinds/deploy-key.ts
-import { createHash as createHash5 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 var KEY_SHAPE = { id: "integer", title: "string", key: "string", can_push: "boolean?" };
 function keyText(value) {
   return isSecret(value) ? value.reveal() : String(value ?? "");
@@ -76266,7 +76341,7 @@ function keyText(value) {
 function fingerprint(text) {
   const blob = text.trim().split(/\s+/)[1];
   if (!blob) return "invalid key";
-  return `SHA256:${createHash5("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
+  return `SHA256:${createHash6("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
 var toLive5 = (k2, canPush) => ({
   key: fingerprint(k2.key),
@@ -77179,12 +77254,12 @@ var systemHookKind = {
 };
 
 // src/kinds/trigger.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 import { lstatSync, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
 import { dirname as dirname6 } from "node:path";
 var SHAPE7 = { id: "integer", description: "string", token: "string?" };
 var MAX_TOKEN_FILE_BYTES = 1024;
-var digest = (text) => createHash6("sha256").update(text).digest("hex");
+var digest = (text) => createHash7("sha256").update(text).digest("hex");
 var shownTokens = /* @__PURE__ */ new WeakMap();
 var tokenKey = (parent, description) => `${parent.ref}\0${description}`;
 function remember2(ctx, parent, triggers) {
@@ -77456,6 +77531,17 @@ async function scopeSince(ref2, paths, head, found = []) {
 }
 
 // src/cli/workflow.ts
+function savedPlanRequest(saved) {
+  const salt = saved.secretsFingerprint ? fingerprintSalt(saved.secretsFingerprint) : void 0;
+  return {
+    paths: saved.manifests,
+    targets: saved.targets,
+    replace: saved.replace ?? [],
+    ...saved.shard ? { shard: { index: saved.shard.index, count: saved.shard.count } } : {},
+    ...saved.changedSince !== void 0 ? { changedSince: saved.changedSince } : {},
+    ...salt !== void 0 ? { fingerprintSalt: salt } : {}
+  };
+}
 function checkTargets(targets, state) {
   const paths = [
     ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
@@ -77544,6 +77630,7 @@ async function planFromManifests(request) {
       ...changes ? { changes } : {},
       ...request.shard ? { shard: request.shard } : {},
       ...changes && request.changedSince !== void 0 ? { changedSince: request.changedSince } : {},
+      ...request.fingerprintSalt !== void 0 ? { fingerprintSalt: request.fingerprintSalt } : {},
       requestStats: () => {
         const m2 = api.metrics.snapshot();
         return { total: m2.total, byEndpoint: m2.byEndpoint, retries: m2.retries };
@@ -78052,14 +78139,17 @@ var Run = class {
     if (since?.optional)
       info(`Planning only what the pull request changed since its base ${since.ref}.`);
     const outcome = await planFromManifests({
-      ...saved ? { paths: saved.manifests } : await this.paths(),
       connection,
-      targets: saved ? saved.targets : i.targets,
-      replace: saved ? saved.replace ?? [] : i.replace,
       env: this.env,
       backupDir: i.noBackup ? false : i.backupDir,
-      ...since ? { changedSince: since.ref, changedSinceOptional: since.optional } : {},
-      ...i.shard !== void 0 ? { shard: parseShard(i.shard) } : {}
+      // A saved plan is made again as it was made (its targets, shard, --changed-since...) to be checked.
+      ...saved ? savedPlanRequest(saved) : {
+        ...await this.paths(),
+        targets: i.targets,
+        replace: i.replace,
+        ...since ? { changedSince: since.ref, changedSinceOptional: since.optional } : {},
+        ...i.shard !== void 0 ? { shard: parseShard(i.shard) } : {}
+      }
     });
     try {
       this.annotateDiagnostics(outcome.diagnostics);

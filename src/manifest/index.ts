@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import type { ErrorObject } from "ajv";
@@ -171,6 +172,8 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const root = resolve(opts.root ?? manifestRoot(paths.length ? paths : ["."]));
   const env = opts.env ?? process.env;
   const files: string[] = [];
+  /** The SHA-256 of each file's text, by its name in `files`. */
+  const digests: Record<string, string> = {};
   const docs: ParsedDocument[] = [];
 
   for (const src of collectFiles(paths, diags, opts.found)) {
@@ -185,7 +188,8 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
       );
       continue;
     }
-    const parsed = parseYaml(name, readFileSync(src.file, "utf8"), diags);
+    const text = readFileSync(src.file, "utf8");
+    const parsed = parseYaml(name, text, diags);
     const relevant = parsed.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
       // `version` and one of the manifest's own keys (a typo in the version is then reported). Other YAML, such
@@ -193,7 +197,10 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
       // named explicitly is always checked.
       (d) => src.explicit || isManifestDocument(d.value),
     );
-    if (relevant.length > 0 || src.explicit) files.push(name);
+    if (relevant.length > 0 || src.explicit) {
+      files.push(name);
+      digests[name] = createHash("sha256").update(text).digest("hex");
+    }
     docs.push(...relevant);
   }
 
@@ -363,7 +370,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (groupsColl.items.length > 0 || unmanaged.groups !== undefined || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, selectors }, diagnostics, files };
+  return { state: { root: rootNode, files, digests, selectors }, diagnostics, files };
 }
 
 /**

@@ -129,6 +129,8 @@ function resolveString(
   if (!text.includes("${")) return text;
   const at = valueLoc(container, key);
   const origins: string[] = [];
+  /** The value of each reference, as read. */
+  const parts: string[] = [];
   let failed = false;
   const out = text.replace(REF, (whole: string, scheme?: string, arg?: string) => {
     if (whole === "$${") return "${";
@@ -151,6 +153,7 @@ function resolveString(
         failed = true;
         return "";
       }
+      parts.push(v);
       return v;
     }
     origins.push(`file:${name}`);
@@ -172,11 +175,13 @@ function resolveString(
       failed = true;
       return "";
     }
-    return readFileSync(found.path, "utf8").replace(/\r?\n$/, "");
+    const read = readFileSync(found.path, "utf8").replace(/\r?\n$/, "");
+    parts.push(read);
+    return read;
   });
   if (origins.length === 0) return out;
   // What may be shown of the value: the literal text around the references, each reference masked.
   const shown = text.replace(REF, (whole: string) => (whole === "$${" ? "${" : Secret.mask));
   if (failed || !opts.secrets) return new Secret("", origins.join(","), shown, true);
-  return new Secret(out, origins.join(","), shown);
+  return new Secret(out, origins.join(","), shown, false, parts);
 }

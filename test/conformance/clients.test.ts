@@ -1,11 +1,8 @@
-import { execFile, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { startSandbox } from "../../src/sandbox/server.js";
 import { pythonCase, scriptCase } from "./python-gitlab.js";
+import { racadabraMissing, racadabraRunner } from "./racadabra.js";
 
 /**
  * Real third-party clients against the sandbox, each in a fresh in-process sandbox on a free port.
@@ -23,9 +20,7 @@ describe("conformance with real clients (form-encoded and string-typed bodies)",
 });
 
 describe("conformance with gitlabracadabra (declarative, applied twice)", () => {
-  const probe = spawnSync("/usr/bin/python3", ["-c", "import gitlabracadabra"], { encoding: "utf8" });
-  const missing =
-    probe.error || probe.status !== 0 ? "gitlabracadabra is not installed for /usr/bin/python3" : undefined;
+  const missing = racadabraMissing();
 
   it.skipIf(missing !== undefined)(
     `creates groups, a project, members, shares, labels, pipeline schedules with variables, milestones and application settings, then converges; repairs drift of a label and a member${missing ? ` (skipped: ${missing})` : ""}`,
@@ -35,25 +30,7 @@ describe("conformance with gitlabracadabra (declarative, applied twice)", () => 
         userToken: "racadabra-user",
         fixture: { users: [{ username: "rita" }, { username: "tom" }] },
       });
-      const dir = mkdtempSync(join(tmpdir(), "racadabra-"));
-      const config = join(dir, "python-gitlab.cfg");
-      writeFileSync(
-        config,
-        `[global]\ndefault = sandbox\ntimeout = 10\n\n[sandbox]\nurl = ${sb.url}\nprivate_token = ${sb.adminToken}\napi_version = 4\n`,
-      );
-      const run = () =>
-        new Promise<{ code: number; out: string }>((resolve) => {
-          execFile(
-            "/usr/bin/python3",
-            ["-m", "gitlabracadabra.cli", "-c", config, "-v", here("gitlabracadabra.yml")],
-            { cwd: dir, timeout: 25_000, env: { ...process.env, HOME: dir } },
-            (error, stdout, stderr) =>
-              resolve({
-                code: error ? ((error as { code?: number }).code ?? 1) : 0,
-                out: `${stdout}${stderr}`,
-              }),
-          );
-        });
+      const run = racadabraRunner(sb, here("gitlabracadabra.yml"));
       try {
         const first = await run();
         expect(first.code, first.out).toBe(0);

@@ -5,12 +5,14 @@ import * as badges from "./badges.js";
 import * as broadcastMessages from "./broadcast-messages.js";
 import * as dependencies from "./dependencies.js";
 import * as deployKeys from "./deploy-keys.js";
+import * as deployTokens from "./deploy-tokens.js";
 import * as deployments from "./deployments.js";
 import * as epics from "./epics.js";
 import * as errorTracking from "./error-tracking.js";
 import * as events from "./events.js";
 import * as groupImportExport from "./group-import-export.js";
 import * as groups from "./groups.js";
+import * as hooks from "./hooks.js";
 import * as issues from "./issues.js";
 import * as jobs from "./jobs.js";
 import * as labels from "./labels.js";
@@ -21,6 +23,7 @@ import * as notificationSettings from "./notification-settings.js";
 import * as pipelineSchedules from "./pipeline-schedules.js";
 import * as projects from "./projects.js";
 import * as protectedEnvironments from "./protected-environments.js";
+import * as protectedRefs from "./protected-refs.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
 import * as scim from "./scim.js";
 import * as shares from "./shares.js";
@@ -66,6 +69,9 @@ export const modules: { register(app: SandboxApp): void }[] = [
   deployments,
   templates,
   dependencies,
+  hooks,
+  protectedRefs,
+  deployTokens,
 ];
 
 export function registerAll(app: SandboxApp): void {

@@ -46,6 +46,11 @@ var areas = []area{
 	{"application settings", applicationSettings},
 	{"deployments", deployments},
 	{"templates", templates},
+	{"project hooks", projectHooks},
+	{"group hooks", groupHooks},
+	{"protected branches", protectedBranches},
+	{"protected tags", protectedTags},
+	{"deploy tokens", deployTokens},
 	{"members, shares and labels", membersSharesLabels},
 }
 
