@@ -23,9 +23,9 @@ import type { GroupRec, MemberRec, ProjectRec, Store } from "../store.js";
  *
  * - Every route needs a signed-in user (`authenticate!`): 401 for a guest, except that a GET on a group or project
  *   the guest cannot see is its 404, as the contract's error table has it for every GET on an invisible source.
- * - Adding, changing (and the listing of who may) needs `admin_group` (Owner) on a group or `admin_project`
- *   (Maintainer) on a project: 403 otherwise. So a group Maintainer can neither add nor promote anyone, an Owner
- *   among them.
+ * - Adding, changing and removing members needs `admin_group` (Owner) on a group or `admin_project` (Maintainer)
+ *   on a project: 403 otherwise (a member may also remove itself). So a group Maintainer can neither add nor
+ *   promote anyone, an Owner least of all; reading needs only to see the group or project.
  * - `access_level`: 10, 20, 30, 40 or 50 on a group; on the licensed edition a top-level group also takes 5
  *   (Minimal Access; on a subgroup or on core the error adds `supported on top level groups only` / `not supported
  *   by license`); 10 to 40 on a project (no Owner through the API in 13.12). Otherwise 400
