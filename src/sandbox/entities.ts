@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Ctx } from "./app.js";
-import { canReadProject, effectiveGroupLevel, effectiveProjectLevel } from "./auth.js";
+import { canReadGroup, canReadProject, effectiveGroupLevel, effectiveProjectLevel } from "./auth.js";
 import { FEATURES, type Feature, featureLevels, projectSettings } from "./model.js";
 import type { GroupRec, ProjectRec, Store, UserRec } from "./store.js";
 
@@ -348,7 +348,12 @@ export function groupDetailJson(
   opts: { projects?: ProjectRec[]; sharedProjects?: ProjectRec[]; customAttributes?: boolean } = {},
 ): Record<string, unknown> {
   const out = groupJson(ctx, store, g, { customAttributes: opts.customAttributes });
-  out["shared_with_groups"] = sharedWithGroups(store, g.shared_with_groups);
+  // `shared_with_group_links.public_or_visible_to_user`: only the groups the caller may see.
+  const visible = g.shared_with_groups.filter((s) => {
+    const shared = store.group(s.group_id);
+    return shared !== undefined && canReadGroup(store, ctx.user, shared);
+  });
+  out["shared_with_groups"] = sharedWithGroups(store, visible);
   if (effectiveGroupLevel(store, ctx.user, g) >= 50) out["runners_token"] = g.runners_token;
   if (opts.projects) out["projects"] = opts.projects.map((p) => projectJson(ctx, store, p));
   if (opts.sharedProjects)

@@ -15,7 +15,7 @@ import { groupDetailJson, groupJson, projectJson, projectSimple } from "../entit
 import { badRequest, forbidden, notFound, rubyInspect, validation } from "../errors.js";
 import { addError, buildGroup, type Errors, insertGroup, validateGroup } from "../model.js";
 import type { ParamSpec } from "../params.js";
-import { accepted, created, noContent } from "../respond.js";
+import { accepted, created } from "../respond.js";
 import { type GroupRec, type ProjectRec, type UserRec, VISIBILITIES } from "../store.js";
 
 /**
@@ -454,38 +454,5 @@ export function register(app: SandboxApp): void {
     authorizeGroup(ctx, g, ACCESS.owner);
     ctx.store.removeGroup(g.id);
     return accepted();
-  });
-
-  app.post("/groups/:id/share", (ctx) => {
-    authenticateNonGet(ctx);
-    const g = findGroup(ctx, ctx.path["id"]!);
-    authorizeGroup(ctx, g, ACCESS.owner);
-    const p = ctx.declare({
-      group_id: { type: "integer", required: true },
-      group_access: { type: "integer", required: true, values: [10, 20, 30, 40, 50] },
-      expires_at: { type: "date" },
-    });
-    const shared = findGroup(ctx, String(p.group_id));
-    if (g.shared_with_groups.some((s) => s.group_id === shared.id)) {
-      throw badRequest(`Shared group ${rubyInspect({ shared_group_id: ["has already been taken"] })}`);
-    }
-    if (shared.id === g.id) throw badRequest("Shared group with itself is not allowed");
-    g.shared_with_groups.push({
-      group_id: shared.id,
-      group_access_level: p.group_access,
-      expires_at: p.expires_at ?? null,
-    });
-    return created(detail(ctx, g));
-  });
-
-  app.delete("/groups/:id/share/:group_id", (ctx) => {
-    authenticateNonGet(ctx);
-    const g = findGroup(ctx, ctx.path["id"]!);
-    authorizeGroup(ctx, g, ACCESS.owner);
-    const { group_id } = ctx.declare({ group_id: { type: "integer", required: true } });
-    const before = g.shared_with_groups.length;
-    g.shared_with_groups = g.shared_with_groups.filter((s) => s.group_id !== group_id);
-    if (g.shared_with_groups.length === before) throw notFound();
-    return noContent();
   });
 }

@@ -16,6 +16,7 @@ import * as groups from "./groups.js";
 import * as hooks from "./hooks.js";
 import * as issues from "./issues.js";
 import * as jobs from "./jobs.js";
+import * as labels from "./labels.js";
 import * as members from "./members.js";
 import * as milestones from "./milestones.js";
 import * as namespaces from "./namespaces.js";
@@ -27,6 +28,7 @@ import * as protectedEnvironments from "./protected-environments.js";
 import * as protectedRefs from "./protected-refs.js";
 import * as sandboxAdmin from "./sandbox-admin.js";
 import * as scim from "./scim.js";
+import * as shares from "./shares.js";
 import * as snippets from "./snippets.js";
 import * as systemHooks from "./system-hooks.js";
 import * as templates from "./templates.js";
@@ -41,6 +43,8 @@ export const modules: { register(app: SandboxApp): void }[] = [
   groupImportExport,
   projects,
   members,
+  shares,
+  labels,
   users,
   namespaces,
   version,

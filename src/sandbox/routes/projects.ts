@@ -35,7 +35,7 @@ import type { GroupRec, ProjectRec, Store, UserRec } from "../store.js";
 import { VISIBILITIES, VISIBILITY_LEVEL } from "../store.js";
 
 /**
- * Projects: create, read, list, update, transfer, archive, delete, and sharing with groups. Where the contract is
+ * Projects: create, read, list, update, transfer, archive, delete (sharing with groups is in shares.ts). Where the contract is
  * silent (it names a dozen fields) the sandbox follows the platform's 13.12 interface (`lib/api/projects.rb`,
  * `lib/api/helpers/projects_helpers.rb`, `ProjectPolicy`, `Projects::UpdateService`, the `Project`,
  * `ProjectFeature` and `ProjectCiCdSetting` models):
@@ -566,46 +566,5 @@ export function register(app: SandboxApp): void {
     authorizeProject(ctx, p, ACCESS.owner);
     p.archived = false;
     return created(projectJson(ctx, ctx.store, p));
-  });
-
-  app.post("/projects/:id/share", (ctx) => {
-    authenticateNonGet(ctx);
-    const p = findProject(ctx, ctx.path["id"]!);
-    authorizeProject(ctx, p, ACCESS.maintainer);
-    const input = ctx.declare({
-      group_id: { type: "integer", required: true },
-      group_access: { type: "integer", required: true, values: [10, 20, 30, 40, 50] },
-      expires_at: { type: "date" },
-    });
-    // A group the caller cannot see is answered as one that does not exist (as `POST /groups/:id/share` does):
-    // sharing with it would grant access and reveal that it exists.
-    const g = findGroup(ctx, String(input.group_id));
-    if (p.shared_with_groups.some((s) => s.group_id === g.id)) {
-      throw validation({ group_id: ["has already been taken"] });
-    }
-    const link = {
-      group_id: g.id,
-      group_access_level: input.group_access,
-      expires_at: input.expires_at ?? null,
-    };
-    p.shared_with_groups.push(link);
-    return created({
-      id: ctx.store.nextId("project_group_links"),
-      project_id: p.id,
-      group_id: g.id,
-      group_access: link.group_access_level,
-      expires_at: link.expires_at,
-    });
-  });
-
-  app.delete("/projects/:id/share/:group_id", (ctx) => {
-    authenticateNonGet(ctx);
-    const p = findProject(ctx, ctx.path["id"]!);
-    authorizeProject(ctx, p, ACCESS.maintainer);
-    const groupId = Number(ctx.path["group_id"]);
-    const before = p.shared_with_groups.length;
-    p.shared_with_groups = p.shared_with_groups.filter((s) => s.group_id !== groupId);
-    if (p.shared_with_groups.length === before) throw notFound();
-    return noContent();
   });
 }

@@ -52,6 +52,7 @@ var areas = []area{
 	{"protected branches", protectedBranches},
 	{"protected tags", protectedTags},
 	{"deploy tokens", deployTokens},
+	{"members, shares and labels", membersSharesLabels},
 }
 
 func client(token string) *gitlab.Client {
