@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { ProjectSettings } from "./model.js";
+import type { ProjectSettings } from "./project-settings.js";
 
 export type Visibility = "private" | "internal" | "public";
 export const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
