@@ -32,7 +32,7 @@ function cli(
   args: string[],
   cwd: string,
   env: Record<string, string> = {},
-  killAfterMs = 60_000,
+  killAfterMs = 25_000,
 ): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [BIN, ...args], {
