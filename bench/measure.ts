@@ -1,6 +1,6 @@
 /** Runs a command as a child process and measures its wall time, CPU time and peak memory. */
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,7 +74,32 @@ export async function measureForgeform(args: string[], env: Record<string, strin
     maxRssKb: number;
   };
   rmSync(dir, { recursive: true, force: true });
+  keep(args, result.stdout);
   return { ...result, wallMs, cpuMs: usage.userMs + usage.systemMs, maxRssMb: usage.maxRssKb / 1024 };
+}
+
+let kept = 0;
+
+/**
+ * With FORGEFORM_BENCH_KEEP=DIR, each run's standard output is kept in DIR, numbered in run order, with what varies
+ * from one run to the next (when a plan was made, the salt of its secrets fingerprint, temporary paths) written
+ * out: so that two benchmark runs, before and after a change that should change nothing, compare byte for byte.
+ */
+function keep(args: string[], stdout: string): void {
+  const dir = process.env["FORGEFORM_BENCH_KEEP"];
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  kept += 1;
+  const name = `${String(kept).padStart(3, "0")}-${args
+    .filter((a) => !a.startsWith("/"))
+    .join("_")
+    .replace(/[^A-Za-z0-9_.-]+/g, "-")
+    .slice(0, 60)}.out`;
+  const stable = stdout
+    .replace(/"(created_at|generated_at)": "[^"]*"/g, '"$1": "(time)"')
+    .replace(/"secrets_fingerprint": "[^"]*"/g, '"secrets_fingerprint": "(fingerprint)"')
+    .replace(/\/tmp\/[A-Za-z0-9._-]+/g, "/tmp/(dir)");
+  writeFileSync(join(dir, name), stable);
 }
 
 /**

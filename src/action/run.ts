@@ -16,7 +16,7 @@ import { resolveConnection } from "../cli/connection.js";
 import { formatDiagnostics } from "../cli/diagnostics.js";
 import { renderDrift } from "../cli/drift.js";
 import { renderValidateText } from "../cli/validate.js";
-import { applyPlanResult, type PlanOutcome, planFromManifests } from "../cli/workflow.js";
+import { applyPlanResult, type PlanOutcome, planFromManifests, savedPlanRequest } from "../cli/workflow.js";
 import type { Outcome } from "../engine/apply.js";
 import { parseShard } from "../engine/shard.js";
 import { writeFileSafely } from "../files/write.js";
@@ -275,14 +275,19 @@ class Run {
     if (since?.optional)
       core.info(`Planning only what the pull request changed since its base ${since.ref}.`);
     const outcome = await planFromManifests({
-      ...(saved ? { paths: saved.manifests } : await this.paths()),
       connection,
-      targets: saved ? saved.targets : i.targets,
-      replace: saved ? (saved.replace ?? []) : i.replace,
       env: this.env,
       backupDir: i.noBackup ? false : i.backupDir,
-      ...(since ? { changedSince: since.ref, changedSinceOptional: since.optional } : {}),
-      ...(i.shard !== undefined ? { shard: parseShard(i.shard) } : {}),
+      // A saved plan is made again as it was made (its targets, shard, --changed-since...) to be checked.
+      ...(saved
+        ? savedPlanRequest(saved)
+        : {
+            ...(await this.paths()),
+            targets: i.targets,
+            replace: i.replace,
+            ...(since ? { changedSince: since.ref, changedSinceOptional: since.optional } : {}),
+            ...(i.shard !== undefined ? { shard: parseShard(i.shard) } : {}),
+          }),
     });
     try {
       this.annotateDiagnostics(outcome.diagnostics);

@@ -17,7 +17,7 @@ import { formatDiagnostics } from "./diagnostics.js";
 import { type Io, processIo } from "./index.js";
 import { collect, renderPlan } from "./plan.js";
 import { cliProgress } from "./progress.js";
-import { applyPlanResult, planFromManifests } from "./workflow.js";
+import { applyPlanResult, planFromManifests, savedPlanRequest } from "./workflow.js";
 
 function parseCount(value: string): number {
   const n = Number(value);
@@ -122,16 +122,17 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
     const progress = cliProgress(opts["progress"] !== false, io === processIo);
     const outcome = await planFromManifests({
       ...(progress ? { progress } : {}),
-      paths: saved ? saved.manifests : paths,
       connection,
-      targets: saved ? saved.targets : (opts["target"] as string[]),
-      replace: saved ? (saved.replace ?? []) : (opts["replace"] as string[]),
       backupDir: opts["backup"] === false ? false : (opts["backupDir"] as string | undefined),
-      // A saved plan of one shard (`plan --shard K/N --out`) is checked against the same shard.
-      ...(saved?.shard ? { shard: { index: saved.shard.index, count: saved.shard.count } } : {}),
-      ...((saved ? saved.changedSince : opts["changedSince"]) !== undefined
-        ? { changedSince: (saved ? saved.changedSince : opts["changedSince"]) as string }
-        : {}),
+      // A saved plan is made again as it was made (its targets, shard, --changed-since...) to be checked.
+      ...(saved
+        ? savedPlanRequest(saved)
+        : {
+            paths,
+            targets: opts["target"] as string[],
+            replace: opts["replace"] as string[],
+            ...(opts["changedSince"] !== undefined ? { changedSince: opts["changedSince"] as string } : {}),
+          }),
     });
     try {
       if (!outcome.result || !outcome.ctx) {

@@ -3,12 +3,13 @@
  * state and plan; apply a plan. Nothing here prints: callers choose the renderers.
  */
 
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { realpathSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { ApiClient, type ClientOptions } from "../api/index.js";
 import { type ApplyOptions, applySteps, type Outcome } from "../engine/apply.js";
 import type { ChangeScope } from "../engine/changes.js";
 import { createContext } from "../engine/context.js";
-import { makePlan, type PlanResult } from "../engine/plan.js";
+import { makePlan, type PlanOptions, type PlanResult } from "../engine/plan.js";
 import { createRegistry } from "../engine/registry.js";
 import type { Shard } from "../engine/shard.js";
 import { normalizeTargets, TargetError, withAncestors } from "../engine/targets.js";
@@ -19,7 +20,8 @@ import { didYouMean } from "../manifest/diagnostics.js";
 import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
 import { pathProblem } from "../manifest/paths.js";
-import { SecretValues } from "../manifest/secret.js";
+import { fingerprintSalt, SecretValues } from "../manifest/secret.js";
+import type { Plan } from "../plan/model.js";
 import { scopeSince } from "./changed-since.js";
 import type { Progress } from "./progress.js";
 
@@ -44,6 +46,26 @@ export interface PlanRequest {
   shard?: Shard;
   /** Shows progress while the live state is read. */
   progress?: Progress;
+  /** The salt of a saved plan's secrets fingerprint (`apply --plan`), so that the new plan's can be compared. */
+  fingerprintSalt?: string;
+}
+
+/**
+ * What a saved plan fixes of the plan apply makes again to check it: its manifests, `--target`, `--replace`,
+ * `--changed-since`, `--shard`, and the salt of its secrets fingerprint. The CLI and the Action both use this.
+ */
+export function savedPlanRequest(
+  saved: Plan,
+): Pick<PlanRequest, "paths" | "targets" | "replace" | "shard" | "changedSince" | "fingerprintSalt"> {
+  const salt = saved.secretsFingerprint ? fingerprintSalt(saved.secretsFingerprint) : undefined;
+  return {
+    paths: saved.manifests,
+    targets: saved.targets,
+    replace: saved.replace ?? [],
+    ...(saved.shard ? { shard: { index: saved.shard.index, count: saved.shard.count } } : {}),
+    ...(saved.changedSince !== undefined ? { changedSince: saved.changedSince } : {}),
+    ...(salt !== undefined ? { fingerprintSalt: salt } : {}),
+  };
 }
 
 export { TargetError };
@@ -82,15 +104,41 @@ export function checkTargets(targets: readonly string[], state: DesiredState): v
   if (problems.length > 0) throw new TargetError(problems.join("\n"));
 }
 
-/** The backup folder a plan announces: the one asked for, or a dated folder in the manifest root. */
-function backupOption(request: PlanRequest): { dir: string; shown: string } | undefined {
+/**
+ * The backup folder a plan announces: the one asked for (`--backup-dir`, the user's choice, taken as given), or a
+ * dated folder in the manifest root, which must stay inside the root with symbolic links resolved, as a trigger's
+ * `token_file` must (a `.forgeform` link to elsewhere in the repository is a plan error on each delete).
+ */
+function backupOption(request: PlanRequest): NonNullable<PlanOptions["backup"]> | undefined {
   if (request.backupDir === false) return undefined;
-  const root = manifestRoot(request.paths.length > 0 ? request.paths : ["."]);
+  const root = resolve(manifestRoot(request.paths.length > 0 ? request.paths : ["."]));
   const dir = resolve(
     request.backupDir ?? join(root, ".forgeform", "backups", new Date().toISOString().slice(0, 10)),
   );
   const rel = relative(process.cwd(), dir);
-  return { dir, shown: rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : dir };
+  const shown = rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : dir;
+  if (request.backupDir !== undefined) return { dir, shown };
+  const real = realExistingPath(dir);
+  const realRoot = realExistingPath(root);
+  const inside = relative(realRoot, real);
+  const problem =
+    inside === "" || (!inside.startsWith("..") && !isAbsolute(inside))
+      ? undefined
+      : `the backup folder ${shown} leads outside the manifest root through a symbolic link (to ${real}): remove the link, choose a folder with --backup-dir, or delete without a backup with --no-backup`;
+  return { dir, shown, root, ...(problem ? { problem } : {}) };
+}
+
+/** `path` with its nearest existing ancestor's symbolic links resolved, the rest as written. */
+function realExistingPath(path: string): string {
+  const rest: string[] = [];
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      return join(realpathSync(at), ...rest);
+    } catch {
+      if (dirname(at) === at) return path;
+      rest.unshift(basename(at));
+    }
+  }
 }
 
 export interface PlanOutcome {
@@ -165,6 +213,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       ...(changes ? { changes } : {}),
       ...(request.shard ? { shard: request.shard } : {}),
       ...(changes && request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
+      ...(request.fingerprintSalt !== undefined ? { fingerprintSalt: request.fingerprintSalt } : {}),
       requestStats: () => {
         const m = api.metrics.snapshot();
         return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };

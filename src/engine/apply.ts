@@ -6,6 +6,8 @@
  */
 import pLimit from "p-limit";
 import { OutcomeUnknownError } from "../api/index.js";
+import { checkExportArchive } from "../files/archive.js";
+import { writeNewFileAt } from "../files/write.js";
 import type { KindContext, Live } from "../kinds/kind.js";
 import type { Step } from "./plan.js";
 
@@ -103,7 +105,9 @@ async function run(ctx: KindContext, step: Step): Promise<boolean> {
       if (!kind.remove || !step.live) throw new Error("this kind cannot be deleted");
       if (step.backupFile && kind.backup) {
         try {
-          await kind.backup(ctx, parent, step.live, step.backupFile);
+          const archive = await kind.backup.download(ctx, parent, step.live);
+          await checkExportArchive(archive, kind.backup.entries);
+          writeNewFileAt(step.backupFile, archive, step.backupRoot ? { inside: step.backupRoot } : {});
         } catch (error) {
           throw new Error(
             `not deleted: saving its backup to ${change.backup ?? step.backupFile} failed (${(error as Error).message}); ` +

@@ -4,9 +4,10 @@
  * internal steps apply needs (which hold the desired values, secrets included, and never leave the process).
  */
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import pLimit from "p-limit";
 import { ApiError, apiPath } from "../api/index.js";
+import { freeName } from "../files/write.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import { listSubgroups } from "../kinds/group.js";
 import {
@@ -22,7 +23,14 @@ import {
 } from "../kinds/kind.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import type { DesiredCollection, DesiredNode, DesiredState, SourceRef } from "../manifest/model.js";
-import { containsSecret, isSecret, maskSecrets, Secret, SecretValues } from "../manifest/secret.js";
+import {
+  containsSecret,
+  isSecret,
+  maskSecrets,
+  Secret,
+  SecretValues,
+  secretsFingerprint,
+} from "../manifest/secret.js";
 import {
   type Change,
   type FieldChange,
@@ -59,6 +67,8 @@ export interface Step {
   before?: string[];
   /** Where apply saves a restorable copy of the object before deleting it. */
   backupFile?: string;
+  /** The folder `backupFile` must stay inside, symbolic links resolved (the manifest root, for the default folder). */
+  backupRoot?: string;
 }
 
 export interface PlanResult {
@@ -85,13 +95,22 @@ export interface PlanOptions {
    * Where apply saves a group's export archive before deleting it (absolute), and how the plan shows that folder;
    * undefined: no backup (`--no-backup`).
    */
-  backup?: { dir: string; shown: string };
+  backup?: {
+    dir: string;
+    shown: string;
+    /** The manifest root the default folder must stay inside (an explicit --backup-dir is the user's choice). */
+    root?: string;
+    /** Why the folder cannot be used (it leads outside the root through a symbolic link): a plan error on deletes. */
+    problem?: string;
+  };
   /** `--changed-since`: plan only what differs from the manifests at a base revision. */
   changes?: ChangeScope;
   /** The revision `changes` was computed against, for the plan to say. */
   changedSince?: string;
   /** `--shard K/N`: plan only this shard's top-level targets. */
   shard?: Shard;
+  /** The salt of a saved plan's secrets fingerprint, so that this plan's fingerprint can be compared with it. */
+  fingerprintSalt?: string;
 }
 
 type Specs = Map<string, FieldSpec>;
@@ -180,10 +199,12 @@ class Planner {
         before: await this.shown(p.kind, p.specs, field, v, containsSecret(p.desired?.[field])),
       })),
     );
+    // The archive's name is chosen now, where nothing is yet, and apply writes exactly there or fails.
     const backupFile =
       this.backup && p.kind.backup
-        ? join(this.backup.dir, `${p.kind.segment}-${encodeURIComponent(p.key)}.tar.gz`)
+        ? freeName(join(this.backup.dir, `${p.kind.segment}-${encodeURIComponent(p.key)}.tar.gz`), ".tar.gz")
         : undefined;
+    if (backupFile && this.backup?.problem) this.problem(p.base.address, this.backup.problem, p.base.source);
     const step: Step = {
       change: {
         ...p.base,
@@ -191,7 +212,7 @@ class Planner {
         fields,
         reason,
         ...(backupFile && this.backup
-          ? { backup: `${this.backup.shown}/${p.kind.segment}-${encodeURIComponent(p.key)}.tar.gz` }
+          ? { backup: join(this.backup.shown, relative(this.backup.dir, backupFile)) }
           : {}),
       },
       kind: p.kind,
@@ -202,11 +223,14 @@ class Planner {
       changed: [],
       deps: p.deps,
       depth: p.depth,
-      ...(backupFile ? { backupFile } : {}),
+      ...(backupFile ? { backupFile, ...(this.backup?.root ? { backupRoot: this.backup.root } : {}) } : {}),
     };
     this.push(out, step);
     const notes = [reason];
-    if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
+    if (step.change.backup && p.kind.backup)
+      notes.push(
+        `apply first saves its export archive to ${step.change.backup} (it holds ${p.kind.backup.holds}) and deletes nothing unless that archive checks out`,
+      );
     if (p.kind.cascade) {
       const { taken, blocked } = await this.pushCascade(out, step);
       const all = [...taken, ...blocked];
@@ -993,6 +1017,10 @@ export function digestLive(entries: [string, string][]): string {
   return hash.digest("hex");
 }
 
+function withFingerprint(fingerprint: string | undefined): { secretsFingerprint?: string } {
+  return fingerprint === undefined ? {} : { secretsFingerprint: fingerprint };
+}
+
 /** Reads live state for everything the desired state declares or watches, and plans the changes. */
 export async function makePlan(
   desired: DesiredState,
@@ -1076,6 +1104,8 @@ export async function makePlan(
     summary: summarize(changes),
     requests: options.requestStats(),
     liveDigest: digestLive(planner.liveSeen),
+    ...(desired.digests ? { manifestDigests: desired.digests } : {}),
+    ...withFingerprint(secretsFingerprint(desired.root, options.fingerprintSalt)),
     ...(expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}),
   };
   return { plan, steps, inSync: planner.inSync.map((a) => secrets.text(a)).sort(), secrets };

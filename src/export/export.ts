@@ -1,8 +1,9 @@
 /**
  * `forgeform export`: describes the live state as manifests in the language users write by hand. Every kind is
  * read through its own `read` (and `export`, where its live fields are not already in manifest terms); the fields
- * written are the ones the kind's schema declares. Sensitive values become `${env:NAME}` references (the names are
- * returned, never the values); write-only values cannot be read back and are left out with a comment.
+ * written are the ones the kind's schema declares. Sensitive values, and credentials in URLs (`?key=`, `user:pass@`),
+ * become `${env:NAME}` references (the names are returned and listed at the top of each file, never the values);
+ * write-only values cannot be read back and are left out with a comment.
  */
 import { Document, isMap, isSeq, type Node } from "yaml";
 import { apiPath } from "../api/index.js";
@@ -13,6 +14,7 @@ import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
 import { identityOf } from "../manifest/rules.js";
+import { findCredentials, maskCredentials } from "./credentials.js";
 
 export interface ExportRequest {
   instance: boolean;
@@ -53,14 +55,37 @@ interface Comment {
   text: string;
 }
 
-/** A shell-safe, upper-case variable name from the parts of an address. */
+/** Longest word taken from one part of an address for a variable name, and longest name. */
+const NAME_WORD_MAX = 24;
+const NAME_MAX = 48;
+
+/**
+ * A short, shell-safe, upper-case variable name from the parts of an address (`API`, `NIGHTLY_BUILD`,
+ * `DEPLOY_TOKEN`): each part cut to a few words, the whole to a length a person types.
+ */
 function envName(parts: string[]): string {
-  return parts
-    .join("_")
-    .replace(/[^A-Za-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "")
-    .toUpperCase()
-    .replace(/^(\d)/, "_$1");
+  const words = parts
+    .map((p) =>
+      p
+        .replace(/[^A-Za-z0-9]+/g, "_")
+        .replace(/^_+|_+$/g, "")
+        .toUpperCase()
+        .slice(0, NAME_WORD_MAX)
+        .replace(/_+$/, ""),
+    )
+    .filter((w) => w !== "");
+  return words.join("_").slice(0, NAME_MAX).replace(/_+$/, "").replace(/^(\d)/, "_$1");
+}
+
+/** How an object's identity is named in variable names: a URL by its host (never its query or credentials). */
+function namePart(key: string): string {
+  try {
+    const url = new URL(key);
+    if (url.hostname !== "") return url.hostname.replace(/^www\./, "");
+  } catch {
+    // not a URL: the identity as it is
+  }
+  return key;
 }
 
 /** `${` in live text is written `$${`, so the loader does not take it for a reference. */
@@ -127,6 +152,32 @@ class Exporter {
     return `\${env:${name}}`;
   }
 
+  /**
+   * A live value as written in the file: `${` escaped, and each credential found in a URL inside it (a hook's
+   * `?key=...`, `user:pass@`) made a reference, so that nothing secret goes into a file meant for git.
+   */
+  private written(value: unknown, nameParts: string[], field: string, address: string): unknown {
+    if (Array.isArray(value)) return value.map((v) => this.written(v, nameParts, field, address));
+    if (value !== null && typeof value === "object")
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, this.written(v, nameParts, `${field}.${k}`, address)]),
+      );
+    if (typeof value !== "string") return value;
+    let out = "";
+    let from = 0;
+    for (const c of findCredentials(value)) {
+      const what = c.label === "password" ? "password in the URL" : `query parameter ${c.label}`;
+      out += escapeRefs(value.slice(from, c.start));
+      out += this.reference(
+        [...nameParts, field === "url" ? "" : field, c.label],
+        `${field} (${what})`,
+        address,
+      );
+      from = c.end;
+    }
+    return out + (escapeRefs(value.slice(from)) as string);
+  }
+
   /** The manifest body of one live object: its declared fields, then its child collections. */
   async object(
     parent: Parent,
@@ -150,7 +201,7 @@ class Exporter {
       isEmpty(fields[identity]) &&
       identityOf(fields, identity, collection)?.key !== live.key
     )
-      out[identity] = live.key;
+      out[identity] = this.written(live.key, nameParts, identity, self.address);
     // A kind whose `state` holds more than present/absent (a milestone's active/closed) exports it.
     const stateSchema = (schema?.["properties"] as Record<string, Record<string, unknown>> | undefined)?.[
       "state"
@@ -167,14 +218,16 @@ class Exporter {
         writeOnly.push(name);
         continue;
       }
-      const value = fields[name] ?? out[name];
+      if (out[name] !== undefined) continue;
+      const value = fields[name];
       if (isEmpty(value) || spec.deprecatedBy) continue;
       // A value the platform has by default is left out: the export says what someone set, not everything.
       if (await this.isDefault(spec, value)) continue;
       if (spec.licensed && this.ctx.edition === "core") continue;
+      // A variable's `value` is named after the variable alone (`API_NIGHTLY_DEPLOY_TOKEN`).
       out[name] = spec.sensitive
-        ? this.reference([...nameParts, name], name, self.address)
-        : escapeRefs(value);
+        ? this.reference([...nameParts, name === "value" ? "" : name], name, self.address)
+        : this.written(value, nameParts, name, self.address);
     }
     if (ownState !== undefined && ownState !== stateSchema?.["default"]) out["state"] = ownState;
     // A setting that is on (or set) needs its partners declared with it; when a partner is empty or write-only
@@ -247,14 +300,17 @@ class Exporter {
     const items: Record<string, unknown>[] = [];
     for (const [i, live] of lives.entries()) {
       const self: Parent = {
-        address: `${parent.address}.${kind.segment}[${JSON.stringify(live.key)}]`,
+        // A credential in an identity (a hook URL's key) is not shown in the address that lists the variables.
+        address: `${parent.address}.${kind.segment}[${JSON.stringify(maskCredentials(live.key))}]`,
         collection,
         key: live.key,
         ref: live.id,
         live,
         parent,
       };
-      items.push(await this.object(parent, collection, live, self, [...path, i], [...nameParts, live.key]));
+      items.push(
+        await this.object(parent, collection, live, self, [...path, i], [...nameParts, namePart(live.key)]),
+      );
     }
     return items;
   }
@@ -262,22 +318,24 @@ class Exporter {
   /** Writes one manifest file from its top-level sections. */
   render(name: string, header: string[], body: Record<string, unknown>, schemaRef: string): ExportedFile {
     const doc = new Document({ version: 1, ...body });
+    // The variables the file needs come first, where a person opening it looks.
     doc.commentBefore = [
       ` yaml-language-server: $schema=${schemaRef}`,
       "",
       ...header.map((h) => ` ${h}`),
+      ...(this.env.length > 0
+        ? [
+            "",
+            " Secret values are read from these environment variables (set them before planning):",
+            ...this.env.map((e) => `   ${e.name}  (${e.field})`),
+          ]
+        : []),
     ].join("\n");
     for (const c of this.comments) {
       const node = doc.getIn(c.path, true) as Node | undefined;
       if (node && (isMap(node) || isSeq(node))) {
         node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${c.text}` : c.text;
       }
-    }
-    if (this.env.length > 0) {
-      doc.comment = [
-        " Sensitive values are read from these environment variables (set them before planning):",
-        ...this.env.map((e) => `   ${e.name}  (${e.field})`),
-      ].join("\n");
     }
     return { name, text: doc.toString({ lineWidth: 0 }), env: this.env };
   }
@@ -293,7 +351,14 @@ class Exporter {
       live,
       parent: INSTANCE,
     };
-    return this.object(INSTANCE, collection, live, self, [collection, live.key], [live.key]);
+    return this.object(
+      INSTANCE,
+      collection,
+      live,
+      self,
+      [collection, live.key],
+      [live.key.slice(live.key.lastIndexOf("/") + 1)],
+    );
   }
 
   async readTop(collection: "groups" | "projects", keys: string[]): Promise<Live[]> {

@@ -16,11 +16,12 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  realpathSync,
   renameSync,
   rmSync,
   writeSync,
 } from "node:fs";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 export interface WriteOptions {
   /**
@@ -127,4 +128,73 @@ export function writeFileSafely(file: string, data: string | Uint8Array, options
     rmSync(temp, { force: true });
     throw new FileWriteError(file, codeOf(error));
   }
+}
+
+/** Whether `target` is `root` or below it (both absolute, symbolic links already resolved). */
+function within(root: string, target: string): boolean {
+  const rel = relative(root, target);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
+}
+
+/**
+ * Writes `data` to a new file at exactly `file` (a backup the plan announced): never over anything there (a file, a
+ * directory, a symbolic link, even a dangling one: O_EXCL|O_NOFOLLOW), never under another name. Its folder is
+ * made (mode 0700) if missing; with `inside`, the folder, symbolic links resolved, must be within that root, checked
+ * after it is made and just before the write. The file is mode 0600, written in full and flushed, or removed.
+ */
+export function writeNewFileAt(file: string, data: Uint8Array, options: { inside?: string } = {}): void {
+  const target = resolve(file);
+  const dir = dirname(target);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new FileWriteError(file, codeOf(error));
+  }
+  if (options.inside !== undefined) {
+    const real = realpathSync(dir);
+    if (!within(realpathSync(options.inside), real)) {
+      throw new Error(
+        `cannot write ${file}: its folder leads outside ${options.inside} through a symbolic link (to ${real})`,
+      );
+    }
+  }
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+  let fd: number;
+  try {
+    fd = openSync(target, flags, 0o600);
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") {
+      throw new Error(
+        `cannot write ${file}: something is already there (made since the plan, or a symbolic link); nothing was written over it`,
+      );
+    }
+    throw new FileWriteError(file, codeOf(error));
+  }
+  try {
+    let written = 0;
+    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+    fsyncSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(target, { force: true });
+    throw new FileWriteError(file, codeOf(error));
+  }
+  closeSync(fd);
+}
+
+/**
+ * The first name, from `file` then `name.2.ext`, `name.3.ext`..., where nothing exists (a dangling symbolic link
+ * counts as something): the name a plan announces for a file apply will create.
+ */
+export function freeName(file: string, ext: string): string {
+  const stem = file.endsWith(ext) ? file.slice(0, -ext.length) : file;
+  for (let n = 1; n < 1000; n++) {
+    const name = n === 1 ? file : `${stem}.${n}${ext}`;
+    try {
+      lstatSync(name);
+    } catch (error) {
+      if (codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR") return name;
+    }
+  }
+  return file;
 }

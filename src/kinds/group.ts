@@ -6,8 +6,6 @@
  * group lowering its visibility waits for its subgroups to lower theirs, and the plan names the projects and
  * undeclared subgroups that would block it.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import { ApiError, apiPath, type Shape } from "../api/index.js";
 import { shownText, textOf } from "../manifest/secret.js";
 import { body, orNotFound, pick } from "./common.js";
@@ -132,20 +130,6 @@ async function downloadExport(ctx: KindContext, id: string | number): Promise<Ui
       // 404 while the archive is being prepared.
       if (!(error instanceof ApiError && error.status === 404) || round >= rounds) throw error;
       await ctx.api.pause(round);
-    }
-  }
-}
-
-/** Writes a new file (never over an existing one or through a planted link), numbering the name if it is taken. */
-function writeNewFile(file: string, data: Uint8Array): string {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  for (let n = 1; ; n++) {
-    const name = n === 1 ? file : file.replace(/(\.tar\.gz)?$/, `.${n}$1`);
-    try {
-      writeFileSync(name, data, { flag: "wx", mode: 0o600 });
-      return name;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || n >= 100) throw error;
     }
   }
 }
@@ -362,9 +346,15 @@ export const groupKind: Kind = {
     return out;
   },
 
-  async backup(ctx, _parent, live, file) {
-    await ctx.api.post(apiPath`/groups/${live.id!}/export`);
-    writeNewFile(file, await downloadExport(ctx, live.id!));
+  backup: {
+    async download(ctx, _parent, live) {
+      await ctx.api.post(apiPath`/groups/${live.id!}/export`);
+      return downloadExport(ctx, live.id!);
+    },
+    // The platform's group export (ndjson since 13.0; group.json before): its version and the group tree.
+    entries: ["VERSION", ["tree/groups/_all.ndjson", "group.json"]],
+    holds:
+      "the group's and its subgroups' settings, milestones, labels, boards, badges, epics and members; not its projects, their repositories or anything else in them",
   },
 
   async create(ctx, _parent, desired: Fields, fullPath) {

@@ -5,6 +5,7 @@
  * handling) lives in src/engine.
  */
 import type { ApiClient } from "../api/index.js";
+import type { ArchiveEntries } from "../files/archive.js";
 import type { SourceRef } from "../manifest/model.js";
 
 /** A live object, normalised into the manifest's terms. */
@@ -208,8 +209,18 @@ export interface Kind {
    * that has the feature) is said in the exported file and on stderr.
    */
   notConfigured?(ctx: KindContext, parent: Parent, error: unknown): Promise<boolean>;
-  /** Saves a restorable copy of `live` to `file` before it is deleted (a group's export archive). */
-  backup?(ctx: KindContext, parent: Parent, live: Live, file: string): Promise<void>;
+  /**
+   * How a restorable copy of an object is taken before it is deleted (a group's export archive): the engine
+   * downloads it, checks that it holds `entries`, writes it where the plan said, and only then deletes.
+   */
+  backup?: {
+    /** Asks the platform for the export and downloads the archive (a .tar.gz). */
+    download(ctx: KindContext, parent: Parent, live: Live): Promise<Uint8Array>;
+    /** The files the platform's export archive always holds: a download without them is no backup. */
+    entries: ArchiveEntries;
+    /** What the archive holds and what it does not, for the plan (`its settings, ...; not its projects`). */
+    holds: string;
+  };
 }
 
 /** What the manifests say about one collection, for checks that look beyond one object. */

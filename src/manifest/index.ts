@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import type { ErrorObject } from "ajv";
@@ -214,6 +215,8 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const root = resolve(opts.root ?? manifestRoot(paths.length ? paths : ["."]));
   const env = opts.env ?? process.env;
   const files: string[] = [];
+  /** The SHA-256 of each file's text, by its name in `files`. */
+  const digests: Record<string, string> = {};
   const docs: ParsedDocument[] = [];
 
   // Some document left unread (an error in it) may be what uses a template: no template is then said to be unused.
@@ -241,7 +244,10 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
       // named explicitly is always checked.
       (d) => src.explicit || isManifestDocument(d.value),
     );
-    if (relevant.length > 0 || src.explicit) files.push(name);
+    if (relevant.length > 0 || src.explicit) {
+      files.push(name);
+      digests[name] = createHash("sha256").update(text).digest("hex");
+    }
     docs.push(...relevant);
   }
 
@@ -413,7 +419,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (groupsColl.items.length > 0 || unmanaged.groups !== undefined || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, selectors }, diagnostics, files };
+  return { state: { root: rootNode, files, digests, selectors }, diagnostics, files };
 }
 
 /**

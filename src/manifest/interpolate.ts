@@ -130,6 +130,8 @@ function resolveString(
   if (!text.includes("${")) return text;
   const at = valueLoc(container, key);
   const origins: string[] = [];
+  /** The value of each reference, as read. */
+  const parts: string[] = [];
   let failed = false;
   const out = text.replace(REF, (whole: string, scheme?: string, arg?: string) => {
     if (whole === "$${") return "${";
@@ -152,6 +154,7 @@ function resolveString(
         failed = true;
         return "";
       }
+      parts.push(v);
       return v;
     }
     origins.push(`file:${name}`);
@@ -165,8 +168,12 @@ function resolveString(
     try {
       // Read once, capped while reading: a file that grows, or is swapped for a FIFO, after the checks above is
       // refused, not read for ever.
-      const text = readTextFile(found.path, { maxBytes: opts.maxFileBytes ?? 1024 * 1024 });
-      return text.replace(/\r?\n$/, "");
+      const read = readTextFile(found.path, { maxBytes: opts.maxFileBytes ?? 1024 * 1024 }).replace(
+        /\r?\n$/,
+        "",
+      );
+      parts.push(read);
+      return read;
     } catch (error) {
       if (!(error instanceof FileReadError)) throw error;
       diags.error(at, renderPath(path), `\${file:${name}}: the file ${error.reason}`);
@@ -178,5 +185,5 @@ function resolveString(
   // What may be shown of the value: the literal text around the references, each reference masked.
   const shown = text.replace(REF, (whole: string) => (whole === "$${" ? "${" : Secret.mask));
   if (failed || !opts.secrets) return new Secret("", origins.join(","), shown, true);
-  return new Secret(out, origins.join(","), shown);
+  return new Secret(out, origins.join(","), shown, false, parts);
 }

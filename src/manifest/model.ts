@@ -74,6 +74,11 @@ export interface DesiredState {
   /** The manifest files that were read, in the order read. */
   files: string[];
   /**
+   * The SHA-256 of each file's text, by its name in `files` (references as written, not their values): a saved plan
+   * tells from them which files changed since it was made.
+   */
+  digests?: Record<string, string>;
+  /**
    * Entries of `groups:` and `projects:` whose key is a pattern (`acme/**`). They apply to existing objects the
    * engine finds on the platform, merged with each other and with exact entries (see src/manifest/selectors.ts).
    */

@@ -1,3 +1,4 @@
+import { randomBytes, scryptSync } from "node:crypto";
 import { inspect } from "node:util";
 
 const MASK = "(sensitive)";
@@ -18,12 +19,29 @@ export class Secret {
   readonly shown: string;
   /** The value was not resolved (`validate --no-secrets`): it is unknown, not empty. */
   readonly unresolved: boolean;
+  /**
+   * The values of the references alone, without the literal text around them (`see ${env:S}` holds S's value):
+   * what may turn up elsewhere (a live object named after S) and must be masked wherever it does.
+   */
+  readonly #parts: readonly string[];
 
-  constructor(value: string, origin: string, shown: string = MASK, unresolved = false) {
+  constructor(
+    value: string,
+    origin: string,
+    shown: string = MASK,
+    unresolved = false,
+    parts: readonly string[] = [value],
+  ) {
     this.#value = value;
     this.origin = origin;
     this.shown = shown;
     this.unresolved = unresolved;
+    this.#parts = parts;
+  }
+
+  /** The values of its references (see `#parts`), for masking them in text; never for output. */
+  referenced(): readonly string[] {
+    return this.#parts;
   }
 
   reveal(): string {
@@ -89,7 +107,11 @@ export function revealSecrets(value: unknown): unknown {
  */
 export function deriveSecret<T>(value: T, derive: (text: string) => string): T | string | Secret {
   if (value instanceof Secret) {
-    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved);
+    // A referenced value may turn up derived (a slug) or as written (a title elsewhere): both are masked.
+    const parts = value.referenced();
+    return new Secret(derive(value.reveal()), value.origin, derive(value.shown), value.unresolved, [
+      ...new Set([...parts, ...parts.map(derive)]),
+    ]);
   }
   return typeof value === "string" ? derive(value) : value;
 }
@@ -137,7 +159,8 @@ export class SecretValues {
     const seen = new WeakSet<object>();
     const walk = (v: unknown): void => {
       if (v instanceof Secret) {
-        if (!v.unresolved && v.origin !== "literal") found.push(v.reveal());
+        // Each reference's value on its own: `see ${env:S}` masks S wherever it appears, not only after "see ".
+        if (!v.unresolved && v.origin !== "literal") found.push(...v.referenced());
         return;
       }
       if (v === null || typeof v !== "object" || seen.has(v)) return;
@@ -178,4 +201,38 @@ export class SecretValues {
     };
     return walk(value) as T;
   }
+}
+
+/** scrypt's cost for the fingerprint below: 16 MiB and tens of milliseconds a guess. */
+const FINGERPRINT_COST = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+
+/**
+ * A fingerprint of the values of every reference inside `root` together (`${env:}`/`${file:}`, with where each
+ * came from), or undefined when there is none: a saved plan keeps it so that apply can tell that a value is not
+ * the one the plan was made with. It is a salted scrypt of all the values at once, never of one value alone, so it
+ * gives nothing away but the answer to "all the same?". `salt` (base64) recomputes a saved fingerprint.
+ */
+export function secretsFingerprint(root: unknown, salt?: string): string | undefined {
+  const pairs = new Set<string>();
+  const seen = new WeakSet<object>();
+  const walk = (v: unknown): void => {
+    if (v instanceof Secret) {
+      if (!v.unresolved && v.origin !== "literal") pairs.add(JSON.stringify([v.origin, v.reveal()]));
+      return;
+    }
+    if (v === null || typeof v !== "object" || seen.has(v)) return;
+    seen.add(v);
+    for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x);
+  };
+  walk(root);
+  if (pairs.size === 0) return undefined;
+  const saltBytes = salt !== undefined ? Buffer.from(salt, "base64") : randomBytes(16);
+  const hash = scryptSync(JSON.stringify([...pairs].sort()), saltBytes, 32, FINGERPRINT_COST);
+  return `scrypt:${saltBytes.toString("base64")}:${hash.toString("base64")}`;
+}
+
+/** The salt of a fingerprint made by `secretsFingerprint`, to make a new one comparable with it. */
+export function fingerprintSalt(fingerprint: string): string | undefined {
+  const [scheme, salt] = fingerprint.split(":");
+  return scheme === "scrypt" && salt ? salt : undefined;
 }

@@ -105,6 +105,13 @@ export interface Plan {
   requests: RequestStats;
   /** SHA-256 over the live state that was read; a saved plan is refused when it no longer matches. */
   liveDigest: string;
+  /** The SHA-256 of each manifest file's text (references as written): a saved plan names the files that changed. */
+  manifestDigests?: Record<string, string>;
+  /**
+   * A salted scrypt of the values of all the manifests' `${env:}`/`${file:}` references together (never of one
+   * alone), when there are any: a saved plan is refused when they are not the values it was made with.
+   */
+  secretsFingerprint?: string;
   /** For each pattern entry (`projects: {"acme/**": ...}`), how many objects it matched. */
   selectors?: SelectorSummary[];
 }

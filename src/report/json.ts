@@ -104,6 +104,8 @@ export function renderPlanJson(plan: Plan): string {
     warnings: plan.warnings.map(problemJson),
     requests: requestsJson(plan),
     live_digest: plan.liveDigest,
+    manifest_digests: plan.manifestDigests,
+    secrets_fingerprint: plan.secretsFingerprint,
     selectors: plan.selectors?.map((sel) => ({
       collection: sel.collection,
       pattern: sel.pattern,
@@ -210,6 +212,8 @@ const planSchemaV1 = {
       },
     },
     live_digest: { type: "string" },
+    manifest_digests: { type: "object", additionalProperties: { type: "string" } },
+    secrets_fingerprint: { type: "string" },
   },
 } as const;
 
@@ -293,6 +297,8 @@ export interface PlanV1 {
   warnings: ProblemV1[];
   requests: { total: number; retries: number; by_endpoint: Record<string, number> };
   live_digest: string;
+  manifest_digests?: Record<string, string>;
+  secrets_fingerprint?: string;
   selectors?: { collection: "groups" | "projects"; pattern: string; matched: number; source: SourceV1 }[];
 }
 
@@ -375,6 +381,8 @@ export function parsePlanJson(text: string, label = "The plan"): Plan {
       retries: v1.requests.retries,
     },
     liveDigest: v1.live_digest,
+    ...(v1.manifest_digests ? { manifestDigests: { ...v1.manifest_digests } } : {}),
+    ...(v1.secrets_fingerprint !== undefined ? { secretsFingerprint: v1.secrets_fingerprint } : {}),
     ...(v1.selectors
       ? {
           selectors: v1.selectors.map((sel) => ({

@@ -2,8 +2,16 @@ import type { Ctx } from "./app.js";
 import { forbidden, notFound, unauthorized } from "./errors.js";
 import type { GroupRec, ProjectRec, Store, UserRec } from "./store.js";
 
-/** Access levels (10 Guest … 50 Owner). */
-export const ACCESS = { none: 0, guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+/** Access levels (5 Minimal Access [licensed, top-level groups], 10 Guest … 50 Owner). */
+export const ACCESS = {
+  none: 0,
+  minimal: 5,
+  guest: 10,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+} as const;
 export const ACCESS_LEVELS: readonly number[] = [10, 20, 30, 40, 50];
 
 /** Any authenticated user, else 401. */
@@ -24,13 +32,32 @@ export function authenticateNonGet(ctx: Ctx): void {
   if (ctx.req.method !== "GET" && ctx.req.method !== "HEAD" && !ctx.user) throw unauthorized();
 }
 
-/** The highest membership level of `user` on `group` or any ancestor (0 when none). Ignores admin rights. */
-export function groupAccessLevel(store: Store, user: UserRec | null, group: GroupRec): number {
-  if (!user) return 0;
+/** The highest membership level of `user` on `group` or any ancestor, shares left out (0 when none). */
+function hierarchyLevel(store: Store, user: UserRec, group: GroupRec): number {
   let level = 0;
   for (const g of store.ancestorsAndSelf(group)) {
     const m = store.member("group", g.id, user.id);
     if (m && m.access_level > level) level = m.access_level;
+  }
+  return level;
+}
+
+/**
+ * The highest level of `user` on `group` (0 when none), ignoring admin rights: membership of the group or an
+ * ancestor, or direct membership of a group that the group or an ancestor is shared with, capped at the share's
+ * level (13.x `Group#members_with_parents` with `members_from_self_and_ancestor_group_shares`; Minimal Access
+ * members of the invited group gain nothing).
+ */
+export function groupAccessLevel(store: Store, user: UserRec | null, group: GroupRec): number {
+  if (!user) return 0;
+  let level = hierarchyLevel(store, user, group);
+  for (const g of store.ancestorsAndSelf(group)) {
+    for (const share of g.shared_with_groups) {
+      const m = store.member("group", share.group_id, user.id);
+      if (m && m.access_level > ACCESS.minimal) {
+        level = Math.max(level, Math.min(m.access_level, share.group_access_level));
+      }
+    }
   }
   return level;
 }

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Ctx } from "./app.js";
-import { effectiveGroupLevel } from "./auth.js";
+import { canReadGroup, canReadProject, effectiveGroupLevel, effectiveProjectLevel } from "./auth.js";
+import { FEATURES, type Feature, featureLevels, projectSettings } from "./model.js";
 import type { GroupRec, ProjectRec, Store, UserRec } from "./store.js";
 
 /** The JSON views of the core records, shared by every route module. */
@@ -155,9 +156,50 @@ export function projectSimple(
   };
 }
 
-/** Project, full form (lists and single reads). */
-export function projectJson(ctx: Pick<Ctx, "baseUrl">, store: Store, p: ProjectRec): Record<string, unknown> {
+/** The minimum role a `private` feature needs (`ProjectFeature.required_minimum_access_level`). */
+function privateFeatureMinimum(feature: Feature, p: ProjectRec): number {
+  if (feature === "merge_requests") return 20;
+  if (feature === "repository" && p.visibility === "private") return 20;
+  return 10;
+}
+
+/** `ProjectFeature#feature_available?` for the caller: disabled for all, private for members with the role. */
+function featureAvailable(
+  store: Store,
+  user: UserRec | null | undefined,
+  p: ProjectRec,
+  feature: Feature,
+): boolean {
+  const level = featureLevels(p)[`${feature}_access_level`];
+  if (level === "disabled") return false;
+  if (level !== "private") return true;
+  if (!user) return false;
+  return effectiveProjectLevel(store, user, p) >= privateFeatureMinimum(feature, p);
+}
+
+/** Auto DevOps of a project that does not set it: the nearest group that does, else the instance default (on). */
+function autoDevopsEnabled(store: Store, p: ProjectRec, own: boolean | null): boolean {
+  if (own !== null) return own;
+  const ns = store.group(p.namespace_id);
+  const groups = ns ? store.ancestorsAndSelf(ns).reverse() : [];
+  return groups.find((g) => g.auto_devops_enabled !== null)?.auto_devops_enabled ?? true;
+}
+
+/**
+ * Project, full form (lists and single reads): 13.12's `Entities::Project`. `ctx.user` decides the `*_enabled`
+ * flags (whether the caller may use the feature); `opts.admin` (the caller may administer the project, on single
+ * reads and writes) adds `build_git_strategy`; `licensed` adds the licensed edition's fields.
+ */
+export function projectJson(
+  ctx: Pick<Ctx, "baseUrl"> & Partial<Pick<Ctx, "user" | "licensed">>,
+  store: Store,
+  p: ProjectRec,
+  opts: { admin?: boolean } = {},
+): Record<string, unknown> {
   const api = `${ctx.baseUrl}/api/v4/projects/${p.id}`;
+  const s = projectSettings(p);
+  const user = ctx.user ?? null;
+  const can = (f: Feature) => featureAvailable(store, user, p, f);
   const out: Record<string, unknown> = {
     ...projectSimple(ctx, store, p),
     _links: {
@@ -169,7 +211,7 @@ export function projectJson(ctx: Pick<Ctx, "baseUrl">, store: Store, p: ProjectR
       events: `${api}/events`,
       members: `${api}/members`,
     },
-    packages_enabled: true,
+    packages_enabled: s.packages_enabled,
     empty_repo: p.default_branch === null,
     archived: p.archived,
     visibility: p.visibility,
@@ -177,36 +219,70 @@ export function projectJson(ctx: Pick<Ctx, "baseUrl">, store: Store, p: ProjectR
   const owner = store.userByNamespace(p.namespace_id);
   if (owner) out["owner"] = userBasic(ctx, owner);
   Object.assign(out, {
-    resolve_outdated_diff_discussions: false,
+    resolve_outdated_diff_discussions: s.resolve_outdated_diff_discussions,
     container_registry_enabled: p.container_registry_enabled,
-    issues_enabled: p.issues_enabled,
-    merge_requests_enabled: p.merge_requests_enabled,
-    wiki_enabled: p.wiki_enabled,
-    jobs_enabled: p.jobs_enabled,
-    snippets_enabled: p.snippets_enabled,
+    issues_enabled: can("issues"),
+    merge_requests_enabled: can("merge_requests"),
+    wiki_enabled: can("wiki"),
+    jobs_enabled: can("builds"),
+    snippets_enabled: can("snippets"),
     service_desk_enabled: false,
-    can_create_merge_request_in: true,
-    lfs_enabled: true,
-    shared_runners_enabled: p.shared_runners_enabled,
-    creator_id: p.creator_id,
-    import_status: "none",
-    open_issues_count: p.open_issues_count,
-    ci_default_git_depth: 50,
-    public_jobs: p.public_jobs,
-    build_timeout: 3600,
-    auto_cancel_pending_pipelines: "enabled",
-    ci_config_path: null,
-    shared_with_groups: sharedWithGroups(store, p.shared_with_groups),
-    only_allow_merge_if_pipeline_succeeds: false,
-    request_access_enabled: p.request_access_enabled,
-    only_allow_merge_if_all_discussions_are_resolved: false,
-    remove_source_branch_after_merge: true,
-    printing_merge_request_link_enabled: true,
-    merge_method: "merge",
-    auto_devops_enabled: false,
-    auto_devops_deploy_strategy: "continuous",
-    autoclose_referenced_issues: true,
+    service_desk_address: null,
+    can_create_merge_request_in: user !== null && can("merge_requests") && canReadProject(store, user, p),
   });
+  for (const f of FEATURES) out[`${f}_access_level`] = s[`${f}_access_level`];
+  Object.assign(out, {
+    emails_disabled: s.emails_disabled,
+    shared_runners_enabled: p.shared_runners_enabled,
+    lfs_enabled: s.lfs_enabled,
+    creator_id: p.creator_id,
+    import_status: p.import_status ?? "none",
+  });
+  if (can("issues")) out["open_issues_count"] = p.open_issues_count;
+  Object.assign(out, {
+    ci_default_git_depth: s.ci_default_git_depth,
+    ci_forward_deployment_enabled: s.ci_forward_deployment_enabled,
+    public_jobs: p.public_jobs,
+  });
+  if (opts.admin) out["build_git_strategy"] = s.build_git_strategy;
+  Object.assign(out, {
+    build_timeout: s.build_timeout,
+    auto_cancel_pending_pipelines: s.auto_cancel_pending_pipelines,
+    build_coverage_regex: s.build_coverage_regex,
+  });
+  if (can("repository")) out["ci_config_path"] = s.ci_config_path;
+  Object.assign(out, {
+    shared_with_groups: sharedWithGroups(store, p.shared_with_groups),
+    only_allow_merge_if_pipeline_succeeds: s.only_allow_merge_if_pipeline_succeeds,
+    allow_merge_on_skipped_pipeline: s.allow_merge_on_skipped_pipeline,
+    restrict_user_defined_variables: s.restrict_user_defined_variables,
+    request_access_enabled: p.request_access_enabled,
+    only_allow_merge_if_all_discussions_are_resolved: s.only_allow_merge_if_all_discussions_are_resolved,
+    remove_source_branch_after_merge: s.remove_source_branch_after_merge,
+    printing_merge_request_link_enabled: s.printing_merge_request_link_enabled,
+    merge_method: s.merge_method,
+    squash_option: s.squash_option,
+    suggestion_commit_message: s.suggestion_commit_message,
+    auto_devops_enabled: autoDevopsEnabled(store, p, s.auto_devops_enabled),
+    auto_devops_deploy_strategy: s.auto_devops_deploy_strategy,
+    autoclose_referenced_issues: s.autoclose_referenced_issues,
+    keep_latest_artifact: s.keep_latest_artifact,
+  });
+  if (ctx.licensed) {
+    Object.assign(out, {
+      approvals_before_merge: s.approvals_before_merge,
+      mirror: false,
+      external_authorization_classification_label: null,
+      marked_for_deletion_at: null,
+      marked_for_deletion_on: null,
+      requirements_enabled: true,
+      compliance_frameworks: [],
+      issues_template: s.issues_template,
+      merge_requests_template: s.merge_requests_template,
+      merge_pipelines_enabled: s.merge_pipelines_enabled,
+      merge_trains_enabled: s.merge_trains_enabled,
+    });
+  }
   return out;
 }
 
@@ -272,7 +348,12 @@ export function groupDetailJson(
   opts: { projects?: ProjectRec[]; sharedProjects?: ProjectRec[]; customAttributes?: boolean } = {},
 ): Record<string, unknown> {
   const out = groupJson(ctx, store, g, { customAttributes: opts.customAttributes });
-  out["shared_with_groups"] = sharedWithGroups(store, g.shared_with_groups);
+  // `shared_with_group_links.public_or_visible_to_user`: only the groups the caller may see.
+  const visible = g.shared_with_groups.filter((s) => {
+    const shared = store.group(s.group_id);
+    return shared !== undefined && canReadGroup(store, ctx.user, shared);
+  });
+  out["shared_with_groups"] = sharedWithGroups(store, visible);
   if (effectiveGroupLevel(store, ctx.user, g) >= 50) out["runners_token"] = g.runners_token;
   if (opts.projects) out["projects"] = opts.projects.map((p) => projectJson(ctx, store, p));
   if (opts.sharedProjects)

@@ -90,26 +90,26 @@ export const MAX_ANCESTORS = 20;
 
 export type Errors = Record<string, string[]>;
 
-function add(errors: Errors, key: string, msg: string): void {
+export function addError(errors: Errors, key: string, msg: string): void {
   const list = errors[key] ?? [];
   list.push(msg);
   errors[key] = list;
 }
 
 export function validatePath(errors: Errors, path: string, topLevel: boolean): void {
-  if (path === "") add(errors, "path", "can't be blank");
-  else if (path.length > 255) add(errors, "path", "is too long (maximum is 255 characters)");
+  if (path === "") addError(errors, "path", "can't be blank");
+  else if (path.length > 255) addError(errors, "path", "is too long (maximum is 255 characters)");
   if (path !== "" && (!PATH_FORMAT.test(path) || /\.(git|atom)$/.test(path)))
-    add(errors, "path", PATH_MESSAGE);
+    addError(errors, "path", PATH_MESSAGE);
   if ((topLevel ? TOP_LEVEL_RESERVED : NESTED_RESERVED).has(path.toLowerCase())) {
-    add(errors, "path", `${path} is a reserved name`);
+    addError(errors, "path", `${path} is a reserved name`);
   }
 }
 
 export function validateName(errors: Errors, name: string): void {
-  if (name === "") add(errors, "name", "can't be blank");
-  else if (name.length > 255) add(errors, "name", "is too long (maximum is 255 characters)");
-  if (name !== "" && !NAME_FORMAT.test(name)) add(errors, "name", NAME_MESSAGE);
+  if (name === "") addError(errors, "name", "can't be blank");
+  else if (name.length > 255) addError(errors, "name", "is too long (maximum is 255 characters)");
+  if (name !== "" && !NAME_FORMAT.test(name)) addError(errors, "name", NAME_MESSAGE);
 }
 
 /** Groups and projects share one path space per namespace (case-insensitive). */
@@ -128,24 +128,24 @@ export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec): E
   const errors: Errors = {};
   validateName(errors, g.name);
   validatePath(errors, g.path, g.parent_id === null);
-  if (g.description.length > 255) add(errors, "description", "is too long (maximum is 255 characters)");
+  if (g.description.length > 255) addError(errors, "description", "is too long (maximum is 255 characters)");
   if (
     !errors["name"] &&
     store.data.groups.some((x) => x.parent_id === g.parent_id && x.name === g.name && x.id !== existing?.id)
   ) {
-    add(errors, "name", "has already been taken");
+    addError(errors, "name", "has already been taken");
   }
   if (!errors["path"] && pathTaken(store, g.parent_id, g.path, existing?.id)) {
-    add(errors, "path", "has already been taken");
+    addError(errors, "path", "has already been taken");
   }
   if (g.two_factor_grace_period < 0)
-    add(errors, "two_factor_grace_period", "must be greater than or equal to 0");
+    addError(errors, "two_factor_grace_period", "must be greater than or equal to 0");
   const parent = g.parent_id === null ? undefined : store.group(g.parent_id);
   if (parent) {
     if (store.ancestorsAndSelf(parent).length > MAX_ANCESTORS)
-      add(errors, "parent_id", "has too deep level of nesting");
+      addError(errors, "parent_id", "has too deep level of nesting");
     if (VISIBILITY_LEVEL[g.visibility] > VISIBILITY_LEVEL[parent.visibility]) {
-      add(
+      addError(
         errors,
         "visibility_level",
         `${g.visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`,
@@ -155,14 +155,14 @@ export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec): E
   if (existing) {
     const lvl = VISIBILITY_LEVEL[g.visibility];
     if (store.projectsIn(existing.id).some((p) => VISIBILITY_LEVEL[p.visibility] > lvl)) {
-      add(
+      addError(
         errors,
         "visibility_level",
         `${g.visibility} is not allowed since this group contains projects with higher visibility.`,
       );
     }
     if (store.data.groups.some((c) => c.parent_id === existing.id && VISIBILITY_LEVEL[c.visibility] > lvl)) {
-      add(
+      addError(
         errors,
         "visibility_level",
         `${g.visibility} is not allowed since there are sub-groups with higher visibility.`,
@@ -220,16 +220,16 @@ export function validateProject(store: Store, p: ProjectRec): Errors {
       (x) => x.namespace_id === p.namespace_id && x.path.toLowerCase() === lower && x.id !== p.id,
     )
   ) {
-    add(errors, "path", "has already been taken");
+    addError(errors, "path", "has already been taken");
   }
   if (
     store.data.projects.some((x) => x.namespace_id === p.namespace_id && x.name === p.name && x.id !== p.id)
   ) {
-    add(errors, "name", "has already been taken");
+    addError(errors, "name", "has already been taken");
   }
   const ns = store.group(p.namespace_id);
   if (ns && VISIBILITY_LEVEL[p.visibility] > VISIBILITY_LEVEL[ns.visibility]) {
-    add(errors, "visibility_level", `${p.visibility} is not allowed in a ${ns.visibility} group.`);
+    addError(errors, "visibility_level", `${p.visibility} is not allowed in a ${ns.visibility} group.`);
   }
   return errors;
 }
@@ -239,7 +239,7 @@ export function buildProject(
   input: { name: string; path: string; namespace_id: number; creator_id: number } & Partial<ProjectRec>,
 ): ProjectRec {
   const now = store.nowIso();
-  return {
+  const rec: ProjectRec = {
     id: 0,
     description: null,
     visibility: "private" as Visibility,
@@ -263,6 +263,13 @@ export function buildProject(
     created_at: now,
     last_activity_at: now,
   };
+  rec.settings = { pages_access_level: defaultPagesLevel(rec.visibility), ...input.settings };
+  return rec;
+}
+
+/** ProjectFeature's default pages level, fixed at creation: ENABLED for a public project, PRIVATE otherwise. */
+export function defaultPagesLevel(visibility: Visibility): FeatureLevel {
+  return visibility === "public" ? "enabled" : "private";
 }
 
 export function insertProject(store: Store, p: ProjectRec): ProjectRec {
@@ -285,3 +292,201 @@ export const GROUP_SETTING_KEYS = [
   "default_branch_protection",
   "request_access_enabled",
 ] as const;
+
+// ---- project settings (13.12 `PUT /projects/:id`, `POST /projects`; ProjectFeature, ProjectSetting, CI/CD settings) ----
+
+/** The project features with an access level (`<feature>_access_level`). */
+export const FEATURES = [
+  "issues",
+  "repository",
+  "merge_requests",
+  "forking",
+  "wiki",
+  "builds",
+  "snippets",
+  "pages",
+  "operations",
+  "analytics",
+] as const;
+export type Feature = (typeof FEATURES)[number];
+export type FeatureLevel = "disabled" | "private" | "enabled" | "public";
+export type FeatureLevels = Record<`${Feature}_access_level`, FeatureLevel>;
+
+/** `ProjectFeature`'s order of levels (DISABLED 0, PRIVATE 10, ENABLED 20, PUBLIC 30). */
+export const FEATURE_LEVEL_RANK: Record<FeatureLevel, number> = {
+  disabled: 0,
+  private: 10,
+  enabled: 20,
+  public: 30,
+};
+
+/** The legacy `*_enabled` booleans of the API and the record, and the feature each one sets. */
+export const LEGACY_FEATURE_FLAGS = {
+  issues_enabled: "issues",
+  merge_requests_enabled: "merge_requests",
+  wiki_enabled: "wiki",
+  jobs_enabled: "builds",
+  snippets_enabled: "snippets",
+} as const satisfies Record<string, Feature>;
+
+/** Settings a project keeps beyond the core record (`ProjectRec.settings`; absent fields have the defaults). */
+export interface ProjectSettings extends FeatureLevels {
+  merge_method: "merge" | "rebase_merge" | "ff";
+  squash_option: "never" | "always" | "default_on" | "default_off";
+  only_allow_merge_if_pipeline_succeeds: boolean;
+  allow_merge_on_skipped_pipeline: boolean;
+  only_allow_merge_if_all_discussions_are_resolved: boolean;
+  resolve_outdated_diff_discussions: boolean;
+  remove_source_branch_after_merge: boolean;
+  printing_merge_request_link_enabled: boolean;
+  suggestion_commit_message: string | null;
+  autoclose_referenced_issues: boolean;
+  lfs_enabled: boolean;
+  packages_enabled: boolean;
+  emails_disabled: boolean | null;
+  show_default_award_emojis: boolean;
+  build_git_strategy: "fetch" | "clone";
+  build_timeout: number;
+  build_coverage_regex: string | null;
+  ci_config_path: string | null;
+  ci_default_git_depth: number;
+  ci_forward_deployment_enabled: boolean;
+  restrict_user_defined_variables: boolean;
+  keep_latest_artifact: boolean;
+  auto_cancel_pending_pipelines: "enabled" | "disabled";
+  /** `null`: not set on the project, inherited (groups, then the instance default, true). */
+  auto_devops_enabled: boolean | null;
+  auto_devops_deploy_strategy: "continuous" | "manual" | "timed_incremental";
+  // licensed edition
+  approvals_before_merge: number;
+  merge_requests_template: string | null;
+  issues_template: string | null;
+  merge_pipelines_enabled: boolean;
+  merge_trains_enabled: boolean;
+}
+
+/** Settings only the licensed edition accepts and shows. */
+export const LICENSED_PROJECT_SETTINGS: ReadonlySet<keyof ProjectSettings> = new Set([
+  "approvals_before_merge",
+  "merge_requests_template",
+  "issues_template",
+  "merge_pipelines_enabled",
+  "merge_trains_enabled",
+]);
+
+const SETTING_DEFAULTS: Omit<ProjectSettings, keyof FeatureLevels> = {
+  merge_method: "merge",
+  squash_option: "default_off",
+  only_allow_merge_if_pipeline_succeeds: false,
+  allow_merge_on_skipped_pipeline: false,
+  only_allow_merge_if_all_discussions_are_resolved: false,
+  resolve_outdated_diff_discussions: false,
+  remove_source_branch_after_merge: true,
+  printing_merge_request_link_enabled: true,
+  suggestion_commit_message: null,
+  autoclose_referenced_issues: true,
+  lfs_enabled: true,
+  packages_enabled: true,
+  emails_disabled: null,
+  show_default_award_emojis: true,
+  build_git_strategy: "fetch",
+  build_timeout: 3600,
+  build_coverage_regex: null,
+  ci_config_path: null,
+  ci_default_git_depth: 50,
+  ci_forward_deployment_enabled: true,
+  restrict_user_defined_variables: false,
+  keep_latest_artifact: true,
+  auto_cancel_pending_pipelines: "enabled",
+  auto_devops_enabled: null,
+  auto_devops_deploy_strategy: "continuous",
+  approvals_before_merge: 0,
+  merge_requests_template: null,
+  issues_template: null,
+  merge_pipelines_enabled: false,
+  merge_trains_enabled: false,
+};
+
+/** The feature access levels of a project; features the record predates follow its legacy booleans. */
+export function featureLevels(p: ProjectRec): FeatureLevels {
+  const s = p.settings ?? {};
+  const flag = (on: boolean): FeatureLevel => (on ? "enabled" : "disabled");
+  return {
+    issues_access_level: s.issues_access_level ?? flag(p.issues_enabled),
+    repository_access_level: s.repository_access_level ?? "enabled",
+    merge_requests_access_level: s.merge_requests_access_level ?? flag(p.merge_requests_enabled),
+    forking_access_level: s.forking_access_level ?? "enabled",
+    wiki_access_level: s.wiki_access_level ?? flag(p.wiki_enabled),
+    builds_access_level: s.builds_access_level ?? flag(p.jobs_enabled),
+    snippets_access_level: s.snippets_access_level ?? flag(p.snippets_enabled),
+    // ProjectFeature's default: ENABLED for a public project, PRIVATE otherwise.
+    pages_access_level: s.pages_access_level ?? defaultPagesLevel(p.visibility),
+    operations_access_level: s.operations_access_level ?? "enabled",
+    analytics_access_level: s.analytics_access_level ?? "enabled",
+  };
+}
+
+/** Every setting of a project, defaults filled in. */
+export function projectSettings(p: ProjectRec): ProjectSettings {
+  return { ...SETTING_DEFAULTS, ...p.settings, ...featureLevels(p) };
+}
+
+/**
+ * Sets settings on a project record, keeping the legacy booleans (`issues_enabled`, ..., which other areas read)
+ * in step with the feature levels: a level other than `disabled` is enabled.
+ */
+export function setProjectSettings(p: ProjectRec, changes: Partial<ProjectSettings>): void {
+  const settings: Partial<ProjectSettings> = { ...p.settings };
+  for (const [k, v] of Object.entries(changes)) {
+    if (v !== undefined) (settings as Record<string, unknown>)[k] = v;
+  }
+  p.settings = settings;
+  const levels = featureLevels(p);
+  for (const [flag, feature] of Object.entries(LEGACY_FEATURE_FLAGS)) {
+    p[flag as keyof typeof LEGACY_FEATURE_FLAGS] = levels[`${feature}_access_level`] !== "disabled";
+  }
+}
+
+/** 10 minutes and ActiveSupport's month (30.436875 days), the bounds of `build_timeout`. */
+export const BUILD_TIMEOUT_MIN = 600;
+export const BUILD_TIMEOUT_MAX_EXCLUSIVE = 2_629_746;
+
+/** The model's validations of project settings (`Project`, `ProjectFeature`, `ProjectCiCdSetting`). */
+export function validateProjectSettings(p: ProjectRec): Errors {
+  const errors: Errors = {};
+  const s = projectSettings(p);
+  if ((p.description ?? "").length > 2000)
+    addError(errors, "description", "is too long (maximum is 2000 characters)");
+  if (
+    !Number.isInteger(s.build_timeout) ||
+    s.build_timeout < BUILD_TIMEOUT_MIN ||
+    s.build_timeout >= BUILD_TIMEOUT_MAX_EXCLUSIVE
+  ) {
+    addError(errors, "build_timeout", "needs to be between 10 minutes and 1 month");
+  }
+  if (s.ci_config_path !== null && s.ci_config_path !== "") {
+    if (/\.\.|^\//.test(s.ci_config_path))
+      addError(errors, "ci_config_path", "cannot include leading slash or directory traversal.");
+    if (s.ci_config_path.length > 255)
+      addError(errors, "ci_config_path", "is too long (maximum is 255 characters)");
+  }
+  if (s.suggestion_commit_message !== null && s.suggestion_commit_message.length > 255)
+    addError(errors, "suggestion_commit_message", "is too long (maximum is 255 characters)");
+  if (s.ci_default_git_depth < 0)
+    addError(errors, "ci_cd_settings.default_git_depth", "must be greater than or equal to 0");
+  if (s.ci_default_git_depth > 1000)
+    addError(errors, "ci_cd_settings.default_git_depth", "must be less than or equal to 1000");
+  if (s.approvals_before_merge < 0)
+    addError(errors, "approvals_before_merge", "must be greater than or equal to 0");
+  // ProjectFeature#repository_children_level
+  for (const field of ["merge_requests_access_level", "builds_access_level"] as const) {
+    if (FEATURE_LEVEL_RANK[s[field]] > FEATURE_LEVEL_RANK[s.repository_access_level]) {
+      addError(
+        errors,
+        `project_feature.${field}`,
+        "cannot have higher visibility level than repository access level",
+      );
+    }
+  }
+  return errors;
+}

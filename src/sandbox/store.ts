@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import type { ProjectSettings } from "./model.js";
 
 export type Visibility = "private" | "internal" | "public";
 export const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
@@ -87,6 +88,10 @@ export interface ProjectRec {
   open_issues_count: number;
   /** Groups the project is shared with. */
   shared_with_groups: { group_id: number; group_access_level: number; expires_at: string | null }[];
+  /** Settings beyond the fields above (see `model.ts`); absent ones have the platform's defaults. */
+  settings?: Partial<ProjectSettings>;
+  /** How an import into the project ended (`routes/project-import-export.ts`); absent: not imported. */
+  import_status?: "finished" | "failed";
 }
 
 export interface MemberRec {
@@ -199,6 +204,7 @@ const RECORDS: Readonly<Record<"users" | "tokens" | "groups" | "projects" | "mem
     "archived?": BOOLEAN,
     "tag_list?": { what: "a list of strings", test: (v) => Array.isArray(v) && v.every(STRING.test) },
     "shared_with_groups?": SHARES,
+    "settings?": { what: "an object", test: isRecord },
   },
   members: {
     source_type: oneOf("group", "project"),

@@ -1,11 +1,8 @@
-import { execFile, spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { startSandbox } from "../../src/sandbox/server.js";
 import { pythonCase, scriptCase } from "./python-gitlab.js";
+import { racadabraMissing, racadabraRunner } from "./racadabra.js";
 
 /**
  * Real third-party clients against the sandbox, each in a fresh in-process sandbox on a free port.
@@ -23,33 +20,17 @@ describe("conformance with real clients (form-encoded and string-typed bodies)",
 });
 
 describe("conformance with gitlabracadabra (declarative, applied twice)", () => {
-  const probe = spawnSync("/usr/bin/python3", ["-c", "import gitlabracadabra"], { encoding: "utf8" });
-  const missing =
-    probe.error || probe.status !== 0 ? "gitlabracadabra is not installed for /usr/bin/python3" : undefined;
+  const missing = racadabraMissing();
 
   it.skipIf(missing !== undefined)(
-    `creates groups, a project, members, pipeline schedules with variables, milestones and application settings, then converges${missing ? ` (skipped: ${missing})` : ""}`,
+    `creates groups, a project, members, shares, labels, pipeline schedules with variables, milestones and application settings, then converges; repairs drift of a label and a member${missing ? ` (skipped: ${missing})` : ""}`,
     async () => {
-      const sb = await startSandbox({ adminToken: "racadabra-admin", userToken: "racadabra-user" });
-      const dir = mkdtempSync(join(tmpdir(), "racadabra-"));
-      const config = join(dir, "python-gitlab.cfg");
-      writeFileSync(
-        config,
-        `[global]\ndefault = sandbox\ntimeout = 10\n\n[sandbox]\nurl = ${sb.url}\nprivate_token = ${sb.adminToken}\napi_version = 4\n`,
-      );
-      const run = () =>
-        new Promise<{ code: number; out: string }>((resolve) => {
-          execFile(
-            "/usr/bin/python3",
-            ["-m", "gitlabracadabra.cli", "-c", config, "-v", here("gitlabracadabra.yml")],
-            { cwd: dir, timeout: 25_000, env: { ...process.env, HOME: dir } },
-            (error, stdout, stderr) =>
-              resolve({
-                code: error ? ((error as { code?: number }).code ?? 1) : 0,
-                out: `${stdout}${stderr}`,
-              }),
-          );
-        });
+      const sb = await startSandbox({
+        adminToken: "racadabra-admin",
+        userToken: "racadabra-user",
+        fixture: { users: [{ username: "rita" }, { username: "tom" }] },
+      });
+      const run = racadabraRunner(sb, here("gitlabracadabra.yml"));
       try {
         const first = await run();
         expect(first.code, first.out).toBe(0);
@@ -111,9 +92,71 @@ describe("conformance with gitlabracadabra (declarative, applied twice)", () => 
           after_sign_out_path: "https://example.org/bye",
           default_group_visibility: "internal",
         });
+        const members = async (path: string) =>
+          (await api<{ username: string; access_level: number }[]>(`${path}/members`))
+            .map((m) => [m.username, m.access_level])
+            .sort();
+        expect(await members("/groups/racadabra")).toEqual([
+          ["rita", 40],
+          ["root", 50],
+          ["sandbox-user", 30],
+        ]);
+        expect(await members("/projects/racadabra%2Fsub%2Fapp")).toEqual([
+          ["sandbox-user", 40],
+          ["tom", 20],
+        ]);
+        type Label = { name: string; color: string; description: string | null; priority?: number | null };
+        const labels = async (path: string) =>
+          (await api<(Label & { is_project_label?: boolean })[]>(`${path}/labels`)).map((l) => [
+            l.name,
+            l.color,
+            l.description,
+            l.priority ?? null,
+            l.is_project_label ?? null,
+          ]);
+        expect(await labels("/groups/racadabra")).toEqual([
+          ["Docs", "#abc", null, null, null],
+          ["priority::high", "#FF0000", "Urgent", null, null],
+        ]);
+        expect(await labels("/projects/racadabra%2Fsub%2Fapp")).toEqual([
+          ["Docs", "#abc", null, null, false],
+          ["Feature", "#5cb85c", null, null, true],
+          ["area::sub", "#00aa00", null, 2, false],
+          ["bug", "#d9534f", "Something is wrong", 1, true],
+          ["priority::high", "#FF0000", "Urgent", null, false],
+        ]);
+        const converged = (out: string) =>
+          expect(out, out).not.toMatch(
+            /\] (Creating|Changing|Adding|Removing|Sharing|Unsharing)|ERROR|Traceback/,
+          );
         const second = await run();
         expect(second.code, second.out).toBe(0);
-        expect(second.out, second.out).not.toMatch(/Creating|Changing|Adding|Removing user|Sharing/);
+        converged(second.out);
+        // Drift made through the API is put back by the next run, which then converges again.
+        const write = async (method: string, path: string, body: unknown) => {
+          const res = await fetch(`${sb.url}/api/v4${path}`, {
+            method,
+            headers: { "PRIVATE-TOKEN": sb.adminToken, "Content-Type": "application/json" },
+            body: JSON.stringify(body),
+          });
+          expect(res.status, `${method} ${path}`).toBe(200);
+        };
+        await write("PUT", "/projects/racadabra%2Fsub%2Fapp/labels/bug", { color: "#000000", priority: 5 });
+        const rita = sb.store.userByUsername("rita")!;
+        await write("PUT", `/groups/racadabra/members/${rita.id}`, { access_level: 20 });
+        const third = await run();
+        expect(third.code, third.out).toBe(0);
+        expect(third.out).toContain("[racadabra/sub/app] Changing label bug color: #000000 -> #d9534f");
+        expect(third.out).toContain("[racadabra/sub/app] Changing label bug priority: 5 -> 1");
+        expect(third.out).toContain("[racadabra] Changing user rita (rita) access level: 20 -> 40");
+        expect(await labels("/projects/racadabra%2Fsub%2Fapp")).toContainEqual([
+          "bug",
+          "#d9534f",
+          "Something is wrong",
+          1,
+          true,
+        ]);
+        converged((await run()).out);
       } finally {
         await sb.stop();
       }

@@ -69,7 +69,7 @@ function run(
 
 describe("conformance with go-gitlab (the Terraform provider's client library)", () => {
   it.skipIf(reason !== undefined)(
-    `builds offline and drives groups, projects, pagination, export/import, schedules, triggers, badges, protected environments, deploy keys, milestones, wikis, system hooks, broadcast messages, settings, deployments and templates${reason ? ` (skipped: ${reason})` : ""}`,
+    `builds offline and drives groups, projects, pagination, export/import, schedules, triggers, badges, protected environments, deploy keys, milestones, wikis, system hooks, broadcast messages, settings, deployments, templates, project and group hooks, protected branches and tags, deploy tokens, members, shares and labels${reason ? ` (skipped: ${reason})` : ""}`,
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "go-gitlab-"));
       const binary = join(dir, "gogitlab");

@@ -11,7 +11,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { existingAncestor, FileWriteError, writeFileSafely } from "../../src/files/write.js";
+import {
+  existingAncestor,
+  FileWriteError,
+  freeName,
+  writeFileSafely,
+  writeNewFileAt,
+} from "../../src/files/write.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "forgeform-write-"));
 
@@ -94,5 +100,53 @@ describe("writeFileSafely with directoryMode", () => {
     mkdirSync(join(d, "a"));
     expect(existingAncestor(join(d, "a", "b", "c"))).toBe(join(d, "a"));
     expect(existingAncestor(join(d, "a"))).toBe(join(d, "a"));
+  });
+});
+
+describe("writeNewFileAt (a backup where the plan said)", () => {
+  const bytes = new Uint8Array([1, 2, 3]);
+
+  it("writes a new file, mode 0600, making its folder 0700", () => {
+    const d = dir();
+    const file = join(d, "a", "b", "backup.tar.gz");
+    writeNewFileAt(file, bytes);
+    expect([...readFileSync(file)]).toEqual([1, 2, 3]);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(d, "a", "b")).mode & 0o777).toBe(0o700);
+  });
+
+  it("never writes over a file, a directory or a link, dangling or not, nor under another name", () => {
+    const d = dir();
+    writeFileSync(join(d, "file"), "keep");
+    mkdirSync(join(d, "folder"));
+    symlinkSync(join(d, "target"), join(d, "dangling"));
+    symlinkSync(join(d, "file"), join(d, "link"));
+    for (const name of ["file", "folder", "dangling", "link"]) {
+      expect(() => writeNewFileAt(join(d, name), bytes), name).toThrow(/already there|EISDIR|EEXIST/);
+    }
+    expect(readFileSync(join(d, "file"), "utf8")).toBe("keep");
+    expect(readdirSync(d).sort()).toEqual(["dangling", "file", "folder", "link"]);
+  });
+
+  it("refuses a folder that leads outside the root it must stay in, and writes nothing there", () => {
+    const root = dir();
+    const outside = dir();
+    symlinkSync(outside, join(root, ".forgeform"));
+    expect(() => writeNewFileAt(join(root, ".forgeform", "x", "b.tar.gz"), bytes, { inside: root })).toThrow(
+      /its folder leads outside .* through a symbolic link/,
+    );
+    expect(readdirSync(join(outside, "x"))).toEqual([]);
+    writeNewFileAt(join(root, "in", "b.tar.gz"), bytes, { inside: root });
+    expect(readdirSync(join(root, "in"))).toEqual(["b.tar.gz"]);
+  });
+
+  it("announces the first name where nothing is: the usual one, then .2, .3 ...", () => {
+    const d = dir();
+    const usual = join(d, "group-x.tar.gz");
+    expect(freeName(usual, ".tar.gz")).toBe(usual);
+    symlinkSync(join(d, "nowhere"), usual);
+    expect(freeName(usual, ".tar.gz")).toBe(join(d, "group-x.2.tar.gz"));
+    writeFileSync(join(d, "group-x.2.tar.gz"), "");
+    expect(freeName(usual, ".tar.gz")).toBe(join(d, "group-x.3.tar.gz"));
   });
 });

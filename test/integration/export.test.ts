@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests read manifest reference syntax that export writes
 import { generateKeyPairSync } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,6 +19,13 @@ function sshKey(comment: string): string {
 
 const SECRET_VALUE = "s3cr3t-value-never-printed";
 const HOOK_TOKEN = "hook-token-never-printed";
+/** Credentials inside URLs: ordinary live text on the platform, which export must still not write into a file. */
+const URL_SECRETS = {
+  hookKey: "hookKEYinURL1234",
+  hookSig: "sigVALUE5678",
+  badgeToken: "badgeTOKENinQuery9",
+  proxyPassword: "proxyPASSinUserinfo",
+};
 const SCIM_TOKEN = "scim-token-for-acme";
 
 /** A sandbox that holds every kind forgeform manages. */
@@ -25,7 +33,11 @@ const fixture = {
   users: [{ username: "alice", email: "alice@acme.example" }],
   groups: [{ path: "acme", description: "The ACME company" }, { path: "acme/platform" }, { path: "other" }],
   projects: [{ path: "acme/platform/api" }, { path: "acme/web" }, { path: "other/tool" }],
-  application_settings: { signup_enabled: false, default_projects_limit: 42 },
+  application_settings: {
+    signup_enabled: false,
+    default_projects_limit: 42,
+    diagram_url: `https://diagrams:${URL_SECRETS.proxyPassword}@diagrams.example/render`,
+  },
   milestones: [
     { group: "acme", title: "2027 Q1", description: "First quarter", due_date: "2027-03-31" },
     { project: "acme/platform/api", title: "1.0", start_date: "2027-01-01", due_date: "2027-02-01" },
@@ -55,7 +67,7 @@ const fixture = {
     {
       project: "acme/web",
       name: "coverage",
-      link_url: "https://ci.example/%{project_path}",
+      link_url: `https://ci.example/%{project_path}?private_token=${URL_SECRETS.badgeToken}&ref=main`,
       image_url: "https://img.example/c.svg",
     },
   ],
@@ -80,7 +92,6 @@ const fixture = {
   epics: [{ group: "acme", iid: 7, title: "Launch", issues: ["acme/web#3", "acme/web#1"] }],
   scim: [{ group: "acme", token: SCIM_TOKEN, identities: [{ user: "alice", extern_uid: "idp-alice" }] }],
   wikis: [
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: live text that looks like a manifest reference
     { project: "acme/platform/api", title: "Home", content: "Welcome.\nUse ${HOME} in scripts.\n" },
     {
       project: "acme/platform/api",
@@ -104,6 +115,7 @@ instance:
     - url: https://hooks.example/receive
       token: ${HOOK_TOKEN}
       push_events: true
+    - url: "https://relay.example/in?key=${URL_SECRETS.hookKey}&X-Amz-Signature=${URL_SECRETS.hookSig}&monkey=plain"
   broadcast_messages:
     - message: Maintenance on Sunday
       starts_at: "2027-01-01T00:00:00Z"
@@ -163,18 +175,47 @@ projects:
     const all = readdirSync(out)
       .map((n) => readFileSync(join(out, n), "utf8"))
       .join("\n");
-    expect(all).not.toContain(SECRET_VALUE);
-    expect(all).not.toContain(HOOK_TOKEN);
-    expect(exported.out + exported.err).not.toContain(SECRET_VALUE);
+    for (const secret of [SECRET_VALUE, HOOK_TOKEN, ...Object.values(URL_SECRETS)]) {
+      expect(all).not.toContain(secret);
+      expect(exported.out + exported.err).not.toContain(secret);
+    }
     const acme = readFileSync(join(out, "acme.yaml"), "utf8");
     const ref = /value: \$\{env:([A-Z0-9_]+)\}/.exec(acme)?.[1];
-    expect(ref).toBe("ACME_PLATFORM_API_NIGHTLY_BUILD_DEPLOY_TOKEN_VALUE");
+    // A short name a person can type: the project, the schedule, the variable.
+    expect(ref).toBe("API_NIGHTLY_BUILD_DEPLOY_TOKEN");
     expect(exported.err).toContain(
       `${ref}  (project["acme/platform/api"].pipeline_schedule["Nightly build"].variable["DEPLOY_TOKEN"].value)`,
     );
-    expect(acme).toMatch(new RegExp(`^#\\s+${ref}\\b`, "m"));
+    // Listed at the top of the file, before the manifest itself.
+    const header = acme.slice(0, acme.indexOf("\nversion: 1"));
+    expect(header).toMatch(new RegExp(`^#\\s+${ref}\\b`, "m"));
+    // Credentials in URLs become references, the rest of the URL as it is; a parameter that only looks like one
+    // (`monkey`) stays.
+    expect(acme).toContain(
+      "link_url: https://ci.example/%{project_path}?private_token=${env:WEB_COVERAGE_LINK_URL_PRIVATE_TOKEN}&ref=main",
+    );
+    expect(header).toMatch(
+      /# +WEB_COVERAGE_LINK_URL_PRIVATE_TOKEN +\(project\["acme\/web"\]\.badge\["coverage"\]\.link_url \(query parameter private_token\)\)/,
+    );
     const instance = readFileSync(join(out, "instance.yaml"), "utf8");
     expect(instance).toContain("https://hooks.example/receive");
+    expect(instance).toContain(
+      "url: https://relay.example/in?key=${env:RELAY_EXAMPLE_KEY}&X-Amz-Signature=${env:RELAY_EXAMPLE_X_AMZ_SIGNATURE}&monkey=plain",
+    );
+    expect(instance).toContain(
+      "diagram_url: https://diagrams:${env:APPLICATION_SETTINGS_DIAGRAM_URL_PASSWORD}@diagrams.example/render",
+    );
+    const instanceHeader = instance.slice(0, instance.indexOf("\nversion: 1"));
+    for (const name of [
+      "RELAY_EXAMPLE_KEY",
+      "RELAY_EXAMPLE_X_AMZ_SIGNATURE",
+      "APPLICATION_SETTINGS_DIAGRAM_URL_PASSWORD",
+    ])
+      expect(instanceHeader).toMatch(new RegExp(`^# +${name} +\\(`, "m"));
+    // The address that names a hook holding a credential is masked.
+    expect(instanceHeader).toContain(
+      'system_hook["https://relay.example/in?key=(sensitive)&X-Amz-Signature=(sensitive)&monkey=plain"].url (query parameter key)',
+    );
     expect(instance).toMatch(/# write-only, not readable from the platform, so not exported: token/);
     expect(instance).toContain("default_projects_limit: 42");
   });
@@ -183,6 +224,10 @@ projects:
     const live: Record<string, string> = {
       'variable["DEPLOY_TOKEN"].value': SECRET_VALUE,
       'variable["MODE"].value': "fast",
+      "url (query parameter key)": URL_SECRETS.hookKey,
+      "url (query parameter X-Amz-Signature)": URL_SECRETS.hookSig,
+      "link_url (query parameter private_token)": URL_SECRETS.badgeToken,
+      "diagram_url (password in the URL)": URL_SECRETS.proxyPassword,
     };
     // A sensitive setting at the platform's default (searchengine_url) is left out, not made a required ${env:}.
     expect(exported.err).not.toContain("searchengine_url");
@@ -192,7 +237,7 @@ projects:
       expect(field, m[2]).toBeDefined();
       env[m[1]!] = live[field!]!;
     }
-    expect(Object.keys(env)).toHaveLength(2);
+    expect(Object.keys(env)).toHaveLength(6);
     const plan = await bench.cli(["plan", "--detailed-exitcode", out], {
       ...env,
       FORGEFORM_SCIM_TOKEN: SCIM_TOKEN,

@@ -118,18 +118,50 @@ describe("saved plans", () => {
     expect(await description("sp")).toBe("changed meanwhile");
   });
 
-  it("refuses a plan after the manifests changed", async () => {
+  it("refuses a plan after the manifests changed, naming the file", async () => {
     await save();
     bench.manifest(MANIFEST("newer"));
     const run = await applySaved();
     expect(run.code).toBe(1);
-    expect(run.err).toContain("the manifests changed since the plan was made");
+    expect(run.err).toContain(`the manifests changed since the plan was made (${file} changed)`);
+    expect(await description("sp")).toBe("old");
   });
 
-  it("accepts a plan when only a secret's value changed: it keeps no trace of secrets", async () => {
+  it("refuses a plan when only a secret's value changed, saying so and showing neither value", async () => {
     await save();
     const run = await applySaved({ HOOK_TOKEN: "second-token", OTHER_DESC: "secret two" });
-    expect(run.code, run.out + run.err).toBe(0);
-    expect(await description("other")).toBe("secret two");
+    expect(run.code).toBe(1);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the message names the reference syntax
+    expect(run.err).toContain(
+      "a value the manifests read through ${env:} or ${file:} is not the one the plan",
+    );
+    expect(run.err).not.toContain("the manifests changed");
+    expect(run.out + run.err).not.toMatch(/secret (one|two)|first-token|second-token/);
+    // Nothing was applied: the group keeps its description, the hook was not made.
+    expect(await description("other")).toBe("old");
+    expect(await bench.get<unknown[]>("/hooks")).toEqual([]);
+    // The plan file holds a fingerprint of the values, not the values.
+    const text = readFileSync(saved, "utf8");
+    expect(text).toMatch(/"secrets_fingerprint": "scrypt:/);
+    expect(text).not.toMatch(/secret one|first-token/);
+  });
+
+  it("refuses a plan when a secret inside an identity changed (a hook URL's key), for that reason", async () => {
+    const hook = `version: 1
+instance:
+  system_hooks:
+    - { url: "https://hooks.sp.example/in?key=\${env:HOOK_KEY}", push_events: true }
+`;
+    const m = bench.manifest(hook, "hook.yaml");
+    expect((await bench.cli(["apply", "--yes", m], { HOOK_KEY: "key-number-one" })).code).toBe(0);
+    const planned = await bench.cli(["plan", "--out", saved, m], { HOOK_KEY: "key-number-one" });
+    expect(planned.code, planned.err).toBe(0);
+    const run = await applySaved({ HOOK_KEY: "key-number-two" });
+    expect(run.code).toBe(1);
+    expect(run.err).toContain("is not the one the plan was made with");
+    expect(run.err).not.toContain("the live state changed");
+    // With the values it was made with, the same plan applies.
+    const again = await applySaved({ HOOK_KEY: "key-number-one" });
+    expect(again.code, again.out + again.err).toBe(0);
   });
 });

@@ -50,6 +50,8 @@ describe("references", () => {
     expect(s.origin).toBe(`env:A,file:${dir}/t.txt`);
     expect(s.shown).toBe("x-(sensitive)-${lit}-(sensitive)");
     expect(s.unresolved).toBe(false);
+    // What may turn up elsewhere, to be masked there: each reference's value alone.
+    expect(s.referenced()).toEqual(["aaa", "tok"]);
   });
 
   it("leave text without a reference as text, escapes included", () => {

@@ -28,6 +28,25 @@ describe("SecretValues", () => {
     expect(values().list().sort()).toEqual(["token-1234", "two words"]);
   });
 
+  it("collects each reference's value alone, not the text around it, derived forms too", () => {
+    // `see ${env:S}`: the value of S may turn up anywhere (a live object named after it), not only after "see ".
+    const sentence = new Secret(
+      "see Zq7sekrit9 and T0ken-x",
+      "env:S,env:T",
+      "see (sensitive) and (sensitive)",
+      false,
+      ["Zq7sekrit9", "T0ken-x"],
+    );
+    const v = SecretValues.of({ content: sentence });
+    expect(v.list().sort()).toEqual(["T0ken-x", "Zq7sekrit9"]);
+    expect(v.text("ops-Zq7sekrit9")).toBe("ops-(sensitive)");
+    // A slug made from a title with a secret in it: the secret's derived spelling is masked as well.
+    const title = new Secret("ops two words", "env:W", "ops (sensitive)", false, ["two words"]);
+    const slug = deriveSecret(title, (t) => t.replace(/ /g, "-")) as Secret;
+    expect(slug.reveal()).toBe("ops-two-words");
+    expect(SecretValues.of({ slug }).list().sort()).toEqual(["two words", "two-words"]);
+  });
+
   it("masks a value as is, URL-encoded and form-encoded, in strings and keys", () => {
     const v = values();
     expect(v.text("GET /x/two%20words?q=two+words&r=two words")).toBe(

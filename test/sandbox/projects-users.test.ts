@@ -201,8 +201,9 @@ describe("projects, members, users, namespaces", () => {
       ).status,
     ).toBe(403);
     expect((await c.admin("DELETE", `/groups/${team.id}/members/${newbie}`)).status).toBe(204);
+    // `find_by!`: the platform's lowercase record-not-found message
     expect((await c.admin("DELETE", `/groups/${team.id}/members/${newbie}`)).body).toEqual({
-      message: "404 Member Not Found",
+      message: "404 Not found",
     });
   });
 

@@ -177,9 +177,12 @@ function environmentBasic(env: EnvironmentRec): Record<string, unknown> {
 
 // ---- deployments ----
 
-/** Whether the sandbox counts `ref` as an existing branch or tag: a well-formed ref name. */
-function wellFormedRef(ref: string): boolean {
-  if (ref === "" || ref === "@" || ref.length > 255) return false;
+/**
+ * Whether the sandbox counts `ref` as an existing branch or tag: a well-formed ref name (`git check-ref-format`),
+ * at most `maxLength` characters (255 for a deployment's ref).
+ */
+export function wellFormedRef(ref: string, maxLength = 255): boolean {
+  if (ref === "" || ref === "@" || ref.length > maxLength) return false;
   if ([...ref].some((ch) => ch.charCodeAt(0) <= 32 || ch.charCodeAt(0) === 127 || "~^:?*[\\".includes(ch))) {
     return false;
   }

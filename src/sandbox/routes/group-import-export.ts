@@ -25,9 +25,9 @@ import { platformVersion, SANDBOX_REVISION } from "./version.js";
  *
  * - Export: Owner of the group; `POST` answers 202 and the archive is ready at once (the platform prepares it in the
  *   background); `download` is 404 `Not found or has expired` until then. Route modules add their tables with
- *   `app.onGroupExport` (milestones.ts, badges.ts); members are written here, each with `user: {id, email,
- *   username}`. The sandbox has no group labels or boards (the contract has no endpoints for them): a group has
- *   none of its own, and those an imported archive carries are kept as read and written again by later exports.
+ *   `app.onGroupExport` (milestones.ts, badges.ts, labels.ts); members are written here, each with `user: {id,
+ *   email, username}`. The sandbox has no boards (the contract has no endpoints for them): a group has none of its
+ *   own, and those an imported archive carries are kept as read and written again by later exports.
  * - Import (`multipart`: name, path, file, parent_id): the caller needs `create_group`, or `create_subgroup` on the
  *   parent (403), then the whole archive is read and checked before anything is stored. Where the platform would
  *   fail the import in the background, the sandbox answers 400 `Failed to import group: <file>: <reason>` and
@@ -376,7 +376,7 @@ function membersRelation(): GroupExportRelation<{
   };
 }
 
-/** Labels and boards: the sandbox has none of its own; those of an imported archive are kept as read. */
+/** Boards: the sandbox has none of its own; those of an imported archive are kept as read. */
 function keptRelation(app: SandboxApp, relation: string): GroupExportRelation<Record<string, unknown>> {
   const kept = () =>
     app.store.area(
@@ -399,7 +399,6 @@ export function register(app: SandboxApp): void {
     app.store.area("group_exports", () => ({}) as Record<string, { created_at: string; data: string }>);
 
   app.onGroupExport("members", membersRelation());
-  app.onGroupExport("labels", keptRelation(app, "labels"));
   app.onGroupExport("boards", keptRelation(app, "boards"));
 
   app.post("/groups/:id/export", (ctx) => {

@@ -13,9 +13,9 @@ import {
 } from "../auth.js";
 import { groupDetailJson, groupJson, projectJson, projectSimple } from "../entities.js";
 import { badRequest, forbidden, notFound, rubyInspect, validation } from "../errors.js";
-import { buildGroup, type Errors, insertGroup, validateGroup } from "../model.js";
+import { addError, buildGroup, type Errors, insertGroup, validateGroup } from "../model.js";
 import type { ParamSpec } from "../params.js";
-import { accepted, created, noContent } from "../respond.js";
+import { accepted, created } from "../respond.js";
 import { type GroupRec, type ProjectRec, type UserRec, VISIBILITIES } from "../store.js";
 
 /**
@@ -28,6 +28,9 @@ import { type GroupRec, type ProjectRec, type UserRec, VISIBILITIES } from "../s
  *   `GET /groups/:id/projects`), and a non-empty filter matches no group.
  * - `simple=true` on `GET /groups/:id/projects` gives the platform's `BasicProjectDetails` (ids, names, paths,
  *   URLs and a few more fields), where the contract's summary names only "id, URL, name and path".
+ * - `PUT /groups/:id` (Owner, `admin_group`) follows 13.12's `Groups::UpdateService`: locking sharing
+ *   (`share_with_group_lock`) locks every subgroup, and a subgroup locked by its parent is unlocked only by an owner
+ *   of the parent (400 `{"message":{"share_with_group_lock":["cannot be disabled when the parent group ..."]}}`).
  */
 
 const LIST_SPEC = {
@@ -289,6 +292,17 @@ function settingsFrom(ctx: Ctx, input: Record<string, unknown>): Record<string, 
   return out;
 }
 
+/**
+ * `change_share_with_group_lock` (GroupPolicy): an unchanged lock needs nothing; a locked subgroup of a locked parent
+ * is unlocked only by an owner of the parent (administrators included).
+ */
+function canChangeShareLock(ctx: Ctx, g: GroupRec, wanted: boolean): boolean {
+  if (wanted === g.share_with_group_lock || !g.share_with_group_lock) return true;
+  const parent = g.parent_id === null ? undefined : ctx.store.group(g.parent_id);
+  if (!parent?.share_with_group_lock) return true;
+  return effectiveGroupLevel(ctx.store, ctx.user, parent) >= ACCESS.owner;
+}
+
 function canCreateSubgroup(ctx: Ctx, parent: GroupRec): boolean {
   const needed = parent.subgroup_creation_level === "owner" ? ACCESS.owner : ACCESS.maintainer;
   return effectiveGroupLevel(ctx.store, ctx.user, parent) >= needed;
@@ -418,7 +432,18 @@ export function register(app: SandboxApp): void {
       delete changes["file_template_project_id"];
     const next: GroupRec = { ...g, ...(changes as Partial<GroupRec>) };
     const errors: Errors = validateGroup(ctx.store, next, g);
+    if (!canChangeShareLock(ctx, g, next.share_with_group_lock)) {
+      addError(
+        errors,
+        "share_with_group_lock",
+        'cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group',
+      );
+    }
     if (Object.keys(errors).length > 0) throw validation(errors);
+    // `force_share_with_group_lock_on_descendants`: locking a group locks every group below it.
+    if (next.share_with_group_lock && !g.share_with_group_lock) {
+      for (const d of ctx.store.descendants(g)) d.share_with_group_lock = true;
+    }
     Object.assign(g, changes);
     return detail(ctx, g);
   });
@@ -429,38 +454,5 @@ export function register(app: SandboxApp): void {
     authorizeGroup(ctx, g, ACCESS.owner);
     ctx.store.removeGroup(g.id);
     return accepted();
-  });
-
-  app.post("/groups/:id/share", (ctx) => {
-    authenticateNonGet(ctx);
-    const g = findGroup(ctx, ctx.path["id"]!);
-    authorizeGroup(ctx, g, ACCESS.owner);
-    const p = ctx.declare({
-      group_id: { type: "integer", required: true },
-      group_access: { type: "integer", required: true, values: [10, 20, 30, 40, 50] },
-      expires_at: { type: "date" },
-    });
-    const shared = findGroup(ctx, String(p.group_id));
-    if (g.shared_with_groups.some((s) => s.group_id === shared.id)) {
-      throw badRequest(`Shared group ${rubyInspect({ shared_group_id: ["has already been taken"] })}`);
-    }
-    if (shared.id === g.id) throw badRequest("Shared group with itself is not allowed");
-    g.shared_with_groups.push({
-      group_id: shared.id,
-      group_access_level: p.group_access,
-      expires_at: p.expires_at ?? null,
-    });
-    return created(detail(ctx, g));
-  });
-
-  app.delete("/groups/:id/share/:group_id", (ctx) => {
-    authenticateNonGet(ctx);
-    const g = findGroup(ctx, ctx.path["id"]!);
-    authorizeGroup(ctx, g, ACCESS.owner);
-    const { group_id } = ctx.declare({ group_id: { type: "integer", required: true } });
-    const before = g.shared_with_groups.length;
-    g.shared_with_groups = g.shared_with_groups.filter((s) => s.group_id !== group_id);
-    if (g.shared_with_groups.length === before) throw notFound();
-    return noContent();
   });
 }

@@ -91,7 +91,7 @@ export function deployableBy(store: Store, user: UserRec, projectId: number, nam
   });
 }
 
-interface LevelInput {
+export interface LevelInput {
   access_level?: number;
   user_id?: number;
   group_id?: number;
@@ -121,8 +121,16 @@ function levelErrors(store: Store, project: ProjectRec, levels: LevelInput[]): s
   return [...new Set(errors)];
 }
 
-/** `requires :deploy_access_levels, type: Array do optional :access_level, :user_id, :group_id end`. */
-function parseLevels(raw: Record<string, unknown>[]): LevelInput[] {
+/**
+ * Grape's checks of an array of access levels (`requires :deploy_access_levels, type: Array do optional
+ * :access_level, values:; optional :user_id, :group_id, type: Integer end`): 400 naming each bad entry,
+ * `deploy_access_levels[0][access_level] does not have a valid value`. Shared with routes/protected-refs.ts.
+ */
+export function parseAccessLevels(
+  raw: Record<string, unknown>[],
+  param: string,
+  allowed: readonly number[],
+): LevelInput[] {
   const errors: string[] = [];
   const out = raw.map((item, i) => {
     const level: LevelInput = {};
@@ -130,9 +138,9 @@ function parseLevels(raw: Record<string, unknown>[]): LevelInput[] {
       const v = item[key];
       if (v === undefined || v === null || v === "") continue;
       const n = coerceInteger(v);
-      if (n === undefined) errors.push(`deploy_access_levels[${i}][${key}] is invalid`);
-      else if (key === "access_level" && !DEPLOY_ACCESS_LEVELS.includes(n))
-        errors.push(`deploy_access_levels[${i}][${key}] does not have a valid value`);
+      if (n === undefined) errors.push(`${param}[${i}][${key}] is invalid`);
+      else if (key === "access_level" && !allowed.includes(n))
+        errors.push(`${param}[${i}][${key}] does not have a valid value`);
       else level[key] = n;
     }
     return level;
@@ -187,7 +195,7 @@ export function register(app: SandboxApp): void {
         name: { type: "string", required: true },
         deploy_access_levels: { type: "hash[]", required: true },
       });
-      const levels = parseLevels(p.deploy_access_levels);
+      const levels = parseAccessLevels(p.deploy_access_levels, "deploy_access_levels", DEPLOY_ACCESS_LEVELS);
       if (area().environments.some((e) => e.project_id === project.id && e.name === p.name)) {
         throw conflict(`Protected environment '${p.name}' already exists`);
       }

@@ -69,7 +69,20 @@ export const SAMPLE_PAYLOAD = {
   owner_email: "example@gitlabhq.com",
 } as const;
 
-function hookJson(h: SystemHookRec): Record<string, unknown> {
+/** `Entities::Hook`: the fields every kind of hook shows (system, project and group hooks). */
+export function hookJson(
+  h: Pick<
+    SystemHookRec,
+    | "id"
+    | "url"
+    | "created_at"
+    | "push_events"
+    | "tag_push_events"
+    | "merge_requests_events"
+    | "repository_update_events"
+    | "enable_ssl_verification"
+  >,
+): Record<string, unknown> {
   return {
     id: h.id,
     url: h.url,
@@ -109,7 +122,7 @@ function allowLocal(store: Store): boolean {
  * The model's URL validation (`presence`, then the URL blocker: scheme and syntax, and local targets unless the
  * instance allows local requests from system hooks).
  */
-function urlErrors(url: string, allowLocalRequests: boolean): string[] {
+export function urlErrors(url: string, allowLocalRequests: boolean): string[] {
   if (url.trim() === "") return ["can't be blank"];
   let parsed: URL;
   try {

@@ -46,6 +46,13 @@ var areas = []area{
 	{"application settings", applicationSettings},
 	{"deployments", deployments},
 	{"templates", templates},
+	{"variables, project settings, project export and import", variablesAndSettings},
+	{"project hooks", projectHooks},
+	{"group hooks", groupHooks},
+	{"protected branches", protectedBranches},
+	{"protected tags", protectedTags},
+	{"deploy tokens", deployTokens},
+	{"members, shares and labels", membersSharesLabels},
 }
 
 func client(token string) *gitlab.Client {

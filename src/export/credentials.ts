@@ -1,0 +1,89 @@
+/**
+ * Credentials inside URLs, which export must not write into files meant for git: the password of `user:pass@`, and
+ * the values of query parameters whose names say they are secret (`key`, `token`, `secret`, `password`,
+ * `signature`, `X-Amz-Credential`...). Live values are ordinary text on the platform (a hook's URL), so this is the
+ * only way export can tell.
+ */
+
+/** Where a credential sits in a text: `text.slice(start, end)` is its value as written (still URL-encoded). */
+export interface Credential {
+  start: number;
+  end: number;
+  /** What it is, for a variable name: `password` or the parameter's name. */
+  label: string;
+}
+
+const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+const SECRET_WORD =
+  /(?:^|[^a-z])(?:key|keys|token|secret|password|passwd|pwd|pass|auth|sig|signature|credentials?|apikey|session|jwt)(?:[^a-z]|$)/;
+const SECRET_PART = /token|secret|passw|apikey|credential/;
+
+/** Whether a query parameter's name says that its value is a secret. */
+export function isSecretParameter(name: string): boolean {
+  let decoded = name;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    // a malformed escape: judged as written
+  }
+  const lower = decoded.toLowerCase();
+  return SECRET_WORD.test(lower) || SECRET_PART.test(lower);
+}
+
+/** Every credential in the URLs of a text, in order. */
+export function findCredentials(text: string): Credential[] {
+  const found: Credential[] = [];
+  for (const match of text.matchAll(URL_IN_TEXT)) {
+    const url = match[0];
+    const at = match.index;
+    const authorityStart = url.indexOf("://") + 3;
+    const authorityEnd = (() => {
+      const m = /[/?#]/.exec(url.slice(authorityStart));
+      return m ? authorityStart + m.index : url.length;
+    })();
+    const authority = url.slice(authorityStart, authorityEnd);
+    const atSign = authority.lastIndexOf("@");
+    if (atSign >= 0) {
+      const colon = authority.slice(0, atSign).indexOf(":");
+      if (colon >= 0 && colon + 1 < atSign) {
+        found.push({
+          start: at + authorityStart + colon + 1,
+          end: at + authorityStart + atSign,
+          label: "password",
+        });
+      }
+    }
+    const query = url.indexOf("?", authorityEnd);
+    if (query < 0) continue;
+    const hash = url.indexOf("#", query);
+    const end = hash < 0 ? url.length : hash;
+    let offset = query + 1;
+    for (const pair of url.slice(query + 1, end).split("&")) {
+      const eq = pair.indexOf("=");
+      if (eq > 0 && eq + 1 < pair.length && isSecretParameter(pair.slice(0, eq))) {
+        found.push({ start: at + offset + eq + 1, end: at + offset + pair.length, label: pair.slice(0, eq) });
+      }
+      offset += pair.length + 1;
+    }
+  }
+  return found;
+}
+
+/** The text with each credential replaced by what `replace` gives for it. */
+export function replaceCredentials(
+  text: string,
+  replace: (credential: Credential, value: string) => string,
+): string {
+  let out = "";
+  let from = 0;
+  for (const c of findCredentials(text)) {
+    out += text.slice(from, c.start) + replace(c, text.slice(c.start, c.end));
+    from = c.end;
+  }
+  return out + text.slice(from);
+}
+
+/** The text with each credential masked, as it may be shown. */
+export function maskCredentials(text: string): string {
+  return replaceCredentials(text, () => "(sensitive)");
+}

@@ -1,0 +1,42 @@
+/**
+ * A pass-through proxy in front of a sandbox, for the few tests that need the platform to answer one route
+ * differently (a download that is a sign-in page): every other request goes through unchanged, over real HTTP.
+ */
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** Answers a request instead of the sandbox; returns false to let it through. */
+export type Override = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export interface Proxy {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startProxy(target: string, override: Override): Promise<Proxy> {
+  const to = new URL(target);
+  const server = createServer((req, res) => {
+    if (override(req, res)) return;
+    const forward = request(
+      {
+        hostname: to.hostname,
+        port: to.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, host: to.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    forward.on("error", () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
