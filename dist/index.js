@@ -80801,17 +80801,18 @@ function remember2(ctx, parent, triggers) {
   }
 }
 function refusal(target, known) {
+  const existing = existingAncestor(dirname5(target));
   const realDir = (() => {
     try {
-      return realpathSync5(dirname5(target));
+      return realpathSync5(existing);
     } catch {
       return void 0;
     }
   })();
-  if (realDir === void 0) return `token_file ${target}: its directory does not exist; create it first`;
-  if (realDir !== dirname5(target)) {
+  if (realDir !== existing) {
     return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
   }
+  if (existing !== dirname5(target)) return void 0;
   let stat3;
   try {
     stat3 = lstatSync2(target);
@@ -80824,7 +80825,7 @@ function refusal(target, known) {
 }
 function writeToken(target, token) {
   writeFileSafely(target, `${token}
-`, { mode: 384 });
+`, { mode: 384, directoryMode: 448 });
 }
 var toLive14 = (t) => ({
   key: t.description,
