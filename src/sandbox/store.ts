@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ProjectSettings } from "./project-settings.js";
 
@@ -340,6 +340,8 @@ export class Store {
   data: StateData;
   readonly statePath: string | undefined;
   private readonly clockFn: () => Date;
+  /** The state file's text as last written: what {@link rollback} puts back. */
+  #saved: string | undefined;
 
   constructor(opts: { statePath?: string; clock?: () => Date; data?: StateData } = {}) {
     this.statePath = opts.statePath;
@@ -389,7 +391,11 @@ export class Store {
     return { store: new Store({ statePath, clock, data }), loaded: true };
   }
 
-  /** Writes the state atomically (temp file + rename). No-op without a state path. */
+  /**
+   * Writes the state atomically (temp file + rename). No-op without a state path. Throws a {@link StateFileError}
+   * when it cannot (the directory is gone or not writable, the disk is full, the state is too large to write): the
+   * file then still holds the state as last written, which {@link rollback} puts back in memory.
+   */
   persist(): void {
     if (!this.statePath) return;
     const tmp = join(
@@ -397,10 +403,17 @@ export class Store {
       `.${Date.now()}-${process.pid}-${randomToken(6)}.sandbox-state.tmp`,
     );
     try {
+      const text = `${JSON.stringify(this.data, null, 1)}\n`;
       // Owner-only: the state holds the instance's data (and token digests).
-      writeFileSync(tmp, `${JSON.stringify(this.data, null, 1)}\n`, { mode: 0o600, flag: "wx" });
+      writeFileSync(tmp, text, { mode: 0o600, flag: "wx" });
       renameSync(tmp, this.statePath);
+      this.#saved = text;
     } catch (error) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // Nothing more can be done about a temporary file that cannot be removed; the state file is untouched.
+      }
       const code = (error as NodeJS.ErrnoException).code;
       const hint =
         code === "ENOENT"
@@ -410,6 +423,27 @@ export class Store {
             : (error as Error).message;
       throw new StateFileError(`sandbox: cannot write state file ${this.statePath}: ${hint}`);
     }
+  }
+
+  /**
+   * Puts back the state as last written by {@link persist}, dropping every change made in memory since: what a
+   * write request whose state could not be saved leaves behind. False (and nothing changes) when nothing was written
+   * yet (no state path).
+   */
+  rollback(): boolean {
+    if (this.#saved === undefined) return false;
+    this.data = JSON.parse(this.#saved) as StateData;
+    return true;
+  }
+
+  /**
+   * Makes `token` the token given at start to a built-in user (`name`: `admin` for root, `user` for sandbox-user):
+   * the tokens given to that user at earlier starts stop working, so restarting with another token (or without
+   * one: a new random token) revokes the old one. Tokens from the fixture are not start tokens and stay.
+   */
+  setStartToken(token: string, userId: number, name: "admin" | "user"): void {
+    this.data.tokens = this.data.tokens.filter((t) => !(t.user_id === userId && t.name === name));
+    this.addToken(token, userId, name);
   }
 
   /** The current time (injectable for tests). */
