@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { forbidden, HttpError, unauthorized } from "./errors.js";
+import { forbidden, HttpError, paramError, unauthorized } from "./errors.js";
 import { type Declared, type DeclareRules, declare, type ParamSpec } from "./params.js";
 import { isUploadedFile, type ParamHash, type ParamValue, type SandboxRequest } from "./request.js";
 import { paginate, Reply } from "./respond.js";
@@ -235,21 +235,29 @@ export class SandboxApp {
     return undefined;
   }
 
+  /**
+   * The caller (`find_current_user!` and `sudo!` of the platform's API helpers): the token's user, or null for a
+   * guest. `sudo` (a parameter in the query, form, JSON or multipart body, else the `Sudo` header; an id or a
+   * username) makes an administrator act as that user: 401 without a token, 403 `Must be admin to use sudo` for
+   * anyone else, 404 `User with ID or username '<x>' Not Found` for no such user.
+   */
   private authenticate(req: SandboxRequest): UserRec | null {
     const token = SandboxApp.tokenOf(req);
-    if (token === undefined) return null;
-    const user = this.store.userByToken(token);
+    const user = token === undefined ? null : (this.store.userByToken(token) ?? null);
+    if (token !== undefined && !user) throw unauthorized();
+    if (user?.state === "blocked") throw forbidden("Your account has been blocked.");
+    // `params[:sudo] || env["HTTP_SUDO"]`: a parameter first (the body's over the query's, as Rack merges them),
+    // and an empty value counts as given, as it does in Ruby.
+    const param = req.body["sudo"] ?? req.query["sudo"];
+    const sudo = param === undefined || param === null || param === false ? req.header("sudo") : param;
+    if (sudo === undefined) return user;
     if (!user) throw unauthorized();
-    if (user.state === "blocked") throw forbidden("Your account has been blocked.");
-    const sudo =
-      req.header("sudo") ?? (typeof req.query["sudo"] === "string" ? req.query["sudo"] : undefined);
-    if (sudo) {
-      if (!user.admin) throw forbidden("Must be admin to use sudo");
-      const target = this.store.userByIdOrUsername(sudo);
-      if (!target) throw new HttpError(404, { message: `404 User with ID or username '${sudo}' Not Found` });
-      return target;
-    }
-    return user;
+    if (!user.admin) throw forbidden("Must be admin to use sudo");
+    if (typeof sudo !== "string" && !Number.isSafeInteger(sudo)) throw paramError("sudo is invalid");
+    const ref = String(sudo);
+    const target = this.store.userByIdOrUsername(ref);
+    if (!target) throw new HttpError(404, { message: `404 User with ID or username '${ref}' Not Found` });
+    return target;
   }
 
   /** The handler's context for a matched route: the caller is authenticated here (401/403/404 as HttpErrors). */
