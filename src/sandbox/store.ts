@@ -114,6 +114,17 @@ export function tokenDigest(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
+/**
+ * The platform's rule for external users (`User#ensure_user_rights_and_limits`, run when a user is created or its
+ * `external` flag changes): an external user may not create groups and has a projects limit of 0, so no personal
+ * projects. It may still create projects and subgroups inside groups where its role allows.
+ */
+export function applyExternalRules(user: UserRec): void {
+  if (!user.external) return;
+  user.can_create_group = false;
+  user.projects_limit = 0;
+}
+
 export interface StateData {
   format: "forgeform-sandbox-state";
   version: 1;
@@ -388,6 +399,8 @@ export class Store {
         ? { token_sha256: tokenDigest(t.token), user_id: t.user_id, name: t.name }
         : t,
     );
+    // A file written before the sandbox applied the platform's rule for external users.
+    for (const user of data.users) applyExternalRules(user);
     return { store: new Store({ statePath, clock, data }), loaded: true };
   }
 
@@ -545,6 +558,7 @@ export class Store {
       namespace_id: this.nextId("namespaces"),
       identities: [],
     };
+    applyExternalRules(user);
     this.data.users.push(user);
     return user;
   }
@@ -647,6 +661,14 @@ export class Store {
     if (/^\d+$/.test(ref)) return this.project(Number(ref));
     if (ref.includes("/")) return this.projectByFullPath(ref);
     return undefined;
+  }
+
+  /**
+   * How many more personal projects `user` may create (`User#projects_limit_left`): the projects limit less the
+   * projects in the user's own namespace. Projects in groups do not count.
+   */
+  projectsLimitLeft(user: UserRec): number {
+    return user.projects_limit - this.projectsIn(user.namespace_id).length;
   }
 
   /** Projects directly in a namespace. */
