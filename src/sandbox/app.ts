@@ -85,8 +85,10 @@ export interface GroupExportRelation<T = unknown> {
   /** Reads one row of an archive being imported; throws an Error saying what is wrong with it. */
   read(row: Record<string, unknown>): T;
   /**
-   * Stores the rows of an archive in a group just imported. Rows the model refuses are left out: the platform logs
-   * them as import failures and goes on.
+   * Stores the rows of an archive in a group the import has just created (so it holds nothing yet: a check of what
+   * the group already has needs only the rows restored here). Rows the model refuses are left out: the platform logs
+   * them as import failures and goes on. It runs in one go with the rest of the import; its work should grow with
+   * `rows`, not with the state's size.
    */
   restore(store: Store, group: GroupRec, rows: T[], importer: UserRec): void;
 }

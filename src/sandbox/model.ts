@@ -132,21 +132,34 @@ export function pathTaken(store: Store, parentId: number | null, path: string, e
   return false;
 }
 
-/** Model validation of a group as it would be saved. `existing` is the stored group on update. */
-export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec): Errors {
+/**
+ * Whether a name or path is taken among a new group's siblings, for a caller that knows them without a scan of every
+ * group (the group import, whose parents are groups it has just created).
+ */
+export interface Siblings {
+  nameTaken(name: string): boolean;
+  pathTaken(path: string): boolean;
+}
+
+/**
+ * Model validation of a group as it would be saved. `existing` is the stored group on update; `siblings` replaces
+ * the scan of every group for names and paths taken under the same parent.
+ */
+export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec, siblings?: Siblings): Errors {
   const errors: Errors = {};
   validateName(errors, g.name);
   validatePath(errors, g.path, g.parent_id === null);
   if (g.description.length > 255) addError(errors, "description", "is too long (maximum is 255 characters)");
-  if (
-    !errors["name"] &&
-    store.data.groups.some((x) => x.parent_id === g.parent_id && x.name === g.name && x.id !== existing?.id)
-  ) {
-    addError(errors, "name", "has already been taken");
-  }
-  if (!errors["path"] && pathTaken(store, g.parent_id, g.path, existing?.id)) {
-    addError(errors, "path", "has already been taken");
-  }
+  const nameTaken = () =>
+    siblings
+      ? siblings.nameTaken(g.name)
+      : store.data.groups.some(
+          (x) => x.parent_id === g.parent_id && x.name === g.name && x.id !== existing?.id,
+        );
+  if (!errors["name"] && nameTaken()) addError(errors, "name", "has already been taken");
+  const taken = () =>
+    siblings ? siblings.pathTaken(g.path) : pathTaken(store, g.parent_id, g.path, existing?.id);
+  if (!errors["path"] && taken()) addError(errors, "path", "has already been taken");
   if (g.two_factor_grace_period < 0)
     addError(errors, "two_factor_grace_period", "must be greater than or equal to 0");
   const parent = g.parent_id === null ? undefined : store.group(g.parent_id);

@@ -110,6 +110,10 @@ export interface TokenRec {
   name: string;
 }
 
+function memberKey(sourceType: MemberRec["source_type"], sourceId: number, userId: number): string {
+  return `${sourceType}:${sourceId}:${userId}`;
+}
+
 export function tokenDigest(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
@@ -308,33 +312,42 @@ export function randomToken(length = 20): string {
 }
 
 /**
- * The sandbox's state: users, groups, projects, namespaces, memberships, and an `areas` record where each
- * route module keeps its own tables. Everything is plain JSON so it persists as one file.
- */
-/**
- * An index over one of the state's arrays, rebuilt when the array is replaced or changes length (records are added
- * with push and removed with filter): lookups that were a linear find cost one Map read, which keeps the sandbox
- * fast with thousands of projects. Keys that change without the array changing (a full path after a rename) are
- * checked by the caller on a hit, and a miss falls back to the linear find.
+ * An index over one of the state's arrays (records are added with push and removed with filter, which makes a new
+ * array): lookups that were a linear find cost one Map read, which keeps the sandbox fast with thousands of records.
+ * Records pushed since the last lookup are added to the index; a replaced array, or one whose last indexed record
+ * is no longer where it was (something removed in place), is indexed afresh. Keys that change without the array
+ * changing (a full path after a rename) are checked by the caller on a hit, and a miss falls back to the linear find.
  */
 class ArrayIndex<T, K> {
   #of: readonly T[] | undefined;
-  #length = -1;
+  #length = 0;
+  #last: T | undefined;
   #map = new Map<K, T>();
 
   constructor(private readonly keyOf: (record: T) => K) {}
 
   get(array: readonly T[], key: K): T | undefined {
-    if (array !== this.#of || array.length !== this.#length) {
-      this.#map = new Map();
-      for (const record of array) {
-        const k = this.keyOf(record);
-        if (!this.#map.has(k)) this.#map.set(k, record);
-      }
-      this.#of = array;
-      this.#length = array.length;
-    }
+    this.#sync(array);
     return this.#map.get(key);
+  }
+
+  #sync(array: readonly T[]): void {
+    const intact =
+      array === this.#of &&
+      array.length >= this.#length &&
+      (this.#length === 0 || array[this.#length - 1] === this.#last);
+    if (!intact) {
+      this.#map = new Map();
+      this.#length = 0;
+      this.#of = array;
+    }
+    for (let i = this.#length; i < array.length; i++) {
+      const record = array[i]!;
+      const k = this.keyOf(record);
+      if (!this.#map.has(k)) this.#map.set(k, record);
+    }
+    this.#length = array.length;
+    this.#last = array[array.length - 1];
   }
 
   /** Forgets the index: the next lookup rebuilds it. */
@@ -343,11 +356,18 @@ class ArrayIndex<T, K> {
   }
 }
 
+/**
+ * The sandbox's state: users, groups, projects, namespaces, memberships, and an `areas` record where each
+ * route module keeps its own tables. Everything is plain JSON so it persists as one file.
+ */
 export class Store {
   readonly #groupsById = new ArrayIndex<GroupRec, number>((g) => g.id);
   readonly #groupsByPath = new ArrayIndex<GroupRec, string>((g) => this.groupFullPath(g).toLowerCase());
   readonly #projectsById = new ArrayIndex<ProjectRec, number>((p) => p.id);
   readonly #projectsByPath = new ArrayIndex<ProjectRec, string>((p) => this.projectFullPath(p).toLowerCase());
+  readonly #members = new ArrayIndex<MemberRec, string>((m) =>
+    memberKey(m.source_type, m.source_id, m.user_id),
+  );
   data: StateData;
   readonly statePath: string | undefined;
   private readonly clockFn: () => Date;
@@ -597,13 +617,18 @@ export class Store {
 
   /** All groups below `g` (not `g` itself). */
   descendants(g: GroupRec): GroupRec[] {
+    const children = new Map<number, GroupRec[]>();
+    for (const c of this.data.groups) {
+      if (c.parent_id === null) continue;
+      const list = children.get(c.parent_id);
+      if (list) list.push(c);
+      else children.set(c.parent_id, [c]);
+    }
     const out: GroupRec[] = [];
     const walk = (id: number) => {
-      for (const c of this.data.groups) {
-        if (c.parent_id === id) {
-          out.push(c);
-          walk(c.id);
-        }
+      for (const c of children.get(id) ?? []) {
+        out.push(c);
+        walk(c.id);
       }
     };
     walk(g.id);
@@ -678,9 +703,7 @@ export class Store {
 
   // ---- membership ----
   member(sourceType: "group" | "project", sourceId: number, userId: number): MemberRec | undefined {
-    return this.data.members.find(
-      (m) => m.source_type === sourceType && m.source_id === sourceId && m.user_id === userId,
-    );
+    return this.#members.get(this.data.members, memberKey(sourceType, sourceId, userId));
   }
 
   members(sourceType: "group" | "project", sourceId: number): MemberRec[] {
