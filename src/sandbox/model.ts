@@ -132,6 +132,9 @@ export function pathTaken(store: Store, parentId: number | null, path: string, e
   return false;
 }
 
+/** The largest value an integer column holds (PostgreSQL `integer`): the platform cannot store more. */
+export const MAX_INTEGER_COLUMN = 2_147_483_647;
+
 /**
  * Whether a name or path is taken among a new group's siblings, for a caller that knows them without a scan of every
  * group (the group import, whose parents are groups it has just created).
@@ -162,6 +165,9 @@ export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec, si
   if (!errors["path"] && taken()) addError(errors, "path", "has already been taken");
   if (g.two_factor_grace_period < 0)
     addError(errors, "two_factor_grace_period", "must be greater than or equal to 0");
+  // The platform's column is an integer: a larger value fails there when saved (a 500); the sandbox says why.
+  if (g.two_factor_grace_period > MAX_INTEGER_COLUMN)
+    addError(errors, "two_factor_grace_period", `must be less than or equal to ${MAX_INTEGER_COLUMN}`);
   const parent = g.parent_id === null ? undefined : store.group(g.parent_id);
   if (parent) {
     if (store.ancestorsAndSelf(parent).length > MAX_ANCESTORS)
