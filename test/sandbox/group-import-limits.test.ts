@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IMPORT_LIMITS } from "../../src/sandbox/routes/group-import-export.js";
 import { readTarGz, type TarFile, writeTarGz } from "../../src/sandbox/tar.js";
-import { type Client, sandbox } from "./helpers.js";
+import { type Client, importGroup, sandbox } from "./helpers.js";
 
 /**
  * What one group import may hold and store (routes/group-import-export.ts `IMPORT_LIMITS`), that it keeps only the
@@ -41,17 +41,8 @@ describe("group import: limits, kept fields, other requests", () => {
   const received: string[] = [];
   let onImport: (() => void) | undefined;
 
-  const upload = async (file: Buffer, fields: Record<string, string>, token = "admin-token") => {
-    const form = new FormData();
-    for (const [k, v] of Object.entries(fields)) form.set(k, v);
-    form.set("file", new Blob([file]), "export.tar.gz");
-    const res = await fetch(`${c.sb.url}/api/v4/groups/import`, {
-      method: "POST",
-      headers: { "PRIVATE-TOKEN": token },
-      body: form,
-    });
-    return { status: res.status, body: (await res.json()) as Json };
-  };
+  const upload = async (file: Buffer, fields: Record<string, string>, token = "admin-token") =>
+    (await importGroup(c, token, file, fields)) as { status: number; body: Json };
   const groupCount = () => c.sb.store.data.groups.length;
 
   beforeAll(async () => {
@@ -290,17 +281,8 @@ describe("group import: limits, kept fields, other requests", () => {
 
 describe("group import and export: who may, one role apart", () => {
   let c: Client;
-  const upload = async (token: string, fields: Record<string, string>) => {
-    const form = new FormData();
-    for (const [k, v] of Object.entries(fields)) form.set(k, v);
-    form.set("file", new Blob([archive()]), "export.tar.gz");
-    const res = await fetch(`${c.sb.url}/api/v4/groups/import`, {
-      method: "POST",
-      headers: { "PRIVATE-TOKEN": token },
-      body: form,
-    });
-    return res.status;
-  };
+  const upload = async (token: string, fields: Record<string, string>) =>
+    (await importGroup(c, token, archive(), fields)).status;
   const ids: Record<string, number> = {};
 
   beforeAll(async () => {
