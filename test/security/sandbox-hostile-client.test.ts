@@ -615,6 +615,12 @@ describe("the debug state endpoint", () => {
         pipeline_triggers: [{ project: "acme/app", description: "deploy", owner: "alice", token: TRIGGER }],
         scim: [{ group: "acme", token: "scim-secret-token" }],
         system_hooks: [{ url: "https://hooks.example/a", token: "hook-secret-token" }],
+        project_hooks: [
+          { project: "acme/app", url: "https://hooks.example/p", token: "project-hook-secret" },
+        ],
+        deploy_tokens: [
+          { project: "acme/app", name: "ci", scopes: ["read_repository"], token: "deploy-token-secret-0001" },
+        ],
         jobs: [
           {
             project: "acme/app",
@@ -643,11 +649,14 @@ describe("the debug state endpoint", () => {
       "a user token's digest": sha256("alice-secret-token"),
       "the SCIM token's digest": sha256("scim-secret-token"),
       "the hook token's digest": sha256("hook-secret-token"),
+      "the project hook token's digest": sha256("project-hook-secret"),
+      "the deploy token's digest": sha256("deploy-token-secret-0001"),
       "the job token's digest": sha256("job-secret-token"),
       "the write-only setting's digest": sha256("proxy-secret-value"),
     };
     for (const [what, secret] of Object.entries(secrets)) expect(state.text, what).not.toContain(secret);
-    expect(state.text).not.toMatch(/token_sha256|runners_token|"tokens"/);
+    expect(state.text).not.toMatch(/token_sha256|runners_token/);
+    expect(state.body).not.toHaveProperty("tokens");
     // The rest is there: it is the state, without its credentials.
     const body = state.body as { groups: { path: string }[]; areas: Record<string, unknown> };
     expect(body.groups.map((g) => g.path)).toEqual(["acme"]);
