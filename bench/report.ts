@@ -1,6 +1,7 @@
 /** Renders benchmark results as Markdown: the main table, the growth table and the peer comparison. */
-import type { BenchResult, Row } from "./bench.js";
+
 import { renderRateLimitSection } from "./rate-limit.js";
+import type { BenchResult, Row } from "./results.js";
 import { type ApplyCost, type RunCost, SHARDS, TEMPLATE_PROJECTS } from "./scale.js";
 
 /** Columns of the main table, in order (the test checks them). */

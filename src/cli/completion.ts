@@ -7,7 +7,7 @@
  *   fish: forgeform completion fish > ~/.config/fish/completions/forgeform.fish
  */
 import { Argument, type Command } from "commander";
-import type { Io } from "./index.js";
+import type { Io } from "./io.js";
 
 interface Entry {
   /** `plan`, or `report merge`. */

@@ -3,7 +3,7 @@
  * characters escaped: messages quote the manifests), then a count.
  */
 import { type Diagnostic, formatDiagnostic } from "../manifest/index.js";
-import { escapeText } from "../report/escape.js";
+import { escapeText } from "../text/escape.js";
 
 export function formatDiagnostics(diagnostics: Diagnostic[]): string {
   const errors = diagnostics.filter((d) => d.severity === "error").length;

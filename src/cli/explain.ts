@@ -4,7 +4,7 @@ import { loadManifests } from "../manifest/index.js";
 import { declaredAs, explain } from "../manifest/selectors.js";
 import { leftOutText, renderExplainText } from "../report/explain.js";
 import { formatDiagnostics } from "./diagnostics.js";
-import type { Io } from "./index.js";
+import type { Io } from "./io.js";
 
 export function registerExplain(program: Command, io: Io, setExit: (code: number) => void): void {
   program

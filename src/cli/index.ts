@@ -1,15 +1,18 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
-import { escapeText } from "../report/escape.js";
+import { escapeText } from "../text/escape.js";
 import { registerApply } from "./apply.js";
 import { registerCompletion } from "./completion.js";
 import { registerDrift } from "./drift.js";
 import { registerExplain } from "./explain.js";
 import { registerExport } from "./export.js";
+import { type Io, processIo } from "./io.js";
 import { registerPlan } from "./plan.js";
 import { registerReport } from "./report.js";
 import { registerSandbox } from "./sandbox.js";
 import { registerValidate } from "./validate.js";
+
+export { type Io, processIo, wantsColor } from "./io.js";
 
 /** The package version, read from package.json next to the build output. */
 function packageVersion(): string {
@@ -18,46 +21,6 @@ function packageVersion(): string {
   };
   return pkg.version;
 }
-
-/** Output sinks and terminal facts, injectable so tests can run commands in-process. */
-export interface Io {
-  out: (text: string) => void;
-  err: (text: string) => void;
-  /** Colours are wanted: stdout is a terminal and NO_COLOR is not set. */
-  color?: boolean;
-  /** A person is at a terminal (stdin and stderr are TTYs): confirmations may be asked, progress shown. */
-  interactive?: boolean;
-  /** Asks a question on the terminal and resolves to the answer. */
-  prompt?: (question: string) => Promise<string>;
-}
-
-/**
- * NO_COLOR turns colours off. Otherwise FORCE_COLOR decides when it is set, as Node and chalk read it: `0` or
- * `false` means no colour even at a terminal, anything else (empty, 1, 2, 3, true) colour even in a pipe. Otherwise
- * a terminal gets colours.
- */
-export function wantsColor(env: NodeJS.ProcessEnv, tty: boolean): boolean {
-  if (env["NO_COLOR"]) return false;
-  const force = env["FORCE_COLOR"];
-  if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
-  return tty;
-}
-
-export const processIo: Io = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  color: wantsColor(process.env, Boolean(process.stdout.isTTY)),
-  interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
-  prompt: async (question) => {
-    const { createInterface } = await import("node:readline/promises");
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      return await rl.question(question);
-    } finally {
-      rl.close();
-    }
-  },
-};
 
 /**
  * Builds the command tree. Each command lives in its own file in src/cli/ and registers itself here;

@@ -1,15 +1,15 @@
 /** `forgeform plan [paths...]`: show what apply would change. */
 import { type Command, Option } from "commander";
 import { parseShard, type Shard } from "../engine/shard.js";
+import { renderPlanJson } from "../plan/json.js";
 import type { Plan } from "../plan/model.js";
 import { hasChanges } from "../plan/model.js";
 import { writeSavedPlan } from "../plan/saved.js";
-import { renderPlanJson } from "../report/json.js";
 import { renderPlanMarkdown } from "../report/markdown.js";
 import { renderPlanText } from "../report/text.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import { formatDiagnostics } from "./diagnostics.js";
-import { type Io, processIo } from "./index.js";
+import { type Io, processIo } from "./io.js";
 import { cliProgress } from "./progress.js";
 import { planFromManifests } from "./workflow.js";
 

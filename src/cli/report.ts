@@ -12,7 +12,7 @@ import {
   renderDrift,
   writeReport,
 } from "./drift.js";
-import type { Io } from "./index.js";
+import type { Io } from "./io.js";
 
 /** Largest drift report read: about the longest text a JavaScript string holds. */
 const MAX_REPORT_BYTES = 500 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { Edition } from "../sandbox/app.js";
 import type { RunningSandbox } from "../sandbox/server.js";
-import type { Io } from "./index.js";
+import type { Io } from "./io.js";
 
 interface SandboxCliOptions {
   host: string;

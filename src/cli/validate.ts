@@ -1,9 +1,9 @@
 import { type Command, Option } from "commander";
 import { type Diagnostic, formatDiagnostic, loadManifests } from "../manifest/index.js";
 import { plural } from "../report/common.js";
-import { escapeText } from "../report/escape.js";
 import { renderValidationJson } from "../report/validation.js";
-import type { Io } from "./index.js";
+import { escapeText } from "../text/escape.js";
+import type { Io } from "./io.js";
 
 interface ValidateOptions {
   format: "text" | "json";

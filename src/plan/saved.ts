@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { writeFileSafely } from "../files/write.js";
-import { parsePlanJson, renderPlanJson } from "../report/json.js";
+import { parsePlanJson, renderPlanJson } from "./json.js";
 import type { Plan } from "./model.js";
 
 /** Writes the plan readable by its owner only, through an exclusive temporary file (see files/write.ts). */

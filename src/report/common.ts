@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from "node:util";
 import { structuredPatch } from "diff";
 import type { SourceRef } from "../manifest/model.js";
 import type { Action, Change, FieldChange, PlanProblem } from "../plan/model.js";
-import { escapeLine, escapeText } from "./escape.js";
+import { escapeLine, escapeText } from "../text/escape.js";
 
 /** The masks a Plan uses in place of values that must never be printed. */
 export const SENSITIVE_MASK = "(sensitive)";

@@ -4,6 +4,7 @@
  * Text, versioned JSON, Markdown and JUnit XML forms, and the exit code of `forgeform drift`.
  */
 import pc from "picocolors";
+import { type Json, problemJson, requestsJson, sourceJson, stringify } from "../plan/json.js";
 import {
   type Action,
   type Change,
@@ -12,9 +13,8 @@ import {
   PLAN_FORMAT_VERSION,
   type Plan,
 } from "../plan/model.js";
+import { escapeText } from "../text/escape.js";
 import { fieldViews, groupBy, plural, problemLine, sourceLabel, targetOf } from "./common.js";
-import { escapeText } from "./escape.js";
-import { type Json, problemJson, requestsJson, sourceJson, stringify } from "./json.js";
 import {
   DEFAULT_MARKDOWN_MAX,
   inlineCode,

@@ -1,4 +1,6 @@
 /** Renderers: pure functions from a Plan to text. They never call the API or read manifests. */
+
+export { PlanFormatError, parsePlanJson, renderPlanJson } from "../plan/json.js";
 export { targetOf } from "./common.js";
 export {
   type DriftOptions,
@@ -14,6 +16,6 @@ export {
   renderDriftMarkdown,
   renderDriftText,
 } from "./drift.js";
-export { PlanFormatError, parsePlanJson, renderApplyJson, renderPlanJson } from "./json.js";
+export { renderApplyJson } from "./json.js";
 export { DEFAULT_MARKDOWN_MAX, type MarkdownOptions, renderPlanMarkdown } from "./markdown.js";
 export { planSummaryLine, renderPlanText, type TextOptions } from "./text.js";

@@ -5,6 +5,7 @@
  * then ends with a note saying what was left out.
  */
 import type { Action, Change, Plan, PlanProblem } from "../plan/model.js";
+import { escapeLine } from "../text/escape.js";
 import {
   ACTION_SYMBOL,
   ACTIONS,
@@ -18,7 +19,6 @@ import {
   sourceLabel,
   targetOf,
 } from "./common.js";
-import { escapeLine } from "./escape.js";
 import { requestsLine, selectorLines } from "./text.js";
 
 export interface MarkdownOptions {

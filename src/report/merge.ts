@@ -8,8 +8,8 @@ import { Ajv } from "ajv";
 import { nestsTooDeep } from "../api/shape.js";
 import type { SourceRef } from "../manifest/model.js";
 import { MAX_DEPTH } from "../manifest/yaml.js";
+import { PlanFormatError, problemSchema, sourceSchema } from "../plan/json.js";
 import { type Change, PLAN_FORMAT_VERSION, type Plan, type PlanProblem, summarize } from "../plan/model.js";
-import { PlanFormatError, problemSchema, sourceSchema } from "./json.js";
 
 export interface DriftReport {
   plan: Plan;

@@ -4,6 +4,7 @@
  */
 import pc from "picocolors";
 import type { Action, Change, Plan, PlanProblem } from "../plan/model.js";
+import { escapeLine, escapeText } from "../text/escape.js";
 import {
   ACTION_SYMBOL,
   ACTIONS,
@@ -18,7 +19,6 @@ import {
   repeatedWhere,
   sourceLabel,
 } from "./common.js";
-import { escapeLine, escapeText } from "./escape.js";
 
 export interface TextOptions {
   /** Emit ANSI colours. The CLI passes `!process.env.NO_COLOR && isTTY`; false never emits an escape code. */

@@ -1,7 +1,7 @@
 /** The JSON form of `validate` (format_version 1, kind "validation"), shared by the CLI and the Action. */
 import type { Diagnostic } from "../manifest/index.js";
 import { PLAN_FORMAT_VERSION } from "../plan/model.js";
-import { escapeJson } from "./escape.js";
+import { escapeJson } from "../text/escape.js";
 
 export function renderValidationJson(
   diagnostics: Diagnostic[],

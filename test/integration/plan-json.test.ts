@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { ChangeV1 } from "../../src/report/json.js";
+import type { ChangeV1 } from "../../src/plan/json.js";
 import { EXAMPLE_MANIFESTS, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
 import { Bench } from "./helpers.js";
 

@@ -5,7 +5,7 @@
  * The values are never shown.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlanV1 } from "../../src/report/json.js";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 
 const ENV = { CK: "ck-secret-value-0001", HT: "ht-secret-value-0001" };

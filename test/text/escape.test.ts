@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeJson, escapeLine, escapeText } from "../../src/report/escape.js";
+import { escapeJson, escapeLine, escapeText } from "../../src/text/escape.js";
 
 describe("terminal escaping", () => {
   it("shows C0, DEL and C1 controls and bidirectional characters as visible escapes", () => {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { PlanFormatError, parsePlanJson, renderPlanJson } from "../../src/plan/json.js";
 import type { Plan } from "../../src/plan/model.js";
-import { PlanFormatError, parsePlanJson, renderPlanJson } from "../../src/report/json.js";
-import { createSchedule, deleteHook, everyAction, makePlan, updateToken } from "./fixtures.js";
+import { createSchedule, deleteHook, everyAction, makePlan, updateToken } from "../report/fixtures.js";
 
 describe("renderPlanJson / parsePlanJson", () => {
   // Rendered before each test rather than when the file is collected: mutation testing credits a test only with the
