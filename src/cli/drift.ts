@@ -4,7 +4,7 @@
  * a prune policy deletes; with --fail-on-unmanaged also objects the manifests do not mention), 1 on error.
  */
 import { type Command, Option } from "commander";
-import type { PlanResult } from "../engine/plan.js";
+import type { PlanResult } from "../engine/plan/index.js";
 import { parseShard, type Shard } from "../engine/shard.js";
 import { FileWriteError, writeFileSafely } from "../files/write.js";
 import {
@@ -18,7 +18,7 @@ import {
 } from "../report/index.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import { formatDiagnostics } from "./diagnostics.js";
-import { type Io, processIo } from "./index.js";
+import { type Io, processIo } from "./io.js";
 import { collect } from "./plan.js";
 import { cliProgress } from "./progress.js";
 import { planFromManifests } from "./workflow.js";

@@ -9,7 +9,7 @@ import { ApiClient, type ClientOptions } from "../api/index.js";
 import { type ApplyOptions, applySteps, type Outcome } from "../engine/apply.js";
 import type { ChangeScope } from "../engine/changes.js";
 import { createContext } from "../engine/context.js";
-import { makePlan, type PlanOptions, type PlanResult } from "../engine/plan.js";
+import { makePlan, type PlanOptions, type PlanResult } from "../engine/plan/index.js";
 import { createRegistry } from "../engine/registry.js";
 import type { Shard } from "../engine/shard.js";
 import { normalizeTargets, TargetError, withAncestors } from "../engine/targets.js";

@@ -9,7 +9,7 @@ import { OutcomeUnknownError } from "../api/index.js";
 import { checkExportArchive } from "../files/archive.js";
 import { writeNewFileAt } from "../files/write.js";
 import type { KindContext, Live } from "../kinds/kind.js";
-import type { Step } from "./plan.js";
+import type { Step } from "./plan/index.js";
 
 export type OutcomeStatus = "done" | "failed" | "skipped";
 

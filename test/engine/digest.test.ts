@@ -4,7 +4,7 @@
  * object's fields gives another.
  */
 import { describe, expect, it } from "vitest";
-import { digestLive } from "../../src/engine/plan.js";
+import { digestLive } from "../../src/engine/plan/index.js";
 
 const ENTRIES: [string, string][] = [
   ['group["acme"]', "f1"],

@@ -1,0 +1,104 @@
+/**
+ * Masking, in one place: what a plan may show of a value (write-only values as `(write-only)`, sensitive fields,
+ * secrets and the live side of a field whose desired value is a secret as `(sensitive)`), how a live object whose
+ * identity holds a secret is named, and the last pass that masks every value of the run's references wherever it
+ * turned up in the plan.
+ */
+import type { Fields, Kind, KindContext, Live } from "../../kinds/kind.js";
+import type { DesiredNode } from "../../manifest/model.js";
+import { containsSecret, isSecret, maskSecrets, Secret, type SecretValues } from "../../manifest/secret.js";
+import type { Specs, Step } from "./types.js";
+
+const MASK = "(sensitive)";
+const WRITE_ONLY = "(write-only)";
+
+/** A value as plans may show it (see the top). */
+export function mask(specs: Specs, field: string, value: unknown, secretDesired = false): unknown {
+  const spec = specs.get(field);
+  if (value === undefined) return undefined;
+  if (spec?.writeOnly) return WRITE_ONLY;
+  if (spec?.sensitive || isSecret(value) || secretDesired)
+    return value === null || value === "" ? value : MASK;
+  return maskSecrets(value);
+}
+
+/** A value as the plan shows it: in the manifest's terms where the kind says how (ids as names), then masked. */
+export async function shown(
+  ctx: KindContext,
+  kind: Kind,
+  specs: Specs,
+  field: string,
+  value: unknown,
+  secretDesired = false,
+): Promise<unknown> {
+  if (!kind.display || value === undefined) return mask(specs, field, value, secretDesired);
+  return mask(specs, field, await kind.display(ctx, field, value), secretDesired);
+}
+
+/** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
+export function maskedFields(specs: Specs, fields: Fields, desired?: Fields): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([k, v]) => [k, mask(specs, k, v, containsSecret(desired?.[k]))]),
+  );
+}
+
+/** A regular expression matching the values a masked label stands for (`https://h/?key=(sensitive)`). */
+function labelPattern(label: string): RegExp {
+  const parts = label.split(Secret.mask).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
+}
+
+/** How an undeclared live object is shown: its label, and its id where the id may be shown. */
+export interface ShownLive {
+  label: string;
+  id?: string | number;
+}
+
+/**
+ * The names of the live objects the manifests do not declare. An undeclared live object is shown as it is (live
+ * data, not a secret), unless its identity has the shape of a declared one with a secret in it (an old key in a
+ * hook URL: `like` names that declaration, whose secret fields mask the live ones) or holds a value of the run's
+ * references: then it is masked, and so is its id when the id is a name (a protected environment's, a wiki page's
+ * slug). Masked ids are told apart by number. Masked names are masked in the requests --debug shows too.
+ */
+export function undeclaredLabels(
+  ctx: KindContext,
+  secrets: SecretValues,
+  lives: Live[],
+  declared: ReadonlySet<string>,
+  /** Declared items with a secret in their identity (their `label` is masked), and the labels already taken. */
+  masked: DesiredNode[],
+  taken: Set<string>,
+): { shown: Map<Live, ShownLive>; like: (live: Live) => DesiredNode | undefined } {
+  const shapes = masked.map((i) => ({ item: i, pattern: labelPattern(i.label!) }));
+  const like = (live: Live) => shapes.find((s) => s.pattern.test(live.key))?.item;
+  const shownLive = new Map<Live, ShownLive>();
+  for (const live of lives) {
+    if (declared.has(live.key) || live.readOnly) continue;
+    const shape = like(live);
+    const label = shape ? shape.label! : secrets.contains(live.key) ? secrets.text(live.key) : undefined;
+    let out: ShownLive;
+    if (label === undefined) {
+      out = { label: live.key, ...(live.id !== undefined ? { id: secrets.value(live.id) } : {}) };
+    } else if (typeof live.id === "number") {
+      out = { label: `${label} (id ${live.id})`, id: live.id };
+    } else {
+      let n = 1;
+      while (taken.has(`${label} (#${n})`)) n++;
+      out = { label: `${label} (#${n})` };
+    }
+    // Masked in the plan, so masked in the requests --debug shows too (a delete's path holds the name).
+    if (label !== undefined) ctx.api.conceal([live.key, ...(typeof live.id === "string" ? [live.id] : [])]);
+    taken.add(out.label);
+    shownLive.set(live, out);
+  }
+  return { shown: shownLive, like };
+}
+
+/** Whatever a plan shows (live values, ids, the platform's messages) never holds a value of the run's references. */
+export function maskSteps(steps: Step[], secrets: SecretValues): void {
+  for (const step of steps) {
+    step.change = secrets.value(step.change);
+    step.deps = step.deps.map((d) => secrets.text(d));
+  }
+}

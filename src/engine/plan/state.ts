@@ -1,0 +1,113 @@
+/**
+ * What one planning run keeps while it walks the manifests: its inputs (the context, the registry, the targets,
+ * shards and change scope, the run's secret values) and what it has found so far (problems, warnings, objects in
+ * sync, the live objects seen, the action planned at each address). Each phase reads and adds to it; none keeps
+ * state of its own.
+ */
+import { createHash } from "node:crypto";
+import type { KindContext } from "../../kinds/kind.js";
+import type { DesiredNode, SourceRef } from "../../manifest/model.js";
+import type { SecretValues } from "../../manifest/secret.js";
+import type { Change, PlanProblem } from "../../plan/model.js";
+import type { ChangeScope } from "../changes.js";
+import type { KindRegistry } from "../registry.js";
+import type { BackupOption, Step } from "./types.js";
+
+/**
+ * Top-level groups and projects planned at once, per request in flight: a project reads its collections together
+ * (four lists in the benchmark), then its schedules' details; four projects per connection keep each one busy.
+ */
+const WINDOW_PER_CONNECTION = 4;
+
+export interface PlanInputs {
+  ctx: KindContext;
+  registry: KindRegistry;
+  /** `--target` paths (empty: everything). */
+  targets: string[];
+  /** `--replace` addresses not yet met (each is taken off when its object is planned). */
+  replace: Set<string>;
+  backup: BackupOption | undefined;
+  /** The values of the run's references. */
+  secrets: SecretValues;
+  /** Groups and projects the manifests name by full path, lower-cased (the others are matched by patterns). */
+  byPath: ReadonlySet<string>;
+  changes: ChangeScope | undefined;
+  /** `--shard`: the top-level units this shard plans. */
+  shardUnits: Set<string> | undefined;
+}
+
+export class PlanState implements PlanInputs {
+  readonly ctx: KindContext;
+  readonly registry: KindRegistry;
+  readonly targets: string[];
+  readonly replace: Set<string>;
+  readonly backup: BackupOption | undefined;
+  readonly secrets: SecretValues;
+  readonly byPath: ReadonlySet<string>;
+  readonly changes: ChangeScope | undefined;
+  readonly shardUnits: Set<string> | undefined;
+
+  readonly problems: PlanProblem[] = [];
+  readonly warnings: PlanProblem[] = [];
+  readonly inSync: string[] = [];
+  /**
+   * Every live object compared or reported, as its address and the SHA-256 of its masked fields (JSON): what the
+   * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
+   */
+  readonly liveSeen: [string, string][] = [];
+  /** Projects found missing while reading their collections (reported once each). */
+  readonly missingProjects = new Set<string>();
+  /** Where each declared group and project is, for problems found below it. */
+  readonly sources = new Map<string, SourceRef>();
+  /** The action planned for each address, for dependency lookups. */
+  readonly actions = new Map<string, Change["action"]>();
+  /** Addresses of objects the platform deletes along with another (a group's subgroups and projects). */
+  readonly cascaded = new Map<string, string>();
+  /** Where each desired node sits in the manifests (`projects["acme/api"].badges["coverage"]`), for --changed-since. */
+  readonly npaths = new WeakMap<DesiredNode, string>();
+  /** Top-level groups and projects the manifests declare present, by lower-cased path. */
+  readonly declaredPresent = new Map<string, SourceRef>();
+  /** Top-level groups and projects planned at once: four per request the client may have in flight. */
+  readonly window: number;
+
+  constructor(inputs: PlanInputs, root: DesiredNode) {
+    this.ctx = inputs.ctx;
+    this.registry = inputs.registry;
+    this.targets = inputs.targets;
+    this.replace = inputs.replace;
+    this.backup = inputs.backup;
+    this.secrets = inputs.secrets;
+    this.byPath = inputs.byPath;
+    this.changes = inputs.changes;
+    this.shardUnits = inputs.shardUnits;
+    this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
+    for (const collection of ["groups", "projects"]) {
+      for (const item of root.children[collection]?.items ?? []) {
+        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
+      }
+    }
+  }
+
+  /** Records a planned step. */
+  push(out: Step[], step: Step): void {
+    out.push(step);
+    this.actions.set(step.change.address, step.change.action);
+  }
+
+  problem(address: string, message: string, source?: SourceRef): void {
+    this.problems.push(source ? { address, message, source } : { address, message });
+  }
+
+  /** Records a live object seen, by its address and its fields as the plan may show them (see mask.ts). */
+  seen(address: string, masked: Record<string, unknown>): void {
+    this.liveSeen.push([address, createHash("sha256").update(JSON.stringify(masked)).digest("base64")]);
+  }
+
+  /** Whether instance-level collections are planned (no target but `instance`, and this shard holds them). */
+  get instanceSelected(): boolean {
+    return (
+      (this.targets.length === 0 || this.targets.includes("instance")) &&
+      (!this.shardUnits || this.shardUnits.has("instance"))
+    );
+  }
+}

@@ -1,0 +1,89 @@
+/** What the planner takes and gives: its options, the steps apply carries out, and the result. */
+import type { FieldSpec } from "../../kinds/fields.js";
+import type { Fields, Kind, Live, Parent } from "../../kinds/kind.js";
+import type { SecretValues } from "../../manifest/secret.js";
+import type { Change, Plan, RequestStats } from "../../plan/model.js";
+import type { ChangeScope } from "../changes.js";
+import type { Shard } from "../shard.js";
+
+/** One change with everything apply needs. Never serialised: `desired` may hold secrets. */
+export interface Step {
+  change: Change;
+  kind: Kind;
+  parent: Parent;
+  /** The object's identity, from resolved values (`change.key` is how it is shown, secrets masked). */
+  key: string;
+  /** This object as the parent of its children; apply fills `ref` when it creates the object. */
+  self: Parent;
+  desired?: Fields;
+  live?: Live;
+  changed: string[];
+  /** Addresses of steps that must succeed first. */
+  deps: string[];
+  /** Nesting depth (0 for groups, projects and instance objects), to delete children before parents. */
+  depth: number;
+  /** Steps that must wait for this one (filled from the kind's `before`). */
+  before?: string[];
+  /** Where apply saves a restorable copy of the object before deleting it. */
+  backupFile?: string;
+  /** The folder `backupFile` must stay inside, symbolic links resolved (the manifest root, for the default folder). */
+  backupRoot?: string;
+}
+
+export interface PlanResult {
+  plan: Plan;
+  steps: Step[];
+  /** Addresses of managed objects that were compared and found equal. */
+  inSync: string[];
+  /** The values of the run's references, to mask in anything else shown about this plan (apply's failures). */
+  secrets: SecretValues;
+}
+
+/** Where apply saves an object's export archive before deleting it. */
+export interface BackupOption {
+  /** The folder (absolute). */
+  dir: string;
+  /** The folder as the plan shows it. */
+  shown: string;
+  /** The manifest root the default folder must stay inside (an explicit --backup-dir is the user's choice). */
+  root?: string;
+  /** Why the folder cannot be used (it leads outside the root through a symbolic link): a plan error on deletes. */
+  problem?: string;
+}
+
+export interface PlanOptions {
+  url: string;
+  /** Limit to these group or project paths (and their subtrees); `instance` selects instance-level objects. */
+  targets?: string[];
+  /**
+   * Addresses to replace even when nothing differs (`--replace`): how write-only values (a hook's token, secret
+   * settings) are rotated. A singleton is updated with its write-only fields instead.
+   */
+  replace?: string[];
+  /** Snapshot of the client's request counters, taken when reading is done. */
+  requestStats: () => RequestStats;
+  /** Where apply saves a group's export archive before deleting it; undefined: no backup (`--no-backup`). */
+  backup?: BackupOption;
+  /** `--changed-since`: plan only what differs from the manifests at a base revision. */
+  changes?: ChangeScope;
+  /** The revision `changes` was computed against, for the plan to say. */
+  changedSince?: string;
+  /** `--shard K/N`: plan only this shard's top-level targets. */
+  shard?: Shard;
+  /** The salt of a saved plan's secrets fingerprint, so that this plan's fingerprint can be compared with it. */
+  fingerprintSalt?: string;
+}
+
+/** A kind's field declarations, by field name. */
+export type Specs = Map<string, FieldSpec>;
+
+/** The owner of instance-level collections, and the parent of groups and projects. */
+export const INSTANCE: Parent = {
+  address: "instance",
+  collection: "instance",
+  key: "instance",
+  ref: "instance",
+};
+
+/** What a change shares before its action and fields are known. */
+export type ChangeBase = Omit<Change, "action" | "fields">;

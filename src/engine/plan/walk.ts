@@ -1,0 +1,200 @@
+/**
+ * The walk over the desired graph, one collection at a time: which objects this run plans (targets, shards, the
+ * change scope of --changed-since), then for each collection the phases in order: read its live objects
+ * (read.ts), match them with the declared ones (match.ts), plan each declared object (item.ts: diff, create,
+ * update, delete), then the live objects the manifests do not mention (unmanaged.ts). Groups come first (what
+ * follows may depend on groups this plan creates); top-level groups and projects are planned a window at a time.
+ */
+import pLimit from "p-limit";
+import { UNCHECKED } from "../../kinds/common.js";
+import { addressOf, type Live, type Parent } from "../../kinds/kind.js";
+import type { DesiredCollection, DesiredNode } from "../../manifest/model.js";
+import { collectionPath, itemPath, touches, wholeUnder } from "../changes.js";
+import { unitOf } from "../shard.js";
+import { inTargets } from "../targets.js";
+import { planItem } from "./item.js";
+import { maskedFields } from "./mask.js";
+import { identities, match } from "./match.js";
+import { readCollection } from "./read.js";
+import type { PlanState } from "./state.js";
+import type { Step } from "./types.js";
+import { planUndeclared } from "./unmanaged.js";
+
+/** Plans every collection of `node` (the root, or one object), whose own object is `self`. */
+export async function walkNode(
+  state: PlanState,
+  node: DesiredNode,
+  self: Parent,
+  exists: boolean,
+  depth: number,
+  out: Step[],
+): Promise<void> {
+  const entries = Object.entries(node.children).filter(
+    ([collection]) =>
+      depth > 0 || collection === "groups" || collection === "projects" || state.instanceSelected,
+  );
+  // Groups first (projects and their collections may depend on groups created in this plan), then the other
+  // collections together; each collection's steps are kept together, in the manifest's order.
+  const npath = state.npaths.get(node) ?? "";
+  const groups = entries.find(([c]) => c === "groups");
+  if (groups) await walkCollection(state, groups[0], groups[1], self, exists, depth, out, npath);
+  const rest = entries.filter(([c]) => c !== "groups");
+  const perCollection = await Promise.all(
+    rest.map(async ([c, coll]) => {
+      const mine: Step[] = [];
+      await walkCollection(state, c, coll, self, exists, depth, mine, npath);
+      return mine;
+    }),
+  );
+  for (const steps of perCollection) for (const step of steps) out.push(step);
+}
+
+/** The declared objects of a collection this run plans, and whether the whole collection is read. */
+function selectItems(
+  state: PlanState,
+  collection: string,
+  coll: DesiredCollection,
+  npath: string,
+): { items: DesiredNode[]; fullRead: boolean; compared: (item: DesiredNode) => boolean } {
+  const topLevel = collection === "groups" || collection === "projects";
+  const targeted = topLevel
+    ? coll.items.filter(
+        (item) =>
+          inTargets(item.key, state.targets) && (!state.shardUnits || state.shardUnits.has(unitOf(item.key))),
+      )
+    : coll.items;
+  // With --changed-since, only what changed (and what leads to it) is read and compared.
+  const changes = state.changes;
+  if (!changes) return { items: targeted, fullRead: true, compared: () => true };
+  const cpath = collectionPath(npath, collection);
+  // Paths are needed (and kept) only to look changes up: without --changed-since, every item is compared.
+  for (const item of targeted) state.npaths.set(item, itemPath(cpath, item));
+  const inWhole = wholeUnder(changes, npath);
+  return {
+    items: inWhole ? targeted : targeted.filter((i) => touches(changes, state.npaths.get(i)!)),
+    fullRead: inWhole || changes.collections.has(cpath),
+    compared: (item) => {
+      const at = state.npaths.get(item)!;
+      return inWhole || changes.nodes.has(at) || wholeUnder(changes, at);
+    },
+  };
+}
+
+/** The settings the declared objects set under `unchecked:`, by their API names: read back to be compared. */
+function uncheckedNames(items: DesiredNode[]): string[] {
+  const names = new Set<string>();
+  for (const item of items)
+    for (const field of Object.keys(item.fields))
+      if (field.startsWith(UNCHECKED)) names.add(field.slice(UNCHECKED.length));
+  return [...names].sort();
+}
+
+/** Plans one collection of `parent`: read, match, each declared object, then the undeclared ones. */
+async function walkCollection(
+  state: PlanState,
+  collection: string,
+  coll: DesiredCollection,
+  parent: Parent,
+  parentExists: boolean,
+  depth: number,
+  out: Step[],
+  npath: string,
+): Promise<void> {
+  const topLevel = collection === "groups" || collection === "projects";
+  const parentAddress = topLevel ? "" : parent.address;
+  const { items, fullRead, compared } = selectItems(state, collection, coll, npath);
+  if (!fullRead && items.length === 0) return;
+  const licensedOnly = state.registry
+    .fields(parent.parent?.collection ?? "", parent.collection)
+    .get(collection)?.licensed;
+  if (licensedOnly && state.ctx.edition === "core" && coll.items.length > 0) {
+    state.problem(
+      parentAddress ? `${parentAddress}.${collection}` : collection,
+      `${collection} exist only on the licensed edition, and this platform is the core edition: remove them from the manifest`,
+      coll.items[0]?.source,
+    );
+    return;
+  }
+  const kind = state.registry.kind(parent.collection, collection);
+  const specs = state.registry.fields(parent.collection, collection);
+  if (!kind) {
+    for (const item of items) {
+      state.problem(
+        addressOf(parentAddress, { segment: collection }, item.label ?? item.key),
+        `"${collection}" is not managed by this version of forgeform`,
+        item.source,
+      );
+    }
+    return;
+  }
+
+  const { keyOf } = identities(kind);
+  const unchecked = uncheckedNames(items);
+  let lives: Live[] = [];
+  if (parentExists) {
+    // A kind that reads only the wanted objects (groups) also reads the undeclared ones below them only.
+    const read = await readCollection(
+      state,
+      kind,
+      parent,
+      items.map(keyOf),
+      {
+        undeclared: coll.policy !== "ignore" && fullRead,
+        ...(unchecked.length > 0 ? { unchecked } : {}),
+        ...(items.some((i) => i.fromPattern)
+          ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf) }
+          : {}),
+      },
+      parentAddress ? `${parentAddress}.${collection}` : collection,
+    );
+    if (!read) return;
+    lives = read;
+  }
+  const matched = match(state, kind, coll, items, lives);
+  // Parents before children: sort top-level paths by depth.
+  const ordered = topLevel
+    ? [...items].sort((a, b) => a.key.split("/").length - b.key.split("/").length)
+    : items;
+
+  // Items are planned concurrently (their reads go through the client's concurrency limit); their steps are
+  // kept in the manifest's order. Top-level groups and projects are planned a window at a time: enough of them
+  // to keep every connection busy, few enough that a project's dependent reads (a schedule's detail after the
+  // list) follow its lists at once, and that what a project holds while planned is released before the
+  // thousandth starts. Their children are planned together, as before.
+  const planOne = async (item: DesiredNode): Promise<Step[]> => {
+    const key = matched.keyOf(item);
+    const label = matched.labelOf(item);
+    const address = addressOf(parentAddress, kind, label);
+    const live = matched.liveOf(item);
+    if (live) state.seen(address, maskedFields(specs, live.fields, item.fields));
+    const mine: Step[] = [];
+    await planItem(
+      state,
+      mine,
+      {
+        kind,
+        item,
+        key,
+        label,
+        address,
+        parentAddress,
+        parent,
+        live,
+        parentExists,
+        depth,
+        scope: matched.scope,
+        compare: compared(item),
+      },
+      (node, self, exists, d, o) => walkNode(state, node, self, exists, d, o),
+    );
+    return mine;
+  };
+  const window = topLevel ? pLimit(state.window) : undefined;
+  const perItem = await Promise.all(
+    ordered.map((item) => (window ? window(() => planOne(item)) : planOne(item))),
+  );
+  for (const steps of perItem) for (const step of steps) out.push(step);
+
+  if (coll.policy === "ignore" || !fullRead) return;
+  await planUndeclared(state, out, { kind, specs, coll, collection, parent, parentAddress, depth, matched });
+}

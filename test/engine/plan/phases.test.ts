@@ -1,0 +1,298 @@
+/**
+ * The planner's phases as units, each with a made-up kind and live objects (no platform): matching by identity and
+ * naming what the manifests do not declare (match.ts, mask.ts), the diff of one object (diff.ts), the order and the
+ * dependencies of the steps (order.ts), the live digest (digest.ts), and a read that fails (read.ts).
+ */
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../../src/api/index.js";
+import { fieldChanges, writeOnlyChanges } from "../../../src/engine/plan/diff.js";
+import { digestLive } from "../../../src/engine/plan/digest.js";
+import { mask, maskedFields } from "../../../src/engine/plan/mask.js";
+import { match } from "../../../src/engine/plan/match.js";
+import { byPlace, linkDependencies, order } from "../../../src/engine/plan/order.js";
+import { readCollection } from "../../../src/engine/plan/read.js";
+import { PlanState } from "../../../src/engine/plan/state.js";
+import type { Step } from "../../../src/engine/plan/types.js";
+import { fieldSpecsFromSchema } from "../../../src/kinds/fields.js";
+import type { Kind, KindContext, Live, Parent } from "../../../src/kinds/kind.js";
+import type { DesiredCollection, DesiredNode } from "../../../src/manifest/model.js";
+import { Secret, SecretValues } from "../../../src/manifest/secret.js";
+import type { PlanProblem } from "../../../src/plan/model.js";
+
+/** A kind's fields as its schema would declare them. */
+const specs = fieldSpecsFromSchema({
+  type: "object",
+  properties: {
+    name: { type: "string" },
+    color: { type: "string", "x-normalize": "lowercase" },
+    tags: { type: "array", uniqueItems: true },
+    api_key: { type: "string", "x-sensitive": true },
+    token: { type: "string", writeOnly: true },
+    interval: { type: "string", "x-replace": true },
+  },
+});
+
+function context(): { ctx: KindContext; concealed: string[] } {
+  const concealed: string[] = [];
+  const api = {
+    concurrency: 8,
+    conceal: (values: string[]) => concealed.push(...values),
+    // The one listing a plan phase makes here: the hint for a missing project (its group is not there either).
+    list: async () => {
+      throw new ApiError({
+        status: 404,
+        method: "GET",
+        path: "/groups/p/projects",
+        body: { message: "404 Group Not Found" },
+      });
+    },
+  };
+  return { ctx: { api, memo: new Map(), edition: "licensed" } as unknown as KindContext, concealed };
+}
+
+const kind = (extra: Partial<Kind> = {}): Kind => ({
+  collection: "widgets",
+  segment: "widget",
+  parents: ["projects"],
+  updateMode: "update",
+  read: async () => [],
+  ...extra,
+});
+
+const node = (
+  key: string,
+  fields: Record<string, unknown> = {},
+  more: Partial<DesiredNode> = {},
+): DesiredNode =>
+  ({
+    key,
+    fields,
+    fieldSources: {},
+    children: {},
+    source: { file: "m.yaml", line: 1, col: 1 },
+    ...more,
+  }) as DesiredNode;
+
+function state(secrets: string[] = []): { state: PlanState; concealed: string[] } {
+  const { ctx, concealed } = context();
+  const registry = { kind: () => undefined, fields: () => specs };
+  return {
+    state: new PlanState(
+      {
+        ctx,
+        registry,
+        targets: [],
+        replace: new Set(),
+        backup: undefined,
+        secrets: new SecretValues(secrets),
+        byPath: new Set(),
+        changes: undefined,
+        shardUnits: undefined,
+      },
+      node("instance"),
+    ),
+    concealed,
+  };
+}
+
+describe("match: identities and the names of undeclared live objects", () => {
+  it("pairs each declared object with the live one of its identity, and lists the rest in order read", () => {
+    const { state: s } = state();
+    const items = [node("a"), node("b")];
+    const lives: Live[] = [
+      { key: "c", id: 3, fields: {} },
+      { key: "a", id: 1, fields: {} },
+      { key: "x", id: 9, fields: {}, readOnly: "inherited" },
+      { key: "d", id: 4, fields: {} },
+    ];
+    const m = match(s, kind(), { policy: "warn", items } as DesiredCollection, items, lives);
+    expect(m.liveOf(items[0]!)?.id).toBe(1);
+    expect(m.liveOf(items[1]!)).toBeUndefined();
+    // Read-only objects (a group's badge in a project's list) are never unmanaged here.
+    expect(m.undeclared.map((l) => l.key)).toEqual(["c", "d"]);
+    expect(m.shownOf(m.undeclared[0]!)).toEqual({ label: "c", id: 3 });
+    expect([...m.scope.declared]).toEqual(["a", "b"]);
+  });
+
+  it("masks an undeclared object named after a secret of the run, its id when the id is a name, and in --debug", () => {
+    const { state: s, concealed } = state(["Zq7sekrit9"]);
+    const items: DesiredNode[] = [];
+    const lives: Live[] = [
+      { key: "page-Zq7sekrit9", id: "page-Zq7sekrit9", fields: {} },
+      { key: "hook Zq7sekrit9", id: 12, fields: {} },
+      { key: "other-Zq7sekrit9", id: "other-Zq7sekrit9", fields: {} },
+    ];
+    const m = match(s, kind(), { policy: "warn", items } as DesiredCollection, items, lives);
+    expect(lives.map((l) => m.shownOf(l))).toEqual([
+      { label: "page-(sensitive) (#1)" },
+      { label: "hook (sensitive) (id 12)", id: 12 },
+      { label: "other-(sensitive) (#1)" },
+    ]);
+    expect(concealed).toEqual([
+      "page-Zq7sekrit9",
+      "page-Zq7sekrit9",
+      "hook Zq7sekrit9",
+      "other-Zq7sekrit9",
+      "other-Zq7sekrit9",
+    ]);
+  });
+
+  it("shows an old value of a declared secret identity (a rotated hook key) in the declaration's masked shape", () => {
+    const { state: s } = state(["new-key-value"]);
+    const declared = node(
+      "https://h.example/?key=new-key-value",
+      {},
+      { label: "https://h.example/?key=(sensitive)" },
+    );
+    const old: Live = { key: "https://h.example/?key=old-key-value", id: 7, fields: {} };
+    const m = match(s, kind(), { policy: "warn", items: [declared] } as DesiredCollection, [declared], [old]);
+    expect(m.shownOf(old)).toEqual({ label: "https://h.example/?key=(sensitive) (id 7)", id: 7 });
+    expect(m.like(old)).toBe(declared);
+  });
+});
+
+describe("mask: what a plan may show of a value", () => {
+  it("masks write-only, sensitive and secret values, and the live side of a secret declaration", () => {
+    expect(mask(specs, "token", "t")).toBe("(write-only)");
+    expect(mask(specs, "api_key", "k")).toBe("(sensitive)");
+    expect(mask(specs, "api_key", "")).toBe("");
+    expect(mask(specs, "api_key", null)).toBeNull();
+    expect(mask(specs, "name", new Secret("v", "env:V"))).toBe("(sensitive)");
+    expect(mask(specs, "name", "live", true)).toBe("(sensitive)");
+    expect(mask(specs, "name", ["a", new Secret("v", "env:V")])).toEqual(["a", "(sensitive)"]);
+    expect(mask(specs, "name", "plain")).toBe("plain");
+    expect(mask(specs, "name", undefined)).toBeUndefined();
+    expect(maskedFields(specs, { name: "live", api_key: "k" }, { name: new Secret("x", "env:X") })).toEqual({
+      name: "(sensitive)",
+      api_key: "(sensitive)",
+    });
+  });
+});
+
+describe("diff: one object's changes", () => {
+  const { ctx } = context();
+  const live: Live = {
+    key: "w",
+    id: 1,
+    fields: { name: "w", color: "RED", tags: ["a", "b"], api_key: "old" },
+  };
+
+  it("compares only the fields declared, in the schema's terms, never write-only ones", async () => {
+    const changes = await fieldChanges(
+      ctx,
+      kind(),
+      specs,
+      { color: "red", tags: ["b", "a"], token: "t" },
+      live,
+    );
+    expect(changes).toEqual([]);
+    const changed = await fieldChanges(
+      ctx,
+      kind(),
+      specs,
+      { name: "v", api_key: "new", interval: "1h" },
+      live,
+    );
+    expect(changed).toEqual([
+      { field: "name", before: "w", after: "v" },
+      { field: "api_key", before: "(sensitive)", after: "(sensitive)", sensitive: true },
+      { field: "interval", after: "1h", forcesReplacement: true },
+    ]);
+  });
+
+  it("sends write-only fields on rotation, once each", () => {
+    const already = [{ field: "name", before: "w", after: "v" }];
+    expect(writeOnlyChanges(specs, { name: "v", token: "t" }, already)).toEqual([
+      { field: "token", after: "(write-only)", writeOnly: true, sensitive: true },
+    ]);
+    expect(writeOnlyChanges(specs, { token: "t" }, [{ field: "token" }])).toEqual([]);
+  });
+});
+
+describe("order: apply order and dependencies", () => {
+  const step = (
+    address: string,
+    action: Step["change"]["action"],
+    depth: number,
+    extra: Partial<Step> = {},
+  ) =>
+    ({
+      change: { address, action, collection: "c", key: address, fields: [] },
+      depth,
+      deps: [],
+      ...extra,
+    }) as Step;
+
+  it("keeps creates and updates in walk order, deletes deepest first (later first among equals), unmanaged last", () => {
+    const steps = [
+      step("a", "create", 0),
+      step("d1", "delete", 0),
+      step("u", "unmanaged", 1),
+      step("d2", "delete", 2),
+      step("b", "update", 1),
+      step("d3", "delete", 2),
+    ];
+    expect(order(steps).map((s) => s.change.address)).toEqual(["a", "b", "d3", "d2", "d1", "u"]);
+  });
+
+  it("links a kind's `before` as the later step's dependency, groups and projects in any case, and drops the rest", () => {
+    const parent = step('group["ACME"]', "update", 0, { before: ['group["acme/sub"]'] });
+    const child = step('group["acme/sub"]', "update", 0, { deps: ['group["acme"]', 'group["gone"]'] });
+    linkDependencies([parent, child]);
+    expect(child.deps).toEqual(['group["ACME"]']);
+  });
+
+  it("sorts problems by file, line, column, then address; problems without a place last", () => {
+    const p = (address: string, file?: string, line = 0): PlanProblem =>
+      file ? { address, message: "m", source: { file, line, col: 1 } } : { address, message: "m" };
+    expect(
+      byPlace([p("z"), p("b", "b.yaml", 2), p("a", "b.yaml", 10), p("c", "a.yaml", 99)]).map(
+        (x) => x.address,
+      ),
+    ).toEqual(["c", "b", "a", "z"]);
+  });
+});
+
+describe("digest and read", () => {
+  it("digests live objects independently of the order they were seen", () => {
+    const entries: [string, string][] = [
+      ["b", "2"],
+      ["a", "1"],
+    ];
+    expect(digestLive(entries)).toBe(digestLive([...entries].reverse()));
+    expect(digestLive(entries)).not.toBe(
+      digestLive([
+        ["a", "1"],
+        ["b", "3"],
+      ]),
+    );
+  });
+
+  it("reports a read that fails on the collection, and a missing project once, on the project", async () => {
+    const { state: s } = state();
+    const parent: Parent = { address: 'project["p/q"]', collection: "projects", key: "p/q", ref: "p/q" };
+    const failing = (status: number, message: string) =>
+      kind({
+        read: async () => {
+          throw new ApiError({ status, method: "GET", path: "/projects/p%2Fq/widgets", body: { message } });
+        },
+      });
+    expect(
+      await readCollection(s, failing(500, "boom"), parent, [], {}, 'project["p/q"].widgets'),
+    ).toBeUndefined();
+    expect(s.problems[0]).toMatchObject({ address: 'project["p/q"].widgets' });
+    expect(s.problems[0]!.message).toMatch(/^could not read widgets: GET \/projects\/p%2Fq\/widgets -> 500/);
+    const missing = failing(404, "404 Project Not Found");
+    for (const collection of ["widgets", "gadgets"])
+      expect(
+        await readCollection(s, missing, parent, [], {}, `project["p/q"].${collection}`),
+      ).toBeUndefined();
+    expect(s.problems.slice(1)).toEqual([
+      {
+        address: 'project["p/q"]',
+        message:
+          'project "p/q" does not exist or is not visible to this token\'s user, and forgeform does not create projects: create it first, or check the path; "p" is not a group this token\'s user can see either',
+      },
+    ]);
+  });
+});
