@@ -22,4 +22,4 @@ export {
 export { type MetricsSnapshot, RequestMetrics } from "./metrics.js";
 export { apiPath, encodeSegment, endpointTemplate, type PathId } from "./path.js";
 export { REDACTED, Redactor } from "./redact.js";
-export { listOf, objectOf } from "./shape.js";
+export { type FieldType, listOf, type Nested, objectOf } from "./shape.js";

@@ -8,9 +8,18 @@
 
 import { apiPath } from "../api/index.js";
 import { isSecret, Secret, shownText, textOf } from "../manifest/secret.js";
-import { body } from "./common.js";
+import { body, uncheckedFields } from "./common.js";
+import { unchecked } from "./declare.js";
 import type { FieldSpec } from "./fields.js";
-import { FieldError, type Fields, type Kind, type KindContext, type KindProblem, type Live } from "./kind.js";
+import {
+  FieldError,
+  type Fields,
+  type Kind,
+  type KindContext,
+  type KindProblem,
+  type Live,
+  type ReadOptions,
+} from "./kind.js";
 import { fieldSpecs } from "./schemas.js";
 
 const KEY = "application_settings";
@@ -37,8 +46,8 @@ function listsAsText(raw: Record<string, unknown>): Record<string, unknown> {
  */
 const BAR = "performance_bar_allowed_group_path";
 
-function toLive(raw: Record<string, unknown>): Live {
-  const fields = listsAsText(raw);
+function toLive(raw: Record<string, unknown>, options?: ReadOptions): Live {
+  const fields = { ...listsAsText(raw), ...uncheckedFields(raw, options?.unchecked) };
   fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
   return { key: KEY, id: KEY, fields, raw };
 }
@@ -73,8 +82,10 @@ export const applicationSettingsKind: Kind = {
   updateMode: "update",
   identity: () => KEY,
 
-  async read(ctx) {
-    return [toLive(await ctx.api.get<Record<string, unknown>>("/application/settings", { shape: {} }))];
+  async read(ctx, _parent, _wanted, options) {
+    return [
+      toLive(await ctx.api.get<Record<string, unknown>>("/application/settings", { shape: {} }), options),
+    ];
   },
 
   async prepare(ctx, _parent, fields) {
@@ -143,6 +154,6 @@ export const applicationSettingsKind: Kind = {
       body: payload,
       shape: {},
     });
-    return toLive(updated);
+    return toLive(updated, unchecked(desired));
   },
 };

@@ -17,12 +17,31 @@ export function projectOf(parent: Parent): Parent {
   throw new Error(`${parent.address} is not inside a project`);
 }
 
-/** The named fields that are set, secrets revealed: a request body. */
+/** The prefix of the fields a manifest sets under `unchecked:` (settings newer than the schema), as plans name them. */
+export const UNCHECKED = "unchecked.";
+
+/**
+ * The named fields that are set, secrets revealed: a request body. `unchecked.<name>` is sent as `<name>`, as the
+ * manifest wrote it.
+ */
 export function body(fields: Fields, names?: Iterable<string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const name of names ?? Object.keys(fields)) {
-    if (fields[name] !== undefined) out[name] = revealSecrets(fields[name]);
+    const sent = name.startsWith(UNCHECKED) ? name.slice(UNCHECKED.length) : name;
+    if (fields[name] !== undefined) out[sent] = revealSecrets(fields[name]);
   }
+  return out;
+}
+
+/** The body that creates an object: the fields its schema sends, and every `unchecked.<name>` the manifest sets. */
+export function createBody(fields: Fields, sent: Iterable<string>): Record<string, unknown> {
+  return body(fields, [...sent, ...Object.keys(fields).filter((name) => name.startsWith(UNCHECKED))]);
+}
+
+/** The `unchecked.<name>` fields of a live object: the named fields of the API object, as it gives them. */
+export function uncheckedFields(item: Record<string, unknown>, names: readonly string[] | undefined): Fields {
+  const out: Fields = {};
+  for (const name of names ?? []) if (name in item) out[`${UNCHECKED}${name}`] = item[name];
   return out;
 }
 

@@ -7,19 +7,14 @@
  * `title` and `can_push` are updated in place.
  */
 import { createHash } from "node:crypto";
-import { ApiError, apiPath, type Shape } from "../api/index.js";
+import { ApiError, apiPath } from "../api/index.js";
 import { isSecret, shownText, textOf } from "../manifest/secret.js";
-import { body, ownerPath } from "./common.js";
-import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
+import { body, createBody, ownerPath } from "./common.js";
+import { type ApiObject, type Rest, restCollection, unchecked } from "./declare.js";
+import type { Fields, KindContext, Live, Parent, ReadOptions } from "./kind.js";
 
-const KEY_SHAPE: Shape = { id: "integer", title: "string", key: "string", can_push: "boolean?" };
-
-interface ApiKey {
-  id: number;
-  title: string;
-  key: string;
-  can_push?: boolean;
-}
+/** A deploy key as the API shows it: the fields of its schema, and its id. */
+type ApiKey = ApiObject & { id: number; title: string; key: string; can_push?: boolean };
 
 /** The text of a declared key, whether written inline or read from a file (a Secret). */
 function keyText(value: unknown): string {
@@ -34,18 +29,16 @@ export function fingerprint(text: string): string {
   return `SHA256:${createHash("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
 
-const toLive = (k: ApiKey, canPush?: boolean): Live => ({
-  key: fingerprint(k.key),
-  id: k.id,
-  fields: { title: k.title, key: k.key, can_push: k.can_push ?? canPush ?? false },
-});
+/** A key as a live object; a key just enabled on a project may not say whether it can push (`canPush` then). */
+const toLive = (rest: Rest, parent: Parent, k: ApiObject, canPush?: boolean, options?: ReadOptions): Live =>
+  rest.toLive(parent, { ...k, can_push: k["can_push"] ?? canPush ?? false }, options);
 
 /** Every deploy key of the instance by fingerprint (administrators only; undefined for anyone else). Read once. */
-function instanceKeys(ctx: KindContext): Promise<Map<string, ApiKey> | undefined> {
+function instanceKeys(ctx: KindContext, rest: Rest): Promise<Map<string, ApiKey> | undefined> {
   const memoKey = "deploy_keys:instance";
   let p = ctx.memo.get(memoKey) as Promise<Map<string, ApiKey> | undefined> | undefined;
   if (!p) {
-    p = ctx.api.list<ApiKey>("/deploy_keys", { shape: KEY_SHAPE }).then(
+    p = ctx.api.list<ApiKey>("/deploy_keys", { shape: rest.shape() }).then(
       (keys) => new Map(keys.map((k) => [fingerprint(k.key), k])),
       (error: unknown) => {
         if (error instanceof ApiError && (error.status === 403 || error.status === 401)) return undefined;
@@ -67,8 +60,8 @@ function createdKeys(ctx: KindContext): Map<string, ApiKey> {
   return created;
 }
 
-async function existingKey(ctx: KindContext, key: string): Promise<ApiKey | undefined> {
-  return createdKeys(ctx).get(key) ?? (await instanceKeys(ctx))?.get(key);
+async function existingKey(ctx: KindContext, rest: Rest, key: string): Promise<ApiKey | undefined> {
+  return createdKeys(ctx).get(key) ?? (await instanceKeys(ctx, rest))?.get(key);
 }
 
 /**
@@ -90,64 +83,55 @@ function oneAtATime<T>(ctx: KindContext, key: string, work: () => Promise<T>): P
   return next;
 }
 
-async function put(ctx: KindContext, parent: Parent, id: number | string, payload: Fields): Promise<ApiKey> {
-  return ctx.api.put<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, {
-    body: payload,
-    shape: KEY_SHAPE,
-  });
-}
-
-export const deployKeyKind: Kind = {
-  collection: "deploy_keys",
-  segment: "deploy_key",
-  parents: ["projects"],
-  updateMode: "update",
-
-  // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
-  identity: (fields) => fingerprint(keyText(fields["key"])),
-
-  async read(ctx, parent, _wanted, options) {
-    const keys = await ctx.api.list<ApiKey>(`${ownerPath(parent)}/deploy_keys`, { shape: KEY_SHAPE });
-    // Re-read after a create whose outcome was lost: a key found here was uploaded by this run.
-    if (options?.fresh) for (const k of keys) createdKeys(ctx).set(fingerprint(k.key), k);
-    return keys.map((k) => toLive(k));
+export const deployKeyKind = restCollection(
+  {
+    collection: "deploy_keys",
+    segment: "deploy_key",
+    parents: ["projects"],
+    path: "deploy_keys",
+    // Identified by the key's fingerprint, not its text (a comment or spacing does not make it another key).
+    live: (_parent, k, live) => ({ ...live, key: fingerprint(String(k["key"])) }),
   },
+  (rest) => ({
+    // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
+    identity: (fields) => fingerprint(keyText(fields["key"])),
 
-  async createReason(ctx, _parent, desired, key) {
-    const found = await existingKey(ctx, key);
-    if (!found) return undefined;
-    const title = desired["title"];
-    const renamed =
-      textOf(title) !== undefined && textOf(title) !== found.title
-        ? `; its title belongs to the key, so it becomes "${shownText(title)}" for every project that uses it`
-        : "";
-    return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
-  },
+    async read(ctx, parent, _wanted, options) {
+      const keys = (await rest.list(ctx, parent)) as ApiKey[];
+      // Re-read after a create whose outcome was lost: a key found here was uploaded by this run.
+      if (options?.fresh) for (const k of keys) createdKeys(ctx).set(fingerprint(k.key), k);
+      return keys.map((k) => toLive(rest, parent, k, undefined, options));
+    },
 
-  create(ctx, parent, desired, key) {
-    return oneAtATime(ctx, key, () => createOrEnable(ctx, parent, desired, key));
-  },
+    async createReason(ctx, _parent, desired, key) {
+      const found = await existingKey(ctx, rest, key);
+      if (!found) return undefined;
+      const title = desired["title"];
+      const renamed =
+        textOf(title) !== undefined && textOf(title) !== found.title
+          ? `; its title belongs to the key, so it becomes "${shownText(title)}" for every project that uses it`
+          : "";
+      return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
+    },
 
-  async update(ctx, parent, live, desired, changed) {
-    const payload: Fields = {};
-    for (const name of changed) if (name === "title" || name === "can_push") payload[name] = desired[name];
-    return toLive(await put(ctx, parent, live.id!, payload));
-  },
+    create(ctx, parent, desired, key) {
+      return oneAtATime(ctx, key, () => createOrEnable(ctx, rest, parent, desired, key));
+    },
+  }),
+);
 
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/deploy_keys/${live.id!}`}`);
-  },
-};
-
-async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live> {
-  const found = await existingKey(ctx, key);
+async function createOrEnable(
+  ctx: KindContext,
+  rest: Rest,
+  parent: Parent,
+  desired: Fields,
+  key: string,
+): Promise<Live> {
+  const found = await existingKey(ctx, rest, key);
   if (!found) {
     let created: ApiKey;
     try {
-      created = await ctx.api.post<ApiKey>(`${ownerPath(parent)}/deploy_keys`, {
-        body: body(desired, ["title", "key", "can_push"]),
-        shape: KEY_SHAPE,
-      });
+      created = (await rest.post(ctx, parent, createBody(desired, rest.schema().sent))) as ApiKey;
     } catch (error) {
       if (
         error instanceof ApiError &&
@@ -161,12 +145,13 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
       throw error;
     }
     createdKeys(ctx).set(key, created);
-    return toLive(created, (desired["can_push"] as boolean | undefined) ?? false);
+    const canPush = (desired["can_push"] as boolean | undefined) ?? false;
+    return toLive(rest, parent, created, canPush, unchecked(desired));
   }
   let enabled: ApiKey;
   try {
     enabled = await ctx.api.post<ApiKey>(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`, {
-      shape: KEY_SHAPE,
+      shape: rest.shape(),
     });
   } catch (error) {
     if (!(error instanceof ApiError && error.status === 404)) throw error;
@@ -175,10 +160,11 @@ async function createOrEnable(ctx: KindContext, parent: Parent, desired: Fields,
     );
   }
   // Enabling links the key without push access and keeps its title: set what the manifest says.
-  const payload: Fields = {};
+  const payload: Fields = createBody(desired, []);
   if (desired["can_push"] === true) payload["can_push"] = true;
   if (desired["title"] !== undefined && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
-  if (Object.keys(payload).length === 0) return toLive(enabled, false);
-  return toLive(await put(ctx, parent, enabled.id, payload));
+  if (Object.keys(payload).length === 0) return toLive(rest, parent, enabled, false);
+  const updated = await rest.put(ctx, parent, enabled.id, body(payload));
+  return toLive(rest, parent, updated, undefined, unchecked(desired));
 }

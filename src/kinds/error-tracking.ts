@@ -2,18 +2,20 @@
  * Error-tracking settings of a project (maintainers only): a singleton whose one managed field is `active`,
  * switched with PATCH. The settings must have been configured on the platform first; forgeform does not create them.
  */
-import { orNotFound, ownerPath } from "./common.js";
-import type { Kind, Live } from "./kind.js";
+import { body, orNotFound, ownerPath, pick, uncheckedFields } from "./common.js";
+import { type ApiObject, lazySchema, unchecked } from "./declare.js";
+import type { Kind, Live, ReadOptions } from "./kind.js";
 
 const KEY = "error_tracking";
+const schema = lazySchema("projects", KEY);
+/** The platform always says whether the settings are active. */
+const shape = () => schema().shape({ active: "boolean" });
 
-interface ApiSettings extends Record<string, unknown> {
-  active: boolean;
-}
-
-const SHAPE = { active: "boolean" } as const;
-
-const toLive = (s: ApiSettings): Live => ({ key: KEY, id: KEY, fields: { active: s.active } });
+const toLive = (s: ApiObject, options?: ReadOptions): Live => ({
+  key: KEY,
+  id: KEY,
+  fields: { ...pick(s, schema().read), ...uncheckedFields(s, options?.unchecked) },
+});
 
 export const errorTrackingKind: Kind = {
   collection: KEY,
@@ -23,14 +25,12 @@ export const errorTrackingKind: Kind = {
   updateMode: "update",
   identity: () => KEY,
 
-  async read(ctx, parent) {
+  async read(ctx, parent, _wanted, options) {
     // 404 when error tracking has never been configured for the project: there is nothing to switch.
     const settings = await orNotFound(
-      ctx.api.get<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`, {
-        shape: SHAPE,
-      }),
+      ctx.api.get<ApiObject>(`${ownerPath(parent)}/error_tracking/settings`, { shape: shape() }),
     );
-    return settings ? [toLive(settings)] : [];
+    return settings ? [toLive(settings, options)] : [];
   },
 
   async checkCreate(_ctx, parent) {
@@ -41,11 +41,11 @@ export const errorTrackingKind: Kind = {
     ];
   },
 
-  async update(ctx, parent, _live, desired) {
-    const updated = await ctx.api.patch<ApiSettings>(`${ownerPath(parent)}/error_tracking/settings`, {
-      body: { active: desired["active"] },
-      shape: SHAPE,
+  async update(ctx, parent, _live, desired, changed) {
+    const updated = await ctx.api.patch<ApiObject>(`${ownerPath(parent)}/error_tracking/settings`, {
+      body: body(desired, changed),
+      shape: shape(),
     });
-    return toLive(updated);
+    return toLive(updated, unchecked(desired));
   },
 };

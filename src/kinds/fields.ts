@@ -6,6 +6,10 @@
 
 export interface FieldSpec {
   name: string;
+  /** The field's JSON type when the schema gives one type (a response is checked against it); else undefined. */
+  type?: FieldType;
+  /** The manifest must set it (the schema's `required`). */
+  required: boolean;
   /** Printed masked everywhere, still compared. */
   sensitive: boolean;
   /** Never read back from the platform: sent on create/replace, never compared, printed masked. */
@@ -34,11 +38,21 @@ export interface FieldSpec {
   defaultTemplate?: string;
 }
 
+import type { FieldType } from "../api/index.js";
 import { isNormalizerName, type NormalizerName } from "../manifest/normalize.js";
+
+const FIELD_TYPES: ReadonlySet<string> = new Set([
+  "string",
+  "integer",
+  "number",
+  "boolean",
+  "array",
+  "object",
+]);
 
 type JsonSchema = Record<string, unknown>;
 
-const META_KEYS = new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
+const META_KEYS = new Set(["state", "extends", "unmanaged", "except", "include_archived", "unchecked"]);
 
 /** Follows a local `$ref` (`#/$defs/x`) inside the same document, and reaches into `allOf` parts. */
 export type RefResolver = (ref: string) => JsonSchema | undefined;
@@ -76,11 +90,15 @@ function isChild(prop: JsonSchema, resolve?: RefResolver): boolean {
 /** The field declarations of an object schema (meta keys `state`, `extends`, `unmanaged` excluded). */
 export function fieldSpecsFromSchema(schema: JsonSchema, resolve?: RefResolver): Map<string, FieldSpec> {
   const specs = new Map<string, FieldSpec>();
+  const required = new Set((deref(schema, resolve)["required"] as string[] | undefined) ?? []);
   for (const [name, raw] of Object.entries(collectProperties(schema, resolve))) {
     if (META_KEYS.has(name)) continue;
     const prop = deref(raw, resolve);
+    const type = prop["type"];
     specs.set(name, {
       name,
+      ...(typeof type === "string" && FIELD_TYPES.has(type) ? { type: type as FieldType } : {}),
+      required: required.has(name),
       sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
       writeOnly: prop["writeOnly"] === true,
       replace: prop["x-replace"] === true,

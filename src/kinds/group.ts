@@ -8,48 +8,27 @@
  */
 import { ApiError, apiPath, type Shape } from "../api/index.js";
 import { shownText, textOf } from "../manifest/secret.js";
-import { body, orNotFound, pick } from "./common.js";
-import type { CascadedObject, Fields, Kind, KindContext, KindProblem, Live } from "./kind.js";
+import { body, createBody, orNotFound, pick, uncheckedFields } from "./common.js";
+import { lazySchema, unchecked } from "./declare.js";
+import type { CascadedObject, Fields, Kind, KindContext, KindProblem, Live, ReadOptions } from "./kind.js";
 
-const FIELDS = [
-  "name",
-  "description",
-  "visibility",
-  "request_access_enabled",
-  "lfs_enabled",
-  "share_with_group_lock",
-  "require_two_factor_authentication",
-  "two_factor_grace_period",
-  "project_creation_level",
-  "subgroup_creation_level",
-  "auto_devops_enabled",
-  "emails_disabled",
-  "mentions_disabled",
-  "default_branch_protection",
-] as const;
+/** The group schema: its fields are what is read, compared and sent (`name`, `description`, `visibility`, ...). */
+const schema = lazySchema("instance", "groups");
 
 /** Above this many declared groups, one paginated list of all groups is cheaper than one GET per group. */
 const BULK_THRESHOLD = 20;
 
-/** What reads of a group rely on: its identity and every field compared with the manifests. */
-const GROUP_SHAPE: Shape = {
-  id: "integer",
-  full_path: "string",
-  path: "string",
-  name: "string",
-  description: "string?",
-  visibility: "string",
-  request_access_enabled: "boolean?",
-  lfs_enabled: "boolean?",
-  share_with_group_lock: "boolean?",
-  require_two_factor_authentication: "boolean?",
-  two_factor_grace_period: "integer?",
-  project_creation_level: "string?",
-  subgroup_creation_level: "string?",
-  auto_devops_enabled: "boolean?",
-  emails_disabled: "boolean?",
-  mentions_disabled: "boolean?",
-  default_branch_protection: "integer?",
+/** What reads of a group rely on: its identity, its paths, and every field compared with the manifests. */
+let groupShape: Shape | undefined;
+const GROUP_SHAPE = (): Shape => {
+  groupShape ??= schema().shape({
+    id: "integer",
+    full_path: "string",
+    path: "string",
+    name: "string",
+    visibility: "string",
+  });
+  return groupShape;
 };
 
 /** What reads of a group's projects rely on (the simple listing has no visibility). */
@@ -76,7 +55,7 @@ export function listSubgroups(ctx: KindContext, path: string): Promise<ApiGroup[
     p = orNotFound(
       ctx.api.list<ApiGroup>(apiPath`/groups/${path}/subgroups`, {
         query: { all_available: true },
-        shape: GROUP_SHAPE,
+        shape: GROUP_SHAPE(),
       }),
     );
     ctx.memo.set(key, p);
@@ -84,9 +63,13 @@ export function listSubgroups(ctx: KindContext, path: string): Promise<ApiGroup[
   return p;
 }
 
-function toLive(ctx: KindContext, g: ApiGroup): Live {
+function toLive(ctx: KindContext, g: ApiGroup, options?: ReadOptions): Live {
   ctx.resolve.rememberGroup(g.full_path, g.id);
-  return { key: g.full_path, id: g.id, fields: pick(g, FIELDS) };
+  return {
+    key: g.full_path,
+    id: g.id,
+    fields: { ...pick(g, schema().read), ...uncheckedFields(g, options?.unchecked) },
+  };
 }
 
 function parentPath(fullPath: string): string | undefined {
@@ -142,7 +125,7 @@ async function takenPath(ctx: KindContext, fullPath: string, said: string): Prom
   const now = await orNotFound(
     ctx.api.get<ApiGroup>(apiPath`/groups/${fullPath}`, {
       query: { with_projects: false },
-      shape: GROUP_SHAPE,
+      shape: GROUP_SHAPE(),
     }),
   );
   if (now) {
@@ -183,7 +166,7 @@ export const groupKind: Kind = {
     if (wanted.length > BULK_THRESHOLD) {
       const all = await ctx.api.list<ApiGroup>("/groups", {
         query: { all_available: true },
-        shape: GROUP_SHAPE,
+        shape: GROUP_SHAPE(),
       });
       found = all.filter((g) => spelling.has(g.full_path.toLowerCase()) || isUndeclaredChild(g));
     } else {
@@ -193,7 +176,7 @@ export const groupKind: Kind = {
             orNotFound(
               ctx.api.get<ApiGroup>(apiPath`/groups/${path}`, {
                 query: { with_projects: false },
-                shape: GROUP_SHAPE,
+                shape: GROUP_SHAPE(),
               }),
             ),
           ),
@@ -206,7 +189,10 @@ export const groupKind: Kind = {
     }
     return found
       .filter((g): g is ApiGroup => g !== undefined)
-      .map((g) => ({ ...toLive(ctx, g), key: spelling.get(g.full_path.toLowerCase()) ?? g.full_path }));
+      .map((g) => ({
+        ...toLive(ctx, g, options),
+        key: spelling.get(g.full_path.toLowerCase()) ?? g.full_path,
+      }));
   },
 
   dependsOn(_parent, key, desired, live) {
@@ -240,7 +226,7 @@ export const groupKind: Kind = {
     const segment = fullPath.split("/").pop() ?? fullPath;
     const candidates = await ctx.api.list<ApiGroup>("/groups", {
       query: { search: segment, all_available: true },
-      shape: GROUP_SHAPE,
+      shape: GROUP_SHAPE(),
     });
     for (const g of candidates) {
       if (
@@ -273,7 +259,7 @@ export const groupKind: Kind = {
     const [subgroups, projects] = await Promise.all([
       ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/subgroups`, {
         query: { all_available: true },
-        shape: GROUP_SHAPE,
+        shape: GROUP_SHAPE(),
       }),
       ctx.api.list<ApiProject>(apiPath`/groups/${live.id!}/projects`, {
         query: { with_shared: false, simple: true },
@@ -315,7 +301,7 @@ export const groupKind: Kind = {
     const [groups, projects] = await Promise.all([
       ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/descendant_groups`, {
         query: { all_available: true },
-        shape: GROUP_SHAPE,
+        shape: GROUP_SHAPE(),
       }),
       ctx.api.list<ApiProject>(apiPath`/groups/${live.id!}/projects`, {
         query: { include_subgroups: true, with_shared: false },
@@ -373,12 +359,12 @@ export const groupKind: Kind = {
     try {
       created = await ctx.api.post<ApiGroup>("/groups", {
         body: {
-          ...body(desired, FIELDS),
+          ...createBody(desired, schema().sent),
           name: desired["name"] ?? path,
           path,
           ...(parentId ? { parent_id: parentId } : {}),
         },
-        shape: GROUP_SHAPE,
+        shape: GROUP_SHAPE(),
       });
     } catch (error) {
       if (
@@ -390,15 +376,15 @@ export const groupKind: Kind = {
       }
       throw error;
     }
-    return toLive(ctx, created);
+    return toLive(ctx, created, unchecked(desired));
   },
 
   async update(ctx, _parent, live, desired, changed) {
     const updated = await ctx.api.put<ApiGroup>(apiPath`/groups/${live.id!}`, {
       body: body(desired, changed),
-      shape: GROUP_SHAPE,
+      shape: GROUP_SHAPE(),
     });
-    return toLive(ctx, updated);
+    return toLive(ctx, updated, unchecked(desired));
   },
 
   async remove(ctx, _parent, live) {

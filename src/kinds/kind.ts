@@ -86,6 +86,11 @@ export interface ReadOptions {
    */
   reportBelow?: string[];
   /**
+   * Fields the manifests set under `unchecked:` (settings newer than the schema): read too, as they are, into
+   * `fields["unchecked.<name>"]`.
+   */
+  unchecked?: readonly string[];
+  /**
    * Read from the platform, not from anything cached earlier in the run (a parent's detail view read while
    * planning): apply re-reads this way to learn whether a create whose outcome was lost took effect.
    */

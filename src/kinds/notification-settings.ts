@@ -7,36 +7,43 @@
 
 import { objectOf, type Shape } from "../api/index.js";
 import { shownText, textOf } from "../manifest/secret.js";
-import { ownerPath } from "./common.js";
-import type { Fields, Kind, KindProblem, Live, Parent } from "./kind.js";
-import { fieldSpecs } from "./schemas.js";
+import { body, ownerPath, uncheckedFields } from "./common.js";
+import { type ApiObject, lazySchema, unchecked } from "./declare.js";
+import type { Fields, Kind, KindProblem, Live, Parent, ReadOptions } from "./kind.js";
 
 const KEY = "notification_settings";
+const groupOrProject = lazySchema("projects", KEY);
+const global = lazySchema("instance", KEY);
 
 /** The event switches: every field the schema declares besides the level (one declaration per field). */
-const EVENTS: ReadonlySet<string> = new Set(
-  [...fieldSpecs("projects", KEY).keys()].filter((name) => name !== "level" && name !== "notification_email"),
-);
-
-/** The level, the address, and each event switch the schema declares (on or off). */
-const SHAPE: Shape = {
-  level: "string",
-  notification_email: "string?",
-  events: objectOf(Object.fromEntries([...EVENTS].map((name) => [name, "boolean?"])), true),
+let events: ReadonlySet<string> | undefined;
+const EVENTS = (): ReadonlySet<string> => {
+  events ??= new Set(groupOrProject().read.filter((name) => name !== "level"));
+  return events;
 };
 
-interface ApiSettings {
-  level: string;
-  notification_email?: string | null;
-  events?: Record<string, boolean>;
-}
+/**
+ * The platform's answer: the level (always there), the address (global settings only), and each event switch the
+ * schema declares, nested under `events`.
+ */
+let shape: Shape | undefined;
+const SHAPE = (): Shape => {
+  const switches = groupOrProject().shape();
+  shape ??= {
+    level: "string",
+    notification_email: global().shape()["notification_email"]!,
+    events: objectOf(Object.fromEntries([...EVENTS()].map((name) => [name, switches[name]!])), true),
+  };
+  return shape;
+};
 
 /** The API's shape in manifest terms: events flattened next to the level. */
-function toLive(s: ApiSettings): Live {
-  const fields: Fields = { level: s.level };
-  if (s.notification_email !== undefined) fields["notification_email"] = s.notification_email;
-  for (const [name, on] of Object.entries(s.events ?? {})) if (EVENTS.has(name)) fields[name] = on;
-  return { key: KEY, id: KEY, fields };
+function toLive(s: ApiObject, options?: ReadOptions): Live {
+  const fields: Fields = { level: s["level"] };
+  if (s["notification_email"] !== undefined) fields["notification_email"] = s["notification_email"];
+  for (const [name, on] of Object.entries((s["events"] as Record<string, boolean> | undefined) ?? {}))
+    if (EVENTS().has(name)) fields[name] = on;
+  return { key: KEY, id: KEY, fields: { ...fields, ...uncheckedFields(s, options?.unchecked) } };
 }
 
 function path(parent: Parent): string {
@@ -48,7 +55,7 @@ function path(parent: Parent): string {
 function check(desired: Fields, live: Live | undefined): KindProblem[] {
   const wanted = desired["level"];
   const level = textOf(wanted) ?? (live?.fields["level"] as string | undefined);
-  const switches = Object.keys(desired).filter((name) => EVENTS.has(name));
+  const switches = Object.keys(desired).filter((name) => EVENTS().has(name));
   if (level === "custom" || switches.length === 0) return [];
   return [
     {
@@ -67,25 +74,21 @@ function kindFor(parents: readonly string[]): Kind {
     updateMode: "update",
     identity: () => KEY,
 
-    async read(ctx, parent) {
-      return [
-        toLive(
-          await ctx.api.get<ApiSettings>(path(parent), {
-            shape: SHAPE,
-          }),
-        ),
-      ];
+    async read(ctx, parent, _wanted, options) {
+      return [toLive(await ctx.api.get<ApiObject>(path(parent), { shape: SHAPE() }), options)];
     },
 
     check: (_ctx, _parent, desired, live) => check(desired, live),
 
     async update(ctx, parent, _live, desired, changed) {
-      const payload: Record<string, unknown> = {};
-      for (const name of changed) payload[name] = desired[name];
+      const payload = body(desired, changed);
       // Switching to custom: send the declared switches along, so the events land with the level.
       if (changed.includes("level"))
-        for (const name of Object.keys(desired)) if (EVENTS.has(name)) payload[name] = desired[name];
-      return toLive(await ctx.api.put<ApiSettings>(path(parent), { body: payload, shape: SHAPE }));
+        for (const name of Object.keys(desired)) if (EVENTS().has(name)) payload[name] = desired[name];
+      return toLive(
+        await ctx.api.put<ApiObject>(path(parent), { body: payload, shape: SHAPE() }),
+        unchecked(desired),
+      );
     },
   };
 }

@@ -5,33 +5,34 @@
  * the formatted name, so given and family names are sent on create and never compared.
  */
 import { ApiError, apiPath, ClientConfigError, listOf, objectOf, type Shape } from "../api/index.js";
+import type { ScimUser as ManifestScimUser, ScimEmail, ScimName } from "../manifest/types.gen.js";
+import { lazySchema } from "./declare.js";
 import type { Fields, Kind, KindContext, Live, Parent } from "./kind.js";
 
-interface ScimEmail {
-  type?: string;
-  value: string;
-  primary?: boolean;
-}
-
-const SCIM_USER_SHAPE: Shape = {
-  id: "string",
-  userName: "string",
-  externalId: "string?",
-  active: "boolean?",
-  name: objectOf({ formatted: "string?" }, true),
-  "name.formatted": "string?",
-  emails: listOf({ value: "string", type: "string?", primary: "boolean?" }, true),
+/**
+ * A SCIM user as the SCIM API shows it: the schema's fields (externalId absent for a user provisioned without one,
+ * the name and e-mails as far as the platform keeps them), its SCIM id, and the name in the flat form some
+ * versions answer with.
+ */
+type ScimUser = Partial<Omit<ManifestScimUser, "name" | "emails" | "state">> & {
+  id: string;
+  name?: Partial<ScimName>;
+  "name.formatted"?: string;
+  emails?: (ScimEmail & { primary?: boolean })[];
 };
 
-interface ScimUser {
-  id: string;
-  externalId?: string;
-  userName: string;
-  active?: boolean;
-  name?: { formatted?: string; givenName?: string; familyName?: string };
-  "name.formatted"?: string;
-  emails?: ScimEmail[];
-}
+const schema = lazySchema("groups", "scim_users");
+let shape: Shape | undefined;
+const SCIM_USER_SHAPE = (): Shape => {
+  shape ??= schema().shape({
+    id: "string",
+    externalId: "string?",
+    name: objectOf({ formatted: "string?" }, true),
+    "name.formatted": "string?",
+    emails: listOf({ value: "string", type: "string?", primary: "boolean?" }, true),
+  });
+  return shape;
+};
 
 const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 const PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
@@ -72,7 +73,7 @@ async function userByExternalId(
   const found = await ctx.api.list<ScimUser>(usersPath(parent), {
     scim: true,
     query: { filter: `id eq "${key}"` },
-    shape: SCIM_USER_SHAPE,
+    shape: SCIM_USER_SHAPE(),
   });
   return found.find((u) => (u.externalId ?? u.id) === key);
 }
@@ -99,7 +100,7 @@ export const scimUserKind: Kind = {
   },
 
   async read(ctx, parent) {
-    return (await ctx.api.list<ScimUser>(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE })).map(
+    return (await ctx.api.list<ScimUser>(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE() })).map(
       toLive,
     );
   },
@@ -130,7 +131,7 @@ export const scimUserKind: Kind = {
     const created = await ctx.api.post<ScimUser>(usersPath(parent), {
       scim: true,
       body: payload,
-      shape: SCIM_USER_SHAPE,
+      shape: SCIM_USER_SHAPE(),
     });
     if (desired["active"] === false) {
       await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);

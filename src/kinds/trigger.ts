@@ -14,18 +14,10 @@
 import { createHash } from "node:crypto";
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
-import { apiPath } from "../api/index.js";
 import { existingAncestor, writeFileSafely } from "../files/write.js";
-import { ownerPath } from "./common.js";
-import type { Kind, KindContext, KindProblem, Live, Parent } from "./kind.js";
-
-interface ApiTrigger {
-  id: number;
-  description: string;
-  token?: string;
-}
-
-const SHAPE = { id: "integer", description: "string", token: "string?" } as const;
+import { createBody } from "./common.js";
+import { type ApiObject, restCollection, unchecked } from "./declare.js";
+import type { KindContext, KindProblem, Parent } from "./kind.js";
 
 /** The largest token file read back for comparison: a token is at most a few dozen characters. */
 const MAX_TOKEN_FILE_BYTES = 1024;
@@ -39,11 +31,12 @@ const digest = (text: string) => createHash("sha256").update(text).digest("hex")
 const shownTokens = new WeakMap<KindContext, Map<string, string>>();
 const tokenKey = (parent: Parent, description: string) => `${parent.ref}\u0000${description}`;
 
-function remember(ctx: KindContext, parent: Parent, triggers: ApiTrigger[]): void {
+function remember(ctx: KindContext, parent: Parent, triggers: ApiObject[]): void {
   const map = shownTokens.get(ctx) ?? new Map<string, string>();
   shownTokens.set(ctx, map);
   for (const t of triggers) {
-    if (typeof t.token === "string") map.set(tokenKey(parent, t.description), digest(t.token));
+    if (typeof t["token"] === "string")
+      map.set(tokenKey(parent, String(t["description"])), digest(t["token"]));
   }
 }
 
@@ -90,81 +83,66 @@ function writeToken(target: string, token: string): void {
   writeFileSafely(target, `${token}\n`, { mode: 0o600, directoryMode: 0o700 });
 }
 
-/** Only the description: the token stays out of every Live object. */
-const toLive = (t: ApiTrigger): Live => ({
-  key: t.description,
-  id: t.id,
-  fields: { description: t.description },
-});
-
 const problems = (message: string | undefined): KindProblem[] =>
   message === undefined ? [] : [{ field: "token_file", message }];
 
-export const triggerKind: Kind = {
-  collection: "triggers",
-  segment: "trigger",
-  parents: ["projects"],
-  updateMode: "update",
-
-  async read(ctx, parent) {
-    const triggers = await ctx.api.list<ApiTrigger>(`${ownerPath(parent)}/triggers`, {
-      shape: SHAPE,
-    });
-    remember(ctx, parent, triggers);
-    return triggers.map(toLive);
+export const triggerKind = restCollection(
+  {
+    collection: "triggers",
+    segment: "trigger",
+    parents: ["projects"],
+    path: "triggers",
+    // The token is read only to recognise a token file that holds it (see `remember`); it stays out of every Live
+    // object, whose fields are the schema's: the description.
+    shape: { token: "string?" },
   },
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const triggers = await rest.list(ctx, parent);
+      remember(ctx, parent, triggers);
+      return triggers.map((t) => rest.toLive(parent, t, options));
+    },
 
-  check(ctx, parent, desired, live) {
-    // An existing trigger may be replaced (--replace): its token_file must be free or hold its current token.
-    const file = desired["token_file"];
-    if (typeof file !== "string" || !live) return [];
-    return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
-  },
+    check(ctx, parent, desired, live) {
+      // An existing trigger may be replaced (--replace): its token_file must be free or hold its current token.
+      const file = desired["token_file"];
+      if (typeof file !== "string" || !live) return [];
+      return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
+    },
 
-  async createReason(_ctx, parent, desired) {
-    const file = desired["token_file"];
-    if (typeof file === "string")
-      return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
-    return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
-  },
+    async createReason(_ctx, parent, desired) {
+      const file = desired["token_file"];
+      if (typeof file === "string")
+        return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+      return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
+    },
 
-  async checkCreate(_ctx, _parent, _key, desired) {
-    const file = desired["token_file"];
-    return typeof file === "string" ? problems(refusal(file, undefined)) : [];
-  },
+    async checkCreate(_ctx, _parent, _key, desired) {
+      const file = desired["token_file"];
+      return typeof file === "string" ? problems(refusal(file, undefined)) : [];
+    },
 
-  async create(ctx, parent, desired, key) {
-    const file = desired["token_file"];
-    const target = typeof file === "string" ? file : undefined;
-    // Checked again just before the token exists. In a replace, the old trigger is gone by now: its token is the
-    // one read when planning.
-    const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
-    if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
-    const created = await ctx.api.post<ApiTrigger>(`${ownerPath(parent)}/triggers`, {
-      body: { description: key },
-      shape: SHAPE,
-    });
-    if (target && created.token) {
-      try {
-        writeToken(target, created.token);
-      } catch (error) {
-        throw new Error(
-          `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${(error as Error).message}; the trigger's owner can read the token in the project's CI/CD settings`,
-        );
+    async create(ctx, parent, desired, key) {
+      const file = desired["token_file"];
+      const target = typeof file === "string" ? file : undefined;
+      // Checked again just before the token exists. In a replace, the old trigger is gone by now: its token is the
+      // one read when planning.
+      const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
+      if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
+      const created = await rest.post(ctx, parent, {
+        ...createBody(desired, rest.schema().sent),
+        description: key,
+      });
+      if (target && typeof created["token"] === "string") {
+        try {
+          writeToken(target, created["token"]);
+        } catch (error) {
+          throw new Error(
+            `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${(error as Error).message}; the trigger's owner can read the token in the project's CI/CD settings`,
+          );
+        }
       }
-    }
-    return toLive(created);
-  },
-
-  async update(ctx, parent, live, desired) {
-    const updated = await ctx.api.put<ApiTrigger>(`${ownerPath(parent)}${apiPath`/triggers/${live.id!}`}`, {
-      body: { description: desired["description"] },
-      shape: SHAPE,
-    });
-    return toLive(updated);
-  },
-
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/triggers/${live.id!}`}`);
-  },
-};
+      return rest.toLive(parent, created, unchecked(desired));
+    },
+  }),
+);
