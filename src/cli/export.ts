@@ -15,9 +15,9 @@ import { writeFileSafely } from "../files/write.js";
 import { kinds } from "../kinds/index.js";
 import { fieldSpecs } from "../kinds/schemas.js";
 import { pathProblem } from "../manifest/paths.js";
-import { escapeLine } from "../report/escape.js";
+import { escapeLine } from "../text/escape.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
-import type { Io } from "./index.js";
+import type { Io } from "./io.js";
 import { collect } from "./plan.js";
 
 /** The package's version, for the schema's versioned URL. */
@@ -51,6 +51,12 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
     .option("--project <path>", "export a project (repeatable)", collect, [])
     .option("--out <dir>", "directory to write the manifests to (created if missing)", ".")
     .option("--force", "overwrite files that exist already (otherwise export refuses, writing nothing)")
+    .option(
+      "--unchecked <name>",
+      "also export this setting, which forgeform's schema does not know, under unchecked: wherever the platform shows it (repeatable)",
+      collect,
+      [],
+    )
     .option(
       "--schema-ref <ref>",
       "the $schema each file names (default: the versioned schema URL on unpkg.com; a relative path works offline)",
@@ -89,6 +95,7 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
         projects,
         schemaRef: (opts["schemaRef"] as string | undefined) ?? schemaUrl(),
         host: new URL(connection.url).hostname,
+        unchecked: opts["unchecked"] as string[],
       });
       const existing = result.files
         .map((f) => join(outDir, f.name))

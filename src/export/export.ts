@@ -9,9 +9,9 @@ import { Document, isMap, isSeq, type Node } from "yaml";
 import { apiPath } from "../api/index.js";
 import { sameValue } from "../engine/compare.js";
 import type { KindRegistry } from "../engine/registry.js";
-import { orNotFound } from "../kinds/common.js";
+import { orNotFound, UNCHECKED } from "../kinds/common.js";
 import type { FieldSpec } from "../kinds/fields.js";
-import type { Fields, KindContext, Live, Parent } from "../kinds/kind.js";
+import type { Fields, KindContext, Live, Parent, ReadOptions } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
 import { identityOf } from "../manifest/rules.js";
 import { findCredentials, maskCredentials } from "./credentials.js";
@@ -26,6 +26,8 @@ export interface ExportRequest {
   schemaRef: string;
   /** The platform's host name (defaults such as `users.noreply.<host>` derive from it). */
   host: string;
+  /** Settings the schema does not know, written under `unchecked:` where the platform shows them (`--unchecked`). */
+  unchecked?: string[];
 }
 
 /** An environment variable an exported manifest refers to for a sensitive value. */
@@ -115,6 +117,8 @@ class Exporter {
     private readonly registry: KindRegistry,
     /** The platform's host name, for defaults derived from it. */
     private readonly host: string,
+    /** The read options that bring the `--unchecked` settings along. */
+    private readonly readOptions: ReadOptions = {},
   ) {}
 
   /** Whether a live value is the platform's default for the field (`default`, or `x-default-template`). */
@@ -230,6 +234,16 @@ class Exporter {
         : this.written(value, nameParts, name, self.address);
     }
     if (ownState !== undefined && ownState !== stateSchema?.["default"]) out["state"] = ownState;
+    // Settings the schema does not know, asked for with --unchecked: as the platform shows them.
+    const extra = Object.entries(fields).filter(([name, v]) => name.startsWith(UNCHECKED) && !isEmpty(v));
+    if (extra.length > 0) {
+      out["unchecked"] = Object.fromEntries(
+        extra.map(([name, v]) => [
+          name.slice(UNCHECKED.length),
+          this.written(v, nameParts, name.slice(UNCHECKED.length), self.address),
+        ]),
+      );
+    }
     // A setting that is on (or set) needs its partners declared with it; when a partner is empty or write-only
     // on the platform, the manifest cannot say the same, so the setting is left out and a comment says why.
     for (const [name, spec] of specs) {
@@ -272,7 +286,7 @@ class Exporter {
     if (spec.licensed && this.ctx.edition === "core") return undefined;
     let lives: Live[];
     try {
-      lives = (await kind.read(this.ctx, parent, [])).filter((l) => !l.readOnly);
+      lives = (await kind.read(this.ctx, parent, [], this.readOptions)).filter((l) => !l.readOnly);
     } catch (error) {
       if (await kind.notConfigured?.(this.ctx, parent, error)) return undefined;
       this.skipped.push(`${where}: ${(error as Error).message}`);
@@ -364,7 +378,7 @@ class Exporter {
   async readTop(collection: "groups" | "projects", keys: string[]): Promise<Live[]> {
     const kind = this.registry.kind("instance", collection);
     if (!kind) return [];
-    return kind.read(this.ctx, INSTANCE, keys);
+    return kind.read(this.ctx, INSTANCE, keys, this.readOptions);
   }
 }
 
@@ -387,7 +401,12 @@ export async function exportManifests(
   registry: KindRegistry,
   request: ExportRequest,
 ): Promise<ExportResult> {
-  const exporter = new Exporter(ctx, registry, request.host);
+  const exporter = new Exporter(
+    ctx,
+    registry,
+    request.host,
+    request.unchecked?.length ? { unchecked: request.unchecked } : {},
+  );
   const files: ExportedFile[] = [];
   /** Group and project paths already written, so none is declared in two files. */
   const exportedPaths = new Set<string>();

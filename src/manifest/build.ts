@@ -84,6 +84,18 @@ export function buildNode(
       children[k] = { policy: "ignore", items: [buildNode(k, k, v, prop, ctx)] };
       continue;
     }
+    if (k === "unchecked" && isObj(v)) {
+      // Settings newer than the schema, flattened as plans name them: `unchecked.<name>`.
+      const at = getMeta(v);
+      for (const [name, value] of Object.entries(v)) {
+        fields[`unchecked.${name}`] = value;
+        const l = at?.values.get(name) ?? at?.keys.get(name);
+        if (l) fieldSources[`unchecked.${name}`] = ref(l);
+        if (value !== null && typeof value === "object" && !isSecret(value))
+          collectSources(value, `unchecked.${name}`, fieldSources);
+      }
+      continue;
+    }
     if (META_KEYS.has(k) && !(k === "state" && keepsState && v !== "absent")) continue;
     const sensitive = prop && (prop.writeOnly === true || prop["x-sensitive"] === true);
     fields[k] = sensitive && typeof v === "string" ? new Secret(v, "literal") : v;

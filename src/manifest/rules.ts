@@ -103,11 +103,50 @@ export interface RuleContext {
   root: string;
 }
 
+/** A setting's name that says its value is a secret. */
+const SECRET_NAME = /(^|_)(token|secret|password|passwd|key|credentials?|private)(_|$)/;
+
+/**
+ * `unchecked:`, settings newer than the schema: each is a warning naming it (sent and compared as written, nothing
+ * checks it); one the schema knows is an error (write it as the field), and so is a secret written in clear (it
+ * must come from `${env:}` or `${file:}`, so that it is masked).
+ */
+function checkUnchecked(
+  unchecked: Obj,
+  props: Record<string, JsonSchema>,
+  path: Path,
+  diags: Diagnostics,
+): void {
+  for (const [name, v] of Object.entries(unchecked)) {
+    const at = keyLoc(unchecked, name);
+    const where = renderPath([...path, name]);
+    if (Object.hasOwn(props, name) && name !== "unchecked") {
+      diags.error(at, where, `${name} is a field forgeform knows: write it as ${name}, not under unchecked`);
+      continue;
+    }
+    const written = typeof v === "string" ? v : undefined;
+    if (SECRET_NAME.test(name) && written !== undefined && !/\$\{(env|file):/.test(written)) {
+      diags.error(
+        valueLoc(unchecked, name),
+        where,
+        `${name} looks like a secret: write it as \${env:NAME} or \${file:path}, so that forgeform masks it (it is never shown here)`,
+      );
+      continue;
+    }
+    diags.warning(
+      at,
+      where,
+      `${name} is not a setting forgeform checks: it is sent and compared as written (check its name and value in the platform's API documentation)`,
+    );
+  }
+}
+
 /** Checks one body (instance, group, project or one of their items) against the contract's rules. */
 export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: RuleContext): void {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
+  if (isObj(value["unchecked"])) checkUnchecked(value["unchecked"], props, [...path, "unchecked"], diags);
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];

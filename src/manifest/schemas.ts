@@ -289,11 +289,15 @@ export function reportSchemaErrors(
         at = locate(value, fieldPath, "key");
         const allowed = Object.keys((parent?.properties ?? {}) as object);
         const hint = didYouMean(key, allowed);
+        // An object that takes settings newer than the schema says where such a setting goes.
+        const newer = allowed.includes("unchecked")
+          ? `; a setting newer than this version of forgeform goes under unchecked: (sent and compared as written)`
+          : "";
         message = hint
           ? `unknown key "${key}"; did you mean "${hint}"?`
           : allowed.length <= 25
-            ? `unknown key "${key}"; allowed keys: ${allowed.join(", ")}`
-            : `unknown key "${key}": it is none of the ${allowed.length} keys ${String(parent?.title ?? "this object")} allows (see schemas/)`;
+            ? `unknown key "${key}"; allowed keys: ${allowed.join(", ")}${newer}`
+            : `unknown key "${key}": it is none of the ${allowed.length} keys ${String(parent?.title ?? "this object")} allows (see schemas/)${newer}`;
         break;
       }
       case "required": {

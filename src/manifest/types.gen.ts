@@ -176,6 +176,13 @@ export interface Badge {
    * `absent` deletes the live badge with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * Settings newer than this version of forgeform's schema, by their API names: sent as written, compared as written, shown in plans as `unchecked.<name>`; validate warns for each. A secret in one must come from `${env:}` or `${file:}`, so that it is masked. Exported only with `export --unchecked NAME`.
+ */
+export interface Unchecked {
+  [k: string]: unknown | undefined;
 }
 /**
  * A project or group milestone. Identity: `title`.
@@ -205,6 +212,7 @@ export interface Milestone {
    * Allow deleting this milestone (`state: absent`) while it still has open issues; without it such a delete is refused in the plan. Default false.
    */
   force_delete?: boolean;
+  unchecked?: Unchecked;
 }
 /**
  * Your notification settings for the project.
@@ -278,6 +286,7 @@ export interface NotificationSettings {
    * E-mail on the `new epic` event (used with level `custom`). [licensed]
    */
   new_epic?: boolean;
+  unchecked?: Unchecked;
 }
 /**
  * [licensed] A user provisioned into the group through SCIM (group SSO must be configured). Identity: `externalId`.
@@ -425,6 +434,7 @@ export interface PipelineSchedule {
    * `absent` deletes the live schedule with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
 }
 /**
  * A variable passed to the pipelines a schedule starts. Identity: `key`.
@@ -446,6 +456,7 @@ export interface ScheduleVariable {
    * `absent` deletes the live variable with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
 }
 /**
  * [licensed] A protected environment: who may deploy to it. Identity: `name`. The platform has no update, so any change deletes and re-creates it.
@@ -465,6 +476,7 @@ export interface ProtectedEnvironment {
    * `absent` deletes the live protected environment with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
 }
 /**
  * One deployer: exactly one of access_level, user or group.
@@ -503,6 +515,7 @@ export interface DeployKey {
    * `absent` deletes the live deploy key with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
 }
 /**
  * A pipeline trigger token. Identity: `description`. The token is created by the platform and never stored in the manifest.
@@ -520,6 +533,7 @@ export interface Trigger {
    * `absent` deletes the live trigger with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
 }
 /**
  * A project wiki page. Identity: `slug` (derived from `title` when not given).
@@ -555,6 +569,7 @@ export interface WikiPage {
    * `absent` deletes the live wiki page with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
 }
 /**
  * Error-tracking settings.
@@ -564,6 +579,7 @@ export interface ErrorTracking {
    * Whether error tracking is switched on.
    */
   active?: boolean;
+  unchecked?: Unchecked;
 }
 /**
  * Instance-level objects.
@@ -1013,6 +1029,7 @@ export interface ApplicationSettings {
    * Reminds users without an SSH key to add one.
    */
   user_show_add_ssh_key_message?: boolean;
+  unchecked?: Unchecked;
 }
 /**
  * An instance-wide system hook (administrators only). Identity: `url`. The platform has no update, so any change deletes and re-creates it.
@@ -1050,6 +1067,7 @@ export interface SystemHook {
    * `absent` deletes the live hook with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
 }
 /**
  * A message shown to every user (administrators only). Identity: `message`.
@@ -1091,6 +1109,7 @@ export interface BroadcastMessage {
    * `absent` deletes the live message with this identity; `present` (the default) creates or updates it.
    */
   state?: "present" | "absent";
+  unchecked?: Unchecked;
 }
 /**
  * Your global notification settings.
@@ -1168,6 +1187,7 @@ export interface GlobalNotificationSettings {
    * E-mail on the `new epic` event (used with level `custom`). [licensed]
    */
   new_epic?: boolean;
+  unchecked?: Unchecked;
 }
 /**
  * A group or subgroup, keyed by its full path (`acme/platform`); the parent follows from the path and is managed first. Groups are created when missing.
@@ -1276,6 +1296,7 @@ export interface Group {
    * On a pattern entry (`acme/**`): full paths or patterns under its root that it leaves out (`acme/legacy/**`, `acme/sandbox`); a full path leaves out everything below it too.
    */
   except?: string[];
+  unchecked?: Unchecked;
 }
 /**
  * Your notification settings for the group.
@@ -1349,6 +1370,7 @@ export interface NotificationSettings1 {
    * E-mail on the `new epic` event (used with level `custom`). [licensed]
    */
   new_epic?: boolean;
+  unchecked?: Unchecked;
 }
 /**
  * An existing project, keyed by its full path (`acme/platform/api`), and the collections forgeform manages in it. Projects are not created.
@@ -1499,6 +1521,7 @@ export interface NotificationSettings2 {
    * E-mail on the `new epic` event (used with level `custom`). [licensed]
    */
   new_epic?: boolean;
+  unchecked?: Unchecked;
 }
 /**
  * Error-tracking settings.
@@ -1508,4 +1531,5 @@ export interface ErrorTracking1 {
    * Whether error tracking is switched on.
    */
   active?: boolean;
+  unchecked?: Unchecked;
 }

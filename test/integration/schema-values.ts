@@ -123,7 +123,8 @@ export function valueFor(name: string, raw: Schema, variant: Variant): unknown {
 export function ownFields(schema: Schema): [string, Schema][] {
   const props = (deref(schema)["properties"] ?? {}) as Record<string, Schema>;
   return Object.entries(props).filter(([name, raw]) => {
-    if (["state", "extends", "unmanaged", "except", "include_archived"].includes(name)) return false;
+    if (["state", "extends", "unmanaged", "except", "include_archived", "unchecked"].includes(name))
+      return false;
     const p = deref(raw);
     if (p["x-singleton"] === true || p["x-local"] === true) return false;
     if (

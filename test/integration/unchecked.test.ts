@@ -1,0 +1,152 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write manifest reference syntax literally
+/**
+ * `unchecked:`, the escape hatch for settings newer than forgeform's schema: validate names each one in a warning;
+ * plan shows them like any field (`unchecked.<name>`), apply sends them as written, the next plan compares them as
+ * the platform gives them back; a secret in one comes from `${env:}` and is masked; export writes them only when
+ * asked. A setting the schema knows, or a secret written in clear, is refused.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, Bench } from "./helpers.js";
+
+const fixture = { groups: [{ path: "hatch" }], projects: [{ path: "hatch/templates" }] };
+
+describe("unchecked settings", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture, edition: "licensed" });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const settings = () => bench.get<Record<string, unknown>>("/application/settings");
+
+  it("are named by validate, shown, applied as written, read back, and converge", async () => {
+    const templates = (await bench.get<{ id: number }>("/projects/hatch%2Ftemplates")).id;
+    const m = bench.manifest(
+      `version: 1
+instance:
+  application_settings:
+    signup_enabled: false
+    unchecked:
+      default_branch_name: trunk
+      disable_feed_token: true
+groups:
+  hatch:
+    description: with a lock
+    unchecked:
+      file_template_project_id: ${templates}
+`,
+      "hatch.yaml",
+    );
+    const validated = await bench.cli(["validate", m]);
+    expect(validated.code, validated.err).toBe(0);
+    const said = validated.out + validated.err;
+    for (const [line, name] of [
+      [6, "default_branch_name"],
+      [7, "disable_feed_token"],
+      [12, "file_template_project_id"],
+    ] as const) {
+      expect(said).toMatch(
+        new RegExp(
+          `${m}:${line}:\\d+: \\S*unchecked\\.${name}: warning: ${name} is not a setting forgeform checks: it is sent and compared as written`,
+        ),
+      );
+    }
+    const plan = await bench.cli(["plan", m]);
+    expect(plan.out).toContain('~ unchecked.default_branch_name: null -> "trunk"');
+    expect(plan.out).toContain("~ unchecked.disable_feed_token: false -> true");
+    expect(plan.out).toContain(`~ unchecked.file_template_project_id: null -> ${templates}`);
+    const applied = await bench.cli(["apply", "--yes", m]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(await settings()).toMatchObject({ default_branch_name: "trunk", disable_feed_token: true });
+    expect(await bench.get("/groups/hatch")).toMatchObject({ file_template_project_id: templates });
+    const again = await bench.cli(["plan", "--detailed-exitcode", m]);
+    expect(again.code, again.out).toBe(0);
+
+    // Changed on the platform: drift, as for any field.
+    const res = await fetch(`${bench.sandbox.url}/api/v4/application/settings`, {
+      method: "PUT",
+      headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
+      body: JSON.stringify({ default_branch_name: "main" }),
+    });
+    expect(res.status).toBe(200);
+    const drift = await bench.cli(["drift", m]);
+    expect(drift.code).toBe(2);
+    expect(drift.out).toContain('unchecked.default_branch_name: "main" -> "trunk"');
+  });
+
+  it("mask a value from ${env:} like any secret, and refuse one written in clear or a setting the schema knows", async () => {
+    const secret = "unchecked-secret-value-42";
+    const m = bench.manifest(
+      `version: 1
+instance:
+  application_settings:
+    unchecked:
+      custom_http_clone_url_root: "https://\${env:CLONE_HOST}"
+`,
+      "secret.yaml",
+    );
+    const env = { CLONE_HOST: secret };
+    const runs = [
+      await bench.cli(["plan", m], env),
+      await bench.cli(["plan", "--format", "json", m], env),
+      await bench.cli(["apply", "--yes", "--debug", m], env),
+    ];
+    // Both sides masked, as for any field whose desired value is a secret.
+    expect(runs[0]!.out).toContain("~ unchecked.custom_http_clone_url_root: (sensitive) -> (sensitive)");
+    for (const r of runs) expect(r.out + r.err).not.toContain(secret);
+    expect((await settings())["custom_http_clone_url_root"]).toBe(`https://${secret}`);
+
+    const bad = bench.manifest(
+      `version: 1
+instance:
+  application_settings:
+    unchecked:
+      signup_enabled: false
+      elasticsearch_password: hunter2-in-clear
+`,
+      "bad.yaml",
+    );
+    const refused = await bench.cli(["validate", bad]);
+    expect(refused.code).toBe(1);
+    const said = refused.out + refused.err;
+    expect(said).toContain(
+      "unchecked.signup_enabled: signup_enabled is a field forgeform knows: write it as signup_enabled, not under unchecked",
+    );
+    expect(said).toContain(
+      "unchecked.elasticsearch_password: elasticsearch_password looks like a secret: write it as ${env:NAME} or ${file:path}",
+    );
+    expect(said).not.toContain("hunter2-in-clear");
+  });
+
+  it("are exported only when asked for, and the export plans back to nothing", async () => {
+    const plain = join(bench.dir, "plain");
+    const asked = join(bench.dir, "asked");
+    expect((await bench.cli(["export", "--instance", "--group", "hatch", "--out", plain])).code).toBe(0);
+    expect(readFileSync(join(plain, "instance.yaml"), "utf8")).not.toContain("unchecked");
+    const run = await bench.cli([
+      "export",
+      "--instance",
+      "--group",
+      "hatch",
+      "--unchecked",
+      "default_branch_name",
+      "--unchecked",
+      "file_template_project_id",
+      "--out",
+      asked,
+    ]);
+    expect(run.code, run.err).toBe(0);
+    expect(readFileSync(join(asked, "instance.yaml"), "utf8")).toMatch(
+      /unchecked:\n\s+default_branch_name: main\n/,
+    );
+    expect(readFileSync(join(asked, "hatch.yaml"), "utf8")).toMatch(
+      /unchecked:\n\s+file_template_project_id: \d+\n/,
+    );
+    const plan = await bench.cli(["plan", "--detailed-exitcode", asked]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+});
