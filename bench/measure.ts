@@ -83,7 +83,8 @@ let kept = 0;
 /**
  * With FORGEFORM_BENCH_KEEP=DIR, each run's standard output is kept in DIR, numbered in run order, with what varies
  * from one run to the next (when a plan was made, the salt of its secrets fingerprint, temporary paths) written
- * out: so that two benchmark runs, before and after a change that should change nothing, compare byte for byte.
+ * out (and the live digest: the seeded state holds the time it was made), so that two benchmark runs, before and after
+ * a change that should change nothing, compare byte for byte.
  */
 function keep(args: string[], stdout: string): void {
   const dir = process.env["FORGEFORM_BENCH_KEEP"];
@@ -98,7 +99,10 @@ function keep(args: string[], stdout: string): void {
   const stable = stdout
     .replace(/"(created_at|generated_at)": "[^"]*"/g, '"$1": "(time)"')
     .replace(/"secrets_fingerprint": "[^"]*"/g, '"secrets_fingerprint": "(fingerprint)"')
-    .replace(/\/tmp\/[A-Za-z0-9._-]+/g, "/tmp/(dir)");
+    .replace(/\/tmp\/[A-Za-z0-9._-]+/g, "/tmp/(dir)")
+    .replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:(port)")
+    // The live state itself differs from one seeding to the next (a broadcast message starts when it is made).
+    .replace(/"live_digest": "[^"]*"/g, '"live_digest": "(this run\'s live state)"');
   writeFileSync(join(dir, name), stable);
 }
 
