@@ -12,14 +12,6 @@ var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
 });
-var __esm = (fn, res, err) => function __init() {
-  if (err) throw err[0];
-  try {
-    return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
-  } catch (e) {
-    throw err = [e], e;
-  }
-};
 var __commonJS = (cb, mod) => function __require3() {
   try {
     return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
@@ -52,7 +44,7 @@ var require_tunnel = __commonJS({
     var tls = __require("tls");
     var http = __require("http");
     var https = __require("https");
-    var events = __require("events");
+    var events2 = __require("events");
     var assert = __require("assert");
     var util = __require("util");
     exports.httpOverHttp = httpOverHttp2;
@@ -104,7 +96,7 @@ var require_tunnel = __commonJS({
         self.removeSocket(socket);
       });
     }
-    util.inherits(TunnelingAgent, events.EventEmitter);
+    util.inherits(TunnelingAgent, events2.EventEmitter);
     TunnelingAgent.prototype.addRequest = function addRequest(req, host, port, localAddress) {
       var self = this;
       var options = mergeOptions({ request: req }, self.options, toOptions(host, port, localAddress));
@@ -10679,15 +10671,15 @@ var require_mock_utils = __commonJS({
         isPromise
       }
     } = __require("node:util");
-    function matchValue(match, value) {
-      if (typeof match === "string") {
-        return match === value;
+    function matchValue(match2, value) {
+      if (typeof match2 === "string") {
+        return match2 === value;
       }
-      if (match instanceof RegExp) {
-        return match.test(value);
+      if (match2 instanceof RegExp) {
+        return match2.test(value);
       }
-      if (typeof match === "function") {
-        return match(value) === true;
+      if (typeof match2 === "function") {
+        return match2(value) === true;
       }
       return false;
     }
@@ -19386,8 +19378,8 @@ var require_utils2 = __commonJS({
       return false;
     };
     exports.removeBackslashes = (str) => {
-      return str.replace(REGEX_REMOVE_BACKSLASH, (match) => {
-        return match === "\\" ? "" : match;
+      return str.replace(REGEX_REMOVE_BACKSLASH, (match2) => {
+        return match2 === "\\" ? "" : match2;
       });
     };
     exports.escapeLast = (input, char, lastIdx) => {
@@ -19675,7 +19667,7 @@ var require_scan = __commonJS({
         isExtglob = false;
         isGlob = false;
       }
-      let base2 = str;
+      let base = str;
       let prefix = "";
       let glob2 = "";
       if (start > 0) {
@@ -19683,31 +19675,31 @@ var require_scan = __commonJS({
         str = str.slice(start);
         lastIndex -= start;
       }
-      if (base2 && isGlob === true && lastIndex > 0) {
-        base2 = str.slice(0, lastIndex);
+      if (base && isGlob === true && lastIndex > 0) {
+        base = str.slice(0, lastIndex);
         glob2 = str.slice(lastIndex);
       } else if (isGlob === true) {
-        base2 = "";
+        base = "";
         glob2 = str;
       } else {
-        base2 = str;
+        base = str;
       }
-      if (base2 && base2 !== "" && base2 !== "/" && base2 !== str) {
-        if (isPathSeparator(base2.charCodeAt(base2.length - 1))) {
-          base2 = base2.slice(0, -1);
+      if (base && base !== "" && base !== "/" && base !== str) {
+        if (isPathSeparator(base.charCodeAt(base.length - 1))) {
+          base = base.slice(0, -1);
         }
       }
       if (opts.unescape === true) {
         if (glob2) glob2 = utils.removeBackslashes(glob2);
-        if (base2 && backslashes === true) {
-          base2 = utils.removeBackslashes(base2);
+        if (base && backslashes === true) {
+          base = utils.removeBackslashes(base);
         }
       }
       const state = {
         prefix,
         input,
         start,
-        base: base2,
+        base,
         glob: glob2,
         isBrace,
         isBracket,
@@ -19948,11 +19940,11 @@ var require_parse2 = __commonJS({
       let index2 = 0;
       const chars = [];
       while (index2 < pattern.length) {
-        const match = parseRepeatedExtglob(pattern.slice(index2), false);
-        if (!match || match.type !== "*") {
+        const match2 = parseRepeatedExtglob(pattern.slice(index2), false);
+        if (!match2 || match2.type !== "*") {
           return;
         }
-        const branches = splitTopLevel(match.body).map((branch2) => branch2.trim());
+        const branches = splitTopLevel(match2.body).map((branch2) => branch2.trim());
         if (branches.length !== 1) {
           return;
         }
@@ -19961,7 +19953,7 @@ var require_parse2 = __commonJS({
           return;
         }
         chars.push(branch);
-        index2 += match.end + 1;
+        index2 += match2.end + 1;
       }
       if (chars.length < 1) {
         return;
@@ -19971,11 +19963,11 @@ var require_parse2 = __commonJS({
     var repeatedExtglobRecursion = (pattern) => {
       let depth = 0;
       let value = pattern.trim();
-      let match = parseRepeatedExtglob(value);
-      while (match) {
+      let match2 = parseRepeatedExtglob(value);
+      while (match2) {
         depth++;
-        value = match.body.trim();
-        match = parseRepeatedExtglob(value);
+        value = match2.body.trim();
+        match2 = parseRepeatedExtglob(value);
       }
       return depth;
     };
@@ -20256,10 +20248,10 @@ var require_parse2 = __commonJS({
             push({ type: "text", value });
             continue;
           }
-          const match = /^\\+/.exec(remaining());
+          const match2 = /^\\+/.exec(remaining());
           let slashes = 0;
-          if (match && match[0].length > 2) {
-            slashes = match[0].length;
+          if (match2 && match2[0].length > 2) {
+            slashes = match2[0].length;
             state.index += slashes;
             if (slashes % 2 !== 0) {
               value += "\\";
@@ -20544,10 +20536,10 @@ var require_parse2 = __commonJS({
           if (value === "$" || value === "^") {
             value = `\\${value}`;
           }
-          const match = REGEX_NON_SPECIAL_CHARS.exec(remaining());
-          if (match) {
-            value += match[0];
-            state.index += match[0].length;
+          const match2 = REGEX_NON_SPECIAL_CHARS.exec(remaining());
+          if (match2) {
+            value += match2[0];
+            state.index += match2[0].length;
           }
           push({ type: "text", value });
           continue;
@@ -20758,11 +20750,11 @@ var require_parse2 = __commonJS({
           case "**/.*":
             return `(?:${nodot}${globstar(opts)}${SLASH_LITERAL})?${DOT_LITERAL}${ONE_CHAR}${star}`;
           default: {
-            const match = /^(.*?)\.(\w+)$/.exec(str);
-            if (!match) return;
-            const source3 = create(match[1]);
+            const match2 = /^(.*?)\.(\w+)$/.exec(str);
+            if (!match2) return;
+            const source3 = create(match2[1]);
             if (!source3) return;
-            return source3 + DOT_LITERAL + match[2];
+            return source3 + DOT_LITERAL + match2[2];
           }
         }
       };
@@ -20813,8 +20805,8 @@ var require_picomatch = __commonJS({
         isIgnored = picomatch2(opts.ignore, ignoreOpts, returnState);
       }
       const matcher = (input, returnObject = false) => {
-        const { isMatch, match, output } = picomatch2.test(input, regex, options, { glob: glob2, posix: posix2 });
-        const result = { glob: glob2, state, regex, posix: posix2, input, output, match, isMatch };
+        const { isMatch, match: match2, output } = picomatch2.test(input, regex, options, { glob: glob2, posix: posix2 });
+        const result = { glob: glob2, state, regex, posix: posix2, input, output, match: match2, isMatch };
         if (typeof opts.onResult === "function") {
           opts.onResult(result);
         }
@@ -20848,20 +20840,20 @@ var require_picomatch = __commonJS({
       }
       const opts = options || {};
       const format = opts.format || (posix2 ? utils.toPosixSlashes : null);
-      let match = input === glob2;
-      let output = match && format ? format(input) : input;
-      if (match === false) {
+      let match2 = input === glob2;
+      let output = match2 && format ? format(input) : input;
+      if (match2 === false) {
         output = format ? format(input) : input;
-        match = output === glob2;
+        match2 = output === glob2;
       }
-      if (match === false || opts.capture === true) {
+      if (match2 === false || opts.capture === true) {
         if (opts.matchBase === true || opts.basename === true) {
-          match = picomatch2.matchBase(input, regex, options, posix2);
+          match2 = picomatch2.matchBase(input, regex, options, posix2);
         } else {
-          match = regex.exec(output);
+          match2 = regex.exec(output);
         }
       }
-      return { isMatch: Boolean(match), match, output };
+      return { isMatch: Boolean(match2), match: match2, output };
     };
     picomatch2.matchBase = (input, glob2, options, posix2 = options && options.windows) => {
       const regex = glob2 instanceof RegExp ? glob2 : picomatch2.makeRe(glob2, options);
@@ -24305,20 +24297,20 @@ Expecting one of '${allowedValues.join("', '")}'`);
         let debugOption;
         let debugHost = "127.0.0.1";
         let debugPort = "9229";
-        let match;
-        if ((match = arg.match(/^(--inspect(-brk)?)$/)) !== null) {
-          debugOption = match[1];
-        } else if ((match = arg.match(/^(--inspect(-brk|-port)?)=([^:]+)$/)) !== null) {
-          debugOption = match[1];
-          if (/^\d+$/.test(match[3])) {
-            debugPort = match[3];
+        let match2;
+        if ((match2 = arg.match(/^(--inspect(-brk)?)$/)) !== null) {
+          debugOption = match2[1];
+        } else if ((match2 = arg.match(/^(--inspect(-brk|-port)?)=([^:]+)$/)) !== null) {
+          debugOption = match2[1];
+          if (/^\d+$/.test(match2[3])) {
+            debugPort = match2[3];
           } else {
-            debugHost = match[3];
+            debugHost = match2[3];
           }
-        } else if ((match = arg.match(/^(--inspect(-brk|-port)?)=([^:]+):(\d+)$/)) !== null) {
-          debugOption = match[1];
-          debugHost = match[3];
-          debugPort = match[4];
+        } else if ((match2 = arg.match(/^(--inspect(-brk|-port)?)=([^:]+):(\d+)$/)) !== null) {
+          debugOption = match2[1];
+          debugHost = match2[3];
+          debugPort = match2[4];
         }
         if (debugOption && debugPort !== "0") {
           return `${debugOption}=${debugHost}:${parseInt(debugPort) + 1}`;
@@ -37125,15 +37117,15 @@ var require_mock_utils2 = __commonJS({
       }
     } = __require("node:util");
     var { InvalidArgumentError: InvalidArgumentError2 } = require_errors2();
-    function matchValue(match, value) {
-      if (typeof match === "string") {
-        return match === value;
+    function matchValue(match2, value) {
+      if (typeof match2 === "string") {
+        return match2 === value;
       }
-      if (match instanceof RegExp) {
-        return match.test(value);
+      if (match2 instanceof RegExp) {
+        return match2.test(value);
       }
-      if (typeof match === "function") {
-        return match(value) === true;
+      if (typeof match2 === "function") {
+        return match2(value) === true;
       }
       return false;
     }
@@ -38306,13 +38298,13 @@ var require_snapshot_recorder = __commonJS({
         caseSensitive = false
       } = matchOptions;
       const filtered = {};
-      const { ignore, exclude, match } = headerFilters;
+      const { ignore, exclude, match: match2 } = headerFilters;
       for (const [key, value] of Object.entries(headers)) {
         const headerKey = caseSensitive ? key : key.toLowerCase();
         if (exclude.has(headerKey)) continue;
         if (ignore.has(headerKey)) continue;
-        if (match.size !== 0) {
-          if (!match.has(headerKey)) continue;
+        if (match2.size !== 0) {
+          if (!match2.has(headerKey)) continue;
         }
         filtered[headerKey] = value;
       }
@@ -50993,381 +50985,6 @@ ${captureLines}` : capture.stack;
   }
 });
 
-// node_modules/croner/dist/croner.js
-function h(n2, t, e, r, s3, i, a, l) {
-  return h.fromTZ(h.tp(n2, t, e, r, s3, i, a), l);
-}
-function D(n2, t = /* @__PURE__ */ new Date()) {
-  let e = t.toLocaleString("en-US", { timeZone: n2, timeZoneName: "shortOffset" }).split(" ").slice(-1)[0], r = t.toLocaleString("en-US").replace(/[\u202f]/, " ");
-  return Date.parse(`${r} GMT`) - Date.parse(`${r} ${e}`);
-}
-function k(n2, t) {
-  let e = new Date(Date.parse(n2));
-  if (isNaN(e)) throw new Error("minitz: Invalid ISO8601 passed to parser.");
-  let r = n2.substring(9);
-  return n2.includes("Z") || r.includes("-") || r.includes("+") ? h.tp(e.getUTCFullYear(), e.getUTCMonth() + 1, e.getUTCDate(), e.getUTCHours(), e.getUTCMinutes(), e.getUTCSeconds(), "Etc/UTC") : h.tp(e.getFullYear(), e.getMonth() + 1, e.getDate(), e.getHours(), e.getMinutes(), e.getSeconds(), t);
-}
-function N(n2) {
-  if (n2 === void 0 && (n2 = {}), delete n2.name, n2.legacyMode = n2.legacyMode === void 0 ? true : n2.legacyMode, n2.paused = n2.paused === void 0 ? false : n2.paused, n2.maxRuns = n2.maxRuns === void 0 ? 1 / 0 : n2.maxRuns, n2.catch = n2.catch === void 0 ? false : n2.catch, n2.interval = n2.interval === void 0 ? 0 : parseInt(n2.interval.toString(), 10), n2.utcOffset = n2.utcOffset === void 0 ? void 0 : parseInt(n2.utcOffset.toString(), 10), n2.unref = n2.unref === void 0 ? false : n2.unref, n2.startAt && (n2.startAt = new f(n2.startAt, n2.timezone)), n2.stopAt && (n2.stopAt = new f(n2.stopAt, n2.timezone)), n2.interval !== null) {
-    if (isNaN(n2.interval)) throw new Error("CronOptions: Supplied value for interval is not a number");
-    if (n2.interval < 0) throw new Error("CronOptions: Supplied value for interval can not be negative");
-  }
-  if (n2.utcOffset !== void 0) {
-    if (isNaN(n2.utcOffset)) throw new Error("CronOptions: Invalid value passed for utcOffset, should be number representing minutes offset from UTC.");
-    if (n2.utcOffset < -870 || n2.utcOffset > 870) throw new Error("CronOptions: utcOffset out of bounds.");
-    if (n2.utcOffset !== void 0 && n2.timezone) throw new Error("CronOptions: Combining 'utcOffset' with 'timezone' is not allowed.");
-  }
-  if (n2.unref !== true && n2.unref !== false) throw new Error("CronOptions: Unref should be either true, false or undefined(false).");
-  return n2;
-}
-function g(n2) {
-  return Object.prototype.toString.call(n2) === "[object Function]" || typeof n2 == "function" || n2 instanceof Function;
-}
-function S(n2) {
-  return g(n2);
-}
-function P(n2) {
-  typeof Deno < "u" && typeof Deno.unrefTimer < "u" ? Deno.unrefTimer(n2) : n2 && typeof n2.unref < "u" && n2.unref();
-}
-var b, p, v, d, O, m, f, _, y, R;
-var init_croner = __esm({
-  "node_modules/croner/dist/croner.js"() {
-    h.fromTZISO = (n2, t, e) => h.fromTZ(k(n2, t), e);
-    h.fromTZ = function(n2, t) {
-      let e = new Date(Date.UTC(n2.y, n2.m - 1, n2.d, n2.h, n2.i, n2.s)), r = D(n2.tz, e), s3 = new Date(e.getTime() - r), i = D(n2.tz, s3);
-      if (i - r === 0) return s3;
-      {
-        let a = new Date(e.getTime() - i), l = D(n2.tz, a);
-        if (l - i === 0) return a;
-        if (!t && l - i > 0) return a;
-        if (t) throw new Error("Invalid date passed to fromTZ()");
-        return s3;
-      }
-    };
-    h.toTZ = function(n2, t) {
-      let e = n2.toLocaleString("en-US", { timeZone: t }).replace(/[\u202f]/, " "), r = new Date(e);
-      return { y: r.getFullYear(), m: r.getMonth() + 1, d: r.getDate(), h: r.getHours(), i: r.getMinutes(), s: r.getSeconds(), tz: t };
-    };
-    h.tp = (n2, t, e, r, s3, i, a) => ({ y: n2, m: t, d: e, h: r, i: s3, s: i, tz: a });
-    h.minitz = h;
-    b = 32;
-    p = 31 | b;
-    v = [1, 2, 4, 8, 16];
-    d = class {
-      pattern;
-      timezone;
-      second;
-      minute;
-      hour;
-      day;
-      month;
-      dayOfWeek;
-      lastDayOfMonth;
-      starDOM;
-      starDOW;
-      constructor(t, e) {
-        this.pattern = t, this.timezone = e, this.second = Array(60).fill(0), this.minute = Array(60).fill(0), this.hour = Array(24).fill(0), this.day = Array(31).fill(0), this.month = Array(12).fill(0), this.dayOfWeek = Array(7).fill(0), this.lastDayOfMonth = false, this.starDOM = false, this.starDOW = false, this.parse();
-      }
-      parse() {
-        if (!(typeof this.pattern == "string" || this.pattern instanceof String)) throw new TypeError("CronPattern: Pattern has to be of type string.");
-        this.pattern.indexOf("@") >= 0 && (this.pattern = this.handleNicknames(this.pattern).trim());
-        let t = this.pattern.replace(/\s+/g, " ").split(" ");
-        if (t.length < 5 || t.length > 6) throw new TypeError("CronPattern: invalid configuration format ('" + this.pattern + "'), exactly five or six space separated parts are required.");
-        if (t.length === 5 && t.unshift("0"), t[3].indexOf("L") >= 0 && (t[3] = t[3].replace("L", ""), this.lastDayOfMonth = true), t[3] == "*" && (this.starDOM = true), t[4].length >= 3 && (t[4] = this.replaceAlphaMonths(t[4])), t[5].length >= 3 && (t[5] = this.replaceAlphaDays(t[5])), t[5] == "*" && (this.starDOW = true), this.pattern.indexOf("?") >= 0) {
-          let e = new f(/* @__PURE__ */ new Date(), this.timezone).getDate(true);
-          t[0] = t[0].replace("?", e.getSeconds().toString()), t[1] = t[1].replace("?", e.getMinutes().toString()), t[2] = t[2].replace("?", e.getHours().toString()), this.starDOM || (t[3] = t[3].replace("?", e.getDate().toString())), t[4] = t[4].replace("?", (e.getMonth() + 1).toString()), this.starDOW || (t[5] = t[5].replace("?", e.getDay().toString()));
-        }
-        this.throwAtIllegalCharacters(t), this.partToArray("second", t[0], 0, 1), this.partToArray("minute", t[1], 0, 1), this.partToArray("hour", t[2], 0, 1), this.partToArray("day", t[3], -1, 1), this.partToArray("month", t[4], -1, 1), this.partToArray("dayOfWeek", t[5], 0, p), this.dayOfWeek[7] && (this.dayOfWeek[0] = this.dayOfWeek[7]);
-      }
-      partToArray(t, e, r, s3) {
-        let i = this[t], a = t === "day" && this.lastDayOfMonth;
-        if (e === "" && !a) throw new TypeError("CronPattern: configuration entry " + t + " (" + e + ") is empty, check for trailing spaces.");
-        if (e === "*") return i.fill(s3);
-        let l = e.split(",");
-        if (l.length > 1) for (let o = 0; o < l.length; o++) this.partToArray(t, l[o], r, s3);
-        else e.indexOf("-") !== -1 && e.indexOf("/") !== -1 ? this.handleRangeWithStepping(e, t, r, s3) : e.indexOf("-") !== -1 ? this.handleRange(e, t, r, s3) : e.indexOf("/") !== -1 ? this.handleStepping(e, t, r, s3) : e !== "" && this.handleNumber(e, t, r, s3);
-      }
-      throwAtIllegalCharacters(t) {
-        for (let e = 0; e < t.length; e++) if ((e === 5 ? /[^/*0-9,\-#L]+/ : /[^/*0-9,-]+/).test(t[e])) throw new TypeError("CronPattern: configuration entry " + e + " (" + t[e] + ") contains illegal characters.");
-      }
-      handleNumber(t, e, r, s3) {
-        let i = this.extractNth(t, e), a = parseInt(i[0], 10) + r;
-        if (isNaN(a)) throw new TypeError("CronPattern: " + e + " is not a number: '" + t + "'");
-        this.setPart(e, a, i[1] || s3);
-      }
-      setPart(t, e, r) {
-        if (!Object.prototype.hasOwnProperty.call(this, t)) throw new TypeError("CronPattern: Invalid part specified: " + t);
-        if (t === "dayOfWeek") {
-          if (e === 7 && (e = 0), e < 0 || e > 6) throw new RangeError("CronPattern: Invalid value for dayOfWeek: " + e);
-          this.setNthWeekdayOfMonth(e, r);
-          return;
-        }
-        if (t === "second" || t === "minute") {
-          if (e < 0 || e >= 60) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
-        } else if (t === "hour") {
-          if (e < 0 || e >= 24) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
-        } else if (t === "day") {
-          if (e < 0 || e >= 31) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
-        } else if (t === "month" && (e < 0 || e >= 12)) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
-        this[t][e] = r;
-      }
-      handleRangeWithStepping(t, e, r, s3) {
-        let i = this.extractNth(t, e), a = i[0].match(/^(\d+)-(\d+)\/(\d+)$/);
-        if (a === null) throw new TypeError("CronPattern: Syntax error, illegal range with stepping: '" + t + "'");
-        let [, l, o, u2] = a, c = parseInt(l, 10) + r, w2 = parseInt(o, 10) + r, C2 = parseInt(u2, 10);
-        if (isNaN(c)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
-        if (isNaN(w2)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
-        if (isNaN(C2)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
-        if (C2 === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
-        if (C2 > this[e].length) throw new TypeError("CronPattern: Syntax error, steps cannot be greater than maximum value of part (" + this[e].length + ")");
-        if (c > w2) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
-        for (let T = c; T <= w2; T += C2) this.setPart(e, T, i[1] || s3);
-      }
-      extractNth(t, e) {
-        let r = t, s3;
-        if (r.includes("#")) {
-          if (e !== "dayOfWeek") throw new Error("CronPattern: nth (#) only allowed in day-of-week field");
-          s3 = r.split("#")[1], r = r.split("#")[0];
-        }
-        return [r, s3];
-      }
-      handleRange(t, e, r, s3) {
-        let i = this.extractNth(t, e), a = i[0].split("-");
-        if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal range: '" + t + "'");
-        let l = parseInt(a[0], 10) + r, o = parseInt(a[1], 10) + r;
-        if (isNaN(l)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
-        if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
-        if (l > o) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
-        for (let u2 = l; u2 <= o; u2++) this.setPart(e, u2, i[1] || s3);
-      }
-      handleStepping(t, e, r, s3) {
-        let i = this.extractNth(t, e), a = i[0].split("/");
-        if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal stepping: '" + t + "'");
-        a[0] === "" && (a[0] = "*");
-        let l = 0;
-        a[0] !== "*" && (l = parseInt(a[0], 10) + r);
-        let o = parseInt(a[1], 10);
-        if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
-        if (o === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
-        if (o > this[e].length) throw new TypeError("CronPattern: Syntax error, max steps for part is (" + this[e].length + ")");
-        for (let u2 = l; u2 < this[e].length; u2 += o) this.setPart(e, u2, i[1] || s3);
-      }
-      replaceAlphaDays(t) {
-        return t.replace(/-sun/gi, "-7").replace(/sun/gi, "0").replace(/mon/gi, "1").replace(/tue/gi, "2").replace(/wed/gi, "3").replace(/thu/gi, "4").replace(/fri/gi, "5").replace(/sat/gi, "6");
-      }
-      replaceAlphaMonths(t) {
-        return t.replace(/jan/gi, "1").replace(/feb/gi, "2").replace(/mar/gi, "3").replace(/apr/gi, "4").replace(/may/gi, "5").replace(/jun/gi, "6").replace(/jul/gi, "7").replace(/aug/gi, "8").replace(/sep/gi, "9").replace(/oct/gi, "10").replace(/nov/gi, "11").replace(/dec/gi, "12");
-      }
-      handleNicknames(t) {
-        let e = t.trim().toLowerCase();
-        return e === "@yearly" || e === "@annually" ? "0 0 1 1 *" : e === "@monthly" ? "0 0 1 * *" : e === "@weekly" ? "0 0 * * 0" : e === "@daily" ? "0 0 * * *" : e === "@hourly" ? "0 * * * *" : t;
-      }
-      setNthWeekdayOfMonth(t, e) {
-        if (typeof e != "number" && e === "L") this.dayOfWeek[t] = this.dayOfWeek[t] | b;
-        else if (e === p) this.dayOfWeek[t] = p;
-        else if (e < 6 && e > 0) this.dayOfWeek[t] = this.dayOfWeek[t] | v[e - 1];
-        else throw new TypeError(`CronPattern: nth weekday out of range, should be 1-5 or L. Value: ${e}, Type: ${typeof e}`);
-      }
-    };
-    O = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-    m = [["month", "year", 0], ["day", "month", -1], ["hour", "day", 0], ["minute", "hour", 0], ["second", "minute", 0]];
-    f = class n {
-      tz;
-      ms;
-      second;
-      minute;
-      hour;
-      day;
-      month;
-      year;
-      constructor(t, e) {
-        if (this.tz = e, t && t instanceof Date) if (!isNaN(t)) this.fromDate(t);
-        else throw new TypeError("CronDate: Invalid date passed to CronDate constructor");
-        else if (t === void 0) this.fromDate(/* @__PURE__ */ new Date());
-        else if (t && typeof t == "string") this.fromString(t);
-        else if (t instanceof n) this.fromCronDate(t);
-        else throw new TypeError("CronDate: Invalid type (" + typeof t + ") passed to CronDate constructor");
-      }
-      isNthWeekdayOfMonth(t, e, r, s3) {
-        let a = new Date(Date.UTC(t, e, r)).getUTCDay(), l = 0;
-        for (let o = 1; o <= r; o++) new Date(Date.UTC(t, e, o)).getUTCDay() === a && l++;
-        if (s3 & p && v[l - 1] & s3) return true;
-        if (s3 & b) {
-          let o = new Date(Date.UTC(t, e + 1, 0)).getUTCDate();
-          for (let u2 = r + 1; u2 <= o; u2++) if (new Date(Date.UTC(t, e, u2)).getUTCDay() === a) return false;
-          return true;
-        }
-        return false;
-      }
-      fromDate(t) {
-        if (this.tz !== void 0) if (typeof this.tz == "number") this.ms = t.getUTCMilliseconds(), this.second = t.getUTCSeconds(), this.minute = t.getUTCMinutes() + this.tz, this.hour = t.getUTCHours(), this.day = t.getUTCDate(), this.month = t.getUTCMonth(), this.year = t.getUTCFullYear(), this.apply();
-        else {
-          let e = h.toTZ(t, this.tz);
-          this.ms = t.getMilliseconds(), this.second = e.s, this.minute = e.i, this.hour = e.h, this.day = e.d, this.month = e.m - 1, this.year = e.y;
-        }
-        else this.ms = t.getMilliseconds(), this.second = t.getSeconds(), this.minute = t.getMinutes(), this.hour = t.getHours(), this.day = t.getDate(), this.month = t.getMonth(), this.year = t.getFullYear();
-      }
-      fromCronDate(t) {
-        this.tz = t.tz, this.year = t.year, this.month = t.month, this.day = t.day, this.hour = t.hour, this.minute = t.minute, this.second = t.second, this.ms = t.ms;
-      }
-      apply() {
-        if (this.month > 11 || this.day > O[this.month] || this.hour > 59 || this.minute > 59 || this.second > 59 || this.hour < 0 || this.minute < 0 || this.second < 0) {
-          let t = new Date(Date.UTC(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms));
-          return this.ms = t.getUTCMilliseconds(), this.second = t.getUTCSeconds(), this.minute = t.getUTCMinutes(), this.hour = t.getUTCHours(), this.day = t.getUTCDate(), this.month = t.getUTCMonth(), this.year = t.getUTCFullYear(), true;
-        } else return false;
-      }
-      fromString(t) {
-        if (typeof this.tz == "number") {
-          let e = h.fromTZISO(t);
-          this.ms = e.getUTCMilliseconds(), this.second = e.getUTCSeconds(), this.minute = e.getUTCMinutes(), this.hour = e.getUTCHours(), this.day = e.getUTCDate(), this.month = e.getUTCMonth(), this.year = e.getUTCFullYear(), this.apply();
-        } else return this.fromDate(h.fromTZISO(t, this.tz));
-      }
-      findNext(t, e, r, s3) {
-        let i = this[e], a;
-        r.lastDayOfMonth && (this.month !== 1 ? a = O[this.month] : a = new Date(Date.UTC(this.year, this.month + 1, 0, 0, 0, 0, 0)).getUTCDate());
-        let l = !r.starDOW && e == "day" ? new Date(Date.UTC(this.year, this.month, 1, 0, 0, 0, 0)).getUTCDay() : void 0;
-        for (let o = this[e] + s3; o < r[e].length; o++) {
-          let u2 = r[e][o];
-          if (e === "day" && r.lastDayOfMonth && o - s3 == a && (u2 = 1), e === "day" && !r.starDOW) {
-            let c = r.dayOfWeek[(l + (o - s3 - 1)) % 7];
-            if (c && c & p) c = this.isNthWeekdayOfMonth(this.year, this.month, o - s3, c) ? 1 : 0;
-            else if (c) throw new Error(`CronDate: Invalid value for dayOfWeek encountered. ${c}`);
-            t.legacyMode && !r.starDOM ? u2 = u2 || c : u2 = u2 && c;
-          }
-          if (u2) return this[e] = o - s3, i !== this[e] ? 2 : 1;
-        }
-        return 3;
-      }
-      recurse(t, e, r) {
-        let s3 = this.findNext(e, m[r][0], t, m[r][2]);
-        if (s3 > 1) {
-          let i = r + 1;
-          for (; i < m.length; ) this[m[i][0]] = -m[i][2], i++;
-          if (s3 === 3) return this[m[r][1]]++, this[m[r][0]] = -m[r][2], this.apply(), this.recurse(t, e, 0);
-          if (this.apply()) return this.recurse(t, e, r - 1);
-        }
-        return r += 1, r >= m.length ? this : this.year >= 3e3 ? null : this.recurse(t, e, r);
-      }
-      increment(t, e, r) {
-        return this.second += e.interval !== void 0 && e.interval > 1 && r ? e.interval : 1, this.ms = 0, this.apply(), this.recurse(t, e, 0);
-      }
-      getDate(t) {
-        return t || this.tz === void 0 ? new Date(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms) : typeof this.tz == "number" ? new Date(Date.UTC(this.year, this.month, this.day, this.hour, this.minute - this.tz, this.second, this.ms)) : h.fromTZ(h.tp(this.year, this.month + 1, this.day, this.hour, this.minute, this.second, this.tz), false);
-      }
-      getTime() {
-        return this.getDate(false).getTime();
-      }
-    };
-    _ = 30 * 1e3;
-    y = [];
-    R = class {
-      name;
-      options;
-      _states;
-      fn;
-      constructor(t, e, r) {
-        let s3, i;
-        if (g(e)) i = e;
-        else if (typeof e == "object") s3 = e;
-        else if (e !== void 0) throw new Error("Cron: Invalid argument passed for optionsIn. Should be one of function, or object (options).");
-        if (g(r)) i = r;
-        else if (typeof r == "object") s3 = r;
-        else if (r !== void 0) throw new Error("Cron: Invalid argument passed for funcIn. Should be one of function, or object (options).");
-        if (this.name = s3?.name, this.options = N(s3), this._states = { kill: false, blocking: false, previousRun: void 0, currentRun: void 0, once: void 0, currentTimeout: void 0, maxRuns: s3 ? s3.maxRuns : void 0, paused: s3 ? s3.paused : false, pattern: new d("* * * * *") }, t && (t instanceof Date || typeof t == "string" && t.indexOf(":") > 0) ? this._states.once = new f(t, this.options.timezone || this.options.utcOffset) : this._states.pattern = new d(t, this.options.timezone), this.name) {
-          if (y.find((l) => l.name === this.name)) throw new Error("Cron: Tried to initialize new named job '" + this.name + "', but name already taken.");
-          y.push(this);
-        }
-        return i !== void 0 && S(i) && (this.fn = i, this.schedule()), this;
-      }
-      nextRun(t) {
-        let e = this._next(t);
-        return e ? e.getDate(false) : null;
-      }
-      nextRuns(t, e) {
-        this._states.maxRuns !== void 0 && t > this._states.maxRuns && (t = this._states.maxRuns);
-        let r = [], s3 = e || this._states.currentRun || void 0;
-        for (; t-- && (s3 = this.nextRun(s3)); ) r.push(s3);
-        return r;
-      }
-      getPattern() {
-        return this._states.pattern ? this._states.pattern.pattern : void 0;
-      }
-      isRunning() {
-        let t = this.nextRun(this._states.currentRun), e = !this._states.paused, r = this.fn !== void 0, s3 = !this._states.kill;
-        return e && r && s3 && t !== null;
-      }
-      isStopped() {
-        return this._states.kill;
-      }
-      isBusy() {
-        return this._states.blocking;
-      }
-      currentRun() {
-        return this._states.currentRun ? this._states.currentRun.getDate() : null;
-      }
-      previousRun() {
-        return this._states.previousRun ? this._states.previousRun.getDate() : null;
-      }
-      msToNext(t) {
-        let e = this._next(t);
-        return e ? t instanceof f || t instanceof Date ? e.getTime() - t.getTime() : e.getTime() - new f(t).getTime() : null;
-      }
-      stop() {
-        this._states.kill = true, this._states.currentTimeout && clearTimeout(this._states.currentTimeout);
-        let t = y.indexOf(this);
-        t >= 0 && y.splice(t, 1);
-      }
-      pause() {
-        return this._states.paused = true, !this._states.kill;
-      }
-      resume() {
-        return this._states.paused = false, !this._states.kill;
-      }
-      schedule(t) {
-        if (t && this.fn) throw new Error("Cron: It is not allowed to schedule two functions using the same Croner instance.");
-        t && (this.fn = t);
-        let e = this.msToNext(), r = this.nextRun(this._states.currentRun);
-        return e == null || isNaN(e) || r === null ? this : (e > _ && (e = _), this._states.currentTimeout = setTimeout(() => this._checkTrigger(r), e), this._states.currentTimeout && this.options.unref && P(this._states.currentTimeout), this);
-      }
-      async _trigger(t) {
-        if (this._states.blocking = true, this._states.currentRun = new f(void 0, this.options.timezone || this.options.utcOffset), this.options.catch) try {
-          this.fn !== void 0 && await this.fn(this, this.options.context);
-        } catch (e) {
-          g(this.options.catch) && this.options.catch(e, this);
-        }
-        else this.fn !== void 0 && await this.fn(this, this.options.context);
-        this._states.previousRun = new f(t, this.options.timezone || this.options.utcOffset), this._states.blocking = false;
-      }
-      async trigger() {
-        await this._trigger();
-      }
-      runsLeft() {
-        return this._states.maxRuns;
-      }
-      _checkTrigger(t) {
-        let e = /* @__PURE__ */ new Date(), r = !this._states.paused && e.getTime() >= t.getTime(), s3 = this._states.blocking && this.options.protect;
-        r && !s3 ? (this._states.maxRuns !== void 0 && this._states.maxRuns--, this._trigger()) : r && s3 && g(this.options.protect) && setTimeout(() => this.options.protect(this), 0), this.schedule();
-      }
-      _next(t) {
-        let e = !!(t || this._states.currentRun), r = false;
-        !t && this.options.startAt && this.options.interval && ([t, e] = this._calculatePreviousRun(t, e), r = !t), t = new f(t, this.options.timezone || this.options.utcOffset), this.options.startAt && t && t.getTime() < this.options.startAt.getTime() && (t = this.options.startAt);
-        let s3 = this._states.once || new f(t, this.options.timezone || this.options.utcOffset);
-        return !r && s3 !== this._states.once && (s3 = s3.increment(this._states.pattern, this.options, e)), this._states.once && this._states.once.getTime() <= t.getTime() || s3 === null || this._states.maxRuns !== void 0 && this._states.maxRuns <= 0 || this._states.kill || this.options.stopAt && s3.getTime() >= this.options.stopAt.getTime() ? null : s3;
-      }
-      _calculatePreviousRun(t, e) {
-        let r = new f(void 0, this.options.timezone || this.options.utcOffset), s3 = t;
-        if (this.options.startAt.getTime() <= r.getTime()) {
-          s3 = this.options.startAt;
-          let i = s3.getTime() + this.options.interval * 1e3;
-          for (; i <= r.getTime(); ) s3 = new f(s3, this.options.timezone || this.options.utcOffset).increment(this._states.pattern, this.options, true), i = s3.getTime() + this.options.interval * 1e3;
-          e = true;
-        }
-        return s3 === null && (s3 = void 0), [s3, e];
-      }
-    };
-  }
-});
-
 // node_modules/ajv/dist/compile/codegen/code.js
 var require_code = __commonJS({
   "node_modules/ajv/dist/compile/codegen/code.js"(exports) {
@@ -52402,52 +52019,52 @@ var require_util15 = __commonJS({
       return hash;
     }
     exports.toHash = toHash;
-    function alwaysValidSchema(it2, schema) {
-      if (typeof schema == "boolean")
-        return schema;
-      if (Object.keys(schema).length === 0)
+    function alwaysValidSchema(it2, schema4) {
+      if (typeof schema4 == "boolean")
+        return schema4;
+      if (Object.keys(schema4).length === 0)
         return true;
-      checkUnknownRules(it2, schema);
-      return !schemaHasRules(schema, it2.self.RULES.all);
+      checkUnknownRules(it2, schema4);
+      return !schemaHasRules(schema4, it2.self.RULES.all);
     }
     exports.alwaysValidSchema = alwaysValidSchema;
-    function checkUnknownRules(it2, schema = it2.schema) {
+    function checkUnknownRules(it2, schema4 = it2.schema) {
       const { opts, self } = it2;
       if (!opts.strictSchema)
         return;
-      if (typeof schema === "boolean")
+      if (typeof schema4 === "boolean")
         return;
       const rules = self.RULES.keywords;
-      for (const key in schema) {
+      for (const key in schema4) {
         if (!rules[key])
           checkStrictMode(it2, `unknown keyword: "${key}"`);
       }
     }
     exports.checkUnknownRules = checkUnknownRules;
-    function schemaHasRules(schema, rules) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaHasRules(schema4, rules) {
+      if (typeof schema4 == "boolean")
+        return !schema4;
+      for (const key in schema4)
         if (rules[key])
           return true;
       return false;
     }
     exports.schemaHasRules = schemaHasRules;
-    function schemaHasRulesButRef(schema, RULES) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaHasRulesButRef(schema4, RULES) {
+      if (typeof schema4 == "boolean")
+        return !schema4;
+      for (const key in schema4)
         if (key !== "$ref" && RULES.all[key])
           return true;
       return false;
     }
     exports.schemaHasRulesButRef = schemaHasRulesButRef;
-    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema, keyword, $data) {
+    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema4, keyword, $data) {
       if (!$data) {
-        if (typeof schema == "number" || typeof schema == "boolean")
-          return schema;
-        if (typeof schema == "string")
-          return (0, codegen_1._)`${schema}`;
+        if (typeof schema4 == "number" || typeof schema4 == "boolean")
+          return schema4;
+        if (typeof schema4 == "string")
+          return (0, codegen_1._)`${schema4}`;
       }
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
@@ -52728,10 +52345,10 @@ var require_boolSchema = __commonJS({
       message: "boolean schema is false"
     };
     function topBoolOrEmptySchema(it2) {
-      const { gen, schema, validateName } = it2;
-      if (schema === false) {
+      const { gen, schema: schema4, validateName } = it2;
+      if (schema4 === false) {
         falseSchemaError(it2, false);
-      } else if (typeof schema == "object" && schema.$async === true) {
+      } else if (typeof schema4 == "object" && schema4.$async === true) {
         gen.return(names_1.default.data);
       } else {
         gen.assign((0, codegen_1._)`${validateName}.errors`, null);
@@ -52740,8 +52357,8 @@ var require_boolSchema = __commonJS({
     }
     exports.topBoolOrEmptySchema = topBoolOrEmptySchema;
     function boolOrEmptySchema(it2, valid) {
-      const { gen, schema } = it2;
-      if (schema === false) {
+      const { gen, schema: schema4 } = it2;
+      if (schema4 === false) {
         gen.var(valid, false);
         falseSchemaError(it2);
       } else {
@@ -52803,18 +52420,18 @@ var require_applicability = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
-    function schemaHasRulesForType({ schema, self }, type) {
+    function schemaHasRulesForType({ schema: schema4, self }, type) {
       const group = self.RULES.types[type];
-      return group && group !== true && shouldUseGroup(schema, group);
+      return group && group !== true && shouldUseGroup(schema4, group);
     }
     exports.schemaHasRulesForType = schemaHasRulesForType;
-    function shouldUseGroup(schema, group) {
-      return group.rules.some((rule) => shouldUseRule(schema, rule));
+    function shouldUseGroup(schema4, group) {
+      return group.rules.some((rule) => shouldUseRule(schema4, rule));
     }
     exports.shouldUseGroup = shouldUseGroup;
-    function shouldUseRule(schema, rule) {
+    function shouldUseRule(schema4, rule) {
       var _a;
-      return schema[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema[kwd] !== void 0));
+      return schema4[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema4[kwd] !== void 0));
     }
     exports.shouldUseRule = shouldUseRule;
   }
@@ -52836,17 +52453,17 @@ var require_dataType = __commonJS({
       DataType2[DataType2["Correct"] = 0] = "Correct";
       DataType2[DataType2["Wrong"] = 1] = "Wrong";
     })(DataType || (exports.DataType = DataType = {}));
-    function getSchemaTypes(schema) {
-      const types = getJSONTypes(schema.type);
+    function getSchemaTypes(schema4) {
+      const types = getJSONTypes(schema4.type);
       const hasNull = types.includes("null");
       if (hasNull) {
-        if (schema.nullable === false)
+        if (schema4.nullable === false)
           throw new Error("type: null contradicts nullable: false");
       } else {
-        if (!types.length && schema.nullable !== void 0) {
+        if (!types.length && schema4.nullable !== void 0) {
           throw new Error('"nullable" cannot be used without "type"');
         }
-        if (schema.nullable === true)
+        if (schema4.nullable === true)
           types.push("null");
       }
       return types;
@@ -52978,8 +52595,8 @@ var require_dataType = __commonJS({
     }
     exports.checkDataTypes = checkDataTypes;
     var typeError = {
-      message: ({ schema }) => `must be ${schema}`,
-      params: ({ schema, schemaValue }) => typeof schema == "string" ? (0, codegen_1._)`{type: ${schema}}` : (0, codegen_1._)`{type: ${schemaValue}}`
+      message: ({ schema: schema4 }) => `must be ${schema4}`,
+      params: ({ schema: schema4, schemaValue }) => typeof schema4 == "string" ? (0, codegen_1._)`{type: ${schema4}}` : (0, codegen_1._)`{type: ${schemaValue}}`
     };
     function reportTypeError(it2) {
       const cxt = getTypeErrorContext(it2);
@@ -52987,16 +52604,16 @@ var require_dataType = __commonJS({
     }
     exports.reportTypeError = reportTypeError;
     function getTypeErrorContext(it2) {
-      const { gen, data, schema } = it2;
-      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema, "type");
+      const { gen, data, schema: schema4 } = it2;
+      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema4, "type");
       return {
         gen,
         keyword: "type",
         data,
-        schema: schema.type,
+        schema: schema4.type,
         schemaCode,
         schemaValue: schemaCode,
-        parentSchema: schema,
+        parentSchema: schema4,
         params: {},
         it: it2
       };
@@ -53149,15 +52766,15 @@ var require_code2 = __commonJS({
     }
     exports.validateArray = validateArray;
     function validateUnion(cxt) {
-      const { gen, schema, keyword, it: it2 } = cxt;
-      if (!Array.isArray(schema))
+      const { gen, schema: schema4, keyword, it: it2 } = cxt;
+      if (!Array.isArray(schema4))
         throw new Error("ajv implementation error");
-      const alwaysValid = schema.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
+      const alwaysValid = schema4.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
       if (alwaysValid && !it2.opts.unevaluated)
         return;
       const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
-      gen.block(() => schema.forEach((_sch, i) => {
+      gen.block(() => schema4.forEach((_sch, i) => {
         const schCxt = cxt.subschema({
           keyword,
           schemaProp: i,
@@ -53185,8 +52802,8 @@ var require_keyword = __commonJS({
     var code_1 = require_code2();
     var errors_1 = require_errors3();
     function macroKeywordCode(cxt, def) {
-      const { gen, keyword, schema, parentSchema, it: it2 } = cxt;
-      const macroSchema = def.macro.call(it2.self, schema, parentSchema, it2);
+      const { gen, keyword, schema: schema4, parentSchema, it: it2 } = cxt;
+      const macroSchema = def.macro.call(it2.self, schema4, parentSchema, it2);
       const schemaRef = useKeyword(gen, keyword, macroSchema);
       if (it2.opts.validateSchema !== false)
         it2.self.validateSchema(macroSchema, true);
@@ -53203,9 +52820,9 @@ var require_keyword = __commonJS({
     exports.macroKeywordCode = macroKeywordCode;
     function funcKeywordCode(cxt, def) {
       var _a;
-      const { gen, keyword, schema, parentSchema, $data, it: it2 } = cxt;
+      const { gen, keyword, schema: schema4, parentSchema, $data, it: it2 } = cxt;
       checkAsyncKeyword(it2, def);
-      const validate = !$data && def.compile ? def.compile.call(it2.self, schema, parentSchema, it2) : def.validate;
+      const validate = !$data && def.compile ? def.compile.call(it2.self, schema4, parentSchema, it2) : def.validate;
       const validateRef = useKeyword(gen, keyword, validate);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
@@ -53265,20 +52882,20 @@ var require_keyword = __commonJS({
         throw new Error(`keyword "${keyword}" failed to compile`);
       return gen.scopeValue("keyword", typeof result == "function" ? { ref: result } : { ref: result, code: (0, codegen_1.stringify)(result) });
     }
-    function validSchemaType(schema, schemaType, allowUndefined = false) {
-      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema) : st2 === "object" ? schema && typeof schema == "object" && !Array.isArray(schema) : typeof schema == st2 || allowUndefined && typeof schema == "undefined");
+    function validSchemaType(schema4, schemaType, allowUndefined = false) {
+      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema4) : st2 === "object" ? schema4 && typeof schema4 == "object" && !Array.isArray(schema4) : typeof schema4 == st2 || allowUndefined && typeof schema4 == "undefined");
     }
     exports.validSchemaType = validSchemaType;
-    function validateKeywordUsage({ schema, opts, self, errSchemaPath }, def, keyword) {
+    function validateKeywordUsage({ schema: schema4, opts, self, errSchemaPath }, def, keyword) {
       if (Array.isArray(def.keyword) ? !def.keyword.includes(keyword) : def.keyword !== keyword) {
         throw new Error("ajv implementation error");
       }
       const deps = def.dependencies;
-      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema, kwd))) {
+      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema4, kwd))) {
         throw new Error(`parent schema must have dependencies of ${keyword}: ${deps.join(",")}`);
       }
       if (def.validateSchema) {
-        const valid = def.validateSchema(schema[keyword]);
+        const valid = def.validateSchema(schema4[keyword]);
         if (!valid) {
           const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self.errorsText(def.validateSchema.errors);
           if (opts.validateSchema === "log")
@@ -53300,8 +52917,8 @@ var require_subschema = __commonJS({
     exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
     var codegen_1 = require_codegen();
     var util_1 = require_util15();
-    function getSubschema(it2, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
-      if (keyword !== void 0 && schema !== void 0) {
+    function getSubschema(it2, { keyword, schemaProp, schema: schema4, schemaPath, errSchemaPath, topSchemaRef }) {
+      if (keyword !== void 0 && schema4 !== void 0) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
       }
       if (keyword !== void 0) {
@@ -53316,12 +52933,12 @@ var require_subschema = __commonJS({
           errSchemaPath: `${it2.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
         };
       }
-      if (schema !== void 0) {
+      if (schema4 !== void 0) {
         if (schemaPath === void 0 || errSchemaPath === void 0 || topSchemaRef === void 0) {
           throw new Error('"schemaPath", "errSchemaPath" and "topSchemaRef" are required with "schema"');
         }
         return {
-          schema,
+          schema: schema4,
           schemaPath,
           topSchemaRef,
           errSchemaPath
@@ -53414,7 +53031,7 @@ var require_fast_deep_equal = __commonJS({
 var require_json_schema_traverse = __commonJS({
   "node_modules/json-schema-traverse/index.js"(exports, module) {
     "use strict";
-    var traverse = module.exports = function(schema, opts, cb) {
+    var traverse = module.exports = function(schema4, opts, cb) {
       if (typeof opts == "function") {
         cb = opts;
         opts = {};
@@ -53424,7 +53041,7 @@ var require_json_schema_traverse = __commonJS({
       };
       var post = cb.post || function() {
       };
-      _traverse(opts, pre, post, schema, "", schema);
+      _traverse(opts, pre, post, schema4, "", schema4);
     };
     traverse.keywords = {
       additionalItems: true,
@@ -53470,26 +53087,26 @@ var require_json_schema_traverse = __commonJS({
       maxProperties: true,
       minProperties: true
     };
-    function _traverse(opts, pre, post, schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
-      if (schema && typeof schema == "object" && !Array.isArray(schema)) {
-        pre(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
-        for (var key in schema) {
-          var sch = schema[key];
+    function _traverse(opts, pre, post, schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+      if (schema4 && typeof schema4 == "object" && !Array.isArray(schema4)) {
+        pre(schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        for (var key in schema4) {
+          var sch = schema4[key];
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
               for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema, i);
+                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema4, i);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
               for (var prop in sch)
-                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema, prop);
+                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema4, prop);
             }
           } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
-            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema);
+            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema4);
           }
         }
-        post(schema, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        post(schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
     function escapeJsonPtr(str) {
@@ -53525,14 +53142,14 @@ var require_resolve = __commonJS({
       "enum",
       "const"
     ]);
-    function inlineRef(schema, limit = true) {
-      if (typeof schema == "boolean")
+    function inlineRef(schema4, limit = true) {
+      if (typeof schema4 == "boolean")
         return true;
       if (limit === true)
-        return !hasRef(schema);
+        return !hasRef(schema4);
       if (!limit)
         return false;
-      return countKeys(schema) <= limit;
+      return countKeys(schema4) <= limit;
     }
     exports.inlineRef = inlineRef;
     var REF_KEYWORDS = /* @__PURE__ */ new Set([
@@ -53542,11 +53159,11 @@ var require_resolve = __commonJS({
       "$dynamicRef",
       "$dynamicAnchor"
     ]);
-    function hasRef(schema) {
-      for (const key in schema) {
+    function hasRef(schema4) {
+      for (const key in schema4) {
         if (REF_KEYWORDS.has(key))
           return true;
-        const sch = schema[key];
+        const sch = schema4[key];
         if (Array.isArray(sch) && sch.some(hasRef))
           return true;
         if (typeof sch == "object" && hasRef(sch))
@@ -53554,16 +53171,16 @@ var require_resolve = __commonJS({
       }
       return false;
     }
-    function countKeys(schema) {
+    function countKeys(schema4) {
       let count3 = 0;
-      for (const key in schema) {
+      for (const key in schema4) {
         if (key === "$ref")
           return Infinity;
         count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
-        if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
+        if (typeof schema4[key] == "object") {
+          (0, util_1.eachItem)(schema4[key], (sch) => count3 += countKeys(sch));
         }
         if (count3 === Infinity)
           return Infinity;
@@ -53593,16 +53210,16 @@ var require_resolve = __commonJS({
     }
     exports.resolveUrl = resolveUrl;
     var ANCHOR = /^[a-z_][-a-z0-9._]*$/i;
-    function getSchemaRefs(schema, baseId) {
-      if (typeof schema == "boolean")
+    function getSchemaRefs(schema4, baseId) {
+      if (typeof schema4 == "boolean")
         return {};
       const { schemaId, uriResolver } = this.opts;
-      const schId = normalizeId(schema[schemaId] || baseId);
+      const schId = normalizeId(schema4[schemaId] || baseId);
       const baseIds = { "": schId };
       const pathPrefix = getFullPath(uriResolver, schId, false);
       const localRefs = {};
       const schemaRefs = /* @__PURE__ */ new Set();
-      traverse(schema, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
+      traverse(schema4, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
         if (parentJsonPtr === void 0)
           return;
         const fullPath = pathPrefix + jsonPtr;
@@ -53683,15 +53300,15 @@ var require_validate = __commonJS({
       validateFunction(it2, () => (0, boolSchema_1.topBoolOrEmptySchema)(it2));
     }
     exports.validateFunctionCode = validateFunctionCode;
-    function validateFunction({ gen, validateName, schema, schemaEnv, opts }, body2) {
+    function validateFunction({ gen, validateName, schema: schema4, schemaEnv, opts }, body2) {
       if (opts.code.es5) {
         gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${names_1.default.valCxt}`, schemaEnv.$async, () => {
-          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema, opts)}`);
+          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema4, opts)}`);
           destructureValCxtES5(gen, opts);
           gen.code(body2);
         });
       } else {
-        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema, opts)).code(body2));
+        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema4, opts)).code(body2));
       }
     }
     function destructureValCxt(opts) {
@@ -53715,9 +53332,9 @@ var require_validate = __commonJS({
       });
     }
     function topSchemaObjCode(it2) {
-      const { schema, opts, gen } = it2;
+      const { schema: schema4, opts, gen } = it2;
       validateFunction(it2, () => {
-        if (opts.$comment && schema.$comment)
+        if (opts.$comment && schema4.$comment)
           commentKeyword(it2);
         checkNoDefault(it2);
         gen.let(names_1.default.vErrors, null);
@@ -53735,8 +53352,8 @@ var require_validate = __commonJS({
       gen.if((0, codegen_1._)`${it2.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.props`, (0, codegen_1._)`undefined`));
       gen.if((0, codegen_1._)`${it2.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.items`, (0, codegen_1._)`undefined`));
     }
-    function funcSourceUrl(schema, opts) {
-      const schId = typeof schema == "object" && schema[opts.schemaId];
+    function funcSourceUrl(schema4, opts) {
+      const schId = typeof schema4 == "object" && schema4[opts.schemaId];
       return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
     }
     function subschemaCode(it2, valid) {
@@ -53749,10 +53366,10 @@ var require_validate = __commonJS({
       }
       (0, boolSchema_1.boolOrEmptySchema)(it2, valid);
     }
-    function schemaCxtHasRules({ schema, self }) {
-      if (typeof schema == "boolean")
-        return !schema;
-      for (const key in schema)
+    function schemaCxtHasRules({ schema: schema4, self }) {
+      if (typeof schema4 == "boolean")
+        return !schema4;
+      for (const key in schema4)
         if (self.RULES.all[key])
           return true;
       return false;
@@ -53761,8 +53378,8 @@ var require_validate = __commonJS({
       return typeof it2.schema != "boolean";
     }
     function subSchemaObjCode(it2, valid) {
-      const { schema, gen, opts } = it2;
-      if (opts.$comment && schema.$comment)
+      const { schema: schema4, gen, opts } = it2;
+      if (opts.$comment && schema4.$comment)
         commentKeyword(it2);
       updateContext(it2);
       checkAsyncSchema(it2);
@@ -53782,14 +53399,14 @@ var require_validate = __commonJS({
       schemaKeywords(it2, types, !checkedTypes, errsCount);
     }
     function checkRefsAndKeywords(it2) {
-      const { schema, errSchemaPath, opts, self } = it2;
-      if (schema.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema, self.RULES)) {
+      const { schema: schema4, errSchemaPath, opts, self } = it2;
+      if (schema4.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema4, self.RULES)) {
         self.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
       }
     }
     function checkNoDefault(it2) {
-      const { schema, opts } = it2;
-      if (schema.default !== void 0 && opts.useDefaults && opts.strictSchema) {
+      const { schema: schema4, opts } = it2;
+      if (schema4.default !== void 0 && opts.useDefaults && opts.strictSchema) {
         (0, util_1.checkStrictMode)(it2, "default is ignored in the schema root");
       }
     }
@@ -53802,8 +53419,8 @@ var require_validate = __commonJS({
       if (it2.schema.$async && !it2.schemaEnv.$async)
         throw new Error("async schema in sync schema");
     }
-    function commentKeyword({ gen, schemaEnv, schema, errSchemaPath, opts }) {
-      const msg = schema.$comment;
+    function commentKeyword({ gen, schemaEnv, schema: schema4, errSchemaPath, opts }) {
+      const msg = schema4.$comment;
       if (opts.$comment === true) {
         gen.code((0, codegen_1._)`${names_1.default.self}.logger.log(${msg})`);
       } else if (typeof opts.$comment == "function") {
@@ -53830,9 +53447,9 @@ var require_validate = __commonJS({
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
     function schemaKeywords(it2, types, typeErrors, errsCount) {
-      const { gen, schema, data, allErrors, opts, self } = it2;
+      const { gen, schema: schema4, data, allErrors, opts, self } = it2;
       const { RULES } = self;
-      if (schema.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema, RULES))) {
+      if (schema4.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema4, RULES))) {
         gen.block(() => keywordCode(it2, "$ref", RULES.all.$ref.definition));
         return;
       }
@@ -53844,7 +53461,7 @@ var require_validate = __commonJS({
         groupKeywords(RULES.post);
       });
       function groupKeywords(group) {
-        if (!(0, applicability_1.shouldUseGroup)(schema, group))
+        if (!(0, applicability_1.shouldUseGroup)(schema4, group))
           return;
         if (group.type) {
           gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
@@ -53862,12 +53479,12 @@ var require_validate = __commonJS({
       }
     }
     function iterateKeywords(it2, group) {
-      const { gen, schema, opts: { useDefaults } } = it2;
+      const { gen, schema: schema4, opts: { useDefaults } } = it2;
       if (useDefaults)
         (0, defaults_1.assignDefaults)(it2, group.type);
       gen.block(() => {
         for (const rule of group.rules) {
-          if ((0, applicability_1.shouldUseRule)(schema, rule)) {
+          if ((0, applicability_1.shouldUseRule)(schema4, rule)) {
             keywordCode(it2, rule.keyword, rule.definition, group.type);
           }
         }
@@ -54212,17 +53829,17 @@ var require_compile = __commonJS({
         var _a;
         this.refs = {};
         this.dynamicAnchors = {};
-        let schema;
+        let schema4;
         if (typeof env.schema == "object")
-          schema = env.schema;
+          schema4 = env.schema;
         this.schema = env.schema;
         this.schemaId = env.schemaId;
         this.root = env.root || this;
-        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema === null || schema === void 0 ? void 0 : schema[env.schemaId || "$id"]);
+        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema4 === null || schema4 === void 0 ? void 0 : schema4[env.schemaId || "$id"]);
         this.schemaPath = env.schemaPath;
         this.localRefs = env.localRefs;
         this.meta = env.meta;
-        this.$async = schema === null || schema === void 0 ? void 0 : schema.$async;
+        this.$async = schema4 === null || schema4 === void 0 ? void 0 : schema4.$async;
         this.refs = {};
       }
     };
@@ -54321,10 +53938,10 @@ var require_compile = __commonJS({
         return schOrFunc;
       let _sch = resolve9.call(this, root, ref2);
       if (_sch === void 0) {
-        const schema = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
+        const schema4 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
         const { schemaId } = this.opts;
-        if (schema)
-          _sch = new SchemaEnv({ schema, schemaId, root, baseId });
+        if (schema4)
+          _sch = new SchemaEnv({ schema: schema4, schemaId, root, baseId });
       }
       if (_sch === void 0)
         return;
@@ -54372,12 +53989,12 @@ var require_compile = __commonJS({
       if (!schOrRef.validate)
         compileSchema.call(this, schOrRef);
       if (id === (0, resolve_1.normalizeId)(ref2)) {
-        const { schema } = schOrRef;
+        const { schema: schema4 } = schOrRef;
         const { schemaId } = this.opts;
-        const schId = schema[schemaId];
+        const schId = schema4[schemaId];
         if (schId)
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
-        return new SchemaEnv({ schema, schemaId, root, baseId });
+        return new SchemaEnv({ schema: schema4, schemaId, root, baseId });
       }
       return getJsonPointer.call(this, p3, schOrRef);
     }
@@ -54389,29 +54006,29 @@ var require_compile = __commonJS({
       "dependencies",
       "definitions"
     ]);
-    function getJsonPointer(parsedRef, { baseId, schema, root }) {
+    function getJsonPointer(parsedRef, { baseId, schema: schema4, root }) {
       var _a;
       if (((_a = parsedRef.fragment) === null || _a === void 0 ? void 0 : _a[0]) !== "/")
         return;
       for (const part of parsedRef.fragment.slice(1).split("/")) {
-        if (typeof schema === "boolean")
+        if (typeof schema4 === "boolean")
           return;
-        const partSchema = schema[(0, util_1.unescapeFragment)(part)];
+        const partSchema = schema4[(0, util_1.unescapeFragment)(part)];
         if (partSchema === void 0)
           return;
-        schema = partSchema;
-        const schId = typeof schema === "object" && schema[this.opts.schemaId];
+        schema4 = partSchema;
+        const schId = typeof schema4 === "object" && schema4[this.opts.schemaId];
         if (!PREVENT_SCOPE_CHANGE.has(part) && schId) {
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         }
       }
       let env;
-      if (typeof schema != "boolean" && schema.$ref && !(0, util_1.schemaHasRulesButRef)(schema, this.RULES)) {
-        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema.$ref);
+      if (typeof schema4 != "boolean" && schema4.$ref && !(0, util_1.schemaHasRulesButRef)(schema4, this.RULES)) {
+        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema4.$ref);
         env = resolveSchema.call(this, root, $ref);
       }
       const { schemaId } = this.opts;
-      env = env || new SchemaEnv({ schema, schemaId, root, baseId });
+      env = env || new SchemaEnv({ schema: schema4, schemaId, root, baseId });
       if (env.schema !== env.root.schema)
         return env;
       return void 0;
@@ -55246,10 +54863,10 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base2, relative8, options, skipNormalization) {
+    function resolveComponent(base, relative8, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base2 = parse(serialize(base2, options), options);
+        base = parse(serialize(base, options), options);
         relative8 = parse(serialize(relative8, options), options);
       }
       options = options || {};
@@ -55269,33 +54886,33 @@ var require_fast_uri = __commonJS({
           target.query = relative8.query;
         } else {
           if (!relative8.path) {
-            target.path = base2.path;
+            target.path = base.path;
             if (relative8.query !== void 0) {
               target.query = relative8.query;
             } else {
-              target.query = base2.query;
+              target.query = base.query;
             }
           } else {
             if (relative8.path[0] === "/") {
               target.path = removeDotSegments(relative8.path);
             } else {
-              const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
-              if (baseHasAuthority && !base2.path) {
+              const baseHasAuthority = base.userinfo !== void 0 || base.host !== void 0 || base.port !== void 0;
+              if (baseHasAuthority && !base.path) {
                 target.path = "/" + relative8.path;
-              } else if (!base2.path) {
+              } else if (!base.path) {
                 target.path = relative8.path;
               } else {
-                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative8.path;
+                target.path = base.path.slice(0, base.path.lastIndexOf("/") + 1) + relative8.path;
               }
-              target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
+              target.path = base.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
             target.query = relative8.query;
           }
-          target.userinfo = base2.userinfo;
-          target.host = base2.host;
-          target.port = base2.port;
+          target.userinfo = base.userinfo;
+          target.host = base.host;
+          target.port = base.port;
         }
-        target.scheme = base2.scheme;
+        target.scheme = base.scheme;
       }
       target.fragment = relative8.fragment;
       return target;
@@ -55793,16 +55410,16 @@ var require_core = __commonJS({
           this.errors = v3.errors;
         return valid;
       }
-      compile(schema, _meta) {
-        const sch = this._addSchema(schema, _meta);
+      compile(schema4, _meta) {
+        const sch = this._addSchema(schema4, _meta);
         return sch.validate || this._compileSchemaEnv(sch);
       }
-      compileAsync(schema, meta) {
+      compileAsync(schema4, meta) {
         if (typeof this.opts.loadSchema != "function") {
           throw new Error("options.loadSchema should be a function");
         }
         const { loadSchema } = this.opts;
-        return runCompileAsync.call(this, schema, meta);
+        return runCompileAsync.call(this, schema4, meta);
         async function runCompileAsync(_schema, _meta) {
           await loadMetaSchema.call(this, _schema.$schema);
           const sch = this._addSchema(_schema, _meta);
@@ -55848,37 +55465,37 @@ var require_core = __commonJS({
         }
       }
       // Adds schema to the instance
-      addSchema(schema, key, _meta, _validateSchema = this.opts.validateSchema) {
-        if (Array.isArray(schema)) {
-          for (const sch of schema)
+      addSchema(schema4, key, _meta, _validateSchema = this.opts.validateSchema) {
+        if (Array.isArray(schema4)) {
+          for (const sch of schema4)
             this.addSchema(sch, void 0, _meta, _validateSchema);
           return this;
         }
         let id;
-        if (typeof schema === "object") {
+        if (typeof schema4 === "object") {
           const { schemaId } = this.opts;
-          id = schema[schemaId];
+          id = schema4[schemaId];
           if (id !== void 0 && typeof id != "string") {
             throw new Error(`schema ${schemaId} must be string`);
           }
         }
         key = (0, resolve_1.normalizeId)(key || id);
         this._checkUnique(key);
-        this.schemas[key] = this._addSchema(schema, _meta, key, _validateSchema, true);
+        this.schemas[key] = this._addSchema(schema4, _meta, key, _validateSchema, true);
         return this;
       }
       // Add schema that will be used to validate other schemas
       // options in META_IGNORE_OPTIONS are alway set to false
-      addMetaSchema(schema, key, _validateSchema = this.opts.validateSchema) {
-        this.addSchema(schema, key, true, _validateSchema);
+      addMetaSchema(schema4, key, _validateSchema = this.opts.validateSchema) {
+        this.addSchema(schema4, key, true, _validateSchema);
         return this;
       }
       //  Validate schema against its meta-schema
-      validateSchema(schema, throwOrLogError) {
-        if (typeof schema == "boolean")
+      validateSchema(schema4, throwOrLogError) {
+        if (typeof schema4 == "boolean")
           return true;
         let $schema;
-        $schema = schema.$schema;
+        $schema = schema4.$schema;
         if ($schema !== void 0 && typeof $schema != "string") {
           throw new Error("$schema must be a string");
         }
@@ -55888,7 +55505,7 @@ var require_core = __commonJS({
           this.errors = null;
           return true;
         }
-        const valid = this.validate($schema, schema);
+        const valid = this.validate($schema, schema4);
         if (!valid && throwOrLogError) {
           const message = "schema is invalid: " + this.errorsText();
           if (this.opts.validateSchema === "log")
@@ -56031,9 +55648,9 @@ var require_core = __commonJS({
             if (typeof rule != "object")
               continue;
             const { $data } = rule.definition;
-            const schema = keywords[key];
-            if ($data && schema)
-              keywords[key] = schemaOrData(schema);
+            const schema4 = keywords[key];
+            if ($data && schema4)
+              keywords[key] = schemaOrData(schema4);
           }
         }
         return metaSchema;
@@ -56051,23 +55668,23 @@ var require_core = __commonJS({
           }
         }
       }
-      _addSchema(schema, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
+      _addSchema(schema4, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
         let id;
         const { schemaId } = this.opts;
-        if (typeof schema == "object") {
-          id = schema[schemaId];
+        if (typeof schema4 == "object") {
+          id = schema4[schemaId];
         } else {
           if (this.opts.jtd)
             throw new Error("schema must be object");
-          else if (typeof schema != "boolean")
+          else if (typeof schema4 != "boolean")
             throw new Error("schema must be object or boolean");
         }
-        let sch = this._cache.get(schema);
+        let sch = this._cache.get(schema4);
         if (sch !== void 0)
           return sch;
         baseId = (0, resolve_1.normalizeId)(id || baseId);
-        const localRefs = resolve_1.getSchemaRefs.call(this, schema, baseId);
-        sch = new compile_1.SchemaEnv({ schema, schemaId, meta, baseId, localRefs });
+        const localRefs = resolve_1.getSchemaRefs.call(this, schema4, baseId);
+        sch = new compile_1.SchemaEnv({ schema: schema4, schemaId, meta, baseId, localRefs });
         this._cache.set(sch.schema, sch);
         if (addSchema && !baseId.startsWith("#")) {
           if (baseId)
@@ -56075,7 +55692,7 @@ var require_core = __commonJS({
           this.refs[baseId] = sch;
         }
         if (validateSchema)
-          this.validateSchema(schema, true);
+          this.validateSchema(schema4, true);
         return sch;
       }
       _checkUnique(id) {
@@ -56229,8 +55846,8 @@ var require_core = __commonJS({
     var $dataRef = {
       $ref: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#"
     };
-    function schemaOrData(schema) {
-      return { anyOf: [schema, $dataRef] };
+    function schemaOrData(schema4) {
+      return { anyOf: [schema4, $dataRef] };
     }
   }
 });
@@ -56530,7 +56147,7 @@ var require_pattern = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, schemaCode, it: it2 } = cxt;
+        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
         const u2 = it2.opts.unicodeRegExp ? "u" : "";
         if ($data) {
           const { regExp } = it2.opts.code;
@@ -56539,7 +56156,7 @@ var require_pattern = __commonJS({
           gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u2}).test(${data})`), () => gen.assign(valid, false));
           cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
-          const regExp = (0, code_1.usePattern)(cxt, schema);
+          const regExp = (0, code_1.usePattern)(cxt, schema4);
           cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
         }
       }
@@ -56596,11 +56213,11 @@ var require_required = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, schemaCode, data, $data, it: it2 } = cxt;
+        const { gen, schema: schema4, schemaCode, data, $data, it: it2 } = cxt;
         const { opts } = it2;
-        if (!$data && schema.length === 0)
+        if (!$data && schema4.length === 0)
           return;
-        const useLoop = schema.length >= opts.loopRequired;
+        const useLoop = schema4.length >= opts.loopRequired;
         if (it2.allErrors)
           allErrorsMode();
         else
@@ -56608,7 +56225,7 @@ var require_required = __commonJS({
         if (opts.strictRequired) {
           const props = cxt.parentSchema.properties;
           const { definedProperties } = cxt.it;
-          for (const requiredKey of schema) {
+          for (const requiredKey of schema4) {
             if ((props === null || props === void 0 ? void 0 : props[requiredKey]) === void 0 && !definedProperties.has(requiredKey)) {
               const schemaPath = it2.schemaEnv.baseId + it2.errSchemaPath;
               const msg = `required property "${requiredKey}" is not defined at "${schemaPath}" (strictRequired)`;
@@ -56620,7 +56237,7 @@ var require_required = __commonJS({
           if (useLoop || $data) {
             cxt.block$data(codegen_1.nil, loopAllRequired);
           } else {
-            for (const prop of schema) {
+            for (const prop of schema4) {
               (0, code_1.checkReportMissingProp)(cxt, prop);
             }
           }
@@ -56632,7 +56249,7 @@ var require_required = __commonJS({
             cxt.block$data(valid, () => loopUntilMissing(missing, valid));
             cxt.ok(valid);
           } else {
-            gen.if((0, code_1.checkMissingProp)(cxt, schema, missing));
+            gen.if((0, code_1.checkMissingProp)(cxt, schema4, missing));
             (0, code_1.reportMissingProp)(cxt, missing);
             gen.else();
           }
@@ -56719,8 +56336,8 @@ var require_uniqueItems = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, parentSchema, schemaCode, it: it2 } = cxt;
-        if (!$data && !schema)
+        const { gen, data, $data, schema: schema4, parentSchema, schemaCode, it: it2 } = cxt;
+        if (!$data && !schema4)
           return;
         const valid = gen.let("valid");
         const itemTypes = parentSchema.items ? (0, dataType_1.getSchemaTypes)(parentSchema.items) : [];
@@ -56783,11 +56400,11 @@ var require_const = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schemaCode, schema } = cxt;
-        if ($data || schema && typeof schema == "object") {
+        const { gen, data, $data, schemaCode, schema: schema4 } = cxt;
+        if ($data || schema4 && typeof schema4 == "object") {
           cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data}, ${schemaCode})`);
         } else {
-          cxt.fail((0, codegen_1._)`${schema} !== ${data}`);
+          cxt.fail((0, codegen_1._)`${schema4} !== ${data}`);
         }
       }
     };
@@ -56813,10 +56430,10 @@ var require_enum = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, schemaCode, it: it2 } = cxt;
-        if (!$data && schema.length === 0)
+        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
+        if (!$data && schema4.length === 0)
           throw new Error("enum must have non-empty array");
-        const useLoop = schema.length >= it2.opts.loopEnum;
+        const useLoop = schema4.length >= it2.opts.loopEnum;
         let eql;
         const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
         let valid;
@@ -56824,10 +56441,10 @@ var require_enum = __commonJS({
           valid = gen.let("valid");
           cxt.block$data(valid, loopEnum);
         } else {
-          if (!Array.isArray(schema))
+          if (!Array.isArray(schema4))
             throw new Error("ajv implementation error");
           const vSchema = gen.const("vSchema", schemaCode);
-          valid = (0, codegen_1.or)(...schema.map((_x, i) => equalCode(vSchema, i)));
+          valid = (0, codegen_1.or)(...schema4.map((_x, i) => equalCode(vSchema, i)));
         }
         cxt.pass(valid);
         function loopEnum() {
@@ -56835,7 +56452,7 @@ var require_enum = __commonJS({
           gen.forOf("v", schemaCode, (v3) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v3})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i) {
-          const sch = schema[i];
+          const sch = schema4[i];
           return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data}, ${vSchema}[${i}])` : (0, codegen_1._)`${data} === ${sch}`;
         }
       }
@@ -56911,13 +56528,13 @@ var require_additionalItems = __commonJS({
       }
     };
     function validateAdditionalItems(cxt, items) {
-      const { gen, schema, data, keyword, it: it2 } = cxt;
+      const { gen, schema: schema4, data, keyword, it: it2 } = cxt;
       it2.items = true;
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-      if (schema === false) {
+      if (schema4 === false) {
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
-      } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it2, schema)) {
+      } else if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
         const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
         gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
         cxt.ok(valid);
@@ -56950,11 +56567,11 @@ var require_items = __commonJS({
       schemaType: ["object", "array", "boolean"],
       before: "uniqueItems",
       code(cxt) {
-        const { schema, it: it2 } = cxt;
-        if (Array.isArray(schema))
-          return validateTuple(cxt, "additionalItems", schema);
+        const { schema: schema4, it: it2 } = cxt;
+        if (Array.isArray(schema4))
+          return validateTuple(cxt, "additionalItems", schema4);
         it2.items = true;
-        if ((0, util_1.alwaysValidSchema)(it2, schema))
+        if ((0, util_1.alwaysValidSchema)(it2, schema4))
           return;
         cxt.ok((0, code_1.validateArray)(cxt));
       }
@@ -57029,10 +56646,10 @@ var require_items2020 = __commonJS({
       before: "uniqueItems",
       error: error2,
       code(cxt) {
-        const { schema, parentSchema, it: it2 } = cxt;
+        const { schema: schema4, parentSchema, it: it2 } = cxt;
         const { prefixItems } = parentSchema;
         it2.items = true;
-        if ((0, util_1.alwaysValidSchema)(it2, schema))
+        if ((0, util_1.alwaysValidSchema)(it2, schema4))
           return;
         if (prefixItems)
           (0, additionalItems_1.validateAdditionalItems)(cxt, prefixItems);
@@ -57063,7 +56680,7 @@ var require_contains = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, data, it: it2 } = cxt;
+        const { gen, schema: schema4, parentSchema, data, it: it2 } = cxt;
         let min;
         let max;
         const { minContains, maxContains } = parentSchema;
@@ -57084,7 +56701,7 @@ var require_contains = __commonJS({
           cxt.fail();
           return;
         }
-        if ((0, util_1.alwaysValidSchema)(it2, schema)) {
+        if ((0, util_1.alwaysValidSchema)(it2, schema4)) {
           let cond = (0, codegen_1._)`${len} >= ${min}`;
           if (max !== void 0)
             cond = (0, codegen_1._)`${cond} && ${len} <= ${max}`;
@@ -57169,14 +56786,14 @@ var require_dependencies = __commonJS({
         validateSchemaDeps(cxt, schDeps);
       }
     };
-    function splitDependencies({ schema }) {
+    function splitDependencies({ schema: schema4 }) {
       const propertyDeps = {};
       const schemaDeps = {};
-      for (const key in schema) {
+      for (const key in schema4) {
         if (key === "__proto__")
           continue;
-        const deps = Array.isArray(schema[key]) ? propertyDeps : schemaDeps;
-        deps[key] = schema[key];
+        const deps = Array.isArray(schema4[key]) ? propertyDeps : schemaDeps;
+        deps[key] = schema4[key];
       }
       return [propertyDeps, schemaDeps];
     }
@@ -57249,8 +56866,8 @@ var require_propertyNames = __commonJS({
       schemaType: ["object", "boolean"],
       error: error2,
       code(cxt) {
-        const { gen, schema, data, it: it2 } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it2, schema))
+        const { gen, schema: schema4, data, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema4))
           return;
         const valid = gen.name("valid");
         gen.forIn("key", data, (key) => {
@@ -57296,12 +56913,12 @@ var require_additionalProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, data, errsCount, it: it2 } = cxt;
+        const { gen, schema: schema4, parentSchema, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, opts } = it2;
         it2.props = true;
-        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema))
+        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema4))
           return;
         const props = (0, code_1.allSchemaProperties)(parentSchema.properties);
         const patProps = (0, code_1.allSchemaProperties)(parentSchema.patternProperties);
@@ -57334,18 +56951,18 @@ var require_additionalProperties = __commonJS({
           gen.code((0, codegen_1._)`delete ${data}[${key}]`);
         }
         function additionalPropertyCode(key) {
-          if (opts.removeAdditional === "all" || opts.removeAdditional && schema === false) {
+          if (opts.removeAdditional === "all" || opts.removeAdditional && schema4 === false) {
             deleteAdditional(key);
             return;
           }
-          if (schema === false) {
+          if (schema4 === false) {
             cxt.setParams({ additionalProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it2, schema)) {
+          if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
             const valid = gen.name("valid");
             if (opts.removeAdditional === "failing") {
               applyAdditionalSchema(key, valid, false);
@@ -57395,18 +57012,18 @@ var require_properties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema, parentSchema, data, it: it2 } = cxt;
+        const { gen, schema: schema4, parentSchema, data, it: it2 } = cxt;
         if (it2.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
           additionalProperties_1.default.code(new validate_1.KeywordCxt(it2, additionalProperties_1.default, "additionalProperties"));
         }
-        const allProps = (0, code_1.allSchemaProperties)(schema);
+        const allProps = (0, code_1.allSchemaProperties)(schema4);
         for (const prop of allProps) {
           it2.definedProperties.add(prop);
         }
         if (it2.opts.unevaluated && allProps.length && it2.props !== true) {
           it2.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it2.props);
         }
-        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema[p3]));
+        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema4[p3]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -57424,7 +57041,7 @@ var require_properties = __commonJS({
           cxt.ok(valid);
         }
         function hasDefault(prop) {
-          return it2.opts.useDefaults && !it2.compositeRule && schema[prop].default !== void 0;
+          return it2.opts.useDefaults && !it2.compositeRule && schema4[prop].default !== void 0;
         }
         function applyPropertySchema(prop) {
           cxt.subschema({
@@ -57453,10 +57070,10 @@ var require_patternProperties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema, data, parentSchema, it: it2 } = cxt;
+        const { gen, schema: schema4, data, parentSchema, it: it2 } = cxt;
         const { opts } = it2;
-        const patterns = (0, code_1.allSchemaProperties)(schema);
-        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema[p3]));
+        const patterns = (0, code_1.allSchemaProperties)(schema4);
+        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema4[p3]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it2.opts.unevaluated || it2.props === true)) {
           return;
         }
@@ -57524,8 +57141,8 @@ var require_not = __commonJS({
       schemaType: ["object", "boolean"],
       trackErrors: true,
       code(cxt) {
-        const { gen, schema, it: it2 } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it2, schema)) {
+        const { gen, schema: schema4, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema4)) {
           cxt.fail();
           return;
         }
@@ -57578,12 +57195,12 @@ var require_oneOf = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, it: it2 } = cxt;
-        if (!Array.isArray(schema))
+        const { gen, schema: schema4, parentSchema, it: it2 } = cxt;
+        if (!Array.isArray(schema4))
           throw new Error("ajv implementation error");
         if (it2.opts.discriminator && parentSchema.discriminator)
           return;
-        const schArr = schema;
+        const schArr = schema4;
         const valid = gen.let("valid", false);
         const passing = gen.let("passing", null);
         const schValid = gen.name("_valid");
@@ -57629,11 +57246,11 @@ var require_allOf = __commonJS({
       keyword: "allOf",
       schemaType: "array",
       code(cxt) {
-        const { gen, schema, it: it2 } = cxt;
-        if (!Array.isArray(schema))
+        const { gen, schema: schema4, it: it2 } = cxt;
+        if (!Array.isArray(schema4))
           throw new Error("ajv implementation error");
         const valid = gen.name("valid");
-        schema.forEach((sch, i) => {
+        schema4.forEach((sch, i) => {
           if ((0, util_1.alwaysValidSchema)(it2, sch))
             return;
           const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
@@ -57708,8 +57325,8 @@ var require_if = __commonJS({
       }
     };
     function hasSchema(it2, keyword) {
-      const schema = it2.schema[keyword];
-      return schema !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema);
+      const schema4 = it2.schema[keyword];
+      return schema4 !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema4);
     }
     exports.default = def;
   }
@@ -57805,10 +57422,10 @@ var require_dynamicAnchor = __commonJS({
     }
     exports.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
-      const { schemaEnv, schema, self } = cxt.it;
+      const { schemaEnv, schema: schema4, self } = cxt.it;
       const { root, baseId, localRefs, meta } = schemaEnv.root;
       const { schemaId } = self.opts;
-      const sch = new compile_1.SchemaEnv({ schema, schemaId, root, baseId, localRefs, meta });
+      const sch = new compile_1.SchemaEnv({ schema: schema4, schemaId, root, baseId, localRefs, meta });
       compile_1.compileSchema.call(self, sch);
       return (0, ref_1.getValidate)(cxt, sch);
     }
@@ -57997,7 +57614,7 @@ var require_unevaluatedProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, data, errsCount, it: it2 } = cxt;
+        const { gen, schema: schema4, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, props } = it2;
@@ -58009,14 +57626,14 @@ var require_unevaluatedProperties = __commonJS({
         it2.props = true;
         cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
         function unevaluatedPropCode(key) {
-          if (schema === false) {
+          if (schema4 === false) {
             cxt.setParams({ unevaluatedProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (!(0, util_1.alwaysValidSchema)(it2, schema)) {
+          if (!(0, util_1.alwaysValidSchema)(it2, schema4)) {
             const valid = gen.name("valid");
             cxt.subschema({
               keyword: "unevaluatedProperties",
@@ -58061,15 +57678,15 @@ var require_unevaluatedItems = __commonJS({
       schemaType: ["boolean", "object"],
       error: error2,
       code(cxt) {
-        const { gen, schema, data, it: it2 } = cxt;
+        const { gen, schema: schema4, data, it: it2 } = cxt;
         const items = it2.items || 0;
         if (items === true)
           return;
         const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-        if (schema === false) {
+        if (schema4 === false) {
           cxt.setParams({ len: items });
           cxt.fail((0, codegen_1._)`${len} > ${items}`);
-        } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it2, schema)) {
+        } else if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
           const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
           gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items));
           cxt.ok(valid);
@@ -58117,7 +57734,7 @@ var require_format = __commonJS({
       $data: true,
       error: error2,
       code(cxt, ruleType) {
-        const { gen, data, $data, schema, schemaCode, it: it2 } = cxt;
+        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
         const { opts, errSchemaPath, schemaEnv, self } = it2;
         if (!opts.validateFormats)
           return;
@@ -58147,7 +57764,7 @@ var require_format = __commonJS({
           }
         }
         function validateFormat() {
-          const formatDef = self.formats[schema];
+          const formatDef = self.formats[schema4];
           if (!formatDef) {
             unknownFormat();
             return;
@@ -58164,12 +57781,12 @@ var require_format = __commonJS({
             }
             throw new Error(unknownMsg());
             function unknownMsg() {
-              return `unknown format "${schema}" ignored in schema at path "${errSchemaPath}"`;
+              return `unknown format "${schema4}" ignored in schema at path "${errSchemaPath}"`;
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema, ref: fmtDef, code });
+            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema4)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema4, ref: fmtDef, code });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -58286,15 +57903,15 @@ var require_discriminator = __commonJS({
       schemaType: "object",
       error: error2,
       code(cxt) {
-        const { gen, data, schema, parentSchema, it: it2 } = cxt;
+        const { gen, data, schema: schema4, parentSchema, it: it2 } = cxt;
         const { oneOf } = parentSchema;
         if (!it2.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
-        const tagName = schema.propertyName;
+        const tagName = schema4.propertyName;
         if (typeof tagName != "string")
           throw new Error("discriminator: requires propertyName");
-        if (schema.mapping)
+        if (schema4.mapping)
           throw new Error("discriminator: mapping is not supported");
         if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
@@ -59427,10 +59044,10 @@ var require_identity = __commonJS({
     var NODE_TYPE = /* @__PURE__ */ Symbol.for("yaml.node.type");
     var isAlias2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === ALIAS;
     var isDocument = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === DOC;
-    var isMap3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
+    var isMap2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === MAP;
     var isPair2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === PAIR;
     var isScalar2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SCALAR;
-    var isSeq3 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
+    var isSeq2 = (node) => !!node && typeof node === "object" && node[NODE_TYPE] === SEQ;
     function isCollection(node) {
       if (node && typeof node === "object")
         switch (node[NODE_TYPE]) {
@@ -59463,11 +59080,11 @@ var require_identity = __commonJS({
     exports.isAlias = isAlias2;
     exports.isCollection = isCollection;
     exports.isDocument = isDocument;
-    exports.isMap = isMap3;
+    exports.isMap = isMap2;
     exports.isNode = isNode;
     exports.isPair = isPair2;
     exports.isScalar = isScalar2;
-    exports.isSeq = isSeq3;
+    exports.isSeq = isSeq2;
   }
 });
 
@@ -60149,8 +59766,8 @@ var require_createNode = __commonJS({
     var defaultTagPrefix = "tag:yaml.org,2002:";
     function findTagObject(value, tagName, tags) {
       if (tagName) {
-        const match = tags.filter((t) => t.tag === tagName);
-        const tagObj = match.find((t) => !t.format) ?? match[0];
+        const match2 = tags.filter((t) => t.tag === tagName);
+        const tagObj = match2.find((t) => !t.format) ?? match2[0];
         if (!tagObj)
           throw new Error(`Tag ${tagName} not found`);
         return tagObj;
@@ -60170,7 +59787,7 @@ var require_createNode = __commonJS({
       if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
         value = value.valueOf();
       }
-      const { aliasDuplicateObjects, onAnchor, onTagObj, schema, sourceObjects } = ctx;
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema4, sourceObjects } = ctx;
       let ref2 = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
         ref2 = sourceObjects.get(value);
@@ -60184,7 +59801,7 @@ var require_createNode = __commonJS({
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema.tags);
+      let tagObj = findTagObject(value, tagName, schema4.tags);
       if (!tagObj) {
         if (value && typeof value.toJSON === "function") {
           value = value.toJSON();
@@ -60195,7 +59812,7 @@ var require_createNode = __commonJS({
             ref2.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema[identity.MAP] : Symbol.iterator in Object(value) ? schema[identity.SEQ] : schema[identity.MAP];
+        tagObj = value instanceof Map ? schema4[identity.MAP] : Symbol.iterator in Object(value) ? schema4[identity.SEQ] : schema4[identity.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
@@ -60221,7 +59838,7 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity = require_identity();
     var Node2 = require_Node();
-    function collectionFromPath(schema, path2, value) {
+    function collectionFromPath(schema4, path2, value) {
       let v3 = value;
       for (let i = path2.length - 1; i >= 0; --i) {
         const k3 = path2[i];
@@ -60239,16 +59856,16 @@ var require_Collection = __commonJS({
         onAnchor: () => {
           throw new Error("This should not happen, please report a bug.");
         },
-        schema,
+        schema: schema4,
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
     var isEmptyPath = (path2) => path2 == null || typeof path2 === "object" && !!path2[Symbol.iterator]().next().done;
     var Collection = class extends Node2.NodeBase {
-      constructor(type, schema) {
+      constructor(type, schema4) {
         super(type);
         Object.defineProperty(this, "schema", {
-          value: schema,
+          value: schema4,
           configurable: true,
           enumerable: false,
           writable: true
@@ -60259,11 +59876,11 @@ var require_Collection = __commonJS({
        *
        * @param schema - If defined, overwrites the original's schema
        */
-      clone(schema) {
+      clone(schema4) {
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (schema)
-          copy.schema = schema;
-        copy.items = copy.items.map((it2) => identity.isNode(it2) || identity.isPair(it2) ? it2.clone(schema) : it2);
+        if (schema4)
+          copy.schema = schema4;
+        copy.items = copy.items.map((it2) => identity.isNode(it2) || identity.isPair(it2) ? it2.clone(schema4) : it2);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -60845,21 +60462,21 @@ var require_stringify = __commonJS({
     }
     function getTagObject(tags, item) {
       if (item.tag) {
-        const match = tags.filter((t) => t.tag === item.tag);
-        if (match.length > 0)
-          return match.find((t) => t.format === item.format) ?? match[0];
+        const match2 = tags.filter((t) => t.tag === item.tag);
+        if (match2.length > 0)
+          return match2.find((t) => t.format === item.format) ?? match2[0];
       }
       let tagObj = void 0;
       let obj;
       if (identity.isScalar(item)) {
         obj = item.value;
-        let match = tags.filter((t) => t.identify?.(obj));
-        if (match.length > 1) {
-          const testMatch = match.filter((t) => t.test);
+        let match2 = tags.filter((t) => t.identify?.(obj));
+        if (match2.length > 1) {
+          const testMatch = match2.filter((t) => t.test);
           if (testMatch.length > 0)
-            match = testMatch;
+            match2 = testMatch;
         }
-        tagObj = match.find((t) => t.format === item.format) ?? match.find((t) => !t.format);
+        tagObj = match2.find((t) => t.format === item.format) ?? match2.find((t) => !t.format);
       } else {
         obj = item;
         tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
@@ -61215,12 +60832,12 @@ var require_Pair = __commonJS({
         this.key = key;
         this.value = value;
       }
-      clone(schema) {
+      clone(schema4) {
         let { key, value } = this;
         if (identity.isNode(key))
-          key = key.clone(schema);
+          key = key.clone(schema4);
         if (identity.isNode(value))
-          value = value.clone(schema);
+          value = value.clone(schema4);
         return new _Pair(key, value);
       }
       toJSON(_3, ctx) {
@@ -61413,17 +61030,17 @@ var require_YAMLMap = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:map";
       }
-      constructor(schema) {
-        super(identity.MAP, schema);
+      constructor(schema4) {
+        super(identity.MAP, schema4);
         this.items = [];
       }
       /**
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema, obj, ctx) {
+      static from(schema4, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
-        const map = new this(schema);
+        const map = new this(schema4);
         const add = (key, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key, value);
@@ -61439,8 +61056,8 @@ var require_YAMLMap = __commonJS({
           for (const key of Object.keys(obj))
             add(key, obj[key]);
         }
-        if (typeof schema.sortMapEntries === "function") {
-          map.items.sort(schema.sortMapEntries);
+        if (typeof schema4.sortMapEntries === "function") {
+          map.items.sort(schema4.sortMapEntries);
         }
         return map;
       }
@@ -61547,7 +61164,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema, obj, ctx) => YAMLMap.YAMLMap.from(schema, obj, ctx)
+      createNode: (schema4, obj, ctx) => YAMLMap.YAMLMap.from(schema4, obj, ctx)
     };
     exports.map = map;
   }
@@ -61567,8 +61184,8 @@ var require_YAMLSeq = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:seq";
       }
-      constructor(schema) {
-        super(identity.SEQ, schema);
+      constructor(schema4) {
+        super(identity.SEQ, schema4);
         this.items = [];
       }
       add(value) {
@@ -61643,9 +61260,9 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema, obj, ctx) {
+      static from(schema4, obj, ctx) {
         const { replacer } = ctx;
-        const seq = new this(schema);
+        const seq = new this(schema4);
         if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
           for (let it2 of obj) {
@@ -61685,7 +61302,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema, obj, ctx) => YAMLSeq.YAMLSeq.from(schema, obj, ctx)
+      createNode: (schema4, obj, ctx) => YAMLSeq.YAMLSeq.from(schema4, obj, ctx)
     };
     exports.seq = seq;
   }
@@ -61881,7 +61498,7 @@ var require_schema2 = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema = [
+    var schema4 = [
       map.map,
       seq.seq,
       string.string,
@@ -61894,7 +61511,7 @@ var require_schema2 = __commonJS({
       float.floatExp,
       float.float
     ];
-    exports.schema = schema;
+    exports.schema = schema4;
   }
 });
 
@@ -61960,8 +61577,8 @@ var require_schema3 = __commonJS({
         return str;
       }
     };
-    var schema = [map.map, seq.seq].concat(jsonScalars, jsonError);
-    exports.schema = schema;
+    var schema4 = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports.schema = schema4;
   }
 });
 
@@ -62065,9 +61682,9 @@ ${cn2.comment}` : item.comment;
         onError("Expected a sequence for this tag");
       return seq;
     }
-    function createPairs(schema, iterable, ctx) {
+    function createPairs(schema4, iterable, ctx) {
       const { replacer } = ctx;
-      const pairs2 = new YAMLSeq.YAMLSeq(schema);
+      const pairs2 = new YAMLSeq.YAMLSeq(schema4);
       pairs2.tag = "tag:yaml.org,2002:pairs";
       let i = 0;
       if (iterable && Symbol.iterator in Object(iterable))
@@ -62152,8 +61769,8 @@ var require_omap = __commonJS({
         }
         return map;
       }
-      static from(schema, iterable, ctx) {
-        const pairs$1 = pairs.createPairs(schema, iterable, ctx);
+      static from(schema4, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema4, iterable, ctx);
         const omap2 = new this();
         omap2.items = pairs$1.items;
         return omap2;
@@ -62180,7 +61797,7 @@ var require_omap = __commonJS({
         }
         return Object.assign(new YAMLOMap(), pairs$1);
       },
-      createNode: (schema, iterable, ctx) => YAMLOMap.from(schema, iterable, ctx)
+      createNode: (schema4, iterable, ctx) => YAMLOMap.from(schema4, iterable, ctx)
     };
     exports.YAMLOMap = YAMLOMap;
     exports.omap = omap;
@@ -62355,8 +61972,8 @@ var require_set = __commonJS({
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
-      constructor(schema) {
-        super(schema);
+      constructor(schema4) {
+        super(schema4);
         this.tag = _YAMLSet.tag;
       }
       add(key) {
@@ -62400,9 +62017,9 @@ var require_set = __commonJS({
         else
           throw new Error("Set items must all have null values");
       }
-      static from(schema, iterable, ctx) {
+      static from(schema4, iterable, ctx) {
         const { replacer } = ctx;
-        const set2 = new this(schema);
+        const set2 = new this(schema4);
         if (iterable && Symbol.iterator in Object(iterable))
           for (let value of iterable) {
             if (typeof replacer === "function")
@@ -62419,7 +62036,7 @@ var require_set = __commonJS({
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
-      createNode: (schema, iterable, ctx) => YAMLSet.from(schema, iterable, ctx),
+      createNode: (schema4, iterable, ctx) => YAMLSet.from(schema4, iterable, ctx),
       resolve(map, onError) {
         if (identity.isMap(map)) {
           if (map.hasAllNullValues(true))
@@ -62501,13 +62118,13 @@ var require_timestamp = __commonJS({
       // assumed to be 00:00:00Z (start of day, UTC).
       test: RegExp("^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \\t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\\.[0-9]+)?)(?:[ \\t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$"),
       resolve(str) {
-        const match = str.match(timestamp.test);
-        if (!match)
+        const match2 = str.match(timestamp.test);
+        if (!match2)
           throw new Error("!!timestamp expects a date, starting with yyyy-mm-dd");
-        const [, year, month, day, hour, minute, second] = match.map(Number);
-        const millisec = match[7] ? Number((match[7] + "00").substr(1, 3)) : 0;
+        const [, year, month, day, hour, minute, second] = match2.map(Number);
+        const millisec = match2[7] ? Number((match2[7] + "00").substr(1, 3)) : 0;
         let date = Date.UTC(year, month - 1, day, hour || 0, minute || 0, second || 0, millisec);
-        const tz = match[8];
+        const tz = match2[8];
         if (tz && tz !== "Z") {
           let d2 = parseSexagesimal(tz, false);
           if (Math.abs(d2) < 30)
@@ -62541,7 +62158,7 @@ var require_schema4 = __commonJS({
     var pairs = require_pairs();
     var set = require_set();
     var timestamp = require_timestamp();
-    var schema = [
+    var schema4 = [
       map.map,
       seq.seq,
       string.string,
@@ -62564,7 +62181,7 @@ var require_schema4 = __commonJS({
       timestamp.floatTime,
       timestamp.timestamp
     ];
-    exports.schema = schema;
+    exports.schema = schema4;
   }
 });
 
@@ -62579,7 +62196,7 @@ var require_tags = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema = require_schema2();
+    var schema4 = require_schema2();
     var schema$1 = require_schema3();
     var binary = require_binary();
     var merge = require_merge();
@@ -62589,7 +62206,7 @@ var require_tags = __commonJS({
     var set = require_set();
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
-      ["core", schema.schema],
+      ["core", schema4.schema],
       ["failsafe", [map.map, seq.seq, string.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
@@ -62673,9 +62290,9 @@ var require_Schema = __commonJS({
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b3) => a.key < b3.key ? -1 : a.key > b3.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge, resolveKnownTags, schema: schema4, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
-        this.name = typeof schema === "string" && schema || "core";
+        this.name = typeof schema4 === "string" && schema4 || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
         this.tags = tags.getTags(customTags, this.name, merge);
         this.toStringOptions = toStringDefaults ?? null;
@@ -62789,7 +62406,7 @@ var require_Document = __commonJS({
     var applyReviver = require_applyReviver();
     var createNode = require_createNode();
     var directives = require_directives();
-    var Document2 = class _Document {
+    var Document = class _Document {
       constructor(value, replacer, options) {
         this.commentBefore = null;
         this.comment = null;
@@ -63079,7 +62696,7 @@ var require_Document = __commonJS({
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
-    exports.Document = Document2;
+    exports.Document = Document;
   }
 });
 
@@ -63575,9 +63192,9 @@ var require_resolve_flow_collection = __commonJS({
     var blockMsg = "Block collections are not allowed within flow collections";
     var isBlock = (token) => token && (token.type === "block-map" || token.type === "block-seq");
     function resolveFlowCollection({ composeNode, composeEmptyNode }, ctx, fc, onError, tag) {
-      const isMap3 = fc.start.source === "{";
-      const fcName = isMap3 ? "flow map" : "flow sequence";
-      const NodeClass = tag?.nodeClass ?? (isMap3 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
+      const isMap2 = fc.start.source === "{";
+      const fcName = isMap2 ? "flow map" : "flow sequence";
+      const NodeClass = tag?.nodeClass ?? (isMap2 ? YAMLMap.YAMLMap : YAMLSeq.YAMLSeq);
       const coll = new NodeClass(ctx.schema);
       coll.flow = true;
       const atRoot = ctx.atRoot;
@@ -63613,7 +63230,7 @@ var require_resolve_flow_collection = __commonJS({
             offset = props.end;
             continue;
           }
-          if (!isMap3 && ctx.options.strict && utilContainsNewline.containsNewline(key))
+          if (!isMap2 && ctx.options.strict && utilContainsNewline.containsNewline(key))
             onError(
               key,
               // checked by containsNewline()
@@ -63653,7 +63270,7 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap3 && !sep5 && !props.found) {
+        if (!isMap2 && !sep5 && !props.found) {
           const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
@@ -63676,7 +63293,7 @@ var require_resolve_flow_collection = __commonJS({
             startOnNewline: false
           });
           if (valueProps.found) {
-            if (!isMap3 && !props.found && ctx.options.strict) {
+            if (!isMap2 && !props.found && ctx.options.strict) {
               if (sep5)
                 for (const st2 of sep5) {
                   if (st2 === valueProps.found)
@@ -63708,7 +63325,7 @@ var require_resolve_flow_collection = __commonJS({
           const pair = new Pair.Pair(keyNode, valueNode);
           if (ctx.options.keepSourceTokens)
             pair.srcToken = collItem;
-          if (isMap3) {
+          if (isMap2) {
             const map = coll;
             if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
               onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
@@ -63724,7 +63341,7 @@ var require_resolve_flow_collection = __commonJS({
           offset = valueNode ? valueNode.range[2] : valueProps.end;
         }
       }
-      const expectedEnd = isMap3 ? "}" : "]";
+      const expectedEnd = isMap2 ? "}" : "]";
       const [ce2, ...ee2] = fc.end;
       let cePos = offset;
       if (ce2?.source === expectedEnd)
@@ -64080,8 +63697,8 @@ var require_resolve_flow_scalar = __commonJS({
     }
     function unfoldLines(source2) {
       const line = /(.*?)\r?\n/sy;
-      let match = line.exec(source2);
-      if (!match)
+      let match2 = line.exec(source2);
+      if (!match2)
         return source2;
       let trimEnd, trimBoth;
       try {
@@ -64091,11 +63708,11 @@ var require_resolve_flow_scalar = __commonJS({
         trimEnd = /[ \t]+$/;
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
-      let res = match[1].replace(trimEnd, "");
+      let res = match2[1].replace(trimEnd, "");
       let sep5 = " ";
       let pos = line.lastIndex;
-      while (match = line.exec(source2)) {
-        const lm = match[1].replace(trimBoth, "");
+      while (match2 = line.exec(source2)) {
+        const lm = match2[1].replace(trimBoth, "");
         if (lm === "") {
           if (sep5 === "\n")
             res += sep5;
@@ -64109,8 +63726,8 @@ var require_resolve_flow_scalar = __commonJS({
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
-      match = last.exec(source2);
-      return res + sep5 + (match?.[1] ?? "");
+      match2 = last.exec(source2);
+      return res + sep5 + (match2?.[1] ?? "");
     }
     function doubleQuotedValue(source2, onError) {
       let res = "";
@@ -64264,11 +63881,11 @@ var require_compose_scalar = __commonJS({
         scalar2.comment = comment;
       return scalar2;
     }
-    function findScalarTagByName(schema, value, tagName, tagToken, onError) {
+    function findScalarTagByName(schema4, value, tagName, tagToken, onError) {
       if (tagName === "!")
-        return schema[identity.SCALAR];
+        return schema4[identity.SCALAR];
       const matchWithTest = [];
-      for (const tag of schema.tags) {
+      for (const tag of schema4.tags) {
         if (!tag.collection && tag.tag === tagName) {
           if (tag.default && tag.test)
             matchWithTest.push(tag);
@@ -64279,18 +63896,18 @@ var require_compose_scalar = __commonJS({
       for (const tag of matchWithTest)
         if (tag.test?.test(value))
           return tag;
-      const kt2 = schema.knownTags[tagName];
+      const kt2 = schema4.knownTags[tagName];
       if (kt2 && !kt2.collection) {
-        schema.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
+        schema4.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
         return kt2;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema[identity.SCALAR];
+      return schema4[identity.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema }, value, token, onError) {
-      const tag = schema.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema[identity.SCALAR];
-      if (schema.compat) {
-        const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema: schema4 }, value, token, onError) {
+      const tag = schema4.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema4[identity.SCALAR];
+      if (schema4.compat) {
+        const compat = schema4.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema4[identity.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts2 = directives.tagString(tag.tag);
           const cs2 = directives.tagString(compat.tag);
@@ -64444,13 +64061,13 @@ var require_compose_node = __commonJS({
 var require_compose_doc = __commonJS({
   "node_modules/yaml/dist/compose/compose-doc.js"(exports) {
     "use strict";
-    var Document2 = require_Document();
+    var Document = require_Document();
     var composeNode = require_compose_node();
     var resolveEnd = require_resolve_end();
     var resolveProps = require_resolve_props();
     function composeDoc(options, directives, { offset, start, value, end }, onError) {
       const opts = Object.assign({ _directives: directives }, options);
-      const doc = new Document2.Document(void 0, opts);
+      const doc = new Document.Document(void 0, opts);
       const ctx = {
         atKey: false,
         atRoot: true,
@@ -64489,7 +64106,7 @@ var require_composer = __commonJS({
     "use strict";
     var node_process = __require("process");
     var directives = require_directives();
-    var Document2 = require_Document();
+    var Document = require_Document();
     var errors = require_errors4();
     var identity = require_identity();
     var composeDoc = require_compose_doc();
@@ -64678,7 +64295,7 @@ ${end.comment}` : end.comment;
           this.doc = null;
         } else if (forceDoc) {
           const opts = Object.assign({ _directives: this.directives }, this.options);
-          const doc = new Document2.Document(void 0, opts);
+          const doc = new Document.Document(void 0, opts);
           if (this.atDirectives)
             this.onError(endOffset, "MISSING_CHAR", "Missing directives-end indicator line");
           doc.range = [0, endOffset, endOffset];
@@ -66600,7 +66217,7 @@ var require_public_api = __commonJS({
   "node_modules/yaml/dist/public-api.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document2 = require_Document();
+    var Document = require_Document();
     var errors = require_errors4();
     var log2 = require_log();
     var identity = require_identity();
@@ -66683,7 +66300,7 @@ var require_public_api = __commonJS({
       }
       if (identity.isDocument(value) && !_replacer)
         return value.toString(options);
-      return new Document2.Document(value, _replacer, options).toString(options);
+      return new Document.Document(value, _replacer, options).toString(options);
     }
     exports.parse = parse;
     exports.parseAllDocuments = parseAllDocuments2;
@@ -66697,7 +66314,7 @@ var require_dist2 = __commonJS({
   "node_modules/yaml/dist/index.js"(exports) {
     "use strict";
     var composer = require_composer();
-    var Document2 = require_Document();
+    var Document = require_Document();
     var Schema = require_Schema();
     var errors = require_errors4();
     var Alias = require_Alias();
@@ -66713,7 +66330,7 @@ var require_dist2 = __commonJS({
     var publicApi = require_public_api();
     var visit = require_visit();
     exports.Composer = composer.Composer;
-    exports.Document = Document2.Document;
+    exports.Document = Document.Document;
     exports.Schema = Schema.Schema;
     exports.YAMLError = errors.YAMLError;
     exports.YAMLParseError = errors.YAMLParseError;
@@ -67923,7 +67540,7 @@ function buildRelative(cwd, root) {
   };
 }
 function ensureNonDriveRelativePath(path2) {
-  return path2.replace(DRIVE_RELATIVE_PATH, (match) => `${match}/`);
+  return path2.replace(DRIVE_RELATIVE_PATH, (match2) => `${match2}/`);
 }
 var splitPatternOptions = { parts: true };
 function splitPattern(path2) {
@@ -68326,10 +67943,10 @@ var Secret = class _Secret {
    * what may turn up elsewhere (a live object named after S) and must be masked wherever it does.
    */
   #parts;
-  constructor(value, origin, shown = MASK, unresolved = false, parts = [value]) {
+  constructor(value, origin, shown2 = MASK, unresolved = false, parts = [value]) {
     this.#value = value;
     this.origin = origin;
-    this.shown = shown;
+    this.shown = shown2;
     this.unresolved = unresolved;
     this.#parts = parts;
   }
@@ -68951,9 +68568,9 @@ var PER_PAGE = 100;
 function parseLinkHeader(header) {
   const links = /* @__PURE__ */ new Map();
   if (!header) return links;
-  for (const match of header.matchAll(/<([^>]*)>\s*((?:;\s*[^;,]+)*)/g)) {
-    const url = match[1] ?? "";
-    const rels = /;\s*rel\s*=\s*"?([^";,]+)"?/i.exec(match[2] ?? "")?.[1];
+  for (const match2 of header.matchAll(/<([^>]*)>\s*((?:;\s*[^;,]+)*)/g)) {
+    const url = match2[1] ?? "";
+    const rels = /;\s*rel\s*=\s*"?([^";,]+)"?/i.exec(match2[2] ?? "")?.[1];
     for (const rel of (rels ?? "").trim().split(/\s+/)) {
       if (rel && !links.has(rel)) links.set(rel.toLowerCase(), url);
     }
@@ -69163,8 +68780,8 @@ var Redactor = class _Redactor {
 function listOf(of, optional2 = false) {
   return { nested: "list", of, optional: optional2 };
 }
-function objectOf(shape, optional2 = false) {
-  return { nested: "object", of: shape, optional: optional2 };
+function objectOf(shape4, optional2 = false) {
+  return { nested: "object", of: shape4, optional: optional2 };
 }
 var MAX_JSON_DEPTH = 100;
 function nestsTooDeep(text, limit = MAX_JSON_DEPTH) {
@@ -69225,8 +68842,8 @@ function fieldProblem(value, spec, path2) {
   }
   return fieldsProblem(value, spec, `${path2}.`);
 }
-function fieldsProblem(record, shape, prefix) {
-  for (const [field, spec] of Object.entries(shape)) {
+function fieldsProblem(record, shape4, prefix) {
+  for (const [field, spec] of Object.entries(shape4)) {
     const path2 = `${prefix}${field}`;
     const optional2 = isNested(spec) ? spec.optional : spec.endsWith("?");
     const v3 = Object.hasOwn(record, field) ? record[field] : void 0;
@@ -69251,33 +68868,33 @@ function fieldsProblem(record, shape, prefix) {
   }
   return void 0;
 }
-function shapeProblem(value, shape) {
+function shapeProblem(value, shape4) {
   if (!matches(value, "object")) {
     return `${typeOf(value)} (${sample(value)}) came back where an object was expected`;
   }
-  return fieldsProblem(value, shape, "");
+  return fieldsProblem(value, shape4, "");
 }
-function itemsProblem(items, shape) {
+function itemsProblem(items, shape4) {
   for (let i = 0; i < items.length; i++) {
-    const problem2 = shapeProblem(items[i], shape);
+    const problem2 = shapeProblem(items[i], shape4);
     if (problem2) return `item ${i + 1}: ${problem2}`;
   }
   return void 0;
 }
-function asList(shape) {
-  if (isNested(shape)) return shape.nested === "list" ? shape : listOf(shape.of);
-  return listOf(shape);
+function asList(shape4) {
+  if (isNested(shape4)) return shape4.nested === "list" ? shape4 : listOf(shape4.of);
+  return listOf(shape4);
 }
-function answerProblem(value, shape) {
-  if (!isNested(shape)) return shapeProblem(value, shape);
-  if (shape.nested === "object") return shapeProblem(value, shape.of);
+function answerProblem(value, shape4) {
+  if (!isNested(shape4)) return shapeProblem(value, shape4);
+  if (shape4.nested === "object") return shapeProblem(value, shape4.of);
   if (!Array.isArray(value)) return `${typeOf(value)} (${sample(value)}) came back where a list was expected`;
-  if (typeof shape.of === "string") {
-    const type = shape.of;
+  if (typeof shape4.of === "string") {
+    const type = shape4.of;
     const bad = value.findIndex((item) => !matches(item, type));
     return bad < 0 ? void 0 : `item ${bad + 1} is ${typeOf(value[bad])}, not ${ARTICLE[type]}`;
   }
-  return itemsProblem(value, shape.of);
+  return itemsProblem(value, shape4.of);
 }
 
 // src/api/client.ts
@@ -69603,14 +69220,14 @@ var ApiClient = class {
           `the list goes on past ${this.#maxPages.toLocaleString("en-US")} pages, the most forgeform reads from one list (${(this.#maxPages * PER_PAGE).toLocaleString("en-US")} objects at ${PER_PAGE} per page), and the server still points at a next page: stopped there. A proxy or the platform is paginating wrongly.`
         );
       }
-      const [pagePath2, pageRequest] = pageOpts(page);
-      const { shape, ...plain } = pageRequest;
-      const response = await this.#exchange("GET", pagePath2, plain);
+      const [pagePath, pageRequest] = pageOpts(page);
+      const { shape: shape4, ...plain } = pageRequest;
+      const response = await this.#exchange("GET", pagePath, plain);
       this.metrics.countPage();
       const which2 = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
       if (Array.isArray(response.body)) {
         this.metrics.countObjects(response.body.length);
-        const asked = pageInfo(response.headers).paginated ? perPageOf(pageRequest, pagePath2) : void 0;
+        const asked = pageInfo(response.headers).paginated ? perPageOf(pageRequest, pagePath) : void 0;
         const over = this.#overLimit(kept, response.bytes, response.body.length, asked, which2);
         if (over) throw new ResponseError("GET", shownPath, response.status, over);
       }
@@ -69623,7 +69240,7 @@ var ApiClient = class {
           `${got} came back where a list was expected`
         );
       }
-      const problem2 = shape && answerProblem(response.body, asList(shape));
+      const problem2 = shape4 && answerProblem(response.body, asList(shape4));
       if (problem2) {
         throw new ResponseError("GET", shownPath, response.status, `${which2}, ${problem2}`);
       }
@@ -69721,7 +69338,7 @@ var ApiClient = class {
     const items = [];
     const shownPath = `${this.#redactor.text(splitQuery(path2)[0])} (SCIM)`;
     const limit = this.#maxPages * PER_PAGE;
-    const { shape, ...plain } = opts;
+    const { shape: shape4, ...plain } = opts;
     let startIndex = Number(opts.query?.["startIndex"] ?? 1) || 1;
     const kept = { bytes: 0 };
     for (let pages = 1; ; pages++) {
@@ -69751,7 +69368,7 @@ var ApiClient = class {
           "the answer is not a SCIM ListResponse with Resources"
         );
       }
-      const problem2 = shape && answerProblem(page.Resources, asList(shape));
+      const problem2 = shape4 && answerProblem(page.Resources, asList(shape4));
       if (problem2) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem2}`);
       items.push(...page.Resources);
       const total = typeof page.totalResults === "number" && Number.isSafeInteger(page.totalResults) && page.totalResults >= 0 ? page.totalResults : items.length;
@@ -69798,7 +69415,7 @@ var ApiClient = class {
     const [bare, inline] = splitQuery(path2);
     const extra = opts.query ? encodeParams(opts.query, revealed) : "";
     const search = [inline, extra].filter(Boolean).join("&");
-    const base2 = scim ? "/api/scim/v2" : "/api/v4";
+    const base = scim ? "/api/scim/v2" : "/api/v4";
     const headers = {
       accept: scim ? "application/scim+json, application/json" : "application/json",
       "user-agent": this.#userAgent
@@ -69833,7 +69450,7 @@ var ApiClient = class {
     return {
       method,
       shownPath: redactor.text(bare),
-      wirePath: `${this.#prefix}${base2}${bare}${search ? `?${search}` : ""}`,
+      wirePath: `${this.#prefix}${base}${bare}${search ? `?${search}` : ""}`,
       template: (scim ? "scim:" : "") + endpointTemplate(bare),
       headers,
       body: body2,
@@ -69969,7 +69586,7 @@ var ApiClient = class {
   async #attempt(req) {
     const started = performance.now();
     this.metrics.countRequest(req.method, req.template);
-    const shown = `${req.method} ${req.redactor.text(req.wirePath)}`;
+    const shown2 = `${req.method} ${req.redactor.text(req.wirePath)}`;
     const elapsed = () => `${Math.round(performance.now() - started)} ms`;
     const controller = new AbortController();
     const timeout = new RequestTimeout(
@@ -69989,12 +69606,12 @@ var ApiClient = class {
       });
       const headers = normaliseHeaders(response.headers);
       const bytes = await this.#readBody(response.body, response.statusCode, headers);
-      this.#debug?.(`${shown} -> ${response.statusCode} (${elapsed()})`);
+      this.#debug?.(`${shown2} -> ${response.statusCode} (${elapsed()})`);
       return { kind: "response", status: response.statusCode, headers, text: bytes.toString("utf8"), bytes };
     } catch (caught) {
       const error2 = controller.signal.aborted ? timeout : caught;
       this.#debug?.(
-        `${shown} -> ${error2 instanceof TooLarge ? "too large" : classifyError(error2).code} (${elapsed()})`
+        `${shown2} -> ${error2 instanceof TooLarge ? "too large" : classifyError(error2).code} (${elapsed()})`
       );
       return { kind: "error", error: error2 };
     } finally {
@@ -70559,16 +70176,383 @@ function resolveString(text, container, key, path2, opts, diags) {
     }
   });
   if (origins.length === 0) return out;
-  const shown = text.replace(REF, (whole) => whole === "$${" ? "${" : Secret.mask);
-  if (failed || !opts.secrets) return new Secret("", origins.join(","), shown, true);
-  return new Secret(out, origins.join(","), shown, false, parts);
+  const shown2 = text.replace(REF, (whole) => whole === "$${" ? "${" : Secret.mask);
+  if (failed || !opts.secrets) return new Secret("", origins.join(","), shown2, true);
+  return new Secret(out, origins.join(","), shown2, false, parts);
 }
 
 // src/manifest/rules.ts
 import { statSync as statSync4 } from "node:fs";
 
-// src/manifest/formats.ts
-init_croner();
+// node_modules/croner/dist/croner.js
+function h(n2, t, e, r, s3, i, a, l) {
+  return h.fromTZ(h.tp(n2, t, e, r, s3, i, a), l);
+}
+h.fromTZISO = (n2, t, e) => h.fromTZ(k(n2, t), e);
+h.fromTZ = function(n2, t) {
+  let e = new Date(Date.UTC(n2.y, n2.m - 1, n2.d, n2.h, n2.i, n2.s)), r = D(n2.tz, e), s3 = new Date(e.getTime() - r), i = D(n2.tz, s3);
+  if (i - r === 0) return s3;
+  {
+    let a = new Date(e.getTime() - i), l = D(n2.tz, a);
+    if (l - i === 0) return a;
+    if (!t && l - i > 0) return a;
+    if (t) throw new Error("Invalid date passed to fromTZ()");
+    return s3;
+  }
+};
+h.toTZ = function(n2, t) {
+  let e = n2.toLocaleString("en-US", { timeZone: t }).replace(/[\u202f]/, " "), r = new Date(e);
+  return { y: r.getFullYear(), m: r.getMonth() + 1, d: r.getDate(), h: r.getHours(), i: r.getMinutes(), s: r.getSeconds(), tz: t };
+};
+h.tp = (n2, t, e, r, s3, i, a) => ({ y: n2, m: t, d: e, h: r, i: s3, s: i, tz: a });
+function D(n2, t = /* @__PURE__ */ new Date()) {
+  let e = t.toLocaleString("en-US", { timeZone: n2, timeZoneName: "shortOffset" }).split(" ").slice(-1)[0], r = t.toLocaleString("en-US").replace(/[\u202f]/, " ");
+  return Date.parse(`${r} GMT`) - Date.parse(`${r} ${e}`);
+}
+function k(n2, t) {
+  let e = new Date(Date.parse(n2));
+  if (isNaN(e)) throw new Error("minitz: Invalid ISO8601 passed to parser.");
+  let r = n2.substring(9);
+  return n2.includes("Z") || r.includes("-") || r.includes("+") ? h.tp(e.getUTCFullYear(), e.getUTCMonth() + 1, e.getUTCDate(), e.getUTCHours(), e.getUTCMinutes(), e.getUTCSeconds(), "Etc/UTC") : h.tp(e.getFullYear(), e.getMonth() + 1, e.getDate(), e.getHours(), e.getMinutes(), e.getSeconds(), t);
+}
+h.minitz = h;
+var b = 32;
+var p = 31 | b;
+var v = [1, 2, 4, 8, 16];
+var d = class {
+  pattern;
+  timezone;
+  second;
+  minute;
+  hour;
+  day;
+  month;
+  dayOfWeek;
+  lastDayOfMonth;
+  starDOM;
+  starDOW;
+  constructor(t, e) {
+    this.pattern = t, this.timezone = e, this.second = Array(60).fill(0), this.minute = Array(60).fill(0), this.hour = Array(24).fill(0), this.day = Array(31).fill(0), this.month = Array(12).fill(0), this.dayOfWeek = Array(7).fill(0), this.lastDayOfMonth = false, this.starDOM = false, this.starDOW = false, this.parse();
+  }
+  parse() {
+    if (!(typeof this.pattern == "string" || this.pattern instanceof String)) throw new TypeError("CronPattern: Pattern has to be of type string.");
+    this.pattern.indexOf("@") >= 0 && (this.pattern = this.handleNicknames(this.pattern).trim());
+    let t = this.pattern.replace(/\s+/g, " ").split(" ");
+    if (t.length < 5 || t.length > 6) throw new TypeError("CronPattern: invalid configuration format ('" + this.pattern + "'), exactly five or six space separated parts are required.");
+    if (t.length === 5 && t.unshift("0"), t[3].indexOf("L") >= 0 && (t[3] = t[3].replace("L", ""), this.lastDayOfMonth = true), t[3] == "*" && (this.starDOM = true), t[4].length >= 3 && (t[4] = this.replaceAlphaMonths(t[4])), t[5].length >= 3 && (t[5] = this.replaceAlphaDays(t[5])), t[5] == "*" && (this.starDOW = true), this.pattern.indexOf("?") >= 0) {
+      let e = new f(/* @__PURE__ */ new Date(), this.timezone).getDate(true);
+      t[0] = t[0].replace("?", e.getSeconds().toString()), t[1] = t[1].replace("?", e.getMinutes().toString()), t[2] = t[2].replace("?", e.getHours().toString()), this.starDOM || (t[3] = t[3].replace("?", e.getDate().toString())), t[4] = t[4].replace("?", (e.getMonth() + 1).toString()), this.starDOW || (t[5] = t[5].replace("?", e.getDay().toString()));
+    }
+    this.throwAtIllegalCharacters(t), this.partToArray("second", t[0], 0, 1), this.partToArray("minute", t[1], 0, 1), this.partToArray("hour", t[2], 0, 1), this.partToArray("day", t[3], -1, 1), this.partToArray("month", t[4], -1, 1), this.partToArray("dayOfWeek", t[5], 0, p), this.dayOfWeek[7] && (this.dayOfWeek[0] = this.dayOfWeek[7]);
+  }
+  partToArray(t, e, r, s3) {
+    let i = this[t], a = t === "day" && this.lastDayOfMonth;
+    if (e === "" && !a) throw new TypeError("CronPattern: configuration entry " + t + " (" + e + ") is empty, check for trailing spaces.");
+    if (e === "*") return i.fill(s3);
+    let l = e.split(",");
+    if (l.length > 1) for (let o = 0; o < l.length; o++) this.partToArray(t, l[o], r, s3);
+    else e.indexOf("-") !== -1 && e.indexOf("/") !== -1 ? this.handleRangeWithStepping(e, t, r, s3) : e.indexOf("-") !== -1 ? this.handleRange(e, t, r, s3) : e.indexOf("/") !== -1 ? this.handleStepping(e, t, r, s3) : e !== "" && this.handleNumber(e, t, r, s3);
+  }
+  throwAtIllegalCharacters(t) {
+    for (let e = 0; e < t.length; e++) if ((e === 5 ? /[^/*0-9,\-#L]+/ : /[^/*0-9,-]+/).test(t[e])) throw new TypeError("CronPattern: configuration entry " + e + " (" + t[e] + ") contains illegal characters.");
+  }
+  handleNumber(t, e, r, s3) {
+    let i = this.extractNth(t, e), a = parseInt(i[0], 10) + r;
+    if (isNaN(a)) throw new TypeError("CronPattern: " + e + " is not a number: '" + t + "'");
+    this.setPart(e, a, i[1] || s3);
+  }
+  setPart(t, e, r) {
+    if (!Object.prototype.hasOwnProperty.call(this, t)) throw new TypeError("CronPattern: Invalid part specified: " + t);
+    if (t === "dayOfWeek") {
+      if (e === 7 && (e = 0), e < 0 || e > 6) throw new RangeError("CronPattern: Invalid value for dayOfWeek: " + e);
+      this.setNthWeekdayOfMonth(e, r);
+      return;
+    }
+    if (t === "second" || t === "minute") {
+      if (e < 0 || e >= 60) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
+    } else if (t === "hour") {
+      if (e < 0 || e >= 24) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
+    } else if (t === "day") {
+      if (e < 0 || e >= 31) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
+    } else if (t === "month" && (e < 0 || e >= 12)) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
+    this[t][e] = r;
+  }
+  handleRangeWithStepping(t, e, r, s3) {
+    let i = this.extractNth(t, e), a = i[0].match(/^(\d+)-(\d+)\/(\d+)$/);
+    if (a === null) throw new TypeError("CronPattern: Syntax error, illegal range with stepping: '" + t + "'");
+    let [, l, o, u2] = a, c = parseInt(l, 10) + r, w2 = parseInt(o, 10) + r, C2 = parseInt(u2, 10);
+    if (isNaN(c)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
+    if (isNaN(w2)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
+    if (isNaN(C2)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
+    if (C2 === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
+    if (C2 > this[e].length) throw new TypeError("CronPattern: Syntax error, steps cannot be greater than maximum value of part (" + this[e].length + ")");
+    if (c > w2) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
+    for (let T = c; T <= w2; T += C2) this.setPart(e, T, i[1] || s3);
+  }
+  extractNth(t, e) {
+    let r = t, s3;
+    if (r.includes("#")) {
+      if (e !== "dayOfWeek") throw new Error("CronPattern: nth (#) only allowed in day-of-week field");
+      s3 = r.split("#")[1], r = r.split("#")[0];
+    }
+    return [r, s3];
+  }
+  handleRange(t, e, r, s3) {
+    let i = this.extractNth(t, e), a = i[0].split("-");
+    if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal range: '" + t + "'");
+    let l = parseInt(a[0], 10) + r, o = parseInt(a[1], 10) + r;
+    if (isNaN(l)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
+    if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
+    if (l > o) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
+    for (let u2 = l; u2 <= o; u2++) this.setPart(e, u2, i[1] || s3);
+  }
+  handleStepping(t, e, r, s3) {
+    let i = this.extractNth(t, e), a = i[0].split("/");
+    if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal stepping: '" + t + "'");
+    a[0] === "" && (a[0] = "*");
+    let l = 0;
+    a[0] !== "*" && (l = parseInt(a[0], 10) + r);
+    let o = parseInt(a[1], 10);
+    if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
+    if (o === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
+    if (o > this[e].length) throw new TypeError("CronPattern: Syntax error, max steps for part is (" + this[e].length + ")");
+    for (let u2 = l; u2 < this[e].length; u2 += o) this.setPart(e, u2, i[1] || s3);
+  }
+  replaceAlphaDays(t) {
+    return t.replace(/-sun/gi, "-7").replace(/sun/gi, "0").replace(/mon/gi, "1").replace(/tue/gi, "2").replace(/wed/gi, "3").replace(/thu/gi, "4").replace(/fri/gi, "5").replace(/sat/gi, "6");
+  }
+  replaceAlphaMonths(t) {
+    return t.replace(/jan/gi, "1").replace(/feb/gi, "2").replace(/mar/gi, "3").replace(/apr/gi, "4").replace(/may/gi, "5").replace(/jun/gi, "6").replace(/jul/gi, "7").replace(/aug/gi, "8").replace(/sep/gi, "9").replace(/oct/gi, "10").replace(/nov/gi, "11").replace(/dec/gi, "12");
+  }
+  handleNicknames(t) {
+    let e = t.trim().toLowerCase();
+    return e === "@yearly" || e === "@annually" ? "0 0 1 1 *" : e === "@monthly" ? "0 0 1 * *" : e === "@weekly" ? "0 0 * * 0" : e === "@daily" ? "0 0 * * *" : e === "@hourly" ? "0 * * * *" : t;
+  }
+  setNthWeekdayOfMonth(t, e) {
+    if (typeof e != "number" && e === "L") this.dayOfWeek[t] = this.dayOfWeek[t] | b;
+    else if (e === p) this.dayOfWeek[t] = p;
+    else if (e < 6 && e > 0) this.dayOfWeek[t] = this.dayOfWeek[t] | v[e - 1];
+    else throw new TypeError(`CronPattern: nth weekday out of range, should be 1-5 or L. Value: ${e}, Type: ${typeof e}`);
+  }
+};
+var O = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+var m = [["month", "year", 0], ["day", "month", -1], ["hour", "day", 0], ["minute", "hour", 0], ["second", "minute", 0]];
+var f = class n {
+  tz;
+  ms;
+  second;
+  minute;
+  hour;
+  day;
+  month;
+  year;
+  constructor(t, e) {
+    if (this.tz = e, t && t instanceof Date) if (!isNaN(t)) this.fromDate(t);
+    else throw new TypeError("CronDate: Invalid date passed to CronDate constructor");
+    else if (t === void 0) this.fromDate(/* @__PURE__ */ new Date());
+    else if (t && typeof t == "string") this.fromString(t);
+    else if (t instanceof n) this.fromCronDate(t);
+    else throw new TypeError("CronDate: Invalid type (" + typeof t + ") passed to CronDate constructor");
+  }
+  isNthWeekdayOfMonth(t, e, r, s3) {
+    let a = new Date(Date.UTC(t, e, r)).getUTCDay(), l = 0;
+    for (let o = 1; o <= r; o++) new Date(Date.UTC(t, e, o)).getUTCDay() === a && l++;
+    if (s3 & p && v[l - 1] & s3) return true;
+    if (s3 & b) {
+      let o = new Date(Date.UTC(t, e + 1, 0)).getUTCDate();
+      for (let u2 = r + 1; u2 <= o; u2++) if (new Date(Date.UTC(t, e, u2)).getUTCDay() === a) return false;
+      return true;
+    }
+    return false;
+  }
+  fromDate(t) {
+    if (this.tz !== void 0) if (typeof this.tz == "number") this.ms = t.getUTCMilliseconds(), this.second = t.getUTCSeconds(), this.minute = t.getUTCMinutes() + this.tz, this.hour = t.getUTCHours(), this.day = t.getUTCDate(), this.month = t.getUTCMonth(), this.year = t.getUTCFullYear(), this.apply();
+    else {
+      let e = h.toTZ(t, this.tz);
+      this.ms = t.getMilliseconds(), this.second = e.s, this.minute = e.i, this.hour = e.h, this.day = e.d, this.month = e.m - 1, this.year = e.y;
+    }
+    else this.ms = t.getMilliseconds(), this.second = t.getSeconds(), this.minute = t.getMinutes(), this.hour = t.getHours(), this.day = t.getDate(), this.month = t.getMonth(), this.year = t.getFullYear();
+  }
+  fromCronDate(t) {
+    this.tz = t.tz, this.year = t.year, this.month = t.month, this.day = t.day, this.hour = t.hour, this.minute = t.minute, this.second = t.second, this.ms = t.ms;
+  }
+  apply() {
+    if (this.month > 11 || this.day > O[this.month] || this.hour > 59 || this.minute > 59 || this.second > 59 || this.hour < 0 || this.minute < 0 || this.second < 0) {
+      let t = new Date(Date.UTC(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms));
+      return this.ms = t.getUTCMilliseconds(), this.second = t.getUTCSeconds(), this.minute = t.getUTCMinutes(), this.hour = t.getUTCHours(), this.day = t.getUTCDate(), this.month = t.getUTCMonth(), this.year = t.getUTCFullYear(), true;
+    } else return false;
+  }
+  fromString(t) {
+    if (typeof this.tz == "number") {
+      let e = h.fromTZISO(t);
+      this.ms = e.getUTCMilliseconds(), this.second = e.getUTCSeconds(), this.minute = e.getUTCMinutes(), this.hour = e.getUTCHours(), this.day = e.getUTCDate(), this.month = e.getUTCMonth(), this.year = e.getUTCFullYear(), this.apply();
+    } else return this.fromDate(h.fromTZISO(t, this.tz));
+  }
+  findNext(t, e, r, s3) {
+    let i = this[e], a;
+    r.lastDayOfMonth && (this.month !== 1 ? a = O[this.month] : a = new Date(Date.UTC(this.year, this.month + 1, 0, 0, 0, 0, 0)).getUTCDate());
+    let l = !r.starDOW && e == "day" ? new Date(Date.UTC(this.year, this.month, 1, 0, 0, 0, 0)).getUTCDay() : void 0;
+    for (let o = this[e] + s3; o < r[e].length; o++) {
+      let u2 = r[e][o];
+      if (e === "day" && r.lastDayOfMonth && o - s3 == a && (u2 = 1), e === "day" && !r.starDOW) {
+        let c = r.dayOfWeek[(l + (o - s3 - 1)) % 7];
+        if (c && c & p) c = this.isNthWeekdayOfMonth(this.year, this.month, o - s3, c) ? 1 : 0;
+        else if (c) throw new Error(`CronDate: Invalid value for dayOfWeek encountered. ${c}`);
+        t.legacyMode && !r.starDOM ? u2 = u2 || c : u2 = u2 && c;
+      }
+      if (u2) return this[e] = o - s3, i !== this[e] ? 2 : 1;
+    }
+    return 3;
+  }
+  recurse(t, e, r) {
+    let s3 = this.findNext(e, m[r][0], t, m[r][2]);
+    if (s3 > 1) {
+      let i = r + 1;
+      for (; i < m.length; ) this[m[i][0]] = -m[i][2], i++;
+      if (s3 === 3) return this[m[r][1]]++, this[m[r][0]] = -m[r][2], this.apply(), this.recurse(t, e, 0);
+      if (this.apply()) return this.recurse(t, e, r - 1);
+    }
+    return r += 1, r >= m.length ? this : this.year >= 3e3 ? null : this.recurse(t, e, r);
+  }
+  increment(t, e, r) {
+    return this.second += e.interval !== void 0 && e.interval > 1 && r ? e.interval : 1, this.ms = 0, this.apply(), this.recurse(t, e, 0);
+  }
+  getDate(t) {
+    return t || this.tz === void 0 ? new Date(this.year, this.month, this.day, this.hour, this.minute, this.second, this.ms) : typeof this.tz == "number" ? new Date(Date.UTC(this.year, this.month, this.day, this.hour, this.minute - this.tz, this.second, this.ms)) : h.fromTZ(h.tp(this.year, this.month + 1, this.day, this.hour, this.minute, this.second, this.tz), false);
+  }
+  getTime() {
+    return this.getDate(false).getTime();
+  }
+};
+function N(n2) {
+  if (n2 === void 0 && (n2 = {}), delete n2.name, n2.legacyMode = n2.legacyMode === void 0 ? true : n2.legacyMode, n2.paused = n2.paused === void 0 ? false : n2.paused, n2.maxRuns = n2.maxRuns === void 0 ? 1 / 0 : n2.maxRuns, n2.catch = n2.catch === void 0 ? false : n2.catch, n2.interval = n2.interval === void 0 ? 0 : parseInt(n2.interval.toString(), 10), n2.utcOffset = n2.utcOffset === void 0 ? void 0 : parseInt(n2.utcOffset.toString(), 10), n2.unref = n2.unref === void 0 ? false : n2.unref, n2.startAt && (n2.startAt = new f(n2.startAt, n2.timezone)), n2.stopAt && (n2.stopAt = new f(n2.stopAt, n2.timezone)), n2.interval !== null) {
+    if (isNaN(n2.interval)) throw new Error("CronOptions: Supplied value for interval is not a number");
+    if (n2.interval < 0) throw new Error("CronOptions: Supplied value for interval can not be negative");
+  }
+  if (n2.utcOffset !== void 0) {
+    if (isNaN(n2.utcOffset)) throw new Error("CronOptions: Invalid value passed for utcOffset, should be number representing minutes offset from UTC.");
+    if (n2.utcOffset < -870 || n2.utcOffset > 870) throw new Error("CronOptions: utcOffset out of bounds.");
+    if (n2.utcOffset !== void 0 && n2.timezone) throw new Error("CronOptions: Combining 'utcOffset' with 'timezone' is not allowed.");
+  }
+  if (n2.unref !== true && n2.unref !== false) throw new Error("CronOptions: Unref should be either true, false or undefined(false).");
+  return n2;
+}
+function g(n2) {
+  return Object.prototype.toString.call(n2) === "[object Function]" || typeof n2 == "function" || n2 instanceof Function;
+}
+function S(n2) {
+  return g(n2);
+}
+function P(n2) {
+  typeof Deno < "u" && typeof Deno.unrefTimer < "u" ? Deno.unrefTimer(n2) : n2 && typeof n2.unref < "u" && n2.unref();
+}
+var _ = 30 * 1e3;
+var y = [];
+var R = class {
+  name;
+  options;
+  _states;
+  fn;
+  constructor(t, e, r) {
+    let s3, i;
+    if (g(e)) i = e;
+    else if (typeof e == "object") s3 = e;
+    else if (e !== void 0) throw new Error("Cron: Invalid argument passed for optionsIn. Should be one of function, or object (options).");
+    if (g(r)) i = r;
+    else if (typeof r == "object") s3 = r;
+    else if (r !== void 0) throw new Error("Cron: Invalid argument passed for funcIn. Should be one of function, or object (options).");
+    if (this.name = s3?.name, this.options = N(s3), this._states = { kill: false, blocking: false, previousRun: void 0, currentRun: void 0, once: void 0, currentTimeout: void 0, maxRuns: s3 ? s3.maxRuns : void 0, paused: s3 ? s3.paused : false, pattern: new d("* * * * *") }, t && (t instanceof Date || typeof t == "string" && t.indexOf(":") > 0) ? this._states.once = new f(t, this.options.timezone || this.options.utcOffset) : this._states.pattern = new d(t, this.options.timezone), this.name) {
+      if (y.find((l) => l.name === this.name)) throw new Error("Cron: Tried to initialize new named job '" + this.name + "', but name already taken.");
+      y.push(this);
+    }
+    return i !== void 0 && S(i) && (this.fn = i, this.schedule()), this;
+  }
+  nextRun(t) {
+    let e = this._next(t);
+    return e ? e.getDate(false) : null;
+  }
+  nextRuns(t, e) {
+    this._states.maxRuns !== void 0 && t > this._states.maxRuns && (t = this._states.maxRuns);
+    let r = [], s3 = e || this._states.currentRun || void 0;
+    for (; t-- && (s3 = this.nextRun(s3)); ) r.push(s3);
+    return r;
+  }
+  getPattern() {
+    return this._states.pattern ? this._states.pattern.pattern : void 0;
+  }
+  isRunning() {
+    let t = this.nextRun(this._states.currentRun), e = !this._states.paused, r = this.fn !== void 0, s3 = !this._states.kill;
+    return e && r && s3 && t !== null;
+  }
+  isStopped() {
+    return this._states.kill;
+  }
+  isBusy() {
+    return this._states.blocking;
+  }
+  currentRun() {
+    return this._states.currentRun ? this._states.currentRun.getDate() : null;
+  }
+  previousRun() {
+    return this._states.previousRun ? this._states.previousRun.getDate() : null;
+  }
+  msToNext(t) {
+    let e = this._next(t);
+    return e ? t instanceof f || t instanceof Date ? e.getTime() - t.getTime() : e.getTime() - new f(t).getTime() : null;
+  }
+  stop() {
+    this._states.kill = true, this._states.currentTimeout && clearTimeout(this._states.currentTimeout);
+    let t = y.indexOf(this);
+    t >= 0 && y.splice(t, 1);
+  }
+  pause() {
+    return this._states.paused = true, !this._states.kill;
+  }
+  resume() {
+    return this._states.paused = false, !this._states.kill;
+  }
+  schedule(t) {
+    if (t && this.fn) throw new Error("Cron: It is not allowed to schedule two functions using the same Croner instance.");
+    t && (this.fn = t);
+    let e = this.msToNext(), r = this.nextRun(this._states.currentRun);
+    return e == null || isNaN(e) || r === null ? this : (e > _ && (e = _), this._states.currentTimeout = setTimeout(() => this._checkTrigger(r), e), this._states.currentTimeout && this.options.unref && P(this._states.currentTimeout), this);
+  }
+  async _trigger(t) {
+    if (this._states.blocking = true, this._states.currentRun = new f(void 0, this.options.timezone || this.options.utcOffset), this.options.catch) try {
+      this.fn !== void 0 && await this.fn(this, this.options.context);
+    } catch (e) {
+      g(this.options.catch) && this.options.catch(e, this);
+    }
+    else this.fn !== void 0 && await this.fn(this, this.options.context);
+    this._states.previousRun = new f(t, this.options.timezone || this.options.utcOffset), this._states.blocking = false;
+  }
+  async trigger() {
+    await this._trigger();
+  }
+  runsLeft() {
+    return this._states.maxRuns;
+  }
+  _checkTrigger(t) {
+    let e = /* @__PURE__ */ new Date(), r = !this._states.paused && e.getTime() >= t.getTime(), s3 = this._states.blocking && this.options.protect;
+    r && !s3 ? (this._states.maxRuns !== void 0 && this._states.maxRuns--, this._trigger()) : r && s3 && g(this.options.protect) && setTimeout(() => this.options.protect(this), 0), this.schedule();
+  }
+  _next(t) {
+    let e = !!(t || this._states.currentRun), r = false;
+    !t && this.options.startAt && this.options.interval && ([t, e] = this._calculatePreviousRun(t, e), r = !t), t = new f(t, this.options.timezone || this.options.utcOffset), this.options.startAt && t && t.getTime() < this.options.startAt.getTime() && (t = this.options.startAt);
+    let s3 = this._states.once || new f(t, this.options.timezone || this.options.utcOffset);
+    return !r && s3 !== this._states.once && (s3 = s3.increment(this._states.pattern, this.options, e)), this._states.once && this._states.once.getTime() <= t.getTime() || s3 === null || this._states.maxRuns !== void 0 && this._states.maxRuns <= 0 || this._states.kill || this.options.stopAt && s3.getTime() >= this.options.stopAt.getTime() ? null : s3;
+  }
+  _calculatePreviousRun(t, e) {
+    let r = new f(void 0, this.options.timezone || this.options.utcOffset), s3 = t;
+    if (this.options.startAt.getTime() <= r.getTime()) {
+      s3 = this.options.startAt;
+      let i = s3.getTime() + this.options.interval * 1e3;
+      for (; i <= r.getTime(); ) s3 = new f(s3, this.options.timezone || this.options.utcOffset).increment(this._states.pattern, this.options, true), i = s3.getTime() + this.options.interval * 1e3;
+      e = true;
+    }
+    return s3 === null && (s3 = void 0), [s3, e];
+  }
+};
 
 // src/manifest/selectors.ts
 import { createHash } from "node:crypto";
@@ -70586,9 +70570,9 @@ function matchesKey(key, path2) {
   const { prefix, depth } = parsePattern(key);
   const p3 = lower(path2);
   if (prefix === "") return depth === "subtree" || !p3.includes("/");
-  const base2 = `${lower(prefix)}/`;
-  if (!p3.startsWith(base2)) return false;
-  return depth === "subtree" || !p3.slice(base2.length).includes("/");
+  const base = `${lower(prefix)}/`;
+  if (!p3.startsWith(base)) return false;
+  return depth === "subtree" || !p3.slice(base.length).includes("/");
 }
 function excepts(entry, path2) {
   if (matchesKey(entry, path2)) return true;
@@ -70636,32 +70620,32 @@ function specificity(key) {
   const { prefix } = parsePattern(key);
   return prefix === "" ? 0 : prefix.split("/").length;
 }
-function mergeCollection(base2, over) {
-  if (!base2) return over;
-  if (!over) return base2;
-  const items = [...base2.items];
+function mergeCollection(base, over) {
+  if (!base) return over;
+  if (!over) return base;
+  const items = [...base.items];
   for (const item of over.items) {
     const i = items.findIndex((x) => x.key === item.key);
     if (i >= 0) items[i] = mergeNodes(items[i], item);
     else items.push(item);
   }
-  const declared = over.policyDeclared ? over : base2;
+  const declared = over.policyDeclared ? over : base;
   return {
     policy: declared.policy,
-    ...base2.policyDeclared || over.policyDeclared ? { policyDeclared: true } : {},
+    ...base.policyDeclared || over.policyDeclared ? { policyDeclared: true } : {},
     items
   };
 }
-function mergeNodes(base2, over) {
+function mergeNodes(base, over) {
   const children = {};
-  for (const name of /* @__PURE__ */ new Set([...Object.keys(base2.children), ...Object.keys(over.children)])) {
-    children[name] = mergeCollection(base2.children[name], over.children[name]);
+  for (const name of /* @__PURE__ */ new Set([...Object.keys(base.children), ...Object.keys(over.children)])) {
+    children[name] = mergeCollection(base.children[name], over.children[name]);
   }
   const baseSources = Object.fromEntries(
-    Object.entries(base2.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
+    Object.entries(base.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
   );
-  const fields = { ...base2.fields, ...over.fields };
-  const needs = [.../* @__PURE__ */ new Set([...base2.needs ?? [], ...over.needs ?? []])].filter((k3) => !(k3 in fields));
+  const fields = { ...base.fields, ...over.fields };
+  const needs = [.../* @__PURE__ */ new Set([...base.needs ?? [], ...over.needs ?? []])].filter((k3) => !(k3 in fields));
   const { needs: _needs, ...rest } = over;
   return {
     ...rest,
@@ -71191,10 +71175,36 @@ function identityOf(written2, spec, collection, itemSchema2) {
   return { key: keys.join("#"), label: labels.join("#"), compare: compares.join("#"), unknown };
 }
 var LEVEL_NAMES = { private: 0, internal: 10, public: 20 };
-function checkBody(value, schema, path2, ctx) {
+var SECRET_NAME = /(^|_)(token|secret|password|passwd|key|credentials?|private)(_|$)/;
+function checkUnchecked(unchecked2, props, path2, diags) {
+  for (const [name, v3] of Object.entries(unchecked2)) {
+    const at2 = keyLoc(unchecked2, name);
+    const where = renderPath([...path2, name]);
+    if (Object.hasOwn(props, name) && name !== "unchecked") {
+      diags.error(at2, where, `${name} is a field forgeform knows: write it as ${name}, not under unchecked`);
+      continue;
+    }
+    const written2 = typeof v3 === "string" ? v3 : void 0;
+    if (SECRET_NAME.test(name) && written2 !== void 0 && !/\$\{(env|file):/.test(written2)) {
+      diags.error(
+        valueLoc(unchecked2, name),
+        where,
+        `${name} looks like a secret: write it as \${env:NAME} or \${file:path}, so that forgeform masks it (it is never shown here)`
+      );
+      continue;
+    }
+    diags.warning(
+      at2,
+      where,
+      `${name} is not a setting forgeform checks: it is sent and compared as written (check its name and value in the platform's API documentation)`
+    );
+  }
+}
+function checkBody(value, schema4, path2, ctx) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = schema.properties ?? {};
+  const props = schema4.properties ?? {};
+  if (isObj(value["unchecked"])) checkUnchecked(value["unchecked"], props, [...path2, "unchecked"], diags);
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v3 = value[key];
@@ -71346,11 +71356,11 @@ function checkItem(collection, item, path2, ctx) {
         );
       }
       const level = item.level;
-      const events = Object.keys(item).filter((k3) => k3 !== "level" && k3 !== "notification_email");
-      if (events.length > 0 && level !== void 0 && level !== "custom") {
+      const events2 = Object.keys(item).filter((k3) => k3 !== "level" && k3 !== "notification_email");
+      if (events2.length > 0 && level !== void 0 && level !== "custom") {
         diags.warning(
-          keyLoc(item, events[0]),
-          renderPath([...path2, events[0]]),
+          keyLoc(item, events2[0]),
+          renderPath([...path2, events2[0]]),
           `event switches apply only when level is custom (level is ${String(level)}); they are sent but have no effect`
         );
       }
@@ -71376,10 +71386,10 @@ function checkGroupVisibility(groups, diags) {
     }
   }
 }
-function checkIdentities(value, schema, path2, ctx, shared) {
+function checkIdentities(value, schema4, path2, ctx, shared) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = schema.properties ?? {};
+  const props = schema4.properties ?? {};
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v3 = value[key];
@@ -71460,8 +71470,8 @@ function policyOf(body2, collection) {
   const p3 = isObj2(u2) ? u2[collection] : void 0;
   return p3 === "delete" || p3 === "ignore" || p3 === "warn" ? p3 : "warn";
 }
-function buildNode(collection, key, body2, schema, ctx) {
-  const props = schema.properties ?? {};
+function buildNode(collection, key, body2, schema4, ctx) {
+  const props = schema4.properties ?? {};
   const fields = {};
   const fieldSources = {};
   const children = {};
@@ -71489,6 +71499,17 @@ function buildNode(collection, key, body2, schema, ctx) {
     }
     if (prop && prop["x-singleton"] === true && isObj2(v3)) {
       children[k3] = { policy: "ignore", items: [buildNode(k3, k3, v3, prop, ctx)] };
+      continue;
+    }
+    if (k3 === "unchecked" && isObj2(v3)) {
+      const at2 = getMeta(v3);
+      for (const [name, value] of Object.entries(v3)) {
+        fields[`unchecked.${name}`] = value;
+        const l2 = at2?.values.get(name) ?? at2?.keys.get(name);
+        if (l2) fieldSources[`unchecked.${name}`] = ref(l2);
+        if (value !== null && typeof value === "object" && !isSecret(value))
+          collectSources(value, `unchecked.${name}`, fieldSources);
+      }
       continue;
     }
     if (META_KEYS.has(k3) && !(k3 === "state" && keepsState && v3 !== "absent")) continue;
@@ -71528,7 +71549,7 @@ function buildNode(collection, key, body2, schema, ctx) {
     if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body2);
-  const required = Array.isArray(schema.required) ? schema.required : [];
+  const required = Array.isArray(schema4.required) ? schema4.required : [];
   const needs = body2.state === "absent" ? [] : required.filter((k3) => body2[k3] === void 0);
   return {
     collection,
@@ -71624,12 +71645,12 @@ function loadSchemas() {
   const files = {};
   for (const name of readdirSync2(SCHEMA_DIR).sort()) {
     if (!name.endsWith(".schema.json")) continue;
-    const schema = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
-    files[name] = schema;
-    ajv.addSchema(schema, name);
+    const schema4 = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
+    files[name] = schema4;
+    ajv.addSchema(schema4, name);
   }
-  const resolve9 = (schema) => {
-    let current = schema;
+  const resolve9 = (schema4) => {
+    let current = schema4;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
       let target = files[file];
@@ -71642,10 +71663,10 @@ function loadSchemas() {
     return current;
   };
   const byCollection = /* @__PURE__ */ new Map();
-  const visit = (owner, schema, seen) => {
-    if (seen.has(schema)) return;
-    seen.add(schema);
-    const props = schema.properties ?? {};
+  const visit = (owner, schema4, seen) => {
+    if (seen.has(schema4)) return;
+    seen.add(schema4);
+    const props = schema4.properties ?? {};
     for (const [key, raw] of Object.entries(props)) {
       const prop = resolve9(raw);
       let item;
@@ -71741,8 +71762,8 @@ function accessLevelHint(field, value, allowed) {
 function written(value, loc) {
   return loc.text ?? JSON.stringify(value);
 }
-function rangeWords(schema) {
-  const n2 = (k3) => typeof schema?.[k3] === "number" ? schema[k3] : void 0;
+function rangeWords(schema4) {
+  const n2 = (k3) => typeof schema4?.[k3] === "number" ? schema4[k3] : void 0;
   const low = n2("minimum") !== void 0 ? { text: String(n2("minimum")), inclusive: true } : n2("exclusiveMinimum") !== void 0 ? { text: String(n2("exclusiveMinimum")), inclusive: false } : void 0;
   const high = n2("maximum") !== void 0 ? { text: String(n2("maximum")), inclusive: true } : n2("exclusiveMaximum") !== void 0 ? { text: String(n2("exclusiveMaximum")), inclusive: false } : void 0;
   if (low?.inclusive && high?.inclusive) return `from ${low.text} to ${high.text}`;
@@ -71974,17 +71995,17 @@ function checkResolvedSecrets(body2, schemaFile, prefix, schemas, diags) {
 function isPlainObject(v3) {
   return v3 !== null && typeof v3 === "object" && !Array.isArray(v3) && Object.getPrototypeOf(v3) === Object.prototype;
 }
-function deepMerge(base2, over) {
-  if (!isPlainObject(base2) || !isPlainObject(over)) return over;
+function deepMerge(base, over) {
+  if (!isPlainObject(base) || !isPlainObject(over)) return over;
   const out = {};
-  const bm = getMeta(base2);
+  const bm = getMeta(base);
   const om = getMeta(over);
   const meta = {
     self: om?.self ?? bm?.self ?? selfLoc(over),
     keys: new Positions(),
     values: new Positions()
   };
-  for (const [k3, v3] of Object.entries(base2)) {
+  for (const [k3, v3] of Object.entries(base)) {
     out[k3] = v3;
     const kl = bm?.keys.get(k3);
     const vl = bm?.values.get(k3);
@@ -72565,7 +72586,7 @@ async function loadManifests(paths, opts) {
     )
   };
   const selectors = [];
-  for (const [collection, bodies, decls, schema] of [
+  for (const [collection, bodies, decls, schema4] of [
     ["groups", groupBodies, groups, groupSchema],
     ["projects", projectBodies, projects, projectSchema]
   ]) {
@@ -72581,7 +72602,7 @@ async function loadManifests(paths, opts) {
           return { file: at2.file, line: at2.line, col: at2.col };
         }) : [],
         includeArchived: body2.include_archived === true,
-        node: keyed(buildNode(collection, pattern, body2, schema, bctx), decls.get(pattern).at)
+        node: keyed(buildNode(collection, pattern, body2, schema4, bctx), decls.get(pattern).at)
       });
     }
   }
@@ -72604,17 +72625,17 @@ function patternCompletes(declared, schemas) {
       if (outer === name || !covers(outer, except, name, collection)) return false;
       let mine = own;
       let theirs = d2.body;
-      let schema = topSchema;
+      let schema4 = topSchema;
       for (let i = 0; i + 1 < rest.length; i += 2) {
         const [coll, index2] = [rest[i], rest[i + 1]];
         if (typeof coll !== "string" || typeof index2 !== "number" || !isObj3(mine) || !isObj3(theirs))
           return false;
-        const raw = schema?.properties?.[coll];
+        const raw = schema4?.properties?.[coll];
         const prop = raw ? schemas.resolve(raw) : void 0;
         const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
         if (!prop?.items || identity === void 0) return false;
-        schema = schemas.resolve(prop.items);
-        const itemSchema2 = schema;
+        schema4 = schemas.resolve(prop.items);
+        const itemSchema2 = schema4;
         const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity, coll, itemSchema2)?.compare : void 0;
         const item = Array.isArray(mine[coll]) ? mine[coll][index2] : void 0;
         const id = idOf(item);
@@ -72626,7 +72647,7 @@ function patternCompletes(declared, schemas) {
     });
   };
 }
-function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
+function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
   for (const [key, body2] of bodies) {
     const pattern = isPattern(key);
     for (const local of ["except", "include_archived"]) {
@@ -72659,7 +72680,7 @@ function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
       const [a, bodyA] = entries[i];
       const [b3, bodyB] = entries[j2];
       if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b3).prefix.toLowerCase()) continue;
-      for (const conflict of disagreements(bodyA, bodyB, schema, schemas, [])) {
+      for (const conflict of disagreements(bodyA, bodyB, schema4, schemas, [])) {
         diags.error(
           locate(bodyB, conflict),
           renderPath([collection, b3, ...conflict]),
@@ -72669,9 +72690,9 @@ function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
     }
   }
 }
-function disagreements(a, b3, schema, schemas, path2) {
+function disagreements(a, b3, schema4, schemas, path2) {
   if (isObj3(a) && isObj3(b3)) {
-    const props = schema?.properties ?? {};
+    const props = schema4?.properties ?? {};
     const out = [];
     for (const key of Object.keys(b3)) {
       if (key === "except" || key === "include_archived" || key === "extends" || !Object.hasOwn(a, key))
@@ -72681,9 +72702,9 @@ function disagreements(a, b3, schema, schemas, path2) {
     }
     return out;
   }
-  const identity = schema?.["x-identity"];
-  if (Array.isArray(a) && Array.isArray(b3) && identity !== void 0 && schema?.items) {
-    const itemSchema2 = schemas.resolve(schema.items);
+  const identity = schema4?.["x-identity"];
+  if (Array.isArray(a) && Array.isArray(b3) && identity !== void 0 && schema4?.items) {
+    const itemSchema2 = schemas.resolve(schema4.items);
     const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema2)?.compare : void 0;
     const absent = (item) => isObj3(item) && item.state === "absent";
     const stateless = (item) => isObj3(item) && !Object.hasOwn(item, "state");
@@ -72801,7 +72822,7 @@ function mergeInstance(parts, diags) {
   return out;
 }
 
-// src/report/escape.ts
+// src/text/escape.ts
 var BIDI = "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069";
 var UNSAFE_IN_LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${BIDI}]`, "g");
 var UNSAFE_IN_TEXT = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${BIDI}]`, "g");
@@ -73014,6 +73035,326 @@ function freeName(file, ext) {
     }
   }
   return file;
+}
+
+// src/plan/json.ts
+var import_ajv = __toESM(require_ajv(), 1);
+
+// src/plan/model.ts
+var PLAN_FORMAT_VERSION = 1;
+function summarize(changes) {
+  const summary2 = { create: 0, update: 0, replace: 0, delete: 0, unmanaged: 0 };
+  for (const change of changes) summary2[change.action]++;
+  return summary2;
+}
+function hasChanges(plan) {
+  const s3 = plan.summary;
+  return s3.create + s3.update + s3.replace + s3.delete > 0;
+}
+
+// src/plan/json.ts
+var PlanFormatError = class extends Error {
+  name = "PlanFormatError";
+};
+function sourceJson(source2) {
+  return { file: source2.file, line: source2.line, col: source2.col };
+}
+function fieldJson(field) {
+  return {
+    field: field.field,
+    before: field.before,
+    after: field.after,
+    sensitive: field.sensitive,
+    write_only: field.writeOnly,
+    forces_replacement: field.forcesReplacement,
+    note: field.note
+  };
+}
+function changeJson(change) {
+  return {
+    address: change.address,
+    action: change.action,
+    parent: change.parent,
+    collection: change.collection,
+    key: change.key,
+    live_id: change.liveId,
+    reason: change.reason,
+    source: change.source && sourceJson(change.source),
+    deleted_with: change.deletedWith,
+    backup: change.backup,
+    fields: change.fields.map(fieldJson)
+  };
+}
+function problemJson(problem2) {
+  return {
+    address: problem2.address,
+    message: problem2.message,
+    source: problem2.source && sourceJson(problem2.source)
+  };
+}
+function summaryJson(summary2) {
+  return {
+    create: summary2.create,
+    update: summary2.update,
+    replace: summary2.replace,
+    delete: summary2.delete,
+    unmanaged: summary2.unmanaged
+  };
+}
+function requestsJson(plan) {
+  const byEndpoint = {};
+  for (const endpoint of Object.keys(plan.requests.byEndpoint).sort()) {
+    byEndpoint[endpoint] = plan.requests.byEndpoint[endpoint] ?? 0;
+  }
+  return { total: plan.requests.total, retries: plan.requests.retries, by_endpoint: byEndpoint };
+}
+function stringify(value) {
+  return `${escapeJson(JSON.stringify(value, null, 2))}
+`;
+}
+function renderPlanJson(plan) {
+  return stringify({
+    format_version: PLAN_FORMAT_VERSION,
+    kind: "plan",
+    created_at: plan.createdAt,
+    url: plan.url,
+    manifests: plan.manifests,
+    targets: plan.targets,
+    replace: plan.replace,
+    changed_since: plan.changedSince,
+    shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
+    summary: summaryJson(plan.summary),
+    changes: plan.changes.map(changeJson),
+    errors: plan.errors.map(problemJson),
+    warnings: plan.warnings.map(problemJson),
+    requests: requestsJson(plan),
+    live_digest: plan.liveDigest,
+    manifest_digests: plan.manifestDigests,
+    secrets_fingerprint: plan.secretsFingerprint,
+    selectors: plan.selectors?.map((sel) => ({
+      collection: sel.collection,
+      pattern: sel.pattern,
+      matched: sel.matched,
+      source: sourceJson(sel.source)
+    }))
+  });
+}
+var count2 = { type: "integer", minimum: 0 };
+var sourceSchema = {
+  type: "object",
+  required: ["file", "line", "col"],
+  properties: { file: { type: "string" }, line: { type: "integer" }, col: { type: "integer" } }
+};
+var source = sourceSchema;
+var problemSchema = {
+  type: "object",
+  required: ["address", "message"],
+  properties: { address: { type: "string" }, message: { type: "string" }, source }
+};
+var problem = problemSchema;
+var planSchemaV1 = {
+  type: "object",
+  required: [
+    "format_version",
+    "created_at",
+    "url",
+    "manifests",
+    "targets",
+    "summary",
+    "changes",
+    "errors",
+    "warnings",
+    "requests",
+    "live_digest"
+  ],
+  properties: {
+    format_version: { const: 1 },
+    kind: { const: "plan" },
+    created_at: { type: "string" },
+    url: { type: "string" },
+    manifests: { type: "array", items: { type: "string" } },
+    targets: { type: "array", items: { type: "string" } },
+    shard: {
+      type: "object",
+      required: ["index", "count", "units"],
+      properties: {
+        index: { type: "integer", minimum: 1 },
+        count: { type: "integer", minimum: 1 },
+        units: { type: "array", items: { type: "string" } }
+      }
+    },
+    summary: {
+      type: "object",
+      required: ["create", "update", "replace", "delete", "unmanaged"],
+      properties: { create: count2, update: count2, replace: count2, delete: count2, unmanaged: count2 }
+    },
+    changes: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["address", "action", "collection", "key", "fields"],
+        properties: {
+          address: { type: "string" },
+          action: { enum: ["create", "update", "replace", "delete", "unmanaged"] },
+          parent: { type: "string" },
+          collection: { type: "string" },
+          key: { type: "string" },
+          live_id: { type: ["string", "integer"] },
+          deleted_with: { type: "string" },
+          backup: { type: "string" },
+          reason: { type: "string" },
+          source,
+          fields: {
+            type: "array",
+            items: {
+              type: "object",
+              required: ["field"],
+              properties: {
+                field: { type: "string" },
+                sensitive: { type: "boolean" },
+                write_only: { type: "boolean" },
+                forces_replacement: { type: "boolean" },
+                note: { type: "string" }
+              }
+            }
+          }
+        }
+      }
+    },
+    errors: { type: "array", items: problem },
+    warnings: { type: "array", items: problem },
+    requests: {
+      type: "object",
+      required: ["total", "retries", "by_endpoint"],
+      properties: {
+        total: count2,
+        retries: count2,
+        by_endpoint: { type: "object", additionalProperties: count2 }
+      }
+    },
+    live_digest: { type: "string" },
+    manifest_digests: { type: "object", additionalProperties: { type: "string" } },
+    secrets_fingerprint: { type: "string" }
+  }
+};
+var validatePlanV1;
+function describeError(error2) {
+  const where = error2.instancePath === "" ? "the top level" : error2.instancePath;
+  const allowed = error2.params.allowedValues;
+  return `${where} ${error2.message ?? "is invalid"}${allowed ? ` (${allowed.join(", ")})` : ""}`;
+}
+var REMAKE = "Make the plan again with `forgeform plan`.";
+function checkVersion(data, label) {
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new PlanFormatError(`${label} is not a forgeform plan: expected a JSON object. ${REMAKE}`);
+  }
+  const record = data;
+  if (record["kind"] !== void 0 && record["kind"] !== "plan") {
+    throw new PlanFormatError(
+      `${label} is a forgeform ${JSON.stringify(record["kind"])} report, not a plan. ${REMAKE}`
+    );
+  }
+  const version = record["format_version"];
+  if (version === void 0) {
+    throw new PlanFormatError(`${label} is not a forgeform plan: it has no format_version. ${REMAKE}`);
+  }
+  if (version !== PLAN_FORMAT_VERSION) {
+    throw new PlanFormatError(
+      `${label} has format_version ${JSON.stringify(version)}, but this forgeform reads format_version ${PLAN_FORMAT_VERSION} only. ${REMAKE}`
+    );
+  }
+}
+function toSource(s3) {
+  return { file: s3.file, line: s3.line, col: s3.col };
+}
+function toField(f3) {
+  const field = { field: f3.field };
+  if ("before" in f3) field.before = f3.before;
+  if ("after" in f3) field.after = f3.after;
+  if (f3.sensitive !== void 0) field.sensitive = f3.sensitive;
+  if (f3.write_only !== void 0) field.writeOnly = f3.write_only;
+  if (f3.forces_replacement !== void 0) field.forcesReplacement = f3.forces_replacement;
+  if (f3.note !== void 0) field.note = f3.note;
+  return field;
+}
+function toChange(c) {
+  const change = {
+    address: c.address,
+    collection: c.collection,
+    key: c.key,
+    action: c.action,
+    fields: c.fields.map(toField)
+  };
+  if (c.parent !== void 0) change.parent = c.parent;
+  if (c.reason !== void 0) change.reason = c.reason;
+  if (c.source !== void 0) change.source = toSource(c.source);
+  if (c.live_id !== void 0) change.liveId = c.live_id;
+  if (c.deleted_with !== void 0) change.deletedWith = c.deleted_with;
+  if (c.backup !== void 0) change.backup = c.backup;
+  return change;
+}
+function toProblem(p3) {
+  const problem2 = { address: p3.address, message: p3.message };
+  if (p3.source !== void 0) problem2.source = toSource(p3.source);
+  return problem2;
+}
+function parsePlanJson(text, label = "The plan") {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (error2) {
+    throw new PlanFormatError(`${label} is not valid JSON (${error2.message}). ${REMAKE}`);
+  }
+  checkVersion(data, label);
+  validatePlanV1 ??= new import_ajv.Ajv({ allErrors: false, strict: false }).compile(planSchemaV1);
+  if (!validatePlanV1(data)) {
+    const [first] = validatePlanV1.errors ?? [];
+    const detail = first ? describeError(first) : "does not have the documented shape";
+    throw new PlanFormatError(`${label} is malformed: ${detail}. See docs/plan-format.md. ${REMAKE}`);
+  }
+  const v1 = data;
+  const plan = {
+    formatVersion: PLAN_FORMAT_VERSION,
+    createdAt: v1.created_at,
+    url: v1.url,
+    manifests: [...v1.manifests],
+    targets: [...v1.targets],
+    ...Array.isArray(v1.replace) ? { replace: v1.replace.map(String) } : {},
+    ...v1.changed_since !== void 0 ? { changedSince: v1.changed_since } : {},
+    ...v1.shard ? { shard: { index: v1.shard.index, count: v1.shard.count, units: [...v1.shard.units] } } : {},
+    changes: v1.changes.map(toChange),
+    errors: v1.errors.map(toProblem),
+    warnings: v1.warnings.map(toProblem),
+    summary: pickSummary(v1.summary),
+    requests: {
+      total: v1.requests.total,
+      byEndpoint: { ...v1.requests.by_endpoint },
+      retries: v1.requests.retries
+    },
+    liveDigest: v1.live_digest,
+    ...v1.manifest_digests ? { manifestDigests: { ...v1.manifest_digests } } : {},
+    ...v1.secrets_fingerprint !== void 0 ? { secretsFingerprint: v1.secrets_fingerprint } : {},
+    ...v1.selectors ? {
+      selectors: v1.selectors.map((sel) => ({
+        collection: sel.collection,
+        pattern: sel.pattern,
+        matched: sel.matched,
+        source: toSource(sel.source)
+      }))
+    } : {}
+  };
+  const counted = summarize(plan.changes);
+  for (const action of Object.keys(counted)) {
+    if (counted[action] !== plan.summary[action]) {
+      throw new PlanFormatError(
+        `${label} is inconsistent: summary.${action} is ${plan.summary[action]} but the plan has ${counted[action]} ${action} changes; the file was edited or damaged. ${REMAKE}`
+      );
+    }
+  }
+  return plan;
+}
+function pickSummary(s3) {
+  return { create: s3.create, update: s3.update, replace: s3.replace, delete: s3.delete, unmanaged: s3.unmanaged };
 }
 
 // src/report/common.ts
@@ -73566,344 +73907,14 @@ function repeatedChanges(changes, threshold = REPEAT_THRESHOLD) {
 function isRepeated(entry) {
   return "members" in entry;
 }
-function repeatedWhere(entry, shown = 5) {
-  const names = entry.paths.slice(0, shown).join(", ");
-  const more = entry.paths.length - shown;
+function repeatedWhere(entry, shown2 = 5) {
+  const names = entry.paths.slice(0, shown2).join(", ");
+  const more = entry.paths.length - shown2;
   return `in ${plural(entry.paths.length, entry.owners.slice(0, -1), entry.owners)}: ${names}${more > 0 ? ` and ${more.toLocaleString("en-US")} more` : ""}`;
 }
 
 // src/report/drift.ts
 var import_picocolors2 = __toESM(require_picocolors(), 1);
-
-// src/plan/model.ts
-var PLAN_FORMAT_VERSION = 1;
-function summarize(changes) {
-  const summary2 = { create: 0, update: 0, replace: 0, delete: 0, unmanaged: 0 };
-  for (const change of changes) summary2[change.action]++;
-  return summary2;
-}
-function hasChanges(plan) {
-  const s3 = plan.summary;
-  return s3.create + s3.update + s3.replace + s3.delete > 0;
-}
-
-// src/report/json.ts
-var import_ajv = __toESM(require_ajv(), 1);
-var PlanFormatError = class extends Error {
-  name = "PlanFormatError";
-};
-function sourceJson(source2) {
-  return { file: source2.file, line: source2.line, col: source2.col };
-}
-function fieldJson(field) {
-  return {
-    field: field.field,
-    before: field.before,
-    after: field.after,
-    sensitive: field.sensitive,
-    write_only: field.writeOnly,
-    forces_replacement: field.forcesReplacement,
-    note: field.note
-  };
-}
-function changeJson(change) {
-  return {
-    address: change.address,
-    action: change.action,
-    parent: change.parent,
-    collection: change.collection,
-    key: change.key,
-    live_id: change.liveId,
-    reason: change.reason,
-    source: change.source && sourceJson(change.source),
-    deleted_with: change.deletedWith,
-    backup: change.backup,
-    fields: change.fields.map(fieldJson)
-  };
-}
-function problemJson(problem2) {
-  return {
-    address: problem2.address,
-    message: problem2.message,
-    source: problem2.source && sourceJson(problem2.source)
-  };
-}
-function summaryJson(summary2) {
-  return {
-    create: summary2.create,
-    update: summary2.update,
-    replace: summary2.replace,
-    delete: summary2.delete,
-    unmanaged: summary2.unmanaged
-  };
-}
-function requestsJson(plan) {
-  const byEndpoint = {};
-  for (const endpoint of Object.keys(plan.requests.byEndpoint).sort()) {
-    byEndpoint[endpoint] = plan.requests.byEndpoint[endpoint] ?? 0;
-  }
-  return { total: plan.requests.total, retries: plan.requests.retries, by_endpoint: byEndpoint };
-}
-function stringify(value) {
-  return `${escapeJson(JSON.stringify(value, null, 2))}
-`;
-}
-function renderPlanJson(plan) {
-  return stringify({
-    format_version: PLAN_FORMAT_VERSION,
-    kind: "plan",
-    created_at: plan.createdAt,
-    url: plan.url,
-    manifests: plan.manifests,
-    targets: plan.targets,
-    replace: plan.replace,
-    changed_since: plan.changedSince,
-    shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
-    summary: summaryJson(plan.summary),
-    changes: plan.changes.map(changeJson),
-    errors: plan.errors.map(problemJson),
-    warnings: plan.warnings.map(problemJson),
-    requests: requestsJson(plan),
-    live_digest: plan.liveDigest,
-    manifest_digests: plan.manifestDigests,
-    secrets_fingerprint: plan.secretsFingerprint,
-    selectors: plan.selectors?.map((sel) => ({
-      collection: sel.collection,
-      pattern: sel.pattern,
-      matched: sel.matched,
-      source: sourceJson(sel.source)
-    }))
-  });
-}
-var count2 = { type: "integer", minimum: 0 };
-var sourceSchema = {
-  type: "object",
-  required: ["file", "line", "col"],
-  properties: { file: { type: "string" }, line: { type: "integer" }, col: { type: "integer" } }
-};
-var source = sourceSchema;
-var problemSchema = {
-  type: "object",
-  required: ["address", "message"],
-  properties: { address: { type: "string" }, message: { type: "string" }, source }
-};
-var problem = problemSchema;
-var planSchemaV1 = {
-  type: "object",
-  required: [
-    "format_version",
-    "created_at",
-    "url",
-    "manifests",
-    "targets",
-    "summary",
-    "changes",
-    "errors",
-    "warnings",
-    "requests",
-    "live_digest"
-  ],
-  properties: {
-    format_version: { const: 1 },
-    kind: { const: "plan" },
-    created_at: { type: "string" },
-    url: { type: "string" },
-    manifests: { type: "array", items: { type: "string" } },
-    targets: { type: "array", items: { type: "string" } },
-    shard: {
-      type: "object",
-      required: ["index", "count", "units"],
-      properties: {
-        index: { type: "integer", minimum: 1 },
-        count: { type: "integer", minimum: 1 },
-        units: { type: "array", items: { type: "string" } }
-      }
-    },
-    summary: {
-      type: "object",
-      required: ["create", "update", "replace", "delete", "unmanaged"],
-      properties: { create: count2, update: count2, replace: count2, delete: count2, unmanaged: count2 }
-    },
-    changes: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["address", "action", "collection", "key", "fields"],
-        properties: {
-          address: { type: "string" },
-          action: { enum: ["create", "update", "replace", "delete", "unmanaged"] },
-          parent: { type: "string" },
-          collection: { type: "string" },
-          key: { type: "string" },
-          live_id: { type: ["string", "integer"] },
-          deleted_with: { type: "string" },
-          backup: { type: "string" },
-          reason: { type: "string" },
-          source,
-          fields: {
-            type: "array",
-            items: {
-              type: "object",
-              required: ["field"],
-              properties: {
-                field: { type: "string" },
-                sensitive: { type: "boolean" },
-                write_only: { type: "boolean" },
-                forces_replacement: { type: "boolean" },
-                note: { type: "string" }
-              }
-            }
-          }
-        }
-      }
-    },
-    errors: { type: "array", items: problem },
-    warnings: { type: "array", items: problem },
-    requests: {
-      type: "object",
-      required: ["total", "retries", "by_endpoint"],
-      properties: {
-        total: count2,
-        retries: count2,
-        by_endpoint: { type: "object", additionalProperties: count2 }
-      }
-    },
-    live_digest: { type: "string" },
-    manifest_digests: { type: "object", additionalProperties: { type: "string" } },
-    secrets_fingerprint: { type: "string" }
-  }
-};
-var validatePlanV1;
-function describeError(error2) {
-  const where = error2.instancePath === "" ? "the top level" : error2.instancePath;
-  const allowed = error2.params.allowedValues;
-  return `${where} ${error2.message ?? "is invalid"}${allowed ? ` (${allowed.join(", ")})` : ""}`;
-}
-var REMAKE = "Make the plan again with `forgeform plan`.";
-function checkVersion(data, label) {
-  if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new PlanFormatError(`${label} is not a forgeform plan: expected a JSON object. ${REMAKE}`);
-  }
-  const record = data;
-  if (record["kind"] !== void 0 && record["kind"] !== "plan") {
-    throw new PlanFormatError(
-      `${label} is a forgeform ${JSON.stringify(record["kind"])} report, not a plan. ${REMAKE}`
-    );
-  }
-  const version = record["format_version"];
-  if (version === void 0) {
-    throw new PlanFormatError(`${label} is not a forgeform plan: it has no format_version. ${REMAKE}`);
-  }
-  if (version !== PLAN_FORMAT_VERSION) {
-    throw new PlanFormatError(
-      `${label} has format_version ${JSON.stringify(version)}, but this forgeform reads format_version ${PLAN_FORMAT_VERSION} only. ${REMAKE}`
-    );
-  }
-}
-function toSource(s3) {
-  return { file: s3.file, line: s3.line, col: s3.col };
-}
-function toField(f3) {
-  const field = { field: f3.field };
-  if ("before" in f3) field.before = f3.before;
-  if ("after" in f3) field.after = f3.after;
-  if (f3.sensitive !== void 0) field.sensitive = f3.sensitive;
-  if (f3.write_only !== void 0) field.writeOnly = f3.write_only;
-  if (f3.forces_replacement !== void 0) field.forcesReplacement = f3.forces_replacement;
-  if (f3.note !== void 0) field.note = f3.note;
-  return field;
-}
-function toChange(c) {
-  const change = {
-    address: c.address,
-    collection: c.collection,
-    key: c.key,
-    action: c.action,
-    fields: c.fields.map(toField)
-  };
-  if (c.parent !== void 0) change.parent = c.parent;
-  if (c.reason !== void 0) change.reason = c.reason;
-  if (c.source !== void 0) change.source = toSource(c.source);
-  if (c.live_id !== void 0) change.liveId = c.live_id;
-  if (c.deleted_with !== void 0) change.deletedWith = c.deleted_with;
-  if (c.backup !== void 0) change.backup = c.backup;
-  return change;
-}
-function toProblem(p3) {
-  const problem2 = { address: p3.address, message: p3.message };
-  if (p3.source !== void 0) problem2.source = toSource(p3.source);
-  return problem2;
-}
-function parsePlanJson(text, label = "The plan") {
-  let data;
-  try {
-    data = JSON.parse(text);
-  } catch (error2) {
-    throw new PlanFormatError(`${label} is not valid JSON (${error2.message}). ${REMAKE}`);
-  }
-  checkVersion(data, label);
-  validatePlanV1 ??= new import_ajv.Ajv({ allErrors: false, strict: false }).compile(planSchemaV1);
-  if (!validatePlanV1(data)) {
-    const [first] = validatePlanV1.errors ?? [];
-    const detail = first ? describeError(first) : "does not have the documented shape";
-    throw new PlanFormatError(`${label} is malformed: ${detail}. See docs/plan-format.md. ${REMAKE}`);
-  }
-  const v1 = data;
-  const plan = {
-    formatVersion: PLAN_FORMAT_VERSION,
-    createdAt: v1.created_at,
-    url: v1.url,
-    manifests: [...v1.manifests],
-    targets: [...v1.targets],
-    ...Array.isArray(v1.replace) ? { replace: v1.replace.map(String) } : {},
-    ...v1.changed_since !== void 0 ? { changedSince: v1.changed_since } : {},
-    ...v1.shard ? { shard: { index: v1.shard.index, count: v1.shard.count, units: [...v1.shard.units] } } : {},
-    changes: v1.changes.map(toChange),
-    errors: v1.errors.map(toProblem),
-    warnings: v1.warnings.map(toProblem),
-    summary: pickSummary(v1.summary),
-    requests: {
-      total: v1.requests.total,
-      byEndpoint: { ...v1.requests.by_endpoint },
-      retries: v1.requests.retries
-    },
-    liveDigest: v1.live_digest,
-    ...v1.manifest_digests ? { manifestDigests: { ...v1.manifest_digests } } : {},
-    ...v1.secrets_fingerprint !== void 0 ? { secretsFingerprint: v1.secrets_fingerprint } : {},
-    ...v1.selectors ? {
-      selectors: v1.selectors.map((sel) => ({
-        collection: sel.collection,
-        pattern: sel.pattern,
-        matched: sel.matched,
-        source: toSource(sel.source)
-      }))
-    } : {}
-  };
-  const counted = summarize(plan.changes);
-  for (const action of Object.keys(counted)) {
-    if (counted[action] !== plan.summary[action]) {
-      throw new PlanFormatError(
-        `${label} is inconsistent: summary.${action} is ${plan.summary[action]} but the plan has ${counted[action]} ${action} changes; the file was edited or damaged. ${REMAKE}`
-      );
-    }
-  }
-  return plan;
-}
-function pickSummary(s3) {
-  return { create: s3.create, update: s3.update, replace: s3.replace, delete: s3.delete, unmanaged: s3.unmanaged };
-}
-function renderApplyJson(plan, outcomes) {
-  const json = JSON.parse(renderPlanJson(plan));
-  json["kind"] = "apply";
-  json["outcomes"] = outcomes.map((o) => ({
-    address: o.address,
-    action: o.action,
-    status: o.status,
-    message: o.message,
-    recovered: o.recovered === true ? true : void 0
-  }));
-  return stringify(json);
-}
 
 // src/report/text.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
@@ -73998,8 +74009,8 @@ function repeatedLines(c, entry, labels, width) {
 function changeLines(c, change, labels, width, address = change.address) {
   const color = actionColor(c, change.action);
   const symbol = ACTION_SYMBOL[change.action];
-  const shown = escapeLine(address);
-  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(shown)} ${color(labels[change.action])}`];
+  const shown2 = escapeLine(address);
+  const lines = [`  ${color(symbol.padStart(3))} ${c.bold(shown2)} ${color(labels[change.action])}`];
   if (change.reason) lines.push(...wrap(escapeText(change.reason), width, "      # ").map((l) => c.dim(l)));
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
@@ -74186,12 +74197,12 @@ function problemEntry(problem2) {
 function addList(budget, heading, entries, more) {
   if (entries.length === 0) return 0;
   if (!budget.add(heading, NOTE_RESERVE)) return entries.length;
-  let shown = 0;
+  let shown2 = 0;
   for (const entry of entries) {
-    if (shown >= LIST_CAP || !budget.add(entry, NOTE_RESERVE + 200)) break;
-    shown++;
+    if (shown2 >= LIST_CAP || !budget.add(entry, NOTE_RESERVE + 200)) break;
+    shown2++;
   }
-  const left = entries.length - shown;
+  const left = entries.length - shown2;
   if (left > 0) budget.add(more(left), NOTE_RESERVE);
   budget.add("\n", NOTE_RESERVE);
   return left;
@@ -74207,15 +74218,15 @@ ${fence}diff
 </details>
 
 `;
-  let shown = 0;
+  let shown2 = 0;
   for (const block of blocks) {
-    const head = shown === 0 ? open2 : "";
+    const head = shown2 === 0 ? open2 : "";
     if (!budget.fits(head + block, close.length + NOTE_RESERVE)) break;
     budget.add(head + block);
-    shown++;
+    shown2++;
   }
-  if (shown > 0) budget.add(close);
-  return shown;
+  if (shown2 > 0) budget.add(close);
+  return shown2;
 }
 function renderMarkdown(spec) {
   if (spec.maxLength < 2 * NOTE_RESERVE) {
@@ -74277,16 +74288,16 @@ function renderMarkdown(spec) {
     table += `| --- | ${kinds2.map(() => "---").join(" | ")} |
 `;
     if (budget.add(table, NOTE_RESERVE)) {
-      let shown = 0;
+      let shown2 = 0;
       for (const [target, changes] of byTarget) {
         const cells = kinds2.map((k3) => countCell(changes.filter((c) => c.collection === k3)));
-        if (shown >= 4 * LIST_CAP || !budget.add(`| ${cellCode(target)} | ${cells.join(" | ")} |
+        if (shown2 >= 4 * LIST_CAP || !budget.add(`| ${cellCode(target)} | ${cells.join(" | ")} |
 `, NOTE_RESERVE + 200)) {
           break;
         }
-        shown++;
+        shown2++;
       }
-      left.targets = byTarget.size - shown;
+      left.targets = byTarget.size - shown2;
       if (left.targets > 0) {
         budget.add(
           `| ...and ${plural(left.targets, "more target")} | ${kinds2.map(() => "").join(" | ")} |
@@ -74312,9 +74323,9 @@ ${spec.legend}
       );
       const total = repeated.reduce((n2, r) => n2 + r.members.length, 0);
       const summary2 = `Repeated in many ${escapeHtml(repeated[0].owners)}: ${escapeHtml(plural(total, "change"))} shown as ${escapeHtml(plural(repeated.length, "change"))}`;
-      const shown = addDetails(budget, summary2, blocks);
-      for (const r of repeated.slice(shown)) left.changes += r.members.length;
-      if (shown < repeated.length) cut = true;
+      const shown2 = addDetails(budget, summary2, blocks);
+      for (const r of repeated.slice(shown2)) left.changes += r.members.length;
+      if (shown2 < repeated.length) cut = true;
     }
     const singles = new Set(grouped.filter((e) => !isRepeated(e)));
     for (const [target, all] of byTarget) {
@@ -74327,10 +74338,10 @@ ${spec.legend}
       const blocks = changes.map((c) => `${changeDiffLines(c).join("\n")}
 `);
       const counts2 = ACTIONS.map((a) => [a, changes.filter((c) => c.action === a).length]).filter(([, n2]) => n2 > 0).map(([a, n2]) => spec.countLabel(a, n2)).join(", ");
-      const shown = addDetails(budget, `<code>${escapeHtml(target)}</code>: ${escapeHtml(counts2)}`, blocks);
-      if (shown < changes.length) {
+      const shown2 = addDetails(budget, `<code>${escapeHtml(target)}</code>: ${escapeHtml(counts2)}`, blocks);
+      if (shown2 < changes.length) {
         cut = true;
-        left.changes += changes.length - shown;
+        left.changes += changes.length - shown2;
       }
     }
   }
@@ -74677,6 +74688,102 @@ function renderDriftJunit(plan, options = {}) {
     ""
   ].join("\n");
 }
+
+// src/report/json.ts
+function renderApplyJson(plan, outcomes) {
+  const json = JSON.parse(renderPlanJson(plan));
+  json["kind"] = "apply";
+  json["outcomes"] = outcomes.map((o) => ({
+    address: o.address,
+    action: o.action,
+    status: o.status,
+    message: o.message,
+    recovered: o.recovered === true ? true : void 0
+  }));
+  return stringify(json);
+}
+
+// src/cli/io.ts
+function wantsColor(env, tty) {
+  if (env["NO_COLOR"]) return false;
+  const force = env["FORCE_COLOR"];
+  if (force !== void 0) return force !== "0" && force.toLowerCase() !== "false";
+  return tty;
+}
+var processIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+  color: wantsColor(process.env, Boolean(process.stdout.isTTY)),
+  interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
+  prompt: async (question) => {
+    const { createInterface } = await import("node:readline/promises");
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      return await rl.question(question);
+    } finally {
+      rl.close();
+    }
+  }
+};
+
+// src/plan/saved.ts
+import { createHash as createHash3 } from "node:crypto";
+import { readFileSync as readFileSync3 } from "node:fs";
+function writeSavedPlan(file, plan) {
+  writeFileSafely(file, renderPlanJson(plan), { mode: 384 });
+}
+function readSavedPlan(file) {
+  let text;
+  try {
+    text = readFileSync3(file, "utf8");
+  } catch (error2) {
+    throw new Error(
+      `cannot read the saved plan ${file}: ${error2.code ?? error2.message}`
+    );
+  }
+  return parsePlanJson(text, `The saved plan ${file}`);
+}
+function changesDigest(plan) {
+  const essence = plan.changes.map((c) => [
+    c.address,
+    c.action,
+    c.fields.map((f3) => [f3.field, f3.before ?? null, f3.after ?? null])
+  ]);
+  return createHash3("sha256").update(JSON.stringify(essence)).digest("hex");
+}
+function changedFiles(saved, fresh) {
+  const words = [
+    ...Object.keys(fresh).filter((f3) => saved[f3] !== fresh[f3]).map((f3) => `${f3} ${f3 in saved ? "changed" : "added"}`),
+    ...Object.keys(saved).filter((f3) => !(f3 in fresh)).map((f3) => `${f3} no longer read`)
+  ];
+  if (words.length === 0) return void 0;
+  const shown2 = words.slice(0, 5).join(", ");
+  return words.length > 5 ? `${shown2} and ${words.length - 5} more` : shown2;
+}
+var AGAIN = "run plan again and review the new plan";
+function stalenessOf(saved, fresh) {
+  if (saved.url !== fresh.url) {
+    return `the saved plan was made against ${saved.url}, not ${fresh.url}`;
+  }
+  if (saved.manifestDigests && fresh.manifestDigests) {
+    const files = changedFiles(saved.manifestDigests, fresh.manifestDigests);
+    if (files) return `the manifests changed since the plan was made (${files}): ${AGAIN}`;
+  }
+  if (saved.secretsFingerprint !== fresh.secretsFingerprint) {
+    return `a value the manifests read through \${env:} or \${file:} is not the one the plan was made with (a secret was rotated, or another value is set where apply runs): what apply would send is not what the plan showed. Run plan again with the values apply will use and review the new plan`;
+  }
+  if (saved.liveDigest !== fresh.liveDigest) {
+    return `the live state changed since the plan was made: ${AGAIN}`;
+  }
+  if (changesDigest(saved) !== changesDigest(fresh)) {
+    return `${saved.manifestDigests ? "the plan now differs from the saved one, though neither the manifests nor the live state it read changed" : "the manifests changed since the plan was made"}: ${AGAIN}`;
+  }
+  return void 0;
+}
+
+// src/cli/workflow.ts
+import { realpathSync as realpathSync6 } from "node:fs";
+import { basename as basename5, dirname as dirname6, isAbsolute as isAbsolute4, join as join5, relative as relative6, resolve as resolve7 } from "node:path";
 
 // node_modules/tar/dist/esm/index.min.js
 import Qr from "events";
@@ -77789,21 +77896,21 @@ async function applySteps(ctx, steps, options) {
     return outcome;
   };
   const execute = async (step, waitFor) => {
-    const base2 = { address: step.change.address, action: step.change.action };
+    const base = { address: step.change.address, action: step.change.action };
     for (const dep of waitFor) {
       const depOutcome = await running.get(dep);
       if (depOutcome && depOutcome.status !== "done") {
         const message = options.signal?.aborted ? NOT_STARTED : `skipped because ${dep} was not applied`;
-        return record({ ...base2, status: "skipped", message });
+        return record({ ...base, status: "skipped", message });
       }
     }
     return limit(async () => {
-      if (options.signal?.aborted) return record({ ...base2, status: "skipped", message: NOT_STARTED });
+      if (options.signal?.aborted) return record({ ...base, status: "skipped", message: NOT_STARTED });
       try {
         const recovered = await run(ctx, step);
-        return record({ ...base2, status: "done", ...recovered ? { recovered: true } : {} });
+        return record({ ...base, status: "done", ...recovered ? { recovered: true } : {} });
       } catch (error2) {
-        return record({ ...base2, status: "failed", message: error2.message });
+        return record({ ...base, status: "failed", message: error2.message });
       }
     });
   };
@@ -77827,65 +77934,6 @@ async function applySteps(ctx, steps, options) {
   for (const step of cascaded) await execute(step, [step.change.deletedWith]);
   return steps.filter((s3) => outcomes.has(s3.change.address)).map((s3) => outcomes.get(s3.change.address));
 }
-
-// src/plan/saved.ts
-import { createHash as createHash3 } from "node:crypto";
-import { readFileSync as readFileSync3 } from "node:fs";
-function writeSavedPlan(file, plan) {
-  writeFileSafely(file, renderPlanJson(plan), { mode: 384 });
-}
-function readSavedPlan(file) {
-  let text;
-  try {
-    text = readFileSync3(file, "utf8");
-  } catch (error2) {
-    throw new Error(
-      `cannot read the saved plan ${file}: ${error2.code ?? error2.message}`
-    );
-  }
-  return parsePlanJson(text, `The saved plan ${file}`);
-}
-function changesDigest(plan) {
-  const essence = plan.changes.map((c) => [
-    c.address,
-    c.action,
-    c.fields.map((f3) => [f3.field, f3.before ?? null, f3.after ?? null])
-  ]);
-  return createHash3("sha256").update(JSON.stringify(essence)).digest("hex");
-}
-function changedFiles(saved, fresh) {
-  const words = [
-    ...Object.keys(fresh).filter((f3) => saved[f3] !== fresh[f3]).map((f3) => `${f3} ${f3 in saved ? "changed" : "added"}`),
-    ...Object.keys(saved).filter((f3) => !(f3 in fresh)).map((f3) => `${f3} no longer read`)
-  ];
-  if (words.length === 0) return void 0;
-  const shown = words.slice(0, 5).join(", ");
-  return words.length > 5 ? `${shown} and ${words.length - 5} more` : shown;
-}
-var AGAIN = "run plan again and review the new plan";
-function stalenessOf(saved, fresh) {
-  if (saved.url !== fresh.url) {
-    return `the saved plan was made against ${saved.url}, not ${fresh.url}`;
-  }
-  if (saved.manifestDigests && fresh.manifestDigests) {
-    const files = changedFiles(saved.manifestDigests, fresh.manifestDigests);
-    if (files) return `the manifests changed since the plan was made (${files}): ${AGAIN}`;
-  }
-  if (saved.secretsFingerprint !== fresh.secretsFingerprint) {
-    return `a value the manifests read through \${env:} or \${file:} is not the one the plan was made with (a secret was rotated, or another value is set where apply runs): what apply would send is not what the plan showed. Run plan again with the values apply will use and review the new plan`;
-  }
-  if (saved.liveDigest !== fresh.liveDigest) {
-    return `the live state changed since the plan was made: ${AGAIN}`;
-  }
-  if (changesDigest(saved) !== changesDigest(fresh)) {
-    return `${saved.manifestDigests ? "the plan now differs from the saved one, though neither the manifests nor the live state it read changed" : "the manifests changed since the plan was made"}: ${AGAIN}`;
-  }
-  return void 0;
-}
-
-// src/cli/workflow.ts
-import { realpathSync as realpathSync6 } from "node:fs";
-import { basename as basename5, dirname as dirname6, isAbsolute as isAbsolute4, join as join5, relative as relative6, resolve as resolve7 } from "node:path";
 
 // src/engine/context.ts
 function cachingResolver(api) {
@@ -77936,10 +77984,6 @@ async function createContext(api) {
   return { api, resolve: cachingResolver(api), edition, memo: /* @__PURE__ */ new Map() };
 }
 
-// src/engine/plan.ts
-import { createHash as createHash5 } from "node:crypto";
-import { join as join3, relative as relative4 } from "node:path";
-
 // src/kinds/common.ts
 function ownerPath(parent) {
   if (parent.ref === void 0) throw new Error(`${parent.address} does not exist yet`);
@@ -77951,11 +77995,21 @@ function projectOf(parent) {
   for (let p3 = parent; p3; p3 = p3.parent) if (p3.collection === "projects") return p3;
   throw new Error(`${parent.address} is not inside a project`);
 }
+var UNCHECKED = "unchecked.";
 function body(fields, names) {
   const out = {};
   for (const name of names ?? Object.keys(fields)) {
-    if (fields[name] !== void 0) out[name] = revealSecrets(fields[name]);
+    const sent = name.startsWith(UNCHECKED) ? name.slice(UNCHECKED.length) : name;
+    if (fields[name] !== void 0) out[sent] = revealSecrets(fields[name]);
   }
+  return out;
+}
+function createBody(fields, sent) {
+  return body(fields, [...sent, ...Object.keys(fields).filter((name) => name.startsWith(UNCHECKED))]);
+}
+function uncheckedFields(item, names) {
+  const out = {};
+  for (const name of names ?? []) if (name in item) out[`${UNCHECKED}${name}`] = item[name];
   return out;
 }
 function pick(raw, names) {
@@ -77970,42 +78024,272 @@ async function orNotFound(request) {
   }
 }
 
+// src/kinds/schemas.ts
+import { readdirSync as readdirSync4, readFileSync as readFileSync4 } from "node:fs";
+
+// src/kinds/fields.ts
+var FIELD_TYPES = /* @__PURE__ */ new Set([
+  "string",
+  "integer",
+  "number",
+  "boolean",
+  "array",
+  "object"
+]);
+var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived", "unchecked"]);
+function deref(schema4, resolve9) {
+  let current = schema4;
+  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve9; i++) {
+    const next = resolve9(current["$ref"]);
+    if (!next) break;
+    current = { ...next, ...Object.fromEntries(Object.entries(current).filter(([k3]) => k3 !== "$ref")) };
+  }
+  return current;
+}
+function collectProperties(schema4, resolve9) {
+  const s3 = deref(schema4, resolve9);
+  const props = { ...s3["properties"] ?? {} };
+  for (const part of s3["allOf"] ?? []) {
+    Object.assign(props, collectProperties(part, resolve9));
+  }
+  return props;
+}
+function isChild(prop, resolve9) {
+  const p3 = deref(prop, resolve9);
+  if (p3["x-singleton"] === true) return true;
+  if (p3["type"] === "array" && p3["items"]) {
+    if (p3["x-identity"] !== void 0) return true;
+    const items = deref(p3["items"], resolve9);
+    return items["x-identity"] !== void 0;
+  }
+  return false;
+}
+function fieldSpecsFromSchema(schema4, resolve9) {
+  const specs2 = /* @__PURE__ */ new Map();
+  const required = new Set(deref(schema4, resolve9)["required"] ?? []);
+  for (const [name, raw] of Object.entries(collectProperties(schema4, resolve9))) {
+    if (META_KEYS2.has(name)) continue;
+    const prop = deref(raw, resolve9);
+    const type = prop["type"];
+    specs2.set(name, {
+      name,
+      ...typeof type === "string" && FIELD_TYPES.has(type) ? { type } : {},
+      required: required.has(name),
+      sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
+      writeOnly: prop["writeOnly"] === true,
+      replace: prop["x-replace"] === true,
+      set: prop["uniqueItems"] === true || [...prop["anyOf"] ?? [], ...prop["oneOf"] ?? []].some(
+        (alt) => alt["uniqueItems"] === true
+      ),
+      restart: prop["x-restart"] === true,
+      licensed: prop["x-licensed"] === true,
+      deprecatedBy: typeof prop["x-deprecated"] === "string" ? prop["x-deprecated"] : void 0,
+      requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
+      child: isChild(prop, resolve9),
+      local: prop["x-local"] === true,
+      ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {},
+      ...prop["default"] !== void 0 ? { default: prop["default"] } : {},
+      ...typeof prop["x-default-template"] === "string" ? { defaultTemplate: prop["x-default-template"] } : {}
+    });
+  }
+  return specs2;
+}
+
+// src/kinds/schemas.ts
+var SCHEMA_DIR2 = new URL("../schemas/", import.meta.url);
+var documents;
+function loadDocuments() {
+  if (!documents) {
+    documents = /* @__PURE__ */ new Map();
+    for (const name of readdirSync4(SCHEMA_DIR2)) {
+      if (name.endsWith(".schema.json")) {
+        documents.set(name, JSON.parse(readFileSync4(new URL(name, SCHEMA_DIR2), "utf8")));
+      }
+    }
+  }
+  return documents;
+}
+function resolver(base) {
+  return (ref2) => {
+    const [file, pointer] = ref2.split("#");
+    const doc = loadDocuments().get(file || base);
+    if (!doc) return void 0;
+    if (!pointer) return doc;
+    let node = doc;
+    for (const part of pointer.split("/").filter(Boolean)) node = node?.[part];
+    return node;
+  };
+}
+function refFile(schema4, base) {
+  const ref2 = schema4["$ref"];
+  return typeof ref2 === "string" && !ref2.startsWith("#") ? ref2.split("#")[0] ?? base : base;
+}
+var index;
+function buildIndex() {
+  const found = /* @__PURE__ */ new Map();
+  const visit = (parent, schema4, file, depth) => {
+    if (depth > 6) return;
+    const resolve9 = resolver(file);
+    const props = schema4["properties"] ?? {};
+    for (const [name, prop] of Object.entries(props)) {
+      let item;
+      let itemFile = file;
+      if (prop["type"] === "array" && prop["items"] && prop["x-identity"] !== void 0) {
+        const items = prop["items"];
+        itemFile = refFile(items, file);
+        item = typeof items["$ref"] === "string" ? resolve9(items["$ref"]) : items;
+      } else if (typeof prop["$ref"] === "string") {
+        const target = resolve9(prop["$ref"]);
+        if (target?.["x-singleton"] === true) {
+          item = target;
+          itemFile = refFile(prop, file);
+        }
+      } else if (prop["x-singleton"] === true) {
+        item = prop;
+      }
+      if (!item) continue;
+      found.set(`${parent}.${name}`, { schema: item, file: itemFile });
+      visit(name, item, itemFile, depth + 1);
+    }
+  };
+  const root = loadDocuments().get("manifest.schema.json");
+  if (!root) throw new Error("schemas/manifest.schema.json is missing from the installation");
+  const rootProps = root["properties"];
+  const instance = loadDocuments().get("instance.schema.json");
+  if (instance) {
+    found.set(".instance", { schema: instance, file: "instance.schema.json" });
+    visit("instance", instance, "instance.schema.json", 0);
+  }
+  for (const top of ["groups", "projects"]) {
+    const ref2 = rootProps[top]?.["additionalProperties"]?.["$ref"];
+    const file = typeof ref2 === "string" ? ref2 : void 0;
+    const schema4 = file ? loadDocuments().get(file) : void 0;
+    if (file && schema4) {
+      found.set(`instance.${top}`, { schema: schema4, file });
+      visit(top, schema4, file, 0);
+    }
+  }
+  return found;
+}
+function itemSchema(parent, collection) {
+  index ??= buildIndex();
+  return index.get(`${parent}.${collection}`)?.schema;
+}
+function fieldSpecs(parent, collection) {
+  index ??= buildIndex();
+  const located = index.get(`${parent}.${collection}`);
+  if (!located) return /* @__PURE__ */ new Map();
+  return fieldSpecsFromSchema(located.schema, resolver(located.file));
+}
+
+// src/kinds/declare.ts
+function kindSchema2(parent, collection) {
+  const specs2 = fieldSpecs(parent, collection);
+  const identity = itemSchema(parent, collection)?.["x-identity"];
+  const own = [...specs2.values()].filter((s3) => !s3.child && !s3.local);
+  const read2 = own.filter((s3) => !s3.writeOnly).map((s3) => s3.name);
+  return {
+    specs: specs2,
+    identity: typeof identity === "string" ? identity : void 0,
+    read: read2,
+    sent: own.map((s3) => s3.name),
+    shape(extra = {}) {
+      const shape4 = {};
+      for (const [name, type] of Object.entries(extra)) if (!read2.includes(name)) shape4[name] = type;
+      for (const name of read2) {
+        const spec = specs2.get(name);
+        const type = extra[name] ?? (spec.type && (spec.required ? spec.type : `${spec.type}?`));
+        if (type) shape4[name] = type;
+      }
+      return shape4;
+    }
+  };
+}
+function unchecked(desired) {
+  const names = Object.keys(desired).filter((name) => name.startsWith(UNCHECKED)).map((name) => name.slice(UNCHECKED.length));
+  return names.length > 0 ? { unchecked: names } : {};
+}
+function lazySchema(parent, collection) {
+  let schema4;
+  return () => {
+    schema4 ??= kindSchema2(parent, collection);
+    return schema4;
+  };
+}
+function restCollection(decl, deviations) {
+  const schema4 = lazySchema(decl.parents[0], decl.collection);
+  const idField = decl.id?.field ?? "id";
+  let shape4;
+  const rest = {
+    schema: schema4,
+    shape() {
+      shape4 ??= schema4().shape({
+        [idField]: decl.id?.type ?? "integer",
+        ...schema4().identity ? { [schema4().identity]: "string" } : {},
+        ...decl.shape
+      });
+      return shape4;
+    },
+    path: (parent) => typeof decl.path === "function" ? decl.path(parent) : decl.path.startsWith("/") ? decl.path : `${ownerPath(parent)}/${decl.path}`,
+    itemPath: (parent, id) => `${rest.path(parent)}${apiPath`/${id}`}`,
+    toLive(parent, item, options) {
+      const identity = schema4().identity;
+      const plain = {
+        key: String(identity ? item[identity] : item[idField]),
+        id: item[idField],
+        fields: pick(item, schema4().read)
+      };
+      const live = decl.live ? decl.live(parent, item, plain) : plain;
+      if (!options?.unchecked?.length) return live;
+      return { ...live, fields: { ...live.fields, ...uncheckedFields(item, options.unchecked) } };
+    },
+    list: (ctx, parent) => ctx.api.list(rest.path(parent), {
+      shape: rest.shape(),
+      ...decl.query ? { query: decl.query } : {}
+    }),
+    post: (ctx, parent, payload) => ctx.api.post(rest.path(parent), { body: payload, shape: rest.shape() }),
+    put: (ctx, parent, id, payload) => ctx.api.put(rest.itemPath(parent, id), { body: payload, shape: rest.shape() })
+  };
+  const kind = {
+    collection: decl.collection,
+    segment: decl.segment,
+    parents: decl.parents,
+    updateMode: decl.noUpdate ? "replace" : "update",
+    ...decl.noUpdate ? { replaceReason: decl.noUpdate } : {},
+    async read(ctx, parent, _wanted, options) {
+      return (await rest.list(ctx, parent)).map((item) => rest.toLive(parent, item, options));
+    },
+    async create(ctx, parent, desired, key) {
+      const identity = schema4().identity;
+      const payload = { ...createBody(desired, schema4().sent), ...identity ? { [identity]: key } : {} };
+      return rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired));
+    },
+    ...decl.noUpdate ? {} : {
+      async update(ctx, parent, live, desired, changed2) {
+        const updated = await rest.put(ctx, parent, live.id, body(desired, changed2));
+        return rest.toLive(parent, updated, unchecked(desired));
+      }
+    },
+    async remove(ctx, parent, live) {
+      await ctx.api.delete(rest.itemPath(parent, live.id));
+    }
+  };
+  return { ...kind, ...deviations?.(rest) };
+}
+
 // src/kinds/group.ts
-var FIELDS = [
-  "name",
-  "description",
-  "visibility",
-  "request_access_enabled",
-  "lfs_enabled",
-  "share_with_group_lock",
-  "require_two_factor_authentication",
-  "two_factor_grace_period",
-  "project_creation_level",
-  "subgroup_creation_level",
-  "auto_devops_enabled",
-  "emails_disabled",
-  "mentions_disabled",
-  "default_branch_protection"
-];
+var schema = lazySchema("instance", "groups");
 var BULK_THRESHOLD = 20;
-var GROUP_SHAPE = {
-  id: "integer",
-  full_path: "string",
-  path: "string",
-  name: "string",
-  description: "string?",
-  visibility: "string",
-  request_access_enabled: "boolean?",
-  lfs_enabled: "boolean?",
-  share_with_group_lock: "boolean?",
-  require_two_factor_authentication: "boolean?",
-  two_factor_grace_period: "integer?",
-  project_creation_level: "string?",
-  subgroup_creation_level: "string?",
-  auto_devops_enabled: "boolean?",
-  emails_disabled: "boolean?",
-  mentions_disabled: "boolean?",
-  default_branch_protection: "integer?"
+var groupShape;
+var GROUP_SHAPE = () => {
+  groupShape ??= schema().shape({
+    id: "integer",
+    full_path: "string",
+    path: "string",
+    name: "string",
+    visibility: "string"
+  });
+  return groupShape;
 };
 var PROJECT_SHAPE = {
   id: "integer",
@@ -78020,16 +78304,20 @@ function listSubgroups(ctx, path2) {
     p3 = orNotFound(
       ctx.api.list(apiPath`/groups/${path2}/subgroups`, {
         query: { all_available: true },
-        shape: GROUP_SHAPE
+        shape: GROUP_SHAPE()
       })
     );
     ctx.memo.set(key, p3);
   }
   return p3;
 }
-function toLive(ctx, g3) {
+function toLive(ctx, g3, options) {
   ctx.resolve.rememberGroup(g3.full_path, g3.id);
-  return { key: g3.full_path, id: g3.id, fields: pick(g3, FIELDS) };
+  return {
+    key: g3.full_path,
+    id: g3.id,
+    fields: { ...pick(g3, schema().read), ...uncheckedFields(g3, options?.unchecked) }
+  };
 }
 function parentPath(fullPath) {
   const i = fullPath.lastIndexOf("/");
@@ -78062,7 +78350,7 @@ async function takenPath(ctx, fullPath, said) {
   const now = await orNotFound(
     ctx.api.get(apiPath`/groups/${fullPath}`, {
       query: { with_projects: false },
-      shape: GROUP_SHAPE
+      shape: GROUP_SHAPE()
     })
   );
   if (now) {
@@ -78091,7 +78379,7 @@ var groupKind = {
     if (wanted.length > BULK_THRESHOLD) {
       const all = await ctx.api.list("/groups", {
         query: { all_available: true },
-        shape: GROUP_SHAPE
+        shape: GROUP_SHAPE()
       });
       found = all.filter((g3) => spelling.has(g3.full_path.toLowerCase()) || isUndeclaredChild(g3));
     } else {
@@ -78101,7 +78389,7 @@ var groupKind = {
             (path2) => orNotFound(
               ctx.api.get(apiPath`/groups/${path2}`, {
                 query: { with_projects: false },
-                shape: GROUP_SHAPE
+                shape: GROUP_SHAPE()
               })
             )
           )
@@ -78110,7 +78398,10 @@ var groupKind = {
       ]);
       found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
     }
-    return found.filter((g3) => g3 !== void 0).map((g3) => ({ ...toLive(ctx, g3), key: spelling.get(g3.full_path.toLowerCase()) ?? g3.full_path }));
+    return found.filter((g3) => g3 !== void 0).map((g3) => ({
+      ...toLive(ctx, g3, options),
+      key: spelling.get(g3.full_path.toLowerCase()) ?? g3.full_path
+    }));
   },
   dependsOn(_parent, key, desired, live) {
     const up = parentPath(key);
@@ -78134,7 +78425,7 @@ var groupKind = {
     const segment = fullPath.split("/").pop() ?? fullPath;
     const candidates = await ctx.api.list("/groups", {
       query: { search: segment, all_available: true },
-      shape: GROUP_SHAPE
+      shape: GROUP_SHAPE()
     });
     for (const g3 of candidates) {
       if (String(g3["path"]).toLowerCase() !== segment.toLowerCase() || g3.full_path.toLowerCase() === fullPath.toLowerCase() || declaredLower.has(g3.full_path.toLowerCase()))
@@ -78155,7 +78446,7 @@ var groupKind = {
     const [subgroups, projects] = await Promise.all([
       ctx.api.list(apiPath`/groups/${live.id}/subgroups`, {
         query: { all_available: true },
-        shape: GROUP_SHAPE
+        shape: GROUP_SHAPE()
       }),
       ctx.api.list(apiPath`/groups/${live.id}/projects`, {
         query: { with_shared: false, simple: true },
@@ -78188,7 +78479,7 @@ var groupKind = {
     const [groups, projects] = await Promise.all([
       ctx.api.list(apiPath`/groups/${live.id}/descendant_groups`, {
         query: { all_available: true },
-        shape: GROUP_SHAPE
+        shape: GROUP_SHAPE()
       }),
       ctx.api.list(apiPath`/groups/${live.id}/projects`, {
         query: { include_subgroups: true, with_shared: false },
@@ -78243,12 +78534,12 @@ var groupKind = {
     try {
       created = await ctx.api.post("/groups", {
         body: {
-          ...body(desired, FIELDS),
+          ...createBody(desired, schema().sent),
           name: desired["name"] ?? path2,
           path: path2,
           ...parentId ? { parent_id: parentId } : {}
         },
-        shape: GROUP_SHAPE
+        shape: GROUP_SHAPE()
       });
     } catch (error2) {
       if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
@@ -78256,193 +78547,19 @@ var groupKind = {
       }
       throw error2;
     }
-    return toLive(ctx, created);
+    return toLive(ctx, created, unchecked(desired));
   },
   async update(ctx, _parent, live, desired, changed2) {
     const updated = await ctx.api.put(apiPath`/groups/${live.id}`, {
       body: body(desired, changed2),
-      shape: GROUP_SHAPE
+      shape: GROUP_SHAPE()
     });
-    return toLive(ctx, updated);
+    return toLive(ctx, updated, unchecked(desired));
   },
   async remove(ctx, _parent, live) {
     await ctx.api.delete(apiPath`/groups/${live.id}`);
   }
 };
-
-// src/kinds/kind.ts
-var FieldError = class extends Error {
-  name = "FieldError";
-  /** The field's path within the object, as in the manifest (`deploy_access_levels[1].user`). */
-  field;
-  constructor(field, message) {
-    super(message);
-    this.field = field;
-  }
-};
-function addressOf(parentAddress, kind, key) {
-  const own = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
-  return parentAddress === "" ? own : `${parentAddress}.${own}`;
-}
-
-// src/engine/changes.ts
-import { createHash as createHash4 } from "node:crypto";
-function itemPath(collectionPath2, node) {
-  return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
-}
-function collectionPath(nodePath, collection) {
-  return nodePath === "" ? collection : `${nodePath}.${collection}`;
-}
-function ownDigest(node) {
-  const policies = Object.fromEntries(
-    Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
-  );
-  return JSON.stringify([node.state, node.fields, policies], function(key, v3) {
-    const own = this[key];
-    return isSecret(own) ? secretDigest(own) : v3;
-  });
-}
-function secretDigest(secret) {
-  if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
-  return `secret:literal:${createHash4("sha256").update(secret.reveal()).digest("base64")}`;
-}
-function byLabel(coll) {
-  const out = /* @__PURE__ */ new Map();
-  for (const item of coll?.items ?? []) {
-    const label = item.label ?? item.key;
-    out.set(label, [...out.get(label) ?? [], item]);
-  }
-  return out;
-}
-function compareNodes(base2, head, path2, scope) {
-  let touched = false;
-  if (ownDigest(base2) !== ownDigest(head)) {
-    scope.nodes.add(path2);
-    touched = true;
-  }
-  for (const name of /* @__PURE__ */ new Set([...Object.keys(base2.children), ...Object.keys(head.children)])) {
-    touched = compareCollections(base2.children[name], head.children[name], collectionPath(path2, name), scope) || touched;
-  }
-  if (touched) scope.ancestors.add(path2);
-  return touched;
-}
-function compareCollections(base2, head, path2, scope) {
-  if (!head) return false;
-  let touched = false;
-  const full = () => {
-    scope.collections.add(path2);
-    touched = true;
-  };
-  if (!base2 || base2.policy !== head.policy) full();
-  const before = byLabel(base2);
-  const after = byLabel(head);
-  for (const [label, items] of after) {
-    const previous = before.get(label);
-    const at2 = `${path2}[${JSON.stringify(label)}]`;
-    if (!previous) {
-      scope.whole.add(at2);
-      touched = true;
-    } else if (items.length !== 1 || previous.length !== 1) full();
-    else touched = compareNodes(previous[0], items[0], at2, scope) || touched;
-  }
-  for (const label of before.keys()) if (!after.has(label)) full();
-  return touched;
-}
-function changeScope(base2, head) {
-  const scope = {
-    nodes: /* @__PURE__ */ new Set(),
-    whole: /* @__PURE__ */ new Set(),
-    collections: /* @__PURE__ */ new Set(),
-    selectors: /* @__PURE__ */ new Set(),
-    ancestors: /* @__PURE__ */ new Set()
-  };
-  compareNodes(base2.root, head.root, "", scope);
-  const patterns = (s3) => new Map(s3.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
-  const before = patterns(base2);
-  for (const [name, sel] of patterns(head)) {
-    const old = before.get(name);
-    if (!old || JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])) {
-      scope.selectors.add(name);
-      continue;
-    }
-    const probe = {
-      nodes: /* @__PURE__ */ new Set(),
-      whole: /* @__PURE__ */ new Set(),
-      collections: /* @__PURE__ */ new Set(),
-      selectors: /* @__PURE__ */ new Set(),
-      ancestors: /* @__PURE__ */ new Set()
-    };
-    compareNodes(old.node, sel.node, "", probe);
-    if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
-  }
-  return scope;
-}
-function wholeUnder(scope, path2) {
-  for (const w2 of scope.whole) if (path2 === w2 || path2.startsWith(`${w2}.`)) return true;
-  return false;
-}
-function touches(scope, path2) {
-  return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
-}
-
-// src/engine/compare.ts
-function isBlank(value) {
-  return value === void 0 || value === null || value === "";
-}
-var asInstant = instantOf;
-function canonical(value) {
-  if (isSecret(value)) return canonical(value.reveal());
-  if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
-  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    const entries = Object.entries(value).filter(([, v3]) => !isBlank(v3)).sort(([a], [b3]) => a < b3 ? -1 : a > b3 ? 1 : 0);
-    return `{${entries.map(([k3, v3]) => `${JSON.stringify(k3)}:${canonical(v3)}`).join(",")}}`;
-  }
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  return JSON.stringify(value ?? null);
-}
-function sameValue(desired, live, options = {}) {
-  const { normalize: normalize2 } = options;
-  if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
-    const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
-    return mine === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
-  }
-  if (isSecret(desired)) return desired.equals(live);
-  if (isBlank(desired) && isBlank(live)) return true;
-  if (isBlank(desired) !== isBlank(live)) {
-    const emptyList = (v3) => Array.isArray(v3) && v3.length === 0;
-    return isBlank(desired) && emptyList(live) || isBlank(live) && emptyList(desired);
-  }
-  if (typeof desired === "string" && typeof live === "string") {
-    if (desired.replace(/\r\n/g, "\n") === live.replace(/\r\n/g, "\n")) return true;
-    const a = asInstant(desired);
-    const b3 = asInstant(live);
-    return a !== void 0 && a === b3;
-  }
-  if (desired instanceof Date || live instanceof Date) {
-    const a = asInstant(desired);
-    return a !== void 0 && a === asInstant(live);
-  }
-  if (Array.isArray(desired)) {
-    if (!Array.isArray(live) || desired.length !== live.length) return false;
-    if (options.set) {
-      const counts = /* @__PURE__ */ new Map();
-      for (const item of live) counts.set(canonical(item), (counts.get(canonical(item)) ?? 0) + 1);
-      for (const item of desired) {
-        const c = counts.get(canonical(item));
-        if (!c) return false;
-        counts.set(canonical(item), c - 1);
-      }
-      return true;
-    }
-    return desired.every((item, i) => sameValue(item, live[i], { ...normalize2 ? { normalize: normalize2 } : {} }));
-  }
-  if (desired !== null && typeof desired === "object") {
-    if (live === null || typeof live !== "object" || Array.isArray(live)) return false;
-    const liveObj = live;
-    return Object.entries(desired).every(([k3, v3]) => sameValue(v3, liveObj[k3]));
-  }
-  return desired === live;
-}
 
 // src/engine/targets.ts
 var TargetError = class extends Error {
@@ -78529,8 +78646,8 @@ function read(ctx, l) {
   const memoKey = `select:${path2}?${JSON.stringify(query)}`;
   let p3 = ctx.memo.get(memoKey);
   if (!p3) {
-    const shape = collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
-    p3 = ctx.api.list(path2, { query, shape }).then(
+    const shape4 = collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
+    p3 = ctx.api.list(path2, { query, shape: shape4 }).then(
       (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
       (error2) => {
         if (error2 instanceof ApiError && error2.status === 404) return void 0;
@@ -78564,14 +78681,14 @@ function relevant(selector, targets) {
     return target === prefix || target.startsWith(`${prefix}/`) || prefix.startsWith(`${target}/`);
   });
 }
-var addressOf2 = (s3) => `${s3.collection}[${JSON.stringify(s3.pattern)}]`;
+var addressOf = (s3) => `${s3.collection}[${JSON.stringify(s3.pattern)}]`;
 function selectorWarnings(s3, listed, pool, matched) {
   const source2 = s3.node.source;
   const archivedNote = s3.collection === "projects" && !s3.includeArchived ? " (archived projects are left out unless include_archived: true)" : "";
   if (listed === void 0) {
     return [
       {
-        address: addressOf2(s3),
+        address: addressOf(s3),
         message: `the pattern matches nothing: group ${s3.prefix} does not exist or is not visible to this token's user`,
         source: source2
       }
@@ -78580,7 +78697,7 @@ function selectorWarnings(s3, listed, pool, matched) {
   const out = [];
   if (matched === 0) {
     out.push({
-      address: addressOf2(s3),
+      address: addressOf(s3),
       message: `the pattern matches no existing ${s3.collection}${archivedNote}`,
       source: source2
     });
@@ -78588,7 +78705,7 @@ function selectorWarnings(s3, listed, pool, matched) {
   s3.except.forEach((entry, i) => {
     if (pool.some((p3) => excepts(entry, p3))) return;
     out.push({
-      address: `${addressOf2(s3)}.except[${i}]`,
+      address: `${addressOf(s3)}.except[${i}]`,
       message: `except entry "${entry}" leaves out nothing: no ${s3.collection === "projects" ? "project" : "group"} the pattern matches on the platform is at or below it${archivedNote}`,
       source: s3.exceptSources?.[i] ?? source2
     });
@@ -78605,7 +78722,7 @@ async function expandSelectors(state, ctx, targets, changes) {
   };
   const exactGroups = (collections.groups?.items ?? []).filter((n2) => n2.state !== "absent").map((n2) => n2.key);
   const relevantSelectors = state.selectors.filter((s3) => relevant(s3, targets));
-  const changed2 = (s3) => !changes || changes.selectors.has(addressOf2(s3));
+  const changed2 = (s3) => !changes || changes.selectors.has(addressOf(s3));
   const listed = relevantSelectors.filter(changed2);
   const listings = await readAll(
     ctx,
@@ -78707,33 +78824,115 @@ async function expandSelectors(state, ctx, targets, changes) {
   };
 }
 
-// src/engine/plan.ts
-var WINDOW_PER_CONNECTION = 4;
+// src/engine/plan/digest.ts
+import { createHash as createHash4 } from "node:crypto";
+function digestLive(entries) {
+  const sorted = [...entries].sort(([a], [b3]) => a < b3 ? -1 : a > b3 ? 1 : 0);
+  const hash = createHash4("sha256");
+  for (const [address, fields] of sorted) hash.update(address).update("\0").update(fields).update("\n");
+  return hash.digest("hex");
+}
+
+// src/engine/plan/mask.ts
 var MASK2 = "(sensitive)";
 var WRITE_ONLY = "(write-only)";
-var INSTANCE = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
+function mask(specs2, field, value, secretDesired = false) {
+  const spec = specs2.get(field);
+  if (value === void 0) return void 0;
+  if (spec?.writeOnly) return WRITE_ONLY;
+  if (spec?.sensitive || isSecret(value) || secretDesired)
+    return value === null || value === "" ? value : MASK2;
+  return maskSecrets(value);
+}
+async function shown(ctx, kind, specs2, field, value, secretDesired = false) {
+  if (!kind.display || value === void 0) return mask(specs2, field, value, secretDesired);
+  return mask(specs2, field, await kind.display(ctx, field, value), secretDesired);
+}
+function maskedFields(specs2, fields, desired) {
+  return Object.fromEntries(
+    Object.entries(fields).map(([k3, v3]) => [k3, mask(specs2, k3, v3, containsSecret(desired?.[k3]))])
+  );
+}
 function labelPattern(label) {
   const parts = label.split(Secret.mask).map((p3) => p3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
-var Planner = class {
-  constructor(ctx, registry, targets, replace, backup, root, secrets, byPath, changes, shardUnits2) {
-    this.ctx = ctx;
-    this.registry = registry;
-    this.targets = targets;
-    this.replace = replace;
-    this.backup = backup;
-    this.secrets = secrets;
-    this.byPath = byPath;
-    this.changes = changes;
-    this.shardUnits = shardUnits2;
-    this.window = WINDOW_PER_CONNECTION * Math.max(1, ctx.api.concurrency || 8);
-    for (const collection of ["groups", "projects"]) {
-      for (const item of root.children[collection]?.items ?? []) {
-        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
-      }
+function undeclaredLabels(ctx, secrets, lives, declared, masked2, taken) {
+  const shapes = masked2.map((i) => ({ item: i, pattern: labelPattern(i.label) }));
+  const like = (live) => shapes.find((s3) => s3.pattern.test(live.key))?.item;
+  const shownLive = /* @__PURE__ */ new Map();
+  for (const live of lives) {
+    if (declared.has(live.key) || live.readOnly) continue;
+    const shape4 = like(live);
+    const label = shape4 ? shape4.label : secrets.contains(live.key) ? secrets.text(live.key) : void 0;
+    let out;
+    if (label === void 0) {
+      out = { label: live.key, ...live.id !== void 0 ? { id: secrets.value(live.id) } : {} };
+    } else if (typeof live.id === "number") {
+      out = { label: `${label} (id ${live.id})`, id: live.id };
+    } else {
+      let n2 = 1;
+      while (taken.has(`${label} (#${n2})`)) n2++;
+      out = { label: `${label} (#${n2})` };
+    }
+    if (label !== void 0) ctx.api.conceal([live.key, ...typeof live.id === "string" ? [live.id] : []]);
+    taken.add(out.label);
+    shownLive.set(live, out);
+  }
+  return { shown: shownLive, like };
+}
+function maskSteps(steps, secrets) {
+  for (const step of steps) {
+    step.change = secrets.value(step.change);
+    step.deps = step.deps.map((d2) => secrets.text(d2));
+  }
+}
+
+// src/engine/plan/order.ts
+function order(steps) {
+  const forward = steps.filter((s3) => s3.change.action !== "delete" && s3.change.action !== "unmanaged");
+  const deletes = steps.map((s3, i) => [s3, i]).filter(([s3]) => s3.change.action === "delete").sort(([a, ai2], [b3, bi2]) => b3.depth - a.depth || bi2 - ai2).map(([s3]) => s3);
+  const unmanaged = steps.filter((s3) => s3.change.action === "unmanaged");
+  return [...forward, ...deletes, ...unmanaged];
+}
+var TOP_LEVEL = /^(group|project)\["[^"]*"\]$/;
+function linkDependencies(steps) {
+  const byAddress = new Map(steps.map((s3) => [s3.change.address, s3]));
+  const byPath = new Map(
+    steps.filter((s3) => TOP_LEVEL.test(s3.change.address)).map((s3) => [s3.change.address.toLowerCase(), s3])
+  );
+  const stepAt = (address) => byAddress.get(address) ?? (TOP_LEVEL.test(address) ? byPath.get(address.toLowerCase()) : void 0);
+  for (const step of steps) {
+    for (const later of step.before ?? []) {
+      const waiting = stepAt(later);
+      if (waiting && !waiting.deps.includes(step.change.address)) waiting.deps.push(step.change.address);
     }
   }
+  for (const step of steps) {
+    step.deps = [
+      ...new Set(
+        step.deps.flatMap((d2) => {
+          const found = stepAt(d2);
+          return found ? [found.change.address] : [];
+        })
+      )
+    ];
+  }
+}
+function byPlace(problems2) {
+  const key = (p3) => [
+    p3.source?.file ?? "\uFFFF",
+    String(p3.source?.line ?? 0).padStart(8, "0"),
+    String(p3.source?.col ?? 0).padStart(6, "0"),
+    p3.address
+  ].join("\0");
+  return [...problems2].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
+}
+
+// src/engine/plan/state.ts
+import { createHash as createHash5 } from "node:crypto";
+var WINDOW_PER_CONNECTION = 4;
+var PlanState = class {
   ctx;
   registry;
   targets;
@@ -78753,7 +78952,7 @@ var Planner = class {
   liveSeen = [];
   /** Projects found missing while reading their collections (reported once each). */
   missingProjects = /* @__PURE__ */ new Set();
-  /** Where each declared object is, for problems found below it. */
+  /** Where each declared group and project is, for problems found below it. */
   sources = /* @__PURE__ */ new Map();
   /** The action planned for each address, for dependency lookups. */
   actions = /* @__PURE__ */ new Map();
@@ -78765,119 +78964,24 @@ var Planner = class {
   declaredPresent = /* @__PURE__ */ new Map();
   /** Top-level groups and projects planned at once: four per request the client may have in flight. */
   window;
-  /** Plans the deletion of a live object, listing its fields as they are. */
-  async pushDelete(out, p3, reason) {
-    const fields = await Promise.all(
-      this.ownFields(p3.specs, p3.live.fields).map(async ([field, v3]) => ({
-        field,
-        before: await this.shown(p3.kind, p3.specs, field, v3, containsSecret(p3.desired?.[field]))
-      }))
-    );
-    const backupFile = this.backup && p3.kind.backup ? freeName(join3(this.backup.dir, `${p3.kind.segment}-${encodeURIComponent(p3.key)}.tar.gz`), ".tar.gz") : void 0;
-    if (backupFile && this.backup?.problem) this.problem(p3.base.address, this.backup.problem, p3.base.source);
-    const step = {
-      change: {
-        ...p3.base,
-        action: "delete",
-        fields,
-        reason,
-        ...backupFile && this.backup ? { backup: join3(this.backup.shown, relative4(this.backup.dir, backupFile)) } : {}
-      },
-      kind: p3.kind,
-      parent: p3.parent,
-      self: p3.self,
-      key: p3.key,
-      live: p3.live,
-      changed: [],
-      deps: p3.deps,
-      depth: p3.depth,
-      ...backupFile ? { backupFile, ...this.backup?.root ? { backupRoot: this.backup.root } : {} } : {}
-    };
-    this.push(out, step);
-    const notes = [reason];
-    if (step.change.backup && p3.kind.backup)
-      notes.push(
-        `apply first saves its export archive to ${step.change.backup} (it holds ${p3.kind.backup.holds}) and deletes nothing unless that archive checks out`
-      );
-    if (p3.kind.cascade) {
-      const { taken, blocked } = await this.pushCascade(out, step);
-      const all = [...taken, ...blocked];
-      if (all.length > 0) {
-        const count3 = (segment, word) => {
-          const n2 = all.filter((t) => t.segment === segment).length;
-          return n2 === 0 ? [] : [`${n2} ${word}${n2 === 1 ? "" : "s"}`];
-        };
-        notes.push(
-          `the platform deletes its ${[...count3("group", "subgroup"), ...count3("project", "project")].join(" and ")} with it (${blocked.length === 0 ? "each listed as deleted" : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`})`
-        );
+  constructor(inputs, root) {
+    this.ctx = inputs.ctx;
+    this.registry = inputs.registry;
+    this.targets = inputs.targets;
+    this.replace = inputs.replace;
+    this.backup = inputs.backup;
+    this.secrets = inputs.secrets;
+    this.byPath = inputs.byPath;
+    this.changes = inputs.changes;
+    this.shardUnits = inputs.shardUnits;
+    this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
+    for (const collection of ["groups", "projects"]) {
+      for (const item of root.children[collection]?.items ?? []) {
+        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
       }
     }
-    step.change.reason = notes.join("; ");
   }
-  /**
-   * Lists what the platform deletes along with a deleted object (a group's subgroups and projects): each is a
-   * delete in the plan, counted and shown like any other, which apply does not send itself. A declared object
-   * among them is a plan error: deleting the group would take it too.
-   */
-  async pushCascade(out, owner) {
-    let objects;
-    try {
-      objects = await owner.kind.cascade(this.ctx, owner.parent, owner.live);
-    } catch (error2) {
-      this.problem(
-        owner.change.address,
-        `cannot list what would be deleted with it: ${error2.message}`,
-        owner.change.source
-      );
-      return { taken: [], blocked: [] };
-    }
-    const taken = [];
-    const blocked = [];
-    for (const o of objects) {
-      const address = addressOf("", { segment: o.segment }, o.key);
-      if (this.actions.has(address) || this.cascaded.has(address)) continue;
-      const declaredAt = this.declaredPresent.get(o.key.toLowerCase());
-      if (declaredAt) {
-        blocked.push(o);
-        const group = owner.change.key;
-        this.problem(
-          owner.change.address,
-          this.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
-          declaredAt
-        );
-        continue;
-      }
-      this.cascaded.set(address, owner.change.address);
-      taken.push(o);
-      const kind = this.registry.kind("instance", o.collection) ?? owner.kind;
-      const self = { address, collection: o.collection, key: o.key, ref: o.id };
-      out.push({
-        change: {
-          address,
-          collection: o.collection,
-          key: o.key,
-          action: "delete",
-          ...o.id !== void 0 ? { liveId: o.id } : {},
-          fields: Object.entries(o.fields).map(([field, before]) => ({ field, before })),
-          reason: `deleted with ${owner.change.address}: the platform deletes a group's subgroups and projects with it`,
-          deletedWith: owner.change.address
-        },
-        kind,
-        parent: INSTANCE,
-        self,
-        key: o.key,
-        live: { key: o.key, ...o.id !== void 0 ? { id: o.id } : {}, fields: o.fields },
-        changed: [],
-        deps: [],
-        depth: owner.depth + 1
-      });
-    }
-    return { taken, blocked };
-  }
-  /** `--replace` addresses that matched no existing managed object. */
-  pendingReplacements() {
-    return [...this.replace];
-  }
+  /** Records a planned step. */
   push(out, step) {
     out.push(step);
     this.actions.set(step.change.address, step.change.action);
@@ -78885,498 +78989,653 @@ var Planner = class {
   problem(address, message, source2) {
     this.problems.push(source2 ? { address, message, source: source2 } : { address, message });
   }
-  /**
-   * A value as plans may show it: write-only values as `(write-only)`; sensitive fields, secrets, and the live side
-   * of a field whose desired value is a secret (`secretDesired`) as `(sensitive)`.
-   */
-  mask(specs2, field, value, secretDesired = false) {
-    const spec = specs2.get(field);
-    if (value === void 0) return void 0;
-    if (spec?.writeOnly) return WRITE_ONLY;
-    if (spec?.sensitive || isSecret(value) || secretDesired)
-      return value === null || value === "" ? value : MASK2;
-    return maskSecrets(value);
-  }
-  /** A value as the plan shows it: in the manifest's terms where the kind says how, then masked. */
-  async shown(kind, specs2, field, value, secretDesired = false) {
-    if (!kind.display || value === void 0) return this.mask(specs2, field, value, secretDesired);
-    return this.mask(specs2, field, await kind.display(this.ctx, field, value), secretDesired);
-  }
-  /** The fields that describe the object itself: not child collections, not manifest-only instructions. */
-  ownFields(specs2, fields) {
-    return Object.entries(fields).filter(([name]) => !specs2.get(name)?.child && !specs2.get(name)?.local);
-  }
-  fieldNote(specs2, field) {
-    const spec = specs2.get(field);
-    if (spec?.restart) return "takes effect after the platform is restarted";
-    return void 0;
-  }
-  async walkNode(node, self, exists2, depth, out) {
-    const instanceSelected = (this.targets.length === 0 || this.targets.includes("instance")) && (!this.shardUnits || this.shardUnits.has("instance"));
-    const entries = Object.entries(node.children).filter(
-      ([collection]) => depth > 0 || collection === "groups" || collection === "projects" || instanceSelected
-    );
-    const npath = this.npaths.get(node) ?? "";
-    const groups = entries.find(([c]) => c === "groups");
-    if (groups) await this.walkCollection(groups[0], groups[1], self, exists2, depth, out, npath);
-    const rest = entries.filter(([c]) => c !== "groups");
-    const perCollection = await Promise.all(
-      rest.map(async ([c, coll]) => {
-        const mine = [];
-        await this.walkCollection(c, coll, self, exists2, depth, mine, npath);
-        return mine;
-      })
-    );
-    for (const steps of perCollection) for (const step of steps) out.push(step);
-  }
-  async walkCollection(collection, coll, parent, parentExists, depth, out, npath = "") {
-    const topLevel = collection === "groups" || collection === "projects";
-    const parentAddress = topLevel ? "" : parent.address;
-    const targeted = topLevel ? coll.items.filter(
-      (item) => inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key)))
-    ) : coll.items;
-    const cpath = collectionPath(npath, collection);
-    const changes = this.changes;
-    if (changes) for (const item of targeted) this.npaths.set(item, itemPath(cpath, item));
-    const inWhole = !changes || wholeUnder(changes, npath);
-    const fullRead = inWhole || changes.collections.has(cpath);
-    const items = inWhole ? targeted : targeted.filter((i) => touches(changes, this.npaths.get(i)));
-    if (!fullRead && items.length === 0) return;
-    const compared = (item) => {
-      const at2 = this.npaths.get(item);
-      return inWhole || changes.nodes.has(at2) || wholeUnder(changes, at2);
-    };
-    const licensedOnly = this.registry.fields(parent.parent?.collection ?? "", parent.collection).get(collection)?.licensed;
-    if (licensedOnly && this.ctx.edition === "core" && coll.items.length > 0) {
-      this.problem(
-        parentAddress ? `${parentAddress}.${collection}` : collection,
-        `${collection} exist only on the licensed edition, and this platform is the core edition: remove them from the manifest`,
-        coll.items[0]?.source
-      );
-      return;
-    }
-    const kind = this.registry.kind(parent.collection, collection);
-    const specs2 = this.registry.fields(parent.collection, collection);
-    if (!kind) {
-      for (const item of items) {
-        this.problem(
-          addressOf(parentAddress, { segment: collection }, item.label ?? item.key),
-          `"${collection}" is not managed by this version of forgeform`,
-          item.source
-        );
-      }
-      return;
-    }
-    const keyOf2 = (item) => kind.identity ? kind.identity(item.fields) : item.key;
-    const labelOf = (item) => kind.identity ? keyOf2(item) : item.label ?? item.key;
-    let lives = [];
-    if (parentExists) {
-      try {
-        lives = await kind.read(this.ctx, parent, items.map(keyOf2), {
-          undeclared: coll.policy !== "ignore" && fullRead,
-          ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {}
-        });
-      } catch (error2) {
-        if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
-          if (!this.missingProjects.has(parent.address)) {
-            this.missingProjects.add(parent.address);
-            const hint = await missingProjectHint(this.ctx, parent.key);
-            this.problem(
-              parent.address,
-              `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path${hint}`,
-              this.sources.get(parent.address)
-            );
-          }
-          return;
-        }
-        this.problem(
-          parentAddress ? `${parentAddress}.${collection}` : collection,
-          `could not read ${collection}: ${error2.message}`
-        );
-        return;
-      }
-    }
-    const liveByKey = new Map(lives.map((l) => [l.key, l]));
-    const scope = {
-      declared: new Set(coll.items.map(keyOf2)),
-      planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf2(i), i.fields]))
-    };
-    const shapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => ({ item: i, pattern: labelPattern(i.label) }));
-    const shapeOf = (live) => shapes.find((s3) => s3.pattern.test(live.key))?.item;
-    const taken = new Set(items.map(labelOf));
-    const shownLive = /* @__PURE__ */ new Map();
-    for (const live of lives) {
-      if (scope.declared.has(live.key) || live.readOnly) continue;
-      const like = shapeOf(live);
-      const masked2 = like ? like.label : this.secrets.contains(live.key) ? this.secrets.text(live.key) : void 0;
-      let shown;
-      if (masked2 === void 0) {
-        shown = { label: live.key, ...live.id !== void 0 ? { id: this.secrets.value(live.id) } : {} };
-      } else if (typeof live.id === "number") {
-        shown = { label: `${masked2} (id ${live.id})`, id: live.id };
-      } else {
-        let n2 = 1;
-        while (taken.has(`${masked2} (#${n2})`)) n2++;
-        shown = { label: `${masked2} (#${n2})` };
-      }
-      if (masked2 !== void 0)
-        this.ctx.api.conceal([live.key, ...typeof live.id === "string" ? [live.id] : []]);
-      taken.add(shown.label);
-      shownLive.set(live, shown);
-    }
-    const liveLabel = (live) => shownLive.get(live)?.label ?? live.key;
-    const ordered = topLevel ? [...items].sort((a, b3) => a.key.split("/").length - b3.key.split("/").length) : items;
-    const planOne = async (item) => {
-      const key = keyOf2(item);
-      const label = labelOf(item);
-      const address = addressOf(parentAddress, kind, label);
-      const live = liveByKey.get(key);
-      if (live) this.seen(address, this.maskedFields(specs2, live.fields, item.fields));
-      const mine = [];
-      await this.planItem(
-        kind,
-        item,
-        { key, label, address },
-        parentAddress,
-        parent,
-        live,
-        parentExists,
-        depth,
-        scope,
-        mine,
-        compared(item)
-      );
-      return mine;
-    };
-    const window = topLevel ? pLimit(this.window) : void 0;
-    const perItem = await Promise.all(
-      ordered.map((item) => window ? window(() => planOne(item)) : planOne(item))
-    );
-    for (const steps of perItem) for (const step of steps) out.push(step);
-    if (coll.policy === "ignore" || !fullRead) return;
-    for (const live of lives) {
-      if (scope.declared.has(live.key) || live.readOnly) continue;
-      const address = addressOf(parentAddress, kind, liveLabel(live));
-      if (this.cascaded.has(address)) continue;
-      const like = shapeOf(live)?.fields;
-      this.seen(address, this.maskedFields(specs2, live.fields, like));
-      const self = { address, collection, key: live.key, ref: live.id, live, parent };
-      const base2 = {
-        address,
-        collection,
-        key: liveLabel(live),
-        ...shownLive.get(live)?.id !== void 0 ? { liveId: shownLive.get(live).id } : {},
-        ...parentAddress ? { parent: parentAddress } : {}
-      };
-      if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
-        const refusals = await kind.checkDelete?.(this.ctx, parent, live, void 0) ?? [];
-        for (const p3 of refusals) this.problem(address, p3.message);
-        if (refusals.length > 0) continue;
-        await this.pushDelete(
-          out,
-          {
-            base: base2,
-            kind,
-            specs: specs2,
-            parent,
-            self,
-            key: live.key,
-            live,
-            depth,
-            deps: [],
-            ...like ? { desired: like } : {}
-          },
-          `not in the manifests, and the ${collection} prune policy is delete`
-        );
-      } else {
-        this.push(out, {
-          change: {
-            ...base2,
-            action: "unmanaged",
-            fields: [],
-            reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
-          },
-          kind,
-          parent,
-          self,
-          key: live.key,
-          live,
-          changed: [],
-          deps: [],
-          depth
-        });
-      }
-    }
-  }
+  /** Records a live object seen, by its address and its fields as the plan may show them (see mask.ts). */
   seen(address, masked2) {
     this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked2)).digest("base64")]);
   }
-  /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
-  maskedFields(specs2, fields, desired) {
-    return Object.fromEntries(
-      Object.entries(fields).map(([k3, v3]) => [k3, this.mask(specs2, k3, v3, containsSecret(desired?.[k3]))])
-    );
+  /** Whether instance-level collections are planned (no target but `instance`, and this shard holds them). */
+  get instanceSelected() {
+    return (this.targets.length === 0 || this.targets.includes("instance")) && (!this.shardUnits || this.shardUnits.has("instance"));
   }
-  async planItem(kind, item, { key, label, address }, parentAddress, parent, live, parentExists, depth, scope, out, compare = true) {
-    const specs2 = this.registry.fields(parent.collection, kind.collection);
-    if (depth === 0) this.sources.set(address, item.source);
-    if (item.state !== "absent" && item.needs && item.needs.length > 0) {
-      this.problem(
-        address,
-        `missing required ${item.needs.length === 1 ? "key" : "keys"} ${item.needs.map((k3) => `"${k3}"`).join(", ")}: this entry leaves ${item.needs.length === 1 ? "it" : "them"} to a pattern entry declaring the same item, and none applies to ${parent.key}: declare ${item.needs.length === 1 ? "it" : "them"} here`,
-        item.source
-      );
-      return;
+};
+
+// src/engine/plan/types.ts
+var INSTANCE = {
+  address: "instance",
+  collection: "instance",
+  key: "instance",
+  ref: "instance"
+};
+
+// src/kinds/kind.ts
+var FieldError = class extends Error {
+  name = "FieldError";
+  /** The field's path within the object, as in the manifest (`deploy_access_levels[1].user`). */
+  field;
+  constructor(field, message) {
+    super(message);
+    this.field = field;
+  }
+};
+function addressOf2(parentAddress, kind, key) {
+  const own = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
+  return parentAddress === "" ? own : `${parentAddress}.${own}`;
+}
+
+// src/engine/changes.ts
+import { createHash as createHash6 } from "node:crypto";
+function itemPath(collectionPath2, node) {
+  return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
+}
+function collectionPath(nodePath, collection) {
+  return nodePath === "" ? collection : `${nodePath}.${collection}`;
+}
+function ownDigest(node) {
+  const policies = Object.fromEntries(
+    Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
+  );
+  return JSON.stringify([node.state, node.fields, policies], function(key, v3) {
+    const own = this[key];
+    return isSecret(own) ? secretDigest(own) : v3;
+  });
+}
+function secretDigest(secret) {
+  if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
+  return `secret:literal:${createHash6("sha256").update(secret.reveal()).digest("base64")}`;
+}
+function byLabel(coll) {
+  const out = /* @__PURE__ */ new Map();
+  for (const item of coll?.items ?? []) {
+    const label = item.label ?? item.key;
+    out.set(label, [...out.get(label) ?? [], item]);
+  }
+  return out;
+}
+function compareNodes(base, head, path2, scope) {
+  let touched = false;
+  if (ownDigest(base) !== ownDigest(head)) {
+    scope.nodes.add(path2);
+    touched = true;
+  }
+  for (const name of /* @__PURE__ */ new Set([...Object.keys(base.children), ...Object.keys(head.children)])) {
+    touched = compareCollections(base.children[name], head.children[name], collectionPath(path2, name), scope) || touched;
+  }
+  if (touched) scope.ancestors.add(path2);
+  return touched;
+}
+function compareCollections(base, head, path2, scope) {
+  if (!head) return false;
+  let touched = false;
+  const full = () => {
+    scope.collections.add(path2);
+    touched = true;
+  };
+  if (!base || base.policy !== head.policy) full();
+  const before = byLabel(base);
+  const after = byLabel(head);
+  for (const [label, items] of after) {
+    const previous = before.get(label);
+    const at2 = `${path2}[${JSON.stringify(label)}]`;
+    if (!previous) {
+      scope.whole.add(at2);
+      touched = true;
+    } else if (items.length !== 1 || previous.length !== 1) full();
+    else touched = compareNodes(previous[0], items[0], at2, scope) || touched;
+  }
+  for (const label of before.keys()) if (!after.has(label)) full();
+  return touched;
+}
+function changeScope(base, head) {
+  const scope = {
+    nodes: /* @__PURE__ */ new Set(),
+    whole: /* @__PURE__ */ new Set(),
+    collections: /* @__PURE__ */ new Set(),
+    selectors: /* @__PURE__ */ new Set(),
+    ancestors: /* @__PURE__ */ new Set()
+  };
+  compareNodes(base.root, head.root, "", scope);
+  const patterns = (s3) => new Map(s3.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
+  const before = patterns(base);
+  for (const [name, sel] of patterns(head)) {
+    const old = before.get(name);
+    if (!old || JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])) {
+      scope.selectors.add(name);
+      continue;
     }
-    const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
-    if (!compare && item.state !== "absent") {
-      if (live) {
-        await this.walkNode(item, self, true, depth + 1, out);
-        return;
-      }
-      this.changes?.whole.add(this.npaths.get(item) ?? "");
-    } else if (!compare) return;
-    const deps = [];
-    const parentAction = this.actions.get(parent.address);
-    if (parentAction === "create" || parentAction === "replace") deps.push(parent.address);
-    const base2 = {
-      address,
-      collection: kind.collection,
-      key: label,
-      source: item.source,
-      ...parentAddress !== "" && parentAddress !== "instance" ? { parent: parentAddress } : {},
-      // An id that is a name holds the identity: with a secret in it, it is not shown.
-      ...live?.id !== void 0 && (typeof live.id === "number" || label === key) ? { liveId: live.id } : {}
+    const probe = {
+      nodes: /* @__PURE__ */ new Set(),
+      whole: /* @__PURE__ */ new Set(),
+      collections: /* @__PURE__ */ new Set(),
+      selectors: /* @__PURE__ */ new Set(),
+      ancestors: /* @__PURE__ */ new Set()
     };
-    if (item.state === "absent") {
-      if (!live) return;
-      if (live.readOnly) {
-        this.problem(address, `cannot delete: ${live.readOnly}`, item.source);
-        return;
+    compareNodes(old.node, sel.node, "", probe);
+    if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
+  }
+  return scope;
+}
+function wholeUnder(scope, path2) {
+  for (const w2 of scope.whole) if (path2 === w2 || path2.startsWith(`${w2}.`)) return true;
+  return false;
+}
+function touches(scope, path2) {
+  return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
+}
+
+// src/engine/plan/delete.ts
+import { join as join3, relative as relative4 } from "node:path";
+
+// src/engine/compare.ts
+function isBlank(value) {
+  return value === void 0 || value === null || value === "";
+}
+var asInstant = instantOf;
+function canonical(value) {
+  if (isSecret(value)) return canonical(value.reveal());
+  if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const entries = Object.entries(value).filter(([, v3]) => !isBlank(v3)).sort(([a], [b3]) => a < b3 ? -1 : a > b3 ? 1 : 0);
+    return `{${entries.map(([k3, v3]) => `${JSON.stringify(k3)}:${canonical(v3)}`).join(",")}}`;
+  }
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  return JSON.stringify(value ?? null);
+}
+function sameValue(desired, live, options = {}) {
+  const { normalize: normalize2 } = options;
+  if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
+    const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
+    return mine === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
+  }
+  if (isSecret(desired)) return desired.equals(live);
+  if (isBlank(desired) && isBlank(live)) return true;
+  if (isBlank(desired) !== isBlank(live)) {
+    const emptyList = (v3) => Array.isArray(v3) && v3.length === 0;
+    return isBlank(desired) && emptyList(live) || isBlank(live) && emptyList(desired);
+  }
+  if (typeof desired === "string" && typeof live === "string") {
+    if (desired.replace(/\r\n/g, "\n") === live.replace(/\r\n/g, "\n")) return true;
+    const a = asInstant(desired);
+    const b3 = asInstant(live);
+    return a !== void 0 && a === b3;
+  }
+  if (desired instanceof Date || live instanceof Date) {
+    const a = asInstant(desired);
+    return a !== void 0 && a === asInstant(live);
+  }
+  if (Array.isArray(desired)) {
+    if (!Array.isArray(live) || desired.length !== live.length) return false;
+    if (options.set) {
+      const counts = /* @__PURE__ */ new Map();
+      for (const item of live) counts.set(canonical(item), (counts.get(canonical(item)) ?? 0) + 1);
+      for (const item of desired) {
+        const c = counts.get(canonical(item));
+        if (!c) return false;
+        counts.set(canonical(item), c - 1);
       }
-      if (!kind.remove) {
-        this.problem(address, `${kind.collection} cannot be deleted through the API`, item.source);
-        return;
-      }
-      const refusals = await kind.checkDelete?.(this.ctx, parent, live, item.fields) ?? [];
-      for (const p3 of refusals) this.problem(address, p3.message, item.source);
-      if (refusals.length > 0) return;
-      await this.pushDelete(
-        out,
-        { base: base2, kind, specs: specs2, parent, self, key, live, depth, deps, desired: item.fields },
-        'marked "state: absent" in the manifest'
-      );
-      return;
+      return true;
     }
-    let desired;
-    try {
-      desired = kind.prepare ? await kind.prepare(this.ctx, parent, item.fields) : item.fields;
-    } catch (error2) {
-      if (error2 instanceof FieldError) {
-        this.problem(
-          `${address}.${error2.field}`,
-          error2.message,
-          item.fieldSources[error2.field] ?? item.source
-        );
-      } else {
-        this.problem(address, error2.message, item.source);
-      }
-      return;
-    }
-    for (const [field] of this.ownFields(specs2, desired)) {
-      const spec = specs2.get(field);
-      if (spec?.deprecatedBy) {
-        this.warnings.push({
-          address: `${address}.${field}`,
-          message: `${field} is deprecated: use ${spec.deprecatedBy}`,
-          source: item.fieldSources[field] ?? item.source
-        });
-      }
-      if (spec?.licensed && this.ctx.edition === "core") {
-        this.problem(
-          `${address}.${field}`,
-          `${field} exists only on the licensed edition, and this platform is the core edition: remove it from the manifest`,
-          item.fieldSources[field] ?? item.source
-        );
-        delete desired[field];
-      }
-    }
-    const kindProblem = (p3) => this.problem(
-      p3.field ? `${address}.${p3.field}` : address,
-      p3.message,
-      p3.field && item.fieldSources[p3.field] || item.source
+    return desired.every((item, i) => sameValue(item, live[i], { ...normalize2 ? { normalize: normalize2 } : {} }));
+  }
+  if (desired !== null && typeof desired === "object") {
+    if (live === null || typeof live !== "object" || Array.isArray(live)) return false;
+    const liveObj = live;
+    return Object.entries(desired).every(([k3, v3]) => sameValue(v3, liveObj[k3]));
+  }
+  return desired === live;
+}
+
+// src/engine/plan/diff.ts
+function ownFields(specs2, fields) {
+  return Object.entries(fields).filter(([name]) => !specs2.get(name)?.child && !specs2.get(name)?.local);
+}
+function fieldNote(specs2, field) {
+  return specs2.get(field)?.restart ? "takes effect after the platform is restarted" : void 0;
+}
+async function fieldChanges(ctx, kind, specs2, desired, live) {
+  const changes = [];
+  for (const [field, value] of ownFields(specs2, desired)) {
+    const spec = specs2.get(field);
+    if (spec?.writeOnly) continue;
+    const options = { set: spec?.set ?? false, ...spec?.normalize ? { normalize: spec.normalize } : {} };
+    if (sameValue(value, live.fields[field], options)) continue;
+    const note = fieldNote(specs2, field);
+    const secret = containsSecret(value);
+    changes.push({
+      field,
+      before: await shown(ctx, kind, specs2, field, live.fields[field], secret),
+      after: await shown(ctx, kind, specs2, field, value),
+      ...spec?.sensitive || secret ? { sensitive: true } : {},
+      ...spec?.replace ? { forcesReplacement: true } : {},
+      ...note ? { note } : {}
+    });
+  }
+  return changes;
+}
+function writeOnlyChanges(specs2, desired, changes) {
+  return ownFields(specs2, desired).filter(([field]) => specs2.get(field)?.writeOnly && !changes.some((f3) => f3.field === field)).map(([field, value]) => ({ field, after: mask(specs2, field, value), writeOnly: true, sensitive: true }));
+}
+function createdFields(ctx, kind, specs2, desired) {
+  return Promise.all(
+    ownFields(specs2, desired).map(async ([field, v3]) => ({
+      field,
+      after: await shown(ctx, kind, specs2, field, v3),
+      ...specs2.get(field)?.sensitive || containsSecret(v3) ? { sensitive: true } : {},
+      ...specs2.get(field)?.writeOnly ? { writeOnly: true } : {}
+    }))
+  );
+}
+function deletedFields(ctx, kind, specs2, live, desired) {
+  return Promise.all(
+    ownFields(specs2, live.fields).map(async ([field, v3]) => ({
+      field,
+      before: await shown(ctx, kind, specs2, field, v3, containsSecret(desired?.[field]))
+    }))
+  );
+}
+
+// src/engine/plan/delete.ts
+async function planDelete(state, out, p3, reason) {
+  const fields = await deletedFields(state.ctx, p3.kind, p3.specs, p3.live, p3.desired);
+  const backup = state.backup && p3.kind.backup ? state.backup : void 0;
+  const backupFile = backup ? freeName(join3(backup.dir, `${p3.kind.segment}-${encodeURIComponent(p3.key)}.tar.gz`), ".tar.gz") : void 0;
+  if (backupFile && backup?.problem) state.problem(p3.base.address, backup.problem, p3.base.source);
+  const step = {
+    change: {
+      ...p3.base,
+      action: "delete",
+      fields,
+      reason,
+      ...backupFile && backup ? { backup: join3(backup.shown, relative4(backup.dir, backupFile)) } : {}
+    },
+    kind: p3.kind,
+    parent: p3.parent,
+    self: p3.self,
+    key: p3.key,
+    live: p3.live,
+    changed: [],
+    deps: p3.deps,
+    depth: p3.depth,
+    ...backupFile ? { backupFile, ...backup?.root ? { backupRoot: backup.root } : {} } : {}
+  };
+  state.push(out, step);
+  const notes = [reason];
+  if (step.change.backup && p3.kind.backup)
+    notes.push(
+      `apply first saves its export archive to ${step.change.backup} (it holds ${p3.kind.backup.holds}) and deletes nothing unless that archive checks out`
     );
-    for (const p3 of kind.check?.(this.ctx, parent, desired, live) ?? []) kindProblem(p3);
-    if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
-    const before = kind.before?.(parent, key, desired, live) ?? [];
-    if (live?.readOnly) {
-      this.problem(address, `cannot manage this object here: ${live.readOnly}`, item.source);
+  if (p3.kind.cascade) {
+    const { taken, blocked } = await planCascade(state, out, step);
+    const all = [...taken, ...blocked];
+    if (all.length > 0) {
+      const count3 = (segment, word) => {
+        const n2 = all.filter((t) => t.segment === segment).length;
+        return n2 === 0 ? [] : [`${n2} ${word}${n2 === 1 ? "" : "s"}`];
+      };
+      notes.push(
+        `the platform deletes its ${[...count3("group", "subgroup"), ...count3("project", "project")].join(" and ")} with it (${blocked.length === 0 ? "each listed as deleted" : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`})`
+      );
+    }
+  }
+  step.change.reason = notes.join("; ");
+}
+async function planCascade(state, out, owner) {
+  let objects;
+  try {
+    objects = await owner.kind.cascade(state.ctx, owner.parent, owner.live);
+  } catch (error2) {
+    state.problem(
+      owner.change.address,
+      `cannot list what would be deleted with it: ${error2.message}`,
+      owner.change.source
+    );
+    return { taken: [], blocked: [] };
+  }
+  const taken = [];
+  const blocked = [];
+  for (const o of objects) {
+    const address = addressOf2("", { segment: o.segment }, o.key);
+    if (state.actions.has(address) || state.cascaded.has(address)) continue;
+    const declaredAt = state.declaredPresent.get(o.key.toLowerCase());
+    if (declaredAt) {
+      blocked.push(o);
+      const group = owner.change.key;
+      state.problem(
+        owner.change.address,
+        state.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
+        declaredAt
+      );
+      continue;
+    }
+    state.cascaded.set(address, owner.change.address);
+    taken.push(o);
+    const kind = state.registry.kind("instance", o.collection) ?? owner.kind;
+    const self = { address, collection: o.collection, key: o.key, ref: o.id };
+    out.push({
+      change: {
+        address,
+        collection: o.collection,
+        key: o.key,
+        action: "delete",
+        ...o.id !== void 0 ? { liveId: o.id } : {},
+        fields: Object.entries(o.fields).map(([field, before]) => ({ field, before })),
+        reason: `deleted with ${owner.change.address}: the platform deletes a group's subgroups and projects with it`,
+        deletedWith: owner.change.address
+      },
+      kind,
+      parent: INSTANCE,
+      self,
+      key: o.key,
+      live: { key: o.key, ...o.id !== void 0 ? { id: o.id } : {}, fields: o.fields },
+      changed: [],
+      deps: [],
+      depth: owner.depth + 1
+    });
+  }
+  return { taken, blocked };
+}
+
+// src/engine/plan/item.ts
+async function planItem(state, out, p3, walkChildren) {
+  const { kind, item, key, address, parent, live, depth } = p3;
+  const specs2 = state.registry.fields(parent.collection, kind.collection);
+  if (depth === 0) state.sources.set(address, item.source);
+  if (item.state !== "absent" && item.needs && item.needs.length > 0) {
+    const n2 = item.needs.length;
+    state.problem(
+      address,
+      `missing required ${n2 === 1 ? "key" : "keys"} ${item.needs.map((k3) => `"${k3}"`).join(", ")}: this entry leaves ${n2 === 1 ? "it" : "them"} to a pattern entry declaring the same item, and none applies to ${parent.key}: declare ${n2 === 1 ? "it" : "them"} here`,
+      item.source
+    );
+    return;
+  }
+  const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
+  if (!p3.compare && item.state !== "absent") {
+    if (live) {
+      await walkChildren(item, self, true, depth + 1, out);
       return;
     }
-    if (!live && kind.singleton && !parentExists) {
-      await this.pushUpdate(out, {
-        base: { ...base2, reason: `applied right after ${parent.address} is created` },
-        kind,
-        specs: specs2,
-        parent,
-        self,
-        key,
-        desired,
-        live: { key, id: key, fields: {} },
-        deps,
-        before,
-        depth,
-        forced: false
-      });
-      return;
-    }
-    if (!live) {
-      const refusals = await kind.checkCreate?.(this.ctx, parent, key, desired, scope) ?? [];
-      for (const p3 of refusals) kindProblem(p3);
-      if (!kind.create) {
-        if (refusals.length === 0) {
-          this.problem(
-            address,
-            kind.collection === "projects" ? `project ${JSON.stringify(key)} does not exist, and forgeform does not create projects: create it first` : `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(base2.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
-            item.source
-          );
-        }
-        return;
-      }
-      const createReason = await kind.createReason?.(this.ctx, parent, desired, key);
-      this.push(out, {
-        change: {
-          ...base2,
-          action: "create",
-          ...createReason ? { reason: createReason } : {},
-          fields: await Promise.all(
-            this.ownFields(specs2, desired).map(async ([field, v3]) => ({
-              field,
-              after: await this.shown(kind, specs2, field, v3),
-              ...specs2.get(field)?.sensitive || containsSecret(v3) ? { sensitive: true } : {},
-              ...specs2.get(field)?.writeOnly ? { writeOnly: true } : {}
-            }))
-          )
-        },
-        kind,
-        parent,
-        self,
-        key,
-        desired,
-        changed: this.ownFields(specs2, desired).map(([f3]) => f3),
-        deps,
-        depth,
-        ...before.length > 0 ? { before } : {}
-      });
-      await this.walkNode(item, self, false, depth + 1, out);
-      return;
-    }
-    const forced = this.replace.has(address);
-    if (forced) this.replace.delete(address);
-    const planned = await this.pushUpdate(out, {
-      base: base2,
+    state.changes?.whole.add(state.npaths.get(item) ?? "");
+  } else if (!p3.compare) return;
+  const deps = [];
+  const parentAction = state.actions.get(parent.address);
+  if (parentAction === "create" || parentAction === "replace") deps.push(parent.address);
+  const base = {
+    address,
+    collection: kind.collection,
+    key: p3.label,
+    source: item.source,
+    ...p3.parentAddress !== "" && p3.parentAddress !== "instance" ? { parent: p3.parentAddress } : {},
+    // An id that is a name holds the identity: with a secret in it, it is not shown.
+    ...live?.id !== void 0 && (typeof live.id === "number" || p3.label === key) ? { liveId: live.id } : {}
+  };
+  if (item.state === "absent") {
+    await planAbsent(state, out, p3, { base, specs: specs2, self, deps });
+    return;
+  }
+  const desired = await prepare(state, p3);
+  if (!desired) return;
+  checkFields(state, p3, specs2, desired);
+  const kindProblem = (problem2) => report2(state, p3, problem2);
+  for (const problem2 of kind.check?.(state.ctx, parent, desired, live) ?? []) kindProblem(problem2);
+  if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
+  const before = kind.before?.(parent, key, desired, live) ?? [];
+  if (live?.readOnly) {
+    state.problem(address, `cannot manage this object here: ${live.readOnly}`, item.source);
+    return;
+  }
+  if (!live && kind.singleton && !p3.parentExists) {
+    await planUpdate(state, out, {
+      base: { ...base, reason: `applied right after ${parent.address} is created` },
       kind,
       specs: specs2,
       parent,
       self,
       key,
       desired,
-      live,
+      live: { key, id: key, fields: {} },
       deps,
       before,
       depth,
-      forced,
-      item,
-      scope
+      forced: false
     });
-    if (!planned && !forced) this.inSync.push(address);
-    await this.walkNode(item, self, true, depth + 1, out);
+    return;
   }
-  /** Compares an existing object with its desired fields and plans the update or replacement; false when equal. */
-  async pushUpdate(out, p3) {
-    const { kind, specs: specs2, desired, live, forced, base: base2 } = p3;
-    const address = base2.address;
-    const fieldChanges = [];
-    for (const [field, value] of this.ownFields(specs2, desired)) {
-      const spec = specs2.get(field);
-      if (spec?.writeOnly) continue;
-      const options = { set: spec?.set ?? false, ...spec?.normalize ? { normalize: spec.normalize } : {} };
-      if (sameValue(value, live.fields[field], options)) continue;
-      const note = this.fieldNote(specs2, field);
-      const secret = containsSecret(value);
-      fieldChanges.push({
-        field,
-        before: await this.shown(kind, specs2, field, live.fields[field], secret),
-        after: await this.shown(kind, specs2, field, value),
-        ...spec?.sensitive || secret ? { sensitive: true } : {},
-        ...spec?.replace ? { forcesReplacement: true } : {},
-        ...note ? { note } : {}
+  if (!live) {
+    if (await planCreate(state, out, p3, { base, specs: specs2, self, deps, before, desired }))
+      await walkChildren(item, self, false, depth + 1, out);
+    return;
+  }
+  const forced = state.replace.has(address);
+  if (forced) state.replace.delete(address);
+  const planned = await planUpdate(state, out, {
+    base,
+    kind,
+    specs: specs2,
+    parent,
+    self,
+    key,
+    desired,
+    live,
+    deps,
+    before,
+    depth,
+    forced,
+    item,
+    scope: p3.scope
+  });
+  if (!planned && !forced) state.inSync.push(address);
+  await walkChildren(item, self, true, depth + 1, out);
+}
+function report2(state, p3, problem2) {
+  state.problem(
+    problem2.field ? `${p3.address}.${problem2.field}` : p3.address,
+    problem2.message,
+    problem2.field && p3.item.fieldSources[problem2.field] || p3.item.source
+  );
+}
+async function planAbsent(state, out, p3, q2) {
+  const { kind, item, address, parent, live } = p3;
+  if (!live) return;
+  if (live.readOnly) {
+    state.problem(address, `cannot delete: ${live.readOnly}`, item.source);
+    return;
+  }
+  if (!kind.remove) {
+    state.problem(address, `${kind.collection} cannot be deleted through the API`, item.source);
+    return;
+  }
+  const refusals = await kind.checkDelete?.(state.ctx, parent, live, item.fields) ?? [];
+  for (const r of refusals) state.problem(address, r.message, item.source);
+  if (refusals.length > 0) return;
+  await planDelete(
+    state,
+    out,
+    {
+      base: q2.base,
+      kind,
+      specs: q2.specs,
+      parent,
+      self: q2.self,
+      key: p3.key,
+      live,
+      depth: p3.depth,
+      deps: q2.deps,
+      desired: item.fields
+    },
+    'marked "state: absent" in the manifest'
+  );
+}
+async function prepare(state, p3) {
+  const { kind, item, address, parent } = p3;
+  try {
+    return kind.prepare ? await kind.prepare(state.ctx, parent, item.fields) : item.fields;
+  } catch (error2) {
+    if (error2 instanceof FieldError) {
+      state.problem(
+        `${address}.${error2.field}`,
+        error2.message,
+        item.fieldSources[error2.field] ?? item.source
+      );
+    } else {
+      state.problem(address, error2.message, item.source);
+    }
+    return void 0;
+  }
+}
+function checkFields(state, p3, specs2, desired) {
+  for (const [field] of ownFields(specs2, desired)) {
+    const spec = specs2.get(field);
+    const source2 = p3.item.fieldSources[field] ?? p3.item.source;
+    if (spec?.deprecatedBy) {
+      state.warnings.push({
+        address: `${p3.address}.${field}`,
+        message: `${field} is deprecated: use ${spec.deprecatedBy}`,
+        source: source2
       });
     }
-    const writeOnlyChanges = () => this.ownFields(specs2, desired).filter(([field]) => specs2.get(field)?.writeOnly && !fieldChanges.some((f3) => f3.field === field)).map(([field, value]) => ({
-      field,
-      after: this.mask(specs2, field, value),
-      writeOnly: true,
-      sensitive: true
-    }));
-    const updatable = kind.singleton || !kind.remove || !kind.create;
-    if (forced && updatable) fieldChanges.push(...writeOnlyChanges());
-    if (fieldChanges.length === 0 && !forced) return false;
-    if (fieldChanges.length === 0 && updatable) {
-      this.problem(address, "--replace: nothing to send (no write-only fields are declared)", base2.source);
-      return false;
+    if (spec?.licensed && state.ctx.edition === "core") {
+      state.problem(
+        `${p3.address}.${field}`,
+        `${field} exists only on the licensed edition, and this platform is the core edition: remove it from the manifest`,
+        source2
+      );
+      delete desired[field];
     }
-    const replaceByRequest = forced && !updatable;
-    const replace = replaceByRequest || kind.updateMode === "replace" || fieldChanges.some((f3) => f3.forcesReplacement);
-    if (replaceByRequest) fieldChanges.push(...writeOnlyChanges());
-    const changed2 = fieldChanges.map((f3) => f3.field);
-    if (!replace && kind.checkUpdate && p3.scope) {
-      const problems2 = await kind.checkUpdate(this.ctx, p3.parent, live, desired, changed2, p3.scope);
-      for (const problem2 of problems2) {
-        this.problem(
-          problem2.field ? `${address}.${problem2.field}` : address,
-          problem2.message,
-          problem2.field && p3.item?.fieldSources[problem2.field] || base2.source
+  }
+}
+async function planCreate(state, out, p3, q2) {
+  const { kind, item, key, address, parent } = p3;
+  const refusals = await kind.checkCreate?.(state.ctx, parent, key, q2.desired, p3.scope) ?? [];
+  for (const r of refusals) report2(state, p3, r);
+  if (!kind.create) {
+    if (refusals.length === 0) {
+      state.problem(
+        address,
+        kind.collection === "projects" ? `project ${JSON.stringify(key)} does not exist, and forgeform does not create projects: create it first` : `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q2.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
+        item.source
+      );
+    }
+    return false;
+  }
+  const createReason = await kind.createReason?.(state.ctx, parent, q2.desired, key);
+  state.push(out, {
+    change: {
+      ...q2.base,
+      action: "create",
+      ...createReason ? { reason: createReason } : {},
+      fields: await createdFields(state.ctx, kind, q2.specs, q2.desired)
+    },
+    kind,
+    parent,
+    self: q2.self,
+    key,
+    desired: q2.desired,
+    changed: ownFields(q2.specs, q2.desired).map(([f3]) => f3),
+    deps: q2.deps,
+    depth: p3.depth,
+    ...q2.before.length > 0 ? { before: q2.before } : {}
+  });
+  return true;
+}
+async function planUpdate(state, out, p3) {
+  const { kind, specs: specs2, desired, live, forced, base } = p3;
+  const address = base.address;
+  const changes = await fieldChanges(state.ctx, kind, specs2, desired, live);
+  const updatable = kind.singleton || !kind.remove || !kind.create;
+  if (forced && updatable) changes.push(...writeOnlyChanges(specs2, desired, changes));
+  if (changes.length === 0 && !forced) return false;
+  if (changes.length === 0 && updatable) {
+    state.problem(address, "--replace: nothing to send (no write-only fields are declared)", base.source);
+    return false;
+  }
+  const replaceByRequest = forced && !updatable;
+  const replace = replaceByRequest || kind.updateMode === "replace" || changes.some((f3) => f3.forcesReplacement);
+  if (replaceByRequest) changes.push(...writeOnlyChanges(specs2, desired, changes));
+  const changed2 = changes.map((f3) => f3.field);
+  if (!replace && kind.checkUpdate && p3.scope) {
+    const problems2 = await kind.checkUpdate(state.ctx, p3.parent, live, desired, changed2, p3.scope);
+    for (const problem2 of problems2) {
+      state.problem(
+        problem2.field ? `${address}.${problem2.field}` : address,
+        problem2.message,
+        problem2.field && p3.item?.fieldSources[problem2.field] || base.source
+      );
+    }
+  }
+  state.push(out, {
+    change: {
+      ...base,
+      action: replace ? "replace" : "update",
+      fields: changes,
+      ...replace ? {
+        reason: replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"
+      } : {}
+    },
+    kind,
+    parent: p3.parent,
+    self: p3.self,
+    key: p3.key,
+    desired,
+    live,
+    changed: changed2,
+    deps: p3.deps,
+    depth: p3.depth,
+    ...p3.before.length > 0 ? { before: p3.before } : {}
+  });
+  return true;
+}
+
+// src/engine/plan/match.ts
+function identities(kind) {
+  const keyOf2 = (item) => kind.identity ? kind.identity(item.fields) : item.key;
+  return { keyOf: keyOf2, labelOf: (item) => kind.identity ? keyOf2(item) : item.label ?? item.key };
+}
+function match(state, kind, coll, items, lives) {
+  const ids = identities(kind);
+  const liveByKey = new Map(lives.map((l) => [l.key, l]));
+  const scope = {
+    declared: new Set(coll.items.map(ids.keyOf)),
+    planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields]))
+  };
+  const undeclared = lives.filter((l) => !scope.declared.has(l.key) && !l.readOnly);
+  const { shown: shown2, like } = undeclaredLabels(
+    state.ctx,
+    state.secrets,
+    lives,
+    scope.declared,
+    items.filter((i) => !kind.identity && i.label !== void 0),
+    new Set(items.map(ids.labelOf))
+  );
+  return {
+    ...ids,
+    liveOf: (item) => liveByKey.get(ids.keyOf(item)),
+    scope,
+    undeclared,
+    shownOf: (live) => shown2.get(live),
+    like
+  };
+}
+
+// src/engine/plan/read.ts
+async function readCollection(state, kind, parent, wanted, options, where) {
+  try {
+    return await kind.read(state.ctx, parent, wanted, options);
+  } catch (error2) {
+    if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
+      if (!state.missingProjects.has(parent.address)) {
+        state.missingProjects.add(parent.address);
+        const hint = await missingProjectHint(state.ctx, parent.key);
+        state.problem(
+          parent.address,
+          `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path${hint}`,
+          state.sources.get(parent.address)
         );
       }
+      return void 0;
     }
-    this.push(out, {
-      change: {
-        ...base2,
-        action: replace ? "replace" : "update",
-        fields: fieldChanges,
-        ...replace ? {
-          reason: replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"
-        } : {}
-      },
-      kind,
-      parent: p3.parent,
-      self: p3.self,
-      key: p3.key,
-      desired,
-      live,
-      changed: changed2,
-      deps: p3.deps,
-      depth: p3.depth,
-      ...p3.before.length > 0 ? { before: p3.before } : {}
-    });
-    return true;
+    state.problem(where, `could not read ${kind.collection}: ${error2.message}`);
+    return void 0;
   }
-};
-function order(steps) {
-  const forward = steps.filter((s3) => s3.change.action !== "delete" && s3.change.action !== "unmanaged");
-  const deletes = steps.map((s3, i) => [s3, i]).filter(([s3]) => s3.change.action === "delete").sort(([a, ai2], [b3, bi2]) => b3.depth - a.depth || bi2 - ai2).map(([s3]) => s3);
-  const unmanaged = steps.filter((s3) => s3.change.action === "unmanaged");
-  return [...forward, ...deletes, ...unmanaged];
-}
-function byPlace(problems2) {
-  const key = (p3) => [
-    p3.source?.file ?? "\uFFFF",
-    String(p3.source?.line ?? 0).padStart(8, "0"),
-    String(p3.source?.col ?? 0).padStart(6, "0"),
-    p3.address
-  ].join("\0");
-  return [...problems2].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
 }
 async function missingProjectHint(ctx, path2) {
   const slash = path2.lastIndexOf("/");
@@ -79408,15 +79667,195 @@ async function missingProjectHint(ctx, path2) {
   const near = didYouMean(path2, paths);
   return near ? `; did you mean ${JSON.stringify(near)}?` : "";
 }
-function digestLive(entries) {
-  const sorted = [...entries].sort(([a], [b3]) => a < b3 ? -1 : a > b3 ? 1 : 0);
-  const hash = createHash5("sha256");
-  for (const [address, fields] of sorted) hash.update(address).update("\0").update(fields).update("\n");
-  return hash.digest("hex");
+
+// src/engine/plan/unmanaged.ts
+async function planUndeclared(state, out, p3) {
+  const { kind, specs: specs2, coll, collection, parent, parentAddress, depth, matched } = p3;
+  for (const live of matched.undeclared) {
+    const shown2 = matched.shownOf(live);
+    const address = addressOf2(parentAddress, kind, shown2?.label ?? live.key);
+    if (state.cascaded.has(address)) continue;
+    const like = matched.like(live)?.fields;
+    state.seen(address, maskedFields(specs2, live.fields, like));
+    const self = { address, collection, key: live.key, ref: live.id, live, parent };
+    const base = {
+      address,
+      collection,
+      key: shown2?.label ?? live.key,
+      ...shown2?.id !== void 0 ? { liveId: shown2.id } : {},
+      ...parentAddress ? { parent: parentAddress } : {}
+    };
+    if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
+      const refusals = await kind.checkDelete?.(state.ctx, parent, live, void 0) ?? [];
+      for (const r of refusals) state.problem(address, r.message);
+      if (refusals.length > 0) continue;
+      await planDelete(
+        state,
+        out,
+        {
+          base,
+          kind,
+          specs: specs2,
+          parent,
+          self,
+          key: live.key,
+          live,
+          depth,
+          deps: [],
+          ...like ? { desired: like } : {}
+        },
+        `not in the manifests, and the ${collection} prune policy is delete`
+      );
+      continue;
+    }
+    state.push(out, {
+      change: {
+        ...base,
+        action: "unmanaged",
+        fields: [],
+        reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
+      },
+      kind,
+      parent,
+      self,
+      key: live.key,
+      live,
+      changed: [],
+      deps: [],
+      depth
+    });
+  }
 }
-function withFingerprint(fingerprint2) {
-  return fingerprint2 === void 0 ? {} : { secretsFingerprint: fingerprint2 };
+
+// src/engine/plan/walk.ts
+async function walkNode(state, node, self, exists2, depth, out) {
+  const entries = Object.entries(node.children).filter(
+    ([collection]) => depth > 0 || collection === "groups" || collection === "projects" || state.instanceSelected
+  );
+  const npath = state.npaths.get(node) ?? "";
+  const groups = entries.find(([c]) => c === "groups");
+  if (groups) await walkCollection(state, groups[0], groups[1], self, exists2, depth, out, npath);
+  const rest = entries.filter(([c]) => c !== "groups");
+  const perCollection = await Promise.all(
+    rest.map(async ([c, coll]) => {
+      const mine = [];
+      await walkCollection(state, c, coll, self, exists2, depth, mine, npath);
+      return mine;
+    })
+  );
+  for (const steps of perCollection) for (const step of steps) out.push(step);
 }
+function selectItems(state, collection, coll, npath) {
+  const topLevel = collection === "groups" || collection === "projects";
+  const targeted = topLevel ? coll.items.filter(
+    (item) => inTargets(item.key, state.targets) && (!state.shardUnits || state.shardUnits.has(unitOf(item.key)))
+  ) : coll.items;
+  const changes = state.changes;
+  if (!changes) return { items: targeted, fullRead: true, compared: () => true };
+  const cpath = collectionPath(npath, collection);
+  for (const item of targeted) state.npaths.set(item, itemPath(cpath, item));
+  const inWhole = wholeUnder(changes, npath);
+  return {
+    items: inWhole ? targeted : targeted.filter((i) => touches(changes, state.npaths.get(i))),
+    fullRead: inWhole || changes.collections.has(cpath),
+    compared: (item) => {
+      const at2 = state.npaths.get(item);
+      return inWhole || changes.nodes.has(at2) || wholeUnder(changes, at2);
+    }
+  };
+}
+function uncheckedNames(items) {
+  const names = /* @__PURE__ */ new Set();
+  for (const item of items)
+    for (const field of Object.keys(item.fields))
+      if (field.startsWith(UNCHECKED)) names.add(field.slice(UNCHECKED.length));
+  return [...names].sort();
+}
+async function walkCollection(state, collection, coll, parent, parentExists, depth, out, npath) {
+  const topLevel = collection === "groups" || collection === "projects";
+  const parentAddress = topLevel ? "" : parent.address;
+  const { items, fullRead, compared } = selectItems(state, collection, coll, npath);
+  if (!fullRead && items.length === 0) return;
+  const licensedOnly = state.registry.fields(parent.parent?.collection ?? "", parent.collection).get(collection)?.licensed;
+  if (licensedOnly && state.ctx.edition === "core" && coll.items.length > 0) {
+    state.problem(
+      parentAddress ? `${parentAddress}.${collection}` : collection,
+      `${collection} exist only on the licensed edition, and this platform is the core edition: remove them from the manifest`,
+      coll.items[0]?.source
+    );
+    return;
+  }
+  const kind = state.registry.kind(parent.collection, collection);
+  const specs2 = state.registry.fields(parent.collection, collection);
+  if (!kind) {
+    for (const item of items) {
+      state.problem(
+        addressOf2(parentAddress, { segment: collection }, item.label ?? item.key),
+        `"${collection}" is not managed by this version of forgeform`,
+        item.source
+      );
+    }
+    return;
+  }
+  const { keyOf: keyOf2 } = identities(kind);
+  const unchecked2 = uncheckedNames(items);
+  let lives = [];
+  if (parentExists) {
+    const read2 = await readCollection(
+      state,
+      kind,
+      parent,
+      items.map(keyOf2),
+      {
+        undeclared: coll.policy !== "ignore" && fullRead,
+        ...unchecked2.length > 0 ? { unchecked: unchecked2 } : {},
+        ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {}
+      },
+      parentAddress ? `${parentAddress}.${collection}` : collection
+    );
+    if (!read2) return;
+    lives = read2;
+  }
+  const matched = match(state, kind, coll, items, lives);
+  const ordered = topLevel ? [...items].sort((a, b3) => a.key.split("/").length - b3.key.split("/").length) : items;
+  const planOne = async (item) => {
+    const key = matched.keyOf(item);
+    const label = matched.labelOf(item);
+    const address = addressOf2(parentAddress, kind, label);
+    const live = matched.liveOf(item);
+    if (live) state.seen(address, maskedFields(specs2, live.fields, item.fields));
+    const mine = [];
+    await planItem(
+      state,
+      mine,
+      {
+        kind,
+        item,
+        key,
+        label,
+        address,
+        parentAddress,
+        parent,
+        live,
+        parentExists,
+        depth,
+        scope: matched.scope,
+        compare: compared(item)
+      },
+      (node, self, exists2, d2, o) => walkNode(state, node, self, exists2, d2, o)
+    );
+    return mine;
+  };
+  const window = topLevel ? pLimit(state.window) : void 0;
+  const perItem = await Promise.all(
+    ordered.map((item) => window ? window(() => planOne(item)) : planOne(item))
+  );
+  for (const steps of perItem) for (const step of steps) out.push(step);
+  if (coll.policy === "ignore" || !fullRead) return;
+  await planUndeclared(state, out, { kind, specs: specs2, coll, collection, parent, parentAddress, depth, matched });
+}
+
+// src/engine/plan/index.ts
 async function makePlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
   const secrets = SecretValues.of(expanded.state);
@@ -79428,52 +79867,35 @@ async function makePlan(desired, ctx, registry, options) {
     expanded.unknowable
   );
   const units = options.shard ? shardUnits(expanded.state.root, options.shard) : void 0;
-  const planner = new Planner(
-    ctx,
-    registry,
-    options.targets ?? [],
-    new Set(options.replace ?? []),
-    options.backup,
-    expanded.state.root,
-    secrets,
-    new Set(
-      ["groups", "projects"].flatMap(
-        (c) => (desired.root.children[c]?.items ?? []).map((i) => i.key.toLowerCase())
-      )
-    ),
-    options.changes,
-    units
+  const state = new PlanState(
+    {
+      ctx,
+      registry,
+      targets: options.targets ?? [],
+      replace: new Set(options.replace ?? []),
+      backup: options.backup,
+      secrets,
+      byPath: new Set(
+        ["groups", "projects"].flatMap(
+          (c) => (desired.root.children[c]?.items ?? []).map((i) => i.key.toLowerCase())
+        )
+      ),
+      changes: options.changes,
+      shardUnits: units
+    },
+    expanded.state.root
   );
-  planner.warnings.push(...expanded.warnings);
+  state.warnings.push(...expanded.warnings);
   const walked = [];
-  await planner.walkNode(expanded.state.root, INSTANCE, true, 0, walked);
-  for (const address of planner.pendingReplacements()) {
-    planner.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
+  await walkNode(state, expanded.state.root, INSTANCE, true, 0, walked);
+  for (const address of state.replace) {
+    state.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
   const steps = order(walked);
-  const byAddress = new Map(steps.map((s3) => [s3.change.address, s3]));
-  const topLevel = /^(group|project)\["[^"]*"\]$/;
-  const byPath = new Map(
-    steps.filter((s3) => topLevel.test(s3.change.address)).map((s3) => [s3.change.address.toLowerCase(), s3])
-  );
-  const stepAt = (address) => byAddress.get(address) ?? (topLevel.test(address) ? byPath.get(address.toLowerCase()) : void 0);
-  for (const step of steps) {
-    for (const later of step.before ?? []) {
-      const waiting = stepAt(later);
-      if (waiting && !waiting.deps.includes(step.change.address)) waiting.deps.push(step.change.address);
-    }
-  }
-  for (const step of steps) {
-    step.deps = step.deps.flatMap((d2) => {
-      const found = stepAt(d2);
-      return found ? [found.change.address] : [];
-    });
-  }
-  for (const step of steps) {
-    step.change = secrets.value(step.change);
-    step.deps = step.deps.map((d2) => secrets.text(d2));
-  }
+  linkDependencies(steps);
+  maskSteps(steps, secrets);
   const changes = steps.map((s3) => s3.change);
+  const fingerprint2 = secretsFingerprint(desired.root, options.fingerprintSalt);
   const plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
@@ -79484,16 +79906,16 @@ async function makePlan(desired, ctx, registry, options) {
     ...options.changedSince !== void 0 ? { changedSince: options.changedSince } : {},
     ...options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {},
     changes,
-    errors: secrets.value(byPlace(planner.problems)),
-    warnings: secrets.value(byPlace(planner.warnings)),
+    errors: secrets.value(byPlace(state.problems)),
+    warnings: secrets.value(byPlace(state.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
-    liveDigest: digestLive(planner.liveSeen),
+    liveDigest: digestLive(state.liveSeen),
     ...desired.digests ? { manifestDigests: desired.digests } : {},
-    ...withFingerprint(secretsFingerprint(desired.root, options.fingerprintSalt)),
+    ...fingerprint2 !== void 0 ? { secretsFingerprint: fingerprint2 } : {},
     ...expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}
   };
-  return { plan, steps, inSync: planner.inSync.map((a) => secrets.text(a)).sort(), secrets };
+  return { plan, steps, inSync: state.inSync.map((a) => secrets.text(a)).sort(), secrets };
 }
 
 // src/engine/registry.ts
@@ -79513,148 +79935,6 @@ function createRegistry(kinds2, fieldsOf) {
   };
 }
 
-// src/kinds/schemas.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync4 } from "node:fs";
-
-// src/kinds/fields.ts
-var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
-function deref(schema, resolve9) {
-  let current = schema;
-  for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve9; i++) {
-    const next = resolve9(current["$ref"]);
-    if (!next) break;
-    current = { ...next, ...Object.fromEntries(Object.entries(current).filter(([k3]) => k3 !== "$ref")) };
-  }
-  return current;
-}
-function collectProperties(schema, resolve9) {
-  const s3 = deref(schema, resolve9);
-  const props = { ...s3["properties"] ?? {} };
-  for (const part of s3["allOf"] ?? []) {
-    Object.assign(props, collectProperties(part, resolve9));
-  }
-  return props;
-}
-function isChild(prop, resolve9) {
-  const p3 = deref(prop, resolve9);
-  if (p3["x-singleton"] === true) return true;
-  if (p3["type"] === "array" && p3["items"]) {
-    if (p3["x-identity"] !== void 0) return true;
-    const items = deref(p3["items"], resolve9);
-    return items["x-identity"] !== void 0;
-  }
-  return false;
-}
-function fieldSpecsFromSchema(schema, resolve9) {
-  const specs2 = /* @__PURE__ */ new Map();
-  for (const [name, raw] of Object.entries(collectProperties(schema, resolve9))) {
-    if (META_KEYS2.has(name)) continue;
-    const prop = deref(raw, resolve9);
-    specs2.set(name, {
-      name,
-      sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
-      writeOnly: prop["writeOnly"] === true,
-      replace: prop["x-replace"] === true,
-      set: prop["uniqueItems"] === true || [...prop["anyOf"] ?? [], ...prop["oneOf"] ?? []].some(
-        (alt) => alt["uniqueItems"] === true
-      ),
-      restart: prop["x-restart"] === true,
-      licensed: prop["x-licensed"] === true,
-      deprecatedBy: typeof prop["x-deprecated"] === "string" ? prop["x-deprecated"] : void 0,
-      requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
-      child: isChild(prop, resolve9),
-      local: prop["x-local"] === true,
-      ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {},
-      ...prop["default"] !== void 0 ? { default: prop["default"] } : {},
-      ...typeof prop["x-default-template"] === "string" ? { defaultTemplate: prop["x-default-template"] } : {}
-    });
-  }
-  return specs2;
-}
-
-// src/kinds/schemas.ts
-var SCHEMA_DIR2 = new URL("../schemas/", import.meta.url);
-var documents;
-function loadDocuments() {
-  if (!documents) {
-    documents = /* @__PURE__ */ new Map();
-    for (const name of readdirSync4(SCHEMA_DIR2)) {
-      if (name.endsWith(".schema.json")) {
-        documents.set(name, JSON.parse(readFileSync4(new URL(name, SCHEMA_DIR2), "utf8")));
-      }
-    }
-  }
-  return documents;
-}
-function resolver(base2) {
-  return (ref2) => {
-    const [file, pointer] = ref2.split("#");
-    const doc = loadDocuments().get(file || base2);
-    if (!doc) return void 0;
-    if (!pointer) return doc;
-    let node = doc;
-    for (const part of pointer.split("/").filter(Boolean)) node = node?.[part];
-    return node;
-  };
-}
-function refFile(schema, base2) {
-  const ref2 = schema["$ref"];
-  return typeof ref2 === "string" && !ref2.startsWith("#") ? ref2.split("#")[0] ?? base2 : base2;
-}
-var index;
-function buildIndex() {
-  const found = /* @__PURE__ */ new Map();
-  const visit = (parent, schema, file, depth) => {
-    if (depth > 6) return;
-    const resolve9 = resolver(file);
-    const props = schema["properties"] ?? {};
-    for (const [name, prop] of Object.entries(props)) {
-      let item;
-      let itemFile = file;
-      if (prop["type"] === "array" && prop["items"] && prop["x-identity"] !== void 0) {
-        const items = prop["items"];
-        itemFile = refFile(items, file);
-        item = typeof items["$ref"] === "string" ? resolve9(items["$ref"]) : items;
-      } else if (typeof prop["$ref"] === "string") {
-        const target = resolve9(prop["$ref"]);
-        if (target?.["x-singleton"] === true) {
-          item = target;
-          itemFile = refFile(prop, file);
-        }
-      } else if (prop["x-singleton"] === true) {
-        item = prop;
-      }
-      if (!item) continue;
-      found.set(`${parent}.${name}`, { schema: item, file: itemFile });
-      visit(name, item, itemFile, depth + 1);
-    }
-  };
-  const root = loadDocuments().get("manifest.schema.json");
-  if (!root) throw new Error("schemas/manifest.schema.json is missing from the installation");
-  const rootProps = root["properties"];
-  const instance = loadDocuments().get("instance.schema.json");
-  if (instance) {
-    found.set(".instance", { schema: instance, file: "instance.schema.json" });
-    visit("instance", instance, "instance.schema.json", 0);
-  }
-  for (const top of ["groups", "projects"]) {
-    const ref2 = rootProps[top]?.["additionalProperties"]?.["$ref"];
-    const file = typeof ref2 === "string" ? ref2 : void 0;
-    const schema = file ? loadDocuments().get(file) : void 0;
-    if (file && schema) {
-      found.set(`instance.${top}`, { schema, file });
-      visit(top, schema, file, 0);
-    }
-  }
-  return found;
-}
-function fieldSpecs(parent, collection) {
-  index ??= buildIndex();
-  const located = index.get(`${parent}.${collection}`);
-  if (!located) return /* @__PURE__ */ new Map();
-  return fieldSpecsFromSchema(located.schema, resolver(located.file));
-}
-
 // src/kinds/application-settings.ts
 var KEY = "application_settings";
 var specs;
@@ -79671,8 +79951,8 @@ function listsAsText(raw) {
   return out;
 }
 var BAR = "performance_bar_allowed_group_path";
-function toLive2(raw) {
-  const fields = listsAsText(raw);
+function toLive2(raw, options) {
+  const fields = { ...listsAsText(raw), ...uncheckedFields(raw, options?.unchecked) };
   fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
   return { key: KEY, id: KEY, fields, raw };
 }
@@ -79699,8 +79979,10 @@ var applicationSettingsKind = {
   singleton: true,
   updateMode: "update",
   identity: () => KEY,
-  async read(ctx) {
-    return [toLive2(await ctx.api.get("/application/settings", { shape: {} }))];
+  async read(ctx, _parent, _wanted, options) {
+    return [
+      toLive2(await ctx.api.get("/application/settings", { shape: {} }), options)
+    ];
   },
   async prepare(ctx, _parent, fields) {
     const out = renameDeprecated(fields);
@@ -79757,133 +80039,51 @@ var applicationSettingsKind = {
       body: payload,
       shape: {}
     });
-    return toLive2(updated);
+    return toLive2(updated, unchecked(desired));
   }
 };
 
 // src/kinds/badge.ts
-var FIELDS2 = ["name", "link_url", "image_url"];
-var SHAPE = {
-  id: "integer",
-  link_url: "string",
-  image_url: "string",
-  name: "string?",
-  kind: "string?"
-};
-function toLive3(parent, b3) {
-  const inherited = parent.collection === "projects" && b3.kind === "group";
-  return {
-    key: b3.name ?? `${b3.link_url} ${b3.image_url}`,
-    id: b3.id,
-    fields: pick(b3, FIELDS2),
-    ...inherited ? { readOnly: "a group badge inherited by the project; manage it in its group's manifest" } : {}
-  };
-}
-var badgeKind = {
+var badgeKind = restCollection({
   collection: "badges",
   segment: "badge",
   parents: ["groups", "projects"],
-  updateMode: "update",
-  async read(ctx, parent) {
-    const badges = await ctx.api.list(`${ownerPath(parent)}/badges`, {
-      shape: SHAPE
-    });
-    return badges.map((b3) => toLive3(parent, b3));
-  },
-  async create(ctx, parent, desired) {
-    return toLive3(
-      parent,
-      await ctx.api.post(`${ownerPath(parent)}/badges`, {
-        body: body(desired, FIELDS2),
-        shape: SHAPE
-      })
-    );
-  },
-  async update(ctx, parent, live, desired, changed2) {
-    const updated = await ctx.api.put(`${ownerPath(parent)}${apiPath`/badges/${live.id}`}`, {
-      body: body(desired, changed2),
-      shape: SHAPE
-    });
-    return toLive3(parent, updated);
-  },
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/badges/${live.id}`}`);
+  path: "badges",
+  shape: { name: "string?", kind: "string?" },
+  live(parent, badge, live) {
+    const inherited = parent.collection === "projects" && badge["kind"] === "group";
+    return {
+      ...live,
+      key: badge["name"] ?? `${badge["link_url"]} ${badge["image_url"]}`,
+      ...inherited ? { readOnly: "a group badge inherited by the project; manage it in its group's manifest" } : {}
+    };
   }
-};
+});
 
 // src/kinds/broadcast-message.ts
-var FIELDS3 = [
-  "message",
-  "starts_at",
-  "ends_at",
-  "color",
-  "font",
-  "target_path",
-  "broadcast_type",
-  "dismissable"
-];
-var SHAPE2 = {
-  id: "integer",
-  message: "string",
-  starts_at: "string?",
-  ends_at: "string?",
-  color: "string?",
-  font: "string?",
-  target_path: "string?",
-  broadcast_type: "string?",
-  dismissable: "boolean?"
-};
-var toLive4 = (m3) => ({ key: m3.message, id: m3.id, fields: pick(m3, FIELDS3) });
-var broadcastMessageKind = {
+var broadcastMessageKind = restCollection({
   collection: "broadcast_messages",
   segment: "broadcast_message",
   parents: ["instance"],
-  updateMode: "update",
-  async read(ctx) {
-    return (await ctx.api.list("/broadcast_messages", { shape: SHAPE2 })).map(toLive4);
-  },
-  async create(ctx, _parent, desired, key) {
-    return toLive4(
-      await ctx.api.post("/broadcast_messages", {
-        body: { ...body(desired, FIELDS3), message: key },
-        shape: SHAPE2
-      })
-    );
-  },
-  async update(ctx, _parent, live, desired, changed2) {
-    return toLive4(
-      await ctx.api.put(apiPath`/broadcast_messages/${live.id}`, {
-        body: body(desired, changed2),
-        shape: SHAPE2
-      })
-    );
-  },
-  async remove(ctx, _parent, live) {
-    await ctx.api.delete(apiPath`/broadcast_messages/${live.id}`);
-  }
-};
+  path: "/broadcast_messages"
+});
 
 // src/kinds/deploy-key.ts
-import { createHash as createHash6 } from "node:crypto";
-var KEY_SHAPE = { id: "integer", title: "string", key: "string", can_push: "boolean?" };
+import { createHash as createHash7 } from "node:crypto";
 function keyText(value) {
   return isSecret(value) ? value.reveal() : String(value ?? "");
 }
 function fingerprint(text) {
   const blob = text.trim().split(/\s+/)[1];
   if (!blob) return "invalid key";
-  return `SHA256:${createHash6("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
+  return `SHA256:${createHash7("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
-var toLive5 = (k3, canPush) => ({
-  key: fingerprint(k3.key),
-  id: k3.id,
-  fields: { title: k3.title, key: k3.key, can_push: k3.can_push ?? canPush ?? false }
-});
-function instanceKeys(ctx) {
+var toLive3 = (rest, parent, k3, canPush, options) => rest.toLive(parent, { ...k3, can_push: k3["can_push"] ?? canPush ?? false }, options);
+function instanceKeys(ctx, rest) {
   const memoKey = "deploy_keys:instance";
   let p3 = ctx.memo.get(memoKey);
   if (!p3) {
-    p3 = ctx.api.list("/deploy_keys", { shape: KEY_SHAPE }).then(
+    p3 = ctx.api.list("/deploy_keys", { shape: rest.shape() }).then(
       (keys) => new Map(keys.map((k3) => [fingerprint(k3.key), k3])),
       (error2) => {
         if (error2 instanceof ApiError && (error2.status === 403 || error2.status === 401)) return void 0;
@@ -79902,8 +80102,8 @@ function createdKeys(ctx) {
   }
   return created;
 }
-async function existingKey(ctx, key) {
-  return createdKeys(ctx).get(key) ?? (await instanceKeys(ctx))?.get(key);
+async function existingKey(ctx, rest, key) {
+  return createdKeys(ctx).get(key) ?? (await instanceKeys(ctx, rest))?.get(key);
 }
 function oneAtATime(ctx, key, work) {
   let locks = ctx.memo.get("deploy_keys:locks");
@@ -79919,52 +80119,41 @@ function oneAtATime(ctx, key, work) {
   );
   return next;
 }
-async function put(ctx, parent, id, payload) {
-  return ctx.api.put(`${ownerPath(parent)}${apiPath`/deploy_keys/${id}`}`, {
-    body: payload,
-    shape: KEY_SHAPE
-  });
-}
-var deployKeyKind = {
-  collection: "deploy_keys",
-  segment: "deploy_key",
-  parents: ["projects"],
-  updateMode: "update",
-  // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
-  identity: (fields) => fingerprint(keyText(fields["key"])),
-  async read(ctx, parent, _wanted, options) {
-    const keys = await ctx.api.list(`${ownerPath(parent)}/deploy_keys`, { shape: KEY_SHAPE });
-    if (options?.fresh) for (const k3 of keys) createdKeys(ctx).set(fingerprint(k3.key), k3);
-    return keys.map((k3) => toLive5(k3));
+var deployKeyKind = restCollection(
+  {
+    collection: "deploy_keys",
+    segment: "deploy_key",
+    parents: ["projects"],
+    path: "deploy_keys",
+    // Identified by the key's fingerprint, not its text (a comment or spacing does not make it another key).
+    live: (_parent, k3, live) => ({ ...live, key: fingerprint(String(k3["key"])) })
   },
-  async createReason(ctx, _parent, desired, key) {
-    const found = await existingKey(ctx, key);
-    if (!found) return void 0;
-    const title = desired["title"];
-    const renamed = textOf(title) !== void 0 && textOf(title) !== found.title ? `; its title belongs to the key, so it becomes "${shownText(title)}" for every project that uses it` : "";
-    return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
-  },
-  create(ctx, parent, desired, key) {
-    return oneAtATime(ctx, key, () => createOrEnable(ctx, parent, desired, key));
-  },
-  async update(ctx, parent, live, desired, changed2) {
-    const payload = {};
-    for (const name of changed2) if (name === "title" || name === "can_push") payload[name] = desired[name];
-    return toLive5(await put(ctx, parent, live.id, payload));
-  },
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/deploy_keys/${live.id}`}`);
-  }
-};
-async function createOrEnable(ctx, parent, desired, key) {
-  const found = await existingKey(ctx, key);
+  (rest) => ({
+    // A key read from a file (`${file:...}`) is a Secret; its fingerprint, made to be shown, is still the identity.
+    identity: (fields) => fingerprint(keyText(fields["key"])),
+    async read(ctx, parent, _wanted, options) {
+      const keys = await rest.list(ctx, parent);
+      if (options?.fresh) for (const k3 of keys) createdKeys(ctx).set(fingerprint(k3.key), k3);
+      return keys.map((k3) => toLive3(rest, parent, k3, void 0, options));
+    },
+    async createReason(ctx, _parent, desired, key) {
+      const found = await existingKey(ctx, rest, key);
+      if (!found) return void 0;
+      const title = desired["title"];
+      const renamed = textOf(title) !== void 0 && textOf(title) !== found.title ? `; its title belongs to the key, so it becomes "${shownText(title)}" for every project that uses it` : "";
+      return `the key already exists on the platform (deploy key ${found.id}, "${found.title}"): it is enabled on this project, not uploaded again${renamed}`;
+    },
+    create(ctx, parent, desired, key) {
+      return oneAtATime(ctx, key, () => createOrEnable(ctx, rest, parent, desired, key));
+    }
+  })
+);
+async function createOrEnable(ctx, rest, parent, desired, key) {
+  const found = await existingKey(ctx, rest, key);
   if (!found) {
     let created;
     try {
-      created = await ctx.api.post(`${ownerPath(parent)}/deploy_keys`, {
-        body: body(desired, ["title", "key", "can_push"]),
-        shape: KEY_SHAPE
-      });
+      created = await rest.post(ctx, parent, createBody(desired, rest.schema().sent));
     } catch (error2) {
       if (error2 instanceof ApiError && error2.status === 400 && /fingerprint/.test(JSON.stringify(error2.body))) {
         throw new Error(
@@ -79974,12 +80163,13 @@ async function createOrEnable(ctx, parent, desired, key) {
       throw error2;
     }
     createdKeys(ctx).set(key, created);
-    return toLive5(created, desired["can_push"] ?? false);
+    const canPush = desired["can_push"] ?? false;
+    return toLive3(rest, parent, created, canPush, unchecked(desired));
   }
   let enabled;
   try {
     enabled = await ctx.api.post(`${ownerPath(parent)}${apiPath`/deploy_keys/${found.id}/enable`}`, {
-      shape: KEY_SHAPE
+      shape: rest.shape()
     });
   } catch (error2) {
     if (!(error2 instanceof ApiError && error2.status === 404)) throw error2;
@@ -79987,12 +80177,13 @@ async function createOrEnable(ctx, parent, desired, key) {
       `deploy key ${found.id} ("${found.title}") already exists on the platform, but the token's user may not use it: the platform lets a key be enabled only by a maintainer of a project that uses it (or an administrator). Give the user Maintainer on one of those projects, or use another key`
     );
   }
-  const payload = {};
+  const payload = createBody(desired, []);
   if (desired["can_push"] === true) payload["can_push"] = true;
   if (desired["title"] !== void 0 && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
-  if (Object.keys(payload).length === 0) return toLive5(enabled, false);
-  return toLive5(await put(ctx, parent, enabled.id, payload));
+  if (Object.keys(payload).length === 0) return toLive3(rest, parent, enabled, false);
+  const updated = await rest.put(ctx, parent, enabled.id, body(payload));
+  return toLive3(rest, parent, updated, void 0, unchecked(desired));
 }
 
 // src/kinds/epic.ts
@@ -80088,7 +80279,7 @@ var epicIssueKind = {
   },
   dependsOn(parent, _key, desired) {
     const after = desired["after"];
-    return typeof after === "string" && after !== FIRST ? [addressOf(parent.address, epicIssueKind, after)] : [];
+    return typeof after === "string" && after !== FIRST ? [addressOf2(parent.address, epicIssueKind, after)] : [];
   },
   async create(ctx, parent, desired, key) {
     const project = await projectByPath(ctx, textOf(desired["project"]) ?? "");
@@ -80148,8 +80339,13 @@ async function move(ctx, epic, id, key, after) {
 
 // src/kinds/error-tracking.ts
 var KEY2 = "error_tracking";
-var SHAPE3 = { active: "boolean" };
-var toLive6 = (s3) => ({ key: KEY2, id: KEY2, fields: { active: s3.active } });
+var schema2 = lazySchema("projects", KEY2);
+var shape = () => schema2().shape({ active: "boolean" });
+var toLive4 = (s3, options) => ({
+  key: KEY2,
+  id: KEY2,
+  fields: { ...pick(s3, schema2().read), ...uncheckedFields(s3, options?.unchecked) }
+});
 var errorTrackingKind = {
   collection: KEY2,
   segment: KEY2,
@@ -80157,13 +80353,11 @@ var errorTrackingKind = {
   singleton: true,
   updateMode: "update",
   identity: () => KEY2,
-  async read(ctx, parent) {
+  async read(ctx, parent, _wanted, options) {
     const settings = await orNotFound(
-      ctx.api.get(`${ownerPath(parent)}/error_tracking/settings`, {
-        shape: SHAPE3
-      })
+      ctx.api.get(`${ownerPath(parent)}/error_tracking/settings`, { shape: shape() })
     );
-    return settings ? [toLive6(settings)] : [];
+    return settings ? [toLive4(settings, options)] : [];
   },
   async checkCreate(_ctx, parent) {
     return [
@@ -80172,45 +80366,19 @@ var errorTrackingKind = {
       }
     ];
   },
-  async update(ctx, parent, _live, desired) {
+  async update(ctx, parent, _live, desired, changed2) {
     const updated = await ctx.api.patch(`${ownerPath(parent)}/error_tracking/settings`, {
-      body: { active: desired["active"] },
-      shape: SHAPE3
+      body: body(desired, changed2),
+      shape: shape()
     });
-    return toLive6(updated);
+    return toLive4(updated, unchecked(desired));
   }
 };
 
 // src/kinds/milestone.ts
-var FIELDS4 = ["title", "description", "start_date", "due_date"];
-var SHAPE4 = {
-  id: "integer",
-  title: "string",
-  description: "string?",
-  state: "string",
-  start_date: "string?",
-  due_date: "string?"
-};
 var STATISTICS_SHAPE = {
   statistics: objectOf({ counts: objectOf({ opened: "integer?" }, true) }, true)
 };
-var toLive7 = (m3) => ({
-  key: m3.title,
-  id: m3.id,
-  fields: {
-    title: m3.title,
-    description: m3.description ?? "",
-    start_date: m3.start_date ?? null,
-    due_date: m3.due_date ?? null,
-    state: m3.state
-  }
-});
-function put2(ctx, parent, id, payload) {
-  return ctx.api.put(`${ownerPath(parent)}${apiPath`/milestones/${id}`}`, {
-    body: payload,
-    shape: SHAPE4
-  });
-}
 async function openIssues(ctx, parent, title) {
   const stats = await ctx.api.get(
     `${ownerPath(parent)}/issues_statistics`,
@@ -80218,78 +80386,90 @@ async function openIssues(ctx, parent, title) {
   );
   return stats.statistics?.counts?.opened ?? 0;
 }
-var milestoneKind = {
-  collection: "milestones",
-  segment: "milestone",
-  parents: ["groups", "projects"],
-  updateMode: "update",
-  async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/milestones`, { shape: SHAPE4 })).map(
-      toLive7
-    );
+var milestoneKind = restCollection(
+  {
+    collection: "milestones",
+    segment: "milestone",
+    parents: ["groups", "projects"],
+    path: "milestones",
+    // `state` is the milestone's own (active, closed), read beside the schema's fields.
+    shape: { state: "string" },
+    live: (_parent, m3, live) => ({
+      ...live,
+      fields: {
+        title: m3["title"],
+        description: m3["description"] ?? "",
+        start_date: m3["start_date"] ?? null,
+        due_date: m3["due_date"] ?? null,
+        state: m3["state"]
+      }
+    })
   },
-  check(_ctx, _parent, desired) {
-    const start = textOf(desired["start_date"]);
-    const due = textOf(desired["due_date"]);
-    if (start !== void 0 && due !== void 0 && due < start)
-      return [
-        {
-          field: "due_date",
-          message: `due_date ${shownText(desired["due_date"])} is before start_date ${shownText(desired["start_date"])}: the platform refuses it`
-        }
-      ];
-    return [];
-  },
-  async checkDelete(ctx, parent, live, desired) {
-    if (desired?.["force_delete"] === true) return [];
-    const opened = await openIssues(ctx, parent, live.key);
-    if (opened === 0) return [];
-    const problem2 = {
-      message: `milestone "${live.key}" still has ${opened} open issue${opened === 1 ? "" : "s"}, which would lose their milestone: close or move ${opened === 1 ? "it" : "them"} first, or set force_delete: true on the entry marked absent`
-    };
-    return [problem2];
-  },
-  async create(ctx, parent, desired, key) {
-    const payload = { title: key };
-    for (const name of FIELDS4)
-      if (desired[name] !== void 0 && name !== "title") payload[name] = desired[name];
-    let created = await ctx.api.post(`${ownerPath(parent)}/milestones`, {
-      body: payload,
-      shape: SHAPE4
-    });
-    if (textOf(desired["state"]) === "closed")
-      created = await put2(ctx, parent, created.id, { state_event: "close" });
-    return toLive7(created);
-  },
-  async update(ctx, parent, live, desired, changed2) {
-    const payload = {};
-    for (const name of changed2) {
-      if (name === "state")
+  (rest) => ({
+    check(_ctx, _parent, desired) {
+      const start = textOf(desired["start_date"]);
+      const due = textOf(desired["due_date"]);
+      if (start !== void 0 && due !== void 0 && due < start)
+        return [
+          {
+            field: "due_date",
+            message: `due_date ${shownText(desired["due_date"])} is before start_date ${shownText(desired["start_date"])}: the platform refuses it`
+          }
+        ];
+      return [];
+    },
+    async checkDelete(ctx, parent, live, desired) {
+      if (desired?.["force_delete"] === true) return [];
+      const opened = await openIssues(ctx, parent, live.key);
+      if (opened === 0) return [];
+      const problem2 = {
+        message: `milestone "${live.key}" still has ${opened} open issue${opened === 1 ? "" : "s"}, which would lose their milestone: close or move ${opened === 1 ? "it" : "them"} first, or set force_delete: true on the entry marked absent`
+      };
+      return [problem2];
+    },
+    async create(ctx, parent, desired, key) {
+      const payload = { ...createBody(desired, rest.schema().sent), title: key };
+      let created = await rest.post(ctx, parent, payload);
+      if (textOf(desired["state"]) === "closed")
+        created = await rest.put(ctx, parent, created["id"], { state_event: "close" });
+      return rest.toLive(parent, created, unchecked(desired));
+    },
+    async update(ctx, parent, live, desired, changed2) {
+      const payload = body(
+        Object.fromEntries(changed2.filter((n2) => n2 !== "state").map((n2) => [n2, desired[n2] ?? null]))
+      );
+      if (changed2.includes("state"))
         payload["state_event"] = textOf(desired["state"]) === "closed" ? "close" : "activate";
-      else if (FIELDS4.includes(name)) payload[name] = desired[name] ?? null;
+      return rest.toLive(parent, await rest.put(ctx, parent, live.id, payload), unchecked(desired));
     }
-    return toLive7(await put2(ctx, parent, live.id, payload));
-  },
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/milestones/${live.id}`}`);
-  }
-};
+  })
+);
 
 // src/kinds/notification-settings.ts
 var KEY3 = "notification_settings";
-var EVENTS = new Set(
-  [...fieldSpecs("projects", KEY3).keys()].filter((name) => name !== "level" && name !== "notification_email")
-);
-var SHAPE5 = {
-  level: "string",
-  notification_email: "string?",
-  events: objectOf(Object.fromEntries([...EVENTS].map((name) => [name, "boolean?"])), true)
+var groupOrProject = lazySchema("projects", KEY3);
+var global2 = lazySchema("instance", KEY3);
+var events;
+var EVENTS = () => {
+  events ??= new Set(groupOrProject().read.filter((name) => name !== "level"));
+  return events;
 };
-function toLive8(s3) {
-  const fields = { level: s3.level };
-  if (s3.notification_email !== void 0) fields["notification_email"] = s3.notification_email;
-  for (const [name, on] of Object.entries(s3.events ?? {})) if (EVENTS.has(name)) fields[name] = on;
-  return { key: KEY3, id: KEY3, fields };
+var shape2;
+var SHAPE = () => {
+  const switches = groupOrProject().shape();
+  shape2 ??= {
+    level: "string",
+    notification_email: global2().shape()["notification_email"],
+    events: objectOf(Object.fromEntries([...EVENTS()].map((name) => [name, switches[name]])), true)
+  };
+  return shape2;
+};
+function toLive5(s3, options) {
+  const fields = { level: s3["level"] };
+  if (s3["notification_email"] !== void 0) fields["notification_email"] = s3["notification_email"];
+  for (const [name, on] of Object.entries(s3["events"] ?? {}))
+    if (EVENTS().has(name)) fields[name] = on;
+  return { key: KEY3, id: KEY3, fields: { ...fields, ...uncheckedFields(s3, options?.unchecked) } };
 }
 function path(parent) {
   return parent.collection === "instance" ? "/notification_settings" : `${ownerPath(parent)}/notification_settings`;
@@ -80297,7 +80477,7 @@ function path(parent) {
 function check(desired, live) {
   const wanted = desired["level"];
   const level = textOf(wanted) ?? live?.fields["level"];
-  const switches = Object.keys(desired).filter((name) => EVENTS.has(name));
+  const switches = Object.keys(desired).filter((name) => EVENTS().has(name));
   if (level === "custom" || switches.length === 0) return [];
   return [
     {
@@ -80314,23 +80494,19 @@ function kindFor(parents) {
     singleton: true,
     updateMode: "update",
     identity: () => KEY3,
-    async read(ctx, parent) {
-      return [
-        toLive8(
-          await ctx.api.get(path(parent), {
-            shape: SHAPE5
-          })
-        )
-      ];
+    async read(ctx, parent, _wanted, options) {
+      return [toLive5(await ctx.api.get(path(parent), { shape: SHAPE() }), options)];
     },
     check: (_ctx, _parent, desired, live) => check(desired, live),
     async update(ctx, parent, _live, desired, changed2) {
-      const payload = {};
-      for (const name of changed2) payload[name] = desired[name];
+      const payload = body(desired, changed2);
       if (changed2.includes("level")) {
-        for (const name of Object.keys(desired)) if (EVENTS.has(name)) payload[name] = desired[name];
+        for (const name of Object.keys(desired)) if (EVENTS().has(name)) payload[name] = desired[name];
       }
-      return toLive8(await ctx.api.put(path(parent), { body: payload, shape: SHAPE5 }));
+      return toLive5(
+        await ctx.api.put(path(parent), { body: payload, shape: SHAPE() }),
+        unchecked(desired)
+      );
     }
   };
 }
@@ -80338,18 +80514,8 @@ var instanceNotificationSettingsKind = kindFor(["instance"]);
 var notificationSettingsKind = kindFor(["groups", "projects"]);
 
 // src/kinds/pipeline-schedule.ts
-var FIELDS5 = ["description", "ref", "cron", "cron_timezone", "active"];
-var VARIABLE_SHAPE = { key: "string", value: "string", variable_type: "string?" };
-var SCHEDULE_SHAPE = {
-  id: "integer",
-  description: "string",
-  ref: "string",
-  cron: "string",
-  cron_timezone: "string",
-  active: "boolean",
-  owner: objectOf({ username: "string" }, true),
-  variables: listOf(VARIABLE_SHAPE, true)
-};
+var variableSchema = lazySchema("pipeline_schedules", "variables");
+var variableShape = () => variableSchema().shape();
 function currentUsername(ctx) {
   let p3 = ctx.memo.get("user:current");
   if (!p3) {
@@ -80358,76 +80524,77 @@ function currentUsername(ctx) {
   }
   return p3;
 }
-var toLive9 = (s3) => ({
-  key: s3.description,
-  id: s3.id,
-  fields: { ...pick(s3, FIELDS5), owner: s3.owner?.username ?? null },
-  raw: { ...s3.variables ? { variables: s3.variables } : {} }
-});
-var fromLive = (live) => {
+var fromLive = (rest, live) => {
   const owner = live.fields["owner"];
   return {
-    ...pick(live.fields, FIELDS5),
+    ...pick(live.fields, rest.schema().read),
     id: Number(live.id),
     description: live.key,
     owner: typeof owner === "string" ? { username: owner } : null
   };
 };
-async function schedulePut(ctx, parent, id, payload) {
-  return ctx.api.put(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${id}`}`, {
-    body: payload,
-    shape: SCHEDULE_SHAPE
-  });
-}
-var pipelineScheduleKind = {
-  collection: "pipeline_schedules",
-  segment: "pipeline_schedule",
-  parents: ["projects"],
-  updateMode: "update",
-  async read(ctx, parent, wanted) {
-    const list = await ctx.api.list(`${ownerPath(parent)}/pipeline_schedules`, {
-      shape: SCHEDULE_SHAPE
-    });
-    const declared = new Set(wanted);
-    return Promise.all(
-      list.map(
-        async (s3) => declared.has(s3.description) ? toLive9(
-          await ctx.api.get(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${s3.id}`}`, {
-            shape: SCHEDULE_SHAPE
-          })
-        ) : toLive9(s3)
-      )
-    );
+var pipelineScheduleKind = restCollection(
+  {
+    collection: "pipeline_schedules",
+    segment: "pipeline_schedule",
+    parents: ["projects"],
+    path: "pipeline_schedules",
+    // The platform always shows these; and the owner's name, and the variables of the detail view.
+    shape: {
+      cron_timezone: "string",
+      active: "boolean",
+      owner: objectOf({ username: "string" }, true),
+      variables: listOf(variableSchema().shape(), true)
+    },
+    // `owner` is how the plan shows (and compares) the ownership `take_ownership` asks for; the variables are
+    // kept for the schedule's variables to be read from (schedule-variable.ts).
+    live: (_parent, s3, live) => ({
+      ...live,
+      fields: {
+        ...live.fields,
+        owner: s3["owner"]?.username ?? null
+      },
+      raw: { ...s3["variables"] ? { variables: s3["variables"] } : {} }
+    })
   },
-  async prepare(ctx, _parent, fields) {
-    const out = { ...fields };
-    if (out["take_ownership"] === true) out["owner"] = await currentUsername(ctx);
-    return out;
-  },
-  async create(ctx, parent, desired) {
-    const created = await ctx.api.post(`${ownerPath(parent)}/pipeline_schedules`, {
-      body: body(desired, FIELDS5),
-      shape: SCHEDULE_SHAPE
-    });
-    return toLive9({ ...created, variables: [] });
-  },
-  async update(ctx, parent, live, desired, changed2) {
-    let current = fromLive(live);
-    if (changed2.includes("owner")) {
-      current = await ctx.api.post(
-        `${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}/take_ownership`}`,
-        { shape: SCHEDULE_SHAPE }
+  (rest) => ({
+    async read(ctx, parent, wanted, options) {
+      const list = await rest.list(ctx, parent);
+      const declared = new Set(wanted);
+      return Promise.all(
+        list.map(
+          async (s3) => rest.toLive(
+            parent,
+            declared.has(s3.description) ? await ctx.api.get(rest.itemPath(parent, s3.id), { shape: rest.shape() }) : s3,
+            options
+          )
+        )
       );
+    },
+    async prepare(ctx, _parent, fields) {
+      const out = { ...fields };
+      if (out["take_ownership"] === true) out["owner"] = await currentUsername(ctx);
+      return out;
+    },
+    async create(ctx, parent, desired) {
+      const created = await rest.post(ctx, parent, createBody(desired, rest.schema().sent));
+      return rest.toLive(parent, { ...created, variables: [] }, unchecked(desired));
+    },
+    async update(ctx, parent, live, desired, changed2) {
+      let current = fromLive(rest, live);
+      if (changed2.includes("owner")) {
+        current = await ctx.api.post(`${rest.itemPath(parent, live.id)}/take_ownership`, {
+          shape: rest.shape()
+        });
+      }
+      const edits = changed2.filter((f3) => rest.schema().sent.includes(f3) || f3.startsWith(UNCHECKED));
+      if (edits.length > 0)
+        current = await rest.put(ctx, parent, live.id, body(desired, edits));
+      const variables = live.raw?.variables;
+      return rest.toLive(parent, { ...current, ...variables ? { variables } : {} }, unchecked(desired));
     }
-    const edits = changed2.filter((f3) => FIELDS5.includes(f3));
-    if (edits.length > 0) current = await schedulePut(ctx, parent, live.id, body(desired, edits));
-    const variables = live.raw?.variables;
-    return toLive9({ ...current, ...variables ? { variables } : {} });
-  },
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${live.id}`}`);
-  }
-};
+  })
+);
 
 // src/kinds/project.ts
 var projectKind = {
@@ -80459,180 +80626,179 @@ function namesOf(ctx) {
   }
   return names;
 }
-var ENVIRONMENT_SHAPE = {
-  name: "string",
-  deploy_access_levels: listOf({ access_level: "integer?", user_id: "integer?", group_id: "integer?" })
-};
 var USER_SHAPE = { username: "string" };
 var GROUP_SHAPE2 = { full_path: "string" };
-var toLive10 = (e) => ({
-  key: e.name,
-  id: e.name,
-  fields: { name: e.name, deploy_access_levels: canonical2(e.deploy_access_levels) }
-});
-var protectedEnvironmentKind = {
-  collection: "protected_environments",
-  segment: "protected_environment",
-  parents: ["projects"],
-  updateMode: "replace",
-  replaceReason: "protected environments have no update call in the API: unprotected and protected again",
-  async read(ctx, parent) {
-    return (await ctx.api.list(`${ownerPath(parent)}/protected_environments`, {
-      shape: ENVIRONMENT_SHAPE
-    })).map(toLive10);
+var protectedEnvironmentKind = restCollection(
+  {
+    collection: "protected_environments",
+    segment: "protected_environment",
+    parents: ["projects"],
+    path: "protected_environments",
+    id: { field: "name", type: "string" },
+    noUpdate: "protected environments have no update call in the API: unprotected and protected again",
+    // Deployers are named by username or group path in manifests, by id in the API: each deployer's kind of id
+    // (exactly one is set; the others may be null).
+    shape: {
+      deploy_access_levels: listOf({ access_level: "integer?", user_id: "integer?", group_id: "integer?" })
+    },
+    live: (_parent, e, live) => ({
+      ...live,
+      fields: { name: e["name"], deploy_access_levels: canonical2(e["deploy_access_levels"]) }
+    })
   },
-  async prepare(ctx, _parent, fields) {
-    const levels = fields["deploy_access_levels"] ?? [];
-    const resolved = await Promise.all(
-      levels.map(async (l, i) => {
-        if (l.user !== void 0) {
-          const id = await ctx.resolve.userId(textOf(l.user) ?? "");
-          if (id !== void 0) namesOf(ctx).set(`user_id:${id}`, shownText(l.user));
-          if (id === void 0) {
-            throw new FieldError(
-              `deploy_access_levels[${i}].user`,
-              `user ${JSON.stringify(shownText(l.user))} does not exist (or is not visible to this token): check the username`
-            );
+  (rest) => ({
+    async prepare(ctx, _parent, fields) {
+      const levels = fields["deploy_access_levels"] ?? [];
+      const resolved = await Promise.all(
+        levels.map(async (l, i) => {
+          if (l.user !== void 0) {
+            const id = await ctx.resolve.userId(textOf(l.user) ?? "");
+            if (id !== void 0) namesOf(ctx).set(`user_id:${id}`, shownText(l.user));
+            if (id === void 0) {
+              throw new FieldError(
+                `deploy_access_levels[${i}].user`,
+                `user ${JSON.stringify(shownText(l.user))} does not exist (or is not visible to this token): check the username`
+              );
+            }
+            return { user_id: id };
           }
-          return { user_id: id };
-        }
-        if (l.group !== void 0) {
-          const id = await ctx.resolve.groupId(textOf(l.group) ?? "");
-          if (id !== void 0) namesOf(ctx).set(`group_id:${id}`, shownText(l.group));
-          if (id === void 0) {
-            throw new FieldError(
-              `deploy_access_levels[${i}].group`,
-              `group ${JSON.stringify(shownText(l.group))} does not exist (or is not visible to this token): check the full path`
-            );
+          if (l.group !== void 0) {
+            const id = await ctx.resolve.groupId(textOf(l.group) ?? "");
+            if (id !== void 0) namesOf(ctx).set(`group_id:${id}`, shownText(l.group));
+            if (id === void 0) {
+              throw new FieldError(
+                `deploy_access_levels[${i}].group`,
+                `group ${JSON.stringify(shownText(l.group))} does not exist (or is not visible to this token): check the full path`
+              );
+            }
+            return { group_id: id };
           }
-          return { group_id: id };
+          return l;
+        })
+      );
+      return { ...fields, name: fields["name"], deploy_access_levels: canonical2(resolved) };
+    },
+    async export(ctx, _parent, live) {
+      const levels = await Promise.all(
+        (live.fields["deploy_access_levels"] ?? []).map(
+          async (l) => {
+            if (l.user_id != null)
+              return {
+                user: (await ctx.api.get(apiPath`/users/${l.user_id}`, { shape: USER_SHAPE })).username
+              };
+            if (l.group_id != null)
+              return {
+                group: (await ctx.api.get(apiPath`/groups/${l.group_id}`, {
+                  shape: GROUP_SHAPE2
+                })).full_path
+              };
+            return { access_level: l.access_level ?? void 0 };
+          }
+        )
+      );
+      return { ...live.fields, deploy_access_levels: levels };
+    },
+    async display(ctx, field, value) {
+      if (field !== "deploy_access_levels" || !Array.isArray(value)) return value;
+      const names = namesOf(ctx);
+      const nameOf = async (kind, id) => {
+        const key = `${kind}:${id}`;
+        if (!names.has(key)) {
+          const found = kind === "user_id" ? (await orNotFound(
+            ctx.api.get(apiPath`/users/${id}`, { shape: USER_SHAPE })
+          ))?.username : (await orNotFound(
+            ctx.api.get(apiPath`/groups/${id}`, {
+              query: { with_projects: false },
+              shape: GROUP_SHAPE2
+            })
+          ))?.full_path;
+          if (found) names.set(key, found);
         }
-        return l;
-      })
-    );
-    return { ...fields, name: fields["name"], deploy_access_levels: canonical2(resolved) };
-  },
-  async export(ctx, _parent, live) {
-    const levels = await Promise.all(
-      (live.fields["deploy_access_levels"] ?? []).map(async (l) => {
-        if (l.user_id != null)
-          return {
-            user: (await ctx.api.get(apiPath`/users/${l.user_id}`, { shape: USER_SHAPE })).username
-          };
-        if (l.group_id != null)
-          return {
-            group: (await ctx.api.get(apiPath`/groups/${l.group_id}`, { shape: GROUP_SHAPE2 })).full_path
-          };
-        return { access_level: l.access_level ?? void 0 };
-      })
-    );
-    return { ...live.fields, deploy_access_levels: levels };
-  },
-  async display(ctx, field, value) {
-    if (field !== "deploy_access_levels" || !Array.isArray(value)) return value;
-    const names = namesOf(ctx);
-    const nameOf = async (kind, id) => {
-      const key = `${kind}:${id}`;
-      if (!names.has(key)) {
-        const found = kind === "user_id" ? (await orNotFound(
-          ctx.api.get(apiPath`/users/${id}`, { shape: USER_SHAPE })
-        ))?.username : (await orNotFound(
-          ctx.api.get(apiPath`/groups/${id}`, {
-            query: { with_projects: false },
-            shape: GROUP_SHAPE2
-          })
-        ))?.full_path;
-        if (found) names.set(key, found);
-      }
-      return names.get(key);
-    };
-    return Promise.all(
-      value.map(async (l) => {
-        if (l.user_id != null) {
-          const name = await nameOf("user_id", l.user_id);
-          return name ? { user: name } : l;
-        }
-        if (l.group_id != null) {
-          const name = await nameOf("group_id", l.group_id);
-          return name ? { group: name } : l;
-        }
-        return l;
-      })
-    );
-  },
-  async create(ctx, parent, desired, key) {
-    const created = await ctx.api.post(`${ownerPath(parent)}/protected_environments`, {
-      body: { name: key, deploy_access_levels: desired["deploy_access_levels"] },
-      shape: ENVIRONMENT_SHAPE
-    });
-    return toLive10(created);
-  },
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/protected_environments/${live.key}`}`);
-  }
-};
+        return names.get(key);
+      };
+      return Promise.all(
+        value.map(async (l) => {
+          if (l.user_id != null) {
+            const name = await nameOf("user_id", l.user_id);
+            return name ? { user: name } : l;
+          }
+          if (l.group_id != null) {
+            const name = await nameOf("group_id", l.group_id);
+            return name ? { group: name } : l;
+          }
+          return l;
+        })
+      );
+    },
+    async create(ctx, parent, desired, key) {
+      const created = await rest.post(ctx, parent, {
+        ...createBody(desired, []),
+        name: key,
+        deploy_access_levels: desired["deploy_access_levels"]
+      });
+      return rest.toLive(parent, created, unchecked(desired));
+    }
+  })
+);
 
 // src/kinds/schedule-variable.ts
-var toLive11 = (v3) => ({
-  key: v3.key,
-  id: v3.key,
-  fields: { key: v3.key, value: v3.value, variable_type: v3.variable_type ?? "env_var" }
-});
-function base(parent) {
-  return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}/variables`}`;
+function schedulePath(parent) {
+  return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`;
 }
 async function liveVariables(ctx, parent, fresh = false) {
   const raw = parent.live?.raw;
   if (raw?.variables && !fresh) return raw.variables;
-  const detail = await ctx.api.get(
-    `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}`}`,
-    { shape: { variables: listOf(VARIABLE_SHAPE, true) } }
-  );
+  const detail = await ctx.api.get(schedulePath(parent), {
+    shape: { variables: listOf(variableShape(), true) }
+  });
   return detail.variables ?? [];
 }
-var scheduleVariableKind = {
-  collection: "variables",
-  segment: "variable",
-  parents: ["pipeline_schedules"],
-  updateMode: "update",
-  async read(ctx, parent, _wanted, options) {
-    return (await liveVariables(ctx, parent, options?.fresh)).map(toLive11);
+var scheduleVariableKind = restCollection(
+  {
+    collection: "variables",
+    segment: "variable",
+    parents: ["pipeline_schedules"],
+    path: (parent) => `${schedulePath(parent)}/variables`,
+    id: { field: "key", type: "string" },
+    live: (_parent, v3, live) => ({
+      ...live,
+      fields: { key: v3["key"], value: v3["value"], variable_type: v3["variable_type"] ?? "env_var" }
+    })
   },
-  async create(ctx, parent, desired, key) {
-    const created = await ctx.api.post(base(parent), {
-      body: { key, ...body(desired, ["value", "variable_type"]) },
-      shape: VARIABLE_SHAPE
-    });
-    return toLive11(created);
-  },
-  async update(ctx, parent, live, desired) {
-    const updated = await ctx.api.put(`${base(parent)}${apiPath`/${live.key}`}`, {
-      body: body(desired, ["value", "variable_type"]),
-      shape: VARIABLE_SHAPE
-    });
-    return toLive11(updated);
-  },
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${base(parent)}${apiPath`/${live.key}`}`);
-  }
-};
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      return (await liveVariables(ctx, parent, options?.fresh)).map((v3) => rest.toLive(parent, v3, options));
+    },
+    async update(ctx, parent, live, desired, changed2) {
+      const payload = body(desired, [
+        "value",
+        "variable_type",
+        ...changed2.filter((f3) => f3.startsWith(UNCHECKED))
+      ]);
+      return rest.toLive(parent, await rest.put(ctx, parent, live.id, payload), unchecked(desired));
+    }
+  })
+);
 
 // src/kinds/scim-user.ts
-var SCIM_USER_SHAPE = {
-  id: "string",
-  userName: "string",
-  externalId: "string?",
-  active: "boolean?",
-  name: objectOf({ formatted: "string?" }, true),
-  "name.formatted": "string?",
-  emails: listOf({ value: "string", type: "string?", primary: "boolean?" }, true)
+var schema3 = lazySchema("groups", "scim_users");
+var shape3;
+var SCIM_USER_SHAPE = () => {
+  shape3 ??= schema3().shape({
+    id: "string",
+    externalId: "string?",
+    name: objectOf({ formatted: "string?" }, true),
+    "name.formatted": "string?",
+    emails: listOf({ value: "string", type: "string?", primary: "boolean?" }, true)
+  });
+  return shape3;
 };
 var USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
 var PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 function usersPath(parent) {
   return apiPath`/groups/${parent.key}/Users`;
 }
-var toLive12 = (u2) => {
+var toLive6 = (u2) => {
   const formatted = u2.name?.formatted ?? u2["name.formatted"];
   return {
     key: u2.externalId ?? u2.id,
@@ -80655,7 +80821,7 @@ async function userByExternalId(ctx, parent, key) {
   const found = await ctx.api.list(usersPath(parent), {
     scim: true,
     query: { filter: `id eq "${key}"` },
-    shape: SCIM_USER_SHAPE
+    shape: SCIM_USER_SHAPE()
   });
   return found.find((u2) => (u2.externalId ?? u2.id) === key);
 }
@@ -80675,8 +80841,8 @@ var scimUserKind = {
     return false;
   },
   async read(ctx, parent) {
-    return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE })).map(
-      toLive12
+    return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE() })).map(
+      toLive6
     );
   },
   async prepare(_ctx, _parent, fields) {
@@ -80703,13 +80869,13 @@ var scimUserKind = {
     const created = await ctx.api.post(usersPath(parent), {
       scim: true,
       body: payload,
-      shape: SCIM_USER_SHAPE
+      shape: SCIM_USER_SHAPE()
     });
     if (desired["active"] === false) {
       await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive12({ ...created, active: false });
+      return toLive6({ ...created, active: false });
     }
-    return toLive12(created);
+    return toLive6(created);
   },
   async update(ctx, parent, live, desired, changed2) {
     const ops = [];
@@ -80731,7 +80897,7 @@ var scimUserKind = {
     if (changed2.includes("active")) ops.push({ op: "Replace", path: "active", value: desired["active"] });
     if (ops.length > 0) await patch(ctx, parent, String(live.id), ops);
     const after = await userByExternalId(ctx, parent, live.key);
-    return after ? toLive12(after) : void 0;
+    return after ? toLive6(after) : void 0;
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${usersPath(parent)}${apiPath`/${String(live.id)}`}`, { scim: true });
@@ -80745,59 +80911,28 @@ async function patch(ctx, parent, id, operations) {
 }
 
 // src/kinds/system-hook.ts
-var FIELDS6 = [
-  "url",
-  "push_events",
-  "tag_push_events",
-  "merge_requests_events",
-  "repository_update_events",
-  "enable_ssl_verification"
-];
-var SHAPE6 = {
-  id: "integer",
-  url: "string",
-  push_events: "boolean?",
-  tag_push_events: "boolean?",
-  merge_requests_events: "boolean?",
-  repository_update_events: "boolean?",
-  enable_ssl_verification: "boolean?"
-};
-var toLive13 = (h2) => ({ key: h2.url, id: h2.id, fields: pick(h2, FIELDS6) });
-var systemHookKind = {
+var systemHookKind = restCollection({
   collection: "system_hooks",
   segment: "system_hook",
   parents: ["instance"],
-  updateMode: "replace",
-  replaceReason: "system hooks have no update call in the API: deleted and created again",
-  async read(ctx) {
-    return (await ctx.api.list("/hooks", { shape: SHAPE6 })).map(toLive13);
-  },
-  async create(ctx, _parent, desired, key) {
-    const created = await ctx.api.post("/hooks", {
-      body: { ...body(desired), url: key },
-      shape: SHAPE6
-    });
-    return toLive13(created);
-  },
-  async remove(ctx, _parent, live) {
-    await ctx.api.delete(apiPath`/hooks/${live.id}`);
-  }
-};
+  path: "/hooks",
+  noUpdate: "system hooks have no update call in the API: deleted and created again"
+});
 
 // src/kinds/trigger.ts
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash8 } from "node:crypto";
 import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
 import { dirname as dirname5 } from "node:path";
-var SHAPE7 = { id: "integer", description: "string", token: "string?" };
 var MAX_TOKEN_FILE_BYTES2 = 1024;
-var digest = (text) => createHash7("sha256").update(text).digest("hex");
+var digest = (text) => createHash8("sha256").update(text).digest("hex");
 var shownTokens = /* @__PURE__ */ new WeakMap();
 var tokenKey = (parent, description) => `${parent.ref}\0${description}`;
 function remember2(ctx, parent, triggers) {
   const map = shownTokens.get(ctx) ?? /* @__PURE__ */ new Map();
   shownTokens.set(ctx, map);
   for (const t of triggers) {
-    if (typeof t.token === "string") map.set(tokenKey(parent, t.description), digest(t.token));
+    if (typeof t["token"] === "string")
+      map.set(tokenKey(parent, String(t["description"])), digest(t["token"]));
   }
 }
 function refusal(target, known) {
@@ -80827,84 +80962,67 @@ function writeToken(target, token) {
   writeFileSafely(target, `${token}
 `, { mode: 384, directoryMode: 448 });
 }
-var toLive14 = (t) => ({
-  key: t.description,
-  id: t.id,
-  fields: { description: t.description }
-});
 var problems = (message) => message === void 0 ? [] : [{ field: "token_file", message }];
-var triggerKind = {
-  collection: "triggers",
-  segment: "trigger",
-  parents: ["projects"],
-  updateMode: "update",
-  async read(ctx, parent) {
-    const triggers = await ctx.api.list(`${ownerPath(parent)}/triggers`, {
-      shape: SHAPE7
-    });
-    remember2(ctx, parent, triggers);
-    return triggers.map(toLive14);
+var triggerKind = restCollection(
+  {
+    collection: "triggers",
+    segment: "trigger",
+    parents: ["projects"],
+    path: "triggers",
+    // The token is read only to recognise a token file that holds it (see `remember`); it stays out of every Live
+    // object, whose fields are the schema's: the description.
+    shape: { token: "string?" }
   },
-  check(ctx, parent, desired, live) {
-    const file = desired["token_file"];
-    if (typeof file !== "string" || !live) return [];
-    return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
-  },
-  async createReason(_ctx, parent, desired) {
-    const file = desired["token_file"];
-    if (typeof file === "string")
-      return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
-    return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
-  },
-  async checkCreate(_ctx, _parent, _key, desired) {
-    const file = desired["token_file"];
-    return typeof file === "string" ? problems(refusal(file, void 0)) : [];
-  },
-  async create(ctx, parent, desired, key) {
-    const file = desired["token_file"];
-    const target = typeof file === "string" ? file : void 0;
-    const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
-    if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
-    const created = await ctx.api.post(`${ownerPath(parent)}/triggers`, {
-      body: { description: key },
-      shape: SHAPE7
-    });
-    if (target && created.token) {
-      try {
-        writeToken(target, created.token);
-      } catch (error2) {
-        throw new Error(
-          `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${error2.message}; the trigger's owner can read the token in the project's CI/CD settings`
-        );
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const triggers = await rest.list(ctx, parent);
+      remember2(ctx, parent, triggers);
+      return triggers.map((t) => rest.toLive(parent, t, options));
+    },
+    check(ctx, parent, desired, live) {
+      const file = desired["token_file"];
+      if (typeof file !== "string" || !live) return [];
+      return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
+    },
+    async createReason(_ctx, parent, desired) {
+      const file = desired["token_file"];
+      if (typeof file === "string")
+        return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+      return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
+    },
+    async checkCreate(_ctx, _parent, _key, desired) {
+      const file = desired["token_file"];
+      return typeof file === "string" ? problems(refusal(file, void 0)) : [];
+    },
+    async create(ctx, parent, desired, key) {
+      const file = desired["token_file"];
+      const target = typeof file === "string" ? file : void 0;
+      const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
+      if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
+      const created = await rest.post(ctx, parent, {
+        ...createBody(desired, rest.schema().sent),
+        description: key
+      });
+      if (target && typeof created["token"] === "string") {
+        try {
+          writeToken(target, created["token"]);
+        } catch (error2) {
+          throw new Error(
+            `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${error2.message}; the trigger's owner can read the token in the project's CI/CD settings`
+          );
+        }
       }
+      return rest.toLive(parent, created, unchecked(desired));
     }
-    return toLive14(created);
-  },
-  async update(ctx, parent, live, desired) {
-    const updated = await ctx.api.put(`${ownerPath(parent)}${apiPath`/triggers/${live.id}`}`, {
-      body: { description: desired["description"] },
-      shape: SHAPE7
-    });
-    return toLive14(updated);
-  },
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(`${ownerPath(parent)}${apiPath`/triggers/${live.id}`}`);
-  }
-};
+  })
+);
 
 // src/kinds/wiki-page.ts
 import { readFile } from "node:fs/promises";
 import { basename as basename4 } from "node:path";
-var SHAPE8 = { slug: "string", title: "string", format: "string", content: "string?" };
-var toLive15 = (p3) => ({
-  key: p3.slug,
-  id: p3.slug,
-  fields: { slug: p3.slug, title: p3.title, format: p3.format, content: p3.content ?? "" }
-});
 var slugOf = (title) => title.trim().replace(/[\s<>+]/g, "-");
 var readBack = (title) => (slugOf(title).split("/").pop() ?? title).replace(/-/g, " ");
 var titles = /* @__PURE__ */ new WeakMap();
-var pagePath = (parent, slug) => `${ownerPath(parent)}${apiPath`/wikis/${slug}`}`;
 async function upload(ctx, parent, file) {
   let data;
   try {
@@ -80917,70 +81035,69 @@ async function upload(ctx, parent, file) {
   form.append("file", new Blob([new Uint8Array(data)]), basename4(file));
   await ctx.api.post(`${ownerPath(parent)}/wikis/attachments`, { multipart: form });
 }
-var wikiPageKind = {
-  collection: "wiki_pages",
-  segment: "wiki_page",
-  parents: ["projects"],
-  updateMode: "update",
-  async read(ctx, parent) {
-    const pages = await ctx.api.list(`${ownerPath(parent)}/wikis`, {
-      query: { with_content: true },
-      shape: SHAPE8
-    });
-    return pages.map(toLive15);
+var wikiPageKind = restCollection(
+  {
+    collection: "wiki_pages",
+    segment: "wiki_page",
+    parents: ["projects"],
+    path: "wikis",
+    id: { field: "slug", type: "string" },
+    query: { with_content: true },
+    // The format is always there; the content only with `with_content`.
+    shape: { format: "string", content: "string?" },
+    live: (_parent, p3, live) => ({
+      ...live,
+      fields: { slug: p3["slug"], title: p3["title"], format: p3["format"], content: p3["content"] ?? "" }
+    })
   },
-  async prepare(_ctx, _parent, fields) {
-    const { slug, title } = fields;
-    const titleText = textOf(title);
-    if (titleText === void 0) return fields;
-    const slugText = textOf(slug);
-    if (slugText !== void 0 && slugOf(titleText) !== slugText) {
-      const derived = shownText(deriveSecret(title, slugOf));
-      throw new Error(
-        `slug "${shownText(slug)}" is not the one the platform derives from the title "${shownText(title)}" ("${derived}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`
-      );
-    }
-    const out = { ...fields, title: deriveSecret(title, readBack) };
-    titles.set(out, title);
-    return out;
-  },
-  async export(_ctx, _parent, live) {
-    const slug = String(live.fields["slug"]);
-    const dir = slug.includes("/") ? slug.slice(0, slug.lastIndexOf("/") + 1) : "";
-    const title = `${dir}${String(live.fields["title"])}`;
-    const { slug: _derived, ...rest } = live.fields;
-    return slugOf(title) === slug ? { ...rest, title } : { ...live.fields, title };
-  },
-  async create(ctx, parent, desired) {
-    const created = await ctx.api.post(`${ownerPath(parent)}/wikis`, {
-      body: {
+  (rest) => ({
+    async prepare(_ctx, _parent, fields) {
+      const { slug, title } = fields;
+      const titleText = textOf(title);
+      if (titleText === void 0) return fields;
+      const slugText = textOf(slug);
+      if (slugText !== void 0 && slugOf(titleText) !== slugText) {
+        const derived = shownText(deriveSecret(title, slugOf));
+        throw new Error(
+          `slug "${shownText(slug)}" is not the one the platform derives from the title "${shownText(title)}" ("${derived}"): the platform names a page after its title, so leave slug out or make the title match (a new title is a new page)`
+        );
+      }
+      const out = { ...fields, title: deriveSecret(title, readBack) };
+      titles.set(out, title);
+      return out;
+    },
+    async export(_ctx, _parent, live) {
+      const slug = String(live.fields["slug"]);
+      const dir = slug.includes("/") ? slug.slice(0, slug.lastIndexOf("/") + 1) : "";
+      const title = `${dir}${String(live.fields["title"])}`;
+      const { slug: _derived, ...others } = live.fields;
+      return slugOf(title) === slug ? { ...others, title } : { ...live.fields, title };
+    },
+    async create(ctx, parent, desired) {
+      const created = await rest.post(ctx, parent, {
+        ...createBody(desired, []),
         title: titles.get(desired) ?? desired["title"],
         content: desired["content"] ?? "",
         format: desired["format"]
-      },
-      shape: SHAPE8
-    });
-    for (const file of desired["attachments"] ?? [])
-      await upload(ctx, parent, file);
-    return toLive15({
-      ...created,
-      content: created.content ?? desired["content"] ?? ""
-    });
-  },
-  async update(ctx, parent, live, desired, changed2) {
-    const payload = {};
-    for (const name of changed2) if (name === "content" || name === "format") payload[name] = desired[name];
-    if (Object.keys(payload).length === 0) return live;
-    const updated = await ctx.api.put(pagePath(parent, String(live.id)), {
-      body: payload,
-      shape: SHAPE8
-    });
-    return toLive15(updated);
-  },
-  async remove(ctx, parent, live) {
-    await ctx.api.delete(pagePath(parent, String(live.id)));
-  }
-};
+      });
+      for (const file of desired["attachments"] ?? [])
+        await upload(ctx, parent, file);
+      return rest.toLive(
+        parent,
+        { ...created, content: created["content"] ?? desired["content"] ?? "" },
+        unchecked(desired)
+      );
+    },
+    async update(ctx, parent, live, desired, changed2) {
+      const payload = body(
+        desired,
+        changed2.filter((name) => name === "content" || name === "format" || name.startsWith(UNCHECKED))
+      );
+      if (Object.keys(payload).length === 0) return live;
+      return rest.toLive(parent, await rest.put(ctx, parent, String(live.id), payload), unchecked(desired));
+    }
+  })
+);
 
 // src/kinds/index.ts
 var kinds = [
@@ -81029,7 +81146,7 @@ async function scopeSince(ref2, paths, head, found = []) {
       `--changed-since: unknown git revision ${JSON.stringify(ref2)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`
     );
   }
-  const base2 = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
+  const base = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
   try {
     const inRepo = relative5(top, resolve6(root)) || ".";
     let existed = true;
@@ -81039,16 +81156,16 @@ async function scopeSince(ref2, paths, head, found = []) {
         stdio: ["ignore", "pipe", "pipe"],
         maxBuffer: 512 * 1024 * 1024
       });
-      execFileSync("tar", ["-x", "-C", base2], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
+      execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
     } catch {
       existed = false;
     }
     const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
     if (!headState) return { warning: "the manifests could not be read" };
-    const atBase = (p3) => join4(base2, relative5(top, resolve6(p3)));
+    const atBase = (p3) => join4(base, relative5(top, resolve6(p3)));
     const before = existed ? await loadManifests(given.map(atBase), {
       secrets: false,
-      root: join4(base2, inRepo),
+      root: join4(base, inRepo),
       found: found.map(atBase)
     }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
     if (!before.state) {
@@ -81058,7 +81175,7 @@ async function scopeSince(ref2, paths, head, found = []) {
     }
     return { scope: changeScope(before.state, headState) };
   } finally {
-    rmSync2(base2, { recursive: true, force: true });
+    rmSync2(base, { recursive: true, force: true });
   }
 }
 
@@ -81107,13 +81224,13 @@ function backupOption(request) {
     request.backupDir ?? join5(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
   );
   const rel = relative6(process.cwd(), dir);
-  const shown = rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dir;
-  if (request.backupDir !== void 0) return { dir, shown };
+  const shown2 = rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dir;
+  if (request.backupDir !== void 0) return { dir, shown: shown2 };
   const real = realExistingPath2(dir);
   const realRoot = realExistingPath2(root);
   const inside = relative6(realRoot, real);
-  const problem2 = inside === "" || !inside.startsWith("..") && !isAbsolute4(inside) ? void 0 : `the backup folder ${shown} leads outside the manifest root through a symbolic link (to ${real}): remove the link, choose a folder with --backup-dir, or delete without a backup with --no-backup`;
-  return { dir, shown, root, ...problem2 ? { problem: problem2 } : {} };
+  const problem2 = inside === "" || !inside.startsWith("..") && !isAbsolute4(inside) ? void 0 : `the backup folder ${shown2} leads outside the manifest root through a symbolic link (to ${real}): remove the link, choose a folder with --backup-dir, or delete without a backup with --no-backup`;
+  return { dir, shown: shown2, root, ...problem2 ? { problem: problem2 } : {} };
 }
 function realExistingPath2(path2) {
   const rest = [];
@@ -81202,19 +81319,25 @@ async function applyPlanResult(ctx, result, options) {
   return applySteps(ctx, result.steps, { ...options, mask: (text) => result.secrets.text(text) });
 }
 
-// src/export/export.ts
-var import_yaml3 = __toESM(require_dist2(), 1);
-
-// src/report/merge.ts
-var MAX_REPORT_DEPTH = MAX_DEPTH + 16;
-
-// src/cli/report.ts
-var MAX_REPORT_BYTES = 500 * 1024 * 1024;
+// src/cli/drift.ts
+function renderDrift(result, format, options = {}) {
+  const judged = { inSync: result.inSync, failOnUnmanaged: options.failOnUnmanaged === true };
+  switch (format) {
+    case "json":
+      return renderDriftJson(result.plan, judged);
+    case "markdown":
+      return renderDriftMarkdown(result.plan);
+    case "junit":
+      return renderDriftJunit(result.plan, judged);
+    case "text":
+      return renderDriftText(result.plan, { color: options.color === true, expand: options.expand === true });
+  }
+}
 
 // src/report/validation.ts
 function renderValidationJson(diagnostics, files, secretsResolved) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
-  const report2 = {
+  const report3 = {
     format_version: PLAN_FORMAT_VERSION,
     kind: "validation",
     valid: errors === 0,
@@ -81224,7 +81347,7 @@ function renderValidationJson(diagnostics, files, secretsResolved) {
     secretsResolved,
     diagnostics
   };
-  return `${escapeJson(JSON.stringify(report2, null, 2))}
+  return `${escapeJson(JSON.stringify(report3, null, 2))}
 `;
 }
 
@@ -81245,44 +81368,6 @@ function renderValidateText(diagnostics, files, secrets) {
   }
   return `${lines.join("\n")}
 `;
-}
-
-// src/cli/index.ts
-function wantsColor(env, tty) {
-  if (env["NO_COLOR"]) return false;
-  const force = env["FORCE_COLOR"];
-  if (force !== void 0) return force !== "0" && force.toLowerCase() !== "false";
-  return tty;
-}
-var processIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
-  color: wantsColor(process.env, Boolean(process.stdout.isTTY)),
-  interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
-  prompt: async (question) => {
-    const { createInterface } = await import("node:readline/promises");
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    try {
-      return await rl.question(question);
-    } finally {
-      rl.close();
-    }
-  }
-};
-
-// src/cli/drift.ts
-function renderDrift(result, format, options = {}) {
-  const judged = { inSync: result.inSync, failOnUnmanaged: options.failOnUnmanaged === true };
-  switch (format) {
-    case "json":
-      return renderDriftJson(result.plan, judged);
-    case "markdown":
-      return renderDriftMarkdown(result.plan);
-    case "junit":
-      return renderDriftJunit(result.plan, judged);
-    case "text":
-      return renderDriftText(result.plan, { color: options.color === true, expand: options.expand === true });
-  }
 }
 
 // src/action/inputs.ts
