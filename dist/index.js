@@ -71808,7 +71808,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         at2 = locate(value, fieldPath, "key");
         const allowed = Object.keys(parent?.properties ?? {});
         const hint = didYouMean(key, allowed);
-        message = hint ? `unknown key "${key}"; did you mean "${hint}"?` : allowed.length <= 25 ? `unknown key "${key}"; allowed keys: ${allowed.join(", ")}` : `unknown key "${key}": it is none of the ${allowed.length} keys ${String(parent?.title ?? "this object")} allows (see schemas/)`;
+        const newer = allowed.includes("unchecked") ? `; a setting newer than this version of forgeform goes under unchecked: (sent and compared as written)` : "";
+        message = hint ? `unknown key "${key}"; did you mean "${hint}"?` : allowed.length <= 25 ? `unknown key "${key}"; allowed keys: ${allowed.join(", ")}${newer}` : `unknown key "${key}": it is none of the ${allowed.length} keys ${String(parent?.title ?? "this object")} allows (see schemas/)${newer}`;
         break;
       }
       case "required": {
