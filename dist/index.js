@@ -7,7 +7,7 @@ var __getOwnPropNames = Object.getOwnPropertyNames;
 var __getProtoOf = Object.getPrototypeOf;
 var __hasOwnProp = Object.prototype.hasOwnProperty;
 var __require = /* @__PURE__ */ ((x) => typeof require !== "undefined" ? require : typeof Proxy !== "undefined" ? new Proxy(x, {
-  get: (a, b2) => (typeof require !== "undefined" ? require : a)[b2]
+  get: (a, b3) => (typeof require !== "undefined" ? require : a)[b3]
 }) : x)(function(x) {
   if (typeof require !== "undefined") return require.apply(this, arguments);
   throw Error('Dynamic require of "' + x + '" is not supported');
@@ -27,13 +27,13 @@ var __commonJS = (cb, mod) => function __require3() {
     throw mod = 0, e;
   }
 };
-var __copyProps = (to, from, except, desc) => {
+var __copyProps = (to2, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
     for (let key of __getOwnPropNames(from))
-      if (!__hasOwnProp.call(to, key) && key !== except)
-        __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+      if (!__hasOwnProp.call(to2, key) && key !== except)
+        __defProp(to2, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
   }
-  return to;
+  return to2;
 };
 var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
   // If the importer is in node compatibility mode or this is not an ESM
@@ -245,10 +245,10 @@ var require_tunnel = __commonJS({
         var overrides = arguments[i];
         if (typeof overrides === "object") {
           var keys = Object.keys(overrides);
-          for (var j = 0, keyLen = keys.length; j < keyLen; ++j) {
-            var k2 = keys[j];
-            if (overrides[k2] !== void 0) {
-              target[k2] = overrides[k2];
+          for (var j2 = 0, keyLen = keys.length; j2 < keyLen; ++j2) {
+            var k3 = keys[j2];
+            if (overrides[k3] !== void 0) {
+              target[k3] = overrides[k3];
             }
           }
         }
@@ -983,7 +983,7 @@ var require_util = __commonJS({
     var { InvalidArgumentError: InvalidArgumentError2 } = require_errors();
     var { headerNameLowerCasedRecord } = require_constants();
     var { tree } = require_tree();
-    var [nodeMajor, nodeMinor] = process.versions.node.split(".").map((v2) => Number(v2));
+    var [nodeMajor, nodeMinor] = process.versions.node.split(".").map((v3) => Number(v3));
     var BodyAsyncIterable = class {
       constructor(body2) {
         this[kBody] = body2;
@@ -1170,8 +1170,8 @@ var require_util = __commonJS({
     }
     var KEEPALIVE_TIMEOUT_EXPR = /timeout=(\d+)/;
     function parseKeepAliveTimeout(val) {
-      const m2 = val.toString().match(KEEPALIVE_TIMEOUT_EXPR);
-      return m2 ? parseInt(m2[1], 10) * 1e3 : null;
+      const m3 = val.toString().match(KEEPALIVE_TIMEOUT_EXPR);
+      return m3 ? parseInt(m3[1], 10) * 1e3 : null;
     }
     function headerNameToString(value) {
       return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
@@ -1373,11 +1373,11 @@ var require_util = __commonJS({
     }
     function parseRangeHeader(range) {
       if (range == null || range === "") return { start: 0, end: null, size: null };
-      const m2 = range ? range.match(/^bytes (\d+)-(\d+)\/(\d+)?$/) : null;
-      return m2 ? {
-        start: parseInt(m2[1]),
-        end: m2[2] ? parseInt(m2[2]) : null,
-        size: m2[3] ? parseInt(m2[3]) : null
+      const m3 = range ? range.match(/^bytes (\d+)-(\d+)\/(\d+)?$/) : null;
+      return m3 ? {
+        start: parseInt(m3[1]),
+        end: m3[2] ? parseInt(m3[2]) : null,
+        size: m3[3] ? parseInt(m3[3]) : null
       } : null;
     }
     function addListener(obj, name, listener) {
@@ -2654,16 +2654,16 @@ var require_connect = __commonJS({
         return noop;
       }
       let s1 = null;
-      let s2 = null;
+      let s22 = null;
       const fastTimer = timers.setFastTimeout(() => {
         s1 = setImmediate(() => {
-          s2 = setImmediate(() => onConnectTimeout(socketWeakRef.deref(), opts));
+          s22 = setImmediate(() => onConnectTimeout(socketWeakRef.deref(), opts));
         });
       }, opts.timeout);
       return () => {
         timers.clearFastTimeout(fastTimer);
         clearImmediate(s1);
-        clearImmediate(s2);
+        clearImmediate(s22);
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
@@ -3403,19 +3403,19 @@ var require_data_url = __commonJS({
     function percentDecode(input) {
       const length = input.length;
       const output = new Uint8Array(length);
-      let j = 0;
+      let j2 = 0;
       for (let i = 0; i < length; ++i) {
         const byte = input[i];
         if (byte !== 37) {
-          output[j++] = byte;
+          output[j2++] = byte;
         } else if (byte === 37 && !(isHexCharByte(input[i + 1]) && isHexCharByte(input[i + 2]))) {
-          output[j++] = 37;
+          output[j2++] = 37;
         } else {
-          output[j++] = hexByteToNumber(input[i + 1]) << 4 | hexByteToNumber(input[i + 2]);
+          output[j2++] = hexByteToNumber(input[i + 1]) << 4 | hexByteToNumber(input[i + 2]);
           i += 2;
         }
       }
-      return length === j ? output : output.subarray(0, j);
+      return length === j2 ? output : output.subarray(0, j2);
     }
     function parseMIMEType(input) {
       input = removeHTTPWhitespace(input, true, true);
@@ -3690,15 +3690,15 @@ var require_webidl = __commonJS({
         message: `"${context.value}" is an invalid ${context.type}.`
       });
     };
-    webidl.brandCheck = function(V, I, opts) {
+    webidl.brandCheck = function(V2, I2, opts) {
       if (opts?.strict !== false) {
-        if (!(V instanceof I)) {
+        if (!(V2 instanceof I2)) {
           const err = new TypeError("Illegal invocation");
           err.code = "ERR_INVALID_THIS";
           throw err;
         }
       } else {
-        if (V?.[Symbol.toStringTag] !== I.prototype[Symbol.toStringTag]) {
+        if (V2?.[Symbol.toStringTag] !== I2.prototype[Symbol.toStringTag]) {
           const err = new TypeError("Illegal invocation");
           err.code = "ERR_INVALID_THIS";
           throw err;
@@ -3719,8 +3719,8 @@ var require_webidl = __commonJS({
         message: "Illegal constructor"
       });
     };
-    webidl.util.Type = function(V) {
-      switch (typeof V) {
+    webidl.util.Type = function(V2) {
+      switch (typeof V2) {
         case "undefined":
           return "Undefined";
         case "boolean":
@@ -3735,7 +3735,7 @@ var require_webidl = __commonJS({
           return "BigInt";
         case "function":
         case "object": {
-          if (V === null) {
+          if (V2 === null) {
             return "Null";
           }
           return "Object";
@@ -3744,7 +3744,7 @@ var require_webidl = __commonJS({
     };
     webidl.util.markAsUncloneable = markAsUncloneable || (() => {
     });
-    webidl.util.ConvertToInt = function(V, bitLength, signedness, opts) {
+    webidl.util.ConvertToInt = function(V2, bitLength, signedness, opts) {
       let upperBound;
       let lowerBound;
       if (bitLength === 64) {
@@ -3761,7 +3761,7 @@ var require_webidl = __commonJS({
         lowerBound = Math.pow(-2, bitLength) - 1;
         upperBound = Math.pow(2, bitLength - 1) - 1;
       }
-      let x = Number(V);
+      let x = Number(V2);
       if (x === 0) {
         x = 0;
       }
@@ -3769,7 +3769,7 @@ var require_webidl = __commonJS({
         if (Number.isNaN(x) || x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY) {
           throw webidl.errors.exception({
             header: "Integer conversion",
-            message: `Could not convert ${webidl.util.Stringify(V)} to an integer.`
+            message: `Could not convert ${webidl.util.Stringify(V2)} to an integer.`
           });
         }
         x = webidl.util.IntegerPart(x);
@@ -3807,28 +3807,28 @@ var require_webidl = __commonJS({
       }
       return r;
     };
-    webidl.util.Stringify = function(V) {
-      const type = webidl.util.Type(V);
+    webidl.util.Stringify = function(V2) {
+      const type = webidl.util.Type(V2);
       switch (type) {
         case "Symbol":
-          return `Symbol(${V.description})`;
+          return `Symbol(${V2.description})`;
         case "Object":
-          return inspect2(V);
+          return inspect2(V2);
         case "String":
-          return `"${V}"`;
+          return `"${V2}"`;
         default:
-          return `${V}`;
+          return `${V2}`;
       }
     };
     webidl.sequenceConverter = function(converter) {
-      return (V, prefix, argument, Iterable) => {
-        if (webidl.util.Type(V) !== "Object") {
+      return (V2, prefix, argument, Iterable) => {
+        if (webidl.util.Type(V2) !== "Object") {
           throw webidl.errors.exception({
             header: prefix,
-            message: `${argument} (${webidl.util.Stringify(V)}) is not iterable.`
+            message: `${argument} (${webidl.util.Stringify(V2)}) is not iterable.`
           });
         }
-        const method = typeof Iterable === "function" ? Iterable() : V?.[Symbol.iterator]?.();
+        const method = typeof Iterable === "function" ? Iterable() : V2?.[Symbol.iterator]?.();
         const seq = [];
         let index2 = 0;
         if (method === void 0 || typeof method.next !== "function") {
@@ -3848,29 +3848,29 @@ var require_webidl = __commonJS({
       };
     };
     webidl.recordConverter = function(keyConverter, valueConverter) {
-      return (O2, prefix, argument) => {
-        if (webidl.util.Type(O2) !== "Object") {
+      return (O3, prefix, argument) => {
+        if (webidl.util.Type(O3) !== "Object") {
           throw webidl.errors.exception({
             header: prefix,
-            message: `${argument} ("${webidl.util.Type(O2)}") is not an Object.`
+            message: `${argument} ("${webidl.util.Type(O3)}") is not an Object.`
           });
         }
         const result = {};
-        if (!types.isProxy(O2)) {
-          const keys2 = [...Object.getOwnPropertyNames(O2), ...Object.getOwnPropertySymbols(O2)];
+        if (!types.isProxy(O3)) {
+          const keys2 = [...Object.getOwnPropertyNames(O3), ...Object.getOwnPropertySymbols(O3)];
           for (const key of keys2) {
             const typedKey = keyConverter(key, prefix, argument);
-            const typedValue = valueConverter(O2[key], prefix, argument);
+            const typedValue = valueConverter(O3[key], prefix, argument);
             result[typedKey] = typedValue;
           }
           return result;
         }
-        const keys = Reflect.ownKeys(O2);
+        const keys = Reflect.ownKeys(O3);
         for (const key of keys) {
-          const desc = Reflect.getOwnPropertyDescriptor(O2, key);
+          const desc = Reflect.getOwnPropertyDescriptor(O3, key);
           if (desc?.enumerable) {
             const typedKey = keyConverter(key, prefix, argument);
-            const typedValue = valueConverter(O2[key], prefix, argument);
+            const typedValue = valueConverter(O3[key], prefix, argument);
             result[typedKey] = typedValue;
           }
         }
@@ -3878,14 +3878,14 @@ var require_webidl = __commonJS({
       };
     };
     webidl.interfaceConverter = function(i) {
-      return (V, prefix, argument, opts) => {
-        if (opts?.strict !== false && !(V instanceof i)) {
+      return (V2, prefix, argument, opts) => {
+        if (opts?.strict !== false && !(V2 instanceof i)) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${i.name}.`
+            message: `Expected ${argument} ("${webidl.util.Stringify(V2)}") to be an instance of ${i.name}.`
           });
         }
-        return V;
+        return V2;
       };
     };
     webidl.dictionaryConverter = function(converters) {
@@ -3930,27 +3930,27 @@ var require_webidl = __commonJS({
       };
     };
     webidl.nullableConverter = function(converter) {
-      return (V, prefix, argument) => {
-        if (V === null) {
-          return V;
+      return (V2, prefix, argument) => {
+        if (V2 === null) {
+          return V2;
         }
-        return converter(V, prefix, argument);
+        return converter(V2, prefix, argument);
       };
     };
-    webidl.converters.DOMString = function(V, prefix, argument, opts) {
-      if (V === null && opts?.legacyNullToEmptyString) {
+    webidl.converters.DOMString = function(V2, prefix, argument, opts) {
+      if (V2 === null && opts?.legacyNullToEmptyString) {
         return "";
       }
-      if (typeof V === "symbol") {
+      if (typeof V2 === "symbol") {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} is a symbol, which cannot be converted to a DOMString.`
         });
       }
-      return String(V);
+      return String(V2);
     };
-    webidl.converters.ByteString = function(V, prefix, argument) {
-      const x = webidl.converters.DOMString(V, prefix, argument);
+    webidl.converters.ByteString = function(V2, prefix, argument) {
+      const x = webidl.converters.DOMString(V2, prefix, argument);
       for (let index2 = 0; index2 < x.length; index2++) {
         if (x.charCodeAt(index2) > 255) {
           throw new TypeError(
@@ -3961,107 +3961,107 @@ var require_webidl = __commonJS({
       return x;
     };
     webidl.converters.USVString = toUSVString;
-    webidl.converters.boolean = function(V) {
-      const x = Boolean(V);
+    webidl.converters.boolean = function(V2) {
+      const x = Boolean(V2);
       return x;
     };
-    webidl.converters.any = function(V) {
-      return V;
+    webidl.converters.any = function(V2) {
+      return V2;
     };
-    webidl.converters["long long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 64, "signed", void 0, prefix, argument);
+    webidl.converters["long long"] = function(V2, prefix, argument) {
+      const x = webidl.util.ConvertToInt(V2, 64, "signed", void 0, prefix, argument);
       return x;
     };
-    webidl.converters["unsigned long long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 64, "unsigned", void 0, prefix, argument);
+    webidl.converters["unsigned long long"] = function(V2, prefix, argument) {
+      const x = webidl.util.ConvertToInt(V2, 64, "unsigned", void 0, prefix, argument);
       return x;
     };
-    webidl.converters["unsigned long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 32, "unsigned", void 0, prefix, argument);
+    webidl.converters["unsigned long"] = function(V2, prefix, argument) {
+      const x = webidl.util.ConvertToInt(V2, 32, "unsigned", void 0, prefix, argument);
       return x;
     };
-    webidl.converters["unsigned short"] = function(V, prefix, argument, opts) {
-      const x = webidl.util.ConvertToInt(V, 16, "unsigned", opts, prefix, argument);
+    webidl.converters["unsigned short"] = function(V2, prefix, argument, opts) {
+      const x = webidl.util.ConvertToInt(V2, 16, "unsigned", opts, prefix, argument);
       return x;
     };
-    webidl.converters.ArrayBuffer = function(V, prefix, argument, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isAnyArrayBuffer(V)) {
+    webidl.converters.ArrayBuffer = function(V2, prefix, argument, opts) {
+      if (webidl.util.Type(V2) !== "Object" || !types.isAnyArrayBuffer(V2)) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+          argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
           types: ["ArrayBuffer"]
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V)) {
+      if (opts?.allowShared === false && types.isSharedArrayBuffer(V2)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
         });
       }
-      if (V.resizable || V.growable) {
+      if (V2.resizable || V2.growable) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "Received a resizable ArrayBuffer."
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, name, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
+    webidl.converters.TypedArray = function(V2, T, prefix, name, opts) {
+      if (webidl.util.Type(V2) !== "Object" || !types.isTypedArray(V2) || V2.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${name} ("${webidl.util.Stringify(V)}")`,
+          argument: `${name} ("${webidl.util.Stringify(V2)}")`,
           types: [T.name]
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
+      if (opts?.allowShared === false && types.isSharedArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
         });
       }
-      if (V.buffer.resizable || V.buffer.growable) {
+      if (V2.buffer.resizable || V2.buffer.growable) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "Received a resizable ArrayBuffer."
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.DataView = function(V, prefix, name, opts) {
-      if (webidl.util.Type(V) !== "Object" || !types.isDataView(V)) {
+    webidl.converters.DataView = function(V2, prefix, name, opts) {
+      if (webidl.util.Type(V2) !== "Object" || !types.isDataView(V2)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${name} is not a DataView.`
         });
       }
-      if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
+      if (opts?.allowShared === false && types.isSharedArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "SharedArrayBuffer is not allowed."
         });
       }
-      if (V.buffer.resizable || V.buffer.growable) {
+      if (V2.buffer.resizable || V2.buffer.growable) {
         throw webidl.errors.exception({
           header: "ArrayBuffer",
           message: "Received a resizable ArrayBuffer."
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.BufferSource = function(V, prefix, name, opts) {
-      if (types.isAnyArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, name, { ...opts, allowShared: false });
+    webidl.converters.BufferSource = function(V2, prefix, name, opts) {
+      if (types.isAnyArrayBuffer(V2)) {
+        return webidl.converters.ArrayBuffer(V2, prefix, name, { ...opts, allowShared: false });
       }
-      if (types.isTypedArray(V)) {
-        return webidl.converters.TypedArray(V, V.constructor, prefix, name, { ...opts, allowShared: false });
+      if (types.isTypedArray(V2)) {
+        return webidl.converters.TypedArray(V2, V2.constructor, prefix, name, { ...opts, allowShared: false });
       }
-      if (types.isDataView(V)) {
-        return webidl.converters.DataView(V, prefix, name, { ...opts, allowShared: false });
+      if (types.isDataView(V2)) {
+        return webidl.converters.DataView(V2, prefix, name, { ...opts, allowShared: false });
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${name} ("${webidl.util.Stringify(V)}")`,
+        argument: `${name} ("${webidl.util.Stringify(V2)}")`,
         types: ["BufferSource"]
       });
     };
@@ -4469,11 +4469,11 @@ var require_util2 = __commonJS({
     }
     function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
     }
-    function sameOrigin(A, B) {
-      if (A.origin === B.origin && A.origin === "null") {
+    function sameOrigin(A2, B2) {
+      if (A2.origin === B2.origin && A2.origin === "null") {
         return true;
       }
-      if (A.protocol === B.protocol && A.hostname === B.hostname && A.port === B.port) {
+      if (A2.protocol === B2.protocol && A2.hostname === B2.hostname && A2.port === B2.port) {
         return true;
       }
       return false;
@@ -5124,15 +5124,15 @@ var require_formdata = __commonJS({
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this[kState].reduce((a, b2) => {
-          if (a[b2.name]) {
-            if (Array.isArray(a[b2.name])) {
-              a[b2.name].push(b2.value);
+        const state = this[kState].reduce((a, b3) => {
+          if (a[b3.name]) {
+            if (Array.isArray(a[b3.name])) {
+              a[b3.name].push(b3.value);
             } else {
-              a[b2.name] = [a[b2.name], b2.value];
+              a[b3.name] = [a[b3.name], b3.value];
             }
           } else {
-            a[b2.name] = b2.value;
+            a[b3.name] = b3.value;
           }
           return a;
         }, { __proto__: null });
@@ -5512,7 +5512,7 @@ Content-Disposition: form-data`;
         const escape2 = (str) => str.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
-        const rn = new Uint8Array([13, 10]);
+        const rn2 = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
         for (const [name, value] of object) {
@@ -5528,9 +5528,9 @@ ${normalizeLinefeeds(value)}\r
 Content-Type: ${value.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value, rn);
+            blobParts.push(chunk2, value, rn2);
             if (typeof value.size === "number") {
-              length += chunk2.byteLength + value.size + rn.byteLength;
+              length += chunk2.byteLength + value.size + rn2.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -5814,39 +5814,39 @@ var require_client_h1 = __commonJS({
       return await WebAssembly.instantiate(mod, {
         env: {
           /* eslint-disable camelcase */
-          wasm_on_url: (p2, at, len) => {
+          wasm_on_url: (p3, at2, len) => {
             return 0;
           },
-          wasm_on_status: (p2, at, len) => {
-            assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+          wasm_on_status: (p3, at2, len) => {
+            assert(currentParser.ptr === p3);
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_message_begin: (p2) => {
-            assert(currentParser.ptr === p2);
+          wasm_on_message_begin: (p3) => {
+            assert(currentParser.ptr === p3);
             return currentParser.onMessageBegin() || 0;
           },
-          wasm_on_header_field: (p2, at, len) => {
-            assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+          wasm_on_header_field: (p3, at2, len) => {
+            assert(currentParser.ptr === p3);
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_header_value: (p2, at, len) => {
-            assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+          wasm_on_header_value: (p3, at2, len) => {
+            assert(currentParser.ptr === p3);
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_headers_complete: (p2, statusCode, upgrade, shouldKeepAlive) => {
-            assert(currentParser.ptr === p2);
+          wasm_on_headers_complete: (p3, statusCode, upgrade, shouldKeepAlive) => {
+            assert(currentParser.ptr === p3);
             return currentParser.onHeadersComplete(statusCode, Boolean(upgrade), Boolean(shouldKeepAlive)) || 0;
           },
-          wasm_on_body: (p2, at, len) => {
-            assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+          wasm_on_body: (p3, at2, len) => {
+            assert(currentParser.ptr === p3);
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len)) || 0;
           },
-          wasm_on_message_complete: (p2) => {
-            assert(currentParser.ptr === p2);
+          wasm_on_message_complete: (p3) => {
+            assert(currentParser.ptr === p3);
             return currentParser.onMessageComplete() || 0;
           }
           /* eslint-enable camelcase */
@@ -6644,8 +6644,8 @@ upgrade: ${upgrade}\r
         if (!err) {
           try {
             writer.end();
-          } catch (er) {
-            err = er;
+          } catch (er2) {
+            err = er2;
           }
         }
         writer.destroy(err);
@@ -8299,8 +8299,8 @@ var require_pool_base = __commonJS({
       }
       get [kSize]() {
         let ret = this[kQueued];
-        for (const { [kSize]: size } of this[kClients]) {
-          ret += size;
+        for (const { [kSize]: size2 } of this[kClients]) {
+          ret += size2;
         }
         return ret;
       }
@@ -8489,11 +8489,11 @@ var require_balanced_pool = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b2) {
-      if (a === 0) return b2;
-      while (b2 !== 0) {
-        const t = b2;
-        b2 = a % b2;
+    function getGreatestCommonDivisor(a, b3) {
+      if (a === 0) return b3;
+      while (b3 !== 0) {
+        const t = b3;
+        b3 = a % b3;
         a = t;
       }
       return a;
@@ -8565,7 +8565,7 @@ var require_balanced_pool = __commonJS({
         return this;
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
+        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p3) => p3[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
@@ -8575,7 +8575,7 @@ var require_balanced_pool = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b3) => a && b3, true);
         if (allClientsBusy) {
           return;
         }
@@ -9291,7 +9291,7 @@ var require_retry_handler = __commonJS({
             this.abort(contentLengthError);
             return false;
           }
-          const { start, size, end = size - 1 } = contentRange;
+          const { start, size: size2, end = size2 - 1 } = contentRange;
           if (this.start !== start || this.end != null && this.end !== end) {
             this.abort(
               new RequestRetryError("Content-Range mismatch", statusCode, {
@@ -9321,7 +9321,7 @@ var require_retry_handler = __commonJS({
               this.abort(contentLengthError);
               return false;
             }
-            const { start, size, end = size - 1 } = range;
+            const { start, size: size2, end = size2 - 1 } = range;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
@@ -10831,8 +10831,8 @@ var require_mock_utils = __commonJS({
         const value = data[key];
         const name = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result.push(name, Buffer.from(`${value[j]}`));
+          for (let j2 = 0; j2 < value.length; ++j2) {
+            result.push(name, Buffer.from(`${value[j2]}`));
           }
         } else {
           result.push(name, Buffer.from(`${value}`));
@@ -11955,10 +11955,10 @@ var require_headers = __commonJS({
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
-      let j = potentialValue.length;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j - 1))) --j;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
-      return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
+      let j2 = potentialValue.length;
+      while (j2 > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j2 - 1))) --j2;
+      while (j2 > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
+      return i === 0 && j2 === potentialValue.length ? potentialValue : potentialValue.substring(i, j2);
     }
     function fill(headers, object) {
       if (Array.isArray(object)) {
@@ -12005,8 +12005,8 @@ var require_headers = __commonJS({
       }
       return getHeadersList(headers).append(name, value, false);
     }
-    function compareHeaderName(a, b2) {
-      return a[0] < b2[0] ? -1 : 1;
+    function compareHeaderName(a, b3) {
+      return a[0] < b3[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -12127,17 +12127,17 @@ var require_headers = __commonJS({
       }
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
-        const size = this[kHeadersMap].size;
-        const array = new Array(size);
-        if (size <= 32) {
-          if (size === 0) {
+        const size2 = this[kHeadersMap].size;
+        const array = new Array(size2);
+        if (size2 <= 32) {
+          if (size2 === 0) {
             return array;
           }
           const iterator = this[kHeadersMap][Symbol.iterator]();
           const firstValue = iterator.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
+          for (let i = 1, j2 = 0, right = 0, left = 0, pivot = 0, x, value; i < size2; ++i) {
             value = iterator.next().value;
             x = array[i] = [value[0], value[1].value];
             assert(x[1] !== null);
@@ -12152,9 +12152,9 @@ var require_headers = __commonJS({
               }
             }
             if (i !== pivot) {
-              j = i;
-              while (j > left) {
-                array[j] = array[--j];
+              j2 = i;
+              while (j2 > left) {
+                array[j2] = array[--j2];
               }
               array[left] = x;
             }
@@ -12297,8 +12297,8 @@ var require_headers = __commonJS({
         for (let i = 0; i < names.length; ++i) {
           const { 0: name, 1: value } = names[i];
           if (name === "set-cookie") {
-            for (let j = 0; j < cookies.length; ++j) {
-              headers.push([name, cookies[j]]);
+            for (let j2 = 0; j2 < cookies.length; ++j2) {
+              headers.push([name, cookies[j2]]);
             }
           } else {
             headers.push([name, value]);
@@ -12344,19 +12344,19 @@ var require_headers = __commonJS({
         enumerable: false
       }
     });
-    webidl.converters.HeadersInit = function(V, prefix, argument) {
-      if (webidl.util.Type(V) === "Object") {
-        const iterator = Reflect.get(V, Symbol.iterator);
-        if (!util.types.isProxy(V) && iterator === Headers2.prototype.entries) {
+    webidl.converters.HeadersInit = function(V2, prefix, argument) {
+      if (webidl.util.Type(V2) === "Object") {
+        const iterator = Reflect.get(V2, Symbol.iterator);
+        if (!util.types.isProxy(V2) && iterator === Headers2.prototype.entries) {
           try {
-            return getHeadersList(V).entriesList;
+            return getHeadersList(V2).entriesList;
           } catch {
           }
         }
         if (typeof iterator === "function") {
-          return webidl.converters["sequence<sequence<ByteString>>"](V, prefix, argument, iterator.bind(V));
+          return webidl.converters["sequence<sequence<ByteString>>"](V2, prefix, argument, iterator.bind(V2));
         }
-        return webidl.converters["record<ByteString, ByteString>"](V, prefix, argument);
+        return webidl.converters["record<ByteString, ByteString>"](V2, prefix, argument);
       }
       throw webidl.errors.conversionFailed({
         prefix: "Headers constructor",
@@ -12625,12 +12625,12 @@ var require_response = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p2) {
-          return p2 in state ? state[p2] : target[p2];
+        get(target, p3) {
+          return p3 in state ? state[p3] : target[p3];
         },
-        set(target, p2, value) {
-          assert(!(p2 in state));
-          target[p2] = value;
+        set(target, p3, value) {
+          assert(!(p3 in state));
+          target[p3] = value;
           return true;
         }
       });
@@ -12721,32 +12721,32 @@ var require_response = __commonJS({
     webidl.converters.URLSearchParams = webidl.interfaceConverter(
       URLSearchParams
     );
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+    webidl.converters.XMLHttpRequestBodyInit = function(V2, prefix, name) {
+      if (typeof V2 === "string") {
+        return webidl.converters.USVString(V2, prefix, name);
       }
-      if (isBlobLike(V)) {
-        return webidl.converters.Blob(V, prefix, name, { strict: false });
+      if (isBlobLike(V2)) {
+        return webidl.converters.Blob(V2, prefix, name, { strict: false });
       }
-      if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-        return webidl.converters.BufferSource(V, prefix, name);
+      if (ArrayBuffer.isView(V2) || types.isArrayBuffer(V2)) {
+        return webidl.converters.BufferSource(V2, prefix, name);
       }
-      if (util.isFormDataLike(V)) {
-        return webidl.converters.FormData(V, prefix, name, { strict: false });
+      if (util.isFormDataLike(V2)) {
+        return webidl.converters.FormData(V2, prefix, name, { strict: false });
       }
-      if (V instanceof URLSearchParams) {
-        return webidl.converters.URLSearchParams(V, prefix, name);
+      if (V2 instanceof URLSearchParams) {
+        return webidl.converters.URLSearchParams(V2, prefix, name);
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V2, prefix, name);
     };
-    webidl.converters.BodyInit = function(V, prefix, argument) {
-      if (V instanceof ReadableStream) {
-        return webidl.converters.ReadableStream(V, prefix, argument);
+    webidl.converters.BodyInit = function(V2, prefix, argument) {
+      if (V2 instanceof ReadableStream) {
+        return webidl.converters.ReadableStream(V2, prefix, argument);
       }
-      if (V?.[Symbol.asyncIterator]) {
-        return V;
+      if (V2?.[Symbol.asyncIterator]) {
+        return V2;
       }
-      return webidl.converters.XMLHttpRequestBodyInit(V, prefix, argument);
+      return webidl.converters.XMLHttpRequestBodyInit(V2, prefix, argument);
     };
     webidl.converters.ResponseInit = webidl.dictionaryConverter([
       {
@@ -13415,14 +13415,14 @@ var require_request2 = __commonJS({
     webidl.converters.Request = webidl.interfaceConverter(
       Request
     );
-    webidl.converters.RequestInfo = function(V, prefix, argument) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, argument);
+    webidl.converters.RequestInfo = function(V2, prefix, argument) {
+      if (typeof V2 === "string") {
+        return webidl.converters.USVString(V2, prefix, argument);
       }
-      if (V instanceof Request) {
-        return webidl.converters.Request(V, prefix, argument);
+      if (V2 instanceof Request) {
+        return webidl.converters.Request(V2, prefix, argument);
       }
-      return webidl.converters.USVString(V, prefix, argument);
+      return webidl.converters.USVString(V2, prefix, argument);
     };
     webidl.converters.AbortSignal = webidl.interfaceConverter(
       AbortSignal
@@ -13618,18 +13618,18 @@ var require_fetch = __commonJS({
     }
     function fetch(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p2 = createDeferredPromise();
+      let p3 = createDeferredPromise();
       let requestObject;
       try {
         requestObject = new Request(input, init);
       } catch (e) {
-        p2.reject(e);
-        return p2.promise;
+        p3.reject(e);
+        return p3.promise;
       }
       const request = requestObject[kState];
       if (requestObject.signal.aborted) {
-        abortFetch(p2, request, null, requestObject.signal.reason);
-        return p2.promise;
+        abortFetch(p3, request, null, requestObject.signal.reason);
+        return p3.promise;
       }
       const globalObject = request.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
@@ -13645,7 +13645,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p2, request, realResponse, requestObject.signal.reason);
+          abortFetch(p3, request, realResponse, requestObject.signal.reason);
         }
       );
       const processResponse = (response) => {
@@ -13653,16 +13653,16 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p2, request, responseObject, controller.serializedAbortReason);
+          abortFetch(p3, request, responseObject, controller.serializedAbortReason);
           return;
         }
         if (response.type === "error") {
-          p2.reject(new TypeError("fetch failed", { cause: response.error }));
+          p3.reject(new TypeError("fetch failed", { cause: response.error }));
           return;
         }
         responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p2.resolve(responseObject.deref());
-        p2 = null;
+        p3.resolve(responseObject.deref());
+        p3 = null;
       };
       controller = fetching({
         request,
@@ -13671,7 +13671,7 @@ var require_fetch = __commonJS({
         dispatcher: requestObject[kDispatcher]
         // undici
       });
-      return p2.promise;
+      return p3.promise;
     }
     function finalizeAndReportTiming(response, initiatorType = "other") {
       if (response.type === "error" && response.aborted) {
@@ -13706,9 +13706,9 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p2, request, responseObject, error2) {
-      if (p2) {
-        p2.reject(error2);
+    function abortFetch(p3, request, responseObject, error2) {
+      if (p3) {
+        p3.reject(error2);
       }
       if (request.body != null && isReadable(request.body?.stream)) {
         request.body.stream.cancel(error2).catch((err) => {
@@ -14970,67 +14970,67 @@ var require_util4 = __commonJS({
       writable: false,
       configurable: false
     };
-    function readOperation(fr, blob, type, encodingName) {
-      if (fr[kState] === "loading") {
+    function readOperation(fr2, blob, type, encodingName) {
+      if (fr2[kState] === "loading") {
         throw new DOMException("Invalid state", "InvalidStateError");
       }
-      fr[kState] = "loading";
-      fr[kResult] = null;
-      fr[kError] = null;
+      fr2[kState] = "loading";
+      fr2[kResult] = null;
+      fr2[kError] = null;
       const stream = blob.stream();
       const reader = stream.getReader();
       const bytes = [];
       let chunkPromise = reader.read();
       let isFirstChunk = true;
       (async () => {
-        while (!fr[kAborted]) {
+        while (!fr2[kAborted]) {
           try {
             const { done, value } = await chunkPromise;
-            if (isFirstChunk && !fr[kAborted]) {
+            if (isFirstChunk && !fr2[kAborted]) {
               queueMicrotask(() => {
-                fireAProgressEvent("loadstart", fr);
+                fireAProgressEvent("loadstart", fr2);
               });
             }
             isFirstChunk = false;
             if (!done && types.isUint8Array(value)) {
               bytes.push(value);
-              if ((fr[kLastProgressEventFired] === void 0 || Date.now() - fr[kLastProgressEventFired] >= 50) && !fr[kAborted]) {
-                fr[kLastProgressEventFired] = Date.now();
+              if ((fr2[kLastProgressEventFired] === void 0 || Date.now() - fr2[kLastProgressEventFired] >= 50) && !fr2[kAborted]) {
+                fr2[kLastProgressEventFired] = Date.now();
                 queueMicrotask(() => {
-                  fireAProgressEvent("progress", fr);
+                  fireAProgressEvent("progress", fr2);
                 });
               }
               chunkPromise = reader.read();
             } else if (done) {
               queueMicrotask(() => {
-                fr[kState] = "done";
+                fr2[kState] = "done";
                 try {
                   const result = packageData(bytes, type, blob.type, encodingName);
-                  if (fr[kAborted]) {
+                  if (fr2[kAborted]) {
                     return;
                   }
-                  fr[kResult] = result;
-                  fireAProgressEvent("load", fr);
+                  fr2[kResult] = result;
+                  fireAProgressEvent("load", fr2);
                 } catch (error2) {
-                  fr[kError] = error2;
-                  fireAProgressEvent("error", fr);
+                  fr2[kError] = error2;
+                  fireAProgressEvent("error", fr2);
                 }
-                if (fr[kState] !== "loading") {
-                  fireAProgressEvent("loadend", fr);
+                if (fr2[kState] !== "loading") {
+                  fireAProgressEvent("loadend", fr2);
                 }
               });
               break;
             }
           } catch (error2) {
-            if (fr[kAborted]) {
+            if (fr2[kAborted]) {
               return;
             }
             queueMicrotask(() => {
-              fr[kState] = "done";
-              fr[kError] = error2;
-              fireAProgressEvent("error", fr);
-              if (fr[kState] !== "loading") {
-                fireAProgressEvent("loadend", fr);
+              fr2[kState] = "done";
+              fr2[kError] = error2;
+              fireAProgressEvent("error", fr2);
+              if (fr2[kState] !== "loading") {
+                fireAProgressEvent("loadend", fr2);
               }
             });
             break;
@@ -15104,26 +15104,26 @@ var require_util4 = __commonJS({
       return new TextDecoder(encoding).decode(sliced);
     }
     function BOMSniffing(ioQueue) {
-      const [a, b2, c] = ioQueue;
-      if (a === 239 && b2 === 187 && c === 191) {
+      const [a, b3, c] = ioQueue;
+      if (a === 239 && b3 === 187 && c === 191) {
         return "UTF-8";
-      } else if (a === 254 && b2 === 255) {
+      } else if (a === 254 && b3 === 255) {
         return "UTF-16BE";
-      } else if (a === 255 && b2 === 254) {
+      } else if (a === 255 && b3 === 254) {
         return "UTF-16LE";
       }
       return null;
     }
     function combineByteSequences(sequences) {
-      const size = sequences.reduce((a, b2) => {
-        return a + b2.byteLength;
+      const size2 = sequences.reduce((a, b3) => {
+        return a + b3.byteLength;
       }, 0);
       let offset = 0;
-      return sequences.reduce((a, b2) => {
-        a.set(b2, offset);
-        offset += b2.byteLength;
+      return sequences.reduce((a, b3) => {
+        a.set(b3, offset);
+        offset += b3.byteLength;
         return a;
-      }, new Uint8Array(size));
+      }, new Uint8Array(size2));
     }
     module.exports = {
       staticPropertyDescriptors,
@@ -15409,9 +15409,9 @@ var require_util5 = __commonJS({
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url();
     var { isValidHeaderName } = require_util2();
-    function urlEquals(A, B, excludeFragment = false) {
-      const serializedA = URLSerializer(A, excludeFragment);
-      const serializedB = URLSerializer(B, excludeFragment);
+    function urlEquals(A2, B2, excludeFragment = false) {
+      const serializedA = URLSerializer(A2, excludeFragment);
+      const serializedB = URLSerializer(B2, excludeFragment);
       return serializedA === serializedB;
     }
     function getFieldValues(header) {
@@ -15465,11 +15465,11 @@ var require_cache = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request = webidl.converters.RequestInfo(request, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p2 = this.#internalMatchAll(request, options, 1);
-        if (p2.length === 0) {
+        const p3 = this.#internalMatchAll(request, options, 1);
+        if (p3.length === 0) {
           return;
         }
-        return p2[0];
+        return p3[0];
       }
       async matchAll(request = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
@@ -15560,8 +15560,8 @@ var require_cache = __commonJS({
           }));
           responsePromises.push(responsePromise.promise);
         }
-        const p2 = Promise.all(responsePromises);
-        const responses = await p2;
+        const p3 = Promise.all(responsePromises);
+        const responses = await p3;
         const operations = [];
         let index2 = 0;
         for (const response of responses) {
@@ -16233,7 +16233,7 @@ var require_util6 = __commonJS({
       "Nov",
       "Dec"
     ];
-    var IMFPaddedNumbers = Array(61).fill(0).map((_2, i) => i.toString().padStart(2, "0"));
+    var IMFPaddedNumbers = Array(61).fill(0).map((_3, i) => i.toString().padStart(2, "0"));
     function toIMFDate(date) {
       if (typeof date === "number") {
         date = new Date(date);
@@ -16922,24 +16922,24 @@ var require_util7 = __commonJS({
     var { ErrorEvent, createFastMessageEvent } = require_events();
     var { isUtf8 } = __require("node:buffer");
     var { collectASequenceOfCodePointsFast, removeHTTPWhitespace } = require_data_url();
-    function isConnecting(ws) {
-      return ws[kReadyState] === states.CONNECTING;
+    function isConnecting(ws2) {
+      return ws2[kReadyState] === states.CONNECTING;
     }
-    function isEstablished(ws) {
-      return ws[kReadyState] === states.OPEN;
+    function isEstablished(ws2) {
+      return ws2[kReadyState] === states.OPEN;
     }
-    function isClosing(ws) {
-      return ws[kReadyState] === states.CLOSING;
+    function isClosing(ws2) {
+      return ws2[kReadyState] === states.CLOSING;
     }
-    function isClosed(ws) {
-      return ws[kReadyState] === states.CLOSED;
+    function isClosed(ws2) {
+      return ws2[kReadyState] === states.CLOSED;
     }
     function fireEvent(e, target, eventFactory = (type, init) => new Event(type, init), eventInitDict = {}) {
       const event = eventFactory(e, eventInitDict);
       target.dispatchEvent(event);
     }
-    function websocketMessageReceived(ws, type, data) {
-      if (ws[kReadyState] !== states.OPEN) {
+    function websocketMessageReceived(ws2, type, data) {
+      if (ws2[kReadyState] !== states.OPEN) {
         return;
       }
       let dataForEvent;
@@ -16947,18 +16947,18 @@ var require_util7 = __commonJS({
         try {
           dataForEvent = utf8Decode(data);
         } catch {
-          failWebsocketConnection(ws, "Received invalid UTF-8 in text frame.");
+          failWebsocketConnection(ws2, "Received invalid UTF-8 in text frame.");
           return;
         }
       } else if (type === opcodes.BINARY) {
-        if (ws[kBinaryType] === "blob") {
+        if (ws2[kBinaryType] === "blob") {
           dataForEvent = new Blob([data]);
         } else {
           dataForEvent = toArrayBuffer(data);
         }
       }
-      fireEvent("message", ws, createFastMessageEvent, {
-        origin: ws[kWebSocketURL].origin,
+      fireEvent("message", ws2, createFastMessageEvent, {
+        origin: ws2[kWebSocketURL].origin,
         data: dataForEvent
       });
     }
@@ -17005,14 +17005,14 @@ var require_util7 = __commonJS({
       }
       return code >= 3e3 && code <= 4999;
     }
-    function failWebsocketConnection(ws, reason) {
-      const { [kController]: controller, [kResponse]: response } = ws;
+    function failWebsocketConnection(ws2, reason) {
+      const { [kController]: controller, [kResponse]: response } = ws2;
       controller.abort();
       if (response?.socket && !response.socket.destroyed) {
         response.socket.destroy();
       }
       if (reason) {
-        fireEvent("error", ws, (type, init) => new ErrorEvent(type, init), {
+        fireEvent("error", ws2, (type, init) => new ErrorEvent(type, init), {
           error: new Error(reason),
           message: reason
         });
@@ -17188,7 +17188,7 @@ var require_connection = __commonJS({
       crypto2 = __require("node:crypto");
     } catch {
     }
-    function establishWebSocketConnection(url, protocols, client, ws, onEstablish, options) {
+    function establishWebSocketConnection(url, protocols, client, ws2, onEstablish, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
       const request = makeRequest({
@@ -17219,25 +17219,25 @@ var require_connection = __commonJS({
         dispatcher: options.dispatcher,
         processResponse(response) {
           if (response.type === "error" || response.status !== 101) {
-            failWebsocketConnection(ws, "Received network error or non-101 status code.");
+            failWebsocketConnection(ws2, "Received network error or non-101 status code.");
             return;
           }
           if (protocols.length !== 0 && !response.headersList.get("Sec-WebSocket-Protocol")) {
-            failWebsocketConnection(ws, "Server did not respond with sent protocols.");
+            failWebsocketConnection(ws2, "Server did not respond with sent protocols.");
             return;
           }
           if (response.headersList.get("Upgrade")?.toLowerCase() !== "websocket") {
-            failWebsocketConnection(ws, 'Server did not set Upgrade header to "websocket".');
+            failWebsocketConnection(ws2, 'Server did not set Upgrade header to "websocket".');
             return;
           }
           if (response.headersList.get("Connection")?.toLowerCase() !== "upgrade") {
-            failWebsocketConnection(ws, 'Server did not set Connection header to "upgrade".');
+            failWebsocketConnection(ws2, 'Server did not set Connection header to "upgrade".');
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
           const digest2 = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
           if (secWSAccept !== digest2) {
-            failWebsocketConnection(ws, "Incorrect hash received in Sec-WebSocket-Accept header.");
+            failWebsocketConnection(ws2, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
           const secExtension = response.headersList.get("Sec-WebSocket-Extensions");
@@ -17245,7 +17245,7 @@ var require_connection = __commonJS({
           if (secExtension !== null) {
             extensions = parseExtensions(secExtension);
             if (!extensions.has("permessage-deflate")) {
-              failWebsocketConnection(ws, "Sec-WebSocket-Extensions header does not match.");
+              failWebsocketConnection(ws2, "Sec-WebSocket-Extensions header does not match.");
               return;
             }
           }
@@ -17253,7 +17253,7 @@ var require_connection = __commonJS({
           if (secProtocol !== null) {
             const requestProtocols = getDecodeSplit("sec-websocket-protocol", request.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
-              failWebsocketConnection(ws, "Protocol was not set in the opening handshake.");
+              failWebsocketConnection(ws2, "Protocol was not set in the opening handshake.");
               return;
             }
           }
@@ -17272,13 +17272,13 @@ var require_connection = __commonJS({
       });
       return controller;
     }
-    function closeWebSocketConnection(ws, code, reason, reasonByteLength) {
-      if (isClosing(ws) || isClosed(ws)) {
-      } else if (!isEstablished(ws)) {
-        failWebsocketConnection(ws, "Connection was closed before it was established.");
-        ws[kReadyState] = states.CLOSING;
-      } else if (ws[kSentClose] === sentCloseFrameState.NOT_SENT) {
-        ws[kSentClose] = sentCloseFrameState.PROCESSING;
+    function closeWebSocketConnection(ws2, code, reason, reasonByteLength) {
+      if (isClosing(ws2) || isClosed(ws2)) {
+      } else if (!isEstablished(ws2)) {
+        failWebsocketConnection(ws2, "Connection was closed before it was established.");
+        ws2[kReadyState] = states.CLOSING;
+      } else if (ws2[kSentClose] === sentCloseFrameState.NOT_SENT) {
+        ws2[kSentClose] = sentCloseFrameState.PROCESSING;
         const frame = new WebsocketFrameSend();
         if (code !== void 0 && reason === void 0) {
           frame.frameData = Buffer.allocUnsafe(2);
@@ -17290,12 +17290,12 @@ var require_connection = __commonJS({
         } else {
           frame.frameData = emptyBuffer;
         }
-        const socket = ws[kResponse].socket;
+        const socket = ws2[kResponse].socket;
         socket.write(frame.createFrame(opcodes.CLOSE));
-        ws[kSentClose] = sentCloseFrameState.SENT;
-        ws[kReadyState] = states.CLOSING;
+        ws2[kSentClose] = sentCloseFrameState.SENT;
+        ws2[kReadyState] = states.CLOSING;
       } else {
-        ws[kReadyState] = states.CLOSING;
+        ws2[kReadyState] = states.CLOSING;
       }
     }
     function onSocketData(chunk) {
@@ -17304,38 +17304,38 @@ var require_connection = __commonJS({
       }
     }
     function onSocketClose() {
-      const { ws } = this;
-      const { [kResponse]: response } = ws;
+      const { ws: ws2 } = this;
+      const { [kResponse]: response } = ws2;
       response.socket.off("data", onSocketData);
       response.socket.off("close", onSocketClose);
       response.socket.off("error", onSocketError);
-      const wasClean = ws[kSentClose] === sentCloseFrameState.SENT && ws[kReceivedClose];
+      const wasClean = ws2[kSentClose] === sentCloseFrameState.SENT && ws2[kReceivedClose];
       let code = 1005;
       let reason = "";
-      const result = ws[kByteParser].closingInfo;
+      const result = ws2[kByteParser].closingInfo;
       if (result && !result.error) {
         code = result.code ?? 1005;
         reason = result.reason;
-      } else if (!ws[kReceivedClose]) {
+      } else if (!ws2[kReceivedClose]) {
         code = 1006;
       }
-      ws[kReadyState] = states.CLOSED;
-      fireEvent("close", ws, (type, init) => new CloseEvent(type, init), {
+      ws2[kReadyState] = states.CLOSED;
+      fireEvent("close", ws2, (type, init) => new CloseEvent(type, init), {
         wasClean,
         code,
         reason
       });
       if (channels.close.hasSubscribers) {
         channels.close.publish({
-          websocket: ws,
+          websocket: ws2,
           code,
           reason
         });
       }
     }
     function onSocketError(error2) {
-      const { ws } = this;
-      ws[kReadyState] = states.CLOSING;
+      const { ws: ws2 } = this;
+      ws2[kReadyState] = states.CLOSING;
       if (channels.socketError.hasSubscribers) {
         channels.socketError.publish(error2);
       }
@@ -17453,9 +17453,9 @@ var require_receiver = __commonJS({
     var { closeWebSocketConnection } = require_connection();
     var { PerMessageDeflate } = require_permessage_deflate();
     var { MessageSizeExceededError } = require_errors();
-    function failWebsocketConnectionWithCode(ws, code, reason) {
-      closeWebSocketConnection(ws, code, reason, Buffer.byteLength(reason));
-      failWebsocketConnection(ws, reason);
+    function failWebsocketConnectionWithCode(ws2, code, reason) {
+      closeWebSocketConnection(ws2, code, reason, Buffer.byteLength(reason));
+      failWebsocketConnection(ws2, reason);
     }
     var ByteParser = class extends Writable {
       #buffers = [];
@@ -17476,9 +17476,9 @@ var require_receiver = __commonJS({
        * @param {Map<string, string>|null} extensions
        * @param {{ maxFragments?: number, maxPayloadSize?: number }} [options]
        */
-      constructor(ws, extensions, options = {}) {
+      constructor(ws2, extensions, options = {}) {
         super();
-        this.ws = ws;
+        this.ws = ws2;
         this.#extensions = extensions == null ? /* @__PURE__ */ new Map() : extensions;
         this.#maxFragments = options.maxFragments ?? 0;
         this.#maxPayloadSize = options.maxPayloadSize ?? 0;
@@ -17490,7 +17490,7 @@ var require_receiver = __commonJS({
        * @param {Buffer} chunk
        * @param {() => void} callback
        */
-      _write(chunk, _2, callback2) {
+      _write(chunk, _3, callback2) {
         this.#buffers.push(chunk);
         this.#byteOffset += chunk.length;
         this.#loop = true;
@@ -17973,10 +17973,10 @@ var require_websocket = __commonJS({
         if (typeof protocols === "string") {
           protocols = [protocols];
         }
-        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p3) => p3.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
+        if (protocols.length > 0 && !protocols.every((p3) => isValidSubprotocol(p3))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this[kWebSocketURL] = new URL(urlRecord.href);
@@ -18224,11 +18224,11 @@ var require_websocket = __commonJS({
     webidl.converters["sequence<DOMString>"] = webidl.sequenceConverter(
       webidl.converters.DOMString
     );
-    webidl.converters["DOMString or sequence<DOMString>"] = function(V, prefix, argument) {
-      if (webidl.util.Type(V) === "Object" && Symbol.iterator in V) {
-        return webidl.converters["sequence<DOMString>"](V);
+    webidl.converters["DOMString or sequence<DOMString>"] = function(V2, prefix, argument) {
+      if (webidl.util.Type(V2) === "Object" && Symbol.iterator in V2) {
+        return webidl.converters["sequence<DOMString>"](V2);
       }
-      return webidl.converters.DOMString(V, prefix, argument);
+      return webidl.converters.DOMString(V2, prefix, argument);
     };
     webidl.converters.WebSocketInit = webidl.dictionaryConverter([
       {
@@ -18246,22 +18246,22 @@ var require_websocket = __commonJS({
         converter: webidl.nullableConverter(webidl.converters.HeadersInit)
       }
     ]);
-    webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"] = function(V) {
-      if (webidl.util.Type(V) === "Object" && !(Symbol.iterator in V)) {
-        return webidl.converters.WebSocketInit(V);
+    webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"] = function(V2) {
+      if (webidl.util.Type(V2) === "Object" && !(Symbol.iterator in V2)) {
+        return webidl.converters.WebSocketInit(V2);
       }
-      return { protocols: webidl.converters["DOMString or sequence<DOMString>"](V) };
+      return { protocols: webidl.converters["DOMString or sequence<DOMString>"](V2) };
     };
-    webidl.converters.WebSocketSendData = function(V) {
-      if (webidl.util.Type(V) === "Object") {
-        if (isBlobLike(V)) {
-          return webidl.converters.Blob(V, { strict: false });
+    webidl.converters.WebSocketSendData = function(V2) {
+      if (webidl.util.Type(V2) === "Object") {
+        if (isBlobLike(V2)) {
+          return webidl.converters.Blob(V2, { strict: false });
         }
-        if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-          return webidl.converters.BufferSource(V);
+        if (ArrayBuffer.isView(V2) || types.isArrayBuffer(V2)) {
+          return webidl.converters.BufferSource(V2);
         }
       }
-      return webidl.converters.USVString(V);
+      return webidl.converters.USVString(V2);
     };
     function onParserDrain() {
       this.ws[kResponse].socket.resume();
@@ -18298,9 +18298,9 @@ var require_util8 = __commonJS({
       }
       return true;
     }
-    function delay2(ms) {
+    function delay2(ms2) {
       return new Promise((resolve9) => {
-        setTimeout(resolve9, ms).unref();
+        setTimeout(resolve9, ms2).unref();
       });
     }
     module.exports = {
@@ -18556,13 +18556,13 @@ ${value}`;
           }
         }
       }
-      setEventFieldSize(field, size) {
-        const eventSize = this.eventSize - this.eventFieldSizes[field] + size;
+      setEventFieldSize(field, size2) {
+        const eventSize = this.eventSize - this.eventFieldSizes[field] + size2;
         if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
           throw createMaxEventSizeExceededError();
         }
         this.eventSize = eventSize;
-        this.eventFieldSizes[field] = size;
+        this.eventFieldSizes[field] = size2;
       }
       /**
        * @param {EventSourceStreamEvent} event
@@ -19784,7 +19784,7 @@ var require_parse2 = __commonJS({
       try {
         new RegExp(value);
       } catch (ex) {
-        return args.map((v2) => utils.escapeRegex(v2)).join("..");
+        return args.map((v3) => utils.escapeRegex(v3)).join("..");
       }
       return value;
     };
@@ -19871,14 +19871,14 @@ var require_parse2 = __commonJS({
     var hasRepeatedCharPrefixOverlap = (branches) => {
       const values = branches.map(normalizeSimpleBranch).filter(Boolean);
       for (let i = 0; i < values.length; i++) {
-        for (let j = i + 1; j < values.length; j++) {
+        for (let j2 = i + 1; j2 < values.length; j2++) {
           const a = values[i];
-          const b2 = values[j];
+          const b3 = values[j2];
           const char = a[0];
-          if (!char || a !== char.repeat(a.length) || b2 !== char.repeat(b2.length)) {
+          if (!char || a !== char.repeat(a.length) || b3 !== char.repeat(b3.length)) {
             continue;
           }
-          if (a === b2 || a.startsWith(b2) || b2.startsWith(a)) {
+          if (a === b3 || a.startsWith(b3) || b3.startsWith(a)) {
             return true;
           }
         }
@@ -20197,10 +20197,10 @@ var require_parse2 = __commonJS({
       };
       if (opts.fastpaths !== false && !/(^[*!]|[/()[\]{}"])/.test(input)) {
         let backslashes = false;
-        let output = input.replace(REGEX_SPECIAL_CHARS_BACKREF, (m2, esc, chars, first, rest, index2) => {
+        let output = input.replace(REGEX_SPECIAL_CHARS_BACKREF, (m3, esc, chars, first, rest, index2) => {
           if (first === "\\") {
             backslashes = true;
-            return m2;
+            return m3;
           }
           if (first === "?") {
             if (esc) {
@@ -20220,14 +20220,14 @@ var require_parse2 = __commonJS({
             }
             return star;
           }
-          return esc ? m2 : `\\${m2}`;
+          return esc ? m3 : `\\${m3}`;
         });
         if (backslashes === true) {
           if (opts.unescape === true) {
             output = output.replace(/\\/g, "");
           } else {
-            output = output.replace(/\\+/g, (m2) => {
-              return m2.length % 2 === 0 ? "\\\\" : m2 ? "\\" : "";
+            output = output.replace(/\\+/g, (m3) => {
+              return m3.length % 2 === 0 ? "\\\\" : m3 ? "\\" : "";
             });
           }
         }
@@ -20869,7 +20869,7 @@ var require_picomatch = __commonJS({
     };
     picomatch2.isMatch = (str, patterns, options) => picomatch2(patterns, options)(str);
     picomatch2.parse = (pattern, options) => {
-      if (Array.isArray(pattern)) return pattern.map((p2) => picomatch2.parse(p2, options));
+      if (Array.isArray(pattern)) return pattern.map((p3) => picomatch2.parse(p3, options));
       return parse(pattern, { ...options, fastpaths: false });
     };
     picomatch2.scan = (input, options) => scan(input, options);
@@ -21133,8 +21133,8 @@ var require_help = __commonJS({
           visibleCommands.push(helpCommand);
         }
         if (this.sortSubcommands) {
-          visibleCommands.sort((a, b2) => {
-            return a.name().localeCompare(b2.name());
+          visibleCommands.sort((a, b3) => {
+            return a.name().localeCompare(b3.name());
           });
         }
         return visibleCommands;
@@ -21146,11 +21146,11 @@ var require_help = __commonJS({
        * @param {Option} b
        * @returns {number}
        */
-      compareOptions(a, b2) {
+      compareOptions(a, b3) {
         const getSortKey = (option) => {
           return option.short ? option.short.replace(/^-/, "") : option.long.replace(/^--/, "");
         };
-        return getSortKey(a).localeCompare(getSortKey(b2));
+        return getSortKey(a).localeCompare(getSortKey(b3));
       }
       /**
        * Get an array of the visible options. Includes a placeholder for the implicit help option, if there is one.
@@ -22016,38 +22016,38 @@ var require_option = __commonJS({
 var require_suggestSimilar = __commonJS({
   "node_modules/commander/lib/suggestSimilar.js"(exports) {
     var maxDistance = 3;
-    function editDistance(a, b2) {
-      if (Math.abs(a.length - b2.length) > maxDistance)
-        return Math.max(a.length, b2.length);
+    function editDistance(a, b3) {
+      if (Math.abs(a.length - b3.length) > maxDistance)
+        return Math.max(a.length, b3.length);
       const d2 = [];
       for (let i = 0; i <= a.length; i++) {
         d2[i] = [i];
       }
-      for (let j = 0; j <= b2.length; j++) {
-        d2[0][j] = j;
+      for (let j2 = 0; j2 <= b3.length; j2++) {
+        d2[0][j2] = j2;
       }
-      for (let j = 1; j <= b2.length; j++) {
+      for (let j2 = 1; j2 <= b3.length; j2++) {
         for (let i = 1; i <= a.length; i++) {
           let cost = 1;
-          if (a[i - 1] === b2[j - 1]) {
+          if (a[i - 1] === b3[j2 - 1]) {
             cost = 0;
           } else {
             cost = 1;
           }
-          d2[i][j] = Math.min(
-            d2[i - 1][j] + 1,
+          d2[i][j2] = Math.min(
+            d2[i - 1][j2] + 1,
             // deletion
-            d2[i][j - 1] + 1,
+            d2[i][j2 - 1] + 1,
             // insertion
-            d2[i - 1][j - 1] + cost
+            d2[i - 1][j2 - 1] + cost
             // substitution
           );
-          if (i > 1 && j > 1 && a[i - 1] === b2[j - 2] && a[i - 2] === b2[j - 1]) {
-            d2[i][j] = Math.min(d2[i][j], d2[i - 2][j - 2] + 1);
+          if (i > 1 && j2 > 1 && a[i - 1] === b3[j2 - 2] && a[i - 2] === b3[j2 - 1]) {
+            d2[i][j2] = Math.min(d2[i][j2], d2[i - 2][j2 - 2] + 1);
           }
         }
       }
-      return d2[a.length][b2.length];
+      return d2[a.length][b3.length];
     }
     function suggestSimilar(word, candidates) {
       if (!candidates || candidates.length === 0) return "";
@@ -22074,7 +22074,7 @@ var require_suggestSimilar = __commonJS({
           }
         }
       });
-      similar.sort((a, b2) => a.localeCompare(b2));
+      similar.sort((a, b3) => a.localeCompare(b3));
       if (searchingOptions) {
         similar = similar.map((candidate) => `--${candidate}`);
       }
@@ -22098,7 +22098,7 @@ var require_command = __commonJS({
     var EventEmitter = __require("node:events").EventEmitter;
     var childProcess = __require("node:child_process");
     var path2 = __require("node:path");
-    var fs3 = __require("node:fs");
+    var fs4 = __require("node:fs");
     var process2 = __require("node:process");
     var { Argument: Argument2, humanReadableArgName } = require_argument();
     var { CommanderError: CommanderError2 } = require_error();
@@ -22725,8 +22725,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
         } else if (fn instanceof RegExp) {
           const regex = fn;
           fn = (val, def) => {
-            const m2 = regex.exec(val);
-            return m2 ? m2[0] : def;
+            const m3 = regex.exec(val);
+            return m3 ? m3[0] : def;
           };
           option.default(defaultValue).argParser(fn);
         } else {
@@ -23092,7 +23092,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {string} subcommandName
        */
       _checkForMissingExecutable(executableFile, executableDir, subcommandName) {
-        if (fs3.existsSync(executableFile)) return;
+        if (fs4.existsSync(executableFile)) return;
         const executableDirMessage = executableDir ? `searched for local subcommand relative to directory '${executableDir}'` : "no directory for search for local subcommand, use .executableDir() to supply a custom directory";
         const executableMissing = `'${executableFile}' does not exist
  - if '${subcommandName}' is not meant to be an executable command, remove description parameter from '.command()' and use '.description()' instead
@@ -23111,10 +23111,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const sourceExt = [".js", ".ts", ".tsx", ".mjs", ".cjs"];
         function findFile(baseDir, baseName) {
           const localBin = path2.resolve(baseDir, baseName);
-          if (fs3.existsSync(localBin)) return localBin;
+          if (fs4.existsSync(localBin)) return localBin;
           if (sourceExt.includes(path2.extname(baseName))) return void 0;
           const foundExt = sourceExt.find(
-            (ext) => fs3.existsSync(`${localBin}${ext}`)
+            (ext) => fs4.existsSync(`${localBin}${ext}`)
           );
           if (foundExt) return `${localBin}${foundExt}`;
           return void 0;
@@ -23126,7 +23126,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
         if (this._scriptPath) {
           let resolvedScriptPath;
           try {
-            resolvedScriptPath = fs3.realpathSync(this._scriptPath);
+            resolvedScriptPath = fs4.realpathSync(this._scriptPath);
           } catch {
             resolvedScriptPath = this._scriptPath;
           }
@@ -23307,8 +23307,8 @@ Expecting one of '${allowedValues.join("', '")}'`);
             if (index2 < this.args.length) {
               value = this.args.slice(index2);
               if (declaredArg.parseArg) {
-                value = value.reduce((processed, v2) => {
-                  return myParseArg(declaredArg, v2, processed);
+                value = value.reduce((processed, v3) => {
+                  return myParseArg(declaredArg, v3, processed);
                 }, declaredArg.defaultValue);
               }
             } else if (value === void 0) {
@@ -23841,9 +23841,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
       _excessArguments(receivedArgs) {
         if (this._allowExcessArguments) return;
         const expected = this.registeredArguments.length;
-        const s = expected === 1 ? "" : "s";
+        const s3 = expected === 1 ? "" : "s";
         const forSubcommand = this.parent ? ` for '${this.name()}'` : "";
-        const message = `error: too many arguments${forSubcommand}. Expected ${expected} argument${s} but got ${receivedArgs.length}.`;
+        const message = `error: too many arguments${forSubcommand}. Expected ${expected} argument${s3} but got ${receivedArgs.length}.`;
         this.error(message, { code: "commander.excessArguments" });
       }
       /**
@@ -25364,7 +25364,7 @@ var require_util9 = __commonJS({
     var { InvalidArgumentError: InvalidArgumentError2, ConnectTimeoutError } = require_errors2();
     var { headerNameLowerCasedRecord } = require_constants7();
     var { tree } = require_tree2();
-    var [nodeMajor, nodeMinor] = process.versions.node.split(".", 2).map((v2) => Number(v2));
+    var [nodeMajor, nodeMinor] = process.versions.node.split(".", 2).map((v3) => Number(v3));
     var BodyAsyncIterable = class {
       constructor(body2) {
         this[kBody] = body2;
@@ -25561,8 +25561,8 @@ var require_util9 = __commonJS({
     }
     var KEEPALIVE_TIMEOUT_EXPR = /timeout=(\d+)/;
     function parseKeepAliveTimeout(val) {
-      const m2 = val.match(KEEPALIVE_TIMEOUT_EXPR);
-      return m2 ? parseInt(m2[1], 10) * 1e3 : null;
+      const m3 = val.match(KEEPALIVE_TIMEOUT_EXPR);
+      return m3 ? parseInt(m3[1], 10) * 1e3 : null;
     }
     function headerNameToString(value) {
       return typeof value === "string" ? headerNameLowerCasedRecord[value] ?? value.toLowerCase() : tree.lookup(value) ?? value.toString("latin1").toLowerCase();
@@ -26023,11 +26023,11 @@ var require_util9 = __commonJS({
     var rangeHeaderRegex = /^bytes (\d+)-(\d+)\/(\d+)?$/;
     function parseRangeHeader(range) {
       if (range == null || range === "") return { start: 0, end: null, size: null };
-      const m2 = range ? range.match(rangeHeaderRegex) : null;
-      return m2 ? {
-        start: parseInt(m2[1]),
-        end: m2[2] ? parseInt(m2[2]) : null,
-        size: m2[3] ? parseInt(m2[3]) : null
+      const m3 = range ? range.match(rangeHeaderRegex) : null;
+      return m3 ? {
+        start: parseInt(m3[1]),
+        end: m3[2] ? parseInt(m3[2]) : null,
+        size: m3[3] ? parseInt(m3[3]) : null
       } : null;
     }
     function addListener(obj, name, listener) {
@@ -26058,16 +26058,16 @@ var require_util9 = __commonJS({
         return noop;
       }
       let s1 = null;
-      let s2 = null;
+      let s22 = null;
       const fastTimer = timers.setFastTimeout(() => {
         s1 = setImmediate(() => {
-          s2 = setImmediate(() => onConnectTimeout(socketWeakRef.deref(), opts));
+          s22 = setImmediate(() => onConnectTimeout(socketWeakRef.deref(), opts));
         });
       }, opts.timeout);
       return () => {
         timers.clearFastTimeout(fastTimer);
         clearImmediate(s1);
-        clearImmediate(s2);
+        clearImmediate(s22);
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
@@ -27703,7 +27703,7 @@ var require_constants8 = __commonJS({
       exports.METHODS.POST
     ];
     exports.METHOD_MAP = (0, utils_1.enumToMap)(exports.METHODS);
-    exports.H_METHOD_MAP = Object.fromEntries(Object.entries(exports.METHODS).filter(([k2]) => k2.startsWith("H")));
+    exports.H_METHOD_MAP = Object.fromEntries(Object.entries(exports.METHODS).filter(([k3]) => k3.startsWith("H")));
     exports.STATUSES_HTTP = [
       exports.STATUSES.CONTINUE,
       exports.STATUSES.SWITCHING_PROTOCOLS,
@@ -28480,21 +28480,21 @@ var require_data_url2 = __commonJS({
     function percentDecode(input) {
       const length = input.length;
       const output = new Uint8Array(length);
-      let j = 0;
+      let j2 = 0;
       let i = 0;
       while (i < length) {
         const byte = input[i];
         if (byte !== 37) {
-          output[j++] = byte;
+          output[j2++] = byte;
         } else if (byte === 37 && !(isHexCharByte(input[i + 1]) && isHexCharByte(input[i + 2]))) {
-          output[j++] = 37;
+          output[j2++] = 37;
         } else {
-          output[j++] = hexByteToNumber(input[i + 1]) << 4 | hexByteToNumber(input[i + 2]);
+          output[j2++] = hexByteToNumber(input[i + 1]) << 4 | hexByteToNumber(input[i + 2]);
           i += 2;
         }
         ++i;
       }
-      return length === j ? output : output.subarray(0, j);
+      return length === j2 ? output : output.subarray(0, j2);
     }
     function parseMIMEType(input) {
       input = removeHTTPWhitespace(input, true, true);
@@ -28825,8 +28825,8 @@ var require_webidl2 = __commonJS({
         message: `"${context.value}" is an invalid ${context.type}.`
       });
     };
-    webidl.brandCheck = function(V, I) {
-      if (!FunctionPrototypeSymbolHasInstance(I, V)) {
+    webidl.brandCheck = function(V2, I2) {
+      if (!FunctionPrototypeSymbolHasInstance(I2, V2)) {
         const err = new TypeError("Illegal invocation");
         err.code = "ERR_INVALID_THIS";
         throw err;
@@ -28834,8 +28834,8 @@ var require_webidl2 = __commonJS({
     };
     webidl.brandCheckMultiple = function(List) {
       const prototypes = List.map((c) => webidl.util.MakeTypeAssertion(c));
-      return (V) => {
-        if (prototypes.every((typeCheck) => !typeCheck(V))) {
+      return (V2) => {
+        if (prototypes.every((typeCheck) => !typeCheck(V2))) {
           const err = new TypeError("Illegal invocation");
           err.code = "ERR_INVALID_THIS";
           throw err;
@@ -28856,11 +28856,11 @@ var require_webidl2 = __commonJS({
         message: "Illegal constructor"
       });
     };
-    webidl.util.MakeTypeAssertion = function(I) {
-      return (O2) => FunctionPrototypeSymbolHasInstance(I, O2);
+    webidl.util.MakeTypeAssertion = function(I2) {
+      return (O3) => FunctionPrototypeSymbolHasInstance(I2, O3);
     };
-    webidl.util.Type = function(V) {
-      switch (typeof V) {
+    webidl.util.Type = function(V2) {
+      switch (typeof V2) {
         case "undefined":
           return UNDEFINED;
         case "boolean":
@@ -28875,7 +28875,7 @@ var require_webidl2 = __commonJS({
           return BIGINT;
         case "function":
         case "object": {
-          if (V === null) {
+          if (V2 === null) {
             return NULL;
           }
           return OBJECT;
@@ -28914,7 +28914,7 @@ var require_webidl2 = __commonJS({
     };
     webidl.util.markAsUncloneable = runtimeFeatures.has("markAsUncloneable") ? __require("node:worker_threads").markAsUncloneable : () => {
     };
-    webidl.util.ConvertToInt = function(V, bitLength, signedness, flags) {
+    webidl.util.ConvertToInt = function(V2, bitLength, signedness, flags) {
       let upperBound;
       let lowerBound;
       if (bitLength === 64) {
@@ -28931,7 +28931,7 @@ var require_webidl2 = __commonJS({
         lowerBound = -Math.pow(2, bitLength - 1);
         upperBound = Math.pow(2, bitLength - 1) - 1;
       }
-      let x = Number(V);
+      let x = Number(V2);
       if (x === 0) {
         x = 0;
       }
@@ -28939,7 +28939,7 @@ var require_webidl2 = __commonJS({
         if (Number.isNaN(x) || x === Number.POSITIVE_INFINITY || x === Number.NEGATIVE_INFINITY) {
           throw webidl.errors.exception({
             header: "Integer conversion",
-            message: `Could not convert ${webidl.util.Stringify(V)} to an integer.`
+            message: `Could not convert ${webidl.util.Stringify(V2)} to an integer.`
           });
         }
         x = webidl.util.IntegerPart(x);
@@ -28977,45 +28977,45 @@ var require_webidl2 = __commonJS({
       }
       return r;
     };
-    webidl.util.Stringify = function(V) {
-      const type = webidl.util.Type(V);
+    webidl.util.Stringify = function(V2) {
+      const type = webidl.util.Type(V2);
       switch (type) {
         case SYMBOL:
-          return `Symbol(${V.description})`;
+          return `Symbol(${V2.description})`;
         case OBJECT:
-          return inspect2(V);
+          return inspect2(V2);
         case STRING:
-          return `"${V}"`;
+          return `"${V2}"`;
         case BIGINT:
-          return `${V}n`;
+          return `${V2}n`;
         default:
-          return `${V}`;
+          return `${V2}`;
       }
     };
-    webidl.util.IsResizableArrayBuffer = function(V) {
-      if (types.isArrayBuffer(V)) {
-        return V.resizable;
+    webidl.util.IsResizableArrayBuffer = function(V2) {
+      if (types.isArrayBuffer(V2)) {
+        return V2.resizable;
       }
-      if (types.isSharedArrayBuffer(V)) {
-        return V.growable;
+      if (types.isSharedArrayBuffer(V2)) {
+        return V2.growable;
       }
       throw webidl.errors.exception({
         header: "IsResizableArrayBuffer",
-        message: `"${webidl.util.Stringify(V)}" is not an array buffer.`
+        message: `"${webidl.util.Stringify(V2)}" is not an array buffer.`
       });
     };
     webidl.util.HasFlag = function(flags, attributes) {
       return typeof flags === "number" && (flags & attributes) === attributes;
     };
     webidl.sequenceConverter = function(converter) {
-      return (V, prefix, argument, Iterable) => {
-        if (webidl.util.Type(V) !== OBJECT) {
+      return (V2, prefix, argument, Iterable) => {
+        if (webidl.util.Type(V2) !== OBJECT) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `${argument} (${webidl.util.Stringify(V)}) is not iterable.`
+            message: `${argument} (${webidl.util.Stringify(V2)}) is not iterable.`
           });
         }
-        const method = typeof Iterable === "function" ? Iterable() : V?.[Symbol.iterator]?.();
+        const method = typeof Iterable === "function" ? Iterable() : V2?.[Symbol.iterator]?.();
         const seq = [];
         let index2 = 0;
         if (method === void 0 || typeof method.next !== "function") {
@@ -29035,30 +29035,30 @@ var require_webidl2 = __commonJS({
       };
     };
     webidl.recordConverter = function(keyConverter, valueConverter) {
-      return (O2, prefix, argument) => {
-        if (webidl.util.Type(O2) !== OBJECT) {
+      return (O3, prefix, argument) => {
+        if (webidl.util.Type(O3) !== OBJECT) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `${argument} ("${webidl.util.TypeValueToString(O2)}") is not an Object.`
+            message: `${argument} ("${webidl.util.TypeValueToString(O3)}") is not an Object.`
           });
         }
         const result = {};
-        if (!types.isProxy(O2)) {
-          const keys2 = [...Object.getOwnPropertyNames(O2), ...Object.getOwnPropertySymbols(O2)];
+        if (!types.isProxy(O3)) {
+          const keys2 = [...Object.getOwnPropertyNames(O3), ...Object.getOwnPropertySymbols(O3)];
           for (const key of keys2) {
             const keyName = webidl.util.Stringify(key);
             const typedKey = keyConverter(key, prefix, `Key ${keyName} in ${argument}`);
-            const typedValue = valueConverter(O2[key], prefix, `${argument}[${keyName}]`);
+            const typedValue = valueConverter(O3[key], prefix, `${argument}[${keyName}]`);
             result[typedKey] = typedValue;
           }
           return result;
         }
-        const keys = Reflect.ownKeys(O2);
+        const keys = Reflect.ownKeys(O3);
         for (const key of keys) {
-          const desc = Reflect.getOwnPropertyDescriptor(O2, key);
+          const desc = Reflect.getOwnPropertyDescriptor(O3, key);
           if (desc?.enumerable) {
             const typedKey = keyConverter(key, prefix, argument);
-            const typedValue = valueConverter(O2[key], prefix, argument);
+            const typedValue = valueConverter(O3[key], prefix, argument);
             result[typedKey] = typedValue;
           }
         }
@@ -29066,18 +29066,18 @@ var require_webidl2 = __commonJS({
       };
     };
     webidl.interfaceConverter = function(TypeCheck, name) {
-      return (V, prefix, argument) => {
-        if (!TypeCheck(V)) {
+      return (V2, prefix, argument) => {
+        if (!TypeCheck(V2)) {
           throw webidl.errors.exception({
             header: prefix,
-            message: `Expected ${argument} ("${webidl.util.Stringify(V)}") to be an instance of ${name}.`
+            message: `Expected ${argument} ("${webidl.util.Stringify(V2)}") to be an instance of ${name}.`
           });
         }
-        return V;
+        return V2;
       };
     };
     webidl.dictionaryConverter = function(converters) {
-      converters.sort((a, b2) => (a.key > b2.key) - (a.key < b2.key));
+      converters.sort((a, b3) => (a.key > b3.key) - (a.key < b3.key));
       return (dictionary, prefix, argument) => {
         const dict = {};
         if (dictionary != null && webidl.util.Type(dictionary) !== OBJECT) {
@@ -29116,11 +29116,11 @@ var require_webidl2 = __commonJS({
       };
     };
     webidl.nullableConverter = function(converter) {
-      return (V, prefix, argument) => {
-        if (V === null) {
-          return V;
+      return (V2, prefix, argument) => {
+        if (V2 === null) {
+          return V2;
         }
-        return converter(V, prefix, argument);
+        return converter(V2, prefix, argument);
       };
     };
     webidl.is.USVString = function(value) {
@@ -29133,8 +29133,8 @@ var require_webidl2 = __commonJS({
     webidl.is.URL = webidl.util.MakeTypeAssertion(URL);
     webidl.is.AbortSignal = webidl.util.MakeTypeAssertion(AbortSignal);
     webidl.is.MessagePort = webidl.util.MakeTypeAssertion(MessagePort);
-    webidl.is.BufferSource = function(V) {
-      return types.isArrayBuffer(V) || ArrayBuffer.isView(V) && types.isArrayBuffer(V.buffer);
+    webidl.is.BufferSource = function(V2) {
+      return types.isArrayBuffer(V2) || ArrayBuffer.isView(V2) && types.isArrayBuffer(V2.buffer);
     };
     webidl.util.getCopyOfBytesHeldByBufferSource = function(bufferSource) {
       const jsBufferSource = bufferSource;
@@ -29157,26 +29157,26 @@ var require_webidl2 = __commonJS({
       bytes.set(view);
       return bytes;
     };
-    webidl.converters.DOMString = function(V, prefix, argument, flags) {
-      if (V === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
+    webidl.converters.DOMString = function(V2, prefix, argument, flags) {
+      if (V2 === null && webidl.util.HasFlag(flags, webidl.attributes.LegacyNullToEmptyString)) {
         return "";
       }
-      if (typeof V === "symbol") {
+      if (typeof V2 === "symbol") {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} is a symbol, which cannot be converted to a DOMString.`
         });
       }
-      return String(V);
+      return String(V2);
     };
-    webidl.converters.ByteString = function(V, prefix, argument) {
-      if (typeof V === "symbol") {
+    webidl.converters.ByteString = function(V2, prefix, argument) {
+      if (typeof V2 === "symbol") {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} is a symbol, which cannot be converted to a ByteString.`
         });
       }
-      const x = String(V);
+      const x = String(V2);
       for (let index2 = 0; index2 < x.length; index2++) {
         if (x.charCodeAt(index2) > 255) {
           throw new TypeError(
@@ -29192,136 +29192,136 @@ var require_webidl2 = __commonJS({
       }
       return `${value}`.toWellFormed();
     };
-    webidl.converters.boolean = function(V) {
-      const x = Boolean(V);
+    webidl.converters.boolean = function(V2) {
+      const x = Boolean(V2);
       return x;
     };
-    webidl.converters.any = function(V) {
-      return V;
+    webidl.converters.any = function(V2) {
+      return V2;
     };
-    webidl.converters["long long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 64, "signed", 0, prefix, argument);
+    webidl.converters["long long"] = function(V2, prefix, argument) {
+      const x = webidl.util.ConvertToInt(V2, 64, "signed", 0, prefix, argument);
       return x;
     };
-    webidl.converters["unsigned long long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 64, "unsigned", 0, prefix, argument);
+    webidl.converters["unsigned long long"] = function(V2, prefix, argument) {
+      const x = webidl.util.ConvertToInt(V2, 64, "unsigned", 0, prefix, argument);
       return x;
     };
-    webidl.converters["unsigned long"] = function(V, prefix, argument) {
-      const x = webidl.util.ConvertToInt(V, 32, "unsigned", 0, prefix, argument);
+    webidl.converters["unsigned long"] = function(V2, prefix, argument) {
+      const x = webidl.util.ConvertToInt(V2, 32, "unsigned", 0, prefix, argument);
       return x;
     };
-    webidl.converters["unsigned short"] = function(V, prefix, argument, flags) {
-      const x = webidl.util.ConvertToInt(V, 16, "unsigned", flags, prefix, argument);
+    webidl.converters["unsigned short"] = function(V2, prefix, argument, flags) {
+      const x = webidl.util.ConvertToInt(V2, 16, "unsigned", flags, prefix, argument);
       return x;
     };
-    webidl.converters.ArrayBuffer = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isArrayBuffer(V)) {
+    webidl.converters.ArrayBuffer = function(V2, prefix, argument, flags) {
+      if (webidl.util.Type(V2) !== OBJECT || !types.isArrayBuffer(V2)) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+          argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
           types: ["ArrayBuffer"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
+      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V2)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a resizable ArrayBuffer.`
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.SharedArrayBuffer = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isSharedArrayBuffer(V)) {
+    webidl.converters.SharedArrayBuffer = function(V2, prefix, argument, flags) {
+      if (webidl.util.Type(V2) !== OBJECT || !types.isSharedArrayBuffer(V2)) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+          argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
           types: ["SharedArrayBuffer"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V)) {
+      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V2)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a resizable SharedArrayBuffer.`
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isTypedArray(V) || V.constructor.name !== T.name) {
+    webidl.converters.TypedArray = function(V2, T, prefix, argument, flags) {
+      if (webidl.util.Type(V2) !== OBJECT || !types.isTypedArray(V2) || V2.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+          argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
           types: [T.name]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.DataView = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isDataView(V)) {
+    webidl.converters.DataView = function(V2, prefix, argument, flags) {
+      if (webidl.util.Type(V2) !== OBJECT || !types.isDataView(V2)) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+          argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
           types: ["DataView"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.ArrayBufferView = function(V, prefix, argument, flags) {
-      if (webidl.util.Type(V) !== OBJECT || !types.isArrayBufferView(V)) {
+    webidl.converters.ArrayBufferView = function(V2, prefix, argument, flags) {
+      if (webidl.util.Type(V2) !== OBJECT || !types.isArrayBufferView(V2)) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+          argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
           types: ["ArrayBufferView"]
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowShared) && types.isSharedArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a shared array buffer.`
         });
       }
-      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V.buffer)) {
+      if (!webidl.util.HasFlag(flags, webidl.attributes.AllowResizable) && webidl.util.IsResizableArrayBuffer(V2.buffer)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a view on a resizable array buffer.`
         });
       }
-      return V;
+      return V2;
     };
-    webidl.converters.BufferSource = function(V, prefix, argument, flags) {
-      if (types.isArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, argument, flags);
+    webidl.converters.BufferSource = function(V2, prefix, argument, flags) {
+      if (types.isArrayBuffer(V2)) {
+        return webidl.converters.ArrayBuffer(V2, prefix, argument, flags);
       }
-      if (types.isArrayBufferView(V)) {
+      if (types.isArrayBufferView(V2)) {
         flags &= ~webidl.attributes.AllowShared;
-        return webidl.converters.ArrayBufferView(V, prefix, argument, flags);
+        return webidl.converters.ArrayBufferView(V2, prefix, argument, flags);
       }
-      if (types.isSharedArrayBuffer(V)) {
+      if (types.isSharedArrayBuffer(V2)) {
         throw webidl.errors.exception({
           header: prefix,
           message: `${argument} cannot be a SharedArrayBuffer.`
@@ -29329,24 +29329,24 @@ var require_webidl2 = __commonJS({
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+        argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
         types: ["ArrayBuffer", "ArrayBufferView"]
       });
     };
-    webidl.converters.AllowSharedBufferSource = function(V, prefix, argument, flags) {
-      if (types.isArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, argument, flags);
+    webidl.converters.AllowSharedBufferSource = function(V2, prefix, argument, flags) {
+      if (types.isArrayBuffer(V2)) {
+        return webidl.converters.ArrayBuffer(V2, prefix, argument, flags);
       }
-      if (types.isSharedArrayBuffer(V)) {
-        return webidl.converters.SharedArrayBuffer(V, prefix, argument, flags);
+      if (types.isSharedArrayBuffer(V2)) {
+        return webidl.converters.SharedArrayBuffer(V2, prefix, argument, flags);
       }
-      if (types.isArrayBufferView(V)) {
+      if (types.isArrayBufferView(V2)) {
         flags |= webidl.attributes.AllowShared;
-        return webidl.converters.ArrayBufferView(V, prefix, argument, flags);
+        return webidl.converters.ArrayBufferView(V2, prefix, argument, flags);
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${argument} ("${webidl.util.Stringify(V)}")`,
+        argument: `${argument} ("${webidl.util.Stringify(V2)}")`,
         types: ["ArrayBuffer", "SharedArrayBuffer", "ArrayBufferView"]
       });
     };
@@ -29365,12 +29365,12 @@ var require_webidl2 = __commonJS({
       webidl.is.AbortSignal,
       "AbortSignal"
     );
-    webidl.converters.EventHandlerNonNull = function(V) {
-      if (webidl.util.Type(V) !== OBJECT) {
+    webidl.converters.EventHandlerNonNull = function(V2) {
+      if (webidl.util.Type(V2) !== OBJECT) {
         return null;
       }
-      if (typeof V === "function") {
-        return V;
+      if (typeof V2 === "function") {
+        return V2;
       }
       return () => {
       };
@@ -29704,11 +29704,11 @@ var require_util10 = __commonJS({
     }
     function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
     }
-    function sameOrigin(A, B) {
-      if (A.origin === B.origin && A.origin === "null") {
+    function sameOrigin(A2, B2) {
+      if (A2.origin === B2.origin && A2.origin === "null") {
         return true;
       }
-      if (A.protocol === B.protocol && A.hostname === B.hostname && A.port === B.port) {
+      if (A2.protocol === B2.protocol && A2.hostname === B2.hostname && A2.port === B2.port) {
         return true;
       }
       return false;
@@ -30249,15 +30249,15 @@ var require_formdata2 = __commonJS({
         }
       }
       [nodeUtil.inspect.custom](depth, options) {
-        const state = this.#state.reduce((a, b2) => {
-          if (a[b2.name]) {
-            if (Array.isArray(a[b2.name])) {
-              a[b2.name].push(b2.value);
+        const state = this.#state.reduce((a, b3) => {
+          if (a[b3.name]) {
+            if (Array.isArray(a[b3.name])) {
+              a[b3.name].push(b3.value);
             } else {
-              a[b2.name] = [a[b2.name], b2.value];
+              a[b3.name] = [a[b3.name], b3.value];
             }
           } else {
-            a[b2.name] = b2.value;
+            a[b3.name] = b3.value;
           }
           return a;
         }, { __proto__: null });
@@ -30756,7 +30756,7 @@ Content-Disposition: form-data`;
         const formdataEscape = (str) => str.replace(/\n/g, "%0A").replace(/\r/g, "%0D").replace(/"/g, "%22");
         const normalizeLinefeeds = (value) => value.replace(/\r?\n|\r/g, "\r\n");
         const blobParts = [];
-        const rn = new Uint8Array([13, 10]);
+        const rn2 = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
         for (const [name, value] of object) {
@@ -30772,9 +30772,9 @@ ${normalizeLinefeeds(value)}\r
 Content-Type: ${value.type || "application/octet-stream"}\r
 \r
 `);
-            blobParts.push(chunk2, value, rn);
+            blobParts.push(chunk2, value, rn2);
             if (typeof value.size === "number") {
-              length += chunk2.byteLength + value.size + rn.byteLength;
+              length += chunk2.byteLength + value.size + rn2.byteLength;
             } else {
               hasUnknownSizeValue = true;
             }
@@ -31045,7 +31045,7 @@ var require_client_h12 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_url: (p2, at, len) => {
+          wasm_on_url: (p3, at2, len) => {
             return 0;
           },
           /**
@@ -31054,17 +31054,17 @@ var require_client_h12 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_status: (p2, at, len) => {
-            assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+          wasm_on_status: (p3, at2, len) => {
+            assert(currentParser.ptr === p3);
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onStatus(new FastBuffer(currentBufferRef.buffer, start, len));
           },
           /**
            * @param {number} p
            * @returns {number}
            */
-          wasm_on_message_begin: (p2) => {
-            assert(currentParser.ptr === p2);
+          wasm_on_message_begin: (p3) => {
+            assert(currentParser.ptr === p3);
             return currentParser.onMessageBegin();
           },
           /**
@@ -31073,9 +31073,9 @@ var require_client_h12 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_field: (p2, at, len) => {
-            assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+          wasm_on_header_field: (p3, at2, len) => {
+            assert(currentParser.ptr === p3);
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderField(new FastBuffer(currentBufferRef.buffer, start, len));
           },
           /**
@@ -31084,9 +31084,9 @@ var require_client_h12 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_header_value: (p2, at, len) => {
-            assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+          wasm_on_header_value: (p3, at2, len) => {
+            assert(currentParser.ptr === p3);
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onHeaderValue(new FastBuffer(currentBufferRef.buffer, start, len));
           },
           /**
@@ -31096,8 +31096,8 @@ var require_client_h12 = __commonJS({
            * @param {0|1} shouldKeepAlive
            * @returns {number}
            */
-          wasm_on_headers_complete: (p2, statusCode, upgrade, shouldKeepAlive) => {
-            assert(currentParser.ptr === p2);
+          wasm_on_headers_complete: (p3, statusCode, upgrade, shouldKeepAlive) => {
+            assert(currentParser.ptr === p3);
             return currentParser.onHeadersComplete(statusCode, upgrade === 1, shouldKeepAlive === 1);
           },
           /**
@@ -31106,17 +31106,17 @@ var require_client_h12 = __commonJS({
            * @param {number} len
            * @returns {number}
            */
-          wasm_on_body: (p2, at, len) => {
-            assert(currentParser.ptr === p2);
-            const start = at - currentBufferPtr + currentBufferRef.byteOffset;
+          wasm_on_body: (p3, at2, len) => {
+            assert(currentParser.ptr === p3);
+            const start = at2 - currentBufferPtr + currentBufferRef.byteOffset;
             return currentParser.onBody(new FastBuffer(currentBufferRef.buffer, start, len));
           },
           /**
            * @param {number} p
            * @returns {number}
            */
-          wasm_on_message_complete: (p2) => {
-            assert(currentParser.ptr === p2);
+          wasm_on_message_complete: (p3) => {
+            assert(currentParser.ptr === p3);
             return currentParser.onMessageComplete();
           }
         }
@@ -31992,8 +31992,8 @@ upgrade: ${upgrade}\r
         if (!err) {
           try {
             writer.end();
-          } catch (er) {
-            err = er;
+          } catch (er2) {
+            err = er2;
           }
         }
         writer.destroy(err);
@@ -33702,8 +33702,8 @@ var require_pool_base2 = __commonJS({
       }
       get [kSize]() {
         let ret = this[kQueued];
-        for (const { [kSize]: size } of this[kClients]) {
-          ret += size;
+        for (const { [kSize]: size2 } of this[kClients]) {
+          ret += size2;
         }
         return ret;
       }
@@ -33914,11 +33914,11 @@ var require_balanced_pool2 = __commonJS({
     var kWeight = /* @__PURE__ */ Symbol("kWeight");
     var kMaxWeightPerServer = /* @__PURE__ */ Symbol("kMaxWeightPerServer");
     var kErrorPenalty = /* @__PURE__ */ Symbol("kErrorPenalty");
-    function getGreatestCommonDivisor(a, b2) {
-      if (a === 0) return b2;
-      while (b2 !== 0) {
-        const t = b2;
-        b2 = a % b2;
+    function getGreatestCommonDivisor(a, b3) {
+      if (a === 0) return b3;
+      while (b3 !== 0) {
+        const t = b3;
+        b3 = a % b3;
         a = t;
       }
       return a;
@@ -33996,7 +33996,7 @@ var require_balanced_pool2 = __commonJS({
         return this[kClients].find((pool) => pool[kUrl].origin === upstreamOrigin && pool.closed !== true && pool.destroyed !== true);
       }
       get upstreams() {
-        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p2) => p2[kUrl].origin);
+        return this[kClients].filter((dispatcher) => dispatcher.closed !== true && dispatcher.destroyed !== true).map((p3) => p3[kUrl].origin);
       }
       [kGetDispatcher]() {
         if (this[kClients].length === 0) {
@@ -34006,7 +34006,7 @@ var require_balanced_pool2 = __commonJS({
         if (!dispatcher) {
           return;
         }
-        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b2) => a && b2, true);
+        const allClientsBusy = this[kClients].map((pool) => pool[kNeedDrain]).reduce((a, b3) => a && b3, true);
         if (allClientsBusy) {
           return;
         }
@@ -35643,7 +35643,7 @@ var require_retry_handler2 = __commonJS({
             });
           }
           validatePartialResponseContentLength(headers, contentRange, statusCode, this.retryCount);
-          const { start, size, end = size ? size - 1 : null } = contentRange;
+          const { start, size: size2, end = size2 ? size2 - 1 : null } = contentRange;
           if (this.start !== start || this.end != null && this.end !== end) {
             throw new RequestRetryError("Content-Range mismatch", statusCode, {
               headers,
@@ -35666,7 +35666,7 @@ var require_retry_handler2 = __commonJS({
               return;
             }
             validatePartialResponseContentLength(headers, range, statusCode, this.retryCount);
-            const { start, size, end = size ? size - 1 : null } = range;
+            const { start, size: size2, end = size2 ? size2 - 1 : null } = range;
             assert(
               start != null && Number.isFinite(start),
               "content-range mismatch"
@@ -37202,8 +37202,8 @@ var require_mock_utils2 = __commonJS({
         }
         if (value.includes(",")) {
           const values = value.split(",");
-          for (const v2 of values) {
-            normalizedQp.append(key, v2);
+          for (const v3 of values) {
+            normalizedQp.append(key, v3);
           }
           continue;
         }
@@ -37316,8 +37316,8 @@ var require_mock_utils2 = __commonJS({
         const value = data[key];
         const name = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
-          for (let j = 0; j < value.length; ++j) {
-            result.push(name, Buffer.from(`${value[j]}`));
+          for (let j2 = 0; j2 < value.length; ++j2) {
+            result.push(name, Buffer.from(`${value[j2]}`));
           }
         } else {
           result.push(name, Buffer.from(`${value}`));
@@ -39089,7 +39089,7 @@ var require_redirect_handler2 = __commonJS({
         }
         this.dispatch = dispatch;
         this.location = null;
-        const { maxRedirections: _2, ...cleanOpts } = opts;
+        const { maxRedirections: _3, ...cleanOpts } = opts;
         this.opts = cleanOpts;
         this.maxRedirections = maxRedirections;
         this.handler = handler;
@@ -40200,10 +40200,10 @@ var require_cache2 = __commonJS({
                   foundEndingQuote = true;
                 } else {
                   const fieldListParts = [value.substring(1)];
-                  for (let j = i + 1; j < directives.length; j++) {
-                    const nextPart = trimOWS(directives[j].value);
+                  for (let j2 = i + 1; j2 < directives.length; j2++) {
+                    const nextPart = trimOWS(directives[j2].value);
                     const closingQuote2 = findUnescapedQuote(nextPart, 0);
-                    lastQuotedPart = j;
+                    lastQuotedPart = j2;
                     if (closingQuote2 !== -1) {
                       fieldListParts.push(nextPart.substring(0, closingQuote2));
                       foundEndingQuote = true;
@@ -40220,9 +40220,9 @@ var require_cache2 = __commonJS({
                 i = lastQuotedPart;
                 const headers = fieldList.split(",");
                 let validFieldNames = true;
-                for (let j = 0; j < headers.length; j++) {
-                  headers[j] = trimOWS(headers[j]);
-                  if (!isValidHTTPToken(headers[j])) {
+                for (let j2 = 0; j2 < headers.length; j2++) {
+                  headers[j2] = trimOWS(headers[j2]);
+                  if (!isValidHTTPToken(headers[j2])) {
                     validFieldNames = false;
                   }
                 }
@@ -40282,8 +40282,8 @@ var require_cache2 = __commonJS({
       const output = [];
       for (let i = 0; i < values.length; i++) {
         const parts = values[i].split(",");
-        for (let j = 0; j < parts.length; j++) {
-          output.push(parts[j]);
+        for (let j2 = 0; j2 < parts.length; j2++) {
+          output.push(parts[j2]);
         }
       }
       return output;
@@ -40905,11 +40905,11 @@ var require_cache_handler = __commonJS({
     var { parseHttpDate } = require_date();
     function noop() {
     }
-    function sameOrigin(a, b2) {
+    function sameOrigin(a, b3) {
       try {
-        return new URL(String(a)).origin === new URL(String(b2)).origin;
+        return new URL(String(a)).origin === new URL(String(b3)).origin;
       } catch {
-        return String(a) === String(b2);
+        return String(a) === String(b3);
       }
     }
     var HEURISTICALLY_CACHEABLE_STATUS_CODES = [
@@ -40955,8 +40955,8 @@ var require_cache_handler = __commonJS({
       const values = Array.isArray(connectionHeader) ? connectionHeader : [connectionHeader];
       for (let i = 0; i < values.length; i++) {
         const tokens = values[i].split(",");
-        for (let j = 0; j < tokens.length; j++) {
-          headersToRemove.push(trimOWS(tokens[j]).toLowerCase());
+        for (let j2 = 0; j2 < tokens.length; j2++) {
+          headersToRemove.push(trimOWS(tokens[j2]).toLowerCase());
         }
       }
     }
@@ -41877,7 +41877,7 @@ var require_cache_revalidation_handler = __commonJS({
         this.#handler = handler;
         this.#allowErrorStatusCodes = allowErrorStatusCodes;
       }
-      onRequestStart(_2, context) {
+      onRequestStart(_3, context) {
         this.#successful = false;
         this.#context = context;
       }
@@ -41990,8 +41990,8 @@ var require_cache3 = __commonJS({
           continue;
         }
         const directives = value.split(",");
-        for (let j = 0; j < directives.length; j++) {
-          if (trimOWS(directives[j]).toLowerCase() === "no-cache") {
+        for (let j2 = 0; j2 < directives.length; j2++) {
+          if (trimOWS(directives[j2]).toLowerCase() === "no-cache") {
             return true;
           }
         }
@@ -42520,17 +42520,17 @@ var require_decompress = __commonJS({
     );
     var defaultMaxSize = 0;
     function createMaxSizeLimiter(maxSize) {
-      let size = 0;
+      let size2 = 0;
       return new TransformStream2({
         transform(chunk, _encoding, callback2) {
-          const decompressedSize = size + chunk.length;
+          const decompressedSize = size2 + chunk.length;
           if (decompressedSize > maxSize) {
             callback2(new ResponseExceededMaxSizeError(
               `Decompressed response size (${decompressedSize}) exceeded maxSize (${maxSize})`
             ));
             return;
           }
-          size = decompressedSize;
+          size2 = decompressedSize;
           callback2(null, chunk);
         }
       });
@@ -42821,7 +42821,7 @@ var require_decompress = __commonJS({
           return super.onResponseStart(this.#controller, statusCode, headers, statusMessage);
         }
         this.#decompressors = decompressors;
-        const { "content-encoding": _2, "content-length": __, ...newHeaders } = headers;
+        const { "content-encoding": _3, "content-length": __, ...newHeaders } = headers;
         if (this.#controller.rawHeaders) {
           const rawHeaders = this.#controller.rawHeaders;
           if (Array.isArray(rawHeaders)) {
@@ -43595,8 +43595,8 @@ var require_sqlite_cache_store = __commonJS({
         assertCacheKey(key);
         const url = this.#makeValueUrl(key);
         const body2 = Array.isArray(value.body) ? Buffer.concat(value.body) : value.body;
-        const size = body2?.byteLength;
-        if (size && size > this.#maxEntrySize) {
+        const size2 = body2?.byteLength;
+        if (size2 && size2 > this.#maxEntrySize) {
           return;
         }
         const existingValue = this.#findValue(key, true);
@@ -43639,14 +43639,14 @@ var require_sqlite_cache_store = __commonJS({
       createWriteStream(key, value) {
         assertCacheKey(key);
         assertCacheValue(value);
-        let size = 0;
+        let size2 = 0;
         const body2 = [];
         const store = this;
         return new Writable({
           decodeStrings: true,
           write(chunk, encoding, callback2) {
-            size += chunk.byteLength;
-            if (size < store.#maxEntrySize) {
+            size2 += chunk.byteLength;
+            if (size2 < store.#maxEntrySize) {
               body2.push(chunk);
             } else {
               this.destroy();
@@ -43777,10 +43777,10 @@ var require_headers2 = __commonJS({
     }
     function headerValueNormalize(potentialValue) {
       let i = 0;
-      let j = potentialValue.length;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j - 1))) --j;
-      while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
-      return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
+      let j2 = potentialValue.length;
+      while (j2 > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(j2 - 1))) --j2;
+      while (j2 > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
+      return i === 0 && j2 === potentialValue.length ? potentialValue : potentialValue.substring(i, j2);
     }
     function fill(headers, object) {
       if (Array.isArray(object)) {
@@ -43844,8 +43844,8 @@ var require_headers2 = __commonJS({
       for (let i = 0; i < names.length; ++i) {
         const { 0: name, 1: value } = names[i];
         if (name === "set-cookie") {
-          for (let j = 0; j < cookies.length; ++j) {
-            headers.push([name, cookies[j]]);
+          for (let j2 = 0; j2 < cookies.length; ++j2) {
+            headers.push([name, cookies[j2]]);
           }
         } else {
           headers.push([name, value]);
@@ -43853,8 +43853,8 @@ var require_headers2 = __commonJS({
       }
       return headersList.sortedMap = headers;
     }
-    function compareHeaderName(a, b2) {
-      return a[0] < b2[0] ? -1 : 1;
+    function compareHeaderName(a, b3) {
+      return a[0] < b3[0] ? -1 : 1;
     }
     var HeadersList = class _HeadersList {
       /** @type {[string, string][]|null} */
@@ -43977,17 +43977,17 @@ var require_headers2 = __commonJS({
       }
       // https://fetch.spec.whatwg.org/#convert-header-names-to-a-sorted-lowercase-set
       toSortedArray() {
-        const size = this.headersMap.size;
-        const array = new Array(size);
-        if (size <= 32) {
-          if (size === 0) {
+        const size2 = this.headersMap.size;
+        const array = new Array(size2);
+        if (size2 <= 32) {
+          if (size2 === 0) {
             return array;
           }
           const iterator = this.headersMap[Symbol.iterator]();
           const firstValue = iterator.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
-          for (let i = 1, j = 0, right = 0, left = 0, pivot = 0, x, value; i < size; ++i) {
+          for (let i = 1, j2 = 0, right = 0, left = 0, pivot = 0, x, value; i < size2; ++i) {
             value = iterator.next().value;
             x = array[i] = [value[0], value[1].value];
             assert(x[1] !== null);
@@ -44002,9 +44002,9 @@ var require_headers2 = __commonJS({
               }
             }
             if (i !== pivot) {
-              j = i;
-              while (j > left) {
-                array[j] = array[--j];
+              j2 = i;
+              while (j2 > left) {
+                array[j2] = array[--j2];
               }
               array[left] = x;
             }
@@ -44185,19 +44185,19 @@ var require_headers2 = __commonJS({
         enumerable: false
       }
     });
-    webidl.converters.HeadersInit = function(V, prefix, argument) {
-      if (webidl.util.Type(V) === webidl.util.Types.OBJECT) {
-        const iterator = Reflect.get(V, Symbol.iterator);
-        if (!util.types.isProxy(V) && iterator === Headers2.prototype.entries) {
+    webidl.converters.HeadersInit = function(V2, prefix, argument) {
+      if (webidl.util.Type(V2) === webidl.util.Types.OBJECT) {
+        const iterator = Reflect.get(V2, Symbol.iterator);
+        if (!util.types.isProxy(V2) && iterator === Headers2.prototype.entries) {
           try {
-            return getHeadersList(V).entriesList;
+            return getHeadersList(V2).entriesList;
           } catch {
           }
         }
         if (typeof iterator === "function") {
-          return webidl.converters["sequence<sequence<ByteString>>"](V, prefix, argument, iterator.bind(V));
+          return webidl.converters["sequence<sequence<ByteString>>"](V2, prefix, argument, iterator.bind(V2));
         }
-        return webidl.converters["record<ByteString, ByteString>"](V, prefix, argument);
+        return webidl.converters["record<ByteString, ByteString>"](V2, prefix, argument);
       }
       throw webidl.errors.conversionFailed({
         prefix: "Headers constructor",
@@ -44495,12 +44495,12 @@ var require_response2 = __commonJS({
         ...state
       };
       return new Proxy(response, {
-        get(target, p2) {
-          return p2 in state ? state[p2] : target[p2];
+        get(target, p3) {
+          return p3 in state ? state[p3] : target[p3];
         },
-        set(target, p2, value) {
-          assert(!(p2 in state));
-          target[p2] = value;
+        set(target, p3, value) {
+          assert(!(p3 in state));
+          target[p3] = value;
           return true;
         }
       });
@@ -44583,32 +44583,32 @@ var require_response2 = __commonJS({
       }
       return response;
     }
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+    webidl.converters.XMLHttpRequestBodyInit = function(V2, prefix, name) {
+      if (typeof V2 === "string") {
+        return webidl.converters.USVString(V2, prefix, name);
       }
-      if (webidl.is.Blob(V)) {
-        return V;
+      if (webidl.is.Blob(V2)) {
+        return V2;
       }
-      if (webidl.is.BufferSource(V)) {
-        return V;
+      if (webidl.is.BufferSource(V2)) {
+        return V2;
       }
-      if (webidl.is.FormData(V)) {
-        return V;
+      if (webidl.is.FormData(V2)) {
+        return V2;
       }
-      if (webidl.is.URLSearchParams(V)) {
-        return V;
+      if (webidl.is.URLSearchParams(V2)) {
+        return V2;
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V2, prefix, name);
     };
-    webidl.converters.BodyInit = function(V, prefix, argument) {
-      if (webidl.is.ReadableStream(V)) {
-        return V;
+    webidl.converters.BodyInit = function(V2, prefix, argument) {
+      if (webidl.is.ReadableStream(V2)) {
+        return V2;
       }
-      if (V?.[Symbol.asyncIterator]) {
-        return V;
+      if (V2?.[Symbol.asyncIterator]) {
+        return V2;
       }
-      return webidl.converters.XMLHttpRequestBodyInit(V, prefix, argument);
+      return webidl.converters.XMLHttpRequestBodyInit(V2, prefix, argument);
     };
     webidl.converters.ResponseInit = webidl.dictionaryConverter([
       {
@@ -45289,14 +45289,14 @@ var require_request4 = __commonJS({
       }
     });
     webidl.is.Request = webidl.util.MakeTypeAssertion(Request);
-    webidl.converters.RequestInfo = function(V) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V);
+    webidl.converters.RequestInfo = function(V2) {
+      if (typeof V2 === "string") {
+        return webidl.converters.USVString(V2);
       }
-      if (webidl.is.Request(V)) {
-        return V;
+      if (webidl.is.Request(V2)) {
+        return V2;
       }
-      return webidl.converters.USVString(V);
+      return webidl.converters.USVString(V2);
     };
     webidl.converters.RequestInit = webidl.dictionaryConverter([
       {
@@ -45643,18 +45643,18 @@ var require_fetch2 = __commonJS({
     }
     function fetch(input, init = void 0) {
       webidl.argumentLengthCheck(arguments, 1, "globalThis.fetch");
-      let p2 = createDeferredPromise();
+      let p3 = createDeferredPromise();
       let requestObject;
       try {
         requestObject = new Request(input, init);
       } catch (e) {
-        p2.reject(e);
-        return p2.promise;
+        p3.reject(e);
+        return p3.promise;
       }
       const request = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p2, request, null, requestObject.signal.reason, null);
-        return p2.promise;
+        abortFetch(p3, request, null, requestObject.signal.reason, null);
+        return p3.promise;
       }
       const globalObject = request.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
@@ -45670,7 +45670,7 @@ var require_fetch2 = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p2, request, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p3, request, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -45678,16 +45678,16 @@ var require_fetch2 = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p2, request, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p3, request, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
-          p2.reject(new TypeError("fetch failed", { cause: response.error }));
+          p3.reject(new TypeError("fetch failed", { cause: response.error }));
           return;
         }
         responseObject = new WeakRef(fromInnerResponse(response, "immutable"));
-        p2.resolve(responseObject.deref());
-        p2 = null;
+        p3.resolve(responseObject.deref());
+        p3 = null;
       };
       controller = fetching({
         request,
@@ -45699,7 +45699,7 @@ var require_fetch2 = __commonJS({
         // See https://github.com/nodejs/undici/issues/4627
         requestObject
       });
-      return p2.promise;
+      return p3.promise;
     }
     function finalizeAndReportTiming(response, initiatorType = "other") {
       if (response.type === "error" && response.aborted) {
@@ -45737,9 +45737,9 @@ var require_fetch2 = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p2, request, responseObject, error2, controller) {
-      if (p2) {
-        p2.reject(error2);
+    function abortFetch(p3, request, responseObject, error2, controller) {
+      if (p3) {
+        p3.reject(error2);
       }
       if (request.body?.stream != null && isReadable(request.body.stream)) {
         request.body.stream.cancel(error2).catch((err) => {
@@ -46686,9 +46686,9 @@ var require_util11 = __commonJS({
     var assert = __require("node:assert");
     var { URLSerializer } = require_data_url2();
     var { isValidHeaderName } = require_util10();
-    function urlEquals(A, B, excludeFragment = false) {
-      const serializedA = URLSerializer(A, excludeFragment);
-      const serializedB = URLSerializer(B, excludeFragment);
+    function urlEquals(A2, B2, excludeFragment = false) {
+      const serializedA = URLSerializer(A2, excludeFragment);
+      const serializedB = URLSerializer(B2, excludeFragment);
       return serializedA === serializedB;
     }
     function getFieldValues(header) {
@@ -46742,11 +46742,11 @@ var require_cache4 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         request = webidl.converters.RequestInfo(request);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p2 = this.#internalMatchAll(request, options, 1);
-        if (p2.length === 0) {
+        const p3 = this.#internalMatchAll(request, options, 1);
+        if (p3.length === 0) {
           return;
         }
-        return p2[0];
+        return p3[0];
       }
       async matchAll(request = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
@@ -46837,8 +46837,8 @@ var require_cache4 = __commonJS({
           }));
           responsePromises.push(responsePromise.promise);
         }
-        const p2 = Promise.all(responsePromises);
-        const responses = await p2;
+        const p3 = Promise.all(responsePromises);
+        const responses = await p3;
         const operations = [];
         let index2 = 0;
         for (const response of responses) {
@@ -47514,7 +47514,7 @@ var require_util12 = __commonJS({
       "Nov",
       "Dec"
     ];
-    var IMFPaddedNumbers = Array(61).fill(0).map((_2, i) => i.toString().padStart(2, "0"));
+    var IMFPaddedNumbers = Array(61).fill(0).map((_3, i) => i.toString().padStart(2, "0"));
     function toIMFDate(date) {
       if (typeof date === "number") {
         date = new Date(date);
@@ -48770,7 +48770,7 @@ var require_receiver2 = __commonJS({
        * @param {Buffer} chunk
        * @param {() => void} callback
        */
-      _write(chunk, _2, callback2) {
+      _write(chunk, _3, callback2) {
         this.#buffers.push(chunk);
         this.#byteOffset += chunk.length;
         this.#loop = true;
@@ -49281,10 +49281,10 @@ var require_websocket2 = __commonJS({
         if (typeof protocols === "string") {
           protocols = [protocols];
         }
-        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p3) => p3.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
+        if (protocols.length > 0 && !protocols.every((p3) => isValidSubprotocol(p3))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this.#url = new URL(urlRecord.href);
@@ -49560,7 +49560,7 @@ var require_websocket2 = __commonJS({
        * @param {WebSocket} ws
        * @param {Buffer|undefined} buffer
        */
-      static ping(ws, buffer) {
+      static ping(ws2, buffer) {
         if (Buffer.isBuffer(buffer)) {
           if (buffer.length > 125) {
             throw new TypeError("A PING frame cannot have a body larger than 125 bytes.");
@@ -49568,10 +49568,10 @@ var require_websocket2 = __commonJS({
         } else if (buffer !== void 0) {
           throw new TypeError("Expected buffer payload");
         }
-        const readyState = ws.#handler.readyState;
+        const readyState = ws2.#handler.readyState;
         if (isEstablished(readyState) && !isClosing(readyState) && !isClosed(readyState)) {
           const frame = new WebsocketFrameSend(buffer);
-          ws.#handler.socket.write(frame.createFrame(opcodes.PING));
+          ws2.#handler.socket.write(frame.createFrame(opcodes.PING));
         }
       }
     };
@@ -49614,11 +49614,11 @@ var require_websocket2 = __commonJS({
     webidl.converters["sequence<DOMString>"] = webidl.sequenceConverter(
       webidl.converters.DOMString
     );
-    webidl.converters["DOMString or sequence<DOMString>"] = function(V, prefix, argument) {
-      if (webidl.util.Type(V) === webidl.util.Types.OBJECT && Symbol.iterator in V) {
-        return webidl.converters["sequence<DOMString>"](V);
+    webidl.converters["DOMString or sequence<DOMString>"] = function(V2, prefix, argument) {
+      if (webidl.util.Type(V2) === webidl.util.Types.OBJECT && Symbol.iterator in V2) {
+        return webidl.converters["sequence<DOMString>"](V2);
       }
-      return webidl.converters.DOMString(V, prefix, argument);
+      return webidl.converters.DOMString(V2, prefix, argument);
     };
     webidl.converters.WebSocketInit = webidl.dictionaryConverter([
       {
@@ -49636,22 +49636,22 @@ var require_websocket2 = __commonJS({
         converter: webidl.nullableConverter(webidl.converters.HeadersInit)
       }
     ]);
-    webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"] = function(V) {
-      if (webidl.util.Type(V) === webidl.util.Types.OBJECT && !(Symbol.iterator in V)) {
-        return webidl.converters.WebSocketInit(V);
+    webidl.converters["DOMString or sequence<DOMString> or WebSocketInit"] = function(V2) {
+      if (webidl.util.Type(V2) === webidl.util.Types.OBJECT && !(Symbol.iterator in V2)) {
+        return webidl.converters.WebSocketInit(V2);
       }
-      return { protocols: webidl.converters["DOMString or sequence<DOMString>"](V) };
+      return { protocols: webidl.converters["DOMString or sequence<DOMString>"](V2) };
     };
-    webidl.converters.WebSocketSendData = function(V) {
-      if (webidl.util.Type(V) === webidl.util.Types.OBJECT) {
-        if (webidl.is.Blob(V)) {
-          return V;
+    webidl.converters.WebSocketSendData = function(V2) {
+      if (webidl.util.Type(V2) === webidl.util.Types.OBJECT) {
+        if (webidl.is.Blob(V2)) {
+          return V2;
         }
-        if (webidl.is.BufferSource(V)) {
-          return V;
+        if (webidl.is.BufferSource(V2)) {
+          return V2;
         }
       }
-      return webidl.converters.USVString(V);
+      return webidl.converters.USVString(V2);
     };
     module.exports = {
       WebSocket,
@@ -49824,10 +49824,10 @@ var require_websocketstream = __commonJS({
         const baseURL = environmentSettingsObject.settingsObject.baseUrl;
         const urlRecord = getURLRecord(url, baseURL);
         const protocols = options.protocols;
-        if (protocols.length !== new Set(protocols.map((p2) => p2.toLowerCase())).size) {
+        if (protocols.length !== new Set(protocols.map((p3) => p3.toLowerCase())).size) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
-        if (protocols.length > 0 && !protocols.every((p2) => isValidSubprotocol(p2))) {
+        if (protocols.length > 0 && !protocols.every((p3) => isValidSubprotocol(p3))) {
           throw new DOMException("Invalid Sec-WebSocket-Protocol value", "SyntaxError");
         }
         this.#url = urlRecord.toString();
@@ -50033,7 +50033,7 @@ var require_websocketstream = __commonJS({
     webidl.converters.WebSocketCloseInfo = webidl.dictionaryConverter([
       {
         key: "closeCode",
-        converter: (V) => webidl.converters["unsigned short"](V, webidl.attributes.EnforceRange)
+        converter: (V2) => webidl.converters["unsigned short"](V2, webidl.attributes.EnforceRange)
       },
       {
         key: "reason",
@@ -50041,11 +50041,11 @@ var require_websocketstream = __commonJS({
         defaultValue: () => ""
       }
     ]);
-    webidl.converters.WebSocketStreamWrite = function(V) {
-      if (typeof V === "string") {
-        return webidl.converters.USVString(V);
+    webidl.converters.WebSocketStreamWrite = function(V2) {
+      if (typeof V2 === "string") {
+        return webidl.converters.USVString(V2);
       }
-      return webidl.converters.BufferSource(V);
+      return webidl.converters.BufferSource(V2);
     };
     module.exports = { WebSocketStream };
   }
@@ -50318,13 +50318,13 @@ ${value}`;
           }
         }
       }
-      setEventFieldSize(field, size) {
-        const eventSize = this.eventSize - this.eventFieldSizes[field] + size;
+      setEventFieldSize(field, size2) {
+        const eventSize = this.eventSize - this.eventFieldSizes[field] + size2;
         if (this.maxEventSize > 0 && eventSize > this.maxEventSize) {
           throw createMaxEventSizeExceededError();
         }
         this.eventSize = eventSize;
-        this.eventFieldSizes[field] = size;
+        this.eventFieldSizes[field] = size2;
       }
       /**
        * @param {EventSourceStreamEvent} event
@@ -50994,8 +50994,8 @@ ${captureLines}` : capture.stack;
 });
 
 // node_modules/croner/dist/croner.js
-function h(n2, t, e, r, s, i, a, l) {
-  return h.fromTZ(h.tp(n2, t, e, r, s, i, a), l);
+function h(n2, t, e, r, s3, i, a, l) {
+  return h.fromTZ(h.tp(n2, t, e, r, s3, i, a), l);
 }
 function D(n2, t = /* @__PURE__ */ new Date()) {
   let e = t.toLocaleString("en-US", { timeZone: n2, timeZoneName: "shortOffset" }).split(" ").slice(-1)[0], r = t.toLocaleString("en-US").replace(/[\u202f]/, " ");
@@ -51034,21 +51034,21 @@ var init_croner = __esm({
   "node_modules/croner/dist/croner.js"() {
     h.fromTZISO = (n2, t, e) => h.fromTZ(k(n2, t), e);
     h.fromTZ = function(n2, t) {
-      let e = new Date(Date.UTC(n2.y, n2.m - 1, n2.d, n2.h, n2.i, n2.s)), r = D(n2.tz, e), s = new Date(e.getTime() - r), i = D(n2.tz, s);
-      if (i - r === 0) return s;
+      let e = new Date(Date.UTC(n2.y, n2.m - 1, n2.d, n2.h, n2.i, n2.s)), r = D(n2.tz, e), s3 = new Date(e.getTime() - r), i = D(n2.tz, s3);
+      if (i - r === 0) return s3;
       {
         let a = new Date(e.getTime() - i), l = D(n2.tz, a);
         if (l - i === 0) return a;
         if (!t && l - i > 0) return a;
         if (t) throw new Error("Invalid date passed to fromTZ()");
-        return s;
+        return s3;
       }
     };
     h.toTZ = function(n2, t) {
       let e = n2.toLocaleString("en-US", { timeZone: t }).replace(/[\u202f]/, " "), r = new Date(e);
       return { y: r.getFullYear(), m: r.getMonth() + 1, d: r.getDate(), h: r.getHours(), i: r.getMinutes(), s: r.getSeconds(), tz: t };
     };
-    h.tp = (n2, t, e, r, s, i, a) => ({ y: n2, m: t, d: e, h: r, i: s, s: i, tz: a });
+    h.tp = (n2, t, e, r, s3, i, a) => ({ y: n2, m: t, d: e, h: r, i: s3, s: i, tz: a });
     h.minitz = h;
     b = 32;
     p = 31 | b;
@@ -51079,21 +51079,21 @@ var init_croner = __esm({
         }
         this.throwAtIllegalCharacters(t), this.partToArray("second", t[0], 0, 1), this.partToArray("minute", t[1], 0, 1), this.partToArray("hour", t[2], 0, 1), this.partToArray("day", t[3], -1, 1), this.partToArray("month", t[4], -1, 1), this.partToArray("dayOfWeek", t[5], 0, p), this.dayOfWeek[7] && (this.dayOfWeek[0] = this.dayOfWeek[7]);
       }
-      partToArray(t, e, r, s) {
+      partToArray(t, e, r, s3) {
         let i = this[t], a = t === "day" && this.lastDayOfMonth;
         if (e === "" && !a) throw new TypeError("CronPattern: configuration entry " + t + " (" + e + ") is empty, check for trailing spaces.");
-        if (e === "*") return i.fill(s);
+        if (e === "*") return i.fill(s3);
         let l = e.split(",");
-        if (l.length > 1) for (let o = 0; o < l.length; o++) this.partToArray(t, l[o], r, s);
-        else e.indexOf("-") !== -1 && e.indexOf("/") !== -1 ? this.handleRangeWithStepping(e, t, r, s) : e.indexOf("-") !== -1 ? this.handleRange(e, t, r, s) : e.indexOf("/") !== -1 ? this.handleStepping(e, t, r, s) : e !== "" && this.handleNumber(e, t, r, s);
+        if (l.length > 1) for (let o = 0; o < l.length; o++) this.partToArray(t, l[o], r, s3);
+        else e.indexOf("-") !== -1 && e.indexOf("/") !== -1 ? this.handleRangeWithStepping(e, t, r, s3) : e.indexOf("-") !== -1 ? this.handleRange(e, t, r, s3) : e.indexOf("/") !== -1 ? this.handleStepping(e, t, r, s3) : e !== "" && this.handleNumber(e, t, r, s3);
       }
       throwAtIllegalCharacters(t) {
         for (let e = 0; e < t.length; e++) if ((e === 5 ? /[^/*0-9,\-#L]+/ : /[^/*0-9,-]+/).test(t[e])) throw new TypeError("CronPattern: configuration entry " + e + " (" + t[e] + ") contains illegal characters.");
       }
-      handleNumber(t, e, r, s) {
+      handleNumber(t, e, r, s3) {
         let i = this.extractNth(t, e), a = parseInt(i[0], 10) + r;
         if (isNaN(a)) throw new TypeError("CronPattern: " + e + " is not a number: '" + t + "'");
-        this.setPart(e, a, i[1] || s);
+        this.setPart(e, a, i[1] || s3);
       }
       setPart(t, e, r) {
         if (!Object.prototype.hasOwnProperty.call(this, t)) throw new TypeError("CronPattern: Invalid part specified: " + t);
@@ -51111,36 +51111,36 @@ var init_croner = __esm({
         } else if (t === "month" && (e < 0 || e >= 12)) throw new RangeError("CronPattern: Invalid value for " + t + ": " + e);
         this[t][e] = r;
       }
-      handleRangeWithStepping(t, e, r, s) {
+      handleRangeWithStepping(t, e, r, s3) {
         let i = this.extractNth(t, e), a = i[0].match(/^(\d+)-(\d+)\/(\d+)$/);
         if (a === null) throw new TypeError("CronPattern: Syntax error, illegal range with stepping: '" + t + "'");
-        let [, l, o, u] = a, c = parseInt(l, 10) + r, w = parseInt(o, 10) + r, C = parseInt(u, 10);
+        let [, l, o, u2] = a, c = parseInt(l, 10) + r, w2 = parseInt(o, 10) + r, C2 = parseInt(u2, 10);
         if (isNaN(c)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
-        if (isNaN(w)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
-        if (isNaN(C)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
-        if (C === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
-        if (C > this[e].length) throw new TypeError("CronPattern: Syntax error, steps cannot be greater than maximum value of part (" + this[e].length + ")");
-        if (c > w) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
-        for (let T = c; T <= w; T += C) this.setPart(e, T, i[1] || s);
+        if (isNaN(w2)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
+        if (isNaN(C2)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
+        if (C2 === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
+        if (C2 > this[e].length) throw new TypeError("CronPattern: Syntax error, steps cannot be greater than maximum value of part (" + this[e].length + ")");
+        if (c > w2) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
+        for (let T = c; T <= w2; T += C2) this.setPart(e, T, i[1] || s3);
       }
       extractNth(t, e) {
-        let r = t, s;
+        let r = t, s3;
         if (r.includes("#")) {
           if (e !== "dayOfWeek") throw new Error("CronPattern: nth (#) only allowed in day-of-week field");
-          s = r.split("#")[1], r = r.split("#")[0];
+          s3 = r.split("#")[1], r = r.split("#")[0];
         }
-        return [r, s];
+        return [r, s3];
       }
-      handleRange(t, e, r, s) {
+      handleRange(t, e, r, s3) {
         let i = this.extractNth(t, e), a = i[0].split("-");
         if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal range: '" + t + "'");
         let l = parseInt(a[0], 10) + r, o = parseInt(a[1], 10) + r;
         if (isNaN(l)) throw new TypeError("CronPattern: Syntax error, illegal lower range (NaN)");
         if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal upper range (NaN)");
         if (l > o) throw new TypeError("CronPattern: From value is larger than to value: '" + t + "'");
-        for (let u = l; u <= o; u++) this.setPart(e, u, i[1] || s);
+        for (let u2 = l; u2 <= o; u2++) this.setPart(e, u2, i[1] || s3);
       }
-      handleStepping(t, e, r, s) {
+      handleStepping(t, e, r, s3) {
         let i = this.extractNth(t, e), a = i[0].split("/");
         if (a.length !== 2) throw new TypeError("CronPattern: Syntax error, illegal stepping: '" + t + "'");
         a[0] === "" && (a[0] = "*");
@@ -51150,7 +51150,7 @@ var init_croner = __esm({
         if (isNaN(o)) throw new TypeError("CronPattern: Syntax error, illegal stepping: (NaN)");
         if (o === 0) throw new TypeError("CronPattern: Syntax error, illegal stepping: 0");
         if (o > this[e].length) throw new TypeError("CronPattern: Syntax error, max steps for part is (" + this[e].length + ")");
-        for (let u = l; u < this[e].length; u += o) this.setPart(e, u, i[1] || s);
+        for (let u2 = l; u2 < this[e].length; u2 += o) this.setPart(e, u2, i[1] || s3);
       }
       replaceAlphaDays(t) {
         return t.replace(/-sun/gi, "-7").replace(/sun/gi, "0").replace(/mon/gi, "1").replace(/tue/gi, "2").replace(/wed/gi, "3").replace(/thu/gi, "4").replace(/fri/gi, "5").replace(/sat/gi, "6");
@@ -51188,13 +51188,13 @@ var init_croner = __esm({
         else if (t instanceof n) this.fromCronDate(t);
         else throw new TypeError("CronDate: Invalid type (" + typeof t + ") passed to CronDate constructor");
       }
-      isNthWeekdayOfMonth(t, e, r, s) {
+      isNthWeekdayOfMonth(t, e, r, s3) {
         let a = new Date(Date.UTC(t, e, r)).getUTCDay(), l = 0;
         for (let o = 1; o <= r; o++) new Date(Date.UTC(t, e, o)).getUTCDay() === a && l++;
-        if (s & p && v[l - 1] & s) return true;
-        if (s & b) {
+        if (s3 & p && v[l - 1] & s3) return true;
+        if (s3 & b) {
           let o = new Date(Date.UTC(t, e + 1, 0)).getUTCDate();
-          for (let u = r + 1; u <= o; u++) if (new Date(Date.UTC(t, e, u)).getUTCDay() === a) return false;
+          for (let u2 = r + 1; u2 <= o; u2++) if (new Date(Date.UTC(t, e, u2)).getUTCDay() === a) return false;
           return true;
         }
         return false;
@@ -51222,28 +51222,28 @@ var init_croner = __esm({
           this.ms = e.getUTCMilliseconds(), this.second = e.getUTCSeconds(), this.minute = e.getUTCMinutes(), this.hour = e.getUTCHours(), this.day = e.getUTCDate(), this.month = e.getUTCMonth(), this.year = e.getUTCFullYear(), this.apply();
         } else return this.fromDate(h.fromTZISO(t, this.tz));
       }
-      findNext(t, e, r, s) {
+      findNext(t, e, r, s3) {
         let i = this[e], a;
         r.lastDayOfMonth && (this.month !== 1 ? a = O[this.month] : a = new Date(Date.UTC(this.year, this.month + 1, 0, 0, 0, 0, 0)).getUTCDate());
         let l = !r.starDOW && e == "day" ? new Date(Date.UTC(this.year, this.month, 1, 0, 0, 0, 0)).getUTCDay() : void 0;
-        for (let o = this[e] + s; o < r[e].length; o++) {
-          let u = r[e][o];
-          if (e === "day" && r.lastDayOfMonth && o - s == a && (u = 1), e === "day" && !r.starDOW) {
-            let c = r.dayOfWeek[(l + (o - s - 1)) % 7];
-            if (c && c & p) c = this.isNthWeekdayOfMonth(this.year, this.month, o - s, c) ? 1 : 0;
+        for (let o = this[e] + s3; o < r[e].length; o++) {
+          let u2 = r[e][o];
+          if (e === "day" && r.lastDayOfMonth && o - s3 == a && (u2 = 1), e === "day" && !r.starDOW) {
+            let c = r.dayOfWeek[(l + (o - s3 - 1)) % 7];
+            if (c && c & p) c = this.isNthWeekdayOfMonth(this.year, this.month, o - s3, c) ? 1 : 0;
             else if (c) throw new Error(`CronDate: Invalid value for dayOfWeek encountered. ${c}`);
-            t.legacyMode && !r.starDOM ? u = u || c : u = u && c;
+            t.legacyMode && !r.starDOM ? u2 = u2 || c : u2 = u2 && c;
           }
-          if (u) return this[e] = o - s, i !== this[e] ? 2 : 1;
+          if (u2) return this[e] = o - s3, i !== this[e] ? 2 : 1;
         }
         return 3;
       }
       recurse(t, e, r) {
-        let s = this.findNext(e, m[r][0], t, m[r][2]);
-        if (s > 1) {
+        let s3 = this.findNext(e, m[r][0], t, m[r][2]);
+        if (s3 > 1) {
           let i = r + 1;
           for (; i < m.length; ) this[m[i][0]] = -m[i][2], i++;
-          if (s === 3) return this[m[r][1]]++, this[m[r][0]] = -m[r][2], this.apply(), this.recurse(t, e, 0);
+          if (s3 === 3) return this[m[r][1]]++, this[m[r][0]] = -m[r][2], this.apply(), this.recurse(t, e, 0);
           if (this.apply()) return this.recurse(t, e, r - 1);
         }
         return r += 1, r >= m.length ? this : this.year >= 3e3 ? null : this.recurse(t, e, r);
@@ -51266,14 +51266,14 @@ var init_croner = __esm({
       _states;
       fn;
       constructor(t, e, r) {
-        let s, i;
+        let s3, i;
         if (g(e)) i = e;
-        else if (typeof e == "object") s = e;
+        else if (typeof e == "object") s3 = e;
         else if (e !== void 0) throw new Error("Cron: Invalid argument passed for optionsIn. Should be one of function, or object (options).");
         if (g(r)) i = r;
-        else if (typeof r == "object") s = r;
+        else if (typeof r == "object") s3 = r;
         else if (r !== void 0) throw new Error("Cron: Invalid argument passed for funcIn. Should be one of function, or object (options).");
-        if (this.name = s?.name, this.options = N(s), this._states = { kill: false, blocking: false, previousRun: void 0, currentRun: void 0, once: void 0, currentTimeout: void 0, maxRuns: s ? s.maxRuns : void 0, paused: s ? s.paused : false, pattern: new d("* * * * *") }, t && (t instanceof Date || typeof t == "string" && t.indexOf(":") > 0) ? this._states.once = new f(t, this.options.timezone || this.options.utcOffset) : this._states.pattern = new d(t, this.options.timezone), this.name) {
+        if (this.name = s3?.name, this.options = N(s3), this._states = { kill: false, blocking: false, previousRun: void 0, currentRun: void 0, once: void 0, currentTimeout: void 0, maxRuns: s3 ? s3.maxRuns : void 0, paused: s3 ? s3.paused : false, pattern: new d("* * * * *") }, t && (t instanceof Date || typeof t == "string" && t.indexOf(":") > 0) ? this._states.once = new f(t, this.options.timezone || this.options.utcOffset) : this._states.pattern = new d(t, this.options.timezone), this.name) {
           if (y.find((l) => l.name === this.name)) throw new Error("Cron: Tried to initialize new named job '" + this.name + "', but name already taken.");
           y.push(this);
         }
@@ -51285,16 +51285,16 @@ var init_croner = __esm({
       }
       nextRuns(t, e) {
         this._states.maxRuns !== void 0 && t > this._states.maxRuns && (t = this._states.maxRuns);
-        let r = [], s = e || this._states.currentRun || void 0;
-        for (; t-- && (s = this.nextRun(s)); ) r.push(s);
+        let r = [], s3 = e || this._states.currentRun || void 0;
+        for (; t-- && (s3 = this.nextRun(s3)); ) r.push(s3);
         return r;
       }
       getPattern() {
         return this._states.pattern ? this._states.pattern.pattern : void 0;
       }
       isRunning() {
-        let t = this.nextRun(this._states.currentRun), e = !this._states.paused, r = this.fn !== void 0, s = !this._states.kill;
-        return e && r && s && t !== null;
+        let t = this.nextRun(this._states.currentRun), e = !this._states.paused, r = this.fn !== void 0, s3 = !this._states.kill;
+        return e && r && s3 && t !== null;
       }
       isStopped() {
         return this._states.kill;
@@ -51345,24 +51345,24 @@ var init_croner = __esm({
         return this._states.maxRuns;
       }
       _checkTrigger(t) {
-        let e = /* @__PURE__ */ new Date(), r = !this._states.paused && e.getTime() >= t.getTime(), s = this._states.blocking && this.options.protect;
-        r && !s ? (this._states.maxRuns !== void 0 && this._states.maxRuns--, this._trigger()) : r && s && g(this.options.protect) && setTimeout(() => this.options.protect(this), 0), this.schedule();
+        let e = /* @__PURE__ */ new Date(), r = !this._states.paused && e.getTime() >= t.getTime(), s3 = this._states.blocking && this.options.protect;
+        r && !s3 ? (this._states.maxRuns !== void 0 && this._states.maxRuns--, this._trigger()) : r && s3 && g(this.options.protect) && setTimeout(() => this.options.protect(this), 0), this.schedule();
       }
       _next(t) {
         let e = !!(t || this._states.currentRun), r = false;
         !t && this.options.startAt && this.options.interval && ([t, e] = this._calculatePreviousRun(t, e), r = !t), t = new f(t, this.options.timezone || this.options.utcOffset), this.options.startAt && t && t.getTime() < this.options.startAt.getTime() && (t = this.options.startAt);
-        let s = this._states.once || new f(t, this.options.timezone || this.options.utcOffset);
-        return !r && s !== this._states.once && (s = s.increment(this._states.pattern, this.options, e)), this._states.once && this._states.once.getTime() <= t.getTime() || s === null || this._states.maxRuns !== void 0 && this._states.maxRuns <= 0 || this._states.kill || this.options.stopAt && s.getTime() >= this.options.stopAt.getTime() ? null : s;
+        let s3 = this._states.once || new f(t, this.options.timezone || this.options.utcOffset);
+        return !r && s3 !== this._states.once && (s3 = s3.increment(this._states.pattern, this.options, e)), this._states.once && this._states.once.getTime() <= t.getTime() || s3 === null || this._states.maxRuns !== void 0 && this._states.maxRuns <= 0 || this._states.kill || this.options.stopAt && s3.getTime() >= this.options.stopAt.getTime() ? null : s3;
       }
       _calculatePreviousRun(t, e) {
-        let r = new f(void 0, this.options.timezone || this.options.utcOffset), s = t;
+        let r = new f(void 0, this.options.timezone || this.options.utcOffset), s3 = t;
         if (this.options.startAt.getTime() <= r.getTime()) {
-          s = this.options.startAt;
-          let i = s.getTime() + this.options.interval * 1e3;
-          for (; i <= r.getTime(); ) s = new f(s, this.options.timezone || this.options.utcOffset).increment(this._states.pattern, this.options, true), i = s.getTime() + this.options.interval * 1e3;
+          s3 = this.options.startAt;
+          let i = s3.getTime() + this.options.interval * 1e3;
+          for (; i <= r.getTime(); ) s3 = new f(s3, this.options.timezone || this.options.utcOffset).increment(this._states.pattern, this.options, true), i = s3.getTime() + this.options.interval * 1e3;
           e = true;
         }
-        return s === null && (s = void 0), [s, e];
+        return s3 === null && (s3 = void 0), [s3, e];
       }
     };
   }
@@ -51379,11 +51379,11 @@ var require_code = __commonJS({
     exports._CodeOrName = _CodeOrName;
     exports.IDENTIFIER = /^[a-z$_][a-z$_0-9]*$/i;
     var Name = class extends _CodeOrName {
-      constructor(s) {
+      constructor(s3) {
         super();
-        if (!exports.IDENTIFIER.test(s))
+        if (!exports.IDENTIFIER.test(s3))
           throw new Error("CodeGen: name must be a valid identifier");
-        this.str = s;
+        this.str = s3;
       }
       toString() {
         return this.str;
@@ -51412,7 +51412,7 @@ var require_code = __commonJS({
       }
       get str() {
         var _a;
-        return (_a = this._str) !== null && _a !== void 0 ? _a : this._str = this._items.reduce((s, c) => `${s}${c}`, "");
+        return (_a = this._str) !== null && _a !== void 0 ? _a : this._str = this._items.reduce((s3, c) => `${s3}${c}`, "");
       }
       get names() {
         var _a;
@@ -51425,7 +51425,7 @@ var require_code = __commonJS({
     };
     exports._Code = _Code;
     exports.nil = new _Code("");
-    function _2(strs, ...args) {
+    function _3(strs, ...args) {
       const code = [strs[0]];
       let i = 0;
       while (i < args.length) {
@@ -51434,7 +51434,7 @@ var require_code = __commonJS({
       }
       return new _Code(code);
     }
-    exports._ = _2;
+    exports._ = _3;
     var plus = new _Code("+");
     function str(strs, ...args) {
       const expr = [safeStringify(strs[0])];
@@ -51471,22 +51471,22 @@ var require_code = __commonJS({
         i++;
       }
     }
-    function mergeExprItems(a, b2) {
-      if (b2 === '""')
+    function mergeExprItems(a, b3) {
+      if (b3 === '""')
         return a;
       if (a === '""')
-        return b2;
+        return b3;
       if (typeof a == "string") {
-        if (b2 instanceof Name || a[a.length - 1] !== '"')
+        if (b3 instanceof Name || a[a.length - 1] !== '"')
           return;
-        if (typeof b2 != "string")
-          return `${a.slice(0, -1)}${b2}"`;
-        if (b2[0] === '"')
-          return a.slice(0, -1) + b2.slice(1);
+        if (typeof b3 != "string")
+          return `${a.slice(0, -1)}${b3}"`;
+        if (b3[0] === '"')
+          return a.slice(0, -1) + b3.slice(1);
         return;
       }
-      if (typeof b2 == "string" && b2[0] === '"' && !(a instanceof Name))
-        return `"${a}${b2.slice(1)}`;
+      if (typeof b3 == "string" && b3[0] === '"' && !(a instanceof Name))
+        return `"${a}${b3.slice(1)}`;
       return;
     }
     function strConcat(c1, c2) {
@@ -51505,7 +51505,7 @@ var require_code = __commonJS({
     }
     exports.safeStringify = safeStringify;
     function getProperty(key) {
-      return typeof key == "string" && exports.IDENTIFIER.test(key) ? new _Code(`.${key}`) : _2`[${key}]`;
+      return typeof key == "string" && exports.IDENTIFIER.test(key) ? new _Code(`.${key}`) : _3`[${key}]`;
     }
     exports.getProperty = getProperty;
     function getEsmExportName(key) {
@@ -51602,26 +51602,26 @@ var require_scope = __commonJS({
         const name = this.toName(nameOrPrefix);
         const { prefix } = name;
         const valueKey = (_a = value.key) !== null && _a !== void 0 ? _a : value.ref;
-        let vs = this._values[prefix];
-        if (vs) {
-          const _name = vs.get(valueKey);
+        let vs2 = this._values[prefix];
+        if (vs2) {
+          const _name = vs2.get(valueKey);
           if (_name)
             return _name;
         } else {
-          vs = this._values[prefix] = /* @__PURE__ */ new Map();
+          vs2 = this._values[prefix] = /* @__PURE__ */ new Map();
         }
-        vs.set(valueKey, name);
-        const s = this._scope[prefix] || (this._scope[prefix] = []);
-        const itemIndex = s.length;
-        s[itemIndex] = value.ref;
+        vs2.set(valueKey, name);
+        const s3 = this._scope[prefix] || (this._scope[prefix] = []);
+        const itemIndex = s3.length;
+        s3[itemIndex] = value.ref;
         name.setValue(value, { property: prefix, itemIndex });
         return name;
       }
       getValue(prefix, keyOrRef) {
-        const vs = this._values[prefix];
-        if (!vs)
+        const vs2 = this._values[prefix];
+        if (!vs2)
           return;
-        return vs.get(keyOrRef);
+        return vs2.get(keyOrRef);
       }
       scopeRefs(scopeName, values = this._values) {
         return this._reduceValues(values, (name) => {
@@ -51640,11 +51640,11 @@ var require_scope = __commonJS({
       _reduceValues(values, valueCode, usedValues = {}, getCode) {
         let code = code_1.nil;
         for (const prefix in values) {
-          const vs = values[prefix];
-          if (!vs)
+          const vs2 = values[prefix];
+          if (!vs2)
             continue;
           const nameSet = usedValues[prefix] = usedValues[prefix] || /* @__PURE__ */ new Map();
-          vs.forEach((name) => {
+          vs2.forEach((name) => {
             if (nameSet.has(name))
               return;
             nameSet.set(name, UsedValueState.Started);
@@ -51740,10 +51740,10 @@ var require_codegen = __commonJS({
         this.name = name;
         this.rhs = rhs;
       }
-      render({ es5, _n }) {
+      render({ es5, _n: _n2 }) {
         const varKind = es5 ? scope_1.varKinds.var : this.varKind;
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
-        return `${varKind} ${this.name}${rhs};` + _n;
+        return `${varKind} ${this.name}${rhs};` + _n2;
       }
       optimizeNames(names, constants4) {
         if (!names[this.name.str])
@@ -51763,8 +51763,8 @@ var require_codegen = __commonJS({
         this.rhs = rhs;
         this.sideEffects = sideEffects;
       }
-      render({ _n }) {
-        return `${this.lhs} = ${this.rhs};` + _n;
+      render({ _n: _n2 }) {
+        return `${this.lhs} = ${this.rhs};` + _n2;
       }
       optimizeNames(names, constants4) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
@@ -51782,8 +51782,8 @@ var require_codegen = __commonJS({
         super(lhs, rhs, sideEffects);
         this.op = op;
       }
-      render({ _n }) {
-        return `${this.lhs} ${this.op}= ${this.rhs};` + _n;
+      render({ _n: _n2 }) {
+        return `${this.lhs} ${this.op}= ${this.rhs};` + _n2;
       }
     };
     var Label = class extends Node2 {
@@ -51792,8 +51792,8 @@ var require_codegen = __commonJS({
         this.label = label;
         this.names = {};
       }
-      render({ _n }) {
-        return `${this.label}:` + _n;
+      render({ _n: _n2 }) {
+        return `${this.label}:` + _n2;
       }
     };
     var Break = class extends Node2 {
@@ -51802,9 +51802,9 @@ var require_codegen = __commonJS({
         this.label = label;
         this.names = {};
       }
-      render({ _n }) {
+      render({ _n: _n2 }) {
         const label = this.label ? ` ${this.label}` : "";
-        return `break${label};` + _n;
+        return `break${label};` + _n2;
       }
     };
     var Throw = class extends Node2 {
@@ -51812,8 +51812,8 @@ var require_codegen = __commonJS({
         super();
         this.error = error2;
       }
-      render({ _n }) {
-        return `throw ${this.error};` + _n;
+      render({ _n: _n2 }) {
+        return `throw ${this.error};` + _n2;
       }
       get names() {
         return this.error.names;
@@ -51824,8 +51824,8 @@ var require_codegen = __commonJS({
         super();
         this.code = code;
       }
-      render({ _n }) {
-        return `${this.code};` + _n;
+      render({ _n: _n2 }) {
+        return `${this.code};` + _n2;
       }
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
@@ -51904,8 +51904,8 @@ var require_codegen = __commonJS({
           return this.nodes;
         let e = this.else;
         if (e) {
-          const ns = e.optimizeNodes();
-          e = this.else = Array.isArray(ns) ? new Else(ns) : ns;
+          const ns2 = e.optimizeNodes();
+          e = this.else = Array.isArray(ns2) ? new Else(ns2) : ns2;
         }
         if (e) {
           if (cond === false)
@@ -51957,17 +51957,17 @@ var require_codegen = __commonJS({
       }
     };
     var ForRange = class extends For {
-      constructor(varKind, name, from, to) {
+      constructor(varKind, name, from, to2) {
         super();
         this.varKind = varKind;
         this.name = name;
         this.from = from;
-        this.to = to;
+        this.to = to2;
       }
       render(opts) {
         const varKind = opts.es5 ? scope_1.varKinds.var : this.varKind;
-        const { name, from, to } = this;
-        return `for(${varKind} ${name}=${from}; ${name}<${to}; ${name}++)` + super.render(opts);
+        const { name, from, to: to2 } = this;
+        return `for(${varKind} ${name}=${from}; ${name}<${to2}; ${name}++)` + super.render(opts);
       }
       get names() {
         const names = addExprNames(super.names, this.from);
@@ -52086,8 +52086,8 @@ var require_codegen = __commonJS({
       // reserves unique name in the external scope and assigns value to it
       scopeValue(prefixOrName, value) {
         const name = this._extScope.value(prefixOrName, value);
-        const vs = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
-        vs.add(name);
+        const vs2 = this._values[name.prefix] || (this._values[name.prefix] = /* @__PURE__ */ new Set());
+        vs2.add(name);
         return name;
       }
       getScopeValue(prefix, keyOrRef) {
@@ -52186,9 +52186,9 @@ var require_codegen = __commonJS({
         return this._for(new ForLoop(iteration), forBody);
       }
       // `for` statement for a range of values
-      forRange(nameOrPrefix, from, to, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.let) {
+      forRange(nameOrPrefix, from, to2, forBody, varKind = this.opts.es5 ? scope_1.varKinds.var : scope_1.varKinds.let) {
         const name = this._scope.toName(nameOrPrefix);
-        return this._for(new ForRange(varKind, name, from, to), () => forBody(name));
+        return this._for(new ForRange(varKind, name, from, to2), () => forBody(name));
       }
       // `for-of` statement (in es5 mode replace with a normal for loop)
       forOf(nameOrPrefix, iterable, forBody, varKind = scope_1.varKinds.const) {
@@ -52298,13 +52298,13 @@ var require_codegen = __commonJS({
         this._currNode.nodes.push(node);
         this._nodes.push(node);
       }
-      _endBlockNode(N1, N2) {
+      _endBlockNode(N1, N22) {
         const n2 = this._currNode;
-        if (n2 instanceof N1 || N2 && n2 instanceof N2) {
+        if (n2 instanceof N1 || N22 && n2 instanceof N22) {
           this._nodes.pop();
           return this;
         }
-        throw new Error(`CodeGen: not in block "${N2 ? `${N1.kind}/${N2.kind}` : N1.kind}"`);
+        throw new Error(`CodeGen: not in block "${N22 ? `${N1.kind}/${N22.kind}` : N1.kind}"`);
       }
       _elseNode(node) {
         const n2 = this._currNode;
@@ -52318,12 +52318,12 @@ var require_codegen = __commonJS({
         return this._nodes[0];
       }
       get _currNode() {
-        const ns = this._nodes;
-        return ns[ns.length - 1];
+        const ns2 = this._nodes;
+        return ns2[ns2.length - 1];
       }
       set _currNode(node) {
-        const ns = this._nodes;
-        ns[ns.length - 1] = node;
+        const ns2 = this._nodes;
+        ns2[ns2.length - 1] = node;
       }
     };
     exports.CodeGen = CodeGen;
@@ -52374,10 +52374,10 @@ var require_codegen = __commonJS({
     }
     exports.and = and;
     var orCode = mappend(exports.operators.OR);
-    function or(...args) {
+    function or2(...args) {
       return args.reduce(orCode);
     }
-    exports.or = or;
+    exports.or = or2;
     function mappend(op) {
       return (x, y2) => x === code_1.nil ? y2 : y2 === code_1.nil ? x : (0, code_1._)`${par(x)} ${op} ${par(y2)}`;
     }
@@ -52402,17 +52402,17 @@ var require_util15 = __commonJS({
       return hash;
     }
     exports.toHash = toHash;
-    function alwaysValidSchema(it, schema) {
+    function alwaysValidSchema(it2, schema) {
       if (typeof schema == "boolean")
         return schema;
       if (Object.keys(schema).length === 0)
         return true;
-      checkUnknownRules(it, schema);
-      return !schemaHasRules(schema, it.self.RULES.all);
+      checkUnknownRules(it2, schema);
+      return !schemaHasRules(schema, it2.self.RULES.all);
     }
     exports.alwaysValidSchema = alwaysValidSchema;
-    function checkUnknownRules(it, schema = it.schema) {
-      const { opts, self } = it;
+    function checkUnknownRules(it2, schema = it2.schema) {
+      const { opts, self } = it2;
       if (!opts.strictSchema)
         return;
       if (typeof schema === "boolean")
@@ -52420,7 +52420,7 @@ var require_util15 = __commonJS({
       const rules = self.RULES.keywords;
       for (const key in schema) {
         if (!rules[key])
-          checkStrictMode(it, `unknown keyword: "${key}"`);
+          checkStrictMode(it2, `unknown keyword: "${key}"`);
       }
     }
     exports.checkUnknownRules = checkUnknownRules;
@@ -52470,62 +52470,62 @@ var require_util15 = __commonJS({
       return str.replace(/~1/g, "/").replace(/~0/g, "~");
     }
     exports.unescapeJsonPointer = unescapeJsonPointer;
-    function eachItem(xs, f2) {
-      if (Array.isArray(xs)) {
-        for (const x of xs)
-          f2(x);
+    function eachItem(xs2, f3) {
+      if (Array.isArray(xs2)) {
+        for (const x of xs2)
+          f3(x);
       } else {
-        f2(xs);
+        f3(xs2);
       }
     }
     exports.eachItem = eachItem;
     function makeMergeEvaluated({ mergeNames, mergeToName, mergeValues, resultToName }) {
-      return (gen, from, to, toName) => {
-        const res = to === void 0 ? from : to instanceof codegen_1.Name ? (from instanceof codegen_1.Name ? mergeNames(gen, from, to) : mergeToName(gen, from, to), to) : from instanceof codegen_1.Name ? (mergeToName(gen, to, from), from) : mergeValues(from, to);
+      return (gen, from, to2, toName) => {
+        const res = to2 === void 0 ? from : to2 instanceof codegen_1.Name ? (from instanceof codegen_1.Name ? mergeNames(gen, from, to2) : mergeToName(gen, from, to2), to2) : from instanceof codegen_1.Name ? (mergeToName(gen, to2, from), from) : mergeValues(from, to2);
         return toName === codegen_1.Name && !(res instanceof codegen_1.Name) ? resultToName(gen, res) : res;
       };
     }
     exports.mergeEvaluated = {
       props: makeMergeEvaluated({
-        mergeNames: (gen, from, to) => gen.if((0, codegen_1._)`${to} !== true && ${from} !== undefined`, () => {
-          gen.if((0, codegen_1._)`${from} === true`, () => gen.assign(to, true), () => gen.assign(to, (0, codegen_1._)`${to} || {}`).code((0, codegen_1._)`Object.assign(${to}, ${from})`));
+        mergeNames: (gen, from, to2) => gen.if((0, codegen_1._)`${to2} !== true && ${from} !== undefined`, () => {
+          gen.if((0, codegen_1._)`${from} === true`, () => gen.assign(to2, true), () => gen.assign(to2, (0, codegen_1._)`${to2} || {}`).code((0, codegen_1._)`Object.assign(${to2}, ${from})`));
         }),
-        mergeToName: (gen, from, to) => gen.if((0, codegen_1._)`${to} !== true`, () => {
+        mergeToName: (gen, from, to2) => gen.if((0, codegen_1._)`${to2} !== true`, () => {
           if (from === true) {
-            gen.assign(to, true);
+            gen.assign(to2, true);
           } else {
-            gen.assign(to, (0, codegen_1._)`${to} || {}`);
-            setEvaluated(gen, to, from);
+            gen.assign(to2, (0, codegen_1._)`${to2} || {}`);
+            setEvaluated(gen, to2, from);
           }
         }),
-        mergeValues: (from, to) => from === true ? true : { ...from, ...to },
+        mergeValues: (from, to2) => from === true ? true : { ...from, ...to2 },
         resultToName: evaluatedPropsToName
       }),
       items: makeMergeEvaluated({
-        mergeNames: (gen, from, to) => gen.if((0, codegen_1._)`${to} !== true && ${from} !== undefined`, () => gen.assign(to, (0, codegen_1._)`${from} === true ? true : ${to} > ${from} ? ${to} : ${from}`)),
-        mergeToName: (gen, from, to) => gen.if((0, codegen_1._)`${to} !== true`, () => gen.assign(to, from === true ? true : (0, codegen_1._)`${to} > ${from} ? ${to} : ${from}`)),
-        mergeValues: (from, to) => from === true ? true : Math.max(from, to),
+        mergeNames: (gen, from, to2) => gen.if((0, codegen_1._)`${to2} !== true && ${from} !== undefined`, () => gen.assign(to2, (0, codegen_1._)`${from} === true ? true : ${to2} > ${from} ? ${to2} : ${from}`)),
+        mergeToName: (gen, from, to2) => gen.if((0, codegen_1._)`${to2} !== true`, () => gen.assign(to2, from === true ? true : (0, codegen_1._)`${to2} > ${from} ? ${to2} : ${from}`)),
+        mergeValues: (from, to2) => from === true ? true : Math.max(from, to2),
         resultToName: (gen, items) => gen.var("items", items)
       })
     };
-    function evaluatedPropsToName(gen, ps) {
-      if (ps === true)
+    function evaluatedPropsToName(gen, ps2) {
+      if (ps2 === true)
         return gen.var("props", true);
       const props = gen.var("props", (0, codegen_1._)`{}`);
-      if (ps !== void 0)
-        setEvaluated(gen, props, ps);
+      if (ps2 !== void 0)
+        setEvaluated(gen, props, ps2);
       return props;
     }
     exports.evaluatedPropsToName = evaluatedPropsToName;
-    function setEvaluated(gen, props, ps) {
-      Object.keys(ps).forEach((p2) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p2)}`, true));
+    function setEvaluated(gen, props, ps2) {
+      Object.keys(ps2).forEach((p3) => gen.assign((0, codegen_1._)`${props}${(0, codegen_1.getProperty)(p3)}`, true));
     }
     exports.setEvaluated = setEvaluated;
     var snippets = {};
-    function useFunc(gen, f2) {
+    function useFunc(gen, f3) {
       return gen.scopeValue("func", {
-        ref: f2,
-        code: snippets[f2.code] || (snippets[f2.code] = new code_1._Code(f2.code))
+        ref: f3,
+        code: snippets[f3.code] || (snippets[f3.code] = new code_1._Code(f3.code))
       });
     }
     exports.useFunc = useFunc;
@@ -52542,13 +52542,13 @@ var require_util15 = __commonJS({
       return jsPropertySyntax ? (0, codegen_1.getProperty)(dataProp).toString() : "/" + escapeJsonPointer(dataProp);
     }
     exports.getErrorPath = getErrorPath;
-    function checkStrictMode(it, msg, mode = it.opts.strictSchema) {
+    function checkStrictMode(it2, msg, mode = it2.opts.strictSchema) {
       if (!mode)
         return;
       msg = `strict mode: ${msg}`;
       if (mode === true)
         throw new Error(msg);
-      it.self.logger.warn(msg);
+      it2.self.logger.warn(msg);
     }
     exports.checkStrictMode = checkStrictMode;
   }
@@ -52609,23 +52609,23 @@ var require_errors3 = __commonJS({
       message: ({ keyword, schemaType }) => schemaType ? (0, codegen_1.str)`"${keyword}" keyword must be ${schemaType} ($data)` : (0, codegen_1.str)`"${keyword}" keyword is invalid ($data)`
     };
     function reportError(cxt, error2 = exports.keywordError, errorPaths, overrideAllErrors) {
-      const { it } = cxt;
-      const { gen, compositeRule, allErrors } = it;
+      const { it: it2 } = cxt;
+      const { gen, compositeRule, allErrors } = it2;
       const errObj = errorObjectCode(cxt, error2, errorPaths);
       if (overrideAllErrors !== null && overrideAllErrors !== void 0 ? overrideAllErrors : compositeRule || allErrors) {
         addError(gen, errObj);
       } else {
-        returnErrors(it, (0, codegen_1._)`[${errObj}]`);
+        returnErrors(it2, (0, codegen_1._)`[${errObj}]`);
       }
     }
     exports.reportError = reportError;
     function reportExtraError(cxt, error2 = exports.keywordError, errorPaths) {
-      const { it } = cxt;
-      const { gen, compositeRule, allErrors } = it;
+      const { it: it2 } = cxt;
+      const { gen, compositeRule, allErrors } = it2;
       const errObj = errorObjectCode(cxt, error2, errorPaths);
       addError(gen, errObj);
       if (!(compositeRule || allErrors)) {
-        returnErrors(it, names_1.default.vErrors);
+        returnErrors(it2, names_1.default.vErrors);
       }
     }
     exports.reportExtraError = reportExtraError;
@@ -52634,15 +52634,15 @@ var require_errors3 = __commonJS({
       gen.if((0, codegen_1._)`${names_1.default.vErrors} !== null`, () => gen.if(errsCount, () => gen.assign((0, codegen_1._)`${names_1.default.vErrors}.length`, errsCount), () => gen.assign(names_1.default.vErrors, null)));
     }
     exports.resetErrorsCount = resetErrorsCount;
-    function extendErrors({ gen, keyword, schemaValue, data, errsCount, it }) {
+    function extendErrors({ gen, keyword, schemaValue, data, errsCount, it: it2 }) {
       if (errsCount === void 0)
         throw new Error("ajv implementation error");
       const err = gen.name("err");
       gen.forRange("i", errsCount, names_1.default.errors, (i) => {
         gen.const(err, (0, codegen_1._)`${names_1.default.vErrors}[${i}]`);
-        gen.if((0, codegen_1._)`${err}.instancePath === undefined`, () => gen.assign((0, codegen_1._)`${err}.instancePath`, (0, codegen_1.strConcat)(names_1.default.instancePath, it.errorPath)));
-        gen.assign((0, codegen_1._)`${err}.schemaPath`, (0, codegen_1.str)`${it.errSchemaPath}/${keyword}`);
-        if (it.opts.verbose) {
+        gen.if((0, codegen_1._)`${err}.instancePath === undefined`, () => gen.assign((0, codegen_1._)`${err}.instancePath`, (0, codegen_1.strConcat)(names_1.default.instancePath, it2.errorPath)));
+        gen.assign((0, codegen_1._)`${err}.schemaPath`, (0, codegen_1.str)`${it2.errSchemaPath}/${keyword}`);
+        if (it2.opts.verbose) {
           gen.assign((0, codegen_1._)`${err}.schema`, schemaValue);
           gen.assign((0, codegen_1._)`${err}.data`, data);
         }
@@ -52654,10 +52654,10 @@ var require_errors3 = __commonJS({
       gen.if((0, codegen_1._)`${names_1.default.vErrors} === null`, () => gen.assign(names_1.default.vErrors, (0, codegen_1._)`[${err}]`), (0, codegen_1._)`${names_1.default.vErrors}.push(${err})`);
       gen.code((0, codegen_1._)`${names_1.default.errors}++`);
     }
-    function returnErrors(it, errs) {
-      const { gen, validateName, schemaEnv } = it;
+    function returnErrors(it2, errs) {
+      const { gen, validateName, schemaEnv } = it2;
       if (schemaEnv.$async) {
-        gen.throw((0, codegen_1._)`new ${it.ValidationError}(${errs})`);
+        gen.throw((0, codegen_1._)`new ${it2.ValidationError}(${errs})`);
       } else {
         gen.assign((0, codegen_1._)`${validateName}.errors`, errs);
         gen.return(false);
@@ -52680,9 +52680,9 @@ var require_errors3 = __commonJS({
       return errorObject(cxt, error2, errorPaths);
     }
     function errorObject(cxt, error2, errorPaths = {}) {
-      const { gen, it } = cxt;
+      const { gen, it: it2 } = cxt;
       const keyValues = [
-        errorInstancePath(it, errorPaths),
+        errorInstancePath(it2, errorPaths),
         errorSchemaPath(cxt, errorPaths)
       ];
       extraErrorProps(cxt, error2, keyValues);
@@ -52700,8 +52700,8 @@ var require_errors3 = __commonJS({
       return [E.schemaPath, schPath];
     }
     function extraErrorProps(cxt, { params, message }, keyValues) {
-      const { keyword, data, schemaValue, it } = cxt;
-      const { opts, propertyName, topSchemaRef, schemaPath } = it;
+      const { keyword, data, schemaValue, it: it2 } = cxt;
+      const { opts, propertyName, topSchemaRef, schemaPath } = it2;
       keyValues.push([E.keyword, keyword], [E.params, typeof params == "function" ? params(cxt) : params || (0, codegen_1._)`{}`]);
       if (opts.messages) {
         keyValues.push([E.message, typeof message == "function" ? message(cxt) : message]);
@@ -52727,10 +52727,10 @@ var require_boolSchema = __commonJS({
     var boolError = {
       message: "boolean schema is false"
     };
-    function topBoolOrEmptySchema(it) {
-      const { gen, schema, validateName } = it;
+    function topBoolOrEmptySchema(it2) {
+      const { gen, schema, validateName } = it2;
       if (schema === false) {
-        falseSchemaError(it, false);
+        falseSchemaError(it2, false);
       } else if (typeof schema == "object" && schema.$async === true) {
         gen.return(names_1.default.data);
       } else {
@@ -52739,18 +52739,18 @@ var require_boolSchema = __commonJS({
       }
     }
     exports.topBoolOrEmptySchema = topBoolOrEmptySchema;
-    function boolOrEmptySchema(it, valid) {
-      const { gen, schema } = it;
+    function boolOrEmptySchema(it2, valid) {
+      const { gen, schema } = it2;
       if (schema === false) {
         gen.var(valid, false);
-        falseSchemaError(it);
+        falseSchemaError(it2);
       } else {
         gen.var(valid, true);
       }
     }
     exports.boolOrEmptySchema = boolOrEmptySchema;
-    function falseSchemaError(it, overrideAllErrors) {
-      const { gen, data } = it;
+    function falseSchemaError(it2, overrideAllErrors) {
+      const { gen, data } = it2;
       const cxt = {
         gen,
         keyword: "false schema",
@@ -52759,7 +52759,7 @@ var require_boolSchema = __commonJS({
         schemaCode: false,
         schemaValue: false,
         params: {},
-        it
+        it: it2
       };
       (0, errors_1.reportError)(cxt, boolError, void 0, overrideAllErrors);
     }
@@ -52852,24 +52852,24 @@ var require_dataType = __commonJS({
       return types;
     }
     exports.getSchemaTypes = getSchemaTypes;
-    function getJSONTypes(ts) {
-      const types = Array.isArray(ts) ? ts : ts ? [ts] : [];
+    function getJSONTypes(ts2) {
+      const types = Array.isArray(ts2) ? ts2 : ts2 ? [ts2] : [];
       if (types.every(rules_1.isJSONType))
         return types;
       throw new Error("type must be JSONType or JSONType[]: " + types.join(","));
     }
     exports.getJSONTypes = getJSONTypes;
-    function coerceAndCheckDataType(it, types) {
-      const { gen, data, opts } = it;
+    function coerceAndCheckDataType(it2, types) {
+      const { gen, data, opts } = it2;
       const coerceTo = coerceToTypes(types, opts.coerceTypes);
-      const checkTypes = types.length > 0 && !(coerceTo.length === 0 && types.length === 1 && (0, applicability_1.schemaHasRulesForType)(it, types[0]));
+      const checkTypes = types.length > 0 && !(coerceTo.length === 0 && types.length === 1 && (0, applicability_1.schemaHasRulesForType)(it2, types[0]));
       if (checkTypes) {
         const wrongType = checkDataTypes(types, data, opts.strictNumbers, DataType.Wrong);
         gen.if(wrongType, () => {
           if (coerceTo.length)
-            coerceData(it, types, coerceTo);
+            coerceData(it2, types, coerceTo);
           else
-            reportTypeError(it);
+            reportTypeError(it2);
         });
       }
       return checkTypes;
@@ -52879,8 +52879,8 @@ var require_dataType = __commonJS({
     function coerceToTypes(types, coerceTypes) {
       return coerceTypes ? types.filter((t) => COERCIBLE.has(t) || coerceTypes === "array" && t === "array") : [];
     }
-    function coerceData(it, types, coerceTo) {
-      const { gen, data, opts } = it;
+    function coerceData(it2, types, coerceTo) {
+      const { gen, data, opts } = it2;
       const dataType = gen.let("dataType", (0, codegen_1._)`typeof ${data}`);
       const coerced = gen.let("coerced", (0, codegen_1._)`undefined`);
       if (opts.coerceTypes === "array") {
@@ -52893,11 +52893,11 @@ var require_dataType = __commonJS({
         }
       }
       gen.else();
-      reportTypeError(it);
+      reportTypeError(it2);
       gen.endIf();
       gen.if((0, codegen_1._)`${coerced} !== undefined`, () => {
         gen.assign(data, coerced);
-        assignParentData(it, coerced);
+        assignParentData(it2, coerced);
       });
       function coerceSpecificType(t) {
         switch (t) {
@@ -52981,14 +52981,14 @@ var require_dataType = __commonJS({
       message: ({ schema }) => `must be ${schema}`,
       params: ({ schema, schemaValue }) => typeof schema == "string" ? (0, codegen_1._)`{type: ${schema}}` : (0, codegen_1._)`{type: ${schemaValue}}`
     };
-    function reportTypeError(it) {
-      const cxt = getTypeErrorContext(it);
+    function reportTypeError(it2) {
+      const cxt = getTypeErrorContext(it2);
       (0, errors_1.reportError)(cxt, typeError);
     }
     exports.reportTypeError = reportTypeError;
-    function getTypeErrorContext(it) {
-      const { gen, data, schema } = it;
-      const schemaCode = (0, util_1.schemaRefOrVal)(it, schema, "type");
+    function getTypeErrorContext(it2) {
+      const { gen, data, schema } = it2;
+      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema, "type");
       return {
         gen,
         keyword: "type",
@@ -52998,7 +52998,7 @@ var require_dataType = __commonJS({
         schemaValue: schemaCode,
         parentSchema: schema,
         params: {},
-        it
+        it: it2
       };
     }
   }
@@ -53012,24 +53012,24 @@ var require_defaults = __commonJS({
     exports.assignDefaults = void 0;
     var codegen_1 = require_codegen();
     var util_1 = require_util15();
-    function assignDefaults(it, ty) {
-      const { properties, items } = it.schema;
+    function assignDefaults(it2, ty) {
+      const { properties, items } = it2.schema;
       if (ty === "object" && properties) {
         for (const key in properties) {
-          assignDefault(it, key, properties[key].default);
+          assignDefault(it2, key, properties[key].default);
         }
       } else if (ty === "array" && Array.isArray(items)) {
-        items.forEach((sch, i) => assignDefault(it, i, sch.default));
+        items.forEach((sch, i) => assignDefault(it2, i, sch.default));
       }
     }
     exports.assignDefaults = assignDefaults;
-    function assignDefault(it, prop, defaultValue) {
-      const { gen, compositeRule, data, opts } = it;
+    function assignDefault(it2, prop, defaultValue) {
+      const { gen, compositeRule, data, opts } = it2;
       if (defaultValue === void 0)
         return;
       const childData = (0, codegen_1._)`${data}${(0, codegen_1.getProperty)(prop)}`;
       if (compositeRule) {
-        (0, util_1.checkStrictMode)(it, `default is ignored for: ${childData}`);
+        (0, util_1.checkStrictMode)(it2, `default is ignored for: ${childData}`);
         return;
       }
       let condition = (0, codegen_1._)`${childData} === undefined`;
@@ -53052,8 +53052,8 @@ var require_code2 = __commonJS({
     var names_1 = require_names();
     var util_2 = require_util15();
     function checkReportMissingProp(cxt, prop) {
-      const { gen, data, it } = cxt;
-      gen.if(noPropertyInData(gen, data, prop, it.opts.ownProperties), () => {
+      const { gen, data, it: it2 } = cxt;
+      gen.if(noPropertyInData(gen, data, prop, it2.opts.ownProperties), () => {
         cxt.setParams({ missingProperty: (0, codegen_1._)`${prop}` }, true);
         cxt.error();
       });
@@ -53091,22 +53091,22 @@ var require_code2 = __commonJS({
     }
     exports.noPropertyInData = noPropertyInData;
     function allSchemaProperties(schemaMap) {
-      return schemaMap ? Object.keys(schemaMap).filter((p2) => p2 !== "__proto__") : [];
+      return schemaMap ? Object.keys(schemaMap).filter((p3) => p3 !== "__proto__") : [];
     }
     exports.allSchemaProperties = allSchemaProperties;
-    function schemaProperties(it, schemaMap) {
-      return allSchemaProperties(schemaMap).filter((p2) => !(0, util_1.alwaysValidSchema)(it, schemaMap[p2]));
+    function schemaProperties(it2, schemaMap) {
+      return allSchemaProperties(schemaMap).filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schemaMap[p3]));
     }
     exports.schemaProperties = schemaProperties;
-    function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it }, func, context, passSchema) {
+    function callValidateCode({ schemaCode, data, it: { gen, topSchemaRef, schemaPath, errorPath }, it: it2 }, func, context, passSchema) {
       const dataAndSchema = passSchema ? (0, codegen_1._)`${schemaCode}, ${data}, ${topSchemaRef}${schemaPath}` : data;
       const valCxt = [
         [names_1.default.instancePath, (0, codegen_1.strConcat)(names_1.default.instancePath, errorPath)],
-        [names_1.default.parentData, it.parentData],
-        [names_1.default.parentDataProperty, it.parentDataProperty],
+        [names_1.default.parentData, it2.parentData],
+        [names_1.default.parentDataProperty, it2.parentDataProperty],
         [names_1.default.rootData, names_1.default.rootData]
       ];
-      if (it.opts.dynamicRef)
+      if (it2.opts.dynamicRef)
         valCxt.push([names_1.default.dynamicAnchors, names_1.default.dynamicAnchors]);
       const args = (0, codegen_1._)`${dataAndSchema}, ${gen.object(...valCxt)}`;
       return context !== codegen_1.nil ? (0, codegen_1._)`${func}.call(${context}, ${args})` : (0, codegen_1._)`${func}(${args})`;
@@ -53114,20 +53114,20 @@ var require_code2 = __commonJS({
     exports.callValidateCode = callValidateCode;
     var newRegExp = (0, codegen_1._)`new RegExp`;
     function usePattern({ gen, it: { opts } }, pattern) {
-      const u = opts.unicodeRegExp ? "u" : "";
+      const u2 = opts.unicodeRegExp ? "u" : "";
       const { regExp } = opts.code;
-      const rx = regExp(pattern, u);
+      const rx = regExp(pattern, u2);
       return gen.scopeValue("pattern", {
         key: rx.toString(),
         ref: rx,
-        code: (0, codegen_1._)`${regExp.code === "new RegExp" ? newRegExp : (0, util_2.useFunc)(gen, regExp)}(${pattern}, ${u})`
+        code: (0, codegen_1._)`${regExp.code === "new RegExp" ? newRegExp : (0, util_2.useFunc)(gen, regExp)}(${pattern}, ${u2})`
       });
     }
     exports.usePattern = usePattern;
     function validateArray(cxt) {
-      const { gen, data, keyword, it } = cxt;
+      const { gen, data, keyword, it: it2 } = cxt;
       const valid = gen.name("valid");
-      if (it.allErrors) {
+      if (it2.allErrors) {
         const validArr = gen.let("valid", true);
         validateItems(() => gen.assign(validArr, false));
         return validArr;
@@ -53149,11 +53149,11 @@ var require_code2 = __commonJS({
     }
     exports.validateArray = validateArray;
     function validateUnion(cxt) {
-      const { gen, schema, keyword, it } = cxt;
+      const { gen, schema, keyword, it: it2 } = cxt;
       if (!Array.isArray(schema))
         throw new Error("ajv implementation error");
-      const alwaysValid = schema.some((sch) => (0, util_1.alwaysValidSchema)(it, sch));
-      if (alwaysValid && !it.opts.unevaluated)
+      const alwaysValid = schema.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
+      if (alwaysValid && !it2.opts.unevaluated)
         return;
       const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
@@ -53185,16 +53185,16 @@ var require_keyword = __commonJS({
     var code_1 = require_code2();
     var errors_1 = require_errors3();
     function macroKeywordCode(cxt, def) {
-      const { gen, keyword, schema, parentSchema, it } = cxt;
-      const macroSchema = def.macro.call(it.self, schema, parentSchema, it);
+      const { gen, keyword, schema, parentSchema, it: it2 } = cxt;
+      const macroSchema = def.macro.call(it2.self, schema, parentSchema, it2);
       const schemaRef = useKeyword(gen, keyword, macroSchema);
-      if (it.opts.validateSchema !== false)
-        it.self.validateSchema(macroSchema, true);
+      if (it2.opts.validateSchema !== false)
+        it2.self.validateSchema(macroSchema, true);
       const valid = gen.name("valid");
       cxt.subschema({
         schema: macroSchema,
         schemaPath: codegen_1.nil,
-        errSchemaPath: `${it.errSchemaPath}/${keyword}`,
+        errSchemaPath: `${it2.errSchemaPath}/${keyword}`,
         topSchemaRef: schemaRef,
         compositeRule: true
       }, valid);
@@ -53203,9 +53203,9 @@ var require_keyword = __commonJS({
     exports.macroKeywordCode = macroKeywordCode;
     function funcKeywordCode(cxt, def) {
       var _a;
-      const { gen, keyword, schema, parentSchema, $data, it } = cxt;
-      checkAsyncKeyword(it, def);
-      const validate = !$data && def.compile ? def.compile.call(it.self, schema, parentSchema, it) : def.validate;
+      const { gen, keyword, schema, parentSchema, $data, it: it2 } = cxt;
+      checkAsyncKeyword(it2, def);
+      const validate = !$data && def.compile ? def.compile.call(it2.self, schema, parentSchema, it2) : def.validate;
       const validateRef = useKeyword(gen, keyword, validate);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
@@ -53225,7 +53225,7 @@ var require_keyword = __commonJS({
       }
       function validateAsync() {
         const ruleErrs = gen.let("ruleErrs", null);
-        gen.try(() => assignValid((0, codegen_1._)`await `), (e) => gen.assign(valid, false).if((0, codegen_1._)`${e} instanceof ${it.ValidationError}`, () => gen.assign(ruleErrs, (0, codegen_1._)`${e}.errors`), () => gen.throw(e)));
+        gen.try(() => assignValid((0, codegen_1._)`await `), (e) => gen.assign(valid, false).if((0, codegen_1._)`${e} instanceof ${it2.ValidationError}`, () => gen.assign(ruleErrs, (0, codegen_1._)`${e}.errors`), () => gen.throw(e)));
         return ruleErrs;
       }
       function validateSync() {
@@ -53235,7 +53235,7 @@ var require_keyword = __commonJS({
         return validateErrs;
       }
       function assignValid(_await = def.async ? (0, codegen_1._)`await ` : codegen_1.nil) {
-        const passCxt = it.opts.passContext ? names_1.default.this : names_1.default.self;
+        const passCxt = it2.opts.passContext ? names_1.default.this : names_1.default.self;
         const passSchema = !("compile" in def && !$data || def.schema === false);
         gen.assign(valid, (0, codegen_1._)`${_await}${(0, code_1.callValidateCode)(cxt, validateRef, passCxt, passSchema)}`, def.modifying);
       }
@@ -53246,8 +53246,8 @@ var require_keyword = __commonJS({
     }
     exports.funcKeywordCode = funcKeywordCode;
     function modifyData(cxt) {
-      const { gen, data, it } = cxt;
-      gen.if(it.parentData, () => gen.assign(data, (0, codegen_1._)`${it.parentData}[${it.parentDataProperty}]`));
+      const { gen, data, it: it2 } = cxt;
+      gen.if(it2.parentData, () => gen.assign(data, (0, codegen_1._)`${it2.parentData}[${it2.parentDataProperty}]`));
     }
     function addErrs(cxt, errs) {
       const { gen } = cxt;
@@ -53266,7 +53266,7 @@ var require_keyword = __commonJS({
       return gen.scopeValue("keyword", typeof result == "function" ? { ref: result } : { ref: result, code: (0, codegen_1.stringify)(result) });
     }
     function validSchemaType(schema, schemaType, allowUndefined = false) {
-      return !schemaType.length || schemaType.some((st) => st === "array" ? Array.isArray(schema) : st === "object" ? schema && typeof schema == "object" && !Array.isArray(schema) : typeof schema == st || allowUndefined && typeof schema == "undefined");
+      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema) : st2 === "object" ? schema && typeof schema == "object" && !Array.isArray(schema) : typeof schema == st2 || allowUndefined && typeof schema == "undefined");
     }
     exports.validSchemaType = validSchemaType;
     function validateKeywordUsage({ schema, opts, self, errSchemaPath }, def, keyword) {
@@ -53300,20 +53300,20 @@ var require_subschema = __commonJS({
     exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
     var codegen_1 = require_codegen();
     var util_1 = require_util15();
-    function getSubschema(it, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
+    function getSubschema(it2, { keyword, schemaProp, schema, schemaPath, errSchemaPath, topSchemaRef }) {
       if (keyword !== void 0 && schema !== void 0) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
       }
       if (keyword !== void 0) {
-        const sch = it.schema[keyword];
+        const sch = it2.schema[keyword];
         return schemaProp === void 0 ? {
           schema: sch,
-          schemaPath: (0, codegen_1._)`${it.schemaPath}${(0, codegen_1.getProperty)(keyword)}`,
-          errSchemaPath: `${it.errSchemaPath}/${keyword}`
+          schemaPath: (0, codegen_1._)`${it2.schemaPath}${(0, codegen_1.getProperty)(keyword)}`,
+          errSchemaPath: `${it2.errSchemaPath}/${keyword}`
         } : {
           schema: sch[schemaProp],
-          schemaPath: (0, codegen_1._)`${it.schemaPath}${(0, codegen_1.getProperty)(keyword)}${(0, codegen_1.getProperty)(schemaProp)}`,
-          errSchemaPath: `${it.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
+          schemaPath: (0, codegen_1._)`${it2.schemaPath}${(0, codegen_1.getProperty)(keyword)}${(0, codegen_1.getProperty)(schemaProp)}`,
+          errSchemaPath: `${it2.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
         };
       }
       if (schema !== void 0) {
@@ -53330,14 +53330,14 @@ var require_subschema = __commonJS({
       throw new Error('either "keyword" or "schema" must be passed');
     }
     exports.getSubschema = getSubschema;
-    function extendSubschemaData(subschema, it, { dataProp, dataPropType: dpType, data, dataTypes, propertyName }) {
+    function extendSubschemaData(subschema, it2, { dataProp, dataPropType: dpType, data, dataTypes, propertyName }) {
       if (data !== void 0 && dataProp !== void 0) {
         throw new Error('both "data" and "dataProp" passed, only one allowed');
       }
-      const { gen } = it;
+      const { gen } = it2;
       if (dataProp !== void 0) {
-        const { errorPath, dataPathArr, opts } = it;
-        const nextData = gen.let("data", (0, codegen_1._)`${it.data}${(0, codegen_1.getProperty)(dataProp)}`, true);
+        const { errorPath, dataPathArr, opts } = it2;
+        const nextData = gen.let("data", (0, codegen_1._)`${it2.data}${(0, codegen_1.getProperty)(dataProp)}`, true);
         dataContextProps(nextData);
         subschema.errorPath = (0, codegen_1.str)`${errorPath}${(0, util_1.getErrorPath)(dataProp, dpType, opts.jsPropertySyntax)}`;
         subschema.parentDataProperty = (0, codegen_1._)`${dataProp}`;
@@ -53353,11 +53353,11 @@ var require_subschema = __commonJS({
         subschema.dataTypes = dataTypes;
       function dataContextProps(_nextData) {
         subschema.data = _nextData;
-        subschema.dataLevel = it.dataLevel + 1;
+        subschema.dataLevel = it2.dataLevel + 1;
         subschema.dataTypes = [];
-        it.definedProperties = /* @__PURE__ */ new Set();
-        subschema.parentData = it.data;
-        subschema.dataNames = [...it.dataNames, _nextData];
+        it2.definedProperties = /* @__PURE__ */ new Set();
+        subschema.parentData = it2.data;
+        subschema.dataNames = [...it2.dataNames, _nextData];
       }
     }
     exports.extendSubschemaData = extendSubschemaData;
@@ -53379,33 +53379,33 @@ var require_subschema = __commonJS({
 var require_fast_deep_equal = __commonJS({
   "node_modules/fast-deep-equal/index.js"(exports, module) {
     "use strict";
-    module.exports = function equal(a, b2) {
-      if (a === b2) return true;
-      if (a && b2 && typeof a == "object" && typeof b2 == "object") {
-        if (a.constructor !== b2.constructor) return false;
+    module.exports = function equal(a, b3) {
+      if (a === b3) return true;
+      if (a && b3 && typeof a == "object" && typeof b3 == "object") {
+        if (a.constructor !== b3.constructor) return false;
         var length, i, keys;
         if (Array.isArray(a)) {
           length = a.length;
-          if (length != b2.length) return false;
+          if (length != b3.length) return false;
           for (i = length; i-- !== 0; )
-            if (!equal(a[i], b2[i])) return false;
+            if (!equal(a[i], b3[i])) return false;
           return true;
         }
-        if (a.constructor === RegExp) return a.source === b2.source && a.flags === b2.flags;
-        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b2.valueOf();
-        if (a.toString !== Object.prototype.toString) return a.toString() === b2.toString();
+        if (a.constructor === RegExp) return a.source === b3.source && a.flags === b3.flags;
+        if (a.valueOf !== Object.prototype.valueOf) return a.valueOf() === b3.valueOf();
+        if (a.toString !== Object.prototype.toString) return a.toString() === b3.toString();
         keys = Object.keys(a);
         length = keys.length;
-        if (length !== Object.keys(b2).length) return false;
+        if (length !== Object.keys(b3).length) return false;
         for (i = length; i-- !== 0; )
-          if (!Object.prototype.hasOwnProperty.call(b2, keys[i])) return false;
+          if (!Object.prototype.hasOwnProperty.call(b3, keys[i])) return false;
         for (i = length; i-- !== 0; ) {
           var key = keys[i];
-          if (!equal(a[key], b2[key])) return false;
+          if (!equal(a[key], b3[key])) return false;
         }
         return true;
       }
-      return a !== a && b2 !== b2;
+      return a !== a && b3 !== b3;
     };
   }
 });
@@ -53573,12 +53573,12 @@ var require_resolve = __commonJS({
     function getFullPath(resolver2, id = "", normalize2) {
       if (normalize2 !== false)
         id = normalizeId(id);
-      const p2 = resolver2.parse(id);
-      return _getFullPath(resolver2, p2);
+      const p3 = resolver2.parse(id);
+      return _getFullPath(resolver2, p3);
     }
     exports.getFullPath = getFullPath;
-    function _getFullPath(resolver2, p2) {
-      const serialized = resolver2.serialize(p2);
+    function _getFullPath(resolver2, p3) {
+      const serialized = resolver2.serialize(p3);
       return serialized.split("#")[0] + "#";
     }
     exports._getFullPath = _getFullPath;
@@ -53602,7 +53602,7 @@ var require_resolve = __commonJS({
       const pathPrefix = getFullPath(uriResolver, schId, false);
       const localRefs = {};
       const schemaRefs = /* @__PURE__ */ new Set();
-      traverse(schema, { allKeys: true }, (sch, jsonPtr, _2, parentJsonPtr) => {
+      traverse(schema, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
         if (parentJsonPtr === void 0)
           return;
         const fullPath = pathPrefix + jsonPtr;
@@ -53672,15 +53672,15 @@ var require_validate = __commonJS({
     var resolve_1 = require_resolve();
     var util_1 = require_util15();
     var errors_1 = require_errors3();
-    function validateFunctionCode(it) {
-      if (isSchemaObj(it)) {
-        checkKeywords(it);
-        if (schemaCxtHasRules(it)) {
-          topSchemaObjCode(it);
+    function validateFunctionCode(it2) {
+      if (isSchemaObj(it2)) {
+        checkKeywords(it2);
+        if (schemaCxtHasRules(it2)) {
+          topSchemaObjCode(it2);
           return;
         }
       }
-      validateFunction(it, () => (0, boolSchema_1.topBoolOrEmptySchema)(it));
+      validateFunction(it2, () => (0, boolSchema_1.topBoolOrEmptySchema)(it2));
     }
     exports.validateFunctionCode = validateFunctionCode;
     function validateFunction({ gen, validateName, schema, schemaEnv, opts }, body2) {
@@ -53714,40 +53714,40 @@ var require_validate = __commonJS({
           gen.var(names_1.default.dynamicAnchors, (0, codegen_1._)`{}`);
       });
     }
-    function topSchemaObjCode(it) {
-      const { schema, opts, gen } = it;
-      validateFunction(it, () => {
+    function topSchemaObjCode(it2) {
+      const { schema, opts, gen } = it2;
+      validateFunction(it2, () => {
         if (opts.$comment && schema.$comment)
-          commentKeyword(it);
-        checkNoDefault(it);
+          commentKeyword(it2);
+        checkNoDefault(it2);
         gen.let(names_1.default.vErrors, null);
         gen.let(names_1.default.errors, 0);
         if (opts.unevaluated)
-          resetEvaluated(it);
-        typeAndKeywords(it);
-        returnResults(it);
+          resetEvaluated(it2);
+        typeAndKeywords(it2);
+        returnResults(it2);
       });
       return;
     }
-    function resetEvaluated(it) {
-      const { gen, validateName } = it;
-      it.evaluated = gen.const("evaluated", (0, codegen_1._)`${validateName}.evaluated`);
-      gen.if((0, codegen_1._)`${it.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it.evaluated}.props`, (0, codegen_1._)`undefined`));
-      gen.if((0, codegen_1._)`${it.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it.evaluated}.items`, (0, codegen_1._)`undefined`));
+    function resetEvaluated(it2) {
+      const { gen, validateName } = it2;
+      it2.evaluated = gen.const("evaluated", (0, codegen_1._)`${validateName}.evaluated`);
+      gen.if((0, codegen_1._)`${it2.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.props`, (0, codegen_1._)`undefined`));
+      gen.if((0, codegen_1._)`${it2.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.items`, (0, codegen_1._)`undefined`));
     }
     function funcSourceUrl(schema, opts) {
       const schId = typeof schema == "object" && schema[opts.schemaId];
       return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
     }
-    function subschemaCode(it, valid) {
-      if (isSchemaObj(it)) {
-        checkKeywords(it);
-        if (schemaCxtHasRules(it)) {
-          subSchemaObjCode(it, valid);
+    function subschemaCode(it2, valid) {
+      if (isSchemaObj(it2)) {
+        checkKeywords(it2);
+        if (schemaCxtHasRules(it2)) {
+          subSchemaObjCode(it2, valid);
           return;
         }
       }
-      (0, boolSchema_1.boolOrEmptySchema)(it, valid);
+      (0, boolSchema_1.boolOrEmptySchema)(it2, valid);
     }
     function schemaCxtHasRules({ schema, self }) {
       if (typeof schema == "boolean")
@@ -53757,49 +53757,49 @@ var require_validate = __commonJS({
           return true;
       return false;
     }
-    function isSchemaObj(it) {
-      return typeof it.schema != "boolean";
+    function isSchemaObj(it2) {
+      return typeof it2.schema != "boolean";
     }
-    function subSchemaObjCode(it, valid) {
-      const { schema, gen, opts } = it;
+    function subSchemaObjCode(it2, valid) {
+      const { schema, gen, opts } = it2;
       if (opts.$comment && schema.$comment)
-        commentKeyword(it);
-      updateContext(it);
-      checkAsyncSchema(it);
+        commentKeyword(it2);
+      updateContext(it2);
+      checkAsyncSchema(it2);
       const errsCount = gen.const("_errs", names_1.default.errors);
-      typeAndKeywords(it, errsCount);
+      typeAndKeywords(it2, errsCount);
       gen.var(valid, (0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
     }
-    function checkKeywords(it) {
-      (0, util_1.checkUnknownRules)(it);
-      checkRefsAndKeywords(it);
+    function checkKeywords(it2) {
+      (0, util_1.checkUnknownRules)(it2);
+      checkRefsAndKeywords(it2);
     }
-    function typeAndKeywords(it, errsCount) {
-      if (it.opts.jtd)
-        return schemaKeywords(it, [], false, errsCount);
-      const types = (0, dataType_1.getSchemaTypes)(it.schema);
-      const checkedTypes = (0, dataType_1.coerceAndCheckDataType)(it, types);
-      schemaKeywords(it, types, !checkedTypes, errsCount);
+    function typeAndKeywords(it2, errsCount) {
+      if (it2.opts.jtd)
+        return schemaKeywords(it2, [], false, errsCount);
+      const types = (0, dataType_1.getSchemaTypes)(it2.schema);
+      const checkedTypes = (0, dataType_1.coerceAndCheckDataType)(it2, types);
+      schemaKeywords(it2, types, !checkedTypes, errsCount);
     }
-    function checkRefsAndKeywords(it) {
-      const { schema, errSchemaPath, opts, self } = it;
+    function checkRefsAndKeywords(it2) {
+      const { schema, errSchemaPath, opts, self } = it2;
       if (schema.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema, self.RULES)) {
         self.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
       }
     }
-    function checkNoDefault(it) {
-      const { schema, opts } = it;
+    function checkNoDefault(it2) {
+      const { schema, opts } = it2;
       if (schema.default !== void 0 && opts.useDefaults && opts.strictSchema) {
-        (0, util_1.checkStrictMode)(it, "default is ignored in the schema root");
+        (0, util_1.checkStrictMode)(it2, "default is ignored in the schema root");
       }
     }
-    function updateContext(it) {
-      const schId = it.schema[it.opts.schemaId];
+    function updateContext(it2) {
+      const schId = it2.schema[it2.opts.schemaId];
       if (schId)
-        it.baseId = (0, resolve_1.resolveUrl)(it.opts.uriResolver, it.baseId, schId);
+        it2.baseId = (0, resolve_1.resolveUrl)(it2.opts.uriResolver, it2.baseId, schId);
     }
-    function checkAsyncSchema(it) {
-      if (it.schema.$async && !it.schemaEnv.$async)
+    function checkAsyncSchema(it2) {
+      if (it2.schema.$async && !it2.schemaEnv.$async)
         throw new Error("async schema in sync schema");
     }
     function commentKeyword({ gen, schemaEnv, schema, errSchemaPath, opts }) {
@@ -53812,14 +53812,14 @@ var require_validate = __commonJS({
         gen.code((0, codegen_1._)`${names_1.default.self}.opts.$comment(${msg}, ${schemaPath}, ${rootName}.schema)`);
       }
     }
-    function returnResults(it) {
-      const { gen, schemaEnv, validateName, ValidationError, opts } = it;
+    function returnResults(it2) {
+      const { gen, schemaEnv, validateName, ValidationError, opts } = it2;
       if (schemaEnv.$async) {
         gen.if((0, codegen_1._)`${names_1.default.errors} === 0`, () => gen.return(names_1.default.data), () => gen.throw((0, codegen_1._)`new ${ValidationError}(${names_1.default.vErrors})`));
       } else {
         gen.assign((0, codegen_1._)`${validateName}.errors`, names_1.default.vErrors);
         if (opts.unevaluated)
-          assignEvaluated(it);
+          assignEvaluated(it2);
         gen.return((0, codegen_1._)`${names_1.default.errors} === 0`);
       }
     }
@@ -53829,15 +53829,15 @@ var require_validate = __commonJS({
       if (items instanceof codegen_1.Name)
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
-    function schemaKeywords(it, types, typeErrors, errsCount) {
-      const { gen, schema, data, allErrors, opts, self } = it;
+    function schemaKeywords(it2, types, typeErrors, errsCount) {
+      const { gen, schema, data, allErrors, opts, self } = it2;
       const { RULES } = self;
       if (schema.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema, RULES))) {
-        gen.block(() => keywordCode(it, "$ref", RULES.all.$ref.definition));
+        gen.block(() => keywordCode(it2, "$ref", RULES.all.$ref.definition));
         return;
       }
       if (!opts.jtd)
-        checkStrictTypes(it, types);
+        checkStrictTypes(it2, types);
       gen.block(() => {
         for (const group of RULES.rules)
           groupKeywords(group);
@@ -53848,66 +53848,66 @@ var require_validate = __commonJS({
           return;
         if (group.type) {
           gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
-          iterateKeywords(it, group);
+          iterateKeywords(it2, group);
           if (types.length === 1 && types[0] === group.type && typeErrors) {
             gen.else();
-            (0, dataType_2.reportTypeError)(it);
+            (0, dataType_2.reportTypeError)(it2);
           }
           gen.endIf();
         } else {
-          iterateKeywords(it, group);
+          iterateKeywords(it2, group);
         }
         if (!allErrors)
           gen.if((0, codegen_1._)`${names_1.default.errors} === ${errsCount || 0}`);
       }
     }
-    function iterateKeywords(it, group) {
-      const { gen, schema, opts: { useDefaults } } = it;
+    function iterateKeywords(it2, group) {
+      const { gen, schema, opts: { useDefaults } } = it2;
       if (useDefaults)
-        (0, defaults_1.assignDefaults)(it, group.type);
+        (0, defaults_1.assignDefaults)(it2, group.type);
       gen.block(() => {
         for (const rule of group.rules) {
           if ((0, applicability_1.shouldUseRule)(schema, rule)) {
-            keywordCode(it, rule.keyword, rule.definition, group.type);
+            keywordCode(it2, rule.keyword, rule.definition, group.type);
           }
         }
       });
     }
-    function checkStrictTypes(it, types) {
-      if (it.schemaEnv.meta || !it.opts.strictTypes)
+    function checkStrictTypes(it2, types) {
+      if (it2.schemaEnv.meta || !it2.opts.strictTypes)
         return;
-      checkContextTypes(it, types);
-      if (!it.opts.allowUnionTypes)
-        checkMultipleTypes(it, types);
-      checkKeywordTypes(it, it.dataTypes);
+      checkContextTypes(it2, types);
+      if (!it2.opts.allowUnionTypes)
+        checkMultipleTypes(it2, types);
+      checkKeywordTypes(it2, it2.dataTypes);
     }
-    function checkContextTypes(it, types) {
+    function checkContextTypes(it2, types) {
       if (!types.length)
         return;
-      if (!it.dataTypes.length) {
-        it.dataTypes = types;
+      if (!it2.dataTypes.length) {
+        it2.dataTypes = types;
         return;
       }
       types.forEach((t) => {
-        if (!includesType(it.dataTypes, t)) {
-          strictTypesError(it, `type "${t}" not allowed by context "${it.dataTypes.join(",")}"`);
+        if (!includesType(it2.dataTypes, t)) {
+          strictTypesError(it2, `type "${t}" not allowed by context "${it2.dataTypes.join(",")}"`);
         }
       });
-      narrowSchemaTypes(it, types);
+      narrowSchemaTypes(it2, types);
     }
-    function checkMultipleTypes(it, ts) {
-      if (ts.length > 1 && !(ts.length === 2 && ts.includes("null"))) {
-        strictTypesError(it, "use allowUnionTypes to allow union type keyword");
+    function checkMultipleTypes(it2, ts2) {
+      if (ts2.length > 1 && !(ts2.length === 2 && ts2.includes("null"))) {
+        strictTypesError(it2, "use allowUnionTypes to allow union type keyword");
       }
     }
-    function checkKeywordTypes(it, ts) {
-      const rules = it.self.RULES.all;
+    function checkKeywordTypes(it2, ts2) {
+      const rules = it2.self.RULES.all;
       for (const keyword in rules) {
         const rule = rules[keyword];
-        if (typeof rule == "object" && (0, applicability_1.shouldUseRule)(it.schema, rule)) {
+        if (typeof rule == "object" && (0, applicability_1.shouldUseRule)(it2.schema, rule)) {
           const { type } = rule.definition;
-          if (type.length && !type.some((t) => hasApplicableType(ts, t))) {
-            strictTypesError(it, `missing type "${type.join(",")}" for keyword "${keyword}"`);
+          if (type.length && !type.some((t) => hasApplicableType(ts2, t))) {
+            strictTypesError(it2, `missing type "${type.join(",")}" for keyword "${keyword}"`);
           }
         }
       }
@@ -53915,41 +53915,41 @@ var require_validate = __commonJS({
     function hasApplicableType(schTs, kwdT) {
       return schTs.includes(kwdT) || kwdT === "number" && schTs.includes("integer");
     }
-    function includesType(ts, t) {
-      return ts.includes(t) || t === "integer" && ts.includes("number");
+    function includesType(ts2, t) {
+      return ts2.includes(t) || t === "integer" && ts2.includes("number");
     }
-    function narrowSchemaTypes(it, withTypes) {
-      const ts = [];
-      for (const t of it.dataTypes) {
+    function narrowSchemaTypes(it2, withTypes) {
+      const ts2 = [];
+      for (const t of it2.dataTypes) {
         if (includesType(withTypes, t))
-          ts.push(t);
+          ts2.push(t);
         else if (withTypes.includes("integer") && t === "number")
-          ts.push("integer");
+          ts2.push("integer");
       }
-      it.dataTypes = ts;
+      it2.dataTypes = ts2;
     }
-    function strictTypesError(it, msg) {
-      const schemaPath = it.schemaEnv.baseId + it.errSchemaPath;
+    function strictTypesError(it2, msg) {
+      const schemaPath = it2.schemaEnv.baseId + it2.errSchemaPath;
       msg += ` at "${schemaPath}" (strictTypes)`;
-      (0, util_1.checkStrictMode)(it, msg, it.opts.strictTypes);
+      (0, util_1.checkStrictMode)(it2, msg, it2.opts.strictTypes);
     }
     var KeywordCxt = class {
-      constructor(it, def, keyword) {
-        (0, keyword_1.validateKeywordUsage)(it, def, keyword);
-        this.gen = it.gen;
-        this.allErrors = it.allErrors;
+      constructor(it2, def, keyword) {
+        (0, keyword_1.validateKeywordUsage)(it2, def, keyword);
+        this.gen = it2.gen;
+        this.allErrors = it2.allErrors;
         this.keyword = keyword;
-        this.data = it.data;
-        this.schema = it.schema[keyword];
-        this.$data = def.$data && it.opts.$data && this.schema && this.schema.$data;
-        this.schemaValue = (0, util_1.schemaRefOrVal)(it, this.schema, keyword, this.$data);
+        this.data = it2.data;
+        this.schema = it2.schema[keyword];
+        this.$data = def.$data && it2.opts.$data && this.schema && this.schema.$data;
+        this.schemaValue = (0, util_1.schemaRefOrVal)(it2, this.schema, keyword, this.$data);
         this.schemaType = def.schemaType;
-        this.parentSchema = it.schema;
+        this.parentSchema = it2.schema;
         this.params = {};
-        this.it = it;
+        this.it = it2;
         this.def = def;
         if (this.$data) {
-          this.schemaCode = it.gen.const("vSchema", getData(this.$data, it));
+          this.schemaCode = it2.gen.const("vSchema", getData(this.$data, it2));
         } else {
           this.schemaCode = this.schemaValue;
           if (!(0, keyword_1.validSchemaType)(this.schema, def.schemaType, def.allowUndefined)) {
@@ -53957,7 +53957,7 @@ var require_validate = __commonJS({
           }
         }
         if ("code" in def ? def.trackErrors : def.errors !== false) {
-          this.errsCount = it.gen.const("_errs", names_1.default.errors);
+          this.errsCount = it2.gen.const("_errs", names_1.default.errors);
         }
       }
       result(condition, successAction, failAction) {
@@ -54057,14 +54057,14 @@ var require_validate = __commonJS({
         gen.else();
       }
       invalid$data() {
-        const { gen, schemaCode, schemaType, def, it } = this;
+        const { gen, schemaCode, schemaType, def, it: it2 } = this;
         return (0, codegen_1.or)(wrong$DataType(), invalid$DataSchema());
         function wrong$DataType() {
           if (schemaType.length) {
             if (!(schemaCode instanceof codegen_1.Name))
               throw new Error("ajv implementation error");
-            const st = Array.isArray(schemaType) ? schemaType : [schemaType];
-            return (0, codegen_1._)`${(0, dataType_2.checkDataTypes)(st, schemaCode, it.opts.strictNumbers, dataType_2.DataType.Wrong)}`;
+            const st2 = Array.isArray(schemaType) ? schemaType : [schemaType];
+            return (0, codegen_1._)`${(0, dataType_2.checkDataTypes)(st2, schemaCode, it2.opts.strictNumbers, dataType_2.DataType.Wrong)}`;
           }
           return codegen_1.nil;
         }
@@ -54085,27 +54085,27 @@ var require_validate = __commonJS({
         return nextContext;
       }
       mergeEvaluated(schemaCxt, toName) {
-        const { it, gen } = this;
-        if (!it.opts.unevaluated)
+        const { it: it2, gen } = this;
+        if (!it2.opts.unevaluated)
           return;
-        if (it.props !== true && schemaCxt.props !== void 0) {
-          it.props = util_1.mergeEvaluated.props(gen, schemaCxt.props, it.props, toName);
+        if (it2.props !== true && schemaCxt.props !== void 0) {
+          it2.props = util_1.mergeEvaluated.props(gen, schemaCxt.props, it2.props, toName);
         }
-        if (it.items !== true && schemaCxt.items !== void 0) {
-          it.items = util_1.mergeEvaluated.items(gen, schemaCxt.items, it.items, toName);
+        if (it2.items !== true && schemaCxt.items !== void 0) {
+          it2.items = util_1.mergeEvaluated.items(gen, schemaCxt.items, it2.items, toName);
         }
       }
       mergeValidEvaluated(schemaCxt, valid) {
-        const { it, gen } = this;
-        if (it.opts.unevaluated && (it.props !== true || it.items !== true)) {
+        const { it: it2, gen } = this;
+        if (it2.opts.unevaluated && (it2.props !== true || it2.items !== true)) {
           gen.if(valid, () => this.mergeEvaluated(schemaCxt, codegen_1.Name));
           return true;
         }
       }
     };
     exports.KeywordCxt = KeywordCxt;
-    function keywordCode(it, keyword, def, ruleType) {
-      const cxt = new KeywordCxt(it, def, keyword);
+    function keywordCode(it2, keyword, def, ruleType) {
+      const cxt = new KeywordCxt(it2, def, keyword);
       if ("code" in def) {
         def.code(cxt, ruleType);
       } else if (cxt.$data && def.validate) {
@@ -54343,8 +54343,8 @@ var require_compile = __commonJS({
       }
     }
     exports.getCompilingSchema = getCompilingSchema;
-    function sameSchemaEnv(s1, s2) {
-      return s1.schema === s2.schema && s1.root === s2.root && s1.baseId === s2.baseId;
+    function sameSchemaEnv(s1, s22) {
+      return s1.schema === s22.schema && s1.root === s22.root && s1.baseId === s22.baseId;
     }
     function resolve9(root, ref2) {
       let sch;
@@ -54353,11 +54353,11 @@ var require_compile = __commonJS({
       return sch || this.schemas[ref2] || resolveSchema.call(this, root, ref2);
     }
     function resolveSchema(root, ref2) {
-      const p2 = this.opts.uriResolver.parse(ref2);
-      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p2);
+      const p3 = this.opts.uriResolver.parse(ref2);
+      const refPath = (0, resolve_1._getFullPath)(this.opts.uriResolver, p3);
       let baseId = (0, resolve_1.getFullPath)(this.opts.uriResolver, root.baseId, void 0);
       if (Object.keys(root.schema).length > 0 && refPath === baseId) {
-        return getJsonPointer.call(this, p2, root);
+        return getJsonPointer.call(this, p3, root);
       }
       const id = (0, resolve_1.normalizeId)(refPath);
       const schOrRef = this.refs[id] || this.schemas[id];
@@ -54365,7 +54365,7 @@ var require_compile = __commonJS({
         const sch = resolveSchema.call(this, root, schOrRef);
         if (typeof (sch === null || sch === void 0 ? void 0 : sch.schema) !== "object")
           return;
-        return getJsonPointer.call(this, p2, sch);
+        return getJsonPointer.call(this, p3, sch);
       }
       if (typeof (schOrRef === null || schOrRef === void 0 ? void 0 : schOrRef.schema) !== "object")
         return;
@@ -54379,7 +54379,7 @@ var require_compile = __commonJS({
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         return new SchemaEnv({ schema, schemaId, root, baseId });
       }
-      return getJsonPointer.call(this, p2, schOrRef);
+      return getJsonPointer.call(this, p3, schOrRef);
     }
     exports.resolveSchema = resolveSchema;
     var PREVENT_SCOPE_CHANGE = /* @__PURE__ */ new Set([
@@ -54707,9 +54707,9 @@ var require_utils4 = __commonJS({
     var HOST_DELIM_RE = /[@/?#:]/g;
     var HOST_DELIM_NO_COLON_RE = /[@/?#]/g;
     function reescapeHostDelimiters(host, isIP) {
-      const re = isIP ? HOST_DELIM_NO_COLON_RE : HOST_DELIM_RE;
-      re.lastIndex = 0;
-      return host.replace(re, (ch) => HOST_DELIMS[ch]);
+      const re2 = isIP ? HOST_DELIM_NO_COLON_RE : HOST_DELIM_RE;
+      re2.lastIndex = 0;
+      return host.replace(re2, (ch) => HOST_DELIMS[ch]);
     }
     function normalizePercentEncoding(input, decodeUnreserved = false) {
       if (input.indexOf("%") === -1) {
@@ -55117,7 +55117,7 @@ var require_schemes = __commonJS({
         serialize: httpSerialize
       }
     );
-    var ws = (
+    var ws2 = (
       /** @type {SchemeHandler} */
       {
         scheme: "ws",
@@ -55130,9 +55130,9 @@ var require_schemes = __commonJS({
       /** @type {SchemeHandler} */
       {
         scheme: "wss",
-        domainHost: ws.domainHost,
-        parse: ws.parse,
-        serialize: ws.serialize
+        domainHost: ws2.domainHost,
+        parse: ws2.parse,
+        serialize: ws2.serialize
       }
     );
     var urn = (
@@ -55158,7 +55158,7 @@ var require_schemes = __commonJS({
       {
         http,
         https,
-        ws,
+        ws: ws2,
         wss,
         urn,
         "urn:uuid": urnuuid
@@ -55246,50 +55246,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base2, relative7, options, skipNormalization) {
+    function resolveComponent(base2, relative9, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base2 = parse(serialize(base2, options), options);
-        relative7 = parse(serialize(relative7, options), options);
+        relative9 = parse(serialize(relative9, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative7.scheme) {
-        target.scheme = relative7.scheme;
-        target.userinfo = relative7.userinfo;
-        target.host = relative7.host;
-        target.port = relative7.port;
-        target.path = removeDotSegments(relative7.path || "");
-        target.query = relative7.query;
+      if (!options.tolerant && relative9.scheme) {
+        target.scheme = relative9.scheme;
+        target.userinfo = relative9.userinfo;
+        target.host = relative9.host;
+        target.port = relative9.port;
+        target.path = removeDotSegments(relative9.path || "");
+        target.query = relative9.query;
       } else {
-        if (relative7.userinfo !== void 0 || relative7.host !== void 0 || relative7.port !== void 0) {
-          target.userinfo = relative7.userinfo;
-          target.host = relative7.host;
-          target.port = relative7.port;
-          target.path = removeDotSegments(relative7.path || "");
-          target.query = relative7.query;
+        if (relative9.userinfo !== void 0 || relative9.host !== void 0 || relative9.port !== void 0) {
+          target.userinfo = relative9.userinfo;
+          target.host = relative9.host;
+          target.port = relative9.port;
+          target.path = removeDotSegments(relative9.path || "");
+          target.query = relative9.query;
         } else {
-          if (!relative7.path) {
+          if (!relative9.path) {
             target.path = base2.path;
-            if (relative7.query !== void 0) {
-              target.query = relative7.query;
+            if (relative9.query !== void 0) {
+              target.query = relative9.query;
             } else {
               target.query = base2.query;
             }
           } else {
-            if (relative7.path[0] === "/") {
-              target.path = removeDotSegments(relative7.path);
+            if (relative9.path[0] === "/") {
+              target.path = removeDotSegments(relative9.path);
             } else {
               const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
               if (baseHasAuthority && !base2.path) {
-                target.path = "/" + relative7.path;
+                target.path = "/" + relative9.path;
               } else if (!base2.path) {
-                target.path = relative7.path;
+                target.path = relative9.path;
               } else {
-                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative7.path;
+                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative9.path;
               }
               target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative7.query;
+            target.query = relative9.query;
           }
           target.userinfo = base2.userinfo;
           target.host = base2.host;
@@ -55297,7 +55297,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base2.scheme;
       }
-      target.fragment = relative7.fragment;
+      target.fragment = relative9.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -55354,17 +55354,17 @@ var require_fast_uri = __commonJS({
         }
       }
       if (component.path !== void 0) {
-        let s = component.path;
+        let s3 = component.path;
         if (!options.absolutePath && (!schemeHandler || !schemeHandler.absolutePath)) {
-          s = schemelessReference && s[0] !== "/" ? removeDotSegmentsRelative(s) : removeDotSegments(s);
+          s3 = schemelessReference && s3[0] !== "/" ? removeDotSegmentsRelative(s3) : removeDotSegments(s3);
         }
         if (schemelessReference) {
-          s = serializePathEncoding(s, true);
+          s3 = serializePathEncoding(s3, true);
         }
-        if (authority === void 0 && s[0] === "/" && s[1] === "/") {
-          s = "/%2F" + s.slice(2);
+        if (authority === void 0 && s3[0] === "/" && s3[1] === "/") {
+          s3 = "/%2F" + s3.slice(2);
         }
-        uriTokens.push(s);
+        uriTokens.push(s3);
       }
       if (component.query !== void 0) {
         uriTokens.push("?", encodeQuery(component.query));
@@ -55705,23 +55705,23 @@ var require_core = __commonJS({
     };
     var MAX_EXPRESSION = 200;
     function requiredOptions(o) {
-      var _a, _b, _c, _d, _e, _f, _g, _h, _j, _k, _l, _m, _o, _p, _q, _r, _s, _t, _u, _v, _w, _x, _y, _z, _0;
-      const s = o.strict;
+      var _a, _b, _c, _d, _e2, _f, _g, _h, _j, _k, _l, _m, _o2, _p, _q, _r2, _s2, _t2, _u, _v, _w, _x, _y, _z, _0;
+      const s3 = o.strict;
       const _optz = (_a = o.code) === null || _a === void 0 ? void 0 : _a.optimize;
       const optimize = _optz === true || _optz === void 0 ? 1 : _optz || 0;
       const regExp = (_c = (_b = o.code) === null || _b === void 0 ? void 0 : _b.regExp) !== null && _c !== void 0 ? _c : defaultRegExp;
       const uriResolver = (_d = o.uriResolver) !== null && _d !== void 0 ? _d : uri_1.default;
       return {
-        strictSchema: (_f = (_e = o.strictSchema) !== null && _e !== void 0 ? _e : s) !== null && _f !== void 0 ? _f : true,
-        strictNumbers: (_h = (_g = o.strictNumbers) !== null && _g !== void 0 ? _g : s) !== null && _h !== void 0 ? _h : true,
-        strictTypes: (_k = (_j = o.strictTypes) !== null && _j !== void 0 ? _j : s) !== null && _k !== void 0 ? _k : "log",
-        strictTuples: (_m = (_l = o.strictTuples) !== null && _l !== void 0 ? _l : s) !== null && _m !== void 0 ? _m : "log",
-        strictRequired: (_p = (_o = o.strictRequired) !== null && _o !== void 0 ? _o : s) !== null && _p !== void 0 ? _p : false,
+        strictSchema: (_f = (_e2 = o.strictSchema) !== null && _e2 !== void 0 ? _e2 : s3) !== null && _f !== void 0 ? _f : true,
+        strictNumbers: (_h = (_g = o.strictNumbers) !== null && _g !== void 0 ? _g : s3) !== null && _h !== void 0 ? _h : true,
+        strictTypes: (_k = (_j = o.strictTypes) !== null && _j !== void 0 ? _j : s3) !== null && _k !== void 0 ? _k : "log",
+        strictTuples: (_m = (_l = o.strictTuples) !== null && _l !== void 0 ? _l : s3) !== null && _m !== void 0 ? _m : "log",
+        strictRequired: (_p = (_o2 = o.strictRequired) !== null && _o2 !== void 0 ? _o2 : s3) !== null && _p !== void 0 ? _p : false,
         code: o.code ? { ...o.code, optimize, regExp } : { optimize, regExp },
         loopRequired: (_q = o.loopRequired) !== null && _q !== void 0 ? _q : MAX_EXPRESSION,
-        loopEnum: (_r = o.loopEnum) !== null && _r !== void 0 ? _r : MAX_EXPRESSION,
-        meta: (_s = o.meta) !== null && _s !== void 0 ? _s : true,
-        messages: (_t = o.messages) !== null && _t !== void 0 ? _t : true,
+        loopEnum: (_r2 = o.loopEnum) !== null && _r2 !== void 0 ? _r2 : MAX_EXPRESSION,
+        meta: (_s2 = o.meta) !== null && _s2 !== void 0 ? _s2 : true,
+        messages: (_t2 = o.messages) !== null && _t2 !== void 0 ? _t2 : true,
         inlineRefs: (_u = o.inlineRefs) !== null && _u !== void 0 ? _u : true,
         schemaId: (_v = o.schemaId) !== null && _v !== void 0 ? _v : "$id",
         addUsedSchema: (_w = o.addUsedSchema) !== null && _w !== void 0 ? _w : true,
@@ -55780,17 +55780,17 @@ var require_core = __commonJS({
         return this.opts.defaultMeta = typeof meta == "object" ? meta[schemaId] || meta : void 0;
       }
       validate(schemaKeyRef, data) {
-        let v2;
+        let v3;
         if (typeof schemaKeyRef == "string") {
-          v2 = this.getSchema(schemaKeyRef);
-          if (!v2)
+          v3 = this.getSchema(schemaKeyRef);
+          if (!v3)
             throw new Error(`no schema with key or ref "${schemaKeyRef}"`);
         } else {
-          v2 = this.compile(schemaKeyRef);
+          v3 = this.compile(schemaKeyRef);
         }
-        const valid = v2(data);
-        if (!("$async" in v2))
-          this.errors = v2.errors;
+        const valid = v3(data);
+        if (!("$async" in v3))
+          this.errors = v3.errors;
         return valid;
       }
       compile(schema, _meta) {
@@ -55837,9 +55837,9 @@ var require_core = __commonJS({
             this.addSchema(_schema, ref2, meta);
         }
         async function _loadSchema(ref2) {
-          const p2 = this._loading[ref2];
-          if (p2)
-            return p2;
+          const p3 = this._loading[ref2];
+          if (p3)
+            return p3;
           try {
             return await (this._loading[ref2] = loadSchema(ref2));
           } finally {
@@ -55987,7 +55987,7 @@ var require_core = __commonJS({
           type: (0, dataType_1.getJSONTypes)(def.type),
           schemaType: (0, dataType_1.getJSONTypes)(def.schemaType)
         };
-        (0, util_1.eachItem)(keyword, definition.type.length === 0 ? (k2) => addRule.call(this, k2, definition) : (k2) => definition.type.forEach((t) => addRule.call(this, k2, definition, t)));
+        (0, util_1.eachItem)(keyword, definition.type.length === 0 ? (k3) => addRule.call(this, k3, definition) : (k3) => definition.type.forEach((t) => addRule.call(this, k3, definition, t)));
         return this;
       }
       getKeyword(keyword) {
@@ -56266,14 +56266,14 @@ var require_ref = __commonJS({
       keyword: "$ref",
       schemaType: "string",
       code(cxt) {
-        const { gen, schema: $ref, it } = cxt;
-        const { baseId, schemaEnv: env, validateName, opts, self } = it;
+        const { gen, schema: $ref, it: it2 } = cxt;
+        const { baseId, schemaEnv: env, validateName, opts, self } = it2;
         const { root } = env;
         if (($ref === "#" || $ref === "#/") && baseId === root.baseId)
           return callRootRef();
         const schOrEnv = compile_1.resolveRef.call(self, root, baseId, $ref);
         if (schOrEnv === void 0)
-          throw new ref_error_1.default(it.opts.uriResolver, baseId, $ref);
+          throw new ref_error_1.default(it2.opts.uriResolver, baseId, $ref);
         if (schOrEnv instanceof compile_1.SchemaEnv)
           return callValidate(schOrEnv);
         return inlineRefSchema(schOrEnv);
@@ -56284,8 +56284,8 @@ var require_ref = __commonJS({
           return callRef(cxt, (0, codegen_1._)`${rootName}.validate`, root, root.$async);
         }
         function callValidate(sch) {
-          const v2 = getValidate(cxt, sch);
-          callRef(cxt, v2, sch, sch.$async);
+          const v3 = getValidate(cxt, sch);
+          callRef(cxt, v3, sch, sch.$async);
         }
         function inlineRefSchema(sch) {
           const schName = gen.scopeValue("schema", opts.code.source === true ? { ref: sch, code: (0, codegen_1.stringify)(sch) } : { ref: sch });
@@ -56307,9 +56307,9 @@ var require_ref = __commonJS({
       return sch.validate ? gen.scopeValue("validate", { ref: sch.validate }) : (0, codegen_1._)`${gen.scopeValue("wrapper", { ref: sch })}.validate`;
     }
     exports.getValidate = getValidate;
-    function callRef(cxt, v2, sch, $async) {
-      const { gen, it } = cxt;
-      const { allErrors, schemaEnv: env, opts } = it;
+    function callRef(cxt, v3, sch, $async) {
+      const { gen, it: it2 } = cxt;
+      const { allErrors, schemaEnv: env, opts } = it2;
       const passCxt = opts.passContext ? names_1.default.this : codegen_1.nil;
       if ($async)
         callAsyncRef();
@@ -56320,12 +56320,12 @@ var require_ref = __commonJS({
           throw new Error("async schema referenced by sync schema");
         const valid = gen.let("valid");
         gen.try(() => {
-          gen.code((0, codegen_1._)`await ${(0, code_1.callValidateCode)(cxt, v2, passCxt)}`);
-          addEvaluatedFrom(v2);
+          gen.code((0, codegen_1._)`await ${(0, code_1.callValidateCode)(cxt, v3, passCxt)}`);
+          addEvaluatedFrom(v3);
           if (!allErrors)
             gen.assign(valid, true);
         }, (e) => {
-          gen.if((0, codegen_1._)`!(${e} instanceof ${it.ValidationError})`, () => gen.throw(e));
+          gen.if((0, codegen_1._)`!(${e} instanceof ${it2.ValidationError})`, () => gen.throw(e));
           addErrorsFrom(e);
           if (!allErrors)
             gen.assign(valid, false);
@@ -56333,7 +56333,7 @@ var require_ref = __commonJS({
         cxt.ok(valid);
       }
       function callSyncRef() {
-        cxt.result((0, code_1.callValidateCode)(cxt, v2, passCxt), () => addEvaluatedFrom(v2), () => addErrorsFrom(v2));
+        cxt.result((0, code_1.callValidateCode)(cxt, v3, passCxt), () => addEvaluatedFrom(v3), () => addErrorsFrom(v3));
       }
       function addErrorsFrom(source2) {
         const errs = (0, codegen_1._)`${source2}.errors`;
@@ -56342,27 +56342,27 @@ var require_ref = __commonJS({
       }
       function addEvaluatedFrom(source2) {
         var _a;
-        if (!it.opts.unevaluated)
+        if (!it2.opts.unevaluated)
           return;
         const schEvaluated = (_a = sch === null || sch === void 0 ? void 0 : sch.validate) === null || _a === void 0 ? void 0 : _a.evaluated;
-        if (it.props !== true) {
+        if (it2.props !== true) {
           if (schEvaluated && !schEvaluated.dynamicProps) {
             if (schEvaluated.props !== void 0) {
-              it.props = util_1.mergeEvaluated.props(gen, schEvaluated.props, it.props);
+              it2.props = util_1.mergeEvaluated.props(gen, schEvaluated.props, it2.props);
             }
           } else {
             const props = gen.var("props", (0, codegen_1._)`${source2}.evaluated.props`);
-            it.props = util_1.mergeEvaluated.props(gen, props, it.props, codegen_1.Name);
+            it2.props = util_1.mergeEvaluated.props(gen, props, it2.props, codegen_1.Name);
           }
         }
-        if (it.items !== true) {
+        if (it2.items !== true) {
           if (schEvaluated && !schEvaluated.dynamicItems) {
             if (schEvaluated.items !== void 0) {
-              it.items = util_1.mergeEvaluated.items(gen, schEvaluated.items, it.items);
+              it2.items = util_1.mergeEvaluated.items(gen, schEvaluated.items, it2.items);
             }
           } else {
             const items = gen.var("items", (0, codegen_1._)`${source2}.evaluated.items`);
-            it.items = util_1.mergeEvaluated.items(gen, items, it.items, codegen_1.Name);
+            it2.items = util_1.mergeEvaluated.items(gen, items, it2.items, codegen_1.Name);
           }
         }
       }
@@ -56442,8 +56442,8 @@ var require_multipleOf = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, schemaCode, it } = cxt;
-        const prec = it.opts.multipleOfPrecision;
+        const { gen, data, schemaCode, it: it2 } = cxt;
+        const prec = it2.opts.multipleOfPrecision;
         const res = gen.let("res");
         const invalid = prec ? (0, codegen_1._)`Math.abs(Math.round(${res}) - ${res}) > 1e-${prec}` : (0, codegen_1._)`${res} !== parseInt(${res})`;
         cxt.fail$data((0, codegen_1._)`(${schemaCode} === 0 || (${res} = ${data}/${schemaCode}, ${invalid}))`);
@@ -56501,9 +56501,9 @@ var require_limitLength = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { keyword, data, schemaCode, it } = cxt;
+        const { keyword, data, schemaCode, it: it2 } = cxt;
         const op = keyword === "maxLength" ? codegen_1.operators.GT : codegen_1.operators.LT;
-        const len = it.opts.unicode === false ? (0, codegen_1._)`${data}.length` : (0, codegen_1._)`${(0, util_1.useFunc)(cxt.gen, ucs2length_1.default)}(${data})`;
+        const len = it2.opts.unicode === false ? (0, codegen_1._)`${data}.length` : (0, codegen_1._)`${(0, util_1.useFunc)(cxt.gen, ucs2length_1.default)}(${data})`;
         cxt.fail$data((0, codegen_1._)`${len} ${op} ${schemaCode}`);
       }
     };
@@ -56530,13 +56530,13 @@ var require_pattern = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
-        const u = it.opts.unicodeRegExp ? "u" : "";
+        const { gen, data, $data, schema, schemaCode, it: it2 } = cxt;
+        const u2 = it2.opts.unicodeRegExp ? "u" : "";
         if ($data) {
-          const { regExp } = it.opts.code;
+          const { regExp } = it2.opts.code;
           const regExpCode = regExp.code === "new RegExp" ? (0, codegen_1._)`new RegExp` : (0, util_1.useFunc)(gen, regExp);
           const valid = gen.let("valid");
-          gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u}).test(${data})`), () => gen.assign(valid, false));
+          gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u2}).test(${data})`), () => gen.assign(valid, false));
           cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
           const regExp = (0, code_1.usePattern)(cxt, schema);
@@ -56596,12 +56596,12 @@ var require_required = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, schemaCode, data, $data, it } = cxt;
-        const { opts } = it;
+        const { gen, schema, schemaCode, data, $data, it: it2 } = cxt;
+        const { opts } = it2;
         if (!$data && schema.length === 0)
           return;
         const useLoop = schema.length >= opts.loopRequired;
-        if (it.allErrors)
+        if (it2.allErrors)
           allErrorsMode();
         else
           exitOnErrorMode();
@@ -56610,9 +56610,9 @@ var require_required = __commonJS({
           const { definedProperties } = cxt.it;
           for (const requiredKey of schema) {
             if ((props === null || props === void 0 ? void 0 : props[requiredKey]) === void 0 && !definedProperties.has(requiredKey)) {
-              const schemaPath = it.schemaEnv.baseId + it.errSchemaPath;
+              const schemaPath = it2.schemaEnv.baseId + it2.errSchemaPath;
               const msg = `required property "${requiredKey}" is not defined at "${schemaPath}" (strictRequired)`;
-              (0, util_1.checkStrictMode)(it, msg, it.opts.strictRequired);
+              (0, util_1.checkStrictMode)(it2, msg, it2.opts.strictRequired);
             }
           }
         }
@@ -56709,8 +56709,8 @@ var require_uniqueItems = __commonJS({
     var util_1 = require_util15();
     var equal_1 = require_equal();
     var error2 = {
-      message: ({ params: { i, j } }) => (0, codegen_1.str)`must NOT have duplicate items (items ## ${j} and ${i} are identical)`,
-      params: ({ params: { i, j } }) => (0, codegen_1._)`{i: ${i}, j: ${j}}`
+      message: ({ params: { i, j: j2 } }) => (0, codegen_1.str)`must NOT have duplicate items (items ## ${j2} and ${i} are identical)`,
+      params: ({ params: { i, j: j2 } }) => (0, codegen_1._)`{i: ${i}, j: ${j2}}`
     };
     var def = {
       keyword: "uniqueItems",
@@ -56719,7 +56719,7 @@ var require_uniqueItems = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, parentSchema, schemaCode, it } = cxt;
+        const { gen, data, $data, schema, parentSchema, schemaCode, it: it2 } = cxt;
         if (!$data && !schema)
           return;
         const valid = gen.let("valid");
@@ -56728,17 +56728,17 @@ var require_uniqueItems = __commonJS({
         cxt.ok(valid);
         function validateUniqueItems() {
           const i = gen.let("i", (0, codegen_1._)`${data}.length`);
-          const j = gen.let("j");
-          cxt.setParams({ i, j });
+          const j2 = gen.let("j");
+          cxt.setParams({ i, j: j2 });
           gen.assign(valid, true);
-          gen.if((0, codegen_1._)`${i} > 1`, () => (canOptimize() ? loopN : loopN2)(i, j));
+          gen.if((0, codegen_1._)`${i} > 1`, () => (canOptimize() ? loopN : loopN2)(i, j2));
         }
         function canOptimize() {
           return itemTypes.length > 0 && !itemTypes.some((t) => t === "object" || t === "array");
         }
-        function loopN(i, j) {
+        function loopN(i, j2) {
           const item = gen.name("item");
-          const wrongType = (0, dataType_1.checkDataTypes)(itemTypes, item, it.opts.strictNumbers, dataType_1.DataType.Wrong);
+          const wrongType = (0, dataType_1.checkDataTypes)(itemTypes, item, it2.opts.strictNumbers, dataType_1.DataType.Wrong);
           const indices = gen.const("indices", (0, codegen_1._)`{}`);
           gen.for((0, codegen_1._)`;${i}--;`, () => {
             gen.let(item, (0, codegen_1._)`${data}[${i}]`);
@@ -56746,16 +56746,16 @@ var require_uniqueItems = __commonJS({
             if (itemTypes.length > 1)
               gen.if((0, codegen_1._)`typeof ${item} == "string"`, (0, codegen_1._)`${item} += "_"`);
             gen.if((0, codegen_1._)`typeof ${indices}[${item}] == "number"`, () => {
-              gen.assign(j, (0, codegen_1._)`${indices}[${item}]`);
+              gen.assign(j2, (0, codegen_1._)`${indices}[${item}]`);
               cxt.error();
               gen.assign(valid, false).break();
             }).code((0, codegen_1._)`${indices}[${item}] = ${i}`);
           });
         }
-        function loopN2(i, j) {
+        function loopN2(i, j2) {
           const eql = (0, util_1.useFunc)(gen, equal_1.default);
           const outer = gen.name("outer");
-          gen.label(outer).for((0, codegen_1._)`;${i}--;`, () => gen.for((0, codegen_1._)`${j} = ${i}; ${j}--;`, () => gen.if((0, codegen_1._)`${eql}(${data}[${i}], ${data}[${j}])`, () => {
+          gen.label(outer).for((0, codegen_1._)`;${i}--;`, () => gen.for((0, codegen_1._)`${j2} = ${i}; ${j2}--;`, () => gen.if((0, codegen_1._)`${eql}(${data}[${i}], ${data}[${j2}])`, () => {
             cxt.error();
             gen.assign(valid, false).break(outer);
           })));
@@ -56813,10 +56813,10 @@ var require_enum = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
+        const { gen, data, $data, schema, schemaCode, it: it2 } = cxt;
         if (!$data && schema.length === 0)
           throw new Error("enum must have non-empty array");
-        const useLoop = schema.length >= it.opts.loopEnum;
+        const useLoop = schema.length >= it2.opts.loopEnum;
         let eql;
         const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
         let valid;
@@ -56832,7 +56832,7 @@ var require_enum = __commonJS({
         cxt.pass(valid);
         function loopEnum() {
           gen.assign(valid, false);
-          gen.forOf("v", schemaCode, (v2) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v2})`, () => gen.assign(valid, true).break()));
+          gen.forOf("v", schemaCode, (v3) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v3})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i) {
           const sch = schema[i];
@@ -56901,23 +56901,23 @@ var require_additionalItems = __commonJS({
       before: "uniqueItems",
       error: error2,
       code(cxt) {
-        const { parentSchema, it } = cxt;
+        const { parentSchema, it: it2 } = cxt;
         const { items } = parentSchema;
         if (!Array.isArray(items)) {
-          (0, util_1.checkStrictMode)(it, '"additionalItems" is ignored when "items" is not an array of schemas');
+          (0, util_1.checkStrictMode)(it2, '"additionalItems" is ignored when "items" is not an array of schemas');
           return;
         }
         validateAdditionalItems(cxt, items);
       }
     };
     function validateAdditionalItems(cxt, items) {
-      const { gen, schema, data, keyword, it } = cxt;
-      it.items = true;
+      const { gen, schema, data, keyword, it: it2 } = cxt;
+      it2.items = true;
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
       if (schema === false) {
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
-      } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+      } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it2, schema)) {
         const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
         gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
         cxt.ok(valid);
@@ -56925,7 +56925,7 @@ var require_additionalItems = __commonJS({
       function validateItems(valid) {
         gen.forRange("i", items.length, len, (i) => {
           cxt.subschema({ keyword, dataProp: i, dataPropType: util_1.Type.Num }, valid);
-          if (!it.allErrors)
+          if (!it2.allErrors)
             gen.if((0, codegen_1.not)(valid), () => gen.break());
         });
       }
@@ -56950,25 +56950,25 @@ var require_items = __commonJS({
       schemaType: ["object", "array", "boolean"],
       before: "uniqueItems",
       code(cxt) {
-        const { schema, it } = cxt;
+        const { schema, it: it2 } = cxt;
         if (Array.isArray(schema))
           return validateTuple(cxt, "additionalItems", schema);
-        it.items = true;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        it2.items = true;
+        if ((0, util_1.alwaysValidSchema)(it2, schema))
           return;
         cxt.ok((0, code_1.validateArray)(cxt));
       }
     };
     function validateTuple(cxt, extraItems, schArr = cxt.schema) {
-      const { gen, parentSchema, data, keyword, it } = cxt;
+      const { gen, parentSchema, data, keyword, it: it2 } = cxt;
       checkStrictTuple(parentSchema);
-      if (it.opts.unevaluated && schArr.length && it.items !== true) {
-        it.items = util_1.mergeEvaluated.items(gen, schArr.length, it.items);
+      if (it2.opts.unevaluated && schArr.length && it2.items !== true) {
+        it2.items = util_1.mergeEvaluated.items(gen, schArr.length, it2.items);
       }
       const valid = gen.name("valid");
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
       schArr.forEach((sch, i) => {
-        if ((0, util_1.alwaysValidSchema)(it, sch))
+        if ((0, util_1.alwaysValidSchema)(it2, sch))
           return;
         gen.if((0, codegen_1._)`${len} > ${i}`, () => cxt.subschema({
           keyword,
@@ -56978,12 +56978,12 @@ var require_items = __commonJS({
         cxt.ok(valid);
       });
       function checkStrictTuple(sch) {
-        const { opts, errSchemaPath } = it;
+        const { opts, errSchemaPath } = it2;
         const l = schArr.length;
         const fullTuple = l === sch.minItems && (l === sch.maxItems || sch[extraItems] === false);
         if (opts.strictTuples && !fullTuple) {
           const msg = `"${keyword}" is ${l}-tuple, but minItems or maxItems/${extraItems} are not specified or different at path "${errSchemaPath}"`;
-          (0, util_1.checkStrictMode)(it, msg, opts.strictTuples);
+          (0, util_1.checkStrictMode)(it2, msg, opts.strictTuples);
         }
       }
     }
@@ -57029,10 +57029,10 @@ var require_items2020 = __commonJS({
       before: "uniqueItems",
       error: error2,
       code(cxt) {
-        const { schema, parentSchema, it } = cxt;
+        const { schema, parentSchema, it: it2 } = cxt;
         const { prefixItems } = parentSchema;
-        it.items = true;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        it2.items = true;
+        if ((0, util_1.alwaysValidSchema)(it2, schema))
           return;
         if (prefixItems)
           (0, additionalItems_1.validateAdditionalItems)(cxt, prefixItems);
@@ -57063,11 +57063,11 @@ var require_contains = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, data, it } = cxt;
+        const { gen, schema, parentSchema, data, it: it2 } = cxt;
         let min;
         let max;
         const { minContains, maxContains } = parentSchema;
-        if (it.opts.next) {
+        if (it2.opts.next) {
           min = minContains === void 0 ? 1 : minContains;
           max = maxContains;
         } else {
@@ -57076,22 +57076,22 @@ var require_contains = __commonJS({
         const len = gen.const("len", (0, codegen_1._)`${data}.length`);
         cxt.setParams({ min, max });
         if (max === void 0 && min === 0) {
-          (0, util_1.checkStrictMode)(it, `"minContains" == 0 without "maxContains": "contains" keyword ignored`);
+          (0, util_1.checkStrictMode)(it2, `"minContains" == 0 without "maxContains": "contains" keyword ignored`);
           return;
         }
         if (max !== void 0 && min > max) {
-          (0, util_1.checkStrictMode)(it, `"minContains" > "maxContains" is always invalid`);
+          (0, util_1.checkStrictMode)(it2, `"minContains" > "maxContains" is always invalid`);
           cxt.fail();
           return;
         }
-        if ((0, util_1.alwaysValidSchema)(it, schema)) {
+        if ((0, util_1.alwaysValidSchema)(it2, schema)) {
           let cond = (0, codegen_1._)`${len} >= ${min}`;
           if (max !== void 0)
             cond = (0, codegen_1._)`${cond} && ${len} <= ${max}`;
           cxt.pass(cond);
           return;
         }
-        it.items = true;
+        it2.items = true;
         const valid = gen.name("valid");
         if (max === void 0 && min === 1) {
           validateItems(valid, () => gen.if(valid, () => gen.break()));
@@ -57181,7 +57181,7 @@ var require_dependencies = __commonJS({
       return [propertyDeps, schemaDeps];
     }
     function validatePropertyDeps(cxt, propertyDeps = cxt.schema) {
-      const { gen, data, it } = cxt;
+      const { gen, data, it: it2 } = cxt;
       if (Object.keys(propertyDeps).length === 0)
         return;
       const missing = gen.let("missing");
@@ -57189,13 +57189,13 @@ var require_dependencies = __commonJS({
         const deps = propertyDeps[prop];
         if (deps.length === 0)
           continue;
-        const hasProperty = (0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties);
+        const hasProperty = (0, code_1.propertyInData)(gen, data, prop, it2.opts.ownProperties);
         cxt.setParams({
           property: prop,
           depsCount: deps.length,
           deps: deps.join(", ")
         });
-        if (it.allErrors) {
+        if (it2.allErrors) {
           gen.if(hasProperty, () => {
             for (const depProp of deps) {
               (0, code_1.checkReportMissingProp)(cxt, depProp);
@@ -57210,13 +57210,13 @@ var require_dependencies = __commonJS({
     }
     exports.validatePropertyDeps = validatePropertyDeps;
     function validateSchemaDeps(cxt, schemaDeps = cxt.schema) {
-      const { gen, data, keyword, it } = cxt;
+      const { gen, data, keyword, it: it2 } = cxt;
       const valid = gen.name("valid");
       for (const prop in schemaDeps) {
-        if ((0, util_1.alwaysValidSchema)(it, schemaDeps[prop]))
+        if ((0, util_1.alwaysValidSchema)(it2, schemaDeps[prop]))
           continue;
         gen.if(
-          (0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties),
+          (0, code_1.propertyInData)(gen, data, prop, it2.opts.ownProperties),
           () => {
             const schCxt = cxt.subschema({ keyword, schemaProp: prop }, valid);
             cxt.mergeValidEvaluated(schCxt, valid);
@@ -57249,8 +57249,8 @@ var require_propertyNames = __commonJS({
       schemaType: ["object", "boolean"],
       error: error2,
       code(cxt) {
-        const { gen, schema, data, it } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it, schema))
+        const { gen, schema, data, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema))
           return;
         const valid = gen.name("valid");
         gen.forIn("key", data, (key) => {
@@ -57264,7 +57264,7 @@ var require_propertyNames = __commonJS({
           }, valid);
           gen.if((0, codegen_1.not)(valid), () => {
             cxt.error(true);
-            if (!it.allErrors)
+            if (!it2.allErrors)
               gen.break();
           });
         });
@@ -57296,12 +57296,12 @@ var require_additionalProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, data, errsCount, it } = cxt;
+        const { gen, schema, parentSchema, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
-        const { allErrors, opts } = it;
-        it.props = true;
-        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it, schema))
+        const { allErrors, opts } = it2;
+        it2.props = true;
+        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema))
           return;
         const props = (0, code_1.allSchemaProperties)(parentSchema.properties);
         const patProps = (0, code_1.allSchemaProperties)(parentSchema.patternProperties);
@@ -57318,15 +57318,15 @@ var require_additionalProperties = __commonJS({
         function isAdditional(key) {
           let definedProp;
           if (props.length > 8) {
-            const propsSchema = (0, util_1.schemaRefOrVal)(it, parentSchema.properties, "properties");
+            const propsSchema = (0, util_1.schemaRefOrVal)(it2, parentSchema.properties, "properties");
             definedProp = (0, code_1.isOwnProperty)(gen, propsSchema, key);
           } else if (props.length) {
-            definedProp = (0, codegen_1.or)(...props.map((p2) => (0, codegen_1._)`${key} === ${p2}`));
+            definedProp = (0, codegen_1.or)(...props.map((p3) => (0, codegen_1._)`${key} === ${p3}`));
           } else {
             definedProp = codegen_1.nil;
           }
           if (patProps.length) {
-            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p2) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p2)}.test(${key})`));
+            definedProp = (0, codegen_1.or)(definedProp, ...patProps.map((p3) => (0, codegen_1._)`${(0, code_1.usePattern)(cxt, p3)}.test(${key})`));
           }
           return (0, codegen_1.not)(definedProp);
         }
@@ -57345,7 +57345,7 @@ var require_additionalProperties = __commonJS({
               gen.break();
             return;
           }
-          if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+          if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it2, schema)) {
             const valid = gen.name("valid");
             if (opts.removeAdditional === "failing") {
               applyAdditionalSchema(key, valid, false);
@@ -57395,18 +57395,18 @@ var require_properties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema, parentSchema, data, it } = cxt;
-        if (it.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
-          additionalProperties_1.default.code(new validate_1.KeywordCxt(it, additionalProperties_1.default, "additionalProperties"));
+        const { gen, schema, parentSchema, data, it: it2 } = cxt;
+        if (it2.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
+          additionalProperties_1.default.code(new validate_1.KeywordCxt(it2, additionalProperties_1.default, "additionalProperties"));
         }
         const allProps = (0, code_1.allSchemaProperties)(schema);
         for (const prop of allProps) {
-          it.definedProperties.add(prop);
+          it2.definedProperties.add(prop);
         }
-        if (it.opts.unevaluated && allProps.length && it.props !== true) {
-          it.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it.props);
+        if (it2.opts.unevaluated && allProps.length && it2.props !== true) {
+          it2.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it2.props);
         }
-        const properties = allProps.filter((p2) => !(0, util_1.alwaysValidSchema)(it, schema[p2]));
+        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema[p3]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -57414,9 +57414,9 @@ var require_properties = __commonJS({
           if (hasDefault(prop)) {
             applyPropertySchema(prop);
           } else {
-            gen.if((0, code_1.propertyInData)(gen, data, prop, it.opts.ownProperties));
+            gen.if((0, code_1.propertyInData)(gen, data, prop, it2.opts.ownProperties));
             applyPropertySchema(prop);
-            if (!it.allErrors)
+            if (!it2.allErrors)
               gen.else().var(valid, true);
             gen.endIf();
           }
@@ -57424,7 +57424,7 @@ var require_properties = __commonJS({
           cxt.ok(valid);
         }
         function hasDefault(prop) {
-          return it.opts.useDefaults && !it.compositeRule && schema[prop].default !== void 0;
+          return it2.opts.useDefaults && !it2.compositeRule && schema[prop].default !== void 0;
         }
         function applyPropertySchema(prop) {
           cxt.subschema({
@@ -57453,25 +57453,25 @@ var require_patternProperties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema, data, parentSchema, it } = cxt;
-        const { opts } = it;
+        const { gen, schema, data, parentSchema, it: it2 } = cxt;
+        const { opts } = it2;
         const patterns = (0, code_1.allSchemaProperties)(schema);
-        const alwaysValidPatterns = patterns.filter((p2) => (0, util_1.alwaysValidSchema)(it, schema[p2]));
-        if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it.opts.unevaluated || it.props === true)) {
+        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema[p3]));
+        if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it2.opts.unevaluated || it2.props === true)) {
           return;
         }
         const checkProperties = opts.strictSchema && !opts.allowMatchingProperties && parentSchema.properties;
         const valid = gen.name("valid");
-        if (it.props !== true && !(it.props instanceof codegen_1.Name)) {
-          it.props = (0, util_2.evaluatedPropsToName)(gen, it.props);
+        if (it2.props !== true && !(it2.props instanceof codegen_1.Name)) {
+          it2.props = (0, util_2.evaluatedPropsToName)(gen, it2.props);
         }
-        const { props } = it;
+        const { props } = it2;
         validatePatternProperties();
         function validatePatternProperties() {
           for (const pat of patterns) {
             if (checkProperties)
               checkMatchingProperties(pat);
-            if (it.allErrors) {
+            if (it2.allErrors) {
               validateProperties(pat);
             } else {
               gen.var(valid, true);
@@ -57483,7 +57483,7 @@ var require_patternProperties = __commonJS({
         function checkMatchingProperties(pat) {
           for (const prop in checkProperties) {
             if (new RegExp(pat).test(prop)) {
-              (0, util_1.checkStrictMode)(it, `property ${prop} matches pattern ${pat} (use allowMatchingProperties)`);
+              (0, util_1.checkStrictMode)(it2, `property ${prop} matches pattern ${pat} (use allowMatchingProperties)`);
             }
           }
         }
@@ -57499,9 +57499,9 @@ var require_patternProperties = __commonJS({
                   dataPropType: util_2.Type.Str
                 }, valid);
               }
-              if (it.opts.unevaluated && props !== true) {
+              if (it2.opts.unevaluated && props !== true) {
                 gen.assign((0, codegen_1._)`${props}[${key}]`, true);
-              } else if (!alwaysValid && !it.allErrors) {
+              } else if (!alwaysValid && !it2.allErrors) {
                 gen.if((0, codegen_1.not)(valid), () => gen.break());
               }
             });
@@ -57524,8 +57524,8 @@ var require_not = __commonJS({
       schemaType: ["object", "boolean"],
       trackErrors: true,
       code(cxt) {
-        const { gen, schema, it } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it, schema)) {
+        const { gen, schema, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema)) {
           cxt.fail();
           return;
         }
@@ -57578,10 +57578,10 @@ var require_oneOf = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, parentSchema, it } = cxt;
+        const { gen, schema, parentSchema, it: it2 } = cxt;
         if (!Array.isArray(schema))
           throw new Error("ajv implementation error");
-        if (it.opts.discriminator && parentSchema.discriminator)
+        if (it2.opts.discriminator && parentSchema.discriminator)
           return;
         const schArr = schema;
         const valid = gen.let("valid", false);
@@ -57593,7 +57593,7 @@ var require_oneOf = __commonJS({
         function validateOneOf() {
           schArr.forEach((sch, i) => {
             let schCxt;
-            if ((0, util_1.alwaysValidSchema)(it, sch)) {
+            if ((0, util_1.alwaysValidSchema)(it2, sch)) {
               gen.var(schValid, true);
             } else {
               schCxt = cxt.subschema({
@@ -57629,12 +57629,12 @@ var require_allOf = __commonJS({
       keyword: "allOf",
       schemaType: "array",
       code(cxt) {
-        const { gen, schema, it } = cxt;
+        const { gen, schema, it: it2 } = cxt;
         if (!Array.isArray(schema))
           throw new Error("ajv implementation error");
         const valid = gen.name("valid");
         schema.forEach((sch, i) => {
-          if ((0, util_1.alwaysValidSchema)(it, sch))
+          if ((0, util_1.alwaysValidSchema)(it2, sch))
             return;
           const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
           cxt.ok(valid);
@@ -57663,12 +57663,12 @@ var require_if = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, parentSchema, it } = cxt;
+        const { gen, parentSchema, it: it2 } = cxt;
         if (parentSchema.then === void 0 && parentSchema.else === void 0) {
-          (0, util_1.checkStrictMode)(it, '"if" without "then" and "else" is ignored');
+          (0, util_1.checkStrictMode)(it2, '"if" without "then" and "else" is ignored');
         }
-        const hasThen = hasSchema(it, "then");
-        const hasElse = hasSchema(it, "else");
+        const hasThen = hasSchema(it2, "then");
+        const hasElse = hasSchema(it2, "else");
         if (!hasThen && !hasElse)
           return;
         const valid = gen.let("valid", true);
@@ -57707,9 +57707,9 @@ var require_if = __commonJS({
         }
       }
     };
-    function hasSchema(it, keyword) {
-      const schema = it.schema[keyword];
-      return schema !== void 0 && !(0, util_1.alwaysValidSchema)(it, schema);
+    function hasSchema(it2, keyword) {
+      const schema = it2.schema[keyword];
+      return schema !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema);
     }
     exports.default = def;
   }
@@ -57724,9 +57724,9 @@ var require_thenElse = __commonJS({
     var def = {
       keyword: ["then", "else"],
       schemaType: ["object", "boolean"],
-      code({ keyword, parentSchema, it }) {
+      code({ keyword, parentSchema, it: it2 }) {
         if (parentSchema.if === void 0)
-          (0, util_1.checkStrictMode)(it, `"${keyword}" without "if" is ignored`);
+          (0, util_1.checkStrictMode)(it2, `"${keyword}" without "if" is ignored`);
       }
     };
     exports.default = def;
@@ -57797,11 +57797,11 @@ var require_dynamicAnchor = __commonJS({
       code: (cxt) => dynamicAnchor(cxt, cxt.schema)
     };
     function dynamicAnchor(cxt, anchor) {
-      const { gen, it } = cxt;
-      it.schemaEnv.root.dynamicAnchors[anchor] = true;
-      const v2 = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
-      const validate = it.errSchemaPath === "#" ? it.validateName : _getValidate(cxt);
-      gen.if((0, codegen_1._)`!${v2}`, () => gen.assign(v2, validate));
+      const { gen, it: it2 } = cxt;
+      it2.schemaEnv.root.dynamicAnchors[anchor] = true;
+      const v3 = (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`;
+      const validate = it2.errSchemaPath === "#" ? it2.validateName : _getValidate(cxt);
+      gen.if((0, codegen_1._)`!${v3}`, () => gen.assign(v3, validate));
     }
     exports.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
@@ -57831,11 +57831,11 @@ var require_dynamicRef = __commonJS({
       code: (cxt) => dynamicRef(cxt, cxt.schema)
     };
     function dynamicRef(cxt, ref2) {
-      const { gen, keyword, it } = cxt;
+      const { gen, keyword, it: it2 } = cxt;
       if (ref2[0] !== "#")
         throw new Error(`"${keyword}" only supports hash fragment reference`);
       const anchor = ref2.slice(1);
-      if (it.allErrors) {
+      if (it2.allErrors) {
         _dynamicRef();
       } else {
         const valid = gen.let("valid", false);
@@ -57843,11 +57843,11 @@ var require_dynamicRef = __commonJS({
         cxt.ok(valid);
       }
       function _dynamicRef(valid) {
-        if (it.schemaEnv.root.dynamicAnchors[anchor]) {
-          const v2 = gen.let("_v", (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`);
-          gen.if(v2, _callRef(v2, valid), _callRef(it.validateName, valid));
+        if (it2.schemaEnv.root.dynamicAnchors[anchor]) {
+          const v3 = gen.let("_v", (0, codegen_1._)`${names_1.default.dynamicAnchors}${(0, codegen_1.getProperty)(anchor)}`);
+          gen.if(v3, _callRef(v3, valid), _callRef(it2.validateName, valid));
         } else {
-          _callRef(it.validateName, valid)();
+          _callRef(it2.validateName, valid)();
         }
       }
       function _callRef(validate, valid) {
@@ -57955,9 +57955,9 @@ var require_limitContains = __commonJS({
       keyword: ["maxContains", "minContains"],
       type: "array",
       schemaType: "number",
-      code({ keyword, parentSchema, it }) {
+      code({ keyword, parentSchema, it: it2 }) {
         if (parentSchema.contains === void 0) {
-          (0, util_1.checkStrictMode)(it, `"${keyword}" without "contains" is ignored`);
+          (0, util_1.checkStrictMode)(it2, `"${keyword}" without "contains" is ignored`);
         }
       }
     };
@@ -57997,16 +57997,16 @@ var require_unevaluatedProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema, data, errsCount, it } = cxt;
+        const { gen, schema, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
-        const { allErrors, props } = it;
+        const { allErrors, props } = it2;
         if (props instanceof codegen_1.Name) {
           gen.if((0, codegen_1._)`${props} !== true`, () => gen.forIn("key", data, (key) => gen.if(unevaluatedDynamic(props, key), () => unevaluatedPropCode(key))));
         } else if (props !== true) {
           gen.forIn("key", data, (key) => props === void 0 ? unevaluatedPropCode(key) : gen.if(unevaluatedStatic(props, key), () => unevaluatedPropCode(key)));
         }
-        it.props = true;
+        it2.props = true;
         cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
         function unevaluatedPropCode(key) {
           if (schema === false) {
@@ -58016,7 +58016,7 @@ var require_unevaluatedProperties = __commonJS({
               gen.break();
             return;
           }
-          if (!(0, util_1.alwaysValidSchema)(it, schema)) {
+          if (!(0, util_1.alwaysValidSchema)(it2, schema)) {
             const valid = gen.name("valid");
             cxt.subschema({
               keyword: "unevaluatedProperties",
@@ -58031,12 +58031,12 @@ var require_unevaluatedProperties = __commonJS({
           return (0, codegen_1._)`!${evaluatedProps} || !${evaluatedProps}[${key}]`;
         }
         function unevaluatedStatic(evaluatedProps, key) {
-          const ps = [];
-          for (const p2 in evaluatedProps) {
-            if (evaluatedProps[p2] === true)
-              ps.push((0, codegen_1._)`${key} !== ${p2}`);
+          const ps2 = [];
+          for (const p3 in evaluatedProps) {
+            if (evaluatedProps[p3] === true)
+              ps2.push((0, codegen_1._)`${key} !== ${p3}`);
           }
-          return (0, codegen_1.and)(...ps);
+          return (0, codegen_1.and)(...ps2);
         }
       }
     };
@@ -58061,24 +58061,24 @@ var require_unevaluatedItems = __commonJS({
       schemaType: ["boolean", "object"],
       error: error2,
       code(cxt) {
-        const { gen, schema, data, it } = cxt;
-        const items = it.items || 0;
+        const { gen, schema, data, it: it2 } = cxt;
+        const items = it2.items || 0;
         if (items === true)
           return;
         const len = gen.const("len", (0, codegen_1._)`${data}.length`);
         if (schema === false) {
           cxt.setParams({ len: items });
           cxt.fail((0, codegen_1._)`${len} > ${items}`);
-        } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it, schema)) {
+        } else if (typeof schema == "object" && !(0, util_1.alwaysValidSchema)(it2, schema)) {
           const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
           gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items));
           cxt.ok(valid);
         }
-        it.items = true;
+        it2.items = true;
         function validateItems(valid, from) {
           gen.forRange("i", from, len, (i) => {
             cxt.subschema({ keyword: "unevaluatedItems", dataProp: i, dataPropType: util_1.Type.Num }, valid);
-            if (!it.allErrors)
+            if (!it2.allErrors)
               gen.if((0, codegen_1.not)(valid), () => gen.break());
           });
         }
@@ -58117,8 +58117,8 @@ var require_format = __commonJS({
       $data: true,
       error: error2,
       code(cxt, ruleType) {
-        const { gen, data, $data, schema, schemaCode, it } = cxt;
-        const { opts, errSchemaPath, schemaEnv, self } = it;
+        const { gen, data, $data, schema, schemaCode, it: it2 } = cxt;
+        const { opts, errSchemaPath, schemaEnv, self } = it2;
         if (!opts.validateFormats)
           return;
         if ($data)
@@ -58286,9 +58286,9 @@ var require_discriminator = __commonJS({
       schemaType: "object",
       error: error2,
       code(cxt) {
-        const { gen, data, schema, parentSchema, it } = cxt;
+        const { gen, data, schema, parentSchema, it: it2 } = cxt;
         const { oneOf } = parentSchema;
-        if (!it.opts.discriminator) {
+        if (!it2.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
         const tagName = schema.propertyName;
@@ -58326,13 +58326,13 @@ var require_discriminator = __commonJS({
           let tagRequired = true;
           for (let i = 0; i < oneOf.length; i++) {
             let sch = oneOf[i];
-            if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it.self.RULES)) {
+            if ((sch === null || sch === void 0 ? void 0 : sch.$ref) && !(0, util_1.schemaHasRulesButRef)(sch, it2.self.RULES)) {
               const ref2 = sch.$ref;
-              sch = compile_1.resolveRef.call(it.self, it.schemaEnv.root, it.baseId, ref2);
+              sch = compile_1.resolveRef.call(it2.self, it2.schemaEnv.root, it2.baseId, ref2);
               if (sch instanceof compile_1.SchemaEnv)
                 sch = sch.schema;
               if (sch === void 0)
-                throw new ref_error_1.default(it.opts.uriResolver, it.baseId, ref2);
+                throw new ref_error_1.default(it2.opts.uriResolver, it2.baseId, ref2);
             }
             const propSch = (_a = sch === null || sch === void 0 ? void 0 : sch.properties) === null || _a === void 0 ? void 0 : _a[tagName];
             if (typeof propSch != "object") {
@@ -58793,7 +58793,7 @@ var require__ = __commonJS({
       }
       _addVocabularies() {
         super._addVocabularies();
-        draft2020_1.default.forEach((v2) => this.addVocabulary(v2));
+        draft2020_1.default.forEach((v3) => this.addVocabulary(v3));
         if (this.opts.discriminator)
           this.addKeyword(discriminator_1.default);
       }
@@ -58949,7 +58949,7 @@ var require_formats = __commonJS({
         const matches2 = TIME.exec(str);
         if (!matches2)
           return false;
-        const hr = +matches2[1];
+        const hr2 = +matches2[1];
         const min = +matches2[2];
         const sec = +matches2[3];
         const tz = matches2[4];
@@ -58958,18 +58958,18 @@ var require_formats = __commonJS({
         const tzM = +(matches2[7] || 0);
         if (tzH > 23 || tzM > 59 || strictTimeZone && !tz)
           return false;
-        if (hr <= 23 && min <= 59 && sec < 60)
+        if (hr2 <= 23 && min <= 59 && sec < 60)
           return true;
         const utcMin = min - tzM * tzSign;
-        const utcHr = hr - tzH * tzSign - (utcMin < 0 ? 1 : 0);
+        const utcHr = hr2 - tzH * tzSign - (utcMin < 0 ? 1 : 0);
         return (utcHr === 23 || utcHr === -1) && (utcMin === 59 || utcMin === -1) && sec < 61;
       };
     }
-    function compareTime(s1, s2) {
-      if (!(s1 && s2))
+    function compareTime(s1, s22) {
+      if (!(s1 && s22))
         return void 0;
       const t1 = (/* @__PURE__ */ new Date("2020-01-01T" + s1)).valueOf();
-      const t2 = (/* @__PURE__ */ new Date("2020-01-01T" + s2)).valueOf();
+      const t2 = (/* @__PURE__ */ new Date("2020-01-01T" + s22)).valueOf();
       if (!(t1 && t2))
         return void 0;
       return t1 - t2;
@@ -59245,7 +59245,7 @@ var require_ajv = __commonJS({
     var Ajv2 = class extends core_1.default {
       _addVocabularies() {
         super._addVocabularies();
-        draft7_1.default.forEach((v2) => this.addVocabulary(v2));
+        draft7_1.default.forEach((v3) => this.addVocabulary(v3));
         if (this.opts.discriminator)
           this.addKeyword(discriminator_1.default);
       }
@@ -59326,11 +59326,11 @@ var require_limit = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, schemaCode, keyword, it } = cxt;
-        const { opts, self } = it;
+        const { gen, data, schemaCode, keyword, it: it2 } = cxt;
+        const { opts, self } = it2;
         if (!opts.validateFormats)
           return;
-        const fCxt = new ajv_1.KeywordCxt(it, self.RULES.all.format.definition, "format");
+        const fCxt = new ajv_1.KeywordCxt(it2, self.RULES.all.format.definition, "format");
         if (fCxt.$data)
           validate$DataFormat();
         else
@@ -59396,17 +59396,17 @@ var require_dist = __commonJS({
     };
     formatsPlugin.get = (name, mode = "full") => {
       const formats = mode === "fast" ? formats_1.fastFormats : formats_1.fullFormats;
-      const f2 = formats[name];
-      if (!f2)
+      const f3 = formats[name];
+      if (!f3)
         throw new Error(`Unknown format "${name}"`);
-      return f2;
+      return f3;
     };
-    function addFormats2(ajv, list, fs3, exportName) {
+    function addFormats2(ajv, list, fs4, exportName) {
       var _a;
       var _b;
       (_a = (_b = ajv.opts.code).formats) !== null && _a !== void 0 ? _a : _b.formats = (0, codegen_1._)`require("ajv-formats/dist/formats").${exportName}`;
-      for (const f2 of list)
-        ajv.addFormat(f2, fs3[f2]);
+      for (const f3 of list)
+        ajv.addFormat(f3, fs4[f3]);
     }
     module.exports = exports = formatsPlugin;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -59501,12 +59501,12 @@ var require_visit = __commonJS({
         if (identity.isCollection(node)) {
           path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = visit_(i, node.items[i], visitor, path2);
-            if (typeof ci === "number")
-              i = ci - 1;
-            else if (ci === BREAK)
+            const ci2 = visit_(i, node.items[i], visitor, path2);
+            if (typeof ci2 === "number")
+              i = ci2 - 1;
+            else if (ci2 === BREAK)
               return BREAK;
-            else if (ci === REMOVE) {
+            else if (ci2 === REMOVE) {
               node.items.splice(i, 1);
               i -= 1;
             }
@@ -59549,12 +59549,12 @@ var require_visit = __commonJS({
         if (identity.isCollection(node)) {
           path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
-            const ci = await visitAsync_(i, node.items[i], visitor, path2);
-            if (typeof ci === "number")
-              i = ci - 1;
-            else if (ci === BREAK)
+            const ci2 = await visitAsync_(i, node.items[i], visitor, path2);
+            if (typeof ci2 === "number")
+              i = ci2 - 1;
+            else if (ci2 === BREAK)
               return BREAK;
-            else if (ci === REMOVE) {
+            else if (ci2 === REMOVE) {
               node.items.splice(i, 1);
               i -= 1;
             }
@@ -59620,8 +59620,8 @@ var require_visit = __commonJS({
       } else if (identity.isDocument(parent)) {
         parent.contents = node;
       } else {
-        const pt = identity.isAlias(parent) ? "alias" : "scalar";
-        throw new Error(`Cannot replace node with ${pt} parent`);
+        const pt2 = identity.isAlias(parent) ? "alias" : "scalar";
+        throw new Error(`Cannot replace node with ${pt2} parent`);
       }
     }
     exports.visit = visit2;
@@ -59643,7 +59643,7 @@ var require_directives = __commonJS({
       "{": "%7B",
       "}": "%7D"
     };
-    var escapeTagName = (tn) => tn.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
+    var escapeTagName = (tn2) => tn2.replace(/[!,[\]{}]/g, (ch) => escapeChars[ch]);
     var Directives = class _Directives {
       constructor(yaml, tags) {
         this.docStart = null;
@@ -59788,7 +59788,7 @@ var require_directives = __commonJS({
         for (const [handle, prefix] of tagEntries) {
           if (handle === "!!" && prefix === "tag:yaml.org,2002:")
             continue;
-          if (!doc || tagNames.some((tn) => tn.startsWith(prefix)))
+          if (!doc || tagNames.some((tn2) => tn2.startsWith(prefix)))
             lines.push(`%TAG ${handle} ${prefix}`);
         }
         return lines.join("\n");
@@ -59886,13 +59886,13 @@ var require_applyReviver = __commonJS({
               val[i] = v1;
           }
         } else if (val instanceof Map) {
-          for (const k2 of Array.from(val.keys())) {
-            const v0 = val.get(k2);
-            const v1 = applyReviver(reviver, val, k2, v0);
+          for (const k3 of Array.from(val.keys())) {
+            const v0 = val.get(k3);
+            const v1 = applyReviver(reviver, val, k3, v0);
             if (v1 === void 0)
-              val.delete(k2);
+              val.delete(k3);
             else if (v1 !== v0)
-              val.set(k2, v1);
+              val.set(k3, v1);
           }
         } else if (val instanceof Set) {
           for (const v0 of Array.from(val)) {
@@ -59905,12 +59905,12 @@ var require_applyReviver = __commonJS({
             }
           }
         } else {
-          for (const [k2, v0] of Object.entries(val)) {
-            const v1 = applyReviver(reviver, val, k2, v0);
+          for (const [k3, v0] of Object.entries(val)) {
+            const v1 = applyReviver(reviver, val, k3, v0);
             if (v1 === void 0)
-              delete val[k2];
+              delete val[k3];
             else if (v1 !== v0)
-              val[k2] = v1;
+              val[k3] = v1;
           }
         }
       }
@@ -59927,7 +59927,7 @@ var require_toJS = __commonJS({
     var identity = require_identity();
     function toJS(value, arg, ctx) {
       if (Array.isArray(value))
-        return value.map((v2, i) => toJS(v2, String(i), ctx));
+        return value.map((v3, i) => toJS(v3, String(i), ctx));
       if (value && typeof value.toJSON === "function") {
         if (!ctx || !identity.hasAnchor(value))
           return value.toJSON(arg, ctx);
@@ -60222,18 +60222,18 @@ var require_Collection = __commonJS({
     var identity = require_identity();
     var Node2 = require_Node();
     function collectionFromPath(schema, path2, value) {
-      let v2 = value;
+      let v3 = value;
       for (let i = path2.length - 1; i >= 0; --i) {
-        const k2 = path2[i];
-        if (typeof k2 === "number" && Number.isInteger(k2) && k2 >= 0) {
+        const k3 = path2[i];
+        if (typeof k3 === "number" && Number.isInteger(k3) && k3 >= 0) {
           const a = [];
-          a[k2] = v2;
-          v2 = a;
+          a[k3] = v3;
+          v3 = a;
         } else {
-          v2 = /* @__PURE__ */ new Map([[k2, v2]]);
+          v3 = /* @__PURE__ */ new Map([[k3, v3]]);
         }
       }
-      return createNode.createNode(v2, void 0, {
+      return createNode.createNode(v3, void 0, {
         aliasDuplicateObjects: false,
         keepUndefined: false,
         onAnchor: () => {
@@ -60263,7 +60263,7 @@ var require_Collection = __commonJS({
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
         if (schema)
           copy.schema = schema;
-        copy.items = copy.items.map((it) => identity.isNode(it) || identity.isPair(it) ? it.clone(schema) : it);
+        copy.items = copy.items.map((it2) => identity.isNode(it2) || identity.isPair(it2) ? it2.clone(schema) : it2);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -60449,12 +60449,12 @@ var require_foldFlowLines = __commonJS({
                 ch = text[i += 1];
                 overflow = true;
               }
-              const j = i > escEnd + 1 ? i - 2 : escStart - 1;
-              if (escapedFolds[j])
+              const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
+              if (escapedFolds[j2])
                 return text;
-              folds.push(j);
-              escapedFolds[j] = true;
-              end = j + endStep;
+              folds.push(j2);
+              escapedFolds[j2] = true;
+              end = j2 + endStep;
               split = void 0;
             } else {
               overflow = true;
@@ -60630,20 +60630,20 @@ ${indent}`) + "'";
     }
     function quotedString(value, ctx) {
       const { singleQuote } = ctx.options;
-      let qs;
+      let qs2;
       if (singleQuote === false)
-        qs = doubleQuotedString;
+        qs2 = doubleQuotedString;
       else {
         const hasDouble = value.includes('"');
         const hasSingle = value.includes("'");
         if (hasDouble && !hasSingle)
-          qs = singleQuotedString;
+          qs2 = singleQuotedString;
         else if (hasSingle && !hasDouble)
-          qs = doubleQuotedString;
+          qs2 = doubleQuotedString;
         else
-          qs = singleQuote ? singleQuotedString : doubleQuotedString;
+          qs2 = singleQuote ? singleQuotedString : doubleQuotedString;
       }
-      return qs(value, ctx);
+      return qs2(value, ctx);
     }
     var blockEndNewlines;
     try {
@@ -60758,23 +60758,23 @@ ${indent}`);
     }
     function stringifyString(item, ctx, onComment, onChompKeep) {
       const { implicitKey, inFlow } = ctx;
-      const ss = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
+      const ss2 = typeof item.value === "string" ? item : Object.assign({}, item, { value: String(item.value) });
       let { type } = item;
       if (type !== Scalar.Scalar.QUOTE_DOUBLE) {
-        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss.value))
+        if (/[\x00-\x08\x0b-\x1f\x7f-\x9f\u{D800}-\u{DFFF}]/u.test(ss2.value))
           type = Scalar.Scalar.QUOTE_DOUBLE;
       }
       const _stringify = (_type) => {
         switch (_type) {
           case Scalar.Scalar.BLOCK_FOLDED:
           case Scalar.Scalar.BLOCK_LITERAL:
-            return implicitKey || inFlow ? quotedString(ss.value, ctx) : blockString(ss, ctx, onComment, onChompKeep);
+            return implicitKey || inFlow ? quotedString(ss2.value, ctx) : blockString(ss2, ctx, onComment, onChompKeep);
           case Scalar.Scalar.QUOTE_DOUBLE:
-            return doubleQuotedString(ss.value, ctx);
+            return doubleQuotedString(ss2.value, ctx);
           case Scalar.Scalar.QUOTE_SINGLE:
-            return singleQuotedString(ss.value, ctx);
+            return singleQuotedString(ss2.value, ctx);
           case Scalar.Scalar.PLAIN:
-            return plainString(ss, ctx, onComment, onChompKeep);
+            return plainString(ss2, ctx, onComment, onChompKeep);
           default:
             return null;
         }
@@ -60998,19 +60998,19 @@ ${indent}:`;
       }
       let valueCommentDone = false;
       const valueStr = stringify2.stringify(value, ctx, () => valueCommentDone = true, () => chompKeep = true);
-      let ws = " ";
+      let ws2 = " ";
       if (keyComment || vsb || vcb) {
-        ws = vsb ? "\n" : "";
+        ws2 = vsb ? "\n" : "";
         if (vcb) {
-          const cs = commentString(vcb);
-          ws += `
-${stringifyComment.indentComment(cs, ctx.indent)}`;
+          const cs2 = commentString(vcb);
+          ws2 += `
+${stringifyComment.indentComment(cs2, ctx.indent)}`;
         }
         if (valueStr === "" && !ctx.inFlow) {
-          if (ws === "\n" && valueComment)
-            ws = "\n\n";
+          if (ws2 === "\n" && valueComment)
+            ws2 = "\n\n";
         } else {
-          ws += `
+          ws2 += `
 ${ctx.indent}`;
         }
       } else if (!explicitKey && identity.isCollection(value)) {
@@ -61029,13 +61029,13 @@ ${ctx.indent}`;
               hasPropsLine = true;
           }
           if (!hasPropsLine)
-            ws = `
+            ws2 = `
 ${ctx.indent}`;
         }
       } else if (valueStr === "" || valueStr[0] === "\n") {
-        ws = "";
+        ws2 = "";
       }
-      str += ws + valueStr;
+      str += ws2 + valueStr;
       if (ctx.inFlow) {
         if (valueCommentDone && onComment)
           onComment();
@@ -61093,11 +61093,11 @@ var require_merge = __commonJS({
     function addMergeToJSMap(ctx, map, value) {
       const source2 = resolveAliasValue(ctx, value);
       if (identity.isSeq(source2))
-        for (const it of source2.items)
-          mergeValue(ctx, map, it);
+        for (const it2 of source2.items)
+          mergeValue(ctx, map, it2);
       else if (Array.isArray(source2))
-        for (const it of source2)
-          mergeValue(ctx, map, it);
+        for (const it2 of source2)
+          mergeValue(ctx, map, it2);
       else
         mergeValue(ctx, map, source2);
     }
@@ -61205,9 +61205,9 @@ var require_Pair = __commonJS({
     var addPairToJSMap = require_addPairToJSMap();
     var identity = require_identity();
     function createPair(key, value, ctx) {
-      const k2 = createNode.createNode(key, void 0, ctx);
-      const v2 = createNode.createNode(value, void 0, ctx);
-      return new Pair(k2, v2);
+      const k3 = createNode.createNode(key, void 0, ctx);
+      const v3 = createNode.createNode(value, void 0, ctx);
+      return new Pair(k3, v3);
     }
     var Pair = class _Pair {
       constructor(key, value = null) {
@@ -61223,7 +61223,7 @@ var require_Pair = __commonJS({
           value = value.clone(schema);
         return new _Pair(key, value);
       }
-      toJSON(_2, ctx) {
+      toJSON(_3, ctx) {
         const pair = ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
         return addPairToJSMap.addPairToJSMap(ctx, pair, this);
       }
@@ -61398,13 +61398,13 @@ var require_YAMLMap = __commonJS({
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair(items, key) {
-      const k2 = identity.isScalar(key) ? key.value : key;
-      for (const it of items) {
-        if (identity.isPair(it)) {
-          if (it.key === key || it.key === k2)
-            return it;
-          if (identity.isScalar(it.key) && it.key.value === k2)
-            return it;
+      const k3 = identity.isScalar(key) ? key.value : key;
+      for (const it2 of items) {
+        if (identity.isPair(it2)) {
+          if (it2.key === key || it2.key === k3)
+            return it2;
+          if (identity.isScalar(it2.key) && it2.key.value === k3)
+            return it2;
         }
       }
       return void 0;
@@ -61478,15 +61478,15 @@ var require_YAMLMap = __commonJS({
         }
       }
       delete(key) {
-        const it = findPair(this.items, key);
-        if (!it)
+        const it2 = findPair(this.items, key);
+        if (!it2)
           return false;
-        const del = this.items.splice(this.items.indexOf(it), 1);
+        const del = this.items.splice(this.items.indexOf(it2), 1);
         return del.length > 0;
       }
       get(key, keepScalar) {
-        const it = findPair(this.items, key);
-        const node = it?.value;
+        const it2 = findPair(this.items, key);
+        const node = it2?.value;
         return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? void 0;
       }
       has(key) {
@@ -61500,7 +61500,7 @@ var require_YAMLMap = __commonJS({
        * @param {Class} Type - If set, forces the returned collection type
        * @returns Instance of Type, Map, or Object
        */
-      toJSON(_2, ctx, Type) {
+      toJSON(_3, ctx, Type) {
         const map = Type ? new Type() : ctx?.mapAsMap ? /* @__PURE__ */ new Map() : {};
         if (ctx?.onCreate)
           ctx.onCreate(map);
@@ -61593,8 +61593,8 @@ var require_YAMLSeq = __commonJS({
         const idx = asItemIndex(key);
         if (typeof idx !== "number")
           return void 0;
-        const it = this.items[idx];
-        return !keepScalar && identity.isScalar(it) ? it.value : it;
+        const it2 = this.items[idx];
+        return !keepScalar && identity.isScalar(it2) ? it2.value : it2;
       }
       /**
        * Checks if the collection includes a value with the key `key`.
@@ -61623,7 +61623,7 @@ var require_YAMLSeq = __commonJS({
         else
           this.items[idx] = value;
       }
-      toJSON(_2, ctx) {
+      toJSON(_3, ctx) {
         const seq = [];
         if (ctx?.onCreate)
           ctx.onCreate(seq);
@@ -61648,12 +61648,12 @@ var require_YAMLSeq = __commonJS({
         const seq = new this(schema);
         if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
-          for (let it of obj) {
+          for (let it2 of obj) {
             if (typeof replacer === "function") {
-              const key = obj instanceof Set ? it : String(i++);
-              it = replacer.call(obj, key, it);
+              const key = obj instanceof Set ? it2 : String(i++);
+              it2 = replacer.call(obj, key, it2);
             }
-            seq.items.push(createNode.createNode(it, void 0, ctx));
+            seq.items.push(createNode.createNode(it2, void 0, ctx));
           }
         }
         return seq;
@@ -62007,10 +62007,10 @@ var require_binary = __commonJS({
         if (typeof node_buffer.Buffer === "function") {
           str = buf instanceof node_buffer.Buffer ? buf.toString("base64") : node_buffer.Buffer.from(buf.buffer).toString("base64");
         } else if (typeof btoa === "function") {
-          let s = "";
+          let s3 = "";
           for (let i = 0; i < buf.length; ++i)
-            s += String.fromCharCode(buf[i]);
-          str = btoa(s);
+            s3 += String.fromCharCode(buf[i]);
+          str = btoa(s3);
         } else {
           throw new Error("This environment does not support writing binary tags; either Buffer or btoa is required");
         }
@@ -62053,9 +62053,9 @@ var require_pairs = __commonJS({
               pair.key.commentBefore = pair.key.commentBefore ? `${item.commentBefore}
 ${pair.key.commentBefore}` : item.commentBefore;
             if (item.comment) {
-              const cn = pair.value ?? pair.key;
-              cn.comment = cn.comment ? `${item.comment}
-${cn.comment}` : item.comment;
+              const cn2 = pair.value ?? pair.key;
+              cn2.comment = cn2.comment ? `${item.comment}
+${cn2.comment}` : item.comment;
             }
             item = pair;
           }
@@ -62071,26 +62071,26 @@ ${cn.comment}` : item.comment;
       pairs2.tag = "tag:yaml.org,2002:pairs";
       let i = 0;
       if (iterable && Symbol.iterator in Object(iterable))
-        for (let it of iterable) {
+        for (let it2 of iterable) {
           if (typeof replacer === "function")
-            it = replacer.call(iterable, String(i++), it);
+            it2 = replacer.call(iterable, String(i++), it2);
           let key, value;
-          if (Array.isArray(it)) {
-            if (it.length === 2) {
-              key = it[0];
-              value = it[1];
+          if (Array.isArray(it2)) {
+            if (it2.length === 2) {
+              key = it2[0];
+              value = it2[1];
             } else
-              throw new TypeError(`Expected [key, value] tuple: ${it}`);
-          } else if (it && it instanceof Object) {
-            const keys = Object.keys(it);
+              throw new TypeError(`Expected [key, value] tuple: ${it2}`);
+          } else if (it2 && it2 instanceof Object) {
+            const keys = Object.keys(it2);
             if (keys.length === 1) {
               key = keys[0];
-              value = it[key];
+              value = it2[key];
             } else {
               throw new TypeError(`Expected tuple with one key, not ${keys.length} keys`);
             }
           } else {
-            key = it;
+            key = it2;
           }
           pairs2.items.push(Pair.createPair(key, value, ctx));
         }
@@ -62132,9 +62132,9 @@ var require_omap = __commonJS({
        * If `ctx` is given, the return type is actually `Map<unknown, unknown>`,
        * but TypeScript won't allow widening the signature of a child method.
        */
-      toJSON(_2, ctx) {
+      toJSON(_3, ctx) {
         if (!ctx)
-          return super.toJSON(_2);
+          return super.toJSON(_3);
         const map = /* @__PURE__ */ new Map();
         if (ctx?.onCreate)
           ctx.onCreate(map);
@@ -62254,9 +62254,9 @@ var require_float2 = __commonJS({
         const node = new Scalar.Scalar(parseFloat(str.replace(/_/g, "")));
         const dot = str.indexOf(".");
         if (dot !== -1) {
-          const f2 = str.substring(dot + 1).replace(/_/g, "");
-          if (f2[f2.length - 1] === "0")
-            node.minFractionDigits = f2.length;
+          const f3 = str.substring(dot + 1).replace(/_/g, "");
+          if (f3[f3.length - 1] === "0")
+            node.minFractionDigits = f3.length;
         }
         return node;
       },
@@ -62389,8 +62389,8 @@ var require_set = __commonJS({
           this.items.push(new Pair.Pair(key));
         }
       }
-      toJSON(_2, ctx) {
-        return super.toJSON(_2, ctx, Set);
+      toJSON(_3, ctx) {
+        return super.toJSON(_3, ctx, Set);
       }
       toString(ctx, onComment, onChompKeep) {
         if (!ctx)
@@ -62445,7 +62445,7 @@ var require_timestamp = __commonJS({
       const sign = str[0];
       const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
       const num = (n2) => asBigInt ? BigInt(n2) : Number(n2);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p2) => res2 * num(60) + num(p2), num(0));
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p3) => res2 * num(60) + num(p3), num(0));
       return sign === "-" ? num(-1) * res : res;
     }
     function stringifySexagesimal(node) {
@@ -62671,7 +62671,7 @@ var require_Schema = __commonJS({
     var seq = require_seq();
     var string = require_string();
     var tags = require_tags();
-    var sortMapEntriesByKey = (a, b2) => a.key < b2.key ? -1 : a.key > b2.key ? 1 : 0;
+    var sortMapEntriesByKey = (a, b3) => a.key < b3.key ? -1 : a.key > b3.key ? 1 : 0;
     var Schema = class _Schema {
       constructor({ compat, customTags, merge, resolveKnownTags, schema, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
@@ -62719,8 +62719,8 @@ var require_stringifyDocument = __commonJS({
       if (doc.commentBefore) {
         if (lines.length !== 1)
           lines.unshift("");
-        const cs = commentString(doc.commentBefore);
-        lines.unshift(stringifyComment.indentComment(cs, ""));
+        const cs2 = commentString(doc.commentBefore);
+        lines.unshift(stringifyComment.indentComment(cs2, ""));
       }
       let chompKeep = false;
       let contentComment = null;
@@ -62729,8 +62729,8 @@ var require_stringifyDocument = __commonJS({
           if (doc.contents.spaceBefore && hasDirectives)
             lines.push("");
           if (doc.contents.commentBefore) {
-            const cs = commentString(doc.contents.commentBefore);
-            lines.push(stringifyComment.indentComment(cs, ""));
+            const cs2 = commentString(doc.contents.commentBefore);
+            lines.push(stringifyComment.indentComment(cs2, ""));
           }
           ctx.forceBlockIndent = !!doc.comment;
           contentComment = doc.contents.comment;
@@ -62748,12 +62748,12 @@ var require_stringifyDocument = __commonJS({
       }
       if (doc.directives?.docEnd) {
         if (doc.comment) {
-          const cs = commentString(doc.comment);
-          if (cs.includes("\n")) {
+          const cs2 = commentString(doc.comment);
+          if (cs2.includes("\n")) {
             lines.push("...");
-            lines.push(stringifyComment.indentComment(cs, ""));
+            lines.push(stringifyComment.indentComment(cs2, ""));
           } else {
-            lines.push(`... ${cs}`);
+            lines.push(`... ${cs2}`);
           }
         } else {
           lines.push("...");
@@ -62879,7 +62879,7 @@ var require_Document = __commonJS({
           value = replacer.call({ "": value }, "", value);
           _replacer = replacer;
         } else if (Array.isArray(replacer)) {
-          const keyToStr = (v2) => typeof v2 === "number" || v2 instanceof String || v2 instanceof Number;
+          const keyToStr = (v3) => typeof v3 === "number" || v3 instanceof String || v3 instanceof Number;
           const asStr = replacer.filter(keyToStr).map(String);
           if (asStr.length > 0)
             replacer = replacer.concat(asStr);
@@ -62914,9 +62914,9 @@ var require_Document = __commonJS({
        * recursively wrapping all values as `Scalar` or `Collection` nodes.
        */
       createPair(key, value, options = {}) {
-        const k2 = this.createNode(key, null, options);
-        const v2 = this.createNode(value, null, options);
-        return new Pair.Pair(k2, v2);
+        const k3 = this.createNode(key, null, options);
+        const v3 = this.createNode(value, null, options);
+        return new Pair.Pair(k3, v3);
       }
       /**
        * Removes a value from the document.
@@ -63068,8 +63068,8 @@ var require_Document = __commonJS({
         if (this.errors.length > 0)
           throw new Error("Document with errors cannot be stringified");
         if ("indent" in options && (!Number.isInteger(options.indent) || Number(options.indent) <= 0)) {
-          const s = JSON.stringify(options.indent);
-          throw new Error(`"indent" option must be a positive integer, not ${s}`);
+          const s3 = JSON.stringify(options.indent);
+          throw new Error(`"indent" option must be a positive integer, not ${s3}`);
         }
         return stringifyDocument.stringifyDocument(this, options);
       }
@@ -63112,16 +63112,16 @@ var require_errors4 = __commonJS({
       error2.linePos = error2.pos.map((pos) => lc.linePos(pos));
       const { line, col } = error2.linePos[0];
       error2.message += ` at line ${line}, column ${col}`;
-      let ci = col - 1;
+      let ci2 = col - 1;
       let lineStr = src.substring(lc.lineStarts[line - 1], lc.lineStarts[line]).replace(/[\n\r]+$/, "");
-      if (ci >= 60 && lineStr.length > 80) {
-        const trimStart = Math.min(ci - 39, lineStr.length - 79);
+      if (ci2 >= 60 && lineStr.length > 80) {
+        const trimStart = Math.min(ci2 - 39, lineStr.length - 79);
         lineStr = "\u2026" + lineStr.substring(trimStart);
-        ci -= trimStart - 1;
+        ci2 -= trimStart - 1;
       }
       if (lineStr.length > 80)
         lineStr = lineStr.substring(0, 79) + "\u2026";
-      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+      if (line > 1 && /^ *$/.test(lineStr.substring(0, ci2))) {
         let prev = src.substring(lc.lineStarts[line - 2], lc.lineStarts[line - 1]);
         if (prev.length > 80)
           prev = prev.substring(0, 79) + "\u2026\n";
@@ -63131,9 +63131,9 @@ var require_errors4 = __commonJS({
         let count2 = 1;
         const end = error2.linePos[1];
         if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci2));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count2);
+        const pointer = " ".repeat(ci2) + "^".repeat(count2);
         error2.message += `:
 
 ${lineStr}
@@ -63297,22 +63297,22 @@ var require_util_contains_newline = __commonJS({
           if (key.source.includes("\n"))
             return true;
           if (key.end) {
-            for (const st of key.end)
-              if (st.type === "newline")
+            for (const st2 of key.end)
+              if (st2.type === "newline")
                 return true;
           }
           return false;
         case "flow-collection":
-          for (const it of key.items) {
-            for (const st of it.start)
-              if (st.type === "newline")
+          for (const it2 of key.items) {
+            for (const st2 of it2.start)
+              if (st2.type === "newline")
                 return true;
-            if (it.sep) {
-              for (const st of it.sep)
-                if (st.type === "newline")
+            if (it2.sep) {
+              for (const st2 of it2.sep)
+                if (st2.type === "newline")
                   return true;
             }
-            if (containsNewline(it.key) || containsNewline(it.value))
+            if (containsNewline(it2.key) || containsNewline(it2.value))
               return true;
           }
           return false;
@@ -63351,7 +63351,7 @@ var require_util_map_includes = __commonJS({
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b2) => a === b2 || identity.isScalar(a) && identity.isScalar(b2) && a.value === b2.value;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b3) => a === b3 || identity.isScalar(a) && identity.isScalar(b3) && a.value === b3.value;
       return items.some((pair) => isEqual(pair.key, search));
     }
     exports.mapIncludes = mapIncludes;
@@ -63377,10 +63377,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep4, value } = collItem;
+        const { start, key, sep: sep5, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep4?.[0],
+          next: key ?? sep5?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -63394,7 +63394,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep4) {
+          if (!keyProps.anchor && !keyProps.tag && !sep5) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -63418,7 +63418,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep4 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep5 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -63434,7 +63434,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep4, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep5, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -63473,22 +63473,22 @@ var require_resolve_block_seq = __commonJS({
     var YAMLSeq = require_YAMLSeq();
     var resolveProps = require_resolve_props();
     var utilFlowIndentCheck = require_util_flow_indent_check();
-    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs, onError, tag) {
+    function resolveBlockSeq({ composeNode, composeEmptyNode }, ctx, bs2, onError, tag) {
       const NodeClass = tag?.nodeClass ?? YAMLSeq.YAMLSeq;
       const seq = new NodeClass(ctx.schema);
       if (ctx.atRoot)
         ctx.atRoot = false;
       if (ctx.atKey)
         ctx.atKey = false;
-      let offset = bs.offset;
+      let offset = bs2.offset;
       let commentEnd = null;
-      for (const { start, value } of bs.items) {
+      for (const { start, value } of bs2.items) {
         const props = resolveProps.resolveProps(start, {
           indicator: "seq-item-ind",
           next: value,
           offset,
           onError,
-          parentIndent: bs.indent,
+          parentIndent: bs2.indent,
           startOnNewline: true
         });
         if (!props.found) {
@@ -63506,11 +63506,11 @@ var require_resolve_block_seq = __commonJS({
         }
         const node = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, start, null, props, onError);
         if (ctx.schema.compat)
-          utilFlowIndentCheck.flowIndentCheck(bs.indent, value, onError);
+          utilFlowIndentCheck.flowIndentCheck(bs2.indent, value, onError);
         offset = node.range[2];
         seq.items.push(node);
       }
-      seq.range = [bs.offset, offset, commentEnd ?? offset];
+      seq.range = [bs2.offset, offset, commentEnd ?? offset];
       return seq;
     }
     exports.resolveBlockSeq = resolveBlockSeq;
@@ -63525,7 +63525,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep4 = "";
+        let sep5 = "";
         for (const token of end) {
           const { source: source2, type } = token;
           switch (type) {
@@ -63539,13 +63539,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep4 + cb;
-              sep4 = "";
+                comment += sep5 + cb;
+              sep5 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep4 += source2;
+                sep5 += source2;
               hasSpace = true;
               break;
             default:
@@ -63588,18 +63588,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep4, value } = collItem;
+        const { start, key, sep: sep5, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep4?.[0],
+          next: key ?? sep5?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep4 && !value) {
+          if (!props.anchor && !props.tag && !sep5 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -63629,13 +63629,13 @@ var require_resolve_flow_collection = __commonJS({
             onError(props.start, "MISSING_CHAR", `Missing , between ${fcName} items`);
           if (props.comment) {
             let prevItemComment = "";
-            loop: for (const st of start) {
-              switch (st.type) {
+            loop: for (const st2 of start) {
+              switch (st2.type) {
                 case "comma":
                 case "space":
                   break;
                 case "comment":
-                  prevItemComment = st.source.substring(1);
+                  prevItemComment = st2.source.substring(1);
                   break loop;
                 default:
                   break loop;
@@ -63653,8 +63653,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap3 && !sep4 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep4, null, props, onError);
+        if (!isMap3 && !sep5 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -63666,7 +63666,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep4 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep5 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -63677,12 +63677,12 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap3 && !props.found && ctx.options.strict) {
-              if (sep4)
-                for (const st of sep4) {
-                  if (st === valueProps.found)
+              if (sep5)
+                for (const st2 of sep5) {
+                  if (st2 === valueProps.found)
                     break;
-                  if (st.type === "newline") {
-                    onError(st, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
+                  if (st2.type === "newline") {
+                    onError(st2, "MULTILINE_IMPLICIT_KEY", "Implicit keys of flow sequence pairs need to be on a single line");
                     break;
                   }
                 }
@@ -63695,7 +63695,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep4, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep5, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -63725,19 +63725,19 @@ var require_resolve_flow_collection = __commonJS({
         }
       }
       const expectedEnd = isMap3 ? "}" : "]";
-      const [ce, ...ee] = fc.end;
+      const [ce2, ...ee2] = fc.end;
       let cePos = offset;
-      if (ce?.source === expectedEnd)
-        cePos = ce.offset + ce.source.length;
+      if (ce2?.source === expectedEnd)
+        cePos = ce2.offset + ce2.source.length;
       else {
         const name = fcName[0].toUpperCase() + fcName.substring(1);
         const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
         onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
-        if (ce && ce.source.length !== 1)
-          ee.unshift(ce);
+        if (ce2 && ce2.source.length !== 1)
+          ee2.unshift(ce2);
       }
-      if (ee.length > 0) {
-        const end = resolveEnd.resolveEnd(ee, cePos, ctx.options.strict, onError);
+      if (ee2.length > 0) {
+        const end = resolveEnd.resolveEnd(ee2, cePos, ctx.options.strict, onError);
         if (end.comment) {
           if (coll.comment)
             coll.comment += "\n" + end.comment;
@@ -63793,13 +63793,13 @@ var require_compose_collection = __commonJS({
       }
       let tag = ctx.schema.tags.find((t) => t.tag === tagName && t.collection === expType);
       if (!tag) {
-        const kt = ctx.schema.knownTags[tagName];
-        if (kt?.collection === expType) {
-          ctx.schema.tags.push(Object.assign({}, kt, { default: false }));
-          tag = kt;
+        const kt2 = ctx.schema.knownTags[tagName];
+        if (kt2?.collection === expType) {
+          ctx.schema.tags.push(Object.assign({}, kt2, { default: false }));
+          tag = kt2;
         } else {
-          if (kt) {
-            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt.tag} used for ${expType} collection, but expects ${kt.collection ?? "scalar"}`, true);
+          if (kt2) {
+            onError(tagToken, "BAD_COLLECTION_TYPE", `${kt2.tag} used for ${expType} collection, but expects ${kt2.collection ?? "scalar"}`, true);
           } else {
             onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, true);
           }
@@ -63875,7 +63875,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep4 = "";
+      let sep5 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -63892,24 +63892,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep4 + indent.slice(trimIndent) + content;
-          sep4 = "\n";
+          value += sep5 + indent.slice(trimIndent) + content;
+          sep5 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep4 === " ")
-            sep4 = "\n";
-          else if (!prevMoreIndented && sep4 === "\n")
-            sep4 = "\n\n";
-          value += sep4 + indent.slice(trimIndent) + content;
-          sep4 = "\n";
+          if (sep5 === " ")
+            sep5 = "\n";
+          else if (!prevMoreIndented && sep5 === "\n")
+            sep5 = "\n\n";
+          value += sep5 + indent.slice(trimIndent) + content;
+          sep5 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep4 === "\n")
+          if (sep5 === "\n")
             value += "\n";
           else
-            sep4 = "\n";
+            sep5 = "\n";
         } else {
-          value += sep4 + content;
-          sep4 = " ";
+          value += sep5 + content;
+          sep5 = " ";
           prevMoreIndented = false;
         }
       }
@@ -63980,9 +63980,9 @@ var require_resolve_block_scalar = __commonJS({
           default: {
             const message = `Unexpected token in block scalar header: ${token.type}`;
             onError(token, "UNEXPECTED_TOKEN", message);
-            const ts = token.source;
-            if (ts && typeof ts === "string")
-              length += ts.length;
+            const ts2 = token.source;
+            if (ts2 && typeof ts2 === "string")
+              length += ts2.length;
           }
         }
       }
@@ -63991,8 +63991,8 @@ var require_resolve_block_scalar = __commonJS({
     function splitLines2(source2) {
       const split = source2.split(/\n( *)/);
       const first = split[0];
-      const m2 = first.match(/^( *)/);
-      const line0 = m2?.[1] ? [m2[1], first.slice(m2[1].length)] : ["", first];
+      const m3 = first.match(/^( *)/);
+      const line0 = m3?.[1] ? [m3[1], first.slice(m3[1].length)] : ["", first];
       const lines = [line0];
       for (let i = 1; i < split.length; i += 2)
         lines.push([split[i], split[i + 1]]);
@@ -64037,12 +64037,12 @@ var require_resolve_flow_scalar = __commonJS({
           };
       }
       const valueEnd = offset + source2.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
+      const re2 = resolveEnd.resolveEnd(end, valueEnd, strict, onError);
       return {
         value,
         type: _type,
-        comment: re.comment,
-        range: [offset, valueEnd, re.offset]
+        comment: re2.comment,
+        range: [offset, valueEnd, re2.offset]
       };
     }
     function plainValue(source2, onError) {
@@ -64092,25 +64092,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match[1].replace(trimEnd, "");
-      let sep4 = " ";
+      let sep5 = " ";
       let pos = line.lastIndex;
       while (match = line.exec(source2)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep4 === "\n")
-            res += sep4;
+          if (sep5 === "\n")
+            res += sep5;
           else
-            sep4 = "\n";
+            sep5 = "\n";
         } else {
-          res += sep4 + lm;
-          sep4 = " ";
+          res += sep5 + lm;
+          sep5 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match = last.exec(source2);
-      return res + sep4 + (match?.[1] ?? "");
+      return res + sep5 + (match?.[1] ?? "");
     }
     function doubleQuotedValue(source2, onError) {
       let res = "";
@@ -64279,10 +64279,10 @@ var require_compose_scalar = __commonJS({
       for (const tag of matchWithTest)
         if (tag.test?.test(value))
           return tag;
-      const kt = schema.knownTags[tagName];
-      if (kt && !kt.collection) {
-        schema.tags.push(Object.assign({}, kt, { default: false, test: void 0 }));
-        return kt;
+      const kt2 = schema.knownTags[tagName];
+      if (kt2 && !kt2.collection) {
+        schema.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
+        return kt2;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
       return schema[identity.SCALAR];
@@ -64292,9 +64292,9 @@ var require_compose_scalar = __commonJS({
       if (schema.compat) {
         const compat = schema.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema[identity.SCALAR];
         if (tag.tag !== compat.tag) {
-          const ts = directives.tagString(tag.tag);
-          const cs = directives.tagString(compat.tag);
-          const msg = `Value may be parsed as either ${ts} or ${cs}`;
+          const ts2 = directives.tagString(tag.tag);
+          const cs2 = directives.tagString(compat.tag);
+          const msg = `Value may be parsed as either ${ts2} or ${cs2}`;
           onError(token, "TAG_RESOLVE_FAILED", msg, true);
         }
       }
@@ -64312,18 +64312,18 @@ var require_util_empty_scalar_position = __commonJS({
       if (before) {
         pos ?? (pos = before.length);
         for (let i = pos - 1; i >= 0; --i) {
-          let st = before[i];
-          switch (st.type) {
+          let st2 = before[i];
+          switch (st2.type) {
             case "space":
             case "comment":
             case "newline":
-              offset -= st.source.length;
+              offset -= st2.source.length;
               continue;
           }
-          st = before[++i];
-          while (st?.type === "space") {
-            offset += st.source.length;
-            st = before[++i];
+          st2 = before[++i];
+          while (st2?.type === "space") {
+            offset += st2.source.length;
+            st2 = before[++i];
           }
           break;
         }
@@ -64429,10 +64429,10 @@ var require_compose_node = __commonJS({
       if (alias.source.endsWith(":"))
         onError(offset + source2.length - 1, "BAD_ALIAS", "Alias ending in : is ambiguous", true);
       const valueEnd = offset + source2.length;
-      const re = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
-      alias.range = [offset, valueEnd, re.offset];
-      if (re.comment)
-        alias.comment = re.comment;
+      const re2 = resolveEnd.resolveEnd(end, valueEnd, options.strict, onError);
+      alias.range = [offset, valueEnd, re2.offset];
+      if (re2.comment)
+        alias.comment = re2.comment;
       return alias;
     }
     exports.composeEmptyNode = composeEmptyNode;
@@ -64473,10 +64473,10 @@ var require_compose_doc = __commonJS({
       }
       doc.contents = value ? composeNode.composeNode(ctx, value, props, onError) : composeNode.composeEmptyNode(ctx, props.end, start, null, props, onError);
       const contentEnd = doc.contents.range[2];
-      const re = resolveEnd.resolveEnd(end, contentEnd, false, onError);
-      if (re.comment)
-        doc.comment = re.comment;
-      doc.range = [offset, contentEnd, re.offset];
+      const re2 = resolveEnd.resolveEnd(end, contentEnd, false, onError);
+      if (re2.comment)
+        doc.comment = re2.comment;
+      doc.range = [offset, contentEnd, re2.offset];
       return doc;
     }
     exports.composeDoc = composeDoc;
@@ -64554,11 +64554,11 @@ ${comment}` : comment;
           } else if (afterEmptyLine || doc.directives.docStart || !dc) {
             doc.commentBefore = comment;
           } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
-            let it = dc.items[0];
-            if (identity.isPair(it))
-              it = it.key;
-            const cb = it.commentBefore;
-            it.commentBefore = cb ? `${comment}
+            let it2 = dc.items[0];
+            if (identity.isPair(it2))
+              it2 = it2.key;
+            const cb = it2.commentBefore;
+            it2.commentBefore = cb ? `${comment}
 ${cb}` : comment;
           } else {
             const cb = dc.commentBefore;
@@ -64733,9 +64733,9 @@ var require_cst_scalar = __commonJS({
       switch (source2[0]) {
         case "|":
         case ">": {
-          const he = source2.indexOf("\n");
-          const head = source2.substring(0, he);
-          const body2 = source2.substring(he + 1) + "\n";
+          const he2 = source2.indexOf("\n");
+          const head = source2.substring(0, he2);
+          const body2 = source2.substring(he2 + 1) + "\n";
           const props = [
             { type: "block-scalar-header", offset, indent, source: head }
           ];
@@ -64796,9 +64796,9 @@ var require_cst_scalar = __commonJS({
       }
     }
     function setBlockScalarValue(token, source2) {
-      const he = source2.indexOf("\n");
-      const head = source2.substring(0, he);
-      const body2 = source2.substring(he + 1) + "\n";
+      const he2 = source2.indexOf("\n");
+      const head = source2.substring(0, he2);
+      const body2 = source2.substring(he2 + 1) + "\n";
       if (token.type === "block-scalar") {
         const header = token.props[0];
         if (header.type !== "block-scalar-header")
@@ -64821,14 +64821,14 @@ var require_cst_scalar = __commonJS({
     }
     function addEndtoBlockProps(props, end) {
       if (end)
-        for (const st of end)
-          switch (st.type) {
+        for (const st2 of end)
+          switch (st2.type) {
             case "space":
             case "comment":
-              props.push(st);
+              props.push(st2);
               break;
             case "newline":
-              props.push(st);
+              props.push(st2);
               return true;
           }
       return false;
@@ -64862,7 +64862,7 @@ var require_cst_scalar = __commonJS({
         }
         default: {
           const indent = "indent" in token ? token.indent : -1;
-          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st) => st.type === "space" || st.type === "comment" || st.type === "newline") : [];
+          const end = "end" in token && Array.isArray(token.end) ? token.end.filter((st2) => st2.type === "space" || st2.type === "comment" || st2.type === "newline") : [];
           for (const key of Object.keys(token))
             if (key !== "type" && key !== "offset")
               delete token[key];
@@ -64900,35 +64900,35 @@ var require_cst_stringify = __commonJS({
           let res = token.start.source;
           for (const item of token.items)
             res += stringifyItem(item);
-          for (const st of token.end)
-            res += st.source;
+          for (const st2 of token.end)
+            res += st2.source;
           return res;
         }
         case "document": {
           let res = stringifyItem(token);
           if (token.end)
-            for (const st of token.end)
-              res += st.source;
+            for (const st2 of token.end)
+              res += st2.source;
           return res;
         }
         default: {
           let res = token.source;
           if ("end" in token && token.end)
-            for (const st of token.end)
-              res += st.source;
+            for (const st2 of token.end)
+              res += st2.source;
           return res;
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep4, value }) {
+    function stringifyItem({ start, key, sep: sep5, value }) {
       let res = "";
-      for (const st of start)
-        res += st.source;
+      for (const st2 of start)
+        res += st2.source;
       if (key)
         res += stringifyToken(key);
-      if (sep4)
-        for (const st of sep4)
-          res += st.source;
+      if (sep5)
+        for (const st2 of sep5)
+          res += st2.source;
       if (value)
         res += stringifyToken(value);
       return res;
@@ -64979,12 +64979,12 @@ var require_cst_visit = __commonJS({
         const token = item[field];
         if (token && "items" in token) {
           for (let i = 0; i < token.items.length; ++i) {
-            const ci = _visit(Object.freeze(path2.concat([[field, i]])), token.items[i], visitor);
-            if (typeof ci === "number")
-              i = ci - 1;
-            else if (ci === BREAK)
+            const ci2 = _visit(Object.freeze(path2.concat([[field, i]])), token.items[i], visitor);
+            if (typeof ci2 === "number")
+              i = ci2 - 1;
+            else if (ci2 === BREAK)
               return BREAK;
-            else if (ci === REMOVE) {
+            else if (ci2 === REMOVE) {
               token.items.splice(i, 1);
               i -= 1;
             }
@@ -65183,8 +65183,8 @@ var require_lexer = __commonJS({
           return ch === "\n" || indent >= this.indentNext || !ch && !this.atEnd ? offset + indent : -1;
         }
         if (ch === "-" || ch === ".") {
-          const dt = this.buffer.substr(offset, 3);
-          if ((dt === "---" || dt === "...") && isEmpty(this.buffer[offset + 3]))
+          const dt2 = this.buffer.substr(offset, 3);
+          if ((dt2 === "---" || dt2 === "...") && isEmpty(this.buffer[offset + 3]))
             return -1;
         }
         return offset;
@@ -65244,14 +65244,14 @@ var require_lexer = __commonJS({
         }
         if (line[0] === "%") {
           let dirEnd = line.length;
-          let cs = line.indexOf("#");
-          while (cs !== -1) {
-            const ch = line[cs - 1];
+          let cs2 = line.indexOf("#");
+          while (cs2 !== -1) {
+            const ch = line[cs2 - 1];
             if (ch === " " || ch === "	") {
-              dirEnd = cs - 1;
+              dirEnd = cs2 - 1;
               break;
             } else {
-              cs = line.indexOf("#", cs + 1);
+              cs2 = line.indexOf("#", cs2 + 1);
             }
           }
           while (true) {
@@ -65282,12 +65282,12 @@ var require_lexer = __commonJS({
         if (ch === "-" || ch === ".") {
           if (!this.atEnd && !this.hasChars(4))
             return this.setNext("line-start");
-          const s = this.peek(3);
-          if ((s === "---" || s === "...") && isEmpty(this.charAt(3))) {
+          const s3 = this.peek(3);
+          if ((s3 === "---" || s3 === "...") && isEmpty(this.charAt(3))) {
             yield* this.pushCount(3);
             this.indentValue = 0;
             this.indentNext = 0;
-            return s === "---" ? "doc" : "stream";
+            return s3 === "---" ? "doc" : "stream";
           }
         }
         this.indentValue = yield* this.pushSpaces(false);
@@ -65438,10 +65438,10 @@ var require_lexer = __commonJS({
         let nl = qb.indexOf("\n", this.pos);
         if (nl !== -1) {
           while (nl !== -1) {
-            const cs = this.continueScalar(nl + 1);
-            if (cs === -1)
+            const cs2 = this.continueScalar(nl + 1);
+            if (cs2 === -1)
               break;
-            nl = qb.indexOf("\n", cs);
+            nl = qb.indexOf("\n", cs2);
           }
           if (nl !== -1) {
             end = nl - (qb[nl - 1] === "\r" ? 2 : 1);
@@ -65504,10 +65504,10 @@ var require_lexer = __commonJS({
             this.indentNext = this.blockScalarIndent + (this.indentNext === 0 ? 1 : this.indentNext);
           }
           do {
-            const cs = this.continueScalar(nl + 1);
-            if (cs === -1)
+            const cs2 = this.continueScalar(nl + 1);
+            if (cs2 === -1)
               break;
-            nl = this.buffer.indexOf("\n", cs);
+            nl = this.buffer.indexOf("\n", cs2);
           } while (nl !== -1);
           if (nl === -1) {
             if (!this.atEnd)
@@ -65566,10 +65566,10 @@ var require_lexer = __commonJS({
             if (next === "#" || inFlow && flowIndicatorChars.has(next))
               break;
             if (ch === "\n") {
-              const cs = this.continueScalar(i + 1);
-              if (cs === -1)
+              const cs2 = this.continueScalar(i + 1);
+              if (cs2 === -1)
                 break;
-              i = Math.max(i, cs - 2);
+              i = Math.max(i, cs2 - 2);
             }
           } else {
             if (inFlow && flowIndicatorChars.has(ch))
@@ -65592,11 +65592,11 @@ var require_lexer = __commonJS({
         return 0;
       }
       *pushToIndex(i, allowEmpty) {
-        const s = this.buffer.slice(this.pos, i);
-        if (s) {
-          yield s;
-          this.pos += s.length;
-          return s.length;
+        const s3 = this.buffer.slice(this.pos, i);
+        if (s3) {
+          yield s3;
+          this.pos += s3.length;
+          return s3.length;
         } else if (allowEmpty)
           yield "";
         return 0;
@@ -65764,8 +65764,8 @@ var require_parser = __commonJS({
         case "document":
           return parent.start;
         case "block-map": {
-          const it = parent.items[parent.items.length - 1];
-          return it.sep ?? it.start;
+          const it2 = parent.items[parent.items.length - 1];
+          return it2.sep ?? it2.start;
         }
         case "block-seq":
           return parent.items[parent.items.length - 1].start;
@@ -65801,19 +65801,19 @@ var require_parser = __commonJS({
     }
     function fixFlowSeqItems(fc) {
       if (fc.start.type === "flow-seq-start") {
-        for (const it of fc.items) {
-          if (it.sep && !it.value && !includesToken(it.start, "explicit-key-ind") && !includesToken(it.sep, "map-value-ind")) {
-            if (it.key)
-              it.value = it.key;
-            delete it.key;
-            if (isFlowToken(it.value)) {
-              if (it.value.end)
-                arrayPushArray(it.value.end, it.sep);
+        for (const it2 of fc.items) {
+          if (it2.sep && !it2.value && !includesToken(it2.start, "explicit-key-ind") && !includesToken(it2.sep, "map-value-ind")) {
+            if (it2.key)
+              it2.value = it2.key;
+            delete it2.key;
+            if (isFlowToken(it2.value)) {
+              if (it2.value.end)
+                arrayPushArray(it2.value.end, it2.sep);
               else
-                it.value.end = it.sep;
+                it2.value.end = it2.sep;
             } else
-              arrayPushArray(it.start, it.sep);
-            delete it.sep;
+              arrayPushArray(it2.start, it2.sep);
+            delete it2.sep;
           }
         }
       }
@@ -65908,13 +65908,13 @@ var require_parser = __commonJS({
           yield* this.pop();
       }
       get sourceToken() {
-        const st = {
+        const st2 = {
           type: this.type,
           offset: this.offset,
           indent: this.indent,
           source: this.source
         };
-        return st;
+        return st2;
       }
       *step() {
         const top = this.peek(1);
@@ -65978,36 +65978,36 @@ var require_parser = __commonJS({
               top.props.push(token);
               break;
             case "block-map": {
-              const it = top.items[top.items.length - 1];
-              if (it.value) {
+              const it2 = top.items[top.items.length - 1];
+              if (it2.value) {
                 top.items.push({ start: [], key: token, sep: [] });
                 this.onKeyLine = true;
                 return;
-              } else if (it.sep) {
-                it.value = token;
+              } else if (it2.sep) {
+                it2.value = token;
               } else {
-                Object.assign(it, { key: token, sep: [] });
-                this.onKeyLine = !it.explicitKey;
+                Object.assign(it2, { key: token, sep: [] });
+                this.onKeyLine = !it2.explicitKey;
                 return;
               }
               break;
             }
             case "block-seq": {
-              const it = top.items[top.items.length - 1];
-              if (it.value)
+              const it2 = top.items[top.items.length - 1];
+              if (it2.value)
                 top.items.push({ start: [], value: token });
               else
-                it.value = token;
+                it2.value = token;
               break;
             }
             case "flow-collection": {
-              const it = top.items[top.items.length - 1];
-              if (!it || it.value)
+              const it2 = top.items[top.items.length - 1];
+              if (!it2 || it2.value)
                 top.items.push({ start: [], key: token, sep: [] });
-              else if (it.sep)
-                it.value = token;
+              else if (it2.sep)
+                it2.value = token;
               else
-                Object.assign(it, { key: token, sep: [] });
+                Object.assign(it2, { key: token, sep: [] });
               return;
             }
             /* istanbul ignore next should not happen */
@@ -66017,7 +66017,7 @@ var require_parser = __commonJS({
           }
           if ((top.type === "document" || top.type === "block-map" || top.type === "block-seq") && (token.type === "block-map" || token.type === "block-seq")) {
             const last = token.items[token.items.length - 1];
-            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st) => st.type !== "comment" || st.indent < token.indent))) {
+            if (last && !last.sep && !last.value && last.start.length > 0 && findNonEmptyIndex(last.start) === -1 && (token.indent === 0 || last.start.every((st2) => st2.type !== "comment" || st2.indent < token.indent))) {
               if (top.type === "document")
                 top.end = last.start;
               else
@@ -66094,18 +66094,18 @@ var require_parser = __commonJS({
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep4;
+          let sep5;
           if (scalar2.end) {
-            sep4 = scalar2.end;
-            sep4.push(this.sourceToken);
+            sep5 = scalar2.end;
+            sep5.push(this.sourceToken);
             delete scalar2.end;
           } else
-            sep4 = [this.sourceToken];
+            sep5 = [this.sourceToken];
           const map = {
             type: "block-map",
             offset: scalar2.offset,
             indent: scalar2.indent,
-            items: [{ start, key: scalar2, sep: sep4 }]
+            items: [{ start, key: scalar2, sep: sep5 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
@@ -66139,60 +66139,60 @@ var require_parser = __commonJS({
         }
       }
       *blockMap(map) {
-        const it = map.items[map.items.length - 1];
+        const it2 = map.items[map.items.length - 1];
         switch (this.type) {
           case "newline":
             this.onKeyLine = false;
-            if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
+            if (it2.value) {
+              const end = "end" in it2.value ? it2.value.end : void 0;
               const last = Array.isArray(end) ? end[end.length - 1] : void 0;
               if (last?.type === "comment")
                 end?.push(this.sourceToken);
               else
                 map.items.push({ start: [this.sourceToken] });
-            } else if (it.sep) {
-              it.sep.push(this.sourceToken);
+            } else if (it2.sep) {
+              it2.sep.push(this.sourceToken);
             } else {
-              it.start.push(this.sourceToken);
+              it2.start.push(this.sourceToken);
             }
             return;
           case "space":
           case "comment":
-            if (it.value) {
+            if (it2.value) {
               map.items.push({ start: [this.sourceToken] });
-            } else if (it.sep) {
-              it.sep.push(this.sourceToken);
+            } else if (it2.sep) {
+              it2.sep.push(this.sourceToken);
             } else {
-              if (this.atIndentedComment(it.start, map.indent)) {
+              if (this.atIndentedComment(it2.start, map.indent)) {
                 const prev = map.items[map.items.length - 2];
                 const end = prev?.value?.end;
                 if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
+                  arrayPushArray(end, it2.start);
                   end.push(this.sourceToken);
                   map.items.pop();
                   return;
                 }
               }
-              it.start.push(this.sourceToken);
+              it2.start.push(this.sourceToken);
             }
             return;
         }
         if (this.indent >= map.indent) {
           const atMapIndent = !this.onKeyLine && this.indent === map.indent;
-          const atNextItem = atMapIndent && (it.sep || it.explicitKey) && this.type !== "seq-item-ind";
+          const atNextItem = atMapIndent && (it2.sep || it2.explicitKey) && this.type !== "seq-item-ind";
           let start = [];
-          if (atNextItem && it.sep && !it.value) {
+          if (atNextItem && it2.sep && !it2.value) {
             const nl = [];
-            for (let i = 0; i < it.sep.length; ++i) {
-              const st = it.sep[i];
-              switch (st.type) {
+            for (let i = 0; i < it2.sep.length; ++i) {
+              const st2 = it2.sep[i];
+              switch (st2.type) {
                 case "newline":
                   nl.push(i);
                   break;
                 case "space":
                   break;
                 case "comment":
-                  if (st.indent > map.indent)
+                  if (st2.indent > map.indent)
                     nl.length = 0;
                   break;
                 default:
@@ -66200,26 +66200,26 @@ var require_parser = __commonJS({
               }
             }
             if (nl.length >= 2)
-              start = it.sep.splice(nl[1]);
+              start = it2.sep.splice(nl[1]);
           }
           switch (this.type) {
             case "anchor":
             case "tag":
-              if (atNextItem || it.value) {
+              if (atNextItem || it2.value) {
                 start.push(this.sourceToken);
                 map.items.push({ start });
                 this.onKeyLine = true;
-              } else if (it.sep) {
-                it.sep.push(this.sourceToken);
+              } else if (it2.sep) {
+                it2.sep.push(this.sourceToken);
               } else {
-                it.start.push(this.sourceToken);
+                it2.start.push(this.sourceToken);
               }
               return;
             case "explicit-key-ind":
-              if (!it.sep && !it.explicitKey) {
-                it.start.push(this.sourceToken);
-                it.explicitKey = true;
-              } else if (atNextItem || it.value) {
+              if (!it2.sep && !it2.explicitKey) {
+                it2.start.push(this.sourceToken);
+                it2.explicitKey = true;
+              } else if (atNextItem || it2.value) {
                 start.push(this.sourceToken);
                 map.items.push({ start, explicitKey: true });
               } else {
@@ -66233,12 +66233,12 @@ var require_parser = __commonJS({
               this.onKeyLine = true;
               return;
             case "map-value-ind":
-              if (it.explicitKey) {
-                if (!it.sep) {
-                  if (includesToken(it.start, "newline")) {
-                    Object.assign(it, { key: null, sep: [this.sourceToken] });
+              if (it2.explicitKey) {
+                if (!it2.sep) {
+                  if (includesToken(it2.start, "newline")) {
+                    Object.assign(it2, { key: null, sep: [this.sourceToken] });
                   } else {
-                    const start2 = getFirstKeyStartProps(it.start);
+                    const start2 = getFirstKeyStartProps(it2.start);
                     this.stack.push({
                       type: "block-map",
                       offset: this.offset,
@@ -66246,39 +66246,39 @@ var require_parser = __commonJS({
                       items: [{ start: start2, key: null, sep: [this.sourceToken] }]
                     });
                   }
-                } else if (it.value) {
+                } else if (it2.value) {
                   map.items.push({ start: [], key: null, sep: [this.sourceToken] });
-                } else if (includesToken(it.sep, "map-value-ind")) {
+                } else if (includesToken(it2.sep, "map-value-ind")) {
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
                     items: [{ start, key: null, sep: [this.sourceToken] }]
                   });
-                } else if (isFlowToken(it.key) && !includesToken(it.sep, "newline")) {
-                  const start2 = getFirstKeyStartProps(it.start);
-                  const key = it.key;
-                  const sep4 = it.sep;
-                  sep4.push(this.sourceToken);
-                  delete it.key;
-                  delete it.sep;
+                } else if (isFlowToken(it2.key) && !includesToken(it2.sep, "newline")) {
+                  const start2 = getFirstKeyStartProps(it2.start);
+                  const key = it2.key;
+                  const sep5 = it2.sep;
+                  sep5.push(this.sourceToken);
+                  delete it2.key;
+                  delete it2.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep4 }]
+                    items: [{ start: start2, key, sep: sep5 }]
                   });
                 } else if (start.length > 0) {
-                  it.sep = it.sep.concat(start, this.sourceToken);
+                  it2.sep = it2.sep.concat(start, this.sourceToken);
                 } else {
-                  it.sep.push(this.sourceToken);
+                  it2.sep.push(this.sourceToken);
                 }
               } else {
-                if (!it.sep) {
-                  Object.assign(it, { key: null, sep: [this.sourceToken] });
-                } else if (it.value || atNextItem) {
+                if (!it2.sep) {
+                  Object.assign(it2, { key: null, sep: [this.sourceToken] });
+                } else if (it2.value || atNextItem) {
                   map.items.push({ start, key: null, sep: [this.sourceToken] });
-                } else if (includesToken(it.sep, "map-value-ind")) {
+                } else if (includesToken(it2.sep, "map-value-ind")) {
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
@@ -66286,7 +66286,7 @@ var require_parser = __commonJS({
                     items: [{ start: [], key: null, sep: [this.sourceToken] }]
                   });
                 } else {
-                  it.sep.push(this.sourceToken);
+                  it2.sep.push(this.sourceToken);
                 }
               }
               this.onKeyLine = true;
@@ -66295,14 +66295,14 @@ var require_parser = __commonJS({
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs3 = this.flowScalar(this.type);
-              if (atNextItem || it.value) {
-                map.items.push({ start, key: fs3, sep: [] });
+              const fs4 = this.flowScalar(this.type);
+              if (atNextItem || it2.value) {
+                map.items.push({ start, key: fs4, sep: [] });
                 this.onKeyLine = true;
-              } else if (it.sep) {
-                this.stack.push(fs3);
+              } else if (it2.sep) {
+                this.stack.push(fs4);
               } else {
-                Object.assign(it, { key: fs3, sep: [] });
+                Object.assign(it2, { key: fs4, sep: [] });
                 this.onKeyLine = true;
               }
               return;
@@ -66311,7 +66311,7 @@ var require_parser = __commonJS({
               const bv = this.startBlockValue(map);
               if (bv) {
                 if (bv.type === "block-seq") {
-                  if (!it.explicitKey && it.sep && !includesToken(it.sep, "newline")) {
+                  if (!it2.explicitKey && it2.sep && !includesToken(it2.sep, "newline")) {
                     yield* this.pop({
                       type: "error",
                       offset: this.offset,
@@ -66333,50 +66333,50 @@ var require_parser = __commonJS({
         yield* this.step();
       }
       *blockSequence(seq) {
-        const it = seq.items[seq.items.length - 1];
+        const it2 = seq.items[seq.items.length - 1];
         switch (this.type) {
           case "newline":
-            if (it.value) {
-              const end = "end" in it.value ? it.value.end : void 0;
+            if (it2.value) {
+              const end = "end" in it2.value ? it2.value.end : void 0;
               const last = Array.isArray(end) ? end[end.length - 1] : void 0;
               if (last?.type === "comment")
                 end?.push(this.sourceToken);
               else
                 seq.items.push({ start: [this.sourceToken] });
             } else
-              it.start.push(this.sourceToken);
+              it2.start.push(this.sourceToken);
             return;
           case "space":
           case "comment":
-            if (it.value)
+            if (it2.value)
               seq.items.push({ start: [this.sourceToken] });
             else {
-              if (this.atIndentedComment(it.start, seq.indent)) {
+              if (this.atIndentedComment(it2.start, seq.indent)) {
                 const prev = seq.items[seq.items.length - 2];
                 const end = prev?.value?.end;
                 if (Array.isArray(end)) {
-                  arrayPushArray(end, it.start);
+                  arrayPushArray(end, it2.start);
                   end.push(this.sourceToken);
                   seq.items.pop();
                   return;
                 }
               }
-              it.start.push(this.sourceToken);
+              it2.start.push(this.sourceToken);
             }
             return;
           case "anchor":
           case "tag":
-            if (it.value || this.indent <= seq.indent)
+            if (it2.value || this.indent <= seq.indent)
               break;
-            it.start.push(this.sourceToken);
+            it2.start.push(this.sourceToken);
             return;
           case "seq-item-ind":
             if (this.indent !== seq.indent)
               break;
-            if (it.value || includesToken(it.start, "seq-item-ind"))
+            if (it2.value || includesToken(it2.start, "seq-item-ind"))
               seq.items.push({ start: [this.sourceToken] });
             else
-              it.start.push(this.sourceToken);
+              it2.start.push(this.sourceToken);
             return;
         }
         if (this.indent > seq.indent) {
@@ -66390,7 +66390,7 @@ var require_parser = __commonJS({
         yield* this.step();
       }
       *flowCollection(fc) {
-        const it = fc.items[fc.items.length - 1];
+        const it2 = fc.items[fc.items.length - 1];
         if (this.type === "flow-error-end") {
           let top;
           do {
@@ -66401,42 +66401,42 @@ var require_parser = __commonJS({
           switch (this.type) {
             case "comma":
             case "explicit-key-ind":
-              if (!it || it.sep)
+              if (!it2 || it2.sep)
                 fc.items.push({ start: [this.sourceToken] });
               else
-                it.start.push(this.sourceToken);
+                it2.start.push(this.sourceToken);
               return;
             case "map-value-ind":
-              if (!it || it.value)
+              if (!it2 || it2.value)
                 fc.items.push({ start: [], key: null, sep: [this.sourceToken] });
-              else if (it.sep)
-                it.sep.push(this.sourceToken);
+              else if (it2.sep)
+                it2.sep.push(this.sourceToken);
               else
-                Object.assign(it, { key: null, sep: [this.sourceToken] });
+                Object.assign(it2, { key: null, sep: [this.sourceToken] });
               return;
             case "space":
             case "comment":
             case "newline":
             case "anchor":
             case "tag":
-              if (!it || it.value)
+              if (!it2 || it2.value)
                 fc.items.push({ start: [this.sourceToken] });
-              else if (it.sep)
-                it.sep.push(this.sourceToken);
+              else if (it2.sep)
+                it2.sep.push(this.sourceToken);
               else
-                it.start.push(this.sourceToken);
+                it2.start.push(this.sourceToken);
               return;
             case "alias":
             case "scalar":
             case "single-quoted-scalar":
             case "double-quoted-scalar": {
-              const fs3 = this.flowScalar(this.type);
-              if (!it || it.value)
-                fc.items.push({ start: [], key: fs3, sep: [] });
-              else if (it.sep)
-                this.stack.push(fs3);
+              const fs4 = this.flowScalar(this.type);
+              if (!it2 || it2.value)
+                fc.items.push({ start: [], key: fs4, sep: [] });
+              else if (it2.sep)
+                this.stack.push(fs4);
               else
-                Object.assign(it, { key: fs3, sep: [] });
+                Object.assign(it2, { key: fs4, sep: [] });
               return;
             }
             case "flow-map-end":
@@ -66460,13 +66460,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep4 = fc.end.splice(1, fc.end.length);
-            sep4.push(this.sourceToken);
+            const sep5 = fc.end.splice(1, fc.end.length);
+            sep5.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep4 }]
+              items: [{ start, key: fc, sep: sep5 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -66553,7 +66553,7 @@ var require_parser = __commonJS({
           return false;
         if (this.indent <= indent)
           return false;
-        return start.every((st) => st.type === "newline" || st.type === "space");
+        return start.every((st2) => st2.type === "newline" || st2.type === "space");
       }
       *documentEnd(docEnd) {
         if (this.type !== "doc-mode") {
@@ -66747,10 +66747,10 @@ var require_dist2 = __commonJS({
 // node_modules/picocolors/picocolors.js
 var require_picocolors = __commonJS({
   "node_modules/picocolors/picocolors.js"(exports, module) {
-    var p2 = process || {};
-    var argv = p2.argv || [];
-    var env = p2.env || {};
-    var isColorSupported = !(!!env.NO_COLOR || argv.includes("--no-color")) && (!!env.FORCE_COLOR || argv.includes("--color") || p2.platform === "win32" || (p2.stdout || {}).isTTY && env.TERM !== "dumb" || !!env.CI);
+    var p3 = process || {};
+    var argv = p3.argv || [];
+    var env = p3.env || {};
+    var isColorSupported = !(!!env.NO_COLOR || argv.includes("--no-color")) && (!!env.FORCE_COLOR || argv.includes("--color") || p3.platform === "win32" || (p3.stdout || {}).isTTY && env.TERM !== "dumb" || !!env.CI);
     var formatter = (open2, close, replace = open2) => (input) => {
       let string = "" + input, index2 = string.indexOf(close, open2.length);
       return ~index2 ? open2 + replaceClose(string, close, replace, index2) + close : open2 + string + close;
@@ -66765,50 +66765,50 @@ var require_picocolors = __commonJS({
       return result + string.substring(cursor);
     };
     var createColors = (enabled = isColorSupported) => {
-      let f2 = enabled ? formatter : () => String;
+      let f3 = enabled ? formatter : () => String;
       return {
         isColorSupported: enabled,
-        reset: f2("\x1B[0m", "\x1B[0m"),
-        bold: f2("\x1B[1m", "\x1B[22m", "\x1B[22m\x1B[1m"),
-        dim: f2("\x1B[2m", "\x1B[22m", "\x1B[22m\x1B[2m"),
-        italic: f2("\x1B[3m", "\x1B[23m"),
-        underline: f2("\x1B[4m", "\x1B[24m"),
-        inverse: f2("\x1B[7m", "\x1B[27m"),
-        hidden: f2("\x1B[8m", "\x1B[28m"),
-        strikethrough: f2("\x1B[9m", "\x1B[29m"),
-        black: f2("\x1B[30m", "\x1B[39m"),
-        red: f2("\x1B[31m", "\x1B[39m"),
-        green: f2("\x1B[32m", "\x1B[39m"),
-        yellow: f2("\x1B[33m", "\x1B[39m"),
-        blue: f2("\x1B[34m", "\x1B[39m"),
-        magenta: f2("\x1B[35m", "\x1B[39m"),
-        cyan: f2("\x1B[36m", "\x1B[39m"),
-        white: f2("\x1B[37m", "\x1B[39m"),
-        gray: f2("\x1B[90m", "\x1B[39m"),
-        bgBlack: f2("\x1B[40m", "\x1B[49m"),
-        bgRed: f2("\x1B[41m", "\x1B[49m"),
-        bgGreen: f2("\x1B[42m", "\x1B[49m"),
-        bgYellow: f2("\x1B[43m", "\x1B[49m"),
-        bgBlue: f2("\x1B[44m", "\x1B[49m"),
-        bgMagenta: f2("\x1B[45m", "\x1B[49m"),
-        bgCyan: f2("\x1B[46m", "\x1B[49m"),
-        bgWhite: f2("\x1B[47m", "\x1B[49m"),
-        blackBright: f2("\x1B[90m", "\x1B[39m"),
-        redBright: f2("\x1B[91m", "\x1B[39m"),
-        greenBright: f2("\x1B[92m", "\x1B[39m"),
-        yellowBright: f2("\x1B[93m", "\x1B[39m"),
-        blueBright: f2("\x1B[94m", "\x1B[39m"),
-        magentaBright: f2("\x1B[95m", "\x1B[39m"),
-        cyanBright: f2("\x1B[96m", "\x1B[39m"),
-        whiteBright: f2("\x1B[97m", "\x1B[39m"),
-        bgBlackBright: f2("\x1B[100m", "\x1B[49m"),
-        bgRedBright: f2("\x1B[101m", "\x1B[49m"),
-        bgGreenBright: f2("\x1B[102m", "\x1B[49m"),
-        bgYellowBright: f2("\x1B[103m", "\x1B[49m"),
-        bgBlueBright: f2("\x1B[104m", "\x1B[49m"),
-        bgMagentaBright: f2("\x1B[105m", "\x1B[49m"),
-        bgCyanBright: f2("\x1B[106m", "\x1B[49m"),
-        bgWhiteBright: f2("\x1B[107m", "\x1B[49m")
+        reset: f3("\x1B[0m", "\x1B[0m"),
+        bold: f3("\x1B[1m", "\x1B[22m", "\x1B[22m\x1B[1m"),
+        dim: f3("\x1B[2m", "\x1B[22m", "\x1B[22m\x1B[2m"),
+        italic: f3("\x1B[3m", "\x1B[23m"),
+        underline: f3("\x1B[4m", "\x1B[24m"),
+        inverse: f3("\x1B[7m", "\x1B[27m"),
+        hidden: f3("\x1B[8m", "\x1B[28m"),
+        strikethrough: f3("\x1B[9m", "\x1B[29m"),
+        black: f3("\x1B[30m", "\x1B[39m"),
+        red: f3("\x1B[31m", "\x1B[39m"),
+        green: f3("\x1B[32m", "\x1B[39m"),
+        yellow: f3("\x1B[33m", "\x1B[39m"),
+        blue: f3("\x1B[34m", "\x1B[39m"),
+        magenta: f3("\x1B[35m", "\x1B[39m"),
+        cyan: f3("\x1B[36m", "\x1B[39m"),
+        white: f3("\x1B[37m", "\x1B[39m"),
+        gray: f3("\x1B[90m", "\x1B[39m"),
+        bgBlack: f3("\x1B[40m", "\x1B[49m"),
+        bgRed: f3("\x1B[41m", "\x1B[49m"),
+        bgGreen: f3("\x1B[42m", "\x1B[49m"),
+        bgYellow: f3("\x1B[43m", "\x1B[49m"),
+        bgBlue: f3("\x1B[44m", "\x1B[49m"),
+        bgMagenta: f3("\x1B[45m", "\x1B[49m"),
+        bgCyan: f3("\x1B[46m", "\x1B[49m"),
+        bgWhite: f3("\x1B[47m", "\x1B[49m"),
+        blackBright: f3("\x1B[90m", "\x1B[39m"),
+        redBright: f3("\x1B[91m", "\x1B[39m"),
+        greenBright: f3("\x1B[92m", "\x1B[39m"),
+        yellowBright: f3("\x1B[93m", "\x1B[39m"),
+        blueBright: f3("\x1B[94m", "\x1B[39m"),
+        magentaBright: f3("\x1B[95m", "\x1B[39m"),
+        cyanBright: f3("\x1B[96m", "\x1B[39m"),
+        whiteBright: f3("\x1B[97m", "\x1B[39m"),
+        bgBlackBright: f3("\x1B[100m", "\x1B[49m"),
+        bgRedBright: f3("\x1B[101m", "\x1B[49m"),
+        bgGreenBright: f3("\x1B[102m", "\x1B[49m"),
+        bgYellowBright: f3("\x1B[103m", "\x1B[49m"),
+        bgBlueBright: f3("\x1B[104m", "\x1B[49m"),
+        bgMagentaBright: f3("\x1B[105m", "\x1B[49m"),
+        bgCyanBright: f3("\x1B[106m", "\x1B[49m"),
+        bgWhiteBright: f3("\x1B[107m", "\x1B[49m")
       };
     };
     module.exports = createColors();
@@ -66819,7 +66819,7 @@ var require_picocolors = __commonJS({
 // src/action/run.ts
 import { existsSync as existsSync3, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname7, isAbsolute as isAbsolute5, join as join6, relative as relative6, resolve as resolve8 } from "node:path";
+import { dirname as dirname7, isAbsolute as isAbsolute6, join as join6, relative as relative8, resolve as resolve8 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -66888,11 +66888,11 @@ var Command = class {
     return cmdStr;
   }
 };
-function escapeData(s) {
-  return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+function escapeData(s3) {
+  return toCommandValue(s3).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
 }
-function escapeProperty(s) {
-  return toCommandValue(s).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
+function escapeProperty(s3) {
+  return toCommandValue(s3).replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A").replace(/:/g, "%3A").replace(/,/g, "%2C");
 }
 
 // node_modules/@actions/core/lib/file-command.js
@@ -66984,13 +66984,13 @@ var HttpResponseRetryCodes = [
 // node_modules/@actions/core/lib/summary.js
 import { EOL as EOL3 } from "os";
 import { constants, promises } from "fs";
-var __awaiter = function(thisArg, _arguments, P2, generator) {
+var __awaiter = function(thisArg, _arguments, P3, generator) {
   function adopt(value) {
-    return value instanceof P2 ? value : new P2(function(resolve9) {
+    return value instanceof P3 ? value : new P3(function(resolve9) {
       resolve9(value);
     });
   }
-  return new (P2 || (P2 = Promise))(function(resolve9, reject) {
+  return new (P3 || (P3 = Promise))(function(resolve9, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -67459,11 +67459,11 @@ function build$3(options) {
   return options.group ? groupFiles : empty;
 }
 var resolveSymlinksAsync = function(path2, state, callback$1) {
-  const { queue, fs: fs3, options: { suppressErrors } } = state;
+  const { queue, fs: fs4, options: { suppressErrors } } = state;
   queue.enqueue();
-  fs3.realpath(path2, (error2, resolvedPath) => {
+  fs4.realpath(path2, (error2, resolvedPath) => {
     if (error2) return queue.dequeue(suppressErrors ? null : error2, state);
-    fs3.stat(resolvedPath, (error$1, stat3) => {
+    fs4.stat(resolvedPath, (error$1, stat3) => {
       if (error$1) return queue.dequeue(suppressErrors ? null : error$1, state);
       if (stat3.isDirectory() && isRecursive(path2, resolvedPath, state)) return queue.dequeue(null, state);
       callback$1(stat3, resolvedPath);
@@ -67472,11 +67472,11 @@ var resolveSymlinksAsync = function(path2, state, callback$1) {
   });
 };
 var resolveSymlinks = function(path2, state, callback$1) {
-  const { queue, fs: fs3, options: { suppressErrors } } = state;
+  const { queue, fs: fs4, options: { suppressErrors } } = state;
   queue.enqueue();
   try {
-    const resolvedPath = fs3.realpathSync(path2);
-    const stat3 = fs3.statSync(resolvedPath);
+    const resolvedPath = fs4.realpathSync(path2);
+    const stat3 = fs4.statSync(resolvedPath);
     if (stat3.isDirectory() && isRecursive(path2, resolvedPath, state)) return;
     callback$1(stat3, resolvedPath);
   } catch (e) {
@@ -67546,22 +67546,22 @@ var readdirOpts = { withFileTypes: true };
 var walkAsync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
   state.queue.enqueue();
   if (currentDepth < 0) return state.queue.dequeue(null, state);
-  const { fs: fs3 } = state;
+  const { fs: fs4 } = state;
   state.visited.push(crawlPath);
   state.counts.directories++;
-  fs3.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
+  fs4.readdir(crawlPath || ".", readdirOpts, (error2, entries = []) => {
     callback$1(entries, directoryPath, currentDepth);
     state.queue.dequeue(state.options.suppressErrors ? null : error2, state);
   });
 };
 var walkSync = (state, crawlPath, directoryPath, currentDepth, callback$1) => {
-  const { fs: fs3 } = state;
+  const { fs: fs4 } = state;
   if (currentDepth < 0) return;
   state.visited.push(crawlPath);
   state.counts.directories++;
   let entries = [];
   try {
-    entries = fs3.readdirSync(crawlPath || ".", readdirOpts);
+    entries = fs4.readdirSync(crawlPath || ".", readdirOpts);
   } catch (e) {
     if (!state.options.suppressErrors) throw e;
   }
@@ -67863,13 +67863,13 @@ function getPartialMatcher(patterns, options = {}) {
   const patternsCount = patterns.length;
   const patternsParts = Array(patternsCount);
   const matchers = Array(patternsCount);
-  let i, j;
+  let i, j2;
   for (i = 0; i < patternsCount; i++) {
     const parts = splitPattern(patterns[i]);
     patternsParts[i] = parts;
     const partsCount = parts.length;
     const partMatchers = Array(partsCount);
-    for (j = 0; j < partsCount; j++) partMatchers[j] = (0, import_picomatch.default)(parts[j], options);
+    for (j2 = 0; j2 < partsCount; j2++) partMatchers[j2] = (0, import_picomatch.default)(parts[j2], options);
     matchers[i] = partMatchers;
   }
   return (input) => {
@@ -67880,46 +67880,46 @@ function getPartialMatcher(patterns, options = {}) {
       const matcher = matchers[i];
       const inputPatternCount = inputParts.length;
       const minParts = Math.min(inputPatternCount, patternParts.length);
-      j = 0;
-      while (j < minParts) {
-        const part = patternParts[j];
+      j2 = 0;
+      while (j2 < minParts) {
+        const part = patternParts[j2];
         if (part.includes("/")) return true;
-        if (!matcher[j](inputParts[j])) break;
+        if (!matcher[j2](inputParts[j2])) break;
         if (!options.noglobstar && part === "**") return true;
-        j++;
+        j2++;
       }
-      if (j === inputPatternCount) return true;
+      if (j2 === inputPatternCount) return true;
     }
     return false;
   };
 }
 var WIN32_ROOT_DIR = /^[A-Z]:\/$/i;
-var isRoot = isWin ? (p2) => WIN32_ROOT_DIR.test(p2) : (p2) => p2 === "/";
+var isRoot = isWin ? (p3) => WIN32_ROOT_DIR.test(p3) : (p3) => p3 === "/";
 function buildFormat(cwd, root, absolute) {
   if (cwd === root || root.startsWith(`${cwd}/`)) {
     if (absolute) {
       const start = cwd.length + +!isRoot(cwd);
-      return (p2, isDir) => p2.slice(start, isDir ? -1 : void 0) || ".";
+      return (p3, isDir) => p3.slice(start, isDir ? -1 : void 0) || ".";
     }
     const prefix = root.slice(cwd.length + 1);
-    if (prefix) return (p2, isDir) => {
-      if (p2 === ".") return prefix;
-      const result = `${prefix}/${p2}`;
+    if (prefix) return (p3, isDir) => {
+      if (p3 === ".") return prefix;
+      const result = `${prefix}/${p3}`;
       return isDir ? result.slice(0, -1) : result;
     };
-    return (p2, isDir) => isDir && p2 !== "." ? p2.slice(0, -1) : p2;
+    return (p3, isDir) => isDir && p3 !== "." ? p3.slice(0, -1) : p3;
   }
-  if (absolute) return (p2) => posix.relative(cwd, p2) || ".";
-  return (p2) => posix.relative(cwd, `${root}/${p2}`) || ".";
+  if (absolute) return (p3) => posix.relative(cwd, p3) || ".";
+  return (p3) => posix.relative(cwd, `${root}/${p3}`) || ".";
 }
 function buildRelative(cwd, root) {
   if (root.startsWith(`${cwd}/`)) {
     const prefix = root.slice(cwd.length + 1);
-    return (p2) => `${prefix}/${p2}`;
+    return (p3) => `${prefix}/${p3}`;
   }
-  return (p2) => {
-    const result = posix.relative(cwd, `${root}/${p2}`);
-    return p2[p2.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
+  return (p3) => {
+    const result = posix.relative(cwd, `${root}/${p3}`);
+    return p3[p3.length - 1] === "/" && result !== "" ? `${result}/` : result || ".";
   };
 }
 function ensureNonDriveRelativePath(path2) {
@@ -68033,25 +68033,25 @@ function buildCrawler(options, patterns) {
   const partialMatcher = getPartialMatcher(processed.match, matchOptions);
   const format = buildFormat(cwd, root, absolute);
   const excludeFormatter = absolute ? format : buildFormat(cwd, root, true);
-  const excludePredicate = (_2, p2) => {
-    const relativePath = excludeFormatter(p2, true);
+  const excludePredicate = (_3, p3) => {
+    const relativePath = excludeFormatter(p3, true);
     return relativePath !== "." && !partialMatcher(relativePath) || ignore(relativePath);
   };
   let maxDepth;
   if (options.deep !== void 0) maxDepth = Math.round(options.deep - props.depthOffset);
   const crawler = new Builder({
-    filters: [debug2 ? (p2, isDirectory2) => {
-      const path2 = format(p2, isDirectory2);
+    filters: [debug2 ? (p3, isDirectory2) => {
+      const path2 = format(p3, isDirectory2);
       const matches2 = matcher(path2) && !ignore(path2);
       if (matches2) log(`matched ${path2}`);
       return matches2;
-    } : (p2, isDirectory2) => {
-      const path2 = format(p2, isDirectory2);
+    } : (p3, isDirectory2) => {
+      const path2 = format(p3, isDirectory2);
       return matcher(path2) && !ignore(path2);
     }],
-    exclude: debug2 ? (_2, p2) => {
-      const skipped = excludePredicate(_2, p2);
-      log(`${skipped ? "skipped" : "crawling"} ${p2}`);
+    exclude: debug2 ? (_3, p3) => {
+      const skipped = excludePredicate(_3, p3);
+      log(`${skipped ? "skipped" : "crawling"} ${p3}`);
       return skipped;
     } : excludePredicate,
     fs: options.fs,
@@ -68108,8 +68108,8 @@ function getCrawler(globInput, inputOptions = {}) {
   return patterns.length > 0 ? buildCrawler(options, patterns) : [];
 }
 async function glob(globInput, options) {
-  const [crawler, relative7] = getCrawler(globInput, options);
-  return crawler ? formatPaths(await crawler.withPromise(), relative7) : [];
+  const [crawler, relative9] = getCrawler(globInput, options);
+  return crawler ? formatPaths(await crawler.withPromise(), relative9) : [];
 }
 
 // src/cli/connection.ts
@@ -68372,7 +68372,7 @@ function maskSecrets(value) {
   if (value instanceof Secret) return MASK;
   if (Array.isArray(value)) return value.map(maskSecrets);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k2, v2]) => [k2, maskSecrets(v2)]));
+    return Object.fromEntries(Object.entries(value).map(([k3, v3]) => [k3, maskSecrets(v3)]));
   }
   return value;
 }
@@ -68380,7 +68380,7 @@ function revealSecrets(value) {
   if (value instanceof Secret) return value.reveal();
   if (Array.isArray(value)) return value.map(revealSecrets);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k2, v2]) => [k2, revealSecrets(v2)]));
+    return Object.fromEntries(Object.entries(value).map(([k3, v3]) => [k3, revealSecrets(v3)]));
   }
   return value;
 }
@@ -68411,21 +68411,21 @@ var SecretValues = class _SecretValues {
   /** Every spelling of every value, longest first (a value holding another is masked whole). */
   #forms;
   constructor(values) {
-    this.#values = [...new Set(values)].filter((v2) => v2.length >= MIN_MASKED_LENGTH);
-    this.#forms = [...new Set(this.#values.flatMap(spellings))].sort((a, b2) => b2.length - a.length);
+    this.#values = [...new Set(values)].filter((v3) => v3.length >= MIN_MASKED_LENGTH);
+    this.#forms = [...new Set(this.#values.flatMap(spellings))].sort((a, b3) => b3.length - a.length);
   }
   /** Every referenced value found anywhere inside `root` (a desired state, fields, lists...). */
   static of(root) {
     const found = [];
     const seen = /* @__PURE__ */ new WeakSet();
-    const walk = (v2) => {
-      if (v2 instanceof Secret) {
-        if (!v2.unresolved && v2.origin !== "literal") found.push(...v2.referenced());
+    const walk = (v3) => {
+      if (v3 instanceof Secret) {
+        if (!v3.unresolved && v3.origin !== "literal") found.push(...v3.referenced());
         return;
       }
-      if (v2 === null || typeof v2 !== "object" || seen.has(v2)) return;
-      seen.add(v2);
-      for (const x of Array.isArray(v2) ? v2 : Object.values(v2)) walk(x);
+      if (v3 === null || typeof v3 !== "object" || seen.has(v3)) return;
+      seen.add(v3);
+      for (const x of Array.isArray(v3) ? v3 : Object.values(v3)) walk(x);
     };
     walk(root);
     return new _SecretValues(found);
@@ -68447,13 +68447,13 @@ var SecretValues = class _SecretValues {
   /** Every string inside a JSON-like value masked, keys included. */
   value(value) {
     if (this.#values.length === 0) return value;
-    const walk = (v2) => {
-      if (typeof v2 === "string") return this.text(v2);
-      if (Array.isArray(v2)) return v2.map(walk);
-      if (v2 !== null && typeof v2 === "object" && !(v2 instanceof Secret)) {
-        return Object.fromEntries(Object.entries(v2).map(([k2, x]) => [this.text(k2), walk(x)]));
+    const walk = (v3) => {
+      if (typeof v3 === "string") return this.text(v3);
+      if (Array.isArray(v3)) return v3.map(walk);
+      if (v3 !== null && typeof v3 === "object" && !(v3 instanceof Secret)) {
+        return Object.fromEntries(Object.entries(v3).map(([k3, x]) => [this.text(k3), walk(x)]));
       }
-      return v2;
+      return v3;
     };
     return walk(value);
   }
@@ -68462,14 +68462,14 @@ var FINGERPRINT_COST = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 function secretsFingerprint(root, salt) {
   const pairs = /* @__PURE__ */ new Set();
   const seen = /* @__PURE__ */ new WeakSet();
-  const walk = (v2) => {
-    if (v2 instanceof Secret) {
-      if (!v2.unresolved && v2.origin !== "literal") pairs.add(JSON.stringify([v2.origin, v2.reveal()]));
+  const walk = (v3) => {
+    if (v3 instanceof Secret) {
+      if (!v3.unresolved && v3.origin !== "literal") pairs.add(JSON.stringify([v3.origin, v3.reveal()]));
       return;
     }
-    if (v2 === null || typeof v2 !== "object" || seen.has(v2)) return;
-    seen.add(v2);
-    for (const x of Array.isArray(v2) ? v2 : Object.values(v2)) walk(x);
+    if (v3 === null || typeof v3 !== "object" || seen.has(v3)) return;
+    seen.add(v3);
+    for (const x of Array.isArray(v3) ? v3 : Object.values(v3)) walk(x);
   };
   walk(root);
   if (pairs.size === 0) return void 0;
@@ -68516,7 +68516,7 @@ function encodeJson(body2, revealed = []) {
     }
     if (Array.isArray(value)) return value.map(reveal);
     if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-      return Object.fromEntries(Object.entries(value).map(([k2, v2]) => [k2, reveal(v2)]));
+      return Object.fromEntries(Object.entries(value).map(([k3, v3]) => [k3, reveal(v3)]));
     }
     return value;
   };
@@ -68623,9 +68623,9 @@ var ApiError = class extends Error {
   }
 };
 function rateLimitAdvice(untilMs, limitPerMinute) {
-  const at = new Date(untilMs).toISOString().replace(/\.\d+Z$/, "Z").replace("T", " ");
+  const at2 = new Date(untilMs).toISOString().replace(/\.\d+Z$/, "Z").replace("T", " ");
   const limit = limitPerMinute === void 0 ? "" : ` (it announces ${limitPerMinute} ${limitPerMinute === 1 ? "request" : "requests"} a minute for this user)`;
-  return `the platform's rate limit is used up until ${at}${limit}: run again after that, or keep the run under the limit with --max-rate`;
+  return `the platform's rate limit is used up until ${at2}${limit}: run again after that, or keep the run under the limit with --max-rate`;
 }
 var RateLimitSpentError = class extends Error {
   name = "RateLimitSpentError";
@@ -68719,9 +68719,9 @@ var RequestMetrics = class {
     this.#throttled += 1;
   }
   /** Counts a request that waited for its turn under pacing, holding the run back `ms` more. */
-  countPaced(ms) {
+  countPaced(ms2) {
     this.#pacedRequests += 1;
-    this.#pacedMs += ms;
+    this.#pacedMs += ms2;
   }
   /** Counts a collection re-read because a create's outcome was unknown (its response lost, or a 503). */
   countReread() {
@@ -68752,7 +68752,7 @@ var RequestMetrics = class {
     return this.#objects;
   }
   snapshot() {
-    const sorted = (map) => Object.fromEntries([...map.entries()].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0));
+    const sorted = (map) => Object.fromEntries([...map.entries()].sort(([a], [b3]) => a < b3 ? -1 : a > b3 ? 1 : 0));
     return {
       total: this.#total,
       retries: this.#retries,
@@ -69058,7 +69058,7 @@ var Redactor = class _Redactor {
   text(value) {
     if (this.#pattern === void 0) {
       const forms = [...this.#secrets].flatMap(spellings);
-      const alternatives = [...new Set(forms)].sort((a, b2) => b2.length - a.length).map((form) => form.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"));
+      const alternatives = [...new Set(forms)].sort((a, b3) => b3.length - a.length).map((form) => form.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"));
       this.#pattern = alternatives.length > 0 ? new RegExp(alternatives.join("|"), "gi") : null;
     }
     const out = value.replace(CREDENTIAL_PARAM, `$1${REDACTED}`);
@@ -69069,7 +69069,7 @@ var Redactor = class _Redactor {
     if (typeof value === "string") return this.text(value);
     if (Array.isArray(value)) return value.map((item) => this.value(item));
     if (value !== null && typeof value === "object") {
-      return Object.fromEntries(Object.entries(value).map(([k2, v2]) => [this.text(k2), this.value(v2)]));
+      return Object.fromEntries(Object.entries(value).map(([k3, v3]) => [this.text(k3), this.value(v3)]));
     }
     return value;
   }
@@ -69145,21 +69145,21 @@ function fieldsProblem(record, shape, prefix) {
   for (const [field, spec] of Object.entries(shape)) {
     const path2 = `${prefix}${field}`;
     const optional2 = isNested(spec) ? spec.optional : spec.endsWith("?");
-    const v2 = Object.hasOwn(record, field) ? record[field] : void 0;
-    if (optional2 && (v2 === void 0 || v2 === null)) continue;
-    if (v2 === void 0) {
+    const v3 = Object.hasOwn(record, field) ? record[field] : void 0;
+    if (optional2 && (v3 === void 0 || v3 === null)) continue;
+    if (v3 === void 0) {
       const expected = isNested(spec) ? spec.nested === "list" ? "a list" : "an object" : ARTICLE[spec];
       return `the field "${path2}" is missing (${expected} was expected)`;
     }
     if (!isNested(spec)) {
-      const problem2 = fieldProblem(v2, optional2 ? spec.slice(0, -1) : spec, path2);
+      const problem2 = fieldProblem(v3, optional2 ? spec.slice(0, -1) : spec, path2);
       if (problem2) return problem2;
     } else if (spec.nested === "object") {
-      const problem2 = fieldProblem(v2, spec.of, path2);
+      const problem2 = fieldProblem(v3, spec.of, path2);
       if (problem2) return problem2;
     } else {
-      if (!Array.isArray(v2)) return `the field "${path2}" is ${typeOf(v2)} (${sample(v2)}), not a list`;
-      for (const [i, item] of v2.entries()) {
+      if (!Array.isArray(v3)) return `the field "${path2}" is ${typeOf(v3)} (${sample(v3)}), not a list`;
+      for (const [i, item] of v3.entries()) {
         const problem2 = fieldProblem(item, spec.of, `${path2}[${i}]`);
         if (problem2) return problem2;
       }
@@ -69364,8 +69364,8 @@ function perPageOf(request, path2) {
   const asked = Number(request.query?.["per_page"] ?? fromLink ?? PER_PAGE);
   return Number.isSafeInteger(asked) && asked > 0 ? asked : PER_PAGE;
 }
-function seconds(ms) {
-  return ms < 1e3 ? `${ms} ms` : `${(ms / 1e3).toFixed(ms < 1e4 ? 1 : 0)} s`;
+function seconds(ms2) {
+  return ms2 < 1e3 ? `${ms2} ms` : `${(ms2 / 1e3).toFixed(ms2 < 1e4 ? 1 : 0)} s`;
 }
 var ApiClient = class {
   metrics = new RequestMetrics();
@@ -69413,7 +69413,7 @@ var ApiClient = class {
     };
     this.#userAgent = opts.userAgent ?? "forgeform";
     this.#debug = opts.debug;
-    this.#sleep = opts.sleep ?? ((ms) => delay(ms));
+    this.#sleep = opts.sleep ?? ((ms2) => delay(ms2));
     const maxRate = opts.maxRatePerMinute;
     if (maxRate !== void 0 && !(Number.isFinite(maxRate) && maxRate > 0)) {
       throw new ClientConfigError(`maxRatePerMinute must be a number above 0, got ${maxRate}`);
@@ -69463,7 +69463,7 @@ var ApiClient = class {
   }
   /** Sends one request (retrying where safe) and returns status, headers and parsed body; throws on non-2xx. */
   async request(method, path2, opts = {}) {
-    const { bytes: _2, ...response } = await this.#exchange(method, path2, opts);
+    const { bytes: _3, ...response } = await this.#exchange(method, path2, opts);
     return response;
   }
   async #exchange(method, path2, opts) {
@@ -69554,17 +69554,17 @@ var ApiClient = class {
     let last = firstNumber;
     if (info2.totalPages !== void 0 && info2.next !== void 0 && "page" in info2.next) {
       const from = info2.next.page;
-      const to = info2.totalPages;
-      if (to - firstNumber + 1 > this.#maxPages) {
+      const to2 = info2.totalPages;
+      if (to2 - firstNumber + 1 > this.#maxPages) {
         throw new ResponseError(
           "GET",
           shownPath,
           200,
-          `the server says the list has ${to.toLocaleString("en-US")} pages (X-Total-Pages), more than the ${this.#maxPages.toLocaleString("en-US")} forgeform reads from one list (${(this.#maxPages * PER_PAGE).toLocaleString("en-US")} objects at ${PER_PAGE} per page): not reading it`
+          `the server says the list has ${to2.toLocaleString("en-US")} pages (X-Total-Pages), more than the ${this.#maxPages.toLocaleString("en-US")} forgeform reads from one list (${(this.#maxPages * PER_PAGE).toLocaleString("en-US")} objects at ${PER_PAGE} per page): not reading it`
         );
       }
-      if (from <= to) {
-        const pages = await this.#window(from, to, (n2) => fetchPage({ page: n2 }));
+      if (from <= to2) {
+        const pages = await this.#window(from, to2, (n2) => fetchPage({ page: n2 }));
         for (const [offset, page] of pages.entries()) {
           items.push(...page.items);
           seen.add(`page:${from + offset}`);
@@ -69607,12 +69607,12 @@ var ApiClient = class {
    * into a huge queue), and stops scheduling after an empty page. Resolves to the pages in order, up to and
    * including the first empty one.
    */
-  async #window(from, to, fetch) {
+  async #window(from, to2, fetch) {
     const pages = [];
     let next = from;
     let stop = false;
     const worker = async () => {
-      while (!stop && next <= to) {
+      while (!stop && next <= to2) {
         const n2 = next++;
         try {
           const page = await fetch(n2);
@@ -69624,7 +69624,7 @@ var ApiClient = class {
         }
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.#concurrency, to - from + 1) }, worker));
+    await Promise.all(Array.from({ length: Math.min(this.#concurrency, to2 - from + 1) }, worker));
     const ordered = [];
     for (const page of pages) {
       if (page === void 0) break;
@@ -69696,11 +69696,11 @@ var ApiClient = class {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#debug) {
-      const m2 = this.metrics;
-      const { total, retries } = m2.snapshot();
+      const m3 = this.metrics;
+      const { total, retries } = m3.snapshot();
       const rate = this.#pacer.rate;
       this.#debug(
-        `requests: ${total} sent, ${retries} retries, ${m2.throttled} answered 429 (rate limited); ${m2.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m2.pacedMs))}${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}; ${m2.rereads} collections re-read after a create's outcome was unknown`
+        `requests: ${total} sent, ${retries} retries, ${m3.throttled} answered 429 (rate limited); ${m3.pacedRequests} waited for their turn, holding the run back ${seconds(Math.round(m3.pacedMs))}${Number.isFinite(rate) ? `; pacing at ${Math.round(rate)}/min at the end` : ""}; ${m3.rereads} collections re-read after a create's outcome was unknown`
       );
     }
     await this.#pool.close();
@@ -69819,12 +69819,12 @@ var ApiClient = class {
       } else {
         if (result.error instanceof TooLarge) {
           const { status, limit, declared } = result.error;
-          const size = declared === void 0 ? "" : ` (${mebibytes(declared)} announced)`;
+          const size2 = declared === void 0 ? "" : ` (${mebibytes(declared)} announced)`;
           const error2 = new ResponseError(
             req.method,
             req.shownPath,
             status,
-            `the response body is larger than the ${mebibytes(limit)} limit${size}: not read. If the platform really answers this with that much, raise the limit with --max-response-mb`
+            `the response body is larger than the ${mebibytes(limit)} limit${size2}: not read. If the platform really answers this with that much, raise the limit with --max-response-mb`
           );
           if (!idempotent && status >= 200 && status < 300) {
             throw new OutcomeUnknownError(req.method, req.shownPath, error2);
@@ -69924,16 +69924,16 @@ var ApiClient = class {
       throw new TooLarge(status, limit, declared);
     }
     const chunks = [];
-    let size = 0;
+    let size2 = 0;
     for await (const chunk of body2) {
-      size += chunk.length;
-      if (size > limit) {
+      size2 += chunk.length;
+      if (size2 > limit) {
         body2.destroy();
         throw new TooLarge(status, limit, declared);
       }
       chunks.push(chunk);
     }
-    return Buffer.concat(chunks, size);
+    return Buffer.concat(chunks, size2);
   }
 };
 async function encodeMultipart(form) {
@@ -69951,9 +69951,9 @@ function splitQuery(path2) {
 var RATE_UNITS = { s: 60, sec: 60, min: 1, h: 1 / 60, hour: 1 / 60 };
 function parseRate(flag) {
   return (value) => {
-    const m2 = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|min|h|hour))?$/.exec(value.trim());
-    const perMinute2 = Number(m2?.[1]) * (RATE_UNITS[m2?.[2] ?? "min"] ?? 0);
-    if (!m2 || !(perMinute2 > 0) || !Number.isFinite(perMinute2)) {
+    const m3 = /^(\d+(?:\.\d+)?)\s*(?:\/\s*(s|sec|min|h|hour))?$/.exec(value.trim());
+    const perMinute2 = Number(m3?.[1]) * (RATE_UNITS[m3?.[2] ?? "min"] ?? 0);
+    if (!m3 || !(perMinute2 > 0) || !Number.isFinite(perMinute2)) {
       throw new InvalidArgumentError(
         `${flag} needs requests per minute, second or hour above 0, e.g. 600/min, 10/s or 7200/h; got "${value}"`
       );
@@ -70069,18 +70069,18 @@ function formatRef(ref2) {
 var Diagnostics = class {
   #items = [];
   #seen = /* @__PURE__ */ new Set();
-  add(severity, at, path2, message) {
-    const d2 = { severity, file: at.file, line: at.line, col: at.col, path: path2, message };
+  add(severity, at2, path2, message) {
+    const d2 = { severity, file: at2.file, line: at2.line, col: at2.col, path: path2, message };
     const id = `${d2.severity}\0${d2.file}:${d2.line}:${d2.col}\0${d2.message}`;
     if (this.#seen.has(id)) return;
     this.#seen.add(id);
     this.#items.push(d2);
   }
-  error(at, path2, message) {
-    this.add("error", at, path2, message);
+  error(at2, path2, message) {
+    this.add("error", at2, path2, message);
   }
-  warning(at, path2, message) {
-    this.add("warning", at, path2, message);
+  warning(at2, path2, message) {
+    this.add("warning", at2, path2, message);
   }
   get hasErrors() {
     return this.#items.some((d2) => d2.severity === "error");
@@ -70092,7 +70092,7 @@ var Diagnostics = class {
       return i === -1 ? fileOrder.length : i;
     };
     return [...this.#items].sort(
-      (a, b2) => rank(a.file) - rank(b2.file) || a.file.localeCompare(b2.file) || a.line - b2.line || a.col - b2.col
+      (a, b3) => rank(a.file) - rank(b3.file) || a.file.localeCompare(b3.file) || a.line - b3.line || a.col - b3.col
     );
   }
 };
@@ -70105,18 +70105,18 @@ function renderPath(path2) {
   }
   return out;
 }
-function distance(a, b2) {
-  const prev = Array.from({ length: b2.length + 1 }, (_2, i) => i);
+function distance(a, b3) {
+  const prev = Array.from({ length: b3.length + 1 }, (_3, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let diag = prev[0];
     prev[0] = i;
-    for (let j = 1; j <= b2.length; j++) {
-      const up = prev[j];
-      prev[j] = Math.min(up + 1, prev[j - 1] + 1, diag + (a[i - 1] === b2[j - 1] ? 0 : 1));
+    for (let j2 = 1; j2 <= b3.length; j2++) {
+      const up = prev[j2];
+      prev[j2] = Math.min(up + 1, prev[j2 - 1] + 1, diag + (a[i - 1] === b3[j2 - 1] ? 0 : 1));
       diag = up;
     }
   }
-  return prev[b2.length];
+  return prev[b3.length];
 }
 function didYouMean(word, candidates) {
   let best;
@@ -70140,8 +70140,8 @@ var COLS = 4096;
 var LINES = 1 << 18;
 var Positions = class {
   /** `size`: how many keys the map will hold, when known (its array is then allocated at that size). */
-  constructor(size = 0) {
-    this.size = size;
+  constructor(size2 = 0) {
+    this.size = size2;
   }
   size;
   /** Key, file and packed position of each small entry, one after the other. */
@@ -70167,11 +70167,11 @@ var Positions = class {
     const i = this.#find(key);
     const packable = loc.text === void 0 && Number.isInteger(loc.line) && Number.isInteger(loc.col) && loc.line >= 0 && loc.line < LINES && loc.col >= 0 && loc.col < COLS;
     if (packable && (i >= 0 || this.#count < SMALL && !this.#map?.has(key))) {
-      const at = i >= 0 ? i : this.#count++;
+      const at2 = i >= 0 ? i : this.#count++;
       this.#slots ??= this.size > 0 ? new Array(3 * Math.min(this.size, SMALL)) : [];
-      this.#slots[3 * at] = key;
-      this.#slots[3 * at + 1] = loc.file;
-      this.#slots[3 * at + 2] = loc.line * COLS + loc.col;
+      this.#slots[3 * at2] = key;
+      this.#slots[3 * at2 + 1] = loc.file;
+      this.#slots[3 * at2 + 2] = loc.line * COLS + loc.col;
       return this;
     }
     if (i >= 0) {
@@ -70204,9 +70204,9 @@ function locate(root, path2, which2 = "value") {
     const seg = path2[i];
     const meta = getMeta(current);
     const last = i === path2.length - 1;
-    const k2 = String(seg);
+    const k3 = String(seg);
     if (meta) {
-      const found = last && which2 === "key" ? meta.keys.get(k2) ?? meta.values.get(k2) : meta.values.get(k2);
+      const found = last && which2 === "key" ? meta.keys.get(k3) ?? meta.values.get(k3) : meta.values.get(k3);
       if (found) best = found;
       else break;
     }
@@ -70286,24 +70286,24 @@ function resolveManifestPath(manifestFile, written, root, mustExist) {
 }
 function interpolate(value, manifestPath, opts, diags) {
   const walk = (container, key, path2) => {
-    const v2 = container[key];
-    if (typeof v2 === "string") {
-      const r = resolveString(v2, container, key, path2, opts, diags);
-      if (r !== v2) container[key] = r;
-    } else if (Array.isArray(v2)) {
-      for (let i = 0; i < v2.length; i++) walk(v2, i, [...path2, i]);
-    } else if (v2 !== null && typeof v2 === "object" && !(v2 instanceof Secret)) {
-      for (const k2 of Object.keys(v2)) walk(v2, k2, [...path2, k2]);
+    const v3 = container[key];
+    if (typeof v3 === "string") {
+      const r = resolveString(v3, container, key, path2, opts, diags);
+      if (r !== v3) container[key] = r;
+    } else if (Array.isArray(v3)) {
+      for (let i = 0; i < v3.length; i++) walk(v3, i, [...path2, i]);
+    } else if (v3 !== null && typeof v3 === "object" && !(v3 instanceof Secret)) {
+      for (const k3 of Object.keys(v3)) walk(v3, k3, [...path2, k3]);
     }
   };
   if (value !== null && typeof value === "object") {
     if (Array.isArray(value)) for (let i = 0; i < value.length; i++) walk(value, i, [...manifestPath, i]);
-    else for (const k2 of Object.keys(value)) walk(value, k2, [...manifestPath, k2]);
+    else for (const k3 of Object.keys(value)) walk(value, k3, [...manifestPath, k3]);
   }
 }
 function resolveString(text, container, key, path2, opts, diags) {
   if (!text.includes("${")) return text;
-  const at = valueLoc(container, key);
+  const at2 = valueLoc(container, key);
   const origins = [];
   const parts = [];
   let failed = false;
@@ -70313,39 +70313,39 @@ function resolveString(text, container, key, path2, opts, diags) {
     if (scheme === "env") {
       origins.push(`env:${name}`);
       if (!ENV_NAME.test(name)) {
-        diags.error(at, renderPath(path2), `"\${env:${name}}" is not a valid environment variable name`);
+        diags.error(at2, renderPath(path2), `"\${env:${name}}" is not a valid environment variable name`);
         failed = true;
         return "";
       }
       if (!opts.secrets) return "";
-      const v2 = opts.env[name];
-      if (v2 === void 0) {
+      const v3 = opts.env[name];
+      if (v3 === void 0) {
         diags.error(
-          at,
+          at2,
           renderPath(path2),
           `environment variable ${name} is not set (referenced as \${env:${name}}); set it, or run validate with --no-secrets`
         );
         failed = true;
         return "";
       }
-      parts.push(v2);
-      return v2;
+      parts.push(v3);
+      return v3;
     }
     origins.push(`file:${name}`);
-    const found = resolveManifestPath(at.file, name, opts.root, opts.secrets);
+    const found = resolveManifestPath(at2.file, name, opts.root, opts.secrets);
     if ("error" in found) {
-      diags.error(at, renderPath(path2), `\${file:${name}}: ${found.error}`);
+      diags.error(at2, renderPath(path2), `\${file:${name}}: ${found.error}`);
       failed = true;
       return "";
     }
     if (!opts.secrets) return "";
-    const size = statSync2(found.path).size;
+    const size2 = statSync2(found.path).size;
     const max = opts.maxFileBytes ?? 1024 * 1024;
-    if (size > max) {
+    if (size2 > max) {
       diags.error(
-        at,
+        at2,
         renderPath(path2),
-        `\${file:${name}}: the file has ${size} bytes; at most ${max} are read`
+        `\${file:${name}}: the file has ${size2} bytes; at most ${max} are read`
       );
       failed = true;
       return "";
@@ -70373,15 +70373,15 @@ function parsePattern(key) {
   const prefix = key.replace(/\/?\*\*?$/, "");
   return { prefix, depth };
 }
-var lower = (s) => s.toLowerCase();
+var lower = (s3) => s3.toLowerCase();
 function matchesKey(key, path2) {
   if (!isPattern(key)) return lower(key) === lower(path2);
   const { prefix, depth } = parsePattern(key);
-  const p2 = lower(path2);
-  if (prefix === "") return depth === "subtree" || !p2.includes("/");
+  const p3 = lower(path2);
+  if (prefix === "") return depth === "subtree" || !p3.includes("/");
   const base2 = `${lower(prefix)}/`;
-  if (!p2.startsWith(base2)) return false;
-  return depth === "subtree" || !p2.slice(base2.length).includes("/");
+  if (!p3.startsWith(base2)) return false;
+  return depth === "subtree" || !p3.slice(base2.length).includes("/");
 }
 function excepts(entry, path2) {
   if (matchesKey(entry, path2)) return true;
@@ -70454,7 +70454,7 @@ function mergeNodes(base2, over) {
     Object.entries(base2.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
   );
   const fields = { ...base2.fields, ...over.fields };
-  const needs = [.../* @__PURE__ */ new Set([...base2.needs ?? [], ...over.needs ?? []])].filter((k2) => !(k2 in fields));
+  const needs = [.../* @__PURE__ */ new Set([...base2.needs ?? [], ...over.needs ?? []])].filter((k3) => !(k3 in fields));
   const { needs: _needs, ...rest } = over;
   return {
     ...rest,
@@ -70478,26 +70478,26 @@ var CRON_FIELDS = [
 ];
 var HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
 function isHashedCron(cron) {
-  return cron.trim().split(/\s+/).some((f2) => f2.startsWith("H"));
+  return cron.trim().split(/\s+/).some((f3) => f3.startsWith("H"));
 }
 function parseHashedField(field, i) {
   const spec = CRON_FIELDS[i];
   if (!spec)
     return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
-  const m2 = HASHED.exec(field);
-  if (!m2) {
+  const m3 = HASHED.exec(field);
+  if (!m3) {
     return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
   }
   const [min, max] = spec.bounds;
-  const lo = m2[1] !== void 0 ? Number(m2[1]) : spec.pick[0];
-  const hi = m2[2] !== void 0 ? Number(m2[2]) : spec.pick[1];
-  const step = m2[3] !== void 0 ? Number(m2[3]) : void 0;
-  if (lo < min || hi > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
-  if (lo > hi) return `"${field}": the ${spec.name} range ${lo}-${hi} is empty (write the lower bound first)`;
+  const lo2 = m3[1] !== void 0 ? Number(m3[1]) : spec.pick[0];
+  const hi2 = m3[2] !== void 0 ? Number(m3[2]) : spec.pick[1];
+  const step = m3[3] !== void 0 ? Number(m3[3]) : void 0;
+  if (lo2 < min || hi2 > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
+  if (lo2 > hi2) return `"${field}": the ${spec.name} range ${lo2}-${hi2} is empty (write the lower bound first)`;
   if (step !== void 0 && (step < 1 || step > max - min + 1)) {
     return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
   }
-  return { lo, hi, step };
+  return { lo: lo2, hi: hi2, step };
 }
 function hashedCronProblem(cron) {
   const fields = cron.trim().split(/\s+/);
@@ -70513,31 +70513,31 @@ function cronForValidation(cron) {
 }
 function hashedCron(cron, seed) {
   const fields = cron.trim().split(/\s+/);
-  if (!fields.some((f2) => HASHED.test(f2))) return cron;
+  if (!fields.some((f3) => HASHED.test(f3))) return cron;
   const digest2 = createHash("sha256").update(seed).digest();
   return fields.map((field, i) => {
     const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
     if (typeof parsed === "string") return field;
-    const { lo, hi, step } = parsed;
+    const { lo: lo2, hi: hi2, step } = parsed;
     const n2 = digest2.readUInt32BE(i * 4 % (digest2.length - 3));
-    if (step !== void 0) return `${lo + n2 % Math.min(step, hi - lo + 1)}-${hi}/${step}`;
-    return String(lo + n2 % (hi - lo + 1));
+    if (step !== void 0) return `${lo2 + n2 % Math.min(step, hi2 - lo2 + 1)}-${hi2}/${step}`;
+    return String(lo2 + n2 % (hi2 - lo2 + 1));
   }).join(" ");
 }
 function withHashedCrons(project) {
   const schedules = project.children["pipeline_schedules"];
-  if (!schedules?.items.some((s) => typeof s.fields["cron"] === "string")) return project;
+  if (!schedules?.items.some((s3) => typeof s3.fields["cron"] === "string")) return project;
   return {
     ...project,
     children: {
       ...project.children,
       pipeline_schedules: {
         ...schedules,
-        items: schedules.items.map((s) => {
-          const cron = s.fields["cron"];
-          if (typeof cron !== "string") return s;
-          const concrete = hashedCron(cron, `${project.key}#${s.key}`);
-          return concrete === cron ? s : { ...s, fields: { ...s.fields, cron: concrete } };
+        items: schedules.items.map((s3) => {
+          const cron = s3.fields["cron"];
+          if (typeof cron !== "string") return s3;
+          const concrete = hashedCron(cron, `${project.key}#${s3.key}`);
+          return concrete === cron ? s3 : { ...s3, fields: { ...s3.fields, cron: concrete } };
         })
       }
     }
@@ -70768,12 +70768,12 @@ function checkHttpUrl(value) {
   return void 0;
 }
 function checkBadgeUrl(value) {
-  const unknown = [...value.matchAll(/%\{[^}]*\}/g)].map((m2) => m2[0]).filter((p2) => !BADGE_PLACEHOLDERS.includes(p2));
+  const unknown = [...value.matchAll(/%\{[^}]*\}/g)].map((m3) => m3[0]).filter((p3) => !BADGE_PLACEHOLDERS.includes(p3));
   if (unknown.length > 0) {
     return `unknown placeholder ${unknown.join(", ")}; only ${BADGE_PLACEHOLDERS.join(", ")} are replaced`;
   }
   let filled = value;
-  for (const p2 of BADGE_PLACEHOLDERS) filled = filled.split(p2).join("x");
+  for (const p3 of BADGE_PLACEHOLDERS) filled = filled.split(p3).join("x");
   return checkHttpUrl(filled) === void 0 ? void 0 : checkHttpUrl(value);
 }
 function checkHexColor(value) {
@@ -70826,15 +70826,15 @@ var UNIT_SECONDS = {
 };
 function parseHumanDuration(value) {
   const text = value.trim().toLowerCase().replace(/,|\band\b/g, " ");
-  const re = /(\d+(?:\.\d+)?)\s*([a-z]+)/g;
+  const re2 = /(\d+(?:\.\d+)?)\s*([a-z]+)/g;
   let total = 0;
   let consumed = "";
-  for (const m2 of text.matchAll(re)) {
-    const unit = m2[2].replace(/s$/, "");
-    const seconds2 = UNIT_SECONDS[unit] ?? UNIT_SECONDS[m2[2]];
+  for (const m3 of text.matchAll(re2)) {
+    const unit = m3[2].replace(/s$/, "");
+    const seconds2 = UNIT_SECONDS[unit] ?? UNIT_SECONDS[m3[2]];
     if (seconds2 === void 0) return void 0;
-    total += Number(m2[1]) * seconds2;
-    consumed += m2[0];
+    total += Number(m3[1]) * seconds2;
+    consumed += m3[0];
   }
   if (consumed.replace(/\s+/g, "") !== text.replace(/\s+/g, "") || consumed === "") return void 0;
   return total;
@@ -70858,16 +70858,16 @@ var FORMAT_CHECKS = {
   "archive-age": checkArchiveAge
 };
 function standardFormatMessage(format, value) {
-  const v2 = JSON.stringify(value);
+  const v3 = JSON.stringify(value);
   switch (format) {
     case "date":
-      return `${v2} is not a date; write YYYY-MM-DD, e.g. "2026-03-31"`;
+      return `${v3} is not a date; write YYYY-MM-DD, e.g. "2026-03-31"`;
     case "date-time":
-      return `${v2} is not an ISO 8601 date and time; write e.g. "2026-01-05T08:00:00Z"`;
+      return `${v3} is not an ISO 8601 date and time; write e.g. "2026-01-05T08:00:00Z"`;
     case "email":
-      return `${v2} is not an e-mail address`;
+      return `${v3} is not an e-mail address`;
     default:
-      return `${v2} is not a valid ${format}`;
+      return `${v3} is not a valid ${format}`;
   }
 }
 
@@ -70882,18 +70882,18 @@ var UNIT_SECONDS2 = [
   [/^(y|yrs?|years?)$/, 31557600]
 ];
 function durationSeconds(text) {
-  const s = text.trim().toLowerCase().replace(/,|\band\b/g, " ");
-  if (s.length > 200) return void 0;
-  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s));
+  const s3 = text.trim().toLowerCase().replace(/,|\band\b/g, " ");
+  if (s3.length > 200) return void 0;
+  if (/^\d+(\.\d+)?$/.test(s3)) return Math.round(Number(s3));
   let total = 0;
   let consumed = "";
-  for (const m2 of s.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
-    const unit = UNIT_SECONDS2.find(([r]) => r.test(m2[2] ?? ""));
+  for (const m3 of s3.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
+    const unit = UNIT_SECONDS2.find(([r]) => r.test(m3[2] ?? ""));
     if (!unit) return void 0;
-    total += Number(m2[1]) * unit[1];
-    consumed += m2[0];
+    total += Number(m3[1]) * unit[1];
+    consumed += m3[0];
   }
-  if (consumed === "" || consumed.replace(/\s/g, "") !== s.replace(/\s/g, "")) return void 0;
+  if (consumed === "" || consumed.replace(/\s/g, "") !== s3.replace(/\s/g, "")) return void 0;
   return Math.round(total);
 }
 var canonicalZones = /* @__PURE__ */ new Map();
@@ -70915,8 +70915,8 @@ var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{
 function instantOf(value) {
   if (value instanceof Date) return value.getTime();
   if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
-    const ms = Date.parse(value.trim());
-    return Number.isNaN(ms) ? void 0 : ms;
+    const ms2 = Date.parse(value.trim());
+    return Number.isNaN(ms2) ? void 0 : ms2;
   }
   return void 0;
 }
@@ -70925,12 +70925,12 @@ function canonicalSshKey(text) {
   return blob ? `${type} ${blob}` : text.trim();
 }
 var NORMALIZERS = {
-  duration: (v2) => durationSeconds(v2) ?? v2.trim(),
+  duration: (v3) => durationSeconds(v3) ?? v3.trim(),
   timezone: canonicalTimeZone,
-  ref: (v2) => v2.trim().replace(/^refs\/(heads|tags)\//, ""),
-  instant: (v2) => instantOf(v2) ?? v2,
-  lowercase: (v2) => v2.trim().toLowerCase(),
-  whitespace: (v2) => v2.trim().replace(/\s+/g, " "),
+  ref: (v3) => v3.trim().replace(/^refs\/(heads|tags)\//, ""),
+  instant: (v3) => instantOf(v3) ?? v3,
+  lowercase: (v3) => v3.trim().toLowerCase(),
+  whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
   "ssh-key": canonicalSshKey
 };
 function isNormalizerName(name) {
@@ -70942,7 +70942,7 @@ function normalizeValue(name, value) {
 }
 
 // src/manifest/rules.ts
-var isObj = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
+var isObj = (v3) => v3 !== null && typeof v3 === "object" && !Array.isArray(v3);
 function wikiSlug(title) {
   return title.trim().replace(/[\s<>+]/g, "-");
 }
@@ -70965,20 +70965,20 @@ function identityOf(written, spec, collection, itemSchema2) {
   const labels = [];
   const compares = [];
   let unknown = false;
-  for (const f2 of fields) {
-    const v2 = item[f2];
+  for (const f3 of fields) {
+    const v3 = item[f3];
     let key;
-    if (isSecret(v2)) {
-      key = v2.reveal();
-      labels.push(v2.shown);
-      unknown ||= v2.unresolved;
-    } else if (v2 === void 0 || v2 === null || typeof v2 === "object") return void 0;
+    if (isSecret(v3)) {
+      key = v3.reveal();
+      labels.push(v3.shown);
+      unknown ||= v3.unresolved;
+    } else if (v3 === void 0 || v3 === null || typeof v3 === "object") return void 0;
     else {
-      key = String(v2);
+      key = String(v3);
       labels.push(key);
     }
     keys.push(key);
-    const normalizer = props[f2]?.["x-normalize"];
+    const normalizer = props[f3]?.["x-normalize"];
     compares.push(isNormalizerName(normalizer) ? String(normalizeValue(normalizer, key)) : key);
   }
   return { key: keys.join("#"), label: labels.join("#"), compare: compares.join("#"), unknown };
@@ -70990,17 +70990,17 @@ function checkBody(value, schema, path2, ctx) {
   const props = schema.properties ?? {};
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
-    const v2 = value[key];
+    const v3 = value[key];
     const prop = schemas.resolve(raw);
     const fieldPath = [...path2, key];
     const requires = raw["x-requires"] ?? prop["x-requires"];
-    if (requires && (v2 === true || typeof v2 === "string" && v2 !== "")) {
+    if (requires && (v3 === true || typeof v3 === "string" && v3 !== "")) {
       const missing = requires.filter((r) => value[r] === void 0 || value[r] === null || value[r] === "");
       if (missing.length > 0) {
         diags.error(
           keyLoc(value, key),
           renderPath(fieldPath),
-          `${key}${v2 === true ? ": true" : " is set, so it"} requires ${missing.join(", ")}; set ${missing.length === 1 ? "it" : "them"} in the same place`
+          `${key}${v3 === true ? ": true" : " is set, so it"} requires ${missing.join(", ")}; set ${missing.length === 1 ? "it" : "them"} in the same place`
         );
       }
     }
@@ -71013,44 +71013,44 @@ function checkBody(value, schema, path2, ctx) {
       );
     }
     const sizes = raw["x-key-sizes"] ?? prop["x-key-sizes"];
-    if (sizes && typeof v2 === "number" && v2 !== 0 && v2 !== -1 && !sizes.includes(v2)) {
+    if (sizes && typeof v3 === "number" && v3 !== 0 && v3 !== -1 && !sizes.includes(v3)) {
       diags.error(
         valueLoc(value, key),
         renderPath(fieldPath),
-        `${v2} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
+        `${v3} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
       );
     }
     const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v2) && identity) {
+    if (prop.type === "array" && Array.isArray(v3) && identity) {
       const itemSchema2 = schemas.resolve(prop.items);
-      v2.forEach((item, i) => {
+      v3.forEach((item, i) => {
         if (!isObj(item)) return;
         checkItem(key, item, [...fieldPath, i], ctx);
         checkBody(item, itemSchema2, [...fieldPath, i], ctx);
       });
-    } else if (prop["x-singleton"] === true && isObj(v2)) {
-      checkItem(key, v2, fieldPath, ctx);
-      checkBody(v2, prop, fieldPath, ctx);
+    } else if (prop["x-singleton"] === true && isObj(v3)) {
+      checkItem(key, v3, fieldPath, ctx);
+      checkBody(v3, prop, fieldPath, ctx);
     }
   }
 }
-function isPlainString(v2) {
-  return typeof v2 === "string" && !hasReference(v2);
+function isPlainString(v3) {
+  return typeof v3 === "string" && !hasReference(v3);
 }
 function checkFilePath(container, key, path2, mustExist, ctx) {
   const written = container[key];
   if (typeof written !== "string") return;
-  const at = valueLoc(container, key);
+  const at2 = valueLoc(container, key);
   if (hasReference(written)) {
     ctx.diags.error(
-      at,
+      at2,
       renderPath(path2),
       `a file path is taken as written: \${env:} and \${file:} are not resolved in it; write the path itself`
     );
     return;
   }
-  const r = resolveManifestPath(at.file, written, ctx.root, mustExist);
-  if ("error" in r) ctx.diags.error(at, renderPath(path2), r.error);
+  const r = resolveManifestPath(at2.file, written, ctx.root, mustExist);
+  if ("error" in r) ctx.diags.error(at2, renderPath(path2), r.error);
 }
 function checkItem(collection, item, path2, ctx) {
   const { diags } = ctx;
@@ -71062,7 +71062,7 @@ function checkItem(collection, item, path2, ctx) {
       const deployers = ["access_level", "user", "group"];
       levels.forEach((entry, i) => {
         if (!isObj(entry)) return;
-        const set = deployers.filter((k2) => entry[k2] !== void 0);
+        const set = deployers.filter((k3) => entry[k3] !== void 0);
         if (set.length !== 1) {
           diags.error(
             selfLoc(entry),
@@ -71087,7 +71087,7 @@ function checkItem(collection, item, path2, ctx) {
       checkFilePath(item, "content_file", [...path2, "content_file"], true, ctx);
       const attachments = page.attachments;
       if (Array.isArray(attachments)) {
-        attachments.forEach((_2, i) => {
+        attachments.forEach((_3, i) => {
           checkFilePath(attachments, i, [...path2, "attachments", i], true, ctx);
         });
       }
@@ -71097,27 +71097,27 @@ function checkItem(collection, item, path2, ctx) {
       checkFilePath(item, "token_file", [...path2, "token_file"], false, ctx);
       break;
     case "broadcast_messages": {
-      const { starts_at: s, ends_at: e } = item;
-      if (isPlainString(s) && isPlainString(e)) {
-        const a = Date.parse(s);
-        const b2 = Date.parse(e);
-        if (!Number.isNaN(a) && !Number.isNaN(b2) && b2 <= a) {
+      const { starts_at: s3, ends_at: e } = item;
+      if (isPlainString(s3) && isPlainString(e)) {
+        const a = Date.parse(s3);
+        const b3 = Date.parse(e);
+        if (!Number.isNaN(a) && !Number.isNaN(b3) && b3 <= a) {
           diags.error(
             valueLoc(item, "ends_at"),
             renderPath([...path2, "ends_at"]),
-            `ends_at (${e}) must be after starts_at (${s})`
+            `ends_at (${e}) must be after starts_at (${s3})`
           );
         }
       }
       break;
     }
     case "milestones": {
-      const { start_date: s, due_date: d2 } = item;
-      if (isPlainString(s) && isPlainString(d2) && d2 < s) {
+      const { start_date: s3, due_date: d2 } = item;
+      if (isPlainString(s3) && isPlainString(d2) && d2 < s3) {
         diags.error(
           valueLoc(item, "due_date"),
           renderPath([...path2, "due_date"]),
-          `due_date (${d2}) is before start_date (${s})`
+          `due_date (${d2}) is before start_date (${s3})`
         );
       }
       break;
@@ -71131,7 +71131,7 @@ function checkItem(collection, item, path2, ctx) {
         );
       }
       const level = item.level;
-      const events = Object.keys(item).filter((k2) => k2 !== "level" && k2 !== "notification_email");
+      const events = Object.keys(item).filter((k3) => k3 !== "level" && k3 !== "notification_email");
       if (events.length > 0 && level !== void 0 && level !== "custom") {
         diags.warning(
           keyLoc(item, events[0]),
@@ -71144,7 +71144,7 @@ function checkItem(collection, item, path2, ctx) {
   }
 }
 function checkGroupVisibility(groups, diags) {
-  const byPath = new Map([...groups].map(([p2, b2]) => [p2.toLowerCase(), b2]));
+  const byPath = new Map([...groups].map(([p3, b3]) => [p3.toLowerCase(), b3]));
   for (const [path2, body2] of groups) {
     const vis = body2.visibility;
     if (!isPlainString(vis)) continue;
@@ -71167,36 +71167,36 @@ function checkIdentities(value, schema, path2, ctx, shared) {
   const props = schema.properties ?? {};
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
-    const v2 = value[key];
+    const v3 = value[key];
     const prop = schemas.resolve(raw);
     const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v2) && identity) {
+    if (prop.type === "array" && Array.isArray(v3) && identity) {
       const itemSchema2 = schemas.resolve(prop.items);
       const sharedFields = itemSchema2["x-shared-fields"] ?? [];
       const seen = /* @__PURE__ */ new Map();
-      v2.forEach((item, i) => {
+      v3.forEach((item, i) => {
         if (!isObj(item)) return;
         const itemPath2 = [...path2, key, i];
         const id = identityOf(item, identity, key, itemSchema2);
         if (id !== void 0 && !id.unknown) {
           const first = seen.get(id.compare);
-          const at = selfLoc(item);
+          const at2 = selfLoc(item);
           if (first) {
             diags.error(
-              at,
+              at2,
               renderPath(itemPath2),
               `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`
             );
           } else {
-            seen.set(id.compare, at);
+            seen.set(id.compare, at2);
             if (sharedFields.length > 0 && item.state !== "absent")
               checkShared(key, id, item, sharedFields, itemPath2, shared, diags);
           }
         }
         checkIdentities(item, itemSchema2, itemPath2, ctx, shared);
       });
-    } else if (prop["x-singleton"] === true && isObj(v2)) {
-      checkIdentities(v2, prop, [...path2, key], ctx, shared);
+    } else if (prop["x-singleton"] === true && isObj(v3)) {
+      checkIdentities(v3, prop, [...path2, key], ctx, shared);
     }
   }
 }
@@ -71207,43 +71207,43 @@ function checkShared(collection, id, item, fields, path2, shared, diags) {
     shared.set(slot, { values: item, at: selfLoc(item), label: id.label });
     return;
   }
-  for (const f2 of fields) {
-    const mine = item[f2];
-    const theirs = first.values[f2];
+  for (const f3 of fields) {
+    const mine = item[f3];
+    const theirs = first.values[f3];
     if (mine === void 0 || theirs === void 0) continue;
     const same = isSecret(mine) || isSecret(theirs) ? textOf(mine) === textOf(theirs) : mine === theirs;
     if (same) continue;
     const show = (x) => isSecret(x) ? x.shown : JSON.stringify(x);
     diags.error(
-      valueLoc(item, f2),
-      renderPath([...path2, f2]),
-      `${collection} entry "${id.label}" is also declared at ${formatRef(first.at)} with ${f2} ${show(theirs)}, here ${show(mine)}: the platform keeps one ${f2} for it, shared by every project that uses it, so give it the same ${f2} everywhere`
+      valueLoc(item, f3),
+      renderPath([...path2, f3]),
+      `${collection} entry "${id.label}" is also declared at ${formatRef(first.at)} with ${f3} ${show(theirs)}, here ${show(mine)}: the platform keeps one ${f3} for it, shared by every project that uses it, so give it the same ${f3} everywhere`
     );
   }
 }
 
 // src/manifest/build.ts
-var isObj2 = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2) && !isSecret(v2);
+var isObj2 = (v3) => v3 !== null && typeof v3 === "object" && !Array.isArray(v3) && !isSecret(v3);
 var META_KEYS = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
 var ref = (l) => ({ file: l.file, line: l.line, col: l.col });
 function collectSources(value, prefix, out) {
   const meta = getMeta(value);
   if (!meta) return;
-  const entries = Array.isArray(value) ? value.map((v2, i) => [String(i), v2]) : Object.entries(value);
-  for (const [k2, v2] of entries) {
-    const p2 = Array.isArray(value) ? `${prefix}[${k2}]` : prefix ? `${prefix}.${k2}` : k2;
-    const l = meta.values.get(k2) ?? meta.keys.get(k2);
-    if (l) out[p2] = ref(l);
-    if (v2 !== null && typeof v2 === "object" && !isSecret(v2)) collectSources(v2, p2, out);
+  const entries = Array.isArray(value) ? value.map((v3, i) => [String(i), v3]) : Object.entries(value);
+  for (const [k3, v3] of entries) {
+    const p3 = Array.isArray(value) ? `${prefix}[${k3}]` : prefix ? `${prefix}.${k3}` : k3;
+    const l = meta.values.get(k3) ?? meta.keys.get(k3);
+    if (l) out[p3] = ref(l);
+    if (v3 !== null && typeof v3 === "object" && !isSecret(v3)) collectSources(v3, p3, out);
   }
 }
 function policyDeclared(body2, collection) {
   return isObj2(body2.unmanaged) && body2.unmanaged[collection] !== void 0;
 }
 function policyOf(body2, collection) {
-  const u = body2.unmanaged;
-  const p2 = isObj2(u) ? u[collection] : void 0;
-  return p2 === "delete" || p2 === "ignore" || p2 === "warn" ? p2 : "warn";
+  const u2 = body2.unmanaged;
+  const p3 = isObj2(u2) ? u2[collection] : void 0;
+  return p3 === "delete" || p3 === "ignore" || p3 === "warn" ? p3 : "warn";
 }
 function buildNode(collection, key, body2, schema, ctx) {
   const props = schema.properties ?? {};
@@ -71254,39 +71254,39 @@ function buildNode(collection, key, body2, schema, ctx) {
   const ownState = props.state ? ctx.schemas.resolve(props.state) : void 0;
   const ownStateValues = Array.isArray(ownState?.enum) ? ownState.enum : [];
   const keepsState = ownStateValues.includes("active");
-  for (const [k2, v2] of Object.entries(body2)) {
-    const raw = props[k2];
+  for (const [k3, v3] of Object.entries(body2)) {
+    const raw = props[k3];
     const prop = raw ? ctx.schemas.resolve(raw) : void 0;
     const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
-    if (prop && prop.type === "array" && identity && Array.isArray(v2)) {
+    if (prop && prop.type === "array" && identity && Array.isArray(v3)) {
       const itemSchema2 = ctx.schemas.resolve(prop.items);
-      children[k2] = {
-        policy: policyOf(body2, k2),
-        ...policyDeclared(body2, k2) ? { policyDeclared: true } : {},
-        items: v2.filter(isObj2).map((item) => {
-          const id = identityOf(item, identity, k2, itemSchema2);
-          const node = buildNode(k2, id?.key ?? "", item, itemSchema2, ctx);
+      children[k3] = {
+        policy: policyOf(body2, k3),
+        ...policyDeclared(body2, k3) ? { policyDeclared: true } : {},
+        items: v3.filter(isObj2).map((item) => {
+          const id = identityOf(item, identity, k3, itemSchema2);
+          const node = buildNode(k3, id?.key ?? "", item, itemSchema2, ctx);
           if (id && id.label !== id.key) node.label = id.label;
           return node;
         })
       };
       continue;
     }
-    if (prop && prop["x-singleton"] === true && isObj2(v2)) {
-      children[k2] = { policy: "ignore", items: [buildNode(k2, k2, v2, prop, ctx)] };
+    if (prop && prop["x-singleton"] === true && isObj2(v3)) {
+      children[k3] = { policy: "ignore", items: [buildNode(k3, k3, v3, prop, ctx)] };
       continue;
     }
-    if (META_KEYS.has(k2) && !(k2 === "state" && keepsState && v2 !== "absent")) continue;
+    if (META_KEYS.has(k3) && !(k3 === "state" && keepsState && v3 !== "absent")) continue;
     const sensitive = prop && (prop.writeOnly === true || prop["x-sensitive"] === true);
-    fields[k2] = sensitive && typeof v2 === "string" ? new Secret(v2, "literal") : v2;
-    const l = meta?.values.get(k2) ?? meta?.keys.get(k2);
-    if (l) fieldSources[k2] = ref(l);
-    if (v2 !== null && typeof v2 === "object" && !isSecret(v2)) collectSources(v2, k2, fieldSources);
+    fields[k3] = sensitive && typeof v3 === "string" ? new Secret(v3, "literal") : v3;
+    const l = meta?.values.get(k3) ?? meta?.keys.get(k3);
+    if (l) fieldSources[k3] = ref(l);
+    if (v3 !== null && typeof v3 === "object" && !isSecret(v3)) collectSources(v3, k3, fieldSources);
   }
   if (isObj2(body2.unmanaged)) {
-    for (const k2 of Object.keys(body2.unmanaged)) {
-      if (!children[k2] && props[k2])
-        children[k2] = { policy: policyOf(body2, k2), policyDeclared: true, items: [] };
+    for (const k3 of Object.keys(body2.unmanaged)) {
+      if (!children[k3] && props[k3])
+        children[k3] = { policy: policyOf(body2, k3), policyDeclared: true, items: [] };
     }
   }
   const derived = derivedIdentity(collection, fields);
@@ -71294,16 +71294,16 @@ function buildNode(collection, key, body2, schema, ctx) {
   if (collection === "wiki_pages") {
     const page = fields;
     if (typeof page.content_file === "string") {
-      const at = fieldSources.content_file;
-      const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
+      const at2 = fieldSources.content_file;
+      const r = resolveManifestPath(at2.file, page.content_file, ctx.root, true);
       if ("path" in r) fields.content = readFileSync4(r.path, "utf8");
-      fieldSources.content = at;
+      fieldSources.content = at2;
       delete fields.content_file;
     }
     if (Array.isArray(fields.attachments)) {
       fields.attachments = fields.attachments.map((a, i) => {
-        const at = fieldSources[`attachments[${i}]`] ?? fieldSources.attachments;
-        const r = typeof a === "string" ? resolveManifestPath(at.file, a, ctx.root, true) : void 0;
+        const at2 = fieldSources[`attachments[${i}]`] ?? fieldSources.attachments;
+        const r = typeof a === "string" ? resolveManifestPath(at2.file, a, ctx.root, true) : void 0;
         return r && "path" in r ? r.path : a;
       });
     }
@@ -71314,7 +71314,7 @@ function buildNode(collection, key, body2, schema, ctx) {
   }
   const self = selfLoc(body2);
   const required = Array.isArray(schema.required) ? schema.required : [];
-  const needs = body2.state === "absent" ? [] : required.filter((k2) => body2[k2] === void 0);
+  const needs = body2.state === "absent" ? [] : required.filter((k3) => body2[k3] === void 0);
   return {
     collection,
     key,
@@ -71356,7 +71356,7 @@ function loadSchemas() {
   for (const [name, check2] of Object.entries(FORMAT_CHECKS)) {
     ajv.addFormat(name, {
       type: "string",
-      validate: (v2) => hasReference(v2) || check2(v2) === void 0
+      validate: (v3) => hasReference(v3) || check2(v3) === void 0
     });
   }
   for (const keyword of ANNOTATIONS) ajv.addKeyword({ keyword, schemaType: ["string", "boolean", "array"] });
@@ -71404,9 +71404,9 @@ function loadSchemas() {
   cached = {
     files,
     validator(file) {
-      const v2 = ajv.getSchema(file);
-      if (!v2) throw new Error(`no schema ${file}`);
-      return v2;
+      const v3 = ajv.getSchema(file);
+      if (!v3) throw new Error(`no schema ${file}`);
+      return v3;
     },
     kindSchema(collection, parent) {
       if (parent) {
@@ -71469,7 +71469,7 @@ function typeMessage(expected, value, loc) {
 function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
   const anyOfPaths = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.schemaPath.replace(/\/(anyOf|oneOf)$/, ""));
   for (const e of errors) {
-    if (anyOfPaths.some((p2) => e.schemaPath.startsWith(`${p2}/anyOf/`) || e.schemaPath.startsWith(`${p2}/oneOf/`))) {
+    if (anyOfPaths.some((p3) => e.schemaPath.startsWith(`${p3}/anyOf/`) || e.schemaPath.startsWith(`${p3}/oneOf/`))) {
       continue;
     }
     if (e.propertyName !== void 0) continue;
@@ -71478,14 +71478,14 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
     const path2 = pointerToPath(e.instancePath, value);
     const data = e.data;
     const parent = e.parentSchema;
-    let at;
+    let at2;
     let fieldPath = path2;
     let message;
     switch (e.keyword) {
       case "additionalProperties": {
         const key = String(e.params.additionalProperty);
         fieldPath = [...path2, key];
-        at = locate(value, fieldPath, "key");
+        at2 = locate(value, fieldPath, "key");
         const allowed = Object.keys(parent?.properties ?? {});
         const hint = didYouMean(key, allowed);
         message = hint ? `unknown key "${key}"; did you mean "${hint}"?` : allowed.length <= 25 ? `unknown key "${key}"; allowed keys: ${allowed.join(", ")}` : `unknown key "${key}": it is none of the ${allowed.length} keys ${String(parent?.title ?? "this object")} allows (see schemas/)`;
@@ -71498,7 +71498,7 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
         if (target?.state === "absent" && !isIdentity) continue;
         if (!isIdentity && leftToPattern?.([...prefix, ...path2], key)) continue;
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         fieldPath = [...path2, key];
         message = `missing required key "${key}"`;
         break;
@@ -71506,74 +71506,74 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
       case "propertyNames": {
         const key = String(e.params.propertyName);
         fieldPath = [...path2, key];
-        at = locate(value, fieldPath, "key");
+        at2 = locate(value, fieldPath, "key");
         message = `"${key}" is not a valid full path: use path segments of letters, digits, "_", "-" and "." separated by "/"${path2[path2.length - 1] === "projects" ? " (a project path has at least one group segment)" : ""}`;
         break;
       }
       case "type":
-        at = locate(value, path2);
-        message = typeMessage(String(e.params.type), data, at);
+        at2 = locate(value, path2);
+        message = typeMessage(String(e.params.type), data, at2);
         break;
       case "enum": {
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         const allowed = e.params.allowedValues;
         const hint = typeof data === "string" ? didYouMean(data, allowed.map(String)) : void 0;
         message = `${JSON.stringify(data)} is not one of: ${allowed.map(String).join(", ")}${hint ? `; did you mean "${hint}"?` : ""}`;
         break;
       }
       case "const":
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         message = `must be ${JSON.stringify(e.params.allowedValue)}, not ${JSON.stringify(data)}`;
         break;
       case "format": {
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         const format = e.params.format;
         const check2 = FORMAT_CHECKS[format];
         message = (check2 && typeof data === "string" ? check2(data) : void 0) ?? standardFormatMessage(format, data);
         break;
       }
       case "pattern":
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         message = path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : `${JSON.stringify(data)} does not match the pattern ${e.params.pattern}`;
         break;
       case "minLength":
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         message = e.params.limit === 1 ? "must not be empty" : `must be at least ${e.params.limit} characters`;
         break;
       case "maxLength":
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         message = `must be at most ${e.params.limit} characters (it has ${String(data).length})`;
         break;
       case "minimum":
       case "maximum":
       case "exclusiveMinimum":
       case "exclusiveMaximum": {
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         const { limit, comparison } = e.params;
         message = `${JSON.stringify(data)} is out of range: must be ${comparison} ${limit}`;
         break;
       }
       case "minItems":
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         message = `must have at least ${e.params.limit} entr${e.params.limit === 1 ? "y" : "ies"}`;
         break;
       case "anyOf":
       case "oneOf": {
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         const options = (parent?.[e.keyword] ?? []).map(
-          (s) => s.type === "array" ? `a list of ${String(s.items?.type ?? "value")}s` : TYPE_NAMES[String(s.type)] ?? "a value"
+          (s3) => s3.type === "array" ? `a list of ${String(s3.items?.type ?? "value")}s` : TYPE_NAMES[String(s3.type)] ?? "a value"
         );
-        message = `expected ${options.join(" or ")}, got ${describe(data, at)}`;
+        message = `expected ${options.join(" or ")}, got ${describe(data, at2)}`;
         break;
       }
       default:
-        at = locate(value, path2);
+        at2 = locate(value, path2);
         message = e.message ?? "is invalid";
     }
     if (VALUE_KEYWORDS.has(e.keyword) && (parent?.writeOnly === true || parent?.["x-sensitive"] === true)) {
       message = `${blindReason(e)} (the value is not shown: the field is sensitive)`;
     }
-    diags.error(at, renderPath([...prefix, ...fieldPath]), message);
+    diags.error(at2, renderPath([...prefix, ...fieldPath]), message);
   }
 }
 var RESOLVED_KEYWORDS = /* @__PURE__ */ new Set(["enum", "const", "format", "pattern", "minLength", "maxLength"]);
@@ -71630,20 +71630,20 @@ function blindReason(e) {
 function checkResolvedSecrets(body2, schemaFile, prefix, schemas, diags) {
   const secrets = /* @__PURE__ */ new Map();
   let found = false;
-  const reveal = (v2, pointer) => {
-    if (isSecret(v2)) {
+  const reveal = (v3, pointer) => {
+    if (isSecret(v3)) {
       found = true;
-      if (!v2.unresolved) secrets.set(pointer, v2);
-      return v2.reveal();
+      if (!v3.unresolved) secrets.set(pointer, v3);
+      return v3.reveal();
     }
-    if (v2 === null || typeof v2 !== "object") return v2;
-    const copy2 = Array.isArray(v2) ? v2.map((x, i) => reveal(x, `${pointer}/${i}`)) : Object.fromEntries(
-      Object.entries(v2).map(([k2, x]) => [
-        k2,
-        reveal(x, `${pointer}/${k2.replace(/~/g, "~0").replace(/\//g, "~1")}`)
+    if (v3 === null || typeof v3 !== "object") return v3;
+    const copy2 = Array.isArray(v3) ? v3.map((x, i) => reveal(x, `${pointer}/${i}`)) : Object.fromEntries(
+      Object.entries(v3).map(([k3, x]) => [
+        k3,
+        reveal(x, `${pointer}/${k3.replace(/~/g, "~0").replace(/\//g, "~1")}`)
       ])
     );
-    const meta = getMeta(v2);
+    const meta = getMeta(v3);
     if (meta) setMeta(copy2, meta);
     return copy2;
   };
@@ -71664,8 +71664,8 @@ function checkResolvedSecrets(body2, schemaFile, prefix, schemas, diags) {
 }
 
 // src/manifest/templates.ts
-function isPlainObject(v2) {
-  return v2 !== null && typeof v2 === "object" && !Array.isArray(v2) && Object.getPrototypeOf(v2) === Object.prototype;
+function isPlainObject(v3) {
+  return v3 !== null && typeof v3 === "object" && !Array.isArray(v3) && Object.getPrototypeOf(v3) === Object.prototype;
 }
 function deepMerge(base2, over) {
   if (!isPlainObject(base2) || !isPlainObject(over)) return over;
@@ -71677,32 +71677,32 @@ function deepMerge(base2, over) {
     keys: new Positions(),
     values: new Positions()
   };
-  for (const [k2, v2] of Object.entries(base2)) {
-    out[k2] = v2;
-    const kl = bm?.keys.get(k2);
-    const vl = bm?.values.get(k2);
-    if (kl) meta.keys.set(k2, kl);
-    if (vl) meta.values.set(k2, vl);
+  for (const [k3, v3] of Object.entries(base2)) {
+    out[k3] = v3;
+    const kl = bm?.keys.get(k3);
+    const vl = bm?.values.get(k3);
+    if (kl) meta.keys.set(k3, kl);
+    if (vl) meta.values.set(k3, vl);
   }
-  for (const [k2, v2] of Object.entries(over)) {
-    out[k2] = Object.hasOwn(out, k2) ? deepMerge(out[k2], v2) : v2;
-    const kl = om?.keys.get(k2);
-    const vl = om?.values.get(k2);
-    if (kl) meta.keys.set(k2, kl);
-    if (vl) meta.values.set(k2, vl);
+  for (const [k3, v3] of Object.entries(over)) {
+    out[k3] = Object.hasOwn(out, k3) ? deepMerge(out[k3], v3) : v3;
+    const kl = om?.keys.get(k3);
+    const vl = om?.values.get(k3);
+    if (kl) meta.keys.set(k3, kl);
+    if (vl) meta.values.set(k3, vl);
   }
   setMeta(out, meta);
   return out;
 }
 function withoutKey(obj, key) {
   const out = {};
-  const m2 = getMeta(obj);
+  const m3 = getMeta(obj);
   const meta = { self: selfLoc(obj), keys: new Positions(), values: new Positions() };
-  for (const [k2, v2] of Object.entries(obj)) {
-    if (k2 === key) continue;
-    out[k2] = v2;
-    if (m2?.keys.get(k2)) meta.keys.set(k2, m2.keys.get(k2));
-    if (m2?.values.get(k2)) meta.values.set(k2, m2.values.get(k2));
+  for (const [k3, v3] of Object.entries(obj)) {
+    if (k3 === key) continue;
+    out[k3] = v3;
+    if (m3?.keys.get(k3)) meta.keys.set(k3, m3.keys.get(k3));
+    if (m3?.values.get(k3)) meta.values.set(k3, m3.values.get(k3));
   }
   setMeta(out, meta);
   return out;
@@ -71722,10 +71722,10 @@ var TemplateResolver = class {
     const out = [];
     ext.forEach((name, i) => {
       if (typeof name !== "string") return;
-      const at = valueLoc(ext, i);
-      const p2 = renderPath([...path2, "extends", i]);
+      const at2 = valueLoc(ext, i);
+      const p3 = renderPath([...path2, "extends", i]);
       if (stack.includes(name)) {
-        this.diags.error(at, p2, `template cycle: ${[...stack, name].join(" -> ")}`);
+        this.diags.error(at2, p3, `template cycle: ${[...stack, name].join(" -> ")}`);
         return;
       }
       const t = this.#templates.get(name);
@@ -71733,8 +71733,8 @@ var TemplateResolver = class {
         const hint = didYouMean(name, this.#templates.keys());
         const known = [...this.#templates.keys()];
         this.diags.error(
-          at,
-          p2,
+          at2,
+          p3,
           `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known.length ? `; templates: ${known.join(", ")}` : "; no templates are defined"}`
         );
         return;
@@ -71751,7 +71751,7 @@ var TemplateResolver = class {
     const parts = this.#names(template, ["templates", name], stack);
     let merged = {};
     setMeta(merged, { self: selfLoc(template), keys: new Positions(), values: new Positions() });
-    for (const p2 of parts) merged = deepMerge(merged, p2);
+    for (const p3 of parts) merged = deepMerge(merged, p3);
     merged = deepMerge(merged, withoutKey(template, "extends"));
     this.#resolved.set(name, merged);
     return merged;
@@ -71762,7 +71762,7 @@ var TemplateResolver = class {
     const parts = this.#names(body2, path2, []);
     let merged = {};
     setMeta(merged, { self: selfLoc(body2), keys: new Positions(), values: new Positions() });
-    for (const p2 of parts) merged = deepMerge(merged, p2);
+    for (const p3 of parts) merged = deepMerge(merged, p3);
     return deepMerge(merged, withoutKey(body2, "extends"));
   }
 };
@@ -71782,17 +71782,17 @@ function parseYaml(file, text, diags) {
     lineCounter
   });
   const list = Array.isArray(docs) ? docs : [];
-  const at = (offset) => {
-    const p2 = lineCounter.linePos(offset);
-    return { file, line: p2.line, col: p2.col };
+  const at2 = (offset) => {
+    const p3 = lineCounter.linePos(offset);
+    return { file, line: p3.line, col: p3.col };
   };
   let failed = false;
   for (const doc of list) {
     for (const e of doc.errors) {
       failed = true;
-      diags.error(at(e.pos[0]), "", yamlMessage(e.code, e.message));
+      diags.error(at2(e.pos[0]), "", yamlMessage(e.code, e.message));
     }
-    for (const w of doc.warnings) diags.warning(at(w.pos[0]), "", yamlMessage(w.code, w.message));
+    for (const w2 of doc.warnings) diags.warning(at2(w2.pos[0]), "", yamlMessage(w2.code, w2.message));
   }
   if (failed) return [];
   const parsed = [];
@@ -71803,14 +71803,14 @@ function parseYaml(file, text, diags) {
       if (hasAlias(doc)) doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (error2) {
       diags.error(
-        at(doc.contents.range[0]),
+        at2(doc.contents.range[0]),
         "",
         `too many alias expansions (${error2 instanceof Error ? error2.message : String(error2)}); at most ${MAX_ALIAS_COUNT} are allowed`
       );
       continue;
     }
-    const conv = new Converter(doc, at, diags);
-    parsed.push({ file, value: conv.value(doc.contents, 0), loc: at(doc.contents.range[0]) });
+    const conv = new Converter(doc, at2, diags);
+    parsed.push({ file, value: conv.value(doc.contents, 0), loc: at2(doc.contents.range[0]) });
     duplicates ||= conv.duplicates > 0;
   }
   return duplicates ? [] : parsed;
@@ -71836,9 +71836,9 @@ function flat(value) {
   return value.length === 0 ? value : Buffer.from(value, "utf8").toString("utf8");
 }
 var Converter = class {
-  constructor(doc, at, diags) {
+  constructor(doc, at2, diags) {
     this.doc = doc;
-    this.at = at;
+    this.at = at2;
     this.diags = diags;
   }
   doc;
@@ -71902,8 +71902,8 @@ var Converter = class {
         }
         seen.add(key);
         const valueNode = pair.value;
-        const v2 = valueNode === null || valueNode === void 0 ? null : this.value(valueNode, depth + 1);
-        Object.defineProperty(obj, key, { value: v2, enumerable: true, writable: true, configurable: true });
+        const v3 = valueNode === null || valueNode === void 0 ? null : this.value(valueNode, depth + 1);
+        Object.defineProperty(obj, key, { value: v3, enumerable: true, writable: true, configurable: true });
         meta.keys.set(key, keyLoc2);
         meta.values.set(
           key,
@@ -71930,10 +71930,10 @@ var Converter = class {
 };
 
 // src/manifest/index.ts
-var isObj3 = (v2) => v2 !== null && typeof v2 === "object" && !Array.isArray(v2);
+var isObj3 = (v3) => v3 !== null && typeof v3 === "object" && !Array.isArray(v3);
 function manifestRoot(paths) {
-  const dirs = paths.map((p2) => {
-    const abs = resolve4(p2);
+  const dirs = paths.map((p3) => {
+    const abs = resolve4(p3);
     try {
       return statSync3(abs).isDirectory() ? abs : dirname3(abs);
     } catch {
@@ -71956,7 +71956,7 @@ function display(abs) {
 }
 function walkDir(dir, out) {
   for (const entry of readdirSync3(dir, { withFileTypes: true }).sort(
-    (a, b2) => a.name.localeCompare(b2.name)
+    (a, b3) => a.name.localeCompare(b3.name)
   )) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     const full = join(dir, entry.name);
@@ -71967,26 +71967,26 @@ function walkDir(dir, out) {
 function collectFiles(paths, diags, globbed = []) {
   const out = [];
   const seen = /* @__PURE__ */ new Set();
-  const matched = new Set(globbed.map((f2) => resolve4(f2)));
-  for (const p2 of paths.length ? paths : ["."]) {
-    const abs = resolve4(p2);
-    let st;
+  const matched = new Set(globbed.map((f3) => resolve4(f3)));
+  for (const p3 of paths.length ? paths : ["."]) {
+    const abs = resolve4(p3);
+    let st2;
     try {
-      st = statSync3(abs);
+      st2 = statSync3(abs);
     } catch {
-      if (!matched.has(abs)) diags.error({ file: p2, line: 1, col: 1 }, "", "no such file or directory");
+      if (!matched.has(abs)) diags.error({ file: p3, line: 1, col: 1 }, "", "no such file or directory");
       continue;
     }
     const found = [];
-    if (st.isDirectory()) {
+    if (st2.isDirectory()) {
       const files = [];
       walkDir(abs, files);
-      for (const f2 of files) found.push({ file: f2, explicit: false });
+      for (const f3 of files) found.push({ file: f3, explicit: false });
     } else found.push({ file: abs, explicit: !matched.has(abs) });
-    for (const s of found) {
-      if (seen.has(s.file)) continue;
-      seen.add(s.file);
-      out.push(s);
+    for (const s3 of found) {
+      if (seen.has(s3.file)) continue;
+      seen.add(s3.file);
+      out.push(s3);
     }
   }
   return out;
@@ -71999,19 +71999,19 @@ var Declarations = class extends Map {
   caseInsensitive;
   #folded = /* @__PURE__ */ new Map();
   /** Keeps the first declaration of each name and reports later ones, naming both places. */
-  declare(name, body2, at, path2, what, diags) {
+  declare(name, body2, at2, path2, what, diags) {
     const first = this.#folded.get(this.caseInsensitive ? name.toLowerCase() : name);
     if (first) {
       const spelled = first.name === name ? "" : ` as "${first.name}" (paths are the same in any case on the platform, so this is the same ${what})`;
       diags.error(
-        at,
+        at2,
         path2,
         `${what} "${name}" is declared twice; first declared${spelled} at ${formatRef(first.at)}`
       );
       return;
     }
-    this.#folded.set(this.caseInsensitive ? name.toLowerCase() : name, { name, at });
-    if (isObj3(body2)) this.set(name, { body: body2, at });
+    this.#folded.set(this.caseInsensitive ? name.toLowerCase() : name, { name, at: at2 });
+    if (isObj3(body2)) this.set(name, { body: body2, at: at2 });
   }
 };
 async function loadManifests(paths, opts) {
@@ -72024,13 +72024,13 @@ async function loadManifests(paths, opts) {
   const docs = [];
   for (const src of collectFiles(paths, diags, opts.found)) {
     const name = display(src.file);
-    const size = statSync3(src.file).size;
-    if (size > MAX_FILE_BYTES) {
+    const size2 = statSync3(src.file).size;
+    if (size2 > MAX_FILE_BYTES) {
       files.push(name);
       diags.error(
         { file: name, line: 1, col: 1 },
         "",
-        `the file has ${size} bytes; manifests may have at most ${MAX_FILE_BYTES} (5 MiB)`
+        `the file has ${size2} bytes; manifests may have at most ${MAX_FILE_BYTES} (5 MiB)`
       );
       continue;
     }
@@ -72062,28 +72062,28 @@ async function loadManifests(paths, opts) {
     }
     if (!manifestValidator(doc.value))
       invalid.push({ errors: manifestValidator.errors ?? [], value: doc.value });
-    const v2 = doc.value;
-    if (isObj3(v2.templates)) {
-      for (const [n2, b2] of Object.entries(v2.templates)) {
-        templates2.declare(n2, b2, keyLoc(v2.templates, n2), renderPath(["templates", n2]), "template", diags);
+    const v3 = doc.value;
+    if (isObj3(v3.templates)) {
+      for (const [n2, b3] of Object.entries(v3.templates)) {
+        templates2.declare(n2, b3, keyLoc(v3.templates, n2), renderPath(["templates", n2]), "template", diags);
       }
     }
-    if (isObj3(v2.groups)) {
-      for (const [n2, b2] of Object.entries(v2.groups)) {
-        groups.declare(n2, b2, keyLoc(v2.groups, n2), renderPath(["groups", n2]), "group", diags);
+    if (isObj3(v3.groups)) {
+      for (const [n2, b3] of Object.entries(v3.groups)) {
+        groups.declare(n2, b3, keyLoc(v3.groups, n2), renderPath(["groups", n2]), "group", diags);
       }
     }
-    if (isObj3(v2.projects)) {
-      for (const [n2, b2] of Object.entries(v2.projects)) {
-        projects.declare(n2, b2, keyLoc(v2.projects, n2), renderPath(["projects", n2]), "project", diags);
+    if (isObj3(v3.projects)) {
+      for (const [n2, b3] of Object.entries(v3.projects)) {
+        projects.declare(n2, b3, keyLoc(v3.projects, n2), renderPath(["projects", n2]), "project", diags);
       }
     }
-    if (isObj3(v2.instance)) instanceParts.push(v2.instance);
+    if (isObj3(v3.instance)) instanceParts.push(v3.instance);
   }
   const leftToPattern = patternCompletes({ groups, projects }, schemas);
   for (const { errors, value } of invalid) reportSchemaErrors(errors, value, [], diags, leftToPattern);
   const instance = mergeInstance(instanceParts, diags);
-  const resolver2 = new TemplateResolver(new Map([...templates2].map(([k2, d2]) => [k2, d2.body])), diags);
+  const resolver2 = new TemplateResolver(new Map([...templates2].map(([k3, d2]) => [k3, d2.body])), diags);
   const groupBodies = /* @__PURE__ */ new Map();
   const projectBodies = /* @__PURE__ */ new Map();
   for (const [kind, decls, bodies, file2] of [
@@ -72107,25 +72107,25 @@ async function loadManifests(paths, opts) {
   const ctx = { schemas, diags, root };
   const file = (n2) => schemas.files[n2];
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
-  for (const [n2, b2] of groupBodies) checkBody(b2, file("group.schema.json"), ["groups", n2], ctx);
-  for (const [n2, b2] of projectBodies) checkBody(b2, file("project.schema.json"), ["projects", n2], ctx);
+  for (const [n2, b3] of groupBodies) checkBody(b3, file("group.schema.json"), ["groups", n2], ctx);
+  for (const [n2, b3] of projectBodies) checkBody(b3, file("project.schema.json"), ["projects", n2], ctx);
   checkGroupVisibility(new Map([...groupBodies].filter(([n2]) => !isPattern(n2))), diags);
   checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
   const interp = { secrets: opts.secrets, env, root };
   if (instance) interpolate(instance, ["instance"], interp, diags);
-  for (const [n2, b2] of groupBodies) interpolate(b2, ["groups", n2], interp, diags);
-  for (const [n2, b2] of projectBodies) interpolate(b2, ["projects", n2], interp, diags);
+  for (const [n2, b3] of groupBodies) interpolate(b3, ["groups", n2], interp, diags);
+  for (const [n2, b3] of projectBodies) interpolate(b3, ["projects", n2], interp, diags);
   if (instance) checkResolvedSecrets(instance, "instance.schema.json", ["instance"], schemas, diags);
-  for (const [n2, b2] of groupBodies)
-    checkResolvedSecrets(b2, "group.schema.json", ["groups", n2], schemas, diags);
-  for (const [n2, b2] of projectBodies)
-    checkResolvedSecrets(b2, "project.schema.json", ["projects", n2], schemas, diags);
+  for (const [n2, b3] of groupBodies)
+    checkResolvedSecrets(b3, "group.schema.json", ["groups", n2], schemas, diags);
+  for (const [n2, b3] of projectBodies)
+    checkResolvedSecrets(b3, "project.schema.json", ["projects", n2], schemas, diags);
   const shared = /* @__PURE__ */ new Map();
   if (instance) checkIdentities(instance, file("instance.schema.json"), ["instance"], ctx, shared);
-  for (const [n2, b2] of groupBodies) checkIdentities(b2, file("group.schema.json"), ["groups", n2], ctx, shared);
-  for (const [n2, b2] of projectBodies)
-    checkIdentities(b2, file("project.schema.json"), ["projects", n2], ctx, shared);
+  for (const [n2, b3] of groupBodies) checkIdentities(b3, file("group.schema.json"), ["groups", n2], ctx, shared);
+  for (const [n2, b3] of projectBodies)
+    checkIdentities(b3, file("project.schema.json"), ["projects", n2], ctx, shared);
   if (docs.length === 0 && !diags.hasErrors) {
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
@@ -72151,7 +72151,7 @@ async function loadManifests(paths, opts) {
   const groupSchema = file("group.schema.json");
   const projectSchema = file("project.schema.json");
   const exact = (bodies) => [...bodies].filter(([n2]) => !isPattern(n2));
-  const groupOrder = exact(groupBodies).map(([n2]) => n2).sort((a, b2) => a.split("/").length - b2.split("/").length);
+  const groupOrder = exact(groupBodies).map(([n2]) => n2).sort((a, b3) => a.split("/").length - b3.split("/").length);
   const groupsColl = {
     policy: unmanaged.groups === "delete" || unmanaged.groups === "ignore" ? unmanaged.groups : "warn",
     items: groupOrder.map(
@@ -72181,9 +72181,9 @@ async function loadManifests(paths, opts) {
         pattern,
         ...parsePattern(pattern),
         except: Array.isArray(body2.except) ? body2.except.map(String) : [],
-        exceptSources: Array.isArray(body2.except) ? body2.except.map((_2, i) => {
-          const at = valueLoc(body2.except, i);
-          return { file: at.file, line: at.line, col: at.col };
+        exceptSources: Array.isArray(body2.except) ? body2.except.map((_3, i) => {
+          const at2 = valueLoc(body2.except, i);
+          return { file: at2.file, line: at2.line, col: at2.col };
         }) : [],
         includeArchived: body2.include_archived === true,
         node: keyed(buildNode(collection, pattern, body2, schema, bctx), decls.get(pattern).at)
@@ -72258,42 +72258,42 @@ function checkSelectorEntries(bodies, collection, schema, schemas, diags) {
       );
     }
   }
-  const entries = [...bodies].filter(([k2]) => isPattern(k2));
+  const entries = [...bodies].filter(([k3]) => isPattern(k3));
   for (let i = 0; i < entries.length; i++) {
-    for (let j = i + 1; j < entries.length; j++) {
+    for (let j2 = i + 1; j2 < entries.length; j2++) {
       const [a, bodyA] = entries[i];
-      const [b2, bodyB] = entries[j];
-      if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b2).prefix.toLowerCase()) continue;
+      const [b3, bodyB] = entries[j2];
+      if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b3).prefix.toLowerCase()) continue;
       for (const conflict of disagreements(bodyA, bodyB, schema, schemas, [])) {
         diags.error(
           locate(bodyB, conflict),
-          renderPath([collection, b2, ...conflict]),
-          `"${b2}" and "${a}" (at ${formatRef(locate(bodyA, conflict))}) are equally specific, both match the same ${collection}, and set this differently: set it in one of them, or in a more specific entry`
+          renderPath([collection, b3, ...conflict]),
+          `"${b3}" and "${a}" (at ${formatRef(locate(bodyA, conflict))}) are equally specific, both match the same ${collection}, and set this differently: set it in one of them, or in a more specific entry`
         );
       }
     }
   }
 }
-function disagreements(a, b2, schema, schemas, path2) {
-  if (isObj3(a) && isObj3(b2)) {
+function disagreements(a, b3, schema, schemas, path2) {
+  if (isObj3(a) && isObj3(b3)) {
     const props = schema?.properties ?? {};
     const out = [];
-    for (const key of Object.keys(b2)) {
+    for (const key of Object.keys(b3)) {
       if (key === "except" || key === "include_archived" || key === "extends" || !Object.hasOwn(a, key))
         continue;
       const prop = props[key] ? schemas.resolve(props[key]) : void 0;
-      out.push(...disagreements(a[key], b2[key], prop, schemas, [...path2, key]));
+      out.push(...disagreements(a[key], b3[key], prop, schemas, [...path2, key]));
     }
     return out;
   }
   const identity = schema?.["x-identity"];
-  if (Array.isArray(a) && Array.isArray(b2) && identity !== void 0 && schema?.items) {
+  if (Array.isArray(a) && Array.isArray(b3) && identity !== void 0 && schema?.items) {
     const itemSchema2 = schemas.resolve(schema.items);
     const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema2)?.compare : void 0;
     const absent = (item) => isObj3(item) && item.state === "absent";
     const stateless = (item) => isObj3(item) && !Object.hasOwn(item, "state");
     const out = [];
-    b2.forEach((item, i) => {
+    b3.forEach((item, i) => {
       const id = idOf(item);
       const other = id === void 0 ? void 0 : a.find((x) => idOf(x) === id);
       if (other === void 0) return;
@@ -72303,15 +72303,15 @@ function disagreements(a, b2, schema, schemas, path2) {
     });
     return out;
   }
-  return String(a) === String(b2) && JSON.stringify(a) === JSON.stringify(b2) ? [] : [path2];
+  return String(a) === String(b3) && JSON.stringify(a) === JSON.stringify(b3) ? [] : [path2];
 }
 var MANIFEST_KEYS = ["templates", "instance", "groups", "projects"];
 function isManifestDocument(value) {
   if (!isObj3(value) || !Object.hasOwn(value, "version")) return false;
-  return value.version === 1 || MANIFEST_KEYS.some((k2) => Object.hasOwn(value, k2));
+  return value.version === 1 || MANIFEST_KEYS.some((k3) => Object.hasOwn(value, k3));
 }
-function keyed(node, at) {
-  node.source = { file: at.file, line: at.line, col: at.col };
+function keyed(node, at2) {
+  node.source = { file: at2.file, line: at2.line, col: at2.col };
   return node;
 }
 function mergeInstance(parts, diags) {
@@ -72321,67 +72321,67 @@ function mergeInstance(parts, diags) {
   const meta = { self: selfLoc(parts[0]), keys: new Positions(), values: new Positions() };
   const listMeta = /* @__PURE__ */ new Map();
   for (const part of parts) {
-    for (const [k2, v2] of Object.entries(part)) {
-      const kl = keyLoc(part, k2);
-      if (Array.isArray(v2)) {
-        const list = out[k2] ?? [];
-        let lm = listMeta.get(k2);
+    for (const [k3, v3] of Object.entries(part)) {
+      const kl = keyLoc(part, k3);
+      if (Array.isArray(v3)) {
+        const list = out[k3] ?? [];
+        let lm = listMeta.get(k3);
         if (!lm) {
-          lm = { self: valueLoc(part, k2), keys: new Positions(), values: new Positions() };
-          listMeta.set(k2, lm);
+          lm = { self: valueLoc(part, k3), keys: new Positions(), values: new Positions() };
+          listMeta.set(k3, lm);
         }
-        v2.forEach((item, i) => {
-          lm.keys.set(String(list.length), valueLoc(v2, i));
-          lm.values.set(String(list.length), valueLoc(v2, i));
+        v3.forEach((item, i) => {
+          lm.keys.set(String(list.length), valueLoc(v3, i));
+          lm.values.set(String(list.length), valueLoc(v3, i));
           list.push(item);
         });
-        out[k2] = list;
-        if (!meta.keys.has(k2)) {
-          meta.keys.set(k2, kl);
-          meta.values.set(k2, valueLoc(part, k2));
+        out[k3] = list;
+        if (!meta.keys.has(k3)) {
+          meta.keys.set(k3, kl);
+          meta.values.set(k3, valueLoc(part, k3));
         }
         continue;
       }
-      if (k2 === "unmanaged" && isObj3(v2)) {
-        const merged = out[k2] ?? {};
-        const um = listMeta.get(k2) ?? {
-          self: valueLoc(part, k2),
+      if (k3 === "unmanaged" && isObj3(v3)) {
+        const merged = out[k3] ?? {};
+        const um = listMeta.get(k3) ?? {
+          self: valueLoc(part, k3),
           keys: new Positions(),
           values: new Positions()
         };
-        listMeta.set(k2, um);
-        for (const [c, p2] of Object.entries(v2)) {
-          const at = keyLoc(v2, c);
-          if (merged[c] !== void 0 && merged[c] !== p2) {
+        listMeta.set(k3, um);
+        for (const [c, p3] of Object.entries(v3)) {
+          const at2 = keyLoc(v3, c);
+          if (merged[c] !== void 0 && merged[c] !== p3) {
             diags.error(
-              at,
+              at2,
               renderPath(["instance", "unmanaged", c]),
-              `conflicting policy ${String(p2)}; ${formatRef(um.keys.get(c))} sets ${String(merged[c])}`
+              `conflicting policy ${String(p3)}; ${formatRef(um.keys.get(c))} sets ${String(merged[c])}`
             );
             continue;
           }
-          merged[c] = p2;
-          um.keys.set(c, at);
-          um.values.set(c, valueLoc(v2, c));
+          merged[c] = p3;
+          um.keys.set(c, at2);
+          um.values.set(c, valueLoc(v3, c));
         }
-        out[k2] = merged;
-        meta.keys.set(k2, kl);
+        out[k3] = merged;
+        meta.keys.set(k3, kl);
         continue;
       }
-      if (Object.hasOwn(out, k2)) {
+      if (Object.hasOwn(out, k3)) {
         diags.error(
           kl,
-          renderPath(["instance", k2]),
-          `instance.${k2} is declared twice; first declared at ${formatRef(meta.keys.get(k2))}`
+          renderPath(["instance", k3]),
+          `instance.${k3} is declared twice; first declared at ${formatRef(meta.keys.get(k3))}`
         );
         continue;
       }
-      out[k2] = v2;
-      meta.keys.set(k2, kl);
-      meta.values.set(k2, valueLoc(part, k2));
+      out[k3] = v3;
+      meta.keys.set(k3, kl);
+      meta.values.set(k3, valueLoc(part, k3));
     }
   }
-  for (const [k2, lm] of listMeta) setMeta(out[k2], lm);
+  for (const [k3, lm] of listMeta) setMeta(out[k3], lm);
   setMeta(out, meta);
   return out;
 }
@@ -72422,10 +72422,10 @@ function formatDiagnostics(diagnostics) {
 
 // src/engine/shard.ts
 function parseShard(text) {
-  const m2 = /^(\d+)\/(\d+)$/.exec(text.trim());
-  const index2 = Number(m2?.[1]);
-  const count2 = Number(m2?.[2]);
-  if (!m2 || count2 < 1 || index2 < 1 || index2 > count2 || count2 > 1e3) {
+  const m3 = /^(\d+)\/(\d+)$/.exec(text.trim());
+  const index2 = Number(m3?.[1]);
+  const count2 = Number(m3?.[2]);
+  if (!m3 || count2 < 1 || index2 < 1 || index2 > count2 || count2 > 1e3) {
     throw new Error(`--shard must be K/N with 1 <= K <= N <= 1000 (e.g. 2/4), not ${JSON.stringify(text)}`);
   }
   return { index: index2, count: count2 };
@@ -72452,11 +72452,11 @@ function shardUnits(root, shard) {
   }
   const load = Array.from({ length: shard.count }, () => 0);
   const mine = /* @__PURE__ */ new Set();
-  const units = [...weights].sort(([a, wa], [b2, wb]) => wb - wa || (a < b2 ? -1 : a > b2 ? 1 : 0));
-  for (const [unit, w] of units) {
+  const units = [...weights].sort(([a, wa], [b3, wb]) => wb - wa || (a < b3 ? -1 : a > b3 ? 1 : 0));
+  for (const [unit, w2] of units) {
     let best = 0;
     for (let i = 1; i < load.length; i++) if (load[i] < load[best]) best = i;
-    load[best] += w;
+    load[best] += w2;
     if (best === shard.index - 1) mine.add(unit);
   }
   return mine;
@@ -72464,8 +72464,19 @@ function shardUnits(root, shard) {
 
 // src/files/write.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { closeSync, constants as constants3, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
-import { basename as basename3, dirname as dirname4, join as join2, resolve as resolve5 } from "node:path";
+import {
+  closeSync,
+  constants as constants3,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  realpathSync as realpathSync3,
+  renameSync,
+  rmSync,
+  writeSync
+} from "node:fs";
+import { basename as basename3, dirname as dirname4, isAbsolute as isAbsolute4, join as join2, relative as relative4, resolve as resolve5, sep as sep4 } from "node:path";
 var FileWriteError = class extends Error {
   name = "FileWriteError";
   file;
@@ -72503,6 +72514,61 @@ function writeFileSafely(file, data, options = {}) {
     rmSync(temp, { force: true });
     throw new FileWriteError(file, codeOf(error2));
   }
+}
+function within(root, target) {
+  const rel = relative4(root, target);
+  return rel === "" || !rel.startsWith(`..${sep4}`) && rel !== ".." && !isAbsolute4(rel);
+}
+function writeNewFileAt(file, data, options = {}) {
+  const target = resolve5(file);
+  const dir = dirname4(target);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 448 });
+  } catch (error2) {
+    throw new FileWriteError(file, codeOf(error2));
+  }
+  if (options.inside !== void 0) {
+    const real = realpathSync3(dir);
+    if (!within(realpathSync3(options.inside), real)) {
+      throw new Error(
+        `cannot write ${file}: its folder leads outside ${options.inside} through a symbolic link (to ${real})`
+      );
+    }
+  }
+  const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | (constants3.O_NOFOLLOW ?? 0);
+  let fd;
+  try {
+    fd = openSync(target, flags, 384);
+  } catch (error2) {
+    if (codeOf(error2) === "EEXIST") {
+      throw new Error(
+        `cannot write ${file}: something is already there (made since the plan, or a symbolic link); nothing was written over it`
+      );
+    }
+    throw new FileWriteError(file, codeOf(error2));
+  }
+  try {
+    let written = 0;
+    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+    fsyncSync(fd);
+  } catch (error2) {
+    closeSync(fd);
+    rmSync(target, { force: true });
+    throw new FileWriteError(file, codeOf(error2));
+  }
+  closeSync(fd);
+}
+function freeName(file, ext) {
+  const stem = file.endsWith(ext) ? file.slice(0, -ext.length) : file;
+  for (let n2 = 1; n2 < 1e3; n2++) {
+    const name = n2 === 1 ? file : `${stem}.${n2}${ext}`;
+    try {
+      lstatSync(name);
+    } catch (error2) {
+      if (codeOf(error2) === "ENOENT" || codeOf(error2) === "ENOTDIR") return name;
+    }
+  }
+  return file;
 }
 
 // src/report/common.ts
@@ -72943,7 +73009,7 @@ function isLong(value) {
   return false;
 }
 function unifiedDiff(name, before, after) {
-  const withNewline = (s) => s === "" || s.endsWith("\n") ? s : `${s}
+  const withNewline = (s3) => s3 === "" || s3.endsWith("\n") ? s3 : `${s3}
 `;
   const patch2 = structuredPatch(name, name, withNewline(before), withNewline(after), "", "", { context: 3 });
   if (patch2.hunks.length === 0) return void 0;
@@ -73007,19 +73073,19 @@ function plural(n2, word, many = `${word}s`) {
 function groupBy(items, key) {
   const groups = /* @__PURE__ */ new Map();
   for (const item of items) {
-    const k2 = key(item);
-    const list = groups.get(k2);
+    const k3 = key(item);
+    const list = groups.get(k3);
     if (list) list.push(item);
-    else groups.set(k2, [item]);
+    else groups.set(k3, [item]);
   }
   return groups;
 }
 var REPEAT_THRESHOLD = 3;
 function ownerOf(address) {
   const target = targetOf(address);
-  const m2 = /^(group|project)\[(".*")\]$/.exec(target);
-  if (!m2 || address.length <= target.length + 1) return void 0;
-  return { owners: `${m2[1]}s`, path: JSON.parse(m2[2]), suffix: address.slice(target.length + 1) };
+  const m3 = /^(group|project)\[(".*")\]$/.exec(target);
+  if (!m3 || address.length <= target.length + 1) return void 0;
+  return { owners: `${m3[1]}s`, path: JSON.parse(m3[2]), suffix: address.slice(target.length + 1) };
 }
 function repeatedChanges(changes, threshold = REPEAT_THRESHOLD) {
   const keyOf2 = (c) => {
@@ -73046,7 +73112,7 @@ function repeatedChanges(changes, threshold = REPEAT_THRESHOLD) {
       sample: change,
       suffix: owner.suffix,
       owners: owner.owners,
-      paths: members.map((m2) => ownerOf(m2.address).path),
+      paths: members.map((m3) => ownerOf(m3.address).path),
       members
     });
   }
@@ -73072,8 +73138,8 @@ function summarize(changes) {
   return summary2;
 }
 function hasChanges(plan) {
-  const s = plan.summary;
-  return s.create + s.update + s.replace + s.delete > 0;
+  const s3 = plan.summary;
+  return s3.create + s3.update + s3.replace + s3.delete > 0;
 }
 
 // src/report/json.ts
@@ -73289,17 +73355,17 @@ function checkVersion(data, label) {
     );
   }
 }
-function toSource(s) {
-  return { file: s.file, line: s.line, col: s.col };
+function toSource(s3) {
+  return { file: s3.file, line: s3.line, col: s3.col };
 }
-function toField(f2) {
-  const field = { field: f2.field };
-  if ("before" in f2) field.before = f2.before;
-  if ("after" in f2) field.after = f2.after;
-  if (f2.sensitive !== void 0) field.sensitive = f2.sensitive;
-  if (f2.write_only !== void 0) field.writeOnly = f2.write_only;
-  if (f2.forces_replacement !== void 0) field.forcesReplacement = f2.forces_replacement;
-  if (f2.note !== void 0) field.note = f2.note;
+function toField(f3) {
+  const field = { field: f3.field };
+  if ("before" in f3) field.before = f3.before;
+  if ("after" in f3) field.after = f3.after;
+  if (f3.sensitive !== void 0) field.sensitive = f3.sensitive;
+  if (f3.write_only !== void 0) field.writeOnly = f3.write_only;
+  if (f3.forces_replacement !== void 0) field.forcesReplacement = f3.forces_replacement;
+  if (f3.note !== void 0) field.note = f3.note;
   return field;
 }
 function toChange(c) {
@@ -73318,9 +73384,9 @@ function toChange(c) {
   if (c.backup !== void 0) change.backup = c.backup;
   return change;
 }
-function toProblem(p2) {
-  const problem2 = { address: p2.address, message: p2.message };
-  if (p2.source !== void 0) problem2.source = toSource(p2.source);
+function toProblem(p3) {
+  const problem2 = { address: p3.address, message: p3.message };
+  if (p3.source !== void 0) problem2.source = toSource(p3.source);
   return problem2;
 }
 function parsePlanJson(text, label = "The plan") {
@@ -73378,8 +73444,8 @@ function parsePlanJson(text, label = "The plan") {
   }
   return plan;
 }
-function pickSummary(s) {
-  return { create: s.create, update: s.update, replace: s.replace, delete: s.delete, unmanaged: s.unmanaged };
+function pickSummary(s3) {
+  return { create: s3.create, update: s3.update, replace: s3.replace, delete: s3.delete, unmanaged: s3.unmanaged };
 }
 function renderApplyJson(plan, outcomes) {
   const json = JSON.parse(renderPlanJson(plan));
@@ -73428,7 +73494,7 @@ function wrap(text, width, indent) {
   const out = [];
   for (const paragraph of text.split("\n")) {
     let line = "";
-    for (const word of paragraph.split(/\s+/).filter((w) => w !== "")) {
+    for (const word of paragraph.split(/\s+/).filter((w2) => w2 !== "")) {
       if (line !== "" && indent.length + line.length + 1 + word.length > width) {
         out.push(indent + line);
         line = word;
@@ -73531,12 +73597,12 @@ function requestsLine(plan) {
 }
 function selectorLines(plan) {
   return (plan.selectors ?? []).map(
-    (s) => `Pattern ${s.collection}[${JSON.stringify(s.pattern)}] matched ${plural(s.matched, s.collection.slice(0, -1), s.collection)} (${sourceLabel(s.source)}).`
+    (s3) => `Pattern ${s3.collection}[${JSON.stringify(s3.pattern)}] matched ${plural(s3.matched, s3.collection.slice(0, -1), s3.collection)} (${sourceLabel(s3.source)}).`
   );
 }
 function planSummaryLine(plan) {
-  const s = plan.summary;
-  return `Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`;
+  const s3 = plan.summary;
+  return `Plan: ${s3.create} to create, ${s3.update} to update, ${s3.replace} to replace, ${s3.delete} to delete.`;
 }
 function targetsLine(c, targets) {
   return c.dim(`Limited to targets: ${targets.map(escapeLine).join(", ")}`);
@@ -73571,11 +73637,11 @@ function renderPlanText(plan, options) {
   }
   lines.push(...cascadeBanner(c, plan.changes, width));
   lines.push(...problemSections(c, plan.errors, plan.warnings, width));
-  const s = plan.summary;
-  const changes = s.create + s.update + s.replace + s.delete;
+  const s3 = plan.summary;
+  const changes = s3.create + s3.update + s3.replace + s3.delete;
   if (lines.length > 0) lines.push("");
-  if (s.unmanaged > 0) {
-    lines.push(c.cyan(`${plural(s.unmanaged, "unmanaged object")} (not in the manifests) left alone.`));
+  if (s3.unmanaged > 0) {
+    lines.push(c.cyan(`${plural(s3.unmanaged, "unmanaged object")} (not in the manifests) left alone.`));
   }
   lines.push(...selectorLines(plan));
   lines.push(requestsLine(plan));
@@ -73620,7 +73686,7 @@ function changeDiffLines(change) {
   const neutral = change.action === "unmanaged";
   for (const view of fieldViews(change)) {
     const marks = [view.forcesReplacement ? "(forces replacement)" : "", view.note ? `# ${view.note}` : ""];
-    const suffix = marks.filter((m2) => m2 !== "").join(" ");
+    const suffix = marks.filter((m3) => m3 !== "").join(" ");
     const tail = suffix === "" ? "" : `  ${suffix}`;
     if (view.diff) {
       const marker = neutral ? " " : mode === "after" ? "+" : mode === "before" ? "-" : "~";
@@ -73665,7 +73731,7 @@ function countCell(changes) {
   return ACTIONS.map((a) => {
     const n2 = changes.filter((c) => c.action === a).length;
     return n2 === 0 ? "" : `${ACTION_SYMBOL[a]}${n2}`;
-  }).filter((s) => s !== "").join(" ");
+  }).filter((s3) => s3 !== "").join(" ");
 }
 function problemEntry(problem2) {
   const where = problem2.source ? `${inlineCode(sourceLabel(problem2.source))} ` : "";
@@ -73718,9 +73784,9 @@ function renderMarkdown(spec) {
   for (const line of spec.intro) budget.add(`${line}
 `, NOTE_RESERVE);
   if (spec.intro.length > 0) budget.add("\n", NOTE_RESERVE);
-  const header = spec.summary.map((s) => s.label).join(" | ");
+  const header = spec.summary.map((s3) => s3.label).join(" | ");
   const align = spec.summary.map(() => "---:").join(" | ");
-  const counts = spec.summary.map((s) => s.count.toLocaleString("en-US")).join(" | ");
+  const counts = spec.summary.map((s3) => s3.count.toLocaleString("en-US")).join(" | ");
   budget.add(`| ${header} |
 | ${align} |
 | ${counts} |
@@ -73768,7 +73834,7 @@ function renderMarkdown(spec) {
     if (budget.add(table, NOTE_RESERVE)) {
       let shown = 0;
       for (const [target, changes] of byTarget) {
-        const cells = kinds2.map((k2) => countCell(changes.filter((c) => c.collection === k2)));
+        const cells = kinds2.map((k3) => countCell(changes.filter((c) => c.collection === k3)));
         if (shown >= 4 * LIST_CAP || !budget.add(`| ${cellCode(target)} | ${cells.join(" | ")} |
 `, NOTE_RESERVE + 200)) {
           break;
@@ -73837,7 +73903,7 @@ ${spec.legend}
     left.errors > 0 ? plural(left.errors, "error") : "",
     left.warnings > 0 ? plural(left.warnings, "warning") : "",
     left.targets > 0 ? plural(left.targets, "target row") : ""
-  ].filter((s) => s !== "");
+  ].filter((s3) => s3 !== "");
   if (partial.length > 0) omitted.push(`the lists above leave out ${partial.join(", ")}`);
   let text = budget.parts.join("");
   if (omitted.length > 0) {
@@ -73849,19 +73915,19 @@ ${spec.legend}
   return text;
 }
 function renderPlanMarkdown(plan, options = {}) {
-  const s = plan.summary;
+  const s3 = plan.summary;
   const intro = [`Plan for ${inlineCode(plan.url)}, made ${escapeMarkdown(plan.createdAt)}.`];
   if (plan.targets.length > 0)
     intro.push(`Limited to targets: ${plan.targets.map((t) => inlineCode(t)).join(", ")}.`);
   for (const line of selectorLines(plan)) intro.push(escapeMarkdown(line));
   const removed = plan.changes.filter((c) => c.action === "delete" || c.action === "replace");
   const summary2 = [
-    { label: "Create", count: s.create },
-    { label: "Update", count: s.update },
-    { label: "Replace", count: s.replace },
-    { label: "Delete", count: s.delete }
+    { label: "Create", count: s3.create },
+    { label: "Update", count: s3.update },
+    { label: "Replace", count: s3.replace },
+    { label: "Delete", count: s3.delete }
   ];
-  if (s.unmanaged > 0) summary2.push({ label: "Unmanaged", count: s.unmanaged });
+  if (s3.unmanaged > 0) summary2.push({ label: "Unmanaged", count: s3.unmanaged });
   const toWords = {
     create: "to create",
     update: "to update",
@@ -73869,7 +73935,7 @@ function renderPlanMarkdown(plan, options = {}) {
     delete: "to delete",
     unmanaged: "unmanaged"
   };
-  const changes = s.create + s.update + s.replace + s.delete;
+  const changes = s3.create + s3.update + s3.replace + s3.delete;
   const spec = {
     title: "forgeform plan",
     intro,
@@ -73889,9 +73955,9 @@ function renderPlanMarkdown(plan, options = {}) {
   }
   if (removed.length > 0) {
     const what = [
-      s.delete > 0 ? `deletes ${plural(s.delete, "object")}` : "",
-      s.replace > 0 ? `replaces ${plural(s.replace, "object")} (deletes, then creates them again)` : ""
-    ].filter((w) => w !== "");
+      s3.delete > 0 ? `deletes ${plural(s3.delete, "object")}` : "",
+      s3.replace > 0 ? `replaces ${plural(s3.replace, "object")} (deletes, then creates them again)` : ""
+    ].filter((w2) => w2 !== "");
     spec.banner = {
       lead: `This plan ${what.join(" and ")}. Check them before applying:`,
       entries: removed.map((c) => ({
@@ -73927,8 +73993,8 @@ function driftExitCode(plan, options = {}) {
   return plan.changes.some((c) => failsDrift(c, options)) ? 2 : 0;
 }
 function driftSummaryLine(plan) {
-  const s = driftSummary(plan);
-  return `Drift: ${s.drifted} drifted, ${s.missing} missing, ${s.unmanaged} unmanaged, ${s.would_delete} would be deleted.`;
+  const s3 = driftSummary(plan);
+  return `Drift: ${s3.drifted} drifted, ${s3.missing} missing, ${s3.unmanaged} unmanaged, ${s3.would_delete} would be deleted.`;
 }
 var DRIFT_LABELS = {
   update: "drifted (the live object differs from the manifests)",
@@ -73980,7 +74046,7 @@ function driftFieldJson(field) {
   };
 }
 function renderDriftJson(plan, options = {}) {
-  const s = driftSummary(plan);
+  const s3 = driftSummary(plan);
   return stringify({
     format_version: PLAN_FORMAT_VERSION,
     kind: "drift",
@@ -73992,7 +74058,7 @@ function renderDriftJson(plan, options = {}) {
     shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
     drift: driftExitCode(plan, options) === 2,
     fail_on_unmanaged: options.failOnUnmanaged === true,
-    summary: { drifted: s.drifted, missing: s.missing, unmanaged: s.unmanaged, would_delete: s.would_delete },
+    summary: { drifted: s3.drifted, missing: s3.missing, unmanaged: s3.unmanaged, would_delete: s3.would_delete },
     items: plan.changes.map((change) => ({
       address: change.address,
       status: driftStatus(change),
@@ -74016,7 +74082,7 @@ function renderDriftJson(plan, options = {}) {
   });
 }
 function renderDriftMarkdown(plan, options = {}) {
-  const s = driftSummary(plan);
+  const s3 = driftSummary(plan);
   const intro = [`Live state of ${inlineCode(plan.url)} compared with the manifests, ${plan.createdAt}.`];
   if (plan.targets.length > 0)
     intro.push(`Limited to targets: ${plan.targets.map((t) => inlineCode(t)).join(", ")}.`);
@@ -74031,10 +74097,10 @@ function renderDriftMarkdown(plan, options = {}) {
     title: "forgeform drift report",
     intro,
     summary: [
-      { label: "Drifted", count: s.drifted },
-      { label: "Missing", count: s.missing },
-      { label: "Unmanaged", count: s.unmanaged },
-      { label: "Would delete", count: s.would_delete }
+      { label: "Drifted", count: s3.drifted },
+      { label: "Missing", count: s3.missing },
+      { label: "Unmanaged", count: s3.unmanaged },
+      { label: "Would delete", count: s3.would_delete }
     ],
     changes: plan.changes,
     countLabel: (action, n2) => `${n2.toLocaleString("en-US")} ${words[action]}`,
@@ -74052,9 +74118,9 @@ function renderDriftMarkdown(plan, options = {}) {
   const removed = plan.changes.filter((c) => c.action === "delete" || c.action === "replace");
   if (removed.length > 0) {
     const what = [
-      s.would_delete > 0 ? `delete ${plural(s.would_delete, "object")} the manifests do not mention` : "",
-      removed.length > s.would_delete ? `replace ${plural(removed.length - s.would_delete, "drifted object")}` : ""
-    ].filter((w) => w !== "");
+      s3.would_delete > 0 ? `delete ${plural(s3.would_delete, "object")} the manifests do not mention` : "",
+      removed.length > s3.would_delete ? `replace ${plural(removed.length - s3.would_delete, "drifted object")}` : ""
+    ].filter((w2) => w2 !== "");
     spec.banner = {
       lead: `Applying the manifests would ${what.join(" and ")}:`,
       entries: removed.map((c) => ({
@@ -74078,7 +74144,7 @@ function xmlText(text) {
 function failureMessage(change) {
   switch (driftStatus(change)) {
     case "drifted": {
-      const fields = fieldViews(change).map((f2) => f2.field);
+      const fields = fieldViews(change).map((f3) => f3.field);
       const what = fields.length > 0 ? `${fields.join(", ")} differ${fields.length === 1 ? "s" : ""}` : "differs";
       const replace = change.action === "replace" ? "; applying would replace it" : "";
       return `drifted: ${what} from the manifests${replace}`;
@@ -74112,7 +74178,7 @@ function renderDriftJunit(plan, options = {}) {
     else cases.set(error2.address, { address: error2.address, errors: [problemLine(error2)] });
   }
   const suites = groupBy(cases.values(), (c) => targetOf(c.address));
-  const warnings = groupBy(plan.warnings, (w) => targetOf(w.address));
+  const warnings = groupBy(plan.warnings, (w2) => targetOf(w2.address));
   let failures = 0;
   let errors = 0;
   const body2 = [];
@@ -74152,7 +74218,7 @@ function renderDriftJunit(plan, options = {}) {
     const suiteWarnings = warnings.get(target) ?? [];
     if (suiteWarnings.length > 0) {
       body2.push(
-        `    <system-out>${xmlText(suiteWarnings.map((w) => `warning: ${problemLine(w)}`).join("\n"))}</system-out>`
+        `    <system-out>${xmlText(suiteWarnings.map((w2) => `warning: ${problemLine(w2)}`).join("\n"))}</system-out>`
       );
     }
     body2.push("  </testsuite>");
@@ -74165,6 +74231,3030 @@ function renderDriftJunit(plan, options = {}) {
     "</testsuites>",
     ""
   ].join("\n");
+}
+
+// node_modules/tar/dist/esm/index.min.js
+import Qr from "events";
+import I from "fs";
+import { EventEmitter as Di } from "node:events";
+import Cs from "node:stream";
+import { StringDecoder as Hr } from "node:string_decoder";
+import cr from "node:path";
+import Kt from "node:fs";
+import { dirname as Fn, parse as kn } from "path";
+import { EventEmitter as Dn } from "events";
+import zi from "assert";
+import { Buffer as Ot } from "buffer";
+import * as Ps from "zlib";
+import en from "zlib";
+import { posix as Zt } from "node:path";
+import { basename as _n } from "node:path";
+import mi from "fs";
+import X from "fs";
+import js from "path";
+import { win32 as Pn } from "node:path";
+import ar from "path";
+import Br from "node:fs";
+import co from "node:assert";
+import { randomBytes as Mr } from "node:crypto";
+import u from "node:fs";
+import R2 from "node:path";
+import pr from "fs";
+import wi from "node:fs";
+import we from "node:path";
+import k2 from "node:fs";
+import ro from "node:fs/promises";
+import Si from "node:path";
+import { join as xr } from "node:path";
+import v2 from "node:fs";
+import Pr from "node:path";
+var zr = Object.defineProperty;
+var Ur = (s3, t) => {
+  for (var e in t) zr(s3, e, { get: t[e], enumerable: true });
+};
+var Ds = typeof process == "object" && process ? process : { stdout: null, stderr: null };
+var Wr = (s3) => !!s3 && typeof s3 == "object" && (s3 instanceof A || s3 instanceof Cs || Gr(s3) || Zr(s3));
+var Gr = (s3) => !!s3 && typeof s3 == "object" && s3 instanceof Di && typeof s3.pipe == "function" && s3.pipe !== Cs.Writable.prototype.pipe;
+var Zr = (s3) => !!s3 && typeof s3 == "object" && s3 instanceof Di && typeof s3.write == "function" && typeof s3.end == "function";
+var Q = /* @__PURE__ */ Symbol("EOF");
+var J = /* @__PURE__ */ Symbol("maybeEmitEnd");
+var nt = /* @__PURE__ */ Symbol("emittedEnd");
+var De = /* @__PURE__ */ Symbol("emittingEnd");
+var qt = /* @__PURE__ */ Symbol("emittedError");
+var Ne = /* @__PURE__ */ Symbol("closed");
+var Ns = /* @__PURE__ */ Symbol("read");
+var Ae = /* @__PURE__ */ Symbol("flush");
+var As = /* @__PURE__ */ Symbol("flushChunk");
+var z = /* @__PURE__ */ Symbol("encoding");
+var Mt = /* @__PURE__ */ Symbol("decoder");
+var g2 = /* @__PURE__ */ Symbol("flowing");
+var Qt = /* @__PURE__ */ Symbol("paused");
+var Bt = /* @__PURE__ */ Symbol("resume");
+var b2 = /* @__PURE__ */ Symbol("buffer");
+var N2 = /* @__PURE__ */ Symbol("pipes");
+var _2 = /* @__PURE__ */ Symbol("bufferLength");
+var bi = /* @__PURE__ */ Symbol("bufferPush");
+var Ie = /* @__PURE__ */ Symbol("bufferShift");
+var L = /* @__PURE__ */ Symbol("objectMode");
+var S2 = /* @__PURE__ */ Symbol("destroyed");
+var _i = /* @__PURE__ */ Symbol("error");
+var Oi = /* @__PURE__ */ Symbol("emitData");
+var Is = /* @__PURE__ */ Symbol("emitEnd");
+var Ti = /* @__PURE__ */ Symbol("emitEnd2");
+var Z = /* @__PURE__ */ Symbol("async");
+var xi = /* @__PURE__ */ Symbol("abort");
+var Ce = /* @__PURE__ */ Symbol("aborted");
+var Jt = /* @__PURE__ */ Symbol("signal");
+var Rt = /* @__PURE__ */ Symbol("dataListeners");
+var C = /* @__PURE__ */ Symbol("discarded");
+var jt = (s3) => Promise.resolve().then(s3);
+var Yr = (s3) => s3();
+var Kr = (s3) => s3 === "end" || s3 === "finish" || s3 === "prefinish";
+var Vr = (s3) => s3 instanceof ArrayBuffer || !!s3 && typeof s3 == "object" && s3.constructor && s3.constructor.name === "ArrayBuffer" && s3.byteLength >= 0;
+var $r = (s3) => !Buffer.isBuffer(s3) && ArrayBuffer.isView(s3);
+var Fe = class {
+  src;
+  dest;
+  opts;
+  ondrain;
+  constructor(t, e, i) {
+    this.src = t, this.dest = e, this.opts = i, this.ondrain = () => t[Bt](), this.dest.on("drain", this.ondrain);
+  }
+  unpipe() {
+    this.dest.removeListener("drain", this.ondrain);
+  }
+  proxyErrors(t) {
+  }
+  end() {
+    this.unpipe(), this.opts.end && this.dest.end();
+  }
+};
+var Li = class extends Fe {
+  unpipe() {
+    this.src.removeListener("error", this.proxyErrors), super.unpipe();
+  }
+  constructor(t, e, i) {
+    super(t, e, i), this.proxyErrors = (r) => this.dest.emit("error", r), t.on("error", this.proxyErrors);
+  }
+};
+var Xr = (s3) => !!s3.objectMode;
+var qr = (s3) => !s3.objectMode && !!s3.encoding && s3.encoding !== "buffer";
+var A = class extends Di {
+  [g2] = false;
+  [Qt] = false;
+  [N2] = [];
+  [b2] = [];
+  [L];
+  [z];
+  [Z];
+  [Mt];
+  [Q] = false;
+  [nt] = false;
+  [De] = false;
+  [Ne] = false;
+  [qt] = null;
+  [_2] = 0;
+  [S2] = false;
+  [Jt];
+  [Ce] = false;
+  [Rt] = 0;
+  [C] = false;
+  writable = true;
+  readable = true;
+  constructor(...t) {
+    let e = t[0] || {};
+    if (super(), e.objectMode && typeof e.encoding == "string") throw new TypeError("Encoding and objectMode may not be used together");
+    Xr(e) ? (this[L] = true, this[z] = null) : qr(e) ? (this[z] = e.encoding, this[L] = false) : (this[L] = false, this[z] = null), this[Z] = !!e.async, this[Mt] = this[z] ? new Hr(this[z]) : null, e && e.debugExposeBuffer === true && Object.defineProperty(this, "buffer", { get: () => this[b2] }), e && e.debugExposePipes === true && Object.defineProperty(this, "pipes", { get: () => this[N2] });
+    let { signal: i } = e;
+    i && (this[Jt] = i, i.aborted ? this[xi]() : i.addEventListener("abort", () => this[xi]()));
+  }
+  get bufferLength() {
+    return this[_2];
+  }
+  get encoding() {
+    return this[z];
+  }
+  set encoding(t) {
+    throw new Error("Encoding must be set at instantiation time");
+  }
+  setEncoding(t) {
+    throw new Error("Encoding must be set at instantiation time");
+  }
+  get objectMode() {
+    return this[L];
+  }
+  set objectMode(t) {
+    throw new Error("objectMode must be set at instantiation time");
+  }
+  get async() {
+    return this[Z];
+  }
+  set async(t) {
+    this[Z] = this[Z] || !!t;
+  }
+  [xi]() {
+    this[Ce] = true, this.emit("abort", this[Jt]?.reason), this.destroy(this[Jt]?.reason);
+  }
+  get aborted() {
+    return this[Ce];
+  }
+  set aborted(t) {
+  }
+  write(t, e, i) {
+    if (this[Ce]) return false;
+    if (this[Q]) throw new Error("write after end");
+    if (this[S2]) return this.emit("error", Object.assign(new Error("Cannot call write after a stream was destroyed"), { code: "ERR_STREAM_DESTROYED" })), true;
+    typeof e == "function" && (i = e, e = "utf8"), e || (e = "utf8");
+    let r = this[Z] ? jt : Yr;
+    if (!this[L] && !Buffer.isBuffer(t)) {
+      if ($r(t)) t = Buffer.from(t.buffer, t.byteOffset, t.byteLength);
+      else if (Vr(t)) t = Buffer.from(t);
+      else if (typeof t != "string") throw new Error("Non-contiguous data written to non-objectMode stream");
+    }
+    return this[L] ? (this[g2] && this[_2] !== 0 && this[Ae](true), this[g2] ? this.emit("data", t) : this[bi](t), this[_2] !== 0 && this.emit("readable"), i && r(i), this[g2]) : t.length ? (typeof t == "string" && !(e === this[z] && !this[Mt]?.lastNeed) && (t = Buffer.from(t, e)), Buffer.isBuffer(t) && this[z] && (t = this[Mt].write(t)), this[g2] && this[_2] !== 0 && this[Ae](true), this[g2] ? this.emit("data", t) : this[bi](t), this[_2] !== 0 && this.emit("readable"), i && r(i), this[g2]) : (this[_2] !== 0 && this.emit("readable"), i && r(i), this[g2]);
+  }
+  read(t) {
+    if (this[S2]) return null;
+    if (this[C] = false, this[_2] === 0 || t === 0 || t && t > this[_2]) return this[J](), null;
+    this[L] && (t = null), this[b2].length > 1 && !this[L] && (this[b2] = [this[z] ? this[b2].join("") : Buffer.concat(this[b2], this[_2])]);
+    let e = this[Ns](t || null, this[b2][0]);
+    return this[J](), e;
+  }
+  [Ns](t, e) {
+    if (this[L]) this[Ie]();
+    else {
+      let i = e;
+      t === i.length || t === null ? this[Ie]() : typeof i == "string" ? (this[b2][0] = i.slice(t), e = i.slice(0, t), this[_2] -= t) : (this[b2][0] = i.subarray(t), e = i.subarray(0, t), this[_2] -= t);
+    }
+    return this.emit("data", e), !this[b2].length && !this[Q] && this.emit("drain"), e;
+  }
+  end(t, e, i) {
+    return typeof t == "function" && (i = t, t = void 0), typeof e == "function" && (i = e, e = "utf8"), t !== void 0 && this.write(t, e), i && this.once("end", i), this[Q] = true, this.writable = false, (this[g2] || !this[Qt]) && this[J](), this;
+  }
+  [Bt]() {
+    this[S2] || (!this[Rt] && !this[N2].length && (this[C] = true), this[Qt] = false, this[g2] = true, this.emit("resume"), this[b2].length ? this[Ae]() : this[Q] ? this[J]() : this.emit("drain"));
+  }
+  resume() {
+    return this[Bt]();
+  }
+  pause() {
+    this[g2] = false, this[Qt] = true, this[C] = false;
+  }
+  get destroyed() {
+    return this[S2];
+  }
+  get flowing() {
+    return this[g2];
+  }
+  get paused() {
+    return this[Qt];
+  }
+  [bi](t) {
+    this[L] ? this[_2] += 1 : this[_2] += t.length, this[b2].push(t);
+  }
+  [Ie]() {
+    return this[L] ? this[_2] -= 1 : this[_2] -= this[b2][0].length, this[b2].shift();
+  }
+  [Ae](t = false) {
+    do
+      ;
+    while (this[As](this[Ie]()) && this[b2].length);
+    !t && !this[b2].length && !this[Q] && this.emit("drain");
+  }
+  [As](t) {
+    return this.emit("data", t), this[g2];
+  }
+  pipe(t, e) {
+    if (this[S2]) return t;
+    this[C] = false;
+    let i = this[nt];
+    return e = e || {}, t === Ds.stdout || t === Ds.stderr ? e.end = false : e.end = e.end !== false, e.proxyErrors = !!e.proxyErrors, i ? e.end && t.end() : (this[N2].push(e.proxyErrors ? new Li(this, t, e) : new Fe(this, t, e)), this[Z] ? jt(() => this[Bt]()) : this[Bt]()), t;
+  }
+  unpipe(t) {
+    let e = this[N2].find((i) => i.dest === t);
+    e && (this[N2].length === 1 ? (this[g2] && this[Rt] === 0 && (this[g2] = false), this[N2] = []) : this[N2].splice(this[N2].indexOf(e), 1), e.unpipe());
+  }
+  addListener(t, e) {
+    return this.on(t, e);
+  }
+  on(t, e) {
+    let i = super.on(t, e);
+    if (t === "data") this[C] = false, this[Rt]++, !this[N2].length && !this[g2] && this[Bt]();
+    else if (t === "readable" && this[_2] !== 0) super.emit("readable");
+    else if (Kr(t) && this[nt]) super.emit(t), this.removeAllListeners(t);
+    else if (t === "error" && this[qt]) {
+      let r = e;
+      this[Z] ? jt(() => r.call(this, this[qt])) : r.call(this, this[qt]);
+    }
+    return i;
+  }
+  removeListener(t, e) {
+    return this.off(t, e);
+  }
+  off(t, e) {
+    let i = super.off(t, e);
+    return t === "data" && (this[Rt] = this.listeners("data").length, this[Rt] === 0 && !this[C] && !this[N2].length && (this[g2] = false)), i;
+  }
+  removeAllListeners(t) {
+    let e = super.removeAllListeners(t);
+    return (t === "data" || t === void 0) && (this[Rt] = 0, !this[C] && !this[N2].length && (this[g2] = false)), e;
+  }
+  get emittedEnd() {
+    return this[nt];
+  }
+  [J]() {
+    !this[De] && !this[nt] && !this[S2] && this[b2].length === 0 && this[Q] && (this[De] = true, this.emit("end"), this.emit("prefinish"), this.emit("finish"), this[Ne] && this.emit("close"), this[De] = false);
+  }
+  emit(t, ...e) {
+    let i = e[0];
+    if (t !== "error" && t !== "close" && t !== S2 && this[S2]) return false;
+    if (t === "data") return !this[L] && !i ? false : this[Z] ? (jt(() => this[Oi](i)), true) : this[Oi](i);
+    if (t === "end") return this[Is]();
+    if (t === "close") {
+      if (this[Ne] = true, !this[nt] && !this[S2]) return false;
+      let n2 = super.emit("close");
+      return this.removeAllListeners("close"), n2;
+    } else if (t === "error") {
+      this[qt] = i, super.emit(_i, i);
+      let n2 = !this[Jt] || this.listeners("error").length ? super.emit("error", i) : false;
+      return this[J](), n2;
+    } else if (t === "resume") {
+      let n2 = super.emit("resume");
+      return this[J](), n2;
+    } else if (t === "finish" || t === "prefinish") {
+      let n2 = super.emit(t);
+      return this.removeAllListeners(t), n2;
+    }
+    let r = super.emit(t, ...e);
+    return this[J](), r;
+  }
+  [Oi](t) {
+    for (let i of this[N2]) i.dest.write(t) === false && this.pause();
+    let e = this[C] ? false : super.emit("data", t);
+    return this[J](), e;
+  }
+  [Is]() {
+    return this[nt] ? false : (this[nt] = true, this.readable = false, this[Z] ? (jt(() => this[Ti]()), true) : this[Ti]());
+  }
+  [Ti]() {
+    if (this[Mt]) {
+      let e = this[Mt].end();
+      if (e) {
+        for (let i of this[N2]) i.dest.write(e);
+        this[C] || super.emit("data", e);
+      }
+    }
+    for (let e of this[N2]) e.end();
+    let t = super.emit("end");
+    return this.removeAllListeners("end"), t;
+  }
+  async collect() {
+    let t = Object.assign([], { dataLength: 0 });
+    this[L] || (t.dataLength = 0);
+    let e = this.promise();
+    return this.on("data", (i) => {
+      t.push(i), this[L] || (t.dataLength += i.length);
+    }), await e, t;
+  }
+  async concat() {
+    if (this[L]) throw new Error("cannot concat in objectMode");
+    let t = await this.collect();
+    return this[z] ? t.join("") : Buffer.concat(t, t.dataLength);
+  }
+  async promise() {
+    return new Promise((t, e) => {
+      this.on(S2, () => e(new Error("stream destroyed"))), this.on("error", (i) => e(i)), this.on("end", () => t());
+    });
+  }
+  [Symbol.asyncIterator]() {
+    this[C] = false;
+    let t = false, e = async () => (this.pause(), t = true, { value: void 0, done: true });
+    return { next: () => {
+      if (t) return e();
+      let r = this.read();
+      if (r !== null) return Promise.resolve({ done: false, value: r });
+      if (this[Q]) return e();
+      let n2, o, h2 = (d2) => {
+        this.off("data", a), this.off("end", l), this.off(S2, c), e(), o(d2);
+      }, a = (d2) => {
+        this.off("error", h2), this.off("end", l), this.off(S2, c), this.pause(), n2({ value: d2, done: !!this[Q] });
+      }, l = () => {
+        this.off("error", h2), this.off("data", a), this.off(S2, c), e(), n2({ done: true, value: void 0 });
+      }, c = () => h2(new Error("stream destroyed"));
+      return new Promise((d2, y2) => {
+        o = y2, n2 = d2, this.once(S2, c), this.once("error", h2), this.once("end", l), this.once("data", a);
+      });
+    }, throw: e, return: e, [Symbol.asyncIterator]() {
+      return this;
+    }, [Symbol.asyncDispose]: async () => {
+    } };
+  }
+  [Symbol.iterator]() {
+    this[C] = false;
+    let t = false, e = () => (this.pause(), this.off(_i, e), this.off(S2, e), this.off("end", e), t = true, { done: true, value: void 0 }), i = () => {
+      if (t) return e();
+      let r = this.read();
+      return r === null ? e() : { done: false, value: r };
+    };
+    return this.once("end", e), this.once(_i, e), this.once(S2, e), { next: i, throw: e, return: e, [Symbol.iterator]() {
+      return this;
+    }, [Symbol.dispose]: () => {
+    } };
+  }
+  destroy(t) {
+    if (this[S2]) return t ? this.emit("error", t) : this.emit(S2), this;
+    this[S2] = true, this[C] = true, this[b2].length = 0, this[_2] = 0;
+    let e = this;
+    return typeof e.close == "function" && !this[Ne] && e.close(), t ? this.emit("error", t) : this.emit(S2), this;
+  }
+  static get isStream() {
+    return Wr;
+  }
+};
+var Jr = I.writev;
+var ht = /* @__PURE__ */ Symbol("_autoClose");
+var H = /* @__PURE__ */ Symbol("_close");
+var te = /* @__PURE__ */ Symbol("_ended");
+var m2 = /* @__PURE__ */ Symbol("_fd");
+var Ni = /* @__PURE__ */ Symbol("_finished");
+var tt = /* @__PURE__ */ Symbol("_flags");
+var Ai = /* @__PURE__ */ Symbol("_flush");
+var ki = /* @__PURE__ */ Symbol("_handleChunk");
+var vi = /* @__PURE__ */ Symbol("_makeBuf");
+var ie = /* @__PURE__ */ Symbol("_mode");
+var ke = /* @__PURE__ */ Symbol("_needDrain");
+var Ut = /* @__PURE__ */ Symbol("_onerror");
+var Ht = /* @__PURE__ */ Symbol("_onopen");
+var Ii = /* @__PURE__ */ Symbol("_onread");
+var Pt = /* @__PURE__ */ Symbol("_onwrite");
+var at = /* @__PURE__ */ Symbol("_open");
+var U = /* @__PURE__ */ Symbol("_path");
+var ot = /* @__PURE__ */ Symbol("_pos");
+var Y = /* @__PURE__ */ Symbol("_queue");
+var zt = /* @__PURE__ */ Symbol("_read");
+var Ci = /* @__PURE__ */ Symbol("_readSize");
+var j = /* @__PURE__ */ Symbol("_reading");
+var ee = /* @__PURE__ */ Symbol("_remain");
+var Fi = /* @__PURE__ */ Symbol("_size");
+var ve = /* @__PURE__ */ Symbol("_write");
+var gt = /* @__PURE__ */ Symbol("_writing");
+var Me = /* @__PURE__ */ Symbol("_defaultFlag");
+var bt = /* @__PURE__ */ Symbol("_errored");
+var _t = class extends A {
+  [bt] = false;
+  [m2];
+  [U];
+  [Ci];
+  [j] = false;
+  [Fi];
+  [ee];
+  [ht];
+  constructor(t, e) {
+    if (e = e || {}, super(e), this.readable = true, this.writable = false, typeof t != "string") throw new TypeError("path must be a string");
+    this[bt] = false, this[m2] = typeof e.fd == "number" ? e.fd : void 0, this[U] = t, this[Ci] = e.readSize || 16 * 1024 * 1024, this[j] = false, this[Fi] = typeof e.size == "number" ? e.size : 1 / 0, this[ee] = this[Fi], this[ht] = typeof e.autoClose == "boolean" ? e.autoClose : true, typeof this[m2] == "number" ? this[zt]() : this[at]();
+  }
+  get fd() {
+    return this[m2];
+  }
+  get path() {
+    return this[U];
+  }
+  write() {
+    throw new TypeError("this is a readable stream");
+  }
+  end() {
+    throw new TypeError("this is a readable stream");
+  }
+  [at]() {
+    I.open(this[U], "r", (t, e) => this[Ht](t, e));
+  }
+  [Ht](t, e) {
+    t ? this[Ut](t) : (this[m2] = e, this.emit("open", e), this[zt]());
+  }
+  [vi]() {
+    return Buffer.allocUnsafe(Math.min(this[Ci], this[ee]));
+  }
+  [zt]() {
+    if (!this[j]) {
+      this[j] = true;
+      let t = this[vi]();
+      if (t.length === 0) return process.nextTick(() => this[Ii](null, 0, t));
+      I.read(this[m2], t, 0, t.length, null, (e, i, r) => this[Ii](e, i, r));
+    }
+  }
+  [Ii](t, e, i) {
+    this[j] = false, t ? this[Ut](t) : this[ki](e, i) && this[zt]();
+  }
+  [H]() {
+    if (this[ht] && typeof this[m2] == "number") {
+      let t = this[m2];
+      this[m2] = void 0, I.close(t, (e) => e ? this.emit("error", e) : this.emit("close"));
+    }
+  }
+  [Ut](t) {
+    this[j] = true, this[H](), this.emit("error", t);
+  }
+  [ki](t, e) {
+    let i = false;
+    return this[ee] -= t, t > 0 && (i = super.write(t < e.length ? e.subarray(0, t) : e)), (t === 0 || this[ee] <= 0) && (i = false, this[H](), super.end()), i;
+  }
+  emit(t, ...e) {
+    switch (t) {
+      case "prefinish":
+      case "finish":
+        return false;
+      case "drain":
+        return typeof this[m2] == "number" && this[zt](), false;
+      case "error":
+        return this[bt] ? false : (this[bt] = true, super.emit(t, ...e));
+      default:
+        return super.emit(t, ...e);
+    }
+  }
+};
+var Be = class extends _t {
+  [at]() {
+    let t = true;
+    try {
+      this[Ht](null, I.openSync(this[U], "r")), t = false;
+    } finally {
+      t && this[H]();
+    }
+  }
+  [zt]() {
+    let t = true;
+    try {
+      if (!this[j]) {
+        this[j] = true;
+        do {
+          let e = this[vi](), i = e.length === 0 ? 0 : I.readSync(this[m2], e, 0, e.length, null);
+          if (!this[ki](i, e)) break;
+        } while (true);
+        this[j] = false;
+      }
+      t = false;
+    } finally {
+      t && this[H]();
+    }
+  }
+  [H]() {
+    if (this[ht] && typeof this[m2] == "number") {
+      let t = this[m2];
+      this[m2] = void 0, I.closeSync(t), this.emit("close");
+    }
+  }
+};
+var et = class extends Qr {
+  readable = false;
+  writable = true;
+  [bt] = false;
+  [gt] = false;
+  [te] = false;
+  [Y] = [];
+  [ke] = false;
+  [U];
+  [ie];
+  [ht];
+  [m2];
+  [Me];
+  [tt];
+  [Ni] = false;
+  [ot];
+  constructor(t, e) {
+    e = e || {}, super(e), this[U] = t, this[m2] = typeof e.fd == "number" ? e.fd : void 0, this[ie] = e.mode === void 0 ? 438 : e.mode, this[ot] = typeof e.start == "number" ? e.start : void 0, this[ht] = typeof e.autoClose == "boolean" ? e.autoClose : true;
+    let i = this[ot] !== void 0 ? "r+" : "w";
+    this[Me] = e.flags === void 0, this[tt] = e.flags === void 0 ? i : e.flags, this[m2] === void 0 && this[at]();
+  }
+  emit(t, ...e) {
+    if (t === "error") {
+      if (this[bt]) return false;
+      this[bt] = true;
+    }
+    return super.emit(t, ...e);
+  }
+  get fd() {
+    return this[m2];
+  }
+  get path() {
+    return this[U];
+  }
+  [Ut](t) {
+    this[H](), this[gt] = true, this.emit("error", t);
+  }
+  [at]() {
+    I.open(this[U], this[tt], this[ie], (t, e) => this[Ht](t, e));
+  }
+  [Ht](t, e) {
+    this[Me] && this[tt] === "r+" && t && t.code === "ENOENT" ? (this[tt] = "w", this[at]()) : t ? this[Ut](t) : (this[m2] = e, this.emit("open", e), this[gt] || this[Ai]());
+  }
+  end(t, e) {
+    return t && this.write(t, e), this[te] = true, !this[gt] && !this[Y].length && typeof this[m2] == "number" && this[Pt](null, 0), this;
+  }
+  write(t, e) {
+    return typeof t == "string" && (t = Buffer.from(t, e)), this[te] ? (this.emit("error", new Error("write() after end()")), false) : this[m2] === void 0 || this[gt] || this[Y].length ? (this[Y].push(t), this[ke] = true, false) : (this[gt] = true, this[ve](t), true);
+  }
+  [ve](t) {
+    I.write(this[m2], t, 0, t.length, this[ot], (e, i) => this[Pt](e, i));
+  }
+  [Pt](t, e) {
+    t ? this[Ut](t) : (this[ot] !== void 0 && typeof e == "number" && (this[ot] += e), this[Y].length ? this[Ai]() : (this[gt] = false, this[te] && !this[Ni] ? (this[Ni] = true, this[H](), this.emit("finish")) : this[ke] && (this[ke] = false, this.emit("drain"))));
+  }
+  [Ai]() {
+    if (this[Y].length === 0) this[te] && this[Pt](null, 0);
+    else if (this[Y].length === 1) this[ve](this[Y].pop());
+    else {
+      let t = this[Y];
+      this[Y] = [], Jr(this[m2], t, this[ot], (e, i) => this[Pt](e, i));
+    }
+  }
+  [H]() {
+    if (this[ht] && typeof this[m2] == "number") {
+      let t = this[m2];
+      this[m2] = void 0, I.close(t, (e) => e ? this.emit("error", e) : this.emit("close"));
+    }
+  }
+};
+var Wt = class extends et {
+  [at]() {
+    let t;
+    if (this[Me] && this[tt] === "r+") try {
+      t = I.openSync(this[U], this[tt], this[ie]);
+    } catch (e) {
+      if (e?.code === "ENOENT") return this[tt] = "w", this[at]();
+      throw e;
+    }
+    else t = I.openSync(this[U], this[tt], this[ie]);
+    this[Ht](null, t);
+  }
+  [H]() {
+    if (this[ht] && typeof this[m2] == "number") {
+      let t = this[m2];
+      this[m2] = void 0, I.closeSync(t), this.emit("close");
+    }
+  }
+  [ve](t) {
+    let e = true;
+    try {
+      this[Pt](null, I.writeSync(this[m2], t, 0, t.length, this[ot])), e = false;
+    } finally {
+      if (e) try {
+        this[H]();
+      } catch {
+      }
+    }
+  }
+};
+var jr = /* @__PURE__ */ new Map([["C", "cwd"], ["f", "file"], ["z", "gzip"], ["P", "preservePaths"], ["U", "unlink"], ["strip-components", "strip"], ["stripComponents", "strip"], ["keep-newer", "newer"], ["keepNewer", "newer"], ["keep-newer-files", "newer"], ["keepNewerFiles", "newer"], ["k", "keep"], ["keep-existing", "keep"], ["keepExisting", "keep"], ["m", "noMtime"], ["no-mtime", "noMtime"], ["p", "preserveOwner"], ["L", "follow"], ["h", "follow"], ["onentry", "onReadEntry"]]);
+var Fs = (s3) => !!s3.sync && !!s3.file;
+var ks = (s3) => !s3.sync && !!s3.file;
+var vs = (s3) => !!s3.sync && !s3.file;
+var Ms = (s3) => !s3.sync && !s3.file;
+var Bs = (s3) => !!s3.file;
+var tn = (s3) => {
+  let t = jr.get(s3);
+  return t || s3;
+};
+var se = (s3 = {}) => {
+  if (!s3) return {};
+  let t = {};
+  for (let [e, i] of Object.entries(s3)) {
+    let r = tn(e);
+    t[r] = i;
+  }
+  return t.chmod === void 0 && t.noChmod === false && (t.chmod = true), delete t.noChmod, t;
+};
+var K = (s3, t, e, i, r) => Object.assign((n2 = [], o, h2) => {
+  Array.isArray(n2) && (o = n2, n2 = {}), typeof o == "function" && (h2 = o, o = void 0), o = o ? Array.from(o) : [];
+  let a = se(n2);
+  if (r?.(a, o), Fs(a)) {
+    if (typeof h2 == "function") throw new TypeError("callback not supported for sync tar functions");
+    return s3(a, o);
+  } else if (ks(a)) {
+    let l = t(a, o);
+    return h2 ? l.then(() => h2(), h2) : l;
+  } else if (vs(a)) {
+    if (typeof h2 == "function") throw new TypeError("callback not supported for sync tar functions");
+    return e(a, o);
+  } else if (Ms(a)) {
+    if (typeof h2 == "function") throw new TypeError("callback only supported with file option");
+    return i(a, o);
+  }
+  throw new Error("impossible options??");
+}, { syncFile: s3, asyncFile: t, syncNoFile: e, asyncNoFile: i, validate: r });
+var sn = en.constants || { ZLIB_VERNUM: 4736 };
+var M = Object.freeze(Object.assign(/* @__PURE__ */ Object.create(null), { Z_NO_FLUSH: 0, Z_PARTIAL_FLUSH: 1, Z_SYNC_FLUSH: 2, Z_FULL_FLUSH: 3, Z_FINISH: 4, Z_BLOCK: 5, Z_OK: 0, Z_STREAM_END: 1, Z_NEED_DICT: 2, Z_ERRNO: -1, Z_STREAM_ERROR: -2, Z_DATA_ERROR: -3, Z_MEM_ERROR: -4, Z_BUF_ERROR: -5, Z_VERSION_ERROR: -6, Z_NO_COMPRESSION: 0, Z_BEST_SPEED: 1, Z_BEST_COMPRESSION: 9, Z_DEFAULT_COMPRESSION: -1, Z_FILTERED: 1, Z_HUFFMAN_ONLY: 2, Z_RLE: 3, Z_FIXED: 4, Z_DEFAULT_STRATEGY: 0, DEFLATE: 1, INFLATE: 2, GZIP: 3, GUNZIP: 4, DEFLATERAW: 5, INFLATERAW: 6, UNZIP: 7, BROTLI_DECODE: 8, BROTLI_ENCODE: 9, Z_MIN_WINDOWBITS: 8, Z_MAX_WINDOWBITS: 15, Z_DEFAULT_WINDOWBITS: 15, Z_MIN_CHUNK: 64, Z_MAX_CHUNK: 1 / 0, Z_DEFAULT_CHUNK: 16384, Z_MIN_MEMLEVEL: 1, Z_MAX_MEMLEVEL: 9, Z_DEFAULT_MEMLEVEL: 8, Z_MIN_LEVEL: -1, Z_MAX_LEVEL: 9, Z_DEFAULT_LEVEL: -1, BROTLI_OPERATION_PROCESS: 0, BROTLI_OPERATION_FLUSH: 1, BROTLI_OPERATION_FINISH: 2, BROTLI_OPERATION_EMIT_METADATA: 3, BROTLI_MODE_GENERIC: 0, BROTLI_MODE_TEXT: 1, BROTLI_MODE_FONT: 2, BROTLI_DEFAULT_MODE: 0, BROTLI_MIN_QUALITY: 0, BROTLI_MAX_QUALITY: 11, BROTLI_DEFAULT_QUALITY: 11, BROTLI_MIN_WINDOW_BITS: 10, BROTLI_MAX_WINDOW_BITS: 24, BROTLI_LARGE_MAX_WINDOW_BITS: 30, BROTLI_DEFAULT_WINDOW: 22, BROTLI_MIN_INPUT_BLOCK_BITS: 16, BROTLI_MAX_INPUT_BLOCK_BITS: 24, BROTLI_PARAM_MODE: 0, BROTLI_PARAM_QUALITY: 1, BROTLI_PARAM_LGWIN: 2, BROTLI_PARAM_LGBLOCK: 3, BROTLI_PARAM_DISABLE_LITERAL_CONTEXT_MODELING: 4, BROTLI_PARAM_SIZE_HINT: 5, BROTLI_PARAM_LARGE_WINDOW: 6, BROTLI_PARAM_NPOSTFIX: 7, BROTLI_PARAM_NDIRECT: 8, BROTLI_DECODER_RESULT_ERROR: 0, BROTLI_DECODER_RESULT_SUCCESS: 1, BROTLI_DECODER_RESULT_NEEDS_MORE_INPUT: 2, BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT: 3, BROTLI_DECODER_PARAM_DISABLE_RING_BUFFER_REALLOCATION: 0, BROTLI_DECODER_PARAM_LARGE_WINDOW: 1, BROTLI_DECODER_NO_ERROR: 0, BROTLI_DECODER_SUCCESS: 1, BROTLI_DECODER_NEEDS_MORE_INPUT: 2, BROTLI_DECODER_NEEDS_MORE_OUTPUT: 3, BROTLI_DECODER_ERROR_FORMAT_EXUBERANT_NIBBLE: -1, BROTLI_DECODER_ERROR_FORMAT_RESERVED: -2, BROTLI_DECODER_ERROR_FORMAT_EXUBERANT_META_NIBBLE: -3, BROTLI_DECODER_ERROR_FORMAT_SIMPLE_HUFFMAN_ALPHABET: -4, BROTLI_DECODER_ERROR_FORMAT_SIMPLE_HUFFMAN_SAME: -5, BROTLI_DECODER_ERROR_FORMAT_CL_SPACE: -6, BROTLI_DECODER_ERROR_FORMAT_HUFFMAN_SPACE: -7, BROTLI_DECODER_ERROR_FORMAT_CONTEXT_MAP_REPEAT: -8, BROTLI_DECODER_ERROR_FORMAT_BLOCK_LENGTH_1: -9, BROTLI_DECODER_ERROR_FORMAT_BLOCK_LENGTH_2: -10, BROTLI_DECODER_ERROR_FORMAT_TRANSFORM: -11, BROTLI_DECODER_ERROR_FORMAT_DICTIONARY: -12, BROTLI_DECODER_ERROR_FORMAT_WINDOW_BITS: -13, BROTLI_DECODER_ERROR_FORMAT_PADDING_1: -14, BROTLI_DECODER_ERROR_FORMAT_PADDING_2: -15, BROTLI_DECODER_ERROR_FORMAT_DISTANCE: -16, BROTLI_DECODER_ERROR_DICTIONARY_NOT_SET: -19, BROTLI_DECODER_ERROR_INVALID_ARGUMENTS: -20, BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MODES: -21, BROTLI_DECODER_ERROR_ALLOC_TREE_GROUPS: -22, BROTLI_DECODER_ERROR_ALLOC_CONTEXT_MAP: -25, BROTLI_DECODER_ERROR_ALLOC_RING_BUFFER_1: -26, BROTLI_DECODER_ERROR_ALLOC_RING_BUFFER_2: -27, BROTLI_DECODER_ERROR_ALLOC_BLOCK_TYPE_TREES: -30, BROTLI_DECODER_ERROR_UNREACHABLE: -31 }, sn));
+var rn = Ot.concat;
+var zs = Object.getOwnPropertyDescriptor(Ot, "concat");
+var nn = (s3) => s3;
+var Bi = zs?.writable === true || zs?.set !== void 0 ? (s3) => {
+  Ot.concat = s3 ? nn : rn;
+} : (s3) => {
+};
+var Tt = /* @__PURE__ */ Symbol("_superWrite");
+var Gt = class extends Error {
+  code;
+  errno;
+  constructor(t, e) {
+    super("zlib: " + t.message, { cause: t }), this.code = t.code, this.errno = t.errno, this.code || (this.code = "ZLIB_ERROR"), this.message = "zlib: " + t.message, Error.captureStackTrace(this, e ?? this.constructor);
+  }
+  get name() {
+    return "ZlibError";
+  }
+};
+var Pi = /* @__PURE__ */ Symbol("flushFlag");
+var re = class extends A {
+  #t = false;
+  #i = false;
+  #s;
+  #n;
+  #r;
+  #e;
+  #o;
+  get sawError() {
+    return this.#t;
+  }
+  get handle() {
+    return this.#e;
+  }
+  get flushFlag() {
+    return this.#s;
+  }
+  constructor(t, e) {
+    if (!t || typeof t != "object") throw new TypeError("invalid options for ZlibBase constructor");
+    if (super(t), this.#s = t.flush ?? 0, this.#n = t.finishFlush ?? 0, this.#r = t.fullFlushFlag ?? 0, typeof Ps[e] != "function") throw new TypeError("Compression method not supported: " + e);
+    try {
+      this.#e = new Ps[e](t);
+    } catch (i) {
+      throw new Gt(i, this.constructor);
+    }
+    this.#o = (i) => {
+      this.#t || (this.#t = true, this.close(), this.emit("error", i));
+    }, this.#e?.on("error", (i) => this.#o(new Gt(i))), this.once("end", () => this.close);
+  }
+  close() {
+    this.#e && (this.#e.close(), this.#e = void 0, this.emit("close"));
+  }
+  reset() {
+    if (!this.#t) return zi(this.#e, "zlib binding closed"), this.#e.reset?.();
+  }
+  flush(t) {
+    this.ended || (typeof t != "number" && (t = this.#r), this.write(Object.assign(Ot.alloc(0), { [Pi]: t })));
+  }
+  end(t, e, i) {
+    return typeof t == "function" && (i = t, e = void 0, t = void 0), typeof e == "function" && (i = e, e = void 0), t && (e ? this.write(t, e) : this.write(t)), this.flush(this.#n), this.#i = true, super.end(i);
+  }
+  get ended() {
+    return this.#i;
+  }
+  [Tt](t) {
+    return super.write(t);
+  }
+  write(t, e, i) {
+    if (typeof e == "function" && (i = e, e = "utf8"), typeof t == "string" && (t = Ot.from(t, e)), this.#t) return;
+    zi(this.#e, "zlib binding closed");
+    let r = this.#e._handle, n2 = r.close;
+    r.close = () => {
+    };
+    let o = this.#e.close;
+    this.#e.close = () => {
+    }, Bi(true);
+    let h2;
+    try {
+      let l = typeof t[Pi] == "number" ? t[Pi] : this.#s;
+      h2 = this.#e._processChunk(t, l), Bi(false);
+    } catch (l) {
+      Bi(false), this.#o(new Gt(l, this.write));
+    } finally {
+      this.#e && (this.#e._handle = r, r.close = n2, this.#e.close = o, this.#e.removeAllListeners("error"));
+    }
+    this.#e && this.#e.on("error", (l) => this.#o(new Gt(l, this.write)));
+    let a;
+    if (h2) if (Array.isArray(h2) && h2.length > 0) {
+      let l = h2[0];
+      a = this[Tt](Ot.from(l));
+      for (let c = 1; c < h2.length; c++) a = this[Tt](h2[c]);
+    } else a = this[Tt](Ot.from(h2));
+    return i && i(), a;
+  }
+};
+var Pe = class extends re {
+  #t;
+  #i;
+  constructor(t, e) {
+    t = t || {}, t.flush = t.flush || M.Z_NO_FLUSH, t.finishFlush = t.finishFlush || M.Z_FINISH, t.fullFlushFlag = M.Z_FULL_FLUSH, super(t, e), this.#t = t.level, this.#i = t.strategy;
+  }
+  params(t, e) {
+    if (!this.sawError) {
+      if (!this.handle) throw new Error("cannot switch params when binding is closed");
+      if (!this.handle.params) throw new Error("not supported in this implementation");
+      if (this.#t !== t || this.#i !== e) {
+        this.flush(M.Z_SYNC_FLUSH), zi(this.handle, "zlib binding closed");
+        let i = this.handle.flush;
+        this.handle.flush = (r, n2) => {
+          typeof r == "function" && (n2 = r, r = this.flushFlag), this.flush(r), n2?.();
+        };
+        try {
+          this.handle.params(t, e);
+        } finally {
+          this.handle.flush = i;
+        }
+        this.handle && (this.#t = t, this.#i = e);
+      }
+    }
+  }
+};
+var ze = class extends Pe {
+  #t;
+  constructor(t) {
+    super(t, "Gzip"), this.#t = t && !!t.portable;
+  }
+  [Tt](t) {
+    return this.#t ? (this.#t = false, t[9] = 255, super[Tt](t)) : super[Tt](t);
+  }
+};
+var Ue = class extends Pe {
+  constructor(t) {
+    super(t, "Unzip");
+  }
+};
+var He = class extends re {
+  constructor(t, e) {
+    t = t || {}, t.flush = t.flush || M.BROTLI_OPERATION_PROCESS, t.finishFlush = t.finishFlush || M.BROTLI_OPERATION_FINISH, t.fullFlushFlag = M.BROTLI_OPERATION_FLUSH, super(t, e);
+  }
+};
+var We = class extends He {
+  constructor(t) {
+    super(t, "BrotliCompress");
+  }
+};
+var Ge = class extends He {
+  constructor(t) {
+    super(t, "BrotliDecompress");
+  }
+};
+var Ze = class extends re {
+  constructor(t, e) {
+    t = t || {}, t.flush = t.flush || M.ZSTD_e_continue, t.finishFlush = t.finishFlush || M.ZSTD_e_end, t.fullFlushFlag = M.ZSTD_e_flush, super(t, e);
+  }
+};
+var Ye = class extends Ze {
+  constructor(t) {
+    super(t, "ZstdCompress");
+  }
+};
+var Ke = class extends Ze {
+  constructor(t) {
+    super(t, "ZstdDecompress");
+  }
+};
+var Us = (s3, t) => {
+  if (Number.isSafeInteger(s3)) s3 < 0 ? an(s3, t) : hn(s3, t);
+  else throw Error("cannot encode number outside of javascript safe integer range");
+  return t;
+};
+var hn = (s3, t) => {
+  t[0] = 128;
+  for (var e = t.length; e > 1; e--) t[e - 1] = s3 & 255, s3 = Math.floor(s3 / 256);
+};
+var an = (s3, t) => {
+  t[0] = 255;
+  var e = false;
+  s3 = s3 * -1;
+  for (var i = t.length; i > 1; i--) {
+    var r = s3 & 255;
+    s3 = Math.floor(s3 / 256), e ? t[i - 1] = Ws(r) : r === 0 ? t[i - 1] = 0 : (e = true, t[i - 1] = Gs(r));
+  }
+};
+var Hs = (s3) => {
+  let t = s3[0], e = t === 128 ? cn(s3.subarray(1, s3.length)) : t === 255 ? ln(s3) : null;
+  if (e === null) throw Error("invalid base256 encoding");
+  if (!Number.isSafeInteger(e)) throw Error("parsed number outside of javascript safe integer range");
+  return e;
+};
+var ln = (s3) => {
+  for (var t = s3.length, e = 0, i = false, r = t - 1; r > -1; r--) {
+    var n2 = Number(s3[r]), o;
+    i ? o = Ws(n2) : n2 === 0 ? o = n2 : (i = true, o = Gs(n2)), o !== 0 && (e -= o * Math.pow(256, t - r - 1));
+  }
+  return e;
+};
+var cn = (s3) => {
+  for (var t = s3.length, e = 0, i = t - 1; i > -1; i--) {
+    var r = Number(s3[i]);
+    r !== 0 && (e += r * Math.pow(256, t - i - 1));
+  }
+  return e;
+};
+var Ws = (s3) => (255 ^ s3) & 255;
+var Gs = (s3) => (255 ^ s3) + 1 & 255;
+var Hi = {};
+Ur(Hi, { code: () => Ve, isCode: () => ne, isName: () => dn, name: () => oe, normalFsTypes: () => Ui });
+var ne = (s3) => oe.has(s3);
+var dn = (s3) => Ve.has(s3);
+var Ui = /* @__PURE__ */ new Set(["0", "", "1", "2", "3", "4", "5", "6", "7", "D"]);
+var oe = /* @__PURE__ */ new Map([["0", "File"], ["", "OldFile"], ["1", "Link"], ["2", "SymbolicLink"], ["3", "CharacterDevice"], ["4", "BlockDevice"], ["5", "Directory"], ["6", "FIFO"], ["7", "ContiguousFile"], ["g", "GlobalExtendedHeader"], ["x", "ExtendedHeader"], ["A", "SolarisACL"], ["D", "GNUDumpDir"], ["I", "Inode"], ["K", "NextFileHasLongLinkpath"], ["L", "NextFileHasLongPath"], ["M", "ContinuationFile"], ["N", "OldGnuLongPath"], ["S", "SparseFile"], ["V", "TapeVolumeHeader"], ["X", "OldExtendedHeader"]]);
+var Ve = new Map(Array.from(oe).map((s3) => [s3[1], s3[0]]));
+var un = (s3) => s3 === void 0 || s3 < 0 ? void 0 : s3;
+var F = class {
+  cksumValid = false;
+  needPax = false;
+  nullBlock = false;
+  block;
+  path;
+  mode;
+  uid;
+  gid;
+  size;
+  cksum;
+  #t = "Unsupported";
+  linkpath;
+  uname;
+  gname;
+  devmaj = 0;
+  devmin = 0;
+  atime;
+  ctime;
+  mtime;
+  charset;
+  comment;
+  constructor(t, e = 0, i, r) {
+    Buffer.isBuffer(t) ? this.decode(t, e || 0, i, r) : t && this.#i(t);
+  }
+  decode(t, e, i, r) {
+    if (e || (e = 0), !t || !(t.length >= e + 512)) throw new Error("need 512 bytes for header");
+    let n2 = xt(t, e + 156, 1), o = Ui.has(n2), h2 = o ? i : void 0, a = o ? r : void 0;
+    if (this.path = h2?.path ?? xt(t, e, 100), this.mode = h2?.mode ?? a?.mode ?? lt(t, e + 100, 8), this.uid = h2?.uid ?? a?.uid ?? lt(t, e + 108, 8), this.gid = h2?.gid ?? a?.gid ?? lt(t, e + 116, 8), this.size = un(h2?.size ?? a?.size ?? lt(t, e + 124, 12)), this.mtime = h2?.mtime ?? a?.mtime ?? Wi(t, e + 136, 12), this.cksum = lt(t, e + 148, 12), a && this.#i(a, true), h2 && this.#i(h2), ne(n2) && (this.#t = n2 || "0"), this.#t === "0" && this.path.slice(-1) === "/" && (this.#t = "5"), this.#t === "5" && (this.size = 0), this.linkpath = xt(t, e + 157, 100), t.subarray(e + 257, e + 265).toString() === "ustar\x0000") if (this.uname = h2?.uname ?? a?.uname ?? xt(t, e + 265, 32), this.gname = h2?.gname ?? a?.gname ?? xt(t, e + 297, 32), this.devmaj = h2?.devmaj ?? a?.devmaj ?? lt(t, e + 329, 8) ?? 0, this.devmin = h2?.devmin ?? a?.devmin ?? lt(t, e + 337, 8) ?? 0, t[e + 475] !== 0) {
+      let c = xt(t, e + 345, 155);
+      this.path = c + "/" + this.path;
+    } else {
+      let c = xt(t, e + 345, 130);
+      c && (this.path = c + "/" + this.path), this.atime = i?.atime ?? r?.atime ?? Wi(t, e + 476, 12), this.ctime = i?.ctime ?? r?.ctime ?? Wi(t, e + 488, 12);
+    }
+    let l = 256;
+    for (let c = e; c < e + 148; c++) l += t[c];
+    for (let c = e + 156; c < e + 512; c++) l += t[c];
+    this.cksumValid = l === this.cksum, this.cksum === void 0 && l === 256 && (this.nullBlock = true);
+  }
+  #i(t, e = false) {
+    Object.assign(this, Object.fromEntries(Object.entries(t).filter(([i, r]) => !(r == null || i === "size" && Number(r) < 0 || i === "path" && e || i === "linkpath" && e || i === "global"))));
+  }
+  encode(t, e = 0) {
+    if (t || (t = this.block = Buffer.alloc(512)), this.#t === "Unsupported" && (this.#t = "0"), !(t.length >= e + 512)) throw new Error("need 512 bytes for header");
+    let i = this.ctime || this.atime ? 130 : 155, r = mn(this.path || "", i), n2 = r[0], o = r[1];
+    this.needPax = !!r[2], this.needPax = Lt(t, e, 100, n2) || this.needPax, this.needPax = ct(t, e + 100, 8, this.mode) || this.needPax, this.needPax = ct(t, e + 108, 8, this.uid) || this.needPax, this.needPax = ct(t, e + 116, 8, this.gid) || this.needPax, this.needPax = ct(t, e + 124, 12, this.size) || this.needPax, this.needPax = Gi(t, e + 136, 12, this.mtime) || this.needPax, t[e + 156] = Number(this.#t.codePointAt(0)), this.needPax = Lt(t, e + 157, 100, this.linkpath) || this.needPax, t.write("ustar\x0000", e + 257, 8), this.needPax = Lt(t, e + 265, 32, this.uname) || this.needPax, this.needPax = Lt(t, e + 297, 32, this.gname) || this.needPax, this.needPax = ct(t, e + 329, 8, this.devmaj) || this.needPax, this.needPax = ct(t, e + 337, 8, this.devmin) || this.needPax, this.needPax = Lt(t, e + 345, i, o) || this.needPax, t[e + 475] !== 0 ? this.needPax = Lt(t, e + 345, 155, o) || this.needPax : (this.needPax = Lt(t, e + 345, 130, o) || this.needPax, this.needPax = Gi(t, e + 476, 12, this.atime) || this.needPax, this.needPax = Gi(t, e + 488, 12, this.ctime) || this.needPax);
+    let h2 = 256;
+    for (let a = e; a < e + 148; a++) h2 += t[a];
+    for (let a = e + 156; a < e + 512; a++) h2 += t[a];
+    return this.cksum = h2, ct(t, e + 148, 8, this.cksum), this.cksumValid = true, this.needPax;
+  }
+  get type() {
+    return this.#t === "Unsupported" ? this.#t : oe.get(this.#t);
+  }
+  get typeKey() {
+    return this.#t;
+  }
+  set type(t) {
+    let e = String(Ve.get(t));
+    if (ne(e) || e === "Unsupported") this.#t = e;
+    else if (ne(t)) this.#t = t;
+    else throw new TypeError("invalid entry type: " + t);
+  }
+};
+var mn = (s3, t) => {
+  let i = s3, r = "", n2, o = Zt.parse(s3).root || ".";
+  if (Buffer.byteLength(i) < 100) n2 = [i, r, false];
+  else {
+    r = Zt.dirname(i), i = Zt.basename(i);
+    do
+      Buffer.byteLength(i) <= 100 && Buffer.byteLength(r) <= t ? n2 = [i, r, false] : Buffer.byteLength(i) > 100 && Buffer.byteLength(r) <= t ? n2 = [i.slice(0, 99), r, true] : (i = Zt.join(Zt.basename(r), i), r = Zt.dirname(r));
+    while (r !== o && n2 === void 0);
+    n2 || (n2 = [s3.slice(0, 99), "", true]);
+  }
+  return n2;
+};
+var xt = (s3, t, e) => s3.subarray(t, t + e).toString("utf8").replace(/\0.*/, "");
+var Wi = (s3, t, e) => pn(lt(s3, t, e));
+var pn = (s3) => s3 === void 0 ? void 0 : new Date(s3 * 1e3);
+var lt = (s3, t, e) => Number(s3[t]) & 128 ? Hs(s3.subarray(t, t + e)) : wn(s3, t, e);
+var En = (s3) => isNaN(s3) ? void 0 : s3;
+var wn = (s3, t, e) => En(parseInt(s3.subarray(t, t + e).toString("utf8").replace(/\0.*$/, "").trim(), 8));
+var Sn = { 12: 8589934591, 8: 2097151 };
+var ct = (s3, t, e, i) => i === void 0 ? false : i > Sn[e] || i < 0 ? (Us(i, s3.subarray(t, t + e)), true) : (yn(s3, t, e, i), false);
+var yn = (s3, t, e, i) => s3.write(Rn(i, e), t, e, "ascii");
+var Rn = (s3, t) => gn(Math.floor(s3).toString(8), t);
+var gn = (s3, t) => (s3.length === t - 1 ? s3 : new Array(t - s3.length - 1).join("0") + s3 + " ") + "\0";
+var Gi = (s3, t, e, i) => i === void 0 ? false : ct(s3, t, e, i.getTime() / 1e3);
+var bn = new Array(156).join("\0");
+var Lt = (s3, t, e, i) => i === void 0 ? false : (s3.write(i + bn, t, e, "utf8"), i.length !== Buffer.byteLength(i) || i.length > e);
+var ft = class s {
+  atime;
+  mtime;
+  ctime;
+  charset;
+  comment;
+  gid;
+  uid;
+  gname;
+  uname;
+  linkpath;
+  dev;
+  ino;
+  nlink;
+  path;
+  size;
+  mode;
+  global;
+  constructor(t, e = false) {
+    this.atime = t.atime, this.charset = t.charset, this.comment = t.comment, this.ctime = t.ctime, this.dev = t.dev, this.gid = t.gid, this.global = e, this.gname = t.gname, this.ino = t.ino, this.linkpath = t.linkpath, this.mtime = t.mtime, this.nlink = t.nlink, this.path = t.path, this.size = t.size, this.uid = t.uid, this.uname = t.uname;
+  }
+  encode() {
+    let t = this.encodeBody();
+    if (t === "") return Buffer.allocUnsafe(0);
+    let e = Buffer.byteLength(t), i = 512 * Math.ceil(1 + e / 512), r = Buffer.allocUnsafe(i);
+    for (let n2 = 0; n2 < 512; n2++) r[n2] = 0;
+    new F({ path: ("PaxHeader/" + _n(this.path ?? "")).slice(0, 99), mode: this.mode || 420, uid: this.uid, gid: this.gid, size: e, mtime: this.mtime, type: this.global ? "GlobalExtendedHeader" : "ExtendedHeader", linkpath: "", uname: this.uname || "", gname: this.gname || "", devmaj: 0, devmin: 0, atime: this.atime, ctime: this.ctime }).encode(r), r.write(t, 512, e, "utf8");
+    for (let n2 = e + 512; n2 < r.length; n2++) r[n2] = 0;
+    return r;
+  }
+  encodeBody() {
+    return this.encodeField("path") + this.encodeField("ctime") + this.encodeField("atime") + this.encodeField("dev") + this.encodeField("ino") + this.encodeField("nlink") + this.encodeField("charset") + this.encodeField("comment") + this.encodeField("gid") + this.encodeField("gname") + this.encodeField("linkpath") + this.encodeField("mtime") + this.encodeField("size") + this.encodeField("uid") + this.encodeField("uname");
+  }
+  encodeField(t) {
+    if (this[t] === void 0) return "";
+    let e = this[t], i = e instanceof Date ? e.getTime() / 1e3 : e, r = " " + (t === "dev" || t === "ino" || t === "nlink" ? "SCHILY." : "") + t + "=" + i + `
+`, n2 = Buffer.byteLength(r), o = Math.floor(Math.log(n2) / Math.log(10)) + 1;
+    return n2 + o >= Math.pow(10, o) && (o += 1), o + n2 + r;
+  }
+  static parse(t, e, i = false) {
+    return new s(On(Tn(t), e), i);
+  }
+};
+var On = (s3, t) => t ? Object.assign({}, t, s3) : s3;
+var Tn = (s3) => s3.replace(/\n$/, "").split(`
+`).reduce(xn, /* @__PURE__ */ Object.create(null));
+var xn = (s3, t) => {
+  let e = parseInt(t, 10);
+  if (e !== Buffer.byteLength(t) + 1) return s3;
+  t = t.slice((e + " ").length);
+  let i = t.split("="), r = i.shift();
+  if (!r) return s3;
+  let n2 = r.replace(/^SCHILY\.(dev|ino|nlink)/, "$1"), o = i.join("=").replace(/\0.*/, "");
+  switch (n2) {
+    case "path":
+    case "linkpath":
+    case "type":
+    case "charset":
+    case "comment":
+    case "gname":
+    case "uname":
+      s3[n2] = o;
+      break;
+    case "ctime":
+    case "atime":
+    case "mtime":
+      s3[n2] = new Date(Number(o) * 1e3);
+      break;
+    case "size":
+      let h2 = +o;
+      h2 >= 0 && (s3[n2] = h2);
+      break;
+    case "gid":
+    case "uid":
+    case "dev":
+    case "ino":
+    case "nlink":
+    case "mode":
+      s3[n2] = +o;
+      break;
+  }
+  return s3;
+};
+var Ln = process.env.TESTING_TAR_FAKE_PLATFORM || process.platform;
+var f2 = Ln !== "win32" ? (s3) => String(s3) : (s3) => String(s3).replaceAll(/\\/g, "/");
+var $e = class extends A {
+  extended;
+  globalExtended;
+  header;
+  startBlockSize;
+  blockRemain;
+  remain;
+  type;
+  meta = false;
+  ignore = false;
+  path;
+  mode;
+  uid;
+  gid;
+  uname;
+  gname;
+  size = 0;
+  mtime;
+  atime;
+  ctime;
+  linkpath;
+  dev;
+  ino;
+  nlink;
+  invalid = false;
+  absolute;
+  unsupported = false;
+  constructor(t, e, i) {
+    switch (super({}), this.pause(), this.extended = e, this.globalExtended = i, this.header = t, this.remain = t.size ?? 0, this.startBlockSize = 512 * Math.ceil(this.remain / 512), this.blockRemain = this.startBlockSize, this.type = t.type, this.type) {
+      case "File":
+      case "OldFile":
+      case "Link":
+      case "SymbolicLink":
+      case "CharacterDevice":
+      case "BlockDevice":
+      case "Directory":
+      case "FIFO":
+      case "ContiguousFile":
+      case "GNUDumpDir":
+        break;
+      case "NextFileHasLongLinkpath":
+      case "NextFileHasLongPath":
+      case "OldGnuLongPath":
+      case "GlobalExtendedHeader":
+      case "ExtendedHeader":
+      case "OldExtendedHeader":
+        this.meta = true;
+        break;
+      default:
+        this.ignore = true;
+    }
+    if (!t.path) throw new Error("no path provided for tar.ReadEntry");
+    this.path = f2(t.path), this.mode = t.mode, this.mode && (this.mode = this.mode & 4095), this.uid = t.uid, this.gid = t.gid, this.uname = t.uname, this.gname = t.gname, this.size = this.remain, this.mtime = t.mtime, this.atime = t.atime, this.ctime = t.ctime, this.linkpath = t.linkpath ? f2(t.linkpath) : void 0, this.uname = t.uname, this.gname = t.gname, e && this.#t(e), i && this.#t(i, true);
+  }
+  write(t) {
+    let e = t.length;
+    if (e > this.blockRemain) throw new Error("writing more to entry than is appropriate");
+    let i = this.remain, r = this.blockRemain;
+    return this.remain = Math.max(0, i - e), this.blockRemain = Math.max(0, r - e), this.ignore ? true : i >= e ? super.write(t) : super.write(t.subarray(0, i));
+  }
+  #t(t, e = false) {
+    t.path && (t.path = f2(t.path)), t.linkpath && (t.linkpath = f2(t.linkpath)), Object.assign(this, Object.fromEntries(Object.entries(t).filter(([i, r]) => !(r == null || i === "path" && e))));
+  }
+};
+var Dt = (s3, t, e, i = {}) => {
+  s3.file && (i.file = s3.file), s3.cwd && (i.cwd = s3.cwd), i.code = e instanceof Error && e.code || t, i.tarCode = t, !s3.strict && i.recoverable !== false ? (e instanceof Error && (i = Object.assign(e, i), e = e.message), s3.emit("warn", t, e, i)) : e instanceof Error ? s3.emit("error", Object.assign(e, i)) : s3.emit("error", Object.assign(new Error(`${t}: ${e}`), i));
+};
+var Nn = 1024 * 1024;
+var Xi = Buffer.from([31, 139]);
+var qi = Buffer.from([40, 181, 47, 253]);
+var An = Math.max(Xi.length, qi.length);
+var B = /* @__PURE__ */ Symbol("state");
+var Nt = /* @__PURE__ */ Symbol("writeEntry");
+var it = /* @__PURE__ */ Symbol("readEntry");
+var Zi = /* @__PURE__ */ Symbol("nextEntry");
+var Zs = /* @__PURE__ */ Symbol("processEntry");
+var V = /* @__PURE__ */ Symbol("extendedHeader");
+var he = /* @__PURE__ */ Symbol("globalExtendedHeader");
+var dt = /* @__PURE__ */ Symbol("meta");
+var Ys = /* @__PURE__ */ Symbol("emitMeta");
+var p2 = /* @__PURE__ */ Symbol("buffer");
+var st = /* @__PURE__ */ Symbol("queue");
+var ut = /* @__PURE__ */ Symbol("ended");
+var Yi = /* @__PURE__ */ Symbol("emittedEnd");
+var At = /* @__PURE__ */ Symbol("emit");
+var w = /* @__PURE__ */ Symbol("unzip");
+var Xe = /* @__PURE__ */ Symbol("consumeChunk");
+var qe = /* @__PURE__ */ Symbol("consumeChunkSub");
+var Ki = /* @__PURE__ */ Symbol("consumeBody");
+var Ks = /* @__PURE__ */ Symbol("consumeMeta");
+var Vs = /* @__PURE__ */ Symbol("consumeHeader");
+var ae = /* @__PURE__ */ Symbol("consuming");
+var Vi = /* @__PURE__ */ Symbol("bufferConcat");
+var Qe = /* @__PURE__ */ Symbol("maybeEnd");
+var Yt = /* @__PURE__ */ Symbol("writing");
+var $ = /* @__PURE__ */ Symbol("aborted");
+var Je = /* @__PURE__ */ Symbol("onDone");
+var It = /* @__PURE__ */ Symbol("sawValidEntry");
+var je = /* @__PURE__ */ Symbol("sawNullBlock");
+var ti = /* @__PURE__ */ Symbol("sawEOF");
+var $s = /* @__PURE__ */ Symbol("closeStream");
+var In = 1e3;
+var le = /* @__PURE__ */ Symbol("compressedBytesRead");
+var $i = /* @__PURE__ */ Symbol("decompressedBytesRead");
+var Xs = /* @__PURE__ */ Symbol("checkDecompressionRatio");
+var Cn = () => true;
+var rt = class extends Dn {
+  file;
+  strict;
+  maxMetaEntrySize;
+  filter;
+  brotli;
+  zstd;
+  maxDecompressionRatio;
+  writable = true;
+  readable = false;
+  [st] = [];
+  [p2];
+  [it];
+  [Nt];
+  [B] = "begin";
+  [dt] = "";
+  [V];
+  [he];
+  [ut] = false;
+  [w];
+  [$] = false;
+  [It];
+  [je] = false;
+  [ti] = false;
+  [Yt] = false;
+  [ae] = false;
+  [Yi] = false;
+  [le] = 0;
+  [$i] = 0;
+  constructor(t = {}) {
+    super(), this.file = t.file || "", this.on(Je, () => {
+      (this[B] === "begin" || this[It] === false) && this.warn("TAR_BAD_ARCHIVE", "Unrecognized archive format");
+    }), t.ondone ? this.on(Je, t.ondone) : this.on(Je, () => {
+      this.emit("prefinish"), this.emit("finish"), this.emit("end");
+    }), this.strict = !!t.strict, this.maxDecompressionRatio = typeof t.maxDecompressionRatio == "number" ? t.maxDecompressionRatio : In, this.maxMetaEntrySize = t.maxMetaEntrySize || Nn, this.filter = typeof t.filter == "function" ? t.filter : Cn;
+    let e = t.file && (t.file.endsWith(".tar.br") || t.file.endsWith(".tbr"));
+    this.brotli = !(t.gzip || t.zstd) && t.brotli !== void 0 ? t.brotli : e ? void 0 : false;
+    let i = t.file && (t.file.endsWith(".tar.zst") || t.file.endsWith(".tzst"));
+    this.zstd = !(t.gzip || t.brotli) && t.zstd !== void 0 ? t.zstd : i ? true : void 0, this.on("end", () => this[$s]()), typeof t.onwarn == "function" && this.on("warn", t.onwarn), typeof t.onReadEntry == "function" && this.on("entry", t.onReadEntry);
+  }
+  warn(t, e, i = {}) {
+    Dt(this, t, e, i);
+  }
+  [Vs](t, e) {
+    this[It] === void 0 && (this[It] = false);
+    let i;
+    try {
+      i = new F(t, e, this[V], this[he]);
+    } catch (r) {
+      return this.warn("TAR_ENTRY_INVALID", r);
+    }
+    if (i.nullBlock) this[je] ? (this[ti] = true, this[B] === "begin" && (this[B] = "header"), this[At]("eof")) : (this[je] = true, this[At]("nullBlock"));
+    else if (this[je] = false, !i.cksumValid) this.warn("TAR_ENTRY_INVALID", "checksum failure", { header: i });
+    else if (!i.path) this.warn("TAR_ENTRY_INVALID", "path is required", { header: i });
+    else {
+      let r = i.type;
+      if (/^(Symbolic)?Link$/.test(r) && !i.linkpath) this.warn("TAR_ENTRY_INVALID", "linkpath required", { header: i });
+      else if (!/^(Symbolic)?Link$/.test(r) && !/^(Global)?ExtendedHeader$/.test(r) && i.linkpath) this.warn("TAR_ENTRY_INVALID", "linkpath forbidden", { header: i });
+      else {
+        let n2 = this[Nt] = new $e(i, this[V], this[he]);
+        if (!this[It]) if (n2.remain) {
+          let o = () => {
+            n2.invalid || (this[It] = true);
+          };
+          n2.on("end", o);
+        } else this[It] = true;
+        n2.meta ? n2.size > this.maxMetaEntrySize ? (n2.ignore = true, this[At]("ignoredEntry", n2), this[B] = "ignore", n2.resume()) : n2.size > 0 && (this[dt] = "", n2.on("data", (o) => this[dt] += o), this[B] = "meta") : (this[V] = void 0, n2.ignore = n2.ignore || !this.filter(n2.path, n2), n2.ignore ? (this[At]("ignoredEntry", n2), this[B] = n2.remain ? "ignore" : "header", n2.resume()) : (n2.remain ? this[B] = "body" : (this[B] = "header", n2.end()), this[it] ? this[st].push(n2) : (this[st].push(n2), this[Zi]())));
+      }
+    }
+  }
+  [$s]() {
+    queueMicrotask(() => this.emit("close"));
+  }
+  [Zs](t) {
+    let e = true;
+    if (!t) this[it] = void 0, e = false;
+    else if (Array.isArray(t)) {
+      let [i, ...r] = t;
+      this.emit(i, ...r);
+    } else this[it] = t, this.emit("entry", t), t.emittedEnd || (t.on("end", () => this[Zi]()), e = false);
+    return e;
+  }
+  [Zi]() {
+    do
+      ;
+    while (this[Zs](this[st].shift()));
+    if (this[st].length === 0) {
+      let t = this[it];
+      !t || t.flowing || t.size === t.remain ? this[Yt] || this.emit("drain") : t.once("drain", () => this.emit("drain"));
+    }
+  }
+  [Ki](t, e) {
+    let i = this[Nt];
+    if (!i) throw new Error("attempt to consume body without entry??");
+    let r = i.blockRemain ?? 0, n2 = r >= t.length && e === 0 ? t : t.subarray(e, e + r);
+    return i.write(n2), i.blockRemain || (this[B] = "header", this[Nt] = void 0, i.end()), n2.length;
+  }
+  [Ks](t, e) {
+    let i = this[Nt], r = this[Ki](t, e);
+    return !this[Nt] && i && this[Ys](i), r;
+  }
+  [At](t, e, i) {
+    this[st].length === 0 && !this[it] ? this.emit(t, e, i) : this[st].push([t, e, i]);
+  }
+  [Ys](t) {
+    switch (this[At]("meta", this[dt]), t.type) {
+      case "ExtendedHeader":
+      case "OldExtendedHeader":
+        this[V] = ft.parse(this[dt], this[V], false);
+        break;
+      case "GlobalExtendedHeader":
+        this[he] = ft.parse(this[dt], this[he], true);
+        break;
+      case "NextFileHasLongPath":
+      case "OldGnuLongPath": {
+        let e = this[V] ?? /* @__PURE__ */ Object.create(null);
+        this[V] = e, e.path = this[dt].replace(/\0.*/, "");
+        break;
+      }
+      case "NextFileHasLongLinkpath": {
+        let e = this[V] || /* @__PURE__ */ Object.create(null);
+        this[V] = e, e.linkpath = this[dt].replace(/\0.*/, "");
+        break;
+      }
+      default:
+        throw new Error("unknown meta: " + t.type);
+    }
+  }
+  abort(t) {
+    if (!this[$]) {
+      if (this[w]) {
+        let e = this[w];
+        e.write = () => true, e.end = () => e, e.emit = () => false, e.destroy?.();
+      }
+      this[$] = true, this.emit("abort", t), this.warn("TAR_ABORT", t, { recoverable: false });
+    }
+  }
+  [Xs](t) {
+    this[$i] += t.length;
+    let e = this[$i] / this[le];
+    return e > this.maxDecompressionRatio ? (this.abort(new Error(`max decompression ratio exceeded: ${e.toFixed(2)} > ${this.maxDecompressionRatio}`)), false) : true;
+  }
+  write(t, e, i) {
+    if (typeof e == "function" && (i = e, e = void 0), typeof t == "string" && (t = Buffer.from(t, typeof e == "string" ? e : "utf8")), this[$]) return i?.(), false;
+    if ((this[w] === void 0 || this.brotli === void 0 && this[w] === false) && t) {
+      if (this[p2] && (t = Buffer.concat([this[p2], t]), this[p2] = void 0), t.length < An) return this[p2] = t, i?.(), true;
+      for (let a = 0; this[w] === void 0 && a < Xi.length; a++) t[a] !== Xi[a] && (this[w] = false);
+      let o = false;
+      if (this[w] === false && this.zstd !== false) {
+        o = true;
+        for (let a = 0; a < qi.length; a++) if (t[a] !== qi[a]) {
+          o = false;
+          break;
+        }
+      }
+      let h2 = this.brotli === void 0 && !o;
+      if (this[w] === false && h2) if (t.length < 512) if (this[ut]) this.brotli = true;
+      else return this[p2] = t, i?.(), true;
+      else try {
+        new F(t.subarray(0, 512)), this.brotli = false;
+      } catch {
+        this.brotli = true;
+      }
+      if (this[w] === void 0 || this[w] === false && (this.brotli || o)) {
+        let a = this[ut];
+        this[ut] = false, this[w] = this[w] === void 0 ? new Ue({}) : o ? new Ke({}) : new Ge({}), this[w].on("data", (c) => {
+          this[Xs](c) && this[Xe](c);
+        }), this[w].on("error", (c) => {
+          this[$] || this.abort(c);
+        }), this[w].on("end", () => {
+          this[ut] = true, this[Xe]();
+        }), this[Yt] = true, this[le] += t.length;
+        let l = !!this[w][a ? "end" : "write"](t);
+        return this[Yt] = false, i?.(), l;
+      }
+    }
+    this[Yt] = true, this[w] ? (this[le] += t.length, this[w].write(t)) : this[Xe](t), this[Yt] = false;
+    let n2 = this[st].length > 0 ? false : this[it] ? this[it].flowing : true;
+    return !n2 && this[st].length === 0 && this[it]?.once("drain", () => this.emit("drain")), i?.(), n2;
+  }
+  [Vi](t) {
+    t && !this[$] && (this[p2] = this[p2] ? Buffer.concat([this[p2], t]) : t);
+  }
+  [Qe]() {
+    if (this[ut] && !this[Yi] && !this[$] && !this[ae]) {
+      this[Yi] = true;
+      let t = this[Nt];
+      if (t?.blockRemain) {
+        let e = this[p2] ? this[p2].length : 0;
+        this.warn("TAR_BAD_ARCHIVE", `Truncated input (needed ${t.blockRemain} more bytes, only ${e} available)`, { entry: t }), this[p2] && t.write(this[p2]), t.end();
+      }
+      this[At](Je);
+    }
+  }
+  [Xe](t) {
+    if (this[ae] && t) this[Vi](t);
+    else if (!t && !this[p2]) this[Qe]();
+    else if (t) {
+      if (this[ae] = true, this[p2]) {
+        this[Vi](t);
+        let e = this[p2];
+        this[p2] = void 0, this[qe](e);
+      } else this[qe](t);
+      for (; this[p2] && this[p2]?.length >= 512 && !this[$] && !this[ti]; ) {
+        let e = this[p2];
+        this[p2] = void 0, this[qe](e);
+      }
+      this[ae] = false;
+    }
+    (!this[p2] || this[ut]) && this[Qe]();
+  }
+  [qe](t) {
+    let e = 0, i = t.length;
+    for (; e + 512 <= i && !this[$] && !this[ti]; ) switch (this[B]) {
+      case "begin":
+      case "header":
+        this[Vs](t, e), e += 512;
+        break;
+      case "ignore":
+      case "body":
+        e += this[Ki](t, e);
+        break;
+      case "meta":
+        e += this[Ks](t, e);
+        break;
+      default:
+        throw new Error("invalid state: " + this[B]);
+    }
+    e < i && (this[p2] = this[p2] ? Buffer.concat([t.subarray(e), this[p2]]) : t.subarray(e));
+  }
+  end(t, e, i) {
+    return typeof t == "function" && (i = t, e = void 0, t = void 0), typeof e == "function" && (i = e, e = void 0), typeof t == "string" && (t = Buffer.from(t, e)), i && this.once("finish", i), this[$] || (this[w] ? (t && (this[le] += t.length, this[w].write(t)), this[w].end()) : (this[ut] = true, (this.brotli === void 0 || this.zstd === void 0) && (t = t || Buffer.alloc(0)), t && this.write(t), this[Qe]())), this;
+  }
+};
+var mt = (s3) => {
+  let t = s3.length - 1, e = -1;
+  for (; t > -1 && s3.charAt(t) === "/"; ) e = t, t--;
+  return e === -1 ? s3 : s3.slice(0, e);
+};
+var vn = (s3) => {
+  let t = s3.onReadEntry;
+  s3.onReadEntry = t ? (e) => {
+    t(e), e.resume();
+  } : (e) => e.resume();
+};
+var Qi = (s3, t) => {
+  let e = new Map(t.map((o) => [mt(o), true])), i = s3.filter, r = 100, n2 = (o, h2 = "", a = 0) => {
+    if (a >= r) return e.set(o, false), false;
+    let l = h2 || kn(o).root || ".", c;
+    if (o === l) c = false;
+    else {
+      let d2 = e.get(o);
+      c = d2 !== void 0 ? d2 : n2(Fn(o), l, a + 1);
+    }
+    return e.set(o, c), c;
+  };
+  s3.filter = i ? (o, h2) => i(o, h2) && n2(mt(o)) : (o) => n2(mt(o));
+};
+var Mn = (s3) => {
+  let t = new rt(s3), e = s3.file, i;
+  try {
+    i = Kt.openSync(e, "r");
+    let r = Kt.fstatSync(i), n2 = s3.maxReadSize || 16 * 1024 * 1024;
+    if (r.size < n2) {
+      let o = Buffer.allocUnsafe(r.size), h2 = Kt.readSync(i, o, 0, r.size, 0);
+      t.end(h2 === o.byteLength ? o : o.subarray(0, h2));
+    } else {
+      let o = 0, h2 = Buffer.allocUnsafe(n2);
+      for (; o < r.size; ) {
+        let a = Kt.readSync(i, h2, 0, n2, o);
+        if (a === 0) break;
+        o += a, t.write(h2.subarray(0, a));
+      }
+      t.end();
+    }
+  } finally {
+    if (typeof i == "number") try {
+      Kt.closeSync(i);
+    } catch {
+    }
+  }
+};
+var Bn = (s3, t) => {
+  let e = new rt(s3), i = s3.maxReadSize || 16 * 1024 * 1024, r = s3.file;
+  return new Promise((o, h2) => {
+    e.on("error", h2), e.on("end", o), Kt.stat(r, (a, l) => {
+      if (a) h2(a);
+      else {
+        let c = new _t(r, { readSize: i, size: l.size });
+        c.on("error", h2), c.pipe(e);
+      }
+    });
+  });
+};
+var Ct = K(Mn, Bn, (s3) => new rt(s3), (s3) => new rt(s3), (s3, t) => {
+  t?.length && Qi(s3, t), s3.noResume || vn(s3);
+});
+var Ji = (s3, t, e) => (s3 &= 4095, e && (s3 = (s3 | 384) & -19), t && (s3 & 256 && (s3 |= 64), s3 & 32 && (s3 |= 8), s3 & 4 && (s3 |= 1)), s3);
+var { isAbsolute: zn, parse: qs } = Pn;
+var ce = (s3) => {
+  let t = "", e = qs(s3);
+  for (; zn(s3) || e.root; ) {
+    let i = s3.charAt(0) === "/" && s3.slice(0, 4) !== "//?/" ? "/" : e.root;
+    s3 = s3.slice(i.length), t += i, e = qs(s3);
+  }
+  return [t, s3];
+};
+var ei = ["|", "<", ">", "?", ":"];
+var ji = ei.map((s3) => String.fromCodePoint(61440 + Number(s3.codePointAt(0))));
+var Un = new Map(ei.map((s3, t) => [s3, ji[t]]));
+var Hn = new Map(ji.map((s3, t) => [s3, ei[t]]));
+var ts = (s3) => ei.reduce((t, e) => t.split(e).join(Un.get(e)), s3);
+var Qs = (s3) => ji.reduce((t, e) => t.split(e).join(Hn.get(e)), s3);
+var rr = (s3, t) => t ? (s3 = f2(s3).replace(/^\.(\/|$)/, ""), mt(t) + "/" + s3) : f2(s3);
+var Wn = 16 * 1024 * 1024;
+var tr = /* @__PURE__ */ Symbol("process");
+var er = /* @__PURE__ */ Symbol("file");
+var ir = /* @__PURE__ */ Symbol("directory");
+var is = /* @__PURE__ */ Symbol("symlink");
+var sr = /* @__PURE__ */ Symbol("hardlink");
+var fe = /* @__PURE__ */ Symbol("header");
+var ii = /* @__PURE__ */ Symbol("read");
+var ss = /* @__PURE__ */ Symbol("lstat");
+var si = /* @__PURE__ */ Symbol("onlstat");
+var rs = /* @__PURE__ */ Symbol("onread");
+var ns = /* @__PURE__ */ Symbol("onreadlink");
+var os5 = /* @__PURE__ */ Symbol("openfile");
+var hs = /* @__PURE__ */ Symbol("onopenfile");
+var pt = /* @__PURE__ */ Symbol("close");
+var ri = /* @__PURE__ */ Symbol("mode");
+var as = /* @__PURE__ */ Symbol("awaitDrain");
+var es = /* @__PURE__ */ Symbol("ondrain");
+var q = /* @__PURE__ */ Symbol("prefix");
+var de = class extends A {
+  path;
+  portable;
+  myuid = process.getuid && process.getuid() || 0;
+  myuser = process.env.USER || "";
+  maxReadSize;
+  linkCache;
+  statCache;
+  preservePaths;
+  cwd;
+  strict;
+  mtime;
+  noPax;
+  noMtime;
+  prefix;
+  fd;
+  blockLen = 0;
+  blockRemain = 0;
+  buf;
+  pos = 0;
+  remain = 0;
+  length = 0;
+  offset = 0;
+  win32;
+  absolute;
+  header;
+  type;
+  linkpath;
+  stat;
+  onWriteEntry;
+  #t = false;
+  constructor(t, e = {}) {
+    let i = se(e);
+    super(), this.path = f2(t), this.portable = !!i.portable, this.maxReadSize = i.maxReadSize || Wn, this.linkCache = i.linkCache || /* @__PURE__ */ new Map(), this.statCache = i.statCache || /* @__PURE__ */ new Map(), this.preservePaths = !!i.preservePaths, this.cwd = f2(i.cwd || process.cwd()), this.strict = !!i.strict, this.noPax = !!i.noPax, this.noMtime = !!i.noMtime, this.mtime = i.mtime, this.prefix = i.prefix ? f2(i.prefix) : void 0, this.onWriteEntry = i.onWriteEntry, typeof i.onwarn == "function" && this.on("warn", i.onwarn);
+    let r = false;
+    if (!this.preservePaths) {
+      let [o, h2] = ce(this.path);
+      o && typeof h2 == "string" && (this.path = h2, r = o);
+    }
+    this.win32 = !!i.win32 || process.platform === "win32", this.win32 && (this.path = Qs(this.path.replaceAll(/\\/g, "/")), t = t.replaceAll(/\\/g, "/")), this.absolute = f2(i.absolute || js.resolve(this.cwd, t)), this.path === "" && (this.path = "./"), r && this.warn("TAR_ENTRY_INFO", `stripping ${r} from absolute path`, { entry: this, path: r + this.path });
+    let n2 = this.statCache.get(this.absolute);
+    n2 ? this[si](n2) : this[ss]();
+  }
+  warn(t, e, i = {}) {
+    return Dt(this, t, e, i);
+  }
+  emit(t, ...e) {
+    return t === "error" && (this.#t = true), super.emit(t, ...e);
+  }
+  [ss]() {
+    X.lstat(this.absolute, (t, e) => {
+      if (t) return this.emit("error", t);
+      this[si](e);
+    });
+  }
+  [si](t) {
+    this.statCache.set(this.absolute, t), this.stat = t, t.isFile() || (t.size = 0), this.type = Gn(t), this.emit("stat", t), this[tr]();
+  }
+  [tr]() {
+    switch (this.type) {
+      case "File":
+        return this[er]();
+      case "Directory":
+        return this[ir]();
+      case "SymbolicLink":
+        return this[is]();
+      default:
+        return this.end();
+    }
+  }
+  [ri](t) {
+    return Ji(t, this.type === "Directory", this.portable);
+  }
+  [q](t) {
+    return rr(t, this.prefix);
+  }
+  [fe]() {
+    if (!this.stat) throw new Error("cannot write header before stat");
+    this.type === "Directory" && this.portable && (this.noMtime = true), this.onWriteEntry?.(this), this.header = new F({ path: this[q](this.path), linkpath: this.type === "Link" && this.linkpath !== void 0 ? this[q](this.linkpath) : this.linkpath, mode: this[ri](this.stat.mode), uid: this.portable ? void 0 : this.stat.uid, gid: this.portable ? void 0 : this.stat.gid, size: this.stat.size, mtime: this.noMtime ? void 0 : this.mtime || this.stat.mtime, type: this.type === "Unsupported" ? void 0 : this.type, uname: this.portable ? void 0 : this.stat.uid === this.myuid ? this.myuser : "", atime: this.portable ? void 0 : this.stat.atime, ctime: this.portable ? void 0 : this.stat.ctime }), this.header.encode() && !this.noPax && super.write(new ft({ atime: this.portable ? void 0 : this.header.atime, ctime: this.portable ? void 0 : this.header.ctime, gid: this.portable ? void 0 : this.header.gid, mtime: this.noMtime ? void 0 : this.mtime || this.header.mtime, path: this[q](this.path), linkpath: this.type === "Link" && this.linkpath !== void 0 ? this[q](this.linkpath) : this.linkpath, size: this.header.size, uid: this.portable ? void 0 : this.header.uid, uname: this.portable ? void 0 : this.header.uname, dev: this.portable ? void 0 : this.stat.dev, ino: this.portable ? void 0 : this.stat.ino, nlink: this.portable ? void 0 : this.stat.nlink }).encode());
+    let t = this.header?.block;
+    if (!t) throw new Error("failed to encode header");
+    super.write(t);
+  }
+  [ir]() {
+    if (!this.stat) throw new Error("cannot create directory entry without stat");
+    this.path.slice(-1) !== "/" && (this.path += "/"), this.stat.size = 0, this[fe](), this.end();
+  }
+  [is]() {
+    X.readlink(this.absolute, (t, e) => {
+      if (t) return this.emit("error", t);
+      this[ns](e);
+    });
+  }
+  [ns](t) {
+    this.linkpath = f2(t), this[fe](), this.end();
+  }
+  [sr](t) {
+    if (!this.stat) throw new Error("cannot create link entry without stat");
+    this.type = "Link", this.linkpath = f2(js.relative(this.cwd, t)), this.stat.size = 0, this[fe](), this.end();
+  }
+  [er]() {
+    if (!this.stat) throw new Error("cannot create file entry without stat");
+    if (this.stat.nlink > 1) {
+      let t = `${this.stat.dev}:${this.stat.ino}`, e = this.linkCache.get(t);
+      if (e?.indexOf(this.cwd) === 0) return this[sr](e);
+      this.linkCache.set(t, this.absolute);
+    }
+    if (this[fe](), this.stat.size === 0) return this.end();
+    this[os5]();
+  }
+  [os5]() {
+    X.open(this.absolute, "r", (t, e) => {
+      if (t) return this.emit("error", t);
+      this[hs](e);
+    });
+  }
+  [hs](t) {
+    if (this.fd = t, this.#t) return this[pt]();
+    if (!this.stat) throw new Error("should stat before calling onopenfile");
+    this.blockLen = 512 * Math.ceil(this.stat.size / 512), this.blockRemain = this.blockLen;
+    let e = Math.min(this.blockLen, this.maxReadSize);
+    this.buf = Buffer.allocUnsafe(e), this.offset = 0, this.pos = 0, this.remain = this.stat.size, this.length = this.buf.length, this[ii]();
+  }
+  [ii]() {
+    let { fd: t, buf: e, offset: i, length: r, pos: n2 } = this;
+    if (t === void 0 || e === void 0) throw new Error("cannot read file without first opening");
+    X.read(t, e, i, r, n2, (o, h2) => {
+      if (o) return this[pt](() => this.emit("error", o));
+      this[rs](h2);
+    });
+  }
+  [pt](t = () => {
+  }) {
+    this.fd !== void 0 && X.close(this.fd, t);
+  }
+  [rs](t) {
+    if (t <= 0 && this.remain > 0) {
+      let r = Object.assign(new Error("encountered unexpected EOF"), { path: this.absolute, syscall: "read", code: "EOF" });
+      return this[pt](() => this.emit("error", r));
+    }
+    if (t > this.remain) {
+      let r = Object.assign(new Error("did not encounter expected EOF"), { path: this.absolute, syscall: "read", code: "EOF" });
+      return this[pt](() => this.emit("error", r));
+    }
+    if (!this.buf) throw new Error("should have created buffer prior to reading");
+    if (t === this.remain) for (let r = t; r < this.length && t < this.blockRemain; r++) this.buf[r + this.offset] = 0, t++, this.remain++;
+    let e = this.offset === 0 && t === this.buf.length ? this.buf : this.buf.subarray(this.offset, this.offset + t);
+    this.write(e) ? this[es]() : this[as](() => this[es]());
+  }
+  [as](t) {
+    this.once("drain", t);
+  }
+  write(t, e, i) {
+    if (typeof e == "function" && (i = e, e = void 0), typeof t == "string" && (t = Buffer.from(t, typeof e == "string" ? e : "utf8")), this.blockRemain < t.length) {
+      let r = Object.assign(new Error("writing more data than expected"), { path: this.absolute });
+      return this.emit("error", r);
+    }
+    return this.remain -= t.length, this.blockRemain -= t.length, this.pos += t.length, this.offset += t.length, super.write(t, null, i);
+  }
+  [es]() {
+    if (!this.remain) return this.blockRemain && super.write(Buffer.alloc(this.blockRemain)), this[pt]((t) => t ? this.emit("error", t) : this.end());
+    if (!this.buf) throw new Error("buffer lost somehow in ONDRAIN");
+    this.offset >= this.length && (this.buf = Buffer.allocUnsafe(Math.min(this.blockRemain, this.buf.length)), this.offset = 0), this.length = this.buf.length - this.offset, this[ii]();
+  }
+};
+var ni = class extends de {
+  sync = true;
+  [ss]() {
+    this[si](X.lstatSync(this.absolute));
+  }
+  [is]() {
+    this[ns](X.readlinkSync(this.absolute));
+  }
+  [os5]() {
+    this[hs](X.openSync(this.absolute, "r"));
+  }
+  [ii]() {
+    let t = true;
+    try {
+      let { fd: e, buf: i, offset: r, length: n2, pos: o } = this;
+      if (e === void 0 || i === void 0) throw new Error("fd and buf must be set in READ method");
+      let h2 = X.readSync(e, i, r, n2, o);
+      this[rs](h2), t = false;
+    } finally {
+      if (t) try {
+        this[pt](() => {
+        });
+      } catch {
+      }
+    }
+  }
+  [as](t) {
+    t();
+  }
+  [pt](t = () => {
+  }) {
+    this.fd !== void 0 && X.closeSync(this.fd), t();
+  }
+};
+var oi = class extends A {
+  blockLen = 0;
+  blockRemain = 0;
+  buf = 0;
+  pos = 0;
+  remain = 0;
+  length = 0;
+  preservePaths;
+  portable;
+  strict;
+  noPax;
+  noMtime;
+  readEntry;
+  type;
+  prefix;
+  path;
+  mode;
+  uid;
+  gid;
+  uname;
+  gname;
+  header;
+  mtime;
+  atime;
+  ctime;
+  linkpath;
+  size;
+  onWriteEntry;
+  warn(t, e, i = {}) {
+    return Dt(this, t, e, i);
+  }
+  constructor(t, e = {}) {
+    let i = se(e);
+    super(), this.preservePaths = !!i.preservePaths, this.portable = !!i.portable, this.strict = !!i.strict, this.noPax = !!i.noPax, this.noMtime = !!i.noMtime, this.onWriteEntry = i.onWriteEntry, this.readEntry = t;
+    let { type: r } = t;
+    if (r === "Unsupported") throw new Error("writing entry that should be ignored");
+    this.type = r, this.type === "Directory" && this.portable && (this.noMtime = true), this.prefix = i.prefix, this.path = f2(t.path), this.mode = t.mode !== void 0 ? this[ri](t.mode) : void 0, this.uid = this.portable ? void 0 : t.uid, this.gid = this.portable ? void 0 : t.gid, this.uname = this.portable ? void 0 : t.uname, this.gname = this.portable ? void 0 : t.gname, this.size = t.size, this.mtime = this.noMtime ? void 0 : i.mtime || t.mtime, this.atime = this.portable ? void 0 : t.atime, this.ctime = this.portable ? void 0 : t.ctime, this.linkpath = t.linkpath !== void 0 ? f2(t.linkpath) : void 0, typeof i.onwarn == "function" && this.on("warn", i.onwarn);
+    let n2 = false;
+    if (!this.preservePaths) {
+      let [h2, a] = ce(this.path);
+      h2 && typeof a == "string" && (this.path = a, n2 = h2);
+    }
+    this.remain = t.size, this.blockRemain = t.startBlockSize, this.onWriteEntry?.(this), this.header = new F({ path: this[q](this.path), linkpath: this.type === "Link" && this.linkpath !== void 0 ? this[q](this.linkpath) : this.linkpath, mode: this.mode, uid: this.portable ? void 0 : this.uid, gid: this.portable ? void 0 : this.gid, size: this.size, mtime: this.noMtime ? void 0 : this.mtime, type: this.type, uname: this.portable ? void 0 : this.uname, atime: this.portable ? void 0 : this.atime, ctime: this.portable ? void 0 : this.ctime }), n2 && this.warn("TAR_ENTRY_INFO", `stripping ${n2} from absolute path`, { entry: this, path: n2 + this.path }), this.header.encode() && !this.noPax && super.write(new ft({ atime: this.portable ? void 0 : this.atime, ctime: this.portable ? void 0 : this.ctime, gid: this.portable ? void 0 : this.gid, mtime: this.noMtime ? void 0 : this.mtime, path: this[q](this.path), linkpath: this.type === "Link" && this.linkpath !== void 0 ? this[q](this.linkpath) : this.linkpath, size: this.size, uid: this.portable ? void 0 : this.uid, uname: this.portable ? void 0 : this.uname, dev: this.portable ? void 0 : this.readEntry.dev, ino: this.portable ? void 0 : this.readEntry.ino, nlink: this.portable ? void 0 : this.readEntry.nlink }).encode());
+    let o = this.header?.block;
+    if (!o) throw new Error("failed to encode header");
+    super.write(o), t.pipe(this);
+  }
+  [q](t) {
+    return rr(t, this.prefix);
+  }
+  [ri](t) {
+    return Ji(t, this.type === "Directory", this.portable);
+  }
+  write(t, e, i) {
+    typeof e == "function" && (i = e, e = void 0), typeof t == "string" && (t = Buffer.from(t, typeof e == "string" ? e : "utf8"));
+    let r = t.length;
+    if (r > this.blockRemain) throw new Error("writing more to entry than is appropriate");
+    return this.blockRemain -= r, super.write(t, i);
+  }
+  end(t, e, i) {
+    return this.blockRemain && super.write(Buffer.alloc(this.blockRemain)), typeof t == "function" && (i = t, e = void 0, t = void 0), typeof e == "function" && (i = e, e = void 0), typeof t == "string" && (t = Buffer.from(t, e ?? "utf8")), i && this.once("finish", i), t ? super.end(t, i) : super.end(i), this;
+  }
+};
+var Gn = (s3) => s3.isFile() ? "File" : s3.isDirectory() ? "Directory" : s3.isSymbolicLink() ? "SymbolicLink" : "Unsupported";
+var hi = class s2 {
+  tail;
+  head;
+  length = 0;
+  static create(t = []) {
+    return new s2(t);
+  }
+  constructor(t = []) {
+    for (let e of t) this.push(e);
+  }
+  *[Symbol.iterator]() {
+    for (let t = this.head; t; t = t.next) yield t.value;
+  }
+  removeNode(t) {
+    if (t.list !== this) throw new Error("removing node which does not belong to this list");
+    let e = t.next, i = t.prev;
+    return e && (e.prev = i), i && (i.next = e), t === this.head && (this.head = e), t === this.tail && (this.tail = i), this.length--, t.next = void 0, t.prev = void 0, t.list = void 0, e;
+  }
+  unshiftNode(t) {
+    if (t === this.head) return;
+    t.list && t.list.removeNode(t);
+    let e = this.head;
+    t.list = this, t.next = e, e && (e.prev = t), this.head = t, this.tail || (this.tail = t), this.length++;
+  }
+  pushNode(t) {
+    if (t === this.tail) return;
+    t.list && t.list.removeNode(t);
+    let e = this.tail;
+    t.list = this, t.prev = e, e && (e.next = t), this.tail = t, this.head || (this.head = t), this.length++;
+  }
+  push(...t) {
+    for (let e = 0, i = t.length; e < i; e++) Yn(this, t[e]);
+    return this.length;
+  }
+  unshift(...t) {
+    for (var e = 0, i = t.length; e < i; e++) Kn(this, t[e]);
+    return this.length;
+  }
+  pop() {
+    if (!this.tail) return;
+    let t = this.tail.value, e = this.tail;
+    return this.tail = this.tail.prev, this.tail ? this.tail.next = void 0 : this.head = void 0, e.list = void 0, this.length--, t;
+  }
+  shift() {
+    if (!this.head) return;
+    let t = this.head.value, e = this.head;
+    return this.head = this.head.next, this.head ? this.head.prev = void 0 : this.tail = void 0, e.list = void 0, this.length--, t;
+  }
+  forEach(t, e) {
+    e = e || this;
+    for (let i = this.head, r = 0; i; r++) t.call(e, i.value, r, this), i = i.next;
+  }
+  forEachReverse(t, e) {
+    e = e || this;
+    for (let i = this.tail, r = this.length - 1; i; r--) t.call(e, i.value, r, this), i = i.prev;
+  }
+  get(t) {
+    let e = 0, i = this.head;
+    for (; i && e < t; e++) i = i.next;
+    if (e === t && i) return i.value;
+  }
+  getReverse(t) {
+    let e = 0, i = this.tail;
+    for (; i && e < t; e++) i = i.prev;
+    if (e === t && i) return i.value;
+  }
+  map(t, e) {
+    e = e || this;
+    let i = new s2();
+    for (let r = this.head; r; ) i.push(t.call(e, r.value, this)), r = r.next;
+    return i;
+  }
+  mapReverse(t, e) {
+    e = e || this;
+    var i = new s2();
+    for (let r = this.tail; r; ) i.push(t.call(e, r.value, this)), r = r.prev;
+    return i;
+  }
+  reduce(t, e) {
+    let i, r = this.head;
+    if (arguments.length > 1) i = e;
+    else if (this.head) r = this.head.next, i = this.head.value;
+    else throw new TypeError("Reduce of empty list with no initial value");
+    for (var n2 = 0; r; n2++) i = t(i, r.value, n2), r = r.next;
+    return i;
+  }
+  reduceReverse(t, e) {
+    let i, r = this.tail;
+    if (arguments.length > 1) i = e;
+    else if (this.tail) r = this.tail.prev, i = this.tail.value;
+    else throw new TypeError("Reduce of empty list with no initial value");
+    for (let n2 = this.length - 1; r; n2--) i = t(i, r.value, n2), r = r.prev;
+    return i;
+  }
+  toArray() {
+    let t = new Array(this.length);
+    for (let e = 0, i = this.head; i; e++) t[e] = i.value, i = i.next;
+    return t;
+  }
+  toArrayReverse() {
+    let t = new Array(this.length);
+    for (let e = 0, i = this.tail; i; e++) t[e] = i.value, i = i.prev;
+    return t;
+  }
+  slice(t = 0, e = this.length) {
+    e < 0 && (e += this.length), t < 0 && (t += this.length);
+    let i = new s2();
+    if (e < t || e < 0) return i;
+    t < 0 && (t = 0), e > this.length && (e = this.length);
+    let r = this.head, n2 = 0;
+    for (n2 = 0; r && n2 < t; n2++) r = r.next;
+    for (; r && n2 < e; n2++, r = r.next) i.push(r.value);
+    return i;
+  }
+  sliceReverse(t = 0, e = this.length) {
+    e < 0 && (e += this.length), t < 0 && (t += this.length);
+    let i = new s2();
+    if (e < t || e < 0) return i;
+    t < 0 && (t = 0), e > this.length && (e = this.length);
+    let r = this.length, n2 = this.tail;
+    for (; n2 && r > e; r--) n2 = n2.prev;
+    for (; n2 && r > t; r--, n2 = n2.prev) i.push(n2.value);
+    return i;
+  }
+  splice(t, e = 0, ...i) {
+    t > this.length && (t = this.length - 1), t < 0 && (t = this.length + t);
+    let r = this.head;
+    for (let o = 0; r && o < t; o++) r = r.next;
+    let n2 = [];
+    for (let o = 0; r && o < e; o++) n2.push(r.value), r = this.removeNode(r);
+    r ? r !== this.tail && (r = r.prev) : r = this.tail;
+    for (let o of i) r = Zn(this, r, o);
+    return n2;
+  }
+  reverse() {
+    let t = this.head, e = this.tail;
+    for (let i = t; i; i = i.prev) {
+      let r = i.prev;
+      i.prev = i.next, i.next = r;
+    }
+    return this.head = e, this.tail = t, this;
+  }
+};
+function Zn(s3, t, e) {
+  let i = t, r = t ? t.next : s3.head, n2 = new ue(e, i, r, s3);
+  return n2.next === void 0 && (s3.tail = n2), n2.prev === void 0 && (s3.head = n2), s3.length++, n2;
+}
+function Yn(s3, t) {
+  s3.tail = new ue(t, s3.tail, void 0, s3), s3.head || (s3.head = s3.tail), s3.length++;
+}
+function Kn(s3, t) {
+  s3.head = new ue(t, void 0, s3.head, s3), s3.tail || (s3.tail = s3.head), s3.length++;
+}
+var ue = class {
+  list;
+  next;
+  prev;
+  value;
+  constructor(t, e, i, r) {
+    this.list = r, this.value = t, e ? (e.next = this, this.prev = e) : this.prev = void 0, i ? (i.prev = this, this.next = i) : this.next = void 0;
+  }
+};
+var pi = class {
+  path;
+  absolute;
+  entry;
+  stat;
+  readdir;
+  pending = false;
+  pendingLink = false;
+  ignore = false;
+  piped = false;
+  constructor(t, e) {
+    this.path = t || "./", this.absolute = e;
+  }
+};
+var nr = Buffer.alloc(1024);
+var li = /* @__PURE__ */ Symbol("onStat");
+var me = /* @__PURE__ */ Symbol("ended");
+var W = /* @__PURE__ */ Symbol("queue");
+var pe = /* @__PURE__ */ Symbol("pendingLinks");
+var Et = /* @__PURE__ */ Symbol("current");
+var Ft = /* @__PURE__ */ Symbol("process");
+var Ee = /* @__PURE__ */ Symbol("processing");
+var ai = /* @__PURE__ */ Symbol("processJob");
+var G = /* @__PURE__ */ Symbol("jobs");
+var ls = /* @__PURE__ */ Symbol("jobDone");
+var ci = /* @__PURE__ */ Symbol("addFSEntry");
+var or = /* @__PURE__ */ Symbol("addTarEntry");
+var ds = /* @__PURE__ */ Symbol("stat");
+var us = /* @__PURE__ */ Symbol("readdir");
+var fi = /* @__PURE__ */ Symbol("onreaddir");
+var di = /* @__PURE__ */ Symbol("pipe");
+var hr = /* @__PURE__ */ Symbol("entry");
+var cs = /* @__PURE__ */ Symbol("entryOpt");
+var ui = /* @__PURE__ */ Symbol("writeEntryClass");
+var lr = /* @__PURE__ */ Symbol("write");
+var fs3 = /* @__PURE__ */ Symbol("ondrain");
+var wt = class extends A {
+  sync = false;
+  opt;
+  cwd;
+  maxReadSize;
+  preservePaths;
+  strict;
+  noPax;
+  prefix;
+  linkCache;
+  statCache;
+  file;
+  portable;
+  zip;
+  readdirCache;
+  noDirRecurse;
+  follow;
+  noMtime;
+  mtime;
+  filter;
+  jobs;
+  [ui];
+  onWriteEntry;
+  [W];
+  [pe] = /* @__PURE__ */ new Map();
+  [G] = 0;
+  [Ee] = false;
+  [me] = false;
+  constructor(t = {}) {
+    if (super(), this.opt = t, this.file = t.file || "", this.cwd = t.cwd || process.cwd(), this.maxReadSize = t.maxReadSize, this.preservePaths = !!t.preservePaths, this.strict = !!t.strict, this.noPax = !!t.noPax, this.prefix = f2(t.prefix || ""), this.linkCache = t.linkCache || /* @__PURE__ */ new Map(), this.statCache = t.statCache || /* @__PURE__ */ new Map(), this.readdirCache = t.readdirCache || /* @__PURE__ */ new Map(), this.onWriteEntry = t.onWriteEntry, this[ui] = de, typeof t.onwarn == "function" && this.on("warn", t.onwarn), this.portable = !!t.portable, t.gzip || t.brotli || t.zstd) {
+      if ((t.gzip ? 1 : 0) + (t.brotli ? 1 : 0) + (t.zstd ? 1 : 0) > 1) throw new TypeError("gzip, brotli, zstd are mutually exclusive");
+      if (t.gzip && (typeof t.gzip != "object" && (t.gzip = {}), this.portable && (t.gzip.portable = true), this.zip = new ze(t.gzip)), t.brotli && (typeof t.brotli != "object" && (t.brotli = {}), this.zip = new We(t.brotli)), t.zstd && (typeof t.zstd != "object" && (t.zstd = {}), this.zip = new Ye(t.zstd)), !this.zip) throw new Error("impossible");
+      let e = this.zip;
+      e.on("data", (i) => super.write(i)), e.on("end", () => super.end()), e.on("drain", () => this[fs3]()), this.on("resume", () => e.resume());
+    } else this.on("drain", this[fs3]);
+    this.noDirRecurse = !!t.noDirRecurse, this.follow = !!t.follow, this.noMtime = !!t.noMtime, t.mtime && (this.mtime = t.mtime), this.filter = typeof t.filter == "function" ? t.filter : () => true, this[W] = new hi(), this[G] = 0, this.jobs = Number(t.jobs) || 4, this[Ee] = false, this[me] = false;
+  }
+  [lr](t) {
+    return super.write(t);
+  }
+  add(t) {
+    return this.write(t), this;
+  }
+  end(t, e, i) {
+    return typeof t == "function" && (i = t, t = void 0), typeof e == "function" && (i = e, e = void 0), t && this.add(t), this[me] = true, this[Ft](), i && i(), this;
+  }
+  write(t) {
+    if (this[me]) throw new Error("write after end");
+    return typeof t == "string" ? this[ci](t) : this[or](t), this.flowing;
+  }
+  [or](t) {
+    let e = f2(ar.resolve(this.cwd, t.path));
+    if (!this.filter(t.path, t)) t.resume();
+    else {
+      let i = new pi(t.path, e);
+      i.entry = new oi(t, this[cs](i)), i.entry.on("end", () => this[ls](i)), this[G] += 1, this[W].push(i);
+    }
+    this[Ft]();
+  }
+  [ci](t) {
+    let e = f2(ar.resolve(this.cwd, t));
+    this[W].push(new pi(t, e)), this[Ft]();
+  }
+  [ds](t) {
+    t.pending = true, this[G] += 1;
+    let e = this.follow ? "stat" : "lstat";
+    mi[e](t.absolute, (i, r) => {
+      t.pending = false, this[G] -= 1, i ? this.emit("error", i) : this[li](t, r);
+    });
+  }
+  [li](t, e) {
+    if (this.statCache.set(t.absolute, e), t.stat = e, !this.filter(t.path, e)) t.ignore = true;
+    else if (e.isFile() && e.nlink > 1 && !this.linkCache.get(`${e.dev}:${e.ino}`) && !this.sync) if (t === this[Et]) this[ai](t);
+    else {
+      let i = `${e.dev}:${e.ino}`, r = this[pe].get(i);
+      r ? r.push(t) : this[pe].set(i, [t]), t.pendingLink = true, t.pending = true;
+    }
+    this[Ft]();
+  }
+  [us](t) {
+    t.pending = true, this[G] += 1, mi.readdir(t.absolute, (e, i) => {
+      if (t.pending = false, this[G] -= 1, e) return this.emit("error", e);
+      this[fi](t, i);
+    });
+  }
+  [fi](t, e) {
+    this.readdirCache.set(t.absolute, e), t.readdir = e, this[Ft]();
+  }
+  [Ft]() {
+    if (!this[Ee]) {
+      this[Ee] = true;
+      for (let t = this[W].head; t && this[G] < this.jobs; t = t.next) if (this[ai](t.value), t.value.ignore) {
+        let e = t.next;
+        this[W].removeNode(t), t.next = e;
+      }
+      this[Ee] = false, this[me] && this[W].length === 0 && this[G] === 0 && (this.zip ? this.zip.end(nr) : (super.write(nr), super.end()));
+    }
+  }
+  get [Et]() {
+    return this[W] && this[W].head && this[W].head.value;
+  }
+  [ls](t) {
+    this[W].shift(), this[G] -= 1;
+    let { stat: e } = t;
+    if (e && e.isFile() && e.nlink > 1) {
+      let i = `${e.dev}:${e.ino}`, r = this[pe].get(i);
+      if (r) {
+        this[pe].delete(i);
+        for (let n2 of r) n2.pending = false, this[ai](n2);
+      }
+    }
+    this[Ft]();
+  }
+  [ai](t) {
+    if (t.pending && t.pendingLink && t === this[Et] && (t.pending = false, t.pendingLink = false), !t.pending) {
+      if (t.entry) {
+        t === this[Et] && !t.piped && this[di](t);
+        return;
+      }
+      if (!t.stat) {
+        let e = this.statCache.get(t.absolute);
+        e ? this[li](t, e) : this[ds](t);
+      }
+      if (t.stat && !t.ignore) {
+        if (!this.noDirRecurse && t.stat.isDirectory() && !t.readdir) {
+          let e = this.readdirCache.get(t.absolute);
+          if (e ? this[fi](t, e) : this[us](t), !t.readdir) return;
+        }
+        if (t.entry = this[hr](t), !t.entry) {
+          t.ignore = true;
+          return;
+        }
+        t === this[Et] && !t.piped && this[di](t);
+      }
+    }
+  }
+  [cs](t) {
+    return { onwarn: (e, i, r) => this.warn(e, i, r), noPax: this.noPax, cwd: this.cwd, absolute: t.absolute, preservePaths: this.preservePaths, maxReadSize: this.maxReadSize, strict: this.strict, portable: this.portable, linkCache: this.linkCache, statCache: this.statCache, noMtime: this.noMtime, mtime: this.mtime, prefix: this.prefix, onWriteEntry: this.onWriteEntry };
+  }
+  [hr](t) {
+    this[G] += 1;
+    try {
+      return new this[ui](t.path, this[cs](t)).on("end", () => this[ls](t)).on("error", (i) => this.emit("error", i));
+    } catch (e) {
+      this.emit("error", e);
+    }
+  }
+  [fs3]() {
+    this[Et] && this[Et].entry && this[Et].entry.resume();
+  }
+  [di](t) {
+    t.piped = true, t.readdir && t.readdir.forEach((r) => {
+      let n2 = t.path, o = n2 === "./" ? "" : n2.replace(/\/*$/, "/");
+      this[ci](o + r);
+    });
+    let e = t.entry, i = this.zip;
+    if (!e) throw new Error("cannot pipe without source");
+    i ? e.on("data", (r) => {
+      i.write(r) || e.pause();
+    }) : e.on("data", (r) => {
+      super.write(r) || e.pause();
+    });
+  }
+  pause() {
+    return this.zip && this.zip.pause(), super.pause();
+  }
+  warn(t, e, i = {}) {
+    Dt(this, t, e, i);
+  }
+};
+var kt = class extends wt {
+  sync = true;
+  constructor(t) {
+    super(t), this[ui] = ni;
+  }
+  pause() {
+  }
+  resume() {
+  }
+  [ds](t) {
+    let e = this.follow ? "statSync" : "lstatSync";
+    this[li](t, mi[e](t.absolute));
+  }
+  [us](t) {
+    this[fi](t, mi.readdirSync(t.absolute));
+  }
+  [di](t) {
+    let e = t.entry, i = this.zip;
+    if (t.readdir && t.readdir.forEach((r) => {
+      let n2 = t.path, o = n2 === "./" ? "" : n2.replace(/\/*$/, "/");
+      this[ci](o + r);
+    }), !e) throw new Error("Cannot pipe without source");
+    i ? e.on("data", (r) => {
+      i.write(r);
+    }) : e.on("data", (r) => {
+      super[lr](r);
+    });
+  }
+};
+var Vn = (s3, t) => {
+  let e = new kt(s3), i = new Wt(s3.file, { mode: s3.mode || 438 });
+  e.pipe(i), fr(e, t);
+};
+var $n = (s3, t) => {
+  let e = new wt(s3), i = new et(s3.file, { mode: s3.mode || 438 });
+  e.pipe(i);
+  let r = new Promise((n2, o) => {
+    i.on("error", o), i.on("close", n2), e.on("error", o);
+  });
+  return dr(e, t).catch((n2) => e.emit("error", n2)), r;
+};
+var fr = (s3, t) => {
+  t.forEach((e) => {
+    e.charAt(0) === "@" ? Ct({ file: cr.resolve(s3.cwd, e.slice(1)), sync: true, noResume: true, onReadEntry: (i) => s3.add(i) }) : s3.add(e);
+  }), s3.end();
+};
+var dr = async (s3, t) => {
+  for (let e of t) e.charAt(0) === "@" ? await Ct({ file: cr.resolve(String(s3.cwd), e.slice(1)), noResume: true, onReadEntry: (i) => {
+    s3.add(i);
+  } }) : s3.add(e);
+  s3.end();
+};
+var Xn = (s3, t) => {
+  let e = new kt(s3);
+  return fr(e, t), e;
+};
+var qn = (s3, t) => {
+  let e = new wt(s3);
+  return dr(e, t).catch((i) => e.emit("error", i)), e;
+};
+var Qn = K(Vn, $n, Xn, qn, (s3, t) => {
+  if (!t?.length) throw new TypeError("no paths specified to add to archive");
+});
+var Jn = process.env.__FAKE_PLATFORM__ || process.platform;
+var Er = Jn === "win32";
+var { O_CREAT: wr, O_NOFOLLOW: ur, O_TRUNC: Sr, O_WRONLY: yr } = pr.constants;
+var Rr = Number(process.env.__FAKE_FS_O_FILENAME__) || pr.constants.UV_FS_O_FILEMAP || 0;
+var jn = Er && !!Rr;
+var to = 512 * 1024;
+var eo = Rr | Sr | wr | yr;
+var mr = !Er && typeof ur == "number" ? ur | Sr | wr | yr : null;
+var ms = mr !== null ? () => mr : jn ? (s3) => s3 < to ? eo : "w" : () => "w";
+var ps = (s3, t, e) => {
+  try {
+    return wi.lchownSync(s3, t, e);
+  } catch (i) {
+    if (i?.code !== "ENOENT") throw i;
+  }
+};
+var Ei = (s3, t, e, i) => {
+  wi.lchown(s3, t, e, (r) => {
+    i(r && r?.code !== "ENOENT" ? r : null);
+  });
+};
+var io = (s3, t, e, i, r) => {
+  if (t.isDirectory()) Es(we.resolve(s3, t.name), e, i, (n2) => {
+    if (n2) return r(n2);
+    let o = we.resolve(s3, t.name);
+    Ei(o, e, i, r);
+  });
+  else {
+    let n2 = we.resolve(s3, t.name);
+    Ei(n2, e, i, r);
+  }
+};
+var Es = (s3, t, e, i) => {
+  wi.readdir(s3, { withFileTypes: true }, (r, n2) => {
+    if (r) {
+      if (r.code === "ENOENT") return i();
+      if (r.code !== "ENOTDIR" && r.code !== "ENOTSUP") return i(r);
+    }
+    if (r || !n2.length) return Ei(s3, t, e, i);
+    let o = n2.length, h2 = null, a = (l) => {
+      if (!h2) {
+        if (l) return i(h2 = l);
+        if (--o === 0) return Ei(s3, t, e, i);
+      }
+    };
+    for (let l of n2) io(s3, l, t, e, a);
+  });
+};
+var so = (s3, t, e, i) => {
+  t.isDirectory() && ws(we.resolve(s3, t.name), e, i), ps(we.resolve(s3, t.name), e, i);
+};
+var ws = (s3, t, e) => {
+  let i;
+  try {
+    i = wi.readdirSync(s3, { withFileTypes: true });
+  } catch (r) {
+    let n2 = r;
+    if (n2?.code === "ENOENT") return;
+    if (n2?.code === "ENOTDIR" || n2?.code === "ENOTSUP") return ps(s3, t, e);
+    throw n2;
+  }
+  for (let r of i) so(s3, r, t, e);
+  return ps(s3, t, e);
+};
+var Se = class extends Error {
+  path;
+  code;
+  syscall = "chdir";
+  constructor(t, e) {
+    super(`${e}: Cannot cd into '${t}'`), this.path = t, this.code = e;
+  }
+  get name() {
+    return "CwdError";
+  }
+};
+var St = class extends Error {
+  path;
+  symlink;
+  syscall = "symlink";
+  code = "TAR_SYMLINK_ERROR";
+  constructor(t, e) {
+    super("TAR_SYMLINK_ERROR: Cannot extract through symbolic link"), this.symlink = t, this.path = e;
+  }
+  get name() {
+    return "SymlinkError";
+  }
+};
+var no = (s3, t) => {
+  k2.stat(s3, (e, i) => {
+    (e || !i.isDirectory()) && (e = new Se(s3, e?.code || "ENOTDIR")), t(e);
+  });
+};
+var gr = (s3, t, e) => {
+  s3 = f2(s3);
+  let i = t.umask ?? 18, r = t.mode | 448, n2 = (r & i) !== 0, o = t.uid, h2 = t.gid, a = typeof o == "number" && typeof h2 == "number" && (o !== t.processUid || h2 !== t.processGid), l = t.preserve, c = t.unlink, d2 = f2(t.cwd), y2 = (E, x) => {
+    E ? e(E) : x && a ? Es(x, o, h2, (Le) => y2(Le)) : n2 ? k2.chmod(s3, r, e) : e();
+  };
+  if (s3 === d2) return no(s3, y2);
+  if (l) return ro.mkdir(s3, { mode: r, recursive: true }).then((E) => y2(null, E ?? void 0), y2);
+  let D2 = f2(Si.relative(d2, s3)).split("/");
+  Ss(d2, D2, r, c, d2, void 0, y2);
+};
+var Ss = (s3, t, e, i, r, n2, o) => {
+  if (t.length === 0) return o(null, n2);
+  let h2 = t.shift(), a = f2(Si.resolve(s3 + "/" + h2));
+  k2.mkdir(a, e, br(a, t, e, i, r, n2, o));
+};
+var br = (s3, t, e, i, r, n2, o) => (h2) => {
+  h2 ? k2.lstat(s3, (a, l) => {
+    if (a) a.path = a.path && f2(a.path), o(a);
+    else if (l.isDirectory()) Ss(s3, t, e, i, r, n2, o);
+    else if (i) k2.unlink(s3, (c) => {
+      if (c) return o(c);
+      k2.mkdir(s3, e, br(s3, t, e, i, r, n2, o));
+    });
+    else {
+      if (l.isSymbolicLink()) return o(new St(s3, s3 + "/" + t.join("/")));
+      o(h2);
+    }
+  }) : (n2 = n2 || s3, Ss(s3, t, e, i, r, n2, o));
+};
+var oo = (s3) => {
+  let t = false, e;
+  try {
+    t = k2.statSync(s3).isDirectory();
+  } catch (i) {
+    e = i?.code;
+  } finally {
+    if (!t) throw new Se(s3, e ?? "ENOTDIR");
+  }
+};
+var _r = (s3, t) => {
+  s3 = f2(s3);
+  let e = t.umask ?? 18, i = t.mode | 448, r = (i & e) !== 0, n2 = t.uid, o = t.gid, h2 = typeof n2 == "number" && typeof o == "number" && (n2 !== t.processUid || o !== t.processGid), a = t.preserve, l = t.unlink, c = f2(t.cwd), d2 = (E) => {
+    E && h2 && ws(E, n2, o), r && k2.chmodSync(s3, i);
+  };
+  if (s3 === c) return oo(c), d2();
+  if (a) return d2(k2.mkdirSync(s3, { mode: i, recursive: true }) ?? void 0);
+  let T = f2(Si.relative(c, s3)).split("/"), D2;
+  for (let E = T.shift(), x = c; E && (x += "/" + E); E = T.shift()) {
+    x = f2(Si.resolve(x));
+    try {
+      k2.mkdirSync(x, i), D2 = D2 || x;
+    } catch {
+      let Le = k2.lstatSync(x);
+      if (Le.isDirectory()) continue;
+      if (l) {
+        k2.unlinkSync(x), k2.mkdirSync(x, i), D2 = D2 || x;
+        continue;
+      } else if (Le.isSymbolicLink()) return new St(x, x + "/" + T.join("/"));
+    }
+  }
+  return d2(D2);
+};
+var ys = /* @__PURE__ */ Object.create(null);
+var Or = 1e4;
+var Vt = /* @__PURE__ */ new Set();
+var Tr = (s3) => {
+  Vt.has(s3) ? Vt.delete(s3) : ys[s3] = s3.normalize("NFD").toLocaleLowerCase("en").toLocaleUpperCase("en"), Vt.add(s3);
+  let t = ys[s3], e = Vt.size - Or;
+  if (e > Or / 10) {
+    for (let i of Vt) if (Vt.delete(i), delete ys[i], --e <= 0) break;
+  }
+  return t;
+};
+var ho = process.env.TESTING_TAR_FAKE_PLATFORM || process.platform;
+var ao = ho === "win32";
+var lo = (s3) => s3.split("/").slice(0, -1).reduce((e, i) => {
+  let r = e.at(-1);
+  return r !== void 0 && (i = xr(r, i)), e.push(i || "/"), e;
+}, []);
+var yi = class {
+  #t = /* @__PURE__ */ new Map();
+  #i = /* @__PURE__ */ new Map();
+  #s = /* @__PURE__ */ new Set();
+  reserve(t, e) {
+    t = ao ? ["win32 parallelization disabled"] : t.map((r) => mt(xr(Tr(r))));
+    let i = new Set(t.map((r) => lo(r)).reduce((r, n2) => r.concat(n2)));
+    this.#i.set(e, { dirs: i, paths: t });
+    for (let r of t) {
+      let n2 = this.#t.get(r);
+      n2 ? n2.push(e) : this.#t.set(r, [e]);
+    }
+    for (let r of i) {
+      let n2 = this.#t.get(r);
+      if (!n2) this.#t.set(r, [/* @__PURE__ */ new Set([e])]);
+      else {
+        let o = n2.at(-1);
+        o instanceof Set ? o.add(e) : n2.push(/* @__PURE__ */ new Set([e]));
+      }
+    }
+    return this.#r(e);
+  }
+  #n(t) {
+    let e = this.#i.get(t);
+    if (!e) throw new Error("function does not have any path reservations");
+    return { paths: e.paths.map((i) => this.#t.get(i)), dirs: [...e.dirs].map((i) => this.#t.get(i)) };
+  }
+  check(t) {
+    let { paths: e, dirs: i } = this.#n(t);
+    return e.every((r) => r && r[0] === t) && i.every((r) => r && r[0] instanceof Set && r[0].has(t));
+  }
+  #r(t) {
+    return this.#s.has(t) || !this.check(t) ? false : (this.#s.add(t), t(() => this.#e(t)), true);
+  }
+  #e(t) {
+    if (!this.#s.has(t)) return false;
+    let e = this.#i.get(t);
+    if (!e) throw new Error("invalid reservation");
+    let { paths: i, dirs: r } = e, n2 = /* @__PURE__ */ new Set();
+    for (let o of i) {
+      let h2 = this.#t.get(o);
+      if (!h2 || h2?.[0] !== t) continue;
+      let a = h2[1];
+      if (!a) {
+        this.#t.delete(o);
+        continue;
+      }
+      if (h2.shift(), typeof a == "function") n2.add(a);
+      else for (let l of a) n2.add(l);
+    }
+    for (let o of r) {
+      let h2 = this.#t.get(o), a = h2?.[0];
+      if (!(!h2 || !(a instanceof Set))) if (a.size === 1 && h2.length === 1) {
+        this.#t.delete(o);
+        continue;
+      } else if (a.size === 1) {
+        h2.shift();
+        let l = h2[0];
+        typeof l == "function" && n2.add(l);
+      } else a.delete(t);
+    }
+    return this.#s.delete(t), n2.forEach((o) => this.#r(o)), true;
+  }
+};
+var Lr = () => process.umask();
+var Dr = /* @__PURE__ */ Symbol("onEntry");
+var _s = /* @__PURE__ */ Symbol("checkFs");
+var Nr = /* @__PURE__ */ Symbol("checkFs2");
+var Os = /* @__PURE__ */ Symbol("isReusable");
+var P2 = /* @__PURE__ */ Symbol("makeFs");
+var Ts = /* @__PURE__ */ Symbol("file");
+var xs = /* @__PURE__ */ Symbol("directory");
+var gi = /* @__PURE__ */ Symbol("link");
+var Ar = /* @__PURE__ */ Symbol("symlink");
+var Ir = /* @__PURE__ */ Symbol("hardlink");
+var Re = /* @__PURE__ */ Symbol("ensureNoSymlink");
+var Cr = /* @__PURE__ */ Symbol("unsupported");
+var Fr = /* @__PURE__ */ Symbol("checkPath");
+var Rs = /* @__PURE__ */ Symbol("stripAbsolutePath");
+var yt = /* @__PURE__ */ Symbol("mkdir");
+var O2 = /* @__PURE__ */ Symbol("onError");
+var Ri = /* @__PURE__ */ Symbol("pending");
+var kr = /* @__PURE__ */ Symbol("pend");
+var $t = /* @__PURE__ */ Symbol("unpend");
+var gs = /* @__PURE__ */ Symbol("ended");
+var bs = /* @__PURE__ */ Symbol("maybeClose");
+var Ls = /* @__PURE__ */ Symbol("skip");
+var ge = /* @__PURE__ */ Symbol("doChown");
+var be = /* @__PURE__ */ Symbol("uid");
+var _e = /* @__PURE__ */ Symbol("gid");
+var Oe = /* @__PURE__ */ Symbol("checkedCwd");
+var fo = process.env.TESTING_TAR_FAKE_PLATFORM || process.platform;
+var Te = fo === "win32";
+var uo = 1024;
+var mo = (s3, t) => {
+  if (!Te) return u.unlink(s3, t);
+  let e = s3 + ".DELETE." + Mr(16).toString("hex");
+  u.rename(s3, e, (i) => {
+    if (i) return t(i);
+    u.unlink(e, t);
+  });
+};
+var po = (s3) => {
+  if (!Te) return u.unlinkSync(s3);
+  let t = s3 + ".DELETE." + Mr(16).toString("hex");
+  u.renameSync(s3, t), u.unlinkSync(t);
+};
+var vr = (s3, t, e) => s3 !== void 0 && s3 === s3 >>> 0 ? s3 : t !== void 0 && t === t >>> 0 ? t : e;
+var Xt = class extends rt {
+  [gs] = false;
+  [Oe] = false;
+  [Ri] = 0;
+  reservations = new yi();
+  transform;
+  writable = true;
+  readable = false;
+  uid;
+  gid;
+  setOwner;
+  preserveOwner;
+  processGid;
+  processUid;
+  maxDepth;
+  forceChown;
+  win32;
+  newer;
+  keep;
+  noMtime;
+  preservePaths;
+  unlink;
+  cwd;
+  strip;
+  processUmask;
+  umask;
+  dmode;
+  fmode;
+  chmod;
+  constructor(t = {}) {
+    if (t.ondone = () => {
+      this[gs] = true, this[bs]();
+    }, super(t), this.transform = t.transform, this.chmod = !!t.chmod, typeof t.uid == "number" || typeof t.gid == "number") {
+      if (typeof t.uid != "number" || typeof t.gid != "number") throw new TypeError("cannot set owner without number uid and gid");
+      if (t.preserveOwner) throw new TypeError("cannot preserve owner in archive and also set owner explicitly");
+      this.uid = t.uid, this.gid = t.gid, this.setOwner = true;
+    } else this.uid = void 0, this.gid = void 0, this.setOwner = false;
+    this.preserveOwner = t.preserveOwner === void 0 && typeof t.uid != "number" ? process.getuid?.() === 0 : !!t.preserveOwner, this.processUid = (this.preserveOwner || this.setOwner) && process.getuid ? process.getuid() : void 0, this.processGid = (this.preserveOwner || this.setOwner) && process.getgid ? process.getgid() : void 0, this.maxDepth = typeof t.maxDepth == "number" ? t.maxDepth : uo, this.forceChown = t.forceChown === true, this.win32 = !!t.win32 || Te, this.newer = !!t.newer, this.keep = !!t.keep, this.noMtime = !!t.noMtime, this.preservePaths = !!t.preservePaths, this.unlink = !!t.unlink, this.cwd = f2(R2.resolve(t.cwd || process.cwd())), this.strip = Number(t.strip) || 0, this.processUmask = this.chmod ? typeof t.processUmask == "number" ? t.processUmask : Lr() : 0, this.umask = typeof t.umask == "number" ? t.umask : this.processUmask, this.dmode = t.dmode || 511 & ~this.umask, this.fmode = t.fmode || 438 & ~this.umask, this.on("entry", (e) => this[Dr](e));
+  }
+  warn(t, e, i = {}) {
+    return (t === "TAR_BAD_ARCHIVE" || t === "TAR_ABORT") && (i.recoverable = false), super.warn(t, e, i);
+  }
+  [bs]() {
+    this[gs] && this[Ri] === 0 && (this.emit("prefinish"), this.emit("finish"), this.emit("end"));
+  }
+  [Rs](t, e) {
+    let i = t[e], { type: r } = t;
+    if (!i || this.preservePaths) return true;
+    let [n2, o] = ce(i), h2 = o.replaceAll(/\\/g, "/").split("/");
+    if (h2.includes("..") || Te && /^[a-z]:\.\.$/i.test(h2[0] ?? "")) {
+      if (e === "path" || r === "Link") return this.warn("TAR_ENTRY_ERROR", `${e} contains '..'`, { entry: t, [e]: i }), false;
+      let a = R2.posix.dirname(t.path), l = R2.posix.normalize(R2.posix.join(a, h2.join("/")));
+      if (l.startsWith("../") || l === "..") return this.warn("TAR_ENTRY_ERROR", `${e} escapes extraction directory`, { entry: t, [e]: i }), false;
+    }
+    return n2 && (t[e] = String(o), this.warn("TAR_ENTRY_INFO", `stripping ${n2} from absolute ${e}`, { entry: t, [e]: i })), true;
+  }
+  [Fr](t) {
+    let e = f2(t.path), i = e.split("/");
+    if (this.strip) {
+      if (i.length < this.strip) return false;
+      if (t.type === "Link") {
+        let r = f2(String(t.linkpath)).split("/");
+        if (r.length >= this.strip) t.linkpath = r.slice(this.strip).join("/");
+        else return false;
+      }
+      i.splice(0, this.strip), t.path = i.join("/");
+    }
+    if (isFinite(this.maxDepth) && i.length > this.maxDepth) return this.warn("TAR_ENTRY_ERROR", "path excessively deep", { entry: t, path: e, depth: i.length, maxDepth: this.maxDepth }), false;
+    if (!this[Rs](t, "path") || !this[Rs](t, "linkpath")) return false;
+    if (t.absolute = R2.isAbsolute(t.path) ? f2(R2.resolve(t.path)) : f2(R2.resolve(this.cwd, t.path)), !this.preservePaths && typeof t.absolute == "string" && t.absolute.indexOf(this.cwd + "/") !== 0 && t.absolute !== this.cwd) return this.warn("TAR_ENTRY_ERROR", "path escaped extraction target", { entry: t, path: f2(t.path), resolvedPath: t.absolute, cwd: this.cwd }), false;
+    if (t.absolute === this.cwd && t.type !== "Directory" && t.type !== "GNUDumpDir") return false;
+    if (this.win32) {
+      let { root: r } = R2.win32.parse(String(t.absolute));
+      t.absolute = r + ts(String(t.absolute).slice(r.length));
+      let { root: n2 } = R2.win32.parse(t.path);
+      t.path = n2 + ts(t.path.slice(n2.length));
+    }
+    return true;
+  }
+  [Dr](t) {
+    if (!this[Fr](t)) return t.resume();
+    switch (co.equal(typeof t.absolute, "string"), t.type) {
+      case "Directory":
+      case "GNUDumpDir":
+        t.mode && (t.mode = t.mode | 448);
+      case "File":
+      case "OldFile":
+      case "ContiguousFile":
+      case "Link":
+      case "SymbolicLink":
+        return this[_s](t);
+      default:
+        return this[Cr](t);
+    }
+  }
+  [O2](t, e) {
+    t.name === "CwdError" ? this.emit("error", t) : (this.warn("TAR_ENTRY_ERROR", t, { entry: e }), this[$t](), e.resume());
+  }
+  [yt](t, e, i) {
+    gr(f2(t), { uid: this.uid, gid: this.gid, processUid: this.processUid, processGid: this.processGid, umask: this.processUmask, preserve: this.preservePaths, unlink: this.unlink, cwd: this.cwd, mode: e }, i);
+  }
+  [ge](t) {
+    return this.forceChown || this.preserveOwner && (typeof t.uid == "number" && t.uid !== this.processUid || typeof t.gid == "number" && t.gid !== this.processGid) || typeof this.uid == "number" && this.uid !== this.processUid || typeof this.gid == "number" && this.gid !== this.processGid;
+  }
+  [be](t) {
+    return vr(this.uid, t.uid, this.processUid);
+  }
+  [_e](t) {
+    return vr(this.gid, t.gid, this.processGid);
+  }
+  [Ts](t, e) {
+    let i = typeof t.mode == "number" ? t.mode & 4095 : this.fmode, r = new et(String(t.absolute), { flags: ms(t.size), mode: i, autoClose: false });
+    r.on("error", (a) => {
+      r.fd && u.close(r.fd, () => {
+      }), r.write = () => true, this[O2](a, t), e();
+    });
+    let n2 = 1, o = (a) => {
+      if (a) {
+        r.fd && u.close(r.fd, () => {
+        }), this[O2](a, t), e();
+        return;
+      }
+      --n2 === 0 && r.fd !== void 0 && u.close(r.fd, (l) => {
+        l ? this[O2](l, t) : this[$t](), e();
+      });
+    };
+    r.on("finish", () => {
+      let a = String(t.absolute), l = r.fd;
+      if (typeof l == "number" && t.mtime && !this.noMtime) {
+        n2++;
+        let c = t.atime || /* @__PURE__ */ new Date(), d2 = t.mtime;
+        u.futimes(l, c, d2, (y2) => y2 ? u.utimes(a, c, d2, (T) => o(T && y2)) : o());
+      }
+      if (typeof l == "number" && this[ge](t)) {
+        n2++;
+        let c = this[be](t), d2 = this[_e](t);
+        typeof c == "number" && typeof d2 == "number" && u.fchown(l, c, d2, (y2) => y2 ? u.chown(a, c, d2, (T) => o(T && y2)) : o());
+      }
+      o();
+    });
+    let h2 = this.transform && this.transform(t) || t;
+    h2 !== t && (h2.on("error", (a) => {
+      this[O2](a, t), e();
+    }), t.pipe(h2)), h2.pipe(r);
+  }
+  [xs](t, e) {
+    let i = typeof t.mode == "number" ? t.mode & 4095 : this.dmode;
+    this[yt](String(t.absolute), i, (r) => {
+      if (r) {
+        this[O2](r, t), e();
+        return;
+      }
+      let n2 = 1, o = () => {
+        --n2 === 0 && (e(), this[$t](), t.resume());
+      };
+      t.mtime && !this.noMtime && (n2++, u.utimes(String(t.absolute), t.atime || /* @__PURE__ */ new Date(), t.mtime, o)), this[ge](t) && (n2++, u.chown(String(t.absolute), Number(this[be](t)), Number(this[_e](t)), o)), o();
+    });
+  }
+  [Cr](t) {
+    t.unsupported = true, this.warn("TAR_ENTRY_UNSUPPORTED", `unsupported entry type: ${t.type}`, { entry: t }), t.resume();
+  }
+  [Ar](t, e) {
+    let i = f2(R2.relative(this.cwd, R2.resolve(R2.dirname(String(t.absolute)), String(t.linkpath)))).split("/");
+    this[Re](t, this.cwd, i, () => this[gi](t, String(t.linkpath), "symlink", e), (r) => {
+      this[O2](r, t), e();
+    });
+  }
+  [Ir](t, e) {
+    let i = f2(R2.resolve(this.cwd, String(t.linkpath))), r = f2(String(t.linkpath)).split("/");
+    this[Re](t, this.cwd, r, () => this[gi](t, i, "link", e), (n2) => {
+      this[O2](n2, t), e();
+    });
+  }
+  [Re](t, e, i, r, n2) {
+    let o = i.shift();
+    if (this.preservePaths || o === void 0) return r();
+    let h2 = R2.resolve(e, o);
+    u.lstat(h2, (a, l) => {
+      if (a) return r();
+      if (l?.isSymbolicLink()) return n2(new St(h2, R2.resolve(h2, i.join("/"))));
+      this[Re](t, h2, i, r, n2);
+    });
+  }
+  [kr]() {
+    this[Ri]++;
+  }
+  [$t]() {
+    this[Ri]--, this[bs]();
+  }
+  [Ls](t) {
+    this[$t](), t.resume();
+  }
+  [Os](t, e) {
+    return t.type === "File" && !this.unlink && e.isFile() && e.nlink <= 1 && !Te;
+  }
+  [_s](t) {
+    this[kr]();
+    let e = [t.path];
+    t.linkpath && e.push(t.linkpath), this.reservations.reserve(e, (i) => this[Nr](t, i));
+  }
+  [Nr](t, e) {
+    let i = (h2) => {
+      e(h2);
+    }, r = () => {
+      this[yt](this.cwd, this.dmode, (h2) => {
+        if (h2) {
+          this[O2](h2, t), i();
+          return;
+        }
+        this[Oe] = true, n2();
+      });
+    }, n2 = () => {
+      if (t.absolute !== this.cwd) {
+        let h2 = f2(R2.dirname(String(t.absolute)));
+        if (h2 !== this.cwd) return this[yt](h2, this.dmode, (a) => {
+          if (a) {
+            this[O2](a, t), i();
+            return;
+          }
+          o();
+        });
+      }
+      o();
+    }, o = () => {
+      u.lstat(String(t.absolute), (h2, a) => {
+        if (a && (this.keep || this.newer && a.mtime > (t.mtime ?? a.mtime))) {
+          this[Ls](t), i();
+          return;
+        }
+        if (h2 || this[Os](t, a)) return this[P2](null, t, i);
+        if (a.isDirectory()) {
+          if (t.type === "Directory") {
+            let l = this.chmod && t.mode && (a.mode & 4095) !== t.mode, c = (d2) => this[P2](d2 ?? null, t, i);
+            return l ? u.chmod(String(t.absolute), Number(t.mode), c) : c();
+          }
+          if (t.absolute !== this.cwd) return u.rmdir(String(t.absolute), (l) => this[P2](l ?? null, t, i));
+        }
+        if (t.absolute === this.cwd) return this[P2](null, t, i);
+        mo(String(t.absolute), (l) => this[P2](l ?? null, t, i));
+      });
+    };
+    this[Oe] ? n2() : r();
+  }
+  [P2](t, e, i) {
+    if (t) {
+      this[O2](t, e), i();
+      return;
+    }
+    switch (e.type) {
+      case "File":
+      case "OldFile":
+      case "ContiguousFile":
+        return this[Ts](e, i);
+      case "Link":
+        return this[Ir](e, i);
+      case "SymbolicLink":
+        return this[Ar](e, i);
+      case "Directory":
+      case "GNUDumpDir":
+        return this[xs](e, i);
+    }
+  }
+  [gi](t, e, i, r) {
+    u[i](e, String(t.absolute), (n2) => {
+      n2 ? this[O2](n2, t) : (this[$t](), t.resume()), r();
+    });
+  }
+};
+var ye = (s3) => {
+  try {
+    return [null, s3()];
+  } catch (t) {
+    return [t, null];
+  }
+};
+var xe = class extends Xt {
+  sync = true;
+  [P2](t, e) {
+    return super[P2](t, e, () => {
+    });
+  }
+  [_s](t) {
+    if (!this[Oe]) {
+      let n2 = this[yt](this.cwd, this.dmode);
+      if (n2) return this[O2](n2, t);
+      this[Oe] = true;
+    }
+    if (t.absolute !== this.cwd) {
+      let n2 = f2(R2.dirname(String(t.absolute)));
+      if (n2 !== this.cwd) {
+        let o = this[yt](n2, this.dmode);
+        if (o) return this[O2](o, t);
+      }
+    }
+    let [e, i] = ye(() => u.lstatSync(String(t.absolute)));
+    if (i && (this.keep || this.newer && i.mtime > (t.mtime ?? i.mtime))) return this[Ls](t);
+    if (e || this[Os](t, i)) return this[P2](null, t);
+    if (i.isDirectory()) {
+      if (t.type === "Directory") {
+        let o = this.chmod && t.mode && (i.mode & 4095) !== t.mode, [h2] = o ? ye(() => {
+          u.chmodSync(String(t.absolute), Number(t.mode));
+        }) : [];
+        return this[P2](h2, t);
+      }
+      let [n2] = ye(() => u.rmdirSync(String(t.absolute)));
+      this[P2](n2, t);
+    }
+    let [r] = t.absolute === this.cwd ? [] : ye(() => po(String(t.absolute)));
+    this[P2](r, t);
+  }
+  [Ts](t, e) {
+    let i = typeof t.mode == "number" ? t.mode & 4095 : this.fmode, r = (h2) => {
+      let a;
+      try {
+        u.closeSync(n2);
+      } catch (l) {
+        a = l;
+      }
+      (h2 || a) && this[O2](h2 || a, t), e();
+    }, n2;
+    try {
+      n2 = u.openSync(String(t.absolute), ms(t.size), i);
+    } catch (h2) {
+      return r(h2);
+    }
+    let o = this.transform && this.transform(t) || t;
+    o !== t && (o.on("error", (h2) => this[O2](h2, t)), t.pipe(o)), o.on("data", (h2) => {
+      try {
+        u.writeSync(n2, h2, 0, h2.length);
+      } catch (a) {
+        r(a);
+      }
+    }), o.on("end", () => {
+      let h2 = null;
+      if (t.mtime && !this.noMtime) {
+        let a = t.atime || /* @__PURE__ */ new Date(), l = t.mtime;
+        try {
+          u.futimesSync(n2, a, l);
+        } catch (c) {
+          try {
+            u.utimesSync(String(t.absolute), a, l);
+          } catch {
+            h2 = c;
+          }
+        }
+      }
+      if (this[ge](t)) {
+        let a = this[be](t), l = this[_e](t);
+        try {
+          u.fchownSync(n2, Number(a), Number(l));
+        } catch (c) {
+          try {
+            u.chownSync(String(t.absolute), Number(a), Number(l));
+          } catch {
+            h2 = h2 || c;
+          }
+        }
+      }
+      r(h2);
+    });
+  }
+  [xs](t, e) {
+    let i = typeof t.mode == "number" ? t.mode & 4095 : this.dmode, r = this[yt](String(t.absolute), i);
+    if (r) {
+      this[O2](r, t), e();
+      return;
+    }
+    if (t.mtime && !this.noMtime) try {
+      u.utimesSync(String(t.absolute), t.atime || /* @__PURE__ */ new Date(), t.mtime);
+    } catch {
+    }
+    if (this[ge](t)) try {
+      u.chownSync(String(t.absolute), Number(this[be](t)), Number(this[_e](t)));
+    } catch {
+    }
+    e(), t.resume();
+  }
+  [yt](t, e) {
+    try {
+      return _r(f2(t), { uid: this.uid, gid: this.gid, processUid: this.processUid, processGid: this.processGid, umask: this.processUmask, preserve: this.preservePaths, unlink: this.unlink, cwd: this.cwd, mode: e });
+    } catch (i) {
+      return i;
+    }
+  }
+  [Re](t, e, i, r, n2) {
+    if (this.preservePaths || i.length === 0) return r();
+    let o = e;
+    for (let h2 of i) {
+      o = R2.resolve(o, h2);
+      let [a, l] = ye(() => u.lstatSync(o));
+      if (a) return r();
+      if (l.isSymbolicLink()) return n2(new St(o, R2.resolve(e, i.join("/"))));
+    }
+    r();
+  }
+  [gi](t, e, i, r) {
+    let n2 = `${i}Sync`;
+    try {
+      u[n2](e, String(t.absolute)), r(), t.resume();
+    } catch (o) {
+      return this[O2](o, t);
+    }
+  }
+};
+var Eo = (s3) => {
+  let t = new xe(s3), e = s3.file, i = Br.statSync(e), r = s3.maxReadSize || 16 * 1024 * 1024;
+  new Be(e, { readSize: r, size: i.size }).pipe(t);
+};
+var wo = (s3, t) => {
+  let e = new Xt(s3), i = s3.maxReadSize || 16 * 1024 * 1024, r = s3.file;
+  return new Promise((o, h2) => {
+    e.on("error", h2), e.on("close", o), Br.stat(r, (a, l) => {
+      if (a) h2(a);
+      else {
+        let c = new _t(r, { readSize: i, size: l.size });
+        c.on("error", h2), c.pipe(e);
+      }
+    });
+  });
+};
+var So = K(Eo, wo, (s3) => new xe(s3), (s3) => new Xt(s3), (s3, t) => {
+  t?.length && Qi(s3, t);
+});
+var yo = (s3, t) => {
+  let e = new kt(s3), i = true, r, n2;
+  try {
+    try {
+      r = v2.openSync(s3.file, "r+");
+    } catch (a) {
+      if (a?.code === "ENOENT") r = v2.openSync(s3.file, "w+");
+      else throw a;
+    }
+    let o = v2.fstatSync(r), h2 = Buffer.alloc(512);
+    t: for (n2 = 0; n2 < o.size; n2 += 512) {
+      for (let c = 0, d2 = 0; c < 512; c += d2) {
+        if (d2 = v2.readSync(r, h2, c, h2.length - c, n2 + c), n2 === 0 && h2[0] === 31 && h2[1] === 139) throw new Error("cannot append to compressed archives");
+        if (!d2) break t;
+      }
+      let a = new F(h2);
+      if (!a.cksumValid) break;
+      let l = 512 * Math.ceil((a.size || 0) / 512);
+      if (n2 + l + 512 > o.size) break;
+      n2 += l, s3.mtimeCache && a.mtime && s3.mtimeCache.set(String(a.path), a.mtime);
+    }
+    i = false, Ro(s3, e, n2, r, t);
+  } finally {
+    if (i) try {
+      v2.closeSync(r);
+    } catch {
+    }
+  }
+};
+var Ro = (s3, t, e, i, r) => {
+  let n2 = new Wt(s3.file, { fd: i, start: e });
+  t.pipe(n2), bo(t, r);
+};
+var go = (s3, t) => {
+  t = Array.from(t);
+  let e = new wt(s3), i = (n2, o, h2) => {
+    let a = (T, D2) => {
+      T ? v2.close(n2, (E) => h2(T)) : h2(null, D2);
+    }, l = 0;
+    if (o === 0) return a(null, 0);
+    let c = 0, d2 = Buffer.alloc(512), y2 = (T, D2) => {
+      if (T || D2 === void 0) return a(T);
+      if (c += D2, c < 512 && D2) return v2.read(n2, d2, c, d2.length - c, l + c, y2);
+      if (l === 0 && d2[0] === 31 && d2[1] === 139) return a(new Error("cannot append to compressed archives"));
+      if (c < 512) return a(null, l);
+      let E = new F(d2);
+      if (!E.cksumValid) return a(null, l);
+      let x = 512 * Math.ceil((E.size ?? 0) / 512);
+      if (l + x + 512 > o || (l += x + 512, l >= o)) return a(null, l);
+      s3.mtimeCache && E.mtime && s3.mtimeCache.set(String(E.path), E.mtime), c = 0, v2.read(n2, d2, 0, 512, l, y2);
+    };
+    v2.read(n2, d2, 0, 512, l, y2);
+  };
+  return new Promise((n2, o) => {
+    e.on("error", o);
+    let h2 = "r+", a = (l, c) => {
+      if (l && l.code === "ENOENT" && h2 === "r+") return h2 = "w+", v2.open(s3.file, h2, a);
+      if (l || !c) return o(l);
+      v2.fstat(c, (d2, y2) => {
+        if (d2) return v2.close(c, () => o(d2));
+        i(c, y2.size, (T, D2) => {
+          if (T) return o(T);
+          let E = new et(s3.file, { fd: c, start: D2 });
+          e.pipe(E), E.on("error", o), E.on("close", n2), _o(e, t);
+        });
+      });
+    };
+    v2.open(s3.file, h2, a);
+  });
+};
+var bo = (s3, t) => {
+  t.forEach((e) => {
+    e.charAt(0) === "@" ? Ct({ file: Pr.resolve(s3.cwd, e.slice(1)), sync: true, noResume: true, onReadEntry: (i) => s3.add(i) }) : s3.add(e);
+  }), s3.end();
+};
+var _o = async (s3, t) => {
+  for (let e of t) e.charAt(0) === "@" ? await Ct({ file: Pr.resolve(String(s3.cwd), e.slice(1)), noResume: true, onReadEntry: (i) => s3.add(i) }) : s3.add(e);
+  s3.end();
+};
+var vt = K(yo, go, () => {
+  throw new TypeError("file is required");
+}, () => {
+  throw new TypeError("file is required");
+}, (s3, t) => {
+  if (!Bs(s3)) throw new TypeError("file is required");
+  if (s3.gzip || s3.brotli || s3.zstd || s3.file.endsWith(".br") || s3.file.endsWith(".tbr")) throw new TypeError("cannot append to compressed archives");
+  if (!t?.length) throw new TypeError("no paths specified to add/replace");
+});
+var Oo = K(vt.syncFile, vt.asyncFile, vt.syncNoFile, vt.asyncNoFile, (s3, t = []) => {
+  vt.validate?.(s3, t), To(s3);
+});
+var To = (s3) => {
+  let t = s3.filter;
+  s3.mtimeCache || (s3.mtimeCache = /* @__PURE__ */ new Map()), s3.filter = t ? (e, i) => t(e, i) && !((s3.mtimeCache?.get(e) ?? i.mtime ?? 0) > (i.mtime ?? 0)) : (e, i) => !((s3.mtimeCache?.get(e) ?? i.mtime ?? 0) > (i.mtime ?? 0));
+};
+
+// src/files/archive.ts
+var ARCHIVE_LIMITS = { entries: 1e6, bytes: 8 * 1024 ** 3 };
+var ArchiveError = class extends Error {
+  name = "ArchiveError";
+};
+function preview(data) {
+  const text = Buffer.from(data.subarray(0, 40)).toString("latin1");
+  return JSON.stringify(text.length < data.length ? `${text}...` : text);
+}
+function size(n2) {
+  return `${n2} byte${n2 === 1 ? "" : "s"}`;
+}
+async function archiveEntries(data, limits = ARCHIVE_LIMITS) {
+  if (data.length < 2 || data[0] !== 31 || data[1] !== 139) {
+    throw new ArchiveError(`the download is not a gzip archive (${size(data.length)}: ${preview(data)})`);
+  }
+  const names = [];
+  let unpacked = 0;
+  await new Promise((resolve9, reject) => {
+    let failed = false;
+    const fail = (message) => {
+      if (failed) return;
+      failed = true;
+      parser.abort(new ArchiveError(message));
+      reject(new ArchiveError(message));
+    };
+    const parser = new rt({
+      strict: true,
+      onReadEntry(entry) {
+        names.push(entry.path.replace(/^(\.\/)+/, ""));
+        unpacked += entry.size;
+        if (names.length > limits.entries) fail(`the archive holds more than ${limits.entries} entries`);
+        else if (unpacked > limits.bytes) fail(`the archive unpacks to more than ${limits.bytes} bytes`);
+        entry.resume();
+      }
+    });
+    parser.on("error", (error2) => fail(`the archive cannot be read (${error2.message})`));
+    parser.on("end", () => {
+      if (!failed) resolve9();
+    });
+    parser.end(Buffer.from(data));
+  });
+  return names;
+}
+async function checkExportArchive(data, expected) {
+  const names = new Set(await archiveEntries(data));
+  if (names.size === 0) throw new ArchiveError(`the archive is empty (${size(data.length)})`);
+  const missing = expected.filter((item) => (typeof item === "string" ? [item] : item).every((name) => !names.has(name))).map((item) => typeof item === "string" ? item : item.join(" or "));
+  if (missing.length > 0) {
+    throw new ArchiveError(
+      `the archive is not the platform's export: it holds no ${missing.join(", no ")} (${names.size} entries)`
+    );
+  }
 }
 
 // src/engine/apply.ts
@@ -74223,7 +77313,9 @@ async function run(ctx, step) {
       if (!kind.remove || !step.live) throw new Error("this kind cannot be deleted");
       if (step.backupFile && kind.backup) {
         try {
-          await kind.backup(ctx, parent, step.live, step.backupFile);
+          const archive = await kind.backup.download(ctx, parent, step.live);
+          await checkExportArchive(archive, kind.backup.entries);
+          writeNewFileAt(step.backupFile, archive, step.backupRoot ? { inside: step.backupRoot } : {});
         } catch (error2) {
           throw new Error(
             `not deleted: saving its backup to ${change.backup ?? step.backupFile} failed (${error2.message}); fix that and apply again, or apply with --no-backup to delete it without one`
@@ -74239,7 +77331,7 @@ async function run(ctx, step) {
 }
 async function applySteps(ctx, steps, options) {
   const limit = pLimit(Math.max(1, options.concurrency));
-  const active = steps.filter((s) => s.change.action !== "unmanaged");
+  const active = steps.filter((s3) => s3.change.action !== "unmanaged");
   const total = active.length;
   const outcomes = /* @__PURE__ */ new Map();
   const running = /* @__PURE__ */ new Map();
@@ -74270,25 +77362,25 @@ async function applySteps(ctx, steps, options) {
       }
     });
   };
-  for (const step of active.filter((s) => s.change.action !== "delete")) {
+  for (const step of active.filter((s3) => s3.change.action !== "delete")) {
     running.set(step.change.address, execute(step, step.deps));
   }
   await Promise.all(running.values());
-  const cascaded = active.filter((s) => s.change.action === "delete" && s.change.deletedWith);
-  const deletes = active.filter((s) => s.change.action === "delete" && !s.change.deletedWith);
-  const depths = [...new Set(deletes.map((s) => s.depth))].sort((a, b2) => b2 - a);
+  const cascaded = active.filter((s3) => s3.change.action === "delete" && s3.change.deletedWith);
+  const deletes = active.filter((s3) => s3.change.action === "delete" && !s3.change.deletedWith);
+  const depths = [...new Set(deletes.map((s3) => s3.depth))].sort((a, b3) => b3 - a);
   for (const depth of depths) {
-    const batch = deletes.filter((s) => s.depth === depth);
+    const batch = deletes.filter((s3) => s3.depth === depth);
     await Promise.all(
       batch.map((step) => {
-        const p2 = execute(step, []);
-        running.set(step.change.address, p2);
-        return p2;
+        const p3 = execute(step, []);
+        running.set(step.change.address, p3);
+        return p3;
       })
     );
   }
   for (const step of cascaded) await execute(step, [step.change.deletedWith]);
-  return steps.filter((s) => outcomes.has(s.change.address)).map((s) => outcomes.get(s.change.address));
+  return steps.filter((s3) => outcomes.has(s3.change.address)).map((s3) => outcomes.get(s3.change.address));
 }
 
 // src/plan/saved.ts
@@ -74312,14 +77404,14 @@ function changesDigest(plan) {
   const essence = plan.changes.map((c) => [
     c.address,
     c.action,
-    c.fields.map((f2) => [f2.field, f2.before ?? null, f2.after ?? null])
+    c.fields.map((f3) => [f3.field, f3.before ?? null, f3.after ?? null])
   ]);
   return createHash3("sha256").update(JSON.stringify(essence)).digest("hex");
 }
 function changedFiles(saved, fresh) {
   const words = [
-    ...Object.keys(fresh).filter((f2) => saved[f2] !== fresh[f2]).map((f2) => `${f2} ${f2 in saved ? "changed" : "added"}`),
-    ...Object.keys(saved).filter((f2) => !(f2 in fresh)).map((f2) => `${f2} no longer read`)
+    ...Object.keys(fresh).filter((f3) => saved[f3] !== fresh[f3]).map((f3) => `${f3} ${f3 in saved ? "changed" : "added"}`),
+    ...Object.keys(saved).filter((f3) => !(f3 in fresh)).map((f3) => `${f3} no longer read`)
   ];
   if (words.length === 0) return void 0;
   const shown = words.slice(0, 5).join(", ");
@@ -74347,15 +77439,16 @@ function stalenessOf(saved, fresh) {
 }
 
 // src/cli/workflow.ts
-import { isAbsolute as isAbsolute4, join as join5, relative as relative5, resolve as resolve7 } from "node:path";
+import { realpathSync as realpathSync5 } from "node:fs";
+import { basename as basename5, dirname as dirname6, isAbsolute as isAbsolute5, join as join5, relative as relative7, resolve as resolve7 } from "node:path";
 
 // src/engine/context.ts
 function cachingResolver(api) {
   const users = /* @__PURE__ */ new Map();
   const groups = /* @__PURE__ */ new Map();
-  const orUndefinedOn404 = async (p2) => {
+  const orUndefinedOn404 = async (p3) => {
     try {
-      return await p2;
+      return await p3;
     } catch (error2) {
       if (error2 instanceof ApiError && error2.status === 404) return void 0;
       throw error2;
@@ -74363,29 +77456,29 @@ function cachingResolver(api) {
   };
   return {
     userId(username) {
-      let p2 = users.get(username);
-      if (!p2) {
-        p2 = api.get("/users", {
+      let p3 = users.get(username);
+      if (!p3) {
+        p3 = api.get("/users", {
           query: { username },
           shape: listOf({ id: "integer", username: "string" })
-        }).then((found) => found.find((u) => u.username.toLowerCase() === username.toLowerCase())?.id);
-        users.set(username, p2);
+        }).then((found) => found.find((u2) => u2.username.toLowerCase() === username.toLowerCase())?.id);
+        users.set(username, p3);
       }
-      return p2;
+      return p3;
     },
     groupId(fullPath) {
       const key = fullPath.toLowerCase();
-      let p2 = groups.get(key);
-      if (!p2) {
-        p2 = orUndefinedOn404(
+      let p3 = groups.get(key);
+      if (!p3) {
+        p3 = orUndefinedOn404(
           api.get(apiPath`/groups/${fullPath}`, {
             query: { with_projects: false },
             shape: { id: "integer" }
           })
-        ).then((g2) => g2?.id);
-        groups.set(key, p2);
+        ).then((g3) => g3?.id);
+        groups.set(key, p3);
       }
-      return p2;
+      return p3;
     },
     rememberGroup(fullPath, id) {
       groups.set(fullPath.toLowerCase(), Promise.resolve(id));
@@ -74400,11 +77493,7 @@ async function createContext(api) {
 
 // src/engine/plan.ts
 import { createHash as createHash5 } from "node:crypto";
-import { join as join3 } from "node:path";
-
-// src/kinds/group.ts
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname as dirname5 } from "node:path";
+import { join as join3, relative as relative5 } from "node:path";
 
 // src/kinds/common.ts
 function ownerPath(parent) {
@@ -74414,7 +77503,7 @@ function ownerPath(parent) {
   throw new Error(`${parent.address} cannot own this kind`);
 }
 function projectOf(parent) {
-  for (let p2 = parent; p2; p2 = p2.parent) if (p2.collection === "projects") return p2;
+  for (let p3 = parent; p3; p3 = p3.parent) if (p3.collection === "projects") return p3;
   throw new Error(`${parent.address} is not inside a project`);
 }
 function body(fields, names) {
@@ -74481,21 +77570,21 @@ var PROJECT_SHAPE = {
 };
 function listSubgroups(ctx, path2) {
   const key = `groups:subgroups:${path2.toLowerCase()}`;
-  let p2 = ctx.memo.get(key);
-  if (!p2) {
-    p2 = orNotFound(
+  let p3 = ctx.memo.get(key);
+  if (!p3) {
+    p3 = orNotFound(
       ctx.api.list(apiPath`/groups/${path2}/subgroups`, {
         query: { all_available: true },
         shape: GROUP_SHAPE
       })
     );
-    ctx.memo.set(key, p2);
+    ctx.memo.set(key, p3);
   }
-  return p2;
+  return p3;
 }
-function toLive(ctx, g2) {
-  ctx.resolve.rememberGroup(g2.full_path, g2.id);
-  return { key: g2.full_path, id: g2.id, fields: pick(g2, FIELDS) };
+function toLive(ctx, g3) {
+  ctx.resolve.rememberGroup(g3.full_path, g3.id);
+  return { key: g3.full_path, id: g3.id, fields: pick(g3, FIELDS) };
 }
 function parentPath(fullPath) {
   const i = fullPath.lastIndexOf("/");
@@ -74524,18 +77613,6 @@ async function downloadExport(ctx, id) {
     }
   }
 }
-function writeNewFile(file, data) {
-  mkdirSync(dirname5(file), { recursive: true, mode: 448 });
-  for (let n2 = 1; ; n2++) {
-    const name = n2 === 1 ? file : file.replace(/(\.tar\.gz)?$/, `.${n2}$1`);
-    try {
-      writeFileSync(name, data, { flag: "wx", mode: 384 });
-      return name;
-    } catch (error2) {
-      if (error2.code !== "EEXIST" || n2 >= 100) throw error2;
-    }
-  }
-}
 async function takenPath(ctx, fullPath, said) {
   const now = await orNotFound(
     ctx.api.get(apiPath`/groups/${fullPath}`, {
@@ -74548,7 +77625,7 @@ async function takenPath(ctx, fullPath, said) {
   }
   if (!fullPath.includes("/")) {
     const users = await ctx.api.get("/users", { query: { username: fullPath } });
-    const user = users.find((u) => u.username.toLowerCase() === fullPath.toLowerCase());
+    const user = users.find((u2) => u2.username.toLowerCase() === fullPath.toLowerCase());
     if (user) {
       return `${fullPath} is the namespace of the user ${user.username}: a top-level group cannot have a user's path (in any case). Choose another path (the platform said: ${said})`;
     }
@@ -74562,16 +77639,16 @@ var groupKind = {
   updateMode: "update",
   explicitDeleteOnly: true,
   async read(ctx, _parent, wanted, options) {
-    const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
-    const below = new Set((options?.reportBelow ?? wanted).map((w) => w.toLowerCase()));
-    const isUndeclaredChild = (g2) => options?.undeclared === true && !spelling.has(g2.full_path.toLowerCase()) && below.has((parentPath(g2.full_path) ?? "").toLowerCase());
+    const spelling = new Map(wanted.map((w2) => [w2.toLowerCase(), w2]));
+    const below = new Set((options?.reportBelow ?? wanted).map((w2) => w2.toLowerCase()));
+    const isUndeclaredChild = (g3) => options?.undeclared === true && !spelling.has(g3.full_path.toLowerCase()) && below.has((parentPath(g3.full_path) ?? "").toLowerCase());
     let found;
     if (wanted.length > BULK_THRESHOLD) {
       const all = await ctx.api.list("/groups", {
         query: { all_available: true },
         shape: GROUP_SHAPE
       });
-      found = all.filter((g2) => spelling.has(g2.full_path.toLowerCase()) || isUndeclaredChild(g2));
+      found = all.filter((g3) => spelling.has(g3.full_path.toLowerCase()) || isUndeclaredChild(g3));
     } else {
       const [declared, children] = await Promise.all([
         Promise.all(
@@ -74584,11 +77661,11 @@ var groupKind = {
             )
           )
         ),
-        options?.undeclared ? Promise.all(wanted.filter((w) => below.has(w.toLowerCase())).map((w) => listSubgroups(ctx, w))) : Promise.resolve([])
+        options?.undeclared ? Promise.all(wanted.filter((w2) => below.has(w2.toLowerCase())).map((w2) => listSubgroups(ctx, w2))) : Promise.resolve([])
       ]);
       found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
     }
-    return found.filter((g2) => g2 !== void 0).map((g2) => ({ ...toLive(ctx, g2), key: spelling.get(g2.full_path.toLowerCase()) ?? g2.full_path }));
+    return found.filter((g3) => g3 !== void 0).map((g3) => ({ ...toLive(ctx, g3), key: spelling.get(g3.full_path.toLowerCase()) ?? g3.full_path }));
   },
   dependsOn(_parent, key, desired, live) {
     const up = parentPath(key);
@@ -74602,7 +77679,7 @@ var groupKind = {
     const problems2 = [];
     const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
     const up = parentPath(fullPath);
-    if (up && ![...scope.planned.keys()].some((k2) => k2.toLowerCase() === up.toLowerCase())) {
+    if (up && ![...scope.planned.keys()].some((k3) => k3.toLowerCase() === up.toLowerCase())) {
       if (await ctx.resolve.groupId(up) === void 0) {
         problems2.push({
           message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
@@ -74614,13 +77691,13 @@ var groupKind = {
       query: { search: segment, all_available: true },
       shape: GROUP_SHAPE
     });
-    for (const g2 of candidates) {
-      if (String(g2["path"]).toLowerCase() !== segment.toLowerCase() || g2.full_path.toLowerCase() === fullPath.toLowerCase() || declaredLower.has(g2.full_path.toLowerCase()))
+    for (const g3 of candidates) {
+      if (String(g3["path"]).toLowerCase() !== segment.toLowerCase() || g3.full_path.toLowerCase() === fullPath.toLowerCase() || declaredLower.has(g3.full_path.toLowerCase()))
         continue;
-      const tree = insideDeclaredTree(g2.full_path, declaredLower);
+      const tree = insideDeclaredTree(g3.full_path, declaredLower);
       if (!tree) continue;
       problems2.push({
-        message: `group ${fullPath} would be created, and ${g2.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g2.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g2.full_path} in the manifests too (or mark it "state: absent" to delete it)`
+        message: `group ${fullPath} would be created, and ${g3.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g3.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g3.full_path} in the manifests too (or mark it "state: absent" to delete it)`
       });
       break;
     }
@@ -74641,18 +77718,18 @@ var groupKind = {
       })
     ]);
     const plannedVisibility = new Map(
-      [...scope.planned].map(([k2, f2]) => [k2.toLowerCase(), f2["visibility"]])
+      [...scope.planned].map(([k3, f3]) => [k3.toLowerCase(), f3["visibility"]])
     );
     const blockers = [];
-    for (const g2 of subgroups) {
-      const planned = plannedVisibility.get(g2.full_path.toLowerCase());
-      const after = textOf(planned) ?? String(g2["visibility"]);
-      if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g2.full_path} (${after})`);
+    for (const g3 of subgroups) {
+      const planned = plannedVisibility.get(g3.full_path.toLowerCase());
+      const after = textOf(planned) ?? String(g3["visibility"]);
+      if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g3.full_path} (${after})`);
     }
-    for (const p2 of projects) {
-      const visibility = p2.visibility ?? (await ctx.api.get(apiPath`/projects/${p2.id}`, { shape: PROJECT_SHAPE })).visibility ?? "private";
+    for (const p3 of projects) {
+      const visibility = p3.visibility ?? (await ctx.api.get(apiPath`/projects/${p3.id}`, { shape: PROJECT_SHAPE })).visibility ?? "private";
       if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
-        blockers.push(`project ${p2.path_with_namespace} (${visibility})`);
+        blockers.push(`project ${p3.path_with_namespace} (${visibility})`);
     }
     if (blockers.length === 0) return [];
     return [
@@ -74674,31 +77751,36 @@ var groupKind = {
       })
     ]);
     const out = [];
-    for (const g2 of [...groups].sort((a, b2) => a.full_path.localeCompare(b2.full_path))) {
+    for (const g3 of [...groups].sort((a, b3) => a.full_path.localeCompare(b3.full_path))) {
       out.push({
         collection: "groups",
         segment: "group",
-        key: g2.full_path,
-        id: g2.id,
-        fields: pick(g2, ["visibility"])
+        key: g3.full_path,
+        id: g3.id,
+        fields: pick(g3, ["visibility"])
       });
     }
-    for (const p2 of [...projects].sort(
-      (a, b2) => a.path_with_namespace.localeCompare(b2.path_with_namespace)
+    for (const p3 of [...projects].sort(
+      (a, b3) => a.path_with_namespace.localeCompare(b3.path_with_namespace)
     )) {
       out.push({
         collection: "projects",
         segment: "project",
-        key: p2.path_with_namespace,
-        id: p2.id,
-        fields: pick(p2, ["visibility", "archived"])
+        key: p3.path_with_namespace,
+        id: p3.id,
+        fields: pick(p3, ["visibility", "archived"])
       });
     }
     return out;
   },
-  async backup(ctx, _parent, live, file) {
-    await ctx.api.post(apiPath`/groups/${live.id}/export`);
-    writeNewFile(file, await downloadExport(ctx, live.id));
+  backup: {
+    async download(ctx, _parent, live) {
+      await ctx.api.post(apiPath`/groups/${live.id}/export`);
+      return downloadExport(ctx, live.id);
+    },
+    // The platform's group export (ndjson since 13.0; group.json before): its version and the group tree.
+    entries: ["VERSION", ["tree/groups/_all.ndjson", "group.json"]],
+    holds: "the group's and its subgroups' settings, milestones, labels, boards, badges, epics and members; not its projects, their repositories or anything else in them"
   },
   async create(ctx, _parent, desired, fullPath) {
     const path2 = fullPath.split("/").pop() ?? fullPath;
@@ -74770,9 +77852,9 @@ function ownDigest(node) {
   const policies = Object.fromEntries(
     Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
   );
-  return JSON.stringify([node.state, node.fields, policies], function(key, v2) {
+  return JSON.stringify([node.state, node.fields, policies], function(key, v3) {
     const own = this[key];
-    return isSecret(own) ? secretDigest(own) : v2;
+    return isSecret(own) ? secretDigest(own) : v3;
   });
 }
 function secretDigest(secret) {
@@ -74811,12 +77893,12 @@ function compareCollections(base2, head, path2, scope) {
   const after = byLabel(head);
   for (const [label, items] of after) {
     const previous = before.get(label);
-    const at = `${path2}[${JSON.stringify(label)}]`;
+    const at2 = `${path2}[${JSON.stringify(label)}]`;
     if (!previous) {
-      scope.whole.add(at);
+      scope.whole.add(at2);
       touched = true;
     } else if (items.length !== 1 || previous.length !== 1) full();
-    else touched = compareNodes(previous[0], items[0], at, scope) || touched;
+    else touched = compareNodes(previous[0], items[0], at2, scope) || touched;
   }
   for (const label of before.keys()) if (!after.has(label)) full();
   return touched;
@@ -74830,7 +77912,7 @@ function changeScope(base2, head) {
     ancestors: /* @__PURE__ */ new Set()
   };
   compareNodes(base2.root, head.root, "", scope);
-  const patterns = (s) => new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
+  const patterns = (s3) => new Map(s3.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
   const before = patterns(base2);
   for (const [name, sel] of patterns(head)) {
     const old = before.get(name);
@@ -74851,7 +77933,7 @@ function changeScope(base2, head) {
   return scope;
 }
 function wholeUnder(scope, path2) {
-  for (const w of scope.whole) if (path2 === w || path2.startsWith(`${w}.`)) return true;
+  for (const w2 of scope.whole) if (path2 === w2 || path2.startsWith(`${w2}.`)) return true;
   return false;
 }
 function touches(scope, path2) {
@@ -74867,8 +77949,8 @@ function canonical(value) {
   if (isSecret(value)) return canonical(value.reveal());
   if (typeof value === "string") return JSON.stringify(value.replace(/\r\n/g, "\n"));
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    const entries = Object.entries(value).filter(([, v2]) => !isBlank(v2)).sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
-    return `{${entries.map(([k2, v2]) => `${JSON.stringify(k2)}:${canonical(v2)}`).join(",")}}`;
+    const entries = Object.entries(value).filter(([, v3]) => !isBlank(v3)).sort(([a], [b3]) => a < b3 ? -1 : a > b3 ? 1 : 0);
+    return `{${entries.map(([k3, v3]) => `${JSON.stringify(k3)}:${canonical(v3)}`).join(",")}}`;
   }
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   return JSON.stringify(value ?? null);
@@ -74882,14 +77964,14 @@ function sameValue(desired, live, options = {}) {
   if (isSecret(desired)) return desired.equals(live);
   if (isBlank(desired) && isBlank(live)) return true;
   if (isBlank(desired) !== isBlank(live)) {
-    const emptyList = (v2) => Array.isArray(v2) && v2.length === 0;
+    const emptyList = (v3) => Array.isArray(v3) && v3.length === 0;
     return isBlank(desired) && emptyList(live) || isBlank(live) && emptyList(desired);
   }
   if (typeof desired === "string" && typeof live === "string") {
     if (desired.replace(/\r\n/g, "\n") === live.replace(/\r\n/g, "\n")) return true;
     const a = asInstant(desired);
-    const b2 = asInstant(live);
-    return a !== void 0 && a === b2;
+    const b3 = asInstant(live);
+    return a !== void 0 && a === b3;
   }
   if (desired instanceof Date || live instanceof Date) {
     const a = asInstant(desired);
@@ -74912,7 +77994,7 @@ function sameValue(desired, live, options = {}) {
   if (desired !== null && typeof desired === "object") {
     if (live === null || typeof live !== "object" || Array.isArray(live)) return false;
     const liveObj = live;
-    return Object.entries(desired).every(([k2, v2]) => sameValue(v2, liveObj[k2]));
+    return Object.entries(desired).every(([k3, v3]) => sameValue(v3, liveObj[k3]));
   }
   return desired === live;
 }
@@ -74942,8 +78024,8 @@ function inTargets(key, targets) {
 }
 function withAncestors(paths) {
   const out = /* @__PURE__ */ new Set();
-  for (const p2 of paths) {
-    const parts = p2.split("/");
+  for (const p3 of paths) {
+    const parts = p3.split("/");
     for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join("/"));
   }
   return [...out];
@@ -74952,7 +78034,7 @@ function checkTargetsSelected(targets, covered, known, unknowable = () => false)
   const problems2 = [];
   for (const target of targets) {
     if (target === "instance") continue;
-    if (covered.some((p2) => inTargets(p2, [target])) || unknowable(target)) continue;
+    if (covered.some((p3) => inTargets(p3, [target])) || unknowable(target)) continue;
     const suggestion = didYouMean(target, withAncestors([...covered, ...known]));
     problems2.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare, nor anything their patterns match on the platform${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""}`
@@ -74962,11 +78044,11 @@ function checkTargetsSelected(targets, covered, known, unknowable = () => false)
 }
 
 // src/engine/select.ts
-var listingOf = (s, archived) => ({
-  collection: s.collection,
-  prefix: s.prefix,
-  depth: s.depth,
-  archived: archived ?? (s.collection === "projects" && !s.includeArchived ? "exclude" : "include")
+var listingOf = (s3, archived) => ({
+  collection: s3.collection,
+  prefix: s3.prefix,
+  depth: s3.depth,
+  archived: archived ?? (s3.collection === "projects" && !s3.includeArchived ? "exclude" : "include")
 });
 function covers2(outer, inner) {
   if (outer.collection !== inner.collection || outer.archived !== inner.archived) return false;
@@ -74980,7 +78062,7 @@ var breadth = (l) => (l.prefix === "" ? 0 : l.prefix.split("/").length) * 2 + (l
 function read(ctx, l) {
   const { collection, prefix, depth } = l;
   if (collection === "groups" && prefix !== "" && depth === "children") {
-    return listSubgroups(ctx, prefix).then((gs) => gs?.map((g2) => g2.full_path));
+    return listSubgroups(ctx, prefix).then((gs2) => gs2?.map((g3) => g3.full_path));
   }
   let path2;
   let query;
@@ -75000,28 +78082,28 @@ function read(ctx, l) {
     query = { all_available: true };
   }
   const memoKey = `select:${path2}?${JSON.stringify(query)}`;
-  let p2 = ctx.memo.get(memoKey);
-  if (!p2) {
+  let p3 = ctx.memo.get(memoKey);
+  if (!p3) {
     const shape = collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
-    p2 = ctx.api.list(path2, { query, shape }).then(
+    p3 = ctx.api.list(path2, { query, shape }).then(
       (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
       (error2) => {
         if (error2 instanceof ApiError && error2.status === 404) return void 0;
         throw error2;
       }
     );
-    ctx.memo.set(memoKey, p2);
+    ctx.memo.set(memoKey, p3);
   }
-  return p2;
+  return p3;
 }
 async function readAll(ctx, wanted) {
-  const broadest = [...wanted].sort((a, b2) => breadth(a) - breadth(b2));
+  const broadest = [...wanted].sort((a, b3) => breadth(a) - breadth(b3));
   return Promise.all(
     wanted.map(async (l) => {
       const outer = broadest.find((o) => covers2(o, l));
       const paths = await read(ctx, outer);
       const root = l.prefix.toLowerCase();
-      if (paths && l.collection === "groups" && root !== "" && root !== outer.prefix.toLowerCase() && !paths.some((p2) => p2.toLowerCase() === root))
+      if (paths && l.collection === "groups" && root !== "" && root !== outer.prefix.toLowerCase() && !paths.some((p3) => p3.toLowerCase() === root))
         return void 0;
       return paths;
     })
@@ -75037,15 +78119,15 @@ function relevant(selector, targets) {
     return target === prefix || target.startsWith(`${prefix}/`) || prefix.startsWith(`${target}/`);
   });
 }
-var addressOf2 = (s) => `${s.collection}[${JSON.stringify(s.pattern)}]`;
-function selectorWarnings(s, listed, pool, matched) {
-  const source2 = s.node.source;
-  const archivedNote = s.collection === "projects" && !s.includeArchived ? " (archived projects are left out unless include_archived: true)" : "";
+var addressOf2 = (s3) => `${s3.collection}[${JSON.stringify(s3.pattern)}]`;
+function selectorWarnings(s3, listed, pool, matched) {
+  const source2 = s3.node.source;
+  const archivedNote = s3.collection === "projects" && !s3.includeArchived ? " (archived projects are left out unless include_archived: true)" : "";
   if (listed === void 0) {
     return [
       {
-        address: addressOf2(s),
-        message: `the pattern matches nothing: group ${s.prefix} does not exist or is not visible to this token's user`,
+        address: addressOf2(s3),
+        message: `the pattern matches nothing: group ${s3.prefix} does not exist or is not visible to this token's user`,
         source: source2
       }
     ];
@@ -75053,17 +78135,17 @@ function selectorWarnings(s, listed, pool, matched) {
   const out = [];
   if (matched === 0) {
     out.push({
-      address: addressOf2(s),
-      message: `the pattern matches no existing ${s.collection}${archivedNote}`,
+      address: addressOf2(s3),
+      message: `the pattern matches no existing ${s3.collection}${archivedNote}`,
       source: source2
     });
   }
-  s.except.forEach((entry, i) => {
-    if (pool.some((p2) => excepts(entry, p2))) return;
+  s3.except.forEach((entry, i) => {
+    if (pool.some((p3) => excepts(entry, p3))) return;
     out.push({
-      address: `${addressOf2(s)}.except[${i}]`,
-      message: `except entry "${entry}" leaves out nothing: no ${s.collection === "projects" ? "project" : "group"} the pattern matches on the platform is at or below it${archivedNote}`,
-      source: s.exceptSources?.[i] ?? source2
+      address: `${addressOf2(s3)}.except[${i}]`,
+      message: `except entry "${entry}" leaves out nothing: no ${s3.collection === "projects" ? "project" : "group"} the pattern matches on the platform is at or below it${archivedNote}`,
+      source: s3.exceptSources?.[i] ?? source2
     });
   });
   return out;
@@ -75077,46 +78159,46 @@ async function expandSelectors(state, ctx, targets, changes) {
     projects: root.children["projects"]
   };
   const exactGroups = (collections.groups?.items ?? []).filter((n2) => n2.state !== "absent").map((n2) => n2.key);
-  const relevantSelectors = state.selectors.filter((s) => relevant(s, targets));
-  const changed2 = (s) => !changes || changes.selectors.has(addressOf2(s));
+  const relevantSelectors = state.selectors.filter((s3) => relevant(s3, targets));
+  const changed2 = (s3) => !changes || changes.selectors.has(addressOf2(s3));
   const listed = relevantSelectors.filter(changed2);
   const listings = await readAll(
     ctx,
-    listed.map((s) => listingOf(s))
+    listed.map((s3) => listingOf(s3))
   );
-  const listingFor = new Map(listed.map((s, i) => [s, listings[i]]));
+  const listingFor = new Map(listed.map((s3, i) => [s3, listings[i]]));
   const known = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
-  for (const [s, paths] of listingFor) {
-    const set = s.collection === "groups" ? known.groups : s.includeArchived ? known.archivedToo : known.projects;
-    for (const p2 of paths ?? []) set.add(p2);
+  for (const [s3, paths] of listingFor) {
+    const set = s3.collection === "groups" ? known.groups : s3.includeArchived ? known.archivedToo : known.projects;
+    for (const p3 of paths ?? []) set.add(p3);
   }
   const exactProjects = (collections.projects?.items ?? []).map((n2) => n2.key);
-  const unchangedCandidates = (s) => {
-    if (s.collection === "groups") return [...known.groups, ...exactGroups];
+  const unchangedCandidates = (s3) => {
+    if (s3.collection === "groups") return [...known.groups, ...exactGroups];
     return [
       ...known.projects,
-      ...s.includeArchived ? [...known.archivedToo, ...exactProjects] : exactProjects
+      ...s3.includeArchived ? [...known.archivedToo, ...exactProjects] : exactProjects
     ];
   };
-  const listedProjects = new Set([...known.projects].map((p2) => p2.toLowerCase()));
+  const listedProjects = new Set([...known.projects].map((p3) => p3.toLowerCase()));
   const archivedChecks = relevantSelectors.filter(
-    (s) => !changed2(s) && s.collection === "projects" && !s.includeArchived && exactProjects.some((p2) => inPattern(s, p2) && !listedProjects.has(p2.toLowerCase()))
+    (s3) => !changed2(s3) && s3.collection === "projects" && !s3.includeArchived && exactProjects.some((p3) => inPattern(s3, p3) && !listedProjects.has(p3.toLowerCase()))
   );
   const archivedLists = await readAll(
     ctx,
-    archivedChecks.map((s) => listingOf(s, "only"))
+    archivedChecks.map((s3) => listingOf(s3, "only"))
   );
-  const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p2) => p2.toLowerCase()));
+  const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p3) => p3.toLowerCase()));
   const matches2 = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   const spelled = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   for (const selector of relevantSelectors) {
     const isListed = listingFor.has(selector);
     const paths = listingFor.get(selector);
     const candidates = isListed ? [...paths ?? [], ...selector.collection === "groups" ? exactGroups : []] : unchangedCandidates(selector).filter(
-      (p2) => selector.collection === "groups" || selector.includeArchived || !archived.has(p2.toLowerCase())
+      (p3) => selector.collection === "groups" || selector.includeArchived || !archived.has(p3.toLowerCase())
     );
     const pool = [
-      ...new Map(candidates.filter((p2) => inPattern(selector, p2)).map((p2) => [p2.toLowerCase(), p2])).values()
+      ...new Map(candidates.filter((p3) => inPattern(selector, p3)).map((p3) => [p3.toLowerCase(), p3])).values()
     ];
     let inScope = 0;
     let all = 0;
@@ -75151,7 +78233,7 @@ async function expandSelectors(state, ctx, targets, changes) {
     const items = [];
     const merged = (lower2, exact) => {
       const entries = [...matches2[collection].get(lower2) ?? []].sort(
-        (a, b2) => specificity(a.pattern) - specificity(b2.pattern)
+        (a, b3) => specificity(a.pattern) - specificity(b3.pattern)
       );
       const path2 = exact?.key ?? spelled[collection].get(lower2);
       let node;
@@ -75186,7 +78268,7 @@ var MASK2 = "(sensitive)";
 var WRITE_ONLY = "(write-only)";
 var INSTANCE = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
 function labelPattern(label) {
-  const parts = label.split(Secret.mask).map((p2) => p2.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const parts = label.split(Secret.mask).map((p3) => p3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
 var Planner = class {
@@ -75239,36 +78321,40 @@ var Planner = class {
   /** Top-level groups and projects planned at once: four per request the client may have in flight. */
   window;
   /** Plans the deletion of a live object, listing its fields as they are. */
-  async pushDelete(out, p2, reason) {
+  async pushDelete(out, p3, reason) {
     const fields = await Promise.all(
-      this.ownFields(p2.specs, p2.live.fields).map(async ([field, v2]) => ({
+      this.ownFields(p3.specs, p3.live.fields).map(async ([field, v3]) => ({
         field,
-        before: await this.shown(p2.kind, p2.specs, field, v2, containsSecret(p2.desired?.[field]))
+        before: await this.shown(p3.kind, p3.specs, field, v3, containsSecret(p3.desired?.[field]))
       }))
     );
-    const backupFile = this.backup && p2.kind.backup ? join3(this.backup.dir, `${p2.kind.segment}-${encodeURIComponent(p2.key)}.tar.gz`) : void 0;
+    const backupFile = this.backup && p3.kind.backup ? freeName(join3(this.backup.dir, `${p3.kind.segment}-${encodeURIComponent(p3.key)}.tar.gz`), ".tar.gz") : void 0;
+    if (backupFile && this.backup?.problem) this.problem(p3.base.address, this.backup.problem, p3.base.source);
     const step = {
       change: {
-        ...p2.base,
+        ...p3.base,
         action: "delete",
         fields,
         reason,
-        ...backupFile && this.backup ? { backup: `${this.backup.shown}/${p2.kind.segment}-${encodeURIComponent(p2.key)}.tar.gz` } : {}
+        ...backupFile && this.backup ? { backup: join3(this.backup.shown, relative5(this.backup.dir, backupFile)) } : {}
       },
-      kind: p2.kind,
-      parent: p2.parent,
-      self: p2.self,
-      key: p2.key,
-      live: p2.live,
+      kind: p3.kind,
+      parent: p3.parent,
+      self: p3.self,
+      key: p3.key,
+      live: p3.live,
       changed: [],
-      deps: p2.deps,
-      depth: p2.depth,
-      ...backupFile ? { backupFile } : {}
+      deps: p3.deps,
+      depth: p3.depth,
+      ...backupFile ? { backupFile, ...this.backup?.root ? { backupRoot: this.backup.root } : {} } : {}
     };
     this.push(out, step);
     const notes = [reason];
-    if (step.change.backup) notes.push(`apply first saves its export archive to ${step.change.backup}`);
-    if (p2.kind.cascade) {
+    if (step.change.backup && p3.kind.backup)
+      notes.push(
+        `apply first saves its export archive to ${step.change.backup} (it holds ${p3.kind.backup.holds}) and deletes nothing unless that archive checks out`
+      );
+    if (p3.kind.cascade) {
       const { taken, blocked } = await this.pushCascade(out, step);
       const all = [...taken, ...blocked];
       if (all.length > 0) {
@@ -75412,8 +78498,8 @@ var Planner = class {
     const items = inWhole ? targeted : targeted.filter((i) => touches(changes, this.npaths.get(i)));
     if (!fullRead && items.length === 0) return;
     const compared = (item) => {
-      const at = this.npaths.get(item);
-      return inWhole || changes.nodes.has(at) || wholeUnder(changes, at);
+      const at2 = this.npaths.get(item);
+      return inWhole || changes.nodes.has(at2) || wholeUnder(changes, at2);
     };
     const licensedOnly = this.registry.fields(parent.parent?.collection ?? "", parent.collection).get(collection)?.licensed;
     if (licensedOnly && this.ctx.edition === "core" && coll.items.length > 0) {
@@ -75471,7 +78557,7 @@ var Planner = class {
       planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [keyOf2(i), i.fields]))
     };
     const shapes = items.filter((i) => !kind.identity && i.label !== void 0).map((i) => ({ item: i, pattern: labelPattern(i.label) }));
-    const shapeOf = (live) => shapes.find((s) => s.pattern.test(live.key))?.item;
+    const shapeOf = (live) => shapes.find((s3) => s3.pattern.test(live.key))?.item;
     const taken = new Set(items.map(labelOf));
     const shownLive = /* @__PURE__ */ new Map();
     for (const live of lives) {
@@ -75494,7 +78580,7 @@ var Planner = class {
       shownLive.set(live, shown);
     }
     const liveLabel = (live) => shownLive.get(live)?.label ?? live.key;
-    const ordered = topLevel ? [...items].sort((a, b2) => a.key.split("/").length - b2.key.split("/").length) : items;
+    const ordered = topLevel ? [...items].sort((a, b3) => a.key.split("/").length - b3.key.split("/").length) : items;
     const planOne = async (item) => {
       const key = keyOf2(item);
       const label = labelOf(item);
@@ -75539,7 +78625,7 @@ var Planner = class {
       };
       if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
         const refusals = await kind.checkDelete?.(this.ctx, parent, live, void 0) ?? [];
-        for (const p2 of refusals) this.problem(address, p2.message);
+        for (const p3 of refusals) this.problem(address, p3.message);
         if (refusals.length > 0) continue;
         await this.pushDelete(
           out,
@@ -75583,7 +78669,7 @@ var Planner = class {
   /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
   maskedFields(specs2, fields, desired) {
     return Object.fromEntries(
-      Object.entries(fields).map(([k2, v2]) => [k2, this.mask(specs2, k2, v2, containsSecret(desired?.[k2]))])
+      Object.entries(fields).map(([k3, v3]) => [k3, this.mask(specs2, k3, v3, containsSecret(desired?.[k3]))])
     );
   }
   async planItem(kind, item, { key, label, address }, parentAddress, parent, live, parentExists, depth, scope, out, compare = true) {
@@ -75592,7 +78678,7 @@ var Planner = class {
     if (item.state !== "absent" && item.needs && item.needs.length > 0) {
       this.problem(
         address,
-        `missing required ${item.needs.length === 1 ? "key" : "keys"} ${item.needs.map((k2) => `"${k2}"`).join(", ")}: this entry leaves ${item.needs.length === 1 ? "it" : "them"} to a pattern entry declaring the same item, and none applies to ${parent.key}: declare ${item.needs.length === 1 ? "it" : "them"} here`,
+        `missing required ${item.needs.length === 1 ? "key" : "keys"} ${item.needs.map((k3) => `"${k3}"`).join(", ")}: this entry leaves ${item.needs.length === 1 ? "it" : "them"} to a pattern entry declaring the same item, and none applies to ${parent.key}: declare ${item.needs.length === 1 ? "it" : "them"} here`,
         item.source
       );
       return;
@@ -75628,7 +78714,7 @@ var Planner = class {
         return;
       }
       const refusals = await kind.checkDelete?.(this.ctx, parent, live, item.fields) ?? [];
-      for (const p2 of refusals) this.problem(address, p2.message, item.source);
+      for (const p3 of refusals) this.problem(address, p3.message, item.source);
       if (refusals.length > 0) return;
       await this.pushDelete(
         out,
@@ -75670,12 +78756,12 @@ var Planner = class {
         delete desired[field];
       }
     }
-    const kindProblem = (p2) => this.problem(
-      p2.field ? `${address}.${p2.field}` : address,
-      p2.message,
-      p2.field && item.fieldSources[p2.field] || item.source
+    const kindProblem = (p3) => this.problem(
+      p3.field ? `${address}.${p3.field}` : address,
+      p3.message,
+      p3.field && item.fieldSources[p3.field] || item.source
     );
-    for (const p2 of kind.check?.(this.ctx, parent, desired, live) ?? []) kindProblem(p2);
+    for (const p3 of kind.check?.(this.ctx, parent, desired, live) ?? []) kindProblem(p3);
     if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
     const before = kind.before?.(parent, key, desired, live) ?? [];
     if (live?.readOnly) {
@@ -75701,7 +78787,7 @@ var Planner = class {
     }
     if (!live) {
       const refusals = await kind.checkCreate?.(this.ctx, parent, key, desired, scope) ?? [];
-      for (const p2 of refusals) kindProblem(p2);
+      for (const p3 of refusals) kindProblem(p3);
       if (!kind.create) {
         if (refusals.length === 0) {
           this.problem(
@@ -75719,10 +78805,10 @@ var Planner = class {
           action: "create",
           ...createReason ? { reason: createReason } : {},
           fields: await Promise.all(
-            this.ownFields(specs2, desired).map(async ([field, v2]) => ({
+            this.ownFields(specs2, desired).map(async ([field, v3]) => ({
               field,
-              after: await this.shown(kind, specs2, field, v2),
-              ...specs2.get(field)?.sensitive || containsSecret(v2) ? { sensitive: true } : {},
+              after: await this.shown(kind, specs2, field, v3),
+              ...specs2.get(field)?.sensitive || containsSecret(v3) ? { sensitive: true } : {},
               ...specs2.get(field)?.writeOnly ? { writeOnly: true } : {}
             }))
           )
@@ -75732,7 +78818,7 @@ var Planner = class {
         self,
         key,
         desired,
-        changed: this.ownFields(specs2, desired).map(([f2]) => f2),
+        changed: this.ownFields(specs2, desired).map(([f3]) => f3),
         deps,
         depth,
         ...before.length > 0 ? { before } : {}
@@ -75762,8 +78848,8 @@ var Planner = class {
     await this.walkNode(item, self, true, depth + 1, out);
   }
   /** Compares an existing object with its desired fields and plans the update or replacement; false when equal. */
-  async pushUpdate(out, p2) {
-    const { kind, specs: specs2, desired, live, forced, base: base2 } = p2;
+  async pushUpdate(out, p3) {
+    const { kind, specs: specs2, desired, live, forced, base: base2 } = p3;
     const address = base2.address;
     const fieldChanges = [];
     for (const [field, value] of this.ownFields(specs2, desired)) {
@@ -75782,7 +78868,7 @@ var Planner = class {
         ...note ? { note } : {}
       });
     }
-    const writeOnlyChanges = () => this.ownFields(specs2, desired).filter(([field]) => specs2.get(field)?.writeOnly && !fieldChanges.some((f2) => f2.field === field)).map(([field, value]) => ({
+    const writeOnlyChanges = () => this.ownFields(specs2, desired).filter(([field]) => specs2.get(field)?.writeOnly && !fieldChanges.some((f3) => f3.field === field)).map(([field, value]) => ({
       field,
       after: this.mask(specs2, field, value),
       writeOnly: true,
@@ -75796,16 +78882,16 @@ var Planner = class {
       return false;
     }
     const replaceByRequest = forced && !updatable;
-    const replace = replaceByRequest || kind.updateMode === "replace" || fieldChanges.some((f2) => f2.forcesReplacement);
+    const replace = replaceByRequest || kind.updateMode === "replace" || fieldChanges.some((f3) => f3.forcesReplacement);
     if (replaceByRequest) fieldChanges.push(...writeOnlyChanges());
-    const changed2 = fieldChanges.map((f2) => f2.field);
-    if (!replace && kind.checkUpdate && p2.scope) {
-      const problems2 = await kind.checkUpdate(this.ctx, p2.parent, live, desired, changed2, p2.scope);
+    const changed2 = fieldChanges.map((f3) => f3.field);
+    if (!replace && kind.checkUpdate && p3.scope) {
+      const problems2 = await kind.checkUpdate(this.ctx, p3.parent, live, desired, changed2, p3.scope);
       for (const problem2 of problems2) {
         this.problem(
           problem2.field ? `${address}.${problem2.field}` : address,
           problem2.message,
-          problem2.field && p2.item?.fieldSources[problem2.field] || base2.source
+          problem2.field && p3.item?.fieldSources[problem2.field] || base2.source
         );
       }
     }
@@ -75819,33 +78905,33 @@ var Planner = class {
         } : {}
       },
       kind,
-      parent: p2.parent,
-      self: p2.self,
-      key: p2.key,
+      parent: p3.parent,
+      self: p3.self,
+      key: p3.key,
       desired,
       live,
       changed: changed2,
-      deps: p2.deps,
-      depth: p2.depth,
-      ...p2.before.length > 0 ? { before: p2.before } : {}
+      deps: p3.deps,
+      depth: p3.depth,
+      ...p3.before.length > 0 ? { before: p3.before } : {}
     });
     return true;
   }
 };
 function order(steps) {
-  const forward = steps.filter((s) => s.change.action !== "delete" && s.change.action !== "unmanaged");
-  const deletes = steps.map((s, i) => [s, i]).filter(([s]) => s.change.action === "delete").sort(([a, ai], [b2, bi]) => b2.depth - a.depth || bi - ai).map(([s]) => s);
-  const unmanaged = steps.filter((s) => s.change.action === "unmanaged");
+  const forward = steps.filter((s3) => s3.change.action !== "delete" && s3.change.action !== "unmanaged");
+  const deletes = steps.map((s3, i) => [s3, i]).filter(([s3]) => s3.change.action === "delete").sort(([a, ai2], [b3, bi2]) => b3.depth - a.depth || bi2 - ai2).map(([s3]) => s3);
+  const unmanaged = steps.filter((s3) => s3.change.action === "unmanaged");
   return [...forward, ...deletes, ...unmanaged];
 }
 function byPlace(problems2) {
-  const key = (p2) => [
-    p2.source?.file ?? "\uFFFF",
-    String(p2.source?.line ?? 0).padStart(8, "0"),
-    String(p2.source?.col ?? 0).padStart(6, "0"),
-    p2.address
+  const key = (p3) => [
+    p3.source?.file ?? "\uFFFF",
+    String(p3.source?.line ?? 0).padStart(8, "0"),
+    String(p3.source?.col ?? 0).padStart(6, "0"),
+    p3.address
   ].join("\0");
-  return [...problems2].sort((a, b2) => key(a) < key(b2) ? -1 : key(a) > key(b2) ? 1 : 0);
+  return [...problems2].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
 }
 async function missingProjectHint(ctx, path2) {
   const slash = path2.lastIndexOf("/");
@@ -75858,7 +78944,7 @@ async function missingProjectHint(ctx, path2) {
       query: { simple: true, with_shared: false },
       shape: { path_with_namespace: "string" }
     }).then(
-      (projects) => projects.map((p2) => p2.path_with_namespace),
+      (projects) => projects.map((p3) => p3.path_with_namespace),
       // Any other failure gives no hint: the missing project is reported all the same.
       (error2) => error2 instanceof ApiError && error2.status === 404 ? void 0 : []
     );
@@ -75870,7 +78956,7 @@ async function missingProjectHint(ctx, path2) {
     const siblings = above < 0 ? [] : await listSubgroups(ctx, group.slice(0, above)).catch(() => []) ?? [];
     const nearGroup = didYouMean(
       group,
-      siblings.map((g2) => g2.full_path)
+      siblings.map((g3) => g3.full_path)
     );
     return `; ${JSON.stringify(group)} is not a group this token's user can see either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
   }
@@ -75878,7 +78964,7 @@ async function missingProjectHint(ctx, path2) {
   return near ? `; did you mean ${JSON.stringify(near)}?` : "";
 }
 function digestLive(entries) {
-  const sorted = [...entries].sort(([a], [b2]) => a < b2 ? -1 : a > b2 ? 1 : 0);
+  const sorted = [...entries].sort(([a], [b3]) => a < b3 ? -1 : a > b3 ? 1 : 0);
   const hash = createHash5("sha256");
   for (const [address, fields] of sorted) hash.update(address).update("\0").update(fields).update("\n");
   return hash.digest("hex");
@@ -75920,10 +79006,10 @@ async function makePlan(desired, ctx, registry, options) {
     planner.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
   const steps = order(walked);
-  const byAddress = new Map(steps.map((s) => [s.change.address, s]));
+  const byAddress = new Map(steps.map((s3) => [s3.change.address, s3]));
   const topLevel = /^(group|project)\["[^"]*"\]$/;
   const byPath = new Map(
-    steps.filter((s) => topLevel.test(s.change.address)).map((s) => [s.change.address.toLowerCase(), s])
+    steps.filter((s3) => topLevel.test(s3.change.address)).map((s3) => [s3.change.address.toLowerCase(), s3])
   );
   const stepAt = (address) => byAddress.get(address) ?? (topLevel.test(address) ? byPath.get(address.toLowerCase()) : void 0);
   for (const step of steps) {
@@ -75942,7 +79028,7 @@ async function makePlan(desired, ctx, registry, options) {
     step.change = secrets.value(step.change);
     step.deps = step.deps.map((d2) => secrets.text(d2));
   }
-  const changes = steps.map((s) => s.change);
+  const changes = steps.map((s3) => s3.change);
   const plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
@@ -75969,7 +79055,7 @@ async function makePlan(desired, ctx, registry, options) {
 function createRegistry(kinds2, fieldsOf) {
   const cache = /* @__PURE__ */ new Map();
   return {
-    kind: (parent, collection) => kinds2.find((k2) => k2.collection === collection && k2.parents.includes(parent)),
+    kind: (parent, collection) => kinds2.find((k3) => k3.collection === collection && k3.parents.includes(parent)),
     fields(parent, collection) {
       const id = `${parent}.${collection}`;
       let specs2 = cache.get(id);
@@ -75992,24 +79078,24 @@ function deref(schema, resolve9) {
   for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve9; i++) {
     const next = resolve9(current["$ref"]);
     if (!next) break;
-    current = { ...next, ...Object.fromEntries(Object.entries(current).filter(([k2]) => k2 !== "$ref")) };
+    current = { ...next, ...Object.fromEntries(Object.entries(current).filter(([k3]) => k3 !== "$ref")) };
   }
   return current;
 }
 function collectProperties(schema, resolve9) {
-  const s = deref(schema, resolve9);
-  const props = { ...s["properties"] ?? {} };
-  for (const part of s["allOf"] ?? []) {
+  const s3 = deref(schema, resolve9);
+  const props = { ...s3["properties"] ?? {} };
+  for (const part of s3["allOf"] ?? []) {
     Object.assign(props, collectProperties(part, resolve9));
   }
   return props;
 }
 function isChild(prop, resolve9) {
-  const p2 = deref(prop, resolve9);
-  if (p2["x-singleton"] === true) return true;
-  if (p2["type"] === "array" && p2["items"]) {
-    if (p2["x-identity"] !== void 0) return true;
-    const items = deref(p2["items"], resolve9);
+  const p3 = deref(prop, resolve9);
+  if (p3["x-singleton"] === true) return true;
+  if (p3["type"] === "array" && p3["items"]) {
+    if (p3["x-identity"] !== void 0) return true;
+    const items = deref(p3["items"], resolve9);
     return items["x-identity"] !== void 0;
   }
   return false;
@@ -76186,7 +79272,7 @@ var applicationSettingsKind = {
     for (const [name, value] of Object.entries(out)) {
       const text = textOf(value);
       if (text !== void 0 && settingSpecs().get(name)?.set) {
-        out[name] = text.split(",").map((v2) => v2.trim()).filter((v2) => v2 !== "").map((v2) => isSecret(value) ? new Secret(v2, value.origin) : v2);
+        out[name] = text.split(",").map((v3) => v3.trim()).filter((v3) => v3 !== "").map((v3) => isSecret(value) ? new Secret(v3, value.origin) : v3);
       }
     }
     return out;
@@ -76239,12 +79325,12 @@ var SHAPE = {
   name: "string?",
   kind: "string?"
 };
-function toLive3(parent, b2) {
-  const inherited = parent.collection === "projects" && b2.kind === "group";
+function toLive3(parent, b3) {
+  const inherited = parent.collection === "projects" && b3.kind === "group";
   return {
-    key: b2.name ?? `${b2.link_url} ${b2.image_url}`,
-    id: b2.id,
-    fields: pick(b2, FIELDS2),
+    key: b3.name ?? `${b3.link_url} ${b3.image_url}`,
+    id: b3.id,
+    fields: pick(b3, FIELDS2),
     ...inherited ? { readOnly: "a group badge inherited by the project; manage it in its group's manifest" } : {}
   };
 }
@@ -76257,7 +79343,7 @@ var badgeKind = {
     const badges = await ctx.api.list(`${ownerPath(parent)}/badges`, {
       shape: SHAPE
     });
-    return badges.map((b2) => toLive3(parent, b2));
+    return badges.map((b3) => toLive3(parent, b3));
   },
   async create(ctx, parent, desired) {
     return toLive3(
@@ -76302,7 +79388,7 @@ var SHAPE2 = {
   broadcast_type: "string?",
   dismissable: "boolean?"
 };
-var toLive4 = (m2) => ({ key: m2.message, id: m2.id, fields: pick(m2, FIELDS3) });
+var toLive4 = (m3) => ({ key: m3.message, id: m3.id, fields: pick(m3, FIELDS3) });
 var broadcastMessageKind = {
   collection: "broadcast_messages",
   segment: "broadcast_message",
@@ -76343,25 +79429,25 @@ function fingerprint(text) {
   if (!blob) return "invalid key";
   return `SHA256:${createHash6("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
-var toLive5 = (k2, canPush) => ({
-  key: fingerprint(k2.key),
-  id: k2.id,
-  fields: { title: k2.title, key: k2.key, can_push: k2.can_push ?? canPush ?? false }
+var toLive5 = (k3, canPush) => ({
+  key: fingerprint(k3.key),
+  id: k3.id,
+  fields: { title: k3.title, key: k3.key, can_push: k3.can_push ?? canPush ?? false }
 });
 function instanceKeys(ctx) {
   const memoKey = "deploy_keys:instance";
-  let p2 = ctx.memo.get(memoKey);
-  if (!p2) {
-    p2 = ctx.api.list("/deploy_keys", { shape: KEY_SHAPE }).then(
-      (keys) => new Map(keys.map((k2) => [fingerprint(k2.key), k2])),
+  let p3 = ctx.memo.get(memoKey);
+  if (!p3) {
+    p3 = ctx.api.list("/deploy_keys", { shape: KEY_SHAPE }).then(
+      (keys) => new Map(keys.map((k3) => [fingerprint(k3.key), k3])),
       (error2) => {
         if (error2 instanceof ApiError && (error2.status === 403 || error2.status === 401)) return void 0;
         throw error2;
       }
     );
-    ctx.memo.set(memoKey, p2);
+    ctx.memo.set(memoKey, p3);
   }
-  return p2;
+  return p3;
 }
 function createdKeys(ctx) {
   let created = ctx.memo.get("deploy_keys:created");
@@ -76403,8 +79489,8 @@ var deployKeyKind = {
   identity: (fields) => fingerprint(keyText(fields["key"])),
   async read(ctx, parent, _wanted, options) {
     const keys = await ctx.api.list(`${ownerPath(parent)}/deploy_keys`, { shape: KEY_SHAPE });
-    if (options?.fresh) for (const k2 of keys) createdKeys(ctx).set(fingerprint(k2.key), k2);
-    return keys.map((k2) => toLive5(k2));
+    if (options?.fresh) for (const k3 of keys) createdKeys(ctx).set(fingerprint(k3.key), k3);
+    return keys.map((k3) => toLive5(k3));
   },
   async createReason(ctx, _parent, desired, key) {
     const found = await existingKey(ctx, key);
@@ -76502,12 +79588,12 @@ var epicKind = {
 // src/kinds/epic-issue.ts
 var PROJECT_SHAPE2 = { id: "integer", path_with_namespace: "string" };
 function memoized(ctx, key, load) {
-  let p2 = ctx.memo.get(key);
-  if (!p2) {
-    p2 = load();
-    ctx.memo.set(key, p2);
+  let p3 = ctx.memo.get(key);
+  if (!p3) {
+    p3 = load();
+    ctx.memo.set(key, p3);
   }
-  return p2;
+  return p3;
 }
 var projectById = (ctx, id) => memoized(
   ctx,
@@ -76537,7 +79623,7 @@ var epicIssueKind = {
   parents: ["epics"],
   updateMode: "update",
   async read(ctx, parent, wanted, options) {
-    const spelling = new Map(wanted.map((w) => [w.toLowerCase(), w]));
+    const spelling = new Map(wanted.map((w2) => [w2.toLowerCase(), w2]));
     const declared = new Set(wanted);
     let previous = FIRST;
     return (await liveLinks(ctx, parent, options?.fresh === true)).map(({ key: platformKey, link }) => {
@@ -76618,7 +79704,7 @@ async function move(ctx, epic, id, key, after) {
 // src/kinds/error-tracking.ts
 var KEY2 = "error_tracking";
 var SHAPE3 = { active: "boolean" };
-var toLive6 = (s) => ({ key: KEY2, id: KEY2, fields: { active: s.active } });
+var toLive6 = (s3) => ({ key: KEY2, id: KEY2, fields: { active: s3.active } });
 var errorTrackingKind = {
   collection: KEY2,
   segment: KEY2,
@@ -76663,15 +79749,15 @@ var SHAPE4 = {
 var STATISTICS_SHAPE = {
   statistics: objectOf({ counts: objectOf({ opened: "integer?" }, true) }, true)
 };
-var toLive7 = (m2) => ({
-  key: m2.title,
-  id: m2.id,
+var toLive7 = (m3) => ({
+  key: m3.title,
+  id: m3.id,
   fields: {
-    title: m2.title,
-    description: m2.description ?? "",
-    start_date: m2.start_date ?? null,
-    due_date: m2.due_date ?? null,
-    state: m2.state
+    title: m3.title,
+    description: m3.description ?? "",
+    start_date: m3.start_date ?? null,
+    due_date: m3.due_date ?? null,
+    state: m3.state
   }
 });
 function put2(ctx, parent, id, payload) {
@@ -76754,10 +79840,10 @@ var SHAPE5 = {
   notification_email: "string?",
   events: objectOf(Object.fromEntries([...EVENTS].map((name) => [name, "boolean?"])), true)
 };
-function toLive8(s) {
-  const fields = { level: s.level };
-  if (s.notification_email !== void 0) fields["notification_email"] = s.notification_email;
-  for (const [name, on] of Object.entries(s.events ?? {})) if (EVENTS.has(name)) fields[name] = on;
+function toLive8(s3) {
+  const fields = { level: s3.level };
+  if (s3.notification_email !== void 0) fields["notification_email"] = s3.notification_email;
+  for (const [name, on] of Object.entries(s3.events ?? {})) if (EVENTS.has(name)) fields[name] = on;
   return { key: KEY3, id: KEY3, fields };
 }
 function path(parent) {
@@ -76820,18 +79906,18 @@ var SCHEDULE_SHAPE = {
   variables: listOf(VARIABLE_SHAPE, true)
 };
 function currentUsername(ctx) {
-  let p2 = ctx.memo.get("user:current");
-  if (!p2) {
-    p2 = ctx.api.get("/user", { shape: { username: "string" } }).then((u) => u.username);
-    ctx.memo.set("user:current", p2);
+  let p3 = ctx.memo.get("user:current");
+  if (!p3) {
+    p3 = ctx.api.get("/user", { shape: { username: "string" } }).then((u2) => u2.username);
+    ctx.memo.set("user:current", p3);
   }
-  return p2;
+  return p3;
 }
-var toLive9 = (s) => ({
-  key: s.description,
-  id: s.id,
-  fields: { ...pick(s, FIELDS5), owner: s.owner?.username ?? null },
-  raw: { ...s.variables ? { variables: s.variables } : {} }
+var toLive9 = (s3) => ({
+  key: s3.description,
+  id: s3.id,
+  fields: { ...pick(s3, FIELDS5), owner: s3.owner?.username ?? null },
+  raw: { ...s3.variables ? { variables: s3.variables } : {} }
 });
 var fromLive = (live) => {
   const owner = live.fields["owner"];
@@ -76860,11 +79946,11 @@ var pipelineScheduleKind = {
     const declared = new Set(wanted);
     return Promise.all(
       list.map(
-        async (s) => declared.has(s.description) ? toLive9(
-          await ctx.api.get(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${s.id}`}`, {
+        async (s3) => declared.has(s3.description) ? toLive9(
+          await ctx.api.get(`${ownerPath(parent)}${apiPath`/pipeline_schedules/${s3.id}`}`, {
             shape: SCHEDULE_SHAPE
           })
-        ) : toLive9(s)
+        ) : toLive9(s3)
       )
     );
   },
@@ -76888,7 +79974,7 @@ var pipelineScheduleKind = {
         { shape: SCHEDULE_SHAPE }
       );
     }
-    const edits = changed2.filter((f2) => FIELDS5.includes(f2));
+    const edits = changed2.filter((f3) => FIELDS5.includes(f3));
     if (edits.length > 0) current = await schedulePut(ctx, parent, live.id, body(desired, edits));
     const variables = live.raw?.variables;
     return toLive9({ ...current, ...variables ? { variables } : {} });
@@ -76918,7 +80004,7 @@ function canonical2(levels) {
     return { access_level: l.access_level ?? void 0 };
   });
   const text = (l) => JSON.stringify(l);
-  return out.sort((a, b2) => text(a) < text(b2) ? -1 : text(a) > text(b2) ? 1 : 0);
+  return out.sort((a, b3) => text(a) < text(b3) ? -1 : text(a) > text(b3) ? 1 : 0);
 }
 function namesOf(ctx) {
   let names = ctx.memo.get("protected_environments:names");
@@ -77042,10 +80128,10 @@ var protectedEnvironmentKind = {
 };
 
 // src/kinds/schedule-variable.ts
-var toLive11 = (v2) => ({
-  key: v2.key,
-  id: v2.key,
-  fields: { key: v2.key, value: v2.value, variable_type: v2.variable_type ?? "env_var" }
+var toLive11 = (v3) => ({
+  key: v3.key,
+  id: v3.key,
+  fields: { key: v3.key, value: v3.value, variable_type: v3.variable_type ?? "env_var" }
 });
 function base(parent) {
   return `${ownerPath(projectOf(parent))}${apiPath`/pipeline_schedules/${parent.ref}/variables`}`;
@@ -77101,17 +80187,17 @@ var PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 function usersPath(parent) {
   return apiPath`/groups/${parent.key}/Users`;
 }
-var toLive12 = (u) => {
-  const formatted = u.name?.formatted ?? u["name.formatted"];
+var toLive12 = (u2) => {
+  const formatted = u2.name?.formatted ?? u2["name.formatted"];
   return {
-    key: u.externalId ?? u.id,
-    id: u.id,
+    key: u2.externalId ?? u2.id,
+    id: u2.id,
     fields: {
-      externalId: u.externalId ?? u.id,
-      userName: u.userName,
+      externalId: u2.externalId ?? u2.id,
+      userName: u2.userName,
       name: formatted === void 0 ? {} : { formatted },
-      emails: (u.emails ?? []).map((e) => ({ ...e })),
-      active: u.active ?? true
+      emails: (u2.emails ?? []).map((e) => ({ ...e })),
+      active: u2.active ?? true
     }
   };
 };
@@ -77126,7 +80212,7 @@ async function userByExternalId(ctx, parent, key) {
     query: { filter: `id eq "${key}"` },
     shape: SCIM_USER_SHAPE
   });
-  return found.find((u) => (u.externalId ?? u.id) === key);
+  return found.find((u2) => (u2.externalId ?? u2.id) === key);
 }
 var scimUserKind = {
   collection: "scim_users",
@@ -77255,8 +80341,8 @@ var systemHookKind = {
 
 // src/kinds/trigger.ts
 import { createHash as createHash7 } from "node:crypto";
-import { lstatSync, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
-import { dirname as dirname6 } from "node:path";
+import { lstatSync as lstatSync2, readFileSync as readFileSync9, realpathSync as realpathSync4 } from "node:fs";
+import { dirname as dirname5 } from "node:path";
 var SHAPE7 = { id: "integer", description: "string", token: "string?" };
 var MAX_TOKEN_FILE_BYTES = 1024;
 var digest = (text) => createHash7("sha256").update(text).digest("hex");
@@ -77272,18 +80358,18 @@ function remember2(ctx, parent, triggers) {
 function refusal(target, known) {
   const realDir = (() => {
     try {
-      return realpathSync3(dirname6(target));
+      return realpathSync4(dirname5(target));
     } catch {
       return void 0;
     }
   })();
   if (realDir === void 0) return `token_file ${target}: its directory does not exist; create it first`;
-  if (realDir !== dirname6(target)) {
+  if (realDir !== dirname5(target)) {
     return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
   }
   let stat3;
   try {
-    stat3 = lstatSync(target);
+    stat3 = lstatSync2(target);
   } catch {
     return void 0;
   }
@@ -77364,10 +80450,10 @@ var triggerKind = {
 import { readFile } from "node:fs/promises";
 import { basename as basename4 } from "node:path";
 var SHAPE8 = { slug: "string", title: "string", format: "string", content: "string?" };
-var toLive15 = (p2) => ({
-  key: p2.slug,
-  id: p2.slug,
-  fields: { slug: p2.slug, title: p2.title, format: p2.format, content: p2.content ?? "" }
+var toLive15 = (p3) => ({
+  key: p3.slug,
+  id: p3.slug,
+  fields: { slug: p3.slug, title: p3.title, format: p3.format, content: p3.content ?? "" }
 });
 var slugOf = (title) => title.trim().replace(/[\s<>+]/g, "-");
 var readBack = (title) => (slugOf(title).split("/").pop() ?? title).replace(/-/g, " ");
@@ -77477,7 +80563,7 @@ var kinds = [
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join4, relative as relative4, resolve as resolve6 } from "node:path";
+import { join as join4, relative as relative6, resolve as resolve6 } from "node:path";
 function git(cwd, args) {
   return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
@@ -77499,7 +80585,7 @@ async function scopeSince(ref2, paths, head, found = []) {
   }
   const base2 = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
   try {
-    const inRepo = relative4(top, resolve6(root)) || ".";
+    const inRepo = relative6(top, resolve6(root)) || ".";
     let existed = true;
     try {
       const archive = execFileSync("git", ["archive", "--format=tar", ref2, "--", inRepo], {
@@ -77513,7 +80599,7 @@ async function scopeSince(ref2, paths, head, found = []) {
     }
     const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
     if (!headState) return { warning: "the manifests could not be read" };
-    const atBase = (p2) => join4(base2, relative4(top, resolve6(p2)));
+    const atBase = (p3) => join4(base2, relative6(top, resolve6(p3)));
     const before = existed ? await loadManifests(given.map(atBase), {
       secrets: false,
       root: join4(base2, inRepo),
@@ -77545,16 +80631,16 @@ function savedPlanRequest(saved) {
 function checkTargets(targets, state) {
   const paths = [
     ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
-    ...state.selectors.map((s) => s.prefix).filter((p2) => p2 !== "")
+    ...state.selectors.map((s3) => s3.prefix).filter((p3) => p3 !== "")
   ];
-  const prefixes = state.selectors.map((s) => s.prefix.toLowerCase());
+  const prefixes = state.selectors.map((s3) => s3.prefix.toLowerCase());
   const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
   const problems2 = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
     const t = target.toLowerCase();
-    if (paths.some((p2) => p2.toLowerCase() === t || p2.toLowerCase().startsWith(`${t}/`))) continue;
-    if (prefixes.some((p2) => p2 === "" || t === p2 || t.startsWith(`${p2}/`))) continue;
+    if (paths.some((p3) => p3.toLowerCase() === t || p3.toLowerCase().startsWith(`${t}/`))) continue;
+    if (prefixes.some((p3) => p3 === "" || t === p3 || t.startsWith(`${p3}/`))) continue;
     const candidates = [...withAncestors(paths), ...instanceDeclared ? ["instance"] : []];
     const suggestion = didYouMean(target, candidates);
     problems2.push(
@@ -77565,19 +80651,36 @@ function checkTargets(targets, state) {
 }
 function backupOption(request) {
   if (request.backupDir === false) return void 0;
-  const root = manifestRoot(request.paths.length > 0 ? request.paths : ["."]);
+  const root = resolve7(manifestRoot(request.paths.length > 0 ? request.paths : ["."]));
   const dir = resolve7(
     request.backupDir ?? join5(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
   );
-  const rel = relative5(process.cwd(), dir);
-  return { dir, shown: rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dir };
+  const rel = relative7(process.cwd(), dir);
+  const shown = rel && !rel.startsWith("..") && !isAbsolute5(rel) ? rel : dir;
+  if (request.backupDir !== void 0) return { dir, shown };
+  const real = realExistingPath2(dir);
+  const realRoot = realExistingPath2(root);
+  const inside = relative7(realRoot, real);
+  const problem2 = inside === "" || !inside.startsWith("..") && !isAbsolute5(inside) ? void 0 : `the backup folder ${shown} leads outside the manifest root through a symbolic link (to ${real}): remove the link, choose a folder with --backup-dir, or delete without a backup with --no-backup`;
+  return { dir, shown, root, ...problem2 ? { problem: problem2 } : {} };
+}
+function realExistingPath2(path2) {
+  const rest = [];
+  for (let at2 = path2; ; at2 = dirname6(at2)) {
+    try {
+      return join5(realpathSync5(at2), ...rest);
+    } catch {
+      if (dirname6(at2) === at2) return path2;
+      rest.unshift(basename5(at2));
+    }
+  }
 }
 function displayUrl(url) {
-  const u = new URL(url);
-  u.username = "";
-  u.password = "";
-  u.search = "";
-  return u.toString().replace(/\/$/, "");
+  const u2 = new URL(url);
+  u2.username = "";
+  u2.password = "";
+  u2.search = "";
+  return u2.toString().replace(/\/$/, "");
 }
 async function planFromManifests(request) {
   const found = request.found ?? [];
@@ -77632,8 +80735,8 @@ async function planFromManifests(request) {
       ...changes && request.changedSince !== void 0 ? { changedSince: request.changedSince } : {},
       ...request.fingerprintSalt !== void 0 ? { fingerprintSalt: request.fingerprintSalt } : {},
       requestStats: () => {
-        const m2 = api.metrics.snapshot();
-        return { total: m2.total, byEndpoint: m2.byEndpoint, retries: m2.retries };
+        const m3 = api.metrics.snapshot();
+        return { total: m3.total, byEndpoint: m3.byEndpoint, retries: m3.retries };
       }
     });
     return { diagnostics, result, ctx, api };
@@ -77744,11 +80847,15 @@ function optional(name) {
   const value = getInput(name);
   return value === "" ? void 0 : value;
 }
+var TRUE = ["true", "True", "TRUE"];
+var FALSE = ["false", "False", "FALSE"];
 function booleanInput(name) {
-  const value = getInput(name).toLowerCase();
-  if (value === "" || value === "false") return false;
-  if (value === "true") return true;
-  throw new Error(`input ${name} must be true or false, not ${JSON.stringify(getInput(name))}`);
+  const value = getInput(name);
+  if (value === "" || FALSE.includes(value)) return false;
+  if (TRUE.includes(value)) return true;
+  throw new Error(
+    `input ${name} must be true or false (written ${[...TRUE, ...FALSE].join(", ")}), not ${JSON.stringify(value)}`
+  );
 }
 function readInputs() {
   const command = getInput("command").toLowerCase();
@@ -77963,8 +81070,8 @@ var Run = class {
   annotationFile(file) {
     const workspace = this.env["GITHUB_WORKSPACE"];
     if (!workspace) return file;
-    const rel = relative6(workspace, resolve8(file));
-    return rel.startsWith("..") || isAbsolute5(rel) ? file : rel.split("\\").join("/");
+    const rel = relative8(workspace, resolve8(file));
+    return rel.startsWith("..") || isAbsolute6(rel) ? file : rel.split("\\").join("/");
   }
   annotateDiagnostics(diagnostics) {
     for (const d2 of diagnostics) {
@@ -77980,14 +81087,14 @@ var Run = class {
     }
   }
   annotateProblems(problems2, severity) {
-    for (const p2 of problems2) {
+    for (const p3 of problems2) {
       const properties = { title: `forgeform ${this.inputs.command}` };
-      if (p2.source) {
-        properties.file = this.annotationFile(p2.source.file);
-        properties.startLine = p2.source.line;
-        properties.startColumn = p2.source.col;
+      if (p3.source) {
+        properties.file = this.annotationFile(p3.source.file);
+        properties.startLine = p3.source.line;
+        properties.startColumn = p3.source.col;
       }
-      const message = inActionTerms(`${p2.address}: ${p2.message}`);
+      const message = inActionTerms(`${p3.address}: ${p3.message}`);
       if (severity === "error") error(message, properties);
       else warning(message, properties);
     }
@@ -78013,7 +81120,7 @@ var Run = class {
         delete: "will be deleted",
         unmanaged: ""
       }[c.action];
-      const fields = c.fields.map((f2) => f2.field).join(", ");
+      const fields = c.fields.map((f3) => f3.field).join(", ");
       const properties = {
         title: `forgeform ${this.inputs.command}`,
         file: this.annotationFile(c.source.file),
@@ -78041,19 +81148,19 @@ var Run = class {
   async paths() {
     const paths = [];
     const found = [];
-    for (const p2 of this.inputs.paths) {
-      if (!isDynamicPattern(p2)) {
-        paths.push(p2);
+    for (const p3 of this.inputs.paths) {
+      if (!isDynamicPattern(p3)) {
+        paths.push(p3);
         continue;
       }
-      const matches2 = (await glob(p2, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
+      const matches2 = (await glob(p3, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
       if (matches2.length === 0)
-        throw new Error(`the paths input ${JSON.stringify(p2)} matches no file or directory`);
+        throw new Error(`the paths input ${JSON.stringify(p3)} matches no file or directory`);
       paths.push(...matches2);
       found.push(...matches2);
     }
-    const named = new Set(this.inputs.paths.filter((p2) => !isDynamicPattern(p2)).map((p2) => resolve8(p2)));
-    return { paths, found: found.filter((f2) => !named.has(resolve8(f2))) };
+    const named = new Set(this.inputs.paths.filter((p3) => !isDynamicPattern(p3)).map((p3) => resolve8(p3)));
+    return { paths, found: found.filter((f3) => !named.has(resolve8(f3))) };
   }
   /** The revision to plan from (`changed-since`): on a pull request, its base by default. */
   changedSince() {
@@ -78070,13 +81177,13 @@ var Run = class {
   }
   /** Outputs every command sets: the plan's counts, or zeros when no plan was made. */
   counts(plan) {
-    const s = plan?.summary ?? { create: 0, update: 0, replace: 0, delete: 0, unmanaged: 0 };
+    const s3 = plan?.summary ?? { create: 0, update: 0, replace: 0, delete: 0, unmanaged: 0 };
     setOutput("has-changes", plan ? String(hasChanges(plan)) : "false");
-    setOutput("creates", String(s.create));
-    setOutput("updates", String(s.update));
-    setOutput("replacements", String(s.replace));
-    setOutput("deletes", String(s.delete));
-    setOutput("unmanaged", String(s.unmanaged));
+    setOutput("creates", String(s3.create));
+    setOutput("updates", String(s3.update));
+    setOutput("replacements", String(s3.replace));
+    setOutput("deletes", String(s3.delete));
+    setOutput("unmanaged", String(s3.unmanaged));
   }
   /** Invalid manifests: annotations, the validation report, and the step fails. */
   async invalid(diagnostics, files) {
@@ -78267,7 +81374,7 @@ var Run = class {
       startGroup("forgeform apply: outcomes");
       const outcomes = await applyPlanResult(ctx, r, {
         concurrency: connection.concurrency ?? 8,
-        onOutcome: (o, done2, total) => info(`[${done2}/${total}] ${outcomeLine2(o)}`)
+        onOutcome: (o, done2, total) => info(inActionTerms(`[${done2}/${total}] ${outcomeLine2(o)}`))
       });
       endGroup();
       const failed = outcomes.filter((o) => o.status === "failed").length;
