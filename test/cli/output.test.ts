@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wantsColor } from "../../src/cli/index.js";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
+import { commandMissing, present } from "../required.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/forgeform.js");
@@ -136,7 +137,7 @@ describe("output", () => {
   });
 
   it("at a terminal, colours unless FORCE_COLOR=0", async () => {
-    if (spawnSync("script", ["--version"]).error) return; // util-linux's script gives the CLI a terminal
+    if (!present(commandMissing("script", "bsdutils"))) return; // util-linux's script gives the CLI a terminal
     const atTerminal = (force?: string) =>
       new Promise<string>((resolve) => {
         const command = `"${process.execPath}" "${BIN}" plan --no-progress "${manifest}"`;
@@ -200,7 +201,8 @@ describe("output", () => {
       const file = join(dir, `c.${shell}`);
       writeFileSync(file, text);
       const check = spawnSync(shell, ["-n", file], { encoding: "utf8" });
-      if (check.error) continue; // the shell is not installed here (.ci/run installs zsh and fish)
+      // The shell is not installed here (.ci/run installs zsh and fish, and requires them).
+      if (!present(check.error ? `${shell} is not installed (Debian package ${shell})` : undefined)) continue;
       expect(check.status, check.stderr).toBe(0);
     }
     expect((await cli(["completion", "tcsh"])).status).toBe(1);
@@ -210,7 +212,7 @@ describe("output", () => {
     const zshScript = join(dir, "zsh-completions");
     mkdirSync(zshScript, { recursive: true });
     writeFileSync(join(zshScript, "_forgeform"), (await cli(["completion", "zsh"])).stdout);
-    if (!spawnSync("zsh", ["--version"]).error) {
+    if (present(commandMissing("zsh", "zsh"))) {
       // An interactive zsh in a pseudo-terminal (zsh/zpty) with the script in $fpath: type, press Tab, read.
       const capture = join(dir, "capture.zsh");
       writeFileSync(
@@ -236,7 +238,7 @@ describe("output", () => {
     }
     const fishScript = join(dir, "c.fish");
     writeFileSync(fishScript, (await cli(["completion", "fish"])).stdout);
-    if (!spawnSync("fish", ["--version"]).error) {
+    if (present(commandMissing("fish", "fish"))) {
       const fish = (line: string) =>
         execFileSync("fish", ["-c", `source ${fishScript}; complete -C '${line}'`], { encoding: "utf8" });
       // One candidate a line: the value, a tab, its description.
