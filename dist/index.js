@@ -3677,8 +3677,8 @@ var require_webidl = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(context) {
-      const plural3 = context.types.length === 1 ? "" : " one of";
-      const message = `${context.argument} could not be converted to${plural3}: ${context.types.join(", ")}.`;
+      const plural2 = context.types.length === 1 ? "" : " one of";
+      const message = `${context.argument} could not be converted to${plural2}: ${context.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context.prefix,
         message
@@ -5794,7 +5794,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants4 = require_constants2();
+    var constants5 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5869,7 +5869,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants5.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5964,11 +5964,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants4.ERROR.OK) {
+          if (ret !== constants5.ERROR.OK) {
             const body2 = data.subarray(offset);
-            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants5.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body2);
-            } else if (ret === constants4.ERROR.PAUSED) {
+            } else if (ret === constants5.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body2);
             } else {
@@ -5991,10 +5991,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants4.ERROR.OK) {
+        if (ret === constants5.ERROR.OK) {
           return null;
         }
-        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants5.ERROR.PAUSED || ret === constants5.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6011,7 +6011,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants4.ERROR[ret], data);
+        return new HTTPParserError(message, constants5.ERROR[ret], data);
       }
       destroy() {
         assert(this.ptr != null);
@@ -6191,7 +6191,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants4.ERROR.PAUSED : 0;
+        return pause ? constants5.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6213,7 +6213,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants4.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6249,13 +6249,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -8937,7 +8937,7 @@ var require_env_http_proxy_agent = __commonJS({
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols();
     var ProxyAgent2 = require_proxy_agent();
     var Agent = require_agent();
-    var DEFAULT_PORTS = {
+    var DEFAULT_PORTS2 = {
       "http:": 80,
       "https:": 443
     };
@@ -8997,7 +8997,7 @@ var require_env_http_proxy_agent = __commonJS({
       #getProxyAgentForUrl(url) {
         let { protocol, host: hostname, port } = url;
         hostname = hostname.replace(/:\d*$/, "").toLowerCase();
-        port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
+        port = Number.parseInt(port, 10) || DEFAULT_PORTS2[protocol] || 0;
         if (!this.#shouldProxy(hostname, port)) {
           return this[kNoProxyAgent];
         }
@@ -11241,15 +11241,15 @@ var require_pluralizer = __commonJS({
       this: "these"
     };
     module.exports = class Pluralizer {
-      constructor(singular, plural3) {
+      constructor(singular, plural2) {
         this.singular = singular;
-        this.plural = plural3;
+        this.plural = plural2;
       }
-      pluralize(count2) {
-        const one = count2 === 1;
+      pluralize(count3) {
+        const one = count3 === 1;
         const keys = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count: count2, noun };
+        return { ...keys, count: count3, noun };
       }
     };
   }
@@ -17517,7 +17517,7 @@ var require_receiver = __commonJS({
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
             const opcode = buffer[0] & 15;
-            const masked = (buffer[1] & 128) === 128;
+            const masked2 = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
             const payloadLength = buffer[1] & 127;
             const rsv1 = buffer[0] & 64;
@@ -17527,7 +17527,7 @@ var require_receiver = __commonJS({
               failWebsocketConnection(this.ws, "Invalid opcode received");
               return callback2();
             }
-            if (masked) {
+            if (masked2) {
               failWebsocketConnection(this.ws, "Frame cannot be masked");
               return callback2();
             }
@@ -17575,7 +17575,7 @@ var require_receiver = __commonJS({
               this.#info.compressed = rsv1 !== 0;
             }
             this.#info.opcode = opcode;
-            this.#info.masked = masked;
+            this.#info.masked = masked2;
             this.#info.fin = fin;
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
@@ -18668,15 +18668,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -19766,7 +19766,7 @@ var require_scan = __commonJS({
 var require_parse2 = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports, module) {
     "use strict";
-    var constants4 = require_constants6();
+    var constants5 = require_constants6();
     var utils = require_utils2();
     var {
       MAX_LENGTH,
@@ -19774,7 +19774,7 @@ var require_parse2 = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants4;
+    } = constants5;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -19983,7 +19983,7 @@ var require_parse2 = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants4.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants5.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body2).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -20029,8 +20029,8 @@ var require_parse2 = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants4.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants4.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants5.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants5.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -20094,13 +20094,13 @@ var require_parse2 = __commonJS({
         consume(token.value);
       };
       const negate = () => {
-        let count2 = 1;
+        let count3 = 1;
         while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
           advance();
           state.start++;
-          count2++;
+          count3++;
         }
-        if (count2 % 2 === 0) {
+        if (count3 % 2 === 0) {
           return false;
         }
         state.negated = true;
@@ -20726,7 +20726,7 @@ var require_parse2 = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants4.globChars(opts.windows);
+      } = constants5.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -20784,7 +20784,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse = require_parse2();
     var utils = require_utils2();
-    var constants4 = require_constants6();
+    var constants5 = require_constants6();
     var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob2, options, returnState = false) => {
       if (Array.isArray(glob2)) {
@@ -20912,7 +20912,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch2.constants = constants4;
+    picomatch2.constants = constants5;
     module.exports = picomatch2;
   }
 });
@@ -28812,8 +28812,8 @@ var require_webidl2 = __commonJS({
       return new TypeError(`${message.header}: ${message.message}`);
     };
     webidl.errors.conversionFailed = function(opts) {
-      const plural3 = opts.types.length === 1 ? "" : " one of";
-      const message = `${opts.argument} could not be converted to${plural3}: ${opts.types.join(", ")}.`;
+      const plural2 = opts.types.length === 1 ? "" : " one of";
+      const message = `${opts.argument} could not be converted to${plural2}: ${opts.types.join(", ")}.`;
       return webidl.errors.exception({
         header: opts.prefix,
         message
@@ -31004,7 +31004,7 @@ var require_client_h12 = __commonJS({
       kHTTPContext,
       kClosed
     } = require_symbols6();
-    var constants4 = require_constants8();
+    var constants5 = require_constants8();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var removeAllListeners = util.removeAllListeners;
@@ -31140,7 +31140,7 @@ var require_client_h12 = __commonJS({
          */
       constructor(client, socket, { exports: exports2 }) {
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants5.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -31236,11 +31236,11 @@ var require_client_h12 = __commonJS({
             currentParser = null;
             currentBufferRef = null;
           }
-          if (ret !== constants4.ERROR.OK) {
+          if (ret !== constants5.ERROR.OK) {
             const data = chunk.subarray(llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr);
-            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants5.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(data);
-            } else if (ret === constants4.ERROR.PAUSED) {
+            } else if (ret === constants5.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(data);
             } else {
@@ -31263,10 +31263,10 @@ var require_client_h12 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants4.ERROR.OK) {
+        if (ret === constants5.ERROR.OK) {
           return null;
         }
-        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants5.ERROR.PAUSED || ret === constants5.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -31283,7 +31283,7 @@ var require_client_h12 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants4.ERROR[ret], data);
+        return new HTTPParserError(message, constants5.ERROR[ret], data);
       }
       destroy() {
         assert(currentParser === null);
@@ -31494,7 +31494,7 @@ var require_client_h12 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants4.ERROR.PAUSED : 0;
+        return pause ? constants5.ERROR.PAUSED : 0;
       }
       /**
        * @param {Buffer} buf
@@ -31520,7 +31520,7 @@ var require_client_h12 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants4.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         }
         return 0;
       }
@@ -31560,13 +31560,13 @@ var require_client_h12 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants4.ERROR.PAUSED;
+          return constants5.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(client[kResume]);
         } else {
@@ -35252,7 +35252,7 @@ var require_env_http_proxy_agent2 = __commonJS({
     var { kClose, kDestroy, kClosed, kDestroyed, kDispatch, kNoProxyAgent, kHttpProxyAgent, kHttpsProxyAgent } = require_symbols6();
     var ProxyAgent2 = require_proxy_agent2();
     var Agent = require_agent2();
-    var DEFAULT_PORTS = {
+    var DEFAULT_PORTS2 = {
       "http:": 80,
       "https:": 443
     };
@@ -35301,7 +35301,7 @@ var require_env_http_proxy_agent2 = __commonJS({
       #getProxyAgentForUrl(url) {
         let { protocol, host: hostname, port } = url;
         hostname = hostname.replace(/:\d*$/, "").toLowerCase();
-        port = Number.parseInt(port, 10) || DEFAULT_PORTS[protocol] || 0;
+        port = Number.parseInt(port, 10) || DEFAULT_PORTS2[protocol] || 0;
         if (!this.#shouldProxy(hostname, port)) {
           return this[kNoProxyAgent];
         }
@@ -48797,7 +48797,7 @@ var require_receiver2 = __commonJS({
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
             const opcode = buffer[0] & 15;
-            const masked = (buffer[1] & 128) === 128;
+            const masked2 = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
             const payloadLength = buffer[1] & 127;
             const rsv1 = buffer[0] & 64;
@@ -48807,7 +48807,7 @@ var require_receiver2 = __commonJS({
               failWebsocketConnection(this.#handler, 1002, "Invalid opcode received");
               return callback2();
             }
-            if (masked) {
+            if (masked2) {
               failWebsocketConnection(this.#handler, 1002, "Frame cannot be masked");
               return callback2();
             }
@@ -48855,7 +48855,7 @@ var require_receiver2 = __commonJS({
               this.#info.compressed = rsv1 !== 0;
             }
             this.#info.opcode = opcode;
-            this.#info.masked = masked;
+            this.#info.masked = masked2;
             this.#info.fin = fin;
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
@@ -50430,15 +50430,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count2) {
-        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count3) {
+        while (count3 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count2 < remaining) {
-            this.linePos += count2;
-            count2 = 0;
+          if (count3 < remaining) {
+            this.linePos += count3;
+            count3 = 0;
           } else {
-            count2 -= remaining;
+            count3 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -51745,11 +51745,11 @@ var require_codegen = __commonJS({
         const rhs = this.rhs === void 0 ? "" : ` = ${this.rhs}`;
         return `${varKind} ${this.name}${rhs};` + _n2;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants5) {
         if (!names[this.name.str])
           return;
         if (this.rhs)
-          this.rhs = optimizeExpr(this.rhs, names, constants4);
+          this.rhs = optimizeExpr(this.rhs, names, constants5);
         return this;
       }
       get names() {
@@ -51766,10 +51766,10 @@ var require_codegen = __commonJS({
       render({ _n: _n2 }) {
         return `${this.lhs} = ${this.rhs};` + _n2;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants5) {
         if (this.lhs instanceof code_1.Name && !names[this.lhs.str] && !this.sideEffects)
           return;
-        this.rhs = optimizeExpr(this.rhs, names, constants4);
+        this.rhs = optimizeExpr(this.rhs, names, constants5);
         return this;
       }
       get names() {
@@ -51830,8 +51830,8 @@ var require_codegen = __commonJS({
       optimizeNodes() {
         return `${this.code}` ? this : void 0;
       }
-      optimizeNames(names, constants4) {
-        this.code = optimizeExpr(this.code, names, constants4);
+      optimizeNames(names, constants5) {
+        this.code = optimizeExpr(this.code, names, constants5);
         return this;
       }
       get names() {
@@ -51860,12 +51860,12 @@ var require_codegen = __commonJS({
         }
         return nodes.length > 0 ? this : void 0;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants5) {
         const { nodes } = this;
         let i = nodes.length;
         while (i--) {
           const n2 = nodes[i];
-          if (n2.optimizeNames(names, constants4))
+          if (n2.optimizeNames(names, constants5))
             continue;
           subtractNames(names, n2.names);
           nodes.splice(i, 1);
@@ -51918,12 +51918,12 @@ var require_codegen = __commonJS({
           return void 0;
         return this;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants5) {
         var _a;
-        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants4);
-        if (!(super.optimizeNames(names, constants4) || this.else))
+        this.else = (_a = this.else) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants5);
+        if (!(super.optimizeNames(names, constants5) || this.else))
           return;
-        this.condition = optimizeExpr(this.condition, names, constants4);
+        this.condition = optimizeExpr(this.condition, names, constants5);
         return this;
       }
       get names() {
@@ -51946,10 +51946,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.iteration})` + super.render(opts);
       }
-      optimizeNames(names, constants4) {
-        if (!super.optimizeNames(names, constants4))
+      optimizeNames(names, constants5) {
+        if (!super.optimizeNames(names, constants5))
           return;
-        this.iteration = optimizeExpr(this.iteration, names, constants4);
+        this.iteration = optimizeExpr(this.iteration, names, constants5);
         return this;
       }
       get names() {
@@ -51985,10 +51985,10 @@ var require_codegen = __commonJS({
       render(opts) {
         return `for(${this.varKind} ${this.name} ${this.loop} ${this.iterable})` + super.render(opts);
       }
-      optimizeNames(names, constants4) {
-        if (!super.optimizeNames(names, constants4))
+      optimizeNames(names, constants5) {
+        if (!super.optimizeNames(names, constants5))
           return;
-        this.iterable = optimizeExpr(this.iterable, names, constants4);
+        this.iterable = optimizeExpr(this.iterable, names, constants5);
         return this;
       }
       get names() {
@@ -52030,11 +52030,11 @@ var require_codegen = __commonJS({
         (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNodes();
         return this;
       }
-      optimizeNames(names, constants4) {
+      optimizeNames(names, constants5) {
         var _a, _b;
-        super.optimizeNames(names, constants4);
-        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants4);
-        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants4);
+        super.optimizeNames(names, constants5);
+        (_a = this.catch) === null || _a === void 0 ? void 0 : _a.optimizeNames(names, constants5);
+        (_b = this.finally) === null || _b === void 0 ? void 0 : _b.optimizeNames(names, constants5);
         return this;
       }
       get names() {
@@ -52335,7 +52335,7 @@ var require_codegen = __commonJS({
     function addExprNames(names, from) {
       return from instanceof code_1._CodeOrName ? addNames(names, from.names) : names;
     }
-    function optimizeExpr(expr, names, constants4) {
+    function optimizeExpr(expr, names, constants5) {
       if (expr instanceof code_1.Name)
         return replaceName(expr);
       if (!canOptimize(expr))
@@ -52350,14 +52350,14 @@ var require_codegen = __commonJS({
         return items;
       }, []));
       function replaceName(n2) {
-        const c = constants4[n2.str];
+        const c = constants5[n2.str];
         if (c === void 0 || names[n2.str] !== 1)
           return n2;
         delete names[n2.str];
         return c;
       }
       function canOptimize(e) {
-        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants4[c.str] !== void 0);
+        return e instanceof code_1._Code && e._items.some((c) => c instanceof code_1.Name && names[c.str] === 1 && constants5[c.str] !== void 0);
       }
     }
     function subtractNames(names, from) {
@@ -53555,20 +53555,20 @@ var require_resolve = __commonJS({
       return false;
     }
     function countKeys(schema) {
-      let count2 = 0;
+      let count3 = 0;
       for (const key in schema) {
         if (key === "$ref")
           return Infinity;
-        count2++;
+        count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
         if (typeof schema[key] == "object") {
-          (0, util_1.eachItem)(schema[key], (sch) => count2 += countKeys(sch));
+          (0, util_1.eachItem)(schema[key], (sch) => count3 += countKeys(sch));
         }
-        if (count2 === Infinity)
+        if (count3 === Infinity)
           return Infinity;
       }
-      return count2;
+      return count3;
     }
     function getFullPath(resolver2, id = "", normalize2) {
       if (normalize2 !== false)
@@ -55246,50 +55246,50 @@ var require_fast_uri = __commonJS({
       schemelessOptions.skipEscape = true;
       return serialize(resolved, schemelessOptions);
     }
-    function resolveComponent(base2, relative9, options, skipNormalization) {
+    function resolveComponent(base2, relative8, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
         base2 = parse(serialize(base2, options), options);
-        relative9 = parse(serialize(relative9, options), options);
+        relative8 = parse(serialize(relative8, options), options);
       }
       options = options || {};
-      if (!options.tolerant && relative9.scheme) {
-        target.scheme = relative9.scheme;
-        target.userinfo = relative9.userinfo;
-        target.host = relative9.host;
-        target.port = relative9.port;
-        target.path = removeDotSegments(relative9.path || "");
-        target.query = relative9.query;
+      if (!options.tolerant && relative8.scheme) {
+        target.scheme = relative8.scheme;
+        target.userinfo = relative8.userinfo;
+        target.host = relative8.host;
+        target.port = relative8.port;
+        target.path = removeDotSegments(relative8.path || "");
+        target.query = relative8.query;
       } else {
-        if (relative9.userinfo !== void 0 || relative9.host !== void 0 || relative9.port !== void 0) {
-          target.userinfo = relative9.userinfo;
-          target.host = relative9.host;
-          target.port = relative9.port;
-          target.path = removeDotSegments(relative9.path || "");
-          target.query = relative9.query;
+        if (relative8.userinfo !== void 0 || relative8.host !== void 0 || relative8.port !== void 0) {
+          target.userinfo = relative8.userinfo;
+          target.host = relative8.host;
+          target.port = relative8.port;
+          target.path = removeDotSegments(relative8.path || "");
+          target.query = relative8.query;
         } else {
-          if (!relative9.path) {
+          if (!relative8.path) {
             target.path = base2.path;
-            if (relative9.query !== void 0) {
-              target.query = relative9.query;
+            if (relative8.query !== void 0) {
+              target.query = relative8.query;
             } else {
               target.query = base2.query;
             }
           } else {
-            if (relative9.path[0] === "/") {
-              target.path = removeDotSegments(relative9.path);
+            if (relative8.path[0] === "/") {
+              target.path = removeDotSegments(relative8.path);
             } else {
               const baseHasAuthority = base2.userinfo !== void 0 || base2.host !== void 0 || base2.port !== void 0;
               if (baseHasAuthority && !base2.path) {
-                target.path = "/" + relative9.path;
+                target.path = "/" + relative8.path;
               } else if (!base2.path) {
-                target.path = relative9.path;
+                target.path = relative8.path;
               } else {
-                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative9.path;
+                target.path = base2.path.slice(0, base2.path.lastIndexOf("/") + 1) + relative8.path;
               }
               target.path = base2.scheme === void 0 && !baseHasAuthority && target.path[0] !== "/" ? removeDotSegmentsRelative(target.path) : removeDotSegments(target.path);
             }
-            target.query = relative9.query;
+            target.query = relative8.query;
           }
           target.userinfo = base2.userinfo;
           target.host = base2.host;
@@ -55297,7 +55297,7 @@ var require_fast_uri = __commonJS({
         }
         target.scheme = base2.scheme;
       }
-      target.fragment = relative9.fragment;
+      target.fragment = relative8.fragment;
       return target;
     }
     function equal(uriA, uriB, options) {
@@ -57106,8 +57106,8 @@ var require_contains = __commonJS({
         cxt.result(valid, () => cxt.reset());
         function validateItemsWithCount() {
           const schValid = gen.name("_valid");
-          const count2 = gen.let("count", 0);
-          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count2)));
+          const count3 = gen.let("count", 0);
+          validateItems(schValid, () => gen.if(schValid, () => checkLimits(count3)));
         }
         function validateItems(_valid, block) {
           gen.forRange("i", 0, len, (i) => {
@@ -57120,16 +57120,16 @@ var require_contains = __commonJS({
             block();
           });
         }
-        function checkLimits(count2) {
-          gen.code((0, codegen_1._)`${count2}++`);
+        function checkLimits(count3) {
+          gen.code((0, codegen_1._)`${count3}++`);
           if (max === void 0) {
-            gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true).break());
+            gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true).break());
           } else {
-            gen.if((0, codegen_1._)`${count2} > ${max}`, () => gen.assign(valid, false).break());
+            gen.if((0, codegen_1._)`${count3} > ${max}`, () => gen.assign(valid, false).break());
             if (min === 1)
               gen.assign(valid, true);
             else
-              gen.if((0, codegen_1._)`${count2} >= ${min}`, () => gen.assign(valid, true));
+              gen.if((0, codegen_1._)`${count3} >= ${min}`, () => gen.assign(valid, true));
           }
         }
       }
@@ -59479,7 +59479,7 @@ var require_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
-    function visit2(node, visitor) {
+    function visit(node, visitor) {
       const visitor_ = initVisitor(visitor);
       if (identity.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
@@ -59488,9 +59488,9 @@ var require_visit = __commonJS({
       } else
         visit_(null, node, visitor_, Object.freeze([]));
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
+    visit.BREAK = BREAK;
+    visit.SKIP = SKIP;
+    visit.REMOVE = REMOVE;
     function visit_(key, node, visitor, path2) {
       const ctrl = callVisitor(key, node, visitor, path2);
       if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
@@ -59624,7 +59624,7 @@ var require_visit = __commonJS({
         throw new Error(`Cannot replace node with ${pt2} parent`);
       }
     }
-    exports.visit = visit2;
+    exports.visit = visit;
     exports.visitAsync = visitAsync;
   }
 });
@@ -59634,7 +59634,7 @@ var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit = require_visit();
     var escapeChars = {
       "!": "%21",
       ",": "%2C",
@@ -59778,7 +59778,7 @@ var require_directives = __commonJS({
         let tagNames;
         if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
           const tags = {};
-          visit2.visit(doc.contents, (_key, node) => {
+          visit.visit(doc.contents, (_key, node) => {
             if (identity.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
@@ -59805,7 +59805,7 @@ var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
     var identity = require_identity();
-    var visit2 = require_visit();
+    var visit = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
         const sa = JSON.stringify(anchor);
@@ -59816,7 +59816,7 @@ var require_anchors = __commonJS({
     }
     function anchorNames(root) {
       const anchors = /* @__PURE__ */ new Set();
-      visit2.visit(root, {
+      visit.visit(root, {
         Value(_key, node) {
           if (node.anchor)
             anchors.add(node.anchor);
@@ -59982,8 +59982,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -59996,7 +59996,7 @@ var require_Alias = __commonJS({
   "node_modules/yaml/dist/nodes/Alias.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var visit2 = require_visit();
+    var visit = require_visit();
     var identity = require_identity();
     var Node2 = require_Node();
     var toJS = require_toJS();
@@ -60022,7 +60022,7 @@ var require_Alias = __commonJS({
           nodes = ctx.aliasResolveCache;
         } else {
           nodes = [];
-          visit2.visit(doc, {
+          visit.visit(doc, {
             Node: (_key, node) => {
               if (identity.isAlias(node) || identity.hasAnchor(node))
                 nodes.push(node);
@@ -60091,13 +60091,13 @@ var require_Alias = __commonJS({
         const anchor = anchors2 && source2 && anchors2.get(source2);
         return anchor ? anchor.count * anchor.aliasCount : 0;
       } else if (identity.isCollection(node)) {
-        let count2 = 0;
+        let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count2)
-            count2 = c;
+          if (c > count3)
+            count3 = c;
         }
-        return count2;
+        return count3;
       } else if (identity.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
@@ -61078,16 +61078,16 @@ var require_merge = __commonJS({
     "use strict";
     var identity = require_identity();
     var Scalar = require_Scalar();
-    var MERGE_KEY = "<<";
+    var MERGE_KEY2 = "<<";
     var merge = {
-      identify: (value) => value === MERGE_KEY || typeof value === "symbol" && value.description === MERGE_KEY,
+      identify: (value) => value === MERGE_KEY2 || typeof value === "symbol" && value.description === MERGE_KEY2,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
       test: /^<<$/,
-      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY)), {
+      resolve: () => Object.assign(new Scalar.Scalar(Symbol(MERGE_KEY2)), {
         addToJSMap: addMergeToJSMap
       }),
-      stringify: () => MERGE_KEY
+      stringify: () => MERGE_KEY2
     };
     var isMergeKey = (ctx, key) => (merge.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
     function addMergeToJSMap(ctx, map, value) {
@@ -63050,8 +63050,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count: count2, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count2);
+          for (const { count: count3, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count3);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -63128,12 +63128,12 @@ var require_errors4 = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count2 = 1;
+        let count3 = 1;
         const end = error2.linePos[1];
         if (end?.line === line && end.col > col) {
-          count2 = Math.max(1, Math.min(end.col - col, 80 - ci2));
+          count3 = Math.max(1, Math.min(end.col - col, 80 - ci2));
         }
-        const pointer = " ".repeat(ci2) + "^".repeat(count2);
+        const pointer = " ".repeat(ci2) + "^".repeat(count3);
         error2.message += `:
 
 ${lineStr}
@@ -64944,15 +64944,15 @@ var require_cst_visit = __commonJS({
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove item");
-    function visit2(cst, visitor) {
+    function visit(cst, visitor) {
       if ("type" in cst && cst.type === "document")
         cst = { start: cst.start, value: cst.value };
       _visit(Object.freeze([]), cst, visitor);
     }
-    visit2.BREAK = BREAK;
-    visit2.SKIP = SKIP;
-    visit2.REMOVE = REMOVE;
-    visit2.itemAtPath = (cst, path2) => {
+    visit.BREAK = BREAK;
+    visit.SKIP = SKIP;
+    visit.REMOVE = REMOVE;
+    visit.itemAtPath = (cst, path2) => {
       let item = cst;
       for (const [field, index2] of path2) {
         const tok = item?.[field];
@@ -64963,8 +64963,8 @@ var require_cst_visit = __commonJS({
       }
       return item;
     };
-    visit2.parentCollection = (cst, path2) => {
-      const parent = visit2.itemAtPath(cst, path2.slice(0, -1));
+    visit.parentCollection = (cst, path2) => {
+      const parent = visit.itemAtPath(cst, path2.slice(0, -1));
       const field = path2[path2.length - 1][0];
       const coll = parent?.[field];
       if (coll && "items" in coll)
@@ -64995,7 +64995,7 @@ var require_cst_visit = __commonJS({
       }
       return typeof ctrl === "function" ? ctrl(item, path2) : ctrl;
     }
-    exports.visit = visit2;
+    exports.visit = visit;
   }
 });
 
@@ -66711,7 +66711,7 @@ var require_dist2 = __commonJS({
     var lineCounter = require_line_counter();
     var parser = require_parser();
     var publicApi = require_public_api();
-    var visit2 = require_visit();
+    var visit = require_visit();
     exports.Composer = composer.Composer;
     exports.Document = Document2.Document;
     exports.Schema = Schema.Schema;
@@ -66739,8 +66739,8 @@ var require_dist2 = __commonJS({
     exports.parseAllDocuments = publicApi.parseAllDocuments;
     exports.parseDocument = publicApi.parseDocument;
     exports.stringify = publicApi.stringify;
-    exports.visit = visit2.visit;
-    exports.visitAsync = visit2.visitAsync;
+    exports.visit = visit.visit;
+    exports.visitAsync = visit.visitAsync;
   }
 });
 
@@ -66817,9 +66817,9 @@ var require_picocolors = __commonJS({
 });
 
 // src/action/run.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync6, statSync as statSync6 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname7, isAbsolute as isAbsolute6, join as join6, relative as relative8, resolve as resolve8 } from "node:path";
+import { dirname as dirname7, isAbsolute as isAbsolute5, join as join6, relative as relative7, resolve as resolve8 } from "node:path";
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -68108,12 +68108,9 @@ function getCrawler(globInput, inputOptions = {}) {
   return patterns.length > 0 ? buildCrawler(options, patterns) : [];
 }
 async function glob(globInput, options) {
-  const [crawler, relative9] = getCrawler(globInput, options);
-  return crawler ? formatPaths(await crawler.withPromise(), relative9) : [];
+  const [crawler, relative8] = getCrawler(globInput, options);
+  return crawler ? formatPaths(await crawler.withPromise(), relative8) : [];
 }
-
-// src/cli/connection.ts
-import { readFileSync as readFileSync2 } from "node:fs";
 
 // node_modules/commander/esm.mjs
 var import_index = __toESM(require_commander(), 1);
@@ -69028,6 +69025,93 @@ function endpointTemplate(path2) {
   return bare.split("/").map((segment) => /^\d+$/.test(segment) || segment.includes("%") ? ":id" : segment).join("/");
 }
 
+// src/api/proxy.ts
+function variable(env, name) {
+  return env[name] || env[name.toLowerCase()] || void 0;
+}
+function masked(value) {
+  return value.replace(
+    /^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i,
+    (_whole, scheme) => `${scheme ?? ""}***@`
+  );
+}
+function proxySettings(env) {
+  const settings = {};
+  for (const [name, key] of [
+    ["HTTP_PROXY", "httpProxy"],
+    ["HTTPS_PROXY", "httpsProxy"]
+  ]) {
+    const value = variable(env, name);
+    if (value === void 0) continue;
+    const problem2 = proxyUrlProblem(value);
+    if (problem2) {
+      throw new ClientConfigError(
+        `${name} (${masked(value)}) is not a proxy URL forgeform can use: ${problem2}. Write it as http://host:port (http://user:password@host:port with credentials), or unset it`
+      );
+    }
+    settings[key] = value;
+  }
+  const noProxy = variable(env, "NO_PROXY");
+  if (noProxy !== void 0) settings.noProxy = noProxy;
+  return settings;
+}
+function proxyUrlProblem(value) {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return "it has no scheme (http://)";
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    return "it is not a valid URL";
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return `its scheme is ${url.protocol.slice(0, -1)}, and only http and https proxies are supported`;
+  }
+  if (url.hostname === "") return "it has no host";
+  return void 0;
+}
+var DEFAULT_PORTS = { "http:": 80, "https:": 443 };
+function bypassed(origin, noProxy) {
+  if (!noProxy) return false;
+  if (noProxy === "*") return true;
+  const host = origin.host.replace(/:\d*$/, "").toLowerCase();
+  const port = Number.parseInt(origin.port, 10) || DEFAULT_PORTS[origin.protocol] || 0;
+  return noProxy.split(/[,\s]/).filter((entry) => entry !== "").some((entry) => {
+    const parsed = /^(.+):(\d+)$/.exec(entry);
+    const name = (parsed ? parsed[1] : entry).replace(/^\*?\./, "").toLowerCase();
+    const entryPort = parsed ? Number.parseInt(parsed[2], 10) : 0;
+    if (entryPort && entryPort !== port) return false;
+    return host === name || host.endsWith(`.${name}`);
+  });
+}
+function platformProxy(origin, settings) {
+  if (bypassed(origin, settings.noProxy)) return void 0;
+  if (origin.protocol === "https:" && settings.httpsProxy) {
+    return { variable: "HTTPS_PROXY", shown: masked(settings.httpsProxy) };
+  }
+  if (settings.httpProxy) return { variable: "HTTP_PROXY", shown: masked(settings.httpProxy) };
+  return void 0;
+}
+var CONNECT_FAILURES = {
+  ECONNREFUSED: "refused the connection",
+  ENOTFOUND: "was not found (its host name does not resolve)",
+  EAI_AGAIN: "could not be looked up (DNS failed for now)",
+  EHOSTUNREACH: "cannot be reached",
+  ENETUNREACH: "cannot be reached",
+  ETIMEDOUT: "did not answer in time",
+  UND_ERR_CONNECT_TIMEOUT: "did not answer in time"
+};
+function proxyFailure(proxy, code, message) {
+  const where = `the proxy ${proxy.shown} (${proxy.variable})`;
+  const failure = CONNECT_FAILURES[code];
+  if (failure)
+    return `${where} ${failure}: check that it is up and that ${proxy.variable} is right (${code})`;
+  const answered = /Proxy response \((\d{3})\)/.exec(message);
+  if (!answered) return void 0;
+  const status = Number(answered[1]);
+  const advice = status === 407 ? `it wants credentials: give them in ${proxy.variable} (http://user:password@host:port)` : status === 403 ? "it does not allow this destination: ask its administrators to, or list the platform's host in NO_PROXY if it is reachable without the proxy" : status === 502 || status === 503 || status === 504 ? "it could not reach the platform: is the URL right and the platform up? (--url / FORGEFORM_URL)" : "check the proxy";
+  return `${where} answered ${status} to the request for a tunnel to the platform: ${advice}`;
+}
+
 // src/api/redact.ts
 var REDACTED = "[REDACTED]";
 var CREDENTIAL_PARAM = /([?&;](?:private_token|access_token|job_token|token)=)[^&#\s"'<>]*/gi;
@@ -69390,6 +69474,8 @@ var ApiClient = class {
   #sleep;
   /** Spaces the requests of the whole run when the platform rate-limits them (or --max-rate asks). */
   #pacer;
+  /** The proxy requests go through (named in errors it causes), if any. */
+  #proxy;
   #closed = false;
   constructor(opts) {
     const url = parseBaseUrl(opts.url, opts.insecureHttp ?? false);
@@ -69428,14 +69514,12 @@ var ApiClient = class {
     const ca = opts.caFile === void 0 ? void 0 : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
     const connect = { timeout: this.#timeoutMs, ...ca === void 0 ? {} : { ca } };
-    const env = opts.env ?? process.env;
-    const proxy = (name) => env[name] || env[name.toLowerCase()] || void 0;
-    const httpProxy = proxy("HTTP_PROXY");
-    const httpsProxy = proxy("HTTPS_PROXY");
+    const { httpProxy, httpsProxy, noProxy } = proxySettings(opts.env ?? process.env);
+    this.#proxy = platformProxy(url, { httpProxy, httpsProxy, noProxy });
     this.#pool = httpProxy || httpsProxy ? new import_undici2.EnvHttpProxyAgent({
       ...httpProxy ? { httpProxy } : {},
       ...httpsProxy ? { httpsProxy } : {},
-      ...proxy("NO_PROXY") ? { noProxy: proxy("NO_PROXY") } : {},
+      ...noProxy ? { noProxy } : {},
       connections: concurrency,
       headersTimeout: this.#timeoutMs,
       bodyTimeout: this.#timeoutMs,
@@ -69832,7 +69916,9 @@ var ApiClient = class {
           throw error2;
         }
         const info2 = classifyError(result.error);
-        const description = req.redactor.text(info2.description);
+        const message = result.error instanceof Error ? result.error.message : String(result.error);
+        const viaProxy = this.#proxy && proxyFailure(this.#proxy, info2.code, message);
+        const description = req.redactor.text(viaProxy || info2.description);
         const fail = (gaveUp) => new NetworkError(req.method, req.shownPath, info2.code, description, attempt, gaveUp);
         if (!info2.transient) throw fail();
         if (!idempotent && !info2.notSent) {
@@ -69947,6 +70033,103 @@ function splitQuery(path2) {
   return index2 < 0 ? [path2, ""] : [path2.slice(0, index2), path2.slice(index2 + 1)];
 }
 
+// src/files/read.ts
+import { closeSync, constants as constants3, fstatSync, openSync, readSync, statSync as statSync2 } from "node:fs";
+var FileReadError = class extends Error {
+  constructor(file, problem2, reason, code, size2) {
+    super(`${file} ${reason}`);
+    this.file = file;
+    this.problem = problem2;
+    this.reason = reason;
+    this.code = code;
+    this.size = size2;
+  }
+  file;
+  problem;
+  reason;
+  code;
+  size;
+  name = "FileReadError";
+};
+function kindOf(stat3) {
+  if (stat3.isDirectory()) return "a directory";
+  if (stat3.isFIFO()) return "a FIFO (named pipe)";
+  if (stat3.isCharacterDevice()) return "a character device";
+  if (stat3.isBlockDevice()) return "a block device";
+  if (stat3.isSocket()) return "a socket";
+  return "not a regular file";
+}
+function systemError(file, error2) {
+  const code = error2.code ?? "EIO";
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    return new FileReadError(file, "missing", "does not exist", code);
+  }
+  const why = code === "EACCES" || code === "EPERM" ? "cannot be read: permission denied" : code === "ELOOP" ? "cannot be read: too many levels of symbolic links" : `cannot be read (${code})`;
+  return new FileReadError(file, "unreadable", why, code);
+}
+function notAFile(file, stat3) {
+  const what = kindOf(stat3);
+  return new FileReadError(
+    file,
+    "not-a-file",
+    what === "not a regular file" ? what : `is ${what}, not a regular file`
+  );
+}
+function tooLarge(file, max, size2) {
+  const has = size2 === void 0 ? `more than ${max} bytes` : `${size2} bytes`;
+  return new FileReadError(file, "too-large", `has ${has}; at most ${max} are read`, void 0, size2);
+}
+function readFileBytes(file, options) {
+  const max = options.maxBytes;
+  let before;
+  try {
+    before = statSync2(file);
+  } catch (error2) {
+    throw systemError(file, error2);
+  }
+  if (!before.isFile()) throw notAFile(file, before);
+  if (before.size > max) throw tooLarge(file, max, before.size);
+  let fd;
+  try {
+    fd = openSync(file, constants3.O_RDONLY | (constants3.O_NONBLOCK ?? 0) | (constants3.O_NOCTTY ?? 0));
+  } catch (error2) {
+    throw systemError(file, error2);
+  }
+  try {
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw notAFile(file, opened);
+    if (opened.ino !== before.ino || opened.dev !== before.dev) {
+      throw new FileReadError(file, "unreadable", "was replaced while it was being read; run again");
+    }
+    const buffer = Buffer.allocUnsafe(Math.min(max + 1, Math.max(opened.size + 1, 64 * 1024)));
+    let length = 0;
+    let chunk = buffer;
+    for (; ; ) {
+      if (length === chunk.length) {
+        if (chunk.length > max) break;
+        const grown = Buffer.allocUnsafe(Math.min(max + 1, chunk.length * 2));
+        chunk.copy(grown, 0, 0, length);
+        chunk = grown;
+      }
+      let n2;
+      try {
+        n2 = readSync(fd, chunk, length, chunk.length - length, null);
+      } catch (error2) {
+        throw systemError(file, error2);
+      }
+      if (n2 === 0) break;
+      length += n2;
+    }
+    if (length > max) throw tooLarge(file, max);
+    return chunk.subarray(0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+function readTextFile(file, options) {
+  return readFileBytes(file, options).toString("utf8");
+}
+
 // src/cli/connection.ts
 var RATE_UNITS = { s: 60, sec: 60, min: 1, h: 1 / 60, hour: 1 / 60 };
 function parseRate(flag) {
@@ -69995,16 +70178,35 @@ function nonEmpty(value) {
   const trimmed = value?.trim();
   return trimmed ? trimmed : void 0;
 }
+var MAX_TOKEN_FILE_BYTES = 64 * 1024;
 function readTokenFile(file) {
   let text;
   try {
-    text = readFileSync2(file, "utf8");
+    text = readTextFile(file, { maxBytes: MAX_TOKEN_FILE_BYTES });
   } catch (error2) {
-    const code = error2.code ?? "unreadable";
-    throw new Error(`cannot read --token-file ${file} (${code}): check the path and its permissions`);
+    if (!(error2 instanceof FileReadError)) throw error2;
+    if (error2.code !== void 0) {
+      throw new Error(`cannot read --token-file ${file} (${error2.code}): check the path and its permissions`);
+    }
+    throw new Error(`--token-file ${file} ${error2.reason}: it should be a file holding the access token`);
   }
   const token = text.trim();
   if (!token) throw new Error(`--token-file ${file} is empty: it should hold the access token`);
+  return token;
+}
+function tokenProblem(token) {
+  if (/[\r\n]/.test(token)) return "holds a line break (more than one line)";
+  if (/[\x00-\x1f\x7f]/.test(token)) return "holds a control character";
+  if (/[^\x21-\x7e]/.test(token)) return "holds a space or a character that is not ASCII";
+  return void 0;
+}
+function checkToken(token, source2) {
+  const problem2 = tokenProblem(token);
+  if (problem2) {
+    throw new Error(
+      `the token from ${source2} ${problem2}: a token is one line of visible ASCII characters; check how it was stored or pasted`
+    );
+  }
   return token;
 }
 function resolveConnection(opts, env = process.env, debugSink = (line) => process.stderr.write(`${line}
@@ -70018,13 +70220,13 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
   if (opts.token !== void 0 && opts.tokenFile !== void 0) {
     throw new Error("--token and --token-file both given: pass only one of them");
   }
-  const token = opts.tokenFile !== void 0 ? readTokenFile(opts.tokenFile) : nonEmpty(opts.token) ?? nonEmpty(env["FORGEFORM_TOKEN"]);
+  const [token, source2] = opts.tokenFile !== void 0 ? [readTokenFile(opts.tokenFile), `--token-file ${opts.tokenFile}`] : nonEmpty(opts.token) !== void 0 ? [nonEmpty(opts.token), "--token"] : [nonEmpty(env["FORGEFORM_TOKEN"]), "FORGEFORM_TOKEN"];
   if (token === void 0) {
     throw new Error("no access token: pass --token-file <file> or --token <token>, or set FORGEFORM_TOKEN");
   }
-  const options = { url, token };
+  const options = { url, token: checkToken(token, source2) };
   const scimToken = nonEmpty(env["FORGEFORM_SCIM_TOKEN"]);
-  if (scimToken !== void 0) options.scimToken = scimToken;
+  if (scimToken !== void 0) options.scimToken = checkToken(scimToken, "FORGEFORM_SCIM_TOKEN");
   if (opts.caFile !== void 0) options.caFile = opts.caFile;
   if (opts.insecureHttp) options.insecureHttp = true;
   const given = {
@@ -70047,14 +70249,11 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
 
 // src/manifest/index.ts
 import { createHash as createHash2 } from "node:crypto";
-import { readdirSync as readdirSync3, readFileSync as readFileSync6, statSync as statSync3 } from "node:fs";
-import { dirname as dirname3, isAbsolute as isAbsolute3, join, relative as relative3, resolve as resolve4, sep as sep3 } from "node:path";
-
-// src/manifest/build.ts
-import { readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync3, realpathSync as realpathSync3, statSync as statSync5 } from "node:fs";
+import { dirname as dirname3, join, resolve as resolve4, sep as sep3 } from "node:path";
 
 // src/manifest/interpolate.ts
-import { existsSync as existsSync2, readFileSync as readFileSync3, realpathSync as realpathSync2, statSync as statSync2 } from "node:fs";
+import { existsSync as existsSync2, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
 import { basename as basename2, dirname as dirname2, isAbsolute as isAbsolute2, relative as relative2, resolve as resolve3, sep as sep2 } from "node:path";
 
 // src/manifest/diagnostics.ts
@@ -70081,6 +70280,12 @@ var Diagnostics = class {
   }
   warning(at2, path2, message) {
     this.add("warning", at2, path2, message);
+  }
+  /** Whether an error was reported at this very place (file, line and column). */
+  hasErrorAt(at2) {
+    return this.#items.some(
+      (d2) => d2.severity === "error" && d2.file === at2.file && d2.line === at2.line && d2.col === at2.col
+    );
   }
   get hasErrors() {
     return this.#items.some((d2) => d2.severity === "error");
@@ -70252,12 +70457,12 @@ function realExistingPath(abs) {
     }
   }
 }
-function resolveManifestPath(manifestFile, written, root, mustExist) {
-  if (written.trim() === "") return { error: "the file path is empty" };
-  const abs = resolve3(dirname2(manifestFile), written);
+function resolveManifestPath(manifestFile, written2, root, mustExist) {
+  if (written2.trim() === "") return { error: "the file path is empty" };
+  const abs = resolve3(dirname2(manifestFile), written2);
   if (!isInside(root, abs)) {
     return {
-      error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`
+      error: `"${written2}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`
     };
   }
   let realRoot = root;
@@ -70269,19 +70474,19 @@ function resolveManifestPath(manifestFile, written, root, mustExist) {
     const realDir = realExistingPath(dirname2(abs));
     if (!isInside(realRoot, realDir)) {
       return {
-        error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
+        error: `"${written2}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
       };
     }
     return { path: resolve3(realDir, basename2(abs)) };
   }
-  if (!existsSync2(abs)) return { error: `file "${written}" does not exist (looked for ${displayPath(abs)})` };
+  if (!existsSync2(abs)) return { error: `file "${written2}" does not exist (looked for ${displayPath(abs)})` };
   const real = realpathSync2(abs);
   if (!isInside(realRoot, real)) {
     return {
-      error: `"${written}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
+      error: `"${written2}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
     };
   }
-  if (!statSync2(real).isFile()) return { error: `"${written}" is not a file` };
+  if (!statSync3(real).isFile()) return { error: `"${written2}" is not a file` };
   return { path: real };
 }
 function interpolate(value, manifestPath, opts, diags) {
@@ -70339,26 +70544,28 @@ function resolveString(text, container, key, path2, opts, diags) {
       return "";
     }
     if (!opts.secrets) return "";
-    const size2 = statSync2(found.path).size;
-    const max = opts.maxFileBytes ?? 1024 * 1024;
-    if (size2 > max) {
-      diags.error(
-        at2,
-        renderPath(path2),
-        `\${file:${name}}: the file has ${size2} bytes; at most ${max} are read`
+    try {
+      const read2 = readTextFile(found.path, { maxBytes: opts.maxFileBytes ?? 1024 * 1024 }).replace(
+        /\r?\n$/,
+        ""
       );
+      parts.push(read2);
+      return read2;
+    } catch (error2) {
+      if (!(error2 instanceof FileReadError)) throw error2;
+      diags.error(at2, renderPath(path2), `\${file:${name}}: the file ${error2.reason}`);
       failed = true;
       return "";
     }
-    const read2 = readFileSync3(found.path, "utf8").replace(/\r?\n$/, "");
-    parts.push(read2);
-    return read2;
   });
   if (origins.length === 0) return out;
   const shown = text.replace(REF, (whole) => whole === "$${" ? "${" : Secret.mask);
   if (failed || !opts.secrets) return new Secret("", origins.join(","), shown, true);
   return new Secret(out, origins.join(","), shown, false, parts);
 }
+
+// src/manifest/rules.ts
+import { statSync as statSync4 } from "node:fs";
 
 // src/manifest/formats.ts
 init_croner();
@@ -70401,11 +70608,11 @@ function exceptProblem(key, entry) {
   const { prefix } = parsePattern(key);
   if (prefix === "") return void 0;
   const root = lower(prefix);
-  const written = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
-  if (written === root && !isPattern(entry)) {
+  const written2 = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+  if (written2 === root && !isPattern(entry)) {
     return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
   }
-  if (written === root || written.startsWith(`${root}/`)) return void 0;
+  if (written2 === root || written2.startsWith(`${root}/`)) return void 0;
   return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
 }
 function covers(outer, outerExcept, inner, collection) {
@@ -70732,20 +70939,20 @@ var SSH_KEY_TYPES = [
   "ecdsa-sha2-nistp384",
   "ecdsa-sha2-nistp521"
 ];
-function checkCron(written) {
-  const hashed = isHashedCron(written) ? hashedCronProblem(written) : void 0;
-  if (hashed) return `"${written}" is not a valid cron expression: ${hashed}`;
-  const value = isHashedCron(written) ? cronForValidation(written) : written;
+function checkCron(written2) {
+  const hashed = isHashedCron(written2) ? hashedCronProblem(written2) : void 0;
+  if (hashed) return `"${written2}" is not a valid cron expression: ${hashed}`;
+  const value = isHashedCron(written2) ? cronForValidation(written2) : written2;
   const fields = value.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) {
-    return `"${written}" is not a 5-field cron expression (minute hour day-of-month month day-of-week); it has ${fields.length} field${fields.length === 1 ? "" : "s"}`;
+    return `"${written2}" is not a 5-field cron expression (minute hour day-of-month month day-of-week); it has ${fields.length} field${fields.length === 1 ? "" : "s"}`;
   }
   try {
     const job = new R(fields.join(" "), { paused: true });
     job.stop();
   } catch (error2) {
     const why = error2 instanceof Error ? error2.message.replace(/^CronPattern: /, "") : String(error2);
-    return `"${written}" is not a valid cron expression: ${why}`;
+    return `"${written2}" is not a valid cron expression: ${why}`;
   }
   return void 0;
 }
@@ -70956,9 +71163,9 @@ function derivedIdentity(collection, item) {
   if (typeof source2 !== "string" && !isSecret(source2)) return void 0;
   return { field: rule.field, value: deriveSecret(source2, rule.derive) };
 }
-function identityOf(written, spec, collection, itemSchema2) {
-  const derived = derivedIdentity(collection, written);
-  const item = derived ? { ...written, [derived.field]: derived.value } : written;
+function identityOf(written2, spec, collection, itemSchema2) {
+  const derived = derivedIdentity(collection, written2);
+  const item = derived ? { ...written2, [derived.field]: derived.value } : written2;
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
   const props = itemSchema2?.properties ?? {};
   const keys = [];
@@ -71014,10 +71221,11 @@ function checkBody(value, schema, path2, ctx) {
     }
     const sizes = raw["x-key-sizes"] ?? prop["x-key-sizes"];
     if (sizes && typeof v3 === "number" && v3 !== 0 && v3 !== -1 && !sizes.includes(v3)) {
+      const at2 = valueLoc(value, key);
       diags.error(
-        valueLoc(value, key),
+        at2,
         renderPath(fieldPath),
-        `${v3} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
+        `${at2.text ?? v3} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
       );
     }
     const identity = raw["x-identity"] ?? prop["x-identity"];
@@ -71037,11 +71245,11 @@ function checkBody(value, schema, path2, ctx) {
 function isPlainString(v3) {
   return typeof v3 === "string" && !hasReference(v3);
 }
-function checkFilePath(container, key, path2, mustExist, ctx) {
-  const written = container[key];
-  if (typeof written !== "string") return;
+function checkFilePath(container, key, path2, mustExist, ctx, maxBytes) {
+  const written2 = container[key];
+  if (typeof written2 !== "string") return;
   const at2 = valueLoc(container, key);
-  if (hasReference(written)) {
+  if (hasReference(written2)) {
     ctx.diags.error(
       at2,
       renderPath(path2),
@@ -71049,9 +71257,16 @@ function checkFilePath(container, key, path2, mustExist, ctx) {
     );
     return;
   }
-  const r = resolveManifestPath(at2.file, written, ctx.root, mustExist);
+  const r = resolveManifestPath(at2.file, written2, ctx.root, mustExist);
   if ("error" in r) ctx.diags.error(at2, renderPath(path2), r.error);
+  else if (maxBytes !== void 0) {
+    const size2 = statSync4(r.path).size;
+    if (size2 > maxBytes) {
+      ctx.diags.error(at2, renderPath(path2), `the file has ${size2} bytes; at most ${maxBytes} are read`);
+    }
+  }
 }
+var MAX_CONTENT_FILE_BYTES = 50 * 1024 * 1024;
 function checkItem(collection, item, path2, ctx) {
   const { diags } = ctx;
   if (item.state === "absent") return;
@@ -71084,7 +71299,7 @@ function checkItem(collection, item, path2, ctx) {
           hasContent ? "set either content or content_file, not both" : "missing the page text: set content (inline) or content_file (a path)"
         );
       }
-      checkFilePath(item, "content_file", [...path2, "content_file"], true, ctx);
+      checkFilePath(item, "content_file", [...path2, "content_file"], true, ctx, MAX_CONTENT_FILE_BYTES);
       const attachments = page.attachments;
       if (Array.isArray(attachments)) {
         attachments.forEach((_3, i) => {
@@ -71296,7 +71511,7 @@ function buildNode(collection, key, body2, schema, ctx) {
     if (typeof page.content_file === "string") {
       const at2 = fieldSources.content_file;
       const r = resolveManifestPath(at2.file, page.content_file, ctx.root, true);
-      if ("path" in r) fields.content = readFileSync4(r.path, "utf8");
+      if ("path" in r) fields.content = readTextFile(r.path, { maxBytes: MAX_CONTENT_FILE_BYTES });
       fieldSources.content = at2;
       delete fields.content_file;
     }
@@ -71330,7 +71545,53 @@ function buildNode(collection, key, body2, schema, ctx) {
 // src/manifest/schemas.ts
 var import__ = __toESM(require__(), 1);
 var import_ajv_formats = __toESM(require_dist(), 1);
-import { readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync2 } from "node:fs";
+
+// src/manifest/paths.ts
+var SEGMENT = /^(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])$/;
+var CHARACTER = /[A-Za-z0-9_.-]/;
+var PATH_RULE = 'each segment has only letters, digits, "_", "-" and ".", and does not start with "-" or end in ".", ".git" or ".atom"';
+function segmentProblem(segment) {
+  if (segment === "") return "is empty (two slashes in a row, or one at an end)";
+  if (segment === "." || segment === "..") {
+    return "is a dot segment, which would name another path in a URL";
+  }
+  const bad = [...segment].find((c) => !CHARACTER.test(c));
+  if (bad !== void 0) return `holds ${JSON.stringify(bad)}`;
+  if (segment.startsWith("-")) return 'starts with "-"';
+  if (!SEGMENT.test(segment)) return 'ends in "."';
+  const suffix = /\.(git|atom)$/.exec(segment);
+  if (suffix) return `ends in "${suffix[0]}"`;
+  return void 0;
+}
+function pathProblem(path2) {
+  for (const segment of path2.split("/")) {
+    const problem2 = segmentProblem(segment);
+    if (problem2 !== void 0) {
+      const which2 = path2.includes("/") ? `its segment ${JSON.stringify(segment)} ` : "it ";
+      return `${JSON.stringify(path2)} is not a path the platform allows: ${which2}${problem2}; ${PATH_RULE}`;
+    }
+  }
+  return void 0;
+}
+function entryProblem(key, collection) {
+  if (key === "*" || key === "**") return void 0;
+  const pattern = /^(.*)\/\*\*?$/.exec(key);
+  if (pattern) {
+    const problem3 = pathProblem(pattern[1]);
+    return problem3 === void 0 ? void 0 : `the root of the pattern ${JSON.stringify(key)}: ${problem3}`;
+  }
+  const problem2 = pathProblem(key);
+  if (problem2 !== void 0) {
+    return key.includes("*") ? `${problem2} (a pattern ends in /* or /**)` : problem2;
+  }
+  if (collection === "projects" && !key.includes("/")) {
+    return `${JSON.stringify(key)} is not a project's full path: a project sits in a group, so its path has a group segment first (group/project)`;
+  }
+  return void 0;
+}
+
+// src/manifest/schemas.ts
 var ANNOTATIONS = [
   "x-identity",
   "x-singleton",
@@ -71363,7 +71624,7 @@ function loadSchemas() {
   const files = {};
   for (const name of readdirSync2(SCHEMA_DIR).sort()) {
     if (!name.endsWith(".schema.json")) continue;
-    const schema = JSON.parse(readFileSync5(new URL(name, SCHEMA_DIR), "utf8"));
+    const schema = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
     files[name] = schema;
     ajv.addSchema(schema, name);
   }
@@ -71381,7 +71642,7 @@ function loadSchemas() {
     return current;
   };
   const byCollection = /* @__PURE__ */ new Map();
-  const visit2 = (owner, schema, seen) => {
+  const visit = (owner, schema, seen) => {
     if (seen.has(schema)) return;
     seen.add(schema);
     const props = schema.properties ?? {};
@@ -71397,10 +71658,10 @@ function loadSchemas() {
       if (!item) continue;
       if (!byCollection.has(`${owner}/${key}`)) byCollection.set(`${owner}/${key}`, item);
       if (!byCollection.has(key)) byCollection.set(key, item);
-      visit2(key, item, seen);
+      visit(key, item, seen);
     }
   };
-  visit2("root", files["manifest.schema.json"], /* @__PURE__ */ new Set());
+  visit("root", files["manifest.schema.json"], /* @__PURE__ */ new Set());
   cached = {
     files,
     validator(file) {
@@ -71437,13 +71698,15 @@ function pointerToPath(pointer, root) {
   return out;
 }
 function describe(value, loc) {
-  const written = loc.text !== void 0 && loc.text !== String(value) ? ` (written ${loc.text})` : "";
+  const written2 = loc.text !== void 0 && loc.text !== String(value) ? ` (written ${loc.text})` : "";
   if (value === null) return "an empty value";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a map";
   if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
-  if (typeof value === "number") return `the number ${value}${written}`;
-  if (typeof value === "boolean") return `${value}${written}`;
+  if (typeof value === "number" && !Number.isFinite(value))
+    return `${loc.text ?? value}, which is not a number`;
+  if (typeof value === "number") return `the number ${value}${written2}`;
+  if (typeof value === "boolean") return `${value}${written2}`;
   return String(value);
 }
 var TYPE_NAMES = {
@@ -71455,6 +71718,40 @@ var TYPE_NAMES = {
   array: "a list",
   null: "nothing"
 };
+var ACCESS_LEVELS = {
+  "no access": 0,
+  "minimal access": 5,
+  guest: 10,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+  admin: 60
+};
+function accessLevelHint(field, value, allowed) {
+  if (typeof field !== "string" || !field.endsWith("access_level") || typeof value !== "string") return "";
+  const level = ACCESS_LEVELS[value.trim().toLowerCase().replace(/[_-]/g, " ")];
+  if (level === void 0) return "";
+  const choices = Array.isArray(allowed) ? allowed.map(String) : [];
+  if (choices.length > 0 && !choices.includes(String(level))) {
+    return `; access levels are numbers here: ${value} is ${level}, which this field does not take (it takes ${choices.join(", ")})`;
+  }
+  return `; access levels are numbers here: ${value} is ${level}${choices.length > 0 ? ` (it takes ${choices.join(", ")})` : ""}`;
+}
+function written(value, loc) {
+  return loc.text ?? JSON.stringify(value);
+}
+function rangeWords(schema) {
+  const n2 = (k3) => typeof schema?.[k3] === "number" ? schema[k3] : void 0;
+  const low = n2("minimum") !== void 0 ? { text: String(n2("minimum")), inclusive: true } : n2("exclusiveMinimum") !== void 0 ? { text: String(n2("exclusiveMinimum")), inclusive: false } : void 0;
+  const high = n2("maximum") !== void 0 ? { text: String(n2("maximum")), inclusive: true } : n2("exclusiveMaximum") !== void 0 ? { text: String(n2("exclusiveMaximum")), inclusive: false } : void 0;
+  if (low?.inclusive && high?.inclusive) return `from ${low.text} to ${high.text}`;
+  const parts = [
+    ...low ? [low.inclusive ? `at least ${low.text}` : `more than ${low.text}`] : [],
+    ...high ? [high.inclusive ? `at most ${high.text}` : `less than ${high.text}`] : []
+  ];
+  return parts.join(" and ");
+}
 function typeMessage(expected, value, loc) {
   const want = expected.split(",").map((t) => TYPE_NAMES[t] ?? t).join(" or ");
   let msg = `expected ${want}, got ${describe(value, loc)}`;
@@ -71468,12 +71765,14 @@ function typeMessage(expected, value, loc) {
 }
 function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
   const anyOfPaths = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.schemaPath.replace(/\/(anyOf|oneOf)$/, ""));
+  const wrongType = new Set(errors.filter((e) => e.keyword === "type").map((e) => e.instancePath));
   for (const e of errors) {
     if (anyOfPaths.some((p3) => e.schemaPath.startsWith(`${p3}/anyOf/`) || e.schemaPath.startsWith(`${p3}/oneOf/`))) {
       continue;
     }
     if (e.propertyName !== void 0) continue;
     if (e.keyword === "if") continue;
+    if (e.keyword === "enum" && wrongType.has(e.instancePath)) continue;
     if (RESOLVED_KEYWORDS.has(e.keyword) && typeof e.data === "string" && hasReference(e.data)) continue;
     const path2 = pointerToPath(e.instancePath, value);
     const data = e.data;
@@ -71507,12 +71806,13 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         const key = String(e.params.propertyName);
         fieldPath = [...path2, key];
         at2 = locate(value, fieldPath, "key");
-        message = `"${key}" is not a valid full path: use path segments of letters, digits, "_", "-" and "." separated by "/"${path2[path2.length - 1] === "projects" ? " (a project path has at least one group segment)" : ""}`;
+        const collection = path2[path2.length - 1] === "projects" ? "projects" : "groups";
+        message = entryProblem(key, collection) ?? `"${key}" is not a valid full path: use path segments of letters, digits, "_", "-" and "." separated by "/"${collection === "projects" ? " (a project path has at least one group segment)" : ""}`;
         break;
       }
       case "type":
         at2 = locate(value, path2);
-        message = typeMessage(String(e.params.type), data, at2);
+        message = typeMessage(String(e.params.type), data, at2) + accessLevelHint(path2[path2.length - 1], data, parent?.["enum"]);
         break;
       case "enum": {
         at2 = locate(value, path2);
@@ -71532,10 +71832,13 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         message = (check2 && typeof data === "string" ? check2(data) : void 0) ?? standardFormatMessage(format, data);
         break;
       }
-      case "pattern":
+      case "pattern": {
         at2 = locate(value, path2);
-        message = path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : `${JSON.stringify(data)} does not match the pattern ${e.params.pattern}`;
+        const pattern = e.params.pattern;
+        const platformPath = isPathPattern(pattern) && typeof data === "string";
+        message = path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
         break;
+      }
       case "minLength":
         at2 = locate(value, path2);
         message = e.params.limit === 1 ? "must not be empty" : `must be at least ${e.params.limit} characters`;
@@ -71550,7 +71853,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
       case "exclusiveMaximum": {
         at2 = locate(value, path2);
         const { limit, comparison } = e.params;
-        message = `${JSON.stringify(data)} is out of range: must be ${comparison} ${limit}`;
+        const range = rangeWords(parent);
+        message = `${written(data, at2)} is out of range: must be ${range || `${comparison} ${limit}`}`;
         break;
       }
       case "minItems":
@@ -71575,6 +71879,9 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
     }
     diags.error(at2, renderPath([...prefix, ...fieldPath]), message);
   }
+}
+function isPathPattern(pattern) {
+  return pattern.includes("(?<!\\.git|\\.atom)");
 }
 var RESOLVED_KEYWORDS = /* @__PURE__ */ new Set(["enum", "const", "format", "pattern", "minLength", "maxLength"]);
 var VALUE_KEYWORDS = /* @__PURE__ */ new Set([
@@ -71618,7 +71925,7 @@ function blindReason(e) {
     case "enum":
       return `is not one of: ${params["allowedValues"].map(String).join(", ")}`;
     case "pattern":
-      return `does not match the pattern ${String(params["pattern"])}`;
+      return isPathPattern(String(params["pattern"])) ? `is not a path the platform allows: ${PATH_RULE}` : `does not match the pattern ${String(params["pattern"])}`;
     case "minLength":
       return params["limit"] === 1 ? "must not be empty" : `must be at least ${String(params["limit"])} characters`;
     case "maxLength":
@@ -71770,7 +72077,8 @@ var TemplateResolver = class {
 // src/manifest/yaml.ts
 var import_yaml = __toESM(require_dist2(), 1);
 var MAX_FILE_BYTES = 5 * 1024 * 1024;
-var MAX_ALIAS_COUNT = 100;
+var MAX_ALIAS_NODES = 1e6;
+var MAX_DEPTH = 200;
 function parseYaml(file, text, diags) {
   const lineCounter = new import_yaml.LineCounter();
   const docs = (0, import_yaml.parseAllDocuments)(text, {
@@ -71794,38 +72102,85 @@ function parseYaml(file, text, diags) {
     }
     for (const w2 of doc.warnings) diags.warning(at2(w2.pos[0]), "", yamlMessage(w2.code, w2.message));
   }
-  if (failed) return [];
+  if (failed) return { documents: [], complete: false };
   const parsed = [];
-  let duplicates = false;
+  let complete = true;
   for (const doc of list) {
     if (doc.contents === null) continue;
-    try {
-      if (hasAlias(doc)) doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (error2) {
-      diags.error(
-        at2(doc.contents.range[0]),
-        "",
-        `too many alias expansions (${error2 instanceof Error ? error2.message : String(error2)}); at most ${MAX_ALIAS_COUNT} are allowed`
-      );
+    const targets = resolveAliases(doc, at2, diags);
+    if (!targets) {
+      complete = false;
       continue;
     }
-    const conv = new Converter(doc, at2, diags);
+    const conv = new Converter(targets, at2, diags);
     parsed.push({ file, value: conv.value(doc.contents, 0), loc: at2(doc.contents.range[0]) });
-    duplicates ||= conv.duplicates > 0;
+    complete &&= conv.complete;
   }
-  return duplicates ? [] : parsed;
+  return complete ? { documents: parsed, complete } : { documents: [], complete };
 }
-function hasAlias(doc) {
-  let found = false;
-  (0, import_yaml.visit)(doc, {
-    Alias() {
-      found = true;
-      return import_yaml.visit.BREAK;
+var count = (n2) => n2.toLocaleString("en-US");
+function resolveAliases(doc, at2, diags) {
+  const anchors = /* @__PURE__ */ new Map();
+  const targets = /* @__PURE__ */ new Map();
+  const sizes = /* @__PURE__ */ new Map();
+  let added = 0;
+  let failed = false;
+  const fail = (node, message) => {
+    diags.error(at2(node.range?.[0] ?? 0), "", message);
+    failed = true;
+  };
+  const size2 = (node, depth, key) => {
+    if (failed || node === null || typeof node !== "object") return 1;
+    const n2 = node;
+    if ((0, import_yaml.isAlias)(n2)) {
+      const target = anchors.get(n2.source);
+      if (target === void 0) {
+        const hint = didYouMean(n2.source, anchors.keys());
+        fail(
+          n2,
+          `*${n2.source} refers to no anchor: an alias names an anchor (&${n2.source}) set on a value above it in the same document${hint ? `; did you mean *${hint}?` : key === "extends" ? `; templates are named without *: extends: [${n2.source}]` : ""}`
+        );
+        return 1;
+      }
+      const expanded = sizes.get(target);
+      if (expanded === void 0) {
+        fail(n2, `*${n2.source} is inside the value it refers to (&${n2.source}), which would never end`);
+        return 1;
+      }
+      targets.set(n2, target);
+      added += expanded - 1;
+      if (added > MAX_ALIAS_NODES) {
+        fail(
+          n2,
+          `*${n2.source} stands for ${count(expanded)} values, and with it aliases add more than ${count(MAX_ALIAS_NODES)} values to this document (keys, scalars, maps and lists, every expansion counted), the most forgeform reads: share what repeats with a template (extends:) or a pattern entry instead`
+        );
+      }
+      return expanded;
     }
-  });
-  return found;
+    if (depth > MAX_DEPTH) {
+      fail(n2, `the document nests deeper than ${MAX_DEPTH} levels of maps and lists`);
+      return 1;
+    }
+    const anchor = "anchor" in n2 && typeof n2.anchor === "string" ? n2.anchor : void 0;
+    if (anchor !== void 0) anchors.set(anchor, n2);
+    let total = 1;
+    if ((0, import_yaml.isMap)(n2)) {
+      for (const pair of n2.items) {
+        const key2 = (0, import_yaml.isScalar)(pair.key) ? pair.key.value : void 0;
+        total += size2(pair.key, depth + 1) + size2(pair.value, depth + 1, key2);
+      }
+    } else if ((0, import_yaml.isSeq)(n2)) {
+      for (const item of n2.items) total += size2(item, depth + 1);
+    }
+    if (anchor !== void 0) sizes.set(n2, total);
+    return total;
+  };
+  size2(doc.contents, 0);
+  return failed ? void 0 : targets;
 }
 var DUPLICATE_KEY = "duplicate key: a key may appear only once in a map";
+var MERGE_KEY = "<<";
+var MERGE_KEY_MESSAGE = "`<<` merge keys are YAML 1.1, not part of the YAML 1.2 forgeform reads: nothing would be merged. Put the shared keys in a template and name it in `extends:`, or write them out";
 function yamlMessage(code, message) {
   const first = message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
   if (code === "DUPLICATE_KEY") return DUPLICATE_KEY;
@@ -71836,16 +72191,16 @@ function flat(value) {
   return value.length === 0 ? value : Buffer.from(value, "utf8").toString("utf8");
 }
 var Converter = class {
-  constructor(doc, at2, diags) {
-    this.doc = doc;
+  constructor(targets, at2, diags) {
+    this.targets = targets;
     this.at = at2;
     this.diags = diags;
   }
-  doc;
+  targets;
   at;
   diags;
-  /** Duplicate keys found (each reported where the repeated key is). */
-  duplicates = 0;
+  /** False once an error means the document is not used (a duplicate key, a merge key, nesting too deep). */
+  complete = true;
   /** Short strings already kept (see `text`). */
   interned = /* @__PURE__ */ new Map();
   /**
@@ -71872,9 +72227,19 @@ var Converter = class {
     return l;
   }
   value(node, depth) {
-    if (depth > 200) return null;
-    if ((0, import_yaml.isAlias)(node)) return this.value(node.resolve(this.doc), depth + 1);
+    if ((0, import_yaml.isAlias)(node)) return this.value(this.targets.get(node), depth);
     if ((0, import_yaml.isScalar)(node)) return typeof node.value === "string" ? this.text(node.value) : node.value;
+    if (depth > MAX_DEPTH && ((0, import_yaml.isMap)(node) || (0, import_yaml.isSeq)(node))) {
+      if (this.complete) {
+        this.diags.error(
+          this.loc(node, { file: "", line: 1, col: 1 }),
+          "",
+          `with its aliases expanded, the document nests deeper than ${MAX_DEPTH} levels of maps and lists`
+        );
+      }
+      this.complete = false;
+      return null;
+    }
     if ((0, import_yaml.isMap)(node)) {
       const self = this.loc(node, { file: "", line: 1, col: 1 });
       const obj = {};
@@ -71896,8 +72261,13 @@ var Converter = class {
         }
         const keyLoc2 = this.loc(keyNode, self);
         if (seen.has(key)) {
-          this.duplicates++;
+          this.complete = false;
           this.diags.error(keyLoc2, "", DUPLICATE_KEY);
+          continue;
+        }
+        if (key === MERGE_KEY && (0, import_yaml.isScalar)(keyNode) && keyNode.type === "PLAIN") {
+          this.complete = false;
+          this.diags.error(keyLoc2, "", MERGE_KEY_MESSAGE);
           continue;
         }
         seen.add(key);
@@ -71935,7 +72305,7 @@ function manifestRoot(paths) {
   const dirs = paths.map((p3) => {
     const abs = resolve4(p3);
     try {
-      return statSync3(abs).isDirectory() ? abs : dirname3(abs);
+      return statSync5(abs).isDirectory() ? abs : dirname3(abs);
     } catch {
       return dirname3(abs);
     }
@@ -71950,9 +72320,31 @@ function manifestRoot(paths) {
   }
   return common.join(sep3) || sep3;
 }
-function display(abs) {
-  const rel = relative3(process.cwd(), abs);
-  return rel && !rel.startsWith("..") && !isAbsolute3(rel) ? rel : abs;
+function realPath(path2) {
+  try {
+    return realpathSync3(path2);
+  } catch {
+    return path2;
+  }
+}
+function readManifest(file, real, name, root, realRoot, diags) {
+  const at2 = { file: name, line: 1, col: 1 };
+  if (isInside(root, file) && !isInside(realRoot, real)) {
+    diags.error(
+      at2,
+      "",
+      `the file leads outside the manifest root ${displayPath(root)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it`
+    );
+    return void 0;
+  }
+  try {
+    return readTextFile(file, { maxBytes: MAX_FILE_BYTES });
+  } catch (error2) {
+    if (!(error2 instanceof FileReadError)) throw error2;
+    const message = error2.problem === "too-large" ? `the file has ${error2.size === void 0 ? "more than 5 MiB" : `${error2.size} bytes`}; manifests may have at most ${MAX_FILE_BYTES} (5 MiB)` : error2.problem === "not-a-file" ? `the file ${error2.reason}: manifests are read from regular files only` : `the file ${error2.reason}`;
+    diags.error(at2, "", message);
+    return void 0;
+  }
 }
 function walkDir(dir, out) {
   for (const entry of readdirSync3(dir, { withFileTypes: true }).sort(
@@ -71972,7 +72364,7 @@ function collectFiles(paths, diags, globbed = []) {
     const abs = resolve4(p3);
     let st2;
     try {
-      st2 = statSync3(abs);
+      st2 = statSync5(abs);
     } catch {
       if (!matched.has(abs)) diags.error({ file: p3, line: 1, col: 1 }, "", "no such file or directory");
       continue;
@@ -72022,21 +72414,23 @@ async function loadManifests(paths, opts) {
   const files = [];
   const digests = {};
   const docs = [];
+  let allRead = true;
+  const realRoot = realPath(root);
+  const read2 = /* @__PURE__ */ new Set();
   for (const src of collectFiles(paths, diags, opts.found)) {
-    const name = display(src.file);
-    const size2 = statSync3(src.file).size;
-    if (size2 > MAX_FILE_BYTES) {
+    const name = displayPath(src.file);
+    const real = realPath(src.file);
+    if (read2.has(real)) continue;
+    read2.add(real);
+    const text = readManifest(src.file, real, name, root, realRoot, diags);
+    if (text === void 0) {
       files.push(name);
-      diags.error(
-        { file: name, line: 1, col: 1 },
-        "",
-        `the file has ${size2} bytes; manifests may have at most ${MAX_FILE_BYTES} (5 MiB)`
-      );
+      allRead = false;
       continue;
     }
-    const text = readFileSync6(src.file, "utf8");
     const parsed = parseYaml(name, text, diags);
-    const relevant2 = parsed.filter(
+    allRead &&= parsed.complete;
+    const relevant2 = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
       // `version` and one of the manifest's own keys (a typo in the version is then reported). Other YAML, such
       // as a Helm Chart.yaml (`version: 0.1.0`), a docker-compose.yml or the sandbox fixture, is left alone; a file
@@ -72100,7 +72494,7 @@ async function loadManifests(paths, opts) {
     }
   }
   for (const [name, d2] of templates2) {
-    if (!resolver2.used.has(name)) {
+    if (allRead && !resolver2.used.has(name)) {
       diags.warning(d2.at, renderPath(["templates", name]), `template "${name}" is not used by any extends`);
     }
   }
@@ -72126,6 +72520,7 @@ async function loadManifests(paths, opts) {
   for (const [n2, b3] of groupBodies) checkIdentities(b3, file("group.schema.json"), ["groups", n2], ctx, shared);
   for (const [n2, b3] of projectBodies)
     checkIdentities(b3, file("project.schema.json"), ["projects", n2], ctx, shared);
+  for (const doc of docs) checkNumbers(doc.value, [], diags);
   if (docs.length === 0 && !diags.hasErrors) {
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
@@ -72305,6 +72700,26 @@ function disagreements(a, b3, schema, schemas, path2) {
   }
   return String(a) === String(b3) && JSON.stringify(a) === JSON.stringify(b3) ? [] : [path2];
 }
+function checkNumbers(value, path2, diags) {
+  if (value === null || typeof value !== "object") return;
+  const entries = Array.isArray(value) ? value.map((v3, i) => [i, v3]) : Object.entries(value);
+  for (const [key, v3] of entries) {
+    if (typeof v3 !== "number") {
+      checkNumbers(v3, [...path2, key], diags);
+      continue;
+    }
+    const unsafe = Number.isInteger(v3) && !Number.isSafeInteger(v3);
+    if (Number.isFinite(v3) && !unsafe) continue;
+    const at2 = valueLoc(value, key);
+    if (diags.hasErrorAt(at2)) continue;
+    const text = at2.text ?? String(v3);
+    diags.error(
+      at2,
+      renderPath([...path2, key]),
+      unsafe ? `${text} is beyond the whole numbers any field takes: it would be sent as ${v3}, not as written (whole numbers are exact only from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}); write the number the field needs` : `${text} is not a number any field takes (YAML reads it as ${v3})`
+    );
+  }
+}
 var MANIFEST_KEYS = ["templates", "instance", "groups", "projects"];
 function isManifestDocument(value) {
   if (!isObj3(value) || !Object.hasOwn(value, "version")) return false;
@@ -72424,11 +72839,11 @@ function formatDiagnostics(diagnostics) {
 function parseShard(text) {
   const m3 = /^(\d+)\/(\d+)$/.exec(text.trim());
   const index2 = Number(m3?.[1]);
-  const count2 = Number(m3?.[2]);
-  if (!m3 || count2 < 1 || index2 < 1 || index2 > count2 || count2 > 1e3) {
+  const count3 = Number(m3?.[2]);
+  if (!m3 || count3 < 1 || index2 < 1 || index2 > count3 || count3 > 1e3) {
     throw new Error(`--shard must be K/N with 1 <= K <= N <= 1000 (e.g. 2/4), not ${JSON.stringify(text)}`);
   }
-  return { index: index2, count: count2 };
+  return { index: index2, count: count3 };
 }
 function unitOf(path2) {
   return path2.split("/")[0].toLowerCase();
@@ -72465,24 +72880,24 @@ function shardUnits(root, shard) {
 // src/files/write.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import {
-  closeSync,
-  constants as constants3,
+  closeSync as closeSync2,
+  constants as constants4,
   fsyncSync,
   lstatSync,
   mkdirSync,
-  openSync,
-  realpathSync as realpathSync3,
+  openSync as openSync2,
+  realpathSync as realpathSync4,
   renameSync,
   rmSync,
   writeSync
 } from "node:fs";
-import { basename as basename3, dirname as dirname4, isAbsolute as isAbsolute4, join as join2, relative as relative4, resolve as resolve5, sep as sep4 } from "node:path";
+import { basename as basename3, dirname as dirname4, isAbsolute as isAbsolute3, join as join2, relative as relative3, resolve as resolve5, sep as sep4 } from "node:path";
 var FileWriteError = class extends Error {
   name = "FileWriteError";
   file;
   code;
   constructor(file, code) {
-    const advice = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" || code === "EROFS" ? "the directory is not writable" : code === "EISDIR" ? "a directory has that name" : code === "ENOSPC" || code === "EDQUOT" ? "the disk is full" : "check the path and its directory";
+    const advice = code === "ENOENT" ? "its directory does not exist" : code === "EACCES" || code === "EPERM" || code === "EROFS" ? "the directory is not writable" : code === "EISDIR" ? "a directory has that name" : code === "ENOSPC" || code === "EDQUOT" ? "the disk is full" : code === "ENOTDIR" ? "a part of its path is a symbolic link or a file, not a directory" : "check the path and its directory";
     super(`cannot write ${file} (${code}): ${advice}`);
     this.file = file;
     this.code = code;
@@ -72491,33 +72906,63 @@ var FileWriteError = class extends Error {
 function codeOf(error2) {
   return error2.code ?? (error2 instanceof Error ? error2.message : String(error2));
 }
+function existingAncestor(path2) {
+  let current = resolve5(path2);
+  for (; ; ) {
+    if (lstatSync(current, { throwIfNoEntry: false }) !== void 0) return current;
+    const up = dirname4(current);
+    if (up === current) return current;
+    current = up;
+  }
+}
+function ensureDirectory(dir, mode) {
+  const target = resolve5(dir);
+  const existing = existingAncestor(target);
+  const missing = target === existing ? [] : target.slice(existing.length).split(sep4).filter(Boolean);
+  let current = existing;
+  const check2 = (path2) => {
+    const stat3 = lstatSync(path2);
+    if (stat3.isSymbolicLink() || !stat3.isDirectory()) throw new FileWriteError(path2, "ENOTDIR");
+  };
+  check2(current);
+  for (const part of missing) {
+    current = join2(current, part);
+    try {
+      mkdirSync(current, { mode });
+    } catch (error2) {
+      if (codeOf(error2) !== "EEXIST") throw new FileWriteError(current, codeOf(error2));
+    }
+    check2(current);
+  }
+}
 function writeFileSafely(file, data, options = {}) {
   const target = resolve5(file);
+  if (options.directoryMode !== void 0) ensureDirectory(dirname4(target), options.directoryMode);
   const temp = join2(dirname4(target), `.${basename3(target)}.${randomBytes2(12).toString("hex")}.tmp`);
-  const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | (constants3.O_NOFOLLOW ?? 0);
+  const flags = constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | (constants4.O_NOFOLLOW ?? 0);
   let fd;
   try {
-    fd = openSync(temp, flags, options.mode ?? 438);
+    fd = openSync2(temp, flags, options.mode ?? 438);
   } catch (error2) {
     throw new FileWriteError(file, codeOf(error2));
   }
   try {
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    let written2 = 0;
+    while (written2 < bytes.length) written2 += writeSync(fd, bytes, written2, bytes.length - written2);
     fsyncSync(fd);
-    closeSync(fd);
+    closeSync2(fd);
     fd = -1;
     renameSync(temp, target);
   } catch (error2) {
-    if (fd >= 0) closeSync(fd);
+    if (fd >= 0) closeSync2(fd);
     rmSync(temp, { force: true });
     throw new FileWriteError(file, codeOf(error2));
   }
 }
 function within(root, target) {
-  const rel = relative4(root, target);
-  return rel === "" || !rel.startsWith(`..${sep4}`) && rel !== ".." && !isAbsolute4(rel);
+  const rel = relative3(root, target);
+  return rel === "" || !rel.startsWith(`..${sep4}`) && rel !== ".." && !isAbsolute3(rel);
 }
 function writeNewFileAt(file, data, options = {}) {
   const target = resolve5(file);
@@ -72528,17 +72973,17 @@ function writeNewFileAt(file, data, options = {}) {
     throw new FileWriteError(file, codeOf(error2));
   }
   if (options.inside !== void 0) {
-    const real = realpathSync3(dir);
-    if (!within(realpathSync3(options.inside), real)) {
+    const real = realpathSync4(dir);
+    if (!within(realpathSync4(options.inside), real)) {
       throw new Error(
         `cannot write ${file}: its folder leads outside ${options.inside} through a symbolic link (to ${real})`
       );
     }
   }
-  const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | (constants3.O_NOFOLLOW ?? 0);
+  const flags = constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | (constants4.O_NOFOLLOW ?? 0);
   let fd;
   try {
-    fd = openSync(target, flags, 384);
+    fd = openSync2(target, flags, 384);
   } catch (error2) {
     if (codeOf(error2) === "EEXIST") {
       throw new Error(
@@ -72548,15 +72993,15 @@ function writeNewFileAt(file, data, options = {}) {
     throw new FileWriteError(file, codeOf(error2));
   }
   try {
-    let written = 0;
-    while (written < data.length) written += writeSync(fd, data, written, data.length - written);
+    let written2 = 0;
+    while (written2 < data.length) written2 += writeSync(fd, data, written2, data.length - written2);
     fsyncSync(fd);
   } catch (error2) {
-    closeSync(fd);
+    closeSync2(fd);
     rmSync(target, { force: true });
     throw new FileWriteError(file, codeOf(error2));
   }
-  closeSync(fd);
+  closeSync2(fd);
 }
 function freeName(file, ext) {
   const stem = file.endsWith(ext) ? file.slice(0, -ext.length) : file;
@@ -73044,8 +73489,8 @@ function fieldViews(change) {
     if (field.note) view.note = escapeLine(field.note);
     const before = mode === "after" ? void 0 : field.before;
     const after = mode === "before" ? void 0 : field.after;
-    const masked = field.sensitive === true;
-    if (!masked && (isLong(before) || isLong(after))) {
+    const masked2 = field.sensitive === true;
+    if (!masked2 && (isLong(before) || isLong(after))) {
       const oldText = diffText(before);
       const newText = diffText(after);
       if (oldText !== void 0 && newText !== void 0) {
@@ -73230,7 +73675,7 @@ function renderPlanJson(plan) {
     }))
   });
 }
-var count = { type: "integer", minimum: 0 };
+var count2 = { type: "integer", minimum: 0 };
 var sourceSchema = {
   type: "object",
   required: ["file", "line", "col"],
@@ -73277,7 +73722,7 @@ var planSchemaV1 = {
     summary: {
       type: "object",
       required: ["create", "update", "replace", "delete", "unmanaged"],
-      properties: { create: count, update: count, replace: count, delete: count, unmanaged: count }
+      properties: { create: count2, update: count2, replace: count2, delete: count2, unmanaged: count2 }
     },
     changes: {
       type: "array",
@@ -73318,9 +73763,9 @@ var planSchemaV1 = {
       type: "object",
       required: ["total", "retries", "by_endpoint"],
       properties: {
-        total: count,
-        retries: count,
-        by_endpoint: { type: "object", additionalProperties: count }
+        total: count2,
+        retries: count2,
+        by_endpoint: { type: "object", additionalProperties: count2 }
       }
     },
     live_digest: { type: "string" },
@@ -77385,14 +77830,14 @@ async function applySteps(ctx, steps, options) {
 
 // src/plan/saved.ts
 import { createHash as createHash3 } from "node:crypto";
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync3 } from "node:fs";
 function writeSavedPlan(file, plan) {
   writeFileSafely(file, renderPlanJson(plan), { mode: 384 });
 }
 function readSavedPlan(file) {
   let text;
   try {
-    text = readFileSync7(file, "utf8");
+    text = readFileSync3(file, "utf8");
   } catch (error2) {
     throw new Error(
       `cannot read the saved plan ${file}: ${error2.code ?? error2.message}`
@@ -77439,8 +77884,8 @@ function stalenessOf(saved, fresh) {
 }
 
 // src/cli/workflow.ts
-import { realpathSync as realpathSync5 } from "node:fs";
-import { basename as basename5, dirname as dirname6, isAbsolute as isAbsolute5, join as join5, relative as relative7, resolve as resolve7 } from "node:path";
+import { realpathSync as realpathSync6 } from "node:fs";
+import { basename as basename5, dirname as dirname6, isAbsolute as isAbsolute4, join as join5, relative as relative6, resolve as resolve7 } from "node:path";
 
 // src/engine/context.ts
 function cachingResolver(api) {
@@ -77493,7 +77938,7 @@ async function createContext(api) {
 
 // src/engine/plan.ts
 import { createHash as createHash5 } from "node:crypto";
-import { join as join3, relative as relative5 } from "node:path";
+import { join as join3, relative as relative4 } from "node:path";
 
 // src/kinds/common.ts
 function ownerPath(parent) {
@@ -78336,7 +78781,7 @@ var Planner = class {
         action: "delete",
         fields,
         reason,
-        ...backupFile && this.backup ? { backup: join3(this.backup.shown, relative5(this.backup.dir, backupFile)) } : {}
+        ...backupFile && this.backup ? { backup: join3(this.backup.shown, relative4(this.backup.dir, backupFile)) } : {}
       },
       kind: p3.kind,
       parent: p3.parent,
@@ -78358,12 +78803,12 @@ var Planner = class {
       const { taken, blocked } = await this.pushCascade(out, step);
       const all = [...taken, ...blocked];
       if (all.length > 0) {
-        const count2 = (segment, word) => {
+        const count3 = (segment, word) => {
           const n2 = all.filter((t) => t.segment === segment).length;
           return n2 === 0 ? [] : [`${n2} ${word}${n2 === 1 ? "" : "s"}`];
         };
         notes.push(
-          `the platform deletes its ${[...count2("group", "subgroup"), ...count2("project", "project")].join(" and ")} with it (${blocked.length === 0 ? "each listed as deleted" : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`})`
+          `the platform deletes its ${[...count3("group", "subgroup"), ...count3("project", "project")].join(" and ")} with it (${blocked.length === 0 ? "each listed as deleted" : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`})`
         );
       }
     }
@@ -78563,18 +79008,18 @@ var Planner = class {
     for (const live of lives) {
       if (scope.declared.has(live.key) || live.readOnly) continue;
       const like = shapeOf(live);
-      const masked = like ? like.label : this.secrets.contains(live.key) ? this.secrets.text(live.key) : void 0;
+      const masked2 = like ? like.label : this.secrets.contains(live.key) ? this.secrets.text(live.key) : void 0;
       let shown;
-      if (masked === void 0) {
+      if (masked2 === void 0) {
         shown = { label: live.key, ...live.id !== void 0 ? { id: this.secrets.value(live.id) } : {} };
       } else if (typeof live.id === "number") {
-        shown = { label: `${masked} (id ${live.id})`, id: live.id };
+        shown = { label: `${masked2} (id ${live.id})`, id: live.id };
       } else {
         let n2 = 1;
-        while (taken.has(`${masked} (#${n2})`)) n2++;
-        shown = { label: `${masked} (#${n2})` };
+        while (taken.has(`${masked2} (#${n2})`)) n2++;
+        shown = { label: `${masked2} (#${n2})` };
       }
-      if (masked !== void 0)
+      if (masked2 !== void 0)
         this.ctx.api.conceal([live.key, ...typeof live.id === "string" ? [live.id] : []]);
       taken.add(shown.label);
       shownLive.set(live, shown);
@@ -78663,8 +79108,8 @@ var Planner = class {
       }
     }
   }
-  seen(address, masked) {
-    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked)).digest("base64")]);
+  seen(address, masked2) {
+    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked2)).digest("base64")]);
   }
   /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
   maskedFields(specs2, fields, desired) {
@@ -79069,7 +79514,7 @@ function createRegistry(kinds2, fieldsOf) {
 }
 
 // src/kinds/schemas.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync8 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync4 } from "node:fs";
 
 // src/kinds/fields.ts
 var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived"]);
@@ -79135,7 +79580,7 @@ function loadDocuments() {
     documents = /* @__PURE__ */ new Map();
     for (const name of readdirSync4(SCHEMA_DIR2)) {
       if (name.endsWith(".schema.json")) {
-        documents.set(name, JSON.parse(readFileSync8(new URL(name, SCHEMA_DIR2), "utf8")));
+        documents.set(name, JSON.parse(readFileSync4(new URL(name, SCHEMA_DIR2), "utf8")));
       }
     }
   }
@@ -79159,7 +79604,7 @@ function refFile(schema, base2) {
 var index;
 function buildIndex() {
   const found = /* @__PURE__ */ new Map();
-  const visit2 = (parent, schema, file, depth) => {
+  const visit = (parent, schema, file, depth) => {
     if (depth > 6) return;
     const resolve9 = resolver(file);
     const props = schema["properties"] ?? {};
@@ -79181,7 +79626,7 @@ function buildIndex() {
       }
       if (!item) continue;
       found.set(`${parent}.${name}`, { schema: item, file: itemFile });
-      visit2(name, item, itemFile, depth + 1);
+      visit(name, item, itemFile, depth + 1);
     }
   };
   const root = loadDocuments().get("manifest.schema.json");
@@ -79190,7 +79635,7 @@ function buildIndex() {
   const instance = loadDocuments().get("instance.schema.json");
   if (instance) {
     found.set(".instance", { schema: instance, file: "instance.schema.json" });
-    visit2("instance", instance, "instance.schema.json", 0);
+    visit("instance", instance, "instance.schema.json", 0);
   }
   for (const top of ["groups", "projects"]) {
     const ref2 = rootProps[top]?.["additionalProperties"]?.["$ref"];
@@ -79198,7 +79643,7 @@ function buildIndex() {
     const schema = file ? loadDocuments().get(file) : void 0;
     if (file && schema) {
       found.set(`instance.${top}`, { schema, file });
-      visit2(top, schema, file, 0);
+      visit(top, schema, file, 0);
     }
   }
   return found;
@@ -80341,10 +80786,10 @@ var systemHookKind = {
 
 // src/kinds/trigger.ts
 import { createHash as createHash7 } from "node:crypto";
-import { lstatSync as lstatSync2, readFileSync as readFileSync9, realpathSync as realpathSync4 } from "node:fs";
+import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
 import { dirname as dirname5 } from "node:path";
 var SHAPE7 = { id: "integer", description: "string", token: "string?" };
-var MAX_TOKEN_FILE_BYTES = 1024;
+var MAX_TOKEN_FILE_BYTES2 = 1024;
 var digest = (text) => createHash7("sha256").update(text).digest("hex");
 var shownTokens = /* @__PURE__ */ new WeakMap();
 var tokenKey = (parent, description) => `${parent.ref}\0${description}`;
@@ -80356,30 +80801,31 @@ function remember2(ctx, parent, triggers) {
   }
 }
 function refusal(target, known) {
+  const existing = existingAncestor(dirname5(target));
   const realDir = (() => {
     try {
-      return realpathSync4(dirname5(target));
+      return realpathSync5(existing);
     } catch {
       return void 0;
     }
   })();
-  if (realDir === void 0) return `token_file ${target}: its directory does not exist; create it first`;
-  if (realDir !== dirname5(target)) {
+  if (realDir !== existing) {
     return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
   }
+  if (existing !== dirname5(target)) return void 0;
   let stat3;
   try {
     stat3 = lstatSync2(target);
   } catch {
     return void 0;
   }
-  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES || digest(readFileSync9(target, "utf8").trim()) !== known ? "holds something other than this trigger's current token" : void 0;
+  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || digest(readFileSync5(target, "utf8").trim()) !== known ? "holds something other than this trigger's current token" : void 0;
   if (why === void 0) return void 0;
   return `token_file ${target} ${why}: forgeform writes a trigger token only to a new file or over that same trigger's current token (the platform shows it in full to the trigger's owner), never over anything else; remove the file or name another one`;
 }
 function writeToken(target, token) {
   writeFileSafely(target, `${token}
-`, { mode: 384 });
+`, { mode: 384, directoryMode: 448 });
 }
 var toLive14 = (t) => ({
   key: t.description,
@@ -80563,7 +81009,7 @@ var kinds = [
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join as join4, relative as relative6, resolve as resolve6 } from "node:path";
+import { join as join4, relative as relative5, resolve as resolve6 } from "node:path";
 function git(cwd, args) {
   return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 }
@@ -80585,7 +81031,7 @@ async function scopeSince(ref2, paths, head, found = []) {
   }
   const base2 = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
   try {
-    const inRepo = relative6(top, resolve6(root)) || ".";
+    const inRepo = relative5(top, resolve6(root)) || ".";
     let existed = true;
     try {
       const archive = execFileSync("git", ["archive", "--format=tar", ref2, "--", inRepo], {
@@ -80599,7 +81045,7 @@ async function scopeSince(ref2, paths, head, found = []) {
     }
     const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
     if (!headState) return { warning: "the manifests could not be read" };
-    const atBase = (p3) => join4(base2, relative6(top, resolve6(p3)));
+    const atBase = (p3) => join4(base2, relative5(top, resolve6(p3)));
     const before = existed ? await loadManifests(given.map(atBase), {
       secrets: false,
       root: join4(base2, inRepo),
@@ -80638,6 +81084,11 @@ function checkTargets(targets, state) {
   const problems2 = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
+    const invalid = target === "instance" ? void 0 : pathProblem(target);
+    if (invalid !== void 0) {
+      problems2.push(`--target ${JSON.stringify(target)}: ${invalid}`);
+      continue;
+    }
     const t = target.toLowerCase();
     if (paths.some((p3) => p3.toLowerCase() === t || p3.toLowerCase().startsWith(`${t}/`))) continue;
     if (prefixes.some((p3) => p3 === "" || t === p3 || t.startsWith(`${p3}/`))) continue;
@@ -80655,20 +81106,20 @@ function backupOption(request) {
   const dir = resolve7(
     request.backupDir ?? join5(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
   );
-  const rel = relative7(process.cwd(), dir);
-  const shown = rel && !rel.startsWith("..") && !isAbsolute5(rel) ? rel : dir;
+  const rel = relative6(process.cwd(), dir);
+  const shown = rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dir;
   if (request.backupDir !== void 0) return { dir, shown };
   const real = realExistingPath2(dir);
   const realRoot = realExistingPath2(root);
-  const inside = relative7(realRoot, real);
-  const problem2 = inside === "" || !inside.startsWith("..") && !isAbsolute5(inside) ? void 0 : `the backup folder ${shown} leads outside the manifest root through a symbolic link (to ${real}): remove the link, choose a folder with --backup-dir, or delete without a backup with --no-backup`;
+  const inside = relative6(realRoot, real);
+  const problem2 = inside === "" || !inside.startsWith("..") && !isAbsolute4(inside) ? void 0 : `the backup folder ${shown} leads outside the manifest root through a symbolic link (to ${real}): remove the link, choose a folder with --backup-dir, or delete without a backup with --no-backup`;
   return { dir, shown, root, ...problem2 ? { problem: problem2 } : {} };
 }
 function realExistingPath2(path2) {
   const rest = [];
   for (let at2 = path2; ; at2 = dirname6(at2)) {
     try {
-      return join5(realpathSync5(at2), ...rest);
+      return join5(realpathSync6(at2), ...rest);
     } catch {
       if (dirname6(at2) === at2) return path2;
       rest.unshift(basename5(at2));
@@ -80754,6 +81205,12 @@ async function applyPlanResult(ctx, result, options) {
 // src/export/export.ts
 var import_yaml3 = __toESM(require_dist2(), 1);
 
+// src/report/merge.ts
+var MAX_REPORT_DEPTH = MAX_DEPTH + 16;
+
+// src/cli/report.ts
+var MAX_REPORT_BYTES = 500 * 1024 * 1024;
+
 // src/report/validation.ts
 function renderValidationJson(diagnostics, files, secretsResolved) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
@@ -80772,9 +81229,6 @@ function renderValidationJson(diagnostics, files, secretsResolved) {
 }
 
 // src/cli/validate.ts
-function plural2(n2, word) {
-  return `${n2} ${word}${n2 === 1 ? "" : "s"}`;
-}
 function renderValidateText(diagnostics, files, secrets) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
   const warnings = diagnostics.length - errors;
@@ -80782,11 +81236,11 @@ function renderValidateText(diagnostics, files, secrets) {
   const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
   if (errors > 0) {
     lines.push(
-      `${plural2(errors, "error")}${warnings ? `, ${plural2(warnings, "warning")}` : ""}: the manifests are invalid`
+      `${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}: the manifests are invalid`
     );
   } else {
     lines.push(
-      `${plural2(files, "file")} valid${warnings ? ` with ${plural2(warnings, "warning")}` : ""}${note}`
+      `${plural(files, "file")} valid${warnings ? ` with ${plural(warnings, "warning")}` : ""}${note}`
     );
   }
   return `${lines.join("\n")}
@@ -80847,15 +81301,11 @@ function optional(name) {
   const value = getInput(name);
   return value === "" ? void 0 : value;
 }
-var TRUE = ["true", "True", "TRUE"];
-var FALSE = ["false", "False", "FALSE"];
 function booleanInput(name) {
-  const value = getInput(name);
-  if (value === "" || FALSE.includes(value)) return false;
-  if (TRUE.includes(value)) return true;
-  throw new Error(
-    `input ${name} must be true or false (written ${[...TRUE, ...FALSE].join(", ")}), not ${JSON.stringify(value)}`
-  );
+  const value = getInput(name).toLowerCase();
+  if (value === "" || value === "false") return false;
+  if (value === "true") return true;
+  throw new Error(`input ${name} must be true or false, not ${JSON.stringify(getInput(name))}`);
 }
 function readInputs() {
   const command = getInput("command").toLowerCase();
@@ -81070,8 +81520,8 @@ var Run = class {
   annotationFile(file) {
     const workspace = this.env["GITHUB_WORKSPACE"];
     if (!workspace) return file;
-    const rel = relative8(workspace, resolve8(file));
-    return rel.startsWith("..") || isAbsolute6(rel) ? file : rel.split("\\").join("/");
+    const rel = relative7(workspace, resolve8(file));
+    return rel.startsWith("..") || isAbsolute5(rel) ? file : rel.split("\\").join("/");
   }
   annotateDiagnostics(diagnostics) {
     for (const d2 of diagnostics) {
@@ -81171,7 +81621,7 @@ var Run = class {
     if (event !== "pull_request" && event !== "pull_request_target") return void 0;
     const path2 = this.env["GITHUB_EVENT_PATH"];
     if (!path2 || !existsSync3(path2)) return void 0;
-    const payload = JSON.parse(readFileSync10(path2, "utf8"));
+    const payload = JSON.parse(readFileSync6(path2, "utf8"));
     const sha = payload.pull_request?.base?.sha;
     return typeof sha === "string" && /^[0-9a-f]{7,64}$/i.test(sha) ? { ref: sha, optional: true } : void 0;
   }
@@ -81287,7 +81737,7 @@ var Run = class {
           `cannot create the folder of the plan-file input ${planFile} (${error2.code ?? String(error2)}): choose a writable path`
         );
       }
-      if (existsSync3(planFile) && statSync4(planFile).isDirectory()) {
+      if (existsSync3(planFile) && statSync6(planFile).isDirectory()) {
         throw new Error(
           `the plan-file input ${planFile} is a directory: name a file, e.g. ${join6(planFile, "plan.json")}`
         );
@@ -81360,7 +81810,7 @@ var Run = class {
       const max = this.inputs.maxDeletes;
       if (max !== void 0 && deleting > max) {
         return fail(
-          `refusing to apply: the plan deletes or replaces ${deleting} objects, more than max-deletes ${max}; nothing was applied`
+          `refusing to apply: the plan deletes or replaces ${plural(deleting, "object")}, more than max-deletes ${max}; nothing was applied`
         );
       }
       if (!hasChanges(plan)) {
@@ -81374,7 +81824,7 @@ var Run = class {
       startGroup("forgeform apply: outcomes");
       const outcomes = await applyPlanResult(ctx, r, {
         concurrency: connection.concurrency ?? 8,
-        onOutcome: (o, done2, total) => info(inActionTerms(`[${done2}/${total}] ${outcomeLine2(o)}`))
+        onOutcome: (o, done2, total) => info(`[${done2}/${total}] ${outcomeLine2(o)}`)
       });
       endGroup();
       const failed = outcomes.filter((o) => o.status === "failed").length;
@@ -81391,7 +81841,7 @@ var Run = class {
       if (failed + skipped > 0) {
         return {
           code: 1,
-          failure: `of ${outcomes.length} changes, ${failed} failed and ${skipped} ${skipped === 1 ? "was" : "were"} skipped (see the log); run apply again after fixing the cause`
+          failure: `of ${plural(outcomes.length, "change")}, ${failed} failed and ${skipped} ${skipped === 1 ? "was" : "were"} skipped (see the log); run apply again after fixing the cause`
         };
       }
       return { code: 0 };
@@ -81415,7 +81865,7 @@ async function run2(env = process.env) {
     const inputs = readInputs();
     if (inputs.workingDirectory !== void 0) {
       const dir = resolve8(env["GITHUB_WORKSPACE"] || process.cwd(), inputs.workingDirectory);
-      if (!existsSync3(dir) || !statSync4(dir).isDirectory()) {
+      if (!existsSync3(dir) || !statSync6(dir).isDirectory()) {
         throw new Error(
           `the working-directory input ${inputs.workingDirectory} is not a directory (looked for ${dir})`
         );

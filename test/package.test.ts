@@ -18,6 +18,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import semver from "semver";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -50,18 +51,13 @@ function warnings(output: string): string[] {
     .filter((line) => !/Unknown (user|global|builtin|project|env) config/.test(line));
 }
 
-/** The lowest Node version a `>=X.Y.Z` range allows, as [X, Y, Z]; other forms are refused so a test says so. */
-function lowerBound(range: string, what: string): number[] {
-  const m = /^>=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?$/.exec(range.trim());
-  if (!m)
-    throw new Error(`${what}: engines.node ${JSON.stringify(range)} is not a >= range; check it by hand`);
-  return [Number(m[1]), Number(m[2] ?? 0), Number(m[3] ?? 0)];
+/** The lowest Node version a range allows (`>=20.18.1`, `>=16 || 14 >=14.17`), as semver reads it. */
+function lowerBound(range: string, what: string): string {
+  const min = semver.minVersion(range);
+  if (!min)
+    throw new Error(`${what}: engines.node ${JSON.stringify(range)} allows no version; check it by hand`);
+  return min.version;
 }
-
-const atLeast = (a: number[], b: number[]) => {
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i]! > b[i]!;
-  return true;
-};
 
 describe("the packed npm package", () => {
   let work: string;
@@ -149,7 +145,7 @@ describe("the packed npm package", () => {
       if (!existsSync(file)) continue;
       const range = (JSON.parse(readFileSync(file, "utf8")) as { engines?: { node?: string } }).engines?.node;
       if (range === undefined) continue;
-      if (!atLeast(ours, lowerBound(range, name))) tooLow.push(`${name} needs node ${range}`);
+      if (!semver.gte(ours, lowerBound(range, name))) tooLow.push(`${name} needs node ${range}`);
     }
     expect(tooLow, `package.json says node ${PKG.engines.node}`).toEqual([]);
     // Every runtime dependency was looked at.

@@ -23,7 +23,7 @@ import { writeFileSafely } from "../files/write.js";
 import { type Diagnostic, loadManifests } from "../manifest/index.js";
 import { type Change, hasChanges, type Plan, type PlanProblem } from "../plan/model.js";
 import { readSavedPlan, stalenessOf, writeSavedPlan } from "../plan/saved.js";
-import { ACTION_SYMBOL } from "../report/common.js";
+import { ACTION_SYMBOL, plural } from "../report/common.js";
 import {
   DEFAULT_MARKDOWN_MAX,
   driftExitCode,
@@ -167,6 +167,8 @@ class Run {
         paths.push(p);
         continue;
       }
+      // What a glob matches through a link is read only when it is a regular file inside the manifest root
+      // (loadManifests checks): anything else is an error, not read.
       const matches = (await glob(p, { cwd: process.cwd(), onlyFiles: false, dot: false })).sort();
       if (matches.length === 0)
         throw new Error(`the paths input ${JSON.stringify(p)} matches no file or directory`);
@@ -395,7 +397,7 @@ class Run {
       const max = this.inputs.maxDeletes;
       if (max !== undefined && deleting > max) {
         return fail(
-          `refusing to apply: the plan deletes or replaces ${deleting} objects, more than max-deletes ${max}; nothing was applied`,
+          `refusing to apply: the plan deletes or replaces ${plural(deleting, "object")}, more than max-deletes ${max}; nothing was applied`,
         );
       }
       if (!hasChanges(plan)) {
@@ -426,7 +428,7 @@ class Run {
       if (failed + skipped > 0) {
         return {
           code: 1,
-          failure: `of ${outcomes.length} changes, ${failed} failed and ${skipped} ${skipped === 1 ? "was" : "were"} skipped (see the log); run apply again after fixing the cause`,
+          failure: `of ${plural(outcomes.length, "change")}, ${failed} failed and ${skipped} ${skipped === 1 ? "was" : "were"} skipped (see the log); run apply again after fixing the cause`,
         };
       }
       return { code: 0 };

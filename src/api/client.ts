@@ -17,6 +17,7 @@ import { RequestMetrics } from "./metrics.js";
 import { Pacer } from "./pacer.js";
 import { type NextPage, PER_PAGE, pageInfo } from "./pagination.js";
 import { endpointTemplate } from "./path.js";
+import { type PlatformProxy, platformProxy, proxyFailure, proxySettings } from "./proxy.js";
 import { Redactor } from "./redact.js";
 import {
   backoffMs,
@@ -396,6 +397,8 @@ export class ApiClient {
   readonly #sleep: (ms: number) => Promise<void>;
   /** Spaces the requests of the whole run when the platform rate-limits them (or --max-rate asks). */
   readonly #pacer: Pacer;
+  /** The proxy requests go through (named in errors it causes), if any. */
+  readonly #proxy: PlatformProxy | undefined;
   #closed = false;
 
   constructor(opts: ClientOptions) {
@@ -435,16 +438,14 @@ export class ApiClient {
     const ca = opts.caFile === undefined ? undefined : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
     const connect = { timeout: this.#timeoutMs, ...(ca === undefined ? {} : { ca }) };
-    const env = opts.env ?? process.env;
-    const proxy = (name: string) => env[name] || env[name.toLowerCase()] || undefined;
-    const httpProxy = proxy("HTTP_PROXY");
-    const httpsProxy = proxy("HTTPS_PROXY");
+    const { httpProxy, httpsProxy, noProxy } = proxySettings(opts.env ?? process.env);
+    this.#proxy = platformProxy(url, { httpProxy, httpsProxy, noProxy });
     this.#pool =
       httpProxy || httpsProxy
         ? new EnvHttpProxyAgent({
             ...(httpProxy ? { httpProxy } : {}),
             ...(httpsProxy ? { httpsProxy } : {}),
-            ...(proxy("NO_PROXY") ? { noProxy: proxy("NO_PROXY") } : {}),
+            ...(noProxy ? { noProxy } : {}),
             connections: concurrency,
             headersTimeout: this.#timeoutMs,
             bodyTimeout: this.#timeoutMs,
@@ -899,7 +900,9 @@ export class ApiClient {
           throw error;
         }
         const info = classifyError(result.error);
-        const description = req.redactor.text(info.description);
+        const message = result.error instanceof Error ? result.error.message : String(result.error);
+        const viaProxy = this.#proxy && proxyFailure(this.#proxy, info.code, message);
+        const description = req.redactor.text(viaProxy || info.description);
         const fail = (gaveUp?: string) =>
           new NetworkError(req.method, req.shownPath, info.code, description, attempt, gaveUp);
         if (!info.transient) throw fail();

@@ -9,7 +9,7 @@ import { type Command, Option } from "commander";
 import { NOT_STARTED, type Outcome } from "../engine/apply.js";
 import { hasChanges } from "../plan/model.js";
 import { readSavedPlan, stalenessOf } from "../plan/saved.js";
-import { ACTION_SYMBOL } from "../report/common.js";
+import { ACTION_SYMBOL, plural } from "../report/common.js";
 import { escapeText } from "../report/escape.js";
 import { renderApplyJson } from "../report/json.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
@@ -177,7 +177,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       const maxDeletes = opts["maxDeletes"] as number | undefined;
       if (maxDeletes !== undefined && deleting > maxDeletes) {
         io.err(
-          `forgeform: refusing to apply: the plan deletes or replaces ${deleting} objects, more than --max-deletes ${maxDeletes}. Nothing was applied.\n`,
+          `forgeform: refusing to apply: the plan deletes or replaces ${plural(deleting, "object")}, more than --max-deletes ${maxDeletes}. Nothing was applied.\n`,
         );
         finish(1);
         return;
@@ -200,7 +200,11 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       let finished = 0;
       const total = result.steps.filter((st) => st.change.action !== "unmanaged").length;
       if (!io.interactive) {
-        progress?.phase("Applying", outcome.api!.metrics, () => `${finished} of ${total} changes done`);
+        progress?.phase(
+          "Applying",
+          outcome.api!.metrics,
+          () => `${finished} of ${plural(total, "change")} done`,
+        );
       }
       const { result: outcomes, interrupted } = await interruptible(io, (signal) =>
         applyPlanResult(ctx, result, {

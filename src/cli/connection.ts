@@ -1,7 +1,7 @@
 /** The connection flags every command that talks to the platform shares, and how they become ClientOptions. */
-import { readFileSync } from "node:fs";
 import { type Command, InvalidArgumentError } from "commander";
 import { type ClientOptions, OPTION_MAXIMUMS } from "../api/index.js";
+import { FileReadError, readTextFile } from "../files/read.js";
 
 /** The options commander collects from `addConnectionOptions`. */
 export interface ConnectionFlags {
@@ -130,16 +130,45 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** Largest token file read: a token is a few dozen characters. */
+const MAX_TOKEN_FILE_BYTES = 64 * 1024;
+
 function readTokenFile(file: string): string {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readTextFile(file, { maxBytes: MAX_TOKEN_FILE_BYTES });
   } catch (error) {
-    const code = (error as { code?: string }).code ?? "unreadable";
-    throw new Error(`cannot read --token-file ${file} (${code}): check the path and its permissions`);
+    if (!(error instanceof FileReadError)) throw error;
+    if (error.code !== undefined) {
+      throw new Error(`cannot read --token-file ${file} (${error.code}): check the path and its permissions`);
+    }
+    throw new Error(`--token-file ${file} ${error.reason}: it should be a file holding the access token`);
   }
   const token = text.trim();
   if (!token) throw new Error(`--token-file ${file} is empty: it should hold the access token`);
+  return token;
+}
+
+/**
+ * Why a token cannot be sent in a header, without showing it: a token is one line of visible ASCII characters (the
+ * platform's are letters, digits, `-` and `_`). Checked before any request, so a token pasted with a line break
+ * fails at once rather than after a request was attempted.
+ */
+function tokenProblem(token: string): string | undefined {
+  if (/[\r\n]/.test(token)) return "holds a line break (more than one line)";
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+  if (/[\x00-\x1f\x7f]/.test(token)) return "holds a control character";
+  if (/[^\x21-\x7e]/.test(token)) return "holds a space or a character that is not ASCII";
+  return undefined;
+}
+
+function checkToken(token: string, source: string): string {
+  const problem = tokenProblem(token);
+  if (problem) {
+    throw new Error(
+      `the token from ${source} ${problem}: a token is one line of visible ASCII characters; check how it was stored or pasted`,
+    );
+  }
   return token;
 }
 
@@ -161,16 +190,18 @@ export function resolveConnection(
   if (opts.token !== undefined && opts.tokenFile !== undefined) {
     throw new Error("--token and --token-file both given: pass only one of them");
   }
-  const token =
+  const [token, source] =
     opts.tokenFile !== undefined
-      ? readTokenFile(opts.tokenFile)
-      : (nonEmpty(opts.token) ?? nonEmpty(env["FORGEFORM_TOKEN"]));
+      ? [readTokenFile(opts.tokenFile), `--token-file ${opts.tokenFile}`]
+      : nonEmpty(opts.token) !== undefined
+        ? [nonEmpty(opts.token), "--token"]
+        : [nonEmpty(env["FORGEFORM_TOKEN"]), "FORGEFORM_TOKEN"];
   if (token === undefined) {
     throw new Error("no access token: pass --token-file <file> or --token <token>, or set FORGEFORM_TOKEN");
   }
-  const options: ClientOptions = { url, token };
+  const options: ClientOptions = { url, token: checkToken(token, source) };
   const scimToken = nonEmpty(env["FORGEFORM_SCIM_TOKEN"]);
-  if (scimToken !== undefined) options.scimToken = scimToken;
+  if (scimToken !== undefined) options.scimToken = checkToken(scimToken, "FORGEFORM_SCIM_TOKEN");
   if (opts.caFile !== undefined) options.caFile = opts.caFile;
   if (opts.insecureHttp) options.insecureHttp = true;
   const given: Record<NumericFlag, number | string | undefined> = {

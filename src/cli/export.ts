@@ -14,6 +14,7 @@ import { exportManifests } from "../export/export.js";
 import { writeFileSafely } from "../files/write.js";
 import { kinds } from "../kinds/index.js";
 import { fieldSpecs } from "../kinds/schemas.js";
+import { pathProblem } from "../manifest/paths.js";
 import { escapeLine } from "../report/escape.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import type { Io } from "./index.js";
@@ -60,6 +61,19 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
     const instance = opts["instance"] === true;
     if (!instance && groups.length === 0 && projects.length === 0) {
       io.err("forgeform export: nothing to export: pass --instance, --group <path> or --project <path>\n");
+      setExit(1);
+      return;
+    }
+    // A path the platform cannot have (`acme/..`) would go out in URLs as written: refused before any request.
+    const invalid = [
+      ...groups.map((g) => ["--group", g] as const),
+      ...projects.map((p) => ["--project", p] as const),
+    ].flatMap(([flag, path]) => {
+      const problem = pathProblem(path.replace(/^\/+|\/+$/g, ""));
+      return problem === undefined ? [] : [`${flag} ${JSON.stringify(path)}: ${problem}`];
+    });
+    if (invalid.length > 0) {
+      io.err(invalid.map((line) => `forgeform export: ${escapeLine(line)}\n`).join(""));
       setExit(1);
       return;
     }

@@ -6,6 +6,7 @@
  */
 import { createLogUpdate } from "log-update";
 import type { RequestMetrics } from "../api/metrics.js";
+import { plural } from "../report/common.js";
 
 export interface ProgressOptions {
   /** Whether stderr is a terminal (live line) or a log (periodic lines). */
@@ -40,9 +41,9 @@ export function createProgress(opts: ProgressOptions): Progress {
         const { retries, total } = metrics.snapshot();
         return `${name}: ${[
           extra?.(),
-          `${metrics.objects.toLocaleString("en-US")} objects read`,
-          `${total.toLocaleString("en-US")} requests`,
-          retries > 0 ? `${retries.toLocaleString("en-US")} retries` : undefined,
+          `${plural(metrics.objects, "object")} read`,
+          plural(total, "request"),
+          retries > 0 ? plural(retries, "retry", "retries") : undefined,
           metrics.throttled > 0
             ? `${metrics.throttled.toLocaleString("en-US")} rate limited (429)`
             : undefined,

@@ -1,6 +1,6 @@
 /** `forgeform report merge FILES...`: one drift report from the JSON drift reports of every shard of a run. */
-import { readFileSync } from "node:fs";
 import type { Command } from "commander";
+import { FileReadError, readTextFile } from "../files/read.js";
 import { SecretValues } from "../manifest/secret.js";
 import { driftExitCode, driftSummaryLine } from "../report/index.js";
 import { mergeDriftReports, parseDriftJson } from "../report/merge.js";
@@ -13,6 +13,9 @@ import {
   writeReport,
 } from "./drift.js";
 import type { Io } from "./index.js";
+
+/** Largest drift report read: about the longest text a JavaScript string holds. */
+const MAX_REPORT_BYTES = 500 * 1024 * 1024;
 
 export function registerReport(program: Command, io: Io, setExit: (code: number) => void): void {
   const report = program.command("report").summary("Work with reports (merge the drift reports of shards).");
@@ -41,9 +44,14 @@ export function registerReport(program: Command, io: Io, setExit: (code: number)
       const reports = files.map((file) => {
         let text: string;
         try {
-          text = readFileSync(file, "utf8");
+          text = readTextFile(file, { maxBytes: MAX_REPORT_BYTES });
         } catch (error) {
-          throw new Error(`cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+          if (!(error instanceof FileReadError)) throw error;
+          throw new Error(
+            error.code !== undefined
+              ? `cannot read ${file} (${error.code})`
+              : `cannot read ${file}: it ${error.reason}`,
+          );
         }
         return { report: parseDriftJson(text, file), label: file };
       });

@@ -67,10 +67,13 @@ export function registerSandbox(
       "state file, loaded on start and written after every change (default: in memory)",
     )
     .option("--fixture <file>", "YAML or JSON fixture applied when the state file does not exist yet")
-    .option("--admin-token <token>", "token of the administrator `root` (default: generated and printed)")
+    .option(
+      "--admin-token <token>",
+      "token of the administrator `root` (default: generated and printed); revokes the one of an earlier start",
+    )
     .option(
       "--user-token <token>",
-      "token of the regular user `sandbox-user` (default: generated and printed)",
+      "token of the regular user `sandbox-user` (default: generated and printed); revokes the one of an earlier start",
     )
     .addOption(
       new Option("--edition <edition>", "platform edition").choices(["licensed", "core"]).default("licensed"),

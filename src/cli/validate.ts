@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { type Diagnostic, formatDiagnostic, loadManifests } from "../manifest/index.js";
+import { plural } from "../report/common.js";
 import { escapeText } from "../report/escape.js";
 import { renderValidationJson } from "../report/validation.js";
 import type { Io } from "./index.js";
@@ -8,10 +9,6 @@ interface ValidateOptions {
   format: "text" | "json";
   secrets: boolean;
   root?: string;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 /** Text form: one `file:line:col: path: message` line per finding (control characters escaped), then a summary line. */

@@ -19,6 +19,7 @@ import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
+import { pathProblem } from "../manifest/paths.js";
 import { fingerprintSalt, SecretValues } from "../manifest/secret.js";
 import type { Plan } from "../plan/model.js";
 import { scopeSince } from "./changed-since.js";
@@ -70,8 +71,8 @@ export function savedPlanRequest(
 export { TargetError };
 
 /**
- * Before reading: every `--target` (normalised) must select something declared: a group or project path (or a
- * tree above one), or `instance`. A target below a pattern's root is checked after reading, when the platform
+ * Before reading: every `--target` (normalised) must be a path the platform allows (see manifest/paths.ts) and
+ * select something declared: a group or project path (or a tree above one), or `instance`. A target below a pattern's root is checked after reading, when the platform
  * has said what the pattern matches.
  */
 export function checkTargets(targets: readonly string[], state: DesiredState): void {
@@ -85,6 +86,12 @@ export function checkTargets(targets: readonly string[], state: DesiredState): v
   const problems: string[] = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
+    // A path the platform cannot have (`acme/..`) would go out in URLs as written: refused before anything is read.
+    const invalid = target === "instance" ? undefined : pathProblem(target);
+    if (invalid !== undefined) {
+      problems.push(`--target ${JSON.stringify(target)}: ${invalid}`);
+      continue;
+    }
     const t = target.toLowerCase();
     if (paths.some((p) => p.toLowerCase() === t || p.toLowerCase().startsWith(`${t}/`))) continue;
     if (prefixes.some((p) => p === "" || t === p || t.startsWith(`${p}/`))) continue;

@@ -29,6 +29,11 @@ export interface WriteOptions {
    * is narrowed by the umask as usual (usually to 0o644).
    */
   mode?: number;
+  /**
+   * Create the target's missing directories, with these permission bits (0o700 for a folder of secrets), one at a
+   * time and never through a symbolic link (see ensureDirectory). Without it a missing directory is an error.
+   */
+  directoryMode?: number;
 }
 
 /** A write that failed: which file, the system's code, and what to check. */
@@ -47,7 +52,9 @@ export class FileWriteError extends Error {
             ? "a directory has that name"
             : code === "ENOSPC" || code === "EDQUOT"
               ? "the disk is full"
-              : "check the path and its directory";
+              : code === "ENOTDIR"
+                ? "a part of its path is a symbolic link or a file, not a directory"
+                : "check the path and its directory";
     super(`cannot write ${file} (${code}): ${advice}`);
     this.file = file;
     this.code = code;
@@ -58,9 +65,48 @@ function codeOf(error: unknown): string {
   return (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
 }
 
+/** The deepest of `path` and its ancestors that exists (as a directory entry of any kind; links not followed). */
+export function existingAncestor(path: string): string {
+  let current = resolve(path);
+  for (;;) {
+    if (lstatSync(current, { throwIfNoEntry: false }) !== undefined) return current;
+    const up = dirname(current);
+    if (up === current) return current;
+    current = up;
+  }
+}
+
+/**
+ * Makes `dir` exist as a directory: each missing component is created with `mode` (umask applies), one at a time,
+ * and each must then be a real directory, not a symbolic link someone planted meanwhile; an existing component that
+ * is a link or not a directory is refused (FileWriteError ENOTDIR). Existing ancestors are the caller's to trust
+ * (a token_file's are checked to be real when planning).
+ */
+export function ensureDirectory(dir: string, mode: number): void {
+  const target = resolve(dir);
+  const existing = existingAncestor(target);
+  const missing = target === existing ? [] : target.slice(existing.length).split(sep).filter(Boolean);
+  let current = existing;
+  const check = (path: string) => {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink() || !stat.isDirectory()) throw new FileWriteError(path, "ENOTDIR");
+  };
+  check(current);
+  for (const part of missing) {
+    current = join(current, part);
+    try {
+      mkdirSync(current, { mode });
+    } catch (error) {
+      if (codeOf(error) !== "EEXIST") throw new FileWriteError(current, codeOf(error));
+    }
+    check(current);
+  }
+}
+
 /** Writes `data` to `file` through an exclusive, unpredictable temporary file and a rename (see the top). */
 export function writeFileSafely(file: string, data: string | Uint8Array, options: WriteOptions = {}): void {
   const target = resolve(file);
+  if (options.directoryMode !== undefined) ensureDirectory(dirname(target), options.directoryMode);
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(12).toString("hex")}.tmp`);
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
   let fd: number;

@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import { apiPath } from "../api/index.js";
-import { writeFileSafely } from "../files/write.js";
+import { existingAncestor, writeFileSafely } from "../files/write.js";
 import { ownerPath } from "./common.js";
 import type { Kind, KindContext, KindProblem, Live, Parent } from "./kind.js";
 
@@ -52,17 +52,20 @@ function remember(ctx: KindContext, parent: Parent, triggers: ApiTrigger[]): voi
  * holding this trigger's current token (`known`, the digest of the token the platform showed).
  */
 function refusal(target: string, known: string | undefined): string | undefined {
+  // A folder that does not exist yet (a git-ignored secrets/ on a fresh clone) is created, 0700, when the token is
+  // written: what exists of the path must be real.
+  const existing = existingAncestor(dirname(target));
   const realDir = (() => {
     try {
-      return realpathSync(dirname(target));
+      return realpathSync(existing);
     } catch {
       return undefined;
     }
   })();
-  if (realDir === undefined) return `token_file ${target}: its directory does not exist; create it first`;
-  if (realDir !== dirname(target)) {
+  if (realDir !== existing) {
     return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
   }
+  if (existing !== dirname(target)) return undefined;
   let stat: ReturnType<typeof lstatSync>;
   try {
     stat = lstatSync(target);
@@ -84,7 +87,7 @@ function refusal(target: string, known: string | undefined): string | undefined 
 
 /** Writes the token readable by its owner only (see files/write.ts). */
 function writeToken(target: string, token: string): void {
-  writeFileSafely(target, `${token}\n`, { mode: 0o600 });
+  writeFileSafely(target, `${token}\n`, { mode: 0o600, directoryMode: 0o700 });
 }
 
 /** Only the description: the token stays out of every Live object. */

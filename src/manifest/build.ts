@@ -1,9 +1,9 @@
-import { readFileSync } from "node:fs";
+import { readTextFile } from "../files/read.js";
 import type { Diagnostics } from "./diagnostics.js";
 import { resolveManifestPath } from "./interpolate.js";
 import { getMeta, type Loc, selfLoc } from "./located.js";
 import type { DesiredCollection, DesiredNode, PrunePolicy, SourceRef } from "./model.js";
-import { derivedIdentity, identityOf } from "./rules.js";
+import { derivedIdentity, identityOf, MAX_CONTENT_FILE_BYTES } from "./rules.js";
 import type { JsonSchema, SchemaSet } from "./schemas.js";
 import { isSecret, Secret } from "./secret.js";
 import type { WikiPage } from "./types.gen.js";
@@ -105,7 +105,8 @@ export function buildNode(
     if (typeof page.content_file === "string") {
       const at = fieldSources.content_file!;
       const r = resolveManifestPath(at.file, page.content_file, ctx.root, true);
-      if ("path" in r) fields.content = readFileSync(r.path, "utf8");
+      // Checked at validation; read capped all the same, should the file have changed since.
+      if ("path" in r) fields.content = readTextFile(r.path, { maxBytes: MAX_CONTENT_FILE_BYTES });
       fieldSources.content = at;
       delete fields.content_file;
     }

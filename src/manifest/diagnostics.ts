@@ -46,6 +46,13 @@ export class Diagnostics {
     this.add("warning", at, path, message);
   }
 
+  /** Whether an error was reported at this very place (file, line and column). */
+  hasErrorAt(at: SourceRef): boolean {
+    return this.#items.some(
+      (d) => d.severity === "error" && d.file === at.file && d.line === at.line && d.col === at.col,
+    );
+  }
+
   get hasErrors(): boolean {
     return this.#items.some((d) => d.severity === "error");
   }

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
 import type { ErrorObject } from "ajv";
+import { FileReadError, readTextFile } from "../files/read.js";
 import { buildNode } from "./build.js";
 import { type Diagnostic, Diagnostics, formatRef, renderPath } from "./diagnostics.js";
-import { interpolate } from "./interpolate.js";
+import { displayPath, interpolate, isInside } from "./interpolate.js";
 import {
   keyLoc,
   type Loc,
@@ -80,9 +81,51 @@ export function manifestRoot(paths: string[]): string {
   return common.join(sep) || sep;
 }
 
-function display(abs: string): string {
-  const rel = relative(process.cwd(), abs);
-  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : abs;
+/** `path` with symbolic links resolved, or as it is when it does not exist. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The text of one manifest file, or undefined after reporting why it is not read: it leads outside the manifest
+ * root (a symbolic link, such as one a glob matched), it is not a regular file (a FIFO would block for ever, a link
+ * to /dev/zero never end), or it holds more than MAX_FILE_BYTES, counted while reading.
+ */
+function readManifest(
+  file: string,
+  real: string,
+  name: string,
+  root: string,
+  realRoot: string,
+  diags: Diagnostics,
+): string | undefined {
+  const at = { file: name, line: 1, col: 1 };
+  // A file named outside a narrower --root is read as before: only a link out of the root is refused.
+  if (isInside(root, file) && !isInside(realRoot, real)) {
+    diags.error(
+      at,
+      "",
+      `the file leads outside the manifest root ${displayPath(root)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it`,
+    );
+    return undefined;
+  }
+  try {
+    return readTextFile(file, { maxBytes: MAX_FILE_BYTES });
+  } catch (error) {
+    if (!(error instanceof FileReadError)) throw error;
+    const message =
+      error.problem === "too-large"
+        ? `the file has ${error.size === undefined ? "more than 5 MiB" : `${error.size} bytes`}; manifests may have at most ${MAX_FILE_BYTES} (5 MiB)`
+        : error.problem === "not-a-file"
+          ? `the file ${error.reason}: manifests are read from regular files only`
+          : `the file ${error.reason}`;
+    diags.error(at, "", message);
+    return undefined;
+  }
 }
 
 function walkDir(dir: string, out: string[]): void {
@@ -176,21 +219,25 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const digests: Record<string, string> = {};
   const docs: ParsedDocument[] = [];
 
+  // Some document left unread (an error in it) may be what uses a template: no template is then said to be unused.
+  let allRead = true;
+  const realRoot = realPath(root);
+  // One file reached by several names (a link to it, a folder linked twice) is read once, by the first.
+  const read = new Set<string>();
   for (const src of collectFiles(paths, diags, opts.found)) {
-    const name = display(src.file);
-    const size = statSync(src.file).size;
-    if (size > MAX_FILE_BYTES) {
+    const name = displayPath(src.file);
+    const real = realPath(src.file);
+    if (read.has(real)) continue;
+    read.add(real);
+    const text = readManifest(src.file, real, name, root, realRoot, diags);
+    if (text === undefined) {
       files.push(name);
-      diags.error(
-        { file: name, line: 1, col: 1 },
-        "",
-        `the file has ${size} bytes; manifests may have at most ${MAX_FILE_BYTES} (5 MiB)`,
-      );
+      allRead = false;
       continue;
     }
-    const text = readFileSync(src.file, "utf8");
     const parsed = parseYaml(name, text, diags);
-    const relevant = parsed.filter(
+    allRead &&= parsed.complete;
+    const relevant = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
       // `version` and one of the manifest's own keys (a typo in the version is then reported). Other YAML, such
       // as a Helm Chart.yaml (`version: 0.1.0`), a docker-compose.yml or the sandbox fixture, is left alone; a file
@@ -259,7 +306,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     }
   }
   for (const [name, d] of templates) {
-    if (!resolver.used.has(name)) {
+    if (allRead && !resolver.used.has(name)) {
       diags.warning(d.at, renderPath(["templates", name]), `template "${name}" is not used by any extends`);
     }
   }
@@ -290,6 +337,8 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   for (const [n, b] of groupBodies) checkIdentities(b, file("group.schema.json"), ["groups", n], ctx, shared);
   for (const [n, b] of projectBodies)
     checkIdentities(b, file("project.schema.json"), ["projects", n], ctx, shared);
+
+  for (const doc of docs) checkNumbers(doc.value, [], diags);
 
   if (docs.length === 0 && !diags.hasErrors) {
     diags.error(
@@ -514,6 +563,36 @@ function disagreements(
   }
   return String(a) === String(b) && JSON.stringify(a) === JSON.stringify(b) ? [] : [path];
 }
+/**
+ * Numbers no field takes, wherever they are: a whole number beyond 2^53 - 1 either way (YAML reads
+ * `99999999999999999999999` as 1e+23, which is what would be sent) and `.inf`/`.nan`. A field with a range of its
+ * own (its schema's minimum and maximum) has already said so at the same place; this is said only where nothing was.
+ */
+function checkNumbers(value: unknown, path: (string | number)[], diags: Diagnostics): void {
+  if (value === null || typeof value !== "object") return;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value);
+  for (const [key, v] of entries) {
+    if (typeof v !== "number") {
+      checkNumbers(v, [...path, key], diags);
+      continue;
+    }
+    const unsafe = Number.isInteger(v) && !Number.isSafeInteger(v);
+    if (Number.isFinite(v) && !unsafe) continue;
+    const at = valueLoc(value, key);
+    if (diags.hasErrorAt(at)) continue;
+    const text = at.text ?? String(v);
+    diags.error(
+      at,
+      renderPath([...path, key]),
+      unsafe
+        ? `${text} is beyond the whole numbers any field takes: it would be sent as ${v}, not as written (whole numbers are exact only from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}); write the number the field needs`
+        : `${text} is not a number any field takes (YAML reads it as ${v})`,
+    );
+  }
+}
+
 const MANIFEST_KEYS = ["templates", "instance", "groups", "projects"];
 
 /** Whether a YAML document found in a directory is a forgeform manifest (see loadManifests). */

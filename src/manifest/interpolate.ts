@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { FileReadError, readTextFile } from "../files/read.js";
 import type { Diagnostics } from "./diagnostics.js";
 import { renderPath } from "./diagnostics.js";
 import { type Path, valueLoc } from "./located.js";
@@ -164,20 +165,21 @@ function resolveString(
       return "";
     }
     if (!opts.secrets) return "";
-    const size = statSync(found.path).size;
-    const max = opts.maxFileBytes ?? 1024 * 1024;
-    if (size > max) {
-      diags.error(
-        at,
-        renderPath(path),
-        `\${file:${name}}: the file has ${size} bytes; at most ${max} are read`,
+    try {
+      // Read once, capped while reading: a file that grows, or is swapped for a FIFO, after the checks above is
+      // refused, not read for ever.
+      const read = readTextFile(found.path, { maxBytes: opts.maxFileBytes ?? 1024 * 1024 }).replace(
+        /\r?\n$/,
+        "",
       );
+      parts.push(read);
+      return read;
+    } catch (error) {
+      if (!(error instanceof FileReadError)) throw error;
+      diags.error(at, renderPath(path), `\${file:${name}}: the file ${error.reason}`);
       failed = true;
       return "";
     }
-    const read = readFileSync(found.path, "utf8").replace(/\r?\n$/, "");
-    parts.push(read);
-    return read;
   });
   if (origins.length === 0) return out;
   // What may be shown of the value: the literal text around the references, each reference masked.

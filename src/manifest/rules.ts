@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import type { Diagnostics } from "./diagnostics.js";
 import { formatRef, renderPath } from "./diagnostics.js";
 import { hasReference } from "./formats.js";
@@ -134,10 +135,11 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
     }
     const sizes = (raw["x-key-sizes"] ?? prop["x-key-sizes"]) as number[] | undefined;
     if (sizes && typeof v === "number" && v !== 0 && v !== -1 && !sizes.includes(v)) {
+      const at = valueLoc(value, key);
       diags.error(
-        valueLoc(value, key),
+        at,
         renderPath(fieldPath),
-        `${v} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`,
+        `${at.text ?? v} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`,
       );
     }
     // collections
@@ -171,6 +173,7 @@ function checkFilePath(
   path: Path,
   mustExist: boolean,
   ctx: RuleContext,
+  maxBytes?: number,
 ): void {
   const written = (container as Record<string | number, unknown>)[key];
   if (typeof written !== "string") return;
@@ -185,7 +188,19 @@ function checkFilePath(
   }
   const r = resolveManifestPath(at.file, written, ctx.root, mustExist);
   if ("error" in r) ctx.diags.error(at, renderPath(path), r.error);
+  else if (maxBytes !== undefined) {
+    const size = statSync(r.path).size;
+    if (size > maxBytes) {
+      ctx.diags.error(at, renderPath(path), `the file has ${size} bytes; at most ${maxBytes} are read`);
+    }
+  }
 }
+
+/**
+ * Largest wiki `content_file` read: the platform's own default limit on a page's content (13.12,
+ * `wiki_page_max_content_bytes`, 50 MiB).
+ */
+export const MAX_CONTENT_FILE_BYTES = 50 * 1024 * 1024;
 
 /** Rules that involve several fields of one item. */
 function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext): void {
@@ -224,7 +239,7 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
             : "missing the page text: set content (inline) or content_file (a path)",
         );
       }
-      checkFilePath(item, "content_file", [...path, "content_file"], true, ctx);
+      checkFilePath(item, "content_file", [...path, "content_file"], true, ctx, MAX_CONTENT_FILE_BYTES);
       const attachments: unknown = page.attachments;
       if (Array.isArray(attachments)) {
         attachments.forEach((_, i) => {

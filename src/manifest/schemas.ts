@@ -5,6 +5,7 @@ import addFormatsModule from "ajv-formats";
 import { type Diagnostics, didYouMean, renderPath } from "./diagnostics.js";
 import { FORMAT_CHECKS, hasReference, standardFormatMessage } from "./formats.js";
 import { getMeta, type Loc, locate, type Path, setMeta } from "./located.js";
+import { entryProblem, PATH_RULE, pathProblem } from "./paths.js";
 import { isSecret, type Secret } from "./secret.js";
 
 /** A JSON Schema object as stored in schemas/*.schema.json. */
@@ -156,6 +157,8 @@ function describe(value: unknown, loc: Loc): string {
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a map";
   if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  if (typeof value === "number" && !Number.isFinite(value))
+    return `${loc.text ?? value}, which is not a number`;
   if (typeof value === "number") return `the number ${value}${written}`;
   if (typeof value === "boolean") return `${value}${written}`;
   return String(value);
@@ -170,6 +173,61 @@ const TYPE_NAMES: Record<string, string> = {
   array: "a list",
   null: "nothing",
 };
+
+/** The platform's access levels by name, for a name written where its number is expected. */
+const ACCESS_LEVELS: Record<string, number> = {
+  "no access": 0,
+  "minimal access": 5,
+  guest: 10,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+  admin: 60,
+};
+
+/**
+ * A hint for an access level written by name where the field takes its number (`access_level: developer`): the
+ * number, and whether the field allows it.
+ */
+function accessLevelHint(field: string | number | undefined, value: unknown, allowed: unknown): string {
+  if (typeof field !== "string" || !field.endsWith("access_level") || typeof value !== "string") return "";
+  const level = ACCESS_LEVELS[value.trim().toLowerCase().replace(/[_-]/g, " ")];
+  if (level === undefined) return "";
+  const choices = Array.isArray(allowed) ? allowed.map(String) : [];
+  if (choices.length > 0 && !choices.includes(String(level))) {
+    return `; access levels are numbers here: ${value} is ${level}, which this field does not take (it takes ${choices.join(", ")})`;
+  }
+  return `; access levels are numbers here: ${value} is ${level}${choices.length > 0 ? ` (it takes ${choices.join(", ")})` : ""}`;
+}
+
+/** How a number was written, for messages: as in the file (`99999999999999999999999`), not as read (`1e+23`). */
+function written(value: unknown, loc: Loc): string {
+  return loc.text ?? JSON.stringify(value);
+}
+
+/** The range a field's schema allows, in words: `from 0 to 2147483647`, `more than 0 and at most 10`. */
+function rangeWords(schema: JsonSchema | undefined): string {
+  const n = (k: string) => (typeof schema?.[k] === "number" ? (schema[k] as number) : undefined);
+  const low =
+    n("minimum") !== undefined
+      ? { text: String(n("minimum")), inclusive: true }
+      : n("exclusiveMinimum") !== undefined
+        ? { text: String(n("exclusiveMinimum")), inclusive: false }
+        : undefined;
+  const high =
+    n("maximum") !== undefined
+      ? { text: String(n("maximum")), inclusive: true }
+      : n("exclusiveMaximum") !== undefined
+        ? { text: String(n("exclusiveMaximum")), inclusive: false }
+        : undefined;
+  if (low?.inclusive && high?.inclusive) return `from ${low.text} to ${high.text}`;
+  const parts = [
+    ...(low ? [low.inclusive ? `at least ${low.text}` : `more than ${low.text}`] : []),
+    ...(high ? [high.inclusive ? `at most ${high.text}` : `less than ${high.text}`] : []),
+  ];
+  return parts.join(" and ");
+}
 
 function typeMessage(expected: string, value: unknown, loc: Loc): string {
   const want = expected
@@ -204,6 +262,8 @@ export function reportSchemaErrors(
   const anyOfPaths = errors
     .filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf")
     .map((e) => e.schemaPath.replace(/\/(anyOf|oneOf)$/, ""));
+  // A value of the wrong type is reported once, for its type: that it is not one of the allowed values says no more.
+  const wrongType = new Set(errors.filter((e) => e.keyword === "type").map((e) => e.instancePath));
   for (const e of errors) {
     if (
       anyOfPaths.some((p) => e.schemaPath.startsWith(`${p}/anyOf/`) || e.schemaPath.startsWith(`${p}/oneOf/`))
@@ -212,6 +272,7 @@ export function reportSchemaErrors(
     }
     if ((e as ErrorObject & { propertyName?: string }).propertyName !== undefined) continue;
     if (e.keyword === "if") continue;
+    if (e.keyword === "enum" && wrongType.has(e.instancePath)) continue;
     // A value holding `${env:}`/`${file:}` is checked once resolved (checkResolvedSecrets), without being shown:
     // its text as written says nothing about its format, enum or length.
     if (RESOLVED_KEYWORDS.has(e.keyword) && typeof e.data === "string" && hasReference(e.data)) continue;
@@ -252,14 +313,19 @@ export function reportSchemaErrors(
         const key = String((e.params as { propertyName: string }).propertyName);
         fieldPath = [...path, key];
         at = locate(value, fieldPath, "key");
-        message = `"${key}" is not a valid full path: use path segments of letters, digits, "_", "-" and "." separated by "/"${
-          path[path.length - 1] === "projects" ? " (a project path has at least one group segment)" : ""
-        }`;
+        const collection = path[path.length - 1] === "projects" ? "projects" : "groups";
+        message =
+          entryProblem(key, collection) ??
+          `"${key}" is not a valid full path: use path segments of letters, digits, "_", "-" and "." separated by "/"${
+            collection === "projects" ? " (a project path has at least one group segment)" : ""
+          }`;
         break;
       }
       case "type":
         at = locate(value, path);
-        message = typeMessage(String((e.params as { type: string | string[] }).type), data, at);
+        message =
+          typeMessage(String((e.params as { type: string | string[] }).type), data, at) +
+          accessLevelHint(path[path.length - 1], data, parent?.["enum"]);
         break;
       case "enum": {
         at = locate(value, path);
@@ -281,13 +347,21 @@ export function reportSchemaErrors(
           standardFormatMessage(format, data);
         break;
       }
-      case "pattern":
+      case "pattern": {
         at = locate(value, path);
+        const pattern = (e.params as { pattern: string }).pattern;
+        const platformPath = isPathPattern(pattern) && typeof data === "string";
         message =
           path[path.length - 1] === "key"
             ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"`
-            : `${JSON.stringify(data)} does not match the pattern ${(e.params as { pattern: string }).pattern}`;
+            : platformPath && path[path.length - 2] === "except"
+              ? (entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern`)
+              : platformPath
+                ? (pathProblem(data) ??
+                  `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)`)
+                : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
         break;
+      }
       case "minLength":
         at = locate(value, path);
         message =
@@ -305,7 +379,8 @@ export function reportSchemaErrors(
       case "exclusiveMaximum": {
         at = locate(value, path);
         const { limit, comparison } = e.params as { limit: number; comparison: string };
-        message = `${JSON.stringify(data)} is out of range: must be ${comparison} ${limit}`;
+        const range = rangeWords(parent);
+        message = `${written(data, at)} is out of range: must be ${range || `${comparison} ${limit}`}`;
         break;
       }
       case "minItems":
@@ -332,6 +407,14 @@ export function reportSchemaErrors(
     }
     diags.error(at, renderPath([...prefix, ...fieldPath]), message);
   }
+}
+
+/**
+ * Whether a schema's `pattern` is one of the platform-path patterns (group and project paths, `except:` entries):
+ * they all end each segment with the platform's `.git`/`.atom` rule, and their errors are explained by paths.ts.
+ */
+function isPathPattern(pattern: string): boolean {
+  return pattern.includes("(?<!\\.git|\\.atom)");
 }
 
 /** Keywords checked on the resolved value of a reference rather than on its text. */
@@ -385,7 +468,9 @@ function blindReason(e: ErrorObject): string {
     case "enum":
       return `is not one of: ${(params["allowedValues"] as unknown[]).map(String).join(", ")}`;
     case "pattern":
-      return `does not match the pattern ${String(params["pattern"])}`;
+      return isPathPattern(String(params["pattern"]))
+        ? `is not a path the platform allows: ${PATH_RULE}`
+        : `does not match the pattern ${String(params["pattern"])}`;
     case "minLength":
       return params["limit"] === 1
         ? "must not be empty"

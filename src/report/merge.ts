@@ -5,7 +5,9 @@
  */
 import { createHash } from "node:crypto";
 import { Ajv } from "ajv";
+import { nestsTooDeep } from "../api/shape.js";
 import type { SourceRef } from "../manifest/model.js";
+import { MAX_DEPTH } from "../manifest/yaml.js";
 import { type Change, PLAN_FORMAT_VERSION, type Plan, type PlanProblem, summarize } from "../plan/model.js";
 import { PlanFormatError, problemSchema, sourceSchema } from "./json.js";
 
@@ -92,8 +94,20 @@ function toProblem(p: Obj): PlanProblem {
   return { address: String(p["address"]), message: String(p["message"]), ...(at ? { source: at } : {}) };
 }
 
+/**
+ * The deepest a drift report forgeform writes nests: a field's value (from the platform, which forgeform refuses
+ * past 100 levels, or from a manifest, at most MAX_DEPTH levels) a few levels into the report. Deeper text is
+ * refused before it is parsed: rendering it would run out of stack.
+ */
+export const MAX_REPORT_DEPTH = MAX_DEPTH + 16;
+
 /** Reads a drift report written by `forgeform drift --format json`. */
 export function parseDriftJson(text: string, label: string): DriftReport {
+  if (nestsTooDeep(text, MAX_REPORT_DEPTH)) {
+    throw new PlanFormatError(
+      `${label} nests deeper than ${MAX_REPORT_DEPTH} levels, which no drift report forgeform writes does: it is not one (drift --format json)`,
+    );
+  }
   let data: unknown;
   try {
     data = JSON.parse(text);

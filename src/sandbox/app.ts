@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { forbidden, HttpError, unauthorized } from "./errors.js";
+import { forbidden, HttpError, paramError, unauthorized } from "./errors.js";
 import { type Declared, type DeclareRules, declare, type ParamSpec } from "./params.js";
 import { isUploadedFile, type ParamHash, type ParamValue, type SandboxRequest } from "./request.js";
 import { paginate, Reply } from "./respond.js";
-import { type Mount, Router } from "./router.js";
+import { type Match, type Mount, Router } from "./router.js";
 import type { GroupRec, Store, UserRec } from "./store.js";
 
 export type Edition = "licensed" | "core";
@@ -30,6 +30,8 @@ export interface Ctx {
   has(name: string): boolean;
   /** Offset-paginates a full list with the platform's headers. */
   paginate<T>(items: readonly T[], map?: (item: T) => unknown): Reply;
+  /** What the route's `prepare` returned (see {@link RouteOptions.prepare}); undefined without one. */
+  readonly prepared: unknown;
 }
 
 export type Handler = (ctx: Ctx) => unknown | Promise<unknown>;
@@ -44,7 +46,20 @@ export interface RouteOptions {
    * unknown token is a 401. `none` (default on scim): the handler does its own authentication.
    */
   auth?: "token" | "none";
+  /**
+   * Long work a write does before its turn: writes run one at a time, each saved before the next starts (see
+   * {@link SandboxApp.handle}), so reading and checking a large upload here, in steps that let other requests in,
+   * holds up neither reads nor other writes. It gets the same context as the handler, must not change the state,
+   * and what it returns is the handler's `ctx.prepared`. Its HttpErrors are the answer, as the handler's are.
+   */
+  prepare?: (ctx: Ctx) => Promise<unknown>;
 }
+
+/**
+ * Runs a write's handler, and what must follow it before any other write starts (saving the state), while no
+ * other write runs. The server provides it; without one the handler simply runs.
+ */
+export type Exclusive = (run: () => Promise<Reply>) => Promise<Reply>;
 
 interface RouteEntry {
   handler: Handler;
@@ -70,8 +85,10 @@ export interface GroupExportRelation<T = unknown> {
   /** Reads one row of an archive being imported; throws an Error saying what is wrong with it. */
   read(row: Record<string, unknown>): T;
   /**
-   * Stores the rows of an archive in a group just imported. Rows the model refuses are left out: the platform logs
-   * them as import failures and goes on.
+   * Stores the rows of an archive in a group the import has just created (so it holds nothing yet: a check of what
+   * the group already has needs only the rows restored here). Rows the model refuses are left out: the platform logs
+   * them as import failures and goes on. It runs in one go with the rest of the import; its work should grow with
+   * `rows`, not with the state's size.
    */
   restore(store: Store, group: GroupRec, rows: T[], importer: UserRec): void;
 }
@@ -220,74 +237,100 @@ export class SandboxApp {
     return undefined;
   }
 
+  /**
+   * The caller (`find_current_user!` and `sudo!` of the platform's API helpers): the token's user, or null for a
+   * guest. `sudo` (a parameter in the query, form, JSON or multipart body, else the `Sudo` header; an id or a
+   * username) makes an administrator act as that user: 401 without a token, 403 `Must be admin to use sudo` for
+   * anyone else, 404 `User with ID or username '<x>' Not Found` for no such user.
+   */
   private authenticate(req: SandboxRequest): UserRec | null {
     const token = SandboxApp.tokenOf(req);
-    if (token === undefined) return null;
-    const user = this.store.userByToken(token);
+    const user = token === undefined ? null : (this.store.userByToken(token) ?? null);
+    if (token !== undefined && !user) throw unauthorized();
+    if (user?.state === "blocked") throw forbidden("Your account has been blocked.");
+    // `params[:sudo] || env["HTTP_SUDO"]`: a parameter first (the body's over the query's, as Rack merges them),
+    // and an empty value counts as given, as it does in Ruby.
+    const param = req.body["sudo"] ?? req.query["sudo"];
+    const sudo = param === undefined || param === null || param === false ? req.header("sudo") : param;
+    if (sudo === undefined) return user;
     if (!user) throw unauthorized();
-    if (user.state === "blocked") throw forbidden("Your account has been blocked.");
-    const sudo =
-      req.header("sudo") ?? (typeof req.query["sudo"] === "string" ? req.query["sudo"] : undefined);
-    if (sudo) {
-      if (!user.admin) throw forbidden("Must be admin to use sudo");
-      const target = this.store.userByIdOrUsername(sudo);
-      if (!target) throw new HttpError(404, { message: `404 User with ID or username '${sudo}' Not Found` });
-      return target;
-    }
-    return user;
+    if (!user.admin) throw forbidden("Must be admin to use sudo");
+    if (typeof sudo !== "string" && !Number.isSafeInteger(sudo)) throw paramError("sudo is invalid");
+    const ref = String(sudo);
+    const target = this.store.userByIdOrUsername(ref);
+    if (!target) throw new HttpError(404, { message: `404 User with ID or username '${ref}' Not Found` });
+    return target;
   }
 
-  /** Handles one parsed request. Errors thrown by handlers become their responses. */
-  async handle(req: SandboxRequest): Promise<Reply> {
-    try {
-      const match = this.router.match(
-        req.method,
-        req.path,
-        (r) => !r.handler.options.licensed || this.licensed,
-      );
-      const { options, handler } = match.route.handler;
-      const mount = options.mount ?? "rest";
-      const authMode = options.auth ?? (mount === "scim" ? "none" : "token");
-      const user = authMode === "token" ? this.authenticate(req) : null;
-      const params: ParamHash = { ...req.query, ...req.body, ...match.params };
-      const host = this.settings.baseUrlHost ?? req.header("host") ?? "localhost";
-      const baseUrl = `http://${host}`;
-      const linkParams: ParamHash = { ...req.query, ...match.params };
-      const ctx: Ctx = {
-        app: this,
-        store: this.store,
-        req,
-        path: match.params,
-        params,
-        user,
-        isAdmin: user?.admin === true,
-        baseUrl,
-        licensed: this.licensed,
-        declare: (spec, rules) => {
-          const out = declare(params, spec, rules);
-          // Like Grape, validation leaves coerced values and defaults in the params that Link URLs repeat.
-          for (const [k, v] of Object.entries(out as Record<string, unknown>)) {
-            const lv = linkValue(v);
-            if (lv !== undefined) linkParams[k] = lv;
-          }
-          return out;
-        },
-        has: (name) => Object.hasOwn(params, name),
-        paginate: (items, map) =>
-          paginate(
-            items,
-            { baseUrl, path: req.path, linkParams, page: params["page"], perPage: params["per_page"] },
-            { countLimit: this.settings.countLimit },
-            map as ((item: unknown) => unknown) | undefined,
-          ),
-      };
-      const result = await handler(ctx);
-      if (result instanceof Reply) return result;
-      if (result === undefined) return new Reply(204, undefined, {}, "empty");
-      return new Reply(req.method === "POST" ? 201 : 200, result);
-    } catch (error) {
+  /** The handler's context for a matched route: the caller is authenticated here (401/403/404 as HttpErrors). */
+  #context(req: SandboxRequest, match: Match<RouteEntry>, prepared: unknown): Ctx {
+    const { options } = match.route.handler;
+    const mount = options.mount ?? "rest";
+    const authMode = options.auth ?? (mount === "scim" ? "none" : "token");
+    const user = authMode === "token" ? this.authenticate(req) : null;
+    const params: ParamHash = { ...req.query, ...req.body, ...match.params };
+    const host = this.settings.baseUrlHost ?? req.header("host") ?? "localhost";
+    const baseUrl = `http://${host}`;
+    const linkParams: ParamHash = { ...req.query, ...match.params };
+    return {
+      app: this,
+      store: this.store,
+      req,
+      path: match.params,
+      params,
+      user,
+      isAdmin: user?.admin === true,
+      baseUrl,
+      licensed: this.licensed,
+      prepared,
+      declare: (spec, rules) => {
+        const out = declare(params, spec, rules);
+        // Like Grape, validation leaves coerced values and defaults in the params that Link URLs repeat.
+        for (const [k, v] of Object.entries(out as Record<string, unknown>)) {
+          const lv = linkValue(v);
+          if (lv !== undefined) linkParams[k] = lv;
+        }
+        return out;
+      },
+      has: (name) => Object.hasOwn(params, name),
+      paginate: (items, map) =>
+        paginate(
+          items,
+          { baseUrl, path: req.path, linkParams, page: params["page"], perPage: params["per_page"] },
+          { countLimit: this.settings.countLimit },
+          map as ((item: unknown) => unknown) | undefined,
+        ),
+    };
+  }
+
+  /**
+   * Handles one parsed request. Errors thrown by handlers become their responses. The route's `prepare` runs first;
+   * the handler then runs through `exclusive` (the server passes one for writes, which runs them one at a time and
+   * saves the state after each): an HttpError is the answer, any other error leaves through `exclusive` as thrown.
+   */
+  async handle(req: SandboxRequest, exclusive: Exclusive = (run) => run()): Promise<Reply> {
+    const answer = (error: unknown): Reply => {
       if (error instanceof HttpError) return new Reply(error.status, error.body, error.headers);
       throw error;
+    };
+    let match: Match<RouteEntry>;
+    let prepared: unknown;
+    try {
+      match = this.router.match(req.method, req.path, (r) => !r.handler.options.licensed || this.licensed);
+      const { prepare } = match.route.handler.options;
+      if (prepare) prepared = await prepare(this.#context(req, match, undefined));
+    } catch (error) {
+      return answer(error);
     }
+    return exclusive(async () => {
+      try {
+        const result = await match.route.handler.handler(this.#context(req, match, prepared));
+        if (result instanceof Reply) return result;
+        if (result === undefined) return new Reply(204, undefined, {}, "empty");
+        return new Reply(req.method === "POST" ? 201 : 200, result);
+      } catch (error) {
+        return answer(error);
+      }
+    });
   }
 }

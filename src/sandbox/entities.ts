@@ -32,7 +32,7 @@ export function userBasic(ctx: Pick<Ctx, "baseUrl">, u: UserRec): Record<string,
  * administrators also see `is_admin`.
  */
 export function userFull(
-  ctx: Pick<Ctx, "baseUrl" | "isAdmin" | "user" | "licensed">,
+  ctx: Pick<Ctx, "baseUrl" | "isAdmin" | "user" | "licensed" | "store">,
   u: UserRec,
   opts: { self?: boolean } = {},
 ): Record<string, unknown> {
@@ -60,7 +60,7 @@ export function userFull(
       current_sign_in_at: null,
       identities: u.identities.map((i) => ({ ...i })),
       can_create_group: u.can_create_group,
-      can_create_project: u.projects_limit > 0,
+      can_create_project: ctx.store.projectsLimitLeft(u) > 0,
       two_factor_enabled: false,
       external: u.external,
       private_profile: u.private_profile,

@@ -11,7 +11,7 @@ import {
   validateGroup,
   validateProject,
 } from "./model.js";
-import { type Store, VISIBILITIES, type Visibility } from "./store.js";
+import { applyExternalRules, type Store, VISIBILITIES, type Visibility } from "./store.js";
 
 /**
  * The fixture: the state a fresh sandbox starts with (YAML or JSON; see src/sandbox/README.md).
@@ -159,6 +159,7 @@ export function applyFixture(
     // The built-in users (root, sandbox-user) exist already; a fixture entry with their name adjusts them.
     const existing = store.userByUsername(username);
     const user = existing ? Object.assign(existing, fields) : store.createUser({ username, ...fields });
+    applyExternalRules(user);
     if (u["token"] !== undefined)
       store.addToken(str(u["token"], `users[${i}].token`, source), user.id, "fixture");
   });

@@ -1,4 +1,13 @@
 import {
+  FEATURE_LEVEL_RANK,
+  FEATURES,
+  type Feature,
+  type FeatureLevel,
+  type FeatureLevels,
+  LEGACY_FEATURE_FLAGS,
+  type ProjectSettings,
+} from "./project-settings.js";
+import {
   type GroupRec,
   type ProjectRec,
   randomToken,
@@ -123,23 +132,42 @@ export function pathTaken(store: Store, parentId: number | null, path: string, e
   return false;
 }
 
-/** Model validation of a group as it would be saved. `existing` is the stored group on update. */
-export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec): Errors {
+/** The largest value an integer column holds (PostgreSQL `integer`): the platform cannot store more. */
+export const MAX_INTEGER_COLUMN = 2_147_483_647;
+
+/**
+ * Whether a name or path is taken among a new group's siblings, for a caller that knows them without a scan of every
+ * group (the group import, whose parents are groups it has just created).
+ */
+export interface Siblings {
+  nameTaken(name: string): boolean;
+  pathTaken(path: string): boolean;
+}
+
+/**
+ * Model validation of a group as it would be saved. `existing` is the stored group on update; `siblings` replaces
+ * the scan of every group for names and paths taken under the same parent.
+ */
+export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec, siblings?: Siblings): Errors {
   const errors: Errors = {};
   validateName(errors, g.name);
   validatePath(errors, g.path, g.parent_id === null);
   if (g.description.length > 255) addError(errors, "description", "is too long (maximum is 255 characters)");
-  if (
-    !errors["name"] &&
-    store.data.groups.some((x) => x.parent_id === g.parent_id && x.name === g.name && x.id !== existing?.id)
-  ) {
-    addError(errors, "name", "has already been taken");
-  }
-  if (!errors["path"] && pathTaken(store, g.parent_id, g.path, existing?.id)) {
-    addError(errors, "path", "has already been taken");
-  }
+  const nameTaken = () =>
+    siblings
+      ? siblings.nameTaken(g.name)
+      : store.data.groups.some(
+          (x) => x.parent_id === g.parent_id && x.name === g.name && x.id !== existing?.id,
+        );
+  if (!errors["name"] && nameTaken()) addError(errors, "name", "has already been taken");
+  const taken = () =>
+    siblings ? siblings.pathTaken(g.path) : pathTaken(store, g.parent_id, g.path, existing?.id);
+  if (!errors["path"] && taken()) addError(errors, "path", "has already been taken");
   if (g.two_factor_grace_period < 0)
     addError(errors, "two_factor_grace_period", "must be greater than or equal to 0");
+  // The platform's column is an integer: a larger value fails there when saved (a 500); the sandbox says why.
+  if (g.two_factor_grace_period > MAX_INTEGER_COLUMN)
+    addError(errors, "two_factor_grace_period", `must be less than or equal to ${MAX_INTEGER_COLUMN}`);
   const parent = g.parent_id === null ? undefined : store.group(g.parent_id);
   if (parent) {
     if (store.ancestorsAndSelf(parent).length > MAX_ANCESTORS)
@@ -295,75 +323,15 @@ export const GROUP_SETTING_KEYS = [
 
 // ---- project settings (13.12 `PUT /projects/:id`, `POST /projects`; ProjectFeature, ProjectSetting, CI/CD settings) ----
 
-/** The project features with an access level (`<feature>_access_level`). */
-export const FEATURES = [
-  "issues",
-  "repository",
-  "merge_requests",
-  "forking",
-  "wiki",
-  "builds",
-  "snippets",
-  "pages",
-  "operations",
-  "analytics",
-] as const;
-export type Feature = (typeof FEATURES)[number];
-export type FeatureLevel = "disabled" | "private" | "enabled" | "public";
-export type FeatureLevels = Record<`${Feature}_access_level`, FeatureLevel>;
-
-/** `ProjectFeature`'s order of levels (DISABLED 0, PRIVATE 10, ENABLED 20, PUBLIC 30). */
-export const FEATURE_LEVEL_RANK: Record<FeatureLevel, number> = {
-  disabled: 0,
-  private: 10,
-  enabled: 20,
-  public: 30,
+export {
+  FEATURE_LEVEL_RANK,
+  FEATURES,
+  type Feature,
+  type FeatureLevel,
+  type FeatureLevels,
+  LEGACY_FEATURE_FLAGS,
+  type ProjectSettings,
 };
-
-/** The legacy `*_enabled` booleans of the API and the record, and the feature each one sets. */
-export const LEGACY_FEATURE_FLAGS = {
-  issues_enabled: "issues",
-  merge_requests_enabled: "merge_requests",
-  wiki_enabled: "wiki",
-  jobs_enabled: "builds",
-  snippets_enabled: "snippets",
-} as const satisfies Record<string, Feature>;
-
-/** Settings a project keeps beyond the core record (`ProjectRec.settings`; absent fields have the defaults). */
-export interface ProjectSettings extends FeatureLevels {
-  merge_method: "merge" | "rebase_merge" | "ff";
-  squash_option: "never" | "always" | "default_on" | "default_off";
-  only_allow_merge_if_pipeline_succeeds: boolean;
-  allow_merge_on_skipped_pipeline: boolean;
-  only_allow_merge_if_all_discussions_are_resolved: boolean;
-  resolve_outdated_diff_discussions: boolean;
-  remove_source_branch_after_merge: boolean;
-  printing_merge_request_link_enabled: boolean;
-  suggestion_commit_message: string | null;
-  autoclose_referenced_issues: boolean;
-  lfs_enabled: boolean;
-  packages_enabled: boolean;
-  emails_disabled: boolean | null;
-  show_default_award_emojis: boolean;
-  build_git_strategy: "fetch" | "clone";
-  build_timeout: number;
-  build_coverage_regex: string | null;
-  ci_config_path: string | null;
-  ci_default_git_depth: number;
-  ci_forward_deployment_enabled: boolean;
-  restrict_user_defined_variables: boolean;
-  keep_latest_artifact: boolean;
-  auto_cancel_pending_pipelines: "enabled" | "disabled";
-  /** `null`: not set on the project, inherited (groups, then the instance default, true). */
-  auto_devops_enabled: boolean | null;
-  auto_devops_deploy_strategy: "continuous" | "manual" | "timed_incremental";
-  // licensed edition
-  approvals_before_merge: number;
-  merge_requests_template: string | null;
-  issues_template: string | null;
-  merge_pipelines_enabled: boolean;
-  merge_trains_enabled: boolean;
-}
 
 /** Settings only the licensed edition accepts and shows. */
 export const LICENSED_PROJECT_SETTINGS: ReadonlySet<keyof ProjectSettings> = new Set([

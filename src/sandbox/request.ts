@@ -43,7 +43,7 @@ function tooManyParams(): never {
 }
 
 /** Whether JSON text nests arrays and objects deeper than `max`, found in one pass before anything parses it. */
-function nestsDeeperThan(text: string, max: number): boolean {
+export function nestsDeeperThan(text: string, max: number): boolean {
   let depth = 0;
   let quoted = false;
   for (let i = 0; i < text.length; i++) {

@@ -74,13 +74,17 @@ export interface PageRequest {
   perPage: unknown;
 }
 
-/** Reads `page` and `per_page` as the platform does (§1.1). */
+/**
+ * Reads `page` and `per_page` as the platform does (§1.1). A page beyond 2^53 - 1 is 400 `page is invalid`: the
+ * sandbox cannot count that far exactly (it would answer `X-Page: 1e+23`), and the platform's database cannot skip
+ * that many rows either (its offset overflows).
+ */
 export function pageParams(page: unknown, perPage: unknown): { page: number; perPage: number } {
   let p = 1;
   let pp = 20;
   if (page !== undefined && page !== "") {
     const n = coerceInteger(page);
-    if (n === undefined) throw paramError("page is invalid");
+    if (n === undefined || n > Number.MAX_SAFE_INTEGER) throw paramError("page is invalid");
     p = n <= 0 ? 1 : n;
   }
   if (perPage !== undefined && perPage !== "") {

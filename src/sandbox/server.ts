@@ -4,7 +4,7 @@ import { type CredentialStatus, type Edition, SandboxApp } from "./app.js";
 import { FaultInjector, parseFaults, parseLatency } from "./faults.js";
 import { applyFixture, loadFixtureFile } from "./fixture.js";
 import { parseBody, parseQuery, type SandboxRequest } from "./request.js";
-import { encodeJson, type Reply } from "./respond.js";
+import { encodeJson, Reply } from "./respond.js";
 import { registerAll } from "./routes/index.js";
 import { randomToken, Store } from "./store.js";
 import { ApiThrottle, enableRateLimit, parseRateLimit, type RateLimit } from "./throttle.js";
@@ -76,12 +76,28 @@ export interface RunningSandbox {
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Whether a request may have changed the state, so that the state file is written: a write that was not refused.
- * A refused write (4xx: unauthenticated, forbidden, not found, invalid) changes nothing, as on the platform, where
- * it is checked before anything is saved; rewriting a large state file for it would let anyone stall the sandbox.
+ * Whether a write's answer means the state is to be saved: it was not refused. A refused write (4xx:
+ * unauthenticated, forbidden, not found, invalid) changes nothing, as on the platform, where it is checked before
+ * anything is saved; rewriting a large state file for it would let anyone stall the sandbox.
  */
-function changesState(method: string, status: number): boolean {
-  return !READS.has(method) && !(status >= 400 && status < 500);
+function changesState(status: number): boolean {
+  return !(status >= 400 && status < 500);
+}
+
+const INTERNAL_ERROR = (): Reply => new Reply(500, { message: "500 Internal Server Error" }, {}, "json");
+
+/**
+ * Runs writes one at a time, in the order they come, each with the saving of the state that follows it: a write
+ * never sees another half done, and a write whose state cannot be saved is undone before the next one starts.
+ */
+class WriteQueue {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(work);
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
 }
 
 function send(res: ServerResponse, reply: Reply, head: boolean): void {
@@ -132,8 +148,9 @@ export function createSandboxApp(opts: SandboxOptions = {}): {
     store.createUser({ username: "sandbox-user", name: "Sandbox User", email: "sandbox-user@example.com" });
   const adminToken = opts.adminToken ?? `sbx-admin-${randomToken(20)}`;
   const userToken = opts.userToken ?? `sbx-user-${randomToken(20)}`;
-  store.addToken(adminToken, root.id, "admin");
-  store.addToken(userToken, regular.id, "user");
+  // The tokens given at start replace those given at earlier starts: restarting with another token revokes the old.
+  store.setStartToken(adminToken, root.id, "admin");
+  store.setStartToken(userToken, regular.id, "user");
   if (opts.rateLimit !== undefined) {
     const limit = typeof opts.rateLimit === "string" ? parseRateLimit(opts.rateLimit) : opts.rateLimit;
     enableRateLimit(store, limit, app.licensed);
@@ -152,6 +169,32 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   );
   const retryAfter = String(opts.retryAfterSeconds ?? 1);
   const throttle = new ApiThrottle(store);
+  const writes = new WriteQueue();
+  /**
+   * A write runs alone (after its route's `prepare`), and its state is saved before it is answered. When the state
+   * cannot be saved, or the handler fails unexpectedly, the change is undone in memory (the state as last saved is
+   * put back) and the answer is a 500: a write is never answered as done unless it is kept.
+   */
+  const exclusive = (method: string, path: string) => (run: () => Promise<Reply>) =>
+    writes.run(async () => {
+      let reply: Reply;
+      try {
+        reply = await run();
+      } catch (error) {
+        opts.log?.(`sandbox: ${method} ${path} failed: ${(error as Error).stack ?? String(error)}`);
+        if (store.rollback()) opts.log?.(`sandbox: ${method} ${path}: its changes were undone`);
+        return INTERNAL_ERROR();
+      }
+      if (!changesState(reply.status)) return reply;
+      try {
+        store.persist();
+      } catch (error) {
+        opts.log?.(`${(error as Error).message}; ${method} ${path} answered 500 and was undone`);
+        store.rollback();
+        return INTERNAL_ERROR();
+      }
+      return reply;
+    });
 
   const maxBody = Math.round((opts.maxBodyMb ?? DEFAULT_MAX_BODY_MB) * 1024 * 1024);
   const server = createServer((req, res) => {
@@ -235,16 +278,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
           return;
         }
         if (fault === "500") {
-          send(
-            res,
-            {
-              status: 500,
-              body: { message: "500 Internal Server Error" },
-              headers: {},
-              kind: "json",
-            } as Reply,
-            false,
-          );
+          send(res, INTERNAL_ERROR(), false);
           return;
         }
         if (fault === "502" || fault === "503") {
@@ -280,22 +314,17 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
           const limited = throttle.check(path, userOf, req.socket.remoteAddress ?? "");
           throttled = limited !== undefined;
           if (throttled) opts.onThrottled?.(method, path);
-          reply = limited ?? (await app.handle(sreq));
+          reply =
+            limited ?? (await app.handle(sreq, READS.has(method) ? undefined : exclusive(method, path)));
         } catch (error) {
           const e = error as { status?: number; body?: unknown; headers?: Record<string, string> };
           if (typeof e.status === "number" && e.body !== undefined) {
             reply = { status: e.status, body: e.body, headers: e.headers ?? {}, kind: "json" } as Reply;
           } else {
             opts.log?.(`sandbox: ${method} ${path} failed: ${(error as Error).stack ?? String(error)}`);
-            reply = {
-              status: 500,
-              body: { message: "500 Internal Server Error" },
-              headers: {},
-              kind: "json",
-            } as Reply;
+            reply = INTERNAL_ERROR();
           }
         }
-        if (changesState(method, reply.status)) store.persist();
         await latencyUp();
         if (fault === "drop-after-commit") {
           req.socket.destroy();

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { ProjectSettings } from "./model.js";
+import type { ProjectSettings } from "./project-settings.js";
 
 export type Visibility = "private" | "internal" | "public";
 export const VISIBILITIES: readonly Visibility[] = ["private", "internal", "public"];
@@ -110,8 +110,23 @@ export interface TokenRec {
   name: string;
 }
 
+function memberKey(sourceType: MemberRec["source_type"], sourceId: number, userId: number): string {
+  return `${sourceType}:${sourceId}:${userId}`;
+}
+
 export function tokenDigest(token: string): string {
   return createHash("sha256").update(token).digest("hex");
+}
+
+/**
+ * The platform's rule for external users (`User#ensure_user_rights_and_limits`, run when a user is created or its
+ * `external` flag changes): an external user may not create groups and has a projects limit of 0, so no personal
+ * projects. It may still create projects and subgroups inside groups where its role allows.
+ */
+export function applyExternalRules(user: UserRec): void {
+  if (!user.external) return;
+  user.can_create_group = false;
+  user.projects_limit = 0;
 }
 
 export interface StateData {
@@ -297,33 +312,42 @@ export function randomToken(length = 20): string {
 }
 
 /**
- * The sandbox's state: users, groups, projects, namespaces, memberships, and an `areas` record where each
- * route module keeps its own tables. Everything is plain JSON so it persists as one file.
- */
-/**
- * An index over one of the state's arrays, rebuilt when the array is replaced or changes length (records are added
- * with push and removed with filter): lookups that were a linear find cost one Map read, which keeps the sandbox
- * fast with thousands of projects. Keys that change without the array changing (a full path after a rename) are
- * checked by the caller on a hit, and a miss falls back to the linear find.
+ * An index over one of the state's arrays (records are added with push and removed with filter, which makes a new
+ * array): lookups that were a linear find cost one Map read, which keeps the sandbox fast with thousands of records.
+ * Records pushed since the last lookup are added to the index; a replaced array, or one whose last indexed record
+ * is no longer where it was (something removed in place), is indexed afresh. Keys that change without the array
+ * changing (a full path after a rename) are checked by the caller on a hit, and a miss falls back to the linear find.
  */
 class ArrayIndex<T, K> {
   #of: readonly T[] | undefined;
-  #length = -1;
+  #length = 0;
+  #last: T | undefined;
   #map = new Map<K, T>();
 
   constructor(private readonly keyOf: (record: T) => K) {}
 
   get(array: readonly T[], key: K): T | undefined {
-    if (array !== this.#of || array.length !== this.#length) {
-      this.#map = new Map();
-      for (const record of array) {
-        const k = this.keyOf(record);
-        if (!this.#map.has(k)) this.#map.set(k, record);
-      }
-      this.#of = array;
-      this.#length = array.length;
-    }
+    this.#sync(array);
     return this.#map.get(key);
+  }
+
+  #sync(array: readonly T[]): void {
+    const intact =
+      array === this.#of &&
+      array.length >= this.#length &&
+      (this.#length === 0 || array[this.#length - 1] === this.#last);
+    if (!intact) {
+      this.#map = new Map();
+      this.#length = 0;
+      this.#of = array;
+    }
+    for (let i = this.#length; i < array.length; i++) {
+      const record = array[i]!;
+      const k = this.keyOf(record);
+      if (!this.#map.has(k)) this.#map.set(k, record);
+    }
+    this.#length = array.length;
+    this.#last = array[array.length - 1];
   }
 
   /** Forgets the index: the next lookup rebuilds it. */
@@ -332,14 +356,23 @@ class ArrayIndex<T, K> {
   }
 }
 
+/**
+ * The sandbox's state: users, groups, projects, namespaces, memberships, and an `areas` record where each
+ * route module keeps its own tables. Everything is plain JSON so it persists as one file.
+ */
 export class Store {
   readonly #groupsById = new ArrayIndex<GroupRec, number>((g) => g.id);
   readonly #groupsByPath = new ArrayIndex<GroupRec, string>((g) => this.groupFullPath(g).toLowerCase());
   readonly #projectsById = new ArrayIndex<ProjectRec, number>((p) => p.id);
   readonly #projectsByPath = new ArrayIndex<ProjectRec, string>((p) => this.projectFullPath(p).toLowerCase());
+  readonly #members = new ArrayIndex<MemberRec, string>((m) =>
+    memberKey(m.source_type, m.source_id, m.user_id),
+  );
   data: StateData;
   readonly statePath: string | undefined;
   private readonly clockFn: () => Date;
+  /** The state file's text as last written: what {@link rollback} puts back. */
+  #saved: string | undefined;
 
   constructor(opts: { statePath?: string; clock?: () => Date; data?: StateData } = {}) {
     this.statePath = opts.statePath;
@@ -386,10 +419,16 @@ export class Store {
         ? { token_sha256: tokenDigest(t.token), user_id: t.user_id, name: t.name }
         : t,
     );
+    // A file written before the sandbox applied the platform's rule for external users.
+    for (const user of data.users) applyExternalRules(user);
     return { store: new Store({ statePath, clock, data }), loaded: true };
   }
 
-  /** Writes the state atomically (temp file + rename). No-op without a state path. */
+  /**
+   * Writes the state atomically (temp file + rename). No-op without a state path. Throws a {@link StateFileError}
+   * when it cannot (the directory is gone or not writable, the disk is full, the state is too large to write): the
+   * file then still holds the state as last written, which {@link rollback} puts back in memory.
+   */
   persist(): void {
     if (!this.statePath) return;
     const tmp = join(
@@ -397,10 +436,17 @@ export class Store {
       `.${Date.now()}-${process.pid}-${randomToken(6)}.sandbox-state.tmp`,
     );
     try {
+      const text = `${JSON.stringify(this.data, null, 1)}\n`;
       // Owner-only: the state holds the instance's data (and token digests).
-      writeFileSync(tmp, `${JSON.stringify(this.data, null, 1)}\n`, { mode: 0o600, flag: "wx" });
+      writeFileSync(tmp, text, { mode: 0o600, flag: "wx" });
       renameSync(tmp, this.statePath);
+      this.#saved = text;
     } catch (error) {
+      try {
+        rmSync(tmp, { force: true });
+      } catch {
+        // Nothing more can be done about a temporary file that cannot be removed; the state file is untouched.
+      }
       const code = (error as NodeJS.ErrnoException).code;
       const hint =
         code === "ENOENT"
@@ -410,6 +456,27 @@ export class Store {
             : (error as Error).message;
       throw new StateFileError(`sandbox: cannot write state file ${this.statePath}: ${hint}`);
     }
+  }
+
+  /**
+   * Puts back the state as last written by {@link persist}, dropping every change made in memory since: what a
+   * write request whose state could not be saved leaves behind. False (and nothing changes) when nothing was written
+   * yet (no state path).
+   */
+  rollback(): boolean {
+    if (this.#saved === undefined) return false;
+    this.data = JSON.parse(this.#saved) as StateData;
+    return true;
+  }
+
+  /**
+   * Makes `token` the token given at start to a built-in user (`name`: `admin` for root, `user` for sandbox-user):
+   * the tokens given to that user at earlier starts stop working, so restarting with another token (or without
+   * one: a new random token) revokes the old one. Tokens from the fixture are not start tokens and stay.
+   */
+  setStartToken(token: string, userId: number, name: "admin" | "user"): void {
+    this.data.tokens = this.data.tokens.filter((t) => !(t.user_id === userId && t.name === name));
+    this.addToken(token, userId, name);
   }
 
   /** The current time (injectable for tests). */
@@ -511,6 +578,7 @@ export class Store {
       namespace_id: this.nextId("namespaces"),
       identities: [],
     };
+    applyExternalRules(user);
     this.data.users.push(user);
     return user;
   }
@@ -549,13 +617,18 @@ export class Store {
 
   /** All groups below `g` (not `g` itself). */
   descendants(g: GroupRec): GroupRec[] {
+    const children = new Map<number, GroupRec[]>();
+    for (const c of this.data.groups) {
+      if (c.parent_id === null) continue;
+      const list = children.get(c.parent_id);
+      if (list) list.push(c);
+      else children.set(c.parent_id, [c]);
+    }
     const out: GroupRec[] = [];
     const walk = (id: number) => {
-      for (const c of this.data.groups) {
-        if (c.parent_id === id) {
-          out.push(c);
-          walk(c.id);
-        }
+      for (const c of children.get(id) ?? []) {
+        out.push(c);
+        walk(c.id);
       }
     };
     walk(g.id);
@@ -615,6 +688,14 @@ export class Store {
     return undefined;
   }
 
+  /**
+   * How many more personal projects `user` may create (`User#projects_limit_left`): the projects limit less the
+   * projects in the user's own namespace. Projects in groups do not count.
+   */
+  projectsLimitLeft(user: UserRec): number {
+    return user.projects_limit - this.projectsIn(user.namespace_id).length;
+  }
+
   /** Projects directly in a namespace. */
   projectsIn(namespaceId: number): ProjectRec[] {
     return this.data.projects.filter((p) => p.namespace_id === namespaceId);
@@ -622,9 +703,7 @@ export class Store {
 
   // ---- membership ----
   member(sourceType: "group" | "project", sourceId: number, userId: number): MemberRec | undefined {
-    return this.data.members.find(
-      (m) => m.source_type === sourceType && m.source_id === sourceId && m.user_id === userId,
-    );
+    return this.#members.get(this.data.members, memberKey(sourceType, sourceId, userId));
   }
 
   members(sourceType: "group" | "project", sourceId: number): MemberRec[] {

@@ -1,4 +1,7 @@
-import { gunzipSync, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { gunzip, gunzipSync, gzipSync } from "node:zlib";
+
+const gunzipAsync = promisify(gunzip);
 
 /**
  * A small tar.gz codec for the group export archive: a POSIX ustar writer, and a reader that trusts nothing.
@@ -144,23 +147,48 @@ function paxPath(data: Buffer): string | undefined {
   return path;
 }
 
-function gunzipBounded(data: Buffer, maxBytes: number): Buffer {
+function checkGzip(data: Buffer): void {
   if (data.length < 2 || data[0] !== 0x1f || data[1] !== 0x8b) {
     throw new ArchiveError("it is not a gzip-compressed tar archive");
   }
+}
+
+function inflateError(error: unknown, maxBytes: number): ArchiveError {
+  if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || error instanceof RangeError) {
+    return new ArchiveError(`it unpacks to more than ${maxBytes} bytes`);
+  }
+  return new ArchiveError(`it is not a valid gzip stream (${(error as Error).message})`);
+}
+
+function gunzipBounded(data: Buffer, maxBytes: number): Buffer {
+  checkGzip(data);
   try {
     return gunzipSync(data, { maxOutputLength: maxBytes });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE" || error instanceof RangeError) {
-      throw new ArchiveError(`it unpacks to more than ${maxBytes} bytes`);
-    }
-    throw new ArchiveError(`it is not a valid gzip stream (${(error as Error).message})`);
+    throw inflateError(error, maxBytes);
   }
 }
 
-/** The regular files of a tar.gz archive, in archive order (directories are implied by the names). */
+/**
+ * {@link readTarGz} with the inflating done off the main thread (zlib's thread pool), so that a large archive does
+ * not hold up the server while it is unpacked.
+ */
+export async function readTarGzAsync(data: Buffer, limits: TarLimits): Promise<TarFile[]> {
+  checkGzip(data);
+  let tar: Buffer;
+  try {
+    tar = await gunzipAsync(data, { maxOutputLength: limits.maxBytes });
+  } catch (error) {
+    throw inflateError(error, limits.maxBytes);
+  }
+  return readTar(tar, limits);
+}
+
 export function readTarGz(data: Buffer, limits: TarLimits): TarFile[] {
-  const tar = gunzipBounded(data, limits.maxBytes);
+  return readTar(gunzipBounded(data, limits.maxBytes), limits);
+}
+
+function readTar(tar: Buffer, limits: TarLimits): TarFile[] {
   const files: TarFile[] = [];
   const seen = new Set<string>();
   let longName: string | undefined;

@@ -16,15 +16,24 @@ describe("progress line", () => {
     progress.phase("Reading live state", metrics);
     metrics.countRequest("GET", "/groups");
     vi.advanceTimersByTime(1000);
-    expect(lines.at(-1)).toBe("Reading live state: 0 objects read, 1 requests, 1 s\n");
+    expect(lines.at(-1)).toBe("Reading live state: 0 objects read, 1 request, 1 s\n");
     metrics.countRetry();
     metrics.countThrottled();
     metrics.countPaced(30_400);
     metrics.countPaced(1_200);
     vi.advanceTimersByTime(1000);
     expect(lines.at(-1)).toBe(
-      "Reading live state: 0 objects read, 1 requests, 1 retries, 1 rate limited (429), 32 s paced, 2 s\n",
+      "Reading live state: 0 objects read, 1 request, 1 retry, 1 rate limited (429), 32 s paced, 2 s\n",
     );
+    // One of a thing is one thing; more are things.
+    metrics.countObjects(1);
+    vi.advanceTimersByTime(1000);
+    expect(lines.at(-1)).toMatch(/^Reading live state: 1 object read, 1 request, 1 retry, /);
+    metrics.countObjects(1);
+    metrics.countRequest("GET", "/groups");
+    metrics.countRetry();
+    vi.advanceTimersByTime(1000);
+    expect(lines.at(-1)).toMatch(/^Reading live state: 2 objects read, 2 requests, 2 retries, /);
     progress.stop();
   });
 });

@@ -11,7 +11,13 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FileWriteError, freeName, writeFileSafely, writeNewFileAt } from "../../src/files/write.js";
+import {
+  existingAncestor,
+  FileWriteError,
+  freeName,
+  writeFileSafely,
+  writeNewFileAt,
+} from "../../src/files/write.js";
 
 const dir = () => mkdtempSync(join(tmpdir(), "forgeform-write-"));
 
@@ -59,6 +65,41 @@ describe("writeFileSafely", () => {
       `cannot write ${join(d, "a-directory")} (EISDIR): a directory has that name`,
     );
     expect(readdirSync(d)).toEqual(["a-directory"]);
+  });
+});
+
+describe("writeFileSafely with directoryMode", () => {
+  it("creates the missing directories with that mode, then the file", () => {
+    const d = dir();
+    writeFileSafely(join(d, "secrets", "ci", "deploy.token"), "token\n", {
+      mode: 0o600,
+      directoryMode: 0o700,
+    });
+    expect(readFileSync(join(d, "secrets", "ci", "deploy.token"), "utf8")).toBe("token\n");
+    expect(statSync(join(d, "secrets")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(d, "secrets", "ci")).mode & 0o777).toBe(0o700);
+    // An existing directory is used as it is.
+    writeFileSafely(join(d, "secrets", "other.token"), "other\n", { directoryMode: 0o700 });
+    expect(readdirSync(join(d, "secrets")).sort()).toEqual(["ci", "other.token"]);
+  });
+
+  it("never creates or writes through a symbolic link in the path", () => {
+    const d = dir();
+    const elsewhere = dir();
+    symlinkSync(elsewhere, join(d, "secrets"));
+    expect(() =>
+      writeFileSafely(join(d, "secrets", "ci", "deploy.token"), "token\n", { directoryMode: 0o700 }),
+    ).toThrow(
+      `cannot write ${join(d, "secrets")} (ENOTDIR): a part of its path is a symbolic link or a file`,
+    );
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("finds the deepest part of a path that exists", () => {
+    const d = dir();
+    mkdirSync(join(d, "a"));
+    expect(existingAncestor(join(d, "a", "b", "c"))).toBe(join(d, "a"));
+    expect(existingAncestor(join(d, "a"))).toBe(join(d, "a"));
   });
 });
 

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
-import { type Proxy, startProxy } from "./proxy.js";
+import { type RunningProxy, startProxy } from "./proxy.js";
 
 const fixture = {
   groups: [{ path: "gone" }, { path: "gone/sub" }],
@@ -37,7 +37,7 @@ function tarGz(name: string, text: string): Buffer {
 
 describe("the backup before a group delete", () => {
   let bench: Bench;
-  let proxy: Proxy | undefined;
+  let proxy: RunningProxy | undefined;
   let manifest: string;
   beforeEach(async () => {
     bench = await Bench.start({ fixture });

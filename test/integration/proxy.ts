@@ -8,12 +8,12 @@ import type { AddressInfo } from "node:net";
 /** Answers a request instead of the sandbox; returns false to let it through. */
 export type Override = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export interface Proxy {
+export interface RunningProxy {
   url: string;
   close(): Promise<void>;
 }
 
-export async function startProxy(target: string, override: Override): Promise<Proxy> {
+export async function startProxy(target: string, override: Override): Promise<RunningProxy> {
   const to = new URL(target);
   const server = createServer((req, res) => {
     if (override(req, res)) return;

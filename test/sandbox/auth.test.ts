@@ -101,4 +101,81 @@ describe("authentication and visibility (§5)", () => {
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({ message: "403 Forbidden - Must be admin to use sudo" });
   });
+
+  describe("sudo on every input path, as the platform reads it (`params[:sudo] || env['HTTP_SUDO']`)", () => {
+    const owners = async (path: string) =>
+      ((await c.admin("GET", `/groups/${path}/members`)).body as { username: string }[]).map(
+        (m) => m.username,
+      );
+    const alice = () => c.sb.store.userByUsername("alice")!;
+
+    it("in the query, a form, a JSON body (by id too) and a multipart body: the write is the sudo user's", async () => {
+      expect(((await get("/user?sudo=alice", "admin-token")).body as { username: string }).username).toBe(
+        "alice",
+      );
+      const form = await c.call("POST", "/groups", { form: "sudo=alice&name=ByForm&path=by-form" });
+      expect(form.status).toBe(201);
+      expect(await owners("by-form")).toEqual(["alice"]);
+      const json = await c.call("POST", "/groups", {
+        json: { sudo: alice().id, name: "ByJson", path: "by-json" },
+      });
+      expect(json.status).toBe(201);
+      expect(await owners("by-json")).toEqual(["alice"]);
+      const multipart = new FormData();
+      for (const [k, v] of Object.entries({ sudo: "alice", name: "ByMultipart", path: "by-multipart" }))
+        multipart.set(k, v);
+      expect((await c.call("POST", "/groups", { multipart })).status).toBe(201);
+      expect(await owners("by-multipart")).toEqual(["alice"]);
+    });
+
+    it("a parameter wins over the header, and the body's over the query's", async () => {
+      const r = await c.call("POST", "/groups?sudo=bob", {
+        json: { sudo: "alice", name: "Both", path: "both" },
+        headers: { Sudo: "carol" },
+      });
+      expect(r.status).toBe(201);
+      expect(await owners("both")).toEqual(["alice"]);
+    });
+
+    it("refused on every path to a token that is not an administrator's, and to a caller without a token", async () => {
+      const denied = { message: "403 Forbidden - Must be admin to use sudo" };
+      const asBob = (opts: Parameters<Client["call"]>[2]) =>
+        c.call("POST", "/groups", { token: "bob-token", ...opts });
+      expect(await asBob({ form: "sudo=alice&name=Bf&path=bf" }).then((r) => [r.status, r.body])).toEqual([
+        403,
+        denied,
+      ]);
+      expect(
+        await asBob({ json: { sudo: "alice", name: "Bj", path: "bj" } }).then((r) => [r.status, r.body]),
+      ).toEqual([403, denied]);
+      expect((await get("/user?sudo=alice", "bob-token")).status).toBe(403);
+      expect(c.sb.store.groupByFullPath("bf")).toBeUndefined();
+      expect(c.sb.store.groupByFullPath("bj")).toBeUndefined();
+      const anonymous = await c.call("GET", "/groups/pub", { token: null, headers: { Sudo: "alice" } });
+      expect([anonymous.status, anonymous.body]).toEqual([401, { message: "401 Unauthorized" }]);
+      const anonymousQuery = await get("/groups/pub?sudo=alice", null);
+      expect(anonymousQuery.status).toBe(401);
+    });
+
+    it("an unknown user is 404 naming it, whichever path carried it; an empty value counts as given", async () => {
+      for (const r of [
+        await c.call("POST", "/groups", { form: "sudo=ghost&name=G&path=g" }),
+        await c.call("POST", "/groups", { json: { sudo: "ghost", name: "G", path: "g" } }),
+        await get("/user?sudo=ghost", "admin-token"),
+        await c.call("GET", "/user", { headers: { Sudo: "ghost" } }),
+      ]) {
+        expect([r.status, r.body]).toEqual([
+          404,
+          { message: "404 User with ID or username 'ghost' Not Found" },
+        ]);
+      }
+      const empty = await c.call("GET", "/user", { headers: { Sudo: "" } });
+      expect([empty.status, empty.body]).toEqual([
+        404,
+        { message: "404 User with ID or username '' Not Found" },
+      ]);
+      const listy = await c.call("POST", "/groups", { json: { sudo: ["alice"], name: "L", path: "l" } });
+      expect([listy.status, listy.body]).toEqual([400, { error: "sudo is invalid" }]);
+    });
+  });
 });

@@ -539,6 +539,17 @@ describe("deployments and environments", () => {
     expect((await as("gst-token", "GET", "/projects/acme%2Fapi/environments")).status).toBe(403);
   });
 
+  it("merge requests of a deployment come from that project's deployment only: another project's is 404", async () => {
+    const site = (await as("rep-token", "GET", "/projects/pub%2Fsite/deployments")).body as Deployment[];
+    const elsewhere = site[0]!.id;
+    // Through its own project its merge request is listed (the caller may read both projects)...
+    const own = await as("rep-token", "GET", `/projects/pub%2Fsite/deployments/${elsewhere}/merge_requests`);
+    expect((own.body as { title: string }[]).map((m) => m.title)).toEqual(["Landing page"]);
+    // ...but through acme/api, where the caller is a Reporter, it is not a deployment of that project.
+    const through = await as("rep-token", "GET", `${base}/${elsewhere}/merge_requests`);
+    expect([through.status, through.body]).toEqual([404, { message: "404 Not found" }]);
+  });
+
   it("merge requests of a deployment: the listing's filters and entity", async () => {
     const mrs = `${base}/${ids["production"]}/merge_requests`;
     const get = async (query = "") => {
@@ -606,8 +617,9 @@ describe("deployments and environments", () => {
         return (r.body as { iid: number }[]).map((m) => m.iid);
       })(),
     ).toEqual([1]);
-    // the finder filters by deployment id: an unknown one is an empty list
-    expect((await as("rep-token", "GET", `${base}/999999/merge_requests`)).body).toEqual([]);
+    // the deployment is looked up in the project, as the other deployment routes do
+    const unknown = await as("rep-token", "GET", `${base}/999999/merge_requests`);
+    expect([unknown.status, unknown.body]).toEqual([404, { message: "404 Not found" }]);
     for (const [query, error] of [
       ["state=done", "state does not have a valid value"],
       ["author_id=1&author_username=dev", "author_id, author_username are mutually exclusive"],

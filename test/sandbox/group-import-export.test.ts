@@ -6,7 +6,7 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTarGz } from "../../src/sandbox/tar.js";
 import { commandMissing, describeNeeding } from "../required.js";
-import { type Client, sandbox } from "./helpers.js";
+import { type Client, importGroup, sandbox } from "./helpers.js";
 
 /**
  * Group export and import (routes/group-import-export.ts): the platform's tar.gz of the group tree, read here with
@@ -64,17 +64,8 @@ describeNeeding(noTar)("group export/import", () => {
   let tree: string;
   const ids: Record<string, number> = {};
 
-  const upload = async (token: string, file: Buffer, fields: Record<string, string>) => {
-    const form = new FormData();
-    for (const [k, v] of Object.entries(fields)) form.set(k, v);
-    form.set("file", new Blob([file]), "export.tar.gz");
-    const res = await fetch(`${c.sb.url}/api/v4/groups/import`, {
-      method: "POST",
-      headers: { "PRIVATE-TOKEN": token },
-      body: form,
-    });
-    return { status: res.status, body: (await res.json()) as unknown };
-  };
+  const upload = (token: string, file: Buffer, fields: Record<string, string>) =>
+    importGroup(c, token, file, fields);
   const get = async <T>(path: string, token = "admin-token"): Promise<T> => {
     const r = await c.call("GET", path, { token });
     expect(r.status, `${path}: ${r.text}`).toBe(200);

@@ -64,3 +64,21 @@ export async function sandbox(opts: SandboxOptions = {}): Promise<Client> {
     user: (m, p, json) => call(m, p, { token: "user-token", json }),
   };
 }
+
+/** `POST /groups/import` with `file` as `export.tar.gz` and the other form fields given. */
+export async function importGroup(
+  c: Client,
+  token: string,
+  file: Buffer,
+  fields: Record<string, string>,
+): Promise<{ status: number; body: unknown }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.set(k, v);
+  form.set("file", new Blob([file]), "export.tar.gz");
+  const res = await fetch(`${c.sb.url}/api/v4/groups/import`, {
+    method: "POST",
+    headers: { "PRIVATE-TOKEN": token },
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as unknown };
+}

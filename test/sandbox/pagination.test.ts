@@ -204,3 +204,80 @@ describe("keyset pagination of GET /projects (§1.2)", () => {
     }
   });
 });
+
+describe("offset pagination at the boundaries: totals 0, 1, per_page - 1, per_page, per_page + 1, 2 * per_page", () => {
+  const PER_PAGE = 5;
+  const sets: Record<string, number> = { none: 0, solo: 1, four: 4, five: 5, six: 6, ten: 10 };
+  const fixture = {
+    groups: Object.entries(sets).flatMap(([name, n]) =>
+      Array.from({ length: n }, (_, i) => ({ path: `${name}-${i + 1}`, visibility: "public" })),
+    ),
+  };
+  let c: Client;
+  let counted: Client;
+  beforeAll(async () => {
+    c = await sandbox({ fixture });
+    // Counts are left out above 5 rows: totals per_page and per_page + 1 sit on either side of the threshold.
+    counted = await sandbox({ fixture, countLimit: PER_PAGE });
+  });
+  afterAll(async () => {
+    await c.sb.stop();
+    await counted.sb.stop();
+  });
+
+  /** Walks every page and the one past the end, checking each header against what the total implies. */
+  async function walk(client: Client, name: string, total: number) {
+    const pages = Math.max(1, Math.ceil(total / PER_PAGE));
+    const counts = total <= PER_PAGE || client === c;
+    const seen: string[] = [];
+    for (let page = 1; page <= pages + 1; page++) {
+      const r = await client.admin(
+        "GET",
+        `/groups?search=${name}-&order_by=path&per_page=${PER_PAGE}&page=${page}`,
+      );
+      const where = `${name} (${total}) page ${page}`;
+      expect(r.status, where).toBe(200);
+      const body = r.body as { path: string }[];
+      seen.push(...body.map((g) => g.path));
+      expect(body.length, where).toBe(Math.max(0, Math.min(PER_PAGE, total - (page - 1) * PER_PAGE)));
+      // Past the last page (or, without counts, on an empty page after the first) neither neighbour is named.
+      const outOfRange = counts ? page > pages : body.length === 0 && page > 1;
+      const next = !outOfRange && total > page * PER_PAGE ? String(page + 1) : "";
+      const prev = !outOfRange && page > 1 ? String(page - 1) : "";
+      expect(r.headers.get("x-page"), where).toBe(String(page));
+      expect(r.headers.get("x-next-page"), where).toBe(next);
+      expect(r.headers.get("x-prev-page"), where).toBe(prev);
+      expect(r.headers.get("x-total"), where).toBe(counts ? String(total) : null);
+      expect(r.headers.get("x-total-pages"), where).toBe(counts ? String(pages) : null);
+      const link = r.headers.get("link") ?? "";
+      const rel = (name: string) => new RegExp(`[?&]page=(\\d+)&[^>]*>; rel="${name}"`).exec(link)?.[1];
+      expect(rel("next"), where).toBe(next === "" ? undefined : next);
+      expect(rel("prev"), where).toBe(prev === "" ? undefined : prev);
+      expect(rel("first"), where).toBe("1");
+      expect(rel("last"), where).toBe(counts ? String(pages) : undefined);
+    }
+    expect(seen, name).toEqual(Array.from({ length: total }, (_, i) => `${name}-${i + 1}`).sort());
+  }
+
+  for (const [name, total] of Object.entries(sets)) {
+    it(`a total of ${total}: no next page announced past the last, with counts`, () => walk(c, name, total));
+    it(`a total of ${total}: the same without counts once the total passes the threshold`, () =>
+      walk(counted, name, total));
+  }
+
+  it("a page number the sandbox cannot count to exactly is 400 page is invalid, not an absurd X-Page", async () => {
+    for (const page of ["100000000000000000000000", "9007199254740992"]) {
+      const r = await c.admin("GET", `/groups?page=${page}`);
+      expect([r.status, r.body], page).toEqual([400, { error: "page is invalid" }]);
+    }
+    const largest = await c.admin("GET", "/groups?page=9007199254740991");
+    expect([largest.status, largest.body, largest.headers.get("x-page")]).toEqual([
+      200,
+      [],
+      "9007199254740991",
+    ]);
+    // Page 0 and below are page 1, however far below.
+    const low = await c.admin("GET", "/groups?page=-100000000000000000000000");
+    expect(low.headers.get("x-page")).toBe("1");
+  });
+});

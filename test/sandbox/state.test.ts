@@ -1,9 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyFixture } from "../../src/sandbox/fixture.js";
-import { createSandboxApp } from "../../src/sandbox/server.js";
+import { createSandboxApp, startSandbox } from "../../src/sandbox/server.js";
 import { Store } from "../../src/sandbox/store.js";
 import { sandbox } from "./helpers.js";
 
@@ -138,5 +138,93 @@ describe("state file location", () => {
     expect(() => createSandboxApp({ statePath })).toThrow(
       `sandbox: cannot write state file ${statePath}: the directory ${join(statePath, "..")} does not exist; create it or choose another state file`,
     );
+  });
+});
+
+describe("a write whose state cannot be saved", () => {
+  it("is a 500, changes nothing in memory, loses no earlier write, and the sandbox saves again once it can", async () => {
+    const home = join(dir(), "state-dir");
+    mkdirSync(home);
+    const statePath = join(home, "state.json");
+    const log: string[] = [];
+    const c = await sandbox({ statePath, log: (line) => log.push(line) });
+    try {
+      expect((await c.admin("POST", "/groups", { name: "kept", path: "kept" })).status).toBe(201);
+      // The state cannot be written any more: its directory is gone (a disk unmounted, a directory removed).
+      rmSync(home, { recursive: true });
+      const lost = await c.call("POST", "/groups", {
+        token: "user-token",
+        json: { name: "lost", path: "lost" },
+      });
+      expect([lost.status, lost.body]).toEqual([500, { message: "500 Internal Server Error" }]);
+      // Memory is as it was before the failed write: the group is not there, the earlier one is.
+      expect((await c.admin("GET", "/groups/lost")).status).toBe(404);
+      expect((await c.admin("GET", "/groups/kept")).status).toBe(200);
+      // The operator learns why, in the sandbox's log.
+      expect(log.join("\n")).toContain(
+        `sandbox: cannot write state file ${statePath}: the directory ${home}`,
+      );
+      expect(log.join("\n")).toContain("POST /api/v4/groups answered 500 and was undone");
+      // Every write fails the same way while the state cannot be saved, and undoes itself.
+      const update = await c.admin("PUT", "/groups/kept", { description: "changed" });
+      expect(update.status).toBe(500);
+      expect(((await c.admin("GET", "/groups/kept")).body as { description: string }).description).toBe("");
+      // Once the state can be written again, the next write saves everything kept so far, and nothing undone.
+      mkdirSync(home);
+      expect((await c.admin("POST", "/groups", { name: "next", path: "next" })).status).toBe(201);
+      const onDisk = JSON.parse(readFileSync(statePath, "utf8")) as { groups: { path: string }[] };
+      expect(onDisk.groups.map((g) => g.path)).toEqual(["kept", "next"]);
+      expect(readdirSync(home)).toEqual(["state.json"]);
+    } finally {
+      await c.sb.stop();
+    }
+    const again = await sandbox({ statePath });
+    try {
+      expect((await again.admin("GET", "/groups/kept")).status).toBe(200);
+      expect((await again.admin("GET", "/groups/next")).status).toBe(200);
+      expect((await again.admin("GET", "/groups/lost")).status).toBe(404);
+    } finally {
+      await again.sb.stop();
+    }
+  });
+});
+
+describe("tokens given at start", () => {
+  const whoAmI = async (url: string, token: string) => {
+    const res = await fetch(`${url}/api/v4/user`, { headers: { "PRIVATE-TOKEN": token } });
+    return res.status === 200 ? ((await res.json()) as { username: string }).username : res.status;
+  };
+
+  it("replace those of earlier starts: a restart with another token revokes the old one; fixture tokens stay", async () => {
+    const statePath = join(dir(), "state.json");
+    const fixture = { users: [{ username: "dana", token: "dana-token" }] };
+    const first = await startSandbox({ statePath, fixture, adminToken: "admin-1", userToken: "user-1" });
+    expect(await whoAmI(first.url, "admin-1")).toBe("root");
+    expect(await whoAmI(first.url, "user-1")).toBe("sandbox-user");
+    await first.stop();
+
+    const second = await startSandbox({ statePath, adminToken: "admin-2" });
+    try {
+      expect(await whoAmI(second.url, "admin-1")).toBe(401);
+      expect(await whoAmI(second.url, "admin-2")).toBe("root");
+      // Started without --user-token: a new random token, and the one of the earlier start no longer works.
+      expect(await whoAmI(second.url, "user-1")).toBe(401);
+      expect(await whoAmI(second.url, second.userToken)).toBe("sandbox-user");
+      expect(await whoAmI(second.url, "dana-token")).toBe("dana");
+    } finally {
+      await second.stop();
+    }
+
+    const third = await startSandbox({ statePath, adminToken: "admin-2" });
+    try {
+      // Each start without --user-token leaves exactly one valid token of sandbox-user: its own.
+      expect(await whoAmI(third.url, second.userToken)).toBe(401);
+      expect(await whoAmI(third.url, third.userToken)).toBe("sandbox-user");
+      expect(await whoAmI(third.url, "admin-2")).toBe("root");
+    } finally {
+      await third.stop();
+    }
+    const tokens = (JSON.parse(readFileSync(statePath, "utf8")) as { tokens: { name: string }[] }).tokens;
+    expect(tokens.map((t) => t.name).sort()).toEqual(["admin", "fixture", "user"]);
   });
 });

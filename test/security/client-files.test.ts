@@ -104,6 +104,26 @@ describe("trigger token files", () => {
   });
 });
 
+describe("a token_file whose folder does not exist yet (a git-ignored secrets/ on a fresh clone)", () => {
+  it("plans and reports drift without the folder; apply creates it, readable by its owner only", async () => {
+    const { dir, file } = root("fresh-clone", triggerManifest("deploy", "secrets/ci/deploy.token"));
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(prose(plan.out)).toContain(`the new token is written to ${join(dir, "secrets/ci/deploy.token")}`);
+    expect(plan.code).toBe(2);
+    const drift = await bench.cli(["drift", file]);
+    expect(drift.code).toBe(2);
+    // Neither wrote anything.
+    expect(readdirSync(dir)).toEqual(["forgeform.yaml"]);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code).toBe(0);
+    expect(statSync(join(dir, "secrets")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "secrets/ci")).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "secrets/ci/deploy.token")).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, "secrets/ci/deploy.token"), "utf8")).toMatch(/^\S+\n$/);
+    expect(await descriptions()).toContain("deploy");
+  });
+});
+
 describe("files written through an exclusive temporary file", () => {
   const planManifest = () =>
     bench.manifest(

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Ctx, SandboxApp } from "../app.js";
 import { requireAdmin } from "../auth.js";
 import { paramError, validation } from "../errors.js";
+import { MAX_INTEGER_COLUMN } from "../model.js";
 import { declare, type ParamSpec } from "../params.js";
 import type { ParamHash } from "../request.js";
 import {
@@ -260,10 +261,19 @@ export function applySettings(
       else next["archive_builds_in_human_readable"] = formatDuration(seconds);
     }
   }
-  for (const name of ["default_projects_limit", "session_expire_delay", "terminal_max_session_time"]) {
+  for (const name of [
+    "default_projects_limit",
+    "session_expire_delay",
+    "terminal_max_session_time",
+    "two_factor_grace_period",
+  ]) {
     const v = next[name];
     if (typeof v === "number" && v < 0) errors[name] = ["must be greater than or equal to 0"];
   }
+  // An integer column: the platform cannot store more (it fails with a 500); the sandbox says why instead.
+  const grace = next["two_factor_grace_period"];
+  if (typeof grace === "number" && grace > MAX_INTEGER_COLUMN)
+    errors["two_factor_grace_period"] = [`must be less than or equal to ${MAX_INTEGER_COLUMN}`];
   for (const name of ["max_attachment_size", "container_registry_token_expire_delay"]) {
     const v = next[name];
     if (typeof v === "number" && v <= 0) errors[name] = ["must be greater than 0"];

@@ -51,8 +51,10 @@ import { deployableBy } from "./protected-environments.js";
  * - Entity: `id, iid, ref, sha, created_at, updated_at, user` (brief), `environment` (`id, name, slug, external_url`),
  *   `deployable` (the Job entity, its pipeline with `created_at`, `updated_at`, `web_url`; or null), `status`.
  * - `GET …/deployments/:deployment_id/merge_requests`: Reporter; the merge requests the deployment shipped, with the
- *   merge request listing's parameters (routes/merge-requests.ts). The platform's finder filters by deployment id
- *   without looking the deployment up, so an unknown id is an empty list, not a 404.
+ *   merge request listing's parameters (routes/merge-requests.ts). The deployment is looked up in the project, as
+ *   the other deployment routes do: another project's deployment, or none, is `{"message":"404 Not found"}`. (The
+ *   13.x finder filters merge requests by deployment id alone, so through any project a reader could list another
+ *   project's; the sandbox does not copy that.)
  * - Environments, which clients list beside deployments: `GET /projects/:id/environments` (`name` exact | `search`
  *   a case-insensitive name prefix; both is 400 `name, search cannot be used together`; by id; paginated) and
  *   `GET /projects/:id/environments/:environment_id` (with `last_deployment`, the latest successful one, without its
@@ -509,18 +511,15 @@ export function register(app: SandboxApp): void {
     requireAuth(ctx);
     const { deployment_id } = ctx.declare({ deployment_id: { type: "integer", required: true } });
     const { project } = projectFor(ctx, "read");
-    const area = deploymentsArea(ctx.store);
-    const d = area.deployments.find((x) => x.id === deployment_id);
-    const env = d ? area.environments.find((e) => e.id === d.environment_id) : undefined;
+    const d = findDeployment(ctx, project, deployment_id);
+    const env = deploymentsArea(ctx.store).environments.find((e) => e.id === d.environment_id);
     const mrs = mergeRequestsArea(ctx.store);
-    const ids = new Set(
-      mrs.links.filter((l) => l.deployment_id === deployment_id).map((l) => l.merge_request_id),
-    );
-    const shipped = { environmentName: env?.name ?? "", finishedAt: d?.finished_at ?? null };
+    const ids = new Set(mrs.links.filter((l) => l.deployment_id === d.id).map((l) => l.merge_request_id));
+    const shipped = { environmentName: env?.name ?? "", finishedAt: d.finished_at };
     return listMergeRequests(
       ctx,
       project,
-      mrs.rows.filter((m) => ids.has(m.id)),
+      mrs.rows.filter((m) => m.project_id === project.id && ids.has(m.id)),
       shipped,
     );
   });

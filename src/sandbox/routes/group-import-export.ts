@@ -2,9 +2,10 @@ import type { Ctx, GroupExportRelation, SandboxApp } from "../app.js";
 import { ACCESS, authenticateNonGet, authorizeGroup, findGroup, requireAuth } from "../auth.js";
 import { badRequest, HttpError } from "../errors.js";
 import { buildGroup, type GroupSettings, insertGroup, validateGroup } from "../model.js";
+import { nestsDeeperThan } from "../request.js";
 import { accepted, raw } from "../respond.js";
 import { type GroupRec, type Store, type UserRec, VISIBILITIES, VISIBILITY_LEVEL } from "../store.js";
-import { ArchiveError, readTarGz, type TarFile, writeTarGz } from "../tar.js";
+import { ArchiveError, readTarGzAsync, type TarFile, writeTarGz } from "../tar.js";
 import { createGroup, creationParent, detail } from "./groups.js";
 import { platformVersion, SANDBOX_REVISION } from "./version.js";
 
@@ -27,14 +28,18 @@ import { platformVersion, SANDBOX_REVISION } from "./version.js";
  *   background); `download` is 404 `Not found or has expired` until then. Route modules add their tables with
  *   `app.onGroupExport` (milestones.ts, badges.ts, labels.ts); members are written here, each with `user: {id,
  *   email, username}`. The sandbox has no boards (the contract has no endpoints for them): a group has none of its
- *   own, and those an imported archive carries are kept as read and written again by later exports.
+ *   own; of those an imported archive carries, the fields the platform imports are kept (no ids, no unknown keys:
+ *   `BOARD_FIELDS`) and written again by later exports.
  * - Import (`multipart`: name, path, file, parent_id): the caller needs `create_group`, or `create_subgroup` on the
  *   parent (403), then the whole archive is read and checked before anything is stored. Where the platform would
  *   fail the import in the background, the sandbox answers 400 `Failed to import group: <file>: <reason>` and
- *   stores nothing: not gzip, not tar, more than 32 MiB unpacked or 10,000 entries, entries with absolute or `..`
- *   paths, links, no `tree/groups/_all.ndjson` ("The import file is incompatible"), a `VERSION` other than 0.2.4,
- *   unreadable JSON, a group file whose `id` differs from its name, a subgroup whose parent is not listed before it,
- *   rows of the wrong types, and the names `__proto__`, `constructor`, `prototype` anywhere. Then the group is
+ *   stores nothing: not gzip, not tar, entries with absolute or `..` paths, links, no `tree/groups/_all.ndjson`
+ *   ("The import file is incompatible"), a `VERSION` other than 0.2.4, unreadable JSON, a group file whose `id`
+ *   differs from its name, a subgroup whose parent is not listed before it, rows of the wrong types, the names
+ *   `__proto__`, `constructor`, `prototype` anywhere, and anything over {@link IMPORT_LIMITS} (the sandbox's own
+ *   bounds of one import: the platform has only its upload size). The archive is read in `prepare`, unpacked off
+ *   the main thread and parsed in steps that let other requests in, before the import takes its turn among writes;
+ *   then everything is stored in one go, in work that grows with the archive alone. Then the group is
  *   created with the request's name and path (400 `Failed to save group {…}` as `POST /groups`) and the archive's
  *   settings; subgroups keep theirs, each visibility lowered to its parent's where higher (the platform's
  *   `closest_allowed_level`). The importer becomes an Owner of every imported group; members are matched to users
@@ -45,7 +50,27 @@ import { platformVersion, SANDBOX_REVISION } from "./version.js";
  */
 
 const EXPORT_VERSION = "0.2.4";
-const LIMITS = { maxBytes: 32 * 1024 * 1024, maxEntries: 10_000 };
+
+/**
+ * What one import may hold and store, checked while the archive is read, before anything is stored: an archive
+ * over any of them is a 400 naming the limit (docs/security.md lists them).
+ */
+export const IMPORT_LIMITS = {
+  /** Bytes of the unpacked tar stream. */
+  maxBytes: 32 * 1024 * 1024,
+  /** Entries of the tar archive. */
+  maxEntries: 10_000,
+  /** Groups: the imported group and its subgroups. */
+  maxGroups: 1_000,
+  /** Rows of all relations together (members, milestones, badges, labels, boards). */
+  maxRows: 10_000,
+  /** Characters of one JSON document of the archive (a group's attributes, one row). */
+  maxDocument: 1024 * 1024,
+  /** Nesting of arrays and objects in one JSON document. */
+  maxDepth: 8,
+  /** Characters of what is kept of all rows together, as JSON. */
+  maxStored: 8 * 1024 * 1024,
+} as const;
 /** The platform's order of the group tree's relations (`import_export.yml`); others follow. */
 const RELATION_ORDER = ["milestones", "badges", "labels", "boards", "members"];
 const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
@@ -153,6 +178,12 @@ interface ArchivedGroup {
 }
 
 function parseJson(text: string, where: string): unknown {
+  if (text.length > IMPORT_LIMITS.maxDocument) {
+    throw new ArchiveError(`${where} is longer than ${IMPORT_LIMITS.maxDocument} characters`);
+  }
+  if (nestsDeeperThan(text, IMPORT_LIMITS.maxDepth)) {
+    throw new ArchiveError(`${where} nests deeper than ${IMPORT_LIMITS.maxDepth} levels`);
+  }
   try {
     return JSON.parse(text, (key, value: unknown) => {
       if (FORBIDDEN_KEYS.has(key)) throw new ArchiveError(`${where}: the name "${key}" is not allowed`);
@@ -168,20 +199,66 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-/** The non-empty lines of an `.ndjson` file, each parsed. */
-function ndjson(file: TarFile): unknown[] {
+/** The non-empty lines of an `.ndjson` file, with their line numbers (from 1). */
+function lines(file: TarFile): { text: string; line: number }[] {
   return file.data
     .toString("utf8")
     .split("\n")
-    .flatMap((line, i) => (line.trim() === "" ? [] : [parseJson(line, `${file.name} line ${i + 1}`)]));
+    .flatMap((text, i) => (text.trim() === "" ? [] : [{ text, line: i + 1 }]));
 }
 
-function readGroup(
+/**
+ * Lets other requests in during a long computation: resolves at once, or after the event loop has turned when the
+ * work has held it for `everyMs` since the last turn.
+ */
+function pauser(everyMs = 10): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < everyMs) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    last = performance.now();
+  };
+}
+
+/** What an archive being read has used of {@link IMPORT_LIMITS} so far. */
+interface Budget {
+  rows: number;
+  stored: number;
+  pause: () => Promise<void>;
+}
+
+async function readRows(file: TarFile, r: GroupExportRelation, budget: Budget): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const { text, line } of lines(file)) {
+    if (++budget.rows > IMPORT_LIMITS.maxRows) {
+      throw new ArchiveError(`it holds more than ${IMPORT_LIMITS.maxRows} rows`);
+    }
+    const row = parseJson(text, `${file.name} line ${line}`);
+    const where = `${file.name} row ${out.length + 1}`;
+    if (!isObject(row)) throw new ArchiveError(`${where} is not a JSON object`);
+    let kept: unknown;
+    try {
+      kept = r.read(row);
+    } catch (error) {
+      throw new ArchiveError(`${where}: ${(error as Error).message}`);
+    }
+    budget.stored += JSON.stringify(kept)?.length ?? 0;
+    if (budget.stored > IMPORT_LIMITS.maxStored) {
+      throw new ArchiveError(`what it would store is more than ${IMPORT_LIMITS.maxStored} characters`);
+    }
+    out.push(kept);
+    await budget.pause();
+  }
+  return out;
+}
+
+async function readGroup(
   files: Map<string, TarFile>,
   id: number,
   known: Set<number>,
   relations: Map<string, GroupExportRelation>,
-): ArchivedGroup {
+  budget: Budget,
+): Promise<ArchivedGroup> {
   const name = `tree/groups/${id}.json`;
   const file = files.get(name);
   if (!file) throw new ArchiveError(`${name} is missing`);
@@ -205,18 +282,7 @@ function readGroup(
   const rows = new Map<string, unknown[]>();
   for (const [relation, r] of relations) {
     const f = files.get(`tree/groups/${id}/${relation}.ndjson`);
-    if (!f) continue;
-    rows.set(
-      relation,
-      ndjson(f).map((row, i) => {
-        if (!isObject(row)) throw new ArchiveError(`${f.name} row ${i + 1} is not a JSON object`);
-        try {
-          return r.read(row);
-        } catch (error) {
-          throw new ArchiveError(`${f.name} row ${i + 1}: ${(error as Error).message}`);
-        }
-      }),
-    );
+    if (f) rows.set(relation, await readRows(f, r, budget));
   }
   return {
     id,
@@ -228,26 +294,42 @@ function readGroup(
   };
 }
 
-/** Reads and checks a whole archive; throws {@link ArchiveError}. The root group comes first. */
-function readArchive(data: Buffer, relations: Map<string, GroupExportRelation>): ArchivedGroup[] {
-  const files = new Map(readTarGz(data, LIMITS).map((f) => [f.name, f]));
+/**
+ * Reads and checks a whole archive; throws {@link ArchiveError}. The root group comes first. Unpacking happens off
+ * the main thread and the reading lets other requests in every few milliseconds; nothing is stored.
+ */
+async function readArchive(
+  data: Buffer,
+  relations: Map<string, GroupExportRelation>,
+): Promise<ArchivedGroup[]> {
+  const files = new Map((await readTarGzAsync(data, IMPORT_LIMITS)).map((f) => [f.name, f]));
   const version = files.get("VERSION")?.data.toString("utf8").trim();
   if (version !== undefined && version !== EXPORT_VERSION) {
     throw new ArchiveError(`Import version mismatch: Required ${EXPORT_VERSION} but was ${version}`);
   }
   const all = files.get("tree/groups/_all.ndjson");
   if (!all) throw new ArchiveError("The import file is incompatible");
-  const ids = ndjson(all);
-  if (ids.length === 0) throw new ArchiveError(`${all.name} lists no group`);
+  const listed = lines(all);
+  if (listed.length === 0) throw new ArchiveError(`${all.name} lists no group`);
+  if (listed.length > IMPORT_LIMITS.maxGroups) {
+    throw new ArchiveError(
+      `it holds ${listed.length} groups; an import may hold at most ${IMPORT_LIMITS.maxGroups}`,
+    );
+  }
+  const budget: Budget = { rows: 0, stored: 0, pause: pauser() };
   const known = new Set<number>();
-  return ids.map((id, i) => {
+  const out: ArchivedGroup[] = [];
+  for (const { text, line } of listed) {
+    const id = parseJson(text, `${all.name} line ${line}`);
     if (!isInt(id) || known.has(id as number)) {
-      throw new ArchiveError(`${all.name} line ${i + 1} is not a new group id`);
+      throw new ArchiveError(`${all.name} line ${line} is not a new group id`);
     }
-    const g = readGroup(files, id as number, known, relations);
+    const g = await readGroup(files, id as number, known, relations, budget);
     known.add(g.id);
-    return g;
-  });
+    out.push(g);
+    await budget.pause();
+  }
+  return out;
 }
 
 function byPlatformOrder([a]: [string, unknown], [b]: [string, unknown]): number {
@@ -277,19 +359,25 @@ function exportArchive(app: SandboxApp, store: Store, root: GroupRec): Buffer {
   return writeTarGz(files, store.now());
 }
 
-/** Creates the archive's subgroups below the imported root, parents first; refused ones (and their subtrees) are left out. */
+/**
+ * Creates the archive's subgroups below the imported root, parents first; refused ones (and their subtrees) are left
+ * out. Its work grows with the archive alone, not with the groups already stored: every parent is a group it has
+ * just made, so the names and paths taken under it are those it has given there itself.
+ */
 function importTree(ctx: Ctx, user: UserRec, archived: ArchivedGroup[], root: GroupRec): void {
   const store = ctx.store;
+  const relations = [...ctx.app.groupExportRelations].sort(byMembersFirst);
   const created = new Map<number, GroupRec>([[archived[0]!.id, root]]);
+  const taken = new Map<number, { names: Set<string>; paths: Set<string> }>();
   const restore = (a: ArchivedGroup, g: GroupRec) => {
-    for (const [name, r] of [...ctx.app.groupExportRelations].sort(byMembersFirst)) {
-      r.restore(store, g, a.relations.get(name) ?? [], user);
-    }
+    taken.set(g.id, { names: new Set(), paths: new Set() });
+    for (const [name, r] of relations) r.restore(store, g, a.relations.get(name) ?? [], user);
   };
   restore(archived[0]!, root);
   for (const a of archived.slice(1)) {
     const parent = created.get(a.parentId as number);
     if (!parent) continue;
+    const siblings = taken.get(parent.id)!;
     const g = buildGroup(store, {
       ...a.settings,
       visibility: lowerTo(a.settings.visibility ?? "private", parent),
@@ -297,8 +385,14 @@ function importTree(ctx: Ctx, user: UserRec, archived: ArchivedGroup[], root: Gr
       path: a.path,
       parent_id: parent.id,
     });
-    if (Object.keys(validateGroup(store, g)).length > 0) continue;
+    const errors = validateGroup(store, g, undefined, {
+      nameTaken: (name) => siblings.names.has(name),
+      pathTaken: (path) => siblings.paths.has(path.toLowerCase()),
+    });
+    if (Object.keys(errors).length > 0) continue;
     insertGroup(store, g);
+    siblings.names.add(g.name);
+    siblings.paths.add(g.path.toLowerCase());
     store.setMember("group", g.id, user.id, ACCESS.owner);
     created.set(a.id, g);
     restore(a, g);
@@ -314,6 +408,28 @@ function byMembersFirst([a]: [string, unknown], [b]: [string, unknown]): number 
 function lowerTo(visibility: GroupRec["visibility"], parent: GroupRec | undefined): GroupRec["visibility"] {
   if (!parent || VISIBILITY_LEVEL[visibility] <= VISIBILITY_LEVEL[parent.visibility]) return visibility;
   return parent.visibility;
+}
+
+const emailIndexes = new WeakMap<Store, Map<string, UserRec>>();
+
+/**
+ * The users by e-mail (lowercased; the first of a duplicate wins, as a linear find would), built once for a whole
+ * import: the index lives until the synchronous work that asked for it is over, so no change to an e-mail can make
+ * it stale.
+ */
+function usersByEmail(store: Store): Map<string, UserRec> {
+  let index = emailIndexes.get(store);
+  if (!index) {
+    const fresh = new Map<string, UserRec>();
+    for (const u of store.data.users) {
+      const key = u.email.toLowerCase();
+      if (!fresh.has(key)) fresh.set(key, u);
+    }
+    emailIndexes.set(store, fresh);
+    queueMicrotask(() => emailIndexes.delete(store));
+    index = fresh;
+  }
+  return index;
 }
 
 /** Group members in the archive: matched to users by e-mail on import. */
@@ -366,8 +482,7 @@ function membersRelation(): GroupExportRelation<{
     },
     restore: (store, g, rows) => {
       for (const row of rows) {
-        const email = row.email?.toLowerCase();
-        const u = store.data.users.find((x) => x.email.toLowerCase() === email);
+        const u = row.email === null ? undefined : usersByEmail(store).get(row.email.toLowerCase());
         if (!u || store.member("group", g.id, u.id)) continue;
         store.setMember("group", g.id, u.id, Math.min(row.access_level, ACCESS.owner)).expires_at =
           row.expires_at;
@@ -376,8 +491,74 @@ function membersRelation(): GroupExportRelation<{
   };
 }
 
-/** Boards: the sandbox has none of its own; those of an imported archive are kept as read. */
-function keptRelation(app: SandboxApp, relation: string): GroupExportRelation<Record<string, unknown>> {
+/** The fields of a kept row: a JSON type, a list of records, or a record (any of them may be null). */
+type KeptField = "string" | "integer" | "boolean" | { list: KeptFields } | { record: KeptFields };
+type KeptFields = Readonly<Record<string, KeptField>>;
+
+/** A board list's label as the platform imports it (`import_export.yml`: its attributes, without ids). */
+const LABEL_FIELDS: KeptFields = {
+  title: "string",
+  color: "string",
+  description: "string",
+  type: "string",
+  template: "boolean",
+  created_at: "string",
+  updated_at: "string",
+};
+
+/** A group board and its lists (each with its label), as the platform imports them, without ids. */
+const BOARD_FIELDS: KeptFields = {
+  name: "string",
+  hide_backlog_list: "boolean",
+  hide_closed_list: "boolean",
+  created_at: "string",
+  updated_at: "string",
+  lists: {
+    list: {
+      list_type: "string",
+      position: "integer",
+      created_at: "string",
+      updated_at: "string",
+      label: { record: LABEL_FIELDS },
+    },
+  },
+};
+
+/** The fields of `row` that `fields` names, checked; the rest (ids, unknown keys) is left out. */
+function keptFields(row: Record<string, unknown>, fields: KeptFields, where = ""): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(fields)) {
+    const v = row[key];
+    if (v === undefined) continue;
+    const name = `${where}${key}`;
+    if (v === null) out[key] = null;
+    else if (typeof field !== "string") {
+      if ("record" in field) {
+        if (!isObject(v)) throw new Error(`${name} must be an object`);
+        out[key] = keptFields(v, field.record, `${name}.`);
+      } else {
+        if (!Array.isArray(v)) throw new Error(`${name} must be a list`);
+        out[key] = v.map((item, i) => {
+          if (!isObject(item)) throw new Error(`${name}[${i}] must be an object`);
+          return keptFields(item, field.list, `${name}[${i}].`);
+        });
+      }
+    } else if (field === "integer" ? !isInt(v) : typeof v !== field) {
+      throw new Error(`${name} must be ${field === "integer" ? "an integer" : `a ${field}`}`);
+    } else out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * Boards: the sandbox has none of its own; of those an imported archive carries, it keeps the fields the platform
+ * imports (`fields`) and writes them again in later exports.
+ */
+function keptRelation(
+  app: SandboxApp,
+  relation: string,
+  fields: KeptFields,
+): GroupExportRelation<Record<string, unknown>> {
   const kept = () =>
     app.store.area(
       "group_export_kept",
@@ -385,7 +566,7 @@ function keptRelation(app: SandboxApp, relation: string): GroupExportRelation<Re
     );
   return {
     rows: (_store, g) => kept()[String(g.id)]?.[relation] ?? [],
-    read: (row) => row,
+    read: (row) => keptFields(row, fields),
     restore: (_store, g, rows) => {
       if (rows.length === 0) return;
       const table = kept();
@@ -399,7 +580,7 @@ export function register(app: SandboxApp): void {
     app.store.area("group_exports", () => ({}) as Record<string, { created_at: string; data: string }>);
 
   app.onGroupExport("members", membersRelation());
-  app.onGroupExport("boards", keptRelation(app, "boards"));
+  app.onGroupExport("boards", keptRelation(app, "boards", BOARD_FIELDS));
 
   app.post("/groups/:id/export", (ctx) => {
     authenticateNonGet(ctx);
@@ -428,7 +609,9 @@ export function register(app: SandboxApp): void {
     });
   });
 
-  app.post("/groups/import", (ctx) => {
+  // The caller is checked, then the archive read (off the main thread and in steps, letting other requests in),
+  // before the import takes its turn among writes; then the groups are stored in one go.
+  const importParams = (ctx: Ctx) => {
     const user = requireAuth(ctx);
     const p = ctx.declare({
       name: { type: "string", required: true },
@@ -436,18 +619,32 @@ export function register(app: SandboxApp): void {
       file: { type: "file", required: true },
       parent_id: { type: "integer" },
     });
-    const parent = creationParent(ctx, user, p.parent_id);
-    let archived: ArchivedGroup[];
-    try {
-      archived = readArchive(p.file.data, app.groupExportRelations);
-    } catch (error) {
-      if (!(error instanceof ArchiveError)) throw error;
-      throw badRequest(`Failed to import group: ${p.file.filename}: ${error.message}`);
-    }
-    const root = archived[0]!;
-    const settings = { ...root.settings, visibility: lowerTo(root.settings.visibility ?? "private", parent) };
-    const g = createGroup(ctx, user, { ...settings, name: p.name, path: p.path }, p.parent_id);
-    importTree(ctx, user, archived, g);
-    return accepted(detail(ctx, g));
-  });
+    return { user, p, parent: creationParent(ctx, user, p.parent_id) };
+  };
+  app.post(
+    "/groups/import",
+    (ctx) => {
+      const { user, p, parent } = importParams(ctx);
+      const archived = ctx.prepared as ArchivedGroup[];
+      const root = archived[0]!;
+      const settings = {
+        ...root.settings,
+        visibility: lowerTo(root.settings.visibility ?? "private", parent),
+      };
+      const g = createGroup(ctx, user, { ...settings, name: p.name, path: p.path }, p.parent_id);
+      importTree(ctx, user, archived, g);
+      return accepted(detail(ctx, g));
+    },
+    {
+      prepare: async (ctx) => {
+        const { p } = importParams(ctx);
+        try {
+          return await readArchive(p.file.data, app.groupExportRelations);
+        } catch (error) {
+          if (!(error instanceof ArchiveError)) throw error;
+          throw badRequest(`Failed to import group: ${p.file.filename}: ${error.message}`);
+        }
+      },
+    },
+  );
 }

@@ -316,7 +316,16 @@ function labelJson(ctx: Ctx, l: LabelRec, parent: Parent, withCounts = false): R
 }
 
 /** The model's validations (`Label`, then `ProjectLabel`), in the platform's order; `{}` when valid. */
-function labelErrors(store: Store, l: LabelRec, titleChanged: boolean): Record<string, string[]> {
+/**
+ * The label model's validations. `titleTaken`, when given, says whether another label of the same owner has the
+ * title (by default a scan of all labels finds out).
+ */
+function labelErrors(
+  store: Store,
+  l: LabelRec,
+  titleChanged: boolean,
+  titleTaken?: (title: string) => boolean,
+): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
   const add = (field: string, msg: string) => {
     errors[field] = [...(errors[field] ?? []), msg];
@@ -324,14 +333,17 @@ function labelErrors(store: Store, l: LabelRec, titleChanged: boolean): Record<s
   if (!COLOR_PATTERN.test(l.color)) add("color", "must be a valid color code");
   if (l.title === "") add("title", "can't be blank");
   if (!/^[^,]+$/.test(l.title)) add("title", "is invalid");
-  const { labels } = labelsArea(store);
-  if (
-    l.title !== "" &&
-    labels.some(
-      (x) =>
-        x.id !== l.id && x.title === l.title && x.group_id === l.group_id && x.project_id === l.project_id,
-    )
-  ) {
+  const taken = () =>
+    titleTaken
+      ? titleTaken(l.title)
+      : labelsArea(store).labels.some(
+          (x) =>
+            x.id !== l.id &&
+            x.title === l.title &&
+            x.group_id === l.group_id &&
+            x.project_id === l.project_id,
+        );
+  if (l.title !== "" && taken()) {
     add("title", "has already been taken");
   }
   if ([...l.title].length > 255) add("title", "is too long (maximum is 255 characters)");
@@ -340,7 +352,9 @@ function labelErrors(store: Store, l: LabelRec, titleChanged: boolean): Record<s
     const group = project ? store.group(project.namespace_id) : undefined;
     if (
       group &&
-      labels.some((x) => x.group_id === group.id && x.project_id === null && x.title === l.title)
+      labelsArea(store).labels.some(
+        (x) => x.group_id === group.id && x.project_id === null && x.title === l.title,
+      )
     ) {
       add("title", `already exists at group level for ${group.name}. Please choose another one.`);
     }
@@ -369,6 +383,7 @@ function createLabel(
   store: Store,
   owner: Parent,
   input: { name: string; color: string; description?: string | null },
+  titleTaken?: (title: string) => boolean,
 ): LabelRec {
   const now = store.nowIso();
   const label: LabelRec = {
@@ -381,7 +396,7 @@ function createLabel(
     created_at: now,
     updated_at: now,
   };
-  const errors = labelErrors(store, label, true);
+  const errors = labelErrors(store, label, true, titleTaken);
   if (Object.keys(errors).length > 0) throw validation(errors);
   label.id = store.nextId("labels");
   labelsArea(store).labels.push(label);
@@ -667,13 +682,17 @@ function registerExport(app: SandboxApp): void {
       description: typeof row["description"] === "string" ? row["description"] : null,
     }),
     restore: (store, group, rows) => {
+      // The group was just made by the import: the titles it may not repeat are those restored here.
+      const titles = new Set<string>();
       for (const row of rows) {
         try {
-          createLabel(
+          const made = createLabel(
             store,
             { kind: "group", group },
             { name: row.title, color: labelColor(row.color), description: row.description },
+            (title) => titles.has(title),
           );
+          titles.add(made.title);
         } catch {
           // The platform logs a row its model refuses as an import failure and goes on.
         }

@@ -117,12 +117,24 @@ function titleScope(store: Store, parent: Parent): MilestoneRec[] {
   );
 }
 
-/** The model's validations of a milestone as it would be saved. */
-export function validateMilestone(store: Store, parent: Parent, m: MilestoneRec): Record<string, string[]> {
+/**
+ * The model's validations of a milestone as it would be saved. `titleTaken`, when given, says whether another
+ * milestone of its scope has the title (by default a scan of all milestones finds out).
+ */
+export function validateMilestone(
+  store: Store,
+  parent: Parent,
+  m: MilestoneRec,
+  titleTaken?: (title: string) => boolean,
+): Record<string, string[]> {
   const errors: Record<string, string[]> = {};
+  const taken = () =>
+    titleTaken
+      ? titleTaken(m.title)
+      : titleScope(store, parent).some((x) => x.id !== m.id && x.title === m.title);
   if (m.title.trim() === "") errors["title"] = ["can't be blank"];
   else if (m.title.length > 255) errors["title"] = ["is too long (maximum is 255 characters)"];
-  else if (titleScope(store, parent).some((x) => x.id !== m.id && x.title === m.title)) {
+  else if (taken()) {
     errors["title"] = ["already being used for another group or project milestone."];
   }
   if (m.due_date !== null && m.start_date !== null && m.due_date < m.start_date) {
@@ -159,6 +171,7 @@ export function createMilestone(
     state?: "active" | "closed";
   },
   onError: (errors: Record<string, string[]>) => never,
+  titleTaken?: (title: string) => boolean,
 ): MilestoneRec {
   const now = store.nowIso();
   const m: MilestoneRec = {
@@ -173,7 +186,7 @@ export function createMilestone(
     due_date: input.due_date ?? null,
     start_date: input.start_date ?? null,
   };
-  const errors = validateMilestone(store, parent, m);
+  const errors = validateMilestone(store, parent, m, titleTaken);
   if (Object.keys(errors).length > 0) onError(errors);
   m.id = store.nextId("milestones");
   m.iid = nextIid(store, parent);
@@ -358,11 +371,20 @@ const exportedMilestones: GroupExportRelation<ArchivedMilestone> = {
   },
   restore: (store, group, rows) => {
     const refused = new Error("refused");
+    // The group was just made by the import: the titles it may not repeat are those restored here.
+    const titles = new Set<string>();
     for (const m of [...rows].sort((a, b) => a.iid - b.iid)) {
       try {
-        createMilestone(store, { kind: "group", group }, m, () => {
-          throw refused;
-        });
+        const made = createMilestone(
+          store,
+          { kind: "group", group },
+          m,
+          () => {
+            throw refused;
+          },
+          (title) => titles.has(title),
+        );
+        titles.add(made.title);
       } catch (error) {
         if (error !== refused) throw error;
       }

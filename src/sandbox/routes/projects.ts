@@ -472,6 +472,16 @@ export function register(app: SandboxApp): void {
     applyFeatures(ctx, rec, features);
     if (features.pages_access_level === undefined)
       setProjectSettings(rec, { pages_access_level: defaultPagesLevel(rec.visibility) });
+    // `Project#check_personal_projects_limit`, which the API answers with 403 before any other error.
+    if (!ctx.store.group(namespaceId) && ctx.store.projectsLimitLeft(user) <= 0) {
+      throw new HttpError(403, {
+        message: [
+          user.projects_limit === 0
+            ? "Personal project creation is not allowed. Please contact your administrator with questions"
+            : `Your project limit is ${user.projects_limit} projects! Please contact your administrator to increase it`,
+        ],
+      });
+    }
     const errors = validationErrors(ctx.store, rec);
     if (Object.keys(errors).length > 0) throw validation(errors);
     insertProject(ctx.store, rec);

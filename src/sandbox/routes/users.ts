@@ -3,9 +3,25 @@ import { requireAdmin, requireAuth } from "../auth.js";
 import { userBasic, userFull } from "../entities.js";
 import { conflict, notFound, validation } from "../errors.js";
 import { noContent } from "../respond.js";
-import type { UserRec } from "../store.js";
+import { applyExternalRules, type Store, type UserRec } from "../store.js";
+import { settingValue } from "./application-settings.js";
 
-/** Users: the caller (`/user`), lookups, and administration of users. */
+/**
+ * Users: the caller (`/user`), lookups, and administration of users.
+ *
+ * External users follow the platform's `User#ensure_user_rights_and_limits`, run when a user is created or its
+ * `external` flag changes: an external user gets `can_create_group: false` and `projects_limit: 0` (whatever the
+ * request says), so it cannot create top-level groups (nor import one) or personal projects; inside groups its role
+ * decides, as for anyone. A user who stops being external gets the defaults back (`can_create_group` true, the
+ * `default_projects_limit` application setting) unless the same request sets them. Setting `can_create_group` or
+ * `projects_limit` of a user who stays external is kept, as on the platform.
+ */
+
+/** `Gitlab::CurrentSettings.default_projects_limit`. */
+function defaultProjectsLimit(store: Store): number {
+  const v = settingValue(store, "default_projects_limit");
+  return typeof v === "number" ? v : 100000;
+}
 
 const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*[a-zA-Z0-9_-]$|^[a-zA-Z0-9_]$/;
 
@@ -127,7 +143,7 @@ export function register(app: SandboxApp): void {
       admin: p.admin,
       external: p.external,
       can_create_group: p.can_create_group,
-      projects_limit: p.projects_limit,
+      projects_limit: p.projects_limit ?? defaultProjectsLimit(ctx.store),
       bio: p.bio,
       location: p.location,
       organization: p.organization,
@@ -164,8 +180,20 @@ export function register(app: SandboxApp): void {
     if (p.username !== undefined && p.username !== u.username && ctx.store.userByUsername(p.username)) {
       throw conflict("Username has already been taken");
     }
+    const before = {
+      external: u.external,
+      can_create_group: u.can_create_group,
+      projects_limit: u.projects_limit,
+    };
     for (const [k, v] of Object.entries(p))
       if (v !== undefined) (u as unknown as Record<string, unknown>)[k] = v;
+    if (u.external !== before.external) {
+      applyExternalRules(u);
+      // Back to the defaults, unless this request changed them (Rails' `*_changed?`).
+      if (!u.external && u.can_create_group === before.can_create_group) u.can_create_group = true;
+      if (!u.external && u.projects_limit === before.projects_limit)
+        u.projects_limit = defaultProjectsLimit(ctx.store);
+    }
     return userFull(ctx, u);
   });
 
