@@ -222,8 +222,11 @@ describe("output", () => {
           "zpty z zsh -f -i",
           `zpty -w z "stty columns 250; PROMPT='>'; fpath=(${zshScript} \\$fpath); autoload -U compinit; compinit -u -D; zstyle ':completion:*' format 'D:%d'; LISTMAX=10000"`,
           "zpty -w -n z \"$1\"$'\\t'",
-          'local all="" chunk; integer i',
-          "for i in {1..50}; do if zpty -rt z chunk 2>/dev/null; then all+=$chunk; elif [[ $all == *$2* ]]; then break; else sleep 0.1; fi; done",
+          'local all="" chunk',
+          // Until the expected text arrives, for up to 20 s: a loaded machine may take seconds to start zsh and run
+          // compinit, and a fixed number of short waits made the test depend on the machine's speed.
+          "typeset -F SECONDS=0",
+          "while (( SECONDS < 20 )); do if zpty -rt z chunk 2>/dev/null; then all+=$chunk; elif [[ $all == *$2* ]]; then break; else sleep 0.1; fi; done",
           'print -r -- "$all"',
           "zpty -d z",
         ].join("\n"),
