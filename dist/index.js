@@ -81387,11 +81387,15 @@ function optional(name) {
   const value = getInput(name);
   return value === "" ? void 0 : value;
 }
+var TRUE = ["true", "True", "TRUE"];
+var FALSE = ["false", "False", "FALSE"];
 function booleanInput(name) {
-  const value = getInput(name).toLowerCase();
-  if (value === "" || value === "false") return false;
-  if (value === "true") return true;
-  throw new Error(`input ${name} must be true or false, not ${JSON.stringify(getInput(name))}`);
+  const value = getInput(name);
+  if (value === "" || FALSE.includes(value)) return false;
+  if (TRUE.includes(value)) return true;
+  throw new Error(
+    `input ${name} must be true or false (written ${[...TRUE, ...FALSE].join(", ")}), not ${JSON.stringify(value)}`
+  );
 }
 function readInputs() {
   const command = getInput("command").toLowerCase();
@@ -81910,7 +81914,7 @@ var Run = class {
       startGroup("forgeform apply: outcomes");
       const outcomes = await applyPlanResult(ctx, r, {
         concurrency: connection.concurrency ?? 8,
-        onOutcome: (o, done2, total) => info(`[${done2}/${total}] ${outcomeLine2(o)}`)
+        onOutcome: (o, done2, total) => info(inActionTerms(`[${done2}/${total}] ${outcomeLine2(o)}`))
       });
       endGroup();
       const failed = outcomes.filter((o) => o.status === "failed").length;

@@ -68,11 +68,20 @@ function optional(name: string): string | undefined {
   return value === "" ? undefined : value;
 }
 
+/**
+ * The spellings of a boolean that YAML 1.2's core schema allows, and so @actions/core's getBooleanInput: anything
+ * else (`yes`, `on`, `1`, `tRuE`) is an error, never a silent false. Empty is the input's default, false.
+ */
+const TRUE = ["true", "True", "TRUE"];
+const FALSE = ["false", "False", "FALSE"];
+
 function booleanInput(name: string): boolean {
-  const value = core.getInput(name).toLowerCase();
-  if (value === "" || value === "false") return false;
-  if (value === "true") return true;
-  throw new Error(`input ${name} must be true or false, not ${JSON.stringify(core.getInput(name))}`);
+  const value = core.getInput(name);
+  if (value === "" || FALSE.includes(value)) return false;
+  if (TRUE.includes(value)) return true;
+  throw new Error(
+    `input ${name} must be true or false (written ${[...TRUE, ...FALSE].join(", ")}), not ${JSON.stringify(value)}`,
+  );
 }
 
 /** Reads and checks every input; throws an Error that names the input and its allowed values. */

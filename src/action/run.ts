@@ -411,7 +411,7 @@ class Run {
       core.startGroup("forgeform apply: outcomes");
       const outcomes = await applyPlanResult(ctx!, r, {
         concurrency: connection.concurrency ?? 8,
-        onOutcome: (o, done, total) => core.info(`[${done}/${total}] ${outcomeLine(o)}`),
+        onOutcome: (o, done, total) => core.info(inActionTerms(`[${done}/${total}] ${outcomeLine(o)}`)),
       });
       core.endGroup();
       const failed = outcomes.filter((o) => o.status === "failed").length;
