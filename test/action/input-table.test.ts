@@ -264,6 +264,29 @@ const ROWS: Row[] = [
     error: /::error::.*the max-response-mb input/,
     empty: "default",
   },
+  {
+    input: "comment",
+    // github-token's default (the job's token) is the runner's to fill in: here it is given.
+    with: { ...plan, "github-token": "ghs_tableJobToken0123" },
+    valid: "on-change",
+    // Not a pull_request event here: the input is taken, and the log says why no comment was posted
+    // (test/action/comment.test.ts posts them).
+    validShows: (r) =>
+      expect(r.stdout).toContain("comment is on-change, but this run is for no event, not a pull request"),
+    invalid: "sometimes",
+    error: '::error::forgeform: input comment must be on-change, always or never, not "sometimes"',
+    empty: "default",
+  },
+  {
+    input: "github-token",
+    with: { ...plan, comment: "always" },
+    valid: "ghs_tableJobToken0123",
+    validShows: (r) => expect(r.stdout).toContain("comment is always, but this run is for no event"),
+    invalid: "ghs_one ghs_two",
+    error: "::error::forgeform: input github-token must be one token, without spaces or line breaks",
+    empty:
+      "::error::forgeform: input github-token is empty, and the comment input (always) posts with it: leave github-token out to use the job's token, or set comment to never",
+  },
 ];
 
 describe("every input: valid, invalid, empty", () => {
