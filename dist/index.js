@@ -17586,12 +17586,12 @@ var require_receiver = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower2 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
+            const lower3 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower3 > 2 ** 31 - 1) {
               failWebsocketConnection(this.ws, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower2;
+            this.#info.payloadLength = lower3;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -48866,12 +48866,12 @@ var require_receiver2 = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower2 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
+            const lower3 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower3 > 2 ** 31 - 1) {
               failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower2;
+            this.#info.payloadLength = lower3;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -63441,13 +63441,13 @@ var require_resolve_block_scalar = __commonJS({
   "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
-    function resolveBlockScalar(ctx, scalar2, onError) {
-      const start = scalar2.offset;
-      const header = parseBlockScalarHeader(scalar2, ctx.options.strict, onError);
+    function resolveBlockScalar(ctx, scalar3, onError) {
+      const start = scalar3.offset;
+      const header = parseBlockScalarHeader(scalar3, ctx.options.strict, onError);
       if (!header)
         return { value: "", type: null, comment: "", range: [start, start, start] };
       const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
-      const lines = scalar2.source ? splitLines2(scalar2.source) : [];
+      const lines = scalar3.source ? splitLines2(scalar3.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
         const content = lines[i][1];
@@ -63459,12 +63459,12 @@ var require_resolve_block_scalar = __commonJS({
       if (chompStart === 0) {
         const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
         let end2 = start + header.length;
-        if (scalar2.source)
-          end2 += scalar2.source.length;
+        if (scalar3.source)
+          end2 += scalar3.source.length;
         return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
       }
-      let trimIndent = scalar2.indent + header.indent;
-      let offset = scalar2.offset + header.length;
+      let trimIndent = scalar3.indent + header.indent;
+      let offset = scalar3.offset + header.length;
       let contentStart = 0;
       for (let i = 0; i < chompStart; ++i) {
         const [indent, content] = lines[i];
@@ -63542,7 +63542,7 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value += "\n";
       }
-      const end = start + header.length + scalar2.source.length;
+      const end = start + header.length + scalar3.source.length;
       return { value, type, comment: header.comment, range: [start, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
@@ -63625,8 +63625,8 @@ var require_resolve_flow_scalar = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
-    function resolveFlowScalar(scalar2, strict, onError) {
-      const { offset, type, source: source2, end } = scalar2;
+    function resolveFlowScalar(scalar3, strict, onError) {
+      const { offset, type, source: source2, end } = scalar3;
       let _type;
       let value;
       const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
@@ -63645,7 +63645,7 @@ var require_resolve_flow_scalar = __commonJS({
           break;
         /* istanbul ignore next should not happen */
         default:
-          onError(scalar2, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
+          onError(scalar3, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
           return {
             value: "",
             type: null,
@@ -63860,26 +63860,26 @@ var require_compose_scalar = __commonJS({
         tag = findScalarTagByTest(ctx, value, token, onError);
       else
         tag = ctx.schema[identity.SCALAR];
-      let scalar2;
+      let scalar3;
       try {
         const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar2 = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+        scalar3 = identity.isScalar(res) ? res : new Scalar.Scalar(res);
       } catch (error2) {
         const msg = error2 instanceof Error ? error2.message : String(error2);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar2 = new Scalar.Scalar(value);
+        scalar3 = new Scalar.Scalar(value);
       }
-      scalar2.range = range;
-      scalar2.source = value;
+      scalar3.range = range;
+      scalar3.source = value;
       if (type)
-        scalar2.type = type;
+        scalar3.type = type;
       if (tagName)
-        scalar2.tag = tagName;
+        scalar3.tag = tagName;
       if (tag.format)
-        scalar2.format = tag.format;
+        scalar3.format = tag.format;
       if (comment)
-        scalar2.comment = comment;
-      return scalar2;
+        scalar3.comment = comment;
+      return scalar3;
     }
     function findScalarTagByName(schema4, value, tagName, tagToken, onError) {
       if (tagName === "!")
@@ -65707,37 +65707,37 @@ var require_parser = __commonJS({
           };
         }
       }
-      *scalar(scalar2) {
+      *scalar(scalar3) {
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
           let sep6;
-          if (scalar2.end) {
-            sep6 = scalar2.end;
+          if (scalar3.end) {
+            sep6 = scalar3.end;
             sep6.push(this.sourceToken);
-            delete scalar2.end;
+            delete scalar3.end;
           } else
             sep6 = [this.sourceToken];
           const map = {
             type: "block-map",
-            offset: scalar2.offset,
-            indent: scalar2.indent,
-            items: [{ start, key: scalar2, sep: sep6 }]
+            offset: scalar3.offset,
+            indent: scalar3.indent,
+            items: [{ start, key: scalar3, sep: sep6 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
         } else
-          yield* this.lineEnd(scalar2);
+          yield* this.lineEnd(scalar3);
       }
-      *blockScalar(scalar2) {
+      *blockScalar(scalar3) {
         switch (this.type) {
           case "space":
           case "comment":
           case "newline":
-            scalar2.props.push(this.sourceToken);
+            scalar3.props.push(this.sourceToken);
             return;
           case "scalar":
-            scalar2.source = this.source;
+            scalar3.source = this.source;
             this.atNewLine = true;
             this.indent = 0;
             if (this.onNewLine) {
@@ -66434,7 +66434,7 @@ var require_picocolors = __commonJS({
 });
 
 // src/action/run.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync7, statSync as statSync6 } from "node:fs";
+import { existsSync as existsSync4, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync7, statSync as statSync6 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
 import { dirname as dirname7, isAbsolute as isAbsolute5, join as join6, relative as relative7, resolve as resolve8 } from "node:path";
 
@@ -69943,9 +69943,9 @@ function distance(a, b3) {
 function didYouMean(word, candidates) {
   let best;
   let bestScore = Number.POSITIVE_INFINITY;
-  const lower2 = word.toLowerCase();
+  const lower3 = word.toLowerCase();
   for (const c of candidates) {
-    const score = distance(lower2, c.toLowerCase());
+    const score = distance(lower3, c.toLowerCase());
     if (score < bestScore) {
       best = c;
       bestScore = score;
@@ -70606,8 +70606,8 @@ function covers(outer, outerExcept, inner, collection) {
   const root = isPattern(inner) ? lower(parsePattern(inner).prefix) : lower(inner);
   if (!whole) {
     if (isPattern(inner)) {
-      const under = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
-      if (o.depth !== "subtree" || !under) return false;
+      const under2 = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
+      if (o.depth !== "subtree" || !under2) return false;
     } else if (!matchesKey(outer, inner)) return false;
   }
   return !outerExcept.some((entry) => {
@@ -71563,6 +71563,300 @@ function buildNode(collection, key, body2, schema4, ctx) {
   };
 }
 
+// src/manifest/outline.ts
+var KEY_LINE = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s"'#&*!|>%@`{[\-?:,][^:#]*?|-[^\s:#][^:#]*?))\s*:(?:\s+(.*))?$/;
+function unquote(m3) {
+  if (m3[1] !== void 0) return JSON.parse(`"${m3[1]}"`);
+  if (m3[2] !== void 0) return m3[2].replaceAll("''", "'");
+  return m3[3].trimEnd();
+}
+function scalar2(text) {
+  const t = text.replace(/\s+#.*$/, "").trim();
+  const dq = /^"((?:[^"\\]|\\.)*)"$/.exec(t);
+  if (dq) return JSON.parse(`"${dq[1]}"`);
+  const sq = /^'((?:[^']|'')*)'$/.exec(t);
+  if (sq) return sq[1].replaceAll("''", "'");
+  return /^[^\s"'&*!|>%@`{}[\],#][^#]*$/.test(t) ? t : void 0;
+}
+function flowNames(text) {
+  const t = text.replace(/\s+#.*$/, "").trim();
+  if (!t.startsWith("[") || !t.endsWith("]") || t.slice(1, -1).includes("[")) return void 0;
+  const inner = t.slice(1, -1).trim();
+  if (inner === "") return [];
+  const names = [];
+  for (const part of inner.split(",")) {
+    const s3 = scalar2(part);
+    if (s3 === void 0) return void 0;
+    names.push(s3);
+  }
+  return names;
+}
+function outlineOf(text) {
+  if (text.includes("	") || /(^|[\s[{,])[&*][^\s]/m.test(text) || /^\s*<<\s*:/m.test(text)) return void 0;
+  const lines = [];
+  let at2 = 0;
+  for (const raw of text.split("\n")) {
+    const trimmed = raw.replace(/\r$/, "");
+    const body2 = trimmed.trimStart();
+    if (body2 !== "" && !body2.startsWith("#"))
+      lines.push({ indent: trimmed.length - body2.length, text: body2, at: at2 });
+    at2 += raw.length + 1;
+  }
+  const out = {
+    manifest: false,
+    instance: false,
+    instanceSize: 0,
+    templates: [],
+    entries: [],
+    uses: []
+  };
+  let documents2 = 0;
+  let instanceAt;
+  let top;
+  let entryIndent;
+  let current;
+  let blockAbove;
+  let extendsAt;
+  const close = (end) => {
+    if (current) current.size = end - current.size;
+    current = void 0;
+    if (instanceAt !== void 0) out.instanceSize += end - instanceAt;
+    instanceAt = void 0;
+  };
+  for (const line of lines) {
+    if (blockAbove !== void 0) {
+      if (line.indent > blockAbove) continue;
+      blockAbove = void 0;
+    }
+    if (line.indent === 0 && (line.text.startsWith("---") || line.text.startsWith("..."))) {
+      if (documents2 > 0 || line.text.replace(/^(---|\.\.\.)\s*/, "") !== "") return void 0;
+      close(line.at);
+      documents2 += 1;
+      top = void 0;
+      continue;
+    }
+    documents2 ||= 1;
+    if (line.text.startsWith("? ") || line.text === "?") return void 0;
+    if (extendsAt !== void 0) {
+      if (line.indent >= extendsAt && line.text.startsWith("- ")) {
+        const name = scalar2(line.text.slice(2));
+        if (name === void 0) return void 0;
+        out.uses.push(name);
+        continue;
+      }
+      extendsAt = void 0;
+    }
+    const item = line.text.startsWith("- ") ? line.text.slice(2).trimStart() : line.text;
+    const m3 = KEY_LINE.exec(item);
+    const rest = m3?.[4];
+    if (m3 && rest !== void 0 && /^[|>][+-]?\d*\s*(#.*)?$/.test(rest)) {
+      blockAbove = line.indent;
+    }
+    if (line.indent === 0) {
+      if (!m3) return void 0;
+      close(line.at);
+      top = unquote(m3);
+      entryIndent = void 0;
+      if (top === "version") out.manifest ||= scalar2(rest ?? "") === "1";
+      if (top === "instance") {
+        out.instance = true;
+        instanceAt = line.at;
+      }
+      if ((top === "templates" || top === "groups" || top === "projects") && rest !== void 0) {
+        if (scalar2(rest) !== void 0 || rest.trim().startsWith("{") || rest.trim().startsWith("["))
+          return void 0;
+      }
+      continue;
+    }
+    if ((top === "templates" || top === "groups" || top === "projects") && !line.text.startsWith("- ")) {
+      entryIndent ??= line.indent;
+      if (line.indent < entryIndent) return void 0;
+      if (line.indent === entryIndent) {
+        if (!m3) return void 0;
+        close(line.at);
+        const key = unquote(m3);
+        if (top === "templates") out.templates.push(key);
+        else {
+          current = { collection: top, key, size: line.at };
+          out.entries.push(current);
+        }
+        if (rest !== void 0 && rest.trim().startsWith("{")) {
+          const ext = /(?:^|[{,\s])extends\s*:\s*(\[[^\]]*\]|[^,}\s]+)/.exec(rest);
+          if (ext) {
+            const names = ext[1].startsWith("[") ? flowNames(ext[1]) : [scalar2(ext[1])];
+            if (!names || names.some((n2) => n2 === void 0)) return void 0;
+            out.uses.push(...names);
+          }
+          if (/[{}]/.test(rest.slice(1)) && !rest.trim().endsWith("}")) return void 0;
+        }
+        continue;
+      }
+    }
+    if (m3 && unquote(m3) === "extends") {
+      if (rest === void 0 || rest.trim() === "" || /^#/.test(rest.trim())) extendsAt = line.indent;
+      else {
+        const names = rest.trim().startsWith("[") ? flowNames(rest) : [scalar2(rest)];
+        if (!names || names.some((n2) => n2 === void 0)) return void 0;
+        out.uses.push(...names);
+      }
+    }
+  }
+  close(text.length);
+  out.uses = [...new Set(out.uses)];
+  return out;
+}
+function outlineOfValues(values, text) {
+  const out = {
+    manifest: false,
+    instance: false,
+    instanceSize: 0,
+    templates: [],
+    entries: [],
+    uses: []
+  };
+  const isObj4 = (v3) => v3 !== null && typeof v3 === "object" && !Array.isArray(v3);
+  const uses = (v3) => {
+    if (Array.isArray(v3)) for (const x of v3) uses(x);
+    else if (isObj4(v3)) {
+      for (const [k3, x] of Object.entries(v3)) {
+        if (k3 === "extends") {
+          for (const name of Array.isArray(x) ? x : [x]) if (typeof name === "string") out.uses.push(name);
+        } else uses(x);
+      }
+    }
+  };
+  for (const value of values) {
+    if (!isObj4(value)) continue;
+    out.manifest ||= value["version"] === 1;
+    if (isObj4(value["instance"])) {
+      out.instance = true;
+      out.instanceSize += Math.max(1, JSON.stringify(value["instance"]).length);
+    }
+    if (isObj4(value["templates"])) out.templates.push(...Object.keys(value["templates"]));
+    for (const collection of ["groups", "projects"]) {
+      const entries = value[collection];
+      if (!isObj4(entries)) continue;
+      for (const key of Object.keys(entries))
+        out.entries.push({
+          collection,
+          key,
+          size: Math.max(1, Math.round(text.length / Math.max(1, Object.keys(entries).length)))
+        });
+    }
+    uses(value["templates"]);
+    uses(value["groups"]);
+    uses(value["projects"]);
+  }
+  out.uses = [...new Set(out.uses)];
+  return out;
+}
+var lower2 = (s3) => s3.toLowerCase();
+var isPatternKey = (key) => key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
+var prefixOf = (key) => key.replace(/\/?\*\*?$/, "");
+var under = (path2, root) => root === "" || path2 === root || path2.startsWith(`${root}/`);
+function indexOf(files) {
+  const definers = /* @__PURE__ */ new Map();
+  const users = /* @__PURE__ */ new Map();
+  const add = (map, key, file) => map.set(key, [...map.get(key) ?? [], file]);
+  for (const { file, outline } of files) {
+    for (const t of outline.templates) add(definers, t, file);
+    for (const t of outline.uses) add(users, t, file);
+  }
+  return {
+    byFile: new Map(files.map((f3) => [f3.file, f3.outline])),
+    definers,
+    users,
+    entries: files.flatMap(
+      ({ file, outline }) => outline.entries.map((e) => ({
+        file,
+        collection: e.collection,
+        key: lower2(e.key),
+        pattern: isPatternKey(e.key),
+        root: lower2(isPatternKey(e.key) ? prefixOf(e.key) : e.key)
+      }))
+    )
+  };
+}
+function touchedBy(index2, seeds) {
+  const touched = /* @__PURE__ */ new Set();
+  const queue = [...seeds].filter((f3) => index2.byFile.has(f3));
+  while (queue.length > 0) {
+    const file = queue.pop();
+    if (touched.has(file)) continue;
+    touched.add(file);
+    const outline = index2.byFile.get(file);
+    for (const t of outline.templates) for (const f3 of index2.users.get(t) ?? []) queue.push(f3);
+    for (const mine of outline.entries) {
+      if (!isPatternKey(mine.key)) continue;
+      const root = lower2(prefixOf(mine.key));
+      for (const other of index2.entries)
+        if (!touched.has(other.file) && under(other.root, root)) queue.push(other.file);
+    }
+  }
+  return touched;
+}
+function neededBy(index2, files) {
+  const selected = /* @__PURE__ */ new Set();
+  const need = (file) => {
+    if (selected.has(file)) return;
+    selected.add(file);
+    for (const t of index2.byFile.get(file).uses) for (const f3 of index2.definers.get(t) ?? []) need(f3);
+  };
+  const base = [...files].filter((f3) => index2.byFile.has(f3));
+  for (const f3 of base) need(f3);
+  for (const file of base) {
+    for (const mine of index2.byFile.get(file).entries) {
+      const key = lower2(mine.key);
+      const pattern = isPatternKey(mine.key);
+      const root = pattern ? lower2(prefixOf(mine.key)) : key;
+      for (const other of index2.entries) {
+        if (selected.has(other.file)) continue;
+        const related = other.key === key || other.pattern && under(root, other.root) || !pattern && !other.pattern && other.collection === "groups" && (under(key, other.key) || mine.collection === "groups" && under(other.key, key));
+        if (related) need(other.file);
+      }
+    }
+  }
+  if (selected.size > 0) {
+    for (const [file, outline] of index2.byFile) if (outline.instance) selected.add(file);
+  }
+  return selected;
+}
+function touchedFiles(files, seeds) {
+  const index2 = indexOf(files);
+  return neededBy(index2, touchedBy(index2, seeds));
+}
+var unitOfKey = (key) => lower2(prefixOf(key)).split("/")[0];
+function shardTargets(files, shard) {
+  const weights = /* @__PURE__ */ new Map();
+  for (const { outline } of files) {
+    for (const e of outline.entries) {
+      if (isPatternKey(e.key) && prefixOf(e.key) === "") return void 0;
+      const unit = unitOfKey(e.key);
+      weights.set(unit, (weights.get(unit) ?? 0) + e.size);
+    }
+    if (outline.instance) weights.set("instance", (weights.get("instance") ?? 0) + outline.instanceSize);
+  }
+  const load = Array.from({ length: shard.count }, () => 0);
+  const mine = /* @__PURE__ */ new Set();
+  const units = [...weights].sort(([a, wa], [b3, wb]) => wb - wa || (a < b3 ? -1 : a > b3 ? 1 : 0));
+  for (const [unit, w2] of units) {
+    let best = 0;
+    for (let i = 1; i < load.length; i++) if (load[i] < load[best]) best = i;
+    load[best] += w2;
+    if (best === shard.index - 1) mine.add(unit);
+  }
+  return mine;
+}
+function shardFiles(files, targets) {
+  const own = files.filter(
+    ({ outline }) => outline.entries.some((e) => targets.has(unitOfKey(e.key))) || targets.has("instance") && outline.instance
+  );
+  return neededBy(
+    indexOf(files),
+    own.map((f3) => f3.file)
+  );
+}
+
 // src/manifest/schemas.ts
 var import__ = __toESM(require__(), 1);
 var import_ajv_formats = __toESM(require_dist(), 1);
@@ -72428,6 +72722,34 @@ var Declarations = class extends Map {
     if (isObj3(body2)) this.set(name, { body: body2, at: at2 });
   }
 };
+function outlineFile(name, text) {
+  return outlineOf(text) ?? outlineOfValues(
+    parseYaml(name, text, new Diagnostics()).documents.map((d2) => d2.value),
+    text
+  );
+}
+function manifestOutlines(paths, found = [], root, known) {
+  const diags = new Diagnostics();
+  const rootDir = resolve4(root ?? manifestRoot(paths.length ? paths : ["."]));
+  const realRoot = realPath(rootDir);
+  const out = [];
+  const read2 = /* @__PURE__ */ new Set();
+  for (const src of collectFiles(paths, diags, found)) {
+    const real = realPath(src.file);
+    if (read2.has(real)) continue;
+    read2.add(real);
+    const name = displayPath(src.file);
+    const text = readManifest(src.file, real, name, rootDir, realRoot, diags);
+    if (text === void 0) continue;
+    const digest2 = createHash2("sha256").update(text).digest("hex");
+    const outline = known?.get(digest2) ?? outlineFile(name, text);
+    if (!src.explicit && !outline.manifest) continue;
+    const bytes = Buffer.from(text, "utf8");
+    const blob = createHash2("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+    out.push({ file: src.file, outline, digest: digest2, blob });
+  }
+  return out;
+}
 async function loadManifests(paths, opts) {
   const diags = new Diagnostics();
   const schemas = loadSchemas();
@@ -72440,6 +72762,16 @@ async function loadManifests(paths, opts) {
   const realRoot = realPath(root);
   const read2 = /* @__PURE__ */ new Set();
   for (const src of collectFiles(paths, diags, opts.found)) {
+    const known = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : void 0;
+    if (known) {
+      allRead = false;
+      if (src.explicit || known.outline.manifest) {
+        const name2 = displayPath(src.file);
+        files.push(name2);
+        digests[name2] = known.digest;
+      }
+      continue;
+    }
     const name = displayPath(src.file);
     const real = realPath(src.file);
     if (read2.has(real)) continue;
@@ -72448,6 +72780,14 @@ async function loadManifests(paths, opts) {
     if (text === void 0) {
       files.push(name);
       allRead = false;
+      continue;
+    }
+    if (opts.only && !opts.only.has(src.file)) {
+      allRead = false;
+      if (src.explicit || outlineFile(name, text).manifest) {
+        files.push(name);
+        digests[name] = createHash2("sha256").update(text).digest("hex");
+      }
       continue;
     }
     const parsed = parseYaml(name, text, diags);
@@ -72543,7 +72883,7 @@ async function loadManifests(paths, opts) {
   for (const [n2, b3] of projectBodies)
     checkIdentities(b3, file("project.schema.json"), ["projects", n2], ctx, shared);
   for (const doc of docs) checkNumbers(doc.value, [], diags);
-  if (docs.length === 0 && !diags.hasErrors) {
+  if (docs.length === 0 && !diags.hasErrors && !opts.only) {
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
       "",
@@ -78441,9 +78781,9 @@ var groupKind = {
     return problems2;
   },
   async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
-    const lower2 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
-    if (!lower2) return [];
-    const level = VISIBILITY_LEVEL[lower2] ?? 0;
+    const lower3 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
+    if (!lower3) return [];
+    const level = VISIBILITY_LEVEL[lower3] ?? 0;
     const [subgroups, projects] = await Promise.all([
       ctx.api.list(apiPath`/groups/${live.id}/subgroups`, {
         query: { all_available: true },
@@ -78579,10 +78919,10 @@ function normalizeTargets(targets) {
 }
 function inTargets(key, targets) {
   if (targets.length === 0) return true;
-  const lower2 = key.toLowerCase();
+  const lower3 = key.toLowerCase();
   return targets.some((t) => {
     const target = t.toLowerCase();
-    return lower2 === target || lower2.startsWith(`${target}/`);
+    return lower3 === target || lower3.startsWith(`${target}/`);
   });
 }
 function withAncestors(paths) {
@@ -78770,12 +79110,12 @@ async function expandSelectors(state, ctx, targets, changes) {
       all++;
       if (!inTargets(path2, targets)) continue;
       inScope++;
-      const lower2 = path2.toLowerCase();
+      const lower3 = path2.toLowerCase();
       if (isListed) changes?.whole.add(`${selector.collection}[${JSON.stringify(path2)}]`);
-      const list = matches2[selector.collection].get(lower2) ?? [];
+      const list = matches2[selector.collection].get(lower3) ?? [];
       list.push(selector);
-      matches2[selector.collection].set(lower2, list);
-      if (!spelled[selector.collection].has(lower2)) spelled[selector.collection].set(lower2, path2);
+      matches2[selector.collection].set(lower3, list);
+      if (!spelled[selector.collection].has(lower3)) spelled[selector.collection].set(lower3, path2);
     }
     if (!isListed) continue;
     if (inScope > 0 || all === 0) {
@@ -78794,11 +79134,11 @@ async function expandSelectors(state, ctx, targets, changes) {
     if (!coll && matches2[collection].size === 0) continue;
     const exactByPath = new Map((coll?.items ?? []).map((n2) => [n2.key.toLowerCase(), n2]));
     const items = [];
-    const merged = (lower2, exact) => {
-      const entries = [...matches2[collection].get(lower2) ?? []].sort(
+    const merged = (lower3, exact) => {
+      const entries = [...matches2[collection].get(lower3) ?? []].sort(
         (a, b3) => specificity(a.pattern) - specificity(b3.pattern)
       );
-      const path2 = exact?.key ?? spelled[collection].get(lower2);
+      const path2 = exact?.key ?? spelled[collection].get(lower3);
       let node;
       for (const selector of entries) {
         const applied = atPath(selector.node, path2);
@@ -78810,8 +79150,8 @@ async function expandSelectors(state, ctx, targets, changes) {
     for (const item of coll?.items ?? []) {
       items.push(item.state === "absent" ? item : merged(item.key.toLowerCase(), item));
     }
-    for (const lower2 of matches2[collection].keys()) {
-      if (!exactByPath.has(lower2)) items.push(merged(lower2, void 0));
+    for (const lower3 of matches2[collection].keys()) {
+      if (!exactByPath.has(lower3)) items.push(merged(lower3, void 0));
     }
     children[collection] = { ...coll ?? { policy: collection === "groups" ? "warn" : "ignore" }, items };
   }
@@ -79863,11 +80203,11 @@ async function makePlan(desired, ctx, registry, options) {
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
     options.targets ?? [],
-    top.map((i) => i.key),
+    options.declared ?? top.map((i) => i.key),
     expanded.listed,
     expanded.unknowable
   );
-  const units = options.shard ? shardUnits(expanded.state.root, options.shard) : void 0;
+  const units = options.shardUnits ? new Set(options.shardUnits) : options.shard ? shardUnits(expanded.state.root, options.shard) : void 0;
   const state = new PlanState(
     {
       ctx,
@@ -81125,15 +81465,28 @@ var kinds = [
 
 // src/cli/changed-since.ts
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync, rmSync as rmSync2 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join4, relative as relative5, resolve as resolve6 } from "node:path";
 function git(cwd, args) {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  return gitBytes(cwd, args).toString("utf8").trim();
 }
-async function scopeSince(ref2, paths, head, found = []) {
+function gitBytes(cwd, args) {
+  return execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 512 * 1024 * 1024 });
+}
+function union(a, b3) {
+  return {
+    manifest: (a?.manifest ?? false) || (b3?.manifest ?? false),
+    instance: (a?.instance ?? false) || (b3?.instance ?? false),
+    instanceSize: Math.max(a?.instanceSize ?? 0, b3?.instanceSize ?? 0),
+    templates: [.../* @__PURE__ */ new Set([...a?.templates ?? [], ...b3?.templates ?? []])],
+    entries: [...a?.entries ?? [], ...b3?.entries ?? []],
+    uses: [.../* @__PURE__ */ new Set([...a?.uses ?? [], ...b3?.uses ?? []])]
+  };
+}
+async function selectSince(ref2, paths, found = []) {
   const given = paths.length > 0 ? paths : ["."];
-  const root = manifestRoot(given);
+  const root = resolve6(manifestRoot(given));
   let top;
   try {
     top = git(root, ["rev-parse", "--show-toplevel"]);
@@ -81147,37 +81500,85 @@ async function scopeSince(ref2, paths, head, found = []) {
       `--changed-since: unknown git revision ${JSON.stringify(ref2)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`
     );
   }
+  const inRepo = relative5(top, root) || ".";
+  const now = manifestOutlines(given, found, root);
+  let atRef;
+  try {
+    atRef = new Map(
+      git(top, ["ls-tree", "-r", "-z", "--full-tree", ref2, "--", inRepo]).split("\0").filter((line) => line !== "").map((line) => {
+        const [meta, path2] = line.split("	");
+        return [path2, meta.split(" ")[2]];
+      })
+    );
+  } catch {
+    atRef = /* @__PURE__ */ new Map();
+  }
+  if (atRef.size === 0) return { only: new Set(now.map((f3) => f3.file)), outlines: now };
+  const place = (file) => relative5(top, resolve6(file));
+  const head = new Map(now.map((f3) => [place(f3.file), f3]));
+  const changed2 = [
+    ...[...head].filter(([p3, f3]) => atRef.get(p3) !== f3.blob).map(([p3]) => p3),
+    ...[...atRef.keys()].filter((p3) => !head.has(p3) && /\.ya?ml$/i.test(p3))
+  ];
   const base = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
   try {
-    const inRepo = relative5(top, resolve6(root)) || ".";
-    let existed = true;
-    try {
-      const archive = execFileSync("git", ["archive", "--format=tar", ref2, "--", inRepo], {
-        cwd: top,
-        stdio: ["ignore", "pipe", "pipe"],
-        maxBuffer: 512 * 1024 * 1024
-      });
-      execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
-    } catch {
-      existed = false;
-    }
-    const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
-    if (!headState) return { warning: "the manifests could not be read" };
+    const extract = (places2) => {
+      const wanted = places2.filter((p3) => atRef.has(p3));
+      for (let i = 0; i < wanted.length; i += 200) {
+        const archive = gitBytes(top, ["archive", "--format=tar", ref2, "--", ...wanted.slice(i, i + 200)]);
+        execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
+      }
+    };
+    extract(changed2);
+    const baseRoot = join4(base, inRepo);
     const atBase = (p3) => join4(base, relative5(top, resolve6(p3)));
-    const before = existed ? await loadManifests(given.map(atBase), {
-      secrets: false,
-      root: join4(base, inRepo),
-      found: found.map(atBase)
-    }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
-    if (!before.state) {
-      return {
-        warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
-      };
+    const thenChanged = new Map(
+      manifestOutlines(
+        changed2.filter((p3) => atRef.has(p3)).map((p3) => join4(base, p3)),
+        [],
+        baseRoot
+      ).map((f3) => [relative5(base, f3.file), f3])
+    );
+    const past = new Map([...head].filter(([p3]) => !changed2.includes(p3)));
+    for (const [p3, f3] of thenChanged) past.set(p3, f3);
+    const places = [.../* @__PURE__ */ new Set([...head.keys(), ...past.keys()])];
+    const selected = touchedFiles(
+      places.map((p3) => ({ file: p3, outline: union(head.get(p3)?.outline, past.get(p3)?.outline) })),
+      changed2
+    );
+    extract([...selected].filter((p3) => !changed2.includes(p3)));
+    const pick2 = (places2) => new Set([...places2].map((p3) => join4(base, p3)));
+    const named = given.map(atBase).filter((p3) => existsSync3(p3));
+    const baseOnly = pick2([...selected].filter((p3) => past.has(p3)));
+    let before;
+    if (named.length > 0 && baseOnly.size > 0) {
+      const loaded = await loadManifests(named, {
+        secrets: false,
+        root: baseRoot,
+        found: found.map(atBase),
+        only: baseOnly,
+        outlines: new Map([...past].map(([p3, f3]) => [join4(base, p3), f3]))
+      });
+      if (!loaded.state) {
+        return {
+          warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
+        };
+      }
+      before = loaded.state;
     }
-    return { scope: changeScope(before.state, headState) };
+    return {
+      only: new Set([...selected].flatMap((p3) => head.has(p3) ? [head.get(p3).file] : [])),
+      ...before ? { before } : {},
+      outlines: now
+    };
   } finally {
     rmSync2(base, { recursive: true, force: true });
   }
+}
+function scopeOf(selection, head) {
+  if (selection.warning) return void 0;
+  const before = selection.before ?? { root: { ...head.root, children: {} }, files: [], selectors: [] };
+  return changeScope(before, head);
 }
 
 // src/cli/workflow.ts
@@ -81192,13 +81593,26 @@ function savedPlanRequest(saved) {
     ...salt !== void 0 ? { fingerprintSalt: salt } : {}
   };
 }
-function checkTargets(targets, state) {
-  const paths = [
-    ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
-    ...state.selectors.map((s3) => s3.prefix).filter((p3) => p3 !== "")
-  ];
-  const prefixes = state.selectors.map((s3) => s3.prefix.toLowerCase());
-  const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
+function declaredIn(from) {
+  if (Array.isArray(from)) {
+    const entries = from.flatMap((f3) => f3.outline.entries.map((e) => e.key));
+    return {
+      paths: entries.filter((k3) => !isPattern(k3)),
+      prefixes: entries.filter(isPattern).map((k3) => parsePattern(k3).prefix),
+      instance: from.some((f3) => f3.outline.instance)
+    };
+  }
+  const state = from;
+  return {
+    paths: ["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
+    prefixes: state.selectors.map((s3) => s3.prefix),
+    instance: Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects")
+  };
+}
+function checkTargets(targets, declared) {
+  const paths = [...declared.paths, ...declared.prefixes.filter((p3) => p3 !== "")];
+  const prefixes = declared.prefixes.map((p3) => p3.toLowerCase());
+  const instanceDeclared = declared.instance;
   const problems2 = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
@@ -81253,29 +81667,38 @@ function displayUrl(url) {
 }
 async function planFromManifests(request2) {
   const found = request2.found ?? [];
-  const loaded = await loadManifests(request2.paths.length > 0 ? request2.paths : ["."], {
+  const paths = request2.paths.length > 0 ? request2.paths : ["."];
+  let since;
+  if (request2.changedSince !== void 0) {
+    try {
+      since = await selectSince(request2.changedSince, request2.paths, found);
+    } catch (error2) {
+      if (!request2.changedSinceOptional) throw error2;
+      since = { warning: `${error2.message}; planning everything` };
+    }
+  }
+  let outlines = since?.outlines;
+  let units;
+  let only = since?.only;
+  if (request2.shard) {
+    outlines ??= manifestOutlines(paths, found);
+    units = shardTargets(outlines, request2.shard);
+    if (units && !only) only = shardFiles(outlines, units);
+  }
+  const loaded = await loadManifests(paths, {
     secrets: true,
     found,
-    ...request2.env ? { env: request2.env } : {}
+    ...request2.env ? { env: request2.env } : {},
+    ...only ? { only, root: manifestRoot(paths), outlines: new Map((outlines ?? []).map((f3) => [f3.file, f3])) } : {}
   });
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d2) => d2.severity === "error"))
     return { diagnostics, files: loaded.files };
   const targets = normalizeTargets(request2.targets ?? []);
-  checkTargets(targets, loaded.state);
+  const declared = only ? declaredIn(outlines ?? manifestOutlines(paths, found)) : declaredIn(loaded.state);
+  checkTargets(targets, declared);
   let changes;
-  if (request2.changedSince !== void 0) {
-    const compared = await loadManifests(request2.paths.length > 0 ? request2.paths : ["."], {
-      secrets: false,
-      found
-    });
-    let since;
-    try {
-      since = await scopeSince(request2.changedSince, request2.paths, compared.state, found);
-    } catch (error2) {
-      if (!request2.changedSinceOptional) throw error2;
-      since = { warning: `${error2.message}; planning everything` };
-    }
+  if (since) {
     if (since.warning) {
       diagnostics.push({
         severity: "warning",
@@ -81286,7 +81709,7 @@ async function planFromManifests(request2) {
         message: `--changed-since ${request2.changedSince}: ${since.warning}`
       });
     }
-    changes = since.scope;
+    changes = scopeOf(since, loaded.state);
   }
   const api = new ApiClient(request2.connection);
   api.conceal(SecretValues.of(loaded.state).list());
@@ -81300,6 +81723,8 @@ async function planFromManifests(request2) {
       replace: request2.replace ?? [],
       ...backupOption(request2) ? { backup: backupOption(request2) } : {},
       ...changes ? { changes } : {},
+      ...only ? { declared: declared.paths } : {},
+      ...units ? { shardUnits: units } : {},
       ...request2.shard ? { shard: request2.shard } : {},
       ...changes && request2.changedSince !== void 0 ? { changedSince: request2.changedSince } : {},
       ...request2.fingerprintSalt !== void 0 ? { fingerprintSalt: request2.fingerprintSalt } : {},
@@ -83513,7 +83938,7 @@ var Run = class {
     const event = this.env["GITHUB_EVENT_NAME"];
     if (event !== "pull_request" && event !== "pull_request_target") return void 0;
     const path2 = this.env["GITHUB_EVENT_PATH"];
-    if (!path2 || !existsSync3(path2)) return void 0;
+    if (!path2 || !existsSync4(path2)) return void 0;
     const payload = JSON.parse(readFileSync7(path2, "utf8"));
     const sha = payload.pull_request?.base?.sha;
     return typeof sha === "string" && /^[0-9a-f]{7,64}$/i.test(sha) ? { ref: sha, optional: true } : void 0;
@@ -83638,7 +84063,7 @@ var Run = class {
           `cannot create the folder of the plan-file input ${planFile} (${error2.code ?? String(error2)}): choose a writable path`
         );
       }
-      if (existsSync3(planFile) && statSync6(planFile).isDirectory()) {
+      if (existsSync4(planFile) && statSync6(planFile).isDirectory()) {
         throw new Error(
           `the plan-file input ${planFile} is a directory: name a file, e.g. ${join6(planFile, "plan.json")}`
         );
@@ -83782,7 +84207,7 @@ async function run2(env = process.env) {
   try {
     if (inputs.workingDirectory !== void 0) {
       const dir = resolve8(env["GITHUB_WORKSPACE"] || process.cwd(), inputs.workingDirectory);
-      if (!existsSync3(dir) || !statSync6(dir).isDirectory()) {
+      if (!existsSync4(dir) || !statSync6(dir).isDirectory()) {
         throw new Error(
           `the working-directory input ${inputs.workingDirectory} is not a directory (looked for ${dir})`
         );
