@@ -8,7 +8,7 @@
  */
 import { createBody } from "./common.js";
 import { type ApiObject, restCollection, unchecked } from "./declare.js";
-import type { KindContext, Parent } from "./kind.js";
+import type { Fields, KindContext, Parent } from "./kind.js";
 import {
   createWithTokenFile,
   type TokenWords,
@@ -43,6 +43,13 @@ function remember(ctx: KindContext, parent: Parent, triggers: ApiObject[]): void
 const known = (ctx: KindContext, parent: Parent, description: string) =>
   shownTokens.get(ctx)?.get(tokenKey(parent, description));
 
+/** What the plan says of a new token: where it is written, or where its owner finds it. */
+function whereTheTokenGoes(parent: Parent, desired: Fields): string {
+  const file = tokenFileOf(desired);
+  if (file !== undefined) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+  return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
+}
+
 export const triggerKind = restCollection(
   {
     collection: "triggers",
@@ -67,11 +74,8 @@ export const triggerKind = restCollection(
       return tokenFileProblems(tokenFileRefusal(file, known(ctx, parent, live.key), WORDS));
     },
 
-    async createReason(_ctx, parent, desired) {
-      const file = tokenFileOf(desired);
-      if (file !== undefined) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
-      return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
-    },
+    createReason: async (_ctx, parent, desired) => whereTheTokenGoes(parent, desired),
+    replaceNote: async (_ctx, parent, desired) => whereTheTokenGoes(parent, desired),
 
     async checkCreate(_ctx, _parent, _key, desired) {
       const file = tokenFileOf(desired);
