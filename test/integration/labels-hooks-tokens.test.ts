@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, Bench } from "./helpers.js";
+import { Bench } from "./helpers.js";
 
 const ENV = { GK: "group-hook-key-0001", GT: "group-hook-token-0002" };
 
@@ -45,15 +45,6 @@ projects:
 `;
 
 const enc = encodeURIComponent;
-
-async function call(bench: Bench, method: string, path: string, body?: unknown): Promise<void> {
-  const res = await fetch(`${bench.sandbox.url}/api/v4${path}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
-}
 
 interface DriftJson {
   drift: boolean;
@@ -146,15 +137,15 @@ describe("labels, hooks and deploy tokens across forgeform", () => {
     beforeAll(async () => {
       const web = await bench.get<{ id: number; name: string }[]>("/projects/acme%2Fplatform%2Fweb/labels");
       const label = web.find((l) => l.name === "needs-review")!;
-      await call(bench, "PUT", `/projects/acme%2Fplatform%2Fweb/labels/${label.id}`, { color: "#000000" });
+      await bench.send("PUT", `/projects/acme%2Fplatform%2Fweb/labels/${label.id}`, { color: "#000000" });
       const [hook] = await bench.get<{ id: number }[]>("/projects/acme%2Fplatform%2Fapi/hooks");
-      await call(bench, "PUT", `/projects/acme%2Fplatform%2Fapi/hooks/${hook!.id}`, {
+      await bench.send("PUT", `/projects/acme%2Fplatform%2Fapi/hooks/${hook!.id}`, {
         url: "https://ci.example.com/hook",
         pipeline_events: false,
       });
       const [token] = await bench.get<{ id: number }[]>("/groups/acme/deploy_tokens");
-      await call(bench, "DELETE", `/groups/acme/deploy_tokens/${token!.id}`);
-      await call(bench, "POST", "/projects/acme%2Fplatform%2Fapi/deploy_tokens", {
+      await bench.send("DELETE", `/groups/acme/deploy_tokens/${token!.id}`);
+      await bench.send("POST", "/projects/acme%2Fplatform%2Fapi/deploy_tokens", {
         name: "hand made",
         scopes: ["read_repository"],
       });
