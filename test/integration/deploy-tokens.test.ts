@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apply, expectChanges, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
+import { apply, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
 import { startProxy } from "./proxy.js";
 
