@@ -1409,7 +1409,7 @@ export interface Label {
    */
   color: string;
   /**
-   * A short description. The platform ignores an empty description, so one cannot be cleared through the API.
+   * A short description. The platform strips HTML tags from it, and ignores an empty description, so one cannot be cleared through the API.
    */
   description?: string;
   /**

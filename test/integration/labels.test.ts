@@ -177,6 +177,7 @@ projects:
     labels:
       - { name: " padded", color: rebeccapurple }
       - { name: empty, color: red, description: "" }
+      - { name: tagged, color: red, description: "see <b>this</b>" }
 `,
       "invalid.yaml",
     );
@@ -192,5 +193,8 @@ projects:
     // rebeccapurple is CSS 4: the platform's list (13.12) does not have it.
     expect(text).toContain('projects["acme/platform/api"].labels[0].color: "rebeccapurple" is not a colour');
     expect(text).toContain('projects["acme/platform/api"].labels[1].description: must not be empty');
+    expect(text).toContain(
+      'projects["acme/platform/api"].labels[2].description: "see <b>this</b>" must not hold an HTML tag',
+    );
   });
 });
