@@ -17227,8 +17227,8 @@ var require_connection = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest2 = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
-          if (secWSAccept !== digest2) {
+          const digest = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
+          if (secWSAccept !== digest) {
             failWebsocketConnection(ws2, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -48536,8 +48536,8 @@ var require_connection2 = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest2 = crypto2.hash("sha1", keyValue + uid, "base64");
-          if (secWSAccept !== digest2) {
+          const digest = crypto2.hash("sha1", keyValue + uid, "base64");
+          if (secWSAccept !== digest) {
             failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -68438,8 +68438,8 @@ function classifyError(error2) {
   const message = error2 instanceof Error ? error2.message : String(error2);
   const closed = /other side closed|socket hang up/i.test(message);
   const transient = TRANSIENT_CODES.has(code) || closed;
-  const known = DESCRIPTIONS[code];
-  const description = known ? `${known} (${code})` : closed ? `connection closed by the server (${code})` : message;
+  const known2 = DESCRIPTIONS[code];
+  const description = known2 ? `${known2} (${code})` : closed ? `connection closed by the server (${code})` : message;
   return { code, description, transient, notSent: NOT_SENT_CODES.has(code) };
 }
 function serverDelayMs(headers, now) {
@@ -68637,8 +68637,8 @@ function apiPath(strings, ...values) {
 }
 function endpointTemplate(path2) {
   const bare = path2.split("?")[0] ?? "";
-  const known = templates.get(bare);
-  if (known !== void 0) return known;
+  const known2 = templates.get(bare);
+  if (known2 !== void 0) return known2;
   return bare.split("/").map((segment) => /^\d+$/.test(segment) || segment.includes("%") ? ":id" : segment).join("/");
 }
 
@@ -70554,6 +70554,181 @@ var R = class {
   }
 };
 
+// node_modules/color-name/index.js
+var colors = {
+  aliceblue: [240, 248, 255],
+  antiquewhite: [250, 235, 215],
+  aqua: [0, 255, 255],
+  aquamarine: [127, 255, 212],
+  azure: [240, 255, 255],
+  beige: [245, 245, 220],
+  bisque: [255, 228, 196],
+  black: [0, 0, 0],
+  blanchedalmond: [255, 235, 205],
+  blue: [0, 0, 255],
+  blueviolet: [138, 43, 226],
+  brown: [165, 42, 42],
+  burlywood: [222, 184, 135],
+  cadetblue: [95, 158, 160],
+  chartreuse: [127, 255, 0],
+  chocolate: [210, 105, 30],
+  coral: [255, 127, 80],
+  cornflowerblue: [100, 149, 237],
+  cornsilk: [255, 248, 220],
+  crimson: [220, 20, 60],
+  cyan: [0, 255, 255],
+  darkblue: [0, 0, 139],
+  darkcyan: [0, 139, 139],
+  darkgoldenrod: [184, 134, 11],
+  darkgray: [169, 169, 169],
+  darkgreen: [0, 100, 0],
+  darkgrey: [169, 169, 169],
+  darkkhaki: [189, 183, 107],
+  darkmagenta: [139, 0, 139],
+  darkolivegreen: [85, 107, 47],
+  darkorange: [255, 140, 0],
+  darkorchid: [153, 50, 204],
+  darkred: [139, 0, 0],
+  darksalmon: [233, 150, 122],
+  darkseagreen: [143, 188, 143],
+  darkslateblue: [72, 61, 139],
+  darkslategray: [47, 79, 79],
+  darkslategrey: [47, 79, 79],
+  darkturquoise: [0, 206, 209],
+  darkviolet: [148, 0, 211],
+  deeppink: [255, 20, 147],
+  deepskyblue: [0, 191, 255],
+  dimgray: [105, 105, 105],
+  dimgrey: [105, 105, 105],
+  dodgerblue: [30, 144, 255],
+  firebrick: [178, 34, 34],
+  floralwhite: [255, 250, 240],
+  forestgreen: [34, 139, 34],
+  fuchsia: [255, 0, 255],
+  gainsboro: [220, 220, 220],
+  ghostwhite: [248, 248, 255],
+  gold: [255, 215, 0],
+  goldenrod: [218, 165, 32],
+  gray: [128, 128, 128],
+  green: [0, 128, 0],
+  greenyellow: [173, 255, 47],
+  grey: [128, 128, 128],
+  honeydew: [240, 255, 240],
+  hotpink: [255, 105, 180],
+  indianred: [205, 92, 92],
+  indigo: [75, 0, 130],
+  ivory: [255, 255, 240],
+  khaki: [240, 230, 140],
+  lavender: [230, 230, 250],
+  lavenderblush: [255, 240, 245],
+  lawngreen: [124, 252, 0],
+  lemonchiffon: [255, 250, 205],
+  lightblue: [173, 216, 230],
+  lightcoral: [240, 128, 128],
+  lightcyan: [224, 255, 255],
+  lightgoldenrodyellow: [250, 250, 210],
+  lightgray: [211, 211, 211],
+  lightgreen: [144, 238, 144],
+  lightgrey: [211, 211, 211],
+  lightpink: [255, 182, 193],
+  lightsalmon: [255, 160, 122],
+  lightseagreen: [32, 178, 170],
+  lightskyblue: [135, 206, 250],
+  lightslategray: [119, 136, 153],
+  lightslategrey: [119, 136, 153],
+  lightsteelblue: [176, 196, 222],
+  lightyellow: [255, 255, 224],
+  lime: [0, 255, 0],
+  limegreen: [50, 205, 50],
+  linen: [250, 240, 230],
+  magenta: [255, 0, 255],
+  maroon: [128, 0, 0],
+  mediumaquamarine: [102, 205, 170],
+  mediumblue: [0, 0, 205],
+  mediumorchid: [186, 85, 211],
+  mediumpurple: [147, 112, 219],
+  mediumseagreen: [60, 179, 113],
+  mediumslateblue: [123, 104, 238],
+  mediumspringgreen: [0, 250, 154],
+  mediumturquoise: [72, 209, 204],
+  mediumvioletred: [199, 21, 133],
+  midnightblue: [25, 25, 112],
+  mintcream: [245, 255, 250],
+  mistyrose: [255, 228, 225],
+  moccasin: [255, 228, 181],
+  navajowhite: [255, 222, 173],
+  navy: [0, 0, 128],
+  oldlace: [253, 245, 230],
+  olive: [128, 128, 0],
+  olivedrab: [107, 142, 35],
+  orange: [255, 165, 0],
+  orangered: [255, 69, 0],
+  orchid: [218, 112, 214],
+  palegoldenrod: [238, 232, 170],
+  palegreen: [152, 251, 152],
+  paleturquoise: [175, 238, 238],
+  palevioletred: [219, 112, 147],
+  papayawhip: [255, 239, 213],
+  peachpuff: [255, 218, 185],
+  peru: [205, 133, 63],
+  pink: [255, 192, 203],
+  plum: [221, 160, 221],
+  powderblue: [176, 224, 230],
+  purple: [128, 0, 128],
+  rebeccapurple: [102, 51, 153],
+  red: [255, 0, 0],
+  rosybrown: [188, 143, 143],
+  royalblue: [65, 105, 225],
+  saddlebrown: [139, 69, 19],
+  salmon: [250, 128, 114],
+  sandybrown: [244, 164, 96],
+  seagreen: [46, 139, 87],
+  seashell: [255, 245, 238],
+  sienna: [160, 82, 45],
+  silver: [192, 192, 192],
+  skyblue: [135, 206, 235],
+  slateblue: [106, 90, 205],
+  slategray: [112, 128, 144],
+  slategrey: [112, 128, 144],
+  snow: [255, 250, 250],
+  springgreen: [0, 255, 127],
+  steelblue: [70, 130, 180],
+  tan: [210, 180, 140],
+  teal: [0, 128, 128],
+  thistle: [216, 191, 216],
+  tomato: [255, 99, 71],
+  turquoise: [64, 224, 208],
+  violet: [238, 130, 238],
+  wheat: [245, 222, 179],
+  white: [255, 255, 255],
+  whitesmoke: [245, 245, 245],
+  yellow: [255, 255, 0],
+  yellowgreen: [154, 205, 50]
+};
+for (const key in colors) Object.freeze(colors[key]);
+var color_name_default = Object.freeze(colors);
+
+// src/manifest/colors.ts
+var NEWER_NAMES = /* @__PURE__ */ new Set(["rebeccapurple"]);
+var HEX = /^#(?:[0-9a-f]{3}){1,2}$/i;
+function namedColor(name) {
+  const key = name.trim().toLowerCase();
+  if (NEWER_NAMES.has(key) || !Object.hasOwn(color_name_default, key)) return void 0;
+  const rgb = color_name_default[key];
+  return `#${rgb.map((c) => c.toString(16).padStart(2, "0")).join("")}`;
+}
+function isLabelColor(value) {
+  return HEX.test(value.trim()) || namedColor(value) !== void 0;
+}
+function canonicalColor(value) {
+  const v3 = value.trim();
+  if (HEX.test(v3)) {
+    const digits = v3.slice(1).toLowerCase();
+    return `#${digits.length === 3 ? [...digits].map((d2) => d2 + d2).join("") : digits}`;
+  }
+  return namedColor(v3) ?? v3;
+}
+
 // src/manifest/selectors.ts
 import { createHash } from "node:crypto";
 function isPattern(key) {
@@ -70705,12 +70880,12 @@ function cronForValidation(cron) {
 function hashedCron(cron, seed) {
   const fields = cron.trim().split(/\s+/);
   if (!fields.some((f3) => HASHED.test(f3))) return cron;
-  const digest2 = createHash("sha256").update(seed).digest();
+  const digest = createHash("sha256").update(seed).digest();
   return fields.map((field, i) => {
     const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
     if (typeof parsed === "string") return field;
     const { lo: lo2, hi: hi2, step } = parsed;
-    const n2 = digest2.readUInt32BE(i * 4 % (digest2.length - 3));
+    const n2 = digest.readUInt32BE(i * 4 % (digest.length - 3));
     if (step !== void 0) return `${lo2 + n2 % Math.min(step, hi2 - lo2 + 1)}-${hi2}/${step}`;
     return String(lo2 + n2 % (hi2 - lo2 + 1));
   }).join(" ");
@@ -70970,6 +71145,16 @@ function checkBadgeUrl(value) {
 function checkHexColor(value) {
   return /^#(?:[0-9a-fA-F]{3}){1,2}$/.test(value) ? void 0 : `"${value}" is not a hex colour; write it as #RGB or #RRGGBB, e.g. "#E75E40"`;
 }
+function checkLabelColor(value) {
+  return isLabelColor(value) ? void 0 : `"${value}" is not a colour: write it as #RGB or #RRGGBB (e.g. "#E75E40") or as a CSS colour name such as "red"`;
+}
+var DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+function checkDateOrTime(value) {
+  const v3 = value.trim();
+  const ms2 = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v3) ? `${v3}T00:00:00Z` : v3);
+  const sameDay = !Number.isNaN(ms2) && new Date(ms2).toISOString().slice(0, 10) === v3.slice(0, 10);
+  return DATE_OR_TIME.test(v3) && (sameDay || v3.length > 10) ? Number.isNaN(ms2) ? `"${value}" is not a date or a date and time` : void 0 : `"${value}" is not a date or a date and time: write YYYY-MM-DD ("2027-06-30") or ISO 8601 ("2027-06-30T12:00:00Z")`;
+}
 function checkSshKey(value) {
   const parts = value.trim().split(/\s+/);
   const [type, blob] = parts;
@@ -71045,6 +71230,8 @@ var FORMAT_CHECKS = {
   "http-url": checkHttpUrl,
   "badge-url": checkBadgeUrl,
   "hex-color": checkHexColor,
+  "label-color": checkLabelColor,
+  "date-or-date-time": checkDateOrTime,
   "ssh-public-key": checkSshKey,
   "archive-age": checkArchiveAge
 };
@@ -71089,8 +71276,8 @@ function durationSeconds(text) {
 }
 var canonicalZones = /* @__PURE__ */ new Map();
 function canonicalTimeZone(name) {
-  const known = canonicalZones.get(name);
-  if (known !== void 0) return known;
+  const known2 = canonicalZones.get(name);
+  if (known2 !== void 0) return known2;
   const trimmed = name.trim();
   const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
   let canonical3;
@@ -71111,6 +71298,15 @@ function instantOf(value) {
   }
   return void 0;
 }
+var ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+function instantOrDay(value) {
+  const at2 = instantOf(value);
+  if (at2 !== void 0) return at2;
+  const day = value.trim();
+  if (!ISO_DATE.test(day)) return value;
+  const ms2 = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(ms2) ? value : ms2;
+}
 function canonicalSshKey(text) {
   const [type, blob] = text.trim().split(/\s+/);
   return blob ? `${type} ${blob}` : text.trim();
@@ -71119,10 +71315,11 @@ var NORMALIZERS = {
   duration: (v3) => durationSeconds(v3) ?? v3.trim(),
   timezone: canonicalTimeZone,
   ref: (v3) => v3.trim().replace(/^refs\/(heads|tags)\//, ""),
-  instant: (v3) => instantOf(v3) ?? v3,
+  instant: instantOrDay,
   lowercase: (v3) => v3.trim().toLowerCase(),
   whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
-  "ssh-key": canonicalSshKey
+  "ssh-key": canonicalSshKey,
+  color: canonicalColor
 };
 function isNormalizerName(name) {
   return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
@@ -71319,7 +71516,16 @@ function checkItem(collection, item, path2, ctx) {
       break;
     }
     case "triggers":
+    case "deploy_tokens":
       checkFilePath(item, "token_file", [...path2, "token_file"], false, ctx);
+      break;
+    case "labels":
+      if (path2[0] === "groups")
+        onlyFor(item, "priority", path2, "projects", diags, "set it in each project's labels");
+      break;
+    case "hooks":
+      if (path2[0] === "projects")
+        onlyFor(item, "subgroup_events", path2, "groups", diags, "a project has no subgroups");
       break;
     case "broadcast_messages": {
       const { starts_at: s3, ends_at: e } = item;
@@ -71367,6 +71573,14 @@ function checkItem(collection, item, path2, ctx) {
       break;
     }
   }
+}
+function onlyFor(item, field, path2, owners, diags, hint) {
+  if (!Object.hasOwn(item, field)) return;
+  diags.error(
+    keyLoc(item, field),
+    renderPath([...path2, field]),
+    `${field} exists only for the ${path2[path2.length - 2]} of ${owners}: ${hint}`
+  );
 }
 function checkGroupVisibility(groups, diags) {
   const byPath = new Map([...groups].map(([p3, b3]) => [p3.toLowerCase(), b3]));
@@ -71544,7 +71758,7 @@ function buildNode(collection, key, body2, schema4, ctx) {
       });
     }
   }
-  if (collection === "triggers" && typeof fields["token_file"] === "string") {
+  if (props["token_file"] && typeof fields["token_file"] === "string") {
     const r = resolveManifestPath(fieldSources["token_file"].file, fields["token_file"], ctx.root, false);
     if ("path" in r) fields["token_file"] = r.path;
   }
@@ -71920,7 +72134,8 @@ var ANNOTATIONS = [
   "x-key-sizes",
   "x-normalize",
   "x-shared-fields",
-  "x-default-template"
+  "x-default-template",
+  "x-pattern-message"
 ];
 var SCHEMA_DIR = new URL("../schemas/", import.meta.url);
 var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
@@ -72152,7 +72367,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         at2 = locate(value, path2);
         const pattern = e.params.pattern;
         const platformPath = isPathPattern(pattern) && typeof data === "string";
-        message = path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
+        const own = parent?.["x-pattern-message"];
+        message = typeof own === "string" ? `${JSON.stringify(data)} ${own}` : path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
         break;
       }
       case "minLength":
@@ -72221,6 +72437,8 @@ var FORMAT_WORDS = {
   "http-url": "an http:// or https:// URL",
   "badge-url": "an http(s) URL with only the badge placeholders",
   "hex-color": "a hex colour such as #E75E40",
+  "label-color": "a colour (#RGB, #RRGGBB or a CSS colour name)",
+  "date-or-date-time": "a date (YYYY-MM-DD) or an ISO 8601 date and time",
   "ssh-public-key": "an SSH public key (type, base64 key, optional comment)",
   "archive-age": "a duration of at least 1 day, such as 30 days",
   date: "a date (YYYY-MM-DD)",
@@ -72241,6 +72459,8 @@ function blindReason(e) {
     case "enum":
       return `is not one of: ${params["allowedValues"].map(String).join(", ")}`;
     case "pattern":
+      if (typeof e.parentSchema?.["x-pattern-message"] === "string")
+        return String(e.parentSchema["x-pattern-message"]);
       return isPathPattern(String(params["pattern"])) ? `is not a path the platform allows: ${PATH_RULE}` : `does not match the pattern ${String(params["pattern"])}`;
     case "minLength":
       return params["limit"] === 1 ? "must not be empty" : `must be at least ${String(params["limit"])} characters`;
@@ -72354,11 +72574,11 @@ var TemplateResolver = class {
       const t = this.#templates.get(name);
       if (!t) {
         const hint = didYouMean(name, this.#templates.keys());
-        const known = [...this.#templates.keys()];
+        const known2 = [...this.#templates.keys()];
         this.diags.error(
           at2,
           p3,
-          `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known.length ? `; templates: ${known.join(", ")}` : "; no templates are defined"}`
+          `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known2.length ? `; templates: ${known2.join(", ")}` : "; no templates are defined"}`
         );
         return;
       }
@@ -72728,7 +72948,7 @@ function outlineFile(name, text) {
     text
   );
 }
-function manifestOutlines(paths, found = [], root, known) {
+function manifestOutlines(paths, found = [], root, known2) {
   const diags = new Diagnostics();
   const rootDir = resolve4(root ?? manifestRoot(paths.length ? paths : ["."]));
   const realRoot = realPath(rootDir);
@@ -72741,12 +72961,12 @@ function manifestOutlines(paths, found = [], root, known) {
     const name = displayPath(src.file);
     const text = readManifest(src.file, real, name, rootDir, realRoot, diags);
     if (text === void 0) continue;
-    const digest2 = createHash2("sha256").update(text).digest("hex");
-    const outline = known?.get(digest2) ?? outlineFile(name, text);
+    const digest = createHash2("sha256").update(text).digest("hex");
+    const outline = known2?.get(digest) ?? outlineFile(name, text);
     if (!src.explicit && !outline.manifest) continue;
     const bytes = Buffer.from(text, "utf8");
     const blob = createHash2("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
-    out.push({ file: src.file, outline, digest: digest2, blob });
+    out.push({ file: src.file, outline, digest, blob });
   }
   return out;
 }
@@ -72762,13 +72982,13 @@ async function loadManifests(paths, opts) {
   const realRoot = realPath(root);
   const read2 = /* @__PURE__ */ new Set();
   for (const src of collectFiles(paths, diags, opts.found)) {
-    const known = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : void 0;
-    if (known) {
+    const known2 = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : void 0;
+    if (known2) {
       allRead = false;
-      if (src.explicit || known.outline.manifest) {
+      if (src.explicit || known2.outline.manifest) {
         const name2 = displayPath(src.file);
         files.push(name2);
-        digests[name2] = known.digest;
+        digests[name2] = known2.digest;
       }
       continue;
     }
@@ -73185,14 +73405,14 @@ function escapeJson(json) {
 // src/cli/diagnostics.ts
 function formatDiagnostics(diagnostics) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
-  const warnings = diagnostics.length - errors;
+  const warnings2 = diagnostics.length - errors;
   const lines = diagnostics.map((d2) => escapeText(formatDiagnostic(d2)));
   const counts = [
     errors ? `${errors} error${errors === 1 ? "" : "s"}` : "",
-    warnings ? `${warnings} warning${warnings === 1 ? "" : "s"}` : ""
+    warnings2 ? `${warnings2} warning${warnings2 === 1 ? "" : "s"}` : ""
   ].filter(Boolean).join(", ");
   if (errors > 0) lines.push(`${counts}: nothing was sent to the platform.`);
-  else if (warnings > 0) lines.push(counts);
+  else if (warnings2 > 0) lines.push(counts);
   return lines.length > 0 ? `${lines.join("\n")}
 ` : "";
 }
@@ -74356,18 +74576,18 @@ function changeLines(c, change, labels, width, address = change.address) {
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
 }
-function problemSections(c, errors, warnings, width) {
+function problemSections(c, errors, warnings2, width) {
   const lines = [];
-  const section = (title, problems2, paint) => {
-    if (problems2.length === 0) return;
-    lines.push("", paint(c.bold(`${title} (${problems2.length}):`)));
-    for (const problem3 of problems2) {
+  const section = (title, problems, paint) => {
+    if (problems.length === 0) return;
+    lines.push("", paint(c.bold(`${title} (${problems.length}):`)));
+    for (const problem3 of problems) {
       const [first = "", ...rest] = wrap(problemLine(problem3), width, "    ");
       lines.push(`  ${paint("-")} ${first.slice(4)}`, ...rest);
     }
   };
   section("Errors", errors, c.red);
-  section("Warnings", warnings, c.yellow);
+  section("Warnings", warnings2, c.yellow);
   return lines;
 }
 var BANNER_CAP = 20;
@@ -74975,11 +75195,11 @@ function renderDriftJunit(plan, options = {}) {
     else cases.set(error2.address, { address: error2.address, errors: [problemLine(error2)] });
   }
   const suites = groupBy(cases.values(), (c) => targetOf(c.address));
-  const warnings = groupBy(plan.warnings, (w2) => targetOf(w2.address));
+  const warnings2 = groupBy(plan.warnings, (w2) => targetOf(w2.address));
   let failures = 0;
   let errors = 0;
   const body2 = [];
-  for (const target of warnings.keys()) if (!suites.has(target)) suites.set(target, []);
+  for (const target of warnings2.keys()) if (!suites.has(target)) suites.set(target, []);
   for (const [target, list] of suites) {
     const suiteFailures = list.filter((c) => c.change && failsDrift(c.change, options)).length;
     const suiteErrors = list.filter((c) => c.errors.length > 0).length;
@@ -75012,7 +75232,7 @@ function renderDriftJunit(plan, options = {}) {
       }
       body2.push("    </testcase>");
     }
-    const suiteWarnings = warnings.get(target) ?? [];
+    const suiteWarnings = warnings2.get(target) ?? [];
     if (suiteWarnings.length > 0) {
       body2.push(
         `    <system-out>${xmlText(suiteWarnings.map((w2) => `warning: ${problemLine(w2)}`).join("\n"))}</system-out>`
@@ -78753,12 +78973,12 @@ var groupKind = {
     return up && lowering(desired, live) ? [groupAddress(up)] : [];
   },
   async checkCreate(ctx, _parent, fullPath, _desired, scope) {
-    const problems2 = [];
+    const problems = [];
     const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
     const up = parentPath(fullPath);
     if (up && ![...scope.planned.keys()].some((k3) => k3.toLowerCase() === up.toLowerCase())) {
       if (await ctx.resolve.groupId(up) === void 0) {
-        problems2.push({
+        problems.push({
           message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
         });
       }
@@ -78773,12 +78993,12 @@ var groupKind = {
         continue;
       const tree = insideDeclaredTree(g3.full_path, declaredLower);
       if (!tree) continue;
-      problems2.push({
+      problems.push({
         message: `group ${fullPath} would be created, and ${g3.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g3.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g3.full_path} in the manifests too (or mark it "state: absent" to delete it)`
       });
       break;
     }
-    return problems2;
+    return problems;
   },
   async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
     const lower3 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
@@ -78933,17 +79153,17 @@ function withAncestors(paths) {
   }
   return [...out];
 }
-function checkTargetsSelected(targets, covered, known, unknowable = () => false) {
-  const problems2 = [];
+function checkTargetsSelected(targets, covered, known2, unknowable = () => false) {
+  const problems = [];
   for (const target of targets) {
     if (target === "instance") continue;
     if (covered.some((p3) => inTargets(p3, [target])) || unknowable(target)) continue;
-    const suggestion = didYouMean(target, withAncestors([...covered, ...known]));
-    problems2.push(
+    const suggestion = didYouMean(target, withAncestors([...covered, ...known2]));
+    problems.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare, nor anything their patterns match on the platform${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""}`
     );
   }
-  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
+  if (problems.length > 0) throw new TargetError(problems.join("\n"));
 }
 
 // src/engine/select.ts
@@ -79055,7 +79275,7 @@ function selectorWarnings(s3, listed, pool, matched) {
 }
 async function expandSelectors(state, ctx, targets, changes) {
   const summaries = [];
-  const warnings = [];
+  const warnings2 = [];
   const root = state.root;
   const collections = {
     groups: root.children["groups"],
@@ -79070,20 +79290,20 @@ async function expandSelectors(state, ctx, targets, changes) {
     listed.map((s3) => listingOf(s3))
   );
   const listingFor = new Map(listed.map((s3, i) => [s3, listings[i]]));
-  const known = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
+  const known2 = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
   for (const [s3, paths] of listingFor) {
-    const set = s3.collection === "groups" ? known.groups : s3.includeArchived ? known.archivedToo : known.projects;
+    const set = s3.collection === "groups" ? known2.groups : s3.includeArchived ? known2.archivedToo : known2.projects;
     for (const p3 of paths ?? []) set.add(p3);
   }
   const exactProjects = (collections.projects?.items ?? []).map((n2) => n2.key);
   const unchangedCandidates = (s3) => {
-    if (s3.collection === "groups") return [...known.groups, ...exactGroups];
+    if (s3.collection === "groups") return [...known2.groups, ...exactGroups];
     return [
-      ...known.projects,
-      ...s3.includeArchived ? [...known.archivedToo, ...exactProjects] : exactProjects
+      ...known2.projects,
+      ...s3.includeArchived ? [...known2.archivedToo, ...exactProjects] : exactProjects
     ];
   };
-  const listedProjects = new Set([...known.projects].map((p3) => p3.toLowerCase()));
+  const listedProjects = new Set([...known2.projects].map((p3) => p3.toLowerCase()));
   const archivedChecks = relevantSelectors.filter(
     (s3) => !changed2(s3) && s3.collection === "projects" && !s3.includeArchived && exactProjects.some((p3) => inPattern(s3, p3) && !listedProjects.has(p3.toLowerCase()))
   );
@@ -79126,7 +79346,7 @@ async function expandSelectors(state, ctx, targets, changes) {
         source: selector.node.source
       });
     }
-    warnings.push(...selectorWarnings(selector, paths, pool, all));
+    warnings2.push(...selectorWarnings(selector, paths, pool, all));
   }
   const children = { ...root.children };
   for (const collection of ["groups", "projects"]) {
@@ -79159,8 +79379,8 @@ async function expandSelectors(state, ctx, targets, changes) {
   return {
     state: { ...state, root: { ...root, children }, selectors: [] },
     summaries,
-    warnings,
-    listed: [...known.groups, ...known.projects],
+    warnings: warnings2,
+    listed: [...known2.groups, ...known2.projects],
     unknowable: (target) => unread.some((sel) => relevant(sel, [target]))
   };
 }
@@ -79260,14 +79480,14 @@ function linkDependencies(steps) {
     ];
   }
 }
-function byPlace(problems2) {
+function byPlace(problems) {
   const key = (p3) => [
     p3.source?.file ?? "\uFFFF",
     String(p3.source?.line ?? 0).padStart(8, "0"),
     String(p3.source?.col ?? 0).padStart(6, "0"),
     p3.address
   ].join("\0");
-  return [...problems2].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
+  return [...problems].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
 }
 
 // src/engine/plan/state.ts
@@ -79768,11 +79988,10 @@ async function planItem(state, out, p3, walkChildren) {
   await walkChildren(item, self, true, depth + 1, out);
 }
 function report2(state, p3, problem3) {
-  state.problem(
-    problem3.field ? `${p3.address}.${problem3.field}` : p3.address,
-    problem3.message,
-    problem3.field && p3.item.fieldSources[problem3.field] || p3.item.source
-  );
+  const address = problem3.field ? `${p3.address}.${problem3.field}` : p3.address;
+  const source2 = problem3.field && p3.item?.fieldSources[problem3.field] || p3.item?.source || p3.source;
+  if (problem3.severity !== "warning") state.problem(address, problem3.message, source2);
+  else state.warnings.push({ address, message: problem3.message, ...source2 ? { source: source2 } : {} });
 }
 async function planAbsent(state, out, p3, q2) {
   const { kind, item, address, parent, live } = p3;
@@ -79893,23 +80112,27 @@ async function planUpdate(state, out, p3) {
   const replace = replaceByRequest || kind.updateMode === "replace" || changes.some((f3) => f3.forcesReplacement);
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs2, desired, changes));
   const changed2 = changes.map((f3) => f3.field);
+  const where = {
+    address,
+    ...p3.item ? { item: p3.item } : {},
+    ...base.source ? { source: base.source } : {}
+  };
   if (!replace && kind.checkUpdate && p3.scope) {
-    const problems2 = await kind.checkUpdate(state.ctx, p3.parent, live, desired, changed2, p3.scope);
-    for (const problem3 of problems2) {
-      state.problem(
-        problem3.field ? `${address}.${problem3.field}` : address,
-        problem3.message,
-        problem3.field && p3.item?.fieldSources[problem3.field] || base.source
-      );
-    }
+    const problems = await kind.checkUpdate(state.ctx, p3.parent, live, desired, changed2, p3.scope);
+    for (const problem3 of problems) report2(state, where, problem3);
   }
+  if (replace && kind.checkReplace) {
+    for (const problem3 of await kind.checkReplace(state.ctx, p3.parent, live, desired))
+      report2(state, where, problem3);
+  }
+  const note = replace ? await kind.replaceNote?.(state.ctx, p3.parent, desired, p3.key) : void 0;
   state.push(out, {
     change: {
       ...base,
       action: replace ? "replace" : "update",
       fields: changes,
       ...replace ? {
-        reason: replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"
+        reason: `${replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"}${note ? `; ${note}` : ""}`
       } : {}
     },
     kind,
@@ -80054,7 +80277,7 @@ async function planUndeclared(state, out, p3) {
         ...base,
         action: "unmanaged",
         fields: [],
-        reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
+        reason: (coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`) + (live.note ? `; ${live.note}` : "")
       },
       kind,
       parent,
@@ -80346,19 +80569,19 @@ var applicationSettingsKind = {
     return out;
   },
   check(_ctx, _parent, desired) {
-    const problems2 = [];
+    const problems = [];
     for (const [name, value] of Object.entries(desired)) {
       if (value !== true) continue;
       for (const partner of settingSpecs().get(name)?.requires ?? []) {
         if (!(partner in desired)) {
-          problems2.push({
+          problems.push({
             field: name,
             message: `${name}: true requires ${partner}, which the manifest does not set: declare it alongside`
           });
         }
       }
     }
-    return problems2;
+    return problems;
   },
   async export(ctx, _parent, live) {
     const fields = { ...live.fields };
@@ -80526,6 +80749,190 @@ async function createOrEnable(ctx, rest, parent, desired, key) {
   const updated = await rest.put(ctx, parent, enabled.id, body(payload));
   return toLive3(rest, parent, updated, void 0, unchecked(desired));
 }
+
+// src/kinds/token-file.ts
+import { createHash as createHash8 } from "node:crypto";
+import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
+import { dirname as dirname5 } from "node:path";
+var MAX_TOKEN_FILE_BYTES2 = 1024;
+var tokenDigest = (text) => createHash8("sha256").update(text).digest("hex");
+function tokenFileRefusal(target, known2, words) {
+  const existing = existingAncestor(dirname5(target));
+  const realDir = (() => {
+    try {
+      return realpathSync5(existing);
+    } catch {
+      return void 0;
+    }
+  })();
+  if (realDir !== existing) {
+    return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
+  }
+  if (existing !== dirname5(target)) return void 0;
+  let stat3;
+  try {
+    stat3 = lstatSync2(target);
+  } catch {
+    return void 0;
+  }
+  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known2 === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || tokenDigest(readFileSync5(target, "utf8").trim()) !== known2 ? words.other : void 0;
+  if (why === void 0) return void 0;
+  return `token_file ${target} ${why}: forgeform writes a ${words.token} only to a new file${words.over}, never over anything else; remove the file or name another one`;
+}
+function tokenFileProblems(message) {
+  return message === void 0 ? [] : [{ field: "token_file", message }];
+}
+async function createWithTokenFile(target, refused, what, lost, post) {
+  const refusal = target === void 0 ? void 0 : refused();
+  if (refusal) throw new Error(`not creating ${what}: ${refusal}`);
+  const created = await post();
+  if (target !== void 0 && typeof created["token"] === "string") {
+    try {
+      writeFileSafely(target, `${created["token"]}
+`, { mode: 384, directoryMode: 448 });
+    } catch (error2) {
+      throw new Error(
+        `${what} was created, but its token could not be written: ${error2.message}; ${lost}`
+      );
+    }
+  }
+  return created;
+}
+function tokenFileOf(desired) {
+  const file = desired["token_file"];
+  return typeof file === "string" ? file : void 0;
+}
+
+// src/kinds/deploy-token.ts
+var WORDS = {
+  token: "deploy token",
+  over: " (the platform shows a deploy token once, when it is made, so an earlier token in a file cannot be told from anything else)",
+  other: "already exists"
+};
+function startOfToday(now = Date.now()) {
+  const d2 = new Date(now);
+  return Date.UTC(d2.getUTCFullYear(), d2.getUTCMonth(), d2.getUTCDate());
+}
+function isPast(expiresAt) {
+  if (typeof expiresAt !== "string" || expiresAt.trim() === "") return false;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(expiresAt.trim()) ? `${expiresAt.trim()}T00:00:00Z` : expiresAt;
+  const ms2 = Date.parse(day);
+  return !Number.isNaN(ms2) && ms2 < startOfToday();
+}
+function stateOf(item) {
+  return {
+    revoked: item["revoked"] === true,
+    expired: typeof item["expired"] === "boolean" ? item["expired"] : isPast(item["expires_at"])
+  };
+}
+function unusable(live) {
+  const state = live.raw;
+  if (state?.revoked) return "revoked on the platform";
+  if (state?.expired) {
+    const at2 = live.fields["expires_at"];
+    return typeof at2 === "string" ? `expired (expires_at ${at2.slice(0, 10)})` : "expired";
+  }
+  return void 0;
+}
+var duplicates = /* @__PURE__ */ new WeakMap();
+var nameKey = (parent, name) => `${parent.collection}\0${parent.ref}\0${name}`;
+function warnings(ctx, parent, desired, live) {
+  const out = [];
+  const warn = (message, field) => out.push({ message, severity: "warning", ...field ? { field } : {} });
+  const why = live && unusable(live);
+  if (why) {
+    warn(
+      `this deploy token is ${why}: it no longer works. A later expires_at replaces it with a new token, and so does \`forgeform apply --replace '${parent.address}.deploy_token[${JSON.stringify(live.key)}]'\``
+    );
+  }
+  const wanted = desired["expires_at"];
+  const same = live && Date.parse(String(live.fields["expires_at"])) === Date.parse(String(wanted));
+  if (isPast(wanted) && !same && !why) {
+    warn("expires_at is before today: a token made now is expired at once", "expires_at");
+  }
+  const namesakes = live && duplicates.get(ctx)?.get(nameKey(parent, live.key));
+  if (namesakes) {
+    warn(
+      `${namesakes} live deploy tokens are named ${JSON.stringify(live.key)}: forgeform manages the newest that works (id ${live.id}) and leaves the others alone; delete them on the platform or rename them`
+    );
+  }
+  return out;
+}
+function whereTheTokenGoes(desired) {
+  const file = tokenFileOf(desired);
+  if (file !== void 0) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+  return "the new token is not recorded (no token_file): the platform shows a deploy token once, when it is made, and forgeform shows it nowhere";
+}
+var deployTokenKind = restCollection(
+  {
+    collection: "deploy_tokens",
+    segment: "deploy_token",
+    parents: ["projects", "groups"],
+    path: "deploy_tokens",
+    noUpdate: "deploy tokens have no update call in the API: deleted and created again, with a new token",
+    // 14.9 and later say whether a token is revoked or expired; 13.12 says neither.
+    shape: { revoked: "boolean?", expired: "boolean?" },
+    live(_parent, item, live) {
+      const state = stateOf(item);
+      const withState = { ...live, raw: state };
+      const why = unusable(withState);
+      return why ? { ...withState, note: `this token is ${why}` } : withState;
+    }
+  },
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const items = await rest.list(ctx, parent);
+      const works = (item) => {
+        const s3 = stateOf(item);
+        return !s3.revoked && !s3.expired;
+      };
+      const ordered = [...items].sort(
+        (a, b3) => Number(works(a)) - Number(works(b3)) || Number(a["id"]) - Number(b3["id"])
+      );
+      const counts = /* @__PURE__ */ new Map();
+      for (const item of items) counts.set(String(item["name"]), (counts.get(String(item["name"])) ?? 0) + 1);
+      const map = duplicates.get(ctx) ?? /* @__PURE__ */ new Map();
+      duplicates.set(ctx, map);
+      for (const [name, n2] of counts) if (n2 > 1) map.set(nameKey(parent, name), n2);
+      return ordered.map((item) => rest.toLive(parent, item, options));
+    },
+    check(ctx, parent, desired, live) {
+      return warnings(ctx, parent, desired, live);
+    },
+    async checkCreate(_ctx, _parent, _key, desired) {
+      const file = tokenFileOf(desired);
+      return file === void 0 ? [] : tokenFileProblems(tokenFileRefusal(file, void 0, WORDS));
+    },
+    async checkReplace(_ctx, _parent, _live, desired) {
+      const file = tokenFileOf(desired);
+      const refusal = file === void 0 ? void 0 : tokenFileRefusal(file, void 0, WORDS);
+      return tokenFileProblems(
+        refusal && `${refusal} (this replacement makes a new token; the one in the file stops working when the old deploy token is deleted)`
+      );
+    },
+    createReason: async (_ctx, _parent, desired) => whereTheTokenGoes(desired),
+    replaceNote: async (_ctx, _parent, desired) => whereTheTokenGoes(desired),
+    async create(ctx, parent, desired, key) {
+      const file = tokenFileOf(desired);
+      const created = await createWithTokenFile(
+        file,
+        () => tokenFileRefusal(file, void 0, WORDS),
+        `deploy token ${JSON.stringify(key)}`,
+        "the platform never shows a deploy token again: replace it (--replace) to make a new one",
+        () => rest.post(ctx, parent, { ...createBody(desired, rest.schema().sent), name: key })
+      );
+      return rest.toLive(parent, created, unchecked(desired));
+    },
+    async export(_ctx, _parent, live) {
+      const fields = { ...live.fields };
+      if (fields["username"] === `gitlab+deploy-token-${live.id}`) delete fields["username"];
+      const at2 = fields["expires_at"];
+      if (typeof at2 === "string" && /^\d{4}-\d{2}-\d{2}T00:00:00(\.0+)?(Z|\+00:?00)$/.test(at2))
+        fields["expires_at"] = at2.slice(0, 10);
+      return fields;
+    }
+  })
+);
 
 // src/kinds/epic.ts
 var EPIC_ISSUE_SHAPE = {
@@ -80715,6 +81122,48 @@ var errorTrackingKind = {
     return toLive4(updated, unchecked(desired));
   }
 };
+
+// src/kinds/hook.ts
+var hookKind = restCollection(
+  {
+    collection: "hooks",
+    segment: "hook",
+    parents: ["groups", "projects"],
+    path: "hooks"
+  },
+  (rest) => ({
+    async update(ctx, parent, live, desired, changed2) {
+      const updated = await rest.put(ctx, parent, live.id, body(desired, ["url", ...changed2]));
+      return rest.toLive(parent, updated, unchecked(desired));
+    }
+  })
+);
+
+// src/kinds/label.ts
+var INHERITED = "a group label the project shows; manage it in its group's manifest";
+var labelKind = restCollection(
+  {
+    collection: "labels",
+    segment: "label",
+    parents: ["groups", "projects"],
+    path: "labels",
+    // `priority` is a project's (null when unset); `is_project_label` tells a project's own labels from its groups'.
+    shape: { priority: "integer?", is_project_label: "boolean?" },
+    live(parent, label, live) {
+      return parent.collection === "projects" && label["is_project_label"] === false ? { ...live, readOnly: INHERITED } : live;
+    }
+  },
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const labels = await ctx.api.list(rest.path(parent), {
+        shape: rest.shape(),
+        ...parent.collection === "groups" ? { query: { include_ancestor_groups: false } } : {}
+      });
+      const own = new Set(labels.filter((l) => l["is_project_label"] === true).map((l) => l["name"]));
+      return labels.filter((l) => l["is_project_label"] !== false || !own.has(l["name"])).map((l) => rest.toLive(parent, l, options));
+    }
+  })
+);
 
 // src/kinds/milestone.ts
 var STATISTICS_SHAPE = {
@@ -81261,11 +81710,11 @@ var systemHookKind = restCollection({
 });
 
 // src/kinds/trigger.ts
-import { createHash as createHash8 } from "node:crypto";
-import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
-import { dirname as dirname5 } from "node:path";
-var MAX_TOKEN_FILE_BYTES2 = 1024;
-var digest = (text) => createHash8("sha256").update(text).digest("hex");
+var WORDS2 = {
+  token: "trigger token",
+  over: " or over that same trigger's current token (the platform shows it in full to the trigger's owner)",
+  other: "holds something other than this trigger's current token"
+};
 var shownTokens = /* @__PURE__ */ new WeakMap();
 var tokenKey = (parent, description) => `${parent.ref}\0${description}`;
 function remember2(ctx, parent, triggers) {
@@ -81273,37 +81722,15 @@ function remember2(ctx, parent, triggers) {
   shownTokens.set(ctx, map);
   for (const t of triggers) {
     if (typeof t["token"] === "string")
-      map.set(tokenKey(parent, String(t["description"])), digest(t["token"]));
+      map.set(tokenKey(parent, String(t["description"])), tokenDigest(t["token"]));
   }
 }
-function refusal(target, known) {
-  const existing = existingAncestor(dirname5(target));
-  const realDir = (() => {
-    try {
-      return realpathSync5(existing);
-    } catch {
-      return void 0;
-    }
-  })();
-  if (realDir !== existing) {
-    return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
-  }
-  if (existing !== dirname5(target)) return void 0;
-  let stat3;
-  try {
-    stat3 = lstatSync2(target);
-  } catch {
-    return void 0;
-  }
-  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || digest(readFileSync5(target, "utf8").trim()) !== known ? "holds something other than this trigger's current token" : void 0;
-  if (why === void 0) return void 0;
-  return `token_file ${target} ${why}: forgeform writes a trigger token only to a new file or over that same trigger's current token (the platform shows it in full to the trigger's owner), never over anything else; remove the file or name another one`;
+var known = (ctx, parent, description) => shownTokens.get(ctx)?.get(tokenKey(parent, description));
+function whereTheTokenGoes2(parent, desired) {
+  const file = tokenFileOf(desired);
+  if (file !== void 0) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+  return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
 }
-function writeToken(target, token) {
-  writeFileSafely(target, `${token}
-`, { mode: 384, directoryMode: 448 });
-}
-var problems = (message) => message === void 0 ? [] : [{ field: "token_file", message }];
 var triggerKind = restCollection(
   {
     collection: "triggers",
@@ -81321,38 +81748,24 @@ var triggerKind = restCollection(
       return triggers.map((t) => rest.toLive(parent, t, options));
     },
     check(ctx, parent, desired, live) {
-      const file = desired["token_file"];
-      if (typeof file !== "string" || !live) return [];
-      return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
+      const file = tokenFileOf(desired);
+      if (file === void 0 || !live) return [];
+      return tokenFileProblems(tokenFileRefusal(file, known(ctx, parent, live.key), WORDS2));
     },
-    async createReason(_ctx, parent, desired) {
-      const file = desired["token_file"];
-      if (typeof file === "string")
-        return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
-      return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
-    },
+    createReason: async (_ctx, parent, desired) => whereTheTokenGoes2(parent, desired),
+    replaceNote: async (_ctx, parent, desired) => whereTheTokenGoes2(parent, desired),
     async checkCreate(_ctx, _parent, _key, desired) {
-      const file = desired["token_file"];
-      return typeof file === "string" ? problems(refusal(file, void 0)) : [];
+      const file = tokenFileOf(desired);
+      return file === void 0 ? [] : tokenFileProblems(tokenFileRefusal(file, void 0, WORDS2));
     },
     async create(ctx, parent, desired, key) {
-      const file = desired["token_file"];
-      const target = typeof file === "string" ? file : void 0;
-      const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
-      if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
-      const created = await rest.post(ctx, parent, {
-        ...createBody(desired, rest.schema().sent),
-        description: key
-      });
-      if (target && typeof created["token"] === "string") {
-        try {
-          writeToken(target, created["token"]);
-        } catch (error2) {
-          throw new Error(
-            `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${error2.message}; the trigger's owner can read the token in the project's CI/CD settings`
-          );
-        }
-      }
+      const created = await createWithTokenFile(
+        tokenFileOf(desired),
+        () => tokenFileRefusal(tokenFileOf(desired), known(ctx, parent, key), WORDS2),
+        `trigger ${JSON.stringify(key)}`,
+        "the trigger's owner can read the token in the project's CI/CD settings",
+        () => rest.post(ctx, parent, { ...createBody(desired, rest.schema().sent), description: key })
+      );
       return rest.toLive(parent, created, unchecked(desired));
     }
   })
@@ -81460,7 +81873,10 @@ var kinds = [
   errorTrackingKind,
   scimUserKind,
   epicKind,
-  epicIssueKind
+  epicIssueKind,
+  labelKind,
+  hookKind,
+  deployTokenKind
 ];
 
 // src/cli/changed-since.ts
@@ -81613,12 +82029,12 @@ function checkTargets(targets, declared) {
   const paths = [...declared.paths, ...declared.prefixes.filter((p3) => p3 !== "")];
   const prefixes = declared.prefixes.map((p3) => p3.toLowerCase());
   const instanceDeclared = declared.instance;
-  const problems2 = [];
+  const problems = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
     const invalid = target === "instance" ? void 0 : pathProblem(target);
     if (invalid !== void 0) {
-      problems2.push(`--target ${JSON.stringify(target)}: ${invalid}`);
+      problems.push(`--target ${JSON.stringify(target)}: ${invalid}`);
       continue;
     }
     const t = target.toLowerCase();
@@ -81626,11 +82042,11 @@ function checkTargets(targets, declared) {
     if (prefixes.some((p3) => p3 === "" || t === p3 || t.startsWith(`${p3}/`))) continue;
     const candidates = [...withAncestors(paths), ...instanceDeclared ? ["instance"] : []];
     const suggestion = didYouMean(target, candidates);
-    problems2.push(
+    problems.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`
     );
   }
-  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
+  if (problems.length > 0) throw new TargetError(problems.join("\n"));
 }
 function backupOption(request2) {
   if (request2.backupDir === false) return void 0;
@@ -81780,16 +82196,16 @@ function renderValidationJson(diagnostics, files, secretsResolved) {
 // src/cli/validate.ts
 function renderValidateText(diagnostics, files, secrets) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
-  const warnings = diagnostics.length - errors;
+  const warnings2 = diagnostics.length - errors;
   const lines = diagnostics.map((d2) => escapeText(formatDiagnostic(d2)));
   const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
   if (errors > 0) {
     lines.push(
-      `${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}: the manifests are invalid`
+      `${plural(errors, "error")}${warnings2 ? `, ${plural(warnings2, "warning")}` : ""}: the manifests are invalid`
     );
   } else {
     lines.push(
-      `${plural(files, "file")} valid${warnings ? ` with ${plural(warnings, "warning")}` : ""}${note}`
+      `${plural(files, "file")} valid${warnings2 ? ` with ${plural(warnings2, "warning")}` : ""}${note}`
     );
   }
   return `${lines.join("\n")}
@@ -83742,11 +84158,11 @@ function capped(lines, noun) {
 }
 function renderValidationMarkdown(diagnostics, files) {
   const errors = diagnostics.filter((d2) => d2.severity === "error");
-  const warnings = diagnostics.filter((d2) => d2.severity === "warning");
+  const warnings2 = diagnostics.filter((d2) => d2.severity === "warning");
   const lines = ["## forgeform validate", ""];
   if (errors.length > 0) {
     lines.push(
-      `**The manifests are invalid:** ${plural(errors.length, "error")}${warnings.length > 0 ? `, ${plural(warnings.length, "warning")}` : ""}. Nothing was sent to the platform.`,
+      `**The manifests are invalid:** ${plural(errors.length, "error")}${warnings2.length > 0 ? `, ${plural(warnings2.length, "warning")}` : ""}. Nothing was sent to the platform.`,
       "",
       "### Errors",
       "",
@@ -83755,12 +84171,12 @@ function renderValidationMarkdown(diagnostics, files) {
     );
   } else {
     lines.push(
-      `**${plural(files, "manifest file")} valid**${warnings.length > 0 ? ` with ${plural(warnings.length, "warning")}` : ""}.`,
+      `**${plural(files, "manifest file")} valid**${warnings2.length > 0 ? ` with ${plural(warnings2.length, "warning")}` : ""}.`,
       ""
     );
   }
-  if (warnings.length > 0) {
-    lines.push("### Warnings", "", ...capped(warnings.map(diagnosticLine), ["warning", "warnings"]), "");
+  if (warnings2.length > 0) {
+    lines.push("### Warnings", "", ...capped(warnings2.map(diagnosticLine), ["warning", "warnings"]), "");
   }
   return `${lines.join("\n")}`;
 }
@@ -83854,8 +84270,8 @@ var Run = class {
       else warning(message, properties);
     }
   }
-  annotateProblems(problems2, severity) {
-    for (const p3 of problems2) {
+  annotateProblems(problems, severity) {
+    for (const p3 of problems) {
       const properties = { title: `forgeform ${this.inputs.command}` };
       if (p3.source) {
         properties.file = this.annotationFile(p3.source.file);
@@ -83990,10 +84406,10 @@ var Run = class {
       "json",
       renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets)
     );
-    const warnings = loaded.diagnostics.length;
+    const warnings2 = loaded.diagnostics.length;
     await this.markdown(
       () => renderValidationMarkdown(loaded.diagnostics, files.length),
-      `${plural(files.length, "manifest file")} valid${warnings > 0 ? ` with ${plural(warnings, "warning")}` : ""}.`
+      `${plural(files.length, "manifest file")} valid${warnings2 > 0 ? ` with ${plural(warnings2, "warning")}` : ""}.`
     );
     return { code: 0 };
   }

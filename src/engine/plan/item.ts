@@ -12,7 +12,7 @@ import {
   type Live,
   type Parent,
 } from "../../kinds/kind.js";
-import type { DesiredNode } from "../../manifest/model.js";
+import type { DesiredNode, SourceRef } from "../../manifest/model.js";
 import { planDelete } from "./delete.js";
 import { createdFields, fieldChanges, ownFields, writeOnlyChanges } from "./diff.js";
 import type { PlanState } from "./state.js";
@@ -150,13 +150,16 @@ export async function planItem(
   await walkChildren(item, self, true, depth + 1, out);
 }
 
-/** A problem the kind found, at the field it names when it names one. */
-function report(state: PlanState, p: ItemRequest, problem: KindProblem): void {
-  state.problem(
-    problem.field ? `${p.address}.${problem.field}` : p.address,
-    problem.message,
-    (problem.field && p.item.fieldSources[problem.field]) || p.item.source,
-  );
+/** A problem (or a warning) the kind found, at the field it names when it names one. */
+function report(
+  state: PlanState,
+  p: { address: string; item?: DesiredNode; source?: SourceRef },
+  problem: KindProblem,
+): void {
+  const address = problem.field ? `${p.address}.${problem.field}` : p.address;
+  const source = (problem.field && p.item?.fieldSources[problem.field]) || p.item?.source || p.source;
+  if (problem.severity !== "warning") state.problem(address, problem.message, source);
+  else state.warnings.push({ address, message: problem.message, ...(source ? { source } : {}) });
 }
 
 /** An entry marked absent: the live object is deleted, when it exists and may be. */
@@ -318,16 +321,20 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
     replaceByRequest || kind.updateMode === "replace" || changes.some((f) => f.forcesReplacement);
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs, desired, changes));
   const changed = changes.map((f) => f.field);
+  const where = {
+    address,
+    ...(p.item ? { item: p.item } : {}),
+    ...(base.source ? { source: base.source } : {}),
+  };
   if (!replace && kind.checkUpdate && p.scope) {
     const problems = await kind.checkUpdate(state.ctx, p.parent, live, desired, changed, p.scope);
-    for (const problem of problems) {
-      state.problem(
-        problem.field ? `${address}.${problem.field}` : address,
-        problem.message,
-        (problem.field && p.item?.fieldSources[problem.field]) || base.source,
-      );
-    }
+    for (const problem of problems) report(state, where, problem);
   }
+  if (replace && kind.checkReplace) {
+    for (const problem of await kind.checkReplace(state.ctx, p.parent, live, desired))
+      report(state, where, problem);
+  }
+  const note = replace ? await kind.replaceNote?.(state.ctx, p.parent, desired, p.key) : undefined;
   state.push(out, {
     change: {
       ...base,
@@ -335,9 +342,11 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
       fields: changes,
       ...(replace
         ? {
-            reason: replaceByRequest
-              ? "replacement requested with --replace"
-              : (kind.replaceReason ?? "a changed field cannot be updated in place"),
+            reason: `${
+              replaceByRequest
+                ? "replacement requested with --replace"
+                : (kind.replaceReason ?? "a changed field cannot be updated in place")
+            }${note ? `; ${note}` : ""}`,
           }
         : {}),
     },
