@@ -2,6 +2,7 @@
 import { applicationSettingsKind } from "./application-settings.js";
 import { badgeKind } from "./badge.js";
 import { broadcastMessageKind } from "./broadcast-message.js";
+import { groupVariableKind, instanceVariableKind, projectVariableKind } from "./ci-variable.js";
 import { deployKeyKind } from "./deploy-key.js";
 import { epicKind } from "./epic.js";
 import { epicIssueKind } from "./epic-issue.js";
@@ -39,4 +40,7 @@ export const kinds: Kind[] = [
   scimUserKind,
   epicKind,
   epicIssueKind,
+  projectVariableKind,
+  groupVariableKind,
+  instanceVariableKind,
 ];

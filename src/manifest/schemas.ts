@@ -26,6 +26,7 @@ export const ANNOTATIONS = [
   "x-normalize",
   "x-shared-fields",
   "x-default-template",
+  "x-pattern-text",
 ] as const;
 
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
@@ -355,15 +356,18 @@ export function reportSchemaErrors(
         at = locate(value, path);
         const pattern = (e.params as { pattern: string }).pattern;
         const platformPath = isPathPattern(pattern) && typeof data === "string";
+        const said = parent?.["x-pattern-text"];
         message =
-          path[path.length - 1] === "key"
-            ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"`
-            : platformPath && path[path.length - 2] === "except"
-              ? (entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern`)
-              : platformPath
-                ? (pathProblem(data) ??
-                  `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)`)
-                : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
+          typeof said === "string"
+            ? `${JSON.stringify(data)}: ${said}`
+            : path[path.length - 1] === "key"
+              ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"`
+              : platformPath && path[path.length - 2] === "except"
+                ? (entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern`)
+                : platformPath
+                  ? (pathProblem(data) ??
+                    `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)`)
+                  : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
         break;
       }
       case "minLength":
@@ -472,6 +476,7 @@ function blindReason(e: ErrorObject): string {
     case "enum":
       return `is not one of: ${(params["allowedValues"] as unknown[]).map(String).join(", ")}`;
     case "pattern":
+      if (typeof e.parentSchema?.["x-pattern-text"] === "string") return e.parentSchema["x-pattern-text"];
       return isPathPattern(String(params["pattern"]))
         ? `is not a path the platform allows: ${PATH_RULE}`
         : `does not match the pattern ${String(params["pattern"])}`;
