@@ -1,9 +1,9 @@
 /**
  * The leak test: distinctive values planted in every sensitive place (identities, a description, settings,
  * variables, tokens, a deploy key file, a wiki page's title and content, a protected environment's name (its id),
- * a list setting, a variable key; both the old and the new side of a change; values that end up in request paths,
- * as --debug shows them) are searched for in every
- * output forgeform makes: stdout and stderr of every command, --debug, saved plans, JSON, Markdown and JUnit
+ * a list setting, a variable key, CI/CD variables' values from references and masked ones, live or declared; both
+ * the old and the new side of a change; values that end up in request paths, as --debug shows them) are searched
+ * for in every output forgeform makes: stdout and stderr of every command, --debug, saved plans, JSON, Markdown and JUnit
  * reports, the bundled Action's log, outputs, report files and job summary, and export. Zero hits.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -24,6 +24,9 @@ const OLD = {
   PENV: "LEAKenvNAMEold16",
   DOM: "leak-domain-old17.example",
   VARKEY: "LEAK_VARIABLE_KEY_OLD18",
+  IVAR: "LEAKinstanceMASKEDold23",
+  GVAR: "LEAKgroupVARold25",
+  PVAR: "LEAKprojectMASKEDold27",
 };
 const NEW = {
   GDESC: "LEAKdescNEWvalue7",
@@ -38,12 +41,26 @@ const NEW = {
   PENV: "LEAKenvNAMEnew20",
   DOM: "leak-domain-new21.example",
   VARKEY: "LEAK_VARIABLE_KEY_NEW22",
+  IVAR: "LEAKinstanceMASKEDnew24",
+  GVAR: "LEAKgroupVARnew26",
+  PVAR: "LEAKprojectMASKEDnew28",
 };
 /** Written into files read with ${file:}. */
 const FILE_SECRET = "LEAKfileSECRET12";
 const KEY_COMMENT = "LEAKkeyCOMMENT13";
 
-const fixture = { groups: [{ path: "leak" }], projects: [{ path: "leak/app" }] };
+/** Masked CI/CD variables no manifest mentions: one pruned (delete), one reported (warn) and exported. */
+const PRUNED_MASKED = "LEAKunmanagedMASKED29";
+const KEPT_MASKED = "LEAKgroupMASKEDlive30";
+
+const fixture = {
+  groups: [{ path: "leak" }],
+  projects: [{ path: "leak/app" }],
+  ci_variables: [
+    { project: "leak/app", key: "OLD_PASSWORD", value: PRUNED_MASKED, masked: true },
+    { group: "leak", key: "LIVE_PASSWORD", value: KEPT_MASKED, masked: true },
+  ],
+};
 
 const MANIFEST = `version: 1
 instance:
@@ -58,9 +75,13 @@ instance:
       token: \${env:HOOK_TOKEN}
       push_events: true
   unmanaged: { system_hooks: delete }
+  variables:
+    - { key: INSTANCE_SECRET, value: "\${env:IVAR}", masked: true }
 groups:
   leak:
     description: \${env:GDESC}
+    variables:
+      - { key: FROM_ENV, value: "\${env:GVAR}" }
 projects:
   leak/app:
     pipeline_schedules:
@@ -72,7 +93,9 @@ projects:
           - { key: DEPLOY, value: "\${env:VAR}" }
           - { key: FROM_FILE, value: "\${file:secret.txt}" }
           - { key: "\${env:VARKEY}", value: plain }
-    unmanaged: { wiki_pages: delete, protected_environments: delete }
+    unmanaged: { wiki_pages: delete, protected_environments: delete, variables: delete }
+    variables:
+      - { key: DEPLOY_PASSWORD, value: "\${env:PVAR}", masked: true, environment_scope: production }
     wiki_pages:
       - { title: "runbook \${env:WIKI}", content: "see \${env:WIKIC}" }
     protected_environments:
@@ -182,13 +205,16 @@ describe("no secret is ever shown", () => {
       [KEY_COMMENT, "deploy key file"],
       [trigger, "trigger token"],
       [ADMIN_TOKEN, "access token"],
+      [PRUNED_MASKED, "a pruned masked variable"],
+      [KEPT_MASKED, "an unmanaged masked variable"],
     ]);
     // Export reads live state only: it cannot know that a group description or a hook URL came from a secret in
     // some manifest (they are ordinary fields on the platform), so those two are left out of its search; every
     // field the schemas declare sensitive or write-only is searched there too.
-    // Likewise wiki pages, environment names, list settings and variable keys: ordinary live values there.
+    // Likewise wiki pages, environment names, list settings, variable keys and an unmasked CI/CD variable's value:
+    // ordinary live values there. Masked variables' values are secrets on the platform too: searched everywhere.
     const exportBlind = new Set([
-      ...[OLD, NEW].flatMap((v) => [v.GDESC, v.HOOK_KEY, v.WIKI, v.WIKIC, v.PENV, v.DOM, v.VARKEY]),
+      ...[OLD, NEW].flatMap((v) => [v.GDESC, v.HOOK_KEY, v.WIKI, v.WIKIC, v.PENV, v.DOM, v.VARKEY, v.GVAR]),
       OLD.SCHED,
       KEY_COMMENT,
     ]);
