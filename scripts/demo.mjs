@@ -16,6 +16,8 @@ const demoSecrets = {
   ASSET_PROXY_SECRET: "demo-asset-proxy-secret",
   AUDIT_HOOK_TOKEN: "demo-hook-token",
   FORGEFORM_SCIM_TOKEN: "demo-scim-token",
+  RENOVATE_TOKEN: "demo-renovate-token",
+  TOOLKIT_NPM_TOKEN: "demo-npm-token",
 };
 for (const [name, value] of Object.entries(demoSecrets)) process.env[name] ??= value;
 
@@ -34,6 +36,7 @@ const manifests = [
   "examples/groups.yaml",
   "examples/projects.yaml",
   "examples/policies.yaml",
+  "examples/variables.yaml",
 ];
 process.stderr.write(`Running: forgeform plan ${manifests.join(" ")}\n\n`);
 

@@ -17,4 +17,6 @@ export const EXAMPLES_ENV: Record<string, string> = {
   ASSET_PROXY_SECRET: "examples-asset-proxy-secret",
   AUDIT_HOOK_TOKEN: "examples-hook-token",
   FORGEFORM_SCIM_TOKEN: "demo-scim-token",
+  RENOVATE_TOKEN: "examples-renovate-token",
+  TOOLKIT_NPM_TOKEN: "examples-npm-token",
 };
