@@ -18,7 +18,7 @@
 import { Secret, textOf } from "../manifest/secret.js";
 import { body } from "./common.js";
 import { type ApiObject, type Deviations, type Rest, restCollection, unchecked } from "./declare.js";
-import type { Fields, KindContext, KindProblem, Live, Parent, ReadOptions } from "./kind.js";
+import type { Fields, KindContext, KindProblem, Live, Parent } from "./kind.js";
 
 /** The scope of a variable that names none: every environment. */
 const ANY_SCOPE = "*";
@@ -31,32 +31,23 @@ const masked = (value: unknown, origin: "literal" | "platform"): unknown =>
 const maskedLive = new WeakMap<KindContext, Set<string>>();
 const slot = (parent: Parent, identity: string) => `${parent.address}\u0000${identity}`;
 
-/** A variable's identity from its fields (resolved values), as `toLive` computes it for a live one. */
+/** A declared variable's identity, from its fields (resolved values), as `readVariable` makes a live one's. */
 function identity(fields: Fields, scoped: boolean): string {
   const key = textOf(fields["key"]) ?? "";
   return scoped ? `${key}#${textOf(fields["environment_scope"]) ?? ANY_SCOPE}` : key;
 }
 
-/** Reads the parent's variables, remembering which are masked. */
-async function readVariables(
-  rest: Rest,
-  scoped: boolean,
-  ctx: KindContext,
-  parent: Parent,
-  options?: ReadOptions,
-): Promise<Live[]> {
-  const lives = (await rest.list(ctx, parent)).map((v) => rest.toLive(parent, v, options));
-  const seen = maskedLive.get(ctx) ?? new Set<string>();
-  maskedLive.set(ctx, seen);
-  for (const live of lives)
-    if (live.fields["masked"] === true) seen.add(slot(parent, identity(live.fields, scoped)));
-  return lives;
-}
-
 /** What every variable kind does: masked values are secrets on both sides. */
 function variables(rest: Rest, scoped: boolean): Deviations {
   return {
-    read: (ctx, parent, _wanted, options) => readVariables(rest, scoped, ctx, parent, options),
+    async read(ctx, parent, _wanted, options) {
+      const lives = (await rest.list(ctx, parent)).map((v) => rest.toLive(parent, v, options));
+      // Remembered for `prepare`: the declared value of a variable masked on the platform is a secret too.
+      const seen = maskedLive.get(ctx) ?? new Set<string>();
+      maskedLive.set(ctx, seen);
+      for (const live of lives) if (live.fields["masked"] === true) seen.add(slot(parent, live.key));
+      return lives;
+    },
 
     async prepare(ctx, parent, fields) {
       // Masked when the manifest says so, or when it leaves `masked` out and the live variable is masked.
@@ -86,32 +77,45 @@ const inScope = (live: Live) => ({
   filter: { environment_scope: String(live.fields["environment_scope"] ?? ANY_SCOPE) },
 });
 
-export const projectVariableKind = restCollection(
-  {
-    collection: "variables",
-    segment: "variable",
-    parents: ["projects"],
-    path: "variables",
-    id: { field: "key", type: "string" },
-    live: readVariable(true),
+/**
+ * The kind of `owner`'s variables: a plain collection under the owner (the instance's under `/admin/ci/variables`)
+ * whose masked values are secrets, with `more` for what this owner does otherwise.
+ */
+function variableKind(
+  owner: "projects" | "groups" | "instance",
+  more?: (rest: Rest, common: Deviations) => Deviations,
+) {
+  const scoped = owner !== "instance";
+  return restCollection(
+    {
+      collection: "variables",
+      segment: "variable",
+      parents: [owner],
+      path: scoped ? "variables" : "/admin/ci/variables",
+      id: { field: "key", type: "string" },
+      live: readVariable(scoped),
+    },
+    (rest) => {
+      const common = variables(rest, scoped);
+      return { ...common, ...more?.(rest, common) };
+    },
+  );
+}
+
+export const projectVariableKind = variableKind("projects", (rest) => ({
+  async update(ctx, parent, live, desired, changed) {
+    const updated = await ctx.api.put<ApiObject>(rest.itemPath(parent, live.id!), {
+      query: inScope(live),
+      body: body(desired, changed),
+      shape: rest.shape(),
+    });
+    return rest.toLive(parent, updated, unchecked(desired));
   },
-  (rest) => ({
-    ...variables(rest, true),
 
-    async update(ctx, parent, live, desired, changed) {
-      const updated = await ctx.api.put<ApiObject>(rest.itemPath(parent, live.id!), {
-        query: inScope(live),
-        body: body(desired, changed),
-        shape: rest.shape(),
-      });
-      return rest.toLive(parent, updated, unchecked(desired));
-    },
-
-    async remove(ctx, parent, live) {
-      await ctx.api.delete(rest.itemPath(parent, live.id!), { query: inScope(live) });
-    },
-  }),
-);
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(rest.itemPath(parent, live.id!), { query: inScope(live) });
+  },
+}));
 
 /**
  * For each of a group's variables that another with the same key precedes in the platform's list, that one's
@@ -131,56 +135,31 @@ function unreachable(parent: Parent, live: Live, what: string): KindProblem[] {
   ];
 }
 
-export const groupVariableKind = restCollection(
-  {
-    collection: "variables",
-    segment: "variable",
-    parents: ["groups"],
-    path: "variables",
-    id: { field: "key", type: "string" },
-    live: readVariable(true),
+export const groupVariableKind = variableKind("groups", (_rest, common) => ({
+  async read(ctx, parent, wanted, options) {
+    const lives = await common.read!(ctx, parent, wanted, options);
+    const first = new Map<string, Live>();
+    for (const live of lives) {
+      const earlier = first.get(String(live.id));
+      if (earlier) shadowedBy.set(live, String(earlier.fields["environment_scope"]));
+      else first.set(String(live.id), live);
+    }
+    return lives;
   },
-  (rest) => {
-    const common = variables(rest, true);
-    return {
-      ...common,
 
-      async read(ctx, parent, wanted, options) {
-        const lives = await common.read!(ctx, parent, wanted, options);
-        const first = new Map<string, Live>();
-        for (const live of lives) {
-          const earlier = first.get(String(live.id));
-          if (earlier) shadowedBy.set(live, String(earlier.fields["environment_scope"]));
-          else first.set(String(live.id), live);
-        }
-        return lives;
+  check(ctx, _parent, desired) {
+    const scope = textOf(desired["environment_scope"]);
+    if (ctx.edition !== "core" || scope === undefined || scope === ANY_SCOPE) return [];
+    return [
+      {
+        field: "environment_scope",
+        message: `a group variable's environment_scope exists only on the licensed edition, and this platform is the core edition (its group variables are for every environment): remove it, or set it on the projects' variables`,
       },
-
-      check(ctx, _parent, desired) {
-        const scope = textOf(desired["environment_scope"]);
-        if (ctx.edition !== "core" || scope === undefined || scope === ANY_SCOPE) return [];
-        return [
-          {
-            field: "environment_scope",
-            message: `a group variable's environment_scope exists only on the licensed edition, and this platform is the core edition (its group variables are for every environment): remove it, or set it on the projects' variables`,
-          },
-        ];
-      },
-
-      checkUpdate: async (_ctx, parent, live) => unreachable(parent, live, "change"),
-      checkDelete: async (_ctx, parent, live) => unreachable(parent, live, "delete"),
-    };
+    ];
   },
-);
 
-export const instanceVariableKind = restCollection(
-  {
-    collection: "variables",
-    segment: "variable",
-    parents: ["instance"],
-    path: "/admin/ci/variables",
-    id: { field: "key", type: "string" },
-    live: readVariable(false),
-  },
-  (rest) => variables(rest, false),
-);
+  checkUpdate: async (_ctx, parent, live) => unreachable(parent, live, "change"),
+  checkDelete: async (_ctx, parent, live) => unreachable(parent, live, "delete"),
+}));
+
+export const instanceVariableKind = variableKind("instance");

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { ADMIN_TOKEN, Bench } from "./helpers.js";
+import { Bench } from "./helpers.js";
 
 const ENV = { API_TOKEN: "Api-Token-Value1", BETA_KEY: "Beta-Key-Value2", RUNNER: "Runner-Token-Value3" };
 
@@ -44,15 +44,6 @@ projects:
     variables:
       - { key: BETA_KEY, value: "\${env:BETA_KEY}", masked: true }
 `;
-
-async function put(bench: Bench, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${bench.sandbox.url}/api/v4${path}`, {
-    method: "PUT",
-    headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`PUT ${path} -> ${res.status} ${await res.text()}`);
-}
 
 interface JsonPlan {
   changes: { address: string; action: string }[];
@@ -134,9 +125,9 @@ describe("CI/CD variables in export, --target, --changed-since and --shard", () 
   });
 
   it("--target reports only the variables of its subtree, or of the instance", async () => {
-    await put(bench, "/groups/acme/variables/REGION", { value: "us" });
-    await put(bench, "/projects/beta%2Ftool/variables/BETA_KEY", { value: "Changed-By-Hand-4" });
-    await put(bench, "/admin/ci/variables/MIRROR", { value: "https://other.example" });
+    await bench.send("PUT", "/groups/acme/variables/REGION", { value: "us" });
+    await bench.send("PUT", "/projects/beta%2Ftool/variables/BETA_KEY", { value: "Changed-By-Hand-4" });
+    await bench.send("PUT", "/admin/ci/variables/MIRROR", { value: "https://other.example" });
     try {
       const drift = async (args: string[]) => {
         const r = await bench.cli(["drift", "--format", "json", ...args, file], ENV);
@@ -165,7 +156,7 @@ describe("CI/CD variables in export, --target, --changed-since and --shard", () 
 
   it("--changed-since plans only the variables whose entries changed", async () => {
     // Out of band: a change no entry made, which a plan of the changed entries does not read.
-    await put(bench, "/groups/beta/variables/TEAM", { value: "gamma" });
+    await bench.send("PUT", "/groups/beta/variables/TEAM", { value: "gamma" });
     writeFileSync(file, MANIFEST("info"));
     const r = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", file], ENV);
     expect(r.code, r.err).toBe(0);

@@ -17,7 +17,7 @@ import {
   lifecycle,
   planJson,
 } from "./cycle.js";
-import { ADMIN_TOKEN, Bench } from "./helpers.js";
+import { Bench } from "./helpers.js";
 
 /** Values of the manifest's references: each must be nowhere in any output. */
 const ENV = {
@@ -68,16 +68,6 @@ projects:
 `;
 
 type Variable = Record<string, unknown>;
-
-async function call(bench: Bench, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${bench.sandbox.url}/api/v4${path}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : res.json();
-}
 
 const byKeyAndScope = (vs: Variable[]) =>
   [...vs].sort((a, b) =>
@@ -162,12 +152,12 @@ describe("the issue's manifest: instance, group and project variables", () => {
   });
 
   it("shows a change made out of band as drift (exit 2) in every format, masked values masked", async () => {
-    await call(bench, "PUT", `${API}/LOG_LEVEL`, {
+    await bench.send("PUT", `${API}/LOG_LEVEL`, {
       value: "error",
       filter: { environment_scope: "production" },
     });
-    await call(bench, "PUT", `${API}/DEPLOY_TOKEN`, { value: OUT_OF_BAND });
-    await call(bench, "PUT", "/groups/acme/variables/CA_BUNDLE", { value: "not a certificate" });
+    await bench.send("PUT", `${API}/DEPLOY_TOKEN`, { value: OUT_OF_BAND });
+    await bench.send("PUT", "/groups/acme/variables/CA_BUNDLE", { value: "not a certificate" });
     const text = await run("drift", ["drift", file]);
     expect(text.code, text.out + text.err).toBe(2);
     expect(text.out).toContain('~ project["acme/platform/api"].variable["LOG_LEVEL#production"]');
