@@ -17509,7 +17509,7 @@ var require_receiver = __commonJS({
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
             const opcode = buffer[0] & 15;
-            const masked2 = (buffer[1] & 128) === 128;
+            const masked3 = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
             const payloadLength = buffer[1] & 127;
             const rsv1 = buffer[0] & 64;
@@ -17519,7 +17519,7 @@ var require_receiver = __commonJS({
               failWebsocketConnection(this.ws, "Invalid opcode received");
               return callback2();
             }
-            if (masked2) {
+            if (masked3) {
               failWebsocketConnection(this.ws, "Frame cannot be masked");
               return callback2();
             }
@@ -17567,7 +17567,7 @@ var require_receiver = __commonJS({
               this.#info.compressed = rsv1 !== 0;
             }
             this.#info.opcode = opcode;
-            this.#info.masked = masked2;
+            this.#info.masked = masked3;
             this.#info.fin = fin;
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
@@ -48789,7 +48789,7 @@ var require_receiver2 = __commonJS({
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
             const opcode = buffer[0] & 15;
-            const masked2 = (buffer[1] & 128) === 128;
+            const masked3 = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
             const payloadLength = buffer[1] & 127;
             const rsv1 = buffer[0] & 64;
@@ -48799,7 +48799,7 @@ var require_receiver2 = __commonJS({
               failWebsocketConnection(this.#handler, 1002, "Invalid opcode received");
               return callback2();
             }
-            if (masked2) {
+            if (masked3) {
               failWebsocketConnection(this.#handler, 1002, "Frame cannot be masked");
               return callback2();
             }
@@ -48847,7 +48847,7 @@ var require_receiver2 = __commonJS({
               this.#info.compressed = rsv1 !== 0;
             }
             this.#info.opcode = opcode;
-            this.#info.masked = masked2;
+            this.#info.masked = masked3;
             this.#info.fin = fin;
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
@@ -59092,13 +59092,13 @@ var require_identity = __commonJS({
 var require_visit = __commonJS({
   "node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
     function visit(node, visitor) {
       const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
+      if (identity2.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
         if (cd === REMOVE)
           node.contents = null;
@@ -59110,12 +59110,12 @@ var require_visit = __commonJS({
     visit.REMOVE = REMOVE;
     function visit_(key, node, visitor, path2) {
       const ctrl = callVisitor(key, node, visitor, path2);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+      if (identity2.isNode(ctrl) || identity2.isPair(ctrl)) {
         replaceNode(key, path2, ctrl);
         return visit_(key, ctrl, visitor, path2);
       }
       if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
+        if (identity2.isCollection(node)) {
           path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
             const ci2 = visit_(i, node.items[i], visitor, path2);
@@ -59128,7 +59128,7 @@ var require_visit = __commonJS({
               i -= 1;
             }
           }
-        } else if (identity.isPair(node)) {
+        } else if (identity2.isPair(node)) {
           path2 = Object.freeze(path2.concat(node));
           const ck = visit_("key", node.key, visitor, path2);
           if (ck === BREAK)
@@ -59146,7 +59146,7 @@ var require_visit = __commonJS({
     }
     async function visitAsync(node, visitor) {
       const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
+      if (identity2.isDocument(node)) {
         const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
         if (cd === REMOVE)
           node.contents = null;
@@ -59158,12 +59158,12 @@ var require_visit = __commonJS({
     visitAsync.REMOVE = REMOVE;
     async function visitAsync_(key, node, visitor, path2) {
       const ctrl = await callVisitor(key, node, visitor, path2);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+      if (identity2.isNode(ctrl) || identity2.isPair(ctrl)) {
         replaceNode(key, path2, ctrl);
         return visitAsync_(key, ctrl, visitor, path2);
       }
       if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
+        if (identity2.isCollection(node)) {
           path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
             const ci2 = await visitAsync_(i, node.items[i], visitor, path2);
@@ -59176,7 +59176,7 @@ var require_visit = __commonJS({
               i -= 1;
             }
           }
-        } else if (identity.isPair(node)) {
+        } else if (identity2.isPair(node)) {
           path2 = Object.freeze(path2.concat(node));
           const ck = await visitAsync_("key", node.key, visitor, path2);
           if (ck === BREAK)
@@ -59213,31 +59213,31 @@ var require_visit = __commonJS({
     function callVisitor(key, node, visitor, path2) {
       if (typeof visitor === "function")
         return visitor(key, node, path2);
-      if (identity.isMap(node))
+      if (identity2.isMap(node))
         return visitor.Map?.(key, node, path2);
-      if (identity.isSeq(node))
+      if (identity2.isSeq(node))
         return visitor.Seq?.(key, node, path2);
-      if (identity.isPair(node))
+      if (identity2.isPair(node))
         return visitor.Pair?.(key, node, path2);
-      if (identity.isScalar(node))
+      if (identity2.isScalar(node))
         return visitor.Scalar?.(key, node, path2);
-      if (identity.isAlias(node))
+      if (identity2.isAlias(node))
         return visitor.Alias?.(key, node, path2);
       return void 0;
     }
     function replaceNode(key, path2, node) {
       const parent = path2[path2.length - 1];
-      if (identity.isCollection(parent)) {
+      if (identity2.isCollection(parent)) {
         parent.items[key] = node;
-      } else if (identity.isPair(parent)) {
+      } else if (identity2.isPair(parent)) {
         if (key === "key")
           parent.key = node;
         else
           parent.value = node;
-      } else if (identity.isDocument(parent)) {
+      } else if (identity2.isDocument(parent)) {
         parent.contents = node;
       } else {
-        const pt2 = identity.isAlias(parent) ? "alias" : "scalar";
+        const pt2 = identity2.isAlias(parent) ? "alias" : "scalar";
         throw new Error(`Cannot replace node with ${pt2} parent`);
       }
     }
@@ -59250,7 +59250,7 @@ var require_visit = __commonJS({
 var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var visit = require_visit();
     var escapeChars = {
       "!": "%21",
@@ -59393,10 +59393,10 @@ var require_directives = __commonJS({
         const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
         const tagEntries = Object.entries(this.tags);
         let tagNames;
-        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+        if (doc && tagEntries.length > 0 && identity2.isNode(doc.contents)) {
           const tags = {};
           visit.visit(doc.contents, (_key, node) => {
-            if (identity.isNode(node) && node.tag)
+            if (identity2.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
           tagNames = Object.keys(tags);
@@ -59421,7 +59421,7 @@ var require_directives = __commonJS({
 var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var visit = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
@@ -59468,7 +59468,7 @@ var require_anchors = __commonJS({
         setAnchors: () => {
           for (const source2 of aliasObjects) {
             const ref2 = sourceObjects.get(source2);
-            if (typeof ref2 === "object" && ref2.anchor && (identity.isScalar(ref2.node) || identity.isCollection(ref2.node))) {
+            if (typeof ref2 === "object" && ref2.anchor && (identity2.isScalar(ref2.node) || identity2.isCollection(ref2.node))) {
               ref2.node.anchor = ref2.anchor;
             } else {
               const error2 = new Error("Failed to resolve repeated object (this should not happen)");
@@ -59541,12 +59541,12 @@ var require_applyReviver = __commonJS({
 var require_toJS = __commonJS({
   "node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     function toJS(value, arg, ctx) {
       if (Array.isArray(value))
         return value.map((v3, i) => toJS(v3, String(i), ctx));
       if (value && typeof value.toJSON === "function") {
-        if (!ctx || !identity.hasAnchor(value))
+        if (!ctx || !identity2.hasAnchor(value))
           return value.toJSON(arg, ctx);
         const data = { aliasCount: 0, count: 1, res: void 0 };
         ctx.anchors.set(value, data);
@@ -59572,11 +59572,11 @@ var require_Node = __commonJS({
   "node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     var NodeBase = class {
       constructor(type) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: type });
       }
       /** Create a copy of this node.  */
       clone() {
@@ -59587,7 +59587,7 @@ var require_Node = __commonJS({
       }
       /** A plain JavaScript representation of this node. */
       toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
-        if (!identity.isDocument(doc))
+        if (!identity2.isDocument(doc))
           throw new TypeError("A document argument is required");
         const ctx = {
           anchors: /* @__PURE__ */ new Map(),
@@ -59614,12 +59614,12 @@ var require_Alias = __commonJS({
     "use strict";
     var anchors = require_anchors();
     var visit = require_visit();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
     var toJS = require_toJS();
     var Alias = class extends Node2.NodeBase {
       constructor(source2) {
-        super(identity.ALIAS);
+        super(identity2.ALIAS);
         this.source = source2;
         Object.defineProperty(this, "tag", {
           set() {
@@ -59641,7 +59641,7 @@ var require_Alias = __commonJS({
           nodes = [];
           visit.visit(doc, {
             Node: (_key, node) => {
-              if (identity.isAlias(node) || identity.hasAnchor(node))
+              if (identity2.isAlias(node) || identity2.hasAnchor(node))
                 nodes.push(node);
             }
           });
@@ -59703,11 +59703,11 @@ var require_Alias = __commonJS({
       }
     };
     function getAliasCount(doc, node, anchors2) {
-      if (identity.isAlias(node)) {
+      if (identity2.isAlias(node)) {
         const source2 = node.resolve(doc);
         const anchor = anchors2 && source2 && anchors2.get(source2);
         return anchor ? anchor.count * anchor.aliasCount : 0;
-      } else if (identity.isCollection(node)) {
+      } else if (identity2.isCollection(node)) {
         let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
@@ -59715,7 +59715,7 @@ var require_Alias = __commonJS({
             count3 = c;
         }
         return count3;
-      } else if (identity.isPair(node)) {
+      } else if (identity2.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
         return Math.max(kc, vc);
@@ -59730,13 +59730,13 @@ var require_Alias = __commonJS({
 var require_Scalar = __commonJS({
   "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
     var toJS = require_toJS();
     var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
     var Scalar = class extends Node2.NodeBase {
       constructor(value) {
-        super(identity.SCALAR);
+        super(identity2.SCALAR);
         this.value = value;
       }
       toJSON(arg, ctx) {
@@ -59761,7 +59761,7 @@ var require_createNode = __commonJS({
   "node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
     function findTagObject(value, tagName, tags) {
@@ -59775,12 +59775,12 @@ var require_createNode = __commonJS({
       return tags.find((t) => t.identify?.(value) && !t.format);
     }
     function createNode(value, tagName, ctx) {
-      if (identity.isDocument(value))
+      if (identity2.isDocument(value))
         value = value.contents;
-      if (identity.isNode(value))
+      if (identity2.isNode(value))
         return value;
-      if (identity.isPair(value)) {
-        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+      if (identity2.isPair(value)) {
+        const map = ctx.schema[identity2.MAP].createNode?.(ctx.schema, null, ctx);
         map.items.push(value);
         return map;
       }
@@ -59812,7 +59812,7 @@ var require_createNode = __commonJS({
             ref2.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema4[identity.MAP] : Symbol.iterator in Object(value) ? schema4[identity.SEQ] : schema4[identity.MAP];
+        tagObj = value instanceof Map ? schema4[identity2.MAP] : Symbol.iterator in Object(value) ? schema4[identity2.SEQ] : schema4[identity2.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
@@ -59836,7 +59836,7 @@ var require_Collection = __commonJS({
   "node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
     function collectionFromPath(schema4, path2, value) {
       let v3 = value;
@@ -59880,7 +59880,7 @@ var require_Collection = __commonJS({
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
         if (schema4)
           copy.schema = schema4;
-        copy.items = copy.items.map((it2) => identity.isNode(it2) || identity.isPair(it2) ? it2.clone(schema4) : it2);
+        copy.items = copy.items.map((it2) => identity2.isNode(it2) || identity2.isPair(it2) ? it2.clone(schema4) : it2);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -59896,7 +59896,7 @@ var require_Collection = __commonJS({
         else {
           const [key, ...rest] = path2;
           const node = this.get(key, true);
-          if (identity.isCollection(node))
+          if (identity2.isCollection(node))
             node.addIn(rest, value);
           else if (node === void 0 && this.schema)
             this.set(key, collectionFromPath(this.schema, rest, value));
@@ -59913,7 +59913,7 @@ var require_Collection = __commonJS({
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
-        if (identity.isCollection(node))
+        if (identity2.isCollection(node))
           return node.deleteIn(rest);
         else
           throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
@@ -59927,16 +59927,16 @@ var require_Collection = __commonJS({
         const [key, ...rest] = path2;
         const node = this.get(key, true);
         if (rest.length === 0)
-          return !keepScalar && identity.isScalar(node) ? node.value : node;
+          return !keepScalar && identity2.isScalar(node) ? node.value : node;
         else
-          return identity.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
+          return identity2.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
       }
       hasAllNullValues(allowScalar) {
         return this.items.every((node) => {
-          if (!identity.isPair(node))
+          if (!identity2.isPair(node))
             return false;
           const n2 = node.value;
-          return n2 == null || allowScalar && identity.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
+          return n2 == null || allowScalar && identity2.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
         });
       }
       /**
@@ -59947,7 +59947,7 @@ var require_Collection = __commonJS({
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
-        return identity.isCollection(node) ? node.hasIn(rest) : false;
+        return identity2.isCollection(node) ? node.hasIn(rest) : false;
       }
       /**
        * Sets a value in this collection. For `!!set`, `value` needs to be a
@@ -59959,7 +59959,7 @@ var require_Collection = __commonJS({
           this.set(key, value);
         } else {
           const node = this.get(key, true);
-          if (identity.isCollection(node))
+          if (identity2.isCollection(node))
             node.setIn(rest, value);
           else if (node === void 0 && this.schema)
             this.set(key, collectionFromPath(this.schema, rest, value));
@@ -60415,7 +60415,7 @@ var require_stringify = __commonJS({
   "node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringifyComment = require_stringifyComment();
     var stringifyString = require_stringifyString();
     function createStringifyContext(doc, options) {
@@ -60468,7 +60468,7 @@ var require_stringify = __commonJS({
       }
       let tagObj = void 0;
       let obj;
-      if (identity.isScalar(item)) {
+      if (identity2.isScalar(item)) {
         obj = item.value;
         let match2 = tags.filter((t) => t.identify?.(obj));
         if (match2.length > 1) {
@@ -60491,7 +60491,7 @@ var require_stringify = __commonJS({
       if (!doc.directives)
         return "";
       const props = [];
-      const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+      const anchor = (identity2.isScalar(node) || identity2.isCollection(node)) && node.anchor;
       if (anchor && anchors.anchorIsValid(anchor)) {
         anchors$1.add(anchor);
         props.push(`&${anchor}`);
@@ -60502,9 +60502,9 @@ var require_stringify = __commonJS({
       return props.join(" ");
     }
     function stringify2(item, ctx, onComment, onChompKeep) {
-      if (identity.isPair(item))
+      if (identity2.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
-      if (identity.isAlias(item)) {
+      if (identity2.isAlias(item)) {
         if (ctx.doc.directives)
           return item.toString(ctx);
         if (ctx.resolvedAliases?.has(item)) {
@@ -60518,15 +60518,15 @@ var require_stringify = __commonJS({
         }
       }
       let tagObj = void 0;
-      const node = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      const node = identity2.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
       tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity2.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
         return str;
-      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
+      return identity2.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
 ${ctx.indent}${str}`;
     }
     exports.createStringifyContext = createStringifyContext;
@@ -60538,23 +60538,23 @@ ${ctx.indent}${str}`;
 var require_stringifyPair = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key) && key.comment || null;
+      let keyComment = identity2.isNode(key) && key.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+        if (identity2.isCollection(key) || !identity2.isNode(key) && typeof key === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity2.isCollection(key) || (identity2.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -60595,7 +60595,7 @@ ${indent}:`;
           str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
-      if (identity.isNode(value)) {
+      if (identity2.isNode(value)) {
         vsb = !!value.spaceBefore;
         vcb = value.commentBefore;
         valueComment = value.comment;
@@ -60607,10 +60607,10 @@ ${indent}:`;
           value = doc.createNode(value);
       }
       ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity.isScalar(value))
+      if (!explicitKey && !keyComment && identity2.isScalar(value))
         ctx.indentAtStart = str.length + 1;
       chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity2.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
@@ -60630,7 +60630,7 @@ ${stringifyComment.indentComment(cs2, ctx.indent)}`;
           ws2 += `
 ${ctx.indent}`;
         }
-      } else if (!explicitKey && identity.isCollection(value)) {
+      } else if (!explicitKey && identity2.isCollection(value)) {
         const vs0 = valueStr[0];
         const nl0 = valueStr.indexOf("\n");
         const hasNewline = nl0 !== -1;
@@ -60693,7 +60693,7 @@ var require_log = __commonJS({
 var require_merge = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var MERGE_KEY2 = "<<";
     var merge2 = {
@@ -60706,10 +60706,10 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY2
     };
-    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
+    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity2.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
     function addMergeToJSMap(ctx, map, value) {
       const source2 = resolveAliasValue(ctx, value);
-      if (identity.isSeq(source2))
+      if (identity2.isSeq(source2))
         for (const it2 of source2.items)
           mergeValue(ctx, map, it2);
       else if (Array.isArray(source2))
@@ -60720,7 +60720,7 @@ var require_merge = __commonJS({
     }
     function mergeValue(ctx, map, value) {
       const source2 = resolveAliasValue(ctx, value);
-      if (!identity.isMap(source2))
+      if (!identity2.isMap(source2))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source2.toJSON(null, ctx, Map);
       for (const [key, value2] of srcMap) {
@@ -60741,7 +60741,7 @@ var require_merge = __commonJS({
       return map;
     }
     function resolveAliasValue(ctx, value) {
-      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+      return ctx && identity2.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
     }
     exports.addMergeToJSMap = addMergeToJSMap;
     exports.isMergeKey = isMergeKey;
@@ -60756,10 +60756,10 @@ var require_addPairToJSMap = __commonJS({
     var log2 = require_log();
     var merge2 = require_merge();
     var stringify2 = require_stringify();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value }) {
-      if (identity.isNode(key) && key.addToJSMap)
+      if (identity2.isNode(key) && key.addToJSMap)
         key.addToJSMap(ctx, map, value);
       else if (merge2.isMergeKey(ctx, key))
         merge2.addMergeToJSMap(ctx, map, value);
@@ -60790,7 +60790,7 @@ var require_addPairToJSMap = __commonJS({
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity.isNode(key) && ctx?.doc) {
+      if (identity2.isNode(key) && ctx?.doc) {
         const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
@@ -60820,7 +60820,7 @@ var require_Pair = __commonJS({
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
-    var identity = require_identity();
+    var identity2 = require_identity();
     function createPair(key, value, ctx) {
       const k3 = createNode.createNode(key, void 0, ctx);
       const v3 = createNode.createNode(value, void 0, ctx);
@@ -60828,15 +60828,15 @@ var require_Pair = __commonJS({
     }
     var Pair = class _Pair {
       constructor(key, value = null) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: identity2.PAIR });
         this.key = key;
         this.value = value;
       }
       clone(schema4) {
         let { key, value } = this;
-        if (identity.isNode(key))
+        if (identity2.isNode(key))
           key = key.clone(schema4);
-        if (identity.isNode(value))
+        if (identity2.isNode(value))
           value = value.clone(schema4);
         return new _Pair(key, value);
       }
@@ -60857,7 +60857,7 @@ var require_Pair = __commonJS({
 var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
@@ -60873,14 +60873,14 @@ var require_stringifyCollection = __commonJS({
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment2 = null;
-        if (identity.isNode(item)) {
+        if (identity2.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
           if (item.comment)
             comment2 = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
+        } else if (identity2.isPair(item)) {
+          const ik = identity2.isNode(item.key) ? item.key : null;
           if (ik) {
             if (!chompKeep && ik.spaceBefore)
               lines.push("");
@@ -60928,14 +60928,14 @@ ${indent}${line}` : "\n";
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment = null;
-        if (identity.isNode(item)) {
+        if (identity2.isNode(item)) {
           if (item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, false);
           if (item.comment)
             comment = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
+        } else if (identity2.isPair(item)) {
+          const ik = identity2.isNode(item.key) ? item.key : null;
           if (ik) {
             if (ik.spaceBefore)
               lines.push("");
@@ -60943,7 +60943,7 @@ ${indent}${line}` : "\n";
             if (ik.comment)
               reqNewline = true;
           }
-          const iv = identity.isNode(item.value) ? item.value : null;
+          const iv = identity2.isNode(item.value) ? item.value : null;
           if (iv) {
             if (iv.comment)
               comment = iv.comment;
@@ -61011,16 +61011,16 @@ var require_YAMLMap = __commonJS({
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
     var Collection2 = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair(items, key) {
-      const k3 = identity.isScalar(key) ? key.value : key;
+      const k3 = identity2.isScalar(key) ? key.value : key;
       for (const it2 of items) {
-        if (identity.isPair(it2)) {
+        if (identity2.isPair(it2)) {
           if (it2.key === key || it2.key === k3)
             return it2;
-          if (identity.isScalar(it2.key) && it2.key.value === k3)
+          if (identity2.isScalar(it2.key) && it2.key.value === k3)
             return it2;
         }
       }
@@ -61031,7 +61031,7 @@ var require_YAMLMap = __commonJS({
         return "tag:yaml.org,2002:map";
       }
       constructor(schema4) {
-        super(identity.MAP, schema4);
+        super(identity2.MAP, schema4);
         this.items = [];
       }
       /**
@@ -61069,7 +61069,7 @@ var require_YAMLMap = __commonJS({
        */
       add(pair, overwrite) {
         let _pair;
-        if (identity.isPair(pair))
+        if (identity2.isPair(pair))
           _pair = pair;
         else if (!pair || typeof pair !== "object" || !("key" in pair)) {
           _pair = new Pair.Pair(pair, pair?.value);
@@ -61080,7 +61080,7 @@ var require_YAMLMap = __commonJS({
         if (prev) {
           if (!overwrite)
             throw new Error(`Key ${_pair.key} already set`);
-          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+          if (identity2.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
             prev.value.value = _pair.value;
           else
             prev.value = _pair.value;
@@ -61104,7 +61104,7 @@ var require_YAMLMap = __commonJS({
       get(key, keepScalar) {
         const it2 = findPair(this.items, key);
         const node = it2?.value;
-        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? void 0;
+        return (!keepScalar && identity2.isScalar(node) ? node.value : node) ?? void 0;
       }
       has(key) {
         return !!findPair(this.items, key);
@@ -61129,7 +61129,7 @@ var require_YAMLMap = __commonJS({
         if (!ctx)
           return JSON.stringify(this);
         for (const item of this.items) {
-          if (!identity.isPair(item))
+          if (!identity2.isPair(item))
             throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
         }
         if (!ctx.allNullValues && this.hasAllNullValues(false))
@@ -61152,7 +61152,7 @@ var require_YAMLMap = __commonJS({
 var require_map = __commonJS({
   "node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var YAMLMap = require_YAMLMap();
     var map = {
       collection: "map",
@@ -61160,7 +61160,7 @@ var require_map = __commonJS({
       nodeClass: YAMLMap.YAMLMap,
       tag: "tag:yaml.org,2002:map",
       resolve(map2, onError) {
-        if (!identity.isMap(map2))
+        if (!identity2.isMap(map2))
           onError("Expected a mapping for this tag");
         return map2;
       },
@@ -61177,7 +61177,7 @@ var require_YAMLSeq = __commonJS({
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
     var Collection2 = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var toJS = require_toJS();
     var YAMLSeq = class extends Collection2.Collection {
@@ -61185,7 +61185,7 @@ var require_YAMLSeq = __commonJS({
         return "tag:yaml.org,2002:seq";
       }
       constructor(schema4) {
-        super(identity.SEQ, schema4);
+        super(identity2.SEQ, schema4);
         this.items = [];
       }
       add(value) {
@@ -61211,7 +61211,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           return void 0;
         const it2 = this.items[idx];
-        return !keepScalar && identity.isScalar(it2) ? it2.value : it2;
+        return !keepScalar && identity2.isScalar(it2) ? it2.value : it2;
       }
       /**
        * Checks if the collection includes a value with the key `key`.
@@ -61235,7 +61235,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           throw new Error(`Expected a valid index, not ${key}.`);
         const prev = this.items[idx];
-        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+        if (identity2.isScalar(prev) && Scalar.isScalarValue(value))
           prev.value = value;
         else
           this.items[idx] = value;
@@ -61277,7 +61277,7 @@ var require_YAMLSeq = __commonJS({
       }
     };
     function asItemIndex(key) {
-      let idx = identity.isScalar(key) ? key.value : key;
+      let idx = identity2.isScalar(key) ? key.value : key;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -61290,7 +61290,7 @@ var require_YAMLSeq = __commonJS({
 var require_seq = __commonJS({
   "node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var YAMLSeq = require_YAMLSeq();
     var seq = {
       collection: "seq",
@@ -61298,7 +61298,7 @@ var require_seq = __commonJS({
       nodeClass: YAMLSeq.YAMLSeq,
       tag: "tag:yaml.org,2002:seq",
       resolve(seq2, onError) {
-        if (!identity.isSeq(seq2))
+        if (!identity2.isSeq(seq2))
           onError("Expected a sequence for this tag");
         return seq2;
       },
@@ -61652,17 +61652,17 @@ var require_binary = __commonJS({
 var require_pairs = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLSeq = require_YAMLSeq();
     function resolvePairs(seq, onError) {
-      if (identity.isSeq(seq)) {
+      if (identity2.isSeq(seq)) {
         for (let i = 0; i < seq.items.length; ++i) {
           let item = seq.items[i];
-          if (identity.isPair(item))
+          if (identity2.isPair(item))
             continue;
-          else if (identity.isMap(item)) {
+          else if (identity2.isMap(item)) {
             if (item.items.length > 1)
               onError("Each pair must have its own sequence indicator");
             const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
@@ -61676,7 +61676,7 @@ ${cn2.comment}` : item.comment;
             }
             item = pair;
           }
-          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+          seq.items[i] = identity2.isPair(item) ? item : new Pair.Pair(item);
         }
       } else
         onError("Expected a sequence for this tag");
@@ -61730,7 +61730,7 @@ ${cn2.comment}` : item.comment;
 var require_omap = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -61757,7 +61757,7 @@ var require_omap = __commonJS({
           ctx.onCreate(map);
         for (const pair of this.items) {
           let key, value;
-          if (identity.isPair(pair)) {
+          if (identity2.isPair(pair)) {
             key = toJS.toJS(pair.key, "", ctx);
             value = toJS.toJS(pair.value, key, ctx);
           } else {
@@ -61787,7 +61787,7 @@ var require_omap = __commonJS({
         const pairs$1 = pairs.resolvePairs(seq, onError);
         const seenKeys = [];
         for (const { key } of pairs$1.items) {
-          if (identity.isScalar(key)) {
+          if (identity2.isScalar(key)) {
             if (seenKeys.includes(key.value)) {
               onError(`Ordered maps must not include duplicate keys: ${key.value}`);
             } else {
@@ -61968,7 +61968,7 @@ var require_int2 = __commonJS({
 var require_set = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
@@ -61978,7 +61978,7 @@ var require_set = __commonJS({
       }
       add(key) {
         let pair;
-        if (identity.isPair(key))
+        if (identity2.isPair(key))
           pair = key;
         else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
           pair = new Pair.Pair(key.key, null);
@@ -61994,7 +61994,7 @@ var require_set = __commonJS({
        */
       get(key, keepPair) {
         const pair = YAMLMap.findPair(this.items, key);
-        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+        return !keepPair && identity2.isPair(pair) ? identity2.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
       set(key, value) {
         if (typeof value !== "boolean")
@@ -62038,7 +62038,7 @@ var require_set = __commonJS({
       tag: "tag:yaml.org,2002:set",
       createNode: (schema4, iterable, ctx) => YAMLSet.from(schema4, iterable, ctx),
       resolve(map, onError) {
-        if (identity.isMap(map)) {
+        if (identity2.isMap(map)) {
           if (map.hasAllNullValues(true))
             return Object.assign(new YAMLSet(), map);
           else
@@ -62283,7 +62283,7 @@ var require_tags = __commonJS({
 var require_Schema = __commonJS({
   "node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var map = require_map();
     var seq = require_seq();
     var string = require_string();
@@ -62296,9 +62296,9 @@ var require_Schema = __commonJS({
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
         this.tags = tags.getTags(customTags, this.name, merge2);
         this.toStringOptions = toStringDefaults ?? null;
-        Object.defineProperty(this, identity.MAP, { value: map.map });
-        Object.defineProperty(this, identity.SCALAR, { value: string.string });
-        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        Object.defineProperty(this, identity2.MAP, { value: map.map });
+        Object.defineProperty(this, identity2.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity2.SEQ, { value: seq.seq });
         this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
       }
       clone() {
@@ -62315,7 +62315,7 @@ var require_Schema = __commonJS({
 var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
@@ -62342,7 +62342,7 @@ var require_stringifyDocument = __commonJS({
       let chompKeep = false;
       let contentComment = null;
       if (doc.contents) {
-        if (identity.isNode(doc.contents)) {
+        if (identity2.isNode(doc.contents)) {
           if (doc.contents.spaceBefore && hasDirectives)
             lines.push("");
           if (doc.contents.commentBefore) {
@@ -62397,7 +62397,7 @@ var require_Document = __commonJS({
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var toJS = require_toJS();
     var Schema = require_Schema();
@@ -62412,7 +62412,7 @@ var require_Document = __commonJS({
         this.comment = null;
         this.errors = [];
         this.warnings = [];
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: identity2.DOC });
         let _replacer = null;
         if (typeof replacer === "function" || Array.isArray(replacer)) {
           _replacer = replacer;
@@ -62448,7 +62448,7 @@ var require_Document = __commonJS({
        */
       clone() {
         const copy = Object.create(_Document.prototype, {
-          [identity.NODE_TYPE]: { value: identity.DOC }
+          [identity2.NODE_TYPE]: { value: identity2.DOC }
         });
         copy.commentBefore = this.commentBefore;
         copy.comment = this.comment;
@@ -62458,7 +62458,7 @@ var require_Document = __commonJS({
         if (this.directives)
           copy.directives = this.directives.clone();
         copy.schema = this.schema.clone();
-        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        copy.contents = identity2.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -62521,7 +62521,7 @@ var require_Document = __commonJS({
           sourceObjects
         };
         const node = createNode.createNode(value, tag, ctx);
-        if (flow && identity.isCollection(node))
+        if (flow && identity2.isCollection(node))
           node.flow = true;
         setAnchors();
         return node;
@@ -62561,7 +62561,7 @@ var require_Document = __commonJS({
        * `true` (collections are always returned intact).
        */
       get(key, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+        return identity2.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
@@ -62570,14 +62570,14 @@ var require_Document = __commonJS({
        */
       getIn(path2, keepScalar) {
         if (Collection2.isEmptyPath(path2))
-          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path2, keepScalar) : void 0;
+          return !keepScalar && identity2.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity2.isCollection(this.contents) ? this.contents.getIn(path2, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
        */
       has(key) {
-        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+        return identity2.isCollection(this.contents) ? this.contents.has(key) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
@@ -62585,7 +62585,7 @@ var require_Document = __commonJS({
       hasIn(path2) {
         if (Collection2.isEmptyPath(path2))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path2) : false;
+        return identity2.isCollection(this.contents) ? this.contents.hasIn(path2) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -62692,7 +62692,7 @@ var require_Document = __commonJS({
       }
     };
     function assertCollection(contents) {
-      if (identity.isCollection(contents))
+      if (identity2.isCollection(contents))
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
@@ -62963,12 +62963,12 @@ var require_util_flow_indent_check = __commonJS({
 var require_util_map_includes = __commonJS({
   "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     function mapIncludes(ctx, items, search) {
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b3) => a === b3 || identity.isScalar(a) && identity.isScalar(b3) && a.value === b3.value;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b3) => a === b3 || identity2.isScalar(a) && identity2.isScalar(b3) && a.value === b3.value;
       return items.some((pair) => isEqual(pair.key, search));
     }
     exports.mapIncludes = mapIncludes;
@@ -63181,7 +63181,7 @@ var require_resolve_end = __commonJS({
 var require_resolve_flow_collection = __commonJS({
   "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -63260,7 +63260,7 @@ var require_resolve_flow_collection = __commonJS({
             }
             if (prevItemComment) {
               let prev = coll.items[coll.items.length - 1];
-              if (identity.isPair(prev))
+              if (identity2.isPair(prev))
                 prev = prev.value ?? prev.key;
               if (prev.comment)
                 prev.comment += "\n" + prevItemComment;
@@ -63375,7 +63375,7 @@ var require_resolve_flow_collection = __commonJS({
 var require_compose_collection = __commonJS({
   "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -63425,7 +63425,7 @@ var require_compose_collection = __commonJS({
       }
       const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
       const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
-      const node = identity.isNode(res) ? res : new Scalar.Scalar(res);
+      const node = identity2.isNode(res) ? res : new Scalar.Scalar(res);
       node.range = coll.range;
       node.tag = tagName;
       if (tag?.format)
@@ -63844,7 +63844,7 @@ var require_resolve_flow_scalar = __commonJS({
 var require_compose_scalar = __commonJS({
   "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -63853,17 +63853,17 @@ var require_compose_scalar = __commonJS({
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
-        tag = ctx.schema[identity.SCALAR];
+        tag = ctx.schema[identity2.SCALAR];
       } else if (tagName)
         tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
       else if (token.type === "scalar")
         tag = findScalarTagByTest(ctx, value, token, onError);
       else
-        tag = ctx.schema[identity.SCALAR];
+        tag = ctx.schema[identity2.SCALAR];
       let scalar3;
       try {
         const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar3 = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+        scalar3 = identity2.isScalar(res) ? res : new Scalar.Scalar(res);
       } catch (error2) {
         const msg = error2 instanceof Error ? error2.message : String(error2);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
@@ -63883,7 +63883,7 @@ var require_compose_scalar = __commonJS({
     }
     function findScalarTagByName(schema4, value, tagName, tagToken, onError) {
       if (tagName === "!")
-        return schema4[identity.SCALAR];
+        return schema4[identity2.SCALAR];
       const matchWithTest = [];
       for (const tag of schema4.tags) {
         if (!tag.collection && tag.tag === tagName) {
@@ -63902,12 +63902,12 @@ var require_compose_scalar = __commonJS({
         return kt2;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema4[identity.SCALAR];
+      return schema4[identity2.SCALAR];
     }
     function findScalarTagByTest({ atKey, directives, schema: schema4 }, value, token, onError) {
-      const tag = schema4.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema4[identity.SCALAR];
+      const tag = schema4.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema4[identity2.SCALAR];
       if (schema4.compat) {
-        const compat = schema4.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema4[identity.SCALAR];
+        const compat = schema4.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema4[identity2.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts2 = directives.tagString(tag.tag);
           const cs2 = directives.tagString(compat.tag);
@@ -63956,7 +63956,7 @@ var require_compose_node = __commonJS({
   "node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var composeCollection = require_compose_collection();
     var composeScalar = require_compose_scalar();
     var resolveEnd = require_resolve_end();
@@ -64002,7 +64002,7 @@ var require_compose_node = __commonJS({
       node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
       if (anchor && node.anchor === "")
         onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
-      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
+      if (atKey && ctx.options.stringKeys && (!identity2.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
         const msg = "With stringKeys, all keys must be strings";
         onError(tag ?? token, "NON_STRING_KEY", msg);
       }
@@ -64108,7 +64108,7 @@ var require_composer = __commonJS({
     var directives = require_directives();
     var Document = require_Document();
     var errors = require_errors4();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var composeDoc = require_compose_doc();
     var resolveEnd = require_resolve_end();
     function getErrorPos(src) {
@@ -64170,9 +64170,9 @@ var require_composer = __commonJS({
 ${comment}` : comment;
           } else if (afterEmptyLine || doc.directives.docStart || !dc) {
             doc.commentBefore = comment;
-          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+          } else if (identity2.isCollection(dc) && !dc.flow && dc.items.length > 0) {
             let it2 = dc.items[0];
-            if (identity.isPair(it2))
+            if (identity2.isPair(it2))
               it2 = it2.key;
             const cb = it2.commentBefore;
             it2.commentBefore = cb ? `${comment}
@@ -66220,7 +66220,7 @@ var require_public_api = __commonJS({
     var Document = require_Document();
     var errors = require_errors4();
     var log2 = require_log();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var lineCounter = require_line_counter();
     var parser = require_parser();
     function parseOptions(options) {
@@ -66298,7 +66298,7 @@ var require_public_api = __commonJS({
         if (!keepUndefined)
           return void 0;
       }
-      if (identity.isDocument(value) && !_replacer)
+      if (identity2.isDocument(value) && !_replacer)
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
@@ -66318,7 +66318,7 @@ var require_dist2 = __commonJS({
     var Schema = require_Schema();
     var errors = require_errors4();
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLMap = require_YAMLMap();
@@ -66336,14 +66336,14 @@ var require_dist2 = __commonJS({
     exports.YAMLParseError = errors.YAMLParseError;
     exports.YAMLWarning = errors.YAMLWarning;
     exports.Alias = Alias.Alias;
-    exports.isAlias = identity.isAlias;
-    exports.isCollection = identity.isCollection;
-    exports.isDocument = identity.isDocument;
-    exports.isMap = identity.isMap;
-    exports.isNode = identity.isNode;
-    exports.isPair = identity.isPair;
-    exports.isScalar = identity.isScalar;
-    exports.isSeq = identity.isSeq;
+    exports.isAlias = identity2.isAlias;
+    exports.isCollection = identity2.isCollection;
+    exports.isDocument = identity2.isDocument;
+    exports.isMap = identity2.isMap;
+    exports.isNode = identity2.isNode;
+    exports.isPair = identity2.isPair;
+    exports.isScalar = identity2.isScalar;
+    exports.isSeq = identity2.isSeq;
     exports.Pair = Pair.Pair;
     exports.Scalar = Scalar.Scalar;
     exports.YAMLMap = YAMLMap.YAMLMap;
@@ -71354,7 +71354,7 @@ function identityOf(written2, spec, collection, itemSchema2) {
   const compares = [];
   let unknown = false;
   for (const f3 of fields) {
-    const v3 = item[f3];
+    const v3 = item[f3] ?? props[f3]?.default;
     let key;
     if (isSecret(v3)) {
       key = v3.reveal();
@@ -71435,8 +71435,8 @@ function checkBody(value, schema4, path2, ctx) {
         `${at2.text ?? v3} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
       );
     }
-    const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v3) && identity) {
+    const identity2 = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v3) && identity2) {
       const itemSchema2 = schemas.resolve(prop.items);
       v3.forEach((item, i) => {
         if (!isObj(item)) return;
@@ -71527,6 +71527,17 @@ function checkItem(collection, item, path2, ctx) {
       if (path2[0] === "projects")
         onlyFor(item, "subgroup_events", path2, "groups", diags, "a project has no subgroups");
       break;
+    case "variables": {
+      const { masked: masked3, value } = item;
+      if (masked3 === true && typeof value === "string" && !hasReference(value)) {
+        diags.error(
+          valueLoc(item, "value"),
+          renderPath([...path2, "value"]),
+          `a masked variable's value is a secret: write it as \${env:NAME} or \${file:path}, not in the manifest (the value is not shown)`
+        );
+      }
+      break;
+    }
     case "broadcast_messages": {
       const { starts_at: s3, ends_at: e } = item;
       if (isPlainString(s3) && isPlainString(e)) {
@@ -71608,15 +71619,15 @@ function checkIdentities(value, schema4, path2, ctx, shared) {
     if (!Object.hasOwn(value, key)) continue;
     const v3 = value[key];
     const prop = schemas.resolve(raw);
-    const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v3) && identity) {
+    const identity2 = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v3) && identity2) {
       const itemSchema2 = schemas.resolve(prop.items);
       const sharedFields = itemSchema2["x-shared-fields"] ?? [];
       const seen = /* @__PURE__ */ new Map();
       v3.forEach((item, i) => {
         if (!isObj(item)) return;
         const itemPath2 = [...path2, key, i];
-        const id = identityOf(item, identity, key, itemSchema2);
+        const id = identityOf(item, identity2, key, itemSchema2);
         if (id !== void 0 && !id.unknown) {
           const first = seen.get(id.compare);
           const at2 = selfLoc(item);
@@ -71624,7 +71635,7 @@ function checkIdentities(value, schema4, path2, ctx, shared) {
             diags.error(
               at2,
               renderPath(itemPath2),
-              `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`
+              `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity2) ? identity2.join("#") : identity2}); also declared at ${formatRef(first)}`
             );
           } else {
             seen.set(id.compare, at2);
@@ -71640,10 +71651,10 @@ function checkIdentities(value, schema4, path2, ctx, shared) {
   }
 }
 function checkShared(collection, id, item, fields, path2, shared, diags) {
-  const slot = `${collection}\0${id.compare}`;
-  const first = shared.get(slot);
+  const slot2 = `${collection}\0${id.compare}`;
+  const first = shared.get(slot2);
   if (!first) {
-    shared.set(slot, { values: item, at: selfLoc(item), label: id.label });
+    shared.set(slot2, { values: item, at: selfLoc(item), label: id.label });
     return;
   }
   for (const f3 of fields) {
@@ -71696,14 +71707,14 @@ function buildNode(collection, key, body2, schema4, ctx) {
   for (const [k3, v3] of Object.entries(body2)) {
     const raw = props[k3];
     const prop = raw ? ctx.schemas.resolve(raw) : void 0;
-    const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
-    if (prop && prop.type === "array" && identity && Array.isArray(v3)) {
+    const identity2 = raw?.["x-identity"] ?? prop?.["x-identity"];
+    if (prop && prop.type === "array" && identity2 && Array.isArray(v3)) {
       const itemSchema2 = ctx.schemas.resolve(prop.items);
       children[k3] = {
         policy: policyOf(body2, k3),
         ...policyDeclared(body2, k3) ? { policyDeclared: true } : {},
         items: v3.filter(isObj2).map((item) => {
-          const id = identityOf(item, identity, k3, itemSchema2);
+          const id = identityOf(item, identity2, k3, itemSchema2);
           const node = buildNode(k3, id?.key ?? "", item, itemSchema2, ctx);
           if (id && id.label !== id.key) node.label = id.label;
           return node;
@@ -72324,8 +72335,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
       case "required": {
         const key = e.params.missingProperty;
         const target = data;
-        const identity = parent?.["x-identity"];
-        const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
+        const identity2 = parent?.["x-identity"];
+        const isIdentity = Array.isArray(identity2) ? identity2.includes(key) : identity2 === key;
         if (target?.state === "absent" && !isIdentity) continue;
         if (!isIdentity && leftToPattern?.([...prefix, ...path2], key)) continue;
         at2 = locate(value, path2);
@@ -73193,11 +73204,11 @@ function patternCompletes(declared, schemas) {
           return false;
         const raw = schema4?.properties?.[coll];
         const prop = raw ? schemas.resolve(raw) : void 0;
-        const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
-        if (!prop?.items || identity === void 0) return false;
+        const identity2 = raw?.["x-identity"] ?? prop?.["x-identity"];
+        if (!prop?.items || identity2 === void 0) return false;
         schema4 = schemas.resolve(prop.items);
         const itemSchema2 = schema4;
-        const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity, coll, itemSchema2)?.compare : void 0;
+        const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity2, coll, itemSchema2)?.compare : void 0;
         const item = Array.isArray(mine[coll]) ? mine[coll][index2] : void 0;
         const id = idOf(item);
         const other = Array.isArray(theirs[coll]) ? theirs[coll].find((x) => idOf(x) === id) : void 0;
@@ -73263,10 +73274,10 @@ function disagreements(a, b3, schema4, schemas, path2) {
     }
     return out;
   }
-  const identity = schema4?.["x-identity"];
-  if (Array.isArray(a) && Array.isArray(b3) && identity !== void 0 && schema4?.items) {
+  const identity2 = schema4?.["x-identity"];
+  if (Array.isArray(a) && Array.isArray(b3) && identity2 !== void 0 && schema4?.items) {
     const itemSchema2 = schemas.resolve(schema4.items);
-    const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema2)?.compare : void 0;
+    const idOf = (item) => isObj3(item) ? identityOf(item, identity2, "", itemSchema2)?.compare : void 0;
     const absent = (item) => isObj3(item) && item.state === "absent";
     const stateless = (item) => isObj3(item) && !Object.hasOwn(item, "state");
     const out = [];
@@ -74391,8 +74402,8 @@ function fieldViews(change) {
     if (field.note) view.note = escapeLine(field.note);
     const before = mode === "after" ? void 0 : field.before;
     const after = mode === "before" ? void 0 : field.after;
-    const masked2 = field.sensitive === true;
-    if (!masked2 && (isLong(before) || isLong(after))) {
+    const masked3 = field.sensitive === true;
+    if (!masked3 && (isLong(before) || isLong(after))) {
       const oldText = diffText(before);
       const newText = diffText(after);
       if (oldText !== void 0 && newText !== void 0) {
@@ -78746,12 +78757,12 @@ function fieldSpecs(parent, collection) {
 // src/kinds/declare.ts
 function kindSchema2(parent, collection) {
   const specs2 = fieldSpecs(parent, collection);
-  const identity = itemSchema(parent, collection)?.["x-identity"];
+  const identity2 = itemSchema(parent, collection)?.["x-identity"];
   const own = [...specs2.values()].filter((s3) => !s3.child && !s3.local);
   const read2 = own.filter((s3) => !s3.writeOnly).map((s3) => s3.name);
   return {
     specs: specs2,
-    identity: typeof identity === "string" ? identity : void 0,
+    identity: typeof identity2 === "string" ? identity2 : void 0,
     read: read2,
     sent: own.map((s3) => s3.name),
     shape(extra = {}) {
@@ -78794,9 +78805,9 @@ function restCollection(decl, deviations) {
     path: (parent) => typeof decl.path === "function" ? decl.path(parent) : decl.path.startsWith("/") ? decl.path : `${ownerPath(parent)}/${decl.path}`,
     itemPath: (parent, id) => `${rest.path(parent)}${apiPath`/${id}`}`,
     toLive(parent, item, options) {
-      const identity = schema4().identity;
+      const identity2 = schema4().identity;
       const plain = {
-        key: String(identity ? item[identity] : item[idField]),
+        key: String(identity2 ? item[identity2] : item[idField]),
         id: item[idField],
         fields: pick(item, schema4().read)
       };
@@ -78821,8 +78832,8 @@ function restCollection(decl, deviations) {
       return (await rest.list(ctx, parent)).map((item) => rest.toLive(parent, item, options));
     },
     async create(ctx, parent, desired, key) {
-      const identity = schema4().identity;
-      const payload = { ...createBody(desired, schema4().sent), ...identity ? { [identity]: key } : {} };
+      const identity2 = schema4().identity;
+      const payload = { ...createBody(desired, schema4().sent), ...identity2 ? { [identity2]: key } : {} };
       return rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired));
     },
     ...decl.noUpdate ? {} : {
@@ -79323,13 +79334,13 @@ async function expandSelectors(state, ctx, targets, changes) {
     const pool = [
       ...new Map(candidates.filter((p3) => inPattern(selector, p3)).map((p3) => [p3.toLowerCase(), p3])).values()
     ];
-    let inScope = 0;
+    let inScope2 = 0;
     let all = 0;
     for (const path2 of pool) {
       if (!selects(selector, path2)) continue;
       all++;
       if (!inTargets(path2, targets)) continue;
-      inScope++;
+      inScope2++;
       const lower3 = path2.toLowerCase();
       if (isListed) changes?.whole.add(`${selector.collection}[${JSON.stringify(path2)}]`);
       const list = matches2[selector.collection].get(lower3) ?? [];
@@ -79338,11 +79349,11 @@ async function expandSelectors(state, ctx, targets, changes) {
       if (!spelled[selector.collection].has(lower3)) spelled[selector.collection].set(lower3, path2);
     }
     if (!isListed) continue;
-    if (inScope > 0 || all === 0) {
+    if (inScope2 > 0 || all === 0) {
       summaries.push({
         collection: selector.collection,
         pattern: selector.pattern,
-        matched: inScope,
+        matched: inScope2,
         source: selector.node.source
       });
     }
@@ -79418,8 +79429,8 @@ function labelPattern(label) {
   const parts = label.split(Secret.mask).map((p3) => p3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
-function undeclaredLabels(ctx, secrets, lives, declared, masked2, taken) {
-  const shapes = masked2.map((i) => ({ item: i, pattern: labelPattern(i.label) }));
+function undeclaredLabels(ctx, secrets, lives, declared, masked3, taken) {
+  const shapes = masked3.map((i) => ({ item: i, pattern: labelPattern(i.label) }));
   const like = (live) => shapes.find((s3) => s3.pattern.test(live.key))?.item;
   const shownLive = /* @__PURE__ */ new Map();
   for (const live of lives) {
@@ -79551,8 +79562,8 @@ var PlanState = class {
     this.problems.push(source2 ? { address, message, source: source2 } : { address, message });
   }
   /** Records a live object seen, by its address and its fields as the plan may show them (see mask.ts). */
-  seen(address, masked2) {
-    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked2)).digest("base64")]);
+  seen(address, masked3) {
+    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked3)).digest("base64")]);
   }
   /** Whether instance-level collections are planned (no target but `instance`, and this shard holds them). */
   get instanceSelected() {
@@ -79702,6 +79713,7 @@ function canonical(value) {
   return JSON.stringify(value ?? null);
 }
 function sameValue(desired, live, options = {}) {
+  if (isSecret(live)) return sameValue(desired, live.reveal(), options);
   const { normalize: normalize2 } = options;
   if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
     const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
@@ -80632,6 +80644,112 @@ var broadcastMessageKind = restCollection({
   path: "/broadcast_messages"
 });
 
+// src/kinds/ci-variable.ts
+var ANY_SCOPE = "*";
+var masked2 = (value, origin) => typeof value === "string" ? new Secret(value, origin) : value;
+var maskedLive = /* @__PURE__ */ new WeakMap();
+var slot = (parent, identity2) => `${parent.address}\0${identity2}`;
+function identity(fields, scoped) {
+  const key = textOf(fields["key"]) ?? "";
+  return scoped ? `${key}#${textOf(fields["environment_scope"]) ?? ANY_SCOPE}` : key;
+}
+function variables(rest, scoped) {
+  return {
+    async read(ctx, parent, _wanted, options) {
+      const lives = (await rest.list(ctx, parent)).map((v3) => rest.toLive(parent, v3, options));
+      const seen = maskedLive.get(ctx) ?? /* @__PURE__ */ new Set();
+      maskedLive.set(ctx, seen);
+      for (const live of lives) if (live.fields["masked"] === true) seen.add(slot(parent, live.key));
+      return lives;
+    },
+    async prepare(ctx, parent, fields) {
+      const hidden = fields["masked"] === true || fields["masked"] === void 0 && maskedLive.get(ctx)?.has(slot(parent, identity(fields, scoped)));
+      return hidden ? { ...fields, value: masked2(fields["value"], "literal") } : fields;
+    }
+  };
+}
+function readVariable(scoped) {
+  return (_parent, v3, live) => {
+    const fields = {
+      ...live.fields,
+      ...v3["masked"] === true ? { value: masked2(v3["value"], "platform") } : {}
+    };
+    if (!scoped) return { ...live, fields };
+    const scope = typeof v3["environment_scope"] === "string" ? v3["environment_scope"] : ANY_SCOPE;
+    return { ...live, key: `${String(v3["key"])}#${scope}`, fields: { ...fields, environment_scope: scope } };
+  };
+}
+var inScope = (live) => ({
+  filter: { environment_scope: String(live.fields["environment_scope"] ?? ANY_SCOPE) }
+});
+function variableKind(owner, more) {
+  const scoped = owner !== "instance";
+  return restCollection(
+    {
+      collection: "variables",
+      segment: "variable",
+      parents: [owner],
+      path: scoped ? "variables" : "/admin/ci/variables",
+      id: { field: "key", type: "string" },
+      live: readVariable(scoped)
+    },
+    (rest) => {
+      const common = variables(rest, scoped);
+      return { ...common, ...more?.(rest, common) };
+    }
+  );
+}
+var projectVariableKind = variableKind("projects", (rest) => ({
+  async update(ctx, parent, live, desired, changed2) {
+    const updated = await ctx.api.put(rest.itemPath(parent, live.id), {
+      query: inScope(live),
+      body: body(desired, changed2),
+      shape: rest.shape()
+    });
+    return rest.toLive(parent, updated, unchecked(desired));
+  },
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(rest.itemPath(parent, live.id), { query: inScope(live) });
+  }
+}));
+var shadowedBy = /* @__PURE__ */ new WeakMap();
+function unreachable(parent, live, what) {
+  const first = shadowedBy.get(live);
+  if (first === void 0) return [];
+  const key = String(live.id);
+  const scope = String(live.fields["environment_scope"]);
+  return [
+    {
+      message: `cannot ${what} ${key} of scope "${scope}": the platform's group variables API (13.12) finds a variable by its key alone, and reaches ${key} of scope "${first}" first. ${what === "delete" ? "Delete" : "Change"} it in ${parent.key}'s CI/CD settings, or remove ${key} of scope "${first}" first`
+    }
+  ];
+}
+var groupVariableKind = variableKind("groups", (_rest, common) => ({
+  async read(ctx, parent, wanted, options) {
+    const lives = await common.read(ctx, parent, wanted, options);
+    const first = /* @__PURE__ */ new Map();
+    for (const live of lives) {
+      const earlier = first.get(String(live.id));
+      if (earlier) shadowedBy.set(live, String(earlier.fields["environment_scope"]));
+      else first.set(String(live.id), live);
+    }
+    return lives;
+  },
+  check(ctx, _parent, desired) {
+    const scope = textOf(desired["environment_scope"]);
+    if (ctx.edition !== "core" || scope === void 0 || scope === ANY_SCOPE) return [];
+    return [
+      {
+        field: "environment_scope",
+        message: `a group variable's environment_scope exists only on the licensed edition, and this platform is the core edition (its group variables are for every environment): remove it, or set it on the projects' variables`
+      }
+    ];
+  },
+  checkUpdate: async (_ctx, parent, live) => unreachable(parent, live, "change"),
+  checkDelete: async (_ctx, parent, live) => unreachable(parent, live, "delete")
+}));
+var instanceVariableKind = variableKind("instance");
+
 // src/kinds/deploy-key.ts
 import { createHash as createHash7 } from "node:crypto";
 function keyText(value) {
@@ -81380,8 +81498,8 @@ var pipelineScheduleKind = restCollection(
       const edits = changed2.filter((f3) => rest.schema().sent.includes(f3) || f3.startsWith(UNCHECKED));
       if (edits.length > 0)
         current = await rest.put(ctx, parent, live.id, body(desired, edits));
-      const variables = live.raw?.variables;
-      return rest.toLive(parent, { ...current, ...variables ? { variables } : {} }, unchecked(desired));
+      const variables2 = live.raw?.variables;
+      return rest.toLive(parent, { ...current, ...variables2 ? { variables: variables2 } : {} }, unchecked(desired));
     }
   })
 );
@@ -81876,7 +81994,10 @@ var kinds = [
   epicIssueKind,
   labelKind,
   hookKind,
-  deployTokenKind
+  deployTokenKind,
+  projectVariableKind,
+  groupVariableKind,
+  instanceVariableKind
 ];
 
 // src/cli/changed-since.ts

@@ -1,8 +1,9 @@
 /**
  * Field comparison with the normalisations that keep plans free of perpetual diffs: `null`, `""` and unset are
  * the same; CRLF equals LF; two datetimes are equal when they are the same instant; lists declared as sets
- * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets; and a field whose schema
- * names a normaliser (`x-normalize`: durations, time zones, refs...) compares in that normaliser's terms.
+ * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets; a secret on either side
+ * compares by its value; and a field whose schema names a normaliser (`x-normalize`: durations, time zones,
+ * refs...) compares in that normaliser's terms.
  */
 import { instantOf, type NormalizerName, normalizeValue } from "../manifest/normalize.js";
 import { isSecret } from "../manifest/secret.js";
@@ -39,6 +40,8 @@ function canonical(value: unknown): string {
 
 /** True when the live value already satisfies the desired value. */
 export function sameValue(desired: unknown, live: unknown, options: CompareOptions = {}): boolean {
+  // A live secret (a masked variable's value, as its kind reads it) compares by its value.
+  if (isSecret(live)) return sameValue(desired, live.reveal(), options);
   const { normalize } = options;
   if (normalize && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
     const mine = normalizeValue(normalize, isSecret(desired) ? desired.reveal() : desired);

@@ -14,6 +14,7 @@ import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent, ReadOptions } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
 import { identityOf } from "../manifest/rules.js";
+import { isSecret } from "../manifest/secret.js";
 import { findCredentials, maskCredentials } from "./credentials.js";
 
 export interface ExportRequest {
@@ -228,10 +229,12 @@ class Exporter {
       // A value the platform has by default is left out: the export says what someone set, not everything.
       if (await this.isDefault(spec, value)) continue;
       if (spec.licensed && this.ctx.edition === "core") continue;
-      // A variable's `value` is named after the variable alone (`API_NIGHTLY_DEPLOY_TOKEN`).
-      out[name] = spec.sensitive
-        ? this.reference([...nameParts, name === "value" ? "" : name], name, self.address)
-        : this.written(value, nameParts, name, self.address);
+      // A variable's `value` is named after the variable alone (`API_NIGHTLY_DEPLOY_TOKEN`). A value the kind
+      // reads as a secret (a masked variable's) is one too.
+      out[name] =
+        spec.sensitive || isSecret(value)
+          ? this.reference([...nameParts, name === "value" ? "" : name], name, self.address)
+          : this.written(value, nameParts, name, self.address);
     }
     if (ownState !== undefined && ownState !== stateSchema?.["default"]) out["state"] = ownState;
     // Settings the schema does not know, asked for with --unchecked: as the platform shows them.

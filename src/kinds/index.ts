@@ -2,6 +2,7 @@
 import { applicationSettingsKind } from "./application-settings.js";
 import { badgeKind } from "./badge.js";
 import { broadcastMessageKind } from "./broadcast-message.js";
+import { groupVariableKind, instanceVariableKind, projectVariableKind } from "./ci-variable.js";
 import { deployKeyKind } from "./deploy-key.js";
 import { deployTokenKind } from "./deploy-token.js";
 import { epicKind } from "./epic.js";
@@ -45,4 +46,7 @@ export const kinds: Kind[] = [
   labelKind,
   hookKind,
   deployTokenKind,
+  projectVariableKind,
+  groupVariableKind,
+  instanceVariableKind,
 ];

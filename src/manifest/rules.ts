@@ -9,6 +9,7 @@ import type { JsonSchema, SchemaSet } from "./schemas.js";
 import { deriveSecret, isSecret, textOf } from "./secret.js";
 import type {
   BroadcastMessage,
+  CiVariable,
   DeployAccessLevel,
   Milestone,
   NotificationSettings,
@@ -60,7 +61,7 @@ export interface Identity {
 /**
  * The identity of an item under an `x-identity` spec (a field name, or several joined with `#`), from resolved
  * values: a part from `${env:}`/`${file:}` is matched by its value and shown masked. `itemSchema` gives each
- * identity field's normaliser.
+ * identity field's normaliser, and the default of one the item leaves out (a CI/CD variable's scope is `*`).
  */
 export function identityOf(
   written: Obj,
@@ -77,7 +78,7 @@ export function identityOf(
   const compares: string[] = [];
   let unknown = false;
   for (const f of fields) {
-    const v = item[f];
+    const v = item[f] ?? props[f]?.default;
     let key: string;
     if (isSecret(v)) {
       key = v.reveal();
@@ -300,6 +301,19 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       if (path[0] === "projects")
         onlyFor(item, "subgroup_events", path, "groups", diags, "a project has no subgroups");
       break;
+    case "variables": {
+      // A masked variable's value is a secret: it is read from the environment or a file, never kept in the
+      // manifest (a file meant for git), as an `unchecked:` secret is not.
+      const { masked, value }: Partial<CiVariable> = item;
+      if (masked === true && typeof value === "string" && !hasReference(value)) {
+        diags.error(
+          valueLoc(item, "value"),
+          renderPath([...path, "value"]),
+          `a masked variable's value is a secret: write it as \${env:NAME} or \${file:path}, not in the manifest (the value is not shown)`,
+        );
+      }
+      break;
+    }
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e }: Partial<BroadcastMessage> = item;
       if (isPlainString(s) && isPlainString(e)) {

@@ -155,6 +155,10 @@ export interface Template {
    */
   wiki_pages?: WikiPage[];
   error_tracking?: ErrorTracking;
+  /**
+   * CI/CD variables of the group or project. Identity: `key` and `environment_scope` (`KEY#scope`, a missing scope is `*`).
+   */
+  variables?: CiVariable[];
 }
 /**
  * A project or group badge. Identity: `name` (required so that badges can be matched to live ones).
@@ -582,6 +586,40 @@ export interface ErrorTracking {
   unchecked?: Unchecked;
 }
 /**
+ * A CI/CD variable of a project or a group, given to its pipelines' jobs. Identity: `key` and `environment_scope` (`KEY#scope`; a missing scope is `*`). The value is a secret when it comes from `${env:}`/`${file:}` and whenever the variable is masked (in the manifest or on the platform).
+ */
+export interface CiVariable {
+  /**
+   * The variable name: at most 255 characters of A-Z, a-z, 0-9 and `_`. Identity, with `environment_scope`.
+   */
+  key: string;
+  /**
+   * The value. Shown in plans when written in the manifest and not masked; a value from `${env:NAME}` or `${file:path}`, and the value of a masked variable, is a secret: never shown. A masked variable's value must come from `${env:}` or `${file:}`.
+   */
+  value: string;
+  /**
+   * `env_var` (default): an environment variable; `file`: the value is written to a file whose path is in the variable.
+   */
+  variable_type?: "env_var" | "file";
+  /**
+   * Given only to pipelines of protected branches and tags.
+   */
+  protected?: boolean;
+  /**
+   * Hidden in job logs. The platform then requires a value of one line, at least 8 characters of A-Z, a-z, 0-9 and `_ + = / @ : . ~ -` (checked at validate, without showing the value).
+   */
+  masked?: boolean;
+  /**
+   * The environments the variable is given to: `*` (default: all), a name (`production`) or a wildcard (`review/*`). Identity, with `key`: one key may have a value per scope. Groups have scopes on the licensed edition only.
+   */
+  environment_scope?: string;
+  /**
+   * `absent` deletes the live variable with this identity; `present` (the default) creates or updates it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
  * Instance-level objects.
  */
 export interface Instance {
@@ -611,7 +649,15 @@ export interface Instance {
      * What to do with live subgroups of the declared groups that this manifest does not mention: warn (default) or ignore. Groups are deleted only when marked `state: absent`, so `delete` reports them too.
      */
     groups?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live instance CI/CD variables this manifest does not mention: warn (default), delete or ignore.
+     */
+    variables?: "warn" | "delete" | "ignore";
   };
+  /**
+   * Instance-level CI/CD variables, given to the jobs of every project. Identity: `key`.
+   */
+  variables?: InstanceVariable[];
 }
 /**
  * Application settings.
@@ -1190,6 +1236,36 @@ export interface GlobalNotificationSettings {
   unchecked?: Unchecked;
 }
 /**
+ * A CI/CD variable of the instance (administrators only), given to every project's jobs. Identity: `key` (instance variables have no environment scope). The value is a secret when it comes from `${env:}`/`${file:}` and whenever the variable is masked (in the manifest or on the platform).
+ */
+export interface InstanceVariable {
+  /**
+   * The variable name: at most 255 characters of A-Z, a-z, 0-9 and `_`. Identity.
+   */
+  key: string;
+  /**
+   * The value, at most 10,000 characters. Shown in plans when written in the manifest and not masked; a value from `${env:NAME}` or `${file:path}`, and the value of a masked variable, is a secret: never shown. A masked variable's value must come from `${env:}` or `${file:}`.
+   */
+  value: string;
+  /**
+   * `env_var` (default): an environment variable; `file`: the value is written to a file whose path is in the variable.
+   */
+  variable_type?: "env_var" | "file";
+  /**
+   * Given only to pipelines of protected branches and tags.
+   */
+  protected?: boolean;
+  /**
+   * Hidden in job logs. The platform then requires a value of one line, at least 8 characters of A-Z, a-z, 0-9 and `_ + = / @ : . ~ -` (checked at validate, without showing the value).
+   */
+  masked?: boolean;
+  /**
+   * `absent` deletes the live variable with this identity; `present` (the default) creates or updates it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
  * A group or subgroup, keyed by its full path (`acme/platform`); the parent follows from the path and is managed first. Groups are created when missing.
  */
 export interface Group {
@@ -1286,6 +1362,10 @@ export interface Group {
      * What to do with live group deploy tokens this manifest does not mention: warn (default), delete or ignore.
      */
     deploy_tokens?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live group CI/CD variables this manifest does not mention: warn (default), delete or ignore.
+     */
+    variables?: "warn" | "delete" | "ignore";
   };
   /**
    * Badges shown on every project of the group. Identity: `name`.
@@ -1316,6 +1396,10 @@ export interface Group {
    * Group deploy tokens (for every project of the group). Identity: `name`.
    */
   deploy_tokens?: DeployToken[];
+  /**
+   * CI/CD variables given to the jobs of every project of the group. Identity: `key` and `environment_scope` (`KEY#scope`, a missing scope is `*`); scopes other than `*` need the licensed edition.
+   */
+  variables?: CiVariable[];
   /**
    * On a pattern entry (`acme/**`): full paths or patterns under its root that it leaves out (`acme/legacy/**`, `acme/sandbox`); a full path leaves out everything below it too.
    */
@@ -1596,6 +1680,10 @@ export interface Project {
      * What to do with live project deploy tokens this manifest does not mention: warn (default), delete or ignore.
      */
     deploy_tokens?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live project CI/CD variables this manifest does not mention: warn (default), delete or ignore.
+     */
+    variables?: "warn" | "delete" | "ignore";
   };
   /**
    * Pipeline schedules. Identity: `description`.
@@ -1639,6 +1727,10 @@ export interface Project {
    * Project deploy tokens. Identity: `name`.
    */
   deploy_tokens?: DeployToken[];
+  /**
+   * CI/CD variables given to the project's jobs. Identity: `key` and `environment_scope` (`KEY#scope`, a missing scope is `*`).
+   */
+  variables?: CiVariable[];
   /**
    * On a pattern entry (`acme/**`): full paths or patterns under its root that it leaves out (`acme/legacy/**`, `acme/sandbox`); a full path leaves out everything below it too.
    */

@@ -68,4 +68,30 @@ describe("examples/ on the demo fixture", () => {
     const archive = gunzipSync(readFileSync(join(backups, saved[0]!)));
     expect(archive.length).toBeGreaterThan(0);
   });
+
+  it("left the CI/CD variables as declared, read independently", async () => {
+    type Variable = { key: string; value: string; environment_scope?: string; masked: boolean };
+    const shown = (vs: Variable[]) =>
+      vs.map((v) => `${v.key}#${v.environment_scope ?? "-"}=${v.masked ? "masked:" : ""}${v.value}`).sort();
+    expect(shown(await bench.get<Variable[]>("/admin/ci/variables"))).toEqual([
+      "DOCKER_REGISTRY_MIRROR#-=https://mirror.acme.example",
+      `RENOVATE_TOKEN#-=masked:${env["RENOVATE_TOKEN"]}`,
+    ]);
+    // The group's undeclared variable was pruned; one key holds a value per scope.
+    expect(shown(await bench.get<Variable[]>("/groups/opensource/variables"))).toEqual([
+      "DEPLOY_REGION#*=eu-west-1",
+      "DEPLOY_REGION#production=eu-central-1",
+    ]);
+    expect(shown(await bench.get<Variable[]>("/projects/opensource%2Ftoolkit/variables"))).toEqual([
+      "LOG_LEVEL#*=info",
+      "LOG_LEVEL#production=warn",
+      "NPMRC#*=registry=https://npm.acme.example/\nalways-auth=true\n",
+      `NPM_TOKEN#production=masked:${env["TOOLKIT_NPM_TOKEN"]}`,
+    ]);
+    // The pattern gave each project of acme/platform its variable; the undeclared masked one is left alone.
+    expect(shown(await bench.get<Variable[]>("/projects/acme%2Fplatform%2Fapi/variables"))).toEqual([
+      "LEGACY_DEPLOY_PASSWORD#*=masked:legacy-deploy-password",
+      "SERVICE_GROUP#*=platform",
+    ]);
+  });
 });

@@ -20,6 +20,8 @@ export const EXAMPLES_ENV: Record<string, string> = {
   CHAT_HOOK_TOKEN: "examples-chat-hook-token",
   DEPLOY_HOOK_TOKEN: "examples-deploy-hook-token",
   FORGEFORM_SCIM_TOKEN: "demo-scim-token",
+  RENOVATE_TOKEN: "examples-renovate-token",
+  TOOLKIT_NPM_TOKEN: "examples-npm-token",
 };
 
 /**

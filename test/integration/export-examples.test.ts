@@ -158,6 +158,8 @@ instance:
     - url: https://hooks.example/fresh
   broadcast_messages:
     - { message: Maintenance, starts_at: "2030-01-05T08:00:00Z", ends_at: "2030-01-05T09:00:00Z" }
+  variables:
+    - { key: MIRROR, value: https://mirror.example }
 groups:
   fresh/sub:
     name: Sub
@@ -166,6 +168,8 @@ groups:
       - { name: chat, link_url: "https://chat.example", image_url: "https://chat.example/b.svg" }
     milestones:
       - { title: Q1 }
+    variables:
+      - { key: REGION, value: eu }
 projects:
   fresh/app:
     pipeline_schedules:
@@ -183,6 +187,8 @@ projects:
       - { title: guides/Getting started, content: Welcome }
     protected_environments:
       - { name: production, deploy_access_levels: [{ access_level: 40 }] }
+    variables:
+      - { key: LOG_LEVEL, value: info, environment_scope: production }
 `;
 
 /** A document with every value replaced by "*": which fields are written, not what they hold. */

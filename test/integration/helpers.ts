@@ -62,15 +62,15 @@ export class Bench {
     return (await res.json()) as T;
   }
 
-  /** A request with the admin token, changing the platform as a person would by hand (not through forgeform). */
-  async send(method: string, path: string, body?: unknown): Promise<unknown> {
+  /** A request with the admin token (a change made out of band, as someone would by hand); its parsed answer. */
+  async send<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${this.sandbox.url}/api/v4${path}`, {
       method,
       headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
-    return res.status === 204 ? undefined : res.json();
+    return (res.status === 204 ? undefined : await res.json()) as T;
   }
 
   async stop(): Promise<void> {

@@ -493,6 +493,38 @@ const CASES: KindCase[] = [
       ),
     same: (field, live, declared) => (field === "expires_at" ? sameDay(live, declared) : undefined),
   },
+  ...(["projects", "groups", "instance"] as const).map(
+    (owner): KindCase => ({
+      name: `${owner === "instance" ? "instance" : owner.slice(0, -1)} CI/CD variable`,
+      at: `${owner}.variables`,
+      schema: owner === "instance" ? "instance-variable.schema.json" : "ci-variable.schema.json",
+      env: { RT_MASKED: "rt-masked-value-a" },
+      overrides: {
+        key: null,
+        // Masked in variant A, so its value comes from the environment (a masked value is never written in clear).
+        masked: [true, false],
+        value: [`\${env:RT_MASKED}`, "rt-plain-b"],
+        // Part of the identity: the same in both variants, so that B changes the same variable.
+        ...(owner === "instance" ? {} : { environment_scope: ["review/*", "review/*"] }),
+      },
+      manifest: (y) =>
+        owner === "instance"
+          ? `instance:\n  variables:\n    - key: RT_VAR\n${y("      ")}\n`
+          : `${owner}:\n  ${owner === "groups" ? "rt" : "rt/app"}:\n    variables:\n      - key: RT_VAR\n${y("        ")}\n`,
+      read: async (b) =>
+        (
+          await b.get<Record<string, unknown>[]>(
+            owner === "instance"
+              ? "/admin/ci/variables"
+              : owner === "groups"
+                ? "/groups/rt/variables"
+                : "/projects/rt%2Fapp/variables",
+          )
+        ).filter((v) => v["key"] === "RT_VAR"),
+      same: (field, live, declared) =>
+        field === "value" && declared === `\${env:RT_MASKED}` ? live === "rt-masked-value-a" : undefined,
+    }),
+  ),
 ];
 
 /**

@@ -15,6 +15,8 @@ import { ADMIN_TOKEN, Bench } from "./helpers.js";
 /** The secret: alphanumeric, so that it fits in paths, keys, slugs and URLs alike. */
 const S = "Zq7sekrit9";
 const ENV = { S, FORGEFORM_SCIM_TOKEN: "scim-token-for-secret-test" };
+/** A masked variable's value: a secret of the platform's, which no manifest mentions. */
+const M = "MaskedLive-Value9";
 const KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDpmtUfokFOEewAbIYyjN3+DT4ge6CS1unRyXwq3tDuu someone@example.com";
 
@@ -60,6 +62,13 @@ const fixture = {
   group_hooks: [{ group: "sec", url: `https://hooks.example/g?key=${S}` }],
   deploy_tokens: [{ project: "sec/app", name: `dt-${S}`, scopes: ["read_repository"], username: `u-${S}` }],
   epics: [{ group: "sec", iid: 1, title: "declared", issues: [`sec/p-${S}#1`] }],
+  ci_variables: [
+    { project: "sec/app", key: `PCI_${S}`, value: "v" },
+    { project: "sec/app", key: "PLAIN", value: `v-${S}` },
+    { group: "sec", key: `GCI_${S}`, value: "v" },
+    { group: "sec", key: "HIDDEN", value: M, masked: true },
+    { instance: true, key: `ICI_${S}`, value: "v" },
+  ],
   scim: [
     {
       group: "sec",
@@ -76,7 +85,7 @@ instance:
     after_sign_up_text: hello
   notification_settings:
     level: watch
-  unmanaged: { system_hooks: ${policy}, broadcast_messages: ${policy}, groups: ${policy} }
+  unmanaged: { system_hooks: ${policy}, broadcast_messages: ${policy}, groups: ${policy}, variables: ${policy} }
 groups:
   sec:
     description: "see \${env:S}"
@@ -84,7 +93,7 @@ groups:
     epics:
       - iid: 1
         unmanaged: { issues: ${policy} }
-    unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy}, hooks: ${policy} }
+    unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy}, hooks: ${policy}, variables: ${policy} }
 projects:
   sec/app:
     pipeline_schedules:
@@ -106,6 +115,7 @@ projects:
       labels: ${policy}
       hooks: ${policy}
       deploy_tokens: ${policy}
+      variables: ${policy}
 `;
 
 /**
@@ -122,7 +132,16 @@ const cases: Record<string, { shows: string[]; deleted?: string[] } | { none: st
   system_hooks: { shows: ['system_hook["https://hooks.example/in/(sensitive)'] },
   broadcast_messages: { shows: ['broadcast_message["maintenance (sensitive)'] },
   pipeline_schedules: { shows: ['pipeline_schedule["weekly (sensitive)'] },
-  variables: { shows: ['variable["K_(sensitive)'] },
+  variables: {
+    shows: [
+      'variable["K_(sensitive)',
+      'project["sec/app"].variable["PCI_(sensitive)#*',
+      'group["sec"].variable["GCI_(sensitive)#*',
+      'instance.variable["ICI_(sensitive)',
+    ],
+    // A live value holding the secret, and a masked variable's value, are masked in what a delete shows.
+    deleted: ['"v-(sensitive)"', 'group["sec"].variable["HIDDEN#*"]'],
+  },
   badges: { shows: ['badge["b-(sensitive)'] },
   protected_environments: { shows: ['protected_environment["env-(sensitive)'] },
   deploy_keys: { shows: ['deploy_key["SHA256:'], deleted: ['"bot (sensitive)"'] },
@@ -206,7 +225,9 @@ describe("a value of the run's references, in live objects of every kind", () =>
     }
     // Deleted: the unmanaged objects that a delete policy removes were found and sent by their masked address.
     expect(applied.out).toContain('wiki_page["ops-(sensitive)');
-    const leaks = [...outputs].filter(([, text]) => text.includes(S)).map(([where]) => where);
+    const leaks = [...outputs]
+      .filter(([, text]) => text.includes(S) || text.includes(M))
+      .map(([where]) => where);
     expect(leaks).toEqual([]);
   });
 
