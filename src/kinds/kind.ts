@@ -101,6 +101,11 @@ export interface ReadOptions {
    */
   addressOnly?: readonly string[];
   /**
+   * Wanted identities whose declared fields include one the platform shows only in a read of the object itself
+   * (`x-detail-only`), not in lists: a kind that reads lists reads these one by one.
+   */
+  detailOf?: readonly string[];
+  /**
    * Read from the platform, not from anything cached earlier in the run (a parent's detail view read while
    * planning): apply re-reads this way to learn whether a create whose outcome was lost took effect.
    */

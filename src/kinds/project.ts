@@ -106,45 +106,63 @@ function commonGroup(paths: string[]): string {
  * Reads the projects at `paths` (see the top): what this run already read, then one listing of the projects below
  * the closest common group of each top-level group's many, then one GET each.
  */
-async function readProjects(ctx: KindContext, paths: string[], fresh: boolean): Promise<void> {
+async function readProjects(
+  ctx: KindContext,
+  paths: string[],
+  fresh: boolean,
+  detailOf: ReadonlySet<string>,
+): Promise<void> {
   const map = known(ctx);
-  const missing = fresh ? paths : paths.filter((p) => !map.has(lower(p)));
+  // A project a listing gave, whose declared settings include one that lists do not show: read on its own.
+  const incomplete = (path: string) => {
+    const p = map.get(lower(path));
+    return (
+      p != null &&
+      detailOf.has(lower(path)) &&
+      schema().read.some((f) => schema().specs.get(f)?.detailOnly && !(f in p))
+    );
+  };
+  const missing = fresh ? paths : paths.filter((p) => !map.has(lower(p)) || incomplete(p));
+  const one = (path: string) =>
+    orNotFound(ctx.api.get<ApiProject>(apiPath`/projects/${path}`, { shape: PROJECT_SHAPE() })).then((p) => {
+      map.set(lower(path), p ?? null);
+    });
+  // Those whose settings lists show, by top-level group; the others one by one.
   const byTop = new Map<string, string[]>();
+  const single: string[] = [];
   for (const p of missing) {
+    if (fresh || detailOf.has(lower(p))) {
+      single.push(p);
+      continue;
+    }
     const top = lower(p.split("/")[0]!);
-    byTop.set(top, [...(byTop.get(top) ?? []), p]);
+    const list = byTop.get(top);
+    if (list) list.push(p);
+    else byTop.set(top, [p]);
   }
-  await Promise.all(
-    [...byTop.values()].map(async (under) => {
-      if (under.length > BULK_THRESHOLD && !fresh) {
-        const group = commonGroup(under);
-        const listed = await orNotFound(
-          ctx.api.list<ApiProject>(apiPath`/groups/${group}/projects`, {
-            query: { include_subgroups: true, with_shared: false },
-            shape: PROJECT_SHAPE(),
-          }),
-        );
-        const wanted = new Set(under.map(lower));
-        rememberProjects(
-          ctx,
-          (listed ?? []).filter((p) => wanted.has(lower(p.path_with_namespace))),
-        );
-        // The listing holds every project below the group the token's user can see, archived ones too.
-        for (const p of under) if (!map.has(lower(p))) map.set(lower(p), null);
+  await Promise.all([
+    ...single.map(one),
+    ...[...byTop.values()].map(async (under) => {
+      if (under.length <= BULK_THRESHOLD) {
+        await Promise.all(under.map(one));
         return;
       }
-      await Promise.all(
-        under.map(async (path) => {
-          map.set(
-            lower(path),
-            (await orNotFound(
-              ctx.api.get<ApiProject>(apiPath`/projects/${path}`, { shape: PROJECT_SHAPE() }),
-            )) ?? null,
-          );
+      const group = commonGroup(under);
+      const listed = await orNotFound(
+        ctx.api.list<ApiProject>(apiPath`/groups/${group}/projects`, {
+          query: { include_subgroups: true, with_shared: false },
+          shape: PROJECT_SHAPE(),
         }),
       );
+      const wanted = new Set(under.map(lower));
+      rememberProjects(
+        ctx,
+        (listed ?? []).filter((p) => wanted.has(lower(p.path_with_namespace))),
+      );
+      // The listing holds every project below the group the token's user can see, archived ones too.
+      for (const p of under) if (!map.has(lower(p))) map.set(lower(p), null);
     }),
-  );
+  ]);
 }
 
 /** A project in manifest terms: the schema's fields, the topics under their name, and the `unchecked:` ones asked for. */
@@ -329,7 +347,7 @@ export const projectKind: Kind = {
   async read(ctx, _parent, wanted, options) {
     const addressOnly = new Set((options?.addressOnly ?? []).map(lower));
     const read = wanted.filter((w) => !addressOnly.has(lower(w)));
-    await readProjects(ctx, read, options?.fresh === true);
+    await readProjects(ctx, read, options?.fresh === true, new Set((options?.detailOf ?? []).map(lower)));
     const map = known(ctx);
     const out: Live[] = [];
     for (const path of wanted) {

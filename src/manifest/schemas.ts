@@ -27,6 +27,7 @@ export const ANNOTATIONS = [
   "x-shared-fields",
   "x-default-template",
   "x-update-only",
+  "x-detail-only",
 ] as const;
 
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);

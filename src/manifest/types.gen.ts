@@ -229,7 +229,7 @@ export interface Template {
    */
   build_coverage_regex?: string;
   /**
-   * How jobs get the repository: `fetch` (reuse the workspace) or `clone`.
+   * How jobs get the repository: `fetch` (reuse the workspace) or `clone`. The platform shows it only in a read of the project itself (to those who may administer it), not in lists: a project that declares it costs a read of its own.
    */
   build_git_strategy?: "fetch" | "clone";
   /**
@@ -1687,7 +1687,7 @@ export interface Project {
    */
   build_coverage_regex?: string;
   /**
-   * How jobs get the repository: `fetch` (reuse the workspace) or `clone`.
+   * How jobs get the repository: `fetch` (reuse the workspace) or `clone`. The platform shows it only in a read of the project itself (to those who may administer it), not in lists: a project that declares it costs a read of its own.
    */
   build_git_strategy?: "fetch" | "clone";
   /**

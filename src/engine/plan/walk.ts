@@ -135,6 +135,9 @@ async function walkCollection(
   const addressOnly = items
     .filter((i) => i.state !== "absent" && ownFields(specs, i.fields).length === 0)
     .map(keyOf);
+  const detailOf = items
+    .filter((i) => ownFields(specs, i.fields).some(([f]) => specs.get(f)?.detailOnly))
+    .map(keyOf);
   let lives: Live[] = [];
   if (parentExists) {
     // A kind that reads only the wanted objects (groups) also reads the undeclared ones below them only.
@@ -147,6 +150,7 @@ async function walkCollection(
         undeclared: coll.policy !== "ignore" && fullRead,
         ...(unchecked.length > 0 ? { unchecked } : {}),
         ...(addressOnly.length > 0 ? { addressOnly } : {}),
+        ...(detailOf.length > 0 ? { detailOf } : {}),
         ...(items.some((i) => i.fromPattern)
           ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf) }
           : {}),
