@@ -223,14 +223,29 @@ projects:
     expect(await bench.get("/projects/keep%2Fapp")).toMatchObject({ visibility: "internal" });
   });
 
-  it("refuses in the plan a project more visible than its group, and a group lowered below a project that stays", async () => {
-    const m = bench.manifest(
-      "version: 1\ngroups:\n  gone: { visibility: private }\nprojects:\n  gone/p1: { visibility: internal }\n",
-    );
+  it("refuses a project more visible than its group, a group lowered below a project that stays, and a replaced project", async () => {
+    // The group as it is on the platform: found in the plan.
+    const m = bench.manifest("version: 1\nprojects:\n  gone/p1: { visibility: internal }\n");
     const plan = await bench.cli(["plan", m]);
     expect(plan.code).toBe(1);
     expect(plan.out.replace(/\n\s+/g, " ")).toContain(
       'project["gone/p1"].visibility: visibility internal is not allowed: its group gone is private, and the platform refuses a project more visible than its group',
+    );
+    // The group as the manifests declare it: found by validate.
+    const declared = bench.manifest(
+      "version: 1\ngroups:\n  gone: { visibility: private }\nprojects:\n  gone/p1: { visibility: internal }\n",
+      "declared.yaml",
+    );
+    const invalid = await bench.cli(["validate", declared]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.out + invalid.err).toContain(
+      'projects["gone/p1"].visibility: internal is not allowed since the project\'s group gone is private; use private or less',
+    );
+    const app = bench.manifest("version: 1\nprojects:\n  keep/app: { description: kept }\n", "app.yaml");
+    const replaced = await bench.cli(["plan", "--replace", 'project["keep/app"]', app]);
+    expect(replaced.code).toBe(1);
+    expect(replaced.out.replace(/\n\s+/g, " ")).toContain(
+      "a project is never replaced: deleting it would take everything in it",
     );
     const group = bench.manifest("version: 1\ngroups:\n  keep: { visibility: private }\n", "group.yaml");
     const refused = await bench.cli(["plan", group]);

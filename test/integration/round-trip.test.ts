@@ -9,14 +9,7 @@ import { kinds } from "../../src/kinds/index.js";
 import { durationSeconds } from "../../src/manifest/normalize.js";
 import { type Deployer, deployersByName, sortedDeployers } from "./cycle.js";
 import { Bench } from "./helpers.js";
-import {
-  collections,
-  loadSchema,
-  type Schema,
-  type Variant,
-  values,
-  yamlFields,
-} from "./schema-values.js";
+import { collections, loadSchema, type Schema, type Variant, values, yamlFields } from "./schema-values.js";
 
 const SCIM_TOKEN = "rt-scim-token";
 

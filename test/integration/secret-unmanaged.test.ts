@@ -21,10 +21,7 @@ const KEY =
 const fixture = {
   users: [{ username: "dev-one", name: "Dev One", email: "dev-one@example.com" }],
   groups: [{ path: "sec", description: "old" }, { path: `sec/sub-${S}` }],
-  projects: [
-    { path: "sec/app", default_branch: "main", description: `about ${S}` },
-    { path: `sec/p-${S}` },
-  ],
+  projects: [{ path: "sec/app", default_branch: "main", description: `about ${S}` }, { path: `sec/p-${S}` }],
   application_settings: { after_sign_up_text: `welcome ${S}` },
   system_hooks: [{ url: `https://hooks.example/in/${S}` }],
   pipeline_schedules: [

@@ -71,6 +71,9 @@ export async function planItem(
     const probe: Parent = { address, collection: kind.collection, key, ref: live.id, live, parent };
     await walkChildren(item, probe, true, depth + 1, below);
     if (!state.missingProjects.has(address)) {
+      if (state.replace.delete(address)) {
+        state.problem(address, neverReplaced(kind), item.source);
+      }
       if (p.compare) state.inSync.push(address);
       for (const step of below) out.push(step);
       return;
@@ -209,6 +212,11 @@ async function walkBelow(
     return;
   }
   own.deps.push(...changes.map((s) => s.change.address));
+}
+
+/** Why a group or project is not replaced (deleted and created again), as `--replace` would have it. */
+function neverReplaced(kind: Kind): string {
+  return `a ${kind.segment} is never replaced: deleting it would take everything in it. Change its settings in place, or mark it "state: absent" to delete it (after its backup)`;
 }
 
 /** A problem the kind found (or a warning), at the field it names when it names one. */
@@ -386,6 +394,11 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
   const replaceByRequest = forced && !updatable;
   const replace =
     replaceByRequest || kind.updateMode === "replace" || changes.some((f) => f.forcesReplacement);
+  if (replace && kind.explicitDeleteOnly) {
+    // A group or project replaced would be deleted with everything in it, without a backup.
+    state.problem(address, neverReplaced(kind), base.source);
+    return false;
+  }
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs, desired, changes));
   const changed = changes.map((f) => f.field);
   if (!replace && kind.checkUpdate && p.scope) {
