@@ -71,10 +71,14 @@ function known(ctx: KindContext): Map<string, ApiProject | null> {
   return map;
 }
 
-/** Keeps projects a listing read in full (a pattern's), so that reading their settings costs nothing more. */
+/**
+ * Keeps projects a listing read in full (a pattern's), so that reading their settings costs nothing more: only what
+ * reads of them use (a listing of the whole instance holds every project).
+ */
 export function rememberProjects(ctx: KindContext, projects: readonly ApiProject[]): void {
   const map = known(ctx);
-  for (const p of projects) map.set(lower(p.path_with_namespace), p);
+  const kept = ["id", "path_with_namespace", "tag_list", ...schema().read];
+  for (const p of projects) map.set(lower(p.path_with_namespace), pick(p, kept) as ApiProject);
 }
 
 /** The project at `path`, read once per run (undefined when it does not exist or is not visible). */
@@ -111,15 +115,17 @@ async function readProjects(
   paths: string[],
   fresh: boolean,
   detailOf: ReadonlySet<string>,
+  unchecked: readonly string[],
 ): Promise<void> {
   const map = known(ctx);
-  // A project a listing gave, whose declared settings include one that lists do not show: read on its own.
+  // A project a listing gave without a setting the read needs (one lists do not show, or one under unchecked:,
+  // which a listing's copy does not keep): read on its own.
   const incomplete = (path: string) => {
     const p = map.get(lower(path));
+    if (p == null) return false;
+    if (unchecked.some((name) => !(name in p))) return true;
     return (
-      p != null &&
-      detailOf.has(lower(path)) &&
-      schema().read.some((f) => schema().specs.get(f)?.detailOnly && !(f in p))
+      detailOf.has(lower(path)) && schema().read.some((f) => schema().specs.get(f)?.detailOnly && !(f in p))
     );
   };
   const missing = fresh ? paths : paths.filter((p) => !map.has(lower(p)) || incomplete(p));
@@ -347,7 +353,13 @@ export const projectKind: Kind = {
   async read(ctx, _parent, wanted, options) {
     const addressOnly = new Set((options?.addressOnly ?? []).map(lower));
     const read = wanted.filter((w) => !addressOnly.has(lower(w)));
-    await readProjects(ctx, read, options?.fresh === true, new Set((options?.detailOf ?? []).map(lower)));
+    await readProjects(
+      ctx,
+      read,
+      options?.fresh === true,
+      new Set((options?.detailOf ?? []).map(lower)),
+      options?.unchecked ?? [],
+    );
     const map = known(ctx);
     const out: Live[] = [];
     for (const path of wanted) {
