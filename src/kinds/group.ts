@@ -104,7 +104,7 @@ export function parentPath(fullPath: string): string | undefined {
 
 export const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
 
-/** The visibility the group lowers to, when the manifest lowers it. */
+/** The visibility a group or project lowers to, when the manifest lowers it. */
 function lowering(desired: Fields, live: Live | undefined): string | undefined {
   // A visibility from `${env:}` orders by its value (and is shown masked).
   const wanted = textOf(desired["visibility"]);
@@ -114,6 +114,22 @@ function lowering(desired: Fields, live: Live | undefined): string | undefined {
 }
 
 export const groupAddress = (path: string) => `group[${JSON.stringify(path)}]`;
+
+/**
+ * The order of a group's or project's change against the group above it (a group's parent, a project's group):
+ * raising (or creating) waits for the group above, whose visibility bounds it; lowering goes first, the group above
+ * waiting for it (the platform refuses a group less visible than what it holds).
+ */
+export const visibilityOrder: Pick<Kind, "dependsOn" | "before"> = {
+  dependsOn(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+  before(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+};
 
 /** A declared group with its parents: is `path` inside one of the trees the manifests declare? */
 function insideDeclaredTree(path: string, declared: ReadonlySet<string>): string | undefined {
@@ -226,16 +242,7 @@ export const groupKind: Kind = {
       }));
   },
 
-  dependsOn(_parent, key, desired, live) {
-    const up = parentPath(key);
-    // Raising (or creating): the parent first. Lowering: the parent waits for this group instead (see before).
-    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
-  },
-
-  before(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && lowering(desired, live) ? [groupAddress(up)] : [];
-  },
+  ...visibilityOrder,
 
   async checkCreate(ctx, _parent, fullPath, _desired, scope) {
     const problems: KindProblem[] = [];

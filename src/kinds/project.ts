@@ -22,7 +22,7 @@ import { sentValue } from "../manifest/normalize.js";
 import { shownText, textOf } from "../manifest/secret.js";
 import { body, orNotFound, pick, UNCHECKED, uncheckedFields } from "./common.js";
 import { lazySchema, unchecked } from "./declare.js";
-import { groupAddress, listSubgroups, parentPath, readGroup, VISIBILITY_LEVEL } from "./group.js";
+import { listSubgroups, parentPath, readGroup, VISIBILITY_LEVEL, visibilityOrder } from "./group.js";
 import type { Fields, Kind, KindContext, KindProblem, Live, ReadOptions } from "./kind.js";
 
 /** The project schema: its fields are what is read, compared and sent (`visibility`, `merge_method`, ...). */
@@ -195,14 +195,6 @@ function apiBody(desired: Fields, names: Iterable<string>): Record<string, unkno
     }
   }
   return out;
-}
-
-/** Names a project's lowered visibility, when the manifest lowers it. */
-function lowering(desired: Fields, live: Live | undefined): boolean {
-  const wanted = textOf(desired["visibility"]);
-  const now = live?.fields["visibility"];
-  if (typeof wanted !== "string" || typeof now !== "string") return false;
-  return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0);
 }
 
 const ROLES: Record<number, string> = {
@@ -434,17 +426,8 @@ export const projectKind: Kind = {
         ];
   },
 
-  dependsOn(_parent, key, desired, live) {
-    // Created in its group, or made more visible after it: the group's create or update goes first.
-    const group = parentPath(key);
-    return group && !lowering(desired, live) ? [groupAddress(group)] : [];
-  },
-
-  before(_parent, key, desired, live) {
-    // A group lowering its visibility waits for its projects to lower theirs.
-    const group = parentPath(key);
-    return group && lowering(desired, live) ? [groupAddress(group)] : [];
-  },
+  // Created in its group, or made more visible, after the group; lowered before it.
+  ...visibilityOrder,
 
   childOrder(desired, live) {
     const wanted = desired["archived"];
