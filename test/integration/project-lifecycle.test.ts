@@ -275,6 +275,21 @@ projects:
     expect((await bench.cli(["apply", "--yes", fine], { FORGEFORM_TOKEN: USER_TOKEN })).code).toBe(0);
   });
 
+  it("refuses to create a project inside a group this plan deletes, and says how marking a project absent helps", async () => {
+    const m = bench.manifest(
+      "version: 1\ngroups:\n  gone:\n    state: absent\nprojects:\n  gone/fresh:\n    description: new\n  gone/p1:\n    description: kept\n",
+    );
+    const plan = await bench.cli(["plan", m]);
+    expect(plan.code).toBe(1);
+    const said = plan.out.replace(/\n\s+/g, " ");
+    expect(said).toContain(
+      'project["gone/fresh"]: it would be created inside group gone, which is marked "state: absent": the platform would delete it with the group',
+    );
+    expect(said).toContain(
+      "Remove gone/p1 from the manifests (or mark it absent too: it is then deleted first, after its own backup), or keep gone",
+    );
+  });
+
   it("never deletes through a pattern", async () => {
     const m = bench.manifest("version: 1\nprojects:\n  keep/*:\n    state: absent\n");
     const run = await bench.cli(["validate", m]);

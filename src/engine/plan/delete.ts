@@ -131,7 +131,7 @@ async function planCascade(
       state.problem(
         owner.change.address,
         state.byPath.has(o.key.toLowerCase())
-          ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}`
+          ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too${o.collection === "projects" ? ": it is then deleted first, after its own backup" : ""}), or keep ${group}`
           : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
         declaredAt,
       );

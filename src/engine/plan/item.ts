@@ -12,6 +12,7 @@ import {
   type Live,
   type Parent,
 } from "../../kinds/kind.js";
+import { groupAddress, parentPath } from "../../kinds/group.js";
 import type { DesiredNode } from "../../manifest/model.js";
 import { planDelete } from "./delete.js";
 import { createdFields, fieldChanges, ownFields, writeOnlyChanges } from "./diff.js";
@@ -323,6 +324,16 @@ async function planCreate(
     state.problem(
       address,
       `${kind.segment} ${JSON.stringify(q.base.key)} was matched by a pattern but no longer exists (a pattern never creates anything): plan again`,
+      item.source,
+    );
+    return false;
+  }
+  // A group or project created inside a group this plan deletes would go with it.
+  for (let up = p.depth === 0 ? parentPath(key) : undefined; up; up = parentPath(up)) {
+    if (state.actions.get(groupAddress(up)) !== "delete") continue;
+    state.problem(
+      address,
+      `it would be created inside group ${up}, which is marked "state: absent": the platform would delete it with the group. Keep the group, or leave ${key} out`,
       item.source,
     );
     return false;
