@@ -301,7 +301,7 @@ async function creationProblems(
     );
     return [
       {
-        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${near ? `; did you mean group ${JSON.stringify(near)}?` : "."} Check the path, or declare the group in the manifests`,
+        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${near ? `; did you mean group ${JSON.stringify(near)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`,
       },
     ];
   }

@@ -52,7 +52,7 @@ projects:
     expect(json.errors.map((e) => [e.address, e.message, e.source?.line, e.source?.col])).toEqual([
       [
         'project["acme/platfrom/api"]',
-        'project "acme/platfrom/api" does not exist, and it cannot be created: its group "acme/platfrom" does not exist or is not visible to this token\'s user; did you mean group "acme/platform"? Check the path, or declare the group in the manifests',
+        'project "acme/platfrom/api" does not exist, and it cannot be created: its group "acme/platfrom" does not exist or is not visible to this token\'s user; did you mean group "acme/platform"? Check the path, or declare the group in the manifests (within the plan\'s --target, when one is given)',
         3,
         3,
       ],
