@@ -3,6 +3,8 @@
  * updated, replaced, deleted or left as it is. Its children are planned by the walk (walk.ts), which this module
  * is handed so that the two do not import each other.
  */
+
+import { groupAddress, parentPath } from "../../kinds/group.js";
 import {
   type CollectionScope,
   FieldError,
@@ -12,7 +14,6 @@ import {
   type Live,
   type Parent,
 } from "../../kinds/kind.js";
-import { groupAddress, parentPath } from "../../kinds/group.js";
 import type { DesiredNode } from "../../manifest/model.js";
 import { planDelete } from "./delete.js";
 import { createdFields, fieldChanges, ownFields, writeOnlyChanges } from "./diff.js";

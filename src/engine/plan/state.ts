@@ -69,7 +69,10 @@ export class PlanState implements PlanInputs {
   readonly npaths = new WeakMap<DesiredNode, string>();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   readonly declaredPresent = new Map<string, SourceRef>();
-  /** Projects the manifests mark absent, by lower-cased path: each is deleted on its own, with its backup. */
+  /**
+   * Projects the manifests mark absent that this plan plans (within the targets), by lower-cased path: each is
+   * deleted on its own, with its backup, also inside a group the plan deletes.
+   */
   readonly declaredAbsent = new Set<string>();
   /**
    * Objects whose children wait for their change (a project unarchived before anything in it changes): the
@@ -100,13 +103,14 @@ export class PlanState implements PlanInputs {
     for (const collection of ["groups", "projects"] as const) {
       for (const item of root.children[collection]?.items ?? []) {
         const key = item.key.toLowerCase();
+        const planned =
+          inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key)));
         if (item.state === "absent") {
-          if (collection === "projects") this.declaredAbsent.add(key);
+          if (collection === "projects" && planned) this.declaredAbsent.add(key);
           continue;
         }
         this.declaredPresent.set(key, item.source);
-        if (inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key))))
-          this.top[collection].set(key, item.fields);
+        if (planned) this.top[collection].set(key, item.fields);
       }
     }
   }
