@@ -301,19 +301,27 @@ async function creationProblems(
     );
     return [
       {
-        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${near ? `; did you mean group ${JSON.stringify(near)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`,
+        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${group.includes("/") ? "" : " (projects are created in groups, not in a user's namespace)"}${near ? `; did you mean group ${JSON.stringify(near)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`,
       },
     ];
   }
-  const paths = await ctx.api
-    .list<{ path_with_namespace: string }>(apiPath`/groups/${group}/projects`, {
-      query: { simple: true, with_shared: false },
-      shape: { path_with_namespace: "string" },
-    })
-    .then(
-      (ps) => ps.map((p) => p.path_with_namespace).filter((p) => lower(p) !== lower(key)),
-      () => [] as string[],
-    );
+  // The group's own projects, listed once for every project the plan creates in it.
+  const memo = `projects:in:${lower(group)}`;
+  let listing = ctx.memo.get(memo) as Promise<string[]> | undefined;
+  if (!listing) {
+    listing = ctx.api
+      .list<{ path_with_namespace: string }>(apiPath`/groups/${group}/projects`, {
+        query: { simple: true, with_shared: false },
+        shape: { path_with_namespace: "string" },
+      })
+      .then(
+        (ps) => ps.map((p) => p.path_with_namespace),
+        // No hint then: the create is planned all the same.
+        () => [],
+      );
+    ctx.memo.set(memo, listing);
+  }
+  const paths = (await listing).filter((p) => lower(p) !== lower(key));
   // A slip of the keyboard in the project's own name: one edit in a short name, one in four in a longer one.
   const name = key.slice(group.length + 1);
   const close = didYouMean(

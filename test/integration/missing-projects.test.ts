@@ -100,6 +100,8 @@ projects:
     ]);
     // No project is read on its own (none declares a setting): each collection read tells whether it is there.
     expect(json.requests.by_endpoint["GET /projects/:id"]).toBeUndefined();
+    // The group of the two new projects is listed once, for the warning.
+    expect(json.requests.by_endpoint["GET /groups/:id/projects"]).toBe(1);
 
     const text = await bench.cli(["plan", file]);
     expect(text.out).toContain('+ project["acme/platform/billing"] will be created');
