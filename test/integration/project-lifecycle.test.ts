@@ -290,6 +290,32 @@ projects:
     );
   });
 
+  it("creates a project in a group the same apply creates, after it, and plans nothing more", async () => {
+    const m = bench.manifest(`version: 1
+groups:
+  keep/team: { visibility: internal }
+projects:
+  keep/team/svc:
+    description: a new service
+    visibility: internal
+    badges:
+      - ${BADGE}
+`);
+    const plan = await bench.cli(["plan", m]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect(plan.out).toContain('+ group["keep/team"] will be created');
+    expect(plan.out).toContain('+ project["keep/team/svc"] will be created');
+    const applied = await bench.cli(["apply", "--yes", m]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(await bench.get("/projects/keep%2Fteam%2Fsvc")).toMatchObject({
+      description: "a new service",
+      visibility: "internal",
+      namespace: { full_path: "keep/team" },
+    });
+    const again = await bench.cli(["plan", "--detailed-exitcode", m]);
+    expect(again.code, again.out).toBe(0);
+  });
+
   it("never deletes through a pattern", async () => {
     const m = bench.manifest("version: 1\nprojects:\n  keep/*:\n    state: absent\n");
     const run = await bench.cli(["validate", m]);
