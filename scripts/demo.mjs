@@ -15,6 +15,9 @@ const demoSecrets = {
   API_SIGNING_KEY: "demo-signing-key",
   ASSET_PROXY_SECRET: "demo-asset-proxy-secret",
   AUDIT_HOOK_TOKEN: "demo-hook-token",
+  CHAT_HOOK_KEY: "demo-chat-hook-key",
+  CHAT_HOOK_TOKEN: "demo-chat-hook-token",
+  DEPLOY_HOOK_TOKEN: "demo-deploy-hook-token",
   FORGEFORM_SCIM_TOKEN: "demo-scim-token",
 };
 for (const [name, value] of Object.entries(demoSecrets)) process.env[name] ??= value;

@@ -25,6 +25,8 @@ export interface Live {
    * ReadOptions.addressOnly): whether it exists shows on the first read below it.
    */
   unverified?: boolean;
+  /** What the plan says of the object when it reports it unmanaged (a deploy token that has expired). */
+  note?: string;
 }
 
 /** The owner of a collection: the instance, a group, a project, a pipeline schedule... */
@@ -117,8 +119,11 @@ export interface KindProblem {
   message: string;
   /** The field it concerns, when there is one. */
   field?: string;
-  /** Something to know that does not stop the plan (a new project whose path is close to an existing one's). */
-  warning?: boolean;
+  /**
+   * `warning`: reported, and the plan goes on (a deploy token that has expired, a new project whose path is close to
+   * an existing one's); otherwise an error.
+   */
+  severity?: "warning";
 }
 
 export interface Kind {
@@ -196,6 +201,13 @@ export interface Kind {
     live: Live,
     desired: Fields | undefined,
   ): Promise<KindProblem[]>;
+  /** What the plan says of a replacement beside its reason (where the new token is written). */
+  replaceNote?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<string | undefined>;
+  /**
+   * Problems with replacing `live` (deleting it and creating `desired`) that the plan must stop on: a new token's
+   * file that is taken. Asked whenever a replacement is planned, for a change or for `--replace`.
+   */
+  checkReplace?(ctx: KindContext, parent: Parent, live: Live, desired: Fields): Promise<KindProblem[]>;
   /** Sends the changed fields (and any fields the platform requires alongside them). */
   update?(
     ctx: KindContext,

@@ -333,7 +333,7 @@ async function creationProblems(
   return near
     ? [
         {
-          warning: true,
+          severity: "warning",
           message: `project ${JSON.stringify(key)} does not exist and will be created, next to ${JSON.stringify(near)}: if the manifest means that project, correct the path`,
         },
       ]

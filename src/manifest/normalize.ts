@@ -6,6 +6,7 @@
  * Normalising is for comparing only: what is sent is what the manifest says, and what is shown or exported is what
  * each side wrote. The sandbox rewrites values from its own code; the two never share this module.
  */
+import { canonicalColor } from "./colors.js";
 import { RAILS_TIME_ZONES } from "./timezones.js";
 
 export type NormalizerName =
@@ -16,7 +17,8 @@ export type NormalizerName =
   | "instant"
   | "lowercase"
   | "whitespace"
-  | "ssh-key";
+  | "ssh-key"
+  | "color";
 
 // ChronicDuration (the platform's duration parser and printer): a month is 30 days and a year 365.25 days.
 const UNIT_SECONDS: [RegExp, number][] = [
@@ -81,6 +83,21 @@ export function instantOf(value: unknown): number | undefined {
   return undefined;
 }
 
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * An instant written as a date and time, or as a bare date: midnight UTC of that day, as the platform reads a date
+ * given for a datetime parameter (a deploy token's `expires_at: 2027-06-30`).
+ */
+function instantOrDay(value: string): unknown {
+  const at = instantOf(value);
+  if (at !== undefined) return at;
+  const day = value.trim();
+  if (!ISO_DATE.test(day)) return value;
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(ms) ? value : ms;
+}
+
 /** `type blob` of an OpenSSH public key: the comment and spacing do not make another key. */
 export function canonicalSshKey(text: string): string {
   const [type, blob] = text.trim().split(/\s+/);
@@ -92,10 +109,11 @@ const NORMALIZERS: Record<NormalizerName, (value: string) => unknown> = {
   "duration-seconds": (v) => durationSeconds(v) ?? v.trim(),
   timezone: canonicalTimeZone,
   ref: (v) => v.trim().replace(/^refs\/(heads|tags)\//, ""),
-  instant: (v) => instantOf(v) ?? v,
+  instant: instantOrDay,
   lowercase: (v) => v.trim().toLowerCase(),
   whitespace: (v) => v.trim().replace(/\s+/g, " "),
   "ssh-key": canonicalSshKey,
+  color: canonicalColor,
 };
 
 /**

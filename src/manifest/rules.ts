@@ -288,7 +288,17 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       break;
     }
     case "triggers":
+    case "deploy_tokens":
       checkFilePath(item, "token_file", [...path, "token_file"], false, ctx);
+      break;
+    case "labels":
+      // A priority is a project's order of the labels it shows: a group label has none of its own.
+      if (path[0] === "groups")
+        onlyFor(item, "priority", path, "projects", diags, "set it in each project's labels");
+      break;
+    case "hooks":
+      if (path[0] === "projects")
+        onlyFor(item, "subgroup_events", path, "groups", diags, "a project has no subgroups");
       break;
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e }: Partial<BroadcastMessage> = item;
@@ -338,6 +348,23 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       break;
     }
   }
+}
+
+/** A field that only the other owner's objects of this collection have (a project label's `priority`). */
+function onlyFor(
+  item: Obj,
+  field: string,
+  path: Path,
+  owners: string,
+  diags: Diagnostics,
+  hint: string,
+): void {
+  if (!Object.hasOwn(item, field)) return;
+  diags.error(
+    keyLoc(item, field),
+    renderPath([...path, field]),
+    `${field} exists only for the ${path[path.length - 2]} of ${owners}: ${hint}`,
+  );
 }
 
 /** A subgroup or a project may not be more visible than its group (when both are declared). */

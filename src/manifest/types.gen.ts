@@ -1447,6 +1447,18 @@ export interface Group {
      * What to do with live epics (only epics listed are read) this manifest does not mention: warn (default), delete or ignore.
      */
     epics?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live group labels this manifest does not mention: warn (default), delete or ignore.
+     */
+    labels?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live group hooks this manifest does not mention: warn (default), delete or ignore.
+     */
+    hooks?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live group deploy tokens this manifest does not mention: warn (default), delete or ignore.
+     */
+    deploy_tokens?: "warn" | "delete" | "ignore";
   };
   /**
    * Badges shown on every project of the group. Identity: `name`.
@@ -1465,6 +1477,18 @@ export interface Group {
    * [licensed] Issue links of existing epics. Identity: `iid`.
    */
   epics?: Epic[];
+  /**
+   * Group labels, shown in every project and subgroup of the group. Identity: `name`.
+   */
+  labels?: Label[];
+  /**
+   * [licensed] Group web hooks: events of every project in the group. Identity: `url`.
+   */
+  hooks?: Hook[];
+  /**
+   * Group deploy tokens (for every project of the group). Identity: `name`.
+   */
+  deploy_tokens?: DeployToken[];
   /**
    * On a pattern entry (`acme/**`): full paths or patterns under its root that it leaves out (`acme/legacy/**`, `acme/sandbox`); a full path leaves out everything below it too.
    */
@@ -1543,6 +1567,157 @@ export interface NotificationSettings1 {
    * E-mail on the `new epic` event (used with level `custom`). [licensed]
    */
   new_epic?: boolean;
+  unchecked?: Unchecked;
+}
+/**
+ * A label of a group or project. Identity: `name`, compared as the platform does (case-sensitively: `Bug` and `bug` are two labels). A project also shows the labels of its groups: those are managed in the group's manifest.
+ */
+export interface Label {
+  /**
+   * The label's title. Identity within the group or project (and, for a new label, among the labels of the groups above it).
+   */
+  name: string;
+  /**
+   * The background colour: `#RGB`, `#RRGGBB`, or a CSS colour name (`red`, which the platform stores as `#FF0000`). Compared as the colour it is, whatever the case or spelling.
+   */
+  color: string;
+  /**
+   * A short description. The platform strips HTML tags from it, and ignores an empty description, so one cannot be cleared through the API.
+   */
+  description?: string;
+  /**
+   * Projects only: the label's priority in this project (0 is the highest); `null` removes it. A group label's priority is set per project, in the platform's UI.
+   */
+  priority?: number | null;
+  /**
+   * `absent` deletes the live label with this identity; `present` (the default) creates or updates it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * A web hook of a group [licensed] or project. Identity: `url` (a secret in it, `?key=${env:KEY}`, is matched by its value and shown masked). The token is write-only: sent when the hook is created, never read back or compared; rotate it with `forgeform apply --replace`.
+ */
+export interface Hook {
+  /**
+   * Where events are delivered: an http(s) URL. Identity.
+   */
+  url: string;
+  /**
+   * A secret sent with each delivery (`X-Gitlab-Token`) so the receiver can check it. Write-only: never returned, never compared. Use `${env:NAME}`.
+   */
+  token?: string;
+  /**
+   * Deliver push events.
+   */
+  push_events?: boolean;
+  /**
+   * Deliver push events only for branches matching this name or wildcard (`release/*`); empty: every branch.
+   */
+  push_events_branch_filter?: string;
+  /**
+   * Deliver tag push events.
+   */
+  tag_push_events?: boolean;
+  /**
+   * Deliver merge request events.
+   */
+  merge_requests_events?: boolean;
+  /**
+   * Deliver issue events.
+   */
+  issues_events?: boolean;
+  /**
+   * Deliver confidential issue events.
+   */
+  confidential_issues_events?: boolean;
+  /**
+   * Deliver comment events.
+   */
+  note_events?: boolean;
+  /**
+   * Deliver confidential comment events (unset on a new hook: off).
+   */
+  confidential_note_events?: boolean;
+  /**
+   * Deliver pipeline events.
+   */
+  pipeline_events?: boolean;
+  /**
+   * Deliver wiki page events.
+   */
+  wiki_page_events?: boolean;
+  /**
+   * Deliver deployment events.
+   */
+  deployment_events?: boolean;
+  /**
+   * Deliver job events.
+   */
+  job_events?: boolean;
+  /**
+   * Deliver release events.
+   */
+  releases_events?: boolean;
+  /**
+   * Groups only: deliver subgroup events (a subgroup created or removed).
+   */
+  subgroup_events?: boolean;
+  /**
+   * Verify the receiver's TLS certificate.
+   */
+  enable_ssl_verification?: boolean;
+  /**
+   * `absent` deletes the live hook with this identity; `present` (the default) creates or updates it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * A deploy token of a project or group. Identity: `name`. The platform has no update call: any change deletes the token and creates a new one (a new token value). The token is shown once, when it is created: forgeform writes it to `token_file` and nowhere else.
+ */
+export interface DeployToken {
+  /**
+   * What the token is for. Identity within the project or group.
+   */
+  name: string;
+  /**
+   * What the token may do: `read_repository`, `read_registry`, `write_registry`, `read_package_registry`, `write_package_registry` (in any order).
+   *
+   * @minItems 1
+   */
+  scopes: [
+    (
+      | "read_repository"
+      | "read_registry"
+      | "write_registry"
+      | "read_package_registry"
+      | "write_package_registry"
+    ),
+    ...(
+      | "read_repository"
+      | "read_registry"
+      | "write_registry"
+      | "read_package_registry"
+      | "write_package_registry"
+    )[]
+  ];
+  /**
+   * When the token stops working: a date (`2027-06-30`, midnight UTC) or an ISO 8601 date and time. Unset: never. Compared as the instant it is.
+   */
+  expires_at?: string;
+  /**
+   * The user name the token authenticates as; default `gitlab+deploy-token-<id>`.
+   */
+  username?: string;
+  /**
+   * When forgeform creates the token (or replaces it), it writes the new token to this file (mode 0600; relative to the manifest, inside the manifest root) and nowhere else, only to a path where no file exists (the platform never shows a deploy token again, so forgeform cannot tell an earlier token from any other file). Without it the token is not recorded. Never compared with the platform.
+   */
+  token_file?: string;
+  /**
+   * `absent` deletes the live token with this identity; `present` (the default) creates it, or replaces it when it differs.
+   */
+  state?: "present" | "absent";
   unchecked?: Unchecked;
 }
 /**
@@ -1775,6 +1950,18 @@ export interface Project {
      * What to do with live wiki pages this manifest does not mention: warn (default), delete or ignore.
      */
     wiki_pages?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live project labels this manifest does not mention: warn (default), delete or ignore.
+     */
+    labels?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live project hooks this manifest does not mention: warn (default), delete or ignore.
+     */
+    hooks?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with live project deploy tokens this manifest does not mention: warn (default), delete or ignore.
+     */
+    deploy_tokens?: "warn" | "delete" | "ignore";
   };
   /**
    * Pipeline schedules. Identity: `description`.
@@ -1806,6 +1993,18 @@ export interface Project {
   wiki_pages?: WikiPage[];
   notification_settings?: NotificationSettings2;
   error_tracking?: ErrorTracking1;
+  /**
+   * Project labels (its groups' labels are shown too, and managed in the groups' manifests). Identity: `name`.
+   */
+  labels?: Label[];
+  /**
+   * Project web hooks. Identity: `url`.
+   */
+  hooks?: Hook[];
+  /**
+   * Project deploy tokens. Identity: `name`.
+   */
+  deploy_tokens?: DeployToken[];
   /**
    * On a pattern entry (`acme/**`): full paths or patterns under its root that it leaves out (`acme/legacy/**`, `acme/sandbox`); a full path leaves out everything below it too.
    */

@@ -96,6 +96,24 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
     expect(sameValue(["a"], "a")).toBe(false);
   });
 
+  it("compares label colours as the colours they are, as the platform stores them", () => {
+    // A CSS name is stored as its upper-case hex; hex is kept as written, in either case and length.
+    expect(sameValue("red", "#FF0000", { normalize: "color" })).toBe(true);
+    expect(sameValue("Red", "#ff0000", { normalize: "color" })).toBe(true);
+    expect(sameValue("#fff", "#FFFFFF", { normalize: "color" })).toBe(true);
+    expect(sameValue("white", "#fff", { normalize: "color" })).toBe(true);
+    expect(sameValue("maroon", "#FF0000", { normalize: "color" })).toBe(false);
+    expect(sameValue("#abc", "#abd", { normalize: "color" })).toBe(false);
+    // CSS 4's rebeccapurple is not a name the platform (13.12) converts: kept as written.
+    expect(sameValue("rebeccapurple", "#663399", { normalize: "color" })).toBe(false);
+  });
+
+  it("reads a bare date as midnight UTC where the field is an instant (a deploy token's expires_at)", () => {
+    expect(sameValue("2027-06-30", "2027-06-30T00:00:00.000Z", { normalize: "instant" })).toBe(true);
+    expect(sameValue("2027-06-30", "2027-06-30T00:00:00+02:00", { normalize: "instant" })).toBe(false);
+    expect(sameValue("2027-06-30", "2027-06-29T00:00:00.000Z", { normalize: "instant" })).toBe(false);
+  });
+
   it("applies the field's normaliser to each entry of a list", () => {
     expect(sameValue(["refs/heads/main"], ["main"], { normalize: "ref" })).toBe(true);
     expect(sameValue(["refs/heads/main"], ["dev"], { normalize: "ref" })).toBe(false);

@@ -2,22 +2,23 @@
  * The examples are the first thing a user applies: every file of examples/ applies to the demo fixture, and the
  * next plan shows nothing. Checked by forgeform's own plan and by independent reads of the sandbox.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXAMPLE_MANIFESTS, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
+import { copyExamples, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
 import { Bench } from "./helpers.js";
 
-const manifests = EXAMPLE_MANIFESTS;
 const env = EXAMPLES_ENV;
 
 describe("examples/ on the demo fixture", () => {
   let bench: Bench;
   let backups: string;
+  let manifests: string[];
   beforeAll(async () => {
     bench = await Bench.start({ fixture: join(EXAMPLES, "sandbox-fixture.yaml"), edition: "licensed" });
     backups = join(bench.dir, "backups");
+    manifests = copyExamples(bench.dir);
   });
   afterAll(async () => {
     await bench.stop();
@@ -45,6 +46,22 @@ describe("examples/ on the demo fixture", () => {
     expect(keys.map((k) => k.title).sort()).toEqual(["mirror", "release bot"]);
     await expect(bench.get("/groups/acme%2Flegacy")).rejects.toThrow(/404/);
     await expect(bench.get("/projects/acme%2Flegacy%2Fmonolith")).rejects.toThrow(/404/);
+    // Labels, hooks and a deploy token (its token written beside the manifests, nowhere else).
+    const labels = await bench.get<{ name: string; color: string }[]>("/groups/acme/labels");
+    expect(labels.find((l) => l.name === "bug")?.color).toBe("#FF0000");
+    const groupHooks = await bench.get<{ url: string }[]>("/groups/acme/hooks");
+    expect(groupHooks.map((h) => h.url)).toEqual([
+      `https://chat.acme.example/hooks/ci?key=${env["CHAT_HOOK_KEY"]}`,
+    ]);
+    const apiHooks = await bench.get<{ push_events_branch_filter: string }[]>(
+      "/projects/acme%2Fplatform%2Fapi/hooks",
+    );
+    expect(apiHooks).toEqual([expect.objectContaining({ push_events_branch_filter: "main" })]);
+    const tokenFile = join(bench.dir, "examples", "secrets", "acme-registry.token");
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(await bench.get("/groups/acme/deploy_tokens")).toEqual([
+      expect.objectContaining({ name: "registry pull", scopes: ["read_registry"] }),
+    ]);
     // The deleted group's and project's export archives were saved first.
     const saved = readdirSync(backups).sort();
     expect(saved).toEqual(["group-acme%2Flegacy.tar.gz", "project-opensource%2Flegacy-site.tar.gz"]);

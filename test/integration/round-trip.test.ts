@@ -51,6 +51,12 @@ interface KindCase {
 }
 
 const sameInstant = (a: unknown, b: unknown) => Date.parse(String(a)) === Date.parse(String(b));
+/** A live instant and a declared date (midnight UTC) or instant. */
+const sameDay = (live: unknown, declared: unknown) =>
+  sameInstant(
+    live,
+    /^\d{4}-\d{2}-\d{2}$/.test(String(declared)) ? `${String(declared)}T00:00:00Z` : declared,
+  );
 
 const CASES: KindCase[] = [
   {
@@ -410,6 +416,98 @@ const CASES: KindCase[] = [
       );
       return [{ level: s.level, notification_email: s.notification_email, ...(s.events ?? {}) }];
     },
+  },
+  {
+    name: "group label",
+    at: "groups.labels",
+    schema: "label.schema.json",
+    // A group label has no priority (a validate error: labels.test.ts).
+    overrides: { name: null, color: ["#112233", "red"], priority: null },
+    manifest: (y) => `groups:\n  rt:\n    labels:\n      - name: rt-gl\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<Record<string, unknown>[]>("/groups/rt/labels")).filter((l) => l["name"] === "rt-gl"),
+    // A CSS colour name is kept as its upper-case hex.
+    same: (field, live, declared) =>
+      field === "color" ? live === (declared === "red" ? "#FF0000" : declared) : undefined,
+  },
+  {
+    name: "project label",
+    at: "projects.labels",
+    schema: "label.schema.json",
+    overrides: { name: null, color: ["#abc", "#D9534F"], priority: [1, 0] },
+    manifest: (y) => `projects:\n  rt/app:\n    labels:\n      - name: rt-pl\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<Record<string, unknown>[]>("/projects/rt%2Fapp/labels")).filter(
+        (l) => l["name"] === "rt-pl" && l["is_project_label"] === true,
+      ),
+  },
+  {
+    name: "group hook",
+    at: "groups.hooks",
+    schema: "hook.schema.json",
+    overrides: {
+      url: null,
+      token: ["rt-token-a", "rt-token-b"],
+      push_events_branch_filter: ["release/*", "main"],
+    },
+    skipCompare: ["token"],
+    manifest: (y) =>
+      `groups:\n  rt:\n    hooks:\n      - url: https://hooks.rt.example/g\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<Record<string, unknown>[]>("/groups/rt/hooks")).filter(
+        (h) => h["url"] === "https://hooks.rt.example/g",
+      ),
+  },
+  {
+    name: "project hook",
+    at: "projects.hooks",
+    schema: "hook.schema.json",
+    // A project has no subgroups (a validate error: hooks.test.ts).
+    overrides: {
+      url: null,
+      token: ["rt-token-a", "rt-token-b"],
+      push_events_branch_filter: ["release/*", "main"],
+      subgroup_events: null,
+    },
+    skipCompare: ["token"],
+    manifest: (y) =>
+      `projects:\n  rt/app:\n    hooks:\n      - url: https://hooks.rt.example/p\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<Record<string, unknown>[]>("/projects/rt%2Fapp/hooks")).filter(
+        (h) => h["url"] === "https://hooks.rt.example/p",
+      ),
+  },
+  {
+    name: "group deploy token",
+    at: "groups.deploy_tokens",
+    schema: "deploy-token.schema.json",
+    overrides: {
+      name: null,
+      expires_at: ["2031-01-01", "2032-02-02T10:00:00Z"],
+      username: ["rt-user-a", "rt-user-b"],
+    },
+    manifest: (y) => `groups:\n  rt:\n    deploy_tokens:\n      - name: rt-gt\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<Record<string, unknown>[]>("/groups/rt/deploy_tokens")).filter(
+        (t) => t["name"] === "rt-gt",
+      ),
+    same: (field, live, declared) => (field === "expires_at" ? sameDay(live, declared) : undefined),
+  },
+  {
+    name: "project deploy token",
+    at: "projects.deploy_tokens",
+    schema: "deploy-token.schema.json",
+    overrides: {
+      name: null,
+      expires_at: ["2031-01-01", "2032-02-02T10:00:00Z"],
+      username: ["rt-user-c", "rt-user-d"],
+    },
+    manifest: (y) => `projects:\n  rt/app:\n    deploy_tokens:\n      - name: rt-pt\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<Record<string, unknown>[]>("/projects/rt%2Fapp/deploy_tokens")).filter(
+        (t) => t["name"] === "rt-pt",
+      ),
+    same: (field, live, declared) => (field === "expires_at" ? sameDay(live, declared) : undefined),
   },
 ];
 

@@ -1,7 +1,8 @@
 /**
  * The leak test: distinctive values planted in every sensitive place (identities, a description, settings,
  * variables, tokens, a deploy key file, a wiki page's title and content, a protected environment's name (its id),
- * a list setting, a variable key; both the old and the new side of a change; values that end up in request paths,
+ * a list setting, a variable key, group and project hooks' URL keys and tokens, a deploy token written to its
+ * token_file; both the old and the new side of a change; values that end up in request paths,
  * as --debug shows them) are searched for in every
  * output forgeform makes: stdout and stderr of every command, --debug, saved plans, JSON, Markdown and JUnit
  * reports, the bundled Action's log, outputs, report files and job summary, and export. Zero hits.
@@ -24,6 +25,10 @@ const OLD = {
   PENV: "LEAKenvNAMEold16",
   DOM: "leak-domain-old17.example",
   VARKEY: "LEAK_VARIABLE_KEY_OLD18",
+  GHOOK_KEY: "LEAKgroupHOOKkeyOLD23",
+  GHOOK_TOKEN: "LEAKgroupHOOKtokenOLD24",
+  PHOOK_KEY: "LEAKprojectHOOKkeyOLD25",
+  PHOOK_TOKEN: "LEAKprojectHOOKtokenOLD26",
 };
 const NEW = {
   GDESC: "LEAKdescNEWvalue7",
@@ -38,6 +43,10 @@ const NEW = {
   PENV: "LEAKenvNAMEnew20",
   DOM: "leak-domain-new21.example",
   VARKEY: "LEAK_VARIABLE_KEY_NEW22",
+  GHOOK_KEY: "LEAKgroupHOOKkeyNEW27",
+  GHOOK_TOKEN: "LEAKgroupHOOKtokenNEW28",
+  PHOOK_KEY: "LEAKprojectHOOKkeyNEW29",
+  PHOOK_TOKEN: "LEAKprojectHOOKtokenNEW30",
 };
 /** Written into files read with ${file:}. */
 const FILE_SECRET = "LEAKfileSECRET12";
@@ -61,6 +70,10 @@ instance:
 groups:
   leak:
     description: \${env:GDESC}
+    hooks:
+      - url: "https://hooks.leak.example/group?token=\${env:GHOOK_KEY}"
+        token: \${env:GHOOK_TOKEN}
+        subgroup_events: true
 projects:
   leak/app:
     pipeline_schedules:
@@ -81,6 +94,11 @@ projects:
       - { title: bot, key: "\${file:bot.pub}" }
     triggers:
       - { description: deploy, token_file: trigger.token }
+    hooks:
+      - url: "https://hooks.leak.example/project?key=\${env:PHOOK_KEY}"
+        token: \${env:PHOOK_TOKEN}
+    deploy_tokens:
+      - { name: registry, scopes: [read_registry], token_file: deploy.token }
 `;
 
 describe("no secret is ever shown", () => {
@@ -175,12 +193,15 @@ describe("no secret is ever shown", () => {
   it("finds none of the planted values, nor the tokens, anywhere", () => {
     const trigger = readFileSync(join(bench.dir, "trigger.token"), "utf8").trim();
     expect(trigger.length).toBeGreaterThan(10);
+    const deployToken = readFileSync(join(bench.dir, "deploy.token"), "utf8").trim();
+    expect(deployToken.length).toBeGreaterThanOrEqual(20);
     const planted = new Map<string, string>([
       ...Object.entries(OLD).map(([k, v]) => [v, `old ${k}`] as [string, string]),
       ...Object.entries(NEW).map(([k, v]) => [v, `new ${k}`] as [string, string]),
       [FILE_SECRET, "a file read with file:"],
       [KEY_COMMENT, "deploy key file"],
       [trigger, "trigger token"],
+      [deployToken, "deploy token"],
       [ADMIN_TOKEN, "access token"],
     ]);
     // Export reads live state only: it cannot know that a group description or a hook URL came from a secret in

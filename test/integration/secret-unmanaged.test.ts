@@ -53,6 +53,12 @@ const fixture = {
     },
   ],
   issues: [{ project: `sec/p-${S}`, iid: 1, title: "linked" }],
+  labels: [{ project: "sec/app", name: `l-${S}`, color: "red", description: `about ${S}` }],
+  project_hooks: [
+    { project: "sec/app", url: `https://hooks.example/p/${S}`, push_events_branch_filter: `b-${S}` },
+  ],
+  group_hooks: [{ group: "sec", url: `https://hooks.example/g?key=${S}` }],
+  deploy_tokens: [{ project: "sec/app", name: `dt-${S}`, scopes: ["read_repository"], username: `u-${S}` }],
   epics: [{ group: "sec", iid: 1, title: "declared", issues: [`sec/p-${S}#1`] }],
   scim: [
     {
@@ -78,7 +84,7 @@ groups:
     epics:
       - iid: 1
         unmanaged: { issues: ${policy} }
-    unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy} }
+    unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy}, hooks: ${policy} }
 projects:
   sec/app:
     description: the app
@@ -98,6 +104,9 @@ projects:
       triggers: ${policy}
       milestones: ${policy}
       wiki_pages: ${policy}
+      labels: ${policy}
+      hooks: ${policy}
+      deploy_tokens: ${policy}
 `;
 
 /**
@@ -130,6 +139,12 @@ const cases: Record<string, { shows: string[]; deleted?: string[] } | { none: st
     none: "an epic is its iid and the issues linked to it: nothing of its own text is read or shown (the issue links below are)",
   },
   issues: { shows: ['issue["sec/p-(sensitive)#1'] },
+  labels: { shows: ['label["l-(sensitive)'], deleted: ['"about (sensitive)"'] },
+  hooks: {
+    shows: ['hook["https://hooks.example/p/(sensitive)', 'hook["https://hooks.example/g?key=(sensitive)'],
+    deleted: ['"b-(sensitive)"'],
+  },
+  deploy_tokens: { shows: ['deploy_token["dt-(sensitive)'], deleted: ['"u-(sensitive)"'] },
 };
 
 describe("a value of the run's references, in live objects of every kind", () => {

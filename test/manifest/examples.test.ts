@@ -18,6 +18,9 @@ const ENV = {
   AUDIT_HOOK_TOKEN: "hook-token",
   API_DEPLOY_TOKEN: "deploy-token",
   API_SIGNING_KEY: "signing-key",
+  CHAT_HOOK_KEY: "chat-hook-key",
+  CHAT_HOOK_TOKEN: "chat-hook-token",
+  DEPLOY_HOOK_TOKEN: "deploy-hook-token",
 };
 
 function capture() {
@@ -54,6 +57,9 @@ describe("examples", () => {
       "triggers",
       "wiki_pages",
       "error_tracking",
+      "labels",
+      "hooks",
+      "deploy_tokens",
     ]) {
       expect(seen, kind).toContain(kind);
     }

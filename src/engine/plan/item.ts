@@ -14,7 +14,7 @@ import {
   type Live,
   type Parent,
 } from "../../kinds/kind.js";
-import type { DesiredNode } from "../../manifest/model.js";
+import type { DesiredNode, SourceRef } from "../../manifest/model.js";
 import { planDelete } from "./delete.js";
 import { createdFields, fieldChanges, ownFields, writeOnlyChanges } from "./diff.js";
 import type { PlanState } from "./state.js";
@@ -221,12 +221,16 @@ function neverReplaced(kind: Kind): string {
   return `a ${kind.segment} is never replaced: deleting it would take everything in it. Change its settings in place, or mark it "state: absent" to delete it (after its backup)`;
 }
 
-/** A problem the kind found (or a warning), at the field it names when it names one. */
-function report(state: PlanState, p: ItemRequest, problem: KindProblem): void {
+/** A problem (or a warning) the kind found, at the field it names when it names one. */
+function report(
+  state: PlanState,
+  p: { address: string; item?: DesiredNode; source?: SourceRef },
+  problem: KindProblem,
+): void {
   const address = problem.field ? `${p.address}.${problem.field}` : p.address;
-  const source = (problem.field && p.item.fieldSources[problem.field]) || p.item.source;
-  if (problem.warning) state.warnings.push({ address, message: problem.message, source });
-  else state.problem(address, problem.message, source);
+  const source = (problem.field && p.item?.fieldSources[problem.field]) || p.item?.source || p.source;
+  if (problem.severity !== "warning") state.problem(address, problem.message, source);
+  else state.warnings.push({ address, message: problem.message, ...(source ? { source } : {}) });
 }
 
 /** An entry marked absent: the live object is deleted, when it exists and may be. */
@@ -341,7 +345,7 @@ async function planCreate(
   }
   const found = (await kind.checkCreate?.(state.ctx, parent, key, q.desired, p.scope)) ?? [];
   for (const r of found) report(state, p, r);
-  const refusals = found.filter((r) => !r.warning);
+  const refusals = found.filter((r) => r.severity !== "warning");
   if (!kind.create) {
     if (refusals.length === 0) {
       state.problem(
@@ -413,16 +417,20 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
   }
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs, desired, changes));
   const changed = changes.map((f) => f.field);
+  const where = {
+    address,
+    ...(p.item ? { item: p.item } : {}),
+    ...(base.source ? { source: base.source } : {}),
+  };
   if (!replace && kind.checkUpdate && p.scope) {
     const problems = await kind.checkUpdate(state.ctx, p.parent, live, desired, changed, p.scope);
-    for (const problem of problems) {
-      const at = problem.field ? `${address}.${problem.field}` : address;
-      const source = (problem.field && p.item?.fieldSources[problem.field]) || base.source;
-      if (problem.warning)
-        state.warnings.push({ address: at, message: problem.message, ...(source ? { source } : {}) });
-      else state.problem(at, problem.message, source);
-    }
+    for (const problem of problems) report(state, where, problem);
   }
+  if (replace && kind.checkReplace) {
+    for (const problem of await kind.checkReplace(state.ctx, p.parent, live, desired))
+      report(state, where, problem);
+  }
+  const note = replace ? await kind.replaceNote?.(state.ctx, p.parent, desired, p.key) : undefined;
   state.push(out, {
     change: {
       ...base,
@@ -430,9 +438,11 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
       fields: changes,
       ...(replace
         ? {
-            reason: replaceByRequest
-              ? "replacement requested with --replace"
-              : (kind.replaceReason ?? "a changed field cannot be updated in place"),
+            reason: `${
+              replaceByRequest
+                ? "replacement requested with --replace"
+                : (kind.replaceReason ?? "a changed field cannot be updated in place")
+            }${note ? `; ${note}` : ""}`,
           }
         : {}),
     },
