@@ -17586,12 +17586,12 @@ var require_receiver = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower3 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower3 > 2 ** 31 - 1) {
+            const lower4 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower4 > 2 ** 31 - 1) {
               failWebsocketConnection(this.ws, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower3;
+            this.#info.payloadLength = lower4;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -48866,12 +48866,12 @@ var require_receiver2 = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower3 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower3 > 2 ** 31 - 1) {
+            const lower4 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower4 > 2 ** 31 - 1) {
               failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower3;
+            this.#info.payloadLength = lower4;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -52019,52 +52019,52 @@ var require_util15 = __commonJS({
       return hash;
     }
     exports.toHash = toHash;
-    function alwaysValidSchema(it2, schema4) {
-      if (typeof schema4 == "boolean")
-        return schema4;
-      if (Object.keys(schema4).length === 0)
+    function alwaysValidSchema(it2, schema5) {
+      if (typeof schema5 == "boolean")
+        return schema5;
+      if (Object.keys(schema5).length === 0)
         return true;
-      checkUnknownRules(it2, schema4);
-      return !schemaHasRules(schema4, it2.self.RULES.all);
+      checkUnknownRules(it2, schema5);
+      return !schemaHasRules(schema5, it2.self.RULES.all);
     }
     exports.alwaysValidSchema = alwaysValidSchema;
-    function checkUnknownRules(it2, schema4 = it2.schema) {
+    function checkUnknownRules(it2, schema5 = it2.schema) {
       const { opts, self } = it2;
       if (!opts.strictSchema)
         return;
-      if (typeof schema4 === "boolean")
+      if (typeof schema5 === "boolean")
         return;
       const rules = self.RULES.keywords;
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (!rules[key])
           checkStrictMode(it2, `unknown keyword: "${key}"`);
       }
     }
     exports.checkUnknownRules = checkUnknownRules;
-    function schemaHasRules(schema4, rules) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaHasRules(schema5, rules) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (rules[key])
           return true;
       return false;
     }
     exports.schemaHasRules = schemaHasRules;
-    function schemaHasRulesButRef(schema4, RULES) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaHasRulesButRef(schema5, RULES) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (key !== "$ref" && RULES.all[key])
           return true;
       return false;
     }
     exports.schemaHasRulesButRef = schemaHasRulesButRef;
-    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema4, keyword, $data) {
+    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema5, keyword, $data) {
       if (!$data) {
-        if (typeof schema4 == "number" || typeof schema4 == "boolean")
-          return schema4;
-        if (typeof schema4 == "string")
-          return (0, codegen_1._)`${schema4}`;
+        if (typeof schema5 == "number" || typeof schema5 == "boolean")
+          return schema5;
+        if (typeof schema5 == "string")
+          return (0, codegen_1._)`${schema5}`;
       }
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
@@ -52345,10 +52345,10 @@ var require_boolSchema = __commonJS({
       message: "boolean schema is false"
     };
     function topBoolOrEmptySchema(it2) {
-      const { gen, schema: schema4, validateName } = it2;
-      if (schema4 === false) {
+      const { gen, schema: schema5, validateName } = it2;
+      if (schema5 === false) {
         falseSchemaError(it2, false);
-      } else if (typeof schema4 == "object" && schema4.$async === true) {
+      } else if (typeof schema5 == "object" && schema5.$async === true) {
         gen.return(names_1.default.data);
       } else {
         gen.assign((0, codegen_1._)`${validateName}.errors`, null);
@@ -52357,8 +52357,8 @@ var require_boolSchema = __commonJS({
     }
     exports.topBoolOrEmptySchema = topBoolOrEmptySchema;
     function boolOrEmptySchema(it2, valid) {
-      const { gen, schema: schema4 } = it2;
-      if (schema4 === false) {
+      const { gen, schema: schema5 } = it2;
+      if (schema5 === false) {
         gen.var(valid, false);
         falseSchemaError(it2);
       } else {
@@ -52420,18 +52420,18 @@ var require_applicability = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
-    function schemaHasRulesForType({ schema: schema4, self }, type) {
+    function schemaHasRulesForType({ schema: schema5, self }, type) {
       const group = self.RULES.types[type];
-      return group && group !== true && shouldUseGroup(schema4, group);
+      return group && group !== true && shouldUseGroup(schema5, group);
     }
     exports.schemaHasRulesForType = schemaHasRulesForType;
-    function shouldUseGroup(schema4, group) {
-      return group.rules.some((rule) => shouldUseRule(schema4, rule));
+    function shouldUseGroup(schema5, group) {
+      return group.rules.some((rule) => shouldUseRule(schema5, rule));
     }
     exports.shouldUseGroup = shouldUseGroup;
-    function shouldUseRule(schema4, rule) {
+    function shouldUseRule(schema5, rule) {
       var _a;
-      return schema4[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema4[kwd] !== void 0));
+      return schema5[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema5[kwd] !== void 0));
     }
     exports.shouldUseRule = shouldUseRule;
   }
@@ -52453,17 +52453,17 @@ var require_dataType = __commonJS({
       DataType2[DataType2["Correct"] = 0] = "Correct";
       DataType2[DataType2["Wrong"] = 1] = "Wrong";
     })(DataType || (exports.DataType = DataType = {}));
-    function getSchemaTypes(schema4) {
-      const types = getJSONTypes(schema4.type);
+    function getSchemaTypes(schema5) {
+      const types = getJSONTypes(schema5.type);
       const hasNull = types.includes("null");
       if (hasNull) {
-        if (schema4.nullable === false)
+        if (schema5.nullable === false)
           throw new Error("type: null contradicts nullable: false");
       } else {
-        if (!types.length && schema4.nullable !== void 0) {
+        if (!types.length && schema5.nullable !== void 0) {
           throw new Error('"nullable" cannot be used without "type"');
         }
-        if (schema4.nullable === true)
+        if (schema5.nullable === true)
           types.push("null");
       }
       return types;
@@ -52595,8 +52595,8 @@ var require_dataType = __commonJS({
     }
     exports.checkDataTypes = checkDataTypes;
     var typeError = {
-      message: ({ schema: schema4 }) => `must be ${schema4}`,
-      params: ({ schema: schema4, schemaValue }) => typeof schema4 == "string" ? (0, codegen_1._)`{type: ${schema4}}` : (0, codegen_1._)`{type: ${schemaValue}}`
+      message: ({ schema: schema5 }) => `must be ${schema5}`,
+      params: ({ schema: schema5, schemaValue }) => typeof schema5 == "string" ? (0, codegen_1._)`{type: ${schema5}}` : (0, codegen_1._)`{type: ${schemaValue}}`
     };
     function reportTypeError(it2) {
       const cxt = getTypeErrorContext(it2);
@@ -52604,16 +52604,16 @@ var require_dataType = __commonJS({
     }
     exports.reportTypeError = reportTypeError;
     function getTypeErrorContext(it2) {
-      const { gen, data, schema: schema4 } = it2;
-      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema4, "type");
+      const { gen, data, schema: schema5 } = it2;
+      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema5, "type");
       return {
         gen,
         keyword: "type",
         data,
-        schema: schema4.type,
+        schema: schema5.type,
         schemaCode,
         schemaValue: schemaCode,
-        parentSchema: schema4,
+        parentSchema: schema5,
         params: {},
         it: it2
       };
@@ -52766,15 +52766,15 @@ var require_code2 = __commonJS({
     }
     exports.validateArray = validateArray;
     function validateUnion(cxt) {
-      const { gen, schema: schema4, keyword, it: it2 } = cxt;
-      if (!Array.isArray(schema4))
+      const { gen, schema: schema5, keyword, it: it2 } = cxt;
+      if (!Array.isArray(schema5))
         throw new Error("ajv implementation error");
-      const alwaysValid = schema4.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
+      const alwaysValid = schema5.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
       if (alwaysValid && !it2.opts.unevaluated)
         return;
       const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
-      gen.block(() => schema4.forEach((_sch, i) => {
+      gen.block(() => schema5.forEach((_sch, i) => {
         const schCxt = cxt.subschema({
           keyword,
           schemaProp: i,
@@ -52802,8 +52802,8 @@ var require_keyword = __commonJS({
     var code_1 = require_code2();
     var errors_1 = require_errors3();
     function macroKeywordCode(cxt, def) {
-      const { gen, keyword, schema: schema4, parentSchema, it: it2 } = cxt;
-      const macroSchema = def.macro.call(it2.self, schema4, parentSchema, it2);
+      const { gen, keyword, schema: schema5, parentSchema, it: it2 } = cxt;
+      const macroSchema = def.macro.call(it2.self, schema5, parentSchema, it2);
       const schemaRef = useKeyword(gen, keyword, macroSchema);
       if (it2.opts.validateSchema !== false)
         it2.self.validateSchema(macroSchema, true);
@@ -52820,9 +52820,9 @@ var require_keyword = __commonJS({
     exports.macroKeywordCode = macroKeywordCode;
     function funcKeywordCode(cxt, def) {
       var _a;
-      const { gen, keyword, schema: schema4, parentSchema, $data, it: it2 } = cxt;
+      const { gen, keyword, schema: schema5, parentSchema, $data, it: it2 } = cxt;
       checkAsyncKeyword(it2, def);
-      const validate = !$data && def.compile ? def.compile.call(it2.self, schema4, parentSchema, it2) : def.validate;
+      const validate = !$data && def.compile ? def.compile.call(it2.self, schema5, parentSchema, it2) : def.validate;
       const validateRef = useKeyword(gen, keyword, validate);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
@@ -52882,20 +52882,20 @@ var require_keyword = __commonJS({
         throw new Error(`keyword "${keyword}" failed to compile`);
       return gen.scopeValue("keyword", typeof result == "function" ? { ref: result } : { ref: result, code: (0, codegen_1.stringify)(result) });
     }
-    function validSchemaType(schema4, schemaType, allowUndefined = false) {
-      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema4) : st2 === "object" ? schema4 && typeof schema4 == "object" && !Array.isArray(schema4) : typeof schema4 == st2 || allowUndefined && typeof schema4 == "undefined");
+    function validSchemaType(schema5, schemaType, allowUndefined = false) {
+      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema5) : st2 === "object" ? schema5 && typeof schema5 == "object" && !Array.isArray(schema5) : typeof schema5 == st2 || allowUndefined && typeof schema5 == "undefined");
     }
     exports.validSchemaType = validSchemaType;
-    function validateKeywordUsage({ schema: schema4, opts, self, errSchemaPath }, def, keyword) {
+    function validateKeywordUsage({ schema: schema5, opts, self, errSchemaPath }, def, keyword) {
       if (Array.isArray(def.keyword) ? !def.keyword.includes(keyword) : def.keyword !== keyword) {
         throw new Error("ajv implementation error");
       }
       const deps = def.dependencies;
-      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema4, kwd))) {
+      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema5, kwd))) {
         throw new Error(`parent schema must have dependencies of ${keyword}: ${deps.join(",")}`);
       }
       if (def.validateSchema) {
-        const valid = def.validateSchema(schema4[keyword]);
+        const valid = def.validateSchema(schema5[keyword]);
         if (!valid) {
           const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self.errorsText(def.validateSchema.errors);
           if (opts.validateSchema === "log")
@@ -52917,8 +52917,8 @@ var require_subschema = __commonJS({
     exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
     var codegen_1 = require_codegen();
     var util_1 = require_util15();
-    function getSubschema(it2, { keyword, schemaProp, schema: schema4, schemaPath, errSchemaPath, topSchemaRef }) {
-      if (keyword !== void 0 && schema4 !== void 0) {
+    function getSubschema(it2, { keyword, schemaProp, schema: schema5, schemaPath, errSchemaPath, topSchemaRef }) {
+      if (keyword !== void 0 && schema5 !== void 0) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
       }
       if (keyword !== void 0) {
@@ -52933,12 +52933,12 @@ var require_subschema = __commonJS({
           errSchemaPath: `${it2.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
         };
       }
-      if (schema4 !== void 0) {
+      if (schema5 !== void 0) {
         if (schemaPath === void 0 || errSchemaPath === void 0 || topSchemaRef === void 0) {
           throw new Error('"schemaPath", "errSchemaPath" and "topSchemaRef" are required with "schema"');
         }
         return {
-          schema: schema4,
+          schema: schema5,
           schemaPath,
           topSchemaRef,
           errSchemaPath
@@ -53031,7 +53031,7 @@ var require_fast_deep_equal = __commonJS({
 var require_json_schema_traverse = __commonJS({
   "node_modules/json-schema-traverse/index.js"(exports, module) {
     "use strict";
-    var traverse = module.exports = function(schema4, opts, cb) {
+    var traverse = module.exports = function(schema5, opts, cb) {
       if (typeof opts == "function") {
         cb = opts;
         opts = {};
@@ -53041,7 +53041,7 @@ var require_json_schema_traverse = __commonJS({
       };
       var post = cb.post || function() {
       };
-      _traverse(opts, pre, post, schema4, "", schema4);
+      _traverse(opts, pre, post, schema5, "", schema5);
     };
     traverse.keywords = {
       additionalItems: true,
@@ -53087,26 +53087,26 @@ var require_json_schema_traverse = __commonJS({
       maxProperties: true,
       minProperties: true
     };
-    function _traverse(opts, pre, post, schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
-      if (schema4 && typeof schema4 == "object" && !Array.isArray(schema4)) {
-        pre(schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
-        for (var key in schema4) {
-          var sch = schema4[key];
+    function _traverse(opts, pre, post, schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+      if (schema5 && typeof schema5 == "object" && !Array.isArray(schema5)) {
+        pre(schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        for (var key in schema5) {
+          var sch = schema5[key];
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
               for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema4, i);
+                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema5, i);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
               for (var prop in sch)
-                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema4, prop);
+                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema5, prop);
             }
           } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
-            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema4);
+            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema5);
           }
         }
-        post(schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        post(schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
     function escapeJsonPtr(str) {
@@ -53142,14 +53142,14 @@ var require_resolve = __commonJS({
       "enum",
       "const"
     ]);
-    function inlineRef(schema4, limit = true) {
-      if (typeof schema4 == "boolean")
+    function inlineRef(schema5, limit = true) {
+      if (typeof schema5 == "boolean")
         return true;
       if (limit === true)
-        return !hasRef(schema4);
+        return !hasRef(schema5);
       if (!limit)
         return false;
-      return countKeys(schema4) <= limit;
+      return countKeys(schema5) <= limit;
     }
     exports.inlineRef = inlineRef;
     var REF_KEYWORDS = /* @__PURE__ */ new Set([
@@ -53159,11 +53159,11 @@ var require_resolve = __commonJS({
       "$dynamicRef",
       "$dynamicAnchor"
     ]);
-    function hasRef(schema4) {
-      for (const key in schema4) {
+    function hasRef(schema5) {
+      for (const key in schema5) {
         if (REF_KEYWORDS.has(key))
           return true;
-        const sch = schema4[key];
+        const sch = schema5[key];
         if (Array.isArray(sch) && sch.some(hasRef))
           return true;
         if (typeof sch == "object" && hasRef(sch))
@@ -53171,16 +53171,16 @@ var require_resolve = __commonJS({
       }
       return false;
     }
-    function countKeys(schema4) {
+    function countKeys(schema5) {
       let count3 = 0;
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (key === "$ref")
           return Infinity;
         count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
-        if (typeof schema4[key] == "object") {
-          (0, util_1.eachItem)(schema4[key], (sch) => count3 += countKeys(sch));
+        if (typeof schema5[key] == "object") {
+          (0, util_1.eachItem)(schema5[key], (sch) => count3 += countKeys(sch));
         }
         if (count3 === Infinity)
           return Infinity;
@@ -53210,16 +53210,16 @@ var require_resolve = __commonJS({
     }
     exports.resolveUrl = resolveUrl;
     var ANCHOR = /^[a-z_][-a-z0-9._]*$/i;
-    function getSchemaRefs(schema4, baseId) {
-      if (typeof schema4 == "boolean")
+    function getSchemaRefs(schema5, baseId) {
+      if (typeof schema5 == "boolean")
         return {};
       const { schemaId, uriResolver } = this.opts;
-      const schId = normalizeId(schema4[schemaId] || baseId);
+      const schId = normalizeId(schema5[schemaId] || baseId);
       const baseIds = { "": schId };
       const pathPrefix = getFullPath(uriResolver, schId, false);
       const localRefs = {};
       const schemaRefs = /* @__PURE__ */ new Set();
-      traverse(schema4, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
+      traverse(schema5, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
         if (parentJsonPtr === void 0)
           return;
         const fullPath = pathPrefix + jsonPtr;
@@ -53300,15 +53300,15 @@ var require_validate = __commonJS({
       validateFunction(it2, () => (0, boolSchema_1.topBoolOrEmptySchema)(it2));
     }
     exports.validateFunctionCode = validateFunctionCode;
-    function validateFunction({ gen, validateName, schema: schema4, schemaEnv, opts }, body2) {
+    function validateFunction({ gen, validateName, schema: schema5, schemaEnv, opts }, body2) {
       if (opts.code.es5) {
         gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${names_1.default.valCxt}`, schemaEnv.$async, () => {
-          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema4, opts)}`);
+          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema5, opts)}`);
           destructureValCxtES5(gen, opts);
           gen.code(body2);
         });
       } else {
-        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema4, opts)).code(body2));
+        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema5, opts)).code(body2));
       }
     }
     function destructureValCxt(opts) {
@@ -53332,9 +53332,9 @@ var require_validate = __commonJS({
       });
     }
     function topSchemaObjCode(it2) {
-      const { schema: schema4, opts, gen } = it2;
+      const { schema: schema5, opts, gen } = it2;
       validateFunction(it2, () => {
-        if (opts.$comment && schema4.$comment)
+        if (opts.$comment && schema5.$comment)
           commentKeyword(it2);
         checkNoDefault(it2);
         gen.let(names_1.default.vErrors, null);
@@ -53352,8 +53352,8 @@ var require_validate = __commonJS({
       gen.if((0, codegen_1._)`${it2.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.props`, (0, codegen_1._)`undefined`));
       gen.if((0, codegen_1._)`${it2.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.items`, (0, codegen_1._)`undefined`));
     }
-    function funcSourceUrl(schema4, opts) {
-      const schId = typeof schema4 == "object" && schema4[opts.schemaId];
+    function funcSourceUrl(schema5, opts) {
+      const schId = typeof schema5 == "object" && schema5[opts.schemaId];
       return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
     }
     function subschemaCode(it2, valid) {
@@ -53366,10 +53366,10 @@ var require_validate = __commonJS({
       }
       (0, boolSchema_1.boolOrEmptySchema)(it2, valid);
     }
-    function schemaCxtHasRules({ schema: schema4, self }) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaCxtHasRules({ schema: schema5, self }) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (self.RULES.all[key])
           return true;
       return false;
@@ -53378,8 +53378,8 @@ var require_validate = __commonJS({
       return typeof it2.schema != "boolean";
     }
     function subSchemaObjCode(it2, valid) {
-      const { schema: schema4, gen, opts } = it2;
-      if (opts.$comment && schema4.$comment)
+      const { schema: schema5, gen, opts } = it2;
+      if (opts.$comment && schema5.$comment)
         commentKeyword(it2);
       updateContext(it2);
       checkAsyncSchema(it2);
@@ -53399,14 +53399,14 @@ var require_validate = __commonJS({
       schemaKeywords(it2, types, !checkedTypes, errsCount);
     }
     function checkRefsAndKeywords(it2) {
-      const { schema: schema4, errSchemaPath, opts, self } = it2;
-      if (schema4.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema4, self.RULES)) {
+      const { schema: schema5, errSchemaPath, opts, self } = it2;
+      if (schema5.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema5, self.RULES)) {
         self.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
       }
     }
     function checkNoDefault(it2) {
-      const { schema: schema4, opts } = it2;
-      if (schema4.default !== void 0 && opts.useDefaults && opts.strictSchema) {
+      const { schema: schema5, opts } = it2;
+      if (schema5.default !== void 0 && opts.useDefaults && opts.strictSchema) {
         (0, util_1.checkStrictMode)(it2, "default is ignored in the schema root");
       }
     }
@@ -53419,8 +53419,8 @@ var require_validate = __commonJS({
       if (it2.schema.$async && !it2.schemaEnv.$async)
         throw new Error("async schema in sync schema");
     }
-    function commentKeyword({ gen, schemaEnv, schema: schema4, errSchemaPath, opts }) {
-      const msg = schema4.$comment;
+    function commentKeyword({ gen, schemaEnv, schema: schema5, errSchemaPath, opts }) {
+      const msg = schema5.$comment;
       if (opts.$comment === true) {
         gen.code((0, codegen_1._)`${names_1.default.self}.logger.log(${msg})`);
       } else if (typeof opts.$comment == "function") {
@@ -53447,9 +53447,9 @@ var require_validate = __commonJS({
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
     function schemaKeywords(it2, types, typeErrors, errsCount) {
-      const { gen, schema: schema4, data, allErrors, opts, self } = it2;
+      const { gen, schema: schema5, data, allErrors, opts, self } = it2;
       const { RULES } = self;
-      if (schema4.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema4, RULES))) {
+      if (schema5.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema5, RULES))) {
         gen.block(() => keywordCode(it2, "$ref", RULES.all.$ref.definition));
         return;
       }
@@ -53461,7 +53461,7 @@ var require_validate = __commonJS({
         groupKeywords(RULES.post);
       });
       function groupKeywords(group) {
-        if (!(0, applicability_1.shouldUseGroup)(schema4, group))
+        if (!(0, applicability_1.shouldUseGroup)(schema5, group))
           return;
         if (group.type) {
           gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
@@ -53479,12 +53479,12 @@ var require_validate = __commonJS({
       }
     }
     function iterateKeywords(it2, group) {
-      const { gen, schema: schema4, opts: { useDefaults } } = it2;
+      const { gen, schema: schema5, opts: { useDefaults } } = it2;
       if (useDefaults)
         (0, defaults_1.assignDefaults)(it2, group.type);
       gen.block(() => {
         for (const rule of group.rules) {
-          if ((0, applicability_1.shouldUseRule)(schema4, rule)) {
+          if ((0, applicability_1.shouldUseRule)(schema5, rule)) {
             keywordCode(it2, rule.keyword, rule.definition, group.type);
           }
         }
@@ -53829,17 +53829,17 @@ var require_compile = __commonJS({
         var _a;
         this.refs = {};
         this.dynamicAnchors = {};
-        let schema4;
+        let schema5;
         if (typeof env.schema == "object")
-          schema4 = env.schema;
+          schema5 = env.schema;
         this.schema = env.schema;
         this.schemaId = env.schemaId;
         this.root = env.root || this;
-        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema4 === null || schema4 === void 0 ? void 0 : schema4[env.schemaId || "$id"]);
+        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema5 === null || schema5 === void 0 ? void 0 : schema5[env.schemaId || "$id"]);
         this.schemaPath = env.schemaPath;
         this.localRefs = env.localRefs;
         this.meta = env.meta;
-        this.$async = schema4 === null || schema4 === void 0 ? void 0 : schema4.$async;
+        this.$async = schema5 === null || schema5 === void 0 ? void 0 : schema5.$async;
         this.refs = {};
       }
     };
@@ -53938,10 +53938,10 @@ var require_compile = __commonJS({
         return schOrFunc;
       let _sch = resolve9.call(this, root, ref2);
       if (_sch === void 0) {
-        const schema4 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
+        const schema5 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
         const { schemaId } = this.opts;
-        if (schema4)
-          _sch = new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+        if (schema5)
+          _sch = new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       }
       if (_sch === void 0)
         return;
@@ -53989,12 +53989,12 @@ var require_compile = __commonJS({
       if (!schOrRef.validate)
         compileSchema.call(this, schOrRef);
       if (id === (0, resolve_1.normalizeId)(ref2)) {
-        const { schema: schema4 } = schOrRef;
+        const { schema: schema5 } = schOrRef;
         const { schemaId } = this.opts;
-        const schId = schema4[schemaId];
+        const schId = schema5[schemaId];
         if (schId)
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
-        return new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+        return new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       }
       return getJsonPointer.call(this, p3, schOrRef);
     }
@@ -54006,29 +54006,29 @@ var require_compile = __commonJS({
       "dependencies",
       "definitions"
     ]);
-    function getJsonPointer(parsedRef, { baseId, schema: schema4, root }) {
+    function getJsonPointer(parsedRef, { baseId, schema: schema5, root }) {
       var _a;
       if (((_a = parsedRef.fragment) === null || _a === void 0 ? void 0 : _a[0]) !== "/")
         return;
       for (const part of parsedRef.fragment.slice(1).split("/")) {
-        if (typeof schema4 === "boolean")
+        if (typeof schema5 === "boolean")
           return;
-        const partSchema = schema4[(0, util_1.unescapeFragment)(part)];
+        const partSchema = schema5[(0, util_1.unescapeFragment)(part)];
         if (partSchema === void 0)
           return;
-        schema4 = partSchema;
-        const schId = typeof schema4 === "object" && schema4[this.opts.schemaId];
+        schema5 = partSchema;
+        const schId = typeof schema5 === "object" && schema5[this.opts.schemaId];
         if (!PREVENT_SCOPE_CHANGE.has(part) && schId) {
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         }
       }
       let env;
-      if (typeof schema4 != "boolean" && schema4.$ref && !(0, util_1.schemaHasRulesButRef)(schema4, this.RULES)) {
-        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema4.$ref);
+      if (typeof schema5 != "boolean" && schema5.$ref && !(0, util_1.schemaHasRulesButRef)(schema5, this.RULES)) {
+        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema5.$ref);
         env = resolveSchema.call(this, root, $ref);
       }
       const { schemaId } = this.opts;
-      env = env || new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+      env = env || new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       if (env.schema !== env.root.schema)
         return env;
       return void 0;
@@ -55410,16 +55410,16 @@ var require_core = __commonJS({
           this.errors = v3.errors;
         return valid;
       }
-      compile(schema4, _meta) {
-        const sch = this._addSchema(schema4, _meta);
+      compile(schema5, _meta) {
+        const sch = this._addSchema(schema5, _meta);
         return sch.validate || this._compileSchemaEnv(sch);
       }
-      compileAsync(schema4, meta) {
+      compileAsync(schema5, meta) {
         if (typeof this.opts.loadSchema != "function") {
           throw new Error("options.loadSchema should be a function");
         }
         const { loadSchema } = this.opts;
-        return runCompileAsync.call(this, schema4, meta);
+        return runCompileAsync.call(this, schema5, meta);
         async function runCompileAsync(_schema, _meta) {
           await loadMetaSchema.call(this, _schema.$schema);
           const sch = this._addSchema(_schema, _meta);
@@ -55465,37 +55465,37 @@ var require_core = __commonJS({
         }
       }
       // Adds schema to the instance
-      addSchema(schema4, key, _meta, _validateSchema = this.opts.validateSchema) {
-        if (Array.isArray(schema4)) {
-          for (const sch of schema4)
+      addSchema(schema5, key, _meta, _validateSchema = this.opts.validateSchema) {
+        if (Array.isArray(schema5)) {
+          for (const sch of schema5)
             this.addSchema(sch, void 0, _meta, _validateSchema);
           return this;
         }
         let id;
-        if (typeof schema4 === "object") {
+        if (typeof schema5 === "object") {
           const { schemaId } = this.opts;
-          id = schema4[schemaId];
+          id = schema5[schemaId];
           if (id !== void 0 && typeof id != "string") {
             throw new Error(`schema ${schemaId} must be string`);
           }
         }
         key = (0, resolve_1.normalizeId)(key || id);
         this._checkUnique(key);
-        this.schemas[key] = this._addSchema(schema4, _meta, key, _validateSchema, true);
+        this.schemas[key] = this._addSchema(schema5, _meta, key, _validateSchema, true);
         return this;
       }
       // Add schema that will be used to validate other schemas
       // options in META_IGNORE_OPTIONS are alway set to false
-      addMetaSchema(schema4, key, _validateSchema = this.opts.validateSchema) {
-        this.addSchema(schema4, key, true, _validateSchema);
+      addMetaSchema(schema5, key, _validateSchema = this.opts.validateSchema) {
+        this.addSchema(schema5, key, true, _validateSchema);
         return this;
       }
       //  Validate schema against its meta-schema
-      validateSchema(schema4, throwOrLogError) {
-        if (typeof schema4 == "boolean")
+      validateSchema(schema5, throwOrLogError) {
+        if (typeof schema5 == "boolean")
           return true;
         let $schema;
-        $schema = schema4.$schema;
+        $schema = schema5.$schema;
         if ($schema !== void 0 && typeof $schema != "string") {
           throw new Error("$schema must be a string");
         }
@@ -55505,7 +55505,7 @@ var require_core = __commonJS({
           this.errors = null;
           return true;
         }
-        const valid = this.validate($schema, schema4);
+        const valid = this.validate($schema, schema5);
         if (!valid && throwOrLogError) {
           const message = "schema is invalid: " + this.errorsText();
           if (this.opts.validateSchema === "log")
@@ -55648,9 +55648,9 @@ var require_core = __commonJS({
             if (typeof rule != "object")
               continue;
             const { $data } = rule.definition;
-            const schema4 = keywords[key];
-            if ($data && schema4)
-              keywords[key] = schemaOrData(schema4);
+            const schema5 = keywords[key];
+            if ($data && schema5)
+              keywords[key] = schemaOrData(schema5);
           }
         }
         return metaSchema;
@@ -55668,23 +55668,23 @@ var require_core = __commonJS({
           }
         }
       }
-      _addSchema(schema4, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
+      _addSchema(schema5, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
         let id;
         const { schemaId } = this.opts;
-        if (typeof schema4 == "object") {
-          id = schema4[schemaId];
+        if (typeof schema5 == "object") {
+          id = schema5[schemaId];
         } else {
           if (this.opts.jtd)
             throw new Error("schema must be object");
-          else if (typeof schema4 != "boolean")
+          else if (typeof schema5 != "boolean")
             throw new Error("schema must be object or boolean");
         }
-        let sch = this._cache.get(schema4);
+        let sch = this._cache.get(schema5);
         if (sch !== void 0)
           return sch;
         baseId = (0, resolve_1.normalizeId)(id || baseId);
-        const localRefs = resolve_1.getSchemaRefs.call(this, schema4, baseId);
-        sch = new compile_1.SchemaEnv({ schema: schema4, schemaId, meta, baseId, localRefs });
+        const localRefs = resolve_1.getSchemaRefs.call(this, schema5, baseId);
+        sch = new compile_1.SchemaEnv({ schema: schema5, schemaId, meta, baseId, localRefs });
         this._cache.set(sch.schema, sch);
         if (addSchema && !baseId.startsWith("#")) {
           if (baseId)
@@ -55692,7 +55692,7 @@ var require_core = __commonJS({
           this.refs[baseId] = sch;
         }
         if (validateSchema)
-          this.validateSchema(schema4, true);
+          this.validateSchema(schema5, true);
         return sch;
       }
       _checkUnique(id) {
@@ -55846,8 +55846,8 @@ var require_core = __commonJS({
     var $dataRef = {
       $ref: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#"
     };
-    function schemaOrData(schema4) {
-      return { anyOf: [schema4, $dataRef] };
+    function schemaOrData(schema5) {
+      return { anyOf: [schema5, $dataRef] };
     }
   }
 });
@@ -56147,7 +56147,7 @@ var require_pattern = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
         const u2 = it2.opts.unicodeRegExp ? "u" : "";
         if ($data) {
           const { regExp } = it2.opts.code;
@@ -56156,7 +56156,7 @@ var require_pattern = __commonJS({
           gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u2}).test(${data})`), () => gen.assign(valid, false));
           cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
-          const regExp = (0, code_1.usePattern)(cxt, schema4);
+          const regExp = (0, code_1.usePattern)(cxt, schema5);
           cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
         }
       }
@@ -56213,11 +56213,11 @@ var require_required = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, schemaCode, data, $data, it: it2 } = cxt;
+        const { gen, schema: schema5, schemaCode, data, $data, it: it2 } = cxt;
         const { opts } = it2;
-        if (!$data && schema4.length === 0)
+        if (!$data && schema5.length === 0)
           return;
-        const useLoop = schema4.length >= opts.loopRequired;
+        const useLoop = schema5.length >= opts.loopRequired;
         if (it2.allErrors)
           allErrorsMode();
         else
@@ -56225,7 +56225,7 @@ var require_required = __commonJS({
         if (opts.strictRequired) {
           const props = cxt.parentSchema.properties;
           const { definedProperties } = cxt.it;
-          for (const requiredKey of schema4) {
+          for (const requiredKey of schema5) {
             if ((props === null || props === void 0 ? void 0 : props[requiredKey]) === void 0 && !definedProperties.has(requiredKey)) {
               const schemaPath = it2.schemaEnv.baseId + it2.errSchemaPath;
               const msg = `required property "${requiredKey}" is not defined at "${schemaPath}" (strictRequired)`;
@@ -56237,7 +56237,7 @@ var require_required = __commonJS({
           if (useLoop || $data) {
             cxt.block$data(codegen_1.nil, loopAllRequired);
           } else {
-            for (const prop of schema4) {
+            for (const prop of schema5) {
               (0, code_1.checkReportMissingProp)(cxt, prop);
             }
           }
@@ -56249,7 +56249,7 @@ var require_required = __commonJS({
             cxt.block$data(valid, () => loopUntilMissing(missing, valid));
             cxt.ok(valid);
           } else {
-            gen.if((0, code_1.checkMissingProp)(cxt, schema4, missing));
+            gen.if((0, code_1.checkMissingProp)(cxt, schema5, missing));
             (0, code_1.reportMissingProp)(cxt, missing);
             gen.else();
           }
@@ -56336,8 +56336,8 @@ var require_uniqueItems = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, parentSchema, schemaCode, it: it2 } = cxt;
-        if (!$data && !schema4)
+        const { gen, data, $data, schema: schema5, parentSchema, schemaCode, it: it2 } = cxt;
+        if (!$data && !schema5)
           return;
         const valid = gen.let("valid");
         const itemTypes = parentSchema.items ? (0, dataType_1.getSchemaTypes)(parentSchema.items) : [];
@@ -56400,11 +56400,11 @@ var require_const = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schemaCode, schema: schema4 } = cxt;
-        if ($data || schema4 && typeof schema4 == "object") {
+        const { gen, data, $data, schemaCode, schema: schema5 } = cxt;
+        if ($data || schema5 && typeof schema5 == "object") {
           cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data}, ${schemaCode})`);
         } else {
-          cxt.fail((0, codegen_1._)`${schema4} !== ${data}`);
+          cxt.fail((0, codegen_1._)`${schema5} !== ${data}`);
         }
       }
     };
@@ -56430,10 +56430,10 @@ var require_enum = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
-        if (!$data && schema4.length === 0)
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
+        if (!$data && schema5.length === 0)
           throw new Error("enum must have non-empty array");
-        const useLoop = schema4.length >= it2.opts.loopEnum;
+        const useLoop = schema5.length >= it2.opts.loopEnum;
         let eql;
         const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
         let valid;
@@ -56441,10 +56441,10 @@ var require_enum = __commonJS({
           valid = gen.let("valid");
           cxt.block$data(valid, loopEnum);
         } else {
-          if (!Array.isArray(schema4))
+          if (!Array.isArray(schema5))
             throw new Error("ajv implementation error");
           const vSchema = gen.const("vSchema", schemaCode);
-          valid = (0, codegen_1.or)(...schema4.map((_x, i) => equalCode(vSchema, i)));
+          valid = (0, codegen_1.or)(...schema5.map((_x, i) => equalCode(vSchema, i)));
         }
         cxt.pass(valid);
         function loopEnum() {
@@ -56452,7 +56452,7 @@ var require_enum = __commonJS({
           gen.forOf("v", schemaCode, (v3) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v3})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i) {
-          const sch = schema4[i];
+          const sch = schema5[i];
           return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data}, ${vSchema}[${i}])` : (0, codegen_1._)`${data} === ${sch}`;
         }
       }
@@ -56528,13 +56528,13 @@ var require_additionalItems = __commonJS({
       }
     };
     function validateAdditionalItems(cxt, items) {
-      const { gen, schema: schema4, data, keyword, it: it2 } = cxt;
+      const { gen, schema: schema5, data, keyword, it: it2 } = cxt;
       it2.items = true;
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-      if (schema4 === false) {
+      if (schema5 === false) {
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
-      } else if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+      } else if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
         const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
         gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
         cxt.ok(valid);
@@ -56567,11 +56567,11 @@ var require_items = __commonJS({
       schemaType: ["object", "array", "boolean"],
       before: "uniqueItems",
       code(cxt) {
-        const { schema: schema4, it: it2 } = cxt;
-        if (Array.isArray(schema4))
-          return validateTuple(cxt, "additionalItems", schema4);
+        const { schema: schema5, it: it2 } = cxt;
+        if (Array.isArray(schema5))
+          return validateTuple(cxt, "additionalItems", schema5);
         it2.items = true;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         cxt.ok((0, code_1.validateArray)(cxt));
       }
@@ -56646,10 +56646,10 @@ var require_items2020 = __commonJS({
       before: "uniqueItems",
       error: error2,
       code(cxt) {
-        const { schema: schema4, parentSchema, it: it2 } = cxt;
+        const { schema: schema5, parentSchema, it: it2 } = cxt;
         const { prefixItems } = parentSchema;
         it2.items = true;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         if (prefixItems)
           (0, additionalItems_1.validateAdditionalItems)(cxt, prefixItems);
@@ -56680,7 +56680,7 @@ var require_contains = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, it: it2 } = cxt;
         let min;
         let max;
         const { minContains, maxContains } = parentSchema;
@@ -56701,7 +56701,7 @@ var require_contains = __commonJS({
           cxt.fail();
           return;
         }
-        if ((0, util_1.alwaysValidSchema)(it2, schema4)) {
+        if ((0, util_1.alwaysValidSchema)(it2, schema5)) {
           let cond = (0, codegen_1._)`${len} >= ${min}`;
           if (max !== void 0)
             cond = (0, codegen_1._)`${cond} && ${len} <= ${max}`;
@@ -56786,14 +56786,14 @@ var require_dependencies = __commonJS({
         validateSchemaDeps(cxt, schDeps);
       }
     };
-    function splitDependencies({ schema: schema4 }) {
+    function splitDependencies({ schema: schema5 }) {
       const propertyDeps = {};
       const schemaDeps = {};
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (key === "__proto__")
           continue;
-        const deps = Array.isArray(schema4[key]) ? propertyDeps : schemaDeps;
-        deps[key] = schema4[key];
+        const deps = Array.isArray(schema5[key]) ? propertyDeps : schemaDeps;
+        deps[key] = schema5[key];
       }
       return [propertyDeps, schemaDeps];
     }
@@ -56866,8 +56866,8 @@ var require_propertyNames = __commonJS({
       schemaType: ["object", "boolean"],
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, it: it2 } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        const { gen, schema: schema5, data, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         const valid = gen.name("valid");
         gen.forIn("key", data, (key) => {
@@ -56913,12 +56913,12 @@ var require_additionalProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, errsCount, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, opts } = it2;
         it2.props = true;
-        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema4))
+        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         const props = (0, code_1.allSchemaProperties)(parentSchema.properties);
         const patProps = (0, code_1.allSchemaProperties)(parentSchema.patternProperties);
@@ -56951,18 +56951,18 @@ var require_additionalProperties = __commonJS({
           gen.code((0, codegen_1._)`delete ${data}[${key}]`);
         }
         function additionalPropertyCode(key) {
-          if (opts.removeAdditional === "all" || opts.removeAdditional && schema4 === false) {
+          if (opts.removeAdditional === "all" || opts.removeAdditional && schema5 === false) {
             deleteAdditional(key);
             return;
           }
-          if (schema4 === false) {
+          if (schema5 === false) {
             cxt.setParams({ additionalProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+          if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
             const valid = gen.name("valid");
             if (opts.removeAdditional === "failing") {
               applyAdditionalSchema(key, valid, false);
@@ -57012,18 +57012,18 @@ var require_properties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, it: it2 } = cxt;
         if (it2.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
           additionalProperties_1.default.code(new validate_1.KeywordCxt(it2, additionalProperties_1.default, "additionalProperties"));
         }
-        const allProps = (0, code_1.allSchemaProperties)(schema4);
+        const allProps = (0, code_1.allSchemaProperties)(schema5);
         for (const prop of allProps) {
           it2.definedProperties.add(prop);
         }
         if (it2.opts.unevaluated && allProps.length && it2.props !== true) {
           it2.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it2.props);
         }
-        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema4[p3]));
+        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema5[p3]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -57041,7 +57041,7 @@ var require_properties = __commonJS({
           cxt.ok(valid);
         }
         function hasDefault(prop) {
-          return it2.opts.useDefaults && !it2.compositeRule && schema4[prop].default !== void 0;
+          return it2.opts.useDefaults && !it2.compositeRule && schema5[prop].default !== void 0;
         }
         function applyPropertySchema(prop) {
           cxt.subschema({
@@ -57070,10 +57070,10 @@ var require_patternProperties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema: schema4, data, parentSchema, it: it2 } = cxt;
+        const { gen, schema: schema5, data, parentSchema, it: it2 } = cxt;
         const { opts } = it2;
-        const patterns = (0, code_1.allSchemaProperties)(schema4);
-        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema4[p3]));
+        const patterns = (0, code_1.allSchemaProperties)(schema5);
+        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema5[p3]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it2.opts.unevaluated || it2.props === true)) {
           return;
         }
@@ -57141,8 +57141,8 @@ var require_not = __commonJS({
       schemaType: ["object", "boolean"],
       trackErrors: true,
       code(cxt) {
-        const { gen, schema: schema4, it: it2 } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4)) {
+        const { gen, schema: schema5, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema5)) {
           cxt.fail();
           return;
         }
@@ -57195,12 +57195,12 @@ var require_oneOf = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, it: it2 } = cxt;
-        if (!Array.isArray(schema4))
+        const { gen, schema: schema5, parentSchema, it: it2 } = cxt;
+        if (!Array.isArray(schema5))
           throw new Error("ajv implementation error");
         if (it2.opts.discriminator && parentSchema.discriminator)
           return;
-        const schArr = schema4;
+        const schArr = schema5;
         const valid = gen.let("valid", false);
         const passing = gen.let("passing", null);
         const schValid = gen.name("_valid");
@@ -57246,11 +57246,11 @@ var require_allOf = __commonJS({
       keyword: "allOf",
       schemaType: "array",
       code(cxt) {
-        const { gen, schema: schema4, it: it2 } = cxt;
-        if (!Array.isArray(schema4))
+        const { gen, schema: schema5, it: it2 } = cxt;
+        if (!Array.isArray(schema5))
           throw new Error("ajv implementation error");
         const valid = gen.name("valid");
-        schema4.forEach((sch, i) => {
+        schema5.forEach((sch, i) => {
           if ((0, util_1.alwaysValidSchema)(it2, sch))
             return;
           const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
@@ -57325,8 +57325,8 @@ var require_if = __commonJS({
       }
     };
     function hasSchema(it2, keyword) {
-      const schema4 = it2.schema[keyword];
-      return schema4 !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema4);
+      const schema5 = it2.schema[keyword];
+      return schema5 !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema5);
     }
     exports.default = def;
   }
@@ -57422,10 +57422,10 @@ var require_dynamicAnchor = __commonJS({
     }
     exports.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
-      const { schemaEnv, schema: schema4, self } = cxt.it;
+      const { schemaEnv, schema: schema5, self } = cxt.it;
       const { root, baseId, localRefs, meta } = schemaEnv.root;
       const { schemaId } = self.opts;
-      const sch = new compile_1.SchemaEnv({ schema: schema4, schemaId, root, baseId, localRefs, meta });
+      const sch = new compile_1.SchemaEnv({ schema: schema5, schemaId, root, baseId, localRefs, meta });
       compile_1.compileSchema.call(self, sch);
       return (0, ref_1.getValidate)(cxt, sch);
     }
@@ -57614,7 +57614,7 @@ var require_unevaluatedProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, errsCount, it: it2 } = cxt;
+        const { gen, schema: schema5, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, props } = it2;
@@ -57626,14 +57626,14 @@ var require_unevaluatedProperties = __commonJS({
         it2.props = true;
         cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
         function unevaluatedPropCode(key) {
-          if (schema4 === false) {
+          if (schema5 === false) {
             cxt.setParams({ unevaluatedProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (!(0, util_1.alwaysValidSchema)(it2, schema4)) {
+          if (!(0, util_1.alwaysValidSchema)(it2, schema5)) {
             const valid = gen.name("valid");
             cxt.subschema({
               keyword: "unevaluatedProperties",
@@ -57678,15 +57678,15 @@ var require_unevaluatedItems = __commonJS({
       schemaType: ["boolean", "object"],
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, it: it2 } = cxt;
+        const { gen, schema: schema5, data, it: it2 } = cxt;
         const items = it2.items || 0;
         if (items === true)
           return;
         const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-        if (schema4 === false) {
+        if (schema5 === false) {
           cxt.setParams({ len: items });
           cxt.fail((0, codegen_1._)`${len} > ${items}`);
-        } else if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+        } else if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
           const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
           gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items));
           cxt.ok(valid);
@@ -57734,7 +57734,7 @@ var require_format = __commonJS({
       $data: true,
       error: error2,
       code(cxt, ruleType) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
         const { opts, errSchemaPath, schemaEnv, self } = it2;
         if (!opts.validateFormats)
           return;
@@ -57764,7 +57764,7 @@ var require_format = __commonJS({
           }
         }
         function validateFormat() {
-          const formatDef = self.formats[schema4];
+          const formatDef = self.formats[schema5];
           if (!formatDef) {
             unknownFormat();
             return;
@@ -57781,12 +57781,12 @@ var require_format = __commonJS({
             }
             throw new Error(unknownMsg());
             function unknownMsg() {
-              return `unknown format "${schema4}" ignored in schema at path "${errSchemaPath}"`;
+              return `unknown format "${schema5}" ignored in schema at path "${errSchemaPath}"`;
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema4)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema4, ref: fmtDef, code });
+            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema5)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema5, ref: fmtDef, code });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -57903,15 +57903,15 @@ var require_discriminator = __commonJS({
       schemaType: "object",
       error: error2,
       code(cxt) {
-        const { gen, data, schema: schema4, parentSchema, it: it2 } = cxt;
+        const { gen, data, schema: schema5, parentSchema, it: it2 } = cxt;
         const { oneOf } = parentSchema;
         if (!it2.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
-        const tagName = schema4.propertyName;
+        const tagName = schema5.propertyName;
         if (typeof tagName != "string")
           throw new Error("discriminator: requires propertyName");
-        if (schema4.mapping)
+        if (schema5.mapping)
           throw new Error("discriminator: mapping is not supported");
         if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
@@ -59787,7 +59787,7 @@ var require_createNode = __commonJS({
       if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
         value = value.valueOf();
       }
-      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema4, sourceObjects } = ctx;
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema5, sourceObjects } = ctx;
       let ref2 = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
         ref2 = sourceObjects.get(value);
@@ -59801,7 +59801,7 @@ var require_createNode = __commonJS({
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema4.tags);
+      let tagObj = findTagObject(value, tagName, schema5.tags);
       if (!tagObj) {
         if (value && typeof value.toJSON === "function") {
           value = value.toJSON();
@@ -59812,7 +59812,7 @@ var require_createNode = __commonJS({
             ref2.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema4[identity2.MAP] : Symbol.iterator in Object(value) ? schema4[identity2.SEQ] : schema4[identity2.MAP];
+        tagObj = value instanceof Map ? schema5[identity2.MAP] : Symbol.iterator in Object(value) ? schema5[identity2.SEQ] : schema5[identity2.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
@@ -59838,7 +59838,7 @@ var require_Collection = __commonJS({
     var createNode = require_createNode();
     var identity2 = require_identity();
     var Node2 = require_Node();
-    function collectionFromPath(schema4, path2, value) {
+    function collectionFromPath(schema5, path2, value) {
       let v3 = value;
       for (let i = path2.length - 1; i >= 0; --i) {
         const k3 = path2[i];
@@ -59856,16 +59856,16 @@ var require_Collection = __commonJS({
         onAnchor: () => {
           throw new Error("This should not happen, please report a bug.");
         },
-        schema: schema4,
+        schema: schema5,
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
     var isEmptyPath = (path2) => path2 == null || typeof path2 === "object" && !!path2[Symbol.iterator]().next().done;
     var Collection2 = class extends Node2.NodeBase {
-      constructor(type, schema4) {
+      constructor(type, schema5) {
         super(type);
         Object.defineProperty(this, "schema", {
-          value: schema4,
+          value: schema5,
           configurable: true,
           enumerable: false,
           writable: true
@@ -59876,11 +59876,11 @@ var require_Collection = __commonJS({
        *
        * @param schema - If defined, overwrites the original's schema
        */
-      clone(schema4) {
+      clone(schema5) {
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (schema4)
-          copy.schema = schema4;
-        copy.items = copy.items.map((it2) => identity2.isNode(it2) || identity2.isPair(it2) ? it2.clone(schema4) : it2);
+        if (schema5)
+          copy.schema = schema5;
+        copy.items = copy.items.map((it2) => identity2.isNode(it2) || identity2.isPair(it2) ? it2.clone(schema5) : it2);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -60832,12 +60832,12 @@ var require_Pair = __commonJS({
         this.key = key;
         this.value = value;
       }
-      clone(schema4) {
+      clone(schema5) {
         let { key, value } = this;
         if (identity2.isNode(key))
-          key = key.clone(schema4);
+          key = key.clone(schema5);
         if (identity2.isNode(value))
-          value = value.clone(schema4);
+          value = value.clone(schema5);
         return new _Pair(key, value);
       }
       toJSON(_3, ctx) {
@@ -61030,17 +61030,17 @@ var require_YAMLMap = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:map";
       }
-      constructor(schema4) {
-        super(identity2.MAP, schema4);
+      constructor(schema5) {
+        super(identity2.MAP, schema5);
         this.items = [];
       }
       /**
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema4, obj, ctx) {
+      static from(schema5, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
-        const map = new this(schema4);
+        const map = new this(schema5);
         const add = (key, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key, value);
@@ -61056,8 +61056,8 @@ var require_YAMLMap = __commonJS({
           for (const key of Object.keys(obj))
             add(key, obj[key]);
         }
-        if (typeof schema4.sortMapEntries === "function") {
-          map.items.sort(schema4.sortMapEntries);
+        if (typeof schema5.sortMapEntries === "function") {
+          map.items.sort(schema5.sortMapEntries);
         }
         return map;
       }
@@ -61164,7 +61164,7 @@ var require_map = __commonJS({
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema4, obj, ctx) => YAMLMap.YAMLMap.from(schema4, obj, ctx)
+      createNode: (schema5, obj, ctx) => YAMLMap.YAMLMap.from(schema5, obj, ctx)
     };
     exports.map = map;
   }
@@ -61184,8 +61184,8 @@ var require_YAMLSeq = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:seq";
       }
-      constructor(schema4) {
-        super(identity2.SEQ, schema4);
+      constructor(schema5) {
+        super(identity2.SEQ, schema5);
         this.items = [];
       }
       add(value) {
@@ -61260,9 +61260,9 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema4, obj, ctx) {
+      static from(schema5, obj, ctx) {
         const { replacer } = ctx;
-        const seq = new this(schema4);
+        const seq = new this(schema5);
         if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
           for (let it2 of obj) {
@@ -61302,7 +61302,7 @@ var require_seq = __commonJS({
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema4, obj, ctx) => YAMLSeq.YAMLSeq.from(schema4, obj, ctx)
+      createNode: (schema5, obj, ctx) => YAMLSeq.YAMLSeq.from(schema5, obj, ctx)
     };
     exports.seq = seq;
   }
@@ -61498,7 +61498,7 @@ var require_schema2 = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema4 = [
+    var schema5 = [
       map.map,
       seq.seq,
       string.string,
@@ -61511,7 +61511,7 @@ var require_schema2 = __commonJS({
       float.floatExp,
       float.float
     ];
-    exports.schema = schema4;
+    exports.schema = schema5;
   }
 });
 
@@ -61577,8 +61577,8 @@ var require_schema3 = __commonJS({
         return str;
       }
     };
-    var schema4 = [map.map, seq.seq].concat(jsonScalars, jsonError);
-    exports.schema = schema4;
+    var schema5 = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports.schema = schema5;
   }
 });
 
@@ -61682,9 +61682,9 @@ ${cn2.comment}` : item.comment;
         onError("Expected a sequence for this tag");
       return seq;
     }
-    function createPairs(schema4, iterable, ctx) {
+    function createPairs(schema5, iterable, ctx) {
       const { replacer } = ctx;
-      const pairs2 = new YAMLSeq.YAMLSeq(schema4);
+      const pairs2 = new YAMLSeq.YAMLSeq(schema5);
       pairs2.tag = "tag:yaml.org,2002:pairs";
       let i = 0;
       if (iterable && Symbol.iterator in Object(iterable))
@@ -61769,8 +61769,8 @@ var require_omap = __commonJS({
         }
         return map;
       }
-      static from(schema4, iterable, ctx) {
-        const pairs$1 = pairs.createPairs(schema4, iterable, ctx);
+      static from(schema5, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema5, iterable, ctx);
         const omap2 = new this();
         omap2.items = pairs$1.items;
         return omap2;
@@ -61797,7 +61797,7 @@ var require_omap = __commonJS({
         }
         return Object.assign(new YAMLOMap(), pairs$1);
       },
-      createNode: (schema4, iterable, ctx) => YAMLOMap.from(schema4, iterable, ctx)
+      createNode: (schema5, iterable, ctx) => YAMLOMap.from(schema5, iterable, ctx)
     };
     exports.YAMLOMap = YAMLOMap;
     exports.omap = omap;
@@ -61972,8 +61972,8 @@ var require_set = __commonJS({
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
-      constructor(schema4) {
-        super(schema4);
+      constructor(schema5) {
+        super(schema5);
         this.tag = _YAMLSet.tag;
       }
       add(key) {
@@ -62017,9 +62017,9 @@ var require_set = __commonJS({
         else
           throw new Error("Set items must all have null values");
       }
-      static from(schema4, iterable, ctx) {
+      static from(schema5, iterable, ctx) {
         const { replacer } = ctx;
-        const set2 = new this(schema4);
+        const set2 = new this(schema5);
         if (iterable && Symbol.iterator in Object(iterable))
           for (let value of iterable) {
             if (typeof replacer === "function")
@@ -62036,7 +62036,7 @@ var require_set = __commonJS({
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
-      createNode: (schema4, iterable, ctx) => YAMLSet.from(schema4, iterable, ctx),
+      createNode: (schema5, iterable, ctx) => YAMLSet.from(schema5, iterable, ctx),
       resolve(map, onError) {
         if (identity2.isMap(map)) {
           if (map.hasAllNullValues(true))
@@ -62158,7 +62158,7 @@ var require_schema4 = __commonJS({
     var pairs = require_pairs();
     var set = require_set();
     var timestamp = require_timestamp();
-    var schema4 = [
+    var schema5 = [
       map.map,
       seq.seq,
       string.string,
@@ -62181,7 +62181,7 @@ var require_schema4 = __commonJS({
       timestamp.floatTime,
       timestamp.timestamp
     ];
-    exports.schema = schema4;
+    exports.schema = schema5;
   }
 });
 
@@ -62196,7 +62196,7 @@ var require_tags = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema4 = require_schema2();
+    var schema5 = require_schema2();
     var schema$1 = require_schema3();
     var binary = require_binary();
     var merge2 = require_merge();
@@ -62206,7 +62206,7 @@ var require_tags = __commonJS({
     var set = require_set();
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
-      ["core", schema4.schema],
+      ["core", schema5.schema],
       ["failsafe", [map.map, seq.seq, string.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
@@ -62290,9 +62290,9 @@ var require_Schema = __commonJS({
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b3) => a.key < b3.key ? -1 : a.key > b3.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema: schema4, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema: schema5, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
-        this.name = typeof schema4 === "string" && schema4 || "core";
+        this.name = typeof schema5 === "string" && schema5 || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
         this.tags = tags.getTags(customTags, this.name, merge2);
         this.toStringOptions = toStringDefaults ?? null;
@@ -63881,11 +63881,11 @@ var require_compose_scalar = __commonJS({
         scalar3.comment = comment;
       return scalar3;
     }
-    function findScalarTagByName(schema4, value, tagName, tagToken, onError) {
+    function findScalarTagByName(schema5, value, tagName, tagToken, onError) {
       if (tagName === "!")
-        return schema4[identity2.SCALAR];
+        return schema5[identity2.SCALAR];
       const matchWithTest = [];
-      for (const tag of schema4.tags) {
+      for (const tag of schema5.tags) {
         if (!tag.collection && tag.tag === tagName) {
           if (tag.default && tag.test)
             matchWithTest.push(tag);
@@ -63896,18 +63896,18 @@ var require_compose_scalar = __commonJS({
       for (const tag of matchWithTest)
         if (tag.test?.test(value))
           return tag;
-      const kt2 = schema4.knownTags[tagName];
+      const kt2 = schema5.knownTags[tagName];
       if (kt2 && !kt2.collection) {
-        schema4.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
+        schema5.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
         return kt2;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema4[identity2.SCALAR];
+      return schema5[identity2.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema: schema4 }, value, token, onError) {
-      const tag = schema4.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema4[identity2.SCALAR];
-      if (schema4.compat) {
-        const compat = schema4.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema4[identity2.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema: schema5 }, value, token, onError) {
+      const tag = schema5.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema5[identity2.SCALAR];
+      if (schema5.compat) {
+        const compat = schema5.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema5[identity2.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts2 = directives.tagString(tag.tag);
           const cs2 = directives.tagString(compat.tag);
@@ -68438,8 +68438,8 @@ function classifyError(error2) {
   const message = error2 instanceof Error ? error2.message : String(error2);
   const closed = /other side closed|socket hang up/i.test(message);
   const transient = TRANSIENT_CODES.has(code) || closed;
-  const known2 = DESCRIPTIONS[code];
-  const description = known2 ? `${known2} (${code})` : closed ? `connection closed by the server (${code})` : message;
+  const known3 = DESCRIPTIONS[code];
+  const description = known3 ? `${known3} (${code})` : closed ? `connection closed by the server (${code})` : message;
   return { code, description, transient, notSent: NOT_SENT_CODES.has(code) };
 }
 function serverDelayMs(headers, now) {
@@ -68637,8 +68637,8 @@ function apiPath(strings, ...values) {
 }
 function endpointTemplate(path2) {
   const bare = path2.split("?")[0] ?? "";
-  const known2 = templates.get(bare);
-  if (known2 !== void 0) return known2;
+  const known3 = templates.get(bare);
+  if (known3 !== void 0) return known3;
   return bare.split("/").map((segment) => /^\d+$/.test(segment) || segment.includes("%") ? ":id" : segment).join("/");
 }
 
@@ -69940,20 +69940,20 @@ function distance(a, b3) {
   }
   return prev[b3.length];
 }
-function didYouMean(word, candidates) {
+function didYouMean(word, candidates, limit) {
   let best;
   let bestScore = Number.POSITIVE_INFINITY;
-  const lower3 = word.toLowerCase();
+  const lower4 = word.toLowerCase();
   for (const c of candidates) {
-    const score = distance(lower3, c.toLowerCase());
+    const score = distance(lower4, c.toLowerCase());
     if (score < bestScore) {
       best = c;
       bestScore = score;
     }
   }
   if (best === void 0) return void 0;
-  const limit = Math.max(2, Math.floor(Math.max(word.length, best.length) / 3));
-  return bestScore <= limit ? best : void 0;
+  const most = limit ?? Math.max(2, Math.floor(Math.max(word.length, best.length) / 3));
+  return bestScore <= most ? best : void 0;
 }
 
 // src/manifest/located.ts
@@ -70729,6 +70729,271 @@ function canonicalColor(value) {
   return namedColor(v3) ?? v3;
 }
 
+// src/manifest/timezones.ts
+var RAILS_TIME_ZONES = {
+  "International Date Line West": "Etc/GMT+12",
+  "Midway Island": "Pacific/Midway",
+  "American Samoa": "Pacific/Pago_Pago",
+  Hawaii: "Pacific/Honolulu",
+  Alaska: "America/Juneau",
+  "Pacific Time (US & Canada)": "America/Los_Angeles",
+  Tijuana: "America/Tijuana",
+  "Mountain Time (US & Canada)": "America/Denver",
+  Arizona: "America/Phoenix",
+  Chihuahua: "America/Chihuahua",
+  Mazatlan: "America/Mazatlan",
+  "Central Time (US & Canada)": "America/Chicago",
+  Saskatchewan: "America/Regina",
+  Guadalajara: "America/Mexico_City",
+  "Mexico City": "America/Mexico_City",
+  Monterrey: "America/Monterrey",
+  "Central America": "America/Guatemala",
+  "Eastern Time (US & Canada)": "America/New_York",
+  "Indiana (East)": "America/Indiana/Indianapolis",
+  Bogota: "America/Bogota",
+  Lima: "America/Lima",
+  Quito: "America/Lima",
+  "Atlantic Time (Canada)": "America/Halifax",
+  Caracas: "America/Caracas",
+  "La Paz": "America/La_Paz",
+  Santiago: "America/Santiago",
+  Newfoundland: "America/St_Johns",
+  Brasilia: "America/Sao_Paulo",
+  "Buenos Aires": "America/Argentina/Buenos_Aires",
+  Montevideo: "America/Montevideo",
+  Georgetown: "America/Guyana",
+  "Puerto Rico": "America/Puerto_Rico",
+  Greenland: "America/Godthab",
+  "Mid-Atlantic": "Atlantic/South_Georgia",
+  Azores: "Atlantic/Azores",
+  "Cape Verde Is.": "Atlantic/Cape_Verde",
+  Dublin: "Europe/Dublin",
+  Edinburgh: "Europe/London",
+  Lisbon: "Europe/Lisbon",
+  London: "Europe/London",
+  Casablanca: "Africa/Casablanca",
+  Monrovia: "Africa/Monrovia",
+  UTC: "Etc/UTC",
+  Belgrade: "Europe/Belgrade",
+  Bratislava: "Europe/Bratislava",
+  Budapest: "Europe/Budapest",
+  Ljubljana: "Europe/Ljubljana",
+  Prague: "Europe/Prague",
+  Sarajevo: "Europe/Sarajevo",
+  Skopje: "Europe/Skopje",
+  Warsaw: "Europe/Warsaw",
+  Zagreb: "Europe/Zagreb",
+  Brussels: "Europe/Brussels",
+  Copenhagen: "Europe/Copenhagen",
+  Madrid: "Europe/Madrid",
+  Paris: "Europe/Paris",
+  Amsterdam: "Europe/Amsterdam",
+  Berlin: "Europe/Berlin",
+  Bern: "Europe/Zurich",
+  Zurich: "Europe/Zurich",
+  Rome: "Europe/Rome",
+  Stockholm: "Europe/Stockholm",
+  Vienna: "Europe/Vienna",
+  "West Central Africa": "Africa/Algiers",
+  Bucharest: "Europe/Bucharest",
+  Cairo: "Africa/Cairo",
+  Helsinki: "Europe/Helsinki",
+  Kyiv: "Europe/Kiev",
+  Riga: "Europe/Riga",
+  Sofia: "Europe/Sofia",
+  Tallinn: "Europe/Tallinn",
+  Vilnius: "Europe/Vilnius",
+  Athens: "Europe/Athens",
+  Istanbul: "Europe/Istanbul",
+  Minsk: "Europe/Minsk",
+  Jerusalem: "Asia/Jerusalem",
+  Harare: "Africa/Harare",
+  Pretoria: "Africa/Johannesburg",
+  Kaliningrad: "Europe/Kaliningrad",
+  Moscow: "Europe/Moscow",
+  "St. Petersburg": "Europe/Moscow",
+  Volgograd: "Europe/Volgograd",
+  Samara: "Europe/Samara",
+  Kuwait: "Asia/Kuwait",
+  Riyadh: "Asia/Riyadh",
+  Nairobi: "Africa/Nairobi",
+  Baghdad: "Asia/Baghdad",
+  Tehran: "Asia/Tehran",
+  "Abu Dhabi": "Asia/Muscat",
+  Muscat: "Asia/Muscat",
+  Baku: "Asia/Baku",
+  Tbilisi: "Asia/Tbilisi",
+  Yerevan: "Asia/Yerevan",
+  Kabul: "Asia/Kabul",
+  Ekaterinburg: "Asia/Yekaterinburg",
+  Islamabad: "Asia/Karachi",
+  Karachi: "Asia/Karachi",
+  Tashkent: "Asia/Tashkent",
+  Chennai: "Asia/Kolkata",
+  Kolkata: "Asia/Kolkata",
+  Mumbai: "Asia/Kolkata",
+  "New Delhi": "Asia/Kolkata",
+  Kathmandu: "Asia/Kathmandu",
+  Astana: "Asia/Dhaka",
+  Dhaka: "Asia/Dhaka",
+  "Sri Jayawardenepura": "Asia/Colombo",
+  Almaty: "Asia/Almaty",
+  Novosibirsk: "Asia/Novosibirsk",
+  Rangoon: "Asia/Rangoon",
+  Bangkok: "Asia/Bangkok",
+  Hanoi: "Asia/Bangkok",
+  Jakarta: "Asia/Jakarta",
+  Krasnoyarsk: "Asia/Krasnoyarsk",
+  Beijing: "Asia/Shanghai",
+  Chongqing: "Asia/Chongqing",
+  "Hong Kong": "Asia/Hong_Kong",
+  Urumqi: "Asia/Urumqi",
+  "Kuala Lumpur": "Asia/Kuala_Lumpur",
+  Singapore: "Asia/Singapore",
+  Taipei: "Asia/Taipei",
+  Perth: "Australia/Perth",
+  Irkutsk: "Asia/Irkutsk",
+  Ulaanbaatar: "Asia/Ulaanbaatar",
+  Seoul: "Asia/Seoul",
+  Osaka: "Asia/Tokyo",
+  Sapporo: "Asia/Tokyo",
+  Tokyo: "Asia/Tokyo",
+  Yakutsk: "Asia/Yakutsk",
+  Darwin: "Australia/Darwin",
+  Adelaide: "Australia/Adelaide",
+  Canberra: "Australia/Melbourne",
+  Melbourne: "Australia/Melbourne",
+  Sydney: "Australia/Sydney",
+  Brisbane: "Australia/Brisbane",
+  Hobart: "Australia/Hobart",
+  Vladivostok: "Asia/Vladivostok",
+  Guam: "Pacific/Guam",
+  "Port Moresby": "Pacific/Port_Moresby",
+  Magadan: "Asia/Magadan",
+  Srednekolymsk: "Asia/Srednekolymsk",
+  "Solomon Is.": "Pacific/Guadalcanal",
+  "New Caledonia": "Pacific/Noumea",
+  Fiji: "Pacific/Fiji",
+  Kamchatka: "Asia/Kamchatka",
+  "Marshall Is.": "Pacific/Majuro",
+  Auckland: "Pacific/Auckland",
+  Wellington: "Pacific/Auckland",
+  "Nuku'alofa": "Pacific/Tongatapu",
+  "Tokelau Is.": "Pacific/Fakaofo",
+  "Chatham Is.": "Pacific/Chatham",
+  Samoa: "Pacific/Apia"
+};
+var iana;
+function ianaNames() {
+  if (!iana) {
+    iana = new Set(Intl.supportedValuesOf("timeZone"));
+    for (const extra of ["UTC", "Etc/UTC", "Etc/GMT"]) iana.add(extra);
+  }
+  return iana;
+}
+function isValidTimeZone(name) {
+  if (Object.hasOwn(RAILS_TIME_ZONES, name) || ianaNames().has(name)) return true;
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: name });
+    return name.includes("/");
+  } catch {
+    return false;
+  }
+}
+function allTimeZoneNames() {
+  return [...Object.keys(RAILS_TIME_ZONES), ...ianaNames()];
+}
+
+// src/manifest/normalize.ts
+var UNIT_SECONDS = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, 86400],
+  [/^(w|wks?|weeks?)$/, 604800],
+  [/^(mos?|mons?|months?)$/, 2592e3],
+  [/^(y|yrs?|years?)$/, 31557600]
+];
+function durationSeconds(text) {
+  const s3 = text.trim().toLowerCase().replace(/,|\band\b/g, " ");
+  if (s3.length > 200) return void 0;
+  if (/^\d+(\.\d+)?$/.test(s3)) return Math.round(Number(s3));
+  let total = 0;
+  let consumed = "";
+  for (const m3 of s3.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
+    const unit = UNIT_SECONDS.find(([r]) => r.test(m3[2] ?? ""));
+    if (!unit) return void 0;
+    total += Number(m3[1]) * unit[1];
+    consumed += m3[0];
+  }
+  if (consumed === "" || consumed.replace(/\s/g, "") !== s3.replace(/\s/g, "")) return void 0;
+  return Math.round(total);
+}
+var canonicalZones = /* @__PURE__ */ new Map();
+function canonicalTimeZone(name) {
+  const known3 = canonicalZones.get(name);
+  if (known3 !== void 0) return known3;
+  const trimmed = name.trim();
+  const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
+  let canonical3;
+  try {
+    canonical3 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
+  } catch {
+    canonical3 = trimmed;
+  }
+  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical3);
+  return canonical3;
+}
+var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+function instantOf(value) {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
+    const ms2 = Date.parse(value.trim());
+    return Number.isNaN(ms2) ? void 0 : ms2;
+  }
+  return void 0;
+}
+var ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+function instantOrDay(value) {
+  const at2 = instantOf(value);
+  if (at2 !== void 0) return at2;
+  const day = value.trim();
+  if (!ISO_DATE.test(day)) return value;
+  const ms2 = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(ms2) ? value : ms2;
+}
+function canonicalSshKey(text) {
+  const [type, blob] = text.trim().split(/\s+/);
+  return blob ? `${type} ${blob}` : text.trim();
+}
+var NORMALIZERS = {
+  duration: (v3) => durationSeconds(v3) ?? v3.trim(),
+  "duration-seconds": (v3) => durationSeconds(v3) ?? v3.trim(),
+  timezone: canonicalTimeZone,
+  ref: (v3) => v3.trim().replace(/^refs\/(heads|tags)\//, ""),
+  instant: instantOrDay,
+  lowercase: (v3) => v3.trim().toLowerCase(),
+  whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
+  "ssh-key": canonicalSshKey,
+  color: canonicalColor
+};
+var NUMERIC2 = /* @__PURE__ */ new Set(["duration-seconds"]);
+function isNumericNormalizer(name) {
+  return NUMERIC2.has(name);
+}
+function sentValue(name, value) {
+  if (name === void 0 || !NUMERIC2.has(name) || typeof value !== "string") return value;
+  const n2 = normalizeValue(name, value);
+  return typeof n2 === "number" ? n2 : value;
+}
+function isNormalizerName(name) {
+  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
+}
+function normalizeValue(name, value) {
+  if (value instanceof Date && name === "instant") return value.getTime();
+  return typeof value === "string" ? NORMALIZERS[name](value) : value;
+}
+
 // src/manifest/selectors.ts
 import { createHash } from "node:crypto";
 function isPattern(key) {
@@ -70910,181 +71175,6 @@ function withHashedCrons(project) {
   };
 }
 
-// src/manifest/timezones.ts
-var RAILS_TIME_ZONES = {
-  "International Date Line West": "Etc/GMT+12",
-  "Midway Island": "Pacific/Midway",
-  "American Samoa": "Pacific/Pago_Pago",
-  Hawaii: "Pacific/Honolulu",
-  Alaska: "America/Juneau",
-  "Pacific Time (US & Canada)": "America/Los_Angeles",
-  Tijuana: "America/Tijuana",
-  "Mountain Time (US & Canada)": "America/Denver",
-  Arizona: "America/Phoenix",
-  Chihuahua: "America/Chihuahua",
-  Mazatlan: "America/Mazatlan",
-  "Central Time (US & Canada)": "America/Chicago",
-  Saskatchewan: "America/Regina",
-  Guadalajara: "America/Mexico_City",
-  "Mexico City": "America/Mexico_City",
-  Monterrey: "America/Monterrey",
-  "Central America": "America/Guatemala",
-  "Eastern Time (US & Canada)": "America/New_York",
-  "Indiana (East)": "America/Indiana/Indianapolis",
-  Bogota: "America/Bogota",
-  Lima: "America/Lima",
-  Quito: "America/Lima",
-  "Atlantic Time (Canada)": "America/Halifax",
-  Caracas: "America/Caracas",
-  "La Paz": "America/La_Paz",
-  Santiago: "America/Santiago",
-  Newfoundland: "America/St_Johns",
-  Brasilia: "America/Sao_Paulo",
-  "Buenos Aires": "America/Argentina/Buenos_Aires",
-  Montevideo: "America/Montevideo",
-  Georgetown: "America/Guyana",
-  "Puerto Rico": "America/Puerto_Rico",
-  Greenland: "America/Godthab",
-  "Mid-Atlantic": "Atlantic/South_Georgia",
-  Azores: "Atlantic/Azores",
-  "Cape Verde Is.": "Atlantic/Cape_Verde",
-  Dublin: "Europe/Dublin",
-  Edinburgh: "Europe/London",
-  Lisbon: "Europe/Lisbon",
-  London: "Europe/London",
-  Casablanca: "Africa/Casablanca",
-  Monrovia: "Africa/Monrovia",
-  UTC: "Etc/UTC",
-  Belgrade: "Europe/Belgrade",
-  Bratislava: "Europe/Bratislava",
-  Budapest: "Europe/Budapest",
-  Ljubljana: "Europe/Ljubljana",
-  Prague: "Europe/Prague",
-  Sarajevo: "Europe/Sarajevo",
-  Skopje: "Europe/Skopje",
-  Warsaw: "Europe/Warsaw",
-  Zagreb: "Europe/Zagreb",
-  Brussels: "Europe/Brussels",
-  Copenhagen: "Europe/Copenhagen",
-  Madrid: "Europe/Madrid",
-  Paris: "Europe/Paris",
-  Amsterdam: "Europe/Amsterdam",
-  Berlin: "Europe/Berlin",
-  Bern: "Europe/Zurich",
-  Zurich: "Europe/Zurich",
-  Rome: "Europe/Rome",
-  Stockholm: "Europe/Stockholm",
-  Vienna: "Europe/Vienna",
-  "West Central Africa": "Africa/Algiers",
-  Bucharest: "Europe/Bucharest",
-  Cairo: "Africa/Cairo",
-  Helsinki: "Europe/Helsinki",
-  Kyiv: "Europe/Kiev",
-  Riga: "Europe/Riga",
-  Sofia: "Europe/Sofia",
-  Tallinn: "Europe/Tallinn",
-  Vilnius: "Europe/Vilnius",
-  Athens: "Europe/Athens",
-  Istanbul: "Europe/Istanbul",
-  Minsk: "Europe/Minsk",
-  Jerusalem: "Asia/Jerusalem",
-  Harare: "Africa/Harare",
-  Pretoria: "Africa/Johannesburg",
-  Kaliningrad: "Europe/Kaliningrad",
-  Moscow: "Europe/Moscow",
-  "St. Petersburg": "Europe/Moscow",
-  Volgograd: "Europe/Volgograd",
-  Samara: "Europe/Samara",
-  Kuwait: "Asia/Kuwait",
-  Riyadh: "Asia/Riyadh",
-  Nairobi: "Africa/Nairobi",
-  Baghdad: "Asia/Baghdad",
-  Tehran: "Asia/Tehran",
-  "Abu Dhabi": "Asia/Muscat",
-  Muscat: "Asia/Muscat",
-  Baku: "Asia/Baku",
-  Tbilisi: "Asia/Tbilisi",
-  Yerevan: "Asia/Yerevan",
-  Kabul: "Asia/Kabul",
-  Ekaterinburg: "Asia/Yekaterinburg",
-  Islamabad: "Asia/Karachi",
-  Karachi: "Asia/Karachi",
-  Tashkent: "Asia/Tashkent",
-  Chennai: "Asia/Kolkata",
-  Kolkata: "Asia/Kolkata",
-  Mumbai: "Asia/Kolkata",
-  "New Delhi": "Asia/Kolkata",
-  Kathmandu: "Asia/Kathmandu",
-  Astana: "Asia/Dhaka",
-  Dhaka: "Asia/Dhaka",
-  "Sri Jayawardenepura": "Asia/Colombo",
-  Almaty: "Asia/Almaty",
-  Novosibirsk: "Asia/Novosibirsk",
-  Rangoon: "Asia/Rangoon",
-  Bangkok: "Asia/Bangkok",
-  Hanoi: "Asia/Bangkok",
-  Jakarta: "Asia/Jakarta",
-  Krasnoyarsk: "Asia/Krasnoyarsk",
-  Beijing: "Asia/Shanghai",
-  Chongqing: "Asia/Chongqing",
-  "Hong Kong": "Asia/Hong_Kong",
-  Urumqi: "Asia/Urumqi",
-  "Kuala Lumpur": "Asia/Kuala_Lumpur",
-  Singapore: "Asia/Singapore",
-  Taipei: "Asia/Taipei",
-  Perth: "Australia/Perth",
-  Irkutsk: "Asia/Irkutsk",
-  Ulaanbaatar: "Asia/Ulaanbaatar",
-  Seoul: "Asia/Seoul",
-  Osaka: "Asia/Tokyo",
-  Sapporo: "Asia/Tokyo",
-  Tokyo: "Asia/Tokyo",
-  Yakutsk: "Asia/Yakutsk",
-  Darwin: "Australia/Darwin",
-  Adelaide: "Australia/Adelaide",
-  Canberra: "Australia/Melbourne",
-  Melbourne: "Australia/Melbourne",
-  Sydney: "Australia/Sydney",
-  Brisbane: "Australia/Brisbane",
-  Hobart: "Australia/Hobart",
-  Vladivostok: "Asia/Vladivostok",
-  Guam: "Pacific/Guam",
-  "Port Moresby": "Pacific/Port_Moresby",
-  Magadan: "Asia/Magadan",
-  Srednekolymsk: "Asia/Srednekolymsk",
-  "Solomon Is.": "Pacific/Guadalcanal",
-  "New Caledonia": "Pacific/Noumea",
-  Fiji: "Pacific/Fiji",
-  Kamchatka: "Asia/Kamchatka",
-  "Marshall Is.": "Pacific/Majuro",
-  Auckland: "Pacific/Auckland",
-  Wellington: "Pacific/Auckland",
-  "Nuku'alofa": "Pacific/Tongatapu",
-  "Tokelau Is.": "Pacific/Fakaofo",
-  "Chatham Is.": "Pacific/Chatham",
-  Samoa: "Pacific/Apia"
-};
-var iana;
-function ianaNames() {
-  if (!iana) {
-    iana = new Set(Intl.supportedValuesOf("timeZone"));
-    for (const extra of ["UTC", "Etc/UTC", "Etc/GMT"]) iana.add(extra);
-  }
-  return iana;
-}
-function isValidTimeZone(name) {
-  if (Object.hasOwn(RAILS_TIME_ZONES, name) || ianaNames().has(name)) return true;
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: name });
-    return name.includes("/");
-  } catch {
-    return false;
-  }
-}
-function allTimeZoneNames() {
-  return [...Object.keys(RAILS_TIME_ZONES), ...ianaNames()];
-}
-
 // src/manifest/formats.ts
 function hasReference(value) {
   return /(?<!\$)\$\{(env|file):/.test(value);
@@ -71179,7 +71269,7 @@ function checkSshKey(value) {
   if (offset !== bytes.length || fields === 0) return `the ${type} key data is truncated`;
   return void 0;
 }
-var UNIT_SECONDS = {
+var UNIT_SECONDS2 = {
   second: 1,
   sec: 1,
   s: 1,
@@ -71207,7 +71297,7 @@ function parseHumanDuration(value) {
   let consumed = "";
   for (const m3 of text.matchAll(re2)) {
     const unit = m3[2].replace(/s$/, "");
-    const seconds2 = UNIT_SECONDS[unit] ?? UNIT_SECONDS[m3[2]];
+    const seconds2 = UNIT_SECONDS2[unit] ?? UNIT_SECONDS2[m3[2]];
     if (seconds2 === void 0) return void 0;
     total += Number(m3[1]) * seconds2;
     consumed += m3[0];
@@ -71224,6 +71314,17 @@ function checkArchiveAge(value) {
   if (seconds2 < 86400) return `"${value}" is too short: jobs can be archived after 1 day at the earliest`;
   return void 0;
 }
+var JOB_TIMEOUT_SECONDS = { min: 600, maxExclusive: 2629746 };
+function checkJobTimeout(value) {
+  const seconds2 = durationSeconds(value);
+  if (seconds2 === void 0) {
+    return `"${value}" is not a duration; write e.g. "1h", "90 minutes", "1h 30m" or a number of seconds`;
+  }
+  if (seconds2 < JOB_TIMEOUT_SECONDS.min || seconds2 >= JOB_TIMEOUT_SECONDS.maxExclusive) {
+    return `"${value}" is ${seconds2} seconds: a job timeout is from 10 minutes to under a month`;
+  }
+  return void 0;
+}
 var FORMAT_CHECKS = {
   cron: checkCron,
   timezone: checkTimeZone,
@@ -71233,7 +71334,8 @@ var FORMAT_CHECKS = {
   "label-color": checkLabelColor,
   "date-or-date-time": checkDateOrTime,
   "ssh-public-key": checkSshKey,
-  "archive-age": checkArchiveAge
+  "archive-age": checkArchiveAge,
+  "job-timeout": checkJobTimeout
 };
 function standardFormatMessage(format, value) {
   const v3 = JSON.stringify(value);
@@ -71247,86 +71349,6 @@ function standardFormatMessage(format, value) {
     default:
       return `${v3} is not a valid ${format}`;
   }
-}
-
-// src/manifest/normalize.ts
-var UNIT_SECONDS2 = [
-  [/^(s|secs?|seconds?)$/, 1],
-  [/^(m|mins?|minutes?)$/, 60],
-  [/^(h|hrs?|hours?)$/, 3600],
-  [/^(d|days?)$/, 86400],
-  [/^(w|wks?|weeks?)$/, 604800],
-  [/^(mos?|mons?|months?)$/, 2592e3],
-  [/^(y|yrs?|years?)$/, 31557600]
-];
-function durationSeconds(text) {
-  const s3 = text.trim().toLowerCase().replace(/,|\band\b/g, " ");
-  if (s3.length > 200) return void 0;
-  if (/^\d+(\.\d+)?$/.test(s3)) return Math.round(Number(s3));
-  let total = 0;
-  let consumed = "";
-  for (const m3 of s3.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
-    const unit = UNIT_SECONDS2.find(([r]) => r.test(m3[2] ?? ""));
-    if (!unit) return void 0;
-    total += Number(m3[1]) * unit[1];
-    consumed += m3[0];
-  }
-  if (consumed === "" || consumed.replace(/\s/g, "") !== s3.replace(/\s/g, "")) return void 0;
-  return Math.round(total);
-}
-var canonicalZones = /* @__PURE__ */ new Map();
-function canonicalTimeZone(name) {
-  const known2 = canonicalZones.get(name);
-  if (known2 !== void 0) return known2;
-  const trimmed = name.trim();
-  const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
-  let canonical3;
-  try {
-    canonical3 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
-  } catch {
-    canonical3 = trimmed;
-  }
-  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical3);
-  return canonical3;
-}
-var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-function instantOf(value) {
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
-    const ms2 = Date.parse(value.trim());
-    return Number.isNaN(ms2) ? void 0 : ms2;
-  }
-  return void 0;
-}
-var ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-function instantOrDay(value) {
-  const at2 = instantOf(value);
-  if (at2 !== void 0) return at2;
-  const day = value.trim();
-  if (!ISO_DATE.test(day)) return value;
-  const ms2 = Date.parse(`${day}T00:00:00Z`);
-  return Number.isNaN(ms2) ? value : ms2;
-}
-function canonicalSshKey(text) {
-  const [type, blob] = text.trim().split(/\s+/);
-  return blob ? `${type} ${blob}` : text.trim();
-}
-var NORMALIZERS = {
-  duration: (v3) => durationSeconds(v3) ?? v3.trim(),
-  timezone: canonicalTimeZone,
-  ref: (v3) => v3.trim().replace(/^refs\/(heads|tags)\//, ""),
-  instant: instantOrDay,
-  lowercase: (v3) => v3.trim().toLowerCase(),
-  whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
-  "ssh-key": canonicalSshKey,
-  color: canonicalColor
-};
-function isNormalizerName(name) {
-  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
-}
-function normalizeValue(name, value) {
-  if (value instanceof Date && name === "instant") return value.getTime();
-  return typeof value === "string" ? NORMALIZERS[name](value) : value;
 }
 
 // src/manifest/rules.ts
@@ -71397,10 +71419,10 @@ function checkUnchecked(unchecked2, props, path2, diags) {
     );
   }
 }
-function checkBody(value, schema4, path2, ctx) {
+function checkBody(value, schema5, path2, ctx) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = schema4.properties ?? {};
+  const props = schema5.properties ?? {};
   if (isObj(value["unchecked"])) checkUnchecked(value["unchecked"], props, [...path2, "unchecked"], diags);
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
@@ -71593,9 +71615,13 @@ function onlyFor(item, field, path2, owners, diags, hint) {
     `${field} exists only for the ${path2[path2.length - 2]} of ${owners}: ${hint}`
   );
 }
-function checkGroupVisibility(groups, diags) {
+function checkGroupVisibility(groups, projects, diags) {
   const byPath = new Map([...groups].map(([p3, b3]) => [p3.toLowerCase(), b3]));
-  for (const [path2, body2] of groups) {
+  const entries = [
+    ...[...groups].map(([p3, b3]) => ["groups", p3, b3]),
+    ...[...projects].map(([p3, b3]) => ["projects", p3, b3])
+  ];
+  for (const [collection, path2, body2] of entries) {
     const vis = body2.visibility;
     if (!isPlainString(vis)) continue;
     const parentPath2 = path2.split("/").slice(0, -1).join("/");
@@ -71605,16 +71631,16 @@ function checkGroupVisibility(groups, diags) {
     if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
       diags.error(
         valueLoc(body2, "visibility"),
-        renderPath(["groups", path2, "visibility"]),
-        `${vis} is not allowed since the parent group ${parentPath2} is ${pvis}; use ${pvis} or less`
+        renderPath([collection, path2, "visibility"]),
+        `${vis} is not allowed since the ${collection === "groups" ? "parent group" : "project's group"} ${parentPath2} is ${pvis}; use ${pvis} or less`
       );
     }
   }
 }
-function checkIdentities(value, schema4, path2, ctx, shared) {
+function checkIdentities(value, schema5, path2, ctx, shared) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = schema4.properties ?? {};
+  const props = schema5.properties ?? {};
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v3 = value[key];
@@ -71695,8 +71721,8 @@ function policyOf(body2, collection) {
   const p3 = isObj2(u2) ? u2[collection] : void 0;
   return p3 === "delete" || p3 === "ignore" || p3 === "warn" ? p3 : "warn";
 }
-function buildNode(collection, key, body2, schema4, ctx) {
-  const props = schema4.properties ?? {};
+function buildNode(collection, key, body2, schema5, ctx) {
+  const props = schema5.properties ?? {};
   const fields = {};
   const fieldSources = {};
   const children = {};
@@ -71774,7 +71800,7 @@ function buildNode(collection, key, body2, schema4, ctx) {
     if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body2);
-  const required = Array.isArray(schema4.required) ? schema4.required : [];
+  const required = Array.isArray(schema5.required) ? schema5.required : [];
   const needs = body2.state === "absent" ? [] : required.filter((k3) => body2[k3] === void 0);
   return {
     collection,
@@ -72146,7 +72172,9 @@ var ANNOTATIONS = [
   "x-normalize",
   "x-shared-fields",
   "x-default-template",
-  "x-pattern-message"
+  "x-pattern-message",
+  "x-update-only",
+  "x-detail-only"
 ];
 var SCHEMA_DIR = new URL("../schemas/", import.meta.url);
 var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
@@ -72165,12 +72193,12 @@ function loadSchemas() {
   const files = {};
   for (const name of readdirSync2(SCHEMA_DIR).sort()) {
     if (!name.endsWith(".schema.json")) continue;
-    const schema4 = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
-    files[name] = schema4;
-    ajv.addSchema(schema4, name);
+    const schema5 = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
+    files[name] = schema5;
+    ajv.addSchema(schema5, name);
   }
-  const resolve9 = (schema4) => {
-    let current = schema4;
+  const resolve9 = (schema5) => {
+    let current = schema5;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
       let target = files[file];
@@ -72183,10 +72211,10 @@ function loadSchemas() {
     return current;
   };
   const byCollection = /* @__PURE__ */ new Map();
-  const visit = (owner, schema4, seen) => {
-    if (seen.has(schema4)) return;
-    seen.add(schema4);
-    const props = schema4.properties ?? {};
+  const visit = (owner, schema5, seen) => {
+    if (seen.has(schema5)) return;
+    seen.add(schema5);
+    const props = schema5.properties ?? {};
     for (const [key, raw] of Object.entries(props)) {
       const prop = resolve9(raw);
       let item;
@@ -72282,8 +72310,8 @@ function accessLevelHint(field, value, allowed) {
 function written(value, loc) {
   return loc.text ?? JSON.stringify(value);
 }
-function rangeWords(schema4) {
-  const n2 = (k3) => typeof schema4?.[k3] === "number" ? schema4[k3] : void 0;
+function rangeWords(schema5) {
+  const n2 = (k3) => typeof schema5?.[k3] === "number" ? schema5[k3] : void 0;
   const low = n2("minimum") !== void 0 ? { text: String(n2("minimum")), inclusive: true } : n2("exclusiveMinimum") !== void 0 ? { text: String(n2("exclusiveMinimum")), inclusive: false } : void 0;
   const high = n2("maximum") !== void 0 ? { text: String(n2("maximum")), inclusive: true } : n2("exclusiveMaximum") !== void 0 ? { text: String(n2("exclusiveMaximum")), inclusive: false } : void 0;
   if (low?.inclusive && high?.inclusive) return `from ${low.text} to ${high.text}`;
@@ -72292,6 +72320,14 @@ function rangeWords(schema4) {
     ...high ? [high.inclusive ? `at most ${high.text}` : `less than ${high.text}`] : []
   ];
   return parts.join(" and ");
+}
+function typeFits(type, value) {
+  if (type === "integer") return typeof value === "number" && Number.isInteger(value);
+  if (type === "number") return typeof value === "number";
+  if (type === "array") return Array.isArray(value);
+  if (type === "object") return value !== null && typeof value === "object" && !Array.isArray(value);
+  if (type === "null") return value === null;
+  return typeof type === "string" && typeof value === type;
 }
 function typeMessage(expected, value, loc) {
   const want = expected.split(",").map((t) => TYPE_NAMES[t] ?? t).join(" or ");
@@ -72406,6 +72442,18 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         break;
       case "anyOf":
       case "oneOf": {
+        const alternatives = parent?.[e.keyword] ?? [];
+        const fits = alternatives.map((s3, i) => [s3, i]).filter(([s3]) => typeFits(s3.type, data));
+        if (fits.length === 1) {
+          const branch = `${e.schemaPath}/${fits[0][1]}/`;
+          const inner = errors.filter(
+            (x) => x.schemaPath.startsWith(branch) && x.instancePath === e.instancePath
+          );
+          if (inner.length > 0) {
+            reportSchemaErrors(inner, value, prefix, diags, leftToPattern);
+            continue;
+          }
+        }
         at2 = locate(value, path2);
         const options = (parent?.[e.keyword] ?? []).map(
           (s3) => s3.type === "array" ? `a list of ${String(s3.items?.type ?? "value")}s` : TYPE_NAMES[String(s3.type)] ?? "a value"
@@ -72585,11 +72633,11 @@ var TemplateResolver = class {
       const t = this.#templates.get(name);
       if (!t) {
         const hint = didYouMean(name, this.#templates.keys());
-        const known2 = [...this.#templates.keys()];
+        const known3 = [...this.#templates.keys()];
         this.diags.error(
           at2,
           p3,
-          `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known2.length ? `; templates: ${known2.join(", ")}` : "; no templates are defined"}`
+          `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known3.length ? `; templates: ${known3.join(", ")}` : "; no templates are defined"}`
         );
         return;
       }
@@ -72959,7 +73007,7 @@ function outlineFile(name, text) {
     text
   );
 }
-function manifestOutlines(paths, found = [], root, known2) {
+function manifestOutlines(paths, found = [], root, known3) {
   const diags = new Diagnostics();
   const rootDir = resolve4(root ?? manifestRoot(paths.length ? paths : ["."]));
   const realRoot = realPath(rootDir);
@@ -72973,7 +73021,7 @@ function manifestOutlines(paths, found = [], root, known2) {
     const text = readManifest(src.file, real, name, rootDir, realRoot, diags);
     if (text === void 0) continue;
     const digest = createHash2("sha256").update(text).digest("hex");
-    const outline = known2?.get(digest) ?? outlineFile(name, text);
+    const outline = known3?.get(digest) ?? outlineFile(name, text);
     if (!src.explicit && !outline.manifest) continue;
     const bytes = Buffer.from(text, "utf8");
     const blob = createHash2("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
@@ -72993,13 +73041,13 @@ async function loadManifests(paths, opts) {
   const realRoot = realPath(root);
   const read2 = /* @__PURE__ */ new Set();
   for (const src of collectFiles(paths, diags, opts.found)) {
-    const known2 = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : void 0;
-    if (known2) {
+    const known3 = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : void 0;
+    if (known3) {
       allRead = false;
-      if (src.explicit || known2.outline.manifest) {
+      if (src.explicit || known3.outline.manifest) {
         const name2 = displayPath(src.file);
         files.push(name2);
-        digests[name2] = known2.digest;
+        digests[name2] = known3.digest;
       }
       continue;
     }
@@ -73096,7 +73144,11 @@ async function loadManifests(paths, opts) {
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
   for (const [n2, b3] of groupBodies) checkBody(b3, file("group.schema.json"), ["groups", n2], ctx);
   for (const [n2, b3] of projectBodies) checkBody(b3, file("project.schema.json"), ["projects", n2], ctx);
-  checkGroupVisibility(new Map([...groupBodies].filter(([n2]) => !isPattern(n2))), diags);
+  checkGroupVisibility(
+    new Map([...groupBodies].filter(([n2]) => !isPattern(n2))),
+    new Map([...projectBodies].filter(([n2]) => !isPattern(n2))),
+    diags
+  );
   checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
   const interp = { secrets: opts.secrets, env, root };
@@ -73158,7 +73210,7 @@ async function loadManifests(paths, opts) {
     )
   };
   const selectors = [];
-  for (const [collection, bodies, decls, schema4] of [
+  for (const [collection, bodies, decls, schema5] of [
     ["groups", groupBodies, groups, groupSchema],
     ["projects", projectBodies, projects, projectSchema]
   ]) {
@@ -73174,7 +73226,7 @@ async function loadManifests(paths, opts) {
           return { file: at2.file, line: at2.line, col: at2.col };
         }) : [],
         includeArchived: body2.include_archived === true,
-        node: keyed(buildNode(collection, pattern, body2, schema4, bctx), decls.get(pattern).at)
+        node: keyed(buildNode(collection, pattern, body2, schema5, bctx), decls.get(pattern).at)
       });
     }
   }
@@ -73197,17 +73249,17 @@ function patternCompletes(declared, schemas) {
       if (outer === name || !covers(outer, except, name, collection)) return false;
       let mine = own;
       let theirs = d2.body;
-      let schema4 = topSchema;
+      let schema5 = topSchema;
       for (let i = 0; i + 1 < rest.length; i += 2) {
         const [coll, index2] = [rest[i], rest[i + 1]];
         if (typeof coll !== "string" || typeof index2 !== "number" || !isObj3(mine) || !isObj3(theirs))
           return false;
-        const raw = schema4?.properties?.[coll];
+        const raw = schema5?.properties?.[coll];
         const prop = raw ? schemas.resolve(raw) : void 0;
         const identity2 = raw?.["x-identity"] ?? prop?.["x-identity"];
         if (!prop?.items || identity2 === void 0) return false;
-        schema4 = schemas.resolve(prop.items);
-        const itemSchema2 = schema4;
+        schema5 = schemas.resolve(prop.items);
+        const itemSchema2 = schema5;
         const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity2, coll, itemSchema2)?.compare : void 0;
         const item = Array.isArray(mine[coll]) ? mine[coll][index2] : void 0;
         const id = idOf(item);
@@ -73219,7 +73271,7 @@ function patternCompletes(declared, schemas) {
     });
   };
 }
-function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
+function checkSelectorEntries(bodies, collection, schema5, schemas, diags) {
   for (const [key, body2] of bodies) {
     const pattern = isPattern(key);
     for (const local of ["except", "include_archived"]) {
@@ -73252,7 +73304,7 @@ function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
       const [a, bodyA] = entries[i];
       const [b3, bodyB] = entries[j2];
       if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b3).prefix.toLowerCase()) continue;
-      for (const conflict of disagreements(bodyA, bodyB, schema4, schemas, [])) {
+      for (const conflict of disagreements(bodyA, bodyB, schema5, schemas, [])) {
         diags.error(
           locate(bodyB, conflict),
           renderPath([collection, b3, ...conflict]),
@@ -73262,9 +73314,9 @@ function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
     }
   }
 }
-function disagreements(a, b3, schema4, schemas, path2) {
+function disagreements(a, b3, schema5, schemas, path2) {
   if (isObj3(a) && isObj3(b3)) {
-    const props = schema4?.properties ?? {};
+    const props = schema5?.properties ?? {};
     const out = [];
     for (const key of Object.keys(b3)) {
       if (key === "except" || key === "include_archived" || key === "extends" || !Object.hasOwn(a, key))
@@ -73274,9 +73326,9 @@ function disagreements(a, b3, schema4, schemas, path2) {
     }
     return out;
   }
-  const identity2 = schema4?.["x-identity"];
-  if (Array.isArray(a) && Array.isArray(b3) && identity2 !== void 0 && schema4?.items) {
-    const itemSchema2 = schemas.resolve(schema4.items);
+  const identity2 = schema5?.["x-identity"];
+  if (Array.isArray(a) && Array.isArray(b3) && identity2 !== void 0 && schema5?.items) {
+    const itemSchema2 = schemas.resolve(schema5.items);
     const idOf = (item) => isObj3(item) ? identityOf(item, identity2, "", itemSchema2)?.compare : void 0;
     const absent = (item) => isObj3(item) && item.state === "absent";
     const stateless = (item) => isObj3(item) && !Object.hasOwn(item, "state");
@@ -78486,23 +78538,43 @@ async function applySteps(ctx, steps, options) {
       }
     });
   };
-  for (const step of active.filter((s3) => s3.change.action !== "delete")) {
+  const isDelete = (s3) => s3.change.action === "delete";
+  const deletes = active.filter((s3) => isDelete(s3) && !s3.change.deletedWith);
+  const deleting = new Set(deletes.map((s3) => s3.change.address));
+  const forward = active.filter((s3) => !isDelete(s3));
+  const late = /* @__PURE__ */ new Set();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const step of forward) {
+      const address = step.change.address;
+      if (!late.has(address) && step.deps.some((d2) => deleting.has(d2) || late.has(d2))) {
+        late.add(address);
+        grew = true;
+      }
+    }
+  }
+  const byAddress = new Map(active.map((s3) => [s3.change.address, s3]));
+  const start = (step, within2, seen = /* @__PURE__ */ new Set()) => {
+    const address = step.change.address;
+    const started = running.get(address);
+    if (started) return started;
+    seen.add(address);
+    const waitFor = step.deps.filter((d2) => within2.has(d2) && !seen.has(d2));
+    for (const d2 of waitFor) start(byAddress.get(d2), within2, seen);
+    const p3 = execute(step, step.deps);
+    running.set(address, p3);
+    return p3;
+  };
+  for (const step of forward.filter((s3) => !late.has(s3.change.address))) {
     running.set(step.change.address, execute(step, step.deps));
   }
   await Promise.all(running.values());
-  const cascaded = active.filter((s3) => s3.change.action === "delete" && s3.change.deletedWith);
-  const deletes = active.filter((s3) => s3.change.action === "delete" && !s3.change.deletedWith);
+  const cascaded = active.filter((s3) => isDelete(s3) && s3.change.deletedWith);
   const depths = [...new Set(deletes.map((s3) => s3.depth))].sort((a, b3) => b3 - a);
   for (const depth of depths) {
-    const batch = deletes.filter((s3) => s3.depth === depth);
-    await Promise.all(
-      batch.map((step) => {
-        const p3 = execute(step, []);
-        running.set(step.change.address, p3);
-        return p3;
-      })
-    );
+    await Promise.all(deletes.filter((s3) => s3.depth === depth).map((step) => start(step, deleting)));
   }
+  await Promise.all(forward.filter((s3) => late.has(s3.change.address)).map((step) => start(step, late)));
   for (const step of cascaded) await execute(step, [step.change.deletedWith]);
   return steps.filter((s3) => outcomes.has(s3.change.address)).map((s3) => outcomes.get(s3.change.address));
 }
@@ -78609,8 +78681,8 @@ var FIELD_TYPES = /* @__PURE__ */ new Set([
   "object"
 ]);
 var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived", "unchecked"]);
-function deref(schema4, resolve9) {
-  let current = schema4;
+function deref(schema5, resolve9) {
+  let current = schema5;
   for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve9; i++) {
     const next = resolve9(current["$ref"]);
     if (!next) break;
@@ -78618,8 +78690,8 @@ function deref(schema4, resolve9) {
   }
   return current;
 }
-function collectProperties(schema4, resolve9) {
-  const s3 = deref(schema4, resolve9);
+function collectProperties(schema5, resolve9) {
+  const s3 = deref(schema5, resolve9);
   const props = { ...s3["properties"] ?? {} };
   for (const part of s3["allOf"] ?? []) {
     Object.assign(props, collectProperties(part, resolve9));
@@ -78636,10 +78708,10 @@ function isChild(prop, resolve9) {
   }
   return false;
 }
-function fieldSpecsFromSchema(schema4, resolve9) {
+function fieldSpecsFromSchema(schema5, resolve9) {
   const specs2 = /* @__PURE__ */ new Map();
-  const required = new Set(deref(schema4, resolve9)["required"] ?? []);
-  for (const [name, raw] of Object.entries(collectProperties(schema4, resolve9))) {
+  const required = new Set(deref(schema5, resolve9)["required"] ?? []);
+  for (const [name, raw] of Object.entries(collectProperties(schema5, resolve9))) {
     if (META_KEYS2.has(name)) continue;
     const prop = deref(raw, resolve9);
     const type = prop["type"];
@@ -78659,6 +78731,8 @@ function fieldSpecsFromSchema(schema4, resolve9) {
       requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
       child: isChild(prop, resolve9),
       local: prop["x-local"] === true,
+      updateOnly: prop["x-update-only"] === true,
+      detailOnly: prop["x-detail-only"] === true,
       ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {},
       ...prop["default"] !== void 0 ? { default: prop["default"] } : {},
       ...typeof prop["x-default-template"] === "string" ? { defaultTemplate: prop["x-default-template"] } : {}
@@ -78692,17 +78766,17 @@ function resolver(base) {
     return node;
   };
 }
-function refFile(schema4, base) {
-  const ref2 = schema4["$ref"];
+function refFile(schema5, base) {
+  const ref2 = schema5["$ref"];
   return typeof ref2 === "string" && !ref2.startsWith("#") ? ref2.split("#")[0] ?? base : base;
 }
 var index;
 function buildIndex() {
   const found = /* @__PURE__ */ new Map();
-  const visit = (parent, schema4, file, depth) => {
+  const visit = (parent, schema5, file, depth) => {
     if (depth > 6) return;
     const resolve9 = resolver(file);
-    const props = schema4["properties"] ?? {};
+    const props = schema5["properties"] ?? {};
     for (const [name, prop] of Object.entries(props)) {
       let item;
       let itemFile = file;
@@ -78735,10 +78809,10 @@ function buildIndex() {
   for (const top of ["groups", "projects"]) {
     const ref2 = rootProps[top]?.["additionalProperties"]?.["$ref"];
     const file = typeof ref2 === "string" ? ref2 : void 0;
-    const schema4 = file ? loadDocuments().get(file) : void 0;
-    if (file && schema4) {
-      found.set(`instance.${top}`, { schema: schema4, file });
-      visit(top, schema4, file, 0);
+    const schema5 = file ? loadDocuments().get(file) : void 0;
+    if (file && schema5) {
+      found.set(`instance.${top}`, { schema: schema5, file });
+      visit(top, schema5, file, 0);
     }
   }
   return found;
@@ -78764,7 +78838,8 @@ function kindSchema2(parent, collection) {
     specs: specs2,
     identity: typeof identity2 === "string" ? identity2 : void 0,
     read: read2,
-    sent: own.map((s3) => s3.name),
+    sent: own.filter((s3) => !s3.updateOnly).map((s3) => s3.name),
+    updateOnly: own.filter((s3) => s3.updateOnly).map((s3) => s3.name),
     shape(extra = {}) {
       const shape4 = {};
       for (const [name, type] of Object.entries(extra)) if (!read2.includes(name)) shape4[name] = type;
@@ -78782,22 +78857,22 @@ function unchecked(desired) {
   return names.length > 0 ? { unchecked: names } : {};
 }
 function lazySchema(parent, collection) {
-  let schema4;
+  let schema5;
   return () => {
-    schema4 ??= kindSchema2(parent, collection);
-    return schema4;
+    schema5 ??= kindSchema2(parent, collection);
+    return schema5;
   };
 }
 function restCollection(decl, deviations) {
-  const schema4 = lazySchema(decl.parents[0], decl.collection);
+  const schema5 = lazySchema(decl.parents[0], decl.collection);
   const idField = decl.id?.field ?? "id";
   let shape4;
   const rest = {
-    schema: schema4,
+    schema: schema5,
     shape() {
-      shape4 ??= schema4().shape({
+      shape4 ??= schema5().shape({
         [idField]: decl.id?.type ?? "integer",
-        ...schema4().identity ? { [schema4().identity]: "string" } : {},
+        ...schema5().identity ? { [schema5().identity]: "string" } : {},
         ...decl.shape
       });
       return shape4;
@@ -78805,11 +78880,11 @@ function restCollection(decl, deviations) {
     path: (parent) => typeof decl.path === "function" ? decl.path(parent) : decl.path.startsWith("/") ? decl.path : `${ownerPath(parent)}/${decl.path}`,
     itemPath: (parent, id) => `${rest.path(parent)}${apiPath`/${id}`}`,
     toLive(parent, item, options) {
-      const identity2 = schema4().identity;
+      const identity2 = schema5().identity;
       const plain = {
         key: String(identity2 ? item[identity2] : item[idField]),
         id: item[idField],
-        fields: pick(item, schema4().read)
+        fields: pick(item, schema5().read)
       };
       const live = decl.live ? decl.live(parent, item, plain) : plain;
       if (!options?.unchecked?.length) return live;
@@ -78832,8 +78907,8 @@ function restCollection(decl, deviations) {
       return (await rest.list(ctx, parent)).map((item) => rest.toLive(parent, item, options));
     },
     async create(ctx, parent, desired, key) {
-      const identity2 = schema4().identity;
-      const payload = { ...createBody(desired, schema4().sent), ...identity2 ? { [identity2]: key } : {} };
+      const identity2 = schema5().identity;
+      const payload = { ...createBody(desired, schema5().sent), ...identity2 ? { [identity2]: key } : {} };
       return rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired));
     },
     ...decl.noUpdate ? {} : {
@@ -78883,6 +78958,23 @@ function listSubgroups(ctx, path2) {
   }
   return p3;
 }
+function readGroup(ctx, path2) {
+  const key = `groups:one:${path2.toLowerCase()}`;
+  let p3 = ctx.memo.get(key);
+  if (!p3) {
+    p3 = orNotFound(
+      ctx.api.get(apiPath`/groups/${path2}`, {
+        query: { with_projects: false },
+        shape: GROUP_SHAPE()
+      })
+    );
+    ctx.memo.set(key, p3);
+  }
+  return p3;
+}
+function rememberGroups(ctx, groups) {
+  for (const g3 of groups) ctx.memo.set(`groups:one:${g3.full_path.toLowerCase()}`, Promise.resolve(g3));
+}
 function toLive(ctx, g3, options) {
   ctx.resolve.rememberGroup(g3.full_path, g3.id);
   return {
@@ -78903,6 +78995,16 @@ function lowering(desired, live) {
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : void 0;
 }
 var groupAddress = (path2) => `group[${JSON.stringify(path2)}]`;
+var visibilityOrder = {
+  dependsOn(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+  before(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && lowering(desired, live) ? [groupAddress(up)] : [];
+  }
+};
 function insideDeclaredTree(path2, declared) {
   for (let up = parentPath(path2); up; up = parentPath(up)) if (declared.has(up.toLowerCase())) return up;
   return void 0;
@@ -78953,17 +79055,21 @@ var groupKind = {
         query: { all_available: true },
         shape: GROUP_SHAPE()
       });
+      rememberGroups(
+        ctx,
+        all.filter((g3) => spelling.has(g3.full_path.toLowerCase()))
+      );
       found = all.filter((g3) => spelling.has(g3.full_path.toLowerCase()) || isUndeclaredChild(g3));
     } else {
       const [declared, children] = await Promise.all([
         Promise.all(
           wanted.map(
-            (path2) => orNotFound(
+            (path2) => options?.fresh ? orNotFound(
               ctx.api.get(apiPath`/groups/${path2}`, {
                 query: { with_projects: false },
                 shape: GROUP_SHAPE()
               })
-            )
+            ) : readGroup(ctx, path2)
           )
         ),
         options?.undeclared ? Promise.all(wanted.filter((w2) => below.has(w2.toLowerCase())).map((w2) => listSubgroups(ctx, w2))) : Promise.resolve([])
@@ -78975,14 +79081,7 @@ var groupKind = {
       key: spelling.get(g3.full_path.toLowerCase()) ?? g3.full_path
     }));
   },
-  dependsOn(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
-  },
-  before(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && lowering(desired, live) ? [groupAddress(up)] : [];
-  },
+  ...visibilityOrder,
   async checkCreate(ctx, _parent, fullPath, _desired, scope) {
     const problems = [];
     const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
@@ -79012,9 +79111,9 @@ var groupKind = {
     return problems;
   },
   async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
-    const lower3 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
-    if (!lower3) return [];
-    const level = VISIBILITY_LEVEL[lower3] ?? 0;
+    const lower4 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
+    if (!lower4) return [];
+    const level = VISIBILITY_LEVEL[lower4] ?? 0;
     const [subgroups, projects] = await Promise.all([
       ctx.api.list(apiPath`/groups/${live.id}/subgroups`, {
         query: { all_available: true },
@@ -79028,6 +79127,7 @@ var groupKind = {
     const plannedVisibility = new Map(
       [...scope.planned].map(([k3, f3]) => [k3.toLowerCase(), f3["visibility"]])
     );
+    const plannedProjects = scope.top?.("projects");
     const blockers = [];
     for (const g3 of subgroups) {
       const planned = plannedVisibility.get(g3.full_path.toLowerCase());
@@ -79035,7 +79135,8 @@ var groupKind = {
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g3.full_path} (${after})`);
     }
     for (const p3 of projects) {
-      const visibility = p3.visibility ?? (await ctx.api.get(apiPath`/projects/${p3.id}`, { shape: PROJECT_SHAPE })).visibility ?? "private";
+      const planned = textOf(plannedProjects?.get(p3.path_with_namespace.toLowerCase())?.["visibility"]);
+      const visibility = planned ?? p3.visibility ?? (await ctx.api.get(apiPath`/projects/${p3.id}`, { shape: PROJECT_SHAPE })).visibility ?? "private";
       if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
         blockers.push(`project ${p3.path_with_namespace} (${visibility})`);
     }
@@ -79043,7 +79144,7 @@ var groupKind = {
     return [
       {
         field: "visibility",
-        message: `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
+        message: `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (declare them with the lower visibility to have them lowered first), or keep ${String(live.fields["visibility"])}`
       }
     ];
   },
@@ -79119,6 +79220,13 @@ var groupKind = {
       }
       throw error2;
     }
+    const later = schema().updateOnly.filter((name) => desired[name] !== void 0);
+    if (later.length > 0) {
+      created = await ctx.api.put(apiPath`/groups/${created.id}`, {
+        body: body(desired, later),
+        shape: GROUP_SHAPE()
+      });
+    }
     return toLive(ctx, created, unchecked(desired));
   },
   async update(ctx, _parent, live, desired, changed2) {
@@ -79130,6 +79238,407 @@ var groupKind = {
   },
   async remove(ctx, _parent, live) {
     await ctx.api.delete(apiPath`/groups/${live.id}`);
+  }
+};
+
+// src/kinds/project.ts
+var schema2 = lazySchema("instance", "projects");
+var BULK_THRESHOLD2 = 20;
+var SENT_AS = { topics: "tag_list", public_jobs: "public_builds" };
+var OWNER_ONLY = ["name", "visibility", "archived", "emails_disabled"];
+var projectShape;
+function PROJECT_SHAPE2() {
+  projectShape ??= schema2().shape({
+    id: "integer",
+    path_with_namespace: "string",
+    // 13.12 shows the topics as `tag_list`; later versions show both.
+    tag_list: "array?",
+    build_timeout: "integer?"
+  });
+  return projectShape;
+}
+var lower3 = (path2) => path2.toLowerCase();
+function known(ctx) {
+  let map = ctx.memo.get("projects:known");
+  if (!map) {
+    map = /* @__PURE__ */ new Map();
+    ctx.memo.set("projects:known", map);
+  }
+  return map;
+}
+function rememberProjects(ctx, projects) {
+  const map = known(ctx);
+  const kept = ["id", "path_with_namespace", "tag_list", ...schema2().read];
+  for (const p3 of projects) map.set(lower3(p3.path_with_namespace), pick(p3, kept));
+}
+async function readProject(ctx, path2) {
+  const map = known(ctx);
+  const had = map.get(lower3(path2));
+  if (had !== void 0) return had ?? void 0;
+  const found = await orNotFound(
+    ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2() })
+  );
+  map.set(lower3(path2), found ?? null);
+  return found;
+}
+function commonGroup(paths) {
+  const split = paths.map((p3) => p3.split("/").slice(0, -1));
+  const first = split[0] ?? [];
+  let n2 = first.length;
+  for (const parts of split.slice(1)) {
+    let i = 0;
+    while (i < n2 && i < parts.length && lower3(parts[i]) === lower3(first[i])) i++;
+    n2 = i;
+  }
+  return first.slice(0, n2).join("/");
+}
+async function readProjects(ctx, paths, fresh, detailOf, unchecked2) {
+  const map = known(ctx);
+  const incomplete = (path2) => {
+    const p3 = map.get(lower3(path2));
+    if (p3 == null) return false;
+    if (unchecked2.some((name) => !(name in p3))) return true;
+    return detailOf.has(lower3(path2)) && schema2().read.some((f3) => schema2().specs.get(f3)?.detailOnly && !(f3 in p3));
+  };
+  const missing = fresh ? paths : paths.filter((p3) => !map.has(lower3(p3)) || incomplete(p3));
+  const one = (path2) => orNotFound(ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2() })).then((p3) => {
+    map.set(lower3(path2), p3 ?? null);
+  });
+  const byTop = /* @__PURE__ */ new Map();
+  const single = [];
+  for (const p3 of missing) {
+    if (fresh || detailOf.has(lower3(p3))) {
+      single.push(p3);
+      continue;
+    }
+    const top = lower3(p3.split("/")[0]);
+    const list = byTop.get(top);
+    if (list) list.push(p3);
+    else byTop.set(top, [p3]);
+  }
+  await Promise.all([
+    ...single.map(one),
+    ...[...byTop.values()].map(async (under2) => {
+      if (under2.length <= BULK_THRESHOLD2) {
+        await Promise.all(under2.map(one));
+        return;
+      }
+      const group = commonGroup(under2);
+      const listed = await orNotFound(
+        ctx.api.list(apiPath`/groups/${group}/projects`, {
+          query: { include_subgroups: true, with_shared: false },
+          shape: PROJECT_SHAPE2()
+        })
+      );
+      const wanted = new Set(under2.map(lower3));
+      rememberProjects(
+        ctx,
+        (listed ?? []).filter((p3) => wanted.has(lower3(p3.path_with_namespace)))
+      );
+      for (const p3 of under2) if (!map.has(lower3(p3))) map.set(lower3(p3), null);
+    })
+  ]);
+}
+function toLive2(p3, options) {
+  const fields = pick(p3, schema2().read);
+  if (fields["topics"] === void 0 && p3["tag_list"] !== void 0) fields["topics"] = p3["tag_list"];
+  return {
+    key: p3.path_with_namespace,
+    id: p3.id,
+    fields: { ...fields, ...uncheckedFields(p3, options?.unchecked) }
+  };
+}
+function apiBody(desired, names) {
+  const out = body(desired, names);
+  for (const name of Object.keys(out)) {
+    const spec = schema2().specs.get(name);
+    if (spec?.normalize) out[name] = sentValue(spec.normalize, out[name]);
+    const as2 = SENT_AS[name];
+    if (as2) {
+      out[as2] = out[name];
+      delete out[name];
+    }
+  }
+  return out;
+}
+var ROLES = {
+  0: "no role",
+  5: "Minimal Access",
+  10: "Guest",
+  20: "Reporter",
+  30: "Developer",
+  40: "Maintainer"
+};
+async function lessThanOwner(ctx, id) {
+  let me2 = ctx.memo.get("user:self");
+  if (!me2) {
+    me2 = ctx.api.get("/user", { shape: { is_admin: "boolean?" } });
+    ctx.memo.set("user:self", me2);
+  }
+  if ((await me2).is_admin === true) return void 0;
+  const p3 = await ctx.api.get(
+    apiPath`/projects/${id}`,
+    { shape: { permissions: "object?" } }
+  );
+  const level = Math.max(
+    p3.permissions?.project_access?.access_level ?? 0,
+    p3.permissions?.group_access?.access_level ?? 0
+  );
+  return level >= 50 ? void 0 : ROLES[level] ?? `access level ${level}`;
+}
+async function groupVisibility(ctx, group, planned) {
+  const declared = textOf(planned?.get(lower3(group))?.["visibility"]);
+  if (declared !== void 0) return declared;
+  return (await readGroup(ctx, group))?.["visibility"];
+}
+async function visibilityProblem(ctx, key, desired, planned) {
+  const wanted = textOf(desired["visibility"]);
+  const group = parentPath(key);
+  if (wanted === void 0 || group === void 0 || (VISIBILITY_LEVEL[wanted] ?? 0) === 0) return [];
+  const theirs = await groupVisibility(ctx, group, planned);
+  if (theirs === void 0 || (VISIBILITY_LEVEL[wanted] ?? 0) <= (VISIBILITY_LEVEL[theirs] ?? 0)) return [];
+  return [
+    {
+      field: "visibility",
+      message: `visibility ${shownText(desired["visibility"])} is not allowed: its group ${group} is ${theirs}, and the platform refuses a project more visible than its group. Use ${theirs} or less, or raise the group's visibility in the manifests`
+    }
+  ];
+}
+async function downloadExport2(ctx, id) {
+  const rounds = 15;
+  let status = "none";
+  for (let round = 1; round <= rounds; round++) {
+    const state = await ctx.api.get(apiPath`/projects/${id}/export`, {
+      shape: { export_status: "string" }
+    });
+    status = state.export_status;
+    if (status === "finished") {
+      return ctx.api.get(apiPath`/projects/${id}/export/download`, { binary: true });
+    }
+    if (status === "failed") break;
+    await ctx.api.pause(round);
+  }
+  throw new Error(
+    `the platform's export of the project is not ready (export_status ${JSON.stringify(status)} after ${rounds} checks)`
+  );
+}
+async function creationProblems(ctx, key, plannedGroups) {
+  const group = parentPath(key);
+  if (group === void 0) return [];
+  if (plannedGroups?.has(lower3(group))) return [];
+  if (await ctx.resolve.groupId(group) === void 0) {
+    const above = parentPath(group);
+    const siblings = above === void 0 ? [] : await listSubgroups(ctx, above).catch(() => []) ?? [];
+    const near2 = didYouMean(
+      group,
+      siblings.map((g3) => g3.full_path)
+    );
+    return [
+      {
+        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${group.includes("/") ? "" : " (projects are created in groups, not in a user's namespace)"}${near2 ? `; did you mean group ${JSON.stringify(near2)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`
+      }
+    ];
+  }
+  const memo = `projects:in:${lower3(group)}`;
+  let listing = ctx.memo.get(memo);
+  if (!listing) {
+    listing = ctx.api.list(apiPath`/groups/${group}/projects`, {
+      query: { simple: true, with_shared: false },
+      shape: { path_with_namespace: "string" }
+    }).then(
+      (ps2) => ps2.map((p3) => p3.path_with_namespace),
+      // No hint then: the create is planned all the same.
+      () => []
+    );
+    ctx.memo.set(memo, listing);
+  }
+  const paths = (await listing).filter((p3) => lower3(p3) !== lower3(key));
+  const name = key.slice(group.length + 1);
+  const close = didYouMean(
+    name,
+    paths.map((p3) => p3.slice(p3.lastIndexOf("/") + 1)),
+    Math.max(1, Math.floor(name.length / 4))
+  );
+  const near = close === void 0 ? void 0 : `${group}/${close}`;
+  return near ? [
+    {
+      severity: "warning",
+      message: `project ${JSON.stringify(key)} does not exist and will be created, next to ${JSON.stringify(near)}: if the manifest means that project, correct the path`
+    }
+  ] : [];
+}
+var projectKind = {
+  collection: "projects",
+  segment: "project",
+  parents: ["instance"],
+  updateMode: "update",
+  explicitDeleteOnly: true,
+  shownOnDelete: ["name", "description", "visibility", "archived"],
+  deletes: "its repository, wiki, issues, merge requests, pipelines and their jobs, pipeline schedules, CI/CD variables, triggers, environments, releases, packages, container images and everything else in it",
+  async read(ctx, _parent, wanted, options) {
+    const addressOnly = new Set((options?.addressOnly ?? []).map(lower3));
+    const read2 = wanted.filter((w2) => !addressOnly.has(lower3(w2)));
+    await readProjects(
+      ctx,
+      read2,
+      options?.fresh === true,
+      new Set((options?.detailOf ?? []).map(lower3)),
+      options?.unchecked ?? []
+    );
+    const map = known(ctx);
+    const out = [];
+    for (const path2 of wanted) {
+      if (addressOnly.has(lower3(path2))) {
+        out.push({ key: path2, id: path2, fields: {}, unverified: true });
+        continue;
+      }
+      const p3 = map.get(lower3(path2));
+      if (p3) out.push({ ...toLive2(p3, options), key: path2 });
+    }
+    return out;
+  },
+  check(_ctx, _parent, desired, live) {
+    const rank = { disabled: 0, private: 10, enabled: 20, public: 30 };
+    const level = (field) => textOf(desired[field]) ?? live?.fields[field];
+    const repository2 = level("repository_access_level");
+    if (repository2 === void 0) return [];
+    const problems = ["merge_requests_access_level", "builds_access_level"].filter((field) => desired[field] !== void 0 || desired["repository_access_level"] !== void 0).filter((field) => (rank[level(field) ?? ""] ?? 0) > (rank[repository2] ?? 0)).map((field) => ({
+      field,
+      message: `${field} ${level(field)} is more open than repository_access_level ${repository2}: the platform refuses it. Open the repository as far, or this less`
+    }));
+    if (repository2 === "disabled" && desired["ci_config_path"] !== void 0) {
+      problems.push({
+        field: "ci_config_path",
+        message: "the platform shows ci_config_path only to those who can read the repository, and repository_access_level is disabled: it could never be compared. Leave ci_config_path out, or enable the repository"
+      });
+    }
+    return problems;
+  },
+  async checkCreate(ctx, _parent, key, desired, scope) {
+    return [
+      ...await creationProblems(ctx, key, scope.top?.("groups")),
+      ...await visibilityProblem(ctx, key, desired, scope.top?.("groups"))
+    ];
+  },
+  async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
+    const problems = [];
+    if (changed2.includes("visibility"))
+      problems.push(...await visibilityProblem(ctx, live.key, desired, scope.top?.("groups")));
+    const owner = changed2.filter((f3) => OWNER_ONLY.includes(f3));
+    if (owner.length > 0) {
+      const role = await lessThanOwner(ctx, live.id);
+      if (role !== void 0) {
+        for (const field of owner) {
+          problems.push({
+            field,
+            message: `changing ${field} needs the Owner role on the project, and the token's user is ${role === "no role" ? "not a member" : `a ${role}`} (the platform ${field === "emails_disabled" ? "ignores it" : "refuses it"}): use an Owner's or an administrator's token, or leave ${field} out`
+          });
+        }
+      }
+    }
+    return problems;
+  },
+  async checkDelete(ctx, _parent, live) {
+    const role = await lessThanOwner(ctx, live.id);
+    return role === void 0 ? [] : [
+      {
+        message: `deleting a project needs the Owner role on it, and the token's user is ${role === "no role" ? "not a member" : `a ${role}`}: use an Owner's or an administrator's token`
+      }
+    ];
+  },
+  // Created in its group, or made more visible, after the group; lowered before it.
+  ...visibilityOrder,
+  childOrder(desired, live) {
+    const wanted = desired["archived"];
+    const now = live?.fields["archived"] === true;
+    if (now && wanted === false) return { order: "first" };
+    if (!now && wanted === true) return { order: "last" };
+    if (now && wanted === void 0)
+      return {
+        frozen: "it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first"
+      };
+    return void 0;
+  },
+  async create(ctx, _parent, desired, key) {
+    const group = parentPath(key);
+    const path2 = key.slice(key.lastIndexOf("/") + 1);
+    const namespaceId = group === void 0 ? void 0 : await ctx.resolve.groupId(group);
+    if (namespaceId === void 0) {
+      throw new Error(
+        `its group ${group ?? key} does not exist: declare it in the manifests or create it first`
+      );
+    }
+    const sent = schema2().sent.filter((name) => name !== "archived");
+    let project;
+    try {
+      project = await ctx.api.post("/projects", {
+        body: {
+          ...apiBody(desired, [...sent, ...Object.keys(desired).filter((n2) => n2.startsWith(UNCHECKED))]),
+          name: textOf(desired["name"]) ?? path2,
+          path: path2,
+          namespace_id: namespaceId
+        },
+        shape: PROJECT_SHAPE2()
+      });
+    } catch (error2) {
+      if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
+        const now = await orNotFound(
+          ctx.api.get(apiPath`/projects/${key}`, { shape: PROJECT_SHAPE2() })
+        );
+        throw new Error(
+          now ? `project ${now.path_with_namespace} exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ${error2.platformMessage})` : `a project at ${key} already exists, but this token's user cannot see it (it was not found when planning), or its name is taken in the group: ask an administrator to give the token's user access to it, or choose another path or name (the platform said: ${error2.platformMessage})`
+        );
+      }
+      throw error2;
+    }
+    const later = schema2().updateOnly.filter((name) => desired[name] !== void 0);
+    if (later.length > 0) {
+      project = await ctx.api.put(apiPath`/projects/${project.id}`, {
+        body: apiBody(desired, later),
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    if (desired["archived"] === true) {
+      project = await ctx.api.post(apiPath`/projects/${project.id}/archive`, {
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    return toLive2(project, unchecked(desired));
+  },
+  async update(ctx, _parent, live, desired, changed2) {
+    const id = live.id;
+    const settings = changed2.filter((name) => name !== "archived");
+    const archive = changed2.includes("archived") ? desired["archived"] === true : void 0;
+    let project;
+    if (archive === false)
+      project = await ctx.api.post(apiPath`/projects/${id}/unarchive`, {
+        shape: PROJECT_SHAPE2()
+      });
+    if (settings.length > 0) {
+      project = await ctx.api.put(apiPath`/projects/${id}`, {
+        body: apiBody(desired, settings),
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    if (archive === true)
+      project = await ctx.api.post(apiPath`/projects/${id}/archive`, { shape: PROJECT_SHAPE2() });
+    return project ? toLive2(project, unchecked(desired)) : void 0;
+  },
+  async remove(ctx, _parent, live) {
+    await ctx.api.delete(apiPath`/projects/${live.id}`);
+  },
+  async export(_ctx, _parent, live) {
+    const { name, ...rest } = live.fields;
+    return name === live.key.slice(live.key.lastIndexOf("/") + 1) ? rest : live.fields;
+  },
+  backup: {
+    async download(ctx, _parent, live) {
+      await ctx.api.post(apiPath`/projects/${live.id}/export`);
+      return downloadExport2(ctx, live.id);
+    },
+    // The platform's project export: its version and the project tree (legacy JSON, or ndjson).
+    entries: ["VERSION", ["project.json", "tree/project.json"]],
+    holds: "the project's settings, repository, wiki, issues, merge requests, milestones, labels, badges, pipeline schedules and members; not its CI/CD variables, job logs and artifacts, container images, packages, webhooks, deploy keys or triggers"
   }
 };
 
@@ -79150,10 +79659,10 @@ function normalizeTargets(targets) {
 }
 function inTargets(key, targets) {
   if (targets.length === 0) return true;
-  const lower3 = key.toLowerCase();
+  const lower4 = key.toLowerCase();
   return targets.some((t) => {
     const target = t.toLowerCase();
-    return lower3 === target || lower3.startsWith(`${target}/`);
+    return lower4 === target || lower4.startsWith(`${target}/`);
   });
 }
 function withAncestors(paths) {
@@ -79164,12 +79673,12 @@ function withAncestors(paths) {
   }
   return [...out];
 }
-function checkTargetsSelected(targets, covered, known2, unknowable = () => false) {
+function checkTargetsSelected(targets, covered, known3, unknowable = () => false) {
   const problems = [];
   for (const target of targets) {
     if (target === "instance") continue;
     if (covered.some((p3) => inTargets(p3, [target])) || unknowable(target)) continue;
-    const suggestion = didYouMean(target, withAncestors([...covered, ...known2]));
+    const suggestion = didYouMean(target, withAncestors([...covered, ...known3]));
     problems.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare, nor anything their patterns match on the platform${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""}`
     );
@@ -79193,7 +79702,7 @@ function covers2(outer, inner) {
   return o === "" || i === o || i.startsWith(`${o}/`);
 }
 var breadth = (l) => (l.prefix === "" ? 0 : l.prefix.split("/").length) * 2 + (l.depth === "subtree" ? 0 : 1);
-function read(ctx, l) {
+function read(ctx, l, full) {
   const { collection, prefix, depth } = l;
   if (collection === "groups" && prefix !== "" && depth === "children") {
     return listSubgroups(ctx, prefix).then((gs2) => gs2?.map((g3) => g3.full_path));
@@ -79203,7 +79712,7 @@ function read(ctx, l) {
   if (collection === "projects") {
     path2 = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
     query = {
-      simple: true,
+      ...full ? {} : { simple: true },
       ...l.archived === "include" ? {} : { archived: l.archived === "only" },
       ...prefix === "" ? {} : { with_shared: false },
       ...prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}
@@ -79218,9 +79727,12 @@ function read(ctx, l) {
   const memoKey = `select:${path2}?${JSON.stringify(query)}`;
   let p3 = ctx.memo.get(memoKey);
   if (!p3) {
-    const shape4 = collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
+    const shape4 = collection === "projects" ? full ? PROJECT_SHAPE2() : { path_with_namespace: "string" } : { full_path: "string" };
     p3 = ctx.api.list(path2, { query, shape: shape4 }).then(
-      (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
+      (items) => {
+        if (full && collection === "projects") rememberProjects(ctx, items);
+        return items.map((i) => String(i.path_with_namespace ?? i.full_path ?? ""));
+      },
       (error2) => {
         if (error2 instanceof ApiError && error2.status === 404) return void 0;
         throw error2;
@@ -79230,12 +79742,12 @@ function read(ctx, l) {
   }
   return p3;
 }
-async function readAll(ctx, wanted) {
+async function readAll(ctx, wanted, full) {
   const broadest = [...wanted].sort((a, b3) => breadth(a) - breadth(b3));
   return Promise.all(
     wanted.map(async (l) => {
       const outer = broadest.find((o) => covers2(o, l));
-      const paths = await read(ctx, outer);
+      const paths = await read(ctx, outer, full);
       const root = l.prefix.toLowerCase();
       if (paths && l.collection === "groups" && root !== "" && root !== outer.prefix.toLowerCase() && !paths.some((p3) => p3.toLowerCase() === root))
         return void 0;
@@ -79296,39 +79808,62 @@ async function expandSelectors(state, ctx, targets, changes) {
   const relevantSelectors = state.selectors.filter((s3) => relevant(s3, targets));
   const changed2 = (s3) => !changes || changes.selectors.has(addressOf(s3));
   const listed = relevantSelectors.filter(changed2);
+  const settings = [
+    ...collections.projects?.items ?? [],
+    ...state.selectors.filter((s3) => s3.collection === "projects").map((s3) => s3.node)
+  ].some((n2) => n2.state !== "absent" && Object.keys(n2.fields).length > 0);
   const listings = await readAll(
     ctx,
-    listed.map((s3) => listingOf(s3))
+    listed.map((s3) => listingOf(s3)),
+    settings
   );
   const listingFor = new Map(listed.map((s3, i) => [s3, listings[i]]));
-  const known2 = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
+  const known3 = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
   for (const [s3, paths] of listingFor) {
-    const set = s3.collection === "groups" ? known2.groups : s3.includeArchived ? known2.archivedToo : known2.projects;
+    const set = s3.collection === "groups" ? known3.groups : s3.includeArchived ? known3.archivedToo : known3.projects;
     for (const p3 of paths ?? []) set.add(p3);
   }
   const exactProjects = (collections.projects?.items ?? []).map((n2) => n2.key);
   const unchangedCandidates = (s3) => {
-    if (s3.collection === "groups") return [...known2.groups, ...exactGroups];
+    if (s3.collection === "groups") return [...known3.groups, ...exactGroups];
     return [
-      ...known2.projects,
-      ...s3.includeArchived ? [...known2.archivedToo, ...exactProjects] : exactProjects
+      ...known3.projects,
+      ...s3.includeArchived ? [...known3.archivedToo, ...exactProjects] : exactProjects
     ];
   };
-  const listedProjects = new Set([...known2.projects].map((p3) => p3.toLowerCase()));
+  const listedProjects = new Set([...known3.projects].map((p3) => p3.toLowerCase()));
   const archivedChecks = relevantSelectors.filter(
     (s3) => !changed2(s3) && s3.collection === "projects" && !s3.includeArchived && exactProjects.some((p3) => inPattern(s3, p3) && !listedProjects.has(p3.toLowerCase()))
   );
   const archivedLists = await readAll(
     ctx,
-    archivedChecks.map((s3) => listingOf(s3, "only"))
+    archivedChecks.map((s3) => listingOf(s3, "only")),
+    false
   );
   const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p3) => p3.toLowerCase()));
+  const presentProjects = (collections.projects?.items ?? []).filter((n2) => n2.state !== "absent");
+  const unlisted = /* @__PURE__ */ new Map();
+  for (const [s3, paths] of listingFor) {
+    if (s3.collection !== "projects" || paths === void 0) continue;
+    const held = new Set(paths.map((p3) => p3.toLowerCase()));
+    for (const n2 of presentProjects)
+      if (selects(s3, n2.key) && !held.has(n2.key.toLowerCase())) unlisted.set(n2.key.toLowerCase(), n2.key);
+  }
+  const created = /* @__PURE__ */ new Set();
+  await Promise.all(
+    [...unlisted.values()].map(async (path2) => {
+      if (await readProject(ctx, path2) === void 0) created.add(path2.toLowerCase());
+    })
+  );
   const matches2 = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   const spelled = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   for (const selector of relevantSelectors) {
     const isListed = listingFor.has(selector);
     const paths = listingFor.get(selector);
-    const candidates = isListed ? [...paths ?? [], ...selector.collection === "groups" ? exactGroups : []] : unchangedCandidates(selector).filter(
+    const candidates = isListed ? [
+      ...paths ?? [],
+      ...selector.collection === "groups" ? exactGroups : presentProjects.map((n2) => n2.key).filter((p3) => created.has(p3.toLowerCase()))
+    ] : unchangedCandidates(selector).filter(
       (p3) => selector.collection === "groups" || selector.includeArchived || !archived.has(p3.toLowerCase())
     );
     const pool = [
@@ -79341,12 +79876,12 @@ async function expandSelectors(state, ctx, targets, changes) {
       all++;
       if (!inTargets(path2, targets)) continue;
       inScope2++;
-      const lower3 = path2.toLowerCase();
+      const lower4 = path2.toLowerCase();
       if (isListed) changes?.whole.add(`${selector.collection}[${JSON.stringify(path2)}]`);
-      const list = matches2[selector.collection].get(lower3) ?? [];
+      const list = matches2[selector.collection].get(lower4) ?? [];
       list.push(selector);
-      matches2[selector.collection].set(lower3, list);
-      if (!spelled[selector.collection].has(lower3)) spelled[selector.collection].set(lower3, path2);
+      matches2[selector.collection].set(lower4, list);
+      if (!spelled[selector.collection].has(lower4)) spelled[selector.collection].set(lower4, path2);
     }
     if (!isListed) continue;
     if (inScope2 > 0 || all === 0) {
@@ -79365,11 +79900,11 @@ async function expandSelectors(state, ctx, targets, changes) {
     if (!coll && matches2[collection].size === 0) continue;
     const exactByPath = new Map((coll?.items ?? []).map((n2) => [n2.key.toLowerCase(), n2]));
     const items = [];
-    const merged = (lower3, exact) => {
-      const entries = [...matches2[collection].get(lower3) ?? []].sort(
+    const merged = (lower4, exact) => {
+      const entries = [...matches2[collection].get(lower4) ?? []].sort(
         (a, b3) => specificity(a.pattern) - specificity(b3.pattern)
       );
-      const path2 = exact?.key ?? spelled[collection].get(lower3);
+      const path2 = exact?.key ?? spelled[collection].get(lower4);
       let node;
       for (const selector of entries) {
         const applied = atPath(selector.node, path2);
@@ -79381,8 +79916,8 @@ async function expandSelectors(state, ctx, targets, changes) {
     for (const item of coll?.items ?? []) {
       items.push(item.state === "absent" ? item : merged(item.key.toLowerCase(), item));
     }
-    for (const lower3 of matches2[collection].keys()) {
-      if (!exactByPath.has(lower3)) items.push(merged(lower3, void 0));
+    for (const lower4 of matches2[collection].keys()) {
+      if (!exactByPath.has(lower4)) items.push(merged(lower4, void 0));
     }
     children[collection] = { ...coll ?? { policy: collection === "groups" ? "warn" : "ignore" }, items };
   }
@@ -79391,7 +79926,7 @@ async function expandSelectors(state, ctx, targets, changes) {
     state: { ...state, root: { ...root, children }, selectors: [] },
     summaries,
     warnings: warnings2,
-    listed: [...known2.groups, ...known2.projects],
+    listed: [...known3.groups, ...known3.projects],
     unknowable: (target) => unread.some((sel) => relevant(sel, [target]))
   };
 }
@@ -79522,7 +80057,7 @@ var PlanState = class {
    * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
    */
   liveSeen = [];
-  /** Projects found missing while reading their collections (reported once each). */
+  /** Projects found missing while reading their collections (each planned as a create, or reported once). */
   missingProjects = /* @__PURE__ */ new Set();
   /** Where each declared group and project is, for problems found below it. */
   sources = /* @__PURE__ */ new Map();
@@ -79534,6 +80069,23 @@ var PlanState = class {
   npaths = /* @__PURE__ */ new WeakMap();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   declaredPresent = /* @__PURE__ */ new Map();
+  /**
+   * Projects the manifests mark absent that this plan plans (within the targets), by lower-cased path: each is
+   * deleted on its own, with its backup, also inside a group the plan deletes.
+   */
+  declaredAbsent = /* @__PURE__ */ new Set();
+  /**
+   * Objects whose children wait for their change (a project unarchived before anything in it changes): the
+   * addresses, filled as their steps are planned.
+   */
+  leading = /* @__PURE__ */ new Set();
+  /** A delete that must be done before another (a project's, with its backup, before its group's): by lower-cased address. */
+  deleteBefore = /* @__PURE__ */ new Map();
+  /** The desired fields of the top-level groups and projects this plan manages, by lower-cased full path. */
+  top = {
+    groups: /* @__PURE__ */ new Map(),
+    projects: /* @__PURE__ */ new Map()
+  };
   /** Top-level groups and projects planned at once: four per request the client may have in flight. */
   window;
   constructor(inputs, root) {
@@ -79549,9 +80101,20 @@ var PlanState = class {
     this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
-        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
+        const key = item.key.toLowerCase();
+        const planned = inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key)));
+        if (item.state === "absent") {
+          if (collection === "projects" && planned) this.declaredAbsent.add(key);
+          continue;
+        }
+        this.declaredPresent.set(key, item.source);
+        if (planned) this.top[collection].set(key, item.fields);
       }
     }
+  }
+  /** The desired fields of the top-level groups or projects this plan manages (present, within the targets). */
+  plannedTop(collection) {
+    return this.top[collection];
   }
   /** Records a planned step. */
   push(out, step) {
@@ -79694,9 +80257,6 @@ function touches(scope, path2) {
   return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
 }
 
-// src/engine/plan/delete.ts
-import { join as join3, relative as relative4 } from "node:path";
-
 // src/engine/compare.ts
 function isBlank(value) {
   return value === void 0 || value === null || value === "";
@@ -79715,6 +80275,12 @@ function canonical(value) {
 function sameValue(desired, live, options = {}) {
   if (isSecret(live)) return sameValue(desired, live.reveal(), options);
   const { normalize: normalize2 } = options;
+  if (normalize2 && isNumericNormalizer(normalize2)) {
+    const plain = isSecret(desired) ? desired.reveal() : desired;
+    const scalar3 = (v3) => typeof v3 === "string" || typeof v3 === "number";
+    if (scalar3(plain) && scalar3(live))
+      return normalizeValue(normalize2, plain) === normalizeValue(normalize2, live);
+  }
   if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
     const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
     return mine === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
@@ -79798,8 +80364,9 @@ function createdFields(ctx, kind, specs2, desired) {
   );
 }
 function deletedFields(ctx, kind, specs2, live, desired) {
+  const listed = kind.shownOnDelete;
   return Promise.all(
-    ownFields(specs2, live.fields).map(async ([field, v3]) => ({
+    ownFields(specs2, live.fields).filter(([field]) => !listed || listed.includes(field)).map(async ([field, v3]) => ({
       field,
       before: await shown(ctx, kind, specs2, field, v3, containsSecret(desired?.[field]))
     }))
@@ -79807,6 +80374,7 @@ function deletedFields(ctx, kind, specs2, live, desired) {
 }
 
 // src/engine/plan/delete.ts
+import { join as join3, relative as relative4 } from "node:path";
 async function planDelete(state, out, p3, reason) {
   const fields = await deletedFields(state.ctx, p3.kind, p3.specs, p3.live, p3.desired);
   const backup = state.backup && p3.kind.backup ? state.backup : void 0;
@@ -79830,8 +80398,11 @@ async function planDelete(state, out, p3, reason) {
     depth: p3.depth,
     ...backupFile ? { backupFile, ...backup?.root ? { backupRoot: backup.root } : {} } : {}
   };
+  const first = state.deleteBefore.get(p3.base.address.toLowerCase());
+  if (first) step.before = [first];
   state.push(out, step);
   const notes = [reason];
+  if (p3.kind.deletes) notes.push(`the platform deletes ${p3.kind.deletes} with it`);
   if (step.change.backup && p3.kind.backup)
     notes.push(
       `apply first saves its export archive to ${step.change.backup} (it holds ${p3.kind.backup.holds}) and deletes nothing unless that archive checks out`
@@ -79868,13 +80439,17 @@ async function planCascade(state, out, owner) {
   for (const o of objects) {
     const address = addressOf2("", { segment: o.segment }, o.key);
     if (state.actions.has(address) || state.cascaded.has(address)) continue;
+    if (o.collection === "projects" && state.declaredAbsent.has(o.key.toLowerCase())) {
+      state.deleteBefore.set(address.toLowerCase(), owner.change.address);
+      continue;
+    }
     const declaredAt = state.declaredPresent.get(o.key.toLowerCase());
     if (declaredAt) {
       blocked.push(o);
       const group = owner.change.key;
       state.problem(
         owner.change.address,
-        state.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
+        state.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too${o.collection === "projects" ? ": it is then deleted first, after its own backup" : ""}), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
         declaredAt
       );
       continue;
@@ -79909,7 +80484,8 @@ async function planCascade(state, out, owner) {
 
 // src/engine/plan/item.ts
 async function planItem(state, out, p3, walkChildren) {
-  const { kind, item, key, address, parent, live, depth } = p3;
+  const { kind, item, key, address, parent, depth } = p3;
+  let live = p3.live;
   const specs2 = state.registry.fields(parent.collection, kind.collection);
   if (depth === 0) state.sources.set(address, item.source);
   if (item.state !== "absent" && item.needs && item.needs.length > 0) {
@@ -79921,6 +80497,22 @@ async function planItem(state, out, p3, walkChildren) {
     );
     return;
   }
+  if (live?.unverified && item.state !== "absent") {
+    const below = [];
+    const probe = { address, collection: kind.collection, key, ref: live.id, live, parent };
+    await walkChildren(item, probe, true, depth + 1, below);
+    if (!state.missingProjects.has(address)) {
+      if (state.replace.delete(address)) {
+        state.problem(address, neverReplaced(kind), item.source);
+      }
+      if (p3.compare) state.inSync.push(address);
+      for (const step of below) out.push(step);
+      return;
+    }
+    for (const step of below) state.actions.delete(step.change.address);
+    live = void 0;
+    p3 = { ...p3, live: void 0 };
+  }
   const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
   if (!p3.compare && item.state !== "absent") {
     if (live) {
@@ -79931,7 +80523,8 @@ async function planItem(state, out, p3, walkChildren) {
   } else if (!p3.compare) return;
   const deps = [];
   const parentAction = state.actions.get(parent.address);
-  if (parentAction === "create" || parentAction === "replace") deps.push(parent.address);
+  if (parentAction === "create" || parentAction === "replace" || state.leading.has(parent.address))
+    deps.push(parent.address);
   const base = {
     address,
     collection: kind.collection,
@@ -79975,7 +80568,14 @@ async function planItem(state, out, p3, walkChildren) {
   }
   if (!live) {
     if (await planCreate(state, out, p3, { base, specs: specs2, self, deps, before, desired }))
-      await walkChildren(item, self, false, depth + 1, out);
+      await walkBelow(
+        state,
+        out,
+        p3,
+        desired,
+        void 0,
+        (o) => walkChildren(item, self, false, depth + 1, o)
+      );
     return;
   }
   const forced = state.replace.has(address);
@@ -79997,7 +80597,38 @@ async function planItem(state, out, p3, walkChildren) {
     scope: p3.scope
   });
   if (!planned && !forced) state.inSync.push(address);
-  await walkChildren(item, self, true, depth + 1, out);
+  await walkBelow(state, out, p3, desired, live, (o) => walkChildren(item, self, true, depth + 1, o));
+}
+async function walkBelow(state, out, p3, desired, live, walk) {
+  const own = out.find((s3) => s3.change.address === p3.address);
+  const hint = p3.kind.childOrder?.(desired, live);
+  if (own && hint && "order" in hint && hint.order === "first") state.leading.add(p3.address);
+  const below = [];
+  await walk(below);
+  for (const step of below) out.push(step);
+  const changes = below.filter((s3) => s3.change.action !== "unmanaged");
+  if (!hint || changes.length === 0) return;
+  if ("frozen" in hint) {
+    state.warnings.push({
+      address: p3.address,
+      message: `${changes.length} ${changes.length === 1 ? "change" : "changes"} below it may be refused: ${hint.frozen}`,
+      source: p3.item.source
+    });
+    return;
+  }
+  if (hint.order !== "last" || !own) return;
+  if (own.change.action === "create") {
+    state.problem(
+      p3.address,
+      `it is created archived, and ${changes.length} ${changes.length === 1 ? "change" : "changes"} inside it would follow its create, which the platform refuses in an archived project: leave archived out until they are applied, then set it`,
+      p3.item.fieldSources["archived"] ?? p3.item.source
+    );
+    return;
+  }
+  own.deps.push(...changes.map((s3) => s3.change.address));
+}
+function neverReplaced(kind) {
+  return `a ${kind.segment} is never replaced: deleting it would take everything in it. Change its settings in place, or mark it "state: absent" to delete it (after its backup)`;
 }
 function report2(state, p3, problem3) {
   const address = problem3.field ? `${p3.address}.${problem3.field}` : p3.address;
@@ -80008,6 +80639,7 @@ function report2(state, p3, problem3) {
 async function planAbsent(state, out, p3, q2) {
   const { kind, item, address, parent, live } = p3;
   if (!live) return;
+  if (state.cascaded.has(address)) return;
   if (live.readOnly) {
     state.problem(address, `cannot delete: ${live.readOnly}`, item.source);
     return;
@@ -80077,13 +80709,31 @@ function checkFields(state, p3, specs2, desired) {
 }
 async function planCreate(state, out, p3, q2) {
   const { kind, item, key, address, parent } = p3;
-  const refusals = await kind.checkCreate?.(state.ctx, parent, key, q2.desired, p3.scope) ?? [];
-  for (const r of refusals) report2(state, p3, r);
+  if (item.fromPattern) {
+    state.problem(
+      address,
+      `${kind.segment} ${JSON.stringify(q2.base.key)} was matched by a pattern but no longer exists (a pattern never creates anything): plan again`,
+      item.source
+    );
+    return false;
+  }
+  for (let up = p3.depth === 0 ? parentPath(key) : void 0; up; up = parentPath(up)) {
+    if (state.actions.get(groupAddress(up)) !== "delete") continue;
+    state.problem(
+      address,
+      `it would be created inside group ${up}, which is marked "state: absent": the platform would delete it with the group. Keep the group, or leave ${key} out`,
+      item.source
+    );
+    return false;
+  }
+  const found = await kind.checkCreate?.(state.ctx, parent, key, q2.desired, p3.scope) ?? [];
+  for (const r of found) report2(state, p3, r);
+  const refusals = found.filter((r) => r.severity !== "warning");
   if (!kind.create) {
     if (refusals.length === 0) {
       state.problem(
         address,
-        kind.collection === "projects" ? `project ${JSON.stringify(key)} does not exist, and forgeform does not create projects: create it first` : `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q2.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
+        `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q2.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
         item.source
       );
     }
@@ -80122,6 +80772,10 @@ async function planUpdate(state, out, p3) {
   }
   const replaceByRequest = forced && !updatable;
   const replace = replaceByRequest || kind.updateMode === "replace" || changes.some((f3) => f3.forcesReplacement);
+  if (replace && kind.explicitDeleteOnly) {
+    state.problem(address, neverReplaced(kind), base.source);
+    return false;
+  }
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs2, desired, changes));
   const changed2 = changes.map((f3) => f3.field);
   const where = {
@@ -80171,7 +80825,8 @@ function match(state, kind, coll, items, lives) {
   const liveByKey = new Map(lives.map((l) => [l.key, l]));
   const scope = {
     declared: new Set(coll.items.map(ids.keyOf)),
-    planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields]))
+    planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields])),
+    top: (collection) => state.plannedTop(collection)
   };
   const undeclared = lives.filter((l) => !scope.declared.has(l.key) && !l.readOnly);
   const { shown: shown2, like } = undeclaredLabels(
@@ -80200,48 +80855,19 @@ async function readCollection(state, kind, parent, wanted, options, where) {
     if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
       if (!state.missingProjects.has(parent.address)) {
         state.missingProjects.add(parent.address);
-        const hint = await missingProjectHint(state.ctx, parent.key);
-        state.problem(
-          parent.address,
-          `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path${hint}`,
-          state.sources.get(parent.address)
-        );
+        if (!parent.live?.unverified) {
+          state.problem(
+            parent.address,
+            `project ${JSON.stringify(parent.key)} no longer exists or is no longer visible to this token's user (it was read earlier in this plan): plan again`,
+            state.sources.get(parent.address)
+          );
+        }
       }
       return void 0;
     }
     state.problem(where, `could not read ${kind.collection}: ${error2.message}`);
     return void 0;
   }
-}
-async function missingProjectHint(ctx, path2) {
-  const slash = path2.lastIndexOf("/");
-  if (slash < 0) return "";
-  const group = path2.slice(0, slash);
-  const key = `missing-project:${group.toLowerCase()}`;
-  let listing = ctx.memo.get(key);
-  if (!listing) {
-    listing = ctx.api.list(apiPath`/groups/${group}/projects`, {
-      query: { simple: true, with_shared: false },
-      shape: { path_with_namespace: "string" }
-    }).then(
-      (projects) => projects.map((p3) => p3.path_with_namespace),
-      // Any other failure gives no hint: the missing project is reported all the same.
-      (error2) => error2 instanceof ApiError && error2.status === 404 ? void 0 : []
-    );
-    ctx.memo.set(key, listing);
-  }
-  const paths = await listing;
-  if (paths === void 0) {
-    const above = group.lastIndexOf("/");
-    const siblings = above < 0 ? [] : await listSubgroups(ctx, group.slice(0, above)).catch(() => []) ?? [];
-    const nearGroup = didYouMean(
-      group,
-      siblings.map((g3) => g3.full_path)
-    );
-    return `; ${JSON.stringify(group)} is not a group this token's user can see either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
-  }
-  const near = didYouMean(path2, paths);
-  return near ? `; did you mean ${JSON.stringify(near)}?` : "";
 }
 
 // src/engine/plan/unmanaged.ts
@@ -80375,6 +81001,8 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
   }
   const { keyOf: keyOf2 } = identities(kind);
   const unchecked2 = uncheckedNames(items);
+  const addressOnly = items.filter((i) => i.state !== "absent" && ownFields(specs2, i.fields).length === 0).map(keyOf2);
+  const detailOf = items.filter((i) => ownFields(specs2, i.fields).some(([f3]) => specs2.get(f3)?.detailOnly)).map(keyOf2);
   let lives = [];
   if (parentExists) {
     const read2 = await readCollection(
@@ -80385,6 +81013,8 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
       {
         undeclared: coll.policy !== "ignore" && fullRead,
         ...unchecked2.length > 0 ? { unchecked: unchecked2 } : {},
+        ...addressOnly.length > 0 ? { addressOnly } : {},
+        ...detailOf.length > 0 ? { detailOf } : {},
         ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {}
       },
       parentAddress ? `${parentAddress}.${collection}` : collection
@@ -80399,7 +81029,7 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
     const label = matched.labelOf(item);
     const address = addressOf2(parentAddress, kind, label);
     const live = matched.liveOf(item);
-    if (live) state.seen(address, maskedFields(specs2, live.fields, item.fields));
+    if (live && !live.unverified) state.seen(address, maskedFields(specs2, live.fields, item.fields));
     const mine = [];
     await planItem(
       state,
@@ -80527,7 +81157,7 @@ function listsAsText(raw) {
   return out;
 }
 var BAR = "performance_bar_allowed_group_path";
-function toLive2(raw, options) {
+function toLive3(raw, options) {
   const fields = { ...listsAsText(raw), ...uncheckedFields(raw, options?.unchecked) };
   fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
   return { key: KEY, id: KEY, fields, raw };
@@ -80557,7 +81187,7 @@ var applicationSettingsKind = {
   identity: () => KEY,
   async read(ctx, _parent, _wanted, options) {
     return [
-      toLive2(await ctx.api.get("/application/settings", { shape: {} }), options)
+      toLive3(await ctx.api.get("/application/settings", { shape: {} }), options)
     ];
   },
   async prepare(ctx, _parent, fields) {
@@ -80615,7 +81245,7 @@ var applicationSettingsKind = {
       body: payload,
       shape: {}
     });
-    return toLive2(updated, unchecked(desired));
+    return toLive3(updated, unchecked(desired));
   }
 };
 
@@ -80760,7 +81390,7 @@ function fingerprint(text) {
   if (!blob) return "invalid key";
   return `SHA256:${createHash7("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
-var toLive3 = (rest, parent, k3, canPush, options) => rest.toLive(parent, { ...k3, can_push: k3["can_push"] ?? canPush ?? false }, options);
+var toLive4 = (rest, parent, k3, canPush, options) => rest.toLive(parent, { ...k3, can_push: k3["can_push"] ?? canPush ?? false }, options);
 function instanceKeys(ctx, rest) {
   const memoKey = "deploy_keys:instance";
   let p3 = ctx.memo.get(memoKey);
@@ -80816,7 +81446,7 @@ var deployKeyKind = restCollection(
     async read(ctx, parent, _wanted, options) {
       const keys = await rest.list(ctx, parent);
       if (options?.fresh) for (const k3 of keys) createdKeys(ctx).set(fingerprint(k3.key), k3);
-      return keys.map((k3) => toLive3(rest, parent, k3, void 0, options));
+      return keys.map((k3) => toLive4(rest, parent, k3, void 0, options));
     },
     async createReason(ctx, _parent, desired, key) {
       const found = await existingKey(ctx, rest, key);
@@ -80846,7 +81476,7 @@ async function createOrEnable(ctx, rest, parent, desired, key) {
     }
     createdKeys(ctx).set(key, created);
     const canPush = desired["can_push"] ?? false;
-    return toLive3(rest, parent, created, canPush, unchecked(desired));
+    return toLive4(rest, parent, created, canPush, unchecked(desired));
   }
   let enabled;
   try {
@@ -80863,9 +81493,9 @@ async function createOrEnable(ctx, rest, parent, desired, key) {
   if (desired["can_push"] === true) payload["can_push"] = true;
   if (desired["title"] !== void 0 && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
-  if (Object.keys(payload).length === 0) return toLive3(rest, parent, enabled, false);
+  if (Object.keys(payload).length === 0) return toLive4(rest, parent, enabled, false);
   const updated = await rest.put(ctx, parent, enabled.id, body(payload));
-  return toLive3(rest, parent, updated, void 0, unchecked(desired));
+  return toLive4(rest, parent, updated, void 0, unchecked(desired));
 }
 
 // src/kinds/token-file.ts
@@ -80874,7 +81504,7 @@ import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as
 import { dirname as dirname5 } from "node:path";
 var MAX_TOKEN_FILE_BYTES2 = 1024;
 var tokenDigest = (text) => createHash8("sha256").update(text).digest("hex");
-function tokenFileRefusal(target, known2, words) {
+function tokenFileRefusal(target, known3, words) {
   const existing = existingAncestor(dirname5(target));
   const realDir = (() => {
     try {
@@ -80893,7 +81523,7 @@ function tokenFileRefusal(target, known2, words) {
   } catch {
     return void 0;
   }
-  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known2 === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || tokenDigest(readFileSync5(target, "utf8").trim()) !== known2 ? words.other : void 0;
+  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known3 === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || tokenDigest(readFileSync5(target, "utf8").trim()) !== known3 ? words.other : void 0;
   if (why === void 0) return void 0;
   return `token_file ${target} ${why}: forgeform writes a ${words.token} only to a new file${words.over}, never over anything else; remove the file or name another one`;
 }
@@ -81088,7 +81718,7 @@ var epicKind = {
 };
 
 // src/kinds/epic-issue.ts
-var PROJECT_SHAPE2 = { id: "integer", path_with_namespace: "string" };
+var PROJECT_SHAPE3 = { id: "integer", path_with_namespace: "string" };
 function memoized(ctx, key, load) {
   let p3 = ctx.memo.get(key);
   if (!p3) {
@@ -81100,12 +81730,12 @@ function memoized(ctx, key, load) {
 var projectById = (ctx, id) => memoized(
   ctx,
   `project:${id}`,
-  () => ctx.api.get(apiPath`/projects/${id}`, { shape: PROJECT_SHAPE2 })
+  () => ctx.api.get(apiPath`/projects/${id}`, { shape: PROJECT_SHAPE3 })
 );
 var projectByPath = (ctx, path2) => memoized(
   ctx,
   `project:${path2.toLowerCase()}`,
-  () => ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2 })
+  () => ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE3 })
 );
 var FIRST = "(first)";
 var keyOf = (project, iid) => `${project}#${iid}`;
@@ -81205,12 +81835,12 @@ async function move(ctx, epic, id, key, after) {
 
 // src/kinds/error-tracking.ts
 var KEY2 = "error_tracking";
-var schema2 = lazySchema("projects", KEY2);
-var shape = () => schema2().shape({ active: "boolean" });
-var toLive4 = (s3, options) => ({
+var schema3 = lazySchema("projects", KEY2);
+var shape = () => schema3().shape({ active: "boolean" });
+var toLive5 = (s3, options) => ({
   key: KEY2,
   id: KEY2,
-  fields: { ...pick(s3, schema2().read), ...uncheckedFields(s3, options?.unchecked) }
+  fields: { ...pick(s3, schema3().read), ...uncheckedFields(s3, options?.unchecked) }
 });
 var errorTrackingKind = {
   collection: KEY2,
@@ -81223,7 +81853,7 @@ var errorTrackingKind = {
     const settings = await orNotFound(
       ctx.api.get(`${ownerPath(parent)}/error_tracking/settings`, { shape: shape() })
     );
-    return settings ? [toLive4(settings, options)] : [];
+    return settings ? [toLive5(settings, options)] : [];
   },
   async checkCreate(_ctx, parent) {
     return [
@@ -81237,7 +81867,7 @@ var errorTrackingKind = {
       body: body(desired, changed2),
       shape: shape()
     });
-    return toLive4(updated, unchecked(desired));
+    return toLive5(updated, unchecked(desired));
   }
 };
 
@@ -81372,7 +82002,7 @@ var SHAPE = () => {
   };
   return shape2;
 };
-function toLive5(s3, options) {
+function toLive6(s3, options) {
   const fields = { level: s3["level"] };
   if (s3["notification_email"] !== void 0) fields["notification_email"] = s3["notification_email"];
   for (const [name, on] of Object.entries(s3["events"] ?? {}))
@@ -81403,7 +82033,7 @@ function kindFor(parents) {
     updateMode: "update",
     identity: () => KEY3,
     async read(ctx, parent, _wanted, options) {
-      return [toLive5(await ctx.api.get(path(parent), { shape: SHAPE() }), options)];
+      return [toLive6(await ctx.api.get(path(parent), { shape: SHAPE() }), options)];
     },
     check: (_ctx, _parent, desired, live) => check(desired, live),
     async update(ctx, parent, _live, desired, changed2) {
@@ -81411,7 +82041,7 @@ function kindFor(parents) {
       if (changed2.includes("level")) {
         for (const name of Object.keys(desired)) if (EVENTS().has(name)) payload[name] = desired[name];
       }
-      return toLive5(
+      return toLive6(
         await ctx.api.put(path(parent), { body: payload, shape: SHAPE() }),
         unchecked(desired)
       );
@@ -81503,18 +82133,6 @@ var pipelineScheduleKind = restCollection(
     }
   })
 );
-
-// src/kinds/project.ts
-var projectKind = {
-  collection: "projects",
-  segment: "project",
-  parents: ["instance"],
-  updateMode: "update",
-  explicitDeleteOnly: true,
-  async read(_ctx, _parent, wanted) {
-    return wanted.map((path2) => ({ key: path2, id: path2, fields: {} }));
-  }
-};
 
 // src/kinds/protected-environment.ts
 function canonical2(levels) {
@@ -81689,10 +82307,10 @@ var scheduleVariableKind = restCollection(
 );
 
 // src/kinds/scim-user.ts
-var schema3 = lazySchema("groups", "scim_users");
+var schema4 = lazySchema("groups", "scim_users");
 var shape3;
 var SCIM_USER_SHAPE = () => {
-  shape3 ??= schema3().shape({
+  shape3 ??= schema4().shape({
     id: "string",
     externalId: "string?",
     name: objectOf({ formatted: "string?" }, true),
@@ -81706,7 +82324,7 @@ var PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 function usersPath(parent) {
   return apiPath`/groups/${parent.key}/Users`;
 }
-var toLive6 = (u2) => {
+var toLive7 = (u2) => {
   const formatted = u2.name?.formatted ?? u2["name.formatted"];
   return {
     key: u2.externalId ?? u2.id,
@@ -81750,7 +82368,7 @@ var scimUserKind = {
   },
   async read(ctx, parent) {
     return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE() })).map(
-      toLive6
+      toLive7
     );
   },
   async prepare(_ctx, _parent, fields) {
@@ -81781,9 +82399,9 @@ var scimUserKind = {
     });
     if (desired["active"] === false) {
       await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive6({ ...created, active: false });
+      return toLive7({ ...created, active: false });
     }
-    return toLive6(created);
+    return toLive7(created);
   },
   async update(ctx, parent, live, desired, changed2) {
     const ops = [];
@@ -81805,7 +82423,7 @@ var scimUserKind = {
     if (changed2.includes("active")) ops.push({ op: "Replace", path: "active", value: desired["active"] });
     if (ops.length > 0) await patch(ctx, parent, String(live.id), ops);
     const after = await userByExternalId(ctx, parent, live.key);
-    return after ? toLive6(after) : void 0;
+    return after ? toLive7(after) : void 0;
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${usersPath(parent)}${apiPath`/${String(live.id)}`}`, { scim: true });
@@ -81843,7 +82461,7 @@ function remember2(ctx, parent, triggers) {
       map.set(tokenKey(parent, String(t["description"])), tokenDigest(t["token"]));
   }
 }
-var known = (ctx, parent, description) => shownTokens.get(ctx)?.get(tokenKey(parent, description));
+var known2 = (ctx, parent, description) => shownTokens.get(ctx)?.get(tokenKey(parent, description));
 function whereTheTokenGoes2(parent, desired) {
   const file = tokenFileOf(desired);
   if (file !== void 0) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
@@ -81868,7 +82486,7 @@ var triggerKind = restCollection(
     check(ctx, parent, desired, live) {
       const file = tokenFileOf(desired);
       if (file === void 0 || !live) return [];
-      return tokenFileProblems(tokenFileRefusal(file, known(ctx, parent, live.key), WORDS2));
+      return tokenFileProblems(tokenFileRefusal(file, known2(ctx, parent, live.key), WORDS2));
     },
     createReason: async (_ctx, parent, desired) => whereTheTokenGoes2(parent, desired),
     replaceNote: async (_ctx, parent, desired) => whereTheTokenGoes2(parent, desired),
@@ -81879,7 +82497,7 @@ var triggerKind = restCollection(
     async create(ctx, parent, desired, key) {
       const created = await createWithTokenFile(
         tokenFileOf(desired),
-        () => tokenFileRefusal(tokenFileOf(desired), known(ctx, parent, key), WORDS2),
+        () => tokenFileRefusal(tokenFileOf(desired), known2(ctx, parent, key), WORDS2),
         `trigger ${JSON.stringify(key)}`,
         "the trigger's owner can read the token in the project's CI/CD settings",
         () => rest.post(ctx, parent, { ...createBody(desired, rest.schema().sent), description: key })

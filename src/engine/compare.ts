@@ -5,7 +5,12 @@
  * compares by its value; and a field whose schema names a normaliser (`x-normalize`: durations, time zones,
  * refs...) compares in that normaliser's terms.
  */
-import { instantOf, type NormalizerName, normalizeValue } from "../manifest/normalize.js";
+import {
+  instantOf,
+  isNumericNormalizer,
+  type NormalizerName,
+  normalizeValue,
+} from "../manifest/normalize.js";
 import { isSecret } from "../manifest/secret.js";
 
 export interface CompareOptions {
@@ -43,6 +48,13 @@ export function sameValue(desired: unknown, live: unknown, options: CompareOptio
   // A live secret (a masked variable's value, as its kind reads it) compares by its value.
   if (isSecret(live)) return sameValue(desired, live.reveal(), options);
   const { normalize } = options;
+  if (normalize && isNumericNormalizer(normalize)) {
+    // Seconds written as text (`1h`) or as a number: both sides in the normaliser's terms.
+    const plain = isSecret(desired) ? desired.reveal() : desired;
+    const scalar = (v: unknown) => typeof v === "string" || typeof v === "number";
+    if (scalar(plain) && scalar(live))
+      return normalizeValue(normalize, plain) === normalizeValue(normalize, live);
+  }
   if (normalize && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
     const mine = normalizeValue(normalize, isSecret(desired) ? desired.reveal() : desired);
     return mine === normalizeValue(normalize, live) || sameValue(desired, live, { set: options.set });

@@ -467,7 +467,8 @@ class Exporter {
   async readTop(collection: "groups" | "projects", keys: string[]): Promise<Live[]> {
     const kind = this.registry.kind("instance", collection);
     if (!kind) return [];
-    return kind.read(this.ctx, INSTANCE, keys, this.readOptions);
+    // Every field is wanted, those lists do not show too (a project's build_git_strategy).
+    return kind.read(this.ctx, INSTANCE, keys, { ...this.readOptions, detailOf: keys });
   }
 }
 

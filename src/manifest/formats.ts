@@ -1,6 +1,7 @@
 import { Cron } from "croner";
 import { isLabelColor } from "./colors.js";
 import { didYouMean } from "./diagnostics.js";
+import { durationSeconds } from "./normalize.js";
 import { cronForValidation, hashedCronProblem, isHashedCron } from "./selectors.js";
 import { allTimeZoneNames, isValidTimeZone } from "./timezones.js";
 
@@ -177,6 +178,20 @@ function checkArchiveAge(value: string): string | undefined {
   return undefined;
 }
 
+/** The bounds of a job timeout (`build_timeout`): from 10 minutes to under ActiveSupport's month (30.436875 days). */
+export const JOB_TIMEOUT_SECONDS = { min: 600, maxExclusive: 2_629_746 };
+
+function checkJobTimeout(value: string): string | undefined {
+  const seconds = durationSeconds(value);
+  if (seconds === undefined) {
+    return `"${value}" is not a duration; write e.g. "1h", "90 minutes", "1h 30m" or a number of seconds`;
+  }
+  if (seconds < JOB_TIMEOUT_SECONDS.min || seconds >= JOB_TIMEOUT_SECONDS.maxExclusive) {
+    return `"${value}" is ${seconds} seconds: a job timeout is from 10 minutes to under a month`;
+  }
+  return undefined;
+}
+
 /** Custom string formats used by the schemas, each returning an error message or undefined. */
 export const FORMAT_CHECKS: Record<string, (value: string) => string | undefined> = {
   cron: checkCron,
@@ -188,6 +203,7 @@ export const FORMAT_CHECKS: Record<string, (value: string) => string | undefined
   "date-or-date-time": checkDateOrTime,
   "ssh-public-key": checkSshKey,
   "archive-age": checkArchiveAge,
+  "job-timeout": checkJobTimeout,
 };
 
 /** Messages for the standard formats from ajv-formats. */

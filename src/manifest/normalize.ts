@@ -1,7 +1,8 @@
 /**
  * Values the platform rewrites. A field declares its kind of value once, in its schema (`x-normalize`), and every
  * comparison (plans, drift, duplicate identities) goes through the normaliser named there: a duration `90 days`
- * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`.
+ * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`,
+ * a job timeout written `1h` that the platform keeps as 3600 seconds.
  * Normalising is for comparing only: what is sent is what the manifest says, and what is shown or exported is what
  * each side wrote. The sandbox rewrites values from its own code; the two never share this module.
  */
@@ -10,6 +11,7 @@ import { RAILS_TIME_ZONES } from "./timezones.js";
 
 export type NormalizerName =
   | "duration"
+  | "duration-seconds"
   | "timezone"
   | "ref"
   | "instant"
@@ -104,6 +106,7 @@ export function canonicalSshKey(text: string): string {
 
 const NORMALIZERS: Record<NormalizerName, (value: string) => unknown> = {
   duration: (v) => durationSeconds(v) ?? v.trim(),
+  "duration-seconds": (v) => durationSeconds(v) ?? v.trim(),
   timezone: canonicalTimeZone,
   ref: (v) => v.trim().replace(/^refs\/(heads|tags)\//, ""),
   instant: instantOrDay,
@@ -112,6 +115,27 @@ const NORMALIZERS: Record<NormalizerName, (value: string) => unknown> = {
   "ssh-key": canonicalSshKey,
   color: canonicalColor,
 };
+
+/**
+ * Normalisers whose canonical form is a number, which the platform keeps (seconds): a value written as text and one
+ * written as that number are the same value.
+ */
+const NUMERIC: ReadonlySet<NormalizerName> = new Set(["duration-seconds"]);
+
+/** Whether the normaliser's canonical form is a number (so text and numbers compare in its terms). */
+export function isNumericNormalizer(name: NormalizerName): boolean {
+  return NUMERIC.has(name);
+}
+
+/**
+ * The value the platform takes for a field whose normaliser is numeric (`1h` sent as 3600); any other value as it is.
+ * What is sent for other normalisers is what the manifest says.
+ */
+export function sentValue(name: NormalizerName | undefined, value: unknown): unknown {
+  if (name === undefined || !NUMERIC.has(name) || typeof value !== "string") return value;
+  const n = normalizeValue(name, value);
+  return typeof n === "number" ? n : value;
+}
 
 export function isNormalizerName(name: unknown): name is NormalizerName {
   return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);

@@ -381,11 +381,19 @@ function onlyFor(
   );
 }
 
-/** A subgroup may not be more visible than its parent (when both are declared). */
-export function checkGroupVisibility(groups: Map<string, Obj>, diags: Diagnostics): void {
+/** A subgroup or a project may not be more visible than its group (when both are declared). */
+export function checkGroupVisibility(
+  groups: Map<string, Obj>,
+  projects: Map<string, Obj>,
+  diags: Diagnostics,
+): void {
   // Paths are one path in any case, as on the platform.
   const byPath = new Map([...groups].map(([p, b]) => [p.toLowerCase(), b]));
-  for (const [path, body] of groups) {
+  const entries = [
+    ...[...groups].map(([p, b]) => ["groups", p, b] as const),
+    ...[...projects].map(([p, b]) => ["projects", p, b] as const),
+  ];
+  for (const [collection, path, body] of entries) {
     const vis = body.visibility;
     // A visibility from `${env:}` is known only once resolved; the platform then says whether it fits.
     if (!isPlainString(vis)) continue;
@@ -396,8 +404,8 @@ export function checkGroupVisibility(groups: Map<string, Obj>, diags: Diagnostic
     if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
       diags.error(
         valueLoc(body, "visibility"),
-        renderPath(["groups", path, "visibility"]),
-        `${vis} is not allowed since the parent group ${parentPath} is ${pvis}; use ${pvis} or less`,
+        renderPath([collection, path, "visibility"]),
+        `${vis} is not allowed since the ${collection === "groups" ? "parent group" : "project's group"} ${parentPath} is ${pvis}; use ${pvis} or less`,
       );
     }
   }

@@ -27,6 +27,8 @@ export const ANNOTATIONS = [
   "x-shared-fields",
   "x-default-template",
   "x-pattern-message",
+  "x-update-only",
+  "x-detail-only",
 ] as const;
 
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
@@ -230,6 +232,16 @@ function rangeWords(schema: JsonSchema | undefined): string {
   return parts.join(" and ");
 }
 
+/** Whether `value` has the JSON type a schema names (`integer` for whole numbers, `number` for any). */
+function typeFits(type: unknown, value: unknown): boolean {
+  if (type === "integer") return typeof value === "number" && Number.isInteger(value);
+  if (type === "number") return typeof value === "number";
+  if (type === "array") return Array.isArray(value);
+  if (type === "object") return value !== null && typeof value === "object" && !Array.isArray(value);
+  if (type === "null") return value === null;
+  return typeof type === "string" && typeof value === type;
+}
+
 function typeMessage(expected: string, value: unknown, loc: Loc): string {
   const want = expected
     .split(",")
@@ -397,6 +409,20 @@ export function reportSchemaErrors(
         break;
       case "anyOf":
       case "oneOf": {
+        // A value of the type one alternative takes (a whole number where a number or a duration text is allowed)
+        // is told what is wrong with it there: its range, its format.
+        const alternatives = (parent?.[e.keyword] ?? []) as JsonSchema[];
+        const fits = alternatives.map((s, i) => [s, i] as const).filter(([s]) => typeFits(s.type, data));
+        if (fits.length === 1) {
+          const branch = `${e.schemaPath}/${fits[0]![1]}/`;
+          const inner = errors.filter(
+            (x) => x.schemaPath.startsWith(branch) && x.instancePath === e.instancePath,
+          );
+          if (inner.length > 0) {
+            reportSchemaErrors(inner, value, prefix, diags, leftToPattern);
+            continue;
+          }
+        }
         at = locate(value, path);
         const options = ((parent?.[e.keyword] ?? []) as JsonSchema[]).map((s) =>
           s.type === "array"

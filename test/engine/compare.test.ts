@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sameValue } from "../../src/engine/compare.js";
+import { sentValue } from "../../src/manifest/normalize.js";
 import { Secret } from "../../src/manifest/secret.js";
 
 describe("sameValue: normalisations that prevent perpetual diffs", () => {
@@ -56,6 +57,29 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
   it("never matches text with a number or a number with text", () => {
     expect(sameValue("1", 1)).toBe(false);
     expect(sameValue("90", 90, { normalize: "duration" })).toBe(false);
+  });
+
+  it("compares a duration in seconds with the number the platform keeps, whichever side is text", () => {
+    const options = { normalize: "duration-seconds" as const };
+    expect(sameValue("1h", 3600, options)).toBe(true);
+    expect(sameValue("90 minutes", 5400, options)).toBe(true);
+    expect(sameValue("1h 30m", 5400, options)).toBe(true);
+    expect(sameValue(5400, 5400, options)).toBe(true);
+    expect(sameValue("5400", 5400, options)).toBe(true);
+    expect(sameValue("1h", 3601, options)).toBe(false);
+    expect(sameValue(3600, 7200, options)).toBe(false);
+    // Text that is no duration is not a number of seconds.
+    expect(sameValue("an hour", 3600, options)).toBe(false);
+    expect(sameValue(new Secret("2h", "env:T"), 7200, options)).toBe(true);
+  });
+
+  it("sends a duration in the seconds the platform takes, and anything else as written", () => {
+    expect(sentValue("duration-seconds", "90 minutes")).toBe(5400);
+    expect(sentValue("duration-seconds", 600)).toBe(600);
+    expect(sentValue("duration-seconds", "soon")).toBe("soon");
+    // What is sent for other normalisers is what the manifest says.
+    expect(sentValue("duration", "90 days")).toBe("90 days");
+    expect(sentValue(undefined, "1h")).toBe("1h");
   });
 
   it("compares a Date with the same instant written as text", () => {

@@ -62,11 +62,28 @@ describe("examples/ on the demo fixture", () => {
     expect(await bench.get("/groups/acme/deploy_tokens")).toEqual([
       expect.objectContaining({ name: "registry pull", scopes: ["read_registry"] }),
     ]);
-    // The deleted group's export archive was saved first.
-    const saved = readdirSync(backups);
-    expect(saved).toEqual(["group-acme%2Flegacy.tar.gz"]);
-    const archive = gunzipSync(readFileSync(join(backups, saved[0]!)));
-    expect(archive.length).toBeGreaterThan(0);
+    // The deleted group's and project's export archives were saved first.
+    const saved = readdirSync(backups).sort();
+    expect(saved).toEqual(["group-acme%2Flegacy.tar.gz", "project-opensource%2Flegacy-site.tar.gz"]);
+    for (const file of saved) expect(gunzipSync(readFileSync(join(backups, file))).length).toBeGreaterThan(0);
+    await expect(bench.get("/projects/opensource%2Flegacy-site")).rejects.toThrow(/404/);
+    // Created, with its own settings and the policy's (and its collections), and the others changed.
+    expect(await bench.get("/projects/acme%2Fplatform%2Fbilling")).toMatchObject({
+      description: "Invoices and payments",
+      build_timeout: 7200,
+      merge_method: "rebase_merge",
+      topics: ["acme"],
+    });
+    const badges = await bench.get<{ name: string; kind: string }[]>(
+      "/projects/acme%2Fplatform%2Fbilling/badges",
+    );
+    expect(badges.filter((b) => b.kind === "project").map((b) => b.name)).toEqual(["docs"]);
+    expect(await bench.get("/projects/acme%2Fplatform%2Fapi")).toMatchObject({
+      merge_method: "ff",
+      build_timeout: 5400,
+      ci_config_path: "ci/api.gitlab-ci.yml",
+      ci_default_git_depth: 20,
+    });
   });
 
   it("left the CI/CD variables as declared, read independently", async () => {

@@ -72,6 +72,21 @@ describe("export of the examples' state", () => {
     }
   });
 
+  it("writes no project field at the platform's default, and no project with nothing managed", () => {
+    const defaults = schemaDefaults("project");
+    expect(Object.keys(defaults).length).toBeGreaterThan(20);
+    for (const file of ["acme.yaml", "opensource.yaml"]) {
+      const { projects } = parse(readFileSync(join(out, file), "utf8")) as {
+        projects?: Record<string, Record<string, unknown>>;
+      };
+      for (const [path, body] of Object.entries(projects ?? {})) {
+        expect(Object.keys(body).length, `${file}: ${path} is written with nothing in it`).toBeGreaterThan(0);
+        for (const [field, value] of Object.entries(defaults))
+          expect(body[field], `${file}: ${path}.${field}`).not.toEqual(value);
+      }
+    }
+  });
+
   it("says nothing of SCIM for groups without it, and leaves default notification settings out", () => {
     const open = readFileSync(join(out, "opensource.yaml"), "utf8");
     expect(open).not.toMatch(/scim/i);
@@ -189,6 +204,9 @@ projects:
       - { name: production, deploy_access_levels: [{ access_level: 40 }] }
     variables:
       - { key: LOG_LEVEL, value: info, environment_scope: production }
+  fresh/made:
+    merge_method: ff
+    build_timeout: 2h
 `;
 
 /** A document with every value replaced by "*": which fields are written, not what they hold. */
@@ -232,7 +250,14 @@ describe("export of freshly created objects of every kind", () => {
       groups: { "fresh/sub": group.groups["fresh/sub"] },
       projects: group.projects,
     };
-    expect(skeleton(exported)).toEqual(skeleton(desired));
+    // The fixture set the project's default branch: exported with what the manifest set (and no name: its path's).
+    const fixtureSet = { "fresh/app": { default_branch: "main" } };
+    const projects = desired["projects"] as Record<string, object>;
+    const withFixture = {
+      ...desired,
+      projects: { ...projects, "fresh/app": { ...projects["fresh/app"], ...fixtureSet["fresh/app"] } },
+    };
+    expect(skeleton(exported)).toEqual(skeleton(withFixture));
     // The fixture's group: what the fixture set, no more.
     expect(Object.keys(group.groups["fresh"]!).sort()).toEqual(["name", "visibility"]);
   });

@@ -23,7 +23,7 @@ const KEY =
 const fixture = {
   users: [{ username: "dev-one", name: "Dev One", email: "dev-one@example.com" }],
   groups: [{ path: "sec", description: "old" }, { path: `sec/sub-${S}` }],
-  projects: [{ path: "sec/app", default_branch: "main" }, { path: `sec/p-${S}` }],
+  projects: [{ path: "sec/app", default_branch: "main", description: `about ${S}` }, { path: `sec/p-${S}` }],
   application_settings: { after_sign_up_text: `welcome ${S}` },
   system_hooks: [{ url: `https://hooks.example/in/${S}` }],
   pipeline_schedules: [
@@ -96,6 +96,7 @@ groups:
     unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy}, hooks: ${policy}, variables: ${policy} }
 projects:
   sec/app:
+    description: the app
     pipeline_schedules:
       - description: nightly
         ref: main
@@ -125,9 +126,9 @@ projects:
  */
 const cases: Record<string, { shows: string[]; deleted?: string[] } | { none: string }> = {
   groups: { shows: ['group["sec/sub-(sensitive)'] },
-  projects: {
-    none: "projects are never listed as unmanaged: a project appears only as declared, by its path (its secret-named neighbour shows through an epic's issue below)",
-  },
+  // Never listed as unmanaged (a project appears only as declared, by its path; its secret-named neighbour shows
+  // through an epic's issue below): a declared one's live settings are shown where they change.
+  projects: { shows: ['"about (sensitive)"'] },
   application_settings: { shows: ['"welcome (sensitive)"'] },
   system_hooks: { shows: ['system_hook["https://hooks.example/in/(sensitive)'] },
   broadcast_messages: { shows: ['broadcast_message["maintenance (sensitive)'] },
