@@ -430,8 +430,8 @@ class Exporter {
 
   /**
    * The entries of a group's file under `groups:` or `projects:`, in path order: with `factor`, what the objects
-   * below the group share goes into a `root/**` pattern entry first. An entry that says nothing is left out (it
-   * would manage nothing), except the exported group's own.
+   * below the group share goes into a `root/**` pattern entry first. A project entry that says nothing is left
+   * out (it would manage nothing); a group's stays, as its absence would be reported, unless a pattern covers it.
    */
   arrange(
     collection: "groups" | "projects",
@@ -460,7 +460,10 @@ class Exporter {
           ? { include_archived: true, ...pattern }
           : pattern;
     }
-    for (const [key, entry] of below) if (Object.keys(entry).length > 0) out[key] = entry;
+    // A subgroup stays even when it says nothing: a declared group's undeclared subgroups are reported as
+    // unmanaged, unless a pattern entry matches them.
+    const keepEmpty = collection === "groups" && Object.keys(pattern).length === 0;
+    for (const [key, entry] of below) if (keepEmpty || Object.keys(entry).length > 0) out[key] = entry;
     return out;
   }
 

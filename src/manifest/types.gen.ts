@@ -1447,7 +1447,7 @@ export interface Group {
    */
   description?: string;
   /**
-   * Who can see the group: `private`, `internal` or `public`; not wider than its parent's.
+   * Who can see the group: `private`, `internal` or `public`; not wider than its parent's. A new group left without it gets the instance's default_group_visibility (`private` unless changed); an existing one keeps its own.
    */
   visibility?: "private" | "internal" | "public";
   /**
