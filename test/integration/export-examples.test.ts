@@ -178,7 +178,7 @@ instance:
 groups:
   fresh/sub:
     name: Sub
-    visibility: private
+    visibility: internal
     badges:
       - { name: chat, link_url: "https://chat.example", image_url: "https://chat.example/b.svg" }
     milestones:
@@ -223,7 +223,7 @@ describe("export of freshly created objects of every kind", () => {
     bench = await Bench.start({
       edition: "licensed",
       fixture: {
-        groups: [{ path: "fresh", name: "Fresh", visibility: "private" }],
+        groups: [{ path: "fresh", name: "Fresh", visibility: "internal" }],
         projects: [{ path: "fresh/app", default_branch: "main" }],
       },
     });
