@@ -236,7 +236,17 @@ describe("no secret is ever shown", () => {
     // the values of schedule variables not named like secrets (DEPLOY, FROM_FILE): ordinary live values there,
     // written as they are. Masked variables' values are secrets on the platform too: searched everywhere.
     const exportBlind = new Set([
-      ...[OLD, NEW].flatMap((v) => [v.GDESC, v.HOOK_KEY, v.WIKI, v.WIKIC, v.PENV, v.DOM, v.VARKEY, v.GVAR, v.VAR]),
+      ...[OLD, NEW].flatMap((v) => [
+        v.GDESC,
+        v.HOOK_KEY,
+        v.WIKI,
+        v.WIKIC,
+        v.PENV,
+        v.DOM,
+        v.VARKEY,
+        v.GVAR,
+        v.VAR,
+      ]),
       OLD.SCHED,
       KEY_COMMENT,
       FILE_SECRET,
