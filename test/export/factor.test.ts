@@ -18,6 +18,8 @@ function spec(name: string, more: Partial<FieldSpec> = {}): [string, FieldSpec] 
       requires: [],
       child: false,
       local: false,
+      updateOnly: false,
+      detailOnly: false,
       ...more,
     },
   ];
