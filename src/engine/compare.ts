@@ -2,9 +2,10 @@
  * Field comparison with the normalisations that keep plans free of perpetual diffs: `null`, `""` and unset are
  * the same; CRLF equals LF; two datetimes are equal when they are the same instant; lists declared as sets
  * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets; and a field whose schema
- * names a normaliser (`x-normalize`: durations, time zones, refs...) compares in that normaliser's terms.
+ * names a normaliser (`x-normalize`: durations, time zones, refs, access levels...) compares in that normaliser's
+ * terms (an access level `developer` equals the platform's 30).
  */
-import { instantOf, type NormalizerName, normalizeValue } from "../manifest/normalize.js";
+import { instantOf, type NormalizerName, normalizes, normalizeValue } from "../manifest/normalize.js";
 import { isSecret } from "../manifest/secret.js";
 
 export interface CompareOptions {
@@ -40,9 +41,12 @@ function canonical(value: unknown): string {
 /** True when the live value already satisfies the desired value. */
 export function sameValue(desired: unknown, live: unknown, options: CompareOptions = {}): boolean {
   const { normalize } = options;
-  if (normalize && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
-    const mine = normalizeValue(normalize, isSecret(desired) ? desired.reveal() : desired);
-    return mine === normalizeValue(normalize, live) || sameValue(desired, live, { set: options.set });
+  const mine = normalize && isSecret(desired) ? desired.reveal() : desired;
+  if (normalize && normalizes(normalize, mine) && normalizes(normalize, live)) {
+    return (
+      normalizeValue(normalize, mine) === normalizeValue(normalize, live) ||
+      sameValue(desired, live, { set: options.set })
+    );
   }
   if (isSecret(desired)) return desired.equals(live);
   if (isBlank(desired) && isBlank(live)) return true;

@@ -20,6 +20,8 @@ export interface Live {
   raw?: unknown;
   /** Set when the object is listed here but can only be changed elsewhere (a group's badge in a project's list). */
   readOnly?: string;
+  /** What the plan says of the object in any change it is in, besides its fields (`alice is blocked`). */
+  note?: string;
 }
 
 /** The owner of a collection: the instance, a group, a project, a pipeline schedule... */
@@ -41,8 +43,18 @@ export interface Parent {
 /** Desired fields of one object, with values as declared (secrets as Secret instances). */
 export type Fields = Record<string, unknown>;
 
+/** A user as name lookups find it: its id, its username as the platform spells it, and its state. */
+export interface PlatformUser {
+  id: number;
+  username: string;
+  /** `active`, `blocked`, ... */
+  state: string;
+}
+
 /** Looks up platform ids for names used in manifests; answers are cached for the run. */
 export interface Resolver {
+  /** The user with this username, in any case; undefined when there is none the token's user can see. */
+  user(username: string): Promise<PlatformUser | undefined>;
   userId(username: string): Promise<number | undefined>;
   groupId(fullPath: string): Promise<number | undefined>;
   /** Records a group created during apply, so later lookups (children, access levels) find it. */
@@ -102,6 +114,11 @@ export interface KindProblem {
   message: string;
   /** The field it concerns, when there is one. */
   field?: string;
+  /**
+   * For an object a `delete` prune policy would remove: not an error, the object is left as it is and reported as
+   * unmanaged, with the message as the reason (the token's own membership). An object marked absent is an error.
+   */
+  keep?: boolean;
 }
 
 export interface Kind {
@@ -146,7 +163,8 @@ export interface Kind {
   create?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live>;
   /**
    * Problems with creating `key` that need the platform to find (a group that looks moved from elsewhere; a parent
-   * that does not exist and that this plan does not create).
+   * that does not exist and that this plan does not create). A replacement creates the object again: these are
+   * asked for it too, before its delete is planned.
    */
   checkCreate?(
     ctx: KindContext,
@@ -171,13 +189,15 @@ export interface Kind {
   createReason?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<string | undefined>;
   /**
    * Problems that make deleting `live` unsafe (a milestone that still has open issues). `desired` holds the fields
-   * of the entry marked absent, or is undefined when a prune policy deletes an undeclared object.
+   * of the entry marked absent, or is undefined when a prune policy deletes an undeclared object. `scope`: what the
+   * manifests say of the collection (the members a group keeps).
    */
   checkDelete?(
     ctx: KindContext,
     parent: Parent,
     live: Live,
     desired: Fields | undefined,
+    scope: CollectionScope,
   ): Promise<KindProblem[]>;
   /** Sends the changed fields (and any fields the platform requires alongside them). */
   update?(
@@ -234,6 +254,10 @@ export interface CollectionScope {
   declared: ReadonlySet<string>;
   /** The desired fields of the objects of this collection that the plan manages (present, within the targets). */
   planned: ReadonlyMap<string, Fields>;
+  /** The identities this plan deletes because their entries are marked absent (within the targets). */
+  absent: ReadonlySet<string>;
+  /** The collection's prune policy: what happens to the live objects it does not declare. */
+  policy: "warn" | "delete" | "ignore";
 }
 
 /** An object deleted by the platform along with another. */

@@ -1,9 +1,11 @@
 /**
  * Values the platform rewrites. A field declares its kind of value once, in its schema (`x-normalize`), and every
  * comparison (plans, drift, duplicate identities) goes through the normaliser named there: a duration `90 days`
- * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`.
- * Normalising is for comparing only: what is sent is what the manifest says, and what is shown or exported is what
- * each side wrote. The sandbox rewrites values from its own code; the two never share this module.
+ * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`,
+ * an access level `developer` that the platform gives as 30. Normalising is for comparing only: what is sent is what
+ * the manifest says (but for access levels, which the platform takes as numbers only: see accessLevelNumber), and
+ * what is shown or exported is what each side wrote (access levels by name: displayValue). The sandbox rewrites
+ * values from its own code; the two never share this module.
  */
 import { RAILS_TIME_ZONES } from "./timezones.js";
 
@@ -14,7 +16,46 @@ export type NormalizerName =
   | "instant"
   | "lowercase"
   | "whitespace"
-  | "ssh-key";
+  | "ssh-key"
+  | "access-level";
+
+/**
+ * The platform's access levels by the names manifests may write them with; the platform takes and gives numbers.
+ * Which of them a field takes is its schema's (`common.schema.json`: members, shares, protected refs).
+ */
+export const ACCESS_LEVELS: Readonly<Record<string, number>> = {
+  no_access: 0,
+  minimal_access: 5,
+  guest: 10,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+  admin: 60,
+};
+
+const LEVEL_NAMES = new Map(Object.entries(ACCESS_LEVELS).map(([name, n]) => [n, name]));
+
+/** The number of an access level written by name or number (`developer`, 30); undefined for anything else. */
+export function accessLevelNumber(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isInteger(value) ? value : undefined;
+  if (typeof value !== "string") return undefined;
+  const text = value.trim();
+  return Object.hasOwn(ACCESS_LEVELS, text) ? ACCESS_LEVELS[text] : undefined;
+}
+
+/** An access level as plans show it: by name (`developer`); a number without a name stays a number. */
+export function accessLevelName(value: unknown): unknown {
+  const n = accessLevelNumber(value);
+  return n === undefined ? value : (LEVEL_NAMES.get(n) ?? n);
+}
+
+/** An access level in words for messages: `developer (30)`. */
+export function accessLevelWords(value: unknown): string {
+  const n = accessLevelNumber(value);
+  const name = n === undefined ? undefined : LEVEL_NAMES.get(n);
+  return name === undefined ? JSON.stringify(value) : `${name} (${n})`;
+}
 
 // ChronicDuration (the platform's duration parser and printer): a month is 30 days and a year 365.25 days.
 const UNIT_SECONDS: [RegExp, number][] = [
@@ -93,14 +134,28 @@ const NORMALIZERS: Record<NormalizerName, (value: string) => unknown> = {
   lowercase: (v) => v.trim().toLowerCase(),
   whitespace: (v) => v.trim().replace(/\s+/g, " "),
   "ssh-key": canonicalSshKey,
+  "access-level": (v) => accessLevelNumber(v) ?? v.trim(),
 };
 
 export function isNormalizerName(name: unknown): name is NormalizerName {
   return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
 }
 
+/**
+ * Whether the normaliser takes this value: text for every normaliser, and numbers too for access levels (written
+ * `developer` or 30, given as 30).
+ */
+export function normalizes(name: NormalizerName, value: unknown): boolean {
+  return typeof value === "string" || (name === "access-level" && typeof value === "number");
+}
+
 /** The value in its canonical form for comparison; values that are not text are returned as they are. */
 export function normalizeValue(name: NormalizerName, value: unknown): unknown {
   if (value instanceof Date && name === "instant") return value.getTime();
   return typeof value === "string" ? NORMALIZERS[name](value) : value;
+}
+
+/** A value as plans and exports show it: access levels by name, anything else as it is. */
+export function displayValue(name: NormalizerName | undefined, value: unknown): unknown {
+  return name === "access-level" ? accessLevelName(value) : value;
 }

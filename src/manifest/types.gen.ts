@@ -467,7 +467,7 @@ export interface ProtectedEnvironment {
    */
   name: string;
   /**
-   * Who may deploy: each entry is exactly one of `access_level` (30 Developer, 40 Maintainer, 60 Admin), `user` (a username) or `group` (a group's full path).
+   * Who may deploy: each entry is exactly one of `access_level` (`developer`, `maintainer` or `admin`, by name or number), `user` (a username) or `group` (a group's full path).
    *
    * @minItems 1
    */
@@ -483,9 +483,9 @@ export interface ProtectedEnvironment {
  */
 export interface DeployAccessLevel {
   /**
-   * 30 Developer, 40 Maintainer or 60 Admin.
+   * `developer` (30), `maintainer` (40) or `admin` (60), by name or number.
    */
-  access_level?: 30 | 40 | 60;
+  access_level?: 30 | 40 | 60 | "developer" | "maintainer" | "admin";
   /**
    * A username; the user needs access to the project.
    */

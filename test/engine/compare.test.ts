@@ -58,6 +58,17 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
     expect(sameValue("90", 90, { normalize: "duration" })).toBe(false);
   });
 
+  it("compares access levels as numbers, whether written by name or number", () => {
+    expect(sameValue("developer", 30, { normalize: "access-level" })).toBe(true);
+    expect(sameValue(30, 30, { normalize: "access-level" })).toBe(true);
+    expect(sameValue("no_access", 0, { normalize: "access-level" })).toBe(true);
+    expect(sameValue(new Secret("maintainer", "env:L"), 40, { normalize: "access-level" })).toBe(true);
+    expect(sameValue("developer", 40, { normalize: "access-level" })).toBe(false);
+    expect(sameValue(40, 30, { normalize: "access-level" })).toBe(false);
+    // Only access levels cross from text to numbers.
+    expect(sameValue("developer", 30)).toBe(false);
+  });
+
   it("compares a Date with the same instant written as text", () => {
     expect(sameValue(new Date("2026-12-01T10:00:00Z"), "2026-12-01T12:00:00+02:00")).toBe(true);
     expect(sameValue("2026-12-01T10:00:00Z", new Date("2026-12-01T10:00:00Z"))).toBe(true);

@@ -176,7 +176,7 @@ async function planAbsent(
     state.problem(address, `${kind.collection} cannot be deleted through the API`, item.source);
     return;
   }
-  const refusals = (await kind.checkDelete?.(state.ctx, parent, live, item.fields)) ?? [];
+  const refusals = (await kind.checkDelete?.(state.ctx, parent, live, item.fields, p.scope)) ?? [];
   for (const r of refusals) state.problem(address, r.message, item.source);
   if (refusals.length > 0) return;
   await planDelete(
@@ -318,8 +318,11 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
     replaceByRequest || kind.updateMode === "replace" || changes.some((f) => f.forcesReplacement);
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs, desired, changes));
   const changed = changes.map((f) => f.field);
-  if (!replace && kind.checkUpdate && p.scope) {
-    const problems = await kind.checkUpdate(state.ctx, p.parent, live, desired, changed, p.scope);
+  if (p.scope) {
+    // A replacement creates the object again: what would stop the create stops it too, before it is deleted.
+    const problems = replace
+      ? ((await kind.checkCreate?.(state.ctx, p.parent, p.key, desired, p.scope)) ?? [])
+      : ((await kind.checkUpdate?.(state.ctx, p.parent, live, desired, changed, p.scope)) ?? []);
     for (const problem of problems) {
       state.problem(
         problem.field ? `${address}.${problem.field}` : address,
