@@ -2,7 +2,7 @@
  * Users and groups named in manifests: the token's own user, and what a plan says of a name the platform does not
  * know (the closest names it does know, found with a search or a listing made only then).
  */
-import { apiPath } from "../api/index.js";
+import { apiPath, listOf } from "../api/index.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { listSubgroups } from "./group.js";
 import type { KindContext } from "./kind.js";
@@ -28,7 +28,7 @@ async function nearUser(ctx: KindContext, username: string): Promise<string | un
       ctx.api
         .get<{ username: string }[]>("/users", {
           query: { search, per_page: 100 },
-          shape: { username: "string" },
+          shape: listOf({ username: "string" }),
         })
         .catch(() => []),
     ),
@@ -65,7 +65,7 @@ async function nearGroup(ctx: KindContext, fullPath: string): Promise<string | u
       ctx.api
         .get<{ full_path: string }[]>("/groups", {
           query: { search, top_level_only: true, all_available: true, per_page: 100 },
-          shape: { full_path: "string" },
+          shape: listOf({ full_path: "string" }),
         })
         .catch(() => []),
     ),

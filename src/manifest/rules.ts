@@ -12,7 +12,9 @@ import type {
   DeployAccessLevel,
   Milestone,
   NotificationSettings,
+  ProtectedBranch,
   ProtectedEnvironment,
+  RefAllowance,
   WikiPage,
 } from "./types.gen.js";
 
@@ -247,7 +249,7 @@ export const MAX_CONTENT_FILE_BYTES = 50 * 1024 * 1024;
  */
 function checkEntries(entries: unknown, path: Path, diags: Diagnostics): void {
   if (!Array.isArray(entries)) return;
-  const keys: (keyof DeployAccessLevel)[] = ["access_level", "user", "group"];
+  const keys: (keyof DeployAccessLevel & keyof RefAllowance)[] = ["access_level", "user", "group"];
   entries.forEach((entry, i) => {
     if (!isObj(entry)) return;
     const set = keys.filter((k) => entry[k] !== undefined);
@@ -271,6 +273,12 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       // check the shapes.
       const levels: unknown = (item as Partial<ProtectedEnvironment>).deploy_access_levels;
       checkEntries(levels, [...path, "deploy_access_levels"], diags);
+      break;
+    }
+    case "protected_branches": {
+      const branch = item as Partial<ProtectedBranch>;
+      for (const list of ["allowed_to_push", "allowed_to_merge", "allowed_to_unprotect"] as const)
+        checkEntries(branch[list], [...path, list], diags);
       break;
     }
     case "wiki_pages": {

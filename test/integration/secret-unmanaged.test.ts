@@ -19,9 +19,25 @@ const KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDpmtUfokFOEewAbIYyjN3+DT4ge6CS1unRyXwq3tDuu someone@example.com";
 
 const fixture = {
-  users: [{ username: "dev-one", name: "Dev One", email: "dev-one@example.com" }],
-  groups: [{ path: "sec", description: "old" }, { path: `sec/sub-${S}` }],
-  projects: [{ path: "sec/app", default_branch: "main" }, { path: `sec/p-${S}` }],
+  users: [
+    { username: "dev-one", name: "Dev One", email: "dev-one@example.com" },
+    { username: `dev-${S}`, name: "Dev Two", email: "dev-two@example.com" },
+  ],
+  groups: [
+    { path: "sec", description: "old", members: { [`dev-${S}`]: "developer" } },
+    { path: `sec/sub-${S}` },
+  ],
+  projects: [
+    {
+      path: "sec/app",
+      default_branch: "main",
+      members: { [`dev-${S}`]: "developer" },
+      shared_with: { [`sec/sub-${S}`]: "reporter" },
+    },
+    { path: `sec/p-${S}` },
+  ],
+  protected_branches: [{ project: "sec/app", name: `rel-${S}` }],
+  protected_tags: [{ project: "sec/app", name: `v-${S}` }],
   application_settings: { after_sign_up_text: `welcome ${S}` },
   system_hooks: [{ url: `https://hooks.example/in/${S}` }],
   pipeline_schedules: [
@@ -78,7 +94,8 @@ groups:
     epics:
       - iid: 1
         unmanaged: { issues: ${policy} }
-    unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy} }
+    unmanaged:
+      { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy}, members: ${policy} }
 projects:
   sec/app:
     pipeline_schedules:
@@ -97,6 +114,10 @@ projects:
       triggers: ${policy}
       milestones: ${policy}
       wiki_pages: ${policy}
+      members: ${policy}
+      shared_with_groups: ${policy}
+      protected_branches: ${policy}
+      protected_tags: ${policy}
 `;
 
 /**
@@ -129,6 +150,10 @@ const cases: Record<string, { shows: string[]; deleted?: string[] } | { none: st
     none: "an epic is its iid and the issues linked to it: nothing of its own text is read or shown (the issue links below are)",
   },
   issues: { shows: ['issue["sec/p-(sensitive)#1'] },
+  members: { shows: ['group["sec"].member["dev-(sensitive)', 'project["sec/app"].member["dev-(sensitive)'] },
+  shared_with_groups: { shows: ['share["sec/sub-(sensitive)'] },
+  protected_branches: { shows: ['protected_branch["rel-(sensitive)'] },
+  protected_tags: { shows: ['protected_tag["v-(sensitive)'] },
 };
 
 describe("a value of the run's references, in live objects of every kind", () => {

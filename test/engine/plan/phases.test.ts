@@ -11,9 +11,9 @@ import { mask, maskedFields } from "../../../src/engine/plan/mask.js";
 import { match } from "../../../src/engine/plan/match.js";
 import { byPlace, linkDependencies, order } from "../../../src/engine/plan/order.js";
 import { readCollection } from "../../../src/engine/plan/read.js";
-import { planUndeclared } from "../../../src/engine/plan/unmanaged.js";
 import { PlanState } from "../../../src/engine/plan/state.js";
 import type { Step } from "../../../src/engine/plan/types.js";
+import { planUndeclared } from "../../../src/engine/plan/unmanaged.js";
 import { fieldSpecsFromSchema } from "../../../src/kinds/fields.js";
 import type { Kind, KindContext, Live, Parent } from "../../../src/kinds/kind.js";
 import type { DesiredCollection, DesiredNode } from "../../../src/manifest/model.js";
@@ -222,7 +222,9 @@ describe("diff: one object's changes", () => {
   });
 
   it("lists a new object's fields but those left empty", async () => {
-    expect(await createdFields(ctx, kind(), specs, { name: "w", level: 40, members: [], color: null })).toEqual([
+    expect(
+      await createdFields(ctx, kind(), specs, { name: "w", level: 40, members: [], color: null }),
+    ).toEqual([
       { field: "name", after: "w" },
       { field: "level", after: "maintainer" },
     ]);
