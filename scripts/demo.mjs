@@ -34,6 +34,7 @@ const manifests = [
   "examples/groups.yaml",
   "examples/projects.yaml",
   "examples/policies.yaml",
+  "examples/access.yaml",
 ];
 process.stderr.write(`Running: forgeform plan ${manifests.join(" ")}\n\n`);
 

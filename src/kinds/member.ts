@@ -8,10 +8,10 @@
  * alone and says why), a level below a membership inherited from a group above, Minimal Access where the platform
  * has none, an expiry in the past. A blocked user is named as such in every change it is in.
  */
-import { apiPath, type Shape } from "../api/index.js";
+import { ApiError, apiPath, type Shape } from "../api/index.js";
 import { accessLevelName, accessLevelNumber, accessLevelWords } from "../manifest/normalize.js";
 import { revealSecrets, shownText, textOf } from "../manifest/secret.js";
-import { body, createBody, orNotFound, ownerPath } from "./common.js";
+import { body, createBody, orNotFound } from "./common.js";
 import { type ApiObject, restCollection, unchecked } from "./declare.js";
 import {
   type CollectionScope,
@@ -42,6 +42,10 @@ const blocked = (username: string) =>
 
 const isGroup = (parent: Parent) => parent.collection === "groups";
 
+/** Whether a live membership ends when the manifest says (never, when it says nothing). */
+const sameExpiry = (live: Live, desired: Fields) =>
+  (live.fields["expires_at"] ?? null) === (textOf(desired["expires_at"]) ?? null);
+
 /** The direct members read for `parent` in this run, by lower-cased username. */
 function directOf(ctx: KindContext, parent: Parent): Map<string, ApiMember> {
   return (
@@ -51,29 +55,29 @@ function directOf(ctx: KindContext, parent: Parent): Map<string, ApiMember> {
 
 /**
  * The users with access to `parent` through the groups above it, who are not its direct members, by lower-cased
- * username, at the highest level a group above gives them (a group's `members/all` less its own members; a project's
- * group's `members/all`): read once, only when a check needs them.
+ * username, at the level the group above gives them (its `members/all`: its own members, and the highest level of
+ * the groups above it): read once, only when a check needs them. A top-level group has nothing above it; the group
+ * above may be one this plan creates, or a user's namespace (a personal project): then nothing is inherited.
  */
 function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiMember>> {
   const key = `members:inherited:${parent.address}`;
   let p = ctx.memo.get(key) as Promise<Map<string, ApiMember>> | undefined;
   if (!p) {
     const slash = parent.key.lastIndexOf("/");
-    // A top-level group has nothing above it; a project's group may be a user's namespace (no members list).
     const above =
       slash < 0
-        ? Promise.resolve([])
-        : isGroup(parent)
-          ? ctx.api.list<ApiMember>(`${ownerPath(parent)}/members/all`, { shape: MEMBER_SHAPE })
-          : orNotFound(
-              ctx.api.list<ApiMember>(apiPath`/groups/${parent.key.slice(0, slash)}/members/all`, {
-                shape: MEMBER_SHAPE,
-              }),
-            ).then((all) => all ?? []);
+        ? Promise.resolve(undefined)
+        : orNotFound(
+            ctx.api.list<ApiMember>(apiPath`/groups/${parent.key.slice(0, slash)}/members/all`, {
+              shape: MEMBER_SHAPE,
+            }),
+          );
     p = above.then((all) => {
       const direct = directOf(ctx, parent);
       return new Map(
-        all.filter((m) => !direct.has(m.username.toLowerCase())).map((m) => [m.username.toLowerCase(), m]),
+        (all ?? [])
+          .filter((m) => !direct.has(m.username.toLowerCase()))
+          .map((m) => [m.username.toLowerCase(), m]),
       );
     });
     ctx.memo.set(key, p);
@@ -253,12 +257,30 @@ export const memberKind = restCollection(
     async create(ctx, parent, desired, key) {
       const user = await ctx.resolve.user(textOf(desired["user"]) ?? key);
       if (!user) throw new Error(await unknownUser(ctx, key, shownText(desired["user"])));
-      const created = await rest.post(ctx, parent, {
+      const payload = {
         ...createBody(desired, ["expires_at"]),
         user_id: user.id,
         access_level: levelOf(desired),
-      });
-      return { ...rest.toLive(parent, created, unchecked(desired)), key };
+      };
+      try {
+        return { ...rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired)), key };
+      } catch (error) {
+        // The platform makes a group's creator its owner: declared in a group this plan creates, that member is
+        // there already. It is given what the manifest says, if it has not got it.
+        if (!(error instanceof ApiError && error.status === 409)) throw error;
+        const there = rest.toLive(
+          parent,
+          await ctx.api.get<ApiMember>(rest.itemPath(parent, user.id), { shape: rest.shape() }),
+          unchecked(desired),
+        );
+        if (there.fields["access_level"] === payload.access_level && sameExpiry(there, desired))
+          return { ...there, key };
+        const { user_id: _, ...changes } = payload;
+        return {
+          ...rest.toLive(parent, await rest.put(ctx, parent, user.id, changes), unchecked(desired)),
+          key,
+        };
+      }
     },
 
     async update(ctx, parent, live, desired, changed) {

@@ -11,14 +11,7 @@ import { accessLevelName, accessLevelNumber } from "../manifest/normalize.js";
 import { revealSecrets, shownText, textOf } from "../manifest/secret.js";
 import { createBody, ownerPath } from "./common.js";
 import { type ApiObject, restCollection } from "./declare.js";
-import {
-  FieldError,
-  type Fields,
-  type KindContext,
-  type KindProblem,
-  type Live,
-  type Parent,
-} from "./kind.js";
+import { FieldError, type Fields, type KindContext, type Live, type Parent } from "./kind.js";
 import { unknownGroup } from "./users.js";
 
 /** The owner's view, read once per run: its shares, and for a project its namespace. */
@@ -82,21 +75,19 @@ export const shareKind = restCollection(
       return { ...fields, expires_at: fields["expires_at"] ?? null };
     },
 
-    check(_ctx, parent, desired) {
-      const group = textOf(desired["group"]) ?? "";
-      const problems: KindProblem[] = [];
-      if (parent.collection === "projects" && atOrAbove(group, parent.key))
-        problems.push({
-          field: "group",
-          message: `${parent.key} is in ${shownText(desired["group"])}, and the platform does not share a project with its own group or one above it (their members have access already)`,
-        });
-      if (parent.collection === "groups" && group.toLowerCase() === parent.key.toLowerCase())
-        problems.push({ field: "group", message: "a group cannot be shared with itself" });
-      return problems;
-    },
-
-    async checkCreate(ctx, parent) {
-      if (parent.collection !== "projects") return [];
+    async checkCreate(ctx, parent, _key, desired) {
+      const shared = textOf(desired["group"]) ?? "";
+      if (parent.collection === "groups")
+        return shared.toLowerCase() === parent.key.toLowerCase()
+          ? [{ field: "group", message: "a group cannot be shared with itself" }]
+          : [];
+      if (atOrAbove(shared, parent.key))
+        return [
+          {
+            field: "group",
+            message: `${parent.key} is in ${shownText(desired["group"])}, and the platform does not share a project with its own group or one above it (their members have access already)`,
+          },
+        ];
       // The platform refuses to share a project whose group, or a group above it, locks sharing (the lock is
       // copied down to every subgroup).
       const ns = (await ownerOf(ctx, parent, rest.shape())).namespace;

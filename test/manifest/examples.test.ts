@@ -54,6 +54,10 @@ describe("examples", () => {
       "triggers",
       "wiki_pages",
       "error_tracking",
+      "members",
+      "shared_with_groups",
+      "protected_branches",
+      "protected_tags",
     ]) {
       expect(seen, kind).toContain(kind);
     }
