@@ -2,7 +2,7 @@
  * Users and groups named in manifests: the token's own user, and what a plan says of a name the platform does not
  * know (the closest names it does know, found with a search or a listing made only then).
  */
-import { apiPath, listOf } from "../api/index.js";
+import { listOf } from "../api/index.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { listSubgroups } from "./group.js";
 import type { KindContext } from "./kind.js";
@@ -21,21 +21,30 @@ export function currentUsername(ctx: KindContext): Promise<string> {
 const fragments = (name: string): string[] =>
   name.length <= 3 ? [name] : [...new Set([name.slice(0, 3), name.slice(-3)])];
 
-/** The closest username the platform knows, from searches on the name's first and last characters. */
-async function nearUser(ctx: KindContext, username: string): Promise<string | undefined> {
+/**
+ * The closest of the names a search of `path` finds (`field` of each answer), searching for the name's first and
+ * last characters: a misspelling keeps one end or the other. Only read when a name is not found.
+ */
+async function nearest(
+  ctx: KindContext,
+  name: string,
+  path: string,
+  field: string,
+  query: Record<string, boolean> = {},
+): Promise<string | undefined> {
   const found = await Promise.all(
-    fragments(username).map((search) =>
+    fragments(name).map((search) =>
       ctx.api
-        .get<{ username: string }[]>("/users", {
-          query: { search, per_page: 100 },
-          shape: listOf({ username: "string" }),
+        .get<Record<string, string>[]>(path, {
+          query: { ...query, search, per_page: 100 },
+          shape: listOf({ [field]: "string" }),
         })
         .catch(() => []),
     ),
   );
   return didYouMean(
-    username,
-    found.flat().map((u) => u.username),
+    name,
+    found.flat().map((x) => x[field]!),
   );
 }
 
@@ -44,7 +53,7 @@ async function nearUser(ctx: KindContext, username: string): Promise<string | un
  * username it does know. Only a name written in clear gets a suggestion: a secret's is never searched for.
  */
 export async function unknownUser(ctx: KindContext, username: string, shown: string): Promise<string> {
-  const near = username === shown ? await nearUser(ctx, username) : undefined;
+  const near = username === shown ? await nearest(ctx, username, "/users", "username") : undefined;
   return `user ${JSON.stringify(shown)} does not exist (or is not visible to this token's user)${
     near ? `: did you mean "${near}"?` : ": check the username"
   }`;
@@ -60,20 +69,7 @@ async function nearGroup(ctx: KindContext, fullPath: string): Promise<string | u
       (siblings ?? []).map((g) => g.full_path),
     );
   }
-  const found = await Promise.all(
-    fragments(fullPath).map((search) =>
-      ctx.api
-        .get<{ full_path: string }[]>("/groups", {
-          query: { search, top_level_only: true, all_available: true, per_page: 100 },
-          shape: listOf({ full_path: "string" }),
-        })
-        .catch(() => []),
-    ),
-  );
-  return didYouMean(
-    fullPath,
-    found.flat().map((g) => g.full_path),
-  );
+  return nearest(ctx, fullPath, "/groups", "full_path", { top_level_only: true, all_available: true });
 }
 
 /** What a plan says of a group path the platform does not know, with the closest path it does know. */
@@ -82,11 +78,4 @@ export async function unknownGroup(ctx: KindContext, fullPath: string, shown: st
   return `group ${JSON.stringify(shown)} does not exist (or is not visible to this token's user)${
     near ? `: did you mean "${near}"?` : ": check the full path"
   }`;
-}
-
-/** A user's username by id (for ids the manifests did not name), or undefined when it is gone. */
-export function usernameOf(ctx: KindContext, id: number): Promise<string | undefined> {
-  return ctx.api
-    .get<{ username: string }>(apiPath`/users/${id}`, { shape: { username: "string" } })
-    .then((u) => u.username);
 }

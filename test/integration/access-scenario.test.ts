@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type JsonPlan, planJson } from "./cycle.js";
-import { ADMIN_TOKEN, Bench } from "./helpers.js";
+import { Bench } from "./helpers.js";
 
 const fixture = {
   users: [
@@ -74,15 +74,6 @@ interface DriftJson {
     status: string;
     fields: { field: string; live?: unknown; declared?: unknown }[];
   }[];
-}
-
-async function call(bench: Bench, method: string, path: string, body?: unknown): Promise<void> {
-  const res = await fetch(`${bench.sandbox.url}/api/v4${path}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
 }
 
 describe("members, shares and protected refs, end to end", () => {
@@ -171,7 +162,7 @@ describe("members, shares and protected refs, end to end", () => {
 
   it("shows a member promoted by hand as drift in every format, exit 2", async () => {
     const [bob] = await bench.get<{ id: number }[]>("/users?username=bob");
-    await call(bench, "PUT", `/groups/acme/members/${bob!.id}`, { access_level: 40 });
+    await bench.send("PUT", `/groups/acme/members/${bob!.id}`, { access_level: 40 });
     const d = await drift();
     expect(d.code).toBe(2);
     expect(d.report.drift).toBe(true);
@@ -193,7 +184,7 @@ describe("members, shares and protected refs, end to end", () => {
   });
 
   it("shows a branch unprotected by hand as drift in every format, exit 2", async () => {
-    await call(bench, "DELETE", `${API}/protected_branches/release%2F*`);
+    await bench.send("DELETE", `${API}/protected_branches/release%2F*`);
     const d = await drift();
     expect(d.code).toBe(2);
     expect(d.report.items).toMatchObject([
@@ -208,7 +199,7 @@ describe("members, shares and protected refs, end to end", () => {
 
   it("shows a member added by hand as unmanaged: exit 0, and 2 with --fail-on-unmanaged", async () => {
     const [dave] = await bench.get<{ id: number }[]>("/users?username=dave");
-    await call(bench, "POST", `${API}/members`, { user_id: dave!.id, access_level: 30 });
+    await bench.send("POST", `${API}/members`, { user_id: dave!.id, access_level: 30 });
     const d = await drift();
     expect(d.code).toBe(0);
     expect(d.report).toMatchObject({ drift: false, summary: { unmanaged: 1, drifted: 0, missing: 0 } });

@@ -62,6 +62,16 @@ export class Bench {
     return (await res.json()) as T;
   }
 
+  /** A write with the admin token (a change made by hand, as forgeform would find it); fails unless it succeeds. */
+  async send(method: string, path: string, body?: unknown): Promise<void> {
+    const res = await fetch(`${this.sandbox.url}/api/v4${path}`, {
+      method,
+      headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
+  }
+
   async stop(): Promise<void> {
     await this.sandbox.stop();
   }
