@@ -208,6 +208,11 @@ export interface Kind {
     changed: string[],
   ): Promise<Live | undefined>;
   remove?(ctx: KindContext, parent: Parent, live: Live): Promise<void>;
+  /**
+   * For an entry marked absent whose object is not there: why something like it still is, for a warning (a user
+   * whose membership is inherited from a group above, which no delete here removes).
+   */
+  notHere?(ctx: KindContext, parent: Parent, key: string): Promise<string | undefined>;
 
   /**
    * The live object's fields in manifest terms, for `forgeform export`, where `live.fields` are not already

@@ -254,6 +254,13 @@ export const memberKind = restCollection(
       return reason ? [{ message: reason, keep: true }] : [];
     },
 
+    async notHere(ctx, parent, key) {
+      const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
+      return inherited
+        ? `${key} is not a direct member of ${parent.key}: its ${accessLevelName(inherited.access_level)} access is inherited from ${isGroup(parent) ? "a group above" : "the project's group"}, which state: absent here does not remove; remove the membership there`
+        : undefined;
+    },
+
     async create(ctx, parent, desired, key) {
       const user = await ctx.resolve.user(textOf(desired["user"]) ?? key);
       if (!user) throw new Error(await unknownUser(ctx, key, shownText(desired["user"])));

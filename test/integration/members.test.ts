@@ -134,6 +134,30 @@ describe("members", () => {
     );
   });
 
+  it("warns that a member marked absent whose access is inherited keeps it", async () => {
+    const plan = await bench.cli([
+      "plan",
+      "--format",
+      "json",
+      bench.manifest(
+        "version: 1\nprojects:\n  acme/platform/api:\n    members:\n      - { user: carol, state: absent }\n",
+      ),
+    ]);
+    expect(plan.code).toBe(0);
+    const json = JSON.parse(plan.out) as {
+      changes: unknown[];
+      warnings: { address: string; message: string }[];
+    };
+    expect(json.changes).toEqual([]);
+    expect(json.warnings).toContainEqual(
+      expect.objectContaining({
+        address: 'project["acme/platform/api"].member["carol"]',
+        message:
+          "carol is not a direct member of acme/platform/api: its maintainer access is inherited from the project's group, which state: absent here does not remove; remove the membership there",
+      }),
+    );
+  });
+
   it("refuses at plan time a member below the level inherited from a group above", async () => {
     // alice owns acme: a direct membership of acme/platform below owner is refused by the platform.
     const m = bench.manifest(

@@ -167,7 +167,12 @@ async function planAbsent(
   q: { base: ChangeBase; specs: Specs; self: Parent; deps: string[] },
 ): Promise<void> {
   const { kind, item, address, parent, live } = p;
-  if (!live) return;
+  if (!live) {
+    // Nothing to delete; the kind may know why the object is still there in another form (an inherited member).
+    const why = p.parentExists ? await kind.notHere?.(state.ctx, parent, p.key) : undefined;
+    if (why) state.warnings.push({ address, message: why, source: item.source });
+    return;
+  }
   if (live.readOnly) {
     state.problem(address, `cannot delete: ${live.readOnly}`, item.source);
     return;
