@@ -163,8 +163,7 @@ export interface Kind {
   create?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live>;
   /**
    * Problems with creating `key` that need the platform to find (a group that looks moved from elsewhere; a parent
-   * that does not exist and that this plan does not create). A replacement creates the object again: these are
-   * asked for it too, before its delete is planned.
+   * that does not exist and that this plan does not create).
    */
   checkCreate?(
     ctx: KindContext,
@@ -183,6 +182,18 @@ export interface Kind {
     live: Live,
     desired: Fields,
     changed: string[],
+    scope: CollectionScope,
+  ): Promise<KindProblem[]>;
+  /**
+   * Problems with replacing `live` that need the platform to find: it is deleted, then created again, so what would
+   * stop the create must stop the replacement before the delete (a share that a group's lock would not let the
+   * platform make again).
+   */
+  checkReplace?(
+    ctx: KindContext,
+    parent: Parent,
+    live: Live,
+    desired: Fields,
     scope: CollectionScope,
   ): Promise<KindProblem[]>;
   /** A note for the plan on how `key` will be created (an existing deploy key enabled rather than uploaded). */

@@ -11,7 +11,14 @@ import { accessLevelName, accessLevelNumber } from "../manifest/normalize.js";
 import { revealSecrets, shownText, textOf } from "../manifest/secret.js";
 import { createBody, ownerPath } from "./common.js";
 import { type ApiObject, restCollection } from "./declare.js";
-import { FieldError, type Fields, type KindContext, type Live, type Parent } from "./kind.js";
+import {
+  FieldError,
+  type Fields,
+  type KindContext,
+  type KindProblem,
+  type Live,
+  type Parent,
+} from "./kind.js";
 import { unknownGroup } from "./users.js";
 
 /** The owner's view, read once per run: its shares, and for a project its namespace. */
@@ -36,6 +43,28 @@ function ownerOf(ctx: KindContext, parent: Parent, shape: Shape): Promise<Owner>
     ctx.memo.set(key, p);
   }
   return p;
+}
+
+/**
+ * The platform refuses to share a project whose group, or a group above it, locks sharing (the lock is copied down
+ * to every subgroup): read only when a project share is to be made.
+ */
+async function lockProblems(ctx: KindContext, parent: Parent, shape: Shape): Promise<KindProblem[]> {
+  const ns = (await ownerOf(ctx, parent, shape)).namespace;
+  if (ns?.kind !== "group") return [];
+  const group = await ctx.api.get<{ full_path: string; share_with_group_lock?: boolean }>(
+    apiPath`/groups/${ns.id}`,
+    {
+      query: { with_projects: false },
+      shape: { full_path: "string", share_with_group_lock: "boolean?" },
+    },
+  );
+  if (group.share_with_group_lock !== true) return [];
+  return [
+    {
+      message: `group ${group.full_path} has share_with_group_lock set, so the platform refuses to share its projects with other groups: unset it on ${group.full_path} (and the groups above it) first, or give access through members`,
+    },
+  ];
 }
 
 const levelOf = (fields: Fields) => accessLevelNumber(revealSecrets(fields["group_access"]));
@@ -88,24 +117,12 @@ export const shareKind = restCollection(
             message: `${parent.key} is in ${shownText(desired["group"])}, and the platform does not share a project with its own group or one above it (their members have access already)`,
           },
         ];
-      // The platform refuses to share a project whose group, or a group above it, locks sharing (the lock is
-      // copied down to every subgroup).
-      const ns = (await ownerOf(ctx, parent, rest.shape())).namespace;
-      if (ns?.kind !== "group") return [];
-      const group = await ctx.api.get<{ full_path: string; share_with_group_lock?: boolean }>(
-        apiPath`/groups/${ns.id}`,
-        {
-          query: { with_projects: false },
-          shape: { full_path: "string", share_with_group_lock: "boolean?" },
-        },
-      );
-      if (group.share_with_group_lock !== true) return [];
-      return [
-        {
-          message: `group ${group.full_path} has share_with_group_lock set, so the platform refuses to share its projects with other groups: unset it on ${group.full_path} (and the groups above it) first, or give access through members`,
-        },
-      ];
+      return lockProblems(ctx, parent, rest.shape());
     },
+
+    // The share is removed and made again: the lock would leave it removed.
+    checkReplace: async (ctx, parent) =>
+      parent.collection === "projects" ? lockProblems(ctx, parent, rest.shape()) : [],
 
     async createReason(_ctx, parent, desired) {
       const what = parent.collection === "groups" ? "this group, its subgroups and projects" : "the project";

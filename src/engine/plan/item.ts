@@ -324,9 +324,9 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs, desired, changes));
   const changed = changes.map((f) => f.field);
   if (p.scope) {
-    // A replacement creates the object again: what would stop the create stops it too, before it is deleted.
+    // A replacement deletes the object and creates it again: what would stop the create stops it, before the delete.
     const problems = replace
-      ? ((await kind.checkCreate?.(state.ctx, p.parent, p.key, desired, p.scope)) ?? [])
+      ? ((await kind.checkReplace?.(state.ctx, p.parent, live, desired, p.scope)) ?? [])
       : ((await kind.checkUpdate?.(state.ctx, p.parent, live, desired, changed, p.scope)) ?? []);
     for (const problem of problems) {
       state.problem(
