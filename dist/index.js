@@ -79613,7 +79613,7 @@ async function planUpdate(state, out, p3) {
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs2, desired, changes));
   const changed2 = changes.map((f3) => f3.field);
   if (p3.scope) {
-    const problems2 = replace ? await kind.checkCreate?.(state.ctx, p3.parent, p3.key, desired, p3.scope) ?? [] : await kind.checkUpdate?.(state.ctx, p3.parent, live, desired, changed2, p3.scope) ?? [];
+    const problems2 = replace ? await kind.checkReplace?.(state.ctx, p3.parent, live, desired, p3.scope) ?? [] : await kind.checkUpdate?.(state.ctx, p3.parent, live, desired, changed2, p3.scope) ?? [];
     for (const problem2 of problems2) {
       state.problem(
         problem2.field ? `${address}.${problem2.field}` : address,
@@ -81382,6 +81382,23 @@ function ownerOf2(ctx, parent, shape4) {
   }
   return p3;
 }
+async function lockProblems(ctx, parent, shape4) {
+  const ns2 = (await ownerOf2(ctx, parent, shape4)).namespace;
+  if (ns2?.kind !== "group") return [];
+  const group = await ctx.api.get(
+    apiPath`/groups/${ns2.id}`,
+    {
+      query: { with_projects: false },
+      shape: { full_path: "string", share_with_group_lock: "boolean?" }
+    }
+  );
+  if (group.share_with_group_lock !== true) return [];
+  return [
+    {
+      message: `group ${group.full_path} has share_with_group_lock set, so the platform refuses to share its projects with other groups: unset it on ${group.full_path} (and the groups above it) first, or give access through members`
+    }
+  ];
+}
 var levelOf2 = (fields) => accessLevelNumber(revealSecrets(fields["group_access"]));
 var atOrAbove = (group, path2) => path2.toLowerCase() === group.toLowerCase() || path2.toLowerCase().startsWith(`${group.toLowerCase()}/`);
 var shareKind = restCollection(
@@ -81421,22 +81438,10 @@ var shareKind = restCollection(
             message: `${parent.key} is in ${shownText(desired["group"])}, and the platform does not share a project with its own group or one above it (their members have access already)`
           }
         ];
-      const ns2 = (await ownerOf2(ctx, parent, rest.shape())).namespace;
-      if (ns2?.kind !== "group") return [];
-      const group = await ctx.api.get(
-        apiPath`/groups/${ns2.id}`,
-        {
-          query: { with_projects: false },
-          shape: { full_path: "string", share_with_group_lock: "boolean?" }
-        }
-      );
-      if (group.share_with_group_lock !== true) return [];
-      return [
-        {
-          message: `group ${group.full_path} has share_with_group_lock set, so the platform refuses to share its projects with other groups: unset it on ${group.full_path} (and the groups above it) first, or give access through members`
-        }
-      ];
+      return lockProblems(ctx, parent, rest.shape());
     },
+    // The share is removed and made again: the lock would leave it removed.
+    checkReplace: async (ctx, parent) => parent.collection === "projects" ? lockProblems(ctx, parent, rest.shape()) : [],
     async createReason(_ctx, parent, desired) {
       const what = parent.collection === "groups" ? "this group, its subgroups and projects" : "the project";
       return `each member of ${shownText(desired["group"])} gets the lower of their own level there and ${accessLevelName(levelOf2(desired))} on ${what}`;
