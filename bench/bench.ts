@@ -18,6 +18,7 @@ import {
   writePeerActionFile,
 } from "./artifacts.js";
 import { applyBound, expectedChanges, listingPages, objectTotal, planBound } from "./bound.js";
+import { renderChart } from "./chart.js";
 import { type Measured, measureCommand, measureForgeform } from "./measure.js";
 import { type RateLimitBenchOptions, runRateLimitBench } from "./rate-limit.js";
 import { renderMarkdown } from "./report.js";
@@ -238,6 +239,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
   mkdirSync(dirname(opts.outFile), { recursive: true });
   writeFileSync(opts.outFile, renderMarkdown(result));
   writeFileSync(opts.outFile.replace(/\.md$/, "") + ".json", `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(opts.outFile.replace(/\.md$/, "") + ".svg", await renderChart(result));
   return result;
 }
 

@@ -1277,14 +1277,14 @@ var require_util = __commonJS({
       };
     }
     function ReadableStreamFrom(iterable) {
-      let iterator;
+      let iterator2;
       return new ReadableStream(
         {
           async start() {
-            iterator = iterable[Symbol.asyncIterator]();
+            iterator2 = iterable[Symbol.asyncIterator]();
           },
           async pull(controller) {
-            const { done, value } = await iterator.next();
+            const { done, value } = await iterator2.next();
             if (done) {
               queueMicrotask(() => {
                 controller.close();
@@ -1299,7 +1299,7 @@ var require_util = __commonJS({
             return controller.desiredSize > 0;
           },
           async cancel(reason) {
-            await iterator.return();
+            await iterator2.return();
           },
           type: "bytes"
         }
@@ -1384,10 +1384,10 @@ var require_util = __commonJS({
       }
       obj[kListeners] = null;
     }
-    function errorRequest(client, request, err) {
+    function errorRequest(client, request2, err) {
       try {
-        request.onError(err);
-        assert(request.aborted);
+        request2.onError(err);
+        assert(request2.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
@@ -1961,7 +1961,7 @@ var require_request = __commonJS({
         return this;
       }
     };
-    function processHeader(request, key, val) {
+    function processHeader(request2, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError2(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -2008,24 +2008,24 @@ var require_request = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request.host !== null) {
+        if (request2.host !== null) {
           throw new InvalidArgumentError2("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError2("invalid host header");
         }
-        request.host = val;
+        request2.host = val;
       } else if (headerName === "content-length") {
-        if (request.contentLength !== null) {
+        if (request2.contentLength !== null) {
           throw new InvalidArgumentError2("duplicate content-length header");
         }
-        request.contentLength = parseInt(val, 10);
-        if (!Number.isFinite(request.contentLength)) {
+        request2.contentLength = parseInt(val, 10);
+        if (!Number.isFinite(request2.contentLength)) {
           throw new InvalidArgumentError2("invalid content-length header");
         }
-      } else if (request.contentType === null && headerName === "content-type") {
-        request.contentType = val;
-        request.headers.push(key, val);
+      } else if (request2.contentType === null && headerName === "content-type") {
+        request2.contentType = val;
+        request2.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError2(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -2034,12 +2034,12 @@ var require_request = __commonJS({
           throw new InvalidArgumentError2("invalid connection header");
         }
         if (value === "close") {
-          request.reset = true;
+          request2.reset = true;
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request.headers.push(key, val);
+        request2.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -2518,7 +2518,7 @@ var require_connect = __commonJS({
     var util = require_util();
     var { InvalidArgumentError: InvalidArgumentError2, ConnectTimeoutError } = require_errors();
     var timers = require_timers();
-    function noop() {
+    function noop3() {
     }
     var tls;
     var SessionCache;
@@ -2643,7 +2643,7 @@ var require_connect = __commonJS({
     }
     var setupConnectTimeout = process.platform === "win32" ? (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop;
+        return noop3;
       }
       let s1 = null;
       let s22 = null;
@@ -2659,7 +2659,7 @@ var require_connect = __commonJS({
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop;
+        return noop3;
       }
       let s1 = null;
       const fastTimer = timers.setFastTimeout(() => {
@@ -4129,11 +4129,11 @@ var require_util2 = __commonJS({
     function normalizeBinaryStringToUtf8(value) {
       return Buffer.from(value, "binary").toString("utf8");
     }
-    function requestCurrentURL(request) {
-      return request.urlList[request.urlList.length - 1];
+    function requestCurrentURL(request2) {
+      return request2.urlList[request2.urlList.length - 1];
     }
-    function requestBadPort(request) {
-      const url = requestCurrentURL(request);
+    function requestBadPort(request2) {
+      const url = requestCurrentURL(request2);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -4157,7 +4157,7 @@ var require_util2 = __commonJS({
     function isValidHeaderValue(potentialValue) {
       return (potentialValue[0] === "	" || potentialValue[0] === " " || potentialValue[potentialValue.length - 1] === "	" || potentialValue[potentialValue.length - 1] === " " || potentialValue.includes("\n") || potentialValue.includes("\r") || potentialValue.includes("\0")) === false;
     }
-    function setRequestReferrerPolicyOnRedirect(request, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
       const { headersList } = actualResponse;
       const policyHeader = (headersList.get("referrer-policy", true) ?? "").split(",");
       let policy = "";
@@ -4171,7 +4171,7 @@ var require_util2 = __commonJS({
         }
       }
       if (policy !== "") {
-        request.referrerPolicy = policy;
+        request2.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -4188,33 +4188,33 @@ var require_util2 = __commonJS({
       header = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header, true);
     }
-    function appendRequestOriginHeader(request) {
-      let serializedOrigin = request.origin;
+    function appendRequestOriginHeader(request2) {
+      let serializedOrigin = request2.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request.responseTainting === "cors" || request.mode === "websocket") {
-        request.headersList.append("origin", serializedOrigin, true);
-      } else if (request.method !== "GET" && request.method !== "HEAD") {
-        switch (request.referrerPolicy) {
+      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
+        request2.headersList.append("origin", serializedOrigin, true);
+      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
+        switch (request2.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request.origin && urlHasHttpsScheme(request.origin) && !urlHasHttpsScheme(requestCurrentURL(request))) {
+            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request, requestCurrentURL(request))) {
+            if (!sameOrigin(request2, requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request.headersList.append("origin", serializedOrigin, true);
+        request2.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -4268,26 +4268,26 @@ var require_util2 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request) {
-      const policy = request.referrerPolicy;
+    function determineRequestsReferrer(request2) {
+      const policy = request2.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request.referrer === "client") {
+      if (request2.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (request.referrer instanceof URL) {
-        referrerSource = request.referrer;
+      } else if (request2.referrer instanceof URL) {
+        referrerSource = request2.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
       if (referrerURL.toString().length > 4096) {
         referrerURL = referrerOrigin;
       }
-      const areSameOrigin = sameOrigin(request, referrerURL);
-      const isNonPotentiallyTrustWorthy = isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(request.url);
+      const areSameOrigin = sameOrigin(request2, referrerURL);
+      const isNonPotentiallyTrustWorthy = isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(request2.url);
       switch (policy) {
         case "origin":
           return referrerOrigin != null ? referrerOrigin : stripURLForReferrer(referrerSource, true);
@@ -4298,7 +4298,7 @@ var require_util2 = __commonJS({
         case "origin-when-cross-origin":
           return areSameOrigin ? referrerURL : referrerOrigin;
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -4459,7 +4459,7 @@ var require_util2 = __commonJS({
       }
       return true;
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
     function sameOrigin(A2, B2) {
       if (A2.origin === B2.origin && A2.origin === "null") {
@@ -5450,7 +5450,7 @@ var require_body = __commonJS({
       random = (max) => Math.floor(Math.random(max));
     }
     var textEncoder = new TextEncoder();
-    function noop() {
+    function noop3() {
     }
     var hasFinalizationRegistry = globalThis.FinalizationRegistry && process.version.indexOf("v18") !== 0;
     var streamRegistry;
@@ -5458,7 +5458,7 @@ var require_body = __commonJS({
       streamRegistry = new FinalizationRegistry((weakRef) => {
         const stream = weakRef.deref();
         if (stream && !stream.locked && !isDisturbed(stream) && !isErrored(stream)) {
-          stream.cancel("Response object has been garbage collected").catch(noop);
+          stream.cancel("Response object has been garbage collected").catch(noop3);
         }
       });
     }
@@ -5567,13 +5567,13 @@ Content-Type: ${value.type || "application/octet-stream"}\r
         length = Buffer.byteLength(source2);
       }
       if (action != null) {
-        let iterator;
+        let iterator2;
         stream = new ReadableStream({
           async start() {
-            iterator = action(object)[Symbol.asyncIterator]();
+            iterator2 = action(object)[Symbol.asyncIterator]();
           },
           async pull(controller) {
-            const { value, done } = await iterator.next();
+            const { value, done } = await iterator2.next();
             if (done) {
               queueMicrotask(() => {
                 controller.close();
@@ -5590,7 +5590,7 @@ Content-Type: ${value.type || "application/octet-stream"}\r
             return controller.desiredSize > 0;
           },
           async cancel(reason) {
-            await iterator.return();
+            await iterator2.return();
           },
           type: "bytes"
         });
@@ -6028,11 +6028,11 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
-        request.onResponseStarted();
+        request2.onResponseStarted();
       }
       onHeaderField(buf) {
         const len = this.headers.length;
@@ -6077,9 +6077,9 @@ var require_client_h1 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
-        assert(request.upgrade || request.method === "CONNECT");
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
+        assert(request2.upgrade || request2.method === "CONNECT");
         this.statusCode = null;
         this.statusText = "";
         this.shouldKeepAlive = null;
@@ -6096,9 +6096,9 @@ var require_client_h1 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request.onUpgrade(statusCode, headers, socket, statusText);
+          request2.onUpgrade(statusCode, headers, socket, statusText);
         } catch (error2) {
-          util.errorRequest(client, request, error2);
+          util.errorRequest(client, request2, error2);
           util.destroy(socket, error2);
         }
         client[kResume]();
@@ -6112,8 +6112,8 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
         assert(!this.upgrade);
@@ -6122,23 +6122,23 @@ var require_client_h1 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request.upgrade) {
+        if (upgrade && !request2.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request.method === "CONNECT") {
+        if (request2.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -6169,11 +6169,11 @@ var require_client_h1 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request.aborted) {
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request2.aborted) {
           return -1;
         }
-        if (request.method === "HEAD") {
+        if (request2.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -6190,8 +6190,8 @@ var require_client_h1 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -6204,7 +6204,7 @@ var require_client_h1 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request.onData(buf) === false) {
+        if (request2.onData(buf) === false) {
           return constants5.ERROR.PAUSED;
         }
       }
@@ -6218,8 +6218,8 @@ var require_client_h1 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         this.statusCode = null;
         this.statusText = "";
         this.bytesRead = 0;
@@ -6231,11 +6231,11 @@ var require_client_h1 = __commonJS({
         if (statusCode < 200) {
           return;
         }
-        if (request.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request.onComplete(headers);
+        request2.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = true;
         if (socket[kWriting]) {
@@ -6333,13 +6333,13 @@ var require_client_h1 = __commonJS({
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
-            util.errorRequest(client2, request, err);
+            const request2 = requests[i];
+            util.errorRequest(client2, request2, err);
           }
         } else if (client2[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-          const request = client2[kQueue][client2[kRunningIdx]];
+          const request2 = client2[kQueue][client2[kRunningIdx]];
           client2[kQueue][client2[kRunningIdx]++] = null;
-          util.errorRequest(client2, request, err);
+          util.errorRequest(client2, request2, err);
         }
         client2[kPendingIdx] = client2[kRunningIdx];
         assert(client2[kRunning] === 0);
@@ -6369,18 +6369,18 @@ var require_client_h1 = __commonJS({
         get destroyed() {
           return socket.destroyed;
         },
-        busy(request) {
+        busy(request2) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request) {
-            if (client[kRunning] > 0 && !request.idempotent) {
+          if (request2) {
+            if (client[kRunning] > 0 && !request2.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request.upgrade || request.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
               return true;
             }
           }
@@ -6446,8 +6446,8 @@ var require_client_h1 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request.headersTimeout != null ? request.headersTimeout : client[kHeadersTimeout];
+            const request2 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -6456,26 +6456,26 @@ var require_client_h1 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH1(client, request) {
-      const { method, path: path2, host, upgrade, blocking, reset } = request;
-      let { body: body2, headers, contentLength } = request;
+    function writeH1(client, request2) {
+      const { method, path: path2, host, upgrade, blocking, reset } = request2;
+      let { body: body2, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body2)) {
         if (!extractBody) {
           extractBody = require_body().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body2);
-        if (request.contentType == null) {
+        if (request2.contentType == null) {
           headers.push("content-type", contentType);
         }
         body2 = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body2) && request.contentType == null) {
+      } else if (util.isBlobLike(body2) && request2.contentType == null) {
         const contentType = body2.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request, new InvalidArgumentError2("invalid content-type header"));
+            util.errorRequest(client, request2, new InvalidArgumentError2("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -6487,14 +6487,14 @@ var require_client_h1 = __commonJS({
       const bodyLength = util.bodyLength(body2);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request.contentLength !== null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -6502,25 +6502,25 @@ var require_client_h1 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (error2) => {
-        if (request.aborted) {
+        if (request2.aborted) {
           return;
         }
-        if (request.completed) {
-          if (request.upgrade || request.method === "CONNECT") {
+        if (request2.completed) {
+          if (request2.upgrade || request2.method === "CONNECT") {
             util.destroy(socket, new InformationalError("aborted"));
           }
           return;
         }
-        util.errorRequest(client, request, error2 || new RequestAbortedError());
+        util.errorRequest(client, request2, error2 || new RequestAbortedError());
         util.destroy(body2);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -6571,31 +6571,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request, headers: header, socket });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket });
       }
       if (!body2 || bodyLength === 0) {
-        writeBuffer(abort, null, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBuffer(body2)) {
-        writeBuffer(abort, body2, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body2, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBlobLike(body2)) {
         if (typeof body2.stream === "function") {
-          writeIterable(abort, body2.stream(), client, request, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body2.stream(), client, request2, socket, contentLength, header, expectsPayload);
         } else {
-          writeBlob(abort, body2, client, request, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body2, client, request2, socket, contentLength, header, expectsPayload);
         }
       } else if (util.isStream(body2)) {
-        writeStream(abort, body2, client, request, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body2, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isIterable(body2)) {
-        writeIterable(abort, body2, client, request, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body2, client, request2, socket, contentLength, header, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body2, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -6661,7 +6661,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body2, client, request2, socket, contentLength, header, expectsPayload) {
       try {
         if (!body2) {
           if (contentLength === 0) {
@@ -6681,18 +6681,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body2);
           socket.uncork();
-          request.onBodySent(body2);
-          if (!expectsPayload && request.reset !== false) {
+          request2.onBodySent(body2);
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body2, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength === body2.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body2.size) {
@@ -6705,9 +6705,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request.onBodySent(buffer);
-        request.onRequestSent();
-        if (!expectsPayload && request.reset !== false) {
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
+        if (!expectsPayload && request2.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -6715,7 +6715,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body2, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback2 = null;
       function onDrain() {
@@ -6734,7 +6734,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       try {
         for await (const chunk of body2) {
           if (socket[kError]) {
@@ -6752,9 +6752,9 @@ upgrade: ${upgrade}\r
       }
     }
     var AsyncWriter = class {
-      constructor({ abort, socket, request, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header }) {
         this.socket = socket;
-        this.request = request;
+        this.request = request2;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -6764,7 +6764,7 @@ upgrade: ${upgrade}\r
         socket[kWriting] = true;
       }
       write(chunk) {
-        const { socket, request, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -6783,7 +6783,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request.reset !== false) {
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -6803,7 +6803,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -6814,8 +6814,8 @@ ${len.toString(16)}\r
         return ret;
       }
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request } = this;
-        request.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request2 } = this;
+        request2.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -6960,8 +6960,8 @@ var require_client_h2 = __commonJS({
           assert(client2[kPending] === 0);
           const requests = client2[kQueue].splice(client2[kRunningIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
-            util.errorRequest(client2, request, err);
+            const request2 = requests[i];
+            util.errorRequest(client2, request2, err);
           }
         }
       });
@@ -7053,9 +7053,9 @@ var require_client_h2 = __commonJS({
       }
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
         client[kPendingIdx] = client[kRunningIdx];
       }
       assert(client[kRunning] === 0);
@@ -7065,12 +7065,12 @@ var require_client_h2 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request) {
+    function writeH2(client, request2) {
       const session = client[kHTTP2Session];
-      const { method, path: path2, host, upgrade, expectContinue, signal, headers: reqHeaders } = request;
-      let { body: body2 } = request;
+      const { method, path: path2, host, upgrade, expectContinue, signal, headers: reqHeaders } = request2;
+      let { body: body2 } = request2;
       if (upgrade) {
-        util.errorRequest(client, request, new Error("Upgrade not supported for H2"));
+        util.errorRequest(client, request2, new Error("Upgrade not supported for H2"));
         return false;
       }
       const headers = {};
@@ -7094,17 +7094,17 @@ var require_client_h2 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (error2) => {
-        if (request.aborted) {
+        if (request2.aborted) {
           return;
         }
-        if (request.completed) {
+        if (request2.completed) {
           if (method === "CONNECT" && stream != null) {
             util.destroy(stream, error2 || new RequestAbortedError());
           }
           return;
         }
         error2 = error2 || new RequestAbortedError();
-        util.errorRequest(client, request, error2);
+        util.errorRequest(client, request2, error2);
         if (stream != null) {
           util.destroy(stream, error2);
         }
@@ -7113,11 +7113,11 @@ var require_client_h2 = __commonJS({
         client[kResume]();
       };
       try {
-        request.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "CONNECT") {
@@ -7127,22 +7127,22 @@ var require_client_h2 = __commonJS({
         const onResponse = (headers2) => {
           upgradeResponseFinished = true;
           stream.off(errorMonitor, onUpgradeError);
-          request.onUpgradeResponse(Number(headers2[HTTP2_HEADER_STATUS]), headers2, parseH2ResponseHeaders);
+          request2.onUpgradeResponse(Number(headers2[HTTP2_HEADER_STATUS]), headers2, parseH2ResponseHeaders);
         };
         const onUpgradeError = (error2) => {
           upgradeResponseFinished = true;
           stream.off("response", onResponse);
-          request.onUpgradeError(error2);
+          request2.onUpgradeError(error2);
         };
         const onReady = () => {
           try {
-            request.onUpgrade(null, null, stream);
+            request2.onUpgrade(null, null, stream);
           } catch (error2) {
             stream.off("response", onResponse);
             abort(error2);
             return;
           }
-          if (request.aborted) {
+          if (request2.aborted) {
             return;
           }
           stream.off("error", abort);
@@ -7154,10 +7154,10 @@ var require_client_h2 = __commonJS({
         ++session[kOpenStreams];
         onReady();
         stream.once("close", () => {
-          if (!upgradeResponseFinished && request.completed) {
+          if (!upgradeResponseFinished && request2.completed) {
             stream.off("response", onResponse);
             stream.off(errorMonitor, onUpgradeError);
-            request.onUpgradeError(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
+            request2.onUpgradeError(new InformationalError(`HTTP/2: "stream error" received - code ${stream.rstCode}`));
           }
           session[kOpenStreams] -= 1;
           if (session[kOpenStreams] === 0) session.unref();
@@ -7179,14 +7179,14 @@ var require_client_h2 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 || !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request.contentLength != null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -7211,25 +7211,25 @@ var require_client_h2 = __commonJS({
       ++session[kOpenStreams];
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request.onResponseStarted();
-        if (request.aborted) {
+        request2.onResponseStarted();
+        if (request2.aborted) {
           const err = new RequestAbortedError();
-          util.errorRequest(client, request, err);
+          util.errorRequest(client, request2, err);
           util.destroy(stream, err);
           return;
         }
-        if (request.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request.onData(chunk) === false) {
+          if (request2.onData(chunk) === false) {
             stream.pause();
           }
         });
       });
       stream.once("end", () => {
         if (stream.state?.state == null || stream.state.state < 6) {
-          request.onComplete([]);
+          request2.onComplete([]);
         }
         if (session[kOpenStreams] === 0) {
           session.unref();
@@ -7259,7 +7259,7 @@ var require_client_h2 = __commonJS({
             stream,
             null,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7270,7 +7270,7 @@ var require_client_h2 = __commonJS({
             stream,
             body2,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7282,7 +7282,7 @@ var require_client_h2 = __commonJS({
               stream,
               body2.stream(),
               client,
-              request,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -7293,7 +7293,7 @@ var require_client_h2 = __commonJS({
               stream,
               body2,
               client,
-              request,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -7307,7 +7307,7 @@ var require_client_h2 = __commonJS({
             stream,
             body2,
             client,
-            request,
+            request2,
             contentLength
           );
         } else if (util.isIterable(body2)) {
@@ -7316,7 +7316,7 @@ var require_client_h2 = __commonJS({
             stream,
             body2,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -7326,7 +7326,7 @@ var require_client_h2 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body2, client, request, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body2, client, request2, socket, contentLength, expectsPayload) {
       try {
         if (body2 != null && util.isBuffer(body2)) {
           assert(contentLength === body2.byteLength, "buffer body must have content length");
@@ -7334,18 +7334,18 @@ var require_client_h2 = __commonJS({
           h2stream.write(body2);
           h2stream.uncork();
           h2stream.end();
-          request.onBodySent(body2);
+          request2.onBodySent(body2);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (error2) {
         abort(error2);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body2, client, request, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body2, client, request2, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body2,
@@ -7356,7 +7356,7 @@ var require_client_h2 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request.onRequestSent();
+            request2.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -7366,10 +7366,10 @@ var require_client_h2 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body2, client, request, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body2, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength === body2.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body2.size) {
@@ -7380,8 +7380,8 @@ var require_client_h2 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request.onBodySent(buffer);
-        request.onRequestSent();
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -7390,7 +7390,7 @@ var require_client_h2 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body2, client, request, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body2, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback2 = null;
       function onDrain() {
@@ -7415,13 +7415,13 @@ var require_client_h2 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request.onBodySent(chunk);
+          request2.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request.onRequestSent();
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -7680,7 +7680,7 @@ var require_client = __commonJS({
     var connectH2 = require_client_h2();
     var deprecatedInterceptorWarned = false;
     var kClosedResolve = /* @__PURE__ */ Symbol("kClosedResolve");
-    var noop = () => {
+    var noop3 = () => {
     };
     function getPipelining(client) {
       return client[kPipelining] ?? client[kHTTPContext]?.defaultPipelining ?? 1;
@@ -7869,10 +7869,10 @@ var require_client = __commonJS({
       }
       [kDispatch](opts, handler) {
         const origin = opts.origin || this[kUrl].origin;
-        const request = new Request(origin, opts, handler);
-        this[kQueue].push(request);
+        const request2 = new Request(origin, opts, handler);
+        this[kQueue].push(request2);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request.body) == null && util.isIterable(request.body)) {
+        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -7896,8 +7896,8 @@ var require_client = __commonJS({
         return new Promise((resolve9) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
-            util.errorRequest(this, request, err);
+            const request2 = requests[i];
+            util.errorRequest(this, request2, err);
           }
           const callback2 = () => {
             if (this[kClosedResolve]) {
@@ -7922,8 +7922,8 @@ var require_client = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
-          util.errorRequest(client, request, err);
+          const request2 = requests[i];
+          util.errorRequest(client, request2, err);
         }
         assert(client[kSize] === 0);
       }
@@ -7972,14 +7972,14 @@ var require_client = __commonJS({
           });
         });
         if (client.destroyed) {
-          util.destroy(socket.on("error", noop), new ClientDestroyedError());
+          util.destroy(socket.on("error", noop3), new ClientDestroyedError());
           return;
         }
         assert(socket);
         try {
           client[kHTTPContext] = socket.alpnProtocol === "h2" ? await connectH2(client, socket) : await connectH1(client, socket);
         } catch (err) {
-          socket.destroy().on("error", noop);
+          socket.destroy().on("error", noop3);
           throw err;
         }
         client[kConnecting] = false;
@@ -8026,8 +8026,8 @@ var require_client = __commonJS({
         if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
           assert(client[kRunning] === 0);
           while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-            const request = client[kQueue][client[kPendingIdx]++];
-            util.errorRequest(client, request, err);
+            const request2 = client[kQueue][client[kPendingIdx]++];
+            util.errorRequest(client, request2, err);
           }
         } else {
           onError(client, err);
@@ -8084,12 +8084,12 @@ var require_client = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request = client[kQueue][client[kPendingIdx]];
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request.servername) {
+        const request2 = client[kQueue][client[kPendingIdx]];
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request.servername;
+          client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -8105,10 +8105,10 @@ var require_client = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request)) {
+        if (client[kHTTPContext].busy(request2)) {
           return;
         }
-        if (!request.aborted && client[kHTTPContext].write(request)) {
+        if (!request2.aborted && client[kHTTPContext].write(request2)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -8723,7 +8723,7 @@ var require_proxy_agent = __commonJS({
     function defaultFactory(origin, opts) {
       return new Pool2(origin, opts);
     }
-    var noop = () => {
+    var noop3 = () => {
     };
     function defaultAgentFactory(origin, opts) {
       if (opts.connections === 1) {
@@ -8840,7 +8840,7 @@ var require_proxy_agent = __commonJS({
                 servername: this[kProxyTls]?.servername || proxyHostname
               });
               if (statusCode !== 200) {
-                socket.on("error", noop).destroy();
+                socket.on("error", noop3).destroy();
                 callback2(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
               }
               if (opts2.protocol !== "https:") {
@@ -8934,7 +8934,7 @@ var require_env_http_proxy_agent = __commonJS({
       "https:": 443
     };
     var experimentalWarned = false;
-    var EnvHttpProxyAgent2 = class extends DispatcherBase {
+    var EnvHttpProxyAgent3 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -9053,7 +9053,7 @@ var require_env_http_proxy_agent = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent2;
+    module.exports = EnvHttpProxyAgent3;
   }
 });
 
@@ -9456,7 +9456,7 @@ var require_readable = __commonJS({
     var kAbort = /* @__PURE__ */ Symbol("kAbort");
     var kContentType = /* @__PURE__ */ Symbol("kContentType");
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
-    var noop = () => {
+    var noop3 = () => {
     };
     var BodyReadable = class extends Readable {
       constructor({
@@ -9588,7 +9588,7 @@ var require_readable = __commonJS({
             } else {
               resolve9(null);
             }
-          }).on("error", noop).on("data", function(chunk) {
+          }).on("error", noop3).on("data", function(chunk) {
             limit -= chunk.length;
             if (limit <= 0) {
               this.destroy();
@@ -9958,10 +9958,10 @@ var require_api_request = __commonJS({
         }
       }
     };
-    function request(opts, callback2) {
+    function request2(opts, callback2) {
       if (callback2 === void 0) {
         return new Promise((resolve9, reject) => {
-          request.call(this, opts, (err, data) => {
+          request2.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve9(data);
           });
         });
@@ -9976,7 +9976,7 @@ var require_api_request = __commonJS({
         queueMicrotask(() => callback2(err, { opaque }));
       }
     }
-    module.exports = request;
+    module.exports = request2;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -10752,7 +10752,7 @@ var require_mock_utils = __commonJS({
       const headersMatch = matchHeaders(mockDispatch2, headers);
       return pathMatch && methodMatch && bodyMatch && headersMatch;
     }
-    function getResponseData(data) {
+    function getResponseData2(data) {
       if (Buffer.isBuffer(data)) {
         return data;
       } else if (data instanceof Uint8Array) {
@@ -10872,7 +10872,7 @@ var require_mock_utils = __commonJS({
           body2.then((newData) => handleReply(mockDispatches, newData));
           return;
         }
-        const responseData = getResponseData(body2);
+        const responseData = getResponseData2(body2);
         const responseHeaders = generateKeyValues(headers);
         const responseTrailers = generateKeyValues(trailers);
         handler.onConnect?.((err) => handler.onError(err), null);
@@ -10929,7 +10929,7 @@ var require_mock_utils = __commonJS({
       }
     }
     module.exports = {
-      getResponseData,
+      getResponseData: getResponseData2,
       getMockDispatch,
       addMockDispatch,
       deleteMockDispatch,
@@ -10952,7 +10952,7 @@ var require_mock_utils = __commonJS({
 var require_mock_interceptor = __commonJS({
   "node_modules/@actions/http-client/node_modules/undici/lib/mock/mock-interceptor.js"(exports, module) {
     "use strict";
-    var { getResponseData, buildKey, addMockDispatch } = require_mock_utils();
+    var { getResponseData: getResponseData2, buildKey, addMockDispatch } = require_mock_utils();
     var {
       kDispatches,
       kDispatchKey,
@@ -11024,7 +11024,7 @@ var require_mock_interceptor = __commonJS({
         this[kContentLength] = false;
       }
       createMockScopeDispatchData({ statusCode, data, responseOptions }) {
-        const responseData = getResponseData(data);
+        const responseData = getResponseData2(data);
         const contentLength = this[kContentLength] ? { "content-length": responseData.length } : {};
         const headers = { ...this[kDefaultHeaders], ...contentLength, ...responseOptions.headers };
         const trailers = { ...this[kDefaultTrailers], ...responseOptions.trailers };
@@ -12125,12 +12125,12 @@ var require_headers = __commonJS({
           if (size2 === 0) {
             return array;
           }
-          const iterator = this[kHeadersMap][Symbol.iterator]();
-          const firstValue = iterator.next().value;
+          const iterator2 = this[kHeadersMap][Symbol.iterator]();
+          const firstValue = iterator2.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
           for (let i = 1, j2 = 0, right = 0, left = 0, pivot = 0, x, value; i < size2; ++i) {
-            value = iterator.next().value;
+            value = iterator2.next().value;
             x = array[i] = [value[0], value[1].value];
             assert(x[1] !== null);
             left = 0;
@@ -12151,7 +12151,7 @@ var require_headers = __commonJS({
               array[left] = x;
             }
           }
-          if (!iterator.next().done) {
+          if (!iterator2.next().done) {
             throw new TypeError("Unreachable");
           }
           return array;
@@ -12338,15 +12338,15 @@ var require_headers = __commonJS({
     });
     webidl.converters.HeadersInit = function(V2, prefix, argument) {
       if (webidl.util.Type(V2) === "Object") {
-        const iterator = Reflect.get(V2, Symbol.iterator);
-        if (!util.types.isProxy(V2) && iterator === Headers2.prototype.entries) {
+        const iterator2 = Reflect.get(V2, Symbol.iterator);
+        if (!util.types.isProxy(V2) && iterator2 === Headers2.prototype.entries) {
           try {
             return getHeadersList(V2).entriesList;
           } catch {
           }
         }
-        if (typeof iterator === "function") {
-          return webidl.converters["sequence<sequence<ByteString>>"](V2, prefix, argument, iterator.bind(V2));
+        if (typeof iterator2 === "function") {
+          return webidl.converters["sequence<sequence<ByteString>>"](V2, prefix, argument, iterator2.bind(V2));
         }
         return webidl.converters["record<ByteString, ByteString>"](V2, prefix, argument);
       }
@@ -12883,7 +12883,7 @@ var require_request2 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input, prefix, "input");
         init = webidl.converters.RequestInit(init, prefix, "init");
-        let request = null;
+        let request2 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -12900,18 +12900,18 @@ var require_request2 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request = makeRequest({ urlList: [parsedURL] });
+          request2 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           this[kDispatcher] = init.dispatcher || input[kDispatcher];
           assert(input instanceof _Request);
-          request = input[kState];
+          request2 = input[kState];
           signal = input[kSignal];
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window = "client";
-        if (request.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request.window, origin)) {
-          window = request.window;
+        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
+          window = request2.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window}' must be null`);
@@ -12919,66 +12919,66 @@ var require_request2 = __commonJS({
         if ("window" in init) {
           window = "no-window";
         }
-        request = makeRequest({
+        request2 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request.method,
+          method: request2.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request.headersList,
+          headersList: request2.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request.unsafeRequest,
+          unsafeRequest: request2.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window,
           // priority request’s priority.
-          priority: request.priority,
+          priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request.origin,
+          origin: request2.origin,
           // referrer request’s referrer.
-          referrer: request.referrer,
+          referrer: request2.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request.referrerPolicy,
+          referrerPolicy: request2.referrerPolicy,
           // mode request’s mode.
-          mode: request.mode,
+          mode: request2.mode,
           // credentials mode request’s credentials mode.
-          credentials: request.credentials,
+          credentials: request2.credentials,
           // cache mode request’s cache mode.
-          cache: request.cache,
+          cache: request2.cache,
           // redirect mode request’s redirect mode.
-          redirect: request.redirect,
+          redirect: request2.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request.integrity,
+          integrity: request2.integrity,
           // keepalive request’s keepalive.
-          keepalive: request.keepalive,
+          keepalive: request2.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request.reloadNavigation,
+          reloadNavigation: request2.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request.historyNavigation,
+          historyNavigation: request2.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request.urlList]
+          urlList: [...request2.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request.mode === "navigate") {
-            request.mode = "same-origin";
+          if (request2.mode === "navigate") {
+            request2.mode = "same-origin";
           }
-          request.reloadNavigation = false;
-          request.historyNavigation = false;
-          request.origin = "client";
-          request.referrer = "client";
-          request.referrerPolicy = "";
-          request.url = request.urlList[request.urlList.length - 1];
-          request.urlList = [request.url];
+          request2.reloadNavigation = false;
+          request2.historyNavigation = false;
+          request2.origin = "client";
+          request2.referrer = "client";
+          request2.referrerPolicy = "";
+          request2.url = request2.urlList[request2.urlList.length - 1];
+          request2.urlList = [request2.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request.referrer = "no-referrer";
+            request2.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -12987,14 +12987,14 @@ var require_request2 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request.referrer = "client";
+              request2.referrer = "client";
             } else {
-              request.referrer = parsedReferrer;
+              request2.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request.referrerPolicy = init.referrerPolicy;
+          request2.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -13009,33 +13009,33 @@ var require_request2 = __commonJS({
           });
         }
         if (mode != null) {
-          request.mode = mode;
+          request2.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request.credentials = init.credentials;
+          request2.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request.cache = init.cache;
+          request2.cache = init.cache;
         }
-        if (request.cache === "only-if-cached" && request.mode !== "same-origin") {
+        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request.redirect = init.redirect;
+          request2.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request.integrity = String(init.integrity);
+          request2.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request.keepalive = Boolean(init.keepalive);
+          request2.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request.method = mayBeNormalized;
+            request2.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -13045,9 +13045,9 @@ var require_request2 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request.method = method;
+            request2.method = method;
           }
-          if (!patchMethodWarning && request.method === "patch") {
+          if (!patchMethodWarning && request2.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -13057,7 +13057,7 @@ var require_request2 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this[kState] = request;
+        this[kState] = request2;
         const ac = new AbortController();
         this[kSignal] = ac.signal;
         if (signal != null) {
@@ -13085,12 +13085,12 @@ var require_request2 = __commonJS({
           }
         }
         this[kHeaders] = new Headers2(kConstruct);
-        setHeadersList(this[kHeaders], request.headersList);
+        setHeadersList(this[kHeaders], request2.headersList);
         setHeadersGuard(this[kHeaders], "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request.method)) {
+          if (!corsSafeListedMethodsSet.has(request2.method)) {
             throw new TypeError(
-              `'${request.method} is unsupported in no-cors mode.`
+              `'${request2.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this[kHeaders], "request-no-cors");
@@ -13109,14 +13109,14 @@ var require_request2 = __commonJS({
           }
         }
         const inputBody = input instanceof _Request ? input[kState].body : null;
-        if ((init.body != null || inputBody != null) && (request.method === "GET" || request.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request.keepalive
+            request2.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this[kHeaders]).contains("content-type", true)) {
@@ -13128,12 +13128,12 @@ var require_request2 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request.mode !== "same-origin" && request.mode !== "cors") {
+          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request.useCORSPreflightFlag = true;
+          request2.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -13362,21 +13362,21 @@ var require_request2 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request) {
-      const newRequest = makeRequest({ ...request, body: null });
-      if (request.body != null) {
-        newRequest.body = cloneBody(newRequest, request.body);
+    function cloneRequest(request2) {
+      const newRequest = makeRequest({ ...request2, body: null });
+      if (request2.body != null) {
+        newRequest.body = cloneBody(newRequest, request2.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, signal, guard) {
-      const request = new Request(kConstruct);
-      request[kState] = innerRequest;
-      request[kSignal] = signal;
-      request[kHeaders] = new Headers2(kConstruct);
-      setHeadersList(request[kHeaders], innerRequest.headersList);
-      setHeadersGuard(request[kHeaders], guard);
-      return request;
+      const request2 = new Request(kConstruct);
+      request2[kState] = innerRequest;
+      request2[kSignal] = signal;
+      request2[kHeaders] = new Headers2(kConstruct);
+      setHeadersList(request2[kHeaders], innerRequest.headersList);
+      setHeadersGuard(request2[kHeaders], guard);
+      return request2;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -13618,14 +13618,14 @@ var require_fetch = __commonJS({
         p3.reject(e);
         return p3.promise;
       }
-      const request = requestObject[kState];
+      const request2 = requestObject[kState];
       if (requestObject.signal.aborted) {
-        abortFetch(p3, request, null, requestObject.signal.reason);
+        abortFetch(p3, request2, null, requestObject.signal.reason);
         return p3.promise;
       }
-      const globalObject = request.client.globalObject;
+      const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request.serviceWorkers = "none";
+        request2.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -13637,7 +13637,7 @@ var require_fetch = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p3, request, realResponse, requestObject.signal.reason);
+          abortFetch(p3, request2, realResponse, requestObject.signal.reason);
         }
       );
       const processResponse = (response) => {
@@ -13645,7 +13645,7 @@ var require_fetch = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p3, request, responseObject, controller.serializedAbortReason);
+          abortFetch(p3, request2, responseObject, controller.serializedAbortReason);
           return;
         }
         if (response.type === "error") {
@@ -13657,7 +13657,7 @@ var require_fetch = __commonJS({
         p3 = null;
       };
       controller = fetching({
-        request,
+        request: request2,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: requestObject[kDispatcher]
@@ -13698,12 +13698,12 @@ var require_fetch = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p3, request, responseObject, error2) {
+    function abortFetch(p3, request2, responseObject, error2) {
       if (p3) {
         p3.reject(error2);
       }
-      if (request.body != null && isReadable(request.body?.stream)) {
-        request.body.stream.cancel(error2).catch((err) => {
+      if (request2.body != null && isReadable(request2.body?.stream)) {
+        request2.body.stream.cancel(error2).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -13724,7 +13724,7 @@ var require_fetch = __commonJS({
       }
     }
     function fetching({
-      request,
+      request: request2,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -13737,9 +13737,9 @@ var require_fetch = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request.client != null) {
-        taskDestination = request.client.globalObject;
-        crossOriginIsolatedCapability = request.client.crossOriginIsolatedCapability;
+      if (request2.client != null) {
+        taskDestination = request2.client.globalObject;
+        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -13747,7 +13747,7 @@ var require_fetch = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request,
+        request: request2,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -13757,32 +13757,32 @@ var require_fetch = __commonJS({
         taskDestination,
         crossOriginIsolatedCapability
       };
-      assert(!request.body || request.body.stream);
-      if (request.window === "client") {
-        request.window = request.client?.globalObject?.constructor?.name === "Window" ? request.client : "no-window";
+      assert(!request2.body || request2.body.stream);
+      if (request2.window === "client") {
+        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
       }
-      if (request.origin === "client") {
-        request.origin = request.client.origin;
+      if (request2.origin === "client") {
+        request2.origin = request2.client.origin;
       }
-      if (request.policyContainer === "client") {
-        if (request.client != null) {
-          request.policyContainer = clonePolicyContainer(
-            request.client.policyContainer
+      if (request2.policyContainer === "client") {
+        if (request2.client != null) {
+          request2.policyContainer = clonePolicyContainer(
+            request2.client.policyContainer
           );
         } else {
-          request.policyContainer = makePolicyContainer();
+          request2.policyContainer = makePolicyContainer();
         }
       }
-      if (!request.headersList.contains("accept", true)) {
+      if (!request2.headersList.contains("accept", true)) {
         const value = "*/*";
-        request.headersList.append("accept", value, true);
+        request2.headersList.append("accept", value, true);
       }
-      if (!request.headersList.contains("accept-language", true)) {
-        request.headersList.append("accept-language", "*", true);
+      if (!request2.headersList.contains("accept-language", true)) {
+        request2.headersList.append("accept-language", "*", true);
       }
-      if (request.priority === null) {
+      if (request2.priority === null) {
       }
-      if (subresourceSet.has(request.destination)) {
+      if (subresourceSet.has(request2.destination)) {
       }
       mainFetch(fetchParams).catch((err) => {
         fetchParams.controller.terminate(err);
@@ -13790,50 +13790,50 @@ var require_fetch = __commonJS({
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive = false) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
-      if (request.localURLsOnly && !urlIsLocal(requestCurrentURL(request))) {
+      if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
         response = makeNetworkError("local URLs only");
       }
-      tryUpgradeRequestToAPotentiallyTrustworthyURL(request);
-      if (requestBadPort(request) === "blocked") {
+      tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
+      if (requestBadPort(request2) === "blocked") {
         response = makeNetworkError("bad port");
       }
-      if (request.referrerPolicy === "") {
-        request.referrerPolicy = request.policyContainer.referrerPolicy;
+      if (request2.referrerPolicy === "") {
+        request2.referrerPolicy = request2.policyContainer.referrerPolicy;
       }
-      if (request.referrer !== "no-referrer") {
-        request.referrer = determineRequestsReferrer(request);
+      if (request2.referrer !== "no-referrer") {
+        request2.referrer = determineRequestsReferrer(request2);
       }
       if (response === null) {
         response = await (async () => {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request.mode === "navigate" || request.mode === "websocket")
+            (request2.mode === "navigate" || request2.mode === "websocket")
           ) {
-            request.responseTainting = "basic";
+            request2.responseTainting = "basic";
             return await schemeFetch(fetchParams);
           }
-          if (request.mode === "same-origin") {
+          if (request2.mode === "same-origin") {
             return makeNetworkError('request mode cannot be "same-origin"');
           }
-          if (request.mode === "no-cors") {
-            if (request.redirect !== "follow") {
+          if (request2.mode === "no-cors") {
+            if (request2.redirect !== "follow") {
               return makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             }
-            request.responseTainting = "opaque";
+            request2.responseTainting = "opaque";
             return await schemeFetch(fetchParams);
           }
-          if (!urlIsHttpHttpsScheme(requestCurrentURL(request))) {
+          if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
             return makeNetworkError("URL scheme must be a HTTP(S) scheme");
           }
-          request.responseTainting = "cors";
+          request2.responseTainting = "cors";
           return await httpFetch(fetchParams);
         })();
       }
@@ -13841,13 +13841,13 @@ var require_fetch = __commonJS({
         return response;
       }
       if (response.status !== 0 && !response.internalResponse) {
-        if (request.responseTainting === "cors") {
+        if (request2.responseTainting === "cors") {
         }
-        if (request.responseTainting === "basic") {
+        if (request2.responseTainting === "basic") {
           response = filterResponse(response, "basic");
-        } else if (request.responseTainting === "cors") {
+        } else if (request2.responseTainting === "cors") {
           response = filterResponse(response, "cors");
-        } else if (request.responseTainting === "opaque") {
+        } else if (request2.responseTainting === "opaque") {
           response = filterResponse(response, "opaque");
         } else {
           assert(false);
@@ -13855,26 +13855,26 @@ var require_fetch = __commonJS({
       }
       let internalResponse = response.status === 0 ? response : response.internalResponse;
       if (internalResponse.urlList.length === 0) {
-        internalResponse.urlList.push(...request.urlList);
+        internalResponse.urlList.push(...request2.urlList);
       }
-      if (!request.timingAllowFailed) {
+      if (!request2.timingAllowFailed) {
         response.timingAllowPassed = true;
       }
-      if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request.headers.contains("range", true)) {
+      if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
         response = internalResponse = makeNetworkError();
       }
-      if (response.status !== 0 && (request.method === "HEAD" || request.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+      if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
         internalResponse.body = null;
         fetchParams.controller.dump = true;
       }
-      if (request.integrity) {
+      if (request2.integrity) {
         const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-        if (request.responseTainting === "opaque" || response.body == null) {
+        if (request2.responseTainting === "opaque" || response.body == null) {
           processBodyError(response.error);
           return;
         }
         const processBody = (bytes) => {
-          if (!bytesMatch(bytes, request.integrity)) {
+          if (!bytesMatch(bytes, request2.integrity)) {
             processBodyError("integrity mismatch");
             return;
           }
@@ -13890,8 +13890,8 @@ var require_fetch = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request);
+      const { request: request2 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request2);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -13900,19 +13900,19 @@ var require_fetch = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request);
+          const blobURLEntry = requestCurrentURL(request2);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request.method !== "GET" || !isBlobLike(blob)) {
+          if (request2.method !== "GET" || !isBlobLike(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request.headersList.contains("range", true)) {
+          if (!request2.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -13920,7 +13920,7 @@ var require_fetch = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request.headersList.get("range", true);
+            const rangeHeader = request2.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -13951,7 +13951,7 @@ var require_fetch = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -14040,41 +14040,41 @@ var require_fetch = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request.serviceWorkers === "all") {
+      if (request2.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request.redirect === "follow") {
-          request.serviceWorkers = "none";
+        if (request2.redirect === "follow") {
+          request2.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request.responseTainting === "cors" && corsCheck(request, response) === "failure") {
+        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request, response) === "failure") {
-          request.timingAllowFailed = true;
+        if (TAOCheck(request2, response) === "failure") {
+          request2.timingAllowFailed = true;
         }
       }
-      if ((request.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request.origin,
-        request.client,
-        request.destination,
+      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request2.origin,
+        request2.client,
+        request2.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request.redirect !== "manual") {
+        if (request2.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request.redirect === "error") {
+        if (request2.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request.redirect === "manual") {
+        } else if (request2.redirect === "manual") {
           response = actualResponse;
-        } else if (request.redirect === "follow") {
+        } else if (request2.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -14084,13 +14084,13 @@ var require_fetch = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request).hash
+          requestCurrentURL(request2).hash
         );
         if (locationURL == null) {
           return response;
@@ -14101,63 +14101,63 @@ var require_fetch = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request.redirectCount === 20) {
+      if (request2.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request.redirectCount += 1;
-      if (request.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request, locationURL)) {
+      request2.redirectCount += 1;
+      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request.body != null && request.body.source == null) {
+      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request.method)) {
-        request.method = "GET";
-        request.body = null;
+      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
+        request2.method = "GET";
+        request2.body = null;
         for (const headerName of requestBodyHeader) {
-          request.headersList.delete(headerName);
+          request2.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request), locationURL)) {
-        request.headersList.delete("authorization", true);
-        request.headersList.delete("proxy-authorization", true);
-        request.headersList.delete("cookie", true);
-        request.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
+        request2.headersList.delete("authorization", true);
+        request2.headersList.delete("proxy-authorization", true);
+        request2.headersList.delete("cookie", true);
+        request2.headersList.delete("host", true);
       }
-      if (request.body != null) {
-        assert(request.body.source != null);
-        request.body = safelyExtractBody(request.body.source)[0];
+      if (request2.body != null) {
+        assert(request2.body.source != null);
+        request2.body = safelyExtractBody(request2.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request, actualResponse);
+      request2.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request.window === "no-window" && request.redirect === "error") {
+      if (request2.window === "no-window" && request2.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request;
+        httpRequest = request2;
       } else {
-        httpRequest = cloneRequest(request);
+        httpRequest = cloneRequest(request2);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic";
+      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -14234,7 +14234,7 @@ var require_fetch = __commonJS({
       }
       response.requestIncludesCredentials = includeCredentials;
       if (response.status === 407) {
-        if (request.window === "no-window") {
+        if (request2.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -14246,7 +14246,7 @@ var require_fetch = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request.body == null || request.body.source != null)
+        (request2.body == null || request2.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -14276,21 +14276,21 @@ var require_fetch = __commonJS({
           }
         }
       };
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request.cache = "no-store";
+        request2.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request.mode === "websocket") {
+      if (request2.mode === "websocket") {
       } else {
       }
       let requestBody = null;
-      if (request.body == null && fetchParams.processRequestEndOfBody) {
+      if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request.body != null) {
+      } else if (request2.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -14318,7 +14318,7 @@ var require_fetch = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes of request.body.stream) {
+            for await (const bytes of request2.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -14332,8 +14332,8 @@ var require_fetch = __commonJS({
         if (socket) {
           response = makeResponse({ status, statusText, headersList, socket });
         } else {
-          const iterator = body2[Symbol.asyncIterator]();
-          fetchParams.controller.next = () => iterator.next();
+          const iterator2 = body2[Symbol.asyncIterator]();
+          fetchParams.controller.next = () => iterator2.next();
           response = makeResponse({ status, statusText, headersList });
         }
       } catch (err) {
@@ -14429,17 +14429,17 @@ var require_fetch = __commonJS({
       }
       return response;
       function dispatch({ body: body2 }) {
-        const url = requestCurrentURL(request);
+        const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
         return new Promise((resolve9, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
-            method: request.method,
-            body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body2,
-            headers: request.headersList.entries,
+            method: request2.method,
+            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body2,
+            headers: request2.headersList.entries,
             maxRedirections: 0,
-            upgrade: request.mode === "websocket" ? "websocket" : void 0
+            upgrade: request2.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -14469,8 +14469,8 @@ var require_fetch = __commonJS({
               }
               location = headersList.get("location", true);
               const decoders = [];
-              const willFollow = location && request.redirect === "follow" && redirectStatusSet.has(status);
-              if (request.method !== "HEAD" && request.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -15451,31 +15451,31 @@ var require_cache = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p3 = this.#internalMatchAll(request, options, 1);
+        const p3 = this.#internalMatchAll(request2, options, 1);
         if (p3.length === 0) {
           return;
         }
         return p3[0];
       }
-      async matchAll(request = void 0, options = {}) {
+      async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request, prefix, "request");
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request, options);
+        return this.#internalMatchAll(request2, options);
       }
-      async add(request) {
+      async add(request2) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request, prefix, "request");
-        const requests = [request];
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
+        const requests = [request2];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -15485,19 +15485,19 @@ var require_cache = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request of requests) {
-          if (request === void 0) {
+        for (let request2 of requests) {
+          if (request2 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request = webidl.converters.RequestInfo(request);
-          if (typeof request === "string") {
+          request2 = webidl.converters.RequestInfo(request2);
+          if (typeof request2 === "string") {
             continue;
           }
-          const r = request[kState];
+          const r = request2[kState];
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -15506,8 +15506,8 @@ var require_cache = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request of requests) {
-          const r = new Request(request)[kState];
+        for (const request2 of requests) {
+          const r = new Request(request2)[kState];
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -15584,17 +15584,17 @@ var require_cache = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request, response) {
+      async put(request2, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request = webidl.converters.RequestInfo(request, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (request instanceof Request) {
-          innerRequest = request[kState];
+        if (request2 instanceof Request) {
+          innerRequest = request2[kState];
         } else {
-          innerRequest = new Request(request)[kState];
+          innerRequest = new Request(request2)[kState];
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -15665,21 +15665,21 @@ var require_cache = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request, options = {}) {
+      async delete(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request, prefix, "request");
+        request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request instanceof Request) {
-          r = request[kState];
+        if (request2 instanceof Request) {
+          r = request2[kState];
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request === "string");
-          r = new Request(request)[kState];
+          assert(typeof request2 === "string");
+          r = new Request(request2)[kState];
         }
         const operations = [];
         const operation = {
@@ -15711,25 +15711,25 @@ var require_cache = __commonJS({
        * @param {import('../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request = void 0, options = {}) {
+      async keys(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request, prefix, "request");
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2, prefix, "request");
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request !== void 0) {
-          if (request instanceof Request) {
-            r = request[kState];
+        if (request2 !== void 0) {
+          if (request2 instanceof Request) {
+            r = request2[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = new Request(request)[kState];
+          } else if (typeof request2 === "string") {
+            r = new Request(request2)[kState];
           }
         }
         const promise2 = createDeferredPromise();
         const requests = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -15741,9 +15741,9 @@ var require_cache = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request2 of requests) {
+          for (const request3 of requests) {
             const requestObject = fromInnerRequest(
-              request2,
+              request3,
               new AbortController().signal,
               "immutable"
             );
@@ -15861,9 +15861,9 @@ var require_cache = __commonJS({
        * @param {import('../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request.url);
+        const cachedURL = new URL(request2.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -15879,7 +15879,7 @@ var require_cache = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request.headersList.get(fieldValue);
+          const requestValue = request2.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -15887,20 +15887,20 @@ var require_cache = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request, options, maxResponses = Infinity) {
+      #internalMatchAll(request2, options, maxResponses = Infinity) {
         let r = null;
-        if (request !== void 0) {
-          if (request instanceof Request) {
-            r = request[kState];
+        if (request2 !== void 0) {
+          if (request2 instanceof Request) {
+            r = request2[kState];
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = new Request(request)[kState];
+          } else if (typeof request2 === "string") {
+            r = new Request(request2)[kState];
           }
         }
         const responses = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -15989,21 +15989,21 @@ var require_cachestorage = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request, options);
+            return await cache.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request, options);
+            const response = await cache.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -17183,7 +17183,7 @@ var require_connection = __commonJS({
     function establishWebSocketConnection(url, protocols, client, ws2, onEstablish, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request = makeRequest({
+      const request2 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -17195,18 +17195,18 @@ var require_connection = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers2(options.headers));
-        request.headersList = headersList;
+        request2.headersList = headersList;
       }
       const keyValue = crypto2.randomBytes(16).toString("base64");
-      request.headersList.append("sec-websocket-key", keyValue);
-      request.headersList.append("sec-websocket-version", "13");
+      request2.headersList.append("sec-websocket-key", keyValue);
+      request2.headersList.append("sec-websocket-version", "13");
       for (const protocol of protocols) {
-        request.headersList.append("sec-websocket-protocol", protocol);
+        request2.headersList.append("sec-websocket-protocol", protocol);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request.headersList.append("sec-websocket-extensions", permessageDeflate);
+      request2.headersList.append("sec-websocket-extensions", permessageDeflate);
       const controller = fetching({
-        request,
+        request: request2,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -17227,8 +17227,8 @@ var require_connection = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest2 = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
-          if (secWSAccept !== digest2) {
+          const digest = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
+          if (secWSAccept !== digest) {
             failWebsocketConnection(ws2, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -17243,7 +17243,7 @@ var require_connection = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failWebsocketConnection(ws2, "Protocol was not set in the opening handshake.");
               return;
@@ -17509,7 +17509,7 @@ var require_receiver = __commonJS({
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
             const opcode = buffer[0] & 15;
-            const masked2 = (buffer[1] & 128) === 128;
+            const masked3 = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
             const payloadLength = buffer[1] & 127;
             const rsv1 = buffer[0] & 64;
@@ -17519,7 +17519,7 @@ var require_receiver = __commonJS({
               failWebsocketConnection(this.ws, "Invalid opcode received");
               return callback2();
             }
-            if (masked2) {
+            if (masked3) {
               failWebsocketConnection(this.ws, "Frame cannot be masked");
               return callback2();
             }
@@ -17567,7 +17567,7 @@ var require_receiver = __commonJS({
               this.#info.compressed = rsv1 !== 0;
             }
             this.#info.opcode = opcode;
-            this.#info.masked = masked2;
+            this.#info.masked = masked3;
             this.#info.fin = fin;
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
@@ -17586,12 +17586,12 @@ var require_receiver = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower2 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
+            const lower4 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower4 > 2 ** 31 - 1) {
               failWebsocketConnection(this.ws, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower2;
+            this.#info.payloadLength = lower4;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -19018,7 +19018,7 @@ var require_undici = __commonJS({
     var BalancedPool = require_balanced_pool();
     var Agent = require_agent();
     var ProxyAgent2 = require_proxy_agent();
-    var EnvHttpProxyAgent2 = require_env_http_proxy_agent();
+    var EnvHttpProxyAgent3 = require_env_http_proxy_agent();
     var RetryAgent = require_retry_agent();
     var errors = require_errors();
     var util = require_util();
@@ -19041,7 +19041,7 @@ var require_undici = __commonJS({
     module.exports.BalancedPool = BalancedPool;
     module.exports.Agent = Agent;
     module.exports.ProxyAgent = ProxyAgent2;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent3;
     module.exports.RetryAgent = RetryAgent;
     module.exports.RetryHandler = RetryHandler;
     module.exports.DecoratorHandler = DecoratorHandler;
@@ -20007,7 +20007,7 @@ var require_parse2 = __commonJS({
       }
       return { risky: false };
     };
-    var parse = (input, options) => {
+    var parse3 = (input, options) => {
       if (typeof input !== "string") {
         throw new TypeError("Expected a string");
       }
@@ -20177,7 +20177,7 @@ var require_parse2 = __commonJS({
             output = token.close = `)$))${extglobStar}`;
           }
           if (token.inner.includes("*") && (rest = remaining()) && /^\.[^\\/.]+$/.test(rest)) {
-            const expression = parse(rest, { ...options, fastpaths: false }).output;
+            const expression = parse3(rest, { ...options, fastpaths: false }).output;
             output = token.close = `)${expression})${extglobStar})`;
           }
           if (token.prev.type === "bos") {
@@ -20700,7 +20700,7 @@ var require_parse2 = __commonJS({
       }
       return state;
     };
-    parse.fastpaths = (input, options) => {
+    parse3.fastpaths = (input, options) => {
       const opts = { ...options };
       const max = typeof opts.maxLength === "number" ? Math.min(MAX_LENGTH, opts.maxLength) : MAX_LENGTH;
       const len = input.length;
@@ -20765,7 +20765,7 @@ var require_parse2 = __commonJS({
       }
       return source2;
     };
-    module.exports = parse;
+    module.exports = parse3;
   }
 });
 
@@ -20774,7 +20774,7 @@ var require_picomatch = __commonJS({
   "node_modules/picomatch/lib/picomatch.js"(exports, module) {
     "use strict";
     var scan = require_scan();
-    var parse = require_parse2();
+    var parse3 = require_parse2();
     var utils = require_utils2();
     var constants5 = require_constants6();
     var isObject = (val) => val && typeof val === "object" && !Array.isArray(val);
@@ -20862,7 +20862,7 @@ var require_picomatch = __commonJS({
     picomatch2.isMatch = (str, patterns, options) => picomatch2(patterns, options)(str);
     picomatch2.parse = (pattern, options) => {
       if (Array.isArray(pattern)) return pattern.map((p3) => picomatch2.parse(p3, options));
-      return parse(pattern, { ...options, fastpaths: false });
+      return parse3(pattern, { ...options, fastpaths: false });
     };
     picomatch2.scan = (input, options) => scan(input, options);
     picomatch2.compileRe = (state, options, returnOutput = false, returnState = false) => {
@@ -20888,10 +20888,10 @@ var require_picomatch = __commonJS({
       }
       let parsed = { negated: false, fastpaths: true };
       if (options.fastpaths !== false && (input[0] === "." || input[0] === "*")) {
-        parsed.output = parse.fastpaths(input, options);
+        parsed.output = parse3.fastpaths(input, options);
       }
       if (!parsed.output) {
-        parsed = parse(input, options);
+        parsed = parse3(input, options);
       }
       return picomatch2.compileRe(parsed, options, returnOutput, returnState);
     };
@@ -23366,9 +23366,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
       _chainOrCallSubCommandHook(promise2, subCommand, event) {
         let result = promise2;
         if (this._lifeCycleHooks[event] !== void 0) {
-          this._lifeCycleHooks[event].forEach((hook) => {
+          this._lifeCycleHooks[event].forEach((hook2) => {
             result = this._chainOrCall(result, () => {
-              return hook(this, subCommand);
+              return hook2(this, subCommand);
             });
           });
         }
@@ -25368,7 +25368,7 @@ var require_util9 = __commonJS({
         yield* this[kBody];
       }
     };
-    function noop() {
+    function noop3() {
     }
     function wrapRequestBody(body2) {
       if (isStream(body2)) {
@@ -25679,14 +25679,14 @@ var require_util9 = __commonJS({
       };
     }
     function ReadableStreamFrom(iterable) {
-      let iterator;
+      let iterator2;
       return new ReadableStream(
         {
           start() {
-            iterator = iterable[Symbol.asyncIterator]();
+            iterator2 = iterable[Symbol.asyncIterator]();
           },
           pull(controller) {
-            return iterator.next().then(({ done, value }) => {
+            return iterator2.next().then(({ done, value }) => {
               if (done) {
                 return queueMicrotask(() => {
                   controller.close();
@@ -25703,7 +25703,7 @@ var require_util9 = __commonJS({
             });
           },
           cancel() {
-            return iterator.return();
+            return iterator2.return();
           },
           type: "bytes"
         }
@@ -26037,17 +26037,17 @@ var require_util9 = __commonJS({
       }
       return obj;
     }
-    function errorRequest(client, request, err) {
+    function errorRequest(client, request2, err) {
       try {
-        request.onError(err);
-        assert(request.aborted);
+        request2.onError(err);
+        assert(request2.aborted);
       } catch (err2) {
         client.emit("error", err2);
       }
     }
     var setupConnectTimeout = process.platform === "win32" ? (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop;
+        return noop3;
       }
       let s1 = null;
       let s22 = null;
@@ -26063,7 +26063,7 @@ var require_util9 = __commonJS({
       };
     } : (socketWeakRef, opts) => {
       if (!opts.timeout) {
-        return noop;
+        return noop3;
       }
       let s1 = null;
       const fastTimer = timers.setFastTimeout(() => {
@@ -26732,7 +26732,7 @@ var require_request3 = __commonJS({
         return this;
       }
     };
-    function processHeader(request, key, val) {
+    function processHeader(request2, key, val) {
       if (val && (typeof val === "object" && !Array.isArray(val))) {
         throw new InvalidArgumentError2(`invalid ${key} header`);
       } else if (val === void 0) {
@@ -26779,24 +26779,24 @@ var require_request3 = __commonJS({
         }
       }
       if (headerName === "host") {
-        if (request.host !== null) {
+        if (request2.host !== null) {
           throw new InvalidArgumentError2("duplicate host header");
         }
         if (typeof val !== "string") {
           throw new InvalidArgumentError2("invalid host header");
         }
-        request.host = val;
+        request2.host = val;
       } else if (headerName === "content-length") {
-        if (request.contentLength !== null) {
+        if (request2.contentLength !== null) {
           throw new InvalidArgumentError2("duplicate content-length header");
         }
         if (!isValidContentLengthHeaderValue(val)) {
           throw new InvalidArgumentError2("invalid content-length header");
         }
-        request.contentLength = parseInt(val, 10);
-      } else if (request.contentType === null && headerName === "content-type") {
-        request.contentType = val;
-        request.headers.push(key, val);
+        request2.contentLength = parseInt(val, 10);
+      } else if (request2.contentType === null && headerName === "content-type") {
+        request2.contentType = val;
+        request2.headers.push(key, val);
       } else if (headerName === "transfer-encoding" || headerName === "keep-alive" || headerName === "upgrade") {
         throw new InvalidArgumentError2(`invalid ${headerName} header`);
       } else if (headerName === "connection") {
@@ -26810,13 +26810,13 @@ var require_request3 = __commonJS({
             throw new InvalidArgumentError2("invalid connection header");
           }
           if (trimmed === "close") {
-            request.reset = true;
+            request2.reset = true;
           }
         }
       } else if (headerName === "expect") {
         throw new NotSupportedError("expect header not supported");
       } else {
-        request.headers.push(key, val);
+        request2.headers.push(key, val);
       }
     }
     module.exports = Request;
@@ -29429,11 +29429,11 @@ var require_util10 = __commonJS({
     function normalizeBinaryStringToUtf8(value) {
       return Buffer.from(value, "binary").toString("utf8");
     }
-    function requestCurrentURL(request) {
-      return request.urlList[request.urlList.length - 1];
+    function requestCurrentURL(request2) {
+      return request2.urlList[request2.urlList.length - 1];
     }
-    function requestBadPort(request) {
-      const url = requestCurrentURL(request);
+    function requestBadPort(request2) {
+      const url = requestCurrentURL(request2);
       if (urlIsHttpHttpsScheme(url) && badPortsSet.has(url.port)) {
         return "blocked";
       }
@@ -29471,10 +29471,10 @@ var require_util10 = __commonJS({
       }
       return policy;
     }
-    function setRequestReferrerPolicyOnRedirect(request, actualResponse) {
+    function setRequestReferrerPolicyOnRedirect(request2, actualResponse) {
       const policy = parseReferrerPolicy(actualResponse);
       if (policy !== "") {
-        request.referrerPolicy = policy;
+        request2.referrerPolicy = policy;
       }
     }
     function crossOriginResourcePolicyCheck() {
@@ -29491,33 +29491,33 @@ var require_util10 = __commonJS({
       header = httpRequest.mode;
       httpRequest.headersList.set("sec-fetch-mode", header, true);
     }
-    function appendRequestOriginHeader(request) {
-      let serializedOrigin = request.origin;
+    function appendRequestOriginHeader(request2) {
+      let serializedOrigin = request2.origin;
       if (serializedOrigin === "client" || serializedOrigin === void 0) {
         return;
       }
-      if (request.responseTainting === "cors" || request.mode === "websocket") {
-        request.headersList.append("origin", serializedOrigin, true);
-      } else if (request.method !== "GET" && request.method !== "HEAD") {
-        switch (request.referrerPolicy) {
+      if (request2.responseTainting === "cors" || request2.mode === "websocket") {
+        request2.headersList.append("origin", serializedOrigin, true);
+      } else if (request2.method !== "GET" && request2.method !== "HEAD") {
+        switch (request2.referrerPolicy) {
           case "no-referrer":
             serializedOrigin = null;
             break;
           case "no-referrer-when-downgrade":
           case "strict-origin":
           case "strict-origin-when-cross-origin":
-            if (request.origin && urlHasHttpsScheme(request.origin) && !urlHasHttpsScheme(requestCurrentURL(request))) {
+            if (request2.origin && urlHasHttpsScheme(request2.origin) && !urlHasHttpsScheme(requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           case "same-origin":
-            if (!sameOrigin(request, requestCurrentURL(request))) {
+            if (!sameOrigin(request2, requestCurrentURL(request2))) {
               serializedOrigin = null;
             }
             break;
           default:
         }
-        request.headersList.append("origin", serializedOrigin, true);
+        request2.headersList.append("origin", serializedOrigin, true);
       }
     }
     function coarsenTime(timestamp, crossOriginIsolatedCapability) {
@@ -29571,18 +29571,18 @@ var require_util10 = __commonJS({
         referrerPolicy: policyContainer.referrerPolicy
       };
     }
-    function determineRequestsReferrer(request) {
-      const policy = request.referrerPolicy;
+    function determineRequestsReferrer(request2) {
+      const policy = request2.referrerPolicy;
       assert(policy);
       let referrerSource = null;
-      if (request.referrer === "client") {
+      if (request2.referrer === "client") {
         const globalOrigin = getGlobalOrigin();
         if (!globalOrigin || globalOrigin.origin === "null") {
           return "no-referrer";
         }
         referrerSource = new URL(globalOrigin);
-      } else if (webidl.is.URL(request.referrer)) {
-        referrerSource = request.referrer;
+      } else if (webidl.is.URL(request2.referrer)) {
+        referrerSource = request2.referrer;
       }
       let referrerURL = stripURLForReferrer(referrerSource);
       const referrerOrigin = stripURLForReferrer(referrerSource, true);
@@ -29600,14 +29600,14 @@ var require_util10 = __commonJS({
         case "unsafe-url":
           return referrerURL;
         case "strict-origin": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
           return referrerOrigin;
         }
         case "strict-origin-when-cross-origin": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (sameOrigin(referrerURL, currentURL)) {
             return referrerURL;
           }
@@ -29617,17 +29617,17 @@ var require_util10 = __commonJS({
           return referrerOrigin;
         }
         case "same-origin":
-          if (sameOrigin(request, referrerURL)) {
+          if (sameOrigin(request2, referrerURL)) {
             return referrerURL;
           }
           return "no-referrer";
         case "origin-when-cross-origin":
-          if (sameOrigin(request, referrerURL)) {
+          if (sameOrigin(request2, referrerURL)) {
             return referrerURL;
           }
           return referrerOrigin;
         case "no-referrer-when-downgrade": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (isURLPotentiallyTrustworthy(referrerURL) && !isURLPotentiallyTrustworthy(currentURL)) {
             return "no-referrer";
           }
@@ -29694,7 +29694,7 @@ var require_util10 = __commonJS({
       if (url.protocol === "blob:") return true;
       return isOriginPotentiallyTrustworthy(url.origin);
     }
-    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request) {
+    function tryUpgradeRequestToAPotentiallyTrustworthyURL(request2) {
     }
     function sameOrigin(A2, B2) {
       if (A2.origin === B2.origin && A2.origin === "null") {
@@ -30073,7 +30073,7 @@ var require_util10 = __commonJS({
       }
       return gettingDecodingSplitting(value);
     }
-    function hasAuthenticationEntry(request) {
+    function hasAuthenticationEntry(request2) {
       return false;
     }
     function includesCredentials(url) {
@@ -30682,12 +30682,12 @@ var require_body2 = __commonJS({
     var { runtimeFeatures } = require_runtime_features();
     var random = runtimeFeatures.has("crypto") ? __require("node:crypto").randomInt : (max) => Math.floor(Math.random() * max);
     var textEncoder = new TextEncoder();
-    function noop() {
+    function noop3() {
     }
     var streamRegistry = new FinalizationRegistry((weakRef) => {
       const stream = weakRef.deref();
       if (stream && !stream.locked && !isDisturbed(stream) && !isErrored(stream)) {
-        stream.cancel("Response object has been garbage collected").catch(noop);
+        stream.cancel("Response object has been garbage collected").catch(noop3);
       }
     });
     function extractBody(object, keepalive = false) {
@@ -30702,8 +30702,8 @@ var require_body2 = __commonJS({
           },
           async pull(controller) {
             const result = action();
-            const iterator = result?.[Symbol.asyncIterator]?.();
-            if (iterator == null) {
+            const iterator2 = result?.[Symbol.asyncIterator]?.();
+            if (iterator2 == null) {
               if (result?.length && !isErrored(stream)) {
                 controller.enqueue(typeof result === "string" ? textEncoder.encode(result) : new Uint8Array(result));
               }
@@ -30711,7 +30711,7 @@ var require_body2 = __commonJS({
               return;
             }
             while (true) {
-              const { value, done } = await iterator.next();
+              const { value, done } = await iterator2.next();
               if (done) {
                 queueMicrotask(() => readableStreamClose(controller));
                 return;
@@ -31308,11 +31308,11 @@ var require_client_h12 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
-        request.onResponseStarted();
+        request2.onResponseStarted();
         return 0;
       }
       /**
@@ -31374,9 +31374,9 @@ var require_client_h12 = __commonJS({
         assert(!socket.destroyed);
         assert(!this.paused);
         assert((headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
-        assert(request.upgrade || request.method === "CONNECT");
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
+        assert(request2.upgrade || request2.method === "CONNECT");
         this.statusCode = 0;
         this.statusText = "";
         this.shouldKeepAlive = false;
@@ -31393,9 +31393,9 @@ var require_client_h12 = __commonJS({
         client[kQueue][client[kRunningIdx]++] = null;
         client.emit("disconnect", client[kUrl], [client], new InformationalError("upgrade"));
         try {
-          request.onUpgrade(statusCode, headers, socket, statusText);
+          request2.onUpgrade(statusCode, headers, socket, statusText);
         } catch (err) {
-          util.errorRequest(client, request, err);
+          util.errorRequest(client, request2, err);
           util.destroy(socket, err);
         }
         client[kResume]();
@@ -31415,8 +31415,8 @@ var require_client_h12 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        if (!request) {
+        const request2 = client[kQueue][client[kRunningIdx]];
+        if (!request2) {
           return -1;
         }
         assert(!this.upgrade);
@@ -31425,23 +31425,23 @@ var require_client_h12 = __commonJS({
           util.destroy(socket, new SocketError("bad response", util.getSocketInfo(socket)));
           return -1;
         }
-        if (upgrade && !request.upgrade) {
+        if (upgrade && !request2.upgrade) {
           util.destroy(socket, new SocketError("bad upgrade", util.getSocketInfo(socket)));
           return -1;
         }
         assert(this.timeoutType === TIMEOUT_HEADERS);
         this.statusCode = statusCode;
         this.shouldKeepAlive = shouldKeepAlive || // Override llhttp value which does not allow keepAlive for HEAD.
-        request.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
+        request2.method === "HEAD" && !socket[kReset] && this.connection.toLowerCase() === "keep-alive";
         if (this.statusCode >= 200) {
-          const bodyTimeout = request.bodyTimeout != null ? request.bodyTimeout : client[kBodyTimeout];
+          const bodyTimeout = request2.bodyTimeout != null ? request2.bodyTimeout : client[kBodyTimeout];
           this.setTimeout(bodyTimeout, TIMEOUT_BODY);
         } else if (this.timeout) {
           if (this.timeout.refresh) {
             this.timeout.refresh();
           }
         }
-        if (request.method === "CONNECT") {
+        if (request2.method === "CONNECT") {
           assert(client[kRunning] === 1);
           this.upgrade = true;
           return 2;
@@ -31472,11 +31472,11 @@ var require_client_h12 = __commonJS({
         } else {
           socket[kReset] = true;
         }
-        const pause = request.onHeaders(statusCode, headers, this.resume, statusText) === false;
-        if (request.aborted) {
+        const pause = request2.onHeaders(statusCode, headers, this.resume, statusText) === false;
+        if (request2.aborted) {
           return -1;
         }
-        if (request.method === "HEAD") {
+        if (request2.method === "HEAD") {
           return 1;
         }
         if (statusCode < 200) {
@@ -31497,8 +31497,8 @@ var require_client_h12 = __commonJS({
         if (socket.destroyed) {
           return -1;
         }
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         assert(this.timeoutType === TIMEOUT_BODY);
         if (this.timeout) {
           if (this.timeout.refresh) {
@@ -31511,7 +31511,7 @@ var require_client_h12 = __commonJS({
           return -1;
         }
         this.bytesRead += buf.length;
-        if (request.onData(buf) === false) {
+        if (request2.onData(buf) === false) {
           return constants5.ERROR.PAUSED;
         }
         return 0;
@@ -31529,8 +31529,8 @@ var require_client_h12 = __commonJS({
         }
         assert(statusCode >= 100);
         assert((this.headers.length & 1) === 0);
-        const request = client[kQueue][client[kRunningIdx]];
-        assert(request);
+        const request2 = client[kQueue][client[kRunningIdx]];
+        assert(request2);
         this.statusCode = 0;
         this.statusText = "";
         this.bytesRead = 0;
@@ -31542,11 +31542,11 @@ var require_client_h12 = __commonJS({
         if (statusCode < 200) {
           return 0;
         }
-        if (request.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
+        if (request2.method !== "HEAD" && contentLength && bytesRead !== parseInt(contentLength, 10)) {
           util.destroy(socket, new ResponseContentLengthMismatchError());
           return -1;
         }
-        request.onComplete(headers);
+        request2.onComplete(headers);
         client[kQueue][client[kRunningIdx]++] = null;
         socket[kSocketUsed] = client[kPending] === 0;
         if (socket[kWriting]) {
@@ -31615,8 +31615,8 @@ var require_client_h12 = __commonJS({
       return {
         version: "h1",
         defaultPipelining: 1,
-        write(request) {
-          return writeH1(client, request);
+        write(request2) {
+          return writeH1(client, request2);
         },
         resume() {
           resumeH1(client);
@@ -31643,18 +31643,18 @@ var require_client_h12 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
          */
-        busy(request) {
+        busy(request2) {
           if (socket[kWriting] || socket[kReset] || socket[kBlocking] || socket[kIdleSocketValidation] === 1) {
             return true;
           }
-          if (request) {
-            if (client[kRunning] > 0 && !request.idempotent) {
+          if (request2) {
+            if (client[kRunning] > 0 && !request2.idempotent) {
               return true;
             }
-            if (client[kRunning] > 0 && (request.upgrade || request.method === "CONNECT")) {
+            if (client[kRunning] > 0 && (request2.upgrade || request2.method === "CONNECT")) {
               return true;
             }
-            if (client[kRunning] > 0 && util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) {
+            if (client[kRunning] > 0 && util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) {
               return true;
             }
           }
@@ -31707,13 +31707,13 @@ var require_client_h12 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
-          util.errorRequest(client, request, err);
+          const request2 = requests[i];
+          util.errorRequest(client, request2, err);
         }
       } else if (client[kRunning] > 0 && err.code !== "UND_ERR_INFO") {
-        const request = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
       client[kPendingIdx] = client[kRunningIdx];
       assert(client[kRunning] === 0);
@@ -31781,8 +31781,8 @@ var require_client_h12 = __commonJS({
           }
         } else if (client[kRunning] > 0 && socket[kParser].statusCode < 200) {
           if (socket[kParser].timeoutType !== TIMEOUT_HEADERS) {
-            const request = client[kQueue][client[kRunningIdx]];
-            const headersTimeout = request.headersTimeout != null ? request.headersTimeout : client[kHeadersTimeout];
+            const request2 = client[kQueue][client[kRunningIdx]];
+            const headersTimeout = request2.headersTimeout != null ? request2.headersTimeout : client[kHeadersTimeout];
             socket[kParser].setTimeout(headersTimeout, TIMEOUT_HEADERS);
           }
         }
@@ -31791,11 +31791,11 @@ var require_client_h12 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function setTypeOfService(socket, request) {
+    function setTypeOfService(socket, request2) {
       if (typeof socket.setTypeOfService !== "function") {
         return;
       }
-      const typeOfService = request.typeOfService;
+      const typeOfService = request2.typeOfService;
       if (typeOfService === void 0) {
         return;
       }
@@ -31809,26 +31809,26 @@ var require_client_h12 = __commonJS({
       } catch {
       }
     }
-    function writeH1(client, request) {
-      const { method, path: path2, host, upgrade, blocking, reset } = request;
-      let { body: body2, headers, contentLength } = request;
+    function writeH1(client, request2) {
+      const { method, path: path2, host, upgrade, blocking, reset } = request2;
+      let { body: body2, headers, contentLength } = request2;
       const expectsPayload = method === "PUT" || method === "POST" || method === "PATCH" || method === "QUERY" || method === "PROPFIND" || method === "PROPPATCH";
       if (util.isFormDataLike(body2)) {
         if (!extractBody) {
           extractBody = require_body2().extractBody;
         }
         const [bodyStream, contentType] = extractBody(body2);
-        if (request.contentType == null) {
+        if (request2.contentType == null) {
           headers.push("content-type", contentType);
         }
         body2 = bodyStream.stream;
         contentLength = bodyStream.length;
-      } else if (util.isBlobLike(body2) && request.contentType == null) {
+      } else if (util.isBlobLike(body2) && request2.contentType == null) {
         const contentType = body2.type;
         if (contentType) {
           const contentTypeValue = `${contentType}`;
           if (!util.isValidHeaderValue(contentTypeValue)) {
-            util.errorRequest(client, request, new InvalidArgumentError2("invalid content-type header"));
+            util.errorRequest(client, request2, new InvalidArgumentError2("invalid content-type header"));
             return false;
           }
           headers.push("content-type", contentTypeValue);
@@ -31840,14 +31840,14 @@ var require_client_h12 = __commonJS({
       const bodyLength = util.bodyLength(body2);
       contentLength = bodyLength ?? contentLength;
       if (contentLength === null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (contentLength === 0 && !expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request.contentLength !== null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength !== null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -31855,19 +31855,19 @@ var require_client_h12 = __commonJS({
       const socket = client[kSocket];
       clearIdleSocketValidation(socket);
       const abort = (err) => {
-        if (request.aborted || request.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
-        util.errorRequest(client, request, err || new RequestAbortedError());
+        util.errorRequest(client, request2, err || new RequestAbortedError());
         util.destroy(body2);
         util.destroy(socket, new InformationalError("aborted"));
       };
       try {
-        request.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (method === "HEAD") {
@@ -31885,7 +31885,7 @@ var require_client_h12 = __commonJS({
       if (blocking) {
         socket[kBlocking] = true;
       }
-      setTypeOfService(socket, request);
+      setTypeOfService(socket, request2);
       let header = `${method} ${path2} HTTP/1.1\r
 `;
       if (typeof host === "string") {
@@ -31919,31 +31919,31 @@ upgrade: ${upgrade}\r
         }
       }
       if (channels.sendHeaders.hasSubscribers) {
-        channels.sendHeaders.publish({ request, headers: header, socket });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket });
       }
       if (!body2 || bodyLength === 0) {
-        writeBuffer(abort, null, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, null, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBuffer(body2)) {
-        writeBuffer(abort, body2, client, request, socket, contentLength, header, expectsPayload);
+        writeBuffer(abort, body2, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isBlobLike(body2)) {
         if (typeof body2.stream === "function") {
-          writeIterable(abort, body2.stream(), client, request, socket, contentLength, header, expectsPayload);
+          writeIterable(abort, body2.stream(), client, request2, socket, contentLength, header, expectsPayload);
         } else {
-          writeBlob(abort, body2, client, request, socket, contentLength, header, expectsPayload);
+          writeBlob(abort, body2, client, request2, socket, contentLength, header, expectsPayload);
         }
       } else if (util.isStream(body2)) {
-        writeStream(abort, body2, client, request, socket, contentLength, header, expectsPayload);
+        writeStream(abort, body2, client, request2, socket, contentLength, header, expectsPayload);
       } else if (util.isIterable(body2)) {
-        writeIterable(abort, body2, client, request, socket, contentLength, header, expectsPayload);
+        writeIterable(abort, body2, client, request2, socket, contentLength, header, expectsPayload);
       } else {
         assert(false);
       }
       return true;
     }
-    function writeStream(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
+    function writeStream(abort, body2, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       let finished = false;
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       const onData = function(chunk) {
         if (finished) {
           return;
@@ -32009,7 +32009,7 @@ upgrade: ${upgrade}\r
         setImmediate(onClose);
       }
     }
-    function writeBuffer(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
+    function writeBuffer(abort, body2, client, request2, socket, contentLength, header, expectsPayload) {
       try {
         if (!body2) {
           if (contentLength === 0) {
@@ -32029,18 +32029,18 @@ upgrade: ${upgrade}\r
 `, "latin1");
           socket.write(body2);
           socket.uncork();
-          request.onBodySent(body2);
-          if (!expectsPayload && request.reset !== false) {
+          request2.onBodySent(body2);
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (err) {
         abort(err);
       }
     }
-    async function writeBlob(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeBlob(abort, body2, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength === body2.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body2.size) {
@@ -32053,9 +32053,9 @@ upgrade: ${upgrade}\r
 `, "latin1");
         socket.write(buffer);
         socket.uncork();
-        request.onBodySent(buffer);
-        request.onRequestSent();
-        if (!expectsPayload && request.reset !== false) {
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
+        if (!expectsPayload && request2.reset !== false) {
           socket[kReset] = true;
         }
         client[kResume]();
@@ -32063,7 +32063,7 @@ upgrade: ${upgrade}\r
         abort(err);
       }
     }
-    async function writeIterable(abort, body2, client, request, socket, contentLength, header, expectsPayload) {
+    async function writeIterable(abort, body2, client, request2, socket, contentLength, header, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback2 = null;
       function onDrain() {
@@ -32082,7 +32082,7 @@ upgrade: ${upgrade}\r
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
-      const writer = new AsyncWriter({ abort, socket, request, contentLength, client, expectsPayload, header });
+      const writer = new AsyncWriter({ abort, socket, request: request2, contentLength, client, expectsPayload, header });
       try {
         for await (const chunk of body2) {
           if (socket[kError]) {
@@ -32111,9 +32111,9 @@ upgrade: ${upgrade}\r
        * @param {boolean} arg.expectsPayload
        * @param {string} arg.header
        */
-      constructor({ abort, socket, request, contentLength, client, expectsPayload, header }) {
+      constructor({ abort, socket, request: request2, contentLength, client, expectsPayload, header }) {
         this.socket = socket;
-        this.request = request;
+        this.request = request2;
         this.contentLength = contentLength;
         this.client = client;
         this.bytesWritten = 0;
@@ -32127,7 +32127,7 @@ upgrade: ${upgrade}\r
        * @returns
        */
       write(chunk) {
-        const { socket, request, contentLength, client, bytesWritten, expectsPayload, header } = this;
+        const { socket, request: request2, contentLength, client, bytesWritten, expectsPayload, header } = this;
         if (socket[kError]) {
           throw socket[kError];
         }
@@ -32146,7 +32146,7 @@ upgrade: ${upgrade}\r
         }
         socket.cork();
         if (bytesWritten === 0) {
-          if (!expectsPayload && request.reset !== false) {
+          if (!expectsPayload && request2.reset !== false) {
             socket[kReset] = true;
           }
           if (contentLength === null) {
@@ -32166,7 +32166,7 @@ ${len.toString(16)}\r
         this.bytesWritten += len;
         const ret = socket.write(chunk);
         socket.uncork();
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
         if (!ret) {
           if (socket[kParser].timeout && socket[kParser].timeoutType === TIMEOUT_HEADERS) {
             if (socket[kParser].timeout.refresh) {
@@ -32180,8 +32180,8 @@ ${len.toString(16)}\r
        * @returns {void}
        */
       end() {
-        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request } = this;
-        request.onRequestSent();
+        const { socket, contentLength, client, bytesWritten, expectsPayload, header, request: request2 } = this;
+        request2.onRequestSent();
         socket[kWriting] = false;
         if (socket[kError]) {
           throw socket[kError];
@@ -32361,8 +32361,8 @@ var require_client_h22 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        write(request) {
-          return writeH2(client, request);
+        write(request2) {
+          return writeH2(client, request2);
         },
         /**
          * @returns {void}
@@ -32391,14 +32391,14 @@ var require_client_h22 = __commonJS({
          * @param {import('../core/request.js')} request
          * @returns {boolean}
         */
-        busy(request) {
-          if (request != null) {
+        busy(request2) {
+          if (request2 != null) {
             if (client[kRunning] > 0) {
-              if (request.idempotent === false) return true;
-              if ((request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === false) return true;
-              if (util.bodyLength(request.body) !== 0 && (util.isStream(request.body) || util.isAsyncIterable(request.body) || util.isFormDataLike(request.body))) return true;
+              if (request2.idempotent === false) return true;
+              if ((request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false) return true;
+              if (util.bodyLength(request2.body) !== 0 && (util.isStream(request2.body) || util.isAsyncIterable(request2.body) || util.isFormDataLike(request2.body))) return true;
             } else {
-              return (request.upgrade === "websocket" || request.method === "CONNECT") && session[kRemoteSettings] === false;
+              return (request2.upgrade === "websocket" || request2.method === "CONNECT") && session[kRemoteSettings] === false;
             }
           }
           return false;
@@ -32473,15 +32473,15 @@ var require_client_h22 = __commonJS({
       this.destroy(err);
       util.destroy(this[kSocket], err);
     }
-    function completeRequest(client, request, resetPendingIdx = false) {
+    function completeRequest(client, request2, resetPendingIdx = false) {
       const queue = client[kQueue];
       const runningIdx = client[kRunningIdx];
-      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request) {
+      if (runningIdx < client[kPendingIdx] && queue[runningIdx] === request2) {
         queue[runningIdx] = null;
         client[kRunningIdx] = runningIdx + 1;
         return;
       }
-      const index2 = queue.indexOf(request, runningIdx);
+      const index2 = queue.indexOf(request2, runningIdx);
       if (index2 === -1 || index2 >= client[kPendingIdx]) {
         return;
       }
@@ -32500,10 +32500,10 @@ var require_client_h22 = __commonJS({
       this[kHTTP2Session] = null;
       util.destroy(this[kSocket], err);
       if (client[kRunningIdx] < client[kQueue].length) {
-        const request = client[kQueue][client[kRunningIdx]];
+        const request2 = client[kQueue][client[kRunningIdx]];
         client[kQueue][client[kRunningIdx]++] = null;
-        if (request != null) {
-          util.errorRequest(client, request, err);
+        if (request2 != null) {
+          util.errorRequest(client, request2, err);
         }
         client[kPendingIdx] = client[kRunningIdx];
       }
@@ -32526,9 +32526,9 @@ var require_client_h22 = __commonJS({
         assert(client[kPending] === 0);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
-          if (request != null) {
-            util.errorRequest(client, request, err);
+          const request2 = requests[i];
+          if (request2 != null) {
+            util.errorRequest(client, request2, err);
           }
         }
       }
@@ -32559,14 +32559,14 @@ var require_client_h22 = __commonJS({
     function shouldSendContentLength(method) {
       return method !== "GET" && method !== "HEAD" && method !== "OPTIONS" && method !== "TRACE" && method !== "CONNECT";
     }
-    function writeH2(client, request) {
-      const headersTimeout = request.headersTimeout ?? client[kHeadersTimeout];
-      const bodyTimeout = request.bodyTimeout ?? client[kBodyTimeout];
+    function writeH2(client, request2) {
+      const headersTimeout = request2.headersTimeout ?? client[kHeadersTimeout];
+      const bodyTimeout = request2.bodyTimeout ?? client[kBodyTimeout];
       const session = client[kHTTP2Session];
-      const { method, path: path2, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request;
-      let { body: body2 } = request;
+      const { method, path: path2, host, upgrade, expectContinue, signal, protocol, headers: reqHeaders } = request2;
+      let { body: body2 } = request2;
       if (upgrade != null && upgrade !== "websocket") {
-        util.errorRequest(client, request, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
+        util.errorRequest(client, request2, new InvalidArgumentError2(`Custom upgrade "${upgrade}" not supported over HTTP/2`));
         return false;
       }
       const headers = {};
@@ -32600,33 +32600,33 @@ var require_client_h22 = __commonJS({
       headers[HTTP2_HEADER_AUTHORITY] = host || `${hostname}${port ? `:${port}` : ""}`;
       headers[HTTP2_HEADER_METHOD] = method;
       const abort = (err) => {
-        if (request.aborted || request.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
         err = err || new RequestAbortedError();
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
         if (stream != null) {
           stream.removeAllListeners("data");
           stream.close();
           client[kOnError](err);
-          completeRequest(client, request);
+          completeRequest(client, request2);
           client[kResume]();
         }
         util.destroy(body2, err);
       };
       try {
-        request.onConnect(abort);
+        request2.onConnect(abort);
       } catch (err) {
-        util.errorRequest(client, request, err);
+        util.errorRequest(client, request2, err);
       }
-      if (request.aborted) {
+      if (request2.aborted) {
         return false;
       }
       if (upgrade || method === "CONNECT") {
         session.ref();
         if (upgrade === "websocket") {
           if (session[kEnableConnectProtocol] === false) {
-            util.errorRequest(client, request, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
+            util.errorRequest(client, request2, new InformationalError("HTTP/2: Extended CONNECT protocol not supported by server"));
             session.unref();
             return false;
           }
@@ -32644,12 +32644,12 @@ var require_client_h22 = __commonJS({
           stream.once("response", (headers2, _flags) => {
             const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
             try {
-              request.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+              request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
             } catch (err) {
               abort(err);
               return;
             }
-            completeRequest(client, request);
+            completeRequest(client, request2);
           });
           stream.on("error", () => {
             if (stream.rstCode === NGHTTP2_REFUSED_STREAM || stream.rstCode === NGHTTP2_CANCEL) {
@@ -32669,12 +32669,12 @@ var require_client_h22 = __commonJS({
         stream.on("response", (headers2) => {
           const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
           try {
-            request.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
+            request2.onUpgrade(statusCode, parseH2Headers(realHeaders), stream);
           } catch (err) {
             abort(err);
             return;
           }
-          completeRequest(client, request);
+          completeRequest(client, request2);
         });
         stream.on("error", abort);
         stream.once("close", () => {
@@ -32699,14 +32699,14 @@ var require_client_h22 = __commonJS({
         contentLength = bodyStream.length;
       }
       if (contentLength == null) {
-        contentLength = request.contentLength;
+        contentLength = request2.contentLength;
       }
       if (!expectsPayload) {
         contentLength = null;
       }
-      if (shouldSendContentLength(method) && contentLength > 0 && request.contentLength != null && request.contentLength !== contentLength) {
+      if (shouldSendContentLength(method) && contentLength > 0 && request2.contentLength != null && request2.contentLength !== contentLength) {
         if (client[kStrictContentLength]) {
-          util.errorRequest(client, request, new RequestContentLengthMismatchError());
+          util.errorRequest(client, request2, new RequestContentLengthMismatchError());
           return false;
         }
         process.emitWarning(new RequestContentLengthMismatchError());
@@ -32722,7 +32722,7 @@ var require_client_h22 = __commonJS({
           header += `${key}: ${headers[key]}\r
 `;
         }
-        channels.sendHeaders.publish({ request, headers: header, socket: session[kSocket] });
+        channels.sendHeaders.publish({ request: request2, headers: header, socket: session[kSocket] });
       }
       const shouldEndStream = method === "GET" || method === "HEAD" || body2 === null;
       if (expectContinue) {
@@ -32743,21 +32743,21 @@ var require_client_h22 = __commonJS({
       let responseReceived = false;
       stream.once("response", (headers2) => {
         const { [HTTP2_HEADER_STATUS]: statusCode, ...realHeaders } = headers2;
-        request.onResponseStarted();
+        request2.onResponseStarted();
         responseReceived = true;
         stream.setTimeout(bodyTimeout);
-        if (request.aborted) {
+        if (request2.aborted) {
           stream.removeAllListeners("data");
           return;
         }
-        if (request.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
+        if (request2.onHeaders(Number(statusCode), parseH2Headers(realHeaders), stream.resume.bind(stream), "") === false) {
           stream.pause();
         }
         stream.on("data", (chunk) => {
-          if (request.aborted || request.completed) {
+          if (request2.aborted || request2.completed) {
             return;
           }
-          if (request.onData(chunk) === false) {
+          if (request2.onData(chunk) === false) {
             stream.pause();
           }
         });
@@ -32765,14 +32765,14 @@ var require_client_h22 = __commonJS({
       stream.once("end", () => {
         stream.removeAllListeners("data");
         if (responseReceived) {
-          if (!request.aborted && !request.completed) {
-            request.onComplete({});
+          if (!request2.aborted && !request2.completed) {
+            request2.onComplete({});
           }
-          completeRequest(client, request);
+          completeRequest(client, request2);
           client[kResume]();
         } else {
           abort(new InformationalError("HTTP/2: stream half-closed (remote)"));
-          completeRequest(client, request, true);
+          completeRequest(client, request2, true);
           client[kResume]();
         }
       });
@@ -32782,7 +32782,7 @@ var require_client_h22 = __commonJS({
         if (session[kOpenStreams] === 0) {
           session.unref();
         }
-        if (!request.aborted && !request.completed) {
+        if (!request2.aborted && !request2.completed) {
           abort(new InformationalError("HTTP/2: stream closed before the response was complete"));
         }
       });
@@ -32807,11 +32807,11 @@ var require_client_h22 = __commonJS({
         abort(err);
       });
       stream.once("trailers", (trailers) => {
-        if (request.aborted || request.completed) {
+        if (request2.aborted || request2.completed) {
           return;
         }
         stream.removeAllListeners("data");
-        request.onComplete(trailers);
+        request2.onComplete(trailers);
       });
       return true;
       function writeBodyH2() {
@@ -32821,7 +32821,7 @@ var require_client_h22 = __commonJS({
             stream,
             null,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -32832,7 +32832,7 @@ var require_client_h22 = __commonJS({
             stream,
             body2,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -32844,7 +32844,7 @@ var require_client_h22 = __commonJS({
               stream,
               body2.stream(),
               client,
-              request,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -32855,7 +32855,7 @@ var require_client_h22 = __commonJS({
               stream,
               body2,
               client,
-              request,
+              request2,
               client[kSocket],
               contentLength,
               expectsPayload
@@ -32869,7 +32869,7 @@ var require_client_h22 = __commonJS({
             stream,
             body2,
             client,
-            request,
+            request2,
             contentLength
           );
         } else if (util.isIterable(body2)) {
@@ -32878,7 +32878,7 @@ var require_client_h22 = __commonJS({
             stream,
             body2,
             client,
-            request,
+            request2,
             client[kSocket],
             contentLength,
             expectsPayload
@@ -32888,7 +32888,7 @@ var require_client_h22 = __commonJS({
         }
       }
     }
-    function writeBuffer(abort, h2stream, body2, client, request, socket, contentLength, expectsPayload) {
+    function writeBuffer(abort, h2stream, body2, client, request2, socket, contentLength, expectsPayload) {
       try {
         if (body2 != null && util.isBuffer(body2)) {
           assert(contentLength === body2.byteLength, "buffer body must have content length");
@@ -32896,18 +32896,18 @@ var require_client_h22 = __commonJS({
           h2stream.write(body2);
           h2stream.uncork();
           h2stream.end();
-          request.onBodySent(body2);
+          request2.onBodySent(body2);
         }
         if (!expectsPayload) {
           socket[kReset] = true;
         }
-        request.onRequestSent();
+        request2.onRequestSent();
         client[kResume]();
       } catch (error2) {
         abort(error2);
       }
     }
-    function writeStream(abort, socket, expectsPayload, h2stream, body2, client, request, contentLength) {
+    function writeStream(abort, socket, expectsPayload, h2stream, body2, client, request2, contentLength) {
       assert(contentLength !== 0 || client[kRunning] === 0, "stream body cannot be pipelined");
       const pipe = pipeline(
         body2,
@@ -32918,7 +32918,7 @@ var require_client_h22 = __commonJS({
             abort(err);
           } else {
             util.removeAllListeners(pipe);
-            request.onRequestSent();
+            request2.onRequestSent();
             if (!expectsPayload) {
               socket[kReset] = true;
             }
@@ -32928,10 +32928,10 @@ var require_client_h22 = __commonJS({
       );
       util.addListener(pipe, "data", onPipeData);
       function onPipeData(chunk) {
-        request.onBodySent(chunk);
+        request2.onBodySent(chunk);
       }
     }
-    async function writeBlob(abort, h2stream, body2, client, request, socket, contentLength, expectsPayload) {
+    async function writeBlob(abort, h2stream, body2, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength === body2.size, "blob body must have content length");
       try {
         if (contentLength != null && contentLength !== body2.size) {
@@ -32942,8 +32942,8 @@ var require_client_h22 = __commonJS({
         h2stream.write(buffer);
         h2stream.uncork();
         h2stream.end();
-        request.onBodySent(buffer);
-        request.onRequestSent();
+        request2.onBodySent(buffer);
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -32952,7 +32952,7 @@ var require_client_h22 = __commonJS({
         abort(err);
       }
     }
-    async function writeIterable(abort, h2stream, body2, client, request, socket, contentLength, expectsPayload) {
+    async function writeIterable(abort, h2stream, body2, client, request2, socket, contentLength, expectsPayload) {
       assert(contentLength !== 0 || client[kRunning] === 0, "iterator body cannot be pipelined");
       let callback2 = null;
       function onDrain() {
@@ -32977,13 +32977,13 @@ var require_client_h22 = __commonJS({
             throw socket[kError];
           }
           const res = h2stream.write(chunk);
-          request.onBodySent(chunk);
+          request2.onBodySent(chunk);
           if (!res) {
             await waitForDrain();
           }
         }
         h2stream.end();
-        request.onRequestSent();
+        request2.onRequestSent();
         if (!expectsPayload) {
           socket[kReset] = true;
         }
@@ -33065,7 +33065,7 @@ var require_client2 = __commonJS({
     var getDefaultNodeMaxHeaderSize = http && http.maxHeaderSize && Number.isInteger(http.maxHeaderSize) && http.maxHeaderSize > 0 ? () => http.maxHeaderSize : () => {
       throw new InvalidArgumentError2("http module not available or http.maxHeaderSize invalid");
     };
-    var noop = () => {
+    var noop3 = () => {
     };
     function getPipelining(client) {
       return client[kPipelining] ?? client[kHTTPContext]?.defaultPipelining ?? 1;
@@ -33269,10 +33269,10 @@ var require_client2 = __commonJS({
         this.once("connect", cb);
       }
       [kDispatch](opts, handler) {
-        const request = new Request(this[kUrl].origin, opts, handler);
-        this[kQueue].push(request);
+        const request2 = new Request(this[kUrl].origin, opts, handler);
+        this[kQueue].push(request2);
         if (this[kResuming]) {
-        } else if (util.bodyLength(request.body) == null && util.isIterable(request.body)) {
+        } else if (util.bodyLength(request2.body) == null && util.isIterable(request2.body)) {
           this[kResuming] = 1;
           queueMicrotask(() => resume(this));
         } else {
@@ -33296,9 +33296,9 @@ var require_client2 = __commonJS({
         return new Promise((resolve9) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
-            const request = requests[i];
-            if (request != null) {
-              util.errorRequest(this, request, err);
+            const request2 = requests[i];
+            if (request2 != null) {
+              util.errorRequest(this, request2, err);
             }
           }
           const callback2 = () => {
@@ -33323,9 +33323,9 @@ var require_client2 = __commonJS({
         assert(client[kPendingIdx] === client[kRunningIdx]);
         const requests = client[kQueue].splice(client[kRunningIdx]);
         for (let i = 0; i < requests.length; i++) {
-          const request = requests[i];
-          if (request != null) {
-            util.errorRequest(client, request, err);
+          const request2 = requests[i];
+          if (request2 != null) {
+            util.errorRequest(client, request2, err);
           }
         }
         assert(client[kSize] === 0);
@@ -33372,7 +33372,7 @@ var require_client2 = __commonJS({
             return;
           }
           if (client.destroyed) {
-            util.destroy(socket.on("error", noop), new ClientDestroyedError());
+            util.destroy(socket.on("error", noop3), new ClientDestroyedError());
             client[kResume]();
             return;
           }
@@ -33380,7 +33380,7 @@ var require_client2 = __commonJS({
           try {
             client[kHTTPContext] = socket.alpnProtocol === "h2" ? connectH2(client, socket) : connectH1(client, socket);
           } catch (err2) {
-            socket.destroy().on("error", noop);
+            socket.destroy().on("error", noop3);
             handleConnectError(client, err2, { host, hostname, protocol, port });
             client[kResume]();
             return;
@@ -33436,8 +33436,8 @@ var require_client2 = __commonJS({
       if (err.code === "ERR_TLS_CERT_ALTNAME_INVALID") {
         assert(client[kRunning] === 0);
         while (client[kPending] > 0 && client[kQueue][client[kPendingIdx]].servername === client[kServerName]) {
-          const request = client[kQueue][client[kPendingIdx]++];
-          util.errorRequest(client, request, err);
+          const request2 = client[kQueue][client[kPendingIdx]++];
+          util.errorRequest(client, request2, err);
         }
       } else {
         onError(client, err);
@@ -33492,15 +33492,15 @@ var require_client2 = __commonJS({
         if (client[kRunning] >= (getPipelining(client) || 1)) {
           return;
         }
-        const request = client[kQueue][client[kPendingIdx]];
-        if (request === null) {
+        const request2 = client[kQueue][client[kPendingIdx]];
+        if (request2 === null) {
           return;
         }
-        if (client[kUrl].protocol === "https:" && client[kServerName] !== request.servername) {
+        if (client[kUrl].protocol === "https:" && client[kServerName] !== request2.servername) {
           if (client[kRunning] > 0) {
             return;
           }
-          client[kServerName] = request.servername;
+          client[kServerName] = request2.servername;
           client[kHTTPContext]?.destroy(new InformationalError("servername changed"), () => {
             client[kHTTPContext] = null;
             resume(client);
@@ -33516,10 +33516,10 @@ var require_client2 = __commonJS({
         if (client[kHTTPContext].destroyed) {
           return;
         }
-        if (client[kHTTPContext].busy(request)) {
+        if (client[kHTTPContext].busy(request2)) {
           return;
         }
-        if (!request.aborted && client[kHTTPContext].write(request)) {
+        if (!request2.aborted && client[kHTTPContext].write(request2)) {
           client[kPendingIdx]++;
         } else {
           client[kQueue].splice(client[kPendingIdx], 1);
@@ -34574,13 +34574,13 @@ var require_socks5_client = __commonJS({
         }
         debug2("starting handshake with", this.authMethods.length, "auth methods");
         this.state = STATES.HANDSHAKING;
-        const request = Buffer2.alloc(2 + this.authMethods.length);
-        request[0] = SOCKS_VERSION;
-        request[1] = this.authMethods.length;
+        const request2 = Buffer2.alloc(2 + this.authMethods.length);
+        request2[0] = SOCKS_VERSION;
+        request2[1] = this.authMethods.length;
         this.authMethods.forEach((method, i) => {
-          request[2 + i] = method;
+          request2[2 + i] = method;
         });
-        this.socket.write(request);
+        this.socket.write(request2);
       }
       /**
        * Handle handshake response from server
@@ -34622,13 +34622,13 @@ var require_socks5_client = __commonJS({
         if (usernameBuffer.length > 255 || passwordBuffer.length > 255) {
           throw new InvalidArgumentError2("Username or password too long");
         }
-        const request = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
-        request[0] = 1;
-        request[1] = usernameBuffer.length;
-        usernameBuffer.copy(request, 2);
-        request[2 + usernameBuffer.length] = passwordBuffer.length;
-        passwordBuffer.copy(request, 3 + usernameBuffer.length);
-        this.socket.write(request);
+        const request2 = Buffer2.alloc(3 + usernameBuffer.length + passwordBuffer.length);
+        request2[0] = 1;
+        request2[1] = usernameBuffer.length;
+        usernameBuffer.copy(request2, 2);
+        request2[2 + usernameBuffer.length] = passwordBuffer.length;
+        passwordBuffer.copy(request2, 3 + usernameBuffer.length);
+        this.socket.write(request2);
       }
       /**
        * Handle authentication response
@@ -34663,22 +34663,22 @@ var require_socks5_client = __commonJS({
         }
         debug2("connecting to", address, port);
         this.state = STATES.CONNECTING;
-        const request = this.buildConnectRequest(COMMANDS2.CONNECT, address, port);
-        this.socket.write(request);
+        const request2 = this.buildConnectRequest(COMMANDS2.CONNECT, address, port);
+        this.socket.write(request2);
       }
       /**
        * Build a SOCKS5 request
        */
       buildConnectRequest(command, address, port) {
         const { type: addressType, buffer: addressBuffer } = parseAddress(address);
-        const request = Buffer2.alloc(4 + addressBuffer.length + 2);
-        request[0] = SOCKS_VERSION;
-        request[1] = command;
-        request[2] = 0;
-        request[3] = addressType;
-        addressBuffer.copy(request, 4);
-        request.writeUInt16BE(port, 4 + addressBuffer.length);
-        return request;
+        const request2 = Buffer2.alloc(4 + addressBuffer.length + 2);
+        request2[0] = SOCKS_VERSION;
+        request2[1] = command;
+        request2[2] = 0;
+        request2[3] = addressType;
+        addressBuffer.copy(request2, 4);
+        request2.writeUInt16BE(port, 4 + addressBuffer.length);
+        return request2;
       }
       /**
        * Handle CONNECT response
@@ -35005,7 +35005,7 @@ var require_proxy_agent2 = __commonJS({
     function defaultFactory(origin, opts) {
       return new Pool2(origin, opts);
     }
-    var noop = () => {
+    var noop3 = () => {
     };
     function defaultAgentFactory(origin, opts) {
       if (opts.connections === 1) {
@@ -35142,7 +35142,7 @@ var require_proxy_agent2 = __commonJS({
               };
               const { socket, statusCode } = await this[kClient].connect(connectParams);
               if (statusCode !== 200) {
-                socket.on("error", noop).destroy();
+                socket.on("error", noop3).destroy();
                 callback2(new RequestAbortedError(`Proxy response (${statusCode}) !== 200 when HTTP Tunneling`));
                 return;
               }
@@ -35248,7 +35248,7 @@ var require_env_http_proxy_agent2 = __commonJS({
       "http:": 80,
       "https:": 443
     };
-    var EnvHttpProxyAgent2 = class extends DispatcherBase {
+    var EnvHttpProxyAgent3 = class extends DispatcherBase {
       #noProxyValue = null;
       #noProxyEntries = null;
       #opts = null;
@@ -35355,7 +35355,7 @@ var require_env_http_proxy_agent2 = __commonJS({
         return process.env.no_proxy ?? process.env.NO_PROXY ?? "";
       }
     };
-    module.exports = EnvHttpProxyAgent2;
+    module.exports = EnvHttpProxyAgent3;
   }
 });
 
@@ -35859,7 +35859,7 @@ var require_readable2 = __commonJS({
     var kContentLength = /* @__PURE__ */ Symbol("kContentLength");
     var kUsed = /* @__PURE__ */ Symbol("kUsed");
     var kBytesRead = /* @__PURE__ */ Symbol("kBytesRead");
-    var noop = () => {
+    var noop3 = () => {
     };
     var BodyReadable = class extends Readable {
       /**
@@ -36084,7 +36084,7 @@ var require_readable2 = __commonJS({
           } else {
             this.on("close", resolve9);
           }
-          this.on("error", noop).on("data", () => {
+          this.on("error", noop3).on("data", () => {
             if (this[kBytesRead] > limit) {
               this.destroy();
             }
@@ -36253,7 +36253,7 @@ var require_api_request2 = __commonJS({
     var { Readable } = require_readable2();
     var { InvalidArgumentError: InvalidArgumentError2, RequestAbortedError } = require_errors2();
     var util = require_util9();
-    function noop() {
+    function noop3() {
     }
     var RequestHandler = class extends AsyncResource {
       constructor(opts, callback2) {
@@ -36280,7 +36280,7 @@ var require_api_request2 = __commonJS({
           super("UNDICI_REQUEST");
         } catch (err) {
           if (util.isStream(body2)) {
-            util.destroy(body2.on("error", noop), err);
+            util.destroy(body2.on("error", noop3), err);
           }
           throw err;
         }
@@ -36303,7 +36303,7 @@ var require_api_request2 = __commonJS({
           this.removeAbortListener = util.addAbortListener(signal, () => {
             this.reason = signal.reason ?? new RequestAbortedError();
             if (this.res) {
-              util.destroy(this.res.on("error", noop), this.reason);
+              util.destroy(this.res.on("error", noop3), this.reason);
             } else if (this.abort) {
               this.abort(this.reason);
             }
@@ -36357,7 +36357,7 @@ var require_api_request2 = __commonJS({
             });
           } catch (err) {
             this.res = null;
-            util.destroy(res.on("error", noop), err);
+            util.destroy(res.on("error", noop3), err);
             queueMicrotask(() => {
               throw err;
             });
@@ -36382,13 +36382,13 @@ var require_api_request2 = __commonJS({
         if (res) {
           this.res = null;
           queueMicrotask(() => {
-            util.destroy(res.on("error", noop), err);
+            util.destroy(res.on("error", noop3), err);
           });
         }
         if (body2) {
           this.body = null;
           if (util.isStream(body2)) {
-            body2.on("error", noop);
+            body2.on("error", noop3);
             util.destroy(body2, err);
           }
         }
@@ -36398,10 +36398,10 @@ var require_api_request2 = __commonJS({
         }
       }
     };
-    function request(opts, callback2) {
+    function request2(opts, callback2) {
       if (callback2 === void 0) {
         return new Promise((resolve9, reject) => {
-          request.call(this, opts, (err, data) => {
+          request2.call(this, opts, (err, data) => {
             return err ? reject(err) : resolve9(data);
           });
         });
@@ -36417,7 +36417,7 @@ var require_api_request2 = __commonJS({
         queueMicrotask(() => callback2(err, { opaque }));
       }
     }
-    module.exports = request;
+    module.exports = request2;
     module.exports.RequestHandler = RequestHandler;
   }
 });
@@ -36484,7 +36484,7 @@ var require_api_stream2 = __commonJS({
     var { InvalidArgumentError: InvalidArgumentError2, InvalidReturnValueError } = require_errors2();
     var util = require_util9();
     var { addSignal, removeSignal } = require_abort_signal2();
-    function noop() {
+    function noop3() {
     }
     var StreamHandler = class extends AsyncResource {
       constructor(opts, factory, callback2) {
@@ -36511,7 +36511,7 @@ var require_api_stream2 = __commonJS({
           super("UNDICI_STREAM");
         } catch (err) {
           if (util.isStream(body2)) {
-            util.destroy(body2.on("error", noop), err);
+            util.destroy(body2.on("error", noop3), err);
           }
           throw err;
         }
@@ -36653,7 +36653,7 @@ var require_api_pipeline2 = __commonJS({
     } = require_errors2();
     var util = require_util9();
     var { addSignal, removeSignal } = require_abort_signal2();
-    function noop() {
+    function noop3() {
     }
     var kResume = /* @__PURE__ */ Symbol("resume");
     var PipelineRequest = class extends Readable {
@@ -36713,7 +36713,7 @@ var require_api_pipeline2 = __commonJS({
         this.abort = null;
         this.context = null;
         this.onInfo = onInfo || null;
-        this.req = new PipelineRequest().on("error", noop);
+        this.req = new PipelineRequest().on("error", noop3);
         this.ret = new Duplex({
           readableObjectMode: opts.objectMode,
           autoDestroy: true,
@@ -36784,7 +36784,7 @@ var require_api_pipeline2 = __commonJS({
             context
           });
         } catch (err) {
-          this.res.on("error", noop);
+          this.res.on("error", noop3);
           throw err;
         }
         if (!body2 || typeof body2.on !== "function") {
@@ -37222,7 +37222,7 @@ var require_mock_utils2 = __commonJS({
       const headersMatch = matchHeaders(mockDispatch2, headers);
       return pathMatch && methodMatch && bodyMatch && headersMatch;
     }
-    function getResponseData(data) {
+    function getResponseData2(data) {
       if (Buffer.isBuffer(data)) {
         return data;
       } else if (data instanceof Uint8Array) {
@@ -37377,7 +37377,7 @@ var require_mock_utils2 = __commonJS({
         if (aborted) {
           return;
         }
-        const responseData = getResponseData(body2);
+        const responseData = getResponseData2(body2);
         const responseHeaders = generateKeyValues(headers);
         const responseTrailers = generateKeyValues(trailers);
         handler.onHeaders?.(statusCode, responseHeaders, resume, getStatusText(statusCode));
@@ -37452,7 +37452,7 @@ var require_mock_utils2 = __commonJS({
       return mockOptions;
     }
     module.exports = {
-      getResponseData,
+      getResponseData: getResponseData2,
       getMockDispatch,
       addMockDispatch,
       deleteMockDispatch,
@@ -37477,7 +37477,7 @@ var require_mock_utils2 = __commonJS({
 var require_mock_interceptor2 = __commonJS({
   "node_modules/undici/lib/mock/mock-interceptor.js"(exports, module) {
     "use strict";
-    var { getResponseData, buildKey, addMockDispatch } = require_mock_utils2();
+    var { getResponseData: getResponseData2, buildKey, addMockDispatch } = require_mock_utils2();
     var {
       kDispatches,
       kDispatchKey,
@@ -37551,7 +37551,7 @@ var require_mock_interceptor2 = __commonJS({
         this[kContentLength] = false;
       }
       createMockScopeDispatchData({ statusCode, data, responseOptions }) {
-        const responseData = getResponseData(data);
+        const responseData = getResponseData2(data);
         const contentLength = this[kContentLength] ? { "content-length": responseData.length } : {};
         const headers = { ...this[kDefaultHeaders], ...contentLength, ...responseOptions.headers };
         const trailers = { ...this[kDefaultTrailers], ...responseOptions.trailers };
@@ -38400,8 +38400,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return;
         }
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const normalizedHeaders = normalizeHeaders(response.headers);
         const responseData = {
           statusCode: response.statusCode,
@@ -38419,7 +38419,7 @@ var require_snapshot_recorder = __commonJS({
           existingSnapshot.timestamp = (/* @__PURE__ */ new Date()).toISOString();
         } else {
           this.#snapshots.set(hash, {
-            request,
+            request: request2,
             responses: [responseData],
             // Always store as array for consistency
             callCount: 0,
@@ -38453,8 +38453,8 @@ var require_snapshot_recorder = __commonJS({
         if (this.isUrlExcluded(requestOpts)) {
           return void 0;
         }
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return void 0;
         const currentCallCount = snapshot.callCount || 0;
@@ -38549,8 +38549,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {boolean} - True if snapshot was deleted, false if not found
        */
       deleteSnapshot(requestOpts) {
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         return this.#snapshots.delete(hash);
       }
       /**
@@ -38559,8 +38559,8 @@ var require_snapshot_recorder = __commonJS({
        * @returns {SnapshotInfo|null} - Snapshot information or null if not found
        */
       getSnapshotInfo(requestOpts) {
-        const request = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
-        const hash = createRequestHash(request);
+        const request2 = formatRequestKey(requestOpts, this.#headerFilters, this.matchOptions);
+        const hash = createRequestHash(request2);
         const snapshot = this.#snapshots.get(hash);
         if (!snapshot) return null;
         return {
@@ -38851,16 +38851,16 @@ var require_snapshot_agent = __commonJS({
        */
       #setupMockInterceptors() {
         for (const snapshot of this[kSnapshotRecorder].getSnapshots()) {
-          const { request, responses, response } = snapshot;
-          const url = new URL(request.url);
+          const { request: request2, responses, response } = snapshot;
+          const url = new URL(request2.url);
           const mockPool = this.get(url.origin);
           const responseData = responses ? responses[0] : response;
           if (!responseData) continue;
           mockPool.intercept({
             path: url.pathname + url.search,
-            method: request.method,
-            headers: request.headers,
-            body: request.body
+            method: request2.method,
+            headers: request2.headers,
+            body: request2.body
           }).reply(responseData.statusCode, responseData.body, {
             headers: responseData.headers,
             trailers: responseData.trailers
@@ -39054,7 +39054,7 @@ var require_redirect_handler2 = __commonJS({
     var EE = __require("node:events");
     var redirectableStatusCodes = [300, 301, 302, 303, 307, 308];
     var kBody = /* @__PURE__ */ Symbol("body");
-    var noop = () => {
+    var noop3 = () => {
     };
     var BodyAsyncIterable = class {
       constructor(body2) {
@@ -39121,14 +39121,14 @@ var require_redirect_handler2 = __commonJS({
         if ((statusCode === 301 || statusCode === 302) && this.opts.method === "POST") {
           this.opts.method = "GET";
           if (util.isStream(this.opts.body)) {
-            util.destroy(this.opts.body.on("error", noop));
+            util.destroy(this.opts.body.on("error", noop3));
           }
           this.opts.body = null;
         }
         if (statusCode === 303 && this.opts.method !== "HEAD") {
           this.opts.method = "GET";
           if (util.isStream(this.opts.body)) {
-            util.destroy(this.opts.body.on("error", noop));
+            util.destroy(this.opts.body.on("error", noop3));
           }
           this.opts.body = null;
         }
@@ -40895,7 +40895,7 @@ var require_cache_handler = __commonJS({
       isEtagUsable
     } = require_cache2();
     var { parseHttpDate } = require_date();
-    function noop() {
+    function noop3() {
     }
     function sameOrigin(a, b3) {
       try {
@@ -41366,7 +41366,7 @@ var require_cache_handler = __commonJS({
     };
     function deleteCachedValue(store, cacheKey) {
       try {
-        store.delete(cacheKey)?.catch?.(noop);
+        store.delete(cacheKey)?.catch?.(noop3);
       } catch {
       }
     }
@@ -43393,7 +43393,7 @@ var require_sqlite_cache_store = __commonJS({
     var { Writable } = __require("node:stream");
     var { assertCacheKey, assertCacheValue } = require_cache2();
     var DatabaseSync;
-    var VERSION = 4;
+    var VERSION6 = 4;
     var MAX_ENTRY_SIZE = 2 * 1e3 * 1e3 * 1e3;
     module.exports = class SqliteCacheStore {
       #maxEntrySize = MAX_ENTRY_SIZE;
@@ -43464,7 +43464,7 @@ var require_sqlite_cache_store = __commonJS({
       PRAGMA temp_store = memory;
       PRAGMA optimize;
 
-      CREATE TABLE IF NOT EXISTS cacheInterceptorV${VERSION} (
+      CREATE TABLE IF NOT EXISTS cacheInterceptorV${VERSION6} (
         -- Data specific to us
         id INTEGER PRIMARY KEY AUTOINCREMENT,
         url TEXT NOT NULL,
@@ -43483,8 +43483,8 @@ var require_sqlite_cache_store = __commonJS({
         staleAt INTEGER NOT NULL
       );
 
-      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION}_getValuesQuery ON cacheInterceptorV${VERSION}(url, method, deleteAt);
-      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION}_deleteByUrlQuery ON cacheInterceptorV${VERSION}(deleteAt);
+      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION6}_getValuesQuery ON cacheInterceptorV${VERSION6}(url, method, deleteAt);
+      CREATE INDEX IF NOT EXISTS idx_cacheInterceptorV${VERSION6}_deleteByUrlQuery ON cacheInterceptorV${VERSION6}(deleteAt);
     `);
         this.#getValuesQuery = this.#db.prepare(`
       SELECT
@@ -43499,7 +43499,7 @@ var require_sqlite_cache_store = __commonJS({
         vary,
         cachedAt,
         staleAt
-      FROM cacheInterceptorV${VERSION}
+      FROM cacheInterceptorV${VERSION6}
       WHERE
         url = ?
         AND method = ?
@@ -43507,7 +43507,7 @@ var require_sqlite_cache_store = __commonJS({
         deleteAt ASC
     `);
         this.#updateValueQuery = this.#db.prepare(`
-      UPDATE cacheInterceptorV${VERSION} SET
+      UPDATE cacheInterceptorV${VERSION6} SET
         body = ?,
         deleteAt = ?,
         statusCode = ?,
@@ -43521,7 +43521,7 @@ var require_sqlite_cache_store = __commonJS({
         id = ?
     `);
         this.#insertValueQuery = this.#db.prepare(`
-      INSERT INTO cacheInterceptorV${VERSION} (
+      INSERT INTO cacheInterceptorV${VERSION6} (
         url,
         method,
         body,
@@ -43537,20 +43537,20 @@ var require_sqlite_cache_store = __commonJS({
       ) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     `);
         this.#deleteByUrlQuery = this.#db.prepare(
-          `DELETE FROM cacheInterceptorV${VERSION} WHERE url = ?`
+          `DELETE FROM cacheInterceptorV${VERSION6} WHERE url = ?`
         );
         this.#countEntriesQuery = this.#db.prepare(
-          `SELECT COUNT(*) AS total FROM cacheInterceptorV${VERSION}`
+          `SELECT COUNT(*) AS total FROM cacheInterceptorV${VERSION6}`
         );
         this.#deleteExpiredValuesQuery = this.#db.prepare(
-          `DELETE FROM cacheInterceptorV${VERSION} WHERE deleteAt <= ?`
+          `DELETE FROM cacheInterceptorV${VERSION6} WHERE deleteAt <= ?`
         );
         this.#deleteOldValuesQuery = this.#maxCount === Infinity ? null : this.#db.prepare(`
-        DELETE FROM cacheInterceptorV${VERSION}
+        DELETE FROM cacheInterceptorV${VERSION6}
         WHERE id IN (
           SELECT
             id
-          FROM cacheInterceptorV${VERSION}
+          FROM cacheInterceptorV${VERSION6}
           ORDER BY cachedAt ASC
           LIMIT ?
         )
@@ -43975,12 +43975,12 @@ var require_headers2 = __commonJS({
           if (size2 === 0) {
             return array;
           }
-          const iterator = this.headersMap[Symbol.iterator]();
-          const firstValue = iterator.next().value;
+          const iterator2 = this.headersMap[Symbol.iterator]();
+          const firstValue = iterator2.next().value;
           array[0] = [firstValue[0], firstValue[1].value];
           assert(firstValue[1].value !== null);
           for (let i = 1, j2 = 0, right = 0, left = 0, pivot = 0, x, value; i < size2; ++i) {
-            value = iterator.next().value;
+            value = iterator2.next().value;
             x = array[i] = [value[0], value[1].value];
             assert(x[1] !== null);
             left = 0;
@@ -44001,7 +44001,7 @@ var require_headers2 = __commonJS({
               array[left] = x;
             }
           }
-          if (!iterator.next().done) {
+          if (!iterator2.next().done) {
             throw new TypeError("Unreachable");
           }
           return array;
@@ -44179,15 +44179,15 @@ var require_headers2 = __commonJS({
     });
     webidl.converters.HeadersInit = function(V2, prefix, argument) {
       if (webidl.util.Type(V2) === webidl.util.Types.OBJECT) {
-        const iterator = Reflect.get(V2, Symbol.iterator);
-        if (!util.types.isProxy(V2) && iterator === Headers2.prototype.entries) {
+        const iterator2 = Reflect.get(V2, Symbol.iterator);
+        if (!util.types.isProxy(V2) && iterator2 === Headers2.prototype.entries) {
           try {
             return getHeadersList(V2).entriesList;
           } catch {
           }
         }
-        if (typeof iterator === "function") {
-          return webidl.converters["sequence<sequence<ByteString>>"](V2, prefix, argument, iterator.bind(V2));
+        if (typeof iterator2 === "function") {
+          return webidl.converters["sequence<sequence<ByteString>>"](V2, prefix, argument, iterator2.bind(V2));
         }
         return webidl.converters["record<ByteString, ByteString>"](V2, prefix, argument);
       }
@@ -44716,7 +44716,7 @@ var require_request4 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         input = webidl.converters.RequestInfo(input);
         init = webidl.converters.RequestInit(init);
-        let request = null;
+        let request2 = null;
         let fallbackMode = null;
         const baseUrl = environmentSettingsObject.settingsObject.baseUrl;
         let signal = null;
@@ -44733,18 +44733,18 @@ var require_request4 = __commonJS({
               "Request cannot be constructed from a URL that includes credentials: " + input
             );
           }
-          request = makeRequest({ urlList: [parsedURL] });
+          request2 = makeRequest({ urlList: [parsedURL] });
           fallbackMode = "cors";
         } else {
           assert(webidl.is.Request(input));
-          request = input.#state;
+          request2 = input.#state;
           signal = input.#signal;
           this.#dispatcher = init.dispatcher || input.#dispatcher;
         }
         const origin = environmentSettingsObject.settingsObject.origin;
         let window = "client";
-        if (request.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request.window, origin)) {
-          window = request.window;
+        if (request2.window?.constructor?.name === "EnvironmentSettingsObject" && sameOrigin(request2.window, origin)) {
+          window = request2.window;
         }
         if (init.window != null) {
           throw new TypeError(`'window' option '${window}' must be null`);
@@ -44752,66 +44752,66 @@ var require_request4 = __commonJS({
         if ("window" in init) {
           window = "no-window";
         }
-        request = makeRequest({
+        request2 = makeRequest({
           // URL request’s URL.
           // undici implementation note: this is set as the first item in request's urlList in makeRequest
           // method request’s method.
-          method: request.method,
+          method: request2.method,
           // header list A copy of request’s header list.
           // undici implementation note: headersList is cloned in makeRequest
-          headersList: request.headersList,
+          headersList: request2.headersList,
           // unsafe-request flag Set.
-          unsafeRequest: request.unsafeRequest,
+          unsafeRequest: request2.unsafeRequest,
           // client This’s relevant settings object.
           client: environmentSettingsObject.settingsObject,
           // window window.
           window,
           // priority request’s priority.
-          priority: request.priority,
+          priority: request2.priority,
           // origin request’s origin. The propagation of the origin is only significant for navigation requests
           // being handled by a service worker. In this scenario a request can have an origin that is different
           // from the current client.
-          origin: request.origin,
+          origin: request2.origin,
           // referrer request’s referrer.
-          referrer: request.referrer,
+          referrer: request2.referrer,
           // referrer policy request’s referrer policy.
-          referrerPolicy: request.referrerPolicy,
+          referrerPolicy: request2.referrerPolicy,
           // mode request’s mode.
-          mode: request.mode,
+          mode: request2.mode,
           // credentials mode request’s credentials mode.
-          credentials: request.credentials,
+          credentials: request2.credentials,
           // cache mode request’s cache mode.
-          cache: request.cache,
+          cache: request2.cache,
           // redirect mode request’s redirect mode.
-          redirect: request.redirect,
+          redirect: request2.redirect,
           // integrity metadata request’s integrity metadata.
-          integrity: request.integrity,
+          integrity: request2.integrity,
           // keepalive request’s keepalive.
-          keepalive: request.keepalive,
+          keepalive: request2.keepalive,
           // reload-navigation flag request’s reload-navigation flag.
-          reloadNavigation: request.reloadNavigation,
+          reloadNavigation: request2.reloadNavigation,
           // history-navigation flag request’s history-navigation flag.
-          historyNavigation: request.historyNavigation,
+          historyNavigation: request2.historyNavigation,
           // URL list A clone of request’s URL list.
-          urlList: [...request.urlList]
+          urlList: [...request2.urlList]
         });
         const initHasKey = Object.keys(init).length !== 0;
         if (initHasKey) {
-          if (request.mode === "navigate") {
-            request.mode = "same-origin";
+          if (request2.mode === "navigate") {
+            request2.mode = "same-origin";
           }
-          request.reloadNavigation = false;
-          request.historyNavigation = false;
-          request.origin = "client";
-          request.referrer = "client";
-          request.referrerPolicy = "";
-          request.url = request.urlList[request.urlList.length - 1];
-          request.urlList = [request.url];
+          request2.reloadNavigation = false;
+          request2.historyNavigation = false;
+          request2.origin = "client";
+          request2.referrer = "client";
+          request2.referrerPolicy = "";
+          request2.url = request2.urlList[request2.urlList.length - 1];
+          request2.urlList = [request2.url];
         }
         if (init.referrer !== void 0) {
           const referrer = init.referrer;
           if (referrer === "") {
-            request.referrer = "no-referrer";
+            request2.referrer = "no-referrer";
           } else {
             let parsedReferrer;
             try {
@@ -44820,14 +44820,14 @@ var require_request4 = __commonJS({
               throw new TypeError(`Referrer "${referrer}" is not a valid URL.`, { cause: err });
             }
             if (parsedReferrer.protocol === "about:" && parsedReferrer.hostname === "client" || origin && !sameOrigin(parsedReferrer, environmentSettingsObject.settingsObject.baseUrl)) {
-              request.referrer = "client";
+              request2.referrer = "client";
             } else {
-              request.referrer = parsedReferrer;
+              request2.referrer = parsedReferrer;
             }
           }
         }
         if (init.referrerPolicy !== void 0) {
-          request.referrerPolicy = init.referrerPolicy;
+          request2.referrerPolicy = init.referrerPolicy;
         }
         let mode;
         if (init.mode !== void 0) {
@@ -44842,33 +44842,33 @@ var require_request4 = __commonJS({
           });
         }
         if (mode != null) {
-          request.mode = mode;
+          request2.mode = mode;
         }
         if (init.credentials !== void 0) {
-          request.credentials = init.credentials;
+          request2.credentials = init.credentials;
         }
         if (init.cache !== void 0) {
-          request.cache = init.cache;
+          request2.cache = init.cache;
         }
-        if (request.cache === "only-if-cached" && request.mode !== "same-origin") {
+        if (request2.cache === "only-if-cached" && request2.mode !== "same-origin") {
           throw new TypeError(
             "'only-if-cached' can be set only with 'same-origin' mode"
           );
         }
         if (init.redirect !== void 0) {
-          request.redirect = init.redirect;
+          request2.redirect = init.redirect;
         }
         if (init.integrity != null) {
-          request.integrity = String(init.integrity);
+          request2.integrity = String(init.integrity);
         }
         if (init.keepalive !== void 0) {
-          request.keepalive = Boolean(init.keepalive);
+          request2.keepalive = Boolean(init.keepalive);
         }
         if (init.method !== void 0) {
           let method = init.method;
           const mayBeNormalized = normalizedMethodRecords[method];
           if (mayBeNormalized !== void 0) {
-            request.method = mayBeNormalized;
+            request2.method = mayBeNormalized;
           } else {
             if (!isValidHTTPToken(method)) {
               throw new TypeError(`'${method}' is not a valid HTTP method.`);
@@ -44878,9 +44878,9 @@ var require_request4 = __commonJS({
               throw new TypeError(`'${method}' HTTP method is unsupported.`);
             }
             method = normalizedMethodRecordsBase[upperCase] ?? method;
-            request.method = method;
+            request2.method = method;
           }
-          if (!patchMethodWarning && request.method === "patch") {
+          if (!patchMethodWarning && request2.method === "patch") {
             process.emitWarning("Using `patch` is highly likely to result in a `405 Method Not Allowed`. `PATCH` is much more likely to succeed.", {
               code: "UNDICI-FETCH-patch"
             });
@@ -44890,7 +44890,7 @@ var require_request4 = __commonJS({
         if (init.signal !== void 0) {
           signal = init.signal;
         }
-        this.#state = request;
+        this.#state = request2;
         const ac = new AbortController();
         this.#signal = ac.signal;
         if (signal != null) {
@@ -44908,12 +44908,12 @@ var require_request4 = __commonJS({
           }
         }
         this.#headers = new Headers2(kConstruct);
-        setHeadersList(this.#headers, request.headersList);
+        setHeadersList(this.#headers, request2.headersList);
         setHeadersGuard(this.#headers, "request");
         if (mode === "no-cors") {
-          if (!corsSafeListedMethodsSet.has(request.method)) {
+          if (!corsSafeListedMethodsSet.has(request2.method)) {
             throw new TypeError(
-              `'${request.method} is unsupported in no-cors mode.`
+              `'${request2.method} is unsupported in no-cors mode.`
             );
           }
           setHeadersGuard(this.#headers, "request-no-cors");
@@ -44932,14 +44932,14 @@ var require_request4 = __commonJS({
           }
         }
         const inputBody = webidl.is.Request(input) ? input.#state.body : null;
-        if ((init.body != null || inputBody != null) && (request.method === "GET" || request.method === "HEAD")) {
+        if ((init.body != null || inputBody != null) && (request2.method === "GET" || request2.method === "HEAD")) {
           throw new TypeError("Request with GET/HEAD method cannot have body.");
         }
         let initBody = null;
         if (init.body != null) {
           const [extractedBody, contentType] = extractBody(
             init.body,
-            request.keepalive
+            request2.keepalive
           );
           initBody = extractedBody;
           if (contentType && !getHeadersList(this.#headers).contains("content-type", true)) {
@@ -44951,12 +44951,12 @@ var require_request4 = __commonJS({
           if (initBody != null && init.duplex == null) {
             throw new TypeError("RequestInit: duplex option is required when sending a body.");
           }
-          if (request.mode !== "same-origin" && request.mode !== "cors") {
+          if (request2.mode !== "same-origin" && request2.mode !== "cors") {
             throw new TypeError(
               'If request is made from ReadableStream, mode should be "same-origin" or "cors"'
             );
           }
-          request.useCORSPreflightFlag = true;
+          request2.useCORSPreflightFlag = true;
         }
         let finalBody = inputOrInitBody;
         if (initBody == null && inputBody != null) {
@@ -45146,42 +45146,42 @@ var require_request4 = __commonJS({
        * @param {Request} request
        * @param {AbortSignal} newSignal
        */
-      static setRequestSignal(request, newSignal) {
-        request.#signal = newSignal;
-        return request;
+      static setRequestSignal(request2, newSignal) {
+        request2.#signal = newSignal;
+        return request2;
       }
       /**
        * @param {Request} request
        */
-      static getRequestDispatcher(request) {
-        return request.#dispatcher;
+      static getRequestDispatcher(request2) {
+        return request2.#dispatcher;
       }
       /**
        * @param {Request} request
        * @param {import('../../dispatcher/dispatcher')} newDispatcher
        */
-      static setRequestDispatcher(request, newDispatcher) {
-        request.#dispatcher = newDispatcher;
+      static setRequestDispatcher(request2, newDispatcher) {
+        request2.#dispatcher = newDispatcher;
       }
       /**
        * @param {Request} request
        * @param {Headers} newHeaders
        */
-      static setRequestHeaders(request, newHeaders) {
-        request.#headers = newHeaders;
+      static setRequestHeaders(request2, newHeaders) {
+        request2.#headers = newHeaders;
       }
       /**
        * @param {Request} request
        */
-      static getRequestState(request) {
-        return request.#state;
+      static getRequestState(request2) {
+        return request2.#state;
       }
       /**
        * @param {Request} request
        * @param {any} newState
        */
-      static setRequestState(request, newState) {
-        request.#state = newState;
+      static setRequestState(request2, newState) {
+        request2.#state = newState;
       }
     };
     var { setRequestSignal, getRequestDispatcher, setRequestDispatcher, setRequestHeaders, getRequestState, setRequestState } = Request;
@@ -45236,23 +45236,23 @@ var require_request4 = __commonJS({
         headersList: init.headersList ? new HeadersList(init.headersList) : new HeadersList()
       };
     }
-    function cloneRequest(request) {
-      const newRequest = makeRequest({ ...request, body: null });
-      if (request.body != null) {
-        newRequest.body = cloneBody(request.body);
+    function cloneRequest(request2) {
+      const newRequest = makeRequest({ ...request2, body: null });
+      if (request2.body != null) {
+        newRequest.body = cloneBody(request2.body);
       }
       return newRequest;
     }
     function fromInnerRequest(innerRequest, dispatcher, signal, guard) {
-      const request = new Request(kConstruct);
-      setRequestState(request, innerRequest);
-      setRequestDispatcher(request, dispatcher);
-      setRequestSignal(request, signal);
+      const request2 = new Request(kConstruct);
+      setRequestState(request2, innerRequest);
+      setRequestDispatcher(request2, dispatcher);
+      setRequestSignal(request2, signal);
       const headers = new Headers2(kConstruct);
-      setRequestHeaders(request, headers);
+      setRequestHeaders(request2, headers);
       setHeadersList(headers, innerRequest.headersList);
       setHeadersGuard(headers, guard);
-      return request;
+      return request2;
     }
     Object.defineProperties(Request.prototype, {
       method: kEnumerableProperty,
@@ -45643,14 +45643,14 @@ var require_fetch2 = __commonJS({
         p3.reject(e);
         return p3.promise;
       }
-      const request = getRequestState(requestObject);
+      const request2 = getRequestState(requestObject);
       if (requestObject.signal.aborted) {
-        abortFetch(p3, request, null, requestObject.signal.reason, null);
+        abortFetch(p3, request2, null, requestObject.signal.reason, null);
         return p3.promise;
       }
-      const globalObject = request.client.globalObject;
+      const globalObject = request2.client.globalObject;
       if (globalObject?.constructor?.name === "ServiceWorkerGlobalScope") {
-        request.serviceWorkers = "none";
+        request2.serviceWorkers = "none";
       }
       let responseObject = null;
       let locallyAborted = false;
@@ -45662,7 +45662,7 @@ var require_fetch2 = __commonJS({
           assert(controller != null);
           controller.abort(requestObject.signal.reason);
           const realResponse = responseObject?.deref();
-          abortFetch(p3, request, realResponse, requestObject.signal.reason, controller.controller);
+          abortFetch(p3, request2, realResponse, requestObject.signal.reason, controller.controller);
         }
       );
       const processResponse = (response) => {
@@ -45670,7 +45670,7 @@ var require_fetch2 = __commonJS({
           return;
         }
         if (response.aborted) {
-          abortFetch(p3, request, responseObject, controller.serializedAbortReason, controller.controller);
+          abortFetch(p3, request2, responseObject, controller.serializedAbortReason, controller.controller);
           return;
         }
         if (response.type === "error") {
@@ -45682,7 +45682,7 @@ var require_fetch2 = __commonJS({
         p3 = null;
       };
       controller = fetching({
-        request,
+        request: request2,
         processResponseEndOfBody: handleFetchDone,
         processResponse,
         dispatcher: getRequestDispatcher(requestObject),
@@ -45729,12 +45729,12 @@ var require_fetch2 = __commonJS({
       );
     }
     var markResourceTiming = performance.markResourceTiming;
-    function abortFetch(p3, request, responseObject, error2, controller) {
+    function abortFetch(p3, request2, responseObject, error2, controller) {
       if (p3) {
         p3.reject(error2);
       }
-      if (request.body?.stream != null && isReadable(request.body.stream)) {
-        request.body.stream.cancel(error2).catch((err) => {
+      if (request2.body?.stream != null && isReadable(request2.body.stream)) {
+        request2.body.stream.cancel(error2).catch((err) => {
           if (err.code === "ERR_INVALID_STATE") {
             return;
           }
@@ -45750,7 +45750,7 @@ var require_fetch2 = __commonJS({
       }
     }
     function fetching({
-      request,
+      request: request2,
       processRequestBodyChunkLength,
       processRequestEndOfBody,
       processResponse,
@@ -45765,9 +45765,9 @@ var require_fetch2 = __commonJS({
       assert(dispatcher);
       let taskDestination = null;
       let crossOriginIsolatedCapability = false;
-      if (request.client != null) {
-        taskDestination = request.client.globalObject;
-        crossOriginIsolatedCapability = request.client.crossOriginIsolatedCapability;
+      if (request2.client != null) {
+        taskDestination = request2.client.globalObject;
+        crossOriginIsolatedCapability = request2.client.crossOriginIsolatedCapability;
       }
       const currentTime = coarsenedSharedCurrentTime(crossOriginIsolatedCapability);
       const timingInfo = createOpaqueTimingInfo({
@@ -45775,7 +45775,7 @@ var require_fetch2 = __commonJS({
       });
       const fetchParams = {
         controller: new Fetch(dispatcher),
-        request,
+        request: request2,
         timingInfo,
         processRequestBodyChunkLength,
         processRequestEndOfBody,
@@ -45787,79 +45787,79 @@ var require_fetch2 = __commonJS({
         // Keep requestObject alive to prevent its AbortController from being GC'd
         requestObject
       };
-      assert(!request.body || request.body.stream);
-      if (request.window === "client") {
-        request.window = request.client?.globalObject?.constructor?.name === "Window" ? request.client : "no-window";
+      assert(!request2.body || request2.body.stream);
+      if (request2.window === "client") {
+        request2.window = request2.client?.globalObject?.constructor?.name === "Window" ? request2.client : "no-window";
       }
-      if (request.origin === "client") {
-        request.origin = request.client.origin;
+      if (request2.origin === "client") {
+        request2.origin = request2.client.origin;
       }
-      if (request.policyContainer === "client") {
-        if (request.client != null) {
-          request.policyContainer = clonePolicyContainer(
-            request.client.policyContainer
+      if (request2.policyContainer === "client") {
+        if (request2.client != null) {
+          request2.policyContainer = clonePolicyContainer(
+            request2.client.policyContainer
           );
         } else {
-          request.policyContainer = makePolicyContainer();
+          request2.policyContainer = makePolicyContainer();
         }
       }
-      if (!request.headersList.contains("accept", true)) {
+      if (!request2.headersList.contains("accept", true)) {
         const value = "*/*";
-        request.headersList.append("accept", value, true);
+        request2.headersList.append("accept", value, true);
       }
-      if (!request.headersList.contains("accept-language", true)) {
-        request.headersList.append("accept-language", "*", true);
+      if (!request2.headersList.contains("accept-language", true)) {
+        request2.headersList.append("accept-language", "*", true);
       }
-      if (request.priority === null) {
+      if (request2.priority === null) {
       }
-      if (subresourceSet.has(request.destination)) {
+      if (subresourceSet.has(request2.destination)) {
       }
       mainFetch(fetchParams, false);
       return fetchParams.controller;
     }
     async function mainFetch(fetchParams, recursive) {
       try {
-        const request = fetchParams.request;
+        const request2 = fetchParams.request;
         let response = null;
-        if (request.localURLsOnly && !urlIsLocal(requestCurrentURL(request))) {
+        if (request2.localURLsOnly && !urlIsLocal(requestCurrentURL(request2))) {
           response = makeNetworkError("local URLs only");
         }
-        tryUpgradeRequestToAPotentiallyTrustworthyURL(request);
-        if (requestBadPort(request) === "blocked") {
+        tryUpgradeRequestToAPotentiallyTrustworthyURL(request2);
+        if (requestBadPort(request2) === "blocked") {
           response = makeNetworkError("bad port");
         }
-        if (request.referrerPolicy === "") {
-          request.referrerPolicy = request.policyContainer.referrerPolicy;
+        if (request2.referrerPolicy === "") {
+          request2.referrerPolicy = request2.policyContainer.referrerPolicy;
         }
-        if (request.referrer !== "no-referrer") {
-          request.referrer = determineRequestsReferrer(request);
+        if (request2.referrer !== "no-referrer") {
+          request2.referrer = determineRequestsReferrer(request2);
         }
         if (response === null) {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           if (
             // - request’s current URL’s origin is same origin with request’s origin,
             //   and request’s response tainting is "basic"
-            sameOrigin(currentURL, request.url) && request.responseTainting === "basic" || // request’s current URL’s scheme is "data"
+            sameOrigin(currentURL, request2.url) && request2.responseTainting === "basic" || // request’s current URL’s scheme is "data"
             currentURL.protocol === "data:" || // - request’s mode is "navigate" or "websocket"
-            (request.mode === "navigate" || request.mode === "websocket")
+            (request2.mode === "navigate" || request2.mode === "websocket")
           ) {
-            request.responseTainting = "basic";
+            request2.responseTainting = "basic";
             response = await schemeFetch(fetchParams);
-          } else if (request.mode === "same-origin") {
+          } else if (request2.mode === "same-origin") {
             response = makeNetworkError('request mode cannot be "same-origin"');
-          } else if (request.mode === "no-cors") {
-            if (request.redirect !== "follow") {
+          } else if (request2.mode === "no-cors") {
+            if (request2.redirect !== "follow") {
               response = makeNetworkError(
                 'redirect mode cannot be "follow" for "no-cors" request'
               );
             } else {
-              request.responseTainting = "opaque";
+              request2.responseTainting = "opaque";
               response = await schemeFetch(fetchParams);
             }
-          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request))) {
+          } else if (!urlIsHttpHttpsScheme(requestCurrentURL(request2))) {
             response = makeNetworkError("URL scheme must be a HTTP(S) scheme");
           } else {
-            request.responseTainting = "cors";
+            request2.responseTainting = "cors";
             response = await httpFetch(fetchParams);
           }
         }
@@ -45867,13 +45867,13 @@ var require_fetch2 = __commonJS({
           return response;
         }
         if (response.status !== 0 && !response.internalResponse) {
-          if (request.responseTainting === "cors") {
+          if (request2.responseTainting === "cors") {
           }
-          if (request.responseTainting === "basic") {
+          if (request2.responseTainting === "basic") {
             response = filterResponse(response, "basic");
-          } else if (request.responseTainting === "cors") {
+          } else if (request2.responseTainting === "cors") {
             response = filterResponse(response, "cors");
-          } else if (request.responseTainting === "opaque") {
+          } else if (request2.responseTainting === "opaque") {
             response = filterResponse(response, "opaque");
           } else {
             assert(false);
@@ -45881,26 +45881,26 @@ var require_fetch2 = __commonJS({
         }
         let internalResponse = response.status === 0 ? response : response.internalResponse;
         if (internalResponse.urlList.length === 0) {
-          internalResponse.urlList.push(...request.urlList);
+          internalResponse.urlList.push(...request2.urlList);
         }
-        if (!request.timingAllowFailed) {
+        if (!request2.timingAllowFailed) {
           response.timingAllowPassed = true;
         }
-        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request.headers.contains("range", true)) {
+        if (response.type === "opaque" && internalResponse.status === 206 && internalResponse.rangeRequested && !request2.headers.contains("range", true)) {
           response = internalResponse = makeNetworkError();
         }
-        if (response.status !== 0 && (request.method === "HEAD" || request.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
+        if (response.status !== 0 && (request2.method === "HEAD" || request2.method === "CONNECT" || nullBodyStatus.includes(internalResponse.status))) {
           internalResponse.body = null;
           fetchParams.controller.dump = true;
         }
-        if (request.integrity) {
+        if (request2.integrity) {
           const processBodyError = (reason) => fetchFinale(fetchParams, makeNetworkError(reason));
-          if (request.responseTainting === "opaque" || response.body == null) {
+          if (request2.responseTainting === "opaque" || response.body == null) {
             processBodyError(response.error);
             return;
           }
           const processBody = (bytes) => {
-            if (!bytesMatch(bytes, request.integrity)) {
+            if (!bytesMatch(bytes, request2.integrity)) {
               processBodyError("integrity mismatch");
               return;
             }
@@ -45919,8 +45919,8 @@ var require_fetch2 = __commonJS({
       if (isCancelled(fetchParams) && fetchParams.request.redirectCount === 0) {
         return Promise.resolve(makeAppropriateNetworkError(fetchParams));
       }
-      const { request } = fetchParams;
-      const { protocol: scheme } = requestCurrentURL(request);
+      const { request: request2 } = fetchParams;
+      const { protocol: scheme } = requestCurrentURL(request2);
       switch (scheme) {
         case "about:": {
           return Promise.resolve(makeNetworkError("about scheme is not supported"));
@@ -45929,19 +45929,19 @@ var require_fetch2 = __commonJS({
           if (!resolveObjectURL) {
             resolveObjectURL = __require("node:buffer").resolveObjectURL;
           }
-          const blobURLEntry = requestCurrentURL(request);
+          const blobURLEntry = requestCurrentURL(request2);
           if (blobURLEntry.search.length !== 0) {
             return Promise.resolve(makeNetworkError("NetworkError when attempting to fetch resource."));
           }
           const blob = resolveObjectURL(blobURLEntry.toString());
-          if (request.method !== "GET" || !webidl.is.Blob(blob)) {
+          if (request2.method !== "GET" || !webidl.is.Blob(blob)) {
             return Promise.resolve(makeNetworkError("invalid method"));
           }
           const response = makeResponse();
           const fullLength = blob.size;
           const serializedFullLength = isomorphicEncode(`${fullLength}`);
           const type = blob.type;
-          if (!request.headersList.contains("range", true)) {
+          if (!request2.headersList.contains("range", true)) {
             const bodyWithType = extractBody(blob);
             response.statusText = "OK";
             response.body = bodyWithType[0];
@@ -45949,7 +45949,7 @@ var require_fetch2 = __commonJS({
             response.headersList.set("content-type", type, true);
           } else {
             response.rangeRequested = true;
-            const rangeHeader = request.headersList.get("range", true);
+            const rangeHeader = request2.headersList.get("range", true);
             const rangeValue = simpleRangeHeaderValue(rangeHeader, true);
             if (rangeValue === "failure") {
               return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -45980,7 +45980,7 @@ var require_fetch2 = __commonJS({
           return Promise.resolve(response);
         }
         case "data:": {
-          const currentURL = requestCurrentURL(request);
+          const currentURL = requestCurrentURL(request2);
           const dataURLStruct = dataURLProcessor(currentURL);
           if (dataURLStruct === "failure") {
             return Promise.resolve(makeNetworkError("failed to fetch the data URL"));
@@ -46069,41 +46069,41 @@ var require_fetch2 = __commonJS({
       }
     }
     async function httpFetch(fetchParams) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       let actualResponse = null;
       const timingInfo = fetchParams.timingInfo;
-      if (request.serviceWorkers === "all") {
+      if (request2.serviceWorkers === "all") {
       }
       if (response === null) {
-        if (request.redirect === "follow") {
-          request.serviceWorkers = "none";
+        if (request2.redirect === "follow") {
+          request2.serviceWorkers = "none";
         }
         actualResponse = response = await httpNetworkOrCacheFetch(fetchParams);
-        if (request.responseTainting === "cors" && corsCheck(request, response) === "failure") {
+        if (request2.responseTainting === "cors" && corsCheck(request2, response) === "failure") {
           return makeNetworkError("cors failure");
         }
-        if (TAOCheck(request, response) === "failure") {
-          request.timingAllowFailed = true;
+        if (TAOCheck(request2, response) === "failure") {
+          request2.timingAllowFailed = true;
         }
       }
-      if ((request.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
-        request.origin,
-        request.client,
-        request.destination,
+      if ((request2.responseTainting === "opaque" || response.type === "opaque") && crossOriginResourcePolicyCheck(
+        request2.origin,
+        request2.client,
+        request2.destination,
         actualResponse
       ) === "blocked") {
         return makeNetworkError("blocked");
       }
       if (redirectStatusSet.has(actualResponse.status)) {
-        if (request.redirect !== "manual") {
+        if (request2.redirect !== "manual") {
           fetchParams.controller.connection.destroy(void 0, false);
         }
-        if (request.redirect === "error") {
+        if (request2.redirect === "error") {
           response = makeNetworkError("unexpected redirect");
-        } else if (request.redirect === "manual") {
+        } else if (request2.redirect === "manual") {
           response = actualResponse;
-        } else if (request.redirect === "follow") {
+        } else if (request2.redirect === "follow") {
           response = await httpRedirectFetch(fetchParams, response);
         } else {
           assert(false);
@@ -46113,13 +46113,13 @@ var require_fetch2 = __commonJS({
       return response;
     }
     function httpRedirectFetch(fetchParams, response) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       const actualResponse = response.internalResponse ? response.internalResponse : response;
       let locationURL;
       try {
         locationURL = responseLocationURL(
           actualResponse,
-          requestCurrentURL(request).hash
+          requestCurrentURL(request2).hash
         );
         if (locationURL == null) {
           return response;
@@ -46130,63 +46130,63 @@ var require_fetch2 = __commonJS({
       if (!urlIsHttpHttpsScheme(locationURL)) {
         return Promise.resolve(makeNetworkError("URL scheme must be a HTTP(S) scheme"));
       }
-      if (request.redirectCount === 20) {
+      if (request2.redirectCount === 20) {
         return Promise.resolve(makeNetworkError("redirect count exceeded"));
       }
-      request.redirectCount += 1;
-      if (request.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request, locationURL)) {
+      request2.redirectCount += 1;
+      if (request2.mode === "cors" && (locationURL.username || locationURL.password) && !sameOrigin(request2, locationURL)) {
         return Promise.resolve(makeNetworkError('cross origin not allowed for request mode "cors"'));
       }
-      if (request.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
+      if (request2.responseTainting === "cors" && (locationURL.username || locationURL.password)) {
         return Promise.resolve(makeNetworkError(
           'URL cannot contain credentials for request mode "cors"'
         ));
       }
-      if (actualResponse.status !== 303 && request.body != null && request.body.source == null) {
+      if (actualResponse.status !== 303 && request2.body != null && request2.body.source == null) {
         return Promise.resolve(makeNetworkError());
       }
-      if ([301, 302].includes(actualResponse.status) && request.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request.method)) {
-        request.method = "GET";
-        request.body = null;
+      if ([301, 302].includes(actualResponse.status) && request2.method === "POST" || actualResponse.status === 303 && !GET_OR_HEAD.includes(request2.method)) {
+        request2.method = "GET";
+        request2.body = null;
         for (const headerName of requestBodyHeader) {
-          request.headersList.delete(headerName);
+          request2.headersList.delete(headerName);
         }
       }
-      if (!sameOrigin(requestCurrentURL(request), locationURL)) {
-        request.headersList.delete("authorization", true);
-        request.headersList.delete("proxy-authorization", true);
-        request.headersList.delete("cookie", true);
-        request.headersList.delete("host", true);
+      if (!sameOrigin(requestCurrentURL(request2), locationURL)) {
+        request2.headersList.delete("authorization", true);
+        request2.headersList.delete("proxy-authorization", true);
+        request2.headersList.delete("cookie", true);
+        request2.headersList.delete("host", true);
       }
-      if (request.body != null) {
-        assert(request.body.source != null);
-        request.body = safelyExtractBody(request.body.source)[0];
+      if (request2.body != null) {
+        assert(request2.body.source != null);
+        request2.body = safelyExtractBody(request2.body.source)[0];
       }
       const timingInfo = fetchParams.timingInfo;
       timingInfo.redirectEndTime = timingInfo.postRedirectStartTime = coarsenedSharedCurrentTime(fetchParams.crossOriginIsolatedCapability);
       if (timingInfo.redirectStartTime === 0) {
         timingInfo.redirectStartTime = timingInfo.startTime;
       }
-      request.urlList.push(locationURL);
-      setRequestReferrerPolicyOnRedirect(request, actualResponse);
+      request2.urlList.push(locationURL);
+      setRequestReferrerPolicyOnRedirect(request2, actualResponse);
       return mainFetch(fetchParams, true);
     }
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let httpFetchParams = null;
       let httpRequest = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
-      if (request.window === "no-window" && request.redirect === "error") {
+      if (request2.window === "no-window" && request2.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request;
+        httpRequest = request2;
       } else {
-        httpRequest = cloneRequest(request);
+        httpRequest = cloneRequest(request2);
         httpFetchParams = { ...fetchParams };
         httpFetchParams.request = httpRequest;
       }
-      const includeCredentials = request.credentials === "include" || request.credentials === "same-origin" && request.responseTainting === "basic";
+      const includeCredentials = request2.credentials === "include" || request2.credentials === "same-origin" && request2.responseTainting === "basic";
       const contentLength = httpRequest.body ? httpRequest.body.length : null;
       let contentLengthHeaderValue = null;
       if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
@@ -46273,14 +46273,14 @@ var require_fetch2 = __commonJS({
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
-      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request.useURLCredentials !== void 0 || isTraversableNavigable(request.traversableForUserPrompts))) {
-        if (request.body != null) {
-          if (request.body.source == null) {
+      if (response.status === 401 && httpRequest.responseTainting !== "cors" && includeCredentials && (request2.useURLCredentials !== void 0 || isTraversableNavigable(request2.traversableForUserPrompts))) {
+        if (request2.body != null) {
+          if (request2.body.source == null) {
             return response;
           }
-          request.body = safelyExtractBody(request.body.source)[0];
+          request2.body = safelyExtractBody(request2.body.source)[0];
         }
-        if (request.useURLCredentials === void 0 || isAuthenticationFetch) {
+        if (request2.useURLCredentials === void 0 || isAuthenticationFetch) {
           if (isCancelled(fetchParams)) {
             return makeAppropriateNetworkError(fetchParams);
           }
@@ -46290,7 +46290,7 @@ var require_fetch2 = __commonJS({
         response = await httpNetworkOrCacheFetch(fetchParams, true);
       }
       if (response.status === 407) {
-        if (request.window === "no-window") {
+        if (request2.window === "no-window") {
           return makeNetworkError();
         }
         if (isCancelled(fetchParams)) {
@@ -46302,7 +46302,7 @@ var require_fetch2 = __commonJS({
         // response’s status is 421
         response.status === 421 && // isNewConnectionFetch is false
         !isNewConnectionFetch && // request’s body is null, or request’s body is non-null and request’s body’s source is non-null
-        (request.body == null || request.body.source != null)
+        (request2.body == null || request2.body.source != null)
       ) {
         if (isCancelled(fetchParams)) {
           return makeAppropriateNetworkError(fetchParams);
@@ -46332,21 +46332,21 @@ var require_fetch2 = __commonJS({
           }
         }
       };
-      const request = fetchParams.request;
+      const request2 = fetchParams.request;
       let response = null;
       const timingInfo = fetchParams.timingInfo;
       const httpCache = null;
       if (httpCache == null) {
-        request.cache = "no-store";
+        request2.cache = "no-store";
       }
       const newConnection = forceNewConnection ? "yes" : "no";
-      if (request.mode === "websocket") {
+      if (request2.mode === "websocket") {
       } else {
       }
       let requestBody = null;
-      if (request.body == null && fetchParams.processRequestEndOfBody) {
+      if (request2.body == null && fetchParams.processRequestEndOfBody) {
         queueMicrotask(() => fetchParams.processRequestEndOfBody());
-      } else if (request.body != null) {
+      } else if (request2.body != null) {
         const processBodyChunk = async function* (bytes) {
           if (isCancelled(fetchParams)) {
             return;
@@ -46374,7 +46374,7 @@ var require_fetch2 = __commonJS({
         };
         requestBody = (async function* () {
           try {
-            for await (const bytes of request.body.stream) {
+            for await (const bytes of request2.body.stream) {
               yield* processBodyChunk(bytes);
             }
             processEndOfBody();
@@ -46388,8 +46388,8 @@ var require_fetch2 = __commonJS({
         if (socket) {
           response = makeResponse({ status, statusText, headersList, socket });
         } else {
-          const iterator = body2[Symbol.asyncIterator]();
-          fetchParams.controller.next = () => iterator.next();
+          const iterator2 = body2[Symbol.asyncIterator]();
+          fetchParams.controller.next = () => iterator2.next();
           response = makeResponse({ status, statusText, headersList });
         }
       } catch (err) {
@@ -46481,7 +46481,7 @@ var require_fetch2 = __commonJS({
       }
       return response;
       function dispatch({ body: body2 }) {
-        const url = requestCurrentURL(request);
+        const url = requestCurrentURL(request2);
         const agent = fetchParams.controller.dispatcher;
         const path2 = url.pathname + url.search;
         const hasTrailingQuestionMark = url.search.length === 0 && url.href[url.href.length - url.hash.length - 1] === "?";
@@ -46489,11 +46489,11 @@ var require_fetch2 = __commonJS({
           {
             path: hasTrailingQuestionMark ? `${path2}?` : path2,
             origin: url.origin,
-            method: request.method,
-            body: agent.isMockActive ? request.body && (request.body.source || request.body.stream) : body2,
-            headers: request.headersList.entries,
+            method: request2.method,
+            body: agent.isMockActive ? request2.body && (request2.body.source || request2.body.stream) : body2,
+            headers: request2.headersList.entries,
             maxRedirections: 0,
-            upgrade: request.mode === "websocket" ? "websocket" : void 0
+            upgrade: request2.mode === "websocket" ? "websocket" : void 0
           },
           {
             body: null,
@@ -46529,9 +46529,9 @@ var require_fetch2 = __commonJS({
                 }
               }
               const location = headersList.get("location", true);
-              const willFollow = location && request.redirect === "follow" && redirectStatusSet.has(status);
+              const willFollow = location && request2.redirect === "follow" && redirectStatusSet.has(status);
               const decoders = [];
-              if (request.method !== "HEAD" && request.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
+              if (request2.method !== "HEAD" && request2.method !== "CONNECT" && !nullBodyStatus.includes(status) && !willFollow) {
                 const contentEncoding = headersList.get("content-encoding", true);
                 const codings = contentEncoding ? contentEncoding.toLowerCase().split(",") : [];
                 const maxContentEncodings = 5;
@@ -46728,31 +46728,31 @@ var require_cache4 = __commonJS({
         webidl.util.markAsUncloneable(this);
         this.#relevantRequestResponseList = arguments[1];
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.match";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        const p3 = this.#internalMatchAll(request, options, 1);
+        const p3 = this.#internalMatchAll(request2, options, 1);
         if (p3.length === 0) {
           return;
         }
         return p3[0];
       }
-      async matchAll(request = void 0, options = {}) {
+      async matchAll(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.matchAll";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request);
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
-        return this.#internalMatchAll(request, options);
+        return this.#internalMatchAll(request2, options);
       }
-      async add(request) {
+      async add(request2) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.add";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request);
-        const requests = [request];
+        request2 = webidl.converters.RequestInfo(request2);
+        const requests = [request2];
         const responseArrayPromise = this.addAll(requests);
         return await responseArrayPromise;
       }
@@ -46762,19 +46762,19 @@ var require_cache4 = __commonJS({
         webidl.argumentLengthCheck(arguments, 1, prefix);
         const responsePromises = [];
         const requestList = [];
-        for (let request of requests) {
-          if (request === void 0) {
+        for (let request2 of requests) {
+          if (request2 === void 0) {
             throw webidl.errors.conversionFailed({
               prefix,
               argument: "Argument 1",
               types: ["undefined is not allowed"]
             });
           }
-          request = webidl.converters.RequestInfo(request);
-          if (typeof request === "string") {
+          request2 = webidl.converters.RequestInfo(request2);
+          if (typeof request2 === "string") {
             continue;
           }
-          const r = getRequestState(request);
+          const r = getRequestState(request2);
           if (!urlIsHttpHttpsScheme(r.url) || r.method !== "GET") {
             throw webidl.errors.exception({
               header: prefix,
@@ -46783,8 +46783,8 @@ var require_cache4 = __commonJS({
           }
         }
         const fetchControllers = [];
-        for (const request of requests) {
-          const r = getRequestState(new Request(request));
+        for (const request2 of requests) {
+          const r = getRequestState(new Request(request2));
           if (!urlIsHttpHttpsScheme(r.url)) {
             throw webidl.errors.exception({
               header: prefix,
@@ -46861,17 +46861,17 @@ var require_cache4 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async put(request, response) {
+      async put(request2, response) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.put";
         webidl.argumentLengthCheck(arguments, 2, prefix);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         response = webidl.converters.Response(response, prefix, "response");
         let innerRequest = null;
-        if (webidl.is.Request(request)) {
-          innerRequest = getRequestState(request);
+        if (webidl.is.Request(request2)) {
+          innerRequest = getRequestState(request2);
         } else {
-          innerRequest = getRequestState(new Request(request));
+          innerRequest = getRequestState(new Request(request2));
         }
         if (!urlIsHttpHttpsScheme(innerRequest.url) || innerRequest.method !== "GET") {
           throw webidl.errors.exception({
@@ -46942,21 +46942,21 @@ var require_cache4 = __commonJS({
         });
         return cacheJobPromise.promise;
       }
-      async delete(request, options = {}) {
+      async delete(request2, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (webidl.is.Request(request)) {
-          r = getRequestState(request);
+        if (webidl.is.Request(request2)) {
+          r = getRequestState(request2);
           if (r.method !== "GET" && !options.ignoreMethod) {
             return false;
           }
         } else {
-          assert(typeof request === "string");
-          r = getRequestState(new Request(request));
+          assert(typeof request2 === "string");
+          r = getRequestState(new Request(request2));
         }
         const operations = [];
         const operation = {
@@ -46988,25 +46988,25 @@ var require_cache4 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions} options
        * @returns {Promise<readonly Request[]>}
        */
-      async keys(request = void 0, options = {}) {
+      async keys(request2 = void 0, options = {}) {
         webidl.brandCheck(this, _Cache);
         const prefix = "Cache.keys";
-        if (request !== void 0) request = webidl.converters.RequestInfo(request);
+        if (request2 !== void 0) request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.CacheQueryOptions(options, prefix, "options");
         let r = null;
-        if (request !== void 0) {
-          if (webidl.is.Request(request)) {
-            r = getRequestState(request);
+        if (request2 !== void 0) {
+          if (webidl.is.Request(request2)) {
+            r = getRequestState(request2);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = getRequestState(new Request(request));
+          } else if (typeof request2 === "string") {
+            r = getRequestState(new Request(request2));
           }
         }
         const promise2 = createDeferredPromise();
         const requests = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             requests.push(requestResponse[0]);
           }
@@ -47018,9 +47018,9 @@ var require_cache4 = __commonJS({
         }
         queueMicrotask(() => {
           const requestList = [];
-          for (const request2 of requests) {
+          for (const request3 of requests) {
             const requestObject = fromInnerRequest(
-              request2,
+              request3,
               void 0,
               new AbortController().signal,
               "immutable"
@@ -47139,9 +47139,9 @@ var require_cache4 = __commonJS({
        * @param {import('../../../types/cache').CacheQueryOptions | undefined} options
        * @returns {boolean}
        */
-      #requestMatchesCachedItem(requestQuery, request, response = null, options) {
+      #requestMatchesCachedItem(requestQuery, request2, response = null, options) {
         const queryURL = new URL(requestQuery.url);
-        const cachedURL = new URL(request.url);
+        const cachedURL = new URL(request2.url);
         if (options?.ignoreSearch) {
           cachedURL.search = "";
           queryURL.search = "";
@@ -47157,7 +47157,7 @@ var require_cache4 = __commonJS({
           if (fieldValue === "*") {
             return false;
           }
-          const requestValue = request.headersList.get(fieldValue);
+          const requestValue = request2.headersList.get(fieldValue);
           const queryValue = requestQuery.headersList.get(fieldValue);
           if (requestValue !== queryValue) {
             return false;
@@ -47165,20 +47165,20 @@ var require_cache4 = __commonJS({
         }
         return true;
       }
-      #internalMatchAll(request, options, maxResponses = Infinity) {
+      #internalMatchAll(request2, options, maxResponses = Infinity) {
         let r = null;
-        if (request !== void 0) {
-          if (webidl.is.Request(request)) {
-            r = getRequestState(request);
+        if (request2 !== void 0) {
+          if (webidl.is.Request(request2)) {
+            r = getRequestState(request2);
             if (r.method !== "GET" && !options.ignoreMethod) {
               return [];
             }
-          } else if (typeof request === "string") {
-            r = getRequestState(new Request(request));
+          } else if (typeof request2 === "string") {
+            r = getRequestState(new Request(request2));
           }
         }
         const responses = [];
-        if (request === void 0) {
+        if (request2 === void 0) {
           for (const requestResponse of this.#relevantRequestResponseList) {
             responses.push(requestResponse[1]);
           }
@@ -47270,21 +47270,21 @@ var require_cachestorage2 = __commonJS({
         }
         webidl.util.markAsUncloneable(this);
       }
-      async match(request, options = {}) {
+      async match(request2, options = {}) {
         webidl.brandCheck(this, _CacheStorage);
         webidl.argumentLengthCheck(arguments, 1, "CacheStorage.match");
-        request = webidl.converters.RequestInfo(request);
+        request2 = webidl.converters.RequestInfo(request2);
         options = webidl.converters.MultiCacheQueryOptions(options);
         if (options.cacheName != null) {
           if (this.#caches.has(options.cacheName)) {
             const cacheList = this.#caches.get(options.cacheName);
             const cache = new Cache(kConstruct, cacheList);
-            return await cache.match(request, options);
+            return await cache.match(request2, options);
           }
         } else {
           for (const cacheList of this.#caches.values()) {
             const cache = new Cache(kConstruct, cacheList);
-            const response = await cache.match(request, options);
+            const response = await cache.match(request2, options);
             if (response !== void 0) {
               return response;
             }
@@ -48481,7 +48481,7 @@ var require_connection2 = __commonJS({
     function establishWebSocketConnection(url, protocols, client, handler, options) {
       const requestURL = url;
       requestURL.protocol = url.protocol === "ws:" ? "http:" : "https:";
-      const request = makeRequest({
+      const request2 = makeRequest({
         urlList: [requestURL],
         client,
         serviceWorkers: "none",
@@ -48494,18 +48494,18 @@ var require_connection2 = __commonJS({
       });
       if (options.headers) {
         const headersList = getHeadersList(new Headers2(options.headers));
-        request.headersList = headersList;
+        request2.headersList = headersList;
       }
       const keyValue = crypto2.randomBytes(16).toString("base64");
-      request.headersList.append("sec-websocket-key", keyValue, true);
-      request.headersList.append("sec-websocket-version", "13", true);
+      request2.headersList.append("sec-websocket-key", keyValue, true);
+      request2.headersList.append("sec-websocket-version", "13", true);
       for (const protocol of protocols) {
-        request.headersList.append("sec-websocket-protocol", protocol, true);
+        request2.headersList.append("sec-websocket-protocol", protocol, true);
       }
       const permessageDeflate = "permessage-deflate; client_max_window_bits";
-      request.headersList.append("sec-websocket-extensions", permessageDeflate, true);
+      request2.headersList.append("sec-websocket-extensions", permessageDeflate, true);
       const controller = fetching({
-        request,
+        request: request2,
         useParallelQueue: true,
         dispatcher: options.dispatcher,
         processResponse(response) {
@@ -48536,8 +48536,8 @@ var require_connection2 = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest2 = crypto2.hash("sha1", keyValue + uid, "base64");
-          if (secWSAccept !== digest2) {
+          const digest = crypto2.hash("sha1", keyValue + uid, "base64");
+          if (secWSAccept !== digest) {
             failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -48552,7 +48552,7 @@ var require_connection2 = __commonJS({
           }
           const secProtocol = response.headersList.get("Sec-WebSocket-Protocol");
           if (secProtocol !== null) {
-            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request.headersList);
+            const requestProtocols = getDecodeSplit("sec-websocket-protocol", request2.headersList);
             if (requestProtocols === null || !requestProtocols.includes(secProtocol)) {
               failHandshake(handler, response, 1002, "Protocol was not set in the opening handshake.");
               return;
@@ -48789,7 +48789,7 @@ var require_receiver2 = __commonJS({
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
             const opcode = buffer[0] & 15;
-            const masked2 = (buffer[1] & 128) === 128;
+            const masked3 = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
             const payloadLength = buffer[1] & 127;
             const rsv1 = buffer[0] & 64;
@@ -48799,7 +48799,7 @@ var require_receiver2 = __commonJS({
               failWebsocketConnection(this.#handler, 1002, "Invalid opcode received");
               return callback2();
             }
-            if (masked2) {
+            if (masked3) {
               failWebsocketConnection(this.#handler, 1002, "Frame cannot be masked");
               return callback2();
             }
@@ -48847,7 +48847,7 @@ var require_receiver2 = __commonJS({
               this.#info.compressed = rsv1 !== 0;
             }
             this.#info.opcode = opcode;
-            this.#info.masked = masked2;
+            this.#info.masked = masked3;
             this.#info.fin = fin;
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
@@ -48866,12 +48866,12 @@ var require_receiver2 = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower2 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower2 > 2 ** 31 - 1) {
+            const lower4 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower4 > 2 ** 31 - 1) {
               failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower2;
+            this.#info.payloadLength = lower4;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -50802,7 +50802,7 @@ var require_undici2 = __commonJS({
     var Agent = require_agent2();
     var ProxyAgent2 = require_proxy_agent2();
     var Socks5ProxyAgent = require_socks5_proxy_agent();
-    var EnvHttpProxyAgent2 = require_env_http_proxy_agent2();
+    var EnvHttpProxyAgent3 = require_env_http_proxy_agent2();
     var RetryAgent = require_retry_agent2();
     var H2CClient = require_h2c_client();
     var errors = require_errors2();
@@ -50829,7 +50829,7 @@ var require_undici2 = __commonJS({
     module.exports.Agent = Agent;
     module.exports.ProxyAgent = ProxyAgent2;
     module.exports.Socks5ProxyAgent = Socks5ProxyAgent;
-    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent2;
+    module.exports.EnvHttpProxyAgent = EnvHttpProxyAgent3;
     module.exports.RetryAgent = RetryAgent;
     module.exports.H2CClient = H2CClient;
     module.exports.RetryHandler = RetryHandler;
@@ -52019,52 +52019,52 @@ var require_util15 = __commonJS({
       return hash;
     }
     exports.toHash = toHash;
-    function alwaysValidSchema(it2, schema4) {
-      if (typeof schema4 == "boolean")
-        return schema4;
-      if (Object.keys(schema4).length === 0)
+    function alwaysValidSchema(it2, schema5) {
+      if (typeof schema5 == "boolean")
+        return schema5;
+      if (Object.keys(schema5).length === 0)
         return true;
-      checkUnknownRules(it2, schema4);
-      return !schemaHasRules(schema4, it2.self.RULES.all);
+      checkUnknownRules(it2, schema5);
+      return !schemaHasRules(schema5, it2.self.RULES.all);
     }
     exports.alwaysValidSchema = alwaysValidSchema;
-    function checkUnknownRules(it2, schema4 = it2.schema) {
+    function checkUnknownRules(it2, schema5 = it2.schema) {
       const { opts, self } = it2;
       if (!opts.strictSchema)
         return;
-      if (typeof schema4 === "boolean")
+      if (typeof schema5 === "boolean")
         return;
       const rules = self.RULES.keywords;
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (!rules[key])
           checkStrictMode(it2, `unknown keyword: "${key}"`);
       }
     }
     exports.checkUnknownRules = checkUnknownRules;
-    function schemaHasRules(schema4, rules) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaHasRules(schema5, rules) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (rules[key])
           return true;
       return false;
     }
     exports.schemaHasRules = schemaHasRules;
-    function schemaHasRulesButRef(schema4, RULES) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaHasRulesButRef(schema5, RULES) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (key !== "$ref" && RULES.all[key])
           return true;
       return false;
     }
     exports.schemaHasRulesButRef = schemaHasRulesButRef;
-    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema4, keyword, $data) {
+    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema5, keyword, $data) {
       if (!$data) {
-        if (typeof schema4 == "number" || typeof schema4 == "boolean")
-          return schema4;
-        if (typeof schema4 == "string")
-          return (0, codegen_1._)`${schema4}`;
+        if (typeof schema5 == "number" || typeof schema5 == "boolean")
+          return schema5;
+        if (typeof schema5 == "string")
+          return (0, codegen_1._)`${schema5}`;
       }
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
@@ -52345,10 +52345,10 @@ var require_boolSchema = __commonJS({
       message: "boolean schema is false"
     };
     function topBoolOrEmptySchema(it2) {
-      const { gen, schema: schema4, validateName } = it2;
-      if (schema4 === false) {
+      const { gen, schema: schema5, validateName } = it2;
+      if (schema5 === false) {
         falseSchemaError(it2, false);
-      } else if (typeof schema4 == "object" && schema4.$async === true) {
+      } else if (typeof schema5 == "object" && schema5.$async === true) {
         gen.return(names_1.default.data);
       } else {
         gen.assign((0, codegen_1._)`${validateName}.errors`, null);
@@ -52357,8 +52357,8 @@ var require_boolSchema = __commonJS({
     }
     exports.topBoolOrEmptySchema = topBoolOrEmptySchema;
     function boolOrEmptySchema(it2, valid) {
-      const { gen, schema: schema4 } = it2;
-      if (schema4 === false) {
+      const { gen, schema: schema5 } = it2;
+      if (schema5 === false) {
         gen.var(valid, false);
         falseSchemaError(it2);
       } else {
@@ -52420,18 +52420,18 @@ var require_applicability = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
-    function schemaHasRulesForType({ schema: schema4, self }, type) {
+    function schemaHasRulesForType({ schema: schema5, self }, type) {
       const group = self.RULES.types[type];
-      return group && group !== true && shouldUseGroup(schema4, group);
+      return group && group !== true && shouldUseGroup(schema5, group);
     }
     exports.schemaHasRulesForType = schemaHasRulesForType;
-    function shouldUseGroup(schema4, group) {
-      return group.rules.some((rule) => shouldUseRule(schema4, rule));
+    function shouldUseGroup(schema5, group) {
+      return group.rules.some((rule) => shouldUseRule(schema5, rule));
     }
     exports.shouldUseGroup = shouldUseGroup;
-    function shouldUseRule(schema4, rule) {
+    function shouldUseRule(schema5, rule) {
       var _a;
-      return schema4[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema4[kwd] !== void 0));
+      return schema5[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema5[kwd] !== void 0));
     }
     exports.shouldUseRule = shouldUseRule;
   }
@@ -52453,17 +52453,17 @@ var require_dataType = __commonJS({
       DataType2[DataType2["Correct"] = 0] = "Correct";
       DataType2[DataType2["Wrong"] = 1] = "Wrong";
     })(DataType || (exports.DataType = DataType = {}));
-    function getSchemaTypes(schema4) {
-      const types = getJSONTypes(schema4.type);
+    function getSchemaTypes(schema5) {
+      const types = getJSONTypes(schema5.type);
       const hasNull = types.includes("null");
       if (hasNull) {
-        if (schema4.nullable === false)
+        if (schema5.nullable === false)
           throw new Error("type: null contradicts nullable: false");
       } else {
-        if (!types.length && schema4.nullable !== void 0) {
+        if (!types.length && schema5.nullable !== void 0) {
           throw new Error('"nullable" cannot be used without "type"');
         }
-        if (schema4.nullable === true)
+        if (schema5.nullable === true)
           types.push("null");
       }
       return types;
@@ -52546,11 +52546,11 @@ var require_dataType = __commonJS({
       gen.if((0, codegen_1._)`${parentData} !== undefined`, () => gen.assign((0, codegen_1._)`${parentData}[${parentDataProperty}]`, expr));
     }
     function checkDataType(dataType, data, strictNums, correct = DataType.Correct) {
-      const EQ = correct === DataType.Correct ? codegen_1.operators.EQ : codegen_1.operators.NEQ;
+      const EQ2 = correct === DataType.Correct ? codegen_1.operators.EQ : codegen_1.operators.NEQ;
       let cond;
       switch (dataType) {
         case "null":
-          return (0, codegen_1._)`${data} ${EQ} null`;
+          return (0, codegen_1._)`${data} ${EQ2} null`;
         case "array":
           cond = (0, codegen_1._)`Array.isArray(${data})`;
           break;
@@ -52564,7 +52564,7 @@ var require_dataType = __commonJS({
           cond = numCond();
           break;
         default:
-          return (0, codegen_1._)`typeof ${data} ${EQ} ${dataType}`;
+          return (0, codegen_1._)`typeof ${data} ${EQ2} ${dataType}`;
       }
       return correct === DataType.Correct ? cond : (0, codegen_1.not)(cond);
       function numCond(_cond = codegen_1.nil) {
@@ -52595,8 +52595,8 @@ var require_dataType = __commonJS({
     }
     exports.checkDataTypes = checkDataTypes;
     var typeError = {
-      message: ({ schema: schema4 }) => `must be ${schema4}`,
-      params: ({ schema: schema4, schemaValue }) => typeof schema4 == "string" ? (0, codegen_1._)`{type: ${schema4}}` : (0, codegen_1._)`{type: ${schemaValue}}`
+      message: ({ schema: schema5 }) => `must be ${schema5}`,
+      params: ({ schema: schema5, schemaValue }) => typeof schema5 == "string" ? (0, codegen_1._)`{type: ${schema5}}` : (0, codegen_1._)`{type: ${schemaValue}}`
     };
     function reportTypeError(it2) {
       const cxt = getTypeErrorContext(it2);
@@ -52604,16 +52604,16 @@ var require_dataType = __commonJS({
     }
     exports.reportTypeError = reportTypeError;
     function getTypeErrorContext(it2) {
-      const { gen, data, schema: schema4 } = it2;
-      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema4, "type");
+      const { gen, data, schema: schema5 } = it2;
+      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema5, "type");
       return {
         gen,
         keyword: "type",
         data,
-        schema: schema4.type,
+        schema: schema5.type,
         schemaCode,
         schemaValue: schemaCode,
-        parentSchema: schema4,
+        parentSchema: schema5,
         params: {},
         it: it2
       };
@@ -52766,15 +52766,15 @@ var require_code2 = __commonJS({
     }
     exports.validateArray = validateArray;
     function validateUnion(cxt) {
-      const { gen, schema: schema4, keyword, it: it2 } = cxt;
-      if (!Array.isArray(schema4))
+      const { gen, schema: schema5, keyword, it: it2 } = cxt;
+      if (!Array.isArray(schema5))
         throw new Error("ajv implementation error");
-      const alwaysValid = schema4.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
+      const alwaysValid = schema5.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
       if (alwaysValid && !it2.opts.unevaluated)
         return;
       const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
-      gen.block(() => schema4.forEach((_sch, i) => {
+      gen.block(() => schema5.forEach((_sch, i) => {
         const schCxt = cxt.subschema({
           keyword,
           schemaProp: i,
@@ -52802,8 +52802,8 @@ var require_keyword = __commonJS({
     var code_1 = require_code2();
     var errors_1 = require_errors3();
     function macroKeywordCode(cxt, def) {
-      const { gen, keyword, schema: schema4, parentSchema, it: it2 } = cxt;
-      const macroSchema = def.macro.call(it2.self, schema4, parentSchema, it2);
+      const { gen, keyword, schema: schema5, parentSchema, it: it2 } = cxt;
+      const macroSchema = def.macro.call(it2.self, schema5, parentSchema, it2);
       const schemaRef = useKeyword(gen, keyword, macroSchema);
       if (it2.opts.validateSchema !== false)
         it2.self.validateSchema(macroSchema, true);
@@ -52820,9 +52820,9 @@ var require_keyword = __commonJS({
     exports.macroKeywordCode = macroKeywordCode;
     function funcKeywordCode(cxt, def) {
       var _a;
-      const { gen, keyword, schema: schema4, parentSchema, $data, it: it2 } = cxt;
+      const { gen, keyword, schema: schema5, parentSchema, $data, it: it2 } = cxt;
       checkAsyncKeyword(it2, def);
-      const validate = !$data && def.compile ? def.compile.call(it2.self, schema4, parentSchema, it2) : def.validate;
+      const validate = !$data && def.compile ? def.compile.call(it2.self, schema5, parentSchema, it2) : def.validate;
       const validateRef = useKeyword(gen, keyword, validate);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
@@ -52882,20 +52882,20 @@ var require_keyword = __commonJS({
         throw new Error(`keyword "${keyword}" failed to compile`);
       return gen.scopeValue("keyword", typeof result == "function" ? { ref: result } : { ref: result, code: (0, codegen_1.stringify)(result) });
     }
-    function validSchemaType(schema4, schemaType, allowUndefined = false) {
-      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema4) : st2 === "object" ? schema4 && typeof schema4 == "object" && !Array.isArray(schema4) : typeof schema4 == st2 || allowUndefined && typeof schema4 == "undefined");
+    function validSchemaType(schema5, schemaType, allowUndefined = false) {
+      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema5) : st2 === "object" ? schema5 && typeof schema5 == "object" && !Array.isArray(schema5) : typeof schema5 == st2 || allowUndefined && typeof schema5 == "undefined");
     }
     exports.validSchemaType = validSchemaType;
-    function validateKeywordUsage({ schema: schema4, opts, self, errSchemaPath }, def, keyword) {
+    function validateKeywordUsage({ schema: schema5, opts, self, errSchemaPath }, def, keyword) {
       if (Array.isArray(def.keyword) ? !def.keyword.includes(keyword) : def.keyword !== keyword) {
         throw new Error("ajv implementation error");
       }
       const deps = def.dependencies;
-      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema4, kwd))) {
+      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema5, kwd))) {
         throw new Error(`parent schema must have dependencies of ${keyword}: ${deps.join(",")}`);
       }
       if (def.validateSchema) {
-        const valid = def.validateSchema(schema4[keyword]);
+        const valid = def.validateSchema(schema5[keyword]);
         if (!valid) {
           const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self.errorsText(def.validateSchema.errors);
           if (opts.validateSchema === "log")
@@ -52917,8 +52917,8 @@ var require_subschema = __commonJS({
     exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
     var codegen_1 = require_codegen();
     var util_1 = require_util15();
-    function getSubschema(it2, { keyword, schemaProp, schema: schema4, schemaPath, errSchemaPath, topSchemaRef }) {
-      if (keyword !== void 0 && schema4 !== void 0) {
+    function getSubschema(it2, { keyword, schemaProp, schema: schema5, schemaPath, errSchemaPath, topSchemaRef }) {
+      if (keyword !== void 0 && schema5 !== void 0) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
       }
       if (keyword !== void 0) {
@@ -52933,12 +52933,12 @@ var require_subschema = __commonJS({
           errSchemaPath: `${it2.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
         };
       }
-      if (schema4 !== void 0) {
+      if (schema5 !== void 0) {
         if (schemaPath === void 0 || errSchemaPath === void 0 || topSchemaRef === void 0) {
           throw new Error('"schemaPath", "errSchemaPath" and "topSchemaRef" are required with "schema"');
         }
         return {
-          schema: schema4,
+          schema: schema5,
           schemaPath,
           topSchemaRef,
           errSchemaPath
@@ -53031,7 +53031,7 @@ var require_fast_deep_equal = __commonJS({
 var require_json_schema_traverse = __commonJS({
   "node_modules/json-schema-traverse/index.js"(exports, module) {
     "use strict";
-    var traverse = module.exports = function(schema4, opts, cb) {
+    var traverse = module.exports = function(schema5, opts, cb) {
       if (typeof opts == "function") {
         cb = opts;
         opts = {};
@@ -53041,7 +53041,7 @@ var require_json_schema_traverse = __commonJS({
       };
       var post = cb.post || function() {
       };
-      _traverse(opts, pre, post, schema4, "", schema4);
+      _traverse(opts, pre, post, schema5, "", schema5);
     };
     traverse.keywords = {
       additionalItems: true,
@@ -53087,26 +53087,26 @@ var require_json_schema_traverse = __commonJS({
       maxProperties: true,
       minProperties: true
     };
-    function _traverse(opts, pre, post, schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
-      if (schema4 && typeof schema4 == "object" && !Array.isArray(schema4)) {
-        pre(schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
-        for (var key in schema4) {
-          var sch = schema4[key];
+    function _traverse(opts, pre, post, schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+      if (schema5 && typeof schema5 == "object" && !Array.isArray(schema5)) {
+        pre(schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        for (var key in schema5) {
+          var sch = schema5[key];
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
               for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema4, i);
+                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema5, i);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
               for (var prop in sch)
-                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema4, prop);
+                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema5, prop);
             }
           } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
-            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema4);
+            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema5);
           }
         }
-        post(schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        post(schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
     function escapeJsonPtr(str) {
@@ -53142,14 +53142,14 @@ var require_resolve = __commonJS({
       "enum",
       "const"
     ]);
-    function inlineRef(schema4, limit = true) {
-      if (typeof schema4 == "boolean")
+    function inlineRef(schema5, limit = true) {
+      if (typeof schema5 == "boolean")
         return true;
       if (limit === true)
-        return !hasRef(schema4);
+        return !hasRef(schema5);
       if (!limit)
         return false;
-      return countKeys(schema4) <= limit;
+      return countKeys(schema5) <= limit;
     }
     exports.inlineRef = inlineRef;
     var REF_KEYWORDS = /* @__PURE__ */ new Set([
@@ -53159,11 +53159,11 @@ var require_resolve = __commonJS({
       "$dynamicRef",
       "$dynamicAnchor"
     ]);
-    function hasRef(schema4) {
-      for (const key in schema4) {
+    function hasRef(schema5) {
+      for (const key in schema5) {
         if (REF_KEYWORDS.has(key))
           return true;
-        const sch = schema4[key];
+        const sch = schema5[key];
         if (Array.isArray(sch) && sch.some(hasRef))
           return true;
         if (typeof sch == "object" && hasRef(sch))
@@ -53171,16 +53171,16 @@ var require_resolve = __commonJS({
       }
       return false;
     }
-    function countKeys(schema4) {
+    function countKeys(schema5) {
       let count3 = 0;
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (key === "$ref")
           return Infinity;
         count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
-        if (typeof schema4[key] == "object") {
-          (0, util_1.eachItem)(schema4[key], (sch) => count3 += countKeys(sch));
+        if (typeof schema5[key] == "object") {
+          (0, util_1.eachItem)(schema5[key], (sch) => count3 += countKeys(sch));
         }
         if (count3 === Infinity)
           return Infinity;
@@ -53210,16 +53210,16 @@ var require_resolve = __commonJS({
     }
     exports.resolveUrl = resolveUrl;
     var ANCHOR = /^[a-z_][-a-z0-9._]*$/i;
-    function getSchemaRefs(schema4, baseId) {
-      if (typeof schema4 == "boolean")
+    function getSchemaRefs(schema5, baseId) {
+      if (typeof schema5 == "boolean")
         return {};
       const { schemaId, uriResolver } = this.opts;
-      const schId = normalizeId(schema4[schemaId] || baseId);
+      const schId = normalizeId(schema5[schemaId] || baseId);
       const baseIds = { "": schId };
       const pathPrefix = getFullPath(uriResolver, schId, false);
       const localRefs = {};
       const schemaRefs = /* @__PURE__ */ new Set();
-      traverse(schema4, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
+      traverse(schema5, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
         if (parentJsonPtr === void 0)
           return;
         const fullPath = pathPrefix + jsonPtr;
@@ -53300,15 +53300,15 @@ var require_validate = __commonJS({
       validateFunction(it2, () => (0, boolSchema_1.topBoolOrEmptySchema)(it2));
     }
     exports.validateFunctionCode = validateFunctionCode;
-    function validateFunction({ gen, validateName, schema: schema4, schemaEnv, opts }, body2) {
+    function validateFunction({ gen, validateName, schema: schema5, schemaEnv, opts }, body2) {
       if (opts.code.es5) {
         gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${names_1.default.valCxt}`, schemaEnv.$async, () => {
-          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema4, opts)}`);
+          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema5, opts)}`);
           destructureValCxtES5(gen, opts);
           gen.code(body2);
         });
       } else {
-        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema4, opts)).code(body2));
+        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema5, opts)).code(body2));
       }
     }
     function destructureValCxt(opts) {
@@ -53332,9 +53332,9 @@ var require_validate = __commonJS({
       });
     }
     function topSchemaObjCode(it2) {
-      const { schema: schema4, opts, gen } = it2;
+      const { schema: schema5, opts, gen } = it2;
       validateFunction(it2, () => {
-        if (opts.$comment && schema4.$comment)
+        if (opts.$comment && schema5.$comment)
           commentKeyword(it2);
         checkNoDefault(it2);
         gen.let(names_1.default.vErrors, null);
@@ -53352,8 +53352,8 @@ var require_validate = __commonJS({
       gen.if((0, codegen_1._)`${it2.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.props`, (0, codegen_1._)`undefined`));
       gen.if((0, codegen_1._)`${it2.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.items`, (0, codegen_1._)`undefined`));
     }
-    function funcSourceUrl(schema4, opts) {
-      const schId = typeof schema4 == "object" && schema4[opts.schemaId];
+    function funcSourceUrl(schema5, opts) {
+      const schId = typeof schema5 == "object" && schema5[opts.schemaId];
       return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
     }
     function subschemaCode(it2, valid) {
@@ -53366,10 +53366,10 @@ var require_validate = __commonJS({
       }
       (0, boolSchema_1.boolOrEmptySchema)(it2, valid);
     }
-    function schemaCxtHasRules({ schema: schema4, self }) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaCxtHasRules({ schema: schema5, self }) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (self.RULES.all[key])
           return true;
       return false;
@@ -53378,8 +53378,8 @@ var require_validate = __commonJS({
       return typeof it2.schema != "boolean";
     }
     function subSchemaObjCode(it2, valid) {
-      const { schema: schema4, gen, opts } = it2;
-      if (opts.$comment && schema4.$comment)
+      const { schema: schema5, gen, opts } = it2;
+      if (opts.$comment && schema5.$comment)
         commentKeyword(it2);
       updateContext(it2);
       checkAsyncSchema(it2);
@@ -53399,14 +53399,14 @@ var require_validate = __commonJS({
       schemaKeywords(it2, types, !checkedTypes, errsCount);
     }
     function checkRefsAndKeywords(it2) {
-      const { schema: schema4, errSchemaPath, opts, self } = it2;
-      if (schema4.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema4, self.RULES)) {
+      const { schema: schema5, errSchemaPath, opts, self } = it2;
+      if (schema5.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema5, self.RULES)) {
         self.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
       }
     }
     function checkNoDefault(it2) {
-      const { schema: schema4, opts } = it2;
-      if (schema4.default !== void 0 && opts.useDefaults && opts.strictSchema) {
+      const { schema: schema5, opts } = it2;
+      if (schema5.default !== void 0 && opts.useDefaults && opts.strictSchema) {
         (0, util_1.checkStrictMode)(it2, "default is ignored in the schema root");
       }
     }
@@ -53419,8 +53419,8 @@ var require_validate = __commonJS({
       if (it2.schema.$async && !it2.schemaEnv.$async)
         throw new Error("async schema in sync schema");
     }
-    function commentKeyword({ gen, schemaEnv, schema: schema4, errSchemaPath, opts }) {
-      const msg = schema4.$comment;
+    function commentKeyword({ gen, schemaEnv, schema: schema5, errSchemaPath, opts }) {
+      const msg = schema5.$comment;
       if (opts.$comment === true) {
         gen.code((0, codegen_1._)`${names_1.default.self}.logger.log(${msg})`);
       } else if (typeof opts.$comment == "function") {
@@ -53447,9 +53447,9 @@ var require_validate = __commonJS({
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
     function schemaKeywords(it2, types, typeErrors, errsCount) {
-      const { gen, schema: schema4, data, allErrors, opts, self } = it2;
+      const { gen, schema: schema5, data, allErrors, opts, self } = it2;
       const { RULES } = self;
-      if (schema4.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema4, RULES))) {
+      if (schema5.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema5, RULES))) {
         gen.block(() => keywordCode(it2, "$ref", RULES.all.$ref.definition));
         return;
       }
@@ -53461,7 +53461,7 @@ var require_validate = __commonJS({
         groupKeywords(RULES.post);
       });
       function groupKeywords(group) {
-        if (!(0, applicability_1.shouldUseGroup)(schema4, group))
+        if (!(0, applicability_1.shouldUseGroup)(schema5, group))
           return;
         if (group.type) {
           gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
@@ -53479,12 +53479,12 @@ var require_validate = __commonJS({
       }
     }
     function iterateKeywords(it2, group) {
-      const { gen, schema: schema4, opts: { useDefaults } } = it2;
+      const { gen, schema: schema5, opts: { useDefaults } } = it2;
       if (useDefaults)
         (0, defaults_1.assignDefaults)(it2, group.type);
       gen.block(() => {
         for (const rule of group.rules) {
-          if ((0, applicability_1.shouldUseRule)(schema4, rule)) {
+          if ((0, applicability_1.shouldUseRule)(schema5, rule)) {
             keywordCode(it2, rule.keyword, rule.definition, group.type);
           }
         }
@@ -53829,17 +53829,17 @@ var require_compile = __commonJS({
         var _a;
         this.refs = {};
         this.dynamicAnchors = {};
-        let schema4;
+        let schema5;
         if (typeof env.schema == "object")
-          schema4 = env.schema;
+          schema5 = env.schema;
         this.schema = env.schema;
         this.schemaId = env.schemaId;
         this.root = env.root || this;
-        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema4 === null || schema4 === void 0 ? void 0 : schema4[env.schemaId || "$id"]);
+        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema5 === null || schema5 === void 0 ? void 0 : schema5[env.schemaId || "$id"]);
         this.schemaPath = env.schemaPath;
         this.localRefs = env.localRefs;
         this.meta = env.meta;
-        this.$async = schema4 === null || schema4 === void 0 ? void 0 : schema4.$async;
+        this.$async = schema5 === null || schema5 === void 0 ? void 0 : schema5.$async;
         this.refs = {};
       }
     };
@@ -53938,10 +53938,10 @@ var require_compile = __commonJS({
         return schOrFunc;
       let _sch = resolve9.call(this, root, ref2);
       if (_sch === void 0) {
-        const schema4 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
+        const schema5 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
         const { schemaId } = this.opts;
-        if (schema4)
-          _sch = new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+        if (schema5)
+          _sch = new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       }
       if (_sch === void 0)
         return;
@@ -53989,12 +53989,12 @@ var require_compile = __commonJS({
       if (!schOrRef.validate)
         compileSchema.call(this, schOrRef);
       if (id === (0, resolve_1.normalizeId)(ref2)) {
-        const { schema: schema4 } = schOrRef;
+        const { schema: schema5 } = schOrRef;
         const { schemaId } = this.opts;
-        const schId = schema4[schemaId];
+        const schId = schema5[schemaId];
         if (schId)
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
-        return new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+        return new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       }
       return getJsonPointer.call(this, p3, schOrRef);
     }
@@ -54006,29 +54006,29 @@ var require_compile = __commonJS({
       "dependencies",
       "definitions"
     ]);
-    function getJsonPointer(parsedRef, { baseId, schema: schema4, root }) {
+    function getJsonPointer(parsedRef, { baseId, schema: schema5, root }) {
       var _a;
       if (((_a = parsedRef.fragment) === null || _a === void 0 ? void 0 : _a[0]) !== "/")
         return;
       for (const part of parsedRef.fragment.slice(1).split("/")) {
-        if (typeof schema4 === "boolean")
+        if (typeof schema5 === "boolean")
           return;
-        const partSchema = schema4[(0, util_1.unescapeFragment)(part)];
+        const partSchema = schema5[(0, util_1.unescapeFragment)(part)];
         if (partSchema === void 0)
           return;
-        schema4 = partSchema;
-        const schId = typeof schema4 === "object" && schema4[this.opts.schemaId];
+        schema5 = partSchema;
+        const schId = typeof schema5 === "object" && schema5[this.opts.schemaId];
         if (!PREVENT_SCOPE_CHANGE.has(part) && schId) {
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         }
       }
       let env;
-      if (typeof schema4 != "boolean" && schema4.$ref && !(0, util_1.schemaHasRulesButRef)(schema4, this.RULES)) {
-        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema4.$ref);
+      if (typeof schema5 != "boolean" && schema5.$ref && !(0, util_1.schemaHasRulesButRef)(schema5, this.RULES)) {
+        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema5.$ref);
         env = resolveSchema.call(this, root, $ref);
       }
       const { schemaId } = this.opts;
-      env = env || new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+      env = env || new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       if (env.schema !== env.root.schema)
         return env;
       return void 0;
@@ -54823,7 +54823,7 @@ var require_fast_uri = __commonJS({
         normalizeString(uri, options);
       } else if (typeof uri === "object") {
         uri = /** @type {T} */
-        parse(serialize(uri, options), options);
+        parse3(serialize(uri, options), options);
       }
       return uri;
     }
@@ -54866,8 +54866,8 @@ var require_fast_uri = __commonJS({
     function resolveComponent(base, relative8, options, skipNormalization) {
       const target = {};
       if (!skipNormalization) {
-        base = parse(serialize(base, options), options);
-        relative8 = parse(serialize(relative8, options), options);
+        base = parse3(serialize(base, options), options);
+        relative8 = parse3(serialize(relative8, options), options);
       }
       options = options || {};
       if (!options.tolerant && relative8.scheme) {
@@ -55185,7 +55185,7 @@ var require_fast_uri = __commonJS({
       }
       return { parsed, malformedAuthorityOrPort, malformedPercentEncoding, malformedSchemeSpecific, malformedHost, malformedScheme };
     }
-    function parse(uri, opts) {
+    function parse3(uri, opts) {
       return parseWithStatus(uri, opts).parsed;
     }
     function normalizeString(uri, opts) {
@@ -55222,7 +55222,7 @@ var require_fast_uri = __commonJS({
       resolveComponent,
       equal,
       serialize,
-      parse
+      parse: parse3
     };
     module.exports = fastUri;
     module.exports.default = fastUri;
@@ -55410,16 +55410,16 @@ var require_core = __commonJS({
           this.errors = v3.errors;
         return valid;
       }
-      compile(schema4, _meta) {
-        const sch = this._addSchema(schema4, _meta);
+      compile(schema5, _meta) {
+        const sch = this._addSchema(schema5, _meta);
         return sch.validate || this._compileSchemaEnv(sch);
       }
-      compileAsync(schema4, meta) {
+      compileAsync(schema5, meta) {
         if (typeof this.opts.loadSchema != "function") {
           throw new Error("options.loadSchema should be a function");
         }
         const { loadSchema } = this.opts;
-        return runCompileAsync.call(this, schema4, meta);
+        return runCompileAsync.call(this, schema5, meta);
         async function runCompileAsync(_schema, _meta) {
           await loadMetaSchema.call(this, _schema.$schema);
           const sch = this._addSchema(_schema, _meta);
@@ -55465,37 +55465,37 @@ var require_core = __commonJS({
         }
       }
       // Adds schema to the instance
-      addSchema(schema4, key, _meta, _validateSchema = this.opts.validateSchema) {
-        if (Array.isArray(schema4)) {
-          for (const sch of schema4)
+      addSchema(schema5, key, _meta, _validateSchema = this.opts.validateSchema) {
+        if (Array.isArray(schema5)) {
+          for (const sch of schema5)
             this.addSchema(sch, void 0, _meta, _validateSchema);
           return this;
         }
         let id;
-        if (typeof schema4 === "object") {
+        if (typeof schema5 === "object") {
           const { schemaId } = this.opts;
-          id = schema4[schemaId];
+          id = schema5[schemaId];
           if (id !== void 0 && typeof id != "string") {
             throw new Error(`schema ${schemaId} must be string`);
           }
         }
         key = (0, resolve_1.normalizeId)(key || id);
         this._checkUnique(key);
-        this.schemas[key] = this._addSchema(schema4, _meta, key, _validateSchema, true);
+        this.schemas[key] = this._addSchema(schema5, _meta, key, _validateSchema, true);
         return this;
       }
       // Add schema that will be used to validate other schemas
       // options in META_IGNORE_OPTIONS are alway set to false
-      addMetaSchema(schema4, key, _validateSchema = this.opts.validateSchema) {
-        this.addSchema(schema4, key, true, _validateSchema);
+      addMetaSchema(schema5, key, _validateSchema = this.opts.validateSchema) {
+        this.addSchema(schema5, key, true, _validateSchema);
         return this;
       }
       //  Validate schema against its meta-schema
-      validateSchema(schema4, throwOrLogError) {
-        if (typeof schema4 == "boolean")
+      validateSchema(schema5, throwOrLogError) {
+        if (typeof schema5 == "boolean")
           return true;
         let $schema;
-        $schema = schema4.$schema;
+        $schema = schema5.$schema;
         if ($schema !== void 0 && typeof $schema != "string") {
           throw new Error("$schema must be a string");
         }
@@ -55505,7 +55505,7 @@ var require_core = __commonJS({
           this.errors = null;
           return true;
         }
-        const valid = this.validate($schema, schema4);
+        const valid = this.validate($schema, schema5);
         if (!valid && throwOrLogError) {
           const message = "schema is invalid: " + this.errorsText();
           if (this.opts.validateSchema === "log")
@@ -55648,9 +55648,9 @@ var require_core = __commonJS({
             if (typeof rule != "object")
               continue;
             const { $data } = rule.definition;
-            const schema4 = keywords[key];
-            if ($data && schema4)
-              keywords[key] = schemaOrData(schema4);
+            const schema5 = keywords[key];
+            if ($data && schema5)
+              keywords[key] = schemaOrData(schema5);
           }
         }
         return metaSchema;
@@ -55668,23 +55668,23 @@ var require_core = __commonJS({
           }
         }
       }
-      _addSchema(schema4, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
+      _addSchema(schema5, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
         let id;
         const { schemaId } = this.opts;
-        if (typeof schema4 == "object") {
-          id = schema4[schemaId];
+        if (typeof schema5 == "object") {
+          id = schema5[schemaId];
         } else {
           if (this.opts.jtd)
             throw new Error("schema must be object");
-          else if (typeof schema4 != "boolean")
+          else if (typeof schema5 != "boolean")
             throw new Error("schema must be object or boolean");
         }
-        let sch = this._cache.get(schema4);
+        let sch = this._cache.get(schema5);
         if (sch !== void 0)
           return sch;
         baseId = (0, resolve_1.normalizeId)(id || baseId);
-        const localRefs = resolve_1.getSchemaRefs.call(this, schema4, baseId);
-        sch = new compile_1.SchemaEnv({ schema: schema4, schemaId, meta, baseId, localRefs });
+        const localRefs = resolve_1.getSchemaRefs.call(this, schema5, baseId);
+        sch = new compile_1.SchemaEnv({ schema: schema5, schemaId, meta, baseId, localRefs });
         this._cache.set(sch.schema, sch);
         if (addSchema && !baseId.startsWith("#")) {
           if (baseId)
@@ -55692,7 +55692,7 @@ var require_core = __commonJS({
           this.refs[baseId] = sch;
         }
         if (validateSchema)
-          this.validateSchema(schema4, true);
+          this.validateSchema(schema5, true);
         return sch;
       }
       _checkUnique(id) {
@@ -55846,8 +55846,8 @@ var require_core = __commonJS({
     var $dataRef = {
       $ref: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#"
     };
-    function schemaOrData(schema4) {
-      return { anyOf: [schema4, $dataRef] };
+    function schemaOrData(schema5) {
+      return { anyOf: [schema5, $dataRef] };
     }
   }
 });
@@ -56147,7 +56147,7 @@ var require_pattern = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
         const u2 = it2.opts.unicodeRegExp ? "u" : "";
         if ($data) {
           const { regExp } = it2.opts.code;
@@ -56156,7 +56156,7 @@ var require_pattern = __commonJS({
           gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u2}).test(${data})`), () => gen.assign(valid, false));
           cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
-          const regExp = (0, code_1.usePattern)(cxt, schema4);
+          const regExp = (0, code_1.usePattern)(cxt, schema5);
           cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
         }
       }
@@ -56213,11 +56213,11 @@ var require_required = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, schemaCode, data, $data, it: it2 } = cxt;
+        const { gen, schema: schema5, schemaCode, data, $data, it: it2 } = cxt;
         const { opts } = it2;
-        if (!$data && schema4.length === 0)
+        if (!$data && schema5.length === 0)
           return;
-        const useLoop = schema4.length >= opts.loopRequired;
+        const useLoop = schema5.length >= opts.loopRequired;
         if (it2.allErrors)
           allErrorsMode();
         else
@@ -56225,7 +56225,7 @@ var require_required = __commonJS({
         if (opts.strictRequired) {
           const props = cxt.parentSchema.properties;
           const { definedProperties } = cxt.it;
-          for (const requiredKey of schema4) {
+          for (const requiredKey of schema5) {
             if ((props === null || props === void 0 ? void 0 : props[requiredKey]) === void 0 && !definedProperties.has(requiredKey)) {
               const schemaPath = it2.schemaEnv.baseId + it2.errSchemaPath;
               const msg = `required property "${requiredKey}" is not defined at "${schemaPath}" (strictRequired)`;
@@ -56237,7 +56237,7 @@ var require_required = __commonJS({
           if (useLoop || $data) {
             cxt.block$data(codegen_1.nil, loopAllRequired);
           } else {
-            for (const prop of schema4) {
+            for (const prop of schema5) {
               (0, code_1.checkReportMissingProp)(cxt, prop);
             }
           }
@@ -56249,7 +56249,7 @@ var require_required = __commonJS({
             cxt.block$data(valid, () => loopUntilMissing(missing, valid));
             cxt.ok(valid);
           } else {
-            gen.if((0, code_1.checkMissingProp)(cxt, schema4, missing));
+            gen.if((0, code_1.checkMissingProp)(cxt, schema5, missing));
             (0, code_1.reportMissingProp)(cxt, missing);
             gen.else();
           }
@@ -56336,8 +56336,8 @@ var require_uniqueItems = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, parentSchema, schemaCode, it: it2 } = cxt;
-        if (!$data && !schema4)
+        const { gen, data, $data, schema: schema5, parentSchema, schemaCode, it: it2 } = cxt;
+        if (!$data && !schema5)
           return;
         const valid = gen.let("valid");
         const itemTypes = parentSchema.items ? (0, dataType_1.getSchemaTypes)(parentSchema.items) : [];
@@ -56400,11 +56400,11 @@ var require_const = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schemaCode, schema: schema4 } = cxt;
-        if ($data || schema4 && typeof schema4 == "object") {
+        const { gen, data, $data, schemaCode, schema: schema5 } = cxt;
+        if ($data || schema5 && typeof schema5 == "object") {
           cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data}, ${schemaCode})`);
         } else {
-          cxt.fail((0, codegen_1._)`${schema4} !== ${data}`);
+          cxt.fail((0, codegen_1._)`${schema5} !== ${data}`);
         }
       }
     };
@@ -56430,10 +56430,10 @@ var require_enum = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
-        if (!$data && schema4.length === 0)
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
+        if (!$data && schema5.length === 0)
           throw new Error("enum must have non-empty array");
-        const useLoop = schema4.length >= it2.opts.loopEnum;
+        const useLoop = schema5.length >= it2.opts.loopEnum;
         let eql;
         const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
         let valid;
@@ -56441,10 +56441,10 @@ var require_enum = __commonJS({
           valid = gen.let("valid");
           cxt.block$data(valid, loopEnum);
         } else {
-          if (!Array.isArray(schema4))
+          if (!Array.isArray(schema5))
             throw new Error("ajv implementation error");
           const vSchema = gen.const("vSchema", schemaCode);
-          valid = (0, codegen_1.or)(...schema4.map((_x, i) => equalCode(vSchema, i)));
+          valid = (0, codegen_1.or)(...schema5.map((_x, i) => equalCode(vSchema, i)));
         }
         cxt.pass(valid);
         function loopEnum() {
@@ -56452,7 +56452,7 @@ var require_enum = __commonJS({
           gen.forOf("v", schemaCode, (v3) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v3})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i) {
-          const sch = schema4[i];
+          const sch = schema5[i];
           return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data}, ${vSchema}[${i}])` : (0, codegen_1._)`${data} === ${sch}`;
         }
       }
@@ -56528,13 +56528,13 @@ var require_additionalItems = __commonJS({
       }
     };
     function validateAdditionalItems(cxt, items) {
-      const { gen, schema: schema4, data, keyword, it: it2 } = cxt;
+      const { gen, schema: schema5, data, keyword, it: it2 } = cxt;
       it2.items = true;
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-      if (schema4 === false) {
+      if (schema5 === false) {
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
-      } else if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+      } else if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
         const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
         gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
         cxt.ok(valid);
@@ -56567,11 +56567,11 @@ var require_items = __commonJS({
       schemaType: ["object", "array", "boolean"],
       before: "uniqueItems",
       code(cxt) {
-        const { schema: schema4, it: it2 } = cxt;
-        if (Array.isArray(schema4))
-          return validateTuple(cxt, "additionalItems", schema4);
+        const { schema: schema5, it: it2 } = cxt;
+        if (Array.isArray(schema5))
+          return validateTuple(cxt, "additionalItems", schema5);
         it2.items = true;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         cxt.ok((0, code_1.validateArray)(cxt));
       }
@@ -56646,10 +56646,10 @@ var require_items2020 = __commonJS({
       before: "uniqueItems",
       error: error2,
       code(cxt) {
-        const { schema: schema4, parentSchema, it: it2 } = cxt;
+        const { schema: schema5, parentSchema, it: it2 } = cxt;
         const { prefixItems } = parentSchema;
         it2.items = true;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         if (prefixItems)
           (0, additionalItems_1.validateAdditionalItems)(cxt, prefixItems);
@@ -56680,7 +56680,7 @@ var require_contains = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, it: it2 } = cxt;
         let min;
         let max;
         const { minContains, maxContains } = parentSchema;
@@ -56701,7 +56701,7 @@ var require_contains = __commonJS({
           cxt.fail();
           return;
         }
-        if ((0, util_1.alwaysValidSchema)(it2, schema4)) {
+        if ((0, util_1.alwaysValidSchema)(it2, schema5)) {
           let cond = (0, codegen_1._)`${len} >= ${min}`;
           if (max !== void 0)
             cond = (0, codegen_1._)`${cond} && ${len} <= ${max}`;
@@ -56786,14 +56786,14 @@ var require_dependencies = __commonJS({
         validateSchemaDeps(cxt, schDeps);
       }
     };
-    function splitDependencies({ schema: schema4 }) {
+    function splitDependencies({ schema: schema5 }) {
       const propertyDeps = {};
       const schemaDeps = {};
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (key === "__proto__")
           continue;
-        const deps = Array.isArray(schema4[key]) ? propertyDeps : schemaDeps;
-        deps[key] = schema4[key];
+        const deps = Array.isArray(schema5[key]) ? propertyDeps : schemaDeps;
+        deps[key] = schema5[key];
       }
       return [propertyDeps, schemaDeps];
     }
@@ -56866,8 +56866,8 @@ var require_propertyNames = __commonJS({
       schemaType: ["object", "boolean"],
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, it: it2 } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        const { gen, schema: schema5, data, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         const valid = gen.name("valid");
         gen.forIn("key", data, (key) => {
@@ -56913,12 +56913,12 @@ var require_additionalProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, errsCount, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, opts } = it2;
         it2.props = true;
-        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema4))
+        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         const props = (0, code_1.allSchemaProperties)(parentSchema.properties);
         const patProps = (0, code_1.allSchemaProperties)(parentSchema.patternProperties);
@@ -56951,18 +56951,18 @@ var require_additionalProperties = __commonJS({
           gen.code((0, codegen_1._)`delete ${data}[${key}]`);
         }
         function additionalPropertyCode(key) {
-          if (opts.removeAdditional === "all" || opts.removeAdditional && schema4 === false) {
+          if (opts.removeAdditional === "all" || opts.removeAdditional && schema5 === false) {
             deleteAdditional(key);
             return;
           }
-          if (schema4 === false) {
+          if (schema5 === false) {
             cxt.setParams({ additionalProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+          if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
             const valid = gen.name("valid");
             if (opts.removeAdditional === "failing") {
               applyAdditionalSchema(key, valid, false);
@@ -57012,18 +57012,18 @@ var require_properties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, it: it2 } = cxt;
         if (it2.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
           additionalProperties_1.default.code(new validate_1.KeywordCxt(it2, additionalProperties_1.default, "additionalProperties"));
         }
-        const allProps = (0, code_1.allSchemaProperties)(schema4);
+        const allProps = (0, code_1.allSchemaProperties)(schema5);
         for (const prop of allProps) {
           it2.definedProperties.add(prop);
         }
         if (it2.opts.unevaluated && allProps.length && it2.props !== true) {
           it2.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it2.props);
         }
-        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema4[p3]));
+        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema5[p3]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -57041,7 +57041,7 @@ var require_properties = __commonJS({
           cxt.ok(valid);
         }
         function hasDefault(prop) {
-          return it2.opts.useDefaults && !it2.compositeRule && schema4[prop].default !== void 0;
+          return it2.opts.useDefaults && !it2.compositeRule && schema5[prop].default !== void 0;
         }
         function applyPropertySchema(prop) {
           cxt.subschema({
@@ -57070,10 +57070,10 @@ var require_patternProperties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema: schema4, data, parentSchema, it: it2 } = cxt;
+        const { gen, schema: schema5, data, parentSchema, it: it2 } = cxt;
         const { opts } = it2;
-        const patterns = (0, code_1.allSchemaProperties)(schema4);
-        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema4[p3]));
+        const patterns = (0, code_1.allSchemaProperties)(schema5);
+        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema5[p3]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it2.opts.unevaluated || it2.props === true)) {
           return;
         }
@@ -57141,8 +57141,8 @@ var require_not = __commonJS({
       schemaType: ["object", "boolean"],
       trackErrors: true,
       code(cxt) {
-        const { gen, schema: schema4, it: it2 } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4)) {
+        const { gen, schema: schema5, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema5)) {
           cxt.fail();
           return;
         }
@@ -57195,12 +57195,12 @@ var require_oneOf = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, it: it2 } = cxt;
-        if (!Array.isArray(schema4))
+        const { gen, schema: schema5, parentSchema, it: it2 } = cxt;
+        if (!Array.isArray(schema5))
           throw new Error("ajv implementation error");
         if (it2.opts.discriminator && parentSchema.discriminator)
           return;
-        const schArr = schema4;
+        const schArr = schema5;
         const valid = gen.let("valid", false);
         const passing = gen.let("passing", null);
         const schValid = gen.name("_valid");
@@ -57246,11 +57246,11 @@ var require_allOf = __commonJS({
       keyword: "allOf",
       schemaType: "array",
       code(cxt) {
-        const { gen, schema: schema4, it: it2 } = cxt;
-        if (!Array.isArray(schema4))
+        const { gen, schema: schema5, it: it2 } = cxt;
+        if (!Array.isArray(schema5))
           throw new Error("ajv implementation error");
         const valid = gen.name("valid");
-        schema4.forEach((sch, i) => {
+        schema5.forEach((sch, i) => {
           if ((0, util_1.alwaysValidSchema)(it2, sch))
             return;
           const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
@@ -57325,8 +57325,8 @@ var require_if = __commonJS({
       }
     };
     function hasSchema(it2, keyword) {
-      const schema4 = it2.schema[keyword];
-      return schema4 !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema4);
+      const schema5 = it2.schema[keyword];
+      return schema5 !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema5);
     }
     exports.default = def;
   }
@@ -57422,10 +57422,10 @@ var require_dynamicAnchor = __commonJS({
     }
     exports.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
-      const { schemaEnv, schema: schema4, self } = cxt.it;
+      const { schemaEnv, schema: schema5, self } = cxt.it;
       const { root, baseId, localRefs, meta } = schemaEnv.root;
       const { schemaId } = self.opts;
-      const sch = new compile_1.SchemaEnv({ schema: schema4, schemaId, root, baseId, localRefs, meta });
+      const sch = new compile_1.SchemaEnv({ schema: schema5, schemaId, root, baseId, localRefs, meta });
       compile_1.compileSchema.call(self, sch);
       return (0, ref_1.getValidate)(cxt, sch);
     }
@@ -57614,7 +57614,7 @@ var require_unevaluatedProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, errsCount, it: it2 } = cxt;
+        const { gen, schema: schema5, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, props } = it2;
@@ -57626,14 +57626,14 @@ var require_unevaluatedProperties = __commonJS({
         it2.props = true;
         cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
         function unevaluatedPropCode(key) {
-          if (schema4 === false) {
+          if (schema5 === false) {
             cxt.setParams({ unevaluatedProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (!(0, util_1.alwaysValidSchema)(it2, schema4)) {
+          if (!(0, util_1.alwaysValidSchema)(it2, schema5)) {
             const valid = gen.name("valid");
             cxt.subschema({
               keyword: "unevaluatedProperties",
@@ -57678,15 +57678,15 @@ var require_unevaluatedItems = __commonJS({
       schemaType: ["boolean", "object"],
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, it: it2 } = cxt;
+        const { gen, schema: schema5, data, it: it2 } = cxt;
         const items = it2.items || 0;
         if (items === true)
           return;
         const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-        if (schema4 === false) {
+        if (schema5 === false) {
           cxt.setParams({ len: items });
           cxt.fail((0, codegen_1._)`${len} > ${items}`);
-        } else if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+        } else if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
           const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
           gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items));
           cxt.ok(valid);
@@ -57734,7 +57734,7 @@ var require_format = __commonJS({
       $data: true,
       error: error2,
       code(cxt, ruleType) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
         const { opts, errSchemaPath, schemaEnv, self } = it2;
         if (!opts.validateFormats)
           return;
@@ -57764,7 +57764,7 @@ var require_format = __commonJS({
           }
         }
         function validateFormat() {
-          const formatDef = self.formats[schema4];
+          const formatDef = self.formats[schema5];
           if (!formatDef) {
             unknownFormat();
             return;
@@ -57781,12 +57781,12 @@ var require_format = __commonJS({
             }
             throw new Error(unknownMsg());
             function unknownMsg() {
-              return `unknown format "${schema4}" ignored in schema at path "${errSchemaPath}"`;
+              return `unknown format "${schema5}" ignored in schema at path "${errSchemaPath}"`;
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema4)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema4, ref: fmtDef, code });
+            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema5)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema5, ref: fmtDef, code });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -57903,15 +57903,15 @@ var require_discriminator = __commonJS({
       schemaType: "object",
       error: error2,
       code(cxt) {
-        const { gen, data, schema: schema4, parentSchema, it: it2 } = cxt;
+        const { gen, data, schema: schema5, parentSchema, it: it2 } = cxt;
         const { oneOf } = parentSchema;
         if (!it2.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
-        const tagName = schema4.propertyName;
+        const tagName = schema5.propertyName;
         if (typeof tagName != "string")
           throw new Error("discriminator: requires propertyName");
-        if (schema4.mapping)
+        if (schema5.mapping)
           throw new Error("discriminator: mapping is not supported");
         if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
@@ -59092,13 +59092,13 @@ var require_identity = __commonJS({
 var require_visit = __commonJS({
   "node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
     function visit(node, visitor) {
       const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
+      if (identity2.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
         if (cd === REMOVE)
           node.contents = null;
@@ -59110,12 +59110,12 @@ var require_visit = __commonJS({
     visit.REMOVE = REMOVE;
     function visit_(key, node, visitor, path2) {
       const ctrl = callVisitor(key, node, visitor, path2);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+      if (identity2.isNode(ctrl) || identity2.isPair(ctrl)) {
         replaceNode(key, path2, ctrl);
         return visit_(key, ctrl, visitor, path2);
       }
       if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
+        if (identity2.isCollection(node)) {
           path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
             const ci2 = visit_(i, node.items[i], visitor, path2);
@@ -59128,7 +59128,7 @@ var require_visit = __commonJS({
               i -= 1;
             }
           }
-        } else if (identity.isPair(node)) {
+        } else if (identity2.isPair(node)) {
           path2 = Object.freeze(path2.concat(node));
           const ck = visit_("key", node.key, visitor, path2);
           if (ck === BREAK)
@@ -59146,7 +59146,7 @@ var require_visit = __commonJS({
     }
     async function visitAsync(node, visitor) {
       const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
+      if (identity2.isDocument(node)) {
         const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
         if (cd === REMOVE)
           node.contents = null;
@@ -59158,12 +59158,12 @@ var require_visit = __commonJS({
     visitAsync.REMOVE = REMOVE;
     async function visitAsync_(key, node, visitor, path2) {
       const ctrl = await callVisitor(key, node, visitor, path2);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+      if (identity2.isNode(ctrl) || identity2.isPair(ctrl)) {
         replaceNode(key, path2, ctrl);
         return visitAsync_(key, ctrl, visitor, path2);
       }
       if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
+        if (identity2.isCollection(node)) {
           path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
             const ci2 = await visitAsync_(i, node.items[i], visitor, path2);
@@ -59176,7 +59176,7 @@ var require_visit = __commonJS({
               i -= 1;
             }
           }
-        } else if (identity.isPair(node)) {
+        } else if (identity2.isPair(node)) {
           path2 = Object.freeze(path2.concat(node));
           const ck = await visitAsync_("key", node.key, visitor, path2);
           if (ck === BREAK)
@@ -59213,31 +59213,31 @@ var require_visit = __commonJS({
     function callVisitor(key, node, visitor, path2) {
       if (typeof visitor === "function")
         return visitor(key, node, path2);
-      if (identity.isMap(node))
+      if (identity2.isMap(node))
         return visitor.Map?.(key, node, path2);
-      if (identity.isSeq(node))
+      if (identity2.isSeq(node))
         return visitor.Seq?.(key, node, path2);
-      if (identity.isPair(node))
+      if (identity2.isPair(node))
         return visitor.Pair?.(key, node, path2);
-      if (identity.isScalar(node))
+      if (identity2.isScalar(node))
         return visitor.Scalar?.(key, node, path2);
-      if (identity.isAlias(node))
+      if (identity2.isAlias(node))
         return visitor.Alias?.(key, node, path2);
       return void 0;
     }
     function replaceNode(key, path2, node) {
       const parent = path2[path2.length - 1];
-      if (identity.isCollection(parent)) {
+      if (identity2.isCollection(parent)) {
         parent.items[key] = node;
-      } else if (identity.isPair(parent)) {
+      } else if (identity2.isPair(parent)) {
         if (key === "key")
           parent.key = node;
         else
           parent.value = node;
-      } else if (identity.isDocument(parent)) {
+      } else if (identity2.isDocument(parent)) {
         parent.contents = node;
       } else {
-        const pt2 = identity.isAlias(parent) ? "alias" : "scalar";
+        const pt2 = identity2.isAlias(parent) ? "alias" : "scalar";
         throw new Error(`Cannot replace node with ${pt2} parent`);
       }
     }
@@ -59250,7 +59250,7 @@ var require_visit = __commonJS({
 var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var visit = require_visit();
     var escapeChars = {
       "!": "%21",
@@ -59393,10 +59393,10 @@ var require_directives = __commonJS({
         const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
         const tagEntries = Object.entries(this.tags);
         let tagNames;
-        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+        if (doc && tagEntries.length > 0 && identity2.isNode(doc.contents)) {
           const tags = {};
           visit.visit(doc.contents, (_key, node) => {
-            if (identity.isNode(node) && node.tag)
+            if (identity2.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
           tagNames = Object.keys(tags);
@@ -59421,7 +59421,7 @@ var require_directives = __commonJS({
 var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var visit = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
@@ -59468,7 +59468,7 @@ var require_anchors = __commonJS({
         setAnchors: () => {
           for (const source2 of aliasObjects) {
             const ref2 = sourceObjects.get(source2);
-            if (typeof ref2 === "object" && ref2.anchor && (identity.isScalar(ref2.node) || identity.isCollection(ref2.node))) {
+            if (typeof ref2 === "object" && ref2.anchor && (identity2.isScalar(ref2.node) || identity2.isCollection(ref2.node))) {
               ref2.node.anchor = ref2.anchor;
             } else {
               const error2 = new Error("Failed to resolve repeated object (this should not happen)");
@@ -59541,12 +59541,12 @@ var require_applyReviver = __commonJS({
 var require_toJS = __commonJS({
   "node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     function toJS(value, arg, ctx) {
       if (Array.isArray(value))
         return value.map((v3, i) => toJS(v3, String(i), ctx));
       if (value && typeof value.toJSON === "function") {
-        if (!ctx || !identity.hasAnchor(value))
+        if (!ctx || !identity2.hasAnchor(value))
           return value.toJSON(arg, ctx);
         const data = { aliasCount: 0, count: 1, res: void 0 };
         ctx.anchors.set(value, data);
@@ -59572,11 +59572,11 @@ var require_Node = __commonJS({
   "node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     var NodeBase = class {
       constructor(type) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: type });
       }
       /** Create a copy of this node.  */
       clone() {
@@ -59587,7 +59587,7 @@ var require_Node = __commonJS({
       }
       /** A plain JavaScript representation of this node. */
       toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
-        if (!identity.isDocument(doc))
+        if (!identity2.isDocument(doc))
           throw new TypeError("A document argument is required");
         const ctx = {
           anchors: /* @__PURE__ */ new Map(),
@@ -59614,12 +59614,12 @@ var require_Alias = __commonJS({
     "use strict";
     var anchors = require_anchors();
     var visit = require_visit();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
     var toJS = require_toJS();
     var Alias = class extends Node2.NodeBase {
       constructor(source2) {
-        super(identity.ALIAS);
+        super(identity2.ALIAS);
         this.source = source2;
         Object.defineProperty(this, "tag", {
           set() {
@@ -59641,7 +59641,7 @@ var require_Alias = __commonJS({
           nodes = [];
           visit.visit(doc, {
             Node: (_key, node) => {
-              if (identity.isAlias(node) || identity.hasAnchor(node))
+              if (identity2.isAlias(node) || identity2.hasAnchor(node))
                 nodes.push(node);
             }
           });
@@ -59703,11 +59703,11 @@ var require_Alias = __commonJS({
       }
     };
     function getAliasCount(doc, node, anchors2) {
-      if (identity.isAlias(node)) {
+      if (identity2.isAlias(node)) {
         const source2 = node.resolve(doc);
         const anchor = anchors2 && source2 && anchors2.get(source2);
         return anchor ? anchor.count * anchor.aliasCount : 0;
-      } else if (identity.isCollection(node)) {
+      } else if (identity2.isCollection(node)) {
         let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
@@ -59715,7 +59715,7 @@ var require_Alias = __commonJS({
             count3 = c;
         }
         return count3;
-      } else if (identity.isPair(node)) {
+      } else if (identity2.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
         return Math.max(kc, vc);
@@ -59730,13 +59730,13 @@ var require_Alias = __commonJS({
 var require_Scalar = __commonJS({
   "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
     var toJS = require_toJS();
     var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
     var Scalar = class extends Node2.NodeBase {
       constructor(value) {
-        super(identity.SCALAR);
+        super(identity2.SCALAR);
         this.value = value;
       }
       toJSON(arg, ctx) {
@@ -59761,7 +59761,7 @@ var require_createNode = __commonJS({
   "node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
     function findTagObject(value, tagName, tags) {
@@ -59775,19 +59775,19 @@ var require_createNode = __commonJS({
       return tags.find((t) => t.identify?.(value) && !t.format);
     }
     function createNode(value, tagName, ctx) {
-      if (identity.isDocument(value))
+      if (identity2.isDocument(value))
         value = value.contents;
-      if (identity.isNode(value))
+      if (identity2.isNode(value))
         return value;
-      if (identity.isPair(value)) {
-        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+      if (identity2.isPair(value)) {
+        const map = ctx.schema[identity2.MAP].createNode?.(ctx.schema, null, ctx);
         map.items.push(value);
         return map;
       }
       if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
         value = value.valueOf();
       }
-      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema4, sourceObjects } = ctx;
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema5, sourceObjects } = ctx;
       let ref2 = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
         ref2 = sourceObjects.get(value);
@@ -59801,7 +59801,7 @@ var require_createNode = __commonJS({
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema4.tags);
+      let tagObj = findTagObject(value, tagName, schema5.tags);
       if (!tagObj) {
         if (value && typeof value.toJSON === "function") {
           value = value.toJSON();
@@ -59812,7 +59812,7 @@ var require_createNode = __commonJS({
             ref2.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema4[identity.MAP] : Symbol.iterator in Object(value) ? schema4[identity.SEQ] : schema4[identity.MAP];
+        tagObj = value instanceof Map ? schema5[identity2.MAP] : Symbol.iterator in Object(value) ? schema5[identity2.SEQ] : schema5[identity2.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
@@ -59836,9 +59836,9 @@ var require_Collection = __commonJS({
   "node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
-    function collectionFromPath(schema4, path2, value) {
+    function collectionFromPath(schema5, path2, value) {
       let v3 = value;
       for (let i = path2.length - 1; i >= 0; --i) {
         const k3 = path2[i];
@@ -59856,16 +59856,16 @@ var require_Collection = __commonJS({
         onAnchor: () => {
           throw new Error("This should not happen, please report a bug.");
         },
-        schema: schema4,
+        schema: schema5,
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
     var isEmptyPath = (path2) => path2 == null || typeof path2 === "object" && !!path2[Symbol.iterator]().next().done;
-    var Collection = class extends Node2.NodeBase {
-      constructor(type, schema4) {
+    var Collection2 = class extends Node2.NodeBase {
+      constructor(type, schema5) {
         super(type);
         Object.defineProperty(this, "schema", {
-          value: schema4,
+          value: schema5,
           configurable: true,
           enumerable: false,
           writable: true
@@ -59876,11 +59876,11 @@ var require_Collection = __commonJS({
        *
        * @param schema - If defined, overwrites the original's schema
        */
-      clone(schema4) {
+      clone(schema5) {
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (schema4)
-          copy.schema = schema4;
-        copy.items = copy.items.map((it2) => identity.isNode(it2) || identity.isPair(it2) ? it2.clone(schema4) : it2);
+        if (schema5)
+          copy.schema = schema5;
+        copy.items = copy.items.map((it2) => identity2.isNode(it2) || identity2.isPair(it2) ? it2.clone(schema5) : it2);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -59896,7 +59896,7 @@ var require_Collection = __commonJS({
         else {
           const [key, ...rest] = path2;
           const node = this.get(key, true);
-          if (identity.isCollection(node))
+          if (identity2.isCollection(node))
             node.addIn(rest, value);
           else if (node === void 0 && this.schema)
             this.set(key, collectionFromPath(this.schema, rest, value));
@@ -59913,7 +59913,7 @@ var require_Collection = __commonJS({
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
-        if (identity.isCollection(node))
+        if (identity2.isCollection(node))
           return node.deleteIn(rest);
         else
           throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
@@ -59927,16 +59927,16 @@ var require_Collection = __commonJS({
         const [key, ...rest] = path2;
         const node = this.get(key, true);
         if (rest.length === 0)
-          return !keepScalar && identity.isScalar(node) ? node.value : node;
+          return !keepScalar && identity2.isScalar(node) ? node.value : node;
         else
-          return identity.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
+          return identity2.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
       }
       hasAllNullValues(allowScalar) {
         return this.items.every((node) => {
-          if (!identity.isPair(node))
+          if (!identity2.isPair(node))
             return false;
           const n2 = node.value;
-          return n2 == null || allowScalar && identity.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
+          return n2 == null || allowScalar && identity2.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
         });
       }
       /**
@@ -59947,7 +59947,7 @@ var require_Collection = __commonJS({
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
-        return identity.isCollection(node) ? node.hasIn(rest) : false;
+        return identity2.isCollection(node) ? node.hasIn(rest) : false;
       }
       /**
        * Sets a value in this collection. For `!!set`, `value` needs to be a
@@ -59959,7 +59959,7 @@ var require_Collection = __commonJS({
           this.set(key, value);
         } else {
           const node = this.get(key, true);
-          if (identity.isCollection(node))
+          if (identity2.isCollection(node))
             node.setIn(rest, value);
           else if (node === void 0 && this.schema)
             this.set(key, collectionFromPath(this.schema, rest, value));
@@ -59968,7 +59968,7 @@ var require_Collection = __commonJS({
         }
       }
     };
-    exports.Collection = Collection;
+    exports.Collection = Collection2;
     exports.collectionFromPath = collectionFromPath;
     exports.isEmptyPath = isEmptyPath;
   }
@@ -60415,7 +60415,7 @@ var require_stringify = __commonJS({
   "node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringifyComment = require_stringifyComment();
     var stringifyString = require_stringifyString();
     function createStringifyContext(doc, options) {
@@ -60468,7 +60468,7 @@ var require_stringify = __commonJS({
       }
       let tagObj = void 0;
       let obj;
-      if (identity.isScalar(item)) {
+      if (identity2.isScalar(item)) {
         obj = item.value;
         let match2 = tags.filter((t) => t.identify?.(obj));
         if (match2.length > 1) {
@@ -60491,7 +60491,7 @@ var require_stringify = __commonJS({
       if (!doc.directives)
         return "";
       const props = [];
-      const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+      const anchor = (identity2.isScalar(node) || identity2.isCollection(node)) && node.anchor;
       if (anchor && anchors.anchorIsValid(anchor)) {
         anchors$1.add(anchor);
         props.push(`&${anchor}`);
@@ -60502,9 +60502,9 @@ var require_stringify = __commonJS({
       return props.join(" ");
     }
     function stringify2(item, ctx, onComment, onChompKeep) {
-      if (identity.isPair(item))
+      if (identity2.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
-      if (identity.isAlias(item)) {
+      if (identity2.isAlias(item)) {
         if (ctx.doc.directives)
           return item.toString(ctx);
         if (ctx.resolvedAliases?.has(item)) {
@@ -60518,15 +60518,15 @@ var require_stringify = __commonJS({
         }
       }
       let tagObj = void 0;
-      const node = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      const node = identity2.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
       tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity2.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
         return str;
-      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
+      return identity2.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
 ${ctx.indent}${str}`;
     }
     exports.createStringifyContext = createStringifyContext;
@@ -60538,23 +60538,23 @@ ${ctx.indent}${str}`;
 var require_stringifyPair = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key) && key.comment || null;
+      let keyComment = identity2.isNode(key) && key.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+        if (identity2.isCollection(key) || !identity2.isNode(key) && typeof key === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity2.isCollection(key) || (identity2.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -60595,7 +60595,7 @@ ${indent}:`;
           str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
-      if (identity.isNode(value)) {
+      if (identity2.isNode(value)) {
         vsb = !!value.spaceBefore;
         vcb = value.commentBefore;
         valueComment = value.comment;
@@ -60607,10 +60607,10 @@ ${indent}:`;
           value = doc.createNode(value);
       }
       ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity.isScalar(value))
+      if (!explicitKey && !keyComment && identity2.isScalar(value))
         ctx.indentAtStart = str.length + 1;
       chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity2.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
@@ -60630,7 +60630,7 @@ ${stringifyComment.indentComment(cs2, ctx.indent)}`;
           ws2 += `
 ${ctx.indent}`;
         }
-      } else if (!explicitKey && identity.isCollection(value)) {
+      } else if (!explicitKey && identity2.isCollection(value)) {
         const vs0 = valueStr[0];
         const nl0 = valueStr.indexOf("\n");
         const hasNewline = nl0 !== -1;
@@ -60693,10 +60693,10 @@ var require_log = __commonJS({
 var require_merge = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var MERGE_KEY2 = "<<";
-    var merge = {
+    var merge2 = {
       identify: (value) => value === MERGE_KEY2 || typeof value === "symbol" && value.description === MERGE_KEY2,
       default: "key",
       tag: "tag:yaml.org,2002:merge",
@@ -60706,10 +60706,10 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY2
     };
-    var isMergeKey = (ctx, key) => (merge.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge.tag && tag.default);
+    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity2.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
     function addMergeToJSMap(ctx, map, value) {
       const source2 = resolveAliasValue(ctx, value);
-      if (identity.isSeq(source2))
+      if (identity2.isSeq(source2))
         for (const it2 of source2.items)
           mergeValue(ctx, map, it2);
       else if (Array.isArray(source2))
@@ -60720,7 +60720,7 @@ var require_merge = __commonJS({
     }
     function mergeValue(ctx, map, value) {
       const source2 = resolveAliasValue(ctx, value);
-      if (!identity.isMap(source2))
+      if (!identity2.isMap(source2))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source2.toJSON(null, ctx, Map);
       for (const [key, value2] of srcMap) {
@@ -60741,11 +60741,11 @@ var require_merge = __commonJS({
       return map;
     }
     function resolveAliasValue(ctx, value) {
-      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+      return ctx && identity2.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
     }
     exports.addMergeToJSMap = addMergeToJSMap;
     exports.isMergeKey = isMergeKey;
-    exports.merge = merge;
+    exports.merge = merge2;
   }
 });
 
@@ -60754,15 +60754,15 @@ var require_addPairToJSMap = __commonJS({
   "node_modules/yaml/dist/nodes/addPairToJSMap.js"(exports) {
     "use strict";
     var log2 = require_log();
-    var merge = require_merge();
+    var merge2 = require_merge();
     var stringify2 = require_stringify();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value }) {
-      if (identity.isNode(key) && key.addToJSMap)
+      if (identity2.isNode(key) && key.addToJSMap)
         key.addToJSMap(ctx, map, value);
-      else if (merge.isMergeKey(ctx, key))
-        merge.addMergeToJSMap(ctx, map, value);
+      else if (merge2.isMergeKey(ctx, key))
+        merge2.addMergeToJSMap(ctx, map, value);
       else {
         const jsKey = toJS.toJS(key, "", ctx);
         if (map instanceof Map) {
@@ -60790,7 +60790,7 @@ var require_addPairToJSMap = __commonJS({
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity.isNode(key) && ctx?.doc) {
+      if (identity2.isNode(key) && ctx?.doc) {
         const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
@@ -60820,7 +60820,7 @@ var require_Pair = __commonJS({
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
-    var identity = require_identity();
+    var identity2 = require_identity();
     function createPair(key, value, ctx) {
       const k3 = createNode.createNode(key, void 0, ctx);
       const v3 = createNode.createNode(value, void 0, ctx);
@@ -60828,16 +60828,16 @@ var require_Pair = __commonJS({
     }
     var Pair = class _Pair {
       constructor(key, value = null) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: identity2.PAIR });
         this.key = key;
         this.value = value;
       }
-      clone(schema4) {
+      clone(schema5) {
         let { key, value } = this;
-        if (identity.isNode(key))
-          key = key.clone(schema4);
-        if (identity.isNode(value))
-          value = value.clone(schema4);
+        if (identity2.isNode(key))
+          key = key.clone(schema5);
+        if (identity2.isNode(value))
+          value = value.clone(schema5);
         return new _Pair(key, value);
       }
       toJSON(_3, ctx) {
@@ -60857,7 +60857,7 @@ var require_Pair = __commonJS({
 var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
@@ -60873,14 +60873,14 @@ var require_stringifyCollection = __commonJS({
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment2 = null;
-        if (identity.isNode(item)) {
+        if (identity2.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
           if (item.comment)
             comment2 = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
+        } else if (identity2.isPair(item)) {
+          const ik = identity2.isNode(item.key) ? item.key : null;
           if (ik) {
             if (!chompKeep && ik.spaceBefore)
               lines.push("");
@@ -60928,14 +60928,14 @@ ${indent}${line}` : "\n";
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment = null;
-        if (identity.isNode(item)) {
+        if (identity2.isNode(item)) {
           if (item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, false);
           if (item.comment)
             comment = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
+        } else if (identity2.isPair(item)) {
+          const ik = identity2.isNode(item.key) ? item.key : null;
           if (ik) {
             if (ik.spaceBefore)
               lines.push("");
@@ -60943,7 +60943,7 @@ ${indent}${line}` : "\n";
             if (ik.comment)
               reqNewline = true;
           }
-          const iv = identity.isNode(item.value) ? item.value : null;
+          const iv = identity2.isNode(item.value) ? item.value : null;
           if (iv) {
             if (iv.comment)
               comment = iv.comment;
@@ -61010,37 +61010,37 @@ var require_YAMLMap = __commonJS({
     "use strict";
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
-    var Collection = require_Collection();
-    var identity = require_identity();
+    var Collection2 = require_Collection();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair(items, key) {
-      const k3 = identity.isScalar(key) ? key.value : key;
+      const k3 = identity2.isScalar(key) ? key.value : key;
       for (const it2 of items) {
-        if (identity.isPair(it2)) {
+        if (identity2.isPair(it2)) {
           if (it2.key === key || it2.key === k3)
             return it2;
-          if (identity.isScalar(it2.key) && it2.key.value === k3)
+          if (identity2.isScalar(it2.key) && it2.key.value === k3)
             return it2;
         }
       }
       return void 0;
     }
-    var YAMLMap = class extends Collection.Collection {
+    var YAMLMap = class extends Collection2.Collection {
       static get tagName() {
         return "tag:yaml.org,2002:map";
       }
-      constructor(schema4) {
-        super(identity.MAP, schema4);
+      constructor(schema5) {
+        super(identity2.MAP, schema5);
         this.items = [];
       }
       /**
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema4, obj, ctx) {
+      static from(schema5, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
-        const map = new this(schema4);
+        const map = new this(schema5);
         const add = (key, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key, value);
@@ -61056,8 +61056,8 @@ var require_YAMLMap = __commonJS({
           for (const key of Object.keys(obj))
             add(key, obj[key]);
         }
-        if (typeof schema4.sortMapEntries === "function") {
-          map.items.sort(schema4.sortMapEntries);
+        if (typeof schema5.sortMapEntries === "function") {
+          map.items.sort(schema5.sortMapEntries);
         }
         return map;
       }
@@ -61069,7 +61069,7 @@ var require_YAMLMap = __commonJS({
        */
       add(pair, overwrite) {
         let _pair;
-        if (identity.isPair(pair))
+        if (identity2.isPair(pair))
           _pair = pair;
         else if (!pair || typeof pair !== "object" || !("key" in pair)) {
           _pair = new Pair.Pair(pair, pair?.value);
@@ -61080,7 +61080,7 @@ var require_YAMLMap = __commonJS({
         if (prev) {
           if (!overwrite)
             throw new Error(`Key ${_pair.key} already set`);
-          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+          if (identity2.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
             prev.value.value = _pair.value;
           else
             prev.value = _pair.value;
@@ -61104,7 +61104,7 @@ var require_YAMLMap = __commonJS({
       get(key, keepScalar) {
         const it2 = findPair(this.items, key);
         const node = it2?.value;
-        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? void 0;
+        return (!keepScalar && identity2.isScalar(node) ? node.value : node) ?? void 0;
       }
       has(key) {
         return !!findPair(this.items, key);
@@ -61129,7 +61129,7 @@ var require_YAMLMap = __commonJS({
         if (!ctx)
           return JSON.stringify(this);
         for (const item of this.items) {
-          if (!identity.isPair(item))
+          if (!identity2.isPair(item))
             throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
         }
         if (!ctx.allNullValues && this.hasAllNullValues(false))
@@ -61152,7 +61152,7 @@ var require_YAMLMap = __commonJS({
 var require_map = __commonJS({
   "node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var YAMLMap = require_YAMLMap();
     var map = {
       collection: "map",
@@ -61160,11 +61160,11 @@ var require_map = __commonJS({
       nodeClass: YAMLMap.YAMLMap,
       tag: "tag:yaml.org,2002:map",
       resolve(map2, onError) {
-        if (!identity.isMap(map2))
+        if (!identity2.isMap(map2))
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema4, obj, ctx) => YAMLMap.YAMLMap.from(schema4, obj, ctx)
+      createNode: (schema5, obj, ctx) => YAMLMap.YAMLMap.from(schema5, obj, ctx)
     };
     exports.map = map;
   }
@@ -61176,16 +61176,16 @@ var require_YAMLSeq = __commonJS({
     "use strict";
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
-    var Collection = require_Collection();
-    var identity = require_identity();
+    var Collection2 = require_Collection();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var toJS = require_toJS();
-    var YAMLSeq = class extends Collection.Collection {
+    var YAMLSeq = class extends Collection2.Collection {
       static get tagName() {
         return "tag:yaml.org,2002:seq";
       }
-      constructor(schema4) {
-        super(identity.SEQ, schema4);
+      constructor(schema5) {
+        super(identity2.SEQ, schema5);
         this.items = [];
       }
       add(value) {
@@ -61211,7 +61211,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           return void 0;
         const it2 = this.items[idx];
-        return !keepScalar && identity.isScalar(it2) ? it2.value : it2;
+        return !keepScalar && identity2.isScalar(it2) ? it2.value : it2;
       }
       /**
        * Checks if the collection includes a value with the key `key`.
@@ -61235,7 +61235,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           throw new Error(`Expected a valid index, not ${key}.`);
         const prev = this.items[idx];
-        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+        if (identity2.isScalar(prev) && Scalar.isScalarValue(value))
           prev.value = value;
         else
           this.items[idx] = value;
@@ -61260,9 +61260,9 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema4, obj, ctx) {
+      static from(schema5, obj, ctx) {
         const { replacer } = ctx;
-        const seq = new this(schema4);
+        const seq = new this(schema5);
         if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
           for (let it2 of obj) {
@@ -61277,7 +61277,7 @@ var require_YAMLSeq = __commonJS({
       }
     };
     function asItemIndex(key) {
-      let idx = identity.isScalar(key) ? key.value : key;
+      let idx = identity2.isScalar(key) ? key.value : key;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -61290,7 +61290,7 @@ var require_YAMLSeq = __commonJS({
 var require_seq = __commonJS({
   "node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var YAMLSeq = require_YAMLSeq();
     var seq = {
       collection: "seq",
@@ -61298,11 +61298,11 @@ var require_seq = __commonJS({
       nodeClass: YAMLSeq.YAMLSeq,
       tag: "tag:yaml.org,2002:seq",
       resolve(seq2, onError) {
-        if (!identity.isSeq(seq2))
+        if (!identity2.isSeq(seq2))
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema4, obj, ctx) => YAMLSeq.YAMLSeq.from(schema4, obj, ctx)
+      createNode: (schema5, obj, ctx) => YAMLSeq.YAMLSeq.from(schema5, obj, ctx)
     };
     exports.seq = seq;
   }
@@ -61498,7 +61498,7 @@ var require_schema2 = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema4 = [
+    var schema5 = [
       map.map,
       seq.seq,
       string.string,
@@ -61511,7 +61511,7 @@ var require_schema2 = __commonJS({
       float.floatExp,
       float.float
     ];
-    exports.schema = schema4;
+    exports.schema = schema5;
   }
 });
 
@@ -61577,8 +61577,8 @@ var require_schema3 = __commonJS({
         return str;
       }
     };
-    var schema4 = [map.map, seq.seq].concat(jsonScalars, jsonError);
-    exports.schema = schema4;
+    var schema5 = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports.schema = schema5;
   }
 });
 
@@ -61652,17 +61652,17 @@ var require_binary = __commonJS({
 var require_pairs = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLSeq = require_YAMLSeq();
     function resolvePairs(seq, onError) {
-      if (identity.isSeq(seq)) {
+      if (identity2.isSeq(seq)) {
         for (let i = 0; i < seq.items.length; ++i) {
           let item = seq.items[i];
-          if (identity.isPair(item))
+          if (identity2.isPair(item))
             continue;
-          else if (identity.isMap(item)) {
+          else if (identity2.isMap(item)) {
             if (item.items.length > 1)
               onError("Each pair must have its own sequence indicator");
             const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
@@ -61676,15 +61676,15 @@ ${cn2.comment}` : item.comment;
             }
             item = pair;
           }
-          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+          seq.items[i] = identity2.isPair(item) ? item : new Pair.Pair(item);
         }
       } else
         onError("Expected a sequence for this tag");
       return seq;
     }
-    function createPairs(schema4, iterable, ctx) {
+    function createPairs(schema5, iterable, ctx) {
       const { replacer } = ctx;
-      const pairs2 = new YAMLSeq.YAMLSeq(schema4);
+      const pairs2 = new YAMLSeq.YAMLSeq(schema5);
       pairs2.tag = "tag:yaml.org,2002:pairs";
       let i = 0;
       if (iterable && Symbol.iterator in Object(iterable))
@@ -61730,7 +61730,7 @@ ${cn2.comment}` : item.comment;
 var require_omap = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -61757,7 +61757,7 @@ var require_omap = __commonJS({
           ctx.onCreate(map);
         for (const pair of this.items) {
           let key, value;
-          if (identity.isPair(pair)) {
+          if (identity2.isPair(pair)) {
             key = toJS.toJS(pair.key, "", ctx);
             value = toJS.toJS(pair.value, key, ctx);
           } else {
@@ -61769,8 +61769,8 @@ var require_omap = __commonJS({
         }
         return map;
       }
-      static from(schema4, iterable, ctx) {
-        const pairs$1 = pairs.createPairs(schema4, iterable, ctx);
+      static from(schema5, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema5, iterable, ctx);
         const omap2 = new this();
         omap2.items = pairs$1.items;
         return omap2;
@@ -61787,7 +61787,7 @@ var require_omap = __commonJS({
         const pairs$1 = pairs.resolvePairs(seq, onError);
         const seenKeys = [];
         for (const { key } of pairs$1.items) {
-          if (identity.isScalar(key)) {
+          if (identity2.isScalar(key)) {
             if (seenKeys.includes(key.value)) {
               onError(`Ordered maps must not include duplicate keys: ${key.value}`);
             } else {
@@ -61797,7 +61797,7 @@ var require_omap = __commonJS({
         }
         return Object.assign(new YAMLOMap(), pairs$1);
       },
-      createNode: (schema4, iterable, ctx) => YAMLOMap.from(schema4, iterable, ctx)
+      createNode: (schema5, iterable, ctx) => YAMLOMap.from(schema5, iterable, ctx)
     };
     exports.YAMLOMap = YAMLOMap;
     exports.omap = omap;
@@ -61968,17 +61968,17 @@ var require_int2 = __commonJS({
 var require_set = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
-      constructor(schema4) {
-        super(schema4);
+      constructor(schema5) {
+        super(schema5);
         this.tag = _YAMLSet.tag;
       }
       add(key) {
         let pair;
-        if (identity.isPair(key))
+        if (identity2.isPair(key))
           pair = key;
         else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
           pair = new Pair.Pair(key.key, null);
@@ -61994,7 +61994,7 @@ var require_set = __commonJS({
        */
       get(key, keepPair) {
         const pair = YAMLMap.findPair(this.items, key);
-        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+        return !keepPair && identity2.isPair(pair) ? identity2.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
       set(key, value) {
         if (typeof value !== "boolean")
@@ -62017,9 +62017,9 @@ var require_set = __commonJS({
         else
           throw new Error("Set items must all have null values");
       }
-      static from(schema4, iterable, ctx) {
+      static from(schema5, iterable, ctx) {
         const { replacer } = ctx;
-        const set2 = new this(schema4);
+        const set2 = new this(schema5);
         if (iterable && Symbol.iterator in Object(iterable))
           for (let value of iterable) {
             if (typeof replacer === "function")
@@ -62036,9 +62036,9 @@ var require_set = __commonJS({
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
-      createNode: (schema4, iterable, ctx) => YAMLSet.from(schema4, iterable, ctx),
+      createNode: (schema5, iterable, ctx) => YAMLSet.from(schema5, iterable, ctx),
       resolve(map, onError) {
-        if (identity.isMap(map)) {
+        if (identity2.isMap(map)) {
           if (map.hasAllNullValues(true))
             return Object.assign(new YAMLSet(), map);
           else
@@ -62153,12 +62153,12 @@ var require_schema4 = __commonJS({
     var bool = require_bool2();
     var float = require_float2();
     var int = require_int2();
-    var merge = require_merge();
+    var merge2 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var set = require_set();
     var timestamp = require_timestamp();
-    var schema4 = [
+    var schema5 = [
       map.map,
       seq.seq,
       string.string,
@@ -62173,7 +62173,7 @@ var require_schema4 = __commonJS({
       float.floatExp,
       float.float,
       binary.binary,
-      merge.merge,
+      merge2.merge,
       omap.omap,
       pairs.pairs,
       set.set,
@@ -62181,7 +62181,7 @@ var require_schema4 = __commonJS({
       timestamp.floatTime,
       timestamp.timestamp
     ];
-    exports.schema = schema4;
+    exports.schema = schema5;
   }
 });
 
@@ -62196,17 +62196,17 @@ var require_tags = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema4 = require_schema2();
+    var schema5 = require_schema2();
     var schema$1 = require_schema3();
     var binary = require_binary();
-    var merge = require_merge();
+    var merge2 = require_merge();
     var omap = require_omap();
     var pairs = require_pairs();
     var schema$2 = require_schema4();
     var set = require_set();
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
-      ["core", schema4.schema],
+      ["core", schema5.schema],
       ["failsafe", [map.map, seq.seq, string.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
@@ -62224,7 +62224,7 @@ var require_tags = __commonJS({
       intOct: int.intOct,
       intTime: timestamp.intTime,
       map: map.map,
-      merge: merge.merge,
+      merge: merge2.merge,
       null: _null.nullTag,
       omap: omap.omap,
       pairs: pairs.pairs,
@@ -62234,7 +62234,7 @@ var require_tags = __commonJS({
     };
     var coreKnownTags = {
       "tag:yaml.org,2002:binary": binary.binary,
-      "tag:yaml.org,2002:merge": merge.merge,
+      "tag:yaml.org,2002:merge": merge2.merge,
       "tag:yaml.org,2002:omap": omap.omap,
       "tag:yaml.org,2002:pairs": pairs.pairs,
       "tag:yaml.org,2002:set": set.set,
@@ -62243,7 +62243,7 @@ var require_tags = __commonJS({
     function getTags(customTags, schemaName, addMergeTag) {
       const schemaTags = schemas.get(schemaName);
       if (schemaTags && !customTags) {
-        return addMergeTag && !schemaTags.includes(merge.merge) ? schemaTags.concat(merge.merge) : schemaTags.slice();
+        return addMergeTag && !schemaTags.includes(merge2.merge) ? schemaTags.concat(merge2.merge) : schemaTags.slice();
       }
       let tags = schemaTags;
       if (!tags) {
@@ -62261,7 +62261,7 @@ var require_tags = __commonJS({
         tags = customTags(tags.slice());
       }
       if (addMergeTag)
-        tags = tags.concat(merge.merge);
+        tags = tags.concat(merge2.merge);
       return tags.reduce((tags2, tag) => {
         const tagObj = typeof tag === "string" ? tagsByName[tag] : tag;
         if (!tagObj) {
@@ -62283,22 +62283,22 @@ var require_tags = __commonJS({
 var require_Schema = __commonJS({
   "node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var map = require_map();
     var seq = require_seq();
     var string = require_string();
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b3) => a.key < b3.key ? -1 : a.key > b3.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge, resolveKnownTags, schema: schema4, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema: schema5, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
-        this.name = typeof schema4 === "string" && schema4 || "core";
+        this.name = typeof schema5 === "string" && schema5 || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
-        this.tags = tags.getTags(customTags, this.name, merge);
+        this.tags = tags.getTags(customTags, this.name, merge2);
         this.toStringOptions = toStringDefaults ?? null;
-        Object.defineProperty(this, identity.MAP, { value: map.map });
-        Object.defineProperty(this, identity.SCALAR, { value: string.string });
-        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        Object.defineProperty(this, identity2.MAP, { value: map.map });
+        Object.defineProperty(this, identity2.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity2.SEQ, { value: seq.seq });
         this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
       }
       clone() {
@@ -62315,7 +62315,7 @@ var require_Schema = __commonJS({
 var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
@@ -62342,7 +62342,7 @@ var require_stringifyDocument = __commonJS({
       let chompKeep = false;
       let contentComment = null;
       if (doc.contents) {
-        if (identity.isNode(doc.contents)) {
+        if (identity2.isNode(doc.contents)) {
           if (doc.contents.spaceBefore && hasDirectives)
             lines.push("");
           if (doc.contents.commentBefore) {
@@ -62396,8 +62396,8 @@ var require_Document = __commonJS({
   "node_modules/yaml/dist/doc/Document.js"(exports) {
     "use strict";
     var Alias = require_Alias();
-    var Collection = require_Collection();
-    var identity = require_identity();
+    var Collection2 = require_Collection();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var toJS = require_toJS();
     var Schema = require_Schema();
@@ -62412,7 +62412,7 @@ var require_Document = __commonJS({
         this.comment = null;
         this.errors = [];
         this.warnings = [];
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: identity2.DOC });
         let _replacer = null;
         if (typeof replacer === "function" || Array.isArray(replacer)) {
           _replacer = replacer;
@@ -62448,7 +62448,7 @@ var require_Document = __commonJS({
        */
       clone() {
         const copy = Object.create(_Document.prototype, {
-          [identity.NODE_TYPE]: { value: identity.DOC }
+          [identity2.NODE_TYPE]: { value: identity2.DOC }
         });
         copy.commentBefore = this.commentBefore;
         copy.comment = this.comment;
@@ -62458,7 +62458,7 @@ var require_Document = __commonJS({
         if (this.directives)
           copy.directives = this.directives.clone();
         copy.schema = this.schema.clone();
-        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        copy.contents = identity2.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -62521,7 +62521,7 @@ var require_Document = __commonJS({
           sourceObjects
         };
         const node = createNode.createNode(value, tag, ctx);
-        if (flow && identity.isCollection(node))
+        if (flow && identity2.isCollection(node))
           node.flow = true;
         setAnchors();
         return node;
@@ -62547,7 +62547,7 @@ var require_Document = __commonJS({
        * @returns `true` if the item was found and removed.
        */
       deleteIn(path2) {
-        if (Collection.isEmptyPath(path2)) {
+        if (Collection2.isEmptyPath(path2)) {
           if (this.contents == null)
             return false;
           this.contents = null;
@@ -62561,7 +62561,7 @@ var require_Document = __commonJS({
        * `true` (collections are always returned intact).
        */
       get(key, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+        return identity2.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
@@ -62569,23 +62569,23 @@ var require_Document = __commonJS({
        * `true` (collections are always returned intact).
        */
       getIn(path2, keepScalar) {
-        if (Collection.isEmptyPath(path2))
-          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path2, keepScalar) : void 0;
+        if (Collection2.isEmptyPath(path2))
+          return !keepScalar && identity2.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity2.isCollection(this.contents) ? this.contents.getIn(path2, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
        */
       has(key) {
-        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+        return identity2.isCollection(this.contents) ? this.contents.has(key) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
        */
       hasIn(path2) {
-        if (Collection.isEmptyPath(path2))
+        if (Collection2.isEmptyPath(path2))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path2) : false;
+        return identity2.isCollection(this.contents) ? this.contents.hasIn(path2) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -62593,7 +62593,7 @@ var require_Document = __commonJS({
        */
       set(key, value) {
         if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, [key], value);
+          this.contents = Collection2.collectionFromPath(this.schema, [key], value);
         } else if (assertCollection(this.contents)) {
           this.contents.set(key, value);
         }
@@ -62603,10 +62603,10 @@ var require_Document = __commonJS({
        * boolean to add/remove the item from the set.
        */
       setIn(path2, value) {
-        if (Collection.isEmptyPath(path2)) {
+        if (Collection2.isEmptyPath(path2)) {
           this.contents = value;
         } else if (this.contents == null) {
-          this.contents = Collection.collectionFromPath(this.schema, Array.from(path2), value);
+          this.contents = Collection2.collectionFromPath(this.schema, Array.from(path2), value);
         } else if (assertCollection(this.contents)) {
           this.contents.setIn(path2, value);
         }
@@ -62692,7 +62692,7 @@ var require_Document = __commonJS({
       }
     };
     function assertCollection(contents) {
-      if (identity.isCollection(contents))
+      if (identity2.isCollection(contents))
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
@@ -62963,12 +62963,12 @@ var require_util_flow_indent_check = __commonJS({
 var require_util_map_includes = __commonJS({
   "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     function mapIncludes(ctx, items, search) {
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b3) => a === b3 || identity.isScalar(a) && identity.isScalar(b3) && a.value === b3.value;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b3) => a === b3 || identity2.isScalar(a) && identity2.isScalar(b3) && a.value === b3.value;
       return items.some((pair) => isEqual(pair.key, search));
     }
     exports.mapIncludes = mapIncludes;
@@ -62994,10 +62994,10 @@ var require_resolve_block_map = __commonJS({
       let offset = bm.offset;
       let commentEnd = null;
       for (const collItem of bm.items) {
-        const { start, key, sep: sep5, value } = collItem;
+        const { start, key, sep: sep6, value } = collItem;
         const keyProps = resolveProps.resolveProps(start, {
           indicator: "explicit-key-ind",
-          next: key ?? sep5?.[0],
+          next: key ?? sep6?.[0],
           offset,
           onError,
           parentIndent: bm.indent,
@@ -63011,7 +63011,7 @@ var require_resolve_block_map = __commonJS({
             else if ("indent" in key && key.indent !== bm.indent)
               onError(offset, "BAD_INDENT", startColMsg);
           }
-          if (!keyProps.anchor && !keyProps.tag && !sep5) {
+          if (!keyProps.anchor && !keyProps.tag && !sep6) {
             commentEnd = keyProps.end;
             if (keyProps.comment) {
               if (map.comment)
@@ -63035,7 +63035,7 @@ var require_resolve_block_map = __commonJS({
         ctx.atKey = false;
         if (utilMapIncludes.mapIncludes(ctx, map.items, keyNode))
           onError(keyStart, "DUPLICATE_KEY", "Map keys must be unique");
-        const valueProps = resolveProps.resolveProps(sep5 ?? [], {
+        const valueProps = resolveProps.resolveProps(sep6 ?? [], {
           indicator: "map-value-ind",
           next: value,
           offset: keyNode.range[2],
@@ -63051,7 +63051,7 @@ var require_resolve_block_map = __commonJS({
             if (ctx.options.strict && keyProps.start < valueProps.found.offset - 1024)
               onError(keyNode.range, "KEY_OVER_1024_CHARS", "The : indicator must be at most 1024 chars after the start of an implicit block mapping key");
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep5, null, valueProps, onError);
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : composeEmptyNode(ctx, offset, sep6, null, valueProps, onError);
           if (ctx.schema.compat)
             utilFlowIndentCheck.flowIndentCheck(bm.indent, value, onError);
           offset = valueNode.range[2];
@@ -63142,7 +63142,7 @@ var require_resolve_end = __commonJS({
       let comment = "";
       if (end) {
         let hasSpace = false;
-        let sep5 = "";
+        let sep6 = "";
         for (const token of end) {
           const { source: source2, type } = token;
           switch (type) {
@@ -63156,13 +63156,13 @@ var require_resolve_end = __commonJS({
               if (!comment)
                 comment = cb;
               else
-                comment += sep5 + cb;
-              sep5 = "";
+                comment += sep6 + cb;
+              sep6 = "";
               break;
             }
             case "newline":
               if (comment)
-                sep5 += source2;
+                sep6 += source2;
               hasSpace = true;
               break;
             default:
@@ -63181,7 +63181,7 @@ var require_resolve_end = __commonJS({
 var require_resolve_flow_collection = __commonJS({
   "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -63205,18 +63205,18 @@ var require_resolve_flow_collection = __commonJS({
       let offset = fc.offset + fc.start.source.length;
       for (let i = 0; i < fc.items.length; ++i) {
         const collItem = fc.items[i];
-        const { start, key, sep: sep5, value } = collItem;
+        const { start, key, sep: sep6, value } = collItem;
         const props = resolveProps.resolveProps(start, {
           flow: fcName,
           indicator: "explicit-key-ind",
-          next: key ?? sep5?.[0],
+          next: key ?? sep6?.[0],
           offset,
           onError,
           parentIndent: fc.indent,
           startOnNewline: false
         });
         if (!props.found) {
-          if (!props.anchor && !props.tag && !sep5 && !value) {
+          if (!props.anchor && !props.tag && !sep6 && !value) {
             if (i === 0 && props.comma)
               onError(props.comma, "UNEXPECTED_TOKEN", `Unexpected , in ${fcName}`);
             else if (i < fc.items.length - 1)
@@ -63260,7 +63260,7 @@ var require_resolve_flow_collection = __commonJS({
             }
             if (prevItemComment) {
               let prev = coll.items[coll.items.length - 1];
-              if (identity.isPair(prev))
+              if (identity2.isPair(prev))
                 prev = prev.value ?? prev.key;
               if (prev.comment)
                 prev.comment += "\n" + prevItemComment;
@@ -63270,8 +63270,8 @@ var require_resolve_flow_collection = __commonJS({
             }
           }
         }
-        if (!isMap2 && !sep5 && !props.found) {
-          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep5, null, props, onError);
+        if (!isMap2 && !sep6 && !props.found) {
+          const valueNode = value ? composeNode(ctx, value, props, onError) : composeEmptyNode(ctx, props.end, sep6, null, props, onError);
           coll.items.push(valueNode);
           offset = valueNode.range[2];
           if (isBlock(value))
@@ -63283,7 +63283,7 @@ var require_resolve_flow_collection = __commonJS({
           if (isBlock(key))
             onError(keyNode.range, "BLOCK_IN_FLOW", blockMsg);
           ctx.atKey = false;
-          const valueProps = resolveProps.resolveProps(sep5 ?? [], {
+          const valueProps = resolveProps.resolveProps(sep6 ?? [], {
             flow: fcName,
             indicator: "map-value-ind",
             next: value,
@@ -63294,8 +63294,8 @@ var require_resolve_flow_collection = __commonJS({
           });
           if (valueProps.found) {
             if (!isMap2 && !props.found && ctx.options.strict) {
-              if (sep5)
-                for (const st2 of sep5) {
+              if (sep6)
+                for (const st2 of sep6) {
                   if (st2 === valueProps.found)
                     break;
                   if (st2.type === "newline") {
@@ -63312,7 +63312,7 @@ var require_resolve_flow_collection = __commonJS({
             else
               onError(valueProps.start, "MISSING_CHAR", `Missing , or : between ${fcName} items`);
           }
-          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep5, null, valueProps, onError) : null;
+          const valueNode = value ? composeNode(ctx, value, valueProps, onError) : valueProps.found ? composeEmptyNode(ctx, valueProps.end, sep6, null, valueProps, onError) : null;
           if (valueNode) {
             if (isBlock(value))
               onError(valueNode.range, "BLOCK_IN_FLOW", blockMsg);
@@ -63375,7 +63375,7 @@ var require_resolve_flow_collection = __commonJS({
 var require_compose_collection = __commonJS({
   "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -63425,7 +63425,7 @@ var require_compose_collection = __commonJS({
       }
       const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
       const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
-      const node = identity.isNode(res) ? res : new Scalar.Scalar(res);
+      const node = identity2.isNode(res) ? res : new Scalar.Scalar(res);
       node.range = coll.range;
       node.tag = tagName;
       if (tag?.format)
@@ -63441,13 +63441,13 @@ var require_resolve_block_scalar = __commonJS({
   "node_modules/yaml/dist/compose/resolve-block-scalar.js"(exports) {
     "use strict";
     var Scalar = require_Scalar();
-    function resolveBlockScalar(ctx, scalar2, onError) {
-      const start = scalar2.offset;
-      const header = parseBlockScalarHeader(scalar2, ctx.options.strict, onError);
+    function resolveBlockScalar(ctx, scalar3, onError) {
+      const start = scalar3.offset;
+      const header = parseBlockScalarHeader(scalar3, ctx.options.strict, onError);
       if (!header)
         return { value: "", type: null, comment: "", range: [start, start, start] };
       const type = header.mode === ">" ? Scalar.Scalar.BLOCK_FOLDED : Scalar.Scalar.BLOCK_LITERAL;
-      const lines = scalar2.source ? splitLines2(scalar2.source) : [];
+      const lines = scalar3.source ? splitLines2(scalar3.source) : [];
       let chompStart = lines.length;
       for (let i = lines.length - 1; i >= 0; --i) {
         const content = lines[i][1];
@@ -63459,12 +63459,12 @@ var require_resolve_block_scalar = __commonJS({
       if (chompStart === 0) {
         const value2 = header.chomp === "+" && lines.length > 0 ? "\n".repeat(Math.max(1, lines.length - 1)) : "";
         let end2 = start + header.length;
-        if (scalar2.source)
-          end2 += scalar2.source.length;
+        if (scalar3.source)
+          end2 += scalar3.source.length;
         return { value: value2, type, comment: header.comment, range: [start, end2, end2] };
       }
-      let trimIndent = scalar2.indent + header.indent;
-      let offset = scalar2.offset + header.length;
+      let trimIndent = scalar3.indent + header.indent;
+      let offset = scalar3.offset + header.length;
       let contentStart = 0;
       for (let i = 0; i < chompStart; ++i) {
         const [indent, content] = lines[i];
@@ -63492,7 +63492,7 @@ var require_resolve_block_scalar = __commonJS({
           chompStart = i + 1;
       }
       let value = "";
-      let sep5 = "";
+      let sep6 = "";
       let prevMoreIndented = false;
       for (let i = 0; i < contentStart; ++i)
         value += lines[i][0].slice(trimIndent) + "\n";
@@ -63509,24 +63509,24 @@ var require_resolve_block_scalar = __commonJS({
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
-          value += sep5 + indent.slice(trimIndent) + content;
-          sep5 = "\n";
+          value += sep6 + indent.slice(trimIndent) + content;
+          sep6 = "\n";
         } else if (indent.length > trimIndent || content[0] === "	") {
-          if (sep5 === " ")
-            sep5 = "\n";
-          else if (!prevMoreIndented && sep5 === "\n")
-            sep5 = "\n\n";
-          value += sep5 + indent.slice(trimIndent) + content;
-          sep5 = "\n";
+          if (sep6 === " ")
+            sep6 = "\n";
+          else if (!prevMoreIndented && sep6 === "\n")
+            sep6 = "\n\n";
+          value += sep6 + indent.slice(trimIndent) + content;
+          sep6 = "\n";
           prevMoreIndented = true;
         } else if (content === "") {
-          if (sep5 === "\n")
+          if (sep6 === "\n")
             value += "\n";
           else
-            sep5 = "\n";
+            sep6 = "\n";
         } else {
-          value += sep5 + content;
-          sep5 = " ";
+          value += sep6 + content;
+          sep6 = " ";
           prevMoreIndented = false;
         }
       }
@@ -63542,7 +63542,7 @@ var require_resolve_block_scalar = __commonJS({
         default:
           value += "\n";
       }
-      const end = start + header.length + scalar2.source.length;
+      const end = start + header.length + scalar3.source.length;
       return { value, type, comment: header.comment, range: [start, end, end] };
     }
     function parseBlockScalarHeader({ offset, props }, strict, onError) {
@@ -63625,8 +63625,8 @@ var require_resolve_flow_scalar = __commonJS({
     "use strict";
     var Scalar = require_Scalar();
     var resolveEnd = require_resolve_end();
-    function resolveFlowScalar(scalar2, strict, onError) {
-      const { offset, type, source: source2, end } = scalar2;
+    function resolveFlowScalar(scalar3, strict, onError) {
+      const { offset, type, source: source2, end } = scalar3;
       let _type;
       let value;
       const _onError = (rel, code, msg) => onError(offset + rel, code, msg);
@@ -63645,7 +63645,7 @@ var require_resolve_flow_scalar = __commonJS({
           break;
         /* istanbul ignore next should not happen */
         default:
-          onError(scalar2, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
+          onError(scalar3, "UNEXPECTED_TOKEN", `Expected a flow scalar value, but found: ${type}`);
           return {
             value: "",
             type: null,
@@ -63709,25 +63709,25 @@ var require_resolve_flow_scalar = __commonJS({
         trimBoth = /^[ \t]+|[ \t]+$/g;
       }
       let res = match2[1].replace(trimEnd, "");
-      let sep5 = " ";
+      let sep6 = " ";
       let pos = line.lastIndex;
       while (match2 = line.exec(source2)) {
         const lm = match2[1].replace(trimBoth, "");
         if (lm === "") {
-          if (sep5 === "\n")
-            res += sep5;
+          if (sep6 === "\n")
+            res += sep6;
           else
-            sep5 = "\n";
+            sep6 = "\n";
         } else {
-          res += sep5 + lm;
-          sep5 = " ";
+          res += sep6 + lm;
+          sep6 = " ";
         }
         pos = line.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
       match2 = last.exec(source2);
-      return res + sep5 + (match2?.[1] ?? "");
+      return res + sep6 + (match2?.[1] ?? "");
     }
     function doubleQuotedValue(source2, onError) {
       let res = "";
@@ -63844,7 +63844,7 @@ var require_resolve_flow_scalar = __commonJS({
 var require_compose_scalar = __commonJS({
   "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -63853,39 +63853,39 @@ var require_compose_scalar = __commonJS({
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
-        tag = ctx.schema[identity.SCALAR];
+        tag = ctx.schema[identity2.SCALAR];
       } else if (tagName)
         tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
       else if (token.type === "scalar")
         tag = findScalarTagByTest(ctx, value, token, onError);
       else
-        tag = ctx.schema[identity.SCALAR];
-      let scalar2;
+        tag = ctx.schema[identity2.SCALAR];
+      let scalar3;
       try {
         const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar2 = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+        scalar3 = identity2.isScalar(res) ? res : new Scalar.Scalar(res);
       } catch (error2) {
         const msg = error2 instanceof Error ? error2.message : String(error2);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
-        scalar2 = new Scalar.Scalar(value);
+        scalar3 = new Scalar.Scalar(value);
       }
-      scalar2.range = range;
-      scalar2.source = value;
+      scalar3.range = range;
+      scalar3.source = value;
       if (type)
-        scalar2.type = type;
+        scalar3.type = type;
       if (tagName)
-        scalar2.tag = tagName;
+        scalar3.tag = tagName;
       if (tag.format)
-        scalar2.format = tag.format;
+        scalar3.format = tag.format;
       if (comment)
-        scalar2.comment = comment;
-      return scalar2;
+        scalar3.comment = comment;
+      return scalar3;
     }
-    function findScalarTagByName(schema4, value, tagName, tagToken, onError) {
+    function findScalarTagByName(schema5, value, tagName, tagToken, onError) {
       if (tagName === "!")
-        return schema4[identity.SCALAR];
+        return schema5[identity2.SCALAR];
       const matchWithTest = [];
-      for (const tag of schema4.tags) {
+      for (const tag of schema5.tags) {
         if (!tag.collection && tag.tag === tagName) {
           if (tag.default && tag.test)
             matchWithTest.push(tag);
@@ -63896,18 +63896,18 @@ var require_compose_scalar = __commonJS({
       for (const tag of matchWithTest)
         if (tag.test?.test(value))
           return tag;
-      const kt2 = schema4.knownTags[tagName];
+      const kt2 = schema5.knownTags[tagName];
       if (kt2 && !kt2.collection) {
-        schema4.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
+        schema5.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
         return kt2;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema4[identity.SCALAR];
+      return schema5[identity2.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema: schema4 }, value, token, onError) {
-      const tag = schema4.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema4[identity.SCALAR];
-      if (schema4.compat) {
-        const compat = schema4.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema4[identity.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema: schema5 }, value, token, onError) {
+      const tag = schema5.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema5[identity2.SCALAR];
+      if (schema5.compat) {
+        const compat = schema5.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema5[identity2.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts2 = directives.tagString(tag.tag);
           const cs2 = directives.tagString(compat.tag);
@@ -63956,7 +63956,7 @@ var require_compose_node = __commonJS({
   "node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var composeCollection = require_compose_collection();
     var composeScalar = require_compose_scalar();
     var resolveEnd = require_resolve_end();
@@ -64002,7 +64002,7 @@ var require_compose_node = __commonJS({
       node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
       if (anchor && node.anchor === "")
         onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
-      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
+      if (atKey && ctx.options.stringKeys && (!identity2.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
         const msg = "With stringKeys, all keys must be strings";
         onError(tag ?? token, "NON_STRING_KEY", msg);
       }
@@ -64108,7 +64108,7 @@ var require_composer = __commonJS({
     var directives = require_directives();
     var Document = require_Document();
     var errors = require_errors4();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var composeDoc = require_compose_doc();
     var resolveEnd = require_resolve_end();
     function getErrorPos(src) {
@@ -64170,9 +64170,9 @@ var require_composer = __commonJS({
 ${comment}` : comment;
           } else if (afterEmptyLine || doc.directives.docStart || !dc) {
             doc.commentBefore = comment;
-          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+          } else if (identity2.isCollection(dc) && !dc.flow && dc.items.length > 0) {
             let it2 = dc.items[0];
-            if (identity.isPair(it2))
+            if (identity2.isPair(it2))
               it2 = it2.key;
             const cb = it2.commentBefore;
             it2.commentBefore = cb ? `${comment}
@@ -64537,14 +64537,14 @@ var require_cst_stringify = __commonJS({
         }
       }
     }
-    function stringifyItem({ start, key, sep: sep5, value }) {
+    function stringifyItem({ start, key, sep: sep6, value }) {
       let res = "";
       for (const st2 of start)
         res += st2.source;
       if (key)
         res += stringifyToken(key);
-      if (sep5)
-        for (const st2 of sep5)
+      if (sep6)
+        for (const st2 of sep6)
           res += st2.source;
       if (value)
         res += stringifyToken(value);
@@ -65707,37 +65707,37 @@ var require_parser = __commonJS({
           };
         }
       }
-      *scalar(scalar2) {
+      *scalar(scalar3) {
         if (this.type === "map-value-ind") {
           const prev = getPrevProps(this.peek(2));
           const start = getFirstKeyStartProps(prev);
-          let sep5;
-          if (scalar2.end) {
-            sep5 = scalar2.end;
-            sep5.push(this.sourceToken);
-            delete scalar2.end;
+          let sep6;
+          if (scalar3.end) {
+            sep6 = scalar3.end;
+            sep6.push(this.sourceToken);
+            delete scalar3.end;
           } else
-            sep5 = [this.sourceToken];
+            sep6 = [this.sourceToken];
           const map = {
             type: "block-map",
-            offset: scalar2.offset,
-            indent: scalar2.indent,
-            items: [{ start, key: scalar2, sep: sep5 }]
+            offset: scalar3.offset,
+            indent: scalar3.indent,
+            items: [{ start, key: scalar3, sep: sep6 }]
           };
           this.onKeyLine = true;
           this.stack[this.stack.length - 1] = map;
         } else
-          yield* this.lineEnd(scalar2);
+          yield* this.lineEnd(scalar3);
       }
-      *blockScalar(scalar2) {
+      *blockScalar(scalar3) {
         switch (this.type) {
           case "space":
           case "comment":
           case "newline":
-            scalar2.props.push(this.sourceToken);
+            scalar3.props.push(this.sourceToken);
             return;
           case "scalar":
-            scalar2.source = this.source;
+            scalar3.source = this.source;
             this.atNewLine = true;
             this.indent = 0;
             if (this.onNewLine) {
@@ -65875,15 +65875,15 @@ var require_parser = __commonJS({
                 } else if (isFlowToken(it2.key) && !includesToken(it2.sep, "newline")) {
                   const start2 = getFirstKeyStartProps(it2.start);
                   const key = it2.key;
-                  const sep5 = it2.sep;
-                  sep5.push(this.sourceToken);
+                  const sep6 = it2.sep;
+                  sep6.push(this.sourceToken);
                   delete it2.key;
                   delete it2.sep;
                   this.stack.push({
                     type: "block-map",
                     offset: this.offset,
                     indent: this.indent,
-                    items: [{ start: start2, key, sep: sep5 }]
+                    items: [{ start: start2, key, sep: sep6 }]
                   });
                 } else if (start.length > 0) {
                   it2.sep = it2.sep.concat(start, this.sourceToken);
@@ -66077,13 +66077,13 @@ var require_parser = __commonJS({
             const prev = getPrevProps(parent);
             const start = getFirstKeyStartProps(prev);
             fixFlowSeqItems(fc);
-            const sep5 = fc.end.splice(1, fc.end.length);
-            sep5.push(this.sourceToken);
+            const sep6 = fc.end.splice(1, fc.end.length);
+            sep6.push(this.sourceToken);
             const map = {
               type: "block-map",
               offset: fc.offset,
               indent: fc.indent,
-              items: [{ start, key: fc, sep: sep5 }]
+              items: [{ start, key: fc, sep: sep6 }]
             };
             this.onKeyLine = true;
             this.stack[this.stack.length - 1] = map;
@@ -66220,7 +66220,7 @@ var require_public_api = __commonJS({
     var Document = require_Document();
     var errors = require_errors4();
     var log2 = require_log();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var lineCounter = require_line_counter();
     var parser = require_parser();
     function parseOptions(options) {
@@ -66261,7 +66261,7 @@ var require_public_api = __commonJS({
       }
       return doc;
     }
-    function parse(src, reviver, options) {
+    function parse3(src, reviver, options) {
       let _reviver = void 0;
       if (typeof reviver === "function") {
         _reviver = reviver;
@@ -66298,11 +66298,11 @@ var require_public_api = __commonJS({
         if (!keepUndefined)
           return void 0;
       }
-      if (identity.isDocument(value) && !_replacer)
+      if (identity2.isDocument(value) && !_replacer)
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
-    exports.parse = parse;
+    exports.parse = parse3;
     exports.parseAllDocuments = parseAllDocuments2;
     exports.parseDocument = parseDocument;
     exports.stringify = stringify2;
@@ -66318,7 +66318,7 @@ var require_dist2 = __commonJS({
     var Schema = require_Schema();
     var errors = require_errors4();
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLMap = require_YAMLMap();
@@ -66336,14 +66336,14 @@ var require_dist2 = __commonJS({
     exports.YAMLParseError = errors.YAMLParseError;
     exports.YAMLWarning = errors.YAMLWarning;
     exports.Alias = Alias.Alias;
-    exports.isAlias = identity.isAlias;
-    exports.isCollection = identity.isCollection;
-    exports.isDocument = identity.isDocument;
-    exports.isMap = identity.isMap;
-    exports.isNode = identity.isNode;
-    exports.isPair = identity.isPair;
-    exports.isScalar = identity.isScalar;
-    exports.isSeq = identity.isSeq;
+    exports.isAlias = identity2.isAlias;
+    exports.isCollection = identity2.isCollection;
+    exports.isDocument = identity2.isDocument;
+    exports.isMap = identity2.isMap;
+    exports.isNode = identity2.isNode;
+    exports.isPair = identity2.isPair;
+    exports.isScalar = identity2.isScalar;
+    exports.isSeq = identity2.isSeq;
     exports.Pair = Pair.Pair;
     exports.Scalar = Scalar.Scalar;
     exports.YAMLMap = YAMLMap.YAMLMap;
@@ -66434,7 +66434,7 @@ var require_picocolors = __commonJS({
 });
 
 // src/action/run.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync6, statSync as statSync6 } from "node:fs";
+import { existsSync as existsSync4, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync7, statSync as statSync6 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
 import { dirname as dirname7, isAbsolute as isAbsolute5, join as join6, relative as relative7, resolve as resolve8 } from "node:path";
 
@@ -68290,13 +68290,13 @@ var ResponseError = class extends Error {
   status;
   /** What was wrong with the answer. */
   problem;
-  constructor(method, path2, status, problem2) {
+  constructor(method, path2, status, problem3) {
     const statusText = STATUS_CODES[status] ?? "";
-    super(`${method} ${path2} -> ${status}${statusText ? ` ${statusText}` : ""}: ${problem2}`);
+    super(`${method} ${path2} -> ${status}${statusText ? ` ${statusText}` : ""}: ${problem3}`);
     this.method = method;
     this.path = path2;
     this.status = status;
-    this.problem = problem2;
+    this.problem = problem3;
   }
 };
 var ClientConfigError = class extends Error {
@@ -68438,8 +68438,8 @@ function classifyError(error2) {
   const message = error2 instanceof Error ? error2.message : String(error2);
   const closed = /other side closed|socket hang up/i.test(message);
   const transient = TRANSIENT_CODES.has(code) || closed;
-  const known = DESCRIPTIONS[code];
-  const description = known ? `${known} (${code})` : closed ? `connection closed by the server (${code})` : message;
+  const known3 = DESCRIPTIONS[code];
+  const description = known3 ? `${known3} (${code})` : closed ? `connection closed by the server (${code})` : message;
   return { code, description, transient, notSent: NOT_SENT_CODES.has(code) };
 }
 function serverDelayMs(headers, now) {
@@ -68637,8 +68637,8 @@ function apiPath(strings, ...values) {
 }
 function endpointTemplate(path2) {
   const bare = path2.split("?")[0] ?? "";
-  const known = templates.get(bare);
-  if (known !== void 0) return known;
+  const known3 = templates.get(bare);
+  if (known3 !== void 0) return known3;
   return bare.split("/").map((segment) => /^\d+$/.test(segment) || segment.includes("%") ? ":id" : segment).join("/");
 }
 
@@ -68660,10 +68660,10 @@ function proxySettings(env) {
   ]) {
     const value = variable(env, name);
     if (value === void 0) continue;
-    const problem2 = proxyUrlProblem(value);
-    if (problem2) {
+    const problem3 = proxyUrlProblem(value);
+    if (problem3) {
       throw new ClientConfigError(
-        `${name} (${masked(value)}) is not a proxy URL forgeform can use: ${problem2}. Write it as http://host:port (http://user:password@host:port with credentials), or unset it`
+        `${name} (${masked(value)}) is not a proxy URL forgeform can use: ${problem3}. Write it as http://host:port (http://user:password@host:port with credentials), or unset it`
       );
     }
     settings[key] = value;
@@ -68853,16 +68853,16 @@ function fieldsProblem(record, shape4, prefix) {
       return `the field "${path2}" is missing (${expected} was expected)`;
     }
     if (!isNested(spec)) {
-      const problem2 = fieldProblem(v3, optional2 ? spec.slice(0, -1) : spec, path2);
-      if (problem2) return problem2;
+      const problem3 = fieldProblem(v3, optional2 ? spec.slice(0, -1) : spec, path2);
+      if (problem3) return problem3;
     } else if (spec.nested === "object") {
-      const problem2 = fieldProblem(v3, spec.of, path2);
-      if (problem2) return problem2;
+      const problem3 = fieldProblem(v3, spec.of, path2);
+      if (problem3) return problem3;
     } else {
       if (!Array.isArray(v3)) return `the field "${path2}" is ${typeOf(v3)} (${sample(v3)}), not a list`;
       for (const [i, item] of v3.entries()) {
-        const problem2 = fieldProblem(item, spec.of, `${path2}[${i}]`);
-        if (problem2) return problem2;
+        const problem3 = fieldProblem(item, spec.of, `${path2}[${i}]`);
+        if (problem3) return problem3;
       }
     }
   }
@@ -68876,8 +68876,8 @@ function shapeProblem(value, shape4) {
 }
 function itemsProblem(items, shape4) {
   for (let i = 0; i < items.length; i++) {
-    const problem2 = shapeProblem(items[i], shape4);
-    if (problem2) return `item ${i + 1}: ${problem2}`;
+    const problem3 = shapeProblem(items[i], shape4);
+    if (problem3) return `item ${i + 1}: ${problem3}`;
   }
   return void 0;
 }
@@ -69060,9 +69060,9 @@ function parseBody(text2, contentType) {
   }
   return text2;
 }
-function perPageOf(request, path2) {
+function perPageOf(request2, path2) {
   const fromLink = new URLSearchParams(splitQuery(path2)[1]).get("per_page");
-  const asked = Number(request.query?.["per_page"] ?? fromLink ?? PER_PAGE);
+  const asked = Number(request2.query?.["per_page"] ?? fromLink ?? PER_PAGE);
   return Number.isSafeInteger(asked) && asked > 0 ? asked : PER_PAGE;
 }
 function seconds(ms2) {
@@ -69240,9 +69240,9 @@ var ApiClient = class {
           `${got} came back where a list was expected`
         );
       }
-      const problem2 = shape4 && answerProblem(response.body, asList(shape4));
-      if (problem2) {
-        throw new ResponseError("GET", shownPath, response.status, `${which2}, ${problem2}`);
+      const problem3 = shape4 && answerProblem(response.body, asList(shape4));
+      if (problem3) {
+        throw new ResponseError("GET", shownPath, response.status, `${which2}, ${problem3}`);
       }
       return { items: response.body, headers: response.headers };
     };
@@ -69368,8 +69368,8 @@ var ApiClient = class {
           "the answer is not a SCIM ListResponse with Resources"
         );
       }
-      const problem2 = shape4 && answerProblem(page.Resources, asList(shape4));
-      if (problem2) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem2}`);
+      const problem3 = shape4 && answerProblem(page.Resources, asList(shape4));
+      if (problem3) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem3}`);
       items.push(...page.Resources);
       const total = typeof page.totalResults === "number" && Number.isSafeInteger(page.totalResults) && page.totalResults >= 0 ? page.totalResults : items.length;
       if (total > limit) {
@@ -69480,13 +69480,13 @@ var ApiClient = class {
               bytes
             };
           const parsed = parseSuccess(result.text, contentType);
-          const problem2 = "problem" in parsed ? parsed.problem : req.shape && answerProblem(parsed.body, req.shape);
-          if (problem2) {
+          const problem3 = "problem" in parsed ? parsed.problem : req.shape && answerProblem(parsed.body, req.shape);
+          if (problem3) {
             const error2 = new ResponseError(
               req.method,
               req.shownPath,
               result.status,
-              req.redactor.text(problem2)
+              req.redactor.text(problem3)
             );
             if (!idempotent) throw new OutcomeUnknownError(req.method, req.shownPath, error2);
             throw error2;
@@ -69653,10 +69653,10 @@ function splitQuery(path2) {
 // src/files/read.ts
 import { closeSync, constants as constants3, fstatSync, openSync, readSync, statSync as statSync2 } from "node:fs";
 var FileReadError = class extends Error {
-  constructor(file, problem2, reason, code, size2) {
+  constructor(file, problem3, reason, code, size2) {
     super(`${file} ${reason}`);
     this.file = file;
-    this.problem = problem2;
+    this.problem = problem3;
     this.reason = reason;
     this.code = code;
     this.size = size2;
@@ -69784,9 +69784,9 @@ function numberFlag(flag, value) {
   if (value === void 0) return void 0;
   return rethrown(() => positiveInteger(flag)(String(value)));
 }
-function rethrown(parse) {
+function rethrown(parse3) {
   try {
-    return parse();
+    return parse3();
   } catch (error2) {
     throw new Error(error2.message);
   }
@@ -69818,10 +69818,10 @@ function tokenProblem(token) {
   return void 0;
 }
 function checkToken(token, source2) {
-  const problem2 = tokenProblem(token);
-  if (problem2) {
+  const problem3 = tokenProblem(token);
+  if (problem3) {
     throw new Error(
-      `the token from ${source2} ${problem2}: a token is one line of visible ASCII characters; check how it was stored or pasted`
+      `the token from ${source2} ${problem3}: a token is one line of visible ASCII characters; check how it was stored or pasted`
     );
   }
   return token;
@@ -69940,20 +69940,20 @@ function distance(a, b3) {
   }
   return prev[b3.length];
 }
-function didYouMean(word, candidates) {
+function didYouMean(word, candidates, limit) {
   let best;
   let bestScore = Number.POSITIVE_INFINITY;
-  const lower2 = word.toLowerCase();
+  const lower4 = word.toLowerCase();
   for (const c of candidates) {
-    const score = distance(lower2, c.toLowerCase());
+    const score = distance(lower4, c.toLowerCase());
     if (score < bestScore) {
       best = c;
       bestScore = score;
     }
   }
   if (best === void 0) return void 0;
-  const limit = Math.max(2, Math.floor(Math.max(word.length, best.length) / 3));
-  return bestScore <= limit ? best : void 0;
+  const most = limit ?? Math.max(2, Math.floor(Math.max(word.length, best.length) / 3));
+  return bestScore <= most ? best : void 0;
 }
 
 // src/manifest/located.ts
@@ -70554,185 +70554,179 @@ var R = class {
   }
 };
 
-// src/manifest/selectors.ts
-import { createHash } from "node:crypto";
-function isPattern(key) {
-  return key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
+// node_modules/color-name/index.js
+var colors = {
+  aliceblue: [240, 248, 255],
+  antiquewhite: [250, 235, 215],
+  aqua: [0, 255, 255],
+  aquamarine: [127, 255, 212],
+  azure: [240, 255, 255],
+  beige: [245, 245, 220],
+  bisque: [255, 228, 196],
+  black: [0, 0, 0],
+  blanchedalmond: [255, 235, 205],
+  blue: [0, 0, 255],
+  blueviolet: [138, 43, 226],
+  brown: [165, 42, 42],
+  burlywood: [222, 184, 135],
+  cadetblue: [95, 158, 160],
+  chartreuse: [127, 255, 0],
+  chocolate: [210, 105, 30],
+  coral: [255, 127, 80],
+  cornflowerblue: [100, 149, 237],
+  cornsilk: [255, 248, 220],
+  crimson: [220, 20, 60],
+  cyan: [0, 255, 255],
+  darkblue: [0, 0, 139],
+  darkcyan: [0, 139, 139],
+  darkgoldenrod: [184, 134, 11],
+  darkgray: [169, 169, 169],
+  darkgreen: [0, 100, 0],
+  darkgrey: [169, 169, 169],
+  darkkhaki: [189, 183, 107],
+  darkmagenta: [139, 0, 139],
+  darkolivegreen: [85, 107, 47],
+  darkorange: [255, 140, 0],
+  darkorchid: [153, 50, 204],
+  darkred: [139, 0, 0],
+  darksalmon: [233, 150, 122],
+  darkseagreen: [143, 188, 143],
+  darkslateblue: [72, 61, 139],
+  darkslategray: [47, 79, 79],
+  darkslategrey: [47, 79, 79],
+  darkturquoise: [0, 206, 209],
+  darkviolet: [148, 0, 211],
+  deeppink: [255, 20, 147],
+  deepskyblue: [0, 191, 255],
+  dimgray: [105, 105, 105],
+  dimgrey: [105, 105, 105],
+  dodgerblue: [30, 144, 255],
+  firebrick: [178, 34, 34],
+  floralwhite: [255, 250, 240],
+  forestgreen: [34, 139, 34],
+  fuchsia: [255, 0, 255],
+  gainsboro: [220, 220, 220],
+  ghostwhite: [248, 248, 255],
+  gold: [255, 215, 0],
+  goldenrod: [218, 165, 32],
+  gray: [128, 128, 128],
+  green: [0, 128, 0],
+  greenyellow: [173, 255, 47],
+  grey: [128, 128, 128],
+  honeydew: [240, 255, 240],
+  hotpink: [255, 105, 180],
+  indianred: [205, 92, 92],
+  indigo: [75, 0, 130],
+  ivory: [255, 255, 240],
+  khaki: [240, 230, 140],
+  lavender: [230, 230, 250],
+  lavenderblush: [255, 240, 245],
+  lawngreen: [124, 252, 0],
+  lemonchiffon: [255, 250, 205],
+  lightblue: [173, 216, 230],
+  lightcoral: [240, 128, 128],
+  lightcyan: [224, 255, 255],
+  lightgoldenrodyellow: [250, 250, 210],
+  lightgray: [211, 211, 211],
+  lightgreen: [144, 238, 144],
+  lightgrey: [211, 211, 211],
+  lightpink: [255, 182, 193],
+  lightsalmon: [255, 160, 122],
+  lightseagreen: [32, 178, 170],
+  lightskyblue: [135, 206, 250],
+  lightslategray: [119, 136, 153],
+  lightslategrey: [119, 136, 153],
+  lightsteelblue: [176, 196, 222],
+  lightyellow: [255, 255, 224],
+  lime: [0, 255, 0],
+  limegreen: [50, 205, 50],
+  linen: [250, 240, 230],
+  magenta: [255, 0, 255],
+  maroon: [128, 0, 0],
+  mediumaquamarine: [102, 205, 170],
+  mediumblue: [0, 0, 205],
+  mediumorchid: [186, 85, 211],
+  mediumpurple: [147, 112, 219],
+  mediumseagreen: [60, 179, 113],
+  mediumslateblue: [123, 104, 238],
+  mediumspringgreen: [0, 250, 154],
+  mediumturquoise: [72, 209, 204],
+  mediumvioletred: [199, 21, 133],
+  midnightblue: [25, 25, 112],
+  mintcream: [245, 255, 250],
+  mistyrose: [255, 228, 225],
+  moccasin: [255, 228, 181],
+  navajowhite: [255, 222, 173],
+  navy: [0, 0, 128],
+  oldlace: [253, 245, 230],
+  olive: [128, 128, 0],
+  olivedrab: [107, 142, 35],
+  orange: [255, 165, 0],
+  orangered: [255, 69, 0],
+  orchid: [218, 112, 214],
+  palegoldenrod: [238, 232, 170],
+  palegreen: [152, 251, 152],
+  paleturquoise: [175, 238, 238],
+  palevioletred: [219, 112, 147],
+  papayawhip: [255, 239, 213],
+  peachpuff: [255, 218, 185],
+  peru: [205, 133, 63],
+  pink: [255, 192, 203],
+  plum: [221, 160, 221],
+  powderblue: [176, 224, 230],
+  purple: [128, 0, 128],
+  rebeccapurple: [102, 51, 153],
+  red: [255, 0, 0],
+  rosybrown: [188, 143, 143],
+  royalblue: [65, 105, 225],
+  saddlebrown: [139, 69, 19],
+  salmon: [250, 128, 114],
+  sandybrown: [244, 164, 96],
+  seagreen: [46, 139, 87],
+  seashell: [255, 245, 238],
+  sienna: [160, 82, 45],
+  silver: [192, 192, 192],
+  skyblue: [135, 206, 235],
+  slateblue: [106, 90, 205],
+  slategray: [112, 128, 144],
+  slategrey: [112, 128, 144],
+  snow: [255, 250, 250],
+  springgreen: [0, 255, 127],
+  steelblue: [70, 130, 180],
+  tan: [210, 180, 140],
+  teal: [0, 128, 128],
+  thistle: [216, 191, 216],
+  tomato: [255, 99, 71],
+  turquoise: [64, 224, 208],
+  violet: [238, 130, 238],
+  wheat: [245, 222, 179],
+  white: [255, 255, 255],
+  whitesmoke: [245, 245, 245],
+  yellow: [255, 255, 0],
+  yellowgreen: [154, 205, 50]
+};
+for (const key in colors) Object.freeze(colors[key]);
+var color_name_default = Object.freeze(colors);
+
+// src/manifest/colors.ts
+var NEWER_NAMES = /* @__PURE__ */ new Set(["rebeccapurple"]);
+var HEX = /^#(?:[0-9a-f]{3}){1,2}$/i;
+function namedColor(name) {
+  const key = name.trim().toLowerCase();
+  if (NEWER_NAMES.has(key) || !Object.hasOwn(color_name_default, key)) return void 0;
+  const rgb = color_name_default[key];
+  return `#${rgb.map((c) => c.toString(16).padStart(2, "0")).join("")}`;
 }
-function parsePattern(key) {
-  const depth = key.endsWith("**") ? "subtree" : "children";
-  const prefix = key.replace(/\/?\*\*?$/, "");
-  return { prefix, depth };
+function isLabelColor(value) {
+  return HEX.test(value.trim()) || namedColor(value) !== void 0;
 }
-var lower = (s3) => s3.toLowerCase();
-function matchesKey(key, path2) {
-  if (!isPattern(key)) return lower(key) === lower(path2);
-  const { prefix, depth } = parsePattern(key);
-  const p3 = lower(path2);
-  if (prefix === "") return depth === "subtree" || !p3.includes("/");
-  const base = `${lower(prefix)}/`;
-  if (!p3.startsWith(base)) return false;
-  return depth === "subtree" || !p3.slice(base.length).includes("/");
-}
-function excepts(entry, path2) {
-  if (matchesKey(entry, path2)) return true;
-  return !isPattern(entry) && lower(path2).startsWith(`${lower(entry)}/`);
-}
-function inPattern(selector, path2) {
-  const whole = selector.prefix === "" && selector.collection === "projects";
-  return whole || matchesKey(selector.pattern, path2);
-}
-function exceptionFor(selector, path2) {
-  return selector.except.find((e) => excepts(e, path2));
-}
-function selects(selector, path2) {
-  return inPattern(selector, path2) && exceptionFor(selector, path2) === void 0;
-}
-function exceptProblem(key, entry) {
-  const { prefix } = parsePattern(key);
-  if (prefix === "") return void 0;
-  const root = lower(prefix);
-  const written4 = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
-  if (written4 === root && !isPattern(entry)) {
-    return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
+function canonicalColor(value) {
+  const v3 = value.trim();
+  if (HEX.test(v3)) {
+    const digits = v3.slice(1).toLowerCase();
+    return `#${digits.length === 3 ? [...digits].map((d2) => d2 + d2).join("") : digits}`;
   }
-  if (written4 === root || written4.startsWith(`${root}/`)) return void 0;
-  return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
-}
-function covers(outer, outerExcept, inner, collection) {
-  if (!isPattern(outer) || specificity(outer) >= specificity(inner)) return false;
-  const o = parsePattern(outer);
-  const whole = o.prefix === "" && (o.depth === "subtree" || collection === "projects");
-  const root = isPattern(inner) ? lower(parsePattern(inner).prefix) : lower(inner);
-  if (!whole) {
-    if (isPattern(inner)) {
-      const under = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
-      if (o.depth !== "subtree" || !under) return false;
-    } else if (!matchesKey(outer, inner)) return false;
-  }
-  return !outerExcept.some((entry) => {
-    const e = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
-    return e === "" || e === root || root.startsWith(`${e}/`) || e.startsWith(`${root}/`);
-  });
-}
-function specificity(key) {
-  if (!isPattern(key)) return Number.POSITIVE_INFINITY;
-  const { prefix } = parsePattern(key);
-  return prefix === "" ? 0 : prefix.split("/").length;
-}
-function mergeCollection(base, over) {
-  if (!base) return over;
-  if (!over) return base;
-  const items = [...base.items];
-  for (const item of over.items) {
-    const i = items.findIndex((x) => x.key === item.key);
-    if (i >= 0) items[i] = mergeNodes(items[i], item);
-    else items.push(item);
-  }
-  const declared = over.policyDeclared ? over : base;
-  return {
-    policy: declared.policy,
-    ...base.policyDeclared || over.policyDeclared ? { policyDeclared: true } : {},
-    items
-  };
-}
-function mergeNodes(base, over) {
-  const children = {};
-  for (const name of /* @__PURE__ */ new Set([...Object.keys(base.children), ...Object.keys(over.children)])) {
-    children[name] = mergeCollection(base.children[name], over.children[name]);
-  }
-  const baseSources = Object.fromEntries(
-    Object.entries(base.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
-  );
-  const fields = { ...base.fields, ...over.fields };
-  const needs = [.../* @__PURE__ */ new Set([...base.needs ?? [], ...over.needs ?? []])].filter((k3) => !(k3 in fields));
-  const { needs: _needs, ...rest } = over;
-  return {
-    ...rest,
-    fields,
-    fieldSources: { ...baseSources, ...over.fieldSources },
-    children,
-    ...needs.length > 0 ? { needs } : {}
-  };
-}
-function atPath(node, path2) {
-  const { label: _label, ...rest } = node;
-  return { ...rest, key: path2 };
-}
-var CRON_FIELDS = [
-  { name: "minute", pick: [0, 59], bounds: [0, 59] },
-  { name: "hour", pick: [0, 23], bounds: [0, 23] },
-  // A bare H picks a day every month has; H(a-b) may name any day of the month.
-  { name: "day of month", pick: [1, 28], bounds: [1, 31] },
-  { name: "month", pick: [1, 12], bounds: [1, 12] },
-  { name: "day of week", pick: [0, 6], bounds: [0, 7] }
-];
-var HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
-function isHashedCron(cron) {
-  return cron.trim().split(/\s+/).some((f3) => f3.startsWith("H"));
-}
-function parseHashedField(field, i) {
-  const spec = CRON_FIELDS[i];
-  if (!spec)
-    return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
-  const m3 = HASHED.exec(field);
-  if (!m3) {
-    return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
-  }
-  const [min, max] = spec.bounds;
-  const lo2 = m3[1] !== void 0 ? Number(m3[1]) : spec.pick[0];
-  const hi2 = m3[2] !== void 0 ? Number(m3[2]) : spec.pick[1];
-  const step = m3[3] !== void 0 ? Number(m3[3]) : void 0;
-  if (lo2 < min || hi2 > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
-  if (lo2 > hi2) return `"${field}": the ${spec.name} range ${lo2}-${hi2} is empty (write the lower bound first)`;
-  if (step !== void 0 && (step < 1 || step > max - min + 1)) {
-    return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
-  }
-  return { lo: lo2, hi: hi2, step };
-}
-function hashedCronProblem(cron) {
-  const fields = cron.trim().split(/\s+/);
-  for (const [i, field] of fields.entries()) {
-    if (!field.startsWith("H")) continue;
-    const parsed = parseHashedField(field, i);
-    if (typeof parsed === "string") return parsed;
-  }
-  return void 0;
-}
-function cronForValidation(cron) {
-  return hashedCron(cron, "validation");
-}
-function hashedCron(cron, seed) {
-  const fields = cron.trim().split(/\s+/);
-  if (!fields.some((f3) => HASHED.test(f3))) return cron;
-  const digest2 = createHash("sha256").update(seed).digest();
-  return fields.map((field, i) => {
-    const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
-    if (typeof parsed === "string") return field;
-    const { lo: lo2, hi: hi2, step } = parsed;
-    const n2 = digest2.readUInt32BE(i * 4 % (digest2.length - 3));
-    if (step !== void 0) return `${lo2 + n2 % Math.min(step, hi2 - lo2 + 1)}-${hi2}/${step}`;
-    return String(lo2 + n2 % (hi2 - lo2 + 1));
-  }).join(" ");
-}
-function withHashedCrons(project) {
-  const schedules = project.children["pipeline_schedules"];
-  if (!schedules?.items.some((s3) => typeof s3.fields["cron"] === "string")) return project;
-  return {
-    ...project,
-    children: {
-      ...project.children,
-      pipeline_schedules: {
-        ...schedules,
-        items: schedules.items.map((s3) => {
-          const cron = s3.fields["cron"];
-          if (typeof cron !== "string") return s3;
-          const concrete = hashedCron(cron, `${project.key}#${s3.key}`);
-          return concrete === cron ? s3 : { ...s3, fields: { ...s3.fields, cron: concrete } };
-        })
-      }
-    }
-  };
+  return namedColor(v3) ?? v3;
 }
 
 // src/manifest/timezones.ts
@@ -70910,6 +70904,307 @@ function allTimeZoneNames() {
   return [...Object.keys(RAILS_TIME_ZONES), ...ianaNames()];
 }
 
+// src/manifest/normalize.ts
+var ACCESS_LEVELS = {
+  no_access: 0,
+  minimal_access: 5,
+  guest: 10,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+  admin: 60
+};
+var LEVEL_NAMES = new Map(Object.entries(ACCESS_LEVELS).map(([name, n2]) => [n2, name]));
+function accessLevelNumber(value) {
+  if (typeof value === "number") return Number.isInteger(value) ? value : void 0;
+  if (typeof value !== "string") return void 0;
+  const text2 = value.trim();
+  return Object.hasOwn(ACCESS_LEVELS, text2) ? ACCESS_LEVELS[text2] : void 0;
+}
+function accessLevelName(value) {
+  const n2 = accessLevelNumber(value);
+  return n2 === void 0 ? value : LEVEL_NAMES.get(n2) ?? n2;
+}
+function accessLevelWords(value) {
+  const n2 = accessLevelNumber(value);
+  const name = n2 === void 0 ? void 0 : LEVEL_NAMES.get(n2);
+  return name === void 0 ? JSON.stringify(value) : `${name} (${n2})`;
+}
+var UNIT_SECONDS = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, 86400],
+  [/^(w|wks?|weeks?)$/, 604800],
+  [/^(mos?|mons?|months?)$/, 2592e3],
+  [/^(y|yrs?|years?)$/, 31557600]
+];
+function durationSeconds(text2) {
+  const s3 = text2.trim().toLowerCase().replace(/,|\band\b/g, " ");
+  if (s3.length > 200) return void 0;
+  if (/^\d+(\.\d+)?$/.test(s3)) return Math.round(Number(s3));
+  let total = 0;
+  let consumed = "";
+  for (const m3 of s3.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
+    const unit = UNIT_SECONDS.find(([r]) => r.test(m3[2] ?? ""));
+    if (!unit) return void 0;
+    total += Number(m3[1]) * unit[1];
+    consumed += m3[0];
+  }
+  if (consumed === "" || consumed.replace(/\s/g, "") !== s3.replace(/\s/g, "")) return void 0;
+  return Math.round(total);
+}
+var canonicalZones = /* @__PURE__ */ new Map();
+function canonicalTimeZone(name) {
+  const known3 = canonicalZones.get(name);
+  if (known3 !== void 0) return known3;
+  const trimmed = name.trim();
+  const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
+  let canonical2;
+  try {
+    canonical2 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
+  } catch {
+    canonical2 = trimmed;
+  }
+  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical2);
+  return canonical2;
+}
+var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+function instantOf(value) {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
+    const ms2 = Date.parse(value.trim());
+    return Number.isNaN(ms2) ? void 0 : ms2;
+  }
+  return void 0;
+}
+var ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+function instantOrDay(value) {
+  const at2 = instantOf(value);
+  if (at2 !== void 0) return at2;
+  const day = value.trim();
+  if (!ISO_DATE.test(day)) return value;
+  const ms2 = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(ms2) ? value : ms2;
+}
+function canonicalSshKey(text2) {
+  const [type, blob] = text2.trim().split(/\s+/);
+  return blob ? `${type} ${blob}` : text2.trim();
+}
+var NORMALIZERS = {
+  duration: (v3) => durationSeconds(v3) ?? v3.trim(),
+  "duration-seconds": (v3) => durationSeconds(v3) ?? v3.trim(),
+  timezone: canonicalTimeZone,
+  ref: (v3) => v3.trim().replace(/^refs\/(heads|tags)\//, ""),
+  instant: instantOrDay,
+  lowercase: (v3) => v3.trim().toLowerCase(),
+  whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
+  "ssh-key": canonicalSshKey,
+  color: canonicalColor,
+  "access-level": (v3) => accessLevelNumber(v3) ?? v3.trim()
+};
+var NUMERIC2 = /* @__PURE__ */ new Set(["duration-seconds", "access-level"]);
+function isNumericNormalizer(name) {
+  return NUMERIC2.has(name);
+}
+function sentValue(name, value) {
+  if (name === void 0 || !NUMERIC2.has(name) || typeof value !== "string") return value;
+  const n2 = normalizeValue(name, value);
+  return typeof n2 === "number" ? n2 : value;
+}
+function isNormalizerName(name) {
+  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
+}
+function normalizeValue(name, value) {
+  if (value instanceof Date && name === "instant") return value.getTime();
+  return typeof value === "string" ? NORMALIZERS[name](value) : value;
+}
+function displayValue(name, value) {
+  return name === "access-level" ? accessLevelName(value) : value;
+}
+
+// src/manifest/selectors.ts
+import { createHash } from "node:crypto";
+function isPattern(key) {
+  return key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
+}
+function parsePattern(key) {
+  const depth = key.endsWith("**") ? "subtree" : "children";
+  const prefix = key.replace(/\/?\*\*?$/, "");
+  return { prefix, depth };
+}
+var lower = (s3) => s3.toLowerCase();
+function matchesKey(key, path2) {
+  if (!isPattern(key)) return lower(key) === lower(path2);
+  const { prefix, depth } = parsePattern(key);
+  const p3 = lower(path2);
+  if (prefix === "") return depth === "subtree" || !p3.includes("/");
+  const base = `${lower(prefix)}/`;
+  if (!p3.startsWith(base)) return false;
+  return depth === "subtree" || !p3.slice(base.length).includes("/");
+}
+function excepts(entry, path2) {
+  if (matchesKey(entry, path2)) return true;
+  return !isPattern(entry) && lower(path2).startsWith(`${lower(entry)}/`);
+}
+function inPattern(selector, path2) {
+  const whole = selector.prefix === "" && selector.collection === "projects";
+  return whole || matchesKey(selector.pattern, path2);
+}
+function exceptionFor(selector, path2) {
+  return selector.except.find((e) => excepts(e, path2));
+}
+function selects(selector, path2) {
+  return inPattern(selector, path2) && exceptionFor(selector, path2) === void 0;
+}
+function exceptProblem(key, entry) {
+  const { prefix } = parsePattern(key);
+  if (prefix === "") return void 0;
+  const root = lower(prefix);
+  const written4 = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+  if (written4 === root && !isPattern(entry)) {
+    return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
+  }
+  if (written4 === root || written4.startsWith(`${root}/`)) return void 0;
+  return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
+}
+function covers(outer, outerExcept, inner, collection) {
+  if (!isPattern(outer) || specificity(outer) >= specificity(inner)) return false;
+  const o = parsePattern(outer);
+  const whole = o.prefix === "" && (o.depth === "subtree" || collection === "projects");
+  const root = isPattern(inner) ? lower(parsePattern(inner).prefix) : lower(inner);
+  if (!whole) {
+    if (isPattern(inner)) {
+      const under2 = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
+      if (o.depth !== "subtree" || !under2) return false;
+    } else if (!matchesKey(outer, inner)) return false;
+  }
+  return !outerExcept.some((entry) => {
+    const e = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+    return e === "" || e === root || root.startsWith(`${e}/`) || e.startsWith(`${root}/`);
+  });
+}
+function specificity(key) {
+  if (!isPattern(key)) return Number.POSITIVE_INFINITY;
+  const { prefix } = parsePattern(key);
+  return prefix === "" ? 0 : prefix.split("/").length;
+}
+function mergeCollection(base, over) {
+  if (!base) return over;
+  if (!over) return base;
+  const items = [...base.items];
+  for (const item of over.items) {
+    const i = items.findIndex((x) => x.key === item.key);
+    if (i >= 0) items[i] = mergeNodes(items[i], item);
+    else items.push(item);
+  }
+  const declared = over.policyDeclared ? over : base;
+  return {
+    policy: declared.policy,
+    ...base.policyDeclared || over.policyDeclared ? { policyDeclared: true } : {},
+    items
+  };
+}
+function mergeNodes(base, over) {
+  const children = {};
+  for (const name of /* @__PURE__ */ new Set([...Object.keys(base.children), ...Object.keys(over.children)])) {
+    children[name] = mergeCollection(base.children[name], over.children[name]);
+  }
+  const baseSources = Object.fromEntries(
+    Object.entries(base.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
+  );
+  const fields = { ...base.fields, ...over.fields };
+  const needs = [.../* @__PURE__ */ new Set([...base.needs ?? [], ...over.needs ?? []])].filter((k3) => !(k3 in fields));
+  const { needs: _needs, ...rest } = over;
+  return {
+    ...rest,
+    fields,
+    fieldSources: { ...baseSources, ...over.fieldSources },
+    children,
+    ...needs.length > 0 ? { needs } : {}
+  };
+}
+function atPath(node, path2) {
+  const { label: _label, ...rest } = node;
+  return { ...rest, key: path2 };
+}
+var CRON_FIELDS = [
+  { name: "minute", pick: [0, 59], bounds: [0, 59] },
+  { name: "hour", pick: [0, 23], bounds: [0, 23] },
+  // A bare H picks a day every month has; H(a-b) may name any day of the month.
+  { name: "day of month", pick: [1, 28], bounds: [1, 31] },
+  { name: "month", pick: [1, 12], bounds: [1, 12] },
+  { name: "day of week", pick: [0, 6], bounds: [0, 7] }
+];
+var HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
+function isHashedCron(cron) {
+  return cron.trim().split(/\s+/).some((f3) => f3.startsWith("H"));
+}
+function parseHashedField(field, i) {
+  const spec = CRON_FIELDS[i];
+  if (!spec)
+    return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
+  const m3 = HASHED.exec(field);
+  if (!m3) {
+    return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
+  }
+  const [min, max] = spec.bounds;
+  const lo2 = m3[1] !== void 0 ? Number(m3[1]) : spec.pick[0];
+  const hi2 = m3[2] !== void 0 ? Number(m3[2]) : spec.pick[1];
+  const step = m3[3] !== void 0 ? Number(m3[3]) : void 0;
+  if (lo2 < min || hi2 > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
+  if (lo2 > hi2) return `"${field}": the ${spec.name} range ${lo2}-${hi2} is empty (write the lower bound first)`;
+  if (step !== void 0 && (step < 1 || step > max - min + 1)) {
+    return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
+  }
+  return { lo: lo2, hi: hi2, step };
+}
+function hashedCronProblem(cron) {
+  const fields = cron.trim().split(/\s+/);
+  for (const [i, field] of fields.entries()) {
+    if (!field.startsWith("H")) continue;
+    const parsed = parseHashedField(field, i);
+    if (typeof parsed === "string") return parsed;
+  }
+  return void 0;
+}
+function cronForValidation(cron) {
+  return hashedCron(cron, "validation");
+}
+function hashedCron(cron, seed) {
+  const fields = cron.trim().split(/\s+/);
+  if (!fields.some((f3) => HASHED.test(f3))) return cron;
+  const digest = createHash("sha256").update(seed).digest();
+  return fields.map((field, i) => {
+    const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
+    if (typeof parsed === "string") return field;
+    const { lo: lo2, hi: hi2, step } = parsed;
+    const n2 = digest.readUInt32BE(i * 4 % (digest.length - 3));
+    if (step !== void 0) return `${lo2 + n2 % Math.min(step, hi2 - lo2 + 1)}-${hi2}/${step}`;
+    return String(lo2 + n2 % (hi2 - lo2 + 1));
+  }).join(" ");
+}
+function withHashedCrons(project) {
+  const schedules = project.children["pipeline_schedules"];
+  if (!schedules?.items.some((s3) => typeof s3.fields["cron"] === "string")) return project;
+  return {
+    ...project,
+    children: {
+      ...project.children,
+      pipeline_schedules: {
+        ...schedules,
+        items: schedules.items.map((s3) => {
+          const cron = s3.fields["cron"];
+          if (typeof cron !== "string") return s3;
+          const concrete = hashedCron(cron, `${project.key}#${s3.key}`);
+          return concrete === cron ? s3 : { ...s3, fields: { ...s3.fields, cron: concrete } };
+        })
+      }
+    }
+  };
+}
+
 // src/manifest/formats.ts
 function hasReference(value) {
   return /(?<!\$)\$\{(env|file):/.test(value);
@@ -70970,6 +71265,16 @@ function checkBadgeUrl(value) {
 function checkHexColor(value) {
   return /^#(?:[0-9a-fA-F]{3}){1,2}$/.test(value) ? void 0 : `"${value}" is not a hex colour; write it as #RGB or #RRGGBB, e.g. "#E75E40"`;
 }
+function checkLabelColor(value) {
+  return isLabelColor(value) ? void 0 : `"${value}" is not a colour: write it as #RGB or #RRGGBB (e.g. "#E75E40") or as a CSS colour name such as "red"`;
+}
+var DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+function checkDateOrTime(value) {
+  const v3 = value.trim();
+  const ms2 = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v3) ? `${v3}T00:00:00Z` : v3);
+  const sameDay = !Number.isNaN(ms2) && new Date(ms2).toISOString().slice(0, 10) === v3.slice(0, 10);
+  return DATE_OR_TIME.test(v3) && (sameDay || v3.length > 10) ? Number.isNaN(ms2) ? `"${value}" is not a date or a date and time` : void 0 : `"${value}" is not a date or a date and time: write YYYY-MM-DD ("2027-06-30") or ISO 8601 ("2027-06-30T12:00:00Z")`;
+}
 function checkSshKey(value) {
   const parts = value.trim().split(/\s+/);
   const [type, blob] = parts;
@@ -70994,7 +71299,7 @@ function checkSshKey(value) {
   if (offset !== bytes.length || fields === 0) return `the ${type} key data is truncated`;
   return void 0;
 }
-var UNIT_SECONDS = {
+var UNIT_SECONDS2 = {
   second: 1,
   sec: 1,
   s: 1,
@@ -71022,7 +71327,7 @@ function parseHumanDuration(value) {
   let consumed = "";
   for (const m3 of text2.matchAll(re2)) {
     const unit = m3[2].replace(/s$/, "");
-    const seconds2 = UNIT_SECONDS[unit] ?? UNIT_SECONDS[m3[2]];
+    const seconds2 = UNIT_SECONDS2[unit] ?? UNIT_SECONDS2[m3[2]];
     if (seconds2 === void 0) return void 0;
     total += Number(m3[1]) * seconds2;
     consumed += m3[0];
@@ -71039,14 +71344,28 @@ function checkArchiveAge(value) {
   if (seconds2 < 86400) return `"${value}" is too short: jobs can be archived after 1 day at the earliest`;
   return void 0;
 }
+var JOB_TIMEOUT_SECONDS = { min: 600, maxExclusive: 2629746 };
+function checkJobTimeout(value) {
+  const seconds2 = durationSeconds(value);
+  if (seconds2 === void 0) {
+    return `"${value}" is not a duration; write e.g. "1h", "90 minutes", "1h 30m" or a number of seconds`;
+  }
+  if (seconds2 < JOB_TIMEOUT_SECONDS.min || seconds2 >= JOB_TIMEOUT_SECONDS.maxExclusive) {
+    return `"${value}" is ${seconds2} seconds: a job timeout is from 10 minutes to under a month`;
+  }
+  return void 0;
+}
 var FORMAT_CHECKS = {
   cron: checkCron,
   timezone: checkTimeZone,
   "http-url": checkHttpUrl,
   "badge-url": checkBadgeUrl,
   "hex-color": checkHexColor,
+  "label-color": checkLabelColor,
+  "date-or-date-time": checkDateOrTime,
   "ssh-public-key": checkSshKey,
-  "archive-age": checkArchiveAge
+  "archive-age": checkArchiveAge,
+  "job-timeout": checkJobTimeout
 };
 function standardFormatMessage(format, value) {
   const v3 = JSON.stringify(value);
@@ -71060,109 +71379,6 @@ function standardFormatMessage(format, value) {
     default:
       return `${v3} is not a valid ${format}`;
   }
-}
-
-// src/manifest/normalize.ts
-var ACCESS_LEVELS = {
-  no_access: 0,
-  minimal_access: 5,
-  guest: 10,
-  reporter: 20,
-  developer: 30,
-  maintainer: 40,
-  owner: 50,
-  admin: 60
-};
-var LEVEL_NAMES = new Map(Object.entries(ACCESS_LEVELS).map(([name, n2]) => [n2, name]));
-function accessLevelNumber(value) {
-  if (typeof value === "number") return Number.isInteger(value) ? value : void 0;
-  if (typeof value !== "string") return void 0;
-  const text2 = value.trim();
-  return Object.hasOwn(ACCESS_LEVELS, text2) ? ACCESS_LEVELS[text2] : void 0;
-}
-function accessLevelName(value) {
-  const n2 = accessLevelNumber(value);
-  return n2 === void 0 ? value : LEVEL_NAMES.get(n2) ?? n2;
-}
-function accessLevelWords(value) {
-  const n2 = accessLevelNumber(value);
-  const name = n2 === void 0 ? void 0 : LEVEL_NAMES.get(n2);
-  return name === void 0 ? JSON.stringify(value) : `${name} (${n2})`;
-}
-var UNIT_SECONDS2 = [
-  [/^(s|secs?|seconds?)$/, 1],
-  [/^(m|mins?|minutes?)$/, 60],
-  [/^(h|hrs?|hours?)$/, 3600],
-  [/^(d|days?)$/, 86400],
-  [/^(w|wks?|weeks?)$/, 604800],
-  [/^(mos?|mons?|months?)$/, 2592e3],
-  [/^(y|yrs?|years?)$/, 31557600]
-];
-function durationSeconds(text2) {
-  const s3 = text2.trim().toLowerCase().replace(/,|\band\b/g, " ");
-  if (s3.length > 200) return void 0;
-  if (/^\d+(\.\d+)?$/.test(s3)) return Math.round(Number(s3));
-  let total = 0;
-  let consumed = "";
-  for (const m3 of s3.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
-    const unit = UNIT_SECONDS2.find(([r]) => r.test(m3[2] ?? ""));
-    if (!unit) return void 0;
-    total += Number(m3[1]) * unit[1];
-    consumed += m3[0];
-  }
-  if (consumed === "" || consumed.replace(/\s/g, "") !== s3.replace(/\s/g, "")) return void 0;
-  return Math.round(total);
-}
-var canonicalZones = /* @__PURE__ */ new Map();
-function canonicalTimeZone(name) {
-  const known = canonicalZones.get(name);
-  if (known !== void 0) return known;
-  const trimmed = name.trim();
-  const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
-  let canonical2;
-  try {
-    canonical2 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
-  } catch {
-    canonical2 = trimmed;
-  }
-  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical2);
-  return canonical2;
-}
-var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-function instantOf(value) {
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
-    const ms2 = Date.parse(value.trim());
-    return Number.isNaN(ms2) ? void 0 : ms2;
-  }
-  return void 0;
-}
-function canonicalSshKey(text2) {
-  const [type, blob] = text2.trim().split(/\s+/);
-  return blob ? `${type} ${blob}` : text2.trim();
-}
-var NORMALIZERS = {
-  duration: (v3) => durationSeconds(v3) ?? v3.trim(),
-  timezone: canonicalTimeZone,
-  ref: (v3) => v3.trim().replace(/^refs\/(heads|tags)\//, ""),
-  instant: (v3) => instantOf(v3) ?? v3,
-  lowercase: (v3) => v3.trim().toLowerCase(),
-  whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
-  "ssh-key": canonicalSshKey,
-  "access-level": (v3) => accessLevelNumber(v3) ?? v3.trim()
-};
-function isNormalizerName(name) {
-  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
-}
-function normalizes(name, value) {
-  return typeof value === "string" || name === "access-level" && typeof value === "number";
-}
-function normalizeValue(name, value) {
-  if (value instanceof Date && name === "instant") return value.getTime();
-  return typeof value === "string" ? NORMALIZERS[name](value) : value;
-}
-function displayValue(name, value) {
-  return name === "access-level" ? accessLevelName(value) : value;
 }
 
 // src/manifest/rules.ts
@@ -71190,7 +71406,7 @@ function identityOf(written4, spec, collection, itemSchema2) {
   const compares = [];
   let unknown = false;
   for (const f3 of fields) {
-    const v3 = item[f3];
+    const v3 = item[f3] ?? props[f3]?.default;
     let key;
     if (isSecret(v3)) {
       key = v3.reveal();
@@ -71233,10 +71449,10 @@ function checkUnchecked(unchecked2, props, path2, diags) {
     );
   }
 }
-function checkBody(value, schema4, path2, ctx) {
+function checkBody(value, schema5, path2, ctx) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = schema4.properties ?? {};
+  const props = schema5.properties ?? {};
   if (isObj(value["unchecked"])) checkUnchecked(value["unchecked"], props, [...path2, "unchecked"], diags);
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
@@ -71271,8 +71487,8 @@ function checkBody(value, schema4, path2, ctx) {
         `${at2.text ?? v3} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
       );
     }
-    const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v3) && identity) {
+    const identity2 = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v3) && identity2) {
       const itemSchema2 = schemas.resolve(prop.items);
       v3.forEach((item, i) => {
         if (!isObj(item)) return;
@@ -71361,8 +71577,28 @@ function checkItem(collection, item, path2, ctx) {
       break;
     }
     case "triggers":
+    case "deploy_tokens":
       checkFilePath(item, "token_file", [...path2, "token_file"], false, ctx);
       break;
+    case "labels":
+      if (path2[0] === "groups")
+        onlyFor(item, "priority", path2, "projects", diags, "set it in each project's labels");
+      break;
+    case "hooks":
+      if (path2[0] === "projects")
+        onlyFor(item, "subgroup_events", path2, "groups", diags, "a project has no subgroups");
+      break;
+    case "variables": {
+      const { masked: masked3, value } = item;
+      if (masked3 === true && typeof value === "string" && !hasReference(value)) {
+        diags.error(
+          valueLoc(item, "value"),
+          renderPath([...path2, "value"]),
+          `a masked variable's value is a secret: write it as \${env:NAME} or \${file:path}, not in the manifest (the value is not shown)`
+        );
+      }
+      break;
+    }
     case "broadcast_messages": {
       const { starts_at: s3, ends_at: e } = item;
       if (isPlainString(s3) && isPlainString(e)) {
@@ -71410,9 +71646,21 @@ function checkItem(collection, item, path2, ctx) {
     }
   }
 }
-function checkGroupVisibility(groups, diags) {
+function onlyFor(item, field, path2, owners, diags, hint) {
+  if (!Object.hasOwn(item, field)) return;
+  diags.error(
+    keyLoc(item, field),
+    renderPath([...path2, field]),
+    `${field} exists only for the ${path2[path2.length - 2]} of ${owners}: ${hint}`
+  );
+}
+function checkGroupVisibility(groups, projects, diags) {
   const byPath = new Map([...groups].map(([p3, b3]) => [p3.toLowerCase(), b3]));
-  for (const [path2, body2] of groups) {
+  const entries = [
+    ...[...groups].map(([p3, b3]) => ["groups", p3, b3]),
+    ...[...projects].map(([p3, b3]) => ["projects", p3, b3])
+  ];
+  for (const [collection, path2, body2] of entries) {
     const vis = body2.visibility;
     if (!isPlainString(vis)) continue;
     const parentPath2 = path2.split("/").slice(0, -1).join("/");
@@ -71422,29 +71670,29 @@ function checkGroupVisibility(groups, diags) {
     if ((LEVEL_NAMES2[vis] ?? 0) > (LEVEL_NAMES2[pvis] ?? 0)) {
       diags.error(
         valueLoc(body2, "visibility"),
-        renderPath(["groups", path2, "visibility"]),
-        `${vis} is not allowed since the parent group ${parentPath2} is ${pvis}; use ${pvis} or less`
+        renderPath([collection, path2, "visibility"]),
+        `${vis} is not allowed since the ${collection === "groups" ? "parent group" : "project's group"} ${parentPath2} is ${pvis}; use ${pvis} or less`
       );
     }
   }
 }
-function checkIdentities(value, schema4, path2, ctx, shared) {
+function checkIdentities(value, schema5, path2, ctx, shared) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = schema4.properties ?? {};
+  const props = schema5.properties ?? {};
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v3 = value[key];
     const prop = schemas.resolve(raw);
-    const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v3) && identity) {
+    const identity2 = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v3) && identity2) {
       const itemSchema2 = schemas.resolve(prop.items);
       const sharedFields = itemSchema2["x-shared-fields"] ?? [];
       const seen = /* @__PURE__ */ new Map();
       v3.forEach((item, i) => {
         if (!isObj(item)) return;
         const itemPath2 = [...path2, key, i];
-        const id = identityOf(item, identity, key, itemSchema2);
+        const id = identityOf(item, identity2, key, itemSchema2);
         if (id !== void 0 && !id.unknown) {
           const first = seen.get(id.compare);
           const at2 = selfLoc(item);
@@ -71452,7 +71700,7 @@ function checkIdentities(value, schema4, path2, ctx, shared) {
             diags.error(
               at2,
               renderPath(itemPath2),
-              `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`
+              `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity2) ? identity2.join("#") : identity2}); also declared at ${formatRef(first)}`
             );
           } else {
             seen.set(id.compare, at2);
@@ -71468,10 +71716,10 @@ function checkIdentities(value, schema4, path2, ctx, shared) {
   }
 }
 function checkShared(collection, id, item, fields, path2, shared, diags) {
-  const slot = `${collection}\0${id.compare}`;
-  const first = shared.get(slot);
+  const slot2 = `${collection}\0${id.compare}`;
+  const first = shared.get(slot2);
   if (!first) {
-    shared.set(slot, { values: item, at: selfLoc(item), label: id.label });
+    shared.set(slot2, { values: item, at: selfLoc(item), label: id.label });
     return;
   }
   for (const f3 of fields) {
@@ -71512,8 +71760,8 @@ function policyOf(body2, collection) {
   const p3 = isObj2(u2) ? u2[collection] : void 0;
   return p3 === "delete" || p3 === "ignore" || p3 === "warn" ? p3 : "warn";
 }
-function buildNode(collection, key, body2, schema4, ctx) {
-  const props = schema4.properties ?? {};
+function buildNode(collection, key, body2, schema5, ctx) {
+  const props = schema5.properties ?? {};
   const fields = {};
   const fieldSources = {};
   const children = {};
@@ -71524,14 +71772,14 @@ function buildNode(collection, key, body2, schema4, ctx) {
   for (const [k3, v3] of Object.entries(body2)) {
     const raw = props[k3];
     const prop = raw ? ctx.schemas.resolve(raw) : void 0;
-    const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
-    if (prop && prop.type === "array" && identity && Array.isArray(v3)) {
+    const identity2 = raw?.["x-identity"] ?? prop?.["x-identity"];
+    if (prop && prop.type === "array" && identity2 && Array.isArray(v3)) {
       const itemSchema2 = ctx.schemas.resolve(prop.items);
       children[k3] = {
         policy: policyOf(body2, k3),
         ...policyDeclared(body2, k3) ? { policyDeclared: true } : {},
         items: v3.filter(isObj2).map((item) => {
-          const id = identityOf(item, identity, k3, itemSchema2);
+          const id = identityOf(item, identity2, k3, itemSchema2);
           const node = buildNode(k3, id?.key ?? "", item, itemSchema2, ctx);
           if (id && id.label !== id.key) node.label = id.label;
           return node;
@@ -71586,12 +71834,12 @@ function buildNode(collection, key, body2, schema4, ctx) {
       });
     }
   }
-  if (collection === "triggers" && typeof fields["token_file"] === "string") {
+  if (props["token_file"] && typeof fields["token_file"] === "string") {
     const r = resolveManifestPath(fieldSources["token_file"].file, fields["token_file"], ctx.root, false);
     if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body2);
-  const required = Array.isArray(schema4.required) ? schema4.required : [];
+  const required = Array.isArray(schema5.required) ? schema5.required : [];
   const needs = body2.state === "absent" ? [] : required.filter((k3) => body2[k3] === void 0);
   return {
     collection,
@@ -71603,6 +71851,300 @@ function buildNode(collection, key, body2, schema4, ctx) {
     children,
     ...needs.length > 0 ? { needs } : {}
   };
+}
+
+// src/manifest/outline.ts
+var KEY_LINE = /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s"'#&*!|>%@`{[\-?:,][^:#]*?|-[^\s:#][^:#]*?))\s*:(?:\s+(.*))?$/;
+function unquote(m3) {
+  if (m3[1] !== void 0) return JSON.parse(`"${m3[1]}"`);
+  if (m3[2] !== void 0) return m3[2].replaceAll("''", "'");
+  return m3[3].trimEnd();
+}
+function scalar2(text2) {
+  const t = text2.replace(/\s+#.*$/, "").trim();
+  const dq = /^"((?:[^"\\]|\\.)*)"$/.exec(t);
+  if (dq) return JSON.parse(`"${dq[1]}"`);
+  const sq = /^'((?:[^']|'')*)'$/.exec(t);
+  if (sq) return sq[1].replaceAll("''", "'");
+  return /^[^\s"'&*!|>%@`{}[\],#][^#]*$/.test(t) ? t : void 0;
+}
+function flowNames(text2) {
+  const t = text2.replace(/\s+#.*$/, "").trim();
+  if (!t.startsWith("[") || !t.endsWith("]") || t.slice(1, -1).includes("[")) return void 0;
+  const inner = t.slice(1, -1).trim();
+  if (inner === "") return [];
+  const names = [];
+  for (const part of inner.split(",")) {
+    const s3 = scalar2(part);
+    if (s3 === void 0) return void 0;
+    names.push(s3);
+  }
+  return names;
+}
+function outlineOf(text2) {
+  if (text2.includes("	") || /(^|[\s[{,])[&*][^\s]/m.test(text2) || /^\s*<<\s*:/m.test(text2)) return void 0;
+  const lines = [];
+  let at2 = 0;
+  for (const raw of text2.split("\n")) {
+    const trimmed = raw.replace(/\r$/, "");
+    const body2 = trimmed.trimStart();
+    if (body2 !== "" && !body2.startsWith("#"))
+      lines.push({ indent: trimmed.length - body2.length, text: body2, at: at2 });
+    at2 += raw.length + 1;
+  }
+  const out = {
+    manifest: false,
+    instance: false,
+    instanceSize: 0,
+    templates: [],
+    entries: [],
+    uses: []
+  };
+  let documents2 = 0;
+  let instanceAt;
+  let top;
+  let entryIndent;
+  let current;
+  let blockAbove;
+  let extendsAt;
+  const close = (end) => {
+    if (current) current.size = end - current.size;
+    current = void 0;
+    if (instanceAt !== void 0) out.instanceSize += end - instanceAt;
+    instanceAt = void 0;
+  };
+  for (const line of lines) {
+    if (blockAbove !== void 0) {
+      if (line.indent > blockAbove) continue;
+      blockAbove = void 0;
+    }
+    if (line.indent === 0 && (line.text.startsWith("---") || line.text.startsWith("..."))) {
+      if (documents2 > 0 || line.text.replace(/^(---|\.\.\.)\s*/, "") !== "") return void 0;
+      close(line.at);
+      documents2 += 1;
+      top = void 0;
+      continue;
+    }
+    documents2 ||= 1;
+    if (line.text.startsWith("? ") || line.text === "?") return void 0;
+    if (extendsAt !== void 0) {
+      if (line.indent >= extendsAt && line.text.startsWith("- ")) {
+        const name = scalar2(line.text.slice(2));
+        if (name === void 0) return void 0;
+        out.uses.push(name);
+        continue;
+      }
+      extendsAt = void 0;
+    }
+    const item = line.text.startsWith("- ") ? line.text.slice(2).trimStart() : line.text;
+    const m3 = KEY_LINE.exec(item);
+    const rest = m3?.[4];
+    if (m3 && rest !== void 0 && /^[|>][+-]?\d*\s*(#.*)?$/.test(rest)) {
+      blockAbove = line.indent;
+    }
+    if (line.indent === 0) {
+      if (!m3) return void 0;
+      close(line.at);
+      top = unquote(m3);
+      entryIndent = void 0;
+      if (top === "version") out.manifest ||= scalar2(rest ?? "") === "1";
+      if (top === "instance") {
+        out.instance = true;
+        instanceAt = line.at;
+      }
+      if ((top === "templates" || top === "groups" || top === "projects") && rest !== void 0) {
+        if (scalar2(rest) !== void 0 || rest.trim().startsWith("{") || rest.trim().startsWith("["))
+          return void 0;
+      }
+      continue;
+    }
+    if ((top === "templates" || top === "groups" || top === "projects") && !line.text.startsWith("- ")) {
+      entryIndent ??= line.indent;
+      if (line.indent < entryIndent) return void 0;
+      if (line.indent === entryIndent) {
+        if (!m3) return void 0;
+        close(line.at);
+        const key = unquote(m3);
+        if (top === "templates") out.templates.push(key);
+        else {
+          current = { collection: top, key, size: line.at };
+          out.entries.push(current);
+        }
+        if (rest !== void 0 && rest.trim().startsWith("{")) {
+          const ext = /(?:^|[{,\s])extends\s*:\s*(\[[^\]]*\]|[^,}\s]+)/.exec(rest);
+          if (ext) {
+            const names = ext[1].startsWith("[") ? flowNames(ext[1]) : [scalar2(ext[1])];
+            if (!names || names.some((n2) => n2 === void 0)) return void 0;
+            out.uses.push(...names);
+          }
+          if (/[{}]/.test(rest.slice(1)) && !rest.trim().endsWith("}")) return void 0;
+        }
+        continue;
+      }
+    }
+    if (m3 && unquote(m3) === "extends") {
+      if (rest === void 0 || rest.trim() === "" || /^#/.test(rest.trim())) extendsAt = line.indent;
+      else {
+        const names = rest.trim().startsWith("[") ? flowNames(rest) : [scalar2(rest)];
+        if (!names || names.some((n2) => n2 === void 0)) return void 0;
+        out.uses.push(...names);
+      }
+    }
+  }
+  close(text2.length);
+  out.uses = [...new Set(out.uses)];
+  return out;
+}
+function outlineOfValues(values, text2) {
+  const out = {
+    manifest: false,
+    instance: false,
+    instanceSize: 0,
+    templates: [],
+    entries: [],
+    uses: []
+  };
+  const isObj4 = (v3) => v3 !== null && typeof v3 === "object" && !Array.isArray(v3);
+  const uses = (v3) => {
+    if (Array.isArray(v3)) for (const x of v3) uses(x);
+    else if (isObj4(v3)) {
+      for (const [k3, x] of Object.entries(v3)) {
+        if (k3 === "extends") {
+          for (const name of Array.isArray(x) ? x : [x]) if (typeof name === "string") out.uses.push(name);
+        } else uses(x);
+      }
+    }
+  };
+  for (const value of values) {
+    if (!isObj4(value)) continue;
+    out.manifest ||= value["version"] === 1;
+    if (isObj4(value["instance"])) {
+      out.instance = true;
+      out.instanceSize += Math.max(1, JSON.stringify(value["instance"]).length);
+    }
+    if (isObj4(value["templates"])) out.templates.push(...Object.keys(value["templates"]));
+    for (const collection of ["groups", "projects"]) {
+      const entries = value[collection];
+      if (!isObj4(entries)) continue;
+      for (const key of Object.keys(entries))
+        out.entries.push({
+          collection,
+          key,
+          size: Math.max(1, Math.round(text2.length / Math.max(1, Object.keys(entries).length)))
+        });
+    }
+    uses(value["templates"]);
+    uses(value["groups"]);
+    uses(value["projects"]);
+  }
+  out.uses = [...new Set(out.uses)];
+  return out;
+}
+var lower2 = (s3) => s3.toLowerCase();
+var isPatternKey = (key) => key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
+var prefixOf = (key) => key.replace(/\/?\*\*?$/, "");
+var under = (path2, root) => root === "" || path2 === root || path2.startsWith(`${root}/`);
+function indexOf(files) {
+  const definers = /* @__PURE__ */ new Map();
+  const users = /* @__PURE__ */ new Map();
+  const add = (map, key, file) => map.set(key, [...map.get(key) ?? [], file]);
+  for (const { file, outline } of files) {
+    for (const t of outline.templates) add(definers, t, file);
+    for (const t of outline.uses) add(users, t, file);
+  }
+  return {
+    byFile: new Map(files.map((f3) => [f3.file, f3.outline])),
+    definers,
+    users,
+    entries: files.flatMap(
+      ({ file, outline }) => outline.entries.map((e) => ({
+        file,
+        collection: e.collection,
+        key: lower2(e.key),
+        pattern: isPatternKey(e.key),
+        root: lower2(isPatternKey(e.key) ? prefixOf(e.key) : e.key)
+      }))
+    )
+  };
+}
+function touchedBy(index2, seeds) {
+  const touched = /* @__PURE__ */ new Set();
+  const queue = [...seeds].filter((f3) => index2.byFile.has(f3));
+  while (queue.length > 0) {
+    const file = queue.pop();
+    if (touched.has(file)) continue;
+    touched.add(file);
+    const outline = index2.byFile.get(file);
+    for (const t of outline.templates) for (const f3 of index2.users.get(t) ?? []) queue.push(f3);
+    for (const mine of outline.entries) {
+      if (!isPatternKey(mine.key)) continue;
+      const root = lower2(prefixOf(mine.key));
+      for (const other of index2.entries)
+        if (!touched.has(other.file) && under(other.root, root)) queue.push(other.file);
+    }
+  }
+  return touched;
+}
+function neededBy(index2, files) {
+  const selected = /* @__PURE__ */ new Set();
+  const need = (file) => {
+    if (selected.has(file)) return;
+    selected.add(file);
+    for (const t of index2.byFile.get(file).uses) for (const f3 of index2.definers.get(t) ?? []) need(f3);
+  };
+  const base = [...files].filter((f3) => index2.byFile.has(f3));
+  for (const f3 of base) need(f3);
+  for (const file of base) {
+    for (const mine of index2.byFile.get(file).entries) {
+      const key = lower2(mine.key);
+      const pattern = isPatternKey(mine.key);
+      const root = pattern ? lower2(prefixOf(mine.key)) : key;
+      for (const other of index2.entries) {
+        if (selected.has(other.file)) continue;
+        const related = other.key === key || other.pattern && under(root, other.root) || !pattern && !other.pattern && other.collection === "groups" && (under(key, other.key) || mine.collection === "groups" && under(other.key, key));
+        if (related) need(other.file);
+      }
+    }
+  }
+  if (selected.size > 0) {
+    for (const [file, outline] of index2.byFile) if (outline.instance) selected.add(file);
+  }
+  return selected;
+}
+function touchedFiles(files, seeds) {
+  const index2 = indexOf(files);
+  return neededBy(index2, touchedBy(index2, seeds));
+}
+var unitOfKey = (key) => lower2(prefixOf(key)).split("/")[0];
+function shardTargets(files, shard) {
+  const weights = /* @__PURE__ */ new Map();
+  for (const { outline } of files) {
+    for (const e of outline.entries) {
+      if (isPatternKey(e.key) && prefixOf(e.key) === "") return void 0;
+      const unit = unitOfKey(e.key);
+      weights.set(unit, (weights.get(unit) ?? 0) + e.size);
+    }
+    if (outline.instance) weights.set("instance", (weights.get("instance") ?? 0) + outline.instanceSize);
+  }
+  const load = Array.from({ length: shard.count }, () => 0);
+  const mine = /* @__PURE__ */ new Set();
+  const units = [...weights].sort(([a, wa], [b3, wb]) => wb - wa || (a < b3 ? -1 : a > b3 ? 1 : 0));
+  for (const [unit, w2] of units) {
+    let best = 0;
+    for (let i = 1; i < load.length; i++) if (load[i] < load[best]) best = i;
+    load[best] += w2;
+    if (best === shard.index - 1) mine.add(unit);
+  }
+  return mine;
+}
+function shardFiles(files, targets) {
+  const own = files.filter(
+    ({ outline }) => outline.entries.some((e) => targets.has(unitOfKey(e.key))) || targets.has("instance") && outline.instance
+  );
+  return neededBy(
+    indexOf(files),
+    own.map((f3) => f3.file)
+  );
 }
 
 // src/manifest/schemas.ts
@@ -71629,10 +72171,10 @@ function segmentProblem(segment) {
 }
 function pathProblem(path2) {
   for (const segment of path2.split("/")) {
-    const problem2 = segmentProblem(segment);
-    if (problem2 !== void 0) {
+    const problem3 = segmentProblem(segment);
+    if (problem3 !== void 0) {
       const which2 = path2.includes("/") ? `its segment ${JSON.stringify(segment)} ` : "it ";
-      return `${JSON.stringify(path2)} is not a path the platform allows: ${which2}${problem2}; ${PATH_RULE}`;
+      return `${JSON.stringify(path2)} is not a path the platform allows: ${which2}${problem3}; ${PATH_RULE}`;
     }
   }
   return void 0;
@@ -71641,12 +72183,12 @@ function entryProblem(key, collection) {
   if (key === "*" || key === "**") return void 0;
   const pattern = /^(.*)\/\*\*?$/.exec(key);
   if (pattern) {
-    const problem3 = pathProblem(pattern[1]);
-    return problem3 === void 0 ? void 0 : `the root of the pattern ${JSON.stringify(key)}: ${problem3}`;
+    const problem4 = pathProblem(pattern[1]);
+    return problem4 === void 0 ? void 0 : `the root of the pattern ${JSON.stringify(key)}: ${problem4}`;
   }
-  const problem2 = pathProblem(key);
-  if (problem2 !== void 0) {
-    return key.includes("*") ? `${problem2} (a pattern ends in /* or /**)` : problem2;
+  const problem3 = pathProblem(key);
+  if (problem3 !== void 0) {
+    return key.includes("*") ? `${problem3} (a pattern ends in /* or /**)` : problem3;
   }
   if (collection === "projects" && !key.includes("/")) {
     return `${JSON.stringify(key)} is not a project's full path: a project sits in a group, so its path has a group segment first (group/project)`;
@@ -71668,7 +72210,10 @@ var ANNOTATIONS = [
   "x-key-sizes",
   "x-normalize",
   "x-shared-fields",
-  "x-default-template"
+  "x-default-template",
+  "x-pattern-message",
+  "x-update-only",
+  "x-detail-only"
 ];
 var SCHEMA_DIR = new URL("../schemas/", import.meta.url);
 var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
@@ -71687,12 +72232,12 @@ function loadSchemas() {
   const files = {};
   for (const name of readdirSync2(SCHEMA_DIR).sort()) {
     if (!name.endsWith(".schema.json")) continue;
-    const schema4 = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
-    files[name] = schema4;
-    ajv.addSchema(schema4, name);
+    const schema5 = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
+    files[name] = schema5;
+    ajv.addSchema(schema5, name);
   }
-  const resolve9 = (schema4) => {
-    let current = schema4;
+  const resolve9 = (schema5) => {
+    let current = schema5;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
       let target = files[file];
@@ -71705,10 +72250,10 @@ function loadSchemas() {
     return current;
   };
   const byCollection = /* @__PURE__ */ new Map();
-  const visit = (owner, schema4, seen) => {
-    if (seen.has(schema4)) return;
-    seen.add(schema4);
-    const props = schema4.properties ?? {};
+  const visit = (owner, schema5, seen) => {
+    if (seen.has(schema5)) return;
+    seen.add(schema5);
+    const props = schema5.properties ?? {};
     for (const [key, raw] of Object.entries(props)) {
       const prop = resolve9(raw);
       let item;
@@ -71793,8 +72338,8 @@ function accessLevelMessage(value, allowed) {
 function written(value, loc) {
   return loc.text ?? JSON.stringify(value);
 }
-function rangeWords(schema4) {
-  const n2 = (k3) => typeof schema4?.[k3] === "number" ? schema4[k3] : void 0;
+function rangeWords(schema5) {
+  const n2 = (k3) => typeof schema5?.[k3] === "number" ? schema5[k3] : void 0;
   const low = n2("minimum") !== void 0 ? { text: String(n2("minimum")), inclusive: true } : n2("exclusiveMinimum") !== void 0 ? { text: String(n2("exclusiveMinimum")), inclusive: false } : void 0;
   const high = n2("maximum") !== void 0 ? { text: String(n2("maximum")), inclusive: true } : n2("exclusiveMaximum") !== void 0 ? { text: String(n2("exclusiveMaximum")), inclusive: false } : void 0;
   if (low?.inclusive && high?.inclusive) return `from ${low.text} to ${high.text}`;
@@ -71803,6 +72348,14 @@ function rangeWords(schema4) {
     ...high ? [high.inclusive ? `at most ${high.text}` : `less than ${high.text}`] : []
   ];
   return parts.join(" and ");
+}
+function typeFits(type, value) {
+  if (type === "integer") return typeof value === "number" && Number.isInteger(value);
+  if (type === "number") return typeof value === "number";
+  if (type === "array") return Array.isArray(value);
+  if (type === "object") return value !== null && typeof value === "object" && !Array.isArray(value);
+  if (type === "null") return value === null;
+  return typeof type === "string" && typeof value === type;
 }
 function typeMessage(expected, value, loc) {
   const want = expected.split(",").map((t) => TYPE_NAMES[t] ?? t).join(" or ");
@@ -71846,8 +72399,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
       case "required": {
         const key = e.params.missingProperty;
         const target = data;
-        const identity = parent?.["x-identity"];
-        const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
+        const identity2 = parent?.["x-identity"];
+        const isIdentity = Array.isArray(identity2) ? identity2.includes(key) : identity2 === key;
         if (target?.state === "absent" && !isIdentity) continue;
         if (!isIdentity && leftToPattern?.([...prefix, ...path2], key)) continue;
         at2 = locate(value, path2);
@@ -71893,7 +72446,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         at2 = locate(value, path2);
         const pattern = e.params.pattern;
         const platformPath = isPathPattern(pattern) && typeof data === "string";
-        message = path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
+        const own = parent?.["x-pattern-message"];
+        message = typeof own === "string" ? `${JSON.stringify(data)} ${own}` : path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
         break;
       }
       case "minLength":
@@ -71920,6 +72474,18 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         break;
       case "anyOf":
       case "oneOf": {
+        const alternatives = parent?.[e.keyword] ?? [];
+        const fits = alternatives.map((s3, i) => [s3, i]).filter(([s3]) => typeFits(s3.type, data));
+        if (fits.length === 1) {
+          const branch = `${e.schemaPath}/${fits[0][1]}/`;
+          const inner = errors.filter(
+            (x) => x.schemaPath.startsWith(branch) && x.instancePath === e.instancePath
+          );
+          if (inner.length > 0) {
+            reportSchemaErrors(inner, value, prefix, diags, leftToPattern);
+            continue;
+          }
+        }
         at2 = locate(value, path2);
         const options = (parent?.[e.keyword] ?? []).map(
           (s3) => s3.type === "array" ? `a list of ${String(s3.items?.type ?? "value")}s` : TYPE_NAMES[String(s3.type)] ?? "a value"
@@ -71962,6 +72528,8 @@ var FORMAT_WORDS = {
   "http-url": "an http:// or https:// URL",
   "badge-url": "an http(s) URL with only the badge placeholders",
   "hex-color": "a hex colour such as #E75E40",
+  "label-color": "a colour (#RGB, #RRGGBB or a CSS colour name)",
+  "date-or-date-time": "a date (YYYY-MM-DD) or an ISO 8601 date and time",
   "ssh-public-key": "an SSH public key (type, base64 key, optional comment)",
   "archive-age": "a duration of at least 1 day, such as 30 days",
   date: "a date (YYYY-MM-DD)",
@@ -71982,6 +72550,8 @@ function blindReason(e) {
     case "enum":
       return `is not one of: ${params["allowedValues"].map(String).join(", ")}`;
     case "pattern":
+      if (typeof e.parentSchema?.["x-pattern-message"] === "string")
+        return String(e.parentSchema["x-pattern-message"]);
       return isPathPattern(String(params["pattern"])) ? `is not a path the platform allows: ${PATH_RULE}` : `does not match the pattern ${String(params["pattern"])}`;
     case "minLength":
       return params["limit"] === 1 ? "must not be empty" : `must be at least ${String(params["limit"])} characters`;
@@ -72095,11 +72665,11 @@ var TemplateResolver = class {
       const t = this.#templates.get(name);
       if (!t) {
         const hint = didYouMean(name, this.#templates.keys());
-        const known = [...this.#templates.keys()];
+        const known3 = [...this.#templates.keys()];
         this.diags.error(
           at2,
           p3,
-          `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known.length ? `; templates: ${known.join(", ")}` : "; no templates are defined"}`
+          `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known3.length ? `; templates: ${known3.join(", ")}` : "; no templates are defined"}`
         );
         return;
       }
@@ -72463,6 +73033,34 @@ var Declarations = class extends Map {
     if (isObj3(body2)) this.set(name, { body: body2, at: at2 });
   }
 };
+function outlineFile(name, text2) {
+  return outlineOf(text2) ?? outlineOfValues(
+    parseYaml(name, text2, new Diagnostics()).documents.map((d2) => d2.value),
+    text2
+  );
+}
+function manifestOutlines(paths, found = [], root, known3) {
+  const diags = new Diagnostics();
+  const rootDir = resolve4(root ?? manifestRoot(paths.length ? paths : ["."]));
+  const realRoot = realPath(rootDir);
+  const out = [];
+  const read2 = /* @__PURE__ */ new Set();
+  for (const src of collectFiles(paths, diags, found)) {
+    const real = realPath(src.file);
+    if (read2.has(real)) continue;
+    read2.add(real);
+    const name = displayPath(src.file);
+    const text2 = readManifest(src.file, real, name, rootDir, realRoot, diags);
+    if (text2 === void 0) continue;
+    const digest = createHash2("sha256").update(text2).digest("hex");
+    const outline = known3?.get(digest) ?? outlineFile(name, text2);
+    if (!src.explicit && !outline.manifest) continue;
+    const bytes = Buffer.from(text2, "utf8");
+    const blob = createHash2("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+    out.push({ file: src.file, outline, digest, blob });
+  }
+  return out;
+}
 async function loadManifests(paths, opts) {
   const diags = new Diagnostics();
   const schemas = loadSchemas();
@@ -72475,6 +73073,16 @@ async function loadManifests(paths, opts) {
   const realRoot = realPath(root);
   const read2 = /* @__PURE__ */ new Set();
   for (const src of collectFiles(paths, diags, opts.found)) {
+    const known3 = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : void 0;
+    if (known3) {
+      allRead = false;
+      if (src.explicit || known3.outline.manifest) {
+        const name2 = displayPath(src.file);
+        files.push(name2);
+        digests[name2] = known3.digest;
+      }
+      continue;
+    }
     const name = displayPath(src.file);
     const real = realPath(src.file);
     if (read2.has(real)) continue;
@@ -72483,6 +73091,14 @@ async function loadManifests(paths, opts) {
     if (text2 === void 0) {
       files.push(name);
       allRead = false;
+      continue;
+    }
+    if (opts.only && !opts.only.has(src.file)) {
+      allRead = false;
+      if (src.explicit || outlineFile(name, text2).manifest) {
+        files.push(name);
+        digests[name] = createHash2("sha256").update(text2).digest("hex");
+      }
       continue;
     }
     const parsed = parseYaml(name, text2, diags);
@@ -72560,7 +73176,11 @@ async function loadManifests(paths, opts) {
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
   for (const [n2, b3] of groupBodies) checkBody(b3, file("group.schema.json"), ["groups", n2], ctx);
   for (const [n2, b3] of projectBodies) checkBody(b3, file("project.schema.json"), ["projects", n2], ctx);
-  checkGroupVisibility(new Map([...groupBodies].filter(([n2]) => !isPattern(n2))), diags);
+  checkGroupVisibility(
+    new Map([...groupBodies].filter(([n2]) => !isPattern(n2))),
+    new Map([...projectBodies].filter(([n2]) => !isPattern(n2))),
+    diags
+  );
   checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
   const interp = { secrets: opts.secrets, env, root };
@@ -72578,7 +73198,7 @@ async function loadManifests(paths, opts) {
   for (const [n2, b3] of projectBodies)
     checkIdentities(b3, file("project.schema.json"), ["projects", n2], ctx, shared);
   for (const doc of docs) checkNumbers(doc.value, [], diags);
-  if (docs.length === 0 && !diags.hasErrors) {
+  if (docs.length === 0 && !diags.hasErrors && !opts.only) {
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
       "",
@@ -72622,7 +73242,7 @@ async function loadManifests(paths, opts) {
     )
   };
   const selectors = [];
-  for (const [collection, bodies, decls, schema4] of [
+  for (const [collection, bodies, decls, schema5] of [
     ["groups", groupBodies, groups, groupSchema],
     ["projects", projectBodies, projects, projectSchema]
   ]) {
@@ -72638,7 +73258,7 @@ async function loadManifests(paths, opts) {
           return { file: at2.file, line: at2.line, col: at2.col };
         }) : [],
         includeArchived: body2.include_archived === true,
-        node: keyed(buildNode(collection, pattern, body2, schema4, bctx), decls.get(pattern).at)
+        node: keyed(buildNode(collection, pattern, body2, schema5, bctx), decls.get(pattern).at)
       });
     }
   }
@@ -72661,18 +73281,18 @@ function patternCompletes(declared, schemas) {
       if (outer === name || !covers(outer, except, name, collection)) return false;
       let mine = own;
       let theirs = d2.body;
-      let schema4 = topSchema;
+      let schema5 = topSchema;
       for (let i = 0; i + 1 < rest.length; i += 2) {
         const [coll, index2] = [rest[i], rest[i + 1]];
         if (typeof coll !== "string" || typeof index2 !== "number" || !isObj3(mine) || !isObj3(theirs))
           return false;
-        const raw = schema4?.properties?.[coll];
+        const raw = schema5?.properties?.[coll];
         const prop = raw ? schemas.resolve(raw) : void 0;
-        const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
-        if (!prop?.items || identity === void 0) return false;
-        schema4 = schemas.resolve(prop.items);
-        const itemSchema2 = schema4;
-        const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity, coll, itemSchema2)?.compare : void 0;
+        const identity2 = raw?.["x-identity"] ?? prop?.["x-identity"];
+        if (!prop?.items || identity2 === void 0) return false;
+        schema5 = schemas.resolve(prop.items);
+        const itemSchema2 = schema5;
+        const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity2, coll, itemSchema2)?.compare : void 0;
         const item = Array.isArray(mine[coll]) ? mine[coll][index2] : void 0;
         const id = idOf(item);
         const other = Array.isArray(theirs[coll]) ? theirs[coll].find((x) => idOf(x) === id) : void 0;
@@ -72683,7 +73303,7 @@ function patternCompletes(declared, schemas) {
     });
   };
 }
-function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
+function checkSelectorEntries(bodies, collection, schema5, schemas, diags) {
   for (const [key, body2] of bodies) {
     const pattern = isPattern(key);
     for (const local of ["except", "include_archived"]) {
@@ -72697,9 +73317,9 @@ function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
     }
     if (pattern && Array.isArray(body2.except)) {
       body2.except.forEach((entry, i) => {
-        const problem2 = typeof entry === "string" ? exceptProblem(key, entry) : void 0;
-        if (problem2)
-          diags.error(valueLoc(body2.except, i), renderPath([collection, key, "except", i]), problem2);
+        const problem3 = typeof entry === "string" ? exceptProblem(key, entry) : void 0;
+        if (problem3)
+          diags.error(valueLoc(body2.except, i), renderPath([collection, key, "except", i]), problem3);
       });
     }
     if (pattern && body2.state === "absent") {
@@ -72716,7 +73336,7 @@ function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
       const [a, bodyA] = entries[i];
       const [b3, bodyB] = entries[j2];
       if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b3).prefix.toLowerCase()) continue;
-      for (const conflict of disagreements(bodyA, bodyB, schema4, schemas, [])) {
+      for (const conflict of disagreements(bodyA, bodyB, schema5, schemas, [])) {
         diags.error(
           locate(bodyB, conflict),
           renderPath([collection, b3, ...conflict]),
@@ -72726,9 +73346,9 @@ function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
     }
   }
 }
-function disagreements(a, b3, schema4, schemas, path2) {
+function disagreements(a, b3, schema5, schemas, path2) {
   if (isObj3(a) && isObj3(b3)) {
-    const props = schema4?.properties ?? {};
+    const props = schema5?.properties ?? {};
     const out = [];
     for (const key of Object.keys(b3)) {
       if (key === "except" || key === "include_archived" || key === "extends" || !Object.hasOwn(a, key))
@@ -72738,10 +73358,10 @@ function disagreements(a, b3, schema4, schemas, path2) {
     }
     return out;
   }
-  const identity = schema4?.["x-identity"];
-  if (Array.isArray(a) && Array.isArray(b3) && identity !== void 0 && schema4?.items) {
-    const itemSchema2 = schemas.resolve(schema4.items);
-    const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema2)?.compare : void 0;
+  const identity2 = schema5?.["x-identity"];
+  if (Array.isArray(a) && Array.isArray(b3) && identity2 !== void 0 && schema5?.items) {
+    const itemSchema2 = schemas.resolve(schema5.items);
+    const idOf = (item) => isObj3(item) ? identityOf(item, identity2, "", itemSchema2)?.compare : void 0;
     const absent = (item) => isObj3(item) && item.state === "absent";
     const stateless = (item) => isObj3(item) && !Object.hasOwn(item, "state");
     const out = [];
@@ -72880,14 +73500,14 @@ function escapeJson(json) {
 // src/cli/diagnostics.ts
 function formatDiagnostics(diagnostics) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
-  const warnings = diagnostics.length - errors;
+  const warnings2 = diagnostics.length - errors;
   const lines = diagnostics.map((d2) => escapeText(formatDiagnostic(d2)));
   const counts = [
     errors ? `${errors} error${errors === 1 ? "" : "s"}` : "",
-    warnings ? `${warnings} warning${warnings === 1 ? "" : "s"}` : ""
+    warnings2 ? `${warnings2} warning${warnings2 === 1 ? "" : "s"}` : ""
   ].filter(Boolean).join(", ");
   if (errors > 0) lines.push(`${counts}: nothing was sent to the platform.`);
-  else if (warnings > 0) lines.push(counts);
+  else if (warnings2 > 0) lines.push(counts);
   return lines.length > 0 ? `${lines.join("\n")}
 ` : "";
 }
@@ -73121,11 +73741,11 @@ function changeJson(change) {
     fields: change.fields.map(fieldJson)
   };
 }
-function problemJson(problem2) {
+function problemJson(problem3) {
   return {
-    address: problem2.address,
-    message: problem2.message,
-    source: problem2.source && sourceJson(problem2.source)
+    address: problem3.address,
+    message: problem3.message,
+    source: problem3.source && sourceJson(problem3.source)
   };
 }
 function summaryJson(summary2) {
@@ -73139,8 +73759,8 @@ function summaryJson(summary2) {
 }
 function requestsJson(plan) {
   const byEndpoint = {};
-  for (const endpoint of Object.keys(plan.requests.byEndpoint).sort()) {
-    byEndpoint[endpoint] = plan.requests.byEndpoint[endpoint] ?? 0;
+  for (const endpoint2 of Object.keys(plan.requests.byEndpoint).sort()) {
+    byEndpoint[endpoint2] = plan.requests.byEndpoint[endpoint2] ?? 0;
   }
   return { total: plan.requests.total, retries: plan.requests.retries, by_endpoint: byEndpoint };
 }
@@ -73330,9 +73950,9 @@ function toChange(c) {
   return change;
 }
 function toProblem(p3) {
-  const problem2 = { address: p3.address, message: p3.message };
-  if (p3.source !== void 0) problem2.source = toSource(p3.source);
-  return problem2;
+  const problem3 = { address: p3.address, message: p3.message };
+  if (p3.source !== void 0) problem3.source = toSource(p3.source);
+  return problem3;
 }
 function parsePlanJson(text2, label = "The plan") {
   let data;
@@ -73800,9 +74420,9 @@ function targetOf(address) {
 function sourceLabel(source2) {
   return `${source2.file}:${source2.line}:${source2.col}`;
 }
-function problemLine(problem2) {
-  const where = problem2.source ? `${sourceLabel(problem2.source)}: ` : "";
-  return escapeText(`${where}${problem2.address}: ${problem2.message}`);
+function problemLine(problem3) {
+  const where = problem3.source ? `${sourceLabel(problem3.source)}: ` : "";
+  return escapeText(`${where}${problem3.address}: ${problem3.message}`);
 }
 function isMask(value) {
   return value === SENSITIVE_MASK || value === WRITE_ONLY_MASK;
@@ -73866,8 +74486,8 @@ function fieldViews(change) {
     if (field.note) view.note = escapeLine(field.note);
     const before = mode === "after" ? void 0 : field.before;
     const after = mode === "before" ? void 0 : field.after;
-    const masked2 = field.sensitive === true;
-    if (!masked2 && (isLong(before) || isLong(after))) {
+    const masked3 = field.sensitive === true;
+    if (!masked3 && (isLong(before) || isLong(after))) {
       const oldText = diffText(before);
       const newText = diffText(after);
       if (oldText !== void 0 && newText !== void 0) {
@@ -74051,18 +74671,18 @@ function changeLines(c, change, labels, width, address = change.address) {
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
 }
-function problemSections(c, errors, warnings, width) {
+function problemSections(c, errors, warnings2, width) {
   const lines = [];
-  const section = (title, problems2, paint) => {
-    if (problems2.length === 0) return;
-    lines.push("", paint(c.bold(`${title} (${problems2.length}):`)));
-    for (const problem2 of problems2) {
-      const [first = "", ...rest] = wrap(problemLine(problem2), width, "    ");
+  const section = (title, problems, paint) => {
+    if (problems.length === 0) return;
+    lines.push("", paint(c.bold(`${title} (${problems.length}):`)));
+    for (const problem3 of problems) {
+      const [first = "", ...rest] = wrap(problemLine(problem3), width, "    ");
       lines.push(`  ${paint("-")} ${first.slice(4)}`, ...rest);
     }
   };
   section("Errors", errors, c.red);
-  section("Warnings", warnings, c.yellow);
+  section("Warnings", warnings2, c.yellow);
   return lines;
 }
 var BANNER_CAP = 20;
@@ -74225,9 +74845,9 @@ function countCell(changes) {
     return n2 === 0 ? "" : `${ACTION_SYMBOL[a]}${n2}`;
   }).filter((s3) => s3 !== "").join(" ");
 }
-function problemEntry(problem2) {
-  const where = problem2.source ? `${inlineCode(sourceLabel(problem2.source))} ` : "";
-  return `- ${where}${inlineCode(problem2.address)}: ${escapeMarkdown(problem2.message)}
+function problemEntry(problem3) {
+  const where = problem3.source ? `${inlineCode(sourceLabel(problem3.source))} ` : "";
+  return `- ${where}${inlineCode(problem3.address)}: ${escapeMarkdown(problem3.message)}
 `;
 }
 function addList(budget, heading, entries, more) {
@@ -74670,11 +75290,11 @@ function renderDriftJunit(plan, options = {}) {
     else cases.set(error2.address, { address: error2.address, errors: [problemLine(error2)] });
   }
   const suites = groupBy(cases.values(), (c) => targetOf(c.address));
-  const warnings = groupBy(plan.warnings, (w2) => targetOf(w2.address));
+  const warnings2 = groupBy(plan.warnings, (w2) => targetOf(w2.address));
   let failures = 0;
   let errors = 0;
   const body2 = [];
-  for (const target of warnings.keys()) if (!suites.has(target)) suites.set(target, []);
+  for (const target of warnings2.keys()) if (!suites.has(target)) suites.set(target, []);
   for (const [target, list] of suites) {
     const suiteFailures = list.filter((c) => c.change && failsDrift(c.change, options)).length;
     const suiteErrors = list.filter((c) => c.errors.length > 0).length;
@@ -74707,7 +75327,7 @@ function renderDriftJunit(plan, options = {}) {
       }
       body2.push("    </testcase>");
     }
-    const suiteWarnings = warnings.get(target) ?? [];
+    const suiteWarnings = warnings2.get(target) ?? [];
     if (suiteWarnings.length > 0) {
       body2.push(
         `    <system-out>${xmlText(suiteWarnings.map((w2) => `warning: ${problemLine(w2)}`).join("\n"))}</system-out>`
@@ -77950,23 +78570,43 @@ async function applySteps(ctx, steps, options) {
       }
     });
   };
-  for (const step of active.filter((s3) => s3.change.action !== "delete")) {
+  const isDelete = (s3) => s3.change.action === "delete";
+  const deletes = active.filter((s3) => isDelete(s3) && !s3.change.deletedWith);
+  const deleting = new Set(deletes.map((s3) => s3.change.address));
+  const forward = active.filter((s3) => !isDelete(s3));
+  const late = /* @__PURE__ */ new Set();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const step of forward) {
+      const address = step.change.address;
+      if (!late.has(address) && step.deps.some((d2) => deleting.has(d2) || late.has(d2))) {
+        late.add(address);
+        grew = true;
+      }
+    }
+  }
+  const byAddress = new Map(active.map((s3) => [s3.change.address, s3]));
+  const start = (step, within2, seen = /* @__PURE__ */ new Set()) => {
+    const address = step.change.address;
+    const started = running.get(address);
+    if (started) return started;
+    seen.add(address);
+    const waitFor = step.deps.filter((d2) => within2.has(d2) && !seen.has(d2));
+    for (const d2 of waitFor) start(byAddress.get(d2), within2, seen);
+    const p3 = execute(step, step.deps);
+    running.set(address, p3);
+    return p3;
+  };
+  for (const step of forward.filter((s3) => !late.has(s3.change.address))) {
     running.set(step.change.address, execute(step, step.deps));
   }
   await Promise.all(running.values());
-  const cascaded = active.filter((s3) => s3.change.action === "delete" && s3.change.deletedWith);
-  const deletes = active.filter((s3) => s3.change.action === "delete" && !s3.change.deletedWith);
+  const cascaded = active.filter((s3) => isDelete(s3) && s3.change.deletedWith);
   const depths = [...new Set(deletes.map((s3) => s3.depth))].sort((a, b3) => b3 - a);
   for (const depth of depths) {
-    const batch = deletes.filter((s3) => s3.depth === depth);
-    await Promise.all(
-      batch.map((step) => {
-        const p3 = execute(step, []);
-        running.set(step.change.address, p3);
-        return p3;
-      })
-    );
+    await Promise.all(deletes.filter((s3) => s3.depth === depth).map((step) => start(step, deleting)));
   }
+  await Promise.all(forward.filter((s3) => late.has(s3.change.address)).map((step) => start(step, late)));
   for (const step of cascaded) await execute(step, [step.change.deletedWith]);
   return steps.filter((s3) => outcomes.has(s3.change.address)).map((s3) => outcomes.get(s3.change.address));
 }
@@ -78058,9 +78698,9 @@ function uncheckedFields(item, names) {
 function pick(raw, names) {
   return Object.fromEntries(names.filter((n2) => n2 in raw).map((n2) => [n2, raw[n2]]));
 }
-async function orNotFound(request) {
+async function orNotFound(request2) {
   try {
-    return await request;
+    return await request2;
   } catch (error2) {
     if (error2 instanceof ApiError && error2.status === 404) return void 0;
     throw error2;
@@ -78080,8 +78720,8 @@ var FIELD_TYPES = /* @__PURE__ */ new Set([
   "object"
 ]);
 var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived", "unchecked"]);
-function deref(schema4, resolve9) {
-  let current = schema4;
+function deref(schema5, resolve9) {
+  let current = schema5;
   for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve9; i++) {
     const next = resolve9(current["$ref"]);
     if (!next) break;
@@ -78089,8 +78729,8 @@ function deref(schema4, resolve9) {
   }
   return current;
 }
-function collectProperties(schema4, resolve9) {
-  const s3 = deref(schema4, resolve9);
+function collectProperties(schema5, resolve9) {
+  const s3 = deref(schema5, resolve9);
   const props = { ...s3["properties"] ?? {} };
   for (const part of s3["allOf"] ?? []) {
     Object.assign(props, collectProperties(part, resolve9));
@@ -78107,10 +78747,10 @@ function isChild(prop, resolve9) {
   }
   return false;
 }
-function fieldSpecsFromSchema(schema4, resolve9) {
+function fieldSpecsFromSchema(schema5, resolve9) {
   const specs2 = /* @__PURE__ */ new Map();
-  const required = new Set(deref(schema4, resolve9)["required"] ?? []);
-  for (const [name, raw] of Object.entries(collectProperties(schema4, resolve9))) {
+  const required = new Set(deref(schema5, resolve9)["required"] ?? []);
+  for (const [name, raw] of Object.entries(collectProperties(schema5, resolve9))) {
     if (META_KEYS2.has(name)) continue;
     const prop = deref(raw, resolve9);
     const type = prop["type"];
@@ -78130,6 +78770,8 @@ function fieldSpecsFromSchema(schema4, resolve9) {
       requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
       child: isChild(prop, resolve9),
       local: prop["x-local"] === true,
+      updateOnly: prop["x-update-only"] === true,
+      detailOnly: prop["x-detail-only"] === true,
       ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {},
       ...prop["default"] !== void 0 ? { default: prop["default"] } : {},
       ...typeof prop["x-default-template"] === "string" ? { defaultTemplate: prop["x-default-template"] } : {}
@@ -78163,17 +78805,17 @@ function resolver(base) {
     return node;
   };
 }
-function refFile(schema4, base) {
-  const ref2 = schema4["$ref"];
+function refFile(schema5, base) {
+  const ref2 = schema5["$ref"];
   return typeof ref2 === "string" && !ref2.startsWith("#") ? ref2.split("#")[0] ?? base : base;
 }
 var index;
 function buildIndex() {
   const found = /* @__PURE__ */ new Map();
-  const visit = (parent, schema4, file, depth) => {
+  const visit = (parent, schema5, file, depth) => {
     if (depth > 6) return;
     const resolve9 = resolver(file);
-    const props = schema4["properties"] ?? {};
+    const props = schema5["properties"] ?? {};
     for (const [name, prop] of Object.entries(props)) {
       let item;
       let itemFile = file;
@@ -78206,10 +78848,10 @@ function buildIndex() {
   for (const top of ["groups", "projects"]) {
     const ref2 = rootProps[top]?.["additionalProperties"]?.["$ref"];
     const file = typeof ref2 === "string" ? ref2 : void 0;
-    const schema4 = file ? loadDocuments().get(file) : void 0;
-    if (file && schema4) {
-      found.set(`instance.${top}`, { schema: schema4, file });
-      visit(top, schema4, file, 0);
+    const schema5 = file ? loadDocuments().get(file) : void 0;
+    if (file && schema5) {
+      found.set(`instance.${top}`, { schema: schema5, file });
+      visit(top, schema5, file, 0);
     }
   }
   return found;
@@ -78228,14 +78870,15 @@ function fieldSpecs(parent, collection) {
 // src/kinds/declare.ts
 function kindSchema2(parent, collection) {
   const specs2 = fieldSpecs(parent, collection);
-  const identity = itemSchema(parent, collection)?.["x-identity"];
+  const identity2 = itemSchema(parent, collection)?.["x-identity"];
   const own = [...specs2.values()].filter((s3) => !s3.child && !s3.local);
   const read2 = own.filter((s3) => !s3.writeOnly).map((s3) => s3.name);
   return {
     specs: specs2,
-    identity: typeof identity === "string" ? identity : void 0,
+    identity: typeof identity2 === "string" ? identity2 : void 0,
     read: read2,
-    sent: own.map((s3) => s3.name),
+    sent: own.filter((s3) => !s3.updateOnly).map((s3) => s3.name),
+    updateOnly: own.filter((s3) => s3.updateOnly).map((s3) => s3.name),
     shape(extra = {}) {
       const shape4 = {};
       for (const [name, type] of Object.entries(extra)) if (!read2.includes(name)) shape4[name] = type;
@@ -78253,10 +78896,10 @@ function unchecked(desired) {
   return names.length > 0 ? { unchecked: names } : {};
 }
 function lazySchema(parent, collection) {
-  let schema4;
+  let schema5;
   return () => {
-    schema4 ??= kindSchema2(parent, collection);
-    return schema4;
+    schema5 ??= kindSchema2(parent, collection);
+    return schema5;
   };
 }
 function inManifestTerms(item, apiNames) {
@@ -78265,17 +78908,17 @@ function inManifestTerms(item, apiNames) {
   );
 }
 function restCollection(decl, deviations) {
-  const schema4 = lazySchema(decl.parents[0], decl.collection);
+  const schema5 = lazySchema(decl.parents[0], decl.collection);
   const idField = decl.id?.field ?? "id";
   let shape4;
   const rest = {
-    schema: schema4,
+    schema: schema5,
     shape() {
       shape4 ??= Object.fromEntries(
         Object.entries(
-          schema4().shape({
+          schema5().shape({
             [idField]: decl.id?.type ?? "integer",
-            ...schema4().identity ? { [schema4().identity]: "string" } : {},
+            ...schema5().identity ? { [schema5().identity]: "string" } : {},
             ...decl.shape
           })
         ).map(([name, type]) => [decl.apiNames?.[name] ?? name, type])
@@ -78285,12 +78928,12 @@ function restCollection(decl, deviations) {
     path: (parent) => typeof decl.path === "function" ? decl.path(parent) : decl.path.startsWith("/") ? decl.path : `${ownerPath(parent)}/${decl.path}`,
     itemPath: (parent, id) => `${rest.path(parent)}${apiPath`/${id}`}`,
     toLive(parent, raw, options) {
-      const identity = schema4().identity;
+      const identity2 = schema5().identity;
       const item = decl.apiNames ? { ...raw, ...inManifestTerms(raw, decl.apiNames) } : raw;
       const plain = {
-        key: String(identity ? item[identity] : item[idField]),
+        key: String(identity2 ? item[identity2] : item[idField]),
         id: item[idField],
-        fields: pick(item, schema4().read)
+        fields: pick(item, schema5().read)
       };
       const live = decl.live ? decl.live(parent, item, plain) : plain;
       if (!options?.unchecked?.length) return live;
@@ -78313,8 +78956,8 @@ function restCollection(decl, deviations) {
       return (await rest.list(ctx, parent)).map((item) => rest.toLive(parent, item, options));
     },
     async create(ctx, parent, desired, key) {
-      const identity = schema4().identity;
-      const payload = { ...createBody(desired, schema4().sent), ...identity ? { [identity]: key } : {} };
+      const identity2 = schema5().identity;
+      const payload = { ...createBody(desired, schema5().sent), ...identity2 ? { [identity2]: key } : {} };
       return rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired));
     },
     ...decl.noUpdate ? {} : {
@@ -78364,6 +79007,23 @@ function listSubgroups(ctx, path2) {
   }
   return p3;
 }
+function readGroup(ctx, path2) {
+  const key = `groups:one:${path2.toLowerCase()}`;
+  let p3 = ctx.memo.get(key);
+  if (!p3) {
+    p3 = orNotFound(
+      ctx.api.get(apiPath`/groups/${path2}`, {
+        query: { with_projects: false },
+        shape: GROUP_SHAPE()
+      })
+    );
+    ctx.memo.set(key, p3);
+  }
+  return p3;
+}
+function rememberGroups(ctx, groups) {
+  for (const g3 of groups) ctx.memo.set(`groups:one:${g3.full_path.toLowerCase()}`, Promise.resolve(g3));
+}
 function toLive(ctx, g3, options) {
   ctx.resolve.rememberGroup(g3.full_path, g3.id);
   return {
@@ -78384,6 +79044,16 @@ function lowering(desired, live) {
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : void 0;
 }
 var groupAddress = (path2) => `group[${JSON.stringify(path2)}]`;
+var visibilityOrder = {
+  dependsOn(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+  before(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && lowering(desired, live) ? [groupAddress(up)] : [];
+  }
+};
 function insideDeclaredTree(path2, declared) {
   for (let up = parentPath(path2); up; up = parentPath(up)) if (declared.has(up.toLowerCase())) return up;
   return void 0;
@@ -78434,17 +79104,21 @@ var groupKind = {
         query: { all_available: true },
         shape: GROUP_SHAPE()
       });
+      rememberGroups(
+        ctx,
+        all.filter((g3) => spelling.has(g3.full_path.toLowerCase()))
+      );
       found = all.filter((g3) => spelling.has(g3.full_path.toLowerCase()) || isUndeclaredChild(g3));
     } else {
       const [declared, children] = await Promise.all([
         Promise.all(
           wanted.map(
-            (path2) => orNotFound(
+            (path2) => options?.fresh ? orNotFound(
               ctx.api.get(apiPath`/groups/${path2}`, {
                 query: { with_projects: false },
                 shape: GROUP_SHAPE()
               })
-            )
+            ) : readGroup(ctx, path2)
           )
         ),
         options?.undeclared ? Promise.all(wanted.filter((w2) => below.has(w2.toLowerCase())).map((w2) => listSubgroups(ctx, w2))) : Promise.resolve([])
@@ -78456,21 +79130,14 @@ var groupKind = {
       key: spelling.get(g3.full_path.toLowerCase()) ?? g3.full_path
     }));
   },
-  dependsOn(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
-  },
-  before(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && lowering(desired, live) ? [groupAddress(up)] : [];
-  },
+  ...visibilityOrder,
   async checkCreate(ctx, _parent, fullPath, _desired, scope) {
-    const problems2 = [];
+    const problems = [];
     const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
     const up = parentPath(fullPath);
     if (up && ![...scope.planned.keys()].some((k3) => k3.toLowerCase() === up.toLowerCase())) {
       if (await ctx.resolve.groupId(up) === void 0) {
-        problems2.push({
+        problems.push({
           message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
         });
       }
@@ -78485,17 +79152,17 @@ var groupKind = {
         continue;
       const tree = insideDeclaredTree(g3.full_path, declaredLower);
       if (!tree) continue;
-      problems2.push({
+      problems.push({
         message: `group ${fullPath} would be created, and ${g3.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g3.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g3.full_path} in the manifests too (or mark it "state: absent" to delete it)`
       });
       break;
     }
-    return problems2;
+    return problems;
   },
   async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
-    const lower2 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
-    if (!lower2) return [];
-    const level = VISIBILITY_LEVEL[lower2] ?? 0;
+    const lower4 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
+    if (!lower4) return [];
+    const level = VISIBILITY_LEVEL[lower4] ?? 0;
     const [subgroups, projects] = await Promise.all([
       ctx.api.list(apiPath`/groups/${live.id}/subgroups`, {
         query: { all_available: true },
@@ -78509,6 +79176,7 @@ var groupKind = {
     const plannedVisibility = new Map(
       [...scope.planned].map(([k3, f3]) => [k3.toLowerCase(), f3["visibility"]])
     );
+    const plannedProjects = scope.top?.("projects");
     const blockers = [];
     for (const g3 of subgroups) {
       const planned = plannedVisibility.get(g3.full_path.toLowerCase());
@@ -78516,7 +79184,8 @@ var groupKind = {
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g3.full_path} (${after})`);
     }
     for (const p3 of projects) {
-      const visibility = p3.visibility ?? (await ctx.api.get(apiPath`/projects/${p3.id}`, { shape: PROJECT_SHAPE })).visibility ?? "private";
+      const planned = textOf(plannedProjects?.get(p3.path_with_namespace.toLowerCase())?.["visibility"]);
+      const visibility = planned ?? p3.visibility ?? (await ctx.api.get(apiPath`/projects/${p3.id}`, { shape: PROJECT_SHAPE })).visibility ?? "private";
       if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
         blockers.push(`project ${p3.path_with_namespace} (${visibility})`);
     }
@@ -78524,7 +79193,7 @@ var groupKind = {
     return [
       {
         field: "visibility",
-        message: `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
+        message: `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (declare them with the lower visibility to have them lowered first), or keep ${String(live.fields["visibility"])}`
       }
     ];
   },
@@ -78600,6 +79269,13 @@ var groupKind = {
       }
       throw error2;
     }
+    const later = schema().updateOnly.filter((name) => desired[name] !== void 0);
+    if (later.length > 0) {
+      created = await ctx.api.put(apiPath`/groups/${created.id}`, {
+        body: body(desired, later),
+        shape: GROUP_SHAPE()
+      });
+    }
     return toLive(ctx, created, unchecked(desired));
   },
   async update(ctx, _parent, live, desired, changed2) {
@@ -78611,6 +79287,407 @@ var groupKind = {
   },
   async remove(ctx, _parent, live) {
     await ctx.api.delete(apiPath`/groups/${live.id}`);
+  }
+};
+
+// src/kinds/project.ts
+var schema2 = lazySchema("instance", "projects");
+var BULK_THRESHOLD2 = 20;
+var SENT_AS = { topics: "tag_list", public_jobs: "public_builds" };
+var OWNER_ONLY = ["name", "visibility", "archived", "emails_disabled"];
+var projectShape;
+function PROJECT_SHAPE2() {
+  projectShape ??= schema2().shape({
+    id: "integer",
+    path_with_namespace: "string",
+    // 13.12 shows the topics as `tag_list`; later versions show both.
+    tag_list: "array?",
+    build_timeout: "integer?"
+  });
+  return projectShape;
+}
+var lower3 = (path2) => path2.toLowerCase();
+function known(ctx) {
+  let map = ctx.memo.get("projects:known");
+  if (!map) {
+    map = /* @__PURE__ */ new Map();
+    ctx.memo.set("projects:known", map);
+  }
+  return map;
+}
+function rememberProjects(ctx, projects) {
+  const map = known(ctx);
+  const kept = ["id", "path_with_namespace", "tag_list", ...schema2().read];
+  for (const p3 of projects) map.set(lower3(p3.path_with_namespace), pick(p3, kept));
+}
+async function readProject(ctx, path2) {
+  const map = known(ctx);
+  const had = map.get(lower3(path2));
+  if (had !== void 0) return had ?? void 0;
+  const found = await orNotFound(
+    ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2() })
+  );
+  map.set(lower3(path2), found ?? null);
+  return found;
+}
+function commonGroup(paths) {
+  const split = paths.map((p3) => p3.split("/").slice(0, -1));
+  const first = split[0] ?? [];
+  let n2 = first.length;
+  for (const parts of split.slice(1)) {
+    let i = 0;
+    while (i < n2 && i < parts.length && lower3(parts[i]) === lower3(first[i])) i++;
+    n2 = i;
+  }
+  return first.slice(0, n2).join("/");
+}
+async function readProjects(ctx, paths, fresh, detailOf, unchecked2) {
+  const map = known(ctx);
+  const incomplete = (path2) => {
+    const p3 = map.get(lower3(path2));
+    if (p3 == null) return false;
+    if (unchecked2.some((name) => !(name in p3))) return true;
+    return detailOf.has(lower3(path2)) && schema2().read.some((f3) => schema2().specs.get(f3)?.detailOnly && !(f3 in p3));
+  };
+  const missing = fresh ? paths : paths.filter((p3) => !map.has(lower3(p3)) || incomplete(p3));
+  const one = (path2) => orNotFound(ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2() })).then((p3) => {
+    map.set(lower3(path2), p3 ?? null);
+  });
+  const byTop = /* @__PURE__ */ new Map();
+  const single = [];
+  for (const p3 of missing) {
+    if (fresh || detailOf.has(lower3(p3))) {
+      single.push(p3);
+      continue;
+    }
+    const top = lower3(p3.split("/")[0]);
+    const list = byTop.get(top);
+    if (list) list.push(p3);
+    else byTop.set(top, [p3]);
+  }
+  await Promise.all([
+    ...single.map(one),
+    ...[...byTop.values()].map(async (under2) => {
+      if (under2.length <= BULK_THRESHOLD2) {
+        await Promise.all(under2.map(one));
+        return;
+      }
+      const group = commonGroup(under2);
+      const listed = await orNotFound(
+        ctx.api.list(apiPath`/groups/${group}/projects`, {
+          query: { include_subgroups: true, with_shared: false },
+          shape: PROJECT_SHAPE2()
+        })
+      );
+      const wanted = new Set(under2.map(lower3));
+      rememberProjects(
+        ctx,
+        (listed ?? []).filter((p3) => wanted.has(lower3(p3.path_with_namespace)))
+      );
+      for (const p3 of under2) if (!map.has(lower3(p3))) map.set(lower3(p3), null);
+    })
+  ]);
+}
+function toLive2(p3, options) {
+  const fields = pick(p3, schema2().read);
+  if (fields["topics"] === void 0 && p3["tag_list"] !== void 0) fields["topics"] = p3["tag_list"];
+  return {
+    key: p3.path_with_namespace,
+    id: p3.id,
+    fields: { ...fields, ...uncheckedFields(p3, options?.unchecked) }
+  };
+}
+function apiBody(desired, names) {
+  const out = body(desired, names);
+  for (const name of Object.keys(out)) {
+    const spec = schema2().specs.get(name);
+    if (spec?.normalize) out[name] = sentValue(spec.normalize, out[name]);
+    const as2 = SENT_AS[name];
+    if (as2) {
+      out[as2] = out[name];
+      delete out[name];
+    }
+  }
+  return out;
+}
+var ROLES = {
+  0: "no role",
+  5: "Minimal Access",
+  10: "Guest",
+  20: "Reporter",
+  30: "Developer",
+  40: "Maintainer"
+};
+async function lessThanOwner(ctx, id) {
+  let me2 = ctx.memo.get("user:self");
+  if (!me2) {
+    me2 = ctx.api.get("/user", { shape: { is_admin: "boolean?" } });
+    ctx.memo.set("user:self", me2);
+  }
+  if ((await me2).is_admin === true) return void 0;
+  const p3 = await ctx.api.get(
+    apiPath`/projects/${id}`,
+    { shape: { permissions: "object?" } }
+  );
+  const level = Math.max(
+    p3.permissions?.project_access?.access_level ?? 0,
+    p3.permissions?.group_access?.access_level ?? 0
+  );
+  return level >= 50 ? void 0 : ROLES[level] ?? `access level ${level}`;
+}
+async function groupVisibility(ctx, group, planned) {
+  const declared = textOf(planned?.get(lower3(group))?.["visibility"]);
+  if (declared !== void 0) return declared;
+  return (await readGroup(ctx, group))?.["visibility"];
+}
+async function visibilityProblem(ctx, key, desired, planned) {
+  const wanted = textOf(desired["visibility"]);
+  const group = parentPath(key);
+  if (wanted === void 0 || group === void 0 || (VISIBILITY_LEVEL[wanted] ?? 0) === 0) return [];
+  const theirs = await groupVisibility(ctx, group, planned);
+  if (theirs === void 0 || (VISIBILITY_LEVEL[wanted] ?? 0) <= (VISIBILITY_LEVEL[theirs] ?? 0)) return [];
+  return [
+    {
+      field: "visibility",
+      message: `visibility ${shownText(desired["visibility"])} is not allowed: its group ${group} is ${theirs}, and the platform refuses a project more visible than its group. Use ${theirs} or less, or raise the group's visibility in the manifests`
+    }
+  ];
+}
+async function downloadExport2(ctx, id) {
+  const rounds = 15;
+  let status = "none";
+  for (let round = 1; round <= rounds; round++) {
+    const state = await ctx.api.get(apiPath`/projects/${id}/export`, {
+      shape: { export_status: "string" }
+    });
+    status = state.export_status;
+    if (status === "finished") {
+      return ctx.api.get(apiPath`/projects/${id}/export/download`, { binary: true });
+    }
+    if (status === "failed") break;
+    await ctx.api.pause(round);
+  }
+  throw new Error(
+    `the platform's export of the project is not ready (export_status ${JSON.stringify(status)} after ${rounds} checks)`
+  );
+}
+async function creationProblems(ctx, key, plannedGroups) {
+  const group = parentPath(key);
+  if (group === void 0) return [];
+  if (plannedGroups?.has(lower3(group))) return [];
+  if (await ctx.resolve.groupId(group) === void 0) {
+    const above = parentPath(group);
+    const siblings = above === void 0 ? [] : await listSubgroups(ctx, above).catch(() => []) ?? [];
+    const near2 = didYouMean(
+      group,
+      siblings.map((g3) => g3.full_path)
+    );
+    return [
+      {
+        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${group.includes("/") ? "" : " (projects are created in groups, not in a user's namespace)"}${near2 ? `; did you mean group ${JSON.stringify(near2)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`
+      }
+    ];
+  }
+  const memo = `projects:in:${lower3(group)}`;
+  let listing = ctx.memo.get(memo);
+  if (!listing) {
+    listing = ctx.api.list(apiPath`/groups/${group}/projects`, {
+      query: { simple: true, with_shared: false },
+      shape: { path_with_namespace: "string" }
+    }).then(
+      (ps2) => ps2.map((p3) => p3.path_with_namespace),
+      // No hint then: the create is planned all the same.
+      () => []
+    );
+    ctx.memo.set(memo, listing);
+  }
+  const paths = (await listing).filter((p3) => lower3(p3) !== lower3(key));
+  const name = key.slice(group.length + 1);
+  const close = didYouMean(
+    name,
+    paths.map((p3) => p3.slice(p3.lastIndexOf("/") + 1)),
+    Math.max(1, Math.floor(name.length / 4))
+  );
+  const near = close === void 0 ? void 0 : `${group}/${close}`;
+  return near ? [
+    {
+      severity: "warning",
+      message: `project ${JSON.stringify(key)} does not exist and will be created, next to ${JSON.stringify(near)}: if the manifest means that project, correct the path`
+    }
+  ] : [];
+}
+var projectKind = {
+  collection: "projects",
+  segment: "project",
+  parents: ["instance"],
+  updateMode: "update",
+  explicitDeleteOnly: true,
+  shownOnDelete: ["name", "description", "visibility", "archived"],
+  deletes: "its repository, wiki, issues, merge requests, pipelines and their jobs, pipeline schedules, CI/CD variables, triggers, environments, releases, packages, container images and everything else in it",
+  async read(ctx, _parent, wanted, options) {
+    const addressOnly = new Set((options?.addressOnly ?? []).map(lower3));
+    const read2 = wanted.filter((w2) => !addressOnly.has(lower3(w2)));
+    await readProjects(
+      ctx,
+      read2,
+      options?.fresh === true,
+      new Set((options?.detailOf ?? []).map(lower3)),
+      options?.unchecked ?? []
+    );
+    const map = known(ctx);
+    const out = [];
+    for (const path2 of wanted) {
+      if (addressOnly.has(lower3(path2))) {
+        out.push({ key: path2, id: path2, fields: {}, unverified: true });
+        continue;
+      }
+      const p3 = map.get(lower3(path2));
+      if (p3) out.push({ ...toLive2(p3, options), key: path2 });
+    }
+    return out;
+  },
+  check(_ctx, _parent, desired, live) {
+    const rank = { disabled: 0, private: 10, enabled: 20, public: 30 };
+    const level = (field) => textOf(desired[field]) ?? live?.fields[field];
+    const repository2 = level("repository_access_level");
+    if (repository2 === void 0) return [];
+    const problems = ["merge_requests_access_level", "builds_access_level"].filter((field) => desired[field] !== void 0 || desired["repository_access_level"] !== void 0).filter((field) => (rank[level(field) ?? ""] ?? 0) > (rank[repository2] ?? 0)).map((field) => ({
+      field,
+      message: `${field} ${level(field)} is more open than repository_access_level ${repository2}: the platform refuses it. Open the repository as far, or this less`
+    }));
+    if (repository2 === "disabled" && desired["ci_config_path"] !== void 0) {
+      problems.push({
+        field: "ci_config_path",
+        message: "the platform shows ci_config_path only to those who can read the repository, and repository_access_level is disabled: it could never be compared. Leave ci_config_path out, or enable the repository"
+      });
+    }
+    return problems;
+  },
+  async checkCreate(ctx, _parent, key, desired, scope) {
+    return [
+      ...await creationProblems(ctx, key, scope.top?.("groups")),
+      ...await visibilityProblem(ctx, key, desired, scope.top?.("groups"))
+    ];
+  },
+  async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
+    const problems = [];
+    if (changed2.includes("visibility"))
+      problems.push(...await visibilityProblem(ctx, live.key, desired, scope.top?.("groups")));
+    const owner = changed2.filter((f3) => OWNER_ONLY.includes(f3));
+    if (owner.length > 0) {
+      const role = await lessThanOwner(ctx, live.id);
+      if (role !== void 0) {
+        for (const field of owner) {
+          problems.push({
+            field,
+            message: `changing ${field} needs the Owner role on the project, and the token's user is ${role === "no role" ? "not a member" : `a ${role}`} (the platform ${field === "emails_disabled" ? "ignores it" : "refuses it"}): use an Owner's or an administrator's token, or leave ${field} out`
+          });
+        }
+      }
+    }
+    return problems;
+  },
+  async checkDelete(ctx, _parent, live) {
+    const role = await lessThanOwner(ctx, live.id);
+    return role === void 0 ? [] : [
+      {
+        message: `deleting a project needs the Owner role on it, and the token's user is ${role === "no role" ? "not a member" : `a ${role}`}: use an Owner's or an administrator's token`
+      }
+    ];
+  },
+  // Created in its group, or made more visible, after the group; lowered before it.
+  ...visibilityOrder,
+  childOrder(desired, live) {
+    const wanted = desired["archived"];
+    const now = live?.fields["archived"] === true;
+    if (now && wanted === false) return { order: "first" };
+    if (!now && wanted === true) return { order: "last" };
+    if (now && wanted === void 0)
+      return {
+        frozen: "it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first"
+      };
+    return void 0;
+  },
+  async create(ctx, _parent, desired, key) {
+    const group = parentPath(key);
+    const path2 = key.slice(key.lastIndexOf("/") + 1);
+    const namespaceId = group === void 0 ? void 0 : await ctx.resolve.groupId(group);
+    if (namespaceId === void 0) {
+      throw new Error(
+        `its group ${group ?? key} does not exist: declare it in the manifests or create it first`
+      );
+    }
+    const sent = schema2().sent.filter((name) => name !== "archived");
+    let project;
+    try {
+      project = await ctx.api.post("/projects", {
+        body: {
+          ...apiBody(desired, [...sent, ...Object.keys(desired).filter((n2) => n2.startsWith(UNCHECKED))]),
+          name: textOf(desired["name"]) ?? path2,
+          path: path2,
+          namespace_id: namespaceId
+        },
+        shape: PROJECT_SHAPE2()
+      });
+    } catch (error2) {
+      if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
+        const now = await orNotFound(
+          ctx.api.get(apiPath`/projects/${key}`, { shape: PROJECT_SHAPE2() })
+        );
+        throw new Error(
+          now ? `project ${now.path_with_namespace} exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ${error2.platformMessage})` : `a project at ${key} already exists, but this token's user cannot see it (it was not found when planning), or its name is taken in the group: ask an administrator to give the token's user access to it, or choose another path or name (the platform said: ${error2.platformMessage})`
+        );
+      }
+      throw error2;
+    }
+    const later = schema2().updateOnly.filter((name) => desired[name] !== void 0);
+    if (later.length > 0) {
+      project = await ctx.api.put(apiPath`/projects/${project.id}`, {
+        body: apiBody(desired, later),
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    if (desired["archived"] === true) {
+      project = await ctx.api.post(apiPath`/projects/${project.id}/archive`, {
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    return toLive2(project, unchecked(desired));
+  },
+  async update(ctx, _parent, live, desired, changed2) {
+    const id = live.id;
+    const settings = changed2.filter((name) => name !== "archived");
+    const archive = changed2.includes("archived") ? desired["archived"] === true : void 0;
+    let project;
+    if (archive === false)
+      project = await ctx.api.post(apiPath`/projects/${id}/unarchive`, {
+        shape: PROJECT_SHAPE2()
+      });
+    if (settings.length > 0) {
+      project = await ctx.api.put(apiPath`/projects/${id}`, {
+        body: apiBody(desired, settings),
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    if (archive === true)
+      project = await ctx.api.post(apiPath`/projects/${id}/archive`, { shape: PROJECT_SHAPE2() });
+    return project ? toLive2(project, unchecked(desired)) : void 0;
+  },
+  async remove(ctx, _parent, live) {
+    await ctx.api.delete(apiPath`/projects/${live.id}`);
+  },
+  async export(_ctx, _parent, live) {
+    const { name, ...rest } = live.fields;
+    return name === live.key.slice(live.key.lastIndexOf("/") + 1) ? rest : live.fields;
+  },
+  backup: {
+    async download(ctx, _parent, live) {
+      await ctx.api.post(apiPath`/projects/${live.id}/export`);
+      return downloadExport2(ctx, live.id);
+    },
+    // The platform's project export: its version and the project tree (legacy JSON, or ndjson).
+    entries: ["VERSION", ["project.json", "tree/project.json"]],
+    holds: "the project's settings, repository, wiki, issues, merge requests, milestones, labels, badges, pipeline schedules and members; not its CI/CD variables, job logs and artifacts, container images, packages, webhooks, deploy keys or triggers"
   }
 };
 
@@ -78631,10 +79708,10 @@ function normalizeTargets(targets) {
 }
 function inTargets(key, targets) {
   if (targets.length === 0) return true;
-  const lower2 = key.toLowerCase();
+  const lower4 = key.toLowerCase();
   return targets.some((t) => {
     const target = t.toLowerCase();
-    return lower2 === target || lower2.startsWith(`${target}/`);
+    return lower4 === target || lower4.startsWith(`${target}/`);
   });
 }
 function withAncestors(paths) {
@@ -78645,17 +79722,17 @@ function withAncestors(paths) {
   }
   return [...out];
 }
-function checkTargetsSelected(targets, covered, known, unknowable = () => false) {
-  const problems2 = [];
+function checkTargetsSelected(targets, covered, known3, unknowable = () => false) {
+  const problems = [];
   for (const target of targets) {
     if (target === "instance") continue;
     if (covered.some((p3) => inTargets(p3, [target])) || unknowable(target)) continue;
-    const suggestion = didYouMean(target, withAncestors([...covered, ...known]));
-    problems2.push(
+    const suggestion = didYouMean(target, withAncestors([...covered, ...known3]));
+    problems.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare, nor anything their patterns match on the platform${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""}`
     );
   }
-  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
+  if (problems.length > 0) throw new TargetError(problems.join("\n"));
 }
 
 // src/engine/select.ts
@@ -78674,7 +79751,7 @@ function covers2(outer, inner) {
   return o === "" || i === o || i.startsWith(`${o}/`);
 }
 var breadth = (l) => (l.prefix === "" ? 0 : l.prefix.split("/").length) * 2 + (l.depth === "subtree" ? 0 : 1);
-function read(ctx, l) {
+function read(ctx, l, full) {
   const { collection, prefix, depth } = l;
   if (collection === "groups" && prefix !== "" && depth === "children") {
     return listSubgroups(ctx, prefix).then((gs2) => gs2?.map((g3) => g3.full_path));
@@ -78684,7 +79761,7 @@ function read(ctx, l) {
   if (collection === "projects") {
     path2 = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
     query = {
-      simple: true,
+      ...full ? {} : { simple: true },
       ...l.archived === "include" ? {} : { archived: l.archived === "only" },
       ...prefix === "" ? {} : { with_shared: false },
       ...prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}
@@ -78699,9 +79776,12 @@ function read(ctx, l) {
   const memoKey = `select:${path2}?${JSON.stringify(query)}`;
   let p3 = ctx.memo.get(memoKey);
   if (!p3) {
-    const shape4 = collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
+    const shape4 = collection === "projects" ? full ? PROJECT_SHAPE2() : { path_with_namespace: "string" } : { full_path: "string" };
     p3 = ctx.api.list(path2, { query, shape: shape4 }).then(
-      (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
+      (items) => {
+        if (full && collection === "projects") rememberProjects(ctx, items);
+        return items.map((i) => String(i.path_with_namespace ?? i.full_path ?? ""));
+      },
       (error2) => {
         if (error2 instanceof ApiError && error2.status === 404) return void 0;
         throw error2;
@@ -78711,12 +79791,12 @@ function read(ctx, l) {
   }
   return p3;
 }
-async function readAll(ctx, wanted) {
+async function readAll(ctx, wanted, full) {
   const broadest = [...wanted].sort((a, b3) => breadth(a) - breadth(b3));
   return Promise.all(
     wanted.map(async (l) => {
       const outer = broadest.find((o) => covers2(o, l));
-      const paths = await read(ctx, outer);
+      const paths = await read(ctx, outer, full);
       const root = l.prefix.toLowerCase();
       if (paths && l.collection === "groups" && root !== "" && root !== outer.prefix.toLowerCase() && !paths.some((p3) => p3.toLowerCase() === root))
         return void 0;
@@ -78767,7 +79847,7 @@ function selectorWarnings(s3, listed, pool, matched) {
 }
 async function expandSelectors(state, ctx, targets, changes) {
   const summaries = [];
-  const warnings = [];
+  const warnings2 = [];
   const root = state.root;
   const collections = {
     groups: root.children["groups"],
@@ -78777,68 +79857,91 @@ async function expandSelectors(state, ctx, targets, changes) {
   const relevantSelectors = state.selectors.filter((s3) => relevant(s3, targets));
   const changed2 = (s3) => !changes || changes.selectors.has(addressOf(s3));
   const listed = relevantSelectors.filter(changed2);
+  const settings = [
+    ...collections.projects?.items ?? [],
+    ...state.selectors.filter((s3) => s3.collection === "projects").map((s3) => s3.node)
+  ].some((n2) => n2.state !== "absent" && Object.keys(n2.fields).length > 0);
   const listings = await readAll(
     ctx,
-    listed.map((s3) => listingOf(s3))
+    listed.map((s3) => listingOf(s3)),
+    settings
   );
   const listingFor = new Map(listed.map((s3, i) => [s3, listings[i]]));
-  const known = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
+  const known3 = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
   for (const [s3, paths] of listingFor) {
-    const set = s3.collection === "groups" ? known.groups : s3.includeArchived ? known.archivedToo : known.projects;
+    const set = s3.collection === "groups" ? known3.groups : s3.includeArchived ? known3.archivedToo : known3.projects;
     for (const p3 of paths ?? []) set.add(p3);
   }
   const exactProjects = (collections.projects?.items ?? []).map((n2) => n2.key);
   const unchangedCandidates = (s3) => {
-    if (s3.collection === "groups") return [...known.groups, ...exactGroups];
+    if (s3.collection === "groups") return [...known3.groups, ...exactGroups];
     return [
-      ...known.projects,
-      ...s3.includeArchived ? [...known.archivedToo, ...exactProjects] : exactProjects
+      ...known3.projects,
+      ...s3.includeArchived ? [...known3.archivedToo, ...exactProjects] : exactProjects
     ];
   };
-  const listedProjects = new Set([...known.projects].map((p3) => p3.toLowerCase()));
+  const listedProjects = new Set([...known3.projects].map((p3) => p3.toLowerCase()));
   const archivedChecks = relevantSelectors.filter(
     (s3) => !changed2(s3) && s3.collection === "projects" && !s3.includeArchived && exactProjects.some((p3) => inPattern(s3, p3) && !listedProjects.has(p3.toLowerCase()))
   );
   const archivedLists = await readAll(
     ctx,
-    archivedChecks.map((s3) => listingOf(s3, "only"))
+    archivedChecks.map((s3) => listingOf(s3, "only")),
+    false
   );
   const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p3) => p3.toLowerCase()));
+  const presentProjects = (collections.projects?.items ?? []).filter((n2) => n2.state !== "absent");
+  const unlisted = /* @__PURE__ */ new Map();
+  for (const [s3, paths] of listingFor) {
+    if (s3.collection !== "projects" || paths === void 0) continue;
+    const held = new Set(paths.map((p3) => p3.toLowerCase()));
+    for (const n2 of presentProjects)
+      if (selects(s3, n2.key) && !held.has(n2.key.toLowerCase())) unlisted.set(n2.key.toLowerCase(), n2.key);
+  }
+  const created = /* @__PURE__ */ new Set();
+  await Promise.all(
+    [...unlisted.values()].map(async (path2) => {
+      if (await readProject(ctx, path2) === void 0) created.add(path2.toLowerCase());
+    })
+  );
   const matches2 = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   const spelled = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   for (const selector of relevantSelectors) {
     const isListed = listingFor.has(selector);
     const paths = listingFor.get(selector);
-    const candidates = isListed ? [...paths ?? [], ...selector.collection === "groups" ? exactGroups : []] : unchangedCandidates(selector).filter(
+    const candidates = isListed ? [
+      ...paths ?? [],
+      ...selector.collection === "groups" ? exactGroups : presentProjects.map((n2) => n2.key).filter((p3) => created.has(p3.toLowerCase()))
+    ] : unchangedCandidates(selector).filter(
       (p3) => selector.collection === "groups" || selector.includeArchived || !archived.has(p3.toLowerCase())
     );
     const pool = [
       ...new Map(candidates.filter((p3) => inPattern(selector, p3)).map((p3) => [p3.toLowerCase(), p3])).values()
     ];
-    let inScope = 0;
+    let inScope2 = 0;
     let all = 0;
     for (const path2 of pool) {
       if (!selects(selector, path2)) continue;
       all++;
       if (!inTargets(path2, targets)) continue;
-      inScope++;
-      const lower2 = path2.toLowerCase();
+      inScope2++;
+      const lower4 = path2.toLowerCase();
       if (isListed) changes?.whole.add(`${selector.collection}[${JSON.stringify(path2)}]`);
-      const list = matches2[selector.collection].get(lower2) ?? [];
+      const list = matches2[selector.collection].get(lower4) ?? [];
       list.push(selector);
-      matches2[selector.collection].set(lower2, list);
-      if (!spelled[selector.collection].has(lower2)) spelled[selector.collection].set(lower2, path2);
+      matches2[selector.collection].set(lower4, list);
+      if (!spelled[selector.collection].has(lower4)) spelled[selector.collection].set(lower4, path2);
     }
     if (!isListed) continue;
-    if (inScope > 0 || all === 0) {
+    if (inScope2 > 0 || all === 0) {
       summaries.push({
         collection: selector.collection,
         pattern: selector.pattern,
-        matched: inScope,
+        matched: inScope2,
         source: selector.node.source
       });
     }
-    warnings.push(...selectorWarnings(selector, paths, pool, all));
+    warnings2.push(...selectorWarnings(selector, paths, pool, all));
   }
   const children = { ...root.children };
   for (const collection of ["groups", "projects"]) {
@@ -78846,11 +79949,11 @@ async function expandSelectors(state, ctx, targets, changes) {
     if (!coll && matches2[collection].size === 0) continue;
     const exactByPath = new Map((coll?.items ?? []).map((n2) => [n2.key.toLowerCase(), n2]));
     const items = [];
-    const merged = (lower2, exact) => {
-      const entries = [...matches2[collection].get(lower2) ?? []].sort(
+    const merged = (lower4, exact) => {
+      const entries = [...matches2[collection].get(lower4) ?? []].sort(
         (a, b3) => specificity(a.pattern) - specificity(b3.pattern)
       );
-      const path2 = exact?.key ?? spelled[collection].get(lower2);
+      const path2 = exact?.key ?? spelled[collection].get(lower4);
       let node;
       for (const selector of entries) {
         const applied = atPath(selector.node, path2);
@@ -78862,8 +79965,8 @@ async function expandSelectors(state, ctx, targets, changes) {
     for (const item of coll?.items ?? []) {
       items.push(item.state === "absent" ? item : merged(item.key.toLowerCase(), item));
     }
-    for (const lower2 of matches2[collection].keys()) {
-      if (!exactByPath.has(lower2)) items.push(merged(lower2, void 0));
+    for (const lower4 of matches2[collection].keys()) {
+      if (!exactByPath.has(lower4)) items.push(merged(lower4, void 0));
     }
     children[collection] = { ...coll ?? { policy: collection === "groups" ? "warn" : "ignore" }, items };
   }
@@ -78871,8 +79974,8 @@ async function expandSelectors(state, ctx, targets, changes) {
   return {
     state: { ...state, root: { ...root, children }, selectors: [] },
     summaries,
-    warnings,
-    listed: [...known.groups, ...known.projects],
+    warnings: warnings2,
+    listed: [...known3.groups, ...known3.projects],
     unknowable: (target) => unread.some((sel) => relevant(sel, [target]))
   };
 }
@@ -78910,8 +80013,8 @@ function labelPattern(label) {
   const parts = label.split(Secret.mask).map((p3) => p3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
-function undeclaredLabels(ctx, secrets, lives, declared, masked2, taken) {
-  const shapes = masked2.map((i) => ({ item: i, pattern: labelPattern(i.label) }));
+function undeclaredLabels(ctx, secrets, lives, declared, masked3, taken) {
+  const shapes = masked3.map((i) => ({ item: i, pattern: labelPattern(i.label) }));
   const like = (live) => shapes.find((s3) => s3.pattern.test(live.key))?.item;
   const shownLive = /* @__PURE__ */ new Map();
   for (const live of lives) {
@@ -78972,14 +80075,14 @@ function linkDependencies(steps) {
     ];
   }
 }
-function byPlace(problems2) {
+function byPlace(problems) {
   const key = (p3) => [
     p3.source?.file ?? "\uFFFF",
     String(p3.source?.line ?? 0).padStart(8, "0"),
     String(p3.source?.col ?? 0).padStart(6, "0"),
     p3.address
   ].join("\0");
-  return [...problems2].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
+  return [...problems].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
 }
 
 // src/engine/plan/state.ts
@@ -79003,7 +80106,7 @@ var PlanState = class {
    * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
    */
   liveSeen = [];
-  /** Projects found missing while reading their collections (reported once each). */
+  /** Projects found missing while reading their collections (each planned as a create, or reported once). */
   missingProjects = /* @__PURE__ */ new Set();
   /** Where each declared group and project is, for problems found below it. */
   sources = /* @__PURE__ */ new Map();
@@ -79015,6 +80118,23 @@ var PlanState = class {
   npaths = /* @__PURE__ */ new WeakMap();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   declaredPresent = /* @__PURE__ */ new Map();
+  /**
+   * Projects the manifests mark absent that this plan plans (within the targets), by lower-cased path: each is
+   * deleted on its own, with its backup, also inside a group the plan deletes.
+   */
+  declaredAbsent = /* @__PURE__ */ new Set();
+  /**
+   * Objects whose children wait for their change (a project unarchived before anything in it changes): the
+   * addresses, filled as their steps are planned.
+   */
+  leading = /* @__PURE__ */ new Set();
+  /** A delete that must be done before another (a project's, with its backup, before its group's): by lower-cased address. */
+  deleteBefore = /* @__PURE__ */ new Map();
+  /** The desired fields of the top-level groups and projects this plan manages, by lower-cased full path. */
+  top = {
+    groups: /* @__PURE__ */ new Map(),
+    projects: /* @__PURE__ */ new Map()
+  };
   /** Top-level groups and projects planned at once: four per request the client may have in flight. */
   window;
   constructor(inputs, root) {
@@ -79030,9 +80150,20 @@ var PlanState = class {
     this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
-        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
+        const key = item.key.toLowerCase();
+        const planned = inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key)));
+        if (item.state === "absent") {
+          if (collection === "projects" && planned) this.declaredAbsent.add(key);
+          continue;
+        }
+        this.declaredPresent.set(key, item.source);
+        if (planned) this.top[collection].set(key, item.fields);
       }
     }
+  }
+  /** The desired fields of the top-level groups or projects this plan manages (present, within the targets). */
+  plannedTop(collection) {
+    return this.top[collection];
   }
   /** Records a planned step; what the live object's kind says of it (`live.note`) joins the change's reason. */
   push(out, step) {
@@ -79045,8 +80176,8 @@ var PlanState = class {
     this.problems.push(source2 ? { address, message, source: source2 } : { address, message });
   }
   /** Records a live object seen, by its address and its fields as the plan may show them (see mask.ts). */
-  seen(address, masked2) {
-    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked2)).digest("base64")]);
+  seen(address, masked3) {
+    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked3)).digest("base64")]);
   }
   /** Whether instance-level collections are planned (no target but `instance`, and this shard holds them). */
   get instanceSelected() {
@@ -79177,9 +80308,6 @@ function touches(scope, path2) {
   return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
 }
 
-// src/engine/plan/delete.ts
-import { join as join3, relative as relative4 } from "node:path";
-
 // src/engine/compare.ts
 function isBlank(value) {
   return value === void 0 || value === null || value === "";
@@ -79196,10 +80324,17 @@ function canonical(value) {
   return JSON.stringify(value ?? null);
 }
 function sameValue(desired, live, options = {}) {
+  if (isSecret(live)) return sameValue(desired, live.reveal(), options);
   const { normalize: normalize2 } = options;
-  const mine = normalize2 && isSecret(desired) ? desired.reveal() : desired;
-  if (normalize2 && normalizes(normalize2, mine) && normalizes(normalize2, live)) {
-    return normalizeValue(normalize2, mine) === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
+  if (normalize2 && isNumericNormalizer(normalize2)) {
+    const plain = isSecret(desired) ? desired.reveal() : desired;
+    const scalar3 = (v3) => typeof v3 === "string" || typeof v3 === "number";
+    if (scalar3(plain) && scalar3(live))
+      return normalizeValue(normalize2, plain) === normalizeValue(normalize2, live);
+  }
+  if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
+    const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
+    return mine === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
   }
   if (isSecret(desired)) return desired.equals(live);
   if (isBlank(desired) && isBlank(live)) return true;
@@ -79281,8 +80416,9 @@ function createdFields(ctx, kind, specs2, desired) {
   );
 }
 function deletedFields(ctx, kind, specs2, live, desired) {
+  const listed = kind.shownOnDelete;
   return Promise.all(
-    ownFields(specs2, live.fields).map(async ([field, v3]) => ({
+    ownFields(specs2, live.fields).filter(([field]) => !listed || listed.includes(field)).map(async ([field, v3]) => ({
       field,
       before: await shown(ctx, kind, specs2, field, v3, containsSecret(desired?.[field]))
     }))
@@ -79290,6 +80426,7 @@ function deletedFields(ctx, kind, specs2, live, desired) {
 }
 
 // src/engine/plan/delete.ts
+import { join as join3, relative as relative4 } from "node:path";
 async function planDelete(state, out, p3, reason) {
   const fields = await deletedFields(state.ctx, p3.kind, p3.specs, p3.live, p3.desired);
   const backup = state.backup && p3.kind.backup ? state.backup : void 0;
@@ -79313,8 +80450,11 @@ async function planDelete(state, out, p3, reason) {
     depth: p3.depth,
     ...backupFile ? { backupFile, ...backup?.root ? { backupRoot: backup.root } : {} } : {}
   };
+  const first = state.deleteBefore.get(p3.base.address.toLowerCase());
+  if (first) step.before = [first];
   state.push(out, step);
   const notes = [reason];
+  if (p3.kind.deletes) notes.push(`the platform deletes ${p3.kind.deletes} with it`);
   if (step.change.backup && p3.kind.backup)
     notes.push(
       `apply first saves its export archive to ${step.change.backup} (it holds ${p3.kind.backup.holds}) and deletes nothing unless that archive checks out`
@@ -79351,13 +80491,17 @@ async function planCascade(state, out, owner) {
   for (const o of objects) {
     const address = addressOf2("", { segment: o.segment }, o.key);
     if (state.actions.has(address) || state.cascaded.has(address)) continue;
+    if (o.collection === "projects" && state.declaredAbsent.has(o.key.toLowerCase())) {
+      state.deleteBefore.set(address.toLowerCase(), owner.change.address);
+      continue;
+    }
     const declaredAt = state.declaredPresent.get(o.key.toLowerCase());
     if (declaredAt) {
       blocked2.push(o);
       const group = owner.change.key;
       state.problem(
         owner.change.address,
-        state.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
+        state.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too${o.collection === "projects" ? ": it is then deleted first, after its own backup" : ""}), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
         declaredAt
       );
       continue;
@@ -79392,7 +80536,8 @@ async function planCascade(state, out, owner) {
 
 // src/engine/plan/item.ts
 async function planItem(state, out, p3, walkChildren) {
-  const { kind, item, key, address, parent, live, depth } = p3;
+  const { kind, item, key, address, parent, depth } = p3;
+  let live = p3.live;
   const specs2 = state.registry.fields(parent.collection, kind.collection);
   if (depth === 0) state.sources.set(address, item.source);
   if (item.state !== "absent" && item.needs && item.needs.length > 0) {
@@ -79404,6 +80549,22 @@ async function planItem(state, out, p3, walkChildren) {
     );
     return;
   }
+  if (live?.unverified && item.state !== "absent") {
+    const below = [];
+    const probe = { address, collection: kind.collection, key, ref: live.id, live, parent };
+    await walkChildren(item, probe, true, depth + 1, below);
+    if (!state.missingProjects.has(address)) {
+      if (state.replace.delete(address)) {
+        state.problem(address, neverReplaced(kind), item.source);
+      }
+      if (p3.compare) state.inSync.push(address);
+      for (const step of below) out.push(step);
+      return;
+    }
+    for (const step of below) state.actions.delete(step.change.address);
+    live = void 0;
+    p3 = { ...p3, live: void 0 };
+  }
   const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
   if (!p3.compare && item.state !== "absent") {
     if (live) {
@@ -79414,7 +80575,8 @@ async function planItem(state, out, p3, walkChildren) {
   } else if (!p3.compare) return;
   const deps = [];
   const parentAction = state.actions.get(parent.address);
-  if (parentAction === "create" || parentAction === "replace") deps.push(parent.address);
+  if (parentAction === "create" || parentAction === "replace" || state.leading.has(parent.address))
+    deps.push(parent.address);
   const base = {
     address,
     collection: kind.collection,
@@ -79431,8 +80593,8 @@ async function planItem(state, out, p3, walkChildren) {
   const desired = await prepare(state, p3);
   if (!desired) return;
   checkFields(state, p3, specs2, desired);
-  const kindProblem = (problem2) => report2(state, p3, problem2);
-  for (const problem2 of kind.check?.(state.ctx, parent, desired, live) ?? []) kindProblem(problem2);
+  const kindProblem = (problem3) => report2(state, p3, problem3);
+  for (const problem3 of kind.check?.(state.ctx, parent, desired, live) ?? []) kindProblem(problem3);
   if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
   const before = kind.before?.(parent, key, desired, live) ?? [];
   if (live?.readOnly) {
@@ -79458,7 +80620,14 @@ async function planItem(state, out, p3, walkChildren) {
   }
   if (!live) {
     if (await planCreate(state, out, p3, { base, specs: specs2, self, deps, before, desired }))
-      await walkChildren(item, self, false, depth + 1, out);
+      await walkBelow(
+        state,
+        out,
+        p3,
+        desired,
+        void 0,
+        (o) => walkChildren(item, self, false, depth + 1, o)
+      );
     return;
   }
   const forced = state.replace.has(address);
@@ -79480,14 +80649,44 @@ async function planItem(state, out, p3, walkChildren) {
     scope: p3.scope
   });
   if (!planned && !forced) state.inSync.push(address);
-  await walkChildren(item, self, true, depth + 1, out);
+  await walkBelow(state, out, p3, desired, live, (o) => walkChildren(item, self, true, depth + 1, o));
 }
-function report2(state, p3, problem2) {
-  state.problem(
-    problem2.field ? `${p3.address}.${problem2.field}` : p3.address,
-    problem2.message,
-    problem2.field && p3.item.fieldSources[problem2.field] || p3.item.source
-  );
+async function walkBelow(state, out, p3, desired, live, walk) {
+  const own = out.find((s3) => s3.change.address === p3.address);
+  const hint = p3.kind.childOrder?.(desired, live);
+  if (own && hint && "order" in hint && hint.order === "first") state.leading.add(p3.address);
+  const below = [];
+  await walk(below);
+  for (const step of below) out.push(step);
+  const changes = below.filter((s3) => s3.change.action !== "unmanaged");
+  if (!hint || changes.length === 0) return;
+  if ("frozen" in hint) {
+    state.warnings.push({
+      address: p3.address,
+      message: `${changes.length} ${changes.length === 1 ? "change" : "changes"} below it may be refused: ${hint.frozen}`,
+      source: p3.item.source
+    });
+    return;
+  }
+  if (hint.order !== "last" || !own) return;
+  if (own.change.action === "create") {
+    state.problem(
+      p3.address,
+      `it is created archived, and ${changes.length} ${changes.length === 1 ? "change" : "changes"} inside it would follow its create, which the platform refuses in an archived project: leave archived out until they are applied, then set it`,
+      p3.item.fieldSources["archived"] ?? p3.item.source
+    );
+    return;
+  }
+  own.deps.push(...changes.map((s3) => s3.change.address));
+}
+function neverReplaced(kind) {
+  return `a ${kind.segment} is never replaced: deleting it would take everything in it. Change its settings in place, or mark it "state: absent" to delete it (after its backup)`;
+}
+function report2(state, p3, problem3) {
+  const address = problem3.field ? `${p3.address}.${problem3.field}` : p3.address;
+  const source2 = problem3.field && p3.item?.fieldSources[problem3.field] || p3.item?.source || p3.source;
+  if (problem3.severity !== "warning") state.problem(address, problem3.message, source2);
+  else state.warnings.push({ address, message: problem3.message, ...source2 ? { source: source2 } : {} });
 }
 async function planAbsent(state, out, p3, q2) {
   const { kind, item, address, parent, live } = p3;
@@ -79496,6 +80695,7 @@ async function planAbsent(state, out, p3, q2) {
     if (why) state.warnings.push({ address, message: why, source: item.source });
     return;
   }
+  if (state.cascaded.has(address)) return;
   if (live.readOnly) {
     state.problem(address, `cannot delete: ${live.readOnly}`, item.source);
     return;
@@ -79565,13 +80765,31 @@ function checkFields(state, p3, specs2, desired) {
 }
 async function planCreate(state, out, p3, q2) {
   const { kind, item, key, address, parent } = p3;
-  const refusals = await kind.checkCreate?.(state.ctx, parent, key, q2.desired, p3.scope) ?? [];
-  for (const r of refusals) report2(state, p3, r);
+  if (item.fromPattern) {
+    state.problem(
+      address,
+      `${kind.segment} ${JSON.stringify(q2.base.key)} was matched by a pattern but no longer exists (a pattern never creates anything): plan again`,
+      item.source
+    );
+    return false;
+  }
+  for (let up = p3.depth === 0 ? parentPath(key) : void 0; up; up = parentPath(up)) {
+    if (state.actions.get(groupAddress(up)) !== "delete") continue;
+    state.problem(
+      address,
+      `it would be created inside group ${up}, which is marked "state: absent": the platform would delete it with the group. Keep the group, or leave ${key} out`,
+      item.source
+    );
+    return false;
+  }
+  const found = await kind.checkCreate?.(state.ctx, parent, key, q2.desired, p3.scope) ?? [];
+  for (const r of found) report2(state, p3, r);
+  const refusals = found.filter((r) => r.severity !== "warning");
   if (!kind.create) {
     if (refusals.length === 0) {
       state.problem(
         address,
-        kind.collection === "projects" ? `project ${JSON.stringify(key)} does not exist, and forgeform does not create projects: create it first` : `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q2.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
+        `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q2.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
         item.source
       );
     }
@@ -79610,25 +80828,33 @@ async function planUpdate(state, out, p3) {
   }
   const replaceByRequest = forced && !updatable;
   const replace = replaceByRequest || kind.updateMode === "replace" || changes.some((f3) => f3.forcesReplacement);
+  if (replace && kind.explicitDeleteOnly) {
+    state.problem(address, neverReplaced(kind), base.source);
+    return false;
+  }
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs2, desired, changes));
   const changed2 = changes.map((f3) => f3.field);
-  if (p3.scope) {
-    const problems2 = replace ? await kind.checkReplace?.(state.ctx, p3.parent, live, desired, p3.scope) ?? [] : await kind.checkUpdate?.(state.ctx, p3.parent, live, desired, changed2, p3.scope) ?? [];
-    for (const problem2 of problems2) {
-      state.problem(
-        problem2.field ? `${address}.${problem2.field}` : address,
-        problem2.message,
-        problem2.field && p3.item?.fieldSources[problem2.field] || base.source
-      );
-    }
+  const where = {
+    address,
+    ...p3.item ? { item: p3.item } : {},
+    ...base.source ? { source: base.source } : {}
+  };
+  if (!replace && kind.checkUpdate && p3.scope) {
+    const problems = await kind.checkUpdate(state.ctx, p3.parent, live, desired, changed2, p3.scope);
+    for (const problem3 of problems) report2(state, where, problem3);
   }
+  if (replace && kind.checkReplace) {
+    for (const problem3 of await kind.checkReplace(state.ctx, p3.parent, live, desired))
+      report2(state, where, problem3);
+  }
+  const note = replace ? await kind.replaceNote?.(state.ctx, p3.parent, desired, p3.key) : void 0;
   state.push(out, {
     change: {
       ...base,
       action: replace ? "replace" : "update",
       fields: changes,
       ...replace ? {
-        reason: replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"
+        reason: `${replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"}${note ? `; ${note}` : ""}`
       } : {}
     },
     kind,
@@ -79657,7 +80883,8 @@ function match(state, kind, coll, items, lives) {
     declared: new Set(coll.items.map(ids.keyOf)),
     planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields])),
     absent: new Set(items.filter((i) => i.state === "absent").map(ids.keyOf)),
-    policy: coll.policy
+    policy: coll.policy,
+    top: (collection) => state.plannedTop(collection)
   };
   const undeclared = lives.filter((l) => !scope.declared.has(l.key) && !l.readOnly);
   const { shown: shown2, like } = undeclaredLabels(
@@ -79686,48 +80913,19 @@ async function readCollection(state, kind, parent, wanted, options, where) {
     if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
       if (!state.missingProjects.has(parent.address)) {
         state.missingProjects.add(parent.address);
-        const hint = await missingProjectHint(state.ctx, parent.key);
-        state.problem(
-          parent.address,
-          `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path${hint}`,
-          state.sources.get(parent.address)
-        );
+        if (!parent.live?.unverified) {
+          state.problem(
+            parent.address,
+            `project ${JSON.stringify(parent.key)} no longer exists or is no longer visible to this token's user (it was read earlier in this plan): plan again`,
+            state.sources.get(parent.address)
+          );
+        }
       }
       return void 0;
     }
     state.problem(where, `could not read ${kind.collection}: ${error2.message}`);
     return void 0;
   }
-}
-async function missingProjectHint(ctx, path2) {
-  const slash = path2.lastIndexOf("/");
-  if (slash < 0) return "";
-  const group = path2.slice(0, slash);
-  const key = `missing-project:${group.toLowerCase()}`;
-  let listing = ctx.memo.get(key);
-  if (!listing) {
-    listing = ctx.api.list(apiPath`/groups/${group}/projects`, {
-      query: { simple: true, with_shared: false },
-      shape: { path_with_namespace: "string" }
-    }).then(
-      (projects) => projects.map((p3) => p3.path_with_namespace),
-      // Any other failure gives no hint: the missing project is reported all the same.
-      (error2) => error2 instanceof ApiError && error2.status === 404 ? void 0 : []
-    );
-    ctx.memo.set(key, listing);
-  }
-  const paths = await listing;
-  if (paths === void 0) {
-    const above = group.lastIndexOf("/");
-    const siblings = above < 0 ? [] : await listSubgroups(ctx, group.slice(0, above)).catch(() => []) ?? [];
-    const nearGroup2 = didYouMean(
-      group,
-      siblings.map((g3) => g3.full_path)
-    );
-    return `; ${JSON.stringify(group)} is not a group this token's user can see either${nearGroup2 ? `: did you mean group ${JSON.stringify(nearGroup2)}?` : ""}`;
-  }
-  const near = didYouMean(path2, paths);
-  return near ? `; did you mean ${JSON.stringify(near)}?` : "";
 }
 
 // src/engine/plan/unmanaged.ts
@@ -79866,6 +81064,8 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
   }
   const { keyOf: keyOf2 } = identities(kind);
   const unchecked2 = uncheckedNames(items);
+  const addressOnly = items.filter((i) => i.state !== "absent" && ownFields(specs2, i.fields).length === 0).map(keyOf2);
+  const detailOf = items.filter((i) => ownFields(specs2, i.fields).some(([f3]) => specs2.get(f3)?.detailOnly)).map(keyOf2);
   let lives = [];
   if (parentExists) {
     const read2 = await readCollection(
@@ -79876,6 +81076,8 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
       {
         undeclared: coll.policy !== "ignore" && fullRead,
         ...unchecked2.length > 0 ? { unchecked: unchecked2 } : {},
+        ...addressOnly.length > 0 ? { addressOnly } : {},
+        ...detailOf.length > 0 ? { detailOf } : {},
         ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {}
       },
       parentAddress ? `${parentAddress}.${collection}` : collection
@@ -79890,7 +81092,7 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
     const label = matched.labelOf(item);
     const address = addressOf2(parentAddress, kind, label);
     const live = matched.liveOf(item);
-    if (live) state.seen(address, maskedFields(specs2, live.fields, item.fields));
+    if (live && !live.unverified) state.seen(address, maskedFields(specs2, live.fields, item.fields));
     const mine = [];
     await planItem(
       state,
@@ -79929,11 +81131,11 @@ async function makePlan(desired, ctx, registry, options) {
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
     options.targets ?? [],
-    top.map((i) => i.key),
+    options.declared ?? top.map((i) => i.key),
     expanded.listed,
     expanded.unknowable
   );
-  const units = options.shard ? shardUnits(expanded.state.root, options.shard) : void 0;
+  const units = options.shardUnits ? new Set(options.shardUnits) : options.shard ? shardUnits(expanded.state.root, options.shard) : void 0;
   const state = new PlanState(
     {
       ctx,
@@ -80018,7 +81220,7 @@ function listsAsText(raw) {
   return out;
 }
 var BAR = "performance_bar_allowed_group_path";
-function toLive2(raw, options) {
+function toLive3(raw, options) {
   const fields = { ...listsAsText(raw), ...uncheckedFields(raw, options?.unchecked) };
   fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
   return { key: KEY, id: KEY, fields, raw };
@@ -80048,7 +81250,7 @@ var applicationSettingsKind = {
   identity: () => KEY,
   async read(ctx, _parent, _wanted, options) {
     return [
-      toLive2(await ctx.api.get("/application/settings", { shape: {} }), options)
+      toLive3(await ctx.api.get("/application/settings", { shape: {} }), options)
     ];
   },
   async prepare(ctx, _parent, fields) {
@@ -80072,19 +81274,19 @@ var applicationSettingsKind = {
     return out;
   },
   check(_ctx, _parent, desired) {
-    const problems2 = [];
+    const problems = [];
     for (const [name, value] of Object.entries(desired)) {
       if (value !== true) continue;
       for (const partner of settingSpecs().get(name)?.requires ?? []) {
         if (!(partner in desired)) {
-          problems2.push({
+          problems.push({
             field: name,
             message: `${name}: true requires ${partner}, which the manifest does not set: declare it alongside`
           });
         }
       }
     }
-    return problems2;
+    return problems;
   },
   async export(ctx, _parent, live) {
     const fields = { ...live.fields };
@@ -80106,7 +81308,7 @@ var applicationSettingsKind = {
       body: payload,
       shape: {}
     });
-    return toLive2(updated, unchecked(desired));
+    return toLive3(updated, unchecked(desired));
   }
 };
 
@@ -80135,6 +81337,112 @@ var broadcastMessageKind = restCollection({
   path: "/broadcast_messages"
 });
 
+// src/kinds/ci-variable.ts
+var ANY_SCOPE = "*";
+var masked2 = (value, origin) => typeof value === "string" ? new Secret(value, origin) : value;
+var maskedLive = /* @__PURE__ */ new WeakMap();
+var slot = (parent, identity2) => `${parent.address}\0${identity2}`;
+function identity(fields, scoped) {
+  const key = textOf(fields["key"]) ?? "";
+  return scoped ? `${key}#${textOf(fields["environment_scope"]) ?? ANY_SCOPE}` : key;
+}
+function variables(rest, scoped) {
+  return {
+    async read(ctx, parent, _wanted, options) {
+      const lives = (await rest.list(ctx, parent)).map((v3) => rest.toLive(parent, v3, options));
+      const seen = maskedLive.get(ctx) ?? /* @__PURE__ */ new Set();
+      maskedLive.set(ctx, seen);
+      for (const live of lives) if (live.fields["masked"] === true) seen.add(slot(parent, live.key));
+      return lives;
+    },
+    async prepare(ctx, parent, fields) {
+      const hidden = fields["masked"] === true || fields["masked"] === void 0 && maskedLive.get(ctx)?.has(slot(parent, identity(fields, scoped)));
+      return hidden ? { ...fields, value: masked2(fields["value"], "literal") } : fields;
+    }
+  };
+}
+function readVariable(scoped) {
+  return (_parent, v3, live) => {
+    const fields = {
+      ...live.fields,
+      ...v3["masked"] === true ? { value: masked2(v3["value"], "platform") } : {}
+    };
+    if (!scoped) return { ...live, fields };
+    const scope = typeof v3["environment_scope"] === "string" ? v3["environment_scope"] : ANY_SCOPE;
+    return { ...live, key: `${String(v3["key"])}#${scope}`, fields: { ...fields, environment_scope: scope } };
+  };
+}
+var inScope = (live) => ({
+  filter: { environment_scope: String(live.fields["environment_scope"] ?? ANY_SCOPE) }
+});
+function variableKind(owner, more) {
+  const scoped = owner !== "instance";
+  return restCollection(
+    {
+      collection: "variables",
+      segment: "variable",
+      parents: [owner],
+      path: scoped ? "variables" : "/admin/ci/variables",
+      id: { field: "key", type: "string" },
+      live: readVariable(scoped)
+    },
+    (rest) => {
+      const common = variables(rest, scoped);
+      return { ...common, ...more?.(rest, common) };
+    }
+  );
+}
+var projectVariableKind = variableKind("projects", (rest) => ({
+  async update(ctx, parent, live, desired, changed2) {
+    const updated = await ctx.api.put(rest.itemPath(parent, live.id), {
+      query: inScope(live),
+      body: body(desired, changed2),
+      shape: rest.shape()
+    });
+    return rest.toLive(parent, updated, unchecked(desired));
+  },
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(rest.itemPath(parent, live.id), { query: inScope(live) });
+  }
+}));
+var shadowedBy = /* @__PURE__ */ new WeakMap();
+function unreachable(parent, live, what) {
+  const first = shadowedBy.get(live);
+  if (first === void 0) return [];
+  const key = String(live.id);
+  const scope = String(live.fields["environment_scope"]);
+  return [
+    {
+      message: `cannot ${what} ${key} of scope "${scope}": the platform's group variables API (13.12) finds a variable by its key alone, and reaches ${key} of scope "${first}" first. ${what === "delete" ? "Delete" : "Change"} it in ${parent.key}'s CI/CD settings, or remove ${key} of scope "${first}" first`
+    }
+  ];
+}
+var groupVariableKind = variableKind("groups", (_rest, common) => ({
+  async read(ctx, parent, wanted, options) {
+    const lives = await common.read(ctx, parent, wanted, options);
+    const first = /* @__PURE__ */ new Map();
+    for (const live of lives) {
+      const earlier = first.get(String(live.id));
+      if (earlier) shadowedBy.set(live, String(earlier.fields["environment_scope"]));
+      else first.set(String(live.id), live);
+    }
+    return lives;
+  },
+  check(ctx, _parent, desired) {
+    const scope = textOf(desired["environment_scope"]);
+    if (ctx.edition !== "core" || scope === void 0 || scope === ANY_SCOPE) return [];
+    return [
+      {
+        field: "environment_scope",
+        message: `a group variable's environment_scope exists only on the licensed edition, and this platform is the core edition (its group variables are for every environment): remove it, or set it on the projects' variables`
+      }
+    ];
+  },
+  checkUpdate: async (_ctx, parent, live) => unreachable(parent, live, "change"),
+  checkDelete: async (_ctx, parent, live) => unreachable(parent, live, "delete")
+}));
+var instanceVariableKind = variableKind("instance");
+
 // src/kinds/deploy-key.ts
 import { createHash as createHash7 } from "node:crypto";
 function keyText(value) {
@@ -80145,7 +81453,7 @@ function fingerprint(text2) {
   if (!blob) return "invalid key";
   return `SHA256:${createHash7("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
-var toLive3 = (rest, parent, k3, canPush, options) => rest.toLive(parent, { ...k3, can_push: k3["can_push"] ?? canPush ?? false }, options);
+var toLive4 = (rest, parent, k3, canPush, options) => rest.toLive(parent, { ...k3, can_push: k3["can_push"] ?? canPush ?? false }, options);
 function instanceKeys(ctx, rest) {
   const memoKey = "deploy_keys:instance";
   let p3 = ctx.memo.get(memoKey);
@@ -80201,7 +81509,7 @@ var deployKeyKind = restCollection(
     async read(ctx, parent, _wanted, options) {
       const keys = await rest.list(ctx, parent);
       if (options?.fresh) for (const k3 of keys) createdKeys(ctx).set(fingerprint(k3.key), k3);
-      return keys.map((k3) => toLive3(rest, parent, k3, void 0, options));
+      return keys.map((k3) => toLive4(rest, parent, k3, void 0, options));
     },
     async createReason(ctx, _parent, desired, key) {
       const found = await existingKey(ctx, rest, key);
@@ -80231,7 +81539,7 @@ async function createOrEnable(ctx, rest, parent, desired, key) {
     }
     createdKeys(ctx).set(key, created);
     const canPush = desired["can_push"] ?? false;
-    return toLive3(rest, parent, created, canPush, unchecked(desired));
+    return toLive4(rest, parent, created, canPush, unchecked(desired));
   }
   let enabled;
   try {
@@ -80248,10 +81556,194 @@ async function createOrEnable(ctx, rest, parent, desired, key) {
   if (desired["can_push"] === true) payload["can_push"] = true;
   if (desired["title"] !== void 0 && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
-  if (Object.keys(payload).length === 0) return toLive3(rest, parent, enabled, false);
+  if (Object.keys(payload).length === 0) return toLive4(rest, parent, enabled, false);
   const updated = await rest.put(ctx, parent, enabled.id, body(payload));
-  return toLive3(rest, parent, updated, void 0, unchecked(desired));
+  return toLive4(rest, parent, updated, void 0, unchecked(desired));
 }
+
+// src/kinds/token-file.ts
+import { createHash as createHash8 } from "node:crypto";
+import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
+import { dirname as dirname5 } from "node:path";
+var MAX_TOKEN_FILE_BYTES2 = 1024;
+var tokenDigest = (text2) => createHash8("sha256").update(text2).digest("hex");
+function tokenFileRefusal(target, known3, words) {
+  const existing = existingAncestor(dirname5(target));
+  const realDir = (() => {
+    try {
+      return realpathSync5(existing);
+    } catch {
+      return void 0;
+    }
+  })();
+  if (realDir !== existing) {
+    return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
+  }
+  if (existing !== dirname5(target)) return void 0;
+  let stat3;
+  try {
+    stat3 = lstatSync2(target);
+  } catch {
+    return void 0;
+  }
+  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known3 === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || tokenDigest(readFileSync5(target, "utf8").trim()) !== known3 ? words.other : void 0;
+  if (why === void 0) return void 0;
+  return `token_file ${target} ${why}: forgeform writes a ${words.token} only to a new file${words.over}, never over anything else; remove the file or name another one`;
+}
+function tokenFileProblems(message) {
+  return message === void 0 ? [] : [{ field: "token_file", message }];
+}
+async function createWithTokenFile(target, refused, what, lost, post) {
+  const refusal = target === void 0 ? void 0 : refused();
+  if (refusal) throw new Error(`not creating ${what}: ${refusal}`);
+  const created = await post();
+  if (target !== void 0 && typeof created["token"] === "string") {
+    try {
+      writeFileSafely(target, `${created["token"]}
+`, { mode: 384, directoryMode: 448 });
+    } catch (error2) {
+      throw new Error(
+        `${what} was created, but its token could not be written: ${error2.message}; ${lost}`
+      );
+    }
+  }
+  return created;
+}
+function tokenFileOf(desired) {
+  const file = desired["token_file"];
+  return typeof file === "string" ? file : void 0;
+}
+
+// src/kinds/deploy-token.ts
+var WORDS = {
+  token: "deploy token",
+  over: " (the platform shows a deploy token once, when it is made, so an earlier token in a file cannot be told from anything else)",
+  other: "already exists"
+};
+function startOfToday(now = Date.now()) {
+  const d2 = new Date(now);
+  return Date.UTC(d2.getUTCFullYear(), d2.getUTCMonth(), d2.getUTCDate());
+}
+function isPast(expiresAt) {
+  if (typeof expiresAt !== "string" || expiresAt.trim() === "") return false;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(expiresAt.trim()) ? `${expiresAt.trim()}T00:00:00Z` : expiresAt;
+  const ms2 = Date.parse(day);
+  return !Number.isNaN(ms2) && ms2 < startOfToday();
+}
+function stateOf(item) {
+  return {
+    revoked: item["revoked"] === true,
+    expired: typeof item["expired"] === "boolean" ? item["expired"] : isPast(item["expires_at"])
+  };
+}
+function unusable(live) {
+  const state = live.raw;
+  if (state?.revoked) return "revoked on the platform";
+  if (state?.expired) {
+    const at2 = live.fields["expires_at"];
+    return typeof at2 === "string" ? `expired (expires_at ${at2.slice(0, 10)})` : "expired";
+  }
+  return void 0;
+}
+var duplicates = /* @__PURE__ */ new WeakMap();
+var nameKey = (parent, name) => `${parent.collection}\0${parent.ref}\0${name}`;
+function warnings(ctx, parent, desired, live) {
+  const out = [];
+  const warn = (message, field) => out.push({ message, severity: "warning", ...field ? { field } : {} });
+  const why = live && unusable(live);
+  if (why) {
+    warn(
+      `this deploy token is ${why}: it no longer works. A later expires_at replaces it with a new token, and so does \`forgeform apply --replace '${parent.address}.deploy_token[${JSON.stringify(live.key)}]'\``
+    );
+  }
+  const wanted = desired["expires_at"];
+  const same = live && Date.parse(String(live.fields["expires_at"])) === Date.parse(String(wanted));
+  if (isPast(wanted) && !same && !why) {
+    warn("expires_at is before today: a token made now is expired at once", "expires_at");
+  }
+  const namesakes = live && duplicates.get(ctx)?.get(nameKey(parent, live.key));
+  if (namesakes) {
+    warn(
+      `${namesakes} live deploy tokens are named ${JSON.stringify(live.key)}: forgeform manages the newest that works (id ${live.id}) and leaves the others alone; delete them on the platform or rename them`
+    );
+  }
+  return out;
+}
+function whereTheTokenGoes(desired) {
+  const file = tokenFileOf(desired);
+  if (file !== void 0) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+  return "the new token is not recorded (no token_file): the platform shows a deploy token once, when it is made, and forgeform shows it nowhere";
+}
+var deployTokenKind = restCollection(
+  {
+    collection: "deploy_tokens",
+    segment: "deploy_token",
+    parents: ["projects", "groups"],
+    path: "deploy_tokens",
+    noUpdate: "deploy tokens have no update call in the API: deleted and created again, with a new token",
+    // 14.9 and later say whether a token is revoked or expired; 13.12 says neither.
+    shape: { revoked: "boolean?", expired: "boolean?" },
+    live(_parent, item, live) {
+      const state = stateOf(item);
+      const withState = { ...live, raw: state };
+      const why = unusable(withState);
+      return why ? { ...withState, note: `this token is ${why}` } : withState;
+    }
+  },
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const items = await rest.list(ctx, parent);
+      const works = (item) => {
+        const s3 = stateOf(item);
+        return !s3.revoked && !s3.expired;
+      };
+      const ordered = [...items].sort(
+        (a, b3) => Number(works(a)) - Number(works(b3)) || Number(a["id"]) - Number(b3["id"])
+      );
+      const counts = /* @__PURE__ */ new Map();
+      for (const item of items) counts.set(String(item["name"]), (counts.get(String(item["name"])) ?? 0) + 1);
+      const map = duplicates.get(ctx) ?? /* @__PURE__ */ new Map();
+      duplicates.set(ctx, map);
+      for (const [name, n2] of counts) if (n2 > 1) map.set(nameKey(parent, name), n2);
+      return ordered.map((item) => rest.toLive(parent, item, options));
+    },
+    check(ctx, parent, desired, live) {
+      return warnings(ctx, parent, desired, live);
+    },
+    async checkCreate(_ctx, _parent, _key, desired) {
+      const file = tokenFileOf(desired);
+      return file === void 0 ? [] : tokenFileProblems(tokenFileRefusal(file, void 0, WORDS));
+    },
+    async checkReplace(_ctx, _parent, _live, desired) {
+      const file = tokenFileOf(desired);
+      const refusal = file === void 0 ? void 0 : tokenFileRefusal(file, void 0, WORDS);
+      return tokenFileProblems(
+        refusal && `${refusal} (this replacement makes a new token; the one in the file stops working when the old deploy token is deleted)`
+      );
+    },
+    createReason: async (_ctx, _parent, desired) => whereTheTokenGoes(desired),
+    replaceNote: async (_ctx, _parent, desired) => whereTheTokenGoes(desired),
+    async create(ctx, parent, desired, key) {
+      const file = tokenFileOf(desired);
+      const created = await createWithTokenFile(
+        file,
+        () => tokenFileRefusal(file, void 0, WORDS),
+        `deploy token ${JSON.stringify(key)}`,
+        "the platform never shows a deploy token again: replace it (--replace) to make a new one",
+        () => rest.post(ctx, parent, { ...createBody(desired, rest.schema().sent), name: key })
+      );
+      return rest.toLive(parent, created, unchecked(desired));
+    },
+    async export(_ctx, _parent, live) {
+      const fields = { ...live.fields };
+      if (fields["username"] === `gitlab+deploy-token-${live.id}`) delete fields["username"];
+      const at2 = fields["expires_at"];
+      if (typeof at2 === "string" && /^\d{4}-\d{2}-\d{2}T00:00:00(\.0+)?(Z|\+00:?00)$/.test(at2))
+        fields["expires_at"] = at2.slice(0, 10);
+      return fields;
+    }
+  })
+);
 
 // src/kinds/epic.ts
 var EPIC_ISSUE_SHAPE = {
@@ -80289,7 +81781,7 @@ var epicKind = {
 };
 
 // src/kinds/epic-issue.ts
-var PROJECT_SHAPE2 = { id: "integer", path_with_namespace: "string" };
+var PROJECT_SHAPE3 = { id: "integer", path_with_namespace: "string" };
 function memoized(ctx, key, load) {
   let p3 = ctx.memo.get(key);
   if (!p3) {
@@ -80301,12 +81793,12 @@ function memoized(ctx, key, load) {
 var projectById = (ctx, id) => memoized(
   ctx,
   `project:${id}`,
-  () => ctx.api.get(apiPath`/projects/${id}`, { shape: PROJECT_SHAPE2 })
+  () => ctx.api.get(apiPath`/projects/${id}`, { shape: PROJECT_SHAPE3 })
 );
 var projectByPath = (ctx, path2) => memoized(
   ctx,
   `project:${path2.toLowerCase()}`,
-  () => ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2 })
+  () => ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE3 })
 );
 var FIRST = "(first)";
 var keyOf = (project, iid) => `${project}#${iid}`;
@@ -80406,12 +81898,12 @@ async function move(ctx, epic, id, key, after) {
 
 // src/kinds/error-tracking.ts
 var KEY2 = "error_tracking";
-var schema2 = lazySchema("projects", KEY2);
-var shape = () => schema2().shape({ active: "boolean" });
-var toLive4 = (s3, options) => ({
+var schema3 = lazySchema("projects", KEY2);
+var shape = () => schema3().shape({ active: "boolean" });
+var toLive5 = (s3, options) => ({
   key: KEY2,
   id: KEY2,
-  fields: { ...pick(s3, schema2().read), ...uncheckedFields(s3, options?.unchecked) }
+  fields: { ...pick(s3, schema3().read), ...uncheckedFields(s3, options?.unchecked) }
 });
 var errorTrackingKind = {
   collection: KEY2,
@@ -80424,7 +81916,7 @@ var errorTrackingKind = {
     const settings = await orNotFound(
       ctx.api.get(`${ownerPath(parent)}/error_tracking/settings`, { shape: shape() })
     );
-    return settings ? [toLive4(settings, options)] : [];
+    return settings ? [toLive5(settings, options)] : [];
   },
   async checkCreate(_ctx, parent) {
     return [
@@ -80438,9 +81930,51 @@ var errorTrackingKind = {
       body: body(desired, changed2),
       shape: shape()
     });
-    return toLive4(updated, unchecked(desired));
+    return toLive5(updated, unchecked(desired));
   }
 };
+
+// src/kinds/hook.ts
+var hookKind = restCollection(
+  {
+    collection: "hooks",
+    segment: "hook",
+    parents: ["groups", "projects"],
+    path: "hooks"
+  },
+  (rest) => ({
+    async update(ctx, parent, live, desired, changed2) {
+      const updated = await rest.put(ctx, parent, live.id, body(desired, ["url", ...changed2]));
+      return rest.toLive(parent, updated, unchecked(desired));
+    }
+  })
+);
+
+// src/kinds/label.ts
+var INHERITED = "a group label the project shows; manage it in its group's manifest";
+var labelKind = restCollection(
+  {
+    collection: "labels",
+    segment: "label",
+    parents: ["groups", "projects"],
+    path: "labels",
+    // `priority` is a project's (null when unset); `is_project_label` tells a project's own labels from its groups'.
+    shape: { priority: "integer?", is_project_label: "boolean?" },
+    live(parent, label, live) {
+      return parent.collection === "projects" && label["is_project_label"] === false ? { ...live, readOnly: INHERITED } : live;
+    }
+  },
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const labels = await ctx.api.list(rest.path(parent), {
+        shape: rest.shape(),
+        ...parent.collection === "groups" ? { query: { include_ancestor_groups: false } } : {}
+      });
+      const own = new Set(labels.filter((l) => l["is_project_label"] === true).map((l) => l["name"]));
+      return labels.filter((l) => l["is_project_label"] !== false || !own.has(l["name"])).map((l) => rest.toLive(parent, l, options));
+    }
+  })
+);
 
 // src/kinds/users.ts
 function currentUsername(ctx) {
@@ -80577,22 +82111,22 @@ var memberKind = restCollection(
       return { ...fields, expires_at: fields["expires_at"] ?? null };
     },
     check(ctx, parent, desired, live) {
-      const problems2 = [];
+      const problems = [];
       const level = levelOf(desired);
       if (level === MINIMAL_ACCESS && isGroup(parent) && (ctx.edition === "core" || parent.key.includes("/"))) {
-        problems2.push({
+        problems.push({
           field: "access_level",
           message: `minimal_access (5) exists only for top-level groups of the licensed edition, and ${parent.key} is ${ctx.edition === "core" ? "on the core edition" : "a subgroup"}: choose guest or higher`
         });
       }
       const expires = textOf(desired["expires_at"]);
       if (typeof expires === "string" && expires !== live?.fields["expires_at"] && expires < (/* @__PURE__ */ new Date()).toISOString().slice(0, 10)) {
-        problems2.push({
+        problems.push({
           field: "expires_at",
           message: `${expires} is in the past: the platform refuses a membership that has already ended (remove the member with state: absent instead)`
         });
       }
-      return problems2;
+      return problems;
     },
     async createReason(ctx, parent, desired, key) {
       const user = await ctx.resolve.user(textOf(desired["user"]) ?? key);
@@ -80718,10 +82252,10 @@ var milestoneKind = restCollection(
       if (desired?.["force_delete"] === true) return [];
       const opened = await openIssues(ctx, parent, live.key);
       if (opened === 0) return [];
-      const problem2 = {
+      const problem3 = {
         message: `milestone "${live.key}" still has ${opened} open issue${opened === 1 ? "" : "s"}, which would lose their milestone: close or move ${opened === 1 ? "it" : "them"} first, or set force_delete: true on the entry marked absent`
       };
-      return [problem2];
+      return [problem3];
     },
     async create(ctx, parent, desired, key) {
       const payload = { ...createBody(desired, rest.schema().sent), title: key };
@@ -80760,7 +82294,7 @@ var SHAPE = () => {
   };
   return shape2;
 };
-function toLive5(s3, options) {
+function toLive6(s3, options) {
   const fields = { level: s3["level"] };
   if (s3["notification_email"] !== void 0) fields["notification_email"] = s3["notification_email"];
   for (const [name, on] of Object.entries(s3["events"] ?? {}))
@@ -80791,7 +82325,7 @@ function kindFor(parents) {
     updateMode: "update",
     identity: () => KEY3,
     async read(ctx, parent, _wanted, options) {
-      return [toLive5(await ctx.api.get(path(parent), { shape: SHAPE() }), options)];
+      return [toLive6(await ctx.api.get(path(parent), { shape: SHAPE() }), options)];
     },
     check: (_ctx, _parent, desired, live) => check(desired, live),
     async update(ctx, parent, _live, desired, changed2) {
@@ -80799,7 +82333,7 @@ function kindFor(parents) {
       if (changed2.includes("level")) {
         for (const name of Object.keys(desired)) if (EVENTS().has(name)) payload[name] = desired[name];
       }
-      return toLive5(
+      return toLive6(
         await ctx.api.put(path(parent), { body: payload, shape: SHAPE() }),
         unchecked(desired)
       );
@@ -80878,23 +82412,11 @@ var pipelineScheduleKind = restCollection(
       const edits = changed2.filter((f3) => rest.schema().sent.includes(f3) || f3.startsWith(UNCHECKED));
       if (edits.length > 0)
         current = await rest.put(ctx, parent, live.id, body(desired, edits));
-      const variables = live.raw?.variables;
-      return rest.toLive(parent, { ...current, ...variables ? { variables } : {} }, unchecked(desired));
+      const variables2 = live.raw?.variables;
+      return rest.toLive(parent, { ...current, ...variables2 ? { variables: variables2 } : {} }, unchecked(desired));
     }
   })
 );
-
-// src/kinds/project.ts
-var projectKind = {
-  collection: "projects",
-  segment: "project",
-  parents: ["instance"],
-  updateMode: "update",
-  explicitDeleteOnly: true,
-  async read(_ctx, _parent, wanted) {
-    return wanted.map((path2) => ({ key: path2, id: path2, fields: {} }));
-  }
-};
 
 // src/kinds/access.ts
 var text = (e) => JSON.stringify(e);
@@ -81238,10 +82760,10 @@ var scheduleVariableKind = restCollection(
 );
 
 // src/kinds/scim-user.ts
-var schema3 = lazySchema("groups", "scim_users");
+var schema4 = lazySchema("groups", "scim_users");
 var shape3;
 var SCIM_USER_SHAPE = () => {
-  shape3 ??= schema3().shape({
+  shape3 ??= schema4().shape({
     id: "string",
     externalId: "string?",
     name: objectOf({ formatted: "string?" }, true),
@@ -81255,7 +82777,7 @@ var PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 function usersPath(parent) {
   return apiPath`/groups/${parent.key}/Users`;
 }
-var toLive6 = (u2) => {
+var toLive7 = (u2) => {
   const formatted = u2.name?.formatted ?? u2["name.formatted"];
   return {
     key: u2.externalId ?? u2.id,
@@ -81299,7 +82821,7 @@ var scimUserKind = {
   },
   async read(ctx, parent) {
     return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE() })).map(
-      toLive6
+      toLive7
     );
   },
   async prepare(_ctx, _parent, fields) {
@@ -81330,9 +82852,9 @@ var scimUserKind = {
     });
     if (desired["active"] === false) {
       await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive6({ ...created, active: false });
+      return toLive7({ ...created, active: false });
     }
-    return toLive6(created);
+    return toLive7(created);
   },
   async update(ctx, parent, live, desired, changed2) {
     const ops = [];
@@ -81354,7 +82876,7 @@ var scimUserKind = {
     if (changed2.includes("active")) ops.push({ op: "Replace", path: "active", value: desired["active"] });
     if (ops.length > 0) await patch(ctx, parent, String(live.id), ops);
     const after = await userByExternalId(ctx, parent, live.key);
-    return after ? toLive6(after) : void 0;
+    return after ? toLive7(after) : void 0;
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${usersPath(parent)}${apiPath`/${String(live.id)}`}`, { scim: true });
@@ -81479,11 +83001,11 @@ var systemHookKind = restCollection({
 });
 
 // src/kinds/trigger.ts
-import { createHash as createHash8 } from "node:crypto";
-import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
-import { dirname as dirname5 } from "node:path";
-var MAX_TOKEN_FILE_BYTES2 = 1024;
-var digest = (text2) => createHash8("sha256").update(text2).digest("hex");
+var WORDS2 = {
+  token: "trigger token",
+  over: " or over that same trigger's current token (the platform shows it in full to the trigger's owner)",
+  other: "holds something other than this trigger's current token"
+};
 var shownTokens = /* @__PURE__ */ new WeakMap();
 var tokenKey = (parent, description) => `${parent.ref}\0${description}`;
 function remember2(ctx, parent, triggers) {
@@ -81491,37 +83013,15 @@ function remember2(ctx, parent, triggers) {
   shownTokens.set(ctx, map);
   for (const t of triggers) {
     if (typeof t["token"] === "string")
-      map.set(tokenKey(parent, String(t["description"])), digest(t["token"]));
+      map.set(tokenKey(parent, String(t["description"])), tokenDigest(t["token"]));
   }
 }
-function refusal(target, known) {
-  const existing = existingAncestor(dirname5(target));
-  const realDir = (() => {
-    try {
-      return realpathSync5(existing);
-    } catch {
-      return void 0;
-    }
-  })();
-  if (realDir !== existing) {
-    return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
-  }
-  if (existing !== dirname5(target)) return void 0;
-  let stat3;
-  try {
-    stat3 = lstatSync2(target);
-  } catch {
-    return void 0;
-  }
-  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || digest(readFileSync5(target, "utf8").trim()) !== known ? "holds something other than this trigger's current token" : void 0;
-  if (why === void 0) return void 0;
-  return `token_file ${target} ${why}: forgeform writes a trigger token only to a new file or over that same trigger's current token (the platform shows it in full to the trigger's owner), never over anything else; remove the file or name another one`;
+var known2 = (ctx, parent, description) => shownTokens.get(ctx)?.get(tokenKey(parent, description));
+function whereTheTokenGoes2(parent, desired) {
+  const file = tokenFileOf(desired);
+  if (file !== void 0) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+  return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
 }
-function writeToken(target, token) {
-  writeFileSafely(target, `${token}
-`, { mode: 384, directoryMode: 448 });
-}
-var problems = (message) => message === void 0 ? [] : [{ field: "token_file", message }];
 var triggerKind = restCollection(
   {
     collection: "triggers",
@@ -81539,38 +83039,24 @@ var triggerKind = restCollection(
       return triggers.map((t) => rest.toLive(parent, t, options));
     },
     check(ctx, parent, desired, live) {
-      const file = desired["token_file"];
-      if (typeof file !== "string" || !live) return [];
-      return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
+      const file = tokenFileOf(desired);
+      if (file === void 0 || !live) return [];
+      return tokenFileProblems(tokenFileRefusal(file, known2(ctx, parent, live.key), WORDS2));
     },
-    async createReason(_ctx, parent, desired) {
-      const file = desired["token_file"];
-      if (typeof file === "string")
-        return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
-      return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
-    },
+    createReason: async (_ctx, parent, desired) => whereTheTokenGoes2(parent, desired),
+    replaceNote: async (_ctx, parent, desired) => whereTheTokenGoes2(parent, desired),
     async checkCreate(_ctx, _parent, _key, desired) {
-      const file = desired["token_file"];
-      return typeof file === "string" ? problems(refusal(file, void 0)) : [];
+      const file = tokenFileOf(desired);
+      return file === void 0 ? [] : tokenFileProblems(tokenFileRefusal(file, void 0, WORDS2));
     },
     async create(ctx, parent, desired, key) {
-      const file = desired["token_file"];
-      const target = typeof file === "string" ? file : void 0;
-      const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
-      if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
-      const created = await rest.post(ctx, parent, {
-        ...createBody(desired, rest.schema().sent),
-        description: key
-      });
-      if (target && typeof created["token"] === "string") {
-        try {
-          writeToken(target, created["token"]);
-        } catch (error2) {
-          throw new Error(
-            `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${error2.message}; the trigger's owner can read the token in the project's CI/CD settings`
-          );
-        }
-      }
+      const created = await createWithTokenFile(
+        tokenFileOf(desired),
+        () => tokenFileRefusal(tokenFileOf(desired), known2(ctx, parent, key), WORDS2),
+        `trigger ${JSON.stringify(key)}`,
+        "the trigger's owner can read the token in the project's CI/CD settings",
+        () => rest.post(ctx, parent, { ...createBody(desired, rest.schema().sent), description: key })
+      );
       return rest.toLive(parent, created, unchecked(desired));
     }
   })
@@ -81679,6 +83165,12 @@ var kinds = [
   scimUserKind,
   epicKind,
   epicIssueKind,
+  labelKind,
+  hookKind,
+  deployTokenKind,
+  projectVariableKind,
+  groupVariableKind,
+  instanceVariableKind,
   memberKind,
   shareKind,
   protectedBranchKind,
@@ -81687,15 +83179,28 @@ var kinds = [
 
 // src/cli/changed-since.ts
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync, rmSync as rmSync2 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join as join4, relative as relative5, resolve as resolve6 } from "node:path";
 function git(cwd, args) {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  return gitBytes(cwd, args).toString("utf8").trim();
 }
-async function scopeSince(ref2, paths, head, found = []) {
+function gitBytes(cwd, args) {
+  return execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 512 * 1024 * 1024 });
+}
+function union(a, b3) {
+  return {
+    manifest: (a?.manifest ?? false) || (b3?.manifest ?? false),
+    instance: (a?.instance ?? false) || (b3?.instance ?? false),
+    instanceSize: Math.max(a?.instanceSize ?? 0, b3?.instanceSize ?? 0),
+    templates: [.../* @__PURE__ */ new Set([...a?.templates ?? [], ...b3?.templates ?? []])],
+    entries: [...a?.entries ?? [], ...b3?.entries ?? []],
+    uses: [.../* @__PURE__ */ new Set([...a?.uses ?? [], ...b3?.uses ?? []])]
+  };
+}
+async function selectSince(ref2, paths, found = []) {
   const given = paths.length > 0 ? paths : ["."];
-  const root = manifestRoot(given);
+  const root = resolve6(manifestRoot(given));
   let top;
   try {
     top = git(root, ["rev-parse", "--show-toplevel"]);
@@ -81709,37 +83214,85 @@ async function scopeSince(ref2, paths, head, found = []) {
       `--changed-since: unknown git revision ${JSON.stringify(ref2)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`
     );
   }
+  const inRepo = relative5(top, root) || ".";
+  const now = manifestOutlines(given, found, root);
+  let atRef;
+  try {
+    atRef = new Map(
+      git(top, ["ls-tree", "-r", "-z", "--full-tree", ref2, "--", inRepo]).split("\0").filter((line) => line !== "").map((line) => {
+        const [meta, path2] = line.split("	");
+        return [path2, meta.split(" ")[2]];
+      })
+    );
+  } catch {
+    atRef = /* @__PURE__ */ new Map();
+  }
+  if (atRef.size === 0) return { only: new Set(now.map((f3) => f3.file)), outlines: now };
+  const place = (file) => relative5(top, resolve6(file));
+  const head = new Map(now.map((f3) => [place(f3.file), f3]));
+  const changed2 = [
+    ...[...head].filter(([p3, f3]) => atRef.get(p3) !== f3.blob).map(([p3]) => p3),
+    ...[...atRef.keys()].filter((p3) => !head.has(p3) && /\.ya?ml$/i.test(p3))
+  ];
   const base = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
   try {
-    const inRepo = relative5(top, resolve6(root)) || ".";
-    let existed = true;
-    try {
-      const archive = execFileSync("git", ["archive", "--format=tar", ref2, "--", inRepo], {
-        cwd: top,
-        stdio: ["ignore", "pipe", "pipe"],
-        maxBuffer: 512 * 1024 * 1024
-      });
-      execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
-    } catch {
-      existed = false;
-    }
-    const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
-    if (!headState) return { warning: "the manifests could not be read" };
+    const extract = (places2) => {
+      const wanted = places2.filter((p3) => atRef.has(p3));
+      for (let i = 0; i < wanted.length; i += 200) {
+        const archive = gitBytes(top, ["archive", "--format=tar", ref2, "--", ...wanted.slice(i, i + 200)]);
+        execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
+      }
+    };
+    extract(changed2);
+    const baseRoot = join4(base, inRepo);
     const atBase = (p3) => join4(base, relative5(top, resolve6(p3)));
-    const before = existed ? await loadManifests(given.map(atBase), {
-      secrets: false,
-      root: join4(base, inRepo),
-      found: found.map(atBase)
-    }) : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } };
-    if (!before.state) {
-      return {
-        warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
-      };
+    const thenChanged = new Map(
+      manifestOutlines(
+        changed2.filter((p3) => atRef.has(p3)).map((p3) => join4(base, p3)),
+        [],
+        baseRoot
+      ).map((f3) => [relative5(base, f3.file), f3])
+    );
+    const past = new Map([...head].filter(([p3]) => !changed2.includes(p3)));
+    for (const [p3, f3] of thenChanged) past.set(p3, f3);
+    const places = [.../* @__PURE__ */ new Set([...head.keys(), ...past.keys()])];
+    const selected = touchedFiles(
+      places.map((p3) => ({ file: p3, outline: union(head.get(p3)?.outline, past.get(p3)?.outline) })),
+      changed2
+    );
+    extract([...selected].filter((p3) => !changed2.includes(p3)));
+    const pick2 = (places2) => new Set([...places2].map((p3) => join4(base, p3)));
+    const named = given.map(atBase).filter((p3) => existsSync3(p3));
+    const baseOnly = pick2([...selected].filter((p3) => past.has(p3)));
+    let before;
+    if (named.length > 0 && baseOnly.size > 0) {
+      const loaded = await loadManifests(named, {
+        secrets: false,
+        root: baseRoot,
+        found: found.map(atBase),
+        only: baseOnly,
+        outlines: new Map([...past].map(([p3, f3]) => [join4(base, p3), f3]))
+      });
+      if (!loaded.state) {
+        return {
+          warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
+        };
+      }
+      before = loaded.state;
     }
-    return { scope: changeScope(before.state, headState) };
+    return {
+      only: new Set([...selected].flatMap((p3) => head.has(p3) ? [head.get(p3).file] : [])),
+      ...before ? { before } : {},
+      outlines: now
+    };
   } finally {
     rmSync2(base, { recursive: true, force: true });
   }
+}
+function scopeOf(selection, head) {
+  if (selection.warning) return void 0;
+  const before = selection.before ?? { root: { ...head.root, children: {} }, files: [], selectors: [] };
+  return changeScope(before, head);
 }
 
 // src/cli/workflow.ts
@@ -81754,19 +83307,32 @@ function savedPlanRequest(saved) {
     ...salt !== void 0 ? { fingerprintSalt: salt } : {}
   };
 }
-function checkTargets(targets, state) {
-  const paths = [
-    ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
-    ...state.selectors.map((s3) => s3.prefix).filter((p3) => p3 !== "")
-  ];
-  const prefixes = state.selectors.map((s3) => s3.prefix.toLowerCase());
-  const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
-  const problems2 = [];
+function declaredIn(from) {
+  if (Array.isArray(from)) {
+    const entries = from.flatMap((f3) => f3.outline.entries.map((e) => e.key));
+    return {
+      paths: entries.filter((k3) => !isPattern(k3)),
+      prefixes: entries.filter(isPattern).map((k3) => parsePattern(k3).prefix),
+      instance: from.some((f3) => f3.outline.instance)
+    };
+  }
+  const state = from;
+  return {
+    paths: ["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
+    prefixes: state.selectors.map((s3) => s3.prefix),
+    instance: Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects")
+  };
+}
+function checkTargets(targets, declared) {
+  const paths = [...declared.paths, ...declared.prefixes.filter((p3) => p3 !== "")];
+  const prefixes = declared.prefixes.map((p3) => p3.toLowerCase());
+  const instanceDeclared = declared.instance;
+  const problems = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
     const invalid = target === "instance" ? void 0 : pathProblem(target);
     if (invalid !== void 0) {
-      problems2.push(`--target ${JSON.stringify(target)}: ${invalid}`);
+      problems.push(`--target ${JSON.stringify(target)}: ${invalid}`);
       continue;
     }
     const t = target.toLowerCase();
@@ -81774,26 +83340,26 @@ function checkTargets(targets, state) {
     if (prefixes.some((p3) => p3 === "" || t === p3 || t.startsWith(`${p3}/`))) continue;
     const candidates = [...withAncestors(paths), ...instanceDeclared ? ["instance"] : []];
     const suggestion = didYouMean(target, candidates);
-    problems2.push(
+    problems.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`
     );
   }
-  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
+  if (problems.length > 0) throw new TargetError(problems.join("\n"));
 }
-function backupOption(request) {
-  if (request.backupDir === false) return void 0;
-  const root = resolve7(manifestRoot(request.paths.length > 0 ? request.paths : ["."]));
+function backupOption(request2) {
+  if (request2.backupDir === false) return void 0;
+  const root = resolve7(manifestRoot(request2.paths.length > 0 ? request2.paths : ["."]));
   const dir = resolve7(
-    request.backupDir ?? join5(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
+    request2.backupDir ?? join5(root, ".forgeform", "backups", (/* @__PURE__ */ new Date()).toISOString().slice(0, 10))
   );
   const rel = relative6(process.cwd(), dir);
   const shown2 = rel && !rel.startsWith("..") && !isAbsolute4(rel) ? rel : dir;
-  if (request.backupDir !== void 0) return { dir, shown: shown2 };
+  if (request2.backupDir !== void 0) return { dir, shown: shown2 };
   const real = realExistingPath2(dir);
   const realRoot = realExistingPath2(root);
   const inside = relative6(realRoot, real);
-  const problem2 = inside === "" || !inside.startsWith("..") && !isAbsolute4(inside) ? void 0 : `the backup folder ${shown2} leads outside the manifest root through a symbolic link (to ${real}): remove the link, choose a folder with --backup-dir, or delete without a backup with --no-backup`;
-  return { dir, shown: shown2, root, ...problem2 ? { problem: problem2 } : {} };
+  const problem3 = inside === "" || !inside.startsWith("..") && !isAbsolute4(inside) ? void 0 : `the backup folder ${shown2} leads outside the manifest root through a symbolic link (to ${real}): remove the link, choose a folder with --backup-dir, or delete without a backup with --no-backup`;
+  return { dir, shown: shown2, root, ...problem3 ? { problem: problem3 } : {} };
 }
 function realExistingPath2(path2) {
   const rest = [];
@@ -81813,31 +83379,40 @@ function displayUrl(url) {
   u2.search = "";
   return u2.toString().replace(/\/$/, "");
 }
-async function planFromManifests(request) {
-  const found = request.found ?? [];
-  const loaded = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
+async function planFromManifests(request2) {
+  const found = request2.found ?? [];
+  const paths = request2.paths.length > 0 ? request2.paths : ["."];
+  let since;
+  if (request2.changedSince !== void 0) {
+    try {
+      since = await selectSince(request2.changedSince, request2.paths, found);
+    } catch (error2) {
+      if (!request2.changedSinceOptional) throw error2;
+      since = { warning: `${error2.message}; planning everything` };
+    }
+  }
+  let outlines = since?.outlines;
+  let units;
+  let only = since?.only;
+  if (request2.shard) {
+    outlines ??= manifestOutlines(paths, found);
+    units = shardTargets(outlines, request2.shard);
+    if (units && !only) only = shardFiles(outlines, units);
+  }
+  const loaded = await loadManifests(paths, {
     secrets: true,
     found,
-    ...request.env ? { env: request.env } : {}
+    ...request2.env ? { env: request2.env } : {},
+    ...only ? { only, root: manifestRoot(paths), outlines: new Map((outlines ?? []).map((f3) => [f3.file, f3])) } : {}
   });
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d2) => d2.severity === "error"))
     return { diagnostics, files: loaded.files };
-  const targets = normalizeTargets(request.targets ?? []);
-  checkTargets(targets, loaded.state);
+  const targets = normalizeTargets(request2.targets ?? []);
+  const declared = only ? declaredIn(outlines ?? manifestOutlines(paths, found)) : declaredIn(loaded.state);
+  checkTargets(targets, declared);
   let changes;
-  if (request.changedSince !== void 0) {
-    const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
-      secrets: false,
-      found
-    });
-    let since;
-    try {
-      since = await scopeSince(request.changedSince, request.paths, compared.state, found);
-    } catch (error2) {
-      if (!request.changedSinceOptional) throw error2;
-      since = { warning: `${error2.message}; planning everything` };
-    }
+  if (since) {
     if (since.warning) {
       diagnostics.push({
         severity: "warning",
@@ -81845,26 +83420,28 @@ async function planFromManifests(request) {
         line: 1,
         col: 1,
         path: "",
-        message: `--changed-since ${request.changedSince}: ${since.warning}`
+        message: `--changed-since ${request2.changedSince}: ${since.warning}`
       });
     }
-    changes = since.scope;
+    changes = scopeOf(since, loaded.state);
   }
-  const api = new ApiClient(request.connection);
+  const api = new ApiClient(request2.connection);
   api.conceal(SecretValues.of(loaded.state).list());
-  request.progress?.phase("Reading live state", api.metrics);
+  request2.progress?.phase("Reading live state", api.metrics);
   try {
     const ctx = await createContext(api);
     const registry = createRegistry(kinds, fieldSpecs);
     const result = await makePlan(loaded.state, ctx, registry, {
-      url: displayUrl(request.connection.url),
+      url: displayUrl(request2.connection.url),
       targets,
-      replace: request.replace ?? [],
-      ...backupOption(request) ? { backup: backupOption(request) } : {},
+      replace: request2.replace ?? [],
+      ...backupOption(request2) ? { backup: backupOption(request2) } : {},
       ...changes ? { changes } : {},
-      ...request.shard ? { shard: request.shard } : {},
-      ...changes && request.changedSince !== void 0 ? { changedSince: request.changedSince } : {},
-      ...request.fingerprintSalt !== void 0 ? { fingerprintSalt: request.fingerprintSalt } : {},
+      ...only ? { declared: declared.paths } : {},
+      ...units ? { shardUnits: units } : {},
+      ...request2.shard ? { shard: request2.shard } : {},
+      ...changes && request2.changedSince !== void 0 ? { changedSince: request2.changedSince } : {},
+      ...request2.fingerprintSalt !== void 0 ? { fingerprintSalt: request2.fingerprintSalt } : {},
       requestStats: () => {
         const m3 = api.metrics.snapshot();
         return { total: m3.total, byEndpoint: m3.byEndpoint, retries: m3.retries };
@@ -81875,7 +83452,7 @@ async function planFromManifests(request) {
     await api.close();
     throw error2;
   } finally {
-    request.progress?.stop();
+    request2.progress?.stop();
   }
 }
 async function applyPlanResult(ctx, result, options) {
@@ -81917,30 +83494,1805 @@ function renderValidationJson(diagnostics, files, secretsResolved) {
 // src/cli/validate.ts
 function renderValidateText(diagnostics, files, secrets) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
-  const warnings = diagnostics.length - errors;
+  const warnings2 = diagnostics.length - errors;
   const lines = diagnostics.map((d2) => escapeText(formatDiagnostic(d2)));
   const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
   if (errors > 0) {
     lines.push(
-      `${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}: the manifests are invalid`
+      `${plural(errors, "error")}${warnings2 ? `, ${plural(warnings2, "warning")}` : ""}: the manifests are invalid`
     );
   } else {
     lines.push(
-      `${plural(files, "file")} valid${warnings ? ` with ${plural(warnings, "warning")}` : ""}${note}`
+      `${plural(files, "file")} valid${warnings2 ? ` with ${plural(warnings2, "warning")}` : ""}${note}`
     );
   }
   return `${lines.join("\n")}
 `;
 }
 
+// src/action/comment.ts
+import { readFileSync as readFileSync6 } from "node:fs";
+
+// node_modules/universal-user-agent/index.js
+function getUserAgent() {
+  if (typeof navigator === "object" && "userAgent" in navigator) {
+    return navigator.userAgent;
+  }
+  if (typeof process === "object" && process.version !== void 0) {
+    return `Node.js/${process.version.substr(1)} (${process.platform}; ${process.arch})`;
+  }
+  return "<environment undetectable>";
+}
+
+// node_modules/before-after-hook/lib/register.js
+function register(state, name, method, options) {
+  if (typeof method !== "function") {
+    throw new Error("method for before hook must be a function");
+  }
+  if (!options) {
+    options = {};
+  }
+  if (Array.isArray(name)) {
+    return name.reverse().reduce((callback2, name2) => {
+      return register.bind(null, state, name2, callback2, options);
+    }, method)();
+  }
+  return Promise.resolve().then(() => {
+    if (!state.registry[name]) {
+      return method(options);
+    }
+    return state.registry[name].reduce((method2, registered) => {
+      return registered.hook.bind(null, method2, options);
+    }, method)();
+  });
+}
+
+// node_modules/before-after-hook/lib/add.js
+function addHook(state, kind, name, hook2) {
+  const orig = hook2;
+  if (!state.registry[name]) {
+    state.registry[name] = [];
+  }
+  if (kind === "before") {
+    hook2 = (method, options) => {
+      return Promise.resolve().then(orig.bind(null, options)).then(method.bind(null, options));
+    };
+  }
+  if (kind === "after") {
+    hook2 = (method, options) => {
+      let result;
+      return Promise.resolve().then(method.bind(null, options)).then((result_) => {
+        result = result_;
+        return orig(result, options);
+      }).then(() => {
+        return result;
+      });
+    };
+  }
+  if (kind === "error") {
+    hook2 = (method, options) => {
+      return Promise.resolve().then(method.bind(null, options)).catch((error2) => {
+        return orig(error2, options);
+      });
+    };
+  }
+  state.registry[name].push({
+    hook: hook2,
+    orig
+  });
+}
+
+// node_modules/before-after-hook/lib/remove.js
+function removeHook(state, name, method) {
+  if (!state.registry[name]) {
+    return;
+  }
+  const index2 = state.registry[name].map((registered) => {
+    return registered.orig;
+  }).indexOf(method);
+  if (index2 === -1) {
+    return;
+  }
+  state.registry[name].splice(index2, 1);
+}
+
+// node_modules/before-after-hook/index.js
+var bind = Function.bind;
+var bindable = bind.bind(bind);
+function bindApi(hook2, state, name) {
+  const removeHookRef = bindable(removeHook, null).apply(
+    null,
+    name ? [state, name] : [state]
+  );
+  hook2.api = { remove: removeHookRef };
+  hook2.remove = removeHookRef;
+  ["before", "error", "after", "wrap"].forEach((kind) => {
+    const args = name ? [state, kind, name] : [state, kind];
+    hook2[kind] = hook2.api[kind] = bindable(addHook, null).apply(null, args);
+  });
+}
+function Singular() {
+  const singularHookName = /* @__PURE__ */ Symbol("Singular");
+  const singularHookState = {
+    registry: {}
+  };
+  const singularHook = register.bind(null, singularHookState, singularHookName);
+  bindApi(singularHook, singularHookState, singularHookName);
+  return singularHook;
+}
+function Collection() {
+  const state = {
+    registry: {}
+  };
+  const hook2 = register.bind(null, state);
+  bindApi(hook2, state);
+  return hook2;
+}
+var before_after_hook_default = { Singular, Collection };
+
+// node_modules/@octokit/endpoint/dist-bundle/index.js
+var VERSION = "0.0.0-development";
+var userAgent = `octokit-endpoint.js/${VERSION} ${getUserAgent()}`;
+var DEFAULTS2 = {
+  method: "GET",
+  baseUrl: "https://api.github.com",
+  headers: {
+    accept: "application/vnd.github.v3+json",
+    "user-agent": userAgent
+  },
+  mediaType: {
+    format: ""
+  }
+};
+function lowercaseKeys(object) {
+  if (!object) {
+    return {};
+  }
+  return Object.keys(object).reduce((newObj, key) => {
+    newObj[key.toLowerCase()] = object[key];
+    return newObj;
+  }, {});
+}
+function isPlainObject2(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+function mergeDeep(defaults, options) {
+  const result = Object.assign({}, defaults);
+  Object.keys(options).forEach((key) => {
+    if (isPlainObject2(options[key])) {
+      if (!(key in defaults)) Object.assign(result, { [key]: options[key] });
+      else result[key] = mergeDeep(defaults[key], options[key]);
+    } else {
+      Object.assign(result, { [key]: options[key] });
+    }
+  });
+  return result;
+}
+function removeUndefinedProperties(obj) {
+  for (const key in obj) {
+    if (obj[key] === void 0) {
+      delete obj[key];
+    }
+  }
+  return obj;
+}
+function merge(defaults, route, options) {
+  if (typeof route === "string") {
+    let [method, url] = route.split(" ");
+    options = Object.assign(url ? { method, url } : { url: method }, options);
+  } else {
+    options = Object.assign({}, route);
+  }
+  options.headers = lowercaseKeys(options.headers);
+  removeUndefinedProperties(options);
+  removeUndefinedProperties(options.headers);
+  const mergedOptions = mergeDeep(defaults || {}, options);
+  if (options.url === "/graphql") {
+    if (defaults && defaults.mediaType.previews?.length) {
+      mergedOptions.mediaType.previews = defaults.mediaType.previews.filter(
+        (preview2) => !mergedOptions.mediaType.previews.includes(preview2)
+      ).concat(mergedOptions.mediaType.previews);
+    }
+    mergedOptions.mediaType.previews = (mergedOptions.mediaType.previews || []).map((preview2) => preview2.replace(/-preview/, ""));
+  }
+  return mergedOptions;
+}
+function addQueryParameters(url, parameters) {
+  const separator = /\?/.test(url) ? "&" : "?";
+  const names = Object.keys(parameters);
+  if (names.length === 0) {
+    return url;
+  }
+  return url + separator + names.map((name) => {
+    if (name === "q") {
+      return "q=" + parameters.q.split("+").map(encodeURIComponent).join("+");
+    }
+    return `${name}=${encodeURIComponent(parameters[name])}`;
+  }).join("&");
+}
+var urlVariableRegex = /\{[^{}}]+\}/g;
+function removeNonChars(variableName) {
+  return variableName.replace(/(?:^\W+)|(?:(?<!\W)\W+$)/g, "").split(/,/);
+}
+function extractUrlVariableNames(url) {
+  const matches2 = url.match(urlVariableRegex);
+  if (!matches2) {
+    return [];
+  }
+  return matches2.map(removeNonChars).reduce((a, b3) => a.concat(b3), []);
+}
+function omit(object, keysToOmit) {
+  const result = { __proto__: null };
+  for (const key of Object.keys(object)) {
+    if (keysToOmit.indexOf(key) === -1) {
+      result[key] = object[key];
+    }
+  }
+  return result;
+}
+function encodeReserved(str) {
+  return str.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+    if (!/%[0-9A-Fa-f]/.test(part)) {
+      part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
+    }
+    return part;
+  }).join("");
+}
+function encodeUnreserved(str) {
+  return encodeURIComponent(str).replace(/[!'()*]/g, function(c) {
+    return "%" + c.charCodeAt(0).toString(16).toUpperCase();
+  });
+}
+function encodeValue(operator, value, key) {
+  value = operator === "+" || operator === "#" ? encodeReserved(value) : encodeUnreserved(value);
+  if (key) {
+    return encodeUnreserved(key) + "=" + value;
+  } else {
+    return value;
+  }
+}
+function isDefined(value) {
+  return value !== void 0 && value !== null;
+}
+function isKeyOperator(operator) {
+  return operator === ";" || operator === "&" || operator === "?";
+}
+function getValues(context, operator, key, modifier) {
+  var value = context[key], result = [];
+  if (isDefined(value) && value !== "") {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
+      value = value.toString();
+      if (modifier && modifier !== "*") {
+        value = value.substring(0, parseInt(modifier, 10));
+      }
+      result.push(
+        encodeValue(operator, value, isKeyOperator(operator) ? key : "")
+      );
+    } else {
+      if (modifier === "*") {
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            result.push(
+              encodeValue(operator, value2, isKeyOperator(operator) ? key : "")
+            );
+          });
+        } else {
+          Object.keys(value).forEach(function(k3) {
+            if (isDefined(value[k3])) {
+              result.push(encodeValue(operator, value[k3], k3));
+            }
+          });
+        }
+      } else {
+        const tmp = [];
+        if (Array.isArray(value)) {
+          value.filter(isDefined).forEach(function(value2) {
+            tmp.push(encodeValue(operator, value2));
+          });
+        } else {
+          Object.keys(value).forEach(function(k3) {
+            if (isDefined(value[k3])) {
+              tmp.push(encodeUnreserved(k3));
+              tmp.push(encodeValue(operator, value[k3].toString()));
+            }
+          });
+        }
+        if (isKeyOperator(operator)) {
+          result.push(encodeUnreserved(key) + "=" + tmp.join(","));
+        } else if (tmp.length !== 0) {
+          result.push(tmp.join(","));
+        }
+      }
+    }
+  } else {
+    if (operator === ";") {
+      if (isDefined(value)) {
+        result.push(encodeUnreserved(key));
+      }
+    } else if (value === "" && (operator === "&" || operator === "?")) {
+      result.push(encodeUnreserved(key) + "=");
+    } else if (value === "") {
+      result.push("");
+    }
+  }
+  return result;
+}
+function parseUrl(template) {
+  return {
+    expand: expand.bind(null, template)
+  };
+}
+function expand(template, context) {
+  var operators = ["+", "#", ".", "/", ";", "?", "&"];
+  template = template.replace(
+    /\{([^\{\}]+)\}|([^\{\}]+)/g,
+    function(_3, expression, literal) {
+      if (expression) {
+        let operator = "";
+        const values = [];
+        if (operators.indexOf(expression.charAt(0)) !== -1) {
+          operator = expression.charAt(0);
+          expression = expression.substr(1);
+        }
+        expression.split(/,/g).forEach(function(variable2) {
+          var tmp = /([^:\*]*)(?::(\d+)|(\*))?/.exec(variable2);
+          values.push(getValues(context, operator, tmp[1], tmp[2] || tmp[3]));
+        });
+        if (operator && operator !== "+") {
+          var separator = ",";
+          if (operator === "?") {
+            separator = "&";
+          } else if (operator !== "#") {
+            separator = operator;
+          }
+          return (values.length !== 0 ? operator : "") + values.join(separator);
+        } else {
+          return values.join(",");
+        }
+      } else {
+        return encodeReserved(literal);
+      }
+    }
+  );
+  if (template === "/") {
+    return template;
+  } else {
+    return template.replace(/\/$/, "");
+  }
+}
+function parse(options) {
+  let method = options.method.toUpperCase();
+  let url = (options.url || "/").replace(/:([a-z]\w+)/g, "{$1}");
+  let headers = Object.assign({}, options.headers);
+  let body2;
+  let parameters = omit(options, [
+    "method",
+    "baseUrl",
+    "url",
+    "headers",
+    "request",
+    "mediaType"
+  ]);
+  const urlVariableNames = extractUrlVariableNames(url);
+  url = parseUrl(url).expand(parameters);
+  if (!/^http/.test(url)) {
+    url = options.baseUrl + url;
+  }
+  const omittedParameters = Object.keys(options).filter((option) => urlVariableNames.includes(option)).concat("baseUrl");
+  const remainingParameters = omit(parameters, omittedParameters);
+  const isBinaryRequest = /application\/octet-stream/i.test(headers.accept);
+  if (!isBinaryRequest) {
+    if (options.mediaType.format) {
+      headers.accept = headers.accept.split(/,/).map(
+        (format) => format.replace(
+          /application\/vnd(\.\w+)(\.v3)?(\.\w+)?(\+json)?$/,
+          `application/vnd$1$2.${options.mediaType.format}`
+        )
+      ).join(",");
+    }
+    if (url.endsWith("/graphql")) {
+      if (options.mediaType.previews?.length) {
+        const previewsFromAcceptHeader = headers.accept.match(/(?<![\w-])[\w-]+(?=-preview)/g) || [];
+        headers.accept = previewsFromAcceptHeader.concat(options.mediaType.previews).map((preview2) => {
+          const format = options.mediaType.format ? `.${options.mediaType.format}` : "+json";
+          return `application/vnd.github.${preview2}-preview${format}`;
+        }).join(",");
+      }
+    }
+  }
+  if (["GET", "HEAD"].includes(method)) {
+    url = addQueryParameters(url, remainingParameters);
+  } else {
+    if ("data" in remainingParameters) {
+      body2 = remainingParameters.data;
+    } else {
+      if (Object.keys(remainingParameters).length) {
+        body2 = remainingParameters;
+      }
+    }
+  }
+  if (!headers["content-type"] && typeof body2 !== "undefined") {
+    headers["content-type"] = "application/json; charset=utf-8";
+  }
+  if (["PATCH", "PUT"].includes(method) && typeof body2 === "undefined") {
+    body2 = "";
+  }
+  return Object.assign(
+    { method, url, headers },
+    typeof body2 !== "undefined" ? { body: body2 } : null,
+    options.request ? { request: options.request } : null
+  );
+}
+function endpointWithDefaults(defaults, route, options) {
+  return parse(merge(defaults, route, options));
+}
+function withDefaults(oldDefaults, newDefaults) {
+  const DEFAULTS22 = merge(oldDefaults, newDefaults);
+  const endpoint2 = endpointWithDefaults.bind(null, DEFAULTS22);
+  return Object.assign(endpoint2, {
+    DEFAULTS: DEFAULTS22,
+    defaults: withDefaults.bind(null, DEFAULTS22),
+    merge: merge.bind(null, DEFAULTS22),
+    parse
+  });
+}
+var endpoint = withDefaults(null, DEFAULTS2);
+
+// node_modules/content-type/dist/index.js
+var SP = 32;
+var HTAB = 9;
+var SEMI = 59;
+var EQ = 61;
+var DQUOTE = 34;
+var BSLASH = 92;
+var COMMA = 44;
+var LOWER_CASE = 1;
+var OWS = 2;
+var SEMI_FLAG = 4;
+var COMMA_FLAG = 8;
+var TOKEN_FLAG = 16;
+var NON_ASCII = 65280;
+var CASE_FLAGS = LOWER_CASE | NON_ASCII;
+var CHAR_MAP = new Uint8Array(256);
+CHAR_MAP[HTAB] |= OWS;
+CHAR_MAP[SP] |= OWS;
+CHAR_MAP[SEMI] |= SEMI_FLAG;
+CHAR_MAP[COMMA] |= COMMA_FLAG;
+for (let code = 128; code <= 255; code++) {
+  CHAR_MAP[code] |= LOWER_CASE;
+}
+for (const char of "!#$%&'*+-.^_`|~") {
+  CHAR_MAP[char.charCodeAt(0)] |= TOKEN_FLAG;
+}
+for (let code = 48; code <= 57; code++) {
+  CHAR_MAP[code] |= TOKEN_FLAG;
+}
+for (let code = 65; code <= 90; code++) {
+  CHAR_MAP[code] |= LOWER_CASE | TOKEN_FLAG;
+}
+for (let code = 97; code <= 122; code++) {
+  CHAR_MAP[code] |= TOKEN_FLAG;
+}
+var NullObject = /* @__PURE__ */ (() => {
+  const C2 = function() {
+  };
+  C2.prototype = /* @__PURE__ */ Object.create(null);
+  return C2;
+})();
+function parse2(header, options) {
+  const stopFlags = SEMI_FLAG | (options?.comma === true ? COMMA_FLAG : 0);
+  const len = header.length;
+  let valueStart = options?.start ?? 0;
+  while ((CHAR_MAP[header.charCodeAt(valueStart)] & OWS) !== 0) {
+    valueStart++;
+  }
+  let index2 = valueStart;
+  let typeFlags = 0;
+  let whitespace = -1;
+  let stop = options?.parameters === false ? COMMA_FLAG : 0;
+  while (index2 < len) {
+    const code = header.charCodeAt(index2);
+    const flags = CHAR_MAP[code];
+    if ((flags & stopFlags) !== 0) {
+      stop |= flags & COMMA_FLAG;
+      break;
+    }
+    if ((flags & OWS) !== 0) {
+      if (whitespace === -1)
+        whitespace = index2;
+    } else {
+      whitespace = -1;
+    }
+    typeFlags |= code & NON_ASCII | flags;
+    index2++;
+  }
+  const valueEnd = whitespace === -1 ? index2 : whitespace;
+  const value = header.slice(valueStart, valueEnd);
+  const type = (typeFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+  if (index2 === len || stop !== 0) {
+    return { type, index: index2, parameters: new NullObject() };
+  }
+  return parseParameters(header, type, index2, len, stopFlags);
+}
+function parseParameters(header, type, index2, len, stopFlags) {
+  const parameters = new NullObject();
+  parameter: while (index2 < len) {
+    index2++;
+    while ((CHAR_MAP[header.charCodeAt(index2)] & OWS) !== 0) {
+      index2++;
+    }
+    const keyStart = index2;
+    let keyFlags = 0;
+    let keyWhitespace = -1;
+    while (index2 < len) {
+      const code = header.charCodeAt(index2);
+      const flags = CHAR_MAP[code];
+      if ((flags & stopFlags) !== 0) {
+        if ((flags & COMMA_FLAG) !== 0)
+          break parameter;
+        continue parameter;
+      }
+      if (code === EQ) {
+        const keyEnd = keyWhitespace === -1 ? index2 : keyWhitespace;
+        const value = header.slice(keyStart, keyEnd);
+        const key = (keyFlags & CASE_FLAGS) === 0 ? value : value.toLowerCase();
+        index2++;
+        while ((CHAR_MAP[header.charCodeAt(index2)] & OWS) !== 0) {
+          index2++;
+        }
+        if (index2 < len && header.charCodeAt(index2) === DQUOTE) {
+          const quotedStart = ++index2;
+          let escaped = false;
+          while (index2 < len) {
+            const code2 = header.charCodeAt(index2);
+            if (code2 === DQUOTE) {
+              if (parameters[key] === void 0) {
+                parameters[key] = escaped ? unescapeQuotedPairs(header, quotedStart, index2) : header.slice(quotedStart, index2);
+              }
+              index2++;
+              let stop2 = 0;
+              while (index2 < len) {
+                const code3 = header.charCodeAt(index2);
+                const flags2 = CHAR_MAP[code3];
+                if ((flags2 & stopFlags) !== 0) {
+                  stop2 = flags2 & COMMA_FLAG;
+                  break;
+                }
+                index2++;
+              }
+              if (stop2 !== 0)
+                break parameter;
+              continue parameter;
+            }
+            if (code2 === BSLASH && index2 + 1 < len) {
+              escaped = true;
+              index2 += 2;
+              continue;
+            }
+            index2++;
+          }
+          continue parameter;
+        }
+        const valueStart = index2;
+        let stop = 0;
+        let valueWhitespace = -1;
+        while (index2 < len) {
+          const code2 = header.charCodeAt(index2);
+          const flags2 = CHAR_MAP[code2];
+          if ((flags2 & stopFlags) !== 0) {
+            stop = flags2 & COMMA_FLAG;
+            break;
+          }
+          if ((flags2 & OWS) !== 0) {
+            if (valueWhitespace === -1)
+              valueWhitespace = index2;
+          } else {
+            valueWhitespace = -1;
+          }
+          index2++;
+        }
+        if (parameters[key] === void 0) {
+          const valueEnd = valueWhitespace === -1 ? index2 : valueWhitespace;
+          parameters[key] = header.slice(valueStart, valueEnd);
+        }
+        if (stop !== 0)
+          break parameter;
+        continue parameter;
+      }
+      if ((flags & OWS) !== 0) {
+        if (keyWhitespace === -1)
+          keyWhitespace = index2;
+      } else {
+        keyWhitespace = -1;
+      }
+      keyFlags |= code & NON_ASCII | flags;
+      index2++;
+    }
+  }
+  return { type, index: index2, parameters };
+}
+function unescapeQuotedPairs(str, start, end) {
+  let result = "";
+  for (let index2 = start; index2 < end; index2++) {
+    if (str.charCodeAt(index2) === BSLASH) {
+      result += str.slice(start, index2);
+      start = ++index2;
+    }
+  }
+  return result + str.slice(start, end);
+}
+
+// node_modules/json-with-bigint/json-with-bigint.js
+var intRegex = /^-?\d+$/;
+var noiseValue = /^-?\d+n+$/;
+var originalStringify = JSON.stringify;
+var originalParse = JSON.parse;
+var customFormat = /^-?\d+n$/;
+var bigIntsStringify = /([\[:])?"(-?\d+)n"($|\s*[,\}\]])/g;
+var noiseStringify = /([\[:])?("-?\d+n+)n("$|"\s*[,\}\]])/g;
+var isUnstringifiable = (val) => val === void 0 || typeof val === "function" || typeof val === "symbol";
+var isRawJSON = (val) => val !== null && typeof val === "object" && val.constructor && val.constructor.name === "RawJSON";
+var stringifyIteratively = (rootValue, replacer, spaceParam) => {
+  let space = "";
+  if (typeof spaceParam === "number") {
+    space = " ".repeat(Math.min(10, Math.max(0, Math.floor(spaceParam))));
+  } else if (typeof spaceParam === "string") {
+    space = spaceParam.slice(0, 10);
+  }
+  const isFunctionReplacer = typeof replacer === "function";
+  const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
+  const prepareVal = (parent, key, val) => {
+    const isObject = val !== null && typeof val === "object";
+    const hasToJSON = isObject && typeof val.toJSON === "function";
+    if (hasToJSON) {
+      val = val.toJSON(key);
+    }
+    const isNoise = typeof val === "string" && noiseValue.test(val);
+    if (isNoise) return val + "n";
+    const isBigInt = typeof val === "bigint";
+    if (isBigInt) {
+      const supportsRawJSON = "rawJSON" in JSON;
+      if (supportsRawJSON) return JSON.rawJSON(val.toString());
+      return val.toString() + "n";
+    }
+    if (isFunctionReplacer) {
+      val = replacer.call(parent, key, val);
+    }
+    const isPostReplacerObject = val !== null && typeof val === "object";
+    if (isPostReplacerObject) {
+      const isPrimitiveWrapper = val instanceof Number || val instanceof String || val instanceof Boolean;
+      if (isPrimitiveWrapper) {
+        val = val.valueOf();
+      }
+    }
+    return val;
+  };
+  const rootProcessed = prepareVal({ "": rootValue }, "", rootValue);
+  if (isUnstringifiable(rootProcessed)) {
+    return void 0;
+  }
+  const isRootPrimitive = rootProcessed === null || typeof rootProcessed !== "object";
+  const isRootNativeRawJSON = isRawJSON(rootProcessed);
+  if (isRootPrimitive || isRootNativeRawJSON) {
+    return originalStringify(rootProcessed);
+  }
+  const chunks = [];
+  let level = 0;
+  const stack = [
+    {
+      parent: { "": rootProcessed },
+      key: "",
+      val: rootProcessed,
+      isArray: Array.isArray(rootProcessed),
+      keys: Array.isArray(rootProcessed) ? null : Object.keys(rootProcessed),
+      index: 0,
+      first: true
+    }
+  ];
+  const visited = new WeakSet([rootProcessed]);
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+    if (node.index === 0) {
+      chunks.push(node.isArray ? "[" : "{");
+      level++;
+    }
+    let isDone = false;
+    if (node.isArray) {
+      if (node.index < node.val.length) {
+        if (!node.first) chunks.push(",");
+        if (space) chunks.push("\n" + space.repeat(level));
+        const childRaw = node.val[node.index];
+        const childVal = prepareVal(node.val, String(node.index), childRaw);
+        if (isUnstringifiable(childVal)) {
+          chunks.push("null");
+          node.first = false;
+          node.index++;
+        } else {
+          const isComplexObject = childVal !== null && typeof childVal === "object";
+          const isNativeRaw = isRawJSON(childVal);
+          if (isComplexObject && !isNativeRaw) {
+            if (visited.has(childVal)) {
+              throw new TypeError("Converting circular structure to JSON");
+            }
+            visited.add(childVal);
+            stack.push({
+              parent: node.val,
+              key: String(node.index),
+              val: childVal,
+              isArray: Array.isArray(childVal),
+              keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+              index: 0,
+              first: true
+            });
+            node.first = false;
+            node.index++;
+          } else {
+            chunks.push(originalStringify(childVal));
+            node.first = false;
+            node.index++;
+          }
+        }
+      } else {
+        isDone = true;
+      }
+    } else {
+      while (node.index < node.keys.length) {
+        const k3 = node.keys[node.index++];
+        const isFilteredOutByArray = propertyList && !propertyList.has(k3);
+        if (isFilteredOutByArray) continue;
+        const childRaw = node.val[k3];
+        const childVal = prepareVal(node.val, k3, childRaw);
+        if (isUnstringifiable(childVal)) continue;
+        if (!node.first) chunks.push(",");
+        if (space) {
+          chunks.push("\n" + space.repeat(level) + originalStringify(k3) + ": ");
+        } else {
+          chunks.push(originalStringify(k3) + ":");
+        }
+        const isComplexObject = childVal !== null && typeof childVal === "object";
+        const isNativeRaw = isRawJSON(childVal);
+        if (isComplexObject && !isNativeRaw) {
+          if (visited.has(childVal)) {
+            throw new TypeError("Converting circular structure to JSON");
+          }
+          visited.add(childVal);
+          stack.push({
+            parent: node.val,
+            key: k3,
+            val: childVal,
+            isArray: Array.isArray(childVal),
+            keys: Array.isArray(childVal) ? null : Object.keys(childVal),
+            index: 0,
+            first: true
+          });
+          node.first = false;
+          break;
+        } else {
+          chunks.push(originalStringify(childVal));
+          node.first = false;
+        }
+      }
+      const isNodeFullyProcessed = node.index >= node.keys.length && stack[stack.length - 1] === node;
+      if (isNodeFullyProcessed) {
+        isDone = true;
+      }
+    }
+    if (isDone) {
+      level--;
+      if (!node.first && space) chunks.push("\n" + space.repeat(level));
+      chunks.push(node.isArray ? "]" : "}");
+      visited.delete(node.val);
+      stack.pop();
+    }
+  }
+  return chunks.join("");
+};
+var JSONStringify = (value, replacer, space) => {
+  try {
+    const supportsRawJSON = "rawJSON" in JSON;
+    if (supportsRawJSON) {
+      return originalStringify(
+        value,
+        (key, val) => {
+          if (typeof val === "bigint") return JSON.rawJSON(val.toString());
+          const hasFunctionReplacer = typeof replacer === "function";
+          if (hasFunctionReplacer) return replacer(key, val);
+          const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+          if (isKeyInArrayReplacer) return val;
+          return val;
+        },
+        space
+      );
+    }
+    if (!value) return originalStringify(value, replacer, space);
+    const convertedToCustomJSON = originalStringify(
+      value,
+      (key, val) => {
+        const isNoise = typeof val === "string" && noiseValue.test(val);
+        if (isNoise) return val.toString() + "n";
+        if (typeof val === "bigint") return val.toString() + "n";
+        const hasFunctionReplacer = typeof replacer === "function";
+        if (hasFunctionReplacer) return replacer(key, val);
+        const isKeyInArrayReplacer = Array.isArray(replacer) && replacer.includes(key);
+        if (isKeyInArrayReplacer) return val;
+        return val;
+      },
+      space
+    );
+    const processedJSON = convertedToCustomJSON.replace(
+      bigIntsStringify,
+      "$1$2$3"
+    );
+    const denoisedJSON = processedJSON.replace(noiseStringify, "$1$2$3");
+    return denoisedJSON;
+  } catch (error2) {
+    if (error2 instanceof RangeError) {
+      const convertedJSON = stringifyIteratively(value, replacer, space);
+      if (convertedJSON === void 0) return void 0;
+      const supportsRawJSON = "rawJSON" in JSON;
+      if (supportsRawJSON) return convertedJSON;
+      const processedJSON = convertedJSON.replace(bigIntsStringify, "$1$2$3");
+      return processedJSON.replace(noiseStringify, "$1$2$3");
+    }
+    throw error2;
+  }
+};
+var featureCache = /* @__PURE__ */ new Map();
+var isContextSourceSupported = () => {
+  const parseFingerprint = JSON.parse.toString();
+  if (featureCache.has(parseFingerprint)) {
+    return featureCache.get(parseFingerprint);
+  }
+  try {
+    const result = JSON.parse(
+      "1",
+      (_3, __, context) => !!context?.source && context.source === "1"
+    );
+    featureCache.set(parseFingerprint, result);
+    return result;
+  } catch {
+    featureCache.set(parseFingerprint, false);
+    return false;
+  }
+};
+var convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
+  const isCustomFormatBigInt = typeof value === "string" && customFormat.test(value);
+  if (isCustomFormatBigInt) return BigInt(value.slice(0, -1));
+  const isNoiseValue = typeof value === "string" && noiseValue.test(value);
+  if (isNoiseValue) return value.slice(0, -1);
+  const hasUserReviver = typeof userReviver === "function";
+  if (!hasUserReviver) return value;
+  return userReviver(key, value, context);
+};
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key, value, context) => {
+    const isNumber = typeof value === "number";
+    const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
+    const isBigNumber = isNumber && isOutOfBounds;
+    const isInt = context && intRegex.test(context.source);
+    const isBigInt = isBigNumber && isInt;
+    if (isBigInt) return BigInt(context.source);
+    const hasCustomReviver = typeof reviver === "function";
+    if (!hasCustomReviver) return value;
+    return reviver(key, value, context);
+  });
+};
+var MAX_INT = Number.MAX_SAFE_INTEGER.toString();
+var MAX_DIGITS = MAX_INT.length;
+var stringsOrLargeNumbers = /"(?:[^"\\]|\\.)*"|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/g;
+var noiseValueWithQuotes = /^"-?\d+n+"$/;
+var applyReviverIteratively = (parsed, userReviver) => {
+  const rootHolder = { "": parsed };
+  const stack = [{ parent: rootHolder, key: "", visited: false }];
+  while (stack.length > 0) {
+    const node = stack[stack.length - 1];
+    if (!node.visited) {
+      node.visited = true;
+      const value = node.parent[node.key];
+      const isComplexObject = value !== null && typeof value === "object";
+      if (isComplexObject) {
+        const keys = Object.keys(value);
+        for (let i = keys.length - 1; i >= 0; i--) {
+          stack.push({ parent: value, key: keys[i], visited: false });
+        }
+      }
+    } else {
+      const { parent, key } = node;
+      let value = parent[key];
+      if (typeof value === "string") {
+        const isCustomFormatBigInt = customFormat.test(value);
+        if (isCustomFormatBigInt) {
+          value = BigInt(value.slice(0, -1));
+        } else {
+          const isNoise = noiseValue.test(value);
+          if (isNoise) value = value.slice(0, -1);
+        }
+      }
+      const hasUserReviver = typeof userReviver === "function";
+      if (hasUserReviver) {
+        value = userReviver.call(parent, key, value);
+      }
+      const isDeleted = value === void 0;
+      if (isDeleted) {
+        delete parent[key];
+      } else {
+        parent[key] = value;
+      }
+      stack.pop();
+    }
+  }
+  return rootHolder[""];
+};
+var serializeBigInts = (text2) => {
+  return text2.replace(
+    stringsOrLargeNumbers,
+    (match2, digits, fractional, exponential) => {
+      const isString = match2[0] === '"';
+      const isNoise = isString && noiseValueWithQuotes.test(match2);
+      if (isNoise) return match2.substring(0, match2.length - 1) + 'n"';
+      const hasFractionalOrExponential = fractional || exponential;
+      const isLessThanMaxSafeInt = digits && (digits.length < MAX_DIGITS || digits.length === MAX_DIGITS && digits <= MAX_INT);
+      const isStandardValue = isString || hasFractionalOrExponential || isLessThanMaxSafeInt;
+      if (isStandardValue) return match2;
+      return '"' + match2 + 'n"';
+    }
+  );
+};
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
+  try {
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
+    return originalParse(
+      serializedData,
+      (key, value, context) => convertMarkedBigIntsReviver(key, value, context, reviver)
+    );
+  } catch (error2) {
+    if (error2 instanceof RangeError) {
+      const serializedData = serializeBigInts(text2);
+      const parsed = originalParse(serializedData);
+      return applyReviverIteratively(parsed, reviver);
+    }
+    throw error2;
+  }
+};
+
+// node_modules/@octokit/request-error/dist-src/index.js
+var RequestError = class extends Error {
+  name;
+  /**
+   * http status code
+   */
+  status;
+  /**
+   * Request options that lead to the error.
+   */
+  request;
+  /**
+   * Response object if a response was received
+   */
+  response;
+  constructor(message, statusCode, options) {
+    super(message, { cause: options.cause });
+    this.name = "HttpError";
+    this.status = Number.parseInt(statusCode);
+    if (Number.isNaN(this.status)) {
+      this.status = 0;
+    }
+    if ("response" in options) {
+      this.response = options.response;
+    }
+    const requestCopy = Object.assign({}, options.request);
+    if (options.request.headers.authorization) {
+      requestCopy.headers = Object.assign({}, options.request.headers, {
+        authorization: options.request.headers.authorization.replace(
+          /(?<! ) .*$/,
+          " [REDACTED]"
+        )
+      });
+    }
+    requestCopy.url = requestCopy.url.replace(/\bclient_secret=\w+/g, "client_secret=[REDACTED]").replace(/\baccess_token=\w+/g, "access_token=[REDACTED]");
+    this.request = requestCopy;
+  }
+};
+
+// node_modules/@octokit/request/dist-bundle/index.js
+var VERSION2 = "10.0.16";
+var defaults_default = {
+  headers: {
+    "user-agent": `octokit-request.js/${VERSION2} ${getUserAgent()}`
+  }
+};
+function isPlainObject3(value) {
+  if (typeof value !== "object" || value === null) return false;
+  if (Object.prototype.toString.call(value) !== "[object Object]") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto === null) return true;
+  const Ctor = Object.prototype.hasOwnProperty.call(proto, "constructor") && proto.constructor;
+  return typeof Ctor === "function" && Ctor instanceof Ctor && Function.prototype.call(Ctor) === Function.prototype.call(value);
+}
+var noop = () => "";
+async function fetchWrapper(requestOptions) {
+  const fetch = requestOptions.request?.fetch || globalThis.fetch;
+  if (!fetch) {
+    throw new Error(
+      "fetch is not set. Please pass a fetch implementation as new Octokit({ request: { fetch }}). Learn more at https://github.com/octokit/octokit.js/#fetch-missing"
+    );
+  }
+  const log2 = requestOptions.request?.log || console;
+  const parseSuccessResponseBody = requestOptions.request?.parseSuccessResponseBody !== false;
+  const body2 = isPlainObject3(requestOptions.body) || Array.isArray(requestOptions.body) ? JSONStringify(requestOptions.body) : requestOptions.body;
+  const requestHeaders = Object.fromEntries(
+    Object.entries(requestOptions.headers).map(([name, value]) => [
+      name,
+      String(value)
+    ])
+  );
+  let fetchResponse;
+  try {
+    fetchResponse = await fetch(requestOptions.url, {
+      method: requestOptions.method,
+      body: body2,
+      redirect: requestOptions.request?.redirect,
+      headers: requestHeaders,
+      signal: requestOptions.request?.signal,
+      // duplex must be set if request.body is ReadableStream or Async Iterables.
+      // See https://fetch.spec.whatwg.org/#dom-requestinit-duplex.
+      ...requestOptions.body && { duplex: "half" }
+    });
+  } catch (error2) {
+    let message = "Unknown Error";
+    if (error2 instanceof Error) {
+      if (error2.name === "AbortError") {
+        error2.status = 500;
+        throw error2;
+      }
+      message = error2.message;
+      if (error2.name === "TypeError" && "cause" in error2) {
+        if (error2.cause instanceof Error) {
+          message = error2.cause.message;
+        } else if (typeof error2.cause === "string") {
+          message = error2.cause;
+        }
+      }
+    }
+    const requestError = new RequestError(message, 500, {
+      request: requestOptions
+    });
+    requestError.cause = error2;
+    throw requestError;
+  }
+  const status = fetchResponse.status;
+  const url = fetchResponse.url;
+  const responseHeaders = {};
+  for (const [key, value] of fetchResponse.headers) {
+    responseHeaders[key] = value;
+  }
+  const octokitResponse = {
+    url,
+    status,
+    headers: responseHeaders,
+    data: ""
+  };
+  if ("deprecation" in responseHeaders) {
+    const matches2 = responseHeaders.link && responseHeaders.link.match(/<([^<>]+)>; rel="deprecation"/);
+    const deprecationLink = matches2 && matches2.pop();
+    log2.warn(
+      `[@octokit/request] "${requestOptions.method} ${requestOptions.url}" is deprecated. It is scheduled to be removed on ${responseHeaders.sunset}${deprecationLink ? `. See ${deprecationLink}` : ""}`
+    );
+  }
+  if (status === 204 || status === 205) {
+    return octokitResponse;
+  }
+  if (requestOptions.method === "HEAD") {
+    if (status < 400) {
+      return octokitResponse;
+    }
+    throw new RequestError(fetchResponse.statusText, status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status === 304) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError("Not modified", status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  if (status >= 400) {
+    octokitResponse.data = await getResponseData(fetchResponse);
+    throw new RequestError(toErrorMessage(octokitResponse.data), status, {
+      response: octokitResponse,
+      request: requestOptions
+    });
+  }
+  octokitResponse.data = parseSuccessResponseBody ? await getResponseData(fetchResponse) : fetchResponse.body;
+  return octokitResponse;
+}
+async function getResponseData(response) {
+  const contentType = response.headers.get("content-type");
+  if (!contentType) {
+    return response.text().catch(noop);
+  }
+  const mimetype = parse2(contentType);
+  if (isJSONResponse(mimetype)) {
+    let text2 = "";
+    try {
+      text2 = await response.text();
+      return JSONParse(text2);
+    } catch (err) {
+      return text2;
+    }
+  } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
+  // (RFC 2046) and must never be decoded as text, even when the response
+  // carries a (misleading) `charset=utf-8` parameter — see #751.
+  mimetype.parameters.charset?.toLowerCase() === "utf-8" && mimetype.type !== "application/octet-stream") {
+    return response.text().catch(noop);
+  } else {
+    return response.arrayBuffer().catch(
+      /* v8 ignore next -- @preserve */
+      () => new ArrayBuffer(0)
+    );
+  }
+}
+function isJSONResponse(mimetype) {
+  return mimetype.type === "application/json" || mimetype.type === "application/scim+json";
+}
+function toErrorMessage(data) {
+  if (typeof data === "string") {
+    return data;
+  }
+  if (data instanceof ArrayBuffer) {
+    return "Unknown error";
+  }
+  if (typeof data === "object" && data !== null && "message" in data) {
+    const objectData = data;
+    const suffix = "documentation_url" in objectData ? ` - ${objectData.documentation_url}` : "";
+    return Array.isArray(objectData.errors) ? `${objectData.message}: ${objectData.errors.map((v3) => JSON.stringify(v3)).join(", ")}${suffix}` : `${objectData.message}${suffix}`;
+  }
+  return `Unknown error: ${JSON.stringify(data)}`;
+}
+function withDefaults2(oldEndpoint, newDefaults) {
+  const endpoint2 = oldEndpoint.defaults(newDefaults);
+  const newApi = function(route, parameters) {
+    const endpointOptions = endpoint2.merge(route, parameters);
+    if (!endpointOptions.request || !endpointOptions.request.hook) {
+      return fetchWrapper(endpoint2.parse(endpointOptions));
+    }
+    const request2 = (route2, parameters2) => {
+      return fetchWrapper(
+        endpoint2.parse(endpoint2.merge(route2, parameters2))
+      );
+    };
+    Object.assign(request2, {
+      endpoint: endpoint2,
+      defaults: withDefaults2.bind(null, endpoint2)
+    });
+    return endpointOptions.request.hook(request2, endpointOptions);
+  };
+  return Object.assign(newApi, {
+    endpoint: endpoint2,
+    defaults: withDefaults2.bind(null, endpoint2)
+  });
+}
+var request = withDefaults2(endpoint, defaults_default);
+
+// node_modules/@octokit/graphql/dist-bundle/index.js
+var VERSION3 = "0.0.0-development";
+function _buildMessageForResponseErrors(data) {
+  return `Request failed due to following response errors:
+` + data.errors.map((e) => ` - ${e.message}`).join("\n");
+}
+var GraphqlResponseError = class extends Error {
+  constructor(request2, headers, response) {
+    super(_buildMessageForResponseErrors(response));
+    this.request = request2;
+    this.headers = headers;
+    this.response = response;
+    this.errors = response.errors;
+    this.data = response.data;
+    if (Error.captureStackTrace) {
+      Error.captureStackTrace(this, this.constructor);
+    }
+  }
+  request;
+  headers;
+  response;
+  name = "GraphqlResponseError";
+  errors;
+  data;
+};
+var NON_VARIABLE_OPTIONS = [
+  "method",
+  "baseUrl",
+  "url",
+  "headers",
+  "request",
+  "query",
+  "mediaType",
+  "operationName"
+];
+var FORBIDDEN_VARIABLE_OPTIONS = ["query", "method", "url"];
+var GHES_V3_SUFFIX_REGEX = /\/api\/v3\/?$/;
+function graphql(request2, query, options) {
+  if (options) {
+    if (typeof query === "string" && "query" in options) {
+      return Promise.reject(
+        new Error(`[@octokit/graphql] "query" cannot be used as variable name`)
+      );
+    }
+    for (const key in options) {
+      if (!FORBIDDEN_VARIABLE_OPTIONS.includes(key)) continue;
+      return Promise.reject(
+        new Error(
+          `[@octokit/graphql] "${key}" cannot be used as variable name`
+        )
+      );
+    }
+  }
+  const parsedOptions = typeof query === "string" ? Object.assign({ query }, options) : query;
+  const requestOptions = Object.keys(
+    parsedOptions
+  ).reduce((result, key) => {
+    if (NON_VARIABLE_OPTIONS.includes(key)) {
+      result[key] = parsedOptions[key];
+      return result;
+    }
+    if (!result.variables) {
+      result.variables = {};
+    }
+    result.variables[key] = parsedOptions[key];
+    return result;
+  }, {});
+  const baseUrl = parsedOptions.baseUrl || request2.endpoint.DEFAULTS.baseUrl;
+  if (GHES_V3_SUFFIX_REGEX.test(baseUrl)) {
+    requestOptions.url = baseUrl.replace(GHES_V3_SUFFIX_REGEX, "/api/graphql");
+  }
+  return request2(requestOptions).then((response) => {
+    if (response.data.errors) {
+      const headers = {};
+      for (const key of Object.keys(response.headers)) {
+        headers[key] = response.headers[key];
+      }
+      throw new GraphqlResponseError(
+        requestOptions,
+        headers,
+        response.data
+      );
+    }
+    return response.data.data;
+  });
+}
+function withDefaults3(request2, newDefaults) {
+  const newRequest = request2.defaults(newDefaults);
+  const newApi = (query, options) => {
+    return graphql(newRequest, query, options);
+  };
+  return Object.assign(newApi, {
+    defaults: withDefaults3.bind(null, newRequest),
+    endpoint: newRequest.endpoint
+  });
+}
+var graphql2 = withDefaults3(request, {
+  headers: {
+    "user-agent": `octokit-graphql.js/${VERSION3} ${getUserAgent()}`
+  },
+  method: "POST",
+  url: "/graphql"
+});
+function withCustomRequest(customRequest) {
+  return withDefaults3(customRequest, {
+    method: "POST",
+    url: "/graphql"
+  });
+}
+
+// node_modules/@octokit/auth-token/dist-bundle/index.js
+var b64url = "(?:[a-zA-Z0-9_-]+)";
+var sep5 = "\\.";
+var jwtRE = new RegExp(`^${b64url}${sep5}${b64url}${sep5}${b64url}$`);
+var isJWT = jwtRE.test.bind(jwtRE);
+async function auth(token) {
+  const isApp = isJWT(token);
+  const isInstallation = token.startsWith("v1.") || token.startsWith("ghs_");
+  const isUserToServer = token.startsWith("ghu_");
+  const tokenType = isApp ? "app" : isInstallation ? "installation" : isUserToServer ? "user-to-server" : "oauth";
+  return {
+    type: "token",
+    token,
+    tokenType
+  };
+}
+function withAuthorizationPrefix(token) {
+  if (token.split(/\./).length === 3) {
+    return `bearer ${token}`;
+  }
+  return `token ${token}`;
+}
+async function hook(token, request2, route, parameters) {
+  const endpoint2 = request2.endpoint.merge(
+    route,
+    parameters
+  );
+  endpoint2.headers.authorization = withAuthorizationPrefix(token);
+  return request2(endpoint2);
+}
+var createTokenAuth = function createTokenAuth2(token) {
+  if (!token) {
+    throw new Error("[@octokit/auth-token] No token passed to createTokenAuth");
+  }
+  if (typeof token !== "string") {
+    throw new Error(
+      "[@octokit/auth-token] Token passed to createTokenAuth is not a string"
+    );
+  }
+  token = token.replace(/^(token|bearer) +/i, "");
+  return Object.assign(auth.bind(null, token), {
+    hook: hook.bind(null, token)
+  });
+};
+
+// node_modules/@octokit/core/dist-src/version.js
+var VERSION4 = "7.0.8";
+
+// node_modules/@octokit/core/dist-src/index.js
+var noop2 = () => {
+};
+var consoleWarn = console.warn.bind(console);
+var consoleError = console.error.bind(console);
+function createLogger(logger = {}) {
+  if (typeof logger.debug !== "function") {
+    logger.debug = noop2;
+  }
+  if (typeof logger.info !== "function") {
+    logger.info = noop2;
+  }
+  if (typeof logger.warn !== "function") {
+    logger.warn = consoleWarn;
+  }
+  if (typeof logger.error !== "function") {
+    logger.error = consoleError;
+  }
+  return logger;
+}
+var userAgentTrail = `octokit-core.js/${VERSION4} ${getUserAgent()}`;
+var Octokit = class {
+  static VERSION = VERSION4;
+  static defaults(defaults) {
+    const OctokitWithDefaults = class extends this {
+      constructor(...args) {
+        const options = args[0] || {};
+        if (typeof defaults === "function") {
+          super(defaults(options));
+          return;
+        }
+        super(
+          Object.assign(
+            {},
+            defaults,
+            options,
+            options.userAgent && defaults.userAgent ? {
+              userAgent: `${options.userAgent} ${defaults.userAgent}`
+            } : null
+          )
+        );
+      }
+    };
+    return OctokitWithDefaults;
+  }
+  static plugins = [];
+  /**
+   * Attach a plugin (or many) to your Octokit instance.
+   *
+   * @example
+   * const API = Octokit.plugin(plugin1, plugin2, plugin3, ...)
+   */
+  static plugin(...newPlugins) {
+    const currentPlugins = this.plugins;
+    const NewOctokit = class extends this {
+      static plugins = currentPlugins.concat(
+        newPlugins.filter((plugin) => !currentPlugins.includes(plugin))
+      );
+    };
+    return NewOctokit;
+  }
+  constructor(options = {}) {
+    const hook2 = new before_after_hook_default.Collection();
+    const requestDefaults = {
+      baseUrl: request.endpoint.DEFAULTS.baseUrl,
+      headers: {},
+      request: Object.assign({}, options.request, {
+        // @ts-ignore internal usage only, no need to type
+        hook: hook2.bind(null, "request")
+      }),
+      mediaType: {
+        previews: [],
+        format: ""
+      }
+    };
+    requestDefaults.headers["user-agent"] = options.userAgent ? `${options.userAgent} ${userAgentTrail}` : userAgentTrail;
+    if (options.baseUrl) {
+      requestDefaults.baseUrl = options.baseUrl;
+    }
+    if (options.previews) {
+      requestDefaults.mediaType.previews = options.previews;
+    }
+    if (options.timeZone) {
+      requestDefaults.headers["time-zone"] = options.timeZone;
+    }
+    this.request = request.defaults(requestDefaults);
+    this.graphql = withCustomRequest(this.request).defaults(requestDefaults);
+    this.log = createLogger(options.log);
+    this.hook = hook2;
+    if (!options.authStrategy) {
+      if (!options.auth) {
+        this.auth = async () => ({
+          type: "unauthenticated"
+        });
+      } else {
+        const auth2 = createTokenAuth(options.auth);
+        hook2.wrap("request", auth2.hook);
+        this.auth = auth2;
+      }
+    } else {
+      const { authStrategy, ...otherOptions } = options;
+      const auth2 = authStrategy(
+        Object.assign(
+          {
+            request: this.request,
+            log: this.log,
+            // we pass the current octokit instance as well as its constructor options
+            // to allow for authentication strategies that return a new octokit instance
+            // that shares the same internal state as the current one. The original
+            // requirement for this was the "event-octokit" authentication strategy
+            // of https://github.com/probot/octokit-auth-probot.
+            octokit: this,
+            octokitOptions: otherOptions
+          },
+          options.auth
+        )
+      );
+      hook2.wrap("request", auth2.hook);
+      this.auth = auth2;
+    }
+    const classConstructor = this.constructor;
+    for (let i = 0; i < classConstructor.plugins.length; ++i) {
+      Object.assign(this, classConstructor.plugins[i](this, options));
+    }
+  }
+  // assigned during constructor
+  request;
+  graphql;
+  log;
+  hook;
+  // TODO: type `octokit.auth` based on passed options.authStrategy
+  auth;
+};
+
+// node_modules/@octokit/plugin-paginate-rest/dist-bundle/index.js
+var VERSION5 = "0.0.0-development";
+function normalizePaginatedListResponse(response) {
+  if (!response.data) {
+    return {
+      ...response,
+      data: []
+    };
+  }
+  const responseNeedsNormalization = ("total_count" in response.data || "total_commits" in response.data) && !("url" in response.data);
+  if (!responseNeedsNormalization) return response;
+  const incompleteResults = response.data.incomplete_results;
+  const repositorySelection = response.data.repository_selection;
+  const totalCount = response.data.total_count;
+  const totalCommits = response.data.total_commits;
+  delete response.data.incomplete_results;
+  delete response.data.repository_selection;
+  delete response.data.total_count;
+  delete response.data.total_commits;
+  const namespaceKey = Object.keys(response.data)[0];
+  const data = response.data[namespaceKey];
+  response.data = data;
+  if (typeof incompleteResults !== "undefined") {
+    response.data.incomplete_results = incompleteResults;
+  }
+  if (typeof repositorySelection !== "undefined") {
+    response.data.repository_selection = repositorySelection;
+  }
+  response.data.total_count = totalCount;
+  response.data.total_commits = totalCommits;
+  return response;
+}
+function iterator(octokit, route, parameters) {
+  const options = typeof route === "function" ? route.endpoint(parameters) : octokit.request.endpoint(route, parameters);
+  const requestMethod = typeof route === "function" ? route : octokit.request;
+  const method = options.method;
+  const headers = options.headers;
+  let url = options.url;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      async next() {
+        if (!url) return { done: true };
+        try {
+          const response = await requestMethod({ method, url, headers });
+          const normalizedResponse = normalizePaginatedListResponse(response);
+          url = ((normalizedResponse.headers.link || "").match(
+            /<([^<>]+)>;\s*rel="next"/
+          ) || [])[1];
+          if (!url && "total_commits" in normalizedResponse.data) {
+            const parsedUrl = new URL(normalizedResponse.url);
+            const params = parsedUrl.searchParams;
+            const page = parseInt(params.get("page") || "1", 10);
+            const per_page = parseInt(params.get("per_page") || "250", 10);
+            if (page * per_page < normalizedResponse.data.total_commits) {
+              params.set("page", String(page + 1));
+              url = parsedUrl.toString();
+            }
+          }
+          return { value: normalizedResponse };
+        } catch (error2) {
+          if (error2.status !== 409) throw error2;
+          url = "";
+          return {
+            value: {
+              status: 200,
+              headers: {},
+              data: []
+            }
+          };
+        }
+      }
+    })
+  };
+}
+function paginate(octokit, route, parameters, mapFn) {
+  if (typeof parameters === "function") {
+    mapFn = parameters;
+    parameters = void 0;
+  }
+  return gather(
+    octokit,
+    [],
+    iterator(octokit, route, parameters)[Symbol.asyncIterator](),
+    mapFn
+  );
+}
+function gather(octokit, results, iterator2, mapFn) {
+  return iterator2.next().then((result) => {
+    if (result.done) {
+      return results;
+    }
+    let earlyExit = false;
+    function done() {
+      earlyExit = true;
+    }
+    results = results.concat(
+      mapFn ? mapFn(result.value, done) : result.value.data
+    );
+    if (earlyExit) {
+      return results;
+    }
+    return gather(octokit, results, iterator2, mapFn);
+  });
+}
+var composePaginateRest = Object.assign(paginate, {
+  iterator
+});
+function paginateRest(octokit) {
+  return {
+    paginate: Object.assign(paginate.bind(null, octokit), {
+      iterator: iterator.bind(null, octokit)
+    })
+  };
+}
+paginateRest.VERSION = VERSION5;
+
+// src/action/comment.ts
+var import_undici3 = __toESM(require_undici2(), 1);
+var COMMENT_MAX = 65536;
+var FOLD_LINES = 40;
+var PULL_REQUEST_EVENTS = ["pull_request", "pull_request_target"];
+var FAILURE_MAX = 1e3;
+function commentPlace(env, shard) {
+  const place = { workflow: env["GITHUB_WORKFLOW"] ?? "", job: env["GITHUB_JOB"] ?? "" };
+  if (shard !== void 0) place.shard = shard;
+  const server = env["GITHUB_SERVER_URL"];
+  const repository2 = env["GITHUB_REPOSITORY"];
+  const runId = env["GITHUB_RUN_ID"];
+  if (server && repository2 && runId) place.runUrl = `${server}/${repository2}/actions/runs/${runId}`;
+  return place;
+}
+function commentMarker(command, place) {
+  const parts = [place.workflow, place.job, command, ...place.shard ? [place.shard] : []];
+  return `<!-- forgeform:${parts.map((p3) => encodeURIComponent(p3)).join(":")} -->`;
+}
+function commentBody(report3, place, secrets) {
+  const redactor = new Redactor(secrets);
+  const command = report3.command;
+  const headline = escapeMarkdown(redactor.text(report3.headline));
+  const head = [commentMarker(command, place), `**forgeform ${command}:** ${headline}`];
+  if (report3.failure) {
+    const failure = report3.failure.length > FAILURE_MAX ? `${report3.failure.slice(0, FAILURE_MAX)}... (see the log)` : report3.failure;
+    head.push("", `**The step failed:** ${escapeMarkdown(redactor.text(failure))}`);
+  }
+  const where = [
+    `workflow ${inlineCode(place.workflow)}`,
+    `job ${inlineCode(place.job)}`,
+    ...place.shard ? [`shard ${inlineCode(place.shard)}`] : []
+  ].join(", ");
+  const run3 = place.runUrl ? `[this run](${place.runUrl})` : "this run";
+  const foot = `<sub>forgeform ${command} in ${where}: ${run3}. Each run updates this comment.</sub>`;
+  const top = `${head.join("\n")}
+
+`;
+  const bottom = `
+
+${foot}
+`;
+  const fold = (text3) => `<details><summary>The full report (${text3.split("\n").length} lines)</summary>
+
+${text3}
+
+</details>`;
+  const assemble = (middle) => redactor.text(`${top}${middle}${bottom}`);
+  if (!report3.render) return redactor.text(`${top.trimEnd()}${bottom}`);
+  const room = COMMENT_MAX - (top.length + bottom.length + fold("9".repeat(6)).length);
+  const text2 = redactor.text(report3.render(room).trimEnd());
+  const body2 = assemble(text2.split("\n").length > FOLD_LINES ? fold(text2) : text2);
+  if (body2.length <= COMMENT_MAX) return body2;
+  return assemble(
+    "The report is longer than a pull-request comment can hold: it is in the job summary of the run."
+  );
+}
+function pullRequestNumber(env) {
+  const path2 = env["GITHUB_EVENT_PATH"];
+  if (!path2) throw new Error("GITHUB_EVENT_PATH is not set: the runner names the event's payload there");
+  const payload = JSON.parse(readFileSync6(path2, "utf8"));
+  const number = payload.pull_request?.number ?? payload.number;
+  if (typeof number !== "number" || !Number.isSafeInteger(number) || number < 1) {
+    throw new Error(`the event's payload (${path2}) names no pull request number`);
+  }
+  return number;
+}
+function repository(env) {
+  const match2 = /^([^/\s]+)\/([^/\s]+)$/.exec(env["GITHUB_REPOSITORY"] ?? "");
+  if (!match2) {
+    throw new Error(
+      `GITHUB_REPOSITORY is ${JSON.stringify(env["GITHUB_REPOSITORY"] ?? "")}, not owner/name: the runner sets it`
+    );
+  }
+  return { owner: match2[1], repo: match2[2] };
+}
+var GitHub = Octokit.plugin(paginateRest);
+function gitHubClient(token, apiUrl, env) {
+  const { httpProxy, httpsProxy, noProxy } = proxySettings(env);
+  const dispatcher = httpProxy || httpsProxy ? new import_undici3.EnvHttpProxyAgent({
+    ...httpProxy ? { httpProxy } : {},
+    ...httpsProxy ? { httpsProxy } : {},
+    ...noProxy ? { noProxy } : {}
+  }) : void 0;
+  return new GitHub({
+    auth: token,
+    baseUrl: apiUrl,
+    userAgent: "forgeform-action",
+    request: {
+      fetch: ((url, init) => (0, import_undici3.fetch)(url, dispatcher ? { ...init, dispatcher } : init))
+    },
+    log: {
+      debug: (message) => debug(message),
+      info: (message) => debug(message),
+      warn: (message) => info(message),
+      error: (message) => info(message)
+    }
+  });
+}
+function isGitHubError(error2) {
+  return error2 instanceof Error && typeof error2.status === "number";
+}
+function problem2(error2, apiUrl) {
+  if (!isGitHubError(error2)) {
+    return `GitHub's API at ${apiUrl} could not be reached: ${error2 instanceof Error ? error2.message : String(error2)}`;
+  }
+  const data = error2.response?.data;
+  const said = typeof data?.message === "string" ? data.message : error2.message;
+  const request2 = `${error2.request?.method ?? "a request"} ${error2.request?.url ?? ""}`.trim();
+  const answer = `GitHub answered ${error2.status} (${said}) to ${request2}`;
+  if (error2.status === 401) {
+    return `${answer}: the github-token input was refused. Leave it out to use the job's token, or pass a valid one`;
+  }
+  if (error2.status === 403 && !/rate limit/i.test(said)) {
+    return `${answer}: the token lacks the pull-requests: write permission. Add \`pull-requests: write\` under \`permissions:\` in the workflow or the job (a pull request from a fork gets a read-only token: its report is in the job summary)`;
+  }
+  if (error2.status === 404) {
+    return `${answer}: the token cannot see this pull request (does it have access to the repository?)`;
+  }
+  return answer;
+}
+async function commentOnPullRequest(options) {
+  const { mode, report: report3, env } = options;
+  if (mode === "never") return;
+  const event = env["GITHUB_EVENT_NAME"] ?? "";
+  if (!PULL_REQUEST_EVENTS.includes(event)) {
+    info(
+      `comment is ${mode}, but this run is for ${event ? `a ${event} event` : "no event"}, not a pull request: no comment was posted (comments go on pull_request and pull_request_target events).`
+    );
+    return;
+  }
+  const apiUrl = env["GITHUB_API_URL"] || "https://api.github.com";
+  let number;
+  try {
+    const token = options.token;
+    number = pullRequestNumber(env);
+    const { owner, repo } = repository(env);
+    const github = gitHubClient(token, apiUrl, env);
+    const { viewer } = await github.graphql("query { viewer { login } }");
+    const marker = commentMarker(report3.command, options.place);
+    let previous;
+    const pages = github.paginate.iterator("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+      owner,
+      repo,
+      issue_number: number,
+      per_page: 100
+    });
+    for await (const page of pages) {
+      previous = page.data.find(
+        (c) => c.user?.login === viewer.login && (c.body ?? "").split(/\r?\n/, 1)[0] === marker
+      );
+      if (previous) break;
+    }
+    const wanted = mode === "always" || report3.hasChanges || report3.code !== 0;
+    if (!wanted && !previous) {
+      info(
+        `No changes: no comment on pull request #${number} (comment is on-change: it comments on changes, drift or errors).`
+      );
+      return;
+    }
+    const body2 = commentBody(report3, options.place, options.secrets);
+    if (previous) {
+      const { data } = await github.request("PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}", {
+        owner,
+        repo,
+        comment_id: previous.id,
+        body: body2
+      });
+      info(`Updated the comment on pull request #${number}: ${data.html_url}`);
+    } else {
+      const { data } = await github.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+        owner,
+        repo,
+        issue_number: number,
+        body: body2
+      });
+      info(`Commented on pull request #${number}: ${data.html_url}`);
+    }
+  } catch (error2) {
+    const where = number === void 0 ? "the pull request" : `pull request #${number}`;
+    warning(
+      new Redactor(options.secrets).text(
+        `forgeform ${report3.command}: no comment on ${where}: ${problem2(error2, apiUrl)}. The ${report3.command} itself is not affected.`
+      )
+    );
+  }
+}
+
 // src/action/inputs.ts
 var COMMANDS = ["validate", "plan", "apply", "drift"];
+var COMMENT_MODES = ["on-change", "always", "never"];
+function secretValues(env = process.env) {
+  const values = [
+    getInput("token"),
+    env["FORGEFORM_TOKEN"],
+    env["FORGEFORM_SCIM_TOKEN"],
+    getInput("github-token")
+  ];
+  return values.map((value) => value?.trim() ?? "").filter((value) => value !== "");
+}
 function maskSecrets2(env = process.env) {
-  const values = [getInput("token"), env["FORGEFORM_TOKEN"], env["FORGEFORM_SCIM_TOKEN"]];
-  for (const value of values) {
-    const trimmed = value?.trim();
-    if (trimmed) setSecret(trimmed);
-  }
+  for (const value of secretValues(env)) setSecret(value);
 }
 function listInput(name) {
   return getInput(name).split(/\s+/).filter((item) => item !== "");
@@ -81949,11 +85301,23 @@ function optional(name) {
   const value = getInput(name);
   return value === "" ? void 0 : value;
 }
+var TRUE = ["true", "True", "TRUE"];
+var FALSE = ["false", "False", "FALSE"];
 function booleanInput(name) {
-  const value = getInput(name).toLowerCase();
-  if (value === "" || value === "false") return false;
-  if (value === "true") return true;
-  throw new Error(`input ${name} must be true or false, not ${JSON.stringify(getInput(name))}`);
+  const value = getInput(name);
+  if (value === "" || FALSE.includes(value)) return false;
+  if (TRUE.includes(value)) return true;
+  throw new Error(
+    `input ${name} must be true or false (written ${[...TRUE, ...FALSE].join(", ")}), not ${JSON.stringify(value)}`
+  );
+}
+function commentInput() {
+  const value = getInput("comment");
+  const mode = (value || "never").toLowerCase();
+  if (!COMMENT_MODES.includes(mode)) {
+    throw new Error(`input comment must be on-change, always or never, not ${JSON.stringify(value)}`);
+  }
+  return mode;
 }
 function readInputs() {
   const command = getInput("command").toLowerCase();
@@ -81986,7 +85350,8 @@ function readInputs() {
     insecureHttp: booleanInput("insecure-http"),
     replace: getInput("replace").split("\n").map((line) => line.trim()).filter((line) => line !== ""),
     changedSince: (optional("changed-since") ?? "auto").trim(),
-    noBackup: booleanInput("no-backup")
+    noBackup: booleanInput("no-backup"),
+    comment: commentInput()
   };
   for (const [key, name] of [
     ["caFile", "ca-file"],
@@ -82010,6 +85375,16 @@ function readInputs() {
   if (url !== void 0) inputs.url = url;
   const token = optional("token");
   if (token !== void 0) inputs.token = token.trim();
+  const githubToken = getInput("github-token").trim();
+  if (/\s/.test(githubToken)) {
+    throw new Error("input github-token must be one token, without spaces or line breaks");
+  }
+  if (githubToken !== "") inputs.githubToken = githubToken;
+  else if (inputs.comment !== "never") {
+    throw new Error(
+      `input github-token is empty, and the comment input (${inputs.comment}) posts with it: leave github-token out to use the job's token, or set comment to never`
+    );
+  }
   const planFile = optional("plan-file");
   if (planFile !== void 0) inputs.planFile = planFile;
   const maxDeletes = optional("max-deletes");
@@ -82081,11 +85456,11 @@ function capped(lines, noun) {
 }
 function renderValidationMarkdown(diagnostics, files) {
   const errors = diagnostics.filter((d2) => d2.severity === "error");
-  const warnings = diagnostics.filter((d2) => d2.severity === "warning");
+  const warnings2 = diagnostics.filter((d2) => d2.severity === "warning");
   const lines = ["## forgeform validate", ""];
   if (errors.length > 0) {
     lines.push(
-      `**The manifests are invalid:** ${plural(errors.length, "error")}${warnings.length > 0 ? `, ${plural(warnings.length, "warning")}` : ""}. Nothing was sent to the platform.`,
+      `**The manifests are invalid:** ${plural(errors.length, "error")}${warnings2.length > 0 ? `, ${plural(warnings2.length, "warning")}` : ""}. Nothing was sent to the platform.`,
       "",
       "### Errors",
       "",
@@ -82094,12 +85469,12 @@ function renderValidationMarkdown(diagnostics, files) {
     );
   } else {
     lines.push(
-      `**${plural(files, "manifest file")} valid**${warnings.length > 0 ? ` with ${plural(warnings.length, "warning")}` : ""}.`,
+      `**${plural(files, "manifest file")} valid**${warnings2.length > 0 ? ` with ${plural(warnings2.length, "warning")}` : ""}.`,
       ""
     );
   }
-  if (warnings.length > 0) {
-    lines.push("### Warnings", "", ...capped(warnings.map(diagnosticLine), ["warning", "warnings"]), "");
+  if (warnings2.length > 0) {
+    lines.push("### Warnings", "", ...capped(warnings2.map(diagnosticLine), ["warning", "warnings"]), "");
   }
   return `${lines.join("\n")}`;
 }
@@ -82149,14 +85524,23 @@ var Run = class {
   inputs;
   env;
   dir;
+  /** The Markdown report and its summary line, once made. */
+  rendered;
+  /** The plan has changes (the has-changes output). */
+  changes = false;
   /** Writes a report file under the report directory and names it in an output. */
   report(output, extension, text2) {
     const file = join6(this.dir, `forgeform-${this.inputs.command}.${extension}`);
     writeFileSafely(file, text2);
     setOutput(output, file);
   }
-  /** Writes the Markdown report file and appends it to the job summary. */
-  async markdown(text2) {
+  /**
+   * Writes the Markdown report file and appends it to the job summary, and keeps it for the pull request's comment
+   * with its summary line: `render` makes the report at most a given length (the comment has less room).
+   */
+  async markdown(render, headline) {
+    this.rendered = { render, headline };
+    const text2 = render(DEFAULT_MARKDOWN_MAX);
     this.report("markdown-report", "md", text2);
     if (!this.env["GITHUB_STEP_SUMMARY"]) {
       info("GITHUB_STEP_SUMMARY is not set: the Markdown report is not added to a job summary.");
@@ -82184,8 +85568,8 @@ var Run = class {
       else warning(message, properties);
     }
   }
-  annotateProblems(problems2, severity) {
-    for (const p3 of problems2) {
+  annotateProblems(problems, severity) {
+    for (const p3 of problems) {
       const properties = { title: `forgeform ${this.inputs.command}` };
       if (p3.source) {
         properties.file = this.annotationFile(p3.source.file);
@@ -82268,15 +85652,16 @@ var Run = class {
     const event = this.env["GITHUB_EVENT_NAME"];
     if (event !== "pull_request" && event !== "pull_request_target") return void 0;
     const path2 = this.env["GITHUB_EVENT_PATH"];
-    if (!path2 || !existsSync3(path2)) return void 0;
-    const payload = JSON.parse(readFileSync6(path2, "utf8"));
+    if (!path2 || !existsSync4(path2)) return void 0;
+    const payload = JSON.parse(readFileSync7(path2, "utf8"));
     const sha = payload.pull_request?.base?.sha;
     return typeof sha === "string" && /^[0-9a-f]{7,64}$/i.test(sha) ? { ref: sha, optional: true } : void 0;
   }
   /** Outputs every command sets: the plan's counts, or zeros when no plan was made. */
   counts(plan) {
     const s3 = plan?.summary ?? { create: 0, update: 0, replace: 0, delete: 0, unmanaged: 0 };
-    setOutput("has-changes", plan ? String(hasChanges(plan)) : "false");
+    this.changes = plan ? hasChanges(plan) : false;
+    setOutput("has-changes", String(this.changes));
     setOutput("creates", String(s3.create));
     setOutput("updates", String(s3.update));
     setOutput("replacements", String(s3.replace));
@@ -82287,8 +85672,11 @@ var Run = class {
   async invalid(diagnostics, files) {
     info(inActionTerms(formatDiagnostics(diagnostics).trimEnd()));
     this.report("json-report", "json", renderValidationJson(diagnostics, files, !this.inputs.noSecrets));
-    await this.markdown(renderValidationMarkdown(diagnostics, files.length));
     const errors = diagnostics.filter((d2) => d2.severity === "error").length;
+    await this.markdown(
+      () => renderValidationMarkdown(diagnostics, files.length),
+      `The manifests are invalid: ${plural(errors, "error")}; nothing was sent to the platform.`
+    );
     return {
       code: 1,
       failure: `the manifests have ${errors === 1 ? "an error" : `${errors} errors`} (see the annotations); nothing was sent to the platform`
@@ -82316,7 +85704,11 @@ var Run = class {
       "json",
       renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets)
     );
-    await this.markdown(renderValidationMarkdown(loaded.diagnostics, files.length));
+    const warnings2 = loaded.diagnostics.length;
+    await this.markdown(
+      () => renderValidationMarkdown(loaded.diagnostics, files.length),
+      `${plural(files.length, "manifest file")} valid${warnings2 > 0 ? ` with ${plural(warnings2, "warning")}` : ""}.`
+    );
     return { code: 0 };
   }
   /** Plans (from manifests or, for apply, from a saved plan's manifests) and hands the outcome to `then`. */
@@ -82385,7 +85777,7 @@ var Run = class {
           `cannot create the folder of the plan-file input ${planFile} (${error2.code ?? String(error2)}): choose a writable path`
         );
       }
-      if (existsSync3(planFile) && statSync6(planFile).isDirectory()) {
+      if (existsSync4(planFile) && statSync6(planFile).isDirectory()) {
         throw new Error(
           `the plan-file input ${planFile} is a directory: name a file, e.g. ${join6(planFile, "plan.json")}`
         );
@@ -82399,7 +85791,7 @@ var Run = class {
       );
       this.annotateChanges(plan.changes, false);
       this.report("json-report", "json", renderPlanJson(plan));
-      await this.markdown(renderPlanMarkdown(plan));
+      await this.markdown((maxLength) => renderPlanMarkdown(plan, { maxLength }), planSummaryLine(plan));
       if (plan.errors.length > 0) return { code: 1, failure: planErrors(plan) };
       if (this.inputs.planFile) {
         writeSavedPlan(this.inputs.planFile, plan);
@@ -82419,7 +85811,10 @@ var Run = class {
       this.annotateChanges(r.plan.changes, true);
       this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync, failOnUnmanaged }));
       this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync, failOnUnmanaged }));
-      await this.markdown(renderDriftMarkdown(r.plan));
+      await this.markdown(
+        (maxLength) => renderDriftMarkdown(r.plan, { maxLength }),
+        driftSummaryLine(r.plan)
+      );
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };
       const code = driftExitCode(r.plan, { failOnUnmanaged });
       if (code === 2 && this.inputs.failOnDrift) {
@@ -82441,7 +85836,8 @@ var Run = class {
         this.report("json-report", "json", renderApplyJson(plan, []));
         const head2 = renderApplyRefusedMarkdown(failure);
         await this.markdown(
-          `${head2}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head2.length })}`
+          (max2) => `${head2}${renderPlanMarkdown(plan, { maxLength: max2 - head2.length })}`,
+          `Nothing was applied. ${planSummaryLine(plan)}`
         );
         return { code: 1, failure };
       };
@@ -82465,14 +85861,15 @@ var Run = class {
         this.report("json-report", "json", renderApplyJson(plan, []));
         const head2 = "## forgeform apply\n\n**Nothing to apply:** the platform matches the manifests.\n\n";
         await this.markdown(
-          `${head2}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head2.length })}`
+          (max2) => `${head2}${renderPlanMarkdown(plan, { maxLength: max2 - head2.length })}`,
+          "Nothing to apply: the platform matches the manifests."
         );
         return { code: 0 };
       }
       startGroup("forgeform apply: outcomes");
       const outcomes = await applyPlanResult(ctx, r, {
         concurrency: connection.concurrency ?? 8,
-        onOutcome: (o, done2, total) => info(`[${done2}/${total}] ${outcomeLine2(o)}`)
+        onOutcome: (o, done2, total) => info(inActionTerms(`[${done2}/${total}] ${outcomeLine2(o)}`))
       });
       endGroup();
       const failed = outcomes.filter((o) => o.status === "failed").length;
@@ -82484,7 +85881,8 @@ var Run = class {
       this.report("json-report", "json", renderApplyJson(plan, outcomes));
       const head = renderApplyMarkdown(outcomes);
       await this.markdown(
-        `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`
+        (max2) => `${head}${renderPlanMarkdown(plan, { maxLength: max2 - head.length })}`,
+        `Apply ${failed + skipped > 0 ? "incomplete" : "complete"}: ${done} done, ${failed} failed, ${skipped} skipped.`
       );
       if (failed + skipped > 0) {
         return {
@@ -82509,25 +85907,51 @@ function errorMessage(error2) {
 }
 async function run2(env = process.env) {
   maskSecrets2(env);
+  let inputs;
   try {
-    const inputs = readInputs();
+    inputs = readInputs();
+  } catch (error2) {
+    setOutput("exit-code", "1");
+    setFailed(inActionTerms(`forgeform: ${errorMessage(error2)}`));
+    return;
+  }
+  let action;
+  let result;
+  let failure;
+  try {
     if (inputs.workingDirectory !== void 0) {
       const dir = resolve8(env["GITHUB_WORKSPACE"] || process.cwd(), inputs.workingDirectory);
-      if (!existsSync3(dir) || !statSync6(dir).isDirectory()) {
+      if (!existsSync4(dir) || !statSync6(dir).isDirectory()) {
         throw new Error(
           `the working-directory input ${inputs.workingDirectory} is not a directory (looked for ${dir})`
         );
       }
       process.chdir(dir);
     }
-    const action = new Run(inputs, env);
-    const result = await action[inputs.command]();
-    setOutput("exit-code", String(result.code));
-    if (result.failure) setFailed(inActionTerms(`forgeform ${inputs.command}: ${result.failure}`));
+    action = new Run(inputs, env);
+    result = await action[inputs.command]();
+    if (result.failure) failure = inActionTerms(`forgeform ${inputs.command}: ${result.failure}`);
   } catch (error2) {
-    setOutput("exit-code", "1");
-    setFailed(inActionTerms(`forgeform: ${errorMessage(error2)}`));
+    result = { code: 1 };
+    failure = inActionTerms(`forgeform: ${errorMessage(error2)}`);
   }
+  setOutput("exit-code", String(result.code));
+  await commentOnPullRequest({
+    mode: inputs.comment,
+    token: inputs.githubToken,
+    report: {
+      command: inputs.command,
+      headline: action?.rendered?.headline ?? "the step failed before it made a report.",
+      ...action?.rendered ? { render: action.rendered.render } : {},
+      ...failure !== void 0 ? { failure } : {},
+      code: result.code,
+      hasChanges: action?.changes ?? false
+    },
+    place: commentPlace(env, inputs.shard),
+    env,
+    secrets: secretValues(env)
+  });
+  if (failure !== void 0) setFailed(failure);
 }
 
 // src/action/index.ts
@@ -82541,4 +85965,24 @@ undici/lib/web/fetch/body.js:
 undici/lib/web/websocket/frame.js:
 undici/lib/web/websocket/frame.js:
   (*! ws. MIT License. Einar Otto Stangvik <einaros@gmail.com> *)
+
+content-type/dist/index.js:
+  (*!
+   * content-type
+   * Copyright(c) 2015 Douglas Christopher Wilson
+   * MIT Licensed
+   *)
+
+@octokit/request-error/dist-src/index.js:
+  (* v8 ignore else -- @preserve -- Bug with vitest coverage where it sees an else branch that doesn't exist *)
+
+@octokit/request/dist-bundle/index.js:
+  (* v8 ignore next -- @preserve *)
+  (* v8 ignore else -- @preserve *)
+
+@octokit/graphql/dist-bundle/index.js:
+  (* v8 ignore if -- @preserve *)
+
+@octokit/plugin-paginate-rest/dist-bundle/index.js:
+  (* v8 ignore next -- @preserve *)
 */

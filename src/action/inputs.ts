@@ -9,6 +9,10 @@ export type ActionCommand = (typeof COMMANDS)[number];
 
 export type LogFormat = "text" | "json" | "markdown" | "junit";
 
+/** When the report goes to the pull request as a comment (see comment.ts). */
+export const COMMENT_MODES = ["on-change", "always", "never"] as const;
+export type CommentMode = (typeof COMMENT_MODES)[number];
+
 export interface ActionInputs {
   command: ActionCommand;
   paths: string[];
@@ -41,18 +45,29 @@ export interface ActionInputs {
   shard?: string;
   backupDir?: string;
   noBackup: boolean;
+  /** On pull_request events: post or update the pull request's comment with the report (`never`: no comment). */
+  comment: CommentMode;
+  /** The token the comment is posted with (the job's `github.token` by default, from action.yml). */
+  githubToken?: string;
 }
 
 /**
- * Masks the token before anything else can print it: the `token` input and the FORGEFORM_TOKEN and
- * FORGEFORM_SCIM_TOKEN variables a workflow may set instead.
+ * The tokens the Action holds: the `token` input, the FORGEFORM_TOKEN and FORGEFORM_SCIM_TOKEN variables a workflow
+ * may set instead, and the `github-token` input the pull request's comment is posted with.
  */
+export function secretValues(env: NodeJS.ProcessEnv = process.env): string[] {
+  const values = [
+    core.getInput("token"),
+    env["FORGEFORM_TOKEN"],
+    env["FORGEFORM_SCIM_TOKEN"],
+    core.getInput("github-token"),
+  ];
+  return values.map((value) => value?.trim() ?? "").filter((value) => value !== "");
+}
+
+/** Masks the tokens (secretValues) before anything else can print them. */
 export function maskSecrets(env: NodeJS.ProcessEnv = process.env): void {
-  const values = [core.getInput("token"), env["FORGEFORM_TOKEN"], env["FORGEFORM_SCIM_TOKEN"]];
-  for (const value of values) {
-    const trimmed = value?.trim();
-    if (trimmed) core.setSecret(trimmed);
-  }
+  for (const value of secretValues(env)) core.setSecret(value);
 }
 
 /** A list input: one item per line or separated by spaces; blank items are dropped. */
@@ -68,11 +83,30 @@ function optional(name: string): string | undefined {
   return value === "" ? undefined : value;
 }
 
+/**
+ * The spellings of a boolean that YAML 1.2's core schema allows, and so @actions/core's getBooleanInput: anything
+ * else (`yes`, `on`, `1`, `tRuE`) is an error, never a silent false. Empty is the input's default, false.
+ */
+const TRUE = ["true", "True", "TRUE"];
+const FALSE = ["false", "False", "FALSE"];
+
 function booleanInput(name: string): boolean {
-  const value = core.getInput(name).toLowerCase();
-  if (value === "" || value === "false") return false;
-  if (value === "true") return true;
-  throw new Error(`input ${name} must be true or false, not ${JSON.stringify(core.getInput(name))}`);
+  const value = core.getInput(name);
+  if (value === "" || FALSE.includes(value)) return false;
+  if (TRUE.includes(value)) return true;
+  throw new Error(
+    `input ${name} must be true or false (written ${[...TRUE, ...FALSE].join(", ")}), not ${JSON.stringify(value)}`,
+  );
+}
+
+/** The comment input: on-change, always or never (the default), in any case like command and format. */
+function commentInput(): CommentMode {
+  const value = core.getInput("comment");
+  const mode = (value || "never").toLowerCase();
+  if (!(COMMENT_MODES as readonly string[]).includes(mode)) {
+    throw new Error(`input comment must be on-change, always or never, not ${JSON.stringify(value)}`);
+  }
+  return mode as CommentMode;
 }
 
 /** Reads and checks every input; throws an Error that names the input and its allowed values. */
@@ -114,6 +148,7 @@ export function readInputs(): ActionInputs {
       .filter((line) => line !== ""),
     changedSince: (optional("changed-since") ?? "auto").trim(),
     noBackup: booleanInput("no-backup"),
+    comment: commentInput(),
   };
   for (const [key, name] of [
     ["caFile", "ca-file"],
@@ -137,6 +172,16 @@ export function readInputs(): ActionInputs {
   if (url !== undefined) inputs.url = url;
   const token = optional("token");
   if (token !== undefined) inputs.token = token.trim();
+  const githubToken = core.getInput("github-token").trim();
+  if (/\s/.test(githubToken)) {
+    throw new Error("input github-token must be one token, without spaces or line breaks");
+  }
+  if (githubToken !== "") inputs.githubToken = githubToken;
+  else if (inputs.comment !== "never") {
+    throw new Error(
+      `input github-token is empty, and the comment input (${inputs.comment}) posts with it: leave github-token out to use the job's token, or set comment to never`,
+    );
+  }
   const planFile = optional("plan-file");
   if (planFile !== undefined) inputs.planFile = planFile;
   const maxDeletes = optional("max-deletes");

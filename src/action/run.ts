@@ -38,7 +38,15 @@ import {
 } from "../report/index.js";
 import { planSummaryLine } from "../report/text.js";
 import { renderValidationJson } from "../report/validation.js";
-import { type ActionInputs, inActionTerms, type LogFormat, maskSecrets, readInputs } from "./inputs.js";
+import { commentOnPullRequest, commentPlace } from "./comment.js";
+import {
+  type ActionInputs,
+  inActionTerms,
+  type LogFormat,
+  maskSecrets,
+  readInputs,
+  secretValues,
+} from "./inputs.js";
 import { renderApplyMarkdown, renderApplyRefusedMarkdown, renderValidationMarkdown } from "./summary.js";
 
 /** The result of one command: its exit code and, when the step must fail, why. */
@@ -49,6 +57,10 @@ interface Result {
 
 class Run {
   readonly dir: string;
+  /** The Markdown report and its summary line, once made. */
+  rendered: { render: (maxLength: number) => string; headline: string } | undefined;
+  /** The plan has changes (the has-changes output). */
+  changes = false;
   constructor(
     readonly inputs: ActionInputs,
     readonly env: NodeJS.ProcessEnv,
@@ -63,8 +75,13 @@ class Run {
     core.setOutput(output, file);
   }
 
-  /** Writes the Markdown report file and appends it to the job summary. */
-  async markdown(text: string): Promise<void> {
+  /**
+   * Writes the Markdown report file and appends it to the job summary, and keeps it for the pull request's comment
+   * with its summary line: `render` makes the report at most a given length (the comment has less room).
+   */
+  async markdown(render: (maxLength: number) => string, headline: string): Promise<void> {
+    this.rendered = { render, headline };
+    const text = render(DEFAULT_MARKDOWN_MAX);
     this.report("markdown-report", "md", text);
     if (!this.env["GITHUB_STEP_SUMMARY"]) {
       core.info("GITHUB_STEP_SUMMARY is not set: the Markdown report is not added to a job summary.");
@@ -199,7 +216,8 @@ class Run {
   /** Outputs every command sets: the plan's counts, or zeros when no plan was made. */
   counts(plan: Plan | undefined): void {
     const s = plan?.summary ?? { create: 0, update: 0, replace: 0, delete: 0, unmanaged: 0 };
-    core.setOutput("has-changes", plan ? String(hasChanges(plan)) : "false");
+    this.changes = plan ? hasChanges(plan) : false;
+    core.setOutput("has-changes", String(this.changes));
     core.setOutput("creates", String(s.create));
     core.setOutput("updates", String(s.update));
     core.setOutput("replacements", String(s.replace));
@@ -211,8 +229,11 @@ class Run {
   async invalid(diagnostics: Diagnostic[], files: string[]): Promise<Result> {
     core.info(inActionTerms(formatDiagnostics(diagnostics).trimEnd()));
     this.report("json-report", "json", renderValidationJson(diagnostics, files, !this.inputs.noSecrets));
-    await this.markdown(renderValidationMarkdown(diagnostics, files.length));
     const errors = diagnostics.filter((d) => d.severity === "error").length;
+    await this.markdown(
+      () => renderValidationMarkdown(diagnostics, files.length),
+      `The manifests are invalid: ${plural(errors, "error")}; nothing was sent to the platform.`,
+    );
     return {
       code: 1,
       failure: `the manifests have ${errors === 1 ? "an error" : `${errors} errors`} (see the annotations); nothing was sent to the platform`,
@@ -243,7 +264,11 @@ class Run {
       "json",
       renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets),
     );
-    await this.markdown(renderValidationMarkdown(loaded.diagnostics, files.length));
+    const warnings = loaded.diagnostics.length;
+    await this.markdown(
+      () => renderValidationMarkdown(loaded.diagnostics, files.length),
+      `${plural(files.length, "manifest file")} valid${warnings > 0 ? ` with ${plural(warnings, "warning")}` : ""}.`,
+    );
     return { code: 0 };
   }
 
@@ -335,7 +360,7 @@ class Run {
       );
       this.annotateChanges(plan.changes, false);
       this.report("json-report", "json", renderPlanJson(plan));
-      await this.markdown(renderPlanMarkdown(plan));
+      await this.markdown((maxLength) => renderPlanMarkdown(plan, { maxLength }), planSummaryLine(plan));
       if (plan.errors.length > 0) return { code: 1, failure: planErrors(plan) };
       if (this.inputs.planFile) {
         writeSavedPlan(this.inputs.planFile, plan);
@@ -356,7 +381,10 @@ class Run {
       this.annotateChanges(r.plan.changes, true);
       this.report("json-report", "json", renderDriftJson(r.plan, { inSync: r.inSync, failOnUnmanaged }));
       this.report("junit-report", "xml", renderDriftJunit(r.plan, { inSync: r.inSync, failOnUnmanaged }));
-      await this.markdown(renderDriftMarkdown(r.plan));
+      await this.markdown(
+        (maxLength) => renderDriftMarkdown(r.plan, { maxLength }),
+        driftSummaryLine(r.plan),
+      );
       if (r.plan.errors.length > 0) return { code: 1, failure: planErrors(r.plan) };
       const code = driftExitCode(r.plan, { failOnUnmanaged });
       if (code === 2 && this.inputs.failOnDrift) {
@@ -380,7 +408,8 @@ class Run {
         this.report("json-report", "json", renderApplyJson(plan, []));
         const head = renderApplyRefusedMarkdown(failure);
         await this.markdown(
-          `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
+          (max) => `${head}${renderPlanMarkdown(plan, { maxLength: max - head.length })}`,
+          `Nothing was applied. ${planSummaryLine(plan)}`,
         );
         return { code: 1, failure };
       };
@@ -404,14 +433,15 @@ class Run {
         this.report("json-report", "json", renderApplyJson(plan, []));
         const head = "## forgeform apply\n\n**Nothing to apply:** the platform matches the manifests.\n\n";
         await this.markdown(
-          `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
+          (max) => `${head}${renderPlanMarkdown(plan, { maxLength: max - head.length })}`,
+          "Nothing to apply: the platform matches the manifests.",
         );
         return { code: 0 };
       }
       core.startGroup("forgeform apply: outcomes");
       const outcomes = await applyPlanResult(ctx!, r, {
         concurrency: connection.concurrency ?? 8,
-        onOutcome: (o, done, total) => core.info(`[${done}/${total}] ${outcomeLine(o)}`),
+        onOutcome: (o, done, total) => core.info(inActionTerms(`[${done}/${total}] ${outcomeLine(o)}`)),
       });
       core.endGroup();
       const failed = outcomes.filter((o) => o.status === "failed").length;
@@ -423,7 +453,8 @@ class Run {
       this.report("json-report", "json", renderApplyJson(plan, outcomes));
       const head = renderApplyMarkdown(outcomes);
       await this.markdown(
-        `${head}${renderPlanMarkdown(plan, { maxLength: DEFAULT_MARKDOWN_MAX - head.length })}`,
+        (max) => `${head}${renderPlanMarkdown(plan, { maxLength: max - head.length })}`,
+        `Apply ${failed + skipped > 0 ? "incomplete" : "complete"}: ${done} done, ${failed} failed, ${skipped} skipped.`,
       );
       if (failed + skipped > 0) {
         return {
@@ -455,11 +486,24 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs the Action. Never throws: any error fails the step with a message and exit-code 1. */
+/**
+ * Runs the Action. Never throws: any error fails the step with a message and exit-code 1. On a pull request, the
+ * comment input then posts the report (or why there is none) as the pull request's comment.
+ */
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   maskSecrets(env);
+  let inputs: ActionInputs;
   try {
-    const inputs = readInputs();
+    inputs = readInputs();
+  } catch (error) {
+    core.setOutput("exit-code", "1");
+    core.setFailed(inActionTerms(`forgeform: ${errorMessage(error)}`));
+    return;
+  }
+  let action: Run | undefined;
+  let result: Result;
+  let failure: string | undefined;
+  try {
     if (inputs.workingDirectory !== undefined) {
       const dir = resolve(env["GITHUB_WORKSPACE"] || process.cwd(), inputs.workingDirectory);
       if (!existsSync(dir) || !statSync(dir).isDirectory()) {
@@ -469,12 +513,28 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
       }
       process.chdir(dir);
     }
-    const action = new Run(inputs, env);
-    const result = await action[inputs.command]();
-    core.setOutput("exit-code", String(result.code));
-    if (result.failure) core.setFailed(inActionTerms(`forgeform ${inputs.command}: ${result.failure}`));
+    action = new Run(inputs, env);
+    result = await action[inputs.command]();
+    if (result.failure) failure = inActionTerms(`forgeform ${inputs.command}: ${result.failure}`);
   } catch (error) {
-    core.setOutput("exit-code", "1");
-    core.setFailed(inActionTerms(`forgeform: ${errorMessage(error)}`));
+    result = { code: 1 };
+    failure = inActionTerms(`forgeform: ${errorMessage(error)}`);
   }
+  core.setOutput("exit-code", String(result.code));
+  await commentOnPullRequest({
+    mode: inputs.comment,
+    token: inputs.githubToken,
+    report: {
+      command: inputs.command,
+      headline: action?.rendered?.headline ?? "the step failed before it made a report.",
+      ...(action?.rendered ? { render: action.rendered.render } : {}),
+      ...(failure !== undefined ? { failure } : {}),
+      code: result.code,
+      hasChanges: action?.changes ?? false,
+    },
+    place: commentPlace(env, inputs.shard),
+    env,
+    secrets: secretValues(env),
+  });
+  if (failure !== undefined) core.setFailed(failure);
 }

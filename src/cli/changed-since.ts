@@ -1,38 +1,63 @@
 /**
  * `--changed-since REF`: the manifests as they were at a git revision, compared with the working tree, so that a
- * pull request's plan reads and shows only what its change touches (src/engine/changes.ts). Both versions are
- * loaded without resolving secrets.
+ * pull request's plan reads and shows only what its change touches (src/engine/changes.ts). Only the files the
+ * change can touch are parsed, in both versions: the files whose text differs, and what those touch or need (their
+ * templates, the patterns over their entries, the users of their templates...: touchedFiles in
+ * src/manifest/outline.ts, from outlines read without parsing). The version at REF is loaded without resolving
+ * secrets.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { type ChangeScope, changeScope } from "../engine/changes.js";
-import { loadManifests, manifestRoot } from "../manifest/index.js";
+import { type FileOutline, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
+import { type Outline, touchedFiles } from "../manifest/outline.js";
 
 function git(cwd: string, args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+  return gitBytes(cwd, args).toString("utf8").trim();
 }
 
-export interface ScopeResult {
-  scope?: ChangeScope;
+function gitBytes(cwd: string, args: string[]): Buffer {
+  return execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 512 * 1024 * 1024 });
+}
+
+/** What a `--changed-since` plan loads, and the manifests at REF to compare them with. */
+export interface SinceSelection {
+  /** The files (absolute, as listed) to load from the working tree. */
+  only?: Set<string>;
+  /** The same files at REF, loaded. */
+  before?: DesiredState;
   /** Why the plan is a full one after all (the manifests at REF could not be read). */
   warning?: string;
+  /** The outlines of the files in the working tree (every one, read or not). */
+  outlines?: FileOutline[];
+}
+
+/** Two outlines of one file (at REF and now) as one: what either version defines and uses. */
+function union(a: Outline | undefined, b: Outline | undefined): Outline {
+  return {
+    manifest: (a?.manifest ?? false) || (b?.manifest ?? false),
+    instance: (a?.instance ?? false) || (b?.instance ?? false),
+    instanceSize: Math.max(a?.instanceSize ?? 0, b?.instanceSize ?? 0),
+    templates: [...new Set([...(a?.templates ?? []), ...(b?.templates ?? [])])],
+    entries: [...(a?.entries ?? []), ...(b?.entries ?? [])],
+    uses: [...new Set([...(a?.uses ?? []), ...(b?.uses ?? [])])],
+  };
 }
 
 /**
- * Compares the manifests at `paths` with the same files at the git revision `ref`. `found`: those of the paths a
- * glob matched (see LoadOptions.found).
+ * The manifests at `paths` compared with the same files at the git revision `ref`: which files to load, and their
+ * version at REF. `found`: those of the paths a glob matched (see LoadOptions.found).
  */
-export async function scopeSince(
+export async function selectSince(
   ref: string,
   paths: string[],
-  head: DesiredState | undefined,
   found: readonly string[] = [],
-): Promise<ScopeResult> {
+): Promise<SinceSelection> {
   const given = paths.length > 0 ? paths : ["."];
-  const root = manifestRoot(given);
+  const root = resolve(manifestRoot(given));
   let top: string;
   try {
     top = git(root, ["rev-parse", "--show-toplevel"]);
@@ -46,37 +71,93 @@ export async function scopeSince(
       `--changed-since: unknown git revision ${JSON.stringify(ref)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`,
     );
   }
+  const inRepo = relative(top, root) || ".";
+  const now = manifestOutlines(given, found, root);
+  // The files at REF by their git ids: a file with the same id did not change, and is not read at REF at all.
+  let atRef: Map<string, string>;
+  try {
+    atRef = new Map(
+      git(top, ["ls-tree", "-r", "-z", "--full-tree", ref, "--", inRepo])
+        .split("\0")
+        .filter((line) => line !== "")
+        .map((line) => {
+          const [meta, path] = line.split("\t");
+          return [path!, meta!.split(" ")[2]!] as const;
+        }),
+    );
+  } catch {
+    atRef = new Map();
+  }
+  if (atRef.size === 0) return { only: new Set(now.map((f) => f.file)), outlines: now };
+  const place = (file: string) => relative(top, resolve(file));
+  const head = new Map(now.map((f) => [place(f.file), f]));
+  const changed = [
+    ...[...head].filter(([p, f]) => atRef.get(p) !== f.blob).map(([p]) => p),
+    ...[...atRef.keys()].filter((p) => !head.has(p) && /\.ya?ml$/i.test(p)),
+  ];
   const base = mkdtempSync(join(tmpdir(), "forgeform-base-"));
   try {
-    const inRepo = relative(top, resolve(root)) || ".";
-    let existed = true;
-    try {
-      const archive = execFileSync("git", ["archive", "--format=tar", ref, "--", inRepo], {
-        cwd: top,
-        stdio: ["ignore", "pipe", "pipe"],
-        maxBuffer: 512 * 1024 * 1024,
-      });
-      execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
-    } catch {
-      existed = false; // the manifests did not exist at REF: everything is new
-    }
-    const headState = head ?? (await loadManifests(given, { secrets: false, found })).state;
-    if (!headState) return { warning: "the manifests could not be read" };
+    // The changed files at REF, to outline; then the selection, to load.
+    const extract = (places: string[]) => {
+      const wanted = places.filter((p) => atRef.has(p));
+      for (let i = 0; i < wanted.length; i += 200) {
+        const archive = gitBytes(top, ["archive", "--format=tar", ref, "--", ...wanted.slice(i, i + 200)]);
+        execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
+      }
+    };
+    extract(changed);
+    const baseRoot = join(base, inRepo);
     const atBase = (p: string) => join(base, relative(top, resolve(p)));
-    const before = existed
-      ? await loadManifests(given.map(atBase), {
-          secrets: false,
-          root: join(base, inRepo),
-          found: found.map(atBase),
-        })
-      : { state: { root: { ...headState.root, children: {} }, files: [], selectors: [] } as DesiredState };
-    if (!before.state) {
-      return {
-        warning: `the manifests at ${ref} do not load (they had errors then), so everything is planned`,
-      };
+    // At REF: the changed files as they were; the others as they are now.
+    const thenChanged = new Map(
+      manifestOutlines(
+        changed.filter((p) => atRef.has(p)).map((p) => join(base, p)),
+        [],
+        baseRoot,
+      ).map((f) => [relative(base, f.file), f]),
+    );
+    const past = new Map([...head].filter(([p]) => !changed.includes(p)));
+    for (const [p, f] of thenChanged) past.set(p, f);
+    const places = [...new Set([...head.keys(), ...past.keys()])];
+    const selected = touchedFiles(
+      places.map((p) => ({ file: p, outline: union(head.get(p)?.outline, past.get(p)?.outline) })),
+      changed,
+    );
+    extract([...selected].filter((p) => !changed.includes(p)));
+    const pick = (places: Iterable<string>) => new Set([...places].map((p) => join(base, p)));
+    // What was named at REF and is there (a file named on its own that did not change was not extracted).
+    const named = given.map(atBase).filter((p) => existsSync(p));
+    const baseOnly = pick([...selected].filter((p) => past.has(p)));
+    let before: DesiredState | undefined;
+    if (named.length > 0 && baseOnly.size > 0) {
+      const loaded = await loadManifests(named, {
+        secrets: false,
+        root: baseRoot,
+        found: found.map(atBase),
+        only: baseOnly,
+        outlines: new Map([...past].map(([p, f]) => [join(base, p), f])),
+      });
+      if (!loaded.state) {
+        return {
+          warning: `the manifests at ${ref} do not load (they had errors then), so everything is planned`,
+        };
+      }
+      before = loaded.state;
     }
-    return { scope: changeScope(before.state, headState) };
+    return {
+      only: new Set([...selected].flatMap((p) => (head.has(p) ? [head.get(p)!.file] : []))),
+      ...(before ? { before } : {}),
+      outlines: now,
+    };
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/** What differs between the manifests at REF and the ones loaded now (src/engine/changes.ts). */
+export function scopeOf(selection: SinceSelection, head: DesiredState): ChangeScope | undefined {
+  if (selection.warning) return undefined;
+  const before =
+    selection.before ?? ({ root: { ...head.root, children: {} }, files: [], selectors: [] } as DesiredState);
+  return changeScope(before, head);
 }

@@ -17,12 +17,14 @@ import { kinds } from "../kinds/index.js";
 import type { KindContext } from "../kinds/kind.js";
 import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
-import { type Diagnostic, loadManifests, manifestRoot } from "../manifest/index.js";
+import { type Diagnostic, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
+import { type OutlinedFile, shardFiles, shardTargets } from "../manifest/outline.js";
 import { pathProblem } from "../manifest/paths.js";
 import { fingerprintSalt, SecretValues } from "../manifest/secret.js";
+import { isPattern, parsePattern } from "../manifest/selectors.js";
 import type { Plan } from "../plan/model.js";
-import { scopeSince } from "./changed-since.js";
+import { type SinceSelection, scopeOf, selectSince } from "./changed-since.js";
 import type { Progress } from "./progress.js";
 
 export interface PlanRequest {
@@ -75,14 +77,39 @@ export { TargetError };
  * select something declared: a group or project path (or a tree above one), or `instance`. A target below a pattern's root is checked after reading, when the platform
  * has said what the pattern matches.
  */
-export function checkTargets(targets: readonly string[], state: DesiredState): void {
-  const paths = [
-    ...["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
-    ...state.selectors.map((s) => s.prefix).filter((p) => p !== ""),
-  ];
+/** What the manifests declare, as far as targets go: full paths, the roots of patterns, instance settings. */
+export interface Declared {
+  paths: string[];
+  prefixes: string[];
+  instance: boolean;
+}
+
+/** What a loaded desired state declares. */
+export function declaredIn(state: DesiredState): Declared;
+/** What the outlined files declare (those a partial load leaves unread too). */
+export function declaredIn(files: readonly OutlinedFile[]): Declared;
+export function declaredIn(from: DesiredState | readonly OutlinedFile[]): Declared {
+  if (Array.isArray(from)) {
+    const entries = (from as readonly OutlinedFile[]).flatMap((f) => f.outline.entries.map((e) => e.key));
+    return {
+      paths: entries.filter((k) => !isPattern(k)),
+      prefixes: entries.filter(isPattern).map((k) => parsePattern(k).prefix),
+      instance: (from as readonly OutlinedFile[]).some((f) => f.outline.instance),
+    };
+  }
+  const state = from as DesiredState;
+  return {
+    paths: ["groups", "projects"].flatMap((c) => (state.root.children[c]?.items ?? []).map((i) => i.key)),
+    prefixes: state.selectors.map((s) => s.prefix),
+    instance: Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects"),
+  };
+}
+
+export function checkTargets(targets: readonly string[], declared: Declared): void {
+  const paths = [...declared.paths, ...declared.prefixes.filter((p) => p !== "")];
   // Below a pattern's root (`acme/**` selects whatever exists under acme), only the platform can tell.
-  const prefixes = state.selectors.map((s) => s.prefix.toLowerCase());
-  const instanceDeclared = Object.keys(state.root.children).some((c) => c !== "groups" && c !== "projects");
+  const prefixes = declared.prefixes.map((p) => p.toLowerCase());
+  const instanceDeclared = declared.instance;
   const problems: string[] = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
@@ -163,29 +190,43 @@ export function displayUrl(url: string): string {
 /** Loads the manifests; when they are valid, reads the live state and plans. The caller closes `api`. */
 export async function planFromManifests(request: PlanRequest): Promise<PlanOutcome> {
   const found = request.found ?? [];
-  const loaded = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
+  const paths = request.paths.length > 0 ? request.paths : ["."];
+  // A pull request's plan (--changed-since) loads only the files its change can touch.
+  let since: SinceSelection | undefined;
+  if (request.changedSince !== undefined) {
+    try {
+      since = await selectSince(request.changedSince, request.paths, found);
+    } catch (error) {
+      if (!request.changedSinceOptional) throw error;
+      since = { warning: `${(error as Error).message}; planning everything` };
+    }
+  }
+  // A shard loads only its share: the files with its top-level targets, and what they need.
+  let outlines = since?.outlines;
+  let units: Set<string> | undefined;
+  let only = since?.only;
+  if (request.shard) {
+    outlines ??= manifestOutlines(paths, found);
+    units = shardTargets(outlines, request.shard);
+    if (units && !only) only = shardFiles(outlines, units);
+  }
+  const loaded = await loadManifests(paths, {
     secrets: true,
     found,
     ...(request.env ? { env: request.env } : {}),
+    ...(only
+      ? { only, root: manifestRoot(paths), outlines: new Map((outlines ?? []).map((f) => [f.file, f])) }
+      : {}),
   });
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d) => d.severity === "error"))
     return { diagnostics, files: loaded.files };
   const targets = normalizeTargets(request.targets ?? []);
-  checkTargets(targets, loaded.state);
+  // What the targets are checked against: every file's entries, also those a partial load left unread.
+  const declared = only ? declaredIn(outlines ?? manifestOutlines(paths, found)) : declaredIn(loaded.state);
+  checkTargets(targets, declared);
   let changes: ChangeScope | undefined;
-  if (request.changedSince !== undefined) {
-    const compared = await loadManifests(request.paths.length > 0 ? request.paths : ["."], {
-      secrets: false,
-      found,
-    });
-    let since: Awaited<ReturnType<typeof scopeSince>>;
-    try {
-      since = await scopeSince(request.changedSince, request.paths, compared.state, found);
-    } catch (error) {
-      if (!request.changedSinceOptional) throw error;
-      since = { warning: `${(error as Error).message}; planning everything` };
-    }
+  if (since) {
     if (since.warning) {
       diagnostics.push({
         severity: "warning",
@@ -196,7 +237,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
         message: `--changed-since ${request.changedSince}: ${since.warning}`,
       });
     }
-    changes = since.scope;
+    changes = scopeOf(since, loaded.state);
   }
   const api = new ApiClient(request.connection);
   // Values of the run's references are masked in everything the client prints (--debug, errors), paths included.
@@ -211,6 +252,8 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       replace: request.replace ?? [],
       ...(backupOption(request) ? { backup: backupOption(request)! } : {}),
       ...(changes ? { changes } : {}),
+      ...(only ? { declared: declared.paths } : {}),
+      ...(units ? { shardUnits: units } : {}),
       ...(request.shard ? { shard: request.shard } : {}),
       ...(changes && request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
       ...(request.fingerprintSalt !== undefined ? { fingerprintSalt: request.fingerprintSalt } : {}),

@@ -18,6 +18,7 @@ import {
   valueLoc,
 } from "./located.js";
 import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "./model.js";
+import { type Outline, type OutlinedFile, outlineOf, outlineOfValues } from "./outline.js";
 import { checkBody, checkGroupVisibility, checkIdentities, identityOf, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
 import { covers, exceptProblem, isPattern, parsePattern } from "./selectors.js";
@@ -46,6 +47,18 @@ export interface LoadOptions {
    * always read.
    */
   found?: readonly string[];
+  /**
+   * Read only these files (absolute paths) into the desired state: a pull request's plan or a shard, which need
+   * only what their work can touch (see outline.ts). Every file is still listed, with its digest, as in a full load;
+   * the others are only outlined, and what only a whole load can say (a template no file uses, no manifest at all)
+   * is not said.
+   */
+  only?: ReadonlySet<string>;
+  /**
+   * Outlines already made of the files (by absolute path, with their digests), so that with `only` the other files
+   * are not even read again.
+   */
+  outlines?: ReadonlyMap<string, { outline: Outline; digest: string }>;
 }
 
 export interface LoadResult {
@@ -208,6 +221,59 @@ class Declarations extends Map<string, Declared> {
   }
 }
 
+/** A file's outline: scanned from its text, or from a parse when the scanner cannot tell. */
+function outlineFile(name: string, text: string): Outline {
+  return (
+    outlineOf(text) ??
+    outlineOfValues(
+      parseYaml(name, text, new Diagnostics()).documents.map((d) => d.value),
+      text,
+    )
+  );
+}
+
+/** A manifest file, its text's digests and its outline (for choosing what to load: see outline.ts). */
+export interface FileOutline extends OutlinedFile {
+  /** SHA-256 of the text. */
+  digest: string;
+  /** The id git gives the text (`git hash-object`): how it is found unchanged at another revision. */
+  blob: string;
+}
+
+/**
+ * The outlines of the manifest files at `paths` (as loadManifests lists them: a folder's forgeform manifests, every
+ * file named on its own), without parsing them where the scanner can tell. Files that cannot be read are left out:
+ * the load reports them.
+ */
+export function manifestOutlines(
+  paths: string[],
+  found: readonly string[] = [],
+  root?: string,
+  /** Outlines known by digest (another version of the same files): reused where the text is the same. */
+  known?: ReadonlyMap<string, Outline>,
+): FileOutline[] {
+  const diags = new Diagnostics();
+  const rootDir = resolve(root ?? manifestRoot(paths.length ? paths : ["."]));
+  const realRoot = realPath(rootDir);
+  const out: FileOutline[] = [];
+  const read = new Set<string>();
+  for (const src of collectFiles(paths, diags, found)) {
+    const real = realPath(src.file);
+    if (read.has(real)) continue;
+    read.add(real);
+    const name = displayPath(src.file);
+    const text = readManifest(src.file, real, name, rootDir, realRoot, diags);
+    if (text === undefined) continue;
+    const digest = createHash("sha256").update(text).digest("hex");
+    const outline = known?.get(digest) ?? outlineFile(name, text);
+    if (!src.explicit && !outline.manifest) continue;
+    const bytes = Buffer.from(text, "utf8");
+    const blob = createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+    out.push({ file: src.file, outline, digest, blob });
+  }
+  return out;
+}
+
 /** Loads manifest files and directories into one desired state, with every problem found reported. */
 export async function loadManifests(paths: string[], opts: LoadOptions): Promise<LoadResult> {
   const diags = new Diagnostics();
@@ -225,6 +291,17 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   // One file reached by several names (a link to it, a folder linked twice) is read once, by the first.
   const read = new Set<string>();
   for (const src of collectFiles(paths, diags, opts.found)) {
+    const known = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : undefined;
+    if (known) {
+      // Outlined already, and not to be read into the state: listed as a full load lists it.
+      allRead = false;
+      if (src.explicit || known.outline.manifest) {
+        const name = displayPath(src.file);
+        files.push(name);
+        digests[name] = known.digest;
+      }
+      continue;
+    }
     const name = displayPath(src.file);
     const real = realPath(src.file);
     if (read.has(real)) continue;
@@ -233,6 +310,15 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     if (text === undefined) {
       files.push(name);
       allRead = false;
+      continue;
+    }
+    if (opts.only && !opts.only.has(src.file)) {
+      // Listed and digested as in a full load; not parsed.
+      allRead = false;
+      if (src.explicit || outlineFile(name, text).manifest) {
+        files.push(name);
+        digests[name] = createHash("sha256").update(text).digest("hex");
+      }
       continue;
     }
     const parsed = parseYaml(name, text, diags);
@@ -316,7 +402,11 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
   for (const [n, b] of groupBodies) checkBody(b, file("group.schema.json"), ["groups", n], ctx);
   for (const [n, b] of projectBodies) checkBody(b, file("project.schema.json"), ["projects", n], ctx);
-  checkGroupVisibility(new Map([...groupBodies].filter(([n]) => !isPattern(n))), diags);
+  checkGroupVisibility(
+    new Map([...groupBodies].filter(([n]) => !isPattern(n))),
+    new Map([...projectBodies].filter(([n]) => !isPattern(n))),
+    diags,
+  );
   checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
 
@@ -340,7 +430,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
 
   for (const doc of docs) checkNumbers(doc.value, [], diags);
 
-  if (docs.length === 0 && !diags.hasErrors) {
+  if (docs.length === 0 && !diags.hasErrors && !opts.only) {
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
       "",

@@ -2,21 +2,25 @@
  * Values the platform rewrites. A field declares its kind of value once, in its schema (`x-normalize`), and every
  * comparison (plans, drift, duplicate identities) goes through the normaliser named there: a duration `90 days`
  * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`,
- * an access level `developer` that the platform gives as 30. Normalising is for comparing only: what is sent is what
- * the manifest says (but for access levels, which the platform takes as numbers only: see accessLevelNumber), and
- * what is shown or exported is what each side wrote (access levels by name: displayValue). The sandbox rewrites
- * values from its own code; the two never share this module.
+ * a job timeout written `1h` that the platform keeps as 3600 seconds, an access level `developer` that the platform
+ * gives as 30. Normalising is for comparing only: what is sent is what the manifest says (but for numeric normalisers,
+ * whose values the platform takes as numbers only: sentValue), and what is shown or exported is what each side wrote
+ * (access levels by name: displayValue). The sandbox rewrites values from its own code; the two never share this
+ * module.
  */
+import { canonicalColor } from "./colors.js";
 import { RAILS_TIME_ZONES } from "./timezones.js";
 
 export type NormalizerName =
   | "duration"
+  | "duration-seconds"
   | "timezone"
   | "ref"
   | "instant"
   | "lowercase"
   | "whitespace"
   | "ssh-key"
+  | "color"
   | "access-level";
 
 /**
@@ -120,6 +124,21 @@ export function instantOf(value: unknown): number | undefined {
   return undefined;
 }
 
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * An instant written as a date and time, or as a bare date: midnight UTC of that day, as the platform reads a date
+ * given for a datetime parameter (a deploy token's `expires_at: 2027-06-30`).
+ */
+function instantOrDay(value: string): unknown {
+  const at = instantOf(value);
+  if (at !== undefined) return at;
+  const day = value.trim();
+  if (!ISO_DATE.test(day)) return value;
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(ms) ? value : ms;
+}
+
 /** `type blob` of an OpenSSH public key: the comment and spacing do not make another key. */
 export function canonicalSshKey(text: string): string {
   const [type, blob] = text.trim().split(/\s+/);
@@ -128,25 +147,40 @@ export function canonicalSshKey(text: string): string {
 
 const NORMALIZERS: Record<NormalizerName, (value: string) => unknown> = {
   duration: (v) => durationSeconds(v) ?? v.trim(),
+  "duration-seconds": (v) => durationSeconds(v) ?? v.trim(),
   timezone: canonicalTimeZone,
   ref: (v) => v.trim().replace(/^refs\/(heads|tags)\//, ""),
-  instant: (v) => instantOf(v) ?? v,
+  instant: instantOrDay,
   lowercase: (v) => v.trim().toLowerCase(),
   whitespace: (v) => v.trim().replace(/\s+/g, " "),
   "ssh-key": canonicalSshKey,
+  color: canonicalColor,
   "access-level": (v) => accessLevelNumber(v) ?? v.trim(),
 };
 
-export function isNormalizerName(name: unknown): name is NormalizerName {
-  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
+/**
+ * Normalisers whose canonical form is a number, which the platform keeps (seconds, access levels): a value written as
+ * text and one written as that number are the same value.
+ */
+const NUMERIC: ReadonlySet<NormalizerName> = new Set(["duration-seconds", "access-level"]);
+
+/** Whether the normaliser's canonical form is a number (so text and numbers compare in its terms). */
+export function isNumericNormalizer(name: NormalizerName): boolean {
+  return NUMERIC.has(name);
 }
 
 /**
- * Whether the normaliser takes this value: text for every normaliser, and numbers too for access levels (written
- * `developer` or 30, given as 30).
+ * The value the platform takes for a field whose normaliser is numeric (`1h` sent as 3600); any other value as it is.
+ * What is sent for other normalisers is what the manifest says.
  */
-export function normalizes(name: NormalizerName, value: unknown): boolean {
-  return typeof value === "string" || (name === "access-level" && typeof value === "number");
+export function sentValue(name: NormalizerName | undefined, value: unknown): unknown {
+  if (name === undefined || !NUMERIC.has(name) || typeof value !== "string") return value;
+  const n = normalizeValue(name, value);
+  return typeof n === "number" ? n : value;
+}
+
+export function isNormalizerName(name: unknown): name is NormalizerName {
+  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
 }
 
 /** The value in its canonical form for comparison; values that are not text are returned as they are. */

@@ -81,4 +81,18 @@ describe("example workflows are safe to copy", () => {
     expect(plan).toContain("fetch-depth: 0");
     expect(plan).toContain('no-secrets: "true"');
   });
+
+  it("the plan example comments on the pull request with the comment input, and grants only what that needs", () => {
+    const plan = parse(readFileSync(join(dir, "forgeform-plan.yml"), "utf8")) as Workflow & {
+      permissions: Record<string, string>;
+    };
+    const steps = plan.jobs["plan"]!.steps;
+    const ours = steps.filter((s) => s.uses?.startsWith("forgeform/forgeform@"));
+    expect(ours.map((s) => s.with?.["comment"])).toEqual(["on-change"]);
+    // No other step posts comments (the github-script step the comment input replaces).
+    expect(steps.filter((s) => !s.uses?.startsWith("forgeform/forgeform@")).map((s) => s.uses)).toEqual([
+      "actions/checkout@v4",
+    ]);
+    expect(plan.permissions).toEqual({ contents: "read", "pull-requests": "write" });
+  });
 });

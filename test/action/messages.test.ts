@@ -29,7 +29,7 @@ const NOT_MESSAGES = [
   /^\s*(\*|\/\/|\/\*)/, // comments
   /\.(option|addOption|requiredOption)\(/, // commander's option definitions (the CLI's --help)
   /^\s*"--[a-z-]+(?: <[^>]+>)?",$/, // the flag of a definition spread over lines
-  /\bgit\(|execFileSync\("git"/, // git's own arguments
+  /\bgit(Bytes)?\(|execFileSync\("git"/, // git's own arguments
   /drift --format json/, // `forgeform report merge` reading its input files: CLI only
 ];
 

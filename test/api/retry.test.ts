@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiClient, ApiError, NetworkError, OutcomeUnknownError } from "../../src/api/index.js";
 import { type Handler, json, recordingSleep, startServer, type TestServer } from "./server.js";
 
@@ -6,6 +6,7 @@ let server: TestServer | undefined;
 let client: ApiClient | undefined;
 
 afterEach(async () => {
+  vi.useRealTimers();
   await client?.close();
   await server?.close();
   client = undefined;
@@ -54,24 +55,24 @@ describe("retries of idempotent requests", () => {
   });
 
   it("honours Retry-After as an HTTP date", async () => {
-    const when = new Date(Date.now() + 30_000).toUTCString();
+    // The clock is fake (Date only): the wait is what the date says, to the millisecond.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.UTC(2026, 10, 24, 12, 0, 0, 250));
+    const when = new Date(Date.UTC(2026, 10, 24, 12, 0, 30)).toUTCString();
     const { client, delays } = await setup(failThenSucceed([status(429, { "retry-after": when })]));
     await client.get("/projects/1");
-    expect(delays).toHaveLength(1);
-    // HTTP dates have whole seconds: the wait is between 29 and 30 s from now.
-    expect(delays[0]).toBeGreaterThan(28_000);
-    expect(delays[0]).toBeLessThanOrEqual(30_000);
+    expect(delays).toEqual([29_750]);
   });
 
   it("honours RateLimit-Reset (unix seconds) when there is no Retry-After", async () => {
-    const reset = Math.ceil(Date.now() / 1000) + 20;
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.UTC(2026, 10, 24, 12, 0, 0, 400));
+    const reset = Date.UTC(2026, 10, 24, 12, 0, 20) / 1000;
     const { client, delays } = await setup(
       failThenSucceed([status(429, { "ratelimit-reset": String(reset) })]),
     );
     await client.put("/projects/1/badges/2", { body: { link_url: "https://x" } });
-    expect(delays).toHaveLength(1);
-    expect(delays[0]).toBeGreaterThan(18_000);
-    expect(delays[0]).toBeLessThanOrEqual(21_000);
+    expect(delays).toEqual([19_600]);
   });
 
   it.each([502, 503, 504])("retries a %i with exponential backoff and full jitter", async (code) => {

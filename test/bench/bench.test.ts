@@ -86,6 +86,18 @@ describe("npm run bench at a tiny size", () => {
     expect(result.peer.ran).toBe(peerInstalled);
   });
 
+  it("draws the chart: wall time and requests by size, for forgeform, the bound and the peer", () => {
+    const svg = readFileSync(join(dir, "results", "latest.svg"), "utf8");
+    expect(svg.startsWith("<svg")).toBe(true);
+    for (const label of ["Wall time (s)", "Requests", "forgeform, every kind", "lower bound, every kind"])
+      expect(svg).toContain(label);
+    expect(svg.includes("gitlabracadabra, common kinds")).toBe(peerInstalled);
+    // One point a size and series, in each panel.
+    const points = (svg.match(/<path[^>]*role="graphics-symbol"[^>]*aria-roledescription="point"/g) ?? [])
+      .length;
+    expect(points).toBeGreaterThanOrEqual(SIZES.length * 2 * 2);
+  });
+
   it("prints the runs, growth and peer tables with their columns", () => {
     const runs = tableAfter(markdown, "## Runs");
     expect(runs[0]).toEqual([...MAIN_COLUMNS]);

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wantsColor } from "../../src/cli/index.js";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
+import { commandMissing, present } from "../required.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const BIN = join(ROOT, "bin/forgeform.js");
@@ -136,7 +137,7 @@ describe("output", () => {
   });
 
   it("at a terminal, colours unless FORCE_COLOR=0", async () => {
-    if (spawnSync("script", ["--version"]).error) return; // util-linux's script gives the CLI a terminal
+    if (!present(commandMissing("script", "bsdutils"))) return; // util-linux's script gives the CLI a terminal
     const atTerminal = (force?: string) =>
       new Promise<string>((resolve) => {
         const command = `"${process.execPath}" "${BIN}" plan --no-progress "${manifest}"`;
@@ -200,7 +201,8 @@ describe("output", () => {
       const file = join(dir, `c.${shell}`);
       writeFileSync(file, text);
       const check = spawnSync(shell, ["-n", file], { encoding: "utf8" });
-      if (check.error) continue; // the shell is not installed here (.ci/run installs zsh and fish)
+      // The shell is not installed here (.ci/run installs zsh and fish, and requires them).
+      if (!present(check.error ? `${shell} is not installed (Debian package ${shell})` : undefined)) continue;
       expect(check.status, check.stderr).toBe(0);
     }
     expect((await cli(["completion", "tcsh"])).status).toBe(1);
@@ -210,7 +212,7 @@ describe("output", () => {
     const zshScript = join(dir, "zsh-completions");
     mkdirSync(zshScript, { recursive: true });
     writeFileSync(join(zshScript, "_forgeform"), (await cli(["completion", "zsh"])).stdout);
-    if (!spawnSync("zsh", ["--version"]).error) {
+    if (present(commandMissing("zsh", "zsh"))) {
       // An interactive zsh in a pseudo-terminal (zsh/zpty) with the script in $fpath: type, press Tab, read.
       const capture = join(dir, "capture.zsh");
       writeFileSync(
@@ -220,8 +222,11 @@ describe("output", () => {
           "zpty z zsh -f -i",
           `zpty -w z "stty columns 250; PROMPT='>'; fpath=(${zshScript} \\$fpath); autoload -U compinit; compinit -u -D; zstyle ':completion:*' format 'D:%d'; LISTMAX=10000"`,
           "zpty -w -n z \"$1\"$'\\t'",
-          'local all="" chunk; integer i',
-          "for i in {1..50}; do if zpty -rt z chunk 2>/dev/null; then all+=$chunk; elif [[ $all == *$2* ]]; then break; else sleep 0.1; fi; done",
+          'local all="" chunk',
+          // Until the expected text arrives, for up to 20 s: a loaded machine may take seconds to start zsh and run
+          // compinit, and a fixed number of short waits made the test depend on the machine's speed.
+          "typeset -F SECONDS=0",
+          "while (( SECONDS < 20 )); do if zpty -rt z chunk 2>/dev/null; then all+=$chunk; elif [[ $all == *$2* ]]; then break; else sleep 0.1; fi; done",
           'print -r -- "$all"',
           "zpty -d z",
         ].join("\n"),
@@ -236,7 +241,7 @@ describe("output", () => {
     }
     const fishScript = join(dir, "c.fish");
     writeFileSync(fishScript, (await cli(["completion", "fish"])).stdout);
-    if (!spawnSync("fish", ["--version"]).error) {
+    if (present(commandMissing("fish", "fish"))) {
       const fish = (line: string) =>
         execFileSync("fish", ["-c", `source ${fishScript}; complete -C '${line}'`], { encoding: "utf8" });
       // One candidate a line: the value, a tab, its description.

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { startSandbox } from "../../src/sandbox/server.js";
+import { itNeeding } from "../required.js";
 import { pythonCase, scriptCase } from "./python-gitlab.js";
 import { racadabraMissing, racadabraRunner } from "./racadabra.js";
 
@@ -22,8 +23,8 @@ describe("conformance with real clients (form-encoded and string-typed bodies)",
 describe("conformance with gitlabracadabra (declarative, applied twice)", () => {
   const missing = racadabraMissing();
 
-  it.skipIf(missing !== undefined)(
-    `creates groups, a project, members, shares, labels, pipeline schedules with variables, milestones and application settings, then converges; repairs drift of a label and a member${missing ? ` (skipped: ${missing})` : ""}`,
+  itNeeding(missing)(
+    `creates groups, a project, members, shares, labels, pipeline schedules with variables, milestones and application settings, then converges; repairs drift of a label and a member`,
     async () => {
       const sb = await startSandbox({
         adminToken: "racadabra-admin",

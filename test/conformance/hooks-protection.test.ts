@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { startSandbox } from "../../src/sandbox/server.js";
+import { itNeeding } from "../required.js";
 import { pythonCase } from "./python-gitlab.js";
 import { racadabraMissing, racadabraRunner } from "./racadabra.js";
 
@@ -28,8 +29,8 @@ describe("conformance with gitlabracadabra: its own protected branches, tags and
     project_hooks: [{ project: "guarded/app", url: "https://old.example.com/hook" }],
   };
 
-  it.skipIf(missing !== undefined)(
-    `protects branches and tags, adds webhooks, removes what it does not name, then converges${missing ? ` (skipped: ${missing})` : ""}`,
+  itNeeding(missing)(
+    `protects branches and tags, adds webhooks, removes what it does not name, then converges`,
     async () => {
       const sb = await startSandbox({ adminToken: "racadabra-admin", userToken: "racadabra-user", fixture });
       const run = racadabraRunner(sb, fileURLToPath(new URL("gitlabracadabra-protect.yml", import.meta.url)));

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { startSandbox } from "../../src/sandbox/server.js";
+import { itNeeding } from "../required.js";
 import { pythonCase } from "./python-gitlab.js";
 import { racadabraMissing, racadabraRunner } from "./racadabra.js";
 
@@ -36,8 +37,8 @@ describe("conformance with python-gitlab: variables, project.save(), project exp
 
 describe("conformance with gitlabracadabra: project settings and variables (applied twice)", () => {
   const missing = racadabraMissing();
-  it.skipIf(missing !== undefined)(
-    `sets every project setting and the group's and project's variables, then converges${missing ? ` (skipped: ${missing})` : ""}`,
+  itNeeding(missing)(
+    `sets every project setting and the group's and project's variables, then converges`,
     async () => {
       const sb = await startSandbox({ adminToken: "racadabra-admin", userToken: "racadabra-user" });
       const run = racadabraRunner(

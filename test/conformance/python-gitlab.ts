@@ -2,12 +2,14 @@
  * Runs a client conformance script against a fresh in-process sandbox: python-gitlab scripts
  * (test/conformance/python/*.py, see harness.py) through {@link pythonCase}, any other client's through
  * {@link clientCase}. Debian's python3-gitlab is installed for /usr/bin/python3, not for the python3 on PATH.
- * A case is skipped, with the reason in its name, only when the interpreter or the client library is missing.
+ * A case is skipped, with the reason in its name, only when the interpreter or the client library is missing (a
+ * failure instead under FORGEFORM_REQUIRE_CLIENTS=1, as .ci/run runs it: see test/required.ts).
  */
 import { execFile, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { expect, it } from "vitest";
+import { expect } from "vitest";
 import { type SandboxOptions, startSandbox } from "../../src/sandbox/server.js";
+import { itNeeding } from "../required.js";
 
 export const PYTHON = "/usr/bin/python3";
 
@@ -21,6 +23,8 @@ export interface ClientCase {
   probe: string[];
   /** The library's name, for the skip reason. */
   library: string;
+  /** The Debian package that installs it, for the skip reason. */
+  debian: string;
   sandbox?: SandboxOptions;
   /** Extra environment for the script (tokens of fixture users, ...). */
   env?: Record<string, string>;
@@ -29,16 +33,16 @@ export interface ClientCase {
 const probes = new Map<string, string | undefined>();
 
 /** Why the case cannot run here (interpreter or library missing), or `undefined`. */
-function missing(command: string, probe: string[], library: string): string | undefined {
+function missing(command: string, probe: string[], library: string, debian: string): string | undefined {
   const key = JSON.stringify([command, probe]);
   if (!probes.has(key)) {
     const r = spawnSync(command, probe, { encoding: "utf8" });
     probes.set(
       key,
       r.error
-        ? `${command} is not installed`
+        ? `${command} is not installed (Debian package ${debian})`
         : r.status !== 0
-          ? `${library} is not installed for ${command}`
+          ? `${library} is not installed for ${command} (Debian package ${debian})`
           : undefined,
     );
   }
@@ -52,11 +56,12 @@ export function clientCase({
   args,
   probe,
   library,
+  debian,
   sandbox = {},
   env = {},
 }: ClientCase): void {
-  const reason = missing(command, probe, library);
-  it.skipIf(reason !== undefined)(`${title}${reason ? ` (skipped: ${reason})` : ""}`, async () => {
+  const reason = missing(command, probe, library, debian);
+  itNeeding(reason)(title, async () => {
     const sb = await startSandbox({
       adminToken: "conformance-admin",
       userToken: "conformance-user",
@@ -112,6 +117,7 @@ export function pythonCase({ title, script, sandbox, env }: PythonCase): void {
     args: [fileURLToPath(new URL(`python/${script}`, import.meta.url))],
     probe: ["-c", "import gitlab"],
     library: "python-gitlab",
+    debian: "python3-gitlab",
     sandbox,
     env,
   });
@@ -126,6 +132,7 @@ export function scriptCase({ title, script, sandbox, env }: PythonCase): void {
     args: [fileURLToPath(new URL(script, import.meta.url))],
     probe: ruby ? ["-e", 'require "gitlab"'] : ["-MGitLab::API::v4", "-MTry::Tiny", "-e", "1"],
     library: ruby ? "the ruby gitlab gem" : "GitLab::API::v4",
+    debian: ruby ? "ruby-gitlab" : "libgitlab-api-v4-perl",
     sandbox,
     env,
   });

@@ -12,7 +12,9 @@ import { PYTHON } from "./python-gitlab.js";
 /** Why gitlabracadabra cannot run here, or `undefined` when it can. */
 export function racadabraMissing(): string | undefined {
   const probe = spawnSync(PYTHON, ["-c", "import gitlabracadabra"], { encoding: "utf8" });
-  return probe.error || probe.status !== 0 ? `gitlabracadabra is not installed for ${PYTHON}` : undefined;
+  return probe.error || probe.status !== 0
+    ? `gitlabracadabra is not installed for ${PYTHON} (Debian package gitlabracadabra)`
+    : undefined;
 }
 
 /** A runner of the action file `actionFile` against `sb`: each call is one `gitlabracadabra -v` run. */

@@ -1,7 +1,8 @@
 /**
  * The client against the sandbox's Rack::Attack throttle. The sandbox's window is shortened to one second (20
- * requests a second, announced as 1,200/min) so the runs take a second or two; the checks count requests and 429s,
- * and time nothing.
+ * requests a second, announced as 1,200/min). Where a check depends on how many requests fall in one window, the
+ * sandbox and the client share a clock that only the client's waits move, so the result is the same on a fast
+ * machine and a slow one; the checks count requests and 429s, and time nothing.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
@@ -18,12 +19,28 @@ afterEach(async () => {
   bench = undefined;
 });
 
+/**
+ * A clock for the sandbox and the client: it stands still while requests are sent and answered, and moves only
+ * when the client waits (each wait adds its length: time never runs slower than the client's schedule).
+ */
+function sharedClock() {
+  let now = Date.UTC(2026, 10, 24, 12, 0, 0);
+  return {
+    now: () => now,
+    date: () => new Date(now),
+    sleep: async (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
 /** A sandbox counting what it answers: every request, and the 429s. */
-async function counted(rateLimit?: string) {
+async function counted(rateLimit?: string, clock?: () => Date) {
   const seen = { requests: 0, throttled: 0 };
   sandbox = await startSandbox({
     adminToken: ADMIN_TOKEN,
     ...(rateLimit ? { rateLimit } : {}),
+    ...(clock ? { clock } : {}),
     onRequest: () => {
       seen.requests += 1;
     },
@@ -36,8 +53,15 @@ async function counted(rateLimit?: string) {
 
 describe("adaptive pacing under the platform's rate limit", () => {
   it("finishes every read and write of a run with few 429s, creating each object once", async () => {
-    const s = await counted("20/1s");
-    const client = new ApiClient({ url: s.sb.url, token: ADMIN_TOKEN, concurrency: 8 });
+    const clock = sharedClock();
+    const s = await counted("20/1s", clock.date);
+    const client = new ApiClient({
+      url: s.sb.url,
+      token: ADMIN_TOKEN,
+      concurrency: 8,
+      now: clock.now,
+      sleep: clock.sleep,
+    });
     const reads = Array.from({ length: 40 }, () => client.get("/version"));
     const writes = Array.from({ length: 6 }, (_, i) =>
       client.post("/groups", { body: { name: `paced-${i}`, path: `paced-${i}` } }),
@@ -48,7 +72,8 @@ describe("adaptive pacing under the platform's rate limit", () => {
     // Each group exists once: a 429 on a POST was not processed, and the POST was sent again.
     for (let i = 0; i < 6; i++) expect(s.sb.store.groupByFullPath(`paced-${i}`)).toBeDefined();
     expect(s.sb.store.data.groups.filter((g) => g.path.startsWith("paced-"))).toHaveLength(6);
-    // The throttle engaged; the client saw what the sandbox answered.
+    // The throttle engaged (46 requests in a window of 20: whatever the machine's speed); the client saw what the
+    // sandbox answered.
     expect(s.seen.throttled).toBeGreaterThan(0);
     expect(client.metrics.throttled).toBe(s.seen.throttled);
     expect(client.metrics.snapshot().total).toBe(s.seen.requests);

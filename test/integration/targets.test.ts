@@ -8,6 +8,9 @@ const fixture = {
     { path: "payments", description: "old" },
     { path: "payments/core", description: "old" },
     { path: "payments/core/ledger", description: "old" },
+    // Siblings whose names start with a target's letters: never in that target's subtree.
+    { path: "payments-old", description: "old" },
+    { path: "payments/core2", description: "old" },
   ],
 };
 
@@ -26,6 +29,8 @@ groups:
   payments/core: { description: C }
   payments/core/ledger: { description: L }
   payments/core/ledger/fresh: { description: N }
+  payments-old: { description: O }
+  payments/core2: { description: C2 }
   staging: {}
   staging/web: {}
 `);
@@ -50,6 +55,24 @@ groups:
     expect((await bench.get<ApiGroup>("/groups/payments%2Fcore")).description).toBe("old");
     expect((await bench.get<ApiGroup>("/groups/payments%2Fcore%2Fledger")).description).toBe("L");
     expect((await bench.get<ApiGroup>("/groups/payments%2Fcore%2Fledger%2Ffresh")).description).toBe("N");
+  });
+
+  it("a target is whole path segments: payments/core leaves payments/core2 alone, payments leaves payments-old", async () => {
+    const core = await bench.cli(["plan", "--format", "json", "--target", "payments/core", manifest]);
+    expect(core.code, core.err).toBe(0);
+    const addresses = (run: { out: string }) =>
+      (JSON.parse(run.out) as { changes: { address: string }[] }).changes.map((c) => c.address);
+    expect(addresses(core)).toContain('group["payments/core"]');
+    expect(addresses(core).filter((a) => !a.startsWith('group["payments/core/'))).toEqual([
+      'group["payments/core"]',
+    ]);
+    const payments = await bench.cli(["plan", "--format", "json", "--target", "payments", manifest]);
+    expect(payments.code, payments.err).toBe(0);
+    expect(addresses(payments)).toContain('group["payments/core2"]');
+    expect(addresses(payments).filter((a) => a.includes("payments-old"))).toEqual([]);
+    const pay = await bench.cli(["plan", "--target", "pay", manifest]);
+    expect(pay.code).toBe(1);
+    expect(pay.err).toContain('--target "pay" matches nothing the manifests declare');
   });
 
   it("a new group whose declared parent is outside the target and missing is a plan error saying what to add", async () => {

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTarGz } from "../../src/sandbox/tar.js";
+import { commandMissing, describeNeeding } from "../required.js";
 import { type Client, importGroup, sandbox } from "./helpers.js";
 
 /**
@@ -12,7 +13,7 @@ import { type Client, importGroup, sandbox } from "./helpers.js";
  * GNU tar; everything an export carries comes back with an import; hostile archives are 400 and store nothing.
  */
 
-const hasTar = spawnSync("tar", ["--version"]).status === 0;
+const noTar = commandMissing("tar", "tar");
 
 const fixture = {
   users: [
@@ -57,7 +58,7 @@ const fixture = {
 
 type Json = Record<string, unknown>;
 
-describe.skipIf(!hasTar)(`group export/import${hasTar ? "" : " (skipped: GNU tar is not installed)"}`, () => {
+describeNeeding(noTar)("group export/import", () => {
   let c: Client;
   let archive: Buffer;
   let tree: string;

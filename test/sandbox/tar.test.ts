@@ -3,13 +3,14 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { ArchiveError, readTarGz, writeTarGz } from "../../src/sandbox/tar.js";
+import { commandMissing, describeNeeding } from "../required.js";
 
 /** The sandbox's tar.gz codec, checked against GNU tar in both directions. */
 
 const limits = { maxBytes: 1024 * 1024, maxEntries: 100 };
-const hasTar = spawnSync("tar", ["--version"]).status === 0;
+const noTar = commandMissing("tar", "tar");
 
 function gnuTar(args: string[], cwd: string, input?: Buffer) {
   const r = spawnSync("tar", args, { cwd, input });
@@ -29,7 +30,7 @@ function refusal(data: Buffer, l = limits): string {
 
 const long = `${"d".repeat(90)}/${"e".repeat(60)}/file-with-a-long-name.ndjson`;
 
-describe.skipIf(!hasTar)(`tar.gz codec${hasTar ? "" : " (skipped: GNU tar is not installed)"}`, () => {
+describeNeeding(noTar)("tar.gz codec", () => {
   it("GNU tar lists and extracts what the writer makes: ./ names, directories first, long names in the prefix", () => {
     const archive = writeTarGz(
       [

@@ -21,18 +21,24 @@ const { start, connect } = probes();
 
 describe("pagination that never ends", () => {
   it("stops at an empty page although X-Next-Page always points further", async () => {
-    const p = await start({ [TRIGGERS]: endlessNextPage });
+    // Two pages of triggers, then empty pages that go on pointing at the next one.
+    const p = await start({ [TRIGGERS]: endlessNextPage(2, trigger) });
     const result = await p.cli(["plan", manifest(TRIGGER_MANIFEST)]);
     expect(result.code, result.err).toBe(0);
     expect(result.out).toContain("Plan: 1 to create");
-    expect(p.seenOn(TRIGGERS)).toBe(1);
+    expect(p.seenOn(TRIGGERS)).toBe(3);
+    const api = connect(p);
+    expect(await api.list("/projects/acme%2Fapi/triggers")).toEqual([trigger(1), trigger(2)]);
+    expect(p.seenOn(TRIGGERS)).toBe(6);
   });
 
   it('stops at an empty page although Link rel="next" always has a new cursor', async () => {
-    const p = await start({ [TRIGGERS]: endlessCursor });
+    const p = await start({ [TRIGGERS]: endlessCursor(2, trigger) });
     const result = await p.cli(["plan", manifest(TRIGGER_MANIFEST)]);
     expect(result.code, result.err).toBe(0);
-    expect(p.seenOn(TRIGGERS)).toBe(1);
+    expect(p.seenOn(TRIGGERS)).toBe(3);
+    expect(await connect(p).list("/projects/acme%2Fapi/triggers")).toEqual([trigger(1), trigger(2)]);
+    expect(p.seenOn(TRIGGERS)).toBe(6);
   });
 
   it("gives up past the page limit with an error naming the request", async () => {

@@ -96,17 +96,27 @@ const page = (req: { query: URLSearchParams }) => Number(req.query.get("page") ?
 
 // ---- Pagination that never ends ----
 
-/** Every page is empty, and every page says there is a next one (X-Next-Page = page + 1). */
-export const endlessNextPage: Handler = (req, res) =>
-  json(res, 200, [], { "x-page": String(page(req)), "x-next-page": String(page(req) + 1) });
+/**
+ * The first `full` pages hold one object each; every page after them is empty, and every page says there is a next
+ * one (X-Next-Page = page + 1).
+ */
+export function endlessNextPage(full: number, item: (n: number) => unknown): Handler {
+  return (req, res) =>
+    json(res, 200, page(req) <= full ? [item(page(req))] : [], {
+      "x-page": String(page(req)),
+      "x-next-page": String(page(req) + 1),
+    });
+}
 
-/** Every page is empty and carries a `Link rel="next"` with a new cursor. */
-export const endlessCursor: Handler = (req, res) => {
-  const n = Number(req.query.get("cursor") ?? "0") + 1;
-  json(res, 200, [], {
-    link: `<http://hostile.invalid/api/v4${req.path}?cursor=${n}&per_page=100>; rel="next"`,
-  });
-};
+/** As endlessNextPage, with a `Link rel="next"` holding a new cursor on every page instead. */
+export function endlessCursor(full: number, item: (n: number) => unknown): Handler {
+  return (req, res) => {
+    const n = Number(req.query.get("cursor") ?? "1");
+    json(res, 200, n <= full ? [item(n)] : [], {
+      link: `<http://hostile.invalid/api/v4${req.path}?cursor=${n + 1}&per_page=100>; rel="next"`,
+    });
+  };
+}
 
 /** Every page holds one more object and points at the next page: a list with no end. */
 export function endlessPages(item: (n: number) => unknown): Handler {

@@ -43,11 +43,15 @@ export async function makePlan(
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
     options.targets ?? [],
-    top.map((i) => i.key),
+    options.declared ?? top.map((i) => i.key),
     expanded.listed,
     expanded.unknowable,
   );
-  const units = options.shard ? shardUnits(expanded.state.root, options.shard) : undefined;
+  const units = options.shardUnits
+    ? new Set(options.shardUnits)
+    : options.shard
+      ? shardUnits(expanded.state.root, options.shard)
+      : undefined;
   const state = new PlanState(
     {
       ctx,

@@ -52,6 +52,7 @@ export function match(
     planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields])),
     absent: new Set(items.filter((i) => i.state === "absent").map(ids.keyOf)),
     policy: coll.policy,
+    top: (collection) => state.plannedTop(collection),
   };
   const undeclared = lives.filter((l) => !scope.declared.has(l.key) && !l.readOnly);
   const { shown, like } = undeclaredLabels(

@@ -70,8 +70,15 @@ export interface PlanOptions {
   changedSince?: string;
   /** `--shard K/N`: plan only this shard's top-level targets. */
   shard?: Shard;
+  /** This shard's top-level targets, when the caller worked them out (from the files, to read only its share). */
+  shardUnits?: ReadonlySet<string>;
   /** The salt of a saved plan's secrets fingerprint, so that this plan's fingerprint can be compared with it. */
   fingerprintSalt?: string;
+  /**
+   * Every group and project path the manifests declare, when the desired state holds only some of them (a pull
+   * request's plan loads what its change touches): a target is checked against all of them.
+   */
+  declared?: string[];
 }
 
 /** A kind's field declarations, by field name. */
