@@ -13,6 +13,7 @@ import { orNotFound, UNCHECKED } from "../kinds/common.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent, ReadOptions } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
+import { displayValue } from "../manifest/normalize.js";
 import { identityOf } from "../manifest/rules.js";
 import { isSecret } from "../manifest/secret.js";
 import { findCredentials, isSecretName, looksLikeCredential, maskCredentials } from "./credentials.js";
@@ -286,7 +287,7 @@ class Exporter {
       // A variable's `value` is named after the variable alone (`API_NIGHTLY_DEPLOY_TOKEN`).
       out[name] = this.isSecretValue(spec, value, live.key)
         ? this.reference([...nameParts, name === "value" ? "" : name], name, self.address)
-        : this.written(value, nameParts, name, self.address);
+        : this.written(displayValue(spec.normalize, value), nameParts, name, self.address);
     }
     if (ownState !== undefined && ownState !== stateSchema?.["default"]) out["state"] = ownState;
     // Settings the schema does not know, asked for with --unchecked: as the platform shows them.

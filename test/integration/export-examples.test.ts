@@ -179,6 +179,9 @@ groups:
   fresh/sub:
     name: Sub
     visibility: internal
+    members:
+      # The token's user creates the group, and the platform makes it its owner: declared, it is kept so.
+      - { user: root, access_level: owner }
     badges:
       - { name: chat, link_url: "https://chat.example", image_url: "https://chat.example/b.svg" }
     milestones:
