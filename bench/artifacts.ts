@@ -287,10 +287,15 @@ export async function seedOverHttp(
         state.projects.flatMap((p) => p.members),
       )
     : new Map();
+  /** Creates `items` at `path` one after the other, so that lists show them in the state's order. */
+  const inOrder = (path: string, items: readonly unknown[]) =>
+    jobs.push(
+      limit(async () => {
+        for (const item of items) await api.write("POST", path, item);
+      }),
+    );
   if (has.has("ci_variables"))
-    for (const g of state.groups)
-      for (const v of g.variables)
-        jobs.push(limit(() => api.write("POST", `/groups/${encodeURIComponent(g.path)}/variables`, v)));
+    for (const g of state.groups) inOrder(`/groups/${encodeURIComponent(g.path)}/variables`, g.variables);
   for (const p of state.projects) {
     const base = `/projects/${enc(p)}`;
     if (has.has("pipeline_schedules"))
@@ -313,26 +318,16 @@ export async function seedOverHttp(
         jobs.push(limit(() => api.write("POST", `${base}/protected_environments`, e)));
     if (has.has("milestones"))
       for (const m of p.milestones) jobs.push(limit(() => api.write("POST", `${base}/milestones`, m)));
-    if (has.has("ci_variables"))
-      for (const v of p.variables) jobs.push(limit(() => api.write("POST", `${base}/variables`, v)));
+    if (has.has("ci_variables")) inOrder(`${base}/variables`, p.variables);
     if (has.has("project_settings")) jobs.push(limit(() => api.write("PUT", base, p.settings)));
     if (has.has("members"))
-      for (const m of p.members)
-        jobs.push(
-          limit(() =>
-            api.write("POST", `${base}/members`, {
-              user_id: users.get(m.user),
-              access_level: m.access_level,
-            }),
-          ),
-        );
-    if (has.has("labels"))
-      for (const l of p.labels) jobs.push(limit(() => api.write("POST", `${base}/labels`, l)));
-    if (has.has("protected_branches"))
-      for (const b of p.protectedBranches)
-        jobs.push(limit(() => api.write("POST", `${base}/protected_branches`, b)));
-    if (has.has("project_hooks"))
-      for (const h of p.hooks) jobs.push(limit(() => api.write("POST", `${base}/hooks`, h)));
+      inOrder(
+        `${base}/members`,
+        p.members.map((m) => ({ user_id: users.get(m.user), access_level: m.access_level })),
+      );
+    if (has.has("labels")) inOrder(`${base}/labels`, p.labels);
+    if (has.has("protected_branches")) inOrder(`${base}/protected_branches`, p.protectedBranches);
+    if (has.has("project_hooks")) inOrder(`${base}/hooks`, p.hooks);
   }
   if (has.has("application_settings"))
     jobs.push(limit(() => api.write("PUT", "/application/settings", state.settings)));
