@@ -365,19 +365,9 @@ function projectBody(p: Project, kinds: ReadonlySet<ObjectKind>): Record<string,
 }
 
 /** The kinds a project's entry declares. */
-const PROJECT_KINDS: readonly ObjectKind[] = [
-  "pipeline_schedule",
-  "schedule_variable",
-  "badge",
-  "protected_environment",
-  "milestone",
-  "project_variable",
-  "project_settings",
-  "project_member",
-  "label",
-  "protected_branch",
-  "project_hook",
-];
+const PROJECT_KINDS = (Object.keys(MANIFEST_KEYS) as ObjectKind[]).filter(
+  (k) => MANIFEST_KEYS[k].schema === "project",
+);
 
 type Obj = Record<string, unknown>;
 

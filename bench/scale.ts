@@ -389,6 +389,10 @@ export function countObjects(
     if (found === 0) missing++;
     else if (found > 1) duplicates += found - 1;
   };
+  /** Tallies each of `values` among the `rows` whose `field` holds it. */
+  const tallyEach = (rows: Rec[], field: string, values: unknown[]) => {
+    for (const value of values) tally(rows.filter((r) => r[field] === value).length);
+  };
   const schedules = table("pipeline_schedules", "schedules");
   const badges = table("badges", "badges");
   const milestones = table("milestones", "rows");
@@ -397,10 +401,12 @@ export function countObjects(
   const labels = table("labels", "labels");
   const branches = table("protected_refs", "branches");
   const webHooks = table("web_hooks", "hooks");
-  const variablesOf = (owner: "group" | "project", id: number | undefined, keys: string[]) => {
-    const ours = variables.filter((r) => r["owner"] === owner && r["owner_id"] === id);
-    for (const key of keys) tally(ours.filter((r) => r["key"] === key).length);
-  };
+  const variablesOf = (owner: "group" | "project", id: number | undefined, keys: string[]) =>
+    tallyEach(
+      variables.filter((r) => r["owner"] === owner && r["owner_id"] === id),
+      "key",
+      keys,
+    );
   if (kinds.has("group_variable"))
     for (const g of state.groups)
       variablesOf(
@@ -424,18 +430,24 @@ export function countObjects(
         tally(ours.filter((r) => r.user_id === user).length);
       }
     }
-    if (kinds.has("label")) {
-      const ours = mine(labels);
-      for (const l of p.labels) tally(ours.filter((r) => r["title"] === l.name).length);
-    }
-    if (kinds.has("protected_branch")) {
-      const ours = mine(branches);
-      for (const b of p.protectedBranches) tally(ours.filter((r) => r["name"] === b.name).length);
-    }
-    if (kinds.has("project_hook")) {
-      const ours = mine(webHooks);
-      for (const h of p.hooks) tally(ours.filter((r) => r["url"] === h.url).length);
-    }
+    if (kinds.has("label"))
+      tallyEach(
+        mine(labels),
+        "title",
+        p.labels.map((l) => l.name),
+      );
+    if (kinds.has("protected_branch"))
+      tallyEach(
+        mine(branches),
+        "name",
+        p.protectedBranches.map((b) => b.name),
+      );
+    if (kinds.has("project_hook"))
+      tallyEach(
+        mine(webHooks),
+        "url",
+        p.hooks.map((h) => h.url),
+      );
     if (kinds.has("pipeline_schedule")) {
       const ours = mine(schedules);
       for (const s of p.schedules) {
