@@ -1,12 +1,12 @@
 /**
  * What the benchmark derives from a {@link BenchState}: the sandbox fixture, the seeding requests for areas whose
- * route module has no fixture key, forgeform's manifests and gitlabracadabra's action file.
+ * route module has no fixture key (the bench knows), forgeform's manifests and gitlabracadabra's action file.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import { stringify } from "yaml";
-import type { BenchState, ObjectKind, Project } from "./state.js";
+import type { BenchState, Member, ObjectKind, Project, ProjectSettings } from "./state.js";
 
 /** Areas of the sandbox the benchmark seeds; each maps to the kinds it holds. */
 export type Area =
@@ -16,7 +16,13 @@ export type Area =
   | "milestones"
   | "application_settings"
   | "system_hooks"
-  | "broadcast_messages";
+  | "broadcast_messages"
+  | "ci_variables"
+  | "project_settings"
+  | "members"
+  | "labels"
+  | "protected_branches"
+  | "project_hooks";
 
 export const AREA_KINDS: Record<Area, ObjectKind[]> = {
   pipeline_schedules: ["pipeline_schedule", "schedule_variable"],
@@ -26,53 +32,150 @@ export const AREA_KINDS: Record<Area, ObjectKind[]> = {
   application_settings: ["application_settings"],
   system_hooks: ["system_hook"],
   broadcast_messages: ["broadcast_message"],
+  ci_variables: ["group_variable", "project_variable"],
+  project_settings: ["project_settings"],
+  members: ["project_member"],
+  labels: ["label"],
+  protected_branches: ["protected_branch"],
+  project_hooks: ["project_hook"],
 };
 export const AREAS = Object.keys(AREA_KINDS) as Area[];
 
-/** Fixture keys whose format the benchmark knows (see the route module's doc comment). */
-const FIXTURE_FORMATS: Partial<Record<Area, (state: BenchState) => unknown>> = {
-  pipeline_schedules: (state) =>
-    state.projects.flatMap((p) =>
-      p.schedules.map((s) => ({
-        project: p.fullPath,
-        description: s.description,
-        ref: s.ref,
-        cron: s.cron,
-        cron_timezone: s.cron_timezone,
-        active: s.active,
-        variables: s.variables.map((v) => ({ key: v.key, value: v.value, variable_type: v.variable_type })),
-      })),
-    ),
-  badges: (state) => state.projects.flatMap((p) => p.badges.map((b) => ({ project: p.fullPath, ...b }))),
-  protected_environments: (state) =>
-    state.projects.flatMap((p) => p.environments.map((e) => ({ project: p.fullPath, ...e }))),
-  milestones: (state) =>
-    state.projects.flatMap((p) => p.milestones.map((m) => ({ project: p.fullPath, ...m }))),
-  application_settings: (state) => state.settings,
+/**
+ * The kinds the benchmark declares: groups, the kinds of the areas the sandbox serves, and of those only the ones
+ * forgeform's manifests can declare (`declarable`: see {@link declarableKinds}).
+ */
+export function benchKinds(areas: readonly Area[], declarable: ReadonlySet<ObjectKind>): Set<ObjectKind> {
+  return new Set<ObjectKind>(
+    ["group" as ObjectKind, ...areas.flatMap((a) => AREA_KINDS[a])].filter((k) => declarable.has(k)),
+  );
+}
+
+/** Where each kind is declared in forgeform's manifests: the collection (or field) of a project, group or instance. */
+const MANIFEST_KEYS: Record<ObjectKind, { schema: "project" | "group" | "instance"; key: string }> = {
+  group: { schema: "group", key: "description" },
+  pipeline_schedule: { schema: "project", key: "pipeline_schedules" },
+  schedule_variable: { schema: "project", key: "pipeline_schedules" },
+  badge: { schema: "project", key: "badges" },
+  protected_environment: { schema: "project", key: "protected_environments" },
+  milestone: { schema: "project", key: "milestones" },
+  application_settings: { schema: "instance", key: "application_settings" },
+  system_hook: { schema: "instance", key: "system_hooks" },
+  broadcast_message: { schema: "instance", key: "broadcast_messages" },
+  group_variable: { schema: "group", key: "variables" },
+  project_variable: { schema: "project", key: "variables" },
+  project_settings: { schema: "project", key: "merge_method" },
+  project_member: { schema: "project", key: "members" },
+  label: { schema: "project", key: "labels" },
+  protected_branch: { schema: "project", key: "protected_branches" },
+  project_hook: { schema: "project", key: "hooks" },
 };
 
 /**
- * The sandbox fixture: groups, projects, and every area in `areas` whose fixture key is registered (`hookKeys`)
- * and known here. Returns the fixture and the areas it seeds; the others are seeded over HTTP.
+ * The kinds forgeform's manifests can declare: those whose collection its schemas (`schemas/<owner>.schema.json`
+ * under `root`) have. The others are left out of the manifests and reported as not declared.
+ */
+export function declarableKinds(root: string): Set<ObjectKind> {
+  const properties = (owner: string) =>
+    (
+      JSON.parse(readFileSync(join(root, "schemas", `${owner}.schema.json`), "utf8")) as {
+        properties?: Record<string, unknown>;
+      }
+    ).properties ?? {};
+  const schemas = {
+    project: properties("project"),
+    group: properties("group"),
+    instance: properties("instance"),
+  };
+  return new Set(
+    (Object.keys(MANIFEST_KEYS) as ObjectKind[]).filter((k) => {
+      const { schema, key } = MANIFEST_KEYS[k];
+      return key in schemas[schema];
+    }),
+  );
+}
+
+const withProject = <T extends object>(p: Project, items: T[]) =>
+  items.map((item) => ({ project: p.fullPath, ...item }));
+
+/**
+ * How the fixture seeds an area: the top-level key of the route module's fixture hook (see its doc comment) and
+ * its entries. Members are seeded by the fixture's core keys instead (see {@link buildFixture}).
+ */
+const FIXTURE_FORMATS: Partial<Record<Area, { key: string; entries: (state: BenchState) => unknown }>> = {
+  pipeline_schedules: {
+    key: "pipeline_schedules",
+    entries: (state) =>
+      state.projects.flatMap((p) =>
+        p.schedules.map((s) => ({
+          project: p.fullPath,
+          description: s.description,
+          ref: s.ref,
+          cron: s.cron,
+          cron_timezone: s.cron_timezone,
+          active: s.active,
+          variables: s.variables.map((v) => ({ key: v.key, value: v.value, variable_type: v.variable_type })),
+        })),
+      ),
+  },
+  badges: { key: "badges", entries: (state) => state.projects.flatMap((p) => withProject(p, p.badges)) },
+  protected_environments: {
+    key: "protected_environments",
+    entries: (state) => state.projects.flatMap((p) => withProject(p, p.environments)),
+  },
+  milestones: {
+    key: "milestones",
+    entries: (state) => state.projects.flatMap((p) => withProject(p, p.milestones)),
+  },
+  application_settings: { key: "application_settings", entries: (state) => state.settings },
+  ci_variables: {
+    key: "ci_variables",
+    entries: (state) => [
+      ...state.groups.flatMap((g) => g.variables.map((v) => ({ group: g.path, ...v }))),
+      ...state.projects.flatMap((p) => withProject(p, p.variables)),
+    ],
+  },
+  project_settings: {
+    key: "project_settings",
+    entries: (state) => state.projects.map((p) => ({ project: p.fullPath, ...p.settings })),
+  },
+  labels: { key: "labels", entries: (state) => state.projects.flatMap((p) => withProject(p, p.labels)) },
+  protected_branches: {
+    key: "protected_branches",
+    entries: (state) => state.projects.flatMap((p) => withProject(p, p.protectedBranches)),
+  },
+  project_hooks: {
+    key: "project_hooks",
+    entries: (state) => state.projects.flatMap((p) => withProject(p, p.hooks)),
+  },
+};
+
+/**
+ * The sandbox fixture: the users, groups, projects, and every area in `areas` whose fixture key is registered
+ * (`hookKeys`) and known here; members through the core keys (`projects[].members`, which every sandbox takes).
+ * Returns the fixture and the areas it seeds; the others are seeded over HTTP.
  */
 export function buildFixture(
   state: BenchState,
   areas: readonly Area[],
   hookKeys: ReadonlySet<string>,
 ): { fixture: Record<string, unknown>; seeded: Area[] } {
+  const members = areas.includes("members");
   const fixture: Record<string, unknown> = {
+    users: state.users.map((username) => ({ username, name: username })),
     groups: state.groups.map((g) => ({ path: g.path, description: g.description, visibility: "private" })),
     projects: state.projects.map((p) => ({
       path: p.fullPath,
       visibility: "private",
       default_branch: "main",
+      ...(members ? { members: p.members.map((m) => ({ user: m.user, access_level: m.access_level })) } : {}),
     })),
   };
-  const seeded: Area[] = [];
+  const seeded: Area[] = members ? ["members"] : [];
   for (const area of areas) {
     const format = FIXTURE_FORMATS[area];
-    if (format && hookKeys.has(area)) {
-      fixture[area] = format(state);
+    if (format && hookKeys.has(format.key)) {
+      fixture[format.key] = format.entries(state);
       seeded.push(area);
     }
   }
@@ -113,26 +216,57 @@ class Api {
 
 const enc = (p: Project) => encodeURIComponent(p.fullPath);
 
-/** Areas whose routes the sandbox serves: a missing route answers `{"error":"404 Not Found"}`. */
+/** The project settings of the state, by name: what the sandbox must show back for the area to be measured. */
+const SETTING_NAMES = (sample: Project) => Object.keys(sample.settings) as (keyof ProjectSettings)[];
+
+/**
+ * Areas whose routes the sandbox serves: a missing route answers `{"error":"404 Not Found"}`. Project settings are
+ * served when the project's read shows every setting the state has (the route itself is always there); the
+ * group's CI/CD variables are probed beside the project's.
+ */
 export async function availableAreas(url: string, token: string, sample: Project): Promise<Area[]> {
   const api = new Api(url, token);
-  const probes: Record<Area, string> = {
-    pipeline_schedules: `/projects/${enc(sample)}/pipeline_schedules`,
-    badges: `/projects/${enc(sample)}/badges`,
-    protected_environments: `/projects/${enc(sample)}/protected_environments`,
-    milestones: `/projects/${enc(sample)}/milestones`,
-    application_settings: "/application/settings",
-    system_hooks: "/hooks",
-    broadcast_messages: "/broadcast_messages",
+  const project = `/projects/${enc(sample)}`;
+  const probes: Record<Area, string[]> = {
+    pipeline_schedules: [`${project}/pipeline_schedules`],
+    badges: [`${project}/badges`],
+    protected_environments: [`${project}/protected_environments`],
+    milestones: [`${project}/milestones`],
+    application_settings: ["/application/settings"],
+    system_hooks: ["/hooks"],
+    broadcast_messages: ["/broadcast_messages"],
+    ci_variables: [`${project}/variables`, `/groups/${encodeURIComponent(sample.group)}/variables`],
+    project_settings: [project],
+    members: [`${project}/members`],
+    labels: [`${project}/labels`],
+    protected_branches: [`${project}/protected_branches`],
+    project_hooks: [`${project}/hooks`],
   };
   const out: Area[] = [];
   for (const area of AREAS) {
-    const res = await api.call("GET", probes[area]);
-    if (res.status === 200) out.push(area);
-    else if (!(res.status === 404 && (res.json as { error?: string }).error === "404 Not Found"))
-      throw new Error(`bench: probing ${probes[area]} answered ${res.status} ${JSON.stringify(res.json)}`);
+    let served = true;
+    for (const path of probes[area]) {
+      const res = await api.call("GET", path);
+      if (res.status === 404 && (res.json as { error?: string }).error === "404 Not Found") served = false;
+      else if (res.status !== 200)
+        throw new Error(`bench: probing ${path} answered ${res.status} ${JSON.stringify(res.json)}`);
+      else if (area === "project_settings")
+        served &&= SETTING_NAMES(sample).every((name) => name in (res.json as Record<string, unknown>));
+    }
+    if (served) out.push(area);
   }
   return out;
+}
+
+/** The ids of the state's users, by username (`GET /users?username=`), for adding members over HTTP. */
+async function userIds(api: Api, members: Member[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (const user of new Set(members.map((m) => m.user))) {
+    const found = (await api.write("GET", `/users?username=${encodeURIComponent(user)}`)) as { id: number }[];
+    if (found.length !== 1) throw new Error(`bench: seeding failed: user ${user} is not in the sandbox`);
+    ids.set(user, found[0]!.id);
+  }
+  return ids;
 }
 
 /** Creates the objects of `areas` through the API, `concurrency` requests at a time. */
@@ -147,6 +281,21 @@ export async function seedOverHttp(
   const limit = pLimit(concurrency);
   const jobs: Promise<unknown>[] = [];
   const has = new Set(areas);
+  const users = has.has("members")
+    ? await userIds(
+        api,
+        state.projects.flatMap((p) => p.members),
+      )
+    : new Map();
+  /** Creates `items` at `path` one after the other, so that lists show them in the state's order. */
+  const inOrder = (path: string, items: readonly unknown[]) =>
+    jobs.push(
+      limit(async () => {
+        for (const item of items) await api.write("POST", path, item);
+      }),
+    );
+  if (has.has("ci_variables"))
+    for (const g of state.groups) inOrder(`/groups/${encodeURIComponent(g.path)}/variables`, g.variables);
   for (const p of state.projects) {
     const base = `/projects/${enc(p)}`;
     if (has.has("pipeline_schedules"))
@@ -169,6 +318,16 @@ export async function seedOverHttp(
         jobs.push(limit(() => api.write("POST", `${base}/protected_environments`, e)));
     if (has.has("milestones"))
       for (const m of p.milestones) jobs.push(limit(() => api.write("POST", `${base}/milestones`, m)));
+    if (has.has("ci_variables")) inOrder(`${base}/variables`, p.variables);
+    if (has.has("project_settings")) jobs.push(limit(() => api.write("PUT", base, p.settings)));
+    if (has.has("members"))
+      inOrder(
+        `${base}/members`,
+        p.members.map((m) => ({ user_id: users.get(m.user), access_level: m.access_level })),
+      );
+    if (has.has("labels")) inOrder(`${base}/labels`, p.labels);
+    if (has.has("protected_branches")) inOrder(`${base}/protected_branches`, p.protectedBranches);
+    if (has.has("project_hooks")) inOrder(`${base}/hooks`, p.hooks);
   }
   if (has.has("application_settings"))
     jobs.push(limit(() => api.write("PUT", "/application/settings", state.settings)));
@@ -189,7 +348,7 @@ export async function seedOverHttp(
 }
 
 function projectBody(p: Project, kinds: ReadonlySet<ObjectKind>): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
+  const body: Record<string, unknown> = kinds.has("project_settings") ? { ...p.settings } : {};
   if (kinds.has("pipeline_schedule"))
     body["pipeline_schedules"] = p.schedules.map((s) =>
       kinds.has("schedule_variable") ? s : { ...s, variables: undefined },
@@ -197,8 +356,18 @@ function projectBody(p: Project, kinds: ReadonlySet<ObjectKind>): Record<string,
   if (kinds.has("badge")) body["badges"] = p.badges;
   if (kinds.has("protected_environment")) body["protected_environments"] = p.environments;
   if (kinds.has("milestone")) body["milestones"] = p.milestones;
+  if (kinds.has("project_variable")) body["variables"] = p.variables;
+  if (kinds.has("project_member")) body["members"] = p.members;
+  if (kinds.has("label")) body["labels"] = p.labels;
+  if (kinds.has("protected_branch")) body["protected_branches"] = p.protectedBranches;
+  if (kinds.has("project_hook")) body["hooks"] = p.hooks;
   return body;
 }
+
+/** The kinds a project's entry declares. */
+const PROJECT_KINDS = (Object.keys(MANIFEST_KEYS) as ObjectKind[]).filter(
+  (k) => MANIFEST_KEYS[k].schema === "project",
+);
 
 type Obj = Record<string, unknown>;
 
@@ -209,6 +378,10 @@ const IDENTITY: Record<string, string> = {
   badges: "name",
   protected_environments: "name",
   milestones: "title",
+  members: "user",
+  labels: "name",
+  protected_branches: "name",
+  hooks: "url",
 };
 
 /**
@@ -262,12 +435,16 @@ export function writeForgeformManifests(
   mkdirSync(dir, { recursive: true });
   const byGroup = new Map<string, Project[]>();
   for (const p of state.projects) byGroup.set(p.group, [...(byGroup.get(p.group) ?? []), p]);
-  const projectKinds = ["pipeline_schedule", "badge", "protected_environment", "milestone"] as const;
-  const anyProjectKind = projectKinds.some((k) => kinds.has(k));
+  const anyProjectKind = PROJECT_KINDS.some((k) => kinds.has(k));
   for (const g of state.groups) {
     const doc: Record<string, unknown> = { version: 1 };
-    if (kinds.has("group"))
-      doc["groups"] = { [g.path]: { description: g.description, visibility: "private" } };
+    if (kinds.has("group") || kinds.has("group_variable"))
+      doc["groups"] = {
+        [g.path]: {
+          ...(kinds.has("group") ? { description: g.description, visibility: "private" } : {}),
+          ...(kinds.has("group_variable") ? { variables: g.variables } : {}),
+        },
+      };
     if (anyProjectKind && declared.by === "paths")
       doc["projects"] = Object.fromEntries(
         (byGroup.get(g.path) ?? []).map((p) => [p.fullPath, projectBody(p, kinds)]),
@@ -292,20 +469,36 @@ export function writeForgeformManifests(
   return dir;
 }
 
+/** gitlabracadabra's names of members' access levels, and of protected branches' (`noone` for 0). */
+const PEER_MEMBER_LEVELS: Record<number, string> = {
+  10: "guest",
+  20: "reporter",
+  30: "developer",
+  40: "maintainer",
+};
+const PEER_BRANCH_LEVELS: Record<number, string> = { 0: "noone", 30: "developer", 40: "maintainer" };
+
 /**
- * gitlabracadabra's action file for the kinds both tools manage (groups, schedules with variables, milestones,
- * application settings), restricted to `kinds`. Written as JSON, which is YAML too: PyYAML reads YAML 1.1, where an
- * unquoted 2027-01-01 would be a date.
+ * gitlabracadabra's action file for the kinds both tools manage (COMMON_KINDS), restricted to `kinds`, in the
+ * format its documentation gives (`group.md`, `project.md`). Written as JSON, which is YAML too: PyYAML reads
+ * YAML 1.1, where an unquoted 2027-01-01 would be a date.
  */
 export function writePeerActionFile(state: BenchState, kinds: ReadonlySet<ObjectKind>, file: string): string {
   const actions: Record<string, unknown> = {};
   if (kinds.has("application_settings"))
     actions["application_settings"] = { type: "application-settings", ...state.settings };
-  if (kinds.has("group"))
+  if (kinds.has("group") || kinds.has("group_variable"))
     for (const g of state.groups)
-      actions[`${g.path}/`] = { type: "group", description: g.description, visibility: "private" };
+      actions[`${g.path}/`] = {
+        type: "group",
+        ...(kinds.has("group") ? { description: g.description, visibility: "private" } : {}),
+        ...(kinds.has("group_variable") ? { variables: g.variables } : {}),
+      };
   for (const p of state.projects) {
-    const body: Record<string, unknown> = { type: "project" };
+    const body: Record<string, unknown> = {
+      type: "project",
+      ...(kinds.has("project_settings") ? p.settings : {}),
+    };
     if (kinds.has("pipeline_schedule"))
       body["pipeline_schedules"] = p.schedules.map((s) => ({
         description: s.description,
@@ -316,6 +509,23 @@ export function writePeerActionFile(state: BenchState, kinds: ReadonlySet<Object
         ...(kinds.has("schedule_variable") ? { variables: s.variables } : {}),
       }));
     if (kinds.has("milestone")) body["milestones"] = p.milestones.map((m) => ({ ...m, state: "active" }));
+    if (kinds.has("project_variable")) body["variables"] = p.variables;
+    if (kinds.has("project_member"))
+      body["members"] = Object.fromEntries(
+        p.members.map((m) => [m.user, PEER_MEMBER_LEVELS[m.access_level]]),
+      );
+    if (kinds.has("label")) body["labels"] = p.labels;
+    if (kinds.has("protected_branch"))
+      body["protected_branches"] = Object.fromEntries(
+        p.protectedBranches.map((b) => [
+          b.name,
+          {
+            push_access_level: PEER_BRANCH_LEVELS[b.push_access_level],
+            merge_access_level: PEER_BRANCH_LEVELS[b.merge_access_level],
+          },
+        ]),
+      );
+    if (kinds.has("project_hook")) body["webhooks"] = p.hooks;
     actions[p.fullPath] = body;
   }
   writeFileSync(file, `${JSON.stringify(actions, null, 1)}\n`);

@@ -12,14 +12,16 @@ import {
   AREA_KINDS,
   AREAS,
   availableAreas,
+  benchKinds,
   buildFixture,
+  declarableKinds,
   seedOverHttp,
   writeForgeformManifests,
   writePeerActionFile,
 } from "./artifacts.js";
 import { applyBound, expectedChanges, listingPages, objectTotal, planBound } from "./bound.js";
 import { renderChart } from "./chart.js";
-import { type Measured, measureCommand, measureForgeform } from "./measure.js";
+import { type Measured, measureCommand, measureForgeform, repoRoot } from "./measure.js";
 import { type RateLimitBenchOptions, runRateLimitBench } from "./rate-limit.js";
 import { renderMarkdown } from "./report.js";
 import {
@@ -90,6 +92,9 @@ const ID_AFTER = new Set([
   "hooks",
   "broadcast_messages",
   "users",
+  "members",
+  "labels",
+  "protected_branches",
 ]);
 
 /** `/api/v4/projects/a%2Fb/pipeline_schedules/12` -> `/projects/:id/pipeline_schedules/:id`. */
@@ -181,6 +186,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
   const log = opts.log ?? (() => {});
   const startedAt = new Date().toISOString();
   const hookKeys = new Set(createSandboxApp().app.fixtureHooks.keys());
+  const declarable = declarableKinds(repoRoot());
   const peerExists = existsSync(PEER_BINARY);
   const peerRuns = opts.peer && peerExists;
   const result: BenchResult = {
@@ -200,6 +206,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
     seededByFixture: [],
     seededOverHttp: [],
     missingAreas: [],
+    undeclaredKinds: [],
     kinds: [],
     commonKinds: [],
     peer: peerRuns
@@ -214,7 +221,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
   const work = mkdtempSync(join(tmpdir(), "forgeform-bench-"));
   try {
     for (const factor of opts.sizes) {
-      await runSize(factor, opts, hookKeys, peerRuns, work, result, log);
+      await runSize(factor, opts, hookKeys, declarable, peerRuns, work, result, log);
     }
     if (opts.faults !== false && opts.sizes.length > 0) {
       const factor = Math.min(...opts.sizes);
@@ -224,6 +231,7 @@ export async function runBenchmark(opts: BenchOptions): Promise<BenchResult> {
         factor,
         state,
         kinds,
+        hookKeys,
         manifests: writeForgeformManifests(state, kinds, join(work, `${factor}x-faults`)),
         latencyMs: opts.latencyMs,
         conc: ["--concurrency", String(opts.concurrency)],
@@ -247,6 +255,7 @@ async function runSize(
   factor: number,
   opts: BenchOptions,
   hookKeys: ReadonlySet<string>,
+  declarable: ReadonlySet<ObjectKind>,
   peerRuns: boolean,
   work: string,
   result: BenchResult,
@@ -280,11 +289,12 @@ async function runSize(
   try {
     await seedOverHttp(sandbox.url, sandbox.adminToken, seed, overHttp, 64);
     const seedMs = performance.now() - seedStarted;
-    const kinds = new Set<ObjectKind>(["group", ...areas.flatMap((a) => AREA_KINDS[a])]);
+    const kinds = benchKinds(areas, declarable);
     const common = new Set([...kinds].filter((k) => COMMON_KINDS.has(k)));
     result.seededByFixture = seeded;
     result.seededOverHttp = overHttp;
     result.missingAreas = AREAS.filter((a) => !areas.includes(a));
+    result.undeclaredKinds = areas.flatMap((a) => AREA_KINDS[a]).filter((k) => !declarable.has(k));
     result.kinds = KINDS.filter((k) => kinds.has(k));
     result.commonKinds = KINDS.filter((k) => common.has(k));
     result.sizes.push({ factor, shape, objects: objectTotal(shape, kinds), seedMs });

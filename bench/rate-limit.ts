@@ -10,16 +10,17 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { createSandboxApp, type RunningSandbox, startSandbox } from "../src/sandbox/server.js";
 import {
-  AREA_KINDS,
   AREAS,
   availableAreas,
+  benchKinds,
   buildFixture,
+  declarableKinds,
   seedOverHttp,
   writeForgeformManifests,
 } from "./artifacts.js";
 import { objectTotal } from "./bound.js";
-import { measureForgeform } from "./measure.js";
-import { buildState, type ObjectKind, type Shape, scaleShape } from "./state.js";
+import { measureForgeform, repoRoot } from "./measure.js";
+import { buildState, type Shape, scaleShape } from "./state.js";
 
 /** `adaptive`: forgeform does not know the limit; `max-rate`: `--max-rate` at the limit. */
 export type RateLimitRun = "adaptive" | "max-rate";
@@ -124,7 +125,7 @@ export async function runRateLimitBench(opts: RateLimitBenchOptions): Promise<Ra
       areas.filter((a) => !seeded.includes(a)),
       64,
     );
-    const kinds = new Set<ObjectKind>(["group", ...areas.flatMap((a) => AREA_KINDS[a])]);
+    const kinds = benchKinds(areas, declarableKinds(repoRoot()));
     const manifests = writeForgeformManifests(seed, kinds, join(opts.work, `rate-limit-${opts.factor}x`));
     const settings = await fetch(`${sandbox.url}/api/v4/application/settings`, {
       method: "PUT",

@@ -3,6 +3,7 @@
 import { renderRateLimitSection } from "./rate-limit.js";
 import type { BenchResult, Row } from "./results.js";
 import { type ApplyCost, type RunCost, SHARDS, TEMPLATE_PROJECTS } from "./scale.js";
+import { PROJECT_SETTINGS } from "./state.js";
 
 /** Columns of the main table, in order (the test checks them). */
 export const MAIN_COLUMNS = [
@@ -310,12 +311,16 @@ export function renderMarkdown(result: BenchResult): string {
   const notes: string[] = [
     `- Run ${result.startedAt} to ${result.finishedAt}; Node ${e.node} on ${e.platform}, ${e.cpus} CPUs (${e.cpuModel}).`,
     `- Sandbox latency ${result.latencyMs} ms on every request; forgeform \`--concurrency ${result.concurrency}\`.`,
-    `- 1x = ${b.groups} groups and ${b.projects} projects, each project with ${b.schedulesPerProject} pipeline schedules of ${b.variablesPerSchedule} variables, ${b.badgesPerProject} badges, ${b.environmentsPerProject} protected environment and ${b.milestonesPerProject} milestones; plus application settings, ${b.systemHooks} system hooks and ${b.broadcastMessages} broadcast messages. Sizes: ${sizes}.`,
+    `- 1x = ${b.groups} groups with ${b.ciVariablesPerGroup} CI/CD variables each and ${b.projects} projects, each project with ${b.schedulesPerProject} pipeline schedules of ${b.variablesPerSchedule} variables, ${b.badgesPerProject} badges, ${b.environmentsPerProject} protected environment, ${b.milestonesPerProject} milestones, ${b.ciVariablesPerProject} CI/CD variables, ${Object.keys(PROJECT_SETTINGS).length} of its settings, ${b.membersPerProject} members, ${b.labelsPerProject} labels, ${b.protectedBranchesPerProject} protected branch and ${b.hooksPerProject} hook; plus application settings, ${b.systemHooks} system hooks and ${b.broadcastMessages} broadcast messages. Sizes: ${sizes}.`,
     `- Kinds declared (\`all\`): ${result.kinds.join(", ")}. Kinds both tools manage (\`common\`): ${result.commonKinds.join(", ")}.`,
     `- Seeded through the sandbox fixture: groups, projects${result.seededByFixture.map((a) => `, ${a}`).join("")}; through the API before measuring: ${result.seededOverHttp.join(", ") || "nothing"}.`,
   ];
   if (result.missingAreas.length > 0)
     notes.push(`- Not measured (the sandbox does not serve them yet): ${result.missingAreas.join(", ")}.`);
+  if ((result.undeclaredKinds ?? []).length > 0)
+    notes.push(
+      `- Not declared (forgeform's schemas have no such collection yet): ${result.undeclaredKinds!.join(", ")}.`,
+    );
   notes.push(
     result.peer.ran
       ? `- Peer: gitlabracadabra ${e.peerVersion ?? "(version unknown)"}, \`--dry-run\` of the common kinds, one request at a time (it has no concurrency setting)${result.peer.maxSize !== undefined ? `; run at sizes up to ${result.peer.maxSize}x only (\`--peer-max-size\`)` : ""}.`
@@ -324,8 +329,8 @@ export function renderMarkdown(result: BenchResult): string {
   notes.push(
     `- Load: the machine's 1-minute load average at the end of each run (${result.environment.cpus} CPUs); other processes on the machine lengthen wall times, never request counts.`,
     "- Requests are counted at the sandbox for both tools. CPU time and peak memory are the measured process's own (forgeform: `process.resourceUsage()`; gitlabracadabra: GNU time). The sandbox runs in the benchmark's process: `Sandbox CPU s` is that process's CPU time during the run (serving and counting the requests).",
-    "- Bound: the fewest requests that read the declared state through the contract (100 per page, one detail read per schedule for its variables, no project reads), plus one write per changed object (two where the contract has no update: protected environments, system hooks) for apply; bound wall = max(ceil(requests / concurrency), dependent chain) x latency.",
-    '- `(patterns)` runs: the same states, every project\'s policy declared once in a `projects: {"**": ...}` entry (schedules with variables, badges, protected environments, milestones), plus a full-path entry holding only the edited objects of each project that has one; their plan must be the one made with an entry per project, and their bound adds the pages of the `GET /projects` listing the pattern reads.',
+    "- Bound: the fewest requests that read the declared state through the contract (100 per page; one list per project and collection; one detail read per schedule for its variables; no project reads, project settings from each group's project listing), plus one write per changed object (one `PUT` per project for its settings; two where there is no update call: protected environments, system hooks, protected branches) for apply; bound wall = max(ceil(requests / concurrency), dependent chain) x latency.",
+    '- `(patterns)` runs: the same states, every project\'s policy declared once in a `projects: {"**": ...}` entry (settings, schedules with variables, badges, protected environments, milestones, CI/CD variables, members, labels, protected branches, hooks), plus a full-path entry holding only the edited objects and settings of each project that has one; their plan must be the one made with an entry per project, and their bound adds the pages of the `GET /projects` listing the pattern reads, which holds the project settings (no group listings then).',
   );
   return [
     "# forgeform benchmark results",

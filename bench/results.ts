@@ -75,6 +75,11 @@ export interface BenchResult {
   seededOverHttp: Area[];
   /** Areas the sandbox does not serve (left out of the state and the manifests). */
   missingAreas: Area[];
+  /**
+   * Kinds the sandbox serves that forgeform's schemas cannot declare yet (left out of the manifests and the
+   * peer's file); absent in results of older runs.
+   */
+  undeclaredKinds?: ObjectKind[];
   kinds: ObjectKind[];
   commonKinds: ObjectKind[];
   /** Whether the peer ran; `maxSize`: the largest size it ran at, when limited by `peerMaxSize`. */

@@ -13,7 +13,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { type RunningSandbox, startSandbox } from "../src/sandbox/server.js";
-import { writeForgeformManifests } from "./artifacts.js";
+import { buildFixture, writeForgeformManifests } from "./artifacts.js";
 import { objectTotal } from "./bound.js";
 import { type Measured, measureForgeform } from "./measure.js";
 import type { BenchState, ObjectKind, Project } from "./state.js";
@@ -389,13 +389,65 @@ export function countObjects(
     if (found === 0) missing++;
     else if (found > 1) duplicates += found - 1;
   };
+  /** Tallies each of `values` among the `rows` whose `field` holds it. */
+  const tallyEach = (rows: Rec[], field: string, values: unknown[]) => {
+    for (const value of values) tally(rows.filter((r) => r[field] === value).length);
+  };
   const schedules = table("pipeline_schedules", "schedules");
   const badges = table("badges", "badges");
   const milestones = table("milestones", "rows");
   const environments = table("protected_environments", "environments");
+  const variables = table("ci_variables", "rows");
+  const labels = table("labels", "labels");
+  const branches = table("protected_refs", "branches");
+  const webHooks = table("web_hooks", "hooks");
+  const variablesOf = (owner: "group" | "project", id: number | undefined, keys: string[]) =>
+    tallyEach(
+      variables.filter((r) => r["owner"] === owner && r["owner_id"] === id),
+      "key",
+      keys,
+    );
+  if (kinds.has("group_variable"))
+    for (const g of state.groups)
+      variablesOf(
+        "group",
+        store.groupByFullPath(g.path)?.id,
+        g.variables.map((v) => v.key),
+      );
   for (const p of state.projects) {
     const id = store.projectByFullPath(p.fullPath)?.id;
     const mine = (rows: Rec[], field = "project_id") => rows.filter((r) => r[field] === id);
+    if (kinds.has("project_variable"))
+      variablesOf(
+        "project",
+        id,
+        p.variables.map((v) => v.key),
+      );
+    if (kinds.has("project_member")) {
+      const ours = store.data.members.filter((m) => m.source_type === "project" && m.source_id === id);
+      for (const m of p.members) {
+        const user = store.userByUsername(m.user)?.id;
+        tally(ours.filter((r) => r.user_id === user).length);
+      }
+    }
+    if (kinds.has("label"))
+      tallyEach(
+        mine(labels),
+        "title",
+        p.labels.map((l) => l.name),
+      );
+    if (kinds.has("protected_branch"))
+      tallyEach(
+        mine(branches),
+        "name",
+        p.protectedBranches.map((b) => b.name),
+      );
+    if (kinds.has("project_hook"))
+      tallyEach(
+        mine(webHooks),
+        "url",
+        p.hooks.map((h) => h.url),
+      );
     if (kinds.has("pipeline_schedule")) {
       const ours = mine(schedules);
       for (const s of p.schedules) {
@@ -430,11 +482,15 @@ export function countObjects(
   return { missing, duplicates };
 }
 
-/** Objects the apply creates on a sandbox holding only the groups and projects. */
+/**
+ * Objects the apply creates on a sandbox holding only the groups, projects and users: everything but the groups and
+ * the settings (the instance's and each project's, which are updated).
+ */
 export function createdObjects(state: BenchState, kinds: ReadonlySet<ObjectKind>): number {
   const created = new Set(kinds);
   created.delete("group");
   created.delete("application_settings");
+  created.delete("project_settings");
   return objectTotal(state.shape, created);
 }
 
@@ -460,6 +516,8 @@ export async function runApplyUnderFaults(p: {
   factor: number;
   state: BenchState;
   kinds: ReadonlySet<ObjectKind>;
+  /** The sandbox's fixture keys (buildFixture's). */
+  hookKeys: ReadonlySet<string>;
   manifests: string;
   latencyMs: number;
   conc: string[];
@@ -467,14 +525,8 @@ export async function runApplyUnderFaults(p: {
   log: (line: string) => void;
 }): Promise<FaultRow> {
   const { factor, state, counter } = p;
-  const fixture = {
-    groups: state.groups.map((g) => ({ path: g.path, description: g.description, visibility: "private" })),
-    projects: state.projects.map((x) => ({
-      path: x.fullPath,
-      visibility: "private",
-      default_branch: "main",
-    })),
-  };
+  // The users, groups and projects only: the members are among what the apply creates.
+  const { fixture } = buildFixture(state, [], p.hookKeys);
   const apply = async (faults: string | undefined) => {
     const sandbox = await startSandbox({
       fixture,

@@ -13,13 +13,22 @@ export interface Shape {
   badgesPerProject: number;
   environmentsPerProject: number;
   milestonesPerProject: number;
+  /** CI/CD variables of each project and of each group (`variables:`). */
+  ciVariablesPerProject: number;
+  ciVariablesPerGroup: number;
+  /** Direct members of each project: the same users in every project, so there are as many users. */
+  membersPerProject: number;
+  labelsPerProject: number;
+  protectedBranchesPerProject: number;
+  hooksPerProject: number;
   systemHooks: number;
   broadcastMessages: number;
 }
 
 /**
- * The 1x shape: 12 groups, 125 projects, each with 3 schedules of 3 variables, 2 badges, 1 environment, 2 milestones.
- * 16x is then 192 groups and 2,000 projects.
+ * The 1x shape: 12 groups with 5 CI/CD variables each, 125 projects, each with 3 schedules of 3 variables, 2 badges,
+ * 1 environment, 2 milestones, 5 CI/CD variables, its settings (a dozen), 2 members, 2 labels, 1 protected branch
+ * and 1 hook. 16x is then 192 groups and 2,000 projects.
  */
 export const BASE_SHAPE: Shape = {
   groups: 12,
@@ -29,6 +38,12 @@ export const BASE_SHAPE: Shape = {
   badgesPerProject: 2,
   environmentsPerProject: 1,
   milestonesPerProject: 2,
+  ciVariablesPerProject: 5,
+  ciVariablesPerGroup: 5,
+  membersPerProject: 2,
+  labelsPerProject: 2,
+  protectedBranchesPerProject: 1,
+  hooksPerProject: 1,
   systemHooks: 20,
   broadcastMessages: 10,
 };
@@ -49,16 +64,36 @@ export const KINDS = [
   "application_settings",
   "system_hook",
   "broadcast_message",
+  "group_variable",
+  "project_variable",
+  "project_settings",
+  "project_member",
+  "label",
+  "protected_branch",
+  "project_hook",
 ] as const;
 export type ObjectKind = (typeof KINDS)[number];
 
-/** Kinds both tools manage: groups, schedules with variables, milestones, application settings. */
+/**
+ * Kinds both tools manage, each in gitlabracadabra's documented action file format (`group.md`, `project.md` of
+ * its documentation): groups, schedules with variables, milestones, application settings, the CI/CD variables of
+ * groups and projects (`variables`), project settings (the same names as the API), members (`members: {user:
+ * level}`), labels, protected branches and project webhooks (`webhooks`). Badges, protected environments, system
+ * hooks and broadcast messages are not in its format.
+ */
 export const COMMON_KINDS: ReadonlySet<ObjectKind> = new Set<ObjectKind>([
   "group",
   "pipeline_schedule",
   "schedule_variable",
   "milestone",
   "application_settings",
+  "group_variable",
+  "project_variable",
+  "project_settings",
+  "project_member",
+  "label",
+  "protected_branch",
+  "project_hook",
 ]);
 
 /** Every `CHANGE_EVERY`th object of each kind (index 0, 10, 20, ...) differs in the changed manifests: 10%. */
@@ -93,9 +128,75 @@ export interface Milestone {
   start_date: string;
   due_date: string;
 }
+/** A CI/CD variable of a group or a project (not a schedule's: {@link Variable}). */
+export interface CiVariable {
+  key: string;
+  value: string;
+  variable_type: "env_var" | "file";
+  protected: boolean;
+}
+/**
+ * A project's settings: a dozen writable ones that the platform shows back in its project listings (none that only
+ * a project's own read shows, such as `build_git_strategy`), booleans, enums, a string and an integer.
+ */
+export interface ProjectSettings {
+  merge_method: "merge" | "rebase_merge" | "ff";
+  squash_option: "never" | "always" | "default_on" | "default_off";
+  only_allow_merge_if_pipeline_succeeds: boolean;
+  only_allow_merge_if_all_discussions_are_resolved: boolean;
+  resolve_outdated_diff_discussions: boolean;
+  remove_source_branch_after_merge: boolean;
+  printing_merge_request_link_enabled: boolean;
+  autoclose_referenced_issues: boolean;
+  wiki_access_level: "disabled" | "private" | "enabled";
+  auto_cancel_pending_pipelines: "enabled" | "disabled";
+  ci_config_path: string;
+  /** Seconds. */
+  build_timeout: number;
+}
+/** Every project's settings in the seeded state; an edited project's build_timeout is 3 hours instead of 2. */
+export const PROJECT_SETTINGS: Readonly<ProjectSettings> = {
+  merge_method: "ff",
+  squash_option: "default_on",
+  only_allow_merge_if_pipeline_succeeds: true,
+  only_allow_merge_if_all_discussions_are_resolved: true,
+  resolve_outdated_diff_discussions: true,
+  remove_source_branch_after_merge: false,
+  printing_merge_request_link_enabled: false,
+  autoclose_referenced_issues: false,
+  wiki_access_level: "disabled",
+  auto_cancel_pending_pipelines: "disabled",
+  ci_config_path: "ci/bench.yml",
+  build_timeout: 7200,
+};
+/** A direct member of a project: a username and an access level (10 to 40). */
+export interface Member {
+  user: string;
+  access_level: number;
+}
+export interface Label {
+  name: string;
+  color: string;
+  description: string;
+}
+/** A protected branch; access levels 0 (no one), 30 (developers) or 40 (maintainers). */
+export interface ProtectedBranch {
+  name: string;
+  push_access_level: number;
+  merge_access_level: number;
+}
+export interface ProjectHook {
+  url: string;
+  push_events: boolean;
+  tag_push_events: boolean;
+  merge_requests_events: boolean;
+  pipeline_events: boolean;
+  enable_ssl_verification: boolean;
+}
 export interface Group {
   path: string;
   description: string;
+  variables: CiVariable[];
 }
 export interface Project {
   group: string;
@@ -105,6 +206,12 @@ export interface Project {
   badges: Badge[];
   environments: Environment[];
   milestones: Milestone[];
+  variables: CiVariable[];
+  settings: ProjectSettings;
+  members: Member[];
+  labels: Label[];
+  protectedBranches: ProtectedBranch[];
+  hooks: ProjectHook[];
 }
 export interface Hook {
   url: string;
@@ -129,6 +236,8 @@ export interface Settings {
 
 export interface BenchState {
   shape: Shape;
+  /** Usernames of the users the projects' members are (the fixture creates them). */
+  users: string[];
   groups: Group[];
   projects: Project[];
   settings: Settings;
@@ -137,6 +246,22 @@ export interface BenchState {
 }
 
 const pad = (n: number, width: number) => String(n).padStart(width, "0");
+
+/**
+ * The `count` CI/CD variables of a group or project (`prefix`: `GROUP` or `PROJECT`), the same everywhere but for
+ * the edited ones: every 5th is a file, every 5th from the second protected.
+ */
+function ciVariables(prefix: string, count: number, edited: () => boolean): CiVariable[] {
+  const out: CiVariable[] = [];
+  for (let v = 0; v < count; v++)
+    out.push({
+      key: `BENCH_${prefix}_VAR_${v}`,
+      value: `${prefix.toLowerCase()}-value-${v}${edited() ? "-edited" : ""}`,
+      variable_type: v % 5 === 2 ? "file" : "env_var",
+      protected: v % 5 === 1,
+    });
+  return out;
+}
 
 /**
  * The state of a shape: `variant` "seed" is what the sandbox holds; "changed" is the desired state after 10% of the
@@ -155,7 +280,12 @@ export function buildState(shape: Shape, variant: "seed" | "changed"): BenchStat
   const groups: Group[] = [];
   for (let g = 0; g < shape.groups; g++) {
     const path = `bench-g${pad(g, gw)}`;
-    groups.push({ path, description: `Benchmark group ${g}${next("group") ? " (edited)" : ""}` });
+    const description = `Benchmark group ${g}${next("group") ? " (edited)" : ""}`;
+    groups.push({
+      path,
+      description,
+      variables: ciVariables("GROUP", shape.ciVariablesPerGroup, () => next("group_variable")),
+    });
   }
 
   const projects: Project[] = [];
@@ -207,7 +337,53 @@ export function buildState(shape: Shape, variant: "seed" | "changed"): BenchStat
         due_date: `2027-${pad((m % 12) + 1, 2)}-28`,
       });
     }
-    projects.push({ group, path, fullPath: `${group}/${path}`, schedules, badges, environments, milestones });
+    const variables = ciVariables("PROJECT", shape.ciVariablesPerProject, () => next("project_variable"));
+    const settings: ProjectSettings = {
+      ...PROJECT_SETTINGS,
+      ...(next("project_settings") ? { build_timeout: 10800 } : {}),
+    };
+    const members: Member[] = [];
+    for (let m = 0; m < shape.membersPerProject; m++)
+      members.push({ user: userName(m), access_level: next("project_member") ? 40 : m % 2 === 0 ? 30 : 20 });
+    const labels: Label[] = [];
+    for (let l = 0; l < shape.labelsPerProject; l++)
+      labels.push({
+        name: `bench-label-${l}`,
+        color: l % 2 === 0 ? "#D9534F" : "#428BCA",
+        description: `Benchmark label ${l}${next("label") ? " (edited)" : ""}`,
+      });
+    const protectedBranches: ProtectedBranch[] = [];
+    for (let b = 0; b < shape.protectedBranchesPerProject; b++)
+      protectedBranches.push({
+        name: b === 0 ? "main" : `release-${b}/*`,
+        push_access_level: next("protected_branch") ? 30 : 40,
+        merge_access_level: 40,
+      });
+    const hooks: ProjectHook[] = [];
+    for (let h = 0; h < shape.hooksPerProject; h++)
+      hooks.push({
+        url: `https://hooks.bench.example/project/${h}`,
+        push_events: true,
+        tag_push_events: false,
+        merge_requests_events: true,
+        pipeline_events: next("project_hook"),
+        enable_ssl_verification: true,
+      });
+    projects.push({
+      group,
+      path,
+      fullPath: `${group}/${path}`,
+      schedules,
+      badges,
+      environments,
+      milestones,
+      variables,
+      settings,
+      members,
+      labels,
+      protectedBranches,
+      hooks,
+    });
   }
 
   const settings: Settings = {
@@ -239,8 +415,12 @@ export function buildState(shape: Shape, variant: "seed" | "changed"): BenchStat
     });
   }
 
-  return { shape, groups, projects, settings, hooks, broadcasts };
+  const users = Array.from({ length: shape.membersPerProject }, (_, m) => userName(m));
+  return { shape, users, groups, projects, settings, hooks, broadcasts };
 }
+
+/** The `m`th member's username, the same in every project. */
+const userName = (m: number) => `bench-user-${m}`;
 
 /** Number of objects of each kind in a shape. */
 export function objectCounts(shape: Shape): Record<ObjectKind, number> {
@@ -255,6 +435,14 @@ export function objectCounts(shape: Shape): Record<ObjectKind, number> {
     application_settings: 1,
     system_hook: shape.systemHooks,
     broadcast_message: shape.broadcastMessages,
+    group_variable: shape.groups * shape.ciVariablesPerGroup,
+    project_variable: shape.projects * shape.ciVariablesPerProject,
+    // One object per project, as the application settings are one: a project whose settings differ is one update.
+    project_settings: shape.projects,
+    project_member: shape.projects * shape.membersPerProject,
+    label: shape.projects * shape.labelsPerProject,
+    protected_branch: shape.projects * shape.protectedBranchesPerProject,
+    project_hook: shape.projects * shape.hooksPerProject,
   };
 }
 

@@ -6,8 +6,18 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { declarableKinds } from "../../bench/artifacts.js";
 import { type BenchResult, endpointOf, PEER_BINARY, runBenchmark } from "../../bench/bench.js";
-import { applyBound, expectedChanges, listingPages, planBound, readRequests } from "../../bench/bound.js";
+import {
+  applyBound,
+  expectedChanges,
+  listingPages,
+  planBound,
+  projectsPerGroup,
+  readRequests,
+  writeRequests,
+} from "../../bench/bound.js";
+import { repoRoot } from "../../bench/measure.js";
 import {
   CHANGED_SINCE_COLUMNS,
   ENDPOINT_COLUMNS,
@@ -20,6 +30,7 @@ import {
 import { createdObjects, SHARDS, TEMPLATE_PROJECTS } from "../../bench/scale.js";
 import {
   BASE_SHAPE,
+  COMMON_KINDS,
   changedCounts,
   KINDS,
   type ObjectKind,
@@ -126,17 +137,53 @@ describe("npm run bench at a tiny size", () => {
   it("shows where the requests of the largest size's unchanged plans go, adding up to the counted totals", () => {
     const endpoints = tableAfter(markdown, "## Where the requests go (2x, plans with no changes)");
     expect(endpoints[0]).toEqual([...ENDPOINT_COLUMNS]);
-    expect(endpoints.map((r) => r[0])).toContain("`GET /projects/:id/pipeline_schedules/:id`");
+    for (const endpoint of [
+      "GET /projects/:id/pipeline_schedules/:id",
+      "GET /projects/:id/variables",
+      "GET /groups/:id/variables",
+      "GET /projects/:id/labels",
+      "GET /projects/:id/hooks",
+    ])
+      expect(endpoints.map((r) => r[0])).toContain(`\`${endpoint}\``);
     for (const row of result.rows) {
       const sum = Object.values(row.byEndpoint).reduce((a, b) => a + b, 0);
       expect(sum).toBe(row.requests);
     }
   });
 
-  it("declares the state's kinds; the common ones include schedules with variables and milestones", () => {
-    expect(result.kinds).toEqual(expect.arrayContaining(["group", "pipeline_schedule", "schedule_variable"]));
-    expect(result.commonKinds.every((k) => result.kinds.includes(k))).toBe(true);
+  it("declares every kind the sandbox serves and forgeform's schemas have; the common ones are declared ones the peer manages", () => {
+    const declarable = declarableKinds(repoRoot());
+    expect(result.kinds).toEqual(KINDS.filter((k) => declarable.has(k)));
+    expect(result.undeclaredKinds).toEqual(KINDS.filter((k) => !declarable.has(k)));
+    expect(result.kinds).toEqual(
+      expect.arrayContaining([
+        "group",
+        "pipeline_schedule",
+        "schedule_variable",
+        "group_variable",
+        "project_variable",
+        "project_settings",
+        "label",
+        "project_hook",
+      ]),
+    );
+    expect(result.commonKinds).toEqual(result.kinds.filter((k) => COMMON_KINDS.has(k)));
     expect(result.missingAreas).toEqual([]);
+    // Every area the sandbox has a fixture key for is seeded through it, the members through the core keys.
+    expect(result.seededByFixture).toEqual(
+      expect.arrayContaining([
+        "members",
+        "ci_variables",
+        "project_settings",
+        "labels",
+        "protected_branches",
+        "project_hooks",
+      ]),
+    );
+    if ((result.undeclaredKinds ?? []).length > 0)
+      expect(markdown).toContain(
+        `Not declared (forgeform's schemas have no such collection yet): ${result.undeclaredKinds!.join(", ")}.`,
+      );
   });
 
   it("never counts fewer requests than the lower bound", () => {
@@ -196,7 +243,10 @@ describe("npm run bench at a tiny size", () => {
         expect(patterns.changes).toBe(explicit.changes);
         expect(patterns.writes).toBe(0);
         expect(patterns.requests).toBeLessThanOrEqual(explicit.requests + listingPages(shape));
-        expect(patterns.bound.requests).toBe(explicit.bound.requests + listingPages(shape));
+        // The pattern's listing is read on top, and shows the settings the groups' listings were read for.
+        const settingsPages = readRequests(shape, new Set<ObjectKind>(["project_settings"]));
+        expect(settingsPages).toBe(result.kinds.includes("project_settings") ? shape.groups : 0);
+        expect(patterns.bound.requests).toBe(explicit.bound.requests + listingPages(shape) - settingsPages);
       }
       expect(find("plan, 10% changed (patterns)").changes).toBeGreaterThan(0);
     }
@@ -287,29 +337,86 @@ describe("lower bound", () => {
     badgesPerProject: 2,
     environmentsPerProject: 1,
     milestonesPerProject: 2,
+    ciVariablesPerProject: 5,
+    ciVariablesPerGroup: 5,
+    membersPerProject: 2,
+    labelsPerProject: 2,
+    protectedBranchesPerProject: 1,
+    hooksPerProject: 1,
     systemHooks: 20,
     broadcastMessages: 10,
   };
+  const only = (...kinds: ObjectKind[]) => new Set<ObjectKind>(kinds);
 
   it("reads groups 100 to a page, each project's collections once, each schedule's detail once, no project", () => {
-    // 25 groups: 1 page; 250 projects x 4 lists (schedules, badges, environments, milestones); 750 schedule
-    // details; settings, hooks and broadcast messages: 1 each.
-    expect(readRequests(SHAPE, all)).toBe(1 + 250 * 4 + 750 + 3);
-    expect(readRequests({ ...SHAPE, groups: 201 }, new Set<ObjectKind>(["group"]))).toBe(3);
-    expect(readRequests(SHAPE, new Set<ObjectKind>(["group", "milestone"]))).toBe(1 + 250);
+    // 25 groups: 1 page, and 25 lists of their variables; 250 projects in 25 groups: 25 pages of the groups'
+    // project listings for the settings; 250 x 9 lists (schedules, badges, environments, milestones, variables,
+    // members, labels, protected branches, hooks); 750 schedule details; settings, hooks and broadcast messages: 1
+    // each.
+    expect(readRequests(SHAPE, all)).toBe(1 + 25 + 25 + 250 * 9 + 750 + 3);
+    expect(readRequests({ ...SHAPE, groups: 201 }, only("group"))).toBe(3);
+    expect(readRequests(SHAPE, only("group", "milestone"))).toBe(1 + 250);
+  });
+
+  it("reads a collection of exactly 100 in one page, of 101 in two, and an empty one in one", () => {
+    const one = { ...SHAPE, groups: 1, projects: 1 };
+    for (const [kind, field] of [
+      ["project_variable", "ciVariablesPerProject"],
+      ["project_member", "membersPerProject"],
+      ["label", "labelsPerProject"],
+      ["protected_branch", "protectedBranchesPerProject"],
+      ["project_hook", "hooksPerProject"],
+      ["group_variable", "ciVariablesPerGroup"],
+    ] as const) {
+      expect(readRequests({ ...one, [field]: 100 }, only(kind)), `${kind} 100`).toBe(1);
+      expect(readRequests({ ...one, [field]: 101 }, only(kind)), `${kind} 101`).toBe(2);
+      expect(readRequests({ ...one, [field]: 0 }, only(kind)), `${kind} 0`).toBe(1);
+    }
+    // 7 projects a group read per project would cost 7: a group's listing holds them in one page.
+    expect(readRequests({ ...one, projects: 7 }, only("project_settings"))).toBe(1);
+  });
+
+  it("reads project settings from each group's project listing, 100 to a page, or from the pattern's listing", () => {
+    const settings = only("project_settings");
+    // 2 groups of 100 projects: a page each; of 101 and 100 (201 projects): 2 + 1.
+    expect(projectsPerGroup({ ...SHAPE, groups: 2, projects: 200 })).toEqual([100, 100]);
+    expect(readRequests({ ...SHAPE, groups: 2, projects: 200 }, settings)).toBe(2);
+    expect(projectsPerGroup({ ...SHAPE, groups: 2, projects: 201 })).toEqual([101, 100]);
+    expect(readRequests({ ...SHAPE, groups: 2, projects: 201 }, settings)).toBe(3);
+    // A group without projects needs no listing.
+    expect(readRequests({ ...SHAPE, groups: 3, projects: 2 }, settings)).toBe(2);
+    // The pattern's instance listing shows the settings: its pages replace the groups' listings.
+    expect(readRequests(SHAPE, settings, true)).toBe(0);
+    const patterns = planBound(SHAPE, all, 20, 8, listingPages(SHAPE));
+    expect(patterns.requests).toBe(readRequests(SHAPE, all) - 25 + listingPages(SHAPE));
+    expect(listingPages({ ...SHAPE, projects: 100 })).toBe(1);
+    expect(listingPages({ ...SHAPE, projects: 101 })).toBe(2);
   });
 
   it("needs ceil(requests / concurrency) rounds of latency, and at least the chain list -> detail", () => {
-    expect(planBound(SHAPE, all, 20, 8)).toEqual({ requests: 1754, wallMs: Math.ceil(1754 / 8) * 20 });
+    const total = readRequests(SHAPE, all);
+    expect(planBound(SHAPE, all, 20, 8)).toEqual({ requests: total, wallMs: Math.ceil(total / 8) * 20 });
     const tiny: Shape = { ...TINY, groups: 1, projects: 1, systemHooks: 0, broadcastMessages: 0 };
-    const schedules = new Set<ObjectKind>(["pipeline_schedule", "schedule_variable"]);
+    const schedules = only("pipeline_schedule", "schedule_variable");
     expect(planBound(tiny, schedules, 10, 100)).toEqual({ requests: 1 + 3, wallMs: 20 });
+    // An apply that re-protects a branch: its list, the delete, the create again.
+    expect(applyBound(tiny, only("protected_branch"), 10, 100)).toEqual({ requests: 1 + 2, wallMs: 30 });
+    expect(applyBound(tiny, only("label"), 10, 100)).toEqual({ requests: 1 + 1, wallMs: 20 });
   });
 
-  it("applies with one write per edited object, two where the contract has no update call", () => {
+  it("applies with one write per edited object, two where the platform has no update call", () => {
     const edited = changedCounts(SHAPE);
-    const writes = expectedChanges(SHAPE, all) + edited.protected_environment + edited.system_hook;
-    expect(applyBound(SHAPE, all, 20, 8).requests).toBe(1754 + writes);
+    const writes =
+      expectedChanges(SHAPE, all) +
+      edited.protected_environment +
+      edited.system_hook +
+      edited.protected_branch;
+    expect(applyBound(SHAPE, all, 20, 8).requests).toBe(readRequests(SHAPE, all) + writes);
     expect(expectedChanges(SHAPE, new Set<ObjectKind>(["group"]))).toBe(3);
+    // 250 projects: 25 have edited settings, one PUT each; 500 members: 50 updates; 250 branches: 25 re-protected.
+    expect(writeRequests(SHAPE, only("project_settings"))).toBe(25);
+    expect(writeRequests(SHAPE, only("project_member"))).toBe(50);
+    expect(writeRequests(SHAPE, only("protected_branch"))).toBe(50);
+    expect(writeRequests(SHAPE, only("group_variable", "project_variable"))).toBe(13 + 125);
   });
 });
