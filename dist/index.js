@@ -17227,8 +17227,8 @@ var require_connection = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest2 = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
-          if (secWSAccept !== digest2) {
+          const digest = crypto2.createHash("sha1").update(keyValue + uid).digest("base64");
+          if (secWSAccept !== digest) {
             failWebsocketConnection(ws2, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -17509,7 +17509,7 @@ var require_receiver = __commonJS({
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
             const opcode = buffer[0] & 15;
-            const masked2 = (buffer[1] & 128) === 128;
+            const masked3 = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
             const payloadLength = buffer[1] & 127;
             const rsv1 = buffer[0] & 64;
@@ -17519,7 +17519,7 @@ var require_receiver = __commonJS({
               failWebsocketConnection(this.ws, "Invalid opcode received");
               return callback2();
             }
-            if (masked2) {
+            if (masked3) {
               failWebsocketConnection(this.ws, "Frame cannot be masked");
               return callback2();
             }
@@ -17567,7 +17567,7 @@ var require_receiver = __commonJS({
               this.#info.compressed = rsv1 !== 0;
             }
             this.#info.opcode = opcode;
-            this.#info.masked = masked2;
+            this.#info.masked = masked3;
             this.#info.fin = fin;
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
@@ -17586,12 +17586,12 @@ var require_receiver = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower3 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower3 > 2 ** 31 - 1) {
+            const lower4 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower4 > 2 ** 31 - 1) {
               failWebsocketConnection(this.ws, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower3;
+            this.#info.payloadLength = lower4;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -48536,8 +48536,8 @@ var require_connection2 = __commonJS({
             return;
           }
           const secWSAccept = response.headersList.get("Sec-WebSocket-Accept");
-          const digest2 = crypto2.hash("sha1", keyValue + uid, "base64");
-          if (secWSAccept !== digest2) {
+          const digest = crypto2.hash("sha1", keyValue + uid, "base64");
+          if (secWSAccept !== digest) {
             failHandshake(handler, response, 1002, "Incorrect hash received in Sec-WebSocket-Accept header.");
             return;
           }
@@ -48789,7 +48789,7 @@ var require_receiver2 = __commonJS({
             const buffer = this.consume(2);
             const fin = (buffer[0] & 128) !== 0;
             const opcode = buffer[0] & 15;
-            const masked2 = (buffer[1] & 128) === 128;
+            const masked3 = (buffer[1] & 128) === 128;
             const fragmented = !fin && opcode !== opcodes.CONTINUATION;
             const payloadLength = buffer[1] & 127;
             const rsv1 = buffer[0] & 64;
@@ -48799,7 +48799,7 @@ var require_receiver2 = __commonJS({
               failWebsocketConnection(this.#handler, 1002, "Invalid opcode received");
               return callback2();
             }
-            if (masked2) {
+            if (masked3) {
               failWebsocketConnection(this.#handler, 1002, "Frame cannot be masked");
               return callback2();
             }
@@ -48847,7 +48847,7 @@ var require_receiver2 = __commonJS({
               this.#info.compressed = rsv1 !== 0;
             }
             this.#info.opcode = opcode;
-            this.#info.masked = masked2;
+            this.#info.masked = masked3;
             this.#info.fin = fin;
             this.#info.fragmented = fragmented;
           } else if (this.#state === parserStates.PAYLOADLENGTH_16) {
@@ -48866,12 +48866,12 @@ var require_receiver2 = __commonJS({
             }
             const buffer = this.consume(8);
             const upper = buffer.readUInt32BE(0);
-            const lower3 = buffer.readUInt32BE(4);
-            if (upper !== 0 || lower3 > 2 ** 31 - 1) {
+            const lower4 = buffer.readUInt32BE(4);
+            if (upper !== 0 || lower4 > 2 ** 31 - 1) {
               failWebsocketConnection(this.#handler, 1009, "Received payload length > 2^31 bytes.");
               return;
             }
-            this.#info.payloadLength = lower3;
+            this.#info.payloadLength = lower4;
             this.#state = parserStates.READ_DATA;
             if (!this.#validatePayloadLength()) {
               return;
@@ -52019,52 +52019,52 @@ var require_util15 = __commonJS({
       return hash;
     }
     exports.toHash = toHash;
-    function alwaysValidSchema(it2, schema4) {
-      if (typeof schema4 == "boolean")
-        return schema4;
-      if (Object.keys(schema4).length === 0)
+    function alwaysValidSchema(it2, schema5) {
+      if (typeof schema5 == "boolean")
+        return schema5;
+      if (Object.keys(schema5).length === 0)
         return true;
-      checkUnknownRules(it2, schema4);
-      return !schemaHasRules(schema4, it2.self.RULES.all);
+      checkUnknownRules(it2, schema5);
+      return !schemaHasRules(schema5, it2.self.RULES.all);
     }
     exports.alwaysValidSchema = alwaysValidSchema;
-    function checkUnknownRules(it2, schema4 = it2.schema) {
+    function checkUnknownRules(it2, schema5 = it2.schema) {
       const { opts, self } = it2;
       if (!opts.strictSchema)
         return;
-      if (typeof schema4 === "boolean")
+      if (typeof schema5 === "boolean")
         return;
       const rules = self.RULES.keywords;
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (!rules[key])
           checkStrictMode(it2, `unknown keyword: "${key}"`);
       }
     }
     exports.checkUnknownRules = checkUnknownRules;
-    function schemaHasRules(schema4, rules) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaHasRules(schema5, rules) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (rules[key])
           return true;
       return false;
     }
     exports.schemaHasRules = schemaHasRules;
-    function schemaHasRulesButRef(schema4, RULES) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaHasRulesButRef(schema5, RULES) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (key !== "$ref" && RULES.all[key])
           return true;
       return false;
     }
     exports.schemaHasRulesButRef = schemaHasRulesButRef;
-    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema4, keyword, $data) {
+    function schemaRefOrVal({ topSchemaRef, schemaPath }, schema5, keyword, $data) {
       if (!$data) {
-        if (typeof schema4 == "number" || typeof schema4 == "boolean")
-          return schema4;
-        if (typeof schema4 == "string")
-          return (0, codegen_1._)`${schema4}`;
+        if (typeof schema5 == "number" || typeof schema5 == "boolean")
+          return schema5;
+        if (typeof schema5 == "string")
+          return (0, codegen_1._)`${schema5}`;
       }
       return (0, codegen_1._)`${topSchemaRef}${schemaPath}${(0, codegen_1.getProperty)(keyword)}`;
     }
@@ -52345,10 +52345,10 @@ var require_boolSchema = __commonJS({
       message: "boolean schema is false"
     };
     function topBoolOrEmptySchema(it2) {
-      const { gen, schema: schema4, validateName } = it2;
-      if (schema4 === false) {
+      const { gen, schema: schema5, validateName } = it2;
+      if (schema5 === false) {
         falseSchemaError(it2, false);
-      } else if (typeof schema4 == "object" && schema4.$async === true) {
+      } else if (typeof schema5 == "object" && schema5.$async === true) {
         gen.return(names_1.default.data);
       } else {
         gen.assign((0, codegen_1._)`${validateName}.errors`, null);
@@ -52357,8 +52357,8 @@ var require_boolSchema = __commonJS({
     }
     exports.topBoolOrEmptySchema = topBoolOrEmptySchema;
     function boolOrEmptySchema(it2, valid) {
-      const { gen, schema: schema4 } = it2;
-      if (schema4 === false) {
+      const { gen, schema: schema5 } = it2;
+      if (schema5 === false) {
         gen.var(valid, false);
         falseSchemaError(it2);
       } else {
@@ -52420,18 +52420,18 @@ var require_applicability = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.shouldUseRule = exports.shouldUseGroup = exports.schemaHasRulesForType = void 0;
-    function schemaHasRulesForType({ schema: schema4, self }, type) {
+    function schemaHasRulesForType({ schema: schema5, self }, type) {
       const group = self.RULES.types[type];
-      return group && group !== true && shouldUseGroup(schema4, group);
+      return group && group !== true && shouldUseGroup(schema5, group);
     }
     exports.schemaHasRulesForType = schemaHasRulesForType;
-    function shouldUseGroup(schema4, group) {
-      return group.rules.some((rule) => shouldUseRule(schema4, rule));
+    function shouldUseGroup(schema5, group) {
+      return group.rules.some((rule) => shouldUseRule(schema5, rule));
     }
     exports.shouldUseGroup = shouldUseGroup;
-    function shouldUseRule(schema4, rule) {
+    function shouldUseRule(schema5, rule) {
       var _a;
-      return schema4[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema4[kwd] !== void 0));
+      return schema5[rule.keyword] !== void 0 || ((_a = rule.definition.implements) === null || _a === void 0 ? void 0 : _a.some((kwd) => schema5[kwd] !== void 0));
     }
     exports.shouldUseRule = shouldUseRule;
   }
@@ -52453,17 +52453,17 @@ var require_dataType = __commonJS({
       DataType2[DataType2["Correct"] = 0] = "Correct";
       DataType2[DataType2["Wrong"] = 1] = "Wrong";
     })(DataType || (exports.DataType = DataType = {}));
-    function getSchemaTypes(schema4) {
-      const types = getJSONTypes(schema4.type);
+    function getSchemaTypes(schema5) {
+      const types = getJSONTypes(schema5.type);
       const hasNull = types.includes("null");
       if (hasNull) {
-        if (schema4.nullable === false)
+        if (schema5.nullable === false)
           throw new Error("type: null contradicts nullable: false");
       } else {
-        if (!types.length && schema4.nullable !== void 0) {
+        if (!types.length && schema5.nullable !== void 0) {
           throw new Error('"nullable" cannot be used without "type"');
         }
-        if (schema4.nullable === true)
+        if (schema5.nullable === true)
           types.push("null");
       }
       return types;
@@ -52595,8 +52595,8 @@ var require_dataType = __commonJS({
     }
     exports.checkDataTypes = checkDataTypes;
     var typeError = {
-      message: ({ schema: schema4 }) => `must be ${schema4}`,
-      params: ({ schema: schema4, schemaValue }) => typeof schema4 == "string" ? (0, codegen_1._)`{type: ${schema4}}` : (0, codegen_1._)`{type: ${schemaValue}}`
+      message: ({ schema: schema5 }) => `must be ${schema5}`,
+      params: ({ schema: schema5, schemaValue }) => typeof schema5 == "string" ? (0, codegen_1._)`{type: ${schema5}}` : (0, codegen_1._)`{type: ${schemaValue}}`
     };
     function reportTypeError(it2) {
       const cxt = getTypeErrorContext(it2);
@@ -52604,16 +52604,16 @@ var require_dataType = __commonJS({
     }
     exports.reportTypeError = reportTypeError;
     function getTypeErrorContext(it2) {
-      const { gen, data, schema: schema4 } = it2;
-      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema4, "type");
+      const { gen, data, schema: schema5 } = it2;
+      const schemaCode = (0, util_1.schemaRefOrVal)(it2, schema5, "type");
       return {
         gen,
         keyword: "type",
         data,
-        schema: schema4.type,
+        schema: schema5.type,
         schemaCode,
         schemaValue: schemaCode,
-        parentSchema: schema4,
+        parentSchema: schema5,
         params: {},
         it: it2
       };
@@ -52766,15 +52766,15 @@ var require_code2 = __commonJS({
     }
     exports.validateArray = validateArray;
     function validateUnion(cxt) {
-      const { gen, schema: schema4, keyword, it: it2 } = cxt;
-      if (!Array.isArray(schema4))
+      const { gen, schema: schema5, keyword, it: it2 } = cxt;
+      if (!Array.isArray(schema5))
         throw new Error("ajv implementation error");
-      const alwaysValid = schema4.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
+      const alwaysValid = schema5.some((sch) => (0, util_1.alwaysValidSchema)(it2, sch));
       if (alwaysValid && !it2.opts.unevaluated)
         return;
       const valid = gen.let("valid", false);
       const schValid = gen.name("_valid");
-      gen.block(() => schema4.forEach((_sch, i) => {
+      gen.block(() => schema5.forEach((_sch, i) => {
         const schCxt = cxt.subschema({
           keyword,
           schemaProp: i,
@@ -52802,8 +52802,8 @@ var require_keyword = __commonJS({
     var code_1 = require_code2();
     var errors_1 = require_errors3();
     function macroKeywordCode(cxt, def) {
-      const { gen, keyword, schema: schema4, parentSchema, it: it2 } = cxt;
-      const macroSchema = def.macro.call(it2.self, schema4, parentSchema, it2);
+      const { gen, keyword, schema: schema5, parentSchema, it: it2 } = cxt;
+      const macroSchema = def.macro.call(it2.self, schema5, parentSchema, it2);
       const schemaRef = useKeyword(gen, keyword, macroSchema);
       if (it2.opts.validateSchema !== false)
         it2.self.validateSchema(macroSchema, true);
@@ -52820,9 +52820,9 @@ var require_keyword = __commonJS({
     exports.macroKeywordCode = macroKeywordCode;
     function funcKeywordCode(cxt, def) {
       var _a;
-      const { gen, keyword, schema: schema4, parentSchema, $data, it: it2 } = cxt;
+      const { gen, keyword, schema: schema5, parentSchema, $data, it: it2 } = cxt;
       checkAsyncKeyword(it2, def);
-      const validate = !$data && def.compile ? def.compile.call(it2.self, schema4, parentSchema, it2) : def.validate;
+      const validate = !$data && def.compile ? def.compile.call(it2.self, schema5, parentSchema, it2) : def.validate;
       const validateRef = useKeyword(gen, keyword, validate);
       const valid = gen.let("valid");
       cxt.block$data(valid, validateKeyword);
@@ -52882,20 +52882,20 @@ var require_keyword = __commonJS({
         throw new Error(`keyword "${keyword}" failed to compile`);
       return gen.scopeValue("keyword", typeof result == "function" ? { ref: result } : { ref: result, code: (0, codegen_1.stringify)(result) });
     }
-    function validSchemaType(schema4, schemaType, allowUndefined = false) {
-      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema4) : st2 === "object" ? schema4 && typeof schema4 == "object" && !Array.isArray(schema4) : typeof schema4 == st2 || allowUndefined && typeof schema4 == "undefined");
+    function validSchemaType(schema5, schemaType, allowUndefined = false) {
+      return !schemaType.length || schemaType.some((st2) => st2 === "array" ? Array.isArray(schema5) : st2 === "object" ? schema5 && typeof schema5 == "object" && !Array.isArray(schema5) : typeof schema5 == st2 || allowUndefined && typeof schema5 == "undefined");
     }
     exports.validSchemaType = validSchemaType;
-    function validateKeywordUsage({ schema: schema4, opts, self, errSchemaPath }, def, keyword) {
+    function validateKeywordUsage({ schema: schema5, opts, self, errSchemaPath }, def, keyword) {
       if (Array.isArray(def.keyword) ? !def.keyword.includes(keyword) : def.keyword !== keyword) {
         throw new Error("ajv implementation error");
       }
       const deps = def.dependencies;
-      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema4, kwd))) {
+      if (deps === null || deps === void 0 ? void 0 : deps.some((kwd) => !Object.prototype.hasOwnProperty.call(schema5, kwd))) {
         throw new Error(`parent schema must have dependencies of ${keyword}: ${deps.join(",")}`);
       }
       if (def.validateSchema) {
-        const valid = def.validateSchema(schema4[keyword]);
+        const valid = def.validateSchema(schema5[keyword]);
         if (!valid) {
           const msg = `keyword "${keyword}" value is invalid at path "${errSchemaPath}": ` + self.errorsText(def.validateSchema.errors);
           if (opts.validateSchema === "log")
@@ -52917,8 +52917,8 @@ var require_subschema = __commonJS({
     exports.extendSubschemaMode = exports.extendSubschemaData = exports.getSubschema = void 0;
     var codegen_1 = require_codegen();
     var util_1 = require_util15();
-    function getSubschema(it2, { keyword, schemaProp, schema: schema4, schemaPath, errSchemaPath, topSchemaRef }) {
-      if (keyword !== void 0 && schema4 !== void 0) {
+    function getSubschema(it2, { keyword, schemaProp, schema: schema5, schemaPath, errSchemaPath, topSchemaRef }) {
+      if (keyword !== void 0 && schema5 !== void 0) {
         throw new Error('both "keyword" and "schema" passed, only one allowed');
       }
       if (keyword !== void 0) {
@@ -52933,12 +52933,12 @@ var require_subschema = __commonJS({
           errSchemaPath: `${it2.errSchemaPath}/${keyword}/${(0, util_1.escapeFragment)(schemaProp)}`
         };
       }
-      if (schema4 !== void 0) {
+      if (schema5 !== void 0) {
         if (schemaPath === void 0 || errSchemaPath === void 0 || topSchemaRef === void 0) {
           throw new Error('"schemaPath", "errSchemaPath" and "topSchemaRef" are required with "schema"');
         }
         return {
-          schema: schema4,
+          schema: schema5,
           schemaPath,
           topSchemaRef,
           errSchemaPath
@@ -53031,7 +53031,7 @@ var require_fast_deep_equal = __commonJS({
 var require_json_schema_traverse = __commonJS({
   "node_modules/json-schema-traverse/index.js"(exports, module) {
     "use strict";
-    var traverse = module.exports = function(schema4, opts, cb) {
+    var traverse = module.exports = function(schema5, opts, cb) {
       if (typeof opts == "function") {
         cb = opts;
         opts = {};
@@ -53041,7 +53041,7 @@ var require_json_schema_traverse = __commonJS({
       };
       var post = cb.post || function() {
       };
-      _traverse(opts, pre, post, schema4, "", schema4);
+      _traverse(opts, pre, post, schema5, "", schema5);
     };
     traverse.keywords = {
       additionalItems: true,
@@ -53087,26 +53087,26 @@ var require_json_schema_traverse = __commonJS({
       maxProperties: true,
       minProperties: true
     };
-    function _traverse(opts, pre, post, schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
-      if (schema4 && typeof schema4 == "object" && !Array.isArray(schema4)) {
-        pre(schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
-        for (var key in schema4) {
-          var sch = schema4[key];
+    function _traverse(opts, pre, post, schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex) {
+      if (schema5 && typeof schema5 == "object" && !Array.isArray(schema5)) {
+        pre(schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        for (var key in schema5) {
+          var sch = schema5[key];
           if (Array.isArray(sch)) {
             if (key in traverse.arrayKeywords) {
               for (var i = 0; i < sch.length; i++)
-                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema4, i);
+                _traverse(opts, pre, post, sch[i], jsonPtr + "/" + key + "/" + i, rootSchema, jsonPtr, key, schema5, i);
             }
           } else if (key in traverse.propsKeywords) {
             if (sch && typeof sch == "object") {
               for (var prop in sch)
-                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema4, prop);
+                _traverse(opts, pre, post, sch[prop], jsonPtr + "/" + key + "/" + escapeJsonPtr(prop), rootSchema, jsonPtr, key, schema5, prop);
             }
           } else if (key in traverse.keywords || opts.allKeys && !(key in traverse.skipKeywords)) {
-            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema4);
+            _traverse(opts, pre, post, sch, jsonPtr + "/" + key, rootSchema, jsonPtr, key, schema5);
           }
         }
-        post(schema4, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
+        post(schema5, jsonPtr, rootSchema, parentJsonPtr, parentKeyword, parentSchema, keyIndex);
       }
     }
     function escapeJsonPtr(str) {
@@ -53142,14 +53142,14 @@ var require_resolve = __commonJS({
       "enum",
       "const"
     ]);
-    function inlineRef(schema4, limit = true) {
-      if (typeof schema4 == "boolean")
+    function inlineRef(schema5, limit = true) {
+      if (typeof schema5 == "boolean")
         return true;
       if (limit === true)
-        return !hasRef(schema4);
+        return !hasRef(schema5);
       if (!limit)
         return false;
-      return countKeys(schema4) <= limit;
+      return countKeys(schema5) <= limit;
     }
     exports.inlineRef = inlineRef;
     var REF_KEYWORDS = /* @__PURE__ */ new Set([
@@ -53159,11 +53159,11 @@ var require_resolve = __commonJS({
       "$dynamicRef",
       "$dynamicAnchor"
     ]);
-    function hasRef(schema4) {
-      for (const key in schema4) {
+    function hasRef(schema5) {
+      for (const key in schema5) {
         if (REF_KEYWORDS.has(key))
           return true;
-        const sch = schema4[key];
+        const sch = schema5[key];
         if (Array.isArray(sch) && sch.some(hasRef))
           return true;
         if (typeof sch == "object" && hasRef(sch))
@@ -53171,16 +53171,16 @@ var require_resolve = __commonJS({
       }
       return false;
     }
-    function countKeys(schema4) {
+    function countKeys(schema5) {
       let count3 = 0;
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (key === "$ref")
           return Infinity;
         count3++;
         if (SIMPLE_INLINED.has(key))
           continue;
-        if (typeof schema4[key] == "object") {
-          (0, util_1.eachItem)(schema4[key], (sch) => count3 += countKeys(sch));
+        if (typeof schema5[key] == "object") {
+          (0, util_1.eachItem)(schema5[key], (sch) => count3 += countKeys(sch));
         }
         if (count3 === Infinity)
           return Infinity;
@@ -53210,16 +53210,16 @@ var require_resolve = __commonJS({
     }
     exports.resolveUrl = resolveUrl;
     var ANCHOR = /^[a-z_][-a-z0-9._]*$/i;
-    function getSchemaRefs(schema4, baseId) {
-      if (typeof schema4 == "boolean")
+    function getSchemaRefs(schema5, baseId) {
+      if (typeof schema5 == "boolean")
         return {};
       const { schemaId, uriResolver } = this.opts;
-      const schId = normalizeId(schema4[schemaId] || baseId);
+      const schId = normalizeId(schema5[schemaId] || baseId);
       const baseIds = { "": schId };
       const pathPrefix = getFullPath(uriResolver, schId, false);
       const localRefs = {};
       const schemaRefs = /* @__PURE__ */ new Set();
-      traverse(schema4, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
+      traverse(schema5, { allKeys: true }, (sch, jsonPtr, _3, parentJsonPtr) => {
         if (parentJsonPtr === void 0)
           return;
         const fullPath = pathPrefix + jsonPtr;
@@ -53300,15 +53300,15 @@ var require_validate = __commonJS({
       validateFunction(it2, () => (0, boolSchema_1.topBoolOrEmptySchema)(it2));
     }
     exports.validateFunctionCode = validateFunctionCode;
-    function validateFunction({ gen, validateName, schema: schema4, schemaEnv, opts }, body2) {
+    function validateFunction({ gen, validateName, schema: schema5, schemaEnv, opts }, body2) {
       if (opts.code.es5) {
         gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${names_1.default.valCxt}`, schemaEnv.$async, () => {
-          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema4, opts)}`);
+          gen.code((0, codegen_1._)`"use strict"; ${funcSourceUrl(schema5, opts)}`);
           destructureValCxtES5(gen, opts);
           gen.code(body2);
         });
       } else {
-        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema4, opts)).code(body2));
+        gen.func(validateName, (0, codegen_1._)`${names_1.default.data}, ${destructureValCxt(opts)}`, schemaEnv.$async, () => gen.code(funcSourceUrl(schema5, opts)).code(body2));
       }
     }
     function destructureValCxt(opts) {
@@ -53332,9 +53332,9 @@ var require_validate = __commonJS({
       });
     }
     function topSchemaObjCode(it2) {
-      const { schema: schema4, opts, gen } = it2;
+      const { schema: schema5, opts, gen } = it2;
       validateFunction(it2, () => {
-        if (opts.$comment && schema4.$comment)
+        if (opts.$comment && schema5.$comment)
           commentKeyword(it2);
         checkNoDefault(it2);
         gen.let(names_1.default.vErrors, null);
@@ -53352,8 +53352,8 @@ var require_validate = __commonJS({
       gen.if((0, codegen_1._)`${it2.evaluated}.dynamicProps`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.props`, (0, codegen_1._)`undefined`));
       gen.if((0, codegen_1._)`${it2.evaluated}.dynamicItems`, () => gen.assign((0, codegen_1._)`${it2.evaluated}.items`, (0, codegen_1._)`undefined`));
     }
-    function funcSourceUrl(schema4, opts) {
-      const schId = typeof schema4 == "object" && schema4[opts.schemaId];
+    function funcSourceUrl(schema5, opts) {
+      const schId = typeof schema5 == "object" && schema5[opts.schemaId];
       return schId && (opts.code.source || opts.code.process) ? (0, codegen_1._)`/*# sourceURL=${schId} */` : codegen_1.nil;
     }
     function subschemaCode(it2, valid) {
@@ -53366,10 +53366,10 @@ var require_validate = __commonJS({
       }
       (0, boolSchema_1.boolOrEmptySchema)(it2, valid);
     }
-    function schemaCxtHasRules({ schema: schema4, self }) {
-      if (typeof schema4 == "boolean")
-        return !schema4;
-      for (const key in schema4)
+    function schemaCxtHasRules({ schema: schema5, self }) {
+      if (typeof schema5 == "boolean")
+        return !schema5;
+      for (const key in schema5)
         if (self.RULES.all[key])
           return true;
       return false;
@@ -53378,8 +53378,8 @@ var require_validate = __commonJS({
       return typeof it2.schema != "boolean";
     }
     function subSchemaObjCode(it2, valid) {
-      const { schema: schema4, gen, opts } = it2;
-      if (opts.$comment && schema4.$comment)
+      const { schema: schema5, gen, opts } = it2;
+      if (opts.$comment && schema5.$comment)
         commentKeyword(it2);
       updateContext(it2);
       checkAsyncSchema(it2);
@@ -53399,14 +53399,14 @@ var require_validate = __commonJS({
       schemaKeywords(it2, types, !checkedTypes, errsCount);
     }
     function checkRefsAndKeywords(it2) {
-      const { schema: schema4, errSchemaPath, opts, self } = it2;
-      if (schema4.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema4, self.RULES)) {
+      const { schema: schema5, errSchemaPath, opts, self } = it2;
+      if (schema5.$ref && opts.ignoreKeywordsWithRef && (0, util_1.schemaHasRulesButRef)(schema5, self.RULES)) {
         self.logger.warn(`$ref: keywords ignored in schema at path "${errSchemaPath}"`);
       }
     }
     function checkNoDefault(it2) {
-      const { schema: schema4, opts } = it2;
-      if (schema4.default !== void 0 && opts.useDefaults && opts.strictSchema) {
+      const { schema: schema5, opts } = it2;
+      if (schema5.default !== void 0 && opts.useDefaults && opts.strictSchema) {
         (0, util_1.checkStrictMode)(it2, "default is ignored in the schema root");
       }
     }
@@ -53419,8 +53419,8 @@ var require_validate = __commonJS({
       if (it2.schema.$async && !it2.schemaEnv.$async)
         throw new Error("async schema in sync schema");
     }
-    function commentKeyword({ gen, schemaEnv, schema: schema4, errSchemaPath, opts }) {
-      const msg = schema4.$comment;
+    function commentKeyword({ gen, schemaEnv, schema: schema5, errSchemaPath, opts }) {
+      const msg = schema5.$comment;
       if (opts.$comment === true) {
         gen.code((0, codegen_1._)`${names_1.default.self}.logger.log(${msg})`);
       } else if (typeof opts.$comment == "function") {
@@ -53447,9 +53447,9 @@ var require_validate = __commonJS({
         gen.assign((0, codegen_1._)`${evaluated}.items`, items);
     }
     function schemaKeywords(it2, types, typeErrors, errsCount) {
-      const { gen, schema: schema4, data, allErrors, opts, self } = it2;
+      const { gen, schema: schema5, data, allErrors, opts, self } = it2;
       const { RULES } = self;
-      if (schema4.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema4, RULES))) {
+      if (schema5.$ref && (opts.ignoreKeywordsWithRef || !(0, util_1.schemaHasRulesButRef)(schema5, RULES))) {
         gen.block(() => keywordCode(it2, "$ref", RULES.all.$ref.definition));
         return;
       }
@@ -53461,7 +53461,7 @@ var require_validate = __commonJS({
         groupKeywords(RULES.post);
       });
       function groupKeywords(group) {
-        if (!(0, applicability_1.shouldUseGroup)(schema4, group))
+        if (!(0, applicability_1.shouldUseGroup)(schema5, group))
           return;
         if (group.type) {
           gen.if((0, dataType_2.checkDataType)(group.type, data, opts.strictNumbers));
@@ -53479,12 +53479,12 @@ var require_validate = __commonJS({
       }
     }
     function iterateKeywords(it2, group) {
-      const { gen, schema: schema4, opts: { useDefaults } } = it2;
+      const { gen, schema: schema5, opts: { useDefaults } } = it2;
       if (useDefaults)
         (0, defaults_1.assignDefaults)(it2, group.type);
       gen.block(() => {
         for (const rule of group.rules) {
-          if ((0, applicability_1.shouldUseRule)(schema4, rule)) {
+          if ((0, applicability_1.shouldUseRule)(schema5, rule)) {
             keywordCode(it2, rule.keyword, rule.definition, group.type);
           }
         }
@@ -53829,17 +53829,17 @@ var require_compile = __commonJS({
         var _a;
         this.refs = {};
         this.dynamicAnchors = {};
-        let schema4;
+        let schema5;
         if (typeof env.schema == "object")
-          schema4 = env.schema;
+          schema5 = env.schema;
         this.schema = env.schema;
         this.schemaId = env.schemaId;
         this.root = env.root || this;
-        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema4 === null || schema4 === void 0 ? void 0 : schema4[env.schemaId || "$id"]);
+        this.baseId = (_a = env.baseId) !== null && _a !== void 0 ? _a : (0, resolve_1.normalizeId)(schema5 === null || schema5 === void 0 ? void 0 : schema5[env.schemaId || "$id"]);
         this.schemaPath = env.schemaPath;
         this.localRefs = env.localRefs;
         this.meta = env.meta;
-        this.$async = schema4 === null || schema4 === void 0 ? void 0 : schema4.$async;
+        this.$async = schema5 === null || schema5 === void 0 ? void 0 : schema5.$async;
         this.refs = {};
       }
     };
@@ -53938,10 +53938,10 @@ var require_compile = __commonJS({
         return schOrFunc;
       let _sch = resolve9.call(this, root, ref2);
       if (_sch === void 0) {
-        const schema4 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
+        const schema5 = (_a = root.localRefs) === null || _a === void 0 ? void 0 : _a[ref2];
         const { schemaId } = this.opts;
-        if (schema4)
-          _sch = new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+        if (schema5)
+          _sch = new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       }
       if (_sch === void 0)
         return;
@@ -53989,12 +53989,12 @@ var require_compile = __commonJS({
       if (!schOrRef.validate)
         compileSchema.call(this, schOrRef);
       if (id === (0, resolve_1.normalizeId)(ref2)) {
-        const { schema: schema4 } = schOrRef;
+        const { schema: schema5 } = schOrRef;
         const { schemaId } = this.opts;
-        const schId = schema4[schemaId];
+        const schId = schema5[schemaId];
         if (schId)
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
-        return new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+        return new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       }
       return getJsonPointer.call(this, p3, schOrRef);
     }
@@ -54006,29 +54006,29 @@ var require_compile = __commonJS({
       "dependencies",
       "definitions"
     ]);
-    function getJsonPointer(parsedRef, { baseId, schema: schema4, root }) {
+    function getJsonPointer(parsedRef, { baseId, schema: schema5, root }) {
       var _a;
       if (((_a = parsedRef.fragment) === null || _a === void 0 ? void 0 : _a[0]) !== "/")
         return;
       for (const part of parsedRef.fragment.slice(1).split("/")) {
-        if (typeof schema4 === "boolean")
+        if (typeof schema5 === "boolean")
           return;
-        const partSchema = schema4[(0, util_1.unescapeFragment)(part)];
+        const partSchema = schema5[(0, util_1.unescapeFragment)(part)];
         if (partSchema === void 0)
           return;
-        schema4 = partSchema;
-        const schId = typeof schema4 === "object" && schema4[this.opts.schemaId];
+        schema5 = partSchema;
+        const schId = typeof schema5 === "object" && schema5[this.opts.schemaId];
         if (!PREVENT_SCOPE_CHANGE.has(part) && schId) {
           baseId = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schId);
         }
       }
       let env;
-      if (typeof schema4 != "boolean" && schema4.$ref && !(0, util_1.schemaHasRulesButRef)(schema4, this.RULES)) {
-        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema4.$ref);
+      if (typeof schema5 != "boolean" && schema5.$ref && !(0, util_1.schemaHasRulesButRef)(schema5, this.RULES)) {
+        const $ref = (0, resolve_1.resolveUrl)(this.opts.uriResolver, baseId, schema5.$ref);
         env = resolveSchema.call(this, root, $ref);
       }
       const { schemaId } = this.opts;
-      env = env || new SchemaEnv({ schema: schema4, schemaId, root, baseId });
+      env = env || new SchemaEnv({ schema: schema5, schemaId, root, baseId });
       if (env.schema !== env.root.schema)
         return env;
       return void 0;
@@ -55410,16 +55410,16 @@ var require_core = __commonJS({
           this.errors = v3.errors;
         return valid;
       }
-      compile(schema4, _meta) {
-        const sch = this._addSchema(schema4, _meta);
+      compile(schema5, _meta) {
+        const sch = this._addSchema(schema5, _meta);
         return sch.validate || this._compileSchemaEnv(sch);
       }
-      compileAsync(schema4, meta) {
+      compileAsync(schema5, meta) {
         if (typeof this.opts.loadSchema != "function") {
           throw new Error("options.loadSchema should be a function");
         }
         const { loadSchema } = this.opts;
-        return runCompileAsync.call(this, schema4, meta);
+        return runCompileAsync.call(this, schema5, meta);
         async function runCompileAsync(_schema, _meta) {
           await loadMetaSchema.call(this, _schema.$schema);
           const sch = this._addSchema(_schema, _meta);
@@ -55465,37 +55465,37 @@ var require_core = __commonJS({
         }
       }
       // Adds schema to the instance
-      addSchema(schema4, key, _meta, _validateSchema = this.opts.validateSchema) {
-        if (Array.isArray(schema4)) {
-          for (const sch of schema4)
+      addSchema(schema5, key, _meta, _validateSchema = this.opts.validateSchema) {
+        if (Array.isArray(schema5)) {
+          for (const sch of schema5)
             this.addSchema(sch, void 0, _meta, _validateSchema);
           return this;
         }
         let id;
-        if (typeof schema4 === "object") {
+        if (typeof schema5 === "object") {
           const { schemaId } = this.opts;
-          id = schema4[schemaId];
+          id = schema5[schemaId];
           if (id !== void 0 && typeof id != "string") {
             throw new Error(`schema ${schemaId} must be string`);
           }
         }
         key = (0, resolve_1.normalizeId)(key || id);
         this._checkUnique(key);
-        this.schemas[key] = this._addSchema(schema4, _meta, key, _validateSchema, true);
+        this.schemas[key] = this._addSchema(schema5, _meta, key, _validateSchema, true);
         return this;
       }
       // Add schema that will be used to validate other schemas
       // options in META_IGNORE_OPTIONS are alway set to false
-      addMetaSchema(schema4, key, _validateSchema = this.opts.validateSchema) {
-        this.addSchema(schema4, key, true, _validateSchema);
+      addMetaSchema(schema5, key, _validateSchema = this.opts.validateSchema) {
+        this.addSchema(schema5, key, true, _validateSchema);
         return this;
       }
       //  Validate schema against its meta-schema
-      validateSchema(schema4, throwOrLogError) {
-        if (typeof schema4 == "boolean")
+      validateSchema(schema5, throwOrLogError) {
+        if (typeof schema5 == "boolean")
           return true;
         let $schema;
-        $schema = schema4.$schema;
+        $schema = schema5.$schema;
         if ($schema !== void 0 && typeof $schema != "string") {
           throw new Error("$schema must be a string");
         }
@@ -55505,7 +55505,7 @@ var require_core = __commonJS({
           this.errors = null;
           return true;
         }
-        const valid = this.validate($schema, schema4);
+        const valid = this.validate($schema, schema5);
         if (!valid && throwOrLogError) {
           const message = "schema is invalid: " + this.errorsText();
           if (this.opts.validateSchema === "log")
@@ -55648,9 +55648,9 @@ var require_core = __commonJS({
             if (typeof rule != "object")
               continue;
             const { $data } = rule.definition;
-            const schema4 = keywords[key];
-            if ($data && schema4)
-              keywords[key] = schemaOrData(schema4);
+            const schema5 = keywords[key];
+            if ($data && schema5)
+              keywords[key] = schemaOrData(schema5);
           }
         }
         return metaSchema;
@@ -55668,23 +55668,23 @@ var require_core = __commonJS({
           }
         }
       }
-      _addSchema(schema4, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
+      _addSchema(schema5, meta, baseId, validateSchema = this.opts.validateSchema, addSchema = this.opts.addUsedSchema) {
         let id;
         const { schemaId } = this.opts;
-        if (typeof schema4 == "object") {
-          id = schema4[schemaId];
+        if (typeof schema5 == "object") {
+          id = schema5[schemaId];
         } else {
           if (this.opts.jtd)
             throw new Error("schema must be object");
-          else if (typeof schema4 != "boolean")
+          else if (typeof schema5 != "boolean")
             throw new Error("schema must be object or boolean");
         }
-        let sch = this._cache.get(schema4);
+        let sch = this._cache.get(schema5);
         if (sch !== void 0)
           return sch;
         baseId = (0, resolve_1.normalizeId)(id || baseId);
-        const localRefs = resolve_1.getSchemaRefs.call(this, schema4, baseId);
-        sch = new compile_1.SchemaEnv({ schema: schema4, schemaId, meta, baseId, localRefs });
+        const localRefs = resolve_1.getSchemaRefs.call(this, schema5, baseId);
+        sch = new compile_1.SchemaEnv({ schema: schema5, schemaId, meta, baseId, localRefs });
         this._cache.set(sch.schema, sch);
         if (addSchema && !baseId.startsWith("#")) {
           if (baseId)
@@ -55692,7 +55692,7 @@ var require_core = __commonJS({
           this.refs[baseId] = sch;
         }
         if (validateSchema)
-          this.validateSchema(schema4, true);
+          this.validateSchema(schema5, true);
         return sch;
       }
       _checkUnique(id) {
@@ -55846,8 +55846,8 @@ var require_core = __commonJS({
     var $dataRef = {
       $ref: "https://raw.githubusercontent.com/ajv-validator/ajv/master/lib/refs/data.json#"
     };
-    function schemaOrData(schema4) {
-      return { anyOf: [schema4, $dataRef] };
+    function schemaOrData(schema5) {
+      return { anyOf: [schema5, $dataRef] };
     }
   }
 });
@@ -56147,7 +56147,7 @@ var require_pattern = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
         const u2 = it2.opts.unicodeRegExp ? "u" : "";
         if ($data) {
           const { regExp } = it2.opts.code;
@@ -56156,7 +56156,7 @@ var require_pattern = __commonJS({
           gen.try(() => gen.assign(valid, (0, codegen_1._)`${regExpCode}(${schemaCode}, ${u2}).test(${data})`), () => gen.assign(valid, false));
           cxt.fail$data((0, codegen_1._)`!${valid}`);
         } else {
-          const regExp = (0, code_1.usePattern)(cxt, schema4);
+          const regExp = (0, code_1.usePattern)(cxt, schema5);
           cxt.fail$data((0, codegen_1._)`!${regExp}.test(${data})`);
         }
       }
@@ -56213,11 +56213,11 @@ var require_required = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, schemaCode, data, $data, it: it2 } = cxt;
+        const { gen, schema: schema5, schemaCode, data, $data, it: it2 } = cxt;
         const { opts } = it2;
-        if (!$data && schema4.length === 0)
+        if (!$data && schema5.length === 0)
           return;
-        const useLoop = schema4.length >= opts.loopRequired;
+        const useLoop = schema5.length >= opts.loopRequired;
         if (it2.allErrors)
           allErrorsMode();
         else
@@ -56225,7 +56225,7 @@ var require_required = __commonJS({
         if (opts.strictRequired) {
           const props = cxt.parentSchema.properties;
           const { definedProperties } = cxt.it;
-          for (const requiredKey of schema4) {
+          for (const requiredKey of schema5) {
             if ((props === null || props === void 0 ? void 0 : props[requiredKey]) === void 0 && !definedProperties.has(requiredKey)) {
               const schemaPath = it2.schemaEnv.baseId + it2.errSchemaPath;
               const msg = `required property "${requiredKey}" is not defined at "${schemaPath}" (strictRequired)`;
@@ -56237,7 +56237,7 @@ var require_required = __commonJS({
           if (useLoop || $data) {
             cxt.block$data(codegen_1.nil, loopAllRequired);
           } else {
-            for (const prop of schema4) {
+            for (const prop of schema5) {
               (0, code_1.checkReportMissingProp)(cxt, prop);
             }
           }
@@ -56249,7 +56249,7 @@ var require_required = __commonJS({
             cxt.block$data(valid, () => loopUntilMissing(missing, valid));
             cxt.ok(valid);
           } else {
-            gen.if((0, code_1.checkMissingProp)(cxt, schema4, missing));
+            gen.if((0, code_1.checkMissingProp)(cxt, schema5, missing));
             (0, code_1.reportMissingProp)(cxt, missing);
             gen.else();
           }
@@ -56336,8 +56336,8 @@ var require_uniqueItems = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, parentSchema, schemaCode, it: it2 } = cxt;
-        if (!$data && !schema4)
+        const { gen, data, $data, schema: schema5, parentSchema, schemaCode, it: it2 } = cxt;
+        if (!$data && !schema5)
           return;
         const valid = gen.let("valid");
         const itemTypes = parentSchema.items ? (0, dataType_1.getSchemaTypes)(parentSchema.items) : [];
@@ -56400,11 +56400,11 @@ var require_const = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schemaCode, schema: schema4 } = cxt;
-        if ($data || schema4 && typeof schema4 == "object") {
+        const { gen, data, $data, schemaCode, schema: schema5 } = cxt;
+        if ($data || schema5 && typeof schema5 == "object") {
           cxt.fail$data((0, codegen_1._)`!${(0, util_1.useFunc)(gen, equal_1.default)}(${data}, ${schemaCode})`);
         } else {
-          cxt.fail((0, codegen_1._)`${schema4} !== ${data}`);
+          cxt.fail((0, codegen_1._)`${schema5} !== ${data}`);
         }
       }
     };
@@ -56430,10 +56430,10 @@ var require_enum = __commonJS({
       $data: true,
       error: error2,
       code(cxt) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
-        if (!$data && schema4.length === 0)
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
+        if (!$data && schema5.length === 0)
           throw new Error("enum must have non-empty array");
-        const useLoop = schema4.length >= it2.opts.loopEnum;
+        const useLoop = schema5.length >= it2.opts.loopEnum;
         let eql;
         const getEql = () => eql !== null && eql !== void 0 ? eql : eql = (0, util_1.useFunc)(gen, equal_1.default);
         let valid;
@@ -56441,10 +56441,10 @@ var require_enum = __commonJS({
           valid = gen.let("valid");
           cxt.block$data(valid, loopEnum);
         } else {
-          if (!Array.isArray(schema4))
+          if (!Array.isArray(schema5))
             throw new Error("ajv implementation error");
           const vSchema = gen.const("vSchema", schemaCode);
-          valid = (0, codegen_1.or)(...schema4.map((_x, i) => equalCode(vSchema, i)));
+          valid = (0, codegen_1.or)(...schema5.map((_x, i) => equalCode(vSchema, i)));
         }
         cxt.pass(valid);
         function loopEnum() {
@@ -56452,7 +56452,7 @@ var require_enum = __commonJS({
           gen.forOf("v", schemaCode, (v3) => gen.if((0, codegen_1._)`${getEql()}(${data}, ${v3})`, () => gen.assign(valid, true).break()));
         }
         function equalCode(vSchema, i) {
-          const sch = schema4[i];
+          const sch = schema5[i];
           return typeof sch === "object" && sch !== null ? (0, codegen_1._)`${getEql()}(${data}, ${vSchema}[${i}])` : (0, codegen_1._)`${data} === ${sch}`;
         }
       }
@@ -56528,13 +56528,13 @@ var require_additionalItems = __commonJS({
       }
     };
     function validateAdditionalItems(cxt, items) {
-      const { gen, schema: schema4, data, keyword, it: it2 } = cxt;
+      const { gen, schema: schema5, data, keyword, it: it2 } = cxt;
       it2.items = true;
       const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-      if (schema4 === false) {
+      if (schema5 === false) {
         cxt.setParams({ len: items.length });
         cxt.pass((0, codegen_1._)`${len} <= ${items.length}`);
-      } else if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+      } else if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
         const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items.length}`);
         gen.if((0, codegen_1.not)(valid), () => validateItems(valid));
         cxt.ok(valid);
@@ -56567,11 +56567,11 @@ var require_items = __commonJS({
       schemaType: ["object", "array", "boolean"],
       before: "uniqueItems",
       code(cxt) {
-        const { schema: schema4, it: it2 } = cxt;
-        if (Array.isArray(schema4))
-          return validateTuple(cxt, "additionalItems", schema4);
+        const { schema: schema5, it: it2 } = cxt;
+        if (Array.isArray(schema5))
+          return validateTuple(cxt, "additionalItems", schema5);
         it2.items = true;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         cxt.ok((0, code_1.validateArray)(cxt));
       }
@@ -56646,10 +56646,10 @@ var require_items2020 = __commonJS({
       before: "uniqueItems",
       error: error2,
       code(cxt) {
-        const { schema: schema4, parentSchema, it: it2 } = cxt;
+        const { schema: schema5, parentSchema, it: it2 } = cxt;
         const { prefixItems } = parentSchema;
         it2.items = true;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         if (prefixItems)
           (0, additionalItems_1.validateAdditionalItems)(cxt, prefixItems);
@@ -56680,7 +56680,7 @@ var require_contains = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, it: it2 } = cxt;
         let min;
         let max;
         const { minContains, maxContains } = parentSchema;
@@ -56701,7 +56701,7 @@ var require_contains = __commonJS({
           cxt.fail();
           return;
         }
-        if ((0, util_1.alwaysValidSchema)(it2, schema4)) {
+        if ((0, util_1.alwaysValidSchema)(it2, schema5)) {
           let cond = (0, codegen_1._)`${len} >= ${min}`;
           if (max !== void 0)
             cond = (0, codegen_1._)`${cond} && ${len} <= ${max}`;
@@ -56786,14 +56786,14 @@ var require_dependencies = __commonJS({
         validateSchemaDeps(cxt, schDeps);
       }
     };
-    function splitDependencies({ schema: schema4 }) {
+    function splitDependencies({ schema: schema5 }) {
       const propertyDeps = {};
       const schemaDeps = {};
-      for (const key in schema4) {
+      for (const key in schema5) {
         if (key === "__proto__")
           continue;
-        const deps = Array.isArray(schema4[key]) ? propertyDeps : schemaDeps;
-        deps[key] = schema4[key];
+        const deps = Array.isArray(schema5[key]) ? propertyDeps : schemaDeps;
+        deps[key] = schema5[key];
       }
       return [propertyDeps, schemaDeps];
     }
@@ -56866,8 +56866,8 @@ var require_propertyNames = __commonJS({
       schemaType: ["object", "boolean"],
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, it: it2 } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4))
+        const { gen, schema: schema5, data, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         const valid = gen.name("valid");
         gen.forIn("key", data, (key) => {
@@ -56913,12 +56913,12 @@ var require_additionalProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, errsCount, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, opts } = it2;
         it2.props = true;
-        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema4))
+        if (opts.removeAdditional !== "all" && (0, util_1.alwaysValidSchema)(it2, schema5))
           return;
         const props = (0, code_1.allSchemaProperties)(parentSchema.properties);
         const patProps = (0, code_1.allSchemaProperties)(parentSchema.patternProperties);
@@ -56951,18 +56951,18 @@ var require_additionalProperties = __commonJS({
           gen.code((0, codegen_1._)`delete ${data}[${key}]`);
         }
         function additionalPropertyCode(key) {
-          if (opts.removeAdditional === "all" || opts.removeAdditional && schema4 === false) {
+          if (opts.removeAdditional === "all" || opts.removeAdditional && schema5 === false) {
             deleteAdditional(key);
             return;
           }
-          if (schema4 === false) {
+          if (schema5 === false) {
             cxt.setParams({ additionalProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+          if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
             const valid = gen.name("valid");
             if (opts.removeAdditional === "failing") {
               applyAdditionalSchema(key, valid, false);
@@ -57012,18 +57012,18 @@ var require_properties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, data, it: it2 } = cxt;
+        const { gen, schema: schema5, parentSchema, data, it: it2 } = cxt;
         if (it2.opts.removeAdditional === "all" && parentSchema.additionalProperties === void 0) {
           additionalProperties_1.default.code(new validate_1.KeywordCxt(it2, additionalProperties_1.default, "additionalProperties"));
         }
-        const allProps = (0, code_1.allSchemaProperties)(schema4);
+        const allProps = (0, code_1.allSchemaProperties)(schema5);
         for (const prop of allProps) {
           it2.definedProperties.add(prop);
         }
         if (it2.opts.unevaluated && allProps.length && it2.props !== true) {
           it2.props = util_1.mergeEvaluated.props(gen, (0, util_1.toHash)(allProps), it2.props);
         }
-        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema4[p3]));
+        const properties = allProps.filter((p3) => !(0, util_1.alwaysValidSchema)(it2, schema5[p3]));
         if (properties.length === 0)
           return;
         const valid = gen.name("valid");
@@ -57041,7 +57041,7 @@ var require_properties = __commonJS({
           cxt.ok(valid);
         }
         function hasDefault(prop) {
-          return it2.opts.useDefaults && !it2.compositeRule && schema4[prop].default !== void 0;
+          return it2.opts.useDefaults && !it2.compositeRule && schema5[prop].default !== void 0;
         }
         function applyPropertySchema(prop) {
           cxt.subschema({
@@ -57070,10 +57070,10 @@ var require_patternProperties = __commonJS({
       type: "object",
       schemaType: "object",
       code(cxt) {
-        const { gen, schema: schema4, data, parentSchema, it: it2 } = cxt;
+        const { gen, schema: schema5, data, parentSchema, it: it2 } = cxt;
         const { opts } = it2;
-        const patterns = (0, code_1.allSchemaProperties)(schema4);
-        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema4[p3]));
+        const patterns = (0, code_1.allSchemaProperties)(schema5);
+        const alwaysValidPatterns = patterns.filter((p3) => (0, util_1.alwaysValidSchema)(it2, schema5[p3]));
         if (patterns.length === 0 || alwaysValidPatterns.length === patterns.length && (!it2.opts.unevaluated || it2.props === true)) {
           return;
         }
@@ -57141,8 +57141,8 @@ var require_not = __commonJS({
       schemaType: ["object", "boolean"],
       trackErrors: true,
       code(cxt) {
-        const { gen, schema: schema4, it: it2 } = cxt;
-        if ((0, util_1.alwaysValidSchema)(it2, schema4)) {
+        const { gen, schema: schema5, it: it2 } = cxt;
+        if ((0, util_1.alwaysValidSchema)(it2, schema5)) {
           cxt.fail();
           return;
         }
@@ -57195,12 +57195,12 @@ var require_oneOf = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, parentSchema, it: it2 } = cxt;
-        if (!Array.isArray(schema4))
+        const { gen, schema: schema5, parentSchema, it: it2 } = cxt;
+        if (!Array.isArray(schema5))
           throw new Error("ajv implementation error");
         if (it2.opts.discriminator && parentSchema.discriminator)
           return;
-        const schArr = schema4;
+        const schArr = schema5;
         const valid = gen.let("valid", false);
         const passing = gen.let("passing", null);
         const schValid = gen.name("_valid");
@@ -57246,11 +57246,11 @@ var require_allOf = __commonJS({
       keyword: "allOf",
       schemaType: "array",
       code(cxt) {
-        const { gen, schema: schema4, it: it2 } = cxt;
-        if (!Array.isArray(schema4))
+        const { gen, schema: schema5, it: it2 } = cxt;
+        if (!Array.isArray(schema5))
           throw new Error("ajv implementation error");
         const valid = gen.name("valid");
-        schema4.forEach((sch, i) => {
+        schema5.forEach((sch, i) => {
           if ((0, util_1.alwaysValidSchema)(it2, sch))
             return;
           const schCxt = cxt.subschema({ keyword: "allOf", schemaProp: i }, valid);
@@ -57325,8 +57325,8 @@ var require_if = __commonJS({
       }
     };
     function hasSchema(it2, keyword) {
-      const schema4 = it2.schema[keyword];
-      return schema4 !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema4);
+      const schema5 = it2.schema[keyword];
+      return schema5 !== void 0 && !(0, util_1.alwaysValidSchema)(it2, schema5);
     }
     exports.default = def;
   }
@@ -57422,10 +57422,10 @@ var require_dynamicAnchor = __commonJS({
     }
     exports.dynamicAnchor = dynamicAnchor;
     function _getValidate(cxt) {
-      const { schemaEnv, schema: schema4, self } = cxt.it;
+      const { schemaEnv, schema: schema5, self } = cxt.it;
       const { root, baseId, localRefs, meta } = schemaEnv.root;
       const { schemaId } = self.opts;
-      const sch = new compile_1.SchemaEnv({ schema: schema4, schemaId, root, baseId, localRefs, meta });
+      const sch = new compile_1.SchemaEnv({ schema: schema5, schemaId, root, baseId, localRefs, meta });
       compile_1.compileSchema.call(self, sch);
       return (0, ref_1.getValidate)(cxt, sch);
     }
@@ -57614,7 +57614,7 @@ var require_unevaluatedProperties = __commonJS({
       trackErrors: true,
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, errsCount, it: it2 } = cxt;
+        const { gen, schema: schema5, data, errsCount, it: it2 } = cxt;
         if (!errsCount)
           throw new Error("ajv implementation error");
         const { allErrors, props } = it2;
@@ -57626,14 +57626,14 @@ var require_unevaluatedProperties = __commonJS({
         it2.props = true;
         cxt.ok((0, codegen_1._)`${errsCount} === ${names_1.default.errors}`);
         function unevaluatedPropCode(key) {
-          if (schema4 === false) {
+          if (schema5 === false) {
             cxt.setParams({ unevaluatedProperty: key });
             cxt.error();
             if (!allErrors)
               gen.break();
             return;
           }
-          if (!(0, util_1.alwaysValidSchema)(it2, schema4)) {
+          if (!(0, util_1.alwaysValidSchema)(it2, schema5)) {
             const valid = gen.name("valid");
             cxt.subschema({
               keyword: "unevaluatedProperties",
@@ -57678,15 +57678,15 @@ var require_unevaluatedItems = __commonJS({
       schemaType: ["boolean", "object"],
       error: error2,
       code(cxt) {
-        const { gen, schema: schema4, data, it: it2 } = cxt;
+        const { gen, schema: schema5, data, it: it2 } = cxt;
         const items = it2.items || 0;
         if (items === true)
           return;
         const len = gen.const("len", (0, codegen_1._)`${data}.length`);
-        if (schema4 === false) {
+        if (schema5 === false) {
           cxt.setParams({ len: items });
           cxt.fail((0, codegen_1._)`${len} > ${items}`);
-        } else if (typeof schema4 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema4)) {
+        } else if (typeof schema5 == "object" && !(0, util_1.alwaysValidSchema)(it2, schema5)) {
           const valid = gen.var("valid", (0, codegen_1._)`${len} <= ${items}`);
           gen.if((0, codegen_1.not)(valid), () => validateItems(valid, items));
           cxt.ok(valid);
@@ -57734,7 +57734,7 @@ var require_format = __commonJS({
       $data: true,
       error: error2,
       code(cxt, ruleType) {
-        const { gen, data, $data, schema: schema4, schemaCode, it: it2 } = cxt;
+        const { gen, data, $data, schema: schema5, schemaCode, it: it2 } = cxt;
         const { opts, errSchemaPath, schemaEnv, self } = it2;
         if (!opts.validateFormats)
           return;
@@ -57764,7 +57764,7 @@ var require_format = __commonJS({
           }
         }
         function validateFormat() {
-          const formatDef = self.formats[schema4];
+          const formatDef = self.formats[schema5];
           if (!formatDef) {
             unknownFormat();
             return;
@@ -57781,12 +57781,12 @@ var require_format = __commonJS({
             }
             throw new Error(unknownMsg());
             function unknownMsg() {
-              return `unknown format "${schema4}" ignored in schema at path "${errSchemaPath}"`;
+              return `unknown format "${schema5}" ignored in schema at path "${errSchemaPath}"`;
             }
           }
           function getFormat(fmtDef) {
-            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema4)}` : void 0;
-            const fmt = gen.scopeValue("formats", { key: schema4, ref: fmtDef, code });
+            const code = fmtDef instanceof RegExp ? (0, codegen_1.regexpCode)(fmtDef) : opts.code.formats ? (0, codegen_1._)`${opts.code.formats}${(0, codegen_1.getProperty)(schema5)}` : void 0;
+            const fmt = gen.scopeValue("formats", { key: schema5, ref: fmtDef, code });
             if (typeof fmtDef == "object" && !(fmtDef instanceof RegExp)) {
               return [fmtDef.type || "string", fmtDef.validate, (0, codegen_1._)`${fmt}.validate`];
             }
@@ -57903,15 +57903,15 @@ var require_discriminator = __commonJS({
       schemaType: "object",
       error: error2,
       code(cxt) {
-        const { gen, data, schema: schema4, parentSchema, it: it2 } = cxt;
+        const { gen, data, schema: schema5, parentSchema, it: it2 } = cxt;
         const { oneOf } = parentSchema;
         if (!it2.opts.discriminator) {
           throw new Error("discriminator: requires discriminator option");
         }
-        const tagName = schema4.propertyName;
+        const tagName = schema5.propertyName;
         if (typeof tagName != "string")
           throw new Error("discriminator: requires propertyName");
-        if (schema4.mapping)
+        if (schema5.mapping)
           throw new Error("discriminator: mapping is not supported");
         if (!oneOf)
           throw new Error("discriminator: requires oneOf keyword");
@@ -59092,13 +59092,13 @@ var require_identity = __commonJS({
 var require_visit = __commonJS({
   "node_modules/yaml/dist/visit.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var BREAK = /* @__PURE__ */ Symbol("break visit");
     var SKIP = /* @__PURE__ */ Symbol("skip children");
     var REMOVE = /* @__PURE__ */ Symbol("remove node");
     function visit(node, visitor) {
       const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
+      if (identity2.isDocument(node)) {
         const cd = visit_(null, node.contents, visitor_, Object.freeze([node]));
         if (cd === REMOVE)
           node.contents = null;
@@ -59110,12 +59110,12 @@ var require_visit = __commonJS({
     visit.REMOVE = REMOVE;
     function visit_(key, node, visitor, path2) {
       const ctrl = callVisitor(key, node, visitor, path2);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+      if (identity2.isNode(ctrl) || identity2.isPair(ctrl)) {
         replaceNode(key, path2, ctrl);
         return visit_(key, ctrl, visitor, path2);
       }
       if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
+        if (identity2.isCollection(node)) {
           path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
             const ci2 = visit_(i, node.items[i], visitor, path2);
@@ -59128,7 +59128,7 @@ var require_visit = __commonJS({
               i -= 1;
             }
           }
-        } else if (identity.isPair(node)) {
+        } else if (identity2.isPair(node)) {
           path2 = Object.freeze(path2.concat(node));
           const ck = visit_("key", node.key, visitor, path2);
           if (ck === BREAK)
@@ -59146,7 +59146,7 @@ var require_visit = __commonJS({
     }
     async function visitAsync(node, visitor) {
       const visitor_ = initVisitor(visitor);
-      if (identity.isDocument(node)) {
+      if (identity2.isDocument(node)) {
         const cd = await visitAsync_(null, node.contents, visitor_, Object.freeze([node]));
         if (cd === REMOVE)
           node.contents = null;
@@ -59158,12 +59158,12 @@ var require_visit = __commonJS({
     visitAsync.REMOVE = REMOVE;
     async function visitAsync_(key, node, visitor, path2) {
       const ctrl = await callVisitor(key, node, visitor, path2);
-      if (identity.isNode(ctrl) || identity.isPair(ctrl)) {
+      if (identity2.isNode(ctrl) || identity2.isPair(ctrl)) {
         replaceNode(key, path2, ctrl);
         return visitAsync_(key, ctrl, visitor, path2);
       }
       if (typeof ctrl !== "symbol") {
-        if (identity.isCollection(node)) {
+        if (identity2.isCollection(node)) {
           path2 = Object.freeze(path2.concat(node));
           for (let i = 0; i < node.items.length; ++i) {
             const ci2 = await visitAsync_(i, node.items[i], visitor, path2);
@@ -59176,7 +59176,7 @@ var require_visit = __commonJS({
               i -= 1;
             }
           }
-        } else if (identity.isPair(node)) {
+        } else if (identity2.isPair(node)) {
           path2 = Object.freeze(path2.concat(node));
           const ck = await visitAsync_("key", node.key, visitor, path2);
           if (ck === BREAK)
@@ -59213,31 +59213,31 @@ var require_visit = __commonJS({
     function callVisitor(key, node, visitor, path2) {
       if (typeof visitor === "function")
         return visitor(key, node, path2);
-      if (identity.isMap(node))
+      if (identity2.isMap(node))
         return visitor.Map?.(key, node, path2);
-      if (identity.isSeq(node))
+      if (identity2.isSeq(node))
         return visitor.Seq?.(key, node, path2);
-      if (identity.isPair(node))
+      if (identity2.isPair(node))
         return visitor.Pair?.(key, node, path2);
-      if (identity.isScalar(node))
+      if (identity2.isScalar(node))
         return visitor.Scalar?.(key, node, path2);
-      if (identity.isAlias(node))
+      if (identity2.isAlias(node))
         return visitor.Alias?.(key, node, path2);
       return void 0;
     }
     function replaceNode(key, path2, node) {
       const parent = path2[path2.length - 1];
-      if (identity.isCollection(parent)) {
+      if (identity2.isCollection(parent)) {
         parent.items[key] = node;
-      } else if (identity.isPair(parent)) {
+      } else if (identity2.isPair(parent)) {
         if (key === "key")
           parent.key = node;
         else
           parent.value = node;
-      } else if (identity.isDocument(parent)) {
+      } else if (identity2.isDocument(parent)) {
         parent.contents = node;
       } else {
-        const pt2 = identity.isAlias(parent) ? "alias" : "scalar";
+        const pt2 = identity2.isAlias(parent) ? "alias" : "scalar";
         throw new Error(`Cannot replace node with ${pt2} parent`);
       }
     }
@@ -59250,7 +59250,7 @@ var require_visit = __commonJS({
 var require_directives = __commonJS({
   "node_modules/yaml/dist/doc/directives.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var visit = require_visit();
     var escapeChars = {
       "!": "%21",
@@ -59393,10 +59393,10 @@ var require_directives = __commonJS({
         const lines = this.yaml.explicit ? [`%YAML ${this.yaml.version || "1.2"}`] : [];
         const tagEntries = Object.entries(this.tags);
         let tagNames;
-        if (doc && tagEntries.length > 0 && identity.isNode(doc.contents)) {
+        if (doc && tagEntries.length > 0 && identity2.isNode(doc.contents)) {
           const tags = {};
           visit.visit(doc.contents, (_key, node) => {
-            if (identity.isNode(node) && node.tag)
+            if (identity2.isNode(node) && node.tag)
               tags[node.tag] = true;
           });
           tagNames = Object.keys(tags);
@@ -59421,7 +59421,7 @@ var require_directives = __commonJS({
 var require_anchors = __commonJS({
   "node_modules/yaml/dist/doc/anchors.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var visit = require_visit();
     function anchorIsValid(anchor) {
       if (/[\x00-\x19\s,[\]{}]/.test(anchor)) {
@@ -59468,7 +59468,7 @@ var require_anchors = __commonJS({
         setAnchors: () => {
           for (const source2 of aliasObjects) {
             const ref2 = sourceObjects.get(source2);
-            if (typeof ref2 === "object" && ref2.anchor && (identity.isScalar(ref2.node) || identity.isCollection(ref2.node))) {
+            if (typeof ref2 === "object" && ref2.anchor && (identity2.isScalar(ref2.node) || identity2.isCollection(ref2.node))) {
               ref2.node.anchor = ref2.anchor;
             } else {
               const error2 = new Error("Failed to resolve repeated object (this should not happen)");
@@ -59541,12 +59541,12 @@ var require_applyReviver = __commonJS({
 var require_toJS = __commonJS({
   "node_modules/yaml/dist/nodes/toJS.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     function toJS(value, arg, ctx) {
       if (Array.isArray(value))
         return value.map((v3, i) => toJS(v3, String(i), ctx));
       if (value && typeof value.toJSON === "function") {
-        if (!ctx || !identity.hasAnchor(value))
+        if (!ctx || !identity2.hasAnchor(value))
           return value.toJSON(arg, ctx);
         const data = { aliasCount: 0, count: 1, res: void 0 };
         ctx.anchors.set(value, data);
@@ -59572,11 +59572,11 @@ var require_Node = __commonJS({
   "node_modules/yaml/dist/nodes/Node.js"(exports) {
     "use strict";
     var applyReviver = require_applyReviver();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     var NodeBase = class {
       constructor(type) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: type });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: type });
       }
       /** Create a copy of this node.  */
       clone() {
@@ -59587,7 +59587,7 @@ var require_Node = __commonJS({
       }
       /** A plain JavaScript representation of this node. */
       toJS(doc, { mapAsMap, maxAliasCount, onAnchor, reviver } = {}) {
-        if (!identity.isDocument(doc))
+        if (!identity2.isDocument(doc))
           throw new TypeError("A document argument is required");
         const ctx = {
           anchors: /* @__PURE__ */ new Map(),
@@ -59614,12 +59614,12 @@ var require_Alias = __commonJS({
     "use strict";
     var anchors = require_anchors();
     var visit = require_visit();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
     var toJS = require_toJS();
     var Alias = class extends Node2.NodeBase {
       constructor(source2) {
-        super(identity.ALIAS);
+        super(identity2.ALIAS);
         this.source = source2;
         Object.defineProperty(this, "tag", {
           set() {
@@ -59641,7 +59641,7 @@ var require_Alias = __commonJS({
           nodes = [];
           visit.visit(doc, {
             Node: (_key, node) => {
-              if (identity.isAlias(node) || identity.hasAnchor(node))
+              if (identity2.isAlias(node) || identity2.hasAnchor(node))
                 nodes.push(node);
             }
           });
@@ -59703,11 +59703,11 @@ var require_Alias = __commonJS({
       }
     };
     function getAliasCount(doc, node, anchors2) {
-      if (identity.isAlias(node)) {
+      if (identity2.isAlias(node)) {
         const source2 = node.resolve(doc);
         const anchor = anchors2 && source2 && anchors2.get(source2);
         return anchor ? anchor.count * anchor.aliasCount : 0;
-      } else if (identity.isCollection(node)) {
+      } else if (identity2.isCollection(node)) {
         let count3 = 0;
         for (const item of node.items) {
           const c = getAliasCount(doc, item, anchors2);
@@ -59715,7 +59715,7 @@ var require_Alias = __commonJS({
             count3 = c;
         }
         return count3;
-      } else if (identity.isPair(node)) {
+      } else if (identity2.isPair(node)) {
         const kc = getAliasCount(doc, node.key, anchors2);
         const vc = getAliasCount(doc, node.value, anchors2);
         return Math.max(kc, vc);
@@ -59730,13 +59730,13 @@ var require_Alias = __commonJS({
 var require_Scalar = __commonJS({
   "node_modules/yaml/dist/nodes/Scalar.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
     var toJS = require_toJS();
     var isScalarValue = (value) => !value || typeof value !== "function" && typeof value !== "object";
     var Scalar = class extends Node2.NodeBase {
       constructor(value) {
-        super(identity.SCALAR);
+        super(identity2.SCALAR);
         this.value = value;
       }
       toJSON(arg, ctx) {
@@ -59761,7 +59761,7 @@ var require_createNode = __commonJS({
   "node_modules/yaml/dist/doc/createNode.js"(exports) {
     "use strict";
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var defaultTagPrefix = "tag:yaml.org,2002:";
     function findTagObject(value, tagName, tags) {
@@ -59775,19 +59775,19 @@ var require_createNode = __commonJS({
       return tags.find((t) => t.identify?.(value) && !t.format);
     }
     function createNode(value, tagName, ctx) {
-      if (identity.isDocument(value))
+      if (identity2.isDocument(value))
         value = value.contents;
-      if (identity.isNode(value))
+      if (identity2.isNode(value))
         return value;
-      if (identity.isPair(value)) {
-        const map = ctx.schema[identity.MAP].createNode?.(ctx.schema, null, ctx);
+      if (identity2.isPair(value)) {
+        const map = ctx.schema[identity2.MAP].createNode?.(ctx.schema, null, ctx);
         map.items.push(value);
         return map;
       }
       if (value instanceof String || value instanceof Number || value instanceof Boolean || typeof BigInt !== "undefined" && value instanceof BigInt) {
         value = value.valueOf();
       }
-      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema4, sourceObjects } = ctx;
+      const { aliasDuplicateObjects, onAnchor, onTagObj, schema: schema5, sourceObjects } = ctx;
       let ref2 = void 0;
       if (aliasDuplicateObjects && value && typeof value === "object") {
         ref2 = sourceObjects.get(value);
@@ -59801,7 +59801,7 @@ var require_createNode = __commonJS({
       }
       if (tagName?.startsWith("!!"))
         tagName = defaultTagPrefix + tagName.slice(2);
-      let tagObj = findTagObject(value, tagName, schema4.tags);
+      let tagObj = findTagObject(value, tagName, schema5.tags);
       if (!tagObj) {
         if (value && typeof value.toJSON === "function") {
           value = value.toJSON();
@@ -59812,7 +59812,7 @@ var require_createNode = __commonJS({
             ref2.node = node2;
           return node2;
         }
-        tagObj = value instanceof Map ? schema4[identity.MAP] : Symbol.iterator in Object(value) ? schema4[identity.SEQ] : schema4[identity.MAP];
+        tagObj = value instanceof Map ? schema5[identity2.MAP] : Symbol.iterator in Object(value) ? schema5[identity2.SEQ] : schema5[identity2.MAP];
       }
       if (onTagObj) {
         onTagObj(tagObj);
@@ -59836,9 +59836,9 @@ var require_Collection = __commonJS({
   "node_modules/yaml/dist/nodes/Collection.js"(exports) {
     "use strict";
     var createNode = require_createNode();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Node2 = require_Node();
-    function collectionFromPath(schema4, path2, value) {
+    function collectionFromPath(schema5, path2, value) {
       let v3 = value;
       for (let i = path2.length - 1; i >= 0; --i) {
         const k3 = path2[i];
@@ -59856,16 +59856,16 @@ var require_Collection = __commonJS({
         onAnchor: () => {
           throw new Error("This should not happen, please report a bug.");
         },
-        schema: schema4,
+        schema: schema5,
         sourceObjects: /* @__PURE__ */ new Map()
       });
     }
     var isEmptyPath = (path2) => path2 == null || typeof path2 === "object" && !!path2[Symbol.iterator]().next().done;
     var Collection2 = class extends Node2.NodeBase {
-      constructor(type, schema4) {
+      constructor(type, schema5) {
         super(type);
         Object.defineProperty(this, "schema", {
-          value: schema4,
+          value: schema5,
           configurable: true,
           enumerable: false,
           writable: true
@@ -59876,11 +59876,11 @@ var require_Collection = __commonJS({
        *
        * @param schema - If defined, overwrites the original's schema
        */
-      clone(schema4) {
+      clone(schema5) {
         const copy = Object.create(Object.getPrototypeOf(this), Object.getOwnPropertyDescriptors(this));
-        if (schema4)
-          copy.schema = schema4;
-        copy.items = copy.items.map((it2) => identity.isNode(it2) || identity.isPair(it2) ? it2.clone(schema4) : it2);
+        if (schema5)
+          copy.schema = schema5;
+        copy.items = copy.items.map((it2) => identity2.isNode(it2) || identity2.isPair(it2) ? it2.clone(schema5) : it2);
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -59896,7 +59896,7 @@ var require_Collection = __commonJS({
         else {
           const [key, ...rest] = path2;
           const node = this.get(key, true);
-          if (identity.isCollection(node))
+          if (identity2.isCollection(node))
             node.addIn(rest, value);
           else if (node === void 0 && this.schema)
             this.set(key, collectionFromPath(this.schema, rest, value));
@@ -59913,7 +59913,7 @@ var require_Collection = __commonJS({
         if (rest.length === 0)
           return this.delete(key);
         const node = this.get(key, true);
-        if (identity.isCollection(node))
+        if (identity2.isCollection(node))
           return node.deleteIn(rest);
         else
           throw new Error(`Expected YAML collection at ${key}. Remaining path: ${rest}`);
@@ -59927,16 +59927,16 @@ var require_Collection = __commonJS({
         const [key, ...rest] = path2;
         const node = this.get(key, true);
         if (rest.length === 0)
-          return !keepScalar && identity.isScalar(node) ? node.value : node;
+          return !keepScalar && identity2.isScalar(node) ? node.value : node;
         else
-          return identity.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
+          return identity2.isCollection(node) ? node.getIn(rest, keepScalar) : void 0;
       }
       hasAllNullValues(allowScalar) {
         return this.items.every((node) => {
-          if (!identity.isPair(node))
+          if (!identity2.isPair(node))
             return false;
           const n2 = node.value;
-          return n2 == null || allowScalar && identity.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
+          return n2 == null || allowScalar && identity2.isScalar(n2) && n2.value == null && !n2.commentBefore && !n2.comment && !n2.tag;
         });
       }
       /**
@@ -59947,7 +59947,7 @@ var require_Collection = __commonJS({
         if (rest.length === 0)
           return this.has(key);
         const node = this.get(key, true);
-        return identity.isCollection(node) ? node.hasIn(rest) : false;
+        return identity2.isCollection(node) ? node.hasIn(rest) : false;
       }
       /**
        * Sets a value in this collection. For `!!set`, `value` needs to be a
@@ -59959,7 +59959,7 @@ var require_Collection = __commonJS({
           this.set(key, value);
         } else {
           const node = this.get(key, true);
-          if (identity.isCollection(node))
+          if (identity2.isCollection(node))
             node.setIn(rest, value);
           else if (node === void 0 && this.schema)
             this.set(key, collectionFromPath(this.schema, rest, value));
@@ -60415,7 +60415,7 @@ var require_stringify = __commonJS({
   "node_modules/yaml/dist/stringify/stringify.js"(exports) {
     "use strict";
     var anchors = require_anchors();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringifyComment = require_stringifyComment();
     var stringifyString = require_stringifyString();
     function createStringifyContext(doc, options) {
@@ -60468,7 +60468,7 @@ var require_stringify = __commonJS({
       }
       let tagObj = void 0;
       let obj;
-      if (identity.isScalar(item)) {
+      if (identity2.isScalar(item)) {
         obj = item.value;
         let match2 = tags.filter((t) => t.identify?.(obj));
         if (match2.length > 1) {
@@ -60491,7 +60491,7 @@ var require_stringify = __commonJS({
       if (!doc.directives)
         return "";
       const props = [];
-      const anchor = (identity.isScalar(node) || identity.isCollection(node)) && node.anchor;
+      const anchor = (identity2.isScalar(node) || identity2.isCollection(node)) && node.anchor;
       if (anchor && anchors.anchorIsValid(anchor)) {
         anchors$1.add(anchor);
         props.push(`&${anchor}`);
@@ -60502,9 +60502,9 @@ var require_stringify = __commonJS({
       return props.join(" ");
     }
     function stringify2(item, ctx, onComment, onChompKeep) {
-      if (identity.isPair(item))
+      if (identity2.isPair(item))
         return item.toString(ctx, onComment, onChompKeep);
-      if (identity.isAlias(item)) {
+      if (identity2.isAlias(item)) {
         if (ctx.doc.directives)
           return item.toString(ctx);
         if (ctx.resolvedAliases?.has(item)) {
@@ -60518,15 +60518,15 @@ var require_stringify = __commonJS({
         }
       }
       let tagObj = void 0;
-      const node = identity.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
+      const node = identity2.isNode(item) ? item : ctx.doc.createNode(item, { onTagObj: (o) => tagObj = o });
       tagObj ?? (tagObj = getTagObject(ctx.doc.schema.tags, node));
       const props = stringifyProps(node, tagObj, ctx);
       if (props.length > 0)
         ctx.indentAtStart = (ctx.indentAtStart ?? 0) + props.length + 1;
-      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
+      const str = typeof tagObj.stringify === "function" ? tagObj.stringify(node, ctx, onComment, onChompKeep) : identity2.isScalar(node) ? stringifyString.stringifyString(node, ctx, onComment, onChompKeep) : node.toString(ctx, onComment, onChompKeep);
       if (!props)
         return str;
-      return identity.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
+      return identity2.isScalar(node) || str[0] === "{" || str[0] === "[" ? `${props} ${str}` : `${props}
 ${ctx.indent}${str}`;
     }
     exports.createStringifyContext = createStringifyContext;
@@ -60538,23 +60538,23 @@ ${ctx.indent}${str}`;
 var require_stringifyPair = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyPair.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyPair({ key, value }, ctx, onComment, onChompKeep) {
       const { allNullValues, doc, indent, indentStep, options: { commentString, indentSeq, simpleKeys } } = ctx;
-      let keyComment = identity.isNode(key) && key.comment || null;
+      let keyComment = identity2.isNode(key) && key.comment || null;
       if (simpleKeys) {
         if (keyComment) {
           throw new Error("With simple keys, key nodes cannot have comments");
         }
-        if (identity.isCollection(key) || !identity.isNode(key) && typeof key === "object") {
+        if (identity2.isCollection(key) || !identity2.isNode(key) && typeof key === "object") {
           const msg = "With simple keys, collection cannot be used as a key value";
           throw new Error(msg);
         }
       }
-      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity.isCollection(key) || (identity.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
+      let explicitKey = !simpleKeys && (!key || keyComment && value == null && !ctx.inFlow || identity2.isCollection(key) || (identity2.isScalar(key) ? key.type === Scalar.Scalar.BLOCK_FOLDED || key.type === Scalar.Scalar.BLOCK_LITERAL : typeof key === "object"));
       ctx = Object.assign({}, ctx, {
         allNullValues: false,
         implicitKey: !explicitKey && (simpleKeys || !allNullValues),
@@ -60595,7 +60595,7 @@ ${indent}:`;
           str += stringifyComment.lineComment(str, ctx.indent, commentString(keyComment));
       }
       let vsb, vcb, valueComment;
-      if (identity.isNode(value)) {
+      if (identity2.isNode(value)) {
         vsb = !!value.spaceBefore;
         vcb = value.commentBefore;
         valueComment = value.comment;
@@ -60607,10 +60607,10 @@ ${indent}:`;
           value = doc.createNode(value);
       }
       ctx.implicitKey = false;
-      if (!explicitKey && !keyComment && identity.isScalar(value))
+      if (!explicitKey && !keyComment && identity2.isScalar(value))
         ctx.indentAtStart = str.length + 1;
       chompKeep = false;
-      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
+      if (!indentSeq && indentStep.length >= 2 && !ctx.inFlow && !explicitKey && identity2.isSeq(value) && !value.flow && !value.tag && !value.anchor) {
         ctx.indent = ctx.indent.substring(2);
       }
       let valueCommentDone = false;
@@ -60630,7 +60630,7 @@ ${stringifyComment.indentComment(cs2, ctx.indent)}`;
           ws2 += `
 ${ctx.indent}`;
         }
-      } else if (!explicitKey && identity.isCollection(value)) {
+      } else if (!explicitKey && identity2.isCollection(value)) {
         const vs0 = valueStr[0];
         const nl0 = valueStr.indexOf("\n");
         const hasNewline = nl0 !== -1;
@@ -60693,7 +60693,7 @@ var require_log = __commonJS({
 var require_merge = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/merge.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var MERGE_KEY2 = "<<";
     var merge2 = {
@@ -60706,10 +60706,10 @@ var require_merge = __commonJS({
       }),
       stringify: () => MERGE_KEY2
     };
-    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
+    var isMergeKey = (ctx, key) => (merge2.identify(key) || identity2.isScalar(key) && (!key.type || key.type === Scalar.Scalar.PLAIN) && merge2.identify(key.value)) && ctx?.doc.schema.tags.some((tag) => tag.tag === merge2.tag && tag.default);
     function addMergeToJSMap(ctx, map, value) {
       const source2 = resolveAliasValue(ctx, value);
-      if (identity.isSeq(source2))
+      if (identity2.isSeq(source2))
         for (const it2 of source2.items)
           mergeValue(ctx, map, it2);
       else if (Array.isArray(source2))
@@ -60720,7 +60720,7 @@ var require_merge = __commonJS({
     }
     function mergeValue(ctx, map, value) {
       const source2 = resolveAliasValue(ctx, value);
-      if (!identity.isMap(source2))
+      if (!identity2.isMap(source2))
         throw new Error("Merge sources must be maps or map aliases");
       const srcMap = source2.toJSON(null, ctx, Map);
       for (const [key, value2] of srcMap) {
@@ -60741,7 +60741,7 @@ var require_merge = __commonJS({
       return map;
     }
     function resolveAliasValue(ctx, value) {
-      return ctx && identity.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
+      return ctx && identity2.isAlias(value) ? value.resolve(ctx.doc, ctx) : value;
     }
     exports.addMergeToJSMap = addMergeToJSMap;
     exports.isMergeKey = isMergeKey;
@@ -60756,10 +60756,10 @@ var require_addPairToJSMap = __commonJS({
     var log2 = require_log();
     var merge2 = require_merge();
     var stringify2 = require_stringify();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     function addPairToJSMap(ctx, map, { key, value }) {
-      if (identity.isNode(key) && key.addToJSMap)
+      if (identity2.isNode(key) && key.addToJSMap)
         key.addToJSMap(ctx, map, value);
       else if (merge2.isMergeKey(ctx, key))
         merge2.addMergeToJSMap(ctx, map, value);
@@ -60790,7 +60790,7 @@ var require_addPairToJSMap = __commonJS({
         return "";
       if (typeof jsKey !== "object")
         return String(jsKey);
-      if (identity.isNode(key) && ctx?.doc) {
+      if (identity2.isNode(key) && ctx?.doc) {
         const strCtx = stringify2.createStringifyContext(ctx.doc, {});
         strCtx.anchors = /* @__PURE__ */ new Set();
         for (const node of ctx.anchors.keys())
@@ -60820,7 +60820,7 @@ var require_Pair = __commonJS({
     var createNode = require_createNode();
     var stringifyPair = require_stringifyPair();
     var addPairToJSMap = require_addPairToJSMap();
-    var identity = require_identity();
+    var identity2 = require_identity();
     function createPair(key, value, ctx) {
       const k3 = createNode.createNode(key, void 0, ctx);
       const v3 = createNode.createNode(value, void 0, ctx);
@@ -60828,16 +60828,16 @@ var require_Pair = __commonJS({
     }
     var Pair = class _Pair {
       constructor(key, value = null) {
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.PAIR });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: identity2.PAIR });
         this.key = key;
         this.value = value;
       }
-      clone(schema4) {
+      clone(schema5) {
         let { key, value } = this;
-        if (identity.isNode(key))
-          key = key.clone(schema4);
-        if (identity.isNode(value))
-          value = value.clone(schema4);
+        if (identity2.isNode(key))
+          key = key.clone(schema5);
+        if (identity2.isNode(value))
+          value = value.clone(schema5);
         return new _Pair(key, value);
       }
       toJSON(_3, ctx) {
@@ -60857,7 +60857,7 @@ var require_Pair = __commonJS({
 var require_stringifyCollection = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyCollection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyCollection(collection, ctx, options) {
@@ -60873,14 +60873,14 @@ var require_stringifyCollection = __commonJS({
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment2 = null;
-        if (identity.isNode(item)) {
+        if (identity2.isNode(item)) {
           if (!chompKeep && item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, chompKeep);
           if (item.comment)
             comment2 = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
+        } else if (identity2.isPair(item)) {
+          const ik = identity2.isNode(item.key) ? item.key : null;
           if (ik) {
             if (!chompKeep && ik.spaceBefore)
               lines.push("");
@@ -60928,14 +60928,14 @@ ${indent}${line}` : "\n";
       for (let i = 0; i < items.length; ++i) {
         const item = items[i];
         let comment = null;
-        if (identity.isNode(item)) {
+        if (identity2.isNode(item)) {
           if (item.spaceBefore)
             lines.push("");
           addCommentBefore(ctx, lines, item.commentBefore, false);
           if (item.comment)
             comment = item.comment;
-        } else if (identity.isPair(item)) {
-          const ik = identity.isNode(item.key) ? item.key : null;
+        } else if (identity2.isPair(item)) {
+          const ik = identity2.isNode(item.key) ? item.key : null;
           if (ik) {
             if (ik.spaceBefore)
               lines.push("");
@@ -60943,7 +60943,7 @@ ${indent}${line}` : "\n";
             if (ik.comment)
               reqNewline = true;
           }
-          const iv = identity.isNode(item.value) ? item.value : null;
+          const iv = identity2.isNode(item.value) ? item.value : null;
           if (iv) {
             if (iv.comment)
               comment = iv.comment;
@@ -61011,16 +61011,16 @@ var require_YAMLMap = __commonJS({
     var stringifyCollection = require_stringifyCollection();
     var addPairToJSMap = require_addPairToJSMap();
     var Collection2 = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     function findPair(items, key) {
-      const k3 = identity.isScalar(key) ? key.value : key;
+      const k3 = identity2.isScalar(key) ? key.value : key;
       for (const it2 of items) {
-        if (identity.isPair(it2)) {
+        if (identity2.isPair(it2)) {
           if (it2.key === key || it2.key === k3)
             return it2;
-          if (identity.isScalar(it2.key) && it2.key.value === k3)
+          if (identity2.isScalar(it2.key) && it2.key.value === k3)
             return it2;
         }
       }
@@ -61030,17 +61030,17 @@ var require_YAMLMap = __commonJS({
       static get tagName() {
         return "tag:yaml.org,2002:map";
       }
-      constructor(schema4) {
-        super(identity.MAP, schema4);
+      constructor(schema5) {
+        super(identity2.MAP, schema5);
         this.items = [];
       }
       /**
        * A generic collection parsing method that can be extended
        * to other node classes that inherit from YAMLMap
        */
-      static from(schema4, obj, ctx) {
+      static from(schema5, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
-        const map = new this(schema4);
+        const map = new this(schema5);
         const add = (key, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key, value);
@@ -61056,8 +61056,8 @@ var require_YAMLMap = __commonJS({
           for (const key of Object.keys(obj))
             add(key, obj[key]);
         }
-        if (typeof schema4.sortMapEntries === "function") {
-          map.items.sort(schema4.sortMapEntries);
+        if (typeof schema5.sortMapEntries === "function") {
+          map.items.sort(schema5.sortMapEntries);
         }
         return map;
       }
@@ -61069,7 +61069,7 @@ var require_YAMLMap = __commonJS({
        */
       add(pair, overwrite) {
         let _pair;
-        if (identity.isPair(pair))
+        if (identity2.isPair(pair))
           _pair = pair;
         else if (!pair || typeof pair !== "object" || !("key" in pair)) {
           _pair = new Pair.Pair(pair, pair?.value);
@@ -61080,7 +61080,7 @@ var require_YAMLMap = __commonJS({
         if (prev) {
           if (!overwrite)
             throw new Error(`Key ${_pair.key} already set`);
-          if (identity.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
+          if (identity2.isScalar(prev.value) && Scalar.isScalarValue(_pair.value))
             prev.value.value = _pair.value;
           else
             prev.value = _pair.value;
@@ -61104,7 +61104,7 @@ var require_YAMLMap = __commonJS({
       get(key, keepScalar) {
         const it2 = findPair(this.items, key);
         const node = it2?.value;
-        return (!keepScalar && identity.isScalar(node) ? node.value : node) ?? void 0;
+        return (!keepScalar && identity2.isScalar(node) ? node.value : node) ?? void 0;
       }
       has(key) {
         return !!findPair(this.items, key);
@@ -61129,7 +61129,7 @@ var require_YAMLMap = __commonJS({
         if (!ctx)
           return JSON.stringify(this);
         for (const item of this.items) {
-          if (!identity.isPair(item))
+          if (!identity2.isPair(item))
             throw new Error(`Map items must all be pairs; found ${JSON.stringify(item)} instead`);
         }
         if (!ctx.allNullValues && this.hasAllNullValues(false))
@@ -61152,7 +61152,7 @@ var require_YAMLMap = __commonJS({
 var require_map = __commonJS({
   "node_modules/yaml/dist/schema/common/map.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var YAMLMap = require_YAMLMap();
     var map = {
       collection: "map",
@@ -61160,11 +61160,11 @@ var require_map = __commonJS({
       nodeClass: YAMLMap.YAMLMap,
       tag: "tag:yaml.org,2002:map",
       resolve(map2, onError) {
-        if (!identity.isMap(map2))
+        if (!identity2.isMap(map2))
           onError("Expected a mapping for this tag");
         return map2;
       },
-      createNode: (schema4, obj, ctx) => YAMLMap.YAMLMap.from(schema4, obj, ctx)
+      createNode: (schema5, obj, ctx) => YAMLMap.YAMLMap.from(schema5, obj, ctx)
     };
     exports.map = map;
   }
@@ -61177,15 +61177,15 @@ var require_YAMLSeq = __commonJS({
     var createNode = require_createNode();
     var stringifyCollection = require_stringifyCollection();
     var Collection2 = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var toJS = require_toJS();
     var YAMLSeq = class extends Collection2.Collection {
       static get tagName() {
         return "tag:yaml.org,2002:seq";
       }
-      constructor(schema4) {
-        super(identity.SEQ, schema4);
+      constructor(schema5) {
+        super(identity2.SEQ, schema5);
         this.items = [];
       }
       add(value) {
@@ -61211,7 +61211,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           return void 0;
         const it2 = this.items[idx];
-        return !keepScalar && identity.isScalar(it2) ? it2.value : it2;
+        return !keepScalar && identity2.isScalar(it2) ? it2.value : it2;
       }
       /**
        * Checks if the collection includes a value with the key `key`.
@@ -61235,7 +61235,7 @@ var require_YAMLSeq = __commonJS({
         if (typeof idx !== "number")
           throw new Error(`Expected a valid index, not ${key}.`);
         const prev = this.items[idx];
-        if (identity.isScalar(prev) && Scalar.isScalarValue(value))
+        if (identity2.isScalar(prev) && Scalar.isScalarValue(value))
           prev.value = value;
         else
           this.items[idx] = value;
@@ -61260,9 +61260,9 @@ var require_YAMLSeq = __commonJS({
           onComment
         });
       }
-      static from(schema4, obj, ctx) {
+      static from(schema5, obj, ctx) {
         const { replacer } = ctx;
-        const seq = new this(schema4);
+        const seq = new this(schema5);
         if (obj && Symbol.iterator in Object(obj)) {
           let i = 0;
           for (let it2 of obj) {
@@ -61277,7 +61277,7 @@ var require_YAMLSeq = __commonJS({
       }
     };
     function asItemIndex(key) {
-      let idx = identity.isScalar(key) ? key.value : key;
+      let idx = identity2.isScalar(key) ? key.value : key;
       if (idx && typeof idx === "string")
         idx = Number(idx);
       return typeof idx === "number" && Number.isInteger(idx) && idx >= 0 ? idx : null;
@@ -61290,7 +61290,7 @@ var require_YAMLSeq = __commonJS({
 var require_seq = __commonJS({
   "node_modules/yaml/dist/schema/common/seq.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var YAMLSeq = require_YAMLSeq();
     var seq = {
       collection: "seq",
@@ -61298,11 +61298,11 @@ var require_seq = __commonJS({
       nodeClass: YAMLSeq.YAMLSeq,
       tag: "tag:yaml.org,2002:seq",
       resolve(seq2, onError) {
-        if (!identity.isSeq(seq2))
+        if (!identity2.isSeq(seq2))
           onError("Expected a sequence for this tag");
         return seq2;
       },
-      createNode: (schema4, obj, ctx) => YAMLSeq.YAMLSeq.from(schema4, obj, ctx)
+      createNode: (schema5, obj, ctx) => YAMLSeq.YAMLSeq.from(schema5, obj, ctx)
     };
     exports.seq = seq;
   }
@@ -61498,7 +61498,7 @@ var require_schema2 = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema4 = [
+    var schema5 = [
       map.map,
       seq.seq,
       string.string,
@@ -61511,7 +61511,7 @@ var require_schema2 = __commonJS({
       float.floatExp,
       float.float
     ];
-    exports.schema = schema4;
+    exports.schema = schema5;
   }
 });
 
@@ -61577,8 +61577,8 @@ var require_schema3 = __commonJS({
         return str;
       }
     };
-    var schema4 = [map.map, seq.seq].concat(jsonScalars, jsonError);
-    exports.schema = schema4;
+    var schema5 = [map.map, seq.seq].concat(jsonScalars, jsonError);
+    exports.schema = schema5;
   }
 });
 
@@ -61652,17 +61652,17 @@ var require_binary = __commonJS({
 var require_pairs = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/pairs.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLSeq = require_YAMLSeq();
     function resolvePairs(seq, onError) {
-      if (identity.isSeq(seq)) {
+      if (identity2.isSeq(seq)) {
         for (let i = 0; i < seq.items.length; ++i) {
           let item = seq.items[i];
-          if (identity.isPair(item))
+          if (identity2.isPair(item))
             continue;
-          else if (identity.isMap(item)) {
+          else if (identity2.isMap(item)) {
             if (item.items.length > 1)
               onError("Each pair must have its own sequence indicator");
             const pair = item.items[0] || new Pair.Pair(new Scalar.Scalar(null));
@@ -61676,15 +61676,15 @@ ${cn2.comment}` : item.comment;
             }
             item = pair;
           }
-          seq.items[i] = identity.isPair(item) ? item : new Pair.Pair(item);
+          seq.items[i] = identity2.isPair(item) ? item : new Pair.Pair(item);
         }
       } else
         onError("Expected a sequence for this tag");
       return seq;
     }
-    function createPairs(schema4, iterable, ctx) {
+    function createPairs(schema5, iterable, ctx) {
       const { replacer } = ctx;
-      const pairs2 = new YAMLSeq.YAMLSeq(schema4);
+      const pairs2 = new YAMLSeq.YAMLSeq(schema5);
       pairs2.tag = "tag:yaml.org,2002:pairs";
       let i = 0;
       if (iterable && Symbol.iterator in Object(iterable))
@@ -61730,7 +61730,7 @@ ${cn2.comment}` : item.comment;
 var require_omap = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/omap.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var toJS = require_toJS();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -61757,7 +61757,7 @@ var require_omap = __commonJS({
           ctx.onCreate(map);
         for (const pair of this.items) {
           let key, value;
-          if (identity.isPair(pair)) {
+          if (identity2.isPair(pair)) {
             key = toJS.toJS(pair.key, "", ctx);
             value = toJS.toJS(pair.value, key, ctx);
           } else {
@@ -61769,8 +61769,8 @@ var require_omap = __commonJS({
         }
         return map;
       }
-      static from(schema4, iterable, ctx) {
-        const pairs$1 = pairs.createPairs(schema4, iterable, ctx);
+      static from(schema5, iterable, ctx) {
+        const pairs$1 = pairs.createPairs(schema5, iterable, ctx);
         const omap2 = new this();
         omap2.items = pairs$1.items;
         return omap2;
@@ -61787,7 +61787,7 @@ var require_omap = __commonJS({
         const pairs$1 = pairs.resolvePairs(seq, onError);
         const seenKeys = [];
         for (const { key } of pairs$1.items) {
-          if (identity.isScalar(key)) {
+          if (identity2.isScalar(key)) {
             if (seenKeys.includes(key.value)) {
               onError(`Ordered maps must not include duplicate keys: ${key.value}`);
             } else {
@@ -61797,7 +61797,7 @@ var require_omap = __commonJS({
         }
         return Object.assign(new YAMLOMap(), pairs$1);
       },
-      createNode: (schema4, iterable, ctx) => YAMLOMap.from(schema4, iterable, ctx)
+      createNode: (schema5, iterable, ctx) => YAMLOMap.from(schema5, iterable, ctx)
     };
     exports.YAMLOMap = YAMLOMap;
     exports.omap = omap;
@@ -61968,17 +61968,17 @@ var require_int2 = __commonJS({
 var require_set = __commonJS({
   "node_modules/yaml/dist/schema/yaml-1.1/set.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSet = class _YAMLSet extends YAMLMap.YAMLMap {
-      constructor(schema4) {
-        super(schema4);
+      constructor(schema5) {
+        super(schema5);
         this.tag = _YAMLSet.tag;
       }
       add(key) {
         let pair;
-        if (identity.isPair(key))
+        if (identity2.isPair(key))
           pair = key;
         else if (key && typeof key === "object" && "key" in key && "value" in key && key.value === null)
           pair = new Pair.Pair(key.key, null);
@@ -61994,7 +61994,7 @@ var require_set = __commonJS({
        */
       get(key, keepPair) {
         const pair = YAMLMap.findPair(this.items, key);
-        return !keepPair && identity.isPair(pair) ? identity.isScalar(pair.key) ? pair.key.value : pair.key : pair;
+        return !keepPair && identity2.isPair(pair) ? identity2.isScalar(pair.key) ? pair.key.value : pair.key : pair;
       }
       set(key, value) {
         if (typeof value !== "boolean")
@@ -62017,9 +62017,9 @@ var require_set = __commonJS({
         else
           throw new Error("Set items must all have null values");
       }
-      static from(schema4, iterable, ctx) {
+      static from(schema5, iterable, ctx) {
         const { replacer } = ctx;
-        const set2 = new this(schema4);
+        const set2 = new this(schema5);
         if (iterable && Symbol.iterator in Object(iterable))
           for (let value of iterable) {
             if (typeof replacer === "function")
@@ -62036,9 +62036,9 @@ var require_set = __commonJS({
       nodeClass: YAMLSet,
       default: false,
       tag: "tag:yaml.org,2002:set",
-      createNode: (schema4, iterable, ctx) => YAMLSet.from(schema4, iterable, ctx),
+      createNode: (schema5, iterable, ctx) => YAMLSet.from(schema5, iterable, ctx),
       resolve(map, onError) {
-        if (identity.isMap(map)) {
+        if (identity2.isMap(map)) {
           if (map.hasAllNullValues(true))
             return Object.assign(new YAMLSet(), map);
           else
@@ -62158,7 +62158,7 @@ var require_schema4 = __commonJS({
     var pairs = require_pairs();
     var set = require_set();
     var timestamp = require_timestamp();
-    var schema4 = [
+    var schema5 = [
       map.map,
       seq.seq,
       string.string,
@@ -62181,7 +62181,7 @@ var require_schema4 = __commonJS({
       timestamp.floatTime,
       timestamp.timestamp
     ];
-    exports.schema = schema4;
+    exports.schema = schema5;
   }
 });
 
@@ -62196,7 +62196,7 @@ var require_tags = __commonJS({
     var bool = require_bool();
     var float = require_float();
     var int = require_int();
-    var schema4 = require_schema2();
+    var schema5 = require_schema2();
     var schema$1 = require_schema3();
     var binary = require_binary();
     var merge2 = require_merge();
@@ -62206,7 +62206,7 @@ var require_tags = __commonJS({
     var set = require_set();
     var timestamp = require_timestamp();
     var schemas = /* @__PURE__ */ new Map([
-      ["core", schema4.schema],
+      ["core", schema5.schema],
       ["failsafe", [map.map, seq.seq, string.string]],
       ["json", schema$1.schema],
       ["yaml11", schema$2.schema],
@@ -62283,22 +62283,22 @@ var require_tags = __commonJS({
 var require_Schema = __commonJS({
   "node_modules/yaml/dist/schema/Schema.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var map = require_map();
     var seq = require_seq();
     var string = require_string();
     var tags = require_tags();
     var sortMapEntriesByKey = (a, b3) => a.key < b3.key ? -1 : a.key > b3.key ? 1 : 0;
     var Schema = class _Schema {
-      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema: schema4, sortMapEntries, toStringDefaults }) {
+      constructor({ compat, customTags, merge: merge2, resolveKnownTags, schema: schema5, sortMapEntries, toStringDefaults }) {
         this.compat = Array.isArray(compat) ? tags.getTags(compat, "compat") : compat ? tags.getTags(null, compat) : null;
-        this.name = typeof schema4 === "string" && schema4 || "core";
+        this.name = typeof schema5 === "string" && schema5 || "core";
         this.knownTags = resolveKnownTags ? tags.coreKnownTags : {};
         this.tags = tags.getTags(customTags, this.name, merge2);
         this.toStringOptions = toStringDefaults ?? null;
-        Object.defineProperty(this, identity.MAP, { value: map.map });
-        Object.defineProperty(this, identity.SCALAR, { value: string.string });
-        Object.defineProperty(this, identity.SEQ, { value: seq.seq });
+        Object.defineProperty(this, identity2.MAP, { value: map.map });
+        Object.defineProperty(this, identity2.SCALAR, { value: string.string });
+        Object.defineProperty(this, identity2.SEQ, { value: seq.seq });
         this.sortMapEntries = typeof sortMapEntries === "function" ? sortMapEntries : sortMapEntries === true ? sortMapEntriesByKey : null;
       }
       clone() {
@@ -62315,7 +62315,7 @@ var require_Schema = __commonJS({
 var require_stringifyDocument = __commonJS({
   "node_modules/yaml/dist/stringify/stringifyDocument.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var stringify2 = require_stringify();
     var stringifyComment = require_stringifyComment();
     function stringifyDocument(doc, options) {
@@ -62342,7 +62342,7 @@ var require_stringifyDocument = __commonJS({
       let chompKeep = false;
       let contentComment = null;
       if (doc.contents) {
-        if (identity.isNode(doc.contents)) {
+        if (identity2.isNode(doc.contents)) {
           if (doc.contents.spaceBefore && hasDirectives)
             lines.push("");
           if (doc.contents.commentBefore) {
@@ -62397,7 +62397,7 @@ var require_Document = __commonJS({
     "use strict";
     var Alias = require_Alias();
     var Collection2 = require_Collection();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var toJS = require_toJS();
     var Schema = require_Schema();
@@ -62412,7 +62412,7 @@ var require_Document = __commonJS({
         this.comment = null;
         this.errors = [];
         this.warnings = [];
-        Object.defineProperty(this, identity.NODE_TYPE, { value: identity.DOC });
+        Object.defineProperty(this, identity2.NODE_TYPE, { value: identity2.DOC });
         let _replacer = null;
         if (typeof replacer === "function" || Array.isArray(replacer)) {
           _replacer = replacer;
@@ -62448,7 +62448,7 @@ var require_Document = __commonJS({
        */
       clone() {
         const copy = Object.create(_Document.prototype, {
-          [identity.NODE_TYPE]: { value: identity.DOC }
+          [identity2.NODE_TYPE]: { value: identity2.DOC }
         });
         copy.commentBefore = this.commentBefore;
         copy.comment = this.comment;
@@ -62458,7 +62458,7 @@ var require_Document = __commonJS({
         if (this.directives)
           copy.directives = this.directives.clone();
         copy.schema = this.schema.clone();
-        copy.contents = identity.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
+        copy.contents = identity2.isNode(this.contents) ? this.contents.clone(copy.schema) : this.contents;
         if (this.range)
           copy.range = this.range.slice();
         return copy;
@@ -62521,7 +62521,7 @@ var require_Document = __commonJS({
           sourceObjects
         };
         const node = createNode.createNode(value, tag, ctx);
-        if (flow && identity.isCollection(node))
+        if (flow && identity2.isCollection(node))
           node.flow = true;
         setAnchors();
         return node;
@@ -62561,7 +62561,7 @@ var require_Document = __commonJS({
        * `true` (collections are always returned intact).
        */
       get(key, keepScalar) {
-        return identity.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
+        return identity2.isCollection(this.contents) ? this.contents.get(key, keepScalar) : void 0;
       }
       /**
        * Returns item at `path`, or `undefined` if not found. By default unwraps
@@ -62570,14 +62570,14 @@ var require_Document = __commonJS({
        */
       getIn(path2, keepScalar) {
         if (Collection2.isEmptyPath(path2))
-          return !keepScalar && identity.isScalar(this.contents) ? this.contents.value : this.contents;
-        return identity.isCollection(this.contents) ? this.contents.getIn(path2, keepScalar) : void 0;
+          return !keepScalar && identity2.isScalar(this.contents) ? this.contents.value : this.contents;
+        return identity2.isCollection(this.contents) ? this.contents.getIn(path2, keepScalar) : void 0;
       }
       /**
        * Checks if the document includes a value with the key `key`.
        */
       has(key) {
-        return identity.isCollection(this.contents) ? this.contents.has(key) : false;
+        return identity2.isCollection(this.contents) ? this.contents.has(key) : false;
       }
       /**
        * Checks if the document includes a value at `path`.
@@ -62585,7 +62585,7 @@ var require_Document = __commonJS({
       hasIn(path2) {
         if (Collection2.isEmptyPath(path2))
           return this.contents !== void 0;
-        return identity.isCollection(this.contents) ? this.contents.hasIn(path2) : false;
+        return identity2.isCollection(this.contents) ? this.contents.hasIn(path2) : false;
       }
       /**
        * Sets a value in this document. For `!!set`, `value` needs to be a
@@ -62692,7 +62692,7 @@ var require_Document = __commonJS({
       }
     };
     function assertCollection(contents) {
-      if (identity.isCollection(contents))
+      if (identity2.isCollection(contents))
         return true;
       throw new Error("Expected a YAML collection as document contents");
     }
@@ -62963,12 +62963,12 @@ var require_util_flow_indent_check = __commonJS({
 var require_util_map_includes = __commonJS({
   "node_modules/yaml/dist/compose/util-map-includes.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     function mapIncludes(ctx, items, search) {
       const { uniqueKeys } = ctx.options;
       if (uniqueKeys === false)
         return false;
-      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b3) => a === b3 || identity.isScalar(a) && identity.isScalar(b3) && a.value === b3.value;
+      const isEqual = typeof uniqueKeys === "function" ? uniqueKeys : (a, b3) => a === b3 || identity2.isScalar(a) && identity2.isScalar(b3) && a.value === b3.value;
       return items.some((pair) => isEqual(pair.key, search));
     }
     exports.mapIncludes = mapIncludes;
@@ -63181,7 +63181,7 @@ var require_resolve_end = __commonJS({
 var require_resolve_flow_collection = __commonJS({
   "node_modules/yaml/dist/compose/resolve-flow-collection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -63260,7 +63260,7 @@ var require_resolve_flow_collection = __commonJS({
             }
             if (prevItemComment) {
               let prev = coll.items[coll.items.length - 1];
-              if (identity.isPair(prev))
+              if (identity2.isPair(prev))
                 prev = prev.value ?? prev.key;
               if (prev.comment)
                 prev.comment += "\n" + prevItemComment;
@@ -63375,7 +63375,7 @@ var require_resolve_flow_collection = __commonJS({
 var require_compose_collection = __commonJS({
   "node_modules/yaml/dist/compose/compose-collection.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var YAMLMap = require_YAMLMap();
     var YAMLSeq = require_YAMLSeq();
@@ -63425,7 +63425,7 @@ var require_compose_collection = __commonJS({
       }
       const coll = resolveCollection(CN, ctx, token, onError, tagName, tag);
       const res = tag.resolve?.(coll, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg), ctx.options) ?? coll;
-      const node = identity.isNode(res) ? res : new Scalar.Scalar(res);
+      const node = identity2.isNode(res) ? res : new Scalar.Scalar(res);
       node.range = coll.range;
       node.tag = tagName;
       if (tag?.format)
@@ -63844,7 +63844,7 @@ var require_resolve_flow_scalar = __commonJS({
 var require_compose_scalar = __commonJS({
   "node_modules/yaml/dist/compose/compose-scalar.js"(exports) {
     "use strict";
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Scalar = require_Scalar();
     var resolveBlockScalar = require_resolve_block_scalar();
     var resolveFlowScalar = require_resolve_flow_scalar();
@@ -63853,17 +63853,17 @@ var require_compose_scalar = __commonJS({
       const tagName = tagToken ? ctx.directives.tagName(tagToken.source, (msg) => onError(tagToken, "TAG_RESOLVE_FAILED", msg)) : null;
       let tag;
       if (ctx.options.stringKeys && ctx.atKey) {
-        tag = ctx.schema[identity.SCALAR];
+        tag = ctx.schema[identity2.SCALAR];
       } else if (tagName)
         tag = findScalarTagByName(ctx.schema, value, tagName, tagToken, onError);
       else if (token.type === "scalar")
         tag = findScalarTagByTest(ctx, value, token, onError);
       else
-        tag = ctx.schema[identity.SCALAR];
+        tag = ctx.schema[identity2.SCALAR];
       let scalar3;
       try {
         const res = tag.resolve(value, (msg) => onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg), ctx.options);
-        scalar3 = identity.isScalar(res) ? res : new Scalar.Scalar(res);
+        scalar3 = identity2.isScalar(res) ? res : new Scalar.Scalar(res);
       } catch (error2) {
         const msg = error2 instanceof Error ? error2.message : String(error2);
         onError(tagToken ?? token, "TAG_RESOLVE_FAILED", msg);
@@ -63881,11 +63881,11 @@ var require_compose_scalar = __commonJS({
         scalar3.comment = comment;
       return scalar3;
     }
-    function findScalarTagByName(schema4, value, tagName, tagToken, onError) {
+    function findScalarTagByName(schema5, value, tagName, tagToken, onError) {
       if (tagName === "!")
-        return schema4[identity.SCALAR];
+        return schema5[identity2.SCALAR];
       const matchWithTest = [];
-      for (const tag of schema4.tags) {
+      for (const tag of schema5.tags) {
         if (!tag.collection && tag.tag === tagName) {
           if (tag.default && tag.test)
             matchWithTest.push(tag);
@@ -63896,18 +63896,18 @@ var require_compose_scalar = __commonJS({
       for (const tag of matchWithTest)
         if (tag.test?.test(value))
           return tag;
-      const kt2 = schema4.knownTags[tagName];
+      const kt2 = schema5.knownTags[tagName];
       if (kt2 && !kt2.collection) {
-        schema4.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
+        schema5.tags.push(Object.assign({}, kt2, { default: false, test: void 0 }));
         return kt2;
       }
       onError(tagToken, "TAG_RESOLVE_FAILED", `Unresolved tag: ${tagName}`, tagName !== "tag:yaml.org,2002:str");
-      return schema4[identity.SCALAR];
+      return schema5[identity2.SCALAR];
     }
-    function findScalarTagByTest({ atKey, directives, schema: schema4 }, value, token, onError) {
-      const tag = schema4.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema4[identity.SCALAR];
-      if (schema4.compat) {
-        const compat = schema4.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema4[identity.SCALAR];
+    function findScalarTagByTest({ atKey, directives, schema: schema5 }, value, token, onError) {
+      const tag = schema5.tags.find((tag2) => (tag2.default === true || atKey && tag2.default === "key") && tag2.test?.test(value)) || schema5[identity2.SCALAR];
+      if (schema5.compat) {
+        const compat = schema5.compat.find((tag2) => tag2.default && tag2.test?.test(value)) ?? schema5[identity2.SCALAR];
         if (tag.tag !== compat.tag) {
           const ts2 = directives.tagString(tag.tag);
           const cs2 = directives.tagString(compat.tag);
@@ -63956,7 +63956,7 @@ var require_compose_node = __commonJS({
   "node_modules/yaml/dist/compose/compose-node.js"(exports) {
     "use strict";
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var composeCollection = require_compose_collection();
     var composeScalar = require_compose_scalar();
     var resolveEnd = require_resolve_end();
@@ -64002,7 +64002,7 @@ var require_compose_node = __commonJS({
       node ?? (node = composeEmptyNode(ctx, token.offset, void 0, null, props, onError));
       if (anchor && node.anchor === "")
         onError(anchor, "BAD_ALIAS", "Anchor cannot be an empty string");
-      if (atKey && ctx.options.stringKeys && (!identity.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
+      if (atKey && ctx.options.stringKeys && (!identity2.isScalar(node) || typeof node.value !== "string" || node.tag && node.tag !== "tag:yaml.org,2002:str")) {
         const msg = "With stringKeys, all keys must be strings";
         onError(tag ?? token, "NON_STRING_KEY", msg);
       }
@@ -64108,7 +64108,7 @@ var require_composer = __commonJS({
     var directives = require_directives();
     var Document = require_Document();
     var errors = require_errors4();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var composeDoc = require_compose_doc();
     var resolveEnd = require_resolve_end();
     function getErrorPos(src) {
@@ -64170,9 +64170,9 @@ var require_composer = __commonJS({
 ${comment}` : comment;
           } else if (afterEmptyLine || doc.directives.docStart || !dc) {
             doc.commentBefore = comment;
-          } else if (identity.isCollection(dc) && !dc.flow && dc.items.length > 0) {
+          } else if (identity2.isCollection(dc) && !dc.flow && dc.items.length > 0) {
             let it2 = dc.items[0];
-            if (identity.isPair(it2))
+            if (identity2.isPair(it2))
               it2 = it2.key;
             const cb = it2.commentBefore;
             it2.commentBefore = cb ? `${comment}
@@ -66220,7 +66220,7 @@ var require_public_api = __commonJS({
     var Document = require_Document();
     var errors = require_errors4();
     var log2 = require_log();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var lineCounter = require_line_counter();
     var parser = require_parser();
     function parseOptions(options) {
@@ -66298,7 +66298,7 @@ var require_public_api = __commonJS({
         if (!keepUndefined)
           return void 0;
       }
-      if (identity.isDocument(value) && !_replacer)
+      if (identity2.isDocument(value) && !_replacer)
         return value.toString(options);
       return new Document.Document(value, _replacer, options).toString(options);
     }
@@ -66318,7 +66318,7 @@ var require_dist2 = __commonJS({
     var Schema = require_Schema();
     var errors = require_errors4();
     var Alias = require_Alias();
-    var identity = require_identity();
+    var identity2 = require_identity();
     var Pair = require_Pair();
     var Scalar = require_Scalar();
     var YAMLMap = require_YAMLMap();
@@ -66336,14 +66336,14 @@ var require_dist2 = __commonJS({
     exports.YAMLParseError = errors.YAMLParseError;
     exports.YAMLWarning = errors.YAMLWarning;
     exports.Alias = Alias.Alias;
-    exports.isAlias = identity.isAlias;
-    exports.isCollection = identity.isCollection;
-    exports.isDocument = identity.isDocument;
-    exports.isMap = identity.isMap;
-    exports.isNode = identity.isNode;
-    exports.isPair = identity.isPair;
-    exports.isScalar = identity.isScalar;
-    exports.isSeq = identity.isSeq;
+    exports.isAlias = identity2.isAlias;
+    exports.isCollection = identity2.isCollection;
+    exports.isDocument = identity2.isDocument;
+    exports.isMap = identity2.isMap;
+    exports.isNode = identity2.isNode;
+    exports.isPair = identity2.isPair;
+    exports.isScalar = identity2.isScalar;
+    exports.isSeq = identity2.isSeq;
     exports.Pair = Pair.Pair;
     exports.Scalar = Scalar.Scalar;
     exports.YAMLMap = YAMLMap.YAMLMap;
@@ -68438,8 +68438,8 @@ function classifyError(error2) {
   const message = error2 instanceof Error ? error2.message : String(error2);
   const closed = /other side closed|socket hang up/i.test(message);
   const transient = TRANSIENT_CODES.has(code) || closed;
-  const known = DESCRIPTIONS[code];
-  const description = known ? `${known} (${code})` : closed ? `connection closed by the server (${code})` : message;
+  const known3 = DESCRIPTIONS[code];
+  const description = known3 ? `${known3} (${code})` : closed ? `connection closed by the server (${code})` : message;
   return { code, description, transient, notSent: NOT_SENT_CODES.has(code) };
 }
 function serverDelayMs(headers, now) {
@@ -68637,8 +68637,8 @@ function apiPath(strings, ...values) {
 }
 function endpointTemplate(path2) {
   const bare = path2.split("?")[0] ?? "";
-  const known = templates.get(bare);
-  if (known !== void 0) return known;
+  const known3 = templates.get(bare);
+  if (known3 !== void 0) return known3;
   return bare.split("/").map((segment) => /^\d+$/.test(segment) || segment.includes("%") ? ":id" : segment).join("/");
 }
 
@@ -69940,20 +69940,20 @@ function distance(a, b3) {
   }
   return prev[b3.length];
 }
-function didYouMean(word, candidates) {
+function didYouMean(word, candidates, limit) {
   let best;
   let bestScore = Number.POSITIVE_INFINITY;
-  const lower3 = word.toLowerCase();
+  const lower4 = word.toLowerCase();
   for (const c of candidates) {
-    const score = distance(lower3, c.toLowerCase());
+    const score = distance(lower4, c.toLowerCase());
     if (score < bestScore) {
       best = c;
       bestScore = score;
     }
   }
   if (best === void 0) return void 0;
-  const limit = Math.max(2, Math.floor(Math.max(word.length, best.length) / 3));
-  return bestScore <= limit ? best : void 0;
+  const most = limit ?? Math.max(2, Math.floor(Math.max(word.length, best.length) / 3));
+  return bestScore <= most ? best : void 0;
 }
 
 // src/manifest/located.ts
@@ -70554,185 +70554,179 @@ var R = class {
   }
 };
 
-// src/manifest/selectors.ts
-import { createHash } from "node:crypto";
-function isPattern(key) {
-  return key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
+// node_modules/color-name/index.js
+var colors = {
+  aliceblue: [240, 248, 255],
+  antiquewhite: [250, 235, 215],
+  aqua: [0, 255, 255],
+  aquamarine: [127, 255, 212],
+  azure: [240, 255, 255],
+  beige: [245, 245, 220],
+  bisque: [255, 228, 196],
+  black: [0, 0, 0],
+  blanchedalmond: [255, 235, 205],
+  blue: [0, 0, 255],
+  blueviolet: [138, 43, 226],
+  brown: [165, 42, 42],
+  burlywood: [222, 184, 135],
+  cadetblue: [95, 158, 160],
+  chartreuse: [127, 255, 0],
+  chocolate: [210, 105, 30],
+  coral: [255, 127, 80],
+  cornflowerblue: [100, 149, 237],
+  cornsilk: [255, 248, 220],
+  crimson: [220, 20, 60],
+  cyan: [0, 255, 255],
+  darkblue: [0, 0, 139],
+  darkcyan: [0, 139, 139],
+  darkgoldenrod: [184, 134, 11],
+  darkgray: [169, 169, 169],
+  darkgreen: [0, 100, 0],
+  darkgrey: [169, 169, 169],
+  darkkhaki: [189, 183, 107],
+  darkmagenta: [139, 0, 139],
+  darkolivegreen: [85, 107, 47],
+  darkorange: [255, 140, 0],
+  darkorchid: [153, 50, 204],
+  darkred: [139, 0, 0],
+  darksalmon: [233, 150, 122],
+  darkseagreen: [143, 188, 143],
+  darkslateblue: [72, 61, 139],
+  darkslategray: [47, 79, 79],
+  darkslategrey: [47, 79, 79],
+  darkturquoise: [0, 206, 209],
+  darkviolet: [148, 0, 211],
+  deeppink: [255, 20, 147],
+  deepskyblue: [0, 191, 255],
+  dimgray: [105, 105, 105],
+  dimgrey: [105, 105, 105],
+  dodgerblue: [30, 144, 255],
+  firebrick: [178, 34, 34],
+  floralwhite: [255, 250, 240],
+  forestgreen: [34, 139, 34],
+  fuchsia: [255, 0, 255],
+  gainsboro: [220, 220, 220],
+  ghostwhite: [248, 248, 255],
+  gold: [255, 215, 0],
+  goldenrod: [218, 165, 32],
+  gray: [128, 128, 128],
+  green: [0, 128, 0],
+  greenyellow: [173, 255, 47],
+  grey: [128, 128, 128],
+  honeydew: [240, 255, 240],
+  hotpink: [255, 105, 180],
+  indianred: [205, 92, 92],
+  indigo: [75, 0, 130],
+  ivory: [255, 255, 240],
+  khaki: [240, 230, 140],
+  lavender: [230, 230, 250],
+  lavenderblush: [255, 240, 245],
+  lawngreen: [124, 252, 0],
+  lemonchiffon: [255, 250, 205],
+  lightblue: [173, 216, 230],
+  lightcoral: [240, 128, 128],
+  lightcyan: [224, 255, 255],
+  lightgoldenrodyellow: [250, 250, 210],
+  lightgray: [211, 211, 211],
+  lightgreen: [144, 238, 144],
+  lightgrey: [211, 211, 211],
+  lightpink: [255, 182, 193],
+  lightsalmon: [255, 160, 122],
+  lightseagreen: [32, 178, 170],
+  lightskyblue: [135, 206, 250],
+  lightslategray: [119, 136, 153],
+  lightslategrey: [119, 136, 153],
+  lightsteelblue: [176, 196, 222],
+  lightyellow: [255, 255, 224],
+  lime: [0, 255, 0],
+  limegreen: [50, 205, 50],
+  linen: [250, 240, 230],
+  magenta: [255, 0, 255],
+  maroon: [128, 0, 0],
+  mediumaquamarine: [102, 205, 170],
+  mediumblue: [0, 0, 205],
+  mediumorchid: [186, 85, 211],
+  mediumpurple: [147, 112, 219],
+  mediumseagreen: [60, 179, 113],
+  mediumslateblue: [123, 104, 238],
+  mediumspringgreen: [0, 250, 154],
+  mediumturquoise: [72, 209, 204],
+  mediumvioletred: [199, 21, 133],
+  midnightblue: [25, 25, 112],
+  mintcream: [245, 255, 250],
+  mistyrose: [255, 228, 225],
+  moccasin: [255, 228, 181],
+  navajowhite: [255, 222, 173],
+  navy: [0, 0, 128],
+  oldlace: [253, 245, 230],
+  olive: [128, 128, 0],
+  olivedrab: [107, 142, 35],
+  orange: [255, 165, 0],
+  orangered: [255, 69, 0],
+  orchid: [218, 112, 214],
+  palegoldenrod: [238, 232, 170],
+  palegreen: [152, 251, 152],
+  paleturquoise: [175, 238, 238],
+  palevioletred: [219, 112, 147],
+  papayawhip: [255, 239, 213],
+  peachpuff: [255, 218, 185],
+  peru: [205, 133, 63],
+  pink: [255, 192, 203],
+  plum: [221, 160, 221],
+  powderblue: [176, 224, 230],
+  purple: [128, 0, 128],
+  rebeccapurple: [102, 51, 153],
+  red: [255, 0, 0],
+  rosybrown: [188, 143, 143],
+  royalblue: [65, 105, 225],
+  saddlebrown: [139, 69, 19],
+  salmon: [250, 128, 114],
+  sandybrown: [244, 164, 96],
+  seagreen: [46, 139, 87],
+  seashell: [255, 245, 238],
+  sienna: [160, 82, 45],
+  silver: [192, 192, 192],
+  skyblue: [135, 206, 235],
+  slateblue: [106, 90, 205],
+  slategray: [112, 128, 144],
+  slategrey: [112, 128, 144],
+  snow: [255, 250, 250],
+  springgreen: [0, 255, 127],
+  steelblue: [70, 130, 180],
+  tan: [210, 180, 140],
+  teal: [0, 128, 128],
+  thistle: [216, 191, 216],
+  tomato: [255, 99, 71],
+  turquoise: [64, 224, 208],
+  violet: [238, 130, 238],
+  wheat: [245, 222, 179],
+  white: [255, 255, 255],
+  whitesmoke: [245, 245, 245],
+  yellow: [255, 255, 0],
+  yellowgreen: [154, 205, 50]
+};
+for (const key in colors) Object.freeze(colors[key]);
+var color_name_default = Object.freeze(colors);
+
+// src/manifest/colors.ts
+var NEWER_NAMES = /* @__PURE__ */ new Set(["rebeccapurple"]);
+var HEX = /^#(?:[0-9a-f]{3}){1,2}$/i;
+function namedColor(name) {
+  const key = name.trim().toLowerCase();
+  if (NEWER_NAMES.has(key) || !Object.hasOwn(color_name_default, key)) return void 0;
+  const rgb = color_name_default[key];
+  return `#${rgb.map((c) => c.toString(16).padStart(2, "0")).join("")}`;
 }
-function parsePattern(key) {
-  const depth = key.endsWith("**") ? "subtree" : "children";
-  const prefix = key.replace(/\/?\*\*?$/, "");
-  return { prefix, depth };
+function isLabelColor(value) {
+  return HEX.test(value.trim()) || namedColor(value) !== void 0;
 }
-var lower = (s3) => s3.toLowerCase();
-function matchesKey(key, path2) {
-  if (!isPattern(key)) return lower(key) === lower(path2);
-  const { prefix, depth } = parsePattern(key);
-  const p3 = lower(path2);
-  if (prefix === "") return depth === "subtree" || !p3.includes("/");
-  const base = `${lower(prefix)}/`;
-  if (!p3.startsWith(base)) return false;
-  return depth === "subtree" || !p3.slice(base.length).includes("/");
-}
-function excepts(entry, path2) {
-  if (matchesKey(entry, path2)) return true;
-  return !isPattern(entry) && lower(path2).startsWith(`${lower(entry)}/`);
-}
-function inPattern(selector, path2) {
-  const whole = selector.prefix === "" && selector.collection === "projects";
-  return whole || matchesKey(selector.pattern, path2);
-}
-function exceptionFor(selector, path2) {
-  return selector.except.find((e) => excepts(e, path2));
-}
-function selects(selector, path2) {
-  return inPattern(selector, path2) && exceptionFor(selector, path2) === void 0;
-}
-function exceptProblem(key, entry) {
-  const { prefix } = parsePattern(key);
-  if (prefix === "") return void 0;
-  const root = lower(prefix);
-  const written2 = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
-  if (written2 === root && !isPattern(entry)) {
-    return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
+function canonicalColor(value) {
+  const v3 = value.trim();
+  if (HEX.test(v3)) {
+    const digits = v3.slice(1).toLowerCase();
+    return `#${digits.length === 3 ? [...digits].map((d2) => d2 + d2).join("") : digits}`;
   }
-  if (written2 === root || written2.startsWith(`${root}/`)) return void 0;
-  return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
-}
-function covers(outer, outerExcept, inner, collection) {
-  if (!isPattern(outer) || specificity(outer) >= specificity(inner)) return false;
-  const o = parsePattern(outer);
-  const whole = o.prefix === "" && (o.depth === "subtree" || collection === "projects");
-  const root = isPattern(inner) ? lower(parsePattern(inner).prefix) : lower(inner);
-  if (!whole) {
-    if (isPattern(inner)) {
-      const under2 = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
-      if (o.depth !== "subtree" || !under2) return false;
-    } else if (!matchesKey(outer, inner)) return false;
-  }
-  return !outerExcept.some((entry) => {
-    const e = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
-    return e === "" || e === root || root.startsWith(`${e}/`) || e.startsWith(`${root}/`);
-  });
-}
-function specificity(key) {
-  if (!isPattern(key)) return Number.POSITIVE_INFINITY;
-  const { prefix } = parsePattern(key);
-  return prefix === "" ? 0 : prefix.split("/").length;
-}
-function mergeCollection(base, over) {
-  if (!base) return over;
-  if (!over) return base;
-  const items = [...base.items];
-  for (const item of over.items) {
-    const i = items.findIndex((x) => x.key === item.key);
-    if (i >= 0) items[i] = mergeNodes(items[i], item);
-    else items.push(item);
-  }
-  const declared = over.policyDeclared ? over : base;
-  return {
-    policy: declared.policy,
-    ...base.policyDeclared || over.policyDeclared ? { policyDeclared: true } : {},
-    items
-  };
-}
-function mergeNodes(base, over) {
-  const children = {};
-  for (const name of /* @__PURE__ */ new Set([...Object.keys(base.children), ...Object.keys(over.children)])) {
-    children[name] = mergeCollection(base.children[name], over.children[name]);
-  }
-  const baseSources = Object.fromEntries(
-    Object.entries(base.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
-  );
-  const fields = { ...base.fields, ...over.fields };
-  const needs = [.../* @__PURE__ */ new Set([...base.needs ?? [], ...over.needs ?? []])].filter((k3) => !(k3 in fields));
-  const { needs: _needs, ...rest } = over;
-  return {
-    ...rest,
-    fields,
-    fieldSources: { ...baseSources, ...over.fieldSources },
-    children,
-    ...needs.length > 0 ? { needs } : {}
-  };
-}
-function atPath(node, path2) {
-  const { label: _label, ...rest } = node;
-  return { ...rest, key: path2 };
-}
-var CRON_FIELDS = [
-  { name: "minute", pick: [0, 59], bounds: [0, 59] },
-  { name: "hour", pick: [0, 23], bounds: [0, 23] },
-  // A bare H picks a day every month has; H(a-b) may name any day of the month.
-  { name: "day of month", pick: [1, 28], bounds: [1, 31] },
-  { name: "month", pick: [1, 12], bounds: [1, 12] },
-  { name: "day of week", pick: [0, 6], bounds: [0, 7] }
-];
-var HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
-function isHashedCron(cron) {
-  return cron.trim().split(/\s+/).some((f3) => f3.startsWith("H"));
-}
-function parseHashedField(field, i) {
-  const spec = CRON_FIELDS[i];
-  if (!spec)
-    return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
-  const m3 = HASHED.exec(field);
-  if (!m3) {
-    return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
-  }
-  const [min, max] = spec.bounds;
-  const lo2 = m3[1] !== void 0 ? Number(m3[1]) : spec.pick[0];
-  const hi2 = m3[2] !== void 0 ? Number(m3[2]) : spec.pick[1];
-  const step = m3[3] !== void 0 ? Number(m3[3]) : void 0;
-  if (lo2 < min || hi2 > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
-  if (lo2 > hi2) return `"${field}": the ${spec.name} range ${lo2}-${hi2} is empty (write the lower bound first)`;
-  if (step !== void 0 && (step < 1 || step > max - min + 1)) {
-    return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
-  }
-  return { lo: lo2, hi: hi2, step };
-}
-function hashedCronProblem(cron) {
-  const fields = cron.trim().split(/\s+/);
-  for (const [i, field] of fields.entries()) {
-    if (!field.startsWith("H")) continue;
-    const parsed = parseHashedField(field, i);
-    if (typeof parsed === "string") return parsed;
-  }
-  return void 0;
-}
-function cronForValidation(cron) {
-  return hashedCron(cron, "validation");
-}
-function hashedCron(cron, seed) {
-  const fields = cron.trim().split(/\s+/);
-  if (!fields.some((f3) => HASHED.test(f3))) return cron;
-  const digest2 = createHash("sha256").update(seed).digest();
-  return fields.map((field, i) => {
-    const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
-    if (typeof parsed === "string") return field;
-    const { lo: lo2, hi: hi2, step } = parsed;
-    const n2 = digest2.readUInt32BE(i * 4 % (digest2.length - 3));
-    if (step !== void 0) return `${lo2 + n2 % Math.min(step, hi2 - lo2 + 1)}-${hi2}/${step}`;
-    return String(lo2 + n2 % (hi2 - lo2 + 1));
-  }).join(" ");
-}
-function withHashedCrons(project) {
-  const schedules = project.children["pipeline_schedules"];
-  if (!schedules?.items.some((s3) => typeof s3.fields["cron"] === "string")) return project;
-  return {
-    ...project,
-    children: {
-      ...project.children,
-      pipeline_schedules: {
-        ...schedules,
-        items: schedules.items.map((s3) => {
-          const cron = s3.fields["cron"];
-          if (typeof cron !== "string") return s3;
-          const concrete = hashedCron(cron, `${project.key}#${s3.key}`);
-          return concrete === cron ? s3 : { ...s3, fields: { ...s3.fields, cron: concrete } };
-        })
-      }
-    }
-  };
+  return namedColor(v3) ?? v3;
 }
 
 // src/manifest/timezones.ts
@@ -70910,6 +70904,277 @@ function allTimeZoneNames() {
   return [...Object.keys(RAILS_TIME_ZONES), ...ianaNames()];
 }
 
+// src/manifest/normalize.ts
+var UNIT_SECONDS = [
+  [/^(s|secs?|seconds?)$/, 1],
+  [/^(m|mins?|minutes?)$/, 60],
+  [/^(h|hrs?|hours?)$/, 3600],
+  [/^(d|days?)$/, 86400],
+  [/^(w|wks?|weeks?)$/, 604800],
+  [/^(mos?|mons?|months?)$/, 2592e3],
+  [/^(y|yrs?|years?)$/, 31557600]
+];
+function durationSeconds(text) {
+  const s3 = text.trim().toLowerCase().replace(/,|\band\b/g, " ");
+  if (s3.length > 200) return void 0;
+  if (/^\d+(\.\d+)?$/.test(s3)) return Math.round(Number(s3));
+  let total = 0;
+  let consumed = "";
+  for (const m3 of s3.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
+    const unit = UNIT_SECONDS.find(([r]) => r.test(m3[2] ?? ""));
+    if (!unit) return void 0;
+    total += Number(m3[1]) * unit[1];
+    consumed += m3[0];
+  }
+  if (consumed === "" || consumed.replace(/\s/g, "") !== s3.replace(/\s/g, "")) return void 0;
+  return Math.round(total);
+}
+var canonicalZones = /* @__PURE__ */ new Map();
+function canonicalTimeZone(name) {
+  const known3 = canonicalZones.get(name);
+  if (known3 !== void 0) return known3;
+  const trimmed = name.trim();
+  const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
+  let canonical3;
+  try {
+    canonical3 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
+  } catch {
+    canonical3 = trimmed;
+  }
+  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical3);
+  return canonical3;
+}
+var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
+function instantOf(value) {
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
+    const ms2 = Date.parse(value.trim());
+    return Number.isNaN(ms2) ? void 0 : ms2;
+  }
+  return void 0;
+}
+var ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+function instantOrDay(value) {
+  const at2 = instantOf(value);
+  if (at2 !== void 0) return at2;
+  const day = value.trim();
+  if (!ISO_DATE.test(day)) return value;
+  const ms2 = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(ms2) ? value : ms2;
+}
+function canonicalSshKey(text) {
+  const [type, blob] = text.trim().split(/\s+/);
+  return blob ? `${type} ${blob}` : text.trim();
+}
+var NORMALIZERS = {
+  duration: (v3) => durationSeconds(v3) ?? v3.trim(),
+  "duration-seconds": (v3) => durationSeconds(v3) ?? v3.trim(),
+  timezone: canonicalTimeZone,
+  ref: (v3) => v3.trim().replace(/^refs\/(heads|tags)\//, ""),
+  instant: instantOrDay,
+  lowercase: (v3) => v3.trim().toLowerCase(),
+  whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
+  "ssh-key": canonicalSshKey,
+  color: canonicalColor
+};
+var NUMERIC2 = /* @__PURE__ */ new Set(["duration-seconds"]);
+function isNumericNormalizer(name) {
+  return NUMERIC2.has(name);
+}
+function sentValue(name, value) {
+  if (name === void 0 || !NUMERIC2.has(name) || typeof value !== "string") return value;
+  const n2 = normalizeValue(name, value);
+  return typeof n2 === "number" ? n2 : value;
+}
+function isNormalizerName(name) {
+  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
+}
+function normalizeValue(name, value) {
+  if (value instanceof Date && name === "instant") return value.getTime();
+  return typeof value === "string" ? NORMALIZERS[name](value) : value;
+}
+
+// src/manifest/selectors.ts
+import { createHash } from "node:crypto";
+function isPattern(key) {
+  return key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
+}
+function parsePattern(key) {
+  const depth = key.endsWith("**") ? "subtree" : "children";
+  const prefix = key.replace(/\/?\*\*?$/, "");
+  return { prefix, depth };
+}
+var lower = (s3) => s3.toLowerCase();
+function matchesKey(key, path2) {
+  if (!isPattern(key)) return lower(key) === lower(path2);
+  const { prefix, depth } = parsePattern(key);
+  const p3 = lower(path2);
+  if (prefix === "") return depth === "subtree" || !p3.includes("/");
+  const base = `${lower(prefix)}/`;
+  if (!p3.startsWith(base)) return false;
+  return depth === "subtree" || !p3.slice(base.length).includes("/");
+}
+function excepts(entry, path2) {
+  if (matchesKey(entry, path2)) return true;
+  return !isPattern(entry) && lower(path2).startsWith(`${lower(entry)}/`);
+}
+function inPattern(selector, path2) {
+  const whole = selector.prefix === "" && selector.collection === "projects";
+  return whole || matchesKey(selector.pattern, path2);
+}
+function exceptionFor(selector, path2) {
+  return selector.except.find((e) => excepts(e, path2));
+}
+function selects(selector, path2) {
+  return inPattern(selector, path2) && exceptionFor(selector, path2) === void 0;
+}
+function exceptProblem(key, entry) {
+  const { prefix } = parsePattern(key);
+  if (prefix === "") return void 0;
+  const root = lower(prefix);
+  const written2 = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+  if (written2 === root && !isPattern(entry)) {
+    return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
+  }
+  if (written2 === root || written2.startsWith(`${root}/`)) return void 0;
+  return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
+}
+function covers(outer, outerExcept, inner, collection) {
+  if (!isPattern(outer) || specificity(outer) >= specificity(inner)) return false;
+  const o = parsePattern(outer);
+  const whole = o.prefix === "" && (o.depth === "subtree" || collection === "projects");
+  const root = isPattern(inner) ? lower(parsePattern(inner).prefix) : lower(inner);
+  if (!whole) {
+    if (isPattern(inner)) {
+      const under2 = root === lower(o.prefix) || root.startsWith(`${lower(o.prefix)}/`);
+      if (o.depth !== "subtree" || !under2) return false;
+    } else if (!matchesKey(outer, inner)) return false;
+  }
+  return !outerExcept.some((entry) => {
+    const e = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+    return e === "" || e === root || root.startsWith(`${e}/`) || e.startsWith(`${root}/`);
+  });
+}
+function specificity(key) {
+  if (!isPattern(key)) return Number.POSITIVE_INFINITY;
+  const { prefix } = parsePattern(key);
+  return prefix === "" ? 0 : prefix.split("/").length;
+}
+function mergeCollection(base, over) {
+  if (!base) return over;
+  if (!over) return base;
+  const items = [...base.items];
+  for (const item of over.items) {
+    const i = items.findIndex((x) => x.key === item.key);
+    if (i >= 0) items[i] = mergeNodes(items[i], item);
+    else items.push(item);
+  }
+  const declared = over.policyDeclared ? over : base;
+  return {
+    policy: declared.policy,
+    ...base.policyDeclared || over.policyDeclared ? { policyDeclared: true } : {},
+    items
+  };
+}
+function mergeNodes(base, over) {
+  const children = {};
+  for (const name of /* @__PURE__ */ new Set([...Object.keys(base.children), ...Object.keys(over.children)])) {
+    children[name] = mergeCollection(base.children[name], over.children[name]);
+  }
+  const baseSources = Object.fromEntries(
+    Object.entries(base.fieldSources).filter(([path2]) => !(path2.split(/[.[]/)[0] in over.fields))
+  );
+  const fields = { ...base.fields, ...over.fields };
+  const needs = [.../* @__PURE__ */ new Set([...base.needs ?? [], ...over.needs ?? []])].filter((k3) => !(k3 in fields));
+  const { needs: _needs, ...rest } = over;
+  return {
+    ...rest,
+    fields,
+    fieldSources: { ...baseSources, ...over.fieldSources },
+    children,
+    ...needs.length > 0 ? { needs } : {}
+  };
+}
+function atPath(node, path2) {
+  const { label: _label, ...rest } = node;
+  return { ...rest, key: path2 };
+}
+var CRON_FIELDS = [
+  { name: "minute", pick: [0, 59], bounds: [0, 59] },
+  { name: "hour", pick: [0, 23], bounds: [0, 23] },
+  // A bare H picks a day every month has; H(a-b) may name any day of the month.
+  { name: "day of month", pick: [1, 28], bounds: [1, 31] },
+  { name: "month", pick: [1, 12], bounds: [1, 12] },
+  { name: "day of week", pick: [0, 6], bounds: [0, 7] }
+];
+var HASHED = /^H(?:\((\d+)-(\d+)\))?(?:\/(\d+))?$/;
+function isHashedCron(cron) {
+  return cron.trim().split(/\s+/).some((f3) => f3.startsWith("H"));
+}
+function parseHashedField(field, i) {
+  const spec = CRON_FIELDS[i];
+  if (!spec)
+    return `H can be used in the 5 fields of a cron only (minute hour day-of-month month day-of-week)`;
+  const m3 = HASHED.exec(field);
+  if (!m3) {
+    return `"${field}" (${spec.name}) is not an H form: write H, H(a-b), H/n or H(a-b)/n`;
+  }
+  const [min, max] = spec.bounds;
+  const lo2 = m3[1] !== void 0 ? Number(m3[1]) : spec.pick[0];
+  const hi2 = m3[2] !== void 0 ? Number(m3[2]) : spec.pick[1];
+  const step = m3[3] !== void 0 ? Number(m3[3]) : void 0;
+  if (lo2 < min || hi2 > max) return `"${field}": the ${spec.name} range must be within ${min}-${max}`;
+  if (lo2 > hi2) return `"${field}": the ${spec.name} range ${lo2}-${hi2} is empty (write the lower bound first)`;
+  if (step !== void 0 && (step < 1 || step > max - min + 1)) {
+    return `"${field}": the ${spec.name} step must be between 1 and ${max - min + 1}`;
+  }
+  return { lo: lo2, hi: hi2, step };
+}
+function hashedCronProblem(cron) {
+  const fields = cron.trim().split(/\s+/);
+  for (const [i, field] of fields.entries()) {
+    if (!field.startsWith("H")) continue;
+    const parsed = parseHashedField(field, i);
+    if (typeof parsed === "string") return parsed;
+  }
+  return void 0;
+}
+function cronForValidation(cron) {
+  return hashedCron(cron, "validation");
+}
+function hashedCron(cron, seed) {
+  const fields = cron.trim().split(/\s+/);
+  if (!fields.some((f3) => HASHED.test(f3))) return cron;
+  const digest = createHash("sha256").update(seed).digest();
+  return fields.map((field, i) => {
+    const parsed = field.startsWith("H") ? parseHashedField(field, i) : field;
+    if (typeof parsed === "string") return field;
+    const { lo: lo2, hi: hi2, step } = parsed;
+    const n2 = digest.readUInt32BE(i * 4 % (digest.length - 3));
+    if (step !== void 0) return `${lo2 + n2 % Math.min(step, hi2 - lo2 + 1)}-${hi2}/${step}`;
+    return String(lo2 + n2 % (hi2 - lo2 + 1));
+  }).join(" ");
+}
+function withHashedCrons(project) {
+  const schedules = project.children["pipeline_schedules"];
+  if (!schedules?.items.some((s3) => typeof s3.fields["cron"] === "string")) return project;
+  return {
+    ...project,
+    children: {
+      ...project.children,
+      pipeline_schedules: {
+        ...schedules,
+        items: schedules.items.map((s3) => {
+          const cron = s3.fields["cron"];
+          if (typeof cron !== "string") return s3;
+          const concrete = hashedCron(cron, `${project.key}#${s3.key}`);
+          return concrete === cron ? s3 : { ...s3, fields: { ...s3.fields, cron: concrete } };
+        })
+      }
+    }
+  };
+}
+
 // src/manifest/formats.ts
 function hasReference(value) {
   return /(?<!\$)\$\{(env|file):/.test(value);
@@ -70970,6 +71235,16 @@ function checkBadgeUrl(value) {
 function checkHexColor(value) {
   return /^#(?:[0-9a-fA-F]{3}){1,2}$/.test(value) ? void 0 : `"${value}" is not a hex colour; write it as #RGB or #RRGGBB, e.g. "#E75E40"`;
 }
+function checkLabelColor(value) {
+  return isLabelColor(value) ? void 0 : `"${value}" is not a colour: write it as #RGB or #RRGGBB (e.g. "#E75E40") or as a CSS colour name such as "red"`;
+}
+var DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+function checkDateOrTime(value) {
+  const v3 = value.trim();
+  const ms2 = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v3) ? `${v3}T00:00:00Z` : v3);
+  const sameDay = !Number.isNaN(ms2) && new Date(ms2).toISOString().slice(0, 10) === v3.slice(0, 10);
+  return DATE_OR_TIME.test(v3) && (sameDay || v3.length > 10) ? Number.isNaN(ms2) ? `"${value}" is not a date or a date and time` : void 0 : `"${value}" is not a date or a date and time: write YYYY-MM-DD ("2027-06-30") or ISO 8601 ("2027-06-30T12:00:00Z")`;
+}
 function checkSshKey(value) {
   const parts = value.trim().split(/\s+/);
   const [type, blob] = parts;
@@ -70994,7 +71269,7 @@ function checkSshKey(value) {
   if (offset !== bytes.length || fields === 0) return `the ${type} key data is truncated`;
   return void 0;
 }
-var UNIT_SECONDS = {
+var UNIT_SECONDS2 = {
   second: 1,
   sec: 1,
   s: 1,
@@ -71022,7 +71297,7 @@ function parseHumanDuration(value) {
   let consumed = "";
   for (const m3 of text.matchAll(re2)) {
     const unit = m3[2].replace(/s$/, "");
-    const seconds2 = UNIT_SECONDS[unit] ?? UNIT_SECONDS[m3[2]];
+    const seconds2 = UNIT_SECONDS2[unit] ?? UNIT_SECONDS2[m3[2]];
     if (seconds2 === void 0) return void 0;
     total += Number(m3[1]) * seconds2;
     consumed += m3[0];
@@ -71039,14 +71314,28 @@ function checkArchiveAge(value) {
   if (seconds2 < 86400) return `"${value}" is too short: jobs can be archived after 1 day at the earliest`;
   return void 0;
 }
+var JOB_TIMEOUT_SECONDS = { min: 600, maxExclusive: 2629746 };
+function checkJobTimeout(value) {
+  const seconds2 = durationSeconds(value);
+  if (seconds2 === void 0) {
+    return `"${value}" is not a duration; write e.g. "1h", "90 minutes", "1h 30m" or a number of seconds`;
+  }
+  if (seconds2 < JOB_TIMEOUT_SECONDS.min || seconds2 >= JOB_TIMEOUT_SECONDS.maxExclusive) {
+    return `"${value}" is ${seconds2} seconds: a job timeout is from 10 minutes to under a month`;
+  }
+  return void 0;
+}
 var FORMAT_CHECKS = {
   cron: checkCron,
   timezone: checkTimeZone,
   "http-url": checkHttpUrl,
   "badge-url": checkBadgeUrl,
   "hex-color": checkHexColor,
+  "label-color": checkLabelColor,
+  "date-or-date-time": checkDateOrTime,
   "ssh-public-key": checkSshKey,
-  "archive-age": checkArchiveAge
+  "archive-age": checkArchiveAge,
+  "job-timeout": checkJobTimeout
 };
 function standardFormatMessage(format, value) {
   const v3 = JSON.stringify(value);
@@ -71060,76 +71349,6 @@ function standardFormatMessage(format, value) {
     default:
       return `${v3} is not a valid ${format}`;
   }
-}
-
-// src/manifest/normalize.ts
-var UNIT_SECONDS2 = [
-  [/^(s|secs?|seconds?)$/, 1],
-  [/^(m|mins?|minutes?)$/, 60],
-  [/^(h|hrs?|hours?)$/, 3600],
-  [/^(d|days?)$/, 86400],
-  [/^(w|wks?|weeks?)$/, 604800],
-  [/^(mos?|mons?|months?)$/, 2592e3],
-  [/^(y|yrs?|years?)$/, 31557600]
-];
-function durationSeconds(text) {
-  const s3 = text.trim().toLowerCase().replace(/,|\band\b/g, " ");
-  if (s3.length > 200) return void 0;
-  if (/^\d+(\.\d+)?$/.test(s3)) return Math.round(Number(s3));
-  let total = 0;
-  let consumed = "";
-  for (const m3 of s3.matchAll(/(\d+(?:\.\d+)?)\s*([a-z]+)/g)) {
-    const unit = UNIT_SECONDS2.find(([r]) => r.test(m3[2] ?? ""));
-    if (!unit) return void 0;
-    total += Number(m3[1]) * unit[1];
-    consumed += m3[0];
-  }
-  if (consumed === "" || consumed.replace(/\s/g, "") !== s3.replace(/\s/g, "")) return void 0;
-  return Math.round(total);
-}
-var canonicalZones = /* @__PURE__ */ new Map();
-function canonicalTimeZone(name) {
-  const known = canonicalZones.get(name);
-  if (known !== void 0) return known;
-  const trimmed = name.trim();
-  const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
-  let canonical3;
-  try {
-    canonical3 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
-  } catch {
-    canonical3 = trimmed;
-  }
-  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical3);
-  return canonical3;
-}
-var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
-function instantOf(value) {
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === "string" && ISO_DATETIME.test(value.trim())) {
-    const ms2 = Date.parse(value.trim());
-    return Number.isNaN(ms2) ? void 0 : ms2;
-  }
-  return void 0;
-}
-function canonicalSshKey(text) {
-  const [type, blob] = text.trim().split(/\s+/);
-  return blob ? `${type} ${blob}` : text.trim();
-}
-var NORMALIZERS = {
-  duration: (v3) => durationSeconds(v3) ?? v3.trim(),
-  timezone: canonicalTimeZone,
-  ref: (v3) => v3.trim().replace(/^refs\/(heads|tags)\//, ""),
-  instant: (v3) => instantOf(v3) ?? v3,
-  lowercase: (v3) => v3.trim().toLowerCase(),
-  whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
-  "ssh-key": canonicalSshKey
-};
-function isNormalizerName(name) {
-  return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);
-}
-function normalizeValue(name, value) {
-  if (value instanceof Date && name === "instant") return value.getTime();
-  return typeof value === "string" ? NORMALIZERS[name](value) : value;
 }
 
 // src/manifest/rules.ts
@@ -71157,7 +71376,7 @@ function identityOf(written2, spec, collection, itemSchema2) {
   const compares = [];
   let unknown = false;
   for (const f3 of fields) {
-    const v3 = item[f3];
+    const v3 = item[f3] ?? props[f3]?.default;
     let key;
     if (isSecret(v3)) {
       key = v3.reveal();
@@ -71200,10 +71419,10 @@ function checkUnchecked(unchecked2, props, path2, diags) {
     );
   }
 }
-function checkBody(value, schema4, path2, ctx) {
+function checkBody(value, schema5, path2, ctx) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = schema4.properties ?? {};
+  const props = schema5.properties ?? {};
   if (isObj(value["unchecked"])) checkUnchecked(value["unchecked"], props, [...path2, "unchecked"], diags);
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
@@ -71238,8 +71457,8 @@ function checkBody(value, schema4, path2, ctx) {
         `${at2.text ?? v3} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`
       );
     }
-    const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v3) && identity) {
+    const identity2 = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v3) && identity2) {
       const itemSchema2 = schemas.resolve(prop.items);
       v3.forEach((item, i) => {
         if (!isObj(item)) return;
@@ -71319,8 +71538,28 @@ function checkItem(collection, item, path2, ctx) {
       break;
     }
     case "triggers":
+    case "deploy_tokens":
       checkFilePath(item, "token_file", [...path2, "token_file"], false, ctx);
       break;
+    case "labels":
+      if (path2[0] === "groups")
+        onlyFor(item, "priority", path2, "projects", diags, "set it in each project's labels");
+      break;
+    case "hooks":
+      if (path2[0] === "projects")
+        onlyFor(item, "subgroup_events", path2, "groups", diags, "a project has no subgroups");
+      break;
+    case "variables": {
+      const { masked: masked3, value } = item;
+      if (masked3 === true && typeof value === "string" && !hasReference(value)) {
+        diags.error(
+          valueLoc(item, "value"),
+          renderPath([...path2, "value"]),
+          `a masked variable's value is a secret: write it as \${env:NAME} or \${file:path}, not in the manifest (the value is not shown)`
+        );
+      }
+      break;
+    }
     case "broadcast_messages": {
       const { starts_at: s3, ends_at: e } = item;
       if (isPlainString(s3) && isPlainString(e)) {
@@ -71368,9 +71607,21 @@ function checkItem(collection, item, path2, ctx) {
     }
   }
 }
-function checkGroupVisibility(groups, diags) {
+function onlyFor(item, field, path2, owners, diags, hint) {
+  if (!Object.hasOwn(item, field)) return;
+  diags.error(
+    keyLoc(item, field),
+    renderPath([...path2, field]),
+    `${field} exists only for the ${path2[path2.length - 2]} of ${owners}: ${hint}`
+  );
+}
+function checkGroupVisibility(groups, projects, diags) {
   const byPath = new Map([...groups].map(([p3, b3]) => [p3.toLowerCase(), b3]));
-  for (const [path2, body2] of groups) {
+  const entries = [
+    ...[...groups].map(([p3, b3]) => ["groups", p3, b3]),
+    ...[...projects].map(([p3, b3]) => ["projects", p3, b3])
+  ];
+  for (const [collection, path2, body2] of entries) {
     const vis = body2.visibility;
     if (!isPlainString(vis)) continue;
     const parentPath2 = path2.split("/").slice(0, -1).join("/");
@@ -71380,29 +71631,29 @@ function checkGroupVisibility(groups, diags) {
     if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
       diags.error(
         valueLoc(body2, "visibility"),
-        renderPath(["groups", path2, "visibility"]),
-        `${vis} is not allowed since the parent group ${parentPath2} is ${pvis}; use ${pvis} or less`
+        renderPath([collection, path2, "visibility"]),
+        `${vis} is not allowed since the ${collection === "groups" ? "parent group" : "project's group"} ${parentPath2} is ${pvis}; use ${pvis} or less`
       );
     }
   }
 }
-function checkIdentities(value, schema4, path2, ctx, shared) {
+function checkIdentities(value, schema5, path2, ctx, shared) {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = schema4.properties ?? {};
+  const props = schema5.properties ?? {};
   for (const [key, raw] of Object.entries(props)) {
     if (!Object.hasOwn(value, key)) continue;
     const v3 = value[key];
     const prop = schemas.resolve(raw);
-    const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v3) && identity) {
+    const identity2 = raw["x-identity"] ?? prop["x-identity"];
+    if (prop.type === "array" && Array.isArray(v3) && identity2) {
       const itemSchema2 = schemas.resolve(prop.items);
       const sharedFields = itemSchema2["x-shared-fields"] ?? [];
       const seen = /* @__PURE__ */ new Map();
       v3.forEach((item, i) => {
         if (!isObj(item)) return;
         const itemPath2 = [...path2, key, i];
-        const id = identityOf(item, identity, key, itemSchema2);
+        const id = identityOf(item, identity2, key, itemSchema2);
         if (id !== void 0 && !id.unknown) {
           const first = seen.get(id.compare);
           const at2 = selfLoc(item);
@@ -71410,7 +71661,7 @@ function checkIdentities(value, schema4, path2, ctx, shared) {
             diags.error(
               at2,
               renderPath(itemPath2),
-              `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity) ? identity.join("#") : identity}); also declared at ${formatRef(first)}`
+              `duplicate ${key} entry "${id.label}" (identity: ${Array.isArray(identity2) ? identity2.join("#") : identity2}); also declared at ${formatRef(first)}`
             );
           } else {
             seen.set(id.compare, at2);
@@ -71426,10 +71677,10 @@ function checkIdentities(value, schema4, path2, ctx, shared) {
   }
 }
 function checkShared(collection, id, item, fields, path2, shared, diags) {
-  const slot = `${collection}\0${id.compare}`;
-  const first = shared.get(slot);
+  const slot2 = `${collection}\0${id.compare}`;
+  const first = shared.get(slot2);
   if (!first) {
-    shared.set(slot, { values: item, at: selfLoc(item), label: id.label });
+    shared.set(slot2, { values: item, at: selfLoc(item), label: id.label });
     return;
   }
   for (const f3 of fields) {
@@ -71470,8 +71721,8 @@ function policyOf(body2, collection) {
   const p3 = isObj2(u2) ? u2[collection] : void 0;
   return p3 === "delete" || p3 === "ignore" || p3 === "warn" ? p3 : "warn";
 }
-function buildNode(collection, key, body2, schema4, ctx) {
-  const props = schema4.properties ?? {};
+function buildNode(collection, key, body2, schema5, ctx) {
+  const props = schema5.properties ?? {};
   const fields = {};
   const fieldSources = {};
   const children = {};
@@ -71482,14 +71733,14 @@ function buildNode(collection, key, body2, schema4, ctx) {
   for (const [k3, v3] of Object.entries(body2)) {
     const raw = props[k3];
     const prop = raw ? ctx.schemas.resolve(raw) : void 0;
-    const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
-    if (prop && prop.type === "array" && identity && Array.isArray(v3)) {
+    const identity2 = raw?.["x-identity"] ?? prop?.["x-identity"];
+    if (prop && prop.type === "array" && identity2 && Array.isArray(v3)) {
       const itemSchema2 = ctx.schemas.resolve(prop.items);
       children[k3] = {
         policy: policyOf(body2, k3),
         ...policyDeclared(body2, k3) ? { policyDeclared: true } : {},
         items: v3.filter(isObj2).map((item) => {
-          const id = identityOf(item, identity, k3, itemSchema2);
+          const id = identityOf(item, identity2, k3, itemSchema2);
           const node = buildNode(k3, id?.key ?? "", item, itemSchema2, ctx);
           if (id && id.label !== id.key) node.label = id.label;
           return node;
@@ -71544,12 +71795,12 @@ function buildNode(collection, key, body2, schema4, ctx) {
       });
     }
   }
-  if (collection === "triggers" && typeof fields["token_file"] === "string") {
+  if (props["token_file"] && typeof fields["token_file"] === "string") {
     const r = resolveManifestPath(fieldSources["token_file"].file, fields["token_file"], ctx.root, false);
     if ("path" in r) fields["token_file"] = r.path;
   }
   const self = selfLoc(body2);
-  const required = Array.isArray(schema4.required) ? schema4.required : [];
+  const required = Array.isArray(schema5.required) ? schema5.required : [];
   const needs = body2.state === "absent" ? [] : required.filter((k3) => body2[k3] === void 0);
   return {
     collection,
@@ -71920,7 +72171,10 @@ var ANNOTATIONS = [
   "x-key-sizes",
   "x-normalize",
   "x-shared-fields",
-  "x-default-template"
+  "x-default-template",
+  "x-pattern-message",
+  "x-update-only",
+  "x-detail-only"
 ];
 var SCHEMA_DIR = new URL("../schemas/", import.meta.url);
 var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.default;
@@ -71939,12 +72193,12 @@ function loadSchemas() {
   const files = {};
   for (const name of readdirSync2(SCHEMA_DIR).sort()) {
     if (!name.endsWith(".schema.json")) continue;
-    const schema4 = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
-    files[name] = schema4;
-    ajv.addSchema(schema4, name);
+    const schema5 = JSON.parse(readFileSync2(new URL(name, SCHEMA_DIR), "utf8"));
+    files[name] = schema5;
+    ajv.addSchema(schema5, name);
   }
-  const resolve9 = (schema4) => {
-    let current = schema4;
+  const resolve9 = (schema5) => {
+    let current = schema5;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
       let target = files[file];
@@ -71957,10 +72211,10 @@ function loadSchemas() {
     return current;
   };
   const byCollection = /* @__PURE__ */ new Map();
-  const visit = (owner, schema4, seen) => {
-    if (seen.has(schema4)) return;
-    seen.add(schema4);
-    const props = schema4.properties ?? {};
+  const visit = (owner, schema5, seen) => {
+    if (seen.has(schema5)) return;
+    seen.add(schema5);
+    const props = schema5.properties ?? {};
     for (const [key, raw] of Object.entries(props)) {
       const prop = resolve9(raw);
       let item;
@@ -72056,8 +72310,8 @@ function accessLevelHint(field, value, allowed) {
 function written(value, loc) {
   return loc.text ?? JSON.stringify(value);
 }
-function rangeWords(schema4) {
-  const n2 = (k3) => typeof schema4?.[k3] === "number" ? schema4[k3] : void 0;
+function rangeWords(schema5) {
+  const n2 = (k3) => typeof schema5?.[k3] === "number" ? schema5[k3] : void 0;
   const low = n2("minimum") !== void 0 ? { text: String(n2("minimum")), inclusive: true } : n2("exclusiveMinimum") !== void 0 ? { text: String(n2("exclusiveMinimum")), inclusive: false } : void 0;
   const high = n2("maximum") !== void 0 ? { text: String(n2("maximum")), inclusive: true } : n2("exclusiveMaximum") !== void 0 ? { text: String(n2("exclusiveMaximum")), inclusive: false } : void 0;
   if (low?.inclusive && high?.inclusive) return `from ${low.text} to ${high.text}`;
@@ -72066,6 +72320,14 @@ function rangeWords(schema4) {
     ...high ? [high.inclusive ? `at most ${high.text}` : `less than ${high.text}`] : []
   ];
   return parts.join(" and ");
+}
+function typeFits(type, value) {
+  if (type === "integer") return typeof value === "number" && Number.isInteger(value);
+  if (type === "number") return typeof value === "number";
+  if (type === "array") return Array.isArray(value);
+  if (type === "object") return value !== null && typeof value === "object" && !Array.isArray(value);
+  if (type === "null") return value === null;
+  return typeof type === "string" && typeof value === type;
 }
 function typeMessage(expected, value, loc) {
   const want = expected.split(",").map((t) => TYPE_NAMES[t] ?? t).join(" or ");
@@ -72109,8 +72371,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
       case "required": {
         const key = e.params.missingProperty;
         const target = data;
-        const identity = parent?.["x-identity"];
-        const isIdentity = Array.isArray(identity) ? identity.includes(key) : identity === key;
+        const identity2 = parent?.["x-identity"];
+        const isIdentity = Array.isArray(identity2) ? identity2.includes(key) : identity2 === key;
         if (target?.state === "absent" && !isIdentity) continue;
         if (!isIdentity && leftToPattern?.([...prefix, ...path2], key)) continue;
         at2 = locate(value, path2);
@@ -72152,7 +72414,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         at2 = locate(value, path2);
         const pattern = e.params.pattern;
         const platformPath = isPathPattern(pattern) && typeof data === "string";
-        message = path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
+        const own = parent?.["x-pattern-message"];
+        message = typeof own === "string" ? `${JSON.stringify(data)} ${own}` : path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
         break;
       }
       case "minLength":
@@ -72179,6 +72442,18 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         break;
       case "anyOf":
       case "oneOf": {
+        const alternatives = parent?.[e.keyword] ?? [];
+        const fits = alternatives.map((s3, i) => [s3, i]).filter(([s3]) => typeFits(s3.type, data));
+        if (fits.length === 1) {
+          const branch = `${e.schemaPath}/${fits[0][1]}/`;
+          const inner = errors.filter(
+            (x) => x.schemaPath.startsWith(branch) && x.instancePath === e.instancePath
+          );
+          if (inner.length > 0) {
+            reportSchemaErrors(inner, value, prefix, diags, leftToPattern);
+            continue;
+          }
+        }
         at2 = locate(value, path2);
         const options = (parent?.[e.keyword] ?? []).map(
           (s3) => s3.type === "array" ? `a list of ${String(s3.items?.type ?? "value")}s` : TYPE_NAMES[String(s3.type)] ?? "a value"
@@ -72221,6 +72496,8 @@ var FORMAT_WORDS = {
   "http-url": "an http:// or https:// URL",
   "badge-url": "an http(s) URL with only the badge placeholders",
   "hex-color": "a hex colour such as #E75E40",
+  "label-color": "a colour (#RGB, #RRGGBB or a CSS colour name)",
+  "date-or-date-time": "a date (YYYY-MM-DD) or an ISO 8601 date and time",
   "ssh-public-key": "an SSH public key (type, base64 key, optional comment)",
   "archive-age": "a duration of at least 1 day, such as 30 days",
   date: "a date (YYYY-MM-DD)",
@@ -72241,6 +72518,8 @@ function blindReason(e) {
     case "enum":
       return `is not one of: ${params["allowedValues"].map(String).join(", ")}`;
     case "pattern":
+      if (typeof e.parentSchema?.["x-pattern-message"] === "string")
+        return String(e.parentSchema["x-pattern-message"]);
       return isPathPattern(String(params["pattern"])) ? `is not a path the platform allows: ${PATH_RULE}` : `does not match the pattern ${String(params["pattern"])}`;
     case "minLength":
       return params["limit"] === 1 ? "must not be empty" : `must be at least ${String(params["limit"])} characters`;
@@ -72354,11 +72633,11 @@ var TemplateResolver = class {
       const t = this.#templates.get(name);
       if (!t) {
         const hint = didYouMean(name, this.#templates.keys());
-        const known = [...this.#templates.keys()];
+        const known3 = [...this.#templates.keys()];
         this.diags.error(
           at2,
           p3,
-          `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known.length ? `; templates: ${known.join(", ")}` : "; no templates are defined"}`
+          `unknown template "${name}"${hint ? `; did you mean "${hint}"?` : known3.length ? `; templates: ${known3.join(", ")}` : "; no templates are defined"}`
         );
         return;
       }
@@ -72728,7 +73007,7 @@ function outlineFile(name, text) {
     text
   );
 }
-function manifestOutlines(paths, found = [], root, known) {
+function manifestOutlines(paths, found = [], root, known3) {
   const diags = new Diagnostics();
   const rootDir = resolve4(root ?? manifestRoot(paths.length ? paths : ["."]));
   const realRoot = realPath(rootDir);
@@ -72741,12 +73020,12 @@ function manifestOutlines(paths, found = [], root, known) {
     const name = displayPath(src.file);
     const text = readManifest(src.file, real, name, rootDir, realRoot, diags);
     if (text === void 0) continue;
-    const digest2 = createHash2("sha256").update(text).digest("hex");
-    const outline = known?.get(digest2) ?? outlineFile(name, text);
+    const digest = createHash2("sha256").update(text).digest("hex");
+    const outline = known3?.get(digest) ?? outlineFile(name, text);
     if (!src.explicit && !outline.manifest) continue;
     const bytes = Buffer.from(text, "utf8");
     const blob = createHash2("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
-    out.push({ file: src.file, outline, digest: digest2, blob });
+    out.push({ file: src.file, outline, digest, blob });
   }
   return out;
 }
@@ -72762,13 +73041,13 @@ async function loadManifests(paths, opts) {
   const realRoot = realPath(root);
   const read2 = /* @__PURE__ */ new Set();
   for (const src of collectFiles(paths, diags, opts.found)) {
-    const known = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : void 0;
-    if (known) {
+    const known3 = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : void 0;
+    if (known3) {
       allRead = false;
-      if (src.explicit || known.outline.manifest) {
+      if (src.explicit || known3.outline.manifest) {
         const name2 = displayPath(src.file);
         files.push(name2);
-        digests[name2] = known.digest;
+        digests[name2] = known3.digest;
       }
       continue;
     }
@@ -72865,7 +73144,11 @@ async function loadManifests(paths, opts) {
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
   for (const [n2, b3] of groupBodies) checkBody(b3, file("group.schema.json"), ["groups", n2], ctx);
   for (const [n2, b3] of projectBodies) checkBody(b3, file("project.schema.json"), ["projects", n2], ctx);
-  checkGroupVisibility(new Map([...groupBodies].filter(([n2]) => !isPattern(n2))), diags);
+  checkGroupVisibility(
+    new Map([...groupBodies].filter(([n2]) => !isPattern(n2))),
+    new Map([...projectBodies].filter(([n2]) => !isPattern(n2))),
+    diags
+  );
   checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
   const interp = { secrets: opts.secrets, env, root };
@@ -72927,7 +73210,7 @@ async function loadManifests(paths, opts) {
     )
   };
   const selectors = [];
-  for (const [collection, bodies, decls, schema4] of [
+  for (const [collection, bodies, decls, schema5] of [
     ["groups", groupBodies, groups, groupSchema],
     ["projects", projectBodies, projects, projectSchema]
   ]) {
@@ -72943,7 +73226,7 @@ async function loadManifests(paths, opts) {
           return { file: at2.file, line: at2.line, col: at2.col };
         }) : [],
         includeArchived: body2.include_archived === true,
-        node: keyed(buildNode(collection, pattern, body2, schema4, bctx), decls.get(pattern).at)
+        node: keyed(buildNode(collection, pattern, body2, schema5, bctx), decls.get(pattern).at)
       });
     }
   }
@@ -72966,18 +73249,18 @@ function patternCompletes(declared, schemas) {
       if (outer === name || !covers(outer, except, name, collection)) return false;
       let mine = own;
       let theirs = d2.body;
-      let schema4 = topSchema;
+      let schema5 = topSchema;
       for (let i = 0; i + 1 < rest.length; i += 2) {
         const [coll, index2] = [rest[i], rest[i + 1]];
         if (typeof coll !== "string" || typeof index2 !== "number" || !isObj3(mine) || !isObj3(theirs))
           return false;
-        const raw = schema4?.properties?.[coll];
+        const raw = schema5?.properties?.[coll];
         const prop = raw ? schemas.resolve(raw) : void 0;
-        const identity = raw?.["x-identity"] ?? prop?.["x-identity"];
-        if (!prop?.items || identity === void 0) return false;
-        schema4 = schemas.resolve(prop.items);
-        const itemSchema2 = schema4;
-        const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity, coll, itemSchema2)?.compare : void 0;
+        const identity2 = raw?.["x-identity"] ?? prop?.["x-identity"];
+        if (!prop?.items || identity2 === void 0) return false;
+        schema5 = schemas.resolve(prop.items);
+        const itemSchema2 = schema5;
+        const idOf = (item2) => isObj3(item2) ? identityOf(item2, identity2, coll, itemSchema2)?.compare : void 0;
         const item = Array.isArray(mine[coll]) ? mine[coll][index2] : void 0;
         const id = idOf(item);
         const other = Array.isArray(theirs[coll]) ? theirs[coll].find((x) => idOf(x) === id) : void 0;
@@ -72988,7 +73271,7 @@ function patternCompletes(declared, schemas) {
     });
   };
 }
-function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
+function checkSelectorEntries(bodies, collection, schema5, schemas, diags) {
   for (const [key, body2] of bodies) {
     const pattern = isPattern(key);
     for (const local of ["except", "include_archived"]) {
@@ -73021,7 +73304,7 @@ function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
       const [a, bodyA] = entries[i];
       const [b3, bodyB] = entries[j2];
       if (parsePattern(a).prefix.toLowerCase() !== parsePattern(b3).prefix.toLowerCase()) continue;
-      for (const conflict of disagreements(bodyA, bodyB, schema4, schemas, [])) {
+      for (const conflict of disagreements(bodyA, bodyB, schema5, schemas, [])) {
         diags.error(
           locate(bodyB, conflict),
           renderPath([collection, b3, ...conflict]),
@@ -73031,9 +73314,9 @@ function checkSelectorEntries(bodies, collection, schema4, schemas, diags) {
     }
   }
 }
-function disagreements(a, b3, schema4, schemas, path2) {
+function disagreements(a, b3, schema5, schemas, path2) {
   if (isObj3(a) && isObj3(b3)) {
-    const props = schema4?.properties ?? {};
+    const props = schema5?.properties ?? {};
     const out = [];
     for (const key of Object.keys(b3)) {
       if (key === "except" || key === "include_archived" || key === "extends" || !Object.hasOwn(a, key))
@@ -73043,10 +73326,10 @@ function disagreements(a, b3, schema4, schemas, path2) {
     }
     return out;
   }
-  const identity = schema4?.["x-identity"];
-  if (Array.isArray(a) && Array.isArray(b3) && identity !== void 0 && schema4?.items) {
-    const itemSchema2 = schemas.resolve(schema4.items);
-    const idOf = (item) => isObj3(item) ? identityOf(item, identity, "", itemSchema2)?.compare : void 0;
+  const identity2 = schema5?.["x-identity"];
+  if (Array.isArray(a) && Array.isArray(b3) && identity2 !== void 0 && schema5?.items) {
+    const itemSchema2 = schemas.resolve(schema5.items);
+    const idOf = (item) => isObj3(item) ? identityOf(item, identity2, "", itemSchema2)?.compare : void 0;
     const absent = (item) => isObj3(item) && item.state === "absent";
     const stateless = (item) => isObj3(item) && !Object.hasOwn(item, "state");
     const out = [];
@@ -73185,14 +73468,14 @@ function escapeJson(json) {
 // src/cli/diagnostics.ts
 function formatDiagnostics(diagnostics) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
-  const warnings = diagnostics.length - errors;
+  const warnings2 = diagnostics.length - errors;
   const lines = diagnostics.map((d2) => escapeText(formatDiagnostic(d2)));
   const counts = [
     errors ? `${errors} error${errors === 1 ? "" : "s"}` : "",
-    warnings ? `${warnings} warning${warnings === 1 ? "" : "s"}` : ""
+    warnings2 ? `${warnings2} warning${warnings2 === 1 ? "" : "s"}` : ""
   ].filter(Boolean).join(", ");
   if (errors > 0) lines.push(`${counts}: nothing was sent to the platform.`);
-  else if (warnings > 0) lines.push(counts);
+  else if (warnings2 > 0) lines.push(counts);
   return lines.length > 0 ? `${lines.join("\n")}
 ` : "";
 }
@@ -74171,8 +74454,8 @@ function fieldViews(change) {
     if (field.note) view.note = escapeLine(field.note);
     const before = mode === "after" ? void 0 : field.before;
     const after = mode === "before" ? void 0 : field.after;
-    const masked2 = field.sensitive === true;
-    if (!masked2 && (isLong(before) || isLong(after))) {
+    const masked3 = field.sensitive === true;
+    if (!masked3 && (isLong(before) || isLong(after))) {
       const oldText = diffText(before);
       const newText = diffText(after);
       if (oldText !== void 0 && newText !== void 0) {
@@ -74356,18 +74639,18 @@ function changeLines(c, change, labels, width, address = change.address) {
   for (const view of fieldViews(change)) lines.push(...fieldLines(c, view, change.action, "      "));
   return lines;
 }
-function problemSections(c, errors, warnings, width) {
+function problemSections(c, errors, warnings2, width) {
   const lines = [];
-  const section = (title, problems2, paint) => {
-    if (problems2.length === 0) return;
-    lines.push("", paint(c.bold(`${title} (${problems2.length}):`)));
-    for (const problem3 of problems2) {
+  const section = (title, problems, paint) => {
+    if (problems.length === 0) return;
+    lines.push("", paint(c.bold(`${title} (${problems.length}):`)));
+    for (const problem3 of problems) {
       const [first = "", ...rest] = wrap(problemLine(problem3), width, "    ");
       lines.push(`  ${paint("-")} ${first.slice(4)}`, ...rest);
     }
   };
   section("Errors", errors, c.red);
-  section("Warnings", warnings, c.yellow);
+  section("Warnings", warnings2, c.yellow);
   return lines;
 }
 var BANNER_CAP = 20;
@@ -74975,11 +75258,11 @@ function renderDriftJunit(plan, options = {}) {
     else cases.set(error2.address, { address: error2.address, errors: [problemLine(error2)] });
   }
   const suites = groupBy(cases.values(), (c) => targetOf(c.address));
-  const warnings = groupBy(plan.warnings, (w2) => targetOf(w2.address));
+  const warnings2 = groupBy(plan.warnings, (w2) => targetOf(w2.address));
   let failures = 0;
   let errors = 0;
   const body2 = [];
-  for (const target of warnings.keys()) if (!suites.has(target)) suites.set(target, []);
+  for (const target of warnings2.keys()) if (!suites.has(target)) suites.set(target, []);
   for (const [target, list] of suites) {
     const suiteFailures = list.filter((c) => c.change && failsDrift(c.change, options)).length;
     const suiteErrors = list.filter((c) => c.errors.length > 0).length;
@@ -75012,7 +75295,7 @@ function renderDriftJunit(plan, options = {}) {
       }
       body2.push("    </testcase>");
     }
-    const suiteWarnings = warnings.get(target) ?? [];
+    const suiteWarnings = warnings2.get(target) ?? [];
     if (suiteWarnings.length > 0) {
       body2.push(
         `    <system-out>${xmlText(suiteWarnings.map((w2) => `warning: ${problemLine(w2)}`).join("\n"))}</system-out>`
@@ -78255,23 +78538,43 @@ async function applySteps(ctx, steps, options) {
       }
     });
   };
-  for (const step of active.filter((s3) => s3.change.action !== "delete")) {
+  const isDelete = (s3) => s3.change.action === "delete";
+  const deletes = active.filter((s3) => isDelete(s3) && !s3.change.deletedWith);
+  const deleting = new Set(deletes.map((s3) => s3.change.address));
+  const forward = active.filter((s3) => !isDelete(s3));
+  const late = /* @__PURE__ */ new Set();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const step of forward) {
+      const address = step.change.address;
+      if (!late.has(address) && step.deps.some((d2) => deleting.has(d2) || late.has(d2))) {
+        late.add(address);
+        grew = true;
+      }
+    }
+  }
+  const byAddress = new Map(active.map((s3) => [s3.change.address, s3]));
+  const start = (step, within2, seen = /* @__PURE__ */ new Set()) => {
+    const address = step.change.address;
+    const started = running.get(address);
+    if (started) return started;
+    seen.add(address);
+    const waitFor = step.deps.filter((d2) => within2.has(d2) && !seen.has(d2));
+    for (const d2 of waitFor) start(byAddress.get(d2), within2, seen);
+    const p3 = execute(step, step.deps);
+    running.set(address, p3);
+    return p3;
+  };
+  for (const step of forward.filter((s3) => !late.has(s3.change.address))) {
     running.set(step.change.address, execute(step, step.deps));
   }
   await Promise.all(running.values());
-  const cascaded = active.filter((s3) => s3.change.action === "delete" && s3.change.deletedWith);
-  const deletes = active.filter((s3) => s3.change.action === "delete" && !s3.change.deletedWith);
+  const cascaded = active.filter((s3) => isDelete(s3) && s3.change.deletedWith);
   const depths = [...new Set(deletes.map((s3) => s3.depth))].sort((a, b3) => b3 - a);
   for (const depth of depths) {
-    const batch = deletes.filter((s3) => s3.depth === depth);
-    await Promise.all(
-      batch.map((step) => {
-        const p3 = execute(step, []);
-        running.set(step.change.address, p3);
-        return p3;
-      })
-    );
+    await Promise.all(deletes.filter((s3) => s3.depth === depth).map((step) => start(step, deleting)));
   }
+  await Promise.all(forward.filter((s3) => late.has(s3.change.address)).map((step) => start(step, late)));
   for (const step of cascaded) await execute(step, [step.change.deletedWith]);
   return steps.filter((s3) => outcomes.has(s3.change.address)).map((s3) => outcomes.get(s3.change.address));
 }
@@ -78378,8 +78681,8 @@ var FIELD_TYPES = /* @__PURE__ */ new Set([
   "object"
 ]);
 var META_KEYS2 = /* @__PURE__ */ new Set(["state", "extends", "unmanaged", "except", "include_archived", "unchecked"]);
-function deref(schema4, resolve9) {
-  let current = schema4;
+function deref(schema5, resolve9) {
+  let current = schema5;
   for (let i = 0; i < 10 && typeof current["$ref"] === "string" && resolve9; i++) {
     const next = resolve9(current["$ref"]);
     if (!next) break;
@@ -78387,8 +78690,8 @@ function deref(schema4, resolve9) {
   }
   return current;
 }
-function collectProperties(schema4, resolve9) {
-  const s3 = deref(schema4, resolve9);
+function collectProperties(schema5, resolve9) {
+  const s3 = deref(schema5, resolve9);
   const props = { ...s3["properties"] ?? {} };
   for (const part of s3["allOf"] ?? []) {
     Object.assign(props, collectProperties(part, resolve9));
@@ -78405,10 +78708,10 @@ function isChild(prop, resolve9) {
   }
   return false;
 }
-function fieldSpecsFromSchema(schema4, resolve9) {
+function fieldSpecsFromSchema(schema5, resolve9) {
   const specs2 = /* @__PURE__ */ new Map();
-  const required = new Set(deref(schema4, resolve9)["required"] ?? []);
-  for (const [name, raw] of Object.entries(collectProperties(schema4, resolve9))) {
+  const required = new Set(deref(schema5, resolve9)["required"] ?? []);
+  for (const [name, raw] of Object.entries(collectProperties(schema5, resolve9))) {
     if (META_KEYS2.has(name)) continue;
     const prop = deref(raw, resolve9);
     const type = prop["type"];
@@ -78428,6 +78731,8 @@ function fieldSpecsFromSchema(schema4, resolve9) {
       requires: Array.isArray(prop["x-requires"]) ? prop["x-requires"] : [],
       child: isChild(prop, resolve9),
       local: prop["x-local"] === true,
+      updateOnly: prop["x-update-only"] === true,
+      detailOnly: prop["x-detail-only"] === true,
       ...isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {},
       ...prop["default"] !== void 0 ? { default: prop["default"] } : {},
       ...typeof prop["x-default-template"] === "string" ? { defaultTemplate: prop["x-default-template"] } : {}
@@ -78461,17 +78766,17 @@ function resolver(base) {
     return node;
   };
 }
-function refFile(schema4, base) {
-  const ref2 = schema4["$ref"];
+function refFile(schema5, base) {
+  const ref2 = schema5["$ref"];
   return typeof ref2 === "string" && !ref2.startsWith("#") ? ref2.split("#")[0] ?? base : base;
 }
 var index;
 function buildIndex() {
   const found = /* @__PURE__ */ new Map();
-  const visit = (parent, schema4, file, depth) => {
+  const visit = (parent, schema5, file, depth) => {
     if (depth > 6) return;
     const resolve9 = resolver(file);
-    const props = schema4["properties"] ?? {};
+    const props = schema5["properties"] ?? {};
     for (const [name, prop] of Object.entries(props)) {
       let item;
       let itemFile = file;
@@ -78504,10 +78809,10 @@ function buildIndex() {
   for (const top of ["groups", "projects"]) {
     const ref2 = rootProps[top]?.["additionalProperties"]?.["$ref"];
     const file = typeof ref2 === "string" ? ref2 : void 0;
-    const schema4 = file ? loadDocuments().get(file) : void 0;
-    if (file && schema4) {
-      found.set(`instance.${top}`, { schema: schema4, file });
-      visit(top, schema4, file, 0);
+    const schema5 = file ? loadDocuments().get(file) : void 0;
+    if (file && schema5) {
+      found.set(`instance.${top}`, { schema: schema5, file });
+      visit(top, schema5, file, 0);
     }
   }
   return found;
@@ -78526,14 +78831,15 @@ function fieldSpecs(parent, collection) {
 // src/kinds/declare.ts
 function kindSchema2(parent, collection) {
   const specs2 = fieldSpecs(parent, collection);
-  const identity = itemSchema(parent, collection)?.["x-identity"];
+  const identity2 = itemSchema(parent, collection)?.["x-identity"];
   const own = [...specs2.values()].filter((s3) => !s3.child && !s3.local);
   const read2 = own.filter((s3) => !s3.writeOnly).map((s3) => s3.name);
   return {
     specs: specs2,
-    identity: typeof identity === "string" ? identity : void 0,
+    identity: typeof identity2 === "string" ? identity2 : void 0,
     read: read2,
-    sent: own.map((s3) => s3.name),
+    sent: own.filter((s3) => !s3.updateOnly).map((s3) => s3.name),
+    updateOnly: own.filter((s3) => s3.updateOnly).map((s3) => s3.name),
     shape(extra = {}) {
       const shape4 = {};
       for (const [name, type] of Object.entries(extra)) if (!read2.includes(name)) shape4[name] = type;
@@ -78551,22 +78857,22 @@ function unchecked(desired) {
   return names.length > 0 ? { unchecked: names } : {};
 }
 function lazySchema(parent, collection) {
-  let schema4;
+  let schema5;
   return () => {
-    schema4 ??= kindSchema2(parent, collection);
-    return schema4;
+    schema5 ??= kindSchema2(parent, collection);
+    return schema5;
   };
 }
 function restCollection(decl, deviations) {
-  const schema4 = lazySchema(decl.parents[0], decl.collection);
+  const schema5 = lazySchema(decl.parents[0], decl.collection);
   const idField = decl.id?.field ?? "id";
   let shape4;
   const rest = {
-    schema: schema4,
+    schema: schema5,
     shape() {
-      shape4 ??= schema4().shape({
+      shape4 ??= schema5().shape({
         [idField]: decl.id?.type ?? "integer",
-        ...schema4().identity ? { [schema4().identity]: "string" } : {},
+        ...schema5().identity ? { [schema5().identity]: "string" } : {},
         ...decl.shape
       });
       return shape4;
@@ -78574,11 +78880,11 @@ function restCollection(decl, deviations) {
     path: (parent) => typeof decl.path === "function" ? decl.path(parent) : decl.path.startsWith("/") ? decl.path : `${ownerPath(parent)}/${decl.path}`,
     itemPath: (parent, id) => `${rest.path(parent)}${apiPath`/${id}`}`,
     toLive(parent, item, options) {
-      const identity = schema4().identity;
+      const identity2 = schema5().identity;
       const plain = {
-        key: String(identity ? item[identity] : item[idField]),
+        key: String(identity2 ? item[identity2] : item[idField]),
         id: item[idField],
-        fields: pick(item, schema4().read)
+        fields: pick(item, schema5().read)
       };
       const live = decl.live ? decl.live(parent, item, plain) : plain;
       if (!options?.unchecked?.length) return live;
@@ -78601,8 +78907,8 @@ function restCollection(decl, deviations) {
       return (await rest.list(ctx, parent)).map((item) => rest.toLive(parent, item, options));
     },
     async create(ctx, parent, desired, key) {
-      const identity = schema4().identity;
-      const payload = { ...createBody(desired, schema4().sent), ...identity ? { [identity]: key } : {} };
+      const identity2 = schema5().identity;
+      const payload = { ...createBody(desired, schema5().sent), ...identity2 ? { [identity2]: key } : {} };
       return rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired));
     },
     ...decl.noUpdate ? {} : {
@@ -78652,6 +78958,23 @@ function listSubgroups(ctx, path2) {
   }
   return p3;
 }
+function readGroup(ctx, path2) {
+  const key = `groups:one:${path2.toLowerCase()}`;
+  let p3 = ctx.memo.get(key);
+  if (!p3) {
+    p3 = orNotFound(
+      ctx.api.get(apiPath`/groups/${path2}`, {
+        query: { with_projects: false },
+        shape: GROUP_SHAPE()
+      })
+    );
+    ctx.memo.set(key, p3);
+  }
+  return p3;
+}
+function rememberGroups(ctx, groups) {
+  for (const g3 of groups) ctx.memo.set(`groups:one:${g3.full_path.toLowerCase()}`, Promise.resolve(g3));
+}
 function toLive(ctx, g3, options) {
   ctx.resolve.rememberGroup(g3.full_path, g3.id);
   return {
@@ -78672,6 +78995,16 @@ function lowering(desired, live) {
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : void 0;
 }
 var groupAddress = (path2) => `group[${JSON.stringify(path2)}]`;
+var visibilityOrder = {
+  dependsOn(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+  before(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && lowering(desired, live) ? [groupAddress(up)] : [];
+  }
+};
 function insideDeclaredTree(path2, declared) {
   for (let up = parentPath(path2); up; up = parentPath(up)) if (declared.has(up.toLowerCase())) return up;
   return void 0;
@@ -78722,17 +79055,21 @@ var groupKind = {
         query: { all_available: true },
         shape: GROUP_SHAPE()
       });
+      rememberGroups(
+        ctx,
+        all.filter((g3) => spelling.has(g3.full_path.toLowerCase()))
+      );
       found = all.filter((g3) => spelling.has(g3.full_path.toLowerCase()) || isUndeclaredChild(g3));
     } else {
       const [declared, children] = await Promise.all([
         Promise.all(
           wanted.map(
-            (path2) => orNotFound(
+            (path2) => options?.fresh ? orNotFound(
               ctx.api.get(apiPath`/groups/${path2}`, {
                 query: { with_projects: false },
                 shape: GROUP_SHAPE()
               })
-            )
+            ) : readGroup(ctx, path2)
           )
         ),
         options?.undeclared ? Promise.all(wanted.filter((w2) => below.has(w2.toLowerCase())).map((w2) => listSubgroups(ctx, w2))) : Promise.resolve([])
@@ -78744,21 +79081,14 @@ var groupKind = {
       key: spelling.get(g3.full_path.toLowerCase()) ?? g3.full_path
     }));
   },
-  dependsOn(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
-  },
-  before(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && lowering(desired, live) ? [groupAddress(up)] : [];
-  },
+  ...visibilityOrder,
   async checkCreate(ctx, _parent, fullPath, _desired, scope) {
-    const problems2 = [];
+    const problems = [];
     const declaredLower = new Set([...scope.declared].map((d2) => d2.toLowerCase()));
     const up = parentPath(fullPath);
     if (up && ![...scope.planned.keys()].some((k3) => k3.toLowerCase() === up.toLowerCase())) {
       if (await ctx.resolve.groupId(up) === void 0) {
-        problems2.push({
+        problems.push({
           message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
         });
       }
@@ -78773,17 +79103,17 @@ var groupKind = {
         continue;
       const tree = insideDeclaredTree(g3.full_path, declaredLower);
       if (!tree) continue;
-      problems2.push({
+      problems.push({
         message: `group ${fullPath} would be created, and ${g3.full_path} (inside ${tree}, which the manifests manage) is no longer declared: this looks like a move, and the API cannot change a group's parent (re-creating it would lose its projects and members). To move it: move ${g3.full_path} to ${fullPath} in the platform, then plan again. If both groups should exist: declare ${g3.full_path} in the manifests too (or mark it "state: absent" to delete it)`
       });
       break;
     }
-    return problems2;
+    return problems;
   },
   async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
-    const lower3 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
-    if (!lower3) return [];
-    const level = VISIBILITY_LEVEL[lower3] ?? 0;
+    const lower4 = changed2.includes("visibility") ? lowering(desired, live) : void 0;
+    if (!lower4) return [];
+    const level = VISIBILITY_LEVEL[lower4] ?? 0;
     const [subgroups, projects] = await Promise.all([
       ctx.api.list(apiPath`/groups/${live.id}/subgroups`, {
         query: { all_available: true },
@@ -78797,6 +79127,7 @@ var groupKind = {
     const plannedVisibility = new Map(
       [...scope.planned].map(([k3, f3]) => [k3.toLowerCase(), f3["visibility"]])
     );
+    const plannedProjects = scope.top?.("projects");
     const blockers = [];
     for (const g3 of subgroups) {
       const planned = plannedVisibility.get(g3.full_path.toLowerCase());
@@ -78804,7 +79135,8 @@ var groupKind = {
       if ((VISIBILITY_LEVEL[after] ?? 0) > level) blockers.push(`subgroup ${g3.full_path} (${after})`);
     }
     for (const p3 of projects) {
-      const visibility = p3.visibility ?? (await ctx.api.get(apiPath`/projects/${p3.id}`, { shape: PROJECT_SHAPE })).visibility ?? "private";
+      const planned = textOf(plannedProjects?.get(p3.path_with_namespace.toLowerCase())?.["visibility"]);
+      const visibility = planned ?? p3.visibility ?? (await ctx.api.get(apiPath`/projects/${p3.id}`, { shape: PROJECT_SHAPE })).visibility ?? "private";
       if ((VISIBILITY_LEVEL[visibility] ?? 0) > level)
         blockers.push(`project ${p3.path_with_namespace} (${visibility})`);
     }
@@ -78812,7 +79144,7 @@ var groupKind = {
     return [
       {
         field: "visibility",
-        message: `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), or keep ${String(live.fields["visibility"])}`
+        message: `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first (declare them with the lower visibility to have them lowered first), or keep ${String(live.fields["visibility"])}`
       }
     ];
   },
@@ -78888,6 +79220,13 @@ var groupKind = {
       }
       throw error2;
     }
+    const later = schema().updateOnly.filter((name) => desired[name] !== void 0);
+    if (later.length > 0) {
+      created = await ctx.api.put(apiPath`/groups/${created.id}`, {
+        body: body(desired, later),
+        shape: GROUP_SHAPE()
+      });
+    }
     return toLive(ctx, created, unchecked(desired));
   },
   async update(ctx, _parent, live, desired, changed2) {
@@ -78899,6 +79238,407 @@ var groupKind = {
   },
   async remove(ctx, _parent, live) {
     await ctx.api.delete(apiPath`/groups/${live.id}`);
+  }
+};
+
+// src/kinds/project.ts
+var schema2 = lazySchema("instance", "projects");
+var BULK_THRESHOLD2 = 20;
+var SENT_AS = { topics: "tag_list", public_jobs: "public_builds" };
+var OWNER_ONLY = ["name", "visibility", "archived", "emails_disabled"];
+var projectShape;
+function PROJECT_SHAPE2() {
+  projectShape ??= schema2().shape({
+    id: "integer",
+    path_with_namespace: "string",
+    // 13.12 shows the topics as `tag_list`; later versions show both.
+    tag_list: "array?",
+    build_timeout: "integer?"
+  });
+  return projectShape;
+}
+var lower3 = (path2) => path2.toLowerCase();
+function known(ctx) {
+  let map = ctx.memo.get("projects:known");
+  if (!map) {
+    map = /* @__PURE__ */ new Map();
+    ctx.memo.set("projects:known", map);
+  }
+  return map;
+}
+function rememberProjects(ctx, projects) {
+  const map = known(ctx);
+  const kept = ["id", "path_with_namespace", "tag_list", ...schema2().read];
+  for (const p3 of projects) map.set(lower3(p3.path_with_namespace), pick(p3, kept));
+}
+async function readProject(ctx, path2) {
+  const map = known(ctx);
+  const had = map.get(lower3(path2));
+  if (had !== void 0) return had ?? void 0;
+  const found = await orNotFound(
+    ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2() })
+  );
+  map.set(lower3(path2), found ?? null);
+  return found;
+}
+function commonGroup(paths) {
+  const split = paths.map((p3) => p3.split("/").slice(0, -1));
+  const first = split[0] ?? [];
+  let n2 = first.length;
+  for (const parts of split.slice(1)) {
+    let i = 0;
+    while (i < n2 && i < parts.length && lower3(parts[i]) === lower3(first[i])) i++;
+    n2 = i;
+  }
+  return first.slice(0, n2).join("/");
+}
+async function readProjects(ctx, paths, fresh, detailOf, unchecked2) {
+  const map = known(ctx);
+  const incomplete = (path2) => {
+    const p3 = map.get(lower3(path2));
+    if (p3 == null) return false;
+    if (unchecked2.some((name) => !(name in p3))) return true;
+    return detailOf.has(lower3(path2)) && schema2().read.some((f3) => schema2().specs.get(f3)?.detailOnly && !(f3 in p3));
+  };
+  const missing = fresh ? paths : paths.filter((p3) => !map.has(lower3(p3)) || incomplete(p3));
+  const one = (path2) => orNotFound(ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2() })).then((p3) => {
+    map.set(lower3(path2), p3 ?? null);
+  });
+  const byTop = /* @__PURE__ */ new Map();
+  const single = [];
+  for (const p3 of missing) {
+    if (fresh || detailOf.has(lower3(p3))) {
+      single.push(p3);
+      continue;
+    }
+    const top = lower3(p3.split("/")[0]);
+    const list = byTop.get(top);
+    if (list) list.push(p3);
+    else byTop.set(top, [p3]);
+  }
+  await Promise.all([
+    ...single.map(one),
+    ...[...byTop.values()].map(async (under2) => {
+      if (under2.length <= BULK_THRESHOLD2) {
+        await Promise.all(under2.map(one));
+        return;
+      }
+      const group = commonGroup(under2);
+      const listed = await orNotFound(
+        ctx.api.list(apiPath`/groups/${group}/projects`, {
+          query: { include_subgroups: true, with_shared: false },
+          shape: PROJECT_SHAPE2()
+        })
+      );
+      const wanted = new Set(under2.map(lower3));
+      rememberProjects(
+        ctx,
+        (listed ?? []).filter((p3) => wanted.has(lower3(p3.path_with_namespace)))
+      );
+      for (const p3 of under2) if (!map.has(lower3(p3))) map.set(lower3(p3), null);
+    })
+  ]);
+}
+function toLive2(p3, options) {
+  const fields = pick(p3, schema2().read);
+  if (fields["topics"] === void 0 && p3["tag_list"] !== void 0) fields["topics"] = p3["tag_list"];
+  return {
+    key: p3.path_with_namespace,
+    id: p3.id,
+    fields: { ...fields, ...uncheckedFields(p3, options?.unchecked) }
+  };
+}
+function apiBody(desired, names) {
+  const out = body(desired, names);
+  for (const name of Object.keys(out)) {
+    const spec = schema2().specs.get(name);
+    if (spec?.normalize) out[name] = sentValue(spec.normalize, out[name]);
+    const as2 = SENT_AS[name];
+    if (as2) {
+      out[as2] = out[name];
+      delete out[name];
+    }
+  }
+  return out;
+}
+var ROLES = {
+  0: "no role",
+  5: "Minimal Access",
+  10: "Guest",
+  20: "Reporter",
+  30: "Developer",
+  40: "Maintainer"
+};
+async function lessThanOwner(ctx, id) {
+  let me2 = ctx.memo.get("user:self");
+  if (!me2) {
+    me2 = ctx.api.get("/user", { shape: { is_admin: "boolean?" } });
+    ctx.memo.set("user:self", me2);
+  }
+  if ((await me2).is_admin === true) return void 0;
+  const p3 = await ctx.api.get(
+    apiPath`/projects/${id}`,
+    { shape: { permissions: "object?" } }
+  );
+  const level = Math.max(
+    p3.permissions?.project_access?.access_level ?? 0,
+    p3.permissions?.group_access?.access_level ?? 0
+  );
+  return level >= 50 ? void 0 : ROLES[level] ?? `access level ${level}`;
+}
+async function groupVisibility(ctx, group, planned) {
+  const declared = textOf(planned?.get(lower3(group))?.["visibility"]);
+  if (declared !== void 0) return declared;
+  return (await readGroup(ctx, group))?.["visibility"];
+}
+async function visibilityProblem(ctx, key, desired, planned) {
+  const wanted = textOf(desired["visibility"]);
+  const group = parentPath(key);
+  if (wanted === void 0 || group === void 0 || (VISIBILITY_LEVEL[wanted] ?? 0) === 0) return [];
+  const theirs = await groupVisibility(ctx, group, planned);
+  if (theirs === void 0 || (VISIBILITY_LEVEL[wanted] ?? 0) <= (VISIBILITY_LEVEL[theirs] ?? 0)) return [];
+  return [
+    {
+      field: "visibility",
+      message: `visibility ${shownText(desired["visibility"])} is not allowed: its group ${group} is ${theirs}, and the platform refuses a project more visible than its group. Use ${theirs} or less, or raise the group's visibility in the manifests`
+    }
+  ];
+}
+async function downloadExport2(ctx, id) {
+  const rounds = 15;
+  let status = "none";
+  for (let round = 1; round <= rounds; round++) {
+    const state = await ctx.api.get(apiPath`/projects/${id}/export`, {
+      shape: { export_status: "string" }
+    });
+    status = state.export_status;
+    if (status === "finished") {
+      return ctx.api.get(apiPath`/projects/${id}/export/download`, { binary: true });
+    }
+    if (status === "failed") break;
+    await ctx.api.pause(round);
+  }
+  throw new Error(
+    `the platform's export of the project is not ready (export_status ${JSON.stringify(status)} after ${rounds} checks)`
+  );
+}
+async function creationProblems(ctx, key, plannedGroups) {
+  const group = parentPath(key);
+  if (group === void 0) return [];
+  if (plannedGroups?.has(lower3(group))) return [];
+  if (await ctx.resolve.groupId(group) === void 0) {
+    const above = parentPath(group);
+    const siblings = above === void 0 ? [] : await listSubgroups(ctx, above).catch(() => []) ?? [];
+    const near2 = didYouMean(
+      group,
+      siblings.map((g3) => g3.full_path)
+    );
+    return [
+      {
+        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${group.includes("/") ? "" : " (projects are created in groups, not in a user's namespace)"}${near2 ? `; did you mean group ${JSON.stringify(near2)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`
+      }
+    ];
+  }
+  const memo = `projects:in:${lower3(group)}`;
+  let listing = ctx.memo.get(memo);
+  if (!listing) {
+    listing = ctx.api.list(apiPath`/groups/${group}/projects`, {
+      query: { simple: true, with_shared: false },
+      shape: { path_with_namespace: "string" }
+    }).then(
+      (ps2) => ps2.map((p3) => p3.path_with_namespace),
+      // No hint then: the create is planned all the same.
+      () => []
+    );
+    ctx.memo.set(memo, listing);
+  }
+  const paths = (await listing).filter((p3) => lower3(p3) !== lower3(key));
+  const name = key.slice(group.length + 1);
+  const close = didYouMean(
+    name,
+    paths.map((p3) => p3.slice(p3.lastIndexOf("/") + 1)),
+    Math.max(1, Math.floor(name.length / 4))
+  );
+  const near = close === void 0 ? void 0 : `${group}/${close}`;
+  return near ? [
+    {
+      severity: "warning",
+      message: `project ${JSON.stringify(key)} does not exist and will be created, next to ${JSON.stringify(near)}: if the manifest means that project, correct the path`
+    }
+  ] : [];
+}
+var projectKind = {
+  collection: "projects",
+  segment: "project",
+  parents: ["instance"],
+  updateMode: "update",
+  explicitDeleteOnly: true,
+  shownOnDelete: ["name", "description", "visibility", "archived"],
+  deletes: "its repository, wiki, issues, merge requests, pipelines and their jobs, pipeline schedules, CI/CD variables, triggers, environments, releases, packages, container images and everything else in it",
+  async read(ctx, _parent, wanted, options) {
+    const addressOnly = new Set((options?.addressOnly ?? []).map(lower3));
+    const read2 = wanted.filter((w2) => !addressOnly.has(lower3(w2)));
+    await readProjects(
+      ctx,
+      read2,
+      options?.fresh === true,
+      new Set((options?.detailOf ?? []).map(lower3)),
+      options?.unchecked ?? []
+    );
+    const map = known(ctx);
+    const out = [];
+    for (const path2 of wanted) {
+      if (addressOnly.has(lower3(path2))) {
+        out.push({ key: path2, id: path2, fields: {}, unverified: true });
+        continue;
+      }
+      const p3 = map.get(lower3(path2));
+      if (p3) out.push({ ...toLive2(p3, options), key: path2 });
+    }
+    return out;
+  },
+  check(_ctx, _parent, desired, live) {
+    const rank = { disabled: 0, private: 10, enabled: 20, public: 30 };
+    const level = (field) => textOf(desired[field]) ?? live?.fields[field];
+    const repository2 = level("repository_access_level");
+    if (repository2 === void 0) return [];
+    const problems = ["merge_requests_access_level", "builds_access_level"].filter((field) => desired[field] !== void 0 || desired["repository_access_level"] !== void 0).filter((field) => (rank[level(field) ?? ""] ?? 0) > (rank[repository2] ?? 0)).map((field) => ({
+      field,
+      message: `${field} ${level(field)} is more open than repository_access_level ${repository2}: the platform refuses it. Open the repository as far, or this less`
+    }));
+    if (repository2 === "disabled" && desired["ci_config_path"] !== void 0) {
+      problems.push({
+        field: "ci_config_path",
+        message: "the platform shows ci_config_path only to those who can read the repository, and repository_access_level is disabled: it could never be compared. Leave ci_config_path out, or enable the repository"
+      });
+    }
+    return problems;
+  },
+  async checkCreate(ctx, _parent, key, desired, scope) {
+    return [
+      ...await creationProblems(ctx, key, scope.top?.("groups")),
+      ...await visibilityProblem(ctx, key, desired, scope.top?.("groups"))
+    ];
+  },
+  async checkUpdate(ctx, _parent, live, desired, changed2, scope) {
+    const problems = [];
+    if (changed2.includes("visibility"))
+      problems.push(...await visibilityProblem(ctx, live.key, desired, scope.top?.("groups")));
+    const owner = changed2.filter((f3) => OWNER_ONLY.includes(f3));
+    if (owner.length > 0) {
+      const role = await lessThanOwner(ctx, live.id);
+      if (role !== void 0) {
+        for (const field of owner) {
+          problems.push({
+            field,
+            message: `changing ${field} needs the Owner role on the project, and the token's user is ${role === "no role" ? "not a member" : `a ${role}`} (the platform ${field === "emails_disabled" ? "ignores it" : "refuses it"}): use an Owner's or an administrator's token, or leave ${field} out`
+          });
+        }
+      }
+    }
+    return problems;
+  },
+  async checkDelete(ctx, _parent, live) {
+    const role = await lessThanOwner(ctx, live.id);
+    return role === void 0 ? [] : [
+      {
+        message: `deleting a project needs the Owner role on it, and the token's user is ${role === "no role" ? "not a member" : `a ${role}`}: use an Owner's or an administrator's token`
+      }
+    ];
+  },
+  // Created in its group, or made more visible, after the group; lowered before it.
+  ...visibilityOrder,
+  childOrder(desired, live) {
+    const wanted = desired["archived"];
+    const now = live?.fields["archived"] === true;
+    if (now && wanted === false) return { order: "first" };
+    if (!now && wanted === true) return { order: "last" };
+    if (now && wanted === void 0)
+      return {
+        frozen: "it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first"
+      };
+    return void 0;
+  },
+  async create(ctx, _parent, desired, key) {
+    const group = parentPath(key);
+    const path2 = key.slice(key.lastIndexOf("/") + 1);
+    const namespaceId = group === void 0 ? void 0 : await ctx.resolve.groupId(group);
+    if (namespaceId === void 0) {
+      throw new Error(
+        `its group ${group ?? key} does not exist: declare it in the manifests or create it first`
+      );
+    }
+    const sent = schema2().sent.filter((name) => name !== "archived");
+    let project;
+    try {
+      project = await ctx.api.post("/projects", {
+        body: {
+          ...apiBody(desired, [...sent, ...Object.keys(desired).filter((n2) => n2.startsWith(UNCHECKED))]),
+          name: textOf(desired["name"]) ?? path2,
+          path: path2,
+          namespace_id: namespaceId
+        },
+        shape: PROJECT_SHAPE2()
+      });
+    } catch (error2) {
+      if (error2 instanceof ApiError && error2.status === 400 && /has already been taken/.test(error2.platformMessage)) {
+        const now = await orNotFound(
+          ctx.api.get(apiPath`/projects/${key}`, { shape: PROJECT_SHAPE2() })
+        );
+        throw new Error(
+          now ? `project ${now.path_with_namespace} exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ${error2.platformMessage})` : `a project at ${key} already exists, but this token's user cannot see it (it was not found when planning), or its name is taken in the group: ask an administrator to give the token's user access to it, or choose another path or name (the platform said: ${error2.platformMessage})`
+        );
+      }
+      throw error2;
+    }
+    const later = schema2().updateOnly.filter((name) => desired[name] !== void 0);
+    if (later.length > 0) {
+      project = await ctx.api.put(apiPath`/projects/${project.id}`, {
+        body: apiBody(desired, later),
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    if (desired["archived"] === true) {
+      project = await ctx.api.post(apiPath`/projects/${project.id}/archive`, {
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    return toLive2(project, unchecked(desired));
+  },
+  async update(ctx, _parent, live, desired, changed2) {
+    const id = live.id;
+    const settings = changed2.filter((name) => name !== "archived");
+    const archive = changed2.includes("archived") ? desired["archived"] === true : void 0;
+    let project;
+    if (archive === false)
+      project = await ctx.api.post(apiPath`/projects/${id}/unarchive`, {
+        shape: PROJECT_SHAPE2()
+      });
+    if (settings.length > 0) {
+      project = await ctx.api.put(apiPath`/projects/${id}`, {
+        body: apiBody(desired, settings),
+        shape: PROJECT_SHAPE2()
+      });
+    }
+    if (archive === true)
+      project = await ctx.api.post(apiPath`/projects/${id}/archive`, { shape: PROJECT_SHAPE2() });
+    return project ? toLive2(project, unchecked(desired)) : void 0;
+  },
+  async remove(ctx, _parent, live) {
+    await ctx.api.delete(apiPath`/projects/${live.id}`);
+  },
+  async export(_ctx, _parent, live) {
+    const { name, ...rest } = live.fields;
+    return name === live.key.slice(live.key.lastIndexOf("/") + 1) ? rest : live.fields;
+  },
+  backup: {
+    async download(ctx, _parent, live) {
+      await ctx.api.post(apiPath`/projects/${live.id}/export`);
+      return downloadExport2(ctx, live.id);
+    },
+    // The platform's project export: its version and the project tree (legacy JSON, or ndjson).
+    entries: ["VERSION", ["project.json", "tree/project.json"]],
+    holds: "the project's settings, repository, wiki, issues, merge requests, milestones, labels, badges, pipeline schedules and members; not its CI/CD variables, job logs and artifacts, container images, packages, webhooks, deploy keys or triggers"
   }
 };
 
@@ -78919,10 +79659,10 @@ function normalizeTargets(targets) {
 }
 function inTargets(key, targets) {
   if (targets.length === 0) return true;
-  const lower3 = key.toLowerCase();
+  const lower4 = key.toLowerCase();
   return targets.some((t) => {
     const target = t.toLowerCase();
-    return lower3 === target || lower3.startsWith(`${target}/`);
+    return lower4 === target || lower4.startsWith(`${target}/`);
   });
 }
 function withAncestors(paths) {
@@ -78933,17 +79673,17 @@ function withAncestors(paths) {
   }
   return [...out];
 }
-function checkTargetsSelected(targets, covered, known, unknowable = () => false) {
-  const problems2 = [];
+function checkTargetsSelected(targets, covered, known3, unknowable = () => false) {
+  const problems = [];
   for (const target of targets) {
     if (target === "instance") continue;
     if (covered.some((p3) => inTargets(p3, [target])) || unknowable(target)) continue;
-    const suggestion = didYouMean(target, withAncestors([...covered, ...known]));
-    problems2.push(
+    const suggestion = didYouMean(target, withAncestors([...covered, ...known3]));
+    problems.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare, nor anything their patterns match on the platform${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""}`
     );
   }
-  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
+  if (problems.length > 0) throw new TargetError(problems.join("\n"));
 }
 
 // src/engine/select.ts
@@ -78962,7 +79702,7 @@ function covers2(outer, inner) {
   return o === "" || i === o || i.startsWith(`${o}/`);
 }
 var breadth = (l) => (l.prefix === "" ? 0 : l.prefix.split("/").length) * 2 + (l.depth === "subtree" ? 0 : 1);
-function read(ctx, l) {
+function read(ctx, l, full) {
   const { collection, prefix, depth } = l;
   if (collection === "groups" && prefix !== "" && depth === "children") {
     return listSubgroups(ctx, prefix).then((gs2) => gs2?.map((g3) => g3.full_path));
@@ -78972,7 +79712,7 @@ function read(ctx, l) {
   if (collection === "projects") {
     path2 = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
     query = {
-      simple: true,
+      ...full ? {} : { simple: true },
       ...l.archived === "include" ? {} : { archived: l.archived === "only" },
       ...prefix === "" ? {} : { with_shared: false },
       ...prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}
@@ -78987,9 +79727,12 @@ function read(ctx, l) {
   const memoKey = `select:${path2}?${JSON.stringify(query)}`;
   let p3 = ctx.memo.get(memoKey);
   if (!p3) {
-    const shape4 = collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
+    const shape4 = collection === "projects" ? full ? PROJECT_SHAPE2() : { path_with_namespace: "string" } : { full_path: "string" };
     p3 = ctx.api.list(path2, { query, shape: shape4 }).then(
-      (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
+      (items) => {
+        if (full && collection === "projects") rememberProjects(ctx, items);
+        return items.map((i) => String(i.path_with_namespace ?? i.full_path ?? ""));
+      },
       (error2) => {
         if (error2 instanceof ApiError && error2.status === 404) return void 0;
         throw error2;
@@ -78999,12 +79742,12 @@ function read(ctx, l) {
   }
   return p3;
 }
-async function readAll(ctx, wanted) {
+async function readAll(ctx, wanted, full) {
   const broadest = [...wanted].sort((a, b3) => breadth(a) - breadth(b3));
   return Promise.all(
     wanted.map(async (l) => {
       const outer = broadest.find((o) => covers2(o, l));
-      const paths = await read(ctx, outer);
+      const paths = await read(ctx, outer, full);
       const root = l.prefix.toLowerCase();
       if (paths && l.collection === "groups" && root !== "" && root !== outer.prefix.toLowerCase() && !paths.some((p3) => p3.toLowerCase() === root))
         return void 0;
@@ -79055,7 +79798,7 @@ function selectorWarnings(s3, listed, pool, matched) {
 }
 async function expandSelectors(state, ctx, targets, changes) {
   const summaries = [];
-  const warnings = [];
+  const warnings2 = [];
   const root = state.root;
   const collections = {
     groups: root.children["groups"],
@@ -79065,68 +79808,91 @@ async function expandSelectors(state, ctx, targets, changes) {
   const relevantSelectors = state.selectors.filter((s3) => relevant(s3, targets));
   const changed2 = (s3) => !changes || changes.selectors.has(addressOf(s3));
   const listed = relevantSelectors.filter(changed2);
+  const settings = [
+    ...collections.projects?.items ?? [],
+    ...state.selectors.filter((s3) => s3.collection === "projects").map((s3) => s3.node)
+  ].some((n2) => n2.state !== "absent" && Object.keys(n2.fields).length > 0);
   const listings = await readAll(
     ctx,
-    listed.map((s3) => listingOf(s3))
+    listed.map((s3) => listingOf(s3)),
+    settings
   );
   const listingFor = new Map(listed.map((s3, i) => [s3, listings[i]]));
-  const known = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
+  const known3 = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set(), archivedToo: /* @__PURE__ */ new Set() };
   for (const [s3, paths] of listingFor) {
-    const set = s3.collection === "groups" ? known.groups : s3.includeArchived ? known.archivedToo : known.projects;
+    const set = s3.collection === "groups" ? known3.groups : s3.includeArchived ? known3.archivedToo : known3.projects;
     for (const p3 of paths ?? []) set.add(p3);
   }
   const exactProjects = (collections.projects?.items ?? []).map((n2) => n2.key);
   const unchangedCandidates = (s3) => {
-    if (s3.collection === "groups") return [...known.groups, ...exactGroups];
+    if (s3.collection === "groups") return [...known3.groups, ...exactGroups];
     return [
-      ...known.projects,
-      ...s3.includeArchived ? [...known.archivedToo, ...exactProjects] : exactProjects
+      ...known3.projects,
+      ...s3.includeArchived ? [...known3.archivedToo, ...exactProjects] : exactProjects
     ];
   };
-  const listedProjects = new Set([...known.projects].map((p3) => p3.toLowerCase()));
+  const listedProjects = new Set([...known3.projects].map((p3) => p3.toLowerCase()));
   const archivedChecks = relevantSelectors.filter(
     (s3) => !changed2(s3) && s3.collection === "projects" && !s3.includeArchived && exactProjects.some((p3) => inPattern(s3, p3) && !listedProjects.has(p3.toLowerCase()))
   );
   const archivedLists = await readAll(
     ctx,
-    archivedChecks.map((s3) => listingOf(s3, "only"))
+    archivedChecks.map((s3) => listingOf(s3, "only")),
+    false
   );
   const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p3) => p3.toLowerCase()));
+  const presentProjects = (collections.projects?.items ?? []).filter((n2) => n2.state !== "absent");
+  const unlisted = /* @__PURE__ */ new Map();
+  for (const [s3, paths] of listingFor) {
+    if (s3.collection !== "projects" || paths === void 0) continue;
+    const held = new Set(paths.map((p3) => p3.toLowerCase()));
+    for (const n2 of presentProjects)
+      if (selects(s3, n2.key) && !held.has(n2.key.toLowerCase())) unlisted.set(n2.key.toLowerCase(), n2.key);
+  }
+  const created = /* @__PURE__ */ new Set();
+  await Promise.all(
+    [...unlisted.values()].map(async (path2) => {
+      if (await readProject(ctx, path2) === void 0) created.add(path2.toLowerCase());
+    })
+  );
   const matches2 = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   const spelled = { groups: /* @__PURE__ */ new Map(), projects: /* @__PURE__ */ new Map() };
   for (const selector of relevantSelectors) {
     const isListed = listingFor.has(selector);
     const paths = listingFor.get(selector);
-    const candidates = isListed ? [...paths ?? [], ...selector.collection === "groups" ? exactGroups : []] : unchangedCandidates(selector).filter(
+    const candidates = isListed ? [
+      ...paths ?? [],
+      ...selector.collection === "groups" ? exactGroups : presentProjects.map((n2) => n2.key).filter((p3) => created.has(p3.toLowerCase()))
+    ] : unchangedCandidates(selector).filter(
       (p3) => selector.collection === "groups" || selector.includeArchived || !archived.has(p3.toLowerCase())
     );
     const pool = [
       ...new Map(candidates.filter((p3) => inPattern(selector, p3)).map((p3) => [p3.toLowerCase(), p3])).values()
     ];
-    let inScope = 0;
+    let inScope2 = 0;
     let all = 0;
     for (const path2 of pool) {
       if (!selects(selector, path2)) continue;
       all++;
       if (!inTargets(path2, targets)) continue;
-      inScope++;
-      const lower3 = path2.toLowerCase();
+      inScope2++;
+      const lower4 = path2.toLowerCase();
       if (isListed) changes?.whole.add(`${selector.collection}[${JSON.stringify(path2)}]`);
-      const list = matches2[selector.collection].get(lower3) ?? [];
+      const list = matches2[selector.collection].get(lower4) ?? [];
       list.push(selector);
-      matches2[selector.collection].set(lower3, list);
-      if (!spelled[selector.collection].has(lower3)) spelled[selector.collection].set(lower3, path2);
+      matches2[selector.collection].set(lower4, list);
+      if (!spelled[selector.collection].has(lower4)) spelled[selector.collection].set(lower4, path2);
     }
     if (!isListed) continue;
-    if (inScope > 0 || all === 0) {
+    if (inScope2 > 0 || all === 0) {
       summaries.push({
         collection: selector.collection,
         pattern: selector.pattern,
-        matched: inScope,
+        matched: inScope2,
         source: selector.node.source
       });
     }
-    warnings.push(...selectorWarnings(selector, paths, pool, all));
+    warnings2.push(...selectorWarnings(selector, paths, pool, all));
   }
   const children = { ...root.children };
   for (const collection of ["groups", "projects"]) {
@@ -79134,11 +79900,11 @@ async function expandSelectors(state, ctx, targets, changes) {
     if (!coll && matches2[collection].size === 0) continue;
     const exactByPath = new Map((coll?.items ?? []).map((n2) => [n2.key.toLowerCase(), n2]));
     const items = [];
-    const merged = (lower3, exact) => {
-      const entries = [...matches2[collection].get(lower3) ?? []].sort(
+    const merged = (lower4, exact) => {
+      const entries = [...matches2[collection].get(lower4) ?? []].sort(
         (a, b3) => specificity(a.pattern) - specificity(b3.pattern)
       );
-      const path2 = exact?.key ?? spelled[collection].get(lower3);
+      const path2 = exact?.key ?? spelled[collection].get(lower4);
       let node;
       for (const selector of entries) {
         const applied = atPath(selector.node, path2);
@@ -79150,8 +79916,8 @@ async function expandSelectors(state, ctx, targets, changes) {
     for (const item of coll?.items ?? []) {
       items.push(item.state === "absent" ? item : merged(item.key.toLowerCase(), item));
     }
-    for (const lower3 of matches2[collection].keys()) {
-      if (!exactByPath.has(lower3)) items.push(merged(lower3, void 0));
+    for (const lower4 of matches2[collection].keys()) {
+      if (!exactByPath.has(lower4)) items.push(merged(lower4, void 0));
     }
     children[collection] = { ...coll ?? { policy: collection === "groups" ? "warn" : "ignore" }, items };
   }
@@ -79159,8 +79925,8 @@ async function expandSelectors(state, ctx, targets, changes) {
   return {
     state: { ...state, root: { ...root, children }, selectors: [] },
     summaries,
-    warnings,
-    listed: [...known.groups, ...known.projects],
+    warnings: warnings2,
+    listed: [...known3.groups, ...known3.projects],
     unknowable: (target) => unread.some((sel) => relevant(sel, [target]))
   };
 }
@@ -79198,8 +79964,8 @@ function labelPattern(label) {
   const parts = label.split(Secret.mask).map((p3) => p3.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${parts.join("[\\s\\S]*")}$`);
 }
-function undeclaredLabels(ctx, secrets, lives, declared, masked2, taken) {
-  const shapes = masked2.map((i) => ({ item: i, pattern: labelPattern(i.label) }));
+function undeclaredLabels(ctx, secrets, lives, declared, masked3, taken) {
+  const shapes = masked3.map((i) => ({ item: i, pattern: labelPattern(i.label) }));
   const like = (live) => shapes.find((s3) => s3.pattern.test(live.key))?.item;
   const shownLive = /* @__PURE__ */ new Map();
   for (const live of lives) {
@@ -79260,14 +80026,14 @@ function linkDependencies(steps) {
     ];
   }
 }
-function byPlace(problems2) {
+function byPlace(problems) {
   const key = (p3) => [
     p3.source?.file ?? "\uFFFF",
     String(p3.source?.line ?? 0).padStart(8, "0"),
     String(p3.source?.col ?? 0).padStart(6, "0"),
     p3.address
   ].join("\0");
-  return [...problems2].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
+  return [...problems].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
 }
 
 // src/engine/plan/state.ts
@@ -79291,7 +80057,7 @@ var PlanState = class {
    * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
    */
   liveSeen = [];
-  /** Projects found missing while reading their collections (reported once each). */
+  /** Projects found missing while reading their collections (each planned as a create, or reported once). */
   missingProjects = /* @__PURE__ */ new Set();
   /** Where each declared group and project is, for problems found below it. */
   sources = /* @__PURE__ */ new Map();
@@ -79303,6 +80069,23 @@ var PlanState = class {
   npaths = /* @__PURE__ */ new WeakMap();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   declaredPresent = /* @__PURE__ */ new Map();
+  /**
+   * Projects the manifests mark absent that this plan plans (within the targets), by lower-cased path: each is
+   * deleted on its own, with its backup, also inside a group the plan deletes.
+   */
+  declaredAbsent = /* @__PURE__ */ new Set();
+  /**
+   * Objects whose children wait for their change (a project unarchived before anything in it changes): the
+   * addresses, filled as their steps are planned.
+   */
+  leading = /* @__PURE__ */ new Set();
+  /** A delete that must be done before another (a project's, with its backup, before its group's): by lower-cased address. */
+  deleteBefore = /* @__PURE__ */ new Map();
+  /** The desired fields of the top-level groups and projects this plan manages, by lower-cased full path. */
+  top = {
+    groups: /* @__PURE__ */ new Map(),
+    projects: /* @__PURE__ */ new Map()
+  };
   /** Top-level groups and projects planned at once: four per request the client may have in flight. */
   window;
   constructor(inputs, root) {
@@ -79318,9 +80101,20 @@ var PlanState = class {
     this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
-        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
+        const key = item.key.toLowerCase();
+        const planned = inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key)));
+        if (item.state === "absent") {
+          if (collection === "projects" && planned) this.declaredAbsent.add(key);
+          continue;
+        }
+        this.declaredPresent.set(key, item.source);
+        if (planned) this.top[collection].set(key, item.fields);
       }
     }
+  }
+  /** The desired fields of the top-level groups or projects this plan manages (present, within the targets). */
+  plannedTop(collection) {
+    return this.top[collection];
   }
   /** Records a planned step. */
   push(out, step) {
@@ -79331,8 +80125,8 @@ var PlanState = class {
     this.problems.push(source2 ? { address, message, source: source2 } : { address, message });
   }
   /** Records a live object seen, by its address and its fields as the plan may show them (see mask.ts). */
-  seen(address, masked2) {
-    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked2)).digest("base64")]);
+  seen(address, masked3) {
+    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked3)).digest("base64")]);
   }
   /** Whether instance-level collections are planned (no target but `instance`, and this shard holds them). */
   get instanceSelected() {
@@ -79463,9 +80257,6 @@ function touches(scope, path2) {
   return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
 }
 
-// src/engine/plan/delete.ts
-import { join as join3, relative as relative4 } from "node:path";
-
 // src/engine/compare.ts
 function isBlank(value) {
   return value === void 0 || value === null || value === "";
@@ -79482,7 +80273,14 @@ function canonical(value) {
   return JSON.stringify(value ?? null);
 }
 function sameValue(desired, live, options = {}) {
+  if (isSecret(live)) return sameValue(desired, live.reveal(), options);
   const { normalize: normalize2 } = options;
+  if (normalize2 && isNumericNormalizer(normalize2)) {
+    const plain = isSecret(desired) ? desired.reveal() : desired;
+    const scalar3 = (v3) => typeof v3 === "string" || typeof v3 === "number";
+    if (scalar3(plain) && scalar3(live))
+      return normalizeValue(normalize2, plain) === normalizeValue(normalize2, live);
+  }
   if (normalize2 && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
     const mine = normalizeValue(normalize2, isSecret(desired) ? desired.reveal() : desired);
     return mine === normalizeValue(normalize2, live) || sameValue(desired, live, { set: options.set });
@@ -79566,8 +80364,9 @@ function createdFields(ctx, kind, specs2, desired) {
   );
 }
 function deletedFields(ctx, kind, specs2, live, desired) {
+  const listed = kind.shownOnDelete;
   return Promise.all(
-    ownFields(specs2, live.fields).map(async ([field, v3]) => ({
+    ownFields(specs2, live.fields).filter(([field]) => !listed || listed.includes(field)).map(async ([field, v3]) => ({
       field,
       before: await shown(ctx, kind, specs2, field, v3, containsSecret(desired?.[field]))
     }))
@@ -79575,6 +80374,7 @@ function deletedFields(ctx, kind, specs2, live, desired) {
 }
 
 // src/engine/plan/delete.ts
+import { join as join3, relative as relative4 } from "node:path";
 async function planDelete(state, out, p3, reason) {
   const fields = await deletedFields(state.ctx, p3.kind, p3.specs, p3.live, p3.desired);
   const backup = state.backup && p3.kind.backup ? state.backup : void 0;
@@ -79598,8 +80398,11 @@ async function planDelete(state, out, p3, reason) {
     depth: p3.depth,
     ...backupFile ? { backupFile, ...backup?.root ? { backupRoot: backup.root } : {} } : {}
   };
+  const first = state.deleteBefore.get(p3.base.address.toLowerCase());
+  if (first) step.before = [first];
   state.push(out, step);
   const notes = [reason];
+  if (p3.kind.deletes) notes.push(`the platform deletes ${p3.kind.deletes} with it`);
   if (step.change.backup && p3.kind.backup)
     notes.push(
       `apply first saves its export archive to ${step.change.backup} (it holds ${p3.kind.backup.holds}) and deletes nothing unless that archive checks out`
@@ -79636,13 +80439,17 @@ async function planCascade(state, out, owner) {
   for (const o of objects) {
     const address = addressOf2("", { segment: o.segment }, o.key);
     if (state.actions.has(address) || state.cascaded.has(address)) continue;
+    if (o.collection === "projects" && state.declaredAbsent.has(o.key.toLowerCase())) {
+      state.deleteBefore.set(address.toLowerCase(), owner.change.address);
+      continue;
+    }
     const declaredAt = state.declaredPresent.get(o.key.toLowerCase());
     if (declaredAt) {
       blocked.push(o);
       const group = owner.change.key;
       state.problem(
         owner.change.address,
-        state.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
+        state.byPath.has(o.key.toLowerCase()) ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too${o.collection === "projects" ? ": it is then deleted first, after its own backup" : ""}), or keep ${group}` : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
         declaredAt
       );
       continue;
@@ -79677,7 +80484,8 @@ async function planCascade(state, out, owner) {
 
 // src/engine/plan/item.ts
 async function planItem(state, out, p3, walkChildren) {
-  const { kind, item, key, address, parent, live, depth } = p3;
+  const { kind, item, key, address, parent, depth } = p3;
+  let live = p3.live;
   const specs2 = state.registry.fields(parent.collection, kind.collection);
   if (depth === 0) state.sources.set(address, item.source);
   if (item.state !== "absent" && item.needs && item.needs.length > 0) {
@@ -79689,6 +80497,22 @@ async function planItem(state, out, p3, walkChildren) {
     );
     return;
   }
+  if (live?.unverified && item.state !== "absent") {
+    const below = [];
+    const probe = { address, collection: kind.collection, key, ref: live.id, live, parent };
+    await walkChildren(item, probe, true, depth + 1, below);
+    if (!state.missingProjects.has(address)) {
+      if (state.replace.delete(address)) {
+        state.problem(address, neverReplaced(kind), item.source);
+      }
+      if (p3.compare) state.inSync.push(address);
+      for (const step of below) out.push(step);
+      return;
+    }
+    for (const step of below) state.actions.delete(step.change.address);
+    live = void 0;
+    p3 = { ...p3, live: void 0 };
+  }
   const self = { address, collection: kind.collection, key, ref: live?.id, live, parent };
   if (!p3.compare && item.state !== "absent") {
     if (live) {
@@ -79699,7 +80523,8 @@ async function planItem(state, out, p3, walkChildren) {
   } else if (!p3.compare) return;
   const deps = [];
   const parentAction = state.actions.get(parent.address);
-  if (parentAction === "create" || parentAction === "replace") deps.push(parent.address);
+  if (parentAction === "create" || parentAction === "replace" || state.leading.has(parent.address))
+    deps.push(parent.address);
   const base = {
     address,
     collection: kind.collection,
@@ -79743,7 +80568,14 @@ async function planItem(state, out, p3, walkChildren) {
   }
   if (!live) {
     if (await planCreate(state, out, p3, { base, specs: specs2, self, deps, before, desired }))
-      await walkChildren(item, self, false, depth + 1, out);
+      await walkBelow(
+        state,
+        out,
+        p3,
+        desired,
+        void 0,
+        (o) => walkChildren(item, self, false, depth + 1, o)
+      );
     return;
   }
   const forced = state.replace.has(address);
@@ -79765,18 +80597,49 @@ async function planItem(state, out, p3, walkChildren) {
     scope: p3.scope
   });
   if (!planned && !forced) state.inSync.push(address);
-  await walkChildren(item, self, true, depth + 1, out);
+  await walkBelow(state, out, p3, desired, live, (o) => walkChildren(item, self, true, depth + 1, o));
+}
+async function walkBelow(state, out, p3, desired, live, walk) {
+  const own = out.find((s3) => s3.change.address === p3.address);
+  const hint = p3.kind.childOrder?.(desired, live);
+  if (own && hint && "order" in hint && hint.order === "first") state.leading.add(p3.address);
+  const below = [];
+  await walk(below);
+  for (const step of below) out.push(step);
+  const changes = below.filter((s3) => s3.change.action !== "unmanaged");
+  if (!hint || changes.length === 0) return;
+  if ("frozen" in hint) {
+    state.warnings.push({
+      address: p3.address,
+      message: `${changes.length} ${changes.length === 1 ? "change" : "changes"} below it may be refused: ${hint.frozen}`,
+      source: p3.item.source
+    });
+    return;
+  }
+  if (hint.order !== "last" || !own) return;
+  if (own.change.action === "create") {
+    state.problem(
+      p3.address,
+      `it is created archived, and ${changes.length} ${changes.length === 1 ? "change" : "changes"} inside it would follow its create, which the platform refuses in an archived project: leave archived out until they are applied, then set it`,
+      p3.item.fieldSources["archived"] ?? p3.item.source
+    );
+    return;
+  }
+  own.deps.push(...changes.map((s3) => s3.change.address));
+}
+function neverReplaced(kind) {
+  return `a ${kind.segment} is never replaced: deleting it would take everything in it. Change its settings in place, or mark it "state: absent" to delete it (after its backup)`;
 }
 function report2(state, p3, problem3) {
-  state.problem(
-    problem3.field ? `${p3.address}.${problem3.field}` : p3.address,
-    problem3.message,
-    problem3.field && p3.item.fieldSources[problem3.field] || p3.item.source
-  );
+  const address = problem3.field ? `${p3.address}.${problem3.field}` : p3.address;
+  const source2 = problem3.field && p3.item?.fieldSources[problem3.field] || p3.item?.source || p3.source;
+  if (problem3.severity !== "warning") state.problem(address, problem3.message, source2);
+  else state.warnings.push({ address, message: problem3.message, ...source2 ? { source: source2 } : {} });
 }
 async function planAbsent(state, out, p3, q2) {
   const { kind, item, address, parent, live } = p3;
   if (!live) return;
+  if (state.cascaded.has(address)) return;
   if (live.readOnly) {
     state.problem(address, `cannot delete: ${live.readOnly}`, item.source);
     return;
@@ -79846,13 +80709,31 @@ function checkFields(state, p3, specs2, desired) {
 }
 async function planCreate(state, out, p3, q2) {
   const { kind, item, key, address, parent } = p3;
-  const refusals = await kind.checkCreate?.(state.ctx, parent, key, q2.desired, p3.scope) ?? [];
-  for (const r of refusals) report2(state, p3, r);
+  if (item.fromPattern) {
+    state.problem(
+      address,
+      `${kind.segment} ${JSON.stringify(q2.base.key)} was matched by a pattern but no longer exists (a pattern never creates anything): plan again`,
+      item.source
+    );
+    return false;
+  }
+  for (let up = p3.depth === 0 ? parentPath(key) : void 0; up; up = parentPath(up)) {
+    if (state.actions.get(groupAddress(up)) !== "delete") continue;
+    state.problem(
+      address,
+      `it would be created inside group ${up}, which is marked "state: absent": the platform would delete it with the group. Keep the group, or leave ${key} out`,
+      item.source
+    );
+    return false;
+  }
+  const found = await kind.checkCreate?.(state.ctx, parent, key, q2.desired, p3.scope) ?? [];
+  for (const r of found) report2(state, p3, r);
+  const refusals = found.filter((r) => r.severity !== "warning");
   if (!kind.create) {
     if (refusals.length === 0) {
       state.problem(
         address,
-        kind.collection === "projects" ? `project ${JSON.stringify(key)} does not exist, and forgeform does not create projects: create it first` : `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q2.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
+        `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q2.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
         item.source
       );
     }
@@ -79891,25 +80772,33 @@ async function planUpdate(state, out, p3) {
   }
   const replaceByRequest = forced && !updatable;
   const replace = replaceByRequest || kind.updateMode === "replace" || changes.some((f3) => f3.forcesReplacement);
+  if (replace && kind.explicitDeleteOnly) {
+    state.problem(address, neverReplaced(kind), base.source);
+    return false;
+  }
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs2, desired, changes));
   const changed2 = changes.map((f3) => f3.field);
+  const where = {
+    address,
+    ...p3.item ? { item: p3.item } : {},
+    ...base.source ? { source: base.source } : {}
+  };
   if (!replace && kind.checkUpdate && p3.scope) {
-    const problems2 = await kind.checkUpdate(state.ctx, p3.parent, live, desired, changed2, p3.scope);
-    for (const problem3 of problems2) {
-      state.problem(
-        problem3.field ? `${address}.${problem3.field}` : address,
-        problem3.message,
-        problem3.field && p3.item?.fieldSources[problem3.field] || base.source
-      );
-    }
+    const problems = await kind.checkUpdate(state.ctx, p3.parent, live, desired, changed2, p3.scope);
+    for (const problem3 of problems) report2(state, where, problem3);
   }
+  if (replace && kind.checkReplace) {
+    for (const problem3 of await kind.checkReplace(state.ctx, p3.parent, live, desired))
+      report2(state, where, problem3);
+  }
+  const note = replace ? await kind.replaceNote?.(state.ctx, p3.parent, desired, p3.key) : void 0;
   state.push(out, {
     change: {
       ...base,
       action: replace ? "replace" : "update",
       fields: changes,
       ...replace ? {
-        reason: replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"
+        reason: `${replaceByRequest ? "replacement requested with --replace" : kind.replaceReason ?? "a changed field cannot be updated in place"}${note ? `; ${note}` : ""}`
       } : {}
     },
     kind,
@@ -79936,7 +80825,8 @@ function match(state, kind, coll, items, lives) {
   const liveByKey = new Map(lives.map((l) => [l.key, l]));
   const scope = {
     declared: new Set(coll.items.map(ids.keyOf)),
-    planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields]))
+    planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields])),
+    top: (collection) => state.plannedTop(collection)
   };
   const undeclared = lives.filter((l) => !scope.declared.has(l.key) && !l.readOnly);
   const { shown: shown2, like } = undeclaredLabels(
@@ -79965,48 +80855,19 @@ async function readCollection(state, kind, parent, wanted, options, where) {
     if (parent.collection === "projects" && error2 instanceof ApiError && error2.status === 404 && /Project Not Found/i.test(error2.platformMessage)) {
       if (!state.missingProjects.has(parent.address)) {
         state.missingProjects.add(parent.address);
-        const hint = await missingProjectHint(state.ctx, parent.key);
-        state.problem(
-          parent.address,
-          `project ${JSON.stringify(parent.key)} does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path${hint}`,
-          state.sources.get(parent.address)
-        );
+        if (!parent.live?.unverified) {
+          state.problem(
+            parent.address,
+            `project ${JSON.stringify(parent.key)} no longer exists or is no longer visible to this token's user (it was read earlier in this plan): plan again`,
+            state.sources.get(parent.address)
+          );
+        }
       }
       return void 0;
     }
     state.problem(where, `could not read ${kind.collection}: ${error2.message}`);
     return void 0;
   }
-}
-async function missingProjectHint(ctx, path2) {
-  const slash = path2.lastIndexOf("/");
-  if (slash < 0) return "";
-  const group = path2.slice(0, slash);
-  const key = `missing-project:${group.toLowerCase()}`;
-  let listing = ctx.memo.get(key);
-  if (!listing) {
-    listing = ctx.api.list(apiPath`/groups/${group}/projects`, {
-      query: { simple: true, with_shared: false },
-      shape: { path_with_namespace: "string" }
-    }).then(
-      (projects) => projects.map((p3) => p3.path_with_namespace),
-      // Any other failure gives no hint: the missing project is reported all the same.
-      (error2) => error2 instanceof ApiError && error2.status === 404 ? void 0 : []
-    );
-    ctx.memo.set(key, listing);
-  }
-  const paths = await listing;
-  if (paths === void 0) {
-    const above = group.lastIndexOf("/");
-    const siblings = above < 0 ? [] : await listSubgroups(ctx, group.slice(0, above)).catch(() => []) ?? [];
-    const nearGroup = didYouMean(
-      group,
-      siblings.map((g3) => g3.full_path)
-    );
-    return `; ${JSON.stringify(group)} is not a group this token's user can see either${nearGroup ? `: did you mean group ${JSON.stringify(nearGroup)}?` : ""}`;
-  }
-  const near = didYouMean(path2, paths);
-  return near ? `; did you mean ${JSON.stringify(near)}?` : "";
 }
 
 // src/engine/plan/unmanaged.ts
@@ -80054,7 +80915,7 @@ async function planUndeclared(state, out, p3) {
         ...base,
         action: "unmanaged",
         fields: [],
-        reason: coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
+        reason: (coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`) + (live.note ? `; ${live.note}` : "")
       },
       kind,
       parent,
@@ -80140,6 +81001,8 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
   }
   const { keyOf: keyOf2 } = identities(kind);
   const unchecked2 = uncheckedNames(items);
+  const addressOnly = items.filter((i) => i.state !== "absent" && ownFields(specs2, i.fields).length === 0).map(keyOf2);
+  const detailOf = items.filter((i) => ownFields(specs2, i.fields).some(([f3]) => specs2.get(f3)?.detailOnly)).map(keyOf2);
   let lives = [];
   if (parentExists) {
     const read2 = await readCollection(
@@ -80150,6 +81013,8 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
       {
         undeclared: coll.policy !== "ignore" && fullRead,
         ...unchecked2.length > 0 ? { unchecked: unchecked2 } : {},
+        ...addressOnly.length > 0 ? { addressOnly } : {},
+        ...detailOf.length > 0 ? { detailOf } : {},
         ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {}
       },
       parentAddress ? `${parentAddress}.${collection}` : collection
@@ -80164,7 +81029,7 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
     const label = matched.labelOf(item);
     const address = addressOf2(parentAddress, kind, label);
     const live = matched.liveOf(item);
-    if (live) state.seen(address, maskedFields(specs2, live.fields, item.fields));
+    if (live && !live.unverified) state.seen(address, maskedFields(specs2, live.fields, item.fields));
     const mine = [];
     await planItem(
       state,
@@ -80292,7 +81157,7 @@ function listsAsText(raw) {
   return out;
 }
 var BAR = "performance_bar_allowed_group_path";
-function toLive2(raw, options) {
+function toLive3(raw, options) {
   const fields = { ...listsAsText(raw), ...uncheckedFields(raw, options?.unchecked) };
   fields[BAR] = raw["performance_bar_allowed_group_id"] ?? null;
   return { key: KEY, id: KEY, fields, raw };
@@ -80322,7 +81187,7 @@ var applicationSettingsKind = {
   identity: () => KEY,
   async read(ctx, _parent, _wanted, options) {
     return [
-      toLive2(await ctx.api.get("/application/settings", { shape: {} }), options)
+      toLive3(await ctx.api.get("/application/settings", { shape: {} }), options)
     ];
   },
   async prepare(ctx, _parent, fields) {
@@ -80346,19 +81211,19 @@ var applicationSettingsKind = {
     return out;
   },
   check(_ctx, _parent, desired) {
-    const problems2 = [];
+    const problems = [];
     for (const [name, value] of Object.entries(desired)) {
       if (value !== true) continue;
       for (const partner of settingSpecs().get(name)?.requires ?? []) {
         if (!(partner in desired)) {
-          problems2.push({
+          problems.push({
             field: name,
             message: `${name}: true requires ${partner}, which the manifest does not set: declare it alongside`
           });
         }
       }
     }
-    return problems2;
+    return problems;
   },
   async export(ctx, _parent, live) {
     const fields = { ...live.fields };
@@ -80380,7 +81245,7 @@ var applicationSettingsKind = {
       body: payload,
       shape: {}
     });
-    return toLive2(updated, unchecked(desired));
+    return toLive3(updated, unchecked(desired));
   }
 };
 
@@ -80409,6 +81274,112 @@ var broadcastMessageKind = restCollection({
   path: "/broadcast_messages"
 });
 
+// src/kinds/ci-variable.ts
+var ANY_SCOPE = "*";
+var masked2 = (value, origin) => typeof value === "string" ? new Secret(value, origin) : value;
+var maskedLive = /* @__PURE__ */ new WeakMap();
+var slot = (parent, identity2) => `${parent.address}\0${identity2}`;
+function identity(fields, scoped) {
+  const key = textOf(fields["key"]) ?? "";
+  return scoped ? `${key}#${textOf(fields["environment_scope"]) ?? ANY_SCOPE}` : key;
+}
+function variables(rest, scoped) {
+  return {
+    async read(ctx, parent, _wanted, options) {
+      const lives = (await rest.list(ctx, parent)).map((v3) => rest.toLive(parent, v3, options));
+      const seen = maskedLive.get(ctx) ?? /* @__PURE__ */ new Set();
+      maskedLive.set(ctx, seen);
+      for (const live of lives) if (live.fields["masked"] === true) seen.add(slot(parent, live.key));
+      return lives;
+    },
+    async prepare(ctx, parent, fields) {
+      const hidden = fields["masked"] === true || fields["masked"] === void 0 && maskedLive.get(ctx)?.has(slot(parent, identity(fields, scoped)));
+      return hidden ? { ...fields, value: masked2(fields["value"], "literal") } : fields;
+    }
+  };
+}
+function readVariable(scoped) {
+  return (_parent, v3, live) => {
+    const fields = {
+      ...live.fields,
+      ...v3["masked"] === true ? { value: masked2(v3["value"], "platform") } : {}
+    };
+    if (!scoped) return { ...live, fields };
+    const scope = typeof v3["environment_scope"] === "string" ? v3["environment_scope"] : ANY_SCOPE;
+    return { ...live, key: `${String(v3["key"])}#${scope}`, fields: { ...fields, environment_scope: scope } };
+  };
+}
+var inScope = (live) => ({
+  filter: { environment_scope: String(live.fields["environment_scope"] ?? ANY_SCOPE) }
+});
+function variableKind(owner, more) {
+  const scoped = owner !== "instance";
+  return restCollection(
+    {
+      collection: "variables",
+      segment: "variable",
+      parents: [owner],
+      path: scoped ? "variables" : "/admin/ci/variables",
+      id: { field: "key", type: "string" },
+      live: readVariable(scoped)
+    },
+    (rest) => {
+      const common = variables(rest, scoped);
+      return { ...common, ...more?.(rest, common) };
+    }
+  );
+}
+var projectVariableKind = variableKind("projects", (rest) => ({
+  async update(ctx, parent, live, desired, changed2) {
+    const updated = await ctx.api.put(rest.itemPath(parent, live.id), {
+      query: inScope(live),
+      body: body(desired, changed2),
+      shape: rest.shape()
+    });
+    return rest.toLive(parent, updated, unchecked(desired));
+  },
+  async remove(ctx, parent, live) {
+    await ctx.api.delete(rest.itemPath(parent, live.id), { query: inScope(live) });
+  }
+}));
+var shadowedBy = /* @__PURE__ */ new WeakMap();
+function unreachable(parent, live, what) {
+  const first = shadowedBy.get(live);
+  if (first === void 0) return [];
+  const key = String(live.id);
+  const scope = String(live.fields["environment_scope"]);
+  return [
+    {
+      message: `cannot ${what} ${key} of scope "${scope}": the platform's group variables API (13.12) finds a variable by its key alone, and reaches ${key} of scope "${first}" first. ${what === "delete" ? "Delete" : "Change"} it in ${parent.key}'s CI/CD settings, or remove ${key} of scope "${first}" first`
+    }
+  ];
+}
+var groupVariableKind = variableKind("groups", (_rest, common) => ({
+  async read(ctx, parent, wanted, options) {
+    const lives = await common.read(ctx, parent, wanted, options);
+    const first = /* @__PURE__ */ new Map();
+    for (const live of lives) {
+      const earlier = first.get(String(live.id));
+      if (earlier) shadowedBy.set(live, String(earlier.fields["environment_scope"]));
+      else first.set(String(live.id), live);
+    }
+    return lives;
+  },
+  check(ctx, _parent, desired) {
+    const scope = textOf(desired["environment_scope"]);
+    if (ctx.edition !== "core" || scope === void 0 || scope === ANY_SCOPE) return [];
+    return [
+      {
+        field: "environment_scope",
+        message: `a group variable's environment_scope exists only on the licensed edition, and this platform is the core edition (its group variables are for every environment): remove it, or set it on the projects' variables`
+      }
+    ];
+  },
+  checkUpdate: async (_ctx, parent, live) => unreachable(parent, live, "change"),
+  checkDelete: async (_ctx, parent, live) => unreachable(parent, live, "delete")
+}));
+var instanceVariableKind = variableKind("instance");
+
 // src/kinds/deploy-key.ts
 import { createHash as createHash7 } from "node:crypto";
 function keyText(value) {
@@ -80419,7 +81390,7 @@ function fingerprint(text) {
   if (!blob) return "invalid key";
   return `SHA256:${createHash7("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
-var toLive3 = (rest, parent, k3, canPush, options) => rest.toLive(parent, { ...k3, can_push: k3["can_push"] ?? canPush ?? false }, options);
+var toLive4 = (rest, parent, k3, canPush, options) => rest.toLive(parent, { ...k3, can_push: k3["can_push"] ?? canPush ?? false }, options);
 function instanceKeys(ctx, rest) {
   const memoKey = "deploy_keys:instance";
   let p3 = ctx.memo.get(memoKey);
@@ -80475,7 +81446,7 @@ var deployKeyKind = restCollection(
     async read(ctx, parent, _wanted, options) {
       const keys = await rest.list(ctx, parent);
       if (options?.fresh) for (const k3 of keys) createdKeys(ctx).set(fingerprint(k3.key), k3);
-      return keys.map((k3) => toLive3(rest, parent, k3, void 0, options));
+      return keys.map((k3) => toLive4(rest, parent, k3, void 0, options));
     },
     async createReason(ctx, _parent, desired, key) {
       const found = await existingKey(ctx, rest, key);
@@ -80505,7 +81476,7 @@ async function createOrEnable(ctx, rest, parent, desired, key) {
     }
     createdKeys(ctx).set(key, created);
     const canPush = desired["can_push"] ?? false;
-    return toLive3(rest, parent, created, canPush, unchecked(desired));
+    return toLive4(rest, parent, created, canPush, unchecked(desired));
   }
   let enabled;
   try {
@@ -80522,10 +81493,194 @@ async function createOrEnable(ctx, rest, parent, desired, key) {
   if (desired["can_push"] === true) payload["can_push"] = true;
   if (desired["title"] !== void 0 && textOf(desired["title"]) !== enabled.title)
     payload["title"] = desired["title"];
-  if (Object.keys(payload).length === 0) return toLive3(rest, parent, enabled, false);
+  if (Object.keys(payload).length === 0) return toLive4(rest, parent, enabled, false);
   const updated = await rest.put(ctx, parent, enabled.id, body(payload));
-  return toLive3(rest, parent, updated, void 0, unchecked(desired));
+  return toLive4(rest, parent, updated, void 0, unchecked(desired));
 }
+
+// src/kinds/token-file.ts
+import { createHash as createHash8 } from "node:crypto";
+import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
+import { dirname as dirname5 } from "node:path";
+var MAX_TOKEN_FILE_BYTES2 = 1024;
+var tokenDigest = (text) => createHash8("sha256").update(text).digest("hex");
+function tokenFileRefusal(target, known3, words) {
+  const existing = existingAncestor(dirname5(target));
+  const realDir = (() => {
+    try {
+      return realpathSync5(existing);
+    } catch {
+      return void 0;
+    }
+  })();
+  if (realDir !== existing) {
+    return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
+  }
+  if (existing !== dirname5(target)) return void 0;
+  let stat3;
+  try {
+    stat3 = lstatSync2(target);
+  } catch {
+    return void 0;
+  }
+  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known3 === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || tokenDigest(readFileSync5(target, "utf8").trim()) !== known3 ? words.other : void 0;
+  if (why === void 0) return void 0;
+  return `token_file ${target} ${why}: forgeform writes a ${words.token} only to a new file${words.over}, never over anything else; remove the file or name another one`;
+}
+function tokenFileProblems(message) {
+  return message === void 0 ? [] : [{ field: "token_file", message }];
+}
+async function createWithTokenFile(target, refused, what, lost, post) {
+  const refusal = target === void 0 ? void 0 : refused();
+  if (refusal) throw new Error(`not creating ${what}: ${refusal}`);
+  const created = await post();
+  if (target !== void 0 && typeof created["token"] === "string") {
+    try {
+      writeFileSafely(target, `${created["token"]}
+`, { mode: 384, directoryMode: 448 });
+    } catch (error2) {
+      throw new Error(
+        `${what} was created, but its token could not be written: ${error2.message}; ${lost}`
+      );
+    }
+  }
+  return created;
+}
+function tokenFileOf(desired) {
+  const file = desired["token_file"];
+  return typeof file === "string" ? file : void 0;
+}
+
+// src/kinds/deploy-token.ts
+var WORDS = {
+  token: "deploy token",
+  over: " (the platform shows a deploy token once, when it is made, so an earlier token in a file cannot be told from anything else)",
+  other: "already exists"
+};
+function startOfToday(now = Date.now()) {
+  const d2 = new Date(now);
+  return Date.UTC(d2.getUTCFullYear(), d2.getUTCMonth(), d2.getUTCDate());
+}
+function isPast(expiresAt) {
+  if (typeof expiresAt !== "string" || expiresAt.trim() === "") return false;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(expiresAt.trim()) ? `${expiresAt.trim()}T00:00:00Z` : expiresAt;
+  const ms2 = Date.parse(day);
+  return !Number.isNaN(ms2) && ms2 < startOfToday();
+}
+function stateOf(item) {
+  return {
+    revoked: item["revoked"] === true,
+    expired: typeof item["expired"] === "boolean" ? item["expired"] : isPast(item["expires_at"])
+  };
+}
+function unusable(live) {
+  const state = live.raw;
+  if (state?.revoked) return "revoked on the platform";
+  if (state?.expired) {
+    const at2 = live.fields["expires_at"];
+    return typeof at2 === "string" ? `expired (expires_at ${at2.slice(0, 10)})` : "expired";
+  }
+  return void 0;
+}
+var duplicates = /* @__PURE__ */ new WeakMap();
+var nameKey = (parent, name) => `${parent.collection}\0${parent.ref}\0${name}`;
+function warnings(ctx, parent, desired, live) {
+  const out = [];
+  const warn = (message, field) => out.push({ message, severity: "warning", ...field ? { field } : {} });
+  const why = live && unusable(live);
+  if (why) {
+    warn(
+      `this deploy token is ${why}: it no longer works. A later expires_at replaces it with a new token, and so does \`forgeform apply --replace '${parent.address}.deploy_token[${JSON.stringify(live.key)}]'\``
+    );
+  }
+  const wanted = desired["expires_at"];
+  const same = live && Date.parse(String(live.fields["expires_at"])) === Date.parse(String(wanted));
+  if (isPast(wanted) && !same && !why) {
+    warn("expires_at is before today: a token made now is expired at once", "expires_at");
+  }
+  const namesakes = live && duplicates.get(ctx)?.get(nameKey(parent, live.key));
+  if (namesakes) {
+    warn(
+      `${namesakes} live deploy tokens are named ${JSON.stringify(live.key)}: forgeform manages the newest that works (id ${live.id}) and leaves the others alone; delete them on the platform or rename them`
+    );
+  }
+  return out;
+}
+function whereTheTokenGoes(desired) {
+  const file = tokenFileOf(desired);
+  if (file !== void 0) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+  return "the new token is not recorded (no token_file): the platform shows a deploy token once, when it is made, and forgeform shows it nowhere";
+}
+var deployTokenKind = restCollection(
+  {
+    collection: "deploy_tokens",
+    segment: "deploy_token",
+    parents: ["projects", "groups"],
+    path: "deploy_tokens",
+    noUpdate: "deploy tokens have no update call in the API: deleted and created again, with a new token",
+    // 14.9 and later say whether a token is revoked or expired; 13.12 says neither.
+    shape: { revoked: "boolean?", expired: "boolean?" },
+    live(_parent, item, live) {
+      const state = stateOf(item);
+      const withState = { ...live, raw: state };
+      const why = unusable(withState);
+      return why ? { ...withState, note: `this token is ${why}` } : withState;
+    }
+  },
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const items = await rest.list(ctx, parent);
+      const works = (item) => {
+        const s3 = stateOf(item);
+        return !s3.revoked && !s3.expired;
+      };
+      const ordered = [...items].sort(
+        (a, b3) => Number(works(a)) - Number(works(b3)) || Number(a["id"]) - Number(b3["id"])
+      );
+      const counts = /* @__PURE__ */ new Map();
+      for (const item of items) counts.set(String(item["name"]), (counts.get(String(item["name"])) ?? 0) + 1);
+      const map = duplicates.get(ctx) ?? /* @__PURE__ */ new Map();
+      duplicates.set(ctx, map);
+      for (const [name, n2] of counts) if (n2 > 1) map.set(nameKey(parent, name), n2);
+      return ordered.map((item) => rest.toLive(parent, item, options));
+    },
+    check(ctx, parent, desired, live) {
+      return warnings(ctx, parent, desired, live);
+    },
+    async checkCreate(_ctx, _parent, _key, desired) {
+      const file = tokenFileOf(desired);
+      return file === void 0 ? [] : tokenFileProblems(tokenFileRefusal(file, void 0, WORDS));
+    },
+    async checkReplace(_ctx, _parent, _live, desired) {
+      const file = tokenFileOf(desired);
+      const refusal = file === void 0 ? void 0 : tokenFileRefusal(file, void 0, WORDS);
+      return tokenFileProblems(
+        refusal && `${refusal} (this replacement makes a new token; the one in the file stops working when the old deploy token is deleted)`
+      );
+    },
+    createReason: async (_ctx, _parent, desired) => whereTheTokenGoes(desired),
+    replaceNote: async (_ctx, _parent, desired) => whereTheTokenGoes(desired),
+    async create(ctx, parent, desired, key) {
+      const file = tokenFileOf(desired);
+      const created = await createWithTokenFile(
+        file,
+        () => tokenFileRefusal(file, void 0, WORDS),
+        `deploy token ${JSON.stringify(key)}`,
+        "the platform never shows a deploy token again: replace it (--replace) to make a new one",
+        () => rest.post(ctx, parent, { ...createBody(desired, rest.schema().sent), name: key })
+      );
+      return rest.toLive(parent, created, unchecked(desired));
+    },
+    async export(_ctx, _parent, live) {
+      const fields = { ...live.fields };
+      if (fields["username"] === `gitlab+deploy-token-${live.id}`) delete fields["username"];
+      const at2 = fields["expires_at"];
+      if (typeof at2 === "string" && /^\d{4}-\d{2}-\d{2}T00:00:00(\.0+)?(Z|\+00:?00)$/.test(at2))
+        fields["expires_at"] = at2.slice(0, 10);
+      return fields;
+    }
+  })
+);
 
 // src/kinds/epic.ts
 var EPIC_ISSUE_SHAPE = {
@@ -80563,7 +81718,7 @@ var epicKind = {
 };
 
 // src/kinds/epic-issue.ts
-var PROJECT_SHAPE2 = { id: "integer", path_with_namespace: "string" };
+var PROJECT_SHAPE3 = { id: "integer", path_with_namespace: "string" };
 function memoized(ctx, key, load) {
   let p3 = ctx.memo.get(key);
   if (!p3) {
@@ -80575,12 +81730,12 @@ function memoized(ctx, key, load) {
 var projectById = (ctx, id) => memoized(
   ctx,
   `project:${id}`,
-  () => ctx.api.get(apiPath`/projects/${id}`, { shape: PROJECT_SHAPE2 })
+  () => ctx.api.get(apiPath`/projects/${id}`, { shape: PROJECT_SHAPE3 })
 );
 var projectByPath = (ctx, path2) => memoized(
   ctx,
   `project:${path2.toLowerCase()}`,
-  () => ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE2 })
+  () => ctx.api.get(apiPath`/projects/${path2}`, { shape: PROJECT_SHAPE3 })
 );
 var FIRST = "(first)";
 var keyOf = (project, iid) => `${project}#${iid}`;
@@ -80680,12 +81835,12 @@ async function move(ctx, epic, id, key, after) {
 
 // src/kinds/error-tracking.ts
 var KEY2 = "error_tracking";
-var schema2 = lazySchema("projects", KEY2);
-var shape = () => schema2().shape({ active: "boolean" });
-var toLive4 = (s3, options) => ({
+var schema3 = lazySchema("projects", KEY2);
+var shape = () => schema3().shape({ active: "boolean" });
+var toLive5 = (s3, options) => ({
   key: KEY2,
   id: KEY2,
-  fields: { ...pick(s3, schema2().read), ...uncheckedFields(s3, options?.unchecked) }
+  fields: { ...pick(s3, schema3().read), ...uncheckedFields(s3, options?.unchecked) }
 });
 var errorTrackingKind = {
   collection: KEY2,
@@ -80698,7 +81853,7 @@ var errorTrackingKind = {
     const settings = await orNotFound(
       ctx.api.get(`${ownerPath(parent)}/error_tracking/settings`, { shape: shape() })
     );
-    return settings ? [toLive4(settings, options)] : [];
+    return settings ? [toLive5(settings, options)] : [];
   },
   async checkCreate(_ctx, parent) {
     return [
@@ -80712,9 +81867,51 @@ var errorTrackingKind = {
       body: body(desired, changed2),
       shape: shape()
     });
-    return toLive4(updated, unchecked(desired));
+    return toLive5(updated, unchecked(desired));
   }
 };
+
+// src/kinds/hook.ts
+var hookKind = restCollection(
+  {
+    collection: "hooks",
+    segment: "hook",
+    parents: ["groups", "projects"],
+    path: "hooks"
+  },
+  (rest) => ({
+    async update(ctx, parent, live, desired, changed2) {
+      const updated = await rest.put(ctx, parent, live.id, body(desired, ["url", ...changed2]));
+      return rest.toLive(parent, updated, unchecked(desired));
+    }
+  })
+);
+
+// src/kinds/label.ts
+var INHERITED = "a group label the project shows; manage it in its group's manifest";
+var labelKind = restCollection(
+  {
+    collection: "labels",
+    segment: "label",
+    parents: ["groups", "projects"],
+    path: "labels",
+    // `priority` is a project's (null when unset); `is_project_label` tells a project's own labels from its groups'.
+    shape: { priority: "integer?", is_project_label: "boolean?" },
+    live(parent, label, live) {
+      return parent.collection === "projects" && label["is_project_label"] === false ? { ...live, readOnly: INHERITED } : live;
+    }
+  },
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const labels = await ctx.api.list(rest.path(parent), {
+        shape: rest.shape(),
+        ...parent.collection === "groups" ? { query: { include_ancestor_groups: false } } : {}
+      });
+      const own = new Set(labels.filter((l) => l["is_project_label"] === true).map((l) => l["name"]));
+      return labels.filter((l) => l["is_project_label"] !== false || !own.has(l["name"])).map((l) => rest.toLive(parent, l, options));
+    }
+  })
+);
 
 // src/kinds/milestone.ts
 var STATISTICS_SHAPE = {
@@ -80805,7 +82002,7 @@ var SHAPE = () => {
   };
   return shape2;
 };
-function toLive5(s3, options) {
+function toLive6(s3, options) {
   const fields = { level: s3["level"] };
   if (s3["notification_email"] !== void 0) fields["notification_email"] = s3["notification_email"];
   for (const [name, on] of Object.entries(s3["events"] ?? {}))
@@ -80836,7 +82033,7 @@ function kindFor(parents) {
     updateMode: "update",
     identity: () => KEY3,
     async read(ctx, parent, _wanted, options) {
-      return [toLive5(await ctx.api.get(path(parent), { shape: SHAPE() }), options)];
+      return [toLive6(await ctx.api.get(path(parent), { shape: SHAPE() }), options)];
     },
     check: (_ctx, _parent, desired, live) => check(desired, live),
     async update(ctx, parent, _live, desired, changed2) {
@@ -80844,7 +82041,7 @@ function kindFor(parents) {
       if (changed2.includes("level")) {
         for (const name of Object.keys(desired)) if (EVENTS().has(name)) payload[name] = desired[name];
       }
-      return toLive5(
+      return toLive6(
         await ctx.api.put(path(parent), { body: payload, shape: SHAPE() }),
         unchecked(desired)
       );
@@ -80931,23 +82128,11 @@ var pipelineScheduleKind = restCollection(
       const edits = changed2.filter((f3) => rest.schema().sent.includes(f3) || f3.startsWith(UNCHECKED));
       if (edits.length > 0)
         current = await rest.put(ctx, parent, live.id, body(desired, edits));
-      const variables = live.raw?.variables;
-      return rest.toLive(parent, { ...current, ...variables ? { variables } : {} }, unchecked(desired));
+      const variables2 = live.raw?.variables;
+      return rest.toLive(parent, { ...current, ...variables2 ? { variables: variables2 } : {} }, unchecked(desired));
     }
   })
 );
-
-// src/kinds/project.ts
-var projectKind = {
-  collection: "projects",
-  segment: "project",
-  parents: ["instance"],
-  updateMode: "update",
-  explicitDeleteOnly: true,
-  async read(_ctx, _parent, wanted) {
-    return wanted.map((path2) => ({ key: path2, id: path2, fields: {} }));
-  }
-};
 
 // src/kinds/protected-environment.ts
 function canonical2(levels) {
@@ -81122,10 +82307,10 @@ var scheduleVariableKind = restCollection(
 );
 
 // src/kinds/scim-user.ts
-var schema3 = lazySchema("groups", "scim_users");
+var schema4 = lazySchema("groups", "scim_users");
 var shape3;
 var SCIM_USER_SHAPE = () => {
-  shape3 ??= schema3().shape({
+  shape3 ??= schema4().shape({
     id: "string",
     externalId: "string?",
     name: objectOf({ formatted: "string?" }, true),
@@ -81139,7 +82324,7 @@ var PATCH_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 function usersPath(parent) {
   return apiPath`/groups/${parent.key}/Users`;
 }
-var toLive6 = (u2) => {
+var toLive7 = (u2) => {
   const formatted = u2.name?.formatted ?? u2["name.formatted"];
   return {
     key: u2.externalId ?? u2.id,
@@ -81183,7 +82368,7 @@ var scimUserKind = {
   },
   async read(ctx, parent) {
     return (await ctx.api.list(usersPath(parent), { scim: true, shape: SCIM_USER_SHAPE() })).map(
-      toLive6
+      toLive7
     );
   },
   async prepare(_ctx, _parent, fields) {
@@ -81214,9 +82399,9 @@ var scimUserKind = {
     });
     if (desired["active"] === false) {
       await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive6({ ...created, active: false });
+      return toLive7({ ...created, active: false });
     }
-    return toLive6(created);
+    return toLive7(created);
   },
   async update(ctx, parent, live, desired, changed2) {
     const ops = [];
@@ -81238,7 +82423,7 @@ var scimUserKind = {
     if (changed2.includes("active")) ops.push({ op: "Replace", path: "active", value: desired["active"] });
     if (ops.length > 0) await patch(ctx, parent, String(live.id), ops);
     const after = await userByExternalId(ctx, parent, live.key);
-    return after ? toLive6(after) : void 0;
+    return after ? toLive7(after) : void 0;
   },
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${usersPath(parent)}${apiPath`/${String(live.id)}`}`, { scim: true });
@@ -81261,11 +82446,11 @@ var systemHookKind = restCollection({
 });
 
 // src/kinds/trigger.ts
-import { createHash as createHash8 } from "node:crypto";
-import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
-import { dirname as dirname5 } from "node:path";
-var MAX_TOKEN_FILE_BYTES2 = 1024;
-var digest = (text) => createHash8("sha256").update(text).digest("hex");
+var WORDS2 = {
+  token: "trigger token",
+  over: " or over that same trigger's current token (the platform shows it in full to the trigger's owner)",
+  other: "holds something other than this trigger's current token"
+};
 var shownTokens = /* @__PURE__ */ new WeakMap();
 var tokenKey = (parent, description) => `${parent.ref}\0${description}`;
 function remember2(ctx, parent, triggers) {
@@ -81273,37 +82458,15 @@ function remember2(ctx, parent, triggers) {
   shownTokens.set(ctx, map);
   for (const t of triggers) {
     if (typeof t["token"] === "string")
-      map.set(tokenKey(parent, String(t["description"])), digest(t["token"]));
+      map.set(tokenKey(parent, String(t["description"])), tokenDigest(t["token"]));
   }
 }
-function refusal(target, known) {
-  const existing = existingAncestor(dirname5(target));
-  const realDir = (() => {
-    try {
-      return realpathSync5(existing);
-    } catch {
-      return void 0;
-    }
-  })();
-  if (realDir !== existing) {
-    return `token_file ${target}: its directory is now a symbolic link (to ${realDir}); forgeform does not write through links`;
-  }
-  if (existing !== dirname5(target)) return void 0;
-  let stat3;
-  try {
-    stat3 = lstatSync2(target);
-  } catch {
-    return void 0;
-  }
-  const why = stat3.isSymbolicLink() ? "is a symbolic link" : !stat3.isFile() ? "is not a regular file" : known === void 0 ? "already exists" : stat3.size > MAX_TOKEN_FILE_BYTES2 || digest(readFileSync5(target, "utf8").trim()) !== known ? "holds something other than this trigger's current token" : void 0;
-  if (why === void 0) return void 0;
-  return `token_file ${target} ${why}: forgeform writes a trigger token only to a new file or over that same trigger's current token (the platform shows it in full to the trigger's owner), never over anything else; remove the file or name another one`;
+var known2 = (ctx, parent, description) => shownTokens.get(ctx)?.get(tokenKey(parent, description));
+function whereTheTokenGoes2(parent, desired) {
+  const file = tokenFileOf(desired);
+  if (file !== void 0) return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
+  return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
 }
-function writeToken(target, token) {
-  writeFileSafely(target, `${token}
-`, { mode: 384, directoryMode: 448 });
-}
-var problems = (message) => message === void 0 ? [] : [{ field: "token_file", message }];
 var triggerKind = restCollection(
   {
     collection: "triggers",
@@ -81321,38 +82484,24 @@ var triggerKind = restCollection(
       return triggers.map((t) => rest.toLive(parent, t, options));
     },
     check(ctx, parent, desired, live) {
-      const file = desired["token_file"];
-      if (typeof file !== "string" || !live) return [];
-      return problems(refusal(file, shownTokens.get(ctx)?.get(tokenKey(parent, live.key))));
+      const file = tokenFileOf(desired);
+      if (file === void 0 || !live) return [];
+      return tokenFileProblems(tokenFileRefusal(file, known2(ctx, parent, live.key), WORDS2));
     },
-    async createReason(_ctx, parent, desired) {
-      const file = desired["token_file"];
-      if (typeof file === "string")
-        return `the new token is written to ${file} (mode 0600) and shown nowhere else`;
-      return `the new token is not recorded (no token_file): the trigger's owner sees it in ${parent.key} under Settings > CI/CD > Pipeline triggers`;
-    },
+    createReason: async (_ctx, parent, desired) => whereTheTokenGoes2(parent, desired),
+    replaceNote: async (_ctx, parent, desired) => whereTheTokenGoes2(parent, desired),
     async checkCreate(_ctx, _parent, _key, desired) {
-      const file = desired["token_file"];
-      return typeof file === "string" ? problems(refusal(file, void 0)) : [];
+      const file = tokenFileOf(desired);
+      return file === void 0 ? [] : tokenFileProblems(tokenFileRefusal(file, void 0, WORDS2));
     },
     async create(ctx, parent, desired, key) {
-      const file = desired["token_file"];
-      const target = typeof file === "string" ? file : void 0;
-      const refused = target && refusal(target, shownTokens.get(ctx)?.get(tokenKey(parent, key)));
-      if (refused) throw new Error(`not creating trigger ${JSON.stringify(key)}: ${refused}`);
-      const created = await rest.post(ctx, parent, {
-        ...createBody(desired, rest.schema().sent),
-        description: key
-      });
-      if (target && typeof created["token"] === "string") {
-        try {
-          writeToken(target, created["token"]);
-        } catch (error2) {
-          throw new Error(
-            `trigger ${JSON.stringify(key)} was created, but its token could not be written: ${error2.message}; the trigger's owner can read the token in the project's CI/CD settings`
-          );
-        }
-      }
+      const created = await createWithTokenFile(
+        tokenFileOf(desired),
+        () => tokenFileRefusal(tokenFileOf(desired), known2(ctx, parent, key), WORDS2),
+        `trigger ${JSON.stringify(key)}`,
+        "the trigger's owner can read the token in the project's CI/CD settings",
+        () => rest.post(ctx, parent, { ...createBody(desired, rest.schema().sent), description: key })
+      );
       return rest.toLive(parent, created, unchecked(desired));
     }
   })
@@ -81460,7 +82609,13 @@ var kinds = [
   errorTrackingKind,
   scimUserKind,
   epicKind,
-  epicIssueKind
+  epicIssueKind,
+  labelKind,
+  hookKind,
+  deployTokenKind,
+  projectVariableKind,
+  groupVariableKind,
+  instanceVariableKind
 ];
 
 // src/cli/changed-since.ts
@@ -81613,12 +82768,12 @@ function checkTargets(targets, declared) {
   const paths = [...declared.paths, ...declared.prefixes.filter((p3) => p3 !== "")];
   const prefixes = declared.prefixes.map((p3) => p3.toLowerCase());
   const instanceDeclared = declared.instance;
-  const problems2 = [];
+  const problems = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
     const invalid = target === "instance" ? void 0 : pathProblem(target);
     if (invalid !== void 0) {
-      problems2.push(`--target ${JSON.stringify(target)}: ${invalid}`);
+      problems.push(`--target ${JSON.stringify(target)}: ${invalid}`);
       continue;
     }
     const t = target.toLowerCase();
@@ -81626,11 +82781,11 @@ function checkTargets(targets, declared) {
     if (prefixes.some((p3) => p3 === "" || t === p3 || t.startsWith(`${p3}/`))) continue;
     const candidates = [...withAncestors(paths), ...instanceDeclared ? ["instance"] : []];
     const suggestion = didYouMean(target, candidates);
-    problems2.push(
+    problems.push(
       `--target ${JSON.stringify(target)} matches nothing the manifests declare${suggestion ? `; did you mean ${JSON.stringify(suggestion)}?` : ""} (a target is a group or project path, or a group above declared ones, or "instance")`
     );
   }
-  if (problems2.length > 0) throw new TargetError(problems2.join("\n"));
+  if (problems.length > 0) throw new TargetError(problems.join("\n"));
 }
 function backupOption(request2) {
   if (request2.backupDir === false) return void 0;
@@ -81780,16 +82935,16 @@ function renderValidationJson(diagnostics, files, secretsResolved) {
 // src/cli/validate.ts
 function renderValidateText(diagnostics, files, secrets) {
   const errors = diagnostics.filter((d2) => d2.severity === "error").length;
-  const warnings = diagnostics.length - errors;
+  const warnings2 = diagnostics.length - errors;
   const lines = diagnostics.map((d2) => escapeText(formatDiagnostic(d2)));
   const note = secrets ? "" : " (secret references not resolved: --no-secrets)";
   if (errors > 0) {
     lines.push(
-      `${plural(errors, "error")}${warnings ? `, ${plural(warnings, "warning")}` : ""}: the manifests are invalid`
+      `${plural(errors, "error")}${warnings2 ? `, ${plural(warnings2, "warning")}` : ""}: the manifests are invalid`
     );
   } else {
     lines.push(
-      `${plural(files, "file")} valid${warnings ? ` with ${plural(warnings, "warning")}` : ""}${note}`
+      `${plural(files, "file")} valid${warnings2 ? ` with ${plural(warnings2, "warning")}` : ""}${note}`
     );
   }
   return `${lines.join("\n")}
@@ -83742,11 +84897,11 @@ function capped(lines, noun) {
 }
 function renderValidationMarkdown(diagnostics, files) {
   const errors = diagnostics.filter((d2) => d2.severity === "error");
-  const warnings = diagnostics.filter((d2) => d2.severity === "warning");
+  const warnings2 = diagnostics.filter((d2) => d2.severity === "warning");
   const lines = ["## forgeform validate", ""];
   if (errors.length > 0) {
     lines.push(
-      `**The manifests are invalid:** ${plural(errors.length, "error")}${warnings.length > 0 ? `, ${plural(warnings.length, "warning")}` : ""}. Nothing was sent to the platform.`,
+      `**The manifests are invalid:** ${plural(errors.length, "error")}${warnings2.length > 0 ? `, ${plural(warnings2.length, "warning")}` : ""}. Nothing was sent to the platform.`,
       "",
       "### Errors",
       "",
@@ -83755,12 +84910,12 @@ function renderValidationMarkdown(diagnostics, files) {
     );
   } else {
     lines.push(
-      `**${plural(files, "manifest file")} valid**${warnings.length > 0 ? ` with ${plural(warnings.length, "warning")}` : ""}.`,
+      `**${plural(files, "manifest file")} valid**${warnings2.length > 0 ? ` with ${plural(warnings2.length, "warning")}` : ""}.`,
       ""
     );
   }
-  if (warnings.length > 0) {
-    lines.push("### Warnings", "", ...capped(warnings.map(diagnosticLine), ["warning", "warnings"]), "");
+  if (warnings2.length > 0) {
+    lines.push("### Warnings", "", ...capped(warnings2.map(diagnosticLine), ["warning", "warnings"]), "");
   }
   return `${lines.join("\n")}`;
 }
@@ -83854,8 +85009,8 @@ var Run = class {
       else warning(message, properties);
     }
   }
-  annotateProblems(problems2, severity) {
-    for (const p3 of problems2) {
+  annotateProblems(problems, severity) {
+    for (const p3 of problems) {
       const properties = { title: `forgeform ${this.inputs.command}` };
       if (p3.source) {
         properties.file = this.annotationFile(p3.source.file);
@@ -83990,10 +85145,10 @@ var Run = class {
       "json",
       renderValidationJson(loaded.diagnostics, files, !this.inputs.noSecrets)
     );
-    const warnings = loaded.diagnostics.length;
+    const warnings2 = loaded.diagnostics.length;
     await this.markdown(
       () => renderValidationMarkdown(loaded.diagnostics, files.length),
-      `${plural(files.length, "manifest file")} valid${warnings > 0 ? ` with ${plural(warnings, "warning")}` : ""}.`
+      `${plural(files.length, "manifest file")} valid${warnings2 > 0 ? ` with ${plural(warnings2, "warning")}` : ""}.`
     );
     return { code: 0 };
   }

@@ -15,7 +15,12 @@ const demoSecrets = {
   API_SIGNING_KEY: "demo-signing-key",
   ASSET_PROXY_SECRET: "demo-asset-proxy-secret",
   AUDIT_HOOK_TOKEN: "demo-hook-token",
+  CHAT_HOOK_KEY: "demo-chat-hook-key",
+  CHAT_HOOK_TOKEN: "demo-chat-hook-token",
+  DEPLOY_HOOK_TOKEN: "demo-deploy-hook-token",
   FORGEFORM_SCIM_TOKEN: "demo-scim-token",
+  RENOVATE_TOKEN: "demo-renovate-token",
+  TOOLKIT_NPM_TOKEN: "demo-npm-token",
 };
 for (const [name, value] of Object.entries(demoSecrets)) process.env[name] ??= value;
 
@@ -34,6 +39,7 @@ const manifests = [
   "examples/groups.yaml",
   "examples/projects.yaml",
   "examples/policies.yaml",
+  "examples/variables.yaml",
 ];
 process.stderr.write(`Running: forgeform plan ${manifests.join(" ")}\n\n`);
 

@@ -14,6 +14,11 @@ export const FOLDERS = {
   report: ["src/report/**/*.ts"],
   api: ["src/api/retry.ts", "src/api/pagination.ts", "src/api/pacer.ts"],
   manifest: ["src/manifest/interpolate.ts", "src/manifest/secret.ts"],
+  client: ["src/api/client.ts"],
+  action: ["src/action/**/*.ts"],
+  export: ["src/export/**/*.ts"],
+  cli: ["src/cli/**/*.ts"],
+  kinds: ["src/kinds/**/*.ts"],
 };
 
 /** Mutation score as Stryker computes it: detected (killed or timed out) over all valid mutants, and over covered ones. */

@@ -19,7 +19,14 @@ describe("npm run demo", () => {
     expect(stdout.trim().split("\n").at(-1)).toMatch(
       /^Plan: \d+ to create, \d+ to update, \d+ to replace, \d+ to delete\.$/,
     );
-    // The stand-in secrets never show.
-    expect(stdout + stderr).not.toContain("demo-deploy-token");
+    // The stand-in secrets never show, nor a masked variable's value on the platform.
+    for (const secret of [
+      "demo-deploy-token",
+      "demo-npm-token",
+      "demo-renovate-token",
+      "legacy-deploy-password",
+    ])
+      expect(stdout + stderr).not.toContain(secret);
+    expect(stdout).toContain('! project["acme/platform/api"].variable["LEGACY_DEPLOY_PASSWORD#*"] unmanaged');
   });
 });

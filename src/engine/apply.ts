@@ -163,27 +163,52 @@ export async function applySteps(ctx: KindContext, steps: Step[], options: Apply
     });
   };
 
+  const isDelete = (s: Step) => s.change.action === "delete";
+  const deletes = active.filter((s) => isDelete(s) && !s.change.deletedWith);
+  const deleting = new Set(deletes.map((s) => s.change.address));
+  // Creates, updates and replaces that wait for a delete (a project archived once what is inside it is done) run
+  // after the deletes, and so does whatever waits for them.
+  const forward = active.filter((s) => !isDelete(s));
+  const late = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const step of forward) {
+      const address = step.change.address;
+      if (!late.has(address) && step.deps.some((d) => deleting.has(d) || late.has(d))) {
+        late.add(address);
+        grew = true;
+      }
+    }
+  }
+  const byAddress = new Map(active.map((s) => [s.change.address, s]));
+  // Starts a step once, after starting the steps it waits for, so that each is there to be waited for.
+  const start = (step: Step, within: ReadonlySet<string>, seen = new Set<string>()): Promise<Outcome> => {
+    const address = step.change.address;
+    const started = running.get(address);
+    if (started) return started;
+    seen.add(address);
+    const waitFor = step.deps.filter((d) => within.has(d) && !seen.has(d));
+    for (const d of waitFor) start(byAddress.get(d)!, within, seen);
+    const p = execute(step, step.deps);
+    running.set(address, p);
+    return p;
+  };
+
   // Creates, updates and replaces: each waits for what it depends on.
-  for (const step of active.filter((s) => s.change.action !== "delete")) {
+  for (const step of forward.filter((s) => !late.has(s.change.address))) {
     running.set(step.change.address, execute(step, step.deps));
   }
   await Promise.all(running.values());
 
-  // Deletes: deepest first, one depth at a time, so children go before their parents. A delete the platform makes
-  // along with another waits for that one and shares its outcome.
-  const cascaded = active.filter((s) => s.change.action === "delete" && s.change.deletedWith);
-  const deletes = active.filter((s) => s.change.action === "delete" && !s.change.deletedWith);
+  // Deletes: deepest first, one depth at a time, so children go before their parents (and a delete that must come
+  // first, a project's before its group's, is waited for). A delete the platform makes along with another waits
+  // for that one and shares its outcome.
+  const cascaded = active.filter((s) => isDelete(s) && s.change.deletedWith);
   const depths = [...new Set(deletes.map((s) => s.depth))].sort((a, b) => b - a);
   for (const depth of depths) {
-    const batch = deletes.filter((s) => s.depth === depth);
-    await Promise.all(
-      batch.map((step) => {
-        const p = execute(step, []);
-        running.set(step.change.address, p);
-        return p;
-      }),
-    );
+    await Promise.all(deletes.filter((s) => s.depth === depth).map((step) => start(step, deleting)));
   }
+  await Promise.all(forward.filter((s) => late.has(s.change.address)).map((step) => start(step, late)));
   for (const step of cascaded) await execute(step, [step.change.deletedWith!]);
   return steps.filter((s) => outcomes.has(s.change.address)).map((s) => outcomes.get(s.change.address)!);
 }

@@ -1,10 +1,16 @@
 /**
  * Field comparison with the normalisations that keep plans free of perpetual diffs: `null`, `""` and unset are
  * the same; CRLF equals LF; two datetimes are equal when they are the same instant; lists declared as sets
- * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets; and a field whose schema
- * names a normaliser (`x-normalize`: durations, time zones, refs...) compares in that normaliser's terms.
+ * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets; a secret on either side
+ * compares by its value; and a field whose schema names a normaliser (`x-normalize`: durations, time zones,
+ * refs...) compares in that normaliser's terms.
  */
-import { instantOf, type NormalizerName, normalizeValue } from "../manifest/normalize.js";
+import {
+  instantOf,
+  isNumericNormalizer,
+  type NormalizerName,
+  normalizeValue,
+} from "../manifest/normalize.js";
 import { isSecret } from "../manifest/secret.js";
 
 export interface CompareOptions {
@@ -39,7 +45,16 @@ function canonical(value: unknown): string {
 
 /** True when the live value already satisfies the desired value. */
 export function sameValue(desired: unknown, live: unknown, options: CompareOptions = {}): boolean {
+  // A live secret (a masked variable's value, as its kind reads it) compares by its value.
+  if (isSecret(live)) return sameValue(desired, live.reveal(), options);
   const { normalize } = options;
+  if (normalize && isNumericNormalizer(normalize)) {
+    // Seconds written as text (`1h`) or as a number: both sides in the normaliser's terms.
+    const plain = isSecret(desired) ? desired.reveal() : desired;
+    const scalar = (v: unknown) => typeof v === "string" || typeof v === "number";
+    if (scalar(plain) && scalar(live))
+      return normalizeValue(normalize, plain) === normalizeValue(normalize, live);
+  }
   if (normalize && (typeof desired === "string" || isSecret(desired)) && typeof live === "string") {
     const mine = normalizeValue(normalize, isSecret(desired) ? desired.reveal() : desired);
     return mine === normalizeValue(normalize, live) || sameValue(desired, live, { set: options.set });

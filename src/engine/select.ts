@@ -4,12 +4,15 @@
  * lists at the top), never a request per object, and a root inside another listed root's subtree reuses that
  * listing (filtered here). Each matched object gets the merge of every entry that matches it, from the least to the
  * most specific (src/manifest/selectors.ts), and `H` in its schedules' crons is replaced by its stable value.
- * Patterns match existing objects only (and groups the manifests declare by full path, which apply creates): they
- * never create anything themselves.
+ * Patterns match existing objects only, and the groups and projects the manifests declare by full path, which
+ * apply creates (so a new project gets its patterns' settings and collections in the same apply): they never
+ * create anything themselves. When the manifests set project settings, project listings are read in full and kept,
+ * so that the settings of the projects they hold cost no request of their own.
  */
 import { ApiError, apiPath, type Shape } from "../api/index.js";
 import { listSubgroups } from "../kinds/group.js";
 import type { KindContext } from "../kinds/kind.js";
+import { type ApiProject, PROJECT_SHAPE, readProject, rememberProjects } from "../kinds/project.js";
 import type { DesiredNode, DesiredState, Selector, SourceRef } from "../manifest/model.js";
 import {
   atPath,
@@ -56,8 +59,11 @@ function covers(outer: Listing, inner: Listing): boolean {
 const breadth = (l: Listing) =>
   (l.prefix === "" ? 0 : l.prefix.split("/").length) * 2 + (l.depth === "subtree" ? 0 : 1);
 
-/** The paths a listing holds (undefined when its root group does not exist or is not visible), read once per run. */
-function read(ctx: KindContext, l: Listing): Promise<string[] | undefined> {
+/**
+ * The paths a listing holds (undefined when its root group does not exist or is not visible), read once per run.
+ * `full`: projects are read in full and kept for their settings.
+ */
+function read(ctx: KindContext, l: Listing, full: boolean): Promise<string[] | undefined> {
   const { collection, prefix, depth } = l;
   if (collection === "groups" && prefix !== "" && depth === "children") {
     // Shared with the engine's report of undeclared subgroups.
@@ -68,7 +74,7 @@ function read(ctx: KindContext, l: Listing): Promise<string[] | undefined> {
   if (collection === "projects") {
     path = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
     query = {
-      simple: true,
+      ...(full ? {} : { simple: true }),
       ...(l.archived === "include" ? {} : { archived: l.archived === "only" }),
       ...(prefix === "" ? {} : { with_shared: false }),
       ...(prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}),
@@ -85,9 +91,16 @@ function read(ctx: KindContext, l: Listing): Promise<string[] | undefined> {
   if (!p) {
     // Projects are named by path_with_namespace, groups by full_path.
     const shape: Shape =
-      collection === "projects" ? { path_with_namespace: "string" } : { full_path: "string" };
+      collection === "projects"
+        ? full
+          ? PROJECT_SHAPE()
+          : { path_with_namespace: "string" }
+        : { full_path: "string" };
     p = ctx.api.list<{ full_path?: string; path_with_namespace?: string }>(path, { query, shape }).then(
-      (items) => items.map((i) => String(i.path_with_namespace ?? i.full_path ?? "")),
+      (items) => {
+        if (full && collection === "projects") rememberProjects(ctx, items as ApiProject[]);
+        return items.map((i) => String(i.path_with_namespace ?? i.full_path ?? ""));
+      },
       (error: unknown) => {
         // The pattern's root group does not exist (or is not visible): it matches nothing.
         if (error instanceof ApiError && error.status === 404) return undefined;
@@ -103,12 +116,16 @@ function read(ctx: KindContext, l: Listing): Promise<string[] | undefined> {
  * Reads each listing once, through the broadest listing that covers it. A group root inside another listing's
  * subtree exists only when that listing holds it.
  */
-async function readAll(ctx: KindContext, wanted: Listing[]): Promise<(string[] | undefined)[]> {
+async function readAll(
+  ctx: KindContext,
+  wanted: Listing[],
+  full: boolean,
+): Promise<(string[] | undefined)[]> {
   const broadest = [...wanted].sort((a, b) => breadth(a) - breadth(b));
   return Promise.all(
     wanted.map(async (l) => {
       const outer = broadest.find((o) => covers(o, l))!;
-      const paths = await read(ctx, outer);
+      const paths = await read(ctx, outer, full);
       const root = l.prefix.toLowerCase();
       if (
         paths &&
@@ -211,9 +228,15 @@ export async function expandSelectors(
   // others apply to the objects planned anyway, by path.
   const changed = (s: Selector) => !changes || changes.selectors.has(addressOf(s));
   const listed = relevantSelectors.filter(changed);
+  // Project settings declared anywhere: listings hold the projects in full, and their settings are read with them.
+  const settings = [
+    ...(collections.projects?.items ?? []),
+    ...state.selectors.filter((s) => s.collection === "projects").map((s) => s.node),
+  ].some((n) => n.state !== "absent" && Object.keys(n.fields).length > 0);
   const listings = await readAll(
     ctx,
     listed.map((s) => listingOf(s)),
+    settings,
   );
   const listingFor = new Map(listed.map((s, i) => [s, listings[i]]));
 
@@ -246,8 +269,26 @@ export async function expandSelectors(
   const archivedLists = await readAll(
     ctx,
     archivedChecks.map((s) => listingOf(s, "only")),
+    false,
   );
   const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p) => p.toLowerCase()));
+
+  // Projects declared by full path that a listed pattern would match but its listing does not hold: archived (left
+  // out of it), or not there yet, to be created; one read each tells, and a project to be created is matched.
+  const presentProjects = (collections.projects?.items ?? []).filter((n) => n.state !== "absent");
+  const unlisted = new Map<string, string>();
+  for (const [s, paths] of listingFor) {
+    if (s.collection !== "projects" || paths === undefined) continue;
+    const held = new Set(paths.map((p) => p.toLowerCase()));
+    for (const n of presentProjects)
+      if (selects(s, n.key) && !held.has(n.key.toLowerCase())) unlisted.set(n.key.toLowerCase(), n.key);
+  }
+  const created = new Set<string>();
+  await Promise.all(
+    [...unlisted.values()].map(async (path) => {
+      if ((await readProject(ctx, path)) === undefined) created.add(path.toLowerCase());
+    }),
+  );
 
   // Matched paths per collection, in listing order, each with the selectors that match it.
   const matches = { groups: new Map<string, Selector[]>(), projects: new Map<string, Selector[]>() };
@@ -256,7 +297,12 @@ export async function expandSelectors(
     const isListed = listingFor.has(selector);
     const paths = listingFor.get(selector);
     const candidates = isListed
-      ? [...(paths ?? []), ...(selector.collection === "groups" ? exactGroups : [])]
+      ? [
+          ...(paths ?? []),
+          ...(selector.collection === "groups"
+            ? exactGroups
+            : presentProjects.map((n) => n.key).filter((p) => created.has(p.toLowerCase()))),
+        ]
       : unchangedCandidates(selector).filter(
           (p) =>
             selector.collection === "groups" || selector.includeArchived || !archived.has(p.toLowerCase()),

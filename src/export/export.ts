@@ -14,6 +14,7 @@ import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent, ReadOptions } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
 import { identityOf } from "../manifest/rules.js";
+import { isSecret } from "../manifest/secret.js";
 import { findCredentials, maskCredentials } from "./credentials.js";
 
 export interface ExportRequest {
@@ -228,10 +229,12 @@ class Exporter {
       // A value the platform has by default is left out: the export says what someone set, not everything.
       if (await this.isDefault(spec, value)) continue;
       if (spec.licensed && this.ctx.edition === "core") continue;
-      // A variable's `value` is named after the variable alone (`API_NIGHTLY_DEPLOY_TOKEN`).
-      out[name] = spec.sensitive
-        ? this.reference([...nameParts, name === "value" ? "" : name], name, self.address)
-        : this.written(value, nameParts, name, self.address);
+      // A variable's `value` is named after the variable alone (`API_NIGHTLY_DEPLOY_TOKEN`). A value the kind
+      // reads as a secret (a masked variable's) is one too.
+      out[name] =
+        spec.sensitive || isSecret(value)
+          ? this.reference([...nameParts, name === "value" ? "" : name], name, self.address)
+          : this.written(value, nameParts, name, self.address);
     }
     if (ownState !== undefined && ownState !== stateSchema?.["default"]) out["state"] = ownState;
     // Settings the schema does not know, asked for with --unchecked: as the platform shows them.
@@ -378,7 +381,8 @@ class Exporter {
   async readTop(collection: "groups" | "projects", keys: string[]): Promise<Live[]> {
     const kind = this.registry.kind("instance", collection);
     if (!kind) return [];
-    return kind.read(this.ctx, INSTANCE, keys, this.readOptions);
+    // Every field is wanted, those lists do not show too (a project's build_git_strategy).
+    return kind.read(this.ctx, INSTANCE, keys, { ...this.readOptions, detailOf: keys });
   }
 }
 
@@ -456,14 +460,18 @@ export async function exportManifests(
     });
     const projectPaths = projectRefs.map((p) => p.path_with_namespace).sort();
     const projects: Record<string, unknown> = {};
-    for (const live of await exporter.readTop("projects", projectPaths))
-      projects[live.key] = await exporter.top("projects", live);
-    for (const key of Object.keys(groups).concat(Object.keys(projects))) exportedPaths.add(key.toLowerCase());
+    for (const live of await exporter.readTop("projects", projectPaths)) {
+      // A project with nothing set away from the defaults and nothing in its collections is not written: an empty
+      // entry would manage nothing.
+      const body = await exporter.top("projects", live);
+      if (Object.keys(body).length > 0) projects[live.key] = body;
+    }
+    for (const key of Object.keys(groups).concat(projectPaths)) exportedPaths.add(key.toLowerCase());
     files.push(
       exporter.render(
         fileNameFor(group.key),
         [`Exported by forgeform from the live group ${group.key}, its subgroups and their projects.`],
-        { groups, ...(projectPaths.length > 0 ? { projects } : {}) },
+        { groups, ...(Object.keys(projects).length > 0 ? { projects } : {}) },
         request.schemaRef,
       ),
     );

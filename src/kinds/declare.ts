@@ -22,8 +22,10 @@ export interface KindSchema {
   identity: string | undefined;
   /** The fields read back from the platform and compared, in the schema's order (no collections, instructions or write-only fields). */
   read: readonly string[];
-  /** The fields sent when an object is created (write-only ones too). */
+  /** The fields sent when an object is created (write-only ones too; not those the platform takes on update only). */
   sent: readonly string[];
+  /** The fields the platform takes on update only (`x-update-only`): sent in an update right after a create. */
+  updateOnly: readonly string[];
   /**
    * The shape of an API object: `extra`'s own fields (an id, a path) first, then each read field with the schema's
    * type (required where the manifest requires it) or the type `extra` gives it (the API's differs).
@@ -41,7 +43,8 @@ export function kindSchema(parent: string, collection: string): KindSchema {
     specs,
     identity: typeof identity === "string" ? identity : undefined,
     read,
-    sent: own.map((s) => s.name),
+    sent: own.filter((s) => !s.updateOnly).map((s) => s.name),
+    updateOnly: own.filter((s) => s.updateOnly).map((s) => s.name),
     shape(extra = {}) {
       // What is not the schema's first (an id, a path: a response without them is checked for them first), then
       // the schema's fields, each with the type `extra` gives it, if it gives one.

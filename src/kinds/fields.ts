@@ -30,6 +30,10 @@ export interface FieldSpec {
   child: boolean;
   /** A manifest-only instruction to forgeform (`x-local`): never sent as such, never compared with live state. */
   local: boolean;
+  /** The platform takes it on update only (`x-update-only`): a new object gets it in an update right after its create. */
+  updateOnly: boolean;
+  /** The platform shows it in a read of the object itself only, not in lists (`x-detail-only`). */
+  detailOnly: boolean;
   /** How the platform rewrites this field's value (`x-normalize`): both sides compare in its terms. */
   normalize?: NormalizerName;
   /** The platform's default (`default`), which export leaves out. */
@@ -113,6 +117,8 @@ export function fieldSpecsFromSchema(schema: JsonSchema, resolve?: RefResolver):
       requires: Array.isArray(prop["x-requires"]) ? (prop["x-requires"] as string[]) : [],
       child: isChild(prop, resolve),
       local: prop["x-local"] === true,
+      updateOnly: prop["x-update-only"] === true,
+      detailOnly: prop["x-detail-only"] === true,
       ...(isNormalizerName(prop["x-normalize"]) ? { normalize: prop["x-normalize"] } : {}),
       ...(prop["default"] !== undefined ? { default: prop["default"] } : {}),
       ...(typeof prop["x-default-template"] === "string"

@@ -3,8 +3,8 @@
  * `state: absent`, and then the plan names every subgroup and project the platform deletes with the group, and apply
  * first saves the group's export archive. The v4 interface cannot move a group to another parent, so a likely move
  * is a plan error. The platform refuses a visibility that is higher than the parent's or lower than a child's: a
- * group lowering its visibility waits for its subgroups to lower theirs, and the plan names the projects and
- * undeclared subgroups that would block it.
+ * group lowering its visibility waits for its subgroups and projects to lower theirs, and the plan names the
+ * projects and subgroups that would block it (those the manifests do not lower with it).
  */
 import { ApiError, apiPath, type Shape } from "../api/index.js";
 import { shownText, textOf } from "../manifest/secret.js";
@@ -63,6 +63,30 @@ export function listSubgroups(ctx: KindContext, path: string): Promise<ApiGroup[
   return p;
 }
 
+/**
+ * The group at `path` as one read of it answers (not its projects), read once per run and shared by every kind that
+ * needs it (a project's group's visibility); undefined when it does not exist or is not visible.
+ */
+export function readGroup(ctx: KindContext, path: string): Promise<ApiGroup | undefined> {
+  const key = `groups:one:${path.toLowerCase()}`;
+  let p = ctx.memo.get(key) as Promise<ApiGroup | undefined> | undefined;
+  if (!p) {
+    p = orNotFound(
+      ctx.api.get<ApiGroup>(apiPath`/groups/${path}`, {
+        query: { with_projects: false },
+        shape: GROUP_SHAPE(),
+      }),
+    );
+    ctx.memo.set(key, p);
+  }
+  return p;
+}
+
+/** Keeps groups read in a listing for {@link readGroup}. */
+function rememberGroups(ctx: KindContext, groups: ApiGroup[]): void {
+  for (const g of groups) ctx.memo.set(`groups:one:${g.full_path.toLowerCase()}`, Promise.resolve(g));
+}
+
 function toLive(ctx: KindContext, g: ApiGroup, options?: ReadOptions): Live {
   ctx.resolve.rememberGroup(g.full_path, g.id);
   return {
@@ -72,14 +96,15 @@ function toLive(ctx: KindContext, g: ApiGroup, options?: ReadOptions): Live {
   };
 }
 
-function parentPath(fullPath: string): string | undefined {
+/** The path of the group that holds `fullPath` (a group's parent, a project's group); undefined at the top. */
+export function parentPath(fullPath: string): string | undefined {
   const i = fullPath.lastIndexOf("/");
   return i < 0 ? undefined : fullPath.slice(0, i);
 }
 
-const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
+export const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
 
-/** The visibility the group lowers to, when the manifest lowers it. */
+/** The visibility a group or project lowers to, when the manifest lowers it. */
 function lowering(desired: Fields, live: Live | undefined): string | undefined {
   // A visibility from `${env:}` orders by its value (and is shown masked).
   const wanted = textOf(desired["visibility"]);
@@ -88,7 +113,23 @@ function lowering(desired: Fields, live: Live | undefined): string | undefined {
   return (VISIBILITY_LEVEL[wanted] ?? 0) < (VISIBILITY_LEVEL[now] ?? 0) ? wanted : undefined;
 }
 
-const groupAddress = (path: string) => `group[${JSON.stringify(path)}]`;
+export const groupAddress = (path: string) => `group[${JSON.stringify(path)}]`;
+
+/**
+ * The order of a group's or project's change against the group above it (a group's parent, a project's group):
+ * raising (or creating) waits for the group above, whose visibility bounds it; lowering goes first, the group above
+ * waiting for it (the platform refuses a group less visible than what it holds).
+ */
+export const visibilityOrder: Pick<Kind, "dependsOn" | "before"> = {
+  dependsOn(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+  before(_parent, key, desired, live) {
+    const up = parentPath(key);
+    return up && lowering(desired, live) ? [groupAddress(up)] : [];
+  },
+};
 
 /** A declared group with its parents: is `path` inside one of the trees the manifests declare? */
 function insideDeclaredTree(path: string, declared: ReadonlySet<string>): string | undefined {
@@ -168,17 +209,23 @@ export const groupKind: Kind = {
         query: { all_available: true },
         shape: GROUP_SHAPE(),
       });
+      rememberGroups(
+        ctx,
+        all.filter((g) => spelling.has(g.full_path.toLowerCase())),
+      );
       found = all.filter((g) => spelling.has(g.full_path.toLowerCase()) || isUndeclaredChild(g));
     } else {
       const [declared, children] = await Promise.all([
         Promise.all(
           wanted.map((path) =>
-            orNotFound(
-              ctx.api.get<ApiGroup>(apiPath`/groups/${path}`, {
-                query: { with_projects: false },
-                shape: GROUP_SHAPE(),
-              }),
-            ),
+            options?.fresh
+              ? orNotFound(
+                  ctx.api.get<ApiGroup>(apiPath`/groups/${path}`, {
+                    query: { with_projects: false },
+                    shape: GROUP_SHAPE(),
+                  }),
+                )
+              : readGroup(ctx, path),
           ),
         ),
         options?.undeclared
@@ -195,16 +242,7 @@ export const groupKind: Kind = {
       }));
   },
 
-  dependsOn(_parent, key, desired, live) {
-    const up = parentPath(key);
-    // Raising (or creating): the parent first. Lowering: the parent waits for this group instead (see before).
-    return up && !lowering(desired, live) ? [groupAddress(up)] : [];
-  },
-
-  before(_parent, key, desired, live) {
-    const up = parentPath(key);
-    return up && lowering(desired, live) ? [groupAddress(up)] : [];
-  },
+  ...visibilityOrder,
 
   async checkCreate(ctx, _parent, fullPath, _desired, scope) {
     const problems: KindProblem[] = [];
@@ -253,8 +291,8 @@ export const groupKind: Kind = {
   async checkUpdate(ctx, _parent, live, desired, changed, scope) {
     const lower = changed.includes("visibility") ? lowering(desired, live) : undefined;
     if (!lower) return [];
-    // The platform refuses a visibility lower than any direct project's or subgroup's. Subgroups this plan lowers
-    // too are fine (they go first); projects forgeform never changes.
+    // The platform refuses a visibility lower than any direct project's or subgroup's. Subgroups and projects this
+    // plan lowers too are fine (they go first).
     const level = VISIBILITY_LEVEL[lower] ?? 0;
     const [subgroups, projects] = await Promise.all([
       ctx.api.list<ApiGroup>(apiPath`/groups/${live.id!}/subgroups`, {
@@ -269,6 +307,7 @@ export const groupKind: Kind = {
     const plannedVisibility = new Map(
       [...scope.planned].map(([k, f]) => [k.toLowerCase(), f["visibility"]] as const),
     );
+    const plannedProjects = scope.top?.("projects");
     const blockers: string[] = [];
     for (const g of subgroups) {
       const planned = plannedVisibility.get(g.full_path.toLowerCase());
@@ -277,7 +316,9 @@ export const groupKind: Kind = {
     }
     for (const p of projects) {
       // The simple listing has no visibility; read it where it is missing.
+      const planned = textOf(plannedProjects?.get(p.path_with_namespace.toLowerCase())?.["visibility"]);
       const visibility =
+        planned ??
         p.visibility ??
         (await ctx.api.get<ApiProject>(apiPath`/projects/${p.id}`, { shape: PROJECT_SHAPE })).visibility ??
         "private";
@@ -291,7 +332,7 @@ export const groupKind: Kind = {
         message:
           `visibility cannot become ${shownText(desired["visibility"])}: the platform refuses it while the group holds more visible ` +
           `${blockers.length === 1 ? "content" : "contents"}: ${blockers.join(", ")}. Lower their visibility first ` +
-          "(forgeform does not change projects; declare a subgroup with the lower visibility to have it lowered first), " +
+          "(declare them with the lower visibility to have them lowered first), " +
           `or keep ${String(live.fields["visibility"])}`,
       },
     ];
@@ -375,6 +416,14 @@ export const groupKind: Kind = {
         throw new Error(await takenPath(ctx, fullPath, error.platformMessage));
       }
       throw error;
+    }
+    // Settings the platform takes on update only, right after the create.
+    const later = schema().updateOnly.filter((name) => desired[name] !== undefined);
+    if (later.length > 0) {
+      created = await ctx.api.put<ApiGroup>(apiPath`/groups/${created.id}`, {
+        body: body(desired, later),
+        shape: GROUP_SHAPE(),
+      });
     }
     return toLive(ctx, created, unchecked(desired));
   },

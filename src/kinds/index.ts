@@ -2,12 +2,16 @@
 import { applicationSettingsKind } from "./application-settings.js";
 import { badgeKind } from "./badge.js";
 import { broadcastMessageKind } from "./broadcast-message.js";
+import { groupVariableKind, instanceVariableKind, projectVariableKind } from "./ci-variable.js";
 import { deployKeyKind } from "./deploy-key.js";
+import { deployTokenKind } from "./deploy-token.js";
 import { epicKind } from "./epic.js";
 import { epicIssueKind } from "./epic-issue.js";
 import { errorTrackingKind } from "./error-tracking.js";
 import { groupKind } from "./group.js";
+import { hookKind } from "./hook.js";
 import type { Kind } from "./kind.js";
+import { labelKind } from "./label.js";
 import { milestoneKind } from "./milestone.js";
 import { instanceNotificationSettingsKind, notificationSettingsKind } from "./notification-settings.js";
 import { pipelineScheduleKind } from "./pipeline-schedule.js";
@@ -39,4 +43,10 @@ export const kinds: Kind[] = [
   scimUserKind,
   epicKind,
   epicIssueKind,
+  labelKind,
+  hookKind,
+  deployTokenKind,
+  projectVariableKind,
+  groupVariableKind,
+  instanceVariableKind,
 ];

@@ -20,6 +20,13 @@ export interface Live {
   raw?: unknown;
   /** Set when the object is listed here but can only be changed elsewhere (a group's badge in a project's list). */
   readOnly?: string;
+  /**
+   * Addressed by its identity without being read (a project whose own fields the manifests do not set, see
+   * ReadOptions.addressOnly): whether it exists shows on the first read below it.
+   */
+  unverified?: boolean;
+  /** What the plan says of the object when it reports it unmanaged (a deploy token that has expired). */
+  note?: string;
 }
 
 /** The owner of a collection: the instance, a group, a project, a pipeline schedule... */
@@ -91,6 +98,16 @@ export interface ReadOptions {
    */
   unchecked?: readonly string[];
   /**
+   * Wanted identities whose own fields the manifests do not set: a kind that can address an object by its identity
+   * (a project by its path) returns them unread, marked `unverified`, and spends no request on them.
+   */
+  addressOnly?: readonly string[];
+  /**
+   * Wanted identities whose declared fields include one the platform shows only in a read of the object itself
+   * (`x-detail-only`), not in lists: a kind that reads lists reads these one by one.
+   */
+  detailOf?: readonly string[];
+  /**
    * Read from the platform, not from anything cached earlier in the run (a parent's detail view read while
    * planning): apply re-reads this way to learn whether a create whose outcome was lost took effect.
    */
@@ -102,6 +119,11 @@ export interface KindProblem {
   message: string;
   /** The field it concerns, when there is one. */
   field?: string;
+  /**
+   * `warning`: reported, and the plan goes on (a deploy token that has expired, a new project whose path is close to
+   * an existing one's); otherwise an error.
+   */
+  severity?: "warning";
 }
 
 export interface Kind {
@@ -179,6 +201,13 @@ export interface Kind {
     live: Live,
     desired: Fields | undefined,
   ): Promise<KindProblem[]>;
+  /** What the plan says of a replacement beside its reason (where the new token is written). */
+  replaceNote?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<string | undefined>;
+  /**
+   * Problems with replacing `live` (deleting it and creating `desired`) that the plan must stop on: a new token's
+   * file that is taken. Asked whenever a replacement is planned, for a change or for `--replace`.
+   */
+  checkReplace?(ctx: KindContext, parent: Parent, live: Live, desired: Fields): Promise<KindProblem[]>;
   /** Sends the changed fields (and any fields the platform requires alongside them). */
   update?(
     ctx: KindContext,
@@ -202,6 +231,21 @@ export interface Kind {
   dependsOn?(parent: Parent, key: string, desired: Fields, live: Live | undefined): string[];
   /** Addresses of steps that must wait for this one (a parent group lowering its visibility after its subgroup). */
   before?(parent: Parent, key: string, desired: Fields, live: Live | undefined): string[];
+
+  /**
+   * How changes below this object order with its own change: `first`, they wait for it (a project unarchived
+   * before anything in it changes); `last`, it waits for them (a project archived after); `frozen`, it stays as it
+   * is and the platform refuses changes below it (an archived project), which the plan warns of.
+   */
+  childOrder?(
+    desired: Fields,
+    live: Live | undefined,
+  ): { order: "first" | "last" } | { frozen: string } | undefined;
+
+  /** What the platform deletes with an object of this kind besides what `cascade` lists, for the plan's reason. */
+  deletes?: string;
+  /** The fields a planned delete lists, where not every field (a project's name, visibility...: not its 50 settings). */
+  shownOnDelete?: readonly string[];
 
   /**
    * The objects the platform deletes together with `live` (a group's subgroups and projects), so the plan can name
@@ -234,6 +278,11 @@ export interface CollectionScope {
   declared: ReadonlySet<string>;
   /** The desired fields of the objects of this collection that the plan manages (present, within the targets). */
   planned: ReadonlyMap<string, Fields>;
+  /**
+   * The same for the top-level groups or projects, by lower-cased full path: what a project's group will be, and
+   * which of a group's projects the plan changes.
+   */
+  top?(collection: "groups" | "projects"): ReadonlyMap<string, Fields>;
 }
 
 /** An object deleted by the platform along with another. */

@@ -130,8 +130,9 @@ export function buildNode(
       });
     }
   }
-  if (collection === "triggers" && typeof fields["token_file"] === "string") {
-    // Where apply writes a new trigger's token: relative to the manifest, like every other path in it.
+  if (props["token_file"] && typeof fields["token_file"] === "string") {
+    // Where apply writes a new token (a trigger's, a deploy token's): relative to the manifest, like every other
+    // path in it.
     const r = resolveManifestPath(fieldSources["token_file"]!.file, fields["token_file"], ctx.root, false);
     if ("path" in r) fields["token_file"] = r.path;
   }

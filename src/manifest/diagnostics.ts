@@ -96,8 +96,11 @@ function distance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** The closest candidate to `word`, if one is close enough to be a likely typo. */
-export function didYouMean(word: string, candidates: Iterable<string>): string | undefined {
+/**
+ * The closest candidate to `word`, if one is close enough to be a likely typo: within a third of the longer's length
+ * (at least 2 edits), or within `limit` edits when given.
+ */
+export function didYouMean(word: string, candidates: Iterable<string>, limit?: number): string | undefined {
   let best: string | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
   const lower = word.toLowerCase();
@@ -109,6 +112,6 @@ export function didYouMean(word: string, candidates: Iterable<string>): string |
     }
   }
   if (best === undefined) return undefined;
-  const limit = Math.max(2, Math.floor(Math.max(word.length, best.length) / 3));
-  return bestScore <= limit ? best : undefined;
+  const most = limit ?? Math.max(2, Math.floor(Math.max(word.length, best.length) / 3));
+  return bestScore <= most ? best : undefined;
 }

@@ -1,5 +1,7 @@
 import { Cron } from "croner";
+import { isLabelColor } from "./colors.js";
 import { didYouMean } from "./diagnostics.js";
+import { durationSeconds } from "./normalize.js";
 import { cronForValidation, hashedCronProblem, isHashedCron } from "./selectors.js";
 import { allTimeZoneNames, isValidTimeZone } from "./timezones.js";
 
@@ -76,6 +78,26 @@ function checkHexColor(value: string): string | undefined {
   return /^#(?:[0-9a-fA-F]{3}){1,2}$/.test(value)
     ? undefined
     : `"${value}" is not a hex colour; write it as #RGB or #RRGGBB, e.g. "#E75E40"`;
+}
+
+function checkLabelColor(value: string): string | undefined {
+  return isLabelColor(value)
+    ? undefined
+    : `"${value}" is not a colour: write it as #RGB or #RRGGBB (e.g. "#E75E40") or as a CSS colour name such as "red"`;
+}
+
+const DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function checkDateOrTime(value: string): string | undefined {
+  const v = value.trim();
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(v) ? `${v}T00:00:00Z` : v);
+  // A day that does not exist (2027-02-30) reads as another one: refused too.
+  const sameDay = !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === v.slice(0, 10);
+  return DATE_OR_TIME.test(v) && (sameDay || v.length > 10)
+    ? Number.isNaN(ms)
+      ? `"${value}" is not a date or a date and time`
+      : undefined
+    : `"${value}" is not a date or a date and time: write YYYY-MM-DD ("2027-06-30") or ISO 8601 ("2027-06-30T12:00:00Z")`;
 }
 
 function checkSshKey(value: string): string | undefined {
@@ -156,6 +178,20 @@ function checkArchiveAge(value: string): string | undefined {
   return undefined;
 }
 
+/** The bounds of a job timeout (`build_timeout`): from 10 minutes to under ActiveSupport's month (30.436875 days). */
+export const JOB_TIMEOUT_SECONDS = { min: 600, maxExclusive: 2_629_746 };
+
+function checkJobTimeout(value: string): string | undefined {
+  const seconds = durationSeconds(value);
+  if (seconds === undefined) {
+    return `"${value}" is not a duration; write e.g. "1h", "90 minutes", "1h 30m" or a number of seconds`;
+  }
+  if (seconds < JOB_TIMEOUT_SECONDS.min || seconds >= JOB_TIMEOUT_SECONDS.maxExclusive) {
+    return `"${value}" is ${seconds} seconds: a job timeout is from 10 minutes to under a month`;
+  }
+  return undefined;
+}
+
 /** Custom string formats used by the schemas, each returning an error message or undefined. */
 export const FORMAT_CHECKS: Record<string, (value: string) => string | undefined> = {
   cron: checkCron,
@@ -163,8 +199,11 @@ export const FORMAT_CHECKS: Record<string, (value: string) => string | undefined
   "http-url": checkHttpUrl,
   "badge-url": checkBadgeUrl,
   "hex-color": checkHexColor,
+  "label-color": checkLabelColor,
+  "date-or-date-time": checkDateOrTime,
   "ssh-public-key": checkSshKey,
   "archive-age": checkArchiveAge,
+  "job-timeout": checkJobTimeout,
 };
 
 /** Messages for the standard formats from ajv-formats. */

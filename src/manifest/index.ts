@@ -402,7 +402,11 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
   for (const [n, b] of groupBodies) checkBody(b, file("group.schema.json"), ["groups", n], ctx);
   for (const [n, b] of projectBodies) checkBody(b, file("project.schema.json"), ["projects", n], ctx);
-  checkGroupVisibility(new Map([...groupBodies].filter(([n]) => !isPattern(n))), diags);
+  checkGroupVisibility(
+    new Map([...groupBodies].filter(([n]) => !isPattern(n))),
+    new Map([...projectBodies].filter(([n]) => !isPattern(n))),
+    diags,
+  );
   checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
 

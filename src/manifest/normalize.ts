@@ -1,20 +1,24 @@
 /**
  * Values the platform rewrites. A field declares its kind of value once, in its schema (`x-normalize`), and every
  * comparison (plans, drift, duplicate identities) goes through the normaliser named there: a duration `90 days`
- * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`.
+ * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`,
+ * a job timeout written `1h` that the platform keeps as 3600 seconds.
  * Normalising is for comparing only: what is sent is what the manifest says, and what is shown or exported is what
  * each side wrote. The sandbox rewrites values from its own code; the two never share this module.
  */
+import { canonicalColor } from "./colors.js";
 import { RAILS_TIME_ZONES } from "./timezones.js";
 
 export type NormalizerName =
   | "duration"
+  | "duration-seconds"
   | "timezone"
   | "ref"
   | "instant"
   | "lowercase"
   | "whitespace"
-  | "ssh-key";
+  | "ssh-key"
+  | "color";
 
 // ChronicDuration (the platform's duration parser and printer): a month is 30 days and a year 365.25 days.
 const UNIT_SECONDS: [RegExp, number][] = [
@@ -79,6 +83,21 @@ export function instantOf(value: unknown): number | undefined {
   return undefined;
 }
 
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * An instant written as a date and time, or as a bare date: midnight UTC of that day, as the platform reads a date
+ * given for a datetime parameter (a deploy token's `expires_at: 2027-06-30`).
+ */
+function instantOrDay(value: string): unknown {
+  const at = instantOf(value);
+  if (at !== undefined) return at;
+  const day = value.trim();
+  if (!ISO_DATE.test(day)) return value;
+  const ms = Date.parse(`${day}T00:00:00Z`);
+  return Number.isNaN(ms) ? value : ms;
+}
+
 /** `type blob` of an OpenSSH public key: the comment and spacing do not make another key. */
 export function canonicalSshKey(text: string): string {
   const [type, blob] = text.trim().split(/\s+/);
@@ -87,13 +106,36 @@ export function canonicalSshKey(text: string): string {
 
 const NORMALIZERS: Record<NormalizerName, (value: string) => unknown> = {
   duration: (v) => durationSeconds(v) ?? v.trim(),
+  "duration-seconds": (v) => durationSeconds(v) ?? v.trim(),
   timezone: canonicalTimeZone,
   ref: (v) => v.trim().replace(/^refs\/(heads|tags)\//, ""),
-  instant: (v) => instantOf(v) ?? v,
+  instant: instantOrDay,
   lowercase: (v) => v.trim().toLowerCase(),
   whitespace: (v) => v.trim().replace(/\s+/g, " "),
   "ssh-key": canonicalSshKey,
+  color: canonicalColor,
 };
+
+/**
+ * Normalisers whose canonical form is a number, which the platform keeps (seconds): a value written as text and one
+ * written as that number are the same value.
+ */
+const NUMERIC: ReadonlySet<NormalizerName> = new Set(["duration-seconds"]);
+
+/** Whether the normaliser's canonical form is a number (so text and numbers compare in its terms). */
+export function isNumericNormalizer(name: NormalizerName): boolean {
+  return NUMERIC.has(name);
+}
+
+/**
+ * The value the platform takes for a field whose normaliser is numeric (`1h` sent as 3600); any other value as it is.
+ * What is sent for other normalisers is what the manifest says.
+ */
+export function sentValue(name: NormalizerName | undefined, value: unknown): unknown {
+  if (name === undefined || !NUMERIC.has(name) || typeof value !== "string") return value;
+  const n = normalizeValue(name, value);
+  return typeof n === "number" ? n : value;
+}
 
 export function isNormalizerName(name: unknown): name is NormalizerName {
   return typeof name === "string" && Object.hasOwn(NORMALIZERS, name);

@@ -9,6 +9,7 @@ import type { JsonSchema, SchemaSet } from "./schemas.js";
 import { deriveSecret, isSecret, textOf } from "./secret.js";
 import type {
   BroadcastMessage,
+  CiVariable,
   DeployAccessLevel,
   Milestone,
   NotificationSettings,
@@ -60,7 +61,7 @@ export interface Identity {
 /**
  * The identity of an item under an `x-identity` spec (a field name, or several joined with `#`), from resolved
  * values: a part from `${env:}`/`${file:}` is matched by its value and shown masked. `itemSchema` gives each
- * identity field's normaliser.
+ * identity field's normaliser, and the default of one the item leaves out (a CI/CD variable's scope is `*`).
  */
 export function identityOf(
   written: Obj,
@@ -77,7 +78,7 @@ export function identityOf(
   const compares: string[] = [];
   let unknown = false;
   for (const f of fields) {
-    const v = item[f];
+    const v = item[f] ?? props[f]?.default;
     let key: string;
     if (isSecret(v)) {
       key = v.reveal();
@@ -288,8 +289,31 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       break;
     }
     case "triggers":
+    case "deploy_tokens":
       checkFilePath(item, "token_file", [...path, "token_file"], false, ctx);
       break;
+    case "labels":
+      // A priority is a project's order of the labels it shows: a group label has none of its own.
+      if (path[0] === "groups")
+        onlyFor(item, "priority", path, "projects", diags, "set it in each project's labels");
+      break;
+    case "hooks":
+      if (path[0] === "projects")
+        onlyFor(item, "subgroup_events", path, "groups", diags, "a project has no subgroups");
+      break;
+    case "variables": {
+      // A masked variable's value is a secret: it is read from the environment or a file, never kept in the
+      // manifest (a file meant for git), as an `unchecked:` secret is not.
+      const { masked, value }: Partial<CiVariable> = item;
+      if (masked === true && typeof value === "string" && !hasReference(value)) {
+        diags.error(
+          valueLoc(item, "value"),
+          renderPath([...path, "value"]),
+          `a masked variable's value is a secret: write it as \${env:NAME} or \${file:path}, not in the manifest (the value is not shown)`,
+        );
+      }
+      break;
+    }
     case "broadcast_messages": {
       const { starts_at: s, ends_at: e }: Partial<BroadcastMessage> = item;
       if (isPlainString(s) && isPlainString(e)) {
@@ -340,11 +364,36 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
   }
 }
 
-/** A subgroup may not be more visible than its parent (when both are declared). */
-export function checkGroupVisibility(groups: Map<string, Obj>, diags: Diagnostics): void {
+/** A field that only the other owner's objects of this collection have (a project label's `priority`). */
+function onlyFor(
+  item: Obj,
+  field: string,
+  path: Path,
+  owners: string,
+  diags: Diagnostics,
+  hint: string,
+): void {
+  if (!Object.hasOwn(item, field)) return;
+  diags.error(
+    keyLoc(item, field),
+    renderPath([...path, field]),
+    `${field} exists only for the ${path[path.length - 2]} of ${owners}: ${hint}`,
+  );
+}
+
+/** A subgroup or a project may not be more visible than its group (when both are declared). */
+export function checkGroupVisibility(
+  groups: Map<string, Obj>,
+  projects: Map<string, Obj>,
+  diags: Diagnostics,
+): void {
   // Paths are one path in any case, as on the platform.
   const byPath = new Map([...groups].map(([p, b]) => [p.toLowerCase(), b]));
-  for (const [path, body] of groups) {
+  const entries = [
+    ...[...groups].map(([p, b]) => ["groups", p, b] as const),
+    ...[...projects].map(([p, b]) => ["projects", p, b] as const),
+  ];
+  for (const [collection, path, body] of entries) {
     const vis = body.visibility;
     // A visibility from `${env:}` is known only once resolved; the platform then says whether it fits.
     if (!isPlainString(vis)) continue;
@@ -355,8 +404,8 @@ export function checkGroupVisibility(groups: Map<string, Obj>, diags: Diagnostic
     if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
       diags.error(
         valueLoc(body, "visibility"),
-        renderPath(["groups", path, "visibility"]),
-        `${vis} is not allowed since the parent group ${parentPath} is ${pvis}; use ${pvis} or less`,
+        renderPath([collection, path, "visibility"]),
+        `${vis} is not allowed since the ${collection === "groups" ? "parent group" : "project's group"} ${parentPath} is ${pvis}; use ${pvis} or less`,
       );
     }
   }

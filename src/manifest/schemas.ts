@@ -26,6 +26,9 @@ export const ANNOTATIONS = [
   "x-normalize",
   "x-shared-fields",
   "x-default-template",
+  "x-pattern-message",
+  "x-update-only",
+  "x-detail-only",
 ] as const;
 
 const SCHEMA_DIR = new URL("../../schemas/", import.meta.url);
@@ -229,6 +232,16 @@ function rangeWords(schema: JsonSchema | undefined): string {
   return parts.join(" and ");
 }
 
+/** Whether `value` has the JSON type a schema names (`integer` for whole numbers, `number` for any). */
+function typeFits(type: unknown, value: unknown): boolean {
+  if (type === "integer") return typeof value === "number" && Number.isInteger(value);
+  if (type === "number") return typeof value === "number";
+  if (type === "array") return Array.isArray(value);
+  if (type === "object") return value !== null && typeof value === "object" && !Array.isArray(value);
+  if (type === "null") return value === null;
+  return typeof type === "string" && typeof value === type;
+}
+
 function typeMessage(expected: string, value: unknown, loc: Loc): string {
   const want = expected
     .split(",")
@@ -355,15 +368,18 @@ export function reportSchemaErrors(
         at = locate(value, path);
         const pattern = (e.params as { pattern: string }).pattern;
         const platformPath = isPathPattern(pattern) && typeof data === "string";
+        const own = parent?.["x-pattern-message"];
         message =
-          path[path.length - 1] === "key"
-            ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"`
-            : platformPath && path[path.length - 2] === "except"
-              ? (entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern`)
-              : platformPath
-                ? (pathProblem(data) ??
-                  `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)`)
-                : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
+          typeof own === "string"
+            ? `${JSON.stringify(data)} ${own}`
+            : path[path.length - 1] === "key"
+              ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"`
+              : platformPath && path[path.length - 2] === "except"
+                ? (entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern`)
+                : platformPath
+                  ? (pathProblem(data) ??
+                    `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)`)
+                  : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
         break;
       }
       case "minLength":
@@ -393,6 +409,20 @@ export function reportSchemaErrors(
         break;
       case "anyOf":
       case "oneOf": {
+        // A value of the type one alternative takes (a whole number where a number or a duration text is allowed)
+        // is told what is wrong with it there: its range, its format.
+        const alternatives = (parent?.[e.keyword] ?? []) as JsonSchema[];
+        const fits = alternatives.map((s, i) => [s, i] as const).filter(([s]) => typeFits(s.type, data));
+        if (fits.length === 1) {
+          const branch = `${e.schemaPath}/${fits[0]![1]}/`;
+          const inner = errors.filter(
+            (x) => x.schemaPath.startsWith(branch) && x.instancePath === e.instancePath,
+          );
+          if (inner.length > 0) {
+            reportSchemaErrors(inner, value, prefix, diags, leftToPattern);
+            continue;
+          }
+        }
         at = locate(value, path);
         const options = ((parent?.[e.keyword] ?? []) as JsonSchema[]).map((s) =>
           s.type === "array"
@@ -447,6 +477,8 @@ const FORMAT_WORDS: Record<string, string> = {
   "http-url": "an http:// or https:// URL",
   "badge-url": "an http(s) URL with only the badge placeholders",
   "hex-color": "a hex colour such as #E75E40",
+  "label-color": "a colour (#RGB, #RRGGBB or a CSS colour name)",
+  "date-or-date-time": "a date (YYYY-MM-DD) or an ISO 8601 date and time",
   "ssh-public-key": "an SSH public key (type, base64 key, optional comment)",
   "archive-age": "a duration of at least 1 day, such as 30 days",
   date: "a date (YYYY-MM-DD)",
@@ -472,6 +504,8 @@ function blindReason(e: ErrorObject): string {
     case "enum":
       return `is not one of: ${(params["allowedValues"] as unknown[]).map(String).join(", ")}`;
     case "pattern":
+      if (typeof e.parentSchema?.["x-pattern-message"] === "string")
+        return String(e.parentSchema["x-pattern-message"]);
       return isPathPattern(String(params["pattern"]))
         ? `is not a path the platform allows: ${PATH_RULE}`
         : `does not match the pattern ${String(params["pattern"])}`;

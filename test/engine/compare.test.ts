@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sameValue } from "../../src/engine/compare.js";
+import { sentValue } from "../../src/manifest/normalize.js";
 import { Secret } from "../../src/manifest/secret.js";
 
 describe("sameValue: normalisations that prevent perpetual diffs", () => {
@@ -58,6 +59,29 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
     expect(sameValue("90", 90, { normalize: "duration" })).toBe(false);
   });
 
+  it("compares a duration in seconds with the number the platform keeps, whichever side is text", () => {
+    const options = { normalize: "duration-seconds" as const };
+    expect(sameValue("1h", 3600, options)).toBe(true);
+    expect(sameValue("90 minutes", 5400, options)).toBe(true);
+    expect(sameValue("1h 30m", 5400, options)).toBe(true);
+    expect(sameValue(5400, 5400, options)).toBe(true);
+    expect(sameValue("5400", 5400, options)).toBe(true);
+    expect(sameValue("1h", 3601, options)).toBe(false);
+    expect(sameValue(3600, 7200, options)).toBe(false);
+    // Text that is no duration is not a number of seconds.
+    expect(sameValue("an hour", 3600, options)).toBe(false);
+    expect(sameValue(new Secret("2h", "env:T"), 7200, options)).toBe(true);
+  });
+
+  it("sends a duration in the seconds the platform takes, and anything else as written", () => {
+    expect(sentValue("duration-seconds", "90 minutes")).toBe(5400);
+    expect(sentValue("duration-seconds", 600)).toBe(600);
+    expect(sentValue("duration-seconds", "soon")).toBe("soon");
+    // What is sent for other normalisers is what the manifest says.
+    expect(sentValue("duration", "90 days")).toBe("90 days");
+    expect(sentValue(undefined, "1h")).toBe("1h");
+  });
+
   it("compares a Date with the same instant written as text", () => {
     expect(sameValue(new Date("2026-12-01T10:00:00Z"), "2026-12-01T12:00:00+02:00")).toBe(true);
     expect(sameValue("2026-12-01T10:00:00Z", new Date("2026-12-01T10:00:00Z"))).toBe(true);
@@ -70,6 +94,24 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
     expect(sameValue([1], [1, 2], { set: true })).toBe(false);
     // A list is not the text of its only entry.
     expect(sameValue(["a"], "a")).toBe(false);
+  });
+
+  it("compares label colours as the colours they are, as the platform stores them", () => {
+    // A CSS name is stored as its upper-case hex; hex is kept as written, in either case and length.
+    expect(sameValue("red", "#FF0000", { normalize: "color" })).toBe(true);
+    expect(sameValue("Red", "#ff0000", { normalize: "color" })).toBe(true);
+    expect(sameValue("#fff", "#FFFFFF", { normalize: "color" })).toBe(true);
+    expect(sameValue("white", "#fff", { normalize: "color" })).toBe(true);
+    expect(sameValue("maroon", "#FF0000", { normalize: "color" })).toBe(false);
+    expect(sameValue("#abc", "#abd", { normalize: "color" })).toBe(false);
+    // CSS 4's rebeccapurple is not a name the platform (13.12) converts: kept as written.
+    expect(sameValue("rebeccapurple", "#663399", { normalize: "color" })).toBe(false);
+  });
+
+  it("reads a bare date as midnight UTC where the field is an instant (a deploy token's expires_at)", () => {
+    expect(sameValue("2027-06-30", "2027-06-30T00:00:00.000Z", { normalize: "instant" })).toBe(true);
+    expect(sameValue("2027-06-30", "2027-06-30T00:00:00+02:00", { normalize: "instant" })).toBe(false);
+    expect(sameValue("2027-06-30", "2027-06-29T00:00:00.000Z", { normalize: "instant" })).toBe(false);
   });
 
   it("applies the field's normaliser to each entry of a list", () => {

@@ -1,17 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN_TOKEN, Bench } from "./helpers.js";
-
-async function call(bench: Bench, method: string, path: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${bench.sandbox.url}/api/v4${path}`, {
-    method,
-    headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
-  return res.status === 204 ? undefined : res.json();
-}
+import { Bench } from "./helpers.js";
 
 const MANIFEST = `version: 1
 groups:
@@ -62,7 +52,7 @@ describe("forgeform drift against the sandbox", () => {
   });
 
   it("with only unmanaged objects under prune policy warn, every report agrees with exit 0", async () => {
-    const message = (await call(bench, "POST", "/broadcast_messages", { message: "Left alone" })) as {
+    const message = (await bench.send("POST", "/broadcast_messages", { message: "Left alone" })) as {
       id: number;
     };
     try {
@@ -81,15 +71,15 @@ describe("forgeform drift against the sandbox", () => {
       expect(strict.code).toBe(2);
       expect(JSON.parse(strict.out)).toMatchObject({ drift: true, fail_on_unmanaged: true });
     } finally {
-      await call(bench, "DELETE", `/broadcast_messages/${message.id}`);
+      await bench.send("DELETE", `/broadcast_messages/${message.id}`);
     }
   });
 
   describe("after the live state moved away from the manifests", () => {
     let messageId: number;
     beforeAll(async () => {
-      await call(bench, "PUT", "/groups/acme", { description: "Changed by hand" });
-      const message = (await call(bench, "POST", "/broadcast_messages", {
+      await bench.send("PUT", "/groups/acme", { description: "Changed by hand" });
+      const message = (await bench.send("POST", "/broadcast_messages", {
         message: "Hand-made notice",
       })) as { id: number };
       messageId = message.id;

@@ -2,22 +2,23 @@
  * The examples are the first thing a user applies: every file of examples/ applies to the demo fixture, and the
  * next plan shows nothing. Checked by forgeform's own plan and by independent reads of the sandbox.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXAMPLE_MANIFESTS, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
+import { copyExamples, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
 import { Bench } from "./helpers.js";
 
-const manifests = EXAMPLE_MANIFESTS;
 const env = EXAMPLES_ENV;
 
 describe("examples/ on the demo fixture", () => {
   let bench: Bench;
   let backups: string;
+  let manifests: string[];
   beforeAll(async () => {
     bench = await Bench.start({ fixture: join(EXAMPLES, "sandbox-fixture.yaml"), edition: "licensed" });
     backups = join(bench.dir, "backups");
+    manifests = copyExamples(bench.dir);
   });
   afterAll(async () => {
     await bench.stop();
@@ -45,10 +46,69 @@ describe("examples/ on the demo fixture", () => {
     expect(keys.map((k) => k.title).sort()).toEqual(["mirror", "release bot"]);
     await expect(bench.get("/groups/acme%2Flegacy")).rejects.toThrow(/404/);
     await expect(bench.get("/projects/acme%2Flegacy%2Fmonolith")).rejects.toThrow(/404/);
-    // The deleted group's export archive was saved first.
-    const saved = readdirSync(backups);
-    expect(saved).toEqual(["group-acme%2Flegacy.tar.gz"]);
-    const archive = gunzipSync(readFileSync(join(backups, saved[0]!)));
-    expect(archive.length).toBeGreaterThan(0);
+    // Labels, hooks and a deploy token (its token written beside the manifests, nowhere else).
+    const labels = await bench.get<{ name: string; color: string }[]>("/groups/acme/labels");
+    expect(labels.find((l) => l.name === "bug")?.color).toBe("#FF0000");
+    const groupHooks = await bench.get<{ url: string }[]>("/groups/acme/hooks");
+    expect(groupHooks.map((h) => h.url)).toEqual([
+      `https://chat.acme.example/hooks/ci?key=${env["CHAT_HOOK_KEY"]}`,
+    ]);
+    const apiHooks = await bench.get<{ push_events_branch_filter: string }[]>(
+      "/projects/acme%2Fplatform%2Fapi/hooks",
+    );
+    expect(apiHooks).toEqual([expect.objectContaining({ push_events_branch_filter: "main" })]);
+    const tokenFile = join(bench.dir, "examples", "secrets", "acme-registry.token");
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    expect(await bench.get("/groups/acme/deploy_tokens")).toEqual([
+      expect.objectContaining({ name: "registry pull", scopes: ["read_registry"] }),
+    ]);
+    // The deleted group's and project's export archives were saved first.
+    const saved = readdirSync(backups).sort();
+    expect(saved).toEqual(["group-acme%2Flegacy.tar.gz", "project-opensource%2Flegacy-site.tar.gz"]);
+    for (const file of saved) expect(gunzipSync(readFileSync(join(backups, file))).length).toBeGreaterThan(0);
+    await expect(bench.get("/projects/opensource%2Flegacy-site")).rejects.toThrow(/404/);
+    // Created, with its own settings and the policy's (and its collections), and the others changed.
+    expect(await bench.get("/projects/acme%2Fplatform%2Fbilling")).toMatchObject({
+      description: "Invoices and payments",
+      build_timeout: 7200,
+      merge_method: "rebase_merge",
+      topics: ["acme"],
+    });
+    const badges = await bench.get<{ name: string; kind: string }[]>(
+      "/projects/acme%2Fplatform%2Fbilling/badges",
+    );
+    expect(badges.filter((b) => b.kind === "project").map((b) => b.name)).toEqual(["docs"]);
+    expect(await bench.get("/projects/acme%2Fplatform%2Fapi")).toMatchObject({
+      merge_method: "ff",
+      build_timeout: 5400,
+      ci_config_path: "ci/api.gitlab-ci.yml",
+      ci_default_git_depth: 20,
+    });
+  });
+
+  it("left the CI/CD variables as declared, read independently", async () => {
+    type Variable = { key: string; value: string; environment_scope?: string; masked: boolean };
+    const shown = (vs: Variable[]) =>
+      vs.map((v) => `${v.key}#${v.environment_scope ?? "-"}=${v.masked ? "masked:" : ""}${v.value}`).sort();
+    expect(shown(await bench.get<Variable[]>("/admin/ci/variables"))).toEqual([
+      "DOCKER_REGISTRY_MIRROR#-=https://mirror.acme.example",
+      `RENOVATE_TOKEN#-=masked:${env["RENOVATE_TOKEN"]}`,
+    ]);
+    // The group's undeclared variable was pruned; one key holds a value per scope.
+    expect(shown(await bench.get<Variable[]>("/groups/opensource/variables"))).toEqual([
+      "DEPLOY_REGION#*=eu-west-1",
+      "DEPLOY_REGION#production=eu-central-1",
+    ]);
+    expect(shown(await bench.get<Variable[]>("/projects/opensource%2Ftoolkit/variables"))).toEqual([
+      "LOG_LEVEL#*=info",
+      "LOG_LEVEL#production=warn",
+      "NPMRC#*=registry=https://npm.acme.example/\nalways-auth=true\n",
+      `NPM_TOKEN#production=masked:${env["TOOLKIT_NPM_TOKEN"]}`,
+    ]);
+    // The pattern gave each project of acme/platform its variable; the undeclared masked one is left alone.
+    expect(shown(await bench.get<Variable[]>("/projects/acme%2Fplatform%2Fapi/variables"))).toEqual([
+      "LEGACY_DEPLOY_PASSWORD#*=masked:legacy-deploy-password",
+      "SERVICE_GROUP#*=platform",
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 /** The example manifests, their demo fixture, and the secrets they read from the environment. */
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { cpSync, readdirSync } from "node:fs";
+import { basename, join, relative } from "node:path";
 
 export const EXAMPLES = join(import.meta.dirname, "../../examples");
 export const EXAMPLES_FIXTURE = join(EXAMPLES, "sandbox-fixture.yaml");
@@ -16,5 +16,20 @@ export const EXAMPLES_ENV: Record<string, string> = {
   API_SIGNING_KEY: "examples-signing-key",
   ASSET_PROXY_SECRET: "examples-asset-proxy-secret",
   AUDIT_HOOK_TOKEN: "examples-hook-token",
+  CHAT_HOOK_KEY: "examples-chat-hook-key",
+  CHAT_HOOK_TOKEN: "examples-chat-hook-token",
+  DEPLOY_HOOK_TOKEN: "examples-deploy-hook-token",
   FORGEFORM_SCIM_TOKEN: "demo-scim-token",
+  RENOVATE_TOKEN: "examples-renovate-token",
+  TOOLKIT_NPM_TOKEN: "examples-npm-token",
 };
+
+/**
+ * The example manifests copied into `dir`, for tests that apply them: apply writes into the manifests' own tree (a
+ * deploy token's token_file, under secrets/), which must not be the checkout (nor an earlier run's token in it).
+ */
+export function copyExamples(dir: string): string[] {
+  const to = join(dir, "examples");
+  cpSync(EXAMPLES, to, { recursive: true, filter: (src) => !relative(EXAMPLES, src).startsWith("secrets") });
+  return EXAMPLE_MANIFESTS.map((f) => join(to, basename(f)));
+}

@@ -62,6 +62,17 @@ export class Bench {
     return (await res.json()) as T;
   }
 
+  /** A request with the admin token (a change made out of band, as someone would by hand); its parsed answer. */
+  async send<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.sandbox.url}/api/v4${path}`, {
+      method,
+      headers: { "PRIVATE-TOKEN": ADMIN_TOKEN, "Content-Type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${await res.text()}`);
+    return (res.status === 204 ? undefined : await res.json()) as T;
+  }
+
   async stop(): Promise<void> {
     await this.sandbox.stop();
   }

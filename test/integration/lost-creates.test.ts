@@ -143,6 +143,25 @@ const CASES: Case[] = [
     count: (b) => count<{ slug: string }>(b, "/projects/lc%2Fapp/wikis", (w) => w.slug === "Lost"),
   },
   {
+    kind: "project CI/CD variable",
+    prefix: `${P}/variables`,
+    manifest:
+      "projects:\n  lc/app:\n    variables: [{ key: LOST, value: found, environment_scope: production }]\n",
+    count: (b) => count<{ key: string }>(b, "/projects/lc%2Fapp/variables", (v) => v.key === "LOST"),
+  },
+  {
+    kind: "group CI/CD variable",
+    prefix: "/api/v4/groups/",
+    manifest: "groups:\n  lc:\n    variables: [{ key: LOST, value: found }]\n",
+    count: (b) => count<{ key: string }>(b, "/groups/lc/variables", (v) => v.key === "LOST"),
+  },
+  {
+    kind: "instance CI/CD variable",
+    prefix: "/api/v4/admin/ci/variables",
+    manifest: "instance:\n  variables: [{ key: LOST, value: found }]\n",
+    count: (b) => count<{ key: string }>(b, "/admin/ci/variables", (v) => v.key === "LOST"),
+  },
+  {
     kind: "epic issue link",
     prefix: "/api/v4/groups/",
     manifest: "groups:\n  lc:\n    epics: [{ iid: 1, issues: [{ project: lc/app, iid: 5 }] }]\n",

@@ -1,7 +1,9 @@
 /**
- * A project path with a typo (forgeform never creates projects): the plan names each missing project at its place
- * in the manifest, once, however many of its collections were to be read, with the path or group it probably
- * meant, and apply sends nothing at all.
+ * A declared project that does not exist is created, in its group, when it is declared by full path: a typo and a
+ * wanted new project look alike, so the plan shows the create and warns when the group holds a project with a
+ * close path (a typo in its name); a project in a group that does not exist is a plan error with the closest group,
+ * and apply sends nothing at all. Projects whose own fields are not declared cost no request of their own: whether
+ * they exist shows on the first read below them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -11,20 +13,14 @@ const fixture = {
   projects: [{ path: "acme/platform/api" }, { path: "acme/platform/web" }],
 };
 
-const MANIFEST = `version: 1
-projects:
-  acme/platfrom/api:
-    badges:
-      - { name: docs, link_url: "https://d.example/x", image_url: "https://d.example/b.svg" }
-    pipeline_schedules:
-      - { description: nightly, ref: main, cron: "0 2 * * *" }
-  acme/platform/ap:
-    pipeline_schedules:
-      - { description: nightly, ref: main, cron: "0 2 * * *" }
-  acme/platform/web:
-    badges:
-      - { name: docs, link_url: "https://d.example/x", image_url: "https://d.example/b.svg" }
-`;
+const BADGE = '{ name: docs, link_url: "https://d.example/x", image_url: "https://d.example/b.svg" }';
+
+interface JsonPlan {
+  errors: { address: string; message: string; source?: { line: number; col: number } }[];
+  warnings: { address: string; message: string; source?: { line: number; col: number } }[];
+  changes: { address: string; action: string }[];
+  requests: { by_endpoint: Record<string, number> };
+}
 
 describe("a declared project that does not exist", () => {
   let bench: Bench;
@@ -35,33 +31,88 @@ describe("a declared project that does not exist", () => {
     await bench.stop();
   });
 
-  it("is a plan error at its place, once per project, with the closest existing path or group", async () => {
-    const file = bench.manifest(MANIFEST, "typo.yaml");
+  it("in a group that does not exist is a plan error at its place, with the closest group, and nothing is applied", async () => {
+    const file = bench.manifest(
+      `version: 1
+projects:
+  acme/platfrom/api:
+    badges:
+      - ${BADGE}
+    pipeline_schedules:
+      - { description: nightly, ref: main, cron: "0 2 * * *" }
+  acme/platform/web:
+    badges:
+      - ${BADGE}
+`,
+      "typo-group.yaml",
+    );
     const plan = await bench.cli(["plan", "--format", "json", file]);
     expect(plan.code).toBe(1);
-    const json = JSON.parse(plan.out) as {
-      errors: { address: string; message: string; source?: { line: number; col: number } }[];
-    };
-    const missing = (path: string, hint: string) =>
-      `project "${path}" does not exist or is not visible to this token's user, and forgeform does not create projects: create it first, or check the path; ${hint}`;
+    const json = JSON.parse(plan.out) as JsonPlan;
     expect(json.errors.map((e) => [e.address, e.message, e.source?.line, e.source?.col])).toEqual([
       [
         'project["acme/platfrom/api"]',
-        missing(
-          "acme/platfrom/api",
-          `"acme/platfrom" is not a group this token's user can see either: did you mean group "acme/platform"?`,
-        ),
+        'project "acme/platfrom/api" does not exist, and it cannot be created: its group "acme/platfrom" does not exist or is not visible to this token\'s user; did you mean group "acme/platform"? Check the path, or declare the group in the manifests (within the plan\'s --target, when one is given)',
         3,
         3,
       ],
-      ['project["acme/platform/ap"]', missing("acme/platform/ap", 'did you mean "acme/platform/api"?'), 8, 3],
     ]);
-  });
-
-  it("stops apply before anything is sent, the existing project's change included", async () => {
-    const apply = await bench.cli(["apply", "--yes", bench.manifest(MANIFEST, "typo.yaml")]);
+    const apply = await bench.cli(["apply", "--yes", file]);
     expect(apply.code).toBe(1);
     expect(apply.out + apply.err).toContain("nothing was applied");
     expect(await bench.get<unknown[]>("/projects/acme%2Fplatform%2Fweb/badges")).toEqual([]);
+  });
+
+  it("next to a project with a close path is planned as a create, with a warning naming that project", async () => {
+    const file = bench.manifest(
+      `version: 1
+projects:
+  acme/platform/ap:
+    pipeline_schedules:
+      - { description: nightly, ref: main, cron: "0 2 * * *" }
+  acme/platform/billing:
+    badges:
+      - ${BADGE}
+  acme/platform/web:
+    badges:
+      - ${BADGE}
+`,
+      "new.yaml",
+    );
+    const plan = await bench.cli(["plan", "--format", "json", file]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    const json = JSON.parse(plan.out) as JsonPlan;
+    expect(json.errors).toEqual([]);
+    expect(json.changes.map((c) => [c.address, c.action])).toEqual([
+      ['project["acme/platform/ap"]', "create"],
+      ['project["acme/platform/ap"].pipeline_schedule["nightly"]', "create"],
+      ['project["acme/platform/billing"]', "create"],
+      ['project["acme/platform/billing"].badge["docs"]', "create"],
+      ['project["acme/platform/web"].badge["docs"]', "create"],
+    ]);
+    // A one-letter slip from an existing project's name is said; a new name far from any is not.
+    expect(json.warnings.map((w) => [w.address, w.message, w.source?.line])).toEqual([
+      [
+        'project["acme/platform/ap"]',
+        'project "acme/platform/ap" does not exist and will be created, next to "acme/platform/api": if the manifest means that project, correct the path',
+        3,
+      ],
+    ]);
+    // No project is read on its own (none declares a setting): each collection read tells whether it is there.
+    expect(json.requests.by_endpoint["GET /projects/:id"]).toBeUndefined();
+    // The group of the two new projects is listed once, for the warning.
+    expect(json.requests.by_endpoint["GET /groups/:id/projects"]).toBe(1);
+
+    const text = await bench.cli(["plan", file]);
+    expect(text.out).toContain('+ project["acme/platform/billing"] will be created');
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(await bench.get("/projects/acme%2Fplatform%2Fbilling")).toMatchObject({
+      name: "billing",
+      namespace: { full_path: "acme/platform" },
+    });
+    expect(await bench.get<unknown[]>("/projects/acme%2Fplatform%2Fbilling/badges")).toHaveLength(1);
+    const again = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(again.code, again.out).toBe(0);
   });
 });

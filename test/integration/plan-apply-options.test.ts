@@ -91,7 +91,7 @@ describe("plan and apply options", () => {
     expect(full.changes.map((c: { address: string }) => c.address)).toContain('group["acme/platform"]');
   });
 
-  it("addresses projects by path with no lookup of their own, and reports a missing one once, where declared", async () => {
+  it("addresses projects by path with no lookup of their own, and plans a missing one's create once, where declared", async () => {
     const file = bench.manifest(`version: 1
 projects:
   acme/platform/api:
@@ -102,14 +102,14 @@ projects:
     milestones: []
 `);
     const r = await bench.cli(["plan", "--format", "json", file]);
-    expect(r.code).toBe(1);
+    expect(r.code, r.out + r.err).toBe(0);
     const plan = JSON.parse(r.out) as {
-      errors: { address: string; message: string; source?: { line: number } }[];
+      changes: { address: string; action: string; source?: { line: number } }[];
       requests: { by_endpoint: Record<string, number> };
     };
-    expect(plan.errors).toHaveLength(1);
-    expect(plan.errors[0]).toMatchObject({ address: 'project["acme/nowhere"]', source: { line: 5 } });
-    expect(plan.errors[0]!.message).toContain("does not exist or is not visible to this token's user");
+    expect(plan.changes.filter((c) => c.action === "create").map((c) => [c.address, c.source?.line])).toEqual(
+      [['project["acme/nowhere"]', 5]],
+    );
     expect(Object.keys(plan.requests.by_endpoint).filter((e) => e === "GET /projects/:id")).toEqual([]);
   });
 });

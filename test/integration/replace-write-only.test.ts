@@ -84,16 +84,19 @@ describe("--replace with write-only fields", () => {
     expect(p.changes).toEqual([]);
   });
 
-  it("refuses to replace a project (never deleted or created by forgeform): there is nothing to send", async () => {
-    const text = "version: 1\nprojects:\n  acme/app:\n    badges: []\n";
-    const { code, plan: p } = await plan(text, ['project["acme/app"]']);
-    expect(code).toBe(1);
-    expect(p.errors).toEqual([
-      expect.objectContaining({
-        address: 'project["acme/app"]',
-        message: "--replace: nothing to send (no write-only fields are declared)",
-      }),
-    ]);
-    expect(p.changes).toEqual([]);
+  it("refuses to replace a project, which would delete everything in it, whether it declares settings or not", async () => {
+    for (const body of ["badges: []", "description: kept"]) {
+      const text = `version: 1\nprojects:\n  acme/app:\n    ${body}\n`;
+      const { code, plan: p } = await plan(text, ['project["acme/app"]']);
+      expect(code).toBe(1);
+      expect(p.errors).toEqual([
+        expect.objectContaining({
+          address: 'project["acme/app"]',
+          message:
+            'a project is never replaced: deleting it would take everything in it. Change its settings in place, or mark it "state: absent" to delete it (after its backup)',
+        }),
+      ]);
+      expect(p.changes).toEqual([]);
+    }
   });
 });

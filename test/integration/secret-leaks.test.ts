@@ -1,8 +1,9 @@
 /**
  * The leak test: distinctive values planted in every sensitive place (identities, a description, settings,
  * variables, tokens, a deploy key file, a wiki page's title and content, a protected environment's name (its id),
- * a list setting, a variable key; both the old and the new side of a change; values that end up in request paths,
- * as --debug shows them) are searched for in every
+ * a list setting, a variable key, group and project hooks' URL keys and tokens, a deploy token written to its
+ * token_file, CI/CD variables' values from references and masked ones, live or declared; both the old and the
+ * new side of a change; values that end up in request paths, as --debug shows them) are searched for in every
  * output forgeform makes: stdout and stderr of every command, --debug, saved plans, JSON, Markdown and JUnit
  * reports, the bundled Action's log, outputs, report files and job summary, and export. Zero hits.
  */
@@ -24,6 +25,13 @@ const OLD = {
   PENV: "LEAKenvNAMEold16",
   DOM: "leak-domain-old17.example",
   VARKEY: "LEAK_VARIABLE_KEY_OLD18",
+  GHOOK_KEY: "LEAKgroupHOOKkeyOLD23",
+  GHOOK_TOKEN: "LEAKgroupHOOKtokenOLD24",
+  PHOOK_KEY: "LEAKprojectHOOKkeyOLD25",
+  PHOOK_TOKEN: "LEAKprojectHOOKtokenOLD26",
+  IVAR: "LEAKinstanceMASKEDold23",
+  GVAR: "LEAKgroupVARold25",
+  PVAR: "LEAKprojectMASKEDold27",
 };
 const NEW = {
   GDESC: "LEAKdescNEWvalue7",
@@ -38,12 +46,30 @@ const NEW = {
   PENV: "LEAKenvNAMEnew20",
   DOM: "leak-domain-new21.example",
   VARKEY: "LEAK_VARIABLE_KEY_NEW22",
+  GHOOK_KEY: "LEAKgroupHOOKkeyNEW27",
+  GHOOK_TOKEN: "LEAKgroupHOOKtokenNEW28",
+  PHOOK_KEY: "LEAKprojectHOOKkeyNEW29",
+  PHOOK_TOKEN: "LEAKprojectHOOKtokenNEW30",
+  IVAR: "LEAKinstanceMASKEDnew24",
+  GVAR: "LEAKgroupVARnew26",
+  PVAR: "LEAKprojectMASKEDnew28",
 };
 /** Written into files read with ${file:}. */
 const FILE_SECRET = "LEAKfileSECRET12";
 const KEY_COMMENT = "LEAKkeyCOMMENT13";
 
-const fixture = { groups: [{ path: "leak" }], projects: [{ path: "leak/app" }] };
+/** Masked CI/CD variables no manifest mentions: one pruned (delete), one reported (warn) and exported. */
+const PRUNED_MASKED = "LEAKunmanagedMASKED29";
+const KEPT_MASKED = "LEAKgroupMASKEDlive30";
+
+const fixture = {
+  groups: [{ path: "leak" }],
+  projects: [{ path: "leak/app" }],
+  ci_variables: [
+    { project: "leak/app", key: "OLD_PASSWORD", value: PRUNED_MASKED, masked: true },
+    { group: "leak", key: "LIVE_PASSWORD", value: KEPT_MASKED, masked: true },
+  ],
+};
 
 const MANIFEST = `version: 1
 instance:
@@ -58,9 +84,17 @@ instance:
       token: \${env:HOOK_TOKEN}
       push_events: true
   unmanaged: { system_hooks: delete }
+  variables:
+    - { key: INSTANCE_SECRET, value: "\${env:IVAR}", masked: true }
 groups:
   leak:
     description: \${env:GDESC}
+    hooks:
+      - url: "https://hooks.leak.example/group?token=\${env:GHOOK_KEY}"
+        token: \${env:GHOOK_TOKEN}
+        subgroup_events: true
+    variables:
+      - { key: FROM_ENV, value: "\${env:GVAR}" }
 projects:
   leak/app:
     pipeline_schedules:
@@ -72,7 +106,9 @@ projects:
           - { key: DEPLOY, value: "\${env:VAR}" }
           - { key: FROM_FILE, value: "\${file:secret.txt}" }
           - { key: "\${env:VARKEY}", value: plain }
-    unmanaged: { wiki_pages: delete, protected_environments: delete }
+    unmanaged: { wiki_pages: delete, protected_environments: delete, variables: delete }
+    variables:
+      - { key: DEPLOY_PASSWORD, value: "\${env:PVAR}", masked: true, environment_scope: production }
     wiki_pages:
       - { title: "runbook \${env:WIKI}", content: "see \${env:WIKIC}" }
     protected_environments:
@@ -81,6 +117,11 @@ projects:
       - { title: bot, key: "\${file:bot.pub}" }
     triggers:
       - { description: deploy, token_file: trigger.token }
+    hooks:
+      - url: "https://hooks.leak.example/project?key=\${env:PHOOK_KEY}"
+        token: \${env:PHOOK_TOKEN}
+    deploy_tokens:
+      - { name: registry, scopes: [read_registry], token_file: deploy.token }
 `;
 
 describe("no secret is ever shown", () => {
@@ -175,20 +216,26 @@ describe("no secret is ever shown", () => {
   it("finds none of the planted values, nor the tokens, anywhere", () => {
     const trigger = readFileSync(join(bench.dir, "trigger.token"), "utf8").trim();
     expect(trigger.length).toBeGreaterThan(10);
+    const deployToken = readFileSync(join(bench.dir, "deploy.token"), "utf8").trim();
+    expect(deployToken.length).toBeGreaterThanOrEqual(20);
     const planted = new Map<string, string>([
       ...Object.entries(OLD).map(([k, v]) => [v, `old ${k}`] as [string, string]),
       ...Object.entries(NEW).map(([k, v]) => [v, `new ${k}`] as [string, string]),
       [FILE_SECRET, "a file read with file:"],
       [KEY_COMMENT, "deploy key file"],
       [trigger, "trigger token"],
+      [deployToken, "deploy token"],
       [ADMIN_TOKEN, "access token"],
+      [PRUNED_MASKED, "a pruned masked variable"],
+      [KEPT_MASKED, "an unmanaged masked variable"],
     ]);
     // Export reads live state only: it cannot know that a group description or a hook URL came from a secret in
     // some manifest (they are ordinary fields on the platform), so those two are left out of its search; every
     // field the schemas declare sensitive or write-only is searched there too.
-    // Likewise wiki pages, environment names, list settings and variable keys: ordinary live values there.
+    // Likewise wiki pages, environment names, list settings, variable keys and an unmasked CI/CD variable's value:
+    // ordinary live values there. Masked variables' values are secrets on the platform too: searched everywhere.
     const exportBlind = new Set([
-      ...[OLD, NEW].flatMap((v) => [v.GDESC, v.HOOK_KEY, v.WIKI, v.WIKIC, v.PENV, v.DOM, v.VARKEY]),
+      ...[OLD, NEW].flatMap((v) => [v.GDESC, v.HOOK_KEY, v.WIKI, v.WIKIC, v.PENV, v.DOM, v.VARKEY, v.GVAR]),
       OLD.SCHED,
       KEY_COMMENT,
     ]);

@@ -15,13 +15,15 @@ import { ADMIN_TOKEN, Bench } from "./helpers.js";
 /** The secret: alphanumeric, so that it fits in paths, keys, slugs and URLs alike. */
 const S = "Zq7sekrit9";
 const ENV = { S, FORGEFORM_SCIM_TOKEN: "scim-token-for-secret-test" };
+/** A masked variable's value: a secret of the platform's, which no manifest mentions. */
+const M = "MaskedLive-Value9";
 const KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDpmtUfokFOEewAbIYyjN3+DT4ge6CS1unRyXwq3tDuu someone@example.com";
 
 const fixture = {
   users: [{ username: "dev-one", name: "Dev One", email: "dev-one@example.com" }],
   groups: [{ path: "sec", description: "old" }, { path: `sec/sub-${S}` }],
-  projects: [{ path: "sec/app", default_branch: "main" }, { path: `sec/p-${S}` }],
+  projects: [{ path: "sec/app", default_branch: "main", description: `about ${S}` }, { path: `sec/p-${S}` }],
   application_settings: { after_sign_up_text: `welcome ${S}` },
   system_hooks: [{ url: `https://hooks.example/in/${S}` }],
   pipeline_schedules: [
@@ -53,7 +55,20 @@ const fixture = {
     },
   ],
   issues: [{ project: `sec/p-${S}`, iid: 1, title: "linked" }],
+  labels: [{ project: "sec/app", name: `l-${S}`, color: "red", description: `about ${S}` }],
+  project_hooks: [
+    { project: "sec/app", url: `https://hooks.example/p/${S}`, push_events_branch_filter: `b-${S}` },
+  ],
+  group_hooks: [{ group: "sec", url: `https://hooks.example/g?key=${S}` }],
+  deploy_tokens: [{ project: "sec/app", name: `dt-${S}`, scopes: ["read_repository"], username: `u-${S}` }],
   epics: [{ group: "sec", iid: 1, title: "declared", issues: [`sec/p-${S}#1`] }],
+  ci_variables: [
+    { project: "sec/app", key: `PCI_${S}`, value: "v" },
+    { project: "sec/app", key: "PLAIN", value: `v-${S}` },
+    { group: "sec", key: `GCI_${S}`, value: "v" },
+    { group: "sec", key: "HIDDEN", value: M, masked: true },
+    { instance: true, key: `ICI_${S}`, value: "v" },
+  ],
   scim: [
     {
       group: "sec",
@@ -70,7 +85,7 @@ instance:
     after_sign_up_text: hello
   notification_settings:
     level: watch
-  unmanaged: { system_hooks: ${policy}, broadcast_messages: ${policy}, groups: ${policy} }
+  unmanaged: { system_hooks: ${policy}, broadcast_messages: ${policy}, groups: ${policy}, variables: ${policy} }
 groups:
   sec:
     description: "see \${env:S}"
@@ -78,9 +93,10 @@ groups:
     epics:
       - iid: 1
         unmanaged: { issues: ${policy} }
-    unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy} }
+    unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy}, hooks: ${policy}, variables: ${policy} }
 projects:
   sec/app:
+    description: the app
     pipeline_schedules:
       - description: nightly
         ref: main
@@ -97,6 +113,10 @@ projects:
       triggers: ${policy}
       milestones: ${policy}
       wiki_pages: ${policy}
+      labels: ${policy}
+      hooks: ${policy}
+      deploy_tokens: ${policy}
+      variables: ${policy}
 `;
 
 /**
@@ -106,14 +126,23 @@ projects:
  */
 const cases: Record<string, { shows: string[]; deleted?: string[] } | { none: string }> = {
   groups: { shows: ['group["sec/sub-(sensitive)'] },
-  projects: {
-    none: "projects are never listed as unmanaged: a project appears only as declared, by its path (its secret-named neighbour shows through an epic's issue below)",
-  },
+  // Never listed as unmanaged (a project appears only as declared, by its path; its secret-named neighbour shows
+  // through an epic's issue below): a declared one's live settings are shown where they change.
+  projects: { shows: ['"about (sensitive)"'] },
   application_settings: { shows: ['"welcome (sensitive)"'] },
   system_hooks: { shows: ['system_hook["https://hooks.example/in/(sensitive)'] },
   broadcast_messages: { shows: ['broadcast_message["maintenance (sensitive)'] },
   pipeline_schedules: { shows: ['pipeline_schedule["weekly (sensitive)'] },
-  variables: { shows: ['variable["K_(sensitive)'] },
+  variables: {
+    shows: [
+      'variable["K_(sensitive)',
+      'project["sec/app"].variable["PCI_(sensitive)#*',
+      'group["sec"].variable["GCI_(sensitive)#*',
+      'instance.variable["ICI_(sensitive)',
+    ],
+    // A live value holding the secret, and a masked variable's value, are masked in what a delete shows.
+    deleted: ['"v-(sensitive)"', 'group["sec"].variable["HIDDEN#*"]'],
+  },
   badges: { shows: ['badge["b-(sensitive)'] },
   protected_environments: { shows: ['protected_environment["env-(sensitive)'] },
   deploy_keys: { shows: ['deploy_key["SHA256:'], deleted: ['"bot (sensitive)"'] },
@@ -129,6 +158,12 @@ const cases: Record<string, { shows: string[]; deleted?: string[] } | { none: st
     none: "an epic is its iid and the issues linked to it: nothing of its own text is read or shown (the issue links below are)",
   },
   issues: { shows: ['issue["sec/p-(sensitive)#1'] },
+  labels: { shows: ['label["l-(sensitive)'], deleted: ['"about (sensitive)"'] },
+  hooks: {
+    shows: ['hook["https://hooks.example/p/(sensitive)', 'hook["https://hooks.example/g?key=(sensitive)'],
+    deleted: ['"b-(sensitive)"'],
+  },
+  deploy_tokens: { shows: ['deploy_token["dt-(sensitive)'], deleted: ['"u-(sensitive)"'] },
 };
 
 describe("a value of the run's references, in live objects of every kind", () => {
@@ -191,7 +226,9 @@ describe("a value of the run's references, in live objects of every kind", () =>
     }
     // Deleted: the unmanaged objects that a delete policy removes were found and sent by their masked address.
     expect(applied.out).toContain('wiki_page["ops-(sensitive)');
-    const leaks = [...outputs].filter(([, text]) => text.includes(S)).map(([where]) => where);
+    const leaks = [...outputs]
+      .filter(([, text]) => text.includes(S) || text.includes(M))
+      .map(([where]) => where);
     expect(leaks).toEqual([]);
   });
 

@@ -24,7 +24,6 @@ describe("unchecked settings", () => {
   const settings = () => bench.get<Record<string, unknown>>("/application/settings");
 
   it("are named by validate, shown, applied as written, read back, and converge", async () => {
-    const templates = (await bench.get<{ id: number }>("/projects/hatch%2Ftemplates")).id;
     const m = bench.manifest(
       `version: 1
 instance:
@@ -33,11 +32,11 @@ instance:
     unchecked:
       default_branch_name: trunk
       disable_feed_token: true
-groups:
-  hatch:
-    description: with a lock
+projects:
+  hatch/templates:
+    description: with approvals
     unchecked:
-      file_template_project_id: ${templates}
+      approvals_before_merge: 2
 `,
       "hatch.yaml",
     );
@@ -47,7 +46,7 @@ groups:
     for (const [line, name] of [
       [6, "default_branch_name"],
       [7, "disable_feed_token"],
-      [12, "file_template_project_id"],
+      [12, "approvals_before_merge"],
     ] as const) {
       expect(said).toMatch(
         new RegExp(
@@ -58,11 +57,11 @@ groups:
     const plan = await bench.cli(["plan", m]);
     expect(plan.out).toContain('~ unchecked.default_branch_name: null -> "trunk"');
     expect(plan.out).toContain("~ unchecked.disable_feed_token: false -> true");
-    expect(plan.out).toContain(`~ unchecked.file_template_project_id: null -> ${templates}`);
+    expect(plan.out).toContain("~ unchecked.approvals_before_merge: 0 -> 2");
     const applied = await bench.cli(["apply", "--yes", m]);
     expect(applied.code, applied.out + applied.err).toBe(0);
     expect(await settings()).toMatchObject({ default_branch_name: "trunk", disable_feed_token: true });
-    expect(await bench.get("/groups/hatch")).toMatchObject({ file_template_project_id: templates });
+    expect(await bench.get("/projects/hatch%2Ftemplates")).toMatchObject({ approvals_before_merge: 2 });
     const again = await bench.cli(["plan", "--detailed-exitcode", m]);
     expect(again.code, again.out).toBe(0);
 
@@ -127,6 +126,7 @@ instance:
     const asked = join(bench.dir, "asked");
     expect((await bench.cli(["export", "--instance", "--group", "hatch", "--out", plain])).code).toBe(0);
     expect(readFileSync(join(plain, "instance.yaml"), "utf8")).not.toContain("unchecked");
+    expect(readFileSync(join(plain, "hatch.yaml"), "utf8")).not.toContain("unchecked");
     const run = await bench.cli([
       "export",
       "--instance",
@@ -135,7 +135,7 @@ instance:
       "--unchecked",
       "default_branch_name",
       "--unchecked",
-      "file_template_project_id",
+      "approvals_before_merge",
       "--out",
       asked,
     ]);
@@ -144,7 +144,7 @@ instance:
       /unchecked:\n\s+default_branch_name: main\n/,
     );
     expect(readFileSync(join(asked, "hatch.yaml"), "utf8")).toMatch(
-      /unchecked:\n\s+file_template_project_id: \d+\n/,
+      /hatch\/templates:\n(\s+\S.*\n)*\s+unchecked:\n\s+approvals_before_merge: 2\n/,
     );
     const plan = await bench.cli(["plan", "--detailed-exitcode", asked]);
     expect(plan.code, plan.out + plan.err).toBe(0);

@@ -1,7 +1,8 @@
 /**
  * Deletes: a live object marked absent or pruned by a `delete` policy, listed with its fields as they are; the
  * backup apply saves first (its name chosen now, where nothing is yet); and what the platform deletes with it (a
- * group's subgroups and projects), each a delete of its own that apply does not send.
+ * group's subgroups and projects), each a delete of its own that apply does not send. A project inside a deleted
+ * group that the manifests mark absent themselves is deleted on its own first, after its own backup.
  */
 import { join, relative } from "node:path";
 import { freeName } from "../../files/write.js";
@@ -63,8 +64,11 @@ export async function planDelete(
     depth: p.depth,
     ...(backupFile ? { backupFile, ...(backup?.root ? { backupRoot: backup.root } : {}) } : {}),
   };
+  const first = state.deleteBefore.get(p.base.address.toLowerCase());
+  if (first) step.before = [first];
   state.push(out, step);
   const notes = [reason];
+  if (p.kind.deletes) notes.push(`the platform deletes ${p.kind.deletes} with it`);
   if (step.change.backup && p.kind.backup)
     notes.push(
       `apply first saves its export archive to ${step.change.backup} (it holds ${p.kind.backup.holds}) and deletes nothing unless that archive checks out`,
@@ -115,6 +119,11 @@ async function planCascade(
   for (const o of objects) {
     const address = addressOf("", { segment: o.segment }, o.key);
     if (state.actions.has(address) || state.cascaded.has(address)) continue;
+    if (o.collection === "projects" && state.declaredAbsent.has(o.key.toLowerCase())) {
+      // Marked absent itself: deleted on its own, after its own backup, before the group goes.
+      state.deleteBefore.set(address.toLowerCase(), owner.change.address);
+      continue;
+    }
     const declaredAt = state.declaredPresent.get(o.key.toLowerCase());
     if (declaredAt) {
       blocked.push(o);
@@ -122,7 +131,7 @@ async function planCascade(
       state.problem(
         owner.change.address,
         state.byPath.has(o.key.toLowerCase())
-          ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too), or keep ${group}`
+          ? `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is declared: the platform deletes a group's subgroups and projects with it. Remove ${o.key} from the manifests (or mark it absent too${o.collection === "projects" ? ": it is then deleted first, after its own backup" : ""}), or keep ${group}`
           : `${owner.change.address} is marked "state: absent", but ${o.segment} ${o.key} inside it is matched by a pattern of the manifests (at the place shown): the platform deletes a group's subgroups and projects with it. Leave the group out of that pattern with except: [${group}/**], or keep ${group}`,
         declaredAt,
       );

@@ -72,7 +72,10 @@ export function createdFields(
   );
 }
 
-/** Every field of a deleted object as it is, masked where the entry marked absent (`desired`) holds a secret. */
+/**
+ * The fields of a deleted object as they are (every one, or those its kind names), masked where the entry marked
+ * absent (`desired`) holds a secret.
+ */
 export function deletedFields(
   ctx: KindContext,
   kind: Kind,
@@ -80,10 +83,13 @@ export function deletedFields(
   live: Live,
   desired: Fields | undefined,
 ): Promise<FieldChange[]> {
+  const listed = kind.shownOnDelete;
   return Promise.all(
-    ownFields(specs, live.fields).map(async ([field, v]) => ({
-      field,
-      before: await shown(ctx, kind, specs, field, v, containsSecret(desired?.[field])),
-    })),
+    ownFields(specs, live.fields)
+      .filter(([field]) => !listed || listed.includes(field))
+      .map(async ([field, v]) => ({
+        field,
+        before: await shown(ctx, kind, specs, field, v, containsSecret(desired?.[field])),
+      })),
   );
 }

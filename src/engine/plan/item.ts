@@ -3,6 +3,8 @@
  * updated, replaced, deleted or left as it is. Its children are planned by the walk (walk.ts), which this module
  * is handed so that the two do not import each other.
  */
+
+import { groupAddress, parentPath } from "../../kinds/group.js";
 import {
   type CollectionScope,
   FieldError,
@@ -12,7 +14,7 @@ import {
   type Live,
   type Parent,
 } from "../../kinds/kind.js";
-import type { DesiredNode } from "../../manifest/model.js";
+import type { DesiredNode, SourceRef } from "../../manifest/model.js";
 import { planDelete } from "./delete.js";
 import { createdFields, fieldChanges, ownFields, writeOnlyChanges } from "./diff.js";
 import type { PlanState } from "./state.js";
@@ -50,7 +52,8 @@ export async function planItem(
   p: ItemRequest,
   walkChildren: WalkChildren,
 ): Promise<void> {
-  const { kind, item, key, address, parent, live, depth } = p;
+  const { kind, item, key, address, parent, depth } = p;
+  let live = p.live;
   const specs = state.registry.fields(parent.collection, kind.collection);
   // Kept for groups and projects only: problems found reading their collections point at them.
   if (depth === 0) state.sources.set(address, item.source);
@@ -64,6 +67,24 @@ export async function planItem(
     );
     return;
   }
+  if (live?.unverified && item.state !== "absent") {
+    // Addressed without a read (nothing of its own is declared): its children's reads tell whether it exists.
+    const below: Step[] = [];
+    const probe: Parent = { address, collection: kind.collection, key, ref: live.id, live, parent };
+    await walkChildren(item, probe, true, depth + 1, below);
+    if (!state.missingProjects.has(address)) {
+      if (state.replace.delete(address)) {
+        state.problem(address, neverReplaced(kind), item.source);
+      }
+      if (p.compare) state.inSync.push(address);
+      for (const step of below) out.push(step);
+      return;
+    }
+    // It does not exist: planned as missing, with everything below it.
+    for (const step of below) state.actions.delete(step.change.address);
+    live = undefined;
+    p = { ...p, live: undefined };
+  }
   const self: Parent = { address, collection: kind.collection, key, ref: live?.id, live, parent };
   if (!p.compare && item.state !== "absent") {
     if (live) {
@@ -76,7 +97,8 @@ export async function planItem(
   } else if (!p.compare) return;
   const deps: string[] = [];
   const parentAction = state.actions.get(parent.address);
-  if (parentAction === "create" || parentAction === "replace") deps.push(parent.address);
+  if (parentAction === "create" || parentAction === "replace" || state.leading.has(parent.address))
+    deps.push(parent.address);
   const base: ChangeBase = {
     address,
     collection: kind.collection,
@@ -125,7 +147,9 @@ export async function planItem(
   }
   if (!live) {
     if (await planCreate(state, out, p, { base, specs, self, deps, before, desired }))
-      await walkChildren(item, self, false, depth + 1, out);
+      await walkBelow(state, out, p, desired, undefined, (o) =>
+        walkChildren(item, self, false, depth + 1, o),
+      );
     return;
   }
   const forced = state.replace.has(address);
@@ -147,16 +171,66 @@ export async function planItem(
     scope: p.scope,
   });
   if (!planned && !forced) state.inSync.push(address);
-  await walkChildren(item, self, true, depth + 1, out);
+  await walkBelow(state, out, p, desired, live, (o) => walkChildren(item, self, true, depth + 1, o));
 }
 
-/** A problem the kind found, at the field it names when it names one. */
-function report(state: PlanState, p: ItemRequest, problem: KindProblem): void {
-  state.problem(
-    problem.field ? `${p.address}.${problem.field}` : p.address,
-    problem.message,
-    (problem.field && p.item.fieldSources[problem.field]) || p.item.source,
-  );
+/**
+ * Plans the children of an object whose own step (if any) is planned, in the order its kind asks (childOrder): its
+ * change first, their changes waiting for it (a project unarchived); or last, waiting for theirs (archived); or a
+ * warning that the platform refuses them (an archived project that stays archived).
+ */
+async function walkBelow(
+  state: PlanState,
+  out: Step[],
+  p: ItemRequest,
+  desired: Fields,
+  live: Live | undefined,
+  walk: (out: Step[]) => Promise<void>,
+): Promise<void> {
+  const own = out.find((s) => s.change.address === p.address);
+  const hint = p.kind.childOrder?.(desired, live);
+  if (own && hint && "order" in hint && hint.order === "first") state.leading.add(p.address);
+  const below: Step[] = [];
+  await walk(below);
+  for (const step of below) out.push(step);
+  const changes = below.filter((s) => s.change.action !== "unmanaged");
+  if (!hint || changes.length === 0) return;
+  if ("frozen" in hint) {
+    state.warnings.push({
+      address: p.address,
+      message: `${changes.length} ${changes.length === 1 ? "change" : "changes"} below it may be refused: ${hint.frozen}`,
+      source: p.item.source,
+    });
+    return;
+  }
+  if (hint.order !== "last" || !own) return;
+  if (own.change.action === "create") {
+    // Its children wait for its create, so it cannot wait for them.
+    state.problem(
+      p.address,
+      `it is created archived, and ${changes.length} ${changes.length === 1 ? "change" : "changes"} inside it would follow its create, which the platform refuses in an archived project: leave archived out until they are applied, then set it`,
+      p.item.fieldSources["archived"] ?? p.item.source,
+    );
+    return;
+  }
+  own.deps.push(...changes.map((s) => s.change.address));
+}
+
+/** Why a group or project is not replaced (deleted and created again), as `--replace` would have it. */
+function neverReplaced(kind: Kind): string {
+  return `a ${kind.segment} is never replaced: deleting it would take everything in it. Change its settings in place, or mark it "state: absent" to delete it (after its backup)`;
+}
+
+/** A problem (or a warning) the kind found, at the field it names when it names one. */
+function report(
+  state: PlanState,
+  p: { address: string; item?: DesiredNode; source?: SourceRef },
+  problem: KindProblem,
+): void {
+  const address = problem.field ? `${p.address}.${problem.field}` : p.address;
+  const source = (problem.field && p.item?.fieldSources[problem.field]) || p.item?.source || p.source;
+  if (problem.severity !== "warning") state.problem(address, problem.message, source);
+  else state.warnings.push({ address, message: problem.message, ...(source ? { source } : {}) });
 }
 
 /** An entry marked absent: the live object is deleted, when it exists and may be. */
@@ -168,6 +242,8 @@ async function planAbsent(
 ): Promise<void> {
   const { kind, item, address, parent, live } = p;
   if (!live) return;
+  // Deleted with a group this plan deletes: planned there already.
+  if (state.cascaded.has(address)) return;
   if (live.readOnly) {
     state.problem(address, `cannot delete: ${live.readOnly}`, item.source);
     return;
@@ -248,15 +324,33 @@ async function planCreate(
   q: { base: ChangeBase; specs: Specs; self: Parent; deps: string[]; before: string[]; desired: Fields },
 ): Promise<boolean> {
   const { kind, item, key, address, parent } = p;
-  const refusals = (await kind.checkCreate?.(state.ctx, parent, key, q.desired, p.scope)) ?? [];
-  for (const r of refusals) report(state, p, r);
+  if (item.fromPattern) {
+    // Patterns match what the platform holds: this one has gone since the pattern's listing was read.
+    state.problem(
+      address,
+      `${kind.segment} ${JSON.stringify(q.base.key)} was matched by a pattern but no longer exists (a pattern never creates anything): plan again`,
+      item.source,
+    );
+    return false;
+  }
+  // A group or project created inside a group this plan deletes would go with it.
+  for (let up = p.depth === 0 ? parentPath(key) : undefined; up; up = parentPath(up)) {
+    if (state.actions.get(groupAddress(up)) !== "delete") continue;
+    state.problem(
+      address,
+      `it would be created inside group ${up}, which is marked "state: absent": the platform would delete it with the group. Keep the group, or leave ${key} out`,
+      item.source,
+    );
+    return false;
+  }
+  const found = (await kind.checkCreate?.(state.ctx, parent, key, q.desired, p.scope)) ?? [];
+  for (const r of found) report(state, p, r);
+  const refusals = found.filter((r) => r.severity !== "warning");
   if (!kind.create) {
     if (refusals.length === 0) {
       state.problem(
         address,
-        kind.collection === "projects"
-          ? `project ${JSON.stringify(key)} does not exist, and forgeform does not create projects: create it first`
-          : `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
+        `${kind.singleton ? kind.segment : `${kind.segment} ${JSON.stringify(q.base.key)}`} does not exist on ${parent.address}, and forgeform cannot create it: set it up on the platform first`,
         item.source,
       );
     }
@@ -316,18 +410,27 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
   const replaceByRequest = forced && !updatable;
   const replace =
     replaceByRequest || kind.updateMode === "replace" || changes.some((f) => f.forcesReplacement);
+  if (replace && kind.explicitDeleteOnly) {
+    // A group or project replaced would be deleted with everything in it, without a backup.
+    state.problem(address, neverReplaced(kind), base.source);
+    return false;
+  }
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs, desired, changes));
   const changed = changes.map((f) => f.field);
+  const where = {
+    address,
+    ...(p.item ? { item: p.item } : {}),
+    ...(base.source ? { source: base.source } : {}),
+  };
   if (!replace && kind.checkUpdate && p.scope) {
     const problems = await kind.checkUpdate(state.ctx, p.parent, live, desired, changed, p.scope);
-    for (const problem of problems) {
-      state.problem(
-        problem.field ? `${address}.${problem.field}` : address,
-        problem.message,
-        (problem.field && p.item?.fieldSources[problem.field]) || base.source,
-      );
-    }
+    for (const problem of problems) report(state, where, problem);
   }
+  if (replace && kind.checkReplace) {
+    for (const problem of await kind.checkReplace(state.ctx, p.parent, live, desired))
+      report(state, where, problem);
+  }
+  const note = replace ? await kind.replaceNote?.(state.ctx, p.parent, desired, p.key) : undefined;
   state.push(out, {
     change: {
       ...base,
@@ -335,9 +438,11 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
       fields: changes,
       ...(replace
         ? {
-            reason: replaceByRequest
-              ? "replacement requested with --replace"
-              : (kind.replaceReason ?? "a changed field cannot be updated in place"),
+            reason: `${
+              replaceByRequest
+                ? "replacement requested with --replace"
+                : (kind.replaceReason ?? "a changed field cannot be updated in place")
+            }${note ? `; ${note}` : ""}`,
           }
         : {}),
     },

@@ -5,12 +5,14 @@
  * state of its own.
  */
 import { createHash } from "node:crypto";
-import type { KindContext } from "../../kinds/kind.js";
+import type { Fields, KindContext } from "../../kinds/kind.js";
 import type { DesiredNode, SourceRef } from "../../manifest/model.js";
 import type { SecretValues } from "../../manifest/secret.js";
 import type { Change, PlanProblem } from "../../plan/model.js";
 import type { ChangeScope } from "../changes.js";
 import type { KindRegistry } from "../registry.js";
+import { unitOf } from "../shard.js";
+import { inTargets } from "../targets.js";
 import type { BackupOption, Step } from "./types.js";
 
 /**
@@ -55,7 +57,7 @@ export class PlanState implements PlanInputs {
    * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
    */
   readonly liveSeen: [string, string][] = [];
-  /** Projects found missing while reading their collections (reported once each). */
+  /** Projects found missing while reading their collections (each planned as a create, or reported once). */
   readonly missingProjects = new Set<string>();
   /** Where each declared group and project is, for problems found below it. */
   readonly sources = new Map<string, SourceRef>();
@@ -67,6 +69,23 @@ export class PlanState implements PlanInputs {
   readonly npaths = new WeakMap<DesiredNode, string>();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   readonly declaredPresent = new Map<string, SourceRef>();
+  /**
+   * Projects the manifests mark absent that this plan plans (within the targets), by lower-cased path: each is
+   * deleted on its own, with its backup, also inside a group the plan deletes.
+   */
+  readonly declaredAbsent = new Set<string>();
+  /**
+   * Objects whose children wait for their change (a project unarchived before anything in it changes): the
+   * addresses, filled as their steps are planned.
+   */
+  readonly leading = new Set<string>();
+  /** A delete that must be done before another (a project's, with its backup, before its group's): by lower-cased address. */
+  readonly deleteBefore = new Map<string, string>();
+  /** The desired fields of the top-level groups and projects this plan manages, by lower-cased full path. */
+  private readonly top: Record<"groups" | "projects", Map<string, Fields>> = {
+    groups: new Map(),
+    projects: new Map(),
+  };
   /** Top-level groups and projects planned at once: four per request the client may have in flight. */
   readonly window: number;
 
@@ -81,11 +100,24 @@ export class PlanState implements PlanInputs {
     this.changes = inputs.changes;
     this.shardUnits = inputs.shardUnits;
     this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
-    for (const collection of ["groups", "projects"]) {
+    for (const collection of ["groups", "projects"] as const) {
       for (const item of root.children[collection]?.items ?? []) {
-        if (item.state !== "absent") this.declaredPresent.set(item.key.toLowerCase(), item.source);
+        const key = item.key.toLowerCase();
+        const planned =
+          inTargets(item.key, this.targets) && (!this.shardUnits || this.shardUnits.has(unitOf(item.key)));
+        if (item.state === "absent") {
+          if (collection === "projects" && planned) this.declaredAbsent.add(key);
+          continue;
+        }
+        this.declaredPresent.set(key, item.source);
+        if (planned) this.top[collection].set(key, item.fields);
       }
     }
+  }
+
+  /** The desired fields of the top-level groups or projects this plan manages (present, within the targets). */
+  plannedTop(collection: "groups" | "projects"): ReadonlyMap<string, Fields> {
+    return this.top[collection];
   }
 
   /** Records a planned step. */

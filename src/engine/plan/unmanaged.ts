@@ -71,11 +71,12 @@ export async function planUndeclared(
         action: "unmanaged",
         fields: [],
         reason:
-          coll.policy === "delete"
+          (coll.policy === "delete"
             ? `not in the manifests; ${collection} are deleted only when marked "state: absent"`
             : kind.explicitDeleteOnly
               ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)`
-              : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`,
+              : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`) +
+          (live.note ? `; ${live.note}` : ""),
       },
       kind,
       parent,

@@ -12,6 +12,7 @@ import type { DesiredCollection, DesiredNode } from "../../manifest/model.js";
 import { collectionPath, itemPath, touches, wholeUnder } from "../changes.js";
 import { unitOf } from "../shard.js";
 import { inTargets } from "../targets.js";
+import { ownFields } from "./diff.js";
 import { planItem } from "./item.js";
 import { maskedFields } from "./mask.js";
 import { identities, match } from "./match.js";
@@ -130,6 +131,13 @@ async function walkCollection(
 
   const { keyOf } = identities(kind);
   const unchecked = uncheckedNames(items);
+  // Objects whose own fields nothing declares need no read where the kind can address them without one.
+  const addressOnly = items
+    .filter((i) => i.state !== "absent" && ownFields(specs, i.fields).length === 0)
+    .map(keyOf);
+  const detailOf = items
+    .filter((i) => ownFields(specs, i.fields).some(([f]) => specs.get(f)?.detailOnly))
+    .map(keyOf);
   let lives: Live[] = [];
   if (parentExists) {
     // A kind that reads only the wanted objects (groups) also reads the undeclared ones below them only.
@@ -141,6 +149,8 @@ async function walkCollection(
       {
         undeclared: coll.policy !== "ignore" && fullRead,
         ...(unchecked.length > 0 ? { unchecked } : {}),
+        ...(addressOnly.length > 0 ? { addressOnly } : {}),
+        ...(detailOf.length > 0 ? { detailOf } : {}),
         ...(items.some((i) => i.fromPattern)
           ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf) }
           : {}),
@@ -166,7 +176,8 @@ async function walkCollection(
     const label = matched.labelOf(item);
     const address = addressOf(parentAddress, kind, label);
     const live = matched.liveOf(item);
-    if (live) state.seen(address, maskedFields(specs, live.fields, item.fields));
+    // An object addressed without a read was not seen: its children's reads are.
+    if (live && !live.unverified) state.seen(address, maskedFields(specs, live.fields, item.fields));
     const mine: Step[] = [];
     await planItem(
       state,

@@ -37,15 +37,6 @@ function context(): { ctx: KindContext; concealed: string[] } {
   const api = {
     concurrency: 8,
     conceal: (values: string[]) => concealed.push(...values),
-    // The one listing a plan phase makes here: the hint for a missing project (its group is not there either).
-    list: async () => {
-      throw new ApiError({
-        status: 404,
-        method: "GET",
-        path: "/groups/p/projects",
-        body: { message: "404 Group Not Found" },
-      });
-    },
   };
   return { ctx: { api, memo: new Map(), edition: "licensed" } as unknown as KindContext, concealed };
 }
@@ -268,7 +259,7 @@ describe("digest and read", () => {
     );
   });
 
-  it("reports a read that fails on the collection, and a missing project once, on the project", async () => {
+  it("reports a read that fails on the collection, and notes a missing project once, for its item to plan", async () => {
     const { state: s } = state();
     const parent: Parent = { address: 'project["p/q"]', collection: "projects", key: "p/q", ref: "p/q" };
     const failing = (status: number, message: string) =>
@@ -283,15 +274,24 @@ describe("digest and read", () => {
     expect(s.problems[0]).toMatchObject({ address: 'project["p/q"].widgets' });
     expect(s.problems[0]!.message).toMatch(/^could not read widgets: GET \/projects\/p%2Fq\/widgets -> 500/);
     const missing = failing(404, "404 Project Not Found");
+    // Addressed without a read: noted, and left to the project's item (which plans its create).
+    const unread: Parent = { ...parent, live: { key: "p/q", id: "p/q", fields: {}, unverified: true } };
     for (const collection of ["widgets", "gadgets"])
       expect(
-        await readCollection(s, missing, parent, [], {}, `project["p/q"].${collection}`),
+        await readCollection(s, missing, unread, [], {}, `project["p/q"].${collection}`),
       ).toBeUndefined();
-    expect(s.problems.slice(1)).toEqual([
+    expect(s.missingProjects).toEqual(new Set(['project["p/q"]']));
+    expect(s.problems).toHaveLength(1);
+    // Read earlier in the plan, then gone: a problem, once.
+    const { state: t } = state();
+    const read: Parent = { ...parent, live: { key: "p/q", id: 7, fields: {} } };
+    for (const collection of ["widgets", "gadgets"])
+      await readCollection(t, missing, read, [], {}, `project["p/q"].${collection}`);
+    expect(t.problems).toEqual([
       {
         address: 'project["p/q"]',
         message:
-          'project "p/q" does not exist or is not visible to this token\'s user, and forgeform does not create projects: create it first, or check the path; "p" is not a group this token\'s user can see either',
+          'project "p/q" no longer exists or is no longer visible to this token\'s user (it was read earlier in this plan): plan again',
       },
     ]);
   });

@@ -1,0 +1,41 @@
+/**
+ * Group and project labels, identified by name (the platform compares names case-sensitively), a plain collection
+ * otherwise; the schema says that a colour compares as the colour it is (`red` is stored as `#FF0000`).
+ *
+ * A project's list also holds the labels of its groups (`is_project_label: false`): those are read-only here and
+ * managed in the group's manifest, never reported as unmanaged in the project. A group's list is read without its
+ * ancestors' labels, which the platform would add by default with nothing to tell them apart.
+ */
+import type { ApiObject } from "./declare.js";
+import { restCollection } from "./declare.js";
+
+const INHERITED = "a group label the project shows; manage it in its group's manifest";
+
+export const labelKind = restCollection(
+  {
+    collection: "labels",
+    segment: "label",
+    parents: ["groups", "projects"],
+    path: "labels",
+    // `priority` is a project's (null when unset); `is_project_label` tells a project's own labels from its groups'.
+    shape: { priority: "integer?", is_project_label: "boolean?" },
+    live(parent, label, live) {
+      return parent.collection === "projects" && label["is_project_label"] === false
+        ? { ...live, readOnly: INHERITED }
+        : live;
+    },
+  },
+  (rest) => ({
+    async read(ctx, parent, _wanted, options) {
+      const labels = await ctx.api.list<ApiObject>(rest.path(parent), {
+        shape: rest.shape(),
+        ...(parent.collection === "groups" ? { query: { include_ancestor_groups: false } } : {}),
+      });
+      // A project label made before a group label of the same name: the project's own is the one managed here.
+      const own = new Set(labels.filter((l) => l["is_project_label"] === true).map((l) => l["name"]));
+      return labels
+        .filter((l) => l["is_project_label"] !== false || !own.has(l["name"]))
+        .map((l) => rest.toLive(parent, l, options));
+    },
+  }),
+);

@@ -1,0 +1,200 @@
+/**
+ * Group and project labels over HTTP: the lifecycle field by field, colours compared as the platform stores them
+ * (a CSS name as upper-case hex, hex kept as written), names compared case-sensitively, and a group's labels
+ * read-only in its projects.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apply, expectChanges, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
+import { Bench } from "./helpers.js";
+
+interface Label {
+  color: string;
+  description: string;
+  priority?: number | null;
+}
+
+function manifest(owner: "groups" | "projects", path: string, l: Label | undefined, policy?: string): string {
+  const fields = l
+    ? `      - name: Needs review\n        color: "${l.color}"\n        description: ${l.description}\n${
+        l.priority !== undefined ? `        priority: ${l.priority}\n` : ""
+      }`
+    : "";
+  return `version: 1
+instance:
+  unmanaged:
+    groups: ignore
+${owner}:
+  ${path}:
+    labels:${l ? "" : " []"}
+${fields}${policy ? `    unmanaged:\n      labels: ${policy}\n` : ""}`;
+}
+
+const API = "/projects/acme%2Fplatform%2Fapi/labels";
+
+describe("labels", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: FIXTURE });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("project labels go through the whole lifecycle, field by field", async () => {
+    const base: Label = { color: "#1f75cb", description: "Waiting for a reviewer", priority: 3 };
+    await lifecycle({
+      bench,
+      address: 'project["acme/platform/api"].label["Needs review"]',
+      render: (v, policy) => manifest("projects", "acme/platform/api", v, policy),
+      base,
+      edits: [
+        { values: { ...base, color: "#D9534F" }, fields: ["color"] },
+        { values: { ...base, color: "#D9534F", description: "Two reviewers" }, fields: ["description"] },
+        { values: { color: "#D9534F", description: "Two reviewers", priority: 0 }, fields: ["priority"] },
+        // null removes the priority.
+        { values: { color: "#D9534F", description: "Two reviewers", priority: null }, fields: ["priority"] },
+      ],
+      without: (policy) => manifest("projects", "acme/platform/api", undefined, policy),
+      read: async () =>
+        (await bench.get<Record<string, unknown>[]>(API)).filter(
+          (l) => l["name"] === "Needs review" && l["is_project_label"] === true,
+        ),
+      expected: (v) => ({ color: v.color, description: v.description, priority: v.priority ?? null }),
+    });
+  });
+
+  it("group labels go through the whole lifecycle", async () => {
+    const base: Label = { color: "#428bca", description: "Waiting for a reviewer" };
+    await lifecycle({
+      bench,
+      address: 'group["acme/platform"].label["Needs review"]',
+      render: (v, policy) => manifest("groups", "acme/platform", v, policy),
+      base,
+      edits: [
+        { values: { ...base, color: "#5cb85c" }, fields: ["color"] },
+        { values: { color: "#5cb85c", description: "Any reviewer" }, fields: ["description"] },
+      ],
+      without: (policy) => manifest("groups", "acme/platform", undefined, policy),
+      read: async () =>
+        (
+          await bench.get<Record<string, unknown>[]>(
+            "/groups/acme%2Fplatform/labels?include_ancestor_groups=false",
+          )
+        ).filter((l) => l["name"] === "Needs review"),
+      expected: (v) => ({ color: v.color, description: v.description }),
+    });
+  });
+
+  it("compares a colour as the platform stores it: a CSS name as its hex, hex in any case or length", async () => {
+    const file = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    labels:
+      - { name: red one, color: red }
+      - { name: Red one, color: "#FFF" }
+      - { name: short, color: "#abc" }
+`);
+    expectChanges(await planJson(bench, file), [
+      { address: 'project["acme/platform/api"].label["red one"]', action: "create" },
+      // Another label: names are compared case-sensitively, as the platform does.
+      { address: 'project["acme/platform/api"].label["Red one"]', action: "create" },
+      { address: 'project["acme/platform/api"].label["short"]', action: "create" },
+    ]);
+    await apply(bench, file);
+    const live = await bench.get<{ name: string; color: string }[]>(API);
+    expect(live.filter((l) => ["red one", "Red one", "short"].includes(l.name))).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: "red one", color: "#FF0000" }),
+        expect.objectContaining({ name: "Red one", color: "#FFF" }),
+        expect.objectContaining({ name: "short", color: "#abc" }),
+      ]),
+    );
+    await expectNoChanges(bench, file);
+    // The same colours written otherwise are the same colours: nothing to change.
+    const respelled = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    labels:
+      - { name: red one, color: "#ff0000" }
+      - { name: Red one, color: white }
+      - { name: short, color: "#AABBCC" }
+`);
+    await expectNoChanges(bench, respelled);
+    // A different colour is a change, shown as written on each side.
+    const changed = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    labels:
+      - { name: red one, color: maroon }
+`);
+    const plan = await planJson(bench, changed);
+    expect(plan.changes.filter((c) => c.action !== "unmanaged")).toEqual([
+      expect.objectContaining({
+        address: 'project["acme/platform/api"].label["red one"]',
+        action: "update",
+        fields: [expect.objectContaining({ field: "color", before: "#FF0000", after: "maroon" })],
+      }),
+    ]);
+  });
+
+  it("never changes or deletes a group's label through a project", async () => {
+    await apply(
+      bench,
+      bench.manifest(manifest("groups", "acme", { color: "#ff0000", description: "Broken" })),
+    );
+    const listed = await bench.get<{ name: string; is_project_label: boolean }[]>(API);
+    expect(listed.some((l) => l.name === "Needs review" && !l.is_project_label)).toBe(true);
+    // A delete policy in the project leaves the group's label alone (it is not even reported there).
+    const prune = bench.manifest(manifest("projects", "acme/platform/api", undefined, "delete"));
+    const plan = await planJson(bench, prune);
+    expect(plan.changes.filter((c) => c.address.includes('label["Needs review"]'))).toEqual([]);
+    await apply(bench, prune);
+    const groupLabels = await bench.get<{ name: string }[]>("/groups/acme/labels");
+    expect(groupLabels.map((l) => l.name)).toContain("Needs review");
+    // Declaring the group's label in the project is an error that says where it is managed.
+    const clash = bench.manifest(
+      manifest("projects", "acme/platform/api", { color: "#000000", description: "Mine" }),
+    );
+    const r = await bench.cli(["plan", clash]);
+    expect(r.code).toBe(1);
+    expect(r.out.replace(/\s+/g, " ")).toContain(
+      "a group label the project shows; manage it in its group's manifest",
+    );
+    const after = await bench.get<{ name: string; color: string }[]>("/groups/acme/labels");
+    expect(after.find((l) => l.name === "Needs review")?.color).toBe("#ff0000");
+  });
+
+  it("refuses what the platform would refuse or rewrite, at validate, with the place", async () => {
+    const file = bench.manifest(
+      `version: 1
+groups:
+  acme:
+    labels:
+      - { name: "a, b", color: red }
+      - { name: fine, color: "#12345", priority: 1 }
+projects:
+  acme/platform/api:
+    labels:
+      - { name: " padded", color: rebeccapurple }
+      - { name: empty, color: red, description: "" }
+      - { name: tagged, color: red, description: "see <b>this</b>" }
+`,
+      "invalid.yaml",
+    );
+    const r = await bench.cli(["validate", file]);
+    expect(r.code).toBe(1);
+    const text = (r.out + r.err).replace(/\s+/g, " ");
+    expect(text).toContain(
+      'invalid.yaml:5:17: groups.acme.labels[0].name: "a, b" must not contain a comma, an HTML tag, or blanks at either end',
+    );
+    expect(text).toContain('groups.acme.labels[1].color: "#12345" is not a colour');
+    expect(text).toContain("groups.acme.labels[1].priority: priority exists only for the labels of projects");
+    expect(text).toContain('projects["acme/platform/api"].labels[0].name: " padded" must not contain');
+    // rebeccapurple is CSS 4: the platform's list (13.12) does not have it.
+    expect(text).toContain('projects["acme/platform/api"].labels[0].color: "rebeccapurple" is not a colour');
+    expect(text).toContain('projects["acme/platform/api"].labels[1].description: must not be empty');
+    expect(text).toContain(
+      'projects["acme/platform/api"].labels[2].description: "see <b>this</b>" must not hold an HTML tag',
+    );
+  });
+});
