@@ -9,6 +9,7 @@
  * policy `delete`. Sections keyed by labels (variables, badges, deploy keys) become lists with identities; a label
  * that a more specific level repeats to change one field keeps the identity its less specific level gave.
  */
+import { namePart } from "../export/export.js";
 import { pathProblem } from "../manifest/paths.js";
 import { At, asText, fileOf, setLevel, setSetting } from "./common.js";
 import type { SNode } from "./source.js";
@@ -32,7 +33,7 @@ const PROJECT_SECTIONS: Record<string, (c: Converter, s: At, obj: Obj, e: GfEntr
   members: (c, s, obj) => c.members(s, obj, "project"),
   badges: (c, s, obj, e) => c.badges(s, obj, e),
   labels: (c, s, obj) => c.labels(s, obj),
-  hooks: (c, s, obj) => c.hooks(s, obj),
+  hooks: (c, s, obj, e) => c.hooks(s, obj, e),
   branches: (c, s, obj) => c.branches(s, obj),
   tags: (c, s, obj) => c.tags(s, obj),
   deploy_keys: (c, s, obj, e) => c.deployKeys(s, obj, e),
@@ -47,7 +48,7 @@ const GROUP_SECTIONS: Record<string, (c: Converter, s: At, obj: Obj, e: GfEntry)
   group_members: (c, s, obj) => c.members(s, obj, "group"),
   group_badges: (c, s, obj, e) => c.badges(s, obj, e),
   group_labels: (c, s, obj) => c.labels(s, obj),
-  group_hooks: (c, s, obj) => c.hooks(s, obj),
+  group_hooks: (c, s, obj, e) => c.hooks(s, obj, e),
 };
 
 /** Sections forgeform has no equivalent for, and why. */
@@ -457,7 +458,7 @@ export class Converter {
             continue;
           }
           for (const [field, f] of m.entries())
-            if (field !== "access_level") this.t.set(item, field, f.text ?? f.value, f.valueOrigin);
+            if (field !== "access_level") this.t.set(item, field, f.value, f.valueOrigin);
           list.push(item);
         }
       } else if (key === "groups") {
@@ -482,7 +483,7 @@ export class Converter {
           }
           for (const [field, f] of g.entries())
             if (field !== "group_access" && field !== "group_access_level")
-              this.t.set(item, field, f.text ?? f.value, f.valueOrigin);
+              this.t.set(item, field, f.value, f.valueOrigin);
           list.push(item);
         }
       } else if (key === "keep_bots") {
@@ -544,17 +545,17 @@ export class Converter {
         continue;
       }
       for (const [field, f] of l.entries())
-        if (field !== "name" && field !== "delete") this.t.set(item, field, f.text ?? f.value, f.valueOrigin);
+        if (field !== "name" && field !== "delete") this.t.set(item, field, f.value, f.valueOrigin);
       list.push(item);
     }
   }
 
-  hooks(s: At, obj: Obj): void {
+  hooks(s: At, obj: Obj, e: GfEntry): void {
     this.enforce(s, obj, "hooks");
     const list = this.t.list(obj, "hooks", s.origin);
     for (const [url, h] of this.items(s)) {
       const item: Obj = {};
-      const names = [url];
+      const names = [...this.names(e), namePart(url)];
       this.t.set(item, "url", this.t.text(url, names, h.origin), h.origin);
       if (h.get("delete")?.value === true) {
         this.t.set(item, "state", "absent", h.get("delete")!.origin);
@@ -612,7 +613,7 @@ export class Converter {
     for (const a of f.items()) {
       const one: Obj = {};
       for (const [k, v] of a.entries()) {
-        if (k === "user" || k === "group") this.t.set(one, k, v.text ?? v.value, v.valueOrigin);
+        if (k === "user" || k === "group") this.t.set(one, k, v.value, v.valueOrigin);
         else if (k === "access_level") setLevel(this.t, one, k, v, "");
         else
           this.t.report.notConverted(

@@ -10,6 +10,8 @@
  * `delete`, `skip` is `ignore`).
  */
 import { dirname, join, posix } from "node:path";
+import { namePart } from "../export/export.js";
+import { loadSchemas } from "../manifest/index.js";
 import { pathProblem } from "../manifest/paths.js";
 import { At, asText, pruneWord, setLevel, setSetting } from "./common.js";
 import type { SMap, SNode, SSeq } from "./source.js";
@@ -62,6 +64,24 @@ const DEPRECATED_SWITCHES: Record<string, string> = {
   snippets_enabled: "snippets_access_level",
 };
 
+/** The key forgeform writes for a key of gitlabracadabra (a policy: the collection it is for). */
+function ourKey(key: string): string {
+  const collections: Record<string, string> = {
+    groups: "shared_with_groups",
+    webhooks: "hooks",
+    unknown_groups: "shared_with_groups",
+    unknown_webhooks: "hooks",
+    unknown_pipeline_schedule_variables: "pipeline_schedules",
+    tag_list: "topics",
+    public_builds: "public_jobs",
+    emails_enabled: "emails_disabled",
+    delete_object: "state",
+  };
+  const mapped = collections[key] ?? DEPRECATED_SWITCHES[key];
+  if (mapped) return mapped;
+  return key.startsWith("unknown_") ? key.slice("unknown_".length) : key;
+}
+
 /** gitlabracadabra's `update_dict_with_defaults`: `defaults` fills in what `target` lacks, maps deeply. */
 function withDefaults(target: SNode, defaults: SNode, aggregate: boolean): SNode {
   if (target.kind !== "map" || defaults.kind !== "map") return target;
@@ -83,6 +103,8 @@ function without(node: SNode, keys: string[]): SNode {
 
 class Converter {
   readonly objects = new Map<string, Declared>();
+  /** What a template of this version of forgeform may hold: the rest is written into the objects that extend it. */
+  private readonly templatable: ReadonlySet<string>;
   /** Output file of each source file. */
   private outName = new Map<string, string>();
 
@@ -90,7 +112,17 @@ class Converter {
     private readonly t: Target,
     private readonly parse: (s: SourceFileLike) => SNode,
     private readonly read: ((name: string, from: string) => SourceFileLike | undefined) | undefined,
-  ) {}
+    templateKeys: Iterable<string>,
+  ) {
+    this.templatable = new Set(templateKeys);
+  }
+
+  /** Whether a key of a hidden object can stay in forgeform's template (`type` and `create_object` say nothing there). */
+  private inTemplate(key: string): boolean {
+    return (
+      key === "extends" || key === "type" || key === "create_object" || this.templatable.has(ourKey(key))
+    );
+  }
 
   /** Reads a file and what it includes, depth first; objects already declared keep their first file. */
   load(source: SourceFileLike, base: string, depth: number, seen: Set<string>): void {
@@ -265,14 +297,21 @@ class Converter {
       own.kind === "map" && effective.kind === "map"
         ? {
             ...own,
-            entries: own.entries.map((e) => {
-              if (!chain.keys.has(e.key)) return e;
-              const differs =
-                MAP_COLLECTIONS.has(e.key) ||
-                (chain.aggregate && e.value.kind === "seq") ||
-                (chain.replace && e.value.kind === "map");
-              return differs ? (effective.entries.find((x) => x.key === e.key) ?? e) : e;
-            }),
+            entries: [
+              ...own.entries.map((e) => {
+                if (!chain.keys.has(e.key)) return e;
+                const differs =
+                  MAP_COLLECTIONS.has(e.key) ||
+                  !this.inTemplate(e.key) ||
+                  (chain.aggregate && e.value.kind === "seq") ||
+                  (chain.replace && e.value.kind === "map");
+                return differs ? (effective.entries.find((x) => x.key === e.key) ?? e) : e;
+              }),
+              // What a template cannot hold in this version is written where it applies.
+              ...effective.entries.filter(
+                (e) => !this.inTemplate(e.key) && !own.entries.some((x) => x.key === e.key),
+              ),
+            ],
           }
         : own;
     const extendsAt = new At(d.node, [...d.keyAt.path]).get("extends");
@@ -288,7 +327,11 @@ class Converter {
     const { body, extends: parents, extendsAt } = this.bodyOf(d);
     const obj = this.t.entry("templates", name, d.keyAt.origin, this.fileOf(d.file));
     if (parents && extendsAt) this.t.set(obj, "extends", parents, extendsAt.origin);
-    this.fields(body, obj, "project", [name]);
+    const kept =
+      body.node.kind === "map"
+        ? { ...body.node, entries: body.node.entries.filter((e) => this.inTemplate(e.key)) }
+        : body.node;
+    this.fields(new At(kept, body.path, body.keyAt), obj, "project", [name]);
   }
 
   private object(key: string, d: Declared): void {
@@ -331,6 +374,12 @@ class Converter {
       );
       return;
     }
+    if (new At(this.effective(d.node), []).get("create_object")?.value !== true)
+      this.t.report.check(
+        d.keyAt.keyAt,
+        d.keyAt.source,
+        `gitlabracadabra leaves a ${type} that does not exist alone (create_object is not true); forgeform creates a declared ${type} that does not exist`,
+      );
     const obj = this.t.entry(
       type === "group" ? "groups" : "projects",
       path,
@@ -358,12 +407,6 @@ class Converter {
       }
       switch (key) {
         case "create_object":
-          if (v.value === true && type === "project")
-            this.t.report.check(
-              v.keyAt,
-              v.source,
-              "forgeform creates a project declared by full path only from the version that manages project settings: with an older one, create it first",
-            );
           break;
         case "delete_object":
           if (v.value === true) this.t.set(obj, "state", "absent", v.origin);
@@ -473,7 +516,7 @@ class Converter {
             ),
             f.valueOrigin,
           );
-        else this.t.set(out, field, f.text ?? f.value, f.valueOrigin);
+        else this.t.set(out, field, f.value, f.valueOrigin);
       }
       list.push(out);
     }
@@ -490,12 +533,12 @@ class Converter {
       }
       for (const [field, f] of item.entries()) {
         if (field === "url")
-          this.t.set(out, "url", this.t.text(url, [...names, url], f.valueOrigin), f.valueOrigin);
+          this.t.set(out, "url", this.t.text(url, [...names, namePart(url)], f.valueOrigin), f.valueOrigin);
         else if (field === "token")
           this.t.set(
             out,
             "token",
-            this.t.secret([...names, url, "token"], f.valueOrigin, "the hook's token"),
+            this.t.secret([...names, namePart(url), "token"], f.valueOrigin, "the hook's token"),
             f.valueOrigin,
           );
         else this.t.set(out, field, f.value, f.valueOrigin);
@@ -538,7 +581,7 @@ class Converter {
         continue;
       }
       const out: Obj = {};
-      for (const [field, f] of item.entries()) this.t.set(out, field, f.text ?? f.value, f.valueOrigin);
+      for (const [field, f] of item.entries()) this.t.set(out, field, f.value, f.valueOrigin);
       list.push(out);
     }
   }
@@ -548,7 +591,7 @@ class Converter {
     const list = this.t.list(obj, collection, v.origin);
     for (const item of v.items()) {
       const out: Obj = {};
-      for (const [field, f] of item.entries()) this.t.set(out, field, f.text ?? f.value, f.valueOrigin);
+      for (const [field, f] of item.entries()) this.t.set(out, field, f.value, f.valueOrigin);
       list.push(out);
     }
   }
@@ -575,7 +618,7 @@ class Converter {
                   ),
                   vv.valueOrigin,
                 );
-              else this.t.set(o, vf, vv.text ?? vv.value, vv.valueOrigin);
+              else this.t.set(o, vf, vv.value, vv.valueOrigin);
             }
             vars.push(o);
           }
@@ -609,7 +652,8 @@ export function convertRacadabra(
   parse: (s: SourceFileLike) => SNode,
   read: ((name: string, from: string) => SourceFileLike | undefined) | undefined,
 ): void {
-  const c = new Converter(t, parse, read);
+  const templateSchema = loadSchemas().files["template.schema.json"]!;
+  const c = new Converter(t, parse, read, Object.keys((templateSchema.properties ?? {}) as object));
   const base = sources.length > 0 ? `${dirname(sources[0]!.name)}/` : "";
   const seen = new Set<string>();
   for (const s of sources) c.load(s, base === "./" ? "" : base, 0, seen);

@@ -175,7 +175,7 @@ export class Target {
       parts.push(value.slice(from, c.start));
       const what =
         c.label === "password" ? "the password in the URL" : `the URL's query parameter ${c.label}`;
-      parts.push(this.secret([...nameParts, c.label], origin, what).parts[0] as { env: string });
+      parts.push(this.secret([...nameParts, "url", c.label], origin, what).parts[0] as { env: string });
       from = c.end;
     }
     parts.push(value.slice(from));
@@ -356,6 +356,16 @@ class Fitter {
         }
         continue;
       }
+      if (key === "unmanaged" && isObj(value)) {
+        // A policy for a collection this version does not have goes with the collection, which is reported.
+        const policies = this.schemas.resolve(raw);
+        const known = (policies.properties ?? {}) as Props;
+        for (const c of Object.keys(value))
+          if (props[c] === undefined || (known[c] === undefined && policies.additionalProperties === false))
+            delete value[c];
+        if (Object.keys(value).length === 0) delete obj[key];
+        continue;
+      }
       this.value(obj, key, value, raw, what, names, origin);
     }
   }
@@ -391,14 +401,6 @@ class Fitter {
       return;
     }
     if (isObj(value)) {
-      if (key === "unmanaged") {
-        // A policy for a collection this version does not have goes with the collection, which is reported.
-        const known = (schema.properties ?? {}) as Props;
-        for (const c of Object.keys(value))
-          if (known[c] === undefined && schema.additionalProperties === false) delete value[c];
-        if (Object.keys(value).length === 0) delete obj[key];
-        return;
-      }
       if (schema.properties) this.object(value, schema, `${what}'s ${key}`, [...names, key]);
       return;
     }
