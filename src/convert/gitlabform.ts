@@ -230,15 +230,19 @@ export class Converter {
     return this.t.entry("projects", key, e.at.origin, fileOf(e.path));
   }
 
-  private groupEntries(e: GfEntry): { obj: Obj; names: string[] }[] {
+  /**
+   * The group entries a group section of a level writes into: every group for "*", the group and its subgroups
+   * for group/*. Labels are the exception: a group's labels are its subgroups' too on the platform, and GitLabForm
+   * creates a label in a subgroup only where no group above has it, so they go to the top-level groups ("*") or
+   * the group alone.
+   */
+  private groupEntries(e: GfEntry, section: string): Obj[] {
+    const inherited = section === "group_labels";
     if (e.level === "common")
-      return [{ obj: this.t.entry("groups", "**", e.at.origin, fileOf(e.path)), names: [] }];
+      return [this.t.entry("groups", inherited ? "*" : "**", e.at.origin, fileOf(e.path))];
     const own = this.t.entry("groups", e.path, e.at.origin, fileOf(e.path));
     this.t.keep(own);
-    return [
-      { obj: own, names: [] },
-      { obj: this.t.entry("groups", `${e.path}/**`, e.at.origin, fileOf(e.path)), names: [] },
-    ];
+    return inherited ? [own] : [own, this.t.entry("groups", `${e.path}/**`, e.at.origin, fileOf(e.path))];
   }
 
   private entry(e: GfEntry): void {
@@ -267,7 +271,7 @@ export class Converter {
         );
         continue;
       }
-      for (const g of this.groupEntries(e)) group!(this, s, g.obj, e);
+      for (const g of this.groupEntries(e, section)) group!(this, s, g, e);
     }
   }
 
@@ -779,8 +783,10 @@ export class Converter {
   private excepts(): void {
     const add = (section: "groups" | "projects", except: string, at: At) => {
       for (const [key, e] of this.t.sections[section]) {
-        if (!key.endsWith("**")) continue;
-        const root = key === "**" ? "" : key.slice(0, -3);
+        if (!key.endsWith("*")) continue;
+        // `*` of groups is the top-level groups: only a top-level group is left out of it.
+        if (section === "groups" && key === "*" && except.includes("/")) continue;
+        const root = key === "**" || key === "*" ? "" : key.slice(0, key.lastIndexOf("/"));
         if (root !== "" && !except.toLowerCase().startsWith(`${root.toLowerCase()}/`)) continue;
         const list = this.t.list(e.body, "except", at.origin);
         if (!list.includes(except)) list.push(except);

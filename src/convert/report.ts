@@ -2,6 +2,7 @@
  * What a conversion could not carry over, the secrets it turned into environment references, and the values a
  * person should look at: each item with its place in the source and why. Never a secret's value.
  */
+import { maskCredentials } from "../export/credentials.js";
 import { type Place, placeText } from "./source.js";
 
 export type ItemType = "not-converted" | "secret" | "check";
@@ -42,7 +43,9 @@ export class Report {
   }
 
   /** One item once: a source value written into two entries (a group and its subgroups) is reported once. */
-  private add(item: ReportItem): void {
+  private add(raw: ReportItem): void {
+    // A source's path may hold a credential (GitLabForm keys hooks by their URL, `?key=...`): never shown.
+    const item = { ...raw, source: maskCredentials(raw.source), message: maskCredentials(raw.message) };
     const key = JSON.stringify([
       item.type,
       item.at.file,
