@@ -331,7 +331,7 @@ class Converter {
       body.node.kind === "map"
         ? { ...body.node, entries: body.node.entries.filter((e) => this.inTemplate(e.key)) }
         : body.node;
-    this.fields(new At(kept, body.path, body.keyAt), obj, "project", [name]);
+    this.fields(new At(kept, body.path, body.keyAt), obj, [name]);
   }
 
   private object(key: string, d: Declared): void {
@@ -388,11 +388,11 @@ class Converter {
     );
     if (type === "group") this.t.keep(obj);
     if (parents && extendsAt) this.t.set(obj, "extends", parents, extendsAt.origin);
-    this.fields(body, obj, type, [path.slice(path.lastIndexOf("/") + 1)]);
+    this.fields(body, obj, [path.slice(path.lastIndexOf("/") + 1)]);
   }
 
   /** The keys of one object (or template) body. */
-  private fields(body: At, obj: Obj, type: "group" | "project", names: string[]): void {
+  private fields(body: At, obj: Obj, names: string[]): void {
     const scheduleVariablesPolicy = body.get("unknown_pipeline_schedule_variables");
     for (const [key, v] of body.entries()) {
       if (key === "type" || key === "unknown_pipeline_schedule_variables") continue;
@@ -412,10 +412,10 @@ class Converter {
           if (v.value === true) this.t.set(obj, "state", "absent", v.origin);
           break;
         case "members":
-          this.levels(v, obj, "members", "user", "access_level", names);
+          this.levels(v, obj, "members", "user", "access_level");
           break;
         case "groups":
-          this.levels(v, obj, "shared_with_groups", "group", "group_access", names);
+          this.levels(v, obj, "shared_with_groups", "group", "group_access");
           break;
         case "variables":
           this.variables(v, obj, names);
@@ -477,15 +477,7 @@ class Converter {
   }
 
   /** `members: {user: level}` and `groups: {group: level}`. */
-  private levels(
-    v: At,
-    obj: Obj,
-    collection: string,
-    idField: string,
-    levelField: string,
-    names: string[],
-  ): void {
-    void names;
+  private levels(v: At, obj: Obj, collection: string, idField: string, levelField: string): void {
     const list = this.t.list(obj, collection, v.origin);
     for (const [name, level] of v.entries()) {
       const item: Obj = {};

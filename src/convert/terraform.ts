@@ -7,6 +7,7 @@
  * `gitlab_group`, `gitlab_user`, `data.gitlab_users`). The state holds every attribute, set or computed: values
  * that are the platform's defaults (the schema's `default`) and empty ones are left out, as export leaves them out.
  */
+import { namePart } from "../export/export.js";
 import { loadSchemas } from "../manifest/index.js";
 import { At, accessLevel, fileOf } from "./common.js";
 import type { SNode } from "./source.js";
@@ -260,9 +261,16 @@ class Converter {
     obj: Obj,
     schemaFile: string,
     names: string[],
-    options: { skip?: string[]; secret?: string[]; levels?: string[] } = {},
+    options: { skip?: string[]; secret?: string[]; levels?: string[]; path?: string } = {},
   ): void {
-    for (const [attr, a] of r.values.entries()) {
+    // In the order the schema lists its fields (name, description, visibility first), as a person writes them.
+    const order = Object.keys((this.schemas.files[schemaFile]?.properties ?? {}) as Obj);
+    const rank = (attr: string) => {
+      const i = order.indexOf(RENAMES[attr]?.to ?? attr);
+      return i < 0 ? order.length : i;
+    };
+    const entries = r.values.entries().sort(([a], [b]) => rank(a) - rank(b));
+    for (const [attr, a] of entries) {
       if (META.has(attr) || options.skip?.includes(attr)) continue;
       const rename = RENAMES[attr];
       const name = rename?.to ?? attr;
@@ -297,6 +305,9 @@ class Converter {
         continue;
       }
       if (isEmpty(value) && !(value === false && this.defaultOf(schemaFile, name) === true)) continue;
+      // A name that is the path's last segment is what the platform gives anyway; a full ref is the branch.
+      if (name === "name" && options.path !== undefined && value === last(options.path)) continue;
+      if (name === "ref" && typeof value === "string") value = value.replace(/^refs\/heads\//, "");
       const byDefault = this.defaultOf(schemaFile, name);
       if (byDefault !== undefined && JSON.stringify(byDefault) === JSON.stringify(value)) continue;
       if (rename)
@@ -308,7 +319,9 @@ class Converter {
       this.t.set(
         obj,
         name,
-        typeof value === "string" ? this.t.text(value, [...names, name], a.valueOrigin) : value,
+        typeof value === "string"
+          ? this.t.text(value, [...names, name === "url" ? "" : name], a.valueOrigin)
+          : value,
         a.valueOrigin,
       );
     }
@@ -328,9 +341,25 @@ class Converter {
     const list = this.t.list(owner, collection, { at: r.at.node.at, source: r.address });
     const item: Obj = {};
     for (const [k, v, o] of first) this.t.set(item, k, v, o);
-    this.attributes(r, item, schemaFile, names, options);
+    this.attributes(r, item, schemaFile, [...names, ...this.identityNames(r, schemaFile)], options);
     list.push(item);
     return item;
+  }
+
+  /**
+   * What names an item in variable names: a variable's key (and its scope, other than all), a hook's host, a
+   * schedule's description, a token's name.
+   */
+  private identityNames(r: Resource, schemaFile: string): string[] {
+    const identity = this.schemas.files[schemaFile]?.["x-identity"];
+    const fields =
+      typeof identity === "string" ? [identity] : Array.isArray(identity) ? (identity as string[]) : [];
+    return fields
+      .map((f) => {
+        const v = r.values.get(f)?.text ?? "";
+        return f === "url" && v ? namePart(v) : v === "*" ? "" : v;
+      })
+      .filter((p) => p !== "");
   }
 
   /** `allowed_to_push` and the like: users and groups by id, named from the state. */
@@ -465,6 +494,7 @@ const HANDLERS: Record<string, Handler> = {
       return;
     }
     c.attributes(r, c.groupEntry(r, path), "group.schema.json", [last(path)], {
+      path,
       skip: ["default_branch_protection_defaults", "push_rules"],
     });
     for (const block of ["default_branch_protection_defaults", "push_rules"]) {
@@ -488,6 +518,7 @@ const HANDLERS: Record<string, Handler> = {
       return;
     }
     c.attributes(r, c.projectEntry(r, path), "project.schema.json", [last(path)], {
+      path,
       skip: [
         "container_expiration_policy",
         "push_rules",
