@@ -69,7 +69,7 @@ export function placeText(at: Place): string {
 }
 
 /** Most nodes one source may expand to through aliases (a "billion laughs" file is refused, not expanded). */
-const MAX_NODES = 2_000_000;
+const MAX_NODES = 1_000_000;
 
 export interface ReadOptions {
   /** The YAML version of a document without a `%YAML` directive: PyYAML reads 1.1, ruamel.yaml 1.2. */
@@ -100,14 +100,28 @@ export function readSource(file: string, text: string, options: ReadOptions): SN
   };
   const error = doc.errors[0];
   if (error) throw new SourceError(at(error.pos[0]), error.message.split("\n")[0] ?? "not valid YAML");
-  let count = 0;
+  // What the document expands to is counted before anything is built (each node once, an alias as what it
+  // stands for), so a "billion laughs" file is refused at once.
+  const sizes = new Map<Node, number>();
+  const sizeOf = (node: Node | null | undefined, depth: number): number => {
+    if (!node || depth > 200) return 1;
+    const known = sizes.get(node);
+    if (known !== undefined) return known;
+    let size = 1;
+    if (isAlias(node)) {
+      const target = node.resolve(doc as Document) as Node | undefined;
+      size = target ? sizeOf(target, depth + 1) : 1;
+    } else if (isMap(node)) {
+      for (const pair of node.items)
+        size += sizeOf(pair.key as Node, depth + 1) + sizeOf(pair.value as Node, depth + 1);
+    } else if (isSeq(node)) for (const item of node.items) size += sizeOf(item as Node, depth + 1);
+    size = Math.min(size, MAX_NODES + 1);
+    sizes.set(node, size);
+    return size;
+  };
+  if (sizeOf(doc.contents as Node | null, 0) > MAX_NODES)
+    throw new SourceError(at(0), `the file expands to more than ${MAX_NODES} values through aliases`);
   const build = (node: Node | null | undefined, pointer: string, depth: number): SNode => {
-    count += 1;
-    if (count > MAX_NODES)
-      throw new SourceError(
-        at(node?.range?.[0]),
-        `the file expands to more than ${MAX_NODES} values through aliases`,
-      );
     if (depth > 200) throw new SourceError(at(node?.range?.[0]), "the file nests deeper than 200 levels");
     if (isAlias(node)) {
       const target = node.resolve(doc as Document) as Node | undefined;

@@ -189,16 +189,18 @@ export class Target {
    * (write-only, sensitive) that the converter left in clear becomes a reference; of two items with one identity
    * in one list the later is kept. Then the report gets the secrets that are still referenced.
    */
-  fit(schemas: SchemaSet, version: string): void {
-    const fitter = new Fitter(this, schemas, version);
-    for (const [key, e] of this.sections.templates)
-      fitter.object(e.body, schemas.files["template.schema.json"]!, `template "${key}"`, [key]);
-    if (this.instance)
-      fitter.object(this.instance.body, schemas.files["instance.schema.json"]!, "the instance", []);
-    for (const [key, e] of this.sections.groups)
-      fitter.object(e.body, schemas.files["group.schema.json"]!, "a group", [lastSegment(key)]);
-    for (const [key, e] of this.sections.projects)
-      fitter.object(e.body, schemas.files["project.schema.json"]!, "a project", [lastSegment(key)]);
+  fit(schemas: SchemaSet | undefined, version: string): void {
+    if (schemas) {
+      const fitter = new Fitter(this, schemas, version);
+      for (const [key, e] of this.sections.templates)
+        fitter.object(e.body, schemas.files["template.schema.json"]!, `template "${key}"`, [key]);
+      if (this.instance)
+        fitter.object(this.instance.body, schemas.files["instance.schema.json"]!, "the instance", []);
+      for (const [key, e] of this.sections.groups)
+        fitter.object(e.body, schemas.files["group.schema.json"]!, "a group", [lastSegment(key)]);
+      for (const [key, e] of this.sections.projects)
+        fitter.object(e.body, schemas.files["project.schema.json"]!, "a project", [lastSegment(key)]);
+    }
     const used = new Set<string>();
     const collect = (v: unknown): void => {
       if (v instanceof Secretful) for (const n of v.envNames) used.add(n);
