@@ -59,6 +59,16 @@ export class Report {
     this.items.push(item);
   }
 
+  /**
+   * Leaves out the items about what lies under a path that was not converted as a whole (a level written
+   * differently inside a collection this version cannot take): only the collection is reported.
+   */
+  dropUnder(sources: readonly string[]): void {
+    const under = (s: string) => sources.some((p) => s.startsWith(`${p}.`) || s.startsWith(`${p}[`));
+    for (let i = this.items.length - 1; i >= 0; i--)
+      if (this.items[i]!.type === "check" && under(this.items[i]!.source)) this.items.splice(i, 1);
+  }
+
   /** Items in source order (file, line, column), each kind of item together. */
   sorted(): ReportItem[] {
     const rank: Record<ItemType, number> = { "not-converted": 0, secret: 1, check: 2 };

@@ -6,7 +6,7 @@
  * files: YAML with the `$schema` line, secrets as `${env:NAME}` references listed at the top.
  */
 import { Document, isMap, isScalar } from "yaml";
-import { findCredentials, isSecretParameter } from "../export/credentials.js";
+import { findCredentials, isSecretParameter, maskCredentials } from "../export/credentials.js";
 import { envName, namePart } from "../export/export.js";
 import type { JsonSchema, SchemaSet } from "../manifest/index.js";
 import type { Report } from "./report.js";
@@ -200,6 +200,7 @@ export class Target {
         fitter.object(e.body, schemas.files["group.schema.json"]!, "a group", [lastSegment(key)]);
       for (const [key, e] of this.sections.projects)
         fitter.object(e.body, schemas.files["project.schema.json"]!, "a project", [lastSegment(key)]);
+      this.report.dropUnder(fitter.dropped);
     }
     const used = new Set<string>();
     const collect = (v: unknown): void => {
@@ -313,6 +314,9 @@ function toWritten(v: unknown, env: string[]): unknown {
 type Props = Record<string, JsonSchema>;
 
 class Fitter {
+  /** The source paths of what was not converted as a whole. */
+  readonly dropped: string[] = [];
+
   constructor(
     private readonly target: Target,
     private readonly schemas: SchemaSet,
@@ -355,6 +359,7 @@ class Fitter {
             origin.source,
             `forgeform ${this.version} has no ${key} for ${what}`,
           );
+          this.dropped.push(maskCredentials(origin.source));
         }
         continue;
       }

@@ -78,11 +78,15 @@ const META = new Set([
 ]);
 
 /** Attributes of the provider named otherwise in the platform's 13.12 interface, and how the value turns. */
-const RENAMES: Record<string, { to: string; value?: (v: unknown) => unknown }> = {
+const RENAMES: Record<string, { to: string; value?: (v: unknown) => unknown; note?: string }> = {
   visibility_level: { to: "visibility" },
-  emails_enabled: { to: "emails_disabled", value: (v) => (typeof v === "boolean" ? !v : v) },
-  public_builds: { to: "public_jobs" },
-  tags: { to: "topics" },
+  emails_enabled: {
+    to: "emails_disabled",
+    value: (v) => (typeof v === "boolean" ? !v : v),
+    note: "emails_enabled is the newer opposite of emails_disabled, which the 13.12 interface takes: written emails_disabled with the value turned around",
+  },
+  public_builds: { to: "public_jobs", note: "public_builds is the older name of public_jobs" },
+  tags: { to: "topics", note: "tags is the older name of topics" },
 };
 
 const isEmpty = (v: unknown) =>
@@ -249,7 +253,8 @@ class Converter {
   private defaultOf(schemaFile: string, field: string): unknown {
     const schema = this.schemas.files[schemaFile];
     const prop = (schema?.properties as Record<string, Record<string, unknown>> | undefined)?.[field];
-    return prop ? this.schemas.resolve(prop)["default"] : undefined;
+    // The default sits beside a `$ref` (a visibility) or in the schema it names.
+    return prop ? (prop["default"] ?? this.schemas.resolve(prop)["default"]) : undefined;
   }
 
   /**
@@ -310,12 +315,7 @@ class Converter {
       if (name === "ref" && typeof value === "string") value = value.replace(/^refs\/heads\//, "");
       const byDefault = this.defaultOf(schemaFile, name);
       if (byDefault !== undefined && JSON.stringify(byDefault) === JSON.stringify(value)) continue;
-      if (rename)
-        this.t.report.check(
-          a.keyAt,
-          a.source,
-          `the provider's ${attr} is the platform's ${name}${rename.value ? " with the value turned around" : ""}`,
-        );
+      if (rename?.note) this.t.report.check(a.keyAt, a.source, rename.note);
       this.t.set(
         obj,
         name,
