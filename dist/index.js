@@ -17708,12 +17708,12 @@ var require_receiver = __commonJS({
         return true;
       }
       consumeFragments() {
-        const fragments = this.#fragments;
-        if (fragments.length === 1) {
+        const fragments2 = this.#fragments;
+        if (fragments2.length === 1) {
           this.#fragmentsBytes = 0;
-          return fragments.shift();
+          return fragments2.shift();
         }
-        const output = Buffer.concat(fragments, this.#fragmentsBytes);
+        const output = Buffer.concat(fragments2, this.#fragmentsBytes);
         this.#fragments = [];
         this.#fragmentsBytes = 0;
         return output;
@@ -20475,8 +20475,8 @@ var require_parse2 = __commonJS({
           continue;
         }
         if (value === "?") {
-          const isGroup = prev && prev.value === "(";
-          if (!isGroup && opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
+          const isGroup2 = prev && prev.value === "(";
+          if (!isGroup2 && opts.noextglob !== true && peek() === "(" && peek(2) !== "?") {
             extglobOpen("qmark", value);
             continue;
           }
@@ -24091,9 +24091,9 @@ Expecting one of '${allowedValues.join("', '")}'`);
           helpWidth: context.helpWidth,
           outputHasColors: context.hasColors
         });
-        const text = helper.formatHelp(this, helper);
-        if (context.hasColors) return text;
-        return this._outputConfiguration.stripColor(text);
+        const text2 = helper.formatHelp(this, helper);
+        if (context.hasColors) return text2;
+        return this._outputConfiguration.stripColor(text2);
       }
       /**
        * @typedef HelpContext
@@ -24253,7 +24253,7 @@ Expecting one of '${allowedValues.join("', '")}'`);
        * @param {(string | Function)} text - string to add, or a function returning a string
        * @return {Command} `this` command for chaining
        */
-      addHelpText(position, text) {
+      addHelpText(position, text2) {
         const allowedValues = ["beforeAll", "before", "after", "afterAll"];
         if (!allowedValues.includes(position)) {
           throw new Error(`Unexpected value for position to addHelpText.
@@ -24262,10 +24262,10 @@ Expecting one of '${allowedValues.join("', '")}'`);
         const helpEvent = `${position}Help`;
         this.on(helpEvent, (context) => {
           let helpStr;
-          if (typeof text === "function") {
-            helpStr = text({ error: context.error, command: context.command });
+          if (typeof text2 === "function") {
+            helpStr = text2({ error: context.error, command: context.command });
           } else {
-            helpStr = text;
+            helpStr = text2;
           }
           if (helpStr) {
             context.write(`${helpStr}
@@ -48988,15 +48988,15 @@ var require_receiver2 = __commonJS({
         return true;
       }
       consumeFragments() {
-        const fragments = this.#fragments;
-        if (fragments.length === 1) {
+        const fragments2 = this.#fragments;
+        if (fragments2.length === 1) {
           this.#fragmentsBytes = 0;
-          return fragments.shift();
+          return fragments2.shift();
         }
         let offset = 0;
         const output = Buffer.allocUnsafeSlow(this.#fragmentsBytes);
-        for (let i = 0; i < fragments.length; ++i) {
-          const buffer = fragments[i];
+        for (let i = 0; i < fragments2.length; ++i) {
+          const buffer = fragments2[i];
           output.set(buffer, offset);
           offset += buffer.length;
         }
@@ -55633,7 +55633,7 @@ var require_core = __commonJS({
       errorsText(errors = this.errors, { separator = ", ", dataVar = "data" } = {}) {
         if (!errors || errors.length === 0)
           return "No errors";
-        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text, msg) => text + separator + msg);
+        return errors.map((e) => `${dataVar}${e.instancePath} ${e.message}`).reduce((text2, msg) => text2 + separator + msg);
       }
       $dataMetaSchema(metaSchema, keywordsJsonPointers) {
         const rules = this.RULES.all;
@@ -59998,14 +59998,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -60022,14 +60022,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text, i, indent.length);
+        i = consumeMoreIndentedLines(text2, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text[i += 1]; ) {
+      for (let ch; ch = text2[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text[i + 1]) {
+          switch (text2[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -60046,12 +60046,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text, i, indent.length);
+            i = consumeMoreIndentedLines(text2, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i + 1];
+            const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -60063,12 +60063,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i += 1];
+                ch = text2[i += 1];
                 overflow = true;
               }
               const j2 = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j2])
-                return text;
+                return text2;
               folds.push(j2);
               escapedFolds[j2] = true;
               end = j2 + endStep;
@@ -60083,39 +60083,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end2 = folds[i2 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent}${text.slice(fold + 1, end2)}`;
+${indent}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i, indent) {
+    function consumeMoreIndentedLines(text2, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text[++i];
+          ch = text2[++i];
         } else {
           do {
-            ch = text[++i];
+            ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -66733,8 +66733,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addRaw(text, addEOL = false) {
-    this._buffer += text;
+  addRaw(text2, addEOL = false) {
+    this._buffer += text2;
     return addEOL ? this.addEOL() : this;
   }
   /**
@@ -66830,10 +66830,10 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addHeading(text, level) {
+  addHeading(text2, level) {
     const tag = `h${level}`;
     const allowedTag = ["h1", "h2", "h3", "h4", "h5", "h6"].includes(tag) ? tag : "h1";
-    const element = this.wrap(allowedTag, text);
+    const element = this.wrap(allowedTag, text2);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -66862,9 +66862,9 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addQuote(text, cite) {
+  addQuote(text2, cite) {
     const attrs = Object.assign({}, cite && { cite });
-    const element = this.wrap("blockquote", text, attrs);
+    const element = this.wrap("blockquote", text2, attrs);
     return this.addRaw(element).addEOL();
   }
   /**
@@ -66875,8 +66875,8 @@ var Summary = class {
    *
    * @returns {Summary} summary instance
    */
-  addLink(text, href) {
-    const element = this.wrap("a", text, { href });
+  addLink(text2, href) {
+    const element = this.wrap("a", text2, { href });
     return this.addRaw(element).addEOL();
   }
 };
@@ -68049,12 +68049,12 @@ var SecretValues = class _SecretValues {
     return [...this.#values];
   }
   /** Whether the text holds one of the values (in any of its spellings). */
-  contains(text) {
-    return this.#forms.some((form) => text.includes(form));
+  contains(text2) {
+    return this.#forms.some((form) => text2.includes(form));
   }
   /** The text with each value (in any of its spellings) replaced by the mask. */
-  text(text) {
-    let out = text;
+  text(text2) {
+    let out = text2;
     for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(MASK);
     return out;
   }
@@ -68140,8 +68140,8 @@ function encodeJson(body2, revealed = []) {
 // src/api/errors.ts
 import { STATUS_CODES } from "node:http";
 var MAX_MESSAGE = 500;
-function clip(text) {
-  const flat2 = text.replace(/\s+/g, " ").trim();
+function clip(text2) {
+  const flat2 = text2.replace(/\s+/g, " ").trim();
   return flat2.length > MAX_MESSAGE ? `${flat2.slice(0, MAX_MESSAGE - 1)}\u2026` : flat2;
 }
 function phrase(value) {
@@ -68152,27 +68152,27 @@ function phrase(value) {
 }
 function renderFields(fields) {
   return Object.entries(fields).map(([field, messages]) => {
-    const text = phrase(messages);
-    return field === "base" || field === "error" ? text : `${field}: ${text}`;
+    const text2 = phrase(messages);
+    return field === "base" || field === "error" ? text2 : `${field}: ${text2}`;
   }).filter(Boolean).join("; ");
 }
-function fromHtml(text) {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+function fromHtml(text2) {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text2)?.[1];
   if (title?.trim()) return title;
-  return text.replace(/<[^>]*>/g, " ");
+  return text2.replace(/<[^>]*>/g, " ");
 }
 function platformMessageOf(body2, status) {
   const fallback = STATUS_CODES[status] ?? `HTTP ${status}`;
   if (body2 === null || body2 === void 0) return fallback;
   if (typeof body2 === "string") {
-    const text = clip(/^\s*</.test(body2) ? fromHtml(body2) : body2);
-    return text || fallback;
+    const text2 = clip(/^\s*</.test(body2) ? fromHtml(body2) : body2);
+    return text2 || fallback;
   }
   if (typeof body2 !== "object" || Array.isArray(body2)) return clip(JSON.stringify(body2)) || fallback;
   const record = body2;
   if (record["message"] !== void 0 && record["message"] !== null) {
-    const text = phrase(record["message"]);
-    if (text) return clip(text);
+    const text2 = phrase(record["message"]);
+    if (text2) return clip(text2);
   }
   if (typeof record["error"] === "string") {
     const description = record["error_description"];
@@ -68784,10 +68784,10 @@ function objectOf(shape4, optional2 = false) {
   return { nested: "object", of: shape4, optional: optional2 };
 }
 var MAX_JSON_DEPTH = 100;
-function nestsTooDeep(text, limit = MAX_JSON_DEPTH) {
+function nestsTooDeep(text2, limit = MAX_JSON_DEPTH) {
   let depth = 0;
   let inString = false;
-  for (const [token] of text.matchAll(/\\.|["[\]{}]/gs)) {
+  for (const [token] of text2.matchAll(/\\.|["[\]{}]/gs)) {
     if (token.length === 2) continue;
     if (token === '"') inString = !inString;
     else if (inString) continue;
@@ -68829,8 +68829,8 @@ function matches(value, type) {
   }
 }
 function sample(value) {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? `${text.slice(0, 59)}\u2026` : text;
+  const text2 = JSON.stringify(value) ?? String(value);
+  return text2.length > 60 ? `${text2.slice(0, 59)}\u2026` : text2;
 }
 var isNested = (spec) => typeof spec === "object" && spec !== null && "nested" in spec;
 function fieldProblem(value, spec, path2) {
@@ -68931,14 +68931,14 @@ function mebibytes(bytes) {
   return `${Number.isInteger(mib) ? mib : mib.toFixed(1)} MiB`;
 }
 function readCaFile(file) {
-  let text;
+  let text2;
   try {
-    text = readFileSync(file, "utf8");
+    text2 = readFileSync(file, "utf8");
   } catch (error2) {
     const code = error2.code ?? String(error2);
     throw new ClientConfigError(`cannot read the CA file ${file} (${code}): check --ca-file`);
   }
-  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = text2.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
   if (blocks.length === 0) {
     throw new ClientConfigError(
       `the CA file ${file} holds no PEM certificate (no -----BEGIN CERTIFICATE----- block): pass the CA certificate in PEM form with --ca-file (convert a DER file with: openssl x509 -inform der -in ca.der -out ca.pem)`
@@ -68953,7 +68953,7 @@ function readCaFile(file) {
       );
     }
   });
-  return text;
+  return text2;
 }
 var MAX_WAIT_MS = 24 * 60 * 60 * 1e3;
 var OPTION_MAXIMUMS = {
@@ -69018,47 +69018,47 @@ function normaliseHeaders(raw) {
 function article(value) {
   return typeof value === "object" || typeof value === "undefined" ? "an" : "a";
 }
-function htmlTitle(text) {
-  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]?.replace(/\s+/g, " ").trim();
+function htmlTitle(text2) {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text2)?.[1]?.replace(/\s+/g, " ").trim();
   return title ? title.length > 80 ? `${title.slice(0, 79)}\u2026` : title : void 0;
 }
-function opening(text) {
-  const flat2 = text.replace(/\s+/g, " ").trim();
+function opening(text2) {
+  const flat2 = text2.replace(/\s+/g, " ").trim();
   return JSON.stringify(flat2.length > 80 ? `${flat2.slice(0, 79)}\u2026` : flat2);
 }
-function parseSuccess(text, contentType) {
-  if (text === "") return { body: null };
-  if (/html/i.test(contentType) || !/json/i.test(contentType) && /^\s*</.test(text)) {
-    const title = htmlTitle(text);
+function parseSuccess(text2, contentType) {
+  if (text2 === "") return { body: null };
+  if (/html/i.test(contentType) || !/json/i.test(contentType) && /^\s*</.test(text2)) {
+    const title = htmlTitle(text2);
     return {
       problem: `an HTML page${title ? ` ("${title}")` : ""} came back instead of JSON: check that --url / FORGEFORM_URL is the platform's own address (a sign-in page, proxy or portal may be answering in its place)`
     };
   }
-  if (nestsTooDeep(text)) {
+  if (nestsTooDeep(text2)) {
     return {
-      problem: `the JSON answer nests deeper than ${MAX_JSON_DEPTH} levels, which the platform never sends; it begins ${opening(text)}`
+      problem: `the JSON answer nests deeper than ${MAX_JSON_DEPTH} levels, which the platform never sends; it begins ${opening(text2)}`
     };
   }
   try {
-    return { body: JSON.parse(text) };
+    return { body: JSON.parse(text2) };
   } catch (error2) {
     const type = contentType ? ` (content type ${contentType.split(";")[0]})` : "";
     return {
-      problem: `the response${type} is not valid JSON (${error2.message}); it begins ${opening(text)}`
+      problem: `the response${type} is not valid JSON (${error2.message}); it begins ${opening(text2)}`
     };
   }
 }
-function parseBody(text, contentType) {
-  if (text === "") return null;
-  const looksJson = /^\s*[[{"]/.test(text) || /^\s*(true|false|null|-?\d)/.test(text);
-  if ((/json/i.test(contentType) || !/html/i.test(contentType) && looksJson) && !nestsTooDeep(text)) {
+function parseBody(text2, contentType) {
+  if (text2 === "") return null;
+  const looksJson = /^\s*[[{"]/.test(text2) || /^\s*(true|false|null|-?\d)/.test(text2);
+  if ((/json/i.test(contentType) || !/html/i.test(contentType) && looksJson) && !nestsTooDeep(text2)) {
     try {
-      return JSON.parse(text);
+      return JSON.parse(text2);
     } catch {
-      return text;
+      return text2;
     }
   }
-  return text;
+  return text2;
 }
 function perPageOf(request2, path2) {
   const fromLink = new URLSearchParams(splitQuery(path2)[1]).get("per_page");
@@ -69797,9 +69797,9 @@ function nonEmpty(value) {
 }
 var MAX_TOKEN_FILE_BYTES = 64 * 1024;
 function readTokenFile(file) {
-  let text;
+  let text2;
   try {
-    text = readTextFile(file, { maxBytes: MAX_TOKEN_FILE_BYTES });
+    text2 = readTextFile(file, { maxBytes: MAX_TOKEN_FILE_BYTES });
   } catch (error2) {
     if (!(error2 instanceof FileReadError)) throw error2;
     if (error2.code !== void 0) {
@@ -69807,7 +69807,7 @@ function readTokenFile(file) {
     }
     throw new Error(`--token-file ${file} ${error2.reason}: it should be a file holding the access token`);
   }
-  const token = text.trim();
+  const token = text2.trim();
   if (!token) throw new Error(`--token-file ${file} is empty: it should hold the access token`);
   return token;
 }
@@ -70074,12 +70074,12 @@ function realExistingPath(abs) {
     }
   }
 }
-function resolveManifestPath(manifestFile, written2, root, mustExist) {
-  if (written2.trim() === "") return { error: "the file path is empty" };
-  const abs = resolve3(dirname2(manifestFile), written2);
+function resolveManifestPath(manifestFile, written4, root, mustExist) {
+  if (written4.trim() === "") return { error: "the file path is empty" };
+  const abs = resolve3(dirname2(manifestFile), written4);
   if (!isInside(root, abs)) {
     return {
-      error: `"${written2}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`
+      error: `"${written4}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`
     };
   }
   let realRoot = root;
@@ -70091,19 +70091,19 @@ function resolveManifestPath(manifestFile, written2, root, mustExist) {
     const realDir = realExistingPath(dirname2(abs));
     if (!isInside(realRoot, realDir)) {
       return {
-        error: `"${written2}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
+        error: `"${written4}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
       };
     }
     return { path: resolve3(realDir, basename2(abs)) };
   }
-  if (!existsSync2(abs)) return { error: `file "${written2}" does not exist (looked for ${displayPath(abs)})` };
+  if (!existsSync2(abs)) return { error: `file "${written4}" does not exist (looked for ${displayPath(abs)})` };
   const real = realpathSync2(abs);
   if (!isInside(realRoot, real)) {
     return {
-      error: `"${written2}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
+      error: `"${written4}" leads outside the manifest root ${displayPath(root)} through a symbolic link`
     };
   }
-  if (!statSync3(real).isFile()) return { error: `"${written2}" is not a file` };
+  if (!statSync3(real).isFile()) return { error: `"${written4}" is not a file` };
   return { path: real };
 }
 function interpolate(value, manifestPath, opts, diags) {
@@ -70123,13 +70123,13 @@ function interpolate(value, manifestPath, opts, diags) {
     else for (const k3 of Object.keys(value)) walk(value, k3, [...manifestPath, k3]);
   }
 }
-function resolveString(text, container, key, path2, opts, diags) {
-  if (!text.includes("${")) return text;
+function resolveString(text2, container, key, path2, opts, diags) {
+  if (!text2.includes("${")) return text2;
   const at2 = valueLoc(container, key);
   const origins = [];
   const parts = [];
   let failed = false;
-  const out = text.replace(REF, (whole, scheme, arg) => {
+  const out = text2.replace(REF, (whole, scheme, arg) => {
     if (whole === "$${") return "${";
     const name = (arg ?? "").trim();
     if (scheme === "env") {
@@ -70176,7 +70176,7 @@ function resolveString(text, container, key, path2, opts, diags) {
     }
   });
   if (origins.length === 0) return out;
-  const shown2 = text.replace(REF, (whole) => whole === "$${" ? "${" : Secret.mask);
+  const shown2 = text2.replace(REF, (whole) => whole === "$${" ? "${" : Secret.mask);
   if (failed || !opts.secrets) return new Secret("", origins.join(","), shown2, true);
   return new Secret(out, origins.join(","), shown2, false, parts);
 }
@@ -70905,6 +70905,32 @@ function allTimeZoneNames() {
 }
 
 // src/manifest/normalize.ts
+var ACCESS_LEVELS = {
+  no_access: 0,
+  minimal_access: 5,
+  guest: 10,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+  admin: 60
+};
+var LEVEL_NAMES = new Map(Object.entries(ACCESS_LEVELS).map(([name, n2]) => [n2, name]));
+function accessLevelNumber(value) {
+  if (typeof value === "number") return Number.isInteger(value) ? value : void 0;
+  if (typeof value !== "string") return void 0;
+  const text2 = value.trim();
+  return Object.hasOwn(ACCESS_LEVELS, text2) ? ACCESS_LEVELS[text2] : void 0;
+}
+function accessLevelName(value) {
+  const n2 = accessLevelNumber(value);
+  return n2 === void 0 ? value : LEVEL_NAMES.get(n2) ?? n2;
+}
+function accessLevelWords(value) {
+  const n2 = accessLevelNumber(value);
+  const name = n2 === void 0 ? void 0 : LEVEL_NAMES.get(n2);
+  return name === void 0 ? JSON.stringify(value) : `${name} (${n2})`;
+}
 var UNIT_SECONDS = [
   [/^(s|secs?|seconds?)$/, 1],
   [/^(m|mins?|minutes?)$/, 60],
@@ -70914,8 +70940,8 @@ var UNIT_SECONDS = [
   [/^(mos?|mons?|months?)$/, 2592e3],
   [/^(y|yrs?|years?)$/, 31557600]
 ];
-function durationSeconds(text) {
-  const s3 = text.trim().toLowerCase().replace(/,|\band\b/g, " ");
+function durationSeconds(text2) {
+  const s3 = text2.trim().toLowerCase().replace(/,|\band\b/g, " ");
   if (s3.length > 200) return void 0;
   if (/^\d+(\.\d+)?$/.test(s3)) return Math.round(Number(s3));
   let total = 0;
@@ -70935,14 +70961,14 @@ function canonicalTimeZone(name) {
   if (known3 !== void 0) return known3;
   const trimmed = name.trim();
   const iana2 = RAILS_TIME_ZONES[trimmed] ?? trimmed;
-  let canonical3;
+  let canonical2;
   try {
-    canonical3 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
+    canonical2 = new Intl.DateTimeFormat("en", { timeZone: iana2 }).resolvedOptions().timeZone;
   } catch {
-    canonical3 = trimmed;
+    canonical2 = trimmed;
   }
-  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical3);
-  return canonical3;
+  if (canonicalZones.size < 1e4) canonicalZones.set(name, canonical2);
+  return canonical2;
 }
 var ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 function instantOf(value) {
@@ -70962,9 +70988,9 @@ function instantOrDay(value) {
   const ms2 = Date.parse(`${day}T00:00:00Z`);
   return Number.isNaN(ms2) ? value : ms2;
 }
-function canonicalSshKey(text) {
-  const [type, blob] = text.trim().split(/\s+/);
-  return blob ? `${type} ${blob}` : text.trim();
+function canonicalSshKey(text2) {
+  const [type, blob] = text2.trim().split(/\s+/);
+  return blob ? `${type} ${blob}` : text2.trim();
 }
 var NORMALIZERS = {
   duration: (v3) => durationSeconds(v3) ?? v3.trim(),
@@ -70975,9 +71001,10 @@ var NORMALIZERS = {
   lowercase: (v3) => v3.trim().toLowerCase(),
   whitespace: (v3) => v3.trim().replace(/\s+/g, " "),
   "ssh-key": canonicalSshKey,
-  color: canonicalColor
+  color: canonicalColor,
+  "access-level": (v3) => accessLevelNumber(v3) ?? v3.trim()
 };
-var NUMERIC2 = /* @__PURE__ */ new Set(["duration-seconds"]);
+var NUMERIC2 = /* @__PURE__ */ new Set(["duration-seconds", "access-level"]);
 function isNumericNormalizer(name) {
   return NUMERIC2.has(name);
 }
@@ -70992,6 +71019,9 @@ function isNormalizerName(name) {
 function normalizeValue(name, value) {
   if (value instanceof Date && name === "instant") return value.getTime();
   return typeof value === "string" ? NORMALIZERS[name](value) : value;
+}
+function displayValue(name, value) {
+  return name === "access-level" ? accessLevelName(value) : value;
 }
 
 // src/manifest/selectors.ts
@@ -71032,11 +71062,11 @@ function exceptProblem(key, entry) {
   const { prefix } = parsePattern(key);
   if (prefix === "") return void 0;
   const root = lower(prefix);
-  const written2 = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
-  if (written2 === root && !isPattern(entry)) {
+  const written4 = lower(isPattern(entry) ? parsePattern(entry).prefix : entry);
+  if (written4 === root && !isPattern(entry)) {
     return `"${entry}" is the pattern's root: it would leave out everything ${key} matches`;
   }
-  if (written2 === root || written2.startsWith(`${root}/`)) return void 0;
+  if (written4 === root || written4.startsWith(`${root}/`)) return void 0;
   return `"${entry}" is not under ${prefix}, the root of ${key}, so it leaves out nothing: except entries are full paths or patterns (did you mean ${prefix}/${entry}?)`;
 }
 function covers(outer, outerExcept, inner, collection) {
@@ -71188,20 +71218,20 @@ var SSH_KEY_TYPES = [
   "ecdsa-sha2-nistp384",
   "ecdsa-sha2-nistp521"
 ];
-function checkCron(written2) {
-  const hashed = isHashedCron(written2) ? hashedCronProblem(written2) : void 0;
-  if (hashed) return `"${written2}" is not a valid cron expression: ${hashed}`;
-  const value = isHashedCron(written2) ? cronForValidation(written2) : written2;
+function checkCron(written4) {
+  const hashed = isHashedCron(written4) ? hashedCronProblem(written4) : void 0;
+  if (hashed) return `"${written4}" is not a valid cron expression: ${hashed}`;
+  const value = isHashedCron(written4) ? cronForValidation(written4) : written4;
   const fields = value.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) {
-    return `"${written2}" is not a 5-field cron expression (minute hour day-of-month month day-of-week); it has ${fields.length} field${fields.length === 1 ? "" : "s"}`;
+    return `"${written4}" is not a 5-field cron expression (minute hour day-of-month month day-of-week); it has ${fields.length} field${fields.length === 1 ? "" : "s"}`;
   }
   try {
     const job = new R(fields.join(" "), { paused: true });
     job.stop();
   } catch (error2) {
     const why = error2 instanceof Error ? error2.message.replace(/^CronPattern: /, "") : String(error2);
-    return `"${written2}" is not a valid cron expression: ${why}`;
+    return `"${written4}" is not a valid cron expression: ${why}`;
   }
   return void 0;
 }
@@ -71291,18 +71321,18 @@ var UNIT_SECONDS2 = {
   y: 31556952
 };
 function parseHumanDuration(value) {
-  const text = value.trim().toLowerCase().replace(/,|\band\b/g, " ");
+  const text2 = value.trim().toLowerCase().replace(/,|\band\b/g, " ");
   const re2 = /(\d+(?:\.\d+)?)\s*([a-z]+)/g;
   let total = 0;
   let consumed = "";
-  for (const m3 of text.matchAll(re2)) {
+  for (const m3 of text2.matchAll(re2)) {
     const unit = m3[2].replace(/s$/, "");
     const seconds2 = UNIT_SECONDS2[unit] ?? UNIT_SECONDS2[m3[2]];
     if (seconds2 === void 0) return void 0;
     total += Number(m3[1]) * seconds2;
     consumed += m3[0];
   }
-  if (consumed.replace(/\s+/g, "") !== text.replace(/\s+/g, "") || consumed === "") return void 0;
+  if (consumed.replace(/\s+/g, "") !== text2.replace(/\s+/g, "") || consumed === "") return void 0;
   return total;
 }
 function checkArchiveAge(value) {
@@ -71366,9 +71396,9 @@ function derivedIdentity(collection, item) {
   if (typeof source2 !== "string" && !isSecret(source2)) return void 0;
   return { field: rule.field, value: deriveSecret(source2, rule.derive) };
 }
-function identityOf(written2, spec, collection, itemSchema2) {
-  const derived = derivedIdentity(collection, written2);
-  const item = derived ? { ...written2, [derived.field]: derived.value } : written2;
+function identityOf(written4, spec, collection, itemSchema2) {
+  const derived = derivedIdentity(collection, written4);
+  const item = derived ? { ...written4, [derived.field]: derived.value } : written4;
   const fields = Array.isArray(spec) ? spec.map(String) : [String(spec)];
   const props = itemSchema2?.properties ?? {};
   const keys = [];
@@ -71393,7 +71423,7 @@ function identityOf(written2, spec, collection, itemSchema2) {
   }
   return { key: keys.join("#"), label: labels.join("#"), compare: compares.join("#"), unknown };
 }
-var LEVEL_NAMES = { private: 0, internal: 10, public: 20 };
+var LEVEL_NAMES2 = { private: 0, internal: 10, public: 20 };
 var SECRET_NAME = /(^|_)(token|secret|password|passwd|key|credentials?|private)(_|$)/;
 function checkUnchecked(unchecked2, props, path2, diags) {
   for (const [name, v3] of Object.entries(unchecked2)) {
@@ -71403,8 +71433,8 @@ function checkUnchecked(unchecked2, props, path2, diags) {
       diags.error(at2, where, `${name} is a field forgeform knows: write it as ${name}, not under unchecked`);
       continue;
     }
-    const written2 = typeof v3 === "string" ? v3 : void 0;
-    if (SECRET_NAME.test(name) && written2 !== void 0 && !/\$\{(env|file):/.test(written2)) {
+    const written4 = typeof v3 === "string" ? v3 : void 0;
+    if (SECRET_NAME.test(name) && written4 !== void 0 && !/\$\{(env|file):/.test(written4)) {
       diags.error(
         valueLoc(unchecked2, name),
         where,
@@ -71475,10 +71505,10 @@ function isPlainString(v3) {
   return typeof v3 === "string" && !hasReference(v3);
 }
 function checkFilePath(container, key, path2, mustExist, ctx, maxBytes) {
-  const written2 = container[key];
-  if (typeof written2 !== "string") return;
+  const written4 = container[key];
+  if (typeof written4 !== "string") return;
   const at2 = valueLoc(container, key);
-  if (hasReference(written2)) {
+  if (hasReference(written4)) {
     ctx.diags.error(
       at2,
       renderPath(path2),
@@ -71486,7 +71516,7 @@ function checkFilePath(container, key, path2, mustExist, ctx, maxBytes) {
     );
     return;
   }
-  const r = resolveManifestPath(at2.file, written2, ctx.root, mustExist);
+  const r = resolveManifestPath(at2.file, written4, ctx.root, mustExist);
   if ("error" in r) ctx.diags.error(at2, renderPath(path2), r.error);
   else if (maxBytes !== void 0) {
     const size2 = statSync4(r.path).size;
@@ -71496,25 +71526,34 @@ function checkFilePath(container, key, path2, mustExist, ctx, maxBytes) {
   }
 }
 var MAX_CONTENT_FILE_BYTES = 50 * 1024 * 1024;
+function checkEntries(entries, path2, diags) {
+  if (!Array.isArray(entries)) return;
+  const keys = ["access_level", "user", "group"];
+  entries.forEach((entry, i) => {
+    if (!isObj(entry)) return;
+    const set = keys.filter((k3) => entry[k3] !== void 0);
+    if (set.length !== 1) {
+      diags.error(
+        selfLoc(entry),
+        renderPath([...path2, i]),
+        `set exactly one of user, group or access_level (${set.length === 0 ? "none is set" : `it sets ${set.join(" and ")}`})`
+      );
+    }
+  });
+}
 function checkItem(collection, item, path2, ctx) {
   const { diags } = ctx;
   if (item.state === "absent") return;
   switch (collection) {
     case "protected_environments": {
       const levels = item.deploy_access_levels;
-      if (!Array.isArray(levels)) break;
-      const deployers = ["access_level", "user", "group"];
-      levels.forEach((entry, i) => {
-        if (!isObj(entry)) return;
-        const set = deployers.filter((k3) => entry[k3] !== void 0);
-        if (set.length !== 1) {
-          diags.error(
-            selfLoc(entry),
-            renderPath([...path2, "deploy_access_levels", i]),
-            `set exactly one of user, group or access_level (${set.length === 0 ? "none is set" : `it sets ${set.join(" and ")}`})`
-          );
-        }
-      });
+      checkEntries(levels, [...path2, "deploy_access_levels"], diags);
+      break;
+    }
+    case "protected_branches": {
+      const branch = item;
+      for (const list of ["allowed_to_push", "allowed_to_merge", "allowed_to_unprotect"])
+        checkEntries(branch[list], [...path2, list], diags);
       break;
     }
     case "wiki_pages": {
@@ -71628,7 +71667,7 @@ function checkGroupVisibility(groups, projects, diags) {
     const parent = parentPath2 ? byPath.get(parentPath2.toLowerCase()) : void 0;
     const pvis = parent?.visibility;
     if (!isPlainString(pvis)) continue;
-    if ((LEVEL_NAMES[vis] ?? 0) > (LEVEL_NAMES[pvis] ?? 0)) {
+    if ((LEVEL_NAMES2[vis] ?? 0) > (LEVEL_NAMES2[pvis] ?? 0)) {
       diags.error(
         valueLoc(body2, "visibility"),
         renderPath([collection, path2, "visibility"]),
@@ -71821,16 +71860,16 @@ function unquote(m3) {
   if (m3[2] !== void 0) return m3[2].replaceAll("''", "'");
   return m3[3].trimEnd();
 }
-function scalar2(text) {
-  const t = text.replace(/\s+#.*$/, "").trim();
+function scalar2(text2) {
+  const t = text2.replace(/\s+#.*$/, "").trim();
   const dq = /^"((?:[^"\\]|\\.)*)"$/.exec(t);
   if (dq) return JSON.parse(`"${dq[1]}"`);
   const sq = /^'((?:[^']|'')*)'$/.exec(t);
   if (sq) return sq[1].replaceAll("''", "'");
   return /^[^\s"'&*!|>%@`{}[\],#][^#]*$/.test(t) ? t : void 0;
 }
-function flowNames(text) {
-  const t = text.replace(/\s+#.*$/, "").trim();
+function flowNames(text2) {
+  const t = text2.replace(/\s+#.*$/, "").trim();
   if (!t.startsWith("[") || !t.endsWith("]") || t.slice(1, -1).includes("[")) return void 0;
   const inner = t.slice(1, -1).trim();
   if (inner === "") return [];
@@ -71842,11 +71881,11 @@ function flowNames(text) {
   }
   return names;
 }
-function outlineOf(text) {
-  if (text.includes("	") || /(^|[\s[{,])[&*][^\s]/m.test(text) || /^\s*<<\s*:/m.test(text)) return void 0;
+function outlineOf(text2) {
+  if (text2.includes("	") || /(^|[\s[{,])[&*][^\s]/m.test(text2) || /^\s*<<\s*:/m.test(text2)) return void 0;
   const lines = [];
   let at2 = 0;
-  for (const raw of text.split("\n")) {
+  for (const raw of text2.split("\n")) {
     const trimmed = raw.replace(/\r$/, "");
     const body2 = trimmed.trimStart();
     if (body2 !== "" && !body2.startsWith("#"))
@@ -71952,11 +71991,11 @@ function outlineOf(text) {
       }
     }
   }
-  close(text.length);
+  close(text2.length);
   out.uses = [...new Set(out.uses)];
   return out;
 }
-function outlineOfValues(values, text) {
+function outlineOfValues(values, text2) {
   const out = {
     manifest: false,
     instance: false,
@@ -71991,7 +72030,7 @@ function outlineOfValues(values, text) {
         out.entries.push({
           collection,
           key,
-          size: Math.max(1, Math.round(text.length / Math.max(1, Object.keys(entries).length)))
+          size: Math.max(1, Math.round(text2.length / Math.max(1, Object.keys(entries).length)))
         });
     }
     uses(value["templates"]);
@@ -72267,15 +72306,15 @@ function pointerToPath(pointer, root) {
   return out;
 }
 function describe(value, loc) {
-  const written2 = loc.text !== void 0 && loc.text !== String(value) ? ` (written ${loc.text})` : "";
+  const written4 = loc.text !== void 0 && loc.text !== String(value) ? ` (written ${loc.text})` : "";
   if (value === null) return "an empty value";
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a map";
   if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
   if (typeof value === "number" && !Number.isFinite(value))
     return `${loc.text ?? value}, which is not a number`;
-  if (typeof value === "number") return `the number ${value}${written2}`;
-  if (typeof value === "boolean") return `${value}${written2}`;
+  if (typeof value === "number") return `the number ${value}${written4}`;
+  if (typeof value === "boolean") return `${value}${written4}`;
   return String(value);
 }
 var TYPE_NAMES = {
@@ -72287,25 +72326,14 @@ var TYPE_NAMES = {
   array: "a list",
   null: "nothing"
 };
-var ACCESS_LEVELS = {
-  "no access": 0,
-  "minimal access": 5,
-  guest: 10,
-  reporter: 20,
-  developer: 30,
-  maintainer: 40,
-  owner: 50,
-  admin: 60
-};
-function accessLevelHint(field, value, allowed) {
-  if (typeof field !== "string" || !field.endsWith("access_level") || typeof value !== "string") return "";
-  const level = ACCESS_LEVELS[value.trim().toLowerCase().replace(/[_-]/g, " ")];
-  if (level === void 0) return "";
-  const choices = Array.isArray(allowed) ? allowed.map(String) : [];
-  if (choices.length > 0 && !choices.includes(String(level))) {
-    return `; access levels are numbers here: ${value} is ${level}, which this field does not take (it takes ${choices.join(", ")})`;
-  }
-  return `; access levels are numbers here: ${value} is ${level}${choices.length > 0 ? ` (it takes ${choices.join(", ")})` : ""}`;
+function accessLevelMessage(value, allowed) {
+  const levels = [...new Set(allowed.map(accessLevelNumber))].filter((n2) => n2 !== void 0).sort((a, b3) => a - b3).map(accessLevelWords);
+  const takes = levels.length > 1 ? `${levels.slice(0, -1).join(", ")} or ${levels.at(-1)}` : levels.join("");
+  if (accessLevelNumber(value) !== void 0 && typeof accessLevelName(value) === "string")
+    return `${accessLevelWords(value)} is not an access level this field takes: it takes ${takes}`;
+  const names = allowed.filter((v3) => typeof v3 === "string");
+  const hint = typeof value === "string" ? didYouMean(value, names) : void 0;
+  return `${JSON.stringify(value)} is not an access level: write ${takes}, by name or number${hint ? `; did you mean "${hint}"?` : ""}`;
 }
 function written(value, loc) {
   return loc.text ?? JSON.stringify(value);
@@ -72333,8 +72361,8 @@ function typeMessage(expected, value, loc) {
   const want = expected.split(",").map((t) => TYPE_NAMES[t] ?? t).join(" or ");
   let msg = `expected ${want}, got ${describe(value, loc)}`;
   if (expected === "string" && (typeof value === "number" || typeof value === "boolean")) {
-    const text = loc.text ?? String(value);
-    msg += `; quote it to keep it as written: "${text}"`;
+    const text2 = loc.text ?? String(value);
+    msg += `; quote it to keep it as written: "${text2}"`;
   } else if (expected === "boolean" && typeof value === "string" && /^(yes|no|on|off|y|n)$/i.test(value)) {
     msg += "; YAML 1.2 reads yes/no/on/off as strings, write true or false";
   }
@@ -72390,11 +72418,15 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
       }
       case "type":
         at2 = locate(value, path2);
-        message = typeMessage(String(e.params.type), data, at2) + accessLevelHint(path2[path2.length - 1], data, parent?.["enum"]);
+        message = typeMessage(String(e.params.type), data, at2);
         break;
       case "enum": {
         at2 = locate(value, path2);
         const allowed = e.params.allowedValues;
+        if (parent?.["x-normalize"] === "access-level") {
+          message = accessLevelMessage(data, allowed);
+          break;
+        }
         const hint = typeof data === "string" ? didYouMean(data, allowed.map(String)) : void 0;
         message = `${JSON.stringify(data)} is not one of: ${allowed.map(String).join(", ")}${hint ? `; did you mean "${hint}"?` : ""}`;
         break;
@@ -72674,9 +72706,9 @@ var import_yaml = __toESM(require_dist2(), 1);
 var MAX_FILE_BYTES = 5 * 1024 * 1024;
 var MAX_ALIAS_NODES = 1e6;
 var MAX_DEPTH = 200;
-function parseYaml(file, text, diags) {
+function parseYaml(file, text2, diags) {
   const lineCounter = new import_yaml.LineCounter();
-  const docs = (0, import_yaml.parseAllDocuments)(text, {
+  const docs = (0, import_yaml.parseAllDocuments)(text2, {
     version: "1.2",
     schema: "core",
     uniqueKeys: false,
@@ -73001,10 +73033,10 @@ var Declarations = class extends Map {
     if (isObj3(body2)) this.set(name, { body: body2, at: at2 });
   }
 };
-function outlineFile(name, text) {
-  return outlineOf(text) ?? outlineOfValues(
-    parseYaml(name, text, new Diagnostics()).documents.map((d2) => d2.value),
-    text
+function outlineFile(name, text2) {
+  return outlineOf(text2) ?? outlineOfValues(
+    parseYaml(name, text2, new Diagnostics()).documents.map((d2) => d2.value),
+    text2
   );
 }
 function manifestOutlines(paths, found = [], root, known3) {
@@ -73018,12 +73050,12 @@ function manifestOutlines(paths, found = [], root, known3) {
     if (read2.has(real)) continue;
     read2.add(real);
     const name = displayPath(src.file);
-    const text = readManifest(src.file, real, name, rootDir, realRoot, diags);
-    if (text === void 0) continue;
-    const digest = createHash2("sha256").update(text).digest("hex");
-    const outline = known3?.get(digest) ?? outlineFile(name, text);
+    const text2 = readManifest(src.file, real, name, rootDir, realRoot, diags);
+    if (text2 === void 0) continue;
+    const digest = createHash2("sha256").update(text2).digest("hex");
+    const outline = known3?.get(digest) ?? outlineFile(name, text2);
     if (!src.explicit && !outline.manifest) continue;
-    const bytes = Buffer.from(text, "utf8");
+    const bytes = Buffer.from(text2, "utf8");
     const blob = createHash2("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
     out.push({ file: src.file, outline, digest, blob });
   }
@@ -73055,21 +73087,21 @@ async function loadManifests(paths, opts) {
     const real = realPath(src.file);
     if (read2.has(real)) continue;
     read2.add(real);
-    const text = readManifest(src.file, real, name, root, realRoot, diags);
-    if (text === void 0) {
+    const text2 = readManifest(src.file, real, name, root, realRoot, diags);
+    if (text2 === void 0) {
       files.push(name);
       allRead = false;
       continue;
     }
     if (opts.only && !opts.only.has(src.file)) {
       allRead = false;
-      if (src.explicit || outlineFile(name, text).manifest) {
+      if (src.explicit || outlineFile(name, text2).manifest) {
         files.push(name);
-        digests[name] = createHash2("sha256").update(text).digest("hex");
+        digests[name] = createHash2("sha256").update(text2).digest("hex");
       }
       continue;
     }
-    const parsed = parseYaml(name, text, diags);
+    const parsed = parseYaml(name, text2, diags);
     allRead &&= parsed.complete;
     const relevant2 = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
@@ -73080,7 +73112,7 @@ async function loadManifests(paths, opts) {
     );
     if (relevant2.length > 0 || src.explicit) {
       files.push(name);
-      digests[name] = createHash2("sha256").update(text).digest("hex");
+      digests[name] = createHash2("sha256").update(text2).digest("hex");
     }
     docs.push(...relevant2);
   }
@@ -73357,11 +73389,11 @@ function checkNumbers(value, path2, diags) {
     if (Number.isFinite(v3) && !unsafe) continue;
     const at2 = valueLoc(value, key);
     if (diags.hasErrorAt(at2)) continue;
-    const text = at2.text ?? String(v3);
+    const text2 = at2.text ?? String(v3);
     diags.error(
       at2,
       renderPath([...path2, key]),
-      unsafe ? `${text} is beyond the whole numbers any field takes: it would be sent as ${v3}, not as written (whole numbers are exact only from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}); write the number the field needs` : `${text} is not a number any field takes (YAML reads it as ${v3})`
+      unsafe ? `${text2} is beyond the whole numbers any field takes: it would be sent as ${v3}, not as written (whole numbers are exact only from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}); write the number the field needs` : `${text2} is not a number any field takes (YAML reads it as ${v3})`
     );
   }
 }
@@ -73455,11 +73487,11 @@ function visible(ch) {
   const code = ch.charCodeAt(0);
   return code <= 255 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
 }
-function escapeLine(text) {
-  return text.replace(UNSAFE_IN_LINE, visible);
+function escapeLine(text2) {
+  return text2.replace(UNSAFE_IN_LINE, visible);
 }
-function escapeText(text) {
-  return text.replace(UNSAFE_IN_TEXT, visible);
+function escapeText(text2) {
+  return text2.replace(UNSAFE_IN_TEXT, visible);
 }
 function escapeJson(json) {
   return json.replace(UNSAFE_IN_JSON, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
@@ -73481,12 +73513,12 @@ function formatDiagnostics(diagnostics) {
 }
 
 // src/engine/shard.ts
-function parseShard(text) {
-  const m3 = /^(\d+)\/(\d+)$/.exec(text.trim());
+function parseShard(text2) {
+  const m3 = /^(\d+)\/(\d+)$/.exec(text2.trim());
   const index2 = Number(m3?.[1]);
   const count3 = Number(m3?.[2]);
   if (!m3 || count3 < 1 || index2 < 1 || index2 > count3 || count3 > 1e3) {
-    throw new Error(`--shard must be K/N with 1 <= K <= N <= 1000 (e.g. 2/4), not ${JSON.stringify(text)}`);
+    throw new Error(`--shard must be K/N with 1 <= K <= N <= 1000 (e.g. 2/4), not ${JSON.stringify(text2)}`);
   }
   return { index: index2, count: count3 };
 }
@@ -73593,8 +73625,8 @@ function writeFileSafely(file, data, options = {}) {
   }
   try {
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-    let written2 = 0;
-    while (written2 < bytes.length) written2 += writeSync(fd, bytes, written2, bytes.length - written2);
+    let written4 = 0;
+    while (written4 < bytes.length) written4 += writeSync(fd, bytes, written4, bytes.length - written4);
     fsyncSync(fd);
     closeSync2(fd);
     fd = -1;
@@ -73638,8 +73670,8 @@ function writeNewFileAt(file, data, options = {}) {
     throw new FileWriteError(file, codeOf(error2));
   }
   try {
-    let written2 = 0;
-    while (written2 < data.length) written2 += writeSync(fd, data, written2, data.length - written2);
+    let written4 = 0;
+    while (written4 < data.length) written4 += writeSync(fd, data, written4, data.length - written4);
     fsyncSync(fd);
   } catch (error2) {
     closeSync2(fd);
@@ -73922,10 +73954,10 @@ function toProblem(p3) {
   if (p3.source !== void 0) problem3.source = toSource(p3.source);
   return problem3;
 }
-function parsePlanJson(text, label = "The plan") {
+function parsePlanJson(text2, label = "The plan") {
   let data;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(text2);
   } catch (error2) {
     throw new PlanFormatError(`${label} is not valid JSON (${error2.message}). ${REMAKE}`);
   }
@@ -74341,9 +74373,9 @@ function structuredPatch(oldFileName, newFileName, oldStr, newStr, oldHeader, ne
     };
   }
 }
-function splitLines(text) {
-  const hasTrailingNl = text.endsWith("\n");
-  const result = text.split("\n").map((line) => line + "\n");
+function splitLines(text2) {
+  const hasTrailingNl = text2.endsWith("\n");
+  const result = text2.split("\n").map((line) => line + "\n");
   if (hasTrailingNl) {
     result.pop();
   } else {
@@ -74364,10 +74396,10 @@ var ACTION_SYMBOL = {
   unmanaged: "!"
 };
 var ACTIONS = ["create", "update", "replace", "delete", "unmanaged"];
-function skipJsonString(text, start) {
-  if (text[start] !== '"') return -1;
-  for (let i = start + 1; i < text.length; i++) {
-    const ch = text[i];
+function skipJsonString(text2, start) {
+  if (text2[start] !== '"') return -1;
+  for (let i = start + 1; i < text2.length; i++) {
+    const ch = text2[i];
     if (ch === "\\") i++;
     else if (ch === '"') return i + 1;
   }
@@ -74570,9 +74602,9 @@ function actionColor(c, action) {
       return c.cyan;
   }
 }
-function wrap(text, width, indent) {
+function wrap(text2, width, indent) {
   const out = [];
-  for (const paragraph of text.split("\n")) {
+  for (const paragraph of text2.split("\n")) {
     let line = "";
     for (const word of paragraph.split(/\s+/).filter((w2) => w2 !== "")) {
       if (line !== "" && indent.length + line.length + 1 + word.length > width) {
@@ -74603,8 +74635,8 @@ function fieldLines(c, view, action, indent) {
   if (view.diff) {
     const lines = [head + suffix];
     for (const line of view.diff) {
-      const text = line.op === "@" ? line.text : `${line.op}${line.text}`;
-      const colored = line.op === "+" ? c.green(text) : line.op === "-" ? c.red(text) : line.op === "@" ? c.cyan(text) : text;
+      const text2 = line.op === "@" ? line.text : `${line.op}${line.text}`;
+      const colored = line.op === "+" ? c.green(text2) : line.op === "-" ? c.red(text2) : line.op === "@" ? c.cyan(text2) : text2;
       lines.push(`${indent}    ${colored}`);
     }
     return lines;
@@ -74738,24 +74770,24 @@ function renderPlanText(plan, options) {
 var DEFAULT_MARKDOWN_MAX = 65e3;
 var NOTE_RESERVE = 1e3;
 var LIST_CAP = 50;
-function escapeMarkdown(text) {
-  return escapeLine(text.replace(/\r?\n/g, " ")).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1");
+function escapeMarkdown(text2) {
+  return escapeLine(text2.replace(/\r?\n/g, " ")).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/([\\`*_[\]|~#!])/g, "\\$1");
 }
-function escapeHtml(text) {
-  return escapeLine(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+function escapeHtml(text2) {
+  return escapeLine(text2).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
-function longestBacktickRun(text) {
+function longestBacktickRun(text2) {
   let longest = 0;
-  for (const run3 of text.match(/`+/g) ?? []) longest = Math.max(longest, run3.length);
+  for (const run3 of text2.match(/`+/g) ?? []) longest = Math.max(longest, run3.length);
   return longest;
 }
-function inlineCode(text, inTable = false) {
-  const fence = "`".repeat(longestBacktickRun(text) + 1);
-  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
-  const body2 = escapeLine(text.replace(/\r?\n/g, " "));
+function inlineCode(text2, inTable = false) {
+  const fence = "`".repeat(longestBacktickRun(text2) + 1);
+  const pad = text2.startsWith("`") || text2.endsWith("`") ? " " : "";
+  const body2 = escapeLine(text2.replace(/\r?\n/g, " "));
   return `${fence}${pad}${inTable ? body2.replace(/\|/g, "\\|") : body2}${pad}${fence}`;
 }
-var cellCode = (text) => inlineCode(text, true);
+var cellCode = (text2) => inlineCode(text2, true);
 function fenceFor(content) {
   return "`".repeat(Math.max(3, longestBacktickRun(content) + 1));
 }
@@ -74794,13 +74826,13 @@ var Budget = class {
   limit;
   parts = [];
   used = 0;
-  fits(text, reserve = 0) {
-    return this.used + text.length + reserve <= this.limit;
+  fits(text2, reserve = 0) {
+    return this.used + text2.length + reserve <= this.limit;
   }
-  add(text, reserve = 0) {
-    if (!this.fits(text, reserve)) return false;
-    this.parts.push(text);
-    this.used += text.length;
+  add(text2, reserve = 0) {
+    if (!this.fits(text2, reserve)) return false;
+    this.parts.push(text2);
+    this.used += text2.length;
     return true;
   }
   get length() {
@@ -74985,14 +75017,14 @@ ${spec.legend}
     left.targets > 0 ? plural(left.targets, "target row") : ""
   ].filter((s3) => s3 !== "");
   if (partial.length > 0) omitted.push(`the lists above leave out ${partial.join(", ")}`);
-  let text = budget.parts.join("");
+  let text2 = budget.parts.join("");
   if (omitted.length > 0) {
-    text += `
+    text2 += `
 > [!NOTE]
 > This report was cut to stay under ${spec.maxLength.toLocaleString("en-US")} characters: ${omitted.join("; ")}. ${spec.fullReport}
 `;
   }
-  return text;
+  return text2;
 }
 function renderPlanMarkdown(plan, options = {}) {
   const s3 = plan.summary;
@@ -75215,11 +75247,11 @@ var NOT_XML = (
   // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters XML cannot hold
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 );
-function xmlEscape(text) {
-  return escapeText(text).replace(NOT_XML, "\uFFFD").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;").replace(/\t/g, "&#9;");
+function xmlEscape(text2) {
+  return escapeText(text2).replace(NOT_XML, "\uFFFD").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;").replace(/\n/g, "&#10;").replace(/\r/g, "&#13;").replace(/\t/g, "&#9;");
 }
-function xmlText(text) {
-  return xmlEscape(text).replace(/&#10;/g, "\n");
+function xmlText(text2) {
+  return xmlEscape(text2).replace(/&#10;/g, "\n");
 }
 function failureMessage(change) {
   switch (driftStatus(change)) {
@@ -75335,8 +75367,8 @@ function wantsColor(env, tty) {
   return tty;
 }
 var processIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  out: (text2) => process.stdout.write(text2),
+  err: (text2) => process.stderr.write(text2),
   color: wantsColor(process.env, Boolean(process.stdout.isTTY)),
   interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY),
   prompt: async (question) => {
@@ -75357,15 +75389,15 @@ function writeSavedPlan(file, plan) {
   writeFileSafely(file, renderPlanJson(plan), { mode: 384 });
 }
 function readSavedPlan(file) {
-  let text;
+  let text2;
   try {
-    text = readFileSync3(file, "utf8");
+    text2 = readFileSync3(file, "utf8");
   } catch (error2) {
     throw new Error(
       `cannot read the saved plan ${file}: ${error2.code ?? error2.message}`
     );
   }
-  return parsePlanJson(text, `The saved plan ${file}`);
+  return parsePlanJson(text2, `The saved plan ${file}`);
 }
 function changesDigest(plan) {
   const essence = plan.changes.map((c) => [
@@ -78384,8 +78416,8 @@ var ArchiveError = class extends Error {
   name = "ArchiveError";
 };
 function preview(data) {
-  const text = Buffer.from(data.subarray(0, 40)).toString("latin1");
-  return JSON.stringify(text.length < data.length ? `${text}...` : text);
+  const text2 = Buffer.from(data.subarray(0, 40)).toString("latin1");
+  return JSON.stringify(text2.length < data.length ? `${text2}...` : text2);
 }
 function size(n2) {
   return `${n2} byte${n2 === 1 ? "" : "s"}`;
@@ -78591,17 +78623,23 @@ function cachingResolver(api) {
       throw error2;
     }
   };
-  return {
-    userId(username) {
+  const resolver2 = {
+    user(username) {
       let p3 = users.get(username);
       if (!p3) {
         p3 = api.get("/users", {
           query: { username },
-          shape: listOf({ id: "integer", username: "string" })
-        }).then((found) => found.find((u2) => u2.username.toLowerCase() === username.toLowerCase())?.id);
+          shape: listOf({ id: "integer", username: "string", state: "string?" })
+        }).then((found) => {
+          const u2 = found.find((x) => x.username.toLowerCase() === username.toLowerCase());
+          return u2 && { id: u2.id, username: u2.username, state: u2.state ?? "active" };
+        });
         users.set(username, p3);
       }
       return p3;
+    },
+    userId(username) {
+      return resolver2.user(username).then((u2) => u2?.id);
     },
     groupId(fullPath) {
       const key = fullPath.toLowerCase();
@@ -78621,6 +78659,7 @@ function cachingResolver(api) {
       groups.set(fullPath.toLowerCase(), Promise.resolve(id));
     }
   };
+  return resolver2;
 }
 async function createContext(api) {
   const version = await api.get("/version", { shape: { version: "string?" } });
@@ -78863,6 +78902,11 @@ function lazySchema(parent, collection) {
     return schema5;
   };
 }
+function inManifestTerms(item, apiNames) {
+  return Object.fromEntries(
+    Object.entries(apiNames).flatMap(([name, api]) => api in item ? [[name, item[api]]] : [])
+  );
+}
 function restCollection(decl, deviations) {
   const schema5 = lazySchema(decl.parents[0], decl.collection);
   const idField = decl.id?.field ?? "id";
@@ -78870,17 +78914,22 @@ function restCollection(decl, deviations) {
   const rest = {
     schema: schema5,
     shape() {
-      shape4 ??= schema5().shape({
-        [idField]: decl.id?.type ?? "integer",
-        ...schema5().identity ? { [schema5().identity]: "string" } : {},
-        ...decl.shape
-      });
+      shape4 ??= Object.fromEntries(
+        Object.entries(
+          schema5().shape({
+            [idField]: decl.id?.type ?? "integer",
+            ...schema5().identity ? { [schema5().identity]: "string" } : {},
+            ...decl.shape
+          })
+        ).map(([name, type]) => [decl.apiNames?.[name] ?? name, type])
+      );
       return shape4;
     },
     path: (parent) => typeof decl.path === "function" ? decl.path(parent) : decl.path.startsWith("/") ? decl.path : `${ownerPath(parent)}/${decl.path}`,
     itemPath: (parent, id) => `${rest.path(parent)}${apiPath`/${id}`}`,
-    toLive(parent, item, options) {
+    toLive(parent, raw, options) {
       const identity2 = schema5().identity;
+      const item = decl.apiNames ? { ...raw, ...inManifestTerms(raw, decl.apiNames) } : raw;
       const plain = {
         key: String(identity2 ? item[identity2] : item[idField]),
         id: item[idField],
@@ -79952,8 +80001,8 @@ function mask(specs2, field, value, secretDesired = false) {
   return maskSecrets(value);
 }
 async function shown(ctx, kind, specs2, field, value, secretDesired = false) {
-  if (!kind.display || value === void 0) return mask(specs2, field, value, secretDesired);
-  return mask(specs2, field, await kind.display(ctx, field, value), secretDesired);
+  const named = kind.display && value !== void 0 ? await kind.display(ctx, field, value) : value;
+  return mask(specs2, field, displayValue(specs2.get(field)?.normalize, named), secretDesired);
 }
 function maskedFields(specs2, fields, desired) {
   return Object.fromEntries(
@@ -80116,8 +80165,10 @@ var PlanState = class {
   plannedTop(collection) {
     return this.top[collection];
   }
-  /** Records a planned step. */
+  /** Records a planned step; what the live object's kind says of it (`live.note`) joins the change's reason. */
   push(out, step) {
+    const note = step.live?.note;
+    if (note) step.change.reason = step.change.reason ? `${step.change.reason}; ${note}` : note;
     out.push(step);
     this.actions.set(step.change.address, step.change.action);
   }
@@ -80354,8 +80405,9 @@ function writeOnlyChanges(specs2, desired, changes) {
   return ownFields(specs2, desired).filter(([field]) => specs2.get(field)?.writeOnly && !changes.some((f3) => f3.field === field)).map(([field, value]) => ({ field, after: mask(specs2, field, value), writeOnly: true, sensitive: true }));
 }
 function createdFields(ctx, kind, specs2, desired) {
+  const empty2 = (v3) => v3 === null || Array.isArray(v3) && v3.length === 0;
   return Promise.all(
-    ownFields(specs2, desired).map(async ([field, v3]) => ({
+    ownFields(specs2, desired).filter(([, v3]) => !empty2(v3)).map(async ([field, v3]) => ({
       field,
       after: await shown(ctx, kind, specs2, field, v3),
       ...specs2.get(field)?.sensitive || containsSecret(v3) ? { sensitive: true } : {},
@@ -80408,15 +80460,15 @@ async function planDelete(state, out, p3, reason) {
       `apply first saves its export archive to ${step.change.backup} (it holds ${p3.kind.backup.holds}) and deletes nothing unless that archive checks out`
     );
   if (p3.kind.cascade) {
-    const { taken, blocked } = await planCascade(state, out, step);
-    const all = [...taken, ...blocked];
+    const { taken, blocked: blocked2 } = await planCascade(state, out, step);
+    const all = [...taken, ...blocked2];
     if (all.length > 0) {
       const count3 = (segment, word) => {
         const n2 = all.filter((t) => t.segment === segment).length;
         return n2 === 0 ? [] : [`${n2} ${word}${n2 === 1 ? "" : "s"}`];
       };
       notes.push(
-        `the platform deletes its ${[...count3("group", "subgroup"), ...count3("project", "project")].join(" and ")} with it (${blocked.length === 0 ? "each listed as deleted" : `${blocked.length} of them ${blocked.length === 1 ? "is" : "are"} still in the manifests: see the errors`})`
+        `the platform deletes its ${[...count3("group", "subgroup"), ...count3("project", "project")].join(" and ")} with it (${blocked2.length === 0 ? "each listed as deleted" : `${blocked2.length} of them ${blocked2.length === 1 ? "is" : "are"} still in the manifests: see the errors`})`
       );
     }
   }
@@ -80435,7 +80487,7 @@ async function planCascade(state, out, owner) {
     return { taken: [], blocked: [] };
   }
   const taken = [];
-  const blocked = [];
+  const blocked2 = [];
   for (const o of objects) {
     const address = addressOf2("", { segment: o.segment }, o.key);
     if (state.actions.has(address) || state.cascaded.has(address)) continue;
@@ -80445,7 +80497,7 @@ async function planCascade(state, out, owner) {
     }
     const declaredAt = state.declaredPresent.get(o.key.toLowerCase());
     if (declaredAt) {
-      blocked.push(o);
+      blocked2.push(o);
       const group = owner.change.key;
       state.problem(
         owner.change.address,
@@ -80479,7 +80531,7 @@ async function planCascade(state, out, owner) {
       depth: owner.depth + 1
     });
   }
-  return { taken, blocked };
+  return { taken, blocked: blocked2 };
 }
 
 // src/engine/plan/item.ts
@@ -80638,7 +80690,11 @@ function report2(state, p3, problem3) {
 }
 async function planAbsent(state, out, p3, q2) {
   const { kind, item, address, parent, live } = p3;
-  if (!live) return;
+  if (!live) {
+    const why = p3.parentExists ? await kind.notHere?.(state.ctx, parent, p3.key) : void 0;
+    if (why) state.warnings.push({ address, message: why, source: item.source });
+    return;
+  }
   if (state.cascaded.has(address)) return;
   if (live.readOnly) {
     state.problem(address, `cannot delete: ${live.readOnly}`, item.source);
@@ -80648,7 +80704,7 @@ async function planAbsent(state, out, p3, q2) {
     state.problem(address, `${kind.collection} cannot be deleted through the API`, item.source);
     return;
   }
-  const refusals = await kind.checkDelete?.(state.ctx, parent, live, item.fields) ?? [];
+  const refusals = await kind.checkDelete?.(state.ctx, parent, live, item.fields, p3.scope) ?? [];
   for (const r of refusals) state.problem(address, r.message, item.source);
   if (refusals.length > 0) return;
   await planDelete(
@@ -80826,6 +80882,8 @@ function match(state, kind, coll, items, lives) {
   const scope = {
     declared: new Set(coll.items.map(ids.keyOf)),
     planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields])),
+    absent: new Set(items.filter((i) => i.state === "absent").map(ids.keyOf)),
+    policy: coll.policy,
     top: (collection) => state.plannedTop(collection)
   };
   const undeclared = lives.filter((l) => !scope.declared.has(l.key) && !l.readOnly);
@@ -80887,10 +80945,15 @@ async function planUndeclared(state, out, p3) {
       ...shown2?.id !== void 0 ? { liveId: shown2.id } : {},
       ...parentAddress ? { parent: parentAddress } : {}
     };
+    let kept;
     if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
-      const refusals = await kind.checkDelete?.(state.ctx, parent, live, void 0) ?? [];
-      for (const r of refusals) state.problem(address, r.message);
-      if (refusals.length > 0) continue;
+      const refusals = await kind.checkDelete?.(state.ctx, parent, live, void 0, matched.scope) ?? [];
+      const errors = refusals.filter((r) => !r.keep);
+      for (const r of errors) state.problem(address, r.message);
+      if (errors.length > 0) continue;
+      if (refusals.length > 0) kept = refusals.map((r) => r.message).join("; ");
+    }
+    if (kept === void 0 && coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
       await planDelete(
         state,
         out,
@@ -80915,7 +80978,7 @@ async function planUndeclared(state, out, p3) {
         ...base,
         action: "unmanaged",
         fields: [],
-        reason: (coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`) + (live.note ? `; ${live.note}` : "")
+        reason: kept !== void 0 ? `not in the manifests, and left alone although the ${collection} prune policy is delete: ${kept}` : coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
       },
       kind,
       parent,
@@ -81203,9 +81266,9 @@ var applicationSettingsKind = {
       out[BAR] = id;
     }
     for (const [name, value] of Object.entries(out)) {
-      const text = textOf(value);
-      if (text !== void 0 && settingSpecs().get(name)?.set) {
-        out[name] = text.split(",").map((v3) => v3.trim()).filter((v3) => v3 !== "").map((v3) => isSecret(value) ? new Secret(v3, value.origin) : v3);
+      const text2 = textOf(value);
+      if (text2 !== void 0 && settingSpecs().get(name)?.set) {
+        out[name] = text2.split(",").map((v3) => v3.trim()).filter((v3) => v3 !== "").map((v3) => isSecret(value) ? new Secret(v3, value.origin) : v3);
       }
     }
     return out;
@@ -81385,8 +81448,8 @@ import { createHash as createHash7 } from "node:crypto";
 function keyText(value) {
   return isSecret(value) ? value.reveal() : String(value ?? "");
 }
-function fingerprint(text) {
-  const blob = text.trim().split(/\s+/)[1];
+function fingerprint(text2) {
+  const blob = text2.trim().split(/\s+/)[1];
   if (!blob) return "invalid key";
   return `SHA256:${createHash7("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
@@ -81503,7 +81566,7 @@ import { createHash as createHash8 } from "node:crypto";
 import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
 import { dirname as dirname5 } from "node:path";
 var MAX_TOKEN_FILE_BYTES2 = 1024;
-var tokenDigest = (text) => createHash8("sha256").update(text).digest("hex");
+var tokenDigest = (text2) => createHash8("sha256").update(text2).digest("hex");
 function tokenFileRefusal(target, known3, words) {
   const existing = existingAncestor(dirname5(target));
   const realDir = (() => {
@@ -81913,6 +81976,235 @@ var labelKind = restCollection(
   })
 );
 
+// src/kinds/users.ts
+function currentUsername(ctx) {
+  let p3 = ctx.memo.get("user:current");
+  if (!p3) {
+    p3 = ctx.api.get("/user", { shape: { username: "string" } }).then((u2) => u2.username);
+    ctx.memo.set("user:current", p3);
+  }
+  return p3;
+}
+var fragments = (name) => name.length <= 3 ? [name] : [.../* @__PURE__ */ new Set([name.slice(0, 3), name.slice(-3)])];
+async function nearest(ctx, name, path2, field, query = {}) {
+  const found = await Promise.all(
+    fragments(name).map(
+      (search) => ctx.api.get(path2, {
+        query: { ...query, search, per_page: 100 },
+        shape: listOf({ [field]: "string" })
+      }).catch(() => [])
+    )
+  );
+  return didYouMean(
+    name,
+    found.flat().map((x) => x[field])
+  );
+}
+async function unknownUser(ctx, username, shown2) {
+  const near = username === shown2 ? await nearest(ctx, username, "/users", "username") : void 0;
+  return `user ${JSON.stringify(shown2)} does not exist (or is not visible to this token's user)${near ? `: did you mean "${near}"?` : ": check the username"}`;
+}
+async function nearGroup(ctx, fullPath) {
+  const slash = fullPath.lastIndexOf("/");
+  if (slash > 0) {
+    const siblings = await listSubgroups(ctx, fullPath.slice(0, slash)).catch(() => void 0);
+    return didYouMean(
+      fullPath,
+      (siblings ?? []).map((g3) => g3.full_path)
+    );
+  }
+  return nearest(ctx, fullPath, "/groups", "full_path", { top_level_only: true, all_available: true });
+}
+async function unknownGroup(ctx, fullPath, shown2) {
+  const near = fullPath === shown2 ? await nearGroup(ctx, fullPath) : void 0;
+  return `group ${JSON.stringify(shown2)} does not exist (or is not visible to this token's user)${near ? `: did you mean "${near}"?` : ": check the full path"}`;
+}
+
+// src/kinds/member.ts
+var MINIMAL_ACCESS = 5;
+var OWNER = 50;
+var MEMBER_SHAPE = { id: "integer", username: "string", access_level: "integer", state: "string?" };
+var blocked = (username) => `${username} is blocked: the membership gives no access while the user stays blocked`;
+var isGroup = (parent) => parent.collection === "groups";
+var sameExpiry = (live, desired) => (live.fields["expires_at"] ?? null) === (textOf(desired["expires_at"]) ?? null);
+function directOf(ctx, parent) {
+  return ctx.memo.get(`members:direct:${parent.address}`) ?? /* @__PURE__ */ new Map();
+}
+function inheritedOf(ctx, parent) {
+  const key = `members:inherited:${parent.address}`;
+  let p3 = ctx.memo.get(key);
+  if (!p3) {
+    const slash = parent.key.lastIndexOf("/");
+    const above = slash < 0 ? Promise.resolve(void 0) : orNotFound(
+      ctx.api.list(apiPath`/groups/${parent.key.slice(0, slash)}/members/all`, {
+        shape: MEMBER_SHAPE
+      })
+    );
+    p3 = above.then((all) => {
+      const direct = directOf(ctx, parent);
+      return new Map(
+        (all ?? []).filter((m3) => !direct.has(m3.username.toLowerCase())).map((m3) => [m3.username.toLowerCase(), m3])
+      );
+    });
+    ctx.memo.set(key, p3);
+  }
+  return p3;
+}
+var levelOf = (fields) => accessLevelNumber(revealSecrets(fields?.["access_level"]));
+var inheritedFrom = (parent) => isGroup(parent) ? "inherited from a group above" : "inherited from the project's group";
+async function ownersAfter(ctx, parent, scope, leaving) {
+  const owners = /* @__PURE__ */ new Set();
+  const declared = new Set([...scope.declared].map((k3) => k3.toLowerCase()));
+  const absent = new Set([...scope.absent].map((k3) => k3.toLowerCase()));
+  const planned = new Map([...scope.planned].map(([k3, f3]) => [k3.toLowerCase(), f3]));
+  const me2 = (await currentUsername(ctx)).toLowerCase();
+  const active = async (name) => (await ctx.resolve.user(name))?.state !== "blocked";
+  for (const [name, fields] of planned)
+    if (levelOf(fields) === OWNER && await active(textOf(fields["user"]) ?? name)) owners.add(name);
+  for (const [name, m3] of directOf(ctx, parent)) {
+    if (m3.access_level !== OWNER || m3.state === "blocked" || planned.has(name) || absent.has(name)) continue;
+    if (declared.has(name) || scope.policy !== "delete" || name === me2) owners.add(name);
+  }
+  if (parent.key.includes("/")) {
+    for (const [name, m3] of await inheritedOf(ctx, parent))
+      if (m3.access_level === OWNER && m3.state !== "blocked") owners.add(name);
+  }
+  owners.delete(leaving.toLowerCase());
+  return [...owners];
+}
+async function lastOwner(ctx, parent, scope, username, what) {
+  if ((await ownersAfter(ctx, parent, scope, username)).length > 0) return void 0;
+  return `${username} is the last owner of ${parent.key} once the plan is applied, and the platform refuses to ${what} a group's last owner: declare another owner (access_level: owner) first`;
+}
+async function ownUser(ctx, username, what) {
+  if (username.toLowerCase() !== (await currentUsername(ctx)).toLowerCase()) return void 0;
+  return `${username} is the token's own user: forgeform never ${what} it (the token could lose the access this plan and the next need); change it on the platform by hand, or plan with another user's token`;
+}
+var memberKind = restCollection(
+  {
+    collection: "members",
+    segment: "member",
+    parents: ["groups", "projects"],
+    path: "members",
+    // The member's user id is the id in paths; its username, the identity.
+    apiNames: { user: "username" },
+    shape: { access_level: "integer", expires_at: "string?", state: "string?" },
+    live: (_parent, m3, live) => m3["state"] === "blocked" ? { ...live, note: blocked(String(m3["username"])) } : live
+  },
+  (rest) => ({
+    async read(ctx, parent, wanted, options) {
+      const list = await rest.list(ctx, parent);
+      ctx.memo.set(
+        `members:direct:${parent.address}`,
+        new Map(list.map((m3) => [m3.username.toLowerCase(), m3]))
+      );
+      const spelling = new Map(wanted.map((w2) => [w2.toLowerCase(), w2]));
+      return list.map((m3) => ({
+        ...rest.toLive(parent, m3, options),
+        key: spelling.get(m3.username.toLowerCase()) ?? m3.username
+      }));
+    },
+    async prepare(ctx, _parent, fields) {
+      const name = textOf(fields["user"]) ?? "";
+      if (!await ctx.resolve.user(name))
+        throw new FieldError("user", await unknownUser(ctx, name, shownText(fields["user"])));
+      return { ...fields, expires_at: fields["expires_at"] ?? null };
+    },
+    check(ctx, parent, desired, live) {
+      const problems = [];
+      const level = levelOf(desired);
+      if (level === MINIMAL_ACCESS && isGroup(parent) && (ctx.edition === "core" || parent.key.includes("/"))) {
+        problems.push({
+          field: "access_level",
+          message: `minimal_access (5) exists only for top-level groups of the licensed edition, and ${parent.key} is ${ctx.edition === "core" ? "on the core edition" : "a subgroup"}: choose guest or higher`
+        });
+      }
+      const expires = textOf(desired["expires_at"]);
+      if (typeof expires === "string" && expires !== live?.fields["expires_at"] && expires < (/* @__PURE__ */ new Date()).toISOString().slice(0, 10)) {
+        problems.push({
+          field: "expires_at",
+          message: `${expires} is in the past: the platform refuses a membership that has already ended (remove the member with state: absent instead)`
+        });
+      }
+      return problems;
+    },
+    async createReason(ctx, parent, desired, key) {
+      const user = await ctx.resolve.user(textOf(desired["user"]) ?? key);
+      const notes = user?.state === "blocked" ? [blocked(user.username)] : [];
+      const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
+      if (inherited)
+        notes.push(
+          `${shownText(desired["user"])} already has ${accessLevelName(inherited.access_level)} access ${inheritedFrom(parent)}: this adds a direct membership`
+        );
+      return notes.length > 0 ? notes.join("; ") : void 0;
+    },
+    async checkCreate(ctx, parent, key, desired) {
+      const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
+      const level = levelOf(desired);
+      if (!inherited || level === void 0 || level >= inherited.access_level) return [];
+      return [
+        {
+          field: "access_level",
+          message: `${shownText(desired["user"])} is ${accessLevelWords(inherited.access_level)} ${inheritedFrom(parent)}, and the platform refuses a direct membership below that: declare ${accessLevelName(inherited.access_level)} or higher, or leave the user out here`
+        }
+      ];
+    },
+    async checkUpdate(ctx, parent, live, desired, changed2, scope) {
+      const before = live.fields["access_level"];
+      const after = levelOf(desired);
+      if (!changed2.includes("access_level") || after === void 0 || after >= before) return [];
+      const name = String(live.fields["user"]);
+      const reason = await ownUser(ctx, name, "demotes") ?? (isGroup(parent) && before === OWNER ? await lastOwner(ctx, parent, scope, name, "demote") : void 0);
+      return reason ? [{ field: "access_level", message: reason }] : [];
+    },
+    async checkDelete(ctx, parent, live, _desired, scope) {
+      const name = String(live.fields["user"]);
+      const reason = await ownUser(ctx, name, "removes") ?? (isGroup(parent) && live.fields["access_level"] === OWNER && directOf(ctx, parent).get(name.toLowerCase())?.state !== "blocked" ? await lastOwner(ctx, parent, scope, name, "remove") : void 0);
+      return reason ? [{ message: reason, keep: true }] : [];
+    },
+    async notHere(ctx, parent, key) {
+      const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
+      return inherited ? `${key} is not a direct member of ${parent.key}: its ${accessLevelName(inherited.access_level)} access is inherited from ${isGroup(parent) ? "a group above" : "the project's group"}, which state: absent here does not remove; remove the membership there` : void 0;
+    },
+    async create(ctx, parent, desired, key) {
+      const user = await ctx.resolve.user(textOf(desired["user"]) ?? key);
+      if (!user) throw new Error(await unknownUser(ctx, key, shownText(desired["user"])));
+      const payload = {
+        ...createBody(desired, ["expires_at"]),
+        user_id: user.id,
+        access_level: levelOf(desired)
+      };
+      try {
+        return { ...rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired)), key };
+      } catch (error2) {
+        if (!(error2 instanceof ApiError && error2.status === 409)) throw error2;
+        const there = rest.toLive(
+          parent,
+          await ctx.api.get(rest.itemPath(parent, user.id), { shape: rest.shape() }),
+          unchecked(desired)
+        );
+        if (there.fields["access_level"] === payload.access_level && sameExpiry(there, desired))
+          return { ...there, key };
+        const { user_id: _3, ...changes } = payload;
+        return {
+          ...rest.toLive(parent, await rest.put(ctx, parent, user.id, changes), unchecked(desired)),
+          key
+        };
+      }
+    },
+    async update(ctx, parent, live, desired, changed2) {
+      const updated = await rest.put(ctx, parent, live.id, {
+        ...body(
+          desired,
+          changed2.filter((f3) => f3 !== "access_level" && f3 !== "user")
+        ),
+        access_level: levelOf(desired) ?? live.fields["access_level"]
+      });
+      return { ...rest.toLive(parent, updated, unchecked(desired)), key: live.key };
+    }
+  })
+);
+
 // src/kinds/milestone.ts
 var STATISTICS_SHAPE = {
   statistics: objectOf({ counts: objectOf({ opened: "integer?" }, true) }, true)
@@ -82054,14 +82346,6 @@ var notificationSettingsKind = kindFor(["groups", "projects"]);
 // src/kinds/pipeline-schedule.ts
 var variableSchema = lazySchema("pipeline_schedules", "variables");
 var variableShape = () => variableSchema().shape();
-function currentUsername(ctx) {
-  let p3 = ctx.memo.get("user:current");
-  if (!p3) {
-    p3 = ctx.api.get("/user", { shape: { username: "string" } }).then((u2) => u2.username);
-    ctx.memo.set("user:current", p3);
-  }
-  return p3;
-}
 var fromLive = (rest, live) => {
   const owner = live.fields["owner"];
   return {
@@ -82134,26 +82418,209 @@ var pipelineScheduleKind = restCollection(
   })
 );
 
-// src/kinds/protected-environment.ts
-function canonical2(levels) {
-  const out = levels.map((l) => {
-    if (l.user_id != null) return { user_id: l.user_id };
-    if (l.group_id != null) return { group_id: l.group_id };
-    return { access_level: l.access_level ?? void 0 };
+// src/kinds/access.ts
+var text = (e) => JSON.stringify(e);
+function canonicalEntries(entries) {
+  const out = entries.map((e) => {
+    if (e.user_id != null) return { user_id: e.user_id };
+    if (e.group_id != null) return { group_id: e.group_id };
+    return { access_level: accessLevelNumber(e.access_level) ?? e.access_level ?? void 0 };
   });
-  const text = (l) => JSON.stringify(l);
   return out.sort((a, b3) => text(a) < text(b3) ? -1 : text(a) > text(b3) ? 1 : 0);
 }
 function namesOf(ctx) {
-  let names = ctx.memo.get("protected_environments:names");
+  let names = ctx.memo.get("access:names");
   if (!names) {
     names = /* @__PURE__ */ new Map();
-    ctx.memo.set("protected_environments:names", names);
+    ctx.memo.set("access:names", names);
   }
   return names;
 }
-var USER_SHAPE = { username: "string" };
-var GROUP_SHAPE2 = { full_path: "string" };
+async function resolveEntries(ctx, field, entries) {
+  return Promise.all(
+    entries.map(async (e, i) => {
+      if (e.user !== void 0) {
+        const name = textOf(e.user) ?? "";
+        const id = await ctx.resolve.userId(name);
+        if (id === void 0)
+          throw new FieldError(`${field}[${i}].user`, await unknownUser(ctx, name, shownText(e.user)));
+        namesOf(ctx).set(`user_id:${id}`, shownText(e.user));
+        return { user_id: id };
+      }
+      if (e.group !== void 0) {
+        const path2 = textOf(e.group) ?? "";
+        const id = await ctx.resolve.groupId(path2);
+        if (id === void 0)
+          throw new FieldError(`${field}[${i}].group`, await unknownGroup(ctx, path2, shownText(e.group)));
+        namesOf(ctx).set(`group_id:${id}`, shownText(e.group));
+        return { group_id: id };
+      }
+      return e;
+    })
+  );
+}
+async function nameOf(ctx, kind, id) {
+  const names = namesOf(ctx);
+  const key = `${kind}:${id}`;
+  if (!names.has(key)) {
+    const found = kind === "user_id" ? (await orNotFound(
+      ctx.api.get(apiPath`/users/${id}`, { shape: { username: "string" } })
+    ))?.username : (await orNotFound(
+      ctx.api.get(apiPath`/groups/${id}`, {
+        query: { with_projects: false },
+        shape: { full_path: "string" }
+      })
+    ))?.full_path;
+    if (found) names.set(key, found);
+  }
+  return names.get(key);
+}
+function namedEntries(ctx, entries) {
+  return Promise.all(
+    entries.map(async (e) => {
+      if (e.user_id != null) {
+        const name = await nameOf(ctx, "user_id", e.user_id);
+        return name ? { user: name } : { user_id: e.user_id };
+      }
+      if (e.group_id != null) {
+        const name = await nameOf(ctx, "group_id", e.group_id);
+        return name ? { group: name } : { group_id: e.group_id };
+      }
+      return { access_level: accessLevelName(e.access_level) };
+    })
+  );
+}
+function entriesDependOn(project, entries) {
+  return (entries ?? []).flatMap(
+    (e) => e.user !== void 0 ? [`${project}.member[${JSON.stringify(shownText(e.user))}]`] : e.group !== void 0 ? [`${project}.share[${JSON.stringify(shownText(e.group))}]`] : []
+  );
+}
+
+// src/kinds/protected-branch.ts
+var MAINTAINER = 40;
+var ADMIN = 60;
+var LISTS = ["push", "merge", "unprotect"];
+var ENTRY = { access_level: "integer?", user_id: "integer?", group_id: "integer?" };
+var listsOf = (ctx) => ctx.edition === "licensed" ? LISTS : ["push", "merge"];
+function splitEntries(entries) {
+  const first = entries.findIndex((e) => e.user_id == null && e.group_id == null);
+  return {
+    level: first < 0 ? null : accessLevelNumber(entries[first].access_level) ?? null,
+    allowed: canonicalEntries(entries.filter((_3, i) => i !== first))
+  };
+}
+async function levelAndAllowed(ctx, fields, list) {
+  const written4 = ctx.edition === "licensed" ? fields[`allowed_to_${list}`] ?? [] : [];
+  const resolved = await resolveEntries(ctx, `allowed_to_${list}`, written4);
+  const level = fields[`${list}_access_level`];
+  if (level !== void 0 && level !== null)
+    return { level: accessLevelNumber(revealSecrets(level)) ?? null, allowed: canonicalEntries(resolved) };
+  if (resolved.length === 0) return { level: MAINTAINER, allowed: [] };
+  return splitEntries(resolved);
+}
+var written2 = /* @__PURE__ */ new WeakMap();
+var protectedBranchKind = restCollection(
+  {
+    collection: "protected_branches",
+    segment: "protected_branch",
+    parents: ["projects"],
+    path: "protected_branches",
+    id: { field: "name", type: "string" },
+    shape: {
+      push_access_levels: listOf(ENTRY),
+      merge_access_levels: listOf(ENTRY),
+      unprotect_access_levels: listOf(ENTRY, true),
+      allow_force_push: "boolean",
+      code_owner_approval_required: "boolean?"
+    },
+    live: (_parent, b3, live) => {
+      const fields = { name: b3["name"], allow_force_push: b3["allow_force_push"] };
+      for (const list of LISTS) {
+        const entries = b3[`${list}_access_levels`];
+        if (entries === void 0) continue;
+        const { level, allowed } = splitEntries(entries);
+        fields[`${list}_access_level`] = level;
+        fields[`allowed_to_${list}`] = allowed;
+      }
+      if (b3["code_owner_approval_required"] !== void 0)
+        fields["code_owner_approval_required"] = b3["code_owner_approval_required"];
+      return { ...live, fields: { ...live.fields, ...fields } };
+    }
+  },
+  (rest) => ({
+    replaceReason: "the platform (13.12) changes only code_owner_approval_required in place: the branch is unprotected, then protected again, and is unprotected for the moment between the two calls",
+    async prepare(ctx, _parent, fields) {
+      const licensed = ctx.edition === "licensed";
+      const lists = await Promise.all(listsOf(ctx).map((list) => levelAndAllowed(ctx, fields, list)));
+      const out = { name: fields["name"] };
+      listsOf(ctx).forEach((list, i) => {
+        out[`${list}_access_level`] = lists[i].level;
+      });
+      out["allow_force_push"] = fields["allow_force_push"] ?? false;
+      if (licensed) {
+        out["code_owner_approval_required"] = fields["code_owner_approval_required"] ?? false;
+        listsOf(ctx).forEach((list, i) => {
+          out[`allowed_to_${list}`] = lists[i].allowed;
+        });
+      }
+      const prepared = { ...out };
+      for (const [name, value] of Object.entries(fields)) if (!(name in out)) prepared[name] = value;
+      written2.set(prepared, fields);
+      return prepared;
+    },
+    check(ctx, _parent, desired) {
+      if (ctx.edition === "licensed") return [];
+      return LISTS.flatMap(
+        (list) => desired[`${list}_access_level`] === ADMIN ? [
+          {
+            field: `${list}_access_level`,
+            message: "admin (60) exists only on the licensed edition, and this platform is the core edition"
+          }
+        ] : []
+      );
+    },
+    dependsOn(parent, _key, desired) {
+      const fields = written2.get(desired) ?? {};
+      return LISTS.flatMap(
+        (list) => entriesDependOn(parent.address, fields[`allowed_to_${list}`])
+      );
+    },
+    async display(ctx, field, value) {
+      return field.startsWith("allowed_to_") && Array.isArray(value) ? namedEntries(ctx, value) : value;
+    },
+    async export(ctx, _parent, live) {
+      const out = { ...live.fields };
+      for (const list of LISTS) {
+        const allowed = live.fields[`allowed_to_${list}`];
+        if (allowed) out[`allowed_to_${list}`] = await namedEntries(ctx, allowed);
+      }
+      return out;
+    },
+    async create(ctx, parent, desired, key) {
+      const payload = {
+        ...createBody(desired, ["allow_force_push", "code_owner_approval_required"]),
+        name: key
+      };
+      for (const list of listsOf(ctx)) {
+        const level = desired[`${list}_access_level`];
+        if (level !== null && level !== void 0) payload[`${list}_access_level`] = level;
+        const allowed = desired[`allowed_to_${list}`];
+        if (allowed && allowed.length > 0) payload[`allowed_to_${list}`] = allowed;
+      }
+      return rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired));
+    },
+    async update(ctx, parent, live, desired, changed2) {
+      const updated = await ctx.api.patch(rest.itemPath(parent, live.id), {
+        body: body(desired, changed2),
+        shape: rest.shape()
+      });
+      return rest.toLive(parent, updated, unchecked(desired));
+    }
+  })
+);
+
+// src/kinds/protected-environment.ts
+var written3 = /* @__PURE__ */ new WeakMap();
 var protectedEnvironmentKind = restCollection(
   {
     collection: "protected_environments",
@@ -82169,98 +82636,84 @@ var protectedEnvironmentKind = restCollection(
     },
     live: (_parent, e, live) => ({
       ...live,
-      fields: { name: e["name"], deploy_access_levels: canonical2(e["deploy_access_levels"]) }
+      fields: {
+        name: e["name"],
+        deploy_access_levels: canonicalEntries(e["deploy_access_levels"])
+      }
     })
   },
   (rest) => ({
     async prepare(ctx, _parent, fields) {
       const levels = fields["deploy_access_levels"] ?? [];
-      const resolved = await Promise.all(
-        levels.map(async (l, i) => {
-          if (l.user !== void 0) {
-            const id = await ctx.resolve.userId(textOf(l.user) ?? "");
-            if (id !== void 0) namesOf(ctx).set(`user_id:${id}`, shownText(l.user));
-            if (id === void 0) {
-              throw new FieldError(
-                `deploy_access_levels[${i}].user`,
-                `user ${JSON.stringify(shownText(l.user))} does not exist (or is not visible to this token): check the username`
-              );
-            }
-            return { user_id: id };
-          }
-          if (l.group !== void 0) {
-            const id = await ctx.resolve.groupId(textOf(l.group) ?? "");
-            if (id !== void 0) namesOf(ctx).set(`group_id:${id}`, shownText(l.group));
-            if (id === void 0) {
-              throw new FieldError(
-                `deploy_access_levels[${i}].group`,
-                `group ${JSON.stringify(shownText(l.group))} does not exist (or is not visible to this token): check the full path`
-              );
-            }
-            return { group_id: id };
-          }
-          return l;
-        })
-      );
-      return { ...fields, name: fields["name"], deploy_access_levels: canonical2(resolved) };
+      const out = {
+        ...fields,
+        deploy_access_levels: canonicalEntries(await resolveEntries(ctx, "deploy_access_levels", levels))
+      };
+      written3.set(out, levels);
+      return out;
     },
+    // A deployer the project does not know yet is refused: a user waits for their membership, a group for the
+    // project's share with it, when this plan makes them.
+    dependsOn: (parent, _key, desired) => entriesDependOn(parent.address, written3.get(desired)),
     async export(ctx, _parent, live) {
-      const levels = await Promise.all(
-        (live.fields["deploy_access_levels"] ?? []).map(
-          async (l) => {
-            if (l.user_id != null)
-              return {
-                user: (await ctx.api.get(apiPath`/users/${l.user_id}`, { shape: USER_SHAPE })).username
-              };
-            if (l.group_id != null)
-              return {
-                group: (await ctx.api.get(apiPath`/groups/${l.group_id}`, {
-                  shape: GROUP_SHAPE2
-                })).full_path
-              };
-            return { access_level: l.access_level ?? void 0 };
-          }
-        )
-      );
-      return { ...live.fields, deploy_access_levels: levels };
+      const levels = live.fields["deploy_access_levels"] ?? [];
+      return { ...live.fields, deploy_access_levels: await namedEntries(ctx, levels) };
     },
     async display(ctx, field, value) {
-      if (field !== "deploy_access_levels" || !Array.isArray(value)) return value;
-      const names = namesOf(ctx);
-      const nameOf = async (kind, id) => {
-        const key = `${kind}:${id}`;
-        if (!names.has(key)) {
-          const found = kind === "user_id" ? (await orNotFound(
-            ctx.api.get(apiPath`/users/${id}`, { shape: USER_SHAPE })
-          ))?.username : (await orNotFound(
-            ctx.api.get(apiPath`/groups/${id}`, {
-              query: { with_projects: false },
-              shape: GROUP_SHAPE2
-            })
-          ))?.full_path;
-          if (found) names.set(key, found);
-        }
-        return names.get(key);
-      };
-      return Promise.all(
-        value.map(async (l) => {
-          if (l.user_id != null) {
-            const name = await nameOf("user_id", l.user_id);
-            return name ? { user: name } : l;
-          }
-          if (l.group_id != null) {
-            const name = await nameOf("group_id", l.group_id);
-            return name ? { group: name } : l;
-          }
-          return l;
-        })
-      );
+      return field === "deploy_access_levels" && Array.isArray(value) ? namedEntries(ctx, value) : value;
     },
     async create(ctx, parent, desired, key) {
       const created = await rest.post(ctx, parent, {
         ...createBody(desired, []),
         name: key,
         deploy_access_levels: desired["deploy_access_levels"]
+      });
+      return rest.toLive(parent, created, unchecked(desired));
+    }
+  })
+);
+
+// src/kinds/protected-tag.ts
+var MAINTAINER2 = 40;
+var ADMIN2 = 60;
+var protectedTagKind = restCollection(
+  {
+    collection: "protected_tags",
+    segment: "protected_tag",
+    parents: ["projects"],
+    path: "protected_tags",
+    id: { field: "name", type: "string" },
+    noUpdate: "protected tags have no update call in the API: the tag is unprotected, then protected again, and is unprotected for the moment between the two calls",
+    shape: {
+      create_access_levels: listOf({ access_level: "integer?", user_id: "integer?", group_id: "integer?" })
+    },
+    live: (_parent, t, live) => ({
+      ...live,
+      fields: {
+        name: t["name"],
+        create_access_level: splitEntries(t["create_access_levels"]).level
+      }
+    })
+  },
+  (rest) => ({
+    async prepare(_ctx, _parent, fields) {
+      return {
+        ...fields,
+        create_access_level: accessLevelNumber(revealSecrets(fields["create_access_level"])) ?? MAINTAINER2
+      };
+    },
+    check(ctx, _parent, desired) {
+      return ctx.edition === "core" && desired["create_access_level"] === ADMIN2 ? [
+        {
+          field: "create_access_level",
+          message: "admin (60) exists only on the licensed edition, and this platform is the core edition"
+        }
+      ] : [];
+    },
+    async create(ctx, parent, desired, key) {
+      const created = await rest.post(ctx, parent, {
+        ...createBody(desired, ["create_access_level"]),
+        name: key
       });
       return rest.toLive(parent, created, unchecked(desired));
     }
@@ -82435,6 +82888,108 @@ async function patch(ctx, parent, id, operations) {
     body: { schemas: [PATCH_SCHEMA], Operations: operations }
   });
 }
+
+// src/kinds/share.ts
+function ownerOf2(ctx, parent, shape4) {
+  const key = `shares:owner:${parent.address}`;
+  let p3 = ctx.memo.get(key);
+  if (!p3) {
+    p3 = ctx.api.get(ownerPath(parent), {
+      shape: {
+        shared_with_groups: listOf(shape4),
+        ...parent.collection === "projects" ? { namespace: objectOf({ id: "integer", kind: "string" }, true) } : {}
+      }
+    });
+    ctx.memo.set(key, p3);
+  }
+  return p3;
+}
+async function lockProblems(ctx, parent, shape4) {
+  const ns2 = (await ownerOf2(ctx, parent, shape4)).namespace;
+  if (ns2?.kind !== "group") return [];
+  const group = await ctx.api.get(
+    apiPath`/groups/${ns2.id}`,
+    {
+      query: { with_projects: false },
+      shape: { full_path: "string", share_with_group_lock: "boolean?" }
+    }
+  );
+  if (group.share_with_group_lock !== true) return [];
+  return [
+    {
+      message: `group ${group.full_path} has share_with_group_lock set, so the platform refuses to share its projects with other groups: unset it on ${group.full_path} (and the groups above it) first, or give access through members`
+    }
+  ];
+}
+var levelOf2 = (fields) => accessLevelNumber(revealSecrets(fields["group_access"]));
+var atOrAbove = (group, path2) => path2.toLowerCase() === group.toLowerCase() || path2.toLowerCase().startsWith(`${group.toLowerCase()}/`);
+var shareKind = restCollection(
+  {
+    collection: "shared_with_groups",
+    segment: "share",
+    parents: ["groups", "projects"],
+    path: "share",
+    id: { field: "group_id", type: "integer" },
+    noUpdate: "the platform has no call that changes a share: it is removed and made again, and the group's members lose the access it gives between the two calls",
+    apiNames: { group: "group_full_path", group_access: "group_access_level" },
+    shape: { group_access: "integer", expires_at: "string?" }
+  },
+  (rest) => ({
+    async read(ctx, parent, wanted, options) {
+      const owner = await ownerOf2(ctx, parent, rest.shape());
+      const spelling = new Map(wanted.map((w2) => [w2.toLowerCase(), w2]));
+      return owner.shared_with_groups.map((s3) => {
+        const live = rest.toLive(parent, s3, options);
+        return { ...live, key: spelling.get(live.key.toLowerCase()) ?? live.key };
+      });
+    },
+    async prepare(ctx, _parent, fields) {
+      const path2 = textOf(fields["group"]) ?? "";
+      if (await ctx.resolve.groupId(path2) === void 0)
+        throw new FieldError("group", await unknownGroup(ctx, path2, shownText(fields["group"])));
+      return { ...fields, expires_at: fields["expires_at"] ?? null };
+    },
+    async checkCreate(ctx, parent, _key, desired) {
+      const shared = textOf(desired["group"]) ?? "";
+      if (parent.collection === "groups")
+        return shared.toLowerCase() === parent.key.toLowerCase() ? [{ field: "group", message: "a group cannot be shared with itself" }] : [];
+      if (atOrAbove(shared, parent.key))
+        return [
+          {
+            field: "group",
+            message: `${parent.key} is in ${shownText(desired["group"])}, and the platform does not share a project with its own group or one above it (their members have access already)`
+          }
+        ];
+      return lockProblems(ctx, parent, rest.shape());
+    },
+    // The share is removed and made again: the lock would leave it removed.
+    checkReplace: async (ctx, parent) => parent.collection === "projects" ? lockProblems(ctx, parent, rest.shape()) : [],
+    async createReason(_ctx, parent, desired) {
+      const what = parent.collection === "groups" ? "this group, its subgroups and projects" : "the project";
+      return `each member of ${shownText(desired["group"])} gets the lower of their own level there and ${accessLevelName(levelOf2(desired))} on ${what}`;
+    },
+    async create(ctx, parent, desired, key) {
+      const groupId = await ctx.resolve.groupId(textOf(desired["group"]) ?? key);
+      if (groupId === void 0) throw new Error(await unknownGroup(ctx, key, shownText(desired["group"])));
+      await ctx.api.post(rest.path(parent), {
+        body: {
+          ...createBody(desired, ["expires_at"]),
+          group_id: groupId,
+          group_access: levelOf2(desired)
+        }
+      });
+      return {
+        key,
+        id: groupId,
+        fields: {
+          group: key,
+          group_access: levelOf2(desired),
+          expires_at: textOf(desired["expires_at"]) ?? null
+        }
+      };
+    }
+  })
+);
 
 // src/kinds/system-hook.ts
 var systemHookKind = restCollection({
@@ -82615,7 +83170,11 @@ var kinds = [
   deployTokenKind,
   projectVariableKind,
   groupVariableKind,
-  instanceVariableKind
+  instanceVariableKind,
+  memberKind,
+  shareKind,
+  protectedBranchKind,
+  protectedTagKind
 ];
 
 // src/cli/changed-since.ts
@@ -82897,7 +83456,7 @@ async function planFromManifests(request2) {
   }
 }
 async function applyPlanResult(ctx, result, options) {
-  return applySteps(ctx, result.steps, { ...options, mask: (text) => result.secrets.text(text) });
+  return applySteps(ctx, result.steps, { ...options, mask: (text2) => result.secrets.text(text2) });
 }
 
 // src/cli/drift.ts
@@ -83810,8 +84369,8 @@ var convertMarkedBigIntsReviver = (key, value, context, userReviver) => {
   if (!hasUserReviver) return value;
   return userReviver(key, value, context);
 };
-var JSONParseV2 = (text, reviver) => {
-  return JSON.parse(text, (key, value, context) => {
+var JSONParseV2 = (text2, reviver) => {
+  return JSON.parse(text2, (key, value, context) => {
     const isNumber = typeof value === "number";
     const isOutOfBounds = value > Number.MAX_SAFE_INTEGER || value < Number.MIN_SAFE_INTEGER;
     const isBigNumber = isNumber && isOutOfBounds;
@@ -83869,8 +84428,8 @@ var applyReviverIteratively = (parsed, userReviver) => {
   }
   return rootHolder[""];
 };
-var serializeBigInts = (text) => {
-  return text.replace(
+var serializeBigInts = (text2) => {
+  return text2.replace(
     stringsOrLargeNumbers,
     (match2, digits, fractional, exponential) => {
       const isString = match2[0] === '"';
@@ -83884,18 +84443,18 @@ var serializeBigInts = (text) => {
     }
   );
 };
-var JSONParse = (text, reviver) => {
-  if (!text) return originalParse(text, reviver);
+var JSONParse = (text2, reviver) => {
+  if (!text2) return originalParse(text2, reviver);
   try {
-    if (isContextSourceSupported()) return JSONParseV2(text, reviver);
-    const serializedData = serializeBigInts(text);
+    if (isContextSourceSupported()) return JSONParseV2(text2, reviver);
+    const serializedData = serializeBigInts(text2);
     return originalParse(
       serializedData,
       (key, value, context) => convertMarkedBigIntsReviver(key, value, context, reviver)
     );
   } catch (error2) {
     if (error2 instanceof RangeError) {
-      const serializedData = serializeBigInts(text);
+      const serializedData = serializeBigInts(text2);
       const parsed = originalParse(serializedData);
       return applyReviverIteratively(parsed, reviver);
     }
@@ -84063,12 +84622,12 @@ async function getResponseData(response) {
   }
   const mimetype = parse2(contentType);
   if (isJSONResponse(mimetype)) {
-    let text = "";
+    let text2 = "";
     try {
-      text = await response.text();
-      return JSONParse(text);
+      text2 = await response.text();
+      return JSONParse(text2);
     } catch (err) {
-      return text;
+      return text2;
     }
   } else if (mimetype.type.startsWith("text/") || // `application/octet-stream` is the canonical "arbitrary binary" type
   // (RFC 2046) and must never be decoded as text, even when the response
@@ -84574,16 +85133,16 @@ function commentBody(report3, place, secrets) {
 
 ${foot}
 `;
-  const fold = (text2) => `<details><summary>The full report (${text2.split("\n").length} lines)</summary>
+  const fold = (text3) => `<details><summary>The full report (${text3.split("\n").length} lines)</summary>
 
-${text2}
+${text3}
 
 </details>`;
   const assemble = (middle) => redactor.text(`${top}${middle}${bottom}`);
   if (!report3.render) return redactor.text(`${top.trimEnd()}${bottom}`);
   const room = COMMENT_MAX - (top.length + bottom.length + fold("9".repeat(6)).length);
-  const text = redactor.text(report3.render(room).trimEnd());
-  const body2 = assemble(text.split("\n").length > FOLD_LINES ? fold(text) : text);
+  const text2 = redactor.text(report3.render(room).trimEnd());
+  const body2 = assemble(text2.split("\n").length > FOLD_LINES ? fold(text2) : text2);
   if (body2.length <= COMMENT_MAX) return body2;
   return assemble(
     "The report is longer than a pull-request comment can hold: it is in the job summary of the run."
@@ -84970,9 +85529,9 @@ var Run = class {
   /** The plan has changes (the has-changes output). */
   changes = false;
   /** Writes a report file under the report directory and names it in an output. */
-  report(output, extension, text) {
+  report(output, extension, text2) {
     const file = join6(this.dir, `forgeform-${this.inputs.command}.${extension}`);
-    writeFileSafely(file, text);
+    writeFileSafely(file, text2);
     setOutput(output, file);
   }
   /**
@@ -84981,13 +85540,13 @@ var Run = class {
    */
   async markdown(render, headline) {
     this.rendered = { render, headline };
-    const text = render(DEFAULT_MARKDOWN_MAX);
-    this.report("markdown-report", "md", text);
+    const text2 = render(DEFAULT_MARKDOWN_MAX);
+    this.report("markdown-report", "md", text2);
     if (!this.env["GITHUB_STEP_SUMMARY"]) {
       info("GITHUB_STEP_SUMMARY is not set: the Markdown report is not added to a job summary.");
       return;
     }
-    await summary.addRaw(text, true).write();
+    await summary.addRaw(text2, true).write();
   }
   /** A manifest path as the runner wants it in annotations: relative to the repository checkout. */
   annotationFile(file) {
@@ -85058,9 +85617,9 @@ var Run = class {
       notice(`...and ${placed.length - LIMIT} more (see the log and the reports)`);
   }
   /** A long report in the log, folded under a title. */
-  logGroup(title, text) {
+  logGroup(title, text2) {
     startGroup(title);
-    info(text.trimEnd());
+    info(text2.trimEnd());
     endGroup();
   }
   /**

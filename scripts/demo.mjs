@@ -40,6 +40,7 @@ const manifests = [
   "examples/projects.yaml",
   "examples/policies.yaml",
   "examples/variables.yaml",
+  "examples/access.yaml",
 ];
 process.stderr.write(`Running: forgeform plan ${manifests.join(" ")}\n\n`);
 

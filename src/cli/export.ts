@@ -49,6 +49,14 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
     )
     .option("--group <path>", "export a group with its subgroups and projects (repeatable)", collect, [])
     .option("--project <path>", "export a project (repeatable)", collect, [])
+    .option(
+      "--include-archived",
+      "also export a group's archived projects (otherwise they are left out, as patterns leave them out)",
+    )
+    .option(
+      "--factor",
+      "write what the projects (and the subgroups) below an exported group share once, as a group/** pattern entry, each keeping only what differs",
+    )
     .option("--out <dir>", "directory to write the manifests to (created if missing)", ".")
     .option("--force", "overwrite files that exist already (otherwise export refuses, writing nothing)")
     .option(
@@ -96,6 +104,8 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
         schemaRef: (opts["schemaRef"] as string | undefined) ?? schemaUrl(),
         host: new URL(connection.url).hostname,
         unchecked: opts["unchecked"] as string[],
+        includeArchived: opts["includeArchived"] === true,
+        factor: opts["factor"] === true,
       });
       const existing = result.files
         .map((f) => join(outDir, f.name))

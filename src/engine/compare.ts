@@ -3,7 +3,7 @@
  * the same; CRLF equals LF; two datetimes are equal when they are the same instant; lists declared as sets
  * (`uniqueItems`) compare without order; objects compare only the keys the manifest sets; a secret on either side
  * compares by its value; and a field whose schema names a normaliser (`x-normalize`: durations, time zones,
- * refs...) compares in that normaliser's terms.
+ * refs, access levels...) compares in that normaliser's terms (an access level `developer` equals the platform's 30).
  */
 import {
   instantOf,

@@ -1,9 +1,9 @@
 /** The per-run context kinds work in: the API client, a caching name resolver, and the platform's edition. */
 import { type ApiClient, ApiError, apiPath, listOf } from "../api/index.js";
-import type { KindContext, Resolver } from "../kinds/kind.js";
+import type { KindContext, PlatformUser, Resolver } from "../kinds/kind.js";
 
 function cachingResolver(api: ApiClient): Resolver {
-  const users = new Map<string, Promise<number | undefined>>();
+  const users = new Map<string, Promise<PlatformUser | undefined>>();
   const groups = new Map<string, Promise<number | undefined>>();
   const orUndefinedOn404 = async <T>(p: Promise<T>): Promise<T | undefined> => {
     try {
@@ -13,19 +13,25 @@ function cachingResolver(api: ApiClient): Resolver {
       throw error;
     }
   };
-  return {
-    userId(username) {
+  const resolver: Resolver = {
+    user(username) {
       let p = users.get(username);
       if (!p) {
         p = api
-          .get<{ id: number; username: string }[]>("/users", {
+          .get<PlatformUser[]>("/users", {
             query: { username },
-            shape: listOf({ id: "integer", username: "string" }),
+            shape: listOf({ id: "integer", username: "string", state: "string?" }),
           })
-          .then((found) => found.find((u) => u.username.toLowerCase() === username.toLowerCase())?.id);
+          .then((found) => {
+            const u = found.find((x) => x.username.toLowerCase() === username.toLowerCase());
+            return u && { id: u.id, username: u.username, state: u.state ?? "active" };
+          });
         users.set(username, p);
       }
       return p;
+    },
+    userId(username) {
+      return resolver.user(username).then((u) => u?.id);
     },
     groupId(fullPath) {
       const key = fullPath.toLowerCase();
@@ -45,6 +51,7 @@ function cachingResolver(api: ApiClient): Resolver {
       groups.set(fullPath.toLowerCase(), Promise.resolve(id));
     },
   };
+  return resolver;
 }
 
 /** Builds the context; asks the platform for its version once to learn the edition. */

@@ -30,6 +30,26 @@ export function isSecretParameter(name: string): boolean {
   return SECRET_WORD.test(lower) || SECRET_PART.test(lower);
 }
 
+/**
+ * Whether a variable's or setting's name says that its value is a secret (`DEPLOY_TOKEN`, `DB_PASSWORD`,
+ * `external_auth_client_key`): the same words as for query parameters.
+ */
+export function isSecretName(name: string): boolean {
+  return isSecretParameter(name);
+}
+
+/**
+ * Formats of well-known credentials, recognised by their value whatever they are named: the platform's own tokens,
+ * GitHub's, Slack's, Stripe's, AWS access key ids, private keys in PEM, JSON web tokens.
+ */
+const TOKEN_FORMATS =
+  /\b(?:gl(?:pat|dt|ptt|rt|cbt|imt|agent|oas)-[\w-]{8,}|gh[pousr]_\w{20,}|github_pat_\w{20,}|xox[abposr]-[\w-]{8,}|[sr]k_live_\w{8,}|AKIA[0-9A-Z]{16}|eyJ[\w-]{8,}\.eyJ[\w-]{8,}\.[\w-]+)|-----BEGIN [A-Z ]*PRIVATE KEY-----/;
+
+/** Whether a value is a credential in a well-known format (`glpat-...`, `ghp_...`, a PEM private key). */
+export function looksLikeCredential(value: string): boolean {
+  return TOKEN_FORMATS.test(value);
+}
+
 /** Every credential in the URLs of a text, in order. */
 export function findCredentials(text: string): Credential[] {
   const found: Credential[] = [];

@@ -13,9 +13,11 @@ import { orNotFound, UNCHECKED } from "../kinds/common.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent, ReadOptions } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
+import { displayValue } from "../manifest/normalize.js";
 import { identityOf } from "../manifest/rules.js";
 import { isSecret } from "../manifest/secret.js";
-import { findCredentials, maskCredentials } from "./credentials.js";
+import { findCredentials, isSecretName, looksLikeCredential, maskCredentials } from "./credentials.js";
+import { factorEntries } from "./factor.js";
 
 export interface ExportRequest {
   instance: boolean;
@@ -29,6 +31,13 @@ export interface ExportRequest {
   host: string;
   /** Settings the schema does not know, written under `unchecked:` where the platform shows them (`--unchecked`). */
   unchecked?: string[];
+  /** Archived projects too (`--include-archived`); otherwise a group's archived projects are left out. */
+  includeArchived?: boolean;
+  /**
+   * What the projects (and the subgroups) of an exported group share is written once, as a `group/**` pattern
+   * entry, with each object keeping only what differs (`--factor`).
+   */
+  factor?: boolean;
 }
 
 /** An environment variable an exported manifest refers to for a sensitive value. */
@@ -52,11 +61,6 @@ export interface ExportResult {
 }
 
 const INSTANCE: Parent = { address: "instance", collection: "instance", key: "instance", ref: "instance" };
-
-interface Comment {
-  path: (string | number)[];
-  text: string;
-}
 
 /** Longest word taken from one part of an address for a variable name, and longest name. */
 const NAME_WORD_MAX = 24;
@@ -111,7 +115,8 @@ class Exporter {
   readonly skipped: string[] = [];
   private env: EnvReference[] = [];
   private envNames = new Set<string>();
-  private comments: Comment[] = [];
+  /** Comments written before an object of the file (an entry, an item), kept by the object itself. */
+  private comments = new Map<object, string[]>();
 
   constructor(
     private readonly ctx: KindContext,
@@ -122,16 +127,23 @@ class Exporter {
     private readonly readOptions: ReadOptions = {},
   ) {}
 
-  /** Whether a live value is the platform's default for the field (`default`, or `x-default-template`). */
-  private async isDefault(spec: FieldSpec, value: unknown): Promise<boolean> {
-    const options = { set: spec.set, ...(spec.normalize ? { normalize: spec.normalize } : {}) };
-    if (spec.default !== undefined) return sameValue(spec.default, value, options);
-    if (spec.defaultTemplate === undefined) return false;
-    let expected = spec.defaultTemplate.replace("{host}", this.host);
+  /**
+   * The platform's default for a field of the object `key` (`default`, or `x-default-template` with `{host}`,
+   * `{user_email}` and `{path_segment}`, the last segment of the object's path), or undefined when it has none.
+   */
+  private async defaultOf(spec: FieldSpec, key: string): Promise<{ value: unknown } | undefined> {
+    if (spec.default !== undefined) return { value: spec.default };
+    if (spec.defaultTemplate === undefined) return undefined;
+    let expected = spec.defaultTemplate
+      .replace("{host}", this.host)
+      .replace("{path_segment}", key.slice(key.lastIndexOf("/") + 1));
     if (expected.includes("{user_email}"))
       expected = expected.replace("{user_email}", await this.userEmail());
-    return sameValue(expected, value, options);
+    return { value: expected };
   }
+
+  /** Fields each written object left out because the platform has them by default, with those defaults. */
+  readonly defaults = new WeakMap<object, Map<string, unknown>>();
 
   private userEmailP: Promise<string> | undefined;
   private userEmail(): Promise<string> {
@@ -142,10 +154,42 @@ class Exporter {
     return this.userEmailP;
   }
 
+  /**
+   * Whether a live value is a secret, written as a reference: a value the kind reads as one (a masked variable's),
+   * a credential in a well-known format wherever it is, and a sensitive field's value (a schedule variable's, a
+   * setting's key) when the field or the object is named like a secret (`DEPLOY_TOKEN`, `external_auth_client_key`).
+   * Other values are written as they are, `BUILD_TYPE: nightly` too; credentials inside URLs become references
+   * where the text is written.
+   */
+  private isSecretValue(spec: FieldSpec, value: unknown, key: string): boolean {
+    if (isSecret(value)) return true;
+    if (typeof value === "string" && looksLikeCredential(value)) return true;
+    // A variable's value (a CI/CD variable left unmasked) is judged by the variable's name as well.
+    if (!spec.sensitive && spec.name !== "value") return false;
+    if (typeof value !== "string") return spec.sensitive;
+    return isSecretName(spec.name) || isSecretName(key);
+  }
+
+  /** Notes a comment to write before `target` (an entry or an item of the file). */
+  comment(target: object, { text }: { text: string }): void {
+    const texts = this.comments.get(target) ?? [];
+    texts.push(text);
+    this.comments.set(target, texts);
+  }
+
+  /** Moves the comments of `from` to `to` (an entry copied when its pattern is factored out). */
+  moveComments(from: object, to: object): void {
+    const texts = this.comments.get(from);
+    if (texts && from !== to) {
+      this.comments.delete(from);
+      this.comments.set(to, [...(this.comments.get(to) ?? []), ...texts]);
+    }
+  }
+
   /** Starts a new file: its own env references and comments. */
   begin(): void {
     this.env = [];
-    this.comments = [];
+    this.comments = new Map();
   }
 
   private reference(nameParts: string[], field: string, address: string): string {
@@ -189,7 +233,6 @@ class Exporter {
     collection: string,
     live: Live,
     self: Parent,
-    path: (string | number)[],
     nameParts: string[],
   ): Promise<Record<string, unknown>> {
     const kind = this.registry.kind(parent.collection, collection);
@@ -217,6 +260,8 @@ class Exporter {
         ? fields["state"]
         : undefined;
     const writeOnly: string[] = [];
+    const defaults = new Map<string, unknown>();
+    this.defaults.set(out, defaults);
     for (const [name, spec] of specs) {
       if (spec.child || spec.local) continue;
       if (spec.writeOnly) {
@@ -226,15 +271,23 @@ class Exporter {
       if (out[name] !== undefined) continue;
       const value = fields[name];
       if (isEmpty(value) || spec.deprecatedBy) continue;
-      // A value the platform has by default is left out: the export says what someone set, not everything.
-      if (await this.isDefault(spec, value)) continue;
       if (spec.licensed && this.ctx.edition === "core") continue;
-      // A variable's `value` is named after the variable alone (`API_NIGHTLY_DEPLOY_TOKEN`). A value the kind
-      // reads as a secret (a masked variable's) is one too.
-      out[name] =
-        spec.sensitive || isSecret(value)
-          ? this.reference([...nameParts, name === "value" ? "" : name], name, self.address)
-          : this.written(value, nameParts, name, self.address);
+      // A value the platform has by default is left out: the export says what someone set, not everything.
+      const byDefault = await this.defaultOf(spec, live.key);
+      if (
+        byDefault !== undefined &&
+        sameValue(byDefault.value, value, {
+          set: spec.set,
+          ...(spec.normalize ? { normalize: spec.normalize } : {}),
+        })
+      ) {
+        defaults.set(name, byDefault.value);
+        continue;
+      }
+      // A variable's `value` is named after the variable alone (`API_NIGHTLY_DEPLOY_TOKEN`).
+      out[name] = this.isSecretValue(spec, value, live.key)
+        ? this.reference([...nameParts, name === "value" ? "" : name], name, self.address)
+        : this.written(displayValue(spec.normalize, value), nameParts, name, self.address);
     }
     if (ownState !== undefined && ownState !== stateSchema?.["default"]) out["state"] = ownState;
     // Settings the schema does not know, asked for with --unchecked: as the platform shows them.
@@ -256,20 +309,18 @@ class Exporter {
       const missing = spec.requires.filter((r) => isEmpty(out[r]));
       if (missing.length === 0) continue;
       delete out[name];
-      this.comments.push({
-        path,
+      this.comment(out, {
         text: ` ${name} is not exported: it needs ${missing.join(", ")}, which ${missing.length === 1 ? "is" : "are"} empty or write-only on the platform`,
       });
     }
     if (writeOnly.length > 0) {
-      this.comments.push({
-        path,
+      this.comment(out, {
         text: ` write-only, not readable from the platform, so not exported: ${writeOnly.join(", ")}`,
       });
     }
     for (const [name, spec] of specs) {
       if (!spec.child) continue;
-      const child = await this.collection(self, name, [...path, name], nameParts, spec);
+      const child = await this.collection(self, name, out, nameParts, spec);
       if (child !== undefined) out[name] = child;
     }
     return out;
@@ -279,7 +330,8 @@ class Exporter {
   async collection(
     parent: Parent,
     collection: string,
-    path: (string | number)[],
+    /** The object the collection is written in: a comment there says when it cannot be read. */
+    holder: object,
     nameParts: string[],
     spec: FieldSpec,
   ): Promise<unknown> {
@@ -293,8 +345,7 @@ class Exporter {
     } catch (error) {
       if (await kind.notConfigured?.(this.ctx, parent, error)) return undefined;
       this.skipped.push(`${where}: ${(error as Error).message}`);
-      this.comments.push({
-        path: path.slice(0, -1),
+      this.comment(holder, {
         text: ` ${collection} not exported: ${(error as Error).message}`,
       });
       return undefined;
@@ -310,12 +361,12 @@ class Exporter {
         live,
         parent,
       };
-      const body = await this.object(parent, collection, live, self, path, [...nameParts, collection]);
+      const body = await this.object(parent, collection, live, self, [...nameParts, collection]);
       return Object.keys(body).length > 0 ? body : undefined;
     }
     if (lives.length === 0) return undefined;
     const items: Record<string, unknown>[] = [];
-    for (const [i, live] of lives.entries()) {
+    for (const live of lives) {
       const self: Parent = {
         // A credential in an identity (a hook URL's key) is not shown in the address that lists the variables.
         address: `${parent.address}.${kind.segment}[${JSON.stringify(maskCredentials(live.key))}]`,
@@ -325,9 +376,7 @@ class Exporter {
         live,
         parent,
       };
-      items.push(
-        await this.object(parent, collection, live, self, [...path, i], [...nameParts, namePart(live.key)]),
-      );
+      items.push(await this.object(parent, collection, live, self, [...nameParts, namePart(live.key)]));
     }
     return items;
   }
@@ -348,12 +397,21 @@ class Exporter {
           ]
         : []),
     ].join("\n");
-    for (const c of this.comments) {
-      const node = doc.getIn(c.path, true) as Node | undefined;
-      if (node && (isMap(node) || isSeq(node))) {
-        node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${c.text}` : c.text;
+    // Each comment goes before its object, wherever the object ended up in the file.
+    const place = (value: unknown, path: (string | number)[]): void => {
+      if (value === null || typeof value !== "object") return;
+      const texts = this.comments.get(value);
+      const node = texts && (doc.getIn(path, true) as Node | undefined);
+      if (texts && node && (isMap(node) || isSeq(node))) {
+        const text = texts.join("\n");
+        node.commentBefore = node.commentBefore ? `${node.commentBefore}\n${text}` : text;
       }
-    }
+      const children: [string | number, unknown][] = Array.isArray(value)
+        ? value.map((v, i) => [i, v])
+        : Object.entries(value);
+      for (const [k, v] of children) place(v, [...path, k]);
+    };
+    for (const [k, v] of Object.entries(body)) place(v, [k]);
     return { name, text: doc.toString({ lineWidth: 0 }), env: this.env };
   }
 
@@ -368,14 +426,46 @@ class Exporter {
       live,
       parent: INSTANCE,
     };
-    return this.object(
-      INSTANCE,
-      collection,
-      live,
-      self,
-      [collection, live.key],
-      [live.key.slice(live.key.lastIndexOf("/") + 1)],
-    );
+    return this.object(INSTANCE, collection, live, self, [live.key.slice(live.key.lastIndexOf("/") + 1)]);
+  }
+
+  /**
+   * The entries of a group's file under `groups:` or `projects:`, in path order: with `factor`, what the objects
+   * below the group share goes into a `root/**` pattern entry first. A project entry that says nothing is left
+   * out (it would manage nothing); a group's stays, as its absence would be reported, unless a pattern covers it.
+   */
+  arrange(
+    collection: "groups" | "projects",
+    root: string,
+    entries: Map<string, Record<string, unknown>>,
+    request: Pick<ExportRequest, "factor" | "includeArchived">,
+  ): Record<string, unknown> {
+    const below = new Map([...entries].filter(([key]) => key !== root));
+    let pattern: Record<string, unknown> = {};
+    if (request.factor) {
+      const factored = factorEntries({
+        entries: below,
+        defaults: (entry) => this.defaults.get(entry),
+        specs: this.registry.fields("instance", collection),
+      });
+      for (const [key, entry] of factored.entries) this.moveComments(below.get(key)!, entry);
+      pattern = factored.pattern;
+      for (const [key, entry] of factored.entries) below.set(key, entry);
+    }
+    const out: Record<string, unknown> = {};
+    const own = entries.get(root);
+    if (own !== undefined) out[root] = own;
+    if (Object.keys(pattern).length > 0) {
+      out[`${root}/**`] =
+        collection === "projects" && request.includeArchived
+          ? { include_archived: true, ...pattern }
+          : pattern;
+    }
+    // A subgroup stays even when it says nothing: a declared group's undeclared subgroups are reported as
+    // unmanaged, unless a pattern entry matches them.
+    const keepEmpty = collection === "groups" && Object.keys(pattern).length === 0;
+    for (const [key, entry] of below) if (keepEmpty || Object.keys(entry).length > 0) out[key] = entry;
+    return out;
   }
 
   async readTop(collection: "groups" | "projects", keys: string[]): Promise<Live[]> {
@@ -420,7 +510,7 @@ export async function exportManifests(
     const instance: Record<string, unknown> = {};
     for (const [name, spec] of registry.fields("", "instance")) {
       if (!spec.child || name === "groups" || name === "projects") continue;
-      const value = await exporter.collection(INSTANCE, name, ["instance", name], [], spec);
+      const value = await exporter.collection(INSTANCE, name, instance, [], spec);
       if (value !== undefined) instance[name] = value;
     }
     files.push(
@@ -450,23 +540,28 @@ export async function exportManifests(
       shape: { full_path: "string" },
     });
     const groupPaths = [group.key, ...subgroups.map((g) => g.full_path).sort()];
-    const groups: Record<string, unknown> = {};
+    const groupEntries = new Map<string, Record<string, unknown>>();
     for (const live of [group, ...(await exporter.readTop("groups", groupPaths.slice(1)))])
-      groups[live.key] = await exporter.top("groups", live);
-    // The group's own projects (projects shared with it belong to other groups' files).
+      groupEntries.set(live.key, await exporter.top("groups", live));
+    // The group's own projects (projects shared with it belong to other groups' files); archived ones only when
+    // asked for, as patterns leave them out unless they say include_archived.
     const projectRefs = await ctx.api.list<ApiProjectRef>(apiPath`/groups/${group.id!}/projects`, {
-      query: { include_subgroups: true, with_shared: false },
+      query: {
+        include_subgroups: true,
+        with_shared: false,
+        ...(request.includeArchived ? {} : { archived: false }),
+      },
       shape: PROJECT_REF_SHAPE,
     });
     const projectPaths = projectRefs.map((p) => p.path_with_namespace).sort();
-    const projects: Record<string, unknown> = {};
-    for (const live of await exporter.readTop("projects", projectPaths)) {
-      // A project with nothing set away from the defaults and nothing in its collections is not written: an empty
-      // entry would manage nothing.
-      const body = await exporter.top("projects", live);
-      if (Object.keys(body).length > 0) projects[live.key] = body;
-    }
-    for (const key of Object.keys(groups).concat(projectPaths)) exportedPaths.add(key.toLowerCase());
+    const projectEntries = new Map<string, Record<string, unknown>>();
+    for (const live of await exporter.readTop("projects", projectPaths))
+      projectEntries.set(live.key, await exporter.top("projects", live));
+    for (const key of [...groupEntries.keys(), ...projectPaths]) exportedPaths.add(key.toLowerCase());
+    const arrange = (collection: "groups" | "projects", entries: Map<string, Record<string, unknown>>) =>
+      exporter.arrange(collection, group.key, entries, request);
+    const groups = arrange("groups", groupEntries);
+    const projects = arrange("projects", projectEntries);
     files.push(
       exporter.render(
         fileNameFor(group.key),

@@ -113,8 +113,20 @@ export interface RestDeclaration {
   query?: Record<string, QueryValue>;
   /** Fields of the API object beyond the schema's that the kind relies on, or whose type the API gives differently. */
   shape?: Shape;
+  /**
+   * Fields the API names otherwise than the manifest (`{ user: "username" }`): read, and checked in responses,
+   * under the API's name.
+   */
+  apiNames?: Record<string, string>;
   /** How an API object reads in manifest terms, beyond the schema's fields as they are. */
   live?(parent: Parent, item: ApiObject, live: Live): Live;
+}
+
+/** The fields an API object names otherwise (`apiNames`), under the manifest's names. */
+function inManifestTerms(item: ApiObject, apiNames: Record<string, string>): ApiObject {
+  return Object.fromEntries(
+    Object.entries(apiNames).flatMap(([name, api]) => (api in item ? [[name, item[api]]] : [])),
+  );
 }
 
 /** The kind's own code, beside the plain collection's: any member of Kind overrides the generic one. */
@@ -132,11 +144,15 @@ export function restCollection(decl: RestDeclaration, deviations?: (rest: Rest) 
   const rest: Rest = {
     schema,
     shape() {
-      shape ??= schema().shape({
-        [idField]: decl.id?.type ?? "integer",
-        ...(schema().identity ? { [schema().identity!]: "string" } : {}),
-        ...decl.shape,
-      });
+      shape ??= Object.fromEntries(
+        Object.entries(
+          schema().shape({
+            [idField]: decl.id?.type ?? "integer",
+            ...(schema().identity ? { [schema().identity!]: "string" } : {}),
+            ...decl.shape,
+          }),
+        ).map(([name, type]) => [decl.apiNames?.[name] ?? name, type]),
+      );
       return shape;
     },
     path: (parent) =>
@@ -146,8 +162,9 @@ export function restCollection(decl: RestDeclaration, deviations?: (rest: Rest) 
           ? decl.path
           : `${ownerPath(parent)}/${decl.path}`,
     itemPath: (parent, id) => `${rest.path(parent)}${apiPath`/${id}`}`,
-    toLive(parent, item, options) {
+    toLive(parent, raw, options) {
       const identity = schema().identity;
+      const item = decl.apiNames ? { ...raw, ...inManifestTerms(raw, decl.apiNames) } : raw;
       const plain: Live = {
         key: String(identity ? item[identity] : item[idField]),
         id: item[idField] as string | number,

@@ -12,13 +12,17 @@ import { groupKind } from "./group.js";
 import { hookKind } from "./hook.js";
 import type { Kind } from "./kind.js";
 import { labelKind } from "./label.js";
+import { memberKind } from "./member.js";
 import { milestoneKind } from "./milestone.js";
 import { instanceNotificationSettingsKind, notificationSettingsKind } from "./notification-settings.js";
 import { pipelineScheduleKind } from "./pipeline-schedule.js";
 import { projectKind } from "./project.js";
+import { protectedBranchKind } from "./protected-branch.js";
 import { protectedEnvironmentKind } from "./protected-environment.js";
+import { protectedTagKind } from "./protected-tag.js";
 import { scheduleVariableKind } from "./schedule-variable.js";
 import { scimUserKind } from "./scim-user.js";
+import { shareKind } from "./share.js";
 import { systemHookKind } from "./system-hook.js";
 import { triggerKind } from "./trigger.js";
 import { wikiPageKind } from "./wiki-page.js";
@@ -49,4 +53,8 @@ export const kinds: Kind[] = [
   projectVariableKind,
   groupVariableKind,
   instanceVariableKind,
+  memberKind,
+  shareKind,
+  protectedBranchKind,
+  protectedTagKind,
 ];

@@ -25,7 +25,10 @@ export interface Live {
    * ReadOptions.addressOnly): whether it exists shows on the first read below it.
    */
   unverified?: boolean;
-  /** What the plan says of the object when it reports it unmanaged (a deploy token that has expired). */
+  /**
+   * What the plan says of the object in any change it is in, besides its fields (`alice is blocked`, a deploy token
+   * that has expired).
+   */
   note?: string;
 }
 
@@ -48,8 +51,18 @@ export interface Parent {
 /** Desired fields of one object, with values as declared (secrets as Secret instances). */
 export type Fields = Record<string, unknown>;
 
+/** A user as name lookups find it: its id, its username as the platform spells it, and its state. */
+export interface PlatformUser {
+  id: number;
+  username: string;
+  /** `active`, `blocked`, ... */
+  state: string;
+}
+
 /** Looks up platform ids for names used in manifests; answers are cached for the run. */
 export interface Resolver {
+  /** The user with this username, in any case; undefined when there is none the token's user can see. */
+  user(username: string): Promise<PlatformUser | undefined>;
   userId(username: string): Promise<number | undefined>;
   groupId(fullPath: string): Promise<number | undefined>;
   /** Records a group created during apply, so later lookups (children, access levels) find it. */
@@ -119,6 +132,11 @@ export interface KindProblem {
   message: string;
   /** The field it concerns, when there is one. */
   field?: string;
+  /**
+   * For an object a `delete` prune policy would remove: not an error, the object is left as it is and reported as
+   * unmanaged, with the message as the reason (the token's own membership). An object marked absent is an error.
+   */
+  keep?: boolean;
   /**
    * `warning`: reported, and the plan goes on (a deploy token that has expired, a new project whose path is close to
    * an existing one's); otherwise an error.
@@ -193,13 +211,15 @@ export interface Kind {
   createReason?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<string | undefined>;
   /**
    * Problems that make deleting `live` unsafe (a milestone that still has open issues). `desired` holds the fields
-   * of the entry marked absent, or is undefined when a prune policy deletes an undeclared object.
+   * of the entry marked absent, or is undefined when a prune policy deletes an undeclared object. `scope`: what the
+   * manifests say of the collection (the members a group keeps).
    */
   checkDelete?(
     ctx: KindContext,
     parent: Parent,
     live: Live,
     desired: Fields | undefined,
+    scope: CollectionScope,
   ): Promise<KindProblem[]>;
   /** What the plan says of a replacement beside its reason (where the new token is written). */
   replaceNote?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<string | undefined>;
@@ -217,6 +237,11 @@ export interface Kind {
     changed: string[],
   ): Promise<Live | undefined>;
   remove?(ctx: KindContext, parent: Parent, live: Live): Promise<void>;
+  /**
+   * For an entry marked absent whose object is not there: why something like it still is, for a warning (a user
+   * whose membership is inherited from a group above, which no delete here removes).
+   */
+  notHere?(ctx: KindContext, parent: Parent, key: string): Promise<string | undefined>;
 
   /**
    * The live object's fields in manifest terms, for `forgeform export`, where `live.fields` are not already
@@ -278,6 +303,10 @@ export interface CollectionScope {
   declared: ReadonlySet<string>;
   /** The desired fields of the objects of this collection that the plan manages (present, within the targets). */
   planned: ReadonlyMap<string, Fields>;
+  /** The identities this plan deletes because their entries are marked absent (within the targets). */
+  absent: ReadonlySet<string>;
+  /** The collection's prune policy: what happens to the live objects it does not declare. */
+  policy: "warn" | "delete" | "ignore";
   /**
    * The same for the top-level groups or projects, by lower-cased full path: what a project's group will be, and
    * which of a group's projects the plan changes.

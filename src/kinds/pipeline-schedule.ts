@@ -5,10 +5,11 @@
  * apply takes ownership, only when someone else owns it; without it, ownership is never touched. The platform's
  * spellings of refs and time zones compare equal to the manifest's through the schema's `x-normalize`.
  */
-import { apiPath, listOf, objectOf, type Shape } from "../api/index.js";
+import { listOf, objectOf, type Shape } from "../api/index.js";
 import { body, createBody, pick, UNCHECKED } from "./common.js";
 import { type ApiObject, lazySchema, type Rest, restCollection, unchecked } from "./declare.js";
-import type { Fields, KindContext, Live, Parent } from "./kind.js";
+import type { Live } from "./kind.js";
+import { currentUsername } from "./users.js";
 
 /** A schedule variable as the platform shows it (in a schedule's detail view, and when one is changed). */
 const variableSchema = lazySchema("pipeline_schedules", "variables");
@@ -21,16 +22,6 @@ type ApiSchedule = ApiObject & {
   owner?: { username: string } | null;
   variables?: unknown[];
 };
-
-/** The token's user's username, asked once per run. */
-function currentUsername(ctx: KindContext): Promise<string> {
-  let p = ctx.memo.get("user:current") as Promise<string> | undefined;
-  if (!p) {
-    p = ctx.api.get<{ username: string }>("/user", { shape: { username: "string" } }).then((u) => u.username);
-    ctx.memo.set("user:current", p);
-  }
-  return p;
-}
 
 /** What a schedule's variables are read from (see schedule-variable.ts): only they are kept of the response. */
 export interface ScheduleRaw {

@@ -2,9 +2,11 @@
  * Values the platform rewrites. A field declares its kind of value once, in its schema (`x-normalize`), and every
  * comparison (plans, drift, duplicate identities) goes through the normaliser named there: a duration `90 days`
  * that reads back as `3 months`, a time zone `UTC` that is also `Etc/UTC`, a ref `refs/heads/main` shown as `main`,
- * a job timeout written `1h` that the platform keeps as 3600 seconds.
- * Normalising is for comparing only: what is sent is what the manifest says, and what is shown or exported is what
- * each side wrote. The sandbox rewrites values from its own code; the two never share this module.
+ * a job timeout written `1h` that the platform keeps as 3600 seconds, an access level `developer` that the platform
+ * gives as 30. Normalising is for comparing only: what is sent is what the manifest says (but for numeric normalisers,
+ * whose values the platform takes as numbers only: sentValue), and what is shown or exported is what each side wrote
+ * (access levels by name: displayValue). The sandbox rewrites values from its own code; the two never share this
+ * module.
  */
 import { canonicalColor } from "./colors.js";
 import { RAILS_TIME_ZONES } from "./timezones.js";
@@ -18,7 +20,46 @@ export type NormalizerName =
   | "lowercase"
   | "whitespace"
   | "ssh-key"
-  | "color";
+  | "color"
+  | "access-level";
+
+/**
+ * The platform's access levels by the names manifests may write them with; the platform takes and gives numbers.
+ * Which of them a field takes is its schema's (`common.schema.json`: members, shares, protected refs).
+ */
+export const ACCESS_LEVELS: Readonly<Record<string, number>> = {
+  no_access: 0,
+  minimal_access: 5,
+  guest: 10,
+  reporter: 20,
+  developer: 30,
+  maintainer: 40,
+  owner: 50,
+  admin: 60,
+};
+
+const LEVEL_NAMES = new Map(Object.entries(ACCESS_LEVELS).map(([name, n]) => [n, name]));
+
+/** The number of an access level written by name or number (`developer`, 30); undefined for anything else. */
+export function accessLevelNumber(value: unknown): number | undefined {
+  if (typeof value === "number") return Number.isInteger(value) ? value : undefined;
+  if (typeof value !== "string") return undefined;
+  const text = value.trim();
+  return Object.hasOwn(ACCESS_LEVELS, text) ? ACCESS_LEVELS[text] : undefined;
+}
+
+/** An access level as plans show it: by name (`developer`); a number without a name stays a number. */
+export function accessLevelName(value: unknown): unknown {
+  const n = accessLevelNumber(value);
+  return n === undefined ? value : (LEVEL_NAMES.get(n) ?? n);
+}
+
+/** An access level in words for messages: `developer (30)`. */
+export function accessLevelWords(value: unknown): string {
+  const n = accessLevelNumber(value);
+  const name = n === undefined ? undefined : LEVEL_NAMES.get(n);
+  return name === undefined ? JSON.stringify(value) : `${name} (${n})`;
+}
 
 // ChronicDuration (the platform's duration parser and printer): a month is 30 days and a year 365.25 days.
 const UNIT_SECONDS: [RegExp, number][] = [
@@ -114,13 +155,14 @@ const NORMALIZERS: Record<NormalizerName, (value: string) => unknown> = {
   whitespace: (v) => v.trim().replace(/\s+/g, " "),
   "ssh-key": canonicalSshKey,
   color: canonicalColor,
+  "access-level": (v) => accessLevelNumber(v) ?? v.trim(),
 };
 
 /**
- * Normalisers whose canonical form is a number, which the platform keeps (seconds): a value written as text and one
- * written as that number are the same value.
+ * Normalisers whose canonical form is a number, which the platform keeps (seconds, access levels): a value written as
+ * text and one written as that number are the same value.
  */
-const NUMERIC: ReadonlySet<NormalizerName> = new Set(["duration-seconds"]);
+const NUMERIC: ReadonlySet<NormalizerName> = new Set(["duration-seconds", "access-level"]);
 
 /** Whether the normaliser's canonical form is a number (so text and numbers compare in its terms). */
 export function isNumericNormalizer(name: NormalizerName): boolean {
@@ -145,4 +187,9 @@ export function isNormalizerName(name: unknown): name is NormalizerName {
 export function normalizeValue(name: NormalizerName, value: unknown): unknown {
   if (value instanceof Date && name === "instant") return value.getTime();
   return typeof value === "string" ? NORMALIZERS[name](value) : value;
+}
+
+/** A value as plans and exports show it: access levels by name, anything else as it is. */
+export function displayValue(name: NormalizerName | undefined, value: unknown): unknown {
+  return name === "access-level" ? accessLevelName(value) : value;
 }

@@ -13,7 +13,9 @@ import type {
   DeployAccessLevel,
   Milestone,
   NotificationSettings,
+  ProtectedBranch,
   ProtectedEnvironment,
+  RefAllowance,
   WikiPage,
 } from "./types.gen.js";
 
@@ -242,6 +244,26 @@ function checkFilePath(
  */
 export const MAX_CONTENT_FILE_BYTES = 50 * 1024 * 1024;
 
+/**
+ * A list of who may act (a protected environment's deployers, a protected branch's allowances): each entry is exactly
+ * one of a role, a user or a group.
+ */
+function checkEntries(entries: unknown, path: Path, diags: Diagnostics): void {
+  if (!Array.isArray(entries)) return;
+  const keys: (keyof DeployAccessLevel & keyof RefAllowance)[] = ["access_level", "user", "group"];
+  entries.forEach((entry, i) => {
+    if (!isObj(entry)) return;
+    const set = keys.filter((k) => entry[k] !== undefined);
+    if (set.length !== 1) {
+      diags.error(
+        selfLoc(entry),
+        renderPath([...path, i]),
+        `set exactly one of user, group or access_level (${set.length === 0 ? "none is set" : `it sets ${set.join(" and ")}`})`,
+      );
+    }
+  });
+}
+
 /** Rules that involve several fields of one item. */
 function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext): void {
   const { diags } = ctx;
@@ -251,19 +273,13 @@ function checkItem(collection: string, item: Obj, path: Path, ctx: RuleContext):
       // Rules run on values that may have failed schema checks: the generated types name the fields, the guards
       // check the shapes.
       const levels: unknown = (item as Partial<ProtectedEnvironment>).deploy_access_levels;
-      if (!Array.isArray(levels)) break;
-      const deployers: (keyof DeployAccessLevel)[] = ["access_level", "user", "group"];
-      levels.forEach((entry, i) => {
-        if (!isObj(entry)) return;
-        const set = deployers.filter((k) => entry[k] !== undefined);
-        if (set.length !== 1) {
-          diags.error(
-            selfLoc(entry),
-            renderPath([...path, "deploy_access_levels", i]),
-            `set exactly one of user, group or access_level (${set.length === 0 ? "none is set" : `it sets ${set.join(" and ")}`})`,
-          );
-        }
-      });
+      checkEntries(levels, [...path, "deploy_access_levels"], diags);
+      break;
+    }
+    case "protected_branches": {
+      const branch = item as Partial<ProtectedBranch>;
+      for (const list of ["allowed_to_push", "allowed_to_merge", "allowed_to_unprotect"] as const)
+        checkEntries(branch[list], [...path, list], diags);
       break;
     }
     case "wiki_pages": {

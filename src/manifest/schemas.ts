@@ -5,6 +5,7 @@ import addFormatsModule from "ajv-formats";
 import { type Diagnostics, didYouMean, renderPath } from "./diagnostics.js";
 import { FORMAT_CHECKS, hasReference, standardFormatMessage } from "./formats.js";
 import { getMeta, type Loc, locate, type Path, setMeta } from "./located.js";
+import { accessLevelName, accessLevelNumber, accessLevelWords } from "./normalize.js";
 import { entryProblem, PATH_RULE, pathProblem } from "./paths.js";
 import { isSecret, type Secret } from "./secret.js";
 
@@ -177,31 +178,22 @@ const TYPE_NAMES: Record<string, string> = {
   null: "nothing",
 };
 
-/** The platform's access levels by name, for a name written where its number is expected. */
-const ACCESS_LEVELS: Record<string, number> = {
-  "no access": 0,
-  "minimal access": 5,
-  guest: 10,
-  reporter: 20,
-  developer: 30,
-  maintainer: 40,
-  owner: 50,
-  admin: 60,
-};
-
 /**
- * A hint for an access level written by name where the field takes its number (`access_level: developer`): the
- * number, and whether the field allows it.
+ * An access level a field does not take (`x-normalize: access-level`): the levels it takes by name and number, and
+ * the closest name to a misspelt one.
  */
-function accessLevelHint(field: string | number | undefined, value: unknown, allowed: unknown): string {
-  if (typeof field !== "string" || !field.endsWith("access_level") || typeof value !== "string") return "";
-  const level = ACCESS_LEVELS[value.trim().toLowerCase().replace(/[_-]/g, " ")];
-  if (level === undefined) return "";
-  const choices = Array.isArray(allowed) ? allowed.map(String) : [];
-  if (choices.length > 0 && !choices.includes(String(level))) {
-    return `; access levels are numbers here: ${value} is ${level}, which this field does not take (it takes ${choices.join(", ")})`;
-  }
-  return `; access levels are numbers here: ${value} is ${level}${choices.length > 0 ? ` (it takes ${choices.join(", ")})` : ""}`;
+function accessLevelMessage(value: unknown, allowed: unknown[]): string {
+  const levels = [...new Set(allowed.map(accessLevelNumber))]
+    .filter((n): n is number => n !== undefined)
+    .sort((a, b) => a - b)
+    .map(accessLevelWords);
+  const takes = levels.length > 1 ? `${levels.slice(0, -1).join(", ")} or ${levels.at(-1)}` : levels.join("");
+  // A level the platform has (by name or number), but not here.
+  if (accessLevelNumber(value) !== undefined && typeof accessLevelName(value) === "string")
+    return `${accessLevelWords(value)} is not an access level this field takes: it takes ${takes}`;
+  const names = allowed.filter((v): v is string => typeof v === "string");
+  const hint = typeof value === "string" ? didYouMean(value, names) : undefined;
+  return `${JSON.stringify(value)} is not an access level: write ${takes}, by name or number${hint ? `; did you mean "${hint}"?` : ""}`;
 }
 
 /** How a number was written, for messages: as in the file (`99999999999999999999999`), not as read (`1e+23`). */
@@ -340,13 +332,15 @@ export function reportSchemaErrors(
       }
       case "type":
         at = locate(value, path);
-        message =
-          typeMessage(String((e.params as { type: string | string[] }).type), data, at) +
-          accessLevelHint(path[path.length - 1], data, parent?.["enum"]);
+        message = typeMessage(String((e.params as { type: string | string[] }).type), data, at);
         break;
       case "enum": {
         at = locate(value, path);
         const allowed = (e.params as { allowedValues: unknown[] }).allowedValues;
+        if (parent?.["x-normalize"] === "access-level") {
+          message = accessLevelMessage(data, allowed);
+          break;
+        }
         const hint = typeof data === "string" ? didYouMean(data, allowed.map(String)) : undefined;
         message = `${JSON.stringify(data)} is not one of: ${allowed.map(String).join(", ")}${hint ? `; did you mean "${hint}"?` : ""}`;
         break;

@@ -325,6 +325,22 @@ export interface Template {
   wiki_pages?: WikiPage[];
   error_tracking?: ErrorTracking;
   /**
+   * Direct members (of a group or project: checked where the template is applied). Identity: `user`.
+   */
+  members?: GroupMember[];
+  /**
+   * Groups the group or project is shared with (checked where the template is applied). Identity: `group`.
+   */
+  shared_with_groups?: GroupShare[];
+  /**
+   * Protected branches and branch wildcards. Identity: `name`.
+   */
+  protected_branches?: ProtectedBranch[];
+  /**
+   * Protected tags and tag wildcards. Identity: `name`.
+   */
+  protected_tags?: ProtectedTag[];
+  /**
    * CI/CD variables of the group or project. Identity: `key` and `environment_scope` (`KEY#scope`, a missing scope is `*`).
    */
   variables?: CiVariable[];
@@ -640,7 +656,7 @@ export interface ProtectedEnvironment {
    */
   name: string;
   /**
-   * Who may deploy: each entry is exactly one of `access_level` (30 Developer, 40 Maintainer, 60 Admin), `user` (a username) or `group` (a group's full path).
+   * Who may deploy: each entry is exactly one of `access_level` (`developer`, `maintainer` or `admin`, by name or number), `user` (a username) or `group` (a group's full path).
    *
    * @minItems 1
    */
@@ -656,9 +672,9 @@ export interface ProtectedEnvironment {
  */
 export interface DeployAccessLevel {
   /**
-   * 30 Developer, 40 Maintainer or 60 Admin.
+   * `developer` (30), `maintainer` (40) or `admin` (60), by name or number.
    */
-  access_level?: 30 | 40 | 60;
+  access_level?: 30 | 40 | 60 | "developer" | "maintainer" | "admin";
   /**
    * A username; the user needs access to the project.
    */
@@ -752,6 +768,177 @@ export interface ErrorTracking {
    * Whether error tracking is switched on.
    */
   active?: boolean;
+  unchecked?: Unchecked;
+}
+/**
+ * A direct member of a group. Identity: `user`. Members inherited from groups above are managed in those groups: they are never listed as unmanaged here. A plan never removes or demotes the token's own user, nor the group's last owner.
+ */
+export interface GroupMember {
+  /**
+   * The member's username (in any case). Identity. A user the platform does not know is a plan error that names the closest username it does know.
+   */
+  user: string;
+  /**
+   * A group member's access level, by name or number: `guest` (10), `reporter` (20), `developer` (30), `maintainer` (40), `owner` (50); `minimal_access` (5) on a top-level group of the licensed edition only. Compared as a number, shown by name.
+   */
+  access_level:
+    | 5
+    | 10
+    | 20
+    | 30
+    | 40
+    | 50
+    | "minimal_access"
+    | "guest"
+    | "reporter"
+    | "developer"
+    | "maintainer"
+    | "owner";
+  /**
+   * The day the membership ends (`YYYY-MM-DD`, not in the past); unset: it never ends (a date set on the platform is removed).
+   */
+  expires_at?: string;
+  /**
+   * `absent` removes the user's direct membership of the group; `present` (the default) adds or changes it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * A group shared with another group: the other group's members get access to this group, its subgroups and projects. Identity: `group`. The platform has no call that changes a share: a change removes it and shares again.
+ */
+export interface GroupShare {
+  /**
+   * The full path of the group the group is shared with. Identity.
+   */
+  group: string;
+  /**
+   * The most the share gives: a member of the group gets the lower of this and their own level in the group.
+   */
+  group_access: 10 | 20 | 30 | 40 | 50 | "guest" | "reporter" | "developer" | "maintainer" | "owner";
+  /**
+   * The day the share ends (`YYYY-MM-DD`); unset: it never ends.
+   */
+  expires_at?: string;
+  /**
+   * `absent` stops sharing the group with the group; `present` (the default) shares it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * A protected branch, or every branch a wildcard such as `release/*` matches. Identity: `name`. Fields left out take the platform's defaults and are compared with them. The platform (13.12) changes only `code_owner_approval_required` in place: any other change unprotects the branch and protects it again, and the branch is unprotected between the two calls.
+ */
+export interface ProtectedBranch {
+  /**
+   * The branch name or a wildcard (`release/*`, `*-stable`). Identity.
+   */
+  name: string;
+  /**
+   * Who may push: `no_access`, `developer`, `maintainer` (the default) or `admin` [licensed]. Unset with `allowed_to_push` given: only those.
+   */
+  push_access_level?: 0 | 30 | 40 | 60 | "no_access" | "developer" | "maintainer" | "admin";
+  /**
+   * Who may merge: `no_access`, `developer`, `maintainer` (the default) or `admin` [licensed]. Unset with `allowed_to_merge` given: only those.
+   */
+  merge_access_level?: 0 | 30 | 40 | 60 | "no_access" | "developer" | "maintainer" | "admin";
+  /**
+   * [licensed] Who may unprotect the branch: `developer`, `maintainer` (the default) or `admin`. The token's user must be among them.
+   */
+  unprotect_access_level?: 0 | 30 | 40 | 60 | "no_access" | "developer" | "maintainer" | "admin";
+  /**
+   * Whether those who may push may force-push.
+   */
+  allow_force_push?: boolean;
+  /**
+   * [licensed] Whether pushes and merges need a code owner's approval. The one field the platform changes in place.
+   */
+  code_owner_approval_required?: boolean;
+  /**
+   * [licensed] Who else may push: users, groups and roles, compared as a set (unset: no one else).
+   */
+  allowed_to_push?: RefAllowance[];
+  /**
+   * [licensed] Who else may merge: users, groups and roles, compared as a set (unset: no one else).
+   */
+  allowed_to_merge?: RefAllowance1[];
+  /**
+   * [licensed] Who else may unprotect the branch: users, groups and roles, compared as a set (unset: no one else).
+   */
+  allowed_to_unprotect?: RefAllowance2[];
+  /**
+   * `absent` unprotects the branch; `present` (the default) protects it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * One allowance: exactly one of access_level, user or group.
+ */
+export interface RefAllowance {
+  /**
+   * A role: `no_access`, `developer`, `maintainer` or `admin`, by name or number.
+   */
+  access_level?: 0 | 30 | 40 | 60 | "no_access" | "developer" | "maintainer" | "admin";
+  /**
+   * A username; the user needs access to the project.
+   */
+  user?: string;
+  /**
+   * A group's full path; the project must be shared with the group.
+   */
+  group?: string;
+}
+/**
+ * One allowance: exactly one of access_level, user or group.
+ */
+export interface RefAllowance1 {
+  /**
+   * A role: `no_access`, `developer`, `maintainer` or `admin`, by name or number.
+   */
+  access_level?: 0 | 30 | 40 | 60 | "no_access" | "developer" | "maintainer" | "admin";
+  /**
+   * A username; the user needs access to the project.
+   */
+  user?: string;
+  /**
+   * A group's full path; the project must be shared with the group.
+   */
+  group?: string;
+}
+/**
+ * One allowance: exactly one of access_level, user or group.
+ */
+export interface RefAllowance2 {
+  /**
+   * A role: `no_access`, `developer`, `maintainer` or `admin`, by name or number.
+   */
+  access_level?: 0 | 30 | 40 | 60 | "no_access" | "developer" | "maintainer" | "admin";
+  /**
+   * A username; the user needs access to the project.
+   */
+  user?: string;
+  /**
+   * A group's full path; the project must be shared with the group.
+   */
+  group?: string;
+}
+/**
+ * A protected tag, or every tag a wildcard such as `v*` matches. Identity: `name`. The platform has no call that changes one: a change unprotects the tag and protects it again, and the tag is unprotected between the two calls.
+ */
+export interface ProtectedTag {
+  /**
+   * The tag name or a wildcard (`v*`). Identity.
+   */
+  name: string;
+  /**
+   * Who may create matching tags: `no_access`, `developer`, `maintainer` (the default, also when unset) or `admin` [licensed].
+   */
+  create_access_level?: 0 | 30 | 40 | 60 | "no_access" | "developer" | "maintainer" | "admin";
+  /**
+   * `absent` unprotects the tag; `present` (the default) protects it.
+   */
+  state?: "present" | "absent";
   unchecked?: Unchecked;
 }
 /**
@@ -1447,7 +1634,7 @@ export interface Group {
    */
   description?: string;
   /**
-   * Who can see the group: `private`, `internal` or `public`; not wider than its parent's.
+   * Who can see the group: `private`, `internal` or `public`; not wider than its parent's. A new group left without it gets the instance's default_group_visibility (`private` unless changed); an existing one keeps its own.
    */
   visibility?: "private" | "internal" | "public";
   /**
@@ -1539,6 +1726,14 @@ export interface Group {
      * What to do with live group CI/CD variables this manifest does not mention: warn (default), delete or ignore.
      */
     variables?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with the group's direct members this manifest does not mention: warn (default), delete or ignore.
+     */
+    members?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with groups this group is shared with this manifest does not mention: warn (default), delete or ignore.
+     */
+    shared_with_groups?: "warn" | "delete" | "ignore";
   };
   /**
    * Badges shown on every project of the group. Identity: `name`.
@@ -1557,6 +1752,14 @@ export interface Group {
    * [licensed] Issue links of existing epics. Identity: `iid`.
    */
   epics?: Epic[];
+  /**
+   * Direct members of the group. Identity: `user`. Members inherited from groups above are managed there, never listed as unmanaged here.
+   */
+  members?: GroupMember[];
+  /**
+   * Groups this group is shared with. Identity: `group` (a full path).
+   */
+  shared_with_groups?: GroupShare[];
   /**
    * Group labels, shown in every project and subgroup of the group. Identity: `name`.
    */
@@ -2050,6 +2253,22 @@ export interface Project {
      * What to do with live project CI/CD variables this manifest does not mention: warn (default), delete or ignore.
      */
     variables?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with the project's direct members this manifest does not mention: warn (default), delete or ignore.
+     */
+    members?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with groups this project is shared with this manifest does not mention: warn (default), delete or ignore.
+     */
+    shared_with_groups?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with protected branches this manifest does not mention: warn (default), delete or ignore.
+     */
+    protected_branches?: "warn" | "delete" | "ignore";
+    /**
+     * What to do with protected tags this manifest does not mention: warn (default), delete or ignore.
+     */
+    protected_tags?: "warn" | "delete" | "ignore";
   };
   /**
    * Pipeline schedules. Identity: `description`.
@@ -2081,6 +2300,22 @@ export interface Project {
   wiki_pages?: WikiPage[];
   notification_settings?: NotificationSettings2;
   error_tracking?: ErrorTracking1;
+  /**
+   * Direct members of the project. Identity: `user`. Members of its groups, and of groups it is shared with, are managed there, never listed as unmanaged here.
+   */
+  members?: ProjectMember[];
+  /**
+   * Groups this project is shared with. Identity: `group` (a full path).
+   */
+  shared_with_groups?: ProjectShare[];
+  /**
+   * Protected branches and branch wildcards. Identity: `name`.
+   */
+  protected_branches?: ProtectedBranch[];
+  /**
+   * Protected tags and tag wildcards. Identity: `name`.
+   */
+  protected_tags?: ProtectedTag[];
   /**
    * Project labels (its groups' labels are shown too, and managed in the groups' manifests). Identity: `name`.
    */
@@ -2189,5 +2424,49 @@ export interface ErrorTracking1 {
    * Whether error tracking is switched on.
    */
   active?: boolean;
+  unchecked?: Unchecked;
+}
+/**
+ * A direct member of a project. Identity: `user`. Members inherited from the project's groups, or given access by a share, are managed there: they are never listed as unmanaged here. A plan never removes or demotes the token's own user.
+ */
+export interface ProjectMember {
+  /**
+   * The member's username (in any case). Identity. A user the platform does not know is a plan error that names the closest username it does know.
+   */
+  user: string;
+  /**
+   * An access level on a project, by name or number: `guest` (10), `reporter` (20), `developer` (30) or `maintainer` (40) (the platform's API gives no project role `owner`). Compared as a number, shown by name.
+   */
+  access_level: 10 | 20 | 30 | 40 | "guest" | "reporter" | "developer" | "maintainer";
+  /**
+   * The day the membership ends (`YYYY-MM-DD`, not in the past); unset: it never ends (a date set on the platform is removed).
+   */
+  expires_at?: string;
+  /**
+   * `absent` removes the user's direct membership of the project; `present` (the default) adds or changes it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * A project shared with a group: the group's members get access to the project. Refused while the project's group (or one above it) has `share_with_group_lock`, and with the project's own group or one above it. Identity: `group`. The platform has no call that changes a share: a change removes it and shares again.
+ */
+export interface ProjectShare {
+  /**
+   * The full path of the group the project is shared with. Identity.
+   */
+  group: string;
+  /**
+   * An access level on a project, by name or number: `guest` (10), `reporter` (20), `developer` (30) or `maintainer` (40) (the platform's API gives no project role `owner`). Compared as a number, shown by name.
+   */
+  group_access: 10 | 20 | 30 | 40 | "guest" | "reporter" | "developer" | "maintainer";
+  /**
+   * The day the share ends (`YYYY-MM-DD`); unset: it never ends.
+   */
+  expires_at?: string;
+  /**
+   * `absent` stops sharing the project with the group; `present` (the default) shares it.
+   */
+  state?: "present" | "absent";
   unchecked?: Unchecked;
 }

@@ -15,7 +15,8 @@ import { type ActionRun, NODE24, ROOT, runAction } from "./helpers.js";
 
 const TOKEN = "glpat-action-table-1234567890";
 /** The workspace: a manifest that changes one group and deletes another, in a folder and at the top. */
-const MANIFEST = "version: 1\ngroups:\n  tbl:\n    description: Table\n  gone:\n    state: absent\n";
+const BADGE = { name: "b", link_url: "https://ci.example/b", image_url: "https://ci.example/b.svg" };
+const MANIFEST = `version: 1\ngroups:\n  tbl:\n    description: Table\n    badges:\n      - ${JSON.stringify(BADGE)}\n  gone:\n    state: absent\n`;
 /** Another manifest, in sub/, declaring another group. */
 const SUB_MANIFEST = "version: 1\ngroups:\n  elsewhere: {}\n";
 
@@ -181,10 +182,10 @@ const ROWS: Row[] = [
   {
     input: "replace",
     with: plan,
-    valid: 'group["tbl"]',
+    valid: 'group["tbl"].badge["b"]',
     validShows: (r) => expect(r.outputs["replacements"]).toBe("1"),
-    invalid: 'group["tb"]',
-    error: /group\[\\?"tb\\?"\]: the replace input: no such managed object/,
+    invalid: 'group["tbl"].badge["c"]',
+    error: /group\[\\?"tbl\\?"\]\.badge\[\\?"c\\?"\]: the replace input: no such managed object/,
     empty: "default",
   },
   {
@@ -318,7 +319,10 @@ describe("every input: valid, invalid, empty", () => {
   async function run(row: Row, value: string): Promise<ActionRun> {
     const sandbox = await startSandbox({
       adminToken: TOKEN,
-      fixture: { groups: [{ path: "tbl", description: "old" }, { path: "gone" }] },
+      fixture: {
+        groups: [{ path: "tbl", description: "old" }, { path: "gone" }],
+        badges: [{ group: "tbl", ...BADGE }],
+      },
     });
     try {
       const ws = mkdtempSync(join(tmpdir(), "forgeform-action-table-"));

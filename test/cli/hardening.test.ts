@@ -208,15 +208,16 @@ describe("validate", () => {
     expect(run.status).toBe(1);
   });
 
-  it("names the number of an access level written by name", async () => {
+  it("takes access levels by name, and suggests the name a misspelt one is closest to", async () => {
     const dir = workspace();
-    writeFileSync(
-      join(dir, "m.yaml"),
-      "version: 1\nprojects:\n  acme/api:\n    protected_environments:\n      - name: production\n        deploy_access_levels:\n          - access_level: developer\n",
-    );
+    const manifest = (level: string) =>
+      `version: 1\nprojects:\n  acme/api:\n    protected_environments:\n      - name: production\n        deploy_access_levels:\n          - access_level: ${level}\n`;
+    writeFileSync(join(dir, "good.yaml"), manifest("developer"));
+    expect((await cli(["validate", "good.yaml"], dir)).status).toBe(0);
+    writeFileSync(join(dir, "m.yaml"), manifest("develper"));
     const run = await cli(["validate", "m.yaml"], dir);
     expect(run.stdout).toBe(
-      'm.yaml:7:27: projects["acme/api"].protected_environments[0].deploy_access_levels[0].access_level: expected a whole number, got the string "developer"; access levels are numbers here: developer is 30 (it takes 30, 40, 60)\n1 error: the manifests are invalid\n',
+      'm.yaml:7:27: projects["acme/api"].protected_environments[0].deploy_access_levels[0].access_level: "develper" is not an access level: write developer (30), maintainer (40) or admin (60), by name or number; did you mean "developer"?\n1 error: the manifests are invalid\n',
     );
     expect(run.status).toBe(1);
   });

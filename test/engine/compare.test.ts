@@ -59,6 +59,18 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
     expect(sameValue("90", 90, { normalize: "duration" })).toBe(false);
   });
 
+  it("compares access levels as numbers, whether written by name or number", () => {
+    expect(sameValue("developer", 30, { normalize: "access-level" })).toBe(true);
+    expect(sameValue(30, 30, { normalize: "access-level" })).toBe(true);
+    expect(sameValue("no_access", 0, { normalize: "access-level" })).toBe(true);
+    expect(sameValue(new Secret("maintainer", "env:L"), 40, { normalize: "access-level" })).toBe(true);
+    expect(sameValue("developer", 40, { normalize: "access-level" })).toBe(false);
+    expect(sameValue(40, 30, { normalize: "access-level" })).toBe(false);
+    // Only access levels cross from text to numbers.
+    expect(sameValue("developer", 30)).toBe(false);
+    expect(sentValue("access-level", "maintainer")).toBe(40);
+  });
+
   it("compares a duration in seconds with the number the platform keeps, whichever side is text", () => {
     const options = { normalize: "duration-seconds" as const };
     expect(sameValue("1h", 3600, options)).toBe(true);

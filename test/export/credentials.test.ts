@@ -1,6 +1,12 @@
 /** Credentials in URLs, which export turns into references: what counts as one, and what is left as written. */
 import { describe, expect, it } from "vitest";
-import { findCredentials, isSecretParameter, maskCredentials } from "../../src/export/credentials.js";
+import {
+  findCredentials,
+  isSecretName,
+  isSecretParameter,
+  looksLikeCredential,
+  maskCredentials,
+} from "../../src/export/credentials.js";
 
 describe("credentials in URLs", () => {
   it("are the values of parameters whose names say secret, as whole words or parts of words that only mean that", () => {
@@ -59,5 +65,44 @@ describe("credentials in URLs", () => {
       ["k", "key"],
     ]);
     expect(findCredentials("no url here key=abc")).toEqual([]);
+  });
+});
+
+describe("secrets by name and by format", () => {
+  it("names like a secret's: variables and settings", () => {
+    for (const name of [
+      "DEPLOY_TOKEN",
+      "DB_PASSWORD",
+      "external_auth_client_key",
+      "AWS_SECRET_ACCESS_KEY",
+      "NPM_AUTH",
+      "DB_PASSWORD#production",
+    ])
+      expect(isSecretName(name), name).toBe(true);
+    for (const name of ["BUILD_TYPE", "MODE", "searchengine_url", "MONKEY", "KEYBOARD_LAYOUT"])
+      expect(isSecretName(name), name).toBe(false);
+    // In doubt, a secret: a reference costs a variable to set, a value in git cannot be taken back.
+    expect(isSecretName("TOKENIZER_MODE")).toBe(true);
+  });
+
+  it("values in a credential's well-known format, whatever their name", () => {
+    for (const value of [
+      "glpat-abcdefghij0123456789",
+      "token ghp_abcdefghijklmnopqrstuvwxyz0123",
+      "AKIAABCDEFGHIJKLMNOP",
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nabc",
+      "xoxb-1234567890-abcdef",
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig",
+    ])
+      expect(looksLikeCredential(value), value).toBe(true);
+    for (const value of [
+      "nightly",
+      "glpat-",
+      "ghp_short",
+      "AKIA1234",
+      "-----BEGIN PUBLIC KEY-----",
+      "https://example.com",
+    ])
+      expect(looksLikeCredential(value), value).toBe(false);
   });
 });

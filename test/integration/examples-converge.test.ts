@@ -44,6 +44,24 @@ describe("examples/ on the demo fixture", () => {
       "/projects/acme%2Fplatform%2Fapi/deploy_keys",
     );
     expect(keys.map((k) => k.title).sort()).toEqual(["mirror", "release bot"]);
+    // Members and protected branches by name (examples/access.yaml), and the acme/** policy's main.
+    const members = await bench.get<{ username: string; access_level: number }[]>("/groups/tools/members");
+    expect(members.map((m) => [m.username, m.access_level])).toEqual([
+      ["alice", 50],
+      ["bob", 40],
+      ["release-bot", 20],
+    ]);
+    const branches = await bench.get<{ name: string; push_access_levels: { access_level: number }[] }[]>(
+      "/projects/tools%2Fcli/protected_branches",
+    );
+    expect(branches.map((b) => [b.name, b.push_access_levels.map((l) => l.access_level)])).toEqual([
+      ["main", [40]],
+      ["release/*", [0, null]],
+    ]);
+    for (const project of ["acme%2Fplatform%2Fapi", "acme%2Fplatform%2Fweb"])
+      expect(
+        (await bench.get<{ name: string }[]>(`/projects/${project}/protected_branches`)).map((b) => b.name),
+      ).toEqual(["main"]);
     await expect(bench.get("/groups/acme%2Flegacy")).rejects.toThrow(/404/);
     await expect(bench.get("/projects/acme%2Flegacy%2Fmonolith")).rejects.toThrow(/404/);
     // Labels, hooks and a deploy token (its token written beside the manifests, nowhere else).

@@ -178,7 +178,10 @@ instance:
 groups:
   fresh/sub:
     name: Sub
-    visibility: private
+    visibility: internal
+    members:
+      # The token's user creates the group, and the platform makes it its owner: declared, it is kept so.
+      - { user: root, access_level: owner }
     badges:
       - { name: chat, link_url: "https://chat.example", image_url: "https://chat.example/b.svg" }
     milestones:
@@ -223,7 +226,7 @@ describe("export of freshly created objects of every kind", () => {
     bench = await Bench.start({
       edition: "licensed",
       fixture: {
-        groups: [{ path: "fresh", name: "Fresh", visibility: "private" }],
+        groups: [{ path: "fresh", name: "Fresh", visibility: "internal" }],
         projects: [{ path: "fresh/app", default_branch: "main" }],
       },
     });

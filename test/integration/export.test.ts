@@ -186,6 +186,9 @@ projects:
     expect(exported.err).toContain(
       `${ref}  (project["acme/platform/api"].pipeline_schedule["Nightly build"].variable["DEPLOY_TOKEN"].value)`,
     );
+    // A plain value is written as it is: only a secret's (named like one, masked, write-only) becomes a reference.
+    expect(acme).toMatch(/key: MODE\n\s+value: fast\n/);
+    expect(exported.err).not.toContain('variable["MODE"]');
     // Listed at the top of the file, before the manifest itself.
     const header = acme.slice(0, acme.indexOf("\nversion: 1"));
     expect(header).toMatch(new RegExp(`^#\\s+${ref}\\b`, "m"));
@@ -223,7 +226,6 @@ projects:
   it("plans no changes when the exported manifests are planned against the same platform", async () => {
     const live: Record<string, string> = {
       'variable["DEPLOY_TOKEN"].value': SECRET_VALUE,
-      'variable["MODE"].value': "fast",
       "url (query parameter key)": URL_SECRETS.hookKey,
       "url (query parameter X-Amz-Signature)": URL_SECRETS.hookSig,
       "link_url (query parameter private_token)": URL_SECRETS.badgeToken,
@@ -237,7 +239,7 @@ projects:
       expect(field, m[2]).toBeDefined();
       env[m[1]!] = live[field!]!;
     }
-    expect(Object.keys(env)).toHaveLength(6);
+    expect(Object.keys(env)).toHaveLength(5);
     const plan = await bench.cli(["plan", "--detailed-exitcode", out], {
       ...env,
       FORGEFORM_SCIM_TOKEN: SCIM_TOKEN,

@@ -85,13 +85,27 @@ describe("protected environments [licensed]", () => {
     );
     const plan = await planJson(bench, bench.manifest(manifest(["{ access_level: 60 }", "{ user: alice }"])));
     expect(plan.changes[0]?.reason).toContain("no update call");
-    // Deployers are shown as the manifest names them, not as the ids they resolve to.
-    expect(plan.changes[0]?.fields[0]?.after).toEqual([{ access_level: 60 }, { user: "alice" }]);
+    // Deployers are shown as the manifest names them, not as the ids they resolve to, and roles by name.
+    expect(plan.changes[0]?.fields[0]?.after).toEqual([{ access_level: "admin" }, { user: "alice" }]);
     expect(plan.changes[0]?.fields[0]?.before).toEqual([
-      { access_level: 40 },
+      { access_level: "maintainer" },
       { group: "acme" },
       { user: "alice" },
     ]);
+  });
+
+  it("takes roles by name or number alike", async () => {
+    await apply(bench, bench.manifest(manifest(["{ access_level: 40 }", "{ access_level: developer }"])));
+    const [env] = (
+      await bench.get<{ name: string; deploy_access_levels: { access_level: number }[] }[]>(
+        "/projects/acme%2Fplatform%2Fapi/protected_environments",
+      )
+    ).filter((e) => e.name === "production");
+    expect(env?.deploy_access_levels.map((l) => l.access_level).sort()).toEqual([30, 40]);
+    await expectNoChanges(
+      bench,
+      bench.manifest(manifest(["{ access_level: maintainer }", "{ access_level: 30 }"])),
+    );
   });
 
   it("reports an unknown user by name", async () => {

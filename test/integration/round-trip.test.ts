@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kinds } from "../../src/kinds/index.js";
-import { durationSeconds } from "../../src/manifest/normalize.js";
+import { accessLevelNumber, durationSeconds } from "../../src/manifest/normalize.js";
 import { type Deployer, deployersByName, sortedDeployers } from "./cycle.js";
 import { Bench } from "./helpers.js";
 import { collections, loadSchema, type Schema, type Variant, values, yamlFields } from "./schema-values.js";
@@ -14,9 +14,23 @@ import { collections, loadSchema, type Schema, type Variant, values, yamlFields 
 const SCIM_TOKEN = "rt-scim-token";
 
 const fixture = {
-  users: [{ username: "rt-user", name: "RT User", email: "rt-user@rt.example" }],
-  groups: [{ path: "rt", visibility: "public", members: { "rt-user": "developer" } }],
-  projects: [{ path: "rt/app", default_branch: "main", visibility: "private" }],
+  users: [
+    { username: "rt-user", name: "RT User", email: "rt-user@rt.example" },
+    { username: "rt-member", name: "RT Member", email: "rt-member@rt.example" },
+  ],
+  groups: [
+    { path: "rt", visibility: "public", members: { "rt-user": "developer" } },
+    { path: "rt-partner", visibility: "public" },
+    { path: "rt-vendor", visibility: "public" },
+  ],
+  projects: [
+    {
+      path: "rt/app",
+      default_branch: "main",
+      visibility: "private",
+      shared_with: { "rt-vendor": "developer" },
+    },
+  ],
   issues: [{ project: "rt/app", iid: 1, title: "rt issue" }],
   epics: [{ group: "rt", iid: 1, title: "RT epic" }],
   scim: [{ group: "rt", token: SCIM_TOKEN }],
@@ -57,6 +71,55 @@ const sameDay = (live: unknown, declared: unknown) =>
     live,
     /^\d{4}-\d{2}-\d{2}$/.test(String(declared)) ? `${String(declared)}T00:00:00Z` : declared,
   );
+
+/** An access level as the platform gives it, for one declared by name or number. */
+const sameLevel = (live: unknown, declared: unknown) => live === accessLevelNumber(declared);
+
+type ApiAccess = { access_level: number | null; user_id: number | null; group_id: number | null };
+
+/**
+ * A protected branch's entries of one kind (push, merge, unprotect) in the manifest's terms, by independent reads:
+ * the first role is the level, every other entry an allowance (users by username, groups by full path).
+ */
+async function refEntries(
+  b: Bench,
+  entries: ApiAccess[],
+): Promise<{ level: number | null; allowed: unknown[] }> {
+  const first = entries.findIndex((e) => e.user_id === null && e.group_id === null);
+  const allowed = await Promise.all(
+    entries
+      .filter((_, i) => i !== first)
+      .map(async (e) =>
+        e.user_id !== null
+          ? { user: (await b.get<{ username: string }>(`/users/${e.user_id}`)).username }
+          : e.group_id !== null
+            ? { group: (await b.get<{ full_path: string }>(`/groups/${e.group_id}`)).full_path }
+            : { access_level: e.access_level },
+      ),
+  );
+  return { level: first < 0 ? null : entries[first]!.access_level, allowed };
+}
+
+/** Allowances compare as a set, roles by number. */
+const sameAllowances = (live: unknown, declared: unknown) => {
+  const text = (entries: Record<string, unknown>[]) =>
+    entries
+      .map((e) =>
+        JSON.stringify("access_level" in e ? { access_level: accessLevelNumber(e["access_level"]) } : e),
+      )
+      .sort();
+  return (
+    JSON.stringify(text(live as Record<string, unknown>[])) ===
+    JSON.stringify(text(declared as Record<string, unknown>[]))
+  );
+};
+
+/** A share as the manifest names its fields. */
+const shareFields = (s: Record<string, unknown>) => ({
+  group: s["group_full_path"],
+  group_access: s["group_access_level"],
+  expires_at: s["expires_at"],
+});
 
 const CASES: KindCase[] = [
   {
@@ -416,6 +479,114 @@ const CASES: KindCase[] = [
       );
       return [{ level: s.level, notification_email: s.notification_email, ...(s.events ?? {}) }];
     },
+  },
+  {
+    name: "group member",
+    at: "groups.members",
+    schema: "group-member.schema.json",
+    // At most the project member's levels below: the platform refuses a project member below its group's level.
+    overrides: { user: null, access_level: ["guest", 20], expires_at: ["2031-01-31", "2031-06-30"] },
+    manifest: (y) => `groups:\n  rt:\n    members:\n      - user: rt-member\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<Record<string, unknown>[]>("/groups/rt/members")).filter(
+        (m) => m["username"] === "rt-member",
+      ),
+    same: (field, live, declared) => (field === "access_level" ? sameLevel(live, declared) : undefined),
+  },
+  {
+    name: "project member",
+    at: "projects.members",
+    schema: "project-member.schema.json",
+    overrides: { user: null, access_level: ["reporter", 40], expires_at: ["2031-01-31", "2031-06-30"] },
+    manifest: (y) => `projects:\n  rt/app:\n    members:\n      - user: rt-member\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<Record<string, unknown>[]>("/projects/rt%2Fapp/members")).filter(
+        (m) => m["username"] === "rt-member",
+      ),
+    same: (field, live, declared) => (field === "access_level" ? sameLevel(live, declared) : undefined),
+  },
+  {
+    name: "group share",
+    at: "groups.shared_with_groups",
+    schema: "group-share.schema.json",
+    overrides: { group: null, group_access: ["developer", 50], expires_at: ["2031-01-31", "2031-06-30"] },
+    manifest: (y) => `groups:\n  rt:\n    shared_with_groups:\n      - group: rt-partner\n${y("        ")}\n`,
+    read: async (b) =>
+      (await b.get<{ shared_with_groups: Record<string, unknown>[] }>("/groups/rt")).shared_with_groups
+        .filter((x) => x["group_full_path"] === "rt-partner")
+        .map(shareFields),
+    same: (field, live, declared) => (field === "group_access" ? sameLevel(live, declared) : undefined),
+  },
+  {
+    name: "project share",
+    at: "projects.shared_with_groups",
+    schema: "project-share.schema.json",
+    overrides: { group: null, group_access: ["guest", 40], expires_at: ["2031-01-31", "2031-06-30"] },
+    manifest: (y) =>
+      `projects:\n  rt/app:\n    shared_with_groups:\n      - group: rt-partner\n${y("        ")}\n`,
+    read: async (b) =>
+      (
+        await b.get<{ shared_with_groups: Record<string, unknown>[] }>("/projects/rt%2Fapp")
+      ).shared_with_groups
+        .filter((x) => x["group_full_path"] === "rt-partner")
+        .map(shareFields),
+    same: (field, live, declared) => (field === "group_access" ? sameLevel(live, declared) : undefined),
+  },
+  {
+    name: "protected branch",
+    at: "projects.protected_branches",
+    schema: "protected-branch.schema.json",
+    overrides: {
+      name: null,
+      push_access_level: ["no_access", 30],
+      merge_access_level: ["developer", 40],
+      unprotect_access_level: ["maintainer", 30],
+      // A user with access to the project, a group it is shared with, and a role besides the level.
+      allowed_to_push: [[{ user: "rt-user" }], [{ group: "rt-vendor" }, { access_level: "maintainer" }]],
+      allowed_to_merge: [[{ group: "rt-vendor" }], [{ user: "rt-user" }]],
+      allowed_to_unprotect: [[{ user: "rt-user" }], [{ access_level: 60 }]],
+    },
+    manifest: (y) =>
+      `projects:\n  rt/app:\n    protected_branches:\n      - name: "rt-*"\n${y("        ")}\n`,
+    read: async (b) => {
+      const found = (await b.get<Record<string, unknown>[]>("/projects/rt%2Fapp/protected_branches")).filter(
+        (x) => x["name"] === "rt-*",
+      );
+      return Promise.all(
+        found.map(async (x) => {
+          const out: Record<string, unknown> = { ...x };
+          for (const list of ["push", "merge", "unprotect"]) {
+            const { level, allowed } = await refEntries(b, x[`${list}_access_levels`] as ApiAccess[]);
+            out[`${list}_access_level`] = level;
+            out[`allowed_to_${list}`] = allowed;
+          }
+          return out;
+        }),
+      );
+    },
+    same: (field, live, declared) =>
+      field.endsWith("_access_level")
+        ? sameLevel(live, declared)
+        : field.startsWith("allowed_to_")
+          ? sameAllowances(live, declared)
+          : undefined,
+  },
+  {
+    name: "protected tag",
+    at: "projects.protected_tags",
+    schema: "protected-tag.schema.json",
+    overrides: { name: null, create_access_level: ["developer", 0] },
+    manifest: (y) => `projects:\n  rt/app:\n    protected_tags:\n      - name: "rt-v*"\n${y("        ")}\n`,
+    read: async (b) =>
+      (
+        await b.get<{ name: string; create_access_levels: ApiAccess[] }[]>(
+          "/projects/rt%2Fapp/protected_tags",
+        )
+      )
+        .filter((t) => t.name === "rt-v*")
+        .map((t) => ({ ...t, create_access_level: t.create_access_levels[0]?.access_level })),
+    same: (field, live, declared) =>
+      field === "create_access_level" ? sameLevel(live, declared) : undefined,
   },
   {
     name: "group label",

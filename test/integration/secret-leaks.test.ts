@@ -232,12 +232,24 @@ describe("no secret is ever shown", () => {
     // Export reads live state only: it cannot know that a group description or a hook URL came from a secret in
     // some manifest (they are ordinary fields on the platform), so those two are left out of its search; every
     // field the schemas declare sensitive or write-only is searched there too.
-    // Likewise wiki pages, environment names, list settings, variable keys and an unmasked CI/CD variable's value:
-    // ordinary live values there. Masked variables' values are secrets on the platform too: searched everywhere.
+    // Likewise wiki pages, environment names, list settings, variable keys, an unmasked CI/CD variable's value and
+    // the values of schedule variables not named like secrets (DEPLOY, FROM_FILE): ordinary live values there,
+    // written as they are. Masked variables' values are secrets on the platform too: searched everywhere.
     const exportBlind = new Set([
-      ...[OLD, NEW].flatMap((v) => [v.GDESC, v.HOOK_KEY, v.WIKI, v.WIKIC, v.PENV, v.DOM, v.VARKEY, v.GVAR]),
+      ...[OLD, NEW].flatMap((v) => [
+        v.GDESC,
+        v.HOOK_KEY,
+        v.WIKI,
+        v.WIKIC,
+        v.PENV,
+        v.DOM,
+        v.VARKEY,
+        v.GVAR,
+        v.VAR,
+      ]),
       OLD.SCHED,
       KEY_COMMENT,
+      FILE_SECRET,
     ]);
     const hits: string[] = [];
     for (const [where, text] of seen) {

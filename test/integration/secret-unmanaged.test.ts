@@ -21,9 +21,26 @@ const KEY =
   "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDpmtUfokFOEewAbIYyjN3+DT4ge6CS1unRyXwq3tDuu someone@example.com";
 
 const fixture = {
-  users: [{ username: "dev-one", name: "Dev One", email: "dev-one@example.com" }],
-  groups: [{ path: "sec", description: "old" }, { path: `sec/sub-${S}` }],
-  projects: [{ path: "sec/app", default_branch: "main", description: `about ${S}` }, { path: `sec/p-${S}` }],
+  users: [
+    { username: "dev-one", name: "Dev One", email: "dev-one@example.com" },
+    { username: `dev-${S}`, name: "Dev Two", email: "dev-two@example.com" },
+  ],
+  groups: [
+    { path: "sec", description: "old", members: { [`dev-${S}`]: "developer" } },
+    { path: `sec/sub-${S}` },
+  ],
+  projects: [
+    {
+      path: "sec/app",
+      default_branch: "main",
+      description: `about ${S}`,
+      members: { [`dev-${S}`]: "developer" },
+      shared_with: { [`sec/sub-${S}`]: "reporter" },
+    },
+    { path: `sec/p-${S}` },
+  ],
+  protected_branches: [{ project: "sec/app", name: `rel-${S}` }],
+  protected_tags: [{ project: "sec/app", name: `v-${S}` }],
   application_settings: { after_sign_up_text: `welcome ${S}` },
   system_hooks: [{ url: `https://hooks.example/in/${S}` }],
   pipeline_schedules: [
@@ -93,7 +110,14 @@ groups:
     epics:
       - iid: 1
         unmanaged: { issues: ${policy} }
-    unmanaged: { badges: ${policy}, milestones: ${policy}, epics: ${policy}, scim_users: ${policy}, hooks: ${policy}, variables: ${policy} }
+    unmanaged:
+      badges: ${policy}
+      milestones: ${policy}
+      epics: ${policy}
+      scim_users: ${policy}
+      hooks: ${policy}
+      variables: ${policy}
+      members: ${policy}
 projects:
   sec/app:
     description: the app
@@ -117,6 +141,10 @@ projects:
       hooks: ${policy}
       deploy_tokens: ${policy}
       variables: ${policy}
+      members: ${policy}
+      shared_with_groups: ${policy}
+      protected_branches: ${policy}
+      protected_tags: ${policy}
 `;
 
 /**
@@ -164,6 +192,10 @@ const cases: Record<string, { shows: string[]; deleted?: string[] } | { none: st
     deleted: ['"b-(sensitive)"'],
   },
   deploy_tokens: { shows: ['deploy_token["dt-(sensitive)'], deleted: ['"u-(sensitive)"'] },
+  members: { shows: ['group["sec"].member["dev-(sensitive)', 'project["sec/app"].member["dev-(sensitive)'] },
+  shared_with_groups: { shows: ['share["sec/sub-(sensitive)'] },
+  protected_branches: { shows: ['protected_branch["rel-(sensitive)'] },
+  protected_tags: { shows: ['protected_tag["v-(sensitive)'] },
 };
 
 describe("a value of the run's references, in live objects of every kind", () => {

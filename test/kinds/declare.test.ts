@@ -116,6 +116,25 @@ describe("a plain REST collection", () => {
     );
   });
 
+  it("reads, and checks, fields the API names otherwise under the API's name", async () => {
+    const members = restCollection({
+      collection: "members",
+      segment: "member",
+      parents: ["projects"],
+      path: "members",
+      apiNames: { user: "username" },
+      shape: { access_level: "integer", expires_at: "string?" },
+    });
+    const ctx = await platform(() => [{ id: 7, username: "alice", access_level: 30, expires_at: null }]);
+    expect(await members.read(ctx, parent, [])).toEqual([
+      { key: "alice", id: 7, fields: { user: "alice", access_level: 30, expires_at: null } },
+    ]);
+    await api.close();
+    await server.close();
+    const wrong = await platform(() => [{ id: 7, user: "alice", access_level: 30 }]);
+    await expect(members.read(wrong, parent, [])).rejects.toThrow('the field "username" is missing');
+  });
+
   it("has no update when the platform has none: a change is a replacement, with the reason", () => {
     const hooks = restCollection({
       collection: "system_hooks",

@@ -70,6 +70,10 @@ describe("examples", () => {
       "groups.variables",
       "projects.variables",
       "pipeline_schedules.variables",
+      "members",
+      "shared_with_groups",
+      "protected_branches",
+      "protected_tags",
     ]) {
       expect(seen, kind).toContain(kind);
     }

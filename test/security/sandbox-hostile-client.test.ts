@@ -247,13 +247,20 @@ describe("bodies", () => {
     expect((await c.admin("POST", "/groups", { name: "ok", path: "ok" })).status).toBe(201);
   });
 
-  it("a form may carry at most 4096 parameters: more is a quick 400, and other callers are not kept waiting", async () => {
+  it("a form may carry at most 4096 parameters: one more is a 400, and other callers are still answered", async () => {
+    const TOO_MANY = { error: "a request may carry at most 4096 parameters" };
+    // The limit itself is taken (the group is then refused for what it lacks), one past it is not.
+    const at = await c.call("POST", "/groups", { form: "a%5B%5D=1&".repeat(4096).slice(0, -1) });
+    expect(at.status).toBe(400);
+    expect(at.body).not.toEqual(TOO_MANY);
+    const past = await c.call("POST", "/groups", { form: "a%5B%5D=1&".repeat(4097).slice(0, -1) });
+    expect([past.status, past.body]).toEqual([400, TOO_MANY]);
+    // 200,000 of them (2 MB) are refused the same way while another caller is answered.
     const form = "a%5B%5D=1&".repeat(200_000);
-    const started = performance.now();
     const [r, version] = await Promise.all([c.call("POST", "/groups", { form }), c.call("GET", "/version")]);
-    expect([r.status, r.body]).toEqual([400, { error: "a request may carry at most 4096 parameters" }]);
+    expect([r.status, r.body]).toEqual([400, TOO_MANY]);
     expect(version.status).toBe(200);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(c.sb.store.data.groups.map((g) => g.path)).not.toContain("a");
     const query = await c.call("GET", `/groups?${"x&".repeat(5000)}`);
     expect(query.status).toBe(400);
   });

@@ -55,20 +55,23 @@ export function writeOnlyChanges(specs: Specs, desired: Fields, changes: FieldCh
     .map(([field, value]) => ({ field, after: mask(specs, field, value), writeOnly: true, sensitive: true }));
 }
 
-/** Every field of a new object, as the plan shows it. */
+/** Every field of a new object, as the plan shows it; one left empty (null, an empty list) is not listed. */
 export function createdFields(
   ctx: KindContext,
   kind: Kind,
   specs: Specs,
   desired: Fields,
 ): Promise<FieldChange[]> {
+  const empty = (v: unknown) => v === null || (Array.isArray(v) && v.length === 0);
   return Promise.all(
-    ownFields(specs, desired).map(async ([field, v]) => ({
-      field,
-      after: await shown(ctx, kind, specs, field, v),
-      ...(specs.get(field)?.sensitive || containsSecret(v) ? { sensitive: true } : {}),
-      ...(specs.get(field)?.writeOnly ? { writeOnly: true } : {}),
-    })),
+    ownFields(specs, desired)
+      .filter(([, v]) => !empty(v))
+      .map(async ([field, v]) => ({
+        field,
+        after: await shown(ctx, kind, specs, field, v),
+        ...(specs.get(field)?.sensitive || containsSecret(v) ? { sensitive: true } : {}),
+        ...(specs.get(field)?.writeOnly ? { writeOnly: true } : {}),
+      })),
   );
 }
 

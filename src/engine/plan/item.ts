@@ -241,7 +241,12 @@ async function planAbsent(
   q: { base: ChangeBase; specs: Specs; self: Parent; deps: string[] },
 ): Promise<void> {
   const { kind, item, address, parent, live } = p;
-  if (!live) return;
+  if (!live) {
+    // Nothing to delete; the kind may know why the object is still there in another form (an inherited member).
+    const why = p.parentExists ? await kind.notHere?.(state.ctx, parent, p.key) : undefined;
+    if (why) state.warnings.push({ address, message: why, source: item.source });
+    return;
+  }
   // Deleted with a group this plan deletes: planned there already.
   if (state.cascaded.has(address)) return;
   if (live.readOnly) {
@@ -252,7 +257,7 @@ async function planAbsent(
     state.problem(address, `${kind.collection} cannot be deleted through the API`, item.source);
     return;
   }
-  const refusals = (await kind.checkDelete?.(state.ctx, parent, live, item.fields)) ?? [];
+  const refusals = (await kind.checkDelete?.(state.ctx, parent, live, item.fields, p.scope)) ?? [];
   for (const r of refusals) state.problem(address, r.message, item.source);
   if (refusals.length > 0) return;
   await planDelete(

@@ -1,11 +1,13 @@
 /**
- * Masking, in one place: what a plan may show of a value (write-only values as `(write-only)`, sensitive fields,
+ * Masking, in one place: what a plan may show of a value (access levels by name, write-only values as
+ * `(write-only)`, sensitive fields,
  * secrets and the live side of a field whose desired value is a secret as `(sensitive)`), how a live object whose
  * identity holds a secret is named, and the last pass that masks every value of the run's references wherever it
  * turned up in the plan.
  */
 import type { Fields, Kind, KindContext, Live } from "../../kinds/kind.js";
 import type { DesiredNode } from "../../manifest/model.js";
+import { displayValue } from "../../manifest/normalize.js";
 import { containsSecret, isSecret, maskSecrets, Secret, type SecretValues } from "../../manifest/secret.js";
 import type { Specs, Step } from "./types.js";
 
@@ -22,7 +24,10 @@ export function mask(specs: Specs, field: string, value: unknown, secretDesired 
   return maskSecrets(value);
 }
 
-/** A value as the plan shows it: in the manifest's terms where the kind says how (ids as names), then masked. */
+/**
+ * A value as the plan shows it: in the manifest's terms where the kind says how (ids as names), access levels by
+ * name (the schema's `x-normalize: access-level`), then masked.
+ */
 export async function shown(
   ctx: KindContext,
   kind: Kind,
@@ -31,8 +36,8 @@ export async function shown(
   value: unknown,
   secretDesired = false,
 ): Promise<unknown> {
-  if (!kind.display || value === undefined) return mask(specs, field, value, secretDesired);
-  return mask(specs, field, await kind.display(ctx, field, value), secretDesired);
+  const named = kind.display && value !== undefined ? await kind.display(ctx, field, value) : value;
+  return mask(specs, field, displayValue(specs.get(field)?.normalize, named), secretDesired);
 }
 
 /** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */

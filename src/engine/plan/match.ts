@@ -50,6 +50,8 @@ export function match(
   const scope: CollectionScope = {
     declared: new Set(coll.items.map(ids.keyOf)),
     planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields])),
+    absent: new Set(items.filter((i) => i.state === "absent").map(ids.keyOf)),
+    policy: coll.policy,
     top: (collection) => state.plannedTop(collection),
   };
   const undeclared = lives.filter((l) => !scope.declared.has(l.key) && !l.readOnly);

@@ -120,8 +120,10 @@ export class PlanState implements PlanInputs {
     return this.top[collection];
   }
 
-  /** Records a planned step. */
+  /** Records a planned step; what the live object's kind says of it (`live.note`) joins the change's reason. */
   push(out: Step[], step: Step): void {
+    const note = step.live?.note;
+    if (note) step.change.reason = step.change.reason ? `${step.change.reason}; ${note}` : note;
     out.push(step);
     this.actions.set(step.change.address, step.change.action);
   }

@@ -42,10 +42,16 @@ export async function planUndeclared(
       ...(shown?.id !== undefined ? { liveId: shown.id } : {}),
       ...(parentAddress ? { parent: parentAddress } : {}),
     };
+    let kept: string | undefined;
     if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
-      const refusals = (await kind.checkDelete?.(state.ctx, parent, live, undefined)) ?? [];
-      for (const r of refusals) state.problem(address, r.message);
-      if (refusals.length > 0) continue;
+      const refusals = (await kind.checkDelete?.(state.ctx, parent, live, undefined, matched.scope)) ?? [];
+      const errors = refusals.filter((r) => !r.keep);
+      for (const r of errors) state.problem(address, r.message);
+      if (errors.length > 0) continue;
+      // Left alone, and said why (the token's own membership), rather than deleted.
+      if (refusals.length > 0) kept = refusals.map((r) => r.message).join("; ");
+    }
+    if (kept === undefined && coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
       await planDelete(
         state,
         out,
@@ -71,12 +77,13 @@ export async function planUndeclared(
         action: "unmanaged",
         fields: [],
         reason:
-          (coll.policy === "delete"
-            ? `not in the manifests; ${collection} are deleted only when marked "state: absent"`
-            : kind.explicitDeleteOnly
-              ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)`
-              : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`) +
-          (live.note ? `; ${live.note}` : ""),
+          kept !== undefined
+            ? `not in the manifests, and left alone although the ${collection} prune policy is delete: ${kept}`
+            : coll.policy === "delete"
+              ? `not in the manifests; ${collection} are deleted only when marked "state: absent"`
+              : kind.explicitDeleteOnly
+                ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)`
+                : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`,
       },
       kind,
       parent,

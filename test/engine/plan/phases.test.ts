@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/api/index.js";
-import { fieldChanges, writeOnlyChanges } from "../../../src/engine/plan/diff.js";
+import { createdFields, fieldChanges, writeOnlyChanges } from "../../../src/engine/plan/diff.js";
 import { digestLive } from "../../../src/engine/plan/digest.js";
 import { mask, maskedFields } from "../../../src/engine/plan/mask.js";
 import { match } from "../../../src/engine/plan/match.js";
@@ -13,6 +13,7 @@ import { byPlace, linkDependencies, order } from "../../../src/engine/plan/order
 import { readCollection } from "../../../src/engine/plan/read.js";
 import { PlanState } from "../../../src/engine/plan/state.js";
 import type { Step } from "../../../src/engine/plan/types.js";
+import { planUndeclared } from "../../../src/engine/plan/unmanaged.js";
 import { fieldSpecsFromSchema } from "../../../src/kinds/fields.js";
 import type { Kind, KindContext, Live, Parent } from "../../../src/kinds/kind.js";
 import type { DesiredCollection, DesiredNode } from "../../../src/manifest/model.js";
@@ -29,6 +30,8 @@ const specs = fieldSpecsFromSchema({
     api_key: { type: "string", "x-sensitive": true },
     token: { type: "string", writeOnly: true },
     interval: { type: "string", "x-replace": true },
+    level: { enum: [30, 40, "developer", "maintainer"], "x-normalize": "access-level" },
+    members: { type: "array" },
   },
 });
 
@@ -103,6 +106,16 @@ describe("match: identities and the names of undeclared live objects", () => {
     expect(m.undeclared.map((l) => l.key)).toEqual(["c", "d"]);
     expect(m.shownOf(m.undeclared[0]!)).toEqual({ label: "c", id: 3 });
     expect([...m.scope.declared]).toEqual(["a", "b"]);
+    expect(m.scope.policy).toBe("warn");
+  });
+
+  it("tells the kinds which identities the plan deletes and which it keeps", () => {
+    const { state: s } = state();
+    const items = [node("a"), node("b", {}, { state: "absent" })];
+    const m = match(s, kind(), { policy: "delete", items } as DesiredCollection, items, []);
+    expect([...m.scope.planned.keys()]).toEqual(["a"]);
+    expect([...m.scope.absent]).toEqual(["b"]);
+    expect(m.scope.policy).toBe("delete");
   });
 
   it("masks an undeclared object named after a secret of the run, its id when the id is a name, and in --debug", () => {
@@ -191,12 +204,86 @@ describe("diff: one object's changes", () => {
     ]);
   });
 
+  it("compares access levels as numbers and shows them by name", async () => {
+    const at30: Live = { key: "w", id: 1, fields: { level: 30 } };
+    expect(await fieldChanges(ctx, kind(), specs, { level: "developer" }, at30)).toEqual([]);
+    expect(await fieldChanges(ctx, kind(), specs, { level: 40 }, at30)).toEqual([
+      { field: "level", before: "developer", after: "maintainer" },
+    ]);
+  });
+
+  it("lists a new object's fields but those left empty", async () => {
+    expect(
+      await createdFields(ctx, kind(), specs, { name: "w", level: 40, members: [], color: null }),
+    ).toEqual([
+      { field: "name", after: "w" },
+      { field: "level", after: "maintainer" },
+    ]);
+  });
+
   it("sends write-only fields on rotation, once each", () => {
     const already = [{ field: "name", before: "w", after: "v" }];
     expect(writeOnlyChanges(specs, { name: "v", token: "t" }, already)).toEqual([
       { field: "token", after: "(write-only)", writeOnly: true, sensitive: true },
     ]);
     expect(writeOnlyChanges(specs, { token: "t" }, [{ field: "token" }])).toEqual([]);
+  });
+});
+
+describe("unmanaged: what a prune policy does with undeclared objects", () => {
+  const prune = async (policy: "warn" | "delete", checkDelete?: Kind["checkDelete"], note?: string) => {
+    const { state: s } = state();
+    const lives: Live[] = [{ key: "me", id: 1, fields: { name: "me" }, ...(note ? { note } : {}) }];
+    const coll = { policy, items: [] } as unknown as DesiredCollection;
+    const k = kind({ remove: async () => undefined, ...(checkDelete ? { checkDelete } : {}) });
+    const matched = match(s, k, coll, [], lives);
+    const out: Step[] = [];
+    const parent: Parent = { address: 'project["p"]', collection: "projects", key: "p", ref: "p" };
+    await planUndeclared(s, out, {
+      kind: k,
+      specs,
+      coll,
+      collection: "widgets",
+      parent,
+      parentAddress: parent.address,
+      depth: 1,
+      matched,
+    });
+    return { changes: out.map((o) => o.change), problems: s.problems };
+  };
+
+  it("deletes under delete, and tells the kind the collection's policy", async () => {
+    let seen: string | undefined;
+    const { changes } = await prune("delete", async (_c, _p, _l, _d, scope) => {
+      seen = scope.policy;
+      return [];
+    });
+    expect(changes.map((c) => c.action)).toEqual(["delete"]);
+    expect(seen).toBe("delete");
+  });
+
+  it("leaves alone, and says why, an object the kind keeps (the token's own membership)", async () => {
+    const { changes, problems } = await prune("delete", async () => [
+      { message: "me is the token's own user", keep: true },
+    ]);
+    expect(problems).toEqual([]);
+    expect(changes.map((c) => [c.action, c.reason])).toEqual([
+      [
+        "unmanaged",
+        "not in the manifests, and left alone although the widgets prune policy is delete: me is the token's own user",
+      ],
+    ]);
+  });
+
+  it("makes any other refusal an error, and deletes nothing", async () => {
+    const { changes, problems } = await prune("delete", async () => [{ message: "still in use" }]);
+    expect(changes).toEqual([]);
+    expect(problems.map((p) => p.message)).toEqual(["still in use"]);
+  });
+
+  it("adds what the kind says of the live object to the reason (a blocked user)", async () => {
+    const { changes } = await prune("warn", undefined, "me is blocked");
+    expect(changes[0]?.reason).toMatch(/^not in the manifests \(prune policy warn.*; me is blocked$/);
   });
 });
 

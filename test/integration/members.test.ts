@@ -1,0 +1,252 @@
+/**
+ * Group and project members over HTTP: the lifecycle of each, access levels by name or number, usernames in any
+ * case, what the platform refuses said at plan time (a user it does not know, Minimal Access on a subgroup, an
+ * expiry in the past, a level below an inherited one), inherited members never unmanaged, blocked users named.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apply, expectChanges, expectNoChanges, lifecycle, planJson } from "./cycle.js";
+import { Bench } from "./helpers.js";
+
+const fixture = {
+  users: [
+    { username: "alice", name: "Alice Example", email: "alice@example.com" },
+    { username: "bob", name: "Bob Example", email: "bob@example.com" },
+    { username: "carol", name: "Carol Example", email: "carol@example.com" },
+    { username: "release-bot", name: "Release Bot", email: "release-bot@example.com" },
+  ],
+  groups: [
+    { path: "acme", name: "Acme", visibility: "private", members: { alice: "owner" } },
+    { path: "acme/platform", name: "Platform", visibility: "private", members: { carol: "maintainer" } },
+  ],
+  projects: [{ path: "acme/platform/api", visibility: "private", default_branch: "main" }],
+};
+
+interface Values {
+  level: string | number;
+  expires?: string;
+}
+
+type ApiMember = {
+  username: string;
+  access_level: number;
+  expires_at: string | null;
+  state: string;
+};
+
+/** The members of `owner` with alice declared as she is (acme's owner), and bob as `v` says. */
+function manifest(
+  owner: "groups" | "projects",
+  path: string,
+  v: Values | undefined,
+  policy?: string,
+): string {
+  const keep = owner === "groups" ? "\n      - { user: alice, access_level: owner }" : "";
+  const bob = v
+    ? `\n      - user: bob\n        access_level: ${v.level}${v.expires ? `\n        expires_at: "${v.expires}"` : ""}`
+    : "";
+  const members = keep + bob;
+  return `version: 1
+instance:
+  unmanaged: { groups: ignore }
+${owner}:
+  ${path}:
+    members:${members === "" ? " []" : members}
+${policy ? `    unmanaged: { members: ${policy} }\n` : ""}`;
+}
+
+const LEVELS: Record<string, number> = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 };
+
+describe("members", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture, edition: "licensed" });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const membersOf = (path: string) =>
+    bench.get<ApiMember[]>(
+      `/${path.includes("/api") ? "projects" : "groups"}/${encodeURIComponent(path)}/members`,
+    );
+
+  const cycle = (owner: "groups" | "projects", path: string, segment: string) =>
+    lifecycle<Values>({
+      bench,
+      address: `${segment}["${path}"].member["bob"]`,
+      render: (v, policy) => manifest(owner, path, v, policy),
+      base: { level: "developer" },
+      edits: [
+        { values: { level: 40 }, fields: ["access_level"] },
+        { values: { level: "maintainer", expires: "2031-06-30" }, fields: ["expires_at"] },
+        { values: { level: "reporter", expires: "2031-07-31" }, fields: ["access_level", "expires_at"] },
+        // Left out, the expiry is removed: the membership never ends.
+        { values: { level: "reporter" }, fields: ["expires_at"] },
+      ],
+      without: (policy) => manifest(owner, path, undefined, policy),
+      read: async () => (await membersOf(path)).filter((m) => m.username === "bob"),
+      expected: (v) => ({
+        access_level: typeof v.level === "number" ? v.level : LEVELS[v.level],
+        expires_at: v.expires ?? null,
+      }),
+    });
+
+  it("group members go through the whole lifecycle, field by field", async () => {
+    await cycle("groups", "acme", "group");
+  });
+
+  it("project members go through the whole lifecycle, field by field", async () => {
+    await cycle("projects", "acme/platform/api", "project");
+  });
+
+  it("shows levels by name whichever way they are written, and matches usernames in any case", async () => {
+    const m = bench.manifest(manifest("groups", "acme", { level: 20 }).replace("user: bob", "user: Bob"));
+    const plan = await planJson(bench, m);
+    expectChanges(plan, [{ address: 'group["acme"].member["Bob"]', action: "create" }]);
+    expect(plan.changes[0]?.fields).toEqual([
+      { field: "user", after: "Bob" },
+      { field: "access_level", after: "reporter" },
+    ]);
+    await apply(bench, m);
+    await expectNoChanges(bench, m);
+    await expectNoChanges(bench, bench.manifest(manifest("groups", "acme", { level: "reporter" })));
+    const change = await planJson(bench, bench.manifest(manifest("groups", "acme", { level: 30 })));
+    expect(change.changes[0]?.fields).toEqual([
+      { field: "access_level", before: "reporter", after: "developer" },
+    ]);
+    await apply(bench, bench.manifest(manifest("groups", "acme", undefined, "delete")));
+  });
+
+  it("never lists inherited members as unmanaged, and says when a declared one has inherited access", async () => {
+    // carol is a maintainer of acme/platform, alice the owner of acme: both have access to the project.
+    const none = bench.manifest(manifest("projects", "acme/platform/api", undefined));
+    expectChanges(await planJson(bench, none), []);
+    const declared = bench.manifest(
+      manifest("projects", "acme/platform/api", undefined).replace(
+        "members: []",
+        "members:\n      - { user: carol, access_level: maintainer }",
+      ),
+    );
+    const plan = await planJson(bench, declared);
+    expectChanges(plan, [{ address: 'project["acme/platform/api"].member["carol"]', action: "create" }]);
+    expect(plan.changes[0]?.reason).toBe(
+      "carol already has maintainer access inherited from the project's group: this adds a direct membership",
+    );
+  });
+
+  it("warns that a member marked absent whose access is inherited keeps it", async () => {
+    const plan = await bench.cli([
+      "plan",
+      "--format",
+      "json",
+      bench.manifest(
+        "version: 1\nprojects:\n  acme/platform/api:\n    members:\n      - { user: carol, state: absent }\n",
+      ),
+    ]);
+    expect(plan.code).toBe(0);
+    const json = JSON.parse(plan.out) as {
+      changes: unknown[];
+      warnings: { address: string; message: string }[];
+    };
+    expect(json.changes).toEqual([]);
+    expect(json.warnings).toContainEqual(
+      expect.objectContaining({
+        address: 'project["acme/platform/api"].member["carol"]',
+        message:
+          "carol is not a direct member of acme/platform/api: its maintainer access is inherited from the project's group, which state: absent here does not remove; remove the membership there",
+      }),
+    );
+  });
+
+  it("refuses at plan time a member below the level inherited from a group above", async () => {
+    // alice owns acme: a direct membership of acme/platform below owner is refused by the platform.
+    const m = bench.manifest(
+      "version: 1\ngroups:\n  acme/platform:\n    members:\n      - { user: carol, access_level: maintainer }\n      - { user: alice, access_level: developer }\n",
+    );
+    const r = await bench.cli(["plan", m]);
+    expect(r.code).toBe(1);
+    expect(r.out.replace(/\s+/g, " ")).toContain(
+      'forgeform.yaml:6:38: group["acme/platform"].member["alice"].access_level: alice is owner (50) inherited from a group above, and the platform refuses a direct membership below that: declare owner or higher, or leave the user out here',
+    );
+    // The same for a project: carol is a maintainer of its group.
+    const project = await bench.cli([
+      "plan",
+      bench.manifest(
+        "version: 1\nprojects:\n  acme/platform/api:\n    members:\n      - { user: carol, access_level: developer }\n",
+      ),
+    ]);
+    expect(project.code).toBe(1);
+    expect(project.out.replace(/\s+/g, " ")).toContain(
+      'project["acme/platform/api"].member["carol"].access_level: carol is maintainer (40) inherited from the project\'s group, and the platform refuses a direct membership below that',
+    );
+    const ok = bench.manifest(
+      "version: 1\ngroups:\n  acme/platform:\n    members:\n      - { user: carol, access_level: maintainer }\n      - { user: alice, access_level: owner }\n",
+    );
+    const plan = await planJson(bench, ok);
+    expect(plan.changes[0]?.reason).toBe(
+      "alice already has owner access inherited from a group above: this adds a direct membership",
+    );
+  });
+
+  it("names the closest username for one the platform does not know, at its place in the manifest", async () => {
+    const r = await bench.cli([
+      "plan",
+      bench.manifest(
+        manifest("groups", "acme", { level: "developer" }).replace("user: bob", "user: relase-bot"),
+      ),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.out.replace(/\s+/g, " ")).toContain(
+      'forgeform.yaml:8:15: group["acme"].member["relase-bot"].user: user "relase-bot" does not exist (or is not visible to this token\'s user): did you mean "release-bot"?',
+    );
+  });
+
+  it("refuses Minimal Access on a subgroup and an expiry in the past, each at its field", async () => {
+    const sub = bench.manifest(
+      "version: 1\ngroups:\n  acme/platform:\n    members:\n      - { user: carol, access_level: maintainer }\n      - { user: bob, access_level: minimal_access }\n",
+    );
+    const r = await bench.cli(["plan", sub]);
+    expect(r.code).toBe(1);
+    expect(r.out.replace(/\s+/g, " ")).toContain(
+      'group["acme/platform"].member["bob"].access_level: minimal_access (5) exists only for top-level groups of the licensed edition, and acme/platform is a subgroup: choose guest or higher',
+    );
+    const past = await bench.cli([
+      "plan",
+      bench.manifest(manifest("groups", "acme", { level: "developer", expires: "2001-01-01" })),
+    ]);
+    expect(past.code).toBe(1);
+    expect(past.out.replace(/\s+/g, " ")).toContain(
+      'group["acme"].member["bob"].expires_at: 2001-01-01 is in the past: the platform refuses a membership that has already ended',
+    );
+    // On a top-level group of the licensed edition, Minimal Access is a level like any other.
+    const top = bench.manifest(manifest("groups", "acme", { level: "minimal_access" }));
+    await apply(bench, top);
+    expect((await membersOf("acme")).find((x) => x.username === "bob")?.access_level).toBe(5);
+    await expectNoChanges(bench, top);
+    await apply(bench, bench.manifest(manifest("groups", "acme", undefined, "delete")));
+  });
+
+  it("names a blocked user as such in every change it is in", async () => {
+    const [bot] = await bench.get<{ id: number }[]>("/users?username=release-bot");
+    await bench.send("POST", `/users/${bot!.id}/block`);
+    const declared = (level: string) =>
+      bench.manifest(
+        manifest("groups", "acme", { level: "developer" })
+          .replace("user: bob", "user: release-bot")
+          .replace("developer", level),
+      );
+    const create = await planJson(bench, declared("developer"));
+    expect(create.changes[0]?.reason).toBe(
+      "release-bot is blocked: the membership gives no access while the user stays blocked",
+    );
+    await apply(bench, declared("developer"));
+    const update = await planJson(bench, declared("reporter"));
+    expect(update.changes[0]?.action).toBe("update");
+    expect(update.changes[0]?.reason).toBe(
+      "release-bot is blocked: the membership gives no access while the user stays blocked",
+    );
+    const unmanaged = await planJson(bench, bench.manifest(manifest("groups", "acme", undefined)));
+    expect(unmanaged.changes[0]?.reason).toMatch(/; release-bot is blocked: the membership gives no access/);
+    await apply(bench, bench.manifest(manifest("groups", "acme", undefined, "delete")));
+  });
+});
