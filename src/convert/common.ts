@@ -3,9 +3,10 @@
  * levels written in the many ways the tools accept, settings the platform renamed, and the file an entry goes to.
  */
 import { renderPath } from "../manifest/diagnostics.js";
+import { ACCESS_LEVELS } from "../manifest/normalize.js";
 import type { Report } from "./report.js";
 import { type Place, plain, type SNode } from "./source.js";
-import { ACCESS_LEVELS, type Obj, type Origin, type Target } from "./target.js";
+import type { Obj, Origin, Target } from "./target.js";
 
 /** A node with its path in the source (`projects_and_groups["acme/*"].variables`). */
 export class At {

@@ -48,18 +48,6 @@ type Section = "templates" | "groups" | "projects";
 const isObj = (v: unknown): v is Obj =>
   v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Secretful);
 
-/** Access levels by the names the platform's API documentation gives them (numbers as it sends them). */
-export const ACCESS_LEVELS: Readonly<Record<string, number>> = {
-  no_access: 0,
-  minimal_access: 5,
-  guest: 10,
-  reporter: 20,
-  developer: 30,
-  maintainer: 40,
-  owner: 50,
-  admin: 60,
-};
-
 interface Pending {
   env: string;
   origin: Origin;
@@ -184,10 +172,9 @@ export class Target {
 
   /**
    * Holds every entry against the schemas of this version of forgeform: a key it does not have is dropped and
-   * reported (a setting passed through by its API name goes under `unchecked:` where the object has one); an
-   * access level written by name where only numbers are taken becomes its number; a secret the schema marks
-   * (write-only, sensitive) that the converter left in clear becomes a reference; of two items with one identity
-   * in one list the later is kept. Then the report gets the secrets that are still referenced.
+   * reported (a setting passed through by its API name goes under `unchecked:` where the object has one); a secret
+   * the schema marks (write-only, sensitive) that the converter left in clear becomes a reference; of two items
+   * with one identity in one list the later is kept. Then the report gets the secrets that are still referenced.
    */
   fit(schemas: SchemaSet | undefined, version: string): void {
     if (schemas) {
@@ -414,15 +401,10 @@ class Fitter {
     obj[key] = this.scalar(value, schema, origin, key, names);
   }
 
-  /** A scalar against its schema: levels by name where numbers are wanted, secrets in clear made references. */
+  /** A scalar against its schema: a secret the schema marks (write-only, sensitive) left in clear made a reference. */
   private scalar(value: unknown, schema: JsonSchema, origin: Origin, key: string, names: string[]): unknown {
     if ((schema.writeOnly === true || schema["x-sensitive"] === true) && typeof value === "string")
       return this.target.secret([...names, key === "value" ? "" : key], origin, `the ${key}`);
-    const choices = Array.isArray(schema.enum) ? (schema.enum as unknown[]) : undefined;
-    if (choices && typeof value === "string" && !choices.includes(value)) {
-      const level = ACCESS_LEVELS[value];
-      if (level !== undefined && choices.includes(level)) return level;
-    }
     return value;
   }
 

@@ -78,7 +78,7 @@ describe("holding the output against this version's schemas", () => {
     expect(unknownKind.texts["acme.yaml"]).toContain("variables: delete");
   });
 
-  it("writes access levels by number where this version takes numbers only, and escapes ${ in plain text", () => {
+  it("keeps access levels by name, and escapes ${ in plain text", () => {
     const c = convertText(
       "gitlabform",
       {
@@ -94,7 +94,7 @@ describe("holding the output against this version's schemas", () => {
     );
     expect(c.files["acme.yaml"]).toMatchObject({
       projects: {
-        "acme/api": { protected_environments: [{ deploy_access_levels: [{ access_level: 30 }] }] },
+        "acme/api": { protected_environments: [{ deploy_access_levels: [{ access_level: "developer" }] }] },
       },
     });
     expect(c.texts["acme.yaml"]).toContain("name: cost $${x}");

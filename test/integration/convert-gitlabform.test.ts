@@ -29,8 +29,7 @@ const ENV: Record<string, string> = {
 const fixture = {
   users: [{ username: "alice" }, { username: "bob" }, { username: "carol" }],
   groups: [
-    // alice is a member (the configuration's group_members says so), as a deployer of production must be.
-    { path: "acme", visibility: "internal", members: { alice: "owner" } },
+    { path: "acme", visibility: "internal" },
     { path: "acme/platform", visibility: "internal" },
     { path: "acme/attic", visibility: "internal", description: "Old things" },
     { path: "auditors" },
@@ -129,6 +128,20 @@ describe("convert --from gitlabform: applied to the sandbox, it means what GitLa
       ["DEPLOY_REGION", "eu-west-1", false, false, "production"],
       ["REGISTRY_PASSWORD", "s3cr3t-registry-pass", true, true, "*"],
     ]);
+    const members = async (path: string) =>
+      (await bench.get<Record<string, unknown>[]>(`/groups/${enc(path)}/members`))
+        .filter((m) => m["username"] !== "root")
+        .map((m) => [m["username"], m["access_level"], m["expires_at"]])
+        .sort();
+    expect(await members("acme")).toEqual([
+      ["alice", 50, null],
+      ["bob", 30, "2027-12-31"],
+    ]);
+    // group/* applies to the subgroups too, as GitLabForm applies it.
+    expect(await members("acme/platform")).toEqual(await members("acme"));
+    const shares = (await bench.get<{ shared_with_groups: Record<string, unknown>[] }>("/groups/acme"))
+      .shared_with_groups;
+    expect(shares.map((g) => [g["group_full_path"], g["group_access_level"]])).toEqual([["auditors", 20]]);
     const labels = await bench.get<Record<string, unknown>[]>("/groups/acme/labels");
     expect(labels.map((l) => [l["name"], l["color"]])).toEqual([["priority::high", "#FF0000"]]);
     const badges = await bench.get<Record<string, unknown>[]>(`/groups/${enc("acme/platform")}/badges`);
@@ -187,6 +200,26 @@ describe("convert --from gitlabform: applied to the sandbox, it means what GitLa
     expect(hooks.map((h) => [h["url"], h["push_events"], h["tag_push_events"]])).toEqual([
       ["https://ci.acme.example/hook", true, true],
     ]);
+    type Level = { access_level: number };
+    const branches = await bench.get<
+      { name: string; push_access_levels: Level[]; merge_access_levels: Level[] }[]
+    >(`/projects/${enc("acme/web")}/protected_branches`);
+    expect(
+      branches.map((b) => [
+        b.name,
+        b.push_access_levels[0]!.access_level,
+        b.merge_access_levels[0]!.access_level,
+      ]),
+    ).toEqual([
+      ["main", 0, 30],
+      ["release/*", 40, 40],
+    ]);
+    const tags = await bench.get<{ name: string; create_access_levels: Level[] }[]>(
+      `/projects/${enc("acme/web")}/protected_tags`,
+    );
+    expect(tags.map((t) => [t.name, t.create_access_levels[0]!.access_level])).toEqual([["v*", 40]]);
+    const projectMembers = await bench.get<Record<string, unknown>[]>(`/projects/${enc("acme/web")}/members`);
+    expect(projectMembers.map((m) => [m["username"], m["access_level"]])).toEqual([["carol", 40]]);
     const labels = await bench.get<Record<string, unknown>[]>(`/projects/${enc("acme/web")}/labels`);
     expect(labels.filter((l) => l["is_project_label"]).map((l) => l["name"])).toEqual(["bug"]);
   });

@@ -1,6 +1,7 @@
 /**
  * `forgeform convert --from terraform` on the sandbox. A Terraform state describes objects that exist: the sandbox
- * is seeded with what the state says (written here from the state's meaning, not from the conversion), and a plan of
+ * is seeded with what the state says (written here from the state's meaning, not from the conversion: the fixture,
+ * and the calls that say what it cannot), and a plan of
  * the converted manifests shows no changes; after an apply, a second plan shows none either.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -193,6 +194,14 @@ describe("convert --from terraform: the state's objects on the sandbox, then a p
 
   beforeAll(async () => {
     bench = await Bench.start({ fixture });
+    // What the fixture cannot say: bob's membership ends, acme is shared with auditors.
+    const users = await bench.get<{ id: number; username: string }[]>("/users?username=bob");
+    await bench.send("PUT", `/groups/acme/members/${users[0]!.id}`, {
+      access_level: 30,
+      expires_at: "2027-12-31",
+    });
+    const auditors = await bench.get<{ id: number }>("/groups/auditors");
+    await bench.send("POST", "/groups/acme/share", { group_id: auditors.id, group_access: 20 });
     out = join(bench.dir, "converted");
     converted = await bench.cli(["convert", "--from", "terraform", STATE, "--out", out, "--format", "json"]);
     report = JSON.parse(converted.out) as JsonReport;
