@@ -79,7 +79,7 @@ const NOT_MANAGED: Record<string, string> = {
 /** Hook events GitLabForm passes to the API as written. */
 const HOOK_SKIP = new Set(["delete"]);
 
-export class Converter {
+class Converter {
   private entries: GfEntry[] = [];
   private skippedGroups: At | undefined;
   private skippedProjects: At | undefined;

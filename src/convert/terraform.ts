@@ -188,37 +188,28 @@ class Converter {
 
   /** The full path of a project named by id or path, or undefined after reporting it. */
   project(r: Resource, attr = "project"): string | undefined {
-    const at = r.values.get(attr);
-    const ref = at?.text;
-    if (ref === undefined) {
-      this.t.report.notConverted(r.at.node.at, r.address, `the resource names no ${attr}`);
-      return undefined;
-    }
-    if (!/^\d+$/.test(ref)) return ref;
-    const path = this.projectsById.get(ref);
-    if (!path)
-      this.t.report.notConverted(
-        at!.node.at,
-        at!.source,
-        `the project with id ${ref} is not in the state (no gitlab_project resource or data source with that id): not converted; add a data "gitlab_project" for it to the configuration, or name the project by its path`,
-      );
-    return path;
+    return this.owner(r, attr, "project", this.projectsById);
   }
 
+  /** The full path of a group named by id or path, or undefined after reporting it. */
   group(r: Resource, attr = "group"): string | undefined {
+    return this.owner(r, attr, "group", this.groupsById);
+  }
+
+  private owner(r: Resource, attr: string, kind: string, byId: Map<string, string>): string | undefined {
     const at = r.values.get(attr);
     const ref = at?.text;
-    if (ref === undefined) {
+    if (at === undefined || ref === undefined) {
       this.t.report.notConverted(r.at.node.at, r.address, `the resource names no ${attr}`);
       return undefined;
     }
     if (!/^\d+$/.test(ref)) return ref;
-    const path = this.groupsById.get(ref);
+    const path = byId.get(ref);
     if (!path)
       this.t.report.notConverted(
-        at!.node.at,
-        at!.source,
-        `the group with id ${ref} is not in the state (no gitlab_group resource or data source with that id): not converted; add a data "gitlab_group" for it, or name the group by its path`,
+        at.node.at,
+        at.source,
+        `the ${kind} with id ${ref} is not in the state (no gitlab_${kind} resource or data source with that id): not converted; add a data "gitlab_${kind}" for it to the configuration, or name the ${kind} by its path`,
       );
     return path;
   }
@@ -552,38 +543,21 @@ const HANDLERS: Record<string, Handler> = {
   gitlab_project_share_group: share("project"),
   gitlab_group_share_group: share("group"),
   gitlab_branch_protection: (c, r) => {
-    const path = c.project(r);
-    if (!path) return;
-    const branch = r.values.get("branch");
-    const item = c.item(
-      c.projectEntry(r, path),
-      "protected_branches",
-      r,
-      "protected-branch.schema.json",
-      [last(path)],
-      {
-        skip: ["project", "branch", "allowed_to_push", "allowed_to_merge", "allowed_to_unprotect"],
-        levels: ["push_access_level", "merge_access_level", "unprotect_access_level"],
-      },
-      [["name", branch?.text ?? "", branch?.valueOrigin ?? c.origin(r)]],
-    );
-    for (const f of ["allowed_to_push", "allowed_to_merge", "allowed_to_unprotect"]) c.allowances(r, item, f);
+    const item = protection(c, r, "protected_branches", "protected-branch.schema.json", "branch", {
+      skip: ["allowed_to_push", "allowed_to_merge", "allowed_to_unprotect"],
+      levels: ["push_access_level", "merge_access_level", "unprotect_access_level"],
+    });
+    if (item)
+      for (const f of ["allowed_to_push", "allowed_to_merge", "allowed_to_unprotect"])
+        c.allowances(r, item, f);
   },
   gitlab_tag_protection: (c, r) => {
-    const path = c.project(r);
-    if (!path) return;
-    const tag = r.values.get("tag");
-    const item = c.item(
-      c.projectEntry(r, path),
-      "protected_tags",
-      r,
-      "protected-tag.schema.json",
-      [last(path)],
-      { skip: ["project", "tag", "allowed_to_create"], levels: ["create_access_level"] },
-      [["name", tag?.text ?? "", tag?.valueOrigin ?? c.origin(r)]],
-    );
+    const item = protection(c, r, "protected_tags", "protected-tag.schema.json", "tag", {
+      skip: ["allowed_to_create"],
+      levels: ["create_access_level"],
+    });
     const allowed = r.values.get("allowed_to_create");
-    if (allowed && !isEmpty(allowed.value)) c.allowances(r, item, "allowed_to_create");
+    if (item && allowed && !isEmpty(allowed.value)) c.allowances(r, item, "allowed_to_create");
   },
   gitlab_project_label: projectItem("labels", "label.schema.json"),
   gitlab_label: projectItem("labels", "label.schema.json"),
@@ -687,6 +661,29 @@ const HANDLERS: Record<string, Handler> = {
       );
   },
 };
+
+/** A protected branch or tag of a project: its name (the resource's `branch` or `tag`) first, then its levels. */
+function protection(
+  c: Converter,
+  r: Resource,
+  collection: string,
+  schemaFile: string,
+  nameAttr: string,
+  options: { skip: string[]; levels: string[] },
+): Obj | undefined {
+  const path = c.project(r);
+  if (!path) return undefined;
+  const name = r.values.get(nameAttr);
+  return c.item(
+    c.projectEntry(r, path),
+    collection,
+    r,
+    schemaFile,
+    [last(path)],
+    { skip: ["project", nameAttr, ...options.skip], levels: options.levels },
+    [["name", name?.text ?? "", name?.valueOrigin ?? c.origin(r)]],
+  );
+}
 
 function badge(kind: "project" | "group"): Handler {
   return (c, r) => {

@@ -4,10 +4,11 @@
  * group and project, group/* for the group, its subgroups and every project below, a project's own entry over both,
  * skip_groups and skip_projects left alone), and a second plan with no changes.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Conversion, convertInto, expectSecrets } from "./convert.js";
 import { Bench } from "./helpers.js";
 
 const CONFIG = fileURLToPath(new URL("../fixtures/convert/gitlabform/config.yml", import.meta.url));
@@ -45,35 +46,18 @@ const fixture = {
   ],
 };
 
-interface JsonReport {
-  items: { type: string; file: string; line: number; source: string; message: string; env?: string }[];
-}
-
 const enc = (path: string) => encodeURIComponent(path);
 
 describe("convert --from gitlabform: applied to the sandbox, it means what GitLabForm's levels mean", () => {
   let bench: Bench;
   let out: string;
-  let report: JsonReport;
-  let convertOut: string;
+  let converted: Conversion;
   let applied: { code: number; out: string; err: string };
 
   beforeAll(async () => {
     bench = await Bench.start({ fixture });
     out = join(bench.dir, "converted");
-    const converted = await bench.cli([
-      "convert",
-      "--from",
-      "gitlabform",
-      CONFIG,
-      "--out",
-      out,
-      "--format",
-      "json",
-    ]);
-    expect(converted.code, converted.err + converted.out).toBe(0);
-    convertOut = converted.out;
-    report = JSON.parse(converted.out) as JsonReport;
+    converted = await convertInto(bench, "gitlabform", CONFIG, out);
     applied = await bench.cli(["apply", out, "--yes"], ENV);
   }, 60_000);
   afterAll(async () => {
@@ -81,16 +65,8 @@ describe("convert --from gitlabform: applied to the sandbox, it means what GitLa
   });
 
   it('writes one file per top-level group, the patterns of "*" and the instance, naming every secret', () => {
-    expect(readdirSync(out).sort()).toEqual(["acme.yaml", "all.yaml", "instance.yaml"]);
-    expect(
-      report.items
-        .filter((i) => i.type === "secret")
-        .map((i) => i.env)
-        .sort(),
-    ).toEqual(Object.keys(ENV).sort());
-    const texts = [...readdirSync(out).map((f) => readFileSync(join(out, f), "utf8")), convertOut];
-    for (const value of [...Object.values(ENV).filter((v) => v.length > 3), "glpat-never-printed-anywhere"])
-      for (const text of texts) expect(text).not.toContain(value);
+    expect(converted.names).toEqual(["acme.yaml", "all.yaml", "instance.yaml"]);
+    expectSecrets(converted, ENV, ["glpat-never-printed-anywhere"]);
   });
 
   it("applies", () => {
@@ -227,7 +203,7 @@ describe("convert --from gitlabform: applied to the sandbox, it means what GitLa
   it("reports what GitLabForm's configuration holds and forgeform does not take, at its line", () => {
     const lines = readFileSync(CONFIG, "utf8").split("\n");
     const at = (text: string) => lines.findIndex((l) => l.includes(text)) + 1;
-    const notConverted = report.items.filter((i) => i.type === "not-converted");
+    const notConverted = converted.report.items.filter((i) => i.type === "not-converted");
     expect(notConverted).toContainEqual(
       expect.objectContaining({
         line: at("inherit: false"),

@@ -5,12 +5,12 @@
  * milestones, hooks, schedules, prune policies and the instance's settings). What this version cannot take is in
  * the report, not in the plan.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect } from "vitest";
 import { racadabraMissing, racadabraRunner } from "../conformance/racadabra.js";
 import { itNeeding } from "../required.js";
+import { convertInto, expectSecrets } from "./convert.js";
 import { Bench } from "./helpers.js";
 
 const FIXTURE = fileURLToPath(new URL("../fixtures/convert/gitlabracadabra/", import.meta.url));
@@ -26,11 +26,6 @@ const ENV: Record<string, string> = {
   API_BUILD_PACKAGES_MY_VAR: "my value",
   API_BUILD_PACKAGES_CONFIG_FILE: "some: yaml",
 };
-
-interface JsonReport {
-  files: string[];
-  items: { type: string; file: string; line: number; source: string; message: string; env?: string }[];
-}
 
 describe("convert --from gitlabracadabra: gitlabracadabra's apply, then a plan of the conversion", () => {
   itNeeding(racadabraMissing())(
@@ -49,31 +44,10 @@ describe("convert --from gitlabracadabra: gitlabracadabra's apply, then a plan o
         expect(again.out).not.toMatch(/ERROR|Traceback|not found/);
 
         const out = join(bench.dir, "converted");
-        const converted = await bench.cli([
-          "convert",
-          "--from",
-          "gitlabracadabra",
-          join(FIXTURE, "main.yml"),
-          "--out",
-          out,
-          "--format",
-          "json",
-        ]);
-        expect(converted.code, converted.err + converted.out).toBe(0);
-        const report = JSON.parse(converted.out) as JsonReport;
+        const converted = await convertInto(bench, "gitlabracadabra", join(FIXTURE, "main.yml"), out);
         // One file per action file, the included one too.
-        expect(readdirSync(out).sort()).toEqual(["main.yaml", "shared.yaml"]);
-        expect(
-          report.items
-            .filter((i) => i.type === "secret")
-            .map((i) => i.env)
-            .sort(),
-        ).toEqual(Object.keys(ENV).sort());
-        // No secret of the source is in a written file or in the report.
-        const written = readdirSync(out).map((f) => readFileSync(join(out, f), "utf8"));
-        for (const value of Object.values(ENV)) {
-          for (const text of [...written, converted.out]) expect(text).not.toContain(value);
-        }
+        expect(converted.names).toEqual(["main.yaml", "shared.yaml"]);
+        expectSecrets(converted, ENV);
 
         const plan = await bench.cli(["plan", out, "--detailed-exitcode"], ENV);
         expect(plan.code, plan.out + plan.err).toBe(0);

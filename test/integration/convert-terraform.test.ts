@@ -4,10 +4,11 @@
  * and the calls that say what it cannot), and a plan of
  * the converted manifests shows no changes; after an apply, a second plan shows none either.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Conversion, convertInto, expectSecrets } from "./convert.js";
 import { Bench } from "./helpers.js";
 
 const STATE = fileURLToPath(new URL("../fixtures/convert/terraform/state.json", import.meta.url));
@@ -181,16 +182,10 @@ const fixture = {
   },
 };
 
-interface JsonReport {
-  files: string[];
-  items: { type: string; file: string; line: number; pointer?: string; source: string; env?: string }[];
-}
-
 describe("convert --from terraform: the state's objects on the sandbox, then a plan of the conversion", () => {
   let bench: Bench;
   let out: string;
-  let converted: { code: number; out: string; err: string };
-  let report: JsonReport;
+  let converted: Conversion;
 
   beforeAll(async () => {
     bench = await Bench.start({ fixture });
@@ -203,16 +198,14 @@ describe("convert --from terraform: the state's objects on the sandbox, then a p
     const auditors = await bench.get<{ id: number }>("/groups/auditors");
     await bench.send("POST", "/groups/acme/share", { group_id: auditors.id, group_access: 20 });
     out = join(bench.dir, "converted");
-    converted = await bench.cli(["convert", "--from", "terraform", STATE, "--out", out, "--format", "json"]);
-    report = JSON.parse(converted.out) as JsonReport;
+    converted = await convertInto(bench, "terraform", STATE, out);
   }, 60_000);
   afterAll(async () => {
     await bench?.stop();
   });
 
   it("groups resources by owner: one file per top-level group and the instance", () => {
-    expect(converted.code, converted.err + converted.out).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(["acme.yaml", "instance.yaml"]);
+    expect(converted.names).toEqual(["acme.yaml", "instance.yaml"]);
     const acme = readFileSync(join(out, "acme.yaml"), "utf8");
     // One entry per group and project, whatever module or resource declared what it owns.
     expect(acme.match(/^ {2}acme\/platform\/api:$/gm)).toHaveLength(1);
@@ -220,27 +213,19 @@ describe("convert --from terraform: the state's objects on the sandbox, then a p
   });
 
   it("names every secret of the state and writes none", () => {
-    expect(
-      report.items
-        .filter((i) => i.type === "secret")
-        .map((i) => i.env)
-        .sort(),
-    ).toEqual(Object.keys(ENV).sort());
-    const texts = [...readdirSync(out).map((f) => readFileSync(join(out, f), "utf8")), converted.out];
     const tokens = ["gldt-tf-project-secret", "gldt-tf-group-secret", "glptt-tf-trigger-secret"];
-    for (const value of [...Object.values(ENV), ...tokens, "GR1348941", "random-never-shown"])
-      for (const text of texts) expect(text).not.toContain(value);
+    expectSecrets(converted, ENV, [...tokens, "GR1348941", "random-never-shown"]);
   });
 
   it("says where each item is in the state, by JSON pointer and resource address", () => {
-    const orphan = report.items.find(
+    const orphan = converted.report.items.find(
       (i) => i.source === "module.platform.gitlab_pipeline_schedule_variable.orphan",
     );
     expect(orphan).toMatchObject({
       type: "not-converted",
       pointer: expect.stringMatching(/^\/values\/root_module\/child_modules\/0\/resources\/\d+$/),
     });
-    const ghost = report.items.find((i) => i.source === "gitlab_group_membership.ghost.user_id");
+    const ghost = converted.report.items.find((i) => i.source === "gitlab_group_membership.ghost.user_id");
     expect(ghost?.pointer).toMatch(/\/values\/user_id$/);
     const text = readFileSync(STATE, "utf8").split("\n");
     expect(text[ghost!.line - 1]).toContain('"user_id": 99');
