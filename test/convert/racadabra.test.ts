@@ -191,6 +191,35 @@ acme/web:
     ]);
   });
 
+  it("keeps replace's meaning: the object's own keys replace the template's whole", () => {
+    const c = rc(`.base:
+  create_object: true
+  visibility: private
+  members: { alice: maintainer }
+acme/api:
+  extends: [{ .base: replace }]
+  members: { bob: developer }
+`);
+    expect(at(c.files["a.yaml"], "projects", "acme/api")).toEqual({
+      extends: ["base"],
+      members: [{ user: "bob", access_level: "developer" }],
+    });
+    expect(at(c.files["a.yaml"], "templates", "base", "visibility")).toBe("private");
+  });
+
+  it("reports a merge strategy gitlabracadabra does not have, and a template that is not there", () => {
+    const c = rc(`.base:
+  create_object: true
+acme/api:
+  extends: [{ .base: shallow }, .missing]
+  create_object: true
+`);
+    expect(c.of("not-converted").map((i) => [i.at.line, i.message])).toEqual([
+      [4, '"shallow" is not a merge strategy'],
+      [4, ".missing is not an object of the action files: not applied"],
+    ]);
+  });
+
   it("writes out in full an object that extends a declared object, and reports it", () => {
     const c = rc(`acme/api:
   create_object: true

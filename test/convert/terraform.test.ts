@@ -297,6 +297,37 @@ describe("a Terraform state", () => {
     ]);
   });
 
+  it("takes the provider's older resources (gitlab_label, gitlab_deploy_token) and a deploy key enabled on a project", () => {
+    const c = tf(
+      show([
+        [
+          "gitlab_label",
+          "bug",
+          { project: "acme/api", name: "bug", color: "#ff0000", description: "Broken" },
+        ],
+        [
+          "gitlab_deploy_token",
+          "p",
+          { project: "acme/api", name: "p", scopes: ["read_repository"], token: "" },
+        ],
+        ["gitlab_deploy_token", "g", { group: "acme", name: "g", scopes: ["read_registry"], token: "" }],
+        [
+          "gitlab_deploy_key_enable",
+          "k",
+          { project: "acme/api", key_id: "4", key: "ssh-ed25519 AAAA k", title: "K", can_push: true },
+        ],
+      ]),
+    );
+    expect(at(c.files["acme.yaml"], "projects", "acme/api")).toEqual({
+      labels: [{ name: "bug", color: "#ff0000", description: "Broken" }],
+      deploy_tokens: [{ name: "p", scopes: ["read_repository"] }],
+      deploy_keys: [{ key: "ssh-ed25519 AAAA k", title: "K", can_push: true }],
+    });
+    expect(at(c.files["acme.yaml"], "groups", "acme", "deploy_tokens")).toEqual([
+      { name: "g", scopes: ["read_registry"] },
+    ]);
+  });
+
   it("says what a file that is no state is", () => {
     const c = tf('{"resource": {"gitlab_project": {}}}');
     expect(c.of("not-converted").map((i) => i.message)).toEqual([
