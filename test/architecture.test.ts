@@ -14,6 +14,7 @@ const ROOT = join(import.meta.dirname, "..");
 const LAYERS: readonly (readonly string[])[] = [
   ["action"],
   ["cli"],
+  ["convert"],
   ["export"],
   ["engine"],
   ["kinds", "report"],

@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { escapeText } from "../text/escape.js";
 import { registerApply } from "./apply.js";
 import { registerCompletion } from "./completion.js";
+import { registerConvert } from "./convert.js";
 import { registerDrift } from "./drift.js";
 import { registerExplain } from "./explain.js";
 import { registerExport } from "./export.js";
@@ -42,6 +43,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   registerSandbox(program, io, setExit);
   registerDrift(program, io, setExit);
   registerExport(program, io, setExit);
+  registerConvert(program, io, setExit);
   registerExplain(program, io, setExit);
   registerReport(program, io, setExit);
   registerCompletion(program, io, setExit);

@@ -70,7 +70,7 @@ const NAME_MAX = 48;
  * A short, shell-safe, upper-case variable name from the parts of an address (`API`, `NIGHTLY_BUILD`,
  * `DEPLOY_TOKEN`): each part cut to a few words, the whole to a length a person types.
  */
-function envName(parts: string[]): string {
+export function envName(parts: string[]): string {
   const words = parts
     .map((p) =>
       p
@@ -85,7 +85,7 @@ function envName(parts: string[]): string {
 }
 
 /** How an object's identity is named in variable names: a URL by its host (never its query or credentials). */
-function namePart(key: string): string {
+export function namePart(key: string): string {
   try {
     const url = new URL(key);
     if (url.hostname !== "") return url.hostname.replace(/^www\./, "");

@@ -17,10 +17,14 @@ export function racadabraMissing(): string | undefined {
     : undefined;
 }
 
-/** A runner of the action file `actionFile` against `sb`: each call is one `gitlabracadabra -v` run. */
+/**
+ * A runner of the action file `actionFile` against `sb`: each call is one `gitlabracadabra -v` run, in `cwd` when
+ * given (gitlabracadabra reads an action file's `include:` from its working directory).
+ */
 export function racadabraRunner(
   sb: RunningSandbox,
   actionFile: string,
+  cwd?: string,
 ): () => Promise<{ code: number; out: string }> {
   const dir = mkdtempSync(join(tmpdir(), "racadabra-"));
   const config = join(dir, "python-gitlab.cfg");
@@ -33,7 +37,7 @@ export function racadabraRunner(
       execFile(
         PYTHON,
         ["-m", "gitlabracadabra.cli", "-c", config, "-v", actionFile],
-        { cwd: dir, timeout: 25_000, env: { ...process.env, HOME: dir } },
+        { cwd: cwd ?? dir, timeout: 25_000, env: { ...process.env, HOME: dir } },
         (error, stdout, stderr) =>
           resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
       );
