@@ -35,9 +35,28 @@ export default defineConfig({
       "test/plan/**/*.test.ts",
       "test/report/**/*.test.ts",
       "test/security/client-*.test.ts",
+      "test/action/**/*.test.ts",
+      "test/cli/**/*.test.ts",
+      "test/convert/**/*.test.ts",
+      "test/export/**/*.test.ts",
+      "test/files/**/*.test.ts",
+      "test/kinds/**/*.test.ts",
+      "test/text/**/*.test.ts",
     ],
     exclude: [
       "test/security/client-interrupt.test.ts",
+      // These run the bundled Action (dist/, under Node 24) or the built CLI (lib/) in a child process: a mutant of
+      // src/ is not in what they run. The Action's and the CLI's code is measured by the tests that import it.
+      "test/action/action.test.ts",
+      "test/action/comment.test.ts",
+      "test/action/dist.test.ts",
+      "test/action/hardening.test.ts",
+      "test/action/input-table.test.ts",
+      "test/action/inputs.test.ts",
+      "test/action/messages.test.ts",
+      "test/action/workflow-lint.test.ts",
+      "test/cli/hardening.test.ts",
+      "test/cli/output.test.ts",
       // examples.test.ts also regenerates the types with a script, which the mutation sandbox cannot run.
       "test/manifest/examples.test.ts",
       // Timed by the clock: real backoff waits with random jitter (faults-scale, 5-13 s a run) and one-second
