@@ -187,11 +187,23 @@ describe("transport safety", () => {
       "http://localhost:1",
       "http://127.0.0.1:1",
       "http://127.8.9.10",
+      "http://127.100.200.255",
+      "http://LOCALHOST:1",
       "http://[::1]:8080",
     ]) {
       await new ApiClient({ url, token: TOKEN }).close();
     }
     await new ApiClient({ url: "http://gitlab.internal", token: TOKEN, insecureHttp: true }).close();
+  });
+
+  it("does not take a name that only starts or ends like a loopback address for one", () => {
+    for (const url of [
+      "http://127.0.0.1.nip.io",
+      "http://localhost.example.com",
+      "http://[::2]",
+    ]) {
+      expect(() => new ApiClient({ url, token: TOKEN }), url).toThrow(/refusing plain http:\/\//);
+    }
   });
 
   it("rejects URLs that are not http(s) or that carry credentials", () => {
@@ -200,6 +212,9 @@ describe("transport safety", () => {
     expect(() => new ApiClient({ url: "https://user:pw@gitlab.example.com" })).toThrow(
       /user name or password/,
     );
+    // Either one alone is refused too.
+    expect(() => new ApiClient({ url: "https://user@gitlab.example.com" })).toThrow(/user name or password/);
+    expect(() => new ApiClient({ url: "https://:pw@gitlab.example.com" })).toThrow(/user name or password/);
   });
 
   it("says which CA file cannot be read", () => {
