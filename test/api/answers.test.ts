@@ -58,15 +58,21 @@ describe("an HTML page where JSON was expected", () => {
     expect(await messageOf("<html><body>hi</body></html>", "text/html")).toContain(
       "an HTML page came back instead of JSON",
     );
-    expect(await messageOf("<title> </title>", "text/html")).toContain("an HTML page came back instead of JSON");
+    expect(await messageOf("<title> </title>", "text/html")).toContain(
+      "an HTML page came back instead of JSON",
+    );
   });
 
   it("takes an HTML content type at its word, whatever the body starts with", async () => {
-    expect(await messageOf("Sign in required", "text/html")).toContain("an HTML page came back instead of JSON");
+    expect(await messageOf("Sign in required", "text/html")).toContain(
+      "an HTML page came back instead of JSON",
+    );
   });
 
   it("knows a page without a content type by its first character, after whitespace", async () => {
-    expect(await messageOf("\n  <html><title>Portal</title></html>", "")).toContain('an HTML page ("Portal")');
+    expect(await messageOf("\n  <html><title>Portal</title></html>", "")).toContain(
+      'an HTML page ("Portal")',
+    );
     // Text that does not start with < is not taken for a page: it is reported as what it is.
     const text = await messageOf("x <html>", "");
     expect(text).not.toContain("HTML page");

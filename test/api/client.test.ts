@@ -197,11 +197,7 @@ describe("transport safety", () => {
   });
 
   it("does not take a name that only starts or ends like a loopback address for one", () => {
-    for (const url of [
-      "http://127.0.0.1.nip.io",
-      "http://localhost.example.com",
-      "http://[::2]",
-    ]) {
+    for (const url of ["http://127.0.0.1.nip.io", "http://localhost.example.com", "http://[::2]"]) {
       expect(() => new ApiClient({ url, token: TOKEN }), url).toThrow(/refusing plain http:\/\//);
     }
   });
