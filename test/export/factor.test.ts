@@ -140,4 +140,66 @@ describe("export --factor: what goes into the pattern", () => {
     factor({ a, b });
     expect(a).toEqual({ merge_method: "ff" });
   });
+
+  it("the most common value wins, wherever it first appears", () => {
+    const { pattern, entries } = factor({
+      a: { merge_method: "rebase_merge" },
+      b: { merge_method: "ff" },
+      c: { merge_method: "ff" },
+      d: { merge_method: "ff" },
+    });
+    expect(pattern).toEqual({ merge_method: "ff" });
+    expect(entries).toEqual({ a: { merge_method: "rebase_merge" }, b: {}, c: {}, d: {} });
+  });
+
+  it("two entries that agree are factored; a value only one entry has is not", () => {
+    expect(factor({ a: { merge_method: "ff" }, b: { merge_method: "ff" } }).pattern).toEqual({
+      merge_method: "ff",
+    });
+    // Three entries, one value each: no value is held by two.
+    expect(
+      factor({
+        a: { merge_method: "ff" },
+        b: { merge_method: "rebase_merge" },
+        c: { merge_method: "merge" },
+      }).pattern,
+    ).toEqual({});
+  });
+
+  it("a set with other members, or more of them, is another value", () => {
+    const members = factor({
+      a: { topics: ["x", "c"] },
+      b: { topics: ["x", "b"] },
+      c: { topics: ["b", "x"] },
+    });
+    expect(members.pattern).toEqual({ topics: ["x", "b"] });
+    expect(members.entries["a"]).toEqual({ topics: ["x", "c"] });
+    const more = factor({
+      a: { topics: ["x"] },
+      b: { topics: ["x", "y"] },
+      c: { topics: ["x", "y"] },
+    });
+    expect(more.pattern).toEqual({ topics: ["x", "y"] });
+    expect(more.entries["a"]).toEqual({ topics: ["x"] });
+  });
+
+  it("a reference is never shared, even one every entry names alike, in a field or in an item", () => {
+    const badge = { name: "ci", link_url: "https://ci/?key=${env:CI_KEY}", image_url: "https://ci/b.svg" };
+    const { pattern, entries } = factor({
+      a: { ci_config_path: "${env:CI_PATH}", badges: [badge] },
+      b: { ci_config_path: "${env:CI_PATH}", badges: [badge] },
+      c: { ci_config_path: "${env:CI_PATH}", badges: [badge] },
+    });
+    expect(pattern).toEqual({});
+    expect(entries["a"]).toEqual({ ci_config_path: "${env:CI_PATH}", badges: [badge] });
+  });
+
+  it("writes the pattern's fields in the schema's order, and only those it holds", () => {
+    const { pattern } = factor({
+      a: { topics: ["t"], merge_method: "ff" },
+      b: { topics: ["t"], merge_method: "ff" },
+      c: { topics: ["t"], merge_method: "ff" },
+    });
+    expect(Object.keys(pattern)).toEqual(["merge_method", "topics"]);
+  });
 });
