@@ -118,7 +118,7 @@ describe("export --factor: what goes into the pattern", () => {
   it("an item goes into the pattern only when every entry has it exactly so", () => {
     const badge = { name: "ci", link_url: "https://ci/%{project_path}", image_url: "https://ci/b.svg" };
     const other = { name: "docs", link_url: "https://docs", image_url: "https://docs/b.svg" };
-    const { pattern, entries } = factor({
+    const { pattern } = factor({
       a: { badges: [badge, other] },
       b: { badges: [{ ...badge }] },
       c: { badges: [{ ...badge, image_url: "https://ci/c.svg" }] },
