@@ -69304,12 +69304,7 @@ var ApiClient = class {
     this.metrics.countPage();
     if (!Array.isArray(response.body)) {
       const got = response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
-      throw new ResponseError(
-        "GET",
-        shownPath,
-        response.status,
-        `${got} came back where a list was expected`
-      );
+      throw new ResponseError("GET", shownPath, response.status, `${got} came back where a list was expected`);
     }
     this.metrics.countObjects(response.body.length);
     const info2 = pageInfo(response.headers);

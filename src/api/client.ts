@@ -637,14 +637,8 @@ export class ApiClient {
     });
     this.metrics.countPage();
     if (!Array.isArray(response.body)) {
-      const got =
-        response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
-      throw new ResponseError(
-        "GET",
-        shownPath,
-        response.status,
-        `${got} came back where a list was expected`,
-      );
+      const got = response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
+      throw new ResponseError("GET", shownPath, response.status, `${got} came back where a list was expected`);
     }
     this.metrics.countObjects(response.body.length);
     const info = pageInfo(response.headers);

@@ -281,13 +281,7 @@ describe("reading project settings", () => {
   beforeAll(async () => {
     bench = await Bench.start({
       fixture: {
-        groups: [
-          { path: "fleet" },
-          { path: "fleet/team" },
-          { path: "solo" },
-          { path: "hundred" },
-          { path: "over" },
-        ],
+        groups: [{ path: "fleet" }, { path: "fleet/team" }, { path: "solo" }, { path: "hundred" }, { path: "over" }],
         projects: [
           ...many.map((path) => ({ path })),
           { path: "solo/one" },
