@@ -7,6 +7,7 @@
  * (`forgeform report merge`).
  */
 import type { DesiredNode } from "../manifest/model.js";
+import { shareOf } from "../manifest/outline.js";
 
 export interface Shard {
   /** 1-based. */
@@ -49,14 +50,5 @@ export function shardUnits(root: DesiredNode, shard: Shard): Set<string> {
       weights.set("instance", (weights.get("instance") ?? 0) + coll.items.reduce((n, i) => n + weight(i), 0));
     }
   }
-  const load = Array.from({ length: shard.count }, () => 0);
-  const mine = new Set<string>();
-  const units = [...weights].sort(([a, wa], [b, wb]) => wb - wa || (a < b ? -1 : a > b ? 1 : 0));
-  for (const [unit, w] of units) {
-    let best = 0;
-    for (let i = 1; i < load.length; i++) if (load[i]! < load[best]!) best = i;
-    load[best]! += w;
-    if (best === shard.index - 1) mine.add(unit);
-  }
-  return mine;
+  return shareOf(weights, shard);
 }

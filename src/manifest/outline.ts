@@ -378,6 +378,18 @@ export function shardTargets(
     }
     if (outline.instance) weights.set("instance", (weights.get("instance") ?? 0) + outline.instanceSize);
   }
+  return shareOf(weights, shard);
+}
+
+/**
+ * The units shard `index` of `count` owns: units go, heaviest first (then by name), each to the shard with the
+ * least weight so far (the lowest-numbered on a tie). The manifests' outline and the engine's loaded model weigh
+ * the same units alike, so both find the same share.
+ */
+export function shareOf(
+  weights: ReadonlyMap<string, number>,
+  shard: { index: number; count: number },
+): Set<string> {
   const load = Array.from({ length: shard.count }, () => 0);
   const mine = new Set<string>();
   const units = [...weights].sort(([a, wa], [b, wb]) => wb - wa || (a < b ? -1 : a > b ? 1 : 0));
