@@ -84,14 +84,7 @@ export function outlineOf(text: string): Outline | undefined {
       lines.push({ indent: trimmed.length - body.length, text: body, at });
     at += raw.length + 1;
   }
-  const out: Outline = {
-    manifest: false,
-    instance: false,
-    instanceSize: 0,
-    templates: [],
-    entries: [],
-    uses: [],
-  };
+  const out = emptyOutline();
   let documents = 0;
   /** Where the `instance:` section began, while it is the current one. */
   let instanceAt: number | undefined;
@@ -195,16 +188,14 @@ export function outlineOf(text: string): Outline | undefined {
   return out;
 }
 
+/** An outline of nothing yet: what each reading of a file fills in. */
+function emptyOutline(): Outline {
+  return { manifest: false, instance: false, instanceSize: 0, templates: [], entries: [], uses: [] };
+}
+
 /** The outline of a manifest document already parsed (for the files the scanner gives up on). */
 export function outlineOfValues(values: unknown[], text: string): Outline {
-  const out: Outline = {
-    manifest: false,
-    instance: false,
-    instanceSize: 0,
-    templates: [],
-    entries: [],
-    uses: [],
-  };
+  const out = emptyOutline();
   const isObj = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === "object" && !Array.isArray(v);
   const uses = (v: unknown): void => {
