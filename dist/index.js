@@ -71892,14 +71892,7 @@ function outlineOf(text2) {
       lines.push({ indent: trimmed.length - body2.length, text: body2, at: at2 });
     at2 += raw.length + 1;
   }
-  const out = {
-    manifest: false,
-    instance: false,
-    instanceSize: 0,
-    templates: [],
-    entries: [],
-    uses: []
-  };
+  const out = emptyOutline();
   let documents2 = 0;
   let instanceAt;
   let top;
@@ -71995,15 +71988,11 @@ function outlineOf(text2) {
   out.uses = [...new Set(out.uses)];
   return out;
 }
+function emptyOutline() {
+  return { manifest: false, instance: false, instanceSize: 0, templates: [], entries: [], uses: [] };
+}
 function outlineOfValues(values, text2) {
-  const out = {
-    manifest: false,
-    instance: false,
-    instanceSize: 0,
-    templates: [],
-    entries: [],
-    uses: []
-  };
+  const out = emptyOutline();
   const isObj4 = (v3) => v3 !== null && typeof v3 === "object" && !Array.isArray(v3);
   const uses = (v3) => {
     if (Array.isArray(v3)) for (const x of v3) uses(x);
@@ -72126,6 +72115,9 @@ function shardTargets(files, shard) {
     }
     if (outline.instance) weights.set("instance", (weights.get("instance") ?? 0) + outline.instanceSize);
   }
+  return shareOf(weights, shard);
+}
+function shareOf(weights, shard) {
   const load = Array.from({ length: shard.count }, () => 0);
   const mine = /* @__PURE__ */ new Set();
   const units = [...weights].sort(([a, wa], [b3, wb]) => wb - wa || (a < b3 ? -1 : a > b3 ? 1 : 0));
@@ -73542,16 +73534,7 @@ function shardUnits(root, shard) {
       weights.set("instance", (weights.get("instance") ?? 0) + coll.items.reduce((n2, i) => n2 + weight(i), 0));
     }
   }
-  const load = Array.from({ length: shard.count }, () => 0);
-  const mine = /* @__PURE__ */ new Set();
-  const units = [...weights].sort(([a, wa], [b3, wb]) => wb - wa || (a < b3 ? -1 : a > b3 ? 1 : 0));
-  for (const [unit, w2] of units) {
-    let best = 0;
-    for (let i = 1; i < load.length; i++) if (load[i] < load[best]) best = i;
-    load[best] += w2;
-    if (best === shard.index - 1) mine.add(unit);
-  }
-  return mine;
+  return shareOf(weights, shard);
 }
 
 // src/files/write.ts
