@@ -111,8 +111,13 @@ class Counter {
   total = 0;
   writes = 0;
   byEndpoint = new Map<string, number>();
-  /** Full paths of the projects the requests addressed by path. */
+  /** Full paths of the projects the requests addressed, by path or by numeric id (through `pathOf`). */
   projects = new Set<string>();
+  /**
+   * A numeric project id's full path, set once the sandbox whose requests are counted runs: a project known from a
+   * listing is addressed by its id, and counts as the same project as when it is addressed by its path.
+   */
+  pathOf: (id: number) => string | undefined = () => undefined;
   /** When the counting started, and when the first and the last request arrived (performance.now()). */
   since = performance.now();
   first: number | undefined;
@@ -135,6 +140,8 @@ class Counter {
     this.byEndpoint.set(e, (this.byEndpoint.get(e) ?? 0) + 1);
     const project = /^\/api\/v4\/projects\/([^/]+)/.exec(path)?.[1];
     if (project?.includes("%")) this.projects.add(decodeURIComponent(project));
+    else if (project && /^\d+$/.test(project))
+      this.projects.add(this.pathOf(Number(project)) ?? `#${project}`);
   };
   endpoints(): Record<string, number> {
     return Object.fromEntries([...this.byEndpoint].sort(([a], [b]) => a.localeCompare(b)));
@@ -286,6 +293,10 @@ async function runSize(
     latencyMs: opts.latencyMs,
     onRequest: counter.record,
   });
+  counter.pathOf = (id) => {
+    const p = sandbox.store.project(id);
+    return p && sandbox.store.projectFullPath(p);
+  };
   try {
     await seedOverHttp(sandbox.url, sandbox.adminToken, seed, overHttp, 64);
     const seedMs = performance.now() - seedStarted;

@@ -624,6 +624,45 @@ export class ApiClient {
   }
 
   /**
+   * The first page of a list (`per_page=100`) and whether it is the whole list: for a caller that takes the list
+   * only when it is short, and otherwise reads what it needs one by one. The page is checked as `list` checks
+   * each of its pages (a list, at most the items asked for, each of the shape).
+   */
+  async firstPage<T>(path: string, opts: RequestOptions = {}): Promise<{ items: T[]; complete: boolean }> {
+    const { shape, ...plain } = opts;
+    const shownPath = this.#redactor.text(splitQuery(path)[0]);
+    const response = await this.#exchange("GET", path, {
+      ...plain,
+      query: { per_page: PER_PAGE, ...opts.query, page: 1 },
+    });
+    this.metrics.countPage();
+    if (!Array.isArray(response.body)) {
+      const got =
+        response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
+      throw new ResponseError(
+        "GET",
+        shownPath,
+        response.status,
+        `${got} came back where a list was expected`,
+      );
+    }
+    this.metrics.countObjects(response.body.length);
+    const info = pageInfo(response.headers);
+    if (info.paginated && response.body.length > PER_PAGE) {
+      throw new ResponseError(
+        "GET",
+        shownPath,
+        response.status,
+        `page 1 holds ${response.body.length.toLocaleString("en-US")} items, more than the ${PER_PAGE} asked for (per_page): a broken answer, not read further`,
+      );
+    }
+    const problem = shape && answerProblem(response.body, asList(shape));
+    if (problem) throw new ResponseError("GET", shownPath, response.status, `page 1, ${problem}`);
+    const complete = info.next === undefined && (info.totalPages === undefined || info.totalPages <= 1);
+    return { items: response.body as T[], complete };
+  }
+
+  /**
    * Counts one page of a list against the list's limits: the problem when the page holds more items than were
    * asked for (`asked`, when the answer is paginated), or when the list's answers pass the list size limit.
    */

@@ -7,8 +7,9 @@
  * Reads cost as little as the manifests allow: a project whose own fields the manifests do not set is addressed by
  * its path without a read of its own (the API takes a URL-encoded full path wherever it takes an id), and whether it
  * exists shows on the first read of one of its collections. Projects whose settings are declared come from a
- * pattern's listing when one holds them, from one listing of their group's projects when many are declared under
- * one top-level group, and from one GET each otherwise.
+ * pattern's listing when one holds them, from one listing of their group's projects when several are declared
+ * under one top-level group (for up to 20 of them, only when its first page holds the whole listing), and from one
+ * GET each otherwise.
  *
  * Where the platform deviates from one PUT of the changed fields: `archived` is applied through the archive and
  * unarchive calls (an archived project is read-only: it is unarchived before anything in it changes and archived
@@ -30,7 +31,8 @@ const schema = lazySchema("instance", "projects");
 
 /**
  * Above this many projects to read under one top-level group, one listing of the projects below their closest
- * common group is cheaper than one GET each (100 to a page).
+ * common group is cheaper than one GET each (100 to a page), however long it is; up to this many, the listing is
+ * taken only when one page holds it.
  */
 const BULK_THRESHOLD = 20;
 
@@ -149,17 +151,25 @@ async function readProjects(
   await Promise.all([
     ...single.map(one),
     ...[...byTop.values()].map(async (under) => {
-      if (under.length <= BULK_THRESHOLD) {
-        await Promise.all(under.map(one));
-        return;
-      }
       const group = commonGroup(under);
-      const listed = await orNotFound(
-        ctx.api.list<ApiProject>(apiPath`/groups/${group}/projects`, {
-          query: { include_subgroups: true, with_shared: false },
-          shape: PROJECT_SHAPE(),
-        }),
-      );
+      const listing = apiPath`/groups/${group}/projects`;
+      const query = { include_subgroups: true, with_shared: false };
+      let listed: ApiProject[] | undefined;
+      if (under.length <= BULK_THRESHOLD) {
+        // A few: the first page of their group's listing holds them all when the group has at most 100 projects
+        // (one request instead of one each); when the group has more, each is read on its own (one request more).
+        const page =
+          under.length > 1
+            ? await orNotFound(ctx.api.firstPage<ApiProject>(listing, { query, shape: PROJECT_SHAPE() }))
+            : { items: [], complete: false };
+        if (page !== undefined && !page.complete) {
+          await Promise.all(under.map(one));
+          return;
+        }
+        listed = page?.items;
+      } else {
+        listed = await orNotFound(ctx.api.list<ApiProject>(listing, { query, shape: PROJECT_SHAPE() }));
+      }
       const wanted = new Set(under.map(lower));
       rememberProjects(
         ctx,

@@ -275,11 +275,26 @@ describe("project settings through a pattern, an override, a new project and a d
 describe("reading project settings", () => {
   let bench: Bench;
   const many = Array.from({ length: 25 }, (_, i) => `fleet/team/p${i + 1}`);
+  // A group of exactly one page of projects (100) and one of one more (101).
+  const hundred = Array.from({ length: 100 }, (_, i) => `hundred/p${i + 1}`);
+  const over = Array.from({ length: 101 }, (_, i) => `over/p${i + 1}`);
   beforeAll(async () => {
     bench = await Bench.start({
       fixture: {
-        groups: [{ path: "fleet" }, { path: "fleet/team" }, { path: "solo" }],
-        projects: [...many.map((path) => ({ path })), { path: "solo/one" }, { path: "solo/two" }],
+        groups: [
+          { path: "fleet" },
+          { path: "fleet/team" },
+          { path: "solo" },
+          { path: "hundred" },
+          { path: "over" },
+        ],
+        projects: [
+          ...many.map((path) => ({ path })),
+          { path: "solo/one" },
+          { path: "solo/two" },
+          ...hundred.map((path) => ({ path })),
+          ...over.map((path) => ({ path })),
+        ],
       },
     });
   });
@@ -302,6 +317,33 @@ ${many.map((p) => `  ${p}: { description: managed }\n`).join("")}  solo/one: { d
     expect(requests.by_endpoint["GET /groups/:id/projects"]).toBe(1);
     expect(requests.by_endpoint["GET /projects/:id"]).toBe(1);
     expect(requests.by_endpoint["GET /projects/:id/badges"]).toBe(1);
+  });
+
+  it("reads a few projects from one page of their group's listing when it holds the whole group, else one by one", async () => {
+    const plan = async (paths: string[]) => {
+      const m = bench.manifest(
+        `version: 1\nprojects:\n${paths.map((p) => `  ${p}: { description: managed }\n`).join("")}`,
+      );
+      const out = await bench.cli(["plan", "--format", "json", m]);
+      expect(out.code, out.out + out.err).toBe(0);
+      const { requests, changes } = JSON.parse(out.out) as JsonPlan;
+      return {
+        listings: requests.by_endpoint["GET /groups/:id/projects"] ?? 0,
+        reads: requests.by_endpoint["GET /projects/:id"] ?? 0,
+        updates: changes.filter((c) => c.action === "update").map((c) => c.address),
+      };
+    };
+    // Two under a group of 2 projects, or of exactly 100: one page, no project read.
+    expect(await plan(["solo/one", "solo/two"])).toMatchObject({ listings: 1, reads: 0 });
+    const at = await plan(["hundred/p1", "hundred/p100"]);
+    expect(at).toMatchObject({ listings: 1, reads: 0 });
+    expect(at.updates).toHaveLength(2);
+    // Under a group of 101, the first page does not hold the listing: each is read on its own.
+    const past = await plan(["over/p1", "over/p101"]);
+    expect(past).toMatchObject({ listings: 1, reads: 2 });
+    expect(past.updates).toHaveLength(2);
+    // One project alone is read on its own.
+    expect(await plan(["solo/one"])).toMatchObject({ listings: 0, reads: 1 });
   });
 
   it("takes a job timeout as a duration or seconds, within the platform's bounds", async () => {
