@@ -69290,6 +69290,43 @@ var ApiClient = class {
     return items;
   }
   /**
+   * The first page of a list (`per_page=100`) and whether it is the whole list: for a caller that takes the list
+   * only when it is short, and otherwise reads what it needs one by one. The page is checked as `list` checks
+   * each of its pages (a list, at most the items asked for, each of the shape).
+   */
+  async firstPage(path2, opts = {}) {
+    const { shape: shape4, ...plain } = opts;
+    const shownPath = this.#redactor.text(splitQuery(path2)[0]);
+    const response = await this.#exchange("GET", path2, {
+      ...plain,
+      query: { per_page: PER_PAGE, ...opts.query, page: 1 }
+    });
+    this.metrics.countPage();
+    if (!Array.isArray(response.body)) {
+      const got = response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
+      throw new ResponseError(
+        "GET",
+        shownPath,
+        response.status,
+        `${got} came back where a list was expected`
+      );
+    }
+    this.metrics.countObjects(response.body.length);
+    const info2 = pageInfo(response.headers);
+    if (info2.paginated && response.body.length > PER_PAGE) {
+      throw new ResponseError(
+        "GET",
+        shownPath,
+        response.status,
+        `page 1 holds ${response.body.length.toLocaleString("en-US")} items, more than the ${PER_PAGE} asked for (per_page): a broken answer, not read further`
+      );
+    }
+    const problem3 = shape4 && answerProblem(response.body, asList(shape4));
+    if (problem3) throw new ResponseError("GET", shownPath, response.status, `page 1, ${problem3}`);
+    const complete = info2.next === void 0 && (info2.totalPages === void 0 || info2.totalPages <= 1);
+    return { items: response.body, complete };
+  }
+  /**
    * Counts one page of a list against the list's limits: the problem when the page holds more items than were
    * asked for (`asked`, when the answer is paginated), or when the list's answers pass the list size limit.
    */
@@ -79351,17 +79388,20 @@ async function readProjects(ctx, paths, fresh, detailOf, unchecked2) {
   await Promise.all([
     ...single.map(one),
     ...[...byTop.values()].map(async (under2) => {
-      if (under2.length <= BULK_THRESHOLD2) {
-        await Promise.all(under2.map(one));
-        return;
-      }
       const group = commonGroup(under2);
-      const listed = await orNotFound(
-        ctx.api.list(apiPath`/groups/${group}/projects`, {
-          query: { include_subgroups: true, with_shared: false },
-          shape: PROJECT_SHAPE2()
-        })
-      );
+      const listing = apiPath`/groups/${group}/projects`;
+      const query = { include_subgroups: true, with_shared: false };
+      let listed;
+      if (under2.length <= BULK_THRESHOLD2) {
+        const page = under2.length > 1 ? await orNotFound(ctx.api.firstPage(listing, { query, shape: PROJECT_SHAPE2() })) : { items: [], complete: false };
+        if (page !== void 0 && !page.complete) {
+          await Promise.all(under2.map(one));
+          return;
+        }
+        listed = page?.items;
+      } else {
+        listed = await orNotFound(ctx.api.list(listing, { query, shape: PROJECT_SHAPE2() }));
+      }
       const wanted = new Set(under2.map(lower3));
       rememberProjects(
         ctx,
