@@ -1,10 +1,10 @@
 /**
  * `--changed-since REF`: the manifests as they were at a git revision, compared with the working tree, so that a
- * pull request's plan reads and shows only what its change touches (src/engine/changes.ts). Only the files the
- * change can touch are parsed, in both versions: the files whose text differs, and what those touch or need (their
- * templates, the patterns over their entries, the users of their templates...: touchedFiles in
- * src/manifest/outline.ts, from outlines read without parsing). The version at REF is loaded without resolving
- * secrets.
+ * pull request's plan reads and shows only what its change touches (src/engine/changes.ts). Only what the change
+ * can touch is parsed, in both versions: the files whose text differs, and what those touch or need (the entries
+ * using their templates, the entries below their patterns, the templates, patterns and groups over their entries...:
+ * touchedEntries in src/manifest/outline.ts, from outlines read without parsing); of another file, only those
+ * entries. The version at REF is loaded without resolving secrets.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -13,7 +13,7 @@ import { join, relative, resolve } from "node:path";
 import { type ChangeScope, changeScope } from "../engine/changes.js";
 import { type FileOutline, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
-import { type Outline, touchedFiles } from "../manifest/outline.js";
+import { type Outline, touchedEntries } from "../manifest/outline.js";
 
 function git(cwd: string, args: string[]): string {
   return gitBytes(cwd, args).toString("utf8").trim();
@@ -27,6 +27,8 @@ function gitBytes(cwd: string, args: string[]): Buffer {
 export interface SinceSelection {
   /** The files (absolute, as listed) to load from the working tree. */
   only?: Set<string>;
+  /** Of those, the ones to load in part, with the entries to read (see outline.ts's Selection). */
+  partial?: Map<string, Set<string>>;
   /** The same files at REF, loaded. */
   before?: DesiredState;
   /** Why the plan is a full one after all (the manifests at REF could not be read). */
@@ -119,7 +121,7 @@ export async function selectSince(
     const past = new Map([...head].filter(([p]) => !changed.includes(p)));
     for (const [p, f] of thenChanged) past.set(p, f);
     const places = [...new Set([...head.keys(), ...past.keys()])];
-    const selected = touchedFiles(
+    const { files: selected, partial } = touchedEntries(
       places.map((p) => ({ file: p, outline: union(head.get(p)?.outline, past.get(p)?.outline) })),
       changed,
     );
@@ -135,6 +137,7 @@ export async function selectSince(
         root: baseRoot,
         found: found.map(atBase),
         only: baseOnly,
+        partial: new Map([...partial].map(([p, ids]) => [join(base, p), ids])),
         outlines: new Map([...past].map(([p, f]) => [join(base, p), f])),
       });
       if (!loaded.state) {
@@ -146,6 +149,7 @@ export async function selectSince(
     }
     return {
       only: new Set([...selected].flatMap((p) => (head.has(p) ? [head.get(p)!.file] : []))),
+      partial: new Map([...partial].flatMap(([p, ids]) => (head.has(p) ? [[head.get(p)!.file, ids]] : []))),
       ...(before ? { before } : {}),
       outlines: now,
     };

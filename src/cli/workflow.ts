@@ -19,7 +19,7 @@ import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { type Diagnostic, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
-import { type OutlinedFile, shardFiles, shardTargets } from "../manifest/outline.js";
+import { type OutlinedFile, shardEntries, shardTargets } from "../manifest/outline.js";
 import { pathProblem } from "../manifest/paths.js";
 import { fingerprintSalt, SecretValues } from "../manifest/secret.js";
 import { isPattern, parsePattern } from "../manifest/selectors.js";
@@ -205,17 +205,23 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
   let outlines = since?.outlines;
   let units: Set<string> | undefined;
   let only = since?.only;
+  let partial = since?.partial;
   if (request.shard) {
     outlines ??= manifestOutlines(paths, found);
     units = shardTargets(outlines, request.shard);
-    if (units && !only) only = shardFiles(outlines, units);
+    if (units && !only) ({ files: only, partial } = shardEntries(outlines, units));
   }
   const loaded = await loadManifests(paths, {
     secrets: true,
     found,
     ...(request.env ? { env: request.env } : {}),
     ...(only
-      ? { only, root: manifestRoot(paths), outlines: new Map((outlines ?? []).map((f) => [f.file, f])) }
+      ? {
+          only,
+          ...(partial ? { partial } : {}),
+          root: manifestRoot(paths),
+          outlines: new Map((outlines ?? []).map((f) => [f.file, f])),
+        }
       : {}),
   });
   const diagnostics = loaded.diagnostics;

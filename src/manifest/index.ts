@@ -18,7 +18,7 @@ import {
   valueLoc,
 } from "./located.js";
 import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "./model.js";
-import { type Outline, type OutlinedFile, outlineOf, outlineOfValues } from "./outline.js";
+import { keepEntries, type Outline, type OutlinedFile, outlineOf, outlineOfValues } from "./outline.js";
 import { checkBody, checkGroupVisibility, checkIdentities, identityOf, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
 import { covers, exceptProblem, isPattern, parsePattern } from "./selectors.js";
@@ -54,6 +54,11 @@ export interface LoadOptions {
    * is not said.
    */
   only?: ReadonlySet<string>;
+  /**
+   * Of the files in `only`, those to read in part: the entries to read of each (by entryId, see outline.ts's
+   * Selection); the file's other parts (version, templates, instance settings) are read as always.
+   */
+  partial?: ReadonlyMap<string, ReadonlySet<string>>;
   /**
    * Outlines already made of the files (by absolute path, with their digests), so that with `only` the other files
    * are not even read again.
@@ -321,7 +326,10 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
       }
       continue;
     }
-    const parsed = parseYaml(name, text, diags);
+    const keep = opts.partial?.get(src.file);
+    // A partial read leaves the file's other entries out: what they use is not known.
+    if (keep) allRead = false;
+    const parsed = parseYaml(name, keep ? (keepEntries(text, keep) ?? text) : text, diags);
     allRead &&= parsed.complete;
     const relevant = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level

@@ -14,6 +14,14 @@ export interface OutlineEntry {
   key: string;
   /** The size of the entry's text, in characters: what the entry weighs, for sharing work out. */
   size: number;
+  /** The templates the entry's `extends` names; when absent, any of the file's `uses`. */
+  uses?: string[];
+  /**
+   * The lines the entry spans (0-based, the end excluded), and the line of its section's key (`projects:`): how
+   * it is left out of a partial read (keepEntries). Absent where the outline came from a parse.
+   */
+  rows?: [number, number];
+  section?: number;
 }
 
 export interface Outline {
@@ -27,6 +35,8 @@ export interface Outline {
   entries: OutlineEntry[];
   /** Every template name its `extends` name (in entries and in templates). */
   uses: string[];
+  /** Those named outside the entries (by its templates); when absent, all of `uses`. */
+  headUses?: string[];
 }
 
 interface Line {
@@ -35,6 +45,8 @@ interface Line {
   text: string;
   /** Offset of the line's start in the file. */
   at: number;
+  /** Its line number, 0-based. */
+  row: number;
 }
 
 /** A key of a block mapping on one line: `key:` or `"key":` or `'key':`, then the rest. */
@@ -77,14 +89,24 @@ export function outlineOf(text: string): Outline | undefined {
   if (text.includes("\t") || /(^|[\s[{,])[&*][^\s]/m.test(text) || /^\s*<<\s*:/m.test(text)) return undefined;
   const lines: Line[] = [];
   let at = 0;
+  let row = 0;
   for (const raw of text.split("\n")) {
     const trimmed = raw.replace(/\r$/, "");
     const body = trimmed.trimStart();
     if (body !== "" && !body.startsWith("#"))
-      lines.push({ indent: trimmed.length - body.length, text: body, at });
+      lines.push({ indent: trimmed.length - body.length, text: body, at, row });
     at += raw.length + 1;
+    row += 1;
   }
   const out = emptyOutline();
+  const headUses: string[] = [];
+  /** The templates named at this point: by the current entry, or by the file's templates. */
+  const used = (...names: string[]) => {
+    out.uses.push(...names);
+    (current ? current.uses! : headUses).push(...names);
+  };
+  /** The line of the current section's key (`groups:`, `projects:`). */
+  let sectionRow = 0;
   let documents = 0;
   /** Where the `instance:` section began, while it is the current one. */
   let instanceAt: number | undefined;
@@ -96,8 +118,11 @@ export function outlineOf(text: string): Outline | undefined {
   let blockAbove: number | undefined;
   /** Set after `extends:` with nothing on its line: the block sequence of names that follows, at this indentation. */
   let extendsAt: number | undefined;
-  const close = (end: number) => {
-    if (current) current.size = end - current.size;
+  const close = (end: number, endRow: number) => {
+    if (current) {
+      current.size = end - current.size;
+      current.rows![1] = endRow;
+    }
     current = undefined;
     if (instanceAt !== undefined) out.instanceSize += end - instanceAt;
     instanceAt = undefined;
@@ -110,7 +135,7 @@ export function outlineOf(text: string): Outline | undefined {
     if (line.indent === 0 && (line.text.startsWith("---") || line.text.startsWith("..."))) {
       // A second document (or content after the marker) is for a parse to tell.
       if (documents > 0 || line.text.replace(/^(---|\.\.\.)\s*/, "") !== "") return undefined;
-      close(line.at);
+      close(line.at, line.row);
       documents += 1;
       top = undefined;
       continue;
@@ -121,7 +146,7 @@ export function outlineOf(text: string): Outline | undefined {
       if (line.indent >= extendsAt && line.text.startsWith("- ")) {
         const name = scalar(line.text.slice(2));
         if (name === undefined) return undefined;
-        out.uses.push(name);
+        used(name);
         continue;
       }
       extendsAt = undefined;
@@ -134,8 +159,9 @@ export function outlineOf(text: string): Outline | undefined {
     }
     if (line.indent === 0) {
       if (!m) return undefined;
-      close(line.at);
+      close(line.at, line.row);
       top = unquote(m);
+      sectionRow = line.row;
       entryIndent = undefined;
       if (top === "version") out.manifest ||= scalar(rest ?? "") === "1";
       if (top === "instance") {
@@ -154,11 +180,18 @@ export function outlineOf(text: string): Outline | undefined {
       if (line.indent < entryIndent) return undefined;
       if (line.indent === entryIndent) {
         if (!m) return undefined;
-        close(line.at);
+        close(line.at, line.row);
         const key = unquote(m);
         if (top === "templates") out.templates.push(key);
         else {
-          current = { collection: top, key, size: line.at };
+          current = {
+            collection: top,
+            key,
+            size: line.at,
+            uses: [],
+            rows: [line.row, line.row + 1],
+            section: sectionRow,
+          };
           out.entries.push(current);
         }
         if (rest !== undefined && rest.trim().startsWith("{")) {
@@ -167,7 +200,7 @@ export function outlineOf(text: string): Outline | undefined {
           if (ext) {
             const names = ext[1]!.startsWith("[") ? flowNames(ext[1]!) : [scalar(ext[1]!)];
             if (!names || names.some((n) => n === undefined)) return undefined;
-            out.uses.push(...(names as string[]));
+            used(...(names as string[]));
           }
           if (/[{}]/.test(rest.slice(1)) && !rest.trim().endsWith("}")) return undefined;
         }
@@ -179,12 +212,14 @@ export function outlineOf(text: string): Outline | undefined {
       else {
         const names = rest.trim().startsWith("[") ? flowNames(rest) : [scalar(rest)];
         if (!names || names.some((n) => n === undefined)) return undefined;
-        out.uses.push(...(names as string[]));
+        used(...(names as string[]));
       }
     }
   }
-  close(text.length);
+  close(text.length, row);
   out.uses = [...new Set(out.uses)];
+  out.headUses = [...new Set(headUses)];
+  for (const e of out.entries) e.uses = [...new Set(e.uses)];
   return out;
 }
 
@@ -198,16 +233,18 @@ export function outlineOfValues(values: unknown[], text: string): Outline {
   const out = emptyOutline();
   const isObj = (v: unknown): v is Record<string, unknown> =>
     v !== null && typeof v === "object" && !Array.isArray(v);
-  const uses = (v: unknown): void => {
-    if (Array.isArray(v)) for (const x of v) uses(x);
+  const uses = (v: unknown, into: string[] = out.uses): string[] => {
+    if (Array.isArray(v)) for (const x of v) uses(x, into);
     else if (isObj(v)) {
       for (const [k, x] of Object.entries(v)) {
         if (k === "extends") {
-          for (const name of Array.isArray(x) ? x : [x]) if (typeof name === "string") out.uses.push(name);
-        } else uses(x);
+          for (const name of Array.isArray(x) ? x : [x]) if (typeof name === "string") into.push(name);
+        } else uses(x, into);
       }
     }
+    return into;
   };
+  const headUses: string[] = [];
   for (const value of values) {
     if (!isObj(value)) continue;
     out.manifest ||= value["version"] === 1;
@@ -220,18 +257,21 @@ export function outlineOfValues(values: unknown[], text: string): Outline {
       const entries = value[collection];
       if (!isObj(entries)) continue;
       // Without positions, an entry weighs its share of the file.
-      for (const key of Object.keys(entries))
+      for (const [key, body] of Object.entries(entries))
         out.entries.push({
           collection,
           key,
           size: Math.max(1, Math.round(text.length / Math.max(1, Object.keys(entries).length))),
+          uses: [...new Set(uses(body, []))],
         });
     }
+    headUses.push(...uses(value["templates"], []));
     uses(value["templates"]);
     uses(value["groups"]);
     uses(value["projects"]);
   }
   out.uses = [...new Set(out.uses)];
+  out.headUses = [...new Set(headUses)];
   return out;
 }
 
@@ -248,104 +288,168 @@ const prefixOf = (key: string) => key.replace(/\/?\*\*?$/, "");
 /** Whether `path` is `root` or below it ("" is above everything). */
 const under = (path: string, root: string) => root === "" || path === root || path.startsWith(`${root}/`);
 
+/** An entry of a file, as the selection sees it. */
+interface EntryRef {
+  file: string;
+  /** `projects:acme/api`, lower-cased: how a partial read names the entries it keeps (see keepEntries). */
+  id: string;
+  collection: string;
+  key: string;
+  pattern: boolean;
+  root: string;
+  uses: readonly string[];
+}
+
+/** The entry's name in a partial read: its collection and key, lower-cased as paths compare. */
+export const entryId = (collection: string, key: string) => `${collection}:${lower(key)}`;
+
 interface Index {
   byFile: Map<string, Outline>;
-  /** Files by the templates they define, and by those they use. */
+  entries: EntryRef[];
+  entriesOf: Map<string, EntryRef[]>;
+  /** Files by the templates they define; entries, and files whose templates, by the templates they use. */
   definers: Map<string, string[]>;
-  users: Map<string, string[]>;
-  entries: { file: string; collection: string; key: string; pattern: boolean; root: string }[];
+  entryUsers: Map<string, EntryRef[]>;
+  headUsers: Map<string, string[]>;
 }
 
 function indexOf(files: readonly OutlinedFile[]): Index {
-  const definers = new Map<string, string[]>();
-  const users = new Map<string, string[]>();
-  const add = (map: Map<string, string[]>, key: string, file: string) =>
-    map.set(key, [...(map.get(key) ?? []), file]);
-  for (const { file, outline } of files) {
-    for (const t of outline.templates) add(definers, t, file);
-    for (const t of outline.uses) add(users, t, file);
-  }
-  return {
+  const index: Index = {
     byFile: new Map(files.map((f) => [f.file, f.outline])),
-    definers,
-    users,
-    entries: files.flatMap(({ file, outline }) =>
-      outline.entries.map((e) => ({
-        file,
-        collection: e.collection,
-        key: lower(e.key),
-        pattern: isPatternKey(e.key),
-        root: lower(isPatternKey(e.key) ? prefixOf(e.key) : e.key),
-      })),
-    ),
+    entries: [],
+    entriesOf: new Map(),
+    definers: new Map(),
+    entryUsers: new Map(),
+    headUsers: new Map(),
   };
+  const add = <T>(map: Map<string, T[]>, key: string, value: T) => {
+    const list = map.get(key);
+    if (list) list.push(value);
+    else map.set(key, [value]);
+  };
+  for (const { file, outline } of files) {
+    for (const t of outline.templates) add(index.definers, t, file);
+    for (const t of outline.headUses ?? outline.uses) add(index.headUsers, t, file);
+    const mine = outline.entries.map((e) => ({
+      file,
+      id: entryId(e.collection, e.key),
+      collection: e.collection,
+      key: lower(e.key),
+      pattern: isPatternKey(e.key),
+      root: lower(isPatternKey(e.key) ? prefixOf(e.key) : e.key),
+      uses: e.uses ?? outline.uses,
+    }));
+    for (const e of mine) for (const t of e.uses) add(index.entryUsers, t, e);
+    index.entriesOf.set(file, mine);
+    index.entries.push(...mine);
+  }
+  return index;
 }
 
 /**
- * The files a change to `seeds` (the changed files) touches: the seeds, the files using a template a touched file
- * defines, and those with entries below a pattern a touched file declares (their entries' effective settings may
- * change).
+ * What a partial load reads: the files, and of those read only in part, the entries to read (by entryId). Every
+ * read file's other parts (`version`, its templates, its instance settings) are read; a file not in `partial` is
+ * read whole.
  */
-function touchedBy(index: Index, seeds: Iterable<string>): Set<string> {
-  const touched = new Set<string>();
-  const queue = [...seeds].filter((f) => index.byFile.has(f));
-  while (queue.length > 0) {
-    const file = queue.pop()!;
-    if (touched.has(file)) continue;
-    touched.add(file);
-    const outline = index.byFile.get(file)!;
-    for (const t of outline.templates) for (const f of index.users.get(t) ?? []) queue.push(f);
-    for (const mine of outline.entries) {
-      if (!isPatternKey(mine.key)) continue;
-      const root = lower(prefixOf(mine.key));
-      for (const other of index.entries)
-        if (!touched.has(other.file) && under(other.root, root)) queue.push(other.file);
+export interface Selection {
+  files: Set<string>;
+  partial: Map<string, Set<string>>;
+}
+
+/** What a selection reads: file heads (templates, instance settings) and entries. */
+interface Parts {
+  heads: Set<string>;
+  entries: Set<EntryRef>;
+}
+
+/**
+ * What a change to `seeds` (the changed files, whole) touches: their templates and entries; the entries and the
+ * templates that use a touched template; the entries below a touched pattern (their effective settings may change).
+ */
+function touchedBy(index: Index, seeds: Iterable<string>): Parts {
+  const touched: Parts = { heads: new Set(), entries: new Set() };
+  const heads = [...seeds].filter((f) => index.byFile.has(f));
+  const entries = heads.flatMap((f) => index.entriesOf.get(f)!);
+  while (heads.length > 0 || entries.length > 0) {
+    const file = heads.pop();
+    if (file !== undefined) {
+      if (touched.heads.has(file)) continue;
+      touched.heads.add(file);
+      for (const t of index.byFile.get(file)!.templates) {
+        entries.push(...(index.entryUsers.get(t) ?? []));
+        heads.push(...(index.headUsers.get(t) ?? []));
+      }
+      continue;
     }
+    const entry = entries.pop()!;
+    if (touched.entries.has(entry)) continue;
+    touched.entries.add(entry);
+    if (entry.pattern)
+      for (const other of index.entries)
+        if (!touched.entries.has(other) && under(other.root, entry.root)) entries.push(other);
   }
   return touched;
 }
 
 /**
- * `files` and what they need to be read right: the files defining the templates they use (and the templates those
- * use), declaring the same group or project, a pattern covering one of their entries, or a group above or below
- * one of their groups (their visibilities are checked together); and the files with instance settings (their
- * `unmanaged:` policies say how groups are planned), when anything is selected.
+ * `parts` and what they need to be read right: the templates they use (and the templates those use), the same
+ * group or project declared elsewhere, a pattern covering one of their entries, a group above or below one of their
+ * groups (their visibilities are checked together); and the instance settings (their `unmanaged:` policies say how
+ * groups are planned), when anything is selected.
  */
-function neededBy(index: Index, files: Iterable<string>): Set<string> {
-  const selected = new Set<string>();
-  const need = (file: string) => {
-    if (selected.has(file)) return;
-    selected.add(file);
-    for (const t of index.byFile.get(file)!.uses) for (const f of index.definers.get(t) ?? []) need(f);
+function neededBy(index: Index, parts: Parts): Selection {
+  const heads = new Set<string>();
+  const entries = new Set<EntryRef>();
+  const templatesOf = (names: readonly string[]) => names.flatMap((t) => index.definers.get(t) ?? []);
+  const needHead = (file: string) => {
+    if (heads.has(file)) return;
+    heads.add(file);
+    const outline = index.byFile.get(file)!;
+    for (const f of templatesOf(outline.headUses ?? outline.uses)) needHead(f);
   };
-  const base = [...files].filter((f) => index.byFile.has(f));
-  for (const f of base) need(f);
-  for (const file of base) {
-    for (const mine of index.byFile.get(file)!.entries) {
-      const key = lower(mine.key);
-      const pattern = isPatternKey(mine.key);
-      const root = pattern ? lower(prefixOf(mine.key)) : key;
-      for (const other of index.entries) {
-        if (selected.has(other.file)) continue;
-        const related =
-          other.key === key ||
-          (other.pattern && under(root, other.root)) ||
-          (!pattern &&
-            !other.pattern &&
-            other.collection === "groups" &&
-            (under(key, other.key) || (mine.collection === "groups" && under(other.key, key))));
-        if (related) need(other.file);
-      }
+  const needEntry = (entry: EntryRef) => {
+    if (entries.has(entry)) return;
+    entries.add(entry);
+    needHead(entry.file);
+    for (const f of templatesOf(entry.uses)) needHead(f);
+  };
+  for (const f of parts.heads) needHead(f);
+  for (const e of parts.entries) needEntry(e);
+  for (const mine of parts.entries) {
+    for (const other of index.entries) {
+      if (entries.has(other)) continue;
+      const related =
+        other.key === mine.key ||
+        (other.pattern && under(mine.root, other.root)) ||
+        (!mine.pattern &&
+          !other.pattern &&
+          other.collection === "groups" &&
+          (under(mine.key, other.key) || (mine.collection === "groups" && under(other.key, mine.key))));
+      if (related) needEntry(other);
     }
   }
-  if (selected.size > 0) for (const [file, outline] of index.byFile) if (outline.instance) selected.add(file);
-  return selected;
+  if (heads.size > 0) for (const [file, outline] of index.byFile) if (outline.instance) needHead(file);
+  const partial = new Map<string, Set<string>>();
+  for (const file of heads) {
+    const all = index.entriesOf.get(file)!;
+    const outline = index.byFile.get(file)!;
+    const kept = all.filter((e) => entries.has(e));
+    // Read whole: every entry is wanted, or the outline came from a parse and cannot leave any out.
+    if (kept.length === all.length || outline.entries.some((e) => e.rows === undefined)) continue;
+    partial.set(file, new Set(kept.map((e) => e.id)));
+  }
+  return { files: heads, partial };
 }
 
-/** The files a change to `seeds` (the changed files) touches, and what those need to be read right. */
-export function touchedFiles(files: readonly OutlinedFile[], seeds: Iterable<string>): Set<string> {
+/** What a change to `seeds` (the changed files) touches, and what that needs to be read right. */
+export function touchedEntries(files: readonly OutlinedFile[], seeds: Iterable<string>): Selection {
   const index = indexOf(files);
   return neededBy(index, touchedBy(index, seeds));
+}
+
+/** The files a change to `seeds` touches (see touchedEntries), each read whole or in part. */
+export function touchedFiles(files: readonly OutlinedFile[], seeds: Iterable<string>): Set<string> {
+  return touchedEntries(files, seeds).files;
 }
 
 /** The top-level target an entry belongs to: the first segment of its path (a pattern's, of its root). */
@@ -393,15 +497,46 @@ export function shareOf(
   return mine;
 }
 
-/** The files a shard owning `targets` reads: those with its entries, and what they need (see touchedFiles). */
+/**
+ * What a shard owning `targets` reads: its entries (and the instance settings, when it owns them), and what they
+ * need (see neededBy): of a file that also holds other shards' entries, only its own.
+ */
+export function shardEntries(files: readonly OutlinedFile[], targets: ReadonlySet<string>): Selection {
+  const index = indexOf(files);
+  const parts: Parts = {
+    heads: new Set(
+      files.filter(({ outline }) => targets.has("instance") && outline.instance).map((f) => f.file),
+    ),
+    entries: new Set(index.entries.filter((e) => targets.has(e.root.split("/")[0]!))),
+  };
+  return neededBy(index, parts);
+}
+
+/** The files a shard owning `targets` reads (see shardEntries). */
 export function shardFiles(files: readonly OutlinedFile[], targets: ReadonlySet<string>): Set<string> {
-  const own = files.filter(
-    ({ outline }) =>
-      outline.entries.some((e) => targets.has(unitOfKey(e.key))) ||
-      (targets.has("instance") && outline.instance),
-  );
-  return neededBy(
-    indexOf(files),
-    own.map((f) => f.file),
-  );
+  return shardEntries(files, targets).files;
+}
+
+/**
+ * The text of a manifest file with only the entries `keep` names (by entryId) left in, for a partial read: the
+ * lines of the others are emptied, so that every line and column of what is read stays where it is in the file
+ * (positions in messages are the file's). A section left with no entry loses its key too (an empty `projects:` is
+ * null, which the schema refuses). Undefined when the scanner cannot outline the text: it is then read whole.
+ */
+export function keepEntries(text: string, keep: ReadonlySet<string>): string | undefined {
+  const outline = outlineOf(text);
+  if (!outline) return undefined;
+  const lines = text.split("\n");
+  const blank = (row: number) => {
+    lines[row] = lines[row]!.endsWith("\r") ? "\r" : "";
+  };
+  const sections = new Map<number, boolean>();
+  for (const e of outline.entries) {
+    const kept = keep.has(entryId(e.collection, e.key));
+    sections.set(e.section!, (sections.get(e.section!) ?? false) || kept);
+    if (kept) continue;
+    for (let row = e.rows![0]; row < e.rows![1]; row++) blank(row);
+  }
+  for (const [row, anyKept] of sections) if (!anyKept) blank(row);
+  return lines.join("\n");
 }

@@ -1,8 +1,9 @@
 /**
  * A pull request's plan (`--changed-since`) and a shard (`--shard K/N`) read only the files their work can touch:
  * a changed template plans exactly the objects that use it, a changed pattern exactly the objects it matches, and
- * neither a pull request's plan nor a shard parses a file outside its share. The proof that a file is not parsed:
- * it cannot be (a string left open), and the run succeeds.
+ * neither a pull request's plan nor a shard parses a file outside its share, nor, of a file it reads, an entry
+ * outside it. The proof that a file or an entry is not parsed: it cannot be (a string left open), and the run
+ * succeeds.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -13,7 +14,14 @@ import { Bench } from "./helpers.js";
 
 const fixture = {
   groups: [{ path: "alpha" }, { path: "beta" }, { path: "gamma" }],
-  projects: [{ path: "alpha/a1" }, { path: "alpha/a2" }, { path: "beta/b1" }, { path: "gamma/g1" }],
+  projects: [
+    { path: "alpha/a1" },
+    { path: "alpha/a2" },
+    { path: "beta/b1" },
+    { path: "beta/b2" },
+    { path: "gamma/g1" },
+    { path: "gamma/g2" },
+  ],
 };
 
 const templates = (cron: string) => `version: 1
@@ -33,14 +41,28 @@ const FILES: Record<string, string> = {
   "pattern.yaml": pattern("m1"),
   "alpha.yaml": "version: 1\nprojects:\n  alpha/a1:\n    extends: [nightly]\n  alpha/a2:\n    badges: []\n",
   "beta.yaml": "version: 1\nprojects:\n  beta/b1:\n    extends: [nightly]\n",
+  // One file, two top-level groups: beta's entry uses the template, gamma's is made unreadable below.
+  "mixed.yaml": "version: 1\nprojects:\n  beta/b2:\n    extends: [nightly]\n  gamma/g2:\n    badges: []\n",
 };
+/** A string left open weighs the most, so that gamma is a shard of its own. */
+const OPEN = `"https://x.example/${"never-closed/".repeat(40)}`;
 /** A file no parse can read: a string left open. */
 const BROKEN = `version: 1
 projects:
   gamma/g1:
     badges:
       - name: broken
-        link_url: "https://x.example/never-closed
+        link_url: ${OPEN}
+`;
+/** mixed.yaml with gamma's entry unreadable, beta's as it was. */
+const MIXED_BROKEN = `version: 1
+projects:
+  beta/b2:
+    extends: [nightly]
+  gamma/g2:
+    badges:
+      - name: broken
+        link_url: ${OPEN}
 `;
 
 interface JsonPlan {
@@ -63,6 +85,7 @@ describe("reading only what the work can touch", () => {
     const applied = await bench.cli(["apply", "--yes", join(dir, "manifests")]);
     expect(applied.code, applied.out + applied.err).toBe(0);
     write("gamma.yaml", BROKEN);
+    write("mixed.yaml", MIXED_BROKEN);
     git("init", "-q");
     git("add", "-A");
     git("commit", "-q", "-m", "base");
@@ -84,10 +107,11 @@ describe("reading only what the work can touch", () => {
     return (JSON.parse(run.out) as JsonPlan).changes.filter((c) => c.action !== "unmanaged");
   };
 
-  it("a whole load cannot read the broken file (so the runs below do not read it)", async () => {
+  it("a whole load cannot read the broken files (so the runs below do not read them)", async () => {
     const run = await bench.cli(["plan", join(dir, "manifests")]);
     expect(run.code).toBe(1);
     expect(run.out + run.err).toContain("gamma.yaml");
+    expect(run.out + run.err).toContain("mixed.yaml");
   });
 
   it("a changed template plans exactly the objects that use it", async () => {
@@ -97,6 +121,8 @@ describe("reading only what the work can touch", () => {
       expect(changes.map((c) => `${c.action} ${c.address}`).sort()).toEqual([
         'update project["alpha/a1"].pipeline_schedule["nightly"]',
         'update project["beta/b1"].pipeline_schedule["nightly"]',
+        // From mixed.yaml, whose other entry (gamma/g2) no parse can read: it was left out.
+        'update project["beta/b2"].pipeline_schedule["nightly"]',
       ]);
     } finally {
       write("templates.yaml", FILES["templates.yaml"]!);
@@ -116,7 +142,7 @@ describe("reading only what the work can touch", () => {
     }
   });
 
-  it("a shard parses only its share: the shard that owns gamma fails on it, the other plans its own", async () => {
+  it("a shard parses only its share: the shard that owns gamma fails on it, the other plans its own, also of a file they share", async () => {
     const runs = await Promise.all(
       [1, 2].map((k) =>
         bench.cli(["drift", "--format", "json", "--shard", `${k}/2`, join(dir, "manifests")]),
@@ -128,7 +154,8 @@ describe("reading only what the work can touch", () => {
     expect(failed[0]!.out + failed[0]!.err).toContain("gamma.yaml");
     expect(planned).toHaveLength(1);
     const report = JSON.parse(planned[0]!.out) as { shard: { units: string[] }; manifests: string[] };
-    expect(report.shard.units.length).toBeGreaterThan(0);
+    // It owns beta, so it read beta's entry of mixed.yaml, and not gamma's beside it.
+    expect(report.shard.units).toContain("beta");
     // Every file is still named (a saved plan checks them all), but nothing of gamma is planned or reported.
     expect(report.manifests.some((m) => m.endsWith("gamma.yaml"))).toBe(true);
     const { manifests: _named, ...rest } = report;

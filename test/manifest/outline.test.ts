@@ -9,10 +9,13 @@ import { parse } from "yaml";
 import {
   type Outline,
   type OutlinedFile,
+  keepEntries,
   outlineOf,
   outlineOfValues,
+  shardEntries,
   shardFiles,
   shardTargets,
+  touchedEntries,
   touchedFiles,
 } from "../../src/manifest/outline.js";
 
@@ -23,6 +26,11 @@ const names = (o: Outline | undefined) =>
     templates: [...o.templates].sort(),
     entries: o.entries.map((e) => `${e.collection}:${e.key}`).sort(),
     uses: [...o.uses].sort(),
+    // What each entry extends, and what the templates do: which entries a changed template touches.
+    entryUses: Object.fromEntries(
+      o.entries.map((e) => [`${e.collection}:${e.key}`, [...(e.uses ?? [])].sort()]),
+    ),
+    headUses: [...(o.headUses ?? [])].sort(),
   };
 
 describe("the outline of a file", () => {
@@ -55,6 +63,13 @@ projects:
       templates: ["base", "with space"],
       entries: ["groups:acme", "groups:acme/**", "projects:acme/api", "projects:other/x"],
       uses: ["base", "with space"],
+      entryUses: {
+        "groups:acme": ["base", "with space"],
+        "groups:acme/**": ["base"],
+        "projects:acme/api": ["base"],
+        "projects:other/x": [],
+      },
+      headUses: ["base"],
     });
     // The same as a parse says.
     expect(names(outlineOf(text))).toEqual(names(outlineOfValues([parse(text)], text)));
@@ -162,5 +177,137 @@ describe("the files a change needs", () => {
     expect(
       shardTargets([...files, file("all.yaml", { entries: [entry("**")] })], { index: 1, count: 2 }),
     ).toBeUndefined();
+  });
+});
+
+describe("the entries a change needs, and a file read in part", () => {
+  const MIXED = `version: 1
+templates:
+  local: { badges: [] }
+groups:
+  acme: {}
+projects:
+  # the first project
+  acme/api:
+    extends: [nightly]
+    description: |
+      acme/other:
+        extends: [nightly]
+
+  acme/web:
+    extends:
+      - local
+  beta/x: { extends: [nightly] }
+  gamma/y:
+    description: "never closed
+`;
+
+  it("knows each entry's lines, its section's line and what it extends", () => {
+    const o = outlineOf(MIXED)!;
+    expect(o.entries.map((e) => [e.key, e.rows, e.section, e.uses])).toEqual([
+      ["acme", [4, 5], 3, []],
+      // From its key to the next entry's: the block scalar, and the blank line after it (not the comment above it).
+      ["acme/api", [7, 13], 5, ["nightly"]],
+      ["acme/web", [13, 16], 5, ["local"]],
+      ["beta/x", [16, 17], 5, ["nightly"]],
+      ["gamma/y", [17, 20], 5, []],
+    ]);
+    expect(o.headUses).toEqual([]);
+  });
+
+  it("reads only the kept entries, each line and column where it is in the file", () => {
+    const kept = keepEntries(MIXED, new Set(["projects:acme/api", "projects:beta/x"]))!;
+    const before = MIXED.split("\n");
+    const after = kept.split("\n");
+    expect(after).toHaveLength(before.length);
+    for (const [i, line] of after.entries())
+      expect(line === "" || line === before[i], `line ${i + 1}`).toBe(true);
+    // The file's head stays; the left-out entries and the section left empty (groups) are gone; the broken one too.
+    expect(parse(kept)).toEqual({
+      version: 1,
+      templates: { local: { badges: [] } },
+      projects: {
+        "acme/api": { extends: ["nightly"], description: "acme/other:\n  extends: [nightly]\n" },
+        "beta/x": { extends: ["nightly"] },
+      },
+    });
+    expect(parse(keepEntries(MIXED, new Set())!)).toEqual({
+      version: 1,
+      templates: { local: { badges: [] } },
+    });
+    // Keys compare in any case, as paths do on the platform.
+    expect(Object.keys(parse(keepEntries(MIXED, new Set(["projects:beta/x"]))!).projects)).toEqual([
+      "beta/x",
+    ]);
+    expect(keepEntries("version: 1\ngroups: { a: {} }\n", new Set())).toBeUndefined();
+    // Windows line ends stay.
+    expect(keepEntries("version: 1\r\nprojects:\r\n  a/b: {}\r\n", new Set())).toBe("version: 1\r\n\r\n\r\n");
+  });
+
+  const files = [
+    { file: "mixed.yaml", outline: outlineOf(MIXED)! },
+    {
+      file: "nightly.yaml",
+      outline: outlineOf("version: 1\ntemplates:\n  nightly:\n    extends: [base]\n")!,
+    },
+    { file: "base.yaml", outline: outlineOf("version: 1\ntemplates:\n  base: {}\n")! },
+    { file: "pattern.yaml", outline: outlineOf('version: 1\nprojects:\n  "acme/*": {}\n')! },
+    { file: "other.yaml", outline: outlineOf("version: 1\nprojects:\n  delta/z: {}\n")! },
+  ];
+  const partsOf = (selection: { files: Set<string>; partial: Map<string, Set<string>> }) =>
+    Object.fromEntries(
+      [...selection.files]
+        .sort()
+        .map((f) => [f, selection.partial.has(f) ? [...selection.partial.get(f)!].sort() : "whole"]),
+    );
+
+  it("a changed template: the entries that use it, not the other entries of their files", () => {
+    expect(partsOf(touchedEntries(files, ["nightly.yaml"]))).toEqual({
+      "base.yaml": "whole",
+      // The users, the group above acme/api, the pattern over it; not acme/web, gamma/y.
+      "mixed.yaml": ["groups:acme", "projects:acme/api", "projects:beta/x"],
+      "nightly.yaml": "whole",
+      "pattern.yaml": "whole",
+    });
+    expect(touchedFiles(files, ["nightly.yaml"]).has("other.yaml")).toBe(false);
+  });
+
+  it("a changed pattern: the entries below it; a file's own template: the entries of that file using it", () => {
+    expect(partsOf(touchedEntries(files, ["pattern.yaml"]))).toEqual({
+      "base.yaml": "whole",
+      "mixed.yaml": ["groups:acme", "projects:acme/api", "projects:acme/web"],
+      "nightly.yaml": "whole",
+      "pattern.yaml": "whole",
+    });
+    // A prefix that shares characters is not below: acme/* covers acme/api, not acmeish/x.
+    const near = [
+      ...files,
+      { file: "near.yaml", outline: outlineOf("version: 1\nprojects:\n  acmeish/x: {}\n")! },
+    ];
+    expect(touchedFiles(near, ["pattern.yaml"]).has("near.yaml")).toBe(false);
+  });
+
+  it("a shard reads its own entries of a file that holds another shard's", () => {
+    expect(partsOf(shardEntries(files, new Set(["beta"])))).toEqual({
+      "base.yaml": "whole",
+      "mixed.yaml": ["projects:beta/x"],
+      "nightly.yaml": "whole",
+    });
+    expect(partsOf(shardEntries(files, new Set(["gamma"])))).toEqual({ "mixed.yaml": ["projects:gamma/y"] });
+  });
+
+  it("a file outlined from a parse is read whole", () => {
+    const parsed = [
+      ...files,
+      {
+        file: "flow.yaml",
+        outline: outlineOfValues(
+          [{ version: 1, projects: { "beta/q": { extends: ["nightly"] }, "beta/r": {} } }],
+          "x",
+        ),
+      },
+    ];
+    expect(touchedEntries(parsed, ["nightly.yaml"]).partial.has("flow.yaml")).toBe(false);
+    expect(touchedEntries(parsed, ["nightly.yaml"]).files.has("flow.yaml")).toBe(true);
   });
 });
