@@ -84,24 +84,37 @@ function flowNames(text: string): string[] | undefined {
   return names;
 }
 
+/**
+ * A name read from a file's text, as a string of its own: a slice of the text would keep the whole text alive as
+ * long as the outline (a pull request's plan keeps every file's outline for the run).
+ */
+const own = (s: string) => Buffer.from(s, "utf8").toString("utf8");
+
+/**
+ * The lines of `text` that hold something (not blank, not only a comment), one at a time: a file's lines are not
+ * all held at once (outlining every file of a large estate would hold millions).
+ */
+function* linesOf(text: string): Generator<Line> {
+  let at = 0;
+  for (let row = 0; ; row++) {
+    const nl = text.indexOf("\n", at);
+    const end = nl < 0 ? text.length : nl;
+    const raw = text.slice(at, end > at && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    const body = raw.trimStart();
+    if (body !== "" && !body.startsWith("#")) yield { indent: raw.length - body.length, text: body, at, row };
+    if (nl < 0) return;
+    at = nl + 1;
+  }
+}
+
 /** The outline of one manifest file's text, or undefined when the file must be parsed to know it. */
 export function outlineOf(text: string): Outline | undefined {
   if (text.includes("\t") || /(^|[\s[{,])[&*][^\s]/m.test(text) || /^\s*<<\s*:/m.test(text)) return undefined;
-  const lines: Line[] = [];
-  let at = 0;
-  let row = 0;
-  for (const raw of text.split("\n")) {
-    const trimmed = raw.replace(/\r$/, "");
-    const body = trimmed.trimStart();
-    if (body !== "" && !body.startsWith("#"))
-      lines.push({ indent: trimmed.length - body.length, text: body, at, row });
-    at += raw.length + 1;
-    row += 1;
-  }
   const out = emptyOutline();
   const headUses: string[] = [];
   /** The templates named at this point: by the current entry, or by the file's templates. */
-  const used = (...names: string[]) => {
+  const used = (...named: string[]) => {
+    const names = named.map(own);
     out.uses.push(...names);
     (current ? current.uses! : headUses).push(...names);
   };
@@ -127,7 +140,7 @@ export function outlineOf(text: string): Outline | undefined {
     if (instanceAt !== undefined) out.instanceSize += end - instanceAt;
     instanceAt = undefined;
   };
-  for (const line of lines) {
+  for (const line of linesOf(text)) {
     if (blockAbove !== undefined) {
       if (line.indent > blockAbove) continue;
       blockAbove = undefined;
@@ -181,7 +194,7 @@ export function outlineOf(text: string): Outline | undefined {
       if (line.indent === entryIndent) {
         if (!m) return undefined;
         close(line.at, line.row);
-        const key = unquote(m);
+        const key = own(unquote(m));
         if (top === "templates") out.templates.push(key);
         else {
           current = {
@@ -216,7 +229,10 @@ export function outlineOf(text: string): Outline | undefined {
       }
     }
   }
-  close(text.length, row);
+  // The end of the file: one past its last line (the empty one after a final line break, as split would give).
+  let rows = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) rows += 1;
+  close(text.length, rows);
   out.uses = [...new Set(out.uses)];
   out.headUses = [...new Set(headUses)];
   for (const e of out.entries) e.uses = [...new Set(e.uses)];
