@@ -71918,18 +71918,29 @@ function flowNames(text2) {
   }
   return names;
 }
+var own = (s3) => Buffer.from(s3, "utf8").toString("utf8");
+function* linesOf(text2) {
+  let at2 = 0;
+  for (let row = 0; ; row++) {
+    const nl = text2.indexOf("\n", at2);
+    const end = nl < 0 ? text2.length : nl;
+    const raw = text2.slice(at2, end > at2 && text2.charCodeAt(end - 1) === 13 ? end - 1 : end);
+    const body2 = raw.trimStart();
+    if (body2 !== "" && !body2.startsWith("#")) yield { indent: raw.length - body2.length, text: body2, at: at2, row };
+    if (nl < 0) return;
+    at2 = nl + 1;
+  }
+}
 function outlineOf(text2) {
   if (text2.includes("	") || /(^|[\s[{,])[&*][^\s]/m.test(text2) || /^\s*<<\s*:/m.test(text2)) return void 0;
-  const lines = [];
-  let at2 = 0;
-  for (const raw of text2.split("\n")) {
-    const trimmed = raw.replace(/\r$/, "");
-    const body2 = trimmed.trimStart();
-    if (body2 !== "" && !body2.startsWith("#"))
-      lines.push({ indent: trimmed.length - body2.length, text: body2, at: at2 });
-    at2 += raw.length + 1;
-  }
   const out = emptyOutline();
+  const headUses = [];
+  const used = (...named) => {
+    const names = named.map(own);
+    out.uses.push(...names);
+    (current ? current.uses : headUses).push(...names);
+  };
+  let sectionRow = 0;
   let documents2 = 0;
   let instanceAt;
   let top;
@@ -71937,20 +71948,23 @@ function outlineOf(text2) {
   let current;
   let blockAbove;
   let extendsAt;
-  const close = (end) => {
-    if (current) current.size = end - current.size;
+  const close = (end, endRow) => {
+    if (current) {
+      current.size = end - current.size;
+      current.rows[1] = endRow;
+    }
     current = void 0;
     if (instanceAt !== void 0) out.instanceSize += end - instanceAt;
     instanceAt = void 0;
   };
-  for (const line of lines) {
+  for (const line of linesOf(text2)) {
     if (blockAbove !== void 0) {
       if (line.indent > blockAbove) continue;
       blockAbove = void 0;
     }
     if (line.indent === 0 && (line.text.startsWith("---") || line.text.startsWith("..."))) {
       if (documents2 > 0 || line.text.replace(/^(---|\.\.\.)\s*/, "") !== "") return void 0;
-      close(line.at);
+      close(line.at, line.row);
       documents2 += 1;
       top = void 0;
       continue;
@@ -71961,7 +71975,7 @@ function outlineOf(text2) {
       if (line.indent >= extendsAt && line.text.startsWith("- ")) {
         const name = scalar2(line.text.slice(2));
         if (name === void 0) return void 0;
-        out.uses.push(name);
+        used(name);
         continue;
       }
       extendsAt = void 0;
@@ -71974,8 +71988,9 @@ function outlineOf(text2) {
     }
     if (line.indent === 0) {
       if (!m3) return void 0;
-      close(line.at);
+      close(line.at, line.row);
       top = unquote(m3);
+      sectionRow = line.row;
       entryIndent = void 0;
       if (top === "version") out.manifest ||= scalar2(rest ?? "") === "1";
       if (top === "instance") {
@@ -71993,11 +72008,18 @@ function outlineOf(text2) {
       if (line.indent < entryIndent) return void 0;
       if (line.indent === entryIndent) {
         if (!m3) return void 0;
-        close(line.at);
-        const key = unquote(m3);
+        close(line.at, line.row);
+        const key = own(unquote(m3));
         if (top === "templates") out.templates.push(key);
         else {
-          current = { collection: top, key, size: line.at };
+          current = {
+            collection: top,
+            key,
+            size: line.at,
+            uses: [],
+            rows: [line.row, line.row + 1],
+            section: sectionRow
+          };
           out.entries.push(current);
         }
         if (rest !== void 0 && rest.trim().startsWith("{")) {
@@ -72005,7 +72027,7 @@ function outlineOf(text2) {
           if (ext) {
             const names = ext[1].startsWith("[") ? flowNames(ext[1]) : [scalar2(ext[1])];
             if (!names || names.some((n2) => n2 === void 0)) return void 0;
-            out.uses.push(...names);
+            used(...names);
           }
           if (/[{}]/.test(rest.slice(1)) && !rest.trim().endsWith("}")) return void 0;
         }
@@ -72017,12 +72039,16 @@ function outlineOf(text2) {
       else {
         const names = rest.trim().startsWith("[") ? flowNames(rest) : [scalar2(rest)];
         if (!names || names.some((n2) => n2 === void 0)) return void 0;
-        out.uses.push(...names);
+        used(...names);
       }
     }
   }
-  close(text2.length);
+  let rows = 1;
+  for (let i = text2.indexOf("\n"); i >= 0; i = text2.indexOf("\n", i + 1)) rows += 1;
+  close(text2.length, rows);
   out.uses = [...new Set(out.uses)];
+  out.headUses = [...new Set(headUses)];
+  for (const e of out.entries) e.uses = [...new Set(e.uses)];
   return out;
 }
 function emptyOutline() {
@@ -72031,16 +72057,18 @@ function emptyOutline() {
 function outlineOfValues(values, text2) {
   const out = emptyOutline();
   const isObj4 = (v3) => v3 !== null && typeof v3 === "object" && !Array.isArray(v3);
-  const uses = (v3) => {
-    if (Array.isArray(v3)) for (const x of v3) uses(x);
+  const uses = (v3, into = out.uses) => {
+    if (Array.isArray(v3)) for (const x of v3) uses(x, into);
     else if (isObj4(v3)) {
       for (const [k3, x] of Object.entries(v3)) {
         if (k3 === "extends") {
-          for (const name of Array.isArray(x) ? x : [x]) if (typeof name === "string") out.uses.push(name);
-        } else uses(x);
+          for (const name of Array.isArray(x) ? x : [x]) if (typeof name === "string") into.push(name);
+        } else uses(x, into);
       }
     }
+    return into;
   };
+  const headUses = [];
   for (const value of values) {
     if (!isObj4(value)) continue;
     out.manifest ||= value["version"] === 1;
@@ -72052,92 +72080,124 @@ function outlineOfValues(values, text2) {
     for (const collection of ["groups", "projects"]) {
       const entries = value[collection];
       if (!isObj4(entries)) continue;
-      for (const key of Object.keys(entries))
+      for (const [key, body2] of Object.entries(entries))
         out.entries.push({
           collection,
           key,
-          size: Math.max(1, Math.round(text2.length / Math.max(1, Object.keys(entries).length)))
+          size: Math.max(1, Math.round(text2.length / Math.max(1, Object.keys(entries).length))),
+          uses: [...new Set(uses(body2, []))]
         });
     }
+    headUses.push(...uses(value["templates"], []));
     uses(value["templates"]);
     uses(value["groups"]);
     uses(value["projects"]);
   }
   out.uses = [...new Set(out.uses)];
+  out.headUses = [...new Set(headUses)];
   return out;
 }
 var lower2 = (s3) => s3.toLowerCase();
 var isPatternKey = (key) => key === "*" || key === "**" || key.endsWith("/*") || key.endsWith("/**");
 var prefixOf = (key) => key.replace(/\/?\*\*?$/, "");
 var under = (path2, root) => root === "" || path2 === root || path2.startsWith(`${root}/`);
+var entryId = (collection, key) => `${collection}:${lower2(key)}`;
 function indexOf(files) {
-  const definers = /* @__PURE__ */ new Map();
-  const users = /* @__PURE__ */ new Map();
-  const add = (map, key, file) => map.set(key, [...map.get(key) ?? [], file]);
-  for (const { file, outline } of files) {
-    for (const t of outline.templates) add(definers, t, file);
-    for (const t of outline.uses) add(users, t, file);
-  }
-  return {
+  const index2 = {
     byFile: new Map(files.map((f3) => [f3.file, f3.outline])),
-    definers,
-    users,
-    entries: files.flatMap(
-      ({ file, outline }) => outline.entries.map((e) => ({
-        file,
-        collection: e.collection,
-        key: lower2(e.key),
-        pattern: isPatternKey(e.key),
-        root: lower2(isPatternKey(e.key) ? prefixOf(e.key) : e.key)
-      }))
-    )
+    entries: [],
+    entriesOf: /* @__PURE__ */ new Map(),
+    definers: /* @__PURE__ */ new Map(),
+    entryUsers: /* @__PURE__ */ new Map(),
+    headUsers: /* @__PURE__ */ new Map()
   };
+  const add = (map, key, value) => {
+    const list = map.get(key);
+    if (list) list.push(value);
+    else map.set(key, [value]);
+  };
+  for (const { file, outline } of files) {
+    for (const t of outline.templates) add(index2.definers, t, file);
+    for (const t of outline.headUses ?? outline.uses) add(index2.headUsers, t, file);
+    const mine = outline.entries.map((e) => ({
+      file,
+      id: entryId(e.collection, e.key),
+      collection: e.collection,
+      key: lower2(e.key),
+      pattern: isPatternKey(e.key),
+      root: lower2(isPatternKey(e.key) ? prefixOf(e.key) : e.key),
+      uses: e.uses ?? outline.uses
+    }));
+    for (const e of mine) for (const t of e.uses) add(index2.entryUsers, t, e);
+    index2.entriesOf.set(file, mine);
+    index2.entries.push(...mine);
+  }
+  return index2;
 }
 function touchedBy(index2, seeds) {
-  const touched = /* @__PURE__ */ new Set();
-  const queue = [...seeds].filter((f3) => index2.byFile.has(f3));
-  while (queue.length > 0) {
-    const file = queue.pop();
-    if (touched.has(file)) continue;
-    touched.add(file);
-    const outline = index2.byFile.get(file);
-    for (const t of outline.templates) for (const f3 of index2.users.get(t) ?? []) queue.push(f3);
-    for (const mine of outline.entries) {
-      if (!isPatternKey(mine.key)) continue;
-      const root = lower2(prefixOf(mine.key));
+  const touched = { heads: /* @__PURE__ */ new Set(), entries: /* @__PURE__ */ new Set() };
+  const heads = [...seeds].filter((f3) => index2.byFile.has(f3));
+  const entries = heads.flatMap((f3) => index2.entriesOf.get(f3));
+  while (heads.length > 0 || entries.length > 0) {
+    const file = heads.pop();
+    if (file !== void 0) {
+      if (touched.heads.has(file)) continue;
+      touched.heads.add(file);
+      for (const t of index2.byFile.get(file).templates) {
+        entries.push(...index2.entryUsers.get(t) ?? []);
+        heads.push(...index2.headUsers.get(t) ?? []);
+      }
+      continue;
+    }
+    const entry = entries.pop();
+    if (touched.entries.has(entry)) continue;
+    touched.entries.add(entry);
+    if (entry.pattern) {
       for (const other of index2.entries)
-        if (!touched.has(other.file) && under(other.root, root)) queue.push(other.file);
+        if (!touched.entries.has(other) && under(other.root, entry.root)) entries.push(other);
     }
   }
   return touched;
 }
-function neededBy(index2, files) {
-  const selected = /* @__PURE__ */ new Set();
-  const need = (file) => {
-    if (selected.has(file)) return;
-    selected.add(file);
-    for (const t of index2.byFile.get(file).uses) for (const f3 of index2.definers.get(t) ?? []) need(f3);
+function neededBy(index2, parts) {
+  const heads = /* @__PURE__ */ new Set();
+  const entries = /* @__PURE__ */ new Set();
+  const templatesOf = (names) => names.flatMap((t) => index2.definers.get(t) ?? []);
+  const needHead = (file) => {
+    if (heads.has(file)) return;
+    heads.add(file);
+    const outline = index2.byFile.get(file);
+    for (const f3 of templatesOf(outline.headUses ?? outline.uses)) needHead(f3);
   };
-  const base = [...files].filter((f3) => index2.byFile.has(f3));
-  for (const f3 of base) need(f3);
-  for (const file of base) {
-    for (const mine of index2.byFile.get(file).entries) {
-      const key = lower2(mine.key);
-      const pattern = isPatternKey(mine.key);
-      const root = pattern ? lower2(prefixOf(mine.key)) : key;
-      for (const other of index2.entries) {
-        if (selected.has(other.file)) continue;
-        const related = other.key === key || other.pattern && under(root, other.root) || !pattern && !other.pattern && other.collection === "groups" && (under(key, other.key) || mine.collection === "groups" && under(other.key, key));
-        if (related) need(other.file);
-      }
+  const needEntry = (entry) => {
+    if (entries.has(entry)) return;
+    entries.add(entry);
+    needHead(entry.file);
+    for (const f3 of templatesOf(entry.uses)) needHead(f3);
+  };
+  for (const f3 of parts.heads) needHead(f3);
+  for (const e of parts.entries) needEntry(e);
+  for (const mine of parts.entries) {
+    for (const other of index2.entries) {
+      if (entries.has(other)) continue;
+      const related = other.key === mine.key || other.pattern && under(mine.root, other.root) || !mine.pattern && !other.pattern && other.collection === "groups" && (under(mine.key, other.key) || mine.collection === "groups" && under(other.key, mine.key));
+      if (related) needEntry(other);
     }
   }
-  if (selected.size > 0) {
-    for (const [file, outline] of index2.byFile) if (outline.instance) selected.add(file);
+  if (heads.size > 0) {
+    for (const [file, outline] of index2.byFile) if (outline.instance) needHead(file);
   }
-  return selected;
+  const partial = /* @__PURE__ */ new Map();
+  for (const file of heads) {
+    const all = index2.entriesOf.get(file);
+    const outline = index2.byFile.get(file);
+    const kept = all.filter((e) => entries.has(e));
+    if (kept.length === all.length || outline.entries.some((e) => e.rows === void 0)) continue;
+    partial.set(file, new Set(kept.map((e) => e.id)));
+  }
+  return { files: heads, partial };
 }
-function touchedFiles(files, seeds) {
+function touchedEntries(files, seeds) {
   const index2 = indexOf(files);
   return neededBy(index2, touchedBy(index2, seeds));
 }
@@ -72166,14 +72226,32 @@ function shareOf(weights, shard) {
   }
   return mine;
 }
-function shardFiles(files, targets) {
-  const own = files.filter(
-    ({ outline }) => outline.entries.some((e) => targets.has(unitOfKey(e.key))) || targets.has("instance") && outline.instance
-  );
-  return neededBy(
-    indexOf(files),
-    own.map((f3) => f3.file)
-  );
+function shardEntries(files, targets) {
+  const index2 = indexOf(files);
+  const parts = {
+    heads: new Set(
+      files.filter(({ outline }) => targets.has("instance") && outline.instance).map((f3) => f3.file)
+    ),
+    entries: new Set(index2.entries.filter((e) => targets.has(e.root.split("/")[0])))
+  };
+  return neededBy(index2, parts);
+}
+function keepEntries(text2, keep) {
+  const outline = outlineOf(text2);
+  if (!outline) return void 0;
+  const lines = text2.split("\n");
+  const blank = (row) => {
+    lines[row] = lines[row].endsWith("\r") ? "\r" : "";
+  };
+  const sections = /* @__PURE__ */ new Map();
+  for (const e of outline.entries) {
+    const kept = keep.has(entryId(e.collection, e.key));
+    sections.set(e.section, (sections.get(e.section) ?? false) || kept);
+    if (kept) continue;
+    for (let row = e.rows[0]; row < e.rows[1]; row++) blank(row);
+  }
+  for (const [row, anyKept] of sections) if (!anyKept) blank(row);
+  return lines.join("\n");
 }
 
 // src/manifest/schemas.ts
@@ -72475,8 +72553,8 @@ function reportSchemaErrors(errors, value, prefix, diags, leftToPattern) {
         at2 = locate(value, path2);
         const pattern = e.params.pattern;
         const platformPath = isPathPattern(pattern) && typeof data === "string";
-        const own = parent?.["x-pattern-message"];
-        message = typeof own === "string" ? `${JSON.stringify(data)} ${own}` : path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
+        const own2 = parent?.["x-pattern-message"];
+        message = typeof own2 === "string" ? `${JSON.stringify(data)} ${own2}` : path2[path2.length - 1] === "key" ? `${JSON.stringify(data)} may contain only letters A-Z and a-z, digits 0-9 and "_"` : platformPath && path2[path2.length - 2] === "except" ? entryProblem(data, "groups") ?? `${JSON.stringify(data)} is not a full path or a pattern` : platformPath ? pathProblem(data) ?? `${JSON.stringify(data)} is not a full project path: a project's path has its group's first (group/project)` : `${JSON.stringify(data)} does not match the pattern ${pattern}`;
         break;
       }
       case "minLength":
@@ -73130,7 +73208,9 @@ async function loadManifests(paths, opts) {
       }
       continue;
     }
-    const parsed = parseYaml(name, text2, diags);
+    const keep = opts.partial?.get(src.file);
+    if (keep) allRead = false;
+    const parsed = parseYaml(name, keep ? keepEntries(text2, keep) ?? text2 : text2, diags);
     allRead &&= parsed.complete;
     const relevant2 = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
@@ -73302,13 +73382,13 @@ function patternCompletes(declared, schemas) {
     const [collection, name, ...rest] = path2;
     if (collection !== "groups" && collection !== "projects" || typeof name !== "string") return false;
     const entries = declared[collection];
-    const own = entries.get(name)?.body;
-    if (!own || rest.length < 2) return false;
+    const own2 = entries.get(name)?.body;
+    if (!own2 || rest.length < 2) return false;
     const topSchema = schemas.files[collection === "groups" ? "group.schema.json" : "project.schema.json"];
     return [...entries].some(([outer, d2]) => {
       const except = Array.isArray(d2.body.except) ? d2.body.except.map(String) : [];
       if (outer === name || !covers(outer, except, name, collection)) return false;
-      let mine = own;
+      let mine = own2;
       let theirs = d2.body;
       let schema5 = topSchema;
       for (let i = 0; i + 1 < rest.length; i += 2) {
@@ -78891,14 +78971,14 @@ function fieldSpecs(parent, collection) {
 function kindSchema2(parent, collection) {
   const specs2 = fieldSpecs(parent, collection);
   const identity2 = itemSchema(parent, collection)?.["x-identity"];
-  const own = [...specs2.values()].filter((s3) => !s3.child && !s3.local);
-  const read2 = own.filter((s3) => !s3.writeOnly).map((s3) => s3.name);
+  const own2 = [...specs2.values()].filter((s3) => !s3.child && !s3.local);
+  const read2 = own2.filter((s3) => !s3.writeOnly).map((s3) => s3.name);
   return {
     specs: specs2,
     identity: typeof identity2 === "string" ? identity2 : void 0,
     read: read2,
-    sent: own.filter((s3) => !s3.updateOnly).map((s3) => s3.name),
-    updateOnly: own.filter((s3) => s3.updateOnly).map((s3) => s3.name),
+    sent: own2.filter((s3) => !s3.updateOnly).map((s3) => s3.name),
+    updateOnly: own2.filter((s3) => s3.updateOnly).map((s3) => s3.name),
     shape(extra = {}) {
       const shape4 = {};
       for (const [name, type] of Object.entries(extra)) if (!read2.includes(name)) shape4[name] = type;
@@ -80227,8 +80307,8 @@ var FieldError = class extends Error {
   }
 };
 function addressOf2(parentAddress, kind, key) {
-  const own = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
-  return parentAddress === "" ? own : `${parentAddress}.${own}`;
+  const own2 = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
+  return parentAddress === "" ? own2 : `${parentAddress}.${own2}`;
 }
 
 // src/engine/changes.ts
@@ -80244,8 +80324,8 @@ function ownDigest(node) {
     Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
   );
   return JSON.stringify([node.state, node.fields, policies], function(key, v3) {
-    const own = this[key];
-    return isSecret(own) ? secretDigest(own) : v3;
+    const own2 = this[key];
+    return isSecret(own2) ? secretDigest(own2) : v3;
   });
 }
 function secretDigest(secret) {
@@ -80675,9 +80755,9 @@ async function planItem(state, out, p3, walkChildren) {
   await walkBelow(state, out, p3, desired, live, (o) => walkChildren(item, self, true, depth + 1, o));
 }
 async function walkBelow(state, out, p3, desired, live, walk) {
-  const own = out.find((s3) => s3.change.address === p3.address);
+  const own2 = out.find((s3) => s3.change.address === p3.address);
   const hint = p3.kind.childOrder?.(desired, live);
-  if (own && hint && "order" in hint && hint.order === "first") state.leading.add(p3.address);
+  if (own2 && hint && "order" in hint && hint.order === "first") state.leading.add(p3.address);
   const below = [];
   await walk(below);
   for (const step of below) out.push(step);
@@ -80691,8 +80771,8 @@ async function walkBelow(state, out, p3, desired, live, walk) {
     });
     return;
   }
-  if (hint.order !== "last" || !own) return;
-  if (own.change.action === "create") {
+  if (hint.order !== "last" || !own2) return;
+  if (own2.change.action === "create") {
     state.problem(
       p3.address,
       `it is created archived, and ${changes.length} ${changes.length === 1 ? "change" : "changes"} inside it would follow its create, which the platform refuses in an archived project: leave archived out until they are applied, then set it`,
@@ -80700,7 +80780,7 @@ async function walkBelow(state, out, p3, desired, live, walk) {
     );
     return;
   }
-  own.deps.push(...changes.map((s3) => s3.change.address));
+  own2.deps.push(...changes.map((s3) => s3.change.address));
 }
 function neverReplaced(kind) {
   return `a ${kind.segment} is never replaced: deleting it would take everything in it. Change its settings in place, or mark it "state: absent" to delete it (after its backup)`;
@@ -81993,8 +82073,8 @@ var labelKind = restCollection(
         shape: rest.shape(),
         ...parent.collection === "groups" ? { query: { include_ancestor_groups: false } } : {}
       });
-      const own = new Set(labels.filter((l) => l["is_project_label"] === true).map((l) => l["name"]));
-      return labels.filter((l) => l["is_project_label"] !== false || !own.has(l["name"])).map((l) => rest.toLive(parent, l, options));
+      const own2 = new Set(labels.filter((l) => l["is_project_label"] === true).map((l) => l["name"]));
+      return labels.filter((l) => l["is_project_label"] !== false || !own2.has(l["name"])).map((l) => rest.toLive(parent, l, options));
     }
   })
 );
@@ -83279,7 +83359,7 @@ async function selectSince(ref2, paths, found = []) {
     const past = new Map([...head].filter(([p3]) => !changed2.includes(p3)));
     for (const [p3, f3] of thenChanged) past.set(p3, f3);
     const places = [.../* @__PURE__ */ new Set([...head.keys(), ...past.keys()])];
-    const selected = touchedFiles(
+    const { files: selected, partial } = touchedEntries(
       places.map((p3) => ({ file: p3, outline: union(head.get(p3)?.outline, past.get(p3)?.outline) })),
       changed2
     );
@@ -83294,6 +83374,7 @@ async function selectSince(ref2, paths, found = []) {
         root: baseRoot,
         found: found.map(atBase),
         only: baseOnly,
+        partial: new Map([...partial].map(([p3, ids]) => [join4(base, p3), ids])),
         outlines: new Map([...past].map(([p3, f3]) => [join4(base, p3), f3]))
       });
       if (!loaded.state) {
@@ -83305,6 +83386,7 @@ async function selectSince(ref2, paths, found = []) {
     }
     return {
       only: new Set([...selected].flatMap((p3) => head.has(p3) ? [head.get(p3).file] : [])),
+      partial: new Map([...partial].flatMap(([p3, ids]) => head.has(p3) ? [[head.get(p3).file, ids]] : [])),
       ...before ? { before } : {},
       outlines: now
     };
@@ -83417,16 +83499,22 @@ async function planFromManifests(request2) {
   let outlines = since?.outlines;
   let units;
   let only = since?.only;
+  let partial = since?.partial;
   if (request2.shard) {
     outlines ??= manifestOutlines(paths, found);
     units = shardTargets(outlines, request2.shard);
-    if (units && !only) only = shardFiles(outlines, units);
+    if (units && !only) ({ files: only, partial } = shardEntries(outlines, units));
   }
   const loaded = await loadManifests(paths, {
     secrets: true,
     found,
     ...request2.env ? { env: request2.env } : {},
-    ...only ? { only, root: manifestRoot(paths), outlines: new Map((outlines ?? []).map((f3) => [f3.file, f3])) } : {}
+    ...only ? {
+      only,
+      ...partial ? { partial } : {},
+      root: manifestRoot(paths),
+      outlines: new Map((outlines ?? []).map((f3) => [f3.file, f3]))
+    } : {}
   });
   const diagnostics = loaded.diagnostics;
   if (!loaded.state || diagnostics.some((d2) => d2.severity === "error"))
