@@ -2,9 +2,11 @@
 // npm run mutation [-- <folder>... [stryker options]]: mutation testing (StrykerJS), one folder of the scope at a
 // time, each with its own reports and incremental file under reports/mutation/<folder>/ (git-ignored). Without a
 // folder, all of them in turn. Stryker options pass through (`--concurrency 1`, `--force` to ignore the incremental
-// results). See docs/testing.md, "Mutation testing".
+// results). `npm run mutation -- --partial FOLDER`: the scores of a run so far, or of one stopped before its end.
+// See docs/testing.md, "Mutation testing".
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The scope (stryker.config.json's `mutate` holds the same files), by folder. */
@@ -20,6 +22,21 @@ export const FOLDERS = {
   cli: ["src/cli/**/*.ts"],
   kinds: ["src/kinds/**/*.ts"],
 };
+
+/**
+ * The report of a run from the mutants it tested so far, one event file each (Stryker's event-recorder reporter,
+ * which writes each result as it comes): what an interrupted run measured, in the shape `scores` reads.
+ */
+export function reportFromEvents(dir) {
+  const files = {};
+  for (const name of readdirSync(dir).filter((n) => n.endsWith("-onMutantTested.json"))) {
+    const mutant = JSON.parse(readFileSync(join(dir, name), "utf8"));
+    const file = relative(process.cwd(), mutant.fileName);
+    files[file] ??= { mutants: [] };
+    files[file].mutants.push(mutant);
+  }
+  return { files };
+}
 
 /** Mutation score as Stryker computes it: detected (killed or timed out) over all valid mutants, and over covered ones. */
 export function scores(report) {
@@ -52,9 +69,33 @@ export function scores(report) {
   };
 }
 
+/** One line per file and one for all: mutants, killed, timed out, survived, not covered, score. */
+function scoreLines(report) {
+  const s = scores(report);
+  const line = (name, c) =>
+    `${name}: ${c.total} mutants, ${c.killed} killed, ${c.timeout} timed out, ${c.survived} survived, ` +
+    `${c.noCoverage} not covered, ${c.score.toFixed(1)}% (covered ${c.covered.toFixed(1)}%)`;
+  return [...Object.entries(s.files).map(([f, c]) => line(f, c)), line("all", s.all)];
+}
+
 function main() {
   // Folders first, then Stryker's options.
   const args = process.argv.slice(2);
+  if (args[0] === "--partial") {
+    // npm run mutation -- --partial cli: the scores of a run so far (running, or stopped before its end).
+    // A finished or stopped run's results are in its folder; a running one's are still where Stryker writes them.
+    const dir = [`reports/mutation/${args[1] ?? ""}/events`, "reports/mutation/events"].find(
+      (d) => args[1] && existsSync(d),
+    );
+    if (!dir) {
+      console.error(
+        "mutation: --partial FOLDER reads the results a run of that folder writes as it goes; none found",
+      );
+      process.exit(2);
+    }
+    console.log(scoreLines(reportFromEvents(dir)).join("\n"));
+    return;
+  }
   const first = args.findIndex((a) => a.startsWith("-"));
   const named = first === -1 ? args : args.slice(0, first);
   const passed = first === -1 ? [] : args.slice(first);
@@ -69,6 +110,10 @@ function main() {
     const out = `reports/mutation/${folder}`;
     mkdirSync(out, { recursive: true });
     const started = Date.now();
+    // Each mutant's result is written as it comes (event-recorder), so a run stopped before its end keeps what it
+    // measured: `npm run mutation -- --partial FOLDER` reads it.
+    const events = `${out}/events`;
+    rmSync(events, { recursive: true, force: true });
     const run = spawnSync(
       "npx",
       [
@@ -83,9 +128,12 @@ function main() {
       ],
       { stdio: "inherit" },
     );
+    if (existsSync("reports/mutation/events")) renameSync("reports/mutation/events", events);
     const minutes = ((Date.now() - started) / 60_000).toFixed(1);
     if (run.status !== 0) {
-      console.error(`mutation: ${folder}: stryker exited ${run.status}`);
+      console.error(
+        `mutation: ${folder}: stryker exited ${run.status ?? run.signal}; what it measured: npm run mutation -- --partial ${folder}`,
+      );
       process.exit(run.status ?? 1);
     }
     for (const name of ["index.html", "mutation.json"]) {
