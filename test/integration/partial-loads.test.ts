@@ -6,7 +6,7 @@
  * succeeds.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,6 +19,7 @@ const fixture = {
     { path: "alpha/a2" },
     { path: "beta/b1" },
     { path: "beta/b2" },
+    { path: "beta/b3" },
     { path: "gamma/g1" },
     { path: "gamma/g2" },
   ],
@@ -94,6 +95,7 @@ describe("reading only what the work can touch", () => {
     await bench.stop();
   });
 
+  const remove = (name: string) => rmSync(join(dir, "manifests", name));
   const planSince = async () => {
     const run = await bench.cli([
       "plan",
@@ -139,6 +141,36 @@ describe("reading only what the work can touch", () => {
       ]);
     } finally {
       write("pattern.yaml", FILES["pattern.yaml"]!);
+    }
+  });
+
+  it("a file the pull request adds plans its entries; one it removes plans nothing of what it no longer manages", async () => {
+    write("added.yaml", "version: 1\nprojects:\n  beta/b3:\n    milestones:\n      - { title: added }\n");
+    try {
+      expect((await planSince()).map((c) => `${c.action} ${c.address}`)).toEqual([
+        'create project["beta/b3"].milestone["added"]',
+      ]);
+    } finally {
+      remove("added.yaml");
+    }
+    remove("beta.yaml");
+    try {
+      const run = await bench.cli([
+        "plan",
+        "--format",
+        "json",
+        "--changed-since",
+        "HEAD",
+        join(dir, "manifests"),
+      ]);
+      expect(run.code, run.out + run.err).toBe(0);
+      const changes = (JSON.parse(run.out) as JsonPlan).changes;
+      // beta/b1's entry is gone: the project is no longer managed, and projects are never listed as unmanaged
+      // (docs/manifests.md), so the plan is empty, as a full plan of the same manifests would be.
+      expect(changes.filter((c) => c.action !== "unmanaged")).toEqual([]);
+      expect(JSON.stringify(changes)).not.toContain("alpha");
+    } finally {
+      write("beta.yaml", FILES["beta.yaml"]!);
     }
   });
 
