@@ -8,7 +8,6 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { wantsColor } from "../../src/cli/index.js";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
 import { commandMissing, present } from "../required.js";
 
@@ -121,16 +120,7 @@ describe("output", () => {
     expect(status).toBe("status=2");
   });
 
-  it("colours as NO_COLOR and FORCE_COLOR say", async () => {
-    expect(wantsColor({}, true)).toBe(true);
-    expect(wantsColor({}, false)).toBe(false);
-    expect(wantsColor({ FORCE_COLOR: "1" }, false)).toBe(true);
-    expect(wantsColor({ FORCE_COLOR: "" }, false)).toBe(true);
-    // As Node and chalk read it: FORCE_COLOR=0 (or false) is "no colour", at a terminal too.
-    expect(wantsColor({ FORCE_COLOR: "0" }, true)).toBe(false);
-    expect(wantsColor({ FORCE_COLOR: "false" }, true)).toBe(false);
-    expect(wantsColor({ FORCE_COLOR: "0" }, false)).toBe(false);
-    expect(wantsColor({ NO_COLOR: "1", FORCE_COLOR: "1" }, true)).toBe(false);
+  it("colours as NO_COLOR and FORCE_COLOR say (the rule itself: color.test.ts)", async () => {
     const forced = await cli(["plan", manifest], { ...env(), NO_COLOR: "", FORCE_COLOR: "1" });
     expect(forced.stdout).toContain("\u001b[");
     expect((await cli(["plan", manifest], env())).stdout).not.toContain("\u001b[");
