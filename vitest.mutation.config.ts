@@ -42,6 +42,8 @@ export default defineConfig({
       "test/files/**/*.test.ts",
       "test/kinds/**/*.test.ts",
       "test/text/**/*.test.ts",
+      // `forgeform sandbox` (src/cli/sandbox.ts), in-process; the rest of test/sandbox tests the sandbox, out of scope.
+      "test/sandbox/cli.test.ts",
     ],
     exclude: [
       "test/security/client-interrupt.test.ts",
