@@ -483,3 +483,110 @@ describe("the report files", () => {
     ).toBe(true);
   });
 });
+
+describe("the Action in-process when the platform's answers are lost", () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      adminToken: TOKEN,
+      faults: "drop-after-commit:1@POST/api/v4/groups",
+      seed: 3,
+    });
+  });
+  afterAll(async () => {
+    await sandbox.stop();
+  });
+
+  it("apply: a create whose answer was lost and that is found on re-reading is done, and says so", async () => {
+    const result = await runInProcess(
+      { command: "apply", paths: "m.yaml", url: sandbox.url, token: TOKEN },
+      { workspace: workspaceWith({ "m.yaml": "version: 1\ngroups:\n  lost: {}\n" }) },
+    );
+    expect(result.status, result.stdout).toBe(0);
+    expect(result.stdout).toContain(
+      '[1/1] + group["lost"]: done (its response was lost; found on re-reading)',
+    );
+    expect(result.stdout).toContain("Apply complete: 1 done, 0 failed, 0 skipped.");
+  });
+});
+
+describe("annotations of changes", () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({
+      adminToken: TOKEN,
+      fixture: {
+        groups: [{ path: "keep", description: "old" }, { path: "gone" }, { path: "badged" }],
+        badges: [
+          {
+            group: "badged",
+            name: "b",
+            link_url: "https://ci.example/b",
+            image_url: "https://ci.example/b.svg",
+          },
+        ],
+      },
+    });
+  });
+  afterAll(async () => {
+    await sandbox.stop();
+  });
+  const BADGE = '{ name: b, link_url: "https://ci.example/b", image_url: "https://ci.example/b.svg" }';
+  const manifest = `version: 1\ngroups:\n  keep:\n    description: new\n  gone:\n    state: absent\n  badged:\n    badges:\n      - ${BADGE}\n  fresh: {}\n`;
+
+  it("plan: a notice on each change's line saying what happens, with the fields of updates", async () => {
+    const r = await runInProcess(
+      {
+        command: "plan",
+        url: sandbox.url,
+        token: TOKEN,
+        paths: "m.yaml",
+        replace: 'group["badged"].badge["b"]',
+      },
+      { workspace: workspaceWith({ "m.yaml": manifest }) },
+    );
+    expect(r.outputs).toMatchObject({ creates: "1", updates: "1", replacements: "1", deletes: "1" });
+    expect(commands(r, "notice")).toEqual([
+      '::notice title=forgeform plan,file=m.yaml,line=3,col=3::group["keep"] will be updated (description)',
+      '::notice title=forgeform plan,file=m.yaml,line=9,col=9::group["badged"].badge["b"] will be replaced',
+      '::notice title=forgeform plan,file=m.yaml,line=10,col=3::group["fresh"] will be created',
+      expect.stringMatching(
+        /^::notice title=forgeform plan,file=m\.yaml,line=5,col=3::group\["gone"\] will be deleted \(name, /,
+      ),
+    ]);
+  });
+
+  it("drift: a warning on each drifted object's line, in drift's words", async () => {
+    const r = await runInProcess(
+      { command: "drift", url: sandbox.url, token: TOKEN, paths: "m.yaml" },
+      { workspace: workspaceWith({ "m.yaml": manifest }) },
+    );
+    expect(commands(r, "warning")).toEqual([
+      '::warning title=forgeform drift,file=m.yaml,line=3,col=3::group["keep"] drifted (description)',
+      '::warning title=forgeform drift,file=m.yaml,line=10,col=3::group["fresh"] missing',
+      expect.stringMatching(
+        /^::warning title=forgeform drift,file=m\.yaml,line=5,col=3::group\["gone"\] would be deleted \(name, /,
+      ),
+    ]);
+  });
+
+  it("at most 50, then how many more", async () => {
+    const many = `version: 1\ngroups:\n${Array.from({ length: 52 }, (_, i) => `  g${i}: {}\n`).join("")}`;
+    const r = await runInProcess(
+      { command: "plan", url: sandbox.url, token: TOKEN, paths: "m.yaml" },
+      { workspace: workspaceWith({ "m.yaml": many }) },
+    );
+    const notices = commands(r, "notice");
+    expect(notices).toHaveLength(51);
+    expect(notices[49]).toBe(
+      '::notice title=forgeform plan,file=m.yaml,line=52,col=3::group["g49"] will be created',
+    );
+    expect(notices[50]).toBe("::notice::...and 2 more (see the log and the reports)");
+    const fifty = `version: 1\ngroups:\n${Array.from({ length: 50 }, (_, i) => `  g${i}: {}\n`).join("")}`;
+    const exact = await runInProcess(
+      { command: "plan", url: sandbox.url, token: TOKEN, paths: "m.yaml" },
+      { workspace: workspaceWith({ "m.yaml": fifty }) },
+    );
+    expect(commands(exact, "notice")).toHaveLength(50);
+  });
+});
