@@ -4,7 +4,13 @@
  * masked. input-table.test.ts runs the bundle with one valid, invalid and empty value of each.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ActionInputs, maskSecrets, readInputs, secretValues } from "../../src/action/inputs.js";
+import {
+  type ActionInputs,
+  inActionTerms,
+  maskSecrets,
+  readInputs,
+  secretValues,
+} from "../../src/action/inputs.js";
 import { inputVariable } from "./helpers.js";
 
 const set: string[] = [];
@@ -236,5 +242,68 @@ describe("the tokens the Action masks", () => {
   it("are none when none is given", () => {
     inputs({ token: "  ", "github-token": "" });
     expect(secretValues({ FORGEFORM_TOKEN: "" })).toEqual([]);
+  });
+});
+
+describe("messages in the Action's terms (inActionTerms)", () => {
+  const cases: [string, string][] = [
+    ["the server is plain http (insecureHttp: true) here", "the server is plain http here"],
+    ["or run validate with --no-secrets.", "or set the no-secrets input."],
+    [
+      "2 files valid (secret references not resolved: --no-secrets)",
+      "2 files valid (secret references not resolved: no-secrets is true)",
+    ],
+    ["or apply with --no-backup to delete it", "or set the no-backup input to delete it"],
+    ["acme is outside the plan's --target", "acme is outside the targets input"],
+    ["add --target acme/web first", "add acme/web to the targets input first"],
+    ["raise the limit with --max-list-mb", "raise the limit with the max-list-mb input"],
+    ["raise the limit with --max-response-mb", "raise the limit with the max-response-mb input"],
+    [
+      "The platform changed. Make the plan again with `forgeform plan`.",
+      "The platform changed. Make the plan again (command plan with the plan-file input).",
+    ],
+    ["no token: pass --token-file <file> or --token <token>", "no token: set the token input"],
+    ["no URL: pass --url <url> or set FORGEFORM_URL", "no URL: set the url input (or FORGEFORM_URL)"],
+    ["check --ca-file <file> / FORGEFORM_CA_FILE", "check the ca-file input (or FORGEFORM_CA_FILE)"],
+    [
+      "FORGEFORM_TIMEOUT / --timeout must be a number",
+      "the timeout input (or FORGEFORM_TIMEOUT) must be a number",
+    ],
+    ["--out <file> and --plan <file>", "the plan-file input and the plan-file input"],
+    ["--unknown-flag stays, --color too", "--unknown-flag stays, --color too"],
+    ["run it twice (insecureHttp: true) (insecureHttp: true)", "run it twice"],
+  ];
+  it.each(cases)("%j", (message, expected) => {
+    expect(inActionTerms(message)).toBe(expected);
+  });
+
+  const flags: Record<string, string> = {
+    url: "url",
+    token: "token",
+    "token-file": "token",
+    target: "targets",
+    "ca-file": "ca-file",
+    "insecure-http": "insecure-http",
+    timeout: "timeout",
+    concurrency: "concurrency",
+    "max-attempts": "max-attempts",
+    "max-rate": "max-rate",
+    "max-response-mb": "max-response-mb",
+    "max-list-mb": "max-list-mb",
+    "max-deletes": "max-deletes",
+    replace: "replace",
+    "no-secrets": "no-secrets",
+    "changed-since": "changed-since",
+    shard: "shard",
+    "backup-dir": "backup-dir",
+    "no-backup": "no-backup",
+    "fail-on-unmanaged": "fail-on-unmanaged",
+    plan: "plan-file",
+    out: "plan-file",
+  };
+  it("names each flag by its input", () => {
+    for (const [flag, input] of Object.entries(flags)) {
+      expect(inActionTerms(`see --${flag}.`), flag).toBe(`see the ${input} input.`);
+    }
   });
 });
