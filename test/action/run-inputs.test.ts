@@ -5,7 +5,7 @@
  * no-backup, the comment input outside a pull request. inputs.test.ts and input-table.test.ts run the bundle.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
@@ -63,6 +63,7 @@ describe("the inputs, in-process", () => {
         groups: [
           { path: "tbl", description: "old" },
           { path: "gone" },
+          { path: "gone2" },
           { path: "um", members: [{ user: "carol", access_level: 30 }] },
         ],
         badges: [{ group: "tbl", ...BADGE }],
@@ -94,6 +95,32 @@ describe("the inputs, in-process", () => {
     const none = await run({ command: "validate", paths: "sub/*.yaml nothing/*.yaml" });
     failsWith(none, 'forgeform: the paths input "nothing/*.yaml" matches no file or directory');
     expect(none.summary).toBe("");
+  });
+
+  it("paths: a glob that matches a folder reads its manifests", async () => {
+    const r = await run({ command: "validate", paths: "su*" });
+    expect(r.status, r.stdout).toBe(0);
+    expect(files(r)).toEqual(["sub/m.yaml"]);
+  });
+
+  it("paths: what is not a regular file inside the workspace is refused with an annotation, not read", async () => {
+    const ws = workspaceWith({ "manifests/groups.yaml": "version: 1\ngroups:\n  acme: {}\n" });
+    symlinkSync("/dev/zero", join(ws, "manifests/evil.yaml"));
+    execFileSync("mkfifo", [join(ws, "manifests/pipe.yaml")]);
+    const r = await run(
+      { command: "validate", paths: "manifests/*.yaml\nmanifests/pipe.yaml" },
+      { workspace: ws },
+    );
+    failsWith(
+      r,
+      "forgeform validate: the manifests have 2 errors (see the annotations); nothing was sent to the platform",
+    );
+    expect(r.stdout).toContain(
+      "::error title=forgeform validate,file=manifests/evil.yaml,line=1,col=1::the file leads outside the manifest root manifests (to /dev/zero) through a symbolic link: forgeform reads manifests only inside it",
+    );
+    expect(r.stdout).toContain(
+      "::error title=forgeform validate,file=manifests/pipe.yaml,line=1,col=1::the file is a FIFO (named pipe), not a regular file: manifests are read from regular files only",
+    );
   });
 
   it("paths: a glob does not match dot folders", async () => {
@@ -355,6 +382,33 @@ describe("the inputs, in-process", () => {
     );
     expect(r.status, r.stdout).toBe(0);
     expect(existsSync(join(saved, "group-gone.tar.gz"))).toBe(true);
+  });
+
+  it("no-backup: a deleted group's backup is not saved, wherever backup-dir says", async () => {
+    const ws = workspaceWith({ "d.yaml": "version: 1\ngroups:\n  gone2:\n    state: absent\n" });
+    const saved = join(ws, "saved");
+    const r = await run(
+      { command: "apply", paths: "d.yaml", "backup-dir": saved, "no-backup": "true" },
+      { workspace: ws },
+    );
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.outputs["deletes"]).toBe("1");
+    expect(existsSync(saved)).toBe(false);
+  });
+
+  it("max-deletes counts replacements as deletes", async () => {
+    const r = await run({
+      command: "apply",
+      paths: "m.yaml",
+      targets: "tbl",
+      replace: 'group["tbl"].badge["b"]',
+      "max-deletes": "0",
+    });
+    failsWith(
+      r,
+      "forgeform apply: refusing to apply: the plan deletes or replaces 1 object, more than max-deletes 0; nothing was applied",
+    );
+    expect(r.outputs).toMatchObject({ replacements: "1", deletes: "0" });
   });
 
   it("changed-since: on a pull request, plans only what changed since its base; false plans everything", async () => {

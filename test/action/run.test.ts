@@ -5,6 +5,7 @@
  * story as action.test.ts, which runs the bundle as the runner runs it.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
@@ -89,7 +90,10 @@ describe("the Action in-process", () => {
     // The job summary gets the report and a line break.
     expect(result.summary).toBe("## forgeform validate\n\n**1 manifest file valid**.\n\n");
     expect(json(result.outputs["json-report"])).toMatchObject({ valid: true, files: ["forgeform.yaml"] });
-    // The report files are in a folder of their own under RUNNER_TEMP.
+    // The report files are in a folder of their own under RUNNER_TEMP (the runner's, made by in-process.ts).
+    expect(result.outputs["json-report"]!).toMatch(
+      new RegExp(`^${tmpdir()}/forgeform-inproc-runner-[^/]+/forgeform-[^/]+/forgeform-validate\\.json$`),
+    );
     expect(result.outputs["json-report"]!.startsWith(join(result.outputs["markdown-report"]!, "../.."))).toBe(
       true,
     );
@@ -366,8 +370,15 @@ describe("the Action in-process", () => {
       join(workspace, "moved.yaml"),
       "version: 1\ngroups:\n  corp: {}\n  corp/west: {}\n  corp/east: {}\n  corp/east/team: {}\n",
     );
-    const result = await run({ command: "plan", paths: "moved.yaml" });
+    const result = await run({
+      command: "plan",
+      paths: "moved.yaml",
+      "plan-file": join(workspace, "moved.json"),
+    });
     expect(result.status).toBe(1);
+    // A plan with errors is not saved.
+    expect(existsSync(join(workspace, "moved.json"))).toBe(false);
+    expect(result.stdout).not.toContain("Saved the plan");
     expect(result.outputs["exit-code"]).toBe("1");
     expect(result.stdout).toMatch(
       /^::error title=forgeform plan,file=moved\.yaml,line=6,col=3::group\["corp\/east\/team"\]: .*corp\/west\/team/m,
@@ -466,6 +477,13 @@ describe("the Action in-process when the platform refuses changes", () => {
       "::error::forgeform apply: of 3 changes, 1 failed and 2 were skipped (see the log); run apply again after fixing the cause",
     );
     expectNoLeak(result);
+    const two = await runInProcess(
+      { command: "apply", paths: "two.yaml", url: sandbox.url, token: TOKEN },
+      { workspace: workspaceWith({ "two.yaml": "version: 1\ngroups:\n  duo: {}\n  duo/one: {}\n" }) },
+    );
+    expect(two.stdout).toContain(
+      "::error::forgeform apply: of 2 changes, 1 failed and 1 was skipped (see the log); run apply again after fixing the cause",
+    );
   });
 });
 
@@ -478,9 +496,7 @@ describe("the report files", () => {
     );
     expect(result.status).toBe(0);
     expect(existsSync(result.outputs["json-report"]!)).toBe(true);
-    expect(
-      result.outputs["json-report"]!.startsWith(join((await import("node:os")).tmpdir(), "forgeform-")),
-    ).toBe(true);
+    expect(result.outputs["json-report"]!.startsWith(join(tmpdir(), "forgeform-"))).toBe(true);
   });
 });
 
