@@ -6,8 +6,8 @@
  * do, and the command's outcome stands; no token in the log or the comment. comment.test.ts runs the bundle.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
+import { type AddressInfo, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -235,6 +235,95 @@ describe("the comment input, in-process", () => {
     expect(run.status, run.stdout).toBe(0);
     expect(ours().map((c) => c.id)).toEqual([previous.id]);
     expect(writes().map((r) => r.method)).toEqual(["PATCH"]);
+  });
+
+  it("stops reading pages once it found its comment on the first", async () => {
+    const previous = github.seed(PULL, BOT, `${marker()}\nan older plan`);
+    for (let i = 0; i < 120; i++) github.seed(PULL, `reviewer-${i % 7}`, `comment ${i}`);
+    await step(CHANGED, { comment: "always" });
+    expect(ours().map((c) => c.id)).toEqual([previous.id]);
+    expect(github.requests.filter((r) => r.method === "GET")).toHaveLength(1);
+    expect(writes().map((r) => r.method)).toEqual(["PATCH"]);
+  });
+
+  it("validate: the summary line says how many files are valid, and with how many warnings", async () => {
+    const warning = "version: 1\ntemplates:\n  unused:\n    description: x\ngroups:\n  tbl: {}\n";
+    await step(warning, { command: "validate", comment: "always" });
+    const [comment] = ours(marker("validate"));
+    expect(comment!.body.split("\n")[1]).toBe(
+      "**forgeform validate:** 1 manifest file valid with 1 warning.",
+    );
+    await step(UNCHANGED, { command: "validate", comment: "always" });
+    expect(ours(marker("validate"))[0]!.body.split("\n")[1]).toBe(
+      "**forgeform validate:** 1 manifest file valid.",
+    );
+  });
+
+  it("apply: the summary line is the apply's outcome", async () => {
+    await step(CHANGED, { command: "apply", comment: "on-change" });
+    const [comment] = ours(marker("apply"));
+    expect(comment!.body.split("\n")[1]).toBe(
+      "**forgeform apply:** Apply complete: 1 done, 0 failed, 0 skipped.",
+    );
+    expect(comment!.body).toContain("## forgeform apply");
+    await step(CHANGED, { command: "apply", comment: "on-change" });
+    expect(ours(marker("apply"))[0]!.body.split("\n")[1]).toBe(
+      "**forgeform apply:** Nothing to apply: the platform matches the manifests.",
+    );
+    await step("version: 1\ngroups:\n  tbl:\n    state: absent\n", {
+      command: "apply",
+      comment: "on-change",
+      "max-deletes": "0",
+    });
+    expect(ours(marker("apply"))[0]!.body.split("\n")[1]).toBe(
+      "**forgeform apply:** Nothing was applied. Plan: 0 to create, 0 to update, 0 to replace, 1 to delete.",
+    );
+  });
+
+  describe("behind a proxy", () => {
+    let proxy: Server;
+    const tunnels: string[] = [];
+    beforeEach(async () => {
+      tunnels.length = 0;
+      proxy = createServer();
+      proxy.on("connect", (req, client, head) => {
+        tunnels.push(String(req.url));
+        const [host, port] = String(req.url).split(":");
+        const upstream = connect(Number(port), host!, () => {
+          client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+          upstream.write(head);
+          upstream.pipe(client);
+          client.pipe(upstream);
+        });
+        upstream.on("error", () => client.destroy());
+        client.on("error", () => upstream.destroy());
+      });
+      await new Promise<void>((done) => proxy.listen(0, "127.0.0.1", done));
+    });
+    afterEach(async () => {
+      proxy.closeAllConnections();
+      await new Promise((done) => proxy.close(done));
+    });
+    const proxyUrl = () => `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    const githubHost = () => new URL(github.apiUrl).host;
+
+    it("reaches GitHub through HTTP_PROXY", async () => {
+      const run = await step(CHANGED, { comment: "always" }, { env: { HTTP_PROXY: proxyUrl() } });
+      expect(run.status, run.stdout).toBe(0);
+      expect(ours()).toHaveLength(1);
+      expect(tunnels).toContain(githubHost());
+    });
+
+    it("not for a host in NO_PROXY", async () => {
+      const run = await step(
+        CHANGED,
+        { comment: "always" },
+        { env: { HTTP_PROXY: proxyUrl(), NO_PROXY: githubHost() } },
+      );
+      expect(ours()).toHaveLength(1);
+      expect(tunnels).not.toContain(githubHost());
+      expect(run.status).toBe(0);
+    });
   });
 
   const warned = (run: ActionRun) => run.stdout.split("\n").filter((l) => l.startsWith("::warning::"));
