@@ -6,12 +6,13 @@
  * do, and the command's outcome stands; no token in the log or the comment. comment.test.ts runs the bundle.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
+import { type ConnectProxy, startConnectProxy } from "./connect-proxy.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./github-stand-in.js";
 import { type ActionRun, tokenLeaks } from "./helpers.js";
 import { runInProcess, workspaceWith } from "./in-process.js";
@@ -281,47 +282,30 @@ describe("the comment input, in-process", () => {
   });
 
   describe("behind a proxy", () => {
-    let proxy: Server;
-    const tunnels: string[] = [];
+    let proxy: ConnectProxy;
     beforeEach(async () => {
-      tunnels.length = 0;
-      proxy = createServer();
-      proxy.on("connect", (req, client, head) => {
-        tunnels.push(String(req.url));
-        const [host, port] = String(req.url).split(":");
-        const upstream = connect(Number(port), host!, () => {
-          client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-          upstream.write(head);
-          upstream.pipe(client);
-          client.pipe(upstream);
-        });
-        upstream.on("error", () => client.destroy());
-        client.on("error", () => upstream.destroy());
-      });
-      await new Promise<void>((done) => proxy.listen(0, "127.0.0.1", done));
+      proxy = await startConnectProxy();
     });
     afterEach(async () => {
-      proxy.closeAllConnections();
-      await new Promise((done) => proxy.close(done));
+      await proxy.stop();
     });
-    const proxyUrl = () => `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     const githubHost = () => new URL(github.apiUrl).host;
 
     it("reaches GitHub through HTTP_PROXY", async () => {
-      const run = await step(CHANGED, { comment: "always" }, { env: { HTTP_PROXY: proxyUrl() } });
+      const run = await step(CHANGED, { comment: "always" }, { env: { HTTP_PROXY: proxy.url } });
       expect(run.status, run.stdout).toBe(0);
       expect(ours()).toHaveLength(1);
-      expect(tunnels).toContain(githubHost());
+      expect(proxy.tunnels).toContain(githubHost());
     });
 
     it("not for a host in NO_PROXY", async () => {
       const run = await step(
         CHANGED,
         { comment: "always" },
-        { env: { HTTP_PROXY: proxyUrl(), NO_PROXY: githubHost() } },
+        { env: { HTTP_PROXY: proxy.url, NO_PROXY: githubHost() } },
       );
       expect(ours()).toHaveLength(1);
-      expect(tunnels).not.toContain(githubHost());
+      expect(proxy.tunnels).not.toContain(githubHost());
       expect(run.status).toBe(0);
     });
   });
