@@ -36,11 +36,11 @@ export function workspaceWith(files: Record<string, string>): string {
 
 /**
  * Runs the Action with the given inputs in `workspace` (a new empty one by default). Only PATH and the runner's
- * variables are in its environment, as in helpers.ts's runAction; `env` adds to them.
+ * variables are in its environment, as in helpers.ts's runAction; `env` adds to them (undefined: leaves one out).
  */
 export async function runInProcess(
   inputs: Record<string, string>,
-  options: { workspace?: string; env?: Record<string, string> } = {},
+  options: { workspace?: string; env?: Record<string, string | undefined> } = {},
 ): Promise<ActionRun> {
   const workspace = options.workspace ?? workspaceWith({});
   const runner = mkdtempSync(join(tmpdir(), "forgeform-inproc-runner-"));
@@ -55,8 +55,11 @@ export async function runInProcess(
     GITHUB_STEP_SUMMARY: SUMMARY,
     GITHUB_WORKSPACE: workspace,
     RUNNER_TEMP: runner,
-    ...options.env,
   };
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
   for (const [name, value] of Object.entries(inputs)) env[inputVariable(name)] = value;
   // @actions/core reads inputs, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY and RUNNER_DEBUG from process.env.
   const saved = { ...process.env };

@@ -45,7 +45,7 @@ describe("readInputs", () => {
     "%s alone: every other input is its default",
     (command) => {
       inputs({ command });
-      expect(readInputs()).toEqual(DEFAULTS(command));
+      expect(readInputs()).toStrictEqual(DEFAULTS(command));
     },
   );
 
@@ -118,7 +118,8 @@ describe("readInputs", () => {
   ];
   it.each(taken)("%s", (_name, values, expected) => {
     inputs({ command: "plan", ...values });
-    expect(readInputs()).toEqual({ ...DEFAULTS("plan"), ...expected });
+    // Strict: an input left out is no key at all, not a key set to undefined.
+    expect(readInputs()).toStrictEqual({ ...DEFAULTS("plan"), ...expected });
   });
 
   /** Input values -> the error, which names the input. */

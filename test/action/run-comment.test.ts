@@ -59,7 +59,17 @@ describe("the comment input, in-process", () => {
     await github.stop();
   });
 
-  const runner = (event: string, env: Record<string, string> = {}) => ({
+  /** The stand-in again, with these pull requests. */
+  const restartWith = async (pulls: number[]) => {
+    await github.stop();
+    return startGitHubStandIn({
+      repository: "acme/infra",
+      pulls,
+      tokens: { [GH_TOKEN]: { login: BOT, write: true } },
+    });
+  };
+
+  const runner = (event: string, env: Record<string, string | undefined> = {}) => ({
     GITHUB_EVENT_NAME: event,
     GITHUB_EVENT_PATH: payload,
     GITHUB_REPOSITORY: "acme/infra",
@@ -74,7 +84,7 @@ describe("the comment input, in-process", () => {
   async function step(
     manifest: string,
     inputs: Record<string, string>,
-    options: { event?: string; env?: Record<string, string> } = {},
+    options: { event?: string; env?: Record<string, string | undefined> } = {},
   ): Promise<ActionRun> {
     writeFileSync(join(workspace, "m.yaml"), manifest);
     const run = await runInProcess(
@@ -123,7 +133,10 @@ describe("the comment input, in-process", () => {
     expect(updated!.id).toBe(created!.id);
     expect(updated!.body).toContain("**No changes.** The live state matches the manifests.");
     expect(second.stdout).toContain(`Updated the comment on pull request #${PULL}: ${created!.html_url}`);
-    for (const r of github.requests) expect(r.authorization).toBe(`token ${GH_TOKEN}`);
+    for (const r of github.requests) {
+      expect(r.authorization).toBe(`token ${GH_TOKEN}`);
+      expect(r.userAgent).toMatch(/^forgeform-action /);
+    }
     expect(github.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
       "POST /graphql",
       `GET /repos/acme/infra/issues/${PULL}/comments?per_page=100`,
@@ -195,6 +208,7 @@ describe("the comment input, in-process", () => {
     const [comment] = ours();
     const lines = comment!.body.split("\n");
     expect(lines[1]).toBe("**forgeform plan:** the step failed before it made a report.");
+    expect(lines[2]).toBe("");
     expect(lines[3]).toMatch(/^\*\*The step failed:\*\* forgeform: .*401.*the token input/);
     expect(lines[5]).toMatch(/^<sub>forgeform plan in workflow/);
     // Invalid manifests: the validation report, and the failure.
@@ -208,6 +222,29 @@ describe("the comment input, in-process", () => {
       "**The step failed:** forgeform plan: the manifests have an error (see the annotations); nothing was sent to the platform",
     );
     expect(again!.body).toContain("## forgeform validate");
+  });
+
+  it("comments on pull request #1", async () => {
+    github = await restartWith([1]);
+    writeFileSync(payload, JSON.stringify({ pull_request: { number: 1 } }));
+    const run = await step(CHANGED, { comment: "always" });
+    expect(warned(run)).toEqual([]);
+    expect(github.comments(1)).toHaveLength(1);
+  });
+
+  it("a long plan is cut to fit the comment, under its summary line", async () => {
+    const long = "x".repeat(250);
+    const groups = Array.from({ length: 300 }, (_, i) => `  big-${i}:\n    description: ${long}\n`).join("");
+    const run = await step(`${CHANGED}${groups}`, { comment: "always" });
+    expect(run.status, run.stdout).toBe(0);
+    const [comment] = ours();
+    expect(comment!.body.length).toBeLessThanOrEqual(65_536);
+    expect(comment!.body.split("\n")[1]).toBe(
+      "**forgeform plan:** Plan: 300 to create, 1 to update, 0 to replace, 0 to delete.",
+    );
+    expect(comment!.body).toContain("## forgeform plan");
+    expect(comment!.body).toContain("This report was cut to stay under");
+    expect(comment!.body).not.toContain("The report is longer than a pull-request comment can hold");
   });
 
   it("the shard has a comment of its own", async () => {
@@ -344,6 +381,8 @@ describe("the comment input, in-process", () => {
     expect(warned(zero)).toEqual([
       `::warning::forgeform plan: no comment on the pull request: GitHub's API at ${github.apiUrl} could not be reached: the event's payload (${payload}) names no pull request number. The plan itself is not affected.`,
     ]);
+    writeFileSync(payload, JSON.stringify({ number: 1.5 }));
+    expect(warned(await step(CHANGED, { comment: "always" }))[0]).toContain("names no pull request number");
     writeFileSync(payload, JSON.stringify({ number: "7" }));
     expect(warned(await step(CHANGED, { comment: "always" }))[0]).toContain("names no pull request number");
     const none = await step(CHANGED, { comment: "always" }, { env: { GITHUB_EVENT_PATH: "" } });
@@ -351,6 +390,12 @@ describe("the comment input, in-process", () => {
       "GITHUB_EVENT_PATH is not set: the runner names the event's payload there",
     );
     writeFileSync(payload, JSON.stringify({ number: PULL }));
+    for (const name of ["acme/infra/x", "x/acme/infra", "acme/in fra"]) {
+      const wrong = await step(CHANGED, { comment: "always" }, { env: { GITHUB_REPOSITORY: name } });
+      expect(warned(wrong)[0]).toContain(`GITHUB_REPOSITORY is ${JSON.stringify(name)}, not owner/name`);
+    }
+    const unset = await step(CHANGED, { comment: "always" }, { env: { GITHUB_REPOSITORY: undefined } });
+    expect(warned(unset)[0]).toContain('GITHUB_REPOSITORY is "", not owner/name: the runner sets it');
     const repo = await step(CHANGED, { comment: "always" }, { env: { GITHUB_REPOSITORY: "acme" } });
     expect(warned(repo)).toEqual([
       `::warning::forgeform plan: no comment on pull request #${PULL}: GitHub's API at ${github.apiUrl} could not be reached: GITHUB_REPOSITORY is "acme", not owner/name: the runner sets it. The plan itself is not affected.`,

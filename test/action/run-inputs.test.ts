@@ -123,6 +123,24 @@ describe("the inputs, in-process", () => {
     );
   });
 
+  it("paths: a file named that does not exist is the loader's error, not a glob's", async () => {
+    const r = await run({ command: "validate", paths: "m.yaml missing.yaml" });
+    expect(r.status).toBe(1);
+    expect(r.stdout).not.toContain("matches no file or directory");
+    expect(r.stdout).toMatch(/^::error title=forgeform validate,file=missing\.yaml,line=1,col=1::/m);
+  });
+
+  it("paths: a glob's matches are read in name order (the first declaration is the earlier file's)", async () => {
+    const ws = workspaceWith({});
+    for (const name of ["z", "b", "y", "a", "x"])
+      writeFileSync(join(ws, `${name}.yaml`), "version: 1\ngroups:\n  dup: {}\n");
+    const r = await run({ command: "validate", paths: "*.yaml" }, { workspace: ws });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(
+      /^::error title=forgeform validate,file=b\.yaml,line=3,col=3::.*first declared at a\.yaml:3:3$/m,
+    );
+  });
+
   it("paths: a glob does not match dot folders", async () => {
     const r = await run(
       { command: "validate", paths: "**/*.yaml" },
@@ -461,10 +479,17 @@ describe("the inputs, in-process", () => {
       expect(full.stdout).not.toContain("Planning only");
       expect(counts(full)).toEqual(["1", "1", "0", "0"]);
     }
-    for (const sha of ["not-a-sha", "abc12", 42]) {
+    for (const sha of ["not-a-sha", "abc12", 42, "x-abcdef1", "abcdef1-x"]) {
       writeFileSync(event, JSON.stringify({ pull_request: { base: { sha } } }));
       const full = await run({ command: "plan", paths: "m.yaml" }, { workspace: ws, env });
       expect(full.stdout).not.toContain("Planning only");
+      expect(counts(full)).toEqual(["1", "1", "0", "0"]);
+    }
+    // A pull_request event whose payload has no pull request, or no base: everything.
+    for (const body of [{}, { pull_request: {} }]) {
+      writeFileSync(event, JSON.stringify(body));
+      const full = await run({ command: "plan", paths: "m.yaml" }, { workspace: ws, env });
+      expect(full.status, full.stdout).toBe(0);
       expect(counts(full)).toEqual(["1", "1", "0", "0"]);
     }
     // A base the checkout lacks: a full plan with a warning, not a failure.

@@ -97,7 +97,8 @@ describe("the Action in-process", () => {
     expect(result.outputs["json-report"]!.startsWith(join(result.outputs["markdown-report"]!, "../.."))).toBe(
       true,
     );
-    expect(result.stdout).toContain("1 file valid");
+    // The mask, then the verdict: nothing else, no trailing blank line.
+    expect(result.stdout).toBe(`::add-mask::${TOKEN}\n1 file valid\n`);
     expect(commands(result, "error")).toEqual([]);
     expectNoLeak(result);
   });
@@ -107,6 +108,7 @@ describe("the Action in-process", () => {
     expect(result.status).toBe(0);
     const printed = result.stdout.slice(result.stdout.indexOf("{"));
     expect(JSON.parse(printed)).toEqual(json(result.outputs["json-report"]));
+    expect(printed.endsWith("}\n")).toBe(true);
   });
 
   it("validate: errors become annotations at file, line and column, and the step fails", async () => {
@@ -129,12 +131,21 @@ describe("the Action in-process", () => {
   it("validate: errors in two files are counted in the failure", async () => {
     const ws = workspaceWith({ "a.yaml": INVALID, "b.yaml": INVALID });
     const two = await runInProcess({ command: "validate", paths: "a.yaml b.yaml" }, { workspace: ws });
+    // The diagnostics in the log, without a blank line before the failure.
+    expect(two.stdout).toContain("3 errors: nothing was sent to the platform.\n::error::");
     expect(two.stdout).toContain(
       "::error::forgeform validate: the manifests have 3 errors (see the annotations); nothing was sent to the platform",
     );
     expect(two.summary).toContain(
       "**The manifests are invalid:** 3 errors. Nothing was sent to the platform.",
     );
+    // Warnings are not errors: one error and a warning is one error.
+    const mixed = workspaceWith({ "m.yaml": `${INVALID}templates:\n  unused:\n    description: x\n` });
+    const one = await runInProcess({ command: "validate", paths: "m.yaml" }, { workspace: mixed });
+    expect(one.stdout).toContain(
+      "::error::forgeform validate: the manifests have an error (see the annotations); nothing was sent to the platform",
+    );
+    expect(one.summary).toContain("**The manifests are invalid:** 1 error, 1 warning.");
   });
 
   it("plan: invalid manifests are annotated, the step fails, and nothing is sent", async () => {
@@ -171,6 +182,8 @@ describe("the Action in-process", () => {
     );
     expect(result.stdout).toContain('+ group["acme/platform"] will be created');
     expect(result.stdout).toContain("::endgroup::");
+    // The report is folded without trailing blank lines.
+    expect(result.stdout).toMatch(/\S\n::endgroup::\n/);
     expect(commands(result, "notice")).toEqual([
       '::notice title=forgeform plan,file=forgeform.yaml,line=3,col=3::group["acme"] will be created',
       '::notice title=forgeform plan,file=forgeform.yaml,line=5,col=3::group["acme/platform"] will be created',
@@ -387,6 +400,19 @@ describe("the Action in-process", () => {
       "::error::forgeform plan: the plan has an error (see the annotations and the log)",
     );
     expect(result.summary).toContain("## forgeform plan");
+    writeFileSync(
+      join(workspace, "moved2.yaml"),
+      "version: 1\ngroups:\n  corp: {}\n  corp/west: {}\n  corp/west/team: {}\n  corp/west/team2: {}\n",
+    );
+    expect((await run({ command: "apply", paths: "moved2.yaml" })).status).toBe(0);
+    writeFileSync(
+      join(workspace, "moved2.yaml"),
+      "version: 1\ngroups:\n  corp: {}\n  corp/west: {}\n  corp/east: {}\n  corp/east/team: {}\n  corp/east/team2: {}\n",
+    );
+    const twice = await run({ command: "plan", paths: "moved2.yaml" });
+    expect(twice.stdout).toContain(
+      "::error::forgeform plan: the plan has 2 errors (see the annotations and the log)",
+    );
     const drift = await run({ command: "drift", paths: "moved.yaml" });
     expect(drift.status).toBe(1);
     expect(drift.stdout).toContain(
@@ -467,6 +493,7 @@ describe("the Action in-process when the platform refuses changes", () => {
     expect(result.status).toBe(1);
     expect(result.outputs["exit-code"]).toBe("1");
     expect(result.stdout).toContain("Apply incomplete: 0 done, 1 failed, 2 skipped.");
+    expect(result.stdout).toMatch(/^\[\d\/3\] \+ group\["acme"\]: failed: .*500/m);
     expect(result.summary).toMatch(
       /^## forgeform apply\n\n\*\*Apply incomplete:\*\* 0 done, 1 failed, 2 skipped\./,
     );

@@ -74,7 +74,16 @@ describe("the validation summary", () => {
     const hundred = renderValidationMarkdown(errors.slice(0, 100), 1);
     expect(hundred).toContain("- `m.yaml:100:3`");
     expect(hundred).not.toContain("more (see the step log)");
+    expect(renderValidationMarkdown(errors.slice(0, 101), 1)).toContain(
+      "- ...and 1 error more (see the step log).",
+    );
     const warnings = Array.from({ length: 101 }, (_, i) => diag("warning", i + 1));
+    expect(
+      renderValidationMarkdown(
+        Array.from({ length: 102 }, (_, i) => diag("warning", i + 1)),
+        1,
+      ),
+    ).toContain("- ...and 2 warnings more (see the step log).");
     expect(renderValidationMarkdown(warnings, 1)).toContain("- ...and 1 warning more (see the step log).");
   });
 });
@@ -126,6 +135,7 @@ describe("the apply summary's head", () => {
     expect(text).toContain("- `+` `g99`: **failed**");
     expect(text).not.toContain("`g100`");
     expect(text).toContain("- ...and 3 changes more (see the step log).");
+    expect(renderApplyMarkdown(many.slice(0, 101))).toContain("- ...and 1 change more (see the step log).");
   });
 
   it("refused: why, escaped, then the plan", () => {
