@@ -247,6 +247,34 @@ describe("the comment input, in-process", () => {
     expect(comment!.body).not.toContain("The report is longer than a pull-request comment can hold");
   });
 
+  it("a long plan is cut to leave room for a long workflow name", async () => {
+    const long = "x".repeat(250);
+    const groups = Array.from({ length: 300 }, (_, i) => `  big-${i}:\n    description: ${long}\n`).join("");
+    const workflow = "w".repeat(2_000);
+    await step(`${CHANGED}${groups}`, { comment: "always" }, { env: { GITHUB_WORKFLOW: workflow } });
+    const [comment] = github.comments(PULL);
+    expect(comment!.body.length).toBeLessThanOrEqual(65_536);
+    expect(comment!.body).toContain("This report was cut to stay under");
+  });
+
+  it("apply: a failed apply's summary line counts what failed and was skipped", async () => {
+    const faulty = await startSandbox({ adminToken: TOKEN, faults: "500:1@POST/api/v4/groups" });
+    try {
+      const run = await step("version: 1\ngroups:\n  duo: {}\n  duo/one: {}\n", {
+        command: "apply",
+        comment: "on-change",
+        url: faulty.url,
+      });
+      expect(run.status).toBe(1);
+      const [comment] = ours(marker("apply"));
+      expect(comment!.body.split("\n")[1]).toBe(
+        "**forgeform apply:** Apply incomplete: 0 done, 1 failed, 1 skipped.",
+      );
+    } finally {
+      await faulty.stop();
+    }
+  });
+
   it("the shard has a comment of its own", async () => {
     await step(CHANGED, { comment: "always", shard: "1/2" });
     await step(CHANGED, { comment: "always", shard: "2/2" });

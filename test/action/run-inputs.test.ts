@@ -479,7 +479,7 @@ describe("the inputs, in-process", () => {
       expect(full.stdout).not.toContain("Planning only");
       expect(counts(full)).toEqual(["1", "1", "0", "0"]);
     }
-    for (const sha of ["not-a-sha", "abc12", 42, "x-abcdef1", "abcdef1-x"]) {
+    for (const sha of ["not-a-sha", "abc12", 42, 1234567, "x-abcdef1", "abcdef1-x"]) {
       writeFileSync(event, JSON.stringify({ pull_request: { base: { sha } } }));
       const full = await run({ command: "plan", paths: "m.yaml" }, { workspace: ws, env });
       expect(full.stdout).not.toContain("Planning only");

@@ -124,7 +124,15 @@ describe("the Action in-process", () => {
     expect(result.summary).toMatch(
       /^## forgeform validate\n\n\*\*The manifests are invalid:\*\* 1 error\. Nothing was sent to the platform\.\n\n### Errors\n\n- `bad\.yaml:5:17` `groups\.acme\.visibility`: /,
     );
-    expect(json(result.outputs["json-report"])).toMatchObject({ valid: false, files: ["bad.yaml"] });
+    expect(result.outputs["json-report"]).toMatch(/\/forgeform-validate\.json$/);
+    expect(json(result.outputs["json-report"])).toMatchObject({
+      valid: false,
+      files: ["bad.yaml"],
+      secretsResolved: true,
+    });
+    const unresolved = await run({ command: "validate", paths: "bad.yaml", "no-secrets": "true" });
+    expect(unresolved.status).toBe(1);
+    expect(json(unresolved.outputs["json-report"])).toMatchObject({ valid: false, secretsResolved: false });
     expectNoLeak(result);
   });
 
