@@ -10,6 +10,7 @@ import {
   type CommentReport,
   commentBody,
   commentMarker,
+  commentPlace,
   FOLD_LINES,
 } from "../../src/action/comment.js";
 
@@ -112,5 +113,65 @@ describe("the comment's body", () => {
     expect(body).not.toContain("secretJobToken123");
     expect(body).toContain("a report that quotes [REDACTED]");
     expect(body).toContain("**The step failed:** failed with \\[REDACTED\\]");
+  });
+});
+
+describe("the comment's place", () => {
+  it("is the workflow and the job from the runner's variables, with the shard and the run's page", () => {
+    expect(
+      commentPlace(
+        {
+          GITHUB_WORKFLOW: "wf",
+          GITHUB_JOB: "job",
+          GITHUB_SERVER_URL: "https://github.example",
+          GITHUB_REPOSITORY: "acme/infra",
+          GITHUB_RUN_ID: "42",
+        },
+        "1/2",
+      ),
+    ).toStrictEqual({
+      workflow: "wf",
+      job: "job",
+      shard: "1/2",
+      runUrl: "https://github.example/acme/infra/actions/runs/42",
+    });
+  });
+
+  it("has empty names without the variables, no shard without one, and no run page without all three parts", () => {
+    expect(commentPlace({}, undefined)).toStrictEqual({ workflow: "", job: "" });
+    const parts = { GITHUB_SERVER_URL: "https://s", GITHUB_REPOSITORY: "a/b", GITHUB_RUN_ID: "1" };
+    for (const left of Object.keys(parts)) {
+      const env: Record<string, string> = { ...parts };
+      delete env[left];
+      expect(commentPlace(env, undefined), left).toStrictEqual({ workflow: "", job: "" });
+    }
+  });
+});
+
+describe("the comment's body, at its limits", () => {
+  it("without the run's page says `this run`", () => {
+    const body = commentBody(report("r"), { workflow: "w", job: "j" }, []);
+    expect(
+      body.endsWith(
+        "<sub>forgeform plan in workflow `w`, job `j`: this run. Each run updates this comment.</sub>\n",
+      ),
+    ).toBe(true);
+  });
+
+  it("shows a failure of exactly 1,000 characters in full", () => {
+    const failure = "f".repeat(1_000);
+    const body = commentBody(report("r", { failure, code: 1 }), place, []);
+    expect(body.split("\n")[3]).toBe(`**The step failed:** ${failure}`);
+  });
+
+  it("drops the report's trailing blank lines", () => {
+    expect(commentBody(report("a report\n\n\n"), place, [])).toBe(commentBody(report("a report"), place, []));
+  });
+
+  it("keeps a report that makes the body exactly 65,536 characters", () => {
+    const base = commentBody(report(""), place, []).length;
+    const exact = commentBody(report("x".repeat(COMMENT_MAX - base)), place, []);
+    expect(exact.length).toBe(COMMENT_MAX);
+    expect(exact).toContain("xxx");
   });
 });

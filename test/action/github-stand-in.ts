@@ -5,7 +5,7 @@
  * given, each with its login and whether it may write (`pull-requests: write`); anything else is 401 Bad credentials,
  * a write without the permission is 403 "Resource not accessible by integration", a blank body or one over 65,536
  * characters is 422. With `prefix: "/api/v3"` it answers as GitHub Enterprise Server does (REST under /api/v3, GraphQL at
- * /api/graphql). Every request is recorded, with its Authorization header, for the tests to check.
+ * /api/graphql). Every request is recorded, with its Authorization and User-Agent headers, for the tests to check.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -30,6 +30,7 @@ export interface RecordedRequest {
   /** Path and query, as received. */
   url: string;
   authorization: string | undefined;
+  userAgent: string | undefined;
   body: string;
 }
 
@@ -196,6 +197,7 @@ export async function startGitHubStandIn(options: {
         method: req.method ?? "",
         url: req.url ?? "",
         authorization: req.headers.authorization,
+        userAgent: req.headers["user-agent"],
         body: raw,
       });
       try {

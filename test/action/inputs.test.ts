@@ -6,12 +6,13 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
+import { type ConnectProxy, startConnectProxy } from "./connect-proxy.js";
 import { nodes, runAction } from "./helpers.js";
 
 const TOKEN = "glpat-action-inputs-1234567890";
@@ -225,35 +226,19 @@ describe("the Action's inputs", () => {
   });
 
   describe("behind a proxy", () => {
-    let proxy: Server;
-    const tunnels: string[] = [];
+    let proxy: ConnectProxy;
     beforeAll(async () => {
-      proxy = createServer();
-      proxy.on("connect", (req, client, head) => {
-        tunnels.push(String(req.url));
-        const [host, port] = String(req.url).split(":");
-        const upstream = connect(Number(port), host!, () => {
-          client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-          upstream.write(head);
-          upstream.pipe(client);
-          client.pipe(upstream);
-        });
-        upstream.on("error", () => client.destroy());
-        client.on("error", () => upstream.destroy());
-      });
-      await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+      proxy = await startConnectProxy();
     });
     afterAll(async () => {
-      proxy.closeAllConnections();
-      await new Promise((r) => proxy.close(r));
+      await proxy.stop();
     });
 
     it("honours HTTPS_PROXY / HTTP_PROXY", async () => {
       const ws = workspace({ "m.yaml": MANIFEST });
-      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-      const r = await run({ command: "plan", paths: "m.yaml" }, ws, { HTTP_PROXY: url });
+      const r = await run({ command: "plan", paths: "m.yaml" }, ws, { HTTP_PROXY: proxy.url });
       expect(r.status, r.stdout).toBe(0);
-      expect(tunnels).toContain(new URL(sandbox.url).host);
+      expect(proxy.tunnels).toContain(new URL(sandbox.url).host);
     });
   });
 });
