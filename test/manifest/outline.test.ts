@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
+  keepEntries,
   type Outline,
   type OutlinedFile,
-  keepEntries,
   outlineOf,
   outlineOfValues,
   shardEntries,
