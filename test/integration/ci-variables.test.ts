@@ -532,7 +532,7 @@ groups:
         const r = await bench.cli(["plan", make()]);
         expect(r.code, r.out).toBe(1);
         expect(r.out.replace(/\s+/g, " ")).toContain(
-          `cannot ${what} REGION of scope "production": the platform's group variables API (13.12) finds a variable by its key alone, and reaches REGION of scope "*" first`,
+          `cannot ${what} REGION of scope "production": the platform's group variables API (13.12) finds a variable by its key alone, and reaches REGION of scope "*" first. ${what === "delete" ? "Delete" : "Change"} it in acme's CI/CD settings, or remove REGION of scope "*" first`,
         );
       }
       const live = byKeyAndScope(await bench.get<Variable[]>("/groups/acme/variables"));
