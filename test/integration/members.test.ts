@@ -250,3 +250,31 @@ describe("members", () => {
     await apply(bench, bench.manifest(manifest("groups", "acme", undefined, "delete")));
   });
 });
+
+describe("the creator of a group the plan creates, declared as a member", () => {
+  it("is its owner already: the member's create finds it there, and nothing more is sent", async () => {
+    const requests: string[] = [];
+    const bench = await Bench.start({
+      fixture: { users: fixture.users },
+      onRequest: (method: string, path: string) => void requests.push(`${method} ${path.split("?")[0]}`),
+    });
+    try {
+      const withRoot = (name: string) =>
+        bench.manifest(`version: 1
+groups:
+  ${name}:
+    visibility: private
+    members:
+      - { user: root, access_level: owner }
+`);
+      const writes = () => requests.filter((r) => !r.startsWith("GET ") && r.includes("/members"));
+      // As the platform has it: the creator (the token's user, root) is the new group's owner, with no expiry.
+      await apply(bench, withRoot("fresh"));
+      // (The group is addressed by the id its create returned.)
+      expect(writes()).toEqual([expect.stringMatching(/^POST \/api\/v4\/groups\/\d+\/members$/)]);
+      await expectNoChanges(bench, withRoot("fresh"));
+    } finally {
+      await bench.stop();
+    }
+  });
+});
