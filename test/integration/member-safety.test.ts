@@ -1,8 +1,10 @@
 /**
  * The safety rules of members, over HTTP: a plan never removes or demotes the token's own user, nor a group's last
  * owner. Asked for explicitly (`state: absent`, a lower level) it is a plan error that says why, before anything is
- * sent; under a `delete` prune policy the member is left alone and the plan says why. Each case is checked on the
- * platform by an independent read.
+ * sent; under a `delete` prune policy the member is left alone and the plan says why. Who counts as an owner once
+ * the plan is applied: undeclared owners a warn policy keeps and the token's own user, not blocked owners, members
+ * of a lower level, or owners a delete policy removes; above a subgroup, the active owners of the groups above.
+ * Each case is checked on the platform by an independent read.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apply, expectChanges, planJson } from "./cycle.js";
@@ -13,12 +15,21 @@ const fixture = {
     { username: "alice", name: "Alice Example", email: "alice@example.com" },
     { username: "bob", name: "Bob Example", email: "bob@example.com" },
     { username: "carol", name: "Carol Example", email: "carol@example.com" },
+    { username: "dave", name: "Dave Example", email: "dave@example.com" },
+    { username: "eve", name: "Eve Example", email: "eve@example.com" },
   ],
   groups: [
     // The token's user (root, an administrator) is a maintainer of team.
     { path: "team", members: { root: "maintainer", alice: "owner" } },
     { path: "solo", members: { alice: "owner", bob: "developer" } },
     { path: "solo/sub", members: { carol: "owner" } },
+    // Owners the manifests below do not declare: dave (active), eve (blocked before the tests), root (the token's).
+    { path: "duo", members: { alice: "owner", dave: "owner" } },
+    { path: "blocked", members: { alice: "owner", eve: "owner", bob: "developer" } },
+    { path: "with-root", members: { alice: "owner", root: "owner" } },
+    { path: "blocked/sub", members: { carol: "owner" } },
+    { path: "lost", members: { eve: "owner" } },
+    { path: "lost/sub", members: { carol: "owner" } },
   ],
 };
 
@@ -144,5 +155,70 @@ describe("members: what a plan never does", () => {
     ]);
     await apply(bench, file);
     expect(await levels("solo/sub")).toEqual({});
+  });
+
+  describe("who counts as an owner once the plan is applied", () => {
+    beforeAll(async () => {
+      const [eve] = await bench.get<{ id: number }[]>("/users?username=eve");
+      await bench.send("POST", `/users/${eve!.id}/block`);
+    });
+
+    it("an owner the manifests leave alone (prune policy warn): the other owner may go", async () => {
+      const file = bench.manifest(group("duo", "{ user: alice, state: absent }"));
+      const plan = await planJson(bench, file);
+      expect(plan.errors).toEqual([]);
+      expectChanges(plan, [
+        { address: 'group["duo"].member["alice"]', action: "delete" },
+        { address: 'group["duo"].member["dave"]', action: "unmanaged" },
+      ]);
+    });
+
+    it("not an owner the delete policy removes: then neither may go, and the plan says why", async () => {
+      await refused(
+        group("duo", "{ user: alice, state: absent }", "delete"),
+        'group["duo"].member["alice"]',
+        "alice is the last owner of duo once the plan is applied, and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first",
+      );
+      expect(await levels("duo")).toEqual({ alice: 50, dave: 50 });
+    });
+
+    it("not a blocked owner, nor a member of a lower level", async () => {
+      await refused(
+        group("blocked", "{ user: alice, state: absent }"),
+        'group["blocked"].member["alice"]',
+        "alice is the last owner of blocked once the plan is applied, and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first",
+      );
+      expect(await levels("blocked")).toEqual({ alice: 50, eve: 50, bob: 30 });
+    });
+
+    it("not a blocked owner declared as owner, nor a blocked owner of the group above a subgroup", async () => {
+      await refused(
+        group("blocked", "{ user: alice, state: absent }\n{ user: eve, access_level: owner }"),
+        'group["blocked"].member["alice"]',
+        "alice is the last owner of blocked once the plan is applied, and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first",
+      );
+      // carol is the only direct owner of both subgroups: above blocked/sub, alice (who stays) counts; above
+      // lost/sub, only eve, who is blocked.
+      const file = bench.manifest(group("blocked/sub", "{ user: carol, state: absent }"));
+      expectChanges(await planJson(bench, file), [
+        { address: 'group["blocked/sub"].member["carol"]', action: "delete" },
+      ]);
+      await refused(
+        group("lost/sub", "{ user: carol, state: absent }"),
+        'group["lost/sub"].member["carol"]',
+        "carol is the last owner of lost/sub once the plan is applied, and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first",
+      );
+    });
+
+    it("the token's own user, which no policy removes: the other owner may go under delete", async () => {
+      const file = bench.manifest(group("with-root", "{ user: alice, state: absent }", "delete"));
+      const plan = await planJson(bench, file);
+      expect(plan.errors).toEqual([]);
+      expect(plan.changes.find((c) => c.address === 'group["with-root"].member["alice"]')?.action).toBe(
+        "delete",
+      );
+      await apply(bench, file);
+      expect(await levels("with-root")).toEqual({ root: 50 });
+    });
   });
 });
