@@ -278,3 +278,21 @@ groups:
     }
   });
 });
+
+describe("members on the core edition", () => {
+  it("refuses Minimal Access on a top-level group too, saying it is the edition", async () => {
+    const bench = await Bench.start({ fixture, edition: "core" });
+    try {
+      const r = await bench.cli([
+        "plan",
+        bench.manifest(manifest("groups", "acme", { level: "minimal_access" })),
+      ]);
+      expect(r.code).toBe(1);
+      expect(r.out.replace(/\s+/g, " ")).toContain(
+        'group["acme"].member["bob"].access_level: minimal_access (5) exists only for top-level groups of the licensed edition, and acme is on the core edition: choose guest or higher',
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
+});
