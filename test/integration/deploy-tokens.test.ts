@@ -225,6 +225,11 @@ groups:
         },
       ]),
     );
+    // Only the token to be made is said to be born expired: not the live one that expired already (its own warning
+    // says so), nor one without an expiry.
+    expect(
+      plan.warnings.filter((w) => w.message.startsWith("expires_at is before today")).map((w) => w.address),
+    ).toEqual(['group["acme"].deploy_token["new"].expires_at']);
     // The newest of the namesakes (read_registry) is the one compared: nothing to change there.
     const tokens = plan.changes.filter((c) => c.address.includes("deploy_token"));
     expect(tokens.map((c) => `${c.action} ${c.address}`)).toEqual([
