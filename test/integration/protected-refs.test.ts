@@ -287,6 +287,13 @@ ${policy ? `    unmanaged: { protected_tags: ${policy} }\n` : ""}`;
       expect(text).toContain(
         `project["${API}"].protected_branch["main"].push_access_level: admin (60) exists only on the licensed edition`,
       );
+      // A protected tag's admin level too; maintainer is fine.
+      const tag = await core.cli(["plan", core.manifest(tags("admin"))]);
+      expect(tag.code).toBe(1);
+      expect(tag.out.replace(/\s+/g, " ")).toContain(
+        `project["${API}"].protected_tag["v*"].create_access_level: admin (60) exists only on the licensed edition, and this platform is the core edition`,
+      );
+      expect((await planJson(core, core.manifest(tags("maintainer")))).errors).toEqual([]);
       const file = core.manifest(branches([["main", { push: "developer", force: true }]]));
       await apply(core, file);
       await expectNoChanges(core, file);
