@@ -58,7 +58,9 @@ let cached: SchemaSet | undefined;
 /** Loads and compiles the manifest schemas (once per process). */
 export function loadSchemas(): SchemaSet {
   if (cached) return cached;
-  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true });
+  // Without ajv's optimising passes over the code it generates: compiling every schema takes about half the time
+  // and less memory (each run compiles them once, before anything is read), and validating runs as fast.
+  const ajv = new Ajv2020({ strict: true, allErrors: true, verbose: true, code: { optimize: false } });
   addFormats(ajv);
   for (const [name, check] of Object.entries(FORMAT_CHECKS)) {
     ajv.addFormat(name, {
