@@ -4,7 +4,7 @@
  * the secrets made environment references, and the values to check. Never overwrites a file without `--force`;
  * checks what it wrote as `validate --no-secrets` would.
  */
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import {
@@ -18,7 +18,7 @@ import {
   type Tool,
 } from "../convert/index.js";
 import { readTextFile } from "../files/read.js";
-import { writeFileSafely } from "../files/write.js";
+import { entryExists, writeFileSafely } from "../files/write.js";
 import { escapeLine, escapeText } from "../text/escape.js";
 import { schemaUrl } from "./export.js";
 import type { Io } from "./io.js";
@@ -99,7 +99,7 @@ export function registerConvert(program: Command, io: Io, setExit: (code: number
         setExit(1);
         return;
       }
-      const existing = targets.filter((f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined);
+      const existing = targets.filter((f) => entryExists(f));
       if (existing.length > 0 && opts["force"] !== true) {
         io.err(
           `forgeform convert: ${existing.map((f) => escapeLine(f)).join(", ")} ${existing.length === 1 ? "exists" : "exist"} already: nothing was written. Pass --force to overwrite, or --out another directory\n`,

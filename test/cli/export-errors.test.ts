@@ -75,6 +75,19 @@ describe("export's output", () => {
     expect(readFileSync(join(out, "acme.yaml"), "utf8")).toContain("acme:");
   });
 
+  it("says it cannot create --out when a file is in its way", async () => {
+    const blocker = join(bench.dir, "a-file");
+    writeFileSync(blocker, "x");
+    const out = join(blocker, "manifests");
+    const run = await bench.cli(["export", "--group", "acme", "--out", out]);
+    expect(run).toEqual({
+      code: 1,
+      out: "",
+      err: `forgeform: cannot create the output directory ${out} (ENOTDIR): check --out and its permissions\n`,
+    });
+    expect(readFileSync(blocker, "utf8")).toBe("x");
+  });
+
   it("prints --debug's request lines on the command's standard error", async () => {
     const out = join(bench.dir, "debug");
     const run = await bench.cli(["export", "--group", "acme", "--out", out, "--debug"]);
