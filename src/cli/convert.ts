@@ -113,9 +113,10 @@ export function registerConvert(program: Command, io: Io, setExit: (code: number
       }
       // What was written is checked as plan would check it (without secrets): a value the source allowed and
       // forgeform does not is reported at its place in the output.
-      const root = realpathSync(outDir);
+      // Nothing written (nothing could be converted): nothing to check, and --out was not made.
+      const root = targets.length === 0 ? undefined : realpathSync(outDir);
       const valid =
-        targets.length === 0
+        root === undefined
           ? true
           : await checkOutput(
               targets.map((t) => join(root, relative(outDir, t))),

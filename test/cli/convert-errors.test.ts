@@ -2,7 +2,7 @@
  * `forgeform convert` refusing to read or to write (src/cli/convert.ts), in-process: what the user reads, the exit
  * code, and that nothing was written.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -95,5 +95,18 @@ describe("convert", () => {
       err: `forgeform: cannot write ${blocker} (ENOTDIR): a part of its path is a symbolic link or a file, not a directory\n`,
     });
     expect(readFileSync(blocker, "utf8")).toBe("x");
+  });
+
+  it("writes nothing, and succeeds, when nothing in the source can be converted", async () => {
+    const source = join(dir, "empty.yml");
+    writeFileSync(source, "config_version: 4\n");
+    const out = join(dir, "out-empty");
+    const run = await runCli(["convert", "--from", "gitlabform", source, "--out", out], {});
+    expect(run).toEqual({
+      code: 0,
+      out: "Converted from gitlabform into 0 files: 0 not converted, 0 secrets as environment variables, 0 to check.\n",
+      err: "",
+    });
+    expect(existsSync(out)).toBe(false);
   });
 });
