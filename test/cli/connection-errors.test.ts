@@ -23,12 +23,19 @@ afterAll(async () => {
   await bench.stop();
 });
 
+interface Refusal {
+  name: string;
+  args?: string[];
+  env?: Record<string, string>;
+  err: string;
+}
+
 const visible = "a token is one line of visible ASCII characters; check how it was stored or pasted";
 
 describe("connection options refused before any request", () => {
   // Each row runs `export --group acme` against the sandbox (FORGEFORM_URL and FORGEFORM_TOKEN set unless the row
   // overrides them); `at` names files in the test's directory.
-  it.each([
+  it.each<Refusal>([
     {
       name: "a --token-file that does not exist",
       args: ["--token-file", "@/missing"],
