@@ -5,8 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../src/cli/index.js";
-import { ADMIN_TOKEN, Bench } from "../integration/helpers.js";
+import { ADMIN_TOKEN, Bench, runCli } from "../integration/helpers.js";
 
 let bench: Bench;
 /** acme's description differs from the live one: one drifted object. */
@@ -22,25 +21,9 @@ afterAll(async () => {
 
 const SUMMARY = "Drift: 1 drifted, 0 missing, 0 unmanaged, 0 would be deleted.";
 
-/** Runs the CLI in-process as a terminal that wants colours would (runCli's io has none). */
-async function runInColour(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const saved = { ...process.env };
-  Object.assign(process.env, { FORGEFORM_URL: bench.sandbox.url, FORGEFORM_TOKEN: ADMIN_TOKEN });
-  try {
-    const code = await main(["node", "forgeform", ...args], {
-      out: (t) => void out.push(t),
-      err: (t) => void err.push(t),
-      color: true,
-      interactive: false,
-    });
-    return { code, out: out.join(""), err: err.join("") };
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  }
-}
+/** Runs the CLI in-process against the sandbox as a terminal that wants colours would. */
+const runInColour = (args: string[]) =>
+  runCli(args, { FORGEFORM_URL: bench.sandbox.url, FORGEFORM_TOKEN: ADMIN_TOKEN }, { color: true });
 
 describe("drift --report", () => {
   it.each(["junit", "xml=drift.xml", "junit=", "=drift.xml", "JUNIT=drift.xml"])(
