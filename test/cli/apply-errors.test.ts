@@ -64,6 +64,14 @@ describe("apply refuses", () => {
     });
   });
 
+  it("--changed-since outside a git checkout", async () => {
+    expect(await bench.cli(["apply", "--yes", "--changed-since", "HEAD", manifest])).toEqual({
+      code: 1,
+      out: "",
+      err: `forgeform: --changed-since needs a git checkout, and ${bench.dir} is not inside one\n`,
+    });
+  });
+
   it("--format json without --yes: the plan, with no outcomes, on stdout", async () => {
     const run = await bench.cli(["apply", "--format", "json", manifest]);
     expect(run.code).toBe(1);
