@@ -73683,10 +73683,18 @@ var FileWriteError = class extends Error {
 function codeOf(error2) {
   return error2.code ?? (error2 instanceof Error ? error2.message : String(error2));
 }
+function entryExists(path2) {
+  try {
+    return lstatSync(path2, { throwIfNoEntry: false }) !== void 0;
+  } catch (error2) {
+    if (codeOf(error2) === "ENOTDIR") return false;
+    throw error2;
+  }
+}
 function existingAncestor(path2) {
   let current = resolve5(path2);
   for (; ; ) {
-    if (lstatSync(current, { throwIfNoEntry: false }) !== void 0) return current;
+    if (entryExists(current)) return current;
     const up = dirname4(current);
     if (up === current) return current;
     current = up;

@@ -4,7 +4,7 @@
  * the secrets made environment references, and the values to check. Never overwrites a file without `--force`;
  * checks what it wrote as `validate --no-secrets` would.
  */
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { type Command, Option } from "commander";
 import {
@@ -18,7 +18,7 @@ import {
   type Tool,
 } from "../convert/index.js";
 import { readTextFile } from "../files/read.js";
-import { writeFileSafely } from "../files/write.js";
+import { entryExists, writeFileSafely } from "../files/write.js";
 import { escapeLine, escapeText } from "../text/escape.js";
 import { schemaUrl } from "./export.js";
 import type { Io } from "./io.js";
@@ -99,7 +99,7 @@ export function registerConvert(program: Command, io: Io, setExit: (code: number
         setExit(1);
         return;
       }
-      const existing = targets.filter((f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined);
+      const existing = targets.filter((f) => entryExists(f));
       if (existing.length > 0 && opts["force"] !== true) {
         io.err(
           `forgeform convert: ${existing.map((f) => escapeLine(f)).join(", ")} ${existing.length === 1 ? "exists" : "exist"} already: nothing was written. Pass --force to overwrite, or --out another directory\n`,
@@ -113,9 +113,10 @@ export function registerConvert(program: Command, io: Io, setExit: (code: number
       }
       // What was written is checked as plan would check it (without secrets): a value the source allowed and
       // forgeform does not is reported at its place in the output.
-      const root = realpathSync(outDir);
+      // Nothing written (nothing could be converted): nothing to check, and --out was not made.
+      const root = targets.length === 0 ? undefined : realpathSync(outDir);
       const valid =
-        targets.length === 0
+        root === undefined
           ? true
           : await checkOutput(
               targets.map((t) => join(root, relative(outDir, t))),

@@ -4,14 +4,14 @@
  * Planning them against the same platform shows no changes. Sensitive values become `${env:NAME}` references
  * whose names are listed on standard error; values are never written or printed.
  */
-import { lstatSync, mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { ApiClient } from "../api/index.js";
 import { createContext } from "../engine/context.js";
 import { createRegistry } from "../engine/registry.js";
 import { exportManifests } from "../export/export.js";
-import { writeFileSafely } from "../files/write.js";
+import { entryExists, writeFileSafely } from "../files/write.js";
 import { kinds } from "../kinds/index.js";
 import { fieldSpecs } from "../kinds/schemas.js";
 import { pathProblem } from "../manifest/paths.js";
@@ -107,9 +107,7 @@ export function registerExport(program: Command, io: Io, setExit: (code: number)
         includeArchived: opts["includeArchived"] === true,
         factor: opts["factor"] === true,
       });
-      const existing = result.files
-        .map((f) => join(outDir, f.name))
-        .filter((f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined);
+      const existing = result.files.map((f) => join(outDir, f.name)).filter((f) => entryExists(f));
       if (existing.length > 0 && opts["force"] !== true) {
         io.err(
           `forgeform export: ${existing.map((f) => escapeLine(f)).join(", ")} ${existing.length === 1 ? "exists" : "exist"} already: nothing was written. Pass --force to overwrite, or --out another directory\n`,

@@ -65,11 +65,24 @@ function codeOf(error: unknown): string {
   return (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
 }
 
+/**
+ * Whether a directory entry of any kind (links not followed) is at `path`; not when a part of its path is missing or
+ * is a file (ENOTDIR: nothing can be below a file, and creating the path then says why it cannot be).
+ */
+export function entryExists(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch (error) {
+    if (codeOf(error) === "ENOTDIR") return false;
+    throw error;
+  }
+}
+
 /** The deepest of `path` and its ancestors that exists (as a directory entry of any kind; links not followed). */
 export function existingAncestor(path: string): string {
   let current = resolve(path);
   for (;;) {
-    if (lstatSync(current, { throwIfNoEntry: false }) !== undefined) return current;
+    if (entryExists(current)) return current;
     const up = dirname(current);
     if (up === current) return current;
     current = up;

@@ -1,47 +1,55 @@
-/**
- * How validate, plan and apply print manifest problems: one `file:line:col: path: message` line each, control
- * characters escaped, then how many there were, and with any error that nothing was sent.
- */
+/** How plan, apply, drift and explain print manifest diagnostics: one line each, then the count (src/cli/diagnostics.ts). */
 import { describe, expect, it } from "vitest";
 import { formatDiagnostics } from "../../src/cli/diagnostics.js";
 import type { Diagnostic } from "../../src/manifest/index.js";
 
-const at = (severity: Diagnostic["severity"], message: string, path = "groups.acme"): Diagnostic => ({
-  severity,
+const error = (line: number): Diagnostic => ({
+  severity: "error",
   file: "m.yaml",
-  line: 3,
-  col: 5,
-  path,
-  message,
+  line,
+  col: 3,
+  path: "groups.acme",
+  message: `bad ${line}`,
+});
+const warning = (line: number): Diagnostic => ({
+  ...error(line),
+  severity: "warning",
+  message: `odd ${line}`,
 });
 
-describe("printed diagnostics", () => {
-  it("say nothing when there is nothing", () => {
+describe("formatDiagnostics", () => {
+  it("prints nothing at all when there is nothing to say", () => {
     expect(formatDiagnostics([])).toBe("");
   });
 
-  it("count errors and warnings, singular and plural, and say nothing was sent when there is an error", () => {
-    const e = at("error", "bad");
-    const w = at("warning", "odd", "");
-    const cases: [Diagnostic[], string][] = [
-      [[e], "1 error: nothing was sent to the platform."],
-      [[e, e], "2 errors: nothing was sent to the platform."],
-      [[w], "1 warning"],
-      [[w, w], "2 warnings"],
-      [[e, w], "1 error, 1 warning: nothing was sent to the platform."],
-      [[w, e, e, w, w], "2 errors, 3 warnings: nothing was sent to the platform."],
-    ];
-    for (const [list, last] of cases) {
-      const lines = formatDiagnostics(list).split("\n");
-      expect(lines.at(-1), last).toBe("");
-      expect(lines.at(-2), last).toBe(last);
-      expect(lines, last).toHaveLength(list.length + 2);
-    }
+  // Each count at 1 and 2 (singular and plural), errors and warnings alone and together.
+  it.each([
+    { name: "1 error", given: [error(1)], last: "1 error: nothing was sent to the platform." },
+    { name: "2 errors", given: [error(1), error(2)], last: "2 errors: nothing was sent to the platform." },
+    { name: "1 warning", given: [warning(1)], last: "1 warning" },
+    { name: "2 warnings", given: [warning(1), warning(2)], last: "2 warnings" },
+    {
+      name: "1 error and 1 warning",
+      given: [warning(1), error(2)],
+      last: "1 error, 1 warning: nothing was sent to the platform.",
+    },
+    {
+      name: "2 errors and 2 warnings",
+      given: [error(1), warning(2), error(3), warning(4)],
+      last: "2 errors, 2 warnings: nothing was sent to the platform.",
+    },
+  ])("$name: one line each, in order, then the count", ({ given, last }) => {
+    const lines = given.map((d) =>
+      d.severity === "error"
+        ? `m.yaml:${d.line}:3: groups.acme: ${d.message}`
+        : `m.yaml:${d.line}:3: groups.acme: warning: ${d.message}`,
+    );
+    expect(formatDiagnostics(given)).toBe(`${[...lines, last].join("\n")}\n`);
   });
 
-  it("print each problem where it is, in the order given, with terminal escapes made visible (line breaks stay)", () => {
-    expect(formatDiagnostics([at("warning", "odd", ""), at("error", "bad\u001b[31m\nvalue")])).toBe(
-      "m.yaml:3:5: warning: odd\nm.yaml:3:5: groups.acme: bad\\x1b[31m\nvalue\n1 error, 1 warning: nothing was sent to the platform.\n",
+  it("escapes control characters a message quotes from a manifest", () => {
+    expect(formatDiagnostics([{ ...error(1), message: 'key "a\u001b[31mb"' }])).toBe(
+      'm.yaml:1:3: groups.acme: key "a\\x1b[31mb"\n1 error: nothing was sent to the platform.\n',
     );
   });
 });

@@ -14,8 +14,15 @@ export interface CliResult {
   err: string;
 }
 
-/** Runs the CLI in-process with `env` added to the environment (and NO_COLOR), capturing its output. */
-export async function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+/**
+ * Runs the CLI in-process with `env` added to the environment (and NO_COLOR), capturing its output; `terminal.color`
+ * runs it as a terminal that wants colours would (the CLI is given `color`, whatever NO_COLOR says).
+ */
+export async function runCli(
+  args: string[],
+  env: Record<string, string>,
+  terminal: { color?: boolean } = {},
+): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
   const saved = { ...process.env };
@@ -24,7 +31,7 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
     const code = await main(["node", "forgeform", ...args], {
       out: (t) => void out.push(t),
       err: (t) => void err.push(t),
-      color: false,
+      color: terminal.color ?? false,
       interactive: false,
     });
     return { code, out: out.join(""), err: err.join("") };
