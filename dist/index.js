@@ -72327,7 +72327,7 @@ var addFormats = import_ajv_formats.default.default ?? import_ajv_formats.defaul
 var cached;
 function loadSchemas() {
   if (cached) return cached;
-  const ajv = new import__.Ajv2020({ strict: true, allErrors: true, verbose: true });
+  const ajv = new import__.Ajv2020({ strict: true, allErrors: true, verbose: true, code: { optimize: false } });
   addFormats(ajv);
   for (const [name, check2] of Object.entries(FORMAT_CHECKS)) {
     ajv.addFormat(name, {
