@@ -552,28 +552,15 @@ export class ApiClient {
       const response = await this.#exchange("GET", pagePath, plain);
       this.metrics.countPage();
       const which = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
-      if (Array.isArray(response.body)) {
-        this.metrics.countObjects(response.body.length);
-        // Only a paginated answer honours per_page: an endpoint without pagination answers with everything.
-        const asked = pageInfo(response.headers).paginated ? perPageOf(pageRequest, pagePath) : undefined;
-        const over = this.#overLimit(kept, response.bytes, response.body.length, asked, which);
-        if (over) throw new ResponseError("GET", shownPath, response.status, over);
-      }
-      if (!Array.isArray(response.body)) {
-        const got =
-          response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
-        throw new ResponseError(
-          "GET",
-          shownPath,
-          response.status,
-          `${got} came back where a list was expected`,
-        );
-      }
-      const problem = shape && answerProblem(response.body, asList(shape));
-      if (problem) {
-        throw new ResponseError("GET", shownPath, response.status, `${which}, ${problem}`);
-      }
-      return { items: response.body as T[], headers: response.headers };
+      const items = this.#pageItems<T>(
+        response,
+        shownPath,
+        which,
+        kept,
+        perPageOf(pageRequest, pagePath),
+        shape,
+      );
+      return { items, headers: response.headers };
     };
     const firstNumber = Number(opts.query?.["page"] ?? new URLSearchParams(inline).get("page") ?? 1) || 1;
     const first = await fetchPage({ page: firstNumber });
@@ -636,6 +623,31 @@ export class ApiClient {
       query: { per_page: PER_PAGE, ...opts.query, page: 1 },
     });
     this.metrics.countPage();
+    const items = this.#pageItems<T>(
+      response,
+      shownPath,
+      "page 1",
+      { bytes: 0 },
+      perPageOf(opts, path),
+      shape,
+    );
+    const info = pageInfo(response.headers);
+    const complete = info.next === undefined && (info.totalPages === undefined || info.totalPages <= 1);
+    return { items, complete };
+  }
+
+  /**
+   * A page of a list, checked: a list (counted), at most the items asked for when the answer is paginated (an
+   * endpoint without pagination answers with everything), within the list's size limit, each item of the shape.
+   */
+  #pageItems<T>(
+    response: Sized,
+    shownPath: string,
+    which: string,
+    kept: { bytes: number },
+    perPage: number,
+    shape: AnswerShape | undefined,
+  ): T[] {
     if (!Array.isArray(response.body)) {
       const got =
         response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
@@ -647,19 +659,12 @@ export class ApiClient {
       );
     }
     this.metrics.countObjects(response.body.length);
-    const info = pageInfo(response.headers);
-    if (info.paginated && response.body.length > PER_PAGE) {
-      throw new ResponseError(
-        "GET",
-        shownPath,
-        response.status,
-        `page 1 holds ${response.body.length.toLocaleString("en-US")} items, more than the ${PER_PAGE} asked for (per_page): a broken answer, not read further`,
-      );
-    }
+    const asked = pageInfo(response.headers).paginated ? perPage : undefined;
+    const over = this.#overLimit(kept, response.bytes, response.body.length, asked, which);
+    if (over) throw new ResponseError("GET", shownPath, response.status, over);
     const problem = shape && answerProblem(response.body, asList(shape));
-    if (problem) throw new ResponseError("GET", shownPath, response.status, `page 1, ${problem}`);
-    const complete = info.next === undefined && (info.totalPages === undefined || info.totalPages <= 1);
-    return { items: response.body as T[], complete };
+    if (problem) throw new ResponseError("GET", shownPath, response.status, `${which}, ${problem}`);
+    return response.body as T[];
   }
 
   /**
