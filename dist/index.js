@@ -69225,26 +69225,15 @@ var ApiClient = class {
       const response = await this.#exchange("GET", pagePath, plain);
       this.metrics.countPage();
       const which2 = "page" in page ? `page ${page.page}` : `page ${fetched} (following Link rel="next")`;
-      if (Array.isArray(response.body)) {
-        this.metrics.countObjects(response.body.length);
-        const asked = pageInfo(response.headers).paginated ? perPageOf(pageRequest, pagePath) : void 0;
-        const over = this.#overLimit(kept, response.bytes, response.body.length, asked, which2);
-        if (over) throw new ResponseError("GET", shownPath, response.status, over);
-      }
-      if (!Array.isArray(response.body)) {
-        const got = response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
-        throw new ResponseError(
-          "GET",
-          shownPath,
-          response.status,
-          `${got} came back where a list was expected`
-        );
-      }
-      const problem3 = shape4 && answerProblem(response.body, asList(shape4));
-      if (problem3) {
-        throw new ResponseError("GET", shownPath, response.status, `${which2}, ${problem3}`);
-      }
-      return { items: response.body, headers: response.headers };
+      const items2 = this.#pageItems(
+        response,
+        shownPath,
+        which2,
+        kept,
+        perPageOf(pageRequest, pagePath),
+        shape4
+      );
+      return { items: items2, headers: response.headers };
     };
     const firstNumber = Number(opts.query?.["page"] ?? new URLSearchParams(inline).get("page") ?? 1) || 1;
     const first = await fetchPage({ page: firstNumber });
@@ -69302,6 +69291,23 @@ var ApiClient = class {
       query: { per_page: PER_PAGE, ...opts.query, page: 1 }
     });
     this.metrics.countPage();
+    const items = this.#pageItems(
+      response,
+      shownPath,
+      "page 1",
+      { bytes: 0 },
+      perPageOf(opts, path2),
+      shape4
+    );
+    const info2 = pageInfo(response.headers);
+    const complete = info2.next === void 0 && (info2.totalPages === void 0 || info2.totalPages <= 1);
+    return { items, complete };
+  }
+  /**
+   * A page of a list, checked: a list (counted), at most the items asked for when the answer is paginated (an
+   * endpoint without pagination answers with everything), within the list's size limit, each item of the shape.
+   */
+  #pageItems(response, shownPath, which2, kept, perPage, shape4) {
     if (!Array.isArray(response.body)) {
       const got = response.body === null ? "an empty body" : `${article(response.body)} ${typeof response.body}`;
       throw new ResponseError(
@@ -69312,19 +69318,12 @@ var ApiClient = class {
       );
     }
     this.metrics.countObjects(response.body.length);
-    const info2 = pageInfo(response.headers);
-    if (info2.paginated && response.body.length > PER_PAGE) {
-      throw new ResponseError(
-        "GET",
-        shownPath,
-        response.status,
-        `page 1 holds ${response.body.length.toLocaleString("en-US")} items, more than the ${PER_PAGE} asked for (per_page): a broken answer, not read further`
-      );
-    }
+    const asked = pageInfo(response.headers).paginated ? perPage : void 0;
+    const over = this.#overLimit(kept, response.bytes, response.body.length, asked, which2);
+    if (over) throw new ResponseError("GET", shownPath, response.status, over);
     const problem3 = shape4 && answerProblem(response.body, asList(shape4));
-    if (problem3) throw new ResponseError("GET", shownPath, response.status, `page 1, ${problem3}`);
-    const complete = info2.next === void 0 && (info2.totalPages === void 0 || info2.totalPages <= 1);
-    return { items: response.body, complete };
+    if (problem3) throw new ResponseError("GET", shownPath, response.status, `${which2}, ${problem3}`);
+    return response.body;
   }
   /**
    * Counts one page of a list against the list's limits: the problem when the page holds more items than were
