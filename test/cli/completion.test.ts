@@ -43,6 +43,21 @@ describe("shell completion", () => {
     expect(complete(["forgeform", "plan", "--format", ""])).toBe("text json markdown");
     expect(complete(["forgeform", "report", "merge", "--format", "j"])).toBe("json junit");
     expect(complete(["forgeform", "completion", ""])).toBe("bash zsh fish");
+    // The commands themselves, and a command's subcommands.
+    expect(complete(["forgeform", ""]).split(" ")).toEqual([
+      "validate",
+      "plan",
+      "apply",
+      "sandbox",
+      "drift",
+      "export",
+      "convert",
+      "explain",
+      "report",
+      "completion",
+    ]);
+    expect(complete(["forgeform", "ex"])).toBe("export explain");
+    expect(complete(["forgeform", "report", ""])).toBe("merge");
     for (const shell of ["bash", "zsh", "fish"]) {
       const text = (await completion(shell)).stdout;
       expect(text).toContain("changed-since");
@@ -87,6 +102,10 @@ describe("shell completion", () => {
       expect(options).toContain("PEM file with the CA that signed the platform's TLS certificate");
       expect(zsh("forgeform plan --format ", "markdown")).toMatch(/json\s+markdown\s+text/);
       expect(zsh("forgeform completion ", "fish")).toMatch(/bash\s+fish\s+zsh/);
+      // The commands, each with its summary.
+      const commands = zsh("forgeform ", "Write manifests from another tool");
+      expect(commands).toMatch(/plan\s+-- Show the changes apply would make\. Changes nothing\./);
+      expect(commands).toMatch(/convert\s+-- Write manifests from another tool's configuration\./);
     }
     const fishScript = join(dir, "c.fish");
     writeFileSync(fishScript, (await completion("fish")).stdout);
@@ -107,6 +126,10 @@ describe("shell completion", () => {
         "zsh",
       ]);
       expect(fish("forgeform plan --ur")).toContain("https://gitlab.example.com");
+      // The commands, each with its summary; a subcommand with its own.
+      expect(fish("forgeform ")).toContain("plan\tShow the changes apply would make. Changes nothing.\n");
+      expect(fish("forgeform report ")).toContain("merge\t");
+      expect(values("forgeform report merge --format ")).toEqual(["json", "junit", "markdown", "text"]);
     }
   });
 });
