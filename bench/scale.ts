@@ -111,7 +111,7 @@ function git(cwd: string, args: string[]): void {
  * The manifests of `state` with the milestones of the `users` projects declared by the template `bench-release`
  * (`extends`), which holds `milestones`; the other projects as before.
  */
-export function writeWithTemplate(
+function writeWithTemplate(
   state: BenchState,
   kinds: ReadonlySet<ObjectKind>,
   dir: string,

@@ -155,13 +155,16 @@ async function readProjects(
       const listing = apiPath`/groups/${group}/projects`;
       const query = { include_subgroups: true, with_shared: false };
       let listed: ApiProject[] | undefined;
+      if (under.length === 1) {
+        await one(under[0]!);
+        return;
+      }
       if (under.length <= BULK_THRESHOLD) {
         // A few: the first page of their group's listing holds them all when the group has at most 100 projects
         // (one request instead of one each); when the group has more, each is read on its own (one request more).
-        const page =
-          under.length > 1
-            ? await orNotFound(ctx.api.firstPage<ApiProject>(listing, { query, shape: PROJECT_SHAPE() }))
-            : { items: [], complete: false };
+        const page = await orNotFound(
+          ctx.api.firstPage<ApiProject>(listing, { query, shape: PROJECT_SHAPE() }),
+        );
         if (page !== undefined && !page.complete) {
           await Promise.all(under.map(one));
           return;
