@@ -79479,8 +79479,14 @@ async function readProjects(ctx, paths, fresh, detailOf, unchecked2) {
       const listing = apiPath`/groups/${group}/projects`;
       const query = { include_subgroups: true, with_shared: false };
       let listed;
+      if (under2.length === 1) {
+        await one(under2[0]);
+        return;
+      }
       if (under2.length <= BULK_THRESHOLD2) {
-        const page = under2.length > 1 ? await orNotFound(ctx.api.firstPage(listing, { query, shape: PROJECT_SHAPE2() })) : { items: [], complete: false };
+        const page = await orNotFound(
+          ctx.api.firstPage(listing, { query, shape: PROJECT_SHAPE2() })
+        );
         if (page !== void 0 && !page.complete) {
           await Promise.all(under2.map(one));
           return;
