@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
-import { type ConnectProxy, startConnectProxy } from "./connect-proxy.js";
+import { type ConnectProxy, startConnectProxy } from "../connect-proxy.js";
 import { nodes, runAction } from "./helpers.js";
 
 const TOKEN = "glpat-action-inputs-1234567890";

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
-import { type ConnectProxy, startConnectProxy } from "./connect-proxy.js";
+import { type ConnectProxy, startConnectProxy } from "../connect-proxy.js";
 import { type GitHubStandIn, startGitHubStandIn } from "./github-stand-in.js";
 import { type ActionRun, tokenLeaks } from "./helpers.js";
 import { runInProcess, workspaceWith } from "./in-process.js";

@@ -2,44 +2,29 @@
  * HTTPS_PROXY / HTTP_PROXY / NO_PROXY: self-hosted runners sit behind proxies. The client (CLI and Action alike)
  * goes through the proxy the environment names, and straight to hosts NO_PROXY lists.
  */
-import { createServer, type Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { platformProxy, proxySettings } from "../../src/api/proxy.js";
 import { type RunningSandbox, startSandbox } from "../../src/sandbox/server.js";
+import { type ConnectProxy, startConnectProxy } from "../connect-proxy.js";
 
 describe("proxies from the environment", () => {
   let sandbox: RunningSandbox;
-  let proxy: Server;
+  let proxy: ConnectProxy;
   let proxyUrl: string;
-  const tunnels: string[] = [];
+  let tunnels: string[];
   beforeAll(async () => {
     sandbox = await startSandbox({ adminToken: "proxy-admin" });
     // A CONNECT proxy that records where it tunnels to.
-    proxy = createServer((_req, res) => {
-      res.writeHead(405);
-      res.end();
-    });
-    proxy.on("connect", (req, client, head) => {
-      tunnels.push(String(req.url));
-      const [host, port] = String(req.url).split(":");
-      const upstream = connect(Number(port), host!, () => {
-        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on("error", () => client.destroy());
-      client.on("error", () => upstream.destroy());
-    });
-    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    proxy = await startConnectProxy();
+    proxyUrl = proxy.url;
+    tunnels = proxy.tunnels;
   });
   afterAll(async () => {
     await sandbox.stop();
-    proxy.closeAllConnections();
-    await new Promise((r) => proxy.close(r));
+    await proxy.stop();
   });
 
   it("goes through HTTP_PROXY", async () => {

@@ -1,6 +1,7 @@
 /**
  * A CONNECT proxy (what undici's proxy agent speaks, for http:// and https:// alike) that records the host:port of
- * each tunnel it opens: the tests check that a client went through it, or not.
+ * each tunnel it opens: the tests check that a client went through it, or not. A plain request (not CONNECT) is
+ * answered 405.
  */
 import { createServer } from "node:http";
 import { type AddressInfo, connect } from "node:net";
@@ -15,7 +16,10 @@ export interface ConnectProxy {
 
 export async function startConnectProxy(): Promise<ConnectProxy> {
   const tunnels: string[] = [];
-  const proxy = createServer();
+  const proxy = createServer((_req, res) => {
+    res.writeHead(405);
+    res.end();
+  });
   proxy.on("connect", (req, client, head) => {
     tunnels.push(String(req.url));
     const [host, port] = String(req.url).split(":");
