@@ -1,11 +1,5 @@
 #!/usr/bin/env node
 import { existsSync } from "node:fs";
-import { setFlagsFromString } from "node:v8";
-
-// The heap may grow by 30% over what a full collection leaves, not by the up to 300% V8 allows a process that
-// allocates fast: reading 100,000 objects allocates fast, and keeps its peak memory near what it holds this way
-// for a few percent more CPU time (docs/benchmarks.md, "Goals, and where the time and memory go").
-setFlagsFromString("--heap-growing-percent=30");
 
 // In a checkout, lib/ is built by `npm run build` (npm test and npm run demo build it; npm ci does not).
 const entry = new URL("../lib/cli/index.js", import.meta.url);
@@ -13,6 +7,9 @@ if (!existsSync(entry)) {
   process.stderr.write("forgeform: lib/ is not built: run `npm run build` in this checkout first\n");
   process.exit(1);
 }
+// V8's settings for this process (src/cli/runtime.ts), before anything is read.
+const { tuneProcess } = await import(new URL("../lib/cli/runtime.js", import.meta.url).href);
+tuneProcess(process.argv);
 const { main } = await import(entry.href);
 
 // `forgeform plan --detailed-exitcode | head -2`: when the reader goes away, the stream is closed and what is written

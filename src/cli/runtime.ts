@@ -1,0 +1,57 @@
+/**
+ * How a forgeform process sets up V8 for its work: set once by the process's entry (bin/forgeform.js, the Action's
+ * src/action/index.ts) before anything is read, never by a library function (tests and programs that import
+ * forgeform keep their own settings). The measurements behind each are in docs/benchmarks.md ("Memory").
+ */
+import { constants, PerformanceObserver } from "node:perf_hooks";
+import { setFlagsFromString } from "node:v8";
+
+/** Young-generation collections a small run goes through before its young generation may grow after all. */
+export const SMALL_RUN_SCAVENGES = 1000;
+
+/** The V8 flags every forgeform process runs with. */
+export const PROCESS_FLAGS = [
+  // The heap may grow by 30% over what a full collection leaves, not by the up to 300% V8 allows a process that
+  // allocates fast: reading 100,000 objects allocates fast, and keeps its peak memory near what it holds this way
+  // for a few percent more CPU time.
+  "--heap-growing-percent=30",
+  // undici's HTTP parser (llhttp) is WebAssembly. After a few answers V8 compiles it again with its optimising
+  // compiler, which takes about 36 MB outside the JS heap for a moment, a third of a pull request's plan; the
+  // baseline code it starts with parses forgeform's answers as fast (the 16x plan's CPU time: 20.4 s without,
+  // 21.6 s with). Both flags are needed: either alone leaves the optimising compile on.
+  "--no-wasm-dynamic-tiering",
+  "--no-wasm-tier-up",
+] as const;
+
+/**
+ * Whether the command line is a pull request's plan (`--changed-since`): it reads the few files and live objects
+ * a change touches, so its young generation is kept at its first size (see tuneProcess).
+ */
+export function isSmallRun(argv: readonly string[]): boolean {
+  return argv.some((a) => a === "--changed-since" || a.startsWith("--changed-since="));
+}
+
+/**
+ * Sets PROCESS_FLAGS. For a small run, also keeps V8's young generation from growing: Node lets it grow to two
+ * semi-spaces of 16 MB, which is 30 MB of a pull request's plan of about 100 MB (the one-cron change at 16x: 126
+ * MB, 95 MB with it kept small, for the same CPU time). A run that allocates much would collect it far more often
+ * (the 16x validate: 35% more CPU time), so once a small run has collected it SMALL_RUN_SCAVENGES times (a pull
+ * request whose change reaches thousands of objects), it grows as V8 would let it.
+ */
+export function tuneProcess(argv: readonly string[], scavenges = SMALL_RUN_SCAVENGES): void {
+  for (const flag of PROCESS_FLAGS) setFlagsFromString(flag);
+  if (!isSmallRun(argv)) return;
+  setFlagsFromString("--semi-space-growth-factor=1");
+  let seen = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
+        seen += 1;
+    }
+    if (seen >= scavenges) {
+      setFlagsFromString("--semi-space-growth-factor=2");
+      observer.disconnect();
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+}
