@@ -53,11 +53,11 @@ export interface BenchOptions {
   /** Progress lines. */
   log?: (line: string) => void;
   /**
-   * Largest size that runs every scenario (default 16); larger sizes run the unchanged plan only (their state is
-   * seeded and read once: a 48x apply and its plans would add minutes and show nothing the 16x rows do not).
+   * Largest size that runs every scenario (default 16); larger sizes run the unchanged plan, the pull-request plans
+   * and the shards only (a 48x apply and its plans would add minutes and show nothing the 16x rows do not).
    */
   fullMaxSize?: number;
-  /** Run the pull-request plans (`--changed-since`) and the shards at each full size (default true). */
+  /** Run the pull-request plans (`--changed-since`) and the shards at every size (default true). */
   scale?: boolean;
   /** Run the apply under faults at the smallest size (default true). */
   faults?: boolean;
@@ -358,11 +358,25 @@ async function runSize(
     };
 
     const unchanged = await plan("plan, no changes", seedAll, "all", 0);
-    // Above the full sizes, the unchanged plan only: what memory and wall time do at that size.
-    if (!full) return;
-    const seedCommon = writeForgeformManifests(seed, common, join(dir, "seed-common"));
     const changed = buildState(shape, "changed");
     const changedAll = writeForgeformManifests(changed, kinds, join(dir, "changed-all"));
+    // On the seeded state, before the apply changes it: pull-request plans, and the drift in shards, at every size
+    // (what they cost as the instance grows).
+    const scale = async () => {
+      if (opts.scale === false) return;
+      result.changedSince?.push(
+        ...(await runChangedSince({ factor, seed, kinds, dir, env, conc, counter, log })),
+      );
+      result.shards?.push(
+        await runShards({ factor, manifests: changedAll, dir: join(dir, "shards"), env, conc, counter, log }),
+      );
+    };
+    // Above the full sizes, the unchanged plan and the scale runs only: what memory and wall time do at that size.
+    if (!full) {
+      await scale();
+      return;
+    }
+    const seedCommon = writeForgeformManifests(seed, common, join(dir, "seed-common"));
     // The same states with every project's policy declared once, through a pattern.
     const byPatterns = { by: "patterns", policy: seed.projects[0]! } as const;
     const seedPatterns = writeForgeformManifests(seed, kinds, join(dir, "seed-patterns"), byPatterns);
@@ -408,15 +422,7 @@ async function runSize(
     await plan("plan, no changes (patterns)", seedPatterns, "all", 0, unchanged);
     await plan("plan, 10% changed (patterns)", changedPatterns, "all", expected, tenPercent);
 
-    if (opts.scale !== false) {
-      // On the seeded state, before the apply changes it: pull-request plans, and the drift in shards.
-      result.changedSince?.push(
-        ...(await runChangedSince({ factor, seed, kinds, dir, env, conc, counter, log })),
-      );
-      result.shards?.push(
-        await runShards({ factor, manifests: changedAll, dir: join(dir, "shards"), env, conc, counter, log }),
-      );
-    }
+    await scale();
 
     log(`${factor}x: forgeform apply (${expected} changes)`);
     counter.reset();

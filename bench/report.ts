@@ -2,7 +2,7 @@
 
 import { renderRateLimitSection } from "./rate-limit.js";
 import type { BenchResult, Row } from "./results.js";
-import { type ApplyCost, type RunCost, SHARDS, TEMPLATE_PROJECTS } from "./scale.js";
+import { type ApplyCost, type RunCost, SHARDS, type ShardRow, TEMPLATE_PROJECTS } from "./scale.js";
 import { PROJECT_SETTINGS } from "./state.js";
 
 /** Columns of the main table, in order (the test checks them). */
@@ -39,6 +39,9 @@ export const GROWTH_COLUMNS = [
   "Requests / object",
   "Apply wall s",
   "Apply requests",
+  "Pull request, one cron: s / MB",
+  "Pull request, template: s / MB",
+  "Shards: largest CPU / peak, of unsharded",
 ] as const;
 
 export const PEER_COLUMNS = [
@@ -97,6 +100,14 @@ export function renderMainTable(result: BenchResult): string {
   );
 }
 
+/** The largest shard's CPU time and peak memory, each as a share of the unsharded run's. */
+function shardShares(r: ShardRow | undefined): string {
+  if (!r || r.shards.length === 0) return "not run";
+  const share = (pick: (c: RunCost) => number) =>
+    `${((100 * Math.max(...r.shards.map(pick))) / Math.max(1, pick(r.unsharded))).toFixed(0)}%`;
+  return `${share((c) => c.cpuMs)} / ${share((c) => c.maxRssMb)}`;
+}
+
 export function renderGrowthTable(result: BenchResult): string {
   const rows: string[][] = [];
   for (const size of result.sizes) {
@@ -121,6 +132,11 @@ export function renderGrowthTable(result: BenchResult): string {
       (plan.requests / size.objects).toFixed(2),
       apply ? s(apply.wallMs) : "not run",
       apply ? int(apply.requests) : "not run",
+      ...(["one schedule's cron", "a template used by 100 projects"] as const).map((run) => {
+        const pr = result.changedSince?.find((r) => r.factor === size.factor && r.run === run);
+        return pr ? `${s(pr.wallMs)} / ${mb(pr.maxRssMb)}` : "not run";
+      }),
+      shardShares(result.shards?.find((r) => r.factor === size.factor)),
     ]);
   }
   return table(GROWTH_COLUMNS, rows);
@@ -154,7 +170,14 @@ export function renderPeerTable(result: BenchResult): string {
 }
 
 /** The columns every run of the scale tables ends with (see costCells). */
-const COST_COLUMNS = ["Wall s", "CPU s", "Sandbox CPU s", "Peak MB", "Load"] as const;
+const COST_COLUMNS = [
+  "Wall s",
+  "s before first request",
+  "CPU s",
+  "Sandbox CPU s",
+  "Peak MB",
+  "Load",
+] as const;
 
 export const CHANGED_SINCE_COLUMNS = [
   "Size",
@@ -172,6 +195,7 @@ const yes = (b: boolean) => (b ? "yes" : "NO");
 /** The cells every run of the scale tables ends with: its times, memory and the load. */
 const costCells = (c: RunCost) => [
   s(c.wallMs),
+  c.firstRequestMs == null ? "n/a" : s(c.firstRequestMs),
   s(c.cpuMs),
   s(c.sandboxCpuMs),
   mb(c.maxRssMb),
@@ -217,11 +241,7 @@ export function renderShardTable(result: BenchResult): string {
       `report merge: ${r.mergedEqual ? "equals the unsharded report" : "DIFFERS from the unsharded report"}`,
       "",
       `largest ${(100 * r.maxShare).toFixed(1)}%`,
-      "",
-      "",
-      "",
-      "",
-      "",
+      ...COST_COLUMNS.map(() => ""),
     ]);
   }
   return table(SHARD_COLUMNS, rows);

@@ -85,9 +85,9 @@ export interface BenchResult {
   /** Whether the peer ran; `maxSize`: the largest size it ran at, when limited by `peerMaxSize`. */
   peer: { ran: boolean; reason?: string; maxSize?: number };
   rows: Row[];
-  /** Pull-request plans (`--changed-since`), at each full size (absent in results of older runs). */
+  /** Pull-request plans (`--changed-since`), at every size (absent in results of older runs). */
   changedSince?: ChangedSinceRow[];
-  /** Drift split into shards and merged, at each full size (absent in results of older runs). */
+  /** Drift split into shards and merged, at every size (absent in results of older runs). */
   shards?: ShardRow[];
   /** Apply under faults (issue 18), at the smallest size. */
   faults?: FaultRow;

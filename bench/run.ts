@@ -63,7 +63,7 @@ const program = new Command("bench")
   .option("--skip-rate-limit", "do not run the plan under a rate limit")
   .option(
     "--full-max-size <n>",
-    "largest size multiplier that runs every scenario; larger ones run the unchanged plan only",
+    "largest size multiplier that runs every scenario; larger ones run the unchanged plan, pull requests and shards only",
     positive("--full-max-size"),
     16,
   )

@@ -26,6 +26,11 @@ export interface RunCost {
   sandboxCpuMs: number;
   maxRssMb: number;
   requests: number;
+  /**
+   * From the start of the process to the first request the sandbox received (start-up, reading the manifests);
+   * null when it made none; absent in results of older runs.
+   */
+  firstRequestMs?: number | null;
   load: number;
 }
 
@@ -34,6 +39,9 @@ export interface RequestCounter {
   total: number;
   writes: number;
   projects: Set<string>;
+  /** When the counting started, and when the first request arrived (performance.now()). */
+  since: number;
+  first: number | undefined;
   reset(): void;
 }
 
@@ -55,6 +63,7 @@ export async function measureRun(
       sandboxCpuMs: (used.user + used.system) / 1000,
       maxRssMb: m.maxRssMb,
       requests: counter.total,
+      firstRequestMs: counter.first === undefined ? null : counter.first - counter.since,
       load: loadavg()[0] ?? 0,
     },
   };

@@ -120,8 +120,14 @@ describe("npm run bench at a tiny size", () => {
     const growth = tableAfter(markdown, "## Growth (forgeform, all kinds)");
     expect(growth[0]).toEqual([...GROWTH_COLUMNS]);
     expect(growth.slice(2).map((r) => r[0])).toEqual(SIZES.map((s) => `${s}x`));
-    // Sizes above the full ones plan only: no apply.
-    expect(growth.at(-1)?.at(-1)).toBe("not run");
+    // Sizes above the full ones run no apply, but the pull-request plans and the shards, as every size does.
+    const col = (name: string) => GROWTH_COLUMNS.indexOf(name as (typeof GROWTH_COLUMNS)[number]);
+    expect(growth.at(-1)?.[col("Apply wall s")]).toBe("not run");
+    for (const row of growth.slice(2)) {
+      expect(row[col("Pull request, one cron: s / MB")]).toMatch(/^\d+\.\d \/ \d+$/);
+      expect(row[col("Pull request, template: s / MB")]).toMatch(/^\d+\.\d \/ \d+$/);
+      expect(row[col("Shards: largest CPU / peak, of unsharded")]).toMatch(/^\d+% \/ \d+%$/);
+    }
     const peer = tableAfter(
       markdown,
       "## Side by side with gitlabracadabra (common kinds, same state, same latency)",
@@ -258,12 +264,14 @@ describe("npm run bench at a tiny size", () => {
 
   it("plans a pull request's change alone: one cron with a few requests, a template's users and no other project", () => {
     expect((result.changedSince ?? []).map((r) => [r.factor, r.run])).toEqual(
-      FULL.flatMap((f) => [
+      SIZES.flatMap((f) => [
         [f, "one schedule's cron"],
         [f, "a template used by 100 projects"],
       ]),
     );
     for (const r of result.changedSince ?? []) {
+      // Every run makes requests: the time to its first one is measured.
+      expect(r.firstRequestMs).toBeGreaterThan(0);
       expect(r.exact, `${r.factor}x ${r.run}`).toBe(true);
       expect(r.onlyThose, `${r.factor}x ${r.run}`).toBe(true);
       expect(r.changes).toBe(r.expectedChanges);
@@ -279,7 +287,7 @@ describe("npm run bench at a tiny size", () => {
   });
 
   it("splits the drift into shards whose merged report is the unsharded one", () => {
-    expect((result.shards ?? []).map((r) => r.factor)).toEqual(FULL);
+    expect((result.shards ?? []).map((r) => r.factor)).toEqual(SIZES);
     for (const r of result.shards ?? []) {
       expect(r.mergedEqual).toBe(true);
       expect(r.shards).toHaveLength(SHARDS);
@@ -290,6 +298,10 @@ describe("npm run bench at a tiny size", () => {
     const table = tableAfter(markdown, `## Shards (drift of the 10% changed manifests, --shard K/${SHARDS})`);
     expect(table[0]).toEqual([...SHARD_COLUMNS]);
     expect(table.slice(2)).toHaveLength(result.shards!.length * (SHARDS + 2));
+    for (const row of table.slice(2)) expect(row).toHaveLength(SHARD_COLUMNS.length);
+    const first = SHARD_COLUMNS.indexOf("s before first request");
+    for (const row of table.slice(2).filter((r) => r[1]?.startsWith("drift")))
+      expect(row[first]).toMatch(/^\d+\.\d$/);
   });
 
   it("applies under faults in one run: no failure, an empty plan after it, exactly one of every object", () => {
