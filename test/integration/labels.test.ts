@@ -164,16 +164,17 @@ projects:
     expect(after.find((l) => l.name === "Needs review")?.color).toBe("#ff0000");
   });
 
-  it("never changes or deletes a label of a group above through a subgroup", async () => {
-    await apply(
+  /** Applies a label of the top-level group acme, its other labels left as they are. */
+  const groupLabel = (name: string, color: string) =>
+    apply(
       bench,
-      bench.manifest(`version: 1
-groups:
-  acme:
-    labels:
-      - { name: From above, color: "#00ff00" }
-`),
+      bench.manifest(
+        `version: 1\ngroups:\n  acme:\n    labels:\n      - { name: ${name}, color: "${color}" }\n`,
+      ),
     );
+
+  it("never changes or deletes a label of a group above through a subgroup", async () => {
+    await groupLabel("From above", "#00ff00");
     // The platform lists the labels of the groups above with a group's own unless asked not to.
     const listed = await bench.get<{ name: string }[]>("/groups/acme%2Fplatform/labels");
     expect(listed.map((l) => l.name)).toContain("From above");
@@ -194,15 +195,7 @@ projects:
       - { name: Twin, color: "${color}" }
 `);
     await apply(bench, own("#111111"));
-    await apply(
-      bench,
-      bench.manifest(`version: 1
-groups:
-  acme:
-    labels:
-      - { name: Twin, color: "#222222" }
-`),
-    );
+    await groupLabel("Twin", "#222222");
     expectChanges(await planJson(bench, own("#333333")), [
       { address: 'project["acme/platform/api"].label["Twin"]', action: "update", fields: ["color"] },
     ]);
