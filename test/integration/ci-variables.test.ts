@@ -464,7 +464,7 @@ projects:
 });
 
 describe("editions: group variables have scopes on the licensed edition only", () => {
-  it("core: a group variable in a scope is a plan error at its place; without one it applies and converges", async () => {
+  it("core: a group variable in a scope is a plan error at its place; without one, or in every scope (*), it applies and converges", async () => {
     const bench = await Bench.start({ fixture: FIXTURE, edition: "core" });
     try {
       const scoped = bench.manifest(`version: 1
@@ -493,6 +493,14 @@ projects:
       );
       await apply(bench, plain);
       await expectNoChanges(bench, plain);
+      // Every environment written out is what the core edition has: no error, nothing to change.
+      const everywhere = bench.manifest(
+        readFileSync(plain, "utf8").replace(
+          "{ key: REGION, value: eu }",
+          '{ key: REGION, value: eu, environment_scope: "*" }',
+        ),
+      );
+      await expectNoChanges(bench, everywhere);
       // The core edition shows no scope on group variables, and keeps the project's.
       expect(await bench.get<Variable[]>("/groups/acme/variables")).toEqual([
         { key: "REGION", value: "eu", variable_type: "env_var", protected: false, masked: false },

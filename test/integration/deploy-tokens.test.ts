@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apply, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
+import { apply, expectNoChanges, FIXTURE, type JsonPlan, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
 import { startProxy } from "./proxy.js";
 
@@ -54,6 +54,18 @@ describe("deploy tokens", () => {
   afterAll(async () => {
     await bench.stop();
   });
+
+  /** A 14.9+ platform in front of the sandbox: acme's list of tokens says of each what `state` says of it. */
+  const newerPlatform = (state: (token: Record<string, unknown>) => { revoked: boolean; expired: boolean }) =>
+    startProxy(bench.sandbox.url, (req, res) => {
+      if (req.method !== "GET" || !/^\/api\/v4\/groups\/[^/]+\/deploy_tokens(\?|$)/.test(req.url ?? ""))
+        return false;
+      void bench.get<Record<string, unknown>[]>("/groups/acme/deploy_tokens").then((tokens) => {
+        const newer = tokens.map((t) => ({ ...t, ...state(t) }));
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(newer));
+      });
+      return true;
+    });
 
   /** The sandbox's own record of the tokens (it keeps a token's SHA-256 only). */
   const stored = () =>
@@ -230,6 +242,10 @@ groups:
     expect(
       plan.warnings.filter((w) => w.message.startsWith("expires_at is before today")).map((w) => w.address),
     ).toEqual(['group["acme"].deploy_token["new"].expires_at']);
+    // Only the name two live tokens share is said to have namesakes: not the group's other tokens.
+    expect(
+      plan.warnings.filter((w) => w.message.includes("live deploy tokens are named")).map((w) => w.address),
+    ).toEqual(['group["acme"].deploy_token["twice"]']);
     // The newest of the namesakes (read_registry) is the one compared: nothing to change there.
     const tokens = plan.changes.filter((c) => c.address.includes("deploy_token"));
     expect(tokens.map((c) => `${c.action} ${c.address}`)).toEqual([
@@ -252,20 +268,10 @@ groups:
   });
 
   it("reads revoked and expired where a newer platform gives them", async () => {
-    // A 14.9+ platform: the list says whether each token is revoked or expired.
-    const proxy = await startProxy(bench.sandbox.url, (req, res) => {
-      if (req.method !== "GET" || !/^\/api\/v4\/groups\/[^/]+\/deploy_tokens(\?|$)/.test(req.url ?? ""))
-        return false;
-      void bench.get<Record<string, unknown>[]>("/groups/acme/deploy_tokens").then((tokens) => {
-        const newer = tokens.map((t) => ({
-          ...t,
-          revoked: t["name"] === "twice" && (t["scopes"] as string[]).includes("read_registry"),
-          expired: false,
-        }));
-        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(newer));
-      });
-      return true;
-    });
+    const proxy = await newerPlatform((t) => ({
+      revoked: t["name"] === "twice" && (t["scopes"] as string[]).includes("read_registry"),
+      expired: false,
+    }));
     try {
       const file = bench.manifest(
         "version: 1\ngroups:\n  acme:\n    deploy_tokens:\n      - { name: twice, scopes: [read_registry] }\n      - { name: old mirror, scopes: [read_repository], expires_at: 2020-01-01 }\n",
@@ -298,6 +304,49 @@ groups:
       ) as { warnings: { message: string }[] };
       expect(again.warnings.map((w) => w.message)).toEqual([
         expect.stringContaining("this deploy token is revoked on the platform: it no longer works"),
+      ]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("says of a working token changed to a past expiry that the new one is expired at once", async () => {
+    const dated = (expires?: string, extra = "") =>
+      bench.manifest(
+        manifest(
+          { scopes: ["read_repository"], ...(expires ? { expires_at: expires } : {}) },
+          "ignore",
+          extra,
+          "dated",
+        ),
+        "dated.yaml",
+      );
+    await apply(bench, dated());
+    const plan = (await planJson(bench, dated("2020-06-30"))) as JsonPlan & {
+      warnings: { address: string; message: string }[];
+    };
+    expect(plan.changes.find((c) => c.address.endsWith('deploy_token["dated"]'))?.action).toBe("replace");
+    expect(plan.warnings.map((w) => [w.address, w.message])).toEqual([
+      [
+        'project["acme/platform/api"].deploy_token["dated"].expires_at',
+        "expires_at is before today: a token made now is expired at once",
+      ],
+    ]);
+    await apply(bench, dated(undefined, "        state: absent\n"));
+  });
+
+  it("reports a token the platform says is expired", async () => {
+    // The platform judges the expiry itself, and says so.
+    const proxy = await newerPlatform((t) => ({ revoked: false, expired: t["name"] === "old mirror" }));
+    try {
+      const file = bench.manifest(
+        "version: 1\ngroups:\n  acme:\n    deploy_tokens:\n      - { name: old mirror, scopes: [read_repository], expires_at: 2020-01-01 }\n",
+        "expired.yaml",
+      );
+      const run = await bench.cli(["plan", "--format", "json", file], { FORGEFORM_URL: proxy.url });
+      const plan = JSON.parse(run.out) as { warnings: { address: string; message: string }[] };
+      expect(plan.warnings.map((w) => [w.address, w.message.split(":")[0]])).toEqual([
+        ['group["acme"].deploy_token["old mirror"]', "this deploy token is expired (expires_at 2020-01-01)"],
       ]);
     } finally {
       await proxy.close();

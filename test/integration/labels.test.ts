@@ -164,6 +164,54 @@ projects:
     expect(after.find((l) => l.name === "Needs review")?.color).toBe("#ff0000");
   });
 
+  /** Applies a label of the top-level group acme, its other labels left as they are. */
+  const groupLabel = (name: string, color: string) =>
+    apply(
+      bench,
+      bench.manifest(
+        `version: 1\ngroups:\n  acme:\n    labels:\n      - { name: ${name}, color: "${color}" }\n`,
+      ),
+    );
+
+  it("never changes or deletes a label of a group above through a subgroup", async () => {
+    await groupLabel("From above", "#00ff00");
+    // The platform lists the labels of the groups above with a group's own unless asked not to.
+    const listed = await bench.get<{ name: string }[]>("/groups/acme%2Fplatform/labels");
+    expect(listed.map((l) => l.name)).toContain("From above");
+    const prune = bench.manifest(manifest("groups", "acme/platform", undefined, "delete"));
+    const plan = await planJson(bench, prune);
+    expect(plan.changes.filter((c) => c.address.includes("From above"))).toEqual([]);
+    await apply(bench, prune);
+    const above = await bench.get<{ name: string }[]>("/groups/acme/labels");
+    expect(above.map((l) => l.name)).toContain("From above");
+  });
+
+  it("manages a project's own label where a group above has one of the same name", async () => {
+    const own = (color: string) =>
+      bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    labels:
+      - { name: Twin, color: "${color}" }
+`);
+    await apply(bench, own("#111111"));
+    await groupLabel("Twin", "#222222");
+    expectChanges(await planJson(bench, own("#333333")), [
+      { address: 'project["acme/platform/api"].label["Twin"]', action: "update", fields: ["color"] },
+    ]);
+    await apply(bench, own("#333333"));
+    const listed = await bench.get<{ name: string; color: string; is_project_label: boolean }[]>(API);
+    expect(
+      listed
+        .filter((l) => l.name === "Twin")
+        .map((l) => [l.is_project_label, l.color])
+        .sort(),
+    ).toEqual([
+      [false, "#222222"],
+      [true, "#333333"],
+    ]);
+  });
+
   it("refuses what the platform would refuse or rewrite, at validate, with the place", async () => {
     const file = bench.manifest(
       `version: 1

@@ -5,7 +5,7 @@
  * a group the platform does not know.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apply, expectNoChanges, lifecycle, planJson } from "./cycle.js";
+import { apply, expectChanges, expectNoChanges, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
 
 const fixture = {
@@ -20,6 +20,8 @@ const fixture = {
     { path: "acme/platform/api", default_branch: "main" },
     // Shared before its group was locked.
     { path: "locked/app", default_branch: "main", shared_with: { partners: "reporter" } },
+    // A personal project: no group above it to lock sharing.
+    { path: "alice/notes", default_branch: "main" },
   ],
 };
 
@@ -144,6 +146,18 @@ describe("shares", () => {
     ]);
     // Left as it is, it plans no change.
     await expectNoChanges(bench, bench.manifest(manifest("projects", "locked/app", { access: "reporter" })));
+  });
+
+  it("shares a personal project with a group: no group above it locks sharing", async () => {
+    const file = bench.manifest(manifest("projects", "alice/notes", { access: "reporter" }));
+    expectChanges(await planJson(bench, file), [
+      { address: 'project["alice/notes"].share["partners"]', action: "create" },
+    ]);
+    await apply(bench, file);
+    expect(await sharesOf("projects", "alice/notes")).toMatchObject([
+      { group_full_path: "partners", group_access_level: 20 },
+    ]);
+    await expectNoChanges(bench, file);
   });
 
   it("refuses a project shared with its own group or one above it, and a group shared with itself", async () => {
