@@ -82292,8 +82292,19 @@ var memberKind = restCollection(
       return notes.length > 0 ? notes.join("; ") : void 0;
     },
     async checkCreate(ctx, parent, key, desired) {
-      const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
       const level = levelOf(desired);
+      if (isGroup(parent) && parent.ref === void 0 && level !== void 0 && level < OWNER) {
+        const name = textOf(desired["user"]) ?? key;
+        if (name.toLowerCase() === (await currentUsername(ctx)).toLowerCase()) {
+          return [
+            {
+              field: "access_level",
+              message: `${name} is the token's own user, which the platform makes the owner of ${parent.key} when this plan creates it, and forgeform never demotes the token's user (it could lose the access this plan and the next need): declare access_level: owner, or leave ${name} out of ${parent.key}'s members`
+            }
+          ];
+        }
+      }
+      const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
       if (!inherited || level === void 0 || level >= inherited.access_level) return [];
       return [
         {

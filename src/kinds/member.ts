@@ -217,9 +217,22 @@ export const memberKind = restCollection(
     },
 
     async checkCreate(ctx, parent, key, desired) {
+      const level = levelOf(desired);
+      // The platform makes a group's creator, the token's user, its owner: declared lower in a group this plan
+      // creates, the member's create would demote it, which forgeform never does to the token's user.
+      if (isGroup(parent) && parent.ref === undefined && level !== undefined && level < OWNER) {
+        const name = textOf(desired["user"]) ?? key;
+        if (name.toLowerCase() === (await currentUsername(ctx)).toLowerCase()) {
+          return [
+            {
+              field: "access_level",
+              message: `${name} is the token's own user, which the platform makes the owner of ${parent.key} when this plan creates it, and forgeform never demotes the token's user (it could lose the access this plan and the next need): declare access_level: owner, or leave ${name} out of ${parent.key}'s members`,
+            },
+          ];
+        }
+      }
       // The platform refuses a member below the level the user has in a group above.
       const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
-      const level = levelOf(desired);
       if (!inherited || level === undefined || level >= inherited.access_level) return [];
       return [
         {

@@ -277,6 +277,49 @@ groups:
       await bench.stop();
     }
   });
+
+  it("declared below owner, is refused at plan time, top-level group or subgroup: its create would demote the token's user", async () => {
+    const bench = await Bench.start({ fixture: { users: fixture.users, groups: [fixture.groups[0]!] } });
+    try {
+      for (const [name, level] of [
+        ["fresh", "developer"],
+        ["acme/fresh", "maintainer"],
+      ] as const) {
+        const file = bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+groups:
+  ${name}:
+    visibility: private
+    members:
+      - { user: root, access_level: ${level} }
+`);
+        const plan = await bench.cli(["plan", file]);
+        expect(plan.code).toBe(1);
+        expect(plan.out.replace(/\s+/g, " ")).toContain(
+          `group["${name}"].member["root"].access_level: root is the token's own user, which the platform makes the owner of ${name} when this plan creates it, and forgeform never demotes the token's user`,
+        );
+        // Nothing is applied: not the group either.
+        expect((await bench.cli(["apply", "--yes", file])).code).toBe(1);
+        await expect(bench.get(`/groups/${encodeURIComponent(name)}`)).rejects.toThrow(/-> 404/);
+      }
+      // Another user declared below owner in a new group is created as declared.
+      await apply(
+        bench,
+        bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+groups:
+  fresh:
+    visibility: private
+    members:
+      - { user: bob, access_level: developer }
+`),
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
 });
 
 describe("members on the core edition", () => {
