@@ -81594,7 +81594,29 @@ var groupVariableKind = variableKind("groups", (_rest, common) => ({
   checkUpdate: async (_ctx, parent, live) => unreachable(parent, live, "change"),
   checkDelete: async (_ctx, parent, live) => unreachable(parent, live, "delete")
 }));
-var instanceVariableKind = variableKind("instance");
+var INSTANCE_VARIABLE_LIMIT = 25;
+var INSTANCE_LIVE = "variables:instance:live";
+var instanceVariableKind = variableKind("instance", (_rest, common) => ({
+  async read(ctx, parent, wanted, options) {
+    const lives = await common.read(ctx, parent, wanted, options);
+    ctx.memo.set(INSTANCE_LIVE, new Set(lives.map((l) => l.key)));
+    return lives;
+  },
+  // One apply makes its creates before its deletes: a create is refused once the instance holds the limit, whatever
+  // the plan deletes after it.
+  async checkCreate(ctx, _parent, key, _desired, scope) {
+    const live = ctx.memo.get(INSTANCE_LIVE) ?? /* @__PURE__ */ new Set();
+    const creates = [...scope.planned.keys()].filter((k3) => !live.has(k3));
+    const held = live.size + creates.indexOf(key) + 1;
+    if (held <= INSTANCE_VARIABLE_LIMIT) return [];
+    return [
+      {
+        severity: "warning",
+        message: `the instance holds ${live.size} variables and this plan creates ${creates.length}: this one would be variable ${held}, and the platform refuses more than ${INSTANCE_VARIABLE_LIMIT} (its default limit ci_instance_level_variables) unless an administrator raised it. Delete variables in an apply of their own first (an apply creates before it deletes), or declare fewer`
+      }
+    ];
+  }
+}));
 
 // src/kinds/deploy-key.ts
 import { createHash as createHash7 } from "node:crypto";

@@ -162,4 +162,34 @@ export const groupVariableKind = variableKind("groups", (_rest, common) => ({
   checkDelete: async (_ctx, parent, live) => unreachable(parent, live, "delete"),
 }));
 
-export const instanceVariableKind = variableKind("instance");
+/**
+ * How many variables the platform lets the instance hold: its plan limit `ci_instance_level_variables`, 25 unless an
+ * administrator changed it in the Rails console (13.12 has no API for it).
+ */
+export const INSTANCE_VARIABLE_LIMIT = 25;
+
+/** The instance's variables as read in this run, by key. */
+const INSTANCE_LIVE = "variables:instance:live";
+
+export const instanceVariableKind = variableKind("instance", (_rest, common) => ({
+  async read(ctx, parent, wanted, options) {
+    const lives = await common.read!(ctx, parent, wanted, options);
+    ctx.memo.set(INSTANCE_LIVE, new Set(lives.map((l) => l.key)));
+    return lives;
+  },
+
+  // One apply makes its creates before its deletes: a create is refused once the instance holds the limit, whatever
+  // the plan deletes after it.
+  async checkCreate(ctx, _parent, key, _desired, scope) {
+    const live = (ctx.memo.get(INSTANCE_LIVE) as Set<string> | undefined) ?? new Set<string>();
+    const creates = [...scope.planned.keys()].filter((k) => !live.has(k));
+    const held = live.size + creates.indexOf(key) + 1;
+    if (held <= INSTANCE_VARIABLE_LIMIT) return [];
+    return [
+      {
+        severity: "warning",
+        message: `the instance holds ${live.size} variables and this plan creates ${creates.length}: this one would be variable ${held}, and the platform refuses more than ${INSTANCE_VARIABLE_LIMIT} (its default limit ci_instance_level_variables) unless an administrator raised it. Delete variables in an apply of their own first (an apply creates before it deletes), or declare fewer`,
+      },
+    ];
+  },
+}));

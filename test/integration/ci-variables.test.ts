@@ -120,7 +120,7 @@ describe("the issue's manifest: instance, group and project variables", () => {
     const fields = ["key", "value", "variable_type", "protected", "masked", "environment_scope"];
     const pick = (v: Variable) => Object.fromEntries(fields.filter((f) => f in v).map((f) => [f, v[f]]));
     const base = { variable_type: "env_var", protected: false, masked: false };
-    expect((await bench.get<Variable[]>("/admin/ci/variables")).map(pick)).toEqual([
+    expect((await bench.get<Variable[]>("/admin/ci/variables?per_page=100")).map(pick)).toEqual([
       { ...base, key: "REGISTRY_HOST", value: "registry.acme.example" },
       { ...base, key: "INSTANCE_TOKEN", value: ENV.INSTANCE_TOKEN, masked: true, protected: true },
     ]);
@@ -548,6 +548,63 @@ groups:
         "*=eu-west",
         "production=eu-central",
       ]);
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("the instance's limit of 25 variables", () => {
+  it("warns at plan time of exactly the creates past the limit, counting what the instance holds; the platform refuses those", async () => {
+    // 22 variables there; the manifest keeps them and adds 5: the 23rd to 25th fit, the 26th and 27th do not.
+    const held = Array.from({ length: 22 }, (_, i) => `HELD_${String(i).padStart(2, "0")}`);
+    const added = ["NEW_A", "NEW_B", "NEW_C", "NEW_D", "NEW_E"];
+    const bench = await Bench.start({
+      fixture: { ...FIXTURE, ci_variables: held.map((key) => ({ instance: true, key, value: "v" })) },
+    });
+    try {
+      const file = bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+  variables:
+${[...held, ...added].map((key) => `    - { key: ${key}, value: v }`).join("\n")}
+`);
+      const plan = (await planJson(bench, file)) as JsonPlan & {
+        warnings: { address: string; message: string }[];
+      };
+      const warned = plan.warnings.map((w) => w.address);
+      expect(warned).toEqual(['instance.variable["NEW_D"]', 'instance.variable["NEW_E"]']);
+      expect(plan.warnings[0]!.message).toContain(
+        "the instance holds 22 variables and this plan creates 5: this one would be variable 26, and the platform refuses more than 25",
+      );
+      expect(plan.warnings[1]!.message).toContain("this one would be variable 27");
+      // As the plan said: the apply creates three and the platform refuses the other two.
+      const r = await bench.cli(["apply", "--yes", file]);
+      expect(r.code).toBe(1);
+      expect(r.out).toContain("3 done, 2 failed");
+      expect(
+        (await bench.get<Variable[]>("/admin/ci/variables?per_page=100")).map((v) => v.key).sort(),
+      ).toEqual([...held, "NEW_A", "NEW_B", "NEW_C"].sort());
+    } finally {
+      await bench.stop();
+    }
+  });
+
+  it("at exactly 25 after the plan, warns of nothing and applies", async () => {
+    const held = Array.from({ length: 23 }, (_, i) => `HELD_${String(i).padStart(2, "0")}`);
+    const bench = await Bench.start({
+      fixture: { ...FIXTURE, ci_variables: held.map((key) => ({ instance: true, key, value: "v" })) },
+    });
+    try {
+      const file = bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+  variables:
+${[...held, "NEW_A", "NEW_B"].map((key) => `    - { key: ${key}, value: v }`).join("\n")}
+`);
+      expect(((await planJson(bench, file)) as JsonPlan & { warnings: unknown[] }).warnings).toEqual([]);
+      await apply(bench, file);
+      await expectNoChanges(bench, file);
     } finally {
       await bench.stop();
     }
