@@ -555,29 +555,43 @@ groups:
 });
 
 describe("the instance's limit of 25 variables", () => {
-  it("warns at plan time of exactly the creates past the limit, counting what the instance holds; the platform refuses those", async () => {
-    // 22 variables there; the manifest keeps them and adds 5: the 23rd to 25th fit, the 26th and 27th do not.
-    const held = Array.from({ length: 22 }, (_, i) => `HELD_${String(i).padStart(2, "0")}`);
-    const added = ["NEW_A", "NEW_B", "NEW_C", "NEW_D", "NEW_E"];
+  /** A sandbox whose instance holds `count` variables, and a manifest keeping them and adding `added`. */
+  async function instanceWith(count: number, added: string[]) {
+    const held = Array.from({ length: count }, (_, i) => `HELD_${String(i).padStart(2, "0")}`);
     const bench = await Bench.start({
       fixture: { ...FIXTURE, ci_variables: held.map((key) => ({ instance: true, key, value: "v" })) },
     });
-    try {
-      const file = bench.manifest(`version: 1
+    const file = bench.manifest(`version: 1
 instance:
   unmanaged: { groups: ignore }
   variables:
 ${[...held, ...added].map((key) => `    - { key: ${key}, value: v }`).join("\n")}
 `);
-      const plan = (await planJson(bench, file)) as JsonPlan & {
-        warnings: { address: string; message: string }[];
-      };
-      const warned = plan.warnings.map((w) => w.address);
-      expect(warned).toEqual(['instance.variable["NEW_D"]', 'instance.variable["NEW_E"]']);
-      expect(plan.warnings[0]!.message).toContain(
+    const warnings = async () =>
+      ((await planJson(bench, file)) as JsonPlan & { warnings: { address: string; message: string }[] })
+        .warnings;
+    return { bench, held, file, warnings };
+  }
+
+  it("warns at plan time of exactly the creates past the limit, counting what the instance holds; the platform refuses those", async () => {
+    // 22 variables there; the manifest keeps them and adds 5: the 23rd to 25th fit, the 26th and 27th do not.
+    const { bench, held, file, warnings } = await instanceWith(22, [
+      "NEW_A",
+      "NEW_B",
+      "NEW_C",
+      "NEW_D",
+      "NEW_E",
+    ]);
+    try {
+      const warned = await warnings();
+      expect(warned.map((w) => w.address)).toEqual([
+        'instance.variable["NEW_D"]',
+        'instance.variable["NEW_E"]',
+      ]);
+      expect(warned[0]!.message).toContain(
         "the instance holds 22 variables and this plan creates 5: this one would be variable 26, and the platform refuses more than 25",
       );
-      expect(plan.warnings[1]!.message).toContain("this one would be variable 27");
+      expect(warned[1]!.message).toContain("this one would be variable 27");
       // As the plan said: the apply creates three and the platform refuses the other two.
       const r = await bench.cli(["apply", "--yes", file]);
       expect(r.code).toBe(1);
@@ -591,18 +605,9 @@ ${[...held, ...added].map((key) => `    - { key: ${key}, value: v }`).join("\n")
   });
 
   it("at exactly 25 after the plan, warns of nothing and applies", async () => {
-    const held = Array.from({ length: 23 }, (_, i) => `HELD_${String(i).padStart(2, "0")}`);
-    const bench = await Bench.start({
-      fixture: { ...FIXTURE, ci_variables: held.map((key) => ({ instance: true, key, value: "v" })) },
-    });
+    const { bench, file, warnings } = await instanceWith(23, ["NEW_A", "NEW_B"]);
     try {
-      const file = bench.manifest(`version: 1
-instance:
-  unmanaged: { groups: ignore }
-  variables:
-${[...held, "NEW_A", "NEW_B"].map((key) => `    - { key: ${key}, value: v }`).join("\n")}
-`);
-      expect(((await planJson(bench, file)) as JsonPlan & { warnings: unknown[] }).warnings).toEqual([]);
+      expect(await warnings()).toEqual([]);
       await apply(bench, file);
       await expectNoChanges(bench, file);
     } finally {
