@@ -3,9 +3,11 @@
 // time, each with its own reports and incremental file under reports/mutation/<folder>/ (git-ignored). Without a
 // folder, all of them in turn. Stryker options pass through (`--concurrency 1`, `--force` to ignore the incremental
 // results). `npm run mutation -- --partial FOLDER`: the scores of a run so far, or of one stopped before its end.
+// `--quick-first`: the tests but the integration ones first, then what they left undetected with every test (the
+// same scores in a fraction of the time for src/cli and src/kinds; no incremental file).
 // See docs/testing.md, "Mutation testing".
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -34,6 +36,45 @@ export function reportFromEvents(dir) {
     const file = relative(process.cwd(), mutant.fileName);
     files[file] ??= { mutants: [] };
     files[file].mutants.push(mutant);
+  }
+  return { files };
+}
+
+/** A mutant's file, place and change: the same mutant in two runs of the same code. */
+export const mutantKey = (file, m) =>
+  `${file}:${m.location.start.line}:${m.location.start.column}-` +
+  `${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement ?? ""}`;
+
+/**
+ * The `mutate` patterns that make Stryker test again the mutants a quick run left undetected (survived or not
+ * covered): each one's exact range in its file (`src/cli/apply.ts:24:5-24:40`). A range also holds the mutants
+ * nested in it; those are tested again too, which changes no result.
+ */
+export function undetectedRanges(report) {
+  const ranges = new Set();
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    for (const m of mutants) {
+      if (m.status !== "Survived" && m.status !== "NoCoverage") continue;
+      // Reports count columns from 1; a `mutate` range, from 0 (its end included).
+      const { start, end } = m.location;
+      ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
+    }
+  }
+  return [...ranges].sort();
+}
+
+/**
+ * One report from a quick run (the tests but the integration ones) and a run of what it left undetected with every
+ * test: a mutant the second run tested has its result; any other, the quick run's. The quick run's kills stand (a
+ * test that kills a mutant kills it in any set that holds it), so this is what one run with every test gives.
+ */
+export function mergeStages(quick, full) {
+  const again = new Map();
+  for (const [file, { mutants }] of Object.entries(full.files))
+    for (const m of mutants) again.set(mutantKey(file, m), m);
+  const files = {};
+  for (const [file, { mutants }] of Object.entries(quick.files)) {
+    files[file] = { mutants: mutants.map((m) => again.get(mutantKey(file, m)) ?? m) };
   }
   return { files };
 }
@@ -78,6 +119,51 @@ function scoreLines(report) {
   return [...Object.entries(s.files).map(([f, c]) => line(f, c)), line("all", s.all)];
 }
 
+/** Runs Stryker with `args`; exits with its status when it fails, saying where its results so far are. */
+function stryker(args, folder, events) {
+  rmSync(events, { recursive: true, force: true });
+  const run = spawnSync("npx", ["stryker", "run", ...args], { stdio: "inherit" });
+  if (existsSync("reports/mutation/events")) renameSync("reports/mutation/events", events);
+  if (run.status !== 0) {
+    console.error(
+      `mutation: ${folder}: stryker exited ${run.status ?? run.signal}; its results so far: ${events}`,
+    );
+    process.exit(run.status ?? 1);
+  }
+  return reportFromEvents(events);
+}
+
+/**
+ * `--quick-first`: the same scores as a run with every test, in a fraction of the time where integration tests
+ * cover most of the code (src/cli, src/kinds: each mutant they cover costs all of them when it survives). First
+ * every mutant with the tests but the integration ones (vitest.mutation-quick.config.ts); then only those it left
+ * undetected, with every test; the results merged (mergeStages).
+ */
+function twoStages(folder, passed) {
+  const out = `reports/mutation/${folder}`;
+  mkdirSync(out, { recursive: true });
+  const started = Date.now();
+  const config = JSON.parse(readFileSync("stryker.config.json", "utf8"));
+  config.vitest = { ...config.vitest, configFile: "vitest.mutation-quick.config.ts" };
+  writeFileSync(`${out}/stryker.quick.json`, JSON.stringify(config, null, 2));
+  const mutate = ["--mutate", FOLDERS[folder].join(",")];
+  const quick = stryker([`${out}/stryker.quick.json`, ...mutate, ...passed], folder, `${out}/quick-events`);
+  const ranges = undetectedRanges(quick);
+  const again =
+    ranges.length > 0
+      ? stryker(["--mutate", ranges.join(","), ...passed], folder, `${out}/events`)
+      : { files: {} };
+  const merged = mergeStages(quick, again);
+  writeFileSync(`${out}/merged.json`, JSON.stringify(merged));
+  const s = scores(merged).all;
+  return (
+    `${folder.padEnd(9)} ${s.score.toFixed(1).padStart(5)}% (covered ${s.covered.toFixed(1)}%): ` +
+    `${s.killed} killed, ${s.timeout} timed out, ${s.survived} survived, ${s.noCoverage} not covered, ` +
+    `${((Date.now() - started) / 60_000).toFixed(1)} min (${ranges.length} places tested again with every test); ` +
+    `${out}/merged.json`
+  );
+}
+
 function main() {
   // Folders first, then Stryker's options.
   const args = process.argv.slice(2);
@@ -96,15 +182,21 @@ function main() {
     console.log(scoreLines(reportFromEvents(dir)).join("\n"));
     return;
   }
-  const first = args.findIndex((a) => a.startsWith("-"));
-  const named = first === -1 ? args : args.slice(0, first);
-  const passed = first === -1 ? [] : args.slice(first);
+  const quickFirst = args.includes("--quick-first");
+  const rest = args.filter((a) => a !== "--quick-first");
+  const first = rest.findIndex((a) => a.startsWith("-"));
+  const named = first === -1 ? rest : rest.slice(0, first);
+  const passed = first === -1 ? [] : rest.slice(first);
   const unknown = named.find((a) => !Object.hasOwn(FOLDERS, a));
   if (unknown) {
     console.error(`mutation: unknown folder "${unknown}" (folders: ${Object.keys(FOLDERS).join(", ")})`);
     process.exit(2);
   }
   const folders = named.length > 0 ? named : Object.keys(FOLDERS);
+  if (quickFirst) {
+    console.log(`\nMutation score per folder:\n${folders.map((f) => twoStages(f, passed)).join("\n")}`);
+    return;
+  }
   const summary = [];
   for (const folder of folders) {
     const out = `reports/mutation/${folder}`;

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
-import { reportFromEvents, scores } from "../../scripts/mutation.mjs";
+import { mergeStages, reportFromEvents, scores, undetectedRanges } from "../../scripts/mutation.mjs";
 
 describe("mutation scores", () => {
   it("scores killed and timed out over every valid mutant, and over the covered ones", () => {
@@ -46,5 +46,77 @@ describe("mutation scores", () => {
     const s = scores(report);
     expect(s.files["src/cli/a.ts"]).toMatchObject({ killed: 1, survived: 1, score: 50 });
     expect(s.all).toMatchObject({ total: 3, killed: 1, survived: 1, noCoverage: 1 });
+  });
+
+  describe("--quick-first: a quick run, then what it left undetected with every test", () => {
+    const at = (
+      line: number,
+      column: number,
+      endColumn: number,
+      status: string,
+      mutatorName = "BooleanLiteral",
+    ) => ({
+      location: { start: { line, column }, end: { line, column: endColumn } },
+      mutatorName,
+      replacement: "true",
+      status,
+    });
+
+    it("tests again exactly the places of the mutants that survived or were not covered, columns from 0", () => {
+      const quick = {
+        files: {
+          "src/cli/a.ts": {
+            mutants: [at(3, 5, 9, "Survived"), at(4, 1, 2, "Killed"), at(7, 10, 20, "NoCoverage")],
+          },
+          "src/cli/b.ts": {
+            mutants: [at(1, 1, 5, "Timeout"), at(2, 3, 4, "Survived"), at(2, 3, 4, "Survived", "X")],
+          },
+        },
+      };
+      // Two mutants in one place: the place once.
+      expect(undetectedRanges(quick)).toEqual([
+        "src/cli/a.ts:3:4-3:9",
+        "src/cli/a.ts:7:9-7:20",
+        "src/cli/b.ts:2:2-2:4",
+      ]);
+      expect(undetectedRanges({ files: { "src/c.ts": { mutants: [at(1, 1, 2, "Killed")] } } })).toEqual([]);
+    });
+
+    it("merges: the second run's result where it tested the mutant, else the quick run's", () => {
+      const quick = {
+        files: {
+          "src/cli/a.ts": {
+            mutants: [
+              at(3, 5, 9, "Survived"),
+              at(4, 1, 2, "Killed"),
+              at(7, 10, 20, "NoCoverage"),
+              at(8, 1, 2, "Survived"),
+            ],
+          },
+        },
+      };
+      const again = {
+        files: {
+          // Killed by an integration test; still not covered; a nested mutant the range held, tested again.
+          "src/cli/a.ts": {
+            mutants: [at(3, 5, 9, "Killed"), at(7, 10, 20, "NoCoverage"), at(4, 1, 2, "Killed")],
+          },
+        },
+      };
+      const merged = mergeStages(quick, again);
+      expect(merged.files["src/cli/a.ts"].mutants.map((m: { status: string }) => m.status)).toEqual([
+        "Killed",
+        "Killed",
+        "NoCoverage",
+        // Not tested again (the second run was stopped, or the place not given): the quick run's result.
+        "Survived",
+      ]);
+      // Same place, another change: another mutant.
+      const other = mergeStages(quick, {
+        files: { "src/cli/a.ts": { mutants: [at(8, 1, 2, "Killed", "X")] } },
+      });
+      expect(other.files["src/cli/a.ts"].mutants[3].status).toBe("Survived");
+      expect(scores(merged).all).toMatchObject({ killed: 2, survived: 1, noCoverage: 1, total: 4 });
+    });
   });
 });
