@@ -78741,9 +78741,9 @@ async function applySteps(ctx, steps, options) {
     running.set(address, p3);
     return p3;
   };
-  for (const step of forward.filter((s3) => !late.has(s3.change.address))) {
-    running.set(step.change.address, execute(step, step.deps));
-  }
+  const early = forward.filter((s3) => !late.has(s3.change.address));
+  const earlyAddresses = new Set(early.map((s3) => s3.change.address));
+  for (const step of early) start(step, earlyAddresses);
   await Promise.all(running.values());
   const cascaded = active.filter((s3) => isDelete(s3) && s3.change.deletedWith);
   const depths = [...new Set(deletes.map((s3) => s3.depth))].sort((a, b3) => b3 - a);
@@ -80881,7 +80881,7 @@ async function planAbsent(state, out, p3, q2) {
 async function prepare(state, p3) {
   const { kind, item, address, parent } = p3;
   try {
-    return kind.prepare ? await kind.prepare(state.ctx, parent, item.fields) : item.fields;
+    return kind.prepare ? await kind.prepare(state.ctx, parent, item.fields, p3.scope) : item.fields;
   } catch (error2) {
     if (error2 instanceof FieldError) {
       state.problem(
@@ -83129,9 +83129,14 @@ var shareKind = restCollection(
         return { ...live, key: spelling.get(live.key.toLowerCase()) ?? live.key };
       });
     },
-    async prepare(ctx, _parent, fields) {
+    // The group shared with, when this plan creates it (else no step of the plan, and dropped).
+    dependsOn: (_parent, key, desired) => [
+      addressOf2("", { segment: "group" }, textOf(desired["group"]) ?? key)
+    ],
+    async prepare(ctx, _parent, fields, scope) {
       const path2 = textOf(fields["group"]) ?? "";
-      if (await ctx.resolve.groupId(path2) === void 0)
+      const created = scope?.top?.("groups").has(path2.toLowerCase()) ?? false;
+      if (!created && await ctx.resolve.groupId(path2) === void 0)
         throw new FieldError("group", await unknownGroup(ctx, path2, shownText(fields["group"])));
       return { ...fields, expires_at: fields["expires_at"] ?? null };
     },

@@ -194,10 +194,11 @@ export async function applySteps(ctx: KindContext, steps: Step[], options: Apply
     return p;
   };
 
-  // Creates, updates and replaces: each waits for what it depends on.
-  for (const step of forward.filter((s) => !late.has(s.change.address))) {
-    running.set(step.change.address, execute(step, step.deps));
-  }
+  // Creates, updates and replaces: each waits for what it depends on, also a step that comes later in the plan
+  // (a group's share of a subgroup the plan creates after it): started first, it is there to be waited for.
+  const early = forward.filter((s) => !late.has(s.change.address));
+  const earlyAddresses = new Set(early.map((s) => s.change.address));
+  for (const step of early) start(step, earlyAddresses);
   await Promise.all(running.values());
 
   // Deletes: deepest first, one depth at a time, so children go before their parents (and a delete that must come

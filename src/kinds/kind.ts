@@ -170,8 +170,11 @@ export interface Kind {
    */
   read(ctx: KindContext, parent: Parent, wanted: string[], options?: ReadOptions): Promise<Live[]>;
 
-  /** Desired fields in the terms `read` produces (e.g. names resolved to ids), for comparison. */
-  prepare?(ctx: KindContext, parent: Parent, fields: Fields): Promise<Fields>;
+  /**
+   * Desired fields in the terms `read` produces (e.g. names resolved to ids), for comparison. `scope`: the
+   * collection's, with what the plan makes of the top-level groups and projects (a group it creates).
+   */
+  prepare?(ctx: KindContext, parent: Parent, fields: Fields, scope?: CollectionScope): Promise<Fields>;
 
   /**
    * A value as plans show it, in the manifest's terms (ids resolved by `prepare` shown as the names the manifest

@@ -12,6 +12,7 @@ import { revealSecrets, shownText, textOf } from "../manifest/secret.js";
 import { createBody, ownerPath } from "./common.js";
 import { type ApiObject, restCollection } from "./declare.js";
 import {
+  addressOf,
   FieldError,
   type Fields,
   type KindContext,
@@ -96,9 +97,16 @@ export const shareKind = restCollection(
       });
     },
 
-    async prepare(ctx, _parent, fields) {
+    // The group shared with, when this plan creates it (else no step of the plan, and dropped).
+    dependsOn: (_parent, key, desired) => [
+      addressOf("", { segment: "group" }, textOf(desired["group"]) ?? key),
+    ],
+
+    async prepare(ctx, _parent, fields, scope) {
       const path = textOf(fields["group"]) ?? "";
-      if ((await ctx.resolve.groupId(path)) === undefined)
+      // A group this plan creates is shared with once it is there (dependsOn): its create comes first.
+      const created = scope?.top?.("groups").has(path.toLowerCase()) ?? false;
+      if (!created && (await ctx.resolve.groupId(path)) === undefined)
         throw new FieldError("group", await unknownGroup(ctx, path, shownText(fields["group"])));
       // A share without an expiry never ends: a date set on the platform is drift.
       return { ...fields, expires_at: fields["expires_at"] ?? null };

@@ -196,4 +196,47 @@ describe("shares", () => {
       'group "acme/platfrom" does not exist (or is not visible to this token\'s user): did you mean "acme/platform"?',
     );
   });
+
+  it("shares with groups the same plan creates, a subgroup too, once they are created", async () => {
+    const file = bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+groups:
+  acme:
+    shared_with_groups:
+      - { group: Vendors/Tools, group_access: reporter }
+  vendors:
+    visibility: private
+  vendors/tools:
+    visibility: private
+projects:
+  acme/platform/api:
+    shared_with_groups:
+      - { group: vendors, group_access: developer }
+`);
+    // The shares come before the groups in the manifest: each still waits for its group's create.
+    expectChanges(await planJson(bench, file), [
+      { address: 'group["acme"].share["Vendors/Tools"]', action: "create" },
+      { address: 'group["vendors"]', action: "create" },
+      { address: 'group["vendors/tools"]', action: "create" },
+      { address: 'project["acme/platform/api"].share["vendors"]', action: "create" },
+    ]);
+    await apply(bench, file);
+    await expectNoChanges(bench, file);
+    const sharedWith = async (path: string) =>
+      (await bench.get<{ shared_with_groups: ApiShare[] }>(path)).shared_with_groups.map(
+        (s) => s.group_full_path,
+      );
+    expect(await sharedWith("/groups/acme")).toEqual(["vendors/tools"]);
+    expect(await sharedWith("/projects/acme%2Fplatform%2Fapi")).toEqual(["vendors"]);
+    // Unknown stays unknown: a group neither there nor created by the plan.
+    const r = await bench.cli([
+      "plan",
+      bench.manifest(manifest("groups", "acme", { access: "reporter" }, undefined, "suppliers")),
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.out.replace(/\s+/g, " ")).toContain(
+      'group["acme"].share["suppliers"].group: group "suppliers" does not exist',
+    );
+  });
 });

@@ -283,7 +283,7 @@ async function planAbsent(
 async function prepare(state: PlanState, p: ItemRequest): Promise<Fields | undefined> {
   const { kind, item, address, parent } = p;
   try {
-    return kind.prepare ? await kind.prepare(state.ctx, parent, item.fields) : item.fields;
+    return kind.prepare ? await kind.prepare(state.ctx, parent, item.fields, p.scope) : item.fields;
   } catch (error) {
     if (error instanceof FieldError) {
       state.problem(
