@@ -64,6 +64,14 @@ describe("apply refuses", () => {
     });
   });
 
+  it.each(["-1", "1.5", "two"])("--max-deletes %s: a count is a whole number, 0 or more", async (value) => {
+    expect(await bench.cli(["apply", "--yes", "--max-deletes", value, manifest])).toEqual({
+      code: 1,
+      out: "",
+      err: `forgeform: --max-deletes must be a whole number, not "${value}"\n`,
+    });
+  });
+
   it("--changed-since outside a git checkout", async () => {
     expect(await bench.cli(["apply", "--yes", "--changed-since", "HEAD", manifest])).toEqual({
       code: 1,
