@@ -194,7 +194,13 @@ describe("apply at a terminal, with a failing step", () => {
     );
     // Concurrency 1: the two milestones done before the signal, and no other.
     expect(await milestones()).toEqual(["m1", "m2"]);
-    expect(run.out).toContain(FAILED);
+    // Every step's outcome, then the count.
+    expect(run.out).toContain(
+      `\n\n${FAILED}` +
+        '+ project["g/p"].milestone["m1"]: done\n' +
+        '+ project["g/p"].milestone["m2"]: done\n' +
+        '+ project["g/p"].milestone["m3"]: skipped: not started: the apply was interrupted\n',
+    );
     expect(run.out).toContain("\nApply interrupted: 2 done, 1 failed, 10 not started, 1 skipped.\n");
   });
 
