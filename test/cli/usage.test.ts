@@ -16,14 +16,33 @@ describe("forgeform's usage", () => {
     expect(run.code).toBe(0);
     expect(run.err).toBe("");
     expect(run.out).toMatch(/^Usage: forgeform \[options\] \[command\]\n/);
-    expect(run.out).toMatch(/^ {2}apply \[options\] \[paths\.\.\.\] +Make the changes/m);
+    // Each command with its summary (wrapped to the width: compared with the line breaks taken out).
+    const commands = run.out.slice(run.out.indexOf("Commands:")).replace(/\s+/g, " ");
+    expect(commands).toBe(
+      "Commands: " +
+        "validate [options] [paths...] Check manifests without contacting the platform. " +
+        "plan [options] [paths...] Show the changes apply would make. Changes nothing. " +
+        "apply [options] [paths...] Make the changes (from manifests or a saved plan). " +
+        "sandbox [options] Run the built-in local platform (for trying manifests, tests and demos). " +
+        "drift [options] [paths...] Report drift from the manifests. Changes nothing. " +
+        "export [options] Write manifests that describe the live state. " +
+        "convert [options] <files...> Write manifests from another tool's configuration. " +
+        "explain <path> [paths...] Show the effective configuration of one group or project, and where each part comes from. " +
+        "report Work with reports (merge the drift reports of shards). " +
+        "completion <shell> Print a shell completion script (bash, zsh or fish). " +
+        "help [command] display help for command ",
+    );
   });
 
   it("prints a command's help, exit 0", async () => {
-    const run = await runCli(["drift", "--help"], {});
+    const run = await runCli(["apply", "--help"], {});
     expect(run.code).toBe(0);
     expect(run.err).toBe("");
-    expect(run.out).toMatch(/^Usage: forgeform drift \[options\] \[paths\.\.\.\]\n/);
+    expect(run.out).toMatch(/^Usage: forgeform apply \[options\] \[paths\.\.\.\]\n\n/);
+    // Its description, wrapped to the width.
+    expect(run.out.split("\n\n")[1]?.replace(/\s+/g, " ")).toBe(
+      "Make the changes a plan shows: from manifests, or from a plan saved with `plan --out`.",
+    );
   });
 
   it("prints the package's version, exit 0", async () => {
