@@ -1,9 +1,11 @@
 /**
  * The CLI's usage, in-process (src/cli/index.ts): help and the version on stdout with exit 0, bad usage said once
- * on stderr with a hint and exit 1.
+ * on stderr with a hint and exit 1; every command's help explains it, its arguments and its options.
  */
 import { readFileSync } from "node:fs";
+import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
+import { buildProgram } from "../../src/cli/index.js";
 import { runCli } from "../integration/helpers.js";
 
 const VERSION = (
@@ -59,5 +61,42 @@ describe("forgeform's usage", () => {
       out: "",
       err: `${error}\n(run with --help for usage)\n`,
     });
+  });
+
+  it("explains, in each command's help, the command, each of its arguments and each of its options", async () => {
+    // The commands that run something (report only groups report merge).
+    const commands: { path: string[]; cmd: Command }[] = [];
+    const walk = (parent: Command, path: string[]) => {
+      for (const cmd of parent.commands) {
+        if (cmd.commands.length === 0) commands.push({ path: [...path, cmd.name()], cmd });
+        walk(cmd, [...path, cmd.name()]);
+      }
+    };
+    walk(
+      buildProgram({ out: () => undefined, err: () => undefined }, () => undefined),
+      [],
+    );
+    expect(commands.map((c) => c.path)).toContainEqual(["report", "merge"]);
+    for (const { path, cmd } of commands) {
+      const name = path.join(" ");
+      const run = await runCli([...path, "--help"], {});
+      expect(run.code, name).toBe(0);
+      const [usage, description, ...sections] = run.out.trimEnd().split("\n\n");
+      expect(usage, name).toMatch(new RegExp(`^Usage: forgeform ${name} `));
+      // The description, then the arguments and options, each with its own words (not only its default).
+      expect(description, name).toMatch(/^[A-Z]/);
+      expect(description, name).not.toMatch(/^(Arguments|Options|Commands):\n/);
+      const items = (title: string) =>
+        sections
+          .find((s) => s.startsWith(`${title}:\n`))
+          ?.split(/\n(?= {2}\S)/)
+          .slice(1) ?? [];
+      expect(items("Arguments"), name).toHaveLength(cmd.registeredArguments.length);
+      expect(items("Options"), name).toHaveLength(cmd.options.length + 1);
+      for (const item of [...items("Arguments"), ...items("Options")]) {
+        const explained = /^ {2}\S.*?\s{2,}(\S[\s\S]*)$/.exec(item)?.[1];
+        expect(explained, `${name}: ${item}`).toMatch(/^[^(\s]/);
+      }
+    }
   });
 });
