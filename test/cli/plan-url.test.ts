@@ -1,0 +1,31 @@
+/**
+ * How a plan names the platform (src/cli/workflow.ts's displayUrl), in-process against the sandbox: by --url
+ * without its query (which could carry a token) and without a trailing slash, in a saved plan and in JSON.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bench } from "../integration/helpers.js";
+
+let bench: Bench;
+let manifest: string;
+beforeAll(async () => {
+  bench = await Bench.start({ fixture: { groups: [{ path: "g" }] } });
+  manifest = bench.manifest("version: 1\ngroups:\n  g:\n    description: declared\n");
+});
+afterAll(async () => {
+  await bench.stop();
+});
+
+describe("a plan names the platform", () => {
+  it("by --url without its query or a trailing slash", async () => {
+    const saved = join(bench.dir, "plan.json");
+    const url = `${bench.sandbox.url}/?private_token=s3cr3t-in-the-url`;
+    const run = await bench.cli(["plan", "--format", "json", "--out", saved, "--url", url, manifest]);
+    expect(run.code, run.err).toBe(0);
+    expect((JSON.parse(run.out) as { url: string }).url).toBe(bench.sandbox.url);
+    const file = readFileSync(saved, "utf8");
+    expect((JSON.parse(file) as { url: string }).url).toBe(bench.sandbox.url);
+    expect(file + run.out + run.err).not.toContain("s3cr3t");
+  });
+});
