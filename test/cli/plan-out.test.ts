@@ -1,6 +1,7 @@
 /**
- * How a plan names the platform (src/cli/workflow.ts's displayUrl), in-process against the sandbox: by --url
- * without its query (which could carry a token) and without a trailing slash, in a saved plan and in JSON.
+ * `plan --out` (src/cli/plan.ts), in-process against the sandbox: where the plan was saved and how to apply it;
+ * how a plan names the platform (workflow.ts's displayUrl): by --url without its query (which could carry a token)
+ * and without a trailing slash, in a saved plan and in JSON.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,5 +28,15 @@ describe("a plan names the platform", () => {
     const file = readFileSync(saved, "utf8");
     expect((JSON.parse(file) as { url: string }).url).toBe(bench.sandbox.url);
     expect(file + run.out + run.err).not.toContain("s3cr3t");
+  });
+
+  it("saved with --out: says where, and how to apply it", async () => {
+    const saved = join(bench.dir, "saved.json");
+    const run = await bench.cli(["plan", "--out", saved, manifest]);
+    expect(run.code).toBe(0);
+    expect(run.out).toContain("Plan: 0 to create, 1 to update, 0 to replace, 0 to delete.\n");
+    expect(run.err).toBe(`Saved the plan to ${saved}. Apply it with: forgeform apply --plan ${saved}\n`);
+    expect((await bench.cli(["apply", "--yes", "--plan", saved])).code).toBe(0);
+    expect((await bench.get<{ description: string }>("/groups/g")).description).toBe("declared");
   });
 });
