@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../integration/helpers.js";
 
 function workdir(files: Record<string, string>): string {
@@ -74,6 +74,29 @@ describe("forgeform convert", () => {
       from: "gitlabform",
       items: [{ env: "ACME_TOKEN" }],
     });
+  });
+
+  it("names the files it wrote from the working directory in its report", async () => {
+    const dir = workdir({ "config.yml": CONFIG });
+    // Given in full: the file system itself does not see the faked working directory.
+    const args = [
+      "--from",
+      "gitlabform",
+      join(dir, "config.yml"),
+      "--out",
+      join(dir, "o"),
+      "--format",
+      "json",
+    ];
+    const cwd = vi.spyOn(process, "cwd").mockReturnValue(dir);
+    try {
+      const r = await runCli(["convert", ...args], {});
+      expect(r.code, r.err).toBe(0);
+      expect((JSON.parse(r.out) as { files: string[] }).files).toEqual([join("o", "acme.yaml")]);
+      expect(existsSync(join(dir, "o", "acme.yaml"))).toBe(true);
+    } finally {
+      cwd.mockRestore();
+    }
   });
 
   it("says where a source cannot be read, and writes nothing", async () => {
