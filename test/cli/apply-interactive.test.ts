@@ -5,20 +5,13 @@
  * and what was not (the changes skipped for a failure apart from those not started) and exits 130 (143 for
  * SIGTERM); a second signal exits at once.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { main } from "../../src/cli/index.js";
 import type { Io } from "../../src/cli/io.js";
-import { ADMIN_TOKEN, Bench } from "../integration/helpers.js";
+import { ADMIN_TOKEN, type Bench, withEnv } from "../integration/helpers.js";
+import { milestonesBench, milestonesOf } from "./milestones.js";
 
 const MILESTONES = 12;
-
-/** The titles of g/p's milestones on the sandbox, sorted. */
-const milestonesOf = async (bench: Bench) =>
-  (await bench.get<{ title: string }[]>("/projects/g%2Fp/milestones?per_page=100"))
-    .map((m) => m.title)
-    .sort();
 
 /**
  * Runs `forgeform apply --concurrency 1 FILE` in-process as at a terminal (unless `interactive` is false); `answer`
@@ -53,19 +46,11 @@ async function applyAt(
       return answer;
     },
   };
-  const saved = { ...process.env };
-  Object.assign(process.env, {
-    FORGEFORM_URL: bench.sandbox.url,
-    FORGEFORM_TOKEN: ADMIN_TOKEN,
-    NO_COLOR: "1",
-  });
-  try {
-    const code = await main(["node", "forgeform", "apply", "--concurrency", "1", file], io);
-    return { code, out: out.join(""), err: err.join(""), questions };
-  } finally {
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
-  }
+  const code = await withEnv(
+    { FORGEFORM_URL: bench.sandbox.url, FORGEFORM_TOKEN: ADMIN_TOKEN, NO_COLOR: "1" },
+    () => main(["node", "forgeform", "apply", "--concurrency", "1", file], io),
+  );
+  return { code, out: out.join(""), err: err.join(""), questions };
 }
 
 describe("apply at a terminal", () => {
@@ -73,13 +58,7 @@ describe("apply at a terminal", () => {
   let file: string;
   beforeAll(async () => {
     // Some latency, so that an interrupt lands while steps are still to start.
-    bench = await Bench.start({
-      fixture: { groups: [{ path: "g" }], projects: [{ path: "g/p" }] },
-      latencyMs: 30,
-    });
-    file = join(bench.dir, "m.yaml");
-    const titles = Array.from({ length: MILESTONES }, (_, i) => `      - { title: m${i + 1} }`).join("\n");
-    writeFileSync(file, `version: 1\nprojects:\n  g/p:\n    milestones:\n${titles}\n`);
+    ({ bench, file } = await milestonesBench(MILESTONES, { latencyMs: 30 }));
   });
   afterAll(async () => {
     await bench.stop();
@@ -146,17 +125,11 @@ describe("apply at a terminal, with a failing step", () => {
   let file: string;
   beforeEach(async () => {
     // Every group create fails: group["acme"] fails, and group["acme/sub"] is skipped for it.
-    bench = await Bench.start({
-      fixture: { groups: [{ path: "g" }], projects: [{ path: "g/p" }] },
-      faults: "500:1@POST/api/v4/groups",
-      latencyMs: 30,
-    });
-    file = join(bench.dir, "m.yaml");
-    const titles = Array.from({ length: MILESTONES }, (_, i) => `      - { title: m${i + 1} }`).join("\n");
-    writeFileSync(
-      file,
-      `version: 1\ngroups:\n  acme: {}\n  acme/sub: {}\nprojects:\n  g/p:\n    milestones:\n${titles}\n`,
-    );
+    ({ bench, file } = await milestonesBench(
+      MILESTONES,
+      { faults: "500:1@POST/api/v4/groups", latencyMs: 30 },
+      "groups:\n  acme: {}\n  acme/sub: {}\n",
+    ));
   });
   afterEach(async () => {
     await bench.stop();

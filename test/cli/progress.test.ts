@@ -7,7 +7,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { RequestMetrics } from "../../src/api/metrics.js";
 import { main } from "../../src/cli/index.js";
 import { cliProgress, createProgress } from "../../src/cli/progress.js";
-import { ADMIN_TOKEN, Bench } from "../integration/helpers.js";
+import { ADMIN_TOKEN, type Bench, withEnv } from "../integration/helpers.js";
+import { milestonesBench } from "./milestones.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -96,12 +97,7 @@ describe("progress of a command run as the process's own", () => {
   let file: string;
   beforeAll(async () => {
     // Latency, so that reading and applying take many intervals of 1 ms.
-    bench = await Bench.start({
-      fixture: { groups: [{ path: "g" }], projects: [{ path: "g/p" }] },
-      latencyMs: 20,
-    });
-    const titles = Array.from({ length: 12 }, (_, i) => `      - { title: m${i + 1} }`).join("\n");
-    file = bench.manifest(`version: 1\nprojects:\n  g/p:\n    milestones:\n${titles}\n`);
+    ({ bench, file } = await milestonesBench(12, { latencyMs: 20 }));
   });
   afterAll(async () => {
     await bench.stop();
@@ -141,13 +137,8 @@ describe("progress of a command run as the process's own", () => {
 describe("progress at a terminal", () => {
   it("is a live line, rewritten in place while apply runs", async () => {
     // 8 creates one after the other, each answered after 50 ms: applying takes more than the line's 250 ms.
-    const bench = await Bench.start({
-      fixture: { groups: [{ path: "g" }], projects: [{ path: "g/p" }] },
-      latencyMs: 50,
-    });
+    const { bench, file } = await milestonesBench(8, { latencyMs: 50 });
     try {
-      const titles = Array.from({ length: 8 }, (_, i) => `      - { title: m${i + 1} }`).join("\n");
-      const file = bench.manifest(`version: 1\nprojects:\n  g/p:\n    milestones:\n${titles}\n`);
       const { code, err } = await runOwn(bench, ["apply", "--yes", "--concurrency", "1", file], true);
       expect(code).toBe(0);
       expect(err).toMatch(/Applying: \d+ of 8 changes done, \d+ objects? read, \d+ requests?, \d+ s\n/);
@@ -170,20 +161,19 @@ async function runOwn(bench: Bench, args: string[], tty = false) {
   vi.spyOn(process.stderr, "write").mockImplementation((t) => err.push(String(t)) > 0);
   const isTTY = process.stderr.isTTY;
   Object.defineProperty(process.stderr, "isTTY", { value: tty, configurable: true });
-  const saved = { ...process.env };
-  Object.assign(process.env, {
-    FORGEFORM_URL: bench.sandbox.url,
-    FORGEFORM_TOKEN: ADMIN_TOKEN,
-    FORGEFORM_PROGRESS_INTERVAL_MS: "1",
-    NO_COLOR: "1",
-  });
   try {
-    const code = await main(["node", "forgeform", ...args]);
+    const code = await withEnv(
+      {
+        FORGEFORM_URL: bench.sandbox.url,
+        FORGEFORM_TOKEN: ADMIN_TOKEN,
+        FORGEFORM_PROGRESS_INTERVAL_MS: "1",
+        NO_COLOR: "1",
+      },
+      () => main(["node", "forgeform", ...args]),
+    );
     return { code, out: out.join(""), err: err.join("") };
   } finally {
     vi.restoreAllMocks();
     Object.defineProperty(process.stderr, "isTTY", { value: isTTY, configurable: true });
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
-    Object.assign(process.env, saved);
   }
 }
