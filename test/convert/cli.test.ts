@@ -81,6 +81,17 @@ describe("forgeform convert", () => {
     }
   });
 
+  it("names --schema-ref as each file's schema, instead of the published one", async () => {
+    const dir = workdir({ "config.yml": CONFIG });
+    const out = join(dir, "o");
+    const args = ["--from", "gitlabform", join(dir, "config.yml"), "--out", out, "--schema-ref", "s.json"];
+    const r = await runCli(["convert", ...args], {});
+    expect(r.code, r.err).toBe(0);
+    expect(readFileSync(join(out, "acme.yaml"), "utf8")).toMatch(
+      /^# yaml-language-server: \$schema=s\.json$/m,
+    );
+  });
+
   it("says where a source cannot be read, and writes nothing", async () => {
     const dir = workdir({ "config.yml": "projects_and_groups:\n  acme/*: [\n" });
     const r = await runCli(
