@@ -4,7 +4,7 @@
  * --rate-limit as a client sees them; its integer options' ranges; why it cannot start. The built bin once.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -223,6 +223,26 @@ describe("forgeform sandbox, run as the CLI runs it", () => {
       expect(run.out).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\nedition: core, state: (.+)\n$/);
       expect(run.out).toContain(`, state: ${state}\n`);
       expect(run.err).toMatch(/; POST \/api\/v4\/groups answered 500 and was undone\n$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("starts from --fixture, on --host, naming itself in URLs by --base-url-host", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "forgeform-sandbox-cli-"));
+    const fixture = join(dir, "fixture.yaml");
+    writeFileSync(fixture, "groups:\n  - path: seeded\n");
+    try {
+      const args = ["--fixture", fixture, "--host", "localhost", "--base-url-host", "forge.example:8443"];
+      const run = await sandbox([...args, "--admin-token", "a"], async (url) => {
+        expect(url).toMatch(/^http:\/\/localhost:\d+$/);
+        const res = await fetch(`${url}/api/v4/groups/seeded`, { headers: { "PRIVATE-TOKEN": "a" } });
+        expect(res.status).toBe(200);
+        expect(((await res.json()) as { web_url: string }).web_url).toBe(
+          "http://forge.example:8443/groups/seeded",
+        );
+      });
+      expect(run.code).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
