@@ -1,7 +1,8 @@
 /**
  * `forgeform sandbox` (src/cli/sandbox.ts), in-process: the listening line first, the tokens it made, its state,
  * edition and rate limit; stopped by SIGINT or SIGTERM (emitted on the process); --state, --max-body-mb and
- * --rate-limit as a client sees them; its integer options' ranges; why it cannot start. The built bin once.
+ * --rate-limit as a client sees them; --fixture, --host and --base-url-host; its integer options' ranges; why it
+ * cannot start. The built bin once.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
