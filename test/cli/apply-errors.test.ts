@@ -1,6 +1,7 @@
 /**
  * `forgeform apply` refusing or failing (src/cli/apply.ts), in-process against a sandbox that answers every group
- * create with a 500: the message, the exit code, and that nothing was applied.
+ * create with a 500 (and, for a plan with errors, one that answers): the message, the exit code, and that nothing
+ * was applied.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -64,6 +65,14 @@ describe("apply refuses", () => {
     });
   });
 
+  it.each(["-1", "1.5", "two"])("--max-deletes %s: a count is a whole number, 0 or more", async (value) => {
+    expect(await bench.cli(["apply", "--yes", "--max-deletes", value, manifest])).toEqual({
+      code: 1,
+      out: "",
+      err: `forgeform: --max-deletes must be a whole number, not "${value}"\n`,
+    });
+  });
+
   it("--changed-since outside a git checkout", async () => {
     expect(await bench.cli(["apply", "--yes", "--changed-since", "HEAD", manifest])).toEqual({
       code: 1,
@@ -97,5 +106,28 @@ describe("apply that fails part way", () => {
       "forgeform: some changes were not applied (above). Fix the cause and run apply again: it picks up where this left off.\n",
     );
     expect(await bench.get("/groups")).toEqual([]);
+  });
+});
+
+describe("apply with plan errors", () => {
+  it("applies none of the plan's changes, and says why", async () => {
+    const sound = await Bench.start({
+      fixture: { groups: [{ path: "corp" }, { path: "corp/west" }, { path: "corp/west/team" }] },
+    });
+    try {
+      // corp/west/team declared under corp/east: a group is not moved (a plan error); corp's update is sound.
+      const moved = sound.manifest(
+        "version: 1\ngroups:\n  corp:\n    description: changed\n  corp/west: {}\n  corp/east: {}\n  corp/east/team: {}\n",
+      );
+      const run = await sound.cli(["apply", "--yes", moved]);
+      expect(run.code).toBe(1);
+      expect(run.out).toMatch(/\nErrors \(\d+\):\n/);
+      expect(run.err).toBe(
+        "forgeform: the plan has errors (above); nothing was applied. Fix them and run again.\n",
+      );
+      expect((await sound.get<{ description: string }>("/groups/corp")).description).toBe("");
+    } finally {
+      await sound.stop();
+    }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Shell completion scripts made from the command tree (`forgeform completion bash|zsh|fish`), made in-process
  * (so that mutation testing sees the code that writes them) and checked by the shells themselves: they parse,
- * and they complete commands, options, and the values of options and arguments that have a fixed set.
+ * and they complete commands (subcommands after their command), options, file names (a command's paths, an option's
+ * value), and the values of options and arguments that have a fixed set.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -24,6 +25,14 @@ async function completion(shell: string): Promise<{ status: number; stdout: stri
 
 describe("shell completion", () => {
   const dir = mkdtempSync(join(tmpdir(), "forgeform-completion-"));
+  /** A folder holding two manifests, m1.yaml and m2.yaml, for the shells to complete file names in. */
+  const manifestsFolder = () => {
+    const here = join(dir, "here");
+    mkdirSync(here, { recursive: true });
+    writeFileSync(join(here, "m1.yaml"), "");
+    writeFileSync(join(here, "m2.yaml"), "");
+    return here;
+  };
 
   it("prints completion scripts that the shells accept and that complete commands and options", async () => {
     const bash = (await completion("bash")).stdout;
@@ -95,8 +104,12 @@ describe("shell completion", () => {
           "zpty -d z",
         ].join("\n"),
       );
+      const here = manifestsFolder();
       const zsh = (line: string, until: string) =>
-        spawnSync("zsh", ["-f", capture, line, until], { encoding: "utf8" }).stdout.replace(/\r/g, "");
+        spawnSync("zsh", ["-f", capture, line, until], { encoding: "utf8", cwd: here }).stdout.replace(
+          /\r/g,
+          "",
+        );
       const options = zsh("forgeform plan --", "FORGEFORM_URL)");
       expect(options).toContain("platform base URL, e.g. https://gitlab.example.com (env FORGEFORM_URL)");
       expect(options).toContain("PEM file with the CA that signed the platform's TLS certificate");
@@ -106,6 +119,12 @@ describe("shell completion", () => {
       const commands = zsh("forgeform ", "Write manifests from another tool");
       expect(commands).toMatch(/plan\s+-- Show the changes apply would make\. Changes nothing\./);
       expect(commands).toMatch(/convert\s+-- Write manifests from another tool's configuration\./);
+      // Subcommands are not commands: report merge is completed after report.
+      expect(commands).not.toMatch(/report merge/);
+      // File names: for a command's paths, for an option's value; after a flag, the options again.
+      expect(zsh("forgeform plan m", "m2.yaml")).toMatch(/m1\.yaml\s+m2\.yaml/);
+      expect(zsh("forgeform plan --out m", "m2.yaml")).toMatch(/m1\.yaml\s+m2\.yaml/);
+      expect(zsh("forgeform apply --yes --", "--max-deletes")).toContain("--max-deletes");
     }
     const fishScript = join(dir, "c.fish");
     writeFileSync(fishScript, (await completion("fish")).stdout);
@@ -130,6 +149,55 @@ describe("shell completion", () => {
       expect(fish("forgeform ")).toContain("plan\tShow the changes apply would make. Changes nothing.\n");
       expect(fish("forgeform report ")).toContain("merge\t");
       expect(values("forgeform report merge --format ")).toEqual(["json", "junit", "markdown", "text"]);
+    }
+  });
+
+  it("completes file names for a command's paths and an option's value, and in fish each command once with its summary", async () => {
+    const here = manifestsFolder();
+    const bashScript = join(dir, "files.bash");
+    writeFileSync(bashScript, (await completion("bash")).stdout);
+    const bash = (words: string[]) =>
+      execFileSync(
+        "bash",
+        [
+          "-c",
+          `source ${bashScript}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _forgeform; echo "\${COMPREPLY[@]}"`,
+        ],
+        { encoding: "utf8", cwd: here },
+      )
+        .trim()
+        .split(" ")
+        .sort();
+    expect(bash(["forgeform", "plan", "m"])).toEqual(["m1.yaml", "m2.yaml"]);
+    expect(bash(["forgeform", "plan", "--out", "m"])).toEqual(["m1.yaml", "m2.yaml"]);
+    const fishScript = join(dir, "files.fish");
+    writeFileSync(fishScript, (await completion("fish")).stdout);
+    if (present(commandMissing("fish", "fish"))) {
+      const fish = (line: string) =>
+        execFileSync("fish", ["-c", `source ${fishScript}; complete -C '${line}'`], {
+          encoding: "utf8",
+          cwd: here,
+        })
+          .split("\n")
+          .filter(Boolean);
+      expect(fish("forgeform plan --out m")).toEqual(["m1.yaml", "m2.yaml"]);
+      expect(fish("forgeform apply --y")).toEqual([
+        "--yes\tdo not ask for confirmation (needed when not at a terminal)",
+      ]);
+      expect(fish("forgeform ").map((l) => l.split("\t")[0])).toEqual([
+        "apply",
+        "completion",
+        "convert",
+        "drift",
+        "explain",
+        "export",
+        "plan",
+        "report",
+        "sandbox",
+        "validate",
+      ]);
+      // A quote in a summary is kept.
+      expect(fish("forgeform conv")).toEqual(["convert\tWrite manifests from another tool's configuration."]);
     }
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `forgeform drift`'s report files and error exits (src/cli/drift.ts), in-process against the sandbox: --report's
- * form, --out and --report written or not, colour kept out of files, plan errors counted.
+ * form, --out and --report written or not, colour kept out of files, plan errors counted, the manifests' warnings
+ * printed, and --fail-on-unmanaged judging a --report file as it judges the exit code.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -129,5 +130,32 @@ describe("drift's errors", () => {
     const run = await bench.cli(["drift", "--debug", drifted]);
     expect(run.code).toBe(2);
     expect(run.err).toMatch(/^GET \/api\/v4\/version -> 200 \(\d+ ms\)\n/);
+  });
+});
+
+describe("drift with only an unmanaged object", () => {
+  it("prints the manifests' warnings; --fail-on-unmanaged judges the --report file as it does the exit code", async () => {
+    const solo = await bench.send<{ id: number }>("POST", "/groups", { name: "solo", path: "solo" });
+    await bench.send("POST", "/groups", { name: "stray", path: "stray", parent_id: solo.id });
+    const manifest = bench.manifest(
+      "version: 1\ntemplates:\n  unused: {}\ngroups:\n  solo: {}\n",
+      "solo.yaml",
+    );
+    const json = join(bench.dir, "unmanaged.json");
+    const report = () =>
+      JSON.parse(readFileSync(json, "utf8")) as { drift: boolean; fail_on_unmanaged: boolean };
+    const warning = `${manifest}:3:3: templates.unused: warning: template "unused" is not used by any extends\n1 warning\n`;
+    const wrote = `Wrote the json drift report to ${json}.\n`;
+
+    const failing = await bench.cli(["drift", "--fail-on-unmanaged", "--report", `json=${json}`, manifest]);
+    expect(failing.code).toBe(2);
+    expect(failing.out).toContain("Drift: 0 drifted, 0 missing, 1 unmanaged, 0 would be deleted.");
+    expect(failing.err).toBe(warning + wrote);
+    expect(report()).toMatchObject({ drift: true, fail_on_unmanaged: true });
+
+    const passing = await bench.cli(["drift", "--report", `json=${json}`, manifest]);
+    expect(passing.code).toBe(0);
+    expect(passing.err).toBe(warning + wrote);
+    expect(report()).toMatchObject({ drift: false, fail_on_unmanaged: false });
   });
 });

@@ -1,8 +1,12 @@
-/** `forgeform explain` (src/cli/explain.ts), in-process: invalid manifests, a path nothing matches, and why. */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+/**
+ * `forgeform explain` (src/cli/explain.ts), in-process: invalid manifests, a path nothing matches and why, a path
+ * both kinds of pattern match (each shown, a blank line between), the working directory by default, references
+ * neither resolved nor shown.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runCli } from "../integration/helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "forgeform-explain-"));
@@ -50,7 +54,7 @@ describe("explain", () => {
     expect(run.code).toBe(0);
     expect(run.err).toBe("");
     expect(run.out).toMatch(
-      /^"acme\/web" is not declared by full path, and patterns of both groups: and projects: match it: shown as either\n\ngroup "acme\/web"\n[\s\S]*\nproject "acme\/web"\n/,
+      /^"acme\/web" is not declared by full path, and patterns of both groups: and projects: match it: shown as either\n\ngroup "acme\/web"\n[\s\S]*\n\nproject "acme\/web"\n/,
     );
   });
 
@@ -64,5 +68,37 @@ describe("explain", () => {
       expect(run.out.split("\n")[0]).toBe(`${kind} "${path}"`);
       expect(run.out).not.toContain("shown as either");
     }
+  });
+
+  it("reads the manifests in the working directory when given none", async () => {
+    const here = join(dir, "here");
+    mkdirSync(here);
+    writeFileSync(join(here, "forgeform.yaml"), readFileSync(patterns));
+    const cwd = vi.spyOn(process, "cwd").mockReturnValue(here);
+    try {
+      const run = await runCli(["explain", "acme/declared"], {});
+      expect(run.code).toBe(0);
+      expect(run.out.split("\n").slice(0, 2)).toEqual([
+        'project "acme/declared"',
+        'Entries that apply, from the least to the most specific: projects["acme/**"] (forgeform.yaml:7:3), projects["acme/declared"] (forgeform.yaml:10:3)',
+      ]);
+    } finally {
+      cwd.mockRestore();
+    }
+  });
+
+  it("neither needs nor shows the values of references", async () => {
+    const secret = join(dir, "secret.yaml");
+    writeFileSync(
+      secret,
+      "version: 1\nprojects:\n  acme/web:\n    variables:\n" +
+        `      - { key: A, value: "\${env:FORGEFORM_TEST_UNSET}" }\n` +
+        `      - { key: B, value: "\${env:FORGEFORM_TEST_SET}" }\n`,
+    );
+    const run = await runCli(["explain", "acme/web", secret], { FORGEFORM_TEST_SET: "s3cr3t-value" });
+    expect(run.code).toBe(0);
+    expect(run.err).toBe("");
+    expect(run.out.match(/^ {6}value: \(sensitive\) /gm)).toHaveLength(2);
+    expect(run.out).not.toContain("s3cr3t-value");
   });
 });

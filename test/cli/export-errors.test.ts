@@ -75,6 +75,23 @@ describe("export's output", () => {
     expect(readFileSync(join(out, "acme.yaml"), "utf8")).toContain("acme:");
   });
 
+  it("names --schema-ref as each file's schema, instead of the published one", async () => {
+    const out = join(bench.dir, "offline");
+    const run = await bench.cli([
+      "export",
+      "--group",
+      "acme",
+      "--out",
+      out,
+      "--schema-ref",
+      "../schemas/m.json",
+    ]);
+    expect(run.code, run.err).toBe(0);
+    expect(readFileSync(join(out, "acme.yaml"), "utf8")).toMatch(
+      /^# yaml-language-server: \$schema=\.\.\/schemas\/m\.json$/m,
+    );
+  });
+
   it("says it cannot create --out when a file is in its way", async () => {
     const blocker = join(bench.dir, "a-file");
     writeFileSync(blocker, "x");

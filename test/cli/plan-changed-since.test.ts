@@ -1,12 +1,12 @@
 /**
  * `plan --changed-since REF` in a git checkout (src/cli/changed-since.ts, workflow.ts), in-process against the
  * sandbox: what is planned when the manifests are new since REF, broken at REF, or changed in a template, a file
- * that became a manifest, or instance settings.
+ * that became a manifest, or instance settings; without paths, the working directory as when given it.
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Bench } from "../integration/helpers.js";
 
 let bench: Bench;
@@ -14,12 +14,13 @@ let repo: string;
 let manifests: string;
 const LIMITED = "Limited to what the manifests changed since HEAD\n";
 
-function git(...args: string[]): void {
+function gitIn(cwd: string, ...args: string[]): void {
   execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], {
-    cwd: repo,
+    cwd,
     stdio: "ignore",
   });
 }
+const git = (...args: string[]) => gitIn(repo, ...args);
 function write(name: string, text: string): string {
   const path = join(manifests, name);
   writeFileSync(path, text);
@@ -120,5 +121,31 @@ describe("plan --changed-since", () => {
       out: "",
       err: `${team}:4:17: groups["corp/team"].visibility: public is not allowed since the parent group corp is private; use private or less\n1 error: nothing was sent to the platform.\n`,
     });
+  });
+});
+
+describe("plan --changed-since without manifest paths", () => {
+  it("plans the working directory, as when given it", async () => {
+    const here = join(bench.dir, "here");
+    mkdirSync(here);
+    gitIn(here, "init", "-q", "-b", "main");
+    writeFileSync(join(here, "quiet.yaml"), "version: 1\ngroups:\n  quiet: {}\n");
+    const loud = "version: 1\ngroups:\n  loud: {}\n";
+    writeFileSync(join(here, "loud.yaml"), `${loud}  loud/sub: {}\n`);
+    gitIn(here, "add", "-A");
+    gitIn(here, "commit", "-qm", "quiet and loud");
+    expect((await bench.cli(["apply", "--yes", join(here, "loud.yaml")])).code).toBe(0);
+    // Changed since HEAD: loud/sub left the manifests. quiet, unchanged (and missing on the platform), is not planned.
+    writeFileSync(join(here, "loud.yaml"), loud);
+    const given = await bench.cli(["plan", "--changed-since", "HEAD", here]);
+    expect(given.code, given.err).toBe(0);
+    expect(given.out.startsWith(LIMITED)).toBe(true);
+    expect(given.out).not.toContain("quiet");
+    const cwd = vi.spyOn(process, "cwd").mockReturnValue(here);
+    try {
+      expect(await bench.cli(["plan", "--changed-since", "HEAD"])).toEqual(given);
+    } finally {
+      cwd.mockRestore();
+    }
   });
 });

@@ -1,7 +1,14 @@
-/** The progress line in a log (not a terminal), on fake timers: what it shows, not when. */
-import { afterEach, describe, expect, it, vi } from "vitest";
+/**
+ * The progress line in a log (not a terminal), on fake timers: what it shows, not when. Then plan, drift and apply
+ * run in-process as the process's own (its stdout and stderr spied on) against the sandbox: the line on stderr while
+ * reading and applying, and at a terminal a live line erased when done.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { RequestMetrics } from "../../src/api/metrics.js";
+import { main } from "../../src/cli/index.js";
 import { cliProgress, createProgress } from "../../src/cli/progress.js";
+import { ADMIN_TOKEN, type Bench, withEnv } from "../integration/helpers.js";
+import { milestonesBench } from "./milestones.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -84,3 +91,89 @@ describe("progress line", () => {
     }
   });
 });
+
+describe("progress of a command run as the process's own", () => {
+  let bench: Bench;
+  let file: string;
+  beforeAll(async () => {
+    // Latency, so that reading and applying take many intervals of 1 ms.
+    ({ bench, file } = await milestonesBench(12, { latencyMs: 20 }));
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  const run = (args: string[]) => runOwn(bench, args);
+  const READING = /^Reading live state: \d+ objects? read, \d+ requests?, \d+ s$/m;
+
+  it("plan and drift show it while reading the live state, on stderr", async () => {
+    for (const [command, report] of [
+      ["plan", "Plan: 12 to create"],
+      ["drift", "Drift between the platform and the manifests"],
+    ] as const) {
+      const { code, out, err } = await run([command, file]);
+      expect(code, command).toBe(command === "plan" ? 0 : 2);
+      expect(out, command).toContain(report);
+      expect(err, command).toMatch(READING);
+      expect(out, command).not.toContain("Reading live state");
+    }
+  });
+
+  it("apply shows it while reading, then counts the changes done while applying", async () => {
+    const { code, out, err } = await run(["apply", "--yes", "--concurrency", "1", file]);
+    expect(code).toBe(0);
+    expect(out).toContain("Apply complete: 12 done, 0 failed, 0 skipped.");
+    expect(err).toMatch(READING);
+    expect(err).toMatch(/^Applying: \d+ of 12 changes done, \d+ objects? read, \d+ requests?, \d+ s$/m);
+  });
+
+  it("is not shown with --no-progress", async () => {
+    const { code, err } = await run(["plan", "--no-progress", file]);
+    expect(code).toBe(0);
+    expect(err).toBe("");
+  });
+});
+
+describe("progress at a terminal", () => {
+  it("is a live line, rewritten in place while apply runs", async () => {
+    // 8 creates one after the other, each answered after 50 ms: applying takes more than the line's 250 ms.
+    const { bench, file } = await milestonesBench(8, { latencyMs: 50 });
+    try {
+      const { code, err } = await runOwn(bench, ["apply", "--yes", "--concurrency", "1", file], true);
+      expect(code).toBe(0);
+      expect(err).toMatch(/Applying: \d+ of 8 changes done, \d+ objects? read, \d+ requests?, \d+ s\n/);
+      // Erased once apply is done (ESC [2K clears the line).
+      expect(err.slice(err.lastIndexOf("Applying: "))).toContain("\u001b[2K");
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+/**
+ * Runs the CLI as `forgeform` itself does (its own stdout and stderr; stderr a log, or a terminal if `tty`) against
+ * `bench`, with a progress line every 1 ms in a log.
+ */
+async function runOwn(bench: Bench, args: string[], tty = false) {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(process.stdout, "write").mockImplementation((t) => out.push(String(t)) > 0);
+  vi.spyOn(process.stderr, "write").mockImplementation((t) => err.push(String(t)) > 0);
+  const isTTY = process.stderr.isTTY;
+  Object.defineProperty(process.stderr, "isTTY", { value: tty, configurable: true });
+  try {
+    const code = await withEnv(
+      {
+        FORGEFORM_URL: bench.sandbox.url,
+        FORGEFORM_TOKEN: ADMIN_TOKEN,
+        FORGEFORM_PROGRESS_INTERVAL_MS: "1",
+        NO_COLOR: "1",
+      },
+      () => main(["node", "forgeform", ...args]),
+    );
+    return { code, out: out.join(""), err: err.join("") };
+  } finally {
+    vi.restoreAllMocks();
+    Object.defineProperty(process.stderr, "isTTY", { value: isTTY, configurable: true });
+  }
+}

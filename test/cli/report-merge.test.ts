@@ -1,7 +1,7 @@
 /**
  * `forgeform report merge` (src/cli/report.ts), in-process: the shards' drift reports made by drift --shard against
  * the sandbox, then merged; each file it cannot use named with why, a shard missing or given twice, --out and
- * --report written, and the exit code of what was merged.
+ * --report written, and the exit code of what was merged (with --fail-on-unmanaged, as each --report file says).
  */
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -149,5 +149,26 @@ describe("report merge writes", () => {
     const run = await merge(failed1, failed2);
     expect(run.code).toBe(1);
     expect(run.out).toContain("Errors (1):\n");
+  });
+
+  it("--fail-on-unmanaged: the exit code and each --report file judge an unmanaged object alike", async () => {
+    const solo = await bench.send<{ id: number }>("POST", "/groups", { name: "solo", path: "solo" });
+    await bench.send("POST", "/groups", { name: "stray", path: "stray", parent_id: solo.id });
+    const manifest = bench.manifest("version: 1\ngroups:\n  solo: {}\n", "solo.yaml");
+    const shards = [report("u1.json"), report("u2.json")];
+    for (const [i, file] of shards.entries()) {
+      const args = ["drift", "--shard", `${i + 1}/2`, "--format", "json", "--out", file, manifest];
+      expect((await bench.cli(args)).code).toBe(0);
+    }
+    const json = report("unmanaged.json");
+    const judged = () =>
+      JSON.parse(readFileSync(json, "utf8")) as { drift: boolean; fail_on_unmanaged: boolean };
+    const failing = await merge(...shards, "--fail-on-unmanaged", "--report", `json=${json}`);
+    expect(failing.code).toBe(2);
+    expect(failing.out).toContain("Drift: 0 drifted, 0 missing, 1 unmanaged, 0 would be deleted.\n");
+    expect(judged()).toMatchObject({ drift: true, fail_on_unmanaged: true });
+    const passing = await merge(...shards, "--report", `json=${json}`);
+    expect(passing.code).toBe(0);
+    expect(judged()).toMatchObject({ drift: false, fail_on_unmanaged: false });
   });
 });

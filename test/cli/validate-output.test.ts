@@ -1,4 +1,4 @@
-/** `forgeform validate`: the summary line in each case, and --root (src/cli/validate.ts), run in-process. */
+/** `forgeform validate`: the summary line in each case, --root and --format json (src/cli/validate.ts), run in-process. */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -109,5 +109,42 @@ describe("validate", () => {
       err: "",
     });
     expect(without.out).not.toContain("s3cret");
+  });
+
+  it("--format json: one document with the findings, and the same exit code", async () => {
+    const invalid = await runCli(["validate", "--format", "json", errorAndWarning], {});
+    expect(invalid.code).toBe(1);
+    expect(invalid.err).toBe("");
+    expect(JSON.parse(invalid.out)).toEqual({
+      format_version: 1,
+      kind: "validation",
+      valid: false,
+      files: [errorAndWarning],
+      errors: 1,
+      warnings: 1,
+      secretsResolved: true,
+      diagnostics: [
+        expect.objectContaining({
+          severity: "warning",
+          file: errorAndWarning,
+          line: 3,
+          path: "templates.t1",
+        }),
+        expect.objectContaining({
+          severity: "error",
+          file: errorAndWarning,
+          line: 6,
+          path: "groups.acme.bogus",
+        }),
+      ],
+    });
+    const valid = await runCli(["validate", "--format", "json", "--no-secrets", ok], {});
+    expect(valid.code).toBe(0);
+    expect(JSON.parse(valid.out)).toMatchObject({
+      valid: true,
+      files: [ok],
+      errors: 0,
+      secretsResolved: false,
+    });
   });
 });

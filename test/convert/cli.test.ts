@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runCli } from "../integration/helpers.js";
 
 function workdir(files: Record<string, string>): string {
@@ -53,27 +53,43 @@ describe("forgeform convert", () => {
     expect(readFileSync(join(dir, "out/b.yaml"), "utf8")).toContain("other: {}");
   });
 
-  it("prints the JSON report alone on standard output with --format json", async () => {
+  it("prints the JSON report alone on standard output with --format json, naming the files from the working directory", async () => {
     const dir = workdir({ "config.yml": CONFIG });
-    const r = await runCli(
-      [
-        "convert",
-        "--from",
-        "gitlabform",
-        join(dir, "config.yml"),
-        "--out",
-        join(dir, "o"),
-        "--format",
-        "json",
-      ],
-      {},
+    // Given in full: the file system itself does not see the faked working directory.
+    const args = [
+      "--from",
+      "gitlabform",
+      join(dir, "config.yml"),
+      "--out",
+      join(dir, "o"),
+      "--format",
+      "json",
+    ];
+    const cwd = vi.spyOn(process, "cwd").mockReturnValue(dir);
+    try {
+      const r = await runCli(["convert", ...args], {});
+      expect(r.code, r.err).toBe(0);
+      expect(JSON.parse(r.out)).toMatchObject({
+        format_version: 1,
+        from: "gitlabform",
+        files: [join("o", "acme.yaml")],
+        items: [{ env: "ACME_TOKEN" }],
+      });
+      expect(existsSync(join(dir, "o", "acme.yaml"))).toBe(true);
+    } finally {
+      cwd.mockRestore();
+    }
+  });
+
+  it("names --schema-ref as each file's schema, instead of the published one", async () => {
+    const dir = workdir({ "config.yml": CONFIG });
+    const out = join(dir, "o");
+    const args = ["--from", "gitlabform", join(dir, "config.yml"), "--out", out, "--schema-ref", "s.json"];
+    const r = await runCli(["convert", ...args], {});
+    expect(r.code, r.err).toBe(0);
+    expect(readFileSync(join(out, "acme.yaml"), "utf8")).toMatch(
+      /^# yaml-language-server: \$schema=s\.json$/m,
     );
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({
-      format_version: 1,
-      from: "gitlabform",
-      items: [{ env: "ACME_TOKEN" }],
-    });
   });
 
   it("says where a source cannot be read, and writes nothing", async () => {

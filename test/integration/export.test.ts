@@ -144,6 +144,10 @@ projects:
   it("writes instance.yaml and one file per group and project, with schema headers", () => {
     expect(exported.code, exported.err).toBe(0);
     expect(readdirSync(out).sort()).toEqual(["acme.yaml", "instance.yaml", "other__tool.yaml"]);
+    // Each file written, named on stdout.
+    expect(exported.out.split("\n").filter(Boolean).sort()).toEqual(
+      ["acme.yaml", "instance.yaml", "other__tool.yaml"].map((name) => `Wrote ${join(out, name)}`),
+    );
     for (const name of readdirSync(out)) {
       const text = readFileSync(join(out, name), "utf8");
       const schema = /^# yaml-language-server: \$schema=(\S+)$/m.exec(text)?.[1];
@@ -186,6 +190,13 @@ projects:
     expect(exported.err).toContain(
       `${ref}  (project["acme/platform/api"].pipeline_schedule["Nightly build"].variable["DEPLOY_TOKEN"].value)`,
     );
+    // Said first, with how many, then one line each: the variable and the field it stands for.
+    const lines = exported.err.trimEnd().split("\n");
+    expect(lines[0]).toBe(
+      "The exported manifests refer to 5 sensitive values through environment variables; set them before planning:",
+    );
+    expect(lines.slice(1)).toHaveLength(5);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^ {2}[A-Z0-9_]+ {2}\(\S.*\)$/);
     // A plain value is written as it is: only a secret's (named like one, masked, write-only) becomes a reference.
     expect(acme).toMatch(/key: MODE\n\s+value: fast\n/);
     expect(exported.err).not.toContain('variable["MODE"]');

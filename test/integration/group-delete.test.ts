@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bench } from "./helpers.js";
 
 const fixture = {
@@ -94,6 +94,21 @@ describe("deleting a group", () => {
       );
       for (const address of TAKEN) expect(banner).toContain(`  - ${address}\n`);
       expect(banner).toContain("Each is counted by --max-deletes.");
+    }
+  });
+
+  it("names the archive from the working directory when it is below it, by its full path otherwise", async () => {
+    const archive = (out: string) =>
+      /apply first saves its export archive to (\S+)\/\d{4}-\d{2}-\d{2}\/group-lowtest\.tar\.gz/.exec(
+        out.replace(/\n\s*#\s*/g, " "),
+      )?.[1];
+    // The test's working directory is not above the bench's.
+    expect(archive((await bench.cli(["plan", manifest])).out)).toBe(join(bench.dir, ".forgeform", "backups"));
+    const cwd = vi.spyOn(process, "cwd").mockReturnValue(bench.dir);
+    try {
+      expect(archive((await bench.cli(["plan", manifest])).out)).toBe(".forgeform/backups");
+    } finally {
+      cwd.mockRestore();
     }
   });
 

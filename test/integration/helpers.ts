@@ -25,16 +25,23 @@ export async function runCli(
 ): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
-  const saved = { ...process.env };
-  Object.assign(process.env, { NO_COLOR: "1" }, env);
-  try {
-    const code = await main(["node", "forgeform", ...args], {
+  const code = await withEnv({ NO_COLOR: "1", ...env }, () =>
+    main(["node", "forgeform", ...args], {
       out: (t) => void out.push(t),
       err: (t) => void err.push(t),
       color: terminal.color ?? false,
       interactive: false,
-    });
-    return { code, out: out.join(""), err: err.join("") };
+    }),
+  );
+  return { code, out: out.join(""), err: err.join("") };
+}
+
+/** Runs `work` with `env` added to the environment, which is then put back as it was. */
+export async function withEnv<T>(env: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    return await work();
   } finally {
     for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
     Object.assign(process.env, saved);
