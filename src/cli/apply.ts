@@ -19,9 +19,10 @@ import { collect, renderPlan } from "./plan.js";
 import { cliProgress } from "./progress.js";
 import { applyPlanResult, planFromManifests, savedPlanRequest } from "./workflow.js";
 
+/** `--max-deletes N`: digits only, as the Action's input (Number() would take "", " 3", "1e2" and "0x10"). */
 function parseCount(value: string): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0)
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n))
     throw new Error(`--max-deletes must be a whole number, not ${JSON.stringify(value)}`);
   return n;
 }

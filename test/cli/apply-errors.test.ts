@@ -65,13 +65,16 @@ describe("apply refuses", () => {
     });
   });
 
-  it.each(["-1", "1.5", "two"])("--max-deletes %s: a count is a whole number, 0 or more", async (value) => {
-    expect(await bench.cli(["apply", "--yes", "--max-deletes", value, manifest])).toEqual({
-      code: 1,
-      out: "",
-      err: `forgeform: --max-deletes must be a whole number, not "${value}"\n`,
-    });
-  });
+  it.each(["-1", "1.5", "two", "", " ", " 3", "1e2", "0x10", "99999999999999999"])(
+    "--max-deletes %j: a count is a whole number, 0 or more, in digits",
+    async (value) => {
+      expect(await bench.cli(["apply", "--yes", "--max-deletes", value, manifest])).toEqual({
+        code: 1,
+        out: "",
+        err: `forgeform: --max-deletes must be a whole number, not ${JSON.stringify(value)}\n`,
+      });
+    },
+  );
 
   it("--changed-since outside a git checkout", async () => {
     expect(await bench.cli(["apply", "--yes", "--changed-since", "HEAD", manifest])).toEqual({
