@@ -18,7 +18,12 @@ import type { Io } from "./io.js";
 const MAX_REPORT_BYTES = 500 * 1024 * 1024;
 
 export function registerReport(program: Command, io: Io, setExit: (code: number) => void): void {
-  const report = program.command("report").summary("Work with reports (merge the drift reports of shards).");
+  const report = program
+    .command("report")
+    .summary("Work with reports (merge the drift reports of shards).")
+    .description(
+      "Work with the reports plan and drift write: `forgeform report merge` makes one drift report of the reports of a run's shards (drift --shard K/N).",
+    );
   report
     .command("merge")
     .summary("Merge the JSON drift reports of the shards of one run into one report.")

@@ -47,6 +47,15 @@ describe("forgeform's usage", () => {
     );
   });
 
+  it("prints the help of a command that only groups others, with its description", async () => {
+    const run = await runCli(["report", "--help"], {});
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^Usage: forgeform report \[options\] \[command\]\n\n/);
+    expect(run.out.split("\n\n")[1]?.replace(/\s+/g, " ")).toBe(
+      "Work with the reports plan and drift write: `forgeform report merge` makes one drift report of the reports of a run's shards (drift --shard K/N).",
+    );
+  });
+
   it("prints the package's version, exit 0", async () => {
     expect(await runCli(["--version"], {})).toEqual({ code: 0, out: `${VERSION}\n`, err: "" });
   });
