@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { ApiClient, ClientConfigError } from "../../src/api/index.js";
 import { parseLatency } from "../../src/sandbox/faults.js";
 import { runCli } from "../integration/helpers.js";
-import { errorSaying, manifest, probes, TOKEN, TRIGGER_MANIFEST } from "./hostile-server.js";
+import { errorSaying, manifest, probes, prose, TOKEN, TRIGGER_MANIFEST } from "./hostile-server.js";
 
 const { start } = probes();
 
@@ -52,5 +52,35 @@ describe("the token", () => {
     const text = (result.out + result.err).toLowerCase();
     expect(text).not.toContain(TOKEN.toLowerCase());
     expect(result.err).toContain("bad token [REDACTED] / [REDACTED] / [REDACTED]");
+  });
+});
+
+describe("a value of an env reference that the server echoes", () => {
+  const SECRET = "s3cret-Value-From-Env-9";
+
+  it("is masked in the apply's outcome and in --debug, wherever the server puts it", async () => {
+    // A platform that answers the create by quoting what it was sent, as some validation errors do.
+    const p = await start({
+      "GET /admin/ci/variables": (_req, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("[]");
+      },
+      "POST /admin/ci/variables": (req, res) =>
+        errorSaying(`value is invalid: ${req.body}`)(req, res, undefined as never),
+    });
+    const file = manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+  variables:
+    - key: DEPLOY_PASSWORD
+      value: \${env:DEPLOY_PASSWORD}
+`);
+    const result = await p.cli(["apply", "--yes", "--debug", file], { DEPLOY_PASSWORD: SECRET });
+    expect(p.seenOn("POST /admin/ci/variables")).toBe(1);
+    expect(result.code).toBe(1);
+    // The failure is said, with what the server answered, its value masked.
+    expect(prose(result.out + result.err)).toContain('instance.variable["DEPLOY_PASSWORD"]: failed');
+    expect(result.out + result.err).toContain("value is invalid");
+    expect(result.out + result.err).not.toContain(SECRET);
   });
 });
