@@ -24,7 +24,11 @@ if (target) {
     const u = process.resourceUsage();
     writeFileSync(
       target,
-      JSON.stringify({ userMs: u.userCPUTime / 1000, systemMs: u.systemCPUTime / 1000, maxRssKb: peakRssKb(u) }),
+      JSON.stringify({
+        userMs: u.userCPUTime / 1000,
+        systemMs: u.systemCPUTime / 1000,
+        maxRssKb: peakRssKb(u),
+      }),
     );
   });
 }
