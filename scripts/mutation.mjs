@@ -119,18 +119,28 @@ function scoreLines(report) {
   return [...Object.entries(s.files).map(([f, c]) => line(f, c)), line("all", s.all)];
 }
 
-/** Runs Stryker with `args`; exits with its status when it fails, saying where its results so far are. */
-function stryker(args, folder, events) {
+/**
+ * Runs Stryker with `args`, its results as they come moved to `events` (event-recorder: a run stopped before its end
+ * keeps what it measured); exits with its status when it fails, with `stopped` saying where those results are.
+ */
+function stryker(args, folder, events, stopped) {
   rmSync(events, { recursive: true, force: true });
   const run = spawnSync("npx", ["stryker", "run", ...args], { stdio: "inherit" });
   if (existsSync("reports/mutation/events")) renameSync("reports/mutation/events", events);
   if (run.status !== 0) {
-    console.error(
-      `mutation: ${folder}: stryker exited ${run.status ?? run.signal}; its results so far: ${events}`,
-    );
+    console.error(`mutation: ${folder}: stryker exited ${run.status ?? run.signal}; ${stopped}`);
     process.exit(run.status ?? 1);
   }
-  return reportFromEvents(events);
+}
+
+/** A folder's line of the summary: its scores, the minutes since `started`, and where to read more. */
+function summaryLine(folder, report, started, more) {
+  const s = scores(report).all;
+  return (
+    `${folder.padEnd(9)} ${s.score.toFixed(1).padStart(5)}% (covered ${s.covered.toFixed(1)}%): ` +
+    `${s.killed} killed, ${s.timeout} timed out, ${s.survived} survived, ${s.noCoverage} not covered, ` +
+    `${((Date.now() - started) / 60_000).toFixed(1)} min${more}`
+  );
 }
 
 /**
@@ -147,20 +157,21 @@ function twoStages(folder, passed) {
   config.vitest = { ...config.vitest, configFile: "vitest.mutation-quick.config.ts" };
   writeFileSync(`${out}/stryker.quick.json`, JSON.stringify(config, null, 2));
   const mutate = ["--mutate", FOLDERS[folder].join(",")];
-  const quick = stryker([`${out}/stryker.quick.json`, ...mutate, ...passed], folder, `${out}/quick-events`);
+  const stage = (args, events) => {
+    stryker(args, folder, events, `its results so far: ${events}`);
+    return reportFromEvents(events);
+  };
+  const quick = stage([`${out}/stryker.quick.json`, ...mutate, ...passed], `${out}/quick-events`);
   const ranges = undetectedRanges(quick);
   const again =
-    ranges.length > 0
-      ? stryker(["--mutate", ranges.join(","), ...passed], folder, `${out}/events`)
-      : { files: {} };
+    ranges.length > 0 ? stage(["--mutate", ranges.join(","), ...passed], `${out}/events`) : { files: {} };
   const merged = mergeStages(quick, again);
   writeFileSync(`${out}/merged.json`, JSON.stringify(merged));
-  const s = scores(merged).all;
-  return (
-    `${folder.padEnd(9)} ${s.score.toFixed(1).padStart(5)}% (covered ${s.covered.toFixed(1)}%): ` +
-    `${s.killed} killed, ${s.timeout} timed out, ${s.survived} survived, ${s.noCoverage} not covered, ` +
-    `${((Date.now() - started) / 60_000).toFixed(1)} min (${ranges.length} places tested again with every test); ` +
-    `${out}/merged.json`
+  return summaryLine(
+    folder,
+    merged,
+    started,
+    ` (${ranges.length} places tested again with every test); ${out}/merged.json`,
   );
 }
 
@@ -202,15 +213,8 @@ function main() {
     const out = `reports/mutation/${folder}`;
     mkdirSync(out, { recursive: true });
     const started = Date.now();
-    // Each mutant's result is written as it comes (event-recorder), so a run stopped before its end keeps what it
-    // measured: `npm run mutation -- --partial FOLDER` reads it.
-    const events = `${out}/events`;
-    rmSync(events, { recursive: true, force: true });
-    const run = spawnSync(
-      "npx",
+    stryker(
       [
-        "stryker",
-        "run",
         "--mutate",
         FOLDERS[folder].join(","),
         "--incremental",
@@ -218,25 +222,15 @@ function main() {
         `${out}/incremental.json`,
         ...passed,
       ],
-      { stdio: "inherit" },
+      folder,
+      `${out}/events`,
+      `what it measured: npm run mutation -- --partial ${folder}`,
     );
-    if (existsSync("reports/mutation/events")) renameSync("reports/mutation/events", events);
-    const minutes = ((Date.now() - started) / 60_000).toFixed(1);
-    if (run.status !== 0) {
-      console.error(
-        `mutation: ${folder}: stryker exited ${run.status ?? run.signal}; what it measured: npm run mutation -- --partial ${folder}`,
-      );
-      process.exit(run.status ?? 1);
-    }
     for (const name of ["index.html", "mutation.json"]) {
       if (existsSync(`reports/mutation/${name}`)) renameSync(`reports/mutation/${name}`, `${out}/${name}`);
     }
-    const s = scores(JSON.parse(readFileSync(`${out}/mutation.json`, "utf8"))).all;
-    summary.push(
-      `${folder.padEnd(9)} ${s.score.toFixed(1).padStart(5)}% (covered ${s.covered.toFixed(1)}%): ` +
-        `${s.killed} killed, ${s.timeout} timed out, ${s.survived} survived, ${s.noCoverage} not covered, ` +
-        `${minutes} min; report ${out}/index.html`,
-    );
+    const report = JSON.parse(readFileSync(`${out}/mutation.json`, "utf8"));
+    summary.push(summaryLine(folder, report, started, `; report ${out}/index.html`));
   }
   console.log(`\nMutation score per folder:\n${summary.join("\n")}`);
 }
