@@ -82251,8 +82251,9 @@ async function lastOwner(ctx, parent, scope, username, what) {
   if ((await ownersAfter(ctx, parent, scope, username)).length > 0) return void 0;
   return `${username} is the last owner of ${parent.key} once the plan is applied, and the platform refuses to ${what} a group's last owner: declare another owner (access_level: owner) first`;
 }
+var isTokenUser = async (ctx, username) => username.toLowerCase() === (await currentUsername(ctx)).toLowerCase();
 async function ownUser(ctx, username, what) {
-  if (username.toLowerCase() !== (await currentUsername(ctx)).toLowerCase()) return void 0;
+  if (!await isTokenUser(ctx, username)) return void 0;
   return `${username} is the token's own user: forgeform never ${what} it (the token could lose the access this plan and the next need); change it on the platform by hand, or plan with another user's token`;
 }
 var memberKind = restCollection(
@@ -82317,7 +82318,7 @@ var memberKind = restCollection(
       const level = levelOf(desired);
       if (isGroup(parent) && parent.ref === void 0 && level !== void 0 && level < OWNER) {
         const name = textOf(desired["user"]) ?? key;
-        if (name.toLowerCase() === (await currentUsername(ctx)).toLowerCase()) {
+        if (await isTokenUser(ctx, name)) {
           return [
             {
               field: "access_level",
@@ -83129,14 +83130,14 @@ var shareKind = restCollection(
         return { ...live, key: spelling.get(live.key.toLowerCase()) ?? live.key };
       });
     },
-    // The group shared with, when this plan creates it (else no step of the plan, and dropped).
+    // The group shared with, when the plan has a step for it (creates or changes it); else the dependency is dropped.
     dependsOn: (_parent, key, desired) => [
       addressOf2("", { segment: "group" }, textOf(desired["group"]) ?? key)
     ],
     async prepare(ctx, _parent, fields, scope) {
       const path2 = textOf(fields["group"]) ?? "";
-      const created = scope?.top?.("groups").has(path2.toLowerCase()) ?? false;
-      if (!created && await ctx.resolve.groupId(path2) === void 0)
+      const declared = scope?.top?.("groups").has(path2.toLowerCase()) ?? false;
+      if (!declared && await ctx.resolve.groupId(path2) === void 0)
         throw new FieldError("group", await unknownGroup(ctx, path2, shownText(fields["group"])));
       return { ...fields, expires_at: fields["expires_at"] ?? null };
     },

@@ -135,9 +135,13 @@ async function lastOwner(
   return `${username} is the last owner of ${parent.key} once the plan is applied, and the platform refuses to ${what} a group's last owner: declare another owner (access_level: owner) first`;
 }
 
+/** Whether `username` is the token's own user (usernames match in any case). */
+const isTokenUser = async (ctx: KindContext, username: string) =>
+  username.toLowerCase() === (await currentUsername(ctx)).toLowerCase();
+
 /** Why the token's own user cannot be removed or demoted, when `username` is it. */
 async function ownUser(ctx: KindContext, username: string, what: string): Promise<string | undefined> {
-  if (username.toLowerCase() !== (await currentUsername(ctx)).toLowerCase()) return undefined;
+  if (!(await isTokenUser(ctx, username))) return undefined;
   return `${username} is the token's own user: forgeform never ${what} it (the token could lose the access this plan and the next need); change it on the platform by hand, or plan with another user's token`;
 }
 
@@ -222,7 +226,7 @@ export const memberKind = restCollection(
       // creates, the member's create would demote it, which forgeform never does to the token's user.
       if (isGroup(parent) && parent.ref === undefined && level !== undefined && level < OWNER) {
         const name = textOf(desired["user"]) ?? key;
-        if (name.toLowerCase() === (await currentUsername(ctx)).toLowerCase()) {
+        if (await isTokenUser(ctx, name)) {
           return [
             {
               field: "access_level",

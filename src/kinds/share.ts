@@ -97,16 +97,17 @@ export const shareKind = restCollection(
       });
     },
 
-    // The group shared with, when this plan creates it (else no step of the plan, and dropped).
+    // The group shared with, when the plan has a step for it (creates or changes it); else the dependency is dropped.
     dependsOn: (_parent, key, desired) => [
       addressOf("", { segment: "group" }, textOf(desired["group"]) ?? key),
     ],
 
     async prepare(ctx, _parent, fields, scope) {
       const path = textOf(fields["group"]) ?? "";
-      // A group this plan creates is shared with once it is there (dependsOn): its create comes first.
-      const created = scope?.top?.("groups").has(path.toLowerCase()) ?? false;
-      if (!created && (await ctx.resolve.groupId(path)) === undefined)
+      // A group the manifests declare is there once the plan is applied: one it creates is shared with after its
+      // create (dependsOn).
+      const declared = scope?.top?.("groups").has(path.toLowerCase()) ?? false;
+      if (!declared && (await ctx.resolve.groupId(path)) === undefined)
         throw new FieldError("group", await unknownGroup(ctx, path, shownText(fields["group"])));
       // A share without an expiry never ends: a date set on the platform is drift.
       return { ...fields, expires_at: fields["expires_at"] ?? null };
