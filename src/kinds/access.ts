@@ -8,7 +8,7 @@ import { apiPath } from "../api/index.js";
 import { accessLevelName, accessLevelNumber } from "../manifest/normalize.js";
 import { shownText, textOf } from "../manifest/secret.js";
 import { orNotFound } from "./common.js";
-import { FieldError, type KindContext } from "./kind.js";
+import { addressOf, FieldError, type KindContext } from "./kind.js";
 import { unknownGroup, unknownUser } from "./users.js";
 
 export interface AccessEntry {
@@ -21,11 +21,15 @@ export interface AccessEntry {
 
 const text = (e: AccessEntry) => JSON.stringify(e);
 
-/** Each entry as exactly one of its keys (the API sets the others to null), sorted so lists compare in any order. */
+/**
+ * Each entry as exactly one of its keys (the API sets the others to null), sorted so lists compare in any order. A
+ * group still named by its path is one this plan creates (see resolveEntries).
+ */
 export function canonicalEntries(entries: readonly AccessEntry[]): AccessEntry[] {
   const out = entries.map((e): AccessEntry => {
     if (e.user_id != null) return { user_id: e.user_id };
     if (e.group_id != null) return { group_id: e.group_id };
+    if (e.group !== undefined) return { group: e.group };
     return { access_level: accessLevelNumber(e.access_level) ?? e.access_level ?? undefined };
   });
   return out.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
@@ -44,12 +48,15 @@ function namesOf(ctx: KindContext): Map<string, string> {
 /**
  * Entries with users and groups by id, in the order written (canonicalEntries makes roles numbers and sorts them).
  * A user or group the platform does not know is an error at `field[i].user` (or `.group`) with the closest name it
- * knows. A name may come from a secret: it is looked up by its value and shown masked.
+ * knows, but for a group the manifests declare (`declared`, by lower-cased full path): the plan creates it, so the
+ * entry keeps its path, resolved when the object is made (resolvePending) after the group's create (dependsOn). A
+ * name may come from a secret: it is looked up by its value and shown masked.
  */
 export async function resolveEntries(
   ctx: KindContext,
   field: string,
   entries: readonly AccessEntry[],
+  declared?: ReadonlyMap<string, unknown>,
 ): Promise<AccessEntry[]> {
   return Promise.all(
     entries.map(async (e, i): Promise<AccessEntry> => {
@@ -64,12 +71,32 @@ export async function resolveEntries(
       if (e.group !== undefined) {
         const path = textOf(e.group) ?? "";
         const id = await ctx.resolve.groupId(path);
+        if (id === undefined && declared?.has(path.toLowerCase())) return { group: path };
         if (id === undefined)
           throw new FieldError(`${field}[${i}].group`, await unknownGroup(ctx, path, shownText(e.group)));
         namesOf(ctx).set(`group_id:${id}`, shownText(e.group));
         return { group_id: id };
       }
       return e;
+    }),
+  );
+}
+
+/**
+ * Entries as the API takes them when the object is made: a group the plan created (kept by its path in the plan,
+ * see resolveEntries) by its id now.
+ */
+export async function resolvePending(
+  ctx: KindContext,
+  entries: readonly AccessEntry[],
+): Promise<AccessEntry[]> {
+  return Promise.all(
+    entries.map(async (e): Promise<AccessEntry> => {
+      if (e.group === undefined) return e;
+      const id = await ctx.resolve.groupId(e.group);
+      if (id === undefined)
+        throw new Error(`the group ${e.group} does not exist: it was to be created first`);
+      return { group_id: id };
     }),
   );
 }
@@ -118,6 +145,7 @@ export function namedEntries(ctx: KindContext, entries: readonly AccessEntry[]):
         const name = await nameOf(ctx, "group_id", e.group_id);
         return name ? { group: name } : { group_id: e.group_id };
       }
+      if (e.group !== undefined) return { group: e.group };
       return { access_level: accessLevelName(e.access_level) as string | number };
     }),
   );
@@ -134,5 +162,12 @@ export function entriesDependOn(project: string, entries: readonly AccessEntry[]
       : e.group !== undefined
         ? [`${project}.share[${JSON.stringify(shownText(e.group))}]`]
         : [],
+  );
+}
+
+/** The creates of the groups that prepared entries still name by path (see resolveEntries): made first. */
+export function pendingDependOn(entries: readonly AccessEntry[] | undefined): string[] {
+  return (entries ?? []).flatMap((e) =>
+    e.group !== undefined ? [addressOf("", { segment: "group" }, e.group)] : [],
   );
 }

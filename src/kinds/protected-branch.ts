@@ -17,7 +17,9 @@ import {
   canonicalEntries,
   entriesDependOn,
   namedEntries,
+  pendingDependOn,
   resolveEntries,
+  resolvePending,
 } from "./access.js";
 import { body, createBody } from "./common.js";
 import { restCollection, unchecked } from "./declare.js";
@@ -41,7 +43,8 @@ export function splitEntries(entries: readonly AccessEntry[]): {
   level: number | null;
   allowed: AccessEntry[];
 } {
-  const first = entries.findIndex((e) => e.user_id == null && e.group_id == null);
+  // A role: neither a user nor a group (by id, or by the path of a group this plan creates).
+  const first = entries.findIndex((e) => e.user_id == null && e.group_id == null && e.group === undefined);
   return {
     level: first < 0 ? null : (accessLevelNumber(entries[first]!.access_level) ?? null),
     allowed: canonicalEntries(entries.filter((_, i) => i !== first)),
@@ -56,11 +59,12 @@ async function levelAndAllowed(
   ctx: KindContext,
   fields: Fields,
   list: List,
+  declaredGroups: ReadonlyMap<string, unknown> | undefined,
 ): Promise<{ level: number | null; allowed: AccessEntry[] }> {
   // Allowances are the licensed edition's: on the core one, a manifest's are an error of their own.
   const written =
     ctx.edition === "licensed" ? ((fields[`allowed_to_${list}`] as AccessEntry[] | undefined) ?? []) : [];
-  const resolved = await resolveEntries(ctx, `allowed_to_${list}`, written);
+  const resolved = await resolveEntries(ctx, `allowed_to_${list}`, written, declaredGroups);
   const level = fields[`${list}_access_level`];
   if (level !== undefined && level !== null)
     return { level: accessLevelNumber(revealSecrets(level)) ?? null, allowed: canonicalEntries(resolved) };
@@ -104,9 +108,10 @@ export const protectedBranchKind = restCollection(
     replaceReason:
       "the platform (13.12) changes only code_owner_approval_required in place: the branch is unprotected, then protected again, and is unprotected for the moment between the two calls",
 
-    async prepare(ctx, _parent, fields) {
+    async prepare(ctx, _parent, fields, scope) {
       const licensed = ctx.edition === "licensed";
-      const lists = await Promise.all(listsOf(ctx).map((list) => levelAndAllowed(ctx, fields, list)));
+      const groups = scope?.top?.("groups");
+      const lists = await Promise.all(listsOf(ctx).map((list) => levelAndAllowed(ctx, fields, list, groups)));
       // In the schema's order, the platform's defaults where the manifest leaves a field out.
       const out: Fields = { name: fields["name"] };
       listsOf(ctx).forEach((list, i) => {
@@ -143,9 +148,10 @@ export const protectedBranchKind = restCollection(
 
     dependsOn(parent, _key, desired) {
       const fields = written.get(desired) ?? {};
-      return LISTS.flatMap((list) =>
-        entriesDependOn(parent.address, fields[`allowed_to_${list}`] as AccessEntry[] | undefined),
-      );
+      return LISTS.flatMap((list) => [
+        ...entriesDependOn(parent.address, fields[`allowed_to_${list}`] as AccessEntry[] | undefined),
+        ...pendingDependOn(desired[`allowed_to_${list}`] as AccessEntry[] | undefined),
+      ]);
     },
 
     async display(ctx, field, value) {
@@ -172,7 +178,7 @@ export const protectedBranchKind = restCollection(
         const level = desired[`${list}_access_level`];
         if (level !== null && level !== undefined) payload[`${list}_access_level`] = level;
         const allowed = desired[`allowed_to_${list}`] as AccessEntry[] | undefined;
-        if (allowed && allowed.length > 0) payload[`allowed_to_${list}`] = allowed;
+        if (allowed && allowed.length > 0) payload[`allowed_to_${list}`] = await resolvePending(ctx, allowed);
       }
       return rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired));
     },

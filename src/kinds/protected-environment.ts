@@ -10,7 +10,9 @@ import {
   canonicalEntries,
   entriesDependOn,
   namedEntries,
+  pendingDependOn,
   resolveEntries,
+  resolvePending,
 } from "./access.js";
 import { createBody } from "./common.js";
 import { restCollection, unchecked } from "./declare.js";
@@ -41,11 +43,13 @@ export const protectedEnvironmentKind = restCollection(
     }),
   },
   (rest) => ({
-    async prepare(ctx, _parent, fields) {
+    async prepare(ctx, _parent, fields, scope) {
       const levels = (fields["deploy_access_levels"] as AccessEntry[] | undefined) ?? [];
       const out: Fields = {
         ...fields,
-        deploy_access_levels: canonicalEntries(await resolveEntries(ctx, "deploy_access_levels", levels)),
+        deploy_access_levels: canonicalEntries(
+          await resolveEntries(ctx, "deploy_access_levels", levels, scope?.top?.("groups")),
+        ),
       };
       written.set(out, levels);
       return out;
@@ -53,7 +57,10 @@ export const protectedEnvironmentKind = restCollection(
 
     // A deployer the project does not know yet is refused: a user waits for their membership, a group for the
     // project's share with it, when this plan makes them.
-    dependsOn: (parent, _key, desired) => entriesDependOn(parent.address, written.get(desired)),
+    dependsOn: (parent, _key, desired) => [
+      ...entriesDependOn(parent.address, written.get(desired)),
+      ...pendingDependOn(desired["deploy_access_levels"] as AccessEntry[] | undefined),
+    ],
 
     async export(ctx, _parent, live) {
       const levels = (live.fields["deploy_access_levels"] as AccessEntry[] | undefined) ?? [];
@@ -67,10 +74,11 @@ export const protectedEnvironmentKind = restCollection(
     },
 
     async create(ctx, parent, desired, key) {
+      const levels = desired["deploy_access_levels"] as AccessEntry[] | undefined;
       const created = await rest.post(ctx, parent, {
         ...createBody(desired, []),
         name: key,
-        deploy_access_levels: desired["deploy_access_levels"],
+        deploy_access_levels: levels && (await resolvePending(ctx, levels)),
       });
       return rest.toLive(parent, created, unchecked(desired));
     },

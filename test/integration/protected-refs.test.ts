@@ -240,6 +240,45 @@ describe("protected branches and tags [licensed]", () => {
     await expectNoChanges(bench, file);
   });
 
+  it("allows a group the same plan creates: the group, then the share, then the protection and the environment", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  contractors: {}
+projects:
+  ${API}:
+    shared_with_groups:
+      - { group: contractors, group_access: developer }
+    protected_branches:
+      - { name: "contract/*", allowed_to_push: [{ group: contractors }] }
+    protected_environments:
+      - { name: production, deploy_access_levels: [{ group: contractors }] }
+    unmanaged: { shared_with_groups: ignore, protected_branches: ignore, protected_environments: ignore }
+`);
+    const plan = await planJson(bench, file);
+    expect(plan.errors).toEqual([]);
+    const order = plan.changes.map((c) => `${c.action} ${c.address}`);
+    expect(order).toEqual(
+      expect.arrayContaining([
+        'create group["contractors"]',
+        `create project["${API}"].share["contractors"]`,
+        `create project["${API}"].protected_branch["contract/*"]`,
+        `create project["${API}"].protected_environment["production"]`,
+      ]),
+    );
+    // The plan names the group as the manifest does, before it has an id.
+    const text = await bench.cli(["plan", file]);
+    expect(text.out).toMatch(/allowed_to_push: +\[\{ *"?group"?: *"contractors" *\}\]/);
+    await apply(bench, file);
+    expect(await readBranches("contract/*")).toMatchObject([{ push: ["group:contractors"] }]);
+    const envs = await bench.get<{ name: string; deploy_access_levels: ApiAccess[] }[]>(
+      `/projects/${encodeURIComponent(API)}/protected_environments`,
+    );
+    expect(await words(envs.find((e) => e.name === "production")!.deploy_access_levels)).toEqual([
+      "group:contractors",
+    ]);
+    await expectNoChanges(bench, file);
+  });
+
   const tags = (level: string | number | undefined, policy?: string) => `version: 1
 projects:
   ${API}:
