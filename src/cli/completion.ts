@@ -16,6 +16,8 @@ interface Entry {
   options: { flag: string; description: string; takesValue: boolean; choices: readonly string[] }[];
   /** The values of the first argument, when it has a fixed set (`completion bash|zsh|fish`). */
   argChoices: readonly string[];
+  /** Whether its arguments are files (manifests, plans, reports): it takes arguments, without a fixed set. */
+  takesFiles: boolean;
 }
 
 function entries(program: Command): Entry[] {
@@ -35,6 +37,8 @@ function entries(program: Command): Entry[] {
             choices: o.argChoices ?? [],
           })),
         argChoices: sub.registeredArguments[0]?.argChoices ?? [],
+        takesFiles:
+          sub.registeredArguments.length > 0 && (sub.registeredArguments[0]?.argChoices ?? []).length === 0,
       });
       walk(sub, name);
     }
@@ -184,13 +188,17 @@ function fish(list: Entry[]): string {
       ? `__fish_seen_subcommand_from ${first}; and __fish_seen_subcommand_from ${second}`
       : `__fish_seen_subcommand_from ${first}`;
     if (second) {
+      // Offered until one of the command's subcommands is given.
+      const siblings = list.filter((x) => x.name.startsWith(`${first} `)).map((x) => x.name.split(" ")[1]);
       lines.push(
-        `complete -c forgeform -n '__fish_seen_subcommand_from ${first}' -a '${second}' -d '${esc(e.summary)}'`,
+        `complete -c forgeform -n '__fish_seen_subcommand_from ${first}; and not __fish_seen_subcommand_from ${siblings.join(" ")}' -a '${second}' -d '${esc(e.summary)}'`,
       );
     }
     if (e.argChoices.length > 0) {
       lines.push(`complete -c forgeform -n '${condition}' -a '${esc(e.argChoices.join(" "))}'`);
     }
+    // File names are off for the command line (`-f` above) and on again where the arguments are files.
+    if (e.takesFiles) lines.push(`complete -c forgeform -n '${condition}' -F`);
     for (const o of e.options) {
       const value =
         o.choices.length > 0 ? ` -x -a '${esc(o.choices.join(" "))}'` : o.takesValue ? " -r -F" : "";

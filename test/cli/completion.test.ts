@@ -181,6 +181,11 @@ describe("shell completion", () => {
           .split("\n")
           .filter(Boolean);
       expect(fish("forgeform plan --out m")).toEqual(["m1.yaml", "m2.yaml"]);
+      // The manifests a command takes, and the files of `report merge`; not where the argument is a fixed set.
+      expect(fish("forgeform plan m")).toEqual(["m1.yaml", "m2.yaml"]);
+      expect(fish("forgeform validate m")).toEqual(["m1.yaml", "m2.yaml"]);
+      expect(fish("forgeform report merge m")).toEqual(["m1.yaml", "m2.yaml"]);
+      expect(fish("forgeform completion m")).toEqual([]);
       expect(fish("forgeform apply --y")).toEqual([
         "--yes\tdo not ask for confirmation (needed when not at a terminal)",
       ]);
