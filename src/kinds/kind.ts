@@ -257,6 +257,11 @@ export interface Kind {
    * the object as it is, when it exists.
    */
   dependsOn?(parent: Parent, key: string, desired: Fields, live: Live | undefined): string[];
+  /**
+   * Addresses of steps that must succeed first when the plan makes them (a create or a replacement): the group a
+   * share names. An update of them is not waited for (the share is made whether or not it succeeds).
+   */
+  dependsOnCreate?(parent: Parent, key: string, desired: Fields, live: Live | undefined): string[];
   /** Addresses of steps that must wait for this one (a parent group lowering its visibility after its subgroup). */
   before?(parent: Parent, key: string, desired: Fields, live: Live | undefined): string[];
 

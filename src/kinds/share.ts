@@ -97,8 +97,8 @@ export const shareKind = restCollection(
       });
     },
 
-    // The group shared with, when the plan has a step for it (creates or changes it); else the dependency is dropped.
-    dependsOn: (_parent, key, desired) => [
+    // The group shared with, when the plan creates it; else the dependency is dropped.
+    dependsOnCreate: (_parent, key, desired) => [
       addressOf("", { segment: "group" }, textOf(desired["group"]) ?? key),
     ],
 

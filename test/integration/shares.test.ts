@@ -240,3 +240,37 @@ projects:
     );
   });
 });
+
+describe("a share with a group whose update fails", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    // Every group update is refused with a 500 (not retried: the outcome of a 500 is not unknown).
+    bench = await Bench.start({ fixture, faults: "500:1@PUT/api/v4/groups" });
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("is made all the same: a share waits for its group's create, not for an update", async () => {
+    const file = bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+groups:
+  partners:
+    description: Our partners
+projects:
+  acme/platform/api:
+    shared_with_groups:
+      - { group: partners, group_access: developer }
+`);
+    const run = await bench.cli(["apply", "--yes", "--format", "json", file]);
+    expect(run.code, run.err).toBe(1);
+    const outcomes = (JSON.parse(run.out) as { outcomes: { address: string; status: string }[] }).outcomes;
+    expect(outcomes.map((o) => `${o.status} ${o.address}`).sort()).toEqual([
+      'done project["acme/platform/api"].share["partners"]',
+      'failed group["partners"]',
+    ]);
+    const shared = await bench.get<{ shared_with_groups: ApiShare[] }>("/projects/acme%2Fplatform%2Fapi");
+    expect(shared.shared_with_groups.map((s) => s.group_full_path)).toEqual(["partners"]);
+  });
+});

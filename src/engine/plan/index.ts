@@ -77,7 +77,7 @@ export async function makePlan(
     state.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
   const steps = order(walked);
-  linkDependencies(steps);
+  linkDependencies(steps, state.createOnly);
   maskSteps(steps, secrets);
   const changes = steps.map((s) => s.change);
   const fingerprint = secretsFingerprint(desired.root, options.fingerprintSalt);

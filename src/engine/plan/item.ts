@@ -121,6 +121,11 @@ export async function planItem(
   const kindProblem = (problem: KindProblem) => report(state, p, problem);
   for (const problem of kind.check?.(state.ctx, parent, desired, live) ?? []) kindProblem(problem);
   if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
+  const onCreate = kind.dependsOnCreate?.(parent, key, desired, live) ?? [];
+  if (onCreate.length > 0) {
+    deps.push(...onCreate);
+    state.createOnly.set(address, new Set(onCreate));
+  }
   const before = kind.before?.(parent, key, desired, live) ?? [];
 
   if (live?.readOnly) {

@@ -24,9 +24,13 @@ const TOP_LEVEL = /^(group|project)\["[^"]*"\]$/;
 /**
  * Links the steps: a step another must wait for (a kind's `before`) becomes that step's dependency, and every
  * dependency names a step of the plan (a group or project in any case: the parent `ACME` of `acme/sub` is the step
- * declared `acme`), or is dropped (nothing in this plan to wait for).
+ * declared `acme`), or is dropped (nothing in this plan to wait for; or, for a dependency in `createOnly`, a step
+ * that does not make its object).
  */
-export function linkDependencies(steps: Step[]): void {
+export function linkDependencies(
+  steps: Step[],
+  createOnly: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+): void {
   const byAddress = new Map(steps.map((s) => [s.change.address, s]));
   const byPath = new Map(
     steps.filter((s) => TOP_LEVEL.test(s.change.address)).map((s) => [s.change.address.toLowerCase(), s]),
@@ -40,12 +44,15 @@ export function linkDependencies(steps: Step[]): void {
     }
   }
   for (const step of steps) {
+    const onCreate = createOnly.get(step.change.address);
     // Each named once: a dependency written in two cases (`acme`, `ACME`) is one step.
     step.deps = [
       ...new Set(
         step.deps.flatMap((d) => {
           const found = stepAt(d);
-          return found ? [found.change.address] : [];
+          if (!found) return [];
+          const makes = found.change.action === "create" || found.change.action === "replace";
+          return onCreate?.has(d) && !makes ? [] : [found.change.address];
         }),
       ),
     ];

@@ -61,6 +61,8 @@ export class PlanState implements PlanInputs {
   readonly missingProjects = new Set<string>();
   /** Where each declared group and project is, for problems found below it. */
   readonly sources = new Map<string, SourceRef>();
+  /** Dependencies waited for only when the plan makes them (Kind.dependsOnCreate), by the waiting step's address. */
+  readonly createOnly = new Map<string, ReadonlySet<string>>();
   /** The action planned for each address, for dependency lookups. */
   readonly actions = new Map<string, Change["action"]>();
   /** Addresses of objects the platform deletes along with another (a group's subgroups and projects). */

@@ -320,6 +320,28 @@ describe("order: apply order and dependencies", () => {
     expect(child.deps).toEqual(['group["ACME"]']);
   });
 
+  it("keeps a create-only dependency on a step that makes its object, and drops it on an update", () => {
+    const share = (g: string) => `project["p"].share["${g}"]`;
+    const steps = [
+      step('group["made"]', "create", 0),
+      step('group["remade"]', "replace", 0),
+      step('group["changed"]', "update", 0),
+      ...["made", "remade", "changed"].map((g) =>
+        step(share(g), "create", 1, { deps: [`group["${g}"]`, 'project["p"]'] }),
+      ),
+      step('project["p"]', "update", 0),
+    ];
+    const createOnly = new Map(
+      ["made", "remade", "changed"].map((g) => [share(g), new Set([`group["${g}"]`])] as const),
+    );
+    linkDependencies(steps, createOnly);
+    expect(steps.slice(3, 6).map((s) => s.deps)).toEqual([
+      ['group["made"]', 'project["p"]'],
+      ['group["remade"]', 'project["p"]'],
+      ['project["p"]'],
+    ]);
+  });
+
   it("sorts problems by file, line, column, then address; problems without a place last", () => {
     const p = (address: string, file?: string, line = 0): PlanProblem =>
       file ? { address, message: "m", source: { file, line, col: 1 } } : { address, message: "m" };
