@@ -14,6 +14,8 @@ const fixture = {
     { path: "acme", members: { alice: "owner" } },
     { path: "acme/platform" },
     { path: "partners" },
+    // Its path begins with acme's first characters, and it is not above acme's projects.
+    { path: "acm" },
     { path: "locked", share_with_group_lock: true },
   ],
   projects: [
@@ -169,6 +171,12 @@ describe("shares", () => {
     expect(own.out.replace(/\s+/g, " ")).toContain(
       'project["acme/platform/api"].share["acme"].group: acme/platform/api is in acme, and the platform does not share a project with its own group or one above it',
     );
+    const prefix = await bench.cli([
+      "plan",
+      bench.manifest(manifest("projects", "acme/platform/api", { access: "reporter" }, undefined, "acm")),
+    ]);
+    expect(prefix.code, prefix.out).toBe(0);
+    expect(prefix.out).toContain('+ project["acme/platform/api"].share["acm"]');
     const self = await bench.cli([
       "plan",
       bench.manifest(manifest("groups", "partners", { access: "reporter" }, undefined, "partners")),

@@ -32,6 +32,9 @@ describe("patterns", () => {
     expect(exceptProblem("acme/**", "acme/*")).toBeUndefined();
     expect(exceptProblem("**", "legacy/**")).toBeUndefined();
     expect(exceptProblem("acme/**", "legacy/**")).toMatch(/not under acme.*did you mean acme\/legacy\/\*\*/);
+    // A path that only begins with the root's characters is not under it.
+    expect(exceptProblem("acme/**", "acme-legacy/**")).toMatch(/not under acme/);
+    expect(exceptProblem("acme/**", "acmex")).toMatch(/not under acme/);
     expect(exceptProblem("acme/**", "acme")).toMatch(/leave out everything/);
   });
 
