@@ -52,6 +52,13 @@ describe("platformMessageOf", () => {
   it("falls back to the status text for an empty body", () => {
     expect(platformMessageOf(null, 409)).toBe("Conflict");
   });
+
+  it("quotes a message of 500 characters whole, and clips one of 501", () => {
+    const text = (n: number) => "x".repeat(n);
+    expect(platformMessageOf({ message: text(500) }, 400)).toBe(text(500));
+    expect(platformMessageOf({ message: text(501) }, 400)).toBe(`${text(499)}…`);
+    expect(platformMessageOf(text(501), 400)).toBe(`${text(499)}…`);
+  });
 });
 
 describe("ApiError from real responses", () => {
