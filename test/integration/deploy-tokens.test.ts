@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { apply, expectNoChanges, FIXTURE, type JsonPlan, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
 import { startProxy } from "./proxy.js";
@@ -307,6 +307,32 @@ groups:
       ]);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it("takes a token that expires today as working, and one that expired yesterday as expired", async () => {
+    // The platform's `expires_at < Date.today`, in UTC: the clock is set to the middle of a day.
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.parse("2026-06-15T12:00:00Z") });
+    try {
+      const file = bench.manifest(`version: 1
+groups:
+  acme:
+    deploy_tokens:
+      - { name: today, scopes: [read_repository], expires_at: 2026-06-15 }
+      - { name: yesterday, scopes: [read_repository], expires_at: "2026-06-14T23:59:59Z" }
+    unmanaged: { deploy_tokens: ignore }
+`);
+      const plan = (await planJson(bench, file)) as JsonPlan & {
+        warnings: { address: string; message: string }[];
+      };
+      expect(plan.warnings.map((w) => [w.address, w.message])).toEqual([
+        [
+          'group["acme"].deploy_token["yesterday"].expires_at',
+          "expires_at is before today: a token made now is expired at once",
+        ],
+      ]);
+    } finally {
+      vi.useRealTimers();
     }
   });
 

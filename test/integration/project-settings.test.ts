@@ -287,6 +287,7 @@ describe("reading project settings", () => {
           { path: "solo" },
           { path: "hundred" },
           { path: "over" },
+          ...Array.from({ length: 25 }, (_, i) => ({ path: `many${i + 1}` })),
         ],
         projects: [
           ...many.map((path) => ({ path })),
@@ -344,6 +345,36 @@ ${many.map((p) => `  ${p}: { description: managed }\n`).join("")}  solo/one: { d
     expect(past.updates).toHaveLength(2);
     // One project alone is read on its own.
     expect(await plan(["solo/one"])).toMatchObject({ listings: 0, reads: 1 });
+    // Up to 20 under a group: its first page, then (101 projects) each on its own; from 21 on, the whole listing
+    // (two pages of 100).
+    expect(await plan(over.slice(0, 20))).toMatchObject({ listings: 1, reads: 20 });
+    expect(await plan(over.slice(0, 21))).toMatchObject({ listings: 2, reads: 0 });
+  });
+
+  it("reads up to 20 declared groups one by one, and lists every group from 21 on", async () => {
+    const groups = (n: number) =>
+      `version: 1\ngroups:\n${[
+        "fleet",
+        "fleet/team",
+        "solo",
+        "hundred",
+        "over",
+        ...Array.from({ length: 25 }, (_, i) => `many${i + 1}`),
+      ]
+        .slice(0, n)
+        .map((g) => `  ${g}: { description: managed }\n`)
+        .join("")}`;
+    const plan = async (n: number) => {
+      const out = await bench.cli(["plan", "--format", "json", bench.manifest(groups(n))]);
+      expect(out.code, out.out + out.err).toBe(0);
+      const { requests } = JSON.parse(out.out) as JsonPlan;
+      return {
+        listings: requests.by_endpoint["GET /groups"] ?? 0,
+        reads: requests.by_endpoint["GET /groups/:id"] ?? 0,
+      };
+    };
+    expect(await plan(20)).toMatchObject({ listings: 0, reads: 20 });
+    expect(await plan(21)).toMatchObject({ listings: 1, reads: 0 });
   });
 
   it("takes a job timeout as a duration or seconds, within the platform's bounds", async () => {
