@@ -11,11 +11,17 @@ const fixture = {
     { username: "owner", token: "owner-token" },
     { username: "maint", token: "maint-token" },
     { username: "subowner", token: "subowner-token" },
+    // A maintainer of acme and an owner of acme/sub: one role short of unlocking what acme locks.
+    { username: "submaint", token: "submaint-token" },
     { username: "outsider", token: "outsider-token" },
   ],
   groups: [
-    { path: "acme", visibility: "internal", members: { owner: "owner", maint: "maintainer" } },
-    { path: "acme/sub", visibility: "internal", members: { subowner: "owner" } },
+    {
+      path: "acme",
+      visibility: "internal",
+      members: { owner: "owner", maint: "maintainer", submaint: "maintainer" },
+    },
+    { path: "acme/sub", visibility: "internal", members: { subowner: "owner", submaint: "owner" } },
   ],
   projects: [{ path: "acme/site", visibility: "internal" }],
 };
@@ -217,6 +223,23 @@ const cases: Case[] = [
       before: [{ method: "PUT", path: "/groups/acme", json: { share_with_group_lock: true } }],
       path: "/groups/acme%2Fsub",
       token: "subowner-token",
+      status: 400,
+      body: {
+        message: {
+          share_with_group_lock: [
+            'cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group',
+          ],
+        },
+      },
+    },
+  ),
+  put(
+    { share_with_group_lock: false },
+    {
+      name: "nor by an owner of the subgroup who is a maintainer of the parent",
+      before: [{ method: "PUT", path: "/groups/acme", json: { share_with_group_lock: true } }],
+      path: "/groups/acme%2Fsub",
+      token: "submaint-token",
       status: 400,
       body: {
         message: {
