@@ -8,9 +8,10 @@ const fixture = {
     { username: "dev", token: "dev-token" },
     { username: "rep", token: "rep-token" },
     { username: "outsider", token: "out-token" },
+    { username: "gst", token: "gst-token" },
   ],
   groups: [
-    { path: "acme", visibility: "private", members: { dev: "developer", rep: "reporter" } },
+    { path: "acme", visibility: "private", members: { dev: "developer", rep: "reporter", gst: "guest" } },
     { path: "other", visibility: "private", members: { dev: "reporter" } },
   ],
   projects: [
@@ -269,6 +270,15 @@ describe("milestones (§3.10)", () => {
       token: "out-token",
     });
     expect(none.status).toBe(404);
+    // A Guest of the private project sees the milestone but not its merge requests; a Reporter sees them.
+    const asGuest = await c.call("GET", `/projects/${api}/milestones/${list[0]!.id}/merge_requests`, {
+      token: "gst-token",
+    });
+    expect([asGuest.status, asGuest.body]).toEqual([200, []]);
+    const asReporter = await c.call("GET", `/projects/${api}/milestones/${list[0]!.id}/merge_requests`, {
+      token: "rep-token",
+    });
+    expect((asReporter.body as { title: string }[]).map((m) => m.title)).toEqual(["ship v1"]);
   });
 
   it("burndown events are licensed and derived from the issues", async () => {
