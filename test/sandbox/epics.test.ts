@@ -173,6 +173,12 @@ describe("epic issues [licensed]", () => {
       move_before_id: 424242,
     });
     expect([bad.status, bad.body]).toEqual([404, { message: "Epic issue not found for given params" }]);
+    // A Guest of the group may not reorder (a Reporter may).
+    const byGuest = await c.call("PUT", `/groups/acme/epics/1/issues/${link("deep")}`, {
+      token: "guest-token",
+      json: { move_before_id: link("two") },
+    });
+    expect([byGuest.status, byGuest.body]).toEqual([403, { message: "403 Forbidden" }]);
   });
 
   it("keeps order when positions run out of room (rebalancing)", async () => {
@@ -190,6 +196,11 @@ describe("epic issues [licensed]", () => {
   it("removes an association (200 with it); a missing one is 404 Not found", async () => {
     const list = (await c.admin("GET", "/groups/acme/epics/1/issues")).body as EpicIssue[];
     const one = list.find((i) => i.title === "one")!;
+    // A Guest of the group may not remove it (a Reporter may).
+    const byGuest = await c.call("DELETE", `/groups/acme/epics/1/issues/${one.epic_issue_id}`, {
+      token: "guest-token",
+    });
+    expect([byGuest.status, byGuest.body]).toEqual([403, { message: "403 Forbidden" }]);
     const r = await c.call("DELETE", `/groups/acme/epics/1/issues/${one.epic_issue_id}`, {
       token: "rep-token",
     });

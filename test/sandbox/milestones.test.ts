@@ -18,7 +18,7 @@ const fixture = {
     { path: "acme/api", visibility: "private" },
     { path: "acme/web", visibility: "private" },
     { path: "other/svc", visibility: "private", members: { dev: "developer" } },
-    { path: "dev/personal", visibility: "private" },
+    { path: "dev/personal", visibility: "private", members: { rep: "reporter" } },
     { path: "dev/open", visibility: "public" },
   ],
   milestones: [
@@ -209,6 +209,12 @@ describe("milestones (§3.10)", () => {
     expect(repRead.status).toBe(200);
     const out = await c.call("GET", `/projects/${api}/milestones`, { token: "out-token" });
     expect([out.status, out.body]).toEqual([404, { message: "404 Project Not Found" }]);
+    // A group's milestones are written by its Developers, not its Reporters.
+    const repGroup = await c.call("POST", `/groups/${acme}/milestones`, {
+      token: "rep-token",
+      json: { title: "g" },
+    });
+    expect([repGroup.status, repGroup.body]).toEqual([403, { message: "403 Forbidden" }]);
     const outGroup = await c.call("GET", `/groups/${acme}/milestones`, { token: "out-token" });
     expect([outGroup.status, outGroup.body]).toEqual([404, { message: "404 Group Not Found" }]);
     const del = await c.call("DELETE", `/projects/${api}/milestones/${m.id}`, { token: "dev-token" });
@@ -337,6 +343,11 @@ describe("milestones (§3.10)", () => {
     const m = (await c.admin("POST", `/projects/${personal}/milestones`, { title: "solo" })).body as Ms;
     const r = await c.admin("POST", `/projects/${personal}/milestones/${m.id}/promote`);
     expect([r.status, r.body]).toEqual([400, { message: "Project does not belong to a group." }]);
+    // A Reporter of the project is refused before the group is looked for.
+    const byRep = await c.call("POST", `/projects/${personal}/milestones/${m.id}/promote`, {
+      token: "rep-token",
+    });
+    expect([byRep.status, byRep.body]).toEqual([403, { message: "403 Forbidden" }]);
     const svc = ((await c.admin("GET", "/projects/other%2Fsvc")).body as { id: number }).id;
     const s = (await c.admin("POST", `/projects/${svc}/milestones`, { title: "s1" })).body as Ms;
     const notGroupDev = await c.call("POST", `/projects/${svc}/milestones/${s.id}/promote`, {
