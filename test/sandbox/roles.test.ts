@@ -76,3 +76,59 @@ describe("role checks one role short", () => {
     expect(byMaint.status).toBe(201);
   });
 });
+
+describe("reads one role short", () => {
+  let c: Client;
+  beforeAll(async () => {
+    c = await sandbox({
+      fixture: {
+        users: [
+          { username: "rep", token: "rep-token" },
+          { username: "gst", token: "gst-token" },
+        ],
+        groups: [{ path: "acme", visibility: "private", members: { rep: "reporter", gst: "guest" } }],
+        projects: [{ path: "acme/api", visibility: "private" }],
+        labels: [{ project: "acme/api", name: "bug" }],
+        deployments: [
+          {
+            project: "acme/api",
+            environment: "production",
+            merge_requests: [{ title: "Fix it", labels: ["bug"], state: "opened" }],
+          },
+        ],
+        wikis: [{ project: "acme/api", title: "Home", content: "Welcome" }],
+        protected_tags: [{ project: "acme/api", name: "v*" }],
+      },
+    });
+  });
+  afterAll(() => c.sb.stop());
+
+  it("a label's open merge requests are counted for a Reporter of a private project, not a Guest", async () => {
+    const count = async (token: string) =>
+      (
+        (await c.call("GET", "/projects/acme%2Fapi/labels?with_counts=true", { token })).body as {
+          open_merge_requests_count: number;
+        }[]
+      )[0]!.open_merge_requests_count;
+    expect(await count("rep-token")).toBe(1);
+    expect(await count("gst-token")).toBe(0);
+  });
+
+  it("a wiki page is edited by a Developer, not a Reporter", async () => {
+    const r = await c.call("PUT", "/projects/acme%2Fapi/wikis/Home", {
+      token: "rep-token",
+      json: { content: "x" },
+    });
+    expect([r.status, r.body]).toEqual([403, { message: "403 Forbidden" }]);
+  });
+
+  it("a protected tag the fixture gives no level is created by Maintainers, as the API's default", async () => {
+    const tags = await c.admin("GET", "/projects/acme%2Fapi/protected_tags");
+    expect(tags.body).toEqual([
+      expect.objectContaining({
+        name: "v*",
+        create_access_levels: [expect.objectContaining({ access_level: 40 })],
+      }),
+    ]);
+  });
+});
