@@ -129,3 +129,24 @@ describe("holding the output against this version's schemas", () => {
     expect(lines.indexOf("#   API_A")).toBeLessThan(lines.indexOf("version: 1"));
   });
 });
+
+describe("dropUnder", () => {
+  it("leaves out the checks below a path not converted whole, and keeps a path that only begins alike", () => {
+    const report = new Report();
+    const at = { file: "c.yml", line: 1, col: 1 };
+    for (const source of [
+      "projects.acme",
+      "projects.acme.badges",
+      "projects.acme[0]",
+      "projects.acme-x.badges",
+    ])
+      report.check(at, source, "to look at");
+    report.notConverted(at, "projects.acme.hooks", "not here");
+    report.dropUnder(["projects.acme"]);
+    expect(report.items.map((i) => `${i.type} ${i.source}`)).toEqual([
+      "check projects.acme",
+      "check projects.acme-x.badges",
+      "not-converted projects.acme.hooks",
+    ]);
+  });
+});
