@@ -133,6 +133,7 @@ describe("renderPlanMarkdown's limits", () => {
     expect(rows).toHaveLength(201);
     expect(rows[199]).toBe('| `project["acme/p199"]` |  | -1 |');
     expect(rows[200]).toBe("| ...and 1 more target |  |  |");
+    expect(past).toContain('> - `project["acme/p49"].label["old-49"]` (delete)\n> - ...and 151 more\n\n');
     expect(past).toContain("| ...and 1 more target |  |  |\n\nSymbols: `+` create,");
     expect(shownChanges(past)).toBe(201);
     expect(note(past)).toBe(
