@@ -7,7 +7,14 @@ import pc from "picocolors";
 import { describe, expect, it } from "vitest";
 import type { Change, Plan } from "../../src/plan/model.js";
 import { renderPlanText } from "../../src/report/text.js";
-import { deleteHook, makePlan, replaceEnvironment, updateSettings, updateVariable } from "./fixtures.js";
+import {
+  deleteHook,
+  makePlan,
+  replaceEnvironment,
+  unmanagedBadge,
+  updateSettings,
+  updateVariable,
+} from "./fixtures.js";
 
 const lines = (text: string) => text.replace(/\n$/, "").split("\n");
 const c = pc.createColors(true);
@@ -185,5 +192,24 @@ describe("renderPlanText", () => {
       lines(renderPlanText(shard(['group["a"]', 'project["b"]']), { color: false })).slice(0, 2),
     ).toEqual(['Shard 2/3: group["a"], project["b"]', ""]);
     expect(lines(renderPlanText(shard([]), { color: false }))[0]).toBe("Shard 2/3: no top-level targets");
+  });
+
+  it("says what it is limited to by --changed-since, then leaves a blank line", () => {
+    const plan: Plan = { ...makePlan([]), changedSince: "origin/main" };
+    expect(lines(renderPlanText(plan, { color: false })).slice(0, 2)).toEqual([
+      "Limited to what the manifests changed since origin/main",
+      "",
+    ]);
+  });
+
+  it("says it found objects the manifests do not mention when it would do nothing but leave them alone", () => {
+    const out = lines(renderPlanText(makePlan([unmanagedBadge]), { color: false }));
+    expect(out.slice(0, 5)).toEqual([
+      "Actions are shown with these symbols:",
+      "    ! unmanaged, left alone",
+      "",
+      "forgeform found objects the manifests do not mention:",
+      "",
+    ]);
   });
 });
