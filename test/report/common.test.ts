@@ -40,8 +40,10 @@ describe("targetOf", () => {
   });
 
   it("is the address itself when it is not one of those shapes", () => {
-    for (const odd of ['project["unclosed', 'project["a"x', "[x]", 'project["a\\'])
-      expect(targetOf(odd), odd).toBe(odd);
+    const odds = ['project["unclosed', 'project["a"x', "[x]", 'project["a\\'];
+    // A key that is not a JSON string, or a string not closed by "]", even with more after it.
+    odds.push('project[x"].badge["b"]', 'project["a"x.badge["b"]');
+    for (const odd of odds) expect(targetOf(odd), odd).toBe(odd);
   });
 });
 
