@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { Change, Plan } from "../../src/plan/model.js";
 import { renderPlanText } from "../../src/report/text.js";
 import {
+  createSchedule,
   deleteHook,
   makePlan,
   replaceEnvironment,
@@ -41,13 +42,25 @@ const takenWith = (group: string, i: number): Change => ({
 describe("renderPlanText in colour", () => {
   it("colours each action's symbol and words, and a diff's added, removed and hunk lines", () => {
     const out = lines(
-      renderPlanText(makePlan([updateVariable, replaceEnvironment, deleteHook, updateSettings]), {
-        color: true,
-      }),
+      renderPlanText(
+        makePlan([
+          createSchedule,
+          updateVariable,
+          replaceEnvironment,
+          deleteHook,
+          unmanagedBadge,
+          updateSettings,
+        ]),
+        { color: true },
+      ),
     );
     const header = (color: (s: string) => string, symbol: string, address: string, words: string) =>
       `  ${color(symbol)} ${c.bold(address)} ${color(words)}`;
+    expect(out).toContain(header(c.green, "  +", createSchedule.address, "will be created"));
     expect(out).toContain(header(c.yellow, "  ~", updateVariable.address, "will be updated in place"));
+    expect(out).toContain(
+      header(c.cyan, "  !", unmanagedBadge.address, "unmanaged (not in the manifests, left alone)"),
+    );
     expect(out).toContain(
       header(c.magenta, "-/+", replaceEnvironment.address, "will be replaced (deleted, then created)"),
     );
