@@ -7,25 +7,12 @@ import { describe, expect, it } from "vitest";
 import type { Change, Plan, PlanProblem } from "../../src/plan/model.js";
 import { changeDiffLines, inlineCode, renderPlanMarkdown } from "../../src/report/markdown.js";
 import { expectBalanced, leftOut, shownChanges } from "./checks.js";
-import { bigPlan, createSchedule, makePlan } from "./fixtures.js";
-
-const badge = (project: string, name = "coverage", action: Change["action"] = "create"): Change => ({
-  address: `project["${project}"].badge["${name}"]`,
-  parent: `project["${project}"]`,
-  collection: "badges",
-  key: name,
-  action,
-  fields: [
-    action === "create"
-      ? { field: "link_url", after: `https://ci.example/${name}` }
-      : { field: "link_url", before: `https://ci.example/${name}` },
-  ],
-});
+import { bigPlan, createSchedule, makePlan, projectBadge } from "./fixtures.js";
 
 /** A delete in each of `n` projects, each of another name, alternating two kinds (two columns in the table). */
 const deletes = (n: number): Change[] =>
   Array.from({ length: n }, (_, i) => ({
-    ...badge(`acme/p${i}`, `old-${i}`, "delete"),
+    ...projectBadge(`acme/p${i}`, `old-${i}`, "delete"),
     ...(i % 2 === 1 ? { address: `project["acme/p${i}"].label["old-${i}"]`, collection: "labels" } : {}),
   }));
 
@@ -54,7 +41,7 @@ describe("code spans", () => {
     expect(inlineCode("a\nb\r\nc")).toBe("`a b c`");
     expect(inlineCode("a|b")).toBe("`a|b`");
     expect(inlineCode("a|b", true)).toBe("`a\\|b`");
-    const md = renderPlanMarkdown(makePlan([badge("acme/a|b")]));
+    const md = renderPlanMarkdown(makePlan([projectBadge("acme/a|b")]));
     expect(md).toContain('| `project["acme/a\\|b"]` | +1 |\n');
     expect(md).toContain("<summary><code>project[&quot;acme/a|b&quot;]</code>: 1 to create</summary>");
   });
@@ -63,7 +50,7 @@ describe("code spans", () => {
 describe("changeDiffLines", () => {
   it("marks a field that forces replacement and has a note with both, in that order", () => {
     const change: Change = {
-      ...badge("acme/a", "b", "replace"),
+      ...projectBadge("acme/a", "b", "replace"),
       fields: [{ field: "name", before: "a", after: "b", forcesReplacement: true, note: "renames it" }],
     };
     expect(changeDiffLines(change)).toEqual([
@@ -75,7 +62,7 @@ describe("changeDiffLines", () => {
 
   it("shows a write-only value set by an update as added, with no live line (it is never read back)", () => {
     const change: Change = {
-      ...badge("acme/a", "b", "update"),
+      ...projectBadge("acme/a", "b", "update"),
       fields: [
         { field: "token", after: "(write-only)", writeOnly: true },
         { field: "name", before: "a", after: "b" },
@@ -142,12 +129,12 @@ describe("renderPlanMarkdown's limits", () => {
   });
 
   it("ends the target table at the first row that does not fit, keeping room for the row that counts the rest", () => {
-    const long = badge(`acme/${"x".repeat(2_500)}`);
+    const long = projectBadge(`acme/${"x".repeat(2_500)}`);
     const changes = [
-      badge("acme/a"),
-      badge("acme/b", "other"),
+      projectBadge("acme/a"),
+      projectBadge("acme/b", "other"),
       long,
-      ...["c", "d", "e"].map((p) => badge(`acme/${p}`)),
+      ...["c", "d", "e"].map((p) => projectBadge(`acme/${p}`)),
     ];
     const md = renderPlanMarkdown(makePlan(changes), { maxLength: 3_000 });
     expect(tableRows(md)).toEqual([
@@ -157,7 +144,7 @@ describe("renderPlanMarkdown's limits", () => {
     ]);
 
     // Short rows cut by the limit: the rows shown, then the one that counts the rest.
-    const many = Array.from({ length: 150 }, (_, i) => badge(`acme/p${i}`, `b${i}`));
+    const many = Array.from({ length: 150 }, (_, i) => projectBadge(`acme/p${i}`, `b${i}`));
     const cut = renderPlanMarkdown(makePlan(many), { maxLength: 3_000 });
     const rows = tableRows(cut);
     const shown = rows.length - 1;
@@ -173,7 +160,7 @@ describe("renderPlanMarkdown's limits", () => {
       ...["badges", "labels", "milestones", "variables", "hooks", "pipeline_schedules"],
       ...["protected_branches", "protected_environments", "deploy_tokens", "access_requests"],
     ];
-    const changes = kinds.map((k, i) => ({ ...badge("acme/a", `k${i}`), collection: k }));
+    const changes = kinds.map((k, i) => ({ ...projectBadge("acme/a", `k${i}`), collection: k }));
     const md = renderPlanMarkdown(
       makePlan(changes, { errors: problems(40, "a long error message that fills") }),
       {
@@ -193,12 +180,15 @@ describe("renderPlanMarkdown's limits", () => {
 
   it("shows nothing of a later target once a change did not fit", () => {
     const huge: Change = {
-      ...badge("acme/a", "huge"),
+      ...projectBadge("acme/a", "huge"),
       fields: [{ field: "description", after: "y".repeat(3_000) }],
     };
-    const md = renderPlanMarkdown(makePlan([badge("acme/a", "small"), huge, badge("acme/b", "tiny")]), {
-      maxLength: 3_000,
-    });
+    const md = renderPlanMarkdown(
+      makePlan([projectBadge("acme/a", "small"), huge, projectBadge("acme/b", "tiny")]),
+      {
+        maxLength: 3_000,
+      },
+    );
     expect(md).toContain('+ project["acme/a"].badge["small"]');
     expect(md).not.toContain('+ project["acme/a"].badge["huge"]');
     expect(md).not.toContain('+ project["acme/b"].badge["tiny"]');
@@ -226,7 +216,12 @@ describe("renderPlanMarkdown's limits", () => {
 describe("changes repeated alike in the comment", () => {
   it("are shown once, with where, and the rest by target", () => {
     const md = renderPlanMarkdown(
-      makePlan([badge("acme/a"), badge("acme/b"), badge("acme/c"), badge("acme/a", "other")]),
+      makePlan([
+        projectBadge("acme/a"),
+        projectBadge("acme/b"),
+        projectBadge("acme/c"),
+        projectBadge("acme/a", "other"),
+      ]),
     );
     expect(md).toContain(`| \`project["acme/a"]\` | +2 |
 | \`project["acme/b"]\` | +1 |
@@ -260,9 +255,9 @@ Read live state with 12 requests. 4 changes to apply.
   it("are cut whole like any change, and the note counts each change a cut block stood for", () => {
     const sets = 40;
     const changes = Array.from({ length: sets }, (_, s) =>
-      ["a", "b", "c"].map((p) => badge(`acme/${p}`, `badge-number-${s}`)),
+      ["a", "b", "c"].map((p) => projectBadge(`acme/${p}`, `badge-number-${s}`)),
     ).flat();
-    const plan: Plan = makePlan([...changes, badge("acme/d", "single")]);
+    const plan: Plan = makePlan([...changes, projectBadge("acme/d", "single")]);
     const md = renderPlanMarkdown(plan, { maxLength: 4_000 });
     expect(md).toContain(
       `<summary>Repeated in many projects: 120 changes shown as ${sets} changes</summary>`,
@@ -281,10 +276,13 @@ Read live state with 12 requests. 4 changes to apply.
     const long = "https://ci.example/".padEnd(75, "x");
     const big = (s: number) =>
       ["a", "b", "c"].map((p) => ({
-        ...badge(`acme/${p}`, `badge-number-${s}`),
+        ...projectBadge(`acme/${p}`, `badge-number-${s}`),
         fields: Array.from({ length: 6 }, (_, f) => ({ field: `field_${f}`, after: long })),
       }));
-    const plan = makePlan([...Array.from({ length: 20 }, (_, s) => big(s)).flat(), badge("acme/d", "x")]);
+    const plan = makePlan([
+      ...Array.from({ length: 20 }, (_, s) => big(s)).flat(),
+      projectBadge("acme/d", "x"),
+    ]);
     let cuts = 0;
     for (let limit = 4_000; limit <= 6_000; limit += 50) {
       const md = renderPlanMarkdown(plan, { maxLength: limit });

@@ -11,6 +11,7 @@ import {
   createSchedule,
   deleteHook,
   makePlan,
+  projectBadge,
   replaceEnvironment,
   unmanagedBadge,
   updateSettings,
@@ -19,15 +20,6 @@ import {
 
 const lines = (text: string) => text.replace(/\n$/, "").split("\n");
 const c = pc.createColors(true);
-
-const badge = (project: string, name = "coverage"): Change => ({
-  address: `project["${project}"].badge["${name}"]`,
-  parent: `project["${project}"]`,
-  collection: "badges",
-  key: name,
-  action: "create",
-  fields: [{ field: "link_url", after: `https://ci.example/${name}` }],
-});
 
 /** A project deleted with the group it is in. */
 const takenWith = (group: string, i: number): Change => ({
@@ -85,7 +77,12 @@ describe("renderPlanText", () => {
   });
 
   it("shows a change made alike in three projects once, with where, and each on its own with --expand", () => {
-    const plan = makePlan([badge("acme/a"), badge("acme/b"), badge("acme/c"), badge("acme/a", "other")]);
+    const plan = makePlan([
+      projectBadge("acme/a"),
+      projectBadge("acme/b"),
+      projectBadge("acme/c"),
+      projectBadge("acme/a", "other"),
+    ]);
     const out = lines(renderPlanText(plan, { color: false }));
     expect(
       out.slice(
