@@ -74843,7 +74843,8 @@ function cascadeBanner(c, changes, width) {
     ).map((l) => c.red(c.bold(l)))
   ];
   for (const ch of taken.slice(0, BANNER_CAP)) lines.push(c.red(`  - ${escapeLine(ch.address)}`));
-  if (taken.length > BANNER_CAP) lines.push(c.red(`  - ...and ${plural(taken.length - BANNER_CAP, "more")}`));
+  if (taken.length > BANNER_CAP)
+    lines.push(c.red(`  - ...and ${plural(taken.length - BANNER_CAP, "more", "more")}`));
   lines.push(c.red("Each is counted by --max-deletes. Check them before applying."));
   return lines;
 }
@@ -75062,7 +75063,7 @@ function renderMarkdown(spec) {
       "",
       banner.entries.map((e) => `> - ${inlineCode(e.address)} (${e.label})
 `),
-      (n2) => `> - ...and ${plural(n2, "more")}
+      (n2) => `> - ...and ${plural(n2, "more", "more")}
 `
     );
   }
@@ -80205,7 +80206,7 @@ function order(steps) {
   return [...forward, ...deletes, ...unmanaged];
 }
 var TOP_LEVEL = /^(group|project)\["[^"]*"\]$/;
-function linkDependencies(steps) {
+function linkDependencies(steps, createOnly = /* @__PURE__ */ new Map()) {
   const byAddress = new Map(steps.map((s3) => [s3.change.address, s3]));
   const byPath = new Map(
     steps.filter((s3) => TOP_LEVEL.test(s3.change.address)).map((s3) => [s3.change.address.toLowerCase(), s3])
@@ -80218,11 +80219,14 @@ function linkDependencies(steps) {
     }
   }
   for (const step of steps) {
+    const onCreate = createOnly.get(step.change.address);
     step.deps = [
       ...new Set(
         step.deps.flatMap((d2) => {
           const found = stepAt(d2);
-          return found ? [found.change.address] : [];
+          if (!found) return [];
+          const makes = found.change.action === "create" || found.change.action === "replace";
+          return onCreate?.has(d2) && !makes ? [] : [found.change.address];
         })
       )
     ];
@@ -80263,6 +80267,8 @@ var PlanState = class {
   missingProjects = /* @__PURE__ */ new Set();
   /** Where each declared group and project is, for problems found below it. */
   sources = /* @__PURE__ */ new Map();
+  /** Dependencies waited for only when the plan makes them (Kind.dependsOnCreate), by the waiting step's address. */
+  createOnly = /* @__PURE__ */ new Map();
   /** The action planned for each address, for dependency lookups. */
   actions = /* @__PURE__ */ new Map();
   /** Addresses of objects the platform deletes along with another (a group's subgroups and projects). */
@@ -80749,6 +80755,11 @@ async function planItem(state, out, p3, walkChildren) {
   const kindProblem = (problem3) => report2(state, p3, problem3);
   for (const problem3 of kind.check?.(state.ctx, parent, desired, live) ?? []) kindProblem(problem3);
   if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
+  const onCreate = kind.dependsOnCreate?.(parent, key, desired, live) ?? [];
+  if (onCreate.length > 0) {
+    deps.push(...onCreate);
+    state.createOnly.set(address, new Set(onCreate));
+  }
   const before = kind.before?.(parent, key, desired, live) ?? [];
   if (live?.readOnly) {
     state.problem(address, `cannot manage this object here: ${live.readOnly}`, item.source);
@@ -81314,7 +81325,7 @@ async function makePlan(desired, ctx, registry, options) {
     state.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
   const steps = order(walked);
-  linkDependencies(steps);
+  linkDependencies(steps, state.createOnly);
   maskSteps(steps, secrets);
   const changes = steps.map((s3) => s3.change);
   const fingerprint2 = secretsFingerprint(desired.root, options.fingerprintSalt);
@@ -82611,6 +82622,7 @@ function canonicalEntries(entries) {
   const out = entries.map((e) => {
     if (e.user_id != null) return { user_id: e.user_id };
     if (e.group_id != null) return { group_id: e.group_id };
+    if (e.group !== void 0) return { group: e.group };
     return { access_level: accessLevelNumber(e.access_level) ?? e.access_level ?? void 0 };
   });
   return out.sort((a, b3) => text(a) < text(b3) ? -1 : text(a) > text(b3) ? 1 : 0);
@@ -82623,7 +82635,7 @@ function namesOf(ctx) {
   }
   return names;
 }
-async function resolveEntries(ctx, field, entries) {
+async function resolveEntries(ctx, field, entries, declared) {
   return Promise.all(
     entries.map(async (e, i) => {
       if (e.user !== void 0) {
@@ -82637,12 +82649,24 @@ async function resolveEntries(ctx, field, entries) {
       if (e.group !== void 0) {
         const path2 = textOf(e.group) ?? "";
         const id = await ctx.resolve.groupId(path2);
+        if (id === void 0 && declared?.has(path2.toLowerCase())) return { group: path2 };
         if (id === void 0)
           throw new FieldError(`${field}[${i}].group`, await unknownGroup(ctx, path2, shownText(e.group)));
         namesOf(ctx).set(`group_id:${id}`, shownText(e.group));
         return { group_id: id };
       }
       return e;
+    })
+  );
+}
+async function resolvePending(ctx, entries) {
+  return Promise.all(
+    entries.map(async (e) => {
+      if (e.group === void 0) return e;
+      const id = await ctx.resolve.groupId(e.group);
+      if (id === void 0)
+        throw new Error(`the group ${e.group} does not exist: it was to be created first`);
+      return { group_id: id };
     })
   );
 }
@@ -82673,6 +82697,7 @@ function namedEntries(ctx, entries) {
         const name = await nameOf(ctx, "group_id", e.group_id);
         return name ? { group: name } : { group_id: e.group_id };
       }
+      if (e.group !== void 0) return { group: e.group };
       return { access_level: accessLevelName(e.access_level) };
     })
   );
@@ -82680,6 +82705,11 @@ function namedEntries(ctx, entries) {
 function entriesDependOn(project, entries) {
   return (entries ?? []).flatMap(
     (e) => e.user !== void 0 ? [`${project}.member[${JSON.stringify(shownText(e.user))}]`] : e.group !== void 0 ? [`${project}.share[${JSON.stringify(shownText(e.group))}]`] : []
+  );
+}
+function pendingDependOn(entries) {
+  return (entries ?? []).flatMap(
+    (e) => e.group !== void 0 ? [addressOf2("", { segment: "group" }, e.group)] : []
   );
 }
 
@@ -82690,15 +82720,15 @@ var LISTS = ["push", "merge", "unprotect"];
 var ENTRY = { access_level: "integer?", user_id: "integer?", group_id: "integer?" };
 var listsOf = (ctx) => ctx.edition === "licensed" ? LISTS : ["push", "merge"];
 function splitEntries(entries) {
-  const first = entries.findIndex((e) => e.user_id == null && e.group_id == null);
+  const first = entries.findIndex((e) => e.user_id == null && e.group_id == null && e.group === void 0);
   return {
     level: first < 0 ? null : accessLevelNumber(entries[first].access_level) ?? null,
     allowed: canonicalEntries(entries.filter((_3, i) => i !== first))
   };
 }
-async function levelAndAllowed(ctx, fields, list) {
+async function levelAndAllowed(ctx, fields, list, declaredGroups) {
   const written4 = ctx.edition === "licensed" ? fields[`allowed_to_${list}`] ?? [] : [];
-  const resolved = await resolveEntries(ctx, `allowed_to_${list}`, written4);
+  const resolved = await resolveEntries(ctx, `allowed_to_${list}`, written4, declaredGroups);
   const level = fields[`${list}_access_level`];
   if (level !== void 0 && level !== null)
     return { level: accessLevelNumber(revealSecrets(level)) ?? null, allowed: canonicalEntries(resolved) };
@@ -82736,9 +82766,10 @@ var protectedBranchKind = restCollection(
   },
   (rest) => ({
     replaceReason: "the platform (13.12) changes only code_owner_approval_required in place: the branch is unprotected, then protected again, and is unprotected for the moment between the two calls",
-    async prepare(ctx, _parent, fields) {
+    async prepare(ctx, _parent, fields, scope) {
       const licensed = ctx.edition === "licensed";
-      const lists = await Promise.all(listsOf(ctx).map((list) => levelAndAllowed(ctx, fields, list)));
+      const groups = scope?.top?.("groups");
+      const lists = await Promise.all(listsOf(ctx).map((list) => levelAndAllowed(ctx, fields, list, groups)));
       const out = { name: fields["name"] };
       listsOf(ctx).forEach((list, i) => {
         out[`${list}_access_level`] = lists[i].level;
@@ -82768,9 +82799,10 @@ var protectedBranchKind = restCollection(
     },
     dependsOn(parent, _key, desired) {
       const fields = written2.get(desired) ?? {};
-      return LISTS.flatMap(
-        (list) => entriesDependOn(parent.address, fields[`allowed_to_${list}`])
-      );
+      return LISTS.flatMap((list) => [
+        ...entriesDependOn(parent.address, fields[`allowed_to_${list}`]),
+        ...pendingDependOn(desired[`allowed_to_${list}`])
+      ]);
     },
     async display(ctx, field, value) {
       return field.startsWith("allowed_to_") && Array.isArray(value) ? namedEntries(ctx, value) : value;
@@ -82792,7 +82824,7 @@ var protectedBranchKind = restCollection(
         const level = desired[`${list}_access_level`];
         if (level !== null && level !== void 0) payload[`${list}_access_level`] = level;
         const allowed = desired[`allowed_to_${list}`];
-        if (allowed && allowed.length > 0) payload[`allowed_to_${list}`] = allowed;
+        if (allowed && allowed.length > 0) payload[`allowed_to_${list}`] = await resolvePending(ctx, allowed);
       }
       return rest.toLive(parent, await rest.post(ctx, parent, payload), unchecked(desired));
     },
@@ -82830,18 +82862,23 @@ var protectedEnvironmentKind = restCollection(
     })
   },
   (rest) => ({
-    async prepare(ctx, _parent, fields) {
+    async prepare(ctx, _parent, fields, scope) {
       const levels = fields["deploy_access_levels"] ?? [];
       const out = {
         ...fields,
-        deploy_access_levels: canonicalEntries(await resolveEntries(ctx, "deploy_access_levels", levels))
+        deploy_access_levels: canonicalEntries(
+          await resolveEntries(ctx, "deploy_access_levels", levels, scope?.top?.("groups"))
+        )
       };
       written3.set(out, levels);
       return out;
     },
     // A deployer the project does not know yet is refused: a user waits for their membership, a group for the
     // project's share with it, when this plan makes them.
-    dependsOn: (parent, _key, desired) => entriesDependOn(parent.address, written3.get(desired)),
+    dependsOn: (parent, _key, desired) => [
+      ...entriesDependOn(parent.address, written3.get(desired)),
+      ...pendingDependOn(desired["deploy_access_levels"])
+    ],
     async export(ctx, _parent, live) {
       const levels = live.fields["deploy_access_levels"] ?? [];
       return { ...live.fields, deploy_access_levels: await namedEntries(ctx, levels) };
@@ -82850,10 +82887,11 @@ var protectedEnvironmentKind = restCollection(
       return field === "deploy_access_levels" && Array.isArray(value) ? namedEntries(ctx, value) : value;
     },
     async create(ctx, parent, desired, key) {
+      const levels = desired["deploy_access_levels"];
       const created = await rest.post(ctx, parent, {
         ...createBody(desired, []),
         name: key,
-        deploy_access_levels: desired["deploy_access_levels"]
+        deploy_access_levels: levels && await resolvePending(ctx, levels)
       });
       return rest.toLive(parent, created, unchecked(desired));
     }
@@ -83130,8 +83168,8 @@ var shareKind = restCollection(
         return { ...live, key: spelling.get(live.key.toLowerCase()) ?? live.key };
       });
     },
-    // The group shared with, when the plan has a step for it (creates or changes it); else the dependency is dropped.
-    dependsOn: (_parent, key, desired) => [
+    // The group shared with, when the plan creates it; else the dependency is dropped.
+    dependsOnCreate: (_parent, key, desired) => [
       addressOf2("", { segment: "group" }, textOf(desired["group"]) ?? key)
     ],
     async prepare(ctx, _parent, fields, scope) {

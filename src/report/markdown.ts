@@ -220,7 +220,7 @@ export function renderMarkdown(spec: MarkdownSpec): string {
       budget,
       "",
       banner.entries.map((e) => `> - ${inlineCode(e.address)} (${e.label})\n`),
-      (n) => `> - ...and ${plural(n, "more")}\n`,
+      (n) => `> - ...and ${plural(n, "more", "more")}\n`,
     );
   }
 

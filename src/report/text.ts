@@ -204,7 +204,8 @@ export function cascadeBanner(c: Colors, changes: readonly Change[], width: numb
     ).map((l) => c.red(c.bold(l))),
   ];
   for (const ch of taken.slice(0, BANNER_CAP)) lines.push(c.red(`  - ${escapeLine(ch.address)}`));
-  if (taken.length > BANNER_CAP) lines.push(c.red(`  - ...and ${plural(taken.length - BANNER_CAP, "more")}`));
+  if (taken.length > BANNER_CAP)
+    lines.push(c.red(`  - ...and ${plural(taken.length - BANNER_CAP, "more", "more")}`));
   lines.push(c.red("Each is counted by --max-deletes. Check them before applying."));
   return lines;
 }

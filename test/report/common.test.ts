@@ -10,6 +10,7 @@ import {
   isRepeated,
   plural,
   problemLine,
+  type RepeatedChange,
   repeatedChanges,
   repeatedWhere,
   targetOf,
@@ -39,8 +40,10 @@ describe("targetOf", () => {
   });
 
   it("is the address itself when it is not one of those shapes", () => {
-    for (const odd of ['project["unclosed', 'project["a"x', "[x]", 'project["a\\'])
-      expect(targetOf(odd), odd).toBe(odd);
+    const odds = ['project["unclosed', 'project["a"x', "[x]", 'project["a\\'];
+    // A key that is not a JSON string, or a string not closed by "]", even with more after it.
+    odds.push('project[x"].badge["b"]', 'project["a"x.badge["b"]');
+    for (const odd of odds) expect(targetOf(odd), odd).toBe(odd);
   });
 });
 
@@ -152,6 +155,35 @@ describe("fieldViews", () => {
     );
   });
 
+  it("diffs only text against text: a number or null against long text is shown as before -> after", () => {
+    const long = "x".repeat(81);
+    for (const other of [5, null, true]) {
+      expect(fieldViews(change("update", [{ field: "d", before: other, after: long }]))).toEqual([
+        { field: "d", forcesReplacement: false, before: JSON.stringify(other), after: JSON.stringify(long) },
+      ]);
+      expect(fieldViews(change("update", [{ field: "d", before: long, after: other }]))).toEqual([
+        { field: "d", forcesReplacement: false, before: JSON.stringify(long), after: JSON.stringify(other) },
+      ]);
+    }
+  });
+
+  it("diffs a structure whose JSON is longer than 80 characters, and shows one of 80 or less as values", () => {
+    expect(fieldViews(change("update", [{ field: "o", before: { a: 1 }, after: { a: 2 } }]))).toEqual([
+      { field: "o", forcesReplacement: false, before: '{"a":1}', after: '{"a":2}' },
+    ]);
+    const at = ["y".repeat(76)]; // ["yyy…"]: 80 characters of JSON
+    expect(JSON.stringify(at)).toHaveLength(80);
+    expect(fieldViews(change("update", [{ field: "l", before: [], after: at }]))[0]!.diff).toBeUndefined();
+    const past = ["y".repeat(77)];
+    expect(fieldViews(change("update", [{ field: "l", before: [], after: past }]))[0]!.diff).toEqual([
+      { op: "@", text: "@@ -1,1 +1,3 @@" },
+      { op: "-", text: "[]" },
+      { op: "+", text: "[" },
+      { op: "+", text: `  "${"y".repeat(77)}"` },
+      { op: "+", text: "]" },
+    ]);
+  });
+
   it("diffs long text with several hunks", () => {
     const before = Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n");
     const after = before.replace("line 1\n", "line one\n").replace("line 18", "line eighteen");
@@ -191,6 +223,32 @@ describe("repeatedChanges", () => {
     expect(first.members).toEqual([changes[0], changes[2], changes[3], changes[5]]);
     expect(repeatedWhere(first, 2)).toBe("in 4 projects: a, b and 2 more");
     expect(repeatedWhere(first)).toBe("in 4 projects: a, b, c, e");
+  });
+
+  it("shows a change made alike below exactly three projects once, and names five paths without 'and 0 more'", () => {
+    const three = repeatedChanges([badge("a"), badge("b"), badge("c")]);
+    expect(three).toHaveLength(1);
+    expect(isRepeated(three[0]!)).toBe(true);
+    const [five] = repeatedChanges(["a", "b", "c", "d", "e"].map((p) => badge(p)));
+    if (!five || !isRepeated(five)) throw new Error("expected a repeated change");
+    expect(repeatedWhere(five)).toBe("in 5 projects: a, b, c, d, e");
+    const [six] = repeatedChanges(["a", "b", "c", "d", "e", "f"].map((p) => badge(p)));
+    expect(repeatedWhere(six as RepeatedChange)).toBe("in 6 projects: a, b, c, d, e and 1 more");
+  });
+
+  it("keeps changes apart whose reasons or deleting groups differ; an empty one is the same as none", () => {
+    const withReason = (p: string, reason: string) => ({ ...badge(p, "coverage", "delete"), reason });
+    const reasons = [withReason("a", "one"), withReason("b", "one"), withReason("c", "two")];
+    expect(repeatedChanges(reasons).some(isRepeated)).toBe(false);
+    const withGroup = (p: string, deletedWith: string) => ({
+      ...badge(p, "coverage", "delete"),
+      deletedWith,
+    });
+    const groups = [withGroup("a", 'group["x"]'), withGroup("b", 'group["x"]'), withGroup("c", 'group["y"]')];
+    expect(repeatedChanges(groups).some(isRepeated)).toBe(false);
+    // No renderer shows an empty reason or deleting group, so the changes read alike and are shown once.
+    const empty = [badge("a"), { ...badge("b"), reason: "" }, { ...badge("c"), deletedWith: "" }];
+    expect(repeatedChanges(empty).map(isRepeated)).toEqual([true]);
   });
 
   it("keeps changes apart that differ, are too few, or belong to no group or project", () => {

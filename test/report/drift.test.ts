@@ -218,6 +218,22 @@ describe("renderDriftMarkdown", () => {
     );
   });
 
+  it("names every target it is limited to, and says what applying would delete or replace", () => {
+    const limited = renderDriftMarkdown(
+      makePlan([updateVariable], { targets: ['project["a"]', 'group["b"]'] }),
+    );
+    expect(limited).toContain('\nLimited to targets: `project["a"]`, `group["b"]`.\n');
+    expect(renderDriftMarkdown(makePlan([replaceEnvironment]))).toContain(
+      "> [!CAUTION]\n> Applying the manifests would replace 1 drifted object:\n",
+    );
+    expect(renderDriftMarkdown(makePlan([deleteHook]))).toContain(
+      "> [!CAUTION]\n> Applying the manifests would delete 1 object the manifests do not mention:\n",
+    );
+    expect(renderDriftMarkdown(makePlan([deleteHook, replaceEnvironment]))).toContain(
+      "> Applying the manifests would delete 1 object the manifests do not mention and replace 1 drifted object:\n",
+    );
+  });
+
   it("cuts a huge report below the limit without breaking blocks, saying what was left out", () => {
     const out = renderDriftMarkdown(bigPlan(3000));
     expect(out.length).toBeLessThanOrEqual(65_000);
@@ -324,5 +340,60 @@ describe("renderDriftJunit", () => {
     const clean = parseXml(renderDriftJunit(makePlan([]), { inSync }));
     expect(all(clean, "testcase")).toHaveLength(2);
     expect(all(clean, "failure")).toHaveLength(0);
+  });
+
+  it("says why each object fails: what differs, where it was declared, what deletes it", () => {
+    const { source: _unused, ...undeclaredPlace } = createSchedule;
+    const groupGone: Change = {
+      ...deleteHook,
+      address: 'project["acme/old/app"]',
+      collection: "projects",
+      key: "acme/old/app",
+      fields: [],
+      deletedWith: 'group["acme/old"]',
+    };
+    const absent: Change = { ...deleteHook, source: { file: "m.yaml", line: 8, col: 5 } };
+    const pruned: Change = { ...deleteHook, address: 'instance.system_hook["https://h/2"]' };
+    const sameValues: Change = { ...updateVariable, fields: [{ field: "value", before: "a", after: "a" }] };
+    const messages = all(
+      parseXml(renderDriftJunit(makePlan([sameValues, undeclaredPlace, groupGone, absent, pruned]))),
+      "failure",
+    ).map((f) => f.attrs["message"]);
+    expect(messages).toEqual([
+      "drifted: differs from the manifests",
+      "missing: declared in the manifests but not on the platform",
+      'applying would delete it with group["acme/old"]: the platform deletes a group\'s subgroups and projects with it',
+      'marked "state: absent" in the manifests at m.yaml:8:5: applying would delete it',
+      "not in the manifests: applying would delete it (prune policy delete)",
+    ]);
+    // A missing object with its manifest place says where.
+    expect(renderDriftJunit(makePlan([createSchedule]))).toContain(
+      'message="missing: declared in the manifests at manifests/acme.yaml:12:7 but not on the platform"',
+    );
+  });
+
+  it("has only the objects of the plan without inSync, and a suite for warnings on a target with no object", () => {
+    const { source: _unused, ...missing } = createSchedule;
+    const plan = makePlan([missing], {
+      warnings: [
+        { address: "instance", message: "one" },
+        { address: "instance.application_settings", message: "two" },
+      ],
+    });
+    expect(renderDriftJunit(plan)).toBe(`<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="forgeform drift" tests="1" failures="1" errors="0">
+  <testsuite name="project[&quot;acme/api&quot;]" tests="1" failures="1" errors="0" skipped="0" timestamp="2026-11-22T03:00:00.000Z">
+    <testcase name="project[&quot;acme/api&quot;].pipeline_schedule[&quot;Nightly&quot;]" classname="project[&quot;acme/api&quot;]">
+      <failure type="missing" message="missing: declared in the manifests but not on the platform">+ description: &quot;Nightly&quot;
++ cron: &quot;0 2 * * *&quot;
++ active: true</failure>
+    </testcase>
+  </testsuite>
+  <testsuite name="instance" tests="0" failures="0" errors="0" skipped="0" timestamp="2026-11-22T03:00:00.000Z">
+    <system-out>warning: instance: one
+warning: instance.application_settings: two</system-out>
+  </testsuite>
+</testsuites>
+`);
   });
 });

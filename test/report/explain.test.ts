@@ -48,11 +48,37 @@ projects:
       - description: deploy
 `;
 
-async function explained(collection: "groups" | "projects", path: string): Promise<string | undefined> {
+const OTHER = `version: 1
+groups:
+  acme/*:
+    description: A team
+projects:
+  acme/**:
+    except: [acme/legacy/**]
+  acme/legacy/**:
+    except: [acme/legacy/old/**]
+  acme/tools/cli:
+    unchecked:
+      ci_settings: { token: "Bearer \${env:CI_TOKEN}", mode: "fast" }
+    labels:
+      - name: labels
+        color: "#ff0000"
+      - name: bug
+        color: "#00ff00"
+  other/app:
+    description: Other
+`;
+
+async function explained(
+  collection: "groups" | "projects",
+  path: string,
+  manifest = MANIFEST,
+): Promise<string | undefined> {
   const dir = mkdtempSync(join(tmpdir(), "ff-explain-"));
-  writeFileSync(join(dir, "m.yaml"), MANIFEST);
+  writeFileSync(join(dir, "m.yaml"), manifest);
   const loaded = await loadManifests([join(dir, "m.yaml")], { secrets: false });
-  expect(loaded.diagnostics).toEqual([]);
+  // An unchecked: setting is warned about; nothing else.
+  expect(loaded.diagnostics.filter((d) => !d.path.includes(".unchecked."))).toEqual([]);
   const e = explain(loaded.state!, collection, path);
   return e && renderExplainText(e).replaceAll(`${dir}/`, "");
 }
@@ -105,6 +131,44 @@ milestones:
     expect(await explained("projects", "acme/legacy/x")).toBe(`project "acme/legacy/x"
 Entries that apply, from the least to the most specific: 
 Left out by except: projects["acme/**"] leaves it out (except: acme/legacy/** at m.yaml:9:14)
+
+`);
+  });
+
+  it("shows a secret inside a setting's object as written around it, and an item named as its list as an item", async () => {
+    expect(await explained("projects", "acme/tools/cli", OTHER)).toBe(`project "acme/tools/cli"
+Entries that apply, from the least to the most specific: projects["acme/**"] (m.yaml:6:3), projects["acme/tools/cli"] (m.yaml:10:3)
+
+unchecked.ci_settings: {"token":"Bearer (sensitive)","mode":"fast"} # projects["acme/tools/cli"] m.yaml:12:20
+labels:
+  - labels                                               # projects["acme/tools/cli"] m.yaml:14:9
+      name: "labels"                                     # projects["acme/tools/cli"] m.yaml:14:15
+      color: "#ff0000"                                   # projects["acme/tools/cli"] m.yaml:15:16
+  - bug                                                  # projects["acme/tools/cli"] m.yaml:16:9
+      name: "bug"                                        # projects["acme/tools/cli"] m.yaml:16:15
+      color: "#00ff00"                                   # projects["acme/tools/cli"] m.yaml:17:16
+
+Patterns apply to existing projects only, and leave out archived ones unless include_archived: true.
+`);
+  });
+
+  it("has the note on patterns only for a project a pattern matched", async () => {
+    expect(await explained("projects", "other/app", OTHER)).toBe(`project "other/app"
+Entries that apply, from the least to the most specific: projects["other/app"] (m.yaml:18:3)
+
+description: "Other"                                     # projects["other/app"] m.yaml:19:18
+`);
+    expect(await explained("groups", "acme/tools", OTHER)).toBe(`group "acme/tools"
+Entries that apply, from the least to the most specific: groups["acme/*"] (m.yaml:3:3)
+
+description: "A team"                                    # groups["acme/*"] m.yaml:4:18
+`);
+  });
+
+  it("names every except: that leaves a path out", async () => {
+    expect(await explained("projects", "acme/legacy/old/x", OTHER)).toBe(`project "acme/legacy/old/x"
+Entries that apply, from the least to the most specific: 
+Left out by except: projects["acme/**"] leaves it out (except: acme/legacy/** at m.yaml:7:14); projects["acme/legacy/**"] leaves it out (except: acme/legacy/old/** at m.yaml:9:14)
 
 `);
   });

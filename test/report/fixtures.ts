@@ -225,3 +225,20 @@ export function awkwardPlan(): Plan {
     targets: ['project["a&b/<x>"]'],
   });
 }
+
+/** A badge of a project: created (its link as the value) or, for any other action, its link as the live value. */
+export function projectBadge(
+  project: string,
+  name = "coverage",
+  action: Change["action"] = "create",
+): Change {
+  const link = `https://ci.example/${name}`;
+  return {
+    address: `project["${project}"].badge["${name}"]`,
+    parent: `project["${project}"]`,
+    collection: "badges",
+    key: name,
+    action,
+    fields: [action === "create" ? { field: "link_url", after: link } : { field: "link_url", before: link }],
+  };
+}

@@ -99,6 +99,30 @@ describe("renderPlanMarkdown", () => {
     expect(out).toContain("| `instance` |");
   });
 
+  it("names every target it is limited to, and says in words what it deletes or replaces", () => {
+    const limited = renderPlanMarkdown(
+      makePlan([createSchedule], { targets: ['project["a"]', 'group["b"]'] }),
+    );
+    expect(limited).toContain('\nLimited to targets: `project["a"]`, `group["b"]`.\n');
+    expect(renderPlanMarkdown(makePlan([replaceEnvironment]))).toContain(
+      "> [!CAUTION]\n> This plan replaces 1 object (deletes, then creates them again). Check them before applying:\n",
+    );
+    expect(renderPlanMarkdown(makePlan([deleteHook]))).toContain(
+      "> [!CAUTION]\n> This plan deletes 1 object. Check them before applying:\n",
+    );
+    expect(renderPlanMarkdown(makePlan([deleteHook, replaceEnvironment]))).toContain(
+      "> This plan deletes 1 object and replaces 1 object (deletes, then creates them again). Check them before applying:\n",
+    );
+  });
+
+  it("says nothing is planned until the errors are fixed, rather than that the live state matches", () => {
+    const out = renderPlanMarkdown(
+      makePlan([], { errors: [{ address: 'project["acme/x"]', message: "group acme/x does not exist" }] }),
+    );
+    expect(out).toContain("\n**No changes planned:** fix the errors below first.\n");
+    expect(out).not.toContain("matches the manifests");
+  });
+
   it("says when nothing changes", () => {
     const out = renderPlanMarkdown(makePlan([]));
     expect(out).toContain("**No changes.** The live state matches the manifests.");
