@@ -26,6 +26,15 @@ const fixture = {
   projects: [{ path: "acme/site", visibility: "internal" }],
 };
 
+/** The platform's answer to unlocking a subgroup its parent locks, by anyone but an owner of the parent. */
+const LOCKED_BY_PARENT = {
+  message: {
+    share_with_group_lock: [
+      'cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group',
+    ],
+  },
+};
+
 const run = (c: Case) => runCase(c, fixture, "owner-token");
 const put = (json: Record<string, unknown>, extra: Partial<Case> = {}): Case => ({
   name: "",
@@ -224,13 +233,7 @@ const cases: Case[] = [
       path: "/groups/acme%2Fsub",
       token: "subowner-token",
       status: 400,
-      body: {
-        message: {
-          share_with_group_lock: [
-            'cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group',
-          ],
-        },
-      },
+      body: LOCKED_BY_PARENT,
     },
   ),
   put(
@@ -241,13 +244,7 @@ const cases: Case[] = [
       path: "/groups/acme%2Fsub",
       token: "submaint-token",
       status: 400,
-      body: {
-        message: {
-          share_with_group_lock: [
-            'cannot be disabled when the parent group "Share with group lock" is enabled, except by the owner of the parent group',
-          ],
-        },
-      },
+      body: LOCKED_BY_PARENT,
     },
   ),
   put(
