@@ -56,4 +56,16 @@ describe("reading a source", () => {
       );
     expect(() => readSource("lol.yml", lines.join("\n"), { version: "1.2" })).toThrow(/through aliases/);
   });
+
+  it("reads a file that expands to exactly 1,000,000 values, and refuses one more", () => {
+    const zeros = (n: number) => Array.from({ length: n }, () => "0").join(",");
+    // The root map (1), a and its list of 999 (1 + 1,000), b and its list of 998 aliases to a (1 + 1 + 998,000),
+    // c and its list of k values (1 + 1 + k): 1,000,000 with k = 994.
+    const text = (k: number) =>
+      `a: &a [${zeros(999)}]\nb: [${Array.from({ length: 998 }, () => "*a").join(",")}]\nc: [${zeros(k)}]\n`;
+    expect(() => readSource("s.yml", text(994), { version: "1.2" })).not.toThrow();
+    expect(() => readSource("s.yml", text(995), { version: "1.2" })).toThrow(
+      "the file expands to more than 1000000 values through aliases",
+    );
+  });
 });
