@@ -11,6 +11,7 @@ import { ApiClient } from "../../src/api/index.js";
 import type { ChangeScope } from "../../src/engine/changes.js";
 import { createContext } from "../../src/engine/context.js";
 import { expandSelectors } from "../../src/engine/select.js";
+import { readProject } from "../../src/kinds/project.js";
 import { loadManifests } from "../../src/manifest/index.js";
 import type { DesiredNode } from "../../src/manifest/model.js";
 import { json, type Seen, startServer, type TestServer } from "../api/server.js";
@@ -115,7 +116,7 @@ async function expand(
     expanded.summaries.map((s) => [`${s.collection}[${s.pattern}]`, s.matched]),
   );
   const items = (c: string) => expanded.state.root.children[c]?.items ?? [];
-  return { expanded, listings, matched, items, file };
+  return { expanded, listings, matched, items, file, ctx };
 }
 
 const keys = (items: DesiredNode[]) => items.map((i) => i.key).sort();
@@ -445,6 +446,94 @@ groups:
   });
 });
 
+describe("expandSelectors: --changed-since, unchanged patterns", () => {
+  const scope = (selectors: string[] = []): ChangeScope => ({
+    nodes: new Set(),
+    whole: new Set(),
+    collections: new Set(),
+    selectors: new Set(selectors),
+    ancestors: new Set(),
+  });
+  const badges = (items: DesiredNode[], k: string) =>
+    items
+      .find((i) => i.key === k)!
+      .children["badges"]!.items.map((b) => b.key)
+      .sort();
+
+  it("an unchanged group pattern applies to the groups a changed one lists", async () => {
+    const { listings, items } = await expand(
+      `version: 1
+groups:
+  acme/**:
+    visibility: private
+  acme/*:
+    description: child
+`,
+      [],
+      scope(['groups["acme/**"]']),
+    );
+    expect(listings).toEqual(["/groups/acme/descendant_groups?all_available=true"]);
+    expect(items("groups").map((g) => [g.key, g.fields["description"]])).toEqual([
+      ["acme/platform", "child"],
+      ["acme/platform/infra", undefined],
+      ["acme/tools", "child"],
+    ]);
+  });
+
+  it("an unchanged pattern that wants archived projects applies to an archived one declared by path; one that does not, does not", async () => {
+    const { listings, items } = await expand(
+      `version: 1
+projects:
+  acme/platform/*:
+    ${BADGE("live")}
+  acme/platform/**:
+    include_archived: true
+    ${BADGE("any")}
+  acme/platform/old:
+    ${BADGE("own")}
+`,
+      [],
+      scope(),
+    );
+    expect(listings).toEqual(["/groups/acme/platform/projects?simple=true&archived=true&with_shared=false"]);
+    expect(badges(items("projects"), "acme/platform/old")).toEqual(["any", "own"]);
+  });
+
+  it("checks which declared projects are archived only for unchanged project patterns that leave them out", async () => {
+    // A changed pattern lists its projects; the archived one declared by path is read on its own.
+    const changed = await expand(
+      `version: 1
+projects:
+  acme/**:
+    ${BADGE("a")}
+  acme/platform/old:
+    ${BADGE("own")}
+`,
+      [],
+      scope(['projects["acme/**"]']),
+    );
+    expect(changed.listings).toEqual([
+      "/groups/acme/projects?simple=true&archived=false&with_shared=false&include_subgroups=true",
+      "/projects/acme/platform/old?",
+    ]);
+    expect(badges(changed.items("projects"), "acme/platform/old")).toEqual(["own"]);
+    // A group pattern says nothing about projects.
+    const groups = await expand(
+      `version: 1
+groups:
+  acme/**:
+    description: d
+projects:
+  acme/tools/cli:
+    ${BADGE("own")}
+`,
+      [],
+      scope(),
+    );
+    expect(groups.listings).toEqual([]);
+  });
+});
+
 describe("expandSelectors: the state it returns", () => {
   it("gives matched groups and projects a collection with the default policies when none is declared", async () => {
     const { expanded } = await expand(`version: 1
@@ -562,6 +651,12 @@ projects:
     description: a tool
 `);
     expect(settings.listings).toEqual(["/groups/acme/tools/projects?archived=false&with_shared=false"]);
+    // The settings of the projects it holds come with it: reading them costs no request of their own.
+    const seen = server!.seen.length;
+    expect(await readProject(settings.ctx, "acme/tools/cli")).toMatchObject({
+      path_with_namespace: "acme/tools/cli",
+    });
+    expect(server!.seen.length).toBe(seen);
     const groupOnly = await expand(`version: 1
 groups:
   acme/*:
