@@ -684,6 +684,7 @@ projects:
     ${BADGE("own")}
   acme/platform/gone:
     state: absent
+    description: settings of a project to delete are no settings to read
 `);
     expect(listings.sort()).toEqual([
       "/groups/acme/platform/projects?simple=true&archived=false&with_shared=false",
