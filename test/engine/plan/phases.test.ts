@@ -320,6 +320,19 @@ describe("order: apply order and dependencies", () => {
     expect(child.deps).toEqual(['group["ACME"]']);
   });
 
+  it("makes a step wait for each step whose kind names it in `before`, once, and ignores a name not in the plan", () => {
+    const hook = step('project["p"].hooks["h"]', "create", 1);
+    const first = step('project["p"].variables["A"]', "update", 1, {
+      before: ['project["p"].hooks["h"]', 'project["p"].hooks["gone"]'],
+    });
+    const second = step('project["p"].variables["B"]', "create", 1, {
+      before: ['project["p"].hooks["h"]', 'project["p"].hooks["h"]'],
+    });
+    linkDependencies([first, second, hook]);
+    expect(hook.deps).toEqual(['project["p"].variables["A"]', 'project["p"].variables["B"]']);
+    expect(first.deps).toEqual([]);
+  });
+
   it("keeps a create-only dependency on a step that makes its object, and drops it on an update", () => {
     const share = (g: string) => `project["p"].share["${g}"]`;
     const steps = [
@@ -350,6 +363,12 @@ describe("order: apply order and dependencies", () => {
         (x) => x.address,
       ),
     ).toEqual(["c", "b", "a", "z"]);
+    const at = (address: string, col?: number): PlanProblem => ({
+      address,
+      message: "m",
+      source: { file: "m.yaml", line: 3, ...(col === undefined ? {} : { col }) },
+    });
+    expect(byPlace([at("x", 10), at("y", 9), at("z")]).map((x) => x.address)).toEqual(["z", "y", "x"]);
   });
 });
 
@@ -391,6 +410,20 @@ describe("digest and read", () => {
       ).toBeUndefined();
     expect(s.missingProjects).toEqual(new Set(['project["p/q"]']));
     expect(s.problems).toHaveLength(1);
+    // Only a project's 404 "Project Not Found" means the project is missing: under a group, or with another
+    // status, it is a failed read of the collection.
+    const { state: g } = state();
+    const group: Parent = { address: 'group["p"]', collection: "groups", key: "p", ref: "p" };
+    expect(await readCollection(g, missing, group, [], {}, 'group["p"].widgets')).toBeUndefined();
+    expect(
+      await readCollection(g, failing(500, "Project Not Found"), parent, [], {}, 'project["p/q"].widgets'),
+    ).toBeUndefined();
+    expect(g.missingProjects).toEqual(new Set());
+    expect(g.problems.map((p) => p.address)).toEqual(['group["p"].widgets', 'project["p/q"].widgets']);
+    // A project the plan did not read at all (no live object) is noted missing too.
+    const { state: u } = state();
+    expect(await readCollection(u, missing, parent, [], {}, 'project["p/q"].widgets')).toBeUndefined();
+    expect(u.missingProjects).toEqual(new Set(['project["p/q"]']));
     // Read earlier in the plan, then gone: a problem, once.
     const { state: t } = state();
     const read: Parent = { ...parent, live: { key: "p/q", id: 7, fields: {} } };
