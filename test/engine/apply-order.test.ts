@@ -117,3 +117,50 @@ describe("the order of apply", () => {
     expect(calls).toEqual([]);
   });
 });
+
+describe("apply: order and outcomes, further", () => {
+  it("runs what waits for a late update after it, wherever it stands in the plan", async () => {
+    const { calls, kind } = recorder();
+    const steps = [
+      step(kind, "after archive", "update", ["archive project"]),
+      step(kind, "archive project", "update", ["delete badge"]),
+      step(kind, "delete badge", "delete", [], 1),
+    ];
+    const outcomes = await applySteps(ctx, steps, { concurrency: 4 });
+    expect(outcomes.map((o) => o.status)).toEqual(["done", "done", "done"]);
+    expect(calls).toEqual(["delete delete badge", "update archive project", "update after archive"]);
+  });
+
+  it("deletes one depth at a time, deepest first, even with nothing to wait for", async () => {
+    const { calls, kind } = recorder();
+    // The group's delete would finish first if both started together.
+    await applySteps(ctx, [step(kind, "grp", "delete", [], 0), step(kind, "proj1", "delete", [], 1)], {
+      concurrency: 4,
+    });
+    expect(calls).toEqual(["delete proj1", "delete grp"]);
+  });
+
+  it("sends nothing for a delete the platform makes along with another, and shares its outcome", async () => {
+    const { calls, kind } = recorder();
+    const sub = step(kind, "sub", "delete", [], 1);
+    sub.change.deletedWith = "grp";
+    const outcomes = await applySteps(ctx, [sub, step(kind, "grp", "delete", [], 0)], { concurrency: 4 });
+    expect(calls).toEqual(["delete grp"]);
+    // A delete is never "recovered": only a create whose outcome was unknown is.
+    expect(outcomes).toEqual([
+      { address: "sub", action: "delete", status: "done" },
+      { address: "grp", action: "delete", status: "done" },
+    ]);
+  });
+
+  it("fails a delete that has no live object to delete, saying so, and sends nothing", async () => {
+    const { calls, kind } = recorder();
+    const unread = step(kind, "ghost", "delete");
+    delete unread.live;
+    const outcomes = await applySteps(ctx, [unread], { concurrency: 4 });
+    expect(outcomes).toEqual([
+      { address: "ghost", action: "delete", status: "failed", message: "this kind cannot be deleted" },
+    ]);
+    expect(calls).toEqual([]);
+  });
+});
