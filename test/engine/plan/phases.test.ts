@@ -219,6 +219,22 @@ describe("diff: one object's changes", () => {
       { field: "name", after: "w" },
       { field: "level", after: "maintainer" },
     ]);
+    // A list with entries and an empty text are values; sensitive, secret and write-only values say so.
+    expect(
+      await createdFields(ctx, kind(), specs, {
+        tags: ["a"],
+        interval: "",
+        api_key: "k",
+        name: new Secret("s3cret", "env:NAME"),
+        token: "t",
+      }),
+    ).toEqual([
+      { field: "tags", after: ["a"] },
+      { field: "interval", after: "" },
+      { field: "api_key", after: "(sensitive)", sensitive: true },
+      { field: "name", after: "(sensitive)", sensitive: true },
+      { field: "token", after: "(write-only)", sensitive: true, writeOnly: true },
+    ]);
   });
 
   it("sends write-only fields on rotation, once each", () => {
@@ -227,6 +243,11 @@ describe("diff: one object's changes", () => {
       { field: "token", after: "(write-only)", writeOnly: true, sensitive: true },
     ]);
     expect(writeOnlyChanges(specs, { token: "t" }, [{ field: "token" }])).toEqual([]);
+    // With nothing else to change, or with the field among other changes.
+    expect(writeOnlyChanges(specs, { name: "v", token: "t" }, [])).toEqual([
+      { field: "token", after: "(write-only)", writeOnly: true, sensitive: true },
+    ]);
+    expect(writeOnlyChanges(specs, { token: "t" }, [{ field: "name" }, { field: "token" }])).toEqual([]);
   });
 });
 
