@@ -384,12 +384,12 @@ describe("order: apply order and dependencies", () => {
         (x) => x.address,
       ),
     ).toEqual(["c", "b", "a", "z"]);
-    const at = (address: string, col?: number): PlanProblem => ({
+    const at = (address: string, col: number): PlanProblem => ({
       address,
       message: "m",
-      source: { file: "m.yaml", line: 3, ...(col === undefined ? {} : { col }) },
+      source: { file: "m.yaml", line: 3, col },
     });
-    expect(byPlace([at("x", 10), at("y", 9), at("z")]).map((x) => x.address)).toEqual(["z", "y", "x"]);
+    expect(byPlace([at("x", 10), at("y", 9), at("z", 2)]).map((x) => x.address)).toEqual(["z", "y", "x"]);
   });
 });
 
