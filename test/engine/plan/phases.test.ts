@@ -152,6 +152,36 @@ describe("match: identities and the names of undeclared live objects", () => {
     const m = match(s, kind(), { policy: "warn", items: [declared] } as DesiredCollection, [declared], [old]);
     expect(m.shownOf(old)).toEqual({ label: "https://h.example/?key=(sensitive) (id 7)", id: 7 });
     expect(m.like(old)).toBe(declared);
+    // Only that shape: another hook, or one that differs where the declaration has a dot, is shown as it is.
+    const others: Live[] = [
+      { key: "https://other.example/hook", id: 8, fields: {} },
+      { key: "https://hXexample/?key=old-key-value", id: 9, fields: {} },
+    ];
+    const n = match(
+      s,
+      kind(),
+      { policy: "warn", items: [declared] } as DesiredCollection,
+      [declared],
+      others,
+    );
+    expect(others.map((l) => n.shownOf(l))).toEqual([
+      { label: "https://other.example/hook", id: 8 },
+      { label: "https://hXexample/?key=old-key-value", id: 9 },
+    ]);
+    expect(n.like(others[0]!)).toBeUndefined();
+  });
+
+  it("tells apart undeclared objects whose names mask alike", () => {
+    const { state: s } = state(["Zq7sekrit9", "Xy8other77"]);
+    const lives: Live[] = [
+      { key: "page-Zq7sekrit9", id: "page-Zq7sekrit9", fields: {} },
+      { key: "page-Xy8other77", id: "page-Xy8other77", fields: {} },
+    ];
+    const m = match(s, kind(), { policy: "warn", items: [] } as DesiredCollection, [], lives);
+    expect(lives.map((l) => m.shownOf(l))).toEqual([
+      { label: "page-(sensitive) (#1)" },
+      { label: "page-(sensitive) (#2)" },
+    ]);
   });
 });
 
