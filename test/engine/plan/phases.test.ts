@@ -311,17 +311,24 @@ describe("unmanaged: what a prune policy does with undeclared objects", () => {
     });
     expect(changes.map((c) => c.action)).toEqual(["delete"]);
     expect(seen).toBe("delete");
+    expect(changes[0]).toMatchObject({
+      address: 'project["p"].widget["me"]',
+      parent: 'project["p"]',
+      reason: "not in the manifests, and the widgets prune policy is delete",
+    });
   });
 
   it("leaves alone, and says why, an object the kind keeps (the token's own membership)", async () => {
     const { changes, problems } = await prune("delete", async () => [
       { message: "me is the token's own user", keep: true },
+      { message: "me owns the group", keep: true },
     ]);
     expect(problems).toEqual([]);
-    expect(changes.map((c) => [c.action, c.reason])).toEqual([
+    expect(changes.map((c) => [c.action, c.reason, c.parent])).toEqual([
       [
         "unmanaged",
-        "not in the manifests, and left alone although the widgets prune policy is delete: me is the token's own user",
+        "not in the manifests, and left alone although the widgets prune policy is delete: me is the token's own user; me owns the group",
+        'project["p"]',
       ],
     ]);
   });
