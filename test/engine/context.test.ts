@@ -49,6 +49,10 @@ describe("createContext", () => {
     expect((await context("17.5.1")).ctx.edition).toBe("core");
     await server?.close();
     expect((await context("17.5.1-eek")).ctx.edition).toBe("core");
+    // A version that is not text is a malformed answer, not a core edition.
+    await expect(context(17 as unknown as string)).rejects.toThrow(
+      'the field "version" is an integer (17), not a string',
+    );
   });
 
   it("finds a user by name whatever its case, asking once per name", async () => {
