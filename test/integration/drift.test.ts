@@ -51,6 +51,17 @@ describe("forgeform drift against the sandbox", () => {
     expect(json.items).toEqual([]);
   });
 
+  it("counts a project that declares only what is inside it as in sync when that matches", async () => {
+    const group = await bench.get<{ id: number }>("/groups/acme%2Fplatform");
+    await bench.send("POST", "/projects", { name: "tool", path: "tool", namespace_id: group.id });
+    const m = bench.manifest(`${MANIFEST}projects:\n  acme/platform/tool:\n    badges: []\n`, "tool.yaml");
+    const drift = await bench.cli(["drift", "--format", "json", m]);
+    expect(drift.code, drift.err).toBe(0);
+    expect((JSON.parse(drift.out) as { in_sync: string[] }).in_sync).toContain(
+      'project["acme/platform/tool"]',
+    );
+  });
+
   it("with only unmanaged objects under prune policy warn, every report agrees with exit 0", async () => {
     const message = (await bench.send("POST", "/broadcast_messages", { message: "Left alone" })) as {
       id: number;
