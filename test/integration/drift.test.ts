@@ -62,6 +62,22 @@ describe("forgeform drift against the sandbox", () => {
     );
   });
 
+  it("never lists in sync an object whose path holds a value of the run's references", async () => {
+    const variable = `    variables:\n      - { key: TEAM, value: "\${env:DRIFT_TEAM}" }\n`;
+    const m = bench.manifest(
+      MANIFEST.replace("    description: Platform team\n", `    description: Platform team\n${variable}`),
+      "secret-path.yaml",
+    );
+    const env = { DRIFT_TEAM: "platform" };
+    const applied = await bench.cli(["apply", "--yes", m], env);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    const drift = await bench.cli(["drift", "--format", "json", m], env);
+    expect(drift.code, drift.err).toBe(0);
+    const inSync = (JSON.parse(drift.out) as { in_sync: string[] }).in_sync;
+    expect(inSync).toContain('group["acme/(sensitive)"]');
+    expect(drift.out).not.toContain("platform");
+  });
+
   it("with only unmanaged objects under prune policy warn, every report agrees with exit 0", async () => {
     const message = (await bench.send("POST", "/broadcast_messages", { message: "Left alone" })) as {
       id: number;
