@@ -119,6 +119,14 @@ async function expand(
   return { expanded, listings, matched, items, file, ctx };
 }
 
+/** A --changed-since scope in which only these patterns changed. */
+const scope = (selectors: string[] = []): ChangeScope => ({
+  nodes: new Set(),
+  whole: new Set(),
+  collections: new Set(),
+  selectors: new Set(selectors),
+  ancestors: new Set(),
+});
 const keys = (items: DesiredNode[]) => items.map((i) => i.key).sort();
 const BADGE = (name: string) =>
   `badges: [{ name: ${name}, link_url: "https://ci.example/%{project_path}", image_url: "https://ci.example/b.svg" }]`;
@@ -354,14 +362,6 @@ projects:
 });
 
 describe("expandSelectors: --changed-since", () => {
-  const scope = (selectors: string[] = []): ChangeScope => ({
-    nodes: new Set(),
-    whole: new Set(),
-    collections: new Set(),
-    selectors: new Set(selectors),
-    ancestors: new Set(),
-  });
-
   it("applies an unchanged pattern to the projects declared by path, learning which are archived from one listing", async () => {
     const changes = scope();
     const { listings, items, expanded } = await expand(
@@ -447,13 +447,6 @@ groups:
 });
 
 describe("expandSelectors: --changed-since, unchanged patterns", () => {
-  const scope = (selectors: string[] = []): ChangeScope => ({
-    nodes: new Set(),
-    whole: new Set(),
-    collections: new Set(),
-    selectors: new Set(selectors),
-    ancestors: new Set(),
-  });
   const badges = (items: DesiredNode[], k: string) =>
     items
       .find((i) => i.key === k)!
