@@ -6,6 +6,7 @@
  * for it.
  */
 import { describe, expect, it } from "vitest";
+import { OutcomeUnknownError } from "../../src/api/index.js";
 import { applySteps } from "../../src/engine/apply.js";
 import type { Step } from "../../src/engine/plan/types.js";
 import type { Kind, KindContext } from "../../src/kinds/kind.js";
@@ -44,7 +45,7 @@ const INSTANCE = { address: "instance", collection: "instance", key: "instance",
 function step(
   kind: Kind,
   key: string,
-  action: "create" | "update" | "delete",
+  action: "create" | "update" | "delete" | "replace",
   deps: string[] = [],
   depth = 0,
 ): Step {
@@ -114,6 +115,147 @@ describe("the order of apply", () => {
       project: "failed",
       archive: "skipped",
     });
+    expect(calls).toEqual([]);
+  });
+});
+
+describe("apply: order and outcomes, further", () => {
+  it("runs what waits for a late update after it, wherever it stands in the plan", async () => {
+    const { calls, kind } = recorder();
+    const steps = [
+      step(kind, "after archive", "update", ["archive project"]),
+      step(kind, "archive project", "update", ["delete badge"]),
+      step(kind, "delete badge", "delete", [], 1),
+    ];
+    const outcomes = await applySteps(ctx, steps, { concurrency: 4 });
+    expect(outcomes.map((o) => o.status)).toEqual(["done", "done", "done"]);
+    expect(calls).toEqual(["delete delete badge", "update archive project", "update after archive"]);
+  });
+
+  it("deletes one depth at a time, deepest first, even with nothing to wait for", async () => {
+    const { calls, kind } = recorder();
+    // The group's delete would finish first if both started together.
+    await applySteps(ctx, [step(kind, "grp", "delete", [], 0), step(kind, "proj1", "delete", [], 1)], {
+      concurrency: 4,
+    });
+    expect(calls).toEqual(["delete proj1", "delete grp"]);
+  });
+
+  it("sends nothing for a delete the platform makes along with another, and shares its outcome", async () => {
+    const { calls, kind } = recorder();
+    const sub = step(kind, "sub", "delete", [], 1);
+    sub.change.deletedWith = "grp";
+    const outcomes = await applySteps(ctx, [sub, step(kind, "grp", "delete", [], 0)], { concurrency: 4 });
+    expect(calls).toEqual(["delete grp"]);
+    // A delete is never "recovered": only a create whose outcome was unknown is.
+    expect(outcomes).toEqual([
+      { address: "sub", action: "delete", status: "done" },
+      { address: "grp", action: "delete", status: "done" },
+    ]);
+  });
+
+  it("fails a delete that has no live object to delete, saying so, and sends nothing", async () => {
+    const { calls, kind } = recorder();
+    const unread = step(kind, "ghost", "delete");
+    delete unread.live;
+    const outcomes = await applySteps(ctx, [unread], { concurrency: 4 });
+    expect(outcomes).toEqual([
+      { address: "ghost", action: "delete", status: "failed", message: "this kind cannot be deleted" },
+    ]);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe("apply: creates whose outcome is unknown, and replaces", () => {
+  /** A kind whose creates are lost (the platform made nothing) the first `lost` times; `others` are always there. */
+  function losing(lost: number, others: string[] = []) {
+    const calls: string[] = [];
+    const made = new Map<string, number>();
+    const kind: Kind = {
+      collection: "things",
+      segment: "thing",
+      parents: ["instance"],
+      updateMode: "update",
+      read: async (_ctx, _parent, wanted) => {
+        calls.push(`read ${wanted.join(",")}`);
+        return [
+          ...others.map((key, i) => ({ key, id: 100 + i, fields: {} })),
+          ...[...made].map(([key, id]) => ({ key, id, fields: {} })),
+        ];
+      },
+      async create(_ctx, _parent, _desired, key) {
+        calls.push(`create ${key}`);
+        if (lost-- > 0) throw new OutcomeUnknownError("POST", "/things", new Error("socket hang up"));
+        made.set(key, 7);
+        return { key, id: 7, fields: {} };
+      },
+      async remove(_ctx, _parent, live) {
+        calls.push(`delete ${live.key}`);
+      },
+    };
+    return { calls, kind };
+  }
+  const api = (maxAttempts: number) =>
+    ({
+      api: { maxAttempts, metrics: { countReread() {} }, pause: async () => {} },
+    }) as unknown as KindContext;
+
+  it("sends a lost create again when re-reading finds only other objects", async () => {
+    const { calls, kind } = losing(1, ["neighbour"]);
+    const made = step(kind, "x", "create");
+    const outcomes = await applySteps(api(3), [made], { concurrency: 1 });
+    expect(outcomes).toEqual([{ address: "x", action: "create", status: "done" }]);
+    expect(calls).toEqual(["create x", "read x", "create x"]);
+    expect(made.self.ref).toBe(7);
+  });
+
+  it("gives up after the client's attempts, saying how often and why, and that nothing was created", async () => {
+    const twice = losing(5);
+    expect(await applySteps(api(2), [step(twice.kind, "x", "create")], { concurrency: 1 })).toEqual([
+      {
+        address: "x",
+        action: "create",
+        status: "failed",
+        message:
+          "POST /things: the outcome was unknown 2 times (last: socket hang up), and re-reading found nothing after each, so it was not created; apply again once the platform answers normally",
+      },
+    ]);
+    expect(twice.calls).toEqual(["create x", "read x", "create x", "read x"]);
+    const once = losing(5);
+    const [outcome] = await applySteps(api(1), [step(once.kind, "x", "create")], { concurrency: 1 });
+    expect(outcome!.message).toMatch(/^POST \/things: the outcome was unknown once \(last: socket hang up\)/);
+    expect(once.calls).toEqual(["create x", "read x"]);
+  });
+
+  it("replaces an object by deleting it, then creating it", async () => {
+    const { calls, kind } = losing(0);
+    const replaced = step(kind, "x", "replace");
+    expect(await applySteps(api(1), [replaced], { concurrency: 1 })).toEqual([
+      { address: "x", action: "replace", status: "done" },
+    ]);
+    expect(calls).toEqual(["delete x", "create x"]);
+    expect(replaced.self.ref).toBe(7);
+    // Without the live object there is nothing to delete, so nothing is created either.
+    const unread = step(kind, "y", "replace");
+    delete unread.live;
+    expect(await applySteps(api(1), [unread], { concurrency: 1 })).toEqual([
+      { address: "y", action: "replace", status: "failed", message: "this kind cannot be deleted" },
+    ]);
+    expect(calls).toEqual(["delete x", "create x"]);
+  });
+
+  it("fails a step whose parent has no id (it was never made), naming the parent", async () => {
+    const { calls, kind } = losing(0);
+    const orphan = step(kind, "x", "create");
+    orphan.parent = { address: 'group["gone"]', collection: "groups", key: "gone" };
+    expect(await applySteps(api(1), [orphan], { concurrency: 1 })).toEqual([
+      {
+        address: "x",
+        action: "create",
+        status: "failed",
+        message: 'its parent group["gone"] does not exist',
+      },
+    ]);
     expect(calls).toEqual([]);
   });
 });

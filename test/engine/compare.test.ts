@@ -142,6 +142,20 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
     // Nested lists too.
     expect(sameValue([[{ b: 2, a: 1 }]], [[{ a: 1, b: 2 }]], { set: true })).toBe(true);
     expect(sameValue([["x"]], [["y"]], { set: true })).toBe(false);
+    // The entries of a nested list stay apart: [1, 2] is not [12].
+    expect(sameValue([[1, 2]], [[12]], { set: true })).toBe(false);
+  });
+
+  it("treats blank as blank whatever the field's normaliser", () => {
+    expect(sameValue("", null, { normalize: "duration-seconds" })).toBe(true);
+    expect(sameValue(null, "", { normalize: "access-level" })).toBe(true);
+    expect(sameValue(undefined, null, { normalize: "duration-seconds" })).toBe(true);
+    expect(sameValue("", 3600, { normalize: "duration-seconds" })).toBe(false);
+  });
+
+  it("compares a list of access levels entry by entry in the normaliser's terms", () => {
+    expect(sameValue(["developer", "maintainer"], [30, 40], { normalize: "access-level" })).toBe(true);
+    expect(sameValue(["developer", "maintainer"], [30, 30], { normalize: "access-level" })).toBe(false);
   });
 
   it("never matches an object with a list or a scalar, nor a scalar with an object", () => {

@@ -16,6 +16,7 @@ afterEach(async () => {
 const USERS = [
   { id: 11, username: "Alice" },
   { id: 12, username: "alice-bot" },
+  { id: 13, username: "carol", state: "blocked" },
 ];
 
 /** A platform of this version with the users above and groups acme (7) and acme/platform (9). */
@@ -24,12 +25,14 @@ async function context(version: string) {
     if (req.path === "/api/v4/version") return json(res, 200, { version, revision: "abc" });
     if (req.path === "/api/v4/users") {
       // The platform's username filter is case-insensitive and exact; a loose one may return more.
+      if (req.query.get("username") === "nameless") return json(res, 200, [{ id: 5 }]);
       return json(res, 200, USERS);
     }
     const group = { acme: 7, "acme/platform": 9 }[
       decodeURIComponent(req.path.replace("/api/v4/groups/", ""))
     ];
     if (req.path === "/api/v4/groups/secret") return json(res, 403, { message: "403 Forbidden" });
+    if (req.path === "/api/v4/groups/idless") return json(res, 200, { full_path: "idless" });
     if (group !== undefined) return json(res, 200, { id: group, full_path: "x" });
     return json(res, 404, { message: "404 Group Not Found" });
   });
@@ -46,6 +49,10 @@ describe("createContext", () => {
     expect((await context("17.5.1")).ctx.edition).toBe("core");
     await server?.close();
     expect((await context("17.5.1-eek")).ctx.edition).toBe("core");
+    // A version that is not text is a malformed answer, not a core edition.
+    await expect(context(17 as unknown as string)).rejects.toThrow(
+      'the field "version" is an integer (17), not a string',
+    );
   });
 
   it("finds a user by name whatever its case, asking once per name", async () => {
@@ -71,6 +78,18 @@ describe("createContext", () => {
     await expect(ctx.resolve.groupId("secret")).rejects.toSatisfy(
       (e: unknown) => e instanceof ApiError && e.status === 403,
     );
+  });
+
+  it("gives a user's state as the platform says it, and active when the platform says none", async () => {
+    const { ctx } = await context("17.5.1");
+    expect(await ctx.resolve.user("carol")).toEqual({ id: 13, username: "carol", state: "blocked" });
+    expect(await ctx.resolve.user("ALICE")).toEqual({ id: 11, username: "Alice", state: "active" });
+  });
+
+  it("refuses a user or group answer without the field it needs, naming it", async () => {
+    const { ctx } = await context("17.5.1");
+    await expect(ctx.resolve.user("nameless")).rejects.toThrow(/username/);
+    await expect(ctx.resolve.groupId("idless")).rejects.toThrow(/\bid\b/);
   });
 
   it("remembers a group the run created, without asking", async () => {

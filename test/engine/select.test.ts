@@ -11,6 +11,7 @@ import { ApiClient } from "../../src/api/index.js";
 import type { ChangeScope } from "../../src/engine/changes.js";
 import { createContext } from "../../src/engine/context.js";
 import { expandSelectors } from "../../src/engine/select.js";
+import { readProject } from "../../src/kinds/project.js";
 import { loadManifests } from "../../src/manifest/index.js";
 import type { DesiredNode } from "../../src/manifest/model.js";
 import { json, type Seen, startServer, type TestServer } from "../api/server.js";
@@ -49,6 +50,16 @@ function platform(req: Seen, res: Parameters<typeof json>[0]) {
       PROJECTS.filter(archived).map((p, i) => ({ id: i + 1, path_with_namespace: p.path })),
     );
   }
+  const one = /^\/api\/v4\/projects\/([^/]+)$/.exec(req.path);
+  if (one) {
+    const i = PROJECTS.findIndex((p) => p.path === decodeURIComponent(one[1]!));
+    if (i < 0) return json(res, 404, { message: "404 Project Not Found" });
+    return json(res, 200, {
+      id: i + 1,
+      path_with_namespace: PROJECTS[i]!.path,
+      archived: PROJECTS[i]!.archived,
+    });
+  }
   if (req.path === "/api/v4/groups") {
     const top = q.get("top_level_only") === "true";
     return json(res, 200, GROUPS.filter((g) => !top || !g.includes("/")).map(group));
@@ -81,12 +92,17 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let n = 0;
 /** Loads a manifest (as a user writes it) and expands its patterns against the platform above. */
-async function expand(manifest: string, targets: string[] = [], changes?: ChangeScope) {
+async function expand(
+  manifest: string,
+  targets: string[] = [],
+  changes?: ChangeScope,
+  serve: typeof platform = platform,
+) {
   const file = join(dir, `m${++n}.yaml`);
   writeFileSync(file, manifest);
   const loaded = await loadManifests([file], { secrets: false, root: dir });
   expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-  server = await startServer(platform);
+  server = await startServer(serve);
   const ctx = await createContext(new ApiClient({ url: server.url, token: "t", maxAttempts: 1 }));
   const expanded = await expandSelectors(loaded.state!, ctx, targets, changes);
   const listings = server.seen
@@ -100,9 +116,17 @@ async function expand(manifest: string, targets: string[] = [], changes?: Change
     expanded.summaries.map((s) => [`${s.collection}[${s.pattern}]`, s.matched]),
   );
   const items = (c: string) => expanded.state.root.children[c]?.items ?? [];
-  return { expanded, listings, matched, items, file };
+  return { expanded, listings, matched, items, file, ctx };
 }
 
+/** A --changed-since scope in which only these patterns changed. */
+const scope = (selectors: string[] = []): ChangeScope => ({
+  nodes: new Set(),
+  whole: new Set(),
+  collections: new Set(),
+  selectors: new Set(selectors),
+  ancestors: new Set(),
+});
 const keys = (items: DesiredNode[]) => items.map((i) => i.key).sort();
 const BADGE = (name: string) =>
   `badges: [{ name: ${name}, link_url: "https://ci.example/%{project_path}", image_url: "https://ci.example/b.svg" }]`;
@@ -241,6 +265,8 @@ projects:
     ${BADGE("g")}
 `);
     expect(matched).toEqual({ "projects[ghost/**]": 0 });
+    // Nothing is listed there, so a --target's did-you-mean has nothing to suggest from it.
+    expect(expanded.listed).toEqual([]);
     expect(expanded.warnings).toHaveLength(1);
     expect(expanded.warnings[0]!.message).toBe(
       "the pattern matches nothing: group ghost does not exist or is not visible to this token's user",
@@ -336,15 +362,8 @@ projects:
 });
 
 describe("expandSelectors: --changed-since", () => {
-  const scope = (selectors: string[] = []): ChangeScope => ({
-    nodes: new Set(),
-    whole: new Set(),
-    collections: new Set(),
-    selectors: new Set(selectors),
-    ancestors: new Set(),
-  });
-
   it("applies an unchanged pattern to the projects declared by path, learning which are archived from one listing", async () => {
+    const changes = scope();
     const { listings, items, expanded } = await expand(
       `version: 1
 projects:
@@ -358,9 +377,11 @@ projects:
     ${BADGE("own")}
 `,
       [],
-      scope(),
+      changes,
     );
     expect(listings).toEqual(["/groups/acme/platform/projects?simple=true&archived=true&with_shared=false"]);
+    // What an unchanged pattern matches is not planned whole: only the changes to those projects are.
+    expect([...changes.whole]).toEqual([]);
     const badges = (k: string) =>
       items("projects")
         .find((i) => i.key === k)!
@@ -425,6 +446,87 @@ groups:
   });
 });
 
+describe("expandSelectors: --changed-since, unchanged patterns", () => {
+  const badges = (items: DesiredNode[], k: string) =>
+    items
+      .find((i) => i.key === k)!
+      .children["badges"]!.items.map((b) => b.key)
+      .sort();
+
+  it("an unchanged group pattern applies to the groups a changed one lists", async () => {
+    const { listings, items } = await expand(
+      `version: 1
+groups:
+  acme/**:
+    visibility: private
+  acme/*:
+    description: child
+`,
+      [],
+      scope(['groups["acme/**"]']),
+    );
+    expect(listings).toEqual(["/groups/acme/descendant_groups?all_available=true"]);
+    expect(items("groups").map((g) => [g.key, g.fields["description"]])).toEqual([
+      ["acme/platform", "child"],
+      ["acme/platform/infra", undefined],
+      ["acme/tools", "child"],
+    ]);
+  });
+
+  it("an unchanged pattern that wants archived projects applies to an archived one declared by path; one that does not, does not", async () => {
+    const { listings, items } = await expand(
+      `version: 1
+projects:
+  acme/platform/*:
+    ${BADGE("live")}
+  acme/platform/**:
+    include_archived: true
+    ${BADGE("any")}
+  acme/platform/old:
+    ${BADGE("own")}
+`,
+      [],
+      scope(),
+    );
+    expect(listings).toEqual(["/groups/acme/platform/projects?simple=true&archived=true&with_shared=false"]);
+    expect(badges(items("projects"), "acme/platform/old")).toEqual(["any", "own"]);
+  });
+
+  it("checks which declared projects are archived only for unchanged project patterns that leave them out", async () => {
+    // A changed pattern lists its projects; the archived one declared by path is read on its own.
+    const changed = await expand(
+      `version: 1
+projects:
+  acme/**:
+    ${BADGE("a")}
+  acme/platform/old:
+    ${BADGE("own")}
+`,
+      [],
+      scope(['projects["acme/**"]']),
+    );
+    expect(changed.listings).toEqual([
+      "/groups/acme/projects?simple=true&archived=false&with_shared=false&include_subgroups=true",
+      "/projects/acme/platform/old?",
+    ]);
+    expect(badges(changed.items("projects"), "acme/platform/old")).toEqual(["own"]);
+    // A group pattern says nothing about projects.
+    const groups = await expand(
+      `version: 1
+groups:
+  acme/**:
+    description: d
+projects:
+  acme/tools/cli:
+    ${BADGE("own")}
+`,
+      [],
+      scope(),
+    );
+    expect(groups.listings).toEqual([]);
+  });
+});
+
 describe("expandSelectors: the state it returns", () => {
   it("gives matched groups and projects a collection with the default policies when none is declared", async () => {
     const { expanded } = await expand(`version: 1
@@ -463,5 +565,192 @@ groups:
     ]);
     expect(list[0]!.fields).toEqual({ description: "from the pattern", visibility: "private" });
     expect(list[1]!.fields).toEqual({});
+  });
+});
+
+describe("expandSelectors: which listing stands in for which", () => {
+  it("never reads a project pattern through a group listing, nor one that wants archived projects through one that leaves them out", async () => {
+    const kinds = await expand(`version: 1
+groups:
+  "**":
+    description: every group
+projects:
+  acme/**:
+    include_archived: true
+    ${BADGE("all")}
+`);
+    expect(kinds.listings.sort()).toEqual([
+      "/groups/acme/projects?simple=true&with_shared=false&include_subgroups=true",
+      "/groups?all_available=true",
+    ]);
+    expect(kinds.matched).toEqual({ "groups[**]": 6, "projects[acme/**]": 6 });
+    expect(keys(kinds.items("projects"))).toContain("acme/platform/old");
+
+    const archived = await expand(`version: 1
+projects:
+  acme/**:
+    ${BADGE("all")}
+  acme/platform/*:
+    include_archived: true
+    ${BADGE("direct")}
+`);
+    expect(archived.listings.sort()).toEqual([
+      "/groups/acme/platform/projects?simple=true&with_shared=false",
+      "/groups/acme/projects?simple=true&archived=false&with_shared=false&include_subgroups=true",
+    ]);
+    expect(archived.matched).toEqual({ "projects[acme/**]": 5, "projects[acme/platform/*]": 3 });
+  });
+
+  it("reads the instance's group listing for a pattern of one group's children, and its project listing for a top-level pattern", async () => {
+    const groups = await expand(`version: 1
+groups:
+  "**":
+    visibility: private
+  acme/*:
+    description: child
+`);
+    expect(groups.listings).toEqual(["/groups?all_available=true"]);
+    expect(groups.matched).toEqual({ "groups[**]": 6, "groups[acme/*]": 2 });
+
+    // A project pattern at the top of the instance matches every project, as "**" does: one listing serves both.
+    const projects = await expand(`version: 1
+projects:
+  "*":
+    ${BADGE("top")}
+  acme/**:
+    ${BADGE("all")}
+`);
+    expect(projects.listings).toEqual(["/projects?simple=true&archived=false"]);
+    expect(projects.matched).toEqual({ "projects[*]": 6, "projects[acme/**]": 5 });
+  });
+
+  it("an except entry that only a broader pattern's listing holds still leaves out nothing", async () => {
+    const { expanded, listings } = await expand(`version: 1
+projects:
+  acme/**:
+    ${BADGE("all")}
+  acme/platform/*:
+    except: [acme/platform/infra/tf]
+    ${BADGE("direct")}
+`);
+    expect(listings).toHaveLength(1);
+    expect(expanded.warnings.map((w) => w.address)).toEqual(['projects["acme/platform/*"].except[0]']);
+  });
+
+  it("reads project listings in full when a pattern sets project settings, and not for group settings", async () => {
+    const settings = await expand(`version: 1
+projects:
+  acme/tools/*:
+    description: a tool
+`);
+    expect(settings.listings).toEqual(["/groups/acme/tools/projects?archived=false&with_shared=false"]);
+    // The settings of the projects it holds come with it: reading them costs no request of their own.
+    const seen = server!.seen.length;
+    expect(await readProject(settings.ctx, "acme/tools/cli")).toMatchObject({
+      path_with_namespace: "acme/tools/cli",
+    });
+    expect(server!.seen.length).toBe(seen);
+    const groupOnly = await expand(`version: 1
+groups:
+  acme/*:
+    description: a group
+projects:
+  acme/tools/*:
+    ${BADGE("t")}
+`);
+    expect(groupOnly.listings.sort()).toEqual([
+      "/groups/acme/subgroups?all_available=true",
+      "/groups/acme/tools/projects?simple=true&archived=false&with_shared=false",
+    ]);
+  });
+});
+
+describe("expandSelectors: projects declared by path that no listing holds", () => {
+  it("matches a project to be created, not an archived one the pattern leaves out, nor one declared absent", async () => {
+    const { listings, matched, items } = await expand(`version: 1
+projects:
+  acme/platform/*:
+    ${BADGE("p")}
+  acme/platform/new:
+    ${BADGE("own")}
+  acme/platform/old:
+    ${BADGE("own")}
+  acme/platform/gone:
+    state: absent
+    description: settings of a project to delete are no settings to read
+`);
+    expect(listings.sort()).toEqual([
+      "/groups/acme/platform/projects?simple=true&archived=false&with_shared=false",
+      "/projects/acme/platform/new?",
+      "/projects/acme/platform/old?",
+    ]);
+    expect(matched).toEqual({ "projects[acme/platform/*]": 3 });
+    const badges = (k: string) =>
+      items("projects")
+        .find((i) => i.key === k)!
+        .children["badges"]?.items.map((b) => b.key)
+        .sort();
+    expect(badges("acme/platform/new")).toEqual(["own", "p"]);
+    expect(badges("acme/platform/web")).toEqual(["p"]);
+    expect(badges("acme/platform/old")).toEqual(["own"]);
+    expect(items("projects").find((i) => i.key === "acme/platform/gone")!.state).toBe("absent");
+  });
+
+  it("reads no declared project to decide what a group pattern matches", async () => {
+    const { listings } = await expand(`version: 1
+groups:
+  acme/**:
+    description: d
+projects:
+  acme/tools/cli:
+    ${BADGE("own")}
+  acme/tools/new:
+    ${BADGE("own")}
+`);
+    expect(listings).toEqual(["/groups/acme/descendant_groups?all_available=true"]);
+  });
+});
+
+describe("expandSelectors: what the platform answers", () => {
+  const refusing =
+    (status: number, path: string): typeof platform =>
+    (req, res) =>
+      req.path === path ? json(res, status, { message: `${status} Forbidden` }) : platform(req, res);
+
+  it("fails on a listing the platform refuses other than with 404, instead of matching nothing", async () => {
+    await expect(
+      expand(
+        `version: 1
+projects:
+  acme/**:
+    ${BADGE("a")}
+`,
+        [],
+        undefined,
+        refusing(403, "/api/v4/groups/acme/projects"),
+      ),
+    ).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("fails on a listing whose items lack their path, instead of matching an empty path", async () => {
+    const pathless =
+      (field: string): typeof platform =>
+      (req, res) =>
+        req.path === "/api/v4/projects" || req.path === "/api/v4/groups"
+          ? json(res, 200, [
+              { id: 1, [field === "full_path" ? "path_with_namespace" : "full_path"]: "acme/x" },
+            ])
+          : platform(req, res);
+    await expect(
+      expand(
+        `version: 1\nprojects:\n  "**":\n    ${BADGE("a")}\n`,
+        [],
+        undefined,
+        pathless("path_with_namespace"),
+      ),
+    ).rejects.toThrow(/path_with_namespace/);
+    await expect(
+      expand(`version: 1\ngroups:\n  "**":\n    description: d\n`, [], undefined, pathless("full_path")),
+    ).rejects.toThrow(/full_path/);
   });
 });

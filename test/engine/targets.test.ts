@@ -125,6 +125,23 @@ describe("checkTargetsSelected", () => {
     expect(() => checkTargetsSelected(["payments/core"], ["payments/core-old"], [])).toThrow(TargetError);
   });
 
+  it("suggests the nearest planned path or an ancestor of one, or a path the platform's listings hold", () => {
+    expect(() => checkTargetsSelected(["acme/platfrom"], ["acme/platform/api"], [])).toThrow(
+      new TargetError(
+        '--target "acme/platfrom" matches nothing the manifests declare, nor anything their patterns match on the platform; did you mean "acme/platform"?',
+      ),
+    );
+    expect(() => checkTargetsSelected(["acme/tolls/cli"], ["acme/platform/api"], ["acme/tools/cli"])).toThrow(
+      '; did you mean "acme/tools/cli"?',
+    );
+    // Nothing near: no suggestion, and the message ends there.
+    expect(() => checkTargetsSelected(["zzz"], ["acme/platform/api"], [])).toThrow(
+      new TargetError(
+        '--target "zzz" matches nothing the manifests declare, nor anything their patterns match on the platform',
+      ),
+    );
+  });
+
   it("lists every target that selects nothing, one a line", () => {
     const error = (() => {
       try {

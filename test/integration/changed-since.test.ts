@@ -19,7 +19,7 @@ function manifest(
 ) {
   const project = (p: string, i: number) => `  ${p}:
     ${i < 5 ? "extends: [scheduled]" : ""}
-    pipeline_schedules:
+${p === "fleet/p7" ? "    description: seventh\n" : ""}    pipeline_schedules:
       - { description: nightly, ref: main, cron: "${p === "fleet/p7" ? (options.cron ?? "0 2 * * *") : "0 2 * * *"}" }
       - { description: weekly, ref: main, cron: "0 6 * * 1" }
     badges:
@@ -102,8 +102,30 @@ describe("--changed-since", () => {
     expect(text.out).toContain("Limited to what the manifests changed since HEAD");
   });
 
+  it("compares only what changed: drift on an unchanged object above the change is not planned", async () => {
+    await bench.send("PUT", `/projects/${encodeURIComponent("fleet/p7")}`, {
+      description: "changed by hand",
+    });
+    try {
+      writeFileSync(file, manifest({ cron: "30 4 * * *" }));
+      const p = await plan();
+      expect(p.changes.map((c) => `${c.action} ${c.address}`)).toEqual([
+        'update project["fleet/p7"].pipeline_schedule["nightly"]',
+      ]);
+      // A full plan shows that drift.
+      const full = JSON.parse((await bench.cli(["plan", "--format", "json", file])).out) as JsonPlan;
+      expect(full.changes.map((c) => `${c.action} ${c.address}`)).toContain('update project["fleet/p7"]');
+    } finally {
+      await bench.send("PUT", `/projects/${encodeURIComponent("fleet/p7")}`, { description: "seventh" });
+    }
+  });
+
   it("a template change reads the projects that use it and no others", async () => {
     writeFileSync(file, manifest({ templateCron: "v2" }));
+    // The projects are walked through, not compared: drift does not count them in sync.
+    const drift = await bench.cli(["drift", "--format", "json", "--changed-since", "HEAD", file]);
+    expect(drift.code, drift.err).toBe(2);
+    expect((JSON.parse(drift.out) as { in_sync: string[] }).in_sync).toEqual([]);
     const p = await plan();
     const touched = [...new Set(p.changes.map((c) => c.address.split("]")[0]))].sort();
     expect(touched).toEqual(

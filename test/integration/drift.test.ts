@@ -51,6 +51,33 @@ describe("forgeform drift against the sandbox", () => {
     expect(json.items).toEqual([]);
   });
 
+  it("counts a project that declares only what is inside it as in sync when that matches", async () => {
+    const group = await bench.get<{ id: number }>("/groups/acme%2Fplatform");
+    await bench.send("POST", "/projects", { name: "tool", path: "tool", namespace_id: group.id });
+    const m = bench.manifest(`${MANIFEST}projects:\n  acme/platform/tool:\n    badges: []\n`, "tool.yaml");
+    const drift = await bench.cli(["drift", "--format", "json", m]);
+    expect(drift.code, drift.err).toBe(0);
+    expect((JSON.parse(drift.out) as { in_sync: string[] }).in_sync).toContain(
+      'project["acme/platform/tool"]',
+    );
+  });
+
+  it("never lists in sync an object whose path holds a value of the run's references", async () => {
+    const variable = `    variables:\n      - { key: TEAM, value: "\${env:DRIFT_TEAM}" }\n`;
+    const m = bench.manifest(
+      MANIFEST.replace("    description: Platform team\n", `    description: Platform team\n${variable}`),
+      "secret-path.yaml",
+    );
+    const env = { DRIFT_TEAM: "platform" };
+    const applied = await bench.cli(["apply", "--yes", m], env);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    const drift = await bench.cli(["drift", "--format", "json", m], env);
+    expect(drift.code, drift.err).toBe(0);
+    const inSync = (JSON.parse(drift.out) as { in_sync: string[] }).in_sync;
+    expect(inSync).toContain('group["acme/(sensitive)"]');
+    expect(drift.out).not.toContain("platform");
+  });
+
   it("with only unmanaged objects under prune policy warn, every report agrees with exit 0", async () => {
     const message = (await bench.send("POST", "/broadcast_messages", { message: "Left alone" })) as {
       id: number;

@@ -186,6 +186,30 @@ projects:
     );
   });
 
+  it("counts only changes as what may be refused inside an archived project, not the objects it leaves alone", async () => {
+    // An undeclared badge in the archived project, left alone (prune policy warn): it changes nothing.
+    const frozen = await id("projects", "keep/frozen");
+    await bench.send("POST", `/projects/${frozen}/unarchive`);
+    await bench.send("POST", `/projects/${frozen}/badges`, {
+      name: "stale",
+      link_url: "https://s.example",
+      image_url: "https://s.example/b.svg",
+    });
+    await bench.send("POST", `/projects/${frozen}/archive`);
+    const text = (manifest: string) =>
+      bench.cli(["plan", bench.manifest(manifest)]).then((r) => r.out.replace(/\n\s+/g, " "));
+    const one = await text(
+      `version: 1\nprojects:\n  keep/frozen:\n    request_access_enabled: true\n    badges:\n      - ${BADGE}\n`,
+    );
+    expect(one).toContain('project["keep/frozen"]: 1 change below it may be refused');
+    expect(one).toContain('badge["stale"]');
+    const none = await text(
+      "version: 1\nprojects:\n  keep/frozen:\n    request_access_enabled: true\n    badges: []\n",
+    );
+    expect(none).toContain('badge["stale"]');
+    expect(none).not.toContain("may be refused");
+  });
+
   it("refuses to create a project archived with changes inside it, which would follow its create", async () => {
     const m = bench.manifest(
       `version: 1\nprojects:\n  keep/vault:\n    archived: true\n    badges:\n      - ${BADGE}\n`,

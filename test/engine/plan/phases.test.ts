@@ -152,6 +152,36 @@ describe("match: identities and the names of undeclared live objects", () => {
     const m = match(s, kind(), { policy: "warn", items: [declared] } as DesiredCollection, [declared], [old]);
     expect(m.shownOf(old)).toEqual({ label: "https://h.example/?key=(sensitive) (id 7)", id: 7 });
     expect(m.like(old)).toBe(declared);
+    // Only that shape: another hook, or one that differs where the declaration has a dot, is shown as it is.
+    const others: Live[] = [
+      { key: "https://other.example/hook", id: 8, fields: {} },
+      { key: "https://hXexample/?key=old-key-value", id: 9, fields: {} },
+    ];
+    const n = match(
+      s,
+      kind(),
+      { policy: "warn", items: [declared] } as DesiredCollection,
+      [declared],
+      others,
+    );
+    expect(others.map((l) => n.shownOf(l))).toEqual([
+      { label: "https://other.example/hook", id: 8 },
+      { label: "https://hXexample/?key=old-key-value", id: 9 },
+    ]);
+    expect(n.like(others[0]!)).toBeUndefined();
+  });
+
+  it("tells apart undeclared objects whose names mask alike", () => {
+    const { state: s } = state(["Zq7sekrit9", "Xy8other77"]);
+    const lives: Live[] = [
+      { key: "page-Zq7sekrit9", id: "page-Zq7sekrit9", fields: {} },
+      { key: "page-Xy8other77", id: "page-Xy8other77", fields: {} },
+    ];
+    const m = match(s, kind(), { policy: "warn", items: [] } as DesiredCollection, [], lives);
+    expect(lives.map((l) => m.shownOf(l))).toEqual([
+      { label: "page-(sensitive) (#1)" },
+      { label: "page-(sensitive) (#2)" },
+    ]);
   });
 });
 
@@ -219,6 +249,22 @@ describe("diff: one object's changes", () => {
       { field: "name", after: "w" },
       { field: "level", after: "maintainer" },
     ]);
+    // A list with entries and an empty text are values; sensitive, secret and write-only values say so.
+    expect(
+      await createdFields(ctx, kind(), specs, {
+        tags: ["a"],
+        interval: "",
+        api_key: "k",
+        name: new Secret("s3cret", "env:NAME"),
+        token: "t",
+      }),
+    ).toEqual([
+      { field: "tags", after: ["a"] },
+      { field: "interval", after: "" },
+      { field: "api_key", after: "(sensitive)", sensitive: true },
+      { field: "name", after: "(sensitive)", sensitive: true },
+      { field: "token", after: "(write-only)", sensitive: true, writeOnly: true },
+    ]);
   });
 
   it("sends write-only fields on rotation, once each", () => {
@@ -227,6 +273,11 @@ describe("diff: one object's changes", () => {
       { field: "token", after: "(write-only)", writeOnly: true, sensitive: true },
     ]);
     expect(writeOnlyChanges(specs, { token: "t" }, [{ field: "token" }])).toEqual([]);
+    // With nothing else to change, or with the field among other changes.
+    expect(writeOnlyChanges(specs, { name: "v", token: "t" }, [])).toEqual([
+      { field: "token", after: "(write-only)", writeOnly: true, sensitive: true },
+    ]);
+    expect(writeOnlyChanges(specs, { token: "t" }, [{ field: "name" }, { field: "token" }])).toEqual([]);
   });
 });
 
@@ -260,17 +311,24 @@ describe("unmanaged: what a prune policy does with undeclared objects", () => {
     });
     expect(changes.map((c) => c.action)).toEqual(["delete"]);
     expect(seen).toBe("delete");
+    expect(changes[0]).toMatchObject({
+      address: 'project["p"].widget["me"]',
+      parent: 'project["p"]',
+      reason: "not in the manifests, and the widgets prune policy is delete",
+    });
   });
 
   it("leaves alone, and says why, an object the kind keeps (the token's own membership)", async () => {
     const { changes, problems } = await prune("delete", async () => [
       { message: "me is the token's own user", keep: true },
+      { message: "me owns the group", keep: true },
     ]);
     expect(problems).toEqual([]);
-    expect(changes.map((c) => [c.action, c.reason])).toEqual([
+    expect(changes.map((c) => [c.action, c.reason, c.parent])).toEqual([
       [
         "unmanaged",
-        "not in the manifests, and left alone although the widgets prune policy is delete: me is the token's own user",
+        "not in the manifests, and left alone although the widgets prune policy is delete: me is the token's own user; me owns the group",
+        'project["p"]',
       ],
     ]);
   });
@@ -320,6 +378,19 @@ describe("order: apply order and dependencies", () => {
     expect(child.deps).toEqual(['group["ACME"]']);
   });
 
+  it("makes a step wait for each step whose kind names it in `before`, once, and ignores a name not in the plan", () => {
+    const hook = step('project["p"].hooks["h"]', "create", 1);
+    const first = step('project["p"].variables["A"]', "update", 1, {
+      before: ['project["p"].hooks["h"]', 'project["p"].hooks["gone"]'],
+    });
+    const second = step('project["p"].variables["B"]', "create", 1, {
+      before: ['project["p"].hooks["h"]', 'project["p"].hooks["h"]'],
+    });
+    linkDependencies([first, second, hook]);
+    expect(hook.deps).toEqual(['project["p"].variables["A"]', 'project["p"].variables["B"]']);
+    expect(first.deps).toEqual([]);
+  });
+
   it("keeps a create-only dependency on a step that makes its object, and drops it on an update", () => {
     const share = (g: string) => `project["p"].share["${g}"]`;
     const steps = [
@@ -350,6 +421,12 @@ describe("order: apply order and dependencies", () => {
         (x) => x.address,
       ),
     ).toEqual(["c", "b", "a", "z"]);
+    const at = (address: string, col: number): PlanProblem => ({
+      address,
+      message: "m",
+      source: { file: "m.yaml", line: 3, col },
+    });
+    expect(byPlace([at("x", 10), at("y", 9), at("z", 2)]).map((x) => x.address)).toEqual(["z", "y", "x"]);
   });
 });
 
@@ -391,6 +468,20 @@ describe("digest and read", () => {
       ).toBeUndefined();
     expect(s.missingProjects).toEqual(new Set(['project["p/q"]']));
     expect(s.problems).toHaveLength(1);
+    // Only a project's 404 "Project Not Found" means the project is missing: under a group, or with another
+    // status, it is a failed read of the collection.
+    const { state: g } = state();
+    const group: Parent = { address: 'group["p"]', collection: "groups", key: "p", ref: "p" };
+    expect(await readCollection(g, missing, group, [], {}, 'group["p"].widgets')).toBeUndefined();
+    expect(
+      await readCollection(g, failing(500, "Project Not Found"), parent, [], {}, 'project["p/q"].widgets'),
+    ).toBeUndefined();
+    expect(g.missingProjects).toEqual(new Set());
+    expect(g.problems.map((p) => p.address)).toEqual(['group["p"].widgets', 'project["p/q"].widgets']);
+    // A project the plan did not read at all (no live object) is noted missing too.
+    const { state: u } = state();
+    expect(await readCollection(u, missing, parent, [], {}, 'project["p/q"].widgets')).toBeUndefined();
+    expect(u.missingProjects).toEqual(new Set(['project["p/q"]']));
     // Read earlier in the plan, then gone: a problem, once.
     const { state: t } = state();
     const read: Parent = { ...parent, live: { key: "p/q", id: 7, fields: {} } };
