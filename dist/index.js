@@ -82874,7 +82874,7 @@ var protectedEnvironmentKind = restCollection(
       return out;
     },
     // A deployer the project does not know yet is refused: a user waits for their membership, a group for the
-    // project's share with it, when this plan makes them.
+    // project's share with it, when this plan makes them; a group this plan creates, for its create.
     dependsOn: (parent, _key, desired) => [
       ...entriesDependOn(parent.address, written3.get(desired)),
       ...pendingDependOn(desired["deploy_access_levels"])
