@@ -60,11 +60,35 @@ describe("projects created and deleted, in order", () => {
       () => false,
     );
 
-  /** A proxy that records every write and lets it through (or answers the download itself). */
-  async function recording(download?: Buffer): Promise<Record<string, string>> {
+  /**
+   * A proxy that records every write and lets it through (or answers the download itself). A write matching `hold`
+   * is held until the next write arrives, or for 200 ms, and goes on after it: a write that waits for it, as it
+   * should, cannot overtake it; one that does not wait does, whatever the order apply started them in.
+   */
+  async function recording(download?: Buffer, hold?: RegExp): Promise<Record<string, string>> {
+    let held: (() => void) | undefined;
     proxy = await startProxy(bench.sandbox.url, (req, res) => {
       const path = (req.url ?? "").replace(/^\/api\/v4/, "").replace(/\?.*$/, "");
-      if (req.method !== "GET") sent.push(`${req.method} ${path}`);
+      const write = `${req.method} ${path}`;
+      if (hold && req.method !== "GET" && hold.test(write)) {
+        // Recorded when it goes on to the sandbox.
+        return new Promise<boolean>((resolve) => {
+          let gone = false;
+          const go = () => {
+            if (gone) return;
+            gone = true;
+            held = undefined;
+            sent.push(write);
+            resolve(false);
+          };
+          held = () => setTimeout(go, 20);
+          setTimeout(go, 200);
+        });
+      }
+      if (req.method !== "GET") {
+        sent.push(write);
+        held?.();
+      }
       if (download && /\/export\/download$/.test(path)) {
         res.writeHead(200, { "Content-Type": "text/html", "Content-Length": String(download.length) });
         res.end(download);
@@ -156,7 +180,9 @@ projects:
       - ${BADGE}
 `);
     const [app, frozen] = [await id("projects", "keep/app"), await id("projects", "keep/frozen")];
-    const env = await recording();
+    // The unarchive is held until another write comes: a badge that did not wait for it would reach the archived
+    // project first, and be refused.
+    const env = await recording(undefined, /^POST \/projects\/\d+\/unarchive$/);
     const applied = await bench.cli(["apply", "--yes", m], env);
     expect(applied.code, applied.out + applied.err).toBe(0);
     const at = (write: string) => sent.findIndex((s) => s.startsWith(write));

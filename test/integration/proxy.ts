@@ -5,8 +5,11 @@
 import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** Answers a request instead of the sandbox; returns false to let it through. */
-export type Override = (req: IncomingMessage, res: ServerResponse) => boolean;
+/**
+ * Answers a request instead of the sandbox; returns false to let it through. A promise of false lets it through
+ * when it settles: the request is held until then (to see whether another request overtakes it).
+ */
+export type Override = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 export interface RunningProxy {
   url: string;
@@ -16,7 +19,12 @@ export interface RunningProxy {
 export async function startProxy(target: string, override: Override): Promise<RunningProxy> {
   const to = new URL(target);
   const server = createServer((req, res) => {
-    if (override(req, res)) return;
+    const answered = override(req, res);
+    if (answered === true) return;
+    if (answered === false) pass(req, res);
+    else void answered.then((done) => done || pass(req, res));
+  });
+  const pass = (req: IncomingMessage, res: ServerResponse) => {
     const forward = request(
       {
         hostname: to.hostname,
@@ -32,7 +40,7 @@ export async function startProxy(target: string, override: Override): Promise<Ru
     );
     forward.on("error", () => res.destroy());
     req.pipe(forward);
-  });
+  };
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
