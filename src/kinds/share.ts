@@ -105,7 +105,7 @@ export const shareKind = restCollection(
     async prepare(ctx, _parent, fields, scope) {
       const path = textOf(fields["group"]) ?? "";
       // A group the manifests declare is there once the plan is applied: one it creates is shared with after its
-      // create (dependsOn).
+      // create (dependsOnCreate).
       const declared = scope?.top?.("groups").has(path.toLowerCase()) ?? false;
       if (!declared && (await ctx.resolve.groupId(path)) === undefined)
         throw new FieldError("group", await unknownGroup(ctx, path, shownText(fields["group"])));
