@@ -163,8 +163,3 @@ export function touches(scope: ChangeScope, path: string): boolean {
     [...scope.collections].some((c) => c === path || c.startsWith(`${path}.`))
   );
 }
-
-/** True when nothing at all changed. */
-export function isEmptyScope(scope: ChangeScope): boolean {
-  return scope.nodes.size + scope.whole.size + scope.collections.size + scope.selectors.size === 0;
-}

@@ -231,12 +231,10 @@ projects:
     ]);
     await apply(bench, file);
     await expectNoChanges(bench, file);
-    const sharedWith = async (path: string) =>
-      (await bench.get<{ shared_with_groups: ApiShare[] }>(path)).shared_with_groups.map(
-        (s) => s.group_full_path,
-      );
-    expect(await sharedWith("/groups/acme")).toEqual(["vendors/tools"]);
-    expect(await sharedWith("/projects/acme%2Fplatform%2Fapi")).toEqual(["vendors"]);
+    const sharedWith = async (owner: "groups" | "projects", path: string) =>
+      (await sharesOf(owner, path)).map((s) => s.group_full_path);
+    expect(await sharedWith("groups", "acme")).toEqual(["vendors/tools"]);
+    expect(await sharedWith("projects", "acme/platform/api")).toEqual(["vendors"]);
     // Unknown stays unknown: a group neither there nor created by the plan.
     const r = await bench.cli([
       "plan",
