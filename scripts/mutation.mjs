@@ -64,6 +64,92 @@ export function undetectedRanges(report) {
 }
 
 /**
+ * `count` of `ranges` drawn at random with a fixed seed (the same draw for the same places), in their sorted order:
+ * the places a sampled second stage tests again when testing them all would take hours.
+ */
+export function sampleRanges(ranges, count, seed = 1) {
+  if (count >= ranges.length) return [...ranges];
+  // mulberry32: a small seeded generator; Math.random cannot be seeded.
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pool = [...ranges];
+  for (let i = pool.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [pool[i], pool[j]] = [pool[j], pool[i]];
+  }
+  return pool.slice(0, count).sort();
+}
+
+/**
+ * What a second stage run on a sample of the places says of all of them: of the mutants the quick run left
+ * undetected, `tested` were tested again and `detected` of those killed or timed out; the folder's score is then
+ * estimated as if the same share of the untested ones were detected, with a 95% Wilson interval on that share
+ * (mutants of one place tend to share a fate, so the interval is if anything narrower than it should be).
+ * `lower` is the score that counts every untested one as undetected: what is measured, not estimated.
+ */
+export function estimateFromSample(quick, full) {
+  const again = new Map();
+  for (const [file, { mutants }] of Object.entries(full.files))
+    for (const m of mutants) again.set(mutantKey(file, m), m);
+  let total = 0;
+  let detected = 0;
+  let undetected = 0;
+  let tested = 0;
+  let detectedAgain = 0;
+  for (const [file, { mutants }] of Object.entries(quick.files)) {
+    for (const m of mutants) {
+      if (m.status === "Killed" || m.status === "Timeout") {
+        total += 1;
+        detected += 1;
+      } else if (m.status === "Survived" || m.status === "NoCoverage") {
+        total += 1;
+        undetected += 1;
+        const r = again.get(mutantKey(file, m));
+        if (!r) continue;
+        tested += 1;
+        if (r.status === "Killed" || r.status === "Timeout") detectedAgain += 1;
+      }
+    }
+  }
+  const pct = (n) => (total ? (100 * n) / total : 100);
+  const lower = pct(detected + detectedAgain);
+  if (tested === 0)
+    return {
+      total,
+      undetected,
+      tested,
+      detected: detectedAgain,
+      lower,
+      score: lower,
+      low: lower,
+      high: lower,
+    };
+  const z = 1.96;
+  const p = detectedAgain / tested;
+  const centre = (p + (z * z) / (2 * tested)) / (1 + (z * z) / tested);
+  const half =
+    (z * Math.sqrt((p * (1 - p)) / tested + (z * z) / (4 * tested * tested))) / (1 + (z * z) / tested);
+  const untested = undetected - tested;
+  const at = (share) => pct(detected + detectedAgain + share * untested);
+  return {
+    total,
+    undetected,
+    tested,
+    detected: detectedAgain,
+    lower,
+    score: at(p),
+    low: at(Math.max(0, centre - half)),
+    high: at(Math.min(1, centre + half)),
+  };
+}
+
+/**
  * One report from a quick run (the tests but the integration ones) and a run of what it left undetected with every
  * test: a mutant the second run tested has its result; any other, the quick run's. The quick run's kills stand (a
  * test that kills a mutant kills it in any set that holds it), so this is what one run with every test gives.
@@ -149,7 +235,7 @@ function summaryLine(folder, report, started, more) {
  * every mutant with the tests but the integration ones (vitest.mutation-quick.config.ts); then only those it left
  * undetected, with every test; the results merged (mergeStages).
  */
-function twoStages(folder, passed) {
+function twoStages(folder, passed, { sample, reuse }) {
   const out = `reports/mutation/${folder}`;
   mkdirSync(out, { recursive: true });
   const started = Date.now();
@@ -161,17 +247,33 @@ function twoStages(folder, passed) {
     stryker(args, folder, events, `its results so far: ${events}`);
     return reportFromEvents(events);
   };
-  const quick = stage([`${out}/stryker.quick.json`, ...mutate, ...passed], `${out}/quick-events`);
-  const ranges = undetectedRanges(quick);
+  const quick =
+    reuse && existsSync(`${out}/quick-events`)
+      ? reportFromEvents(`${out}/quick-events`)
+      : stage([`${out}/stryker.quick.json`, ...mutate, ...passed], `${out}/quick-events`);
+  const undetected = undetectedRanges(quick);
+  const ranges = sample === undefined ? undetected : sampleRanges(undetected, sample);
   const again =
     ranges.length > 0 ? stage(["--mutate", ranges.join(","), ...passed], `${out}/events`) : { files: {} };
   const merged = mergeStages(quick, again);
   writeFileSync(`${out}/merged.json`, JSON.stringify(merged));
-  return summaryLine(
+  let line = summaryLine(
     folder,
     merged,
     started,
-    ` (${ranges.length} places tested again with every test); ${out}/merged.json`,
+    ` (${ranges.length} of ${undetected.length} places tested again with every test); ${out}/merged.json`,
+  );
+  if (ranges.length < undetected.length)
+    line += `\n${" ".repeat(10)}${estimateLine(estimateFromSample(quick, again))}`;
+  return line;
+}
+
+/** The estimate of a sampled second stage, in words. */
+export function estimateLine(e) {
+  return (
+    `sampled: ${e.detected} of ${e.tested} undetected mutants tested again were killed (${e.undetected} ` +
+    `undetected in all); estimated ${e.score.toFixed(1)}% (95% interval ${e.low.toFixed(1)}-${e.high.toFixed(1)}%), ` +
+    `at least ${e.lower.toFixed(1)}%`
   );
 }
 
@@ -194,7 +296,21 @@ function main() {
     return;
   }
   const quickFirst = args.includes("--quick-first");
-  const rest = args.filter((a) => a !== "--quick-first");
+  const reuse = args.includes("--reuse-first-stage");
+  const at = args.indexOf("--sample");
+  const sample = at === -1 ? undefined : Number(args[at + 1]);
+  if (sample !== undefined && !(Number.isSafeInteger(sample) && sample > 0)) {
+    console.error(`mutation: --sample takes a number of places, at least 1 (got "${args[at + 1] ?? ""}")`);
+    process.exit(2);
+  }
+  if ((sample !== undefined || reuse) && !quickFirst) {
+    console.error("mutation: --sample and --reuse-first-stage go with --quick-first");
+    process.exit(2);
+  }
+  const rest = args.filter(
+    (a, i) =>
+      a !== "--quick-first" && a !== "--reuse-first-stage" && (at === -1 || (i !== at && i !== at + 1)),
+  );
   const first = rest.findIndex((a) => a.startsWith("-"));
   const named = first === -1 ? rest : rest.slice(0, first);
   const passed = first === -1 ? [] : rest.slice(first);
@@ -205,7 +321,9 @@ function main() {
   }
   const folders = named.length > 0 ? named : Object.keys(FOLDERS);
   if (quickFirst) {
-    console.log(`\nMutation score per folder:\n${folders.map((f) => twoStages(f, passed)).join("\n")}`);
+    console.log(
+      `\nMutation score per folder:\n${folders.map((f) => twoStages(f, passed, { sample, reuse })).join("\n")}`,
+    );
     return;
   }
   const summary = [];

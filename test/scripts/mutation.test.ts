@@ -7,7 +7,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
-import { mergeStages, reportFromEvents, scores, undetectedRanges } from "../../scripts/mutation.mjs";
+import {
+  estimateFromSample,
+  estimateLine,
+  mergeStages,
+  reportFromEvents,
+  sampleRanges,
+  scores,
+  undetectedRanges,
+} from "../../scripts/mutation.mjs";
 
 describe("mutation scores", () => {
   it("scores killed and timed out over every valid mutant, and over the covered ones", () => {
@@ -117,6 +125,69 @@ describe("mutation scores", () => {
       });
       expect(other.files["src/cli/a.ts"].mutants[3].status).toBe("Survived");
       expect(scores(merged).all).toMatchObject({ killed: 2, survived: 1, noCoverage: 1, total: 4 });
+    });
+
+    it("--sample: a fixed draw of the places, each once, in order; all of them when the sample is as large", () => {
+      const ranges = Array.from({ length: 50 }, (_, i) => `src/k/${String(i).padStart(2, "0")}.ts:1:0-1:5`);
+      const drawn = sampleRanges(ranges, 10);
+      expect(drawn).toHaveLength(10);
+      expect(new Set(drawn).size).toBe(10);
+      expect(drawn.every((r: string) => ranges.includes(r))).toBe(true);
+      expect(drawn).toEqual([...drawn].sort());
+      // The same seed draws the same places; another seed, others; not simply the first ten.
+      expect(sampleRanges(ranges, 10)).toEqual(drawn);
+      expect(sampleRanges(ranges, 10, 2)).not.toEqual(drawn);
+      expect(drawn).not.toEqual(ranges.slice(0, 10));
+      expect(sampleRanges(ranges, 50)).toEqual(ranges);
+      expect(sampleRanges(ranges, 51)).toEqual(ranges);
+      expect(sampleRanges(ranges, 49)).toHaveLength(49);
+    });
+
+    it("--sample: the score measured, and estimated from the share of the sample killed, with its interval", () => {
+      // 6 detected by the quick run, 4 left undetected; 2 of them tested again, 1 killed.
+      const quick = {
+        files: {
+          "src/k/a.ts": {
+            mutants: [
+              ...[1, 2, 3, 4, 5].map((l) => at(l, 1, 2, "Killed")),
+              at(6, 1, 2, "Timeout"),
+              at(7, 1, 2, "Survived"),
+              at(8, 1, 2, "NoCoverage"),
+              at(9, 1, 2, "Survived"),
+              at(10, 1, 2, "NoCoverage"),
+              at(11, 1, 2, "CompileError"),
+            ],
+          },
+        },
+      };
+      const again = {
+        files: { "src/k/a.ts": { mutants: [at(7, 1, 2, "Killed"), at(8, 1, 2, "NoCoverage")] } },
+      };
+      const e = estimateFromSample(quick, again);
+      expect(e).toMatchObject({ total: 10, undetected: 4, tested: 2, detected: 1 });
+      // Measured: 7 of 10. Estimated: half of the 2 untested too, 8 of 10.
+      expect(e.lower).toBe(70);
+      expect(e.score).toBeCloseTo(80);
+      // Wilson's 95% interval for 1 of 2: 9.45% to 90.55% of the 2 untested.
+      expect(e.low).toBeCloseTo(70 + 0.0945 * 20, 1);
+      expect(e.high).toBeCloseTo(70 + 0.9055 * 20, 1);
+      expect(e.low).toBeGreaterThanOrEqual(e.lower);
+      expect(estimateLine(e)).toBe(
+        "sampled: 1 of 2 undetected mutants tested again were killed (4 undetected in all); " +
+          "estimated 80.0% (95% interval 71.9-88.1%), at least 70.0%",
+      );
+      // Every one tested: the estimate is the measure.
+      const all = estimateFromSample(quick, {
+        files: {
+          "src/k/a.ts": {
+            mutants: [7, 8, 9, 10].map((l) => at(l, 1, 2, l === 10 ? "Survived" : "Killed")),
+          },
+        },
+      });
+      expect(all).toMatchObject({ tested: 4, detected: 3, lower: 90, low: 90, high: 90 });
+      expect(all.score).toBeCloseTo(90);
+      // None tested: nothing to estimate from.
+      expect(estimateFromSample(quick, { files: {} })).toMatchObject({ tested: 0, lower: 60, score: 60 });
     });
   });
 });
