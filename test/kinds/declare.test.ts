@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
-import { kindSchema, restCollection } from "../../src/kinds/declare.js";
+import { kindSchema, restCollection, unchecked } from "../../src/kinds/declare.js";
 import type { KindContext, Parent } from "../../src/kinds/kind.js";
 import { Secret } from "../../src/manifest/secret.js";
 import { json, startServer, type TestServer } from "../api/server.js";
@@ -37,6 +37,40 @@ describe("a kind's schema", () => {
     const milestone = kindSchema("projects", "milestones").shape({ state: "string" });
     expect(Object.keys(milestone)).toEqual(["state", "title", "description", "start_date", "due_date"]);
     expect(milestone["description"]).toBe("string?");
+    // A type `extra` gives to one of the schema's fields takes that field's place, not the first.
+    expect(kindSchema("groups", "badges").shape({ id: "integer", image_url: "string?" })).toStrictEqual({
+      id: "integer",
+      name: "string",
+      link_url: "string",
+      image_url: "string?",
+    });
+    expect(
+      Object.keys(kindSchema("groups", "badges").shape({ id: "integer", image_url: "string?" })),
+    ).toEqual(["id", "name", "link_url", "image_url"]);
+  });
+
+  it("sends on create what the platform takes on create, and the update-only fields in an update right after", () => {
+    const projects = kindSchema("instance", "projects");
+    expect(projects.updateOnly).toEqual([
+      "ci_forward_deployment_enabled",
+      "restrict_user_defined_variables",
+      "merge_pipelines_enabled",
+      "merge_trains_enabled",
+    ]);
+    expect(projects.sent).not.toContain("ci_forward_deployment_enabled");
+    expect(projects.sent).not.toContain("restrict_user_defined_variables");
+    expect(projects.sent).toContain("visibility");
+    expect(projects.read).toContain("ci_forward_deployment_enabled");
+    // A kind without such fields has none.
+    expect(kindSchema("groups", "badges").updateOnly).toEqual([]);
+    expect(kindSchema("groups", "badges").sent).toEqual(["name", "link_url", "image_url"]);
+  });
+
+  it("keeps the unchecked settings a manifest sets, by their API names, for what a create or update answers", () => {
+    expect(unchecked({ name: "x", "unchecked.extra_field": 1, "unchecked.other": "y" })).toEqual({
+      unchecked: ["extra_field", "other"],
+    });
+    expect(unchecked({ name: "x" })).toEqual({});
   });
 });
 
@@ -113,6 +147,22 @@ describe("a plain REST collection", () => {
     const ctx = await platform(() => [{ ...badge, image_url: 7 }]);
     await expect(badges.read(ctx, parent, [])).rejects.toThrow(
       'the field "image_url" is an integer (7), not a string',
+    );
+  });
+
+  it("refuses a response without the id it addresses objects by, or without the identity the manifest keys them by", async () => {
+    // Declared here, not shared: a collection works out its response shape once, on first use.
+    const fresh = () =>
+      restCollection({ collection: "badges", segment: "badge", parents: ["projects"], path: "badges" });
+    const { id: _id, ...withoutId } = badge;
+    await expect(fresh().read(await platform(() => [withoutId]), parent, [])).rejects.toThrow(
+      'the field "id" is missing',
+    );
+    await api.close();
+    await server.close();
+    const { name: _name, ...withoutName } = badge;
+    await expect(fresh().read(await platform(() => [withoutName]), parent, [])).rejects.toThrow(
+      'the field "name" is missing',
     );
   });
 
