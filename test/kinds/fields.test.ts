@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fieldSpecsFromSchema, type RefResolver } from "../../src/kinds/fields.js";
+import { fieldSpecs, itemSchema } from "../../src/kinds/schemas.js";
 
 type Schema = Record<string, unknown>;
 
@@ -233,5 +234,19 @@ describe("fieldSpecsFromSchema", () => {
     expect(
       fieldSpecsFromSchema({ properties: { x: { $ref: "#/a" } } }, cycle).get("x")!.type,
     ).toBeUndefined();
+  });
+});
+
+describe("the published schemas' fields (src/kinds/schemas.ts)", () => {
+  it("follows a reference into another schema file's definitions", () => {
+    // `"$ref": "common.schema.json#/$defs/visibility"`, a string enum, with the referring field's default.
+    const settings = fieldSpecs("instance", "application_settings");
+    expect(settings.get("default_group_visibility")).toMatchObject({ type: "string", default: "private" });
+  });
+
+  it("finds nothing for a collection no schema declares, and says so without failing", () => {
+    expect(itemSchema("projects", "no_such_collection")).toBeUndefined();
+    expect(fieldSpecs("projects", "no_such_collection").size).toBe(0);
+    expect(itemSchema("projects", "badges")).toMatchObject({ "x-identity": "name" });
   });
 });
