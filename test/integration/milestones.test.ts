@@ -176,7 +176,9 @@ projects:
     const refused = await bench.cli(["plan", absent]);
     expect(refused.code).toBe(1);
     const text = prose(refused.out);
-    expect(text).toContain('milestone "busy" still has 2 open issues');
+    expect(text).toContain(
+      'milestone "busy" still has 2 open issues, which would lose their milestone: close or move them first',
+    );
     expect(text).toContain("force_delete: true");
     expect((await bench.cli(["apply", "--yes", absent])).code).toBe(1);
     expect(await byTitle("busy")).toBeDefined();
@@ -224,7 +226,9 @@ groups:
 `);
     const plan = await bench.cli(["plan", file]);
     expect(plan.code).toBe(1);
-    expect(prose(plan.out)).toContain('milestone "2026 Q4" still has 1 open issue');
+    expect(prose(plan.out)).toContain(
+      'milestone "2026 Q4" still has 1 open issue, which would lose their milestone: close or move it first',
+    );
     expect((await bench.cli(["apply", "--yes", file])).code).toBe(1);
     const titles = (await bench.get<ApiMilestone[]>("/groups/acme/milestones")).map((m) => m.title);
     expect(titles).toContain("2026 Q4");

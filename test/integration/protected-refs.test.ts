@@ -311,6 +311,34 @@ ${policy ? `    unmanaged: { protected_tags: ${policy} }\n` : ""}`;
     );
   });
 
+  it("on the licensed edition: admin (60) is a level like the others, for a branch and for a tag", async () => {
+    const file = bench.manifest(`version: 1
+projects:
+  ${API}:
+    unmanaged: { protected_branches: ignore, protected_tags: ignore }
+    protected_tags:
+      - name: "release-*"
+        create_access_level: admin
+    protected_branches:
+${yamlBranch("admin-only", { push: "admin", merge: "admin" })}
+`);
+    expect((await planJson(bench, file)).errors).toEqual([]);
+    await apply(bench, file);
+    await expectNoChanges(bench, file);
+    const path = `/projects/${encodeURIComponent(API)}`;
+    const branch = (await bench.get<ApiBranch[]>(`${path}/protected_branches`)).find(
+      (b) => b.name === "admin-only",
+    );
+    expect(branch).toMatchObject({
+      push_access_levels: [{ access_level: 60 }],
+      merge_access_levels: [{ access_level: 60 }],
+    });
+    const tag = (
+      await bench.get<{ name: string; create_access_levels: ApiAccess[] }[]>(`${path}/protected_tags`)
+    ).find((t) => t.name === "release-*");
+    expect(tag?.create_access_levels).toMatchObject([{ access_level: 60 }]);
+  });
+
   it("on the core edition: no allowances, no admin level, and the rest as on the licensed one", async () => {
     const core = await Bench.start({ fixture, edition: "core" });
     try {
