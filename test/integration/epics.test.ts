@@ -126,6 +126,24 @@ groups:
     expect(plan.code, plan.out).toBe(0);
   });
 
+  it("links the issue of the number asked for, and says which issue of which project does not exist", async () => {
+    const file = bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 2
+        issues:
+          - { project: acme/api, iid: 4 }
+          - { project: acme/api, iid: 3 }
+          - { project: acme/api, iid: 42 }
+`);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code).toBe(1);
+    expect((apply.out + apply.err).replace(/\s+/g, " ")).toContain("issue #42 does not exist in acme/api");
+    // Issue #3, not the first of the project's issues.
+    expect(await order(2)).toEqual([4, 3]);
+  });
+
   it("does not create epics: a missing epic is a plan error", async () => {
     const file = bench.manifest(`version: 1
 groups:
