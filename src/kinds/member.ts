@@ -220,7 +220,7 @@ export const memberKind = restCollection(
       return notes.length > 0 ? notes.join("; ") : undefined;
     },
 
-    async checkCreate(ctx, parent, key, desired) {
+    async checkCreate(ctx, parent, key, desired, scope) {
       const level = levelOf(desired);
       // The platform makes a group's creator, the token's user, its owner: declared lower in a group this plan
       // creates, the member's create would demote it, which forgeform never does to the token's user.
@@ -234,6 +234,21 @@ export const memberKind = restCollection(
             },
           ];
         }
+      }
+      // Declared with an expiry, the creator's membership is changed right after the group's create: the platform
+      // refuses that when it is the group's last owner (403 at apply, the group made and the member not as declared).
+      if (isGroup(parent) && parent.ref === undefined && desired["expires_at"] != null) {
+        const name = textOf(desired["user"]) ?? key;
+        const why = (await isTokenUser(ctx, name))
+          ? await lastOwner(ctx, parent, scope, name, "change")
+          : undefined;
+        if (why)
+          return [
+            {
+              field: "expires_at",
+              message: `${name} is the token's own user, which the platform makes the owner of ${parent.key} when this plan creates it, with no expiry; ${why}, or leave expires_at out`,
+            },
+          ];
       }
       // The platform refuses a member below the level the user has in a group above.
       const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());

@@ -279,6 +279,52 @@ groups:
     }
   });
 
+  it("declared with an expiry: refused as the new group's last owner; below an owner, created, found there and updated", async () => {
+    const requests: string[] = [];
+    const bench = await Bench.start({
+      fixture: { users: fixture.users, groups: [fixture.groups[0]!] },
+      onRequest: (method: string, path: string) => void requests.push(`${method} ${path.split("?")[0]}`),
+    });
+    try {
+      const withRoot = (name: string) =>
+        bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+groups:
+  ${name}:
+    visibility: private
+    members:
+      - { user: root, access_level: owner, expires_at: "2099-12-31" }
+`);
+      // A new top-level group: root, its creator, is its only owner, whose membership the platform never changes.
+      const refused = await bench.cli(["plan", withRoot("fresh")]);
+      expect(refused.code).toBe(1);
+      expect(refused.out.replace(/\s+/g, " ")).toContain(
+        'group["fresh"].member["root"].expires_at: root is the token\'s own user, which the platform makes the owner of fresh when this plan creates it, with no expiry; root is the last owner of fresh once the plan is applied, and the platform refuses to change a group\'s last owner: declare another owner (access_level: owner) first, or leave expires_at out',
+      );
+      expect((await bench.cli(["apply", "--yes", withRoot("fresh")])).code).toBe(1);
+      await expect(bench.get("/groups/fresh")).rejects.toThrow(/-> 404/);
+      // Below acme, whose owner is alice: root's membership can change.
+      requests.length = 0;
+      await apply(bench, withRoot("acme/fresh"));
+      const writes = requests.filter((r) => !r.startsWith("GET ") && r.includes("/members"));
+      expect(writes).toEqual([
+        expect.stringMatching(/^POST \/api\/v4\/groups\/\d+\/members$/),
+        expect.stringMatching(/^PUT \/api\/v4\/groups\/\d+\/members\/\d+$/),
+      ]);
+      const members = await bench.get<
+        { username: string; access_level: number; expires_at: string | null }[]
+      >("/groups/acme%2Ffresh/members");
+      expect(members.find((m) => m.username === "root")).toMatchObject({
+        access_level: 50,
+        expires_at: "2099-12-31",
+      });
+      await expectNoChanges(bench, withRoot("acme/fresh"));
+    } finally {
+      await bench.stop();
+    }
+  });
+
   it("declared below owner, is refused at plan time, top-level group or subgroup: its create would demote the token's user", async () => {
     const bench = await Bench.start({ fixture: { users: fixture.users, groups: [fixture.groups[0]!] } });
     try {

@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
-import {
+import * as mutation from "../../scripts/mutation.mjs";
+
+const {
   estimateFromSample,
   estimateLine,
   mergeStages,
@@ -15,7 +17,7 @@ import {
   sampleRanges,
   scores,
   undetectedRanges,
-} from "../../scripts/mutation.mjs";
+} = mutation;
 
 describe("mutation scores", () => {
   it("scores killed and timed out over every valid mutant, and over the covered ones", () => {
