@@ -66,9 +66,12 @@ describe("groups a platform engineer can trust", () => {
     expect(plan.code).toBe(1);
     const text = prose(plan.out);
     expect(text).toContain("blk.yaml:3:");
-    expect(text).toContain("visibility cannot become private");
-    expect(text).toContain("subgroup blk/other (internal)");
-    expect(text).toContain("project blk/app (internal)");
+    expect(text).toContain(
+      'group["blk"].visibility: visibility cannot become private: the platform refuses it while the group holds more visible contents: subgroup blk/other (internal), project blk/app (internal).',
+    );
+    expect(text).toContain(
+      "Lower their visibility first (declare them with the lower visibility to have them lowered first), or keep internal",
+    );
     expect(text).not.toContain("blk/quiet");
     // Declaring the subgroup lower too leaves only the project in the way.
     const both = bench.manifest(
@@ -76,7 +79,9 @@ describe("groups a platform engineer can trust", () => {
       "blk2.yaml",
     );
     const text2 = prose((await bench.cli(["plan", both])).out);
-    expect(text2).toContain("project blk/app (internal)");
+    expect(text2).toContain(
+      "visibility cannot become private: the platform refuses it while the group holds more visible content: project blk/app (internal).",
+    );
     expect(text2).not.toContain("subgroup blk/other");
     expect((await bench.cli(["apply", "--yes", m])).code).toBe(1);
     expect(await visibility("blk")).toBe("internal");
