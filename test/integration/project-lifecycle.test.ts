@@ -323,6 +323,19 @@ projects:
     // What a Maintainer may change plans clean.
     const fine = bench.manifest("version: 1\nprojects:\n  keep/app: { description: fine }\n", "fine.yaml");
     expect((await bench.cli(["apply", "--yes", fine], { FORGEFORM_TOKEN: USER_TOKEN })).code).toBe(0);
+    // An Owner (exactly the level needed, here of the project's group) may delete it: nothing refused.
+    const [user] = await bench.get<{ id: number }[]>("/users?username=sandbox-user");
+    const owned = await bench.send<{ id: number }>("POST", "/groups", { name: "owned", path: "owned" });
+    await bench.send("POST", `/groups/${owned.id}/members`, { user_id: user!.id, access_level: 50 });
+    await bench.send("POST", "/projects", { path: "doomed", namespace_id: owned.id });
+    const owner = bench.manifest("version: 1\nprojects:\n  owned/doomed: { state: absent }\n", "owner.yaml");
+    const planned = JSON.parse(
+      (await bench.cli(["plan", "--format", "json", owner], { FORGEFORM_TOKEN: USER_TOKEN })).out,
+    ) as { errors: unknown[]; changes: { address: string; action: string }[] };
+    expect(planned.errors).toEqual([]);
+    expect(planned.changes.map((c) => [c.address, c.action])).toEqual([
+      ['project["owned/doomed"]', "delete"],
+    ]);
   });
 
   it("refuses to create a project inside a group this plan deletes, and says how marking a project absent helps", async () => {
