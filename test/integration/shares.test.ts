@@ -105,6 +105,14 @@ describe("shares", () => {
     expect(create.changes[0]?.reason).toBe(
       "each member of partners gets the lower of their own level there and developer on the project",
     );
+    // A group's share reaches below it.
+    const forGroup = await planJson(
+      bench,
+      bench.manifest(manifest("groups", "acme", { access: "reporter" }), "group.yaml"),
+    );
+    expect(forGroup.changes[0]?.reason).toBe(
+      "each member of partners gets the lower of their own level there and reporter on this group, its subgroups and projects",
+    );
     await apply(bench, file);
     // Full paths match in any case.
     await expectNoChanges(
