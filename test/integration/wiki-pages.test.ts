@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -141,6 +142,14 @@ projects:
     expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
     expect(await page("guides/Set-up-the-laptop")).toMatchObject({ content: "Install the tools." });
     expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    // Exported with its directory in front of the title the platform reads back, no slug: it plans no changes.
+    const out = mkdtempSync(join(tmpdir(), "forgeform-wiki-export-"));
+    expect((await bench.cli(["export", "--project", "acme/api", "--out", out])).code).toBe(0);
+    const [exported] = readdirSync(out).filter((n) => n.endsWith(".yaml"));
+    const text = readFileSync(join(out, exported!), "utf8");
+    expect(text).toMatch(/title: guides\/Set.up the laptop\n/);
+    expect(text).not.toContain("slug:");
+    expect((await bench.cli(["plan", "--detailed-exitcode", join(out, exported!)])).code).toBe(0);
     const removed = bench.manifest(`version: 1
 projects:
   acme/api:
