@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apply, expectChanges, expectNoChanges, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
+import { startProxy } from "./proxy.js";
 
 const fixture = {
   users: [
@@ -364,6 +365,40 @@ groups:
 `),
       );
     } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("a member's create the platform refuses", () => {
+  it("fails with the platform's answer to the POST, and nothing is read in its place", async () => {
+    const bench = await Bench.start({ fixture });
+    const seen: string[] = [];
+    const proxy = await startProxy(bench.sandbox.url, (req, res) => {
+      const path = (req.url ?? "").replace(/\?.*$/, "");
+      if (/\/members\/\d+$/.test(path)) seen.push(`${req.method} ${path}`);
+      if (req.method !== "POST" || !path.endsWith("/members")) return false;
+      res.writeHead(422, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ message: "refused by a policy" }));
+      return true;
+    });
+    try {
+      const file = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    members:
+      - { user: bob, access_level: developer }
+`);
+      const r = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(r.code).toBe(1);
+      const said = (r.out + r.err).replace(/\s+/g, " ");
+      expect(said).toContain("POST /projects/");
+      expect(said).toContain("-> 422");
+      expect(said).toContain("refused by a policy");
+      // Not taken for a member already there (409), which is then read and updated.
+      expect(seen).toEqual([]);
+    } finally {
+      await proxy.close();
       await bench.stop();
     }
   });
