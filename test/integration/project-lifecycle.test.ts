@@ -336,6 +336,23 @@ projects:
     expect(planned.changes.map((c) => [c.address, c.action])).toEqual([
       ['project["owned/doomed"]', "delete"],
     ]);
+    // A public project the token's user has no role on at all.
+    const open = await bench.send<{ id: number }>("POST", "/groups", {
+      name: "open",
+      path: "open",
+      visibility: "public",
+    });
+    await bench.send("POST", "/projects", { path: "thing", namespace_id: open.id, visibility: "public" });
+    const stranger = bench.manifest("version: 1\nprojects:\n  open/thing: { state: absent }\n", "open.yaml");
+    const refused = JSON.parse(
+      (await bench.cli(["plan", "--format", "json", stranger], { FORGEFORM_TOKEN: USER_TOKEN })).out,
+    ) as { errors: { address: string; message: string }[] };
+    expect(refused.errors.map((e) => [e.address, e.message])).toEqual([
+      [
+        'project["open/thing"]',
+        "deleting a project needs the Owner role on it, and the token's user is not a member: use an Owner's or an administrator's token",
+      ],
+    ]);
   });
 
   it("refuses to create a project inside a group this plan deletes, and says how marking a project absent helps", async () => {
