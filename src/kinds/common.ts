@@ -59,8 +59,3 @@ export async function orNotFound<T>(request: Promise<T>): Promise<T | undefined>
     throw error;
   }
 }
-
-/** `refs/heads/main` and `refs/tags/v1` in their short form, as the platform shows them. */
-export function shortRef(ref: unknown): unknown {
-  return typeof ref === "string" ? ref.replace(/^refs\/(heads|tags)\//, "") : ref;
-}
