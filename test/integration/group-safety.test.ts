@@ -146,8 +146,9 @@ groups:
     const apply = await bench.cli(["apply", "--yes", m], { FORGEFORM_TOKEN: USER_TOKEN });
     expect(apply.code).toBe(1);
     const text = prose(apply.out + apply.err);
-    expect(text).toContain("already exists, but this token's user cannot see it");
-    expect(text).toContain("Ask an administrator");
+    expect(text).toContain(
+      "a group at hidden already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to hidden (or use an administrator token), or choose another path (the platform said: ",
+    );
   });
 
   it("with an administrator token, a path taken by a user's namespace is said to be one", async () => {
