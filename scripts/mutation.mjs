@@ -119,23 +119,13 @@ export function estimateFromSample(quick, full) {
   }
   const pct = (n) => (total ? (100 * n) / total : 100);
   const lower = pct(detected + detectedAgain);
-  if (tested === 0)
-    return {
-      total,
-      undetected,
-      tested,
-      detected: detectedAgain,
-      lower,
-      score: lower,
-      low: lower,
-      high: lower,
-    };
+  // Nothing tested again: nothing to estimate from, and the estimate is the measure.
+  const n = tested;
   const z = 1.96;
-  const p = detectedAgain / tested;
-  const centre = (p + (z * z) / (2 * tested)) / (1 + (z * z) / tested);
-  const half =
-    (z * Math.sqrt((p * (1 - p)) / tested + (z * z) / (4 * tested * tested))) / (1 + (z * z) / tested);
-  const untested = undetected - tested;
+  const p = n ? detectedAgain / n : 0;
+  const centre = n ? (p + (z * z) / (2 * n)) / (1 + (z * z) / n) : 0;
+  const half = n ? (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n) : 0;
+  const untested = n ? undetected - tested : 0;
   const at = (share) => pct(detected + detectedAgain + share * untested);
   return {
     total,
