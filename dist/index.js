@@ -82325,7 +82325,7 @@ var memberKind = restCollection(
         );
       return notes.length > 0 ? notes.join("; ") : void 0;
     },
-    async checkCreate(ctx, parent, key, desired) {
+    async checkCreate(ctx, parent, key, desired, scope) {
       const level = levelOf(desired);
       if (isGroup(parent) && parent.ref === void 0 && level !== void 0 && level < OWNER) {
         const name = textOf(desired["user"]) ?? key;
@@ -82337,6 +82337,17 @@ var memberKind = restCollection(
             }
           ];
         }
+      }
+      if (isGroup(parent) && parent.ref === void 0 && desired["expires_at"] != null) {
+        const name = textOf(desired["user"]) ?? key;
+        const why = await isTokenUser(ctx, name) ? await lastOwner(ctx, parent, scope, name, "change") : void 0;
+        if (why)
+          return [
+            {
+              field: "expires_at",
+              message: `${name} is the token's own user, which the platform makes the owner of ${parent.key} when this plan creates it, with no expiry; ${why}, or leave expires_at out`
+            }
+          ];
       }
       const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
       if (!inherited || level === void 0 || level >= inherited.access_level) return [];
