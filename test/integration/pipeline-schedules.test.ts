@@ -135,7 +135,11 @@ describe("pipeline schedules", () => {
   });
 
   it("takes ownership only when the manifest allows it and someone else owns the schedule", async () => {
+    const writes: string[] = [];
     const owned = await Bench.start({
+      onRequest: (method: string, path: string) => {
+        if (method !== "GET") writes.push(`${method} ${path.split("?")[0]}`);
+      },
       fixture: {
         ...FIXTURE,
         pipeline_schedules: [
@@ -160,13 +164,28 @@ projects:
 ${take === undefined ? "" : `        take_ownership: ${take}\n`}`;
       await expectNoChanges(owned, owned.manifest(schedule()));
       await expectNoChanges(owned, owned.manifest(schedule(false)));
+      // Another change without take_ownership leaves the owner alone.
+      await apply(owned, owned.manifest(schedule().replace('"0 4 * * *"', '"0 5 * * *"'), "cron.yaml"));
+      const before = await owned.get<{ description: string; cron: string; owner: { username: string } }[]>(
+        "/projects/acme%2Fplatform%2Fapi/pipeline_schedules",
+      );
+      expect(before.find((s) => s.description === "Owned by Alice")).toMatchObject({
+        cron: "0 5 * * *",
+        owner: { username: "alice" },
+      });
+      await apply(owned, owned.manifest(schedule()));
       const take = owned.manifest(schedule(true));
       const plan = await planJson(owned, take);
       expectChanges(plan, [
         { address: `${project}.pipeline_schedule["Owned by Alice"]`, action: "update", fields: ["owner"] },
       ]);
       expect(plan.changes[0]?.fields[0]).toMatchObject({ before: "alice", after: "root" });
+      writes.length = 0;
       await apply(owned, take);
+      // Ownership only: one call, no edit of the schedule's settings.
+      expect(writes).toEqual([
+        "POST /api/v4/projects/acme%2Fplatform%2Fapi/pipeline_schedules/1/take_ownership",
+      ]);
       await expectNoChanges(owned, take);
       const list = await owned.get<{ description: string; owner: { username: string } }[]>(
         "/projects/acme%2Fplatform%2Fapi/pipeline_schedules",
