@@ -63,6 +63,14 @@ export function undetectedRanges(report) {
   return [...ranges].sort();
 }
 
+/** A report's mutants by `mutantKey`: to find in one run the mutants of another. */
+function byKey(report) {
+  const found = new Map();
+  for (const [file, { mutants }] of Object.entries(report.files))
+    for (const m of mutants) found.set(mutantKey(file, m), m);
+  return found;
+}
+
 /**
  * `count` of `ranges` drawn at random with a fixed seed (the same draw for the same places), in their sorted order:
  * the places a sampled second stage tests again when testing them all would take hours.
@@ -94,9 +102,7 @@ export function sampleRanges(ranges, count, seed = 1) {
  * `lower` is the score that counts every untested one as undetected: what is measured, not estimated.
  */
 export function estimateFromSample(quick, full) {
-  const again = new Map();
-  for (const [file, { mutants }] of Object.entries(full.files))
-    for (const m of mutants) again.set(mutantKey(file, m), m);
+  const again = byKey(full);
   let total = 0;
   let detected = 0;
   let undetected = 0;
@@ -145,9 +151,7 @@ export function estimateFromSample(quick, full) {
  * test that kills a mutant kills it in any set that holds it), so this is what one run with every test gives.
  */
 export function mergeStages(quick, full) {
-  const again = new Map();
-  for (const [file, { mutants }] of Object.entries(full.files))
-    for (const m of mutants) again.set(mutantKey(file, m), m);
+  const again = byKey(full);
   const files = {};
   for (const [file, { mutants }] of Object.entries(quick.files)) {
     files[file] = { mutants: mutants.map((m) => again.get(mutantKey(file, m)) ?? m) };

@@ -254,6 +254,18 @@ describe("members", () => {
 });
 
 describe("the creator of a group the plan creates, declared as a member", () => {
+  /** A manifest that creates the group `name` (other groups left alone) with the one member given. */
+  const newGroup = (bench: Bench, name: string, member: string) =>
+    bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+groups:
+  ${name}:
+    visibility: private
+    members:
+      - ${member}
+`);
+
   it("is its owner already: the member's create finds it there, and nothing more is sent", async () => {
     const requests: string[] = [];
     const bench = await Bench.start({
@@ -261,14 +273,7 @@ describe("the creator of a group the plan creates, declared as a member", () => 
       onRequest: (method: string, path: string) => void requests.push(`${method} ${path.split("?")[0]}`),
     });
     try {
-      const withRoot = (name: string) =>
-        bench.manifest(`version: 1
-groups:
-  ${name}:
-    visibility: private
-    members:
-      - { user: root, access_level: owner }
-`);
+      const withRoot = (name: string) => newGroup(bench, name, "{ user: root, access_level: owner }");
       const writes = () => requests.filter((r) => !r.startsWith("GET ") && r.includes("/members"));
       // As the platform has it: the creator (the token's user, root) is the new group's owner, with no expiry.
       await apply(bench, withRoot("fresh"));
@@ -288,15 +293,7 @@ groups:
     });
     try {
       const withRoot = (name: string) =>
-        bench.manifest(`version: 1
-instance:
-  unmanaged: { groups: ignore }
-groups:
-  ${name}:
-    visibility: private
-    members:
-      - { user: root, access_level: owner, expires_at: "2099-12-31" }
-`);
+        newGroup(bench, name, '{ user: root, access_level: owner, expires_at: "2099-12-31" }');
       // A new top-level group: root, its creator, is its only owner, whose membership the platform never changes.
       const refused = await bench.cli(["plan", withRoot("fresh")]);
       expect(refused.code).toBe(1);
@@ -333,15 +330,7 @@ groups:
         ["fresh", "developer"],
         ["acme/fresh", "maintainer"],
       ] as const) {
-        const file = bench.manifest(`version: 1
-instance:
-  unmanaged: { groups: ignore }
-groups:
-  ${name}:
-    visibility: private
-    members:
-      - { user: root, access_level: ${level} }
-`);
+        const file = newGroup(bench, name, `{ user: root, access_level: ${level} }`);
         const plan = await bench.cli(["plan", file]);
         expect(plan.code).toBe(1);
         expect(plan.out.replace(/\s+/g, " ")).toContain(
@@ -352,18 +341,7 @@ groups:
         await expect(bench.get(`/groups/${encodeURIComponent(name)}`)).rejects.toThrow(/-> 404/);
       }
       // Another user declared below owner in a new group is created as declared.
-      await apply(
-        bench,
-        bench.manifest(`version: 1
-instance:
-  unmanaged: { groups: ignore }
-groups:
-  fresh:
-    visibility: private
-    members:
-      - { user: bob, access_level: developer }
-`),
-      );
+      await apply(bench, newGroup(bench, "fresh", "{ user: bob, access_level: developer }"));
     } finally {
       await bench.stop();
     }
