@@ -2,6 +2,7 @@
  * scripts/mutation.mjs: the score of a mutation run, from Stryker's report or from the results it wrote one by one
  * (a run stopped before its end), as docs/testing.md's tables give it.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -190,6 +191,32 @@ describe("mutation scores", () => {
       expect(all.score).toBeCloseTo(90);
       // None tested: nothing to estimate from.
       expect(estimateFromSample(quick, { files: {} })).toMatchObject({ tested: 0, lower: 60, score: 60 });
+    });
+
+    it("--sample takes a count of at least 1, and goes with --quick-first: refused before any run starts", () => {
+      const run = (...args: string[]) => {
+        const r = spawnSync(process.execPath, ["scripts/mutation.mjs", "kinds", ...args], {
+          encoding: "utf8",
+        });
+        return [r.status, r.stderr.trim()];
+      };
+      expect(run("--quick-first", "--sample", "0")).toEqual([
+        2,
+        'mutation: --sample takes a number of places, at least 1 (got "0")',
+      ]);
+      expect(run("--quick-first", "--sample", "1.5")[0]).toBe(2);
+      expect(run("--quick-first", "--sample")).toEqual([
+        2,
+        'mutation: --sample takes a number of places, at least 1 (got "")',
+      ]);
+      expect(run("--sample", "5")).toEqual([
+        2,
+        "mutation: --sample and --reuse-first-stage go with --quick-first",
+      ]);
+      expect(run("--reuse-first-stage")).toEqual([
+        2,
+        "mutation: --sample and --reuse-first-stage go with --quick-first",
+      ]);
     });
   });
 });
