@@ -25,6 +25,7 @@ import { fingerprintSalt, SecretValues } from "../manifest/secret.js";
 import { isPattern, parsePattern } from "../manifest/selectors.js";
 import type { Plan } from "../plan/model.js";
 import { type SinceSelection, scopeOf, selectSince } from "./changed-since.js";
+import { chunkingOf, planInChunks } from "./chunks.js";
 import type { Progress } from "./progress.js";
 
 export interface PlanRequest {
@@ -187,7 +188,23 @@ export function displayUrl(url: string): string {
   return u.toString().replace(/\/$/, "");
 }
 
-/** Loads the manifests; when they are valid, reads the live state and plans. The caller closes `api`. */
+/** What every plan of the request is made with (a plan made in chunks too). */
+function baseOptions(request: PlanRequest, targets: string[]): Omit<PlanOptions, "requestStats"> {
+  const backup = backupOption(request);
+  return {
+    url: displayUrl(request.connection.url),
+    targets,
+    replace: request.replace ?? [],
+    ...(backup ? { backup } : {}),
+    ...(request.fingerprintSalt !== undefined ? { fingerprintSalt: request.fingerprintSalt } : {}),
+  };
+}
+
+/**
+ * Loads the manifests; when they are valid, reads the live state and plans. The caller closes `api`. A full plan of
+ * a large estate is made in chunks (chunks.ts): requests may then start before the last chunk is validated, and
+ * nothing is planned further (nor written) once one is found invalid.
+ */
 export async function planFromManifests(request: PlanRequest): Promise<PlanOutcome> {
   const found = request.found ?? [];
   const paths = request.paths.length > 0 ? request.paths : ["."];
@@ -200,6 +217,12 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       if (!request.changedSinceOptional) throw error;
       since = { warning: `${(error as Error).message}; planning everything` };
     }
+  }
+  // A full plan of a large estate is made in chunks of top-level trees (chunks.ts).
+  const chunking = since ? undefined : chunkingOf(request, paths, found);
+  if (chunking) {
+    const outcome = await planInChunks(request, chunking, paths, found, baseOptions(request, []));
+    if (outcome) return outcome;
   }
   // A shard loads only its share: the files with its top-level targets, and what they need.
   let outlines = since?.outlines;
@@ -253,16 +276,12 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     const ctx = await createContext(api);
     const registry = createRegistry(kinds, fieldSpecs);
     const result = await makePlan(loaded.state, ctx, registry, {
-      url: displayUrl(request.connection.url),
-      targets,
-      replace: request.replace ?? [],
-      ...(backupOption(request) ? { backup: backupOption(request)! } : {}),
+      ...baseOptions(request, targets),
       ...(changes ? { changes } : {}),
       ...(only ? { declared: declared.paths } : {}),
       ...(units ? { shardUnits: units } : {}),
       ...(request.shard ? { shard: request.shard } : {}),
       ...(changes && request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
-      ...(request.fingerprintSalt !== undefined ? { fingerprintSalt: request.fingerprintSalt } : {}),
       requestStats: () => {
         const m = api.metrics.snapshot();
         return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };

@@ -82,6 +82,21 @@ export function readGroup(ctx: KindContext, path: string): Promise<ApiGroup | un
   return p;
 }
 
+/** Every group the token's user can see. */
+function listGroups(ctx: KindContext): Promise<ApiGroup[]> {
+  return ctx.api.list<ApiGroup>("/groups", { query: { all_available: true }, shape: GROUP_SHAPE() });
+}
+
+/** {@link listGroups}, read once for every chunk of a plan made in chunks (ReadOptions.among). */
+function listAllGroups(ctx: KindContext): Promise<ApiGroup[]> {
+  let p = ctx.memo.get("groups:all") as Promise<ApiGroup[]> | undefined;
+  if (!p) {
+    p = listGroups(ctx);
+    ctx.memo.set("groups:all", p);
+  }
+  return p;
+}
+
 /** Keeps groups read in a listing for {@link readGroup}. */
 function rememberGroups(ctx: KindContext, groups: ApiGroup[]): void {
   for (const g of groups) ctx.memo.set(`groups:one:${g.full_path.toLowerCase()}`, Promise.resolve(g));
@@ -204,17 +219,24 @@ export const groupKind: Kind = {
       !spelling.has(g.full_path.toLowerCase()) &&
       below.has((parentPath(g.full_path) ?? "").toLowerCase());
     let found: (ApiGroup | undefined)[];
-    if (wanted.length > BULK_THRESHOLD) {
-      const all = await ctx.api.list<ApiGroup>("/groups", {
-        query: { all_available: true },
-        shape: GROUP_SHAPE(),
-      });
-      rememberGroups(
-        ctx,
-        all.filter((g) => spelling.has(g.full_path.toLowerCase())),
-      );
+    /** Where each undeclared group comes in a read of every group the plan wants (ReadOptions.among). */
+    const order = new Map<ApiGroup, number>();
+    const among = options?.among;
+    if ((among ?? wanted).length > BULK_THRESHOLD) {
+      const all = await (among ? listAllGroups(ctx) : listGroups(ctx));
+      // Of a part, every wanted group is kept for the parts after it, as one read of all of them would.
+      const kept = new Set([...(among ?? wanted)].map((w) => w.toLowerCase()));
+      const declared = all.filter((g) => kept.has(g.full_path.toLowerCase()));
+      rememberGroups(ctx, declared);
+      if (among) for (const g of declared) ctx.resolve.rememberGroup(g.full_path, g.id);
       found = all.filter((g) => spelling.has(g.full_path.toLowerCase()) || isUndeclaredChild(g));
+      if (among) for (const [i, g] of all.entries()) order.set(g, i);
     } else {
+      // Of a part, every wanted group is read (once in the run), as one read of all of them would.
+      if (among && !options?.fresh) {
+        for (const g of await Promise.all(among.map((path) => readGroup(ctx, path))))
+          if (g) ctx.resolve.rememberGroup(g.full_path, g.id);
+      }
       const [declared, children] = await Promise.all([
         Promise.all(
           wanted.map((path) =>
@@ -233,12 +255,21 @@ export const groupKind: Kind = {
           : Promise.resolve([]),
       ]);
       found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
+      if (among) {
+        // One by one, the subgroups come by their parent's place among all the wanted groups, then as listed.
+        const place = new Map(among.map((w, i) => [w.toLowerCase(), i]));
+        for (const list of children) {
+          const parent = (g: ApiGroup) => place.get((parentPath(g.full_path) ?? "").toLowerCase()) ?? 0;
+          for (const [i, g] of (list ?? []).entries()) order.set(g, parent(g) * 1_000_000 + i);
+        }
+      }
     }
     return found
       .filter((g): g is ApiGroup => g !== undefined)
       .map((g) => ({
         ...toLive(ctx, g, options),
         key: spelling.get(g.full_path.toLowerCase()) ?? g.full_path,
+        ...(order.has(g) ? { order: order.get(g)! } : {}),
       }));
   },
 

@@ -30,6 +30,11 @@ export interface Live {
    * that has expired).
    */
   note?: string;
+  /**
+   * Where the object comes in what a read of the whole collection returns, when the read was of a part of it (see
+   * ReadOptions.among): how a plan made in chunks puts the parts' undeclared objects in one order.
+   */
+  order?: number;
 }
 
 /** The owner of a collection: the instance, a group, a project, a pipeline schedule... */
@@ -125,6 +130,12 @@ export interface ReadOptions {
    * planning): apply re-reads this way to learn whether a create whose outcome was lost took effect.
    */
   fresh?: boolean;
+  /**
+   * Every identity the whole plan wants of this collection, in the plan's order, when this read wants a part of
+   * them (a plan made in chunks reads each chunk's part): the read makes the requests one read of all of them would
+   * (a listing is read once and shared by the parts), and gives each undeclared object its `order` in that read.
+   */
+  among?: readonly string[];
 }
 
 /** A problem found while planning one object (the engine adds address and source). */

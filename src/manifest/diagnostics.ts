@@ -59,15 +59,32 @@ export class Diagnostics {
 
   /** All diagnostics in file order (the order files were read), then line and column. */
   sorted(fileOrder: string[]): Diagnostic[] {
-    const rank = (file: string) => {
-      const i = fileOrder.indexOf(file);
-      return i === -1 ? fileOrder.length : i;
-    };
-    return [...this.#items].sort(
-      (a, b) =>
-        rank(a.file) - rank(b.file) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col,
-    );
+    return sortDiagnostics(this.#items, fileOrder);
   }
+}
+
+/** Diagnostics by file (in `fileOrder`), line and column; those at one place in the order they were found. */
+export function sortDiagnostics(items: readonly Diagnostic[], fileOrder: readonly string[]): Diagnostic[] {
+  const rank = (file: string) => {
+    const i = fileOrder.indexOf(file);
+    return i === -1 ? fileOrder.length : i;
+  };
+  return [...items].sort(
+    (a, b) => rank(a.file) - rank(b.file) || a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col,
+  );
+}
+
+/** Diagnostics found in several loads (a plan's chunks read one file's head each), each once, in the order met. */
+export function distinctDiagnostics(items: Iterable<Diagnostic>): Diagnostic[] {
+  const seen = new Set<string>();
+  const out: Diagnostic[] = [];
+  for (const d of items) {
+    const id = `${d.severity}\u0000${d.file}:${d.line}:${d.col}\u0000${d.message}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(d);
+  }
+  return out;
 }
 
 /** Renders a path of keys and indexes: identifiers join with dots, other keys are quoted in brackets. */

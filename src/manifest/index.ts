@@ -73,6 +73,11 @@ export interface LoadResult {
   diagnostics: Diagnostic[];
   /** Every manifest file read (named on its own, or holding a forgeform manifest), valid or not. */
   files: string[];
+  /**
+   * With `only`: the templates this load used, and the warning a whole load gives each of the others it declares,
+   * for a caller loading in parts (a plan made in chunks) to give once, of those no part used.
+   */
+  templates?: { used: string[]; unused: { name: string; warning: Diagnostic }[] };
 }
 
 type Obj = Record<string, unknown>;
@@ -399,11 +404,30 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
       bodies.set(name, body);
     }
   }
+  const unusedTemplate = (name: string) => `template "${name}" is not used by any extends`;
   for (const [name, d] of templates) {
     if (allRead && !resolver.used.has(name)) {
-      diags.warning(d.at, renderPath(["templates", name]), `template "${name}" is not used by any extends`);
+      diags.warning(d.at, renderPath(["templates", name]), unusedTemplate(name));
     }
   }
+  const templateUse = opts.only
+    ? {
+        used: [...resolver.used],
+        unused: [...templates]
+          .filter(([name]) => !resolver.used.has(name))
+          .map(([name, d]) => ({
+            name,
+            warning: {
+              severity: "warning" as const,
+              file: d.at.file,
+              line: d.at.line,
+              col: d.at.col,
+              path: renderPath(["templates", name]),
+              message: unusedTemplate(name),
+            },
+          })),
+      }
+    : undefined;
 
   const ctx = { schemas, diags, root };
   const file = (n: string) => schemas.files[n]!;
@@ -446,7 +470,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     );
   }
   const diagnostics = diags.sorted(files);
-  if (diags.hasErrors) return { diagnostics, files };
+  if (diags.hasErrors) return { diagnostics, files, ...(templateUse ? { templates: templateUse } : {}) };
 
   const bctx = { schemas, root, diags };
   const rootBody: Obj = instance ?? {};
@@ -517,7 +541,12 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   if (groupsColl.items.length > 0 || unmanaged.groups !== undefined || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, digests, selectors }, diagnostics, files };
+  return {
+    state: { root: rootNode, files, digests, selectors },
+    diagnostics,
+    files,
+    ...(templateUse ? { templates: templateUse } : {}),
+  };
 }
 
 /**

@@ -22,6 +22,8 @@ export interface OutlineEntry {
    */
   rows?: [number, number];
   section?: number;
+  /** The entry is marked `state: absent` (templates cannot say it: only the entry's own body). */
+  absent?: boolean;
 }
 
 export interface Outline {
@@ -127,6 +129,8 @@ export function outlineOf(text: string): Outline | undefined {
   /** The indentation of the entries of the current top-level section, once known. */
   let entryIndent: number | undefined;
   let current: OutlineEntry | undefined;
+  /** The indentation of the current entry's own keys, once known (where its `state:` is). */
+  let bodyIndent: number | undefined;
   /** Set while the lines of a block scalar (`|`, `>`) are skipped: their indentation must be deeper than this. */
   let blockAbove: number | undefined;
   /** Set after `extends:` with nothing on its line: the block sequence of names that follows, at this indentation. */
@@ -195,6 +199,7 @@ export function outlineOf(text: string): Outline | undefined {
         if (!m) return undefined;
         close(line.at, line.row);
         const key = own(unquote(m));
+        bodyIndent = undefined;
         if (top === "templates") out.templates.push(key);
         else {
           current = {
@@ -207,7 +212,9 @@ export function outlineOf(text: string): Outline | undefined {
           };
           out.entries.push(current);
         }
-        if (rest !== undefined && rest.trim().startsWith("{")) {
+        if (rest?.trim().startsWith("{")) {
+          // Whether a flow entry is marked absent is for a parse to tell.
+          if (current && /absent/.test(rest)) return undefined;
           // An entry in flow style on one line: its `extends` is read from it only when it is simple.
           const ext = /(?:^|[{,\s])extends\s*:\s*(\[[^\]]*\]|[^,}\s]+)/.exec(rest);
           if (ext) {
@@ -218,6 +225,19 @@ export function outlineOf(text: string): Outline | undefined {
           if (/[{}]/.test(rest.slice(1)) && !rest.trim().endsWith("}")) return undefined;
         }
         continue;
+      }
+    }
+    if (current && line.indent > entryIndent!) {
+      // The entry's own keys: `state: absent` marks it absent. A body the scanner cannot read this way (in flow
+      // style on its own line, a tag or an alias on `state`) is for a parse to tell.
+      if (bodyIndent === undefined) {
+        if (/^[{[]/.test(line.text)) return undefined;
+        bodyIndent = line.indent;
+      }
+      if (line.indent === bodyIndent && !line.text.startsWith("- ") && m && unquote(m) === "state") {
+        const value = scalar(rest ?? "");
+        if (value === undefined) return undefined;
+        if (value === "absent") current.absent = true;
       }
     }
     if (m && unquote(m) === "extends") {
@@ -279,6 +299,7 @@ export function outlineOfValues(values: unknown[], text: string): Outline {
           key,
           size: Math.max(1, Math.round(text.length / Math.max(1, Object.keys(entries).length))),
           uses: [...new Set(uses(body, []))],
+          ...(isObj(body) && body["state"] === "absent" ? { absent: true } : {}),
         });
     }
     headUses.push(...uses(value["templates"], []));
@@ -555,4 +576,62 @@ export function keepEntries(text: string, keep: ReadonlySet<string>): string | u
   }
   for (const [row, anyKept] of sections) if (!anyKept) blank(row);
   return lines.join("\n");
+}
+
+/**
+ * A plan made in chunks of top-level targets, one after another in one process (see src/cli/chunks.ts): the
+ * targets of each chunk, and what every chunk's walk must know of the whole.
+ */
+export interface ChunkLayout {
+  /** The top-level targets (`instance`, first path segments) of each chunk, in the order the manifests name them. */
+  chunks: Set<string>[];
+  /**
+   * Every group and project the manifests declare, as written, in the order a plan walks them: deeper paths after
+   * shallower ones, then in manifest order (files in the order they are read, entries as written).
+   */
+  order: Record<"groups" | "projects", string[]>;
+  /** Those not marked `state: absent`, lower-cased: the top-level objects every chunk's plan counts as declared. */
+  present: Record<"groups" | "projects", ReadonlySet<string>>;
+}
+
+/**
+ * How to plan the outlined files in chunks: consecutive top-level targets, `perChunk` of them in each or, without
+ * it, as many as weigh `chunkSize` characters of entries. Undefined when the files cannot be planned in chunks
+ * (an outline made from a parse, which cannot leave entries out; a pattern, which only the platform can expand) or
+ * when they make one chunk only.
+ */
+export function chunkLayout(
+  files: readonly OutlinedFile[],
+  size: { perChunk?: number; chunkSize: number },
+): ChunkLayout | undefined {
+  const weights = new Map<string, number>();
+  const order: ChunkLayout["order"] = { groups: [], projects: [] };
+  const present = { groups: new Set<string>(), projects: new Set<string>() };
+  for (const { outline } of files) {
+    if (outline.instance) weights.set("instance", (weights.get("instance") ?? 0) + outline.instanceSize);
+    for (const e of outline.entries) {
+      if (e.rows === undefined || isPatternKey(e.key)) return undefined;
+      const unit = unitOfKey(e.key);
+      weights.set(unit, (weights.get(unit) ?? 0) + e.size);
+      order[e.collection].push(e.key);
+      if (!e.absent) present[e.collection].add(lower(e.key));
+    }
+  }
+  const depth = (key: string) => key.split("/").length;
+  for (const keys of Object.values(order)) keys.sort((a, b) => depth(a) - depth(b));
+  const chunks: Set<string>[] = [];
+  let current = new Set<string>();
+  let weight = 0;
+  for (const [unit, w] of weights) {
+    const full = size.perChunk !== undefined ? current.size >= size.perChunk : weight >= size.chunkSize;
+    if (current.size > 0 && full) {
+      chunks.push(current);
+      current = new Set();
+      weight = 0;
+    }
+    current.add(unit);
+    weight += w;
+  }
+  if (current.size > 0) chunks.push(current);
+  return chunks.length > 1 ? { chunks, order, present } : undefined;
 }

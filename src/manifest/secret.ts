@@ -213,7 +213,11 @@ const FINGERPRINT_COST = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
  * gives nothing away but the answer to "all the same?". `salt` (base64) recomputes a saved fingerprint.
  */
 export function secretsFingerprint(root: unknown, salt?: string): string | undefined {
-  const pairs = new Set<string>();
+  return fingerprintOf(secretPairs(root), salt);
+}
+
+/** What `secretsFingerprint` hashes: each reference's origin and value found inside `root`, added to `pairs`. */
+export function secretPairs(root: unknown, pairs = new Set<string>()): Set<string> {
   const seen = new WeakSet<object>();
   const walk = (v: unknown): void => {
     if (v instanceof Secret) {
@@ -225,6 +229,11 @@ export function secretsFingerprint(root: unknown, salt?: string): string | undef
     for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x);
   };
   walk(root);
+  return pairs;
+}
+
+/** The fingerprint of the pairs `secretPairs` found (of one desired state, or of every chunk of one). */
+export function fingerprintOf(pairs: ReadonlySet<string>, salt?: string): string | undefined {
   if (pairs.size === 0) return undefined;
   const saltBytes = salt !== undefined ? Buffer.from(salt, "base64") : randomBytes(16);
   const hash = scryptSync(JSON.stringify([...pairs].sort()), saltBytes, 32, FINGERPRINT_COST);

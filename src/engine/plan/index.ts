@@ -9,13 +9,23 @@
  * 4. mask (mask.ts): the run's secret values out of everything the plan shows
  * 5. the plan model (../../plan/model.ts), with the live digest (digest.ts) and the fingerprints a saved plan keeps
  *
+ * Phases 1 and 2 are `walkPlan`, 3 to 5 `finishPlan`: `makePlan` is one after the other. A plan made in chunks of
+ * top-level trees (chunks.ts, driven by src/cli/chunks.ts) walks each chunk on its own, merges the walks into the
+ * order of one walk, and finishes them once: the same plan as one walk of everything.
+ *
  * Renderers (src/report) take the plan from there. The steps returned hold the desired values, secrets included,
  * for apply; they never leave the process.
  */
 import type { KindContext } from "../../kinds/kind.js";
 import type { DesiredState } from "../../manifest/model.js";
-import { SecretValues, secretsFingerprint } from "../../manifest/secret.js";
-import { PLAN_FORMAT_VERSION, type Plan, summarize } from "../../plan/model.js";
+import { fingerprintOf, SecretValues, secretPairs } from "../../manifest/secret.js";
+import {
+  PLAN_FORMAT_VERSION,
+  type Plan,
+  type PlanProblem,
+  type SelectorSummary,
+  summarize,
+} from "../../plan/model.js";
 import type { KindRegistry } from "../registry.js";
 import { expandSelectors } from "../select.js";
 import { shardUnits } from "../shard.js";
@@ -24,11 +34,12 @@ import { digestLive } from "./digest.js";
 import { maskSteps } from "./mask.js";
 import { byPlace, linkDependencies, order } from "./order.js";
 import { PlanState } from "./state.js";
-import { INSTANCE, type PlanOptions, type PlanResult, type Step } from "./types.js";
+import { INSTANCE, type Place, type PlanOptions, type PlanResult, type Step } from "./types.js";
 import { walkNode } from "./walk.js";
 
+export { mergeWalks } from "./chunks.js";
 export { digestLive } from "./digest.js";
-export type { BackupOption, PlanOptions, PlanResult, Step } from "./types.js";
+export type { BackupOption, ChunkScope, PlanOptions, PlanResult, Step } from "./types.js";
 
 /** Reads live state for everything the desired state declares or watches, and plans the changes. */
 export async function makePlan(
@@ -37,6 +48,41 @@ export async function makePlan(
   registry: KindRegistry,
   options: PlanOptions,
 ): Promise<PlanResult> {
+  const walked = await walkPlan(desired, ctx, registry, options);
+  return finishPlan(walked, desired, options);
+}
+
+/** What the walk of a plan (or of one chunk of a plan made in chunks) found: phases 1 and 2. */
+export interface Walked {
+  /** The steps in the walk's order. */
+  steps: Step[];
+  /** Where each step goes in the whole plan's walk, for a chunk (see Place). */
+  places: ReadonlyMap<Step, Place>;
+  problems: PlanProblem[];
+  warnings: PlanProblem[];
+  /** Addresses compared and found equal, as walked (not masked, not sorted). */
+  inSync: string[];
+  /** The live objects seen (see PlanState.liveSeen). */
+  liveSeen: [string, string][];
+  createOnly: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The values of the references of the desired state walked. */
+  secrets: SecretValues;
+  /** What the secrets fingerprint is made of (see secretPairs). */
+  secretPairs: ReadonlySet<string>;
+  /** The `--replace` addresses no object walked was. */
+  replaceLeft: Set<string>;
+  summaries: SelectorSummary[];
+  /** `--shard`: the top-level units planned. */
+  units?: ReadonlySet<string>;
+}
+
+/** Phases 1 and 2: selects what the plan covers, reads the live state and plans each object. */
+export async function walkPlan(
+  desired: DesiredState,
+  ctx: KindContext,
+  registry: KindRegistry,
+  options: PlanOptions,
+): Promise<Walked> {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
   const secrets = SecretValues.of(expanded.state);
   // A target below a pattern's root selects what the platform holds there: it must select something.
@@ -67,20 +113,46 @@ export async function makePlan(
       ),
       changes: options.changes,
       shardUnits: units,
+      chunk: options.chunk,
     },
     expanded.state.root,
   );
   state.warnings.push(...expanded.warnings);
-  const walked: Step[] = [];
-  await walkNode(state, expanded.state.root, INSTANCE, true, 0, walked);
-  for (const address of state.replace) {
-    state.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
+  const steps: Step[] = [];
+  await walkNode(state, expanded.state.root, INSTANCE, true, 0, steps);
+  return {
+    steps,
+    places: state.places,
+    problems: state.problems,
+    warnings: state.warnings,
+    inSync: state.inSync,
+    liveSeen: state.liveSeen,
+    createOnly: state.createOnly,
+    secrets,
+    secretPairs: secretPairs(desired.root),
+    replaceLeft: state.replace,
+    summaries: expanded.summaries,
+    ...(units ? { units } : {}),
+  };
+}
+
+/** Phases 3 to 5: orders and links the steps walked, masks them, and makes the plan. */
+export function finishPlan(
+  walked: Walked,
+  desired: Pick<DesiredState, "files" | "digests">,
+  options: PlanOptions,
+): PlanResult {
+  const { secrets } = walked;
+  const problems = [...walked.problems];
+  for (const address of walked.replaceLeft) {
+    problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
-  const steps = order(walked);
-  linkDependencies(steps, state.createOnly);
+  const steps = order(walked.steps);
+  linkDependencies(steps, walked.createOnly);
   maskSteps(steps, secrets);
   const changes = steps.map((s) => s.change);
-  const fingerprint = secretsFingerprint(desired.root, options.fingerprintSalt);
+  const fingerprint = fingerprintOf(walked.secretPairs, options.fingerprintSalt);
+  const units = walked.units;
   const plan: Plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     createdAt: new Date().toISOString(),
@@ -91,14 +163,14 @@ export async function makePlan(
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
     ...(options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {}),
     changes,
-    errors: secrets.value(byPlace(state.problems)),
-    warnings: secrets.value(byPlace(state.warnings)),
+    errors: secrets.value(byPlace(problems)),
+    warnings: secrets.value(byPlace(walked.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
-    liveDigest: digestLive(state.liveSeen),
+    liveDigest: digestLive(walked.liveSeen),
     ...(desired.digests ? { manifestDigests: desired.digests } : {}),
     ...(fingerprint !== undefined ? { secretsFingerprint: fingerprint } : {}),
-    ...(expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}),
+    ...(walked.summaries.length > 0 ? { selectors: walked.summaries } : {}),
   };
-  return { plan, steps, inSync: state.inSync.map((a) => secrets.text(a)).sort(), secrets };
+  return { plan, steps, inSync: walked.inSync.map((a) => secrets.text(a)).sort(), secrets };
 }

@@ -36,7 +36,7 @@ export interface Matched extends Identities {
 
 /**
  * Matches the collection's live objects with `items` (the declared objects planned here; `coll.items` are all of
- * them, within the targets or not).
+ * them, within the targets or not, or `declared` names them).
  */
 export function match(
   state: PlanState,
@@ -44,11 +44,13 @@ export function match(
   coll: DesiredCollection,
   items: DesiredNode[],
   lives: Live[],
+  /** Every object the manifests declare in the collection, when `coll` holds a part of them (a plan's chunk). */
+  declared?: readonly string[],
 ): Matched {
   const ids = identities(kind);
   const liveByKey = new Map(lives.map((l) => [l.key, l]));
   const scope: CollectionScope = {
-    declared: new Set(coll.items.map(ids.keyOf)),
+    declared: new Set(declared ?? coll.items.map(ids.keyOf)),
     planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields])),
     absent: new Set(items.filter((i) => i.state === "absent").map(ids.keyOf)),
     policy: coll.policy,

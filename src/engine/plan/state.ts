@@ -13,7 +13,7 @@ import type { ChangeScope } from "../changes.js";
 import type { KindRegistry } from "../registry.js";
 import { unitOf } from "../shard.js";
 import { inTargets } from "../targets.js";
-import type { BackupOption, Step } from "./types.js";
+import type { BackupOption, ChunkScope, Place, Step } from "./types.js";
 
 /**
  * Top-level groups and projects planned at once, per request in flight: a project reads its collections together
@@ -36,6 +36,8 @@ export interface PlanInputs {
   changes: ChangeScope | undefined;
   /** `--shard`: the top-level units this shard plans. */
   shardUnits: Set<string> | undefined;
+  /** A chunk of a plan made in chunks: its top-level units are `shardUnits`. */
+  chunk?: ChunkScope | undefined;
 }
 
 export class PlanState implements PlanInputs {
@@ -48,6 +50,7 @@ export class PlanState implements PlanInputs {
   readonly byPath: ReadonlySet<string>;
   readonly changes: ChangeScope | undefined;
   readonly shardUnits: Set<string> | undefined;
+  readonly chunk: ChunkScope | undefined;
 
   readonly problems: PlanProblem[] = [];
   readonly warnings: PlanProblem[] = [];
@@ -83,6 +86,8 @@ export class PlanState implements PlanInputs {
   readonly leading = new Set<string>();
   /** A delete that must be done before another (a project's, with its backup, before its group's): by lower-cased address. */
   readonly deleteBefore = new Map<string, string>();
+  /** In a chunk of a plan made in chunks, where each step goes in the whole plan's walk (see Place). */
+  readonly places = new Map<Step, Place>();
   /** The desired fields of the top-level groups and projects this plan manages, by lower-cased full path. */
   private readonly top: Record<"groups" | "projects", Map<string, Fields>> = {
     groups: new Map(),
@@ -101,6 +106,7 @@ export class PlanState implements PlanInputs {
     this.byPath = inputs.byPath;
     this.changes = inputs.changes;
     this.shardUnits = inputs.shardUnits;
+    this.chunk = inputs.chunk;
     this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
     for (const collection of ["groups", "projects"] as const) {
       for (const item of root.children[collection]?.items ?? []) {
@@ -114,12 +120,29 @@ export class PlanState implements PlanInputs {
         this.declaredPresent.set(key, item.source);
         if (planned) this.top[collection].set(key, item.fields);
       }
+      // Those of the other chunks count as planned too (their fields are theirs: only what is below an object
+      // looks them up, and it is in the object's chunk).
+      for (const key of this.chunk?.present[collection] ?? [])
+        if (!this.top[collection].has(key)) this.top[collection].set(key, {});
     }
   }
 
   /** The desired fields of the top-level groups or projects this plan manages (present, within the targets). */
   plannedTop(collection: "groups" | "projects"): ReadonlyMap<string, Fields> {
     return this.top[collection];
+  }
+
+  /**
+   * In a chunk of a plan made in chunks, places the steps of one of the root's collections in the whole plan's walk:
+   * groups, then the instance's collections, then projects; each top-level object by its place in the manifests
+   * (`key`), an undeclared one after them by its place in the read (`read`).
+   */
+  place(steps: readonly Step[], collection: string, key: string | undefined, read = 0): void {
+    if (!this.chunk) return;
+    const c = collection === "groups" ? 0 : collection === "projects" ? 2 : 1;
+    const ranks = c === 1 ? undefined : this.chunk.rank[collection as "groups" | "projects"];
+    const item = !ranks ? 0 : key === undefined ? ranks.size : (ranks.get(key.toLowerCase()) ?? ranks.size);
+    for (const step of steps) this.places.set(step, [c, item, read]);
   }
 
   /** Records a planned step; what the live object's kind says of it (`live.note`) joins the change's reason. */

@@ -79,7 +79,29 @@ export interface PlanOptions {
    * request's plan loads what its change touches): a target is checked against all of them.
    */
   declared?: string[];
+  /** This plan is one chunk of a plan made in chunks (chunks.ts): what its walk must know of the whole plan. */
+  chunk?: ChunkScope;
 }
+
+/**
+ * A plan made in chunks of top-level targets (chunks.ts): what each chunk's walk must know of the whole plan, so
+ * that it plans its part as the whole plan would.
+ */
+export interface ChunkScope {
+  /** Every group and project path the manifests declare, as written, in the walk's order. */
+  order: Record<"groups" | "projects", readonly string[]>;
+  /** The place of each of them in `order`, by lower-cased path. */
+  rank: Record<"groups" | "projects", ReadonlyMap<string, number>>;
+  /** Those not marked absent, lower-cased: what every chunk counts as planned (a share naming a group). */
+  present: Record<"groups" | "projects", ReadonlySet<string>>;
+}
+
+/**
+ * Where a step of a chunk goes in the whole plan's walk: its root collection (groups, the instance's collections,
+ * projects), the place of its top-level object in that collection (the undeclared ones after the declared), and
+ * an undeclared object's place in the read (see Live.order).
+ */
+export type Place = readonly [collection: number, item: number, read: number];
 
 /** A kind's field declarations, by field name. */
 export type Specs = Map<string, FieldSpec>;

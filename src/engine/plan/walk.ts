@@ -104,6 +104,8 @@ async function walkCollection(
   const topLevel = collection === "groups" || collection === "projects";
   const parentAddress = topLevel ? "" : parent.address;
   const { items, fullRead, compared } = selectItems(state, collection, coll, npath);
+  // In a chunk of a plan made in chunks, the root's groups and projects are read and matched as part of all of them.
+  const whole = depth === 0 && topLevel ? state.chunk?.order[collection as "groups" | "projects"] : undefined;
   if (!fullRead && items.length === 0) return;
   const licensedOnly = state.registry
     .fields(parent.parent?.collection ?? "", parent.collection)
@@ -154,13 +156,14 @@ async function walkCollection(
         ...(items.some((i) => i.fromPattern)
           ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf) }
           : {}),
+        ...(whole ? { among: whole } : {}),
       },
       parentAddress ? `${parentAddress}.${collection}` : collection,
     );
     if (!read) return;
     lives = read;
   }
-  const matched = match(state, kind, coll, items, lives);
+  const matched = match(state, kind, coll, items, lives, whole);
   // Parents before children: sort top-level paths by depth.
   const ordered = topLevel
     ? [...items].sort((a, b) => a.key.split("/").length - b.key.split("/").length)
@@ -204,8 +207,23 @@ async function walkCollection(
   const perItem = await Promise.all(
     ordered.map((item) => (window ? window(() => planOne(item)) : planOne(item))),
   );
-  for (const steps of perItem) for (const step of steps) out.push(step);
+  perItem.forEach((steps, i) => {
+    if (depth === 0) state.place(steps, collection, topLevel ? ordered[i]!.key : undefined);
+    for (const step of steps) out.push(step);
+  });
 
   if (coll.policy === "ignore" || !fullRead) return;
-  await planUndeclared(state, out, { kind, specs, coll, collection, parent, parentAddress, depth, matched });
+  await planUndeclared(state, out, {
+    kind,
+    specs,
+    coll,
+    collection,
+    parent,
+    parentAddress,
+    depth,
+    matched,
+    ...(depth === 0
+      ? { placed: (live: Live, steps: Step[]) => state.place(steps, collection, undefined, live.order) }
+      : {}),
+  });
 }

@@ -1,0 +1,222 @@
+/**
+ * A full plan of a large estate, made in chunks of top-level trees in one process: each chunk's manifests are
+ * loaded and validated as a shard's are (its files, or their entries of its trees, and what those use), its live
+ * state read and planned (walkPlan) while the next chunk loads, and the chunks' walks merged and finished once
+ * (src/engine/plan/chunks.ts). Requests start once the first chunk is valid, and the process holds about one
+ * chunk's manifests and live state at a time rather than all of them. The plan is the one a single walk of
+ * everything makes, to the byte.
+ *
+ * A plan is made in chunks only when it pays (see CHUNK_SIZE) and when chunks can make the same plan: without
+ * `--target`, `--shard` or `--changed-since` (which read a share already), and when no pattern names what to plan
+ * (only the platform can say what a pattern matches) and every file can be read in part (chunkLayout).
+ *
+ * Validation: the manifests are still all validated before anything is written, but reads may have started.
+ * When any chunk is invalid, the walk under way finishes, nothing more is planned, and the manifests are loaded
+ * whole to report every diagnostic exactly as a whole load does.
+ */
+import { setImmediate } from "node:timers/promises";
+import { ApiClient } from "../api/index.js";
+import { createContext } from "../engine/context.js";
+import {
+  type ChunkScope,
+  finishPlan,
+  mergeWalks,
+  type PlanOptions,
+  type Walked,
+  walkPlan,
+} from "../engine/plan/index.js";
+import { createRegistry } from "../engine/registry.js";
+import { kinds } from "../kinds/index.js";
+import { fieldSpecs } from "../kinds/schemas.js";
+import { distinctDiagnostics, sortDiagnostics } from "../manifest/diagnostics.js";
+import {
+  type Diagnostic,
+  type FileOutline,
+  type LoadResult,
+  loadManifests,
+  manifestOutlines,
+  manifestRoot,
+} from "../manifest/index.js";
+import { type ChunkLayout, chunkLayout, shardEntries } from "../manifest/outline.js";
+import { SecretValues } from "../manifest/secret.js";
+import type { PlanOutcome, PlanRequest } from "./workflow.js";
+
+/**
+ * The internal override of the chunks' size, for tests: this many top-level trees in each chunk (`0`: never plan
+ * in chunks). Documented in docs/benchmarks.md.
+ */
+export const CHUNK_UNITS_ENV = "FORGEFORM_CHUNK_UNITS";
+
+/**
+ * Characters of manifest entries in a chunk, by default. A plan is made in chunks only when its manifests make
+ * more than one: below that, the whole load is small and quick, and outlining the files first would only add to it.
+ */
+export const CHUNK_SIZE = 1_000_000;
+
+/** How to plan in chunks, when the request is planned so. */
+export interface Chunking {
+  layout: ChunkLayout;
+  outlines: FileOutline[];
+}
+
+/** Whether (and how) the request is planned in chunks: undefined for a plan made in one walk. */
+export function chunkingOf(request: PlanRequest, paths: string[], found: string[]): Chunking | undefined {
+  if (request.shard || request.changedSince !== undefined || (request.targets ?? []).length > 0)
+    return undefined;
+  const setting = process.env[CHUNK_UNITS_ENV];
+  const perChunk = setting === undefined || setting === "" ? undefined : Number(setting);
+  if (perChunk !== undefined && !(Number.isInteger(perChunk) && perChunk >= 0))
+    throw new Error(
+      `${CHUNK_UNITS_ENV} must be a whole number (0: never plan in chunks), not ${JSON.stringify(setting)}`,
+    );
+  if (perChunk === 0) return undefined;
+  const outlines = manifestOutlines(paths, found);
+  if (perChunk === undefined) {
+    // Outlining first costs little next to loading; it is skipped only where it cannot pay.
+    let size = 0;
+    for (const { outline } of outlines) for (const e of outline.entries) size += e.size;
+    if (size <= CHUNK_SIZE) return undefined;
+  }
+  const layout = chunkLayout(outlines, { chunkSize: CHUNK_SIZE, ...(perChunk ? { perChunk } : {}) });
+  return layout ? { layout, outlines } : undefined;
+}
+
+/** What every chunk's walk must know of the whole plan. */
+function scopeOf(layout: ChunkLayout): ChunkScope {
+  const rank = (keys: readonly string[]) => new Map(keys.map((k, i) => [k.toLowerCase(), i]));
+  return {
+    order: layout.order,
+    rank: { groups: rank(layout.order.groups), projects: rank(layout.order.projects) },
+    present: layout.present,
+  };
+}
+
+const invalid = (loaded: LoadResult) =>
+  !loaded.state || loaded.diagnostics.some((d) => d.severity === "error");
+
+/**
+ * Plans the request in chunks. Undefined when the chunks found a problem a whole load of the manifests does not:
+ * the caller then plans in one walk (a safeguard: chunks read the same text).
+ */
+export async function planInChunks(
+  request: PlanRequest,
+  chunking: Chunking,
+  paths: string[],
+  found: string[],
+  options: Omit<PlanOptions, "requestStats">,
+): Promise<PlanOutcome | undefined> {
+  const { layout, outlines } = chunking;
+  const byFile = new Map(outlines.map((f) => [f.file, f]));
+  const load = (only: Set<string>, partial?: Map<string, Set<string>>) =>
+    loadManifests(paths, {
+      secrets: true,
+      found,
+      ...(request.env ? { env: request.env } : {}),
+      only,
+      ...(partial ? { partial } : {}),
+      root: manifestRoot(paths),
+      outlines: byFile,
+    });
+  const selections = layout.chunks.map((units) => shardEntries(outlines, units));
+  const read = new Set(selections.flatMap((s) => [...s.files]));
+  // Files no chunk reads (templates no entry uses, a manifest with nothing to plan) are validated first.
+  const rest = new Set(outlines.map((f) => f.file).filter((f) => !read.has(f)));
+  const results: Pick<LoadResult, "diagnostics" | "templates">[] = [];
+  const keep = (loaded: LoadResult) => {
+    results.push({
+      diagnostics: loaded.diagnostics,
+      ...(loaded.templates ? { templates: loaded.templates } : {}),
+    });
+    return loaded;
+  };
+  const wholly = () => reportWhole(request, paths, found);
+  if (rest.size > 0 && invalid(keep(await load(rest)))) return wholly();
+  let loaded: LoadResult | undefined = keep(await load(selections[0]!.files, selections[0]!.partial));
+  if (invalid(loaded)) return wholly();
+  const { files, digests } = loaded.state!;
+
+  const scope = scopeOf(layout);
+  const api = new ApiClient(request.connection);
+  request.progress?.phase("Reading live state", api.metrics);
+  try {
+    const ctx = await createContext(api);
+    const registry = createRegistry(kinds, fieldSpecs);
+    const walks: Walked[] = [];
+    const chunkOptions = (k: number): PlanOptions => ({
+      ...options,
+      shardUnits: layout.chunks[k]!,
+      chunk: scope,
+      requestStats: () => ({ total: 0, byEndpoint: {}, retries: 0 }),
+    });
+    for (let k = 0; loaded; k++) {
+      const state = loaded.state!;
+      // Values of each chunk's references are masked in everything the client prints from then on.
+      api.conceal(SecretValues.of(state).list());
+      const walking = walkPlan(state, ctx, registry, chunkOptions(k));
+      // Its failure is met when it is awaited, after the next chunk is loaded.
+      walking.catch(() => {});
+      loaded = undefined;
+      let next: LoadResult | undefined;
+      if (k + 1 < layout.chunks.length) {
+        // The walk's first requests go out before the next chunk is parsed.
+        await setImmediate();
+        const s = selections[k + 1]!;
+        next = keep(await load(s.files, s.partial));
+      }
+      walks.push(await walking);
+      if (next && invalid(next)) {
+        await api.close();
+        return wholly();
+      }
+      loaded = next;
+    }
+    const diagnostics = chunkDiagnostics(results, files);
+    const result = finishPlan(
+      mergeWalks(walks),
+      { files, ...(digests ? { digests } : {}) },
+      {
+        ...options,
+        requestStats: () => {
+          const m = api.metrics.snapshot();
+          return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };
+        },
+      },
+    );
+    return { diagnostics, result, ctx, api };
+  } catch (error) {
+    await api.close();
+    throw error;
+  } finally {
+    request.progress?.stop();
+  }
+}
+
+/**
+ * The chunks' diagnostics as a whole load gives them: each once (a file's head is read by several chunks), a
+ * template no chunk used said to be unused, in the order of the files.
+ */
+function chunkDiagnostics(
+  results: Pick<LoadResult, "diagnostics" | "templates">[],
+  files: string[],
+): Diagnostic[] {
+  const used = new Set(results.flatMap((r) => r.templates?.used ?? []));
+  const unused = results.flatMap((r) =>
+    (r.templates?.unused ?? []).filter((t) => !used.has(t.name)).map((t) => t.warning),
+  );
+  return sortDiagnostics(distinctDiagnostics([...results.flatMap((r) => r.diagnostics), ...unused]), files);
+}
+
+/** After a chunk found the manifests invalid: every diagnostic, as a whole load reports them. */
+async function reportWhole(
+  request: PlanRequest,
+  paths: string[],
+  found: string[],
+): Promise<PlanOutcome | undefined> {
+  const whole = await loadManifests(paths, {
+    secrets: true,
+    found,
+    ...(request.env ? { env: request.env } : {}),
+  });
+  if (invalid(whole)) return { diagnostics: whole.diagnostics, files: whole.files };
+  return undefined;
+}

@@ -1,0 +1,249 @@
+/**
+ * A full plan of a large estate is made in chunks of top-level trees (src/cli/chunks.ts). Forced to chunks of one
+ * tree each (FORGEFORM_CHUNK_UNITS=1), it must be the plan one walk of everything makes, to the byte (but for when
+ * it was made and its request statistics, whose total must be the same too), with the same diagnostics; and
+ * manifests found invalid in a later chunk are reported as a whole load reports them, and nothing is written.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { chunkingOf } from "../../src/cli/chunks.js";
+import { type PlanOutcome, planFromManifests } from "../../src/cli/workflow.js";
+import { ADMIN_TOKEN, Bench, withEnv } from "./helpers.js";
+
+/** A salt for the secrets fingerprint, so that two plans' fingerprints compare. */
+const SALT = Buffer.alloc(16, 7).toString("base64");
+
+const instanceFile = (policy: string) => `version: 1
+templates:
+  base:
+    description: from the template
+    visibility: private
+  unused:
+    description: no entry extends it
+instance:
+  unmanaged:
+    groups: ${policy}
+  application_settings:
+    signup_enabled: false
+    allow_local_requests_from_hooks_and_services: false
+`;
+
+/** Several top-level trees over several files: templates across files, shares across trees, creates and deletes. */
+const FILES: Record<string, string> = {
+  "10-alpha.yaml": `version: 1
+groups:
+  alpha:
+    extends: [base]
+    shared_with_groups:
+      - { group: newg, group_access: developer }
+  alpha/deep:
+    description: a declared subgroup
+projects:
+  alpha/api:
+    extends: [base]
+    description: changed
+    shared_with_groups:
+      - { group: beta, group_access: reporter }
+`,
+  "20-beta.yaml": `version: 1
+groups:
+  beta/sub:
+    description: sub of beta, declared before beta
+  beta:
+    extends: [base]
+  beta/new:
+    description: created by the plan
+  beta/sub/in-sync:
+    description: as declared
+projects:
+  beta/sub/web:
+    description: web
+  beta/new/svc:
+    description: created in a group the plan creates
+`,
+  "30-newg.yaml": `version: 1
+groups:
+  newg:
+    description: created by the plan, shared with by alpha
+  gamma:
+    state: absent
+projects:
+  ext/tool:
+    description: a project in a group the manifests do not declare
+  ext/tol:
+    description: one letter from ext/tool
+  nowhere/proj:
+    description: its group does not exist
+`,
+  "40-more.yaml": `version: 1
+groups:
+  omega:
+    extends: [base]
+  omega/one/two:
+    description: below a group that does not exist and is not declared
+projects:
+  omega/app:
+    extends: [base]
+`,
+};
+
+const fixture = {
+  groups: [
+    { path: "alpha", visibility: "private" },
+    { path: "alpha/deep", visibility: "private" },
+    { path: "alpha/old", visibility: "private" },
+    { path: "alpha/deep/older", visibility: "private" },
+    { path: "beta", visibility: "private" },
+    { path: "beta/sub", visibility: "private" },
+    { path: "beta/zz", visibility: "private" },
+    { path: "beta/aa", visibility: "private" },
+    { path: "gamma", visibility: "private" },
+    { path: "gamma/inner", visibility: "private" },
+    { path: "gamma/inner/innermost", visibility: "private" },
+    { path: "ext", visibility: "private" },
+    { path: "omega", visibility: "private" },
+    { path: "beta/sub/in-sync", visibility: "private", description: "as declared" },
+  ],
+  projects: [
+    { path: "alpha/api" },
+    { path: "beta/sub/web" },
+    { path: "gamma/p" },
+    { path: "gamma/inner/q" },
+    { path: "ext/tool" },
+    { path: "omega/app" },
+  ],
+};
+
+/** `count` more top-level groups, each with an undeclared subgroup: more than 20 groups are read in one listing. */
+function manyGroups(count: number): {
+  file: string;
+  groups: { path: string; visibility: string; description?: string }[];
+} {
+  const lines = ["version: 1", "groups:"];
+  const groups: { path: string; visibility: string; description?: string }[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `g${String(i).padStart(2, "0")}`;
+    lines.push(`  ${name}:`, `    description: group ${i}`);
+    // Half of them as declared: in sync.
+    const description = i % 2 === 0 ? `group ${i}` : "";
+    groups.push(
+      { path: name, visibility: "private", description },
+      { path: `${name}/undeclared`, visibility: "private" },
+    );
+  }
+  return { file: `${lines.join("\n")}\n`, groups };
+}
+
+function writeEstate(dir: string, policy: string, extra: Record<string, string> = {}): string {
+  const root = join(dir, `estate-${policy}-${Object.keys(extra).length}`);
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, "00-instance.yaml"), instanceFile(policy));
+  for (const [name, text] of Object.entries({ ...FILES, ...extra })) writeFileSync(join(root, name), text);
+  return root;
+}
+
+async function plan(bench: Bench, root: string, units: string): Promise<PlanOutcome> {
+  return withEnv({ FORGEFORM_CHUNK_UNITS: units }, async () => {
+    const request = {
+      paths: [root],
+      connection: { url: bench.sandbox.url, token: ADMIN_TOKEN },
+      backupDir: join(root, "backups"),
+      fingerprintSalt: SALT,
+    };
+    // Planned in chunks of one top-level tree each, or in one walk.
+    const chunks = chunkingOf(request, [root], [])?.layout.chunks.length ?? 0;
+    if (units === "1") expect(chunks).toBeGreaterThanOrEqual(8);
+    else expect(chunks).toBe(0);
+    const outcome = await planFromManifests(request);
+    await outcome.api?.close();
+    return outcome;
+  });
+}
+
+/** What must be the same of two plans: all of it but when it was made and its request statistics. */
+function comparable(outcome: PlanOutcome): string {
+  const result = outcome.result!;
+  const { createdAt: _, requests: __, ...plan } = result.plan;
+  return JSON.stringify({ plan, inSync: result.inSync, diagnostics: outcome.diagnostics }, null, 1);
+}
+
+describe("a plan made in chunks", () => {
+  let bench: Bench | undefined;
+  afterEach(async () => {
+    await bench?.stop();
+    bench = undefined;
+  });
+
+  for (const policy of ["warn", "delete"]) {
+    for (const many of [0, 22]) {
+      it(`is the plan one walk makes (unmanaged groups: ${policy}, ${many > 0 ? "groups listed" : "groups read one by one"})`, async () => {
+        const extra = many > 0 ? manyGroups(many) : undefined;
+        bench = await Bench.start({
+          fixture: { ...fixture, groups: [...fixture.groups, ...(extra?.groups ?? [])] },
+        });
+        const root = writeEstate(bench.dir, policy, extra ? { "50-many.yaml": extra.file } : {});
+        const whole = await plan(bench, root, "0");
+        const chunked = await plan(bench, root, "1");
+        expect(whole.result, JSON.stringify(whole.diagnostics)).toBeDefined();
+        expect(chunked.result).toBeDefined();
+        expect(comparable(chunked)).toBe(comparable(whole));
+        expect(chunked.result!.plan.requests.total).toBe(whole.result!.plan.requests.total);
+        expect(chunked.result!.plan.requests.byEndpoint).toEqual(whole.result!.plan.requests.byEndpoint);
+        expect(chunked.result!.steps.map((s) => s.deps)).toEqual(whole.result!.steps.map((s) => s.deps));
+
+        // What the estate holds, so that the comparison means something.
+        const p = whole.result!.plan;
+        const actions = new Map(p.changes.map((c) => [c.address, c.action]));
+        expect(actions.get('group["newg"]')).toBe("create");
+        expect(actions.get('group["beta/new"]')).toBe("create");
+        expect(actions.get('project["alpha/api"]')).toBe("update");
+        expect(actions.get('group["gamma"]')).toBe("delete");
+        expect(actions.get('group["gamma/inner/innermost"]')).toBe("delete");
+        expect(actions.get('group["alpha/old"]')).toBe("unmanaged");
+        expect(actions.get('group["alpha/deep/older"]')).toBe("unmanaged");
+        if (many > 0) expect(actions.get('group["g21/undeclared"]')).toBe("unmanaged");
+        // The share of alpha with newg, which another chunk creates, waits for its create.
+        const share = p.changes.find((c) => c.address === 'group["alpha"].share["newg"]');
+        expect(share?.action).toBe("create");
+        expect(whole.result!.steps.find((s) => s.change.address === share?.address)?.deps).toContain(
+          'group["newg"]',
+        );
+        expect(p.errors.map((e) => e.address)).toEqual(
+          expect.arrayContaining(['project["nowhere/proj"]', 'group["omega/one/two"]']),
+        );
+        expect(p.warnings.map((w) => w.address)).toContain('project["ext/tol"]');
+        expect(whole.diagnostics.map((d) => d.message)).toContain(
+          'template "unused" is not used by any extends',
+        );
+        expect(whole.result!.inSync).toContain('group["beta/sub/in-sync"]');
+        if (many > 0) expect(whole.result!.inSync).toContain('group["g20"]');
+      });
+    }
+  }
+
+  it("reports manifests invalid in a later chunk as a whole load does, and writes nothing", async () => {
+    const writes: string[] = [];
+    bench = await Bench.start({
+      fixture,
+      onRequest: (method, path) => {
+        if (method !== "GET") writes.push(`${method} ${path}`);
+      },
+    });
+    const root = writeEstate(bench.dir, "warn", {
+      "90-invalid.yaml": "version: 1\ngroups:\n  zulu:\n    visibility: everyone\n    no_such_key: 1\n",
+    });
+    const whole = await plan(bench, root, "0");
+    const chunked = await plan(bench, root, "1");
+    expect(whole.result).toBeUndefined();
+    expect(chunked.result).toBeUndefined();
+    expect(chunked.diagnostics).toEqual(whole.diagnostics);
+    expect(chunked.files).toEqual(whole.files);
+    expect(whole.diagnostics.filter((d) => d.severity === "error").length).toBeGreaterThan(1);
+
+    const apply = await bench.cli(["apply", "--yes", root], { FORGEFORM_CHUNK_UNITS: "1" });
+    expect(apply.code).toBe(1);
+    expect(apply.err).toContain("90-invalid.yaml:4:");
+    expect(writes).toEqual([]);
+  });
+});
