@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
+  chunkLayout,
   keepEntries,
   type Outline,
   type OutlinedFile,
@@ -309,5 +310,71 @@ projects:
     ];
     expect(touchedEntries(parsed, ["nightly.yaml"]).partial.has("flow.yaml")).toBe(false);
     expect(touchedEntries(parsed, ["nightly.yaml"]).files.has("flow.yaml")).toBe(true);
+  });
+});
+
+describe("a plan made in chunks, from the outlines", () => {
+  it("marks an entry absent by its own state only, and leaves to a parse what the scanner cannot read", () => {
+    const text = [
+      "version: 1",
+      "groups:",
+      "  gone:",
+      "    state: absent # deleted",
+      "  kept:",
+      "    description: d",
+      "    members:",
+      "    - state: absent",
+      "      user: alice",
+      "  quoted:",
+      '    state: "absent"',
+      "  present:",
+      "    state: present",
+      "projects:",
+      "  gone/p:",
+      "    badges:",
+      "      x:",
+      "        state: absent",
+      "",
+    ].join("\n");
+    const absent = (o: Outline | undefined) => o?.entries.filter((e) => e.absent).map((e) => e.key);
+    expect(absent(outlineOf(text))).toEqual(["gone", "quoted"]);
+    expect(absent(outlineOfValues([parse(text)], text))).toEqual(["gone", "quoted"]);
+    expect(outlineOf("version: 1\ngroups:\n  a: {state: absent}\n")).toBeUndefined();
+    expect(outlineOf("version: 1\ngroups:\n  a:\n    {state: absent}\n")).toBeUndefined();
+    expect(outlineOf("version: 1\ngroups:\n  a:\n    state: !!str absent\n")).toBeUndefined();
+  });
+
+  const file = (name: string, text: string): OutlinedFile => ({ file: name, outline: outlineOf(text)! });
+  const files = [
+    file(
+      "a.yaml",
+      "version: 1\ninstance:\n  application_settings: {}\ngroups:\n  b/sub:\n    x: 1\n  a:\n    x: 1\n",
+    ),
+    file(
+      "b.yaml",
+      "version: 1\ngroups:\n  b:\n    state: absent\n  c:\n    x: 1\nprojects:\n  a/deep/p:\n    x: 1\n  c/p:\n    x: 1\n",
+    ),
+  ];
+
+  it("puts consecutive top-level trees in each chunk, and every group and project in the walk's order", () => {
+    const layout = chunkLayout(files, { perChunk: 2, chunkSize: 1 })!;
+    expect(layout.chunks.map((c) => [...c])).toEqual([
+      ["instance", "b"],
+      ["a", "c"],
+    ]);
+    // Deeper after shallower, then as the files and their entries come.
+    expect(layout.order).toEqual({ groups: ["a", "b", "c", "b/sub"], projects: ["c/p", "a/deep/p"] });
+    expect([...layout.present.groups]).toEqual(["b/sub", "a", "c"]);
+    // By size: each chunk takes trees until it weighs chunkSize.
+    expect(chunkLayout(files, { chunkSize: 1 })?.chunks.length).toBe(4);
+    expect(chunkLayout(files, { chunkSize: 10_000 })).toBeUndefined();
+  });
+
+  it("plans in one walk what chunks cannot plan alike: patterns, files outlined from a parse", () => {
+    const pattern = file("p.yaml", "version: 1\nprojects:\n  acme/**:\n    x: 1\n");
+    expect(chunkLayout([...files, pattern], { perChunk: 1, chunkSize: 1 })).toBeUndefined();
+    const text = "version: 1\ngroups:\n  z: &z\n    x: 1\n";
+    const parsed = { file: "z.yaml", outline: outlineOfValues([parse(text)], text) };
+    expect(chunkLayout([...files, parsed], { perChunk: 1, chunkSize: 1 })).toBeUndefined();
   });
 });
