@@ -39,6 +39,7 @@ import {
 } from "../manifest/index.js";
 import { type ChunkLayout, chunkLayout, shardEntries } from "../manifest/outline.js";
 import { SecretValues } from "../manifest/secret.js";
+import type { RequestStats } from "../plan/model.js";
 import type { PlanOutcome, PlanRequest } from "./workflow.js";
 
 /**
@@ -48,10 +49,14 @@ import type { PlanOutcome, PlanRequest } from "./workflow.js";
 export const CHUNK_UNITS_ENV = "FORGEFORM_CHUNK_UNITS";
 
 /**
- * Characters of manifest entries in a chunk, by default. A plan is made in chunks only when its manifests make
- * more than one: below that, the whole load is small and quick, and outlining the files first would only add to it.
+ * Characters of manifest entries in a chunk, by default. A plan is made in chunks only when its manifests weigh
+ * more: below that, the whole load is small and quick, and outlining the files first would only add to it. The
+ * first chunk weighs FIRST_CHUNK_SIZE, and each next one twice its predecessor up to this. Measured at 16x
+ * (193 files, 7.9 MB, on 2 busy CPUs): a chunk of 1 MB loads in about 2.8 s, a quarter of that in 0.9 s, while a
+ * chunk's reads take about three times its load, so a chunk loads while its predecessor's reads are in flight.
  */
 export const CHUNK_SIZE = 1_000_000;
+export const FIRST_CHUNK_SIZE = 60_000;
 
 /** How to plan in chunks, when the request is planned so. */
 export interface Chunking {
@@ -77,8 +82,20 @@ export function chunkingOf(request: PlanRequest, paths: string[], found: string[
     for (const { outline } of outlines) for (const e of outline.entries) size += e.size;
     if (size <= CHUNK_SIZE) return undefined;
   }
-  const layout = chunkLayout(outlines, { chunkSize: CHUNK_SIZE, ...(perChunk ? { perChunk } : {}) });
+  const layout = chunkLayout(outlines, {
+    chunkSize: CHUNK_SIZE,
+    firstSize: FIRST_CHUNK_SIZE,
+    ...(perChunk ? { perChunk } : {}),
+  });
   return layout ? { layout, outlines } : undefined;
+}
+
+/** The plan's request statistics: the client's counters when the plan is finished. */
+export function requestStatsOf(api: ApiClient): () => RequestStats {
+  return () => {
+    const m = api.metrics.snapshot();
+    return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };
+  };
 }
 
 /** What every chunk's walk must know of the whole plan. */
@@ -117,10 +134,14 @@ export async function planInChunks(
       root: manifestRoot(paths),
       outlines: byFile,
     });
-  const selections = layout.chunks.map((units) => shardEntries(outlines, units));
-  const read = new Set(selections.flatMap((s) => [...s.files]));
-  // Files no chunk reads (templates no entry uses, a manifest with nothing to plan) are validated first.
-  const rest = new Set(outlines.map((f) => f.file).filter((f) => !read.has(f)));
+  // What each chunk reads, worked out when it is loaded; the files no chunk reads (templates no entry uses, a
+  // manifest with nothing to plan) are validated last.
+  const read = new Set<string>();
+  const loadChunk = (k: number) => {
+    const s = shardEntries(outlines, layout.chunks[k]!);
+    for (const file of s.files) read.add(file);
+    return load(s.files, s.partial);
+  };
   const results: Pick<LoadResult, "diagnostics" | "templates">[] = [];
   const keep = (loaded: LoadResult) => {
     results.push({
@@ -130,8 +151,7 @@ export async function planInChunks(
     return loaded;
   };
   const wholly = () => reportWhole(request, paths, found);
-  if (rest.size > 0 && invalid(keep(await load(rest)))) return wholly();
-  let loaded: LoadResult | undefined = keep(await load(selections[0]!.files, selections[0]!.partial));
+  let loaded: LoadResult | undefined = keep(await loadChunk(0));
   if (invalid(loaded)) return wholly();
   const { files, digests } = loaded.state!;
 
@@ -148,6 +168,10 @@ export async function planInChunks(
       chunk: scope,
       requestStats: () => ({ total: 0, byEndpoint: {}, retries: 0 }),
     });
+    const loadRest = () => {
+      const rest = new Set(outlines.map((f) => f.file).filter((f) => !read.has(f)));
+      return rest.size > 0 ? load(rest) : undefined;
+    };
     for (let k = 0; loaded; k++) {
       const state = loaded.state!;
       // Values of each chunk's references are masked in everything the client prints from then on.
@@ -156,31 +180,24 @@ export async function planInChunks(
       // Its failure is met when it is awaited, after the next chunk is loaded.
       walking.catch(() => {});
       loaded = undefined;
-      let next: LoadResult | undefined;
-      if (k + 1 < layout.chunks.length) {
-        // The walk's first requests go out before the next chunk is parsed.
-        await setImmediate();
-        const s = selections[k + 1]!;
-        next = keep(await load(s.files, s.partial));
-      }
+      // The walk's first requests go out before the next chunk (after the last, the files no chunk reads) is
+      // loaded, while they are in flight.
+      await setImmediate();
+      const following = k + 1 < layout.chunks.length ? await loadChunk(k + 1) : await loadRest();
+      const next = following && keep(following);
       walks.push(await walking);
       if (next && invalid(next)) {
         await api.close();
         return wholly();
       }
-      loaded = next;
+      // The files no chunk reads are validated, not walked.
+      loaded = k + 1 < layout.chunks.length ? next : undefined;
     }
     const diagnostics = chunkDiagnostics(results, files);
     const result = finishPlan(
       mergeWalks(walks),
       { files, ...(digests ? { digests } : {}) },
-      {
-        ...options,
-        requestStats: () => {
-          const m = api.metrics.snapshot();
-          return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };
-        },
-      },
+      { ...options, requestStats: requestStatsOf(api) },
     );
     return { diagnostics, result, ctx, api };
   } catch (error) {

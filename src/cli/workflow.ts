@@ -25,7 +25,7 @@ import { fingerprintSalt, SecretValues } from "../manifest/secret.js";
 import { isPattern, parsePattern } from "../manifest/selectors.js";
 import type { Plan } from "../plan/model.js";
 import { type SinceSelection, scopeOf, selectSince } from "./changed-since.js";
-import { chunkingOf, planInChunks } from "./chunks.js";
+import { chunkingOf, planInChunks, requestStatsOf } from "./chunks.js";
 import type { Progress } from "./progress.js";
 
 export interface PlanRequest {
@@ -282,10 +282,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       ...(units ? { shardUnits: units } : {}),
       ...(request.shard ? { shard: request.shard } : {}),
       ...(changes && request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
-      requestStats: () => {
-        const m = api.metrics.snapshot();
-        return { total: m.total, byEndpoint: m.byEndpoint, retries: m.retries };
-      },
+      requestStats: requestStatsOf(api),
     });
     return { diagnostics, result, ctx, api };
   } catch (error) {

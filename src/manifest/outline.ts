@@ -596,13 +596,15 @@ export interface ChunkLayout {
 
 /**
  * How to plan the outlined files in chunks: consecutive top-level targets, `perChunk` of them in each or, without
- * it, as many as weigh `chunkSize` characters of entries. Undefined when the files cannot be planned in chunks
- * (an outline made from a parse, which cannot leave entries out; a pattern, which only the platform can expand) or
- * when they make one chunk only.
+ * it, as many as weigh `chunkSize` characters of entries, the first `firstSize` (each next chunk weighs twice its
+ * predecessor, up to `chunkSize`: the first requests wait for a small first chunk only, and each chunk loads in
+ * less time than its predecessor's reads take). Undefined when the files cannot be planned in chunks (an outline
+ * made from a parse, which cannot leave entries out; a pattern, which only the platform can expand) or when they
+ * make one chunk only.
  */
 export function chunkLayout(
   files: readonly OutlinedFile[],
-  size: { perChunk?: number; chunkSize: number },
+  size: { perChunk?: number; chunkSize: number; firstSize?: number },
 ): ChunkLayout | undefined {
   const weights = new Map<string, number>();
   const order: ChunkLayout["order"] = { groups: [], projects: [] };
@@ -622,12 +624,14 @@ export function chunkLayout(
   const chunks: Set<string>[] = [];
   let current = new Set<string>();
   let weight = 0;
+  let limit = Math.min(size.firstSize ?? size.chunkSize, size.chunkSize);
   for (const [unit, w] of weights) {
-    const full = size.perChunk !== undefined ? current.size >= size.perChunk : weight >= size.chunkSize;
+    const full = size.perChunk !== undefined ? current.size >= size.perChunk : weight >= limit;
     if (current.size > 0 && full) {
       chunks.push(current);
       current = new Set();
       weight = 0;
+      limit = Math.min(limit * 2, size.chunkSize);
     }
     current.add(unit);
     weight += w;

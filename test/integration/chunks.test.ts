@@ -222,28 +222,35 @@ describe("a plan made in chunks", () => {
     }
   }
 
-  it("reports manifests invalid in a later chunk as a whole load does, and writes nothing", async () => {
-    const writes: string[] = [];
-    bench = await Bench.start({
-      fixture,
-      onRequest: (method, path) => {
-        if (method !== "GET") writes.push(`${method} ${path}`);
-      },
-    });
-    const root = writeEstate(bench.dir, "warn", {
-      "90-invalid.yaml": "version: 1\ngroups:\n  zulu:\n    visibility: everyone\n    no_such_key: 1\n",
-    });
-    const whole = await plan(bench, root, "0");
-    const chunked = await plan(bench, root, "1");
-    expect(whole.result).toBeUndefined();
-    expect(chunked.result).toBeUndefined();
-    expect(chunked.diagnostics).toEqual(whole.diagnostics);
-    expect(chunked.files).toEqual(whole.files);
-    expect(whole.diagnostics.filter((d) => d.severity === "error").length).toBeGreaterThan(1);
+  const invalidFiles: Record<string, [string, string]> = {
+    "a later chunk": [
+      "90-invalid.yaml",
+      "version: 1\ngroups:\n  zulu:\n    visibility: everyone\n    no_such_key: 1\n",
+    ],
+    "a file no chunk reads": ["95-templates.yaml", "version: 1\ntemplates:\n  broken:\n    no_such_key: 1\n"],
+  };
+  for (const [where, [name, text]] of Object.entries(invalidFiles)) {
+    it(`reports manifests invalid in ${where} as a whole load does, and writes nothing`, async () => {
+      const writes: string[] = [];
+      bench = await Bench.start({
+        fixture,
+        onRequest: (method, path) => {
+          if (method !== "GET") writes.push(`${method} ${path}`);
+        },
+      });
+      const root = writeEstate(bench.dir, "warn", { [name]: text });
+      const whole = await plan(bench, root, "0");
+      const chunked = await plan(bench, root, "1");
+      expect(whole.result).toBeUndefined();
+      expect(chunked.result).toBeUndefined();
+      expect(chunked.diagnostics).toEqual(whole.diagnostics);
+      expect(chunked.files).toEqual(whole.files);
+      expect(whole.diagnostics.some((d) => d.severity === "error" && d.file.endsWith(name))).toBe(true);
 
-    const apply = await bench.cli(["apply", "--yes", root], { FORGEFORM_CHUNK_UNITS: "1" });
-    expect(apply.code).toBe(1);
-    expect(apply.err).toContain("90-invalid.yaml:4:");
-    expect(writes).toEqual([]);
-  });
+      const apply = await bench.cli(["apply", "--yes", root], { FORGEFORM_CHUNK_UNITS: "1" });
+      expect(apply.code).toBe(1);
+      expect(apply.err).toContain(`${name}:4:`);
+      expect(writes).toEqual([]);
+    });
+  }
 });

@@ -368,6 +368,13 @@ describe("a plan made in chunks, from the outlines", () => {
     // By size: each chunk takes trees until it weighs chunkSize.
     expect(chunkLayout(files, { chunkSize: 1 })?.chunks.length).toBe(4);
     expect(chunkLayout(files, { chunkSize: 10_000 })).toBeUndefined();
+    // A small first chunk, then each twice the one before, up to chunkSize.
+    const weights = Array.from({ length: 8 }, (_, i) => `  t${i}:\n    x: 1\n`);
+    const even = [file("t.yaml", `version: 1\ngroups:\n${weights.join("")}`)];
+    const size = even[0]!.outline.entries[0]!.size;
+    expect(chunkLayout(even, { firstSize: size, chunkSize: 3 * size })?.chunks.map((c) => c.size)).toEqual([
+      1, 2, 3, 2,
+    ]);
   });
 
   it("plans in one walk what chunks cannot plan alike: patterns, files outlined from a parse", () => {
