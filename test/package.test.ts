@@ -99,6 +99,8 @@ describe("the packed npm package", () => {
       "package/README.md",
       "package/bin/forgeform.js",
       "package/lib/cli/index.js",
+      // What bin/forgeform.js runs: the command line in one file (scripts/build-cli.mjs).
+      "package/lib/cli/forgeform.js",
     ])
       expect(contents).toContain(file);
     expect(contents).toContain("package/schemas/manifest.schema.json");

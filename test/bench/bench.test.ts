@@ -116,6 +116,9 @@ describe("npm run bench at a tiny size", () => {
     for (const row of runs.slice(2)) {
       expect(row).toHaveLength(MAIN_COLUMNS.length);
       expect(row[0]).toMatch(/^\d+x$/);
+      // Every run made requests: its time to the first one is shown beside its peak memory.
+      expect(row[MAIN_COLUMNS.indexOf("s before first request")]).toMatch(/^\d+\.\d$/);
+      expect(row[MAIN_COLUMNS.indexOf("Peak MB")]).toMatch(/^\d+$/);
     }
     const growth = tableAfter(markdown, "## Growth (forgeform, all kinds)");
     expect(growth[0]).toEqual([...GROWTH_COLUMNS]);
