@@ -56062,8 +56062,8 @@ var require_multipleOf = __commonJS({
         const { gen, data, schemaCode, it: it2 } = cxt;
         const prec = it2.opts.multipleOfPrecision;
         const res = gen.let("res");
-        const invalid = prec ? (0, codegen_1._)`Math.abs(Math.round(${res}) - ${res}) > 1e-${prec}` : (0, codegen_1._)`${res} !== parseInt(${res})`;
-        cxt.fail$data((0, codegen_1._)`(${schemaCode} === 0 || (${res} = ${data}/${schemaCode}, ${invalid}))`);
+        const invalid2 = prec ? (0, codegen_1._)`Math.abs(Math.round(${res}) - ${res}) > 1e-${prec}` : (0, codegen_1._)`${res} !== parseInt(${res})`;
+        cxt.fail$data((0, codegen_1._)`(${schemaCode} === 0 || (${res} = ${data}/${schemaCode}, ${invalid2}))`);
       }
     };
     exports.default = def;
@@ -58471,8 +58471,8 @@ var require_formats = __commonJS({
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.formatNames = exports.fastFormats = exports.fullFormats = void 0;
-    function fmtDef(validate, compare) {
-      return { validate, compare };
+    function fmtDef(validate, compare2) {
+      return { validate, compare: compare2 };
     }
     exports.fullFormats = {
       // date: http://tools.ietf.org/html/rfc3339#section-5.6
@@ -68110,8 +68110,7 @@ var SecretValues = class _SecretValues {
   }
 };
 var FINGERPRINT_COST = { N: 2 ** 14, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
-function secretsFingerprint(root, salt) {
-  const pairs = /* @__PURE__ */ new Set();
+function secretPairs(root, pairs = /* @__PURE__ */ new Set()) {
   const seen = /* @__PURE__ */ new WeakSet();
   const walk = (v3) => {
     if (v3 instanceof Secret) {
@@ -68123,6 +68122,9 @@ function secretsFingerprint(root, salt) {
     for (const x of Array.isArray(v3) ? v3 : Object.values(v3)) walk(x);
   };
   walk(root);
+  return pairs;
+}
+function fingerprintOf(pairs, salt) {
   if (pairs.size === 0) return void 0;
   const saltBytes = salt !== void 0 ? Buffer.from(salt, "base64") : randomBytes(16);
   const hash = scryptSync(JSON.stringify([...pairs].sort()), saltBytes, 32, FINGERPRINT_COST);
@@ -69982,15 +69984,29 @@ var Diagnostics = class {
   }
   /** All diagnostics in file order (the order files were read), then line and column. */
   sorted(fileOrder) {
-    const rank = (file) => {
-      const i = fileOrder.indexOf(file);
-      return i === -1 ? fileOrder.length : i;
-    };
-    return [...this.#items].sort(
-      (a, b3) => rank(a.file) - rank(b3.file) || a.file.localeCompare(b3.file) || a.line - b3.line || a.col - b3.col
-    );
+    return sortDiagnostics(this.#items, fileOrder);
   }
 };
+function sortDiagnostics(items, fileOrder) {
+  const rank = (file) => {
+    const i = fileOrder.indexOf(file);
+    return i === -1 ? fileOrder.length : i;
+  };
+  return [...items].sort(
+    (a, b3) => rank(a.file) - rank(b3.file) || a.file.localeCompare(b3.file) || a.line - b3.line || a.col - b3.col
+  );
+}
+function distinctDiagnostics(items) {
+  const seen = /* @__PURE__ */ new Set();
+  const out = [];
+  for (const d2 of items) {
+    const id = `${d2.severity}\0${d2.file}:${d2.line}:${d2.col}\0${d2.message}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(d2);
+  }
+  return out;
+}
 function renderPath(path2) {
   let out = "";
   for (const seg of path2) {
@@ -71982,6 +71998,7 @@ function outlineOf(text2) {
   let top;
   let entryIndent;
   let current;
+  let bodyIndent;
   let blockAbove;
   let extendsAt;
   const close = (end, endRow) => {
@@ -72046,6 +72063,7 @@ function outlineOf(text2) {
         if (!m3) return void 0;
         close(line.at, line.row);
         const key = own(unquote(m3));
+        bodyIndent = void 0;
         if (top === "templates") out.templates.push(key);
         else {
           current = {
@@ -72058,7 +72076,8 @@ function outlineOf(text2) {
           };
           out.entries.push(current);
         }
-        if (rest !== void 0 && rest.trim().startsWith("{")) {
+        if (rest?.trim().startsWith("{")) {
+          if (current && /absent/.test(rest)) return void 0;
           const ext = /(?:^|[{,\s])extends\s*:\s*(\[[^\]]*\]|[^,}\s]+)/.exec(rest);
           if (ext) {
             const names = ext[1].startsWith("[") ? flowNames(ext[1]) : [scalar2(ext[1])];
@@ -72068,6 +72087,17 @@ function outlineOf(text2) {
           if (/[{}]/.test(rest.slice(1)) && !rest.trim().endsWith("}")) return void 0;
         }
         continue;
+      }
+    }
+    if (current && line.indent > entryIndent) {
+      if (bodyIndent === void 0) {
+        if (/^[{[]/.test(line.text)) return void 0;
+        bodyIndent = line.indent;
+      }
+      if (line.indent === bodyIndent && !line.text.startsWith("- ") && m3 && unquote(m3) === "state") {
+        const value = scalar2(rest ?? "");
+        if (value === void 0) return void 0;
+        if (value === "absent") current.absent = true;
       }
     }
     if (m3 && unquote(m3) === "extends") {
@@ -72121,7 +72151,8 @@ function outlineOfValues(values, text2) {
           collection,
           key,
           size: Math.max(1, Math.round(text2.length / Math.max(1, Object.keys(entries).length))),
-          uses: [...new Set(uses(body2, []))]
+          uses: [...new Set(uses(body2, []))],
+          ...isObj4(body2) && body2["state"] === "absent" ? { absent: true } : {}
         });
     }
     headUses.push(...uses(value["templates"], []));
@@ -72288,6 +72319,40 @@ function keepEntries(text2, keep) {
   }
   for (const [row, anyKept] of sections) if (!anyKept) blank(row);
   return lines.join("\n");
+}
+function chunkLayout(files, size2) {
+  const weights = /* @__PURE__ */ new Map();
+  const order2 = { groups: [], projects: [] };
+  const present = { groups: /* @__PURE__ */ new Set(), projects: /* @__PURE__ */ new Set() };
+  for (const { outline } of files) {
+    if (outline.instance) weights.set("instance", (weights.get("instance") ?? 0) + outline.instanceSize);
+    for (const e of outline.entries) {
+      if (e.rows === void 0 || isPatternKey(e.key)) return void 0;
+      const unit = unitOfKey(e.key);
+      weights.set(unit, (weights.get(unit) ?? 0) + e.size);
+      order2[e.collection].push(e.key);
+      if (!e.absent) present[e.collection].add(lower2(e.key));
+    }
+  }
+  const depth = (key) => key.split("/").length;
+  for (const keys of Object.values(order2)) keys.sort((a, b3) => depth(a) - depth(b3));
+  const chunks = [];
+  let current = /* @__PURE__ */ new Set();
+  let weight2 = 0;
+  let limit = Math.min(size2.firstSize ?? size2.chunkSize, size2.chunkSize);
+  for (const [unit, w2] of weights) {
+    const full = size2.perChunk !== void 0 ? current.size >= size2.perChunk : weight2 >= limit;
+    if (current.size > 0 && full) {
+      chunks.push(current);
+      current = /* @__PURE__ */ new Set();
+      weight2 = 0;
+      limit = Math.min(limit * 2, size2.chunkSize);
+    }
+    current.add(unit);
+    weight2 += w2;
+  }
+  if (current.size > 0) chunks.push(current);
+  return chunks.length > 1 ? { chunks, order: order2, present } : void 0;
 }
 
 // src/manifest/schemas.ts
@@ -73266,14 +73331,14 @@ async function loadManifests(paths, opts) {
   const projects = new Declarations(true);
   const instanceParts = [];
   const manifestValidator = schemas.validator("manifest.schema.json");
-  const invalid = [];
+  const invalid2 = [];
   for (const doc of docs) {
     if (!isObj3(doc.value)) {
       diags.error(doc.loc, "", "a manifest must be a map starting with `version: 1`");
       continue;
     }
     if (!manifestValidator(doc.value))
-      invalid.push({ errors: manifestValidator.errors ?? [], value: doc.value });
+      invalid2.push({ errors: manifestValidator.errors ?? [], value: doc.value });
     const v3 = doc.value;
     if (isObj3(v3.templates)) {
       for (const [n2, b3] of Object.entries(v3.templates)) {
@@ -73293,7 +73358,7 @@ async function loadManifests(paths, opts) {
     if (isObj3(v3.instance)) instanceParts.push(v3.instance);
   }
   const leftToPattern = patternCompletes({ groups, projects }, schemas);
-  for (const { errors, value } of invalid) reportSchemaErrors(errors, value, [], diags, leftToPattern);
+  for (const { errors, value } of invalid2) reportSchemaErrors(errors, value, [], diags, leftToPattern);
   const instance = mergeInstance(instanceParts, diags);
   const resolver2 = new TemplateResolver(new Map([...templates2].map(([k3, d2]) => [k3, d2.body])), diags);
   const groupBodies = /* @__PURE__ */ new Map();
@@ -73311,11 +73376,26 @@ async function loadManifests(paths, opts) {
       bodies.set(name, body2);
     }
   }
+  const unusedTemplate = (name) => `template "${name}" is not used by any extends`;
   for (const [name, d2] of templates2) {
     if (allRead && !resolver2.used.has(name)) {
-      diags.warning(d2.at, renderPath(["templates", name]), `template "${name}" is not used by any extends`);
+      diags.warning(d2.at, renderPath(["templates", name]), unusedTemplate(name));
     }
   }
+  const templateUse = opts.only ? {
+    used: [...resolver2.used],
+    unused: [...templates2].filter(([name]) => !resolver2.used.has(name)).map(([name, d2]) => ({
+      name,
+      warning: {
+        severity: "warning",
+        file: d2.at.file,
+        line: d2.at.line,
+        col: d2.at.col,
+        path: renderPath(["templates", name]),
+        message: unusedTemplate(name)
+      }
+    }))
+  } : void 0;
   const ctx = { schemas, diags, root };
   const file = (n2) => schemas.files[n2];
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
@@ -73351,7 +73431,7 @@ async function loadManifests(paths, opts) {
     );
   }
   const diagnostics = diags.sorted(files);
-  if (diags.hasErrors) return { diagnostics, files };
+  if (diags.hasErrors) return { diagnostics, files, ...templateUse ? { templates: templateUse } : {} };
   const bctx = { schemas, root, diags };
   const rootBody = instance ?? {};
   const rootNode = buildNode("instance", "instance", rootBody, file("instance.schema.json"), bctx);
@@ -73411,7 +73491,12 @@ async function loadManifests(paths, opts) {
   if (groupsColl.items.length > 0 || unmanaged.groups !== void 0 || patterns("groups"))
     rootNode.children.groups = groupsColl;
   if (projectsColl.items.length > 0 || patterns("projects")) rootNode.children.projects = projectsColl;
-  return { state: { root: rootNode, files, digests, selectors }, diagnostics, files };
+  return {
+    state: { root: rootNode, files, digests, selectors },
+    diagnostics,
+    files,
+    ...templateUse ? { templates: templateUse } : {}
+  };
 }
 function patternCompletes(declared, schemas) {
   return (path2, key) => {
@@ -79166,6 +79251,17 @@ function readGroup(ctx, path2) {
   }
   return p3;
 }
+function listGroups(ctx) {
+  return ctx.api.list("/groups", { query: { all_available: true }, shape: GROUP_SHAPE() });
+}
+function listAllGroups(ctx) {
+  let p3 = ctx.memo.get("groups:all");
+  if (!p3) {
+    p3 = listGroups(ctx);
+    ctx.memo.set("groups:all", p3);
+  }
+  return p3;
+}
 function rememberGroups(ctx, groups) {
   for (const g3 of groups) ctx.memo.set(`groups:one:${g3.full_path.toLowerCase()}`, Promise.resolve(g3));
 }
@@ -79244,17 +79340,21 @@ var groupKind = {
     const below = new Set((options?.reportBelow ?? wanted).map((w2) => w2.toLowerCase()));
     const isUndeclaredChild = (g3) => options?.undeclared === true && !spelling.has(g3.full_path.toLowerCase()) && below.has((parentPath(g3.full_path) ?? "").toLowerCase());
     let found;
-    if (wanted.length > BULK_THRESHOLD) {
-      const all = await ctx.api.list("/groups", {
-        query: { all_available: true },
-        shape: GROUP_SHAPE()
-      });
-      rememberGroups(
-        ctx,
-        all.filter((g3) => spelling.has(g3.full_path.toLowerCase()))
-      );
+    const order2 = /* @__PURE__ */ new Map();
+    const among = options?.among;
+    if ((among ?? wanted).length > BULK_THRESHOLD) {
+      const all = await (among ? listAllGroups(ctx) : listGroups(ctx));
+      const kept = new Set([...among ?? wanted].map((w2) => w2.toLowerCase()));
+      const declared = all.filter((g3) => kept.has(g3.full_path.toLowerCase()));
+      rememberGroups(ctx, declared);
+      if (among) for (const g3 of declared) ctx.resolve.rememberGroup(g3.full_path, g3.id);
       found = all.filter((g3) => spelling.has(g3.full_path.toLowerCase()) || isUndeclaredChild(g3));
+      if (among) for (const [i, g3] of all.entries()) order2.set(g3, i);
     } else {
+      if (among && !options?.fresh) {
+        for (const g3 of await Promise.all(among.map((path2) => readGroup(ctx, path2))))
+          if (g3) ctx.resolve.rememberGroup(g3.full_path, g3.id);
+      }
       const [declared, children] = await Promise.all([
         Promise.all(
           wanted.map(
@@ -79269,10 +79369,18 @@ var groupKind = {
         options?.undeclared ? Promise.all(wanted.filter((w2) => below.has(w2.toLowerCase())).map((w2) => listSubgroups(ctx, w2))) : Promise.resolve([])
       ]);
       found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
+      if (among) {
+        const place = new Map(among.map((w2, i) => [w2.toLowerCase(), i]));
+        for (const list of children) {
+          const parent = (g3) => place.get((parentPath(g3.full_path) ?? "").toLowerCase()) ?? 0;
+          for (const [i, g3] of (list ?? []).entries()) order2.set(g3, parent(g3) * 1e6 + i);
+        }
+      }
     }
     return found.filter((g3) => g3 !== void 0).map((g3) => ({
       ...toLive(ctx, g3, options),
-      key: spelling.get(g3.full_path.toLowerCase()) ?? g3.full_path
+      key: spelling.get(g3.full_path.toLowerCase()) ?? g3.full_path,
+      ...order2.has(g3) ? { order: order2.get(g3) } : {}
     }));
   },
   ...visibilityOrder,
@@ -80255,6 +80363,7 @@ var PlanState = class {
   byPath;
   changes;
   shardUnits;
+  chunk;
   problems = [];
   warnings = [];
   inSync = [];
@@ -80289,6 +80398,8 @@ var PlanState = class {
   leading = /* @__PURE__ */ new Set();
   /** A delete that must be done before another (a project's, with its backup, before its group's): by lower-cased address. */
   deleteBefore = /* @__PURE__ */ new Map();
+  /** In a chunk of a plan made in chunks, where each step goes in the whole plan's walk (see Place). */
+  places = /* @__PURE__ */ new Map();
   /** The desired fields of the top-level groups and projects this plan manages, by lower-cased full path. */
   top = {
     groups: /* @__PURE__ */ new Map(),
@@ -80306,6 +80417,7 @@ var PlanState = class {
     this.byPath = inputs.byPath;
     this.changes = inputs.changes;
     this.shardUnits = inputs.shardUnits;
+    this.chunk = inputs.chunk;
     this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
@@ -80318,11 +80430,25 @@ var PlanState = class {
         this.declaredPresent.set(key, item.source);
         if (planned) this.top[collection].set(key, item.fields);
       }
+      for (const key of this.chunk?.present[collection] ?? [])
+        if (!this.top[collection].has(key)) this.top[collection].set(key, {});
     }
   }
   /** The desired fields of the top-level groups or projects this plan manages (present, within the targets). */
   plannedTop(collection) {
     return this.top[collection];
+  }
+  /**
+   * In a chunk of a plan made in chunks, places the steps of one of the root's collections in the whole plan's walk:
+   * groups, then the instance's collections, then projects; each top-level object by its place in the manifests
+   * (`key`), an undeclared one after them by its place in the read (`read`).
+   */
+  place(steps, collection, key, read2 = 0) {
+    if (!this.chunk) return;
+    const c = collection === "groups" ? 0 : collection === "projects" ? 2 : 1;
+    const ranks = c === 1 ? void 0 : this.chunk.rank[collection];
+    const item = !ranks ? 0 : key === void 0 ? ranks.size : ranks.get(key.toLowerCase()) ?? ranks.size;
+    for (const step of steps) this.places.set(step, [c, item, read2]);
   }
   /** Records a planned step; what the live object's kind says of it (`live.note`) joins the change's reason. */
   push(out, step) {
@@ -81040,11 +81166,11 @@ function identities(kind) {
   const keyOf2 = (item) => kind.identity ? kind.identity(item.fields) : item.key;
   return { keyOf: keyOf2, labelOf: (item) => kind.identity ? keyOf2(item) : item.label ?? item.key };
 }
-function match(state, kind, coll, items, lives) {
+function match(state, kind, coll, items, lives, declared) {
   const ids = identities(kind);
   const liveByKey = new Map(lives.map((l) => [l.key, l]));
   const scope = {
-    declared: new Set(coll.items.map(ids.keyOf)),
+    declared: new Set(declared ?? coll.items.map(ids.keyOf)),
     planned: new Map(items.filter((i) => i.state !== "absent").map((i) => [ids.keyOf(i), i.fields])),
     absent: new Set(items.filter((i) => i.state === "absent").map(ids.keyOf)),
     policy: coll.policy,
@@ -81094,66 +81220,71 @@ async function readCollection(state, kind, parent, wanted, options, where) {
 
 // src/engine/plan/unmanaged.ts
 async function planUndeclared(state, out, p3) {
-  const { kind, specs: specs2, coll, collection, parent, parentAddress, depth, matched } = p3;
-  for (const live of matched.undeclared) {
-    const shown2 = matched.shownOf(live);
-    const address = addressOf2(parentAddress, kind, shown2?.label ?? live.key);
-    if (state.cascaded.has(address)) continue;
-    const like = matched.like(live)?.fields;
-    state.seen(address, maskedFields(specs2, live.fields, like));
-    const self = { address, collection, key: live.key, ref: live.id, live, parent };
-    const base = {
-      address,
-      collection,
-      key: shown2?.label ?? live.key,
-      ...shown2?.id !== void 0 ? { liveId: shown2.id } : {},
-      ...parentAddress ? { parent: parentAddress } : {}
-    };
-    let kept;
-    if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
-      const refusals = await kind.checkDelete?.(state.ctx, parent, live, void 0, matched.scope) ?? [];
-      const errors = refusals.filter((r) => !r.keep);
-      for (const r of errors) state.problem(address, r.message);
-      if (errors.length > 0) continue;
-      if (refusals.length > 0) kept = refusals.map((r) => r.message).join("; ");
-    }
-    if (kept === void 0 && coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
-      await planDelete(
-        state,
-        out,
-        {
-          base,
-          kind,
-          specs: specs2,
-          parent,
-          self,
-          key: live.key,
-          live,
-          depth,
-          deps: [],
-          ...like ? { desired: like } : {}
-        },
-        `not in the manifests, and the ${collection} prune policy is delete`
-      );
-      continue;
-    }
-    state.push(out, {
-      change: {
-        ...base,
-        action: "unmanaged",
-        fields: [],
-        reason: kept !== void 0 ? `not in the manifests, and left alone although the ${collection} prune policy is delete: ${kept}` : coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
-      },
-      kind,
-      parent,
-      self,
-      key: live.key,
-      live,
-      changed: [],
-      deps: [],
-      depth
-    });
+  for (const live of p3.matched.undeclared) {
+    const from = out.length;
+    await planOne(state, out, p3, live);
+    p3.placed?.(live, out.slice(from));
   }
+}
+async function planOne(state, out, p3, live) {
+  const { kind, specs: specs2, coll, collection, parent, parentAddress, depth, matched } = p3;
+  const shown2 = matched.shownOf(live);
+  const address = addressOf2(parentAddress, kind, shown2?.label ?? live.key);
+  if (state.cascaded.has(address)) return;
+  const like = matched.like(live)?.fields;
+  state.seen(address, maskedFields(specs2, live.fields, like));
+  const self = { address, collection, key: live.key, ref: live.id, live, parent };
+  const base = {
+    address,
+    collection,
+    key: shown2?.label ?? live.key,
+    ...shown2?.id !== void 0 ? { liveId: shown2.id } : {},
+    ...parentAddress ? { parent: parentAddress } : {}
+  };
+  let kept;
+  if (coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
+    const refusals = await kind.checkDelete?.(state.ctx, parent, live, void 0, matched.scope) ?? [];
+    const errors = refusals.filter((r) => !r.keep);
+    for (const r of errors) state.problem(address, r.message);
+    if (errors.length > 0) return;
+    if (refusals.length > 0) kept = refusals.map((r) => r.message).join("; ");
+  }
+  if (kept === void 0 && coll.policy === "delete" && !kind.explicitDeleteOnly && kind.remove) {
+    await planDelete(
+      state,
+      out,
+      {
+        base,
+        kind,
+        specs: specs2,
+        parent,
+        self,
+        key: live.key,
+        live,
+        depth,
+        deps: [],
+        ...like ? { desired: like } : {}
+      },
+      `not in the manifests, and the ${collection} prune policy is delete`
+    );
+    return;
+  }
+  state.push(out, {
+    change: {
+      ...base,
+      action: "unmanaged",
+      fields: [],
+      reason: kept !== void 0 ? `not in the manifests, and left alone although the ${collection} prune policy is delete: ${kept}` : coll.policy === "delete" ? `not in the manifests; ${collection} are deleted only when marked "state: absent"` : kind.explicitDeleteOnly ? `not in the manifests (prune policy warn: left alone; ${collection} are deleted only when declared with "state: absent", and unmanaged.${collection}: ignore stops this report)` : `not in the manifests (prune policy warn: left alone; set unmanaged.${collection} to delete or ignore)`
+    },
+    kind,
+    parent,
+    self,
+    key: live.key,
+    live,
+    changed: [],
+    deps: [],
+    depth
+  });
 }
 
 // src/engine/plan/walk.ts
@@ -81204,6 +81335,7 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
   const topLevel = collection === "groups" || collection === "projects";
   const parentAddress = topLevel ? "" : parent.address;
   const { items, fullRead, compared } = selectItems(state, collection, coll, npath);
+  const whole = depth === 0 && topLevel ? state.chunk?.order[collection] : void 0;
   if (!fullRead && items.length === 0) return;
   const licensedOnly = state.registry.fields(parent.parent?.collection ?? "", parent.collection).get(collection)?.licensed;
   if (licensedOnly && state.ctx.edition === "core" && coll.items.length > 0) {
@@ -81242,16 +81374,17 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
         ...unchecked2.length > 0 ? { unchecked: unchecked2 } : {},
         ...addressOnly.length > 0 ? { addressOnly } : {},
         ...detailOf.length > 0 ? { detailOf } : {},
-        ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {}
+        ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {},
+        ...whole ? { among: whole } : {}
       },
       parentAddress ? `${parentAddress}.${collection}` : collection
     );
     if (!read2) return;
     lives = read2;
   }
-  const matched = match(state, kind, coll, items, lives);
+  const matched = match(state, kind, coll, items, lives, whole);
   const ordered = topLevel ? [...items].sort((a, b3) => a.key.split("/").length - b3.key.split("/").length) : items;
-  const planOne = async (item) => {
+  const planOne2 = async (item) => {
     const key = matched.keyOf(item);
     const label = matched.labelOf(item);
     const address = addressOf2(parentAddress, kind, label);
@@ -81281,15 +81414,69 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
   };
   const window = topLevel ? pLimit(state.window) : void 0;
   const perItem = await Promise.all(
-    ordered.map((item) => window ? window(() => planOne(item)) : planOne(item))
+    ordered.map((item) => window ? window(() => planOne2(item)) : planOne2(item))
   );
-  for (const steps of perItem) for (const step of steps) out.push(step);
+  perItem.forEach((steps, i) => {
+    if (depth === 0) state.place(steps, collection, topLevel ? ordered[i].key : void 0);
+    for (const step of steps) out.push(step);
+  });
   if (coll.policy === "ignore" || !fullRead) return;
-  await planUndeclared(state, out, { kind, specs: specs2, coll, collection, parent, parentAddress, depth, matched });
+  await planUndeclared(state, out, {
+    kind,
+    specs: specs2,
+    coll,
+    collection,
+    parent,
+    parentAddress,
+    depth,
+    matched,
+    ...depth === 0 ? { placed: (live, steps) => state.place(steps, collection, void 0, live.order) } : {}
+  });
+}
+
+// src/engine/plan/chunks.ts
+function compare(a, b3) {
+  return a[0] - b3[0] || a[1] - b3[1] || a[2] - b3[2];
+}
+function mergeWalks(walks) {
+  const placed = [];
+  for (const walk of walks) {
+    for (const step of walk.steps) {
+      const place = walk.places.get(step);
+      if (!place) throw new Error(`a chunk's step ${step.change.address} has no place in the plan's walk`);
+      placed.push([step, place]);
+    }
+  }
+  placed.sort(([, a], [, b3]) => compare(a, b3));
+  const pairs = /* @__PURE__ */ new Set();
+  for (const walk of walks) for (const pair of walk.secretPairs) pairs.add(pair);
+  const [first, ...rest] = walks;
+  const replaceLeft = new Set(
+    [...first?.replaceLeft ?? []].filter((a) => rest.every((w2) => w2.replaceLeft.has(a)))
+  );
+  const createOnly = /* @__PURE__ */ new Map();
+  for (const walk of walks) for (const [address, deps] of walk.createOnly) createOnly.set(address, deps);
+  return {
+    steps: placed.map(([step]) => step),
+    places: new Map(placed),
+    problems: walks.flatMap((w2) => w2.problems),
+    warnings: walks.flatMap((w2) => w2.warnings),
+    inSync: walks.flatMap((w2) => w2.inSync),
+    liveSeen: walks.flatMap((w2) => w2.liveSeen),
+    createOnly,
+    secrets: new SecretValues(walks.flatMap((w2) => w2.secrets.list())),
+    secretPairs: pairs,
+    replaceLeft,
+    summaries: walks.flatMap((w2) => w2.summaries)
+  };
 }
 
 // src/engine/plan/index.ts
 async function makePlan(desired, ctx, registry, options) {
+  const walked = await walkPlan(desired, ctx, registry, options);
+  return finishPlan(walked, desired, options);
+}
+async function walkPlan(desired, ctx, registry, options) {
   const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
   const secrets = SecretValues.of(expanded.state);
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
@@ -81314,21 +81501,41 @@ async function makePlan(desired, ctx, registry, options) {
         )
       ),
       changes: options.changes,
-      shardUnits: units
+      shardUnits: units,
+      chunk: options.chunk
     },
     expanded.state.root
   );
   state.warnings.push(...expanded.warnings);
-  const walked = [];
-  await walkNode(state, expanded.state.root, INSTANCE, true, 0, walked);
-  for (const address of state.replace) {
-    state.problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
+  const steps = [];
+  await walkNode(state, expanded.state.root, INSTANCE, true, 0, steps);
+  return {
+    steps,
+    places: state.places,
+    problems: state.problems,
+    warnings: state.warnings,
+    inSync: state.inSync,
+    liveSeen: state.liveSeen,
+    createOnly: state.createOnly,
+    secrets,
+    secretPairs: secretPairs(desired.root),
+    replaceLeft: state.replace,
+    summaries: expanded.summaries,
+    ...units ? { units } : {}
+  };
+}
+function finishPlan(walked, desired, options) {
+  const { secrets } = walked;
+  const problems = [...walked.problems];
+  for (const address of walked.replaceLeft) {
+    problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
   }
-  const steps = order(walked);
-  linkDependencies(steps, state.createOnly);
+  const steps = order(walked.steps);
+  linkDependencies(steps, walked.createOnly);
   maskSteps(steps, secrets);
   const changes = steps.map((s3) => s3.change);
-  const fingerprint2 = secretsFingerprint(desired.root, options.fingerprintSalt);
+  const fingerprint2 = fingerprintOf(walked.secretPairs, options.fingerprintSalt);
+  const units = walked.units;
   const plan = {
     formatVersion: PLAN_FORMAT_VERSION,
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
@@ -81339,16 +81546,16 @@ async function makePlan(desired, ctx, registry, options) {
     ...options.changedSince !== void 0 ? { changedSince: options.changedSince } : {},
     ...options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {},
     changes,
-    errors: secrets.value(byPlace(state.problems)),
-    warnings: secrets.value(byPlace(state.warnings)),
+    errors: secrets.value(byPlace(problems)),
+    warnings: secrets.value(byPlace(walked.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
-    liveDigest: digestLive(state.liveSeen),
+    liveDigest: digestLive(walked.liveSeen),
     ...desired.digests ? { manifestDigests: desired.digests } : {},
     ...fingerprint2 !== void 0 ? { secretsFingerprint: fingerprint2 } : {},
-    ...expanded.summaries.length > 0 ? { selectors: expanded.summaries } : {}
+    ...walked.summaries.length > 0 ? { selectors: walked.summaries } : {}
   };
-  return { plan, steps, inSync: state.inSync.map((a) => secrets.text(a)).sort(), secrets };
+  return { plan, steps, inSync: walked.inSync.map((a) => secrets.text(a)).sort(), secrets };
 }
 
 // src/engine/registry.ts
@@ -83538,6 +83745,144 @@ function scopeOf(selection, head) {
   return changeScope(before, head);
 }
 
+// src/cli/chunks.ts
+import { setImmediate as setImmediate2 } from "node:timers/promises";
+var CHUNK_UNITS_ENV = "FORGEFORM_CHUNK_UNITS";
+var CHUNK_SIZE = 1e6;
+var FIRST_CHUNK_SIZE = 6e4;
+function chunkingOf(request2, paths, found) {
+  if (request2.shard || request2.changedSince !== void 0 || (request2.targets ?? []).length > 0)
+    return void 0;
+  const setting = process.env[CHUNK_UNITS_ENV];
+  const perChunk = setting === void 0 || setting === "" ? void 0 : Number(setting);
+  if (perChunk !== void 0 && !(Number.isInteger(perChunk) && perChunk >= 0))
+    throw new Error(
+      `${CHUNK_UNITS_ENV} must be a whole number (0: never plan in chunks), not ${JSON.stringify(setting)}`
+    );
+  if (perChunk === 0) return void 0;
+  const outlines = manifestOutlines(paths, found);
+  if (perChunk === void 0) {
+    let size2 = 0;
+    for (const { outline } of outlines) for (const e of outline.entries) size2 += e.size;
+    if (size2 <= CHUNK_SIZE) return void 0;
+  }
+  const layout = chunkLayout(outlines, {
+    chunkSize: CHUNK_SIZE,
+    firstSize: FIRST_CHUNK_SIZE,
+    ...perChunk ? { perChunk } : {}
+  });
+  return layout ? { layout, outlines } : void 0;
+}
+function requestStatsOf(api) {
+  return () => {
+    const m3 = api.metrics.snapshot();
+    return { total: m3.total, byEndpoint: m3.byEndpoint, retries: m3.retries };
+  };
+}
+function scopeOf2(layout) {
+  const rank = (keys) => new Map(keys.map((k3, i) => [k3.toLowerCase(), i]));
+  return {
+    order: layout.order,
+    rank: { groups: rank(layout.order.groups), projects: rank(layout.order.projects) },
+    present: layout.present
+  };
+}
+var invalid = (loaded) => !loaded.state || loaded.diagnostics.some((d2) => d2.severity === "error");
+async function planInChunks(request2, chunking, paths, found, options) {
+  const { layout, outlines } = chunking;
+  const byFile = new Map(outlines.map((f3) => [f3.file, f3]));
+  const load = (only, partial) => loadManifests(paths, {
+    secrets: true,
+    found,
+    ...request2.env ? { env: request2.env } : {},
+    only,
+    ...partial ? { partial } : {},
+    root: manifestRoot(paths),
+    outlines: byFile
+  });
+  const read2 = /* @__PURE__ */ new Set();
+  const loadChunk = (k3) => {
+    const s3 = shardEntries(outlines, layout.chunks[k3]);
+    for (const file of s3.files) read2.add(file);
+    return load(s3.files, s3.partial);
+  };
+  const results = [];
+  const keep = (loaded2) => {
+    results.push({
+      diagnostics: loaded2.diagnostics,
+      ...loaded2.templates ? { templates: loaded2.templates } : {}
+    });
+    return loaded2;
+  };
+  const wholly = () => reportWhole(request2, paths, found);
+  let loaded = keep(await loadChunk(0));
+  if (invalid(loaded)) return wholly();
+  const { files, digests } = loaded.state;
+  const scope = scopeOf2(layout);
+  const api = new ApiClient(request2.connection);
+  request2.progress?.phase("Reading live state", api.metrics);
+  try {
+    const ctx = await createContext(api);
+    const registry = createRegistry(kinds, fieldSpecs);
+    const walks = [];
+    const chunkOptions = (k3) => ({
+      ...options,
+      shardUnits: layout.chunks[k3],
+      chunk: scope,
+      requestStats: () => ({ total: 0, byEndpoint: {}, retries: 0 })
+    });
+    const loadRest = () => {
+      const rest = new Set(outlines.map((f3) => f3.file).filter((f3) => !read2.has(f3)));
+      return rest.size > 0 ? load(rest) : void 0;
+    };
+    for (let k3 = 0; loaded; k3++) {
+      const state = loaded.state;
+      api.conceal(SecretValues.of(state).list());
+      const walking = walkPlan(state, ctx, registry, chunkOptions(k3));
+      walking.catch(() => {
+      });
+      loaded = void 0;
+      await setImmediate2();
+      const following = k3 + 1 < layout.chunks.length ? await loadChunk(k3 + 1) : await loadRest();
+      const next = following && keep(following);
+      walks.push(await walking);
+      if (next && invalid(next)) {
+        await api.close();
+        return wholly();
+      }
+      loaded = k3 + 1 < layout.chunks.length ? next : void 0;
+    }
+    const diagnostics = chunkDiagnostics(results, files);
+    const result = finishPlan(
+      mergeWalks(walks),
+      { files, ...digests ? { digests } : {} },
+      { ...options, requestStats: requestStatsOf(api) }
+    );
+    return { diagnostics, result, ctx, api };
+  } catch (error2) {
+    await api.close();
+    throw error2;
+  } finally {
+    request2.progress?.stop();
+  }
+}
+function chunkDiagnostics(results, files) {
+  const used = new Set(results.flatMap((r) => r.templates?.used ?? []));
+  const unused = results.flatMap(
+    (r) => (r.templates?.unused ?? []).filter((t) => !used.has(t.name)).map((t) => t.warning)
+  );
+  return sortDiagnostics(distinctDiagnostics([...results.flatMap((r) => r.diagnostics), ...unused]), files);
+}
+async function reportWhole(request2, paths, found) {
+  const whole = await loadManifests(paths, {
+    secrets: true,
+    found,
+    ...request2.env ? { env: request2.env } : {}
+  });
+  if (invalid(whole)) return { diagnostics: whole.diagnostics, files: whole.files };
+  return void 0;
+}
+
 // src/cli/workflow.ts
 function savedPlanRequest(saved) {
   const salt = saved.secretsFingerprint ? fingerprintSalt(saved.secretsFingerprint) : void 0;
@@ -83573,9 +83918,9 @@ function checkTargets(targets, declared) {
   const problems = [];
   for (const target of targets) {
     if (target === "instance" && instanceDeclared) continue;
-    const invalid = target === "instance" ? void 0 : pathProblem(target);
-    if (invalid !== void 0) {
-      problems.push(`--target ${JSON.stringify(target)}: ${invalid}`);
+    const invalid2 = target === "instance" ? void 0 : pathProblem(target);
+    if (invalid2 !== void 0) {
+      problems.push(`--target ${JSON.stringify(target)}: ${invalid2}`);
       continue;
     }
     const t = target.toLowerCase();
@@ -83622,6 +83967,16 @@ function displayUrl(url) {
   u2.search = "";
   return u2.toString().replace(/\/$/, "");
 }
+function baseOptions(request2, targets) {
+  const backup = backupOption(request2);
+  return {
+    url: displayUrl(request2.connection.url),
+    targets,
+    replace: request2.replace ?? [],
+    ...backup ? { backup } : {},
+    ...request2.fingerprintSalt !== void 0 ? { fingerprintSalt: request2.fingerprintSalt } : {}
+  };
+}
 async function planFromManifests(request2) {
   const found = request2.found ?? [];
   const paths = request2.paths.length > 0 ? request2.paths : ["."];
@@ -83633,6 +83988,11 @@ async function planFromManifests(request2) {
       if (!request2.changedSinceOptional) throw error2;
       since = { warning: `${error2.message}; planning everything` };
     }
+  }
+  const chunking = since ? void 0 : chunkingOf(request2, paths, found);
+  if (chunking) {
+    const outcome = await planInChunks(request2, chunking, paths, found, baseOptions(request2, []));
+    if (outcome) return outcome;
   }
   let outlines = since?.outlines;
   let units;
@@ -83681,20 +84041,13 @@ async function planFromManifests(request2) {
     const ctx = await createContext(api);
     const registry = createRegistry(kinds, fieldSpecs);
     const result = await makePlan(loaded.state, ctx, registry, {
-      url: displayUrl(request2.connection.url),
-      targets,
-      replace: request2.replace ?? [],
-      ...backupOption(request2) ? { backup: backupOption(request2) } : {},
+      ...baseOptions(request2, targets),
       ...changes ? { changes } : {},
       ...only ? { declared: declared.paths } : {},
       ...units ? { shardUnits: units } : {},
       ...request2.shard ? { shard: request2.shard } : {},
       ...changes && request2.changedSince !== void 0 ? { changedSince: request2.changedSince } : {},
-      ...request2.fingerprintSalt !== void 0 ? { fingerprintSalt: request2.fingerprintSalt } : {},
-      requestStats: () => {
-        const m3 = api.metrics.snapshot();
-        return { total: m3.total, byEndpoint: m3.byEndpoint, retries: m3.retries };
-      }
+      requestStats: requestStatsOf(api)
     });
     return { diagnostics, result, ctx, api };
   } catch (error2) {
