@@ -40,7 +40,7 @@ import {
 import { type ChunkLayout, chunkLayout, shardEntries } from "../manifest/outline.js";
 import { SecretValues } from "../manifest/secret.js";
 import type { RequestStats } from "../plan/model.js";
-import type { PlanOutcome, PlanRequest } from "./workflow.js";
+import type { PlanOutcome, PlanRequest } from "./plan-request.js";
 
 /**
  * The internal override of the chunks' size, for tests: this many top-level trees in each chunk (`0`: never plan

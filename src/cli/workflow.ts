@@ -5,19 +5,18 @@
 
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { ApiClient, type ClientOptions } from "../api/index.js";
+import { ApiClient } from "../api/index.js";
 import { type ApplyOptions, applySteps, type Outcome } from "../engine/apply.js";
 import type { ChangeScope } from "../engine/changes.js";
 import { createContext } from "../engine/context.js";
 import { makePlan, type PlanOptions, type PlanResult } from "../engine/plan/index.js";
 import { createRegistry } from "../engine/registry.js";
-import type { Shard } from "../engine/shard.js";
 import { normalizeTargets, TargetError, withAncestors } from "../engine/targets.js";
 import { kinds } from "../kinds/index.js";
 import type { KindContext } from "../kinds/kind.js";
 import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
-import { type Diagnostic, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
+import { loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
 import { type OutlinedFile, shardEntries, shardTargets } from "../manifest/outline.js";
 import { pathProblem } from "../manifest/paths.js";
@@ -26,32 +25,9 @@ import { isPattern, parsePattern } from "../manifest/selectors.js";
 import type { Plan } from "../plan/model.js";
 import { type SinceSelection, scopeOf, selectSince } from "./changed-since.js";
 import { chunkingOf, planInChunks, requestStatsOf } from "./chunks.js";
-import type { Progress } from "./progress.js";
+import type { PlanOutcome, PlanRequest } from "./plan-request.js";
 
-export interface PlanRequest {
-  paths: string[];
-  /** Those of `paths` a glob matched: only the forgeform manifests among them are read (see LoadOptions.found). */
-  found?: string[];
-  connection: ClientOptions;
-  targets?: string[];
-  replace?: string[];
-  env?: NodeJS.ProcessEnv;
-  /**
-   * Where apply saves a group's export archive before deleting the group: a folder, `false` for none
-   * (`--no-backup`), or undefined for the default, `.forgeform/backups/<date>` in the manifest root.
-   */
-  backupDir?: string | false;
-  /** `--changed-since REF`: plan only what differs from the manifests at that git revision. */
-  changedSince?: string;
-  /** When REF cannot be used (not a git checkout, unknown revision), plan everything with a warning. */
-  changedSinceOptional?: boolean;
-  /** `--shard K/N`: plan only this shard's top-level targets. */
-  shard?: Shard;
-  /** Shows progress while the live state is read. */
-  progress?: Progress;
-  /** The salt of a saved plan's secrets fingerprint (`apply --plan`), so that the new plan's can be compared. */
-  fingerprintSalt?: string;
-}
+export type { PlanOutcome, PlanRequest } from "./plan-request.js";
 
 /**
  * What a saved plan fixes of the plan apply makes again to check it: its manifests, `--target`, `--replace`,
@@ -167,16 +143,6 @@ function realExistingPath(path: string): string {
       rest.unshift(basename(at));
     }
   }
-}
-
-export interface PlanOutcome {
-  /** Validation diagnostics (errors stop before any request is made). */
-  diagnostics: Diagnostic[];
-  /** The manifest files read. */
-  files?: string[];
-  result?: PlanResult;
-  ctx?: KindContext;
-  api?: ApiClient;
 }
 
 /** The platform URL without credentials, for plans and reports. */

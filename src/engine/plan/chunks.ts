@@ -10,8 +10,7 @@
  * top-level object's steps, the instance's collections, which are all in one chunk).
  */
 import { SecretValues } from "../../manifest/secret.js";
-import type { Walked } from "./index.js";
-import type { Place, Step } from "./types.js";
+import type { Place, Step, Walked } from "./types.js";
 
 function compare(a: Place, b: Place): number {
   return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];

@@ -19,13 +19,7 @@
 import type { KindContext } from "../../kinds/kind.js";
 import type { DesiredState } from "../../manifest/model.js";
 import { fingerprintOf, SecretValues, secretPairs } from "../../manifest/secret.js";
-import {
-  PLAN_FORMAT_VERSION,
-  type Plan,
-  type PlanProblem,
-  type SelectorSummary,
-  summarize,
-} from "../../plan/model.js";
+import { PLAN_FORMAT_VERSION, type Plan, summarize } from "../../plan/model.js";
 import type { KindRegistry } from "../registry.js";
 import { expandSelectors } from "../select.js";
 import { shardUnits } from "../shard.js";
@@ -34,12 +28,12 @@ import { digestLive } from "./digest.js";
 import { maskSteps } from "./mask.js";
 import { byPlace, linkDependencies, order } from "./order.js";
 import { PlanState } from "./state.js";
-import { INSTANCE, type Place, type PlanOptions, type PlanResult, type Step } from "./types.js";
+import { INSTANCE, type PlanOptions, type PlanResult, type Step, type Walked } from "./types.js";
 import { walkNode } from "./walk.js";
 
 export { mergeWalks } from "./chunks.js";
 export { digestLive } from "./digest.js";
-export type { BackupOption, ChunkScope, PlanOptions, PlanResult, Step } from "./types.js";
+export type { BackupOption, ChunkScope, PlanOptions, PlanResult, Step, Walked } from "./types.js";
 
 /** Reads live state for everything the desired state declares or watches, and plans the changes. */
 export async function makePlan(
@@ -50,30 +44,6 @@ export async function makePlan(
 ): Promise<PlanResult> {
   const walked = await walkPlan(desired, ctx, registry, options);
   return finishPlan(walked, desired, options);
-}
-
-/** What the walk of a plan (or of one chunk of a plan made in chunks) found: phases 1 and 2. */
-export interface Walked {
-  /** The steps in the walk's order. */
-  steps: Step[];
-  /** Where each step goes in the whole plan's walk, for a chunk (see Place). */
-  places: ReadonlyMap<Step, Place>;
-  problems: PlanProblem[];
-  warnings: PlanProblem[];
-  /** Addresses compared and found equal, as walked (not masked, not sorted). */
-  inSync: string[];
-  /** The live objects seen (see PlanState.liveSeen). */
-  liveSeen: [string, string][];
-  createOnly: ReadonlyMap<string, ReadonlySet<string>>;
-  /** The values of the references of the desired state walked. */
-  secrets: SecretValues;
-  /** What the secrets fingerprint is made of (see secretPairs). */
-  secretPairs: ReadonlySet<string>;
-  /** The `--replace` addresses no object walked was. */
-  replaceLeft: Set<string>;
-  summaries: SelectorSummary[];
-  /** `--shard`: the top-level units planned. */
-  units?: ReadonlySet<string>;
 }
 
 /** Phases 1 and 2: selects what the plan covers, reads the live state and plans each object. */

@@ -2,7 +2,7 @@
 import type { FieldSpec } from "../../kinds/fields.js";
 import type { Fields, Kind, Live, Parent } from "../../kinds/kind.js";
 import type { SecretValues } from "../../manifest/secret.js";
-import type { Change, Plan, RequestStats } from "../../plan/model.js";
+import type { Change, Plan, PlanProblem, RequestStats, SelectorSummary } from "../../plan/model.js";
 import type { ChangeScope } from "../changes.js";
 import type { Shard } from "../shard.js";
 
@@ -116,3 +116,27 @@ export const INSTANCE: Parent = {
 
 /** What a change shares before its action and fields are known. */
 export type ChangeBase = Omit<Change, "action" | "fields">;
+
+/** What the walk of a plan (or of one chunk of a plan made in chunks) found: phases 1 and 2. */
+export interface Walked {
+  /** The steps in the walk's order. */
+  steps: Step[];
+  /** Where each step goes in the whole plan's walk, for a chunk (see Place). */
+  places: ReadonlyMap<Step, Place>;
+  problems: PlanProblem[];
+  warnings: PlanProblem[];
+  /** Addresses compared and found equal, as walked (not masked, not sorted). */
+  inSync: string[];
+  /** The live objects seen (see PlanState.liveSeen). */
+  liveSeen: [string, string][];
+  createOnly: ReadonlyMap<string, ReadonlySet<string>>;
+  /** The values of the references of the desired state walked. */
+  secrets: SecretValues;
+  /** What the secrets fingerprint is made of (see secretPairs). */
+  secretPairs: ReadonlySet<string>;
+  /** The `--replace` addresses no object walked was. */
+  replaceLeft: Set<string>;
+  summaries: SelectorSummary[];
+  /** `--shard`: the top-level units planned. */
+  units?: ReadonlySet<string>;
+}

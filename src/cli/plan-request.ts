@@ -1,0 +1,42 @@
+/** What a plan of the manifests is asked for, and what it gives (workflow.ts and chunks.ts; the commands, the Action). */
+import type { ApiClient, ClientOptions } from "../api/index.js";
+import type { PlanResult } from "../engine/plan/index.js";
+import type { Shard } from "../engine/shard.js";
+import type { KindContext } from "../kinds/kind.js";
+import type { Diagnostic } from "../manifest/index.js";
+import type { Progress } from "./progress.js";
+
+export interface PlanRequest {
+  paths: string[];
+  /** Those of `paths` a glob matched: only the forgeform manifests among them are read (see LoadOptions.found). */
+  found?: string[];
+  connection: ClientOptions;
+  targets?: string[];
+  replace?: string[];
+  env?: NodeJS.ProcessEnv;
+  /**
+   * Where apply saves a group's export archive before deleting the group: a folder, `false` for none
+   * (`--no-backup`), or undefined for the default, `.forgeform/backups/<date>` in the manifest root.
+   */
+  backupDir?: string | false;
+  /** `--changed-since REF`: plan only what differs from the manifests at that git revision. */
+  changedSince?: string;
+  /** When REF cannot be used (not a git checkout, unknown revision), plan everything with a warning. */
+  changedSinceOptional?: boolean;
+  /** `--shard K/N`: plan only this shard's top-level targets. */
+  shard?: Shard;
+  /** Shows progress while the live state is read. */
+  progress?: Progress;
+  /** The salt of a saved plan's secrets fingerprint (`apply --plan`), so that the new plan's can be compared. */
+  fingerprintSalt?: string;
+}
+
+export interface PlanOutcome {
+  /** Validation diagnostics (errors stop the plan before anything is written; see chunks.ts for requests). */
+  diagnostics: Diagnostic[];
+  /** The manifest files read. */
+  files?: string[];
+  result?: PlanResult;
+  ctx?: KindContext;
+  api?: ApiClient;
+}
