@@ -82,6 +82,8 @@ groups:
     extends: [base]
   omega/one/two:
     description: below a group that does not exist and is not declared
+  omega/tools:
+    description: a new group named as one inside another tree of the manifests (a likely move)
 projects:
   omega/app:
     extends: [base]
@@ -94,6 +96,7 @@ const fixture = {
     { path: "alpha/deep", visibility: "private" },
     { path: "alpha/old", visibility: "private" },
     { path: "alpha/deep/older", visibility: "private" },
+    { path: "alpha/tools", visibility: "private" },
     { path: "beta", visibility: "private" },
     { path: "beta/sub", visibility: "private" },
     { path: "beta/zz", visibility: "private" },
@@ -210,7 +213,11 @@ describe("a plan made in chunks", () => {
           'group["newg"]',
         );
         expect(p.errors.map((e) => e.address)).toEqual(
-          expect.arrayContaining(['project["nowhere/proj"]', 'group["omega/one/two"]']),
+          expect.arrayContaining([
+            'project["nowhere/proj"]',
+            'group["omega/one/two"]',
+            'group["omega/tools"]',
+          ]),
         );
         expect(p.warnings.map((w) => w.address)).toContain('project["ext/tol"]');
         expect(whole.diagnostics.map((d) => d.message)).toContain(
