@@ -27,6 +27,8 @@ instance:
   application_settings:
     signup_enabled: false
     allow_local_requests_from_hooks_and_services: false
+    # A group another chunk declares: its id is known from the groups' read, as in one walk.
+    performance_bar_allowed_group_path: omega
 `;
 
 /** Several top-level trees over several files: templates across files, shares across trees, creates and deletes. */
