@@ -83753,6 +83753,7 @@ var FIRST_CHUNK_SIZE = 6e4;
 function chunkingOf(request2, paths, found) {
   if (request2.shard || request2.changedSince !== void 0 || (request2.targets ?? []).length > 0)
     return void 0;
+  if (request2.connection.debug) return void 0;
   const setting = process.env[CHUNK_UNITS_ENV];
   const perChunk = setting === void 0 || setting === "" ? void 0 : Number(setting);
   if (perChunk !== void 0 && !(Number.isInteger(perChunk) && perChunk >= 0))

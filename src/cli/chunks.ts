@@ -7,7 +7,7 @@
  * everything makes, to the byte.
  *
  * A plan is made in chunks only when it pays (see CHUNK_SIZE) and when chunks can make the same plan: without
- * `--target`, `--shard` or `--changed-since` (which read a share already), and when no pattern names what to plan
+ * `--target`, `--shard` or `--changed-since` (which read a share already), without `--debug` (see chunkingOf), and when no pattern names what to plan
  * (only the platform can say what a pattern matches) and every file can be read in part (chunkLayout).
  *
  * Validation: the manifests are still all validated before anything is written, but reads may have started.
@@ -68,6 +68,10 @@ export interface Chunking {
 export function chunkingOf(request: PlanRequest, paths: string[], found: string[]): Chunking | undefined {
   if (request.shard || request.changedSince !== undefined || (request.targets ?? []).length > 0)
     return undefined;
+  // --debug prints every request as it is made: in chunks, a request of the first chunk would be printed before a
+  // later chunk's manifests have said which values are secrets (a value of a later chunk's reference in a path of
+  // the first would show). Planned in one walk, every value is known before the first request.
+  if (request.connection.debug) return undefined;
   const setting = process.env[CHUNK_UNITS_ENV];
   const perChunk = setting === undefined || setting === "" ? undefined : Number(setting);
   if (perChunk !== undefined && !(Number.isInteger(perChunk) && perChunk >= 0))

@@ -231,6 +231,24 @@ describe("a plan made in chunks", () => {
     }
   }
 
+  it("is not made with --debug: a secret a later chunk declares is masked in the debug lines of every read", async () => {
+    bench = await Bench.start({ fixture });
+    // omega's tree is planned after alpha's; the secret's value is also alpha's path, in alpha's requests.
+    const root = writeEstate(bench.dir, "warn", {
+      "40-more.yaml": `${FILES["40-more.yaml"]!.replace("    extends: [base]\n", '    extends: [base]\n    variables:\n      - { key: DEPLOY, value: "${env:FF_CHUNK_SECRET}", masked: false }\n')}`,
+    });
+    const run = await bench.cli(["plan", "--debug", root], {
+      FORGEFORM_CHUNK_UNITS: "1",
+      FF_CHUNK_SECRET: "alpha",
+    });
+    // The plan is shown (with the estate's plan errors: exit 1).
+    expect(run.out, run.err).toContain('group["newg"] will be created');
+    // The reads of alpha's tree were made (masked), and its path never shows.
+    expect(run.err).toMatch(/GET \/api\/v4\/groups\/\[REDACTED\]\?/);
+    expect(run.err).not.toMatch(/alpha/i);
+    expect(run.out).not.toMatch(/alpha/i);
+  });
+
   const invalidFiles: Record<string, [string, string]> = {
     "a later chunk": [
       "90-invalid.yaml",
