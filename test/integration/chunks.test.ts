@@ -235,7 +235,10 @@ describe("a plan made in chunks", () => {
     bench = await Bench.start({ fixture });
     // omega's tree is planned after alpha's; the secret's value is also alpha's path, in alpha's requests.
     const root = writeEstate(bench.dir, "warn", {
-      "40-more.yaml": `${FILES["40-more.yaml"]!.replace("    extends: [base]\n", '    extends: [base]\n    variables:\n      - { key: DEPLOY, value: "${env:FF_CHUNK_SECRET}", masked: false }\n')}`,
+      "40-more.yaml": FILES["40-more.yaml"]!.replace(
+        "    extends: [base]\n",
+        `    extends: [base]\n    variables:\n      - { key: DEPLOY, value: "\${env:FF_CHUNK_SECRET}", masked: false }\n`,
+      ),
     });
     const run = await bench.cli(["plan", "--debug", root], {
       FORGEFORM_CHUNK_UNITS: "1",
