@@ -284,10 +284,12 @@ async function visibilityProblem(
 async function downloadExport(ctx: KindContext, id: string | number): Promise<Uint8Array> {
   const rounds = 15;
   let status = "none";
+  let checks = 0;
   for (let round = 1; round <= rounds; round++) {
     const state = await ctx.api.get<{ export_status: string }>(apiPath`/projects/${id}/export`, {
       shape: { export_status: "string" },
     });
+    checks = round;
     status = state.export_status;
     if (status === "finished") {
       return ctx.api.get<Uint8Array>(apiPath`/projects/${id}/export/download`, { binary: true });
@@ -296,7 +298,7 @@ async function downloadExport(ctx: KindContext, id: string | number): Promise<Ui
     await ctx.api.pause(round);
   }
   throw new Error(
-    `the platform's export of the project is not ready (export_status ${JSON.stringify(status)} after ${rounds} checks)`,
+    `the platform's export of the project ${status === "failed" ? "failed" : "is not ready"} (export_status ${JSON.stringify(status)} after ${checks} check${checks === 1 ? "" : "s"})`,
   );
 }
 

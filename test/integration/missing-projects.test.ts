@@ -63,6 +63,27 @@ projects:
     expect(await bench.get<unknown[]>("/projects/acme%2Fplatform%2Fweb/badges")).toEqual([]);
   });
 
+  it("in a top-level namespace that is not a group is a plan error that says projects are created in groups", async () => {
+    const file = bench.manifest(
+      `version: 1
+projects:
+  jdoe/tools:
+    badges:
+      - ${BADGE}
+`,
+      "user-namespace.yaml",
+    );
+    const plan = await bench.cli(["plan", "--format", "json", file]);
+    expect(plan.code).toBe(1);
+    const json = JSON.parse(plan.out) as JsonPlan;
+    expect(json.errors.map((e) => [e.address, e.message])).toEqual([
+      [
+        'project["jdoe/tools"]',
+        'project "jdoe/tools" does not exist, and it cannot be created: its group "jdoe" does not exist or is not visible to this token\'s user (projects are created in groups, not in a user\'s namespace). Check the path, or declare the group in the manifests (within the plan\'s --target, when one is given)',
+      ],
+    ]);
+  });
+
   it("next to a project with a close path is planned as a create, with a warning naming that project", async () => {
     const file = bench.manifest(
       `version: 1
