@@ -399,3 +399,56 @@ describe("members on the core edition", () => {
     }
   });
 });
+
+describe("a membership's end date", () => {
+  /** The plan's errors and its changes but the subgroup the manifest does not declare. */
+  const planned = async (bench: Bench, path: string) => {
+    const plan = await planJson(bench, path);
+    return {
+      errors: plan.errors,
+      changes: plan.changes.filter((c) => c.action !== "unmanaged").map((c) => [c.address, c.action]),
+    };
+  };
+  const file = (bench: Bench, expires: string) =>
+    bench.manifest(`version: 1
+groups:
+  acme:
+    members:
+      - { user: alice, access_level: owner }
+      - { user: bob, access_level: developer, expires_at: "${expires}" }
+`);
+
+  it("may be today: only a day already gone is refused", async () => {
+    const bench = await Bench.start({ fixture });
+    try {
+      const today = new Date().toISOString().slice(0, 10);
+      expect(await planned(bench, file(bench, today))).toEqual({
+        errors: [],
+        changes: [['group["acme"].member["bob"]', "create"]],
+      });
+    } finally {
+      await bench.stop();
+    }
+  });
+
+  it("that has passed on the platform already, and is declared as it is, is no error and no change", async () => {
+    // The platform's clock says 2020: it took an end date in 2020 that has passed for forgeform's.
+    const bench = await Bench.start({ fixture, clock: () => new Date("2020-01-01T12:00:00Z") });
+    try {
+      const [bob] = await bench.get<{ id: number }[]>("/users?username=bob");
+      await bench.send("POST", "/groups/acme/members", {
+        user_id: bob!.id,
+        access_level: 30,
+        expires_at: "2020-06-01",
+      });
+      expect(await planned(bench, file(bench, "2020-06-01"))).toEqual({ errors: [], changes: [] });
+      const moved = await bench.cli(["plan", file(bench, "2020-05-01")]);
+      expect(moved.code).toBe(1);
+      expect(moved.out.replace(/\s+/g, " ")).toContain(
+        "2020-05-01 is in the past: the platform refuses a membership that has already ended (remove the member with state: absent instead)",
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
+});
