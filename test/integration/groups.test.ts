@@ -184,3 +184,37 @@ groups:
     await bench.get("/groups/zoo%2Flions");
   });
 });
+
+describe("a group's visibility and its subgroup's, changed together", () => {
+  it("raises the group before its subgroup, and lowers the subgroup before the group", async () => {
+    const bench = await Bench.start({
+      fixture: {
+        groups: [
+          { path: "acme", visibility: "internal" },
+          { path: "acme/platform", visibility: "internal" },
+        ],
+      },
+    });
+    try {
+      const both = (visibility: string) =>
+        bench.manifest(`version: 1
+groups:
+  acme:
+    visibility: ${visibility}
+  acme/platform:
+    visibility: ${visibility}
+`);
+      const visibility = async (path: string) =>
+        (await bench.get<{ visibility: string }>(`/groups/${encodeURIComponent(path)}`)).visibility;
+      // The platform refuses a subgroup more visible than its group at any moment: each order is the only one.
+      const raised = await bench.cli(["apply", "--yes", both("public")]);
+      expect(raised.code, raised.out + raised.err).toBe(0);
+      expect([await visibility("acme"), await visibility("acme/platform")]).toEqual(["public", "public"]);
+      const lowered = await bench.cli(["apply", "--yes", both("private")]);
+      expect(lowered.code, lowered.out + lowered.err).toBe(0);
+      expect([await visibility("acme"), await visibility("acme/platform")]).toEqual(["private", "private"]);
+    } finally {
+      await bench.stop();
+    }
+  });
+});
