@@ -68,6 +68,7 @@ projects:
       `version: 1
 projects:
   jdoe/tools:
+    visibility: internal
     badges:
       - ${BADGE}
 `,
