@@ -210,6 +210,25 @@ describe("members: what a plan never does", () => {
       );
     });
 
+    it("a blocked owner may go while an active owner stays, not when it is the group's only owner", async () => {
+      const file = bench.manifest(
+        group("blocked", "{ user: eve, state: absent }\n{ user: alice, access_level: owner }"),
+      );
+      const plan = await planJson(bench, file);
+      expect(plan.errors).toEqual([]);
+      expectChanges(plan, [
+        { address: 'group["blocked"].member["eve"]', action: "delete" },
+        { address: 'group["blocked"].member["bob"]', action: "unmanaged" },
+      ]);
+      // With no active owner, the platform keeps its only blocked owner.
+      await refused(
+        group("lost", "{ user: eve, state: absent }"),
+        'group["lost"].member["eve"]',
+        "eve is the last owner of lost once the plan is applied (blocked, with no active owner in it or above it), and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first",
+      );
+      expect(await levels("lost")).toEqual({ eve: 50 });
+    });
+
     it("the token's own user, which no policy removes: the other owner may go under delete", async () => {
       const file = bench.manifest(group("with-root", "{ user: alice, state: absent }", "delete"));
       const plan = await planJson(bench, file);
