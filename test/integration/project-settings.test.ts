@@ -463,3 +463,52 @@ projects:
     expect(existsSync(file)).toBe(true);
   });
 });
+
+describe("project features against the repository's access level the platform has", () => {
+  it("refuses merge requests or CI/CD more open than the repository, and a ci_config_path it could not read back", async () => {
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/api" }] },
+    });
+    try {
+      // The repository's level is the platform's: the manifest does not declare it.
+      const levels = (level: string) => ({
+        repository_access_level: level,
+        merge_requests_access_level: level,
+        builds_access_level: level,
+      });
+      await bench.send("PUT", "/projects/acme%2Fapi", levels("private"));
+      const open = bench.manifest(`version: 1
+projects:
+  acme/api:
+    merge_requests_access_level: enabled
+    builds_access_level: private
+`);
+      const plan = await bench.cli(["plan", "--format", "json", open]);
+      expect(plan.code).toBe(1);
+      const errors = (JSON.parse(plan.out) as { errors: { address: string; message: string }[] }).errors;
+      expect(errors).toEqual([
+        {
+          address: 'project["acme/api"].merge_requests_access_level',
+          message:
+            "merge_requests_access_level enabled is more open than repository_access_level private: the platform refuses it. Open the repository as far, or this less",
+          source: expect.anything(),
+        },
+      ]);
+      await bench.send("PUT", "/projects/acme%2Fapi", levels("disabled"));
+      const path = bench.manifest(`version: 1
+projects:
+  acme/api:
+    ci_config_path: ci/main.yml
+`);
+      const plan2 = await bench.cli(["plan", "--format", "json", path]);
+      expect(plan2.code).toBe(1);
+      expect(
+        (JSON.parse(plan2.out) as { errors: { message: string }[] }).errors.map((e) => e.message),
+      ).toEqual([
+        "the platform shows ci_config_path only to those who can read the repository, and repository_access_level is disabled: it could never be compared. Leave ci_config_path out, or enable the repository",
+      ]);
+    } finally {
+      await bench.stop();
+    }
+  });
+});

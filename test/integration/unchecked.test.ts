@@ -151,6 +151,25 @@ instance:
     expect(plan.code, plan.out + plan.err).toBe(0);
   });
 
+  it("of a project are sent with its create, and the next plan has nothing to do", async () => {
+    const file = bench.manifest(
+      `version: 1
+projects:
+  hatch/fresh:
+    description: made with approvals
+    unchecked:
+      approvals_before_merge: 3
+`,
+      "fresh.yaml",
+    );
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect(
+      (await bench.get<Record<string, unknown>>("/projects/hatch%2Ffresh"))["approvals_before_merge"],
+    ).toBe(3);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+
   it("of projects read together from their group's listing are read back on their own, and converge", async () => {
     const own = await Bench.start({
       fixture: { groups: [{ path: "pair" }], projects: [{ path: "pair/one" }, { path: "pair/two" }] },
