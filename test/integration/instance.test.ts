@@ -282,3 +282,22 @@ describe("instance objects", () => {
     }
   });
 });
+
+describe("application settings: the performance bar's group", () => {
+  it("is a plan error at its place when no group has that path", async () => {
+    const bench = await Bench.start({ fixture: FIXTURE });
+    try {
+      const missing = bench.manifest(
+        "version: 1\ninstance:\n  application_settings:\n    performance_bar_allowed_group_path: acme/nosuch\n",
+        "bar.yaml",
+      );
+      const plan = await bench.cli(["plan", missing]);
+      expect(plan.code).toBe(1);
+      expect(plan.out.replace(/\s+/g, " ")).toContain(
+        `${missing}:4:41: instance.application_settings.performance_bar_allowed_group_path: group "acme/nosuch" does not exist (or is not visible to this token's user)`,
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
+});
