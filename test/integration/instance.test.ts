@@ -300,4 +300,21 @@ describe("application settings: the performance bar's group", () => {
       await bench.stop();
     }
   });
+
+  it("is left as it is by an update of another setting", async () => {
+    const bench = await Bench.start({ fixture: FIXTURE });
+    try {
+      await bench.send("PUT", "/application/settings", { performance_bar_allowed_group_path: "acme" });
+      const group = await bench.get<{ id: number }>("/groups/acme");
+      const file = bench.manifest(
+        "version: 1\ninstance:\n  application_settings:\n    signup_enabled: false\n",
+        "signup.yaml",
+      );
+      await apply(bench, file);
+      const live = await bench.get<Record<string, unknown>>("/application/settings");
+      expect(live).toMatchObject({ signup_enabled: false, performance_bar_allowed_group_id: group.id });
+    } finally {
+      await bench.stop();
+    }
+  });
 });
