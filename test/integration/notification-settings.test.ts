@@ -158,6 +158,19 @@ projects:
       expect(prose(plan.out)).toContain(
         ': project["acme/api"].notification_settings.new_issue: new_issue, new_note: event switches apply only with level "custom" (the level is "watch"): set level: custom or remove them',
       );
+      // A level from a reference is shown as such, never its value.
+      const fromEnv = bench.manifest(`version: 1
+projects:
+  acme/api:
+    notification_settings:
+      level: "$${"{"}env:LEVEL}"
+      new_issue: true
+`);
+      const plan3 = await bench.cli(["plan", fromEnv], { LEVEL: "watch" });
+      expect(plan3.code).toBe(1);
+      expect(prose(plan3.out)).toContain(
+        'new_issue: event switches apply only with level "custom" (the level is "(sensitive)"): set level: custom or remove them',
+      );
       const live = (await bench.get<ApiSettings>("/groups/acme/notification_settings")).level;
       const inherited = bench.manifest(`version: 1
 groups:
