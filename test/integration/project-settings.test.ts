@@ -503,10 +503,19 @@ projects:
       const plan2 = await bench.cli(["plan", "--format", "json", path]);
       expect(plan2.code).toBe(1);
       expect(
-        (JSON.parse(plan2.out) as { errors: { message: string }[] }).errors.map((e) => e.message),
+        (JSON.parse(plan2.out) as { errors: { address: string; message: string }[] }).errors.map((e) => [
+          e.address,
+          e.message,
+        ]),
       ).toEqual([
-        "the platform shows ci_config_path only to those who can read the repository, and repository_access_level is disabled: it could never be compared. Leave ci_config_path out, or enable the repository",
+        [
+          'project["acme/api"].ci_config_path',
+          "the platform shows ci_config_path only to those who can read the repository, and repository_access_level is disabled: it could never be compared. Leave ci_config_path out, or enable the repository",
+        ],
       ]);
+      // Without ci_config_path, a disabled repository is no problem.
+      const other = bench.manifest("version: 1\nprojects:\n  acme/api:\n    description: no code here\n");
+      expect(JSON.parse((await bench.cli(["plan", "--format", "json", other])).out).errors).toEqual([]);
     } finally {
       await bench.stop();
     }
