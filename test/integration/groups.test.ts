@@ -108,7 +108,9 @@ groups:
     expect(text).toContain("the API cannot change a group's parent");
     // It says how to proceed either way.
     expect(text).toContain("move corp/west/team to corp/east/team in the platform, then plan again");
-    expect(text).toContain("declare corp/west/team in the manifests too");
+    expect(text).toContain(
+      'declare corp/west/team in the manifests too (or mark it "state: absent" to delete it)',
+    );
     const apply = await bench.cli(["apply", "--yes", moved]);
     expect(apply.code).toBe(1);
     await expect(bench.get("/groups/corp%2Feast%2Fteam")).rejects.toThrow(/404/);
@@ -213,6 +215,25 @@ groups:
       const lowered = await bench.cli(["apply", "--yes", both("private")]);
       expect(lowered.code, lowered.out + lowered.err).toBe(0);
       expect([await visibility("acme"), await visibility("acme/platform")]).toEqual(["private", "private"]);
+    } finally {
+      await bench.stop();
+    }
+  });
+
+  it("lowers a group to the visibility of its subgroup, which is no more visible than it then", async () => {
+    const bench = await Bench.start({
+      fixture: {
+        groups: [
+          { path: "acme", visibility: "public" },
+          { path: "acme/platform", visibility: "internal" },
+        ],
+      },
+    });
+    try {
+      const file = bench.manifest("version: 1\ngroups:\n  acme:\n    visibility: internal\n");
+      const applied = await bench.cli(["apply", "--yes", file]);
+      expect(applied.code, applied.out + applied.err).toBe(0);
+      expect((await bench.get<{ visibility: string }>("/groups/acme")).visibility).toBe("internal");
     } finally {
       await bench.stop();
     }
