@@ -116,6 +116,29 @@ groups:
     await expect(bench.get("/groups/corp%2Feast%2Fteam")).rejects.toThrow(/404/);
   });
 
+  it("takes a new group for a move only from a group of the very same name that is no longer declared", async () => {
+    const before = bench.manifest(`version: 1
+groups:
+  firm: {}
+  firm/west: {}
+  firm/west/team: {}
+  firm/west/teamwork: {}
+`);
+    expect((await bench.cli(["apply", "--yes", before])).code).toBe(0);
+    // firm/west/team stays declared; firm/west/teamwork is left undeclared but only shares the start of the name.
+    const both = bench.manifest(`version: 1
+groups:
+  firm: {}
+  firm/west: {}
+  firm/west/team: {}
+  firm/east: {}
+  firm/east/team: {}
+`);
+    const plan = await bench.cli(["plan", "--format", "json", both]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect((JSON.parse(plan.out) as { errors: unknown[] }).errors).toEqual([]);
+  });
+
   it("names a new group after its path when no name is declared, and never renames an existing one", async () => {
     const named = bench.manifest(`version: 1
 groups:
