@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, Bench } from "./helpers.js";
+import { startRecorder } from "./proxy.js";
 
 const fixture = {
   groups: [
@@ -517,6 +518,36 @@ projects:
       const other = bench.manifest("version: 1\nprojects:\n  acme/api:\n    description: no code here\n");
       expect(JSON.parse((await bench.cli(["plan", "--format", "json", other])).out).errors).toEqual([]);
     } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("project settings under the names the 13.12 interface takes", () => {
+  it("sends topics as tag_list and public_jobs as public_builds", async () => {
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/api" }] },
+    });
+    const recorder = await startRecorder(bench.sandbox.url);
+    try {
+      const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    topics: [backend, go]
+    public_jobs: false
+`);
+      const applied = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: recorder.url });
+      expect(applied.code, applied.out + applied.err).toBe(0);
+      expect(recorder.requests.filter((r) => r.method !== "GET")).toEqual([
+        {
+          method: "PUT",
+          path: expect.stringMatching(/^\/api\/v4\/projects\/\d+$/),
+          body: { tag_list: ["backend", "go"], public_builds: false },
+        },
+      ]);
+      expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    } finally {
+      await recorder.close();
       await bench.stop();
     }
   });
