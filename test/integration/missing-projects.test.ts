@@ -124,6 +124,23 @@ projects:
     }
   });
 
+  it("in two groups: each is compared with its own group's projects", async () => {
+    const file = bench.manifest(
+      `version: 1
+projects:
+  acme/platform/ap:
+    description: new
+  acme/wbe:
+    description: new too, next to nothing like it in acme
+`,
+      "two-groups.yaml",
+    );
+    const plan = await bench.cli(["plan", "--format", "json", file]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    const json = JSON.parse(plan.out) as JsonPlan;
+    expect(json.warnings.map((w) => w.address)).toEqual(['project["acme/platform/ap"]']);
+  });
+
   it("next to a project with a close path is planned as a create, with a warning naming that project", async () => {
     const file = bench.manifest(
       `version: 1
