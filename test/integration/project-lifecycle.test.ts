@@ -345,7 +345,7 @@ projects:
 
   it("refuses in the plan what only an Owner may do, for a Maintainer's token", async () => {
     const m = bench.manifest(
-      "version: 1\nprojects:\n  keep/app: { visibility: internal, description: fine }\n  keep/old: { state: absent }\n",
+      "version: 1\nprojects:\n  keep/app: { visibility: internal, description: fine, emails_disabled: true }\n  keep/old: { state: absent }\n",
     );
     const plan = await bench.cli(["plan", "--format", "json", m], { FORGEFORM_TOKEN: USER_TOKEN });
     expect(plan.code).toBe(1);
@@ -354,6 +354,10 @@ projects:
       [
         'project["keep/app"].visibility',
         "changing visibility needs the Owner role on the project, and the token's user is a Maintainer (the platform refuses it): use an Owner's or an administrator's token, or leave visibility out",
+      ],
+      [
+        'project["keep/app"].emails_disabled',
+        "changing emails_disabled needs the Owner role on the project, and the token's user is a Maintainer (the platform ignores it): use an Owner's or an administrator's token, or leave emails_disabled out",
       ],
       [
         'project["keep/old"]',
@@ -391,6 +395,16 @@ projects:
       [
         'project["open/thing"]',
         "deleting a project needs the Owner role on it, and the token's user is not a member: use an Owner's or an administrator's token",
+      ],
+    ]);
+    const renamed = bench.manifest("version: 1\nprojects:\n  open/thing: { name: Renamed }\n", "rename.yaml");
+    const refusedName = JSON.parse(
+      (await bench.cli(["plan", "--format", "json", renamed], { FORGEFORM_TOKEN: USER_TOKEN })).out,
+    ) as { errors: { address: string; message: string }[] };
+    expect(refusedName.errors.map((e) => [e.address, e.message])).toEqual([
+      [
+        'project["open/thing"].name',
+        "changing name needs the Owner role on the project, and the token's user is not a member (the platform refuses it): use an Owner's or an administrator's token, or leave name out",
       ],
     ]);
   });
