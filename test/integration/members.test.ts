@@ -452,3 +452,48 @@ groups:
     }
   });
 });
+
+describe("what a member's create says", () => {
+  it("nothing for an active user new to the group; that a blocked user is blocked and what it has already", async () => {
+    const bench = await Bench.start({ fixture });
+    try {
+      const [carol] = await bench.get<{ id: number }[]>("/users?username=carol");
+      await bench.send("POST", `/users/${carol!.id}/block`);
+      const file = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    members:
+      - { user: bob, access_level: developer }
+      - { user: carol, access_level: maintainer }
+groups:
+  acme/platform:
+    members:
+      - { user: alice, state: absent }
+`);
+      const plan = await planJson(bench, file);
+      const reasons = Object.fromEntries(
+        plan.changes.filter((c) => c.action === "create").map((c) => [c.address, c.reason]),
+      );
+      expect(reasons).toEqual({
+        'project["acme/platform/api"].member["bob"]': undefined,
+        'project["acme/platform/api"].member["carol"]':
+          "carol is blocked: the membership gives no access while the user stays blocked; carol already has maintainer access inherited from the project's group: this adds a direct membership",
+      });
+      // A member of a subgroup marked absent whose access comes from the group above: nothing to remove here.
+      const warnings = (
+        JSON.parse((await bench.cli(["plan", "--format", "json", file])).out) as {
+          warnings: { address: string; message: string }[];
+        }
+      ).warnings;
+      expect(warnings).toContainEqual(
+        expect.objectContaining({
+          address: 'group["acme/platform"].member["alice"]',
+          message:
+            "alice is not a direct member of acme/platform: its owner access is inherited from a group above, which state: absent here does not remove; remove the membership there",
+        }),
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
+});
