@@ -497,3 +497,52 @@ groups:
     }
   });
 });
+
+describe("a member someone else added between the plan and the apply", () => {
+  it("is given the declared expiry when it lacks it, and left alone when it has it", async () => {
+    const bench = await Bench.start({ fixture });
+    const writes: string[] = [];
+    let addedExpiry: string | null = null;
+    const [bob] = await bench.get<{ id: number }[]>("/users?username=bob");
+    const platform = await bench.get<{ id: number }>("/groups/acme%2Fplatform");
+    const proxy = await startProxy(bench.sandbox.url, async (req) => {
+      const path = (req.url ?? "").replace(/\?.*$/, "");
+      if (req.method !== "GET") writes.push(`${req.method} ${path.replace(/^\/api\/v4/, "")}`);
+      if (req.method === "POST" && path.endsWith("/members"))
+        await bench.send("POST", `/groups/${platform.id}/members`, {
+          user_id: bob!.id,
+          access_level: 30,
+          ...(addedExpiry ? { expires_at: addedExpiry } : {}),
+        });
+      return false;
+    });
+    try {
+      const file = bench.manifest(`version: 1
+groups:
+  acme/platform:
+    members:
+      - { user: bob, access_level: developer, expires_at: "2030-01-01" }
+`);
+      const env = { FORGEFORM_URL: proxy.url };
+      const members = () => bench.get<ApiMember[]>("/groups/acme%2Fplatform/members");
+      // Added without an expiry: the create finds it there (409), reads it and sets the expiry.
+      const first = await bench.cli(["apply", "--yes", file], env);
+      expect(first.code, first.out + first.err).toBe(0);
+      expect((await members()).find((m) => m.username === "bob")).toMatchObject({
+        access_level: 30,
+        expires_at: "2030-01-01",
+      });
+      expect(writes.filter((w) => w.startsWith("PUT"))).toHaveLength(1);
+      // Added with that very expiry: found as declared, nothing more sent.
+      await bench.send("DELETE", `/groups/${platform.id}/members/${bob!.id}`);
+      writes.length = 0;
+      addedExpiry = "2030-01-01";
+      const second = await bench.cli(["apply", "--yes", file], env);
+      expect(second.code, second.out + second.err).toBe(0);
+      expect(writes).toEqual([`POST /groups/${platform.id}/members`]);
+    } finally {
+      await proxy.close();
+      await bench.stop();
+    }
+  });
+});
