@@ -479,6 +479,16 @@ groups:
         'project["acme/platform/api"].member["carol"]':
           "carol is blocked: the membership gives no access while the user stays blocked; carol already has maintainer access inherited from the project's group: this adds a direct membership",
       });
+      // The token's own user below owner in a group that exists already is a member like any other.
+      const mine = bench.manifest(
+        "version: 1\ngroups:\n  acme/platform:\n    members:\n      - { user: root, access_level: developer }\n",
+        "root.yaml",
+      );
+      const rootPlan = await planJson(bench, mine);
+      expect(rootPlan.errors).toEqual([]);
+      expect(rootPlan.changes.filter((c) => c.action === "create").map((c) => c.address)).toEqual([
+        'group["acme/platform"].member["root"]',
+      ]);
       // A member of a subgroup marked absent whose access comes from the group above: nothing to remove here.
       const warnings = (
         JSON.parse((await bench.cli(["plan", "--format", "json", file])).out) as {
