@@ -374,7 +374,7 @@ ${yamlBranch("admin-only", { push: "admin", merge: "admin" })}
 });
 
 describe("a protection whose allowances need members and shares the same plan makes", () => {
-  it("waits for them however slow the platform is to make them", async () => {
+  it("waits for them however slow the platform is to make them, and names them in the plan", async () => {
     const own = await Bench.start({ fixture, edition: "licensed" });
     // The platform is slow to add the member and the share: the protection that names them must wait.
     const proxy = await startProxy(own.sandbox.url, (req) => {
@@ -389,6 +389,10 @@ describe("a protection whose allowances need members and shares the same plan ma
           undefined,
           "    members:\n      - { user: dave, access_level: developer }\n    shared_with_groups:\n      - { group: partners, group_access: developer }\n      - { group: vendors, group_access: developer }\n",
         ),
+      );
+      // The plan names the allowances as the manifest does, not by the platform's ids.
+      expect((await own.cli(["plan", file])).out).toContain(
+        '+ allowed_to_push: [{"group":"vendors"},{"user":"dave"}]',
       );
       const r = await own.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
       expect(r.code, r.out + r.err).toBe(0);
