@@ -79568,9 +79568,9 @@ function known(ctx) {
   }
   return map;
 }
-function rememberProjects(ctx, projects) {
+function rememberProjects(ctx, projects, unchecked2 = []) {
   const map = known(ctx);
-  const kept = ["id", "path_with_namespace", "tag_list", ...schema2().read];
+  const kept = ["id", "path_with_namespace", "tag_list", ...schema2().read, ...unchecked2];
   for (const p3 of projects) map.set(lower3(p3.path_with_namespace), pick(p3, kept));
 }
 async function readProject(ctx, path2) {
@@ -79644,9 +79644,11 @@ async function readProjects(ctx, paths, fresh, detailOf, unchecked2) {
       const wanted = new Set(under2.map(lower3));
       rememberProjects(
         ctx,
-        (listed ?? []).filter((p3) => wanted.has(lower3(p3.path_with_namespace)))
+        (listed ?? []).filter((p3) => wanted.has(lower3(p3.path_with_namespace))),
+        unchecked2
       );
       for (const p3 of under2) if (!map.has(lower3(p3))) map.set(lower3(p3), null);
+      await Promise.all(under2.filter(incomplete).map(one));
     })
   ]);
 }
@@ -79718,10 +79720,12 @@ async function visibilityProblem(ctx, key, desired, planned) {
 async function downloadExport2(ctx, id) {
   const rounds = 15;
   let status = "none";
+  let checks = 0;
   for (let round = 1; round <= rounds; round++) {
     const state = await ctx.api.get(apiPath`/projects/${id}/export`, {
       shape: { export_status: "string" }
     });
+    checks = round;
     status = state.export_status;
     if (status === "finished") {
       return ctx.api.get(apiPath`/projects/${id}/export/download`, { binary: true });
@@ -79730,7 +79734,7 @@ async function downloadExport2(ctx, id) {
     await ctx.api.pause(round);
   }
   throw new Error(
-    `the platform's export of the project is not ready (export_status ${JSON.stringify(status)} after ${rounds} checks)`
+    `the platform's export of the project ${status === "failed" ? "failed" : "is not ready"} (export_status ${JSON.stringify(status)} after ${checks} check${checks === 1 ? "" : "s"})`
   );
 }
 async function creationProblems(ctx, key, plannedGroups) {
@@ -82469,6 +82473,17 @@ async function lastOwner(ctx, parent, scope, username, what) {
   if ((await ownersAfter(ctx, parent, scope, username)).length > 0) return void 0;
   return `${username} is the last owner of ${parent.key} once the plan is applied, and the platform refuses to ${what} a group's last owner: declare another owner (access_level: owner) first`;
 }
+async function lastBlockedOwner(ctx, parent, scope, username) {
+  if ((await ownersAfter(ctx, parent, scope, username)).length > 0) return void 0;
+  const leaving = username.toLowerCase();
+  const declared = new Set([...scope.declared].map((k3) => k3.toLowerCase()));
+  const absent = new Set([...scope.absent].map((k3) => k3.toLowerCase()));
+  for (const [name, m3] of directOf(ctx, parent)) {
+    if (name === leaving || m3.access_level !== OWNER || m3.state !== "blocked" || absent.has(name)) continue;
+    if (declared.has(name) || scope.policy !== "delete") return void 0;
+  }
+  return `${username} is the last owner of ${parent.key} once the plan is applied (blocked, with no active owner in it or above it), and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first`;
+}
 var isTokenUser = async (ctx, username) => username.toLowerCase() === (await currentUsername(ctx)).toLowerCase();
 async function ownUser(ctx, username, what) {
   if (!await isTokenUser(ctx, username)) return void 0;
@@ -82575,7 +82590,7 @@ var memberKind = restCollection(
     },
     async checkDelete(ctx, parent, live, _desired, scope) {
       const name = String(live.fields["user"]);
-      const reason = await ownUser(ctx, name, "removes") ?? (isGroup(parent) && live.fields["access_level"] === OWNER && directOf(ctx, parent).get(name.toLowerCase())?.state !== "blocked" ? await lastOwner(ctx, parent, scope, name, "remove") : void 0);
+      const reason = await ownUser(ctx, name, "removes") ?? (isGroup(parent) && live.fields["access_level"] === OWNER ? directOf(ctx, parent).get(name.toLowerCase())?.state === "blocked" ? await lastBlockedOwner(ctx, parent, scope, name) : await lastOwner(ctx, parent, scope, name, "remove") : void 0);
       return reason ? [{ message: reason, keep: true }] : [];
     },
     async notHere(ctx, parent, key) {
@@ -83587,6 +83602,7 @@ var wikiPageKind = restCollection(
         changed2.filter((name) => name === "content" || name === "format" || name.startsWith(UNCHECKED))
       );
       if (Object.keys(payload).length === 0) return live;
+      if (!("content" in payload) && !("format" in payload)) payload["format"] = live.fields["format"];
       return rest.toLive(parent, await rest.put(ctx, parent, String(live.id), payload), unchecked(desired));
     }
   })

@@ -135,6 +135,28 @@ async function lastOwner(
   return `${username} is the last owner of ${parent.key} once the plan is applied, and the platform refuses to ${what} a group's last owner: declare another owner (access_level: owner) first`;
 }
 
+/**
+ * Why a blocked owner cannot go, when `username` is the group's last: blocked owners count for nothing while an
+ * active owner is left (in the group or above it), but with none the platform keeps the group's only blocked owner.
+ * Another blocked owner that the plan removes too does not count (the platform would refuse the second removal).
+ */
+async function lastBlockedOwner(
+  ctx: KindContext,
+  parent: Parent,
+  scope: CollectionScope,
+  username: string,
+): Promise<string | undefined> {
+  if ((await ownersAfter(ctx, parent, scope, username)).length > 0) return undefined;
+  const leaving = username.toLowerCase();
+  const declared = new Set([...scope.declared].map((k) => k.toLowerCase()));
+  const absent = new Set([...scope.absent].map((k) => k.toLowerCase()));
+  for (const [name, m] of directOf(ctx, parent)) {
+    if (name === leaving || m.access_level !== OWNER || m.state !== "blocked" || absent.has(name)) continue;
+    if (declared.has(name) || scope.policy !== "delete") return undefined;
+  }
+  return `${username} is the last owner of ${parent.key} once the plan is applied (blocked, with no active owner in it or above it), and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first`;
+}
+
 /** Whether `username` is the token's own user (usernames match in any case). */
 const isTokenUser = async (ctx: KindContext, username: string) =>
   username.toLowerCase() === (await currentUsername(ctx)).toLowerCase();
@@ -278,10 +300,10 @@ export const memberKind = restCollection(
       const name = String(live.fields["user"]);
       const reason =
         (await ownUser(ctx, name, "removes")) ??
-        (isGroup(parent) &&
-        live.fields["access_level"] === OWNER &&
-        directOf(ctx, parent).get(name.toLowerCase())?.state !== "blocked"
-          ? await lastOwner(ctx, parent, scope, name, "remove")
+        (isGroup(parent) && live.fields["access_level"] === OWNER
+          ? directOf(ctx, parent).get(name.toLowerCase())?.state === "blocked"
+            ? await lastBlockedOwner(ctx, parent, scope, name)
+            : await lastOwner(ctx, parent, scope, name, "remove")
           : undefined);
       return reason ? [{ message: reason, keep: true }] : [];
     },

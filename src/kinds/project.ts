@@ -75,11 +75,15 @@ function known(ctx: KindContext): Map<string, ApiProject | null> {
 
 /**
  * Keeps projects a listing read in full (a pattern's), so that reading their settings costs nothing more: only what
- * reads of them use (a listing of the whole instance holds every project).
+ * reads of them use (a listing of the whole instance holds every project), and the `unchecked` settings named.
  */
-export function rememberProjects(ctx: KindContext, projects: readonly ApiProject[]): void {
+export function rememberProjects(
+  ctx: KindContext,
+  projects: readonly ApiProject[],
+  unchecked: readonly string[] = [],
+): void {
   const map = known(ctx);
-  const kept = ["id", "path_with_namespace", "tag_list", ...schema().read];
+  const kept = ["id", "path_with_namespace", "tag_list", ...schema().read, ...unchecked];
   for (const p of projects) map.set(lower(p.path_with_namespace), pick(p, kept) as ApiProject);
 }
 
@@ -177,9 +181,12 @@ async function readProjects(
       rememberProjects(
         ctx,
         (listed ?? []).filter((p) => wanted.has(lower(p.path_with_namespace))),
+        unchecked,
       );
       // The listing holds every project below the group the token's user can see, archived ones too.
       for (const p of under) if (!map.has(lower(p))) map.set(lower(p), null);
+      // A setting under unchecked: that the listing does not show is read with its project on its own.
+      await Promise.all(under.filter(incomplete).map(one));
     }),
   ]);
 }
@@ -277,10 +284,12 @@ async function visibilityProblem(
 async function downloadExport(ctx: KindContext, id: string | number): Promise<Uint8Array> {
   const rounds = 15;
   let status = "none";
+  let checks = 0;
   for (let round = 1; round <= rounds; round++) {
     const state = await ctx.api.get<{ export_status: string }>(apiPath`/projects/${id}/export`, {
       shape: { export_status: "string" },
     });
+    checks = round;
     status = state.export_status;
     if (status === "finished") {
       return ctx.api.get<Uint8Array>(apiPath`/projects/${id}/export/download`, { binary: true });
@@ -289,7 +298,7 @@ async function downloadExport(ctx: KindContext, id: string | number): Promise<Ui
     await ctx.api.pause(round);
   }
   throw new Error(
-    `the platform's export of the project is not ready (export_status ${JSON.stringify(status)} after ${rounds} checks)`,
+    `the platform's export of the project ${status === "failed" ? "failed" : "is not ready"} (export_status ${JSON.stringify(status)} after ${checks} check${checks === 1 ? "" : "s"})`,
   );
 }
 

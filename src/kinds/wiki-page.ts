@@ -102,6 +102,8 @@ export const wikiPageKind = restCollection(
         changed.filter((name) => name === "content" || name === "format" || name.startsWith(UNCHECKED)),
       );
       if (Object.keys(payload).length === 0) return live;
+      // The platform takes an update only with content, title or format: unchecked settings alone carry the format.
+      if (!("content" in payload) && !("format" in payload)) payload["format"] = live.fields["format"];
       return rest.toLive(parent, await rest.put(ctx, parent, String(live.id), payload), unchecked(desired));
     },
   }),

@@ -3,6 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench, USER_TOKEN } from "./helpers.js";
+import { type Recorded, startProxy, startRecorder } from "./proxy.js";
 
 /** A fresh OpenSSH ed25519 public key line. */
 function sshKey(comment: string): string {
@@ -225,5 +226,205 @@ projects:
     expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
     const again = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(again.code).toBe(0);
+  });
+});
+
+describe("deploy keys: what apply sends", () => {
+  const WEB = sshKey("web@ci");
+  const SECOND = sshKey("second@ci");
+  const start = () =>
+    Bench.start({
+      fixture: {
+        groups: [{ path: "acme" }],
+        projects: [{ path: "acme/api" }, { path: "acme/web" }],
+        deploy_keys: [
+          { project: "acme/web", title: "web", key: WEB, can_push: false },
+          { project: "acme/web", title: "second", key: SECOND, can_push: false },
+        ],
+      },
+    });
+  const idOf = async (bench: Bench, key: string) =>
+    (await bench.get<ApiKey[]>("/projects/acme%2Fweb/deploy_keys")).find(
+      (k) => k.key.split(" ")[1] === key.split(" ")[1],
+    )!.id;
+  const reasons = async (bench: Bench, file: string) => {
+    const r = await bench.cli(["plan", "--format", "json", file]);
+    return (JSON.parse(r.out) as { changes: { reason?: string }[] }).changes.map((c) => c.reason);
+  };
+  const writes = (requests: Recorded[]) =>
+    requests
+      .filter((r) => r.method !== "GET")
+      .map((r) => `${r.method} ${r.path} ${JSON.stringify(r.body ?? {})}`);
+
+  it("enables an existing key under another title: says the title changes for every project, then renames it", async () => {
+    const bench = await start();
+    const recorder = await startRecorder(bench.sandbox.url);
+    try {
+      const id = await idOf(bench, WEB);
+      const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    deploy_keys:
+      - title: web and api
+        key: ${WEB}
+`);
+      expect(await reasons(bench, file)).toEqual([
+        `the key already exists on the platform (deploy key ${id}, "web"): it is enabled on this project, not uploaded again; its title belongs to the key, so it becomes "web and api" for every project that uses it`,
+      ]);
+      const r = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: recorder.url });
+      expect(r.code, r.out + r.err).toBe(0);
+      // Enabling keeps the key's title and gives no push access: only the title is set after it.
+      expect(writes(recorder.requests)).toEqual([
+        `POST /api/v4/projects/acme%2Fapi/deploy_keys/${id}/enable {}`,
+        `PUT /api/v4/projects/acme%2Fapi/deploy_keys/${id} {"title":"web and api"}`,
+      ]);
+      const [onApi] = await bench.get<ApiKey[]>("/projects/acme%2Fapi/deploy_keys");
+      expect(onApi).toMatchObject({ id, title: "web and api", can_push: false });
+      expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    } finally {
+      await recorder.close();
+      await bench.stop();
+    }
+  });
+
+  it("enables an existing key under its own title without push access in one request", async () => {
+    const bench = await start();
+    const recorder = await startRecorder(bench.sandbox.url);
+    try {
+      const id = await idOf(bench, SECOND);
+      const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    deploy_keys:
+      - title: second
+        key: ${SECOND}
+`);
+      expect(await reasons(bench, file)).toEqual([
+        `the key already exists on the platform (deploy key ${id}, "second"): it is enabled on this project, not uploaded again`,
+      ]);
+      const r = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: recorder.url });
+      expect(r.code, r.out + r.err).toBe(0);
+      expect(writes(recorder.requests)).toEqual([
+        `POST /api/v4/projects/acme%2Fapi/deploy_keys/${id}/enable {}`,
+      ]);
+      const [onApi] = await bench.get<ApiKey[]>("/projects/acme%2Fapi/deploy_keys");
+      expect(onApi).toMatchObject({ id, title: "second", can_push: false });
+    } finally {
+      await recorder.close();
+      await bench.stop();
+    }
+  });
+
+  it("uploads a new key declared on two projects once, enables it on the other, and reads the instance's keys once", async () => {
+    const bench = await start();
+    const recorder = await startRecorder(bench.sandbox.url);
+    const fresh = sshKey("fresh@ci");
+    try {
+      const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    deploy_keys:
+      - title: fresh
+        key: ${fresh}
+  acme/web:
+    deploy_keys:
+      - title: fresh
+        key: ${fresh}
+      - title: web
+        key: ${WEB}
+      - title: second
+        key: ${SECOND}
+`);
+      const r = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: recorder.url });
+      expect(r.code, r.out + r.err).toBe(0);
+      const all = await bench.get<ApiKey[]>("/deploy_keys");
+      const uploaded = all.filter((k) => k.key.split(" ")[1] === fresh.split(" ")[1]);
+      expect(uploaded).toHaveLength(1);
+      const id = uploaded[0]!.id;
+      const sent = writes(recorder.requests).map((w) => w.replace(/ \{.*$/, ""));
+      // Whichever project comes first uploads it; the other enables the key it made.
+      expect(sent.sort()).toEqual(
+        [
+          expect.stringMatching(/^POST \/api\/v4\/projects\/acme%2F(api|web)\/deploy_keys$/),
+          expect.stringMatching(
+            new RegExp(`^POST /api/v4/projects/acme%2F(api|web)/deploy_keys/${id}/enable$`),
+          ),
+        ].sort(),
+      );
+      expect(sent.filter((w) => w.endsWith("/deploy_keys"))).toHaveLength(1);
+      expect(sent.filter((w) => w.endsWith("/enable"))).toHaveLength(1);
+      // The administrator's list of every key is read once for the whole run, not once per key.
+      expect(
+        recorder.requests.filter((q) => q.method === "GET" && q.path === "/api/v4/deploy_keys"),
+      ).toHaveLength(1);
+      expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    } finally {
+      await recorder.close();
+      await bench.stop();
+    }
+  });
+
+  it("says why enabling failed: a key the platform does not find for the token's user, or its own refusal", async () => {
+    const bench = await start();
+    const id = await idOf(bench, WEB);
+    let status = 404;
+    const proxy = await startProxy(bench.sandbox.url, (req, res) => {
+      if (req.method !== "POST" || !(req.url ?? "").endsWith("/enable")) return false;
+      res.writeHead(status, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ message: status === 404 ? "404 Deploy Key Not Found" : "403 Forbidden" }));
+      return true;
+    });
+    try {
+      const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    deploy_keys:
+      - title: web
+        key: ${WEB}
+`);
+      const missing = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(missing.code).toBe(1);
+      expect(prose(missing.out + missing.err)).toContain(
+        `deploy key ${id} ("web") already exists on the platform, but the token's user may not use it: the platform lets a key be enabled only by a maintainer of a project that uses it (or an administrator). Give the user Maintainer on one of those projects, or use another key`,
+      );
+      status = 403;
+      const again = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(again.code).toBe(1);
+      const refused = prose(again.out + again.err);
+      expect(refused).toContain(`POST /projects/acme%2Fapi/deploy_keys/${id}/enable`);
+      expect(refused).toContain("403 Forbidden");
+      expect(refused).not.toContain("may not use it");
+    } finally {
+      await proxy.close();
+      await bench.stop();
+    }
+  });
+
+  it("fails the plan when the instance's keys cannot be read for another reason than permission", async () => {
+    const bench = await start();
+    const proxy = await startProxy(bench.sandbox.url, (req, res) => {
+      if (req.method !== "GET" || !/^\/api\/v4\/deploy_keys(\?|$)/.test(req.url ?? "")) return false;
+      res.writeHead(500, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ message: "500 Internal Server Error" }));
+      return true;
+    });
+    try {
+      const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    deploy_keys:
+      - title: web
+        key: ${WEB}
+`);
+      const r = await bench.cli(["plan", "--max-attempts", "1", file], { FORGEFORM_URL: proxy.url });
+      expect(r.code).toBe(1);
+      const said = prose(r.out + r.err);
+      expect(said).toContain("GET /deploy_keys");
+      expect(said).toContain("500");
+      expect(said).not.toContain("will be created");
+    } finally {
+      await proxy.close();
+      await bench.stop();
+    }
   });
 });

@@ -182,6 +182,11 @@ describe("deploy tokens", () => {
       `version: 1\nprojects:\n  acme/platform/api:\n    deploy_tokens:\n      - { name: other, scopes: [read_repository], token_file: notes.txt }\n`,
       "taken.yaml",
     );
+    const planned = await bench.cli(["plan", taken]);
+    expect(planned.code).toBe(1);
+    expect(prose(planned.out)).toContain(
+      `project["acme/platform/api"].deploy_token["other"].token_file: token_file ${other} already exists: forgeform writes a deploy token only to a new file`,
+    );
     expect((await bench.cli(["apply", "--yes", taken])).code).toBe(1);
     expect(readFileSync(other, "utf8")).toBe("keep me\n");
     expect(stored().some((t) => t.name === "other")).toBe(false);

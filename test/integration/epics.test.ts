@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
+import { startProxy, startRecorder } from "./proxy.js";
 
 interface ApiEpicIssue {
   iid: number;
@@ -156,5 +157,153 @@ groups:
     const plan = await bench.cli(["plan", file]);
     expect(plan.code).toBe(1);
     expect(plan.out.replace(/\s+/g, " ")).toContain('epic "99" does not exist');
+  });
+});
+
+describe("epic issue links: what apply sends", () => {
+  const fresh = () =>
+    Bench.start({
+      fixture: {
+        groups: [{ path: "acme" }],
+        projects: [{ path: "acme/api" }, { path: "acme/web" }],
+        issues: [
+          ...[1, 2, 3, 4].map((iid) => ({ project: "acme/api", iid, title: `api issue ${iid}` })),
+          { project: "acme/web", iid: 1, title: "web issue 1" },
+        ],
+        epics: [
+          { group: "acme", iid: 1, title: "Launch" },
+          { group: "acme", iid: 2, title: "Cleanup" },
+        ],
+      },
+    });
+  const order = async (bench: Bench, epic: number) =>
+    (await bench.get<ApiEpicIssue[]>(`/groups/acme/epics/${epic}/issues`)).map((i) => i.iid);
+
+  it("links the issues of an empty epic in order: the first without a move, each next one after the one before", async () => {
+    const bench = await fresh();
+    const recorder = await startRecorder(bench.sandbox.url);
+    try {
+      const file = bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 1
+        issues:
+          - { project: acme/api, iid: 2 }
+          - { project: acme/api, iid: 1 }
+`);
+      const r = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: recorder.url });
+      expect(r.code, r.out + r.err).toBe(0);
+      const links = await bench.get<ApiEpicIssue[]>("/groups/acme/epics/1/issues");
+      expect(links.map((l) => l.iid)).toEqual([2, 1]);
+      const writes = recorder.requests
+        .filter((q) => q.method !== "GET")
+        .map(
+          (q) => `${q.method} ${q.path.replace(/^.*\/epics\//, "epics/")} ${JSON.stringify(q.body ?? {})}`,
+        );
+      const [second, first] = links.map((l) => l.epic_issue_id);
+      expect(writes).toEqual([
+        expect.stringMatching(/^POST epics\/1\/issues\/\d+ \{\}$/),
+        expect.stringMatching(/^POST epics\/1\/issues\/\d+ \{\}$/),
+        `PUT epics/1/issues/${first} {"move_before_id":${second}}`,
+      ]);
+      // The project is looked up once for both issues.
+      expect(
+        recorder.requests.filter((q) => q.method === "GET" && /\/projects\/acme%2Fapi$/.test(q.path)),
+      ).toHaveLength(1);
+      expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    } finally {
+      await recorder.close();
+      await bench.stop();
+    }
+  });
+
+  it("keeps each epic's order its own, and links issues of several projects", async () => {
+    const bench = await fresh();
+    try {
+      const file = bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 1
+        issues:
+          - { project: acme/api, iid: 1 }
+          - { project: acme/web, iid: 1 }
+          - { project: acme/api, iid: 2 }
+      - iid: 2
+        issues:
+          - { project: acme/api, iid: 4 }
+          - { project: acme/api, iid: 3 }
+`);
+      const r = await bench.cli(["apply", "--yes", file]);
+      expect(r.code, r.out + r.err).toBe(0);
+      const links = await bench.get<(ApiEpicIssue & { title: string })[]>("/groups/acme/epics/1/issues");
+      expect(links.map((l) => l.title)).toEqual(["api issue 1", "web issue 1", "api issue 2"]);
+      expect(await order(bench, 2)).toEqual([4, 3]);
+      expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    } finally {
+      await bench.stop();
+    }
+  });
+
+  it("links an issue only once the one it follows is linked, however long that takes", async () => {
+    const bench = await fresh();
+    const issueId = (await bench.get<{ id: number; iid: number }[]>("/projects/acme%2Fapi/issues")).find(
+      (i) => i.iid === 2,
+    )!.id;
+    // The platform is slow to link issue 2: the link of issue 3, declared after it, must wait for it.
+    const proxy = await startProxy(bench.sandbox.url, (req) => {
+      if (req.method !== "POST" || !(req.url ?? "").endsWith(`/epics/1/issues/${issueId}`)) return false;
+      return new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 300));
+    });
+    try {
+      const file = bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 1
+        issues:
+          - { project: acme/api, iid: 1 }
+          - { project: acme/api, iid: 2 }
+          - { project: acme/api, iid: 3 }
+          - { project: acme/api, iid: 4 }
+`);
+      const r = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(r.code, r.out + r.err).toBe(0);
+      expect(await order(bench, 1)).toEqual([1, 2, 3, 4]);
+    } finally {
+      await proxy.close();
+      await bench.stop();
+    }
+  });
+
+  it("reads an epic's links once per plan", async () => {
+    const gets: string[] = [];
+    const bench = await Bench.start({
+      onRequest: (method: string, path: string) => {
+        if (method === "GET" && /\/epics\/\d+\/issues/.test(path)) gets.push(path.split("?")[0]!);
+      },
+      fixture: {
+        groups: [{ path: "acme" }],
+        projects: [{ path: "acme/api" }],
+        issues: [1, 2].map((iid) => ({ project: "acme/api", iid, title: `issue ${iid}` })),
+        epics: [{ group: "acme", iid: 1, title: "Launch", issues: ["acme/api#1", "acme/api#2"] }],
+      },
+    });
+    try {
+      const file = bench.manifest(`version: 1
+groups:
+  acme:
+    epics:
+      - iid: 1
+        issues:
+          - { project: acme/api, iid: 1 }
+          - { project: acme/api, iid: 2 }
+`);
+      expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+      expect(gets).toEqual([expect.stringMatching(/^\/api\/v4\/groups\/\w+\/epics\/1\/issues$/)]);
+    } finally {
+      await bench.stop();
+    }
   });
 });

@@ -103,6 +103,41 @@ describe("the backup before a group delete", () => {
     });
   }
 
+  it("waits for the archive while the platform answers 404 (being prepared), and stops at any other error", async () => {
+    let answers: number[] = [];
+    const downloads: number[] = [];
+    proxy = await startProxy(bench.sandbox.url, (req, res) => {
+      if (!/\/export\/download$/.test(req.url ?? "")) return false;
+      const status = answers.shift();
+      downloads.push(status ?? 200);
+      if (status === undefined) return false;
+      res.writeHead(status, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ message: status === 404 ? "404 Not found" : "403 Forbidden" }));
+      return true;
+    });
+    const env = { FORGEFORM_URL: proxy.url };
+    answers = [403];
+    const refused = await bench.cli(
+      ["apply", "--yes", "--backup-dir", join(bench.dir, "refused"), manifest],
+      env,
+    );
+    expect(refused.code).toBe(1);
+    const said = refused.out.replace(/\n\s+/g, " ");
+    expect(said).toContain(`group["gone"]: failed: not deleted: saving its backup to`);
+    expect(said).toContain("403 Forbidden");
+    expect(downloads).toEqual([403]);
+    expect(await exists("/groups/gone")).toBe(true);
+
+    downloads.length = 0;
+    answers = [404, 404];
+    const dir = join(bench.dir, "waited");
+    const applied = await bench.cli(["apply", "--yes", "--backup-dir", dir, manifest], env);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(downloads).toEqual([404, 404, 200]);
+    expect(readdirSync(dir)).toEqual(["group-gone.tar.gz"]);
+    expect(await exists("/groups/gone")).toBe(false);
+  });
+
   it("refuses a default folder that leads outside the manifest root through a symbolic link", async () => {
     const outside = join(bench.dir, "..", `outside-${Date.now()}`);
     mkdirSync(outside);

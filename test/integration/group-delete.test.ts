@@ -62,13 +62,27 @@ describe("deleting a group", () => {
 
     const json = JSON.parse((await bench.cli(["plan", "--format", "json", manifest])).out) as {
       summary: { delete: number };
-      changes: { address: string; action: string; deleted_with?: string }[];
+      changes: {
+        address: string;
+        action: string;
+        collection: string;
+        deleted_with?: string;
+        fields: unknown[];
+      }[];
     };
     expect(json.summary.delete).toBe(6);
     for (const address of TAKEN) {
       expect(json.changes.find((c) => c.address === address)).toMatchObject({
         action: "delete",
+        collection: address.startsWith("group") ? "groups" : "projects",
         deleted_with: 'group["lowtest"]',
+        // What each was: a subgroup's visibility; a project's, and whether it was archived.
+        fields: address.startsWith("group")
+          ? [{ field: "visibility", before: "private" }]
+          : [
+              { field: "visibility", before: "private" },
+              { field: "archived", before: false },
+            ],
       });
     }
     const markdown = (await bench.cli(["plan", "--format", "markdown", manifest])).out;

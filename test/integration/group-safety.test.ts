@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench, USER_TOKEN } from "./helpers.js";
+import { startProxy } from "./proxy.js";
 
 const fixture = {
   groups: [
@@ -149,6 +150,29 @@ groups:
     expect(text).toContain(
       "a group at hidden already exists, but this token's user cannot see it (it was not found when planning): it may be private to others, or pending deletion. Ask an administrator to give the token's user access to hidden (or use an administrator token), or choose another path (the platform said: ",
     );
+  });
+
+  it("explains a create refused because the group was made since the plan", async () => {
+    // Someone makes the group between the plan and the apply: the platform then refuses the create as taken.
+    const proxy = await startProxy(bench.sandbox.url, async (req, res) => {
+      if (req.method !== "POST" || !/^\/api\/v4\/groups(\?|$)/.test(req.url ?? "")) return false;
+      await bench.send("POST", "/groups", { name: "Latecomer", path: "latecomer" });
+      res.writeHead(400, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ message: 'Failed to save group {:path=>["has already been taken"]}' }));
+      return true;
+    });
+    try {
+      const m = bench.manifest("version: 1\ngroups:\n  LateComer: { description: mine }\n", "late.yaml");
+      const apply = await bench.cli(["apply", "--yes", m], { FORGEFORM_URL: proxy.url });
+      expect(apply.code).toBe(1);
+      const text = prose(apply.out + apply.err);
+      expect(text).toContain(
+        "group latecomer exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ",
+      );
+      expect(text).not.toContain("cannot see it");
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("with an administrator token, a path taken by a user's namespace is said to be one", async () => {

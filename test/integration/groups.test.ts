@@ -108,10 +108,35 @@ groups:
     expect(text).toContain("the API cannot change a group's parent");
     // It says how to proceed either way.
     expect(text).toContain("move corp/west/team to corp/east/team in the platform, then plan again");
-    expect(text).toContain("declare corp/west/team in the manifests too");
+    expect(text).toContain(
+      'declare corp/west/team in the manifests too (or mark it "state: absent" to delete it)',
+    );
     const apply = await bench.cli(["apply", "--yes", moved]);
     expect(apply.code).toBe(1);
     await expect(bench.get("/groups/corp%2Feast%2Fteam")).rejects.toThrow(/404/);
+  });
+
+  it("takes a new group for a move only from a group of the very same name that is no longer declared", async () => {
+    const before = bench.manifest(`version: 1
+groups:
+  firm: {}
+  firm/west: {}
+  firm/west/team: {}
+  firm/west/teamwork: {}
+`);
+    expect((await bench.cli(["apply", "--yes", before])).code).toBe(0);
+    // firm/west/team stays declared; firm/west/teamwork is left undeclared but only shares the start of the name.
+    const both = bench.manifest(`version: 1
+groups:
+  firm: {}
+  firm/west: {}
+  firm/west/team: {}
+  firm/east: {}
+  firm/east/team: {}
+`);
+    const plan = await bench.cli(["plan", "--format", "json", both]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect((JSON.parse(plan.out) as { errors: unknown[] }).errors).toEqual([]);
   });
 
   it("names a new group after its path when no name is declared, and never renames an existing one", async () => {
@@ -182,5 +207,58 @@ groups:
     const pruned = await bench.cli(["apply", "--yes", pruning]);
     expect(pruned.code).toBe(0);
     await bench.get("/groups/zoo%2Flions");
+  });
+});
+
+describe("a group's visibility and its subgroup's, changed together", () => {
+  it("raises the group before its subgroup, and lowers the subgroup before the group", async () => {
+    const bench = await Bench.start({
+      fixture: {
+        groups: [
+          { path: "acme", visibility: "internal" },
+          { path: "acme/platform", visibility: "internal" },
+        ],
+      },
+    });
+    try {
+      const both = (visibility: string) =>
+        bench.manifest(`version: 1
+groups:
+  acme:
+    visibility: ${visibility}
+  acme/platform:
+    visibility: ${visibility}
+`);
+      const visibility = async (path: string) =>
+        (await bench.get<{ visibility: string }>(`/groups/${encodeURIComponent(path)}`)).visibility;
+      // The platform refuses a subgroup more visible than its group at any moment: each order is the only one.
+      const raised = await bench.cli(["apply", "--yes", both("public")]);
+      expect(raised.code, raised.out + raised.err).toBe(0);
+      expect([await visibility("acme"), await visibility("acme/platform")]).toEqual(["public", "public"]);
+      const lowered = await bench.cli(["apply", "--yes", both("private")]);
+      expect(lowered.code, lowered.out + lowered.err).toBe(0);
+      expect([await visibility("acme"), await visibility("acme/platform")]).toEqual(["private", "private"]);
+    } finally {
+      await bench.stop();
+    }
+  });
+
+  it("lowers a group to the visibility of its subgroup, which is no more visible than it then", async () => {
+    const bench = await Bench.start({
+      fixture: {
+        groups: [
+          { path: "acme", visibility: "public" },
+          { path: "acme/platform", visibility: "internal" },
+        ],
+      },
+    });
+    try {
+      const file = bench.manifest("version: 1\ngroups:\n  acme:\n    visibility: internal\n");
+      const applied = await bench.cli(["apply", "--yes", file]);
+      expect(applied.code, applied.out + applied.err).toBe(0);
+      expect((await bench.get<{ visibility: string }>("/groups/acme")).visibility).toBe("internal");
+    } finally {
+      await bench.stop();
+    }
   });
 });

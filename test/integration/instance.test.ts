@@ -282,3 +282,39 @@ describe("instance objects", () => {
     }
   });
 });
+
+describe("application settings: the performance bar's group", () => {
+  it("is a plan error at its place when no group has that path", async () => {
+    const bench = await Bench.start({ fixture: FIXTURE });
+    try {
+      const missing = bench.manifest(
+        "version: 1\ninstance:\n  application_settings:\n    performance_bar_allowed_group_path: acme/nosuch\n",
+        "bar.yaml",
+      );
+      const plan = await bench.cli(["plan", missing]);
+      expect(plan.code).toBe(1);
+      expect(plan.out.replace(/\s+/g, " ")).toContain(
+        `${missing}:4:41: instance.application_settings.performance_bar_allowed_group_path: group "acme/nosuch" does not exist (or is not visible to this token's user)`,
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
+
+  it("is left as it is by an update of another setting", async () => {
+    const bench = await Bench.start({ fixture: FIXTURE });
+    try {
+      await bench.send("PUT", "/application/settings", { performance_bar_allowed_group_path: "acme" });
+      const group = await bench.get<{ id: number }>("/groups/acme");
+      const file = bench.manifest(
+        "version: 1\ninstance:\n  application_settings:\n    signup_enabled: false\n",
+        "signup.yaml",
+      );
+      await apply(bench, file);
+      const live = await bench.get<Record<string, unknown>>("/application/settings");
+      expect(live).toMatchObject({ signup_enabled: false, performance_bar_allowed_group_id: group.id });
+    } finally {
+      await bench.stop();
+    }
+  });
+});

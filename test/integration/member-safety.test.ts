@@ -210,6 +210,51 @@ describe("members: what a plan never does", () => {
       );
     });
 
+    it("a blocked owner may go while an active owner stays, not when it is the group's only owner", async () => {
+      const file = bench.manifest(
+        group("blocked", "{ user: eve, state: absent }\n{ user: alice, access_level: owner }"),
+      );
+      const plan = await planJson(bench, file);
+      expect(plan.errors).toEqual([]);
+      expectChanges(plan, [
+        { address: 'group["blocked"].member["eve"]', action: "delete" },
+        { address: 'group["blocked"].member["bob"]', action: "unmanaged" },
+      ]);
+      // With no active owner, the platform keeps its only blocked owner.
+      await refused(
+        group("lost", "{ user: eve, state: absent }"),
+        'group["lost"].member["eve"]',
+        "eve is the last owner of lost once the plan is applied (blocked, with no active owner in it or above it), and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first",
+      );
+      expect(await levels("lost")).toEqual({ eve: 50 });
+    });
+
+    it("not two owners who both go or both step down: neither may, whatever the case they are written in", async () => {
+      await refused(
+        group("duo", "{ user: Alice, state: absent }\n{ user: dave, state: absent }"),
+        'group["duo"].member["Alice"]',
+        "alice is the last owner of duo once the plan is applied, and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first",
+      );
+      await refused(
+        group("duo", "{ user: alice, access_level: developer }\n{ user: Dave, access_level: developer }"),
+        'group["duo"].member["alice"].access_level',
+        "alice is the last owner of duo once the plan is applied, and the platform refuses to demote a group's last owner: declare another owner (access_level: owner) first",
+      );
+      expect(await levels("duo")).toEqual({ alice: 50, dave: 50 });
+    });
+
+    it("not a member of a lower level in the group above a subgroup", async () => {
+      // lost has no active owner (eve is blocked); a developer there does not count either.
+      const [bob] = await bench.get<{ id: number }[]>("/users?username=bob");
+      const lost = await bench.get<{ id: number }>("/groups/lost");
+      await bench.send("POST", `/groups/${lost.id}/members`, { user_id: bob!.id, access_level: 30 });
+      await refused(
+        group("lost/sub", "{ user: carol, state: absent }"),
+        'group["lost/sub"].member["carol"]',
+        "carol is the last owner of lost/sub once the plan is applied, and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first",
+      );
+    });
+
     it("the token's own user, which no policy removes: the other owner may go under delete", async () => {
       const file = bench.manifest(group("with-root", "{ user: alice, state: absent }", "delete"));
       const plan = await planJson(bench, file);

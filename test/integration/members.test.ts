@@ -399,3 +399,160 @@ describe("members on the core edition", () => {
     }
   });
 });
+
+describe("a membership's end date", () => {
+  /** The plan's errors and its changes but the subgroup the manifest does not declare. */
+  const planned = async (bench: Bench, path: string) => {
+    const plan = await planJson(bench, path);
+    return {
+      errors: plan.errors,
+      changes: plan.changes.filter((c) => c.action !== "unmanaged").map((c) => [c.address, c.action]),
+    };
+  };
+  const file = (bench: Bench, expires: string) =>
+    bench.manifest(`version: 1
+groups:
+  acme:
+    members:
+      - { user: alice, access_level: owner }
+      - { user: bob, access_level: developer, expires_at: "${expires}" }
+`);
+
+  it("may be today: only a day already gone is refused", async () => {
+    const bench = await Bench.start({ fixture });
+    try {
+      const today = new Date().toISOString().slice(0, 10);
+      expect(await planned(bench, file(bench, today))).toEqual({
+        errors: [],
+        changes: [['group["acme"].member["bob"]', "create"]],
+      });
+    } finally {
+      await bench.stop();
+    }
+  });
+
+  it("that has passed on the platform already, and is declared as it is, is no error and no change", async () => {
+    // The platform's clock says 2020: it took an end date in 2020 that has passed for forgeform's.
+    const bench = await Bench.start({ fixture, clock: () => new Date("2020-01-01T12:00:00Z") });
+    try {
+      const [bob] = await bench.get<{ id: number }[]>("/users?username=bob");
+      await bench.send("POST", "/groups/acme/members", {
+        user_id: bob!.id,
+        access_level: 30,
+        expires_at: "2020-06-01",
+      });
+      expect(await planned(bench, file(bench, "2020-06-01"))).toEqual({ errors: [], changes: [] });
+      const moved = await bench.cli(["plan", file(bench, "2020-05-01")]);
+      expect(moved.code).toBe(1);
+      expect(moved.out.replace(/\s+/g, " ")).toContain(
+        "2020-05-01 is in the past: the platform refuses a membership that has already ended (remove the member with state: absent instead)",
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("what a member's create says", () => {
+  it("nothing for an active user new to the group; that a blocked user is blocked and what it has already", async () => {
+    const bench = await Bench.start({ fixture });
+    try {
+      const [carol] = await bench.get<{ id: number }[]>("/users?username=carol");
+      await bench.send("POST", `/users/${carol!.id}/block`);
+      const file = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    members:
+      - { user: bob, access_level: developer }
+      - { user: carol, access_level: maintainer }
+groups:
+  acme/platform:
+    members:
+      - { user: alice, state: absent }
+`);
+      const plan = await planJson(bench, file);
+      const reasons = Object.fromEntries(
+        plan.changes.filter((c) => c.action === "create").map((c) => [c.address, c.reason]),
+      );
+      expect(reasons).toEqual({
+        'project["acme/platform/api"].member["bob"]': undefined,
+        'project["acme/platform/api"].member["carol"]':
+          "carol is blocked: the membership gives no access while the user stays blocked; carol already has maintainer access inherited from the project's group: this adds a direct membership",
+      });
+      // The token's own user below owner in a group that exists already is a member like any other.
+      const mine = bench.manifest(
+        "version: 1\ngroups:\n  acme/platform:\n    members:\n      - { user: root, access_level: developer }\n",
+        "root.yaml",
+      );
+      const rootPlan = await planJson(bench, mine);
+      expect(rootPlan.errors).toEqual([]);
+      expect(rootPlan.changes.filter((c) => c.action === "create").map((c) => c.address)).toEqual([
+        'group["acme/platform"].member["root"]',
+      ]);
+      // A member of a subgroup marked absent whose access comes from the group above: nothing to remove here.
+      const warnings = (
+        JSON.parse((await bench.cli(["plan", "--format", "json", file])).out) as {
+          warnings: { address: string; message: string }[];
+        }
+      ).warnings;
+      expect(warnings).toContainEqual(
+        expect.objectContaining({
+          address: 'group["acme/platform"].member["alice"]',
+          message:
+            "alice is not a direct member of acme/platform: its owner access is inherited from a group above, which state: absent here does not remove; remove the membership there",
+        }),
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("a member someone else added between the plan and the apply", () => {
+  it("is given the declared expiry when it lacks it, and left alone when it has it", async () => {
+    const bench = await Bench.start({ fixture });
+    const writes: string[] = [];
+    let addedExpiry: string | null = null;
+    const [bob] = await bench.get<{ id: number }[]>("/users?username=bob");
+    const platform = await bench.get<{ id: number }>("/groups/acme%2Fplatform");
+    const proxy = await startProxy(bench.sandbox.url, async (req) => {
+      const path = (req.url ?? "").replace(/\?.*$/, "");
+      if (req.method !== "GET") writes.push(`${req.method} ${path.replace(/^\/api\/v4/, "")}`);
+      if (req.method === "POST" && path.endsWith("/members"))
+        await bench.send("POST", `/groups/${platform.id}/members`, {
+          user_id: bob!.id,
+          access_level: 30,
+          ...(addedExpiry ? { expires_at: addedExpiry } : {}),
+        });
+      return false;
+    });
+    try {
+      const file = bench.manifest(`version: 1
+groups:
+  acme/platform:
+    members:
+      - { user: bob, access_level: developer, expires_at: "2030-01-01" }
+`);
+      const env = { FORGEFORM_URL: proxy.url };
+      const members = () => bench.get<ApiMember[]>("/groups/acme%2Fplatform/members");
+      // Added without an expiry: the create finds it there (409), reads it and sets the expiry.
+      const first = await bench.cli(["apply", "--yes", file], env);
+      expect(first.code, first.out + first.err).toBe(0);
+      expect((await members()).find((m) => m.username === "bob")).toMatchObject({
+        access_level: 30,
+        expires_at: "2030-01-01",
+      });
+      expect(writes.filter((w) => w.startsWith("PUT"))).toHaveLength(1);
+      // Added with that very expiry: found as declared, nothing more sent.
+      await bench.send("DELETE", `/groups/${platform.id}/members/${bob!.id}`);
+      writes.length = 0;
+      addedExpiry = "2030-01-01";
+      const second = await bench.cli(["apply", "--yes", file], env);
+      expect(second.code, second.out + second.err).toBe(0);
+      expect(writes).toEqual([`POST /groups/${platform.id}/members`]);
+    } finally {
+      await proxy.close();
+      await bench.stop();
+    }
+  });
+});

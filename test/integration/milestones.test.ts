@@ -125,6 +125,62 @@ ${fields}
     }
   });
 
+  it("refuses a due date from the environment before the start date in the plan, where it is written; the same day is fine", async () => {
+    // Dates written in the manifest are checked by validate; a date from a reference only once it is resolved.
+    const file = bench.manifest(
+      `version: 1
+projects:
+  acme/api:
+    milestones:
+      - title: backwards
+        start_date: "2027-05-02"
+        due_date: "\${env:DUE}"
+      - title: one day
+        start_date: "\${env:DUE}"
+        due_date: "2027-05-01"
+`,
+      "dates.yaml",
+    );
+    const plan = await bench.cli(["plan", file], { DUE: "2027-05-01" });
+    expect(plan.code).toBe(1);
+    const said = prose(plan.out + plan.err);
+    // The date comes from a reference: shown as such, never its value.
+    expect(said).toContain(
+      `Errors (1): - ${file}:7:19: project["acme/api"].milestone["backwards"].due_date: due_date (sensitive) is before start_date 2027-05-02: the platform refuses it`,
+    );
+    expect(await byTitle("backwards")).toBeUndefined();
+  });
+
+  it("leaves a closed milestone closed when another field changes and the manifest does not say its state", async () => {
+    const own = await Bench.start({ fixture });
+    const closed = own.manifest(`version: 1
+projects:
+  acme/api:
+    milestones:
+      - title: archived
+        description: old
+        state: closed
+`);
+    try {
+      expect((await own.cli(["apply", "--yes", closed])).code).toBe(0);
+      const file = own.manifest(`version: 1
+projects:
+  acme/api:
+    milestones:
+      - title: archived
+        description: kept for the record
+`);
+      expect((await own.cli(["apply", "--yes", file])).code).toBe(0);
+      const all = await own.get<ApiMilestone[]>("/projects/acme%2Fapi/milestones");
+      expect(all.find((m) => m.title === "archived")).toMatchObject({
+        description: "kept for the record",
+        state: "closed",
+      });
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("creates a milestone closed when the manifest says so", async () => {
     const file = bench.manifest(`version: 1
 projects:

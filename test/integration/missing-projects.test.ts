@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
+import { startProxy } from "./proxy.js";
 
 const fixture = {
   groups: [{ path: "acme" }, { path: "acme/platform" }],
@@ -61,6 +62,83 @@ projects:
     expect(apply.code).toBe(1);
     expect(apply.out + apply.err).toContain("nothing was applied");
     expect(await bench.get<unknown[]>("/projects/acme%2Fplatform%2Fweb/badges")).toEqual([]);
+  });
+
+  it("in a top-level namespace that is not a group is a plan error that says projects are created in groups", async () => {
+    const file = bench.manifest(
+      `version: 1
+projects:
+  jdoe/tools:
+    visibility: internal
+    badges:
+      - ${BADGE}
+`,
+      "user-namespace.yaml",
+    );
+    const plan = await bench.cli(["plan", "--format", "json", file]);
+    expect(plan.code).toBe(1);
+    const json = JSON.parse(plan.out) as JsonPlan;
+    expect(json.errors.map((e) => [e.address, e.message])).toEqual([
+      [
+        'project["jdoe/tools"]',
+        'project "jdoe/tools" does not exist, and it cannot be created: its group "jdoe" does not exist or is not visible to this token\'s user (projects are created in groups, not in a user\'s namespace). Check the path, or declare the group in the manifests (within the plan\'s --target, when one is given)',
+      ],
+    ]);
+  });
+
+  it("whose create the platform refuses as taken says whether the project exists now or is hidden from the token's user", async () => {
+    let makeIt = false;
+    const proxy = await startProxy(bench.sandbox.url, async (req, res) => {
+      if (req.method !== "POST" || !/^\/api\/v4\/projects(\?|$)/.test(req.url ?? "")) return false;
+      // Someone makes the project between the plan and the apply (or it is there, hidden from the token's user).
+      if (makeIt) {
+        const group = await bench.get<{ id: number }>("/groups/acme%2Fplatform");
+        await bench.send("POST", "/projects", { path: "taken", namespace_id: group.id });
+      }
+      res.writeHead(400, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ message: { path: ["has already been taken"] } }));
+      return true;
+    });
+    try {
+      const file = bench.manifest(
+        `version: 1
+projects:
+  acme/platform/taken:
+    description: new
+`,
+        "taken.yaml",
+      );
+      const hidden = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(hidden.code).toBe(1);
+      expect(hidden.out.replace(/\s+/g, " ")).toContain(
+        "a project at acme/platform/taken already exists, but this token's user cannot see it (it was not found when planning), or its name is taken in the group: ask an administrator to give the token's user access to it, or choose another path or name (the platform said: ",
+      );
+      makeIt = true;
+      const now = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(now.code).toBe(1);
+      expect(now.out.replace(/\s+/g, " ")).toContain(
+        "project acme/platform/taken exists now: it was made since the plan was (the platform compares paths in any case). Plan again (the platform said: ",
+      );
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("in two groups: each is compared with its own group's projects", async () => {
+    const file = bench.manifest(
+      `version: 1
+projects:
+  acme/platform/ap:
+    description: new
+  acme/wbe:
+    description: new too, next to nothing like it in acme
+`,
+      "two-groups.yaml",
+    );
+    const plan = await bench.cli(["plan", "--format", "json", file]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    const json = JSON.parse(plan.out) as JsonPlan;
+    expect(json.warnings.map((w) => w.address)).toEqual(['project["acme/platform/ap"]']);
   });
 
   it("next to a project with a close path is planned as a create, with a warning naming that project", async () => {

@@ -140,3 +140,51 @@ projects:
     expect(prose(plan.out)).toContain('event switches apply only with level "custom"');
   });
 });
+
+describe("notification settings: event switches without level custom", () => {
+  it("are named in the error, with the level declared or, when none is, the level the platform has", async () => {
+    const bench = await Bench.start({ fixture });
+    try {
+      const declared = bench.manifest(`version: 1
+projects:
+  acme/api:
+    notification_settings:
+      level: watch
+      new_issue: true
+      new_note: false
+`);
+      const plan = await bench.cli(["plan", declared]);
+      expect(plan.code).toBe(1);
+      expect(prose(plan.out)).toContain(
+        ': project["acme/api"].notification_settings.new_issue: new_issue, new_note: event switches apply only with level "custom" (the level is "watch"): set level: custom or remove them',
+      );
+      // A level from a reference is shown as such, never its value.
+      const fromEnv = bench.manifest(`version: 1
+projects:
+  acme/api:
+    notification_settings:
+      level: "$${"{"}env:LEVEL}"
+      new_issue: true
+`);
+      const plan3 = await bench.cli(["plan", fromEnv], { LEVEL: "watch" });
+      expect(plan3.code).toBe(1);
+      expect(prose(plan3.out)).toContain(
+        'new_issue: event switches apply only with level "custom" (the level is "(sensitive)"): set level: custom or remove them',
+      );
+      const live = (await bench.get<ApiSettings>("/groups/acme/notification_settings")).level;
+      const inherited = bench.manifest(`version: 1
+groups:
+  acme:
+    notification_settings:
+      new_issue: true
+`);
+      const plan2 = await bench.cli(["plan", inherited]);
+      expect(plan2.code).toBe(1);
+      expect(prose(plan2.out)).toContain(
+        `: group["acme"].notification_settings.new_issue: new_issue: event switches apply only with level "custom" (the level is "${live}"): set level: custom or remove them`,
+      );
+    } finally {
+      await bench.stop();
+    }
+  });
+});

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apply, expectChanges, expectNoChanges, FIXTURE, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
+import { startProxy, startRecorder } from "./proxy.js";
 
 interface Schedule {
   ref: string;
@@ -193,6 +194,124 @@ ${take === undefined ? "" : `        take_ownership: ${take}\n`}`;
       expect(list.find((s) => s.description === "Owned by Alice")?.owner.username).toBe("root");
     } finally {
       await owned.stop();
+    }
+  });
+
+  it("reads a declared schedule's detail once per plan, and its variables with it", async () => {
+    const gets: string[] = [];
+    const counted = await Bench.start({
+      onRequest: (method: string, path: string) => {
+        if (method === "GET" && path.includes("/pipeline_schedules")) gets.push(path.split("?")[0]!);
+      },
+      fixture: FIXTURE,
+    });
+    try {
+      const file = counted.manifest(
+        manifest(
+          { ref: "main", cron: "0 2 * * *", cron_timezone: "UTC", active: true },
+          undefined,
+          '        variables:\n          - key: A\n            value: "1"\n',
+        ),
+      );
+      await apply(counted, file);
+      gets.length = 0;
+      expectChanges(await planJson(counted, file), []);
+      // The list, then the detail view of the declared schedule, which holds its variables: nothing else.
+      expect(gets).toEqual([
+        "/api/v4/projects/acme%2Fplatform%2Fapi/pipeline_schedules",
+        "/api/v4/projects/acme%2Fplatform%2Fapi/pipeline_schedules/1",
+      ]);
+    } finally {
+      await counted.stop();
+    }
+  });
+
+  it("sends the unchecked settings of a schedule and of its variables as written when they change", async () => {
+    const own = await Bench.start({ fixture: FIXTURE });
+    const recorder = await startRecorder(own.sandbox.url);
+    try {
+      const schedule = (unchecked: string, variableUnchecked: string) => `version: 1
+projects:
+  acme/platform/api:
+    pipeline_schedules:
+      - description: Nightly
+        ref: main
+        cron: "0 2 * * *"
+${unchecked}        variables:
+          - key: A
+            value: "1"
+${variableUnchecked}`;
+      await apply(own, own.manifest(schedule("", "")));
+      const file = own.manifest(
+        schedule(
+          "        unchecked:\n          pipeline_name: nightly build\n",
+          "            unchecked:\n              raw: true\n",
+        ),
+      );
+      const address = `${project}.pipeline_schedule["Nightly"]`;
+      expectChanges(await planJson(own, file), [
+        { address, action: "update", fields: ["unchecked.pipeline_name"] },
+        { address: `${address}.variable["A"]`, action: "update", fields: ["unchecked.raw"] },
+      ]);
+      await apply(own, file, ["--url", recorder.url]);
+      const writes = recorder.requests.filter((r) => r.method !== "GET");
+      expect(writes).toEqual([
+        {
+          method: "PUT",
+          path: "/api/v4/projects/acme%2Fplatform%2Fapi/pipeline_schedules/1",
+          body: { pipeline_name: "nightly build" },
+        },
+        {
+          method: "PUT",
+          path: "/api/v4/projects/acme%2Fplatform%2Fapi/pipeline_schedules/1/variables/A",
+          body: { value: "1", raw: true },
+        },
+      ]);
+    } finally {
+      await recorder.close();
+      await own.stop();
+    }
+  });
+
+  it("plans taking ownership of a schedule that has no owner (its owner's account was deleted)", async () => {
+    const own = await Bench.start({
+      fixture: {
+        ...FIXTURE,
+        pipeline_schedules: [
+          { project: "acme/platform/api", description: "Orphan", cron: "0 4 * * *", ref: "main" },
+        ],
+      },
+    });
+    // The platform shows such a schedule with `owner: null`; the sandbox always keeps one, so a proxy drops it.
+    const proxy = await startProxy(own.sandbox.url, async (req, res) => {
+      if (req.method !== "GET" || !/\/pipeline_schedules(\/\d+)?(\?|$)/.test(req.url ?? "")) return false;
+      const answer = await fetch(`${own.sandbox.url}${req.url}`, {
+        headers: { "PRIVATE-TOKEN": String(req.headers["private-token"]) },
+      });
+      const body = (await answer.json()) as Record<string, unknown> | Record<string, unknown>[];
+      for (const s of Array.isArray(body) ? body : [body]) s["owner"] = null;
+      res.writeHead(answer.status, { "Content-Type": "application/json" });
+      res.end(JSON.stringify(body));
+      return true;
+    });
+    try {
+      const file = own.manifest(`version: 1
+projects:
+  acme/platform/api:
+    pipeline_schedules:
+      - description: Orphan
+        ref: main
+        cron: "0 4 * * *"
+        take_ownership: true
+`);
+      const plan = await planJson(own, file, ["--url", proxy.url]);
+      expectChanges(plan, [
+        { address: `${project}.pipeline_schedule["Orphan"]`, action: "update", fields: ["owner"] },
+      ]);
+      expect(plan.changes[0]?.fields[0]).toMatchObject({ before: null, after: "root" });
+    } finally {
+      await proxy.close();
+      await own.stop();
     }
   });
 });

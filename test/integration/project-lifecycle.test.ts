@@ -125,6 +125,46 @@ describe("projects created and deleted, in order", () => {
     expect(again.code, again.out).toBe(0);
   });
 
+  it("downloads the export only once the platform says it is finished, and deletes nothing when it failed", async () => {
+    const m = bench.manifest("version: 1\nprojects:\n  keep/old:\n    state: absent\n");
+    const old = await id("projects", "keep/old");
+    // The platform's answers to the checks of the export's status, in turn (the sandbox's own after them).
+    let statuses: string[] = [];
+    const checks: string[] = [];
+    proxy = await startProxy(bench.sandbox.url, (req, res) => {
+      const path = (req.url ?? "").replace(/^\/api\/v4/, "").replace(/\?.*$/, "");
+      if (req.method === "GET" && /\/export(\/download)?$/.test(path)) checks.push(path);
+      if (req.method !== "GET" || !path.endsWith("/export")) return false;
+      const status = statuses.shift();
+      if (status === undefined) return false;
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ id: old, export_status: status }));
+      return true;
+    });
+    const env = { FORGEFORM_URL: proxy.url };
+    statuses = ["failed"];
+    const failed = await bench.cli(["apply", "--yes", "--backup-dir", join(bench.dir, "failed"), m], env);
+    expect(failed.code).toBe(1);
+    expect(failed.out.replace(/\n\s+/g, " ")).toContain(
+      `(the platform's export of the project failed (export_status "failed" after 1 check))`,
+    );
+    expect(await exists("/projects/keep%2Fold")).toBe(true);
+    expect(checks).toEqual([`/projects/${old}/export`]);
+
+    checks.length = 0;
+    statuses = ["started"];
+    const dir = join(bench.dir, "later");
+    const applied = await bench.cli(["apply", "--yes", "--backup-dir", dir, m], env);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(checks).toEqual([
+      `/projects/${old}/export`,
+      `/projects/${old}/export`,
+      `/projects/${old}/export/download`,
+    ]);
+    expect(readdirSync(dir)).toEqual(["project-keep%2Fold.tar.gz"]);
+    expect(await exists("/projects/keep%2Fold")).toBe(false);
+  });
+
   it("deletes without an archive with --no-backup, and says so in the plan", async () => {
     const m = bench.manifest("version: 1\nprojects:\n  keep/old:\n    state: absent\n");
     const plan = await bench.cli(["plan", "--no-backup", m]);
@@ -305,7 +345,7 @@ projects:
 
   it("refuses in the plan what only an Owner may do, for a Maintainer's token", async () => {
     const m = bench.manifest(
-      "version: 1\nprojects:\n  keep/app: { visibility: internal, description: fine }\n  keep/old: { state: absent }\n",
+      "version: 1\nprojects:\n  keep/app: { visibility: internal, description: fine, emails_disabled: true }\n  keep/old: { state: absent }\n",
     );
     const plan = await bench.cli(["plan", "--format", "json", m], { FORGEFORM_TOKEN: USER_TOKEN });
     expect(plan.code).toBe(1);
@@ -314,6 +354,10 @@ projects:
       [
         'project["keep/app"].visibility',
         "changing visibility needs the Owner role on the project, and the token's user is a Maintainer (the platform refuses it): use an Owner's or an administrator's token, or leave visibility out",
+      ],
+      [
+        'project["keep/app"].emails_disabled',
+        "changing emails_disabled needs the Owner role on the project, and the token's user is a Maintainer (the platform ignores it): use an Owner's or an administrator's token, or leave emails_disabled out",
       ],
       [
         'project["keep/old"]',
@@ -351,6 +395,16 @@ projects:
       [
         'project["open/thing"]',
         "deleting a project needs the Owner role on it, and the token's user is not a member: use an Owner's or an administrator's token",
+      ],
+    ]);
+    const renamed = bench.manifest("version: 1\nprojects:\n  open/thing: { name: Renamed }\n", "rename.yaml");
+    const refusedName = JSON.parse(
+      (await bench.cli(["plan", "--format", "json", renamed], { FORGEFORM_TOKEN: USER_TOKEN })).out,
+    ) as { errors: { address: string; message: string }[] };
+    expect(refusedName.errors.map((e) => [e.address, e.message])).toEqual([
+      [
+        'project["open/thing"].name',
+        "changing name needs the Owner role on the project, and the token's user is not a member (the platform refuses it): use an Owner's or an administrator's token, or leave name out",
       ],
     ]);
   });

@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, Bench } from "./helpers.js";
+import { startRecorder } from "./proxy.js";
 
 const fixture = {
   groups: [
@@ -461,5 +462,93 @@ projects:
     // The pattern changed: every project it matches, and nothing else.
     expect(await plan(["--changed-since", "HEAD"])).toEqual(['project["north/api"]', 'project["north/web"]']);
     expect(existsSync(file)).toBe(true);
+  });
+});
+
+describe("project features against the repository's access level the platform has", () => {
+  it("refuses merge requests or CI/CD more open than the repository, and a ci_config_path it could not read back", async () => {
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/api" }] },
+    });
+    try {
+      // The repository's level is the platform's: the manifest does not declare it.
+      const levels = (level: string) => ({
+        repository_access_level: level,
+        merge_requests_access_level: level,
+        builds_access_level: level,
+      });
+      await bench.send("PUT", "/projects/acme%2Fapi", levels("private"));
+      const open = bench.manifest(`version: 1
+projects:
+  acme/api:
+    merge_requests_access_level: enabled
+    builds_access_level: private
+`);
+      const plan = await bench.cli(["plan", "--format", "json", open]);
+      expect(plan.code).toBe(1);
+      const errors = (JSON.parse(plan.out) as { errors: { address: string; message: string }[] }).errors;
+      expect(errors).toEqual([
+        {
+          address: 'project["acme/api"].merge_requests_access_level',
+          message:
+            "merge_requests_access_level enabled is more open than repository_access_level private: the platform refuses it. Open the repository as far, or this less",
+          source: expect.anything(),
+        },
+      ]);
+      await bench.send("PUT", "/projects/acme%2Fapi", levels("disabled"));
+      const path = bench.manifest(`version: 1
+projects:
+  acme/api:
+    ci_config_path: ci/main.yml
+`);
+      const plan2 = await bench.cli(["plan", "--format", "json", path]);
+      expect(plan2.code).toBe(1);
+      expect(
+        (JSON.parse(plan2.out) as { errors: { address: string; message: string }[] }).errors.map((e) => [
+          e.address,
+          e.message,
+        ]),
+      ).toEqual([
+        [
+          'project["acme/api"].ci_config_path',
+          "the platform shows ci_config_path only to those who can read the repository, and repository_access_level is disabled: it could never be compared. Leave ci_config_path out, or enable the repository",
+        ],
+      ]);
+      // Without ci_config_path, a disabled repository is no problem.
+      const other = bench.manifest("version: 1\nprojects:\n  acme/api:\n    description: no code here\n");
+      expect(JSON.parse((await bench.cli(["plan", "--format", "json", other])).out).errors).toEqual([]);
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("project settings under the names the 13.12 interface takes", () => {
+  it("sends topics as tag_list and public_jobs as public_builds", async () => {
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/api" }] },
+    });
+    const recorder = await startRecorder(bench.sandbox.url);
+    try {
+      const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    topics: [backend, go]
+    public_jobs: false
+`);
+      const applied = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: recorder.url });
+      expect(applied.code, applied.out + applied.err).toBe(0);
+      expect(recorder.requests.filter((r) => r.method !== "GET")).toEqual([
+        {
+          method: "PUT",
+          path: expect.stringMatching(/^\/api\/v4\/projects\/\d+$/),
+          body: { tag_list: ["backend", "go"], public_builds: false },
+        },
+      ]);
+      expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    } finally {
+      await recorder.close();
+      await bench.stop();
+    }
   });
 });

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apply, expectChanges, expectNoChanges, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
+import { startProxy } from "./proxy.js";
 
 const fixture = {
   users: [
@@ -368,6 +369,37 @@ ${yamlBranch("admin-only", { push: "admin", merge: "admin" })}
       expect(main).toMatchObject({ push_access_levels: [{ access_level: 30 }], allow_force_push: true });
     } finally {
       await core.stop();
+    }
+  });
+});
+
+describe("a protection whose allowances need members and shares the same plan makes", () => {
+  it("waits for them however slow the platform is to make them, and names them in the plan", async () => {
+    const own = await Bench.start({ fixture, edition: "licensed" });
+    // The platform is slow to add the member and the share: the protection that names them must wait.
+    const proxy = await startProxy(own.sandbox.url, (req) => {
+      const path = (req.url ?? "").replace(/\?.*$/, "");
+      if (req.method !== "POST" || !/\/(members|share)$/.test(path)) return false;
+      return new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 300));
+    });
+    try {
+      const file = own.manifest(
+        branches(
+          [["release/*", { push: "no_access", allowedToPush: ["{ user: dave }", "{ group: vendors }"] }]],
+          undefined,
+          "    members:\n      - { user: dave, access_level: developer }\n    shared_with_groups:\n      - { group: partners, group_access: developer }\n      - { group: vendors, group_access: developer }\n",
+        ),
+      );
+      // The plan names the allowances as the manifest does, not by the platform's ids.
+      expect((await own.cli(["plan", file])).out).toContain(
+        '+ allowed_to_push: [{"group":"vendors"},{"user":"dave"}]',
+      );
+      const r = await own.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(r.code, r.out + r.err).toBe(0);
+      await expectNoChanges(own, file);
+    } finally {
+      await proxy.close();
+      await own.stop();
     }
   });
 });

@@ -48,3 +48,32 @@ export async function startProxy(target: string, override: Override): Promise<Ru
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A request that went through a recording proxy, its body as sent (parsed when it is JSON). */
+export interface Recorded {
+  method: string;
+  /** The path, without the query. */
+  path: string;
+  body: unknown;
+}
+
+/** A proxy that lets every request through and records each with its body, as a platform would receive it. */
+export async function startRecorder(target: string): Promise<RunningProxy & { requests: Recorded[] }> {
+  const requests: Recorded[] = [];
+  const proxy = await startProxy(target, (req) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      let body: unknown = text;
+      try {
+        body = text === "" ? undefined : JSON.parse(text);
+      } catch {
+        // not JSON: kept as text
+      }
+      requests.push({ method: req.method ?? "", path: (req.url ?? "").replace(/\?.*$/, ""), body });
+    });
+    return false;
+  });
+  return { ...proxy, requests };
+}

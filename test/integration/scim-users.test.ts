@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
+import { startProxy, startRecorder } from "./proxy.js";
 
 const SCIM_TOKEN = "scim-token-for-acme";
 
@@ -202,5 +205,158 @@ groups:
       .filter((l) => /! group\["big"\]\.scim_user\["idp-user\d+"\]/.test(l));
     expect(unmanaged).toHaveLength(129);
     expect(plan.out).not.toContain('scim_user["idp-user129"]');
+  });
+});
+
+describe("SCIM users: what apply sends", () => {
+  const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
+  const PATCH = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
+  const scim = { FORGEFORM_SCIM_TOKEN: SCIM_TOKEN };
+  let bench: Bench;
+  let recorder: Awaited<ReturnType<typeof startRecorder>>;
+  beforeAll(async () => {
+    bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], scim: [{ group: "acme", token: SCIM_TOKEN }] },
+    });
+    recorder = await startRecorder(bench.sandbox.url);
+  });
+  afterAll(async () => {
+    await recorder.close();
+    await bench.stop();
+  });
+  const user = async (id: string): Promise<ScimUser> => {
+    const res = await fetch(`${bench.sandbox.url}/api/scim/v2/groups/acme/Users/${id}`, {
+      headers: { authorization: `Bearer ${SCIM_TOKEN}` },
+    });
+    return (await res.json()) as ScimUser;
+  };
+  /** Applies through the recorder; the writes it sent, each as the platform received it. */
+  const applied = async (entry: string) => {
+    const file = bench.manifest(`version: 1\ngroups:\n  acme:\n    scim_users:\n${entry}`, "scim.yaml");
+    recorder.requests.length = 0;
+    const r = await bench.cli(["apply", "--yes", file], { ...scim, FORGEFORM_URL: recorder.url });
+    expect(r.code, r.out + r.err).toBe(0);
+    return recorder.requests
+      .filter((q) => q.method !== "GET")
+      .map((q) => ({ method: q.method, body: q.body }));
+  };
+
+  it("creates a user with the full name and every address, the unnamed kind being work, and active", async () => {
+    const writes = await applied(`      - externalId: idp-jane
+        userName: jane
+        name: { formatted: Jane Doe, givenName: Jane, familyName: Doe }
+        emails: [{ type: home, value: jane@home.example }, { value: jane@acme.example }]
+`);
+    expect(writes).toEqual([
+      {
+        method: "POST",
+        body: {
+          schemas: [USER],
+          externalId: "idp-jane",
+          userName: "jane",
+          emails: [
+            { type: "home", value: "jane@home.example" },
+            { type: "work", value: "jane@acme.example" },
+          ],
+          name: { formatted: "Jane Doe", givenName: "Jane", familyName: "Doe" },
+          active: true,
+        },
+      },
+    ]);
+    expect(await user("idp-jane")).toMatchObject({ userName: "jane", active: true });
+  });
+
+  it("changes the work address, whatever its place among the others, with one operation", async () => {
+    const writes = await applied(`      - externalId: idp-jane
+        userName: jane
+        name: { formatted: Jane Doe }
+        emails: [{ type: home, value: jane@home.example }, { type: work, value: jane.doe@acme.example }]
+`);
+    expect(writes).toEqual([
+      {
+        method: "PATCH",
+        body: {
+          schemas: [PATCH],
+          Operations: [
+            { op: "Replace", path: 'emails[type eq "work"].value', value: "jane.doe@acme.example" },
+          ],
+        },
+      },
+    ]);
+    expect((await user("idp-jane")).emails.map((e) => e.value)).toContain("jane.doe@acme.example");
+  });
+
+  it("deprovisions with one operation on active alone", async () => {
+    const writes = await applied(`      - externalId: idp-jane
+        userName: jane
+        name: { formatted: Jane Doe }
+        emails: [{ type: work, value: jane.doe@acme.example }]
+        active: false
+`);
+    expect(writes).toEqual([
+      {
+        method: "PATCH",
+        body: { schemas: [PATCH], Operations: [{ op: "Replace", path: "active", value: false }] },
+      },
+    ]);
+    expect((await user("idp-jane")).active).toBe(false);
+  });
+
+  it("creates a user declared inactive, then deprovisions it", async () => {
+    const writes = await applied(`      - externalId: idp-jane
+        userName: jane
+        name: { formatted: Jane Doe }
+        emails: [{ type: work, value: jane.doe@acme.example }]
+        active: false
+      - externalId: idp-joe
+        userName: joe
+        name: { formatted: Joe Bloggs }
+        emails: [{ type: work, value: joe@acme.example }]
+        active: false
+`);
+    expect(writes).toEqual([
+      {
+        method: "POST",
+        body: {
+          schemas: [USER],
+          externalId: "idp-joe",
+          userName: "joe",
+          emails: [{ type: "work", value: "joe@acme.example" }],
+          name: { formatted: "Joe Bloggs" },
+        },
+      },
+      {
+        method: "PATCH",
+        body: { schemas: [PATCH], Operations: [{ op: "Replace", path: "active", value: false }] },
+      },
+    ]);
+    expect(await user("idp-joe")).toMatchObject({ userName: "joe", active: false });
+  });
+});
+
+describe("SCIM users in an export", () => {
+  it("says they were not exported when the SCIM API cannot be reached, rather than leaving them out silently", async () => {
+    const bench = await Bench.start({ fixture });
+    // The SCIM API is behind something that drops the connection; the REST API answers.
+    const proxy = await startProxy(bench.sandbox.url, (req) => {
+      if (!(req.url ?? "").startsWith("/api/scim/")) return false;
+      req.socket.destroy();
+      return true;
+    });
+    try {
+      const out = join(bench.dir, "exported");
+      const r = await bench.cli(["export", "--group", "acme", "--max-attempts", "1", "--out", out], {
+        FORGEFORM_URL: proxy.url,
+        FORGEFORM_SCIM_TOKEN: SCIM_TOKEN,
+      });
+      expect(r.code, r.err).toBe(0);
+      const lines = r.err.split("\n").filter((line) => /scim/i.test(line));
+      expect(lines, r.err).toHaveLength(1);
+      expect(lines[0]).toMatch(/^forgeform export: not exported: group\["acme"\]\.scim_users: /);
+      expect(readFileSync(join(out, "acme.yaml"), "utf8")).toMatch(/^ {4}# scim_users not exported: /m);
+    } finally {
+      await proxy.close();
+      await bench.stop();
+    }
   });
 });

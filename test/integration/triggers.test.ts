@@ -193,3 +193,49 @@ projects:
     expect(prose(r.out + r.err)).toContain("wiki_pages[0].content_file: a file path is taken as written");
   });
 });
+
+describe("pipeline triggers replaced with a token_file", () => {
+  it("may write over the file only when it holds that same trigger's current token", async () => {
+    const bench = await Bench.start({
+      fixture: {
+        ...fixture,
+        pipeline_triggers: [
+          { project: "acme/api", description: "nightly" },
+          { project: "acme/api", description: "other" },
+        ],
+      },
+    });
+    try {
+      const listed = await bench.get<ApiTrigger[]>("/projects/acme%2Fapi/triggers");
+      const token = (d: string) => listed.find((t) => t.description === d)!.token;
+      const target = join(bench.dir, "nightly.token");
+      const file = bench.manifest(`version: 1
+projects:
+  acme/api:
+    triggers:
+      - description: nightly
+        token_file: ${JSON.stringify(target)}
+      - description: other
+`);
+      const replace = ["--replace", 'project["acme/api"].trigger["nightly"]'];
+      // The file holds another trigger's token: refused.
+      writeFileSync(target, `${token("other")}\n`);
+      const refused = await bench.cli(["plan", ...replace, file]);
+      expect(refused.code).toBe(1);
+      expect(prose(refused.out)).toContain(
+        `token_file ${target} holds something other than this trigger's current token: forgeform writes a trigger token only to a new file or over that same trigger's current token`,
+      );
+      // It holds this trigger's own token: the replace writes the new one over it.
+      writeFileSync(target, `${token("nightly")}\n`);
+      const applied = await bench.cli(["apply", "--yes", ...replace, file]);
+      expect(applied.code, applied.out + applied.err).toBe(0);
+      const now = (await bench.get<ApiTrigger[]>("/projects/acme%2Fapi/triggers")).find(
+        (t) => t.description === "nightly",
+      );
+      expect(readFileSync(target, "utf8").trim()).toBe(now!.token);
+      expect(now!.token).not.toBe(token("nightly"));
+    } finally {
+      await bench.stop();
+    }
+  });
+});

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, Bench } from "./helpers.js";
+import { startProxy } from "./proxy.js";
 
 const fixture = { groups: [{ path: "hatch" }], projects: [{ path: "hatch/templates" }] };
 
@@ -148,5 +149,69 @@ instance:
     );
     const plan = await bench.cli(["plan", "--detailed-exitcode", asked]);
     expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+
+  it("of a project are sent with its create, and the next plan has nothing to do", async () => {
+    const file = bench.manifest(
+      `version: 1
+projects:
+  hatch/fresh:
+    description: made with approvals
+    unchecked:
+      approvals_before_merge: 3
+`,
+      "fresh.yaml",
+    );
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect(
+      (await bench.get<Record<string, unknown>>("/projects/hatch%2Ffresh"))["approvals_before_merge"],
+    ).toBe(3);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+
+  it("of projects read together from their group's listing are read back on their own, and converge", async () => {
+    const own = await Bench.start({
+      fixture: { groups: [{ path: "pair" }], projects: [{ path: "pair/one" }, { path: "pair/two" }] },
+      edition: "licensed",
+    });
+    try {
+      // Two projects with settings under one group come from one listing, which does not keep unchecked settings.
+      const file = own.manifest(`version: 1
+projects:
+  pair/one:
+    description: first
+    unchecked:
+      approvals_before_merge: 2
+  pair/two:
+    description: second
+`);
+      expect((await own.cli(["apply", "--yes", file])).code).toBe(0);
+      const plan = await own.cli(["plan", "--detailed-exitcode", file]);
+      expect(plan.code, plan.out + plan.err).toBe(0);
+      // A listing that does not show the setting: the project is read on its own for it.
+      const reads: string[] = [];
+      const proxy = await startProxy(own.sandbox.url, async (req, res) => {
+        if (req.method === "GET") reads.push((req.url ?? "").replace(/\?.*$/, ""));
+        if (req.method !== "GET" || !(req.url ?? "").startsWith("/api/v4/groups/pair/projects")) return false;
+        const answer = await fetch(`${own.sandbox.url}${req.url}`, {
+          headers: { "PRIVATE-TOKEN": String(req.headers["private-token"]) },
+        });
+        const listed = (await answer.json()) as Record<string, unknown>[];
+        for (const p of listed) delete p["approvals_before_merge"];
+        res.writeHead(answer.status, { "Content-Type": "application/json" });
+        res.end(JSON.stringify(listed));
+        return true;
+      });
+      try {
+        const again = await own.cli(["plan", "--detailed-exitcode", file], { FORGEFORM_URL: proxy.url });
+        expect(again.code, again.out + again.err).toBe(0);
+        expect(reads).toContain("/api/v4/projects/pair%2Fone");
+      } finally {
+        await proxy.close();
+      }
+    } finally {
+      await own.stop();
+    }
   });
 });

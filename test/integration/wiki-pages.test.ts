@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
+import { startProxy, startRecorder } from "./proxy.js";
 
 interface ApiPage {
   slug: string;
@@ -189,5 +190,86 @@ projects:
     expect(summary(plan.out)).toBe("Plan: 0 to create, 0 to update, 0 to replace, 2 to delete.");
     expect((await bench.cli(["apply", "--yes", pruned])).code).toBe(0);
     expect((await pages()).map((p) => p.slug)).toEqual(["Architecture"]);
+  });
+});
+
+describe("wiki pages: what create and update send", () => {
+  let bench: Bench;
+  let recorder: Awaited<ReturnType<typeof startRecorder>>;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/api" }] } });
+    recorder = await startRecorder(bench.sandbox.url);
+  });
+  afterAll(async () => {
+    await recorder.close();
+    await bench.stop();
+  });
+  const page = (slug: string) => bench.get<ApiPage>(`/projects/acme%2Fapi/wikis/${encodeURIComponent(slug)}`);
+  const wiki = (pages: string, name = "forgeform.yaml") =>
+    bench.manifest(`version: 1\nprojects:\n  acme/api:\n    wiki_pages:\n${pages}`, name);
+
+  it("creates a page with the format asked for", async () => {
+    const file = wiki(`      - title: Notes
+        format: asciidoc
+        content: "= Notes"
+`);
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect(await page("Notes")).toMatchObject({ format: "asciidoc", content: "= Notes" });
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("takes a title with spaces around it as the platform does: the slug is the trimmed title's", async () => {
+    const file = wiki(`      - title: " Release checklist "
+        content: steps
+`);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code, plan.out + plan.err).toBe(2);
+    expect(plan.out).toContain('+ project["acme/api"].wiki_page["Release-checklist"]');
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    expect(await page("Release-checklist")).toMatchObject({ title: "Release checklist", content: "steps" });
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+  });
+
+  it("sends an unchecked setting of a page as written when it changes, with the page's format, which the platform needs", async () => {
+    expect(
+      (await bench.cli(["apply", "--yes", wiki("      - title: Hatch\n        content: one\n")])).code,
+    ).toBe(0);
+    const file = wiki(
+      "      - title: Hatch\n        content: one\n        unchecked:\n          front_matter: true\n",
+    );
+    recorder.requests.length = 0;
+    const r = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: recorder.url });
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(recorder.requests.filter((q) => q.method !== "GET")).toEqual([
+      {
+        method: "PUT",
+        path: "/api/v4/projects/acme%2Fapi/wikis/Hatch",
+        body: { front_matter: true, format: "markdown" },
+      },
+    ]);
+  });
+
+  it("says which attachment cannot be read when it goes missing during the apply", async () => {
+    const shot = join(bench.dir, "shot.png");
+    writeFileSync(shot, Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    // The file is there when the manifest is read, and removed while the platform creates the page.
+    const proxy = await startProxy(bench.sandbox.url, (req) => {
+      if (req.method !== "POST" || !/\/wikis$/.test(req.url ?? "")) return false;
+      rmSync(shot);
+      return false;
+    });
+    try {
+      const file = wiki(`      - title: Diagrams
+        content: "![shot](uploads/shot.png)"
+        attachments: [shot.png]
+`);
+      const r = await bench.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(r.code).toBe(1);
+      expect(prose(r.out + r.err)).toContain(
+        `attachment ${shot} cannot be read (ENOENT): check the path in attachments`,
+      );
+    } finally {
+      await proxy.close();
+    }
   });
 });
