@@ -83875,7 +83875,7 @@ async function planInChunks(request2, chunking, paths, found, options) {
       { files, ...digests ? { digests } : {} },
       { ...options, requestStats: requestStatsOf(api) }
     );
-    return { diagnostics, result, ctx, api };
+    return { diagnostics, result, ctx, api, chunks: walks.length };
   } catch (error2) {
     await api.close();
     throw error2;

@@ -203,7 +203,7 @@ export async function planInChunks(
       { files, ...(digests ? { digests } : {}) },
       { ...options, requestStats: requestStatsOf(api) },
     );
-    return { diagnostics, result, ctx, api };
+    return { diagnostics, result, ctx, api, chunks: walks.length };
   } catch (error) {
     await api.close();
     throw error;

@@ -39,4 +39,6 @@ export interface PlanOutcome {
   result?: PlanResult;
   ctx?: KindContext;
   api?: ApiClient;
+  /** Of a plan made in chunks (chunks.ts), how many were walked: a plan made in one walk has none. */
+  chunks?: number;
 }

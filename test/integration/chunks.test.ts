@@ -161,6 +161,8 @@ async function plan(bench: Bench, root: string, units: string): Promise<PlanOutc
     if (units === "1") expect(chunks).toBeGreaterThanOrEqual(8);
     else expect(chunks).toBe(0);
     const outcome = await planFromManifests(request);
+    // Every chunk walked (not the one walk chunks fall back to when they find what a whole load does not).
+    if (outcome.result) expect(outcome.chunks).toBe(chunks > 0 ? chunks : undefined);
     await outcome.api?.close();
     return outcome;
   });
