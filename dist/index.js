@@ -81227,7 +81227,7 @@ async function planUndeclared(state, out, p3) {
   for (const live of p3.matched.undeclared) {
     const from = out.length;
     await planOne(state, out, p3, live);
-    p3.placed?.(live, out.slice(from));
+    if (p3.depth === 0 && state.chunk) state.place(out.slice(from), p3.collection, void 0, live.order);
   }
 }
 async function planOne(state, out, p3, live) {
@@ -81425,17 +81425,7 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
     for (const step of steps) out.push(step);
   });
   if (coll.policy === "ignore" || !fullRead) return;
-  await planUndeclared(state, out, {
-    kind,
-    specs: specs2,
-    coll,
-    collection,
-    parent,
-    parentAddress,
-    depth,
-    matched,
-    ...depth === 0 ? { placed: (live, steps) => state.place(steps, collection, void 0, live.order) } : {}
-  });
+  await planUndeclared(state, out, { kind, specs: specs2, coll, collection, parent, parentAddress, depth, matched });
 }
 
 // src/engine/plan/chunks.ts

@@ -24,14 +24,13 @@ export async function planUndeclared(
     parentAddress: string;
     depth: number;
     matched: Matched;
-    /** Told the steps planned for each undeclared object (a plan made in chunks places them). */
-    placed?: (live: Live, steps: Step[]) => void;
   },
 ): Promise<void> {
   for (const live of p.matched.undeclared) {
     const from = out.length;
     await planOne(state, out, p, live);
-    p.placed?.(live, out.slice(from));
+    // In a chunk of a plan made in chunks, the root's undeclared objects go by their place in the read.
+    if (p.depth === 0 && state.chunk) state.place(out.slice(from), p.collection, undefined, live.order);
   }
 }
 

@@ -213,17 +213,5 @@ async function walkCollection(
   });
 
   if (coll.policy === "ignore" || !fullRead) return;
-  await planUndeclared(state, out, {
-    kind,
-    specs,
-    coll,
-    collection,
-    parent,
-    parentAddress,
-    depth,
-    matched,
-    ...(depth === 0
-      ? { placed: (live: Live, steps: Step[]) => state.place(steps, collection, undefined, live.order) }
-      : {}),
-  });
+  await planUndeclared(state, out, { kind, specs, coll, collection, parent, parentAddress, depth, matched });
 }
