@@ -66452,9 +66452,19 @@ var PROCESS_FLAGS = [
 function isSmallRun(argv) {
   return argv.some((a) => a === "--changed-since" || a.startsWith("--changed-since="));
 }
+var PLANNING = /* @__PURE__ */ new Set(["plan", "drift", "apply"]);
+function startsSmall(argv) {
+  if (isSmallRun(argv)) return true;
+  const command = argv.slice(2).find((a) => !a.startsWith("-"));
+  return command !== void 0 && PLANNING.has(command);
+}
+var TUNING = /* @__PURE__ */ Symbol.for("forgeform.runtime.tuning");
+var tuning = () => globalThis[TUNING];
 function tuneProcess(argv, scavenges = SMALL_RUN_SCAVENGES) {
   for (const flag of PROCESS_FLAGS) setFlagsFromString(flag);
-  if (!isSmallRun(argv)) return;
+  const state = { small: startsSmall(argv), keepSmall: false };
+  globalThis[TUNING] = state;
+  if (!state.small) return;
   setFlagsFromString("--semi-space-growth-factor=1");
   let seen = 0;
   const observer = new PerformanceObserver((list) => {
@@ -66462,18 +66472,21 @@ function tuneProcess(argv, scavenges = SMALL_RUN_SCAVENGES) {
       if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
         seen += 1;
     }
-    if (seen >= scavenges) {
+    if (state.keepSmall) observer.disconnect();
+    else if (seen >= scavenges) {
+      state.small = false;
       setFlagsFromString("--semi-space-growth-factor=2");
       observer.disconnect();
     }
   });
   observer.observe({ entryTypes: ["gc"] });
 }
-
-// src/action/run.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync7, statSync as statSync6 } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname7, isAbsolute as isAbsolute5, join as join6, relative as relative7, resolve as resolve8 } from "node:path";
+function keepYoungGenerationSmall() {
+  const state = tuning();
+  if (!state?.small) return false;
+  state.keepSmall = true;
+  return true;
+}
 
 // node_modules/@actions/core/lib/command.js
 import * as os from "os";
@@ -66991,6 +67004,175 @@ function startGroup(name) {
 function endGroup() {
   issue("endgroup");
 }
+
+// src/action/inputs.ts
+var COMMANDS = ["validate", "plan", "apply", "drift"];
+var COMMENT_MODES = ["on-change", "always", "never"];
+function secretValues(env = process.env) {
+  const values = [
+    getInput("token"),
+    env["FORGEFORM_TOKEN"],
+    env["FORGEFORM_SCIM_TOKEN"],
+    getInput("github-token")
+  ];
+  return values.map((value) => value?.trim() ?? "").filter((value) => value !== "");
+}
+function maskSecrets(env = process.env) {
+  for (const value of secretValues(env)) setSecret(value);
+}
+function listInput(name) {
+  return getInput(name).split(/\s+/).filter((item) => item !== "");
+}
+function optional(name) {
+  const value = getInput(name);
+  return value === "" ? void 0 : value;
+}
+var TRUE = ["true", "True", "TRUE"];
+var FALSE = ["false", "False", "FALSE"];
+function booleanInput(name) {
+  const value = getInput(name);
+  if (value === "" || FALSE.includes(value)) return false;
+  if (TRUE.includes(value)) return true;
+  throw new Error(
+    `input ${name} must be true or false (written ${[...TRUE, ...FALSE].join(", ")}), not ${JSON.stringify(value)}`
+  );
+}
+function commentInput() {
+  const value = getInput("comment");
+  const mode = (value || "never").toLowerCase();
+  if (!COMMENT_MODES.includes(mode)) {
+    throw new Error(`input comment must be on-change, always or never, not ${JSON.stringify(value)}`);
+  }
+  return mode;
+}
+function tuningArgv() {
+  return ["node", "forgeform-action", getInput("command").trim().toLowerCase()];
+}
+function readInputs() {
+  const command = getInput("command").toLowerCase();
+  if (!COMMANDS.includes(command)) {
+    throw new Error(
+      command === "" ? "input command is required: validate, plan, apply or drift" : `input command must be validate, plan, apply or drift, not ${JSON.stringify(command)}`
+    );
+  }
+  const format = (getInput("format") || "text").toLowerCase();
+  const formats = {
+    validate: ["text", "json"],
+    plan: ["text", "json", "markdown"],
+    apply: ["text", "json", "markdown"],
+    drift: ["text", "json", "markdown", "junit"]
+  };
+  const allowed = formats[command];
+  if (!allowed.includes(format)) {
+    throw new Error(
+      `input format must be ${allowed.join(", ")} for ${command}, not ${JSON.stringify(getInput("format"))}`
+    );
+  }
+  const inputs = {
+    command,
+    paths: listInput("paths"),
+    format,
+    targets: listInput("targets"),
+    failOnDrift: booleanInput("fail-on-drift"),
+    failOnUnmanaged: booleanInput("fail-on-unmanaged"),
+    noSecrets: booleanInput("no-secrets"),
+    insecureHttp: booleanInput("insecure-http"),
+    replace: getInput("replace").split("\n").map((line) => line.trim()).filter((line) => line !== ""),
+    changedSince: (optional("changed-since") ?? "auto").trim(),
+    noBackup: booleanInput("no-backup"),
+    comment: commentInput()
+  };
+  for (const [key, name] of [
+    ["caFile", "ca-file"],
+    ["timeout", "timeout"],
+    ["concurrency", "concurrency"],
+    ["maxAttempts", "max-attempts"],
+    ["maxRate", "max-rate"],
+    ["maxResponseMb", "max-response-mb"],
+    ["maxListMb", "max-list-mb"],
+    ["workingDirectory", "working-directory"],
+    ["shard", "shard"],
+    ["backupDir", "backup-dir"]
+  ]) {
+    const value = optional(name);
+    if (value !== void 0) inputs[key] = value.trim();
+  }
+  if (inputs.noSecrets && inputs.command !== "validate") {
+    throw new Error("input no-secrets is for validate only: plan, apply and drift need the secrets' values");
+  }
+  const url = optional("url");
+  if (url !== void 0) inputs.url = url;
+  const token = optional("token");
+  if (token !== void 0) inputs.token = token.trim();
+  const githubToken = getInput("github-token").trim();
+  if (/\s/.test(githubToken)) {
+    throw new Error("input github-token must be one token, without spaces or line breaks");
+  }
+  if (githubToken !== "") inputs.githubToken = githubToken;
+  else if (inputs.comment !== "never") {
+    throw new Error(
+      `input github-token is empty, and the comment input (${inputs.comment}) posts with it: leave github-token out to use the job's token, or set comment to never`
+    );
+  }
+  const planFile = optional("plan-file");
+  if (planFile !== void 0) inputs.planFile = planFile;
+  const maxDeletes = optional("max-deletes");
+  if (maxDeletes !== void 0) {
+    const n2 = Number(maxDeletes);
+    if (!/^\d+$/.test(maxDeletes.trim()) || !Number.isSafeInteger(n2)) {
+      throw new Error(
+        `input max-deletes must be a whole number (0 or more), not ${JSON.stringify(maxDeletes)}`
+      );
+    }
+    inputs.maxDeletes = n2;
+  }
+  return inputs;
+}
+var FLAG_INPUTS = {
+  url: "url",
+  token: "token",
+  "token-file": "token",
+  target: "targets",
+  "ca-file": "ca-file",
+  "insecure-http": "insecure-http",
+  timeout: "timeout",
+  concurrency: "concurrency",
+  "max-attempts": "max-attempts",
+  "max-rate": "max-rate",
+  "max-response-mb": "max-response-mb",
+  "max-list-mb": "max-list-mb",
+  "max-deletes": "max-deletes",
+  replace: "replace",
+  "no-secrets": "no-secrets",
+  "changed-since": "changed-since",
+  shard: "shard",
+  "backup-dir": "backup-dir",
+  "no-backup": "no-backup",
+  "fail-on-unmanaged": "fail-on-unmanaged",
+  plan: "plan-file",
+  out: "plan-file"
+};
+function inActionTerms(message) {
+  return message.replace(/ \(insecureHttp: true\)/g, "").replace(/run validate with --no-secrets/g, "set the no-secrets input").replace(
+    /\(secret references not resolved: --no-secrets\)/g,
+    "(secret references not resolved: no-secrets is true)"
+  ).replace(/apply with --no-backup/g, "set the no-backup input").replace(/outside the plan's --target/g, "outside the targets input").replace(/add --target (\S+)/g, "add $1 to the targets input").replace(/raise the limit with --(max-response-mb|max-list-mb)/g, "raise the limit with the $1 input").replace(
+    /Make the plan again with `forgeform plan`\./g,
+    "Make the plan again (command plan with the plan-file input)."
+  ).replace(/pass --token-file <file> or --token <token>/g, "set the token input").replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)").replace(
+    /--([a-z][a-z-]*)(?: <[a-z]+>)?(?: \/ (FORGEFORM_[A-Z_]+))?/g,
+    (whole, flag, env) => {
+      const input = FLAG_INPUTS[flag];
+      if (!input) return whole;
+      return `the ${input} input${env ? ` (or ${env})` : ""}`;
+    }
+  ).replace(/(FORGEFORM_[A-Z_]+) \/ the (\S+) input/g, "the $2 input (or $1)");
+}
+
+// src/action/run.ts
+import { existsSync as existsSync4, mkdirSync as mkdirSync2, mkdtempSync as mkdtempSync2, readFileSync as readFileSync7, statSync as statSync6 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { dirname as dirname7, isAbsolute as isAbsolute5, join as join6, relative as relative7, resolve as resolve8 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir as readdir2, readdirSync, realpath, realpathSync, stat as stat2, statSync } from "fs";
@@ -68019,11 +68201,11 @@ function containsSecret(value) {
   if (value !== null && typeof value === "object") return Object.values(value).some(containsSecret);
   return false;
 }
-function maskSecrets(value) {
+function maskSecrets2(value) {
   if (value instanceof Secret) return MASK;
-  if (Array.isArray(value)) return value.map(maskSecrets);
+  if (Array.isArray(value)) return value.map(maskSecrets2);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k3, v3]) => [k3, maskSecrets(v3)]));
+    return Object.fromEntries(Object.entries(value).map(([k3, v3]) => [k3, maskSecrets2(v3)]));
   }
   return value;
 }
@@ -80264,7 +80446,7 @@ function mask(specs2, field, value, secretDesired = false) {
   if (spec?.writeOnly) return WRITE_ONLY;
   if (spec?.sensitive || isSecret(value) || secretDesired)
     return value === null || value === "" ? value : MASK2;
-  return maskSecrets(value);
+  return maskSecrets2(value);
 }
 async function shown(ctx, kind, specs2, field, value, secretDesired = false) {
   const named = kind.display && value !== void 0 ? await kind.display(ctx, field, value) : value;
@@ -83797,6 +83979,7 @@ function scopeOf2(layout) {
 var invalid = (loaded) => !loaded.state || loaded.diagnostics.some((d2) => d2.severity === "error");
 async function planInChunks(request2, chunking, paths, found, options) {
   const { layout, outlines } = chunking;
+  keepYoungGenerationSmall();
   const byFile = new Map(outlines.map((f3) => [f3.file, f3]));
   const load = (only, partial) => loadManifests(paths, {
     secrets: true,
@@ -84009,6 +84192,7 @@ async function planFromManifests(request2) {
     outlines ??= manifestOutlines(paths, found);
     units = shardTargets(outlines, request2.shard);
     if (units && !only) ({ files: only, partial } = shardEntries(outlines, units));
+    if (units) keepYoungGenerationSmall();
   }
   const loaded = await loadManifests(paths, {
     secrets: true,
@@ -85888,167 +86072,6 @@ async function commentOnPullRequest(options) {
   }
 }
 
-// src/action/inputs.ts
-var COMMANDS = ["validate", "plan", "apply", "drift"];
-var COMMENT_MODES = ["on-change", "always", "never"];
-function secretValues(env = process.env) {
-  const values = [
-    getInput("token"),
-    env["FORGEFORM_TOKEN"],
-    env["FORGEFORM_SCIM_TOKEN"],
-    getInput("github-token")
-  ];
-  return values.map((value) => value?.trim() ?? "").filter((value) => value !== "");
-}
-function maskSecrets2(env = process.env) {
-  for (const value of secretValues(env)) setSecret(value);
-}
-function listInput(name) {
-  return getInput(name).split(/\s+/).filter((item) => item !== "");
-}
-function optional(name) {
-  const value = getInput(name);
-  return value === "" ? void 0 : value;
-}
-var TRUE = ["true", "True", "TRUE"];
-var FALSE = ["false", "False", "FALSE"];
-function booleanInput(name) {
-  const value = getInput(name);
-  if (value === "" || FALSE.includes(value)) return false;
-  if (TRUE.includes(value)) return true;
-  throw new Error(
-    `input ${name} must be true or false (written ${[...TRUE, ...FALSE].join(", ")}), not ${JSON.stringify(value)}`
-  );
-}
-function commentInput() {
-  const value = getInput("comment");
-  const mode = (value || "never").toLowerCase();
-  if (!COMMENT_MODES.includes(mode)) {
-    throw new Error(`input comment must be on-change, always or never, not ${JSON.stringify(value)}`);
-  }
-  return mode;
-}
-function readInputs() {
-  const command = getInput("command").toLowerCase();
-  if (!COMMANDS.includes(command)) {
-    throw new Error(
-      command === "" ? "input command is required: validate, plan, apply or drift" : `input command must be validate, plan, apply or drift, not ${JSON.stringify(command)}`
-    );
-  }
-  const format = (getInput("format") || "text").toLowerCase();
-  const formats = {
-    validate: ["text", "json"],
-    plan: ["text", "json", "markdown"],
-    apply: ["text", "json", "markdown"],
-    drift: ["text", "json", "markdown", "junit"]
-  };
-  const allowed = formats[command];
-  if (!allowed.includes(format)) {
-    throw new Error(
-      `input format must be ${allowed.join(", ")} for ${command}, not ${JSON.stringify(getInput("format"))}`
-    );
-  }
-  const inputs = {
-    command,
-    paths: listInput("paths"),
-    format,
-    targets: listInput("targets"),
-    failOnDrift: booleanInput("fail-on-drift"),
-    failOnUnmanaged: booleanInput("fail-on-unmanaged"),
-    noSecrets: booleanInput("no-secrets"),
-    insecureHttp: booleanInput("insecure-http"),
-    replace: getInput("replace").split("\n").map((line) => line.trim()).filter((line) => line !== ""),
-    changedSince: (optional("changed-since") ?? "auto").trim(),
-    noBackup: booleanInput("no-backup"),
-    comment: commentInput()
-  };
-  for (const [key, name] of [
-    ["caFile", "ca-file"],
-    ["timeout", "timeout"],
-    ["concurrency", "concurrency"],
-    ["maxAttempts", "max-attempts"],
-    ["maxRate", "max-rate"],
-    ["maxResponseMb", "max-response-mb"],
-    ["maxListMb", "max-list-mb"],
-    ["workingDirectory", "working-directory"],
-    ["shard", "shard"],
-    ["backupDir", "backup-dir"]
-  ]) {
-    const value = optional(name);
-    if (value !== void 0) inputs[key] = value.trim();
-  }
-  if (inputs.noSecrets && inputs.command !== "validate") {
-    throw new Error("input no-secrets is for validate only: plan, apply and drift need the secrets' values");
-  }
-  const url = optional("url");
-  if (url !== void 0) inputs.url = url;
-  const token = optional("token");
-  if (token !== void 0) inputs.token = token.trim();
-  const githubToken = getInput("github-token").trim();
-  if (/\s/.test(githubToken)) {
-    throw new Error("input github-token must be one token, without spaces or line breaks");
-  }
-  if (githubToken !== "") inputs.githubToken = githubToken;
-  else if (inputs.comment !== "never") {
-    throw new Error(
-      `input github-token is empty, and the comment input (${inputs.comment}) posts with it: leave github-token out to use the job's token, or set comment to never`
-    );
-  }
-  const planFile = optional("plan-file");
-  if (planFile !== void 0) inputs.planFile = planFile;
-  const maxDeletes = optional("max-deletes");
-  if (maxDeletes !== void 0) {
-    const n2 = Number(maxDeletes);
-    if (!/^\d+$/.test(maxDeletes.trim()) || !Number.isSafeInteger(n2)) {
-      throw new Error(
-        `input max-deletes must be a whole number (0 or more), not ${JSON.stringify(maxDeletes)}`
-      );
-    }
-    inputs.maxDeletes = n2;
-  }
-  return inputs;
-}
-var FLAG_INPUTS = {
-  url: "url",
-  token: "token",
-  "token-file": "token",
-  target: "targets",
-  "ca-file": "ca-file",
-  "insecure-http": "insecure-http",
-  timeout: "timeout",
-  concurrency: "concurrency",
-  "max-attempts": "max-attempts",
-  "max-rate": "max-rate",
-  "max-response-mb": "max-response-mb",
-  "max-list-mb": "max-list-mb",
-  "max-deletes": "max-deletes",
-  replace: "replace",
-  "no-secrets": "no-secrets",
-  "changed-since": "changed-since",
-  shard: "shard",
-  "backup-dir": "backup-dir",
-  "no-backup": "no-backup",
-  "fail-on-unmanaged": "fail-on-unmanaged",
-  plan: "plan-file",
-  out: "plan-file"
-};
-function inActionTerms(message) {
-  return message.replace(/ \(insecureHttp: true\)/g, "").replace(/run validate with --no-secrets/g, "set the no-secrets input").replace(
-    /\(secret references not resolved: --no-secrets\)/g,
-    "(secret references not resolved: no-secrets is true)"
-  ).replace(/apply with --no-backup/g, "set the no-backup input").replace(/outside the plan's --target/g, "outside the targets input").replace(/add --target (\S+)/g, "add $1 to the targets input").replace(/raise the limit with --(max-response-mb|max-list-mb)/g, "raise the limit with the $1 input").replace(
-    /Make the plan again with `forgeform plan`\./g,
-    "Make the plan again (command plan with the plan-file input)."
-  ).replace(/pass --token-file <file> or --token <token>/g, "set the token input").replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)").replace(
-    /--([a-z][a-z-]*)(?: <[a-z]+>)?(?: \/ (FORGEFORM_[A-Z_]+))?/g,
-    (whole, flag, env) => {
-      const input = FLAG_INPUTS[flag];
-      if (!input) return whole;
-      return `the ${input} input${env ? ` (or ${env})` : ""}`;
-    }
-  ).replace(/(FORGEFORM_[A-Z_]+) \/ the (\S+) input/g, "the $2 input (or $1)");
-}
-
 // src/action/summary.ts
 var LIST_CAP2 = 100;
 function diagnosticLine(d2) {
@@ -86515,7 +86538,7 @@ function errorMessage(error2) {
   return error2 instanceof Error ? error2.message : String(error2);
 }
 async function run2(env = process.env) {
-  maskSecrets2(env);
+  maskSecrets(env);
   let inputs;
   try {
     inputs = readInputs();
@@ -86564,7 +86587,7 @@ async function run2(env = process.env) {
 }
 
 // src/action/index.ts
-tuneProcess([]);
+tuneProcess(tuningArgv());
 await run2();
 /*! Bundled license information:
 

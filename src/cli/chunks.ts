@@ -41,6 +41,7 @@ import { type ChunkLayout, chunkLayout, shardEntries } from "../manifest/outline
 import { SecretValues } from "../manifest/secret.js";
 import type { RequestStats } from "../plan/model.js";
 import type { PlanOutcome, PlanRequest } from "./plan-request.js";
+import { keepYoungGenerationSmall } from "./runtime.js";
 
 /**
  * The internal override of the chunks' size, for tests: this many top-level trees in each chunk (`0`: never plan
@@ -127,6 +128,8 @@ export async function planInChunks(
   options: Omit<PlanOptions, "requestStats">,
 ): Promise<PlanOutcome | undefined> {
   const { layout, outlines } = chunking;
+  // A chunk holds a few top-level trees: V8's young generation is kept small to the end (runtime.ts).
+  keepYoungGenerationSmall();
   const byFile = new Map(outlines.map((f) => [f.file, f]));
   const load = (only: Set<string>, partial?: Map<string, Set<string>>) =>
     loadManifests(paths, {

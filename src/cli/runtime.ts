@@ -31,16 +31,47 @@ export function isSmallRun(argv: readonly string[]): boolean {
   return argv.some((a) => a === "--changed-since" || a.startsWith("--changed-since="));
 }
 
+/** The commands that plan (and may plan in chunks, src/cli/chunks.ts). */
+const PLANNING = new Set(["plan", "drift", "apply"]);
+
 /**
- * Sets PROCESS_FLAGS. For a small run, also keeps V8's young generation from growing: Node lets it grow to two
- * semi-spaces of 16 MB, which is 30 MB of a pull request's plan of about 100 MB (the one-cron change at 16x: 126
- * MB, 95 MB with it kept small, for the same CPU time). A run that allocates much would collect it far more often
- * (the 16x validate: 35% more CPU time), so once a small run has collected it SMALL_RUN_SCAVENGES times (a pull
- * request whose change reaches thousands of objects), it grows as V8 would let it.
+ * Whether the process starts with its young generation kept at its first size: a pull request's plan, and any
+ * plan, drift or apply, which may turn out to be made in chunks (keepYoungGenerationSmall) once its manifests are
+ * outlined. The command is the first word of the command line that is not an option.
+ */
+export function startsSmall(argv: readonly string[]): boolean {
+  if (isSmallRun(argv)) return true;
+  const command = argv.slice(2).find((a) => !a.startsWith("-"));
+  return command !== undefined && PLANNING.has(command);
+}
+
+/**
+ * What tuneProcess set, kept on the process's global object: bin/forgeform.js loads this module on its own to set
+ * V8 up before the bundled command line is read, and the bundle holds a copy of it, so module variables would not
+ * be shared between the two.
+ */
+interface Tuning {
+  /** The young generation is kept at its first size for now. */
+  small: boolean;
+  /** A plan in chunks asked for it to stay so to the end. */
+  keepSmall: boolean;
+}
+const TUNING = Symbol.for("forgeform.runtime.tuning");
+const tuning = () => (globalThis as { [TUNING]?: Tuning })[TUNING];
+
+/**
+ * Sets PROCESS_FLAGS. For a run that starts small (startsSmall), also keeps V8's young generation from growing:
+ * Node lets it grow to two semi-spaces of 16 MB, which is 30 MB of a pull request's plan of about 100 MB (the
+ * one-cron change at 16x: 126 MB, 95 MB with it kept small, for the same CPU time). A run that allocates much would
+ * collect it far more often (the 16x validate: 35% more CPU time), so once such a run has collected it
+ * SMALL_RUN_SCAVENGES times (a pull request whose change reaches thousands of objects, a large plan made in one
+ * walk), it grows as V8 would let it, unless a plan in chunks asked to keep it small (keepYoungGenerationSmall).
  */
 export function tuneProcess(argv: readonly string[], scavenges = SMALL_RUN_SCAVENGES): void {
   for (const flag of PROCESS_FLAGS) setFlagsFromString(flag);
-  if (!isSmallRun(argv)) return;
+  const state: Tuning = { small: startsSmall(argv), keepSmall: false };
+  (globalThis as { [TUNING]?: Tuning })[TUNING] = state;
+  if (!state.small) return;
   setFlagsFromString("--semi-space-growth-factor=1");
   let seen = 0;
   const observer = new PerformanceObserver((list) => {
@@ -48,10 +79,27 @@ export function tuneProcess(argv: readonly string[], scavenges = SMALL_RUN_SCAVE
       if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
         seen += 1;
     }
-    if (seen >= scavenges) {
+    if (state.keepSmall) observer.disconnect();
+    else if (seen >= scavenges) {
+      state.small = false;
       setFlagsFromString("--semi-space-growth-factor=2");
       observer.disconnect();
     }
   });
   observer.observe({ entryTypes: ["gc"] });
+}
+
+/**
+ * For a plan made in chunks (src/cli/chunks.ts), in a process its entry set up with tuneProcess: keeps V8's young
+ * generation at its first size (two semi-spaces of 1 MB) to the end. A chunk holds a few top-level trees'
+ * manifests and live state, so the 32 MB a grown young generation takes are a large part of the plan's peak (at 16x,
+ * docs/benchmarks.md, "Memory"). Returns whether it does: not in a process tuneProcess did not set up (a test, a
+ * program that imports forgeform keeps its own settings), nor in one that did not start small or has let the young
+ * generation grow already (it would not shrink).
+ */
+export function keepYoungGenerationSmall(): boolean {
+  const state = tuning();
+  if (!state?.small) return false;
+  state.keepSmall = true;
+  return true;
 }

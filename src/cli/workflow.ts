@@ -26,6 +26,7 @@ import type { Plan } from "../plan/model.js";
 import { type SinceSelection, scopeOf, selectSince } from "./changed-since.js";
 import { chunkingOf, planInChunks, requestStatsOf } from "./chunks.js";
 import type { PlanOutcome, PlanRequest } from "./plan-request.js";
+import { keepYoungGenerationSmall } from "./runtime.js";
 
 export type { PlanOutcome, PlanRequest } from "./plan-request.js";
 
@@ -199,6 +200,8 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     outlines ??= manifestOutlines(paths, found);
     units = shardTargets(outlines, request.shard);
     if (units && !only) ({ files: only, partial } = shardEntries(outlines, units));
+    // It holds a share of the estate, as a chunk does: V8's young generation is kept small (runtime.ts).
+    if (units) keepYoungGenerationSmall();
   }
   const loaded = await loadManifests(paths, {
     secrets: true,

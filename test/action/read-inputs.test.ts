@@ -10,7 +10,9 @@ import {
   maskSecrets,
   readInputs,
   secretValues,
+  tuningArgv,
 } from "../../src/action/inputs.js";
+import { startsSmall } from "../../src/cli/runtime.js";
 import { inputVariable } from "./helpers.js";
 
 const set: string[] = [];
@@ -305,6 +307,22 @@ describe("messages in the Action's terms (inActionTerms)", () => {
   it("names each flag by its input", () => {
     for (const [flag, input] of Object.entries(flags)) {
       expect(inActionTerms(`see --${flag}.`), flag).toBe(`see the ${input} input.`);
+    }
+  });
+});
+
+describe("tuningArgv", () => {
+  it("stands for the command as the CLI's V8 settings read it: plan, drift and apply start small", () => {
+    for (const [command, small] of [
+      ["plan", true],
+      [" Apply\n", true],
+      ["drift", true],
+      ["validate", false],
+      ["", false],
+    ] as const) {
+      inputs({ command });
+      expect(tuningArgv()[2], JSON.stringify(command)).toBe(command.trim().toLowerCase());
+      expect(startsSmall(tuningArgv()), JSON.stringify(command)).toBe(small);
     }
   });
 });

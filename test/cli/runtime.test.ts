@@ -3,12 +3,14 @@
  * sets them: a flag set here would change the test runner's own heap. Memory is read from V8's statistics, not timed.
  */
 import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isSmallRun } from "../../src/cli/runtime.js";
+import { isSmallRun, startsSmall } from "../../src/cli/runtime.js";
+import { ADMIN_TOKEN, Bench } from "../integration/helpers.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -27,9 +29,10 @@ async function inProcess<T>(argv: string[] | undefined, body: string, scavenges?
 
 /**
  * Allocates objects that live a while (what reading manifests does) and reports the young generation's size after
- * two of its twelve rounds and at the end; a round takes V8 16 to 19 young-generation collections here.
+ * two of its twelve rounds and at the end; a round takes V8 16 to 19 young-generation collections here. `extra`:
+ * more fields of the report, written before those.
  */
-const YOUNG = `
+const young = (extra = "") => `
 const newSpace = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;
 const keep = [];
 const sizes = [];
@@ -41,7 +44,8 @@ for (let round = 0; round < 12; round++) {
   await new Promise((r) => setImmediate(r));
   sizes.push(newSpace());
 }
-console.log(JSON.stringify({ first: sizes[1], last: sizes.at(-1) }));`;
+console.log(JSON.stringify({ ${extra} first: sizes[1], last: sizes.at(-1) }));`;
+const YOUNG = young();
 
 const MB = 1024 * 1024;
 
@@ -60,10 +64,64 @@ describe("which runs are small", () => {
   });
 });
 
+describe("startsSmall", () => {
+  it("is a pull request's plan, and any plan, drift or apply: the first word that is not an option", () => {
+    for (const command of ["plan", "drift", "apply"]) {
+      expect(startsSmall(["node", "forgeform", command, "manifests"])).toBe(true);
+      expect(startsSmall(["node", "forgeform", "--no-color", command])).toBe(true);
+    }
+    expect(startsSmall(["node", "forgeform", "validate", "--changed-since", "main"])).toBe(true);
+  });
+
+  it("is not any other command, nor a plan named only as an argument", () => {
+    for (const command of ["validate", "export", "explain", "convert", "sandbox", "planx", "Plan"])
+      expect(startsSmall(["node", "forgeform", command, "plan"])).toBe(false);
+    // The node binary and the script are not the command.
+    expect(startsSmall(["plan", "apply"])).toBe(false);
+    expect(startsSmall(["node", "forgeform"])).toBe(false);
+    expect(startsSmall([])).toBe(false);
+  });
+});
+
 describe("the young generation", () => {
-  it("grows as V8 lets it in a run that is not small", async () => {
-    const { last } = await inProcess<{ last: number }>(["node", "forgeform", "plan", "m"], YOUNG);
+  it("grows as V8 lets it in a run that does not start small", async () => {
+    const { last } = await inProcess<{ last: number }>(["node", "forgeform", "validate", "m"], YOUNG);
     expect(last).toBeGreaterThan(8 * MB);
+  });
+
+  it("starts small in a plan, and grows after the given number of collections when no chunk asked to keep it", async () => {
+    const { first, last } = await inProcess<{ first: number; last: number }>(
+      ["node", "forgeform", "plan", "m"],
+      YOUNG,
+      60,
+    );
+    expect(first).toBeLessThanOrEqual(4 * MB);
+    expect(last).toBeGreaterThan(8 * MB);
+  });
+
+  it("stays small to the end once a plan in chunks asked, from another copy of the module (the bundle's)", async () => {
+    const { kept, last } = await inProcess<{ kept: boolean; last: number }>(
+      ["node", "forgeform", "plan", "m"],
+      `const copy = await import(${JSON.stringify(`${join(ROOT, "lib/cli/runtime.js")}?bundle`)});
+       const kept = copy.keepYoungGenerationSmall();
+       ${young("kept,")}`,
+      60,
+    );
+    expect(kept).toBe(true);
+    expect(last).toBeLessThanOrEqual(4 * MB);
+  });
+
+  it("is left to V8 where the process's entry did not tune it, or did not start it small", async () => {
+    for (const argv of [undefined, ["node", "forgeform", "validate", "m"]]) {
+      const { kept, last } = await inProcess<{ kept: boolean; last: number }>(
+        argv,
+        `const { keepYoungGenerationSmall } = await import(${JSON.stringify(join(ROOT, "lib/cli/runtime.js"))});
+         const kept = keepYoungGenerationSmall();
+         ${young("kept,")}`,
+      );
+      expect(kept).toBe(false);
+      expect(last).toBeGreaterThan(8 * MB);
+    }
   });
 
   it("stays at its first size in a pull request's plan", async () => {
@@ -82,6 +140,77 @@ describe("the young generation", () => {
     );
     expect(first).toBeLessThanOrEqual(4 * MB);
     expect(last).toBeGreaterThan(8 * MB);
+  });
+});
+
+describe("the young generation of a forgeform command, as bin/forgeform.js runs it", () => {
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start();
+    bench.manifest(
+      "version: 1\ngroups:\n  alpha:\n    description: a\n  beta:\n    description: b\n",
+      "estate.yaml",
+    );
+    // Written at exit: what tuneProcess and the command left on the process (runtime.ts's Tuning), and the young
+    // generation's size.
+    writeFileSync(
+      join(bench.dir, "report.mjs"),
+      `import { writeFileSync } from "node:fs";
+       import v8 from "node:v8";
+       process.on("exit", () => writeFileSync(process.env.REPORT, JSON.stringify({
+         tuning: globalThis[Symbol.for("forgeform.runtime.tuning")],
+         newSpace: v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size,
+       })));`,
+    );
+  });
+  afterAll(() => bench.stop());
+
+  const command = async (args: string[], units: string) => {
+    const report = join(bench.dir, "report.json");
+    await run(
+      process.execPath,
+      ["--import", join(bench.dir, "report.mjs"), join(ROOT, "bin/forgeform.js"), ...args],
+      {
+        cwd: bench.dir,
+        env: {
+          ...process.env,
+          FORGEFORM_URL: bench.sandbox.url,
+          FORGEFORM_TOKEN: ADMIN_TOKEN,
+          FORGEFORM_CHUNK_UNITS: units,
+          REPORT: report,
+        },
+      },
+    ).catch((error: { code?: number; stderr?: string }) => {
+      // drift exits 2 when it finds drift (the estate is not created): the command ran to its end.
+      if (error.code !== 2) throw error;
+    });
+    return JSON.parse(readFileSync(report, "utf8")) as {
+      tuning: { small: boolean; keepSmall: boolean };
+      newSpace: number;
+    };
+  };
+
+  it("is kept small to the end by a plan made in chunks, and by a shard", async () => {
+    for (const args of [
+      ["plan", "estate.yaml"],
+      ["drift", "--shard", "1/2", "estate.yaml"],
+    ]) {
+      const { tuning, newSpace } = await command(args, args[0] === "plan" ? "1" : "");
+      expect(tuning, args.join(" ")).toEqual({ small: true, keepSmall: true });
+      expect(newSpace).toBeLessThanOrEqual(4 * MB);
+    }
+  });
+
+  it("is only started small by a plan made in one walk, and not at all by validate", async () => {
+    expect((await command(["plan", "estate.yaml"], "0")).tuning).toEqual({ small: true, keepSmall: false });
+    expect((await command(["plan", "--target", "alpha", "estate.yaml"], "1")).tuning).toEqual({
+      small: true,
+      keepSmall: false,
+    });
+    expect((await command(["validate", "estate.yaml"], "1")).tuning).toEqual({
+      small: false,
+      keepSmall: false,
+    });
   });
 });
 
