@@ -2,7 +2,7 @@ import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import pLimit, { type LimitFunction } from "p-limit";
-import { type Dispatcher, EnvHttpProxyAgent, Pool } from "undici";
+import type { Dispatcher } from "undici";
 import { encodeJson, encodeParams, type QueryValue } from "./encode.js";
 import {
   ApiError,
@@ -29,6 +29,7 @@ import {
   serverDelayMs,
 } from "./retry.js";
 import { type AnswerShape, answerProblem, asList, MAX_JSON_DEPTH, nestsTooDeep } from "./shape.js";
+import { EnvHttpProxyAgent, Pool } from "./undici.js";
 
 export type { QueryValue } from "./encode.js";
 export type { AnswerShape, Shape } from "./shape.js";
