@@ -24,7 +24,6 @@ import type { KindRegistry } from "../registry.js";
 import { expandSelectors } from "../select.js";
 import { shardUnits } from "../shard.js";
 import { checkTargetsSelected } from "../targets.js";
-import { digestLive } from "./digest.js";
 import { maskSteps } from "./mask.js";
 import { byPlace, linkDependencies, order } from "./order.js";
 import { PlanState } from "./state.js";
@@ -32,7 +31,7 @@ import { INSTANCE, type PlanOptions, type PlanResult, type Step, type Walked } f
 import { walkNode } from "./walk.js";
 
 export { mergeWalks } from "./chunks.js";
-export { digestLive } from "./digest.js";
+export { LiveSeen } from "./digest.js";
 export type { BackupOption, ChunkScope, PlanOptions, PlanResult, Step, Walked } from "./types.js";
 
 /** Reads live state for everything the desired state declares or watches, and plans the changes. */
@@ -137,7 +136,7 @@ export function finishPlan(
     warnings: secrets.value(byPlace(walked.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
-    liveDigest: digestLive(walked.liveSeen),
+    liveDigest: walked.liveSeen.digest(),
     ...(desired.digests ? { manifestDigests: desired.digests } : {}),
     ...(fingerprint !== undefined ? { secretsFingerprint: fingerprint } : {}),
     ...(walked.summaries.length > 0 ? { selectors: walked.summaries } : {}),

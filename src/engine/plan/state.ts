@@ -4,7 +4,6 @@
  * sync, the live objects seen, the action planned at each address). Each phase reads and adds to it; none keeps
  * state of its own.
  */
-import { createHash } from "node:crypto";
 import type { Fields, KindContext } from "../../kinds/kind.js";
 import type { DesiredNode, SourceRef } from "../../manifest/model.js";
 import type { SecretValues } from "../../manifest/secret.js";
@@ -13,6 +12,7 @@ import type { ChangeScope } from "../changes.js";
 import type { KindRegistry } from "../registry.js";
 import { unitOf } from "../shard.js";
 import { inTargets } from "../targets.js";
+import { LiveSeen } from "./digest.js";
 import type { BackupOption, ChunkScope, Place, Step } from "./types.js";
 
 /**
@@ -59,7 +59,7 @@ export class PlanState implements PlanInputs {
    * Every live object compared or reported, as its address and the SHA-256 of its masked fields (JSON): what the
    * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
    */
-  readonly liveSeen: [string, string][] = [];
+  readonly liveSeen = new LiveSeen();
   /** Projects found missing while reading their collections (each planned as a create, or reported once). */
   readonly missingProjects = new Set<string>();
   /** Where each declared group and project is, for problems found below it. */
@@ -159,7 +159,7 @@ export class PlanState implements PlanInputs {
 
   /** Records a live object seen, by its address and its fields as the plan may show them (see mask.ts). */
   seen(address: string, masked: Record<string, unknown>): void {
-    this.liveSeen.push([address, createHash("sha256").update(JSON.stringify(masked)).digest("base64")]);
+    this.liveSeen.add(address, JSON.stringify(masked));
   }
 
   /** Whether instance-level collections are planned (no target but `instance`, and this shard holds them). */

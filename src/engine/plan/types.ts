@@ -5,6 +5,7 @@ import type { SecretValues } from "../../manifest/secret.js";
 import type { Change, Plan, PlanProblem, RequestStats, SelectorSummary } from "../../plan/model.js";
 import type { ChangeScope } from "../changes.js";
 import type { Shard } from "../shard.js";
+import type { LiveSeen } from "./digest.js";
 
 /** One change with everything apply needs. Never serialised: `desired` may hold secrets. */
 export interface Step {
@@ -128,7 +129,7 @@ export interface Walked {
   /** Addresses compared and found equal, as walked (not masked, not sorted). */
   inSync: string[];
   /** The live objects seen (see PlanState.liveSeen). */
-  liveSeen: [string, string][];
+  liveSeen: LiveSeen;
   createOnly: ReadonlyMap<string, ReadonlySet<string>>;
   /** The values of the references of the desired state walked. */
   secrets: SecretValues;

@@ -3,9 +3,10 @@
  * groups, then the instance's collections, then projects; top-level objects by their place in the manifests, each
  * with its steps together; undeclared objects after the declared, by their place in the read.
  */
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Walked } from "../../../src/engine/plan/index.js";
-import { mergeWalks } from "../../../src/engine/plan/index.js";
+import { LiveSeen, mergeWalks } from "../../../src/engine/plan/index.js";
 import type { Place, Step } from "../../../src/engine/plan/types.js";
 import { SecretValues } from "../../../src/manifest/secret.js";
 
@@ -15,6 +16,14 @@ function step(address: string): Step {
   } as unknown as Step;
 }
 
+/** A LiveSeen of these objects (address, fields as JSON). */
+function seen(...objects: [string, string][]): LiveSeen {
+  const s = new LiveSeen();
+  for (const [address, fields] of objects) s.add(address, fields);
+  return s;
+}
+const sha = (text: string) => createHash("sha256").update(text).digest("base64");
+
 function walk(placed: [string, Place][], more: Partial<Walked> = {}): Walked {
   const steps = placed.map(([a]) => step(a));
   return {
@@ -23,7 +32,7 @@ function walk(placed: [string, Place][], more: Partial<Walked> = {}): Walked {
     problems: [],
     warnings: [],
     inSync: [],
-    liveSeen: [],
+    liveSeen: new LiveSeen(),
     createOnly: new Map(),
     secrets: new SecretValues([]),
     secretPairs: new Set(),
@@ -75,7 +84,7 @@ describe("merging the walks of a plan's chunks", () => {
     const merged = mergeWalks([
       walk([], {
         inSync: ["a"],
-        liveSeen: [["a", "h1"]],
+        liveSeen: seen(["a", "{}"]),
         secrets: new SecretValues(["first-secret"]),
         secretPairs: new Set(["p1"]),
         replaceLeft: new Set(["x", "y"]),
@@ -84,7 +93,7 @@ describe("merging the walks of a plan's chunks", () => {
       }),
       walk([], {
         inSync: ["b"],
-        liveSeen: [["b", "h2"]],
+        liveSeen: seen(["b", "{}"], ["a", '{"x":1}']),
         secrets: new SecretValues(["second-secret"]),
         secretPairs: new Set(["p1", "p2"]),
         replaceLeft: new Set(["y", "z"]),
@@ -93,9 +102,10 @@ describe("merging the walks of a plan's chunks", () => {
       }),
     ]);
     expect(merged.inSync).toEqual(["a", "b"]);
-    expect(merged.liveSeen).toEqual([
-      ["a", "h1"],
-      ["b", "h2"],
+    expect(merged.liveSeen.entries()).toEqual([
+      ["a", sha("{}")],
+      ["b", sha("{}")],
+      ["a", sha('{"x":1}')],
     ]);
     expect(merged.secrets.text("first-secret second-secret")).not.toMatch(/first-secret|second-secret/);
     expect([...merged.secretPairs]).toEqual(["p1", "p2"]);

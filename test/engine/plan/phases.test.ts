@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/api/index.js";
 import { createdFields, fieldChanges, writeOnlyChanges } from "../../../src/engine/plan/diff.js";
-import { digestLive } from "../../../src/engine/plan/digest.js";
+import { LiveSeen } from "../../../src/engine/plan/digest.js";
 import { mask, maskedFields } from "../../../src/engine/plan/mask.js";
 import { match } from "../../../src/engine/plan/match.js";
 import { byPlace, linkDependencies, order } from "../../../src/engine/plan/order.js";
@@ -432,17 +432,13 @@ describe("order: apply order and dependencies", () => {
 
 describe("digest and read", () => {
   it("digests live objects independently of the order they were seen", () => {
-    const entries: [string, string][] = [
-      ["b", "2"],
-      ["a", "1"],
-    ];
-    expect(digestLive(entries)).toBe(digestLive([...entries].reverse()));
-    expect(digestLive(entries)).not.toBe(
-      digestLive([
-        ["a", "1"],
-        ["b", "3"],
-      ]),
-    );
+    const seen = (...objects: [string, string][]) => {
+      const s = new LiveSeen();
+      for (const [address, fields] of objects) s.add(address, fields);
+      return s.digest();
+    };
+    expect(seen(["b", "2"], ["a", "1"])).toBe(seen(["a", "1"], ["b", "2"]));
+    expect(seen(["b", "2"], ["a", "1"])).not.toBe(seen(["a", "1"], ["b", "3"]));
   });
 
   it("reports a read that fails on the collection, and notes a missing project once, for its item to plan", async () => {
