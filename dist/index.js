@@ -80054,7 +80054,7 @@ var projectKind = {
     const now = live?.fields["archived"] === true;
     if (now && wanted === false) return { order: "first" };
     if (!now && wanted === true) return { order: "last" };
-    if (now && wanted === void 0)
+    if (now)
       return {
         frozen: "it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first"
       };

@@ -464,7 +464,8 @@ export const projectKind: Kind = {
     const now = live?.fields["archived"] === true;
     if (now && wanted === false) return { order: "first" };
     if (!now && wanted === true) return { order: "last" };
-    if (now && wanted === undefined)
+    // Archived and staying so, whether the manifest leaves `archived` out or declares it `true`.
+    if (now)
       return {
         frozen:
           "it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first",

@@ -98,4 +98,31 @@ describe("badges", () => {
     const groupBadges = (await res.json()) as { image_url: string }[];
     expect(groupBadges.map((b) => b.image_url)).toEqual([base.image_url]);
   });
+
+  it("knows a badge made before badges had names by its two URLs, and prunes it by them", async () => {
+    const api = "acme/platform/api";
+    const nameless = [
+      { link_url: "https://old.example.com/a", image_url: "https://old.example.com/a.svg" },
+      { link_url: "https://old.example.com/b", image_url: "https://old.example.com/b.svg" },
+    ];
+    const own = await Bench.start({
+      fixture: { ...FIXTURE, badges: nameless.map((b) => ({ project: api, ...b })) },
+    });
+    try {
+      const file = own.manifest(manifest("projects", api, base, "delete"));
+      const address = (b: Badge) => `project["${api}"].badge["${b.link_url} ${b.image_url}"]`;
+      expectChanges(await planJson(own, file), [
+        { address: `project["${api}"].badge["coverage"]`, action: "create" },
+        ...nameless.map((b) => ({ address: address(b), action: "delete" })),
+      ]);
+      await apply(own, file);
+      const listed = await own.get<{ name: string | null; kind: string }[]>(
+        `/projects/${encodeURIComponent(api)}/badges`,
+      );
+      expect(listed.filter((b) => b.kind === "project").map((b) => b.name)).toEqual(["coverage"]);
+      expectChanges(await planJson(own, file), []);
+    } finally {
+      await own.stop();
+    }
+  });
 });

@@ -372,6 +372,51 @@ describe("a masked variable's value is never shown, live or declared", () => {
     await expectNoChanges(bench, file);
   });
 
+  it("keeps a live masked variable's new value secret in its own environment scope", async () => {
+    // The live variable is known by key and scope: one masked in `production` makes the declared value of that
+    // variable, in that scope, a secret too.
+    const own = await Bench.start({
+      fixture: {
+        ...FIXTURE,
+        ci_variables: [
+          {
+            project: "acme/platform/api",
+            key: "SCOPED",
+            value: LIVE,
+            masked: true,
+            environment_scope: "production",
+          },
+        ],
+      },
+    });
+    try {
+      const file = own.manifest(
+        "version: 1\nprojects:\n  acme/platform/api:\n    variables:\n" +
+          `      - { key: SCOPED, environment_scope: production, value: ${WRITTEN} }\n`,
+      );
+      const plan = await planJson(own, file);
+      expectChanges(plan, [
+        {
+          address: 'project["acme/platform/api"].variable["SCOPED#production"]',
+          action: "update",
+          fields: ["value"],
+        },
+      ]);
+      expect(plan.changes[0]!.fields[0]).toMatchObject({ before: "(sensitive)", after: "(sensitive)" });
+      const text = await own.cli(["plan", file]);
+      const out = await apply(own, file);
+      for (const shown of [JSON.stringify(plan), text.out + text.err, out]) {
+        expect(shown).not.toContain(LIVE);
+        expect(shown).not.toContain(WRITTEN);
+      }
+      expect(await own.get<Variable[]>(API)).toMatchObject([
+        { key: "SCOPED", value: WRITTEN, masked: true, environment_scope: "production" },
+      ]);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("unmasking shows the new value as written, never the old one", async () => {
     const file = manifest("value: now-public, masked: false");
     const plan = await planJson(bench, file);

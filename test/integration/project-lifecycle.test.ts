@@ -247,9 +247,15 @@ projects:
       `version: 1\nprojects:\n  keep/frozen:\n    request_access_enabled: true\n    badges:\n      - ${BADGE}\n`,
     );
     const plan = await bench.cli(["plan", m]);
-    expect(plan.out.replace(/\n\s+/g, " ")).toContain(
-      'project["keep/frozen"]: 1 change below it may be refused: it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first',
+    const warning =
+      'project["keep/frozen"]: 1 change below it may be refused: it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first';
+    expect(plan.out.replace(/\n\s+/g, " ")).toContain(warning);
+    // Declared archived, it stays archived all the same.
+    const declared = bench.manifest(
+      `version: 1\nprojects:\n  keep/frozen:\n    archived: true\n    badges:\n      - ${BADGE}\n`,
     );
+    const again = await bench.cli(["plan", declared]);
+    expect(again.out.replace(/\n\s+/g, " ")).toContain(warning);
   });
 
   it("counts only changes as what may be refused inside an archived project, not the objects it leaves alone", async () => {

@@ -108,6 +108,28 @@ describe("protected environments [licensed]", () => {
     );
   });
 
+  it("shows a list under unchecked: as written, not as deployers", async () => {
+    // A setting newer than the schema (approval rules, from 14.x) is shown as written: only the deployers are
+    // named back from ids and roles.
+    const rules = [{ user_id: 2, required_approvals: 1 }, { access_level: 40, required_approvals: 2 }];
+    const file = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    protected_environments:
+      - name: staging
+        deploy_access_levels: [{ access_level: 40 }]
+        unchecked:
+          approval_rules: ${JSON.stringify(rules)}
+`);
+    const plan = await planJson(bench, file);
+    const change = plan.changes.find((c) => c.address.endsWith('protected_environment["staging"]'));
+    expect(change?.action).toBe("create");
+    expect(change?.fields.find((f) => f.field === "unchecked.approval_rules")?.after).toEqual(rules);
+    expect(change?.fields.find((f) => f.field === "deploy_access_levels")?.after).toEqual([
+      { access_level: "maintainer" },
+    ]);
+  });
+
   it("reports an unknown user by name", async () => {
     const r = await bench.cli(["plan", bench.manifest(manifest(["{ user: nobody-here }"]))]);
     expect(r.code).toBe(1);
