@@ -70129,6 +70129,7 @@ function resolveConnection(opts, env = process.env, debugSink = (line) => proces
 import { createHash as createHash2 } from "node:crypto";
 import { readdirSync as readdirSync3, realpathSync as realpathSync3, statSync as statSync5 } from "node:fs";
 import { dirname as dirname3, join, resolve as resolve4, sep as sep3 } from "node:path";
+import { setImmediate as setImmediate2 } from "node:timers/promises";
 
 // src/manifest/interpolate.ts
 import { existsSync as existsSync2, realpathSync as realpathSync2, statSync as statSync3 } from "node:fs";
@@ -73455,7 +73456,17 @@ function manifestOutlines(paths, found = [], root, known3) {
   }
   return out;
 }
+var HOLD_MS = 20;
+function breather(holdMs) {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < holdMs) return;
+    await setImmediate2();
+    since = performance.now();
+  };
+}
 async function loadManifests(paths, opts) {
+  const breathe = breather(opts.holdMs ?? HOLD_MS);
   const diags = new Diagnostics();
   const schemas = loadSchemas();
   const root = resolve4(opts.root ?? manifestRoot(paths.length ? paths : ["."]));
@@ -73511,6 +73522,7 @@ async function loadManifests(paths, opts) {
       digests[name] = createHash2("sha256").update(text2).digest("hex");
     }
     docs.push(...relevant2);
+    await breathe();
   }
   const templates2 = new Declarations(false);
   const groups = new Declarations(true);
@@ -73542,6 +73554,7 @@ async function loadManifests(paths, opts) {
       }
     }
     if (isObj3(v3.instance)) instanceParts.push(v3.instance);
+    await breathe();
   }
   const leftToPattern = patternCompletes({ groups, projects }, schemas);
   for (const { errors, value } of invalid2) reportSchemaErrors(errors, value, [], diags, leftToPattern);
@@ -73560,6 +73573,7 @@ async function loadManifests(paths, opts) {
         reportSchemaErrors(validate.errors ?? [], body2, [kind, name], diags, leftToPattern);
       }
       bodies.set(name, body2);
+      await breathe();
     }
   }
   const unusedTemplate = (name) => `template "${name}" is not used by any extends`;
@@ -73585,8 +73599,14 @@ async function loadManifests(paths, opts) {
   const ctx = { schemas, diags, root };
   const file = (n2) => schemas.files[n2];
   if (instance) checkBody(instance, file("instance.schema.json"), ["instance"], ctx);
-  for (const [n2, b3] of groupBodies) checkBody(b3, file("group.schema.json"), ["groups", n2], ctx);
-  for (const [n2, b3] of projectBodies) checkBody(b3, file("project.schema.json"), ["projects", n2], ctx);
+  for (const [n2, b3] of groupBodies) {
+    checkBody(b3, file("group.schema.json"), ["groups", n2], ctx);
+    await breathe();
+  }
+  for (const [n2, b3] of projectBodies) {
+    checkBody(b3, file("project.schema.json"), ["projects", n2], ctx);
+    await breathe();
+  }
   checkGroupVisibility(
     new Map([...groupBodies].filter(([n2]) => !isPattern(n2))),
     new Map([...projectBodies].filter(([n2]) => !isPattern(n2))),
@@ -73596,19 +73616,37 @@ async function loadManifests(paths, opts) {
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
   const interp = { secrets: opts.secrets, env, root };
   if (instance) interpolate(instance, ["instance"], interp, diags);
-  for (const [n2, b3] of groupBodies) interpolate(b3, ["groups", n2], interp, diags);
-  for (const [n2, b3] of projectBodies) interpolate(b3, ["projects", n2], interp, diags);
+  for (const [n2, b3] of groupBodies) {
+    interpolate(b3, ["groups", n2], interp, diags);
+    await breathe();
+  }
+  for (const [n2, b3] of projectBodies) {
+    interpolate(b3, ["projects", n2], interp, diags);
+    await breathe();
+  }
   if (instance) checkResolvedSecrets(instance, "instance.schema.json", ["instance"], schemas, diags);
-  for (const [n2, b3] of groupBodies)
+  for (const [n2, b3] of groupBodies) {
     checkResolvedSecrets(b3, "group.schema.json", ["groups", n2], schemas, diags);
-  for (const [n2, b3] of projectBodies)
+    await breathe();
+  }
+  for (const [n2, b3] of projectBodies) {
     checkResolvedSecrets(b3, "project.schema.json", ["projects", n2], schemas, diags);
+    await breathe();
+  }
   const shared = /* @__PURE__ */ new Map();
   if (instance) checkIdentities(instance, file("instance.schema.json"), ["instance"], ctx, shared);
-  for (const [n2, b3] of groupBodies) checkIdentities(b3, file("group.schema.json"), ["groups", n2], ctx, shared);
-  for (const [n2, b3] of projectBodies)
+  for (const [n2, b3] of groupBodies) {
+    checkIdentities(b3, file("group.schema.json"), ["groups", n2], ctx, shared);
+    await breathe();
+  }
+  for (const [n2, b3] of projectBodies) {
     checkIdentities(b3, file("project.schema.json"), ["projects", n2], ctx, shared);
-  for (const doc of docs) checkNumbers(doc.value, [], diags);
+    await breathe();
+  }
+  for (const doc of docs) {
+    checkNumbers(doc.value, [], diags);
+    await breathe();
+  }
   if (docs.length === 0 && !diags.hasErrors && !opts.only) {
     diags.error(
       { file: paths[0] ?? ".", line: 1, col: 1 },
@@ -73637,21 +73675,21 @@ async function loadManifests(paths, opts) {
   const groupOrder = exact(groupBodies).map(([n2]) => n2).sort((a, b3) => a.split("/").length - b3.split("/").length);
   const groupsColl = {
     policy: unmanaged.groups === "delete" || unmanaged.groups === "ignore" ? unmanaged.groups : "warn",
-    items: groupOrder.map(
-      (n2) => built(groups, groupBodies, n2, buildNode("groups", n2, groupBodies.get(n2), groupSchema, bctx))
-    )
+    items: []
   };
-  const projectsColl = {
-    policy: "ignore",
-    items: exact(projectBodies).map(([n2]) => n2).map(
-      (n2) => built(
-        projects,
-        projectBodies,
-        n2,
-        buildNode("projects", n2, projectBodies.get(n2), projectSchema, bctx)
-      )
-    )
-  };
+  for (const n2 of groupOrder) {
+    groupsColl.items.push(
+      built(groups, groupBodies, n2, buildNode("groups", n2, groupBodies.get(n2), groupSchema, bctx))
+    );
+    await breathe();
+  }
+  const projectsColl = { policy: "ignore", items: [] };
+  for (const [n2] of exact(projectBodies)) {
+    projectsColl.items.push(
+      built(projects, projectBodies, n2, buildNode("projects", n2, projectBodies.get(n2), projectSchema, bctx))
+    );
+    await breathe();
+  }
   const selectors = [];
   for (const [collection, bodies, decls, schema5] of [
     ["groups", groupBodies, groups, groupSchema],
@@ -80432,15 +80470,6 @@ async function expandSelectors(state, ctx, targets, changes) {
   };
 }
 
-// src/engine/plan/digest.ts
-import { createHash as createHash4 } from "node:crypto";
-function digestLive(entries) {
-  const sorted = [...entries].sort(([a], [b3]) => a < b3 ? -1 : a > b3 ? 1 : 0);
-  const hash = createHash4("sha256");
-  for (const [address, fields] of sorted) hash.update(address).update("\0").update(fields).update("\n");
-  return hash.digest("hex");
-}
-
 // src/engine/plan/mask.ts
 var MASK2 = "(sensitive)";
 var WRITE_ONLY = "(write-only)";
@@ -80540,8 +80569,62 @@ function byPlace(problems) {
   return [...problems].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
 }
 
+// src/engine/plan/digest.ts
+import { createHash as createHash4 } from "node:crypto";
+var DIGEST_BYTES = 32;
+var BLOCK = 2048;
+var LiveSeen = class _LiveSeen {
+  #addresses = [];
+  #blocks = [];
+  /** Objects recorded. */
+  get size() {
+    return this.#addresses.length;
+  }
+  /** Records a live object: its address and its masked fields as JSON. */
+  add(address, fields) {
+    const n2 = this.#addresses.length;
+    if (n2 % BLOCK === 0) this.#blocks.push(Buffer.alloc(BLOCK * DIGEST_BYTES));
+    createHash4("sha256").update(fields).digest().copy(this.#blocks[this.#blocks.length - 1], n2 % BLOCK * DIGEST_BYTES);
+    this.#addresses.push(address);
+  }
+  /** Every object of `parts`, in their order (the chunks of one plan). */
+  static of(parts) {
+    const all = new _LiveSeen();
+    for (const part of parts) for (let i = 0; i < part.size; i++) all.#copy(part, i);
+    return all;
+  }
+  #copy(from, i) {
+    const n2 = this.#addresses.length;
+    if (n2 % BLOCK === 0) this.#blocks.push(Buffer.alloc(BLOCK * DIGEST_BYTES));
+    from.#digestOf(i).copy(this.#blocks[this.#blocks.length - 1], n2 % BLOCK * DIGEST_BYTES);
+    this.#addresses.push(from.#addresses[i]);
+  }
+  #digestOf(i) {
+    const at2 = i % BLOCK * DIGEST_BYTES;
+    return this.#blocks[Math.floor(i / BLOCK)].subarray(at2, at2 + DIGEST_BYTES);
+  }
+  /** Each object's address and the base64 SHA-256 of its fields, in the order they were recorded. */
+  entries() {
+    return this.#addresses.map((address, i) => [address, this.#digestOf(i).toString("base64")]);
+  }
+  /**
+   * The plan's live digest: the SHA-256 of each object's address and the base64 SHA-256 of its fields, in address
+   * order (objects of one address in the order they were seen), so the order reads finished in does not matter.
+   * Plans saved by earlier versions carry the same digest for the same objects (test/engine/digest.test.ts).
+   */
+  digest() {
+    const addresses = this.#addresses;
+    const order2 = addresses.map((_3, i) => i);
+    order2.sort((i, j2) => addresses[i] < addresses[j2] ? -1 : addresses[i] > addresses[j2] ? 1 : 0);
+    const hash = createHash4("sha256");
+    for (const i of order2) {
+      hash.update(addresses[i]).update("\0").update(this.#digestOf(i).toString("base64")).update("\n");
+    }
+    return hash.digest("hex");
+  }
+};
+
 // src/engine/plan/state.ts
-import { createHash as createHash5 } from "node:crypto";
 var WINDOW_PER_CONNECTION = 4;
 var PlanState = class {
   ctx;
@@ -80561,7 +80644,7 @@ var PlanState = class {
    * Every live object compared or reported, as its address and the SHA-256 of its masked fields (JSON): what the
    * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
    */
-  liveSeen = [];
+  liveSeen = new LiveSeen();
   /** Projects found missing while reading their collections (each planned as a create, or reported once). */
   missingProjects = /* @__PURE__ */ new Set();
   /** Where each declared group and project is, for problems found below it. */
@@ -80652,7 +80735,7 @@ var PlanState = class {
   }
   /** Records a live object seen, by its address and its fields as the plan may show them (see mask.ts). */
   seen(address, masked3) {
-    this.liveSeen.push([address, createHash5("sha256").update(JSON.stringify(masked3)).digest("base64")]);
+    this.liveSeen.add(address, JSON.stringify(masked3));
   }
   /** Whether instance-level collections are planned (no target but `instance`, and this shard holds them). */
   get instanceSelected() {
@@ -80684,7 +80767,7 @@ function addressOf2(parentAddress, kind, key) {
 }
 
 // src/engine/changes.ts
-import { createHash as createHash6 } from "node:crypto";
+import { createHash as createHash5 } from "node:crypto";
 function itemPath(collectionPath2, node) {
   return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
 }
@@ -80702,7 +80785,7 @@ function ownDigest(node) {
 }
 function secretDigest(secret) {
   if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
-  return `secret:literal:${createHash6("sha256").update(secret.reveal()).digest("base64")}`;
+  return `secret:literal:${createHash5("sha256").update(secret.reveal()).digest("base64")}`;
 }
 function byLabel(coll) {
   const out = /* @__PURE__ */ new Map();
@@ -81642,7 +81725,7 @@ function mergeWalks(walks) {
     problems: walks.flatMap((w2) => w2.problems),
     warnings: walks.flatMap((w2) => w2.warnings),
     inSync: walks.flatMap((w2) => w2.inSync),
-    liveSeen: walks.flatMap((w2) => w2.liveSeen),
+    liveSeen: LiveSeen.of(walks.map((w2) => w2.liveSeen)),
     createOnly,
     secrets: new SecretValues(walks.flatMap((w2) => w2.secrets.list())),
     secretPairs: pairs,
@@ -81730,7 +81813,7 @@ function finishPlan(walked, desired, options) {
     warnings: secrets.value(byPlace(walked.warnings)),
     summary: summarize(changes),
     requests: options.requestStats(),
-    liveDigest: digestLive(walked.liveSeen),
+    liveDigest: walked.liveSeen.digest(),
     ...desired.digests ? { manifestDigests: desired.digests } : {},
     ...fingerprint2 !== void 0 ? { secretsFingerprint: fingerprint2 } : {},
     ...walked.summaries.length > 0 ? { selectors: walked.summaries } : {}
@@ -82017,14 +82100,14 @@ var instanceVariableKind = variableKind("instance", (_rest, common) => ({
 }));
 
 // src/kinds/deploy-key.ts
-import { createHash as createHash7 } from "node:crypto";
+import { createHash as createHash6 } from "node:crypto";
 function keyText(value) {
   return isSecret(value) ? value.reveal() : String(value ?? "");
 }
 function fingerprint(text2) {
   const blob = text2.trim().split(/\s+/)[1];
   if (!blob) return "invalid key";
-  return `SHA256:${createHash7("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
+  return `SHA256:${createHash6("sha256").update(Buffer.from(blob, "base64")).digest("base64").replace(/=+$/, "")}`;
 }
 var toLive4 = (rest, parent, k3, canPush, options) => rest.toLive(parent, { ...k3, can_push: k3["can_push"] ?? canPush ?? false }, options);
 function instanceKeys(ctx, rest) {
@@ -82135,11 +82218,11 @@ async function createOrEnable(ctx, rest, parent, desired, key) {
 }
 
 // src/kinds/token-file.ts
-import { createHash as createHash8 } from "node:crypto";
+import { createHash as createHash7 } from "node:crypto";
 import { lstatSync as lstatSync2, readFileSync as readFileSync5, realpathSync as realpathSync5 } from "node:fs";
 import { dirname as dirname5 } from "node:path";
 var MAX_TOKEN_FILE_BYTES2 = 1024;
-var tokenDigest = (text2) => createHash8("sha256").update(text2).digest("hex");
+var tokenDigest = (text2) => createHash7("sha256").update(text2).digest("hex");
 function tokenFileRefusal(target, known3, words) {
   const existing = existingAncestor(dirname5(target));
   const realDir = (() => {
@@ -83938,7 +84021,7 @@ function scopeOf(selection, head) {
 }
 
 // src/cli/chunks.ts
-import { setImmediate as setImmediate2 } from "node:timers/promises";
+import { setImmediate as setImmediate3 } from "node:timers/promises";
 var CHUNK_UNITS_ENV = "FORGEFORM_CHUNK_UNITS";
 var CHUNK_SIZE = 1e6;
 var FIRST_CHUNK_SIZE = 6e4;
@@ -84036,7 +84119,7 @@ async function planInChunks(request2, chunking, paths, found, options) {
       walking.catch(() => {
       });
       loaded = void 0;
-      await setImmediate2();
+      await setImmediate3();
       const following = k3 + 1 < layout.chunks.length ? await loadChunk(k3 + 1) : await loadRest();
       const next = following && keep(following);
       walks.push(await walking);
