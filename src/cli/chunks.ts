@@ -15,8 +15,7 @@
  * whole to report every diagnostic exactly as a whole load does.
  */
 import { setImmediate } from "node:timers/promises";
-import { ApiClient } from "../api/index.js";
-import { createContext } from "../engine/context.js";
+import type { ApiClient } from "../api/index.js";
 import {
   type ChunkScope,
   finishPlan,
@@ -25,9 +24,6 @@ import {
   type Walked,
   walkPlan,
 } from "../engine/plan/index.js";
-import { createRegistry } from "../engine/registry.js";
-import { kinds } from "../kinds/index.js";
-import { fieldSpecs } from "../kinds/schemas.js";
 import { distinctDiagnostics, sortDiagnostics } from "../manifest/diagnostics.js";
 import {
   type Diagnostic,
@@ -40,7 +36,7 @@ import {
 import { type ChunkLayout, chunkLayout, shardEntries } from "../manifest/outline.js";
 import { SecretValues } from "../manifest/secret.js";
 import type { RequestStats } from "../plan/model.js";
-import type { PlanOutcome, PlanRequest } from "./plan-request.js";
+import { type PlanOutcome, type PlanRequest, withLiveReads } from "./plan-request.js";
 import { keepYoungGenerationSmall } from "./runtime.js";
 
 /**
@@ -163,11 +159,8 @@ export async function planInChunks(
   const { files, digests } = loaded.state!;
 
   const scope = scopeOf(layout);
-  const api = new ApiClient(request.connection);
-  request.progress?.phase("Reading live state", api.metrics);
-  try {
-    const ctx = await createContext(api);
-    const registry = createRegistry(kinds, fieldSpecs);
+  // Values of each chunk's references are masked in everything the client prints from then on.
+  return withLiveReads(request, [], async ({ api, ctx, registry }) => {
     const walks: Walked[] = [];
     const chunkOptions = (k: number): PlanOptions => ({
       ...options,
@@ -181,7 +174,6 @@ export async function planInChunks(
     };
     for (let k = 0; loaded; k++) {
       const state = loaded.state!;
-      // Values of each chunk's references are masked in everything the client prints from then on.
       api.conceal(SecretValues.of(state).list());
       const walking = walkPlan(state, ctx, registry, chunkOptions(k));
       // Its failure is met when it is awaited, after the next chunk is loaded.
@@ -207,12 +199,7 @@ export async function planInChunks(
       { ...options, requestStats: requestStatsOf(api) },
     );
     return { diagnostics, result, ctx, api, chunks: walks.length };
-  } catch (error) {
-    await api.close();
-    throw error;
-  } finally {
-    request.progress?.stop();
-  }
+  });
 }
 
 /**

@@ -1,8 +1,15 @@
-/** What a plan of the manifests is asked for, and what it gives (workflow.ts and chunks.ts; the commands, the Action). */
-import type { ApiClient, ClientOptions } from "../api/index.js";
+/**
+ * What a plan of the manifests is asked for, what it gives, and the client its reads go through (workflow.ts and
+ * chunks.ts; the commands, the Action).
+ */
+import { ApiClient, type ClientOptions } from "../api/index.js";
+import { createContext } from "../engine/context.js";
 import type { PlanResult } from "../engine/plan/index.js";
+import { createRegistry, type KindRegistry } from "../engine/registry.js";
 import type { Shard } from "../engine/shard.js";
+import { kinds } from "../kinds/index.js";
 import type { KindContext } from "../kinds/kind.js";
+import { fieldSpecs } from "../kinds/schemas.js";
 import type { Diagnostic } from "../manifest/index.js";
 import type { Progress } from "./progress.js";
 
@@ -41,4 +48,35 @@ export interface PlanOutcome {
   api?: ApiClient;
   /** Of a plan made in chunks (chunks.ts), how many were walked: a plan made in one walk has none. */
   chunks?: number;
+}
+
+/** What a plan's reads go through: the client, the context the kinds read with, the kinds. */
+export interface LiveReads {
+  api: ApiClient;
+  ctx: KindContext;
+  registry: KindRegistry;
+}
+
+/**
+ * Opens the client a plan reads through (apply writes through it later) and runs `plan` with it: the progress line
+ * counts its requests; values in `conceal` are masked in everything it prints. When `plan` fails the client is
+ * closed; else the caller closes it (after apply). The progress line is stopped either way.
+ */
+export async function withLiveReads<T>(
+  request: PlanRequest,
+  conceal: Iterable<string>,
+  plan: (live: LiveReads) => Promise<T>,
+): Promise<T> {
+  const api = new ApiClient(request.connection);
+  api.conceal(conceal);
+  request.progress?.phase("Reading live state", api.metrics);
+  try {
+    const ctx = await createContext(api);
+    return await plan({ api, ctx, registry: createRegistry(kinds, fieldSpecs) });
+  } catch (error) {
+    await api.close();
+    throw error;
+  } finally {
+    request.progress?.stop();
+  }
 }

@@ -5,16 +5,11 @@
 
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { ApiClient } from "../api/index.js";
 import { type ApplyOptions, applySteps, type Outcome } from "../engine/apply.js";
 import type { ChangeScope } from "../engine/changes.js";
-import { createContext } from "../engine/context.js";
 import { makePlan, type PlanOptions, type PlanResult } from "../engine/plan/index.js";
-import { createRegistry } from "../engine/registry.js";
 import { normalizeTargets, TargetError, withAncestors } from "../engine/targets.js";
-import { kinds } from "../kinds/index.js";
 import type { KindContext } from "../kinds/kind.js";
-import { fieldSpecs } from "../kinds/schemas.js";
 import { didYouMean } from "../manifest/diagnostics.js";
 import { loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
@@ -25,7 +20,7 @@ import { isPattern, parsePattern } from "../manifest/selectors.js";
 import type { Plan } from "../plan/model.js";
 import { type SinceSelection, scopeOf, selectSince } from "./changed-since.js";
 import { chunkingOf, planInChunks, requestStatsOf } from "./chunks.js";
-import type { PlanOutcome, PlanRequest } from "./plan-request.js";
+import { type PlanOutcome, type PlanRequest, withLiveReads } from "./plan-request.js";
 import { keepYoungGenerationSmall } from "./runtime.js";
 
 export type { PlanOutcome, PlanRequest } from "./plan-request.js";
@@ -237,14 +232,9 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     }
     changes = scopeOf(since, loaded.state);
   }
-  const api = new ApiClient(request.connection);
   // Values of the run's references are masked in everything the client prints (--debug, errors), paths included.
-  api.conceal(SecretValues.of(loaded.state).list());
-  request.progress?.phase("Reading live state", api.metrics);
-  try {
-    const ctx = await createContext(api);
-    const registry = createRegistry(kinds, fieldSpecs);
-    const result = await makePlan(loaded.state, ctx, registry, {
+  return withLiveReads(request, SecretValues.of(loaded.state).list(), async ({ api, ctx, registry }) => {
+    const result = await makePlan(loaded.state!, ctx, registry, {
       ...baseOptions(request, targets),
       ...(changes ? { changes } : {}),
       ...(only ? { declared: declared.paths } : {}),
@@ -254,12 +244,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       requestStats: requestStatsOf(api),
     });
     return { diagnostics, result, ctx, api };
-  } catch (error) {
-    await api.close();
-    throw error;
-  } finally {
-    request.progress?.stop();
-  }
+  });
 }
 
 export async function applyPlanResult(

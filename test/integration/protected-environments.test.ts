@@ -111,7 +111,10 @@ describe("protected environments [licensed]", () => {
   it("shows a list under unchecked: as written, not as deployers", async () => {
     // A setting newer than the schema (approval rules, from 14.x) is shown as written: only the deployers are
     // named back from ids and roles.
-    const rules = [{ user_id: 2, required_approvals: 1 }, { access_level: 40, required_approvals: 2 }];
+    const rules = [
+      { user_id: 2, required_approvals: 1 },
+      { access_level: 40, required_approvals: 2 },
+    ];
     const file = bench.manifest(`version: 1
 projects:
   acme/platform/api:
