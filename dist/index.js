@@ -79065,62 +79065,6 @@ async function applySteps(ctx, steps, options) {
   return steps.filter((s3) => outcomes.has(s3.change.address)).map((s3) => outcomes.get(s3.change.address));
 }
 
-// src/engine/context.ts
-function cachingResolver(api2) {
-  const users = /* @__PURE__ */ new Map();
-  const groups = /* @__PURE__ */ new Map();
-  const orUndefinedOn404 = async (p3) => {
-    try {
-      return await p3;
-    } catch (error2) {
-      if (error2 instanceof ApiError && error2.status === 404) return void 0;
-      throw error2;
-    }
-  };
-  const resolver2 = {
-    user(username) {
-      let p3 = users.get(username);
-      if (!p3) {
-        p3 = api2.get("/users", {
-          query: { username },
-          shape: listOf({ id: "integer", username: "string", state: "string?" })
-        }).then((found) => {
-          const u2 = found.find((x) => x.username.toLowerCase() === username.toLowerCase());
-          return u2 && { id: u2.id, username: u2.username, state: u2.state ?? "active" };
-        });
-        users.set(username, p3);
-      }
-      return p3;
-    },
-    userId(username) {
-      return resolver2.user(username).then((u2) => u2?.id);
-    },
-    groupId(fullPath) {
-      const key = fullPath.toLowerCase();
-      let p3 = groups.get(key);
-      if (!p3) {
-        p3 = orUndefinedOn404(
-          api2.get(apiPath`/groups/${fullPath}`, {
-            query: { with_projects: false },
-            shape: { id: "integer" }
-          })
-        ).then((g3) => g3?.id);
-        groups.set(key, p3);
-      }
-      return p3;
-    },
-    rememberGroup(fullPath, id) {
-      groups.set(fullPath.toLowerCase(), Promise.resolve(id));
-    }
-  };
-  return resolver2;
-}
-async function createContext(api2) {
-  const version = await api2.get("/version", { shape: { version: "string?" } });
-  const edition = /-ee\b/i.test(version.version ?? "") ? "licensed" : "core";
-  return { api: api2, resolve: cachingResolver(api2), edition, memo: /* @__PURE__ */ new Map() };
-}
-
 // src/kinds/common.ts
 function ownerPath(parent) {
   if (parent.ref === void 0) throw new Error(`${parent.address} does not exist yet`);
@@ -81821,6 +81765,185 @@ function finishPlan(walked, desired, options) {
   return { plan, steps, inSync: walked.inSync.map((a) => secrets.text(a)).sort(), secrets };
 }
 
+// src/cli/changed-since.ts
+import { execFileSync } from "node:child_process";
+import { existsSync as existsSync3, mkdtempSync, rmSync as rmSync2 } from "node:fs";
+import { tmpdir } from "node:os";
+import { join as join4, relative as relative5, resolve as resolve6 } from "node:path";
+function git(cwd, args) {
+  return gitBytes(cwd, args).toString("utf8").trim();
+}
+function gitBytes(cwd, args) {
+  return execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 512 * 1024 * 1024 });
+}
+function union(a, b3) {
+  return {
+    manifest: (a?.manifest ?? false) || (b3?.manifest ?? false),
+    instance: (a?.instance ?? false) || (b3?.instance ?? false),
+    instanceSize: Math.max(a?.instanceSize ?? 0, b3?.instanceSize ?? 0),
+    templates: [.../* @__PURE__ */ new Set([...a?.templates ?? [], ...b3?.templates ?? []])],
+    entries: [...a?.entries ?? [], ...b3?.entries ?? []],
+    uses: [.../* @__PURE__ */ new Set([...a?.uses ?? [], ...b3?.uses ?? []])]
+  };
+}
+async function selectSince(ref2, paths, found = []) {
+  const given = paths.length > 0 ? paths : ["."];
+  const root = resolve6(manifestRoot(given));
+  let top;
+  try {
+    top = git(root, ["rev-parse", "--show-toplevel"]);
+  } catch {
+    throw new Error(`--changed-since needs a git checkout, and ${root} is not inside one`);
+  }
+  try {
+    git(top, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
+  } catch {
+    throw new Error(
+      `--changed-since: unknown git revision ${JSON.stringify(ref2)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`
+    );
+  }
+  const inRepo = relative5(top, root) || ".";
+  const now = manifestOutlines(given, found, root);
+  let atRef;
+  try {
+    atRef = new Map(
+      git(top, ["ls-tree", "-r", "-z", "--full-tree", ref2, "--", inRepo]).split("\0").filter((line) => line !== "").map((line) => {
+        const [meta, path2] = line.split("	");
+        return [path2, meta.split(" ")[2]];
+      })
+    );
+  } catch {
+    atRef = /* @__PURE__ */ new Map();
+  }
+  if (atRef.size === 0) return { only: new Set(now.map((f3) => f3.file)), outlines: now };
+  const place = (file) => relative5(top, resolve6(file));
+  const head = new Map(now.map((f3) => [place(f3.file), f3]));
+  const changed2 = [
+    ...[...head].filter(([p3, f3]) => atRef.get(p3) !== f3.blob).map(([p3]) => p3),
+    ...[...atRef.keys()].filter((p3) => !head.has(p3) && /\.ya?ml$/i.test(p3))
+  ];
+  const base = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
+  try {
+    const extract = (places2) => {
+      const wanted = places2.filter((p3) => atRef.has(p3));
+      for (let i = 0; i < wanted.length; i += 200) {
+        const archive = gitBytes(top, ["archive", "--format=tar", ref2, "--", ...wanted.slice(i, i + 200)]);
+        execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
+      }
+    };
+    extract(changed2);
+    const baseRoot = join4(base, inRepo);
+    const atBase = (p3) => join4(base, relative5(top, resolve6(p3)));
+    const thenChanged = new Map(
+      manifestOutlines(
+        changed2.filter((p3) => atRef.has(p3)).map((p3) => join4(base, p3)),
+        [],
+        baseRoot
+      ).map((f3) => [relative5(base, f3.file), f3])
+    );
+    const past = new Map([...head].filter(([p3]) => !changed2.includes(p3)));
+    for (const [p3, f3] of thenChanged) past.set(p3, f3);
+    const places = [.../* @__PURE__ */ new Set([...head.keys(), ...past.keys()])];
+    const { files: selected, partial } = touchedEntries(
+      places.map((p3) => ({ file: p3, outline: union(head.get(p3)?.outline, past.get(p3)?.outline) })),
+      changed2
+    );
+    extract([...selected].filter((p3) => !changed2.includes(p3)));
+    const pick2 = (places2) => new Set([...places2].map((p3) => join4(base, p3)));
+    const named = given.map(atBase).filter((p3) => existsSync3(p3));
+    const baseOnly = pick2([...selected].filter((p3) => past.has(p3)));
+    let before;
+    if (named.length > 0 && baseOnly.size > 0) {
+      const loaded = await loadManifests(named, {
+        secrets: false,
+        root: baseRoot,
+        found: found.map(atBase),
+        only: baseOnly,
+        partial: new Map([...partial].map(([p3, ids]) => [join4(base, p3), ids])),
+        outlines: new Map([...past].map(([p3, f3]) => [join4(base, p3), f3]))
+      });
+      if (!loaded.state) {
+        return {
+          warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
+        };
+      }
+      before = loaded.state;
+    }
+    return {
+      only: new Set([...selected].flatMap((p3) => head.has(p3) ? [head.get(p3).file] : [])),
+      partial: new Map([...partial].flatMap(([p3, ids]) => head.has(p3) ? [[head.get(p3).file, ids]] : [])),
+      ...before ? { before } : {},
+      outlines: now
+    };
+  } finally {
+    rmSync2(base, { recursive: true, force: true });
+  }
+}
+function scopeOf(selection, head) {
+  if (selection.warning) return void 0;
+  const before = selection.before ?? { root: { ...head.root, children: {} }, files: [], selectors: [] };
+  return changeScope(before, head);
+}
+
+// src/cli/chunks.ts
+import { setImmediate as setImmediate3 } from "node:timers/promises";
+
+// src/engine/context.ts
+function cachingResolver(api2) {
+  const users = /* @__PURE__ */ new Map();
+  const groups = /* @__PURE__ */ new Map();
+  const orUndefinedOn404 = async (p3) => {
+    try {
+      return await p3;
+    } catch (error2) {
+      if (error2 instanceof ApiError && error2.status === 404) return void 0;
+      throw error2;
+    }
+  };
+  const resolver2 = {
+    user(username) {
+      let p3 = users.get(username);
+      if (!p3) {
+        p3 = api2.get("/users", {
+          query: { username },
+          shape: listOf({ id: "integer", username: "string", state: "string?" })
+        }).then((found) => {
+          const u2 = found.find((x) => x.username.toLowerCase() === username.toLowerCase());
+          return u2 && { id: u2.id, username: u2.username, state: u2.state ?? "active" };
+        });
+        users.set(username, p3);
+      }
+      return p3;
+    },
+    userId(username) {
+      return resolver2.user(username).then((u2) => u2?.id);
+    },
+    groupId(fullPath) {
+      const key = fullPath.toLowerCase();
+      let p3 = groups.get(key);
+      if (!p3) {
+        p3 = orUndefinedOn404(
+          api2.get(apiPath`/groups/${fullPath}`, {
+            query: { with_projects: false },
+            shape: { id: "integer" }
+          })
+        ).then((g3) => g3?.id);
+        groups.set(key, p3);
+      }
+      return p3;
+    },
+    rememberGroup(fullPath, id) {
+      groups.set(fullPath.toLowerCase(), Promise.resolve(id));
+    }
+  };
+  return resolver2;
+}
+async function createContext(api2) {
+  const version = await api2.get("/version", { shape: { version: "string?" } });
+  const edition = /-ee\b/i.test(version.version ?? "") ? "licensed" : "core";
+  return { api: api2, resolve: cachingResolver(api2), edition, memo: /* @__PURE__ */ new Map() };
+}
+
 // src/engine/registry.ts
 function createRegistry(kinds2, fieldsOf) {
   const cache = /* @__PURE__ */ new Map();
@@ -83900,128 +84023,23 @@ var kinds = [
   protectedTagKind
 ];
 
-// src/cli/changed-since.ts
-import { execFileSync } from "node:child_process";
-import { existsSync as existsSync3, mkdtempSync, rmSync as rmSync2 } from "node:fs";
-import { tmpdir } from "node:os";
-import { join as join4, relative as relative5, resolve as resolve6 } from "node:path";
-function git(cwd, args) {
-  return gitBytes(cwd, args).toString("utf8").trim();
-}
-function gitBytes(cwd, args) {
-  return execFileSync("git", args, { cwd, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 512 * 1024 * 1024 });
-}
-function union(a, b3) {
-  return {
-    manifest: (a?.manifest ?? false) || (b3?.manifest ?? false),
-    instance: (a?.instance ?? false) || (b3?.instance ?? false),
-    instanceSize: Math.max(a?.instanceSize ?? 0, b3?.instanceSize ?? 0),
-    templates: [.../* @__PURE__ */ new Set([...a?.templates ?? [], ...b3?.templates ?? []])],
-    entries: [...a?.entries ?? [], ...b3?.entries ?? []],
-    uses: [.../* @__PURE__ */ new Set([...a?.uses ?? [], ...b3?.uses ?? []])]
-  };
-}
-async function selectSince(ref2, paths, found = []) {
-  const given = paths.length > 0 ? paths : ["."];
-  const root = resolve6(manifestRoot(given));
-  let top;
+// src/cli/plan-request.ts
+async function withLiveReads(request2, conceal, plan) {
+  const api2 = new ApiClient(request2.connection);
+  api2.conceal(conceal);
+  request2.progress?.phase("Reading live state", api2.metrics);
   try {
-    top = git(root, ["rev-parse", "--show-toplevel"]);
-  } catch {
-    throw new Error(`--changed-since needs a git checkout, and ${root} is not inside one`);
-  }
-  try {
-    git(top, ["rev-parse", "--verify", "--quiet", `${ref2}^{commit}`]);
-  } catch {
-    throw new Error(
-      `--changed-since: unknown git revision ${JSON.stringify(ref2)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`
-    );
-  }
-  const inRepo = relative5(top, root) || ".";
-  const now = manifestOutlines(given, found, root);
-  let atRef;
-  try {
-    atRef = new Map(
-      git(top, ["ls-tree", "-r", "-z", "--full-tree", ref2, "--", inRepo]).split("\0").filter((line) => line !== "").map((line) => {
-        const [meta, path2] = line.split("	");
-        return [path2, meta.split(" ")[2]];
-      })
-    );
-  } catch {
-    atRef = /* @__PURE__ */ new Map();
-  }
-  if (atRef.size === 0) return { only: new Set(now.map((f3) => f3.file)), outlines: now };
-  const place = (file) => relative5(top, resolve6(file));
-  const head = new Map(now.map((f3) => [place(f3.file), f3]));
-  const changed2 = [
-    ...[...head].filter(([p3, f3]) => atRef.get(p3) !== f3.blob).map(([p3]) => p3),
-    ...[...atRef.keys()].filter((p3) => !head.has(p3) && /\.ya?ml$/i.test(p3))
-  ];
-  const base = mkdtempSync(join4(tmpdir(), "forgeform-base-"));
-  try {
-    const extract = (places2) => {
-      const wanted = places2.filter((p3) => atRef.has(p3));
-      for (let i = 0; i < wanted.length; i += 200) {
-        const archive = gitBytes(top, ["archive", "--format=tar", ref2, "--", ...wanted.slice(i, i + 200)]);
-        execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
-      }
-    };
-    extract(changed2);
-    const baseRoot = join4(base, inRepo);
-    const atBase = (p3) => join4(base, relative5(top, resolve6(p3)));
-    const thenChanged = new Map(
-      manifestOutlines(
-        changed2.filter((p3) => atRef.has(p3)).map((p3) => join4(base, p3)),
-        [],
-        baseRoot
-      ).map((f3) => [relative5(base, f3.file), f3])
-    );
-    const past = new Map([...head].filter(([p3]) => !changed2.includes(p3)));
-    for (const [p3, f3] of thenChanged) past.set(p3, f3);
-    const places = [.../* @__PURE__ */ new Set([...head.keys(), ...past.keys()])];
-    const { files: selected, partial } = touchedEntries(
-      places.map((p3) => ({ file: p3, outline: union(head.get(p3)?.outline, past.get(p3)?.outline) })),
-      changed2
-    );
-    extract([...selected].filter((p3) => !changed2.includes(p3)));
-    const pick2 = (places2) => new Set([...places2].map((p3) => join4(base, p3)));
-    const named = given.map(atBase).filter((p3) => existsSync3(p3));
-    const baseOnly = pick2([...selected].filter((p3) => past.has(p3)));
-    let before;
-    if (named.length > 0 && baseOnly.size > 0) {
-      const loaded = await loadManifests(named, {
-        secrets: false,
-        root: baseRoot,
-        found: found.map(atBase),
-        only: baseOnly,
-        partial: new Map([...partial].map(([p3, ids]) => [join4(base, p3), ids])),
-        outlines: new Map([...past].map(([p3, f3]) => [join4(base, p3), f3]))
-      });
-      if (!loaded.state) {
-        return {
-          warning: `the manifests at ${ref2} do not load (they had errors then), so everything is planned`
-        };
-      }
-      before = loaded.state;
-    }
-    return {
-      only: new Set([...selected].flatMap((p3) => head.has(p3) ? [head.get(p3).file] : [])),
-      partial: new Map([...partial].flatMap(([p3, ids]) => head.has(p3) ? [[head.get(p3).file, ids]] : [])),
-      ...before ? { before } : {},
-      outlines: now
-    };
+    const ctx = await createContext(api2);
+    return await plan({ api: api2, ctx, registry: createRegistry(kinds, fieldSpecs) });
+  } catch (error2) {
+    await api2.close();
+    throw error2;
   } finally {
-    rmSync2(base, { recursive: true, force: true });
+    request2.progress?.stop();
   }
-}
-function scopeOf(selection, head) {
-  if (selection.warning) return void 0;
-  const before = selection.before ?? { root: { ...head.root, children: {} }, files: [], selectors: [] };
-  return changeScope(before, head);
 }
 
 // src/cli/chunks.ts
-import { setImmediate as setImmediate3 } from "node:timers/promises";
 var CHUNK_UNITS_ENV = "FORGEFORM_CHUNK_UNITS";
 var CHUNK_SIZE = 1e6;
 var FIRST_CHUNK_SIZE = 6e4;
@@ -84096,11 +84114,7 @@ async function planInChunks(request2, chunking, paths, found, options) {
   if (invalid(loaded)) return wholly();
   const { files, digests } = loaded.state;
   const scope = scopeOf2(layout);
-  const api2 = new ApiClient(request2.connection);
-  request2.progress?.phase("Reading live state", api2.metrics);
-  try {
-    const ctx = await createContext(api2);
-    const registry = createRegistry(kinds, fieldSpecs);
+  return withLiveReads(request2, [], async ({ api: api2, ctx, registry }) => {
     const walks = [];
     const chunkOptions = (k3) => ({
       ...options,
@@ -84136,12 +84150,7 @@ async function planInChunks(request2, chunking, paths, found, options) {
       { ...options, requestStats: requestStatsOf(api2) }
     );
     return { diagnostics, result, ctx, api: api2, chunks: walks.length };
-  } catch (error2) {
-    await api2.close();
-    throw error2;
-  } finally {
-    request2.progress?.stop();
-  }
+  });
 }
 function chunkDiagnostics(results, files) {
   const used = new Set(results.flatMap((r) => r.templates?.used ?? []));
@@ -84312,12 +84321,7 @@ async function planFromManifests(request2) {
     }
     changes = scopeOf(since, loaded.state);
   }
-  const api2 = new ApiClient(request2.connection);
-  api2.conceal(SecretValues.of(loaded.state).list());
-  request2.progress?.phase("Reading live state", api2.metrics);
-  try {
-    const ctx = await createContext(api2);
-    const registry = createRegistry(kinds, fieldSpecs);
+  return withLiveReads(request2, SecretValues.of(loaded.state).list(), async ({ api: api2, ctx, registry }) => {
     const result = await makePlan(loaded.state, ctx, registry, {
       ...baseOptions(request2, targets),
       ...changes ? { changes } : {},
@@ -84328,12 +84332,7 @@ async function planFromManifests(request2) {
       requestStats: requestStatsOf(api2)
     });
     return { diagnostics, result, ctx, api: api2 };
-  } catch (error2) {
-    await api2.close();
-    throw error2;
-  } finally {
-    request2.progress?.stop();
-  }
+  });
 }
 async function applyPlanResult(ctx, result, options) {
   return applySteps(ctx, result.steps, { ...options, mask: (text2) => result.secrets.text(text2) });
