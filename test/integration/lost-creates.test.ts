@@ -231,7 +231,8 @@ describe("a create found on re-reading is finished as the create would have fini
   });
 
   // A project's create is a POST, then a PUT of the settings the platform takes on update only, then its archive
-  // (another POST below /api/v4/projects, whose answer is lost too); a group's is a POST, then a PUT of those.
+  // (another POST below /api/v4/projects, whose answer is lost too); a milestone's declared closed is a POST, then a
+  // PUT that closes it; a group's is a POST, then a PUT of its settings taken on update only.
   it.each([
     {
       kind: "project",
@@ -245,6 +246,16 @@ describe("a create found on re-reading is finished as the create would have fini
         ci_forward_deployment_enabled: false,
         archived: true,
       },
+    },
+    {
+      kind: "milestone",
+      faults: `drop-after-commit:1@POST${P}/milestones`,
+      manifest: "projects:\n  lc/app:\n    milestones: [{ title: lost, state: closed }]\n",
+      live: async () =>
+        (await bench!.get<{ title: string }[]>("/projects/lc%2Fapp/milestones")).find(
+          (m) => m.title === "lost",
+        ),
+      expected: { state: "closed" },
     },
     {
       kind: "group",
