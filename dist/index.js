@@ -78925,18 +78925,25 @@ async function createOnce(ctx, step) {
   const { kind, parent } = step;
   if (!kind.create || !step.desired) throw new Error(`${step.change.address}: this kind cannot be created`);
   const rounds = Math.max(1, ctx.api.maxAttempts);
+  let found;
   for (let round = 1; ; round++) {
+    const finishing = found !== void 0;
     try {
-      return { live: await kind.create(ctx, parent, step.desired, step.key), recovered: false };
+      if (found === void 0)
+        return { live: await kind.create(ctx, parent, step.desired, step.key), recovered: false };
+      const live = kind.finishCreate ? await kind.finishCreate(ctx, parent, found, step.desired) : found;
+      return { live, recovered: true };
     } catch (error2) {
       if (!(error2 instanceof OutcomeUnknownError)) throw error2;
       ctx.api.metrics.countReread();
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
-      const found = lives.find((l) => l.key === step.key);
-      if (found) return { live: found, recovered: true };
+      found = lives.find((l) => l.key === step.key);
+      if (found && !kind.finishCreate) return { live: found, recovered: true };
+      if (found && !finishing) continue;
       if (round >= rounds) {
+        const times = `the outcome was unknown ${rounds === 1 ? "once" : `${rounds} times`} (last: ${error2.cause.message})`;
         throw new Error(
-          `${error2.method} ${error2.path}: the outcome was unknown ${rounds === 1 ? "once" : `${rounds} times`} (last: ${error2.cause.message}), and re-reading found nothing after each, so it was not created; apply again once the platform answers normally`
+          found ? `${error2.method} ${error2.path}: ${times}; the object was created, but what its create does after that may not be done: apply again once the platform answers normally` : `${error2.method} ${error2.path}: ${times}, and re-reading found nothing after each, so it was not created; apply again once the platform answers normally`
         );
       }
       await ctx.api.pause(round);
@@ -79478,6 +79485,11 @@ async function downloadExport(ctx, id) {
     }
   }
 }
+async function finishGroup(ctx, id, desired) {
+  const later = schema().updateOnly.filter((name) => desired[name] !== void 0);
+  if (later.length === 0) return void 0;
+  return ctx.api.put(apiPath`/groups/${id}`, { body: body(desired, later), shape: GROUP_SHAPE() });
+}
 async function takenPath(ctx, fullPath, said) {
   const now = await orNotFound(
     ctx.api.get(apiPath`/groups/${fullPath}`, {
@@ -79690,14 +79702,11 @@ var groupKind = {
       }
       throw error2;
     }
-    const later = schema().updateOnly.filter((name) => desired[name] !== void 0);
-    if (later.length > 0) {
-      created = await ctx.api.put(apiPath`/groups/${created.id}`, {
-        body: body(desired, later),
-        shape: GROUP_SHAPE()
-      });
-    }
-    return toLive(ctx, created, unchecked(desired));
+    return toLive(ctx, await finishGroup(ctx, created.id, desired) ?? created, unchecked(desired));
+  },
+  async finishCreate(ctx, _parent, found, desired) {
+    const group = await finishGroup(ctx, found.id, desired);
+    return group ? toLive(ctx, group, unchecked(desired)) : found;
   },
   async update(ctx, _parent, live, desired, changed2) {
     const updated = await ctx.api.put(apiPath`/groups/${live.id}`, {
@@ -79884,6 +79893,21 @@ async function visibilityProblem(ctx, key, desired, planned) {
       message: `visibility ${shownText(desired["visibility"])} is not allowed: its group ${group} is ${theirs}, and the platform refuses a project more visible than its group. Use ${theirs} or less, or raise the group's visibility in the manifests`
     }
   ];
+}
+async function finishProject(ctx, id, archived, desired) {
+  if (archived) return void 0;
+  let project;
+  const later = schema2().updateOnly.filter((name) => desired[name] !== void 0);
+  if (later.length > 0) {
+    project = await ctx.api.put(apiPath`/projects/${id}`, {
+      body: apiBody(desired, later),
+      shape: PROJECT_SHAPE2()
+    });
+  }
+  if (desired["archived"] === true) {
+    project = await ctx.api.post(apiPath`/projects/${id}/archive`, { shape: PROJECT_SHAPE2() });
+  }
+  return project;
 }
 async function downloadExport2(ctx, id) {
   const rounds = 15;
@@ -80074,19 +80098,11 @@ var projectKind = {
       }
       throw error2;
     }
-    const later = schema2().updateOnly.filter((name) => desired[name] !== void 0);
-    if (later.length > 0) {
-      project = await ctx.api.put(apiPath`/projects/${project.id}`, {
-        body: apiBody(desired, later),
-        shape: PROJECT_SHAPE2()
-      });
-    }
-    if (desired["archived"] === true) {
-      project = await ctx.api.post(apiPath`/projects/${project.id}/archive`, {
-        shape: PROJECT_SHAPE2()
-      });
-    }
-    return toLive2(project, unchecked(desired));
+    return toLive2(await finishProject(ctx, project.id, false, desired) ?? project, unchecked(desired));
+  },
+  async finishCreate(ctx, _parent, found, desired) {
+    const project = await finishProject(ctx, found.id, found.fields["archived"] === true, desired);
+    return project ? toLive2(project, unchecked(desired)) : found;
   },
   async update(ctx, _parent, live, desired, changed2) {
     const id = live.id;
@@ -83076,6 +83092,15 @@ var milestoneKind = restCollection(
       if (textOf(desired["state"]) === "closed")
         created = await rest.put(ctx, parent, created["id"], { state_event: "close" });
       return rest.toLive(parent, created, unchecked(desired));
+    },
+    // A milestone found on re-reading is closed as its create would have closed it.
+    async finishCreate(ctx, parent, found, desired) {
+      if (textOf(desired["state"]) !== "closed" || found.fields["state"] === "closed") return found;
+      return rest.toLive(
+        parent,
+        await rest.put(ctx, parent, found.id, { state_event: "close" }),
+        unchecked(desired)
+      );
     },
     async update(ctx, parent, live, desired, changed2) {
       const payload = body(

@@ -43,28 +43,40 @@ export const NOT_STARTED = "not started: the apply was interrupted";
  * Creates the object, recovering when the outcome of the create is unknown (the response was lost, or the platform
  * answered 429/502/503/504 without saying when to come back): the collection is re-read, bypassing anything cached
  * during planning, and the create is sent again only when the object is not there, within the client's attempts
- * and with its backoff between rounds. No object is ever created twice.
+ * and with its backoff between rounds. No object is ever created twice. An object found on re-reading is finished
+ * as its create would have finished it (`finishCreate`: settings the platform takes on update only, an archive),
+ * and re-read again when the answer to that is lost too.
  */
 async function createOnce(ctx: KindContext, step: Step): Promise<{ live: Live; recovered: boolean }> {
   const { kind, parent } = step;
   if (!kind.create || !step.desired) throw new Error(`${step.change.address}: this kind cannot be created`);
   const rounds = Math.max(1, ctx.api.maxAttempts);
+  let found: Live | undefined;
   for (let round = 1; ; round++) {
+    const finishing = found !== undefined;
     try {
-      return { live: await kind.create(ctx, parent, step.desired, step.key), recovered: false };
+      if (found === undefined)
+        return { live: await kind.create(ctx, parent, step.desired, step.key), recovered: false };
+      const live = kind.finishCreate ? await kind.finishCreate(ctx, parent, found, step.desired) : found;
+      return { live, recovered: true };
     } catch (error) {
       if (!(error instanceof OutcomeUnknownError)) throw error;
       // The request may have been carried out: look before sending it again (and before giving up).
       ctx.api.metrics.countReread();
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
-      const found = lives.find((l) => l.key === step.key);
-      if (found) return { live: found, recovered: true };
+      found = lives.find((l) => l.key === step.key);
+      if (found && !kind.finishCreate) return { live: found, recovered: true };
+      // Found for the first time: finished at once, whatever the round. Otherwise the request whose outcome was
+      // unknown is sent again, after a pause, while rounds are left.
+      if (found && !finishing) continue;
       if (round >= rounds) {
         // The client's own message says the request was not retried; here it was, after each re-read.
+        const times = `the outcome was unknown ${rounds === 1 ? "once" : `${rounds} times`} (last: ${error.cause.message})`;
         throw new Error(
-          `${error.method} ${error.path}: the outcome was unknown ${rounds === 1 ? "once" : `${rounds} times`} ` +
-            `(last: ${error.cause.message}), and re-reading found nothing after each, so it was not created; ` +
-            "apply again once the platform answers normally",
+          found
+            ? `${error.method} ${error.path}: ${times}; the object was created, but what its create does after that may not be done: apply again once the platform answers normally`
+            : `${error.method} ${error.path}: ${times}, and re-reading found nothing after each, so it was not created; ` +
+                "apply again once the platform answers normally",
         );
       }
       await ctx.api.pause(round);

@@ -177,6 +177,20 @@ async function downloadExport(ctx: KindContext, id: string | number): Promise<Ui
  * Why the platform says a new group's path is taken, in words: the group exists now (made since the plan), the
  * path is a user's namespace, or the group exists and the token's user cannot see it.
  */
+/**
+ * What a group's create does after its POST: the settings the platform takes on update only (sent again as they
+ * are to a create found on re-reading). The group as the platform answered, when they were sent.
+ */
+async function finishGroup(
+  ctx: KindContext,
+  id: string | number,
+  desired: Fields,
+): Promise<ApiGroup | undefined> {
+  const later = schema().updateOnly.filter((name) => desired[name] !== undefined);
+  if (later.length === 0) return undefined;
+  return ctx.api.put<ApiGroup>(apiPath`/groups/${id}`, { body: body(desired, later), shape: GROUP_SHAPE() });
+}
+
 async function takenPath(ctx: KindContext, fullPath: string, said: string): Promise<string> {
   const now = await orNotFound(
     ctx.api.get<ApiGroup>(apiPath`/groups/${fullPath}`, {
@@ -448,15 +462,12 @@ export const groupKind: Kind = {
       }
       throw error;
     }
-    // Settings the platform takes on update only, right after the create.
-    const later = schema().updateOnly.filter((name) => desired[name] !== undefined);
-    if (later.length > 0) {
-      created = await ctx.api.put<ApiGroup>(apiPath`/groups/${created.id}`, {
-        body: body(desired, later),
-        shape: GROUP_SHAPE(),
-      });
-    }
-    return toLive(ctx, created, unchecked(desired));
+    return toLive(ctx, (await finishGroup(ctx, created.id, desired)) ?? created, unchecked(desired));
+  },
+
+  async finishCreate(ctx, _parent, found, desired) {
+    const group = await finishGroup(ctx, found.id!, desired);
+    return group ? toLive(ctx, group, unchecked(desired)) : found;
   },
 
   async update(ctx, _parent, live, desired, changed) {

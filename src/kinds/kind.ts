@@ -199,6 +199,13 @@ export interface Kind {
   /** Creates the object whose identity is `key`; resolves to it as `read` would return it. */
   create?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<Live>;
   /**
+   * For a kind whose create is more than its first request (settings the platform takes on update only, an
+   * archive): does the rest to `found`, the object a create whose answer was lost made, as a re-read returned it;
+   * resolves to it as `read` would return it. Apply calls it for every create found on re-reading, and again after
+   * a re-read when its own answer is lost, so it must send only what `found` still lacks, or what may be sent twice.
+   */
+  finishCreate?(ctx: KindContext, parent: Parent, found: Live, desired: Fields): Promise<Live>;
+  /**
    * Problems with creating `key` that need the platform to find (a group that looks moved from elsewhere; a parent
    * that does not exist and that this plan does not create).
    */

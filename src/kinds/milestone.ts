@@ -74,6 +74,16 @@ export const milestoneKind = restCollection(
       return rest.toLive(parent, created, unchecked(desired));
     },
 
+    // A milestone found on re-reading is closed as its create would have closed it.
+    async finishCreate(ctx, parent, found, desired) {
+      if (textOf(desired["state"]) !== "closed" || found.fields["state"] === "closed") return found;
+      return rest.toLive(
+        parent,
+        await rest.put(ctx, parent, found.id!, { state_event: "close" }),
+        unchecked(desired),
+      );
+    },
+
     async update(ctx, parent, live, desired, changed) {
       // A field the manifest no longer sets is cleared (`null`); the state moves with state_event.
       const payload: Fields = body(

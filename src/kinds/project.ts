@@ -280,6 +280,32 @@ async function visibilityProblem(
   ];
 }
 
+/**
+ * What a project's create does after its POST: the settings the platform takes on update only, then the archive,
+ * after everything else. Nothing when the project is `archived` already: a create found on re-reading whose
+ * archive was done, the settings before it. The project as the last request answered, when one was sent.
+ */
+async function finishProject(
+  ctx: KindContext,
+  id: string | number,
+  archived: boolean,
+  desired: Fields,
+): Promise<ApiProject | undefined> {
+  if (archived) return undefined;
+  let project: ApiProject | undefined;
+  const later = schema().updateOnly.filter((name) => desired[name] !== undefined);
+  if (later.length > 0) {
+    project = await ctx.api.put<ApiProject>(apiPath`/projects/${id}`, {
+      body: apiBody(desired, later),
+      shape: PROJECT_SHAPE(),
+    });
+  }
+  if (desired["archived"] === true) {
+    project = await ctx.api.post<ApiProject>(apiPath`/projects/${id}/archive`, { shape: PROJECT_SHAPE() });
+  }
+  return project;
+}
+
 /** Waits for the export the platform prepares after `POST /projects/:id/export`, then downloads it. */
 async function downloadExport(ctx: KindContext, id: string | number): Promise<Uint8Array> {
   const rounds = 15;
@@ -511,20 +537,12 @@ export const projectKind: Kind = {
       }
       throw error;
     }
-    // Settings the platform takes on update only, then the archive: after everything else.
-    const later = schema().updateOnly.filter((name) => desired[name] !== undefined);
-    if (later.length > 0) {
-      project = await ctx.api.put<ApiProject>(apiPath`/projects/${project.id}`, {
-        body: apiBody(desired, later),
-        shape: PROJECT_SHAPE(),
-      });
-    }
-    if (desired["archived"] === true) {
-      project = await ctx.api.post<ApiProject>(apiPath`/projects/${project.id}/archive`, {
-        shape: PROJECT_SHAPE(),
-      });
-    }
-    return toLive(project, unchecked(desired));
+    return toLive((await finishProject(ctx, project.id, false, desired)) ?? project, unchecked(desired));
+  },
+
+  async finishCreate(ctx, _parent, found, desired) {
+    const project = await finishProject(ctx, found.id!, found.fields["archived"] === true, desired);
+    return project ? toLive(project, unchecked(desired)) : found;
   },
 
   async update(ctx, _parent, live, desired, changed) {

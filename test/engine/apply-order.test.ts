@@ -227,6 +227,97 @@ describe("apply: creates whose outcome is unknown, and replaces", () => {
     expect(once.calls).toEqual(["create x", "read x"]);
   });
 
+  /**
+   * A kind whose create is two requests (the object, then its finish, as a project's archive): the create is carried
+   * out and its answer lost; the finish's answer is lost the first `lost` times, each after it was carried out.
+   */
+  function finishing(lost: number) {
+    const calls: string[] = [];
+    const pauses: number[] = [];
+    let finished: boolean | undefined;
+    const kind: Kind = {
+      collection: "things",
+      segment: "thing",
+      parents: ["instance"],
+      updateMode: "update",
+      read: async (_ctx, _parent, wanted) => {
+        calls.push(`read ${wanted.join(",")}`);
+        return finished === undefined ? [] : [{ key: "x", id: 7, fields: { finished } }];
+      },
+      async create(_ctx, _parent, _desired, key) {
+        calls.push(`create ${key}`);
+        finished = false;
+        throw new OutcomeUnknownError("POST", "/things", new Error("socket hang up"));
+      },
+      async finishCreate(_ctx, _parent, found) {
+        calls.push(`finish ${found.key} (finished: ${String(found.fields["finished"])})`);
+        if (found.fields["finished"] === true) return found;
+        finished = true;
+        if (lost-- > 0)
+          throw new OutcomeUnknownError("POST", "/things/7/finish", new Error("socket hang up"));
+        return { ...found, fields: { finished } };
+      },
+    };
+    const ctx = (maxAttempts: number) =>
+      ({
+        api: {
+          maxAttempts,
+          metrics: { countReread() {} },
+          pause: async (round: number) => void pauses.push(round),
+        },
+      }) as unknown as KindContext;
+    return { calls, pauses, kind, ctx };
+  }
+
+  it("finishes a create found on re-reading at once, and re-reads again when the finish's answer is lost", async () => {
+    const { calls, pauses, kind, ctx } = finishing(1);
+    const made = step(kind, "x", "create");
+    expect(await applySteps(ctx(3), [made], { concurrency: 1 })).toEqual([
+      { address: "x", action: "create", status: "done", recovered: true },
+    ]);
+    // The finish seen done on re-reading is not sent again; a pause only before what is sent again.
+    expect(calls).toEqual([
+      "create x",
+      "read x",
+      "finish x (finished: false)",
+      "read x",
+      "finish x (finished: true)",
+    ]);
+    expect(pauses).toEqual([2]);
+    expect(made.self.ref).toBe(7);
+    expect(made.self.live?.fields).toEqual({ finished: true });
+  });
+
+  it("finishes a create found on re-reading even when the client has one attempt, which the create used", async () => {
+    const { calls, pauses, kind, ctx } = finishing(0);
+    expect(await applySteps(ctx(1), [step(kind, "x", "create")], { concurrency: 1 })).toEqual([
+      { address: "x", action: "create", status: "done", recovered: true },
+    ]);
+    expect(calls).toEqual(["create x", "read x", "finish x (finished: false)"]);
+    expect(pauses).toEqual([]);
+  });
+
+  it("gives up finishing after the client's attempts, saying the object was made", async () => {
+    const { kind, ctx } = finishing(5);
+    // A finish whose answer is always lost, and that is never seen done.
+    kind.finishCreate = async (_ctx, _parent, found) => {
+      throw new OutcomeUnknownError(
+        "POST",
+        `/things/${String(found.id)}/finish`,
+        new Error("socket hang up"),
+      );
+    };
+    expect(await applySteps(ctx(2), [step(kind, "x", "create")], { concurrency: 1 })).toEqual([
+      {
+        address: "x",
+        action: "create",
+        status: "failed",
+        message:
+          "POST /things/7/finish: the outcome was unknown 2 times (last: socket hang up); the object was created, but what its create does after that may not be done: apply again once the platform answers normally",
+      },
+    ]);
+  });
+
   it("replaces an object by deleting it, then creating it", async () => {
     const { calls, kind } = losing(0);
     const replaced = step(kind, "x", "replace");

@@ -39,6 +39,20 @@ const count = async <T>(bench: Bench, path: string, match: (x: T) => boolean) =>
 
 const CASES: Case[] = [
   {
+    kind: "project",
+    // Every POST below /api/v4/projects: only the project's own create here. Not `lc/new`: the platform reserves
+    // that path and refuses the create, which the lost answer hides, so apply re-reads and sends it again for each
+    // of its 8 attempts, with backoff between (about 26 s on average), and then fails saying nothing was created.
+    prefix: "/api/v4/projects",
+    manifest: "projects:\n  lc/lost:\n    description: Lost and found\n",
+    count: (b) =>
+      count<{ path_with_namespace: string }>(
+        b,
+        "/groups/lc/projects",
+        (p) => p.path_with_namespace === "lc/lost",
+      ),
+  },
+  {
     kind: "group",
     prefix: "/api/v4/groups",
     manifest: "groups:\n  lc/sub: {}\n",
@@ -206,6 +220,59 @@ groups:
       },
     );
     expect(((await res.json()) as { totalResults: number }).totalResults).toBe(1);
+  });
+});
+
+describe("a create found on re-reading is finished as the create would have finished it", () => {
+  let bench: Bench | undefined;
+  afterEach(async () => {
+    await bench?.stop();
+    bench = undefined;
+  });
+
+  // A project's create is a POST, then a PUT of the settings the platform takes on update only, then its archive
+  // (another POST below /api/v4/projects, whose answer is lost too); a milestone's declared closed is a POST, then a
+  // PUT that closes it; a group's is a POST, then a PUT of its settings taken on update only.
+  it.each([
+    {
+      kind: "project",
+      faults: "drop-after-commit:1@POST/api/v4/projects",
+      manifest:
+        "projects:\n  lc/lost:\n    description: Lost and found\n    restrict_user_defined_variables: true\n    ci_forward_deployment_enabled: false\n    archived: true\n",
+      live: () => bench!.get<Record<string, unknown>>("/projects/lc%2Flost"),
+      expected: {
+        description: "Lost and found",
+        restrict_user_defined_variables: true,
+        ci_forward_deployment_enabled: false,
+        archived: true,
+      },
+    },
+    {
+      kind: "milestone",
+      faults: `drop-after-commit:1@POST${P}/milestones`,
+      manifest: "projects:\n  lc/app:\n    milestones: [{ title: lost, state: closed }]\n",
+      live: async () =>
+        (await bench!.get<{ title: string }[]>("/projects/lc%2Fapp/milestones")).find(
+          (m) => m.title === "lost",
+        ),
+      expected: { state: "closed" },
+    },
+    {
+      kind: "group",
+      faults: "drop-after-commit:1@POST/api/v4/groups",
+      manifest: "groups:\n  lc/sub:\n    description: Lost and found\n    file_template_project_id: 1\n",
+      live: () => bench!.get<Record<string, unknown>>("/groups/lc%2Fsub"),
+      expected: { description: "Lost and found", file_template_project_id: 1 },
+    },
+  ])("$kind", async ({ faults, manifest, live, expected }) => {
+    bench = await Bench.start({ fixture, faults, seed: 3 });
+    const file = bench.manifest(`version: 1\n${manifest}`);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(apply.out).toContain("done (its response was lost; found on re-reading)");
+    expect(await live()).toMatchObject(expected);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
   });
 });
 
