@@ -109,7 +109,6 @@ function commentInput(): CommentMode {
   return mode as CommentMode;
 }
 
-/** Reads and checks every input; throws an Error that names the input and its allowed values. */
 /**
  * The command line the Action's run stands for, as the CLI's V8 settings read one (src/cli/runtime.ts's
  * tuneProcess): its command. Read before the inputs are checked; a wrong command is refused by readInputs.
@@ -118,6 +117,7 @@ export function tuningArgv(): string[] {
   return ["node", "forgeform-action", core.getInput("command").trim().toLowerCase()];
 }
 
+/** Reads and checks every input; throws an Error that names the input and its allowed values. */
 export function readInputs(): ActionInputs {
   const command = core.getInput("command").toLowerCase();
   if (!(COMMANDS as readonly string[]).includes(command)) {

@@ -159,7 +159,6 @@ export async function planInChunks(
   const { files, digests } = loaded.state!;
 
   const scope = scopeOf(layout);
-  // Values of each chunk's references are masked in everything the client prints from then on.
   return withLiveReads(request, [], async ({ api, ctx, registry }) => {
     const walks: Walked[] = [];
     const chunkOptions = (k: number): PlanOptions => ({
@@ -174,6 +173,7 @@ export async function planInChunks(
     };
     for (let k = 0; loaded; k++) {
       const state = loaded.state!;
+      // Values of each chunk's references are masked in everything the client prints from then on.
       api.conceal(SecretValues.of(state).list());
       const walking = walkPlan(state, ctx, registry, chunkOptions(k));
       // Its failure is met when it is awaited, after the next chunk is loaded.
