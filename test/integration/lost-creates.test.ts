@@ -21,8 +21,11 @@ const fixture = {
     { path: "lc/app", default_branch: "main", members: [{ user: "root", access_level: "maintainer" }] },
   ],
   pipeline_schedules: [{ project: "lc/app", description: "seeded", cron: "0 1 * * *" }],
-  issues: [{ project: "lc/app", iid: 5, title: "Linked" }],
-  epics: [{ group: "lc", iid: 1, title: "Epic", author: "root" }],
+  issues: [5, 6, 7].map((iid) => ({ project: "lc/app", iid, title: `Issue ${iid}` })),
+  epics: [
+    { group: "lc", iid: 1, title: "Epic", author: "root" },
+    { group: "lc", iid: 2, title: "Ordered", author: "root", issues: ["lc/app#6"] },
+  ],
   scim: [{ group: "lc", token: "lc-scim-token", identities: [] }],
 };
 const P = "/api/v4/projects/lc%2Fapp";
@@ -232,8 +235,17 @@ describe("a create found on re-reading is finished as the create would have fini
 
   // A project's create is a POST, then a PUT of the settings the platform takes on update only, then its archive
   // (another POST below /api/v4/projects, whose answer is lost too); a milestone's declared closed is a POST, then a
-  // PUT that closes it; a group's is a POST, then a PUT of its settings taken on update only.
-  it.each([
+  // PUT that closes it; a group's is a POST, then a PUT of its settings taken on update only; a SCIM user's declared
+  // inactive is a POST, then a PATCH of `active`; an epic's issue link is a POST (which puts the link first), then a
+  // PUT that moves it to its place.
+  it.each<{
+    kind: string;
+    faults: string;
+    manifest: string;
+    live: () => Promise<unknown>;
+    expected: unknown;
+    env?: Record<string, string>;
+  }>([
     {
       kind: "project",
       faults: "drop-after-commit:1@POST/api/v4/projects",
@@ -264,14 +276,37 @@ describe("a create found on re-reading is finished as the create would have fini
       live: () => bench!.get<Record<string, unknown>>("/groups/lc%2Fsub"),
       expected: { description: "Lost and found", file_template_project_id: 1 },
     },
-  ])("$kind", async ({ faults, manifest, live, expected }) => {
+    {
+      kind: "scim user",
+      faults: "drop-after-commit:1@POST/api/scim/v2/groups",
+      manifest:
+        "groups:\n  lc:\n    scim_users:\n      - externalId: gone-1\n        userName: gone\n        name: { formatted: Gone Away }\n        emails: [{ type: work, value: gone@lc.example }]\n        active: false\n",
+      live: async () => {
+        const res = await fetch(
+          `${bench!.sandbox.url}/api/scim/v2/groups/lc/Users?filter=externalId%20eq%20%22gone-1%22`,
+          { headers: { Authorization: "Bearer lc-scim-token" } },
+        );
+        return ((await res.json()) as { Resources: unknown[] }).Resources;
+      },
+      expected: [{ id: "gone-1", active: false }], // the platform answers the externalId as `id`
+      env: { FORGEFORM_SCIM_TOKEN: "lc-scim-token" },
+    },
+    {
+      kind: "epic issue link",
+      faults: "drop-after-commit:1@POST/api/v4/groups/",
+      manifest:
+        "groups:\n  lc:\n    epics:\n      - iid: 2\n        issues: [{ project: lc/app, iid: 6 }, { project: lc/app, iid: 7 }]\n",
+      live: async () => (await bench!.get<{ iid: number }[]>("/groups/lc/epics/2/issues")).map((i) => i.iid),
+      expected: [6, 7],
+    },
+  ])("$kind", async ({ faults, manifest, live, expected, env }) => {
     bench = await Bench.start({ fixture, faults, seed: 3 });
     const file = bench.manifest(`version: 1\n${manifest}`);
-    const apply = await bench.cli(["apply", "--yes", file]);
+    const apply = await bench.cli(["apply", "--yes", file], env);
     expect(apply.code, apply.out + apply.err).toBe(0);
     expect(apply.out).toContain("done (its response was lost; found on re-reading)");
-    expect(await live()).toMatchObject(expected);
-    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(await live()).toMatchObject(expected as object);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file], env);
     expect(plan.code, plan.out + plan.err).toBe(0);
   });
 });
