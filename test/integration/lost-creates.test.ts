@@ -4,6 +4,8 @@
  * platform holds exactly one, counted independently.
  */
 import { generateKeyPairSync } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
 
@@ -308,6 +310,72 @@ describe("a create found on re-reading is finished as the create would have fini
     expect(await live()).toMatchObject(expected as object);
     const plan = await bench.cli(["plan", "--detailed-exitcode", file], env);
     expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+});
+
+describe("a wiki page's attachments, when an answer is lost", () => {
+  let bench: Bench;
+  afterEach(async () => {
+    await bench.stop();
+  });
+
+  // Each upload is stored under a new random directory (uploads/<32 hex>/<name>, on the platform as in the
+  // sandbox) and uploads cannot be listed: one sent twice is a second copy, and one whose answer is lost cannot be
+  // checked. So each is sent once, whatever is lost.
+  const start = async (faults: string) => {
+    bench = await Bench.start({ fixture, faults, seed: 3 });
+    writeFileSync(join(bench.dir, "a.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 1]));
+    writeFileSync(join(bench.dir, "b.txt"), "notes\n");
+    return bench.manifest(
+      'version: 1\nprojects:\n  lc/app:\n    wiki_pages: [{ title: Lost, content: "![a](uploads/a.png)", attachments: [a.png, b.txt] }]\n',
+    );
+  };
+  const uploads = () =>
+    (
+      bench.sandbox.store.data.areas["wikis"] as
+        | { attachments: { file_name: string; data: string }[] }
+        | undefined
+    )?.attachments.map((u) => [u.file_name, Buffer.from(u.data, "base64").toString("hex")]) ?? [];
+  const BOTH = [
+    ["a.png", "89504e4701"],
+    ["b.txt", Buffer.from("notes\n").toString("hex")],
+  ];
+
+  it("are uploaded once each to a page found on re-reading, and the next plan is empty", async () => {
+    // Only the page's own POST (not the uploads below its path) loses its answer.
+    const file = await start(`drop-after-commit:1@POST${P}/wikis$`);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(apply.out).toContain("done (its response was lost; found on re-reading)");
+    expect(uploads()).toEqual(BOTH);
+    expect(await bench.get(`/projects/lc%2Fapp/wikis/Lost`)).toMatchObject({
+      content: "![a](uploads/a.png)",
+    });
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+
+  it("are never sent twice when their answers are lost: each lost one is named, and the next still uploaded", async () => {
+    const file = await start(`drop-after-commit:1@POST${P}/wikis/attachments`);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(1);
+    expect(uploads()).toEqual(BOTH);
+    const said = (apply.out + apply.err).replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
+    for (const name of ["a.png", "b.txt"])
+      expect(said).toContain(
+        `attachment ${join(bench.dir, name)}: whether its upload was stored is unknown (POST /projects/lc%2Fapp/wikis/attachments -> connection closed by the server (UND_ERR_SOCKET)); it was not sent again, since each upload is stored anew and uploads cannot be listed: look in the wiki's repository (uploads/) and upload it by hand if it is missing`,
+      );
+    expect(await bench.get(`/projects/lc%2Fapp/wikis/Lost`)).toMatchObject({
+      content: "![a](uploads/a.png)",
+    });
+  });
+
+  it("are uploaded once each when the page's answer and theirs are lost", async () => {
+    const file = await start(`drop-after-commit:1@POST${P}/wikis`);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(1);
+    expect(uploads()).toEqual(BOTH);
+    expect(apply.out + apply.err).toContain("it was not sent again, since each upload is stored anew");
   });
 });
 
