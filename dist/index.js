@@ -79550,9 +79550,9 @@ var groupKind = {
       ]);
       found = [...declared, ...children.flatMap((list) => (list ?? []).filter(isUndeclaredChild))];
       if (among) {
-        const place = new Map(among.map((w2, i) => [w2.toLowerCase(), i]));
+        const place2 = new Map(among.map((w2, i) => [w2.toLowerCase(), i]));
         for (const list of children) {
-          const parent = (g3) => place.get((parentPath(g3.full_path) ?? "").toLowerCase()) ?? 0;
+          const parent = (g3) => place2.get((parentPath(g3.full_path) ?? "").toLowerCase()) ?? 0;
           for (const [i, g3] of (list ?? []).entries()) order2.set(g3, parent(g3) * 1e6 + i);
         }
       }
@@ -81665,9 +81665,9 @@ function mergeWalks(walks) {
   const placed = [];
   for (const walk of walks) {
     for (const step of walk.steps) {
-      const place = walk.places.get(step);
-      if (!place) throw new Error(`a chunk's step ${step.change.address} has no place in the plan's walk`);
-      placed.push([step, place]);
+      const place2 = walk.places.get(step);
+      if (!place2) throw new Error(`a chunk's step ${step.change.address} has no place in the plan's walk`);
+      placed.push([step, place2]);
     }
   }
   placed.sort(([, a], [, b3]) => compare(a, b3));
@@ -81832,8 +81832,8 @@ async function selectSince(ref2, paths, found = []) {
     atRef = /* @__PURE__ */ new Map();
   }
   if (atRef.size === 0) return { only: new Set(now.map((f3) => f3.file)), outlines: now };
-  const place = (file) => relative5(top, resolve6(file));
-  const head = new Map(now.map((f3) => [place(f3.file), f3]));
+  const place2 = (file) => relative5(top, resolve6(file));
+  const head = new Map(now.map((f3) => [place2(f3.file), f3]));
   const changed2 = [
     ...[...head].filter(([p3, f3]) => atRef.get(p3) !== f3.blob).map(([p3]) => p3),
     ...[...atRef.keys()].filter((p3) => !head.has(p3) && /\.ya?ml$/i.test(p3))
@@ -82654,10 +82654,10 @@ var epicIssueKind = {
       fields: { project: desired["project"], iid: desired["iid"], after: desired["after"] ?? FIRST }
     };
   },
-  async update(ctx, parent, live, desired) {
-    await move(ctx, parent, Number(live.id), live.key, String(desired["after"] ?? FIRST));
-    return { ...live, fields: { ...live.fields, after: desired["after"] ?? FIRST } };
-  },
+  // A link found on re-reading is moved to its place as its create would have moved it (the POST puts a new link
+  // first). The move may be sent twice: it places the link right after another (or first), wherever it is.
+  finishCreate: (ctx, parent, found, desired) => place(ctx, parent, found, desired),
+  update: (ctx, parent, live, desired) => place(ctx, parent, live, desired),
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${epicIssuesPath(parent)}${apiPath`/${live.id}`}`);
   }
@@ -82674,6 +82674,10 @@ function orderState(ctx, epic) {
   return state;
 }
 var orderStates = /* @__PURE__ */ new WeakMap();
+async function place(ctx, epic, live, desired) {
+  await move(ctx, epic, Number(live.id), live.key, String(desired["after"] ?? FIRST));
+  return { ...live, fields: { ...live.fields, after: desired["after"] ?? FIRST } };
+}
 async function move(ctx, epic, id, key, after) {
   const links = await liveLinks(ctx, epic, true);
   if (after === FIRST) {
@@ -83715,11 +83719,11 @@ var scimUserKind = {
       body: payload,
       shape: SCIM_USER_SHAPE()
     });
-    if (desired["active"] === false) {
-      await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive7({ ...created, active: false });
-    }
-    return toLive7(created);
+    return await deprovisionNew(ctx, parent, toLive7(created), desired) ?? toLive7(created);
+  },
+  // A user found on re-reading is deprovisioned as its create would have deprovisioned it.
+  async finishCreate(ctx, parent, found, desired) {
+    return await deprovisionNew(ctx, parent, found, desired) ?? found;
   },
   async update(ctx, parent, live, desired, changed2) {
     const ops = [];
@@ -83747,6 +83751,11 @@ var scimUserKind = {
     await ctx.api.delete(`${usersPath(parent)}${apiPath`/${String(live.id)}`}`, { scim: true });
   }
 };
+async function deprovisionNew(ctx, parent, user, desired) {
+  if (desired["active"] !== false || user.fields["active"] === false) return void 0;
+  await patch(ctx, parent, String(user.id), [{ op: "Replace", path: "active", value: false }]);
+  return { ...user, fields: { ...user.fields, active: false } };
+}
 async function patch(ctx, parent, id, operations) {
   await ctx.api.patch(`${usersPath(parent)}${apiPath`/${id}`}`, {
     scim: true,
@@ -83938,6 +83947,20 @@ import { basename as basename4 } from "node:path";
 var slugOf = (title) => title.trim().replace(/[\s<>+]/g, "-");
 var readBack = (title) => (slugOf(title).split("/").pop() ?? title).replace(/-/g, " ");
 var titles = /* @__PURE__ */ new WeakMap();
+async function uploadAll(ctx, parent, desired) {
+  const unknown = [];
+  for (const file of desired["attachments"] ?? []) {
+    try {
+      await upload(ctx, parent, file);
+    } catch (error2) {
+      if (!(error2 instanceof OutcomeUnknownError)) throw error2;
+      unknown.push(
+        `attachment ${file}: whether its upload was stored is unknown (${error2.cause.message}); it was not sent again, since each upload is stored anew and uploads cannot be listed: look in the wiki's repository (uploads/) and upload it by hand if it is missing`
+      );
+    }
+  }
+  if (unknown.length > 0) throw new Error(unknown.join("; "));
+}
 async function upload(ctx, parent, file) {
   let data;
   try {
@@ -83995,13 +84018,19 @@ var wikiPageKind = restCollection(
         content: desired["content"] ?? "",
         format: desired["format"]
       });
-      for (const file of desired["attachments"] ?? [])
-        await upload(ctx, parent, file);
+      await uploadAll(ctx, parent, desired);
       return rest.toLive(
         parent,
         { ...created, content: created["content"] ?? desired["content"] ?? "" },
         unchecked(desired)
       );
+    },
+    // A page found on re-reading gets its attachments: apply finishes a create only when the page's own POST lost
+    // its answer (uploadAll keeps the uploads' lost answers to itself), so none of them was sent yet, and this
+    // finish never throws what would have apply call it again.
+    async finishCreate(ctx, parent, found, desired) {
+      await uploadAll(ctx, parent, desired);
+      return found;
     },
     async update(ctx, parent, live, desired, changed2) {
       const payload = body(
@@ -86002,33 +86031,33 @@ var FOLD_LINES = 40;
 var PULL_REQUEST_EVENTS = ["pull_request", "pull_request_target"];
 var FAILURE_MAX = 1e3;
 function commentPlace(env, shard) {
-  const place = { workflow: env["GITHUB_WORKFLOW"] ?? "", job: env["GITHUB_JOB"] ?? "" };
-  if (shard !== void 0) place.shard = shard;
+  const place2 = { workflow: env["GITHUB_WORKFLOW"] ?? "", job: env["GITHUB_JOB"] ?? "" };
+  if (shard !== void 0) place2.shard = shard;
   const server = env["GITHUB_SERVER_URL"];
   const repository2 = env["GITHUB_REPOSITORY"];
   const runId = env["GITHUB_RUN_ID"];
-  if (server && repository2 && runId) place.runUrl = `${server}/${repository2}/actions/runs/${runId}`;
-  return place;
+  if (server && repository2 && runId) place2.runUrl = `${server}/${repository2}/actions/runs/${runId}`;
+  return place2;
 }
-function commentMarker(command, place) {
-  const parts = [place.workflow, place.job, command, ...place.shard ? [place.shard] : []];
+function commentMarker(command, place2) {
+  const parts = [place2.workflow, place2.job, command, ...place2.shard ? [place2.shard] : []];
   return `<!-- forgeform:${parts.map((p3) => encodeURIComponent(p3)).join(":")} -->`;
 }
-function commentBody(report3, place, secrets) {
+function commentBody(report3, place2, secrets) {
   const redactor = new Redactor(secrets);
   const command = report3.command;
   const headline = escapeMarkdown(redactor.text(report3.headline));
-  const head = [commentMarker(command, place), `**forgeform ${command}:** ${headline}`];
+  const head = [commentMarker(command, place2), `**forgeform ${command}:** ${headline}`];
   if (report3.failure) {
     const failure = report3.failure.length > FAILURE_MAX ? `${report3.failure.slice(0, FAILURE_MAX)}... (see the log)` : report3.failure;
     head.push("", `**The step failed:** ${escapeMarkdown(redactor.text(failure))}`);
   }
   const where = [
-    `workflow ${inlineCode(place.workflow)}`,
-    `job ${inlineCode(place.job)}`,
-    ...place.shard ? [`shard ${inlineCode(place.shard)}`] : []
+    `workflow ${inlineCode(place2.workflow)}`,
+    `job ${inlineCode(place2.job)}`,
+    ...place2.shard ? [`shard ${inlineCode(place2.shard)}`] : []
   ].join(", ");
-  const run3 = place.runUrl ? `[this run](${place.runUrl})` : "this run";
+  const run3 = place2.runUrl ? `[this run](${place2.runUrl})` : "this run";
   const foot = `<sub>forgeform ${command} in ${where}: ${run3}. Each run updates this comment.</sub>`;
   const top = `${head.join("\n")}
 

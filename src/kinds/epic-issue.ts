@@ -115,10 +115,11 @@ export const epicIssueKind: Kind = {
     };
   },
 
-  async update(ctx, parent, live, desired) {
-    await move(ctx, parent, Number(live.id), live.key, String(desired["after"] ?? FIRST));
-    return { ...live, fields: { ...live.fields, after: desired["after"] ?? FIRST } };
-  },
+  // A link found on re-reading is moved to its place as its create would have moved it (the POST puts a new link
+  // first). The move may be sent twice: it places the link right after another (or first), wherever it is.
+  finishCreate: (ctx, parent, found, desired) => place(ctx, parent, found, desired),
+
+  update: (ctx, parent, live, desired) => place(ctx, parent, live, desired),
 
   async remove(ctx, parent, live) {
     await ctx.api.delete(`${epicIssuesPath(parent)}${apiPath`/${live.id!}`}`);
@@ -142,6 +143,12 @@ function orderState(ctx: KindContext, epic: Parent): OrderState {
   return state;
 }
 const orderStates = new WeakMap<object, Map<string, OrderState>>();
+
+/** Moves the link `live` to its declared place; the link as `read` would return it then. */
+async function place(ctx: KindContext, epic: Parent, live: Live, desired: Fields): Promise<Live> {
+  await move(ctx, epic, Number(live.id), live.key, String(desired["after"] ?? FIRST));
+  return { ...live, fields: { ...live.fields, after: desired["after"] ?? FIRST } };
+}
 
 /** Places the link `id` right after the link `after` (or first). */
 async function move(ctx: KindContext, epic: Parent, id: number, key: string, after: string): Promise<void> {

@@ -133,11 +133,12 @@ export const scimUserKind: Kind = {
       body: payload,
       shape: SCIM_USER_SHAPE(),
     });
-    if (desired["active"] === false) {
-      await patch(ctx, parent, created.id, [{ op: "Replace", path: "active", value: false }]);
-      return toLive({ ...created, active: false });
-    }
-    return toLive(created);
+    return (await deprovisionNew(ctx, parent, toLive(created), desired)) ?? toLive(created);
+  },
+
+  // A user found on re-reading is deprovisioned as its create would have deprovisioned it.
+  async finishCreate(ctx, parent, found, desired) {
+    return (await deprovisionNew(ctx, parent, found, desired)) ?? found;
   },
 
   async update(ctx, parent, live, desired, changed) {
@@ -168,6 +169,21 @@ export const scimUserKind: Kind = {
     await ctx.api.delete(`${usersPath(parent)}${apiPath`/${String(live.id)}`}`, { scim: true });
   },
 };
+
+/**
+ * What a SCIM user's create does after its POST (which provisions the user active): the PATCH of `active: false`
+ * for one declared inactive, unless it is inactive already. The user as it is then, when the PATCH was sent.
+ */
+async function deprovisionNew(
+  ctx: KindContext,
+  parent: Parent,
+  user: Live,
+  desired: Fields,
+): Promise<Live | undefined> {
+  if (desired["active"] !== false || user.fields["active"] === false) return undefined;
+  await patch(ctx, parent, String(user.id), [{ op: "Replace", path: "active", value: false }]);
+  return { ...user, fields: { ...user.fields, active: false } };
+}
 
 async function patch(
   ctx: KindContext,

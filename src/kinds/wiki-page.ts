@@ -3,11 +3,12 @@
  * turned into `-`, as the platform derives it; the loader fills it in). Content comes inline or from
  * `content_file` (the loader reads the file). Format and content are updated in place; the title names the page
  * (the platform reads back only its last segment, with `-` as a space), so a new title is a new page. Attachments are
- * uploaded (multipart) when forgeform creates the page, each file once; uploads cannot be listed, so they are
- * never compared and nothing about them is recorded.
+ * uploaded (multipart) when forgeform creates the page (or finds it on re-reading after the create's answer was
+ * lost), each file once; uploads cannot be listed, so they are never compared and nothing about them is recorded.
  */
 import { readFile } from "node:fs/promises";
 import { basename } from "node:path";
+import { OutcomeUnknownError } from "../api/index.js";
 import { deriveSecret, shownText, textOf } from "../manifest/secret.js";
 import { body, createBody, ownerPath, UNCHECKED } from "./common.js";
 import { restCollection, unchecked } from "./declare.js";
@@ -21,6 +22,30 @@ const readBack = (title: string) => (slugOf(title).split("/").pop() ?? title).re
 
 /** The titles as written in the manifest, by prepared fields object, for create. */
 const titles = new WeakMap<Fields, unknown>();
+
+/**
+ * Uploads the page's attachments, each once. The platform stores each upload under a new random directory
+ * (`uploads/<32 hex>/<name>`, a commit of its own in the wiki's repository; the sandbox does the same), and uploads
+ * cannot be listed: one sent again is a second copy, and one whose answer is lost cannot be checked. So an upload
+ * whose answer is lost is not left to apply's re-read (which sees only the page) nor sent again: the others go on,
+ * then the change fails naming it.
+ */
+async function uploadAll(ctx: KindContext, parent: Parent, desired: Fields): Promise<void> {
+  const unknown: string[] = [];
+  for (const file of (desired["attachments"] as string[] | undefined) ?? []) {
+    try {
+      await upload(ctx, parent, file);
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknownError)) throw error;
+      unknown.push(
+        `attachment ${file}: whether its upload was stored is unknown (${error.cause.message}); it was not sent ` +
+          "again, since each upload is stored anew and uploads cannot be listed: look in the wiki's repository " +
+          "(uploads/) and upload it by hand if it is missing",
+      );
+    }
+  }
+  if (unknown.length > 0) throw new Error(unknown.join("; "));
+}
 
 async function upload(ctx: KindContext, parent: Parent, file: string): Promise<void> {
   let data: Buffer;
@@ -86,13 +111,20 @@ export const wikiPageKind = restCollection(
         content: desired["content"] ?? "",
         format: desired["format"],
       });
-      for (const file of (desired["attachments"] as string[] | undefined) ?? [])
-        await upload(ctx, parent, file);
+      await uploadAll(ctx, parent, desired);
       return rest.toLive(
         parent,
         { ...created, content: created["content"] ?? (desired["content"] as string | undefined) ?? "" },
         unchecked(desired),
       );
+    },
+
+    // A page found on re-reading gets its attachments: apply finishes a create only when the page's own POST lost
+    // its answer (uploadAll keeps the uploads' lost answers to itself), so none of them was sent yet, and this
+    // finish never throws what would have apply call it again.
+    async finishCreate(ctx, parent, found, desired) {
+      await uploadAll(ctx, parent, desired);
+      return found;
     },
 
     async update(ctx, parent, live, desired, changed) {

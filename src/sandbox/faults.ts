@@ -3,7 +3,8 @@
  *
  * Spec: comma-separated entries `KIND:PROBABILITY[@SCOPE]`
  *   KIND   429 | 500 | 502 | 503 | reset | drop-after-commit
- *   SCOPE  METHOD, /path/prefix, or METHOD/path/prefix (e.g. `POST`, `/api/v4/groups`, `PUT/api/v4/projects`)
+ *   SCOPE  METHOD, /path/prefix, or METHOD/path/prefix (e.g. `POST`, `/api/v4/groups`, `PUT/api/v4/projects`);
+ *          a path ending in `$` is that path exactly (`POST/api/v4/projects/1/wikis$`: not `…/wikis/attachments`)
  * Example: `429:0.05,503:0.02@GET,reset:0.01,drop-after-commit:0.1@POST/api/v4/groups`.
  *
  * One draw of a seeded PRNG per request picks at most one fault, walking the matching entries in order with
@@ -23,6 +24,8 @@ export interface FaultRule {
   probability: number;
   method?: string;
   pathPrefix?: string;
+  /** The path must be `pathPrefix` exactly (the scope ended in `$`). */
+  exact?: boolean;
 }
 
 export class FaultSpecError extends Error {
@@ -50,7 +53,10 @@ export function parseFaults(spec: string): FaultRule[] {
     }
     const rule: FaultRule = { kind, probability };
     if (m[3]) rule.method = m[3].toUpperCase();
-    if (m[4]) rule.pathPrefix = m[4];
+    if (m[4]?.endsWith("$")) {
+      rule.pathPrefix = m[4].slice(0, -1);
+      rule.exact = true;
+    } else if (m[4]) rule.pathPrefix = m[4];
     rules.push(rule);
   }
   const total = rules.reduce((s, r) => s + r.probability, 0);
@@ -126,7 +132,7 @@ export class FaultInjector {
     let cumulative = 0;
     for (const r of this.rules) {
       if (r.method && r.method !== method) continue;
-      if (r.pathPrefix && !path.startsWith(r.pathPrefix)) continue;
+      if (r.pathPrefix && !(r.exact ? path === r.pathPrefix : path.startsWith(r.pathPrefix))) continue;
       if (r.kind === "drop-after-commit" && !WRITES.has(method)) continue;
       cumulative += r.probability;
       if (u < cumulative) return r.kind;

@@ -4,6 +4,8 @@
  * platform holds exactly one, counted independently.
  */
 import { generateKeyPairSync } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
 
@@ -21,8 +23,11 @@ const fixture = {
     { path: "lc/app", default_branch: "main", members: [{ user: "root", access_level: "maintainer" }] },
   ],
   pipeline_schedules: [{ project: "lc/app", description: "seeded", cron: "0 1 * * *" }],
-  issues: [{ project: "lc/app", iid: 5, title: "Linked" }],
-  epics: [{ group: "lc", iid: 1, title: "Epic", author: "root" }],
+  issues: [5, 6, 7].map((iid) => ({ project: "lc/app", iid, title: `Issue ${iid}` })),
+  epics: [
+    { group: "lc", iid: 1, title: "Epic", author: "root" },
+    { group: "lc", iid: 2, title: "Ordered", author: "root", issues: ["lc/app#6"] },
+  ],
   scim: [{ group: "lc", token: "lc-scim-token", identities: [] }],
 };
 const P = "/api/v4/projects/lc%2Fapp";
@@ -232,8 +237,17 @@ describe("a create found on re-reading is finished as the create would have fini
 
   // A project's create is a POST, then a PUT of the settings the platform takes on update only, then its archive
   // (another POST below /api/v4/projects, whose answer is lost too); a milestone's declared closed is a POST, then a
-  // PUT that closes it; a group's is a POST, then a PUT of its settings taken on update only.
-  it.each([
+  // PUT that closes it; a group's is a POST, then a PUT of its settings taken on update only; a SCIM user's declared
+  // inactive is a POST, then a PATCH of `active`; an epic's issue link is a POST (which puts the link first), then a
+  // PUT that moves it to its place.
+  it.each<{
+    kind: string;
+    faults: string;
+    manifest: string;
+    live: () => Promise<unknown>;
+    expected: unknown;
+    env?: Record<string, string>;
+  }>([
     {
       kind: "project",
       faults: "drop-after-commit:1@POST/api/v4/projects",
@@ -264,15 +278,104 @@ describe("a create found on re-reading is finished as the create would have fini
       live: () => bench!.get<Record<string, unknown>>("/groups/lc%2Fsub"),
       expected: { description: "Lost and found", file_template_project_id: 1 },
     },
-  ])("$kind", async ({ faults, manifest, live, expected }) => {
+    {
+      kind: "scim user",
+      faults: "drop-after-commit:1@POST/api/scim/v2/groups",
+      manifest:
+        "groups:\n  lc:\n    scim_users:\n      - externalId: gone-1\n        userName: gone\n        name: { formatted: Gone Away }\n        emails: [{ type: work, value: gone@lc.example }]\n        active: false\n",
+      live: async () => {
+        const res = await fetch(
+          `${bench!.sandbox.url}/api/scim/v2/groups/lc/Users?filter=externalId%20eq%20%22gone-1%22`,
+          { headers: { Authorization: "Bearer lc-scim-token" } },
+        );
+        return ((await res.json()) as { Resources: unknown[] }).Resources;
+      },
+      expected: [{ id: "gone-1", active: false }], // the platform answers the externalId as `id`
+      env: { FORGEFORM_SCIM_TOKEN: "lc-scim-token" },
+    },
+    {
+      kind: "epic issue link",
+      faults: "drop-after-commit:1@POST/api/v4/groups/",
+      manifest:
+        "groups:\n  lc:\n    epics:\n      - iid: 2\n        issues: [{ project: lc/app, iid: 6 }, { project: lc/app, iid: 7 }]\n",
+      live: async () => (await bench!.get<{ iid: number }[]>("/groups/lc/epics/2/issues")).map((i) => i.iid),
+      expected: [6, 7],
+    },
+  ])("$kind", async ({ faults, manifest, live, expected, env }) => {
     bench = await Bench.start({ fixture, faults, seed: 3 });
     const file = bench.manifest(`version: 1\n${manifest}`);
+    const apply = await bench.cli(["apply", "--yes", file], env);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(apply.out).toContain("done (its response was lost; found on re-reading)");
+    expect(await live()).toMatchObject(expected as object);
+    const plan = await bench.cli(["plan", "--detailed-exitcode", file], env);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+});
+
+describe("a wiki page's attachments, when an answer is lost", () => {
+  let bench: Bench;
+  afterEach(async () => {
+    await bench.stop();
+  });
+
+  // Each upload is stored under a new random directory (uploads/<32 hex>/<name>, on the platform as in the
+  // sandbox) and uploads cannot be listed: one sent twice is a second copy, and one whose answer is lost cannot be
+  // checked. So each is sent once, whatever is lost.
+  const start = async (faults: string) => {
+    bench = await Bench.start({ fixture, faults, seed: 3 });
+    writeFileSync(join(bench.dir, "a.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 1]));
+    writeFileSync(join(bench.dir, "b.txt"), "notes\n");
+    return bench.manifest(
+      'version: 1\nprojects:\n  lc/app:\n    wiki_pages: [{ title: Lost, content: "![a](uploads/a.png)", attachments: [a.png, b.txt] }]\n',
+    );
+  };
+  const uploads = () =>
+    (
+      bench.sandbox.store.data.areas["wikis"] as
+        | { attachments: { file_name: string; data: string }[] }
+        | undefined
+    )?.attachments.map((u) => [u.file_name, Buffer.from(u.data, "base64").toString("hex")]) ?? [];
+  const BOTH = [
+    ["a.png", "89504e4701"],
+    ["b.txt", Buffer.from("notes\n").toString("hex")],
+  ];
+
+  it("are uploaded once each to a page found on re-reading, and the next plan is empty", async () => {
+    // Only the page's own POST (not the uploads below its path) loses its answer.
+    const file = await start(`drop-after-commit:1@POST${P}/wikis$`);
     const apply = await bench.cli(["apply", "--yes", file]);
     expect(apply.code, apply.out + apply.err).toBe(0);
     expect(apply.out).toContain("done (its response was lost; found on re-reading)");
-    expect(await live()).toMatchObject(expected);
+    expect(uploads()).toEqual(BOTH);
+    expect(await bench.get(`/projects/lc%2Fapp/wikis/Lost`)).toMatchObject({
+      content: "![a](uploads/a.png)",
+    });
     const plan = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(plan.code, plan.out + plan.err).toBe(0);
+  });
+
+  it("are never sent twice when their answers are lost: each lost one is named, and the next still uploaded", async () => {
+    const file = await start(`drop-after-commit:1@POST${P}/wikis/attachments`);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(1);
+    expect(uploads()).toEqual(BOTH);
+    const said = (apply.out + apply.err).replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
+    for (const name of ["a.png", "b.txt"])
+      expect(said).toContain(
+        `attachment ${join(bench.dir, name)}: whether its upload was stored is unknown (POST /projects/lc%2Fapp/wikis/attachments -> connection closed by the server (UND_ERR_SOCKET)); it was not sent again, since each upload is stored anew and uploads cannot be listed: look in the wiki's repository (uploads/) and upload it by hand if it is missing`,
+      );
+    expect(await bench.get(`/projects/lc%2Fapp/wikis/Lost`)).toMatchObject({
+      content: "![a](uploads/a.png)",
+    });
+  });
+
+  it("are uploaded once each when the page's answer and theirs are lost", async () => {
+    const file = await start(`drop-after-commit:1@POST${P}/wikis`);
+    const apply = await bench.cli(["apply", "--yes", file]);
+    expect(apply.code, apply.out + apply.err).toBe(1);
+    expect(uploads()).toEqual(BOTH);
+    expect(apply.out + apply.err).toContain("it was not sent again, since each upload is stored anew");
   });
 });
 

@@ -37,6 +37,22 @@ describe("fault injection", () => {
     expect(f.pick("POST", "/api/v4/groups/1")).toBe("503");
   });
 
+  it("a scope whose path ends in $ is that path exactly, not the paths below it", () => {
+    expect(parseFaults("drop-after-commit:1@POST/api/v4/projects/1/wikis$")).toEqual([
+      {
+        kind: "drop-after-commit",
+        probability: 1,
+        method: "POST",
+        pathPrefix: "/api/v4/projects/1/wikis",
+        exact: true,
+      },
+    ]);
+    const f = new FaultInjector(parseFaults("503:1@/api/v4/projects/1/wikis$"), { min: 0, max: 0 }, 1);
+    expect(f.pick("POST", "/api/v4/projects/1/wikis")).toBe("503");
+    expect(f.pick("POST", "/api/v4/projects/1/wikis/attachments")).toBeUndefined();
+    expect(f.pick("POST", "/api/v4/projects/1/wiki")).toBeUndefined();
+  });
+
   it("serves 429 with Retry-After as text, and only to requests with a token", async () => {
     const c = await sandbox({ faults: "429:1" });
     try {
