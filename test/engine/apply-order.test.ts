@@ -167,15 +167,19 @@ describe("apply: order and outcomes, further", () => {
 });
 
 describe("apply: creates whose outcome is unknown, and replaces", () => {
+  /** What the made-up kinds below declare of themselves: a collection of things under the instance. */
+  const THING = {
+    collection: "things",
+    segment: "thing",
+    parents: ["instance"],
+    updateMode: "update",
+  } as const;
   /** A kind whose creates are lost (the platform made nothing) the first `lost` times; `others` are always there. */
   function losing(lost: number, others: string[] = []) {
     const calls: string[] = [];
     const made = new Map<string, number>();
     const kind: Kind = {
-      collection: "things",
-      segment: "thing",
-      parents: ["instance"],
-      updateMode: "update",
+      ...THING,
       read: async (_ctx, _parent, wanted) => {
         calls.push(`read ${wanted.join(",")}`);
         return [
@@ -236,10 +240,7 @@ describe("apply: creates whose outcome is unknown, and replaces", () => {
     const pauses: number[] = [];
     let finished: boolean | undefined;
     const kind: Kind = {
-      collection: "things",
-      segment: "thing",
-      parents: ["instance"],
-      updateMode: "update",
+      ...THING,
       read: async (_ctx, _parent, wanted) => {
         calls.push(`read ${wanted.join(",")}`);
         return finished === undefined ? [] : [{ key: "x", id: 7, fields: { finished } }];
