@@ -174,10 +174,6 @@ async function downloadExport(ctx: KindContext, id: string | number): Promise<Ui
 }
 
 /**
- * Why the platform says a new group's path is taken, in words: the group exists now (made since the plan), the
- * path is a user's namespace, or the group exists and the token's user cannot see it.
- */
-/**
  * What a group's create does after its POST: the settings the platform takes on update only (sent again as they
  * are to a create found on re-reading). The group as the platform answered, when they were sent.
  */
@@ -191,6 +187,10 @@ async function finishGroup(
   return ctx.api.put<ApiGroup>(apiPath`/groups/${id}`, { body: body(desired, later), shape: GROUP_SHAPE() });
 }
 
+/**
+ * Why the platform says a new group's path is taken, in words: the group exists now (made since the plan), the
+ * path is a user's namespace, or the group exists and the token's user cannot see it.
+ */
 async function takenPath(ctx: KindContext, fullPath: string, said: string): Promise<string> {
   const now = await orNotFound(
     ctx.api.get<ApiGroup>(apiPath`/groups/${fullPath}`, {

@@ -23,27 +23,23 @@ export class LiveSeen {
 
   /** Records a live object: its address and its masked fields as JSON. */
   add(address: string, fields: string): void {
-    const n = this.#addresses.length;
-    if (n % BLOCK === 0) this.#blocks.push(Buffer.alloc(BLOCK * DIGEST_BYTES));
-    createHash("sha256")
-      .update(fields)
-      .digest()
-      .copy(this.#blocks[this.#blocks.length - 1]!, (n % BLOCK) * DIGEST_BYTES);
-    this.#addresses.push(address);
+    this.#push(address, createHash("sha256").update(fields).digest());
   }
 
   /** Every object of `parts`, in their order (the chunks of one plan). */
   static of(parts: readonly LiveSeen[]): LiveSeen {
     const all = new LiveSeen();
-    for (const part of parts) for (let i = 0; i < part.size; i++) all.#copy(part, i);
+    for (const part of parts)
+      for (let i = 0; i < part.size; i++) all.#push(part.#addresses[i]!, part.#digestOf(i));
     return all;
   }
 
-  #copy(from: LiveSeen, i: number): void {
+  /** Records an object by its address and its digest's 32 bytes, in a new block when the last one is full. */
+  #push(address: string, digest: Uint8Array): void {
     const n = this.#addresses.length;
     if (n % BLOCK === 0) this.#blocks.push(Buffer.alloc(BLOCK * DIGEST_BYTES));
-    from.#digestOf(i).copy(this.#blocks[this.#blocks.length - 1]!, (n % BLOCK) * DIGEST_BYTES);
-    this.#addresses.push(from.#addresses[i]!);
+    this.#blocks[this.#blocks.length - 1]!.set(digest, (n % BLOCK) * DIGEST_BYTES);
+    this.#addresses.push(address);
   }
 
   #digestOf(i: number): Buffer {
