@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench, USER_TOKEN } from "./helpers.js";
-import { type Recorded, startProxy, startRecorder } from "./proxy.js";
+import { answerJson, type Recorded, startProxy, startRecorder } from "./proxy.js";
 
 /** A fresh OpenSSH ed25519 public key line. */
 function sshKey(comment: string): string {
@@ -370,9 +370,9 @@ projects:
     let status = 404;
     const proxy = await startProxy(bench.sandbox.url, (req, res) => {
       if (req.method !== "POST" || !(req.url ?? "").endsWith("/enable")) return false;
-      res.writeHead(status, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ message: status === 404 ? "404 Deploy Key Not Found" : "403 Forbidden" }));
-      return true;
+      return answerJson(res, status, {
+        message: status === 404 ? "404 Deploy Key Not Found" : "403 Forbidden",
+      });
     });
     try {
       const file = bench.manifest(`version: 1
@@ -404,9 +404,7 @@ projects:
     const bench = await start();
     const proxy = await startProxy(bench.sandbox.url, (req, res) => {
       if (req.method !== "GET" || !/^\/api\/v4\/deploy_keys(\?|$)/.test(req.url ?? "")) return false;
-      res.writeHead(500, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ message: "500 Internal Server Error" }));
-      return true;
+      return answerJson(res, 500, { message: "500 Internal Server Error" });
     });
     try {
       const file = bench.manifest(`version: 1

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
-import { type RunningProxy, startProxy } from "./proxy.js";
+import { answerJson, type RunningProxy, startProxy } from "./proxy.js";
 
 const fixture = {
   groups: [{ path: "gone" }, { path: "gone/sub" }],
@@ -111,9 +111,7 @@ describe("the backup before a group delete", () => {
       const status = answers.shift();
       downloads.push(status ?? 200);
       if (status === undefined) return false;
-      res.writeHead(status, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ message: status === 404 ? "404 Not found" : "403 Forbidden" }));
-      return true;
+      return answerJson(res, status, { message: status === 404 ? "404 Not found" : "403 Forbidden" });
     });
     const env = { FORGEFORM_URL: proxy.url };
     answers = [403];

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench, USER_TOKEN } from "./helpers.js";
-import { startProxy } from "./proxy.js";
+import { answerJson, startProxy } from "./proxy.js";
 
 const fixture = {
   groups: [
@@ -157,9 +157,7 @@ groups:
     const proxy = await startProxy(bench.sandbox.url, async (req, res) => {
       if (req.method !== "POST" || !/^\/api\/v4\/groups(\?|$)/.test(req.url ?? "")) return false;
       await bench.send("POST", "/groups", { name: "Latecomer", path: "latecomer" });
-      res.writeHead(400, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ message: 'Failed to save group {:path=>["has already been taken"]}' }));
-      return true;
+      return answerJson(res, 400, { message: 'Failed to save group {:path=>["has already been taken"]}' });
     });
     try {
       const m = bench.manifest("version: 1\ngroups:\n  LateComer: { description: mine }\n", "late.yaml");

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apply, expectChanges, expectNoChanges, lifecycle, planJson } from "./cycle.js";
 import { Bench } from "./helpers.js";
-import { startProxy } from "./proxy.js";
+import { answerJson, startProxy } from "./proxy.js";
 
 const fixture = {
   users: [
@@ -356,9 +356,7 @@ describe("a member's create the platform refuses", () => {
       const path = (req.url ?? "").replace(/\?.*$/, "");
       if (/\/members\/\d+$/.test(path)) seen.push(`${req.method} ${path}`);
       if (req.method !== "POST" || !path.endsWith("/members")) return false;
-      res.writeHead(422, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ message: "refused by a policy" }));
-      return true;
+      return answerJson(res, 422, { message: "refused by a policy" });
     });
     try {
       const file = bench.manifest(`version: 1

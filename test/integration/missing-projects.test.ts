@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
-import { startProxy } from "./proxy.js";
+import { answerJson, startProxy } from "./proxy.js";
 
 const fixture = {
   groups: [{ path: "acme" }, { path: "acme/platform" }],
@@ -95,9 +95,7 @@ projects:
         const group = await bench.get<{ id: number }>("/groups/acme%2Fplatform");
         await bench.send("POST", "/projects", { path: "taken", namespace_id: group.id });
       }
-      res.writeHead(400, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ message: { path: ["has already been taken"] } }));
-      return true;
+      return answerJson(res, 400, { message: { path: ["has already been taken"] } });
     });
     try {
       const file = bench.manifest(

@@ -16,6 +16,13 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+/** Answers `res` as the platform answers: `status` with a JSON body (`{ message: ... }` for its errors). */
+export function answerJson(res: ServerResponse, status: number, body: unknown): true {
+  res.writeHead(status, { "Content-Type": "application/json" });
+  res.end(JSON.stringify(body));
+  return true;
+}
+
 export async function startProxy(target: string, override: Override): Promise<RunningProxy> {
   const to = new URL(target);
   const server = createServer((req, res) => {
