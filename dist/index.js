@@ -80542,22 +80542,21 @@ var LiveSeen = class _LiveSeen {
   }
   /** Records a live object: its address and its masked fields as JSON. */
   add(address, fields) {
-    const n2 = this.#addresses.length;
-    if (n2 % BLOCK === 0) this.#blocks.push(Buffer.alloc(BLOCK * DIGEST_BYTES));
-    createHash4("sha256").update(fields).digest().copy(this.#blocks[this.#blocks.length - 1], n2 % BLOCK * DIGEST_BYTES);
-    this.#addresses.push(address);
+    this.#push(address, createHash4("sha256").update(fields).digest());
   }
   /** Every object of `parts`, in their order (the chunks of one plan). */
   static of(parts) {
     const all = new _LiveSeen();
-    for (const part of parts) for (let i = 0; i < part.size; i++) all.#copy(part, i);
+    for (const part of parts)
+      for (let i = 0; i < part.size; i++) all.#push(part.#addresses[i], part.#digestOf(i));
     return all;
   }
-  #copy(from, i) {
+  /** Records an object by its address and its digest's 32 bytes, in a new block when the last one is full. */
+  #push(address, digest) {
     const n2 = this.#addresses.length;
     if (n2 % BLOCK === 0) this.#blocks.push(Buffer.alloc(BLOCK * DIGEST_BYTES));
-    from.#digestOf(i).copy(this.#blocks[this.#blocks.length - 1], n2 % BLOCK * DIGEST_BYTES);
-    this.#addresses.push(from.#addresses[i]);
+    this.#blocks[this.#blocks.length - 1].set(digest, n2 % BLOCK * DIGEST_BYTES);
+    this.#addresses.push(address);
   }
   #digestOf(i) {
     const at2 = i % BLOCK * DIGEST_BYTES;
