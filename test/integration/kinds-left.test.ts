@@ -4,7 +4,7 @@
  * only, two projects declared in a group that does not exist, the token's own user declared with an expiry where
  * the platform does not make it an owner, and a group deleted while it is exported.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -155,5 +155,42 @@ describe("the token's own user declared with an expiry where the platform does n
     );
     const again = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(again.code, again.out + again.err).toBe(0);
+  });
+});
+
+describe("a group deleted while it is exported", () => {
+  it("fails the export naming the request the platform refused, writes nothing, and asks about no epic it did not list", async () => {
+    const epicReads: string[] = [];
+    let deleted = false;
+    const bench: Bench = await Bench.start({
+      edition: "licensed",
+      fixture: {
+        groups: [{ path: "acme" }],
+        projects: [{ path: "acme/api" }],
+        issues: [{ project: "acme/api", iid: 1, title: "issue 1" }],
+        epics: [{ group: "acme", iid: 1, title: "Launch", issues: ["acme/api#1"] }],
+      },
+      // Someone deletes the group just as the export lists its epics (after it has read the group).
+      onRequest: (method, path) => {
+        if (!/\/groups\/[^/]+\/epics/.test(path)) return;
+        epicReads.push(`${method} ${path.replace(/\/groups\/[^/]+\//, "/groups/acme/")}`);
+        if (deleted) return;
+        deleted = true;
+        bench.sandbox.store.removeGroup(bench.sandbox.store.groupByFullPath("acme")!.id);
+      },
+    });
+    try {
+      const out = join(bench.dir, "exported");
+      const r = await bench.cli(["export", "--group", "acme", "--out", out]);
+      expect(r.code).toBe(1);
+      expect(oneLine(r.err)).toMatch(
+        /GET \/groups\/\d+\/projects -> 404 Not Found: not found, or not visible to this token's user \(platform said: 404 Group Not Found\)/,
+      );
+      expect(existsSync(out)).toBe(false);
+      // The listing answered 404: no epic is read, none made up from nothing.
+      expect(epicReads).toEqual(["GET /api/v4/groups/acme/epics"]);
+    } finally {
+      await bench.stop();
+    }
   });
 });
