@@ -4,7 +4,9 @@
  * only, two projects declared in a group that does not exist, the token's own user declared with an expiry where
  * the platform does not make it an owner, and a group deleted while it is exported.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -111,7 +113,7 @@ describe("projects declared in a group that does not exist", () => {
       expect(plan.errors.map((e) => [e.address, e.message])).toEqual(
         names.map((n) => [
           `project["ghost/${n}"]`,
-          `project "ghost/${n}" does not exist, and it cannot be created: its group "ghost" does not exist or is not visible to this token's user (projects are created in groups, not in a user's namespace). Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`,
+          `project "ghost/${n}" does not exist, and it cannot be created: its group "ghost" does not exist or is not visible to this token's user (projects are created in groups, not in a user's namespace). Check the path, or declare the group in the manifests (within the plan's --target, when one is given; under --changed-since, a declared group is created only when its entry changed: apply without --changed-since first)`,
         ]),
       );
     }
@@ -189,6 +191,58 @@ describe("a group deleted while it is exported", () => {
       expect(existsSync(out)).toBe(false);
       // The listing answered 404: no epic is read, none made up from nothing.
       expect(epicReads).toEqual(["GET /api/v4/groups/acme/epics"]);
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("a new project whose declared group a --changed-since plan leaves out", () => {
+  it("is a plan error naming the group, and nothing is created", async () => {
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/api" }] },
+    });
+    try {
+      // The groups are declared in a file the change leaves as it is, and were never applied.
+      const repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
+      const git = (...args: string[]) =>
+        execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: repo });
+      git("init", "-q");
+      writeFileSync(join(repo, "groups.yaml"), "version: 1\ngroups:\n  newteam: {}\n  acme/team: {}\n");
+      writeFileSync(join(repo, "projects.yaml"), "version: 1\nprojects:\n  acme/api: { description: api }\n");
+      git("add", "-A");
+      git("commit", "-q", "-m", "base");
+      writeFileSync(
+        join(repo, "projects.yaml"),
+        "version: 1\nprojects:\n  acme/api: { description: api }\n  newteam/svc: { description: s }\n  acme/team/svc: { description: s }\n",
+      );
+      const plan = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", repo]);
+      expect(plan.code, plan.err).toBe(1);
+      const errors = (JSON.parse(plan.out) as JsonPlan).errors.map((e) => [e.address, e.message]);
+      expect(errors).toEqual(
+        (
+          [
+            ["newteam/svc", "newteam", " (projects are created in groups, not in a user's namespace)"],
+            ["acme/team/svc", "acme/team", ""],
+          ] as const
+        ).map(([project, group, note]) => [
+          `project["${project}"]`,
+          `project "${project}" does not exist, and it cannot be created: its group "${group}" does not exist or is not visible to this token's user${note}. Check the path, or declare the group in the manifests (within the plan's --target, when one is given; under --changed-since, a declared group is created only when its entry changed: apply without --changed-since first)`,
+        ]),
+      );
+      const apply = await bench.cli(["apply", "--yes", "--changed-since", "HEAD", repo]);
+      expect(apply.code).toBe(1);
+      expect(apply.err).toContain("the plan has errors (above); nothing was applied");
+      const projects = await bench.get<{ path_with_namespace: string }[]>("/projects");
+      expect(projects.map((p) => p.path_with_namespace)).toEqual(["acme/api"]);
+      // Applied in full, the groups are created first, then the projects in them.
+      const full = await bench.cli(["apply", "--yes", repo]);
+      expect(full.code, full.out + full.err).toBe(0);
+      expect(
+        (await bench.get<{ path_with_namespace: string }[]>("/projects"))
+          .map((p) => p.path_with_namespace)
+          .sort(),
+      ).toEqual(["acme/api", "acme/team/svc", "newteam/svc"]);
     } finally {
       await bench.stop();
     }
