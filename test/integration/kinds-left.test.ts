@@ -197,13 +197,13 @@ describe("a group deleted while it is exported", () => {
   });
 });
 
-describe("a new project whose declared group a --changed-since plan leaves out", () => {
-  it("is a plan error naming the group, and nothing is created", async () => {
+describe("a new project or subgroup whose declared group a --changed-since plan leaves out", () => {
+  it("is a plan error naming the group and what to do, and nothing is created", async () => {
     const bench = await Bench.start({
       fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/api" }] },
     });
     try {
-      // The groups are declared in a file the change leaves as it is, and were never applied.
+      // The groups are declared in a file the change leaves as it is, and were never applied (errors come by file).
       const repo = mkdtempSync(join(tmpdir(), "forgeform-repo-"));
       const git = (...args: string[]) =>
         execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: repo });
@@ -216,11 +216,12 @@ describe("a new project whose declared group a --changed-since plan leaves out",
         join(repo, "projects.yaml"),
         "version: 1\nprojects:\n  acme/api: { description: api }\n  newteam/svc: { description: s }\n  acme/team/svc: { description: s }\n",
       );
+      writeFileSync(join(repo, "subgroups.yaml"), "version: 1\ngroups:\n  newteam/sub: {}\n");
       const plan = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", repo]);
       expect(plan.code, plan.err).toBe(1);
       const errors = (JSON.parse(plan.out) as JsonPlan).errors.map((e) => [e.address, e.message]);
-      expect(errors).toEqual(
-        (
+      expect(errors).toEqual([
+        ...(
           [
             ["newteam/svc", "newteam", " (projects are created in groups, not in a user's namespace)"],
             ["acme/team/svc", "acme/team", ""],
@@ -229,12 +230,17 @@ describe("a new project whose declared group a --changed-since plan leaves out",
           `project["${project}"]`,
           `project "${project}" does not exist, and it cannot be created: its group "${group}" does not exist or is not visible to this token's user${note}. Check the path, or declare the group in the manifests (within the plan's --target, when one is given; under --changed-since, a declared group is created only when its entry changed: apply without --changed-since first)`,
         ]),
-      );
+        [
+          'group["newteam/sub"]',
+          "its parent group newteam does not exist and is outside the plan's --target (or, under --changed-since, its entry did not change), so it is not created: add --target newteam (or apply without --changed-since first)",
+        ],
+      ]);
       const apply = await bench.cli(["apply", "--yes", "--changed-since", "HEAD", repo]);
       expect(apply.code).toBe(1);
       expect(apply.err).toContain("the plan has errors (above); nothing was applied");
       const projects = await bench.get<{ path_with_namespace: string }[]>("/projects");
       expect(projects.map((p) => p.path_with_namespace)).toEqual(["acme/api"]);
+      expect((await bench.get<{ full_path: string }[]>("/groups")).map((g) => g.full_path)).toEqual(["acme"]);
       // Applied in full, the groups are created first, then the projects in them.
       const full = await bench.cli(["apply", "--yes", repo]);
       expect(full.code, full.out + full.err).toBe(0);
