@@ -79571,7 +79571,7 @@ var groupKind = {
     if (up && ![...scope.planned.keys()].some((k3) => k3.toLowerCase() === up.toLowerCase())) {
       if (await ctx.resolve.groupId(up) === void 0) {
         problems.push({
-          message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
+          message: declaredLower.has(up.toLowerCase()) ? `its parent group ${up} does not exist and is outside the plan's --target (or, under --changed-since, its entry did not change), so it is not created: add --target ${up} (or apply without --changed-since first)` : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`
         });
       }
     }
@@ -79942,7 +79942,7 @@ async function creationProblems(ctx, key, plannedGroups) {
     );
     return [
       {
-        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${group.includes("/") ? "" : " (projects are created in groups, not in a user's namespace)"}${near2 ? `; did you mean group ${JSON.stringify(near2)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`
+        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${group.includes("/") ? "" : " (projects are created in groups, not in a user's namespace)"}${near2 ? `; did you mean group ${JSON.stringify(near2)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given; under --changed-since, a declared group is created only when its entry changed: apply without --changed-since first)`
       }
     ];
   }
@@ -80529,8 +80529,108 @@ function byPlace(problems) {
   return [...problems].sort((a, b3) => key(a) < key(b3) ? -1 : key(a) > key(b3) ? 1 : 0);
 }
 
-// src/engine/plan/digest.ts
+// src/engine/changes.ts
 import { createHash as createHash4 } from "node:crypto";
+function itemPath(collectionPath2, node) {
+  return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
+}
+function collectionPath(nodePath, collection) {
+  return nodePath === "" ? collection : `${nodePath}.${collection}`;
+}
+function ownDigest(node) {
+  const policies = Object.fromEntries(
+    Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
+  );
+  return JSON.stringify([node.state, node.fields, policies], function(key, v3) {
+    const own2 = this[key];
+    return isSecret(own2) ? secretDigest(own2) : v3;
+  });
+}
+function secretDigest(secret) {
+  if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
+  return `secret:literal:${createHash4("sha256").update(secret.reveal()).digest("base64")}`;
+}
+function byLabel(coll) {
+  const out = /* @__PURE__ */ new Map();
+  for (const item of coll?.items ?? []) {
+    const label = item.label ?? item.key;
+    out.set(label, [...out.get(label) ?? [], item]);
+  }
+  return out;
+}
+function compareNodes(base, head, path2, scope) {
+  let touched = false;
+  if (ownDigest(base) !== ownDigest(head)) {
+    scope.nodes.add(path2);
+    touched = true;
+  }
+  for (const name of /* @__PURE__ */ new Set([...Object.keys(base.children), ...Object.keys(head.children)])) {
+    touched = compareCollections(base.children[name], head.children[name], collectionPath(path2, name), scope) || touched;
+  }
+  if (touched) scope.ancestors.add(path2);
+  return touched;
+}
+function compareCollections(base, head, path2, scope) {
+  if (!head) return false;
+  let touched = false;
+  const full = () => {
+    scope.collections.add(path2);
+    touched = true;
+  };
+  if (!base || base.policy !== head.policy) full();
+  const before = byLabel(base);
+  const after = byLabel(head);
+  for (const [label, items] of after) {
+    const previous = before.get(label);
+    const at2 = `${path2}[${JSON.stringify(label)}]`;
+    if (!previous) {
+      scope.whole.add(at2);
+      touched = true;
+    } else if (items.length !== 1 || previous.length !== 1) full();
+    else touched = compareNodes(previous[0], items[0], at2, scope) || touched;
+  }
+  for (const label of before.keys()) if (!after.has(label)) full();
+  return touched;
+}
+function changeScope(base, head) {
+  const scope = {
+    nodes: /* @__PURE__ */ new Set(),
+    whole: /* @__PURE__ */ new Set(),
+    collections: /* @__PURE__ */ new Set(),
+    selectors: /* @__PURE__ */ new Set(),
+    ancestors: /* @__PURE__ */ new Set()
+  };
+  compareNodes(base.root, head.root, "", scope);
+  const patterns = (s3) => new Map(s3.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
+  const before = patterns(base);
+  for (const [name, sel] of patterns(head)) {
+    const old = before.get(name);
+    if (!old || JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])) {
+      scope.selectors.add(name);
+      continue;
+    }
+    const probe = {
+      nodes: /* @__PURE__ */ new Set(),
+      whole: /* @__PURE__ */ new Set(),
+      collections: /* @__PURE__ */ new Set(),
+      selectors: /* @__PURE__ */ new Set(),
+      ancestors: /* @__PURE__ */ new Set()
+    };
+    compareNodes(old.node, sel.node, "", probe);
+    if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
+  }
+  return scope;
+}
+function wholeUnder(scope, path2) {
+  for (const w2 of scope.whole) if (path2 === w2 || path2.startsWith(`${w2}.`)) return true;
+  return false;
+}
+function touches(scope, path2) {
+  return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
+}
+
+// src/engine/plan/digest.ts
+import { createHash as createHash5 } from "node:crypto";
 var DIGEST_BYTES = 32;
 var BLOCK = 2048;
 var LiveSeen = class _LiveSeen {
@@ -80542,7 +80642,7 @@ var LiveSeen = class _LiveSeen {
   }
   /** Records a live object: its address and its masked fields as JSON. */
   add(address, fields) {
-    this.#push(address, createHash4("sha256").update(fields).digest());
+    this.#push(address, createHash5("sha256").update(fields).digest());
   }
   /** Every object of `parts`, in their order (the chunks of one plan). */
   static of(parts) {
@@ -80575,7 +80675,7 @@ var LiveSeen = class _LiveSeen {
     const addresses = this.#addresses;
     const order2 = addresses.map((_3, i) => i);
     order2.sort((i, j2) => addresses[i] < addresses[j2] ? -1 : addresses[i] > addresses[j2] ? 1 : 0);
-    const hash = createHash4("sha256");
+    const hash = createHash5("sha256");
     for (const i of order2) {
       hash.update(addresses[i]).update("\0").update(this.#digestOf(i).toString("base64")).update("\n");
     }
@@ -80660,13 +80760,17 @@ var PlanState = class {
           continue;
         }
         this.declaredPresent.set(key, item.source);
-        if (planned) this.top[collection].set(key, item.fields);
+        if (planned && (!this.changes || touches(this.changes, itemPath(collection, item))))
+          this.top[collection].set(key, item.fields);
       }
       for (const key of this.chunk?.present[collection] ?? [])
         if (!this.top[collection].has(key)) this.top[collection].set(key, {});
     }
   }
-  /** The desired fields of the top-level groups or projects this plan manages (present, within the targets). */
+  /**
+   * The desired fields of the top-level groups or projects this plan manages (present, within the targets and the
+   * shard; with --changed-since, touched by the change).
+   */
   plannedTop(collection) {
     return this.top[collection];
   }
@@ -80723,106 +80827,6 @@ var FieldError = class extends Error {
 function addressOf2(parentAddress, kind, key) {
   const own2 = kind.singleton ? kind.segment : `${kind.segment}[${JSON.stringify(key)}]`;
   return parentAddress === "" ? own2 : `${parentAddress}.${own2}`;
-}
-
-// src/engine/changes.ts
-import { createHash as createHash5 } from "node:crypto";
-function itemPath(collectionPath2, node) {
-  return `${collectionPath2}[${JSON.stringify(node.label ?? node.key)}]`;
-}
-function collectionPath(nodePath, collection) {
-  return nodePath === "" ? collection : `${nodePath}.${collection}`;
-}
-function ownDigest(node) {
-  const policies = Object.fromEntries(
-    Object.entries(node.children).filter(([, coll]) => coll.policyDeclared).map(([c, coll]) => [c, coll.policy])
-  );
-  return JSON.stringify([node.state, node.fields, policies], function(key, v3) {
-    const own2 = this[key];
-    return isSecret(own2) ? secretDigest(own2) : v3;
-  });
-}
-function secretDigest(secret) {
-  if (secret.origin !== "literal") return `secret:${secret.origin}:${secret.shown}`;
-  return `secret:literal:${createHash5("sha256").update(secret.reveal()).digest("base64")}`;
-}
-function byLabel(coll) {
-  const out = /* @__PURE__ */ new Map();
-  for (const item of coll?.items ?? []) {
-    const label = item.label ?? item.key;
-    out.set(label, [...out.get(label) ?? [], item]);
-  }
-  return out;
-}
-function compareNodes(base, head, path2, scope) {
-  let touched = false;
-  if (ownDigest(base) !== ownDigest(head)) {
-    scope.nodes.add(path2);
-    touched = true;
-  }
-  for (const name of /* @__PURE__ */ new Set([...Object.keys(base.children), ...Object.keys(head.children)])) {
-    touched = compareCollections(base.children[name], head.children[name], collectionPath(path2, name), scope) || touched;
-  }
-  if (touched) scope.ancestors.add(path2);
-  return touched;
-}
-function compareCollections(base, head, path2, scope) {
-  if (!head) return false;
-  let touched = false;
-  const full = () => {
-    scope.collections.add(path2);
-    touched = true;
-  };
-  if (!base || base.policy !== head.policy) full();
-  const before = byLabel(base);
-  const after = byLabel(head);
-  for (const [label, items] of after) {
-    const previous = before.get(label);
-    const at2 = `${path2}[${JSON.stringify(label)}]`;
-    if (!previous) {
-      scope.whole.add(at2);
-      touched = true;
-    } else if (items.length !== 1 || previous.length !== 1) full();
-    else touched = compareNodes(previous[0], items[0], at2, scope) || touched;
-  }
-  for (const label of before.keys()) if (!after.has(label)) full();
-  return touched;
-}
-function changeScope(base, head) {
-  const scope = {
-    nodes: /* @__PURE__ */ new Set(),
-    whole: /* @__PURE__ */ new Set(),
-    collections: /* @__PURE__ */ new Set(),
-    selectors: /* @__PURE__ */ new Set(),
-    ancestors: /* @__PURE__ */ new Set()
-  };
-  compareNodes(base.root, head.root, "", scope);
-  const patterns = (s3) => new Map(s3.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
-  const before = patterns(base);
-  for (const [name, sel] of patterns(head)) {
-    const old = before.get(name);
-    if (!old || JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])) {
-      scope.selectors.add(name);
-      continue;
-    }
-    const probe = {
-      nodes: /* @__PURE__ */ new Set(),
-      whole: /* @__PURE__ */ new Set(),
-      collections: /* @__PURE__ */ new Set(),
-      selectors: /* @__PURE__ */ new Set(),
-      ancestors: /* @__PURE__ */ new Set()
-    };
-    compareNodes(old.node, sel.node, "", probe);
-    if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
-  }
-  return scope;
-}
-function wholeUnder(scope, path2) {
-  for (const w2 of scope.whole) if (path2 === w2 || path2.startsWith(`${w2}.`)) return true;
-  return false;
-}
-function touches(scope, path2) {
-  return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
 }
 
 // src/engine/compare.ts

@@ -294,11 +294,12 @@ export const groupKind: Kind = {
     const declaredLower = new Set([...scope.declared].map((d) => d.toLowerCase()));
     const up = parentPath(fullPath);
     if (up && ![...scope.planned.keys()].some((k) => k.toLowerCase() === up.toLowerCase())) {
-      // The parent is not created by this plan (not declared, or outside --target): it must exist already.
+      // The parent is not created by this plan (not declared, outside --target, or untouched by --changed-since):
+      // it must exist already.
       if ((await ctx.resolve.groupId(up)) === undefined) {
         problems.push({
           message: declaredLower.has(up.toLowerCase())
-            ? `its parent group ${up} does not exist and is outside the plan's --target, so it is not created: add --target ${up}`
+            ? `its parent group ${up} does not exist and is outside the plan's --target (or, under --changed-since, its entry did not change), so it is not created: add --target ${up} (or apply without --changed-since first)`
             : `its parent group ${up} does not exist (or is not visible to this token's user): declare it in the manifests or create it first`,
         });
       }

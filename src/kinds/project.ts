@@ -349,7 +349,7 @@ async function creationProblems(
     );
     return [
       {
-        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${group.includes("/") ? "" : " (projects are created in groups, not in a user's namespace)"}${near ? `; did you mean group ${JSON.stringify(near)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given)`,
+        message: `project ${JSON.stringify(key)} does not exist, and it cannot be created: its group ${JSON.stringify(group)} does not exist or is not visible to this token's user${group.includes("/") ? "" : " (projects are created in groups, not in a user's namespace)"}${near ? `; did you mean group ${JSON.stringify(near)}?` : "."} Check the path, or declare the group in the manifests (within the plan's --target, when one is given; under --changed-since, a declared group is created only when its entry changed: apply without --changed-since first)`,
       },
     ];
   }

@@ -53,7 +53,7 @@ projects:
     expect(json.errors.map((e) => [e.address, e.message, e.source?.line, e.source?.col])).toEqual([
       [
         'project["acme/platfrom/api"]',
-        'project "acme/platfrom/api" does not exist, and it cannot be created: its group "acme/platfrom" does not exist or is not visible to this token\'s user; did you mean group "acme/platform"? Check the path, or declare the group in the manifests (within the plan\'s --target, when one is given)',
+        'project "acme/platfrom/api" does not exist, and it cannot be created: its group "acme/platfrom" does not exist or is not visible to this token\'s user; did you mean group "acme/platform"? Check the path, or declare the group in the manifests (within the plan\'s --target, when one is given; under --changed-since, a declared group is created only when its entry changed: apply without --changed-since first)',
         3,
         3,
       ],
@@ -81,7 +81,7 @@ projects:
     expect(json.errors.map((e) => [e.address, e.message])).toEqual([
       [
         'project["jdoe/tools"]',
-        'project "jdoe/tools" does not exist, and it cannot be created: its group "jdoe" does not exist or is not visible to this token\'s user (projects are created in groups, not in a user\'s namespace). Check the path, or declare the group in the manifests (within the plan\'s --target, when one is given)',
+        'project "jdoe/tools" does not exist, and it cannot be created: its group "jdoe" does not exist or is not visible to this token\'s user (projects are created in groups, not in a user\'s namespace). Check the path, or declare the group in the manifests (within the plan\'s --target, when one is given; under --changed-since, a declared group is created only when its entry changed: apply without --changed-since first)',
       ],
     ]);
   });

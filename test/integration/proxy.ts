@@ -23,6 +23,30 @@ export function answerJson(res: ServerResponse, status: number, body: unknown): 
   return true;
 }
 
+/**
+ * Answers `req` with the sandbox's own answer at `target`, its JSON body passed through `edit` first (a platform
+ * that shows a field differently); the status and the pagination headers are the sandbox's.
+ */
+export async function answerEdited(
+  target: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  edit: (body: unknown) => void,
+): Promise<true> {
+  const answer = await fetch(`${target}${req.url}`, {
+    method: req.method,
+    headers: { "PRIVATE-TOKEN": String(req.headers["private-token"]) },
+  });
+  const body = (await answer.json()) as unknown;
+  edit(body);
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  for (const [name, value] of answer.headers)
+    if (name === "link" || name.startsWith("x-")) headers[name] = value;
+  res.writeHead(answer.status, headers);
+  res.end(JSON.stringify(body));
+  return true;
+}
+
 export async function startProxy(target: string, override: Override): Promise<RunningProxy> {
   const to = new URL(target);
   const server = createServer((req, res) => {

@@ -79,7 +79,7 @@ groups:
     const plan = await bench.cli(["plan", "--target", "staging/web", manifest]);
     expect(plan.code).toBe(1);
     expect(plan.out.replace(/\s+/g, " ")).toContain(
-      "its parent group staging does not exist and is outside the plan's --target, so it is not created: add --target staging",
+      "its parent group staging does not exist and is outside the plan's --target (or, under --changed-since, its entry did not change), so it is not created: add --target staging (or apply without --changed-since first)",
     );
   });
 

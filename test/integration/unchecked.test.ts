@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, Bench } from "./helpers.js";
-import { startProxy } from "./proxy.js";
+import { answerEdited, startProxy } from "./proxy.js";
 
 const fixture = { groups: [{ path: "hatch" }], projects: [{ path: "hatch/templates" }] };
 
@@ -194,14 +194,9 @@ projects:
       const proxy = await startProxy(own.sandbox.url, async (req, res) => {
         if (req.method === "GET") reads.push((req.url ?? "").replace(/\?.*$/, ""));
         if (req.method !== "GET" || !(req.url ?? "").startsWith("/api/v4/groups/pair/projects")) return false;
-        const answer = await fetch(`${own.sandbox.url}${req.url}`, {
-          headers: { "PRIVATE-TOKEN": String(req.headers["private-token"]) },
+        return answerEdited(own.sandbox.url, req, res, (listed) => {
+          for (const p of listed as Record<string, unknown>[]) delete p["approvals_before_merge"];
         });
-        const listed = (await answer.json()) as Record<string, unknown>[];
-        for (const p of listed) delete p["approvals_before_merge"];
-        res.writeHead(answer.status, { "Content-Type": "application/json" });
-        res.end(JSON.stringify(listed));
-        return true;
       });
       try {
         const again = await own.cli(["plan", "--detailed-exitcode", file], { FORGEFORM_URL: proxy.url });

@@ -8,7 +8,7 @@ import type { Fields, KindContext } from "../../kinds/kind.js";
 import type { DesiredNode, SourceRef } from "../../manifest/model.js";
 import type { SecretValues } from "../../manifest/secret.js";
 import type { Change, PlanProblem } from "../../plan/model.js";
-import type { ChangeScope } from "../changes.js";
+import { type ChangeScope, itemPath, touches } from "../changes.js";
 import type { KindRegistry } from "../registry.js";
 import { unitOf } from "../shard.js";
 import { inTargets } from "../targets.js";
@@ -118,7 +118,9 @@ export class PlanState implements PlanInputs {
           continue;
         }
         this.declaredPresent.set(key, item.source);
-        if (planned) this.top[collection].set(key, item.fields);
+        // With --changed-since, an entry the change does not touch is neither read nor created by this plan.
+        if (planned && (!this.changes || touches(this.changes, itemPath(collection, item))))
+          this.top[collection].set(key, item.fields);
       }
       // Those of the other chunks count as planned too (their fields are theirs: only what is below an object
       // looks them up, and it is in the object's chunk).
@@ -127,7 +129,10 @@ export class PlanState implements PlanInputs {
     }
   }
 
-  /** The desired fields of the top-level groups or projects this plan manages (present, within the targets). */
+  /**
+   * The desired fields of the top-level groups or projects this plan manages (present, within the targets and the
+   * shard; with --changed-since, touched by the change).
+   */
   plannedTop(collection: "groups" | "projects"): ReadonlyMap<string, Fields> {
     return this.top[collection];
   }
