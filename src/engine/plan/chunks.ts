@@ -10,6 +10,7 @@
  * top-level object's steps, the instance's collections, which are all in one chunk).
  */
 import { SecretValues } from "../../manifest/secret.js";
+import { AddressList } from "./addresses.js";
 import { LiveSeen } from "./digest.js";
 import type { Place, Step, Walked } from "./types.js";
 
@@ -43,7 +44,7 @@ export function mergeWalks(walks: readonly Walked[]): Walked {
     places: new Map(placed),
     problems: walks.flatMap((w) => w.problems),
     warnings: walks.flatMap((w) => w.warnings),
-    inSync: walks.flatMap((w) => w.inSync),
+    inSync: AddressList.of(walks.map((w) => w.inSync)),
     liveSeen: LiveSeen.of(walks.map((w) => w.liveSeen)),
     createOnly,
     secrets: new SecretValues(walks.flatMap((w) => w.secrets.list())),

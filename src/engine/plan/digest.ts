@@ -1,5 +1,6 @@
 /** The live digest a plan carries: a saved plan is refused when the live objects it saw have changed since. */
 import { createHash } from "node:crypto";
+import { AddressList } from "./addresses.js";
 
 /** Bytes of a SHA-256. */
 const DIGEST_BYTES = 32;
@@ -9,47 +10,54 @@ const BLOCK = 2048;
 /**
  * The live objects a plan saw: each one's address and the SHA-256 of its fields as the plan may show them (masked,
  * as JSON), which the plan's live digest is made of. A plan in chunks keeps every chunk's to its end, so they are
- * kept as the addresses and the raw digests in 64 KiB buffers: about 36 bytes an object, where a pair of strings
- * (the digest in base64) took about 110 (6.5 MB of the 16x benchmark's 59,000 objects).
+ * kept as their addresses (an AddressList) and the raw digests in 64 KiB buffers: 32 bytes a digest, where its
+ * base64 string took about 80.
  */
 export class LiveSeen {
-  readonly #addresses: string[] = [];
+  readonly #addresses = new AddressList();
   readonly #blocks: Buffer[] = [];
+  /** For the LiveSeen of a whole plan in chunks, the chunks' (LiveSeen.of), before its own objects. */
+  #parts: readonly LiveSeen[] = [];
 
   /** Objects recorded. */
   get size(): number {
-    return this.#addresses.length;
+    return this.#parts.reduce((n, part) => n + part.size, this.#addresses.size);
   }
 
   /** Records a live object: its address and its masked fields as JSON. */
   add(address: string, fields: string): void {
-    this.#push(address, createHash("sha256").update(fields).digest());
-  }
-
-  /** Every object of `parts`, in their order (the chunks of one plan). */
-  static of(parts: readonly LiveSeen[]): LiveSeen {
-    const all = new LiveSeen();
-    for (const part of parts)
-      for (let i = 0; i < part.size; i++) all.#push(part.#addresses[i]!, part.#digestOf(i));
-    return all;
-  }
-
-  /** Records an object by its address and its digest's 32 bytes, in a new block when the last one is full. */
-  #push(address: string, digest: Uint8Array): void {
-    const n = this.#addresses.length;
+    const n = this.#addresses.size;
     if (n % BLOCK === 0) this.#blocks.push(Buffer.alloc(BLOCK * DIGEST_BYTES));
-    this.#blocks[this.#blocks.length - 1]!.set(digest, (n % BLOCK) * DIGEST_BYTES);
+    this.#blocks[this.#blocks.length - 1]!.set(
+      createHash("sha256").update(fields).digest(),
+      (n % BLOCK) * DIGEST_BYTES,
+    );
     this.#addresses.push(address);
   }
 
-  #digestOf(i: number): Buffer {
-    const at = (i % BLOCK) * DIGEST_BYTES;
-    return this.#blocks[Math.floor(i / BLOCK)]!.subarray(at, at + DIGEST_BYTES);
+  /** Every object of `parts`, in their order (the chunks of one plan): their records are shared, not copied. */
+  static of(parts: readonly LiveSeen[]): LiveSeen {
+    const all = new LiveSeen();
+    all.#parts = [...parts];
+    return all;
+  }
+
+  /** Every object's address, and their digests one after the other (DIGEST_BYTES each), in the order recorded. */
+  #records(): { addresses: string[]; digests: Buffer } {
+    const size = this.#addresses.size * DIGEST_BYTES;
+    const own = {
+      addresses: this.#addresses.toArray(),
+      digests: Buffer.concat(this.#blocks).subarray(0, size),
+    };
+    if (this.#parts.length === 0) return own;
+    const all = [...this.#parts.map((part) => part.#records()), own];
+    return { addresses: all.flatMap((r) => r.addresses), digests: Buffer.concat(all.map((r) => r.digests)) };
   }
 
   /** Each object's address and the base64 SHA-256 of its fields, in the order they were recorded. */
   entries(): [string, string][] {
-    return this.#addresses.map((address, i) => [address, this.#digestOf(i).toString("base64")]);
+    const { addresses, digests } = this.#records();
+    return addresses.map((address, i) => [address, base64Of(digests, i)]);
   }
 
   /**
@@ -58,14 +66,19 @@ export class LiveSeen {
    * Plans saved by earlier versions carry the same digest for the same objects (test/engine/digest.test.ts).
    */
   digest(): string {
-    const addresses = this.#addresses;
+    const { addresses, digests } = this.#records();
     const order = addresses.map((_, i) => i);
     // Array.prototype.sort is stable: objects of one address keep the order they were seen in.
     order.sort((i, j) => (addresses[i]! < addresses[j]! ? -1 : addresses[i]! > addresses[j]! ? 1 : 0));
     const hash = createHash("sha256");
     for (const i of order) {
-      hash.update(addresses[i]!).update("\u0000").update(this.#digestOf(i).toString("base64")).update("\n");
+      hash.update(addresses[i]!).update("\u0000").update(base64Of(digests, i)).update("\n");
     }
     return hash.digest("hex");
   }
+}
+
+/** The base64 of the i-th digest of `digests`. */
+function base64Of(digests: Buffer, i: number): string {
+  return digests.toString("base64", i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES);
 }

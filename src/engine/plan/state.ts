@@ -12,6 +12,7 @@ import { type ChangeScope, itemPath, touches } from "../changes.js";
 import type { KindRegistry } from "../registry.js";
 import { unitOf } from "../shard.js";
 import { inTargets } from "../targets.js";
+import { AddressList } from "./addresses.js";
 import { LiveSeen } from "./digest.js";
 import type { BackupOption, ChunkScope, Place, Step } from "./types.js";
 
@@ -54,7 +55,8 @@ export class PlanState implements PlanInputs {
 
   readonly problems: PlanProblem[] = [];
   readonly warnings: PlanProblem[] = [];
-  readonly inSync: string[] = [];
+  /** Addresses compared and found equal, as walked. */
+  readonly inSync = new AddressList();
   /**
    * Every live object compared or reported, as its address and the SHA-256 of its masked fields (JSON): what the
    * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).

@@ -5,6 +5,7 @@ import type { SecretValues } from "../../manifest/secret.js";
 import type { Change, Plan, PlanProblem, RequestStats, SelectorSummary } from "../../plan/model.js";
 import type { ChangeScope } from "../changes.js";
 import type { Shard } from "../shard.js";
+import type { AddressList } from "./addresses.js";
 import type { LiveSeen } from "./digest.js";
 
 /** One change with everything apply needs. Never serialised: `desired` may hold secrets. */
@@ -34,8 +35,8 @@ export interface Step {
 export interface PlanResult {
   plan: Plan;
   steps: Step[];
-  /** Addresses of managed objects that were compared and found equal. */
-  inSync: string[];
+  /** Addresses of managed objects that were compared and found equal, masked and sorted (made when first read). */
+  readonly inSync: string[];
   /** The values of the run's references, to mask in anything else shown about this plan (apply's failures). */
   secrets: SecretValues;
 }
@@ -127,7 +128,7 @@ export interface Walked {
   problems: PlanProblem[];
   warnings: PlanProblem[];
   /** Addresses compared and found equal, as walked (not masked, not sorted). */
-  inSync: string[];
+  inSync: AddressList;
   /** The live objects seen (see PlanState.liveSeen). */
   liveSeen: LiveSeen;
   createOnly: ReadonlyMap<string, ReadonlySet<string>>;

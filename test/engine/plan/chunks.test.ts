@@ -5,6 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { AddressList } from "../../../src/engine/plan/addresses.js";
 import type { Walked } from "../../../src/engine/plan/index.js";
 import { LiveSeen, mergeWalks } from "../../../src/engine/plan/index.js";
 import type { Place, Step } from "../../../src/engine/plan/types.js";
@@ -31,7 +32,7 @@ function walk(placed: [string, Place][], more: Partial<Walked> = {}): Walked {
     places: new Map(steps.map((s, i) => [s, placed[i]![1]])),
     problems: [],
     warnings: [],
-    inSync: [],
+    inSync: new AddressList(),
     liveSeen: new LiveSeen(),
     createOnly: new Map(),
     secrets: new SecretValues([]),
@@ -83,7 +84,7 @@ describe("merging the walks of a plan's chunks", () => {
   it("keeps what every chunk found: problems, sync, live objects, secrets; --replace addresses no chunk met", () => {
     const merged = mergeWalks([
       walk([], {
-        inSync: ["a"],
+        inSync: AddressList.from(["a"]),
         liveSeen: seen(["a", "{}"]),
         secrets: new SecretValues(["first-secret"]),
         secretPairs: new Set(["p1"]),
@@ -92,7 +93,7 @@ describe("merging the walks of a plan's chunks", () => {
         createOnly: new Map([["s1", new Set(["d1"])]]),
       }),
       walk([], {
-        inSync: ["b"],
+        inSync: AddressList.from(["b"]),
         liveSeen: seen(["b", "{}"], ["a", '{"x":1}']),
         secrets: new SecretValues(["second-secret"]),
         secretPairs: new Set(["p1", "p2"]),
@@ -101,7 +102,7 @@ describe("merging the walks of a plan's chunks", () => {
         createOnly: new Map([["s2", new Set(["d2"])]]),
       }),
     ]);
-    expect(merged.inSync).toEqual(["a", "b"]);
+    expect(merged.inSync.toArray()).toEqual(["a", "b"]);
     expect(merged.liveSeen.entries()).toEqual([
       ["a", sha("{}")],
       ["b", sha("{}")],
