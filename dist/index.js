@@ -80629,42 +80629,100 @@ function touches(scope, path2) {
   return wholeUnder(scope, path2) || scope.nodes.has(path2) || scope.ancestors.has(path2) || [...scope.collections].some((c) => c === path2 || c.startsWith(`${path2}.`));
 }
 
+// src/engine/plan/addresses.ts
+var BLOCK = 2048;
+var SEPARATOR = "\n";
+var AddressList = class _AddressList {
+  /** Blocks, each its addresses joined by SEPARATOR: full ones, and (in a merged list) its parts' last ones. */
+  #blocks = [];
+  /** The addresses of the block being filled. */
+  #open = [];
+  #size = 0;
+  /** A list of these addresses, in their order. */
+  static from(addresses) {
+    const list = new _AddressList();
+    for (const address of addresses) list.push(address);
+    return list;
+  }
+  /** Every address of `parts`, in their order (the chunks of one plan); their blocks are shared, not copied. */
+  static of(parts) {
+    const all = new _AddressList();
+    for (const part of parts) {
+      all.#blocks.push(...part.#blocks);
+      if (part.#open.length > 0) all.#blocks.push(part.#open.join(SEPARATOR));
+      all.#size += part.#size;
+    }
+    return all;
+  }
+  /** Addresses recorded. */
+  get size() {
+    return this.#size;
+  }
+  /** Records an address at the end of the list. */
+  push(address) {
+    if (address.includes(SEPARATOR)) throw new Error(`internal: an address holds a line break: ${address}`);
+    this.#open.push(address);
+    this.#size += 1;
+    if (this.#open.length === BLOCK) {
+      this.#blocks.push(this.#open.join(SEPARATOR));
+      this.#open = [];
+    }
+  }
+  /** The addresses in the order they were recorded. */
+  *[Symbol.iterator]() {
+    for (const block of this.#blocks) yield* block.split(SEPARATOR);
+    yield* this.#open;
+  }
+  /** The addresses in the order they were recorded, as an array. */
+  toArray() {
+    return [...this];
+  }
+};
+
 // src/engine/plan/digest.ts
 import { createHash as createHash5 } from "node:crypto";
 var DIGEST_BYTES = 32;
-var BLOCK = 2048;
+var BLOCK2 = 2048;
 var LiveSeen = class _LiveSeen {
-  #addresses = [];
+  #addresses = new AddressList();
   #blocks = [];
+  /** For the LiveSeen of a whole plan in chunks, the chunks' (LiveSeen.of), before its own objects. */
+  #parts = [];
   /** Objects recorded. */
   get size() {
-    return this.#addresses.length;
+    return this.#parts.reduce((n2, part) => n2 + part.size, this.#addresses.size);
   }
   /** Records a live object: its address and its masked fields as JSON. */
   add(address, fields) {
-    this.#push(address, createHash5("sha256").update(fields).digest());
-  }
-  /** Every object of `parts`, in their order (the chunks of one plan). */
-  static of(parts) {
-    const all = new _LiveSeen();
-    for (const part of parts)
-      for (let i = 0; i < part.size; i++) all.#push(part.#addresses[i], part.#digestOf(i));
-    return all;
-  }
-  /** Records an object by its address and its digest's 32 bytes, in a new block when the last one is full. */
-  #push(address, digest) {
-    const n2 = this.#addresses.length;
-    if (n2 % BLOCK === 0) this.#blocks.push(Buffer.alloc(BLOCK * DIGEST_BYTES));
-    this.#blocks[this.#blocks.length - 1].set(digest, n2 % BLOCK * DIGEST_BYTES);
+    const n2 = this.#addresses.size;
+    if (n2 % BLOCK2 === 0) this.#blocks.push(Buffer.alloc(BLOCK2 * DIGEST_BYTES));
+    this.#blocks[this.#blocks.length - 1].set(
+      createHash5("sha256").update(fields).digest(),
+      n2 % BLOCK2 * DIGEST_BYTES
+    );
     this.#addresses.push(address);
   }
-  #digestOf(i) {
-    const at2 = i % BLOCK * DIGEST_BYTES;
-    return this.#blocks[Math.floor(i / BLOCK)].subarray(at2, at2 + DIGEST_BYTES);
+  /** Every object of `parts`, in their order (the chunks of one plan): their records are shared, not copied. */
+  static of(parts) {
+    const all = new _LiveSeen();
+    all.#parts = [...parts];
+    return all;
+  }
+  /** Every object's address, and their digests one after the other (DIGEST_BYTES each), in the order recorded. */
+  #records() {
+    const size2 = this.#addresses.size * DIGEST_BYTES;
+    const own2 = {
+      addresses: this.#addresses.toArray(),
+      digests: Buffer.concat(this.#blocks).subarray(0, size2)
+    };
+    if (this.#parts.length === 0) return own2;
+    const all = [...this.#parts.map((part) => part.#records()), own2];
+    return { addresses: all.flatMap((r) => r.addresses), digests: Buffer.concat(all.map((r) => r.digests)) };
   }
   /** Each object's address and the base64 SHA-256 of its fields, in the order they were recorded. */
   entries() {
-    return this.#addresses.map((address, i) => [address, this.#digestOf(i).toString("base64")]);
+    const { addresses, digests } = this.#records();
+    return addresses.map((address, i) => [address, base64Of(digests, i)]);
   }
   /**
    * The plan's live digest: the SHA-256 of each object's address and the base64 SHA-256 of its fields, in address
@@ -80672,16 +80730,19 @@ var LiveSeen = class _LiveSeen {
    * Plans saved by earlier versions carry the same digest for the same objects (test/engine/digest.test.ts).
    */
   digest() {
-    const addresses = this.#addresses;
+    const { addresses, digests } = this.#records();
     const order2 = addresses.map((_3, i) => i);
     order2.sort((i, j2) => addresses[i] < addresses[j2] ? -1 : addresses[i] > addresses[j2] ? 1 : 0);
     const hash = createHash5("sha256");
     for (const i of order2) {
-      hash.update(addresses[i]).update("\0").update(this.#digestOf(i).toString("base64")).update("\n");
+      hash.update(addresses[i]).update("\0").update(base64Of(digests, i)).update("\n");
     }
     return hash.digest("hex");
   }
 };
+function base64Of(digests, i) {
+  return digests.toString("base64", i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES);
+}
 
 // src/engine/plan/state.ts
 var WINDOW_PER_CONNECTION = 4;
@@ -80698,7 +80759,8 @@ var PlanState = class {
   chunk;
   problems = [];
   warnings = [];
-  inSync = [];
+  /** Addresses compared and found equal, as walked. */
+  inSync = new AddressList();
   /**
    * Every live object compared or reported, as its address and the SHA-256 of its masked fields (JSON): what the
    * plan's live digest is made of, kept as a digest rather than as the objects (released once planned).
@@ -81687,7 +81749,7 @@ function mergeWalks(walks) {
     places: new Map(placed),
     problems: walks.flatMap((w2) => w2.problems),
     warnings: walks.flatMap((w2) => w2.warnings),
-    inSync: walks.flatMap((w2) => w2.inSync),
+    inSync: AddressList.of(walks.map((w2) => w2.inSync)),
     liveSeen: LiveSeen.of(walks.map((w2) => w2.liveSeen)),
     createOnly,
     secrets: new SecretValues(walks.flatMap((w2) => w2.secrets.list())),
@@ -81781,7 +81843,17 @@ function finishPlan(walked, desired, options) {
     ...fingerprint2 !== void 0 ? { secretsFingerprint: fingerprint2 } : {},
     ...walked.summaries.length > 0 ? { selectors: walked.summaries } : {}
   };
-  return { plan, steps, inSync: walked.inSync.map((a) => secrets.text(a)).sort(), secrets };
+  let inSync;
+  return {
+    plan,
+    steps,
+    secrets,
+    // Listed only in drift reports: a plan or an apply of 59,000 objects does not make the list at its end.
+    get inSync() {
+      inSync ??= walked.inSync.toArray().map((a) => secrets.text(a)).sort();
+      return inSync;
+    }
+  };
 }
 
 // src/cli/changed-since.ts
