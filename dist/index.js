@@ -45313,7 +45313,7 @@ var require_foldFlowLines = __commonJS({
         else
           end = lineWidth - indentAtStart;
       }
-      let split = void 0;
+      let split2 = void 0;
       let prev = void 0;
       let overflow = false;
       let i = -1;
@@ -45346,18 +45346,18 @@ var require_foldFlowLines = __commonJS({
           if (mode === FOLD_BLOCK)
             i = consumeMoreIndentedLines(text2, i, indent.length);
           end = i + indent.length + endStep;
-          split = void 0;
+          split2 = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
             const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
-              split = i;
+              split2 = i;
           }
           if (i >= end) {
-            if (split) {
-              folds.push(split);
-              end = split + endStep;
-              split = void 0;
+            if (split2) {
+              folds.push(split2);
+              end = split2 + endStep;
+              split2 = void 0;
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
@@ -45370,7 +45370,7 @@ var require_foldFlowLines = __commonJS({
               folds.push(j2);
               escapedFolds[j2] = true;
               end = j2 + endStep;
-              split = void 0;
+              split2 = void 0;
             } else {
               overflow = true;
             }
@@ -48904,13 +48904,13 @@ var require_resolve_block_scalar = __commonJS({
       return { mode, indent, chomp, comment, length };
     }
     function splitLines2(source2) {
-      const split = source2.split(/\n( *)/);
-      const first = split[0];
+      const split2 = source2.split(/\n( *)/);
+      const first = split2[0];
       const m3 = first.match(/^( *)/);
       const line0 = m3?.[1] ? [m3[1], first.slice(m3[1].length)] : ["", first];
       const lines = [line0];
-      for (let i = 1; i < split.length; i += 2)
-        lines.push([split[i], split[i + 1]]);
+      for (let i = 1; i < split2.length; i += 2)
+        lines.push([split2[i], split2[i + 1]]);
       return lines;
     }
     exports.resolveBlockScalar = resolveBlockScalar;
@@ -72542,11 +72542,6 @@ function chunkLayout(files, size2) {
   return chunks.length > 1 ? { chunks, order: order2, present } : void 0;
 }
 
-// src/manifest/schemas.ts
-var import__ = __toESM(require__(), 1);
-var import_ajv_formats = __toESM(require_dist(), 1);
-import { readdirSync as readdirSync2, readFileSync as readFileSync2 } from "node:fs";
-
 // src/manifest/paths.ts
 var SEGMENT = /^(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])$/;
 var CHARACTER = /[A-Za-z0-9_.-]/;
@@ -72591,7 +72586,115 @@ function entryProblem(key, collection) {
   return void 0;
 }
 
+// src/manifest/reserved.ts
+var TOP_LEVEL_ROUTES = [
+  "-",
+  ".well-known",
+  "404.html",
+  "422.html",
+  "500.html",
+  "502.html",
+  "503.html",
+  "admin",
+  "api",
+  "apple-touch-icon-precomposed.png",
+  "apple-touch-icon.png",
+  "assets",
+  "dashboard",
+  "deploy.html",
+  "explore",
+  "favicon.ico",
+  "favicon.png",
+  "files",
+  "groups",
+  "health_check",
+  "help",
+  "import",
+  "jwt",
+  "login",
+  "oauth",
+  "profile",
+  "projects",
+  "public",
+  "robots.txt",
+  "s",
+  "search",
+  "sitemap",
+  "sitemap.xml",
+  "sitemap.xml.gz",
+  "slash-command-logo.png",
+  "snippets",
+  "unsubscribes",
+  "uploads",
+  "users",
+  "v2"
+];
+var PROJECT_WILDCARD_ROUTES = [
+  "-",
+  "badges",
+  "blame",
+  "blob",
+  "builds",
+  "commits",
+  "create",
+  "create_dir",
+  "edit",
+  "environments/folders",
+  "files",
+  "find_file",
+  "gitlab-lfs/objects",
+  "info/lfs/objects",
+  "new",
+  "preview",
+  "raw",
+  "refs",
+  "tree",
+  "update",
+  "wikis"
+];
+var GROUP_ROUTES = ["-"];
+var split = (words) => words.map((w2) => w2.split("/"));
+var TOP_LEVEL = split(TOP_LEVEL_ROUTES);
+var PROJECT = split(PROJECT_WILDCARD_ROUTES);
+var SUBGROUP = split([.../* @__PURE__ */ new Set([...PROJECT_WILDCARD_ROUTES, ...GROUP_ROUTES])]);
+function wordAt(segments, from, words) {
+  return words.find(
+    (w2) => from + w2.length <= segments.length && w2.every((part, i) => part.toLowerCase() === segments[from + i].toLowerCase())
+  );
+}
+function reservedWord(fullPath, collection) {
+  const segments = fullPath.split("/");
+  const last = segments.length - 1;
+  if (collection === "projects") {
+    const word = wordAt([segments[last]], 0, PROJECT);
+    return word && { word: word.join("/"), role: "project" };
+  }
+  if (last === 0) {
+    const word = wordAt(segments, 0, TOP_LEVEL);
+    return word && { word: word.join("/"), role: "top-level group" };
+  }
+  for (let from = 1; from <= last; from++) {
+    const word = wordAt(segments, from, SUBGROUP);
+    if (word && from + word.length - 1 === last) return { word: word.join("/"), role: "subgroup" };
+  }
+  return void 0;
+}
+function reservedProblem(fullPath, collection) {
+  const found = reservedWord(fullPath, collection);
+  if (!found) return void 0;
+  const { word, role } = found;
+  const head = `${JSON.stringify(fullPath)} is a path the platform reserves: ${JSON.stringify(word)}`;
+  if (word.includes("/")) {
+    return `${head} is one of its own routes (compared in any case), refused as the end of a ${role}'s full path, so creating the ${role} fails; choose another path for it`;
+  }
+  const longer = word.startsWith("-") ? "" : ` (one that merely contains the word, such as "${word}-app", is allowed)`;
+  return `${head} is a word of its own routes (compared in any case), refused as a ${role}'s path, so creating the ${role} fails; choose another path${longer}`;
+}
+
 // src/manifest/schemas.ts
+var import__ = __toESM(require__(), 1);
+var import_ajv_formats = __toESM(require_dist(), 1);
+import { readdirSync as readdirSync2, readFileSync as readFileSync2 } from "node:fs";
 var ANNOTATIONS = [
   "x-identity",
   "x-singleton",
@@ -73612,6 +73715,16 @@ async function loadManifests(paths, opts) {
     new Map([...projectBodies].filter(([n2]) => !isPattern(n2))),
     diags
   );
+  for (const [collection, decls, bodies] of [
+    ["groups", groups, groupBodies],
+    ["projects", projects, projectBodies]
+  ]) {
+    for (const [n2, b3] of bodies) {
+      if (isPattern(n2) || entryProblem(n2, collection) !== void 0 || b3.state === "absent") continue;
+      const problem3 = reservedProblem(n2, collection);
+      if (problem3) diags.error(decls.get(n2).at, renderPath([collection, n2]), problem3);
+    }
+  }
   checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
   const interp = { secrets: opts.secrets, env, root };
@@ -79761,10 +79874,10 @@ async function readProject(ctx, path2) {
   return found;
 }
 function commonGroup(paths) {
-  const split = paths.map((p3) => p3.split("/").slice(0, -1));
-  const first = split[0] ?? [];
+  const split2 = paths.map((p3) => p3.split("/").slice(0, -1));
+  const first = split2[0] ?? [];
   let n2 = first.length;
-  for (const parts of split.slice(1)) {
+  for (const parts of split2.slice(1)) {
     let i = 0;
     while (i < n2 && i < parts.length && lower3(parts[i]) === lower3(first[i])) i++;
     n2 = i;
@@ -80492,13 +80605,13 @@ function order(steps) {
   const unmanaged = steps.filter((s3) => s3.change.action === "unmanaged");
   return [...forward, ...deletes, ...unmanaged];
 }
-var TOP_LEVEL = /^(group|project)\["[^"]*"\]$/;
+var TOP_LEVEL2 = /^(group|project)\["[^"]*"\]$/;
 function linkDependencies(steps, createOnly = /* @__PURE__ */ new Map()) {
   const byAddress = new Map(steps.map((s3) => [s3.change.address, s3]));
   const byPath = new Map(
-    steps.filter((s3) => TOP_LEVEL.test(s3.change.address)).map((s3) => [s3.change.address.toLowerCase(), s3])
+    steps.filter((s3) => TOP_LEVEL2.test(s3.change.address)).map((s3) => [s3.change.address.toLowerCase(), s3])
   );
-  const stepAt = (address) => byAddress.get(address) ?? (TOP_LEVEL.test(address) ? byPath.get(address.toLowerCase()) : void 0);
+  const stepAt = (address) => byAddress.get(address) ?? (TOP_LEVEL2.test(address) ? byPath.get(address.toLowerCase()) : void 0);
   for (const step of steps) {
     for (const later of step.before ?? []) {
       const waiting = stepAt(later);

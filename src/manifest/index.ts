@@ -20,6 +20,8 @@ import {
 } from "./located.js";
 import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "./model.js";
 import { keepEntries, type Outline, type OutlinedFile, outlineOf, outlineOfValues } from "./outline.js";
+import { entryProblem } from "./paths.js";
+import { reservedProblem } from "./reserved.js";
 import { checkBody, checkGroupVisibility, checkIdentities, identityOf, type SharedFields } from "./rules.js";
 import { loadSchemas, reportSchemaErrors } from "./schemas.js";
 import { covers, exceptProblem, isPattern, parsePattern } from "./selectors.js";
@@ -470,6 +472,17 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     new Map([...projectBodies].filter(([n]) => !isPattern(n))),
     diags,
   );
+  for (const [collection, decls, bodies] of [
+    ["groups", groups, groupBodies],
+    ["projects", projects, projectBodies],
+  ] as const) {
+    for (const [n, b] of bodies) {
+      // A path the schema refuses is reported once, there; a pattern creates nothing, nor does a delete.
+      if (isPattern(n) || entryProblem(n, collection) !== undefined || b.state === "absent") continue;
+      const problem = reservedProblem(n, collection);
+      if (problem) diags.error(decls.get(n)!.at, renderPath([collection, n]), problem);
+    }
+  }
   checkSelectorEntries(groupBodies, "groups", file("group.schema.json"), schemas, diags);
   checkSelectorEntries(projectBodies, "projects", file("project.schema.json"), schemas, diags);
 

@@ -25,7 +25,13 @@ const NAME_FORMAT = /^[\p{L}\p{N}\u00A9-\u{1F9FF}_][\p{L}\p{N}\p{Pd}\u00A9-\u{1F
 const NAME_MESSAGE =
   "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.";
 
-export const TOP_LEVEL_RESERVED = new Set([
+/**
+ * Words the platform keeps for its own routes (GitLab 13.12, `lib/gitlab/path_regex.rb`): `TOP_LEVEL_ROUTES` for the
+ * first segment of a namespace, `PROJECT_WILDCARD_ROUTES` for a project's path and, with `GROUP_ROUTES`, for every
+ * later segment of a group's full path. Compared in any case, by whole segments; a word of several segments
+ * (`info/lfs/objects`) is refused only as that run of segments.
+ */
+export const TOP_LEVEL_ROUTES = [
   "-",
   ".well-known",
   "404.html",
@@ -33,13 +39,11 @@ export const TOP_LEVEL_RESERVED = new Set([
   "500.html",
   "502.html",
   "503.html",
-  "abuse_reports",
   "admin",
   "api",
   "apple-touch-icon-precomposed.png",
   "apple-touch-icon.png",
   "assets",
-  "autocomplete",
   "dashboard",
   "deploy.html",
   "explore",
@@ -50,7 +54,6 @@ export const TOP_LEVEL_RESERVED = new Set([
   "health_check",
   "help",
   "import",
-  "invites",
   "jwt",
   "login",
   "oauth",
@@ -60,16 +63,18 @@ export const TOP_LEVEL_RESERVED = new Set([
   "robots.txt",
   "s",
   "search",
-  "sent_notifications",
+  "sitemap",
+  "sitemap.xml",
+  "sitemap.xml.gz",
   "slash-command-logo.png",
   "snippets",
   "unsubscribes",
   "uploads",
   "users",
   "v2",
-]);
+];
 
-export const NESTED_RESERVED = new Set([
+export const PROJECT_WILDCARD_ROUTES = [
   "-",
   "badges",
   "blame",
@@ -79,13 +84,11 @@ export const NESTED_RESERVED = new Set([
   "create",
   "create_dir",
   "edit",
-  "environments",
+  "environments/folders",
   "files",
   "find_file",
-  "gitlab-lfs",
-  "info",
-  "logs_tree",
-  "merge_requests",
+  "gitlab-lfs/objects",
+  "info/lfs/objects",
   "new",
   "preview",
   "raw",
@@ -93,7 +96,28 @@ export const NESTED_RESERVED = new Set([
   "tree",
   "update",
   "wikis",
-]);
+];
+
+export const GROUP_ROUTES = ["-"];
+
+/** Whether the segments from `from` on start with one of `words` (`Gitlab::PathRegex`'s `(?!(words)/)`). */
+function startsWithWord(segments: string[], from: number, words: string[]): boolean {
+  const rest = `${segments.slice(from).join("/")}/`.toLowerCase();
+  return words.some((w) => rest.startsWith(`${w}/`));
+}
+
+/**
+ * Whether the platform refuses this path as reserved: a project's path (`ProjectPathValidator`, its own segment
+ * only), or a group's full path (`NamespacePathValidator`, checked whole: the root against the top-level words, each
+ * later segment against the project and group words).
+ */
+export function reservedPath(kind: "project" | "group", fullPath: string): boolean {
+  const segments = fullPath.split("/");
+  if (kind === "project") return startsWithWord(segments.slice(-1), 0, PROJECT_WILDCARD_ROUTES);
+  if (startsWithWord(segments, 0, TOP_LEVEL_ROUTES)) return true;
+  const nested = [...PROJECT_WILDCARD_ROUTES, ...GROUP_ROUTES];
+  return segments.some((_, i) => i > 0 && startsWithWord(segments, i, nested));
+}
 
 export const MAX_ANCESTORS = 20;
 
@@ -105,14 +129,13 @@ export function addError(errors: Errors, key: string, msg: string): void {
   errors[key] = list;
 }
 
-export function validatePath(errors: Errors, path: string, topLevel: boolean): void {
+/** The path's format, and whether it is reserved (`reserved`: see {@link reservedPath}). */
+export function validatePath(errors: Errors, path: string, reserved: boolean): void {
   if (path === "") addError(errors, "path", "can't be blank");
   else if (path.length > 255) addError(errors, "path", "is too long (maximum is 255 characters)");
   if (path !== "" && (!PATH_FORMAT.test(path) || /\.(git|atom)$/.test(path)))
     addError(errors, "path", PATH_MESSAGE);
-  if ((topLevel ? TOP_LEVEL_RESERVED : NESTED_RESERVED).has(path.toLowerCase())) {
-    addError(errors, "path", `${path} is a reserved name`);
-  }
+  if (reserved) addError(errors, "path", `${path} is a reserved name`);
 }
 
 export function validateName(errors: Errors, name: string): void {
@@ -151,7 +174,9 @@ export interface Siblings {
 export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec, siblings?: Siblings): Errors {
   const errors: Errors = {};
   validateName(errors, g.name);
-  validatePath(errors, g.path, g.parent_id === null);
+  const parent = g.parent_id === null ? undefined : store.group(g.parent_id);
+  const fullPath = parent ? `${store.groupFullPath(parent)}/${g.path}` : g.path;
+  validatePath(errors, g.path, reservedPath("group", fullPath));
   if (g.description.length > 255) addError(errors, "description", "is too long (maximum is 255 characters)");
   const nameTaken = () =>
     siblings
@@ -168,7 +193,6 @@ export function validateGroup(store: Store, g: GroupRec, existing?: GroupRec, si
   // The platform's column is an integer: a larger value fails there when saved (a 500); the sandbox says why.
   if (g.two_factor_grace_period > MAX_INTEGER_COLUMN)
     addError(errors, "two_factor_grace_period", `must be less than or equal to ${MAX_INTEGER_COLUMN}`);
-  const parent = g.parent_id === null ? undefined : store.group(g.parent_id);
   if (parent) {
     if (store.ancestorsAndSelf(parent).length > MAX_ANCESTORS)
       addError(errors, "parent_id", "has too deep level of nesting");
@@ -241,7 +265,7 @@ export function insertGroup(store: Store, g: GroupRec): GroupRec {
 export function validateProject(store: Store, p: ProjectRec): Errors {
   const errors: Errors = {};
   validateName(errors, p.name);
-  validatePath(errors, p.path, false);
+  validatePath(errors, p.path, reservedPath("project", p.path));
   const lower = p.path.toLowerCase();
   if (
     store.data.projects.some(

@@ -202,7 +202,7 @@ describe("the Action's inputs", () => {
     git("add", "-A");
     git("commit", "-q", "-m", "base");
     const base = git("rev-parse", "HEAD");
-    writeFileSync(join(ws, "m.yaml"), `${MANIFEST}  inp/new: {}\n`);
+    writeFileSync(join(ws, "m.yaml"), `${MANIFEST}  inp/added: {}\n`);
     const event = join(ws, "event.json");
     writeFileSync(event, JSON.stringify({ pull_request: { base: { sha: base } } }));
     const env = { GITHUB_EVENT_NAME: "pull_request", GITHUB_EVENT_PATH: event };

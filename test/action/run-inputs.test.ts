@@ -440,7 +440,7 @@ describe("the inputs, in-process", () => {
     git("add", "-A");
     git("commit", "-q", "-m", "base");
     const base = git("rev-parse", "HEAD");
-    writeFileSync(join(ws, "m.yaml"), "version: 1\ngroups:\n  tbl:\n    description: Table\n  tbl/new: {}\n");
+    writeFileSync(join(ws, "m.yaml"), "version: 1\ngroups:\n  tbl:\n    description: Table\n  tbl/add: {}\n");
     mkdirSync(join(ws, "..", `ev-${base.slice(0, 8)}`), { recursive: true });
     const event = join(ws, "..", `ev-${base.slice(0, 8)}`, "event.json");
     writeFileSync(event, JSON.stringify({ pull_request: { base: { sha: base } } }));

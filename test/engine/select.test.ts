@@ -671,7 +671,7 @@ describe("expandSelectors: projects declared by path that no listing holds", () 
 projects:
   acme/platform/*:
     ${BADGE("p")}
-  acme/platform/new:
+  acme/platform/fresh:
     ${BADGE("own")}
   acme/platform/old:
     ${BADGE("own")}
@@ -681,7 +681,7 @@ projects:
 `);
     expect(listings.sort()).toEqual([
       "/groups/acme/platform/projects?simple=true&archived=false&with_shared=false",
-      "/projects/acme/platform/new?",
+      "/projects/acme/platform/fresh?",
       "/projects/acme/platform/old?",
     ]);
     expect(matched).toEqual({ "projects[acme/platform/*]": 3 });
@@ -690,7 +690,7 @@ projects:
         .find((i) => i.key === k)!
         .children["badges"]?.items.map((b) => b.key)
         .sort();
-    expect(badges("acme/platform/new")).toEqual(["own", "p"]);
+    expect(badges("acme/platform/fresh")).toEqual(["own", "p"]);
     expect(badges("acme/platform/web")).toEqual(["p"]);
     expect(badges("acme/platform/old")).toEqual(["own"]);
     expect(items("projects").find((i) => i.key === "acme/platform/gone")!.state).toBe("absent");
@@ -704,7 +704,7 @@ groups:
 projects:
   acme/tools/cli:
     ${BADGE("own")}
-  acme/tools/new:
+  acme/tools/fresh:
     ${BADGE("own")}
 `);
     expect(listings).toEqual(["/groups/acme/descendant_groups?all_available=true"]);

@@ -54,14 +54,14 @@ groups:
     description: sub of beta, declared before beta
   beta:
     extends: [base]
-  beta/new:
+  beta/fresh:
     description: created by the plan
   beta/sub/in-sync:
     description: as declared
 projects:
   beta/sub/web:
     description: web
-  beta/new/svc:
+  beta/fresh/svc:
     description: created in a group the plan creates
 `,
   "30-newg.yaml": `version: 1
@@ -203,7 +203,7 @@ describe("a plan made in chunks", () => {
         const p = whole.result!.plan;
         const actions = new Map(p.changes.map((c) => [c.address, c.action]));
         expect(actions.get('group["newg"]')).toBe("create");
-        expect(actions.get('group["beta/new"]')).toBe("create");
+        expect(actions.get('group["beta/fresh"]')).toBe("create");
         expect(actions.get('project["alpha/api"]')).toBe("update");
         expect(actions.get('group["gamma"]')).toBe("delete");
         expect(actions.get('group["gamma/inner/innermost"]')).toBe("delete");

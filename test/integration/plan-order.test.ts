@@ -38,7 +38,7 @@ const NODES: Node[] = [
   { kind: "groups", path: "n", exists: false },
   { kind: "groups", path: "n/m", exists: false },
   { kind: "groups", path: "n/m/k", milestone: "mk", exists: false },
-  { kind: "groups", path: "a/new", milestone: "mnew", exists: false },
+  { kind: "groups", path: "a/added", milestone: "mnew", exists: false },
 ];
 
 const parentOf = (path: string) => path.slice(0, Math.max(0, path.lastIndexOf("/")));
