@@ -3,7 +3,7 @@
  * wanted new project look alike, so the plan shows the create and warns when the group holds a project with a
  * close path (a typo in its name); a project in a group that does not exist is a plan error with the closest group,
  * and apply sends nothing at all. Projects whose own fields are not declared cost no request of their own: whether
- * they exist shows on the first read below them.
+ * they exist shows on the first read below them (one that declares nothing below it either is read).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -190,5 +190,25 @@ projects:
     expect(await bench.get<unknown[]>("/projects/acme%2Fplatform%2Fbilling/badges")).toHaveLength(1);
     const again = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(again.code, again.out).toBe(0);
+  });
+  it("declared with nothing at all (`{}`) is read, planned as a create and made; one that exists is in sync", async () => {
+    const file = bench.manifest(
+      "version: 1\nprojects:\n  acme/platform/empty: {}\n  acme/platform/api: {}\n",
+      "empty-body.yaml",
+    );
+    const drift = await bench.cli(["drift", "--format", "json", file]);
+    const report = JSON.parse(drift.out) as {
+      items: { address: string; status: string }[];
+      in_sync: string[];
+    };
+    expect(report.items.map((c) => [c.address, c.status])).toEqual([
+      ['project["acme/platform/empty"]', "missing"],
+    ]);
+    // Nothing would tell that a project declaring nothing is missing without a read of it: it is not "in sync".
+    expect(report.in_sync).toEqual(['project["acme/platform/api"]']);
+    expect((await bench.cli(["apply", "--yes", file])).code).toBe(0);
+    const made = await bench.get<{ path_with_namespace: string }>("/projects/acme%2Fplatform%2Fempty");
+    expect(made.path_with_namespace).toBe("acme/platform/empty");
+    expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
   });
 });

@@ -133,9 +133,14 @@ async function walkCollection(
 
   const { keyOf } = identities(kind);
   const unchecked = uncheckedNames(items);
-  // Objects whose own fields nothing declares need no read where the kind can address them without one.
+  // Objects whose own fields nothing declares need no read where the kind can address them without one: the reads
+  // of their declared collections tell whether they exist. One that declares nothing at all (`acme/app: {}`) is
+  // read, or nothing would tell that it is missing.
   const addressOnly = items
-    .filter((i) => i.state !== "absent" && ownFields(specs, i.fields).length === 0)
+    .filter(
+      (i) =>
+        i.state !== "absent" && ownFields(specs, i.fields).length === 0 && Object.keys(i.children).length > 0,
+    )
     .map(keyOf);
   const detailOf = items
     .filter((i) => ownFields(specs, i.fields).some(([f]) => specs.get(f)?.detailOnly))
