@@ -154,9 +154,9 @@ export async function planInChunks(
     return loaded;
   };
   const wholly = () => reportWhole(request, paths, found);
-  let loaded: LoadResult | undefined = keep(await loadChunk(0));
-  if (invalid(loaded)) return wholly();
-  const { files, digests } = loaded.state!;
+  let first: LoadResult | undefined = keep(await loadChunk(0));
+  if (invalid(first)) return wholly();
+  const { files, digests } = first.state!;
 
   const scope = scopeOf(layout);
   return withLiveReads(request, [], async ({ api, ctx, registry }) => {
@@ -171,26 +171,35 @@ export async function planInChunks(
       const rest = new Set(outlines.map((f) => f.file).filter((f) => !read.has(f)));
       return rest.size > 0 ? load(rest) : undefined;
     };
-    for (let k = 0; loaded; k++) {
-      const state = loaded.state!;
+    const start = (k: number, chunk: LoadResult) => {
       // Values of each chunk's references are masked in everything the client prints from then on.
-      api.conceal(SecretValues.of(state).list());
-      const walking = walkPlan(state, ctx, registry, chunkOptions(k));
-      // Its failure is met when it is awaited, after the next chunk is loaded.
+      api.conceal(SecretValues.of(chunk.state!).list());
+      const walking = walkPlan(chunk.state!, ctx, registry, chunkOptions(k));
+      // Its failure is met when it is awaited.
       walking.catch(() => {});
-      loaded = undefined;
+      return walking;
+    };
+    let walking = start(0, first!);
+    // Held by its walk only, as every chunk is.
+    first = undefined;
+    for (let k = 0; ; k++) {
       // The walk's first requests go out before the next chunk (after the last, the files no chunk reads) is
       // loaded, while they are in flight.
       await setImmediate();
       const following = k + 1 < layout.chunks.length ? await loadChunk(k + 1) : await loadRest();
       const next = following && keep(following);
-      walks.push(await walking);
       if (next && invalid(next)) {
+        await walking;
         await api.close();
         return wholly();
       }
-      // The files no chunk reads are validated, not walked.
-      loaded = k + 1 < layout.chunks.length ? next : undefined;
+      // The next chunk's walk starts at once: its reads go out while this chunk's last ones finish, so the
+      // requests in flight do not dwindle at the end of each chunk. The one after it is loaded once this one is
+      // walked, so no more than two chunks are walked at a time. (The files no chunk reads are validated, not walked.)
+      const nextWalking = next && k + 1 < layout.chunks.length ? start(k + 1, next) : undefined;
+      walks.push(await walking);
+      if (!nextWalking) break;
+      walking = nextWalking;
     }
     const diagnostics = chunkDiagnostics(results, files);
     const result = finishPlan(
