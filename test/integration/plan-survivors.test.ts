@@ -158,3 +158,94 @@ describe("a licensed-only collection on the core edition", () => {
     }
   });
 });
+
+const BADGE = (name: string) =>
+  `{ name: ${name}, link_url: "https://d.example/${name}", image_url: "https://d.example/${name}.svg" }`;
+
+interface JsonProblems {
+  errors: { address: string; message: string; source?: { line: number; col: number } }[];
+  warnings: { address: string; message: string; source?: { line: number; col: number } }[];
+  changes: { address: string; action: string }[];
+}
+
+describe("what a plan says of an object it cannot plan as declared", () => {
+  let bench: Bench;
+  beforeEach(async () => {
+    bench = await Bench.start({
+      fixture: {
+        groups: [{ path: "acme" }, { path: "doomed" }],
+        projects: [{ path: "acme/api" }, { path: "acme/frozen", archived: true }],
+        issues: [{ project: "acme/api", iid: 1, title: "issue 1" }],
+        epics: [{ group: "acme", iid: 1, title: "Launch" }],
+      },
+    });
+  });
+  afterEach(async () => {
+    await bench.stop();
+  });
+
+  const plan = async (yaml: string) => {
+    const run = await bench.cli(["plan", "--format", "json", bench.manifest(yaml)]);
+    return { code: run.code, json: JSON.parse(run.out) as JsonProblems };
+  };
+
+  it("counts the changes inside an archived project in the plural", async () => {
+    // Read for its settings, so that its archived state is known.
+    const frozen = await plan(
+      `version: 1\nprojects:\n  acme/frozen:\n    request_access_enabled: true\n    badges:\n      - ${BADGE("a")}\n      - ${BADGE("b")}\n`,
+    );
+    expect(frozen.json.warnings.map((w) => [w.address, w.message])).toContainEqual([
+      'project["acme/frozen"]',
+      "2 changes below it may be refused: it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first",
+    ]);
+    const created = await plan(
+      `version: 1\nprojects:\n  acme/vault:\n    description: vault\n    archived: true\n    badges:\n      - ${BADGE("a")}\n      - ${BADGE("b")}\n`,
+    );
+    expect(created.code).toBe(1);
+    // At the place of `archived: true`, which is what to change.
+    expect(created.json.errors.map((e) => [e.address, e.message, e.source?.line, e.source?.col])).toEqual([
+      [
+        'project["acme/vault"]',
+        "it is created archived, and 2 changes inside it would follow its create, which the platform refuses in an archived project: leave archived out until they are applied, then set it",
+        5,
+        15,
+      ],
+    ]);
+  });
+
+  it("plans nothing below a project it refuses to create in a group it deletes", async () => {
+    const { code, json } = await plan(
+      `version: 1\ngroups:\n  doomed:\n    state: absent\nprojects:\n  doomed/new:\n    badges:\n      - ${BADGE("a")}\n`,
+    );
+    expect(code).toBe(1);
+    expect(json.errors.map((e) => e.address)).toEqual(['project["doomed/new"]']);
+    expect(json.changes.filter((c) => c.address.startsWith('project["doomed/new"]'))).toEqual([]);
+  });
+
+  it("plans nothing below an epic it cannot create", async () => {
+    const { code, json } = await plan(
+      "version: 1\ngroups:\n  acme:\n    epics:\n      - iid: 99\n        issues:\n          - { project: acme/api, iid: 1 }\n",
+    );
+    expect(code).toBe(1);
+    expect(json.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining('epic "99" does not exist') as unknown as string,
+    ]);
+    expect(json.changes.filter((c) => c.address.includes("epic"))).toEqual([]);
+  });
+
+  it("puts an error a kind finds in a whole entry at the entry, not at a field", async () => {
+    const { code, json } = await plan(
+      "version: 1\nprojects:\n  acme/api:\n    wiki_pages:\n      - title: On call\n        slug: Runbook\n        content: x\n",
+    );
+    expect(code).toBe(1);
+    expect(json.errors).toEqual([
+      {
+        address: 'project["acme/api"].wiki_page["Runbook"]',
+        message: expect.stringContaining(
+          'slug "Runbook" is not the one the platform derives from the title',
+        ) as unknown as string,
+        source: expect.objectContaining({ line: 5, col: 9 }) as unknown,
+      },
+    ]);
+  });
+});
