@@ -134,7 +134,7 @@ describe("--shard over a manifest read whole", () => {
 });
 
 describe("a licensed-only collection on the core edition", () => {
-  it("is a plan error at the collection's address, below its group", async () => {
+  it("is a plan error at the collection's address, below its group; an empty one is none", async () => {
     const bench = await Bench.start({ fixture: { groups: [{ path: "acme" }] }, edition: "core" });
     try {
       const manifest = bench.manifest(
@@ -153,6 +153,15 @@ describe("a licensed-only collection on the core edition", () => {
           source: expect.objectContaining({ line: 5, col: 9 }) as unknown,
         },
       ]);
+      // None declared is what the core edition holds: nothing to read (the platform answers 404), nothing to say.
+      for (const body of ["hooks: []", "epics: []"]) {
+        const empty = await bench.cli([
+          "plan",
+          bench.manifest(`version: 1\ngroups:\n  acme:\n    ${body}\n`, "empty.yaml"),
+        ]);
+        expect(empty.code, empty.out + empty.err).toBe(0);
+        expect(empty.out).toContain("No changes.");
+      }
     } finally {
       await bench.stop();
     }
