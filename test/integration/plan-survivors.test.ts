@@ -1,8 +1,10 @@
 /**
- * What a plan says of a group delete that no other test asserted (mutants that survived the sampled mutation run of
- * src/engine, docs/engine-sample-survivors.txt): how the reason counts what the platform deletes with the group
- * (only projects, only subgroups, one still declared), and that a project marked absent at a subgroup's path does
- * not hide that subgroup from the delete.
+ * What a plan does that no other test asserted, found through the mutants that survived the sampled mutation run of
+ * src/engine (docs/engine-sample-survivors.txt says which test kills which): how a group delete's reason counts what
+ * the platform deletes with the group, and that a project marked absent at a subgroup's path does not hide that
+ * subgroup from it; a --target that leaves out the group a project would be created in; --shard over a file read
+ * whole; a licensed-only collection on the core edition; and what a plan says of an object it cannot plan as
+ * declared (inside an archived project, in a group it deletes, an epic it cannot create, a kind's own refusal).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
