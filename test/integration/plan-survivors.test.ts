@@ -226,11 +226,11 @@ describe("what a plan says of an object it cannot plan as declared", () => {
 
   it("plans nothing below a project it refuses to create in a group it deletes", async () => {
     const { code, json } = await plan(
-      `version: 1\ngroups:\n  doomed:\n    state: absent\nprojects:\n  doomed/new:\n    badges:\n      - ${BADGE("a")}\n`,
+      `version: 1\ngroups:\n  doomed:\n    state: absent\nprojects:\n  doomed/fresh:\n    badges:\n      - ${BADGE("a")}\n`,
     );
     expect(code).toBe(1);
-    expect(json.errors.map((e) => e.address)).toEqual(['project["doomed/new"]']);
-    expect(json.changes.filter((c) => c.address.startsWith('project["doomed/new"]'))).toEqual([]);
+    expect(json.errors.map((e) => e.address)).toEqual(['project["doomed/fresh"]']);
+    expect(json.changes.filter((c) => c.address.startsWith('project["doomed/fresh"]'))).toEqual([]);
   });
 
   it("plans nothing below an epic it cannot create", async () => {
