@@ -4,7 +4,7 @@
  * the platform deletes with the group, and that a project marked absent at a subgroup's path does not hide that
  * subgroup from it; a --target that leaves out the group a project would be created in; --shard over a file read
  * whole; a licensed-only collection on the core edition; and what a plan says of an object it cannot plan as
- * declared (inside an archived project, in a group it deletes, an epic it cannot create, a kind's own refusal).
+ * declared (a project in a group it deletes, an epic it cannot create, a kind's own refusal).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
@@ -185,7 +185,7 @@ describe("what a plan says of an object it cannot plan as declared", () => {
     bench = await Bench.start({
       fixture: {
         groups: [{ path: "acme" }, { path: "doomed" }],
-        projects: [{ path: "acme/api" }, { path: "acme/frozen", archived: true }],
+        projects: [{ path: "acme/api" }],
         issues: [{ project: "acme/api", iid: 1, title: "issue 1" }],
         epics: [{ group: "acme", iid: 1, title: "Launch" }],
       },
@@ -199,30 +199,6 @@ describe("what a plan says of an object it cannot plan as declared", () => {
     const run = await bench.cli(["plan", "--format", "json", bench.manifest(yaml)]);
     return { code: run.code, json: JSON.parse(run.out) as JsonProblems };
   };
-
-  it("counts the changes inside an archived project in the plural", async () => {
-    // Read for its settings, so that its archived state is known.
-    const frozen = await plan(
-      `version: 1\nprojects:\n  acme/frozen:\n    request_access_enabled: true\n    badges:\n      - ${BADGE("a")}\n      - ${BADGE("b")}\n`,
-    );
-    expect(frozen.json.warnings.map((w) => [w.address, w.message])).toContainEqual([
-      'project["acme/frozen"]',
-      "2 changes below it may be refused: it is archived, and the platform keeps an archived project read-only: set archived: false to unarchive it first",
-    ]);
-    const created = await plan(
-      `version: 1\nprojects:\n  acme/vault:\n    description: vault\n    archived: true\n    badges:\n      - ${BADGE("a")}\n      - ${BADGE("b")}\n`,
-    );
-    expect(created.code).toBe(1);
-    // At the place of `archived: true`, which is what to change.
-    expect(created.json.errors.map((e) => [e.address, e.message, e.source?.line, e.source?.col])).toEqual([
-      [
-        'project["acme/vault"]',
-        "it is created archived, and 2 changes inside it would follow its create, which the platform refuses in an archived project: leave archived out until they are applied, then set it",
-        5,
-        15,
-      ],
-    ]);
-  });
 
   it("plans nothing below a project it refuses to create in a group it deletes", async () => {
     const { code, json } = await plan(
