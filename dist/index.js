@@ -81749,12 +81749,14 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
   const whole = depth === 0 && topLevel ? state.chunk?.order[collection] : void 0;
   if (!fullRead && items.length === 0) return;
   const licensedOnly = state.registry.fields(parent.parent?.collection ?? "", parent.collection).get(collection)?.licensed;
-  if (licensedOnly && state.ctx.edition === "core" && coll.items.length > 0) {
-    state.problem(
-      parentAddress ? `${parentAddress}.${collection}` : collection,
-      `${collection} exist only on the licensed edition, and this platform is the core edition: remove them from the manifest`,
-      coll.items[0]?.source
-    );
+  if (licensedOnly && state.ctx.edition === "core") {
+    if (coll.items.length > 0) {
+      state.problem(
+        parentAddress ? `${parentAddress}.${collection}` : collection,
+        `${collection} exist only on the licensed edition, and this platform is the core edition: remove them from the manifest`,
+        coll.items[0].source
+      );
+    }
     return;
   }
   const kind = state.registry.kind(parent.collection, collection);
@@ -81771,7 +81773,9 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
   }
   const { keyOf: keyOf2 } = identities(kind);
   const unchecked2 = uncheckedNames(items);
-  const addressOnly = items.filter((i) => i.state !== "absent" && ownFields(specs2, i.fields).length === 0).map(keyOf2);
+  const addressOnly = items.filter(
+    (i) => i.state !== "absent" && ownFields(specs2, i.fields).length === 0 && Object.keys(i.children).length > 0
+  ).map(keyOf2);
   const detailOf = items.filter((i) => ownFields(specs2, i.fields).some(([f3]) => specs2.get(f3)?.detailOnly)).map(keyOf2);
   let lives = [];
   if (parentExists) {

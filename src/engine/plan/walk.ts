@@ -110,12 +110,16 @@ async function walkCollection(
   const licensedOnly = state.registry
     .fields(parent.parent?.collection ?? "", parent.collection)
     .get(collection)?.licensed;
-  if (licensedOnly && state.ctx.edition === "core" && coll.items.length > 0) {
-    state.problem(
-      parentAddress ? `${parentAddress}.${collection}` : collection,
-      `${collection} exist only on the licensed edition, and this platform is the core edition: remove them from the manifest`,
-      coll.items[0]?.source,
-    );
+  if (licensedOnly && state.ctx.edition === "core") {
+    // None exists on the core edition (the platform answers 404 to their reads): one declared is an error; none
+    // declared (an empty list, a prune policy) is what the platform holds already.
+    if (coll.items.length > 0) {
+      state.problem(
+        parentAddress ? `${parentAddress}.${collection}` : collection,
+        `${collection} exist only on the licensed edition, and this platform is the core edition: remove them from the manifest`,
+        coll.items[0]!.source,
+      );
+    }
     return;
   }
   const kind = state.registry.kind(parent.collection, collection);
