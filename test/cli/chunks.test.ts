@@ -1,6 +1,6 @@
 /**
  * When a plan is made in chunks (src/cli/chunks.ts chunkingOf): only a full plan, not with --target, --shard,
- * --changed-since or --debug; by default only when the manifests' entries weigh more than CHUNK_SIZE; and with
+ * --changed-since or --debug; by default only when the manifests' entries weigh more than CHUNKED_ABOVE; and with
  * FORGEFORM_CHUNK_UNITS, in chunks of that many top-level trees (0: never; anything but a whole number refused).
  * That plans made in chunks are the plans one walk makes is test/integration/chunks.test.ts.
  */
@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { CHUNK_SIZE, CHUNK_UNITS_ENV, chunkingOf } from "../../src/cli/chunks.js";
+import { CHUNK_UNITS_ENV, CHUNKED_ABOVE, chunkingOf } from "../../src/cli/chunks.js";
 import type { PlanRequest } from "../../src/cli/workflow.js";
 import { manifestOutlines } from "../../src/manifest/index.js";
 
@@ -83,18 +83,18 @@ describe("when a plan is made in chunks", () => {
     });
   }
 
-  it(`by default only when the entries weigh more than ${CHUNK_SIZE} characters`, () => {
+  it(`by default only when the entries weigh more than ${CHUNKED_ABOVE} characters`, () => {
     vi.stubEnv(CHUNK_UNITS_ENV, "");
     const pad = 200;
     const base = estate("at-limit", 4000, pad);
-    const short = CHUNK_SIZE - weight(base);
+    const short = CHUNKED_ABOVE - weight(base);
     expect(short).toBeGreaterThan(0);
     // Exactly at the limit: one walk; one character more: chunks.
     const at = estate("at-limit", 4000, pad, short);
-    expect(weight(at)).toBe(CHUNK_SIZE);
+    expect(weight(at)).toBe(CHUNKED_ABOVE);
     expect(chunks(request(at))).toBeUndefined();
     const over = estate("over-limit", 4000, pad, short + 1);
-    expect(weight(over)).toBe(CHUNK_SIZE + 1);
+    expect(weight(over)).toBe(CHUNKED_ABOVE + 1);
     const layout = chunks(request(over));
     expect(layout?.length).toBeGreaterThan(1);
     // Every tree in exactly one chunk.
