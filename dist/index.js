@@ -73559,7 +73559,7 @@ function manifestOutlines(paths, found = [], root, known3) {
   }
   return out;
 }
-var HOLD_MS = 20;
+var HOLD_MS = 5;
 function breather(holdMs) {
   let since = performance.now();
   return async () => {
@@ -84287,7 +84287,8 @@ async function withLiveReads(request2, conceal, plan) {
 
 // src/cli/chunks.ts
 var CHUNK_UNITS_ENV = "FORGEFORM_CHUNK_UNITS";
-var CHUNK_SIZE = 1e6;
+var CHUNKED_ABOVE = 1e6;
+var CHUNK_SIZE = 5e5;
 var FIRST_CHUNK_SIZE = 6e4;
 function chunkingOf(request2, paths, found) {
   if (request2.shard || request2.changedSince !== void 0 || (request2.targets ?? []).length > 0)
@@ -84304,7 +84305,7 @@ function chunkingOf(request2, paths, found) {
   if (perChunk === void 0) {
     let size2 = 0;
     for (const { outline } of outlines) for (const e of outline.entries) size2 += e.size;
-    if (size2 <= CHUNK_SIZE) return void 0;
+    if (size2 <= CHUNKED_ABOVE) return void 0;
   }
   const layout = chunkLayout(outlines, {
     chunkSize: CHUNK_SIZE,
@@ -84348,17 +84349,17 @@ async function planInChunks(request2, chunking, paths, found, options) {
     return load(s3.files, s3.partial);
   };
   const results = [];
-  const keep = (loaded2) => {
+  const keep = (loaded) => {
     results.push({
-      diagnostics: loaded2.diagnostics,
-      ...loaded2.templates ? { templates: loaded2.templates } : {}
+      diagnostics: loaded.diagnostics,
+      ...loaded.templates ? { templates: loaded.templates } : {}
     });
-    return loaded2;
+    return loaded;
   };
   const wholly = () => reportWhole(request2, paths, found);
-  let loaded = keep(await loadChunk(0));
-  if (invalid(loaded)) return wholly();
-  const { files, digests } = loaded.state;
+  let first = keep(await loadChunk(0));
+  if (invalid(first)) return wholly();
+  const { files, digests } = first.state;
   const scope = scopeOf2(layout);
   return withLiveReads(request2, [], async ({ api: api2, ctx, registry }) => {
     const walks = [];
@@ -84372,22 +84373,28 @@ async function planInChunks(request2, chunking, paths, found, options) {
       const rest = new Set(outlines.map((f3) => f3.file).filter((f3) => !read2.has(f3)));
       return rest.size > 0 ? load(rest) : void 0;
     };
-    for (let k3 = 0; loaded; k3++) {
-      const state = loaded.state;
-      api2.conceal(SecretValues.of(state).list());
-      const walking = walkPlan(state, ctx, registry, chunkOptions(k3));
-      walking.catch(() => {
+    const start = (k3, chunk) => {
+      api2.conceal(SecretValues.of(chunk.state).list());
+      const walking2 = walkPlan(chunk.state, ctx, registry, chunkOptions(k3));
+      walking2.catch(() => {
       });
-      loaded = void 0;
+      return walking2;
+    };
+    let walking = start(0, first);
+    first = void 0;
+    for (let k3 = 0; ; k3++) {
       await setImmediate3();
       const following = k3 + 1 < layout.chunks.length ? await loadChunk(k3 + 1) : await loadRest();
       const next = following && keep(following);
-      walks.push(await walking);
       if (next && invalid(next)) {
+        await walking;
         await api2.close();
         return wholly();
       }
-      loaded = k3 + 1 < layout.chunks.length ? next : void 0;
+      const nextWalking = next && k3 + 1 < layout.chunks.length ? start(k3 + 1, next) : void 0;
+      walks.push(await walking);
+      if (!nextWalking) break;
+      walking = nextWalking;
     }
     const diagnostics = chunkDiagnostics(results, files);
     const result = finishPlan(
