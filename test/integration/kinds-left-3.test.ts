@@ -7,13 +7,12 @@
  * a new group's move check on a large instance and for a project made private.
  */
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { Bench } from "./helpers.js";
-import { startProxy } from "./proxy.js";
+import { answerEdited, startProxy } from "./proxy.js";
 
 /** A plan's changes, errors and requests, from `plan --format json`. */
 interface JsonPlan {
@@ -35,31 +34,6 @@ const planJson = async (bench: Bench, file: string, env: Record<string, string> 
 /** The changes that act (unmanaged objects left out), as address and action. */
 const acting = (plan: JsonPlan) =>
   plan.changes.filter((c) => c.action !== "unmanaged").map((c) => [c.address, c.action]);
-
-/**
- * Answers `req` with the sandbox's own answer, its JSON body passed through `edit` first; with the request's own
- * credentials (the SCIM API's bearer token too), status and pagination headers.
- */
-async function answerEditedWithAuth(
-  target: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  edit: (body: unknown) => void,
-): Promise<true> {
-  const headers: Record<string, string> = {};
-  for (const name of ["private-token", "authorization"]) {
-    const value = req.headers[name];
-    if (typeof value === "string") headers[name] = value;
-  }
-  const answer = await fetch(`${target}${req.url}`, { method: req.method, headers });
-  const body = (await answer.json()) as unknown;
-  edit(body);
-  const out: Record<string, string> = { "Content-Type": "application/json" };
-  for (const [name, value] of answer.headers) if (name === "link" || name.startsWith("x-")) out[name] = value;
-  res.writeHead(answer.status, out);
-  res.end(JSON.stringify(body));
-  return true;
-}
 
 describe("a subgroup's direct owners who own the group above too", () => {
   const fixture = {
@@ -311,7 +285,7 @@ describe("SCIM users from an answer without active or e-mails", () => {
     };
     const proxy = await startProxy(bench.sandbox.url, (req, res) =>
       req.method === "GET" && (req.url ?? "").startsWith("/api/scim/")
-        ? answerEditedWithAuth(bench.sandbox.url, req, res, dropped)
+        ? answerEdited(bench.sandbox.url, req, res, dropped)
         : false,
     );
     try {
