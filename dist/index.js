@@ -83031,12 +83031,7 @@ function inheritedOf(ctx, parent) {
         shape: MEMBER_SHAPE
       })
     );
-    p3 = above.then((all) => {
-      const direct = directOf(ctx, parent);
-      return new Map(
-        (all ?? []).filter((m3) => !direct.has(m3.username.toLowerCase())).map((m3) => [m3.username.toLowerCase(), m3])
-      );
-    });
+    p3 = above.then((all) => new Map((all ?? []).map((m3) => [m3.username.toLowerCase(), m3])));
     ctx.memo.set(key, p3);
   }
   return p3;
@@ -83056,11 +83051,11 @@ async function ownersAfter(ctx, parent, scope, leaving) {
     if (m3.access_level !== OWNER || m3.state === "blocked" || planned.has(name) || absent.has(name)) continue;
     if (declared.has(name) || scope.policy !== "delete" || name === me2) owners.add(name);
   }
+  owners.delete(leaving.toLowerCase());
   if (parent.key.includes("/")) {
     for (const [name, m3] of await inheritedOf(ctx, parent))
       if (m3.access_level === OWNER && m3.state !== "blocked") owners.add(name);
   }
-  owners.delete(leaving.toLowerCase());
   return [...owners];
 }
 async function lastOwner(ctx, parent, scope, username, what) {
@@ -83077,6 +83072,11 @@ async function lastBlockedOwner(ctx, parent, scope, username) {
     if (declared.has(name) || scope.policy !== "delete") return void 0;
   }
   return `${username} is the last owner of ${parent.key} once the plan is applied (blocked, with no active owner in it or above it), and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first`;
+}
+async function belowInherited(ctx, parent, username, shown2, level, otherwise) {
+  const inherited = (await inheritedOf(ctx, parent)).get(username.toLowerCase());
+  if (!inherited || level === void 0 || level >= inherited.access_level) return void 0;
+  return `${shown2} is ${accessLevelWords(inherited.access_level)} ${inheritedFrom(parent)}, and the platform refuses a direct membership below that: declare ${accessLevelName(inherited.access_level)} or higher, or ${otherwise}`;
 }
 var isTokenUser = async (ctx, username) => username.toLowerCase() === (await currentUsername(ctx)).toLowerCase();
 async function ownUser(ctx, username, what) {
@@ -83165,21 +83165,23 @@ var memberKind = restCollection(
             }
           ];
       }
-      const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
-      if (!inherited || level === void 0 || level >= inherited.access_level) return [];
-      return [
-        {
-          field: "access_level",
-          message: `${shownText(desired["user"])} is ${accessLevelWords(inherited.access_level)} ${inheritedFrom(parent)}, and the platform refuses a direct membership below that: declare ${accessLevelName(inherited.access_level)} or higher, or leave the user out here`
-        }
-      ];
+      const shown2 = shownText(desired["user"]);
+      const below = await belowInherited(ctx, parent, key, shown2, level, "leave the user out here");
+      return below ? [{ field: "access_level", message: below }] : [];
     },
     async checkUpdate(ctx, parent, live, desired, changed2, scope) {
       const before = live.fields["access_level"];
       const after = levelOf(desired);
       if (!changed2.includes("access_level") || after === void 0 || after >= before) return [];
       const name = String(live.fields["user"]);
-      const reason = await ownUser(ctx, name, "demotes") ?? (isGroup(parent) && before === OWNER ? await lastOwner(ctx, parent, scope, name, "demote") : void 0);
+      const reason = await ownUser(ctx, name, "demotes") ?? await belowInherited(
+        ctx,
+        parent,
+        name,
+        name,
+        after,
+        "remove the membership here (state: absent)"
+      ) ?? (isGroup(parent) && before === OWNER ? await lastOwner(ctx, parent, scope, name, "demote") : void 0);
       return reason ? [{ field: "access_level", message: reason }] : [];
     },
     async checkDelete(ctx, parent, live, _desired, scope) {

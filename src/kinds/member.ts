@@ -54,10 +54,11 @@ function directOf(ctx: KindContext, parent: Parent): Map<string, ApiMember> {
 }
 
 /**
- * The users with access to `parent` through the groups above it, who are not its direct members, by lower-cased
- * username, at the level the group above gives them (its `members/all`: its own members, and the highest level of
- * the groups above it): read once, only when a check needs them. A top-level group has nothing above it; the group
- * above may be one this plan creates, or a user's namespace (a personal project): then nothing is inherited.
+ * The users with access to `parent` through the groups above it, by lower-cased username, at the level the group
+ * above gives them (its `members/all`: its own members, and the highest level of the groups above it), whether or
+ * not they are direct members of `parent` too: read once, only when a check needs them. A top-level group has
+ * nothing above it; the group above may be one this plan creates, or a user's namespace (a personal project): then
+ * nothing is inherited.
  */
 function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiMember>> {
   const key = `members:inherited:${parent.address}`;
@@ -72,14 +73,7 @@ function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiM
               shape: MEMBER_SHAPE,
             }),
           );
-    p = above.then((all) => {
-      const direct = directOf(ctx, parent);
-      return new Map(
-        (all ?? [])
-          .filter((m) => !direct.has(m.username.toLowerCase()))
-          .map((m) => [m.username.toLowerCase(), m]),
-      );
-    });
+    p = above.then((all) => new Map((all ?? []).map((m) => [m.username.toLowerCase(), m])));
     ctx.memo.set(key, p);
   }
   return p;
@@ -95,7 +89,8 @@ const inheritedFrom = (parent: Parent) =>
 /**
  * The group's active owners once the plan is applied, `leaving` left out: declared owners, undeclared ones that no
  * `delete` policy removes (and the token's own user, which none does), and, for a subgroup, the owners of the
- * groups above it (the platform counts them: its last owner is the last of the whole hierarchy).
+ * groups above it (the platform counts them: its last owner is the last of the whole hierarchy). An owner above
+ * stays one whatever the plan does to a direct membership here, `leaving` too.
  */
 async function ownersAfter(
   ctx: KindContext,
@@ -116,10 +111,10 @@ async function ownersAfter(
     // Declared but not planned in this run (--target, --changed-since): it stays as it is.
     if (declared.has(name) || scope.policy !== "delete" || name === me) owners.add(name);
   }
+  owners.delete(leaving.toLowerCase());
   if (parent.key.includes("/"))
     for (const [name, m] of await inheritedOf(ctx, parent))
       if (m.access_level === OWNER && m.state !== "blocked") owners.add(name);
-  owners.delete(leaving.toLowerCase());
   return [...owners];
 }
 
@@ -155,6 +150,23 @@ async function lastBlockedOwner(
     if (declared.has(name) || scope.policy !== "delete") return undefined;
   }
   return `${username} is the last owner of ${parent.key} once the plan is applied (blocked, with no active owner in it or above it), and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first`;
+}
+
+/**
+ * Why `level` cannot be given to `username` (`shown` as a plan may show it), when it is below the level the user has
+ * in a group above: the platform refuses a direct membership below that. `otherwise` is the other way out.
+ */
+async function belowInherited(
+  ctx: KindContext,
+  parent: Parent,
+  username: string,
+  shown: string,
+  level: number | undefined,
+  otherwise: string,
+): Promise<string | undefined> {
+  const inherited = (await inheritedOf(ctx, parent)).get(username.toLowerCase());
+  if (!inherited || level === undefined || level >= inherited.access_level) return undefined;
+  return `${shown} is ${accessLevelWords(inherited.access_level)} ${inheritedFrom(parent)}, and the platform refuses a direct membership below that: declare ${accessLevelName(inherited.access_level)} or higher, or ${otherwise}`;
 }
 
 /** Whether `username` is the token's own user (usernames match in any case). */
@@ -272,15 +284,9 @@ export const memberKind = restCollection(
             },
           ];
       }
-      // The platform refuses a member below the level the user has in a group above.
-      const inherited = (await inheritedOf(ctx, parent)).get(key.toLowerCase());
-      if (!inherited || level === undefined || level >= inherited.access_level) return [];
-      return [
-        {
-          field: "access_level",
-          message: `${shownText(desired["user"])} is ${accessLevelWords(inherited.access_level)} ${inheritedFrom(parent)}, and the platform refuses a direct membership below that: declare ${accessLevelName(inherited.access_level)} or higher, or leave the user out here`,
-        },
-      ];
+      const shown = shownText(desired["user"]);
+      const below = await belowInherited(ctx, parent, key, shown, level, "leave the user out here");
+      return below ? [{ field: "access_level", message: below }] : [];
     },
 
     async checkUpdate(ctx, parent, live, desired, changed, scope) {
@@ -290,6 +296,14 @@ export const memberKind = restCollection(
       const name = String(live.fields["user"]);
       const reason =
         (await ownUser(ctx, name, "demotes")) ??
+        (await belowInherited(
+          ctx,
+          parent,
+          name,
+          name,
+          after,
+          "remove the membership here (state: absent)",
+        )) ??
         (isGroup(parent) && before === OWNER
           ? await lastOwner(ctx, parent, scope, name, "demote")
           : undefined);

@@ -25,7 +25,8 @@ export function answerJson(res: ServerResponse, status: number, body: unknown): 
 
 /**
  * Answers `req` with the sandbox's own answer at `target`, its JSON body passed through `edit` first (a platform
- * that shows a field differently); the status and the pagination headers are the sandbox's.
+ * that shows a field differently); the status and the pagination headers are the sandbox's. The request's token
+ * goes with it (the SCIM API's bearer token too).
  */
 export async function answerEdited(
   target: string,
@@ -33,9 +34,13 @@ export async function answerEdited(
   res: ServerResponse,
   edit: (body: unknown) => void,
 ): Promise<true> {
+  const { authorization } = req.headers;
   const answer = await fetch(`${target}${req.url}`, {
     method: req.method,
-    headers: { "PRIVATE-TOKEN": String(req.headers["private-token"]) },
+    headers: {
+      "PRIVATE-TOKEN": String(req.headers["private-token"]),
+      ...(authorization === undefined ? {} : { authorization }),
+    },
   });
   const body = (await answer.json()) as unknown;
   edit(body);
