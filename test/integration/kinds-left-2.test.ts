@@ -1,10 +1,13 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write manifest reference syntax literally
 /**
- * What a user relies on in `src/kinds` that only a count of the requests, the body of one, or an unusual moment
- * shows (the second round's last mutation survivors, docs/kinds-survivors.md): the reads a plan makes once (the
- * token's user, a group a listing gave, the members inherited from a group above), the write-only settings sent
- * with an update, a taken group path explained without a needless search, a project missing from its group's
- * listing with `unchecked:` settings, and a token file someone makes between the plan and the create.
+ * What a user relies on in `src/kinds` that only a count of the requests, the body of one, an unusual answer or an
+ * unusual moment shows (the second round's last mutation survivors, docs/kinds-survivors.md): the reads a plan
+ * makes once (the token's user, a group a listing gave, the members inherited from a group above), the write-only
+ * settings sent with an update, a taken group path explained without a needless search, a project missing from its
+ * group's listing with `unchecked:` settings, a new project whose group's listing is refused, a token file someone
+ * makes between the plan and the create (or that cannot be written), a link to follow unlinked during the apply,
+ * malformed answers to a schedule's take_ownership and to the read after a lost create, and a protected branch
+ * whose role the platform lists after its allowances.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -88,7 +91,9 @@ describe("the token's user, read once for the Owner-only changes of a plan, and 
 
 describe("a project missing from its group's listing, declared with unchecked settings", () => {
   it("is planned as a create beside the project the listing gave", async () => {
-    const bench = await Bench.start({ fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app" }] } });
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app" }] },
+    });
     try {
       const file = bench.manifest(
         "version: 1\nprojects:\n  acme/app:\n    unchecked: { approvals_before_merge: 2 }\n  acme/ghost:\n    unchecked: { approvals_before_merge: 2 }\n",
@@ -280,7 +285,8 @@ describe("a token file someone makes between the plan and the create, within one
   const kinds = [
     {
       what: 'trigger "deploy"',
-      entry: (file: string) => `    triggers:\n      - description: deploy\n        token_file: ${JSON.stringify(file)}\n`,
+      entry: (file: string) =>
+        `    triggers:\n      - description: deploy\n        token_file: ${JSON.stringify(file)}\n`,
       list: "triggers",
       refusal:
         "forgeform writes a trigger token only to a new file or over that same trigger's current token (the platform shows it in full to the trigger's owner), never over anything else; remove the file or name another one",
@@ -297,52 +303,55 @@ describe("a token file someone makes between the plan and the create, within one
     },
   ];
 
-  it.each(kinds)("$what: is not written over, and nothing is created", async ({ what, entry, list, refusal }) => {
-    let tokenFile = "";
-    const bench: Bench = await Bench.start({
-      fixture: { groups: [{ path: "acme" }] },
-      // The project is created first, then what it holds: someone makes the file in between.
-      onRequest: (method, path) => {
-        if (method === "POST" && path === "/api/v4/projects") writeFileSync(tokenFile, "someone else's\n");
-      },
-    });
-    try {
-      tokenFile = join(bench.dir, "new.token");
-      const file = bench.manifest(`version: 1\nprojects:\n  acme/fresh:\n${entry(tokenFile)}`);
-      const r = await bench.cli(["apply", "--yes", file]);
-      expect(r.code).toBe(1);
-      expect(oneLine(r.out + r.err)).toContain(
-        `not creating ${what}: token_file ${tokenFile} already exists: ${refusal}`,
-      );
-      expect(readFileSync(tokenFile, "utf8")).toBe("someone else's\n");
-      expect(await bench.get(`/projects/acme%2Ffresh/${list}`)).toEqual([]);
-    } finally {
-      await bench.stop();
-    }
-  });
+  it.each(kinds)(
+    "$what: is not written over, and nothing is created",
+    async ({ what, entry, list, refusal }) => {
+      let tokenFile = "";
+      const bench: Bench = await Bench.start({
+        fixture: { groups: [{ path: "acme" }] },
+        // The project is created first, then what it holds: someone makes the file in between.
+        onRequest: (method, path) => {
+          if (method === "POST" && path === "/api/v4/projects") writeFileSync(tokenFile, "someone else's\n");
+        },
+      });
+      try {
+        tokenFile = join(bench.dir, "new.token");
+        const file = bench.manifest(`version: 1\nprojects:\n  acme/fresh:\n${entry(tokenFile)}`);
+        const r = await bench.cli(["apply", "--yes", file]);
+        expect(r.code).toBe(1);
+        expect(oneLine(r.out + r.err)).toContain(
+          `not creating ${what}: token_file ${tokenFile} already exists: ${refusal}`,
+        );
+        expect(readFileSync(tokenFile, "utf8")).toBe("someone else's\n");
+        expect(await bench.get(`/projects/acme%2Ffresh/${list}`)).toEqual([]);
+      } finally {
+        await bench.stop();
+      }
+    },
+  );
 
-  it.each(kinds)("$what: a token that cannot be written says where to find it, or what to do", async ({
-    what,
-    entry,
-    list,
-    lost,
-  }) => {
-    const bench = await Bench.start({ fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app" }] } });
-    try {
-      // A file where the token file's folder should be.
-      const notADir = join(bench.dir, "secrets");
-      writeFileSync(notADir, "a file\n");
-      const file = bench.manifest(`version: 1\nprojects:\n  acme/app:\n${entry(join(notADir, "t.token"))}`);
-      const r = await bench.cli(["apply", "--yes", file]);
-      expect(r.code).toBe(1);
-      expect(oneLine(r.out + r.err)).toContain(
-        `${what} was created, but its token could not be written: cannot write ${notADir} (ENOTDIR): a part of its path is a symbolic link or a file, not a directory; ${lost}`,
-      );
-      expect(await bench.get<unknown[]>(`/projects/acme%2Fapp/${list}`)).toHaveLength(1);
-    } finally {
-      await bench.stop();
-    }
-  });
+  it.each(kinds)(
+    "$what: a token that cannot be written says where to find it, or what to do",
+    async ({ what, entry, list, lost }) => {
+      const bench = await Bench.start({
+        fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app" }] },
+      });
+      try {
+        // A file where the token file's folder should be.
+        const notADir = join(bench.dir, "secrets");
+        writeFileSync(notADir, "a file\n");
+        const file = bench.manifest(`version: 1\nprojects:\n  acme/app:\n${entry(join(notADir, "t.token"))}`);
+        const r = await bench.cli(["apply", "--yes", file]);
+        expect(r.code).toBe(1);
+        expect(oneLine(r.out + r.err)).toContain(
+          `${what} was created, but its token could not be written: cannot write ${notADir} (ENOTDIR): a part of its path is a symbolic link or a file, not a directory; ${lost}`,
+        );
+        expect(await bench.get<unknown[]>(`/projects/acme%2Fapp/${list}`)).toHaveLength(1);
+      } finally {
+        await bench.stop();
+      }
+    },
+  );
 });
 
 describe("a link to follow that someone unlinks during the apply", () => {
@@ -444,7 +453,10 @@ describe("a protected branch whose role the platform lists after its allowances 
         const levels = (b as { push_access_levels?: { user_id?: unknown; group_id?: unknown }[] })
           .push_access_levels;
         if (!levels) continue;
-        levels.sort((x, y) => Number(x.user_id == null && x.group_id == null) - Number(y.user_id == null && y.group_id == null));
+        levels.sort(
+          (x, y) =>
+            Number(x.user_id == null && x.group_id == null) - Number(y.user_id == null && y.group_id == null),
+        );
       }
     };
     const proxy = await startProxy(bench.sandbox.url, (req, res) =>
@@ -518,7 +530,9 @@ describe("a schedule variable's lost create, re-read from a malformed answer", (
 
 describe("a new project whose group's listing of projects is refused", () => {
   it("is planned as a create all the same, with no hint of a neighbour", async () => {
-    const bench = await Bench.start({ fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app" }] } });
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app" }] },
+    });
     // The listing that looks for a close path among the group's projects (`simple=true`) is refused.
     const proxy = await startProxy(bench.sandbox.url, (req, res) =>
       req.method === "GET" && /\/groups\/acme\/projects\?.*simple=true/.test(req.url ?? "")
