@@ -54,13 +54,13 @@ function directOf(ctx: KindContext, parent: Parent): Map<string, ApiMember> {
 }
 
 /**
- * The users with access to `parent` through the groups above it, who are not its direct members, by lower-cased
+ * The users with access to `parent` through the groups above it, its direct members among them, by lower-cased
  * username, at the level the group above gives them (its `members/all`: its own members, and the highest level of
  * the groups above it): read once, only when a check needs them. A top-level group has nothing above it; the group
  * above may be one this plan creates, or a user's namespace (a personal project): then nothing is inherited.
  */
-function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiMember>> {
-  const key = `members:inherited:${parent.address}`;
+function aboveOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiMember>> {
+  const key = `members:above:${parent.address}`;
   let p = ctx.memo.get(key) as Promise<Map<string, ApiMember>> | undefined;
   if (!p) {
     const slash = parent.key.lastIndexOf("/");
@@ -72,17 +72,16 @@ function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiM
               shape: MEMBER_SHAPE,
             }),
           );
-    p = above.then((all) => {
-      const direct = directOf(ctx, parent);
-      return new Map(
-        (all ?? [])
-          .filter((m) => !direct.has(m.username.toLowerCase()))
-          .map((m) => [m.username.toLowerCase(), m]),
-      );
-    });
+    p = above.then((all) => new Map((all ?? []).map((m) => [m.username.toLowerCase(), m])));
     ctx.memo.set(key, p);
   }
   return p;
+}
+
+/** {@link aboveOf} without the direct members of `parent`: those whose access here is inherited only. */
+async function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiMember>> {
+  const direct = directOf(ctx, parent);
+  return new Map([...(await aboveOf(ctx, parent))].filter(([name]) => !direct.has(name)));
 }
 
 const levelOf = (fields: Fields | undefined): number | undefined =>
@@ -116,10 +115,12 @@ async function ownersAfter(
     // Declared but not planned in this run (--target, --changed-since): it stays as it is.
     if (declared.has(name) || scope.policy !== "delete" || name === me) owners.add(name);
   }
-  if (parent.key.includes("/"))
-    for (const [name, m] of await inheritedOf(ctx, parent))
-      if (m.access_level === OWNER && m.state !== "blocked") owners.add(name);
   owners.delete(leaving.toLowerCase());
+  // An owner of a group above stays an owner of this one, also when its direct membership here goes or is lowered
+  // (the platform counts every membership of the hierarchy).
+  if (parent.key.includes("/"))
+    for (const [name, m] of await aboveOf(ctx, parent))
+      if (m.access_level === OWNER && m.state !== "blocked") owners.add(name);
   return [...owners];
 }
 

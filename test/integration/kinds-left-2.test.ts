@@ -557,3 +557,49 @@ describe("a new project whose group's listing of projects is refused", () => {
     }
   });
 });
+
+describe("a subgroup's owner who is also an owner of the group above, removed here by the delete policy", () => {
+  it("still counts as an owner: another owner may be demoted (the plan refused it before)", async () => {
+    const bench = await Bench.start({
+      fixture: {
+        users: ["xena", "yuri"].map((u) => ({
+          username: u,
+          name: `${u} Example`,
+          email: `${u}@example.com`,
+        })),
+        groups: [
+          { path: "acme", members: { yuri: "owner" } },
+          { path: "acme/team", members: { xena: "owner", yuri: "owner" } },
+        ],
+      },
+    });
+    try {
+      const file = bench.manifest(`version: 1
+groups:
+  acme/team:
+    members:
+      - { user: xena, access_level: developer }
+    unmanaged: { members: delete }
+`);
+      const { code, plan } = await planJson(bench, file);
+      expect(plan.errors).toEqual([]);
+      expect(code).toBe(0);
+      expect(plan.changes.map((c) => [c.action, c.address])).toEqual([
+        ["update", 'group["acme/team"].member["xena"]'],
+        ["delete", 'group["acme/team"].member["yuri"]'],
+      ]);
+      // The platform takes both: yuri still owns acme/team through acme.
+      const r = await bench.cli(["apply", "--yes", file]);
+      expect(r.code, r.out + r.err).toBe(0);
+      const levels = async (group: string) =>
+        (await bench.get<{ username: string; access_level: number }[]>(`/groups/${group}/members`)).map(
+          (m) => [m.username, m.access_level],
+        );
+      expect(await levels("acme%2Fteam")).toEqual([["xena", 30]]);
+      expect(await levels("acme")).toEqual([["yuri", 50]]);
+      expect((await bench.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    } finally {
+      await bench.stop();
+    }
+  });
+});
