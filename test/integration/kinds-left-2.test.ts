@@ -7,7 +7,8 @@
  * group's listing with `unchecked:` settings, a new project whose group's listing is refused, a token file someone
  * makes between the plan and the create (or that cannot be written), a link to follow unlinked during the apply,
  * malformed answers to a schedule's take_ownership and to the read after a lost create, and a protected branch
- * whose role the platform lists after its allowances.
+ * whose role the platform lists after its allowances; and a subgroup's direct owner who also owns the group above,
+ * removed there by the delete policy, still counted as an owner (a plan error before).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
