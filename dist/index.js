@@ -83021,8 +83021,8 @@ var sameExpiry = (live, desired) => (live.fields["expires_at"] ?? null) === (tex
 function directOf(ctx, parent) {
   return ctx.memo.get(`members:direct:${parent.address}`) ?? /* @__PURE__ */ new Map();
 }
-function inheritedOf(ctx, parent) {
-  const key = `members:inherited:${parent.address}`;
+function aboveOf(ctx, parent) {
+  const key = `members:above:${parent.address}`;
   let p3 = ctx.memo.get(key);
   if (!p3) {
     const slash = parent.key.lastIndexOf("/");
@@ -83035,6 +83035,10 @@ function inheritedOf(ctx, parent) {
     ctx.memo.set(key, p3);
   }
   return p3;
+}
+async function inheritedOf(ctx, parent) {
+  const direct = directOf(ctx, parent);
+  return new Map([...await aboveOf(ctx, parent)].filter(([name]) => !direct.has(name)));
 }
 var levelOf = (fields) => accessLevelNumber(revealSecrets(fields?.["access_level"]));
 var inheritedFrom = (parent) => isGroup(parent) ? "inherited from a group above" : "inherited from the project's group";
@@ -83053,7 +83057,7 @@ async function ownersAfter(ctx, parent, scope, leaving) {
   }
   owners.delete(leaving.toLowerCase());
   if (parent.key.includes("/")) {
-    for (const [name, m3] of await inheritedOf(ctx, parent))
+    for (const [name, m3] of await aboveOf(ctx, parent))
       if (m3.access_level === OWNER && m3.state !== "blocked") owners.add(name);
   }
   return [...owners];

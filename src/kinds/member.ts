@@ -54,14 +54,13 @@ function directOf(ctx: KindContext, parent: Parent): Map<string, ApiMember> {
 }
 
 /**
- * The users with access to `parent` through the groups above it, by lower-cased username, at the level the group
- * above gives them (its `members/all`: its own members, and the highest level of the groups above it), whether or
- * not they are direct members of `parent` too: read once, only when a check needs them. A top-level group has
- * nothing above it; the group above may be one this plan creates, or a user's namespace (a personal project): then
- * nothing is inherited.
+ * The users with access to `parent` through the groups above it, its direct members among them, by lower-cased
+ * username, at the level the group above gives them (its `members/all`: its own members, and the highest level of
+ * the groups above it): read once, only when a check needs them. A top-level group has nothing above it; the group
+ * above may be one this plan creates, or a user's namespace (a personal project): then nothing is inherited.
  */
-function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiMember>> {
-  const key = `members:inherited:${parent.address}`;
+function aboveOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiMember>> {
+  const key = `members:above:${parent.address}`;
   let p = ctx.memo.get(key) as Promise<Map<string, ApiMember>> | undefined;
   if (!p) {
     const slash = parent.key.lastIndexOf("/");
@@ -77,6 +76,12 @@ function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiM
     ctx.memo.set(key, p);
   }
   return p;
+}
+
+/** {@link aboveOf} without the direct members of `parent`: those whose access here is inherited only. */
+async function inheritedOf(ctx: KindContext, parent: Parent): Promise<Map<string, ApiMember>> {
+  const direct = directOf(ctx, parent);
+  return new Map([...(await aboveOf(ctx, parent))].filter(([name]) => !direct.has(name)));
 }
 
 const levelOf = (fields: Fields | undefined): number | undefined =>
@@ -112,8 +117,10 @@ async function ownersAfter(
     if (declared.has(name) || scope.policy !== "delete" || name === me) owners.add(name);
   }
   owners.delete(leaving.toLowerCase());
+  // An owner of a group above stays an owner of this one, also when its direct membership here goes or is lowered
+  // (the platform counts every membership of the hierarchy).
   if (parent.key.includes("/"))
-    for (const [name, m] of await inheritedOf(ctx, parent))
+    for (const [name, m] of await aboveOf(ctx, parent))
       if (m.access_level === OWNER && m.state !== "blocked") owners.add(name);
   return [...owners];
 }
@@ -164,7 +171,8 @@ async function belowInherited(
   level: number | undefined,
   otherwise: string,
 ): Promise<string | undefined> {
-  const inherited = (await inheritedOf(ctx, parent)).get(username.toLowerCase());
+  // A direct member here too (one being lowered) has the level of the groups above all the same.
+  const inherited = (await aboveOf(ctx, parent)).get(username.toLowerCase());
   if (!inherited || level === undefined || level >= inherited.access_level) return undefined;
   return `${shown} is ${accessLevelWords(inherited.access_level)} ${inheritedFrom(parent)}, and the platform refuses a direct membership below that: declare ${accessLevelName(inherited.access_level)} or higher, or ${otherwise}`;
 }
