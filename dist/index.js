@@ -83078,7 +83078,7 @@ async function lastBlockedOwner(ctx, parent, scope, username) {
   return `${username} is the last owner of ${parent.key} once the plan is applied (blocked, with no active owner in it or above it), and the platform refuses to remove a group's last owner: declare another owner (access_level: owner) first`;
 }
 async function belowInherited(ctx, parent, username, shown2, level, otherwise) {
-  const inherited = (await inheritedOf(ctx, parent)).get(username.toLowerCase());
+  const inherited = (await aboveOf(ctx, parent)).get(username.toLowerCase());
   if (!inherited || level === void 0 || level >= inherited.access_level) return void 0;
   return `${shown2} is ${accessLevelWords(inherited.access_level)} ${inheritedFrom(parent)}, and the platform refuses a direct membership below that: declare ${accessLevelName(inherited.access_level)} or higher, or ${otherwise}`;
 }
