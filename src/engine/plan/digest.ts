@@ -44,14 +44,19 @@ export class LiveSeen {
 
   /** Every object's address, and their digests one after the other (DIGEST_BYTES each), in the order recorded. */
   #records(): { addresses: string[]; digests: Buffer } {
-    const size = this.#addresses.size * DIGEST_BYTES;
-    const own = {
-      addresses: this.#addresses.toArray(),
-      digests: Buffer.concat(this.#blocks).subarray(0, size),
-    };
-    if (this.#parts.length === 0) return own;
-    const all = [...this.#parts.map((part) => part.#records()), own];
-    return { addresses: all.flatMap((r) => r.addresses), digests: Buffer.concat(all.map((r) => r.digests)) };
+    const addresses: string[] = [];
+    const digests: Buffer[] = [];
+    this.#collect(addresses, digests);
+    return { addresses, digests: Buffer.concat(digests) };
+  }
+
+  /** Adds its parts' records and its own to `addresses` and `digests` (its blocks' filled parts), in order. */
+  #collect(addresses: string[], digests: Buffer[]): void {
+    for (const part of this.#parts) part.#collect(addresses, digests);
+    for (const address of this.#addresses) addresses.push(address);
+    const size = this.#addresses.size;
+    for (const [i, block] of this.#blocks.entries())
+      digests.push(block.subarray(0, Math.min(BLOCK, size - i * BLOCK) * DIGEST_BYTES));
   }
 
   /** Each object's address and the base64 SHA-256 of its fields, in the order they were recorded. */
