@@ -80823,14 +80823,18 @@ var LiveSeen = class _LiveSeen {
   }
   /** Every object's address, and their digests one after the other (DIGEST_BYTES each), in the order recorded. */
   #records() {
-    const size2 = this.#addresses.size * DIGEST_BYTES;
-    const own2 = {
-      addresses: this.#addresses.toArray(),
-      digests: Buffer.concat(this.#blocks).subarray(0, size2)
-    };
-    if (this.#parts.length === 0) return own2;
-    const all = [...this.#parts.map((part) => part.#records()), own2];
-    return { addresses: all.flatMap((r) => r.addresses), digests: Buffer.concat(all.map((r) => r.digests)) };
+    const addresses = [];
+    const digests = [];
+    this.#collect(addresses, digests);
+    return { addresses, digests: Buffer.concat(digests) };
+  }
+  /** Adds its parts' records and its own to `addresses` and `digests` (its blocks' filled parts), in order. */
+  #collect(addresses, digests) {
+    for (const part of this.#parts) part.#collect(addresses, digests);
+    for (const address of this.#addresses) addresses.push(address);
+    const size2 = this.#addresses.size;
+    for (const [i, block] of this.#blocks.entries())
+      digests.push(block.subarray(0, Math.min(BLOCK2, size2 - i * BLOCK2) * DIGEST_BYTES));
   }
   /** Each object's address and the base64 SHA-256 of its fields, in the order they were recorded. */
   entries() {
