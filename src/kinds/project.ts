@@ -321,7 +321,8 @@ async function downloadExport(ctx: KindContext, id: string | number): Promise<Ui
       return ctx.api.get<Uint8Array>(apiPath`/projects/${id}/export/download`, { binary: true });
     }
     if (status === "failed") break;
-    await ctx.api.pause(round);
+    // No wait after the last check: the error follows at once.
+    if (round < rounds) await ctx.api.pause(round);
   }
   throw new Error(
     `the platform's export of the project ${status === "failed" ? "failed" : "is not ready"} (export_status ${JSON.stringify(status)} after ${checks} check${checks === 1 ? "" : "s"})`,
