@@ -9,8 +9,9 @@
 import { apiPath, listOf, objectOf, type Shape } from "../api/index.js";
 import { accessLevelName, accessLevelNumber } from "../manifest/normalize.js";
 import { revealSecrets, shownText, textOf } from "../manifest/secret.js";
-import { createBody, ownerPath } from "./common.js";
+import { createBody, orNotFound, ownerPath } from "./common.js";
 import { type ApiObject, restCollection } from "./declare.js";
+import { parentPath } from "./group.js";
 import {
   addressOf,
   FieldError,
@@ -48,19 +49,24 @@ function ownerOf(ctx: KindContext, parent: Parent, shape: Shape): Promise<Owner>
 
 /**
  * The platform refuses to share a project whose group, or a group above it, locks sharing (the lock is copied down
- * to every subgroup): read only when a project share is to be made.
+ * to every subgroup): read only when a project share is to be made. A project this plan creates is not there to
+ * read: its group is the one its path names (none yet when the plan creates that too).
  */
 async function lockProblems(ctx: KindContext, parent: Parent, shape: Shape): Promise<KindProblem[]> {
-  const ns = (await ownerOf(ctx, parent, shape)).namespace;
-  if (ns?.kind !== "group") return [];
-  const group = await ctx.api.get<{ full_path: string; share_with_group_lock?: boolean }>(
-    apiPath`/groups/${ns.id}`,
-    {
+  let ref: number | string | undefined;
+  if (parent.ref === undefined) ref = parentPath(parent.key);
+  else {
+    const ns = (await ownerOf(ctx, parent, shape)).namespace;
+    if (ns?.kind === "group") ref = ns.id;
+  }
+  if (ref === undefined) return [];
+  const group = await orNotFound(
+    ctx.api.get<{ full_path: string; share_with_group_lock?: boolean }>(apiPath`/groups/${ref}`, {
       query: { with_projects: false },
       shape: { full_path: "string", share_with_group_lock: "boolean?" },
-    },
+    }),
   );
-  if (group.share_with_group_lock !== true) return [];
+  if (group?.share_with_group_lock !== true) return [];
   return [
     {
       message: `group ${group.full_path} has share_with_group_lock set, so the platform refuses to share its projects with other groups: unset it on ${group.full_path} (and the groups above it) first, or give access through members`,
