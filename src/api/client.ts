@@ -1004,13 +1004,20 @@ export class ApiClient {
   async #attempt(req: Prepared): Promise<Attempt> {
     const started = performance.now();
     this.metrics.countRequest(req.method, req.template);
-    const shown = `${req.method} ${req.redactor.text(req.wirePath)}`;
+    // Only --debug shows the request and how long it took: neither is worked out for every request otherwise.
+    const shown = () => `${req.method} ${req.redactor.text(req.wirePath)}`;
     const elapsed = () => `${Math.round(performance.now() - started)} ms`;
     const controller = new AbortController();
-    const timeout = new RequestTimeout(
-      `no complete response within the ${seconds(this.#timeoutMs)} request timeout (--timeout)`,
+    // Made when the time is up, not for every request (an Error records its stack when made).
+    const timer = setTimeout(
+      () =>
+        controller.abort(
+          new RequestTimeout(
+            `no complete response within the ${seconds(this.#timeoutMs)} request timeout (--timeout)`,
+          ),
+        ),
+      this.#timeoutMs,
     );
-    const timer = setTimeout(() => controller.abort(timeout), this.#timeoutMs);
     try {
       const response = await this.#pool.request({
         origin: this.#origin,
@@ -1024,12 +1031,12 @@ export class ApiClient {
       });
       const headers = normaliseHeaders(response.headers);
       const bytes = await this.#readBody(response.body, response.statusCode, headers);
-      this.#debug?.(`${shown} -> ${response.statusCode} (${elapsed()})`);
+      this.#debug?.(`${shown()} -> ${response.statusCode} (${elapsed()})`);
       return { kind: "response", status: response.statusCode, headers, text: bytes.toString("utf8"), bytes };
     } catch (caught) {
-      const error = controller.signal.aborted ? timeout : caught;
+      const error = controller.signal.aborted ? (controller.signal.reason as RequestTimeout) : caught;
       this.#debug?.(
-        `${shown} -> ${error instanceof TooLarge ? "too large" : classifyError(error).code} (${elapsed()})`,
+        `${shown()} -> ${error instanceof TooLarge ? "too large" : classifyError(error).code} (${elapsed()})`,
       );
       return { kind: "error", error };
     } finally {
