@@ -5857,7 +5857,7 @@ var require_client_h1 = __commonJS({
     var TIMEOUT_HEADERS = 2 | USE_FAST_TIMER;
     var TIMEOUT_BODY = 4 | USE_FAST_TIMER;
     var TIMEOUT_KEEP_ALIVE = 8 | USE_NATIVE_TIMER;
-    var Parser = class {
+    var Parser2 = class {
       constructor(client, socket, { exports: exports2 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
@@ -6284,7 +6284,7 @@ var require_client_h1 = __commonJS({
       socket[kIdleSocketValidation] = 0;
       socket[kIdleSocketValidationTimeout] = null;
       socket[kSocketUsed] = false;
-      socket[kParser] = new Parser(client, socket, llhttpInstance);
+      socket[kParser] = new Parser2(client, socket, llhttpInstance);
       addListener(socket, "error", function(err) {
         const parser = this[kParser];
         if (err.code === "ECONNRESET" && parser.statusCode && !parser.shouldKeepAlive) {
@@ -32562,7 +32562,7 @@ var require_client_h12 = __commonJS({
     var TIMEOUT_HEADERS = 2 | USE_FAST_TIMER;
     var TIMEOUT_BODY = 4 | USE_FAST_TIMER;
     var TIMEOUT_KEEP_ALIVE = 8 | USE_NATIVE_TIMER;
-    var Parser = class {
+    var Parser2 = class {
       /**
          * @param {import('./client.js')} client
          * @param {import('net').Socket} socket
@@ -33043,7 +33043,7 @@ var require_client_h12 = __commonJS({
       socket[kIdleSocketValidation] = 0;
       socket[kIdleSocketValidationTimeout] = null;
       socket[kSocketUsed] = false;
-      socket[kParser] = new Parser(client, socket, llhttpInstance);
+      socket[kParser] = new Parser2(client, socket, llhttpInstance);
       util.addListener(socket, "error", onHttpSocketError);
       util.addListener(socket, "readable", onHttpSocketReadable);
       util.addListener(socket, "end", onHttpSocketEnd);
@@ -49442,7 +49442,7 @@ var require_composer = __commonJS({
       }
       return { comment, afterEmptyLine };
     }
-    var Composer = class {
+    var Composer2 = class {
       constructor(options = {}) {
         this.doc = null;
         this.atDirectives = false;
@@ -49602,7 +49602,7 @@ ${end.comment}` : end.comment;
         }
       }
     };
-    exports.Composer = Composer;
+    exports.Composer = Composer2;
   }
 });
 
@@ -50038,7 +50038,7 @@ var require_lexer = __commonJS({
     var flowIndicatorChars = new Set(",[]{}");
     var invalidAnchorChars = new Set(" ,[]{}\n\r	");
     var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
-    var Lexer = class {
+    var Lexer2 = class {
       constructor() {
         this.atEnd = false;
         this.blockScalarIndent = -1;
@@ -50601,7 +50601,7 @@ var require_lexer = __commonJS({
         return yield* this.pushToIndex(i, false);
       }
     };
-    exports.Lexer = Lexer;
+    exports.Lexer = Lexer2;
   }
 });
 
@@ -50733,7 +50733,7 @@ var require_parser = __commonJS({
         }
       }
     }
-    var Parser = class {
+    var Parser2 = class {
       /**
        * @param onNewLine - If defined, called separately with the start position of
        *   each new line (in `parse()`, including the start of input).
@@ -51506,7 +51506,7 @@ var require_parser = __commonJS({
         }
       }
     };
-    exports.Parser = Parser;
+    exports.Parser = Parser2;
   }
 });
 
@@ -69847,13 +69847,17 @@ var ApiClient = class {
   async #attempt(req) {
     const started = performance.now();
     this.metrics.countRequest(req.method, req.template);
-    const shown2 = `${req.method} ${req.redactor.text(req.wirePath)}`;
+    const shown2 = () => `${req.method} ${req.redactor.text(req.wirePath)}`;
     const elapsed = () => `${Math.round(performance.now() - started)} ms`;
     const controller = new AbortController();
-    const timeout = new RequestTimeout(
-      `no complete response within the ${seconds(this.#timeoutMs)} request timeout (--timeout)`
+    const timer = setTimeout(
+      () => controller.abort(
+        new RequestTimeout(
+          `no complete response within the ${seconds(this.#timeoutMs)} request timeout (--timeout)`
+        )
+      ),
+      this.#timeoutMs
     );
-    const timer = setTimeout(() => controller.abort(timeout), this.#timeoutMs);
     try {
       const response = await this.#pool.request({
         origin: this.#origin,
@@ -69867,12 +69871,12 @@ var ApiClient = class {
       });
       const headers = normaliseHeaders(response.headers);
       const bytes = await this.#readBody(response.body, response.statusCode, headers);
-      this.#debug?.(`${shown2} -> ${response.statusCode} (${elapsed()})`);
+      this.#debug?.(`${shown2()} -> ${response.statusCode} (${elapsed()})`);
       return { kind: "response", status: response.statusCode, headers, text: bytes.toString("utf8"), bytes };
     } catch (caught) {
-      const error2 = controller.signal.aborted ? timeout : caught;
+      const error2 = controller.signal.aborted ? controller.signal.reason : caught;
       this.#debug?.(
-        `${shown2} -> ${error2 instanceof TooLarge ? "too large" : classifyError(error2).code} (${elapsed()})`
+        `${shown2()} -> ${error2 instanceof TooLarge ? "too large" : classifyError(error2).code} (${elapsed()})`
       );
       return { kind: "error", error: error2 };
     } finally {
@@ -73206,15 +73210,37 @@ var MAX_ALIAS_NODES = 1e6;
 var MAX_DEPTH = 200;
 function parseYaml(file, text2, diags) {
   const lineCounter = new import_yaml.LineCounter();
-  const docs = (0, import_yaml.parseAllDocuments)(text2, {
+  const docs = (0, import_yaml.parseAllDocuments)(text2, yamlOptions(lineCounter));
+  return documentsOf(file, Array.isArray(docs) ? docs : [], lineCounter, diags);
+}
+var LEXEMES_PER_TURN = 256;
+async function parseYamlInTurns(file, text2, diags, breathe) {
+  const lineCounter = new import_yaml.LineCounter();
+  const parser = new import_yaml.Parser(lineCounter.addNewLine);
+  const composer = new import_yaml.Composer(yamlOptions(lineCounter));
+  const docs = [];
+  lineCounter.addNewLine(0);
+  let lexemes = 0;
+  for (const lexeme of new import_yaml.Lexer().lex(text2)) {
+    for (const token of parser.next(lexeme)) docs.push(...composer.next(token));
+    lexemes += 1;
+    if (lexemes % LEXEMES_PER_TURN === 0) await breathe();
+  }
+  for (const token of parser.end()) docs.push(...composer.next(token));
+  docs.push(...composer.end());
+  return documentsOf(file, docs, lineCounter, diags);
+}
+function yamlOptions(lineCounter) {
+  return {
     version: "1.2",
     schema: "core",
     uniqueKeys: false,
     merge: false,
     prettyErrors: false,
     lineCounter
-  });
-  const list = Array.isArray(docs) ? docs : [];
+  };
+}
+function documentsOf(file, list, lineCounter, diags) {
   const at2 = (offset) => {
     const p3 = lineCounter.linePos(offset);
     return { file, line: p3.line, col: p3.col };
@@ -73611,7 +73637,12 @@ async function loadManifests(paths, opts) {
     }
     const keep = opts.partial?.get(src.file);
     if (keep) allRead = false;
-    const parsed = parseYaml(name, keep ? keepEntries(text2, keep) ?? text2 : text2, diags);
+    const parsed = await parseYamlInTurns(
+      name,
+      keep ? keepEntries(text2, keep) ?? text2 : text2,
+      diags,
+      breathe
+    );
     allRead &&= parsed.complete;
     const relevant2 = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
@@ -80036,7 +80067,7 @@ async function downloadExport2(ctx, id) {
       return ctx.api.get(apiPath`/projects/${id}/export/download`, { binary: true });
     }
     if (status === "failed") break;
-    await ctx.api.pause(round);
+    if (round < rounds) await ctx.api.pause(round);
   }
   throw new Error(
     `the platform's export of the project ${status === "failed" ? "failed" : "is not ready"} (export_status ${JSON.stringify(status)} after ${checks} check${checks === 1 ? "" : "s"})`
@@ -83981,16 +84012,20 @@ function ownerOf2(ctx, parent, shape4) {
   return p3;
 }
 async function lockProblems(ctx, parent, shape4) {
-  const ns2 = (await ownerOf2(ctx, parent, shape4)).namespace;
-  if (ns2?.kind !== "group") return [];
-  const group = await ctx.api.get(
-    apiPath`/groups/${ns2.id}`,
-    {
+  let ref2;
+  if (parent.ref === void 0) ref2 = parentPath(parent.key);
+  else {
+    const ns2 = (await ownerOf2(ctx, parent, shape4)).namespace;
+    if (ns2?.kind === "group") ref2 = ns2.id;
+  }
+  if (ref2 === void 0) return [];
+  const group = await orNotFound(
+    ctx.api.get(apiPath`/groups/${ref2}`, {
       query: { with_projects: false },
       shape: { full_path: "string", share_with_group_lock: "boolean?" }
-    }
+    })
   );
-  if (group.share_with_group_lock !== true) return [];
+  if (group?.share_with_group_lock !== true) return [];
   return [
     {
       message: `group ${group.full_path} has share_with_group_lock set, so the platform refuses to share its projects with other groups: unset it on ${group.full_path} (and the groups above it) first, or give access through members`
