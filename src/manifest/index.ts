@@ -27,7 +27,7 @@ import { loadSchemas, reportSchemaErrors } from "./schemas.js";
 import { covers, exceptProblem, isPattern, parsePattern } from "./selectors.js";
 import { TemplateResolver } from "./templates.js";
 import type { Manifest } from "./types.gen.js";
-import { MAX_FILE_BYTES, type ParsedDocument, parseYaml, parseYamlInTurns } from "./yaml.js";
+import { MAX_FILE_BYTES, type ParsedDocument, parseYaml } from "./yaml.js";
 
 export type { Diagnostic } from "./diagnostics.js";
 export { formatDiagnostic } from "./diagnostics.js";
@@ -359,12 +359,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     const keep = opts.partial?.get(src.file);
     // A partial read leaves the file's other entries out: what they use is not known.
     if (keep) allRead = false;
-    const parsed = await parseYamlInTurns(
-      name,
-      keep ? (keepEntries(text, keep) ?? text) : text,
-      diags,
-      breathe,
-    );
+    const parsed = parseYaml(name, keep ? (keepEntries(text, keep) ?? text) : text, diags);
     allRead &&= parsed.complete;
     const relevant = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level

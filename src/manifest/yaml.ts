@@ -1,16 +1,5 @@
-import type { Alias, Document, DocumentOptions, Node, ParseOptions, SchemaOptions } from "yaml";
-import {
-  Composer,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  Lexer,
-  LineCounter,
-  Parser,
-  parseAllDocuments,
-} from "yaml";
+import type { Alias, Document, Node } from "yaml";
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from "yaml";
 import { type Diagnostics, didYouMean } from "./diagnostics.js";
 import { type Loc, type Meta, Positions, setMeta } from "./located.js";
 
@@ -52,61 +41,15 @@ export interface ParsedFile {
  */
 export function parseYaml(file: string, text: string, diags: Diagnostics): ParsedFile {
   const lineCounter = new LineCounter();
-  const docs = parseAllDocuments(text, yamlOptions(lineCounter));
-  return documentsOf(file, Array.isArray(docs) ? docs : [], lineCounter, diags);
-}
-
-/** Lexemes read between two calls of parseYamlInTurns' `breathe`. */
-const LEXEMES_PER_TURN = 256;
-
-/**
- * parseYaml in turns: the same documents and diagnostics, with `breathe` awaited every LEXEMES_PER_TURN lexemes of
- * the text, so that a long file does not hold the event loop while it is read (a plan in chunks loads the next
- * chunk while the requests of the one before are in flight, and their answers wait while the loop is held). The
- * YAML library's own steps, driven one lexeme at a time: what its parseAllDocuments does in one go.
- */
-export async function parseYamlInTurns(
-  file: string,
-  text: string,
-  diags: Diagnostics,
-  breathe: () => Promise<void>,
-): Promise<ParsedFile> {
-  const lineCounter = new LineCounter();
-  const parser = new Parser(lineCounter.addNewLine);
-  const composer = new Composer(yamlOptions(lineCounter));
-  const docs: Document.Parsed[] = [];
-  // As Parser#parse does before its first lexeme.
-  lineCounter.addNewLine(0);
-  let lexemes = 0;
-  for (const lexeme of new Lexer().lex(text)) {
-    for (const token of parser.next(lexeme)) docs.push(...composer.next(token));
-    lexemes += 1;
-    if (lexemes % LEXEMES_PER_TURN === 0) await breathe();
-  }
-  for (const token of parser.end()) docs.push(...composer.next(token));
-  docs.push(...composer.end());
-  return documentsOf(file, docs, lineCounter, diags);
-}
-
-/** How manifests are read: YAML 1.2's core schema, no merge keys, duplicate keys found by Converter. */
-function yamlOptions(lineCounter: LineCounter): ParseOptions & DocumentOptions & SchemaOptions {
-  return {
+  const docs = parseAllDocuments(text, {
     version: "1.2",
     schema: "core",
     uniqueKeys: false,
     merge: false,
     prettyErrors: false,
     lineCounter,
-  };
-}
-
-/** The parsed documents' values with their positions, or their errors reported. */
-function documentsOf(
-  file: string,
-  list: readonly Document.Parsed[],
-  lineCounter: LineCounter,
-  diags: Diagnostics,
-): ParsedFile {
+  });
+  const list = Array.isArray(docs) ? docs : [];
   const at = (offset: number): Loc => {
     const p = lineCounter.linePos(offset);
     return { file, line: p.line, col: p.col };
