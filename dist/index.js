@@ -5857,7 +5857,7 @@ var require_client_h1 = __commonJS({
     var TIMEOUT_HEADERS = 2 | USE_FAST_TIMER;
     var TIMEOUT_BODY = 4 | USE_FAST_TIMER;
     var TIMEOUT_KEEP_ALIVE = 8 | USE_NATIVE_TIMER;
-    var Parser2 = class {
+    var Parser = class {
       constructor(client, socket, { exports: exports2 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
@@ -6284,7 +6284,7 @@ var require_client_h1 = __commonJS({
       socket[kIdleSocketValidation] = 0;
       socket[kIdleSocketValidationTimeout] = null;
       socket[kSocketUsed] = false;
-      socket[kParser] = new Parser2(client, socket, llhttpInstance);
+      socket[kParser] = new Parser(client, socket, llhttpInstance);
       addListener(socket, "error", function(err) {
         const parser = this[kParser];
         if (err.code === "ECONNRESET" && parser.statusCode && !parser.shouldKeepAlive) {
@@ -32562,7 +32562,7 @@ var require_client_h12 = __commonJS({
     var TIMEOUT_HEADERS = 2 | USE_FAST_TIMER;
     var TIMEOUT_BODY = 4 | USE_FAST_TIMER;
     var TIMEOUT_KEEP_ALIVE = 8 | USE_NATIVE_TIMER;
-    var Parser2 = class {
+    var Parser = class {
       /**
          * @param {import('./client.js')} client
          * @param {import('net').Socket} socket
@@ -33043,7 +33043,7 @@ var require_client_h12 = __commonJS({
       socket[kIdleSocketValidation] = 0;
       socket[kIdleSocketValidationTimeout] = null;
       socket[kSocketUsed] = false;
-      socket[kParser] = new Parser2(client, socket, llhttpInstance);
+      socket[kParser] = new Parser(client, socket, llhttpInstance);
       util.addListener(socket, "error", onHttpSocketError);
       util.addListener(socket, "readable", onHttpSocketReadable);
       util.addListener(socket, "end", onHttpSocketEnd);
@@ -49442,7 +49442,7 @@ var require_composer = __commonJS({
       }
       return { comment, afterEmptyLine };
     }
-    var Composer2 = class {
+    var Composer = class {
       constructor(options = {}) {
         this.doc = null;
         this.atDirectives = false;
@@ -49602,7 +49602,7 @@ ${end.comment}` : end.comment;
         }
       }
     };
-    exports.Composer = Composer2;
+    exports.Composer = Composer;
   }
 });
 
@@ -50038,7 +50038,7 @@ var require_lexer = __commonJS({
     var flowIndicatorChars = new Set(",[]{}");
     var invalidAnchorChars = new Set(" ,[]{}\n\r	");
     var isNotAnchorChar = (ch) => !ch || invalidAnchorChars.has(ch);
-    var Lexer2 = class {
+    var Lexer = class {
       constructor() {
         this.atEnd = false;
         this.blockScalarIndent = -1;
@@ -50601,7 +50601,7 @@ var require_lexer = __commonJS({
         return yield* this.pushToIndex(i, false);
       }
     };
-    exports.Lexer = Lexer2;
+    exports.Lexer = Lexer;
   }
 });
 
@@ -50733,7 +50733,7 @@ var require_parser = __commonJS({
         }
       }
     }
-    var Parser2 = class {
+    var Parser = class {
       /**
        * @param onNewLine - If defined, called separately with the start position of
        *   each new line (in `parse()`, including the start of input).
@@ -51506,7 +51506,7 @@ var require_parser = __commonJS({
         }
       }
     };
-    exports.Parser = Parser2;
+    exports.Parser = Parser;
   }
 });
 
@@ -73210,37 +73210,15 @@ var MAX_ALIAS_NODES = 1e6;
 var MAX_DEPTH = 200;
 function parseYaml(file, text2, diags) {
   const lineCounter = new import_yaml.LineCounter();
-  const docs = (0, import_yaml.parseAllDocuments)(text2, yamlOptions(lineCounter));
-  return documentsOf(file, Array.isArray(docs) ? docs : [], lineCounter, diags);
-}
-var LEXEMES_PER_TURN = 256;
-async function parseYamlInTurns(file, text2, diags, breathe) {
-  const lineCounter = new import_yaml.LineCounter();
-  const parser = new import_yaml.Parser(lineCounter.addNewLine);
-  const composer = new import_yaml.Composer(yamlOptions(lineCounter));
-  const docs = [];
-  lineCounter.addNewLine(0);
-  let lexemes = 0;
-  for (const lexeme of new import_yaml.Lexer().lex(text2)) {
-    for (const token of parser.next(lexeme)) docs.push(...composer.next(token));
-    lexemes += 1;
-    if (lexemes % LEXEMES_PER_TURN === 0) await breathe();
-  }
-  for (const token of parser.end()) docs.push(...composer.next(token));
-  docs.push(...composer.end());
-  return documentsOf(file, docs, lineCounter, diags);
-}
-function yamlOptions(lineCounter) {
-  return {
+  const docs = (0, import_yaml.parseAllDocuments)(text2, {
     version: "1.2",
     schema: "core",
     uniqueKeys: false,
     merge: false,
     prettyErrors: false,
     lineCounter
-  };
-}
-function documentsOf(file, list, lineCounter, diags) {
+  });
+  const list = Array.isArray(docs) ? docs : [];
   const at2 = (offset) => {
     const p3 = lineCounter.linePos(offset);
     return { file, line: p3.line, col: p3.col };
@@ -73637,12 +73615,7 @@ async function loadManifests(paths, opts) {
     }
     const keep = opts.partial?.get(src.file);
     if (keep) allRead = false;
-    const parsed = await parseYamlInTurns(
-      name,
-      keep ? keepEntries(text2, keep) ?? text2 : text2,
-      diags,
-      breathe
-    );
+    const parsed = parseYaml(name, keep ? keepEntries(text2, keep) ?? text2 : text2, diags);
     allRead &&= parsed.complete;
     const relevant2 = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
