@@ -47,6 +47,12 @@ function ownerOf(ctx: KindContext, parent: Parent, shape: Shape): Promise<Owner>
   return p;
 }
 
+/** What a project share's check reads of the group above the project. */
+interface GroupLock {
+  full_path: string;
+  share_with_group_lock?: boolean;
+}
+
 /**
  * The platform refuses to share a project whose group, or a group above it, locks sharing (the lock is copied down
  * to every subgroup): read only when a project share is to be made. A project this plan creates is not there to
@@ -60,12 +66,19 @@ async function lockProblems(ctx: KindContext, parent: Parent, shape: Shape): Pro
     if (ns?.kind === "group") ref = ns.id;
   }
   if (ref === undefined) return [];
-  const group = await orNotFound(
-    ctx.api.get<{ full_path: string; share_with_group_lock?: boolean }>(apiPath`/groups/${ref}`, {
-      query: { with_projects: false },
-      shape: { full_path: "string", share_with_group_lock: "boolean?" },
-    }),
-  );
+  // Read once per group: every share made in its projects asks.
+  const key = `shares:lock:${ref}`;
+  let read = ctx.memo.get(key) as Promise<GroupLock | undefined> | undefined;
+  if (!read) {
+    read = orNotFound(
+      ctx.api.get<GroupLock>(apiPath`/groups/${ref}`, {
+        query: { with_projects: false },
+        shape: { full_path: "string", share_with_group_lock: "boolean?" },
+      }),
+    );
+    ctx.memo.set(key, read);
+  }
+  const group = await read;
   if (group?.share_with_group_lock !== true) return [];
   return [
     {

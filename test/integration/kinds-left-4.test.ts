@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Bench, USER_TOKEN } from "./helpers.js";
-import { answerEdited, answerJson, startProxy } from "./proxy.js";
+import { answerEdited, answerJson, startProxy, startRecorder } from "./proxy.js";
 
 /** A plan's changes, errors and requests, from `plan --format json`. */
 interface JsonPlan {
@@ -425,6 +425,29 @@ describe("a share of a project the plan creates (the plan failed before)", () =>
         (await bench.get<{ shared_with_groups: unknown[] }>("/projects/newteam%2Fapp")).shared_with_groups,
       ).toHaveLength(1);
     } finally {
+      await bench.stop();
+    }
+  });
+
+  it("reads its group's lock once for all the shares of the group's projects", async () => {
+    const bench = await Bench.start({ fixture: { groups: [...fixture.groups, { path: "others" }] } });
+    const recorder = await startRecorder(bench.sandbox.url);
+    try {
+      const shares =
+        "    shared_with_groups:\n      - { group: partners, group_access: developer }\n      - { group: others, group_access: reporter }\n";
+      const file = bench.manifest(`version: 1\nprojects:\n  acme/one:\n${shares}  acme/two:\n${shares}`);
+      const { code, plan } = await planJson(bench, [file], { FORGEFORM_URL: recorder.url });
+      expect(plan.errors).toEqual([]);
+      expect(code).toBe(0);
+      expect(acting(plan).filter(([, action]) => action === "create")).toHaveLength(6);
+      // Four shares ask for acme's lock: one read answers them all (the other read of acme is its id, for the
+      // projects' creates).
+      const acmeReads = recorder.requests.filter(
+        (r) => r.method === "GET" && r.path === "/api/v4/groups/acme",
+      );
+      expect(acmeReads).toHaveLength(2);
+    } finally {
+      await recorder.close();
       await bench.stop();
     }
   });
