@@ -83992,12 +83992,18 @@ async function lockProblems(ctx, parent, shape4) {
     if (ns2?.kind === "group") ref2 = ns2.id;
   }
   if (ref2 === void 0) return [];
-  const group = await orNotFound(
-    ctx.api.get(apiPath`/groups/${ref2}`, {
-      query: { with_projects: false },
-      shape: { full_path: "string", share_with_group_lock: "boolean?" }
-    })
-  );
+  const key = `shares:lock:${ref2}`;
+  let read2 = ctx.memo.get(key);
+  if (!read2) {
+    read2 = orNotFound(
+      ctx.api.get(apiPath`/groups/${ref2}`, {
+        query: { with_projects: false },
+        shape: { full_path: "string", share_with_group_lock: "boolean?" }
+      })
+    );
+    ctx.memo.set(key, read2);
+  }
+  const group = await read2;
   if (group?.share_with_group_lock !== true) return [];
   return [
     {
