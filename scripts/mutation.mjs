@@ -4,7 +4,8 @@
 // folder, all of them in turn. Stryker options pass through (`--concurrency 1`, `--force` to ignore the incremental
 // results). `npm run mutation -- --partial FOLDER`: the scores of a run so far, or of one stopped before its end.
 // `--quick-first`: the tests but the integration ones first, then what they left undetected with every test (the
-// same scores in a fraction of the time for src/cli and src/kinds; no incremental file).
+// same scores in a fraction of the time for src/cli and src/kinds; no incremental file), in batches of places
+// (`--batch N`, 100 by default) that `--reuse-first-stage` resumes after a stop.
 // See docs/testing.md, "Mutation testing".
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
@@ -53,14 +54,50 @@ export const mutantKey = (file, m) =>
 export function undetectedRanges(report) {
   const ranges = new Set();
   for (const [file, { mutants }] of Object.entries(report.files)) {
-    for (const m of mutants) {
-      if (m.status !== "Survived" && m.status !== "NoCoverage") continue;
-      // Reports count columns from 1; a `mutate` range, from 0 (its end included).
-      const { start, end } = m.location;
-      ranges.add(`${file}:${start.line}:${start.column - 1}-${end.line}:${end.column}`);
-    }
+    for (const m of mutants)
+      if (m.status === "Survived" || m.status === "NoCoverage") ranges.add(rangeOf(file, m));
   }
   return [...ranges].sort();
+}
+
+/** A mutant's place as a `mutate` range: reports count columns from 1, a range from 0 (its end included). */
+const rangeOf = (file, m) =>
+  `${file}:${m.location.start.line}:${m.location.start.column - 1}-${m.location.end.line}:${m.location.end.column}`;
+
+/**
+ * The places of `ranges` the second stage has still to test, after the batches in `tested`: a place is done when
+ * every mutant the quick run left undetected there has a result in them (a batch stopped half-way leaves the rest
+ * of a place's mutants to test).
+ */
+export function placesLeft(ranges, quick, tested) {
+  const done = byKey(tested);
+  const open = new Set();
+  for (const [file, { mutants }] of Object.entries(quick.files)) {
+    for (const m of mutants) {
+      if ((m.status === "Survived" || m.status === "NoCoverage") && !done.has(mutantKey(file, m)))
+        open.add(rangeOf(file, m));
+    }
+  }
+  return ranges.filter((r) => open.has(r));
+}
+
+/** One report from several runs' event folders (the second stage's batches); a mutant tested twice, the last. */
+export function reportFromRuns(dirs) {
+  const files = {};
+  for (const dir of dirs) {
+    for (const [file, { mutants }] of Object.entries(reportFromEvents(dir).files)) {
+      files[file] ??= { mutants: [] };
+      files[file].mutants.push(...mutants);
+    }
+  }
+  return { files };
+}
+
+/** `items` in runs of `size`, in order. */
+export function batches(items, size) {
+  const out = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 /** A report's mutants by `mutantKey`: to find in one run the mutants of another. */
@@ -205,8 +242,12 @@ function scoreLines(report) {
  */
 function stryker(args, folder, events, stopped) {
   rmSync(events, { recursive: true, force: true });
+  // Ctrl-C stops Stryker (it gets the signal too); this process then keeps what it measured before exiting.
+  const keep = () => {};
+  process.on("SIGINT", keep);
   const run = spawnSync("npx", ["stryker", "run", ...args], { stdio: "inherit" });
   if (existsSync("reports/mutation/events")) renameSync("reports/mutation/events", events);
+  process.off("SIGINT", keep);
   if (run.status !== 0) {
     console.error(`mutation: ${folder}: stryker exited ${run.status ?? run.signal}; ${stopped}`);
     process.exit(run.status ?? 1);
@@ -227,9 +268,12 @@ function summaryLine(folder, report, started, more) {
  * `--quick-first`: the same scores as a run with every test, in a fraction of the time where integration tests
  * cover most of the code (src/cli, src/kinds: each mutant they cover costs all of them when it survives). First
  * every mutant with the tests but the integration ones (vitest.mutation-quick.config.ts); then only those it left
- * undetected, with every test; the results merged (mergeStages).
+ * undetected, with every test, `batch` places per Stryker run, each run's results kept in `again/NNN` as it ends
+ * (a stopped second stage loses at most the rest of one batch); the results merged (mergeStages). With `reuse`,
+ * the first stage already in `quick-events` and the batches already in `again` are kept: the second stage goes on
+ * where it stopped.
  */
-function twoStages(folder, passed, { sample, reuse }) {
+function twoStages(folder, passed, { sample, reuse, batch }) {
   const out = `reports/mutation/${folder}`;
   mkdirSync(out, { recursive: true });
   const started = Date.now();
@@ -241,14 +285,30 @@ function twoStages(folder, passed, { sample, reuse }) {
     stryker(args, folder, events, `its results so far: ${events}`);
     return reportFromEvents(events);
   };
-  const quick =
-    reuse && existsSync(`${out}/quick-events`)
-      ? reportFromEvents(`${out}/quick-events`)
-      : stage([`${out}/stryker.quick.json`, ...mutate, ...passed], `${out}/quick-events`);
+  const reused = reuse && existsSync(`${out}/quick-events`);
+  // A new first stage makes the batches of the last one's second stage stale.
+  if (!reused) rmSync(`${out}/again`, { recursive: true, force: true });
+  const quick = reused
+    ? reportFromEvents(`${out}/quick-events`)
+    : stage([`${out}/stryker.quick.json`, ...mutate, ...passed], `${out}/quick-events`);
   const undetected = undetectedRanges(quick);
   const ranges = sample === undefined ? undetected : sampleRanges(undetected, sample);
-  const again =
-    ranges.length > 0 ? stage(["--mutate", ranges.join(","), ...passed], `${out}/events`) : { files: {} };
+  const left = placesLeft(ranges, quick, reportFromRuns(againRuns(out)));
+  if (left.length < ranges.length)
+    console.log(
+      `mutation: ${folder}: ${ranges.length - left.length} of ${ranges.length} places already tested again`,
+    );
+  for (const places of batches(left, batch)) {
+    const events = `${out}/again/${String(againRuns(out).length).padStart(3, "0")}`;
+    mkdirSync(`${out}/again`, { recursive: true });
+    stryker(
+      ["--mutate", places.join(","), ...passed],
+      folder,
+      events,
+      `its results so far: ${events}; \`npm run mutation -- ${folder} --quick-first --reuse-first-stage\` goes on from there`,
+    );
+  }
+  const again = reportFromRuns(againRuns(out));
   const merged = mergeStages(quick, again);
   writeFileSync(`${out}/merged.json`, JSON.stringify(merged));
   let line = summaryLine(
@@ -260,6 +320,15 @@ function twoStages(folder, passed, { sample, reuse }) {
   if (ranges.length < undetected.length)
     line += `\n${" ".repeat(10)}${estimateLine(estimateFromSample(quick, again))}`;
   return line;
+}
+
+/** The event folders of a second stage's batches, in the order they ran. */
+function againRuns(out) {
+  return existsSync(`${out}/again`)
+    ? readdirSync(`${out}/again`)
+        .sort()
+        .map((n) => `${out}/again/${n}`)
+    : [];
 }
 
 /** The estimate of a sampled second stage, in words. */
@@ -276,6 +345,20 @@ function main() {
   const args = process.argv.slice(2);
   if (args[0] === "--partial") {
     // npm run mutation -- --partial cli: the scores of a run so far (running, or stopped before its end).
+    // A --quick-first run past its first stage: the merged scores of both stages so far.
+    const out = `reports/mutation/${args[1] ?? ""}`;
+    if (args[1] && existsSync(`${out}/quick-events`) && existsSync(`${out}/again`)) {
+      const runs = againRuns(out);
+      if (existsSync("reports/mutation/events")) runs.push("reports/mutation/events");
+      const quick = reportFromEvents(`${out}/quick-events`);
+      const undetected = undetectedRanges(quick);
+      const left = placesLeft(undetected, quick, reportFromRuns(runs));
+      console.log(scoreLines(mergeStages(quick, reportFromRuns(runs))).join("\n"));
+      console.log(
+        `${undetected.length - left.length} of ${undetected.length} places tested again with every test`,
+      );
+      return;
+    }
     // A finished or stopped run's results are in its folder; a running one's are still where Stryker writes them.
     const dir = [`reports/mutation/${args[1] ?? ""}/events`, "reports/mutation/events"].find(
       (d) => args[1] && existsSync(d),
@@ -291,20 +374,28 @@ function main() {
   }
   const quickFirst = args.includes("--quick-first");
   const reuse = args.includes("--reuse-first-stage");
-  const at = args.indexOf("--sample");
-  const sample = at === -1 ? undefined : Number(args[at + 1]);
-  if (sample !== undefined && !(Number.isSafeInteger(sample) && sample > 0)) {
-    console.error(`mutation: --sample takes a number of places, at least 1 (got "${args[at + 1] ?? ""}")`);
-    process.exit(2);
+  // Options of --quick-first that take a count: --sample N places, --batch N places per Stryker run.
+  const taken = new Set();
+  const count = (name, fallback) => {
+    const at = args.indexOf(name);
+    if (at === -1) return fallback;
+    taken.add(at).add(at + 1);
+    const n = Number(args[at + 1]);
+    if (!(Number.isSafeInteger(n) && n > 0)) {
+      console.error(`mutation: ${name} takes a number of places, at least 1 (got "${args[at + 1] ?? ""}")`);
+      process.exit(2);
+    }
+    return n;
+  };
+  const sample = count("--sample", undefined);
+  const batch = count("--batch", 100);
+  if (taken.size > 0 || reuse) {
+    if (!quickFirst) {
+      console.error("mutation: --sample, --batch and --reuse-first-stage go with --quick-first");
+      process.exit(2);
+    }
   }
-  if ((sample !== undefined || reuse) && !quickFirst) {
-    console.error("mutation: --sample and --reuse-first-stage go with --quick-first");
-    process.exit(2);
-  }
-  const rest = args.filter(
-    (a, i) =>
-      a !== "--quick-first" && a !== "--reuse-first-stage" && (at === -1 || (i !== at && i !== at + 1)),
-  );
+  const rest = args.filter((a, i) => a !== "--quick-first" && a !== "--reuse-first-stage" && !taken.has(i));
   const first = rest.findIndex((a) => a.startsWith("-"));
   const named = first === -1 ? rest : rest.slice(0, first);
   const passed = first === -1 ? [] : rest.slice(first);
@@ -316,7 +407,7 @@ function main() {
   const folders = named.length > 0 ? named : Object.keys(FOLDERS);
   if (quickFirst) {
     console.log(
-      `\nMutation score per folder:\n${folders.map((f) => twoStages(f, passed, { sample, reuse })).join("\n")}`,
+      `\nMutation score per folder:\n${folders.map((f) => twoStages(f, passed, { sample, reuse, batch })).join("\n")}`,
     );
     return;
   }

@@ -11,10 +11,13 @@ import { describe, expect, it } from "vitest";
 import * as mutation from "../../scripts/mutation.mjs";
 
 const {
+  batches,
   estimateFromSample,
   estimateLine,
   mergeStages,
+  placesLeft,
   reportFromEvents,
+  reportFromRuns,
   sampleRanges,
   scores,
   undetectedRanges,
@@ -211,12 +214,131 @@ describe("mutation scores", () => {
       ]);
       expect(run("--sample", "5")).toEqual([
         2,
-        "mutation: --sample and --reuse-first-stage go with --quick-first",
+        "mutation: --sample, --batch and --reuse-first-stage go with --quick-first",
       ]);
       expect(run("--reuse-first-stage")).toEqual([
         2,
-        "mutation: --sample and --reuse-first-stage go with --quick-first",
+        "mutation: --sample, --batch and --reuse-first-stage go with --quick-first",
       ]);
+      expect(run("--batch", "10")).toEqual([
+        2,
+        "mutation: --sample, --batch and --reuse-first-stage go with --quick-first",
+      ]);
+      expect(run("--quick-first", "--batch", "0")).toEqual([
+        2,
+        'mutation: --batch takes a number of places, at least 1 (got "0")',
+      ]);
+      expect(run("--quick-first", "--batch", "-3")[0]).toBe(2);
+      expect(run("--quick-first", "--sample", "5", "--batch")).toEqual([
+        2,
+        'mutation: --batch takes a number of places, at least 1 (got "")',
+      ]);
+    });
+
+    it("--batch: the places in runs of that many, in order; an exact multiple makes no empty run", () => {
+      const items = Array.from({ length: 250 }, (_, i) => i);
+      expect(batches(items, 100).map((b: number[]) => b.length)).toEqual([100, 100, 50]);
+      expect(batches(items, 100).flat()).toEqual(items);
+      expect(batches(items.slice(0, 200), 100).map((b: number[]) => b.length)).toEqual([100, 100]);
+      expect(batches(items.slice(0, 101), 100).map((b: number[]) => b.length)).toEqual([100, 1]);
+      expect(batches(items.slice(0, 3), 1)).toEqual([[0], [1], [2]]);
+      expect(batches([], 100)).toEqual([]);
+    });
+
+    it("resumes: a place is done when every mutant left undetected there has a result in a batch", () => {
+      const quick = {
+        files: {
+          "src/k/a.ts": {
+            mutants: [
+              at(1, 1, 5, "Survived"),
+              at(1, 1, 5, "NoCoverage", "X"),
+              at(2, 1, 5, "Survived"),
+              at(2, 1, 5, "Survived", "X"),
+              at(3, 1, 5, "Survived"),
+              at(4, 1, 5, "Killed"),
+            ],
+          },
+          "src/k/b.ts": { mutants: [at(1, 1, 5, "Survived")] },
+        },
+      };
+      const ranges = undetectedRanges(quick);
+      expect(ranges).toEqual([
+        "src/k/a.ts:1:0-1:5",
+        "src/k/a.ts:2:0-2:5",
+        "src/k/a.ts:3:0-3:5",
+        "src/k/b.ts:1:0-1:5",
+      ]);
+      // Nothing run yet: every place.
+      expect(placesLeft(ranges, quick, { files: {} })).toEqual(ranges);
+      // Place 1 tested whole; place 2 half (a batch stopped between its mutants); b.ts's in another file's name.
+      const tested = {
+        files: {
+          "src/k/a.ts": {
+            mutants: [at(1, 1, 5, "Killed"), at(1, 1, 5, "Survived", "X"), at(2, 1, 5, "Killed")],
+          },
+          "src/k/c.ts": { mutants: [at(1, 1, 5, "Killed")] },
+        },
+      };
+      expect(placesLeft(ranges, quick, tested)).toEqual([
+        "src/k/a.ts:2:0-2:5",
+        "src/k/a.ts:3:0-3:5",
+        "src/k/b.ts:1:0-1:5",
+      ]);
+      // Only the places asked for (a sample), in their order.
+      expect(placesLeft(["src/k/b.ts:1:0-1:5", "src/k/a.ts:1:0-1:5"], quick, tested)).toEqual([
+        "src/k/b.ts:1:0-1:5",
+      ]);
+    });
+
+    it("reads the batches' results as one run, a mutant tested twice with its last result", () => {
+      const root = mkdtempSync(join(tmpdir(), "forgeform-batches-"));
+      const write = (dir: string, n: number, line: number, status: string) => {
+        mkdirSync(join(root, dir), { recursive: true });
+        writeFileSync(
+          join(root, dir, `${String(n).padStart(4, "0")}-onMutantTested.json`),
+          JSON.stringify({ fileName: join(process.cwd(), "src/k/a.ts"), ...at(line, 1, 5, status) }),
+        );
+      };
+      write("000", 1, 1, "Survived");
+      write("000", 2, 2, "Killed");
+      write("001", 1, 1, "Killed");
+      write("001", 2, 3, "NoCoverage");
+      const runs = reportFromRuns([join(root, "000"), join(root, "001")]);
+      expect(runs.files["src/k/a.ts"].mutants).toHaveLength(4);
+      const quick = {
+        files: { "src/k/a.ts": { mutants: [1, 2, 3, 4].map((l) => at(l, 1, 5, "Survived")) } },
+      };
+      expect(
+        mergeStages(quick, runs).files["src/k/a.ts"].mutants.map((m: { status: string }) => m.status),
+      ).toEqual(["Killed", "Killed", "NoCoverage", "Survived"]);
+      expect(reportFromRuns([])).toEqual({ files: {} });
+    });
+
+    it("--partial after the first stage: both stages merged so far, and how many places were tested again", () => {
+      const root = mkdtempSync(join(tmpdir(), "forgeform-partial-"));
+      const write = (dir: string, n: number, line: number, status: string) => {
+        mkdirSync(join(root, dir), { recursive: true });
+        writeFileSync(
+          join(root, dir, `${String(n).padStart(4, "0")}-onMutantTested.json`),
+          JSON.stringify({ fileName: join(root, "src/k/a.ts"), ...at(line, 1, 5, status) }),
+        );
+      };
+      for (const l of [1, 2, 3]) write("reports/mutation/kinds/quick-events", l, l, "Survived");
+      write("reports/mutation/kinds/quick-events", 9, 4, "Killed");
+      write("reports/mutation/kinds/again/000", 0, 1, "Killed");
+      // The batch running now.
+      write("reports/mutation/events", 0, 2, "Survived");
+      const r = spawnSync(
+        process.execPath,
+        [join(process.cwd(), "scripts/mutation.mjs"), "--partial", "kinds"],
+        {
+          cwd: root,
+          encoding: "utf8",
+        },
+      );
+      expect(r.status).toBe(0);
+      expect(r.stdout).toContain("all: 4 mutants, 2 killed, 0 timed out, 2 survived, 0 not covered, 50.0%");
+      expect(r.stdout).toContain("2 of 3 places tested again with every test");
     });
   });
 });
