@@ -748,9 +748,9 @@ export class ApiClient {
       const { status, body, bytes } = await this.#exchange("GET", path, { ...plain, query });
       this.metrics.countPage();
       const page = body as { Resources?: unknown; totalResults?: unknown } | null;
+      const asked = Number(query.count) || undefined;
       if (page && Array.isArray(page.Resources)) {
         this.metrics.countObjects(page.Resources.length);
-        const asked = Number(query.count) || undefined;
         const over = this.#overLimit(kept, bytes, page.Resources.length, asked, `startIndex ${startIndex}`);
         if (over) throw new ResponseError("GET", shownPath, status, over.replace("per_page", "count"));
       }
@@ -770,8 +770,8 @@ export class ApiClient {
         Number.isSafeInteger(page.totalResults) &&
         page.totalResults >= 0
           ? page.totalResults
-          : items.length;
-      if (total > limit) {
+          : undefined;
+      if (total !== undefined && total > limit) {
         throw new ResponseError(
           "GET",
           shownPath,
@@ -780,7 +780,16 @@ export class ApiClient {
             `${limit.toLocaleString("en-US")} forgeform reads from one list: not reading it`,
         );
       }
-      if (page.Resources.length === 0 || startIndex - 1 + page.Resources.length >= total) return items;
+      if (page.Resources.length === 0) return items;
+      // The end: where totalResults says (a server may send fewer per page than asked); without a total (RFC 7644
+      // requires one; the platform always sends it), at the first page shorter than asked, as one without
+      // pagination headers is read.
+      if (
+        total !== undefined
+          ? startIndex - 1 + page.Resources.length >= total
+          : page.Resources.length < (asked ?? PER_PAGE)
+      )
+        return items;
       startIndex += page.Resources.length;
     }
   }
