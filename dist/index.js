@@ -69615,9 +69615,9 @@ var ApiClient = class {
       const { status, body: body2, bytes } = await this.#exchange("GET", path2, { ...plain, query });
       this.metrics.countPage();
       const page = body2;
+      const asked = Number(query.count) || void 0;
       if (page && Array.isArray(page.Resources)) {
         this.metrics.countObjects(page.Resources.length);
-        const asked = Number(query.count) || void 0;
         const over = this.#overLimit(kept, bytes, page.Resources.length, asked, `startIndex ${startIndex}`);
         if (over) throw new ResponseError("GET", shownPath, status, over.replace("per_page", "count"));
       }
@@ -69632,8 +69632,8 @@ var ApiClient = class {
       const problem3 = shape4 && answerProblem(page.Resources, asList(shape4));
       if (problem3) throw new ResponseError("GET", shownPath, status, `startIndex ${startIndex}, ${problem3}`);
       items.push(...page.Resources);
-      const total = typeof page.totalResults === "number" && Number.isSafeInteger(page.totalResults) && page.totalResults >= 0 ? page.totalResults : items.length;
-      if (total > limit) {
+      const total = typeof page.totalResults === "number" && Number.isSafeInteger(page.totalResults) && page.totalResults >= 0 ? page.totalResults : void 0;
+      if (total !== void 0 && total > limit) {
         throw new ResponseError(
           "GET",
           shownPath,
@@ -69641,7 +69641,9 @@ var ApiClient = class {
           `the server says there are ${total.toLocaleString("en-US")} results (totalResults), more than the ${limit.toLocaleString("en-US")} forgeform reads from one list: not reading it`
         );
       }
-      if (page.Resources.length === 0 || startIndex - 1 + page.Resources.length >= total) return items;
+      if (page.Resources.length === 0) return items;
+      if (total !== void 0 ? startIndex - 1 + page.Resources.length >= total : page.Resources.length < (asked ?? PER_PAGE))
+        return items;
       startIndex += page.Resources.length;
     }
   }
