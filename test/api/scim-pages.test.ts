@@ -7,14 +7,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { json, startServer, type TestServer } from "./server.js";
 
-let server: TestServer | undefined;
-let client: ApiClient | undefined;
-
+/** The servers and clients a test started, closed after it (clients first). */
+const started: { close(): Promise<void> }[] = [];
 afterEach(async () => {
-  await client?.close();
-  await server?.close();
-  client = undefined;
-  server = undefined;
+  for (const one of started.splice(0).reverse()) await one.close();
 });
 
 interface Scim {
@@ -29,7 +25,7 @@ interface Scim {
 /** A SCIM server of `users` users, as the platform pages them; the client with the options given. */
 async function setup(scim: Scim, options: { maxPages?: number } = {}) {
   const users = Array.from({ length: scim.users }, (_, i) => ({ id: `uid-${i + 1}` }));
-  server = await startServer((req, res) => {
+  const server = await startServer((req, res) => {
     const start = Math.max(1, Number(req.query.get("startIndex") ?? "1"));
     const count = Math.min(Number(req.query.get("count") ?? "20"), scim.cap ?? Number.POSITIVE_INFINITY);
     const body: Record<string, unknown> = {
@@ -41,12 +37,13 @@ async function setup(scim: Scim, options: { maxPages?: number } = {}) {
     if (scim.total !== "omit") body["totalResults"] = scim.total ?? users.length;
     json(res, 200, body);
   });
-  client = new ApiClient({
+  const client = new ApiClient({
     url: server.url,
     token: "tok-secret-1234",
     scimToken: "scim-tok-5678",
     ...options,
   });
+  started.push(server, client);
   return { server, client };
 }
 
@@ -128,8 +125,6 @@ describe("a SCIM list's limits", () => {
     // The limit is maxPages pages of 100.
     const at = await setup({ users: 300 }, { maxPages: 3 });
     expect(await at.client.list("/groups/acme/Users", { scim: true })).toHaveLength(300);
-    await at.client.close();
-    await at.server.close();
 
     const past = await setup({ users: 301 }, { maxPages: 3 });
     const error = await past.client.list("/groups/acme/Users", { scim: true }).catch((e: unknown) => e);
@@ -146,8 +141,6 @@ describe("a SCIM list's limits", () => {
     const at = await setup({ users: 150, cap: 50 }, { maxPages: 3 });
     expect(await at.client.list("/groups/acme/Users", { scim: true })).toHaveLength(150);
     expect(starts(at.server)).toEqual(["1", "51", "101"]);
-    await at.client.close();
-    await at.server.close();
 
     const past = await setup({ users: 151, cap: 50 }, { maxPages: 3 });
     const error = await past.client.list("/groups/acme/Users", { scim: true }).catch((e: unknown) => e);
@@ -159,13 +152,14 @@ describe("a SCIM list's limits", () => {
 
   it("a server that never ends a list without totals is stopped by the page count", async () => {
     // Every page full, whatever startIndex: without a total, only the page limit ends it.
-    server = await startServer((req, res) =>
+    const server = await startServer((req, res) =>
       json(res, 200, {
         schemas: ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
         Resources: Array.from({ length: 100 }, (_, i) => ({ id: `${req.query.get("startIndex")}-${i}` })),
       }),
     );
-    client = new ApiClient({ url: server.url, token: "t-1234", scimToken: "s-5678", maxPages: 4 });
+    const client = new ApiClient({ url: server.url, token: "t-1234", scimToken: "s-5678", maxPages: 4 });
+    started.push(server, client);
     const error = await client.list("/groups/acme/Users", { scim: true }).catch((e: unknown) => e);
     expect((error as Error).message).toContain("the list goes on past 4 pages");
     expect(server.seen).toHaveLength(4);
