@@ -114,6 +114,14 @@ function byKey(report) {
  */
 export function sampleRanges(ranges, count, seed = 1) {
   if (count >= ranges.length) return [...ranges];
+  return shuffled(ranges, seed).slice(0, count).sort();
+}
+
+/**
+ * `items` in an order drawn at random with a fixed seed: the order a second stage tests its places in, so that the
+ * places tested when it is stopped are a random sample of them all (estimateFromSample).
+ */
+export function shuffled(items, seed = 1) {
   // mulberry32: a small seeded generator; Math.random cannot be seeded.
   let a = seed >>> 0;
   const next = () => {
@@ -123,12 +131,12 @@ export function sampleRanges(ranges, count, seed = 1) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  const pool = [...ranges];
+  const pool = [...items];
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1));
     [pool[i], pool[j]] = [pool[j], pool[i]];
   }
-  return pool.slice(0, count).sort();
+  return pool;
 }
 
 /**
@@ -298,7 +306,8 @@ function twoStages(folder, passed, { sample, reuse, batch }) {
     console.log(
       `mutation: ${folder}: ${ranges.length - left.length} of ${ranges.length} places already tested again`,
     );
-  for (const places of batches(left, batch)) {
+  // In a random order: a second stage stopped before its end has tested a random sample of the places.
+  for (const places of batches(shuffled(left), batch)) {
     const events = `${out}/again/${String(againRuns(out).length).padStart(3, "0")}`;
     mkdirSync(`${out}/again`, { recursive: true });
     stryker(
@@ -317,7 +326,7 @@ function twoStages(folder, passed, { sample, reuse, batch }) {
     started,
     ` (${ranges.length} of ${undetected.length} places tested again with every test); ${out}/merged.json`,
   );
-  if (ranges.length < undetected.length)
+  if (placesLeft(undetected, quick, again).length > 0)
     line += `\n${" ".repeat(10)}${estimateLine(estimateFromSample(quick, again))}`;
   return line;
 }
@@ -353,10 +362,13 @@ function main() {
       const quick = reportFromEvents(`${out}/quick-events`);
       const undetected = undetectedRanges(quick);
       const left = placesLeft(undetected, quick, reportFromRuns(runs));
-      console.log(scoreLines(mergeStages(quick, reportFromRuns(runs))).join("\n"));
+      const again = reportFromRuns(runs);
+      console.log(scoreLines(mergeStages(quick, again)).join("\n"));
       console.log(
         `${undetected.length - left.length} of ${undetected.length} places tested again with every test`,
       );
+      // The batches test the places in a random order: those tested so far are a sample of them all.
+      if (left.length > 0) console.log(estimateLine(estimateFromSample(quick, again)));
       return;
     }
     // A finished or stopped run's results are in its folder; a running one's are still where Stryker writes them.

@@ -20,6 +20,7 @@ const {
   reportFromRuns,
   sampleRanges,
   scores,
+  shuffled,
   undetectedRanges,
 } = mutation;
 
@@ -235,6 +236,18 @@ describe("mutation scores", () => {
       ]);
     });
 
+    it("tests the places in a fixed random order: every place once, the same order for the same places", () => {
+      const ranges = Array.from({ length: 50 }, (_, i) => `src/k/${String(i).padStart(2, "0")}.ts:1:0-1:5`);
+      const order = shuffled(ranges);
+      expect([...order].sort()).toEqual(ranges);
+      expect(order).not.toEqual(ranges);
+      expect(shuffled(ranges)).toEqual(order);
+      expect(shuffled(ranges, 2)).not.toEqual(order);
+      // A sample is the start of that order.
+      expect(sampleRanges(ranges, 10)).toEqual(order.slice(0, 10).sort());
+      expect(shuffled([])).toEqual([]);
+    });
+
     it("--batch: the places in runs of that many, in order; an exact multiple makes no empty run", () => {
       const items = Array.from({ length: 250 }, (_, i) => i);
       expect(batches(items, 100).map((b: number[]) => b.length)).toEqual([100, 100, 50]);
@@ -339,6 +352,10 @@ describe("mutation scores", () => {
       expect(r.status).toBe(0);
       expect(r.stdout).toContain("all: 4 mutants, 2 killed, 0 timed out, 2 survived, 0 not covered, 50.0%");
       expect(r.stdout).toContain("2 of 3 places tested again with every test");
+      // The places tested so far are a random sample of them all: the estimate from them.
+      expect(r.stdout).toContain(
+        "sampled: 1 of 2 undetected mutants tested again were killed (3 undetected in all); estimated 62.5%",
+      );
     });
   });
 });
