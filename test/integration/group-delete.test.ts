@@ -225,6 +225,21 @@ describe("deleting a group", () => {
     );
   });
 
+  it("a group and its subgroup both marked absent: each object inside is deleted once", async () => {
+    const both = bench.manifest(
+      "version: 1\ngroups:\n  lowtest:\n    state: absent\n  lowtest/sub:\n    state: absent\n  keep: {}\n",
+    );
+    const run = await bench.cli(["plan", "--format", "json", both]);
+    expect(run.code, run.err).toBe(0);
+    const plan = JSON.parse(run.out) as {
+      changes: { address: string; action: string }[];
+      summary: { delete: number };
+    };
+    const deletes = plan.changes.filter((c) => c.action === "delete").map((c) => c.address);
+    expect(deletes.sort()).toEqual(['group["lowtest"]', ...TAKEN].sort());
+    expect(plan.summary.delete).toBe(6);
+  });
+
   it("an undeclared subgroup is reported with what deletes a group: state: absent", async () => {
     const plan = await bench.cli([
       "plan",
