@@ -6,12 +6,12 @@
  * locks sharing (`share_with_group_lock`), a project shared with its own group or one above it, a group shared
  * with itself; and what a share gives: at most its level, to each member of the group.
  */
-import { apiPath, listOf, objectOf, type Shape } from "../api/index.js";
+import { listOf, objectOf, type Shape } from "../api/index.js";
 import { accessLevelName, accessLevelNumber } from "../manifest/normalize.js";
 import { revealSecrets, shownText, textOf } from "../manifest/secret.js";
-import { createBody, orNotFound, ownerPath } from "./common.js";
+import { createBody, ownerPath } from "./common.js";
 import { type ApiObject, restCollection } from "./declare.js";
-import { parentPath } from "./group.js";
+import { parentPath, readGroup } from "./group.js";
 import {
   addressOf,
   FieldError,
@@ -47,38 +47,18 @@ function ownerOf(ctx: KindContext, parent: Parent, shape: Shape): Promise<Owner>
   return p;
 }
 
-/** What a project share's check reads of the group above the project. */
-interface GroupLock {
-  full_path: string;
-  share_with_group_lock?: boolean;
-}
-
 /**
  * The platform refuses to share a project whose group, or a group above it, locks sharing (the lock is copied down
- * to every subgroup): read only when a project share is to be made. A project this plan creates is not there to
- * read: its group is the one its path names (none yet when the plan creates that too).
+ * to every subgroup): read only when a project share is to be made, through the group read every kind shares
+ * (readGroup: once per run, none where a listing of the group's kind held it). A project this plan creates is not
+ * there to read: its group is the one its path names (none yet when the plan creates that too).
  */
 async function lockProblems(ctx: KindContext, parent: Parent, shape: Shape): Promise<KindProblem[]> {
-  let ref: number | string | undefined;
-  if (parent.ref === undefined) ref = parentPath(parent.key);
-  else {
-    const ns = (await ownerOf(ctx, parent, shape)).namespace;
-    if (ns?.kind === "group") ref = ns.id;
-  }
-  if (ref === undefined) return [];
-  // Read once per group: every share made in its projects asks.
-  const key = `shares:lock:${ref}`;
-  let read = ctx.memo.get(key) as Promise<GroupLock | undefined> | undefined;
-  if (!read) {
-    read = orNotFound(
-      ctx.api.get<GroupLock>(apiPath`/groups/${ref}`, {
-        query: { with_projects: false },
-        shape: { full_path: "string", share_with_group_lock: "boolean?" },
-      }),
-    );
-    ctx.memo.set(key, read);
-  }
-  const group = await read;
+  // A project that exists may be a user's (no group, no lock): its namespace says.
+  if (parent.ref !== undefined && (await ownerOf(ctx, parent, shape)).namespace?.kind !== "group") return [];
+  const path = parentPath(parent.key);
+  if (path === undefined) return [];
+  const group = await readGroup(ctx, path);
   if (group?.share_with_group_lock !== true) return [];
   return [
     {

@@ -452,6 +452,28 @@ describe("a share of a project the plan creates (the plan failed before)", () =>
     }
   });
 
+  it("reads no lock of its own where the group is declared: the group's read answers it", async () => {
+    const bench = await Bench.start({ fixture: { groups: [...fixture.groups, { path: "others" }] } });
+    const recorder = await startRecorder(bench.sandbox.url);
+    try {
+      const shares =
+        "    shared_with_groups:\n      - { group: partners, group_access: developer }\n      - { group: others, group_access: reporter }\n";
+      const file = bench.manifest(`version: 1\ngroups:\n  acme: {}\nprojects:\n  acme/one:\n${shares}`);
+      const { code, plan } = await planJson(bench, [file], { FORGEFORM_URL: recorder.url });
+      expect(plan.errors).toEqual([]);
+      expect(code).toBe(0);
+      expect(acting(plan).filter(([, action]) => action === "create")).toHaveLength(3);
+      // The group's own read answers its settings, its id for the creates and the shares' lock.
+      const acmeReads = recorder.requests.filter(
+        (r) => r.method === "GET" && r.path === "/api/v4/groups/acme",
+      );
+      expect(acmeReads).toHaveLength(1);
+    } finally {
+      await recorder.close();
+      await bench.stop();
+    }
+  });
+
   it("in a group that locks sharing: a plan error that says so, as for a project that exists", async () => {
     const bench = await Bench.start({ fixture });
     try {
