@@ -83987,25 +83987,10 @@ function ownerOf2(ctx, parent, shape4) {
   return p3;
 }
 async function lockProblems(ctx, parent, shape4) {
-  let ref2;
-  if (parent.ref === void 0) ref2 = parentPath(parent.key);
-  else {
-    const ns2 = (await ownerOf2(ctx, parent, shape4)).namespace;
-    if (ns2?.kind === "group") ref2 = ns2.id;
-  }
-  if (ref2 === void 0) return [];
-  const key = `shares:lock:${ref2}`;
-  let read2 = ctx.memo.get(key);
-  if (!read2) {
-    read2 = orNotFound(
-      ctx.api.get(apiPath`/groups/${ref2}`, {
-        query: { with_projects: false },
-        shape: { full_path: "string", share_with_group_lock: "boolean?" }
-      })
-    );
-    ctx.memo.set(key, read2);
-  }
-  const group = await read2;
+  if (parent.ref !== void 0 && (await ownerOf2(ctx, parent, shape4)).namespace?.kind !== "group") return [];
+  const path2 = parentPath(parent.key);
+  if (path2 === void 0) return [];
+  const group = await readGroup(ctx, path2);
   if (group?.share_with_group_lock !== true) return [];
   return [
     {
