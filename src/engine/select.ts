@@ -29,19 +29,22 @@ import { inTargets } from "./targets.js";
 
 type Collection = "groups" | "projects";
 
-/** One listing: a collection below a root, and which projects it holds by archived status. */
+/**
+ * One listing: a collection below a root, and which projects it holds by archived status: the listing's `archived`
+ * filter (false: archived ones left out, true: only those; undefined: all).
+ */
 interface Listing {
   collection: Collection;
   prefix: string;
   depth: "children" | "subtree";
-  archived: "exclude" | "include" | "only";
+  archived: boolean | undefined;
 }
 
-const listingOf = (s: Selector, archived?: Listing["archived"]): Listing => ({
+const listingOf = (s: Selector, archived?: boolean): Listing => ({
   collection: s.collection,
   prefix: s.prefix,
   depth: s.depth,
-  archived: archived ?? (s.collection === "projects" && !s.includeArchived ? "exclude" : "include"),
+  archived: archived ?? (s.collection === "projects" && !s.includeArchived ? false : undefined),
 });
 
 /** Whether `outer` holds everything `inner` holds, so that `inner` is `outer` filtered by path. */
@@ -75,7 +78,7 @@ function read(ctx: KindContext, l: Listing, full: boolean): Promise<string[] | u
     path = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
     query = {
       ...(full ? {} : { simple: true }),
-      ...(l.archived === "include" ? {} : { archived: l.archived === "only" }),
+      ...(l.archived === undefined ? {} : { archived: l.archived }),
       ...(prefix === "" ? {} : { with_shared: false }),
       ...(prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}),
     };
@@ -268,7 +271,7 @@ export async function expandSelectors(
   );
   const archivedLists = await readAll(
     ctx,
-    archivedChecks.map((s) => listingOf(s, "only")),
+    archivedChecks.map((s) => listingOf(s, true)),
     false,
   );
   const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p) => p.toLowerCase()));

@@ -346,7 +346,7 @@ export interface CascadedObject {
   collection: string;
   segment: string;
   key: string;
-  id?: string | number;
+  id: string | number;
   /** A few fields that tell the object apart in the plan (visibility, ...). */
   fields: Fields;
 }

@@ -14,7 +14,7 @@ import {
   type Live,
   type Parent,
 } from "../../kinds/kind.js";
-import type { DesiredNode, SourceRef } from "../../manifest/model.js";
+import type { DesiredNode } from "../../manifest/model.js";
 import { planDelete } from "./delete.js";
 import { createdFields, fieldChanges, ownFields, writeOnlyChanges } from "./diff.js";
 import type { PlanState } from "./state.js";
@@ -67,8 +67,9 @@ export async function planItem(
     );
     return;
   }
-  if (live?.unverified && item.state !== "absent") {
-    // Addressed without a read (nothing of its own is declared): its children's reads tell whether it exists.
+  if (live?.unverified) {
+    // Addressed without a read (nothing of its own is declared): its children's reads tell whether it exists. (An
+    // entry marked absent is always read: its delete shows what it deletes.)
     const below: Step[] = [];
     const probe: Parent = { address, collection: kind.collection, key, ref: live.id, live, parent };
     await walkChildren(item, probe, true, depth + 1, below);
@@ -93,7 +94,7 @@ export async function planItem(
       return;
     }
     // Missing on the platform: it is planned as declared, with everything below it.
-    state.changes?.whole.add(state.npaths.get(item) ?? "");
+    state.changes?.whole.add(state.npaths.get(item)!);
   } else if (!p.compare) return;
   const deps: string[] = [];
   const parentAction = state.actions.get(parent.address);
@@ -121,8 +122,8 @@ export async function planItem(
   const kindProblem = (problem: KindProblem) => report(state, p, problem);
   for (const problem of kind.check?.(state.ctx, parent, desired, live) ?? []) kindProblem(problem);
   if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
-  const onCreate = kind.dependsOnCreate?.(parent, key, desired, live) ?? [];
-  if (onCreate.length > 0) {
+  const onCreate = kind.dependsOnCreate?.(parent, key, desired, live);
+  if (onCreate) {
     deps.push(...onCreate);
     state.createOnly.set(address, new Set(onCreate));
   }
@@ -147,6 +148,7 @@ export async function planItem(
       before,
       depth,
       forced: false,
+      item,
     });
     return;
   }
@@ -227,13 +229,9 @@ function neverReplaced(kind: Kind): string {
 }
 
 /** A problem (or a warning) the kind found, at the field it names when it names one. */
-function report(
-  state: PlanState,
-  p: { address: string; item?: DesiredNode; source?: SourceRef },
-  problem: KindProblem,
-): void {
+function report(state: PlanState, p: { address: string; item: DesiredNode }, problem: KindProblem): void {
   const address = problem.field ? `${p.address}.${problem.field}` : p.address;
-  const source = (problem.field && p.item?.fieldSources[problem.field]) || p.item?.source || p.source;
+  const source = (problem.field && p.item.fieldSources[problem.field]) || p.item.source;
   if (problem.severity !== "warning") state.problem(address, problem.message, source);
   else state.warnings.push({ address, message: problem.message, ...(source ? { source } : {}) });
 }
@@ -303,18 +301,14 @@ async function prepare(state: PlanState, p: ItemRequest): Promise<Fields | undef
   }
 }
 
-/** Deprecated fields (a warning) and fields of the licensed edition on a core platform (a problem, left out). */
+/**
+ * Fields of the licensed edition on a core platform: a problem each, left out. (A deprecated field is the loader's
+ * warning, at its place in the manifest; the kind's `prepare` sends it under its replacement.)
+ */
 function checkFields(state: PlanState, p: ItemRequest, specs: Specs, desired: Fields): void {
   for (const [field] of ownFields(specs, desired)) {
     const spec = specs.get(field);
     const source = p.item.fieldSources[field] ?? p.item.source;
-    if (spec?.deprecatedBy) {
-      state.warnings.push({
-        address: `${p.address}.${field}`,
-        message: `${field} is deprecated: use ${spec.deprecatedBy}`,
-        source,
-      });
-    }
     if (spec?.licensed && state.ctx.edition === "core") {
       state.problem(
         `${p.address}.${field}`,
@@ -401,7 +395,7 @@ interface UpdateRequest {
   depth: number;
   /** `--replace` names this object. */
   forced: boolean;
-  item?: DesiredNode;
+  item: DesiredNode;
   scope?: CollectionScope;
 }
 
@@ -427,11 +421,7 @@ async function planUpdate(state: PlanState, out: Step[], p: UpdateRequest): Prom
   }
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs, desired, changes));
   const changed = changes.map((f) => f.field);
-  const where = {
-    address,
-    ...(p.item ? { item: p.item } : {}),
-    ...(base.source ? { source: base.source } : {}),
-  };
+  const where = { address, item: p.item };
   if (!replace && kind.checkUpdate && p.scope) {
     const problems = await kind.checkUpdate(state.ctx, p.parent, live, desired, changed, p.scope);
     for (const problem of problems) report(state, where, problem);
