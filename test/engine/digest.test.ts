@@ -91,6 +91,7 @@ describe("LiveSeen's records", () => {
         from = cut;
       }
       const merged = LiveSeen.of(parts);
+      expect(merged.size, String(cuts)).toBe(objects.length);
       expect(merged.entries(), String(cuts)).toEqual(seen(objects).entries());
       expect(merged.digest()).toBe(seen(objects).digest());
     }

@@ -201,6 +201,25 @@ projects:
     expect(matched).toEqual({ "projects[**]": 6, "projects[acme/tools/*]": 1, "projects[other/**]": 1 });
   });
 
+  it("reads the instance's listing for a pattern of a group's subtree declared before the pattern of everything", async () => {
+    // The broadest listing is found whatever the manifests' order: acme/** is not listed on its own first.
+    for (const collection of ["projects", "groups"]) {
+      const { listings, matched } = await expand(`version: 1
+${collection}:
+  acme/**:
+    ${BADGE("acme")}
+  "**":
+    ${BADGE("all")}
+`);
+      expect(listings).toEqual([
+        collection === "projects" ? "/projects?simple=true&archived=false" : "/groups?all_available=true",
+      ]);
+      expect(matched[`${collection}[acme/**]`]).toBe(collection === "projects" ? 5 : 3);
+      await server?.close();
+      server = undefined;
+    }
+  });
+
   it("reads groups through the broadest listing, and a root missing from it matches nothing with no request", async () => {
     const { listings, matched, expanded } = await expand(`version: 1
 groups:

@@ -68,6 +68,8 @@ projects:
 groups:
   newg:
     description: created by the plan, shared with by alpha
+  vis:
+    visibility: internal
   gamma:
     state: absent
 projects:
@@ -77,6 +79,9 @@ projects:
     description: one letter from ext/tool
   nowhere/proj:
     description: its group does not exist
+  vis/app:
+    description: raised with its group, which the same plan raises first
+    visibility: internal
 `,
   "40-more.yaml": `version: 1
 groups:
@@ -108,6 +113,7 @@ const fixture = {
     { path: "gamma/inner/innermost", visibility: "private" },
     { path: "ext", visibility: "private" },
     { path: "omega", visibility: "private" },
+    { path: "vis", visibility: "private" },
     { path: "beta/sub/in-sync", visibility: "private", description: "as declared" },
   ],
   projects: [
@@ -117,6 +123,7 @@ const fixture = {
     { path: "gamma/inner/q" },
     { path: "ext/tool" },
     { path: "omega/app" },
+    { path: "vis/app" },
   ],
 };
 
@@ -140,10 +147,15 @@ function manyGroups(count: number): {
   return { file: `${lines.join("\n")}\n`, groups };
 }
 
-function writeEstate(dir: string, policy: string, extra: Record<string, string> = {}): string {
-  const root = join(dir, `estate-${policy}-${Object.keys(extra).length}`);
+function writeEstate(
+  dir: string,
+  policy: string,
+  extra: Record<string, string> = {},
+  instanceAt = "00-instance.yaml",
+): string {
+  const root = join(dir, `estate-${policy}-${Object.keys(extra).length}-${instanceAt}`);
   mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, "00-instance.yaml"), instanceFile(policy));
+  writeFileSync(join(root, instanceAt), instanceFile(policy));
   for (const [name, text] of Object.entries({ ...FILES, ...extra })) writeFileSync(join(root, name), text);
   return root;
 }
@@ -182,55 +194,65 @@ describe("a plan made in chunks", () => {
     bench = undefined;
   });
 
-  for (const policy of ["warn", "delete"]) {
-    for (const many of [0, 22]) {
-      it(`is the plan one walk makes (unmanaged groups: ${policy}, ${many > 0 ? "groups listed" : "groups read one by one"})`, async () => {
-        const extra = many > 0 ? manyGroups(many) : undefined;
-        bench = await Bench.start({
-          fixture: { ...fixture, groups: [...fixture.groups, ...(extra?.groups ?? [])] },
-        });
-        const root = writeEstate(bench.dir, policy, extra ? { "50-many.yaml": extra.file } : {});
-        const whole = await plan(bench, root, "0");
-        const chunked = await plan(bench, root, "1");
-        expect(whole.result, JSON.stringify(whole.diagnostics)).toBeDefined();
-        expect(chunked.result).toBeDefined();
-        expect(comparable(chunked)).toBe(comparable(whole));
-        expect(chunked.result!.plan.requests.total).toBe(whole.result!.plan.requests.total);
-        expect(chunked.result!.plan.requests.byEndpoint).toEqual(whole.result!.plan.requests.byEndpoint);
-        expect(chunked.result!.steps.map((s) => s.deps)).toEqual(whole.result!.steps.map((s) => s.deps));
-
-        // What the estate holds, so that the comparison means something.
-        const p = whole.result!.plan;
-        const actions = new Map(p.changes.map((c) => [c.address, c.action]));
-        expect(actions.get('group["newg"]')).toBe("create");
-        expect(actions.get('group["beta/fresh"]')).toBe("create");
-        expect(actions.get('project["alpha/api"]')).toBe("update");
-        expect(actions.get('group["gamma"]')).toBe("delete");
-        expect(actions.get('group["gamma/inner/innermost"]')).toBe("delete");
-        expect(actions.get('group["alpha/old"]')).toBe("unmanaged");
-        expect(actions.get('group["alpha/deep/older"]')).toBe("unmanaged");
-        if (many > 0) expect(actions.get('group["g21/undeclared"]')).toBe("unmanaged");
-        // The share of alpha with newg, which another chunk creates, waits for its create.
-        const share = p.changes.find((c) => c.address === 'group["alpha"].share["newg"]');
-        expect(share?.action).toBe("create");
-        expect(whole.result!.steps.find((s) => s.change.address === share?.address)?.deps).toContain(
-          'group["newg"]',
-        );
-        expect(p.errors.map((e) => e.address)).toEqual(
-          expect.arrayContaining([
-            'project["nowhere/proj"]',
-            'group["omega/one/two"]',
-            'group["omega/tools"]',
-          ]),
-        );
-        expect(p.warnings.map((w) => w.address)).toContain('project["ext/tol"]');
-        expect(whole.diagnostics.map((d) => d.message)).toContain(
-          'template "unused" is not used by any extends',
-        );
-        expect(whole.result!.inSync).toContain('group["beta/sub/in-sync"]');
-        if (many > 0) expect(whole.result!.inSync).toContain('group["g20"]');
+  // The instance's settings declared first (in the first chunk) or last (in the last chunk): one walk plans them
+  // between the groups and the projects either way.
+  const cases = [
+    ...["warn", "delete"].flatMap((policy) =>
+      [0, 22].map((many) => ({ policy, many, instanceAt: "00-instance.yaml" })),
+    ),
+    { policy: "warn", many: 0, instanceAt: "99-instance.yaml" },
+  ];
+  for (const { policy, many, instanceAt } of cases) {
+    it(`is the plan one walk makes (unmanaged groups: ${policy}, ${many > 0 ? "groups listed" : "groups read one by one"}, ${instanceAt})`, async () => {
+      const extra = many > 0 ? manyGroups(many) : undefined;
+      bench = await Bench.start({
+        fixture: { ...fixture, groups: [...fixture.groups, ...(extra?.groups ?? [])] },
       });
-    }
+      const root = writeEstate(bench.dir, policy, extra ? { "50-many.yaml": extra.file } : {}, instanceAt);
+      const whole = await plan(bench, root, "0");
+      const chunked = await plan(bench, root, "1");
+      expect(whole.result, JSON.stringify(whole.diagnostics)).toBeDefined();
+      expect(chunked.result).toBeDefined();
+      expect(comparable(chunked)).toBe(comparable(whole));
+      expect(chunked.result!.plan.requests.total).toBe(whole.result!.plan.requests.total);
+      expect(chunked.result!.plan.requests.byEndpoint).toEqual(whole.result!.plan.requests.byEndpoint);
+      expect(chunked.result!.steps.map((s) => s.deps)).toEqual(whole.result!.steps.map((s) => s.deps));
+
+      // What the estate holds, so that the comparison means something.
+      const p = whole.result!.plan;
+      const actions = new Map(p.changes.map((c) => [c.address, c.action]));
+      expect(actions.get('group["newg"]')).toBe("create");
+      expect(actions.get('group["beta/fresh"]')).toBe("create");
+      expect(actions.get('project["alpha/api"]')).toBe("update");
+      expect(actions.get('group["gamma"]')).toBe("delete");
+      expect(actions.get('group["gamma/inner/innermost"]')).toBe("delete");
+      expect(actions.get('group["alpha/old"]')).toBe("unmanaged");
+      expect(actions.get('group["alpha/deep/older"]')).toBe("unmanaged");
+      // A project raised with its group: allowed, for the group's planned visibility, not its live one.
+      expect(actions.get('group["vis"]')).toBe("update");
+      expect(actions.get('project["vis/app"]')).toBe("update");
+      // The instance's settings come after every group's step and before every project's.
+      const at = (address: string) => p.changes.findIndex((c) => c.address === address);
+      const settings = at("instance.application_settings");
+      expect(settings).toBeGreaterThan(at('group["vis"]'));
+      expect(settings).toBeLessThan(at('project["alpha/api"]'));
+      if (many > 0) expect(actions.get('group["g21/undeclared"]')).toBe("unmanaged");
+      // The share of alpha with newg, which another chunk creates, waits for its create.
+      const share = p.changes.find((c) => c.address === 'group["alpha"].share["newg"]');
+      expect(share?.action).toBe("create");
+      expect(whole.result!.steps.find((s) => s.change.address === share?.address)?.deps).toContain(
+        'group["newg"]',
+      );
+      expect(p.errors.map((e) => e.address)).toEqual(
+        expect.arrayContaining(['project["nowhere/proj"]', 'group["omega/one/two"]', 'group["omega/tools"]']),
+      );
+      expect(p.warnings.map((w) => w.address)).toContain('project["ext/tol"]');
+      expect(whole.diagnostics.map((d) => d.message)).toContain(
+        'template "unused" is not used by any extends',
+      );
+      expect(whole.result!.inSync).toContain('group["beta/sub/in-sync"]');
+      if (many > 0) expect(whole.result!.inSync).toContain('group["g20"]');
+    });
   }
 
   it("is not made with --debug: a secret a later chunk declares is masked in the debug lines of every read", async () => {

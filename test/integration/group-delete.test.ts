@@ -71,6 +71,10 @@ describe("deleting a group", () => {
       }[];
     };
     expect(json.summary.delete).toBe(6);
+    // Listed as deletes are, the deepest first: what goes with the group, then the group.
+    const last = json.changes.map((c) => c.address).slice(-6);
+    expect(last.at(-1)).toBe('group["lowtest"]');
+    expect(last.slice(0, 5).sort()).toEqual([...TAKEN].sort());
     for (const address of TAKEN) {
       expect(json.changes.find((c) => c.address === address)).toMatchObject({
         action: "delete",
@@ -198,10 +202,13 @@ describe("deleting a group", () => {
     const plan = await bench.cli(["plan", conflicting]);
     expect(plan.code).toBe(1);
     const text = plan.out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
+    // What to do, for each: a project marked absent too goes first, after its own backup; a subgroup with the group.
     expect(text).toContain(
-      'group["lowtest"] is marked "state: absent", but group lowtest/sub inside it is declared',
+      'group["lowtest"] is marked "state: absent", but group lowtest/sub inside it is declared: the platform deletes a group\'s subgroups and projects with it. Remove lowtest/sub from the manifests (or mark it absent too), or keep lowtest',
     );
-    expect(text).toContain("project lowtest/p1 inside it is declared");
+    expect(text).toContain(
+      'group["lowtest"] is marked "state: absent", but project lowtest/p1 inside it is declared: the platform deletes a group\'s subgroups and projects with it. Remove lowtest/p1 from the manifests (or mark it absent too: it is then deleted first, after its own backup), or keep lowtest',
+    );
     expect(text).toContain("(2 of them are still in the manifests: see the errors)");
     const apply = await bench.cli(["apply", "--yes", conflicting]);
     expect(apply.code).toBe(1);

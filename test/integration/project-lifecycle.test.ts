@@ -178,6 +178,27 @@ describe("projects created and deleted, in order", () => {
     expect(existsSync(join(bench.dir, ".forgeform"))).toBe(false);
   });
 
+  it("reads a project marked absent that lists what it holds: the delete shows what it was, and a missing one plans nothing", async () => {
+    // Collections under an entry marked absent are the user's leftovers: the project itself is read, as any
+    // project marked absent (one addressed by path without a read would be "deleted" whether or not it exists).
+    const m = bench.manifest(
+      `version: 1\nprojects:\n  keep/old:\n    state: absent\n    badges: [${BADGE}]\n  keep/never:\n    state: absent\n    badges: [${BADGE}]\n`,
+    );
+    const run = await bench.cli(["plan", "--no-backup", "--format", "json", m]);
+    expect(run.code, run.err).toBe(0);
+    const plan = JSON.parse(run.out) as {
+      changes: {
+        address: string;
+        action: string;
+        live_id?: number;
+        fields: { field: string; before?: unknown }[];
+      }[];
+    };
+    expect(plan.changes.map((c) => [c.address, c.action])).toEqual([['project["keep/old"]', "delete"]]);
+    expect(plan.changes[0]!.live_id).toBe(await id("projects", "keep/old"));
+    expect(plan.changes[0]!.fields).toContainEqual({ field: "description", before: "to delete" });
+  });
+
   it("deletes a project marked absent inside a group marked absent on its own, with its archive, before the group", async () => {
     const m = bench.manifest(
       "version: 1\ngroups:\n  gone:\n    state: absent\nprojects:\n  gone/p2:\n    state: absent\n",

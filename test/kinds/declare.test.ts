@@ -5,7 +5,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiClient } from "../../src/api/index.js";
 import { kindSchema, restCollection, unchecked } from "../../src/kinds/declare.js";
+import { kinds } from "../../src/kinds/index.js";
 import type { KindContext, Parent } from "../../src/kinds/kind.js";
+import { itemSchema } from "../../src/kinds/schemas.js";
 import { Secret } from "../../src/manifest/secret.js";
 import { json, startServer, type TestServer } from "../api/server.js";
 
@@ -195,5 +197,36 @@ describe("a plain REST collection", () => {
     });
     expect(hooks.update).toBeUndefined();
     expect(hooks).toMatchObject({ updateMode: "replace", replaceReason: "no update call" });
+  });
+});
+
+describe("the kinds' declarations", () => {
+  it("give `state` only to kinds that can delete: an entry marked absent always has a delete to plan", () => {
+    const undeletable = kinds.filter((k) => !k.remove);
+    expect(undeletable.map((k) => k.collection).sort()).toEqual([
+      "application_settings",
+      "epics",
+      "error_tracking",
+      "notification_settings",
+      "notification_settings",
+    ]);
+    for (const kind of undeletable) {
+      for (const parent of kind.parents) {
+        const schema = itemSchema(parent, kind.collection);
+        expect(schema, `${parent}.${kind.collection}`).toBeDefined();
+        const properties = (schema!["properties"] ?? {}) as Record<string, unknown>;
+        expect(Object.keys(properties), `${parent}.${kind.collection}`).not.toContain("state");
+      }
+    }
+    // And every kind that can delete says how to ask for it.
+    for (const kind of kinds.filter((k) => k.remove && !k.singleton)) {
+      for (const parent of kind.parents) {
+        const properties = (itemSchema(parent, kind.collection)?.["properties"] ?? {}) as Record<
+          string,
+          unknown
+        >;
+        expect(Object.keys(properties), `${parent}.${kind.collection}`).toContain("state");
+      }
+    }
   });
 });
