@@ -25,11 +25,13 @@ export const EXAMPLES_ENV: Record<string, string> = {
 };
 
 /**
- * The example manifests copied into `dir`, for tests that apply them: apply writes into the manifests' own tree (a
- * deploy token's token_file, under secrets/), which must not be the checkout (nor an earlier run's token in it).
+ * The example manifests copied into `dir`, for tests that plan or apply them: apply writes into the manifests' own
+ * tree (a deploy token's token_file, under secrets/; backups under .forgeform/), which must not be the checkout,
+ * and what an earlier apply of the checkout's examples left there (git-ignored) must not change a test's plan.
  */
 export function copyExamples(dir: string): string[] {
   const to = join(dir, "examples");
-  cpSync(EXAMPLES, to, { recursive: true, filter: (src) => !relative(EXAMPLES, src).startsWith("secrets") });
+  const left = (src: string) => /^(secrets|\.forgeform)(\/|$)/.test(relative(EXAMPLES, src));
+  cpSync(EXAMPLES, to, { recursive: true, filter: (src) => !left(src) });
   return EXAMPLE_MANIFESTS.map((f) => join(to, basename(f)));
 }

@@ -2,10 +2,9 @@
  * The JSON plan of the examples against the demo fixture, change by change: what a program reading it (a pull
  * request bot, a policy check) relies on in each record, whatever the kind. docs/plan-format.md describes the fields.
  */
-import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChangeV1 } from "../../src/plan/json.js";
-import { EXAMPLE_MANIFESTS, EXAMPLES, EXAMPLES_ENV } from "./examples.js";
+import { copyExamples, EXAMPLES_ENV, EXAMPLES_FIXTURE } from "./examples.js";
 import { Bench } from "./helpers.js";
 
 /** The address of the object holding this one: everything before its last `.segment` or `.segment["key"]`. */
@@ -17,12 +16,14 @@ function holder(address: string): string | undefined {
 describe("the JSON plan, record by record", () => {
   let bench: Bench;
   let changes: ChangeV1[];
+  let manifests: string[];
   beforeAll(async () => {
-    bench = await Bench.start({ fixture: join(EXAMPLES, "sandbox-fixture.yaml"), edition: "licensed" });
+    bench = await Bench.start({ fixture: EXAMPLES_FIXTURE, edition: "licensed" });
+    manifests = copyExamples(bench.dir);
   });
   // Planned before each test rather than once: mutation testing credits a test only with the code run for it.
   beforeEach(async () => {
-    const run = await bench.cli(["plan", "--format", "json", ...EXAMPLE_MANIFESTS], EXAMPLES_ENV);
+    const run = await bench.cli(["plan", "--format", "json", ...manifests], EXAMPLES_ENV);
     expect(run.code, run.err).toBe(0);
     changes = (JSON.parse(run.out) as { changes: ChangeV1[] }).changes;
   });

@@ -1,6 +1,6 @@
 /** `--target` is a strict subtree, and a target that selects nothing is an error, never a green "no changes". */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXAMPLE_MANIFESTS, EXAMPLES_ENV, EXAMPLES_FIXTURE } from "./examples.js";
+import { copyExamples, EXAMPLES_ENV, EXAMPLES_FIXTURE } from "./examples.js";
 import { Bench } from "./helpers.js";
 
 const fixture = {
@@ -127,8 +127,10 @@ groups:
 
 describe("--target below a pattern", () => {
   let bench: Bench;
+  let manifests: string[];
   beforeAll(async () => {
     bench = await Bench.start({ fixture: EXAMPLES_FIXTURE, edition: "licensed" });
+    manifests = copyExamples(bench.dir);
   });
   afterAll(async () => {
     await bench.stop();
@@ -136,10 +138,7 @@ describe("--target below a pattern", () => {
 
   for (const command of ["plan", "drift"]) {
     it(`${command}: a typo under a pattern's root is an error once the platform has said what the pattern matches`, async () => {
-      const run = await bench.cli(
-        [command, "--target", "acme/platfrom/api", ...EXAMPLE_MANIFESTS],
-        EXAMPLES_ENV,
-      );
+      const run = await bench.cli([command, "--target", "acme/platfrom/api", ...manifests], EXAMPLES_ENV);
       expect(run.code, run.out + run.err).toBe(1);
       expect(run.err).toContain(
         '--target "acme/platfrom/api" matches nothing the manifests declare, nor anything their patterns match on the platform; did you mean "acme/platform/api"?',
@@ -150,7 +149,7 @@ describe("--target below a pattern", () => {
 
   it("a project only a pattern matches is a target", async () => {
     const run = await bench.cli(
-      ["plan", "--format", "json", "--target", "acme/platform/web", ...EXAMPLE_MANIFESTS],
+      ["plan", "--format", "json", "--target", "acme/platform/web", ...manifests],
       EXAMPLES_ENV,
     );
     expect(run.code, run.err).toBe(0);
