@@ -135,6 +135,45 @@ describe("pipeline schedules", () => {
     await expectNoChanges(bench, prune);
   });
 
+  it("creates a replaced schedule's variables again after it (--replace), deletes none by hand, and plans nothing after", async () => {
+    const schedule: Schedule = { ref: "main", cron: "0 4 * * *", cron_timezone: "UTC", active: true };
+    const address = `${project}.pipeline_schedule["Nightly"]`;
+    const file = bench.manifest(
+      manifest(
+        schedule,
+        undefined,
+        '        variables:\n          - key: KEEP\n            value: "kept"\n        unmanaged:\n          variables: delete\n',
+      ),
+    );
+    await apply(bench, file);
+    await expectNoChanges(bench, file);
+    // An undeclared variable, which the policy deletes: the platform deletes it with the schedule, so the plan of the
+    // replace sends nothing for it (a DELETE after the schedule's would fail).
+    const [live] = await bench.get<{ id: number; description: string }[]>(
+      "/projects/acme%2Fplatform%2Fapi/pipeline_schedules",
+    );
+    await bench.send("POST", `/projects/acme%2Fplatform%2Fapi/pipeline_schedules/${live!.id}/variables`, {
+      key: "EXTRA",
+      value: "x",
+    });
+
+    const replace = ["--replace", address];
+    // Deleting the schedule deletes its variables: the one declared is created again, after the new schedule.
+    const plan = await planJson(bench, file, replace);
+    expectChanges(plan, [
+      { address, action: "replace" },
+      { address: `${address}.variable["KEEP"]`, action: "create" },
+    ]);
+    await apply(bench, file, replace);
+    await expectNoChanges(bench, file);
+    const [after] = await bench.get<{ id: number }[]>("/projects/acme%2Fplatform%2Fapi/pipeline_schedules");
+    expect(after!.id).not.toBe(live!.id);
+    const detail = await bench.get<{ variables: { key: string; value: string }[] }>(
+      `/projects/acme%2Fplatform%2Fapi/pipeline_schedules/${after!.id}`,
+    );
+    expect(detail.variables.map((v) => [v.key, v.value])).toEqual([["KEEP", "kept"]]);
+  });
+
   it("takes ownership only when the manifest allows it and someone else owns the schedule", async () => {
     const writes: string[] = [];
     const owned = await Bench.start({

@@ -178,7 +178,10 @@ export async function planItem(
     scope: p.scope,
   });
   if (!planned && !forced) state.inSync.push(address);
-  await walkBelow(state, out, p, desired, live, (o) => walkChildren(item, self, true, depth + 1, o));
+  // Replaced, it is deleted with everything below it (a schedule's variables): what is declared there is created
+  // again after it, not compared with what goes.
+  const exists = state.actions.get(address) !== "replace";
+  await walkBelow(state, out, p, desired, live, (o) => walkChildren(item, self, exists, depth + 1, o));
 }
 
 /**
