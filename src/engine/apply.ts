@@ -65,9 +65,9 @@ async function createOnce(ctx: KindContext, step: Step): Promise<{ live: Live; r
       ctx.api.metrics.countReread();
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
       found = lives.find((l) => l.key === step.key);
-      if (found && !kind.finishCreate) return { live: found, recovered: true };
-      // Found for the first time: finished at once, whatever the round. Otherwise the request whose outcome was
-      // unknown is sent again, after a pause, while rounds are left.
+      // Found for the first time: finished at once (taken as it is, for a kind with nothing to finish), whatever
+      // the round. Otherwise the request whose outcome was unknown is sent again, after a pause, while rounds are
+      // left.
       if (found && !finishing) continue;
       if (round >= rounds) {
         // The client's own message says the request was not retried; here it was, after each re-read.

@@ -72,10 +72,9 @@ export function sameValue(desired: unknown, live: unknown, options: CompareOptio
     const b = asInstant(live);
     return a !== undefined && a === b;
   }
-  if (desired instanceof Date || live instanceof Date) {
-    const a = asInstant(desired);
-    return a !== undefined && a === asInstant(live);
-  }
+  // One side is a Date, whose instant is a number (NaN when invalid, equal to nothing): the other is equal when it
+  // is the same instant.
+  if (desired instanceof Date || live instanceof Date) return asInstant(desired) === asInstant(live);
   if (Array.isArray(desired)) {
     if (!Array.isArray(live) || desired.length !== live.length) return false;
     if (options.set) {

@@ -174,7 +174,8 @@ function selectorWarnings(
   s: Selector,
   listed: string[] | undefined,
   pool: string[],
-  matched: number,
+  /** Whether the pattern matches anything (before --target). */
+  matches: boolean,
 ): PlanProblem[] {
   const source: SourceRef = s.node.source;
   const archivedNote =
@@ -191,7 +192,7 @@ function selectorWarnings(
     ];
   }
   const out: PlanProblem[] = [];
-  if (matched === 0) {
+  if (!matches) {
     out.push({
       address: addressOf(s),
       message: `the pattern matches no existing ${s.collection}${archivedNote}`,
@@ -315,10 +316,10 @@ export async function expandSelectors(
       ...new Map(candidates.filter((p) => inPattern(selector, p)).map((p) => [p.toLowerCase(), p])).values(),
     ];
     let inScope = 0;
-    let all = 0;
+    let matchesAny = false;
     for (const path of pool) {
       if (!selects(selector, path)) continue;
-      all++;
+      matchesAny = true;
       if (!inTargets(path, targets)) continue;
       inScope++;
       const lower = path.toLowerCase();
@@ -330,7 +331,7 @@ export async function expandSelectors(
     }
     if (!isListed) continue; // its count is not known without its listing
     // Under --target, a pattern that matches only outside the targets says nothing.
-    if (inScope > 0 || all === 0) {
+    if (inScope > 0 || !matchesAny) {
       summaries.push({
         collection: selector.collection,
         pattern: selector.pattern,
@@ -338,7 +339,7 @@ export async function expandSelectors(
         source: selector.node.source,
       });
     }
-    warnings.push(...selectorWarnings(selector, paths, pool, all));
+    warnings.push(...selectorWarnings(selector, paths, pool, matchesAny));
   }
 
   const children = { ...root.children };

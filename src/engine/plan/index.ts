@@ -72,7 +72,7 @@ export async function walkPlan(
       ctx,
       registry,
       targets: options.targets ?? [],
-      replace: new Set(options.replace ?? []),
+      replace: new Set(options.replace),
       backup: options.backup,
       secrets,
       byPath: new Set(
@@ -128,7 +128,7 @@ export function finishPlan(
     url: options.url,
     manifests: desired.files,
     targets: options.targets ?? [],
-    ...((options.replace ?? []).length > 0 ? { replace: [...(options.replace ?? [])] } : {}),
+    ...(options.replace.length > 0 ? { replace: [...options.replace] } : {}),
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
     ...(options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {}),
     changes,

@@ -61,7 +61,7 @@ export interface PlanOptions {
    * Addresses to replace even when nothing differs (`--replace`): how write-only values (a hook's token, secret
    * settings) are rotated. A singleton is updated with its write-only fields instead.
    */
-  replace?: string[];
+  replace: string[];
   /** Snapshot of the client's request counters, taken when reading is done. */
   requestStats: () => RequestStats;
   /** Where apply saves a group's export archive before deleting it; undefined: no backup (`--no-backup`). */
