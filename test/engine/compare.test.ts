@@ -98,6 +98,9 @@ describe("sameValue: normalisations that prevent perpetual diffs", () => {
     expect(sameValue(new Date("2026-12-01T10:00:00Z"), "2026-12-01T12:00:00+02:00")).toBe(true);
     expect(sameValue("2026-12-01T10:00:00Z", new Date("2026-12-01T10:00:00Z"))).toBe(true);
     expect(sameValue(new Date("2026-12-01T10:00:00Z"), "2026-12-01T10:00:01Z")).toBe(false);
+    // An invalid Date is no instant: equal to nothing, not even to text that is none either.
+    expect(sameValue(new Date("not a date"), "soon")).toBe(false);
+    expect(sameValue("soon", new Date("not a date"))).toBe(false);
   });
 
   it("compares every entry of an ordered list, and its length", () => {

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { Bench } from "./helpers.js";
 import { answerJson, type RunningProxy, startProxy } from "./proxy.js";
 
@@ -88,12 +88,16 @@ describe("the backup before a group delete", () => {
         return true;
       });
       const dir = join(bench.dir, "backups");
-      const apply = await bench.cli(["apply", "--yes", "--backup-dir", dir, manifest], {
-        FORGEFORM_URL: proxy.url,
-      });
+      // Run from the bench's folder: the archive is named as the plan shows it, from there.
+      const cwd = vi.spyOn(process, "cwd").mockReturnValue(bench.dir);
+      const apply = await bench
+        .cli(["apply", "--yes", "--backup-dir", dir, manifest], { FORGEFORM_URL: proxy.url })
+        .finally(() => cwd.mockRestore());
       expect(apply.code).toBe(1);
       const out = apply.out.replace(/\n\s+/g, " ");
-      expect(out).toContain(`group["gone"]: failed: not deleted: saving its backup to`);
+      expect(out).toContain(
+        `group["gone"]: failed: not deleted: saving its backup to backups/group-gone.tar.gz failed (`,
+      );
       expect(out).toContain(reason);
       expect(out).toContain("or apply with --no-backup to delete it without one");
       // Nothing deleted, nothing saved.

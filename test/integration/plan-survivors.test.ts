@@ -4,10 +4,12 @@
  * the platform deletes with the group, and that a project marked absent at a subgroup's path does not hide that
  * subgroup from it; a --target that leaves out the group a project would be created in; --shard over a file read
  * whole; a licensed-only collection on the core edition; and what a plan says of an object it cannot plan as
- * declared (a project in a group it deletes, an epic it cannot create, a kind's own refusal).
+ * declared (a project in a group it deletes, an epic it cannot create, a kind's own refusal); and, from the second
+ * stage's batches (docs/engine-batch-survivors.txt), which undeclared subgroups a plan reports next to a pattern.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
+import { answerJson, startProxy } from "./proxy.js";
 
 const fixture = {
   groups: [
@@ -234,5 +236,76 @@ describe("what a plan says of an object it cannot plan as declared", () => {
         source: expect.objectContaining({ line: 5, col: 9 }) as unknown,
       },
     ]);
+  });
+});
+
+describe("undeclared subgroups next to a groups pattern", () => {
+  it("are reported below a group declared by path, not below the groups only the pattern matched", async () => {
+    const bench = await Bench.start({
+      fixture: {
+        groups: [
+          { path: "acme" },
+          { path: "acme/sub1" },
+          { path: "acme/sub1/x" },
+          { path: "other" },
+          { path: "other/y" },
+        ],
+      },
+    });
+    try {
+      // `acme/*` sets what acme's subgroups hold; it does not put the trees below them under management.
+      const run = await bench.cli([
+        "plan",
+        "--format",
+        "json",
+        bench.manifest(
+          "version: 1\ngroups:\n  acme/*:\n    description: matched\n  other:\n    description: declared\n",
+        ),
+      ]);
+      expect(run.code, run.err).toBe(0);
+      const unmanaged = (JSON.parse(run.out) as JsonPlan).changes
+        .filter((c) => c.action === "unmanaged")
+        .map((c) => c.address);
+      expect(unmanaged).toContain('group["other/y"]');
+      expect(unmanaged).not.toContain('group["acme/sub1/x"]');
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("a project gone between its read and its collections'", () => {
+  it("is a plan error at the project's entry in the manifest", async () => {
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app", description: "x" }] },
+    });
+    // The project is read (it exists), then its badges' listing answers as for a project deleted meanwhile.
+    const proxy = await startProxy(bench.sandbox.url, (req, res) => {
+      if (!/\/projects\/[^/]+\/badges/.test(req.url ?? "")) return false;
+      return answerJson(res, 404, { message: "404 Project Not Found" });
+    });
+    try {
+      const run = await bench.cli(
+        [
+          "plan",
+          "--format",
+          "json",
+          bench.manifest("version: 1\nprojects:\n  acme/app:\n    description: y\n    badges: []\n"),
+        ],
+        { FORGEFORM_URL: proxy.url },
+      );
+      expect(run.code).toBe(1);
+      const plan = JSON.parse(run.out) as JsonProblems;
+      expect(plan.errors).toEqual([
+        {
+          address: 'project["acme/app"]',
+          message: expect.stringContaining("no longer exists or is no longer visible") as unknown as string,
+          source: expect.objectContaining({ line: 3, col: 3 }) as unknown,
+        },
+      ]);
+    } finally {
+      await proxy.close();
+      await bench.stop();
+    }
   });
 });
