@@ -116,6 +116,11 @@ export interface ReadOptions {
    */
   unchecked?: readonly string[];
   /**
+   * Wanted identities whose own entries set an `unchecked` setting: a kind that reads lists reads one of these on
+   * its own when its list's copy lacks them; the others do without (what they do not set is not compared).
+   */
+  uncheckedOf?: readonly string[];
+  /**
    * Wanted identities whose own fields the manifests do not set: a kind that can address an object by its identity
    * (a project by its path) returns them unread, marked `unverified`, and spends no request on them.
    */

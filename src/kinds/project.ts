@@ -122,14 +122,15 @@ async function readProjects(
   fresh: boolean,
   detailOf: ReadonlySet<string>,
   unchecked: readonly string[],
+  uncheckedOf: ReadonlySet<string>,
 ): Promise<void> {
   const map = known(ctx);
-  // A project a listing gave without a setting the read needs (one lists do not show, or one under unchecked:,
+  // A project a listing gave without a setting its entry needs (one lists do not show, or one under unchecked:,
   // which a listing's copy does not keep): read on its own.
   const incomplete = (path: string) => {
     const p = map.get(lower(path));
     if (p == null) return false;
-    if (unchecked.some((name) => !(name in p))) return true;
+    if (uncheckedOf.has(lower(path)) && unchecked.some((name) => !(name in p))) return true;
     return (
       detailOf.has(lower(path)) && schema().read.some((f) => schema().specs.get(f)?.detailOnly && !(f in p))
     );
@@ -408,6 +409,7 @@ export const projectKind: Kind = {
       options?.fresh === true,
       new Set((options?.detailOf ?? []).map(lower)),
       options?.unchecked ?? [],
+      new Set((options?.uncheckedOf ?? []).map(lower)),
     );
     const map = known(ctx);
     const out: Live[] = [];

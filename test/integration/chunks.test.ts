@@ -61,6 +61,7 @@ groups:
 projects:
   beta/sub/web:
     description: web
+    unchecked: { zz_new_setting: 1 }
   beta/fresh/svc:
     description: created in a group the plan creates
 `,
@@ -94,6 +95,9 @@ groups:
 projects:
   omega/app:
     extends: [base]
+    # Settings newer than the schema, in another order than beta/sub/web's, one the platform shows (empty_repo):
+    # each project is read for its own, and one's digest holds only those its entry sets.
+    unchecked: { aa_new_setting: 1, empty_repo: false, zz_new_setting: 1 }
 `,
 };
 

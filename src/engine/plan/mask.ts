@@ -5,6 +5,7 @@
  * identity holds a secret is named, and the last pass that masks every value of the run's references wherever it
  * turned up in the plan.
  */
+import { UNCHECKED } from "../../kinds/common.js";
 import type { Fields, Kind, KindContext, Live } from "../../kinds/kind.js";
 import type { DesiredNode } from "../../manifest/model.js";
 import { displayValue } from "../../manifest/normalize.js";
@@ -40,10 +41,22 @@ export async function shown(
   return mask(specs, field, displayValue(specs.get(field)?.normalize, named), secretDesired);
 }
 
-/** Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret. */
-export function maskedFields(specs: Specs, fields: Fields, desired?: Fields): Record<string, unknown> {
+/**
+ * Live fields as the plan's digest sees them: masked where the field, or the value the manifest wants, is secret.
+ * Of the settings newer than the schema (`unchecked.<name>`), only those the object's own entry sets (`declared`;
+ * none for an undeclared object): a read asks for those of every entry it reads for, which depends on what else
+ * is planned with it (a plan in chunks reads a chunk's), and the digest must not.
+ */
+export function maskedFields(
+  specs: Specs,
+  fields: Fields,
+  desired?: Fields,
+  declared?: Fields,
+): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(fields).map(([k, v]) => [k, mask(specs, k, v, containsSecret(desired?.[k]))]),
+    Object.entries(fields)
+      .filter(([k]) => !k.startsWith(UNCHECKED) || (declared !== undefined && k in declared))
+      .map(([k, v]) => [k, mask(specs, k, v, containsSecret(desired?.[k]))]),
   );
 }
 

@@ -159,7 +159,14 @@ async function walkCollection(
       items.map(keyOf),
       {
         undeclared: coll.policy !== "ignore" && fullRead,
-        ...(unchecked.length > 0 ? { unchecked } : {}),
+        ...(unchecked.length > 0
+          ? {
+              unchecked,
+              uncheckedOf: items
+                .filter((i) => Object.keys(i.fields).some((f) => f.startsWith(UNCHECKED)))
+                .map(keyOf),
+            }
+          : {}),
         ...(addressOnly.length > 0 ? { addressOnly } : {}),
         ...(detailOf.length > 0 ? { detailOf } : {}),
         ...(items.some((i) => i.fromPattern)
@@ -189,7 +196,8 @@ async function walkCollection(
     const address = addressOf(parentAddress, kind, label);
     const live = matched.liveOf(item);
     // An object addressed without a read was not seen: its children's reads are.
-    if (live && !live.unverified) state.seen(address, maskedFields(specs, live.fields, item.fields));
+    if (live && !live.unverified)
+      state.seen(address, maskedFields(specs, live.fields, item.fields, item.fields));
     const mine: Step[] = [];
     await planItem(
       state,
