@@ -9,7 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Bench } from "./helpers.js";
-import { answerJson, startProxy } from "./proxy.js";
+import { answerEdited, answerJson, startProxy } from "./proxy.js";
 
 const fixture = {
   groups: [
@@ -303,6 +303,67 @@ describe("a project gone between its read and its collections'", () => {
           source: expect.objectContaining({ line: 3, col: 3 }) as unknown,
         },
       ]);
+    } finally {
+      await proxy.close();
+      await bench.stop();
+    }
+  });
+});
+
+describe("H in the cron of a project declared by path", () => {
+  it("is replaced by the project's stable value with no pattern in the manifests, as under one", async () => {
+    const bench = await Bench.start({
+      fixture: { groups: [{ path: "acme" }], projects: [{ path: "acme/app" }] },
+    });
+    try {
+      const yaml = (entry: string) =>
+        `version: 1\nprojects:\n${entry}  acme/app:\n    pipeline_schedules:\n      - { description: nightly, ref: main, cron: "H 3 * * *" }\n`;
+      const cron = async (text: string) => {
+        const run = await bench.cli(["plan", "--format", "json", bench.manifest(text)]);
+        expect(run.code, run.err).toBe(0);
+        const plan = JSON.parse(run.out) as { changes: { fields: { field: string; after?: unknown }[] }[] };
+        return plan.changes.flatMap((c) => c.fields).find((f) => f.field === "cron")?.after;
+      };
+      const alone = await cron(yaml(""));
+      expect(alone).toMatch(/^([0-9]|[1-5][0-9]) 3 \* \* \*$/);
+      // The same minute when a pattern of other projects is declared too.
+      expect(await cron(yaml("  other/*:\n    description: none match\n"))).toBe(alone);
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("a list under unchecked: compared in order", () => {
+  it("plans an update when the platform holds the same values in another order (no schema says it is a set)", async () => {
+    const bench = await Bench.start({ fixture: { groups: [{ path: "acme" }] } });
+    // The platform's settings as a newer version would show them: a list forgeform's schema does not know.
+    const proxy = await startProxy(bench.sandbox.url, (req, res) => {
+      if (req.method !== "GET" || !(req.url ?? "").startsWith("/api/v4/application/settings")) return false;
+      return answerEdited(bench.sandbox.url, req, res, (settings) => {
+        (settings as Record<string, unknown>)["allowed_widgets"] = ["beta", "alpha"];
+      });
+    });
+    try {
+      const plan = async (list: string) => {
+        const run = await bench.cli(
+          [
+            "plan",
+            "--format",
+            "json",
+            bench.manifest(
+              `version: 1\ninstance:\n  application_settings:\n    unchecked:\n      allowed_widgets: [${list}]\n`,
+            ),
+          ],
+          { FORGEFORM_URL: proxy.url },
+        );
+        expect(run.code, run.err).toBe(0);
+        return (JSON.parse(run.out) as { changes: { fields: { field: string }[] }[] }).changes.flatMap((c) =>
+          c.fields.map((f) => f.field),
+        );
+      };
+      expect(await plan("beta, alpha")).toEqual([]);
+      expect(await plan("alpha, beta")).toEqual(["unchecked.allowed_widgets"]);
     } finally {
       await proxy.close();
       await bench.stop();
