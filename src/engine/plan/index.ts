@@ -52,12 +52,12 @@ export async function walkPlan(
   registry: KindRegistry,
   options: PlanOptions,
 ): Promise<Walked> {
-  const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const expanded = await expandSelectors(desired, ctx, options.targets, options.changes);
   const secrets = SecretValues.of(expanded.state);
   // A target below a pattern's root selects what the platform holds there: it must select something.
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
-    options.targets ?? [],
+    options.targets,
     options.declared ?? top.map((i) => i.key),
     expanded.listed,
     expanded.unknowable,
@@ -71,7 +71,7 @@ export async function walkPlan(
     {
       ctx,
       registry,
-      targets: options.targets ?? [],
+      targets: options.targets,
       replace: new Set(options.replace),
       backup: options.backup,
       secrets,
@@ -127,7 +127,7 @@ export function finishPlan(
     createdAt: new Date().toISOString(),
     url: options.url,
     manifests: desired.files,
-    targets: options.targets ?? [],
+    targets: options.targets,
     ...(options.replace.length > 0 ? { replace: [...options.replace] } : {}),
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
     ...(options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {}),

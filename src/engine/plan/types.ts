@@ -56,7 +56,7 @@ export interface BackupOption {
 export interface PlanOptions {
   url: string;
   /** Limit to these group or project paths (and their subtrees); `instance` selects instance-level objects. */
-  targets?: string[];
+  targets: string[];
   /**
    * Addresses to replace even when nothing differs (`--replace`): how write-only values (a hook's token, secret
    * settings) are rotated. A singleton is updated with its write-only fields instead.
