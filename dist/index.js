@@ -79057,7 +79057,6 @@ async function createOnce(ctx, step) {
       ctx.api.metrics.countReread();
       const lives = await kind.read(ctx, parent, [step.key], { fresh: true });
       found = lives.find((l) => l.key === step.key);
-      if (found && !kind.finishCreate) return { live: found, recovered: true };
       if (found && !finishing) continue;
       if (round >= rounds) {
         const times = `the outcome was unknown ${rounds === 1 ? "once" : `${rounds} times`} (last: ${error2.cause.message})`;
@@ -79890,12 +79889,12 @@ function commonGroup(paths) {
   }
   return first.slice(0, n2).join("/");
 }
-async function readProjects(ctx, paths, fresh, detailOf, unchecked2) {
+async function readProjects(ctx, paths, fresh, detailOf, unchecked2, uncheckedOf) {
   const map = known(ctx);
   const incomplete = (path2) => {
     const p3 = map.get(lower3(path2));
     if (p3 == null) return false;
-    if (unchecked2.some((name) => !(name in p3))) return true;
+    if (uncheckedOf.has(lower3(path2)) && unchecked2.some((name) => !(name in p3))) return true;
     return detailOf.has(lower3(path2)) && schema2().read.some((f3) => schema2().specs.get(f3)?.detailOnly && !(f3 in p3));
   };
   const missing = fresh ? paths : paths.filter((p3) => !map.has(lower3(p3)) || incomplete(p3));
@@ -80109,7 +80108,8 @@ var projectKind = {
       read2,
       options?.fresh === true,
       new Set((options?.detailOf ?? []).map(lower3)),
-      options?.unchecked ?? []
+      options?.unchecked ?? [],
+      new Set((options?.uncheckedOf ?? []).map(lower3))
     );
     const map = known(ctx);
     const out = [];
@@ -80309,7 +80309,7 @@ var listingOf = (s3, archived) => ({
   collection: s3.collection,
   prefix: s3.prefix,
   depth: s3.depth,
-  archived: archived ?? (s3.collection === "projects" && !s3.includeArchived ? "exclude" : "include")
+  archived: archived ?? (s3.collection === "projects" && !s3.includeArchived ? false : void 0)
 });
 function covers2(outer, inner) {
   if (outer.collection !== inner.collection || outer.archived !== inner.archived) return false;
@@ -80331,7 +80331,7 @@ function read(ctx, l, full) {
     path2 = prefix === "" ? "/projects" : apiPath`/groups/${prefix}/projects`;
     query = {
       ...full ? {} : { simple: true },
-      ...l.archived === "include" ? {} : { archived: l.archived === "only" },
+      ...l.archived === void 0 ? {} : { archived: l.archived },
       ...prefix === "" ? {} : { with_shared: false },
       ...prefix !== "" && depth === "subtree" ? { include_subgroups: true } : {}
     };
@@ -80384,7 +80384,7 @@ function relevant(selector, targets) {
   });
 }
 var addressOf = (s3) => `${s3.collection}[${JSON.stringify(s3.pattern)}]`;
-function selectorWarnings(s3, listed, pool, matched) {
+function selectorWarnings(s3, listed, pool, matches2) {
   const source2 = s3.node.source;
   const archivedNote = s3.collection === "projects" && !s3.includeArchived ? " (archived projects are left out unless include_archived: true)" : "";
   if (listed === void 0) {
@@ -80397,7 +80397,7 @@ function selectorWarnings(s3, listed, pool, matched) {
     ];
   }
   const out = [];
-  if (matched === 0) {
+  if (!matches2) {
     out.push({
       address: addressOf(s3),
       message: `the pattern matches no existing ${s3.collection}${archivedNote}`,
@@ -80455,7 +80455,7 @@ async function expandSelectors(state, ctx, targets, changes) {
   );
   const archivedLists = await readAll(
     ctx,
-    archivedChecks.map((s3) => listingOf(s3, "only")),
+    archivedChecks.map((s3) => listingOf(s3, true)),
     false
   );
   const archived = new Set(archivedLists.flatMap((l) => l ?? []).map((p3) => p3.toLowerCase()));
@@ -80488,10 +80488,10 @@ async function expandSelectors(state, ctx, targets, changes) {
       ...new Map(candidates.filter((p3) => inPattern(selector, p3)).map((p3) => [p3.toLowerCase(), p3])).values()
     ];
     let inScope2 = 0;
-    let all = 0;
+    let matchesAny = false;
     for (const path2 of pool) {
       if (!selects(selector, path2)) continue;
-      all++;
+      matchesAny = true;
       if (!inTargets(path2, targets)) continue;
       inScope2++;
       const lower4 = path2.toLowerCase();
@@ -80502,7 +80502,7 @@ async function expandSelectors(state, ctx, targets, changes) {
       if (!spelled[selector.collection].has(lower4)) spelled[selector.collection].set(lower4, path2);
     }
     if (!isListed) continue;
-    if (inScope2 > 0 || all === 0) {
+    if (inScope2 > 0 || !matchesAny) {
       summaries.push({
         collection: selector.collection,
         pattern: selector.pattern,
@@ -80510,7 +80510,7 @@ async function expandSelectors(state, ctx, targets, changes) {
         source: selector.node.source
       });
     }
-    warnings2.push(...selectorWarnings(selector, paths, pool, all));
+    warnings2.push(...selectorWarnings(selector, paths, pool, matchesAny));
   }
   const children = { ...root.children };
   for (const collection of ["groups", "projects"]) {
@@ -80564,9 +80564,9 @@ async function shown(ctx, kind, specs2, field, value, secretDesired = false) {
   const named = kind.display && value !== void 0 ? await kind.display(ctx, field, value) : value;
   return mask(specs2, field, displayValue(specs2.get(field)?.normalize, named), secretDesired);
 }
-function maskedFields(specs2, fields, desired) {
+function maskedFields(specs2, fields, desired, declared) {
   return Object.fromEntries(
-    Object.entries(fields).map(([k3, v3]) => [k3, mask(specs2, k3, v3, containsSecret(desired?.[k3]))])
+    Object.entries(fields).filter(([k3]) => !k3.startsWith(UNCHECKED) || declared !== void 0 && k3 in declared).map(([k3, v3]) => [k3, mask(specs2, k3, v3, containsSecret(desired?.[k3]))])
   );
 }
 function labelPattern(label) {
@@ -81054,10 +81054,7 @@ function sameValue(desired, live, options = {}) {
     const b3 = asInstant(live);
     return a !== void 0 && a === b3;
   }
-  if (desired instanceof Date || live instanceof Date) {
-    const a = asInstant(desired);
-    return a !== void 0 && a === asInstant(live);
-  }
+  if (desired instanceof Date || live instanceof Date) return asInstant(desired) === asInstant(live);
   if (Array.isArray(desired)) {
     if (!Array.isArray(live) || desired.length !== live.length) return false;
     if (options.set) {
@@ -81222,7 +81219,7 @@ async function planCascade(state, out, owner) {
         collection: o.collection,
         key: o.key,
         action: "delete",
-        ...o.id !== void 0 ? { liveId: o.id } : {},
+        liveId: o.id,
         fields: Object.entries(o.fields).map(([field, before]) => ({ field, before })),
         reason: `deleted with ${owner.change.address}: the platform deletes a group's subgroups and projects with it`,
         deletedWith: owner.change.address
@@ -81231,7 +81228,7 @@ async function planCascade(state, out, owner) {
       parent: INSTANCE,
       self,
       key: o.key,
-      live: { key: o.key, ...o.id !== void 0 ? { id: o.id } : {}, fields: o.fields },
+      live: { key: o.key, id: o.id, fields: o.fields },
       changed: [],
       deps: [],
       depth: owner.depth + 1
@@ -81255,7 +81252,7 @@ async function planItem(state, out, p3, walkChildren) {
     );
     return;
   }
-  if (live?.unverified && item.state !== "absent") {
+  if (live?.unverified) {
     const below = [];
     const probe = { address, collection: kind.collection, key, ref: live.id, live, parent };
     await walkChildren(item, probe, true, depth + 1, below);
@@ -81277,7 +81274,7 @@ async function planItem(state, out, p3, walkChildren) {
       await walkChildren(item, self, true, depth + 1, out);
       return;
     }
-    state.changes?.whole.add(state.npaths.get(item) ?? "");
+    state.changes?.whole.add(state.npaths.get(item));
   } else if (!p3.compare) return;
   const deps = [];
   const parentAction = state.actions.get(parent.address);
@@ -81302,8 +81299,8 @@ async function planItem(state, out, p3, walkChildren) {
   const kindProblem = (problem3) => report2(state, p3, problem3);
   for (const problem3 of kind.check?.(state.ctx, parent, desired, live) ?? []) kindProblem(problem3);
   if (kind.dependsOn) deps.push(...kind.dependsOn(parent, key, desired, live));
-  const onCreate = kind.dependsOnCreate?.(parent, key, desired, live) ?? [];
-  if (onCreate.length > 0) {
+  const onCreate = kind.dependsOnCreate?.(parent, key, desired, live);
+  if (onCreate) {
     deps.push(...onCreate);
     state.createOnly.set(address, new Set(onCreate));
   }
@@ -81325,7 +81322,8 @@ async function planItem(state, out, p3, walkChildren) {
       deps,
       before,
       depth,
-      forced: false
+      forced: false,
+      item
     });
     return;
   }
@@ -81360,7 +81358,8 @@ async function planItem(state, out, p3, walkChildren) {
     scope: p3.scope
   });
   if (!planned && !forced) state.inSync.push(address);
-  await walkBelow(state, out, p3, desired, live, (o) => walkChildren(item, self, true, depth + 1, o));
+  const exists2 = state.actions.get(address) !== "replace";
+  await walkBelow(state, out, p3, desired, live, (o) => walkChildren(item, self, exists2, depth + 1, o));
 }
 async function walkBelow(state, out, p3, desired, live, walk) {
   const own2 = out.find((s3) => s3.change.address === p3.address);
@@ -81395,7 +81394,7 @@ function neverReplaced(kind) {
 }
 function report2(state, p3, problem3) {
   const address = problem3.field ? `${p3.address}.${problem3.field}` : p3.address;
-  const source2 = problem3.field && p3.item?.fieldSources[problem3.field] || p3.item?.source || p3.source;
+  const source2 = problem3.field && p3.item.fieldSources[problem3.field] || p3.item.source;
   if (problem3.severity !== "warning") state.problem(address, problem3.message, source2);
   else state.warnings.push({ address, message: problem3.message, ...source2 ? { source: source2 } : {} });
 }
@@ -81457,13 +81456,6 @@ function checkFields(state, p3, specs2, desired) {
   for (const [field] of ownFields(specs2, desired)) {
     const spec = specs2.get(field);
     const source2 = p3.item.fieldSources[field] ?? p3.item.source;
-    if (spec?.deprecatedBy) {
-      state.warnings.push({
-        address: `${p3.address}.${field}`,
-        message: `${field} is deprecated: use ${spec.deprecatedBy}`,
-        source: source2
-      });
-    }
     if (spec?.licensed && state.ctx.edition === "core") {
       state.problem(
         `${p3.address}.${field}`,
@@ -81545,11 +81537,7 @@ async function planUpdate(state, out, p3) {
   }
   if (replaceByRequest) changes.push(...writeOnlyChanges(specs2, desired, changes));
   const changed2 = changes.map((f3) => f3.field);
-  const where = {
-    address,
-    ...p3.item ? { item: p3.item } : {},
-    ...base.source ? { source: base.source } : {}
-  };
+  const where = { address, item: p3.item };
   if (!replace && kind.checkUpdate && p3.scope) {
     const problems = await kind.checkUpdate(state.ctx, p3.parent, live, desired, changed2, p3.scope);
     for (const problem3 of problems) report2(state, where, problem3);
@@ -81796,7 +81784,10 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
       items.map(keyOf2),
       {
         undeclared: coll.policy !== "ignore" && fullRead,
-        ...unchecked2.length > 0 ? { unchecked: unchecked2 } : {},
+        ...unchecked2.length > 0 ? {
+          unchecked: unchecked2,
+          uncheckedOf: items.filter((i) => Object.keys(i.fields).some((f3) => f3.startsWith(UNCHECKED))).map(keyOf2)
+        } : {},
         ...addressOnly.length > 0 ? { addressOnly } : {},
         ...detailOf.length > 0 ? { detailOf } : {},
         ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {},
@@ -81814,7 +81805,8 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
     const label = matched.labelOf(item);
     const address = addressOf2(parentAddress, kind, label);
     const live = matched.liveOf(item);
-    if (live && !live.unverified) state.seen(address, maskedFields(specs2, live.fields, item.fields));
+    if (live && !live.unverified)
+      state.seen(address, maskedFields(specs2, live.fields, item.fields, item.fields));
     const mine = [];
     await planItem(
       state,
@@ -81892,11 +81884,11 @@ async function makePlan(desired, ctx, registry, options) {
   return finishPlan(walked, desired, options);
 }
 async function walkPlan(desired, ctx, registry, options) {
-  const expanded = await expandSelectors(desired, ctx, options.targets ?? [], options.changes);
+  const expanded = await expandSelectors(desired, ctx, options.targets, options.changes);
   const secrets = SecretValues.of(expanded.state);
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
-    options.targets ?? [],
+    options.targets,
     options.declared ?? top.map((i) => i.key),
     expanded.listed,
     expanded.unknowable
@@ -81906,8 +81898,8 @@ async function walkPlan(desired, ctx, registry, options) {
     {
       ctx,
       registry,
-      targets: options.targets ?? [],
-      replace: new Set(options.replace ?? []),
+      targets: options.targets,
+      replace: new Set(options.replace),
       backup: options.backup,
       secrets,
       byPath: new Set(
@@ -81956,8 +81948,8 @@ function finishPlan(walked, desired, options) {
     createdAt: (/* @__PURE__ */ new Date()).toISOString(),
     url: options.url,
     manifests: desired.files,
-    targets: options.targets ?? [],
-    ...(options.replace ?? []).length > 0 ? { replace: [...options.replace ?? []] } : {},
+    targets: options.targets,
+    ...options.replace.length > 0 ? { replace: [...options.replace] } : {},
     ...options.changedSince !== void 0 ? { changedSince: options.changedSince } : {},
     ...options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {},
     changes,
