@@ -116,8 +116,9 @@ export interface ReadOptions {
    */
   unchecked?: readonly string[];
   /**
-   * Wanted identities whose own entries set an `unchecked` setting: a kind that reads lists reads one of these on
-   * its own when its list's copy lacks them; the others do without (what they do not set is not compared).
+   * Wanted identities whose own entries set an `unchecked` setting (default: all of them, as an export asks): a kind
+   * that reads lists reads one of these on its own when its list's copy lacks them; the others do without (what
+   * they do not set is not compared).
    */
   uncheckedOf?: readonly string[];
   /**

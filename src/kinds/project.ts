@@ -122,7 +122,8 @@ async function readProjects(
   fresh: boolean,
   detailOf: ReadonlySet<string>,
   unchecked: readonly string[],
-  uncheckedOf: ReadonlySet<string>,
+  /** The projects whose entries set them (undefined: all of them). */
+  uncheckedOf: ReadonlySet<string> | undefined,
 ): Promise<void> {
   const map = known(ctx);
   // A project a listing gave without a setting its entry needs (one lists do not show, or one under unchecked:,
@@ -130,7 +131,8 @@ async function readProjects(
   const incomplete = (path: string) => {
     const p = map.get(lower(path));
     if (p == null) return false;
-    if (uncheckedOf.has(lower(path)) && unchecked.some((name) => !(name in p))) return true;
+    const needs = uncheckedOf === undefined || uncheckedOf.has(lower(path));
+    if (needs && unchecked.some((name) => !(name in p))) return true;
     return (
       detailOf.has(lower(path)) && schema().read.some((f) => schema().specs.get(f)?.detailOnly && !(f in p))
     );
@@ -409,7 +411,7 @@ export const projectKind: Kind = {
       options?.fresh === true,
       new Set((options?.detailOf ?? []).map(lower)),
       options?.unchecked ?? [],
-      new Set((options?.uncheckedOf ?? []).map(lower)),
+      options?.uncheckedOf && new Set(options.uncheckedOf.map(lower)),
     );
     const map = known(ctx);
     const out: Live[] = [];
