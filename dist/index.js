@@ -79894,7 +79894,8 @@ async function readProjects(ctx, paths, fresh, detailOf, unchecked2, uncheckedOf
   const incomplete = (path2) => {
     const p3 = map.get(lower3(path2));
     if (p3 == null) return false;
-    if (uncheckedOf.has(lower3(path2)) && unchecked2.some((name) => !(name in p3))) return true;
+    const needs = uncheckedOf === void 0 || uncheckedOf.has(lower3(path2));
+    if (needs && unchecked2.some((name) => !(name in p3))) return true;
     return detailOf.has(lower3(path2)) && schema2().read.some((f3) => schema2().specs.get(f3)?.detailOnly && !(f3 in p3));
   };
   const missing = fresh ? paths : paths.filter((p3) => !map.has(lower3(p3)) || incomplete(p3));
@@ -80109,7 +80110,7 @@ var projectKind = {
       options?.fresh === true,
       new Set((options?.detailOf ?? []).map(lower3)),
       options?.unchecked ?? [],
-      new Set((options?.uncheckedOf ?? []).map(lower3))
+      options?.uncheckedOf && new Set(options.uncheckedOf.map(lower3))
     );
     const map = known(ctx);
     const out = [];
