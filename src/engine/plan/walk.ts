@@ -7,7 +7,7 @@
  */
 import pLimit from "p-limit";
 import { UNCHECKED } from "../../kinds/common.js";
-import { addressOf, type Live, type Parent } from "../../kinds/kind.js";
+import { addressOf, type Live, type Parent, type ReadOptions } from "../../kinds/kind.js";
 import type { DesiredCollection, DesiredNode } from "../../manifest/model.js";
 import { collectionPath, itemPath, touches, wholeUnder } from "../changes.js";
 import { unitOf } from "../shard.js";
@@ -81,13 +81,23 @@ function selectItems(
   };
 }
 
-/** The settings the declared objects set under `unchecked:`, by their API names: read back to be compared. */
-function uncheckedNames(items: DesiredNode[]): string[] {
+/**
+ * The settings the declared objects set under `unchecked:`, by their API names (read back to be compared), and
+ * the identities of the objects that set any (read again on their own when a list's copy lacks them).
+ */
+function uncheckedOptions(
+  items: DesiredNode[],
+  keyOf: (item: DesiredNode) => string,
+): Pick<ReadOptions, "unchecked" | "uncheckedOf"> {
   const names = new Set<string>();
-  for (const item of items)
-    for (const field of Object.keys(item.fields))
-      if (field.startsWith(UNCHECKED)) names.add(field.slice(UNCHECKED.length));
-  return [...names].sort();
+  const of: string[] = [];
+  for (const item of items) {
+    const own = Object.keys(item.fields).filter((field) => field.startsWith(UNCHECKED));
+    if (own.length === 0) continue;
+    of.push(keyOf(item));
+    for (const field of own) names.add(field.slice(UNCHECKED.length));
+  }
+  return of.length > 0 ? { unchecked: [...names].sort(), uncheckedOf: of } : {};
 }
 
 /** Plans one collection of `parent`: read, match, each declared object, then the undeclared ones. */
@@ -136,7 +146,6 @@ async function walkCollection(
   }
 
   const { keyOf } = identities(kind);
-  const unchecked = uncheckedNames(items);
   // Objects whose own fields nothing declares need no read where the kind can address them without one: the reads
   // of their declared collections tell whether they exist. One that declares nothing at all (`acme/app: {}`) is
   // read, or nothing would tell that it is missing.
@@ -159,14 +168,7 @@ async function walkCollection(
       items.map(keyOf),
       {
         undeclared: coll.policy !== "ignore" && fullRead,
-        ...(unchecked.length > 0
-          ? {
-              unchecked,
-              uncheckedOf: items
-                .filter((i) => Object.keys(i.fields).some((f) => f.startsWith(UNCHECKED)))
-                .map(keyOf),
-            }
-          : {}),
+        ...uncheckedOptions(items, keyOf),
         ...(addressOnly.length > 0 ? { addressOnly } : {}),
         ...(detailOf.length > 0 ? { detailOf } : {}),
         ...(items.some((i) => i.fromPattern)
