@@ -81734,12 +81734,16 @@ function selectItems(state, collection, coll, npath) {
     }
   };
 }
-function uncheckedNames(items) {
+function uncheckedOptions(items, keyOf2) {
   const names = /* @__PURE__ */ new Set();
-  for (const item of items)
-    for (const field of Object.keys(item.fields))
-      if (field.startsWith(UNCHECKED)) names.add(field.slice(UNCHECKED.length));
-  return [...names].sort();
+  const of = [];
+  for (const item of items) {
+    const own2 = Object.keys(item.fields).filter((field) => field.startsWith(UNCHECKED));
+    if (own2.length === 0) continue;
+    of.push(keyOf2(item));
+    for (const field of own2) names.add(field.slice(UNCHECKED.length));
+  }
+  return of.length > 0 ? { unchecked: [...names].sort(), uncheckedOf: of } : {};
 }
 async function walkCollection(state, collection, coll, parent, parentExists, depth, out, npath) {
   const topLevel = collection === "groups" || collection === "projects";
@@ -81771,7 +81775,6 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
     return;
   }
   const { keyOf: keyOf2 } = identities(kind);
-  const unchecked2 = uncheckedNames(items);
   const addressOnly = items.filter(
     (i) => i.state !== "absent" && ownFields(specs2, i.fields).length === 0 && Object.keys(i.children).length > 0
   ).map(keyOf2);
@@ -81785,10 +81788,7 @@ async function walkCollection(state, collection, coll, parent, parentExists, dep
       items.map(keyOf2),
       {
         undeclared: coll.policy !== "ignore" && fullRead,
-        ...unchecked2.length > 0 ? {
-          unchecked: unchecked2,
-          uncheckedOf: items.filter((i) => Object.keys(i.fields).some((f3) => f3.startsWith(UNCHECKED))).map(keyOf2)
-        } : {},
+        ...uncheckedOptions(items, keyOf2),
         ...addressOnly.length > 0 ? { addressOnly } : {},
         ...detailOf.length > 0 ? { detailOf } : {},
         ...items.some((i) => i.fromPattern) ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf2) } : {},
