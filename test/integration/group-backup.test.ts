@@ -159,6 +159,33 @@ describe("the backup before a group delete", () => {
     expect(readdirSync(outside)).toEqual([]);
   });
 
+  it("refuses to write through a link planted after the plan checked the folder: the check runs again just before the write", async () => {
+    const outside = join(bench.dir, "..", `outside-late-${Date.now()}`);
+    mkdirSync(outside);
+    const root = join(bench.dir, "late");
+    mkdirSync(root);
+    const m = join(root, "forgeform.yaml");
+    bench.manifest("version: 1\ngroups:\n  gone:\n    state: absent\n", "late/forgeform.yaml");
+    // The default folder does not exist when apply plans; the link appears while the archive downloads.
+    proxy = await startProxy(bench.sandbox.url, (req) => {
+      if (/\/export\/download$/.test(req.url ?? "") && !existsSync(join(root, ".forgeform")))
+        symlinkSync(outside, join(root, ".forgeform"));
+      return false;
+    });
+    const apply = await bench.cli(["apply", "--yes", m], { FORGEFORM_URL: proxy.url });
+    expect(apply.code).toBe(1);
+    expect(apply.out.replace(/\n\s+/g, " ")).toMatch(
+      /group\["gone"\]: failed: not deleted: saving its backup to \S+ failed \(cannot write \S+group-gone\.tar\.gz: its folder leads outside \S+late through a symbolic link \(to \S+outside-late-\d+\/backups\/\d{4}-\d{2}-\d{2}\)\)/,
+    );
+    expect(await exists("/groups/gone")).toBe(true);
+    // The folder was made through the link (mkdir follows it), but nothing was written there.
+    expect(
+      readdirSync(join(outside, "backups"), { recursive: true, withFileTypes: true }).filter((e) =>
+        e.isFile(),
+      ),
+    ).toEqual([]);
+  });
+
   it("announces a free name when something is at the usual one (a planted link too), and writes exactly there", async () => {
     const dir = join(bench.dir, "named");
     mkdirSync(dir);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
+import { answerEdited, startProxy } from "./proxy.js";
 
 const ENV = { CK: "ck-secret-value-0001", HT: "ht-secret-value-0001" };
 const HOOK = 'instance.system_hook["https://hooks.example/h"]';
@@ -69,6 +70,54 @@ describe("--replace with write-only fields", () => {
       { field: "after_sign_up_text", before: "hello", after: "bye" },
       { field: "cloudk8s_secret_access_key", after: "(write-only)", sensitive: true, write_only: true },
     ]);
+  });
+
+  it("sends a setting newer than the schema (unchecked:) only when it differs, never as a write-only field", async () => {
+    // The platform's settings as a newer version shows them: with a setting forgeform's schema does not know.
+    const proxy = await startProxy(bench.sandbox.url, (req, res) => {
+      if (req.method !== "GET" || !(req.url ?? "").startsWith("/api/v4/application/settings")) return false;
+      return answerEdited(bench.sandbox.url, req, res, (settings) => {
+        (settings as Record<string, unknown>)["widget_limit"] = 7;
+      });
+    });
+    try {
+      const newer = (limit: number) =>
+        manifest().replace(
+          "    after_sign_up_text: hello\n",
+          `    after_sign_up_text: hello\n    unchecked:\n      widget_limit: ${limit}\n`,
+        );
+      const run = async (limit: number) => {
+        const planned = await bench.cli(
+          [
+            "plan",
+            "--format",
+            "json",
+            "--replace",
+            "instance.application_settings",
+            bench.manifest(newer(limit)),
+          ],
+          { ...ENV, FORGEFORM_URL: proxy.url },
+        );
+        expect(planned.code, planned.err).toBe(0);
+        return (JSON.parse(planned.out) as PlanV1).changes.map((c) => [c.address, c.action, c.fields]);
+      };
+      const rotated = {
+        field: "cloudk8s_secret_access_key",
+        after: "(write-only)",
+        sensitive: true,
+        write_only: true,
+      };
+      expect(await run(7)).toEqual([["instance.application_settings", "update", [rotated]]]);
+      expect(await run(8)).toEqual([
+        [
+          "instance.application_settings",
+          "update",
+          [{ field: "unchecked.widget_limit", before: 7, after: 8 }, rotated],
+        ],
+      ]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("refuses to replace settings that declare no write-only field, saying why", async () => {
