@@ -8,7 +8,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Bench, USER_TOKEN } from "./helpers.js";
+import { planFromManifests } from "../../src/cli/workflow.js";
+import { ADMIN_TOKEN, Bench, USER_TOKEN } from "./helpers.js";
 import { type RunningProxy, startProxy } from "./proxy.js";
 
 const BADGE = '{ name: docs, link_url: "https://d.example/x", image_url: "https://d.example/b.svg" }';
@@ -260,6 +261,34 @@ projects:
     expect(await bench.get("/projects/keep%2Ffrozen")).toMatchObject({ archived: false });
     const again = await bench.cli(["plan", "--detailed-exitcode", m]);
     expect(again.code, again.out).toBe(0);
+  });
+
+  it("orders without a cycle: what is inside waits for an unarchive, and an archive waits for what is inside", async () => {
+    const m = bench.manifest(`version: 1
+projects:
+  keep/app:
+    archived: true
+    badges:
+      - ${BADGE}
+    unmanaged: { badges: delete }
+  keep/frozen:
+    archived: false
+    badges:
+      - ${BADGE}
+`);
+    const outcome = await planFromManifests({
+      paths: [m],
+      connection: { url: bench.sandbox.url, token: ADMIN_TOKEN },
+    });
+    await outcome.api?.close();
+    const deps = Object.fromEntries(outcome.result!.steps.map((s) => [s.change.address, s.deps]));
+    expect(deps).toEqual({
+      'project["keep/app"]': ['project["keep/app"].badge["docs"]', 'project["keep/app"].badge["stale"]'],
+      'project["keep/app"].badge["docs"]': [],
+      'project["keep/app"].badge["stale"]': [],
+      'project["keep/frozen"]': [],
+      'project["keep/frozen"].badge["docs"]': ['project["keep/frozen"]'],
+    });
   });
 
   it("warns that changes inside an archived project that stays archived may be refused", async () => {
