@@ -155,6 +155,24 @@ describe("--changed-since", () => {
     ]);
   });
 
+  it("plans an entry marked absent when that mark is the change, not when only something listed inside it changes", async () => {
+    const entry = (state: string, badge: string) =>
+      `version: 1\nprojects:\n  other/x:\n    ${state}badges:\n      - { name: ${badge}, link_url: "https://x.example", image_url: "https://x.example/i.svg" }\n`;
+    const other = committed("other.yaml", entry("", "a"));
+    const changes = async (text: string) => {
+      writeFileSync(other, text);
+      const run = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", other]);
+      expect(run.code, run.err).toBe(0);
+      return (JSON.parse(run.out) as JsonPlan).changes.map((c) => `${c.action} ${c.address}`);
+    };
+    expect(await changes(entry("state: absent\n    ", "a"))).toEqual(['delete project["other/x"]']);
+    writeFileSync(other, entry("state: absent\n    ", "a"));
+    gitIn(dirname(other), "commit", "-q", "-am", "marked absent");
+    // Marked absent at the base too: a change inside it is not a change of the mark, and plans nothing.
+    expect(await changes(entry("state: absent\n    ", "b"))).toEqual([]);
+    expect(await bench.get("/projects/other%2Fx")).toMatchObject({ path_with_namespace: "other/x" });
+  });
+
   it("refuses an unknown revision and a folder outside git, clearly", async () => {
     const unknown = await bench.cli(["plan", "--changed-since", "no-such-ref", file]);
     expect(unknown.code).toBe(1);
