@@ -109,7 +109,7 @@ export class PlanState implements PlanInputs {
     this.changes = inputs.changes;
     this.shardUnits = inputs.shardUnits;
     this.chunk = inputs.chunk;
-    this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
+    this.window = WINDOW_PER_CONNECTION * inputs.ctx.api.concurrency;
     for (const collection of ["groups", "projects"] as const) {
       for (const item of root.children[collection]?.items ?? []) {
         const key = item.key.toLowerCase();
