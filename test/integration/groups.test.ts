@@ -204,6 +204,14 @@ instance:
 groups:
   zoo: {}
 `);
+    const reported = JSON.parse((await bench.cli(["plan", "--format", "json", pruning])).out) as {
+      changes: { action: string; address: string; reason?: string }[];
+    };
+    const reason = 'not in the manifests; groups are deleted only when marked "state: absent"';
+    expect(reported.changes.filter((c) => c.action === "unmanaged")).toEqual([
+      expect.objectContaining({ address: 'group["zoo/lions"]', reason }),
+      expect.objectContaining({ address: 'group["zoo/tigers"]', reason }),
+    ]);
     const pruned = await bench.cli(["apply", "--yes", pruning]);
     expect(pruned.code).toBe(0);
     await bench.get("/groups/zoo%2Flions");
