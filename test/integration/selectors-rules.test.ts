@@ -286,6 +286,21 @@ groups:
     expect(prose(declared.out)).not.toContain("set unmanaged.groups to delete");
   });
 
+  it("does not match a group marked absent that is already gone: nothing is planned for it, and it is not counted", async () => {
+    const plan = await planJson([
+      bench.manifest(
+        `version: 1
+groups:
+  acme/*: { description: An Acme team }
+  acme/retired: { state: absent }
+`,
+        "absent-group.yaml",
+      ),
+    ]);
+    expect(plan.changes.filter((c) => c.address.includes("retired"))).toEqual([]);
+    expect(plan.selectors).toEqual([expect.objectContaining({ pattern: "acme/*", matched: 3 })]);
+  });
+
   it("says nothing of patterns outside --target", async () => {
     const m = bench.manifest(
       `version: 1
