@@ -193,7 +193,8 @@ projects:
       const reads: string[] = [];
       const proxy = await startProxy(own.sandbox.url, async (req, res) => {
         if (req.method === "GET") reads.push((req.url ?? "").replace(/\?.*$/, ""));
-        if (req.method !== "GET" || !(req.url ?? "").startsWith("/api/v4/groups/pair/projects")) return false;
+        if (req.method !== "GET" || !/^\/api\/v4\/groups\/(pair|\d+)\/projects/.test(req.url ?? ""))
+          return false;
         return answerEdited(own.sandbox.url, req, res, (listed) => {
           for (const p of listed as Record<string, unknown>[]) delete p["approvals_before_merge"];
         });
@@ -202,6 +203,21 @@ projects:
         const again = await own.cli(["plan", "--detailed-exitcode", file], { FORGEFORM_URL: proxy.url });
         expect(again.code, again.out + again.err).toBe(0);
         expect(reads).toContain("/api/v4/projects/pair%2Fone");
+        // Export, asked for the setting, does not know which projects set it: it reads each project on its own, and
+        // a listing that does not show the setting loses nothing.
+        const out = join(own.dir, "exported");
+        const exported = await own.cli(
+          ["export", "--group", "pair", "--unchecked", "approvals_before_merge", "--out", out],
+          { FORGEFORM_URL: proxy.url },
+        );
+        expect(exported.code, exported.err).toBe(0);
+        const text = readFileSync(join(out, "pair.yaml"), "utf8");
+        expect(text).toMatch(
+          / {2}pair\/one:\n(\s{4}\S.*\n)*\s{4}unchecked:\n\s{6}approvals_before_merge: 2\n/,
+        );
+        expect(text).toMatch(
+          / {2}pair\/two:\n(\s{4}\S.*\n)*\s{4}unchecked:\n\s{6}approvals_before_merge: 0\n/,
+        );
       } finally {
         await proxy.close();
       }
