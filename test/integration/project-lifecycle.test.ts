@@ -14,6 +14,20 @@ import { type RunningProxy, startProxy } from "./proxy.js";
 
 const BADGE = '{ name: docs, link_url: "https://d.example/x", image_url: "https://d.example/b.svg" }';
 
+/** keep/app archived with a new badge and its stale one pruned; keep/frozen unarchived with a new badge. */
+const ARCHIVE_ONE_UNARCHIVE_ONE = `version: 1
+projects:
+  keep/app:
+    archived: true
+    badges:
+      - ${BADGE}
+    unmanaged: { badges: delete }
+  keep/frozen:
+    archived: false
+    badges:
+      - ${BADGE}
+`;
+
 const fixture = {
   groups: [
     { path: "gone", visibility: "private" },
@@ -229,18 +243,7 @@ describe("projects created and deleted, in order", () => {
   });
 
   it("archives a project after what changes inside it, deletes included, and unarchives one before", async () => {
-    const m = bench.manifest(`version: 1
-projects:
-  keep/app:
-    archived: true
-    badges:
-      - ${BADGE}
-    unmanaged: { badges: delete }
-  keep/frozen:
-    archived: false
-    badges:
-      - ${BADGE}
-`);
+    const m = bench.manifest(ARCHIVE_ONE_UNARCHIVE_ONE);
     const [app, frozen] = [await id("projects", "keep/app"), await id("projects", "keep/frozen")];
     // The unarchive is held until another write comes: a badge that did not wait for it would reach the archived
     // project first, and be refused.
@@ -264,18 +267,7 @@ projects:
   });
 
   it("orders without a cycle: what is inside waits for an unarchive, and an archive waits for what is inside", async () => {
-    const m = bench.manifest(`version: 1
-projects:
-  keep/app:
-    archived: true
-    badges:
-      - ${BADGE}
-    unmanaged: { badges: delete }
-  keep/frozen:
-    archived: false
-    badges:
-      - ${BADGE}
-`);
+    const m = bench.manifest(ARCHIVE_ONE_UNARCHIVE_ONE);
     const outcome = await planFromManifests({
       paths: [m],
       connection: { url: bench.sandbox.url, token: ADMIN_TOKEN },
