@@ -80936,7 +80936,7 @@ var PlanState = class {
     this.changes = inputs.changes;
     this.shardUnits = inputs.shardUnits;
     this.chunk = inputs.chunk;
-    this.window = WINDOW_PER_CONNECTION * Math.max(1, inputs.ctx.api.concurrency || 8);
+    this.window = WINDOW_PER_CONNECTION * inputs.ctx.api.concurrency;
     for (const collection of ["groups", "projects"]) {
       for (const item of root.children[collection]?.items ?? []) {
         const key = item.key.toLowerCase();
