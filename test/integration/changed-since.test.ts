@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 
 const PROJECTS = Array.from({ length: 12 }, (_, i) => `fleet/p${i + 1}`);
@@ -34,11 +35,7 @@ projects:
 ${PROJECTS.map(project).join("")}`;
 }
 
-interface JsonPlan {
-  changes: { address: string; action: string }[];
-  requests: { total: number; by_endpoint: Record<string, number> };
-  changed_since?: string;
-}
+type JsonPlan = PlanV1;
 
 /** Runs git in `repo` (committing as a test user). */
 const gitIn = (repo: string, ...args: string[]) =>

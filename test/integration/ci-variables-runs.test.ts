@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 
 const ENV = { API_TOKEN: "Api-Token-Value1", BETA_KEY: "Beta-Key-Value2", RUNNER: "Runner-Token-Value3" };
@@ -45,9 +46,7 @@ projects:
       - { key: BETA_KEY, value: "\${env:BETA_KEY}", masked: true }
 `;
 
-interface JsonPlan {
-  changes: { address: string; action: string }[];
-}
+type JsonPlan = PlanV1;
 interface DriftJson {
   items: { address: string; status: string }[];
 }

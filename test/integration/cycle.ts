@@ -4,20 +4,12 @@
  * objects are reported and left alone; with a delete policy, plan shows the delete and apply removes it.
  */
 import { expect } from "vitest";
+import type { ChangeV1, PlanV1 } from "../../src/plan/json.js";
 import type { Bench } from "./helpers.js";
 
-export interface JsonChange {
-  address: string;
-  action: string;
-  fields: { field: string; before?: unknown; after?: unknown }[];
-  reason?: string;
-}
-
-export interface JsonPlan {
-  changes: JsonChange[];
-  errors: { address: string; message: string }[];
-  summary: Record<string, number>;
-}
+/** A plan and a change as `plan --format json` writes them. */
+export type JsonPlan = PlanV1;
+export type JsonChange = ChangeV1;
 
 export async function planJson(bench: Bench, file: string, extra: string[] = []): Promise<JsonPlan> {
   const r = await bench.cli(["plan", "--format", "json", ...extra, file]);

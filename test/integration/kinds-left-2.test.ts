@@ -13,15 +13,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 import { answerEdited, answerJson, startProxy, startRecorder } from "./proxy.js";
 
 /** A plan's changes and errors, from `plan --format json`. */
-interface JsonPlan {
-  changes: { address: string; action: string; reason?: string; fields: { field: string }[] }[];
-  errors: { address: string; message: string }[];
-  warnings: { address: string; message: string }[];
-}
+type JsonPlan = PlanV1;
 
 const oneLine = (text: string) => text.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
 

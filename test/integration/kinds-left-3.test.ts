@@ -11,19 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 import { answerEdited, startProxy } from "./proxy.js";
 
 /** A plan's changes, errors and requests, from `plan --format json`. */
-interface JsonPlan {
-  changes: {
-    address: string;
-    action: string;
-    fields: { field: string; before?: unknown; after?: unknown }[];
-  }[];
-  errors: { address: string; field?: string; message: string }[];
-  requests: { total: number; by_endpoint: Record<string, number> };
-}
+type JsonPlan = PlanV1;
 
 const planJson = async (bench: Bench, file: string, env: Record<string, string> = {}) => {
   const r = await bench.cli(["plan", "--format", "json", file], env);

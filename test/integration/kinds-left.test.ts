@@ -9,18 +9,12 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 import { answerEdited, startProxy } from "./proxy.js";
 
 /** A plan's changes and errors, from `plan --format json`. */
-interface JsonPlan {
-  changes: {
-    address: string;
-    action: string;
-    fields: { field: string; before?: unknown; after?: unknown }[];
-  }[];
-  errors: { address: string; field?: string; message: string }[];
-}
+type JsonPlan = PlanV1;
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ");
 

@@ -6,6 +6,7 @@
  * they exist shows on the first read below them (one that declares nothing below it either is read).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 import { answerJson, startProxy } from "./proxy.js";
 
@@ -16,12 +17,7 @@ const fixture = {
 
 const BADGE = '{ name: docs, link_url: "https://d.example/x", image_url: "https://d.example/b.svg" }';
 
-interface JsonPlan {
-  errors: { address: string; message: string; source?: { line: number; col: number } }[];
-  warnings: { address: string; message: string; source?: { line: number; col: number } }[];
-  changes: { address: string; action: string }[];
-  requests: { by_endpoint: Record<string, number> };
-}
+type JsonPlan = PlanV1;
 
 describe("a declared project that does not exist", () => {
   let bench: Bench;

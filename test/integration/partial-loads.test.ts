@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 
 const fixture = {
@@ -66,10 +67,7 @@ projects:
         link_url: ${OPEN}
 `;
 
-interface JsonPlan {
-  changes: { address: string; action: string }[];
-  errors: unknown[];
-}
+type JsonPlan = PlanV1;
 
 describe("reading only what the work can touch", () => {
   let bench: Bench;

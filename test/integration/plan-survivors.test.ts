@@ -8,6 +8,7 @@
  * stage's batches (docs/engine-batch-survivors.txt), which undeclared subgroups a plan reports next to a pattern.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 import { answerEdited, answerJson, startProxy } from "./proxy.js";
 
@@ -22,10 +23,7 @@ const fixture = {
   projects: [{ path: "onlyprojects/a" }, { path: "onlyprojects/b" }, { path: "mixed/p" }],
 };
 
-interface JsonPlan {
-  summary: { delete: number };
-  changes: { address: string; action: string; reason?: string; deleted_with?: string }[];
-}
+type JsonPlan = PlanV1;
 
 describe("the reason of a group delete", () => {
   let bench: Bench;

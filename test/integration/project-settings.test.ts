@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { ADMIN_TOKEN, Bench } from "./helpers.js";
 import { startRecorder } from "./proxy.js";
 
@@ -117,13 +118,7 @@ function asShown(fields: Record<string, unknown>): Record<string, unknown> {
   );
 }
 
-interface JsonPlan {
-  changes: { address: string; action: string; reason?: string; backup?: string }[];
-  errors: { address: string; message: string }[];
-  warnings: { address: string; message: string }[];
-  summary: Record<string, number>;
-  requests: { by_endpoint: Record<string, number> };
-}
+type JsonPlan = PlanV1;
 
 describe("project settings through a pattern, an override, a new project and a deleted one", () => {
   let bench: Bench;

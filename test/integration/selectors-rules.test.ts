@@ -5,17 +5,13 @@
  * Manifests are written as docs/manifests.md describes them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
 import { Bench } from "./helpers.js";
 import { fixture } from "./selectors-fixture.js";
 
 const BADGE = 'link_url: "https://ci.example/%{project_path}", image_url: "https://ci.example/c.svg"';
 
-interface PlanJson {
-  changes: { address: string; action: string; reason?: string }[];
-  warnings: { address: string; message: string; source?: { line: number } }[];
-  selectors?: { pattern: string; matched: number }[];
-  requests: { by_endpoint: Record<string, number> };
-}
+type PlanJson = PlanV1;
 
 const prose = (out: string) => out.replace(/\n\s*#\s*/g, " ").replace(/\s+/g, " ");
 
