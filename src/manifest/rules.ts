@@ -144,13 +144,25 @@ function checkUnchecked(
   }
 }
 
+/** Each schema's properties, listed once: checkBody goes through them for every object of the manifests. */
+const PROPERTIES = new WeakMap<JsonSchema, [string, JsonSchema][]>();
+
+function propertiesOf(schema: JsonSchema): [string, JsonSchema][] {
+  let list = PROPERTIES.get(schema);
+  if (list === undefined) {
+    list = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
+    PROPERTIES.set(schema, list);
+  }
+  return list;
+}
+
 /** Checks one body (instance, group, project or one of their items) against the contract's rules. */
 export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: RuleContext): void {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   if (isObj(value["unchecked"])) checkUnchecked(value["unchecked"], props, [...path, "unchecked"], diags);
-  for (const [key, raw] of Object.entries(props)) {
+  for (const [key, raw] of propertiesOf(schema)) {
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
     const prop = schemas.resolve(raw);
@@ -445,8 +457,7 @@ export function checkIdentities(
 ): void {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  for (const [key, raw] of Object.entries(props)) {
+  for (const [key, raw] of propertiesOf(schema)) {
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
     const prop = schemas.resolve(raw);

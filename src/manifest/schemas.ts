@@ -7,7 +7,7 @@ import { FORMAT_CHECKS, hasReference, standardFormatMessage } from "./formats.js
 import { getMeta, type Loc, locate, type Path, setMeta } from "./located.js";
 import { accessLevelName, accessLevelNumber, accessLevelWords } from "./normalize.js";
 import { entryProblem, PATH_RULE, pathProblem } from "./paths.js";
-import { isSecret, type Secret } from "./secret.js";
+import { containsSecret, isSecret, type Secret } from "./secret.js";
 
 /** A JSON Schema object as stored in schemas/*.schema.json. */
 export type JsonSchema = Record<string, unknown>;
@@ -76,7 +76,17 @@ export function loadSchemas(): SchemaSet {
     files[name] = schema;
     ajv.addSchema(schema, name);
   }
+  // Each `$ref` is followed once: the rules ask for the same fields' schemas for every object of a large estate.
+  const resolved = new WeakMap<JsonSchema, JsonSchema>();
   const resolve = (schema: JsonSchema): JsonSchema => {
+    let known = resolved.get(schema);
+    if (known === undefined) {
+      known = follow(schema);
+      resolved.set(schema, known);
+    }
+    return known;
+  };
+  const follow = (schema: JsonSchema): JsonSchema => {
     let current = schema;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
@@ -528,6 +538,8 @@ export function checkResolvedSecrets(
   schemas: SchemaSet,
   diags: Diagnostics,
 ): void {
+  // Most bodies hold no reference: nothing to copy and check again.
+  if (!containsSecret(body)) return;
   const secrets = new Map<string, Secret>();
   let found = false;
   const reveal = (v: unknown, pointer: string): unknown => {
