@@ -29,7 +29,11 @@ const o = new Command("profile")
   .option("--size <n>", "size multiplier", Number, 16)
   .option("--latency <ms>", "sandbox latency", Number, 20)
   .option("--concurrency <n>", "forgeform's --concurrency", Number, 8)
-  .option("--runs <list>", "paths, patterns, or both (in that order, repeated)", "paths,patterns")
+  .option(
+    "--runs <list>",
+    "which plans, in order: paths, patterns (the seeded state), changed (10% of it changed, by path)",
+    "paths,patterns",
+  )
   .option("--repeat <n>", "how many times each run is made", Number, 1)
   .option("--cpu-prof-dir <dir>", "write each forgeform process's CPU profile there")
   .option("--node-args <args>", "more options for each forgeform process's node, separated by spaces", "")
@@ -78,6 +82,7 @@ try {
       by: "patterns",
       policy: seed.projects[0]!,
     }),
+    changed: writeForgeformManifests(buildState(shape, "changed"), kinds, join(work, "changed")),
   };
   const env: Record<string, string> = { FORGEFORM_URL: sandbox.url, FORGEFORM_TOKEN: sandbox.adminToken };
   const nodeArgs = [
