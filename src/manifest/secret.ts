@@ -1,5 +1,6 @@
 import { randomBytes, scryptSync } from "node:crypto";
 import { inspect } from "node:util";
+import type { DesiredNode, DesiredState } from "./model.js";
 
 const MASK = "(sensitive)";
 
@@ -171,6 +172,15 @@ export class SecretValues {
     return new SecretValues(found);
   }
 
+  /** SecretValues.of a desired state, without walking its nodes' positions (see eachSecretOf). */
+  static ofState(state: DesiredState): SecretValues {
+    const found: string[] = [];
+    eachSecretOf(state, (v) => {
+      if (!v.unresolved && v.origin !== "literal") found.push(...v.referenced());
+    });
+    return new SecretValues(found);
+  }
+
   /** The values, for a redactor elsewhere (the API client's --debug lines and errors). */
   list(): string[] {
     return [...this.#values];
@@ -230,6 +240,82 @@ export function secretPairs(root: unknown, pairs = new Set<string>()): Set<strin
   };
   walk(root);
   return pairs;
+}
+
+/** secretPairs of a desired node and what is below it, without walking positions (see eachSecretOf). */
+export function secretPairsOf(node: DesiredNode, pairs = new Set<string>()): Set<string> {
+  eachSecretOf(node, (v) => {
+    if (!v.unresolved && v.origin !== "literal") pairs.add(JSON.stringify([v.origin, v.reveal()]));
+  });
+  return pairs;
+}
+
+/**
+ * Calls `found` with every Secret inside a desired state (or a node), in the order a walk of the whole value meets
+ * them (each object's keys in order, each object once), but for the nodes' positions (`source`, `fieldSources`):
+ * they hold only files, lines and columns, and most of a large state's objects (one position per field).
+ */
+function eachSecretOf(root: DesiredState | DesiredNode, found: (secret: Secret) => void): void {
+  const seen = new WeakSet<object>();
+  /** Any value: every key of every object. */
+  const value = (v: unknown): void => {
+    if (v instanceof Secret) {
+      found(v);
+      return;
+    }
+    if (v === null || typeof v !== "object" || seen.has(v)) return;
+    seen.add(v);
+    for (const x of Array.isArray(v) ? v : Object.values(v)) value(x);
+  };
+  /** An object whose keys `special` walks its own way; the others as any value. */
+  const walk = <T extends object>(v: T, special: (key: string, x: unknown) => boolean): void => {
+    if (seen.has(v)) return;
+    seen.add(v);
+    for (const key of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[key];
+      if (!special(key, x)) value(x);
+    }
+  };
+  const node = (n: DesiredNode): void =>
+    walk(n, (key, x) => {
+      if (key === "source" || key === "fieldSources") return true;
+      if (key !== "children" || x === null || typeof x !== "object") return false;
+      walk(x, (_, collection) => {
+        if (collection === null || typeof collection !== "object") return false;
+        walk(collection, (k, items) => {
+          if (k !== "items" || !Array.isArray(items)) return false;
+          walk(items, (_i, item) => {
+            if (item === null || typeof item !== "object") return false;
+            node(item as DesiredNode);
+            return true;
+          });
+          return true;
+        });
+        return true;
+      });
+      return true;
+    });
+  if (!("root" in root)) {
+    node(root);
+    return;
+  }
+  walk(root, (key, x) => {
+    if (key === "root") {
+      node(x as DesiredNode);
+      return true;
+    }
+    if (key !== "selectors" || !Array.isArray(x)) return false;
+    walk(x, (_, selector) => {
+      if (selector === null || typeof selector !== "object") return false;
+      walk(selector, (k, n) => {
+        if (k !== "node" || n === null || typeof n !== "object") return false;
+        node(n as DesiredNode);
+        return true;
+      });
+      return true;
+    });
+    return true;
+  });
 }
 
 /** The fingerprint of the pairs `secretPairs` found (of one desired state, or of every chunk of one). */
