@@ -166,7 +166,8 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
     const prop = schemas.resolve(raw);
-    const fieldPath = [...path, key];
+    // Made only where it is used: most fields of most objects have nothing to say.
+    const fieldPath = () => [...path, key];
     // settings annotations
     const requires = (raw["x-requires"] ?? prop["x-requires"]) as string[] | undefined;
     if (requires && (v === true || (typeof v === "string" && v !== ""))) {
@@ -174,7 +175,7 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
       if (missing.length > 0) {
         diags.error(
           keyLoc(value, key),
-          renderPath(fieldPath),
+          renderPath(fieldPath()),
           `${key}${v === true ? ": true" : " is set, so it"} requires ${missing.join(", ")}; set ${missing.length === 1 ? "it" : "them"} in the same place`,
         );
       }
@@ -183,7 +184,7 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
     if (deprecated) {
       diags.warning(
         keyLoc(value, key),
-        renderPath(fieldPath),
+        renderPath(fieldPath()),
         `${key} is deprecated; use ${deprecated} instead`,
       );
     }
@@ -192,7 +193,7 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
       const at = valueLoc(value, key);
       diags.error(
         at,
-        renderPath(fieldPath),
+        renderPath(fieldPath()),
         `${at.text ?? v} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`,
       );
     }
@@ -202,12 +203,13 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
       const itemSchema = schemas.resolve(prop.items as JsonSchema);
       v.forEach((item, i) => {
         if (!isObj(item)) return;
-        checkItem(key, item, [...fieldPath, i], ctx);
-        checkBody(item, itemSchema, [...fieldPath, i], ctx);
+        const itemPath = [...path, key, i];
+        checkItem(key, item, itemPath, ctx);
+        checkBody(item, itemSchema, itemPath, ctx);
       });
     } else if (prop["x-singleton"] === true && isObj(v)) {
-      checkItem(key, v, fieldPath, ctx);
-      checkBody(v, prop, fieldPath, ctx);
+      checkItem(key, v, fieldPath(), ctx);
+      checkBody(v, prop, fieldPath(), ctx);
     }
   }
 }
