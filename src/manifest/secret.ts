@@ -257,64 +257,60 @@ export function secretPairsOf(node: DesiredNode, pairs = new Set<string>()): Set
  */
 function eachSecretOf(root: DesiredState | DesiredNode, found: (secret: Secret) => void): void {
   const seen = new WeakSet<object>();
+  /** Whether `v` is an object to look into, seen now for the first time. */
+  const first = (v: unknown): v is object => {
+    if (v === null || typeof v !== "object" || v instanceof Secret || seen.has(v)) return false;
+    seen.add(v);
+    return true;
+  };
   /** Any value: every key of every object. */
   const value = (v: unknown): void => {
-    if (v instanceof Secret) {
-      found(v);
-      return;
-    }
-    if (v === null || typeof v !== "object" || seen.has(v)) return;
-    seen.add(v);
-    for (const x of Array.isArray(v) ? v : Object.values(v)) value(x);
+    if (v instanceof Secret) found(v);
+    else if (first(v)) for (const x of Array.isArray(v) ? v : Object.values(v)) value(x);
   };
-  /** An object whose keys `special` walks its own way; the others as any value. */
-  const walk = <T extends object>(v: T, special: (key: string, x: unknown) => boolean): void => {
-    if (seen.has(v)) return;
-    seen.add(v);
-    for (const key of Object.keys(v)) {
-      const x = (v as Record<string, unknown>)[key];
-      if (!special(key, x)) value(x);
+  /** `v` walked as `inside` walks it when it is an object, as any value when it is not. */
+  const as = (v: unknown, inside: (o: Record<string, unknown>) => void): void => {
+    if (v === null || typeof v !== "object" || v instanceof Secret) value(v);
+    else if (first(v)) inside(v as Record<string, unknown>);
+  };
+  const node = (n: Record<string, unknown>): void => {
+    for (const key of Object.keys(n)) {
+      if (key === "source" || key === "fieldSources") continue;
+      if (key === "children") as(n[key], children);
+      else value(n[key]);
     }
   };
-  const node = (n: DesiredNode): void =>
-    walk(n, (key, x) => {
-      if (key === "source" || key === "fieldSources") return true;
-      if (key !== "children" || x === null || typeof x !== "object") return false;
-      walk(x, (_, collection) => {
-        if (collection === null || typeof collection !== "object") return false;
-        walk(collection, (k, items) => {
-          if (k !== "items" || !Array.isArray(items)) return false;
-          walk(items, (_i, item) => {
-            if (item === null || typeof item !== "object") return false;
-            node(item as DesiredNode);
-            return true;
-          });
-          return true;
-        });
-        return true;
-      });
-      return true;
-    });
+  const children = (c: Record<string, unknown>): void => {
+    for (const key of Object.keys(c)) as(c[key], collection);
+  };
+  const collection = (c: Record<string, unknown>): void => {
+    for (const key of Object.keys(c)) {
+      if (key === "items" && Array.isArray(c[key])) as(c[key], list);
+      else value(c[key]);
+    }
+  };
+  const list = (items: Record<string, unknown>): void => {
+    for (const item of items as unknown as unknown[]) as(item, node);
+  };
+  const selector = (s: Record<string, unknown>): void => {
+    for (const key of Object.keys(s)) {
+      if (key === "node") as(s[key], node);
+      else value(s[key]);
+    }
+  };
   if (!("root" in root)) {
-    node(root);
+    as(root, node);
     return;
   }
-  walk(root, (key, x) => {
-    if (key === "root") {
-      node(x as DesiredNode);
-      return true;
+  as(root, (state) => {
+    for (const key of Object.keys(state)) {
+      if (key === "root") as(state[key], node);
+      else if (key === "selectors" && Array.isArray(state[key]))
+        as(state[key], (all) => {
+          for (const s of all as unknown as unknown[]) as(s, selector);
+        });
+      else value(state[key]);
     }
-    if (key !== "selectors" || !Array.isArray(x)) return false;
-    walk(x, (_, selector) => {
-      if (selector === null || typeof selector !== "object") return false;
-      walk(selector, (k, n) => {
-        if (k !== "node" || n === null || typeof n !== "object") return false;
-        node(n as DesiredNode);
-        return true;
-      });
-      return true;
-    });
-    return true;
   });
 }
 
