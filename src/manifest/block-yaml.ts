@@ -164,7 +164,7 @@ export function parseBlockYaml(
 
 // Anything but printable characters, newlines and spaces: tabs, carriage returns, a byte order mark, controls.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-const UNREAD = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufeff\ud800-\udfff\ufffe\uffff]/;
+const UNREAD = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ud800-\udfff\ufffe\uffff]/;
 
 function read(
   file: string,
