@@ -51,15 +51,23 @@ function collect(child: ReturnType<typeof spawn>): Promise<{ code: number; stdou
   });
 }
 
-/** Runs `forgeform ...args` (the built CLI) in a child Node process. */
-export async function measureForgeform(args: string[], env: Record<string, string>): Promise<Measured> {
+/** Runs `forgeform ...args` (the built CLI) in a child Node process (with `nodeArgs`, e.g. `--cpu-prof`). */
+export async function measureForgeform(
+  args: string[],
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), "forgeform-bench-"));
   const usageFile = join(dir, "usage.json");
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", PRELOAD, join(ROOT, "bin/forgeform.js"), ...args], {
-    env: { ...process.env, ...env, FORGEFORM_BENCH_USAGE: usageFile, NO_COLOR: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, "--import", PRELOAD, join(ROOT, "bin/forgeform.js"), ...args],
+    {
+      env: { ...process.env, ...env, FORGEFORM_BENCH_USAGE: usageFile, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const result = await collect(child);
   const wallMs = performance.now() - started;
   if (!existsSync(usageFile)) {

@@ -42,18 +42,27 @@ export function objectOf(shape: Shape, optional = false): Nested {
  */
 export const MAX_JSON_DEPTH = 100;
 
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+const OPEN_LIST = 0x5b;
+const CLOSE_LIST = 0x5d;
+const OPEN_MAP = 0x7b;
+const CLOSE_MAP = 0x7d;
+
 /** Whether JSON text nests deeper than `limit`, in one pass over its brackets and quotes, before it is parsed. */
 export function nestsTooDeep(text: string, limit = MAX_JSON_DEPTH): boolean {
   let depth = 0;
   let inString = false;
-  // An escape pair first, so `\"` never ends a string.
-  for (const [token] of text.matchAll(/\\.|["[\]{}]/gs)) {
-    if (token.length === 2) continue;
-    if (token === '"') inString = !inString;
+  // Character by character (every answer goes through this: a regular expression's matches were a tenth of a large
+  // plan's allocations). A backslash and the character after it are skipped, so `\"` never ends a string.
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === BACKSLASH) i++;
+    else if (c === QUOTE) inString = !inString;
     else if (inString) continue;
-    else if (token === "[" || token === "{") {
+    else if (c === OPEN_LIST || c === OPEN_MAP) {
       if (++depth > limit) return true;
-    } else depth -= 1;
+    } else if (c === CLOSE_LIST || c === CLOSE_MAP) depth -= 1;
   }
   return false;
 }

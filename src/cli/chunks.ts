@@ -179,7 +179,7 @@ export async function planInChunks(
     };
     const start = (k: number, chunk: LoadResult) => {
       // Values of each chunk's references are masked in everything the client prints from then on.
-      api.conceal(SecretValues.of(chunk.state!).list());
+      api.conceal(SecretValues.ofState(chunk.state!).list());
       const walking = walkPlan(chunk.state!, ctx, registry, chunkOptions(k));
       // Its failure is met when it is awaited.
       walking.catch(() => {});

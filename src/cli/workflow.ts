@@ -233,7 +233,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     changes = scopeOf(since, loaded.state);
   }
   // Values of the run's references are masked in everything the client prints (--debug, errors), paths included.
-  return withLiveReads(request, SecretValues.of(loaded.state).list(), async ({ api, ctx, registry }) => {
+  return withLiveReads(request, SecretValues.ofState(loaded.state).list(), async ({ api, ctx, registry }) => {
     const result = await makePlan(loaded.state!, ctx, registry, {
       ...baseOptions(request, targets),
       ...(changes ? { changes } : {}),

@@ -758,27 +758,34 @@ function disagreements(
  */
 function checkNumbers(value: unknown, path: (string | number)[], diags: Diagnostics): void {
   if (value === null || typeof value !== "object") return;
-  const entries: [string | number, unknown][] = Array.isArray(value)
-    ? value.map((v, i) => [i, v])
-    : Object.entries(value);
-  for (const [key, v] of entries) {
-    if (typeof v !== "number") {
-      checkNumbers(v, [...path, key], diags);
-      continue;
-    }
-    const unsafe = Number.isInteger(v) && !Number.isSafeInteger(v);
-    if (Number.isFinite(v) && !unsafe) continue;
-    const at = valueLoc(value, key);
-    if (diags.hasErrorAt(at)) continue;
-    const text = at.text ?? String(v);
-    diags.error(
-      at,
-      renderPath([...path, key]),
-      unsafe
-        ? `${text} is beyond the whole numbers any field takes: it would be sent as ${v}, not as written (whole numbers are exact only from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}); write the number the field needs`
-        : `${text} is not a number any field takes (YAML reads it as ${v})`,
-    );
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) checkNumber(value, i, path, diags);
+  else for (const key of Object.keys(value)) checkNumber(value, key, path, diags);
+}
+
+/** checkNumbers for one key of `container`: a number is checked, a map or list looked into. */
+function checkNumber(
+  container: object,
+  key: string | number,
+  path: (string | number)[],
+  diags: Diagnostics,
+): void {
+  const v = (container as Record<string | number, unknown>)[key];
+  if (typeof v !== "number") {
+    if (v !== null && typeof v === "object") checkNumbers(v, [...path, key], diags);
+    return;
   }
+  const unsafe = Number.isInteger(v) && !Number.isSafeInteger(v);
+  if (Number.isFinite(v) && !unsafe) return;
+  const at = valueLoc(container, key);
+  if (diags.hasErrorAt(at)) return;
+  const text = at.text ?? String(v);
+  diags.error(
+    at,
+    renderPath([...path, key]),
+    unsafe
+      ? `${text} is beyond the whole numbers any field takes: it would be sent as ${v}, not as written (whole numbers are exact only from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}); write the number the field needs`
+      : `${text} is not a number any field takes (YAML reads it as ${v})`,
+  );
 }
 
 const MANIFEST_KEYS = ["templates", "instance", "groups", "projects"];

@@ -102,20 +102,24 @@ export function interpolate(
   opts: InterpolationOptions,
   diags: Diagnostics,
 ): void {
-  const walk = (container: Record<string, unknown> | unknown[], key: string | number, path: Path) => {
+  // `container[key]` is at `[...above, key]`: a path is made only for a map or list, or a string with a reference.
+  const walk = (container: Record<string, unknown> | unknown[], key: string | number, above: Path) => {
     const v = (container as Record<string | number, unknown>)[key];
     if (typeof v === "string") {
-      const r = resolveString(v, container, key, path, opts, diags);
+      if (!v.includes("${")) return;
+      const r = resolveString(v, container, key, [...above, key], opts, diags);
       if (r !== v) (container as Record<string | number, unknown>)[key] = r;
     } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) walk(v, i, [...path, i]);
+      const path = [...above, key];
+      for (let i = 0; i < v.length; i++) walk(v, i, path);
     } else if (v !== null && typeof v === "object" && !(v instanceof Secret)) {
-      for (const k of Object.keys(v)) walk(v as Record<string, unknown>, k, [...path, k]);
+      const path = [...above, key];
+      for (const k of Object.keys(v)) walk(v as Record<string, unknown>, k, path);
     }
   };
   if (value !== null && typeof value === "object") {
-    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) walk(value, i, [...manifestPath, i]);
-    else for (const k of Object.keys(value)) walk(value as Record<string, unknown>, k, [...manifestPath, k]);
+    if (Array.isArray(value)) for (let i = 0; i < value.length; i++) walk(value, i, manifestPath);
+    else for (const k of Object.keys(value)) walk(value as Record<string, unknown>, k, manifestPath);
   }
 }
 

@@ -428,6 +428,51 @@ function touchedBy(index: Index, seeds: Iterable<string>): Parts {
   return touched;
 }
 
+/** The paths `path` is under (see `under`): itself, each of its parents, and "". */
+function ancestorsOf(path: string): string[] {
+  const out = ["", path];
+  for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) out.push(path.slice(0, i));
+  return out;
+}
+
+/**
+ * The entries related to an entry, in the index's order: the same key, a pattern whose root it is under, and (for
+ * a full path) a group declared above it, or (for a group) below it. Found through maps of the index's entries by
+ * key and by the paths they are under, not by comparing every entry with every other: a plan in chunks asks this
+ * of every entry of each chunk (at 16x, 2,192 entries against 2,192).
+ */
+function relatedEntries(index: Index): (mine: EntryRef) => EntryRef[] {
+  const position = new Map<EntryRef, number>();
+  const byKey = new Map<string, EntryRef[]>();
+  const patterns: EntryRef[] = [];
+  /** Full-path group entries by their key, and by each path their key is under. */
+  const groupsAt = new Map<string, EntryRef[]>();
+  const groupsUnder = new Map<string, EntryRef[]>();
+  const add = (map: Map<string, EntryRef[]>, key: string, e: EntryRef) => {
+    const list = map.get(key);
+    if (list) list.push(e);
+    else map.set(key, [e]);
+  };
+  index.entries.forEach((e, i) => {
+    position.set(e, i);
+    add(byKey, e.key, e);
+    if (e.pattern) patterns.push(e);
+    else if (e.collection === "groups") {
+      add(groupsAt, e.key, e);
+      for (const a of new Set(ancestorsOf(e.key))) add(groupsUnder, a, e);
+    }
+  });
+  return (mine) => {
+    const found = new Set<EntryRef>(byKey.get(mine.key));
+    for (const p of patterns) if (under(mine.root, p.root)) found.add(p);
+    if (!mine.pattern) {
+      for (const a of ancestorsOf(mine.key)) for (const g of groupsAt.get(a) ?? []) found.add(g);
+      if (mine.collection === "groups") for (const g of groupsUnder.get(mine.key) ?? []) found.add(g);
+    }
+    return [...found].sort((a, b) => position.get(a)! - position.get(b)!);
+  };
+}
+
 /**
  * `parts` and what they need to be read right: the templates they use (and the templates those use), the same
  * group or project declared elsewhere, a pattern covering one of their entries, a group above or below one of their
@@ -452,19 +497,9 @@ function neededBy(index: Index, parts: Parts): Selection {
   };
   for (const f of parts.heads) needHead(f);
   for (const e of parts.entries) needEntry(e);
-  for (const mine of parts.entries) {
-    for (const other of index.entries) {
-      if (entries.has(other)) continue;
-      const related =
-        other.key === mine.key ||
-        (other.pattern && under(mine.root, other.root)) ||
-        (!mine.pattern &&
-          !other.pattern &&
-          other.collection === "groups" &&
-          (under(mine.key, other.key) || (mine.collection === "groups" && under(other.key, mine.key))));
-      if (related) needEntry(other);
-    }
-  }
+  const related = relatedEntries(index);
+  for (const mine of parts.entries)
+    for (const other of related(mine)) if (!entries.has(other)) needEntry(other);
   if (heads.size > 0) for (const [file, outline] of index.byFile) if (outline.instance) needHead(file);
   const partial = new Map<string, Set<string>>();
   for (const file of heads) {

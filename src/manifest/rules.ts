@@ -144,17 +144,30 @@ function checkUnchecked(
   }
 }
 
+/** Each schema's properties, listed once: checkBody goes through them for every object of the manifests. */
+const PROPERTIES = new WeakMap<JsonSchema, [string, JsonSchema][]>();
+
+function propertiesOf(schema: JsonSchema): [string, JsonSchema][] {
+  let list = PROPERTIES.get(schema);
+  if (list === undefined) {
+    list = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
+    PROPERTIES.set(schema, list);
+  }
+  return list;
+}
+
 /** Checks one body (instance, group, project or one of their items) against the contract's rules. */
 export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: RuleContext): void {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   if (isObj(value["unchecked"])) checkUnchecked(value["unchecked"], props, [...path, "unchecked"], diags);
-  for (const [key, raw] of Object.entries(props)) {
+  for (const [key, raw] of propertiesOf(schema)) {
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
     const prop = schemas.resolve(raw);
-    const fieldPath = [...path, key];
+    // Made only where it is used: most fields of most objects have nothing to say.
+    const fieldPath = () => [...path, key];
     // settings annotations
     const requires = (raw["x-requires"] ?? prop["x-requires"]) as string[] | undefined;
     if (requires && (v === true || (typeof v === "string" && v !== ""))) {
@@ -162,7 +175,7 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
       if (missing.length > 0) {
         diags.error(
           keyLoc(value, key),
-          renderPath(fieldPath),
+          renderPath(fieldPath()),
           `${key}${v === true ? ": true" : " is set, so it"} requires ${missing.join(", ")}; set ${missing.length === 1 ? "it" : "them"} in the same place`,
         );
       }
@@ -171,7 +184,7 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
     if (deprecated) {
       diags.warning(
         keyLoc(value, key),
-        renderPath(fieldPath),
+        renderPath(fieldPath()),
         `${key} is deprecated; use ${deprecated} instead`,
       );
     }
@@ -180,7 +193,7 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
       const at = valueLoc(value, key);
       diags.error(
         at,
-        renderPath(fieldPath),
+        renderPath(fieldPath()),
         `${at.text ?? v} is not a valid restriction: use 0 (no restriction), -1 (forbid this key type) or a size of ${sizes.join(", ")} bits`,
       );
     }
@@ -190,12 +203,13 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
       const itemSchema = schemas.resolve(prop.items as JsonSchema);
       v.forEach((item, i) => {
         if (!isObj(item)) return;
-        checkItem(key, item, [...fieldPath, i], ctx);
-        checkBody(item, itemSchema, [...fieldPath, i], ctx);
+        const itemPath = [...path, key, i];
+        checkItem(key, item, itemPath, ctx);
+        checkBody(item, itemSchema, itemPath, ctx);
       });
     } else if (prop["x-singleton"] === true && isObj(v)) {
-      checkItem(key, v, fieldPath, ctx);
-      checkBody(v, prop, fieldPath, ctx);
+      checkItem(key, v, fieldPath(), ctx);
+      checkBody(v, prop, fieldPath(), ctx);
     }
   }
 }
@@ -445,8 +459,7 @@ export function checkIdentities(
 ): void {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-  for (const [key, raw] of Object.entries(props)) {
+  for (const [key, raw] of propertiesOf(schema)) {
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
     const prop = schemas.resolve(raw);

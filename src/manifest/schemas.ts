@@ -5,7 +5,7 @@ import { FORMAT_CHECKS, hasReference, standardFormatMessage } from "./formats.js
 import { getMeta, type Loc, locate, type Path, setMeta } from "./located.js";
 import { accessLevelName, accessLevelNumber, accessLevelWords } from "./normalize.js";
 import { entryProblem, PATH_RULE, pathProblem } from "./paths.js";
-import { isSecret, type Secret } from "./secret.js";
+import { containsSecret, isSecret, type Secret } from "./secret.js";
 import * as generated from "./validators.gen.js";
 
 /** A JSON Schema object as stored in schemas/*.schema.json. */
@@ -45,7 +45,17 @@ export function loadSchemas(): SchemaSet {
     const schema = JSON.parse(readFileSync(new URL(name, SCHEMA_DIR), "utf8")) as JsonSchema;
     files[name] = schema;
   }
+  // Each `$ref` is followed once: the rules ask for the same fields' schemas for every object of a large estate.
+  const resolved = new WeakMap<JsonSchema, JsonSchema>();
   const resolve = (schema: JsonSchema): JsonSchema => {
+    let known = resolved.get(schema);
+    if (known === undefined) {
+      known = follow(schema);
+      resolved.set(schema, known);
+    }
+    return known;
+  };
+  const follow = (schema: JsonSchema): JsonSchema => {
     let current = schema;
     for (let i = 0; i < 10 && typeof current.$ref === "string"; i++) {
       const [file, fragment] = current.$ref.split("#");
@@ -497,6 +507,8 @@ export function checkResolvedSecrets(
   schemas: SchemaSet,
   diags: Diagnostics,
 ): void {
+  // Most bodies hold no reference: nothing to copy and check again.
+  if (!containsSecret(body)) return;
   const secrets = new Map<string, Secret>();
   let found = false;
   const reveal = (v: unknown, pointer: string): unknown => {

@@ -1,5 +1,6 @@
 import type { Alias, Document, Node } from "yaml";
 import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import { KeptStrings, parseBlockYaml } from "./block-yaml.js";
 import { type Diagnostics, didYouMean } from "./diagnostics.js";
 import { type Loc, type Meta, Positions, setMeta } from "./located.js";
 
@@ -40,6 +41,14 @@ export interface ParsedFile {
  * compares every key of a map with every other (a 100,000-key map took a minute), this one is linear.
  */
 export function parseYaml(file: string, text: string, diags: Diagnostics): ParsedFile {
+  // The plain block style most manifests are written in is read without the library (see block-yaml.ts).
+  const quick = parseBlockYaml(file, text, new KeptStrings(), MAX_DEPTH);
+  if (quick) return { documents: [{ file, value: quick.value, loc: quick.loc }], complete: true };
+  return parseWithLibrary(file, text, diags);
+}
+
+/** parseYaml with the YAML library: every file the quick reader leaves, with every message the library gives. */
+export function parseWithLibrary(file: string, text: string, diags: Diagnostics): ParsedFile {
   const lineCounter = new LineCounter();
   const docs = parseAllDocuments(text, {
     version: "1.2",
@@ -174,19 +183,11 @@ function yamlMessage(code: string, message: string): string {
   return `YAML: ${first}`;
 }
 
-/** Strings up to this length are kept once per file (see Converter.text). */
-const INTERNED_LENGTH = 200;
-
-/** A copy of `value` that shares no memory with the text it was cut from. */
-function flat(value: string): string {
-  return value.length === 0 ? value : Buffer.from(value, "utf8").toString("utf8");
-}
-
 class Converter {
   /** False once an error means the document is not used (a duplicate key, a merge key, nesting too deep). */
   complete = true;
-  /** Short strings already kept (see `text`). */
-  private readonly interned = new Map<string, string>();
+  /** The file's strings as kept (see KeptStrings). */
+  private readonly strings = new KeptStrings();
 
   constructor(
     /** The node each alias stands for (see resolveAliases). */
@@ -195,19 +196,9 @@ class Converter {
     private readonly diags: Diagnostics,
   ) {}
 
-  /**
-   * A string value as kept: one copy of each short value (a thousand projects repeat `main`, `UTC` and their
-   * variables' names), and never a slice of the file's text, which would keep the whole file in memory for as long
-   * as the value lives.
-   */
+  /** A string value as kept (see KeptStrings). */
   text(value: string): string {
-    if (value.length > INTERNED_LENGTH) return flat(value);
-    let kept = this.interned.get(value);
-    if (kept === undefined) {
-      kept = flat(value);
-      this.interned.set(kept, kept);
-    }
-    return kept;
+    return this.strings.text(value);
   }
 
   loc(node: Node | null | undefined, fallback: Loc): Loc {

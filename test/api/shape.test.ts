@@ -7,6 +7,7 @@ import {
   objectOf,
   shapeProblem,
 } from "../../src/api/shape.js";
+import { fc } from "../property.js";
 
 const shape = { id: "integer", name: "string", owner: "object?", tags: "array?" } as const;
 
@@ -96,5 +97,30 @@ describe("nested lists and objects", () => {
     expect(nestsTooDeep(`${"[".repeat(100)}${"]".repeat(100)}`)).toBe(false);
     expect(nestsTooDeep(JSON.stringify({ a: "[".repeat(500), b: '\\"{{{{' }))).toBe(false);
     expect(nestsTooDeep('{"a":"\\\\"}', 0)).toBe(true);
+  });
+
+  it("counts depth as a scan of escape pairs, quotes and brackets does, on any text", () => {
+    // The rule as a regular expression: an escape pair first, then a quote or a bracket.
+    const reference = (text: string, limit: number) => {
+      let depth = 0;
+      let inString = false;
+      for (const [token] of text.matchAll(/\\.|["[\]{}]/gs)) {
+        if (token.length === 2) continue;
+        if (token === '"') inString = !inString;
+        else if (inString) continue;
+        else if (token === "[" || token === "{") {
+          if (++depth > limit) return true;
+        } else depth -= 1;
+      }
+      return false;
+    };
+    const text = fc
+      .array(fc.constantFrom("[", "]", "{", "}", '"', "\\", "a", "\n"), { maxLength: 40 })
+      .map((cs) => cs.join(""));
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 4 }), (t, limit) => {
+        expect(nestsTooDeep(t, limit)).toBe(reference(t, limit));
+      }),
+    );
   });
 });

@@ -154,6 +154,26 @@ describe("the files a change needs", () => {
     expect([...touchedFiles(files, [])]).toEqual([]);
   });
 
+  it("a changed group: the groups declared above and below it, whose visibilities are checked with it", () => {
+    const more = [
+      ...files,
+      file("deep.yaml", { entries: [entry("a/sub/deeper", "groups")] }),
+      file("project.yaml", { entries: [entry("a/sub/app")] }),
+    ];
+    expect([...touchedFiles(more, ["deep.yaml"])]).toEqual([
+      "deep.yaml",
+      "pattern.yaml", // a/** covers it
+      "groups.yaml", // a and a/sub, above it
+      "instance.yaml",
+    ]);
+    expect([...touchedFiles(more, ["groups.yaml"])]).toEqual([
+      "groups.yaml",
+      "pattern.yaml",
+      "deep.yaml", // a group below a/sub; the project below it is not a group
+      "instance.yaml",
+    ]);
+  });
+
   it("a changed pattern: every file with entries below it", () => {
     expect([...touchedFiles(files, ["pattern.yaml"])]).toEqual(
       expect.arrayContaining(["users.yaml", "groups.yaml", "pattern.yaml"]),

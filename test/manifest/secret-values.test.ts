@@ -1,6 +1,10 @@
 /** The run's secret values, masked wherever they appear as text; and Secret itself, which never prints its value. */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
+import { loadManifests } from "../../src/manifest/index.js";
 import {
   containsSecret,
   deriveSecret,
@@ -8,6 +12,8 @@ import {
   revealSecrets,
   Secret,
   SecretValues,
+  secretPairs,
+  secretPairsOf,
   shownText,
   textOf,
 } from "../../src/manifest/secret.js";
@@ -149,5 +155,69 @@ describe("Secret", () => {
     expect(textOf(3)).toBeUndefined();
     expect(shownText(s)).toBe("https://h/?key=(sensitive)");
     expect(shownText(3)).toBe("3");
+  });
+});
+
+describe("the secrets of a desired state", () => {
+  const manifest = `version: 1
+instance:
+  system_hooks:
+    - url: https://hooks.example/\${env:HOOK_PATH}
+      token: \${env:HOOK_TOKEN}
+groups:
+  acme:
+    description: see \${env:GROUP_WORD}
+    variables:
+      - key: GROUP_VAR
+        value: \${env:GROUP_VALUE}
+projects:
+  acme/api:
+    pipeline_schedules:
+      - description: Nightly \${env:SCHEDULE_WORD}
+        ref: main
+        cron: "0 2 * * *"
+        variables:
+          - key: TOKEN
+            value: \${env:SCHEDULE_VALUE}
+    variables:
+      - key: SAME
+        value: \${env:GROUP_VALUE}
+      - key: WRITTEN
+        value: written-in-clear
+  "acme/**":
+    variables:
+      - key: FROM_PATTERN
+        value: \${env:PATTERN_VALUE}
+`;
+  const env = {
+    HOOK_PATH: "hook-path-1",
+    HOOK_TOKEN: "hook-token-22",
+    GROUP_WORD: "group-word-333",
+    GROUP_VALUE: "group-value-4444",
+    SCHEDULE_WORD: "schedule-word-55555",
+    SCHEDULE_VALUE: "schedule-value-666666",
+    PATTERN_VALUE: "pattern-value-7777777",
+  };
+
+  it("are found without walking positions, in the order and number a walk of everything finds them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ff-secrets-"));
+    try {
+      writeFileSync(join(dir, "m.yaml"), manifest);
+      const { state, diagnostics } = await loadManifests([dir], { secrets: true, env, root: dir });
+      expect(diagnostics).toEqual([]);
+      const all = SecretValues.of(state).list();
+      expect(SecretValues.ofState(state!).list()).toEqual(all);
+      expect(all).toEqual(expect.arrayContaining(Object.values(env)));
+      expect([...secretPairsOf(state!.root)]).toEqual([...secretPairs(state!.root)]);
+      expect(secretPairsOf(state!.root).size).toBe(6);
+      // A node whose children come before its fields (nodes are rebuilt by spreading): still the same order.
+      const group = state!.root.children["groups"]!.items[0]!;
+      const { fields, ...rest } = group;
+      state!.root.children["groups"]!.items[0] = { ...rest, fields };
+      expect(SecretValues.ofState(state!).list()).toEqual(SecretValues.of(state).list());
+      expect(SecretValues.ofState(state!).list()).not.toEqual(all);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

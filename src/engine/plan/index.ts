@@ -18,7 +18,7 @@
  */
 import type { KindContext } from "../../kinds/kind.js";
 import type { DesiredState } from "../../manifest/model.js";
-import { fingerprintOf, SecretValues, secretPairs } from "../../manifest/secret.js";
+import { fingerprintOf, SecretValues, secretPairsOf } from "../../manifest/secret.js";
 import { PLAN_FORMAT_VERSION, type Plan, summarize } from "../../plan/model.js";
 import type { KindRegistry } from "../registry.js";
 import { expandSelectors } from "../select.js";
@@ -53,7 +53,7 @@ export async function walkPlan(
   options: PlanOptions,
 ): Promise<Walked> {
   const expanded = await expandSelectors(desired, ctx, options.targets, options.changes);
-  const secrets = SecretValues.of(expanded.state);
+  const secrets = SecretValues.ofState(expanded.state);
   // A target below a pattern's root selects what the platform holds there: it must select something.
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
@@ -98,7 +98,7 @@ export async function walkPlan(
     liveSeen: state.liveSeen,
     createOnly: state.createOnly,
     secrets,
-    secretPairs: secretPairs(desired.root),
+    secretPairs: secretPairsOf(desired.root),
     replaceLeft: state.replace,
     summaries: expanded.summaries,
     ...(units ? { units } : {}),

@@ -1,0 +1,111 @@
+/**
+ * One size's unchanged plan alone, by path and through patterns, against the benchmark's sandbox: for profiling and
+ * for before/after CPU measurements of the plan without the whole benchmark.
+ *
+ *   esbuild bench/profile.ts --bundle --platform=node --format=esm --packages=external --outfile=.cache/bench/profile.js
+ *   node .cache/bench/profile.js --size 16 [--runs paths,patterns] [--repeat 2] [--cpu-prof-dir DIR]
+ *
+ * With FORGEFORM_BENCH_KEEP=DIR each run's plan (JSON) is kept in DIR as the benchmark keeps it, to compare before
+ * and after a change byte for byte. With --cpu-prof-dir, each forgeform process writes a V8 CPU profile there
+ * (`node --cpu-prof`): profiled runs' CPU times include the profiler's.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Command } from "commander";
+import { createSandboxApp, startSandbox } from "../src/sandbox/server.js";
+import {
+  availableAreas,
+  benchKinds,
+  buildFixture,
+  declarableKinds,
+  seedOverHttp,
+  writeForgeformManifests,
+} from "./artifacts.js";
+import { measureForgeform, repoRoot } from "./measure.js";
+import { BASE_SHAPE, buildState, scaleShape } from "./state.js";
+
+const o = new Command("profile")
+  .option("--size <n>", "size multiplier", Number, 16)
+  .option("--latency <ms>", "sandbox latency", Number, 20)
+  .option("--concurrency <n>", "forgeform's --concurrency", Number, 8)
+  .option(
+    "--runs <list>",
+    "which plans, in order: paths, patterns (the seeded state), changed (10% of it changed, by path)",
+    "paths,patterns",
+  )
+  .option("--repeat <n>", "how many times each run is made", Number, 1)
+  .option("--cpu-prof-dir <dir>", "write each forgeform process's CPU profile there")
+  .option("--node-args <args>", "more options for each forgeform process's node, separated by spaces", "")
+  .option("--manifests-to <dir>", "write the manifests (paths/, patterns/) there and plan nothing")
+  .parse(process.argv)
+  .opts<{
+    size: number;
+    latency: number;
+    concurrency: number;
+    runs: string;
+    repeat: number;
+    cpuProfDir?: string;
+    nodeArgs: string;
+    manifestsTo?: string;
+  }>();
+
+const shape = scaleShape(BASE_SHAPE, o.size);
+const seed = buildState(shape, "seed");
+const hookKeys = new Set(createSandboxApp().app.fixtureHooks.keys());
+const probe = await startSandbox({
+  fixture: buildFixture(
+    { ...seed, groups: seed.groups.slice(0, 1), projects: seed.projects.slice(0, 1) },
+    [],
+    hookKeys,
+  ).fixture,
+});
+const areas = await availableAreas(probe.url, probe.adminToken, seed.projects[0]!).finally(() =>
+  probe.stop(),
+);
+const { fixture, seeded } = buildFixture(seed, areas, hookKeys);
+let requests = 0;
+const sandbox = await startSandbox({ fixture, latencyMs: o.latency, onRequest: () => void requests++ });
+const work = o.manifestsTo ? resolve(o.manifestsTo) : mkdtempSync(join(tmpdir(), "forgeform-profile-"));
+try {
+  await seedOverHttp(
+    sandbox.url,
+    sandbox.adminToken,
+    seed,
+    areas.filter((a) => !seeded.includes(a)),
+    64,
+  );
+  const kinds = benchKinds(areas, declarableKinds(repoRoot()));
+  const dirs = {
+    paths: writeForgeformManifests(seed, kinds, join(work, "paths")),
+    patterns: writeForgeformManifests(seed, kinds, join(work, "patterns"), {
+      by: "patterns",
+      policy: seed.projects[0]!,
+    }),
+    changed: writeForgeformManifests(buildState(shape, "changed"), kinds, join(work, "changed")),
+  };
+  const env: Record<string, string> = { FORGEFORM_URL: sandbox.url, FORGEFORM_TOKEN: sandbox.adminToken };
+  const nodeArgs = [
+    ...(o.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(o.cpuProfDir)}`] : []),
+    ...o.nodeArgs.split(" ").filter(Boolean),
+  ];
+  const runs = o.runs.split(",").map((r) => r.trim()) as (keyof typeof dirs)[];
+  for (let i = 0; i < (o.manifestsTo ? 0 : o.repeat); i++)
+    for (const run of runs) {
+      requests = 0;
+      const cpu = process.cpuUsage();
+      const m = await measureForgeform(
+        ["plan", "--format", "json", "--concurrency", String(o.concurrency), dirs[run]],
+        env,
+        nodeArgs,
+      );
+      const sandboxCpu = process.cpuUsage(cpu);
+      if (m.code !== 0) throw new Error(`plan (${run}) exit ${m.code}: ${m.stderr.slice(-2000)}`);
+      process.stdout.write(
+        `${o.size}x ${run}: wall ${(m.wallMs / 1000).toFixed(1)} s, cpu ${(m.cpuMs / 1000).toFixed(1)} s, sandbox cpu ${((sandboxCpu.user + sandboxCpu.system) / 1e6).toFixed(1)} s, ${Math.round(m.maxRssMb)} MB, ${requests} requests, load ${loadavg()[0]?.toFixed(1)}\n`,
+      );
+    }
+} finally {
+  await sandbox.stop();
+  if (!o.manifestsTo) rmSync(work, { recursive: true, force: true });
+}
