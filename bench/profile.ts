@@ -2,8 +2,7 @@
  * One size's unchanged plan alone, by path and through patterns, against the benchmark's sandbox: for profiling and
  * for before/after CPU measurements of the plan without the whole benchmark.
  *
- *   esbuild bench/profile.ts --bundle --platform=node --format=esm --packages=external --outfile=.cache/bench/profile.js
- *   node .cache/bench/profile.js --size 16 [--runs paths,patterns] [--repeat 2] [--cpu-prof-dir DIR]
+ *   npm run profile -- --size 16 [--runs paths,patterns,changed] [--repeat 2] [--cpu-prof-dir DIR]
  *
  * With FORGEFORM_BENCH_KEEP=DIR each run's plan (JSON) is kept in DIR as the benchmark keeps it, to compare before
  * and after a change byte for byte. With --cpu-prof-dir, each forgeform process writes a V8 CPU profile there
