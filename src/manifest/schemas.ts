@@ -22,7 +22,7 @@ const VALIDATORS = generated.byFile as Record<string, Validator>;
 export interface SchemaSet {
   /** Every schema file by name (`group.schema.json`), as parsed JSON. */
   files: Record<string, JsonSchema>;
-  /** The compiled validator of one schema file. */
+  /** The validator of one schema file (generated, see VALIDATORS). */
   validator(file: string): Validator;
   /**
    * The item schema of a collection key: "groups", "projects", "pipeline_schedules", "variables",
