@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import { stringify } from "yaml";
+import { startSandbox } from "../src/sandbox/server.js";
 import type { BenchState, Member, ObjectKind, Project, ProjectSettings } from "./state.js";
 
 /** Areas of the sandbox the benchmark seeds; each maps to the kinds it holds. */
@@ -530,4 +531,20 @@ export function writePeerActionFile(state: BenchState, kinds: ReadonlySet<Object
   }
   writeFileSync(file, `${JSON.stringify(actions, null, 1)}\n`);
   return file;
+}
+
+/**
+ * The areas the sandbox serves, probed on a sandbox holding one project of `seed`, and the fixture that seeds what
+ * it can of them (buildFixture); the other areas are seeded over HTTP.
+ */
+export async function probedFixture(
+  seed: BenchState,
+  hookKeys: ReadonlySet<string>,
+): Promise<{ areas: Area[]; fixture: Record<string, unknown>; seeded: Area[] }> {
+  const one = { ...seed, groups: seed.groups.slice(0, 1), projects: seed.projects.slice(0, 1) };
+  const probe = await startSandbox({ fixture: buildFixture(one, [], hookKeys).fixture });
+  const areas = await availableAreas(probe.url, probe.adminToken, seed.projects[0]!).finally(() =>
+    probe.stop(),
+  );
+  return { areas, ...buildFixture(seed, areas, hookKeys) };
 }

@@ -11,10 +11,9 @@ import { createSandboxApp, type RunningSandbox, startSandbox } from "../src/sand
 import {
   AREA_KINDS,
   AREAS,
-  availableAreas,
   benchKinds,
-  buildFixture,
   declarableKinds,
+  probedFixture,
   seedOverHttp,
   writeForgeformManifests,
   writePeerActionFile,
@@ -273,17 +272,7 @@ async function runSize(
   const counter = new Counter();
   const seedStarted = performance.now();
   // Areas the sandbox serves are probed on a sandbox holding one project; the fixture seeds what it can.
-  const probe = await startSandbox({
-    fixture: buildFixture(
-      { ...seed, groups: seed.groups.slice(0, 1), projects: seed.projects.slice(0, 1) },
-      [],
-      hookKeys,
-    ).fixture,
-  });
-  const areas = await availableAreas(probe.url, probe.adminToken, seed.projects[0]!).finally(() =>
-    probe.stop(),
-  );
-  const { fixture, seeded } = buildFixture(seed, areas, hookKeys);
+  const { areas, fixture, seeded } = await probedFixture(seed, hookKeys);
   const overHttp = areas.filter((a) => !seeded.includes(a));
   log(
     `${factor}x: ${shape.groups} groups, ${shape.projects} projects; seeding (fixture: groups, projects${seeded.map((a) => `, ${a}`).join("")}; API: ${overHttp.join(", ") || "nothing"})`,

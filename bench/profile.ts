@@ -14,10 +14,9 @@ import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { createSandboxApp, startSandbox } from "../src/sandbox/server.js";
 import {
-  availableAreas,
   benchKinds,
-  buildFixture,
   declarableKinds,
+  probedFixture,
   seedOverHttp,
   writeForgeformManifests,
 } from "./artifacts.js";
@@ -52,17 +51,7 @@ const o = new Command("profile")
 const shape = scaleShape(BASE_SHAPE, o.size);
 const seed = buildState(shape, "seed");
 const hookKeys = new Set(createSandboxApp().app.fixtureHooks.keys());
-const probe = await startSandbox({
-  fixture: buildFixture(
-    { ...seed, groups: seed.groups.slice(0, 1), projects: seed.projects.slice(0, 1) },
-    [],
-    hookKeys,
-  ).fixture,
-});
-const areas = await availableAreas(probe.url, probe.adminToken, seed.projects[0]!).finally(() =>
-  probe.stop(),
-);
-const { fixture, seeded } = buildFixture(seed, areas, hookKeys);
+const { areas, fixture, seeded } = await probedFixture(seed, hookKeys);
 let requests = 0;
 const sandbox = await startSandbox({ fixture, latencyMs: o.latency, onRequest: () => void requests++ });
 const work = o.manifestsTo ? resolve(o.manifestsTo) : mkdtempSync(join(tmpdir(), "forgeform-profile-"));
