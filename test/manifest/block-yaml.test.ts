@@ -275,7 +275,6 @@ describe("the quick block-style reader", () => {
       }),
       { numRuns: 1000 },
     );
-    if (process.env["SHOW_READ"]) console.log("read", read);
     expect(read).toBeGreaterThan(300);
   });
 
@@ -329,7 +328,6 @@ describe("the quick block-style reader", () => {
       }),
       { numRuns: 3000 },
     );
-    if (process.env["SHOW_READ"]) console.log("read", read);
     expect(read).toBeGreaterThan(300);
   });
 });
