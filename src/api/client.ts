@@ -13,6 +13,7 @@ import {
   ResponseError,
   rateLimitAdvice,
 } from "./errors.js";
+import { exchange } from "./exchange.js";
 import { RequestMetrics } from "./metrics.js";
 import { Pacer } from "./pacer.js";
 import { type NextPage, PER_PAGE, pageInfo } from "./pagination.js";
@@ -289,15 +290,6 @@ function parseBaseUrl(raw: string, insecureHttp: boolean): URL {
     );
   }
   return url;
-}
-
-function normaliseHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    if (value === undefined) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
 }
 
 /** "a" or "an" before a value's type name. */
@@ -1016,68 +1008,30 @@ export class ApiClient {
     // Only --debug shows the request and how long it took: neither is worked out for every request otherwise.
     const shown = () => `${req.method} ${req.redactor.text(req.wirePath)}`;
     const elapsed = () => `${Math.round(performance.now() - started)} ms`;
-    const controller = new AbortController();
-    // Made when the time is up, not for every request (an Error records its stack when made).
-    const timer = setTimeout(
-      () =>
-        controller.abort(
+    try {
+      const response = await exchange(this.#pool, {
+        origin: this.#origin,
+        path: req.wirePath,
+        method: req.method,
+        headers: req.headers,
+        body: req.body ?? null,
+        timeoutMs: this.#timeoutMs,
+        maxBytes: this.#maxResponseBytes,
+        timedOut: () =>
           new RequestTimeout(
             `no complete response within the ${seconds(this.#timeoutMs)} request timeout (--timeout)`,
           ),
-        ),
-      this.#timeoutMs,
-    );
-    try {
-      const response = await this.#pool.request({
-        origin: this.#origin,
-        path: req.wirePath,
-        method: req.method as "GET",
-        headers: req.headers,
-        body: req.body ?? null,
-        headersTimeout: this.#timeoutMs,
-        bodyTimeout: this.#timeoutMs,
-        signal: controller.signal,
+        tooLarge: (status, declared) => new TooLarge(status, this.#maxResponseBytes, declared),
       });
-      const headers = normaliseHeaders(response.headers);
-      const bytes = await this.#readBody(response.body, response.statusCode, headers);
-      this.#debug?.(`${shown()} -> ${response.statusCode} (${elapsed()})`);
-      return { kind: "response", status: response.statusCode, headers, text: bytes.toString("utf8"), bytes };
-    } catch (caught) {
-      const error = controller.signal.aborted ? (controller.signal.reason as RequestTimeout) : caught;
+      const { status, headers, bytes } = response;
+      this.#debug?.(`${shown()} -> ${status} (${elapsed()})`);
+      return { kind: "response", status, headers, text: bytes.toString("utf8"), bytes };
+    } catch (error) {
       this.#debug?.(
         `${shown()} -> ${error instanceof TooLarge ? "too large" : classifyError(error).code} (${elapsed()})`,
       );
       return { kind: "error", error };
-    } finally {
-      clearTimeout(timer);
     }
-  }
-
-  /** The body, refusing (and closing the connection) past the size limit. */
-  async #readBody(
-    body: AsyncIterable<Buffer> & { destroy(): unknown },
-    status: number,
-    headers: Record<string, string>,
-  ): Promise<Buffer> {
-    const limit = this.#maxResponseBytes;
-    const declared = /^\d+$/.test(headers["content-length"] ?? "")
-      ? Number(headers["content-length"])
-      : undefined;
-    if (declared !== undefined && declared > limit) {
-      body.destroy();
-      throw new TooLarge(status, limit, declared);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > limit) {
-        body.destroy();
-        throw new TooLarge(status, limit, declared);
-      }
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size);
   }
 }
 

@@ -14,8 +14,8 @@ declare module "undici/lib/dispatcher/env-http-proxy-agent.js" {
   const EnvHttpProxyAgent: typeof import("undici").EnvHttpProxyAgent;
   export default EnvHttpProxyAgent;
 }
-/** The request API undici's index adds to every dispatcher (`request`, `stream`, `pipeline`, `connect`, `upgrade`). */
-declare module "undici/lib/api/index.js" {
-  const api: Record<string, (...args: never[]) => unknown>;
-  export default api;
+/** The `connect` method of the request API undici's index adds to every dispatcher (the proxy agent's tunnels). */
+declare module "undici/lib/api/api-connect.js" {
+  const connect: (...args: never[]) => unknown;
+  export default connect;
 }

@@ -1,7 +1,8 @@
 /**
  * The client's undici (src/api/undici.ts): undici's own modules, loaded without its index. They must be the
- * index's classes (an undici release that moves them fails here, not in a user's run), and a Pool from them must
- * make requests as the index's does, in a process that never loads the index (the command line's).
+ * index's classes (an undici release that moves them fails here, not in a user's run), and the client's exchange
+ * (src/api/exchange.ts) must make requests through them in a process that never loads the index (the command
+ * line's).
  */
 import { execFile } from "node:child_process";
 import { createServer } from "node:http";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import * as undici from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EnvHttpProxyAgent, Pool } from "../../src/api/undici.js";
+import { connect, EnvHttpProxyAgent, Pool } from "../../src/api/undici.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -19,6 +20,7 @@ describe("undici's modules the client loads", () => {
   it("are the classes undici's index exports", () => {
     expect(Pool).toBe(undici.Pool);
     expect(EnvHttpProxyAgent).toBe(undici.EnvHttpProxyAgent);
+    expect(connect).toBe(undici.Dispatcher.prototype.connect);
   });
 
   describe("in a process that loads only them", () => {
@@ -38,17 +40,21 @@ describe("undici's modules the client loads", () => {
       const script = `
         import { createRequire } from "node:module";
         const { Pool, EnvHttpProxyAgent } = await import(${JSON.stringify(join(ROOT, "lib/api/undici.js"))});
+        const { exchange } = await import(${JSON.stringify(join(ROOT, "lib/api/exchange.js"))});
+        const request = (method, path) => ({
+          origin: ${JSON.stringify(url)}, path, method, headers: {}, body: null, timeoutMs: 5000, maxBytes: 1000,
+          timedOut: () => new Error("timed out"), tooLarge: () => new Error("too large"),
+        });
         const pool = new Pool(${JSON.stringify(url)}, { connections: 2 });
-        const res = await pool.request({ method: "GET", path: "/api/v4/version" });
-        const body = await res.body.json();
+        const res = await exchange(pool, request("GET", "/api/v4/version"));
+        const body = JSON.parse(res.bytes.toString("utf8"));
         await pool.close();
         const agent = new EnvHttpProxyAgent({ noProxy: "*" });
-        const viaAgent = await agent.request({ origin: ${JSON.stringify(url)}, method: "HEAD", path: "/x" });
-        await viaAgent.body.dump();
+        const viaAgent = await exchange(agent, request("HEAD", "/x"));
         await agent.close();
         const index = createRequire(import.meta.url).resolve("undici");
         console.log(JSON.stringify({
-          status: res.statusCode, body, agentStatus: viaAgent.statusCode,
+          status: res.status, body, agentStatus: viaAgent.status,
           indexLoaded: Object.keys(createRequire(import.meta.url).cache).includes(index),
         }));`;
       const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT });
