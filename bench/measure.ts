@@ -51,18 +51,22 @@ function collect(child: ReturnType<typeof spawn>): Promise<{ code: number; stdou
   });
 }
 
-/** Runs `forgeform ...args` (the built CLI) in a child Node process (with `nodeArgs`, e.g. `--cpu-prof`). */
+/**
+ * Runs `forgeform ...args` (the built CLI) in a child Node process (with `nodeArgs`, e.g. `--cpu-prof`); `root` is
+ * the checkout whose CLI runs (this one by default; bench/profile.ts's `--compare-with` gives another).
+ */
 export async function measureForgeform(
   args: string[],
   env: Record<string, string>,
   nodeArgs: readonly string[] = [],
+  root: string = ROOT,
 ): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), "forgeform-bench-"));
   const usageFile = join(dir, "usage.json");
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [...nodeArgs, "--import", PRELOAD, join(ROOT, "bin/forgeform.js"), ...args],
+    [...nodeArgs, "--import", PRELOAD, join(root, "bin/forgeform.js"), ...args],
     {
       env: { ...process.env, ...env, FORGEFORM_BENCH_USAGE: usageFile, NO_COLOR: "1" },
       stdio: ["ignore", "pipe", "pipe"],

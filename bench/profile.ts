@@ -2,7 +2,12 @@
  * One size's unchanged plan alone, by path and through patterns, against the benchmark's sandbox: for profiling and
  * for before/after CPU measurements of the plan without the whole benchmark.
  *
- *   npm run profile -- --size 16 [--runs paths,patterns,changed] [--repeat 2] [--cpu-prof-dir DIR]
+ *   npm run profile -- --size 16 [--runs paths,patterns,changed] [--repeat 2] [--cpu-prof-dir DIR] [--plan-args ARGS]
+ *                      [--compare-with CHECKOUT]
+ *
+ * With --compare-with, each run is made by this checkout's CLI and then by CHECKOUT's (another checkout of
+ * forgeform, built: `git worktree add ../base main && cd ../base && npm ci && npm run build`), alternately, so
+ * that a change is measured against its base on the same machine at the same time.
  *
  * With FORGEFORM_BENCH_KEEP=DIR each run's plan (JSON) is kept in DIR as the benchmark keeps it, to compare before
  * and after a change byte for byte. With --cpu-prof-dir, each forgeform process writes a V8 CPU profile there
@@ -35,6 +40,8 @@ const o = new Command("profile")
   .option("--repeat <n>", "how many times each run is made", Number, 1)
   .option("--cpu-prof-dir <dir>", "write each forgeform process's CPU profile there")
   .option("--node-args <args>", "more options for each forgeform process's node, separated by spaces", "")
+  .option("--plan-args <args>", "more options for each plan, separated by spaces (e.g. --shard 2/4)", "")
+  .option("--compare-with <checkout>", "alternate each run with this other checkout's CLI")
   .option("--manifests-to <dir>", "write the manifests (paths/, patterns/) there and plan nothing")
   .parse(process.argv)
   .opts<{
@@ -45,6 +52,8 @@ const o = new Command("profile")
     repeat: number;
     cpuProfDir?: string;
     nodeArgs: string;
+    planArgs: string;
+    compareWith?: string;
     manifestsTo?: string;
   }>();
 
@@ -78,21 +87,33 @@ try {
     ...o.nodeArgs.split(" ").filter(Boolean),
   ];
   const runs = o.runs.split(",").map((r) => r.trim()) as (keyof typeof dirs)[];
+  const roots: [string, string][] = [["", repoRoot()]];
+  if (o.compareWith) roots.push([` (${o.compareWith})`, resolve(o.compareWith)]);
   for (let i = 0; i < (o.manifestsTo ? 0 : o.repeat); i++)
-    for (const run of runs) {
-      requests = 0;
-      const cpu = process.cpuUsage();
-      const m = await measureForgeform(
-        ["plan", "--format", "json", "--concurrency", String(o.concurrency), dirs[run]],
-        env,
-        nodeArgs,
-      );
-      const sandboxCpu = process.cpuUsage(cpu);
-      if (m.code !== 0) throw new Error(`plan (${run}) exit ${m.code}: ${m.stderr.slice(-2000)}`);
-      process.stdout.write(
-        `${o.size}x ${run}: wall ${(m.wallMs / 1000).toFixed(1)} s, cpu ${(m.cpuMs / 1000).toFixed(1)} s, sandbox cpu ${((sandboxCpu.user + sandboxCpu.system) / 1e6).toFixed(1)} s, ${Math.round(m.maxRssMb)} MB, ${requests} requests, load ${loadavg()[0]?.toFixed(1)}\n`,
-      );
-    }
+    for (const run of runs)
+      for (const [label, root] of roots) {
+        requests = 0;
+        const cpu = process.cpuUsage();
+        const m = await measureForgeform(
+          [
+            "plan",
+            "--format",
+            "json",
+            "--concurrency",
+            String(o.concurrency),
+            ...o.planArgs.split(" ").filter(Boolean),
+            dirs[run],
+          ],
+          env,
+          nodeArgs,
+          root,
+        );
+        const sandboxCpu = process.cpuUsage(cpu);
+        if (m.code !== 0) throw new Error(`plan (${run}) exit ${m.code}: ${m.stderr.slice(-2000)}`);
+        process.stdout.write(
+          `${o.size}x ${run}${label}: wall ${(m.wallMs / 1000).toFixed(1)} s, cpu ${(m.cpuMs / 1000).toFixed(1)} s, sandbox cpu ${((sandboxCpu.user + sandboxCpu.system) / 1e6).toFixed(1)} s, ${Math.round(m.maxRssMb)} MB, ${requests} requests, load ${loadavg()[0]?.toFixed(1)}\n`,
+        );
+      }
 } finally {
   await sandbox.stop();
   if (!o.manifestsTo) rmSync(work, { recursive: true, force: true });
