@@ -43,6 +43,8 @@ export function exchange(dispatcher: Dispatcher, req: ExchangeRequest): Promise<
     let settled = false;
     let status = 0;
     let headers: Record<string, string> = {};
+    /** The body's length as its Content-Length announces it, if it does. */
+    let declared: number | undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     const fail = (error: Error) => {
@@ -78,7 +80,7 @@ export function exchange(dispatcher: Dispatcher, req: ExchangeRequest): Promise<
             status = statusCode;
             headers = joinedHeaders(raw);
             const length = headers["content-length"];
-            const declared = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+            declared = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
             if (declared !== undefined && declared > req.maxBytes) giveUp(req.tooLarge(status, declared));
           },
           onResponseData(_c, chunk) {
@@ -86,13 +88,7 @@ export function exchange(dispatcher: Dispatcher, req: ExchangeRequest): Promise<
             size += chunk.length;
             if (size > req.maxBytes) {
               chunks.length = 0;
-              const length = headers["content-length"];
-              giveUp(
-                req.tooLarge(
-                  status,
-                  length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined,
-                ),
-              );
+              giveUp(req.tooLarge(status, declared));
               return;
             }
             chunks.push(chunk);
