@@ -36,7 +36,7 @@ describe("undici's modules the client loads", () => {
     });
     afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-    it("make requests, and undici's index is never loaded", async () => {
+    it("make requests, and neither undici's index nor its request API is ever loaded", async () => {
       const script = `
         import { createRequire } from "node:module";
         const { Pool, EnvHttpProxyAgent } = await import(${JSON.stringify(join(ROOT, "lib/api/undici.js"))});
@@ -52,10 +52,12 @@ describe("undici's modules the client loads", () => {
         const agent = new EnvHttpProxyAgent({ noProxy: "*" });
         const viaAgent = await exchange(agent, request("HEAD", "/x"));
         await agent.close();
-        const index = createRequire(import.meta.url).resolve("undici");
+        const require = createRequire(import.meta.url);
+        const loaded = Object.keys(require.cache);
         console.log(JSON.stringify({
           status: res.status, body, agentStatus: viaAgent.status,
-          indexLoaded: Object.keys(createRequire(import.meta.url).cache).includes(index),
+          indexLoaded: loaded.includes(require.resolve("undici")),
+          requestApiLoaded: loaded.includes(require.resolve("undici/lib/api/api-request.js")),
         }));`;
       const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd: ROOT });
       expect(JSON.parse(stdout)).toEqual({
@@ -63,6 +65,7 @@ describe("undici's modules the client loads", () => {
         body: { method: "GET", path: "/api/v4/version" },
         agentStatus: 200,
         indexLoaded: false,
+        requestApiLoaded: false,
       });
     });
   });
