@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-import { execFileSync } from "node:child_process";
 // Generates src/manifest/validators.gen.ts from the JSON Schemas in schemas/: ajv's standalone code of the schemas
 // forgeform validates manifests with, so that a run loads validators instead of compiling the schemas (compiling
 // them took about 0.3 s of CPU and 25 MB before anything was read).
 // Usage: node scripts/gen-validators.mjs          writes the file
 //        node scripts/gen-validators.mjs --check  exits 1 when the committed file differs from what the schemas give
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";

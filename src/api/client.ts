@@ -1009,7 +1009,7 @@ export class ApiClient {
     const shown = () => `${req.method} ${req.redactor.text(req.wirePath)}`;
     const elapsed = () => `${Math.round(performance.now() - started)} ms`;
     try {
-      const response = await exchange(this.#pool, {
+      const { status, headers, bytes } = await exchange(this.#pool, {
         origin: this.#origin,
         path: req.wirePath,
         method: req.method,
@@ -1023,7 +1023,6 @@ export class ApiClient {
           ),
         tooLarge: (status, declared) => new TooLarge(status, this.#maxResponseBytes, declared),
       });
-      const { status, headers, bytes } = response;
       this.#debug?.(`${shown()} -> ${status} (${elapsed()})`);
       return { kind: "response", status, headers, text: bytes.toString("utf8"), bytes };
     } catch (error) {
