@@ -84,6 +84,13 @@ describe("the sandbox's router", () => {
     expect(r.match("GET", "/api/v4/groups/import", hide).route.handler).toBe("group");
   });
 
+  it("answers a path of thousands of segments with 404, and one under a splat with all of them", () => {
+    expect(failure(() => r.match("GET", `/api/v4/groups/${"a/".repeat(5000)}projects`)).status).toBe(404);
+    const deep = r.match("GET", `/api/v4/projects/1/repository/files/${"d/".repeat(5000)}f.md`);
+    expect(deep.route.handler).toBe("file");
+    expect(deep.params["path"]?.split("/")).toHaveLength(5001);
+  });
+
   it("refuses a route added twice", () => {
     expect(() => r.add("GET", "rest", "/groups/:id", "again")).toThrow(/registered twice/);
   });
