@@ -7,7 +7,8 @@
  *
  * With --compare-with, each run is made by this checkout's CLI and then by CHECKOUT's (another checkout of
  * forgeform, built: `git worktree add ../base main && cd ../base && npm ci && npm run build`), alternately, so
- * that a change is measured against its base on the same machine at the same time.
+ * that a change is measured against its base on the same machine at the same time. Only the CLI alternates: the
+ * sandbox is this checkout's for both (a change to the sandbox is measured by running each checkout's profile).
  *
  * With FORGEFORM_BENCH_KEEP=DIR each run's plan (JSON) is kept in DIR as the benchmark keeps it, to compare before
  * and after a change byte for byte. With --cpu-prof-dir, each forgeform process writes a V8 CPU profile there
