@@ -172,7 +172,20 @@ type Attempt =
 /** A request's pacing across its attempts: the end of the pause its own 429 began, which its retry waits out. */
 interface Pacing {
   waitedOut: number;
+  /** Whether another request was waiting for the slot when this attempt's answer came (it takes the slot). */
+  slotTaken?: boolean;
 }
+
+/**
+ * Resolves at the event loop's next timers phase, after this turn's check phase. undici writes a request on a
+ * keep-alive connection only at a check phase (setImmediate: it first lets the idle socket show whether the server
+ * closed it, GHSA-35p6-xmwp-9g52, and waits a turn before reusing a socket whose answer just ended), so a request
+ * that takes the slot an answer freed is written after everything the loop runs before that: when the answer is
+ * read at once (parsed, planned: about a millisecond at 16x), the request waits for it, and for the other answers
+ * that came in the same turn. Handed over here, the answer waits instead of the request, whose 20 ms or more on the
+ * network start sooner. Measured in docs/benchmarks.md ("Wall time").
+ */
+const afterWrites = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** An attempt that got no complete answer within the per-request timeout. */
 class RequestTimeout extends Error {
@@ -430,6 +443,13 @@ export class ApiClient {
     });
     const ca = opts.caFile === undefined ? undefined : readCaFile(opts.caFile);
     this.#limit = pLimit(concurrency);
+    // Requests in flight are held to `concurrency` by the limit; the pool may keep more connections than that. A
+    // connection whose answer just ended takes a new request only after a turn of the event loop (afterWrites), so
+    // with exactly `concurrency` connections the request that takes the freed slot would wait for it. With twice as
+    // many, it goes out on an idle one at the next check phase; the others are opened only when needed, and closed
+    // after the keep-alive time when they stay idle (the 16x plan: about 40 connections opened in all, at most 16
+    // open at once, 1.3 s less wall time, docs/benchmarks.md).
+    const connections = concurrency * 2;
     const connect = { timeout: this.#timeoutMs, ...(ca === undefined ? {} : { ca }) };
     const { httpProxy, httpsProxy, noProxy } = proxySettings(opts.env ?? process.env);
     this.#proxy = platformProxy(url, { httpProxy, httpsProxy, noProxy });
@@ -439,14 +459,14 @@ export class ApiClient {
             ...(httpProxy ? { httpProxy } : {}),
             ...(httpsProxy ? { httpsProxy } : {}),
             ...(noProxy ? { noProxy } : {}),
-            connections: concurrency,
+            connections,
             headersTimeout: this.#timeoutMs,
             bodyTimeout: this.#timeoutMs,
             connect,
             requestTls: connect,
           })
         : new Pool(this.#origin, {
-            connections: concurrency,
+            connections,
             headersTimeout: this.#timeoutMs,
             bodyTimeout: this.#timeoutMs,
             connect,
@@ -875,6 +895,8 @@ export class ApiClient {
     for (let attempt = 1; ; attempt++) {
       if (attempt > 1) this.metrics.countRetry();
       const result = await this.#limit(() => this.#paced(req, pacing));
+      // The request that took this answer's slot is written first (afterWrites).
+      if (pacing.slotTaken) await afterWrites();
       let retry: { wait: number; serverAsked: boolean; fail: (gaveUp?: string) => Error };
       if (result.kind === "response") {
         const contentType = result.headers["content-type"] ?? "";
@@ -989,6 +1011,8 @@ export class ApiClient {
     if (spent) throw new RateLimitSpentError(req.method, req.shownPath, spent.untilMs, spent.limitPerMinute);
     if (turn.waitedMs > 0) this.metrics.countPaced(turn.heldMs);
     const result = await this.#attempt(req);
+    // Before the limit lets the next request have the slot.
+    pacing.slotTaken = this.#limit.pendingCount > 0;
     if (result.kind === "response" && result.status === 429) {
       this.metrics.countThrottled();
       pacing.waitedOut = this.#pacer.throttled(result.headers, turn.ticket);

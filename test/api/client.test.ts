@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import diagnostics from "node:diagnostics_channel";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
@@ -307,6 +308,50 @@ describe("concurrency", () => {
     );
     await Promise.all([client.get("/slow"), client.get("/fast")]);
     expect(order).toEqual(["/api/v4/slow", "/api/v4/fast", "/api/v4/slow"]);
+  });
+});
+
+describe("a freed slot", () => {
+  it("sends the request waiting for it before the answer that freed it goes to its caller", async () => {
+    const order: string[] = [];
+    const sent = (message: unknown) => {
+      const { request } = message as { request: { path: string } };
+      order.push(`sent ${request.path}`);
+    };
+    const { client } = await setup(ok, { concurrency: 1 });
+    // Two requests at once on a client of one slot: the second waits for the first's answer, as every request
+    // past --concurrency does. Connections are opened (and kept alive) beforehand, as in any run past its start.
+    await Promise.all([client.get("/warm/1"), client.get("/warm/2"), client.get("/warm/3")]);
+    diagnostics.subscribe("undici:client:sendHeaders", sent);
+    try {
+      await Promise.all([
+        client.get("/first").then(() => order.push("answered /api/v4/first")),
+        client.get("/second").then(() => order.push("answered /api/v4/second")),
+      ]);
+    } finally {
+      diagnostics.unsubscribe("undici:client:sendHeaders", sent);
+    }
+    // The second is sent before the first's answer goes on; the answers' own order is the network's.
+    expect(order.slice(0, 2)).toEqual(["sent /api/v4/first", "sent /api/v4/second"]);
+    expect(order.slice(2).sort()).toEqual(["answered /api/v4/first", "answered /api/v4/second"]);
+  });
+
+  it("hands an answer over at once when no request waits for its slot", async () => {
+    const order: string[] = [];
+    // A timer set as the answer's last byte is read: a held-back answer would reach its caller after it.
+    const ended = () => {
+      setTimeout(() => order.push("timer"), 0);
+    };
+    const { client } = await setup(ok, { concurrency: 2 });
+    await client.get("/warm");
+    diagnostics.subscribe("undici:request:trailers", ended);
+    try {
+      await client.get("/alone").then(() => order.push("answered /api/v4/alone"));
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    } finally {
+      diagnostics.unsubscribe("undici:request:trailers", ended);
+    }
+    expect(order).toEqual(["answered /api/v4/alone", "timer"]);
   });
 });
 
