@@ -336,6 +336,25 @@ describe("a freed slot", () => {
     expect(order.slice(2).sort()).toEqual(["answered /api/v4/first", "answered /api/v4/second"]);
   });
 
+  it("sends the request that takes a freed slot on another kept-alive connection than the one just freed", async () => {
+    const ports = new Map<string, number>();
+    const sent = (message: unknown) => {
+      const { request, socket } = message as { request: { path: string }; socket: { localPort: number } };
+      ports.set(request.path, socket.localPort);
+    };
+    const { client } = await setup(ok, { concurrency: 1 });
+    await Promise.all([client.get("/warm/1"), client.get("/warm/2"), client.get("/warm/3")]);
+    diagnostics.subscribe("undici:client:sendHeaders", sent);
+    try {
+      await Promise.all([client.get("/first"), client.get("/second")]);
+    } finally {
+      diagnostics.unsubscribe("undici:client:sendHeaders", sent);
+    }
+    // The first's connection is reused only a turn of the event loop after its answer: the second does not wait.
+    expect(ports.get("/api/v4/second")).toBeDefined();
+    expect(ports.get("/api/v4/second")).not.toBe(ports.get("/api/v4/first"));
+  });
+
   it("hands an answer over at once when no request waits for its slot", async () => {
     const order: string[] = [];
     // A timer set as the answer's last byte is read: a held-back answer would reach its caller after it.
