@@ -106,7 +106,7 @@ export function endpointOf(method: string, path: string): string {
 }
 
 /** Counts the requests a sandbox receives: all, writes, and by endpoint. */
-class Counter {
+export class Counter {
   total = 0;
   writes = 0;
   byEndpoint = new Map<string, number>();

@@ -2,8 +2,11 @@
  * One size's unchanged plan alone, by path and through patterns, against the benchmark's sandbox: for profiling and
  * for before/after CPU measurements of the plan without the whole benchmark.
  *
- *   npm run profile -- --size 16 [--runs paths,patterns,changed] [--repeat 2] [--cpu-prof-dir DIR] [--plan-args ARGS]
- *                      [--compare-with CHECKOUT]
+ *   npm run profile -- --size 16 [--runs paths,patterns,changed,pr] [--repeat 2] [--cpu-prof-dir DIR]
+ *                      [--plan-args ARGS] [--compare-with CHECKOUT]
+ *
+ * The `pr` run makes the benchmark's two pull-request plans (`--changed-since HEAD`: one schedule's cron, and a
+ * template used by 100 projects) as the benchmark makes them, each time in a new git repository.
  *
  * With --compare-with, each run is made by this checkout's CLI and then by CHECKOUT's (another checkout of
  * forgeform, built: `git worktree add ../base main && cd ../base && npm ci && npm run build`), alternately, so
@@ -26,7 +29,9 @@ import {
   seedOverHttp,
   writeForgeformManifests,
 } from "./artifacts.js";
+import { Counter } from "./bench.js";
 import { measureForgeform, repoRoot } from "./measure.js";
+import { runChangedSince } from "./scale.js";
 import { BASE_SHAPE, buildState, scaleShape } from "./state.js";
 
 const o = new Command("profile")
@@ -35,7 +40,7 @@ const o = new Command("profile")
   .option("--concurrency <n>", "forgeform's --concurrency", Number, 8)
   .option(
     "--runs <list>",
-    "which plans, in order: paths, patterns (the seeded state), changed (10% of it changed, by path)",
+    "which plans, in order: paths, patterns (the seeded state), changed (10% of it changed, by path), pr (the pull-request plans)",
     "paths,patterns",
   )
   .option("--repeat <n>", "how many times each run is made", Number, 1)
@@ -63,7 +68,19 @@ const seed = buildState(shape, "seed");
 const hookKeys = new Set(createSandboxApp().app.fixtureHooks.keys());
 const { areas, fixture, seeded } = await probedFixture(seed, hookKeys);
 let requests = 0;
-const sandbox = await startSandbox({ fixture, latencyMs: o.latency, onRequest: () => void requests++ });
+const counter = new Counter();
+const sandbox = await startSandbox({
+  fixture,
+  latencyMs: o.latency,
+  onRequest: (method, path) => {
+    requests++;
+    counter.record(method, path);
+  },
+});
+counter.pathOf = (id) => {
+  const p = sandbox.store.project(id);
+  return p && sandbox.store.projectFullPath(p);
+};
 const work = o.manifestsTo ? resolve(o.manifestsTo) : mkdtempSync(join(tmpdir(), "forgeform-profile-"));
 try {
   await seedOverHttp(
@@ -87,12 +104,31 @@ try {
     ...(o.cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${resolve(o.cpuProfDir)}`] : []),
     ...o.nodeArgs.split(" ").filter(Boolean),
   ];
-  const runs = o.runs.split(",").map((r) => r.trim()) as (keyof typeof dirs)[];
+  const runs = o.runs.split(",").map((r) => r.trim()) as (keyof typeof dirs | "pr")[];
   const roots: [string, string][] = [["", repoRoot()]];
   if (o.compareWith) roots.push([` (${o.compareWith})`, resolve(o.compareWith)]);
   for (let i = 0; i < (o.manifestsTo ? 0 : o.repeat); i++)
     for (const run of runs)
       for (const [label, root] of roots) {
+        if (run === "pr") {
+          if (root !== repoRoot()) continue;
+          const rows = await runChangedSince({
+            factor: o.size,
+            seed,
+            kinds,
+            dir: mkdtempSync(join(work, "pr-")),
+            env,
+            conc: ["--concurrency", String(o.concurrency)],
+            counter,
+            log: () => {},
+            nodeArgs,
+          });
+          for (const r of rows)
+            process.stdout.write(
+              `${o.size}x pr, ${r.run}: wall ${(r.wallMs / 1000).toFixed(1)} s, first request ${((r.firstRequestMs ?? 0) / 1000).toFixed(1)} s, cpu ${(r.cpuMs / 1000).toFixed(1)} s, ${Math.round(r.maxRssMb)} MB, ${r.requests} requests, exact ${r.exact}, load ${r.load.toFixed(1)}\n`,
+            );
+          continue;
+        }
         requests = 0;
         const cpu = process.cpuUsage();
         const m = await measureForgeform(

@@ -50,10 +50,11 @@ export async function measureRun(
   args: string[],
   env: Record<string, string>,
   counter: RequestCounter,
+  nodeArgs: readonly string[] = [],
 ): Promise<{ m: Measured; cost: RunCost }> {
   counter.reset();
   const cpu = process.cpuUsage();
-  const m = await measureForgeform(args, env);
+  const m = await measureForgeform(args, env, nodeArgs);
   const used = process.cpuUsage(cpu);
   return {
     m,
@@ -159,6 +160,8 @@ export async function runChangedSince(p: {
   conc: string[];
   counter: RequestCounter;
   log: (line: string) => void;
+  /** More options for each forgeform process's node (the profile harness's `--cpu-prof`). */
+  nodeArgs?: readonly string[];
 }): Promise<ChangedSinceRow[]> {
   const { factor, seed, kinds, env, counter } = p;
   const rows: ChangedSinceRow[] = [];
@@ -176,6 +179,7 @@ export async function runChangedSince(p: {
       ["plan", "--changed-since", "HEAD", "--format", "json", ...p.conc, manifests],
       env,
       counter,
+      p.nodeArgs,
     );
     if (m.code !== 0) fail(`forgeform plan --changed-since (${run})`, m);
     const json = JSON.parse(m.stdout) as PlanJson;

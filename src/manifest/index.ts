@@ -359,7 +359,15 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     const keep = opts.partial?.get(src.file);
     // A partial read leaves the file's other entries out: what they use is not known.
     if (keep) allRead = false;
-    const parsed = parseYaml(name, keep ? (keepEntries(text, keep) ?? text) : text, diags);
+    const digest = createHash("sha256").update(text).digest("hex");
+    // The outline made of this very text already (when the files were outlined to choose what to read).
+    const outlined = opts.outlines?.get(src.file);
+    const same = outlined?.digest === digest ? outlined.outline : undefined;
+    const parsed = parseYaml(
+      name,
+      keep ? (keepEntries(text, keep, same ?? outlineOf(text)) ?? text) : text,
+      diags,
+    );
     allRead &&= parsed.complete;
     const relevant = parsed.documents.filter(
       // In a directory only forgeform manifests are read: documents with `version: 1`, or with a top-level
@@ -370,7 +378,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     );
     if (relevant.length > 0 || src.explicit) {
       files.push(name);
-      digests[name] = createHash("sha256").update(text).digest("hex");
+      digests[name] = digest;
     }
     docs.push(...relevant);
     await breathe();

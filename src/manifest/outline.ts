@@ -41,16 +41,6 @@ export interface Outline {
   headUses?: string[];
 }
 
-interface Line {
-  indent: number;
-  /** The text after the indentation, comments left in (they are stripped where it matters). */
-  text: string;
-  /** Offset of the line's start in the file. */
-  at: number;
-  /** Its line number, 0-based. */
-  row: number;
-}
-
 /** A key of a block mapping on one line: `key:` or `"key":` or `'key':`, then the rest. */
 const KEY_LINE =
   /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s"'#&*!|>%@`{[\-?:,][^:#]*?|-[^\s:#][^:#]*?))\s*:(?:\s+(.*))?$/;
@@ -93,20 +83,23 @@ function flowNames(text: string): string[] | undefined {
 const own = (s: string) => Buffer.from(s, "utf8").toString("utf8");
 
 /**
- * The lines of `text` that hold something (not blank, not only a comment), one at a time: a file's lines are not
- * all held at once (outlining every file of a large estate would hold millions).
+ * Whether a character is white space as String.prototype.trimStart sees it (ECMAScript WhiteSpace and
+ * LineTerminator): the indentation the scanner measures is what trimStart would remove.
  */
-function* linesOf(text: string): Generator<Line> {
-  let at = 0;
-  for (let row = 0; ; row++) {
-    const nl = text.indexOf("\n", at);
-    const end = nl < 0 ? text.length : nl;
-    const raw = text.slice(at, end > at && text.charCodeAt(end - 1) === 13 ? end - 1 : end);
-    const body = raw.trimStart();
-    if (body !== "" && !body.startsWith("#")) yield { indent: raw.length - body.length, text: body, at, row };
-    if (nl < 0) return;
-    at = nl + 1;
-  }
+function isSpace(c: number): boolean {
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** The outline of one manifest file's text, or undefined when the file must be parsed to know it. */
@@ -144,46 +137,75 @@ export function outlineOf(text: string): Outline | undefined {
     if (instanceAt !== undefined) out.instanceSize += end - instanceAt;
     instanceAt = undefined;
   };
-  for (const line of linesOf(text)) {
+  // The lines one at a time, and of a line only what is looked at: outlining every file of a large estate reads
+  // millions of lines, and a line left alone (blank, a comment, deep in an entry's body) costs no string.
+  let row = -1;
+  /** The current line's text after its indentation and its `- `, if any. */
+  let item = "";
+  /** The line as a key (`key: rest`), once read: only where it matters (key()). */
+  let keyLine: RegExpExecArray | null | undefined;
+  /**
+   * The line as a key, read where it matters: at the top level, for an entry's key, and where its text could hold a
+   * block scalar, `state` or `extends` (may(); a key written with escapes could be either).
+   */
+  const key = (): RegExpExecArray | null => {
+    if (keyLine === undefined) keyLine = KEY_LINE.exec(item);
+    return keyLine;
+  };
+  const may = (word: string) => item.includes(word) || item.includes("\\");
+  for (let next = 0; next <= text.length; ) {
+    const at = next;
+    row += 1;
+    const nl = text.indexOf("\n", at);
+    next = nl < 0 ? text.length + 1 : nl + 1;
+    let end = nl < 0 ? text.length : nl;
+    if (end > at && text.charCodeAt(end - 1) === 13) end -= 1;
+    let start = at;
+    while (start < end && isSpace(text.charCodeAt(start))) start += 1;
+    if (start === end || text.charCodeAt(start) === 35 /* # */) continue;
+    const indent = start - at;
     if (blockAbove !== undefined) {
-      if (line.indent > blockAbove) continue;
+      if (indent > blockAbove) continue;
       blockAbove = undefined;
     }
-    if (line.indent === 0 && (line.text.startsWith("---") || line.text.startsWith("..."))) {
+    const body = text.slice(start, end);
+    if (indent === 0 && (body.startsWith("---") || body.startsWith("..."))) {
       // A second document (or content after the marker) is for a parse to tell.
-      if (documents > 0 || line.text.replace(/^(---|\.\.\.)\s*/, "") !== "") return undefined;
-      close(line.at, line.row);
+      if (documents > 0 || body.replace(/^(---|\.\.\.)\s*/, "") !== "") return undefined;
+      close(at, row);
       documents += 1;
       top = undefined;
       continue;
     }
     documents ||= 1;
-    if (line.text.startsWith("? ") || line.text === "?") return undefined;
+    if (body.startsWith("? ") || body === "?") return undefined;
     if (extendsAt !== undefined) {
-      if (line.indent >= extendsAt && line.text.startsWith("- ")) {
-        const name = scalar(line.text.slice(2));
+      if (indent >= extendsAt && body.startsWith("- ")) {
+        const name = scalar(body.slice(2));
         if (name === undefined) return undefined;
         used(name);
         continue;
       }
       extendsAt = undefined;
     }
-    const item = line.text.startsWith("- ") ? line.text.slice(2).trimStart() : line.text;
-    const m = KEY_LINE.exec(item);
-    const rest = m?.[4];
-    if (m && rest !== undefined && /^[|>][+-]?\d*\s*(#.*)?$/.test(rest)) {
-      blockAbove = line.indent;
+    item = body.startsWith("- ") ? body.slice(2).trimStart() : body;
+    keyLine = undefined;
+    if ((item.includes("|") || item.includes(">")) && key()) {
+      const rest = keyLine![4];
+      if (rest !== undefined && /^[|>][+-]?\d*\s*(#.*)?$/.test(rest)) blockAbove = indent;
     }
-    if (line.indent === 0) {
+    if (indent === 0) {
+      const m = key();
       if (!m) return undefined;
-      close(line.at, line.row);
+      const rest = m[4];
+      close(at, row);
       top = unquote(m);
-      sectionRow = line.row;
+      sectionRow = row;
       entryIndent = undefined;
       if (top === "version") out.manifest ||= scalar(rest ?? "") === "1";
       if (top === "instance") {
         out.instance = true;
-        instanceAt = line.at;
+        instanceAt = at;
       }
       if ((top === "templates" || top === "groups" || top === "projects") && rest !== undefined) {
         // Entries written in flow style (`groups: {a: {}}`): only a parse can tell them.
@@ -192,22 +214,24 @@ export function outlineOf(text: string): Outline | undefined {
       }
       continue;
     }
-    if ((top === "templates" || top === "groups" || top === "projects") && !line.text.startsWith("- ")) {
-      entryIndent ??= line.indent;
-      if (line.indent < entryIndent) return undefined;
-      if (line.indent === entryIndent) {
+    if ((top === "templates" || top === "groups" || top === "projects") && !body.startsWith("- ")) {
+      entryIndent ??= indent;
+      if (indent < entryIndent) return undefined;
+      if (indent === entryIndent) {
+        const m = key();
         if (!m) return undefined;
-        close(line.at, line.row);
-        const key = own(unquote(m));
+        const rest = m[4];
+        close(at, row);
+        const name = own(unquote(m));
         bodyIndent = undefined;
-        if (top === "templates") out.templates.push(key);
+        if (top === "templates") out.templates.push(name);
         else {
           current = {
             collection: top,
-            key,
-            size: line.at,
+            key: name,
+            size: at,
             uses: [],
-            rows: [line.row, line.row + 1],
+            rows: [row, row + 1],
             section: sectionRow,
           };
           out.entries.push(current);
@@ -227,31 +251,37 @@ export function outlineOf(text: string): Outline | undefined {
         continue;
       }
     }
-    if (current && line.indent > entryIndent!) {
+    if (current && indent > entryIndent!) {
       // The entry's own keys: `state: absent` marks it absent. A body the scanner cannot read this way (in flow
       // style on its own line, a tag or an alias on `state`) is for a parse to tell.
       if (bodyIndent === undefined) {
-        if (/^[{[]/.test(line.text)) return undefined;
-        bodyIndent = line.indent;
+        if (/^[{[]/.test(body)) return undefined;
+        bodyIndent = indent;
       }
-      if (line.indent === bodyIndent && !line.text.startsWith("- ") && m && unquote(m) === "state") {
-        const value = scalar(rest ?? "");
-        if (value === undefined) return undefined;
-        if (value === "absent") current.absent = true;
+      if (indent === bodyIndent && !body.startsWith("- ") && may("state")) {
+        const m = key();
+        if (m && unquote(m) === "state") {
+          const value = scalar(m[4] ?? "");
+          if (value === undefined) return undefined;
+          if (value === "absent") current.absent = true;
+        }
       }
     }
-    if (m && unquote(m) === "extends") {
-      if (rest === undefined || rest.trim() === "" || /^#/.test(rest.trim())) extendsAt = line.indent;
-      else {
-        const names = rest.trim().startsWith("[") ? flowNames(rest) : [scalar(rest)];
-        if (!names || names.some((n) => n === undefined)) return undefined;
-        used(...(names as string[]));
+    if (may("extends")) {
+      const m = key();
+      if (m && unquote(m) === "extends") {
+        const rest = m[4];
+        if (rest === undefined || rest.trim() === "" || /^#/.test(rest.trim())) extendsAt = indent;
+        else {
+          const names = rest.trim().startsWith("[") ? flowNames(rest) : [scalar(rest)];
+          if (!names || names.some((n) => n === undefined)) return undefined;
+          used(...(names as string[]));
+        }
       }
     }
   }
   // The end of the file: one past its last line (the empty one after a final line break, as split would give).
-  let rows = 1;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) rows += 1;
+  const rows = row + 1;
   close(text.length, rows);
   out.uses = [...new Set(out.uses)];
   out.headUses = [...new Set(headUses)];
@@ -593,24 +623,56 @@ export function shardFiles(files: readonly OutlinedFile[], targets: ReadonlySet<
  * The text of a manifest file with only the entries `keep` names (by entryId) left in, for a partial read: the
  * lines of the others are emptied, so that every line and column of what is read stays where it is in the file
  * (positions in messages are the file's). A section left with no entry loses its key too (an empty `projects:` is
- * null, which the schema refuses). Undefined when the scanner cannot outline the text: it is then read whole.
+ * null, which the schema refuses). `outline`: the text's outline when it is known already (outlineOf's, of this
+ * very text). Undefined when the scanner cannot outline the text: it is then read whole.
  */
-export function keepEntries(text: string, keep: ReadonlySet<string>): string | undefined {
-  const outline = outlineOf(text);
-  if (!outline) return undefined;
-  const lines = text.split("\n");
-  const blank = (row: number) => {
-    lines[row] = lines[row]!.endsWith("\r") ? "\r" : "";
-  };
+export function keepEntries(
+  text: string,
+  keep: ReadonlySet<string>,
+  outline = outlineOf(text),
+): string | undefined {
+  if (!outline || outline.entries.some((e) => e.rows === undefined)) return undefined;
+  /** The rows to empty, as [first, end) ranges. */
+  const gaps: [number, number][] = [];
   const sections = new Map<number, boolean>();
   for (const e of outline.entries) {
     const kept = keep.has(entryId(e.collection, e.key));
     sections.set(e.section!, (sections.get(e.section!) ?? false) || kept);
-    if (kept) continue;
-    for (let row = e.rows![0]; row < e.rows![1]; row++) blank(row);
+    if (!kept) gaps.push(e.rows!);
   }
-  for (const [row, anyKept] of sections) if (!anyKept) blank(row);
-  return lines.join("\n");
+  for (const [row, anyKept] of sections) if (!anyKept) gaps.push([row, row + 1]);
+  if (gaps.length === 0) return text;
+  gaps.sort((a, b) => a[0] - b[0]);
+  // Copied in stretches: the kept lines as they are, an emptied line as its line break alone (its `\r` kept).
+  const parts: string[] = [];
+  let row = 0;
+  let at = 0;
+  /** The offset of the start of row `target` (at or after the current row), or the text's length. */
+  const advance = (target: number) => {
+    while (row < target && at <= text.length) {
+      const nl = text.indexOf("\n", at);
+      at = nl < 0 ? text.length + 1 : nl + 1;
+      row += 1;
+    }
+    return Math.min(at, text.length);
+  };
+  let copied = 0;
+  for (const [first, end] of gaps) {
+    if (end <= row && first < row) continue;
+    const from = advance(first);
+    parts.push(text.slice(copied, from));
+    for (let r = Math.max(first, row); r < end && at <= text.length; r++) {
+      const nl = text.indexOf("\n", at);
+      const lineEnd = nl < 0 ? text.length : nl;
+      if (lineEnd > at && text.charCodeAt(lineEnd - 1) === 13) parts.push("\r");
+      if (nl >= 0) parts.push("\n");
+      at = nl < 0 ? text.length + 1 : nl + 1;
+      row += 1;
+    }
+    copied = Math.min(at, text.length);
+  }
+  parts.push(text.slice(copied));
+  return parts.join("");
 }
 
 /**
