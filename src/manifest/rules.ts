@@ -144,15 +144,52 @@ function checkUnchecked(
   }
 }
 
-/** Each schema's properties, listed once: checkBody goes through them for every object of the manifests. */
-const PROPERTIES = new WeakMap<JsonSchema, [string, JsonSchema][]>();
+/** A property of a schema that checkBody or checkIdentities has something to check on. */
+interface PropertyRule {
+  key: string;
+  /** The property's schema, resolved ($ref followed). */
+  prop: JsonSchema;
+  requires?: string[];
+  deprecated?: string;
+  sizes?: number[];
+  /** An array of items with an identity (`x-identity`): their identity, and the items' schema (resolved). */
+  identity?: unknown;
+  itemSchema?: JsonSchema;
+  /** An object the platform has once (`x-singleton`). */
+  singleton: boolean;
+}
 
-function propertiesOf(schema: JsonSchema): [string, JsonSchema][] {
-  let list = PROPERTIES.get(schema);
-  if (list === undefined) {
-    list = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>);
-    PROPERTIES.set(schema, list);
+/**
+ * Each schema's properties that have a rule (annotations, collections with an identity, singletons), listed once
+ * and in the schema's order: checkBody and checkIdentities go through them for every object of the manifests, and
+ * most properties (a project's hundred settings) have none.
+ */
+const RULES = new WeakMap<JsonSchema, PropertyRule[]>();
+
+function rulesOf(schema: JsonSchema, schemas: SchemaSet): PropertyRule[] {
+  let list = RULES.get(schema);
+  if (list !== undefined) return list;
+  list = [];
+  for (const [key, raw] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
+    const prop = schemas.resolve(raw);
+    const requires = (raw["x-requires"] ?? prop["x-requires"]) as string[] | undefined;
+    const deprecated = (raw["x-deprecated"] ?? prop["x-deprecated"]) as string | undefined;
+    const sizes = (raw["x-key-sizes"] ?? prop["x-key-sizes"]) as number[] | undefined;
+    const identity = raw["x-identity"] ?? prop["x-identity"];
+    const collection = prop.type === "array" && Boolean(identity);
+    const singleton = prop["x-singleton"] === true;
+    if (!requires && !deprecated && !sizes && !collection && !singleton) continue;
+    list.push({
+      key,
+      prop,
+      ...(requires ? { requires } : {}),
+      ...(deprecated ? { deprecated } : {}),
+      ...(sizes ? { sizes } : {}),
+      ...(collection ? { identity, itemSchema: schemas.resolve(prop.items as JsonSchema) } : {}),
+      singleton,
+    });
   }
+  RULES.set(schema, list);
   return list;
 }
 
@@ -162,14 +199,13 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
   const { schemas, diags } = ctx;
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   if (isObj(value["unchecked"])) checkUnchecked(value["unchecked"], props, [...path, "unchecked"], diags);
-  for (const [key, raw] of propertiesOf(schema)) {
+  for (const rule of rulesOf(schema, schemas)) {
+    const { key, requires, deprecated, sizes } = rule;
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
-    const prop = schemas.resolve(raw);
     // Made only where it is used: most fields of most objects have nothing to say.
     const fieldPath = () => [...path, key];
     // settings annotations
-    const requires = (raw["x-requires"] ?? prop["x-requires"]) as string[] | undefined;
     if (requires && (v === true || (typeof v === "string" && v !== ""))) {
       const missing = requires.filter((r) => value[r] === undefined || value[r] === null || value[r] === "");
       if (missing.length > 0) {
@@ -180,7 +216,6 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
         );
       }
     }
-    const deprecated = (raw["x-deprecated"] ?? prop["x-deprecated"]) as string | undefined;
     if (deprecated) {
       diags.warning(
         keyLoc(value, key),
@@ -188,7 +223,6 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
         `${key} is deprecated; use ${deprecated} instead`,
       );
     }
-    const sizes = (raw["x-key-sizes"] ?? prop["x-key-sizes"]) as number[] | undefined;
     if (sizes && typeof v === "number" && v !== 0 && v !== -1 && !sizes.includes(v)) {
       const at = valueLoc(value, key);
       diags.error(
@@ -198,18 +232,18 @@ export function checkBody(value: unknown, schema: JsonSchema, path: Path, ctx: R
       );
     }
     // collections
-    const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v) && identity) {
-      const itemSchema = schemas.resolve(prop.items as JsonSchema);
-      v.forEach((item, i) => {
-        if (!isObj(item)) return;
+    if (rule.itemSchema && Array.isArray(v)) {
+      const itemSchema = rule.itemSchema;
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (!isObj(item)) continue;
         const itemPath = [...path, key, i];
         checkItem(key, item, itemPath, ctx);
         checkBody(item, itemSchema, itemPath, ctx);
-      });
-    } else if (prop["x-singleton"] === true && isObj(v)) {
+      }
+    } else if (rule.singleton && isObj(v)) {
       checkItem(key, v, fieldPath(), ctx);
-      checkBody(v, prop, fieldPath(), ctx);
+      checkBody(v, rule.prop, fieldPath(), ctx);
     }
   }
 }
@@ -459,17 +493,15 @@ export function checkIdentities(
 ): void {
   if (!isObj(value)) return;
   const { schemas, diags } = ctx;
-  for (const [key, raw] of propertiesOf(schema)) {
+  for (const { key, identity, itemSchema, singleton, prop } of rulesOf(schema, schemas)) {
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
-    const prop = schemas.resolve(raw);
-    const identity = raw["x-identity"] ?? prop["x-identity"];
-    if (prop.type === "array" && Array.isArray(v) && identity) {
-      const itemSchema = schemas.resolve(prop.items as JsonSchema);
+    if (itemSchema && Array.isArray(v)) {
       const sharedFields = (itemSchema["x-shared-fields"] as string[] | undefined) ?? [];
       const seen = new Map<string, Loc>();
-      v.forEach((item, i) => {
-        if (!isObj(item)) return;
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (!isObj(item)) continue;
         const itemPath = [...path, key, i];
         const id = identityOf(item, identity, key, itemSchema);
         if (id !== undefined && !id.unknown) {
@@ -483,13 +515,13 @@ export function checkIdentities(
             );
           } else {
             seen.set(id.compare, at);
-            if (sharedFields.length > 0 && item.state !== "absent")
+            if (sharedFields.length > 0 && item["state"] !== "absent")
               checkShared(key, id, item, sharedFields, itemPath, shared, diags);
           }
         }
         checkIdentities(item, itemSchema, itemPath, ctx, shared);
-      });
-    } else if (prop["x-singleton"] === true && isObj(v)) {
+      }
+    } else if (singleton && isObj(v)) {
       checkIdentities(v, prop, [...path, key], ctx, shared);
     }
   }
