@@ -97,6 +97,41 @@ projects:
       expect(outlineOf(text), text).toBeUndefined();
   });
 
+  it("reads `state` and `extends` however their keys are written, and nothing inside a block scalar", () => {
+    // Keys in escapes, quoted, after a list dash; block scalars of every header, whose lines look like keys.
+    const text = `version: 1
+projects:
+  a/one:
+    "st\\u0061te": absent
+    "ext\\u0065nds": [t1]
+  a/two:
+    'state': absent
+    description: |-
+      state: present
+      extends: [not-this]
+  a/three:
+    notes: >+2
+        extends: [nor-this]
+    badges:
+      - name: x
+        description: |
+          state: absent
+    extends:
+      - t2
+  a/four:
+    description: "a | b > c"
+    state: present
+`;
+    const o = outlineOf(text)!;
+    expect(o.entries.map((e) => [e.key, e.absent === true, e.uses])).toEqual([
+      ["a/one", true, ["t1"]],
+      ["a/two", true, []],
+      ["a/three", false, ["t2"]],
+      ["a/four", false, []],
+    ]);
+    expect(names(o)).toEqual(names(outlineOfValues([parse(text)], text)));
+  });
+
   it("agrees with a parse on every example manifest", () => {
     const dir = join(import.meta.dirname, "../../examples");
     for (const name of readdirSync(dir).filter((n) => n.endsWith(".yaml") && !n.startsWith("sandbox"))) {
@@ -263,6 +298,21 @@ projects:
     expect(keepEntries("version: 1\ngroups: { a: {} }\n", new Set())).toBeUndefined();
     // Windows line ends stay.
     expect(keepEntries("version: 1\r\nprojects:\r\n  a/b: {}\r\n", new Set())).toBe("version: 1\r\n\r\n\r\n");
+    // The last line, with no line break after it; every entry kept: the text as it is.
+    expect(keepEntries("version: 1\nprojects:\n  a/b: {}\n  a/c: {}", new Set(["projects:a/b"]))).toBe(
+      "version: 1\nprojects:\n  a/b: {}\n",
+    );
+    expect(
+      keepEntries(MIXED, new Set(outlineOf(MIXED)!.entries.map((e) => `${e.collection}:${e.key}`))),
+    ).toBe(MIXED);
+  });
+
+  it("reads in part from the outline made of the text already, never from one made by a parse", () => {
+    const keep = new Set(["projects:acme/web"]);
+    expect(keepEntries(MIXED, keep, outlineOf(MIXED))).toBe(keepEntries(MIXED, keep));
+    // An outline from a parse knows no lines: the file is read whole.
+    const parsed = outlineOfValues([{ version: 1, projects: { "acme/api": {}, "acme/web": {} } }], MIXED);
+    expect(keepEntries(MIXED, keep, parsed)).toBeUndefined();
   });
 
   const files = [
