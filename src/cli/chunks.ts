@@ -34,7 +34,7 @@ import {
   manifestRoot,
 } from "../manifest/index.js";
 import { type ChunkLayout, chunkLayout, shardEntries } from "../manifest/outline.js";
-import { SecretValues } from "../manifest/secret.js";
+import { secretsOfState } from "../manifest/secret.js";
 import type { RequestStats } from "../plan/model.js";
 import { type PlanOutcome, type PlanRequest, withLiveReads } from "./plan-request.js";
 import { keepYoungGenerationSmall } from "./runtime.js";
@@ -179,8 +179,9 @@ export async function planInChunks(
     };
     const start = (k: number, chunk: LoadResult) => {
       // Values of each chunk's references are masked in everything the client prints from then on.
-      api.conceal(SecretValues.ofState(chunk.state!).list());
-      const walking = walkPlan(chunk.state!, ctx, registry, chunkOptions(k));
+      const secrets = secretsOfState(chunk.state!);
+      api.conceal(secrets.values.list());
+      const walking = walkPlan(chunk.state!, ctx, registry, { ...chunkOptions(k), secrets });
       // Its failure is met when it is awaited.
       walking.catch(() => {});
       return walking;

@@ -250,12 +250,47 @@ export function secretPairsOf(node: DesiredNode, pairs = new Set<string>()): Set
   return pairs;
 }
 
+/** What a plan needs of the secrets of a desired state: the values to mask, and the fingerprint's pairs. */
+export interface StateSecrets {
+  /** SecretValues.ofState of the state. */
+  values: SecretValues;
+  /** secretPairsOf its root. */
+  pairs: Set<string>;
+}
+
+/**
+ * SecretValues.ofState(state) and secretPairsOf(state.root) in one walk of the state (its root first): a plan in
+ * chunks needs both of each chunk's state, and each walk of a large one holds the event loop (at 16x, about 0.1 s).
+ */
+export function secretsOfState(state: DesiredState): StateSecrets {
+  const values: string[] = [];
+  const pairs = new Set<string>();
+  let inRoot = true;
+  eachSecretOf(
+    state,
+    (v) => {
+      if (v.unresolved || v.origin === "literal") return;
+      values.push(...v.referenced());
+      if (inRoot) pairs.add(JSON.stringify([v.origin, v.reveal()]));
+    },
+    () => {
+      inRoot = false;
+    },
+  );
+  return { values: new SecretValues(values), pairs };
+}
+
 /**
  * Calls `found` with every Secret inside a desired state (or a node), in the order a walk of the whole value meets
  * them (each object's keys in order, each object once), but for the nodes' positions (`source`, `fieldSources`):
- * they hold only files, lines and columns, and most of a large state's objects (one position per field).
+ * they hold only files, lines and columns, and most of a large state's objects (one position per field). A state's
+ * root is walked first; `rootDone` is called once it is.
  */
-function eachSecretOf(root: DesiredState | DesiredNode, found: (secret: Secret) => void): void {
+function eachSecretOf(
+  root: DesiredState | DesiredNode,
+  found: (secret: Secret) => void,
+  rootDone: () => void = () => {},
+): void {
   // A Set, not a WeakSet: it lives for the walk only, and is faster (the 16x state: about 180 -> 115 ms a walk).
   const seen = new Set<object>();
   /** Whether `v` is an object to look into, seen now for the first time. */
@@ -304,9 +339,11 @@ function eachSecretOf(root: DesiredState | DesiredNode, found: (secret: Secret) 
     return;
   }
   as(root, (state) => {
+    as(state["root"], node);
+    rootDone();
     for (const key of Object.keys(state)) {
-      if (key === "root") as(state[key], node);
-      else if (key === "selectors" && Array.isArray(state[key]))
+      if (key === "root") continue;
+      if (key === "selectors" && Array.isArray(state[key]))
         as(state[key], (all) => {
           for (const s of all as unknown as unknown[]) as(s, selector);
         });

@@ -14,6 +14,7 @@ import {
   SecretValues,
   secretPairs,
   secretPairsOf,
+  secretsOfState,
   shownText,
   textOf,
 } from "../../src/manifest/secret.js";
@@ -216,6 +217,26 @@ projects:
       state!.root.children["groups"]!.items[0] = { ...rest, fields };
       expect(SecretValues.ofState(state!).list()).toEqual(SecretValues.of(state).list());
       expect(SecretValues.ofState(state!).list()).not.toEqual(all);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("are found in one walk for a plan: every value to mask, and the pairs of the root only", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "ff-secrets-"));
+    try {
+      writeFileSync(join(dir, "m.yaml"), manifest);
+      const { state } = await loadManifests([dir], { secrets: true, env, root: dir });
+      const found = secretsOfState(state!);
+      expect(found.values.list()).toEqual(SecretValues.ofState(state!).list());
+      expect([...found.pairs]).toEqual([...secretPairsOf(state!.root)]);
+      // The pattern's value is masked, and is not in the pairs of the root (where the pattern's body is not).
+      expect(found.values.list()).toContain(env.PATTERN_VALUE);
+      expect([...found.pairs].some((p) => p.includes(env.PATTERN_VALUE))).toBe(false);
+      // A secret the root shares with a pattern is one of the root's pairs, whichever is met first.
+      const shared = state!.root.children["projects"]!.items[0]!;
+      state!.selectors[0]!.node = shared;
+      expect([...secretsOfState(state!).pairs]).toEqual([...secretPairsOf(state!.root)]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

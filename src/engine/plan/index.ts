@@ -53,7 +53,8 @@ export async function walkPlan(
   options: PlanOptions,
 ): Promise<Walked> {
   const expanded = await expandSelectors(desired, ctx, options.targets, options.changes);
-  const secrets = SecretValues.ofState(expanded.state);
+  const given = desired.selectors.length === 0 ? options.secrets : undefined;
+  const secrets = given?.values ?? SecretValues.ofState(expanded.state);
   // A target below a pattern's root selects what the platform holds there: it must select something.
   const top = ["groups", "projects"].flatMap((c) => expanded.state.root.children[c]?.items ?? []);
   checkTargetsSelected(
@@ -98,7 +99,7 @@ export async function walkPlan(
     liveSeen: state.liveSeen,
     createOnly: state.createOnly,
     secrets,
-    secretPairs: secretPairsOf(desired.root),
+    secretPairs: given?.pairs ?? secretPairsOf(desired.root),
     replaceLeft: state.replace,
     summaries: expanded.summaries,
     ...(units ? { units } : {}),

@@ -1,7 +1,7 @@
 /** What the planner takes and gives: its options, the steps apply carries out, and the result. */
 import type { FieldSpec } from "../../kinds/fields.js";
 import type { Fields, Kind, Live, Parent } from "../../kinds/kind.js";
-import type { SecretValues } from "../../manifest/secret.js";
+import type { SecretValues, StateSecrets } from "../../manifest/secret.js";
 import type { Change, Plan, PlanProblem, RequestStats, SelectorSummary } from "../../plan/model.js";
 import type { ChangeScope } from "../changes.js";
 import type { Shard } from "../shard.js";
@@ -83,6 +83,11 @@ export interface PlanOptions {
   declared?: string[];
   /** This plan is one chunk of a plan made in chunks (chunks.ts): what its walk must know of the whole plan. */
   chunk?: ChunkScope;
+  /**
+   * secretsOfState of the desired state, when the caller found them already (a chunk's, to mask them in the
+   * client before its walk). Only for a state without patterns: its expansion then holds the same secrets.
+   */
+  secrets?: StateSecrets;
 }
 
 /**
