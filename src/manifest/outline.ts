@@ -45,8 +45,23 @@ export interface Outline {
 const KEY_LINE =
   /^(?:"((?:[^"\\]|\\.)*)"|'((?:[^']|'')*)'|([^\s"'#&*!|>%@`{[\-?:,][^:#]*?|-[^\s:#][^:#]*?))\s*:(?:\s+(.*))?$/;
 
+/** Thrown where a double-quoted scalar has an escape JSON does not share with YAML: the scanner gives up on the file. */
+class UnknownEscape extends Error {}
+
+/**
+ * A double-quoted scalar's text, from what is between its quotes. YAML's escapes that JSON lacks (`\x41`, `\e`,
+ * `\N`, `\U0001F600`...) are for a parse to read: the scan of the file stops (outlineOf is then undefined).
+ */
+function doubleQuoted(inner: string): string {
+  try {
+    return JSON.parse(`"${inner}"`) as string;
+  } catch {
+    throw new UnknownEscape();
+  }
+}
+
 function unquote(m: RegExpExecArray): string {
-  if (m[1] !== undefined) return JSON.parse(`"${m[1]}"`) as string;
+  if (m[1] !== undefined) return doubleQuoted(m[1]);
   if (m[2] !== undefined) return m[2].replaceAll("''", "'");
   return m[3]!.trimEnd();
 }
@@ -55,7 +70,7 @@ function unquote(m: RegExpExecArray): string {
 function scalar(text: string): string | undefined {
   const t = text.replace(/\s+#.*$/, "").trim();
   const dq = /^"((?:[^"\\]|\\.)*)"$/.exec(t);
-  if (dq) return JSON.parse(`"${dq[1]}"`) as string;
+  if (dq) return doubleQuoted(dq[1]!);
   const sq = /^'((?:[^']|'')*)'$/.exec(t);
   if (sq) return sq[1]!.replaceAll("''", "'");
   return /^[^\s"'&*!|>%@`{}[\],#][^#]*$/.test(t) ? t : undefined;
@@ -104,6 +119,15 @@ function isSpace(c: number): boolean {
 
 /** The outline of one manifest file's text, or undefined when the file must be parsed to know it. */
 export function outlineOf(text: string): Outline | undefined {
+  try {
+    return scan(text);
+  } catch (error) {
+    if (error instanceof UnknownEscape) return undefined;
+    throw error;
+  }
+}
+
+function scan(text: string): Outline | undefined {
   if (text.includes("\t") || /(^|[\s[{,])[&*][^\s]/m.test(text) || /^\s*<<\s*:/m.test(text)) return undefined;
   const out = emptyOutline();
   const headUses: string[] = [];

@@ -93,8 +93,18 @@ projects:
       "version: 1\n---\nversion: 1\n",
       "version: 1\ngroups:\n\ta: {}\n",
       "version: 1\ngroups:\n  ? a\n  : {}\n",
+      // Escapes of YAML's double-quoted scalars that JSON does not have, in a key and in a value.
+      'version: 1\nprojects:\n  "acme/\\x41pi": {}\n',
+      'version: 1\nprojects:\n  acme/api:\n    "st\\x61te": absent\n',
+      'version: 1\nprojects:\n  acme/api:\n    extends: "b\\e"\n',
     ])
       expect(outlineOf(text), text).toBeUndefined();
+    // Such a file is outlined from a parse, which reads the escapes.
+    const escaped = 'version: 1\nprojects:\n  acme/api:\n    "st\\x61te": absent\n';
+    expect(outlineOfValues([parse(escaped)], escaped).entries[0]).toMatchObject({
+      key: "acme/api",
+      absent: true,
+    });
   });
 
   it("reads `state` and `extends` however their keys are written, and nothing inside a block scalar", () => {
