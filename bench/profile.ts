@@ -6,7 +6,8 @@
  *                      [--plan-args ARGS] [--compare-with CHECKOUT]
  *
  * The `pr` run makes the benchmark's two pull-request plans (`--changed-since HEAD`: one schedule's cron, and a
- * template used by 100 projects) as the benchmark makes them, each time in a new git repository.
+ * template used by 100 projects) as the benchmark makes them, each time in a new git repository; with
+ * --compare-with, by this checkout's CLI only.
  *
  * With --compare-with, each run is made by this checkout's CLI and then by CHECKOUT's (another checkout of
  * forgeform, built: `git worktree add ../base main && cd ../base && npm ci && npm run build`), alternately, so
