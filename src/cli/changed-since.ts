@@ -97,6 +97,7 @@ export async function selectSince(
     ...[...head].filter(([p, f]) => atRef.get(p) !== f.blob).map(([p]) => p),
     ...[...atRef.keys()].filter((p) => !head.has(p) && /\.ya?ml$/i.test(p)),
   ];
+  const changedSet = new Set(changed);
   const base = mkdtempSync(join(tmpdir(), "forgeform-base-"));
   try {
     // The changed files at REF, to outline; then the selection, to load.
@@ -118,7 +119,7 @@ export async function selectSince(
         baseRoot,
       ).map((f) => [relative(base, f.file), f]),
     );
-    const past = new Map([...head].filter(([p]) => !changed.includes(p)));
+    const past = new Map([...head].filter(([p]) => !changedSet.has(p)));
     for (const [p, f] of thenChanged) past.set(p, f);
     const places = [...new Set([...head.keys(), ...past.keys()])];
     const { files: selected, partial } = touchedEntries(
@@ -127,7 +128,6 @@ export async function selectSince(
     );
     // A selected file that did not change is at REF what it is in the working tree (the same git id): it is copied
     // from there rather than read out of git (at 16x, 100 files of a template's users: 150 ms less).
-    const changedSet = new Set(changed);
     for (const p of selected) {
       const now = head.get(p);
       if (changedSet.has(p) || !now) continue;
