@@ -68,16 +68,8 @@ const shape = scaleShape(BASE_SHAPE, o.size);
 const seed = buildState(shape, "seed");
 const hookKeys = new Set(createSandboxApp().app.fixtureHooks.keys());
 const { areas, fixture, seeded } = await probedFixture(seed, hookKeys);
-let requests = 0;
 const counter = new Counter();
-const sandbox = await startSandbox({
-  fixture,
-  latencyMs: o.latency,
-  onRequest: (method, path) => {
-    requests++;
-    counter.record(method, path);
-  },
-});
+const sandbox = await startSandbox({ fixture, latencyMs: o.latency, onRequest: counter.record });
 counter.pathOf = (id) => {
   const p = sandbox.store.project(id);
   return p && sandbox.store.projectFullPath(p);
@@ -130,7 +122,7 @@ try {
             );
           continue;
         }
-        requests = 0;
+        counter.reset();
         const cpu = process.cpuUsage();
         const m = await measureForgeform(
           [
@@ -149,7 +141,7 @@ try {
         const sandboxCpu = process.cpuUsage(cpu);
         if (m.code !== 0) throw new Error(`plan (${run}) exit ${m.code}: ${m.stderr.slice(-2000)}`);
         process.stdout.write(
-          `${o.size}x ${run}${label}: wall ${(m.wallMs / 1000).toFixed(1)} s, cpu ${(m.cpuMs / 1000).toFixed(1)} s, sandbox cpu ${((sandboxCpu.user + sandboxCpu.system) / 1e6).toFixed(1)} s, ${Math.round(m.maxRssMb)} MB, ${requests} requests, load ${loadavg()[0]?.toFixed(1)}\n`,
+          `${o.size}x ${run}${label}: wall ${(m.wallMs / 1000).toFixed(1)} s, cpu ${(m.cpuMs / 1000).toFixed(1)} s, sandbox cpu ${((sandboxCpu.user + sandboxCpu.system) / 1e6).toFixed(1)} s, ${Math.round(m.maxRssMb)} MB, ${counter.total} requests, load ${loadavg()[0]?.toFixed(1)}\n`,
         );
       }
 } finally {
