@@ -7,8 +7,10 @@
  * everything makes, to the byte.
  *
  * A plan is made in chunks only when it pays (see CHUNKED_ABOVE) and when chunks can make the same plan: without
- * `--target`, `--shard` or `--changed-since` (which read a share already), without `--debug` (see chunkingOf), and when no pattern names what to plan
- * (only the platform can say what a pattern matches) and every file can be read in part (chunkLayout).
+ * `--target` or `--changed-since` (which read a few objects), without `--debug` (see chunkingOf), and when no
+ * pattern names what to plan (only the platform can say what a pattern matches) and every file can be read in part
+ * (chunkLayout). A shard (`--shard K/N`) of a large estate is planned in chunks of its own top-level trees, as the
+ * whole estate is: its plan is the one a single walk of the shard makes.
  *
  * Validation: the manifests are still all validated before anything is written, but reads may have started.
  * When any chunk is invalid, the walk under way finishes, nothing more is planned, and the manifests are loaded
@@ -33,7 +35,7 @@ import {
   manifestOutlines,
   manifestRoot,
 } from "../manifest/index.js";
-import { type ChunkLayout, chunkLayout, shardEntries } from "../manifest/outline.js";
+import { type ChunkLayout, chunkLayout, shardEntries, shardTargets, unitOfKey } from "../manifest/outline.js";
 import { secretsOfState } from "../manifest/secret.js";
 import type { RequestStats } from "../plan/model.js";
 import { type PlanOutcome, type PlanRequest, withLiveReads } from "./plan-request.js";
@@ -65,12 +67,13 @@ export const FIRST_CHUNK_SIZE = 60_000;
 export interface Chunking {
   layout: ChunkLayout;
   outlines: FileOutline[];
+  /** For a shard: its top-level targets (shardTargets), which the chunks divide among them. */
+  units?: Set<string>;
 }
 
 /** Whether (and how) the request is planned in chunks: undefined for a plan made in one walk. */
 export function chunkingOf(request: PlanRequest, paths: string[], found: string[]): Chunking | undefined {
-  if (request.shard || request.changedSince !== undefined || (request.targets ?? []).length > 0)
-    return undefined;
+  if (request.changedSince !== undefined || (request.targets ?? []).length > 0) return undefined;
   // --debug prints every request as it is made: in chunks, a request of the first chunk would be printed before a
   // later chunk's manifests have said which values are secrets (a value of a later chunk's reference in a path of
   // the first would show). Planned in one walk, every value is known before the first request.
@@ -83,18 +86,22 @@ export function chunkingOf(request: PlanRequest, paths: string[], found: string[
     );
   if (perChunk === 0) return undefined;
   const outlines = manifestOutlines(paths, found);
+  // A shard's share, when the files say which it is (a pattern naming no group or project first: the platform does).
+  const units = request.shard ? shardTargets(outlines, request.shard) : undefined;
+  if (request.shard && !units) return undefined;
   if (perChunk === undefined) {
     // Outlining first costs little next to loading; it is skipped only where it cannot pay.
     let size = 0;
-    for (const { outline } of outlines) for (const e of outline.entries) size += e.size;
+    for (const { outline } of outlines)
+      for (const e of outline.entries) if (!units || units.has(unitOfKey(e.key))) size += e.size;
     if (size <= CHUNKED_ABOVE) return undefined;
   }
-  const layout = chunkLayout(outlines, {
-    chunkSize: CHUNK_SIZE,
-    firstSize: FIRST_CHUNK_SIZE,
-    ...(perChunk ? { perChunk } : {}),
-  });
-  return layout ? { layout, outlines } : undefined;
+  const layout = chunkLayout(
+    outlines,
+    { chunkSize: CHUNK_SIZE, firstSize: FIRST_CHUNK_SIZE, ...(perChunk ? { perChunk } : {}) },
+    units,
+  );
+  return layout ? { layout, outlines, ...(units ? { units } : {}) } : undefined;
 }
 
 /** The plan's request statistics: the client's counters when the plan is finished. */
@@ -129,7 +136,7 @@ export async function planInChunks(
   found: string[],
   options: Omit<PlanOptions, "requestStats">,
 ): Promise<PlanOutcome | undefined> {
-  const { layout, outlines } = chunking;
+  const { layout, outlines, units } = chunking;
   // A chunk holds a few top-level trees: V8's young generation is kept small to the end (runtime.ts).
   keepYoungGenerationSmall();
   const byFile = new Map(outlines.map((f) => [f.file, f]));
@@ -159,7 +166,8 @@ export async function planInChunks(
     });
     return loaded;
   };
-  const wholly = () => reportWhole(request, paths, found);
+  // A shard's problems are reported by its one walk, which loads its share as a whole.
+  const wholly = async () => (units ? undefined : reportWhole(request, paths, found));
   let first: LoadResult | undefined = keep(await loadChunk(0));
   if (invalid(first)) return wholly();
   const { files, digests } = first.state!;
@@ -173,9 +181,13 @@ export async function planInChunks(
       chunk: scope,
       requestStats: () => ({ total: 0, byEndpoint: {}, retries: 0 }),
     });
+    // After the last chunk, the files no chunk read that the plan reads: every file of the estate's, those (or
+    // their entries) of the shard's share for a shard.
     const loadRest = () => {
-      const rest = new Set(outlines.map((f) => f.file).filter((f) => !read.has(f)));
-      return rest.size > 0 ? load(rest) : undefined;
+      const share = units ? shardEntries(outlines, units) : undefined;
+      const all = share ? [...share.files] : outlines.map((f) => f.file);
+      const rest = new Set(all.filter((f) => !read.has(f)));
+      return rest.size > 0 ? load(rest, share?.partial) : undefined;
     };
     const start = (k: number, chunk: LoadResult) => {
       // Values of each chunk's references are masked in everything the client prints from then on.
@@ -208,9 +220,12 @@ export async function planInChunks(
       if (!nextWalking) break;
       walking = nextWalking;
     }
-    const diagnostics = chunkDiagnostics(results, files);
+    const diagnostics = chunkDiagnostics(results, files, !units);
+    const merged = mergeWalks(walks);
+    // A shard's plan names its share: all its chunks' top-level trees.
+    if (units) merged.units = units;
     const result = finishPlan(
-      mergeWalks(walks),
+      merged,
       { files, ...(digests ? { digests } : {}) },
       { ...options, requestStats: requestStatsOf(api) },
     );
@@ -220,16 +235,20 @@ export async function planInChunks(
 
 /**
  * The chunks' diagnostics as a whole load gives them: each once (a file's head is read by several chunks), a
- * template no chunk used said to be unused, in the order of the files.
+ * template no chunk used said to be unused (`whole`: the chunks hold every entry; not a shard's, whose share does
+ * not say what another shard's uses), in the order of the files.
  */
 function chunkDiagnostics(
   results: Pick<LoadResult, "diagnostics" | "templates">[],
   files: string[],
+  whole: boolean,
 ): Diagnostic[] {
   const used = new Set(results.flatMap((r) => r.templates?.used ?? []));
-  const unused = results.flatMap((r) =>
-    (r.templates?.unused ?? []).filter((t) => !used.has(t.name)).map((t) => t.warning),
-  );
+  const unused = !whole
+    ? []
+    : results.flatMap((r) =>
+        (r.templates?.unused ?? []).filter((t) => !used.has(t.name)).map((t) => t.warning),
+      );
   return sortDiagnostics(distinctDiagnostics([...results.flatMap((r) => r.diagnostics), ...unused]), files);
 }
 

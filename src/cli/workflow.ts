@@ -157,6 +157,7 @@ function baseOptions(request: PlanRequest, targets: string[]): Omit<PlanOptions,
     url: displayUrl(request.connection.url),
     targets,
     replace: request.replace ?? [],
+    ...(request.shard ? { shard: request.shard } : {}),
     ...(backup ? { backup } : {}),
     ...(request.fingerprintSalt !== undefined ? { fingerprintSalt: request.fingerprintSalt } : {}),
   };
@@ -180,7 +181,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       since = { warning: `${(error as Error).message}; planning everything` };
     }
   }
-  // A full plan of a large estate is made in chunks of top-level trees (chunks.ts).
+  // A full plan of a large estate, or of a shard of one, is made in chunks of top-level trees (chunks.ts).
   const chunking = since ? undefined : chunkingOf(request, paths, found);
   if (chunking) {
     const outcome = await planInChunks(request, chunking, paths, found, baseOptions(request, []));
@@ -239,7 +240,6 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       ...(changes ? { changes } : {}),
       ...(only ? { declared: declared.paths } : {}),
       ...(units ? { shardUnits: units } : {}),
-      ...(request.shard ? { shard: request.shard } : {}),
       ...(changes && request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
       requestStats: requestStatsOf(api),
     });

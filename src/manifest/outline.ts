@@ -579,7 +579,7 @@ export function touchedFiles(files: readonly OutlinedFile[], seeds: Iterable<str
 }
 
 /** The top-level target an entry belongs to: the first segment of its path (a pattern's, of its root). */
-const unitOfKey = (key: string) => lower(prefixOf(key)).split("/")[0]!;
+export const unitOfKey = (key: string) => lower(prefixOf(key)).split("/")[0]!;
 
 /**
  * The top-level targets (`instance`, and each first path segment) a shard K/N owns, from the outlines alone: each
@@ -721,20 +721,24 @@ export interface ChunkLayout {
  * predecessor, up to `chunkSize`: the first requests wait for a small first chunk only, and each chunk loads in
  * less time than its predecessor's reads take). Undefined when the files cannot be planned in chunks (an outline
  * made from a parse, which cannot leave entries out; a pattern, which only the platform can expand) or when they
- * make one chunk only.
+ * make one chunk only. With `units` (a shard's, shardTargets), the layout of those top-level targets alone: the plan
+ * in chunks is then that shard's.
  */
 export function chunkLayout(
   files: readonly OutlinedFile[],
   size: { perChunk?: number; chunkSize: number; firstSize?: number },
+  units?: ReadonlySet<string>,
 ): ChunkLayout | undefined {
   const weights = new Map<string, number>();
   const order: ChunkLayout["order"] = { groups: [], projects: [] };
   const present = { groups: new Set<string>(), projects: new Set<string>() };
   for (const { outline } of files) {
-    if (outline.instance) weights.set("instance", (weights.get("instance") ?? 0) + outline.instanceSize);
+    if (outline.instance && (!units || units.has("instance")))
+      weights.set("instance", (weights.get("instance") ?? 0) + outline.instanceSize);
     for (const e of outline.entries) {
-      if (e.rows === undefined || isPatternKey(e.key)) return undefined;
       const unit = unitOfKey(e.key);
+      if (units && !units.has(unit)) continue;
+      if (e.rows === undefined || isPatternKey(e.key)) return undefined;
       weights.set(unit, (weights.get(unit) ?? 0) + e.size);
       order[e.collection].push(e.key);
       if (!e.absent) present[e.collection].add(lower(e.key));

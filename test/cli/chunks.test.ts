@@ -1,6 +1,6 @@
 /**
- * When a plan is made in chunks (src/cli/chunks.ts chunkingOf): only a full plan, not with --target, --shard,
- * --changed-since or --debug; by default only when the manifests' entries weigh more than CHUNKED_ABOVE; and with
+ * When a plan is made in chunks (src/cli/chunks.ts chunkingOf): a full plan or a shard's (of the shard's trees
+ * only), not with --target, --changed-since or --debug; by default only when the manifests' entries weigh more than CHUNKED_ABOVE; and with
  * FORGEFORM_CHUNK_UNITS, in chunks of that many top-level trees (0: never; anything but a whole number refused).
  * That plans made in chunks are the plans one walk makes is test/integration/chunks.test.ts.
  */
@@ -59,11 +59,31 @@ describe("when a plan is made in chunks", () => {
     expect(chunks(request(root))).toBeUndefined();
   });
 
-  it("never with --target, --shard, --changed-since or --debug, nor with 0", () => {
+  it("of a shard, in chunks of the shard's trees alone", () => {
+    const root = estate("shard", 5);
+    vi.stubEnv(CHUNK_UNITS_ENV, "1");
+    const shards = [1, 2].map((index) => chunks(request(root, { shard: { index, count: 2 } })));
+    // Each tree in one chunk of one shard.
+    expect(shards.flatMap((s) => s ?? []).sort()).toEqual([["g0"], ["g1"], ["g2"], ["g3"], ["g4"]]);
+    expect(shards.map((s) => s?.length)).toEqual([3, 2]);
+    // A shard of one tree is one walk.
+    const one = estate("shard-of-one", 2);
+    expect(chunks(request(one, { shard: { index: 1, count: 2 } }))).toBeUndefined();
+    // By default, by the weight of the shard's entries, not the estate's.
+    vi.stubEnv(CHUNK_UNITS_ENV, "");
+    const pad = 200;
+    const base = estate("shard-weight", 6000, pad);
+    const whole = weight(base);
+    expect(whole).toBeGreaterThan(CHUNKED_ABOVE);
+    expect(whole / 2).toBeLessThan(CHUNKED_ABOVE);
+    expect(chunks(request(base))?.length).toBeGreaterThan(1);
+    expect(chunks(request(base, { shard: { index: 1, count: 2 } }))).toBeUndefined();
+  });
+
+  it("never with --target, --changed-since or --debug, nor with 0", () => {
     const root = estate("never", 3);
     vi.stubEnv(CHUNK_UNITS_ENV, "1");
     expect(chunks(request(root, { targets: ["g1"] }))).toBeUndefined();
-    expect(chunks(request(root, { shard: { index: 1, count: 2 } }))).toBeUndefined();
     expect(chunks(request(root, { changedSince: "HEAD" }))).toBeUndefined();
     expect(
       chunks(request(root, { connection: { url: "http://127.0.0.1:1", token: "t", debug: () => {} } })),

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { chunkingOf } from "../../src/cli/chunks.js";
 import { type PlanOutcome, planFromManifests } from "../../src/cli/workflow.js";
+import type { Shard } from "../../src/engine/shard.js";
 import { ADMIN_TOKEN, Bench, withEnv } from "./helpers.js";
 
 /** A salt for the secrets fingerprint, so that two plans' fingerprints compare. */
@@ -164,7 +165,13 @@ function writeEstate(
   return root;
 }
 
-async function plan(bench: Bench, root: string, units: string, replace: string[] = []): Promise<PlanOutcome> {
+async function plan(
+  bench: Bench,
+  root: string,
+  units: string,
+  replace: string[] = [],
+  shard?: Shard,
+): Promise<PlanOutcome> {
   return withEnv({ FORGEFORM_CHUNK_UNITS: units }, async () => {
     const request = {
       paths: [root],
@@ -172,10 +179,11 @@ async function plan(bench: Bench, root: string, units: string, replace: string[]
       backupDir: join(root, "backups"),
       fingerprintSalt: SALT,
       ...(replace.length > 0 ? { replace } : {}),
+      ...(shard ? { shard } : {}),
     };
     // Planned in chunks of one top-level tree each, or in one walk.
     const chunks = chunkingOf(request, [root], [])?.layout.chunks.length ?? 0;
-    if (units === "1") expect(chunks).toBeGreaterThanOrEqual(8);
+    if (units === "1") expect(chunks).toBeGreaterThanOrEqual(shard ? 2 : 8);
     else expect(chunks).toBe(0);
     const outcome = await planFromManifests(request);
     // Every chunk walked (not the one walk chunks fall back to when they find what a whole load does not).
@@ -261,6 +269,65 @@ describe("a plan made in chunks", () => {
       if (many > 0) expect(whole.result!.inSync).toContain('group["g20"]');
     });
   }
+
+  it("of a shard (--shard K/3) is the plan one walk of the shard makes, and the shards' plans make the whole", async () => {
+    const extra = manyGroups(22);
+    bench = await Bench.start({ fixture: { ...fixture, groups: [...fixture.groups, ...extra.groups] } });
+    const root = writeEstate(bench.dir, "delete", { "50-many.yaml": extra.file });
+    const whole = await plan(bench, root, "0");
+    const covered: string[] = [];
+    for (let index = 1; index <= 3; index++) {
+      const shard = { index, count: 3 };
+      const one = await plan(bench, root, "0", [], shard);
+      const chunked = await plan(bench, root, "1", [], shard);
+      expect(one.result, JSON.stringify(one.diagnostics)).toBeDefined();
+      expect(comparable(chunked)).toBe(comparable(one));
+      expect(chunked.result!.plan.requests.byEndpoint).toEqual(one.result!.plan.requests.byEndpoint);
+      expect(chunked.result!.steps.map((s) => s.deps)).toEqual(one.result!.steps.map((s) => s.deps));
+      // The plan names the shard's share, and holds only its trees' changes.
+      const units = chunked.result!.plan.shard!.units;
+      expect(units.length).toBeGreaterThan(1);
+      for (const change of chunked.result!.plan.changes) {
+        const path = /^(?:group|project)\["([^"/]+)/.exec(change.address)?.[1];
+        expect(units).toContain(path ?? "instance");
+      }
+      covered.push(...chunked.result!.plan.changes.map((c) => c.address));
+      // alpha's share with newg, which another shard creates: that group does not exist for alpha's shard.
+      if (units.includes("alpha") && !units.includes("newg"))
+        expect(chunked.result!.plan.errors.map((e) => e.address)).toContain(
+          'group["alpha"].share["newg"].group',
+        );
+    }
+    // Every change of the whole plan is in exactly one shard's (but that share).
+    const share = 'group["alpha"].share["newg"]';
+    expect(covered.sort()).toEqual(
+      whole
+        .result!.plan.changes.map((c) => c.address)
+        .filter((a) => a !== share || covered.includes(a))
+        .sort(),
+    );
+  });
+
+  it("of a shard whose share is invalid reports what one walk of the shard reports, and writes nothing", async () => {
+    const writes: string[] = [];
+    bench = await Bench.start({
+      fixture,
+      onRequest: (method, path) => {
+        if (method !== "GET") writes.push(`${method} ${path}`);
+      },
+    });
+    const root = writeEstate(bench.dir, "warn", {
+      "90-invalid.yaml": "version: 1\ngroups:\n  zulu:\n    visibility: everyone\n",
+    });
+    for (let index = 1; index <= 2; index++) {
+      const shard = { index, count: 2 };
+      const one = await plan(bench, root, "0", [], shard);
+      const chunked = await plan(bench, root, "1", [], shard);
+      expect(chunked.diagnostics).toEqual(one.diagnostics);
+      expect(chunked.result === undefined).toBe(one.result === undefined);
+    }
+    expect(writes).toEqual([]);
+  });
 
   it("is not made with --debug: a secret a later chunk declares is masked in the debug lines of every read", async () => {
     bench = await Bench.start({ fixture });
