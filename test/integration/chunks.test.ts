@@ -5,7 +5,7 @@
  * manifests found invalid in a later chunk are reported as a whole load reports them, and nothing is written.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { chunkingOf } from "../../src/cli/chunks.js";
 import { type PlanOutcome, planFromManifests } from "../../src/cli/workflow.js";
@@ -308,7 +308,7 @@ describe("a plan made in chunks", () => {
     );
   });
 
-  it("of a shard whose share is invalid reports what one walk of the shard reports, and writes nothing", async () => {
+  it("of a shard reports what one walk of the shard reports: the invalid tree in its share only, and writes nothing", async () => {
     const writes: string[] = [];
     bench = await Bench.start({
       fixture,
@@ -319,13 +319,20 @@ describe("a plan made in chunks", () => {
     const root = writeEstate(bench.dir, "warn", {
       "90-invalid.yaml": "version: 1\ngroups:\n  zulu:\n    visibility: everyone\n",
     });
+    const failed: boolean[] = [];
     for (let index = 1; index <= 2; index++) {
       const shard = { index, count: 2 };
       const one = await plan(bench, root, "0", [], shard);
       const chunked = await plan(bench, root, "1", [], shard);
       expect(chunked.diagnostics).toEqual(one.diagnostics);
       expect(chunked.result === undefined).toBe(one.result === undefined);
+      const invalid = chunked.diagnostics.filter((d) => d.severity === "error");
+      // The shard that owns zulu reports it; the other one does not parse zulu's entry, and plans.
+      if (chunked.result) expect(invalid).toEqual([]);
+      else expect(invalid.map((d) => `${basename(d.file)}:${d.line}`)).toContain("90-invalid.yaml:4");
+      failed.push(chunked.result === undefined);
     }
+    expect(failed.filter(Boolean)).toHaveLength(1);
     expect(writes).toEqual([]);
   });
 
