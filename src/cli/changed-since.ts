@@ -39,6 +39,9 @@ export interface SinceSelection {
 
 /** Two outlines of one file (at REF and now) as one: what either version defines and uses. */
 function union(a: Outline | undefined, b: Outline | undefined): Outline {
+  // A file that did not change has one outline: its entries once, not twice.
+  if (a && (a === b || !b)) return a;
+  if (b && !a) return b;
   return {
     manifest: (a?.manifest ?? false) || (b?.manifest ?? false),
     instance: (a?.instance ?? false) || (b?.instance ?? false),
@@ -46,6 +49,11 @@ function union(a: Outline | undefined, b: Outline | undefined): Outline {
     templates: [...new Set([...(a?.templates ?? []), ...(b?.templates ?? [])])],
     entries: [...(a?.entries ?? []), ...(b?.entries ?? [])],
     uses: [...new Set([...(a?.uses ?? []), ...(b?.uses ?? [])])],
+    // What the heads use (their templates' own `extends`), where both outlines know it: unknown, a selection
+    // counts every template the file uses.
+    ...((a && !a.headUses) || (b && !b.headUses)
+      ? {}
+      : { headUses: [...new Set([...(a?.headUses ?? []), ...(b?.headUses ?? [])])] }),
   };
 }
 

@@ -536,36 +536,57 @@ function relatedEntries(index: Index): (mine: EntryRef) => EntryRef[] {
 function neededBy(index: Index, parts: Parts): Selection {
   const heads = new Set<string>();
   const entries = new Set<EntryRef>();
+  /**
+   * The entries read for their own sake, whose related entries are read too: the parts' entries, and every entry
+   * of a file that is read whole because its outline came from a parse (it cannot leave any out). Such an entry is
+   * validated, and planned where it is the run's to plan, like the others: it needs its templates and the patterns
+   * over it as much (a shard reading a file of another shard's projects whole, where one of them extends a
+   * template of a file it would not read otherwise, reported "unknown template").
+   */
+  const primary: EntryRef[] = [...parts.entries];
   const templatesOf = (names: readonly string[]) => names.flatMap((t) => index.definers.get(t) ?? []);
-  const needHead = (file: string) => {
-    if (heads.has(file)) return;
-    heads.add(file);
-    const outline = index.byFile.get(file)!;
-    for (const f of templatesOf(outline.headUses ?? outline.uses)) needHead(f);
-  };
   const needEntry = (entry: EntryRef) => {
     if (entries.has(entry)) return;
     entries.add(entry);
     needHead(entry.file);
     for (const f of templatesOf(entry.uses)) needHead(f);
   };
+  const needHead = (file: string) => {
+    if (heads.has(file)) return;
+    heads.add(file);
+    const outline = index.byFile.get(file)!;
+    for (const f of templatesOf(outline.headUses ?? outline.uses)) needHead(f);
+    if (!canReadInPart(outline))
+      for (const e of index.entriesOf.get(file)!) {
+        if (entries.has(e)) continue;
+        primary.push(e);
+        needEntry(e);
+      }
+  };
   for (const f of parts.heads) needHead(f);
   for (const e of parts.entries) needEntry(e);
   const related = relatedEntries(index);
-  for (const mine of parts.entries)
-    for (const other of related(mine)) if (!entries.has(other)) needEntry(other);
+  // `primary` grows while it is gone through: a related entry may be in a file read whole.
+  let done = 0;
+  const relate = () => {
+    for (; done < primary.length; done++)
+      for (const other of related(primary[done]!)) if (!entries.has(other)) needEntry(other);
+  };
+  relate();
   if (heads.size > 0) for (const [file, outline] of index.byFile) if (outline.instance) needHead(file);
+  relate();
   const partial = new Map<string, Set<string>>();
   for (const file of heads) {
     const all = index.entriesOf.get(file)!;
-    const outline = index.byFile.get(file)!;
     const kept = all.filter((e) => entries.has(e));
-    // Read whole: every entry is wanted, or the outline came from a parse and cannot leave any out.
-    if (kept.length === all.length || outline.entries.some((e) => e.rows === undefined)) continue;
+    if (kept.length === all.length || !canReadInPart(index.byFile.get(file)!)) continue;
     partial.set(file, new Set(kept.map((e) => e.id)));
   }
   return { files: heads, partial };
 }
+
+/** Whether a file can be read in part: its outline has every entry's lines (it was not made from a parse). */
+const canReadInPart = (outline: Outline) => outline.entries.every((e) => e.rows !== undefined);
 
 /** What a change to `seeds` (the changed files) touches, and what that needs to be read right. */
 export function touchedEntries(files: readonly OutlinedFile[], seeds: Iterable<string>): Selection {
@@ -655,7 +676,7 @@ export function keepEntries(
   keep: ReadonlySet<string>,
   outline = outlineOf(text),
 ): string | undefined {
-  if (!outline || outline.entries.some((e) => e.rows === undefined)) return undefined;
+  if (!outline || !canReadInPart(outline)) return undefined;
   /** The rows to empty, as [first, end) ranges. */
   const gaps: [number, number][] = [];
   const sections = new Map<number, boolean>();

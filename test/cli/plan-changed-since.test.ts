@@ -4,7 +4,7 @@
  * that became a manifest, or instance settings; without paths, the working directory as when given it.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Bench } from "../integration/helpers.js";
@@ -96,6 +96,24 @@ describe("plan --changed-since", () => {
     // acme (unchanged, and missing on the platform) is left out.
     expect(run.out).not.toContain("acme");
     commit("template changed");
+  });
+
+  it("reads the templates of the entries a change selects, not those of the other entries of their file", async () => {
+    write("used.yaml", "version: 1\ntemplates:\n  used:\n    description: one\n");
+    // No parse can read this file (a string left open): a plan that reads it fails.
+    write("unused.yaml", 'version: 1\ntemplates:\n  unused:\n    description: "never closed\n');
+    write("users.yaml", "version: 1\ngroups:\n  uno:\n    extends: [used]\n  dos:\n    extends: [unused]\n");
+    commit("users");
+    try {
+      write("used.yaml", "version: 1\ntemplates:\n  used:\n    description: two\n");
+      const run = await plan();
+      expect(run.code, run.err).toBe(0);
+      expect(run.out).toContain('+ group["uno"] will be created\n');
+      expect(run.out).not.toContain("dos");
+    } finally {
+      for (const name of ["used.yaml", "unused.yaml", "users.yaml"]) rmSync(join(manifests, name));
+      commit("users gone");
+    }
   });
 
   it("plans instance settings a changed file adds", async () => {

@@ -391,6 +391,39 @@ projects:
     expect(touchedEntries(parsed, ["nightly.yaml"]).partial.has("flow.yaml")).toBe(false);
     expect(touchedEntries(parsed, ["nightly.yaml"]).files.has("flow.yaml")).toBe(true);
   });
+
+  it("reads each entry of a file read whole with what it needs: its templates, the patterns over it", () => {
+    // beta/q extends nightly; acme/s, beside it, is under pattern.yaml's acme/* and extends local (mixed.yaml's).
+    const flow = outlineOfValues(
+      [
+        {
+          version: 1,
+          projects: { "beta/q": { extends: ["nightly"] }, "acme/s": { extends: ["local"] } },
+        },
+      ],
+      "x",
+    );
+    const parsed = [...files, { file: "flow.yaml", outline: flow }];
+    // A shard that owns beta reads flow.yaml whole for beta/q: acme/s comes with it, and needs mixed.yaml's head
+    // (its template), pattern.yaml, and the group above it; not mixed.yaml's other entries.
+    expect(partsOf(shardEntries(parsed, new Set(["beta"])))).toEqual({
+      "base.yaml": "whole",
+      "flow.yaml": "whole",
+      "mixed.yaml": ["groups:acme", "projects:beta/x"],
+      "nightly.yaml": "whole",
+      "pattern.yaml": "whole",
+    });
+    // A change to base.yaml reaches beta/q (through nightly): flow.yaml is read whole the same way.
+    expect(partsOf(touchedEntries(parsed, ["base.yaml"]))).toEqual({
+      "base.yaml": "whole",
+      "flow.yaml": "whole",
+      "mixed.yaml": ["groups:acme", "projects:acme/api", "projects:beta/x"],
+      "nightly.yaml": "whole",
+      "pattern.yaml": "whole",
+    });
+    // A file that can be read in part brings only its selected entries' needs: without flow.yaml, no pattern.
+    expect(partsOf(shardEntries(files, new Set(["beta"])))).not.toHaveProperty(["pattern.yaml"]);
+  });
 });
 
 describe("a plan made in chunks, from the outlines", () => {
