@@ -7,10 +7,18 @@
  * entries. The version at REF is loaded without resolving secrets.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
-import { type ChangeScope, changeScope } from "../engine/changes.js";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { type ChangeScope, changeScope, type ScopeRoots } from "../engine/changes.js";
 import { type FileOutline, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import type { DesiredState } from "../manifest/model.js";
 import { type Outline, touchedEntries } from "../manifest/outline.js";
@@ -35,6 +43,8 @@ export interface SinceSelection {
   warning?: string;
   /** The outlines of the files in the working tree (every one, read or not). */
   outlines?: FileOutline[];
+  /** Where the manifests at REF were read, and where they are now: files they name compare by their place. */
+  roots?: ScopeRoots;
 }
 
 /** Two outlines of one file (at REF and now) as one: what either version defines and uses. */
@@ -105,6 +115,18 @@ export async function selectSince(
     ...[...head].filter(([p, f]) => atRef.get(p) !== f.blob).map(([p]) => p),
     ...[...atRef.keys()].filter((p) => !head.has(p) && /\.ya?ml$/i.test(p)),
   ];
+  // Files the manifests name (a wiki page's content_file, its attachments) are read into the desired state: a
+  // change to one is a change of the manifests that name it.
+  const notManifest = (p: string) => !head.has(p) && !(atRef.has(p) && /\.ya?ml$/i.test(p));
+  const named = changedFilesSince(top, ref, inRepo).filter(notManifest);
+  if (named.length > 0) {
+    const already = new Set(changed);
+    const naming = namingFiles(
+      [...head].filter(([p]) => !already.has(p)).map(([p, f]) => [p, f.file] as const),
+      named,
+    );
+    changed.push(...naming);
+  }
   const changedSet = new Set(changed);
   const base = mkdtempSync(join(tmpdir(), "forgeform-base-"));
   try {
@@ -143,6 +165,14 @@ export async function selectSince(
       mkdirSync(dirname(to), { recursive: true });
       copyFileSync(now.file, to);
     }
+    // The files the selected manifests may name, as they were at REF (the working tree's may have changed).
+    const selectedAtBase = [...selected].filter((p) => existsSync(join(base, p)));
+    extract(
+      namedFiles(
+        selectedAtBase.map((p) => [p, join(base, p)] as const),
+        [...atRef.keys()].filter(notManifest),
+      ),
+    );
     const pick = (places: Iterable<string>) => new Set([...places].map((p) => join(base, p)));
     // What was named at REF and is there (a file named on its own that did not change was not extracted).
     const named = given.map(atBase).filter((p) => existsSync(p));
@@ -158,8 +188,11 @@ export async function selectSince(
         outlines: new Map([...past].map(([p, f]) => [join(base, p), f])),
       });
       if (!loaded.state) {
+        const first = loaded.diagnostics.find((d) => d.severity === "error");
+        const where = first ? `${relative(base, first.file)}:${first.line}:${first.col}` : "";
+        const what = first ? `: ${where}: ${first.message.split(base + sep).join("")}` : "";
         return {
-          warning: `the manifests at ${ref} do not load (they had errors then), so everything is planned`,
+          warning: `the manifests at ${ref} do not load (they had errors then${what}), so everything is planned`,
         };
       }
       before = loaded.state;
@@ -169,6 +202,8 @@ export async function selectSince(
       partial: new Map([...partial].flatMap(([p, ids]) => (head.has(p) ? [[head.get(p)!.file, ids]] : []))),
       ...(before ? { before } : {}),
       outlines: now,
+      // Real paths, as the files they name are resolved (the base folder exists; its root only if a file was read).
+      roots: { base: join(realpathSync(base), inRepo), head: realpathSync(root) },
     };
   } finally {
     rmSync(base, { recursive: true, force: true });
@@ -180,5 +215,53 @@ export function scopeOf(selection: SinceSelection, head: DesiredState): ChangeSc
   if (selection.warning) return undefined;
   const before =
     selection.before ?? ({ root: { ...head.root, children: {} }, files: [], selectors: [] } as DesiredState);
-  return changeScope(before, head);
+  return changeScope(before, head, selection.roots);
+}
+
+/**
+ * The files (paths from the top of the checkout) that differ between REF and the working tree below `inRepo`:
+ * modified, added to the index, or deleted. Files git does not track are not at REF, and a manifest that names one
+ * changed to do so.
+ */
+function changedFilesSince(top: string, ref: string, inRepo: string): string[] {
+  return gitBytes(top, ["diff", "--name-only", "--no-renames", "-z", ref, "--", inRepo])
+    .toString("utf8")
+    .split("\0")
+    .filter((p) => p !== "");
+}
+
+/**
+ * Which of `files` (path from the top of the checkout, and where to read it) may name one of `named` (paths from
+ * the top): those whose text holds its file name. A manifest names a file relative to itself, in any quoting, so
+ * its name is what any spelling holds; a file that holds it and does not name it is only read for nothing (its
+ * entries compare equal and are not planned).
+ */
+function namingFiles(files: readonly (readonly [string, string])[], named: readonly string[]): string[] {
+  const names = [...new Set(named.map((p) => basename(p)))];
+  return files
+    .filter(([, file]) => {
+      const text = readFileSync(file, "utf8");
+      return names.some((n) => text.includes(n));
+    })
+    .map(([p]) => p);
+}
+
+/**
+ * Of `candidates` (paths from the top), those that one of `files` (path from the top, and where to read it) may
+ * name: the ones whose file name is a word of a file's text (split at spaces, quotes, brackets, commas and colons),
+ * or, for a name with one of those in it, is in the text.
+ */
+function namedFiles(files: readonly (readonly [string, string])[], candidates: readonly string[]): string[] {
+  if (candidates.length === 0 || files.length === 0) return [];
+  const words = new Set<string>();
+  const texts: string[] = [];
+  for (const [, file] of files) {
+    const text = readFileSync(file, "utf8");
+    texts.push(text);
+    for (const word of text.split(/[\s"'[\]{},:]+/)) if (word !== "") words.add(basename(word));
+  }
+  return candidates.filter((p) => {
+    const name = basename(p);
+    return /[\s"'[\]{},:]/.test(name) ? texts.some((t) => t.includes(name)) : words.has(name);
+  });
 }

@@ -12,6 +12,7 @@
  * inline) by its digest.
  */
 import { createHash } from "node:crypto";
+import { isAbsolute, relative, sep } from "node:path";
 import type { DesiredCollection, DesiredNode, DesiredState } from "../manifest/model.js";
 import { isSecret, type Secret } from "../manifest/secret.js";
 
@@ -38,8 +39,36 @@ export function collectionPath(nodePath: string, collection: string): string {
   return nodePath === "" ? collection : `${nodePath}.${collection}`;
 }
 
-/** A node's own content: state, fields and policies, secrets by where they come from. */
-function ownDigest(node: DesiredNode): string {
+/**
+ * Where each version's manifests are: a file a manifest names (a token_file, a wiki page's attachments) is held as
+ * its absolute path, and the version at REF is read from another folder than the working tree's, so such a path
+ * compares by its place below its version's root. Without roots, paths compare as they are.
+ */
+export interface ScopeRoots {
+  base: string;
+  head: string;
+}
+
+/** `fields` with the paths of the files they name relative to `root` (see ScopeRoots). */
+function placedFields(fields: DesiredNode["fields"], root: string | undefined): DesiredNode["fields"] {
+  if (root === undefined) return fields;
+  const token = fields["token_file"];
+  const attachments = fields["attachments"];
+  if (typeof token !== "string" && !Array.isArray(attachments)) return fields;
+  const place = (p: unknown) => {
+    if (typeof p !== "string") return p;
+    const rel = relative(root, p);
+    return rel.startsWith("..") || isAbsolute(rel) ? p : `./${rel.split(sep).join("/")}`;
+  };
+  return {
+    ...fields,
+    ...(typeof token === "string" ? { token_file: place(token) } : {}),
+    ...(Array.isArray(attachments) ? { attachments: attachments.map(place) } : {}),
+  };
+}
+
+/** A node's own content: state, fields and policies, secrets by where they come from, files by their place. */
+function ownDigest(node: DesiredNode, root: string | undefined): string {
   // Written policies only: a collection newly mentioned is in scope on its own (read in full), not its owner.
   const policies = Object.fromEntries(
     Object.entries(node.children)
@@ -47,10 +76,13 @@ function ownDigest(node: DesiredNode): string {
       .map(([c, coll]) => [c, coll.policy]),
   );
   // JSON.stringify hands a replacer what toJSON returned (a Secret's mask): the holder's own value is the Secret.
-  return JSON.stringify([node.state, node.fields, policies], function (this: unknown, key, v: unknown) {
-    const own = (this as Record<string, unknown>)[key];
-    return isSecret(own) ? secretDigest(own) : v;
-  });
+  return JSON.stringify(
+    [node.state, placedFields(node.fields, root), policies],
+    function (this: unknown, key, v: unknown) {
+      const own = (this as Record<string, unknown>)[key];
+      return isSecret(own) ? secretDigest(own) : v;
+    },
+  );
 }
 
 /** What a secret's manifest text is, without the secret: its reference, or a digest of an inline value. */
@@ -69,16 +101,27 @@ function byLabel(coll: DesiredCollection | undefined): Map<string, DesiredNode[]
 }
 
 /** Compares two versions of a node; true when anything at or below it is in scope (it is then an ancestor). */
-function compareNodes(base: DesiredNode, head: DesiredNode, path: string, scope: ChangeScope): boolean {
+function compareNodes(
+  base: DesiredNode,
+  head: DesiredNode,
+  path: string,
+  scope: ChangeScope,
+  roots: ScopeRoots | undefined,
+): boolean {
   let touched = false;
-  if (ownDigest(base) !== ownDigest(head)) {
+  if (ownDigest(base, roots?.base) !== ownDigest(head, roots?.head)) {
     scope.nodes.add(path);
     touched = true;
   }
   for (const name of new Set([...Object.keys(base.children), ...Object.keys(head.children)])) {
     touched =
-      compareCollections(base.children[name], head.children[name], collectionPath(path, name), scope) ||
-      touched;
+      compareCollections(
+        base.children[name],
+        head.children[name],
+        collectionPath(path, name),
+        scope,
+        roots,
+      ) || touched;
   }
   if (touched) scope.ancestors.add(path);
   return touched;
@@ -89,6 +132,7 @@ function compareCollections(
   head: DesiredCollection | undefined,
   path: string,
   scope: ChangeScope,
+  roots: ScopeRoots | undefined,
 ): boolean {
   if (!head) return false; // a collection no longer mentioned is no longer managed: nothing to read
   let touched = false;
@@ -106,14 +150,14 @@ function compareCollections(
       scope.whole.add(at);
       touched = true;
     } else if (items.length !== 1 || previous.length !== 1) full();
-    else touched = compareNodes(previous[0]!, items[0]!, at, scope) || touched;
+    else touched = compareNodes(previous[0]!, items[0]!, at, scope, roots) || touched;
   }
   for (const label of before.keys()) if (!after.has(label)) full();
   return touched;
 }
 
-/** What differs between the manifests at a base revision and now. */
-export function changeScope(base: DesiredState, head: DesiredState): ChangeScope {
+/** What differs between the manifests at a base revision and now (`roots`: where each was read, see ScopeRoots). */
+export function changeScope(base: DesiredState, head: DesiredState, roots?: ScopeRoots): ChangeScope {
   const scope: ChangeScope = {
     nodes: new Set(),
     whole: new Set(),
@@ -121,7 +165,7 @@ export function changeScope(base: DesiredState, head: DesiredState): ChangeScope
     selectors: new Set(),
     ancestors: new Set(),
   };
-  compareNodes(base.root, head.root, "", scope);
+  compareNodes(base.root, head.root, "", scope, roots);
   const patterns = (s: DesiredState) =>
     new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
   const before = patterns(base);
@@ -141,7 +185,7 @@ export function changeScope(base: DesiredState, head: DesiredState): ChangeScope
       selectors: new Set(),
       ancestors: new Set(),
     };
-    compareNodes(old.node, sel.node, "", probe);
+    compareNodes(old.node, sel.node, "", probe, roots);
     if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
   }
   // A pattern that was removed leaves its objects as they are: nothing to read.

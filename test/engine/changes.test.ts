@@ -3,7 +3,7 @@
  * and the working tree's), loaded as a user writes them. Each kind of edit puts exactly its objects in scope, and
  * nothing else; the integration side (git, requests, plans) is test/integration/changed-since.test.ts.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -171,6 +171,44 @@ describe("wholeUnder and touches", () => {
     selectors: new Set(),
     ancestors: new Set(['projects["acme/web"]']),
   };
+
+  it("compares the files manifests name (token_file, attachments) by their place below each version's root", async () => {
+    const text = (file: string) => `version: 1
+groups:
+  acme:
+    deploy_tokens:
+      - { name: pull, scopes: [read_registry], token_file: ${file} }
+projects:
+  acme/api:
+    wiki_pages:
+      - { title: Guide, content: inline, attachments: [logo.svg] }
+`;
+    // The same manifest in two folders, as a pull request's plan reads REF's in a folder of its own.
+    const other = mkdtempSync(join(tmpdir(), "ff-changes-ref-"));
+    try {
+      for (const root of [dir, other]) writeFileSync(join(root, "logo.svg"), "<svg/>\n");
+      const load = async (root: string, body: string) => {
+        writeFileSync(join(root, "m.yaml"), body);
+        const loaded = await loadManifests([join(root, "m.yaml")], { secrets: true, root });
+        expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+        return loaded.state!;
+      };
+      const base = await load(other, text("pull.token"));
+      const same = await load(dir, text("pull.token"));
+      const roots = { base: realpathSync(other), head: realpathSync(dir) };
+      expect(lists(changeScope(base, same, roots))).toEqual(NONE);
+      // Without the roots, the absolute paths differ: both nodes would be planned.
+      expect(lists(changeScope(base, same)).nodes).toEqual([
+        'groups["acme"].deploy_tokens["pull"]',
+        'projects["acme/api"].wiki_pages["Guide"]',
+      ]);
+      // Another file is a change.
+      const moved = await load(dir, text("other.token"));
+      expect(lists(changeScope(base, moved, roots)).nodes).toEqual(['groups["acme"].deploy_tokens["pull"]']);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
 
   it("a node planned whole covers everything below it, and only that", () => {
     expect(wholeUnder(scope, 'projects["acme/api"]')).toBe(true);
