@@ -118,12 +118,12 @@ export async function selectSince(
   // Files the manifests name (a wiki page's content_file, its attachments) are read into the desired state: a
   // change to one is a change of the manifests that name it.
   const notManifest = (p: string) => !head.has(p) && !(atRef.has(p) && /\.ya?ml$/i.test(p));
-  const named = changedFilesSince(top, ref, inRepo).filter(notManifest);
-  if (named.length > 0) {
+  const others = changedFilesSince(top, ref, inRepo).filter(notManifest);
+  if (others.length > 0) {
     const already = new Set(changed);
     const naming = namingFiles(
       [...head].filter(([p]) => !already.has(p)).map(([p, f]) => [p, f.file] as const),
-      named,
+      others,
     );
     changed.push(...naming);
   }
