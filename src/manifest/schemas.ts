@@ -250,6 +250,10 @@ export function reportSchemaErrors(
     .map((e) => e.schemaPath.replace(/\/(anyOf|oneOf)$/, ""));
   // A value of the wrong type is reported once, for its type: that it is not one of the allowed values says no more.
   const wrongType = new Set(errors.filter((e) => e.keyword === "type").map((e) => e.instancePath));
+  // An empty value is reported once, as empty: that "" does not match a pattern or a format says no more.
+  const empty = new Set(
+    errors.filter((e) => e.keyword === "minLength" && e.data === "").map((e) => e.instancePath),
+  );
   for (const e of errors) {
     if (
       anyOfPaths.some((p) => e.schemaPath.startsWith(`${p}/anyOf/`) || e.schemaPath.startsWith(`${p}/oneOf/`))
@@ -259,6 +263,7 @@ export function reportSchemaErrors(
     if ((e as ErrorObject & { propertyName?: string }).propertyName !== undefined) continue;
     if (e.keyword === "if") continue;
     if (e.keyword === "enum" && wrongType.has(e.instancePath)) continue;
+    if ((e.keyword === "pattern" || e.keyword === "format") && empty.has(e.instancePath)) continue;
     // A value holding `${env:}`/`${file:}` is checked once resolved (checkResolvedSecrets), without being shown:
     // its text as written says nothing about its format, enum or length.
     if (RESOLVED_KEYWORDS.has(e.keyword) && typeof e.data === "string" && hasReference(e.data)) continue;
