@@ -8,11 +8,12 @@ export class TargetError extends Error {
 
 /**
  * Targets as the rest of the run compares them, written once: surrounding spaces and slashes dropped, repeated
- * slashes made one (`payments/` and `/payments` are `payments`). An empty target is an error.
+ * slashes made one (`payments/` and `/payments` are `payments`), a group or project as a plan names it
+ * (`project["acme/api"]`) its path. An empty target is an error, and so is one naming an object inside a target.
  */
 export function normalizeTargets(targets: readonly string[]): string[] {
   return targets.map((t) => {
-    const path = t
+    const path = pathOfAddress(t)
       .trim()
       .replace(/\/{2,}/g, "/")
       .replace(/^\/+|\/+$/g, "");
@@ -23,6 +24,34 @@ export function normalizeTargets(targets: readonly string[]): string[] {
     }
     return path;
   });
+}
+
+/**
+ * A target written as a plan shows its group or project (`group["acme"]`, `project["acme/api"]`): the path it
+ * quotes. One that names an object inside (`project["acme/api"].badge["docs"]`, `instance.system_hook[...]`) is an
+ * error that says which target holds it: a target is a whole subtree, never one object of it.
+ */
+function pathOfAddress(target: string): string {
+  const written = target.trim();
+  const owner = /^(?:group|project)\[("(?:[^"\\]|\\.)*")\]/.exec(written);
+  const quoted = owner ? quotedPath(owner[1]!) : undefined;
+  if (owner && quoted !== undefined && written.length === owner[0].length) return quoted;
+  const inside = quoted ?? (/^instance[.[]/.test(written) ? "instance" : undefined);
+  if (inside !== undefined) {
+    throw new TargetError(
+      `--target ${JSON.stringify(target)} names one object; a target is a group or project path with everything below it, or "instance": use --target ${JSON.stringify(inside)} (and --replace ADDRESS to replace one object)`,
+    );
+  }
+  return target;
+}
+
+/** The string a JSON-quoted address segment holds; undefined if it is not valid JSON. */
+function quotedPath(json: string): string | undefined {
+  try {
+    return JSON.parse(json) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -92,6 +92,28 @@ describe("normalizeTargets", () => {
     ]);
   });
 
+  it("takes a group or project as a plan names it, as its path", () => {
+    expect(normalizeTargets(['project["acme/api"]', ' group["acme"] ', 'group["a/b/"]'])).toEqual([
+      "acme/api",
+      "acme",
+      "a/b",
+    ]);
+    // A path that merely starts like an address is a path.
+    expect(normalizeTargets(["groupware/app", "projects"])).toEqual(["groupware/app", "projects"]);
+  });
+
+  it.each([
+    ['project["acme/api"].badge["docs"]', "acme/api"],
+    ['group["acme"].variable["K#*"]', "acme"],
+    ['instance.system_hook["https://x.example"]', "instance"],
+    ["instance.application_settings", "instance"],
+  ])("refuses %s, an object inside a target, naming the target that holds it", (target, holder) => {
+    expect(() => normalizeTargets([target])).toThrow(TargetError);
+    expect(() => normalizeTargets([target])).toThrow(
+      `--target ${JSON.stringify(target)} names one object; a target is a group or project path with everything below it, or "instance": use --target ${JSON.stringify(holder)}`,
+    );
+  });
+
   it.each(["", " ", "/", "//", " / "])("refuses the empty target %j, naming it", (target) => {
     expect(() => normalizeTargets([target])).toThrow(TargetError);
     expect(() => normalizeTargets([target])).toThrow(`--target ${JSON.stringify(target)} is empty`);

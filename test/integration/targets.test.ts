@@ -118,6 +118,17 @@ groups:
     expect(empty.err).toContain('--target "/" is empty');
   });
 
+  it("a target may be written as the plan names its group, and never names one object inside it", async () => {
+    const plan = await bench.cli(["plan", "--format", "json", "--target", 'group["staging"]', manifest]);
+    expect(plan.code, plan.out + plan.err).toBe(0);
+    expect(JSON.parse(plan.out).targets).toEqual(["staging"]);
+    const inside = await bench.cli(["plan", "--target", 'group["staging"].badge["docs"]', manifest]);
+    expect(inside.code).toBe(1);
+    expect(inside.out).toBe("");
+    expect(inside.err).toContain("names one object; a target is a group or project path");
+    expect(inside.err).toContain('use --target "staging"');
+  });
+
   it("instance is a target only when the manifests declare instance objects", async () => {
     const run = await bench.cli(["plan", "--target", "instance", manifest]);
     expect(run.code).toBe(1);
