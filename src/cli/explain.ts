@@ -1,5 +1,6 @@
 /** `forgeform explain PATH [paths...]`: the effective configuration of one group or project, and where it comes from. */
 import type { Command } from "commander";
+import { addressedOwner } from "../engine/targets.js";
 import { loadManifests } from "../manifest/index.js";
 import { declaredAs, explain } from "../manifest/selectors.js";
 import { leftOutText, renderExplainText } from "../report/explain.js";
@@ -15,9 +16,12 @@ export function registerExplain(program: Command, io: Io, setExit: (code: number
         "as acme/** and its full path) merged from the least to the most specific, each field and item with the " +
         "entry and manifest place it came from. Reads the manifests only; never contacts the platform.",
     )
-    .argument("<path>", "the full path of a group or project")
+    .argument("<path>", 'the full path of a group or project (or its address: project["acme/api"])')
     .argument("[paths...]", "manifest files or directories (default: .)")
-    .action(async (path: string, paths: string[]) => {
+    .action(async (written: string, paths: string[]) => {
+      // Also as a plan names it: `project["acme/api"]` is the project acme/api.
+      const owner = addressedOwner(written);
+      const path = owner?.whole ? owner.path : written;
       const loaded = await loadManifests(paths.length > 0 ? paths : ["."], { secrets: false });
       if (!loaded.state) {
         io.err(formatDiagnostics(loaded.diagnostics));
@@ -25,7 +29,7 @@ export function registerExplain(program: Command, io: Io, setExit: (code: number
         return;
       }
       // A path the manifests show to be a group (or a project) is explained as that only.
-      const as = declaredAs(loaded.state, path);
+      const as = owner?.whole ? owner.collection : declaredAs(loaded.state, path);
       const found = (as ? [as] : (["groups", "projects"] as const))
         .map((c) => explain(loaded.state!, c, path))
         .filter((e) => e !== undefined);

@@ -33,10 +33,9 @@ export function normalizeTargets(targets: readonly string[]): string[] {
  */
 function pathOfAddress(target: string): string {
   const written = target.trim();
-  const owner = /^(?:group|project)\[("(?:[^"\\]|\\.)*")\]/.exec(written);
-  const quoted = owner ? quotedPath(owner[1]!) : undefined;
-  if (owner && quoted !== undefined && written.length === owner[0].length) return quoted;
-  const inside = quoted ?? (/^instance[.[]/.test(written) ? "instance" : undefined);
+  const owner = addressedOwner(written);
+  if (owner?.whole) return owner.path;
+  const inside = owner?.path ?? (/^instance[.[]/.test(written) ? "instance" : undefined);
   if (inside !== undefined) {
     throw new TargetError(
       `--target ${JSON.stringify(target)} names one object; a target is a group or project path with everything below it, or "instance": use --target ${JSON.stringify(inside)} (and --replace ADDRESS to replace one object)`,
@@ -45,13 +44,29 @@ function pathOfAddress(target: string): string {
   return target;
 }
 
-/** The string a JSON-quoted address segment holds; undefined if it is not valid JSON. */
-function quotedPath(json: string): string | undefined {
+/**
+ * The group or project an address as a plan writes it starts with (`project["acme/api"]`, or
+ * `project["acme/api"].badge["docs"]` inside it): its collection and path, and whether the address is that group or
+ * project itself. Undefined for anything else.
+ */
+export function addressedOwner(
+  address: string,
+): { collection: "groups" | "projects"; path: string; whole: boolean } | undefined {
+  const written = address.trim();
+  const owner = /^(group|project)\[("(?:[^"\\]|\\.)*")\]/.exec(written);
+  if (!owner) return undefined;
+  let path: unknown;
   try {
-    return JSON.parse(json) as string;
+    path = JSON.parse(owner[2]!);
   } catch {
     return undefined;
   }
+  if (typeof path !== "string") return undefined;
+  return {
+    collection: owner[1] === "group" ? "groups" : "projects",
+    path,
+    whole: written.length === owner[0].length,
+  };
 }
 
 /**

@@ -58,6 +58,18 @@ describe("explain", () => {
     );
   });
 
+  it("takes a group or project as a plan names it, and shows it as that kind alone", async () => {
+    for (const kind of ["group", "project"]) {
+      const run = await runCli(["explain", `${kind}["acme/web"]`, patterns], {});
+      expect(run.code, run.err).toBe(0);
+      expect(run.out.split("\n")[0]).toBe(`${kind} "acme/web"`);
+      expect(run.out).not.toContain("shown as either");
+    }
+    // An address inside one is no path: nothing matches it.
+    const inside = await runCli(["explain", 'project["acme/web"].badge["x"]', patterns], {});
+    expect(inside.code).toBe(1);
+  });
+
   it("shows a path that only one kind matches, or that is declared, as that kind alone", async () => {
     for (const [path, kind] of [
       ["acme/old", "group"],
