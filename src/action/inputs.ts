@@ -246,6 +246,10 @@ export function inActionTerms(message: string): string {
     .replace(/apply with --no-backup/g, "set the no-backup input")
     .replace(/outside the plan's --target/g, "outside the targets input")
     .replace(/add --target (\S+)/g, "add $1 to the targets input")
+    .replace(
+      /use --target ("[^"]*") \(and --replace ADDRESS to replace one object\)/g,
+      "put $1 in the targets input (and the address in the replace input to replace one object)",
+    )
     .replace(/raise the limit with --(max-response-mb|max-list-mb)/g, "raise the limit with the $1 input")
     .replace(
       /Make the plan again with `forgeform plan`\./g,

@@ -62,6 +62,13 @@ describe("messages in the Action", () => {
   });
 
   it("says what to do in the Action's terms", () => {
+    expect(
+      inActionTerms(
+        'names one object; a target is a group or project path with everything below it, or "instance": use --target "acme/api" (and --replace ADDRESS to replace one object)',
+      ),
+    ).toBe(
+      'names one object; a target is a group or project path with everything below it, or "instance": put "acme/api" in the targets input (and the address in the replace input to replace one object)',
+    );
     expect(inActionTerms("raise the limit with --max-list-mb")).toBe(
       "raise the limit with the max-list-mb input",
     );
