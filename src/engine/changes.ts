@@ -58,7 +58,8 @@ function placedFields(fields: DesiredNode["fields"], root: string | undefined): 
   const place = (p: unknown) => {
     if (typeof p !== "string") return p;
     const rel = relative(root, p);
-    return rel.startsWith("..") || isAbsolute(rel) ? p : `./${rel.split(sep).join("/")}`;
+    const outside = rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+    return outside ? p : `./${rel.split(sep).join("/")}`;
   };
   return {
     ...fields,
