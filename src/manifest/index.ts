@@ -238,13 +238,14 @@ class Declarations extends Map<string, Declared> {
 
 /** A file's outline: scanned from its text, or from a parse when the scanner cannot tell. */
 function outlineFile(name: string, text: string): Outline {
-  return (
-    outlineOf(text) ??
-    outlineOfValues(
-      parseYaml(name, text, new Diagnostics()).documents.map((d) => d.value),
-      text,
-    )
+  const scanned = outlineOf(text);
+  if (scanned) return scanned;
+  const diags = new Diagnostics();
+  const parsed = outlineOfValues(
+    parseYaml(name, text, diags).documents.map((d) => d.value),
+    text,
   );
+  return diags.hasErrors ? { ...parsed, unreadable: true } : parsed;
 }
 
 /** A manifest file, its text's digests and its outline (for choosing what to load: see outline.ts). */
@@ -281,7 +282,8 @@ export function manifestOutlines(
     if (text === undefined) continue;
     const digest = createHash("sha256").update(text).digest("hex");
     const outline = known?.get(digest) ?? outlineFile(name, text);
-    if (!src.explicit && !outline.manifest) continue;
+    // A file no parse can read is kept, as a full load reports it (its errors) whatever it would have held.
+    if (!src.explicit && !outline.manifest && !outline.unreadable) continue;
     const bytes = Buffer.from(text, "utf8");
     const blob = createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
     out.push({ file: src.file, outline, digest, blob });

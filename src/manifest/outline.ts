@@ -39,6 +39,11 @@ export interface Outline {
   uses: string[];
   /** Those named outside the entries (by its templates); when absent, all of `uses`. */
   headUses?: string[];
+  /**
+   * Neither the scanner nor a parse can read the file: what it holds is unknown, so every shard reads it (and
+   * reports its errors, as a full run does) rather than none.
+   */
+  unreadable?: boolean;
 }
 
 /** A key of a block mapping on one line: `key:` or `"key":` or `'key':`, then the rest. */
@@ -652,7 +657,9 @@ export function shardEntries(files: readonly OutlinedFile[], targets: ReadonlySe
   const index = indexOf(files);
   const parts: Parts = {
     heads: new Set(
-      files.filter(({ outline }) => targets.has("instance") && outline.instance).map((f) => f.file),
+      files
+        .filter(({ outline }) => outline.unreadable || (targets.has("instance") && outline.instance))
+        .map((f) => f.file),
     ),
     entries: new Set(index.entries.filter((e) => targets.has(e.root.split("/")[0]!))),
   };

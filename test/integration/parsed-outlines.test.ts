@@ -92,6 +92,37 @@ describe("a file only a parse can outline, read by a shard or a pull request's p
     ]);
   });
 
+  it("a file neither the scanner nor a parse can read is read, and reported, by every shard and chunk", async () => {
+    // Which top-level groups it holds is unknown: a shard that left it out would plan its share as if it were fine,
+    // where one run fails on it. Here an unclosed flow list after an anchor, and an alias bomb.
+    const other = mkdtempSync(join(tmpdir(), "forgeform-unreadable-"));
+    writeFileSync(join(other, "fine.yaml"), "version: 1\ngroups:\n  alpha: {}\n  delta: {}\n");
+    writeFileSync(
+      join(other, "broken.yaml"),
+      "version: 1\ngroups:\n  beta: &x\n    description: [unclosed\n",
+    );
+    let bomb = "version: 1\ngroups:\n  gamma:\n    topics: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+    for (let i = 1; i <= 7; i++)
+      bomb += `    x${i}: &a${i} [${Array(10)
+        .fill(`*a${i - 1}`)
+        .join(", ")}]\n`;
+    writeFileSync(join(other, "bomb.yaml"), bomb);
+    const whole = await bench.cli(["plan", other]);
+    expect(whole.code).toBe(1);
+    // A plan made in chunks (as of a large estate): every chunk's load reads it, the first reports it.
+    const chunked = await bench.cli(["plan", other], { FORGEFORM_CHUNK_UNITS: "1" });
+    expect(chunked.code, chunked.out + chunked.err).toBe(1);
+    expect(chunked.err).toContain("broken.yaml:5:1: YAML:");
+    expect(chunked.out).toBe("");
+    for (const k of [1, 2, 3]) {
+      const run = await bench.cli(["plan", "--shard", `${k}/3`, other]);
+      expect(run.code, `shard ${k}: ${run.out}${run.err}`).toBe(1);
+      expect(run.err).toContain("broken.yaml:5:1: YAML:");
+      expect(run.err).toContain("bomb.yaml:");
+      expect(run.out).toBe("");
+    }
+  });
+
   it("a changed template plans its users, and reads the other entries of their file with their templates", async () => {
     const applied = await bench.cli(["apply", "--yes", manifests()]);
     expect(applied.code, applied.out + applied.err).toBe(0);

@@ -392,6 +392,13 @@ projects:
     expect(touchedEntries(parsed, ["nightly.yaml"]).files.has("flow.yaml")).toBe(true);
   });
 
+  it("every shard reads a file no parse can read: what it holds is unknown", () => {
+    const broken = { ...outlineOfValues([null], "x"), unreadable: true };
+    const withBroken = [...files, { file: "broken.yaml", outline: broken }];
+    for (const unit of ["beta", "gamma", "instance"])
+      expect(partsOf(shardEntries(withBroken, new Set([unit])))["broken.yaml"], unit).toBe("whole");
+  });
+
   it("reads each entry of a file read whole with what it needs: its templates, the patterns over it", () => {
     // beta/q extends nightly; acme/s, beside it, is under pattern.yaml's acme/* and extends local (mixed.yaml's).
     const flow = outlineOfValues(
