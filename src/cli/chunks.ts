@@ -154,7 +154,8 @@ export async function planInChunks(
   // manifest with nothing to plan) are validated last.
   const read = new Set<string>();
   const loadChunk = (k: number) => {
-    const s = shardEntries(outlines, layout.chunks[k]!);
+    // The files no chunk owns a part of are read after the last one (loadRest), not by each.
+    const s = shardEntries(outlines, layout.chunks[k]!, false);
     for (const file of s.files) read.add(file);
     return load(s.files, s.partial);
   };

@@ -651,20 +651,44 @@ export function shareOf(
 
 /**
  * What a shard owning `targets` reads: its entries (and the instance settings, when it owns them), and what they
- * need (see neededBy): of a file that also holds other shards' entries, only its own.
+ * need (see neededBy): of a file that also holds other shards' entries, only its own. And the files no shard owns a
+ * part of (ownerless), which every shard reads.
  */
-export function shardEntries(files: readonly OutlinedFile[], targets: ReadonlySet<string>): Selection {
+export function shardEntries(
+  files: readonly OutlinedFile[],
+  targets: ReadonlySet<string>,
+  /** Whether the files no shard owns a part of are read too (see ownerless): a shard's; a chunk's reads them last. */
+  withOwnerless = true,
+): Selection {
   const index = indexOf(files);
   const parts: Parts = {
     heads: new Set(
       files
-        .filter(({ outline }) => outline.unreadable || (targets.has("instance") && outline.instance))
+        .filter(
+          ({ file, outline }) =>
+            (targets.has("instance") && outline.instance) ||
+            (withOwnerless && ownerless(file, outline, index)),
+        )
         .map((f) => f.file),
     ),
     entries: new Set(index.entries.filter((e) => targets.has(e.root.split("/")[0]!))),
   };
   return neededBy(index, parts);
 }
+
+/**
+ * A file no shard owns a part of, nor reads for what its entries need: one no parse can read, or one with no
+ * entries, no instance settings and no template anything extends (unused templates, a manifest holding nothing to
+ * plan). Every shard reads it, so that what a full run reports of it (a template's invalid setting, an unknown key,
+ * a YAML error) is reported, not left to no one.
+ */
+const ownerless = (file: string, outline: Outline, index: Index) =>
+  outline.unreadable === true ||
+  (outline.entries.length === 0 &&
+    !outline.instance &&
+    outline.templates.every(
+      (t) => !index.entryUsers.has(t) && !(index.headUsers.get(t) ?? []).some((user) => user !== file),
+    ));
 
 /** The files a shard owning `targets` reads (see shardEntries). */
 export function shardFiles(files: readonly OutlinedFile[], targets: ReadonlySet<string>): Set<string> {

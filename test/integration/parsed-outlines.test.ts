@@ -92,7 +92,7 @@ describe("a file only a parse can outline, read by a shard or a pull request's p
     ]);
   });
 
-  it("a file neither the scanner nor a parse can read is read, and reported, by every shard and chunk", async () => {
+  it("a file no shard owns a part of (no parse reads it, or it holds no entries) is reported by every shard and chunked plan", async () => {
     // Which top-level groups it holds is unknown: a shard that left it out would plan its share as if it were fine,
     // where one run fails on it. Here an unclosed flow list after an anchor, and an alias bomb.
     const other = mkdtempSync(join(tmpdir(), "forgeform-unreadable-"));
@@ -107,6 +107,9 @@ describe("a file only a parse can outline, read by a shard or a pull request's p
         .fill(`*a${i - 1}`)
         .join(", ")}]\n`;
     writeFileSync(join(other, "bomb.yaml"), bomb);
+    // No parse problem, but nothing any shard owns either: an invalid template no entry uses, an unknown key.
+    writeFileSync(join(other, "unused.yaml"), "version: 1\ntemplates:\n  unused:\n    bogus_key: 1\n");
+    writeFileSync(join(other, "nothing.yaml"), "version: 1\nbogus_top: 1\n");
     const whole = await bench.cli(["plan", other]);
     expect(whole.code).toBe(1);
     // A plan made in chunks (as of a large estate): every chunk's load reads it, the first reports it.
@@ -119,6 +122,8 @@ describe("a file only a parse can outline, read by a shard or a pull request's p
       expect(run.code, `shard ${k}: ${run.out}${run.err}`).toBe(1);
       expect(run.err).toContain("broken.yaml:5:1: YAML:");
       expect(run.err).toContain("bomb.yaml:");
+      expect(run.err).toContain('unused.yaml:4:5: templates.unused.bogus_key: unknown key "bogus_key"');
+      expect(run.err).toContain('nothing.yaml:2:1: bogus_top: unknown key "bogus_top"');
       expect(run.out).toBe("");
     }
   });

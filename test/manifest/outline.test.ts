@@ -392,11 +392,29 @@ projects:
     expect(touchedEntries(parsed, ["nightly.yaml"]).files.has("flow.yaml")).toBe(true);
   });
 
-  it("every shard reads a file no parse can read: what it holds is unknown", () => {
+  it("every shard reads a file no shard owns a part of: no parse can read it, or it holds no entries", () => {
     const broken = { ...outlineOfValues([null], "x"), unreadable: true };
-    const withBroken = [...files, { file: "broken.yaml", outline: broken }];
-    for (const unit of ["beta", "gamma", "instance"])
-      expect(partsOf(shardEntries(withBroken, new Set([unit])))["broken.yaml"], unit).toBe("whole");
+    const ownerless = [
+      ...files,
+      { file: "broken.yaml", outline: broken },
+      // A template no entry uses, a manifest with nothing to plan: what a full run reports of them is reported.
+      // (One template of it extends the other: still none that another file uses.)
+      {
+        file: "unused.yaml",
+        outline: outlineOf("version: 1\ntemplates:\n  unused: { extends: [inner] }\n  inner: {}\n")!,
+      },
+      { file: "nothing.yaml", outline: outlineOf("version: 1\nbogus: 1\n")! },
+    ];
+    for (const unit of ["beta", "gamma", "instance"]) {
+      const parts = partsOf(shardEntries(ownerless, new Set([unit])));
+      for (const file of ["broken.yaml", "unused.yaml", "nothing.yaml"])
+        expect(parts[file], unit).toBe("whole");
+    }
+    // A chunk of a plan leaves them to the plan's last load.
+    const chunk = partsOf(shardEntries(ownerless, new Set(["beta"]), false));
+    for (const file of ["broken.yaml", "unused.yaml", "nothing.yaml"]) expect(chunk[file]).toBeUndefined();
+    // A file of templates some entry uses is read by the shards whose entries use them only.
+    expect(partsOf(shardEntries(files, new Set(["gamma"])))["nightly.yaml"]).toBeUndefined();
   });
 
   it("reads each entry of a file read whole with what it needs: its templates, the patterns over it", () => {
