@@ -120,6 +120,22 @@ describe("--replace with write-only fields", () => {
     }
   });
 
+  it("names the closest managed object of the same owner when --replace names none", async () => {
+    const { code, plan: p } = await plan(manifest(), ['instance.system_hook["https://hooks.example/hh"]']);
+    expect(code).toBe(1);
+    expect(p.errors).toEqual([
+      expect.objectContaining({
+        address: 'instance.system_hook["https://hooks.example/hh"]',
+        message: `--replace: no such managed object in the plan's scope; did you mean ${HOOK}?`,
+      }),
+    ]);
+    // Nothing close: no suggestion.
+    const far = await plan(manifest(), ['project["acme/app"].badge["nothing-like-it"]']);
+    expect(far.plan.errors.map((e) => e.message)).toEqual([
+      "--replace: no such managed object in the plan's scope",
+    ]);
+  });
+
   it("refuses to replace settings that declare no write-only field, saying why", async () => {
     const bare = "version: 1\ninstance:\n  application_settings:\n    after_sign_up_text: hello\n";
     const { code, plan: p } = await plan(bare, ["instance.application_settings"]);

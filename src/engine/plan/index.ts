@@ -17,6 +17,7 @@
  * for apply; they never leave the process.
  */
 import type { KindContext } from "../../kinds/kind.js";
+import { didYouMean } from "../../manifest/diagnostics.js";
 import type { DesiredState } from "../../manifest/model.js";
 import { fingerprintOf, SecretValues, secretPairsOf } from "../../manifest/secret.js";
 import { PLAN_FORMAT_VERSION, type Plan, summarize } from "../../plan/model.js";
@@ -106,6 +107,19 @@ export async function walkPlan(
   };
 }
 
+/**
+ * The managed object's address closest to a `--replace` that named none (a typo in a name, a kind's singular):
+ * among those of the same group or project (or of the instance), so that the search stays small on a large estate.
+ */
+function nearestAddress(address: string, walked: Walked): string | undefined {
+  const owner = /^(?:instance|(?:group|project)\[(?:"(?:[^"\\]|\\.)*")\])/.exec(address)?.[0];
+  if (owner === undefined) return undefined;
+  const candidates = [...walked.steps.map((s) => s.change.address), ...walked.inSync].filter(
+    (a) => a !== address && a.startsWith(owner),
+  );
+  return didYouMean(address, candidates);
+}
+
 /** Phases 3 to 5: orders and links the steps walked, masks them, and makes the plan. */
 export function finishPlan(
   walked: Walked,
@@ -115,7 +129,11 @@ export function finishPlan(
   const { secrets } = walked;
   const problems = [...walked.problems];
   for (const address of walked.replaceLeft) {
-    problems.push({ address, message: "--replace: no such managed object in the plan's scope" });
+    const near = nearestAddress(address, walked);
+    problems.push({
+      address,
+      message: `--replace: no such managed object in the plan's scope${near ? `; did you mean ${near}?` : ""}`,
+    });
   }
   const steps = order(walked.steps);
   linkDependencies(steps, walked.createOnly);
