@@ -1,8 +1,8 @@
 /** `forgeform explain PATH [paths...]`: the effective configuration of one group or project, and where it comes from. */
 import type { Command } from "commander";
-import { addressedOwner } from "../engine/targets.js";
 import { loadManifests } from "../manifest/index.js";
 import { declaredAs, explain } from "../manifest/selectors.js";
+import { addressedOwner } from "../plan/address.js";
 import { leftOutText, renderExplainText } from "../report/explain.js";
 import { formatDiagnostics } from "./diagnostics.js";
 import type { Io } from "./io.js";
@@ -20,7 +20,7 @@ export function registerExplain(program: Command, io: Io, setExit: (code: number
     .argument("[paths...]", "manifest files or directories (default: .)")
     .action(async (written: string, paths: string[]) => {
       // Also as a plan names it: `project["acme/api"]` is the project acme/api.
-      const owner = addressedOwner(written);
+      const owner = addressedOwner(written.trim());
       const path = owner?.whole ? owner.path : written;
       const loaded = await loadManifests(paths.length > 0 ? paths : ["."], { secrets: false });
       if (!loaded.state) {

@@ -1,5 +1,6 @@
 /** `--target`: a strict subtree. */
 import { didYouMean } from "../manifest/diagnostics.js";
+import { addressedOwner, targetOf } from "../plan/address.js";
 
 /** Thrown for a `--target` that selects nothing: a typo must not pass as "no changes". */
 export class TargetError extends Error {
@@ -35,38 +36,14 @@ function pathOfAddress(target: string): string {
   const written = target.trim();
   const owner = addressedOwner(written);
   if (owner?.whole) return owner.path;
-  const inside = owner?.path ?? (/^instance[.[]/.test(written) ? "instance" : undefined);
+  const inside =
+    owner?.path ?? (targetOf(written) === "instance" && written !== "instance" ? "instance" : undefined);
   if (inside !== undefined) {
     throw new TargetError(
       `--target ${JSON.stringify(target)} names one object; a target is a group or project path with everything below it, or "instance": use --target ${JSON.stringify(inside)} (and --replace ADDRESS to replace one object)`,
     );
   }
   return target;
-}
-
-/**
- * The group or project an address as a plan writes it starts with (`project["acme/api"]`, or
- * `project["acme/api"].badge["docs"]` inside it): its collection and path, and whether the address is that group or
- * project itself. Undefined for anything else.
- */
-export function addressedOwner(
-  address: string,
-): { collection: "groups" | "projects"; path: string; whole: boolean } | undefined {
-  const written = address.trim();
-  const owner = /^(group|project)\[("(?:[^"\\]|\\.)*")\]/.exec(written);
-  if (!owner) return undefined;
-  let path: unknown;
-  try {
-    path = JSON.parse(owner[2]!);
-  } catch {
-    return undefined;
-  }
-  if (typeof path !== "string") return undefined;
-  return {
-    collection: owner[1] === "group" ? "groups" : "projects",
-    path,
-    whole: written.length === owner[0].length,
-  };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { structuredPatch } from "diff";
 import type { SourceRef } from "../manifest/model.js";
+import { addressedOwner, targetOf } from "../plan/address.js";
 import type { Action, Change, FieldChange, PlanProblem } from "../plan/model.js";
 import { escapeLine, escapeText } from "../text/escape.js";
 
@@ -27,34 +28,8 @@ export const ACTION_SYMBOL: Record<Action, string> = {
 /** Apply order of the summary counts, the same order everywhere. */
 export const ACTIONS: readonly Action[] = ["create", "update", "replace", "delete", "unmanaged"];
 
-/** Reads a JSON string literal starting at `start` (which must be a `"`); returns the index after it, or -1. */
-function skipJsonString(text: string, start: number): number {
-  if (text[start] !== '"') return -1;
-  for (let i = start + 1; i < text.length; i++) {
-    const ch = text[i];
-    if (ch === "\\") i++;
-    else if (ch === '"') return i + 1;
-  }
-  return -1;
-}
-
-/**
- * The top-level object an address belongs to: `project["acme/api"]` for
- * `project["acme/api"].pipeline_schedule["Nightly"].variable["DEPLOY_ENV"]`, `group["acme/platform"]` for itself,
- * and `instance` for `instance.application_settings` or `instance.system_hook["..."]`.
- */
-export function targetOf(address: string): string {
-  const name = /^[A-Za-z_][A-Za-z0-9_-]*/.exec(address);
-  if (!name) return address;
-  let end = name[0].length;
-  if (name[0] === "instance") return "instance";
-  if (address[end] === "[") {
-    const after = skipJsonString(address, end + 1);
-    if (after === -1 || address[after] !== "]") return address;
-    end = after + 1;
-  }
-  return address.slice(0, end);
-}
+// Where an address belongs: with the plan model (src/plan/address.ts), which the engine reads addresses with too.
+export { targetOf };
 
 /** `file:line:col`, the form editors and CI annotations turn into links. */
 export function sourceLabel(source: SourceRef): string {
@@ -234,10 +209,10 @@ export const REPEAT_THRESHOLD = 3;
 
 /** Where a change sits below its group or project, and which one: undefined for anything else. */
 function ownerOf(address: string): { owners: string; path: string; suffix: string } | undefined {
+  const owner = addressedOwner(address);
   const target = targetOf(address);
-  const m = /^(group|project)\[(".*")\]$/.exec(target);
-  if (!m || address.length <= target.length + 1) return undefined;
-  return { owners: `${m[1]}s`, path: JSON.parse(m[2]!) as string, suffix: address.slice(target.length + 1) };
+  if (!owner || address.length <= target.length + 1) return undefined;
+  return { owners: owner.collection, path: owner.path, suffix: address.slice(target.length + 1) };
 }
 
 /**

@@ -20,6 +20,7 @@ import type { KindContext } from "../../kinds/kind.js";
 import { didYouMean } from "../../manifest/diagnostics.js";
 import type { DesiredState } from "../../manifest/model.js";
 import { fingerprintOf, SecretValues, secretPairsOf } from "../../manifest/secret.js";
+import { addressedOwner, targetOf } from "../../plan/address.js";
 import { PLAN_FORMAT_VERSION, type Plan, summarize } from "../../plan/model.js";
 import type { KindRegistry } from "../registry.js";
 import { expandSelectors } from "../select.js";
@@ -112,8 +113,8 @@ export async function walkPlan(
  * among those of the same group or project (or of the instance), so that the search stays small on a large estate.
  */
 function nearestAddress(address: string, walked: Walked): string | undefined {
-  const owner = /^(?:instance|(?:group|project)\[(?:"(?:[^"\\]|\\.)*")\])/.exec(address)?.[0];
-  if (owner === undefined) return undefined;
+  const owner = targetOf(address);
+  if (owner !== "instance" && !addressedOwner(address)) return undefined;
   const candidates = [...walked.steps.map((s) => s.change.address), ...walked.inSync].filter(
     (a) => a !== address && a.startsWith(owner),
   );
