@@ -145,6 +145,8 @@ function scan(text: string): Outline | undefined {
   /** The line of the current section's key (`groups:`, `projects:`). */
   let sectionRow = 0;
   let documents = 0;
+  /** The document was ended (`...`). */
+  let ended = false;
   /** Where the `instance:` section began, while it is the current one. */
   let instanceAt: number | undefined;
   let top: string | undefined;
@@ -157,6 +159,12 @@ function scan(text: string): Outline | undefined {
   let blockAbove: number | undefined;
   /** Set after `extends:` with nothing on its line: the block sequence of names that follows, at this indentation. */
   let extendsAt: number | undefined;
+  /**
+   * Set where a value the outline reads (`state: absent`, `extends: x`, a name of an `extends` list) was a scalar on
+   * its line: the column of its key or dash. A deeper line after it continues that scalar (`absent` over two lines
+   * is `absent more`), which only a parse reads.
+   */
+  let scalarAt: number | undefined;
   const close = (end: number, endRow: number) => {
     if (current) {
       current.size = end - current.size;
@@ -189,23 +197,35 @@ function scan(text: string): Outline | undefined {
     next = nl < 0 ? text.length + 1 : nl + 1;
     let end = nl < 0 ? text.length : nl;
     if (end > at && text.charCodeAt(end - 1) === 13) end -= 1;
-    let start = at;
+    // A byte order mark before the first line is not indentation.
+    const bom = at === 0 && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    let start = at + bom;
     while (start < end && isSpace(text.charCodeAt(start))) start += 1;
     if (start === end || text.charCodeAt(start) === 35 /* # */) continue;
-    const indent = start - at;
+    const indent = start - at - bom;
+    if (scalarAt !== undefined) {
+      if (indent > scalarAt) return undefined;
+      scalarAt = undefined;
+    }
     if (blockAbove !== undefined) {
       if (indent > blockAbove) continue;
       blockAbove = undefined;
     }
     const body = text.slice(start, end);
     if (indent === 0 && (body.startsWith("---") || body.startsWith("..."))) {
-      // A second document (or content after the marker) is for a parse to tell.
-      if (documents > 0 || body.replace(/^(---|\.\.\.)\s*/, "") !== "") return undefined;
+      // A second document, or content after the marker (but a comment), is for a parse to tell.
+      if (body.replace(/^(---|\.\.\.)(\s+#.*|\s*)$/, "") !== "") return undefined;
+      if (body.startsWith("---") && documents > 0) return undefined;
       close(at, row);
-      documents += 1;
+      documents = 1;
+      // `...` ends the document: only comments may follow.
+      ended = body.startsWith("...");
       top = undefined;
       continue;
     }
+    if (ended) return undefined;
+    // A document's root indented (`  version: 1`): the scanner reads top-level keys at the first column only.
+    if (top === undefined && indent > 0) return undefined;
     documents ||= 1;
     if (body.startsWith("? ") || body === "?") return undefined;
     if (extendsAt !== undefined) {
@@ -213,15 +233,20 @@ function scan(text: string): Outline | undefined {
         const name = scalar(body.slice(2));
         if (name === undefined) return undefined;
         used(name);
+        scalarAt = indent;
         continue;
       }
+      // What follows `extends:` deeper and is not a list item (a flow list or a name on the next line): a parse.
+      if (indent > extendsAt) return undefined;
       extendsAt = undefined;
     }
     item = body.startsWith("- ") ? body.slice(2).trimStart() : body;
     keyLine = undefined;
     if ((item.includes("|") || item.includes(">")) && key()) {
       const rest = keyLine![4];
-      if (rest !== undefined && /^[|>][+-]?\d*\s*(#.*)?$/.test(rest)) blockAbove = indent;
+      // The header of a block scalar, its indicators in either order, after a tag (`!!str |`) if any.
+      if (rest !== undefined && /^(?:!\S*\s+)?[|>](?:[1-9][+-]?|[+-][1-9]?)?\s*(#.*)?$/.test(rest))
+        blockAbove = indent;
     }
     if (indent === 0) {
       const m = key();
@@ -266,8 +291,10 @@ function scan(text: string): Outline | undefined {
           out.entries.push(current);
         }
         if (rest?.trim().startsWith("{")) {
-          // Whether a flow entry is marked absent is for a parse to tell.
+          // Whether a flow entry is marked absent is for a parse to tell, and so is one over several lines.
           if (current && /absent/.test(rest)) return undefined;
+          const flow = rest.replace(/\s+#.*$/, "").trim();
+          if (!flow.endsWith("}")) return undefined;
           // An entry in flow style on one line: its `extends` is read from it only when it is simple.
           const ext = /(?:^|[{,\s])extends\s*:\s*(\[[^\]]*\]|[^,}\s]+)/.exec(rest);
           if (ext) {
@@ -275,7 +302,6 @@ function scan(text: string): Outline | undefined {
             if (!names || names.some((n) => n === undefined)) return undefined;
             used(...(names as string[]));
           }
-          if (/[{}]/.test(rest.slice(1)) && !rest.trim().endsWith("}")) return undefined;
         }
         continue;
       }
@@ -293,6 +319,7 @@ function scan(text: string): Outline | undefined {
           const value = scalar(m[4] ?? "");
           if (value === undefined) return undefined;
           if (value === "absent") current.absent = true;
+          scalarAt = indent;
         }
       }
     }
@@ -305,6 +332,8 @@ function scan(text: string): Outline | undefined {
           const names = rest.trim().startsWith("[") ? flowNames(rest) : [scalar(rest)];
           if (!names || names.some((n) => n === undefined)) return undefined;
           used(...(names as string[]));
+          // The key's column: after a list item's dash, where the item's keys are.
+          scalarAt = indent + body.length - item.length;
         }
       }
     }
@@ -697,8 +726,8 @@ export function shardFiles(files: readonly OutlinedFile[], targets: ReadonlySet<
 
 /**
  * The text of a manifest file with only the entries `keep` names (by entryId) left in, for a partial read: the
- * lines of the others are emptied, so that every line and column of what is read stays where it is in the file
- * (positions in messages are the file's). A section left with no entry loses its key too (an empty `projects:` is
+ * lines of the others become comments (`#`), so that every line and column of what is read stays where it is in
+ * the file (positions in messages are the file's). A section left with no entry loses its key too (an empty `projects:` is
  * null, which the schema refuses). `outline`: the text's outline when it is known already (outlineOf's, of this
  * very text). Undefined when the scanner cannot outline the text: it is then read whole.
  */
@@ -719,7 +748,10 @@ export function keepEntries(
   for (const [row, anyKept] of sections) if (!anyKept) gaps.push([row, row + 1]);
   if (gaps.length === 0) return text;
   gaps.sort((a, b) => a[0] - b[0]);
-  // Copied in stretches: the kept lines as they are, an emptied line as its line break alone (its `\r` kept).
+  // Copied in stretches: the kept lines as they are, a left-out line as a `#` and its line break (its `\r` kept),
+  // a blank one as its line break. A comment, not a blank line: a block scalar that keeps its final line breaks
+  // (`|+`, `>+`) right before a left-out entry would take blank lines into its value, and a comment at the first
+  // column ends it as the entry's key did.
   const parts: string[] = [];
   let row = 0;
   let at = 0;
@@ -740,7 +772,9 @@ export function keepEntries(
     for (let r = Math.max(first, row); r < end && at <= text.length; r++) {
       const nl = text.indexOf("\n", at);
       const lineEnd = nl < 0 ? text.length : nl;
-      if (lineEnd > at && text.charCodeAt(lineEnd - 1) === 13) parts.push("\r");
+      const cr = lineEnd > at && text.charCodeAt(lineEnd - 1) === 13;
+      if (lineEnd - (cr ? 1 : 0) > at) parts.push("#");
+      if (cr) parts.push("\r");
       if (nl >= 0) parts.push("\n");
       at = nl < 0 ? text.length + 1 : nl + 1;
       row += 1;

@@ -97,6 +97,17 @@ projects:
       'version: 1\nprojects:\n  "acme/\\x41pi": {}\n',
       'version: 1\nprojects:\n  acme/api:\n    "st\\x61te": absent\n',
       'version: 1\nprojects:\n  acme/api:\n    extends: "b\\e"\n',
+      // A root indented as a whole; an entry in flow style over two lines; what follows `extends:` on the next
+      // lines as a flow list or a name; a value that goes on on the next line (`absent later`, `t1 more`).
+      "  version: 1\n  projects:\n    a/b:\n      state: absent\n",
+      "version: 1\nprojects:\n  a/b: {description: x,\n    state: absent}\n",
+      "version: 1\nprojects:\n  a/b:\n    extends:\n      [t1,\n       t2]\n",
+      "version: 1\nprojects:\n  a/b:\n    extends:\n      t1\n",
+      "version: 1\nprojects:\n  a/b:\n    state: absent\n      later\n",
+      "version: 1\nprojects:\n  a/b:\n    extends: t1\n      more\n",
+      "version: 1\nprojects:\n  a/b:\n    extends:\n      - t1\n        more\n",
+      // Content after the document's end.
+      "version: 1\n...\nprojects:\n  a/b: {}\n",
     ])
       expect(outlineOf(text), text).toBeUndefined();
     // Such a file is outlined from a parse, which reads the escapes.
@@ -140,6 +151,21 @@ projects:
       ["a/four", false, []],
     ]);
     expect(names(o)).toEqual(names(outlineOfValues([parse(text)], text)));
+  });
+
+  it("reads a file that starts with a byte order mark, ends with `...`, or tags a block scalar", () => {
+    // Editors on Windows write the mark; a file outlined without a `version` was left out of shards and chunks.
+    for (const text of [
+      "\uFEFFversion: 1\nprojects:\n  a/b:\n    extends: [t1]\n",
+      "version: 1\nprojects:\n  a/b:\n    extends: [t1]\n... # the end\n# a comment\n",
+      "version: 1\nprojects:\n  a/b:\n    description: !!str |\n      extends: [t2]\n      state: absent\n    extends: [t1]\n",
+      "version: 1\nprojects:\n  a/b:\n    description: |2-\n        extends: [t2]\n    extends: [t1]\n",
+    ]) {
+      const o = outlineOf(text);
+      expect(names(o), text).toEqual(names(outlineOfValues([parse(text)], text)));
+      expect(o?.manifest).toBe(true);
+      expect(o?.entries.map((e) => [e.key, e.uses])).toEqual([["a/b", ["t1"]]]);
+    }
   });
 
   it("agrees with a parse on every example manifest", () => {
@@ -287,7 +313,7 @@ projects:
     const after = kept.split("\n");
     expect(after).toHaveLength(before.length);
     for (const [i, line] of after.entries())
-      expect(line === "" || line === before[i], `line ${i + 1}`).toBe(true);
+      expect(line === "#" || line === "" || line === before[i], `line ${i + 1}`).toBe(true);
     // The file's head stays; the left-out entries and the section left empty (groups) are gone; the broken one too.
     expect(parse(kept)).toEqual({
       version: 1,
@@ -307,11 +333,22 @@ projects:
     ]);
     expect(keepEntries("version: 1\ngroups: { a: {} }\n", new Set())).toBeUndefined();
     // Windows line ends stay.
-    expect(keepEntries("version: 1\r\nprojects:\r\n  a/b: {}\r\n", new Set())).toBe("version: 1\r\n\r\n\r\n");
+    expect(keepEntries("version: 1\r\nprojects:\r\n  a/b: {}\r\n", new Set())).toBe(
+      "version: 1\r\n#\r\n#\r\n",
+    );
     // The last line, with no line break after it; every entry kept: the text as it is.
     expect(keepEntries("version: 1\nprojects:\n  a/b: {}\n  a/c: {}", new Set(["projects:a/b"]))).toBe(
-      "version: 1\nprojects:\n  a/b: {}\n",
+      "version: 1\nprojects:\n  a/b: {}\n#",
     );
+    // A block scalar that keeps its final line breaks, right before a left-out entry: the lines left out are
+    // comments, which end it as the entry's key did (blank lines would have become part of its value).
+    const kept2 =
+      "version: 1\nprojects:\n  a/b:\n    description: |+\n      text\n\n  a/c:\n    description: x\n";
+    expect(parse(keepEntries(kept2, new Set(["projects:a/b"]))!)).toEqual({
+      version: 1,
+      projects: { "a/b": { description: "text\n\n" } },
+    });
+    expect(parse(kept2).projects["a/b"]).toEqual({ description: "text\n\n" });
     expect(
       keepEntries(MIXED, new Set(outlineOf(MIXED)!.entries.map((e) => `${e.collection}:${e.key}`))),
     ).toBe(MIXED);
