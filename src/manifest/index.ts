@@ -156,15 +156,53 @@ function readManifest(
   }
 }
 
-function walkDir(dir: string, out: string[]): void {
+/**
+ * The *.yaml and *.yml files below `dir`, following symbolic links as a checkout holds them (a shared
+ * `templates.yaml` linked into each environment's folder): a linked file is listed, and readManifest refuses it
+ * when it leads outside the manifest root; a linked folder is walked when it is inside the root (once, however
+ * many links lead to it: a link to a folder above it does not loop) and reported when it leads outside (a link to
+ * `/` is not walked).
+ */
+function walkDir(dir: string, out: string[], walk: Walk): void {
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
     a.name.localeCompare(b.name),
   )) {
     if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) walkDir(full, out);
-    else if (entry.isFile() && /\.ya?ml$/i.test(entry.name)) out.push(full);
+    let isDir = entry.isDirectory();
+    if (entry.isSymbolicLink()) {
+      try {
+        isDir = statSync(full).isDirectory();
+      } catch {
+        // A link to nothing: listed when named as a manifest, and readManifest says why it cannot be read.
+        isDir = false;
+      }
+    }
+    if (isDir) {
+      const real = realPath(full);
+      // As readManifest refuses a file: only a link from inside the root to outside it (a narrower --root leaves
+      // the folders given outside it as they are).
+      if (walk.root !== undefined && isInside(walk.root, full) && !isInside(walk.realRoot!, real)) {
+        walk.diags.error(
+          { file: displayPath(full), line: 1, col: 1 },
+          "",
+          `the folder leads outside the manifest root ${displayPath(walk.root!)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it`,
+        );
+        continue;
+      }
+      if (walk.seen.has(real)) continue;
+      walk.seen.add(real);
+      walkDir(full, out, walk);
+    } else if ((entry.isFile() || entry.isSymbolicLink()) && /\.ya?ml$/i.test(entry.name)) out.push(full);
   }
+}
+
+/** A walk of the folders given: the folders walked already (real paths), and the root they may not leave. */
+interface Walk {
+  seen: Set<string>;
+  root?: string;
+  realRoot?: string;
+  diags: Diagnostics;
 }
 
 interface Source {
@@ -172,9 +210,19 @@ interface Source {
   explicit: boolean;
 }
 
-function collectFiles(paths: string[], diags: Diagnostics, globbed: readonly string[] = []): Source[] {
+function collectFiles(
+  paths: string[],
+  diags: Diagnostics,
+  globbed: readonly string[] = [],
+  root?: string,
+): Source[] {
   const out: Source[] = [];
   const seen = new Set<string>();
+  const walk: Walk = {
+    seen: new Set(),
+    diags,
+    ...(root === undefined ? {} : { root, realRoot: realPath(root) }),
+  };
   const matched = new Set(globbed.map((f) => resolve(f)));
   for (const p of paths.length ? paths : ["."]) {
     const abs = resolve(p);
@@ -188,7 +236,10 @@ function collectFiles(paths: string[], diags: Diagnostics, globbed: readonly str
     const found: Source[] = [];
     if (st.isDirectory()) {
       const files: string[] = [];
-      walkDir(abs, files);
+      const real = realPath(abs);
+      if (walk.seen.has(real)) continue;
+      walk.seen.add(real);
+      walkDir(abs, files, walk);
       for (const f of files) found.push({ file: f, explicit: false });
     } else found.push({ file: abs, explicit: !matched.has(abs) });
     for (const s of found) {
@@ -273,7 +324,7 @@ export function manifestOutlines(
   const realRoot = realPath(rootDir);
   const out: FileOutline[] = [];
   const read = new Set<string>();
-  for (const src of collectFiles(paths, diags, found)) {
+  for (const src of collectFiles(paths, diags, found, rootDir)) {
     const real = realPath(src.file);
     if (read.has(real)) continue;
     read.add(real);
@@ -327,7 +378,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
   const realRoot = realPath(root);
   // One file reached by several names (a link to it, a folder linked twice) is read once, by the first.
   const read = new Set<string>();
-  for (const src of collectFiles(paths, diags, opts.found)) {
+  for (const src of collectFiles(paths, diags, opts.found, root)) {
     const known = opts.only && !opts.only.has(src.file) ? opts.outlines?.get(src.file) : undefined;
     if (known) {
       // Outlined already, and not to be read into the state: listed as a full load lists it.

@@ -257,6 +257,53 @@ instance:
   });
 });
 
+describe("manifests linked into a folder", () => {
+  // A checkout that shares one file and one folder between environments through symbolic links.
+  const layout = () => {
+    const dir = workspace({
+      "common/templates.yaml": "version: 1\ntemplates:\n  base:\n    description: from the shared template\n",
+      "common/teams/teams.yaml": "version: 1\ngroups:\n  teams: {}\n",
+      "envs/prod/prod.yaml": "version: 1\ngroups:\n  prod:\n    extends: [base]\n",
+    });
+    symlinkSync("../../common/templates.yaml", join(dir, "envs/prod/templates.yaml"));
+    symlinkSync("../../common/teams", join(dir, "envs/prod/teams"));
+    // A link to a folder above it, and a second link to a folder read already: each read once, no loop.
+    symlinkSync("..", join(dir, "envs/prod/up"));
+    symlinkSync("../../common/teams", join(dir, "envs/prod/again"));
+    return dir;
+  };
+
+  it("reads a linked file and a linked folder as if they were there, each file once", async () => {
+    const dir = layout();
+    const { state, lines } = await load(dir, ["envs"]);
+    expect(lines).toEqual([]);
+    expect(child(state!.root, "groups", "prod").fields.description).toBe("from the shared template");
+    expect(state!.root.children["groups"]!.items.map((n) => n.key).sort()).toEqual(["prod", "teams"]);
+  });
+
+  it("refuses a linked file or folder that leads outside the manifest root, and does not walk it", async () => {
+    const dir = layout();
+    symlinkSync("/", join(dir, "envs/prod/everything"));
+    const r = await loadManifests([join(dir, "envs/prod")], { secrets: true, env: {} });
+    const messages = r.diagnostics.map((d) => `${d.file.slice(dir.length + 1)}: ${d.message}`).sort();
+    const outside = (what: string, to: string) =>
+      new RegExp(
+        `^envs/prod/${what}: the ${what.endsWith(".yaml") ? "file" : "folder"} leads outside the manifest root ` +
+          `\\S*envs/prod \\(to \\S*${to}\\) through a symbolic link: forgeform reads manifests only inside it$`,
+      );
+    expect(messages).toEqual([
+      expect.stringMatching(outside("again", "common/teams")),
+      expect.stringMatching(outside("everything", "")),
+      // What the refused file held is not there.
+      'envs/prod/prod.yaml: unknown template "base"; no templates are defined',
+      expect.stringMatching(outside("teams", "common/teams")),
+      expect.stringMatching(outside("templates.yaml", "common/templates.yaml")),
+      expect.stringMatching(outside("up", "envs")),
+    ]);
+    expect(r.state).toBeUndefined();
+  });
+});
+
 describe("YAML reading", () => {
   it("reads YAML 1.2: on stays a string, dates stay strings", async () => {
     const dir = workspace({
