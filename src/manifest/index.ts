@@ -109,6 +109,10 @@ export function manifestRoot(paths: string[]): string {
   return common.join(sep) || sep;
 }
 
+/** What to do about a link found in a folder that leads outside the manifest root. */
+const OUTSIDE_HINT =
+  "; to read it, name the folder it leads to too (the root is the deepest folder holding every path given)";
+
 /** `path` with symbolic links resolved, or as it is when it does not exist. */
 function realPath(path: string): string {
   try {
@@ -130,6 +134,7 @@ function readManifest(
   root: string,
   realRoot: string,
   diags: Diagnostics,
+  walked = false,
 ): string | undefined {
   const at = { file: name, line: 1, col: 1 };
   // A file named outside a narrower --root is read as before: only a link out of the root is refused.
@@ -137,7 +142,7 @@ function readManifest(
     diags.error(
       at,
       "",
-      `the file leads outside the manifest root ${displayPath(root)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it`,
+      `the file leads outside the manifest root ${displayPath(root)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it${walked ? OUTSIDE_HINT : ""}`,
     );
     return undefined;
   }
@@ -186,7 +191,7 @@ function walkDir(dir: string, out: string[], walk: Walk): void {
         walk.diags.error(
           { file: displayPath(full), line: 1, col: 1 },
           "",
-          `the folder leads outside the manifest root ${displayPath(walk.root!)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it`,
+          `the folder leads outside the manifest root ${displayPath(walk.root!)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it${OUTSIDE_HINT}`,
         );
         continue;
       }
@@ -329,7 +334,7 @@ export function manifestOutlines(
     if (read.has(real)) continue;
     read.add(real);
     const name = displayPath(src.file);
-    const text = readManifest(src.file, real, name, rootDir, realRoot, diags);
+    const text = readManifest(src.file, real, name, rootDir, realRoot, diags, !src.explicit);
     if (text === undefined) continue;
     const digest = createHash("sha256").update(text).digest("hex");
     const outline = known?.get(digest) ?? outlineFile(name, text);
@@ -394,7 +399,7 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     const real = realPath(src.file);
     if (read.has(real)) continue;
     read.add(real);
-    const text = readManifest(src.file, real, name, root, realRoot, diags);
+    const text = readManifest(src.file, real, name, root, realRoot, diags, !src.explicit);
     if (text === undefined) {
       files.push(name);
       allRead = false;

@@ -66,5 +66,7 @@ describe("manifests linked into the folder planned", () => {
     expect(run.code).toBe(1);
     expect(run.out + run.err).toContain("teams:1:1: the folder leads outside the manifest root");
     expect(run.out + run.err).toContain("templates.yaml:1:1: the file leads outside the manifest root");
+    // And what to do about it: name the shared folder too (as the test above does).
+    expect(run.out + run.err).toContain("to read it, name the folder it leads to too");
   });
 });

@@ -289,7 +289,8 @@ describe("manifests linked into a folder", () => {
     const outside = (what: string, to: string) =>
       new RegExp(
         `^envs/prod/${what}: the ${what.endsWith(".yaml") ? "file" : "folder"} leads outside the manifest root ` +
-          `\\S*envs/prod \\(to \\S*${to}\\) through a symbolic link: forgeform reads manifests only inside it$`,
+          `\\S*envs/prod \\(to \\S*${to}\\) through a symbolic link: forgeform reads manifests only inside it; ` +
+          "to read it, name the folder it leads to too \\(the root is the deepest folder holding every path given\\)$",
       );
     expect(messages).toEqual([
       expect.stringMatching(outside("again", "common/teams")),
