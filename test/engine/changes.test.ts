@@ -108,6 +108,7 @@ describe("changeScope", () => {
   });
 
   it("a secret compares by its reference, never by its value", async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the manifest's reference syntax, written literally
     const base = BASE.replace("value: gold", 'value: "${env:TIER}"');
     expect(lists(await scopeOf(base, base, { TIER: "a", OTHER: "a" }))).toEqual(NONE);
     const first = await state(base, { TIER: "a" });

@@ -131,8 +131,8 @@ describe("saved plans", () => {
     await save();
     const run = await applySaved({ HOOK_TOKEN: "second-token", OTHER_DESC: "secret two" });
     expect(run.code).toBe(1);
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the message names the reference syntax
     expect(run.err).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the message names the reference syntax
       "a value the manifests read through ${env:} or ${file:} is not the one the plan",
     );
     expect(run.err).not.toContain("the manifests changed");

@@ -12,7 +12,7 @@ import {
   requireAuth,
 } from "../auth.js";
 import { groupDetailJson, groupJson, projectJson, projectSimple } from "../entities.js";
-import { badRequest, forbidden, notFound, rubyInspect, validation } from "../errors.js";
+import { badRequest, forbidden, rubyInspect, validation } from "../errors.js";
 import { addError, buildGroup, type Errors, insertGroup, validateGroup } from "../model.js";
 import type { ParamSpec } from "../params.js";
 import { accepted, created } from "../respond.js";

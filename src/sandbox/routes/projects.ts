@@ -7,7 +7,6 @@ import {
   canReadProject,
   effectiveGroupLevel,
   effectiveProjectLevel,
-  findGroup,
   findProject,
   groupAccessLevel,
   projectAccessLevel,
@@ -30,7 +29,7 @@ import {
 } from "../model.js";
 import { declare, type ParamSpec } from "../params.js";
 import { type ParamHash, toQuery } from "../request.js";
-import { accepted, created, json, noContent, type Reply } from "../respond.js";
+import { accepted, created, json, type Reply } from "../respond.js";
 import type { GroupRec, ProjectRec, Store, UserRec } from "../store.js";
 import { VISIBILITIES, VISIBILITY_LEVEL } from "../store.js";
 
