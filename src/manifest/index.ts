@@ -113,6 +113,15 @@ export function manifestRoot(paths: string[]): string {
 const OUTSIDE_HINT =
   "; to read it, name the folder it leads to too (the root is the deepest folder holding every path given)";
 
+/** Whether `path` is a regular file (a link to /dev/zero is not one a hint should suggest reading). */
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** `path` with symbolic links resolved, or as it is when it does not exist. */
 function realPath(path: string): string {
   try {
@@ -142,7 +151,7 @@ function readManifest(
     diags.error(
       at,
       "",
-      `the file leads outside the manifest root ${displayPath(root)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it${walked ? OUTSIDE_HINT : ""}`,
+      `the file leads outside the manifest root ${displayPath(root)} (to ${real}) through a symbolic link: forgeform reads manifests only inside it${walked && isRegularFile(real) ? OUTSIDE_HINT : ""}`,
     );
     return undefined;
   }

@@ -284,6 +284,8 @@ describe("manifests linked into a folder", () => {
   it("refuses a linked file or folder that leads outside the manifest root, and does not walk it", async () => {
     const dir = layout();
     symlinkSync("/", join(dir, "envs/prod/everything"));
+    // A link to a device: refused, with no hint to read it.
+    symlinkSync("/dev/zero", join(dir, "envs/prod/zero.yaml"));
     const r = await loadManifests([join(dir, "envs/prod")], { secrets: true, env: {} });
     const messages = r.diagnostics.map((d) => `${d.file.slice(dir.length + 1)}: ${d.message}`).sort();
     const outside = (what: string, to: string) =>
@@ -300,6 +302,9 @@ describe("manifests linked into a folder", () => {
       expect.stringMatching(outside("teams", "common/teams")),
       expect.stringMatching(outside("templates.yaml", "common/templates.yaml")),
       expect.stringMatching(outside("up", "envs")),
+      expect.stringMatching(
+        /^envs\/prod\/zero\.yaml: the file leads outside .* \(to \/dev\/zero\) .* only inside it$/,
+      ),
     ]);
     expect(r.state).toBeUndefined();
   });
