@@ -20,40 +20,27 @@ import {
 import { fc } from "../property.js";
 
 /**
- * The spelling's choices, from one seed: fast-check draws the seed and prints it with the failing text (shrinking
- * a long run of choices costs more than it tells).
+ * The spelling's choices, drawn through fast-check as they are needed, evenly (fc.noBias: the odds written below
+ * are the odds). Not shrunk (fc.noShrink): shrinking a long run of choices costs more than it tells, and a failure
+ * prints the text it failed on.
  */
 class Draw {
-  #state: number;
-  constructor(seed: number) {
-    this.#state = seed >>> 0;
-  }
-  /** mulberry32. */
-  #next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
+  constructor(private readonly g: fc.GeneratorValue) {}
   /** An integer from 0 to max. */
   nat(max: number): number {
-    return Math.floor(this.#next() * (max + 1));
+    return this.g(() => fc.noBias(fc.nat({ max })));
   }
   int(min: number, max: number): number {
-    return min + this.nat(max - min);
+    return this.g(() => fc.noBias(fc.integer({ min, max })));
   }
   shuffle<T>(xs: readonly T[]): T[] {
-    const out = [...xs];
-    for (let i = out.length - 1; i > 0; i--) {
-      const j = this.nat(i);
-      [out[i], out[j]] = [out[j]!, out[i]!];
-    }
-    return out;
+    return this.g(() =>
+      fc.noBias(fc.shuffledSubarray([...xs], { minLength: xs.length, maxLength: xs.length })),
+    );
   }
   /** Up to max of xs, in any order. */
   subset<T>(xs: readonly T[], max: number): T[] {
-    return this.shuffle(xs).slice(0, this.nat(Math.min(max, xs.length)));
+    return this.g(() => fc.noBias(fc.shuffledSubarray([...xs], { maxLength: Math.min(max, xs.length) })));
   }
 }
 
@@ -177,10 +164,25 @@ function textLines(g: Draw, indent: number, key: string): Line[] {
   const content = [pick(g, TRICKY), pick(g, TRICKY)];
   const k = keyText(g, key);
   const deeper = indent + g.int(1, 3);
-  switch (g.nat(4)) {
+  // Block scalars twice as often as each other style, and half of them keeping their final line breaks.
+  switch (g.nat(5)) {
+    case 5:
     case 1: {
-      const header = pick(g, ["|", "|-", ">", ">+", "|+", "|+", "|2", "!!str |", "!!str >-"]);
-      const at = header.endsWith("2") ? indent + 2 : deeper;
+      const header = pick(g, [
+        "|",
+        "|-",
+        ">",
+        "|2",
+        "!!str |",
+        "!!str >-",
+        ">+",
+        "|+",
+        "|+",
+        "|2+",
+        "|+",
+        ">+",
+      ]);
+      const at = /\d/.test(header) ? indent + 2 : deeper;
       const lines: Line[] = [{ indent, text: `${k}: ${header}${comment(g)}`, open: false }];
       content.forEach((c, i) => {
         // The first line sets the scalar's indentation; a later one may be deeper.
@@ -336,8 +338,8 @@ describe("the outline scanner, against a parse of the same manifest however it i
     let scanned = 0;
     let runs = 0;
     fc.assert(
-      fc.property(fc.integer(), (seed) => {
-        const g = new Draw(seed);
+      fc.property(fc.noShrink(fc.gen()), (draw) => {
+        const g = new Draw(draw);
         const { text } = write(g);
         const parse = parsed(text);
         // The spelling is valid YAML: the property says nothing of files a parse refuses.
@@ -359,14 +361,14 @@ describe("the outline scanner, against a parse of the same manifest however it i
           expect(mine.get(key), `${key} in\n${text}`).toEqual(expect.arrayContaining([...uses]));
       }),
     );
-    // Most spellings are ones the scanner reads: the property is about the scanner, not about its giving up.
-    expect(scanned).toBeGreaterThan(runs / 3);
+    // Many spellings are ones the scanner reads (about 40%): the property is about the scanner, not its giving up.
+    expect(scanned).toBeGreaterThan(runs / 4);
   });
 
   it("a file read in part parses to its kept entries, each on its own lines", () => {
     fc.assert(
-      fc.property(fc.integer(), (seed) => {
-        const g = new Draw(seed);
+      fc.property(fc.noShrink(fc.gen()), (draw) => {
+        const g = new Draw(draw);
         const { text, entries } = write(g);
         const keep = new Set(g.subset(entries, entries.length));
         const outline = outlineOf(text);
