@@ -28,9 +28,6 @@ export const ACTION_SYMBOL: Record<Action, string> = {
 /** Apply order of the summary counts, the same order everywhere. */
 export const ACTIONS: readonly Action[] = ["create", "update", "replace", "delete", "unmanaged"];
 
-// Where an address belongs: with the plan model (src/plan/address.ts), which the engine reads addresses with too.
-export { targetOf };
-
 /** `file:line:col`, the form editors and CI annotations turn into links. */
 export function sourceLabel(source: SourceRef): string {
   return `${source.file}:${source.line}:${source.col}`;

@@ -4,6 +4,7 @@
  * Text, versioned JSON, Markdown and JUnit XML forms, and the exit code of `forgeform drift`.
  */
 import pc from "picocolors";
+import { targetOf } from "../plan/address.js";
 import { type Json, problemJson, requestsJson, sourceJson, stringify } from "../plan/json.js";
 import {
   type Action,
@@ -14,7 +15,7 @@ import {
   type Plan,
 } from "../plan/model.js";
 import { escapeText } from "../text/escape.js";
-import { fieldViews, groupBy, plural, problemLine, sourceLabel, targetOf } from "./common.js";
+import { fieldViews, groupBy, plural, problemLine, sourceLabel } from "./common.js";
 import {
   DEFAULT_MARKDOWN_MAX,
   inlineCode,

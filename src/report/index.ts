@@ -1,7 +1,7 @@
 /** Renderers: pure functions from a Plan to text. They never call the API or read manifests. */
 
+export { targetOf } from "../plan/address.js";
 export { PlanFormatError, parsePlanJson, renderPlanJson } from "../plan/json.js";
-export { targetOf } from "./common.js";
 export {
   type DriftOptions,
   type DriftStatus,

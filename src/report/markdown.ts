@@ -4,6 +4,8 @@
  * comments over 65,536 characters) only between whole changes, so no code block or <details> is left open, and it
  * then ends with a note saying what was left out.
  */
+
+import { targetOf } from "../plan/address.js";
 import type { Action, Change, Plan, PlanProblem } from "../plan/model.js";
 import { escapeLine } from "../text/escape.js";
 import {
@@ -17,7 +19,6 @@ import {
   repeatedChanges,
   repeatedWhere,
   sourceLabel,
-  targetOf,
 } from "./common.js";
 import { requestsLine, selectorLines } from "./text.js";
 

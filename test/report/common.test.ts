@@ -3,6 +3,7 @@
  * (masks, unset values, long and structured values as diffs), and changes repeated alike in many groups or projects.
  */
 import { describe, expect, it } from "vitest";
+import { targetOf } from "../../src/plan/address.js";
 import type { Change } from "../../src/plan/model.js";
 import {
   fieldViews,
@@ -13,7 +14,6 @@ import {
   type RepeatedChange,
   repeatedChanges,
   repeatedWhere,
-  targetOf,
   unifiedDiff,
 } from "../../src/report/common.js";
 
