@@ -281,6 +281,20 @@ describe("manifests linked into a folder", () => {
     expect(state!.root.children["groups"]!.items.map((n) => n.key).sort()).toEqual(["prod", "teams"]);
   });
 
+  it("walks a folder given outside a narrower root as before: only a link from inside the root to outside it is refused", async () => {
+    const dir = workspace({
+      "narrow/n.yaml": "version: 1\ngroups:\n  narrow: {}\n",
+      "other/sub/o.yaml": "version: 1\ngroups:\n  other: {}\n",
+    });
+    const r = await loadManifests([join(dir, "narrow"), join(dir, "other")], {
+      secrets: true,
+      env: {},
+      root: join(dir, "narrow"),
+    });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.state!.root.children["groups"]!.items.map((n) => n.key).sort()).toEqual(["narrow", "other"]);
+  });
+
   it("refuses a linked file or folder that leads outside the manifest root, and does not walk it", async () => {
     const dir = layout();
     symlinkSync("/", join(dir, "envs/prod/everything"));

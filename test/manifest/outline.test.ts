@@ -342,13 +342,13 @@ projects:
     );
     // A block scalar that keeps its final line breaks, right before a left-out entry: the lines left out are
     // comments, which end it as the entry's key did (blank lines would have become part of its value).
-    const kept2 =
+    const withKeptBreaks =
       "version: 1\nprojects:\n  a/b:\n    description: |+\n      text\n\n  a/c:\n    description: x\n";
-    expect(parse(keepEntries(kept2, new Set(["projects:a/b"]))!)).toEqual({
+    expect(parse(keepEntries(withKeptBreaks, new Set(["projects:a/b"]))!)).toEqual({
       version: 1,
       projects: { "a/b": { description: "text\n\n" } },
     });
-    expect(parse(kept2).projects["a/b"]).toEqual({ description: "text\n\n" });
+    expect(parse(withKeptBreaks).projects["a/b"]).toEqual({ description: "text\n\n" });
     expect(
       keepEntries(MIXED, new Set(outlineOf(MIXED)!.entries.map((e) => `${e.collection}:${e.key}`))),
     ).toBe(MIXED);
