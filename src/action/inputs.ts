@@ -40,6 +40,8 @@ export interface ActionInputs {
   replace: string[];
   /** Where the manifests' paths are relative to (default: the workspace). */
   workingDirectory?: string;
+  /** The manifest root (`--root`), relative to the working directory. */
+  root?: string;
   /** `auto` (the pull request's base on pull_request events, else everything), `false`, or a git revision. */
   changedSince: string;
   shard?: string;
@@ -167,6 +169,7 @@ export function readInputs(): ActionInputs {
     ["maxResponseMb", "max-response-mb"],
     ["maxListMb", "max-list-mb"],
     ["workingDirectory", "working-directory"],
+    ["root", "root"],
     ["shard", "shard"],
     ["backupDir", "backup-dir"],
   ] as const) {
@@ -226,6 +229,7 @@ const FLAG_INPUTS: Record<string, string> = {
   shard: "shard",
   "backup-dir": "backup-dir",
   "no-backup": "no-backup",
+  root: "root",
   "fail-on-unmanaged": "fail-on-unmanaged",
   plan: "plan-file",
   out: "plan-file",

@@ -176,7 +176,7 @@ class Run {
    * (`found`) is read like a folder's files: only forgeform manifests, so `**\/*.yaml` leaves a Chart.yaml alone;
    * a file named on its own is always read.
    */
-  async paths(): Promise<{ paths: string[]; found: string[] }> {
+  async paths(): Promise<{ paths: string[]; found: string[]; root?: string }> {
     const paths: string[] = [];
     const found: string[] = [];
     for (const p of this.inputs.paths) {
@@ -194,7 +194,10 @@ class Run {
     }
     // A file named on its own is read even when a glob matches it too.
     const named = new Set(this.inputs.paths.filter((p) => !isDynamicPattern(p)).map((p) => resolve(p)));
-    return { paths, found: found.filter((f) => !named.has(resolve(f))) };
+    const root = this.inputs.root;
+    if (root !== undefined && !(existsSync(root) && statSync(root).isDirectory()))
+      throw new Error(`the root input ${JSON.stringify(root)} is not a folder (looked for ${resolve(root)})`);
+    return { paths, found: found.filter((f) => !named.has(resolve(f))), ...(root ? { root } : {}) };
   }
 
   /** The revision to plan from (`changed-since`): on a pull request, its base by default. */
@@ -241,11 +244,12 @@ class Run {
   }
 
   async validate(): Promise<Result> {
-    const { paths, found } = await this.paths();
+    const { paths, found, root } = await this.paths();
     const loaded = await loadManifests(paths.length > 0 ? paths : ["."], {
       secrets: !this.inputs.noSecrets,
       env: this.env,
       found,
+      ...(root ? { root } : {}),
     });
     const files = loaded.files;
     this.annotateDiagnostics(loaded.diagnostics);
@@ -396,8 +400,10 @@ class Run {
 
   async apply(): Promise<Result> {
     const planFile = this.inputs.planFile;
-    if (planFile && this.inputs.paths.length > 0) {
-      throw new Error("give either the paths input or plan-file to apply, not both");
+    if (planFile && (this.inputs.paths.length > 0 || this.inputs.root !== undefined)) {
+      throw new Error(
+        `give either the ${this.inputs.paths.length > 0 ? "paths" : "root"} input or plan-file to apply, not both (a saved plan names its manifests and root)`,
+      );
     }
     const saved = planFile ? readSavedPlan(planFile) : undefined;
     return this.withPlan(saved, async ({ result, ctx }, connection) => {

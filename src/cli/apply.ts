@@ -15,7 +15,7 @@ import { escapeText } from "../text/escape.js";
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import { formatDiagnostics } from "./diagnostics.js";
 import { type Io, processIo } from "./io.js";
-import { collect, renderPlan } from "./plan.js";
+import { collect, renderPlan, rootOption } from "./plan.js";
 import { cliProgress } from "./progress.js";
 import { applyPlanResult, planFromManifests, savedPlanRequest } from "./workflow.js";
 
@@ -80,6 +80,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
     .summary("Make the changes (from manifests or a saved plan).")
     .description("Make the changes a plan shows: from manifests, or from a plan saved with `plan --out`.")
     .argument("[paths...]", "manifest files or directories (default: .)")
+    .addOption(rootOption())
     .option(
       "--plan <file>",
       "apply a saved plan (refused when the live state or the manifests changed since)",
@@ -114,10 +115,11 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
       saved &&
       ((opts["target"] as string[]).length > 0 ||
         (opts["replace"] as string[]).length > 0 ||
-        opts["changedSince"] !== undefined)
+        opts["changedSince"] !== undefined ||
+        opts["root"] !== undefined)
     ) {
       throw new Error(
-        "--target, --replace and --changed-since are part of a saved plan: give them to `forgeform plan --out`, not to `apply --plan`",
+        "--target, --replace, --changed-since and --root are part of a saved plan: give them to `forgeform plan --out`, not to `apply --plan`",
       );
     }
     const progress = cliProgress(opts["progress"] !== false, io === processIo);
@@ -130,6 +132,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
         ? savedPlanRequest(saved)
         : {
             paths,
+            ...(opts["root"] !== undefined ? { root: opts["root"] as string } : {}),
             targets: opts["target"] as string[],
             replace: opts["replace"] as string[],
             ...(opts["changedSince"] !== undefined ? { changedSince: opts["changedSince"] as string } : {}),

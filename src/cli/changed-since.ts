@@ -75,14 +75,18 @@ export async function selectSince(
   ref: string,
   paths: string[],
   found: readonly string[] = [],
+  /** The manifest root (default: the deepest folder containing every path). */
+  manifestRootDir?: string,
 ): Promise<SinceSelection> {
   const given = paths.length > 0 ? paths : ["."];
-  const root = resolve(manifestRoot(given));
+  const root = resolve(manifestRootDir ?? manifestRoot(given));
   let top: string;
   try {
     top = git(root, ["rev-parse", "--show-toplevel"]);
   } catch {
-    throw new Error(`--changed-since needs a git checkout, and ${root} is not inside one`);
+    throw new Error(
+      `--changed-since needs a git checkout, and ${manifestRootDir ? `the manifest root (--root) ${root}` : root} is not inside one`,
+    );
   }
   try {
     git(top, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);

@@ -33,12 +33,11 @@ import {
   type LoadResult,
   loadManifests,
   manifestOutlines,
-  manifestRoot,
 } from "../manifest/index.js";
 import { type ChunkLayout, chunkLayout, shardEntries, shardTargets, unitOfKey } from "../manifest/outline.js";
 import { secretsOfState } from "../manifest/secret.js";
 import type { RequestStats } from "../plan/model.js";
-import { type PlanOutcome, type PlanRequest, withLiveReads } from "./plan-request.js";
+import { type PlanOutcome, type PlanRequest, rootOf, withLiveReads } from "./plan-request.js";
 import { keepYoungGenerationSmall } from "./runtime.js";
 
 /**
@@ -85,7 +84,7 @@ export function chunkingOf(request: PlanRequest, paths: string[], found: string[
       `${CHUNK_UNITS_ENV} must be a whole number (0: never plan in chunks), not ${JSON.stringify(setting)}`,
     );
   if (perChunk === 0) return undefined;
-  const outlines = manifestOutlines(paths, found);
+  const outlines = manifestOutlines(paths, found, rootOf(request));
   // A shard's share, when the files say which it is (a pattern naming no group or project first: the platform does).
   const units = request.shard ? shardTargets(outlines, request.shard) : undefined;
   if (request.shard && !units) return undefined;
@@ -147,7 +146,7 @@ export async function planInChunks(
       ...(request.env ? { env: request.env } : {}),
       only,
       ...(partial ? { partial } : {}),
-      root: manifestRoot(paths),
+      root: rootOf(request),
       outlines: byFile,
     });
   // What each chunk reads, worked out when it is loaded; the files no chunk reads (templates no entry uses, a
@@ -262,6 +261,7 @@ async function reportWhole(
   const whole = await loadManifests(paths, {
     secrets: true,
     found,
+    root: rootOf(request),
     ...(request.env ? { env: request.env } : {}),
   });
   if (invalid(whole)) return { diagnostics: whole.diagnostics, files: whole.files };

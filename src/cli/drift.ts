@@ -19,7 +19,7 @@ import {
 import { addConnectionOptions, resolveConnection } from "./connection.js";
 import { formatDiagnostics } from "./diagnostics.js";
 import { type Io, processIo } from "./io.js";
-import { collect } from "./plan.js";
+import { collect, rootOption } from "./plan.js";
 import { cliProgress } from "./progress.js";
 import { planFromManifests } from "./workflow.js";
 
@@ -93,6 +93,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
         "manifests do not mention. Changes nothing. Exit 0 when there is no drift, 2 when there is, 1 on error.",
     )
     .argument("[paths...]", "manifest files or directories (default: .)")
+    .addOption(rootOption())
     .option(
       "--target <path>",
       "limit to a group or project path and its subtree (repeatable; `instance` for instance objects)",
@@ -128,6 +129,7 @@ export function registerDrift(program: Command, io: Io, setExit: (code: number) 
     const outcome = await planFromManifests({
       ...(progress ? { progress } : {}),
       paths,
+      ...(opts["root"] !== undefined ? { root: opts["root"] as string } : {}),
       connection,
       targets: opts["target"] as string[],
       backupDir: false,

@@ -2,6 +2,7 @@
  * What a plan of the manifests is asked for, what it gives, and the client its reads go through (workflow.ts and
  * chunks.ts; the commands, the Action).
  */
+import { resolve } from "node:path";
 import { ApiClient, type ClientOptions } from "../api/index.js";
 import { createContext } from "../engine/context.js";
 import type { PlanResult } from "../engine/plan/index.js";
@@ -10,11 +11,16 @@ import type { Shard } from "../engine/shard.js";
 import { kinds } from "../kinds/index.js";
 import type { KindContext } from "../kinds/kind.js";
 import { fieldSpecs } from "../kinds/schemas.js";
-import type { Diagnostic } from "../manifest/index.js";
+import { type Diagnostic, manifestRoot } from "../manifest/index.js";
 import type { Progress } from "./progress.js";
 
 export interface PlanRequest {
   paths: string[];
+  /**
+   * The manifest root (`--root`): `${file:}` references, content files and links may not leave it, and the default
+   * backup folder is in it. Default: the deepest folder containing every path (manifestRoot).
+   */
+  root?: string;
   /** Those of `paths` a glob matched: only the forgeform manifests among them are read (see LoadOptions.found). */
   found?: string[];
   connection: ClientOptions;
@@ -48,6 +54,11 @@ export interface PlanOutcome {
   api?: ApiClient;
   /** Of a plan made in chunks (chunks.ts), how many were walked: a plan made in one walk has none. */
   chunks?: number;
+}
+
+/** The request's manifest root, absolute: `--root`, or the deepest folder containing every path. */
+export function rootOf(request: PlanRequest): string {
+  return resolve(request.root ?? manifestRoot(request.paths.length > 0 ? request.paths : ["."]));
 }
 
 /** What a plan's reads go through: the client, the context the kinds read with, the kinds. */

@@ -1,4 +1,5 @@
 /** `forgeform plan [paths...]`: show what apply would change. */
+import { statSync } from "node:fs";
 import { type Command, Option } from "commander";
 import { parseShard, type Shard } from "../engine/shard.js";
 import { renderPlanJson } from "../plan/json.js";
@@ -19,6 +20,24 @@ export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** `--root <dir>` (validate, plan, apply, drift): an existing folder, checked before anything is read. */
+export function rootOption(): Option {
+  return new Option(
+    "--root <dir>",
+    "the manifest root that referenced files and links may not leave (default: the paths' common directory)",
+  ).argParser((dir: string) => {
+    let isDir: boolean;
+    try {
+      isDir = statSync(dir).isDirectory();
+    } catch {
+      throw new Error(`--root ${JSON.stringify(dir)}: no such folder`);
+    }
+    if (!isDir)
+      throw new Error(`--root ${JSON.stringify(dir)} is a file: give the folder the manifests are in`);
+    return dir;
+  });
+}
+
 export function renderPlan(plan: Plan, format: PlanFormat, io: Io, color: boolean, expand = false): string {
   if (format === "json") return renderPlanJson(plan);
   if (format === "markdown") return renderPlanMarkdown(plan);
@@ -31,6 +50,7 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
     .summary("Show the changes apply would make. Changes nothing.")
     .description("Read the live state and show the changes apply would make. Changes nothing.")
     .argument("[paths...]", "manifest files or directories (default: .)")
+    .addOption(rootOption())
     .option("--detailed-exitcode", "exit 0 when there are no changes, 2 when there are, 1 on error")
     .option("--out <file>", "save the plan for `apply --plan FILE` (holds no secret)")
     .option(
@@ -72,6 +92,7 @@ export function registerPlan(program: Command, io: Io, setExit: (code: number) =
     const outcome = await planFromManifests({
       ...(progress ? { progress } : {}),
       paths,
+      ...(opts["root"] !== undefined ? { root: opts["root"] as string } : {}),
       connection,
       targets: opts["target"] as string[],
       replace: opts["replace"] as string[],

@@ -4,6 +4,7 @@ import { plural } from "../report/common.js";
 import { renderValidationJson } from "../report/validation.js";
 import { escapeText } from "../text/escape.js";
 import type { Io } from "./io.js";
+import { rootOption } from "./plan.js";
 
 interface ValidateOptions {
   format: "text" | "json";
@@ -42,10 +43,7 @@ export function registerValidate(program: Command, io: Io, setExit: (code: numbe
     .addOption(new Option("--format <format>", "output format").choices(["text", "json"]).default("text"))
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the help text shows the reference syntax
     .option("--no-secrets", "do not resolve ${env:} and ${file:} references; check everything else")
-    .option(
-      "--root <dir>",
-      "the manifest root that referenced files may not leave (default: the paths' common directory)",
-    )
+    .addOption(rootOption())
     .action(async (paths: string[], options: ValidateOptions) => {
       const result = await loadManifests(paths, {
         secrets: options.secrets,

@@ -11,7 +11,8 @@ import { makePlan, type PlanOptions, type PlanResult } from "../engine/plan/inde
 import { normalizeTargets, TargetError, withAncestors } from "../engine/targets.js";
 import type { KindContext } from "../kinds/kind.js";
 import { didYouMean } from "../manifest/diagnostics.js";
-import { loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
+import { loadManifests, manifestOutlines } from "../manifest/index.js";
+import { displayPath } from "../manifest/interpolate.js";
 import type { DesiredState } from "../manifest/model.js";
 import { type OutlinedFile, shardEntries, shardTargets } from "../manifest/outline.js";
 import { pathProblem } from "../manifest/paths.js";
@@ -20,21 +21,26 @@ import { isPattern, parsePattern } from "../manifest/selectors.js";
 import type { Plan } from "../plan/model.js";
 import { type SinceSelection, scopeOf, selectSince } from "./changed-since.js";
 import { chunkingOf, planInChunks, requestStatsOf } from "./chunks.js";
-import { type PlanOutcome, type PlanRequest, withLiveReads } from "./plan-request.js";
+import { type PlanOutcome, type PlanRequest, rootOf, withLiveReads } from "./plan-request.js";
 import { keepYoungGenerationSmall } from "./runtime.js";
 
 export type { PlanOutcome, PlanRequest } from "./plan-request.js";
 
 /**
  * What a saved plan fixes of the plan apply makes again to check it: its manifests, `--target`, `--replace`,
- * `--changed-since`, `--shard`, and the salt of its secrets fingerprint. The CLI and the Action both use this.
+ * `--changed-since`, `--shard`, its manifest root, and the salt of its secrets fingerprint. The CLI and the Action both use this.
  */
 export function savedPlanRequest(
   saved: Plan,
-): Pick<PlanRequest, "paths" | "targets" | "replace" | "shard" | "changedSince" | "fingerprintSalt"> {
+): Pick<
+  PlanRequest,
+  "paths" | "root" | "targets" | "replace" | "shard" | "changedSince" | "fingerprintSalt"
+> {
   const salt = saved.secretsFingerprint ? fingerprintSalt(saved.secretsFingerprint) : undefined;
   return {
     paths: saved.manifests,
+    // A plan saved before the root was kept: the folder holding its files, as then.
+    ...(saved.root !== undefined ? { root: saved.root } : {}),
     targets: saved.targets,
     replace: saved.replace ?? [],
     ...(saved.shard ? { shard: { index: saved.shard.index, count: saved.shard.count } } : {}),
@@ -111,7 +117,7 @@ export function checkTargets(targets: readonly string[], declared: Declared): vo
  */
 function backupOption(request: PlanRequest): NonNullable<PlanOptions["backup"]> | undefined {
   if (request.backupDir === false) return undefined;
-  const root = resolve(manifestRoot(request.paths.length > 0 ? request.paths : ["."]));
+  const root = rootOf(request);
   const dir = resolve(
     request.backupDir ?? join(root, ".forgeform", "backups", new Date().toISOString().slice(0, 10)),
   );
@@ -155,6 +161,7 @@ function baseOptions(request: PlanRequest, targets: string[]): Omit<PlanOptions,
   const backup = backupOption(request);
   return {
     url: displayUrl(request.connection.url),
+    root: rootOf(request) === process.cwd() ? "." : displayPath(rootOf(request)),
     targets,
     replace: request.replace ?? [],
     ...(request.shard ? { shard: request.shard } : {}),
@@ -175,7 +182,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
   let since: SinceSelection | undefined;
   if (request.changedSince !== undefined) {
     try {
-      since = await selectSince(request.changedSince, request.paths, found);
+      since = await selectSince(request.changedSince, request.paths, found, request.root);
     } catch (error) {
       if (!request.changedSinceOptional) throw error;
       since = { warning: `${(error as Error).message}; planning everything` };
@@ -193,7 +200,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
   let only = since?.only;
   let partial = since?.partial;
   if (request.shard) {
-    outlines ??= manifestOutlines(paths, found);
+    outlines ??= manifestOutlines(paths, found, rootOf(request));
     units = shardTargets(outlines, request.shard);
     if (units && !only) ({ files: only, partial } = shardEntries(outlines, units));
     // It holds a share of the estate, as a chunk does: V8's young generation is kept small (runtime.ts).
@@ -202,12 +209,12 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
   const loaded = await loadManifests(paths, {
     secrets: true,
     found,
+    root: rootOf(request),
     ...(request.env ? { env: request.env } : {}),
     ...(only
       ? {
           only,
           ...(partial ? { partial } : {}),
-          root: manifestRoot(paths),
           outlines: new Map((outlines ?? []).map((f) => [f.file, f])),
         }
       : {}),
@@ -217,7 +224,9 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
     return { diagnostics, files: loaded.files };
   const targets = normalizeTargets(request.targets ?? []);
   // What the targets are checked against: every file's entries, also those a partial load left unread.
-  const declared = only ? declaredIn(outlines ?? manifestOutlines(paths, found)) : declaredIn(loaded.state);
+  const declared = only
+    ? declaredIn(outlines ?? manifestOutlines(paths, found, rootOf(request)))
+    : declaredIn(loaded.state);
   checkTargets(targets, declared);
   let changes: ChangeScope | undefined;
   if (since) {

@@ -111,7 +111,7 @@ export function manifestRoot(paths: string[]): string {
 
 /** What to do about a link found in a folder that leads outside the manifest root. */
 const OUTSIDE_HINT =
-  "; to read it, name the folder it leads to too (the root is the deepest folder holding every path given)";
+  "; to read it, give --root a folder that holds it too (by default the root is the deepest folder holding every path given)";
 
 /** Whether `path` is a regular file (a link to /dev/zero is not one a hint should suggest reading). */
 function isRegularFile(path: string): boolean {

@@ -61,7 +61,7 @@ export function resolveManifestPath(
   const abs = resolve(dirname(manifestFile), written);
   if (!isInside(root, abs)) {
     return {
-      error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it`,
+      error: `"${written}" is outside the manifest root ${displayPath(root)}; keep referenced files inside it, or give --root a folder that holds both`,
     };
   }
   let realRoot = root;

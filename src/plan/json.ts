@@ -94,6 +94,7 @@ export function renderPlanJson(plan: Plan): string {
     created_at: plan.createdAt,
     url: plan.url,
     manifests: plan.manifests,
+    root: plan.root,
     targets: plan.targets,
     replace: plan.replace,
     changed_since: plan.changedSince,
@@ -152,6 +153,7 @@ const planSchemaV1 = {
     created_at: { type: "string" },
     url: { type: "string" },
     manifests: { type: "array", items: { type: "string" } },
+    root: { type: "string" },
     targets: { type: "array", items: { type: "string" } },
     shard: {
       type: "object",
@@ -287,6 +289,7 @@ export interface PlanV1 {
   created_at: string;
   url: string;
   manifests: string[];
+  root?: string;
   targets: string[];
   replace?: string[];
   changed_since?: string;
@@ -365,6 +368,7 @@ export function parsePlanJson(text: string, label = "The plan"): Plan {
     createdAt: v1.created_at,
     url: v1.url,
     manifests: [...v1.manifests],
+    ...(v1.root !== undefined ? { root: v1.root } : {}),
     targets: [...v1.targets],
     ...(Array.isArray(v1.replace) ? { replace: v1.replace.map(String) } : {}),
     ...(v1.changed_since !== undefined ? { changedSince: v1.changed_since } : {}),

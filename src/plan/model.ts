@@ -86,6 +86,11 @@ export interface Plan {
   url: string;
   /** Manifest files the desired state came from. */
   manifests: string[];
+  /**
+   * The manifest root the plan was made with (relative to the working directory when inside it): a saved plan is
+   * made again with it, as its files (`${file:}` references, content files) and default backup folder are in it.
+   */
+  root?: string;
   /** `--target` paths the plan was limited to (empty: everything). */
   targets: string[];
   /** `--replace` addresses the plan replaces even if unchanged (a saved plan applies them again). */

@@ -174,6 +174,36 @@ describe("the inputs, in-process", () => {
     failsWith(file, /::error::forgeform: the working-directory input infra\/note\.txt is not a directory/);
   });
 
+  it("root: files read beside the paths' folder; one that is not a folder, or with plan-file, fails naming the input", async () => {
+    const ws = workspaceWith({
+      "envs/prod/m.yaml":
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest's file reference
+        "version: 1\ngroups:\n  tbl:\n    variables:\n      - key: T\n        value: ${file:../../shared/t.token}\n        masked: true\n",
+      "shared/t.token": "a-shared-token-0815\n",
+    });
+    const narrow = await run({ command: "validate", paths: "envs/prod" }, { workspace: ws });
+    failsWith(
+      narrow,
+      /outside the manifest root \S+; keep referenced files inside it, or give the root input a folder that holds both/,
+    );
+    const validate = await run({ command: "validate", paths: "envs/prod", root: "." }, { workspace: ws });
+    expect(validate.status, validate.stdout).toBe(0);
+    const plan = await run({ command: "plan", paths: "envs/prod", root: "." }, { workspace: ws });
+    expect(plan.status, plan.stdout).toBe(0);
+    expect(counts(plan)).toEqual(["1", "0", "0", "0"]);
+    expect(plan.stdout).not.toContain("a-shared-token-0815");
+    const missing = await run({ command: "plan", paths: "envs/prod", root: "nowhere" }, { workspace: ws });
+    failsWith(
+      missing,
+      `forgeform: the root input "nowhere" is not a folder (looked for ${join(ws, "nowhere")})`,
+    );
+    const both = await run({ command: "apply", root: ".", "plan-file": "plan.json" }, { workspace: ws });
+    failsWith(
+      both,
+      "forgeform: give either the root input or plan-file to apply, not both (a saved plan names its manifests and root)",
+    );
+  });
+
   it("working-directory without GITHUB_WORKSPACE is relative to the current folder", async () => {
     const ws = workspaceWith({ "infra/m.yaml": MANIFEST });
     const r = await runInProcess(

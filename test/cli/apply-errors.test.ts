@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const SAVED_PLAN_FLAGS =
-  "forgeform: --target, --replace and --changed-since are part of a saved plan: give them to `forgeform plan --out`, not to `apply --plan`\n";
+  "forgeform: --target, --replace, --changed-since and --root are part of a saved plan: give them to `forgeform plan --out`, not to `apply --plan`\n";
 
 describe("apply --plan refuses", () => {
   it.each([
@@ -34,6 +34,7 @@ describe("apply --plan refuses", () => {
     { name: "--target", args: () => ["--target", "acme"], err: SAVED_PLAN_FLAGS },
     { name: "--replace", args: () => ["--replace", 'group["acme"]'], err: SAVED_PLAN_FLAGS },
     { name: "--changed-since", args: () => ["--changed-since", "HEAD"], err: SAVED_PLAN_FLAGS },
+    { name: "--root", args: () => ["--root", bench.dir], err: SAVED_PLAN_FLAGS },
   ])("$name", async ({ args, err }) => {
     const run = await bench.cli(["apply", "--yes", "--plan", saved, ...args()]);
     expect(run).toEqual({ code: 1, out: "", err });

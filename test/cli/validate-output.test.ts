@@ -105,7 +105,7 @@ describe("validate", () => {
     const without = await runCli(["validate", manifest], {});
     expect(without).toEqual({
       code: 1,
-      out: `${manifest}:6:16: groups.acme.variables[0].value: \${file:../token.txt}: "../token.txt" is outside the manifest root ${join(dir, "root", "manifests")}; keep referenced files inside it\n1 error: the manifests are invalid\n`,
+      out: `${manifest}:6:16: groups.acme.variables[0].value: \${file:../token.txt}: "../token.txt" is outside the manifest root ${join(dir, "root", "manifests")}; keep referenced files inside it, or give --root a folder that holds both\n1 error: the manifests are invalid\n`,
       err: "",
     });
     expect(without.out).not.toContain("s3cret");

@@ -66,7 +66,10 @@ describe("manifests linked into the folder planned", () => {
     expect(run.code).toBe(1);
     expect(run.out + run.err).toContain("teams:1:1: the folder leads outside the manifest root");
     expect(run.out + run.err).toContain("templates.yaml:1:1: the file leads outside the manifest root");
-    // And what to do about it: name the shared folder too (as the test above does).
-    expect(run.out + run.err).toContain("to read it, name the folder it leads to too");
+    // And what to do about it: a root that holds the shared folder too, which then plans what the links hold.
+    expect(run.out + run.err).toContain("to read it, give --root a folder that holds it too");
+    const rooted = await bench.cli(["plan", "--format", "json", "--root", dir, prod()]);
+    expect(rooted.code, rooted.err).toBe(0);
+    expect(addresses(rooted.out)).toEqual(['update group["prod"]', 'update group["teams"]']);
   });
 });

@@ -89,7 +89,7 @@ describe("saved plans", () => {
     await save();
     const run = await applySaved(env, ["--target", "sp"]);
     expect(run.code).toBe(1);
-    expect(run.err).toContain("--target, --replace and --changed-since are part of a saved plan");
+    expect(run.err).toContain("--target, --replace, --changed-since and --root are part of a saved plan");
   });
 
   it("refuses a plan made against another platform", async () => {

@@ -131,7 +131,7 @@ describe("references", () => {
       `\${file:${dir}/missing.txt}: file "${dir}/missing.txt" does not exist (looked for ${dir}/missing.txt)`,
       `\${file:${dir}/sub}: "${dir}/sub" is not a file`,
       "${file:}: the file path is empty",
-      `\${file:/etc/hostname}: "/etc/hostname" is outside the manifest root ${dir}; keep referenced files inside it`,
+      `\${file:/etc/hostname}: "/etc/hostname" is outside the manifest root ${dir}; keep referenced files inside it, or give --root a folder that holds both`,
     ]);
     for (const s of Object.values(body)) expect((s as unknown as Secret).unresolved).toBe(true);
   });

@@ -306,7 +306,7 @@ describe("manifests linked into a folder", () => {
       new RegExp(
         `^envs/prod/${what}: the ${what.endsWith(".yaml") ? "file" : "folder"} leads outside the manifest root ` +
           `\\S*envs/prod \\(to \\S*${to}\\) through a symbolic link: forgeform reads manifests only inside it; ` +
-          "to read it, name the folder it leads to too \\(the root is the deepest folder holding every path given\\)$",
+          "to read it, give --root a folder that holds it too \\(by default the root is the deepest folder holding every path given\\)$",
       );
     expect(messages).toEqual([
       expect.stringMatching(outside("again", "common/teams")),

@@ -147,6 +147,7 @@ export function finishPlan(
     createdAt: new Date().toISOString(),
     url: options.url,
     manifests: desired.files,
+    ...(options.root !== undefined ? { root: options.root } : {}),
     targets: options.targets,
     ...(options.replace.length > 0 ? { replace: [...options.replace] } : {}),
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),

@@ -55,6 +55,8 @@ export interface BackupOption {
 
 export interface PlanOptions {
   url: string;
+  /** The manifest root, as the plan shows it (Plan.root). */
+  root?: string;
   /** Limit to these group or project paths (and their subtrees); `instance` selects instance-level objects. */
   targets: string[];
   /**
