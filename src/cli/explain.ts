@@ -6,6 +6,7 @@ import { addressedOwner } from "../plan/address.js";
 import { leftOutText, renderExplainText } from "../report/explain.js";
 import { formatDiagnostics } from "./diagnostics.js";
 import type { Io } from "./io.js";
+import { rootOption } from "./plan.js";
 
 export function registerExplain(program: Command, io: Io, setExit: (code: number) => void): void {
   program
@@ -18,11 +19,15 @@ export function registerExplain(program: Command, io: Io, setExit: (code: number
     )
     .argument("<path>", 'the full path of a group or project (or its address: project["acme/api"])')
     .argument("[paths...]", "manifest files or directories (default: .)")
-    .action(async (written: string, paths: string[]) => {
+    .addOption(rootOption())
+    .action(async (written: string, paths: string[], options: { root?: string }) => {
       // Also as a plan names it: `project["acme/api"]` is the project acme/api.
       const owner = addressedOwner(written.trim());
       const path = owner?.whole ? owner.path : written;
-      const loaded = await loadManifests(paths.length > 0 ? paths : ["."], { secrets: false });
+      const loaded = await loadManifests(paths.length > 0 ? paths : ["."], {
+        secrets: false,
+        ...(options.root ? { root: options.root } : {}),
+      });
       if (!loaded.state) {
         io.err(formatDiagnostics(loaded.diagnostics));
         setExit(1);

@@ -75,6 +75,15 @@ describe("--root: the manifest root of plan, apply and drift", () => {
     expect(run.out + run.err).not.toContain(TOKEN);
   });
 
+  it("explain reads the linked templates with it, and refuses them without", async () => {
+    const rooted = await bench.cli(["explain", "--root", dir, "rprod", prod()]);
+    expect(rooted.code, rooted.err).toBe(0);
+    expect(rooted.out).toMatch(/^visibility: "private" +# groups\["rprod"\] \S*templates\.yaml:4:17$/m);
+    const narrow = await bench.cli(["explain", "rprod", prod()]);
+    expect(narrow.code).toBe(1);
+    expect(narrow.err).toContain("to read it, give --root a folder that holds it too");
+  });
+
   it("a saved plan keeps its root: apply --plan applies it, reading the file the plan read", async () => {
     const saved = join(dir, "plan.json");
     const plan = await bench.cli(["plan", "--root", dir, "--out", saved, prod()]);
