@@ -17,9 +17,10 @@ import {
   rmSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type ChangeScope, changeScope, type ScopeRoots } from "../engine/changes.js";
 import { type FileOutline, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
+import { isInside } from "../manifest/interpolate.js";
 import type { DesiredState } from "../manifest/model.js";
 import { type Outline, touchedEntries } from "../manifest/outline.js";
 
@@ -96,12 +97,19 @@ export async function selectSince(
     );
   }
   const inRepo = relative(top, root) || ".";
+  // What is compared: the files below the root, and below the paths given outside a narrower --root.
+  const scopeDir = resolve(manifestRoot([root, ...given]));
+  const inScope = relative(top, scopeDir) || ".";
+  if (inScope.startsWith("..") || isAbsolute(inScope))
+    throw new Error(
+      `--changed-since compares the manifests with the git checkout ${top} at ${ref}, and ${given.filter((p) => !isInside(top, resolve(p))).join(", ")} is outside it: plan those manifests on their own`,
+    );
   const now = manifestOutlines(given, found, root);
   // The files at REF by their git ids: a file with the same id did not change, and is not read at REF at all.
   let atRef: Map<string, string>;
   try {
     atRef = new Map(
-      git(top, ["ls-tree", "-r", "-z", "--full-tree", ref, "--", inRepo])
+      git(top, ["ls-tree", "-r", "-z", "--full-tree", ref, "--", inScope])
         .split("\0")
         .filter((line) => line !== "")
         .map((line) => {
@@ -122,7 +130,7 @@ export async function selectSince(
   // Files the manifests name (a wiki page's content_file, its attachments) are read into the desired state: a
   // change to one is a change of the manifests that name it.
   const notManifest = (p: string) => !head.has(p) && !(atRef.has(p) && /\.ya?ml$/i.test(p));
-  const others = changedFilesSince(top, ref, inRepo).filter(notManifest);
+  const others = changedFilesSince(top, ref, inScope).filter(notManifest);
   if (others.length > 0) {
     const already = new Set(changed);
     const naming = namingFiles(

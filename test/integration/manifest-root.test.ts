@@ -152,6 +152,60 @@ describe("--root: the manifest root of plan, apply and drift", () => {
     );
   });
 
+  it("a pull request's plan with a root narrower than the paths compares the paths outside it too", async () => {
+    const repo = mkdtempSync(join(tmpdir(), "forgeform-root-narrow-"));
+    const put = (name: string, text: string) => {
+      mkdirSync(dirname(join(repo, name)), { recursive: true });
+      writeFileSync(join(repo, name), text);
+    };
+    const at = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: repo });
+    put("envs/prod/g.yaml", "version: 1\ngroups:\n  nprod:\n    description: prod\n");
+    put("shared/teams.yaml", "version: 1\ngroups:\n  nteams:\n    description: teams\n");
+    at("init", "-q");
+    at("add", ".");
+    at("commit", "-qm", "both");
+    const paths = ["--root", join(repo, "envs/prod"), join(repo, "envs/prod"), join(repo, "shared")];
+    expect((await bench.cli(["apply", "--yes", ...paths])).code).toBe(0);
+    const since = async () => {
+      const run = await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", ...paths]);
+      expect(run.code, run.err).toBe(0);
+      return JSON.parse(run.out) as PlanV1;
+    };
+    // Nothing changed: the files outside the root are not taken for new ones, read and planned each time.
+    const unchanged = await since();
+    expect(unchanged.changes).toEqual([]);
+    const alone = await bench.cli([
+      "plan",
+      "--format",
+      "json",
+      "--changed-since",
+      "HEAD",
+      join(repo, "envs/prod"),
+    ]);
+    expect(unchanged.requests.total).toBe((JSON.parse(alone.out) as PlanV1).requests.total);
+    put("shared/teams.yaml", "version: 1\ngroups:\n  nteams:\n    description: teams, changed\n");
+    expect(
+      addresses((await bench.cli(["plan", "--format", "json", "--changed-since", "HEAD", ...paths])).out),
+    ).toEqual(['update group["nteams"]']);
+    // A path outside the checkout cannot be compared at REF: said, not planned as new.
+    const elsewhere = mkdtempSync(join(tmpdir(), "forgeform-root-elsewhere-"));
+    writeFileSync(join(elsewhere, "e.yaml"), "version: 1\ngroups:\n  nteams: {}\n");
+    const outside = await bench.cli([
+      "plan",
+      "--changed-since",
+      "HEAD",
+      "--root",
+      join(repo, "envs/prod"),
+      join(repo, "envs/prod"),
+      elsewhere,
+    ]);
+    expect(outside.code).toBe(1);
+    expect(outside.err).toContain(
+      `--changed-since compares the manifests with the git checkout ${repo} at HEAD, and ${elsewhere} is outside it: plan those manifests on their own`,
+    );
+  });
+
   it("a plan saved of a folder whose manifests are all in a subfolder applies with that folder as root", async () => {
     const other = mkdtempSync(join(tmpdir(), "forgeform-root-sub-"));
     writeFileSync(join(other, "registry.token"), `${TOKEN}\n`);
