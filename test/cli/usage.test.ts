@@ -29,7 +29,7 @@ describe("forgeform's usage", () => {
         "drift [options] [paths...] Report drift from the manifests. Changes nothing. " +
         "export [options] Write manifests that describe the live state. " +
         "convert [options] <files...> Write manifests from another tool's configuration. " +
-        "explain <path> [paths...] Show the effective configuration of one group or project, and where each part comes from. " +
+        "explain [options] <path> [paths...] Show the effective configuration of one group or project, and where each part comes from. " +
         "report Work with reports (merge the drift reports of shards). " +
         "completion <shell> Print a shell completion script (bash, zsh or fish). " +
         "help [command] display help for command ",
