@@ -210,6 +210,14 @@ const ROWS: Row[] = [
     empty: "default",
   },
   {
+    input: "root",
+    with: { command: "validate", paths: "sub" },
+    valid: ".",
+    invalid: "m.yaml",
+    error: `::error::forgeform: the root input "m.yaml" is not a folder (looked for `,
+    empty: "default",
+  },
+  {
     input: "ca-file",
     with: plan,
     valid: "ca.pem",

@@ -178,8 +178,8 @@ describe("the inputs, in-process", () => {
     const ws = workspaceWith({
       "envs/prod/m.yaml":
         // biome-ignore lint/suspicious/noTemplateCurlyInString: a manifest's file reference
-        "version: 1\ngroups:\n  tbl:\n    variables:\n      - key: T\n        value: ${file:../../shared/t.token}\n        masked: true\n",
-      "shared/t.token": "a-shared-token-0815\n",
+        "version: 1\ngroups:\n  tbl:\n    variables:\n      - key: T\n        value: ${file:../../common/t.token}\n        masked: true\n",
+      "common/t.token": "a-shared-token-0815\n",
     });
     const narrow = await run({ command: "validate", paths: "envs/prod" }, { workspace: ws });
     failsWith(
