@@ -40,6 +40,8 @@ export interface SinceSelection {
   partial?: Map<string, Set<string>>;
   /** The same files at REF, loaded. */
   before?: DesiredState;
+  /** The commit REF named when the files were compared. */
+  commit?: string;
   /** Why the plan is a full one after all (the manifests at REF could not be read). */
   warning?: string;
   /** The outlines of the files in the working tree (every one, read or not). */
@@ -89,8 +91,10 @@ export async function selectSince(
       `--changed-since needs a git checkout, and ${manifestRootDir ? `the manifest root (--root) ${root}` : root} is not inside one`,
     );
   }
+  // The commit REF names now: what is compared, and what a saved plan is made again against (a branch moves).
+  let commit: string;
   try {
-    git(top, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
+    commit = git(top, ["rev-parse", "--verify", "--quiet", `${ref}^{commit}`]);
   } catch {
     throw new Error(
       `--changed-since: unknown git revision ${JSON.stringify(ref)}: fetch it first (e.g. git fetch origin main; in GitHub Actions, check out with fetch-depth: 0)`,
@@ -109,7 +113,7 @@ export async function selectSince(
   let atRef: Map<string, string>;
   try {
     atRef = new Map(
-      git(top, ["ls-tree", "-r", "-z", "--full-tree", ref, "--", inScope])
+      git(top, ["ls-tree", "-r", "-z", "--full-tree", commit, "--", inScope])
         .split("\0")
         .filter((line) => line !== "")
         .map((line) => {
@@ -120,7 +124,7 @@ export async function selectSince(
   } catch {
     atRef = new Map();
   }
-  if (atRef.size === 0) return { only: new Set(now.map((f) => f.file)), outlines: now };
+  if (atRef.size === 0) return { only: new Set(now.map((f) => f.file)), outlines: now, commit };
   const place = (file: string) => relative(top, resolve(file));
   const head = new Map(now.map((f) => [place(f.file), f]));
   const changed = [
@@ -130,7 +134,7 @@ export async function selectSince(
   // Files the manifests name (a wiki page's content_file, its attachments) are read into the desired state: a
   // change to one is a change of the manifests that name it.
   const notManifest = (p: string) => !head.has(p) && !(atRef.has(p) && /\.ya?ml$/i.test(p));
-  const others = changedFilesSince(top, ref, inScope).filter(notManifest);
+  const others = changedFilesSince(top, commit, inScope).filter(notManifest);
   if (others.length > 0) {
     const already = new Set(changed);
     const naming = namingFiles(
@@ -146,7 +150,7 @@ export async function selectSince(
     const extract = (places: string[]) => {
       const wanted = places.filter((p) => atRef.has(p));
       for (let i = 0; i < wanted.length; i += 200) {
-        const archive = gitBytes(top, ["archive", "--format=tar", ref, "--", ...wanted.slice(i, i + 200)]);
+        const archive = gitBytes(top, ["archive", "--format=tar", commit, "--", ...wanted.slice(i, i + 200)]);
         execFileSync("tar", ["-x", "-C", base], { input: archive, stdio: ["pipe", "ignore", "pipe"] });
       }
     };
@@ -214,6 +218,7 @@ export async function selectSince(
       partial: new Map([...partial].flatMap(([p, ids]) => (head.has(p) ? [[head.get(p)!.file, ids]] : []))),
       ...(before ? { before } : {}),
       outlines: now,
+      commit,
       // Real paths, as the files they name are resolved (the base folder exists; its root only if a file was read).
       roots: { base: join(realpathSync(base), inRepo), head: realpathSync(root) },
     };

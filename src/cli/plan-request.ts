@@ -34,6 +34,11 @@ export interface PlanRequest {
   backupDir?: string | false;
   /** `--changed-since REF`: plan only what differs from the manifests at that git revision. */
   changedSince?: string;
+  /**
+   * The commit REF named when a saved plan was made: the plan is made again against it, not against wherever REF
+   * points now (after the pull request is merged, its base branch holds the change).
+   */
+  changedSinceCommit?: string;
   /** When REF cannot be used (not a git checkout, unknown revision), plan everything with a warning. */
   changedSinceOptional?: boolean;
   /** `--shard K/N`: plan only this shard's top-level targets. */

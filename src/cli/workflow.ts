@@ -34,7 +34,14 @@ export function savedPlanRequest(
   saved: Plan,
 ): Pick<
   PlanRequest,
-  "paths" | "root" | "targets" | "replace" | "shard" | "changedSince" | "fingerprintSalt"
+  | "paths"
+  | "root"
+  | "targets"
+  | "replace"
+  | "shard"
+  | "changedSince"
+  | "changedSinceCommit"
+  | "fingerprintSalt"
 > {
   const salt = saved.secretsFingerprint ? fingerprintSalt(saved.secretsFingerprint) : undefined;
   return {
@@ -45,6 +52,7 @@ export function savedPlanRequest(
     replace: saved.replace ?? [],
     ...(saved.shard ? { shard: { index: saved.shard.index, count: saved.shard.count } } : {}),
     ...(saved.changedSince !== undefined ? { changedSince: saved.changedSince } : {}),
+    ...(saved.changedSinceCommit !== undefined ? { changedSinceCommit: saved.changedSinceCommit } : {}),
     ...(salt !== undefined ? { fingerprintSalt: salt } : {}),
   };
 }
@@ -182,7 +190,12 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
   let since: SinceSelection | undefined;
   if (request.changedSince !== undefined) {
     try {
-      since = await selectSince(request.changedSince, request.paths, found, request.root);
+      since = await selectSince(
+        request.changedSinceCommit ?? request.changedSince,
+        request.paths,
+        found,
+        request.root,
+      );
     } catch (error) {
       if (!request.changedSinceOptional) throw error;
       since = { warning: `${(error as Error).message}; planning everything` };
@@ -250,6 +263,7 @@ export async function planFromManifests(request: PlanRequest): Promise<PlanOutco
       ...(only ? { declared: declared.paths } : {}),
       ...(units ? { shardUnits: units } : {}),
       ...(changes && request.changedSince !== undefined ? { changedSince: request.changedSince } : {}),
+      ...(changes && since?.commit ? { changedSinceCommit: since.commit } : {}),
       requestStats: requestStatsOf(api),
     });
     return { diagnostics, result, ctx, api };

@@ -98,6 +98,7 @@ export function renderPlanJson(plan: Plan): string {
     targets: plan.targets,
     replace: plan.replace,
     changed_since: plan.changedSince,
+    changed_since_commit: plan.changedSinceCommit,
     shard: plan.shard && { index: plan.shard.index, count: plan.shard.count, units: plan.shard.units },
     summary: summaryJson(plan.summary),
     changes: plan.changes.map(changeJson),
@@ -154,6 +155,8 @@ const planSchemaV1 = {
     url: { type: "string" },
     manifests: { type: "array", items: { type: "string" } },
     root: { type: "string" },
+    // A commit's full id (SHA-1 or SHA-256), given to git as it is.
+    changed_since_commit: { type: "string", pattern: "^([0-9a-f]{40}|[0-9a-f]{64})$" },
     targets: { type: "array", items: { type: "string" } },
     shard: {
       type: "object",
@@ -293,6 +296,7 @@ export interface PlanV1 {
   targets: string[];
   replace?: string[];
   changed_since?: string;
+  changed_since_commit?: string;
   shard?: { index: number; count: number; units: string[] };
   summary: PlanSummary;
   changes: ChangeV1[];
@@ -372,6 +376,7 @@ export function parsePlanJson(text: string, label = "The plan"): Plan {
     targets: [...v1.targets],
     ...(Array.isArray(v1.replace) ? { replace: v1.replace.map(String) } : {}),
     ...(v1.changed_since !== undefined ? { changedSince: v1.changed_since } : {}),
+    ...(v1.changed_since_commit !== undefined ? { changedSinceCommit: v1.changed_since_commit } : {}),
     ...(v1.shard
       ? { shard: { index: v1.shard.index, count: v1.shard.count, units: [...v1.shard.units] } }
       : {}),

@@ -97,6 +97,8 @@ export interface Plan {
   replace?: string[];
   /** `--changed-since REF`: the plan covers only what changed in the manifests since this git revision. */
   changedSince?: string;
+  /** The commit `changedSince` named when the plan was made: `apply --plan` compares against it. */
+  changedSinceCommit?: string;
   /** `--shard K/N`: this plan covers only the top-level targets (`units`) assigned to shard K of N. */
   shard?: { index: number; count: number; units: string[] };
   /** Changes in apply order: parents before children, deletes after creates and updates, children deleted first. */

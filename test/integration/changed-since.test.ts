@@ -2,7 +2,7 @@
  * `--changed-since REF`: a pull request's plan reads and shows only what its change touches.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -168,6 +168,29 @@ describe("--changed-since", () => {
     // Marked absent at the base too: a change inside it is not a change of the mark, and plans nothing.
     expect(await changes(entry("state: absent\n    ", "b"))).toEqual([]);
     expect(await bench.get("/projects/other%2Fx")).toMatchObject({ path_with_namespace: "other/x" });
+  });
+
+  it("a saved plan applies after its pull request is merged: it is made again against the commit REF named then", async () => {
+    const pr = committed("pr.yaml", manifest());
+    const repo = dirname(pr);
+    const base = gitIn(repo, "rev-parse", "HEAD").trim();
+    writeFileSync(pr, manifest({ cron: "15 3 * * *" }));
+    const saved = join(repo, "..", `${repo.split("/").pop()}-plan.json`);
+    const plan = await bench.cli(["plan", "--out", saved, "--format", "json", "--changed-since", "HEAD", pr]);
+    expect(plan.code, plan.err).toBe(0);
+    expect(JSON.parse(plan.out)).toMatchObject({ changed_since: "HEAD", changed_since_commit: base });
+    // Merged: HEAD now holds the change. Against HEAD as it is now, nothing would differ.
+    gitIn(repo, "commit", "-q", "-am", "the pull request, merged");
+    const apply = await bench.cli(["apply", "--yes", "--plan", saved]);
+    expect(apply.code, apply.out + apply.err).toBe(0);
+    expect(apply.out).toContain('~ project["fleet/p7"].pipeline_schedule["nightly"]: done');
+    // A commit id that is not one is refused when the plan is read, before git is asked anything.
+    const forged = join(repo, "..", `${repo.split("/").pop()}-forged.json`);
+    const text = readFileSync(saved, "utf8").replace(base, "--output=/tmp/x");
+    writeFileSync(forged, text);
+    const refused = await bench.cli(["apply", "--yes", "--plan", forged]);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain("changed_since_commit");
   });
 
   it("refuses an unknown revision and a folder outside git, clearly", async () => {

@@ -151,6 +151,7 @@ export function finishPlan(
     targets: options.targets,
     ...(options.replace.length > 0 ? { replace: [...options.replace] } : {}),
     ...(options.changedSince !== undefined ? { changedSince: options.changedSince } : {}),
+    ...(options.changedSinceCommit !== undefined ? { changedSinceCommit: options.changedSinceCommit } : {}),
     ...(options.shard && units ? { shard: { ...options.shard, units: [...units].sort() } } : {}),
     changes,
     errors: secrets.value(byPlace(problems)),

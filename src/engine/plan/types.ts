@@ -72,6 +72,8 @@ export interface PlanOptions {
   changes?: ChangeScope;
   /** The revision `changes` was computed against, for the plan to say. */
   changedSince?: string;
+  /** The commit it named then. */
+  changedSinceCommit?: string;
   /** `--shard K/N`: plan only this shard's top-level targets. */
   shard?: Shard;
   /** This shard's top-level targets, when the caller worked them out (from the files, to read only its share). */
