@@ -259,6 +259,10 @@ export function inActionTerms(message: string): string {
       /Make the plan again with `forgeform plan`\./g,
       "Make the plan again (command plan with the plan-file input).",
     )
+    .replace(
+      /Apply it from the folder the plan was made in/g,
+      "Set the working-directory input to the folder the plan was made in",
+    )
     .replace(/pass --token-file <file> or --token <token>/g, "set the token input")
     .replace(/pass --url <url> or set FORGEFORM_URL/g, "set the url input (or FORGEFORM_URL)")
     .replace(

@@ -3,7 +3,7 @@
  * state and plan; apply a plan. Nothing here prints: callers choose the renderers.
  */
 
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type ApplyOptions, applySteps, type Outcome } from "../engine/apply.js";
 import type { ChangeScope } from "../engine/changes.js";
@@ -44,6 +44,14 @@ export function savedPlanRequest(
   | "fingerprintSalt"
 > {
   const salt = saved.secretsFingerprint ? fingerprintSalt(saved.secretsFingerprint) : undefined;
+  // Its files are named as they were from the folder it was made in: from elsewhere, none is found.
+  const relativeOnes = saved.manifests.filter((f) => !isAbsolute(f));
+  if (relativeOnes.length > 0 && relativeOnes.every((f) => !existsSync(f))) {
+    const shown = relativeOnes.slice(0, 3).join(", ");
+    throw new Error(
+      `the saved plan names its manifests from the folder it was made in, and none of them is here (${process.cwd()}): ${shown}${relativeOnes.length > 3 ? ` and ${relativeOnes.length - 3} more` : ""}. Apply it from the folder the plan was made in`,
+    );
+  }
   return {
     paths: saved.manifests,
     // A plan saved before the root was kept: the folder holding its files, as then.

@@ -265,6 +265,11 @@ describe("messages in the Action's terms (inActionTerms)", () => {
       "The platform changed. Make the plan again with `forgeform plan`.",
       "The platform changed. Make the plan again (command plan with the plan-file input).",
     ],
+    [
+      "none of them is here (/w): a.yaml. Apply it from the folder the plan was made in",
+      "none of them is here (/w): a.yaml. Set the working-directory input to the folder the plan was made in",
+    ],
+    ["a file: give --root a folder that holds both", "a file: give the root input a folder that holds both"],
     ["no token: pass --token-file <file> or --token <token>", "no token: set the token input"],
     ["no URL: pass --url <url> or set FORGEFORM_URL", "no URL: set the url input (or FORGEFORM_URL)"],
     ["check --ca-file <file> / FORGEFORM_CA_FILE", "check the ca-file input (or FORGEFORM_CA_FILE)"],

@@ -52,6 +52,33 @@ describe("saved plans", () => {
     expect(await description("sp")).toBe("new");
   });
 
+  it("names its manifests from the folder it was made in: applied from there, or refused saying so", async () => {
+    const from = process.cwd();
+    try {
+      process.chdir(bench.dir);
+      const run = await bench.cli(["plan", "--out", "plan.json", "forgeform.yaml"], env);
+      expect(run.code, run.err).toBe(0);
+      expect(JSON.parse(readFileSync(saved, "utf8"))).toMatchObject({
+        manifests: ["forgeform.yaml"],
+        root: ".",
+      });
+      process.chdir(join(bench.dir, ".."));
+      const elsewhere = await applySaved();
+      expect(elsewhere).toEqual({
+        code: 1,
+        out: "",
+        err: `forgeform: the saved plan names its manifests from the folder it was made in, and none of them is here (${process.cwd()}): forgeform.yaml. Apply it from the folder the plan was made in\n`,
+      });
+      expect(await description("sp")).toBe("old");
+      process.chdir(bench.dir);
+      const there = await bench.cli(["apply", "--yes", "--plan", "plan.json"], env);
+      expect(there.code, there.out + there.err).toBe(0);
+      expect(await description("sp")).toBe("new");
+    } finally {
+      process.chdir(from);
+    }
+  });
+
   it("keeps --target: the saved plan applies only its targets", async () => {
     await save(["--target", "sp"]);
     const run = await applySaved();
