@@ -49,7 +49,7 @@ export function savedPlanRequest(
   if (relativeOnes.length > 0 && relativeOnes.every((f) => !existsSync(f))) {
     const shown = relativeOnes.slice(0, 3).join(", ");
     throw new Error(
-      `the saved plan names its manifests from the folder it was made in, and none of them is here (${process.cwd()}): ${shown}${relativeOnes.length > 3 ? ` and ${relativeOnes.length - 3} more` : ""}. Apply it from the folder the plan was made in`,
+      `the saved plan names its manifests from the folder it was made in, and none of them is here (${process.cwd()}): ${shown}${relativeOnes.length > 3 ? ` and ${relativeOnes.length - 3} more` : ""}. Apply it from the folder the plan was made in (or, if they were removed since, run plan again)`,
     );
   }
   return {

@@ -67,7 +67,7 @@ describe("saved plans", () => {
       expect(elsewhere).toEqual({
         code: 1,
         out: "",
-        err: `forgeform: the saved plan names its manifests from the folder it was made in, and none of them is here (${process.cwd()}): forgeform.yaml. Apply it from the folder the plan was made in\n`,
+        err: `forgeform: the saved plan names its manifests from the folder it was made in, and none of them is here (${process.cwd()}): forgeform.yaml. Apply it from the folder the plan was made in (or, if they were removed since, run plan again)\n`,
       });
       expect(await description("sp")).toBe("old");
       process.chdir(bench.dir);
