@@ -16,7 +16,13 @@ import { resolveConnection } from "../cli/connection.js";
 import { formatDiagnostics } from "../cli/diagnostics.js";
 import { renderDrift } from "../cli/drift.js";
 import { renderValidateText } from "../cli/validate.js";
-import { applyPlanResult, type PlanOutcome, planFromManifests, savedPlanRequest } from "../cli/workflow.js";
+import {
+  applyPlanResult,
+  checkSavedPlanFolder,
+  type PlanOutcome,
+  planFromManifests,
+  savedPlanRequest,
+} from "../cli/workflow.js";
 import type { Outcome } from "../engine/apply.js";
 import { parseShard } from "../engine/shard.js";
 import { writeFileSafely } from "../files/write.js";
@@ -406,6 +412,7 @@ class Run {
       );
     }
     const saved = planFile ? readSavedPlan(planFile) : undefined;
+    if (saved) checkSavedPlanFolder(saved);
     return this.withPlan(saved, async ({ result, ctx }, connection) => {
       const r = result!;
       const plan = r.plan;

@@ -17,7 +17,7 @@ import { formatDiagnostics } from "./diagnostics.js";
 import { type Io, processIo } from "./io.js";
 import { collect, renderPlan, rootOption } from "./plan.js";
 import { cliProgress } from "./progress.js";
-import { applyPlanResult, planFromManifests, savedPlanRequest } from "./workflow.js";
+import { applyPlanResult, checkSavedPlanFolder, planFromManifests, savedPlanRequest } from "./workflow.js";
 
 /** `--max-deletes N`: digits only, as the Action's input (Number() would take "", " 3", "1e2" and "0x10"). */
 function parseCount(value: string): number {
@@ -122,6 +122,7 @@ export function registerApply(program: Command, io: Io, setExit: (code: number) 
         "--target, --replace, --changed-since and --root are part of a saved plan: give them to `forgeform plan --out`, not to `apply --plan`",
       );
     }
+    if (saved) checkSavedPlanFolder(saved);
     const progress = cliProgress(opts["progress"] !== false, io === processIo);
     const outcome = await planFromManifests({
       ...(progress ? { progress } : {}),

@@ -20,7 +20,7 @@ export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-/** `--root <dir>` (validate, plan, apply, drift): an existing folder, checked before anything is read. */
+/** `--root <dir>` (validate, plan, apply, drift, explain): an existing folder, checked before anything is read. */
 export function rootOption(): Option {
   return new Option(
     "--root <dir>",

@@ -44,14 +44,6 @@ export function savedPlanRequest(
   | "fingerprintSalt"
 > {
   const salt = saved.secretsFingerprint ? fingerprintSalt(saved.secretsFingerprint) : undefined;
-  // Its files are named as they were from the folder it was made in: from elsewhere, none is found.
-  const relativeOnes = saved.manifests.filter((f) => !isAbsolute(f));
-  if (relativeOnes.length > 0 && relativeOnes.every((f) => !existsSync(f))) {
-    const shown = relativeOnes.slice(0, 3).join(", ");
-    throw new Error(
-      `the saved plan names its manifests from the folder it was made in, and none of them is here (${process.cwd()}): ${shown}${relativeOnes.length > 3 ? ` and ${relativeOnes.length - 3} more` : ""}. Apply it from the folder the plan was made in (or, if they were removed since, run plan again)`,
-    );
-  }
   return {
     paths: saved.manifests,
     // A plan saved before the root was kept: the folder holding its files, as then.
@@ -63,6 +55,19 @@ export function savedPlanRequest(
     ...(saved.changedSinceCommit !== undefined ? { changedSinceCommit: saved.changedSinceCommit } : {}),
     ...(salt !== undefined ? { fingerprintSalt: salt } : {}),
   };
+}
+
+/**
+ * A saved plan names its files as they were named from the folder it was made in: applied from elsewhere, none of
+ * them is found. Throws saying so (the loader would say only "no such file" of each).
+ */
+export function checkSavedPlanFolder(saved: Plan): void {
+  const relativeOnes = saved.manifests.filter((f) => !isAbsolute(f));
+  if (relativeOnes.length === 0 || relativeOnes.some((f) => existsSync(resolve(f)))) return;
+  const shown = relativeOnes.slice(0, 3).join(", ");
+  throw new Error(
+    `the saved plan names its manifests from the folder it was made in, and none of them is here (${process.cwd()}): ${shown}${relativeOnes.length > 3 ? ` and ${relativeOnes.length - 3} more` : ""}. Apply it from the folder the plan was made in (or, if they were removed since, run plan again)`,
+  );
 }
 
 export { TargetError };

@@ -282,6 +282,22 @@ describe("the inputs, in-process", () => {
     );
   });
 
+  it("apply: a plan-file made in another folder says to set working-directory to it", async () => {
+    const ws = workspaceWith(MIXED);
+    const planFile = join(ws, "plan.json");
+    const made = await run({ command: "plan", paths: "m.yaml", "plan-file": planFile }, { workspace: ws });
+    expect(made.status, made.stdout).toBe(0);
+    const elsewhere = await run(
+      { command: "apply", "plan-file": planFile, "working-directory": "chart" },
+      { workspace: ws },
+    );
+    failsWith(
+      elsewhere,
+      `forgeform: the saved plan names its manifests from the folder it was made in, and none of them is here (${join(ws, "chart")}): m.yaml. Set the working-directory input to the folder the plan was made in (or, if they were removed since, run plan again)`,
+    );
+    expect(elsewhere.stdout).not.toContain("::group::forgeform apply: outcomes");
+  });
+
   it("apply: a plan-file that cannot be read names it", async () => {
     const ws = workspaceWith(MIXED);
     const missing = join(ws, "missing.json");
