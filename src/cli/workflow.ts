@@ -3,7 +3,7 @@
  * state and plan; apply a plan. Nothing here prints: callers choose the renderers.
  */
 
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type ApplyOptions, applySteps, type Outcome } from "../engine/apply.js";
 import type { ChangeScope } from "../engine/changes.js";
@@ -58,10 +58,21 @@ export function savedPlanRequest(
 }
 
 /**
- * A saved plan names its files as they were named from the folder it was made in: applied from elsewhere, none of
- * them is found. Throws saying so (the loader would say only "no such file" of each).
+ * A saved plan names its files and its manifest root as they were named from the folder it was made in: applied
+ * from elsewhere, none of them is found. Throws saying so (the loader would say only "no such file" of each), and
+ * when the root is not a folder (a plan file edited by hand).
  */
 export function checkSavedPlanFolder(saved: Plan): void {
+  if (saved.root !== undefined) {
+    let isDir = false;
+    try {
+      isDir = statSync(resolve(saved.root)).isDirectory();
+    } catch {}
+    if (!isDir)
+      throw new Error(
+        `the saved plan's manifest root ${JSON.stringify(saved.root)} is not a folder here (${process.cwd()}). Apply it from the folder the plan was made in`,
+      );
+  }
   const relativeOnes = saved.manifests.filter((f) => !isAbsolute(f));
   if (relativeOnes.length === 0 || relativeOnes.some((f) => existsSync(resolve(f)))) return;
   const shown = relativeOnes.slice(0, 3).join(", ");

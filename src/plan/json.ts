@@ -154,7 +154,7 @@ const planSchemaV1 = {
     created_at: { type: "string" },
     url: { type: "string" },
     manifests: { type: "array", items: { type: "string" } },
-    root: { type: "string" },
+    root: { type: "string", minLength: 1 },
     // A commit's full id (SHA-1 or SHA-256), given to git as it is.
     changed_since_commit: { type: "string", pattern: "^([0-9a-f]{40}|[0-9a-f]{64})$" },
     targets: { type: "array", items: { type: "string" } },

@@ -2,7 +2,7 @@
  * Saved plans as a matrix: `plan --out FILE`, then `apply --plan FILE` after one thing changed. Each case is
  * refused or accepted as the README says, with its message.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ADMIN_TOKEN, Bench } from "./helpers.js";
@@ -71,6 +71,17 @@ describe("saved plans", () => {
       });
       expect(await description("sp")).toBe("old");
       process.chdir(bench.dir);
+      // A root that is not a folder here (a plan edited by hand): said before anything is read.
+      const text = readFileSync(saved, "utf8");
+      for (const root of ["nowhere", "forgeform.yaml"]) {
+        writeFileSync(saved, text.replace('"root": "."', `"root": ${JSON.stringify(root)}`));
+        expect(await applySaved()).toEqual({
+          code: 1,
+          out: "",
+          err: `forgeform: the saved plan's manifest root "${root}" is not a folder here (${bench.dir}). Apply it from the folder the plan was made in\n`,
+        });
+      }
+      writeFileSync(saved, text);
       const there = await bench.cli(["apply", "--yes", "--plan", "plan.json"], env);
       expect(there.code, there.out + there.err).toBe(0);
       expect(await description("sp")).toBe("new");
