@@ -13,8 +13,9 @@
  */
 import { createHash } from "node:crypto";
 import { isAbsolute, relative, sep } from "node:path";
-import type { DesiredCollection, DesiredNode, DesiredState } from "../manifest/model.js";
+import type { DesiredCollection, DesiredNode, DesiredState, Selector } from "../manifest/model.js";
 import { isSecret, type Secret } from "../manifest/secret.js";
+import { selects } from "../manifest/selectors.js";
 
 export interface ChangeScope {
   /** Nodes to compare: their own content changed (or they are new). */
@@ -27,6 +28,27 @@ export interface ChangeScope {
   selectors: Set<string>;
   /** Nodes with something in scope at or below them: read (for ids and live state), compared only if in `nodes`. */
   ancestors: Set<string>;
+  /**
+   * Declared groups (full paths, lower case) whose undeclared direct subgroups the plan reports, as a full plan
+   * does: a group newly declared, and the group above one no longer declared (which becomes unmanaged). Undefined
+   * when the policy over them (`instance.unmanaged.groups`) changed: then every declared group's are.
+   */
+  subgroupsOf?: Set<string>;
+  /**
+   * Groups and projects (paths as declared at REF) whose entry was removed while a pattern still applies to them:
+   * the patterns' settings now show, and they are planned as the patterns make them (src/engine/select.ts).
+   */
+  released?: Record<"groups" | "projects", string[]>;
+  /**
+   * The group patterns now: a subgroup one of them matches is declared, though a pull request's plan lists what it
+   * matches only when it changed.
+   */
+  groupPatterns?: Selector[];
+  /**
+   * Patterns removed: what they matched that a pattern still applies to is planned as the patterns now make it
+   * (the more specific one gone, the broader one's settings show), as `released` objects are.
+   */
+  removedPatterns?: Selector[];
 }
 
 /** The manifest path of an item of a collection. */
@@ -157,6 +179,44 @@ function compareCollections(
   return touched;
 }
 
+/**
+ * The groups whose undeclared subgroups a change makes reported (see ChangeScope.subgroupsOf); the groups above
+ * one no longer declared are read for it, not compared.
+ */
+function subgroupsOf(
+  base: DesiredState,
+  head: DesiredState,
+  scope: ChangeScope,
+  /** The roots (lower case) of group patterns removed or changed: what they matched may be undeclared now. */
+  patternRoots: string[],
+): Set<string> | undefined {
+  const before = base.root.children["groups"];
+  const after = head.root.children["groups"];
+  if (!after) return new Set();
+  if (before && before.policy !== after.policy) return undefined;
+  const lower = (coll: DesiredCollection | undefined) =>
+    new Map((coll?.items ?? []).map((i) => [i.key.toLowerCase(), i]));
+  const was = lower(before);
+  const now = lower(after);
+  const out = new Set<string>();
+  for (const [key, node] of now) {
+    if (!was.has(key)) out.add(key);
+    else if (patternRoots.some((root) => root === "" || key === root || key.startsWith(`${root}/`))) {
+      out.add(key);
+      scope.ancestors.add(itemPath("groups", node));
+    }
+  }
+  for (const key of was.keys()) {
+    if (now.has(key)) continue;
+    const up = key.includes("/") ? key.slice(0, key.lastIndexOf("/")) : undefined;
+    const parent = up === undefined ? undefined : now.get(up);
+    if (!parent) continue;
+    out.add(up!);
+    scope.ancestors.add(itemPath("groups", parent));
+  }
+  return out;
+}
+
 /** What differs between the manifests at a base revision and now (`roots`: where each was read, see ScopeRoots). */
 export function changeScope(base: DesiredState, head: DesiredState, roots?: ScopeRoots): ChangeScope {
   const scope: ChangeScope = {
@@ -189,7 +249,30 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
     compareNodes(old.node, sel.node, "", probe, roots);
     if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
   }
-  // A pattern that was removed leaves its objects as they are: nothing to read.
+  // A pattern that was removed leaves its objects as they are: nothing to read. What a group pattern removed or
+  // changed matched may be undeclared now: reported below the declared groups under its root.
+  const after = patterns(head);
+  const patternRoots = [...before]
+    .filter(([name, sel]) => sel.collection === "groups" && (!after.has(name) || scope.selectors.has(name)))
+    .map(([, sel]) => sel.prefix.toLowerCase());
+  const below = subgroupsOf(base, head, scope, patternRoots);
+  if (below) scope.subgroupsOf = below;
+  const removedPatterns = [...before].filter(([name]) => !after.has(name)).map(([, sel]) => sel);
+  if (removedPatterns.length > 0) scope.removedPatterns = removedPatterns;
+  const groupPatterns = head.selectors.filter((sel) => sel.collection === "groups");
+  if (groupPatterns.length > 0) scope.groupPatterns = groupPatterns;
+  // An entry removed where a pattern still applies leaves the object to the pattern, whose settings then show
+  // (the entry's description gone, the pattern's comes back): the object is planned as the patterns make it.
+  for (const collection of ["groups", "projects"] as const) {
+    const now = new Set((head.root.children[collection]?.items ?? []).map((i) => i.key.toLowerCase()));
+    const released = (base.root.children[collection]?.items ?? [])
+      .filter((i) => i.state !== "absent" && !now.has(i.key.toLowerCase()))
+      .map((i) => i.key)
+      .filter((key) => head.selectors.some((sel) => sel.collection === collection && selects(sel, key)));
+    if (released.length === 0) continue;
+    scope.released ??= { groups: [], projects: [] };
+    scope.released[collection] = released;
+  }
   return scope;
 }
 

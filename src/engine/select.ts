@@ -10,7 +10,7 @@
  * so that the settings of the projects they hold cost no request of their own.
  */
 import { ApiError, apiPath, type Shape } from "../api/index.js";
-import { listSubgroups } from "../kinds/group.js";
+import { listSubgroups, readGroup } from "../kinds/group.js";
 import type { KindContext } from "../kinds/kind.js";
 import { type ApiProject, PROJECT_SHAPE, readProject, rememberProjects } from "../kinds/project.js";
 import type { DesiredNode, DesiredState, Selector, SourceRef } from "../manifest/model.js";
@@ -38,6 +38,41 @@ interface Listing {
   prefix: string;
   depth: "children" | "subtree";
   archived: boolean | undefined;
+}
+
+/**
+ * The objects a change released to the patterns over them (ChangeScope.released) that exist on the platform, by
+ * their platform spelling, and which of the projects are archived.
+ */
+async function releasedObjects(
+  ctx: KindContext,
+  changes: ChangeScope | undefined,
+  settings: boolean,
+): Promise<{ groups: string[]; projects: string[]; archived: Set<string> }> {
+  const out = { groups: [] as string[], projects: [] as string[], archived: new Set<string>() };
+  const removed = changes?.removedPatterns ?? [];
+  // What a removed pattern matched, as its listing holds it (archived projects as it left them out or not).
+  const listings = await readAll(
+    ctx,
+    removed.map((s) => listingOf(s)),
+    settings,
+  );
+  removed.forEach((s, i) => {
+    for (const path of listings[i] ?? []) if (selects(s, path)) out[s.collection].push(path);
+  });
+  if (!changes?.released) return out;
+  const [groups, projects] = await Promise.all([
+    Promise.all(changes.released.groups.map((path) => readGroup(ctx, path))),
+    Promise.all(changes.released.projects.map((path) => readProject(ctx, path))),
+  ]);
+  for (const g of groups) if (g) out.groups.push(g.full_path);
+  for (const p of projects) {
+    if (!p) continue;
+    out.projects.push(p.path_with_namespace);
+    if ((p as Record<string, unknown>)["archived"] === true)
+      out.archived.add(p.path_with_namespace.toLowerCase());
+  }
+  return out;
 }
 
 const listingOf = (s: Selector, archived?: boolean): Listing => ({
@@ -252,13 +287,18 @@ export async function expandSelectors(
     for (const p of paths ?? []) set.add(p);
   }
   const exactProjects = (collections.projects?.items ?? []).map((n) => n.key);
+  // With --changed-since, objects whose entry was removed where a pattern still applies: each read once, to know
+  // that it is there (and, for a project, whether it is archived), as a full plan's listings would.
+  const released = await releasedObjects(ctx, changes, settings);
   const unchangedCandidates = (s: Selector): string[] => {
-    if (s.collection === "groups") return [...known.groups, ...exactGroups];
+    if (s.collection === "groups") return [...known.groups, ...exactGroups, ...released.groups];
     return [
       ...known.projects,
       ...(s.includeArchived ? [...known.archivedToo, ...exactProjects] : exactProjects),
+      ...released.projects.filter((p) => s.includeArchived || !released.archived.has(p.toLowerCase())),
     ];
   };
+  const releasedPaths = new Set([...released.groups, ...released.projects].map((p) => p.toLowerCase()));
   // An unchanged pattern that leaves archived projects out and matches projects declared by full path that no
   // listing holds learns which of them are archived from one listing of its root's archived projects (usually
   // short).
@@ -323,7 +363,8 @@ export async function expandSelectors(
       if (!inTargets(path, targets)) continue;
       inScope++;
       const lower = path.toLowerCase();
-      if (isListed) changes?.whole.add(`${selector.collection}[${JSON.stringify(path)}]`);
+      if (isListed || releasedPaths.has(lower))
+        changes?.whole.add(`${selector.collection}[${JSON.stringify(path)}]`);
       const list = matches[selector.collection].get(lower) ?? [];
       list.push(selector);
       matches[selector.collection].set(lower, list);

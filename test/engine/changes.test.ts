@@ -23,9 +23,11 @@ async function state(text: string, env: Record<string, string> = {}): Promise<De
   return loaded.state!;
 }
 
-/** The scope as sorted lists, for whole comparisons. */
+/** The scope's sets of manifest paths as sorted lists, for whole comparisons (the other parts: below). */
 const lists = (s: ChangeScope) =>
-  Object.fromEntries(Object.entries(s).map(([k, v]) => [k, [...(v as Set<string>)].sort()]));
+  Object.fromEntries(
+    (["nodes", "whole", "collections", "selectors", "ancestors"] as const).map((k) => [k, [...s[k]].sort()]),
+  );
 
 const NONE = { nodes: [], whole: [], collections: [], selectors: [], ancestors: [] };
 
@@ -120,6 +122,43 @@ describe("changeScope", () => {
     );
   });
 
+  describe("undeclared subgroups and objects left to patterns", () => {
+    const GROUPS = `version: 1
+groups:
+  acme: { description: the company }
+  acme/web: { description: web }
+  other: { description: other }
+projects:
+  acme/**: { description: from the pattern }
+  acme/web/site: { description: its own }
+`;
+    it("reports below a group newly declared and above one no longer declared, reading that one for it", async () => {
+      const scope = await scopeOf(
+        GROUPS,
+        GROUPS.replace("  acme/web: { description: web }\n", "").replace(
+          "  other:",
+          "  other/added: {}\n  other:",
+        ),
+      );
+      expect([...scope.subgroupsOf!].sort()).toEqual(["acme", "other/added"]);
+      expect(lists(scope).ancestors).toContain('groups["acme"]');
+      expect(lists(scope).nodes).toEqual([]);
+    });
+
+    it("reports below every group when the policy over them changed", async () => {
+      const scope = await scopeOf(GROUPS, `${GROUPS}instance:\n  unmanaged: { groups: ignore }\n`);
+      expect(scope.subgroupsOf).toBeUndefined();
+    });
+
+    it("releases an object whose entry is removed to a pattern that still applies, not one no pattern covers", async () => {
+      const scope = await scopeOf(
+        `${GROUPS}  other/api: { description: alone }\n`,
+        GROUPS.replace("  acme/web/site: { description: its own }\n", ""),
+      );
+      expect(scope.released).toEqual({ groups: [], projects: ["acme/web/site"] });
+    });
+  });
+
   describe("patterns", () => {
     const PATTERNS = `version: 1
 projects:
@@ -130,10 +169,12 @@ projects:
   other/*:
     badges: []
 `;
-    it("an unchanged pattern is not in scope, nor one removed", async () => {
+    it("an unchanged pattern is not in scope, nor one removed (what it matched is then released to the others)", async () => {
       expect(lists(await scopeOf(PATTERNS, PATTERNS))).toEqual(NONE);
       const removed = PATTERNS.replace("  other/*:\n    badges: []\n", "");
-      expect(lists(await scopeOf(PATTERNS, removed))).toEqual(NONE);
+      const scope = await scopeOf(PATTERNS, removed);
+      expect(lists(scope)).toEqual(NONE);
+      expect(scope.removedPatterns?.map((s) => s.pattern)).toEqual(["other/*"]);
     });
 
     it("a new pattern, a changed body, except or include_archived puts just that pattern in scope", async () => {

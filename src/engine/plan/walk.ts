@@ -9,6 +9,7 @@ import pLimit from "p-limit";
 import { UNCHECKED } from "../../kinds/common.js";
 import { addressOf, type Live, type Parent, type ReadOptions } from "../../kinds/kind.js";
 import type { DesiredCollection, DesiredNode } from "../../manifest/model.js";
+import { selects } from "../../manifest/selectors.js";
 import { collectionPath, itemPath, touches, wholeUnder } from "../changes.js";
 import { unitOf } from "../shard.js";
 import { inTargets } from "../targets.js";
@@ -71,13 +72,39 @@ function selectItems(
   // Paths are needed (and kept) only to look changes up: without --changed-since, every item is compared.
   for (const item of targeted) state.npaths.set(item, itemPath(cpath, item));
   const inWhole = wholeUnder(changes, npath);
+  // The declared groups: with the policy over their undeclared subgroups changed, every one is read for them.
+  const everyGroup = cpath === "groups" && changes.subgroupsOf === undefined;
   return {
-    items: inWhole ? targeted : targeted.filter((i) => touches(changes, state.npaths.get(i)!)),
-    fullRead: inWhole || changes.collections.has(cpath),
+    items: inWhole || everyGroup ? targeted : targeted.filter((i) => touches(changes, state.npaths.get(i)!)),
+    fullRead:
+      inWhole ||
+      changes.collections.has(cpath) ||
+      (cpath === "groups" && (changes.subgroupsOf?.size ?? 1) > 0),
     compared: (item) => {
       const at = state.npaths.get(item)!;
       return inWhole || changes.nodes.has(at) || wholeUnder(changes, at);
     },
+  };
+}
+
+/**
+ * The declared groups whose undeclared subgroups are reported (ReadOptions.reportBelow), when not every group read:
+ * not those only a pattern matched; with --changed-since, those whose subgroups the change concerns.
+ */
+function reportBelow(
+  state: PlanState,
+  collection: string,
+  depth: number,
+  items: DesiredNode[],
+  keyOf: (item: DesiredNode) => string,
+): Pick<ReadOptions, "reportBelow"> {
+  const below = state.changes?.subgroupsOf;
+  const scoped = collection === "groups" && depth === 0 && below !== undefined;
+  if (!scoped && !items.some((i) => i.fromPattern)) return {};
+  return {
+    reportBelow: items
+      .filter((i) => !i.fromPattern && (!scoped || below.has(i.key.toLowerCase())))
+      .map(keyOf),
   };
 }
 
@@ -171,9 +198,7 @@ async function walkCollection(
         ...uncheckedOptions(items, keyOf),
         ...(addressOnly.length > 0 ? { addressOnly } : {}),
         ...(detailOf.length > 0 ? { detailOf } : {}),
-        ...(items.some((i) => i.fromPattern)
-          ? { reportBelow: items.filter((i) => !i.fromPattern).map(keyOf) }
-          : {}),
+        ...reportBelow(state, collection, depth, items, keyOf),
         ...(whole ? { among: whole } : {}),
       },
       parentAddress ? `${parentAddress}.${collection}` : collection,
@@ -182,6 +207,15 @@ async function walkCollection(
     lives = read;
   }
   const matched = match(state, kind, coll, items, lives, whole);
+  if (state.changes && collection === "groups" && depth === 0) {
+    // A subgroup declared but not read (the change does not touch it) comes in its parent's listing spelled as on
+    // the platform (group paths are one whatever their case), or matched by a pattern whose listing is not read.
+    const declared = new Set(coll.items.map((i) => i.key.toLowerCase()));
+    const patterns = state.changes.groupPatterns ?? [];
+    matched.undeclared = matched.undeclared.filter(
+      (l) => !declared.has(l.key.toLowerCase()) && !patterns.some((sel) => selects(sel, l.key)),
+    );
+  }
   // Parents before children: sort top-level paths by depth.
   const ordered = topLevel
     ? [...items].sort((a, b) => a.key.split("/").length - b.key.split("/").length)

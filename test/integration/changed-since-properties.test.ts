@@ -1,0 +1,175 @@
+/**
+ * A pull request's plan (`--changed-since REF`) as a property, over HTTP: with the platform as the manifests at REF
+ * made it (applied, and planned again to nothing), the plan of any edit made to them since plans exactly what the
+ * full plan of the edited manifests plans, change for change, field for field.
+ *
+ * The manifests are drawn over a small universe where selection can go wrong: top-level groups whose names share
+ * characters (`a`, `ab`), groups and projects below them, patterns over them (`a/**`, `ab/*`, `a/g/*`; `a/*` over
+ * groups), and two
+ * templates (t2 may extend t1), spread over three files. An edit keeps most of them as they were and changes the
+ * rest: another description, other templates, another file, gone, or new. The shrunk counterexample is printed as
+ * the two versions of the files.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ChangeV1, PlanV1 } from "../../src/plan/json.js";
+import { fc } from "../property.js";
+import { Bench } from "./helpers.js";
+
+const FILES = 3;
+const TEMPLATES = ["t1", "t2"] as const;
+const GROUPS = ["a", "ab", "a/g", "b"];
+const PROJECTS = ["a/p", "ab/p", "a/g/p", "b/p"];
+const PATTERNS = ["a/**", "ab/*", "a/g/*"];
+const GROUP_PATTERNS = ["a/*"];
+const fixture = {
+  groups: ["a", "ab", "b", "a/g", "ab/g"].map((path) => ({ path, description: "live" })),
+  projects: [...PROJECTS, "ab/g/q"].map((path) => ({ path, description: "live" })),
+};
+
+interface Slot {
+  file: number;
+  description: string | null;
+  extends: readonly string[];
+}
+/** A version of the manifests: each template (always declared) and each entry (or null: not declared). */
+interface Version {
+  templates: Record<string, Slot>;
+  entries: Record<string, Slot | null>;
+}
+
+const file = fc.integer({ min: 0, max: FILES - 1 });
+const description = fc.option(fc.constantFrom("d1", "d2", "d3"), { nil: null });
+const exact = fc.record({
+  file,
+  description,
+  extends: fc.uniqueArray(fc.constantFrom(...TEMPLATES), { maxLength: 2 }),
+});
+const pattern = fc.record({ file, description, extends: fc.constant([] as string[]) });
+const template = (name: string) =>
+  fc.record({
+    file,
+    description: fc.constantFrom("t-one", "t-two"),
+    // t2 may extend t1; t1 extends nothing (no cycle).
+    extends: name === "t2" ? fc.constantFrom([], ["t1"]) : fc.constant([] as string[]),
+  });
+const keys = [
+  ...GROUPS.map((k) => `groups:${k}`),
+  ...GROUP_PATTERNS.map((k) => `groups:${k}`),
+  ...PROJECTS.map((k) => `projects:${k}`),
+  ...PATTERNS.map((k) => `projects:${k}`),
+];
+const slotOf = (key: string) => fc.option(key.includes("*") ? pattern : exact, { nil: null, freq: 3 });
+
+/** REF, and the edit: most of it kept, the rest drawn again. */
+const versions = fc
+  .record({
+    templates: fc.record(Object.fromEntries(TEMPLATES.map((t) => [t, template(t)]))),
+    entries: fc.record(Object.fromEntries(keys.map((k) => [k, slotOf(k)]))),
+  })
+  .chain((ref: Version) => {
+    const edited = <T>(was: T, again: fc.Arbitrary<T>) =>
+      fc.oneof({ weight: 3, arbitrary: fc.constant(was) }, { weight: 1, arbitrary: again });
+    return fc
+      .record({
+        templates: fc.record(
+          Object.fromEntries(TEMPLATES.map((t) => [t, edited(ref.templates[t]!, template(t))])),
+        ),
+        entries: fc.record(Object.fromEntries(keys.map((k) => [k, edited(ref.entries[k]!, slotOf(k))]))),
+      })
+      .map((head: Version) => ({ ref, head }));
+  });
+
+/** The files of a version, by name (every file written, `version: 1` alone when it holds nothing). */
+function filesOf(v: Version): Record<string, string> {
+  const body = (s: Slot) => {
+    const fields = [
+      ...(s.description !== null ? [`description: ${s.description}`] : []),
+      ...(s.extends.length ? [`extends: [${s.extends.join(", ")}]`] : []),
+    ];
+    return fields.length ? `\n${fields.map((f) => `    ${f}\n`).join("")}` : " {}\n";
+  };
+  const out: Record<string, string> = {};
+  for (let i = 0; i < FILES; i++) {
+    let text = "version: 1\n";
+    const templates = TEMPLATES.filter((t) => v.templates[t]!.file === i);
+    if (templates.length)
+      text += `templates:\n${templates.map((t) => `  ${t}:${body(v.templates[t]!)}`).join("")}`;
+    for (const collection of ["groups", "projects"]) {
+      const mine = keys.filter((k) => k.startsWith(`${collection}:`) && v.entries[k]?.file === i);
+      if (mine.length)
+        text += `${collection}:\n${mine.map((k) => `  "${k.slice(collection.length + 1)}":${body(v.entries[k]!)}`).join("")}`;
+    }
+    out[`f${i}.yaml`] = text;
+  }
+  return out;
+}
+
+const RUNS = process.env["FORGEFORM_PROPERTY_RUNS"] ? Number(process.env["FORGEFORM_PROPERTY_RUNS"]) : 30;
+
+describe("--changed-since as a property", () => {
+  it("after REF is applied, a pull request's plan is the full plan of the edited manifests", async () => {
+    await fc.assert(
+      fc.asyncProperty(versions, async ({ ref, head }) => {
+        const bench = await Bench.start({ fixture });
+        const repo = mkdtempSync(join(tmpdir(), "forgeform-since-prop-"));
+        const write = (v: Version) => {
+          for (const [name, text] of Object.entries(filesOf(v))) writeFileSync(join(repo, name), text);
+        };
+        const git = (...args: string[]) =>
+          execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
+            cwd: repo,
+          });
+        const plan = async (args: string[], keep = (_: ChangeV1) => true) => {
+          const run = await bench.cli(["plan", "--format", "json", ...args, repo]);
+          expect(run.code, run.err).toBe(0);
+          const changes = (JSON.parse(run.out) as PlanV1).changes.filter(keep);
+          return changes.map((c) => JSON.stringify(c)).sort();
+        };
+        try {
+          write(ref);
+          git("init", "-q");
+          git("add", "-A");
+          git("commit", "-qm", "ref");
+          const applied = await bench.cli(["apply", "--yes", repo]);
+          expect(applied.code, applied.out + applied.err).toBe(0);
+          // The premise: the platform is what REF declares (live objects it does not mention are reported).
+          const premise = await plan([], (c) => c.action !== "unmanaged");
+          expect(premise, premise.join("\n")).toEqual([]);
+          const unmanagedBefore = new Set(await plan([], (c) => c.action === "unmanaged"));
+          write(head);
+          const changed = (c: ChangeV1) => c.action !== "unmanaged";
+          const unmanaged = (c: ChangeV1) => c.action === "unmanaged";
+          const since = await plan(["--changed-since", "HEAD"], changed);
+          const full = await plan([], changed);
+          expect(since, `pull request's plan:\n${since.join("\n")}\nfull plan:\n${full.join("\n")}`).toEqual(
+            full,
+          );
+          // Live objects the manifests do not mention: those the edit left undeclared are reported, and nothing
+          // the full plan does not report (one not mentioned at REF either is not the edit's).
+          const reported = await plan(["--changed-since", "HEAD"], unmanaged);
+          const all = await plan([], unmanaged);
+          expect(all).toEqual(expect.arrayContaining(reported));
+          const madeByEdit = all.filter((c) => !unmanagedBefore.has(c));
+          expect(
+            reported,
+            `reported ${reported.join("\n")}\nmade by the edit ${madeByEdit.join("\n")}`,
+          ).toEqual(expect.arrayContaining(madeByEdit));
+        } catch (error) {
+          const show = (v: Version) =>
+            Object.entries(filesOf(v))
+              .map(([n, t]) => `--- ${n}\n${t}`)
+              .join("");
+          throw new Error(`${(error as Error).message}\n=== REF\n${show(ref)}=== HEAD\n${show(head)}`);
+        } finally {
+          await bench.stop();
+          rmSync(repo, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+});
