@@ -257,7 +257,15 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
     .map(([, sel]) => sel.prefix.toLowerCase());
   const below = subgroupsOf(base, head, scope, patternRoots);
   if (below) scope.subgroupsOf = below;
-  const removedPatterns = [...before].filter(([name]) => !after.has(name)).map(([, sel]) => sel);
+  // Of the patterns removed, those a pattern now over or under the same paths may take over from.
+  const overlap = (a: Selector, b: Selector) => {
+    const [x, y] = [a.prefix.toLowerCase(), b.prefix.toLowerCase()];
+    return x === "" || y === "" || x === y || x.startsWith(`${y}/`) || y.startsWith(`${x}/`);
+  };
+  const removedPatterns = [...before]
+    .filter(([name]) => !after.has(name))
+    .map(([, sel]) => sel)
+    .filter((sel) => head.selectors.some((now) => now.collection === sel.collection && overlap(now, sel)));
   if (removedPatterns.length > 0) scope.removedPatterns = removedPatterns;
   const groupPatterns = head.selectors.filter((sel) => sel.collection === "groups");
   if (groupPatterns.length > 0) scope.groupPatterns = groupPatterns;

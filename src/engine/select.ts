@@ -41,8 +41,9 @@ interface Listing {
 }
 
 /**
- * The objects a change released to the patterns over them (ChangeScope.released) that exist on the platform, by
- * their platform spelling, and which of the projects are archived.
+ * The objects a change released to the patterns over them, by their platform spelling: those a removed pattern
+ * matched (ChangeScope.removedPatterns, from its listing), and those whose entry was removed
+ * (ChangeScope.released) that exist on the platform, with which of these projects are archived.
  */
 async function releasedObjects(
   ctx: KindContext,

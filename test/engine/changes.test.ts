@@ -169,12 +169,16 @@ projects:
   other/*:
     badges: []
 `;
-    it("an unchanged pattern is not in scope, nor one removed (what it matched is then released to the others)", async () => {
+    it("an unchanged pattern is not in scope, nor one removed (what it matched goes to a pattern over it)", async () => {
       expect(lists(await scopeOf(PATTERNS, PATTERNS))).toEqual(NONE);
       const removed = PATTERNS.replace("  other/*:\n    badges: []\n", "");
       const scope = await scopeOf(PATTERNS, removed);
       expect(lists(scope)).toEqual(NONE);
-      expect(scope.removedPatterns?.map((s) => s.pattern)).toEqual(["other/*"]);
+      // No pattern left over other/*: what it matched is left as it is, unread.
+      expect(scope.removedPatterns).toBeUndefined();
+      const nested = `${PATTERNS}  acme/web/*:\n    badges: []\n`;
+      const under = await scopeOf(nested, PATTERNS);
+      expect(under.removedPatterns?.map((s) => s.pattern)).toEqual(["acme/web/*"]);
     });
 
     it("a new pattern, a changed body, except or include_archived puts just that pattern in scope", async () => {
