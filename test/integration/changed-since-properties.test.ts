@@ -123,11 +123,20 @@ describe("--changed-since as a property", () => {
           execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
             cwd: repo,
           });
-        const plan = async (args: string[], keep = (_: ChangeV1) => true) => {
+        /** The plan's changes, and its reports of undeclared live objects, as sorted JSON lines. */
+        const plan = async (args: string[]) => {
           const run = await bench.cli(["plan", "--format", "json", ...args, repo]);
           expect(run.code, run.err).toBe(0);
-          const changes = (JSON.parse(run.out) as PlanV1).changes.filter(keep);
-          return changes.map((c) => JSON.stringify(c)).sort();
+          const changes = (JSON.parse(run.out) as PlanV1).changes;
+          const lines = (keep: (c: ChangeV1) => boolean) =>
+            changes
+              .filter(keep)
+              .map((c) => JSON.stringify(c))
+              .sort();
+          return {
+            changed: lines((c) => c.action !== "unmanaged"),
+            unmanaged: lines((c) => c.action === "unmanaged"),
+          };
         };
         try {
           write(ref);
@@ -137,21 +146,20 @@ describe("--changed-since as a property", () => {
           const applied = await bench.cli(["apply", "--yes", repo]);
           expect(applied.code, applied.out + applied.err).toBe(0);
           // The premise: the platform is what REF declares (live objects it does not mention are reported).
-          const premise = await plan([], (c) => c.action !== "unmanaged");
-          expect(premise, premise.join("\n")).toEqual([]);
-          const unmanagedBefore = new Set(await plan([], (c) => c.action === "unmanaged"));
+          const premise = await plan([]);
+          expect(premise.changed, premise.changed.join("\n")).toEqual([]);
+          const unmanagedBefore = new Set(premise.unmanaged);
           write(head);
-          const changed = (c: ChangeV1) => c.action !== "unmanaged";
-          const unmanaged = (c: ChangeV1) => c.action === "unmanaged";
-          const since = await plan(["--changed-since", "HEAD"], changed);
-          const full = await plan([], changed);
-          expect(since, `pull request's plan:\n${since.join("\n")}\nfull plan:\n${full.join("\n")}`).toEqual(
-            full,
-          );
+          const since = await plan(["--changed-since", "HEAD"]);
+          const full = await plan([]);
+          expect(
+            since.changed,
+            `pull request's plan:\n${since.changed.join("\n")}\nfull plan:\n${full.changed.join("\n")}`,
+          ).toEqual(full.changed);
           // Live objects the manifests do not mention: those the edit left undeclared are reported, and nothing
           // the full plan does not report (one not mentioned at REF either is not the edit's).
-          const reported = await plan(["--changed-since", "HEAD"], unmanaged);
-          const all = await plan([], unmanaged);
+          const reported = since.unmanaged;
+          const all = full.unmanaged;
           expect(all).toEqual(expect.arrayContaining(reported));
           const madeByEdit = all.filter((c) => !unmanagedBefore.has(c));
           expect(

@@ -1,0 +1,100 @@
+/**
+ * A pull request that removes declarations, over HTTP: what the merged apply would change, and what becomes
+ * unmanaged, shows in its plan (`--changed-since`) as in the full plan. Each case here is one the property test
+ * (changed-since-properties.test.ts) found: an entry or a more specific pattern removed where a broader pattern
+ * still applies (its settings then show), and subgroups a change leaves undeclared.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { PlanV1 } from "../../src/plan/json.js";
+import { Bench } from "./helpers.js";
+
+const fixture = {
+  groups: ["a", "a/g", "a/h"].map((path) => ({ path, description: "live" })),
+  projects: ["a/p", "a/g/p"].map((path) => ({ path, description: "live" })),
+};
+
+const REF = `version: 1
+groups:
+  a: { description: top }
+  a/g: { description: sub }
+  a/h: { description: other }
+projects:
+  a/**: { description: broad }
+  a/g/*: { description: narrow }
+  a/p: { description: own }
+`;
+
+describe("--changed-since when declarations are removed", () => {
+  let bench: Bench;
+  let repo: string;
+  beforeEach(async () => {
+    bench = await Bench.start({ fixture });
+    repo = mkdtempSync(join(tmpdir(), "forgeform-removals-"));
+    writeFileSync(join(repo, "m.yaml"), REF);
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: repo });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "ref");
+    const applied = await bench.cli(["apply", "--yes", repo]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+  });
+  afterEach(async () => {
+    await bench.stop();
+  });
+
+  /** The pull request's plan and the full plan of `head`, as `action address` lines; they must agree. */
+  const plans = async (head: string) => {
+    writeFileSync(join(repo, "m.yaml"), head);
+    const lines = async (args: string[]) => {
+      const run = await bench.cli(["plan", "--format", "json", ...args, repo]);
+      expect(run.code, run.err).toBe(0);
+      return (JSON.parse(run.out) as PlanV1).changes
+        .map(
+          (c) =>
+            `${c.action} ${c.address}${c.fields.map((f) => ` ${f.field}=${JSON.stringify(f.after)}`).join("")}`,
+        )
+        .sort();
+    };
+    const since = await lines(["--changed-since", "HEAD"]);
+    expect(since).toEqual(await lines([]));
+    return since;
+  };
+
+  it("an entry removed under a pattern: the pattern's settings are planned", async () => {
+    expect(await plans(REF.replace("  a/p: { description: own }\n", ""))).toEqual([
+      'update project["a/p"] description="broad"',
+    ]);
+  });
+
+  it("a more specific pattern removed: the broader one's settings are planned", async () => {
+    expect(await plans(REF.replace("  a/g/*: { description: narrow }\n", ""))).toEqual([
+      'update project["a/g/p"] description="broad"',
+    ]);
+  });
+
+  it("a subgroup's entry removed: it is reported unmanaged, left alone", async () => {
+    expect(await plans(REF.replace("  a/g: { description: sub }\n", ""))).toEqual(['unmanaged group["a/g"]']);
+  });
+
+  it("a group pattern removed: the subgroup it alone declared is reported unmanaged", async () => {
+    const base = REF.replace("  a/h: { description: other }\n", "  a/*: { description: by pattern }\n");
+    // At the base, a/h is declared by the pattern alone.
+    expect(await plans(base)).toEqual(['update group["a/h"] description="by pattern"']);
+    await bench.cli(["apply", "--yes", repo]);
+    execFileSync(
+      "git",
+      ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "pattern"],
+      {
+        cwd: repo,
+      },
+    );
+    expect(await plans(base.replace("  a/*: { description: by pattern }\n", ""))).toEqual([
+      'unmanaged group["a/h"]',
+    ]);
+  });
+});
