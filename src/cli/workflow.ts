@@ -191,9 +191,10 @@ export function displayUrl(url: string): string {
 /** What every plan of the request is made with (a plan made in chunks too). */
 function baseOptions(request: PlanRequest, targets: string[]): Omit<PlanOptions, "requestStats"> {
   const backup = backupOption(request);
+  const root = rootOf(request);
   return {
     url: displayUrl(request.connection.url),
-    root: rootOf(request) === process.cwd() ? "." : displayPath(rootOf(request)),
+    root: root === process.cwd() ? "." : displayPath(root),
     targets,
     replace: request.replace ?? [],
     ...(request.shard ? { shard: request.shard } : {}),

@@ -230,7 +230,8 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
   const patterns = (s: DesiredState) =>
     new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
   const before = patterns(base);
-  for (const [name, sel] of patterns(head)) {
+  const after = patterns(head);
+  for (const [name, sel] of after) {
     const old = before.get(name);
     if (
       !old ||
@@ -251,7 +252,6 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
   }
   // A pattern that was removed leaves its objects as they are: nothing to read. What a group pattern removed or
   // changed matched may be undeclared now: reported below the declared groups under its root.
-  const after = patterns(head);
   const patternRoots = [...before]
     .filter(([name, sel]) => sel.collection === "groups" && (!after.has(name) || scope.selectors.has(name)))
     .map(([, sel]) => sel.prefix.toLowerCase());

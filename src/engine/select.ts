@@ -48,18 +48,13 @@ interface Listing {
 async function releasedObjects(
   ctx: KindContext,
   changes: ChangeScope | undefined,
-  settings: boolean,
+  /** The listings of `changes.removedPatterns`, in their order. */
+  removedListings: (string[] | undefined)[],
 ): Promise<{ groups: string[]; projects: string[]; archived: Set<string> }> {
   const out = { groups: [] as string[], projects: [] as string[], archived: new Set<string>() };
-  const removed = changes?.removedPatterns ?? [];
   // What a removed pattern matched, as its listing holds it (archived projects as it left them out or not).
-  const listings = await readAll(
-    ctx,
-    removed.map((s) => listingOf(s)),
-    settings,
-  );
-  removed.forEach((s, i) => {
-    for (const path of listings[i] ?? []) if (selects(s, path)) out[s.collection].push(path);
+  (changes?.removedPatterns ?? []).forEach((s, i) => {
+    for (const path of removedListings[i] ?? []) if (selects(s, path)) out[s.collection].push(path);
   });
   if (!changes?.released) return out;
   const [groups, projects] = await Promise.all([
@@ -273,9 +268,11 @@ export async function expandSelectors(
     ...(collections.projects?.items ?? []),
     ...state.selectors.filter((s) => s.collection === "projects").map((s) => s.node),
   ].some((n) => n.state !== "absent" && Object.keys(n.fields).length > 0);
+  // The removed patterns' listings with the others: one that another covers costs no request of its own.
+  const removed = changes?.removedPatterns ?? [];
   const listings = await readAll(
     ctx,
-    listed.map((s) => listingOf(s)),
+    [...listed, ...removed].map((s) => listingOf(s)),
     settings,
   );
   const listingFor = new Map(listed.map((s, i) => [s, listings[i]]));
@@ -290,7 +287,7 @@ export async function expandSelectors(
   const exactProjects = (collections.projects?.items ?? []).map((n) => n.key);
   // With --changed-since, objects whose entry was removed where a pattern still applies: each read once, to know
   // that it is there (and, for a project, whether it is archived), as a full plan's listings would.
-  const released = await releasedObjects(ctx, changes, settings);
+  const released = await releasedObjects(ctx, changes, listings.slice(listed.length));
   const unchangedCandidates = (s: Selector): string[] => {
     if (s.collection === "groups") return [...known.groups, ...exactGroups, ...released.groups];
     return [
