@@ -81,6 +81,31 @@ describe("--changed-since when declarations are removed", () => {
     expect(await plans(REF.replace("  a/g: { description: sub }\n", ""))).toEqual(['unmanaged group["a/g"]']);
   });
 
+  it("the policy over undeclared subgroups changed: every declared group's are reported", async () => {
+    const quiet = `${REF.replace("  a/h: { description: other }\n", "")}instance:\n  unmanaged: { groups: ignore }\n`;
+    writeFileSync(join(repo, "m.yaml"), quiet);
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "quiet"], {
+      cwd: repo,
+    });
+    // Nothing else changed: a/h, below the untouched group a, is reported again.
+    expect(await plans(quiet.replace("instance:\n  unmanaged: { groups: ignore }\n", ""))).toEqual([
+      'unmanaged group["a/h"]',
+    ]);
+  });
+
+  it("a subgroup declared in another case than the platform's is not taken for an undeclared one", async () => {
+    const spelled = REF.replace("  a/g: { description: sub }\n", "  A/G: { description: sub }\n");
+    // The same group, spelled otherwise: nothing to change.
+    expect(await plans(spelled)).toEqual([]);
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "case"], {
+      cwd: repo,
+    });
+    // a/h's entry removed: a's subgroups are listed, A/G among them, declared.
+    expect(await plans(spelled.replace("  a/h: { description: other }\n", ""))).toEqual([
+      'unmanaged group["a/h"]',
+    ]);
+  });
+
   it("a group pattern removed: the subgroup it alone declared is reported unmanaged", async () => {
     const base = REF.replace("  a/h: { description: other }\n", "  a/*: { description: by pattern }\n");
     // At the base, a/h is declared by the pattern alone.

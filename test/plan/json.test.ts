@@ -128,6 +128,19 @@ describe("renderPlanJson / parsePlanJson", () => {
     expect(() => parsePlanJson(JSON.stringify(json))).toThrow("it has no format_version");
   });
 
+  it("reads back the root and the commit REF named, and rejects an empty root and a commit that is not an id", () => {
+    const json = JSON.parse(renderPlanJson(plan)) as Record<string, unknown>;
+    const sha = "0123456789abcdef0123456789abcdef01234567";
+    Object.assign(json, { root: "envs", changed_since: "origin/main", changed_since_commit: sha });
+    expect(parsePlanJson(JSON.stringify(json))).toMatchObject({ root: "envs", changedSinceCommit: sha });
+    expect(() => parsePlanJson(JSON.stringify({ ...json, root: "" }), "p.json")).toThrow(
+      "p.json is malformed: /root must NOT have fewer than 1 characters",
+    );
+    expect(() =>
+      parsePlanJson(JSON.stringify({ ...json, changed_since_commit: "--output=/tmp/x" }), "p.json"),
+    ).toThrow(/p\.json is malformed: \/changed_since_commit must match pattern/);
+  });
+
   it("rejects text that is not a plan, saying where it is wrong", () => {
     expect(() => parsePlanJson("{not json")).toThrow(/is not valid JSON/);
     expect(() => parsePlanJson("[1]")).toThrow(/expected a JSON object/);
