@@ -286,6 +286,7 @@ export interface Template {
      */
     [k: string]: "warn" | "delete" | "ignore" | undefined;
   };
+  unchecked?: Unchecked;
   /**
    * Project badges (group badges are inherited and not managed here). Identity: `name`.
    */
@@ -344,6 +345,24 @@ export interface Template {
    * CI/CD variables of the group or project. Identity: `key` and `environment_scope` (`KEY#scope`, a missing scope is `*`).
    */
   variables?: CiVariable[];
+  /**
+   * Labels of the group or project (`priority` on projects only: checked where the template is applied). Identity: `name`.
+   */
+  labels?: Label[];
+  /**
+   * Web hooks of the group ([licensed]) or project. Identity: `url`.
+   */
+  hooks?: Hook[];
+  /**
+   * Deploy tokens of the group or project. Identity: `name`.
+   */
+  deploy_tokens?: DeployToken[];
+}
+/**
+ * Settings newer than this version of forgeform's schema, by their API names: sent as written, compared as written, shown in plans as `unchecked.<name>`; validate warns for each. A secret in one must come from `${env:}` or `${file:}`, so that it is masked. Exported only with `export --unchecked NAME`.
+ */
+export interface Unchecked {
+  [k: string]: unknown | undefined;
 }
 /**
  * A project or group badge. Identity: `name` (required so that badges can be matched to live ones).
@@ -366,12 +385,6 @@ export interface Badge {
    */
   state?: "present" | "absent";
   unchecked?: Unchecked;
-}
-/**
- * Settings newer than this version of forgeform's schema, by their API names: sent as written, compared as written, shown in plans as `unchecked.<name>`; validate warns for each. A secret in one must come from `${env:}` or `${file:}`, so that it is masked. Exported only with `export --unchecked NAME`.
- */
-export interface Unchecked {
-  [k: string]: unknown | undefined;
 }
 /**
  * A project or group milestone. Identity: `title`.
@@ -971,6 +984,157 @@ export interface CiVariable {
   environment_scope?: string;
   /**
    * `absent` deletes the live variable with this identity; `present` (the default) creates or updates it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * A label of a group or project. Identity: `name`, compared as the platform does (case-sensitively: `Bug` and `bug` are two labels). A project also shows the labels of its groups: those are managed in the group's manifest.
+ */
+export interface Label {
+  /**
+   * The label's title. Identity within the group or project (and, for a new label, among the labels of the groups above it).
+   */
+  name: string;
+  /**
+   * The background colour: `#RGB`, `#RRGGBB`, or a CSS colour name (`red`, which the platform stores as `#FF0000`). Compared as the colour it is, whatever the case or spelling.
+   */
+  color: string;
+  /**
+   * A short description. The platform strips HTML tags from it, and ignores an empty description, so one cannot be cleared through the API.
+   */
+  description?: string;
+  /**
+   * Projects only: the label's priority in this project (0 is the highest); `null` removes it. A group label's priority is set per project, in the platform's UI.
+   */
+  priority?: number | null;
+  /**
+   * `absent` deletes the live label with this identity; `present` (the default) creates or updates it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * A web hook of a group [licensed] or project. Identity: `url` (a secret in it, `?key=${env:KEY}`, is matched by its value and shown masked). The token is write-only: sent when the hook is created, never read back or compared; rotate it with `forgeform apply --replace`.
+ */
+export interface Hook {
+  /**
+   * Where events are delivered: an http(s) URL. Identity.
+   */
+  url: string;
+  /**
+   * A secret sent with each delivery (`X-Gitlab-Token`) so the receiver can check it. Write-only: never returned, never compared. Use `${env:NAME}`.
+   */
+  token?: string;
+  /**
+   * Deliver push events.
+   */
+  push_events?: boolean;
+  /**
+   * Deliver push events only for branches matching this name or wildcard (`release/*`); empty: every branch.
+   */
+  push_events_branch_filter?: string;
+  /**
+   * Deliver tag push events.
+   */
+  tag_push_events?: boolean;
+  /**
+   * Deliver merge request events.
+   */
+  merge_requests_events?: boolean;
+  /**
+   * Deliver issue events.
+   */
+  issues_events?: boolean;
+  /**
+   * Deliver confidential issue events.
+   */
+  confidential_issues_events?: boolean;
+  /**
+   * Deliver comment events.
+   */
+  note_events?: boolean;
+  /**
+   * Deliver confidential comment events (unset on a new hook: off).
+   */
+  confidential_note_events?: boolean;
+  /**
+   * Deliver pipeline events.
+   */
+  pipeline_events?: boolean;
+  /**
+   * Deliver wiki page events.
+   */
+  wiki_page_events?: boolean;
+  /**
+   * Deliver deployment events.
+   */
+  deployment_events?: boolean;
+  /**
+   * Deliver job events.
+   */
+  job_events?: boolean;
+  /**
+   * Deliver release events.
+   */
+  releases_events?: boolean;
+  /**
+   * Groups only: deliver subgroup events (a subgroup created or removed).
+   */
+  subgroup_events?: boolean;
+  /**
+   * Verify the receiver's TLS certificate.
+   */
+  enable_ssl_verification?: boolean;
+  /**
+   * `absent` deletes the live hook with this identity; `present` (the default) creates or updates it.
+   */
+  state?: "present" | "absent";
+  unchecked?: Unchecked;
+}
+/**
+ * A deploy token of a project or group. Identity: `name`. The platform has no update call: any change deletes the token and creates a new one (a new token value). The token is shown once, when it is created: forgeform writes it to `token_file` and nowhere else.
+ */
+export interface DeployToken {
+  /**
+   * What the token is for. Identity within the project or group.
+   */
+  name: string;
+  /**
+   * What the token may do: `read_repository`, `read_registry`, `write_registry`, `read_package_registry`, `write_package_registry` (in any order).
+   *
+   * @minItems 1
+   */
+  scopes: [
+    (
+      | "read_repository"
+      | "read_registry"
+      | "write_registry"
+      | "read_package_registry"
+      | "write_package_registry"
+    ),
+    ...(
+      | "read_repository"
+      | "read_registry"
+      | "write_registry"
+      | "read_package_registry"
+      | "write_package_registry"
+    )[]
+  ];
+  /**
+   * When the token stops working: a date (`2027-06-30`, midnight UTC) or an ISO 8601 date and time. Unset: never. Compared as the instant it is.
+   */
+  expires_at?: string;
+  /**
+   * The user name the token authenticates as; default `gitlab+deploy-token-<id>`.
+   */
+  username?: string;
+  /**
+   * When forgeform creates the token (or replaces it), it writes the new token to this file (mode 0600; relative to the manifest, inside the manifest root) and nowhere else, only to a path where no file exists (the platform never shows a deploy token again, so forgeform cannot tell an earlier token from any other file). Without it the token is not recorded. Never compared with the platform.
+   */
+  token_file?: string;
+  /**
+   * `absent` deletes the live token with this identity; `present` (the default) creates it, or replaces it when it differs.
    */
   state?: "present" | "absent";
   unchecked?: Unchecked;
@@ -1854,157 +2018,6 @@ export interface NotificationSettings1 {
    * E-mail on the `new epic` event (used with level `custom`). [licensed]
    */
   new_epic?: boolean;
-  unchecked?: Unchecked;
-}
-/**
- * A label of a group or project. Identity: `name`, compared as the platform does (case-sensitively: `Bug` and `bug` are two labels). A project also shows the labels of its groups: those are managed in the group's manifest.
- */
-export interface Label {
-  /**
-   * The label's title. Identity within the group or project (and, for a new label, among the labels of the groups above it).
-   */
-  name: string;
-  /**
-   * The background colour: `#RGB`, `#RRGGBB`, or a CSS colour name (`red`, which the platform stores as `#FF0000`). Compared as the colour it is, whatever the case or spelling.
-   */
-  color: string;
-  /**
-   * A short description. The platform strips HTML tags from it, and ignores an empty description, so one cannot be cleared through the API.
-   */
-  description?: string;
-  /**
-   * Projects only: the label's priority in this project (0 is the highest); `null` removes it. A group label's priority is set per project, in the platform's UI.
-   */
-  priority?: number | null;
-  /**
-   * `absent` deletes the live label with this identity; `present` (the default) creates or updates it.
-   */
-  state?: "present" | "absent";
-  unchecked?: Unchecked;
-}
-/**
- * A web hook of a group [licensed] or project. Identity: `url` (a secret in it, `?key=${env:KEY}`, is matched by its value and shown masked). The token is write-only: sent when the hook is created, never read back or compared; rotate it with `forgeform apply --replace`.
- */
-export interface Hook {
-  /**
-   * Where events are delivered: an http(s) URL. Identity.
-   */
-  url: string;
-  /**
-   * A secret sent with each delivery (`X-Gitlab-Token`) so the receiver can check it. Write-only: never returned, never compared. Use `${env:NAME}`.
-   */
-  token?: string;
-  /**
-   * Deliver push events.
-   */
-  push_events?: boolean;
-  /**
-   * Deliver push events only for branches matching this name or wildcard (`release/*`); empty: every branch.
-   */
-  push_events_branch_filter?: string;
-  /**
-   * Deliver tag push events.
-   */
-  tag_push_events?: boolean;
-  /**
-   * Deliver merge request events.
-   */
-  merge_requests_events?: boolean;
-  /**
-   * Deliver issue events.
-   */
-  issues_events?: boolean;
-  /**
-   * Deliver confidential issue events.
-   */
-  confidential_issues_events?: boolean;
-  /**
-   * Deliver comment events.
-   */
-  note_events?: boolean;
-  /**
-   * Deliver confidential comment events (unset on a new hook: off).
-   */
-  confidential_note_events?: boolean;
-  /**
-   * Deliver pipeline events.
-   */
-  pipeline_events?: boolean;
-  /**
-   * Deliver wiki page events.
-   */
-  wiki_page_events?: boolean;
-  /**
-   * Deliver deployment events.
-   */
-  deployment_events?: boolean;
-  /**
-   * Deliver job events.
-   */
-  job_events?: boolean;
-  /**
-   * Deliver release events.
-   */
-  releases_events?: boolean;
-  /**
-   * Groups only: deliver subgroup events (a subgroup created or removed).
-   */
-  subgroup_events?: boolean;
-  /**
-   * Verify the receiver's TLS certificate.
-   */
-  enable_ssl_verification?: boolean;
-  /**
-   * `absent` deletes the live hook with this identity; `present` (the default) creates or updates it.
-   */
-  state?: "present" | "absent";
-  unchecked?: Unchecked;
-}
-/**
- * A deploy token of a project or group. Identity: `name`. The platform has no update call: any change deletes the token and creates a new one (a new token value). The token is shown once, when it is created: forgeform writes it to `token_file` and nowhere else.
- */
-export interface DeployToken {
-  /**
-   * What the token is for. Identity within the project or group.
-   */
-  name: string;
-  /**
-   * What the token may do: `read_repository`, `read_registry`, `write_registry`, `read_package_registry`, `write_package_registry` (in any order).
-   *
-   * @minItems 1
-   */
-  scopes: [
-    (
-      | "read_repository"
-      | "read_registry"
-      | "write_registry"
-      | "read_package_registry"
-      | "write_package_registry"
-    ),
-    ...(
-      | "read_repository"
-      | "read_registry"
-      | "write_registry"
-      | "read_package_registry"
-      | "write_package_registry"
-    )[]
-  ];
-  /**
-   * When the token stops working: a date (`2027-06-30`, midnight UTC) or an ISO 8601 date and time. Unset: never. Compared as the instant it is.
-   */
-  expires_at?: string;
-  /**
-   * The user name the token authenticates as; default `gitlab+deploy-token-<id>`.
-   */
-  username?: string;
-  /**
-   * When forgeform creates the token (or replaces it), it writes the new token to this file (mode 0600; relative to the manifest, inside the manifest root) and nowhere else, only to a path where no file exists (the platform never shows a deploy token again, so forgeform cannot tell an earlier token from any other file). Without it the token is not recorded. Never compared with the platform.
-   */
-  token_file?: string;
-  /**
-   * `absent` deletes the live token with this identity; `present` (the default) creates it, or replaces it when it differs.
-   */
-  state?: "present" | "absent";
   unchecked?: Unchecked;
 }
 /**

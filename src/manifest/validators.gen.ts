@@ -15293,6 +15293,7 @@ const schema109 = {
           "What to do with live objects this manifest does not mention: warn (default), delete or ignore.",
       },
     },
+    unchecked: { $ref: "common.schema.json#/$defs/unchecked" },
     badges: {
       type: "array",
       description: "Project badges (group badges are inherited and not managed here). Identity: `name`.",
@@ -15387,6 +15388,25 @@ const schema109 = {
         "CI/CD variables of the group or project. Identity: `key` and `environment_scope` (`KEY#scope`, a missing scope is `*`).",
       items: { $ref: "ci-variable.schema.json" },
       "x-identity": ["key", "environment_scope"],
+    },
+    labels: {
+      type: "array",
+      description:
+        "Labels of the group or project (`priority` on projects only: checked where the template is applied). Identity: `name`.",
+      items: { $ref: "label.schema.json" },
+      "x-identity": "name",
+    },
+    hooks: {
+      type: "array",
+      description: "Web hooks of the group ([licensed]) or project. Identity: `url`.",
+      items: { $ref: "hook.schema.json" },
+      "x-identity": "url",
+    },
+    deploy_tokens: {
+      type: "array",
+      description: "Deploy tokens of the group or project. Identity: `name`.",
+      items: { $ref: "deploy-token.schema.json" },
+      "x-identity": "name",
     },
   },
 };
@@ -21526,15 +21546,80 @@ function validate58(
         errors++;
       }
     }
+    if (data.unchecked !== undefined) {
+      let data61 = data.unchecked;
+      if (data61 && typeof data61 == "object" && !Array.isArray(data61)) {
+        for (const key2 in data61) {
+          const _errs190 = errors;
+          if (typeof key2 === "string") {
+            if (!pattern5.test(key2)) {
+              const err102 = {
+                instancePath: instancePath + "/unchecked",
+                schemaPath: "common.schema.json#/$defs/unchecked/propertyNames/pattern",
+                keyword: "pattern",
+                params: { pattern: "^[a-z][a-z0-9_]*$" },
+                message: 'must match pattern "' + "^[a-z][a-z0-9_]*$" + '"',
+                schema: "^[a-z][a-z0-9_]*$",
+                parentSchema: schema37.propertyNames,
+                data: key2,
+                propertyName: key2,
+              };
+              if (vErrors === null) {
+                vErrors = [err102];
+              } else {
+                vErrors.push(err102);
+              }
+              errors++;
+            }
+          }
+          var valid54 = _errs190 === errors;
+          if (!valid54) {
+            const err103 = {
+              instancePath: instancePath + "/unchecked",
+              schemaPath: "common.schema.json#/$defs/unchecked/propertyNames",
+              keyword: "propertyNames",
+              params: { propertyName: key2 },
+              message: "property name must be valid",
+              schema: schema37.propertyNames,
+              parentSchema: schema37,
+              data: data61,
+            };
+            if (vErrors === null) {
+              vErrors = [err103];
+            } else {
+              vErrors.push(err103);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err104 = {
+          instancePath: instancePath + "/unchecked",
+          schemaPath: "common.schema.json#/$defs/unchecked/type",
+          keyword: "type",
+          params: { type: "object" },
+          message: "must be object",
+          schema: schema37.type,
+          parentSchema: schema37,
+          data: data61,
+        };
+        if (vErrors === null) {
+          vErrors = [err104];
+        } else {
+          vErrors.push(err104);
+        }
+        errors++;
+      }
+    }
     if (data.badges !== undefined) {
-      let data61 = data.badges;
-      if (Array.isArray(data61)) {
-        const len2 = data61.length;
+      let data62 = data.badges;
+      if (Array.isArray(data62)) {
+        const len2 = data62.length;
         for (let i3 = 0; i3 < len2; i3++) {
           if (
-            !validate22(data61[i3], {
+            !validate22(data62[i3], {
               instancePath: instancePath + "/badges/" + i3,
-              parentData: data61,
+              parentData: data62,
               parentDataProperty: i3,
               rootData,
               dynamicAnchors,
@@ -21545,7 +21630,7 @@ function validate58(
           }
         }
       } else {
-        const err102 = {
+        const err105 = {
           instancePath: instancePath + "/badges",
           schemaPath: "#/properties/badges/type",
           keyword: "type",
@@ -21553,25 +21638,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.badges.type,
           parentSchema: schema109.properties.badges,
-          data: data61,
+          data: data62,
         };
         if (vErrors === null) {
-          vErrors = [err102];
+          vErrors = [err105];
         } else {
-          vErrors.push(err102);
+          vErrors.push(err105);
         }
         errors++;
       }
     }
     if (data.milestones !== undefined) {
-      let data63 = data.milestones;
-      if (Array.isArray(data63)) {
-        const len3 = data63.length;
+      let data64 = data.milestones;
+      if (Array.isArray(data64)) {
+        const len3 = data64.length;
         for (let i4 = 0; i4 < len3; i4++) {
           if (
-            !validate33(data63[i4], {
+            !validate33(data64[i4], {
               instancePath: instancePath + "/milestones/" + i4,
-              parentData: data63,
+              parentData: data64,
               parentDataProperty: i4,
               rootData,
               dynamicAnchors,
@@ -21582,7 +21667,7 @@ function validate58(
           }
         }
       } else {
-        const err103 = {
+        const err106 = {
           instancePath: instancePath + "/milestones",
           schemaPath: "#/properties/milestones/type",
           keyword: "type",
@@ -21590,12 +21675,12 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.milestones.type,
           parentSchema: schema109.properties.milestones,
-          data: data63,
+          data: data64,
         };
         if (vErrors === null) {
-          vErrors = [err103];
+          vErrors = [err106];
         } else {
-          vErrors.push(err103);
+          vErrors.push(err106);
         }
         errors++;
       }
@@ -21615,14 +21700,14 @@ function validate58(
       }
     }
     if (data.scim_users !== undefined) {
-      let data66 = data.scim_users;
-      if (Array.isArray(data66)) {
-        const len4 = data66.length;
+      let data67 = data.scim_users;
+      if (Array.isArray(data67)) {
+        const len4 = data67.length;
         for (let i5 = 0; i5 < len4; i5++) {
           if (
-            !validate37(data66[i5], {
+            !validate37(data67[i5], {
               instancePath: instancePath + "/scim_users/" + i5,
-              parentData: data66,
+              parentData: data67,
               parentDataProperty: i5,
               rootData,
               dynamicAnchors,
@@ -21633,7 +21718,7 @@ function validate58(
           }
         }
       } else {
-        const err104 = {
+        const err107 = {
           instancePath: instancePath + "/scim_users",
           schemaPath: "#/properties/scim_users/type",
           keyword: "type",
@@ -21641,25 +21726,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.scim_users.type,
           parentSchema: schema109.properties.scim_users,
-          data: data66,
+          data: data67,
         };
         if (vErrors === null) {
-          vErrors = [err104];
+          vErrors = [err107];
         } else {
-          vErrors.push(err104);
+          vErrors.push(err107);
         }
         errors++;
       }
     }
     if (data.epics !== undefined) {
-      let data68 = data.epics;
-      if (Array.isArray(data68)) {
-        const len5 = data68.length;
+      let data69 = data.epics;
+      if (Array.isArray(data69)) {
+        const len5 = data69.length;
         for (let i6 = 0; i6 < len5; i6++) {
           if (
-            !validate27(data68[i6], {
+            !validate27(data69[i6], {
               instancePath: instancePath + "/epics/" + i6,
-              parentData: data68,
+              parentData: data69,
               parentDataProperty: i6,
               rootData,
               dynamicAnchors,
@@ -21670,7 +21755,7 @@ function validate58(
           }
         }
       } else {
-        const err105 = {
+        const err108 = {
           instancePath: instancePath + "/epics",
           schemaPath: "#/properties/epics/type",
           keyword: "type",
@@ -21678,25 +21763,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.epics.type,
           parentSchema: schema109.properties.epics,
-          data: data68,
+          data: data69,
         };
         if (vErrors === null) {
-          vErrors = [err105];
+          vErrors = [err108];
         } else {
-          vErrors.push(err105);
+          vErrors.push(err108);
         }
         errors++;
       }
     }
     if (data.pipeline_schedules !== undefined) {
-      let data70 = data.pipeline_schedules;
-      if (Array.isArray(data70)) {
-        const len6 = data70.length;
+      let data71 = data.pipeline_schedules;
+      if (Array.isArray(data71)) {
+        const len6 = data71.length;
         for (let i7 = 0; i7 < len6; i7++) {
           if (
-            !validate60(data70[i7], {
+            !validate60(data71[i7], {
               instancePath: instancePath + "/pipeline_schedules/" + i7,
-              parentData: data70,
+              parentData: data71,
               parentDataProperty: i7,
               rootData,
               dynamicAnchors,
@@ -21707,7 +21792,7 @@ function validate58(
           }
         }
       } else {
-        const err106 = {
+        const err109 = {
           instancePath: instancePath + "/pipeline_schedules",
           schemaPath: "#/properties/pipeline_schedules/type",
           keyword: "type",
@@ -21715,25 +21800,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.pipeline_schedules.type,
           parentSchema: schema109.properties.pipeline_schedules,
-          data: data70,
+          data: data71,
         };
         if (vErrors === null) {
-          vErrors = [err106];
+          vErrors = [err109];
         } else {
-          vErrors.push(err106);
+          vErrors.push(err109);
         }
         errors++;
       }
     }
     if (data.protected_environments !== undefined) {
-      let data72 = data.protected_environments;
-      if (Array.isArray(data72)) {
-        const len7 = data72.length;
+      let data73 = data.protected_environments;
+      if (Array.isArray(data73)) {
+        const len7 = data73.length;
         for (let i8 = 0; i8 < len7; i8++) {
           if (
-            !validate65(data72[i8], {
+            !validate65(data73[i8], {
               instancePath: instancePath + "/protected_environments/" + i8,
-              parentData: data72,
+              parentData: data73,
               parentDataProperty: i8,
               rootData,
               dynamicAnchors,
@@ -21744,7 +21829,7 @@ function validate58(
           }
         }
       } else {
-        const err107 = {
+        const err110 = {
           instancePath: instancePath + "/protected_environments",
           schemaPath: "#/properties/protected_environments/type",
           keyword: "type",
@@ -21752,25 +21837,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.protected_environments.type,
           parentSchema: schema109.properties.protected_environments,
-          data: data72,
+          data: data73,
         };
         if (vErrors === null) {
-          vErrors = [err107];
+          vErrors = [err110];
         } else {
-          vErrors.push(err107);
+          vErrors.push(err110);
         }
         errors++;
       }
     }
     if (data.deploy_keys !== undefined) {
-      let data74 = data.deploy_keys;
-      if (Array.isArray(data74)) {
-        const len8 = data74.length;
+      let data75 = data.deploy_keys;
+      if (Array.isArray(data75)) {
+        const len8 = data75.length;
         for (let i9 = 0; i9 < len8; i9++) {
           if (
-            !validate25(data74[i9], {
+            !validate25(data75[i9], {
               instancePath: instancePath + "/deploy_keys/" + i9,
-              parentData: data74,
+              parentData: data75,
               parentDataProperty: i9,
               rootData,
               dynamicAnchors,
@@ -21781,7 +21866,7 @@ function validate58(
           }
         }
       } else {
-        const err108 = {
+        const err111 = {
           instancePath: instancePath + "/deploy_keys",
           schemaPath: "#/properties/deploy_keys/type",
           keyword: "type",
@@ -21789,25 +21874,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.deploy_keys.type,
           parentSchema: schema109.properties.deploy_keys,
-          data: data74,
+          data: data75,
         };
         if (vErrors === null) {
-          vErrors = [err108];
+          vErrors = [err111];
         } else {
-          vErrors.push(err108);
+          vErrors.push(err111);
         }
         errors++;
       }
     }
     if (data.triggers !== undefined) {
-      let data76 = data.triggers;
-      if (Array.isArray(data76)) {
-        const len9 = data76.length;
+      let data77 = data.triggers;
+      if (Array.isArray(data77)) {
+        const len9 = data77.length;
         for (let i10 = 0; i10 < len9; i10++) {
           if (
-            !validate68(data76[i10], {
+            !validate68(data77[i10], {
               instancePath: instancePath + "/triggers/" + i10,
-              parentData: data76,
+              parentData: data77,
               parentDataProperty: i10,
               rootData,
               dynamicAnchors,
@@ -21818,7 +21903,7 @@ function validate58(
           }
         }
       } else {
-        const err109 = {
+        const err112 = {
           instancePath: instancePath + "/triggers",
           schemaPath: "#/properties/triggers/type",
           keyword: "type",
@@ -21826,25 +21911,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.triggers.type,
           parentSchema: schema109.properties.triggers,
-          data: data76,
+          data: data77,
         };
         if (vErrors === null) {
-          vErrors = [err109];
+          vErrors = [err112];
         } else {
-          vErrors.push(err109);
+          vErrors.push(err112);
         }
         errors++;
       }
     }
     if (data.wiki_pages !== undefined) {
-      let data78 = data.wiki_pages;
-      if (Array.isArray(data78)) {
-        const len10 = data78.length;
+      let data79 = data.wiki_pages;
+      if (Array.isArray(data79)) {
+        const len10 = data79.length;
         for (let i11 = 0; i11 < len10; i11++) {
           if (
-            !validate71(data78[i11], {
+            !validate71(data79[i11], {
               instancePath: instancePath + "/wiki_pages/" + i11,
-              parentData: data78,
+              parentData: data79,
               parentDataProperty: i11,
               rootData,
               dynamicAnchors,
@@ -21855,7 +21940,7 @@ function validate58(
           }
         }
       } else {
-        const err110 = {
+        const err113 = {
           instancePath: instancePath + "/wiki_pages",
           schemaPath: "#/properties/wiki_pages/type",
           keyword: "type",
@@ -21863,12 +21948,12 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.wiki_pages.type,
           parentSchema: schema109.properties.wiki_pages,
-          data: data78,
+          data: data79,
         };
         if (vErrors === null) {
-          vErrors = [err110];
+          vErrors = [err113];
         } else {
-          vErrors.push(err110);
+          vErrors.push(err113);
         }
         errors++;
       }
@@ -21888,14 +21973,14 @@ function validate58(
       }
     }
     if (data.members !== undefined) {
-      let data81 = data.members;
-      if (Array.isArray(data81)) {
-        const len11 = data81.length;
+      let data82 = data.members;
+      if (Array.isArray(data82)) {
+        const len11 = data82.length;
         for (let i12 = 0; i12 < len11; i12++) {
           if (
-            !validate29(data81[i12], {
+            !validate29(data82[i12], {
               instancePath: instancePath + "/members/" + i12,
-              parentData: data81,
+              parentData: data82,
               parentDataProperty: i12,
               rootData,
               dynamicAnchors,
@@ -21906,7 +21991,7 @@ function validate58(
           }
         }
       } else {
-        const err111 = {
+        const err114 = {
           instancePath: instancePath + "/members",
           schemaPath: "#/properties/members/type",
           keyword: "type",
@@ -21914,25 +21999,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.members.type,
           parentSchema: schema109.properties.members,
-          data: data81,
+          data: data82,
         };
         if (vErrors === null) {
-          vErrors = [err111];
+          vErrors = [err114];
         } else {
-          vErrors.push(err111);
+          vErrors.push(err114);
         }
         errors++;
       }
     }
     if (data.shared_with_groups !== undefined) {
-      let data83 = data.shared_with_groups;
-      if (Array.isArray(data83)) {
-        const len12 = data83.length;
+      let data84 = data.shared_with_groups;
+      if (Array.isArray(data84)) {
+        const len12 = data84.length;
         for (let i13 = 0; i13 < len12; i13++) {
           if (
-            !validate30(data83[i13], {
+            !validate30(data84[i13], {
               instancePath: instancePath + "/shared_with_groups/" + i13,
-              parentData: data83,
+              parentData: data84,
               parentDataProperty: i13,
               rootData,
               dynamicAnchors,
@@ -21943,7 +22028,7 @@ function validate58(
           }
         }
       } else {
-        const err112 = {
+        const err115 = {
           instancePath: instancePath + "/shared_with_groups",
           schemaPath: "#/properties/shared_with_groups/type",
           keyword: "type",
@@ -21951,25 +22036,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.shared_with_groups.type,
           parentSchema: schema109.properties.shared_with_groups,
-          data: data83,
+          data: data84,
         };
         if (vErrors === null) {
-          vErrors = [err112];
+          vErrors = [err115];
         } else {
-          vErrors.push(err112);
+          vErrors.push(err115);
         }
         errors++;
       }
     }
     if (data.protected_branches !== undefined) {
-      let data85 = data.protected_branches;
-      if (Array.isArray(data85)) {
-        const len13 = data85.length;
+      let data86 = data.protected_branches;
+      if (Array.isArray(data86)) {
+        const len13 = data86.length;
         for (let i14 = 0; i14 < len13; i14++) {
           if (
-            !validate79(data85[i14], {
+            !validate79(data86[i14], {
               instancePath: instancePath + "/protected_branches/" + i14,
-              parentData: data85,
+              parentData: data86,
               parentDataProperty: i14,
               rootData,
               dynamicAnchors,
@@ -21980,7 +22065,7 @@ function validate58(
           }
         }
       } else {
-        const err113 = {
+        const err116 = {
           instancePath: instancePath + "/protected_branches",
           schemaPath: "#/properties/protected_branches/type",
           keyword: "type",
@@ -21988,25 +22073,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.protected_branches.type,
           parentSchema: schema109.properties.protected_branches,
-          data: data85,
+          data: data86,
         };
         if (vErrors === null) {
-          vErrors = [err113];
+          vErrors = [err116];
         } else {
-          vErrors.push(err113);
+          vErrors.push(err116);
         }
         errors++;
       }
     }
     if (data.protected_tags !== undefined) {
-      let data87 = data.protected_tags;
-      if (Array.isArray(data87)) {
-        const len14 = data87.length;
+      let data88 = data.protected_tags;
+      if (Array.isArray(data88)) {
+        const len14 = data88.length;
         for (let i15 = 0; i15 < len14; i15++) {
           if (
-            !validate81(data87[i15], {
+            !validate81(data88[i15], {
               instancePath: instancePath + "/protected_tags/" + i15,
-              parentData: data87,
+              parentData: data88,
               parentDataProperty: i15,
               rootData,
               dynamicAnchors,
@@ -22017,7 +22102,7 @@ function validate58(
           }
         }
       } else {
-        const err114 = {
+        const err117 = {
           instancePath: instancePath + "/protected_tags",
           schemaPath: "#/properties/protected_tags/type",
           keyword: "type",
@@ -22025,25 +22110,25 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.protected_tags.type,
           parentSchema: schema109.properties.protected_tags,
-          data: data87,
+          data: data88,
         };
         if (vErrors === null) {
-          vErrors = [err114];
+          vErrors = [err117];
         } else {
-          vErrors.push(err114);
+          vErrors.push(err117);
         }
         errors++;
       }
     }
     if (data.variables !== undefined) {
-      let data89 = data.variables;
-      if (Array.isArray(data89)) {
-        const len15 = data89.length;
+      let data90 = data.variables;
+      if (Array.isArray(data90)) {
+        const len15 = data90.length;
         for (let i16 = 0; i16 < len15; i16++) {
           if (
-            !validate24(data89[i16], {
+            !validate24(data90[i16], {
               instancePath: instancePath + "/variables/" + i16,
-              parentData: data89,
+              parentData: data90,
               parentDataProperty: i16,
               rootData,
               dynamicAnchors,
@@ -22054,7 +22139,7 @@ function validate58(
           }
         }
       } else {
-        const err115 = {
+        const err118 = {
           instancePath: instancePath + "/variables",
           schemaPath: "#/properties/variables/type",
           keyword: "type",
@@ -22062,18 +22147,129 @@ function validate58(
           message: "must be array",
           schema: schema109.properties.variables.type,
           parentSchema: schema109.properties.variables,
-          data: data89,
+          data: data90,
         };
         if (vErrors === null) {
-          vErrors = [err115];
+          vErrors = [err118];
         } else {
-          vErrors.push(err115);
+          vErrors.push(err118);
+        }
+        errors++;
+      }
+    }
+    if (data.labels !== undefined) {
+      let data92 = data.labels;
+      if (Array.isArray(data92)) {
+        const len16 = data92.length;
+        for (let i17 = 0; i17 < len16; i17++) {
+          if (
+            !validate42(data92[i17], {
+              instancePath: instancePath + "/labels/" + i17,
+              parentData: data92,
+              parentDataProperty: i17,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err119 = {
+          instancePath: instancePath + "/labels",
+          schemaPath: "#/properties/labels/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+          schema: schema109.properties.labels.type,
+          parentSchema: schema109.properties.labels,
+          data: data92,
+        };
+        if (vErrors === null) {
+          vErrors = [err119];
+        } else {
+          vErrors.push(err119);
+        }
+        errors++;
+      }
+    }
+    if (data.hooks !== undefined) {
+      let data94 = data.hooks;
+      if (Array.isArray(data94)) {
+        const len17 = data94.length;
+        for (let i18 = 0; i18 < len17; i18++) {
+          if (
+            !validate44(data94[i18], {
+              instancePath: instancePath + "/hooks/" + i18,
+              parentData: data94,
+              parentDataProperty: i18,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err120 = {
+          instancePath: instancePath + "/hooks",
+          schemaPath: "#/properties/hooks/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+          schema: schema109.properties.hooks.type,
+          parentSchema: schema109.properties.hooks,
+          data: data94,
+        };
+        if (vErrors === null) {
+          vErrors = [err120];
+        } else {
+          vErrors.push(err120);
+        }
+        errors++;
+      }
+    }
+    if (data.deploy_tokens !== undefined) {
+      let data96 = data.deploy_tokens;
+      if (Array.isArray(data96)) {
+        const len18 = data96.length;
+        for (let i19 = 0; i19 < len18; i19++) {
+          if (
+            !validate26(data96[i19], {
+              instancePath: instancePath + "/deploy_tokens/" + i19,
+              parentData: data96,
+              parentDataProperty: i19,
+              rootData,
+              dynamicAnchors,
+            })
+          ) {
+            vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+            errors = vErrors.length;
+          }
+        }
+      } else {
+        const err121 = {
+          instancePath: instancePath + "/deploy_tokens",
+          schemaPath: "#/properties/deploy_tokens/type",
+          keyword: "type",
+          params: { type: "array" },
+          message: "must be array",
+          schema: schema109.properties.deploy_tokens.type,
+          parentSchema: schema109.properties.deploy_tokens,
+          data: data96,
+        };
+        if (vErrors === null) {
+          vErrors = [err121];
+        } else {
+          vErrors.push(err121);
         }
         errors++;
       }
     }
   } else {
-    const err116 = {
+    const err122 = {
       instancePath,
       schemaPath: "#/type",
       keyword: "type",
@@ -22084,9 +22280,9 @@ function validate58(
       data,
     };
     if (vErrors === null) {
-      vErrors = [err116];
+      vErrors = [err122];
     } else {
-      vErrors.push(err116);
+      vErrors.push(err122);
     }
     errors++;
   }
@@ -26521,7 +26717,7 @@ function validate59(
   return errors === 0;
 }
 validate59.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-const pattern54 = new RegExp(
+const pattern55 = new RegExp(
   "^(\\*\\*?|(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])(?<!\\.git|\\.atom)(/(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])(?<!\\.git|\\.atom))*/\\*\\*?|(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])(?<!\\.git|\\.atom)(/(?:[A-Za-z0-9_.][A-Za-z0-9_.-]*[A-Za-z0-9_-]|[A-Za-z0-9_])(?<!\\.git|\\.atom))+)$",
   "u",
 );
@@ -26748,7 +26944,7 @@ function validate57(
         for (const key4 in data6) {
           const _errs17 = errors;
           if (typeof key4 === "string") {
-            if (!pattern54.test(key4)) {
+            if (!pattern55.test(key4)) {
               const err7 = {
                 instancePath: instancePath + "/projects",
                 schemaPath: "#/properties/projects/propertyNames/pattern",

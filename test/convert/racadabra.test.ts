@@ -272,6 +272,11 @@ describe("the fixture action files", () => {
     );
     expect(Object.keys(c.files).sort()).toEqual(["main.yaml", "shared.yaml"]);
     const api = at(c.files["main.yaml"], "projects", "conv/api") as Record<string, unknown>;
+    expect(api["extends"]).toEqual(["service"]);
+    // The template's labels stay in the template (templates hold any project key), as the source wrote them.
+    const service = at(c.files["main.yaml"], "templates", "service") as Record<string, unknown>;
+    expect(service["labels"]).toEqual([{ name: "bug", color: "#d9534f", description: "Something is wrong" }]);
+    const own = { ...service, ...api };
     for (const key of [
       "members",
       "shared_with_groups",
@@ -283,7 +288,7 @@ describe("the fixture action files", () => {
       "pipeline_schedules",
       "labels",
     ])
-      expect(api[key], key).toBeDefined();
+      expect(own[key], key).toBeDefined();
     expect(at(c.files["main.yaml"], "instance", "application_settings")).toBeDefined();
   });
 });
