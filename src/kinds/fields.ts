@@ -12,6 +12,12 @@ export interface FieldSpec {
   required: boolean;
   /** Printed masked everywhere, still compared. */
   sensitive: boolean;
+  /**
+   * The platform's value is printed masked (`x-sensitive-live`), the manifest's as written unless it is a secret:
+   * the platform may hold a secret no manifest says is one (a CI/CD variable an earlier commit gave from
+   * `${env:}`, or one set by hand), while what the manifest writes in clear is in git already.
+   */
+  liveSensitive: boolean;
   /** Never read back from the platform: sent on create/replace, never compared, printed masked. */
   writeOnly: boolean;
   /** A change forces delete-then-create. */
@@ -104,6 +110,7 @@ export function fieldSpecsFromSchema(schema: JsonSchema, resolve?: RefResolver):
       ...(typeof type === "string" && FIELD_TYPES.has(type) ? { type: type as FieldType } : {}),
       required: required.has(name),
       sensitive: prop["x-sensitive"] === true || prop["writeOnly"] === true,
+      liveSensitive: prop["x-sensitive-live"] === true,
       writeOnly: prop["writeOnly"] === true,
       replace: prop["x-replace"] === true,
       set:

@@ -963,7 +963,7 @@ export interface CiVariable {
    */
   key: string;
   /**
-   * The value. Shown in plans when written in the manifest and not masked; a value from `${env:NAME}` or `${file:path}`, and the value of a masked variable, is a secret: never shown. A masked variable's value must come from `${env:}` or `${file:}`.
+   * The value. Shown in plans as the manifest writes it when it is neither masked nor from `${env:NAME}`/`${file:path}` (those are secrets: never shown); the platform's value is never shown, since it may be a secret the manifests no longer name (a value an earlier commit gave from `${env:}`, one set by hand). A masked variable's value must come from `${env:}` or `${file:}`.
    */
   value: string;
   /**
@@ -1764,7 +1764,7 @@ export interface InstanceVariable {
    */
   key: string;
   /**
-   * The value, at most 10,000 characters. Shown in plans when written in the manifest and not masked; a value from `${env:NAME}` or `${file:path}`, and the value of a masked variable, is a secret: never shown. A masked variable's value must come from `${env:}` or `${file:}`.
+   * The value, at most 10,000 characters. Shown in plans as the manifest writes it when it is neither masked nor from `${env:NAME}`/`${file:path}` (those are secrets: never shown); the platform's value is never shown, since it may be a secret the manifests no longer name (a value an earlier commit gave from `${env:}`, one set by hand). A masked variable's value must come from `${env:}` or `${file:}`.
    */
   value: string;
   /**

@@ -5236,8 +5236,9 @@ const schema44 = {
     },
     value: {
       type: "string",
+      "x-sensitive-live": true,
       description:
-        "The value. Shown in plans when written in the manifest and not masked; a value from `${env:NAME}` or `${file:path}`, and the value of a masked variable, is a secret: never shown. A masked variable's value must come from `${env:}` or `${file:}`.",
+        "The value. Shown in plans as the manifest writes it when it is neither masked nor from `${env:NAME}`/`${file:path}` (those are secrets: never shown); the platform's value is never shown, since it may be a secret the manifests no longer name (a value an earlier commit gave from `${env:}`, one set by hand). A masked variable's value must come from `${env:}` or `${file:}`.",
     },
     variable_type: {
       type: "string",
@@ -5794,7 +5795,7 @@ function validate24(
       let data9 = data.unchecked;
       if (data9 && typeof data9 == "object" && !Array.isArray(data9)) {
         for (const key1 in data9) {
-          const _errs30 = errors;
+          const _errs31 = errors;
           if (typeof key1 === "string") {
             if (!pattern5.test(key1)) {
               const err24 = {
@@ -5816,7 +5817,7 @@ function validate24(
               errors++;
             }
           }
-          var valid6 = _errs30 === errors;
+          var valid6 = _errs31 === errors;
           if (!valid6) {
             const err25 = {
               instancePath: instancePath + "/unchecked",
@@ -13679,8 +13680,9 @@ const schema97 = {
     },
     value: {
       type: "string",
+      "x-sensitive-live": true,
       description:
-        "The value, at most 10,000 characters. Shown in plans when written in the manifest and not masked; a value from `${env:NAME}` or `${file:path}`, and the value of a masked variable, is a secret: never shown. A masked variable's value must come from `${env:}` or `${file:}`.",
+        "The value, at most 10,000 characters. Shown in plans as the manifest writes it when it is neither masked nor from `${env:NAME}`/`${file:path}` (those are secrets: never shown); the platform's value is never shown, since it may be a secret the manifests no longer name (a value an earlier commit gave from `${env:}`, one set by hand). A masked variable's value must come from `${env:}` or `${file:}`.",
       maxLength: 10000,
     },
     variable_type: {
@@ -14166,7 +14168,7 @@ function validate49(
       let data8 = data.unchecked;
       if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
         for (const key1 in data8) {
-          const _errs27 = errors;
+          const _errs28 = errors;
           if (typeof key1 === "string") {
             if (!pattern5.test(key1)) {
               const err21 = {
@@ -14188,7 +14190,7 @@ function validate49(
               errors++;
             }
           }
-          var valid6 = _errs27 === errors;
+          var valid6 = _errs28 === errors;
           if (!valid6) {
             const err22 = {
               instancePath: instancePath + "/unchecked",

@@ -12,6 +12,7 @@ export const ANNOTATIONS = [
   "x-identity",
   "x-singleton",
   "x-sensitive",
+  "x-sensitive-live",
   "x-replace",
   "x-licensed",
   "x-deprecated",

@@ -10,6 +10,7 @@ function spec(name: string, more: Partial<FieldSpec> = {}): [string, FieldSpec] 
       name,
       required: false,
       sensitive: false,
+      liveSensitive: false,
       writeOnly: false,
       replace: false,
       set: false,

@@ -89,9 +89,10 @@ export async function lifecycle<V>(spec: CycleSpec<V>): Promise<void> {
     const changed = bench.manifest(spec.render(edit.values), "cycle.yaml");
     const plan = await planJson(bench, changed);
     expectChanges(plan, [{ address, action: edit.action ?? "update", fields: edit.fields }]);
-    // Each changed field shows a different value on each side.
+    // Each changed field shows a different value on each side; a sensitive one (a variable's value) neither.
     for (const f of plan.changes[0]!.fields.filter((x) => edit.fields.includes(x.field))) {
-      expect(JSON.stringify(f.before), f.field).not.toBe(JSON.stringify(f.after));
+      if (f.sensitive) expect([f.before, f.after], f.field).toEqual(["(sensitive)", "(sensitive)"]);
+      else expect(JSON.stringify(f.before), f.field).not.toBe(JSON.stringify(f.after));
     }
     await apply(bench, changed);
     await expectLive(spec, edit.values);

@@ -81,6 +81,7 @@ describe("fieldSpecsFromSchema", () => {
       type: "string",
       required: false,
       sensitive: false,
+      liveSensitive: false,
       writeOnly: false,
       replace: false,
       set: false,

@@ -7,7 +7,7 @@ import type { Fields, Kind, KindContext, Live } from "../../kinds/kind.js";
 import { containsSecret } from "../../manifest/secret.js";
 import type { FieldChange } from "../../plan/model.js";
 import { sameValue } from "../compare.js";
-import { mask, shown } from "./mask.js";
+import { hidesLive, mask, shown } from "./mask.js";
 import type { Specs } from "./types.js";
 
 /** The fields that describe the object itself: not child collections, not manifest-only instructions. */
@@ -38,7 +38,7 @@ export async function fieldChanges(
     const secret = containsSecret(value);
     changes.push({
       field,
-      before: await shown(ctx, kind, specs, field, live.fields[field], secret),
+      before: await shown(ctx, kind, specs, field, live.fields[field], hidesLive(specs, field, value)),
       after: await shown(ctx, kind, specs, field, value),
       ...(spec?.sensitive || secret ? { sensitive: true } : {}),
       ...(spec?.replace ? { forcesReplacement: true } : {}),
@@ -92,7 +92,7 @@ export function deletedFields(
       .filter(([field]) => !listed || listed.includes(field))
       .map(async ([field, v]) => ({
         field,
-        before: await shown(ctx, kind, specs, field, v, containsSecret(desired?.[field])),
+        before: await shown(ctx, kind, specs, field, v, hidesLive(specs, field, desired?.[field])),
       })),
   );
 }

@@ -1,7 +1,7 @@
 /**
  * Masking, in one place: what a plan may show of a value (access levels by name, write-only values as
- * `(write-only)`, sensitive fields,
- * secrets and the live side of a field whose desired value is a secret as `(sensitive)`), how a live object whose
+ * `(write-only)`, sensitive fields, secrets, and the live side of a field whose desired value is a secret or whose
+ * live values may be secrets (`x-sensitive-live`: hidesLive) as `(sensitive)`), how a live object whose
  * identity holds a secret is named, and the last pass that masks every value of the run's references wherever it
  * turned up in the plan.
  */
@@ -15,13 +15,20 @@ import type { Specs, Step } from "./types.js";
 const MASK = "(sensitive)";
 const WRITE_ONLY = "(write-only)";
 
+/**
+ * Whether the live value of `field` is masked: the manifest's value is a secret (its live side would give it away),
+ * or the field's live values may be secrets the manifest does not know of (`x-sensitive-live`: a CI/CD variable's).
+ */
+export function hidesLive(specs: Specs, field: string, desired: unknown): boolean {
+  return specs.get(field)?.liveSensitive === true || containsSecret(desired);
+}
+
 /** A value as plans may show it (see the top). */
-export function mask(specs: Specs, field: string, value: unknown, secretDesired = false): unknown {
+export function mask(specs: Specs, field: string, value: unknown, hideLive = false): unknown {
   const spec = specs.get(field);
   if (value === undefined) return undefined;
   if (spec?.writeOnly) return WRITE_ONLY;
-  if (spec?.sensitive || isSecret(value) || secretDesired)
-    return value === null || value === "" ? value : MASK;
+  if (spec?.sensitive || isSecret(value) || hideLive) return value === null || value === "" ? value : MASK;
   return maskSecrets(value);
 }
 
@@ -35,10 +42,10 @@ export async function shown(
   specs: Specs,
   field: string,
   value: unknown,
-  secretDesired = false,
+  hideLive = false,
 ): Promise<unknown> {
   const named = kind.display && value !== undefined ? await kind.display(ctx, field, value) : value;
-  return mask(specs, field, displayValue(specs.get(field)?.normalize, named), secretDesired);
+  return mask(specs, field, displayValue(specs.get(field)?.normalize, named), hideLive);
 }
 
 /**
@@ -56,7 +63,7 @@ export function maskedFields(
   return Object.fromEntries(
     Object.entries(fields)
       .filter(([k]) => !k.startsWith(UNCHECKED) || (declared !== undefined && k in declared))
-      .map(([k, v]) => [k, mask(specs, k, v, containsSecret(desired?.[k]))]),
+      .map(([k, v]) => [k, mask(specs, k, v, hidesLive(specs, k, desired?.[k]))]),
   );
 }
 
