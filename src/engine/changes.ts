@@ -3,7 +3,9 @@
  * pull request's plan reads and compares only those. Entries are compared after templates (an entry whose template
  * changed has changed), node by node: a node whose own fields, state or prune policies differ is planned; a node that
  * is new (or matched by a changed pattern) is planned with everything below it; a collection whose policy changed or
- * that lost an entry is read in full, so what becomes unmanaged (or deleted) shows. Everything else is not read.
+ * that lost an entry is read in full, so what becomes unmanaged (or deleted) shows, and an item an entry no longer
+ * declares (or a collection it no longer mentions) is compared, in case a pattern over the object declares it.
+ * Everything else is not read.
  *
  * Nodes are named by their place in the manifests (`projects["acme/api"].pipeline_schedules["Nightly"]`), with
  * identities as shown (secrets masked), so both versions can be loaded without resolving any secret. A secret
@@ -123,14 +125,26 @@ function byLabel(coll: DesiredCollection | undefined): Map<string, DesiredNode[]
   return out;
 }
 
-/** Compares two versions of a node; true when anything at or below it is in scope (it is then an ancestor). */
+/** How two versions are compared: where each was read, and the patterns now. */
+interface Comparison {
+  roots: ScopeRoots | undefined;
+  /** The patterns of the version now (none when comparing two versions of one pattern's body). */
+  selectors: readonly Selector[];
+}
+
+/**
+ * Compares two versions of a node; true when anything at or below it is in scope (it is then an ancestor).
+ * `covered`: a pattern now applies to the group or project the node is (or is in).
+ */
 function compareNodes(
   base: DesiredNode,
   head: DesiredNode,
   path: string,
   scope: ChangeScope,
-  roots: ScopeRoots | undefined,
+  how: Comparison,
+  covered = false,
 ): boolean {
+  const roots = how.roots;
   let touched = false;
   if (ownDigest(base, roots?.base) !== ownDigest(head, roots?.head)) {
     scope.nodes.add(path);
@@ -143,7 +157,8 @@ function compareNodes(
         head.children[name],
         collectionPath(path, name),
         scope,
-        roots,
+        how,
+        covered,
       ) || touched;
   }
   if (touched) scope.ancestors.add(path);
@@ -155,9 +170,19 @@ function compareCollections(
   head: DesiredCollection | undefined,
   path: string,
   scope: ChangeScope,
-  roots: ScopeRoots | undefined,
+  how: Comparison,
+  covered: boolean,
 ): boolean {
-  if (!head) return false; // a collection no longer mentioned is no longer managed: nothing to read
+  if (!head) {
+    // A collection the entry no longer mentions is no longer managed by it (nothing to read), but a pattern over the
+    // object may declare it, or some of its items: the pattern's then apply, as in a full plan. So it is read in
+    // full and each item the entry had is compared; where no pattern declares the collection, the walk never
+    // comes to it.
+    if (!base || !covered) return false;
+    scope.collections.add(path);
+    for (const label of byLabel(base).keys()) scope.whole.add(`${path}[${JSON.stringify(label)}]`);
+    return true;
+  }
   let touched = false;
   const full = () => {
     scope.collections.add(path);
@@ -173,9 +198,22 @@ function compareCollections(
       scope.whole.add(at);
       touched = true;
     } else if (items.length !== 1 || previous.length !== 1) full();
-    else touched = compareNodes(previous[0]!, items[0]!, at, scope, roots) || touched;
+    else {
+      // A group or project entry: whether a pattern now applies to it (collections it drops may be the pattern's).
+      const top = path === "groups" || path === "projects";
+      const under =
+        covered ||
+        (top && how.selectors.some((sel) => sel.collection === path && selects(sel, items[0]!.key)));
+      touched = compareNodes(previous[0]!, items[0]!, at, scope, how, under) || touched;
+    }
   }
-  for (const label of before.keys()) if (!after.has(label)) full();
+  // An item the entry no longer has: undeclared now (the collection read in full), or a pattern's item that the
+  // entry's had overridden, compared as the pattern makes it.
+  for (const label of before.keys()) {
+    if (after.has(label)) continue;
+    full();
+    if (covered) scope.whole.add(`${path}[${JSON.stringify(label)}]`);
+  }
   return touched;
 }
 
@@ -226,7 +264,7 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
     selectors: new Set(),
     ancestors: new Set(),
   };
-  compareNodes(base.root, head.root, "", scope, roots);
+  compareNodes(base.root, head.root, "", scope, { roots, selectors: head.selectors });
   const patterns = (s: DesiredState) =>
     new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
   const before = patterns(base);
@@ -247,7 +285,7 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
       selectors: new Set(),
       ancestors: new Set(),
     };
-    compareNodes(old.node, sel.node, "", probe, roots);
+    compareNodes(old.node, sel.node, "", probe, { roots, selectors: [] });
     if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
   }
   // A pattern that was removed leaves its objects as they are: nothing to read. What a group pattern removed or

@@ -99,6 +99,23 @@ describe("changeScope", () => {
     expect(lists(await scopeOf(head, BASE))).toEqual(NONE);
   });
 
+  it("under a pattern, what an entry no longer declares is compared: the pattern may declare it", async () => {
+    const patterned = `${BASE}  acme/*:\n    badges:\n      - { name: docs, link_url: "https://d.example/p", image_url: "https://d.example/p.svg" }\n`;
+    // The badge gone from acme/web's entry: the collection read in full, the pattern's badge compared.
+    const item = await scopeOf(patterned, patterned.replace(/ {2}acme\/web:\n {4}badges:\n.*\n/, "  acme/web: {}\n"));
+    const badges = 'projects["acme/web"].badges';
+    expect(lists(item)).toMatchObject({ whole: [`${badges}["docs"]`], collections: [badges] });
+    expect(item.ancestors).toContain('projects["acme/web"]');
+    // A schedule's variable gone below acme/api: the same, for the item of the schedule.
+    const nested = await scopeOf(patterned, patterned.replace("          - { key: ZONE, value: eu }\n", ""));
+    const variables = 'projects["acme/api"].pipeline_schedules["Nightly"].variables';
+    expect(lists(nested)).toMatchObject({ whole: [`${variables}["ZONE"]`], collections: [variables] });
+    // Without a pattern over the project, a collection no longer mentioned is left alone, and an item removed is
+    // undeclared: its collection read in full, nothing compared.
+    const alone = await scopeOf(BASE, BASE.replace("          - { key: ZONE, value: eu }\n", ""));
+    expect(lists(alone)).toMatchObject({ whole: [], collections: [variables] });
+  });
+
   it("a changed policy for undeclared objects reads the collection in full and changes its owner", async () => {
     const head = BASE.replace("  acme/web:\n", "  acme/web:\n    unmanaged:\n      badges: delete\n");
     expect(lists(await scopeOf(BASE, head))).toEqual({

@@ -122,4 +122,59 @@ describe("--changed-since when declarations are removed", () => {
       'unmanaged group["a/h"]',
     ]);
   });
+  describe("items and collections an entry no longer declares, where a pattern does", () => {
+    const BASE = `version: 1
+groups:
+  a: { description: top }
+  a/g: { description: sub }
+  a/h: { description: other }
+projects:
+  a/**:
+    description: broad
+    labels: [{ name: x, color: "#00FF00" }]
+  a/g/*: { description: narrow }
+  a/p:
+    description: own
+    labels: [{ name: x, color: "#FF0000" }, { name: y, color: "#0000FF" }]
+`;
+    beforeEach(async () => {
+      writeFileSync(join(repo, "m.yaml"), BASE);
+      execFileSync(
+        "git",
+        ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "labels"],
+        {
+          cwd: repo,
+        },
+      );
+      const applied = await bench.cli(["apply", "--yes", repo]);
+      expect(applied.code, applied.out + applied.err).toBe(0);
+    });
+
+    it("an item removed from the entry: the pattern's item is planned", async () => {
+      const head = BASE.replace(
+        '[{ name: x, color: "#FF0000" }, { name: y, color: "#0000FF" }]',
+        '[{ name: y, color: "#0000FF" }]',
+      );
+      expect(await plans(head)).toEqual(['update project["a/p"].label["x"] color="#00FF00"']);
+    });
+
+    it("the whole collection removed from the entry: the pattern's items are planned, the others unmanaged", async () => {
+      const head = BASE.replace(
+        '    labels: [{ name: x, color: "#FF0000" }, { name: y, color: "#0000FF" }]\n',
+        "",
+      );
+      expect(await plans(head)).toEqual([
+        'unmanaged project["a/p"].label["y"]',
+        'update project["a/p"].label["x"] color="#00FF00"',
+      ]);
+    });
+
+    it("the collection removed where no pattern declares it: nothing is planned", async () => {
+      const head = BASE.replace('    labels: [{ name: x, color: "#00FF00" }]\n', "").replace(
+        '    labels: [{ name: x, color: "#FF0000" }, { name: y, color: "#0000FF" }]\n',
+        "",
+      );
+      expect(await plans(head)).toEqual([]);
+    });
+  });
 });
