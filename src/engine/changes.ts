@@ -218,6 +218,27 @@ function compareCollections(
 }
 
 /**
+ * What a pattern no longer gives an object its entry declares (the pattern removed, or changed so that it may no
+ * longer match): in each collection both declare, the pattern's items are undeclared now (reported, or deleted by
+ * the collection's policy, as a full plan does) or another pattern's. Each such collection is read in full and
+ * each item both declare compared whole. True when anything was put in scope.
+ */
+function leftByPattern(pattern: DesiredNode, entry: DesiredNode, path: string, scope: ChangeScope): boolean {
+  let touched = false;
+  for (const [name, coll] of Object.entries(pattern.children)) {
+    const own = entry.children[name];
+    if (!own) continue;
+    const cpath = collectionPath(path, name);
+    scope.collections.add(cpath);
+    touched = true;
+    const declared = byLabel(own);
+    for (const label of byLabel(coll).keys())
+      if (declared.has(label)) scope.whole.add(`${cpath}[${JSON.stringify(label)}]`);
+  }
+  return touched;
+}
+
+/**
  * The groups whose undeclared subgroups a change makes reported (see ChangeScope.subgroupsOf); the groups above
  * one no longer declared are read for it, not compared.
  */
@@ -288,8 +309,19 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
     compareNodes(old.node, sel.node, "", probe, { roots, selectors: [] });
     if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
   }
-  // A pattern that was removed leaves its objects as they are: nothing to read. What a group pattern removed or
-  // changed matched may be undeclared now: reported below the declared groups under its root.
+  // A pattern that was removed leaves the objects it alone declared as they are: nothing to read. Of the objects an
+  // entry declares, the collections it shared with the pattern lose the pattern's items (leftByPattern); so may
+  // those of a changed pattern that no longer matches them.
+  for (const [name, sel] of before) {
+    if (after.has(name) && !scope.selectors.has(name)) continue;
+    for (const entry of head.root.children[sel.collection]?.items ?? []) {
+      if (entry.state === "absent" || !selects(sel, entry.key)) continue;
+      const at = itemPath(sel.collection, entry);
+      if (leftByPattern(sel.node, entry, at, scope)) scope.ancestors.add(at).add("");
+    }
+  }
+  // What a group pattern removed or changed matched may be undeclared now: reported below the declared groups
+  // under its root.
   const patternRoots = [...before]
     .filter(([name, sel]) => sel.collection === "groups" && (!after.has(name) || scope.selectors.has(name)))
     .map(([, sel]) => sel.prefix.toLowerCase());

@@ -177,4 +177,54 @@ projects:
       expect(await plans(head)).toEqual([]);
     });
   });
+  describe("a pattern that no longer applies to an entry that declares the same collection", () => {
+    const BASE = `version: 1
+groups:
+  a: { description: top }
+  a/g: { description: sub }
+  a/h: { description: other }
+projects:
+  a/**:
+    description: broad
+    labels: [{ name: z, color: "#00FF00" }]
+  a/p:
+    description: own
+    labels: [{ name: x, color: "#FF0000" }]
+    unmanaged: { labels: delete }
+`;
+    // The fields of a deleted object are shown before (`after` is undefined in these lines).
+    const DELETED =
+      'delete project["a/p"].label["z"] name=undefined color=undefined description=undefined priority=undefined';
+    const PATTERN = '  a/**:\n    description: broad\n    labels: [{ name: z, color: "#00FF00" }]\n';
+    beforeEach(async () => {
+      writeFileSync(join(repo, "m.yaml"), BASE);
+      execFileSync(
+        "git",
+        ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "labels"],
+        {
+          cwd: repo,
+        },
+      );
+      const applied = await bench.cli(["apply", "--yes", repo]);
+      expect(applied.code, applied.out + applied.err).toBe(0);
+    });
+
+    it("the pattern removed: its item is deleted by the entry's policy, and the plan shows it", async () => {
+      expect(await plans(BASE.replace(PATTERN, ""))).toEqual([DELETED]);
+    });
+
+    it("the entry left out of the pattern (except): the same", async () => {
+      const head = BASE.replace("    description: broad\n", "    description: broad\n    except: [a/p]\n");
+      expect(await plans(head)).toEqual([DELETED]);
+    });
+
+    it("under the default policy, the pattern's item is reported unmanaged", async () => {
+      const warn = BASE.replace("    unmanaged: { labels: delete }\n", "");
+      writeFileSync(join(repo, "m.yaml"), warn);
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "warn"], {
+        cwd: repo,
+      });
+      expect(await plans(warn.replace(PATTERN, ""))).toEqual(['unmanaged project["a/p"].label["z"]']);
+    });
+  });
 });
