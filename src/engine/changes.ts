@@ -188,7 +188,8 @@ function compareCollections(
     scope.collections.add(path);
     touched = true;
   };
-  if (!base || base.policy !== head.policy) full();
+  // A policy no longer written (or newly written) may hand the collection to a pattern's policy, or take it back.
+  if (!base || base.policy !== head.policy || !base.policyDeclared !== !head.policyDeclared) full();
   const before = byLabel(base);
   const after = byLabel(head);
   for (const [label, items] of after) {

@@ -218,6 +218,21 @@ projects:
       expect(await plans(head)).toEqual([DELETED]);
     });
 
+    it("the entry's own policy removed: the pattern's policy applies to its collection", async () => {
+      await bench.send("POST", "/projects/a%2Fp/labels", { name: "stale", color: "#123456" });
+      const stale =
+        'delete project["a/p"].label["stale"] name=undefined color=undefined description=undefined priority=undefined';
+      const own = BASE.replace("unmanaged: { labels: delete }", "unmanaged: { labels: warn }").replace(
+        '    labels: [{ name: z, color: "#00FF00" }]\n',
+        '    labels: [{ name: z, color: "#00FF00" }]\n    unmanaged: { labels: delete }\n',
+      );
+      writeFileSync(join(repo, "m.yaml"), own);
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "own"], {
+        cwd: repo,
+      });
+      expect(await plans(own.replace("    unmanaged: { labels: warn }\n", ""))).toEqual([stale]);
+    });
+
     it("under the default policy, the pattern's item is reported unmanaged", async () => {
       const warn = BASE.replace("    unmanaged: { labels: delete }\n", "");
       writeFileSync(join(repo, "m.yaml"), warn);
