@@ -1,0 +1,246 @@
+/**
+ * A pull request's plan (`--changed-since REF`) over projects' collections, as a property over HTTP: with the
+ * platform as the manifests at REF made it, the plan of any edit made to them since plans exactly what the full plan
+ * of the edited manifests plans, and no secret value shows in either.
+ *
+ * The universe is where collections meet selection: labels (a colour the platform spells otherwise, `red`, an item
+ * marked `state: absent`) and CI/CD variables (values inline or from `${env:}`), each on projects declared by full
+ * path, through patterns (`a/**`, `a/g/*`, `ab/*`) and through a template; prune policies (`unmanaged:`) on any of
+ * them; live labels and variables the manifests do not mention. An edit keeps most entries as they were and draws
+ * the rest again: other items, another policy, another file, gone, or new. The shrunk counterexample is printed as
+ * the two versions of the files. changed-since-properties.test.ts is the same property over settings.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ChangeV1, PlanV1 } from "../../src/plan/json.js";
+import { fc } from "../property.js";
+import { Bench } from "./helpers.js";
+
+const FILES = 2;
+const PROJECTS = ["a/p", "a/g/p", "ab/p"];
+const PATTERNS = ["a/**", "a/g/*", "ab/*"];
+const SECRETS = { FF_A: "alpha-secret-value", FF_B: "beta-secret-value" };
+const fixture = {
+  groups: ["a", "ab", "a/g"].map((path) => ({ path })),
+  projects: PROJECTS.map((path) => ({ path })),
+  labels: [
+    { project: "a/p", name: "x", color: "#111111" },
+    { project: "a/g/p", name: "y", color: "#FF0000" },
+    { project: "ab/p", name: "x", color: "#00FF00", description: "live" },
+  ],
+  ci_variables: [
+    { project: "a/p", key: "V0", value: "live" },
+    { project: "a/g/p", key: "V1", value: SECRETS.FF_A },
+    { project: "ab/p", key: "V0", value: "live" },
+  ],
+};
+
+type Policy = "delete" | "warn" | "ignore";
+interface Label {
+  name: string;
+  color?: string;
+  description?: string;
+  absent?: true;
+}
+interface Variable {
+  key: string;
+  value: string;
+}
+/** An entry (or the template): its file, collections (null: not declared) and prune policies. */
+interface Body {
+  file: number;
+  extends: boolean;
+  labels: Label[] | null;
+  variables: Variable[] | null;
+  unmanaged: { labels?: Policy; variables?: Policy } | null;
+}
+interface Version {
+  template: Body;
+  entries: Record<string, Body | null>;
+}
+
+const policy = fc.constantFrom<Policy>("delete", "warn", "ignore");
+const label = (name: string): fc.Arbitrary<Label> =>
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc
+        .record(
+          { name: fc.constant(name), color: fc.constantFrom("red", "#00ff00", "#111111") },
+          { requiredKeys: ["name", "color"] },
+        )
+        .chain((l) =>
+          fc
+            .option(fc.constantFrom("live", "new"), { nil: undefined })
+            .map((d) => (d === undefined ? l : { ...l, description: d })),
+        ),
+    },
+    { weight: 1, arbitrary: fc.constant<Label>({ name, absent: true }) },
+  );
+const labels = fc.option(
+  fc.subarray(["x", "y", "z"]).chain((names) => fc.tuple(...names.map(label)) as fc.Arbitrary<Label[]>),
+  { nil: null, freq: 2 },
+);
+const variables = fc.option(
+  fc.subarray(["V0", "V1"]).chain(
+    (keys) =>
+      fc.tuple(
+        ...keys.map((key) =>
+          fc.record({
+            key: fc.constant(key),
+            value: fc.constantFrom("live", "one", `\${env:FF_A}`, `\${env:FF_B}`),
+          }),
+        ),
+      ) as fc.Arbitrary<Variable[]>,
+  ),
+  { nil: null, freq: 2 },
+);
+const unmanaged = fc.option(fc.record({ labels: policy, variables: policy }, { requiredKeys: [] }), {
+  nil: null,
+  freq: 2,
+});
+const body = (canExtend: boolean): fc.Arbitrary<Body> =>
+  fc.record({
+    file: fc.integer({ min: 0, max: FILES - 1 }),
+    extends: canExtend ? fc.boolean() : fc.constant(false),
+    labels,
+    variables,
+    unmanaged,
+  });
+const keys = [...PROJECTS, ...PATTERNS];
+// A pattern extends no template: a template's list replaces a pattern's at the objects both reach, which is
+// what the settings property covers.
+const slotOf = (key: string) => fc.option(body(!key.includes("*")), { nil: null, freq: 3 });
+
+/** REF, and the edit: most of it kept, the rest drawn again. */
+const versions = fc
+  .record({
+    template: body(false),
+    entries: fc.record(Object.fromEntries(keys.map((k) => [k, slotOf(k)]))),
+  })
+  .chain((ref: Version) => {
+    const edited = <T>(was: T, again: fc.Arbitrary<T>) =>
+      fc.oneof({ weight: 3, arbitrary: fc.constant(was) }, { weight: 1, arbitrary: again });
+    return fc
+      .record({
+        template: edited(ref.template, body(false)),
+        entries: fc.record(Object.fromEntries(keys.map((k) => [k, edited(ref.entries[k]!, slotOf(k))]))),
+      })
+      .map((head: Version) => ({ ref, head }));
+  });
+
+/** A body's YAML lines, indented under its key. */
+function lines(b: Body): string[] {
+  const out: string[] = [];
+  if (b.extends) out.push("extends: [t1]");
+  if (b.labels) {
+    const item = (l: Label) =>
+      l.absent
+        ? `{ name: ${l.name}, state: absent }`
+        : `{ name: ${l.name}, color: "${l.color}"${l.description ? `, description: ${l.description}` : ""} }`;
+    out.push(`labels: [${b.labels.map(item).join(", ")}]`);
+  }
+  if (b.variables)
+    out.push(`variables: [${b.variables.map((v) => `{ key: ${v.key}, value: "${v.value}" }`).join(", ")}]`);
+  if (b.unmanaged) {
+    const policies = Object.entries(b.unmanaged).map(([k, v]) => `${k}: ${v}`);
+    out.push(`unmanaged: { ${policies.join(", ")} }`);
+  }
+  return out;
+}
+
+/** The files of a version, by name (every file written, `version: 1` alone when it holds nothing). */
+function filesOf(v: Version): Record<string, string> {
+  const entry = (key: string, b: Body) => {
+    const ls = lines(b);
+    return ls.length ? `  "${key}":\n${ls.map((l) => `    ${l}\n`).join("")}` : `  "${key}": {}\n`;
+  };
+  const out: Record<string, string> = {};
+  for (let i = 0; i < FILES; i++) {
+    let text = "version: 1\n";
+    if (v.template.file === i) text += `templates:\n${entry("t1", v.template)}`;
+    const mine = keys.filter((k) => v.entries[k]?.file === i);
+    if (mine.length) text += `projects:\n${mine.map((k) => entry(k, v.entries[k]!)).join("")}`;
+    out[`f${i}.yaml`] = text;
+  }
+  return out;
+}
+
+const RUNS = process.env["FORGEFORM_PROPERTY_RUNS"] ? Number(process.env["FORGEFORM_PROPERTY_RUNS"]) : 25;
+
+describe("--changed-since over collections as a property", () => {
+  it("after REF is applied, a pull request's plan is the full plan of the edited manifests", async () => {
+    await fc.assert(
+      fc.asyncProperty(versions, async ({ ref, head }) => {
+        const bench = await Bench.start({ fixture });
+        const repo = mkdtempSync(join(tmpdir(), "forgeform-since-coll-"));
+        const write = (v: Version) => {
+          for (const [name, text] of Object.entries(filesOf(v))) writeFileSync(join(repo, name), text);
+        };
+        const git = (...args: string[]) =>
+          execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
+            cwd: repo,
+          });
+        const noSecret = (text: string) => {
+          for (const value of Object.values(SECRETS)) expect(text).not.toContain(value);
+        };
+        /** The plan's changes, and its reports of undeclared live objects, as sorted JSON lines. */
+        const plan = async (args: string[]) => {
+          const run = await bench.cli(["plan", "--format", "json", ...args, repo], SECRETS);
+          expect(run.code, run.err).toBe(0);
+          noSecret(run.out + run.err);
+          const changes = (JSON.parse(run.out) as PlanV1).changes;
+          const of = (keep: (c: ChangeV1) => boolean) =>
+            changes
+              .filter(keep)
+              .map((c) => JSON.stringify(c))
+              .sort();
+          return {
+            changed: of((c) => c.action !== "unmanaged"),
+            unmanaged: of((c) => c.action === "unmanaged"),
+          };
+        };
+        try {
+          write(ref);
+          git("init", "-q");
+          git("add", "-A");
+          git("commit", "-qm", "ref");
+          const applied = await bench.cli(["apply", "--yes", repo], SECRETS);
+          expect(applied.code, applied.out + applied.err).toBe(0);
+          noSecret(applied.out + applied.err);
+          const premise = await plan([]);
+          expect(premise.changed, premise.changed.join("\n")).toEqual([]);
+          const unmanagedBefore = new Set(premise.unmanaged);
+          write(head);
+          const since = await plan(["--changed-since", "HEAD"]);
+          const full = await plan([]);
+          expect(
+            since.changed,
+            `pull request's plan:\n${since.changed.join("\n")}\nfull plan:\n${full.changed.join("\n")}`,
+          ).toEqual(full.changed);
+          // Undeclared live objects: those the edit left undeclared are reported, and nothing the full plan
+          // does not report.
+          expect(full.unmanaged).toEqual(expect.arrayContaining(since.unmanaged));
+          const madeByEdit = full.unmanaged.filter((c) => !unmanagedBefore.has(c));
+          expect(
+            since.unmanaged,
+            `reported ${since.unmanaged.join("\n")}\nmade by the edit ${madeByEdit.join("\n")}`,
+          ).toEqual(expect.arrayContaining(madeByEdit));
+        } catch (error) {
+          const show = (v: Version) =>
+            Object.entries(filesOf(v))
+              .map(([n, t]) => `--- ${n}\n${t}`)
+              .join("");
+          throw new Error(`${(error as Error).message}\n=== REF\n${show(ref)}=== HEAD\n${show(head)}`);
+        } finally {
+          await bench.stop();
+          rmSync(repo, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  }, 300_000);
+});
