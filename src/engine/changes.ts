@@ -307,7 +307,8 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
       selectors: new Set(),
       ancestors: new Set(),
     };
-    compareNodes(old.node, sel.node, "", probe, { roots, selectors: [] });
+    // Covered: a collection the pattern's body no longer mentions is a change of the pattern too.
+    compareNodes(old.node, sel.node, "", probe, { roots, selectors: [] }, true);
     if (probe.nodes.size + probe.whole.size + probe.collections.size > 0) scope.selectors.add(name);
   }
   // A pattern that was removed leaves the objects it alone declared as they are: nothing to read. Of the objects an

@@ -233,6 +233,19 @@ projects:
       expect(await plans(own.replace("    unmanaged: { labels: warn }\n", ""))).toEqual([stale]);
     });
 
+    it("a collection removed from a pattern's body: the objects it matches are planned whole", async () => {
+      const two = BASE.replace("  a/p:\n", '  a/g/*:\n    labels: [{ name: y, color: "#111111" }]\n  a/p:\n');
+      writeFileSync(join(repo, "m.yaml"), two);
+      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "two"], {
+        cwd: repo,
+      });
+      const applied = await bench.cli(["apply", "--yes", repo]);
+      expect(applied.code, applied.out + applied.err).toBe(0);
+      // a/g/* still matches a/g/p but declares no labels: a/**'s z stays, a/g/*'s y is undeclared now.
+      const head = two.replace('  a/g/*:\n    labels: [{ name: y, color: "#111111" }]\n', "  a/g/*: {}\n");
+      expect(await plans(head)).toEqual(['unmanaged project["a/g/p"].label["y"]']);
+    });
+
     it("under the default policy, the pattern's item is reported unmanaged", async () => {
       const warn = BASE.replace("    unmanaged: { labels: delete }\n", "");
       writeFileSync(join(repo, "m.yaml"), warn);
