@@ -4,20 +4,16 @@
  * of the edited manifests plans, and no secret value shows in either.
  *
  * The universe is where collections meet selection: labels (a colour the platform spells otherwise, `red`, an item
- * marked `state: absent`) and CI/CD variables (values inline or from `${env:}`), each on projects declared by full
+ * marked `state: absent`), CI/CD variables (values inline or from `${env:}`) and pipeline schedules with their
+ * variables (a nested collection with its own prune policy), each on projects declared by full
  * path, through patterns (`a/**`, `a/g/*`, `ab/*`) and through a template; prune policies (`unmanaged:`) on any of
  * them; live labels and variables the manifests do not mention. An edit keeps most entries as they were and draws
  * the rest again: other items, another policy, another file, gone, or new. The shrunk counterexample is printed as
  * the two versions of the files. changed-since-properties.test.ts is the same property over settings.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import type { ChangeV1, PlanV1 } from "../../src/plan/json.js";
+import { describe, it } from "vitest";
 import { fc } from "../property.js";
-import { Bench } from "./helpers.js";
+import { pullRequestPlansAsFullPlan } from "./since-property.js";
 
 const FILES = 2;
 const PROJECTS = ["a/p", "a/g/p", "ab/p"];
@@ -36,6 +32,10 @@ const fixture = {
     { project: "a/g/p", key: "V1", value: SECRETS.FF_A },
     { project: "ab/p", key: "V0", value: "live" },
   ],
+  pipeline_schedules: [
+    { project: "a/p", description: "N", cron: "0 1 * * *", variables: { S0: "live", S9: "old" } },
+    { project: "a/g/p", description: "O", cron: "0 3 * * *" },
+  ],
 };
 
 type Policy = "delete" | "warn" | "ignore";
@@ -49,13 +49,21 @@ interface Variable {
   key: string;
   value: string;
 }
+/** A pipeline schedule: a nested collection (its variables, with their own prune policy). */
+interface Schedule {
+  description: string;
+  cron: string;
+  variables: Variable[] | null;
+  unmanaged: Policy | null;
+}
 /** An entry (or the template): its file, collections (null: not declared) and prune policies. */
 interface Body {
   file: number;
   extends: boolean;
   labels: Label[] | null;
   variables: Variable[] | null;
-  unmanaged: { labels?: Policy; variables?: Policy } | null;
+  schedules: Schedule[] | null;
+  unmanaged: { labels?: Policy; variables?: Policy; pipeline_schedules?: Policy } | null;
 }
 interface Version {
   template: Body;
@@ -98,16 +106,49 @@ const variables = fc.option(
   ),
   { nil: null, freq: 2 },
 );
-const unmanaged = fc.option(fc.record({ labels: policy, variables: policy }, { requiredKeys: [] }), {
-  nil: null,
-  freq: 2,
-});
+const scheduleVariables = fc.option(
+  fc
+    .subarray(["S0", "S1"])
+    .chain(
+      (keys) =>
+        fc.tuple(
+          ...keys.map((key) =>
+            fc.record({ key: fc.constant(key), value: fc.constantFrom("live", "two", `\${env:FF_A}`) }),
+          ),
+        ) as fc.Arbitrary<Variable[]>,
+    ),
+  { nil: null, freq: 2 },
+);
+const schedules = fc.option(
+  fc.subarray(["N", "M"]).chain(
+    (names) =>
+      fc.tuple(
+        ...names.map((description) =>
+          fc.record({
+            description: fc.constant(description),
+            cron: fc.constantFrom("0 1 * * *", "0 2 * * *"),
+            variables: scheduleVariables,
+            unmanaged: fc.option(policy, { nil: null, freq: 2 }),
+          }),
+        ),
+      ) as fc.Arbitrary<Schedule[]>,
+  ),
+  { nil: null, freq: 2 },
+);
+const unmanaged = fc.option(
+  fc.record({ labels: policy, variables: policy, pipeline_schedules: policy }, { requiredKeys: [] }),
+  {
+    nil: null,
+    freq: 2,
+  },
+);
 const body = (canExtend: boolean): fc.Arbitrary<Body> =>
   fc.record({
     file: fc.integer({ min: 0, max: FILES - 1 }),
     extends: canExtend ? fc.boolean() : fc.constant(false),
     labels,
     variables,
+    schedules,
     unmanaged,
   });
 const keys = [...PROJECTS, ...PATTERNS];
@@ -145,6 +186,18 @@ function lines(b: Body): string[] {
   }
   if (b.variables)
     out.push(`variables: [${b.variables.map((v) => `{ key: ${v.key}, value: "${v.value}" }`).join(", ")}]`);
+  if (b.schedules) {
+    const item = (x: Schedule) => {
+      const fields = [`description: ${x.description}`, "ref: main", `cron: "${x.cron}"`];
+      if (x.variables)
+        fields.push(
+          `variables: [${x.variables.map((v) => `{ key: ${v.key}, value: "${v.value}" }`).join(", ")}]`,
+        );
+      if (x.unmanaged) fields.push(`unmanaged: { variables: ${x.unmanaged} }`);
+      return `{ ${fields.join(", ")} }`;
+    };
+    out.push(`pipeline_schedules: [${b.schedules.map(item).join(", ")}]`);
+  }
   if (b.unmanaged) {
     const policies = Object.entries(b.unmanaged).map(([k, v]) => `${k}: ${v}`);
     out.push(`unmanaged: { ${policies.join(", ")} }`);
@@ -174,72 +227,15 @@ const RUNS = process.env["FORGEFORM_PROPERTY_RUNS"] ? Number(process.env["FORGEF
 describe("--changed-since over collections as a property", () => {
   it("after REF is applied, a pull request's plan is the full plan of the edited manifests", async () => {
     await fc.assert(
-      fc.asyncProperty(versions, async ({ ref, head }) => {
-        const bench = await Bench.start({ fixture });
-        const repo = mkdtempSync(join(tmpdir(), "forgeform-since-coll-"));
-        const write = (v: Version) => {
-          for (const [name, text] of Object.entries(filesOf(v))) writeFileSync(join(repo, name), text);
-        };
-        const git = (...args: string[]) =>
-          execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
-            cwd: repo,
-          });
-        const noSecret = (text: string) => {
-          for (const value of Object.values(SECRETS)) expect(text).not.toContain(value);
-        };
-        /** The plan's changes, and its reports of undeclared live objects, as sorted JSON lines. */
-        const plan = async (args: string[]) => {
-          const run = await bench.cli(["plan", "--format", "json", ...args, repo], SECRETS);
-          expect(run.code, run.err).toBe(0);
-          noSecret(run.out + run.err);
-          const changes = (JSON.parse(run.out) as PlanV1).changes;
-          const of = (keep: (c: ChangeV1) => boolean) =>
-            changes
-              .filter(keep)
-              .map((c) => JSON.stringify(c))
-              .sort();
-          return {
-            changed: of((c) => c.action !== "unmanaged"),
-            unmanaged: of((c) => c.action === "unmanaged"),
-          };
-        };
-        try {
-          write(ref);
-          git("init", "-q");
-          git("add", "-A");
-          git("commit", "-qm", "ref");
-          const applied = await bench.cli(["apply", "--yes", repo], SECRETS);
-          expect(applied.code, applied.out + applied.err).toBe(0);
-          noSecret(applied.out + applied.err);
-          const premise = await plan([]);
-          expect(premise.changed, premise.changed.join("\n")).toEqual([]);
-          const unmanagedBefore = new Set(premise.unmanaged);
-          write(head);
-          const since = await plan(["--changed-since", "HEAD"]);
-          const full = await plan([]);
-          expect(
-            since.changed,
-            `pull request's plan:\n${since.changed.join("\n")}\nfull plan:\n${full.changed.join("\n")}`,
-          ).toEqual(full.changed);
-          // Undeclared live objects: those the edit left undeclared are reported, and nothing the full plan
-          // does not report.
-          expect(full.unmanaged).toEqual(expect.arrayContaining(since.unmanaged));
-          const madeByEdit = full.unmanaged.filter((c) => !unmanagedBefore.has(c));
-          expect(
-            since.unmanaged,
-            `reported ${since.unmanaged.join("\n")}\nmade by the edit ${madeByEdit.join("\n")}`,
-          ).toEqual(expect.arrayContaining(madeByEdit));
-        } catch (error) {
-          const show = (v: Version) =>
-            Object.entries(filesOf(v))
-              .map(([n, t]) => `--- ${n}\n${t}`)
-              .join("");
-          throw new Error(`${(error as Error).message}\n=== REF\n${show(ref)}=== HEAD\n${show(head)}`);
-        } finally {
-          await bench.stop();
-          rmSync(repo, { recursive: true, force: true });
-        }
-      }),
+      fc.asyncProperty(versions, ({ ref, head }) =>
+        pullRequestPlansAsFullPlan({
+          fixture,
+          env: SECRETS,
+          hidden: Object.values(SECRETS),
+          ref: filesOf(ref),
+          head: filesOf(head),
+        }),
+      ),
       { numRuns: RUNS },
     );
   }, 300_000);

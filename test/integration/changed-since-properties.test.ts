@@ -10,14 +10,9 @@
  * rest: another description, other templates, another file, gone, or new. The shrunk counterexample is printed as
  * the two versions of the files.
  */
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import type { ChangeV1, PlanV1 } from "../../src/plan/json.js";
+import { describe, it } from "vitest";
 import { fc } from "../property.js";
-import { Bench } from "./helpers.js";
+import { pullRequestPlansAsFullPlan } from "./since-property.js";
 
 const FILES = 3;
 const TEMPLATES = ["t1", "t2"] as const;
@@ -113,70 +108,9 @@ const RUNS = process.env["FORGEFORM_PROPERTY_RUNS"] ? Number(process.env["FORGEF
 describe("--changed-since as a property", () => {
   it("after REF is applied, a pull request's plan is the full plan of the edited manifests", async () => {
     await fc.assert(
-      fc.asyncProperty(versions, async ({ ref, head }) => {
-        const bench = await Bench.start({ fixture });
-        const repo = mkdtempSync(join(tmpdir(), "forgeform-since-prop-"));
-        const write = (v: Version) => {
-          for (const [name, text] of Object.entries(filesOf(v))) writeFileSync(join(repo, name), text);
-        };
-        const git = (...args: string[]) =>
-          execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], {
-            cwd: repo,
-          });
-        /** The plan's changes, and its reports of undeclared live objects, as sorted JSON lines. */
-        const plan = async (args: string[]) => {
-          const run = await bench.cli(["plan", "--format", "json", ...args, repo]);
-          expect(run.code, run.err).toBe(0);
-          const changes = (JSON.parse(run.out) as PlanV1).changes;
-          const lines = (keep: (c: ChangeV1) => boolean) =>
-            changes
-              .filter(keep)
-              .map((c) => JSON.stringify(c))
-              .sort();
-          return {
-            changed: lines((c) => c.action !== "unmanaged"),
-            unmanaged: lines((c) => c.action === "unmanaged"),
-          };
-        };
-        try {
-          write(ref);
-          git("init", "-q");
-          git("add", "-A");
-          git("commit", "-qm", "ref");
-          const applied = await bench.cli(["apply", "--yes", repo]);
-          expect(applied.code, applied.out + applied.err).toBe(0);
-          // The premise: the platform is what REF declares (live objects it does not mention are reported).
-          const premise = await plan([]);
-          expect(premise.changed, premise.changed.join("\n")).toEqual([]);
-          const unmanagedBefore = new Set(premise.unmanaged);
-          write(head);
-          const since = await plan(["--changed-since", "HEAD"]);
-          const full = await plan([]);
-          expect(
-            since.changed,
-            `pull request's plan:\n${since.changed.join("\n")}\nfull plan:\n${full.changed.join("\n")}`,
-          ).toEqual(full.changed);
-          // Live objects the manifests do not mention: those the edit left undeclared are reported, and nothing
-          // the full plan does not report (one not mentioned at REF either is not the edit's).
-          const reported = since.unmanaged;
-          const all = full.unmanaged;
-          expect(all).toEqual(expect.arrayContaining(reported));
-          const madeByEdit = all.filter((c) => !unmanagedBefore.has(c));
-          expect(
-            reported,
-            `reported ${reported.join("\n")}\nmade by the edit ${madeByEdit.join("\n")}`,
-          ).toEqual(expect.arrayContaining(madeByEdit));
-        } catch (error) {
-          const show = (v: Version) =>
-            Object.entries(filesOf(v))
-              .map(([n, t]) => `--- ${n}\n${t}`)
-              .join("");
-          throw new Error(`${(error as Error).message}\n=== REF\n${show(ref)}=== HEAD\n${show(head)}`);
-        } finally {
-          await bench.stop();
-          rmSync(repo, { recursive: true, force: true });
-        }
-      }),
+      fc.asyncProperty(versions, ({ ref, head }) =>
+        pullRequestPlansAsFullPlan({ fixture, ref: filesOf(ref), head: filesOf(head) }),
+      ),
       { numRuns: RUNS },
     );
   }, 300_000);

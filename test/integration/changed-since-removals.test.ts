@@ -47,6 +47,17 @@ describe("--changed-since when declarations are removed", () => {
     await bench.stop();
   });
 
+  /** Writes `text` as the manifests, commits it as the new REF and, with `apply`, applies it. */
+  const rebase = async (text: string, apply = false) => {
+    writeFileSync(join(repo, "m.yaml"), text);
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "base"], {
+      cwd: repo,
+    });
+    if (!apply) return;
+    const applied = await bench.cli(["apply", "--yes", repo]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+  };
+
   /** The pull request's plan and the full plan of `head`, as `action address` lines; they must agree. */
   const plans = async (head: string) => {
     writeFileSync(join(repo, "m.yaml"), head);
@@ -83,10 +94,7 @@ describe("--changed-since when declarations are removed", () => {
 
   it("the policy over undeclared subgroups changed: every declared group's are reported", async () => {
     const quiet = `${REF.replace("  a/h: { description: other }\n", "")}instance:\n  unmanaged: { groups: ignore }\n`;
-    writeFileSync(join(repo, "m.yaml"), quiet);
-    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "quiet"], {
-      cwd: repo,
-    });
+    await rebase(quiet);
     // Nothing else changed: a/h, below the untouched group a, is reported again.
     expect(await plans(quiet.replace("instance:\n  unmanaged: { groups: ignore }\n", ""))).toEqual([
       'unmanaged group["a/h"]',
@@ -138,16 +146,7 @@ projects:
     labels: [{ name: x, color: "#FF0000" }, { name: y, color: "#0000FF" }]
 `;
     beforeEach(async () => {
-      writeFileSync(join(repo, "m.yaml"), BASE);
-      execFileSync(
-        "git",
-        ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "labels"],
-        {
-          cwd: repo,
-        },
-      );
-      const applied = await bench.cli(["apply", "--yes", repo]);
-      expect(applied.code, applied.out + applied.err).toBe(0);
+      await rebase(BASE, true);
     });
 
     it("an item removed from the entry: the pattern's item is planned", async () => {
@@ -197,16 +196,7 @@ projects:
       'delete project["a/p"].label["z"] name=undefined color=undefined description=undefined priority=undefined';
     const PATTERN = '  a/**:\n    description: broad\n    labels: [{ name: z, color: "#00FF00" }]\n';
     beforeEach(async () => {
-      writeFileSync(join(repo, "m.yaml"), BASE);
-      execFileSync(
-        "git",
-        ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "labels"],
-        {
-          cwd: repo,
-        },
-      );
-      const applied = await bench.cli(["apply", "--yes", repo]);
-      expect(applied.code, applied.out + applied.err).toBe(0);
+      await rebase(BASE, true);
     });
 
     it("the pattern removed: its item is deleted by the entry's policy, and the plan shows it", async () => {
@@ -226,21 +216,13 @@ projects:
         '    labels: [{ name: z, color: "#00FF00" }]\n',
         '    labels: [{ name: z, color: "#00FF00" }]\n    unmanaged: { labels: delete }\n',
       );
-      writeFileSync(join(repo, "m.yaml"), own);
-      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "own"], {
-        cwd: repo,
-      });
+      await rebase(own);
       expect(await plans(own.replace("    unmanaged: { labels: warn }\n", ""))).toEqual([stale]);
     });
 
     it("a collection removed from a pattern's body: the objects it matches are planned whole", async () => {
       const two = BASE.replace("  a/p:\n", '  a/g/*:\n    labels: [{ name: y, color: "#111111" }]\n  a/p:\n');
-      writeFileSync(join(repo, "m.yaml"), two);
-      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "two"], {
-        cwd: repo,
-      });
-      const applied = await bench.cli(["apply", "--yes", repo]);
-      expect(applied.code, applied.out + applied.err).toBe(0);
+      await rebase(two, true);
       // a/g/* still matches a/g/p but declares no labels: a/**'s z stays, a/g/*'s y is undeclared now.
       const head = two.replace('  a/g/*:\n    labels: [{ name: y, color: "#111111" }]\n', "  a/g/*: {}\n");
       expect(await plans(head)).toEqual(['unmanaged project["a/g/p"].label["y"]']);
@@ -248,10 +230,7 @@ projects:
 
     it("under the default policy, the pattern's item is reported unmanaged", async () => {
       const warn = BASE.replace("    unmanaged: { labels: delete }\n", "");
-      writeFileSync(join(repo, "m.yaml"), warn);
-      execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qam", "warn"], {
-        cwd: repo,
-      });
+      await rebase(warn);
       expect(await plans(warn.replace(PATTERN, ""))).toEqual(['unmanaged project["a/p"].label["z"]']);
     });
   });

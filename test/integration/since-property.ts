@@ -1,0 +1,93 @@
+/**
+ * The case of the `--changed-since` properties (changed-since-properties.test.ts over settings,
+ * changed-since-collections-properties.test.ts over collections), over HTTP against a sandbox of its own: the
+ * manifests at REF committed and applied (and planned again to nothing), the edit written over them; then the pull
+ * request's plan must plan exactly what the full plan of the edited manifests plans, and report the undeclared
+ * objects the edit made (and nothing the full plan does not report). On failure, both versions' files are printed.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "vitest";
+import type { ChangeV1, PlanV1 } from "../../src/plan/json.js";
+import { Bench } from "./helpers.js";
+
+export interface SinceCase {
+  /** The sandbox's state before REF is applied. */
+  fixture: Record<string, unknown>;
+  /** The files at REF and after the edit, by name (each version writes every file it names). */
+  ref: Record<string, string>;
+  head: Record<string, string>;
+  /** The environment the commands run with (the values of the manifests' `${env:}` references). */
+  env?: Record<string, string>;
+  /** Values no output may hold. */
+  hidden?: readonly string[];
+}
+
+export async function pullRequestPlansAsFullPlan(c: SinceCase): Promise<void> {
+  const bench = await Bench.start({ fixture: c.fixture });
+  const repo = mkdtempSync(join(tmpdir(), "forgeform-since-prop-"));
+  const env = c.env ?? {};
+  const write = (files: Record<string, string>) => {
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(repo, name), text);
+  };
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: repo });
+  const noSecret = (text: string) => {
+    for (const value of c.hidden ?? []) expect(text).not.toContain(value);
+  };
+  /** The plan's changes, and its reports of undeclared live objects, as sorted JSON lines. */
+  const plan = async (args: string[]) => {
+    const run = await bench.cli(["plan", "--format", "json", ...args, repo], env);
+    expect(run.code, run.err).toBe(0);
+    noSecret(run.out + run.err);
+    const changes = (JSON.parse(run.out) as PlanV1).changes;
+    const lines = (keep: (change: ChangeV1) => boolean) =>
+      changes
+        .filter(keep)
+        .map((change) => JSON.stringify(change))
+        .sort();
+    return {
+      changed: lines((change) => change.action !== "unmanaged"),
+      unmanaged: lines((change) => change.action === "unmanaged"),
+    };
+  };
+  try {
+    write(c.ref);
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "ref");
+    const applied = await bench.cli(["apply", "--yes", repo], env);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    noSecret(applied.out + applied.err);
+    // The premise: the platform is what REF declares (live objects it does not mention are reported).
+    const premise = await plan([]);
+    expect(premise.changed, premise.changed.join("\n")).toEqual([]);
+    const unmanagedBefore = new Set(premise.unmanaged);
+    write(c.head);
+    const since = await plan(["--changed-since", "HEAD"]);
+    const full = await plan([]);
+    expect(
+      since.changed,
+      `pull request's plan:\n${since.changed.join("\n")}\nfull plan:\n${full.changed.join("\n")}`,
+    ).toEqual(full.changed);
+    // Live objects the manifests do not mention: those the edit left undeclared are reported, and nothing the full
+    // plan does not report (one not mentioned at REF either is not the edit's).
+    expect(full.unmanaged).toEqual(expect.arrayContaining(since.unmanaged));
+    const madeByEdit = full.unmanaged.filter((line) => !unmanagedBefore.has(line));
+    expect(
+      since.unmanaged,
+      `reported ${since.unmanaged.join("\n")}\nmade by the edit ${madeByEdit.join("\n")}`,
+    ).toEqual(expect.arrayContaining(madeByEdit));
+  } catch (error) {
+    const show = (files: Record<string, string>) =>
+      Object.entries(files)
+        .map(([name, text]) => `--- ${name}\n${text}`)
+        .join("");
+    throw new Error(`${(error as Error).message}\n=== REF\n${show(c.ref)}=== HEAD\n${show(c.head)}`);
+  } finally {
+    await bench.stop();
+    rmSync(repo, { recursive: true, force: true });
+  }
+}
