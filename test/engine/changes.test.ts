@@ -102,7 +102,10 @@ describe("changeScope", () => {
   it("under a pattern, what an entry no longer declares is compared: the pattern may declare it", async () => {
     const patterned = `${BASE}  acme/*:\n    badges:\n      - { name: docs, link_url: "https://d.example/p", image_url: "https://d.example/p.svg" }\n`;
     // The badge gone from acme/web's entry: the collection read in full, the pattern's badge compared.
-    const item = await scopeOf(patterned, patterned.replace(/ {2}acme\/web:\n {4}badges:\n.*\n/, "  acme/web: {}\n"));
+    const item = await scopeOf(
+      patterned,
+      patterned.replace(/ {2}acme\/web:\n {4}badges:\n.*\n/, "  acme/web: {}\n"),
+    );
     const badges = 'projects["acme/web"].badges';
     expect(lists(item)).toMatchObject({ whole: [`${badges}["docs"]`], collections: [badges] });
     expect(item.ancestors).toContain('projects["acme/web"]');

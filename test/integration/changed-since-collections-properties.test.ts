@@ -13,15 +13,16 @@
  */
 import { describe, it } from "vitest";
 import { fc } from "../property.js";
-import { pullRequestPlansAsFullPlan } from "./since-property.js";
+import { pullRequestPlansAsFullPlan, shardsPlanAsFullPlan } from "./since-property.js";
 
 const FILES = 2;
 const PROJECTS = ["a/p", "a/g/p", "ab/p"];
 const PATTERNS = ["a/**", "a/g/*", "ab/*"];
 const SECRETS = { FF_A: "alpha-secret-value", FF_B: "beta-secret-value" };
 const fixture = {
-  groups: ["a", "ab", "a/g"].map((path) => ({ path })),
-  projects: PROJECTS.map((path) => ({ path })),
+  // b and b/p: a third top-level group, which no entry or pattern declares (three units for the shards).
+  groups: ["a", "ab", "a/g", "b"].map((path) => ({ path })),
+  projects: [...PROJECTS, "b/p"].map((path) => ({ path })),
   labels: [
     { project: "a/p", name: "x", color: "#111111" },
     { project: "a/g/p", name: "y", color: "#FF0000" },
@@ -223,6 +224,9 @@ function filesOf(v: Version): Record<string, string> {
 }
 
 const RUNS = process.env["FORGEFORM_PROPERTY_RUNS"] ? Number(process.env["FORGEFORM_PROPERTY_RUNS"]) : 25;
+const SHARD_RUNS = process.env["FORGEFORM_PROPERTY_RUNS"]
+  ? Number(process.env["FORGEFORM_PROPERTY_RUNS"])
+  : 10;
 
 describe("--changed-since over collections as a property", () => {
   it("after REF is applied, a pull request's plan is the full plan of the edited manifests", async () => {
@@ -237,6 +241,24 @@ describe("--changed-since over collections as a property", () => {
         }),
       ),
       { numRuns: RUNS },
+    );
+  }, 300_000);
+
+  it("the shards' plans together are the full plan", async () => {
+    await fc.assert(
+      fc.asyncProperty(versions, ({ ref, head }) =>
+        shardsPlanAsFullPlan(
+          {
+            fixture,
+            env: SECRETS,
+            hidden: Object.values(SECRETS),
+            ref: filesOf(ref),
+            head: filesOf(head),
+          },
+          [2, 3],
+        ),
+      ),
+      { numRuns: SHARD_RUNS },
     );
   }, 300_000);
 });

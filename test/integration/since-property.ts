@@ -3,7 +3,9 @@
  * changed-since-collections-properties.test.ts over collections), over HTTP against a sandbox of its own: the
  * manifests at REF committed and applied (and planned again to nothing), the edit written over them; then the pull
  * request's plan must plan exactly what the full plan of the edited manifests plans, and report the undeclared
- * objects the edit made (and nothing the full plan does not report). On failure, both versions' files are printed.
+ * objects the edit made (and nothing the full plan does not report). And the case of the shards' property: the
+ * plans of the N shards of a run (`--shard K/N`) together are the full plan, change for change. On failure, both
+ * versions' files are printed.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -25,7 +27,20 @@ export interface SinceCase {
   hidden?: readonly string[];
 }
 
-export async function pullRequestPlansAsFullPlan(c: SinceCase): Promise<void> {
+/** A plan's changes, and its reports of undeclared live objects, as sorted JSON lines. */
+interface Plan {
+  changed: string[];
+  unmanaged: string[];
+}
+
+/**
+ * The plans of a case: `check` runs with REF applied and the edit written, given what the plan of REF reported
+ * unmanaged.
+ */
+async function withCase(
+  c: SinceCase,
+  check: (plan: (args: string[]) => Promise<Plan>, unmanagedAtRef: ReadonlySet<string>) => Promise<void>,
+): Promise<void> {
   const bench = await Bench.start({ fixture: c.fixture });
   const repo = mkdtempSync(join(tmpdir(), "forgeform-since-prop-"));
   const env = c.env ?? {};
@@ -37,8 +52,7 @@ export async function pullRequestPlansAsFullPlan(c: SinceCase): Promise<void> {
   const noSecret = (text: string) => {
     for (const value of c.hidden ?? []) expect(text).not.toContain(value);
   };
-  /** The plan's changes, and its reports of undeclared live objects, as sorted JSON lines. */
-  const plan = async (args: string[]) => {
+  const plan = async (args: string[]): Promise<Plan> => {
     const run = await bench.cli(["plan", "--format", "json", ...args, repo], env);
     expect(run.code, run.err).toBe(0);
     noSecret(run.out + run.err);
@@ -66,6 +80,21 @@ export async function pullRequestPlansAsFullPlan(c: SinceCase): Promise<void> {
     expect(premise.changed, premise.changed.join("\n")).toEqual([]);
     const unmanagedBefore = new Set(premise.unmanaged);
     write(c.head);
+    await check(plan, unmanagedBefore);
+  } catch (error) {
+    const show = (files: Record<string, string>) =>
+      Object.entries(files)
+        .map(([name, text]) => `--- ${name}\n${text}`)
+        .join("");
+    throw new Error(`${(error as Error).message}\n=== REF\n${show(c.ref)}=== HEAD\n${show(c.head)}`);
+  } finally {
+    await bench.stop();
+    rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+export function pullRequestPlansAsFullPlan(c: SinceCase): Promise<void> {
+  return withCase(c, async (plan, unmanagedBefore) => {
     const since = await plan(["--changed-since", "HEAD"]);
     const full = await plan([]);
     expect(
@@ -80,14 +109,26 @@ export async function pullRequestPlansAsFullPlan(c: SinceCase): Promise<void> {
       since.unmanaged,
       `reported ${since.unmanaged.join("\n")}\nmade by the edit ${madeByEdit.join("\n")}`,
     ).toEqual(expect.arrayContaining(madeByEdit));
-  } catch (error) {
-    const show = (files: Record<string, string>) =>
-      Object.entries(files)
-        .map(([name, text]) => `--- ${name}\n${text}`)
-        .join("");
-    throw new Error(`${(error as Error).message}\n=== REF\n${show(c.ref)}=== HEAD\n${show(c.head)}`);
-  } finally {
-    await bench.stop();
-    rmSync(repo, { recursive: true, force: true });
-  }
+  });
+}
+
+/** With the edit written (REF applied), the shards' plans of every count in `counts` together are the full plan. */
+export function shardsPlanAsFullPlan(c: SinceCase, counts: readonly number[]): Promise<void> {
+  return withCase(c, async (plan) => {
+    const full = await plan([]);
+    for (const count of counts) {
+      const changed: string[] = [];
+      const unmanaged: string[] = [];
+      for (let k = 1; k <= count; k++) {
+        const shard = await plan(["--shard", `${k}/${count}`]);
+        changed.push(...shard.changed);
+        unmanaged.push(...shard.unmanaged);
+      }
+      expect(
+        changed.sort(),
+        `${count} shards:\n${changed.join("\n")}\nfull plan:\n${full.changed.join("\n")}`,
+      ).toEqual(full.changed);
+      expect(unmanaged.sort(), `${count} shards`).toEqual(full.unmanaged);
+    }
+  });
 }
