@@ -130,6 +130,26 @@ describe("--changed-since when declarations are removed", () => {
       'unmanaged group["a/h"]',
     ]);
   });
+  it("an archived project's entry removed under a pattern that leaves archived projects out: nothing is planned", async () => {
+    await bench.send("POST", "/projects/a%2Fg%2Fp/archive");
+    const archived = REF.replace("  a/g/*: { description: narrow }\n", "").replace(
+      "  a/p: { description: own }\n",
+      "  a/p: { description: own }\n  a/g/p: { description: own too }\n",
+    );
+    await rebase(archived);
+    // a/g/p is archived, so a/** leaves it out: with its entry gone, nothing manages it.
+    expect(await plans(archived.replace("  a/g/p: { description: own too }\n", ""))).toEqual([]);
+    // A pattern that takes archived projects does: its settings are planned.
+    const taking = archived.replace(
+      "  a/**: { description: broad }\n",
+      "  a/**: { description: broad, include_archived: true }\n",
+    );
+    await rebase(taking);
+    expect(await plans(taking.replace("  a/g/p: { description: own too }\n", ""))).toEqual([
+      'update project["a/g/p"] description="broad"',
+    ]);
+  });
+
   describe("items and collections an entry no longer declares, where a pattern does", () => {
     const BASE = `version: 1
 groups:
