@@ -5,9 +5,14 @@
  * A project's list also holds the labels of its groups (`is_project_label: false`): those are read-only here and
  * managed in the group's manifest, never reported as unmanaged in the project. A group's list is read without its
  * ancestors' labels, which the platform would add by default with nothing to tell them apart.
+ *
+ * The platform refuses a new label whose name a group above already has, but not a group label whose name a label
+ * below has: a label a plan creates goes before the labels of the same name it creates in the groups above
+ * (`before`), so that a name declared in a group and in a project (or subgroup) below it is made in both.
  */
 import type { ApiObject } from "./declare.js";
 import { restCollection } from "./declare.js";
+import { groupAddress, parentPath } from "./group.js";
 
 const INHERITED = "a group label the project shows; manage it in its group's manifest";
 
@@ -26,6 +31,15 @@ export const labelKind = restCollection(
     },
   },
   (rest) => ({
+    before(parent, key, _desired, live) {
+      if (live) return [];
+      // The groups above the project or group (a project's own group first).
+      const above: string[] = [];
+      for (let group = parentPath(parent.key); group; group = parentPath(group))
+        above.push(`${groupAddress(group)}.label[${JSON.stringify(key)}]`);
+      return above;
+    },
+
     async read(ctx, parent, _wanted, options) {
       const labels = await ctx.api.list<ApiObject>(rest.path(parent), {
         shape: rest.shape(),

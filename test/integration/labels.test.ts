@@ -212,6 +212,45 @@ projects:
     ]);
   });
 
+  it("a name declared in a group and in a project and a subgroup below it, all new: made in each, then no change", async () => {
+    // A sandbox of its own: nothing the other cases left behind.
+    const own = await Bench.start({ fixture: FIXTURE });
+    try {
+      await madeInEach(own);
+    } finally {
+      await own.stop();
+    }
+  });
+
+  async function madeInEach(bench: Bench): Promise<void> {
+    const file = bench.manifest(`version: 1
+instance:
+  unmanaged:
+    groups: ignore
+groups:
+  acme:
+    labels:
+      - { name: Everywhere, color: "#111111" }
+  acme/platform:
+    labels:
+      - { name: Everywhere, color: "#222222" }
+projects:
+  acme/platform/api:
+    labels:
+      - { name: Everywhere, color: "#333333" }
+`);
+    const applied = await bench.cli(["apply", "--yes", file]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    const own = async (path: string) =>
+      (await bench.get<{ name: string; color: string; is_project_label?: boolean }[]>(path))
+        .filter((l) => l.name === "Everywhere" && l.is_project_label !== false)
+        .map((l) => l.color);
+    expect(await own(API)).toEqual(["#333333"]);
+    expect(await own("/groups/acme%2Fplatform/labels?include_ancestor_groups=false")).toEqual(["#222222"]);
+    expect(await own("/groups/acme/labels?include_ancestor_groups=false")).toEqual(["#111111"]);
+    await expectNoChanges(bench, file);
+  }
+
   it("refuses what the platform would refuse or rewrite, at validate, with the place", async () => {
     const file = bench.manifest(
       `version: 1
