@@ -2,7 +2,7 @@
  * What a conversion could not carry over, the secrets it turned into environment references, and the values a
  * person should look at: each item with its place in the source and why. Never a secret's value.
  */
-import { maskCredentials } from "../export/credentials.js";
+import { maskCredentials } from "../manifest/credentials.js";
 import { type Place, placeText } from "./source.js";
 
 export type ItemType = "not-converted" | "secret" | "check";

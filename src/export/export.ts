@@ -16,7 +16,7 @@ import { itemSchema } from "../kinds/schemas.js";
 import { displayValue } from "../manifest/normalize.js";
 import { identityOf } from "../manifest/rules.js";
 import { isSecret } from "../manifest/secret.js";
-import { findCredentials, isSecretName, looksLikeCredential, maskCredentials } from "./credentials.js";
+import { findCredentials, isSecretName, looksLikeCredential, maskCredentials } from "../manifest/credentials.js";
 import { factorEntries } from "./factor.js";
 
 export interface ExportRequest {

@@ -207,3 +207,65 @@ groups:
     await expectNoChanges(bench, file);
   });
 });
+
+describe("a hook whose URL holds a token no manifest names any more", () => {
+  // Made by an earlier commit from ${env:}; the manifests of today no longer mention the hook, so nothing says the
+  // token in its URL is a secret but the URL's own shape.
+  const TOKEN = "earlier-commit-hook-token-77";
+  let bench: Bench;
+  beforeAll(async () => {
+    bench = await Bench.start({ fixture: FIXTURE });
+    const first = bench.manifest(`version: 1
+projects:
+  acme/platform/api:
+    hooks:
+      - { url: "https://chat.example.com/notify?token=\${env:TOKEN}&channel=ci", push_events: true }
+`);
+    const applied = await bench.cli(["apply", "--yes", first], { TOKEN });
+    expect(applied.code, applied.out + applied.err).toBe(0);
+  });
+  afterAll(async () => {
+    await bench.stop();
+  });
+
+  it("is shown with the token masked, left unmanaged or deleted, in every format", async () => {
+    const cases = [
+      "    hooks: []\n",
+      "    hooks: []\n    unmanaged: { hooks: delete }\n",
+      "    unmanaged: { hooks: delete }\n",
+    ];
+    for (const [i, body] of cases.entries()) {
+      const file = bench.manifest(`version: 1\nprojects:\n  acme/platform/api:\n${body}`, `case${i}.yaml`);
+      for (const args of [
+        ["plan", file],
+        ["plan", "--format", "json", file],
+        ["plan", "--format", "markdown", file],
+        ["drift", "--format", "junit", file],
+        ["plan", "--debug", file],
+      ]) {
+        const run = await bench.cli(args);
+        expect(run.code, run.out + run.err).not.toBe(1);
+        expect(run.out + run.err, `${args.join(" ")}:\n${body}`).not.toContain(TOKEN);
+        expect(run.out + run.err).toContain("https://chat.example.com/notify?token=(sensitive)");
+      }
+    }
+    const deleted = await planJson(
+      bench,
+      bench.manifest(`version: 1\nprojects:\n  acme/platform/api:\n${cases[1]}`, "d.yaml"),
+    );
+    expect(deleted.changes.map((c) => [c.action, c.address])).toEqual([
+      [
+        "delete",
+        'project["acme/platform/api"].hook["https://chat.example.com/notify?token=(sensitive)&channel=ci (id 1)"]',
+      ],
+    ]);
+    const applied = await bench.cli([
+      "apply",
+      "--yes",
+      bench.manifest(`version: 1\nprojects:\n  acme/platform/api:\n${cases[1]}`, "a.yaml"),
+    ]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    expect(applied.out + applied.err).not.toContain(TOKEN);
+    expect(await bench.get<unknown[]>("/projects/acme%2Fplatform%2Fapi/hooks")).toEqual([]);
+  });
+});

@@ -7,6 +7,7 @@
  */
 import { UNCHECKED } from "../../kinds/common.js";
 import type { Fields, Kind, KindContext, Live } from "../../kinds/kind.js";
+import { findCredentials, maskCredentials } from "../../manifest/credentials.js";
 import type { DesiredNode } from "../../manifest/model.js";
 import { displayValue } from "../../manifest/normalize.js";
 import { containsSecret, isSecret, maskSecrets, Secret, type SecretValues } from "../../manifest/secret.js";
@@ -45,7 +46,18 @@ export async function shown(
   hideLive = false,
 ): Promise<unknown> {
   const named = kind.display && value !== undefined ? await kind.display(ctx, field, value) : value;
-  return mask(specs, field, displayValue(specs.get(field)?.normalize, named), hideLive);
+  return withoutCredentials(mask(specs, field, displayValue(specs.get(field)?.normalize, named), hideLive));
+}
+
+/**
+ * A shown value with the credentials in its URLs masked (`https://h/x?token=(sensitive)`, `https://u:(sensitive)@h`):
+ * a live URL may hold a secret no manifest names any more (a hook an earlier commit made with a token from
+ * `${env:}`), and one written in the manifest is in git already.
+ */
+function withoutCredentials(value: unknown): unknown {
+  if (typeof value === "string") return maskCredentials(value);
+  if (Array.isArray(value)) return value.map((v) => (typeof v === "string" ? maskCredentials(v) : v));
+  return value;
 }
 
 /**
@@ -82,9 +94,9 @@ export interface ShownLive {
 /**
  * The names of the live objects the manifests do not declare. An undeclared live object is shown as it is (live
  * data, not a secret), unless its identity has the shape of a declared one with a secret in it (an old key in a
- * hook URL: `like` names that declaration, whose secret fields mask the live ones) or holds a value of the run's
- * references: then it is masked, and so is its id when the id is a name (a protected environment's, a wiki page's
- * slug). Masked ids are told apart by number. Masked names are masked in the requests --debug shows too.
+ * hook URL: `like` names that declaration, whose secret fields mask the live ones), holds a value of the run's
+ * references, or holds a credential in a URL (a token in a hook's query, which no manifest may name any more): then
+ * it is masked, and so is its id when the id is a name (a protected environment's, a wiki page's slug). Masked ids are told apart by number. Masked names are masked in the requests --debug shows too.
  */
 export function undeclaredLabels(
   ctx: KindContext,
@@ -101,7 +113,13 @@ export function undeclaredLabels(
   for (const live of lives) {
     if (declared.has(live.key) || live.readOnly) continue;
     const shape = like(live);
-    const label = shape ? shape.label! : secrets.contains(live.key) ? secrets.text(live.key) : undefined;
+    const label = shape
+      ? shape.label!
+      : secrets.contains(live.key)
+        ? maskCredentials(secrets.text(live.key))
+        : findCredentials(live.key).length > 0
+          ? maskCredentials(live.key)
+          : undefined;
     let out: ShownLive;
     if (label === undefined) {
       out = { label: live.key, ...(live.id !== undefined ? { id: secrets.value(live.id) } : {}) };

@@ -152,7 +152,8 @@ describe("match: identities and the names of undeclared live objects", () => {
     const m = match(s, kind(), { policy: "warn", items: [declared] } as DesiredCollection, [declared], [old]);
     expect(m.shownOf(old)).toEqual({ label: "https://h.example/?key=(sensitive) (id 7)", id: 7 });
     expect(m.like(old)).toBe(declared);
-    // Only that shape: another hook, or one that differs where the declaration has a dot, is shown as it is.
+    // Only that shape: another hook, or one that differs where the declaration has a dot, is not taken for it; its
+    // key's credential is masked all the same (a secret no manifest names any more).
     const others: Live[] = [
       { key: "https://other.example/hook", id: 8, fields: {} },
       { key: "https://hXexample/?key=old-key-value", id: 9, fields: {} },
@@ -166,9 +167,10 @@ describe("match: identities and the names of undeclared live objects", () => {
     );
     expect(others.map((l) => n.shownOf(l))).toEqual([
       { label: "https://other.example/hook", id: 8 },
-      { label: "https://hXexample/?key=old-key-value", id: 9 },
+      { label: "https://hXexample/?key=(sensitive) (id 9)", id: 9 },
     ]);
     expect(n.like(others[0]!)).toBeUndefined();
+    expect(n.like(others[1]!)).toBeUndefined();
   });
 
   it("tells apart undeclared objects whose names mask alike", () => {

@@ -6,7 +6,7 @@ import {
   isSecretParameter,
   looksLikeCredential,
   maskCredentials,
-} from "../../src/export/credentials.js";
+} from "../../src/manifest/credentials.js";
 
 describe("credentials in URLs", () => {
   it("are the values of parameters whose names say secret, as whole words or parts of words that only mean that", () => {

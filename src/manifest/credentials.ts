@@ -1,8 +1,9 @@
 /**
- * Credentials inside URLs, which export must not write into files meant for git: the password of `user:pass@`, and
- * the values of query parameters whose names say they are secret (`key`, `token`, `secret`, `password`,
- * `signature`, `X-Amz-Credential`...). Live values are ordinary text on the platform (a hook's URL), so this is the
- * only way export can tell.
+ * Credentials inside URLs, which export must not write into files meant for git, and a plan must not show of a
+ * live object (a hook's URL that an earlier commit gave a token from `${env:}`, or one set by hand): the password
+ * of `user:pass@`, and the values of query parameters whose names say they are secret (`key`, `token`, `secret`,
+ * `password`, `signature`, `X-Amz-Credential`...). Live values are ordinary text on the platform, so this is the
+ * only way to tell.
  */
 
 /** Where a credential sits in a text: `text.slice(start, end)` is its value as written (still URL-encoded). */
