@@ -8,7 +8,9 @@
  *
  * The platform refuses a new label whose name a group above already has, but not a group label whose name a label
  * below has: a label a plan creates goes before the labels of the same name it creates in the groups above
- * (`before`), so that a name declared in a group and in a project (or subgroup) below it is made in both.
+ * (`before`), so that a name declared in a group and in a project (or subgroup) below it is made in both. One that
+ * a group above has already is a plan error: a project sees it in its own list (read-only), a subgroup is asked for
+ * its ancestors' labels once it would create one (`checkCreate`).
  */
 import type { ApiObject } from "./declare.js";
 import { restCollection } from "./declare.js";
@@ -38,6 +40,30 @@ export const labelKind = restCollection(
       for (let group = parentPath(parent.key); group; group = parentPath(group))
         above.push(`${groupAddress(group)}.label[${JSON.stringify(key)}]`);
       return above;
+    },
+
+    async checkCreate(ctx, parent, key) {
+      const up = parentPath(parent.key);
+      if (parent.collection !== "groups" || parent.ref === undefined || up === undefined) return [];
+      // The labels the subgroup sees: its own and its ancestors'; read once per subgroup, whatever it creates.
+      const memoKey = `labels:with-ancestors:${parent.ref}`;
+      let seen = ctx.memo.get(memoKey) as Promise<Set<string>> | undefined;
+      if (!seen) {
+        seen = ctx.api
+          .list<ApiObject>(rest.path(parent), {
+            shape: rest.shape(),
+            query: { include_ancestor_groups: true },
+          })
+          .then((labels) => new Set(labels.map((l) => String(l["name"]))));
+        ctx.memo.set(memoKey, seen);
+      }
+      if (!(await seen).has(key)) return [];
+      return [
+        {
+          field: "name",
+          message: `a group above ${parent.key} has a label "${key}" already, and the platform refuses a second one of that name below it: manage it in that group's manifest, or name this one otherwise`,
+        },
+      ];
     },
 
     async read(ctx, parent, _wanted, options) {

@@ -186,6 +186,24 @@ projects:
     expect(above.map((l) => l.name)).toContain("From above");
   });
 
+  it("a subgroup's new label whose name a group above has already: a plan error at the label, nothing sent", async () => {
+    await groupLabel("Upstairs", "#00ff00");
+    const file = bench.manifest(
+      `version: 1\ngroups:\n  acme/platform:\n    labels:\n      - { name: Upstairs, color: "#111111" }\n      - { name: Downstairs, color: "#222222" }\n`,
+    );
+    const run = await bench.cli(["plan", file]);
+    expect(run.code, run.out + run.err).toBe(1);
+    expect((run.out + run.err).replace(/\s+/g, " ")).toContain(
+      'a group above acme/platform has a label "Upstairs" already, and the platform refuses a second one of that name below it',
+    );
+    const refused = await bench.cli(["apply", "--yes", file]);
+    expect(refused.code).toBe(1);
+    const own = await bench.get<{ name: string }[]>(
+      "/groups/acme%2Fplatform/labels?include_ancestor_groups=false",
+    );
+    expect(own.map((l) => l.name)).not.toContain("Downstairs");
+  });
+
   it("manages a project's own label where a group above has one of the same name", async () => {
     const own = (color: string) =>
       bench.manifest(`version: 1
