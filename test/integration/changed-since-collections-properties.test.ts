@@ -18,6 +18,9 @@ import { pullRequestPlansAsFullPlan, shardsPlanAsFullPlan } from "./since-proper
 const FILES = 2;
 const PROJECTS = ["a/p", "a/g/p", "ab/p"];
 const PATTERNS = ["a/**", "a/g/*", "ab/*"];
+/** Group entries (keys of Version.entries with GROUP before the path), a pattern over groups among them. */
+const GROUP = "groups:";
+const GROUPS = ["a", "a/g", "ab", "a/*"];
 const SECRETS = { FF_A: "alpha-secret-value", FF_B: "beta-secret-value" };
 const fixture = {
   // b and b/p: a third top-level group, which no entry or pattern declares (three units for the shards).
@@ -27,11 +30,14 @@ const fixture = {
     { project: "a/p", name: "x", color: "#111111" },
     { project: "a/g/p", name: "y", color: "#FF0000" },
     { project: "ab/p", name: "x", color: "#00FF00", description: "live" },
+    { group: "a", name: "g1", color: "#0000FF" },
+    { group: "a/g", name: "g9", color: "#0000FF" },
   ],
   ci_variables: [
     { project: "a/p", key: "V0", value: "live" },
     { project: "a/g/p", key: "V1", value: SECRETS.FF_A },
     { project: "ab/p", key: "V0", value: "live" },
+    { group: "ab", key: "G0", value: "live" },
   ],
   pipeline_schedules: [
     { project: "a/p", description: "N", cron: "0 1 * * *", variables: { S0: "live", S9: "old" } },
@@ -89,24 +95,29 @@ const label = (name: string): fc.Arbitrary<Label> =>
     },
     { weight: 1, arbitrary: fc.constant<Label>({ name, absent: true }) },
   );
-const labels = fc.option(
-  fc.subarray(["x", "y", "z"]).chain((names) => fc.tuple(...names.map(label)) as fc.Arbitrary<Label[]>),
-  { nil: null, freq: 2 },
-);
-const variables = fc.option(
-  fc.subarray(["V0", "V1"]).chain(
-    (keys) =>
-      fc.tuple(
-        ...keys.map((key) =>
-          fc.record({
-            key: fc.constant(key),
-            value: fc.constantFrom("live", "one", `\${env:FF_A}`, `\${env:FF_B}`),
-          }),
-        ),
-      ) as fc.Arbitrary<Variable[]>,
-  ),
-  { nil: null, freq: 2 },
-);
+const labelsOf = (names: string[]) =>
+  fc.option(
+    fc.subarray(names).chain((some) => fc.tuple(...some.map(label)) as fc.Arbitrary<Label[]>),
+    {
+      nil: null,
+      freq: 2,
+    },
+  );
+const variablesOf = (keys: string[]) =>
+  fc.option(
+    fc.subarray(keys).chain(
+      (keys) =>
+        fc.tuple(
+          ...keys.map((key) =>
+            fc.record({
+              key: fc.constant(key),
+              value: fc.constantFrom("live", "one", `\${env:FF_A}`, `\${env:FF_B}`),
+            }),
+          ),
+        ) as fc.Arbitrary<Variable[]>,
+    ),
+    { nil: null, freq: 2 },
+  );
 const scheduleVariables = fc.option(
   fc
     .subarray(["S0", "S1"])
@@ -147,15 +158,33 @@ const body = (canExtend: boolean): fc.Arbitrary<Body> =>
   fc.record({
     file: fc.integer({ min: 0, max: FILES - 1 }),
     extends: canExtend ? fc.boolean() : fc.constant(false),
-    labels,
-    variables,
+    labels: labelsOf(["x", "y", "z"]),
+    variables: variablesOf(["V0", "V1"]),
     schedules,
     unmanaged,
   });
-const keys = [...PROJECTS, ...PATTERNS];
+/**
+ * A group's entry: labels of other names than those below it (a label whose name a group above has is a plan error,
+ * not what this property is about: the subgroup a/g, and a/* over it, take other names than a), variables, their
+ * policies; no template.
+ */
+const groupBody = (key: string): fc.Arbitrary<Body> =>
+  fc.record({
+    file: fc.integer({ min: 0, max: FILES - 1 }),
+    extends: fc.constant(false),
+    labels: labelsOf(key.includes("/") ? ["g3", "g4"] : ["g1", "g2"]),
+    variables: variablesOf(["G0", "G1"]),
+    schedules: fc.constant(null),
+    unmanaged: fc.option(fc.record({ labels: policy, variables: policy }, { requiredKeys: [] }), {
+      nil: null,
+      freq: 2,
+    }),
+  });
+const keys = [...GROUPS.map((g) => `${GROUP}${g}`), ...PROJECTS, ...PATTERNS];
 // A pattern extends no template: a template's list replaces a pattern's at the objects both reach, which is
 // what the settings property covers.
-const slotOf = (key: string) => fc.option(body(!key.includes("*")), { nil: null, freq: 3 });
+const slotOf = (key: string) =>
+  fc.option(key.startsWith(GROUP) ? groupBody(key) : body(!key.includes("*")), { nil: null, freq: 3 });
 
 /** REF, and the edit: most of it kept, the rest drawn again. */
 const versions = fc
@@ -217,7 +246,11 @@ function filesOf(v: Version): Record<string, string> {
     let text = "version: 1\n";
     if (v.template.file === i) text += `templates:\n${entry("t1", v.template)}`;
     const mine = keys.filter((k) => v.entries[k]?.file === i);
-    if (mine.length) text += `projects:\n${mine.map((k) => entry(k, v.entries[k]!)).join("")}`;
+    const groups = mine.filter((k) => k.startsWith(GROUP));
+    const projects = mine.filter((k) => !k.startsWith(GROUP));
+    if (groups.length)
+      text += `groups:\n${groups.map((k) => entry(k.slice(GROUP.length), v.entries[k]!)).join("")}`;
+    if (projects.length) text += `projects:\n${projects.map((k) => entry(k, v.entries[k]!)).join("")}`;
     out[`f${i}.yaml`] = text;
   }
   return out;
