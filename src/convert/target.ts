@@ -6,8 +6,8 @@
  * files: YAML with the `$schema` line, secrets as `${env:NAME}` references listed at the top.
  */
 import { Document, isMap, isScalar } from "yaml";
-import { findCredentials, isSecretParameter, maskCredentials } from "../manifest/credentials.js";
 import { envName, namePart } from "../export/export.js";
+import { findCredentials, isSecretParameter, maskCredentials } from "../manifest/credentials.js";
 import type { JsonSchema, SchemaSet } from "../manifest/index.js";
 import type { Report } from "./report.js";
 import type { Place } from "./source.js";

@@ -13,10 +13,15 @@ import { orNotFound, UNCHECKED } from "../kinds/common.js";
 import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent, ReadOptions } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
+import {
+  findCredentials,
+  isSecretName,
+  looksLikeCredential,
+  maskCredentials,
+} from "../manifest/credentials.js";
 import { displayValue } from "../manifest/normalize.js";
 import { identityOf } from "../manifest/rules.js";
 import { isSecret } from "../manifest/secret.js";
-import { findCredentials, isSecretName, looksLikeCredential, maskCredentials } from "../manifest/credentials.js";
 import { factorEntries } from "./factor.js";
 
 export interface ExportRequest {
