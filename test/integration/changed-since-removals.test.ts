@@ -188,6 +188,30 @@ projects:
       ]);
     });
 
+    it("two entries drop what a pattern declares for both: each object is compared in its own place", async () => {
+      // The pattern's label is one node in both projects' desired state, walked for both at once.
+      const both = `version: 1
+projects:
+  a/p:
+    labels: [{ name: x, color: "#111111", description: own }]
+  a/g/p:
+    unmanaged: { labels: warn }
+  a/**:
+    labels: [{ name: x, color: "#111111", description: broad }]
+`;
+      await rebase(both, true);
+      const head = both
+        .replace('    labels: [{ name: x, color: "#111111", description: own }]\n', "")
+        .replace("    unmanaged: { labels: warn }\n", "")
+        .replace("  a/p:\n", "  a/p: {}\n")
+        .replace("  a/g/p:\n", "  a/g/p: {}\n");
+      // (y is the label the base of these cases left on a/p.)
+      expect(await plans(head)).toEqual([
+        'unmanaged project["a/p"].label["y"]',
+        'update project["a/p"].label["x"] description="broad"',
+      ]);
+    });
+
     it("the collection removed where no pattern declares it: nothing is planned", async () => {
       const head = BASE.replace('    labels: [{ name: x, color: "#00FF00" }]\n', "").replace(
         '    labels: [{ name: x, color: "#FF0000" }, { name: y, color: "#0000FF" }]\n',

@@ -44,6 +44,8 @@ export interface ItemRequest {
   scope: CollectionScope;
   /** Whether the object itself is compared (with --changed-since, an unchanged one is only walked through). */
   compare: boolean;
+  /** Its place in the manifests, which --changed-since looks up ("" without it). */
+  npath: string;
 }
 
 export async function planItem(
@@ -94,7 +96,7 @@ export async function planItem(
       return;
     }
     // Missing on the platform: it is planned as declared, with everything below it.
-    state.changes?.whole.add(state.npaths.get(item)!);
+    state.changes?.whole.add(p.npath);
   } else if (!p.compare) return;
   const deps: string[] = [];
   const parentAction = state.actions.get(parent.address);

@@ -72,8 +72,6 @@ export class PlanState implements PlanInputs {
   readonly actions = new Map<string, Change["action"]>();
   /** Addresses of objects the platform deletes along with another (a group's subgroups and projects). */
   readonly cascaded = new Map<string, string>();
-  /** Where each desired node sits in the manifests (`projects["acme/api"].badges["coverage"]`), for --changed-since. */
-  readonly npaths = new WeakMap<DesiredNode, string>();
   /** Top-level groups and projects the manifests declare present, by lower-cased path. */
   readonly declaredPresent = new Map<string, SourceRef>();
   /**

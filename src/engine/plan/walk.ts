@@ -22,7 +22,11 @@ import type { PlanState } from "./state.js";
 import type { Step } from "./types.js";
 import { planUndeclared } from "./unmanaged.js";
 
-/** Plans every collection of `node` (the root, or one object), whose own object is `self`. */
+/**
+ * Plans every collection of `node` (the root, or one object), whose own object is `self`; `npath` is the node's
+ * place in the manifests (src/engine/changes.ts), which --changed-since looks up. It is passed down, not kept with
+ * the node: a pattern's items are one node in every object the pattern matches.
+ */
 export async function walkNode(
   state: PlanState,
   node: DesiredNode,
@@ -30,6 +34,7 @@ export async function walkNode(
   exists: boolean,
   depth: number,
   out: Step[],
+  npath = "",
 ): Promise<void> {
   const entries = Object.entries(node.children).filter(
     ([collection]) =>
@@ -37,7 +42,6 @@ export async function walkNode(
   );
   // Groups first (projects and their collections may depend on groups created in this plan), then the other
   // collections together; each collection's steps are kept together, in the manifest's order.
-  const npath = state.npaths.get(node) ?? "";
   const groups = entries.find(([c]) => c === "groups");
   if (groups) await walkCollection(state, groups[0], groups[1], self, exists, depth, out, npath);
   const rest = entries.filter(([c]) => c !== "groups");
@@ -57,7 +61,12 @@ function selectItems(
   collection: string,
   coll: DesiredCollection,
   npath: string,
-): { items: DesiredNode[]; fullRead: boolean; compared: (item: DesiredNode) => boolean } {
+): {
+  items: DesiredNode[];
+  fullRead: boolean;
+  compared: (item: DesiredNode) => boolean;
+  pathOf: (item: DesiredNode) => string;
+} {
   const topLevel = collection === "groups" || collection === "projects";
   const targeted = topLevel
     ? coll.items.filter(
@@ -67,23 +76,25 @@ function selectItems(
     : coll.items;
   // With --changed-since, only what changed (and what leads to it) is read and compared.
   const changes = state.changes;
-  if (!changes) return { items: targeted, fullRead: true, compared: () => true };
+  if (!changes) return { items: targeted, fullRead: true, compared: () => true, pathOf: () => "" };
   const cpath = collectionPath(npath, collection);
-  // Paths are needed (and kept) only to look changes up: without --changed-since, every item is compared.
-  for (const item of targeted) state.npaths.set(item, itemPath(cpath, item));
+  // Paths are needed only to look changes up: without --changed-since, every item is compared. They are this
+  // collection's own: an item a pattern gives is one node in every object the pattern matches.
+  const paths = new Map(targeted.map((item) => [item, itemPath(cpath, item)]));
   const inWhole = wholeUnder(changes, npath);
   // The declared groups: with the policy over their undeclared subgroups changed, every one is read for them.
   const everyGroup = cpath === "groups" && changes.subgroupsOf === undefined;
   return {
-    items: inWhole || everyGroup ? targeted : targeted.filter((i) => touches(changes, state.npaths.get(i)!)),
+    items: inWhole || everyGroup ? targeted : targeted.filter((i) => touches(changes, paths.get(i)!)),
     fullRead:
       inWhole ||
       changes.collections.has(cpath) ||
       (cpath === "groups" && (changes.subgroupsOf?.size ?? 1) > 0),
     compared: (item) => {
-      const at = state.npaths.get(item)!;
+      const at = paths.get(item)!;
       return inWhole || changes.nodes.has(at) || wholeUnder(changes, at);
     },
+    pathOf: (item) => paths.get(item)!,
   };
 }
 
@@ -140,7 +151,7 @@ async function walkCollection(
 ): Promise<void> {
   const topLevel = collection === "groups" || collection === "projects";
   const parentAddress = topLevel ? "" : parent.address;
-  const { items, fullRead, compared } = selectItems(state, collection, coll, npath);
+  const { items, fullRead, compared, pathOf } = selectItems(state, collection, coll, npath);
   // In a chunk of a plan made in chunks, the root's groups and projects are read and matched as part of all of them.
   const whole = depth === 0 && topLevel ? state.chunk?.order[collection as "groups" | "projects"] : undefined;
   if (!fullRead && items.length === 0) return;
@@ -251,8 +262,9 @@ async function walkCollection(
         depth,
         scope: matched.scope,
         compare: compared(item),
+        npath: pathOf(item),
       },
-      (node, self, exists, d, o) => walkNode(state, node, self, exists, d, o),
+      (node, self, exists, d, o) => walkNode(state, node, self, exists, d, o, pathOf(item)),
     );
     return mine;
   };
