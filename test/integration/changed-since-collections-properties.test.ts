@@ -1,13 +1,14 @@
 /**
- * A pull request's plan (`--changed-since REF`) over projects' collections, as a property over HTTP: with the
- * platform as the manifests at REF made it, the plan of any edit made to them since plans exactly what the full plan
- * of the edited manifests plans, and no secret value shows in either.
+ * A pull request's plan (`--changed-since REF`) over collections, as a property over HTTP: with the platform as
+ * the manifests at REF made it, the plan of any edit made to them since plans exactly what the full plan of the
+ * edited manifests plans, and no secret value shows in either; and the shards' plans together are the full plan.
  *
  * The universe is where collections meet selection: labels (a colour the platform spells otherwise, `red`, an item
- * marked `state: absent`), CI/CD variables (values inline or from `${env:}`) and pipeline schedules with their
- * variables (a nested collection with its own prune policy), each on projects declared by full
- * path, through patterns (`a/**`, `a/g/*`, `ab/*`) and through a template; prune policies (`unmanaged:`) on any of
- * them; live labels and variables the manifests do not mention. An edit keeps most entries as they were and draws
+ * marked `state: absent`), CI/CD variables (values inline or from `${env:}`), pipeline schedules with their
+ * variables (a nested collection with its own prune policy) and hooks (one URL with a token from `${env:}`), on
+ * projects by full path, through patterns (`a/**`, `a/g/*`, `ab/*`) and through a template, and labels and variables
+ * on groups (by full path and through `a/*`); prune policies (`unmanaged:`) on any of them; live objects the
+ * manifests do not mention (a hook with a token no manifest names among them). An edit keeps most entries as they were and draws
  * the rest again: other items, another policy, another file, gone, or new. The shrunk counterexample is printed as
  * the two versions of the files. changed-since-properties.test.ts is the same property over settings.
  */
@@ -22,6 +23,8 @@ const PATTERNS = ["a/**", "a/g/*", "ab/*"];
 const GROUP = "groups:";
 const GROUPS = ["a", "a/g", "ab", "a/*"];
 const SECRETS = { FF_A: "alpha-secret-value", FF_B: "beta-secret-value" };
+/** Hook URLs: one plain, one with a secret in its query (live, one with a token no manifest names). */
+const HOOK_URLS = ["https://ci.example.com/h", `https://chat.example.com/n?token=\${env:FF_B}`];
 const fixture = {
   // b and b/p: a third top-level group, which no entry or pattern declares (three units for the shards).
   groups: ["a", "ab", "a/g", "b"].map((path) => ({ path })),
@@ -38,6 +41,9 @@ const fixture = {
     { project: "a/g/p", key: "V1", value: SECRETS.FF_A },
     { project: "ab/p", key: "V0", value: "live" },
     { group: "ab", key: "G0", value: "live" },
+  ],
+  project_hooks: [
+    { project: "a/p", url: "https://old.example.com/n?token=gamma-secret-value", push_events: true },
   ],
   pipeline_schedules: [
     { project: "a/p", description: "N", cron: "0 1 * * *", variables: { S0: "live", S9: "old" } },
@@ -56,6 +62,10 @@ interface Variable {
   key: string;
   value: string;
 }
+interface Hook {
+  url: string;
+  push_events: boolean;
+}
 /** A pipeline schedule: a nested collection (its variables, with their own prune policy). */
 interface Schedule {
   description: string;
@@ -70,7 +80,9 @@ interface Body {
   labels: Label[] | null;
   variables: Variable[] | null;
   schedules: Schedule[] | null;
-  unmanaged: { labels?: Policy; variables?: Policy; pipeline_schedules?: Policy } | null;
+  /** Project hooks: by URL, one URL with a secret in its query. */
+  hooks: Hook[] | null;
+  unmanaged: { labels?: Policy; variables?: Policy; pipeline_schedules?: Policy; hooks?: Policy } | null;
 }
 interface Version {
   template: Body;
@@ -147,8 +159,22 @@ const schedules = fc.option(
   ),
   { nil: null, freq: 2 },
 );
+const hooks = fc.option(
+  fc
+    .subarray(HOOK_URLS)
+    .chain(
+      (urls) =>
+        fc.tuple(
+          ...urls.map((url) => fc.record({ url: fc.constant(url), push_events: fc.boolean() })),
+        ) as fc.Arbitrary<Hook[]>,
+    ),
+  { nil: null, freq: 2 },
+);
 const unmanaged = fc.option(
-  fc.record({ labels: policy, variables: policy, pipeline_schedules: policy }, { requiredKeys: [] }),
+  fc.record(
+    { labels: policy, variables: policy, pipeline_schedules: policy, hooks: policy },
+    { requiredKeys: [] },
+  ),
   {
     nil: null,
     freq: 2,
@@ -161,6 +187,7 @@ const body = (canExtend: boolean): fc.Arbitrary<Body> =>
     labels: labelsOf(["x", "y", "z"]),
     variables: variablesOf(["V0", "V1"]),
     schedules,
+    hooks,
     unmanaged,
   });
 /**
@@ -175,6 +202,7 @@ const groupBody = (key: string): fc.Arbitrary<Body> =>
     labels: labelsOf(key.includes("/") ? ["g3", "g4"] : ["g1", "g2"]),
     variables: variablesOf(["G0", "G1"]),
     schedules: fc.constant(null),
+    hooks: fc.constant(null),
     unmanaged: fc.option(fc.record({ labels: policy, variables: policy }, { requiredKeys: [] }), {
       nil: null,
       freq: 2,
@@ -216,6 +244,10 @@ function lines(b: Body): string[] {
   }
   if (b.variables)
     out.push(`variables: [${b.variables.map((v) => `{ key: ${v.key}, value: "${v.value}" }`).join(", ")}]`);
+  if (b.hooks)
+    out.push(
+      `hooks: [${b.hooks.map((h) => `{ url: "${h.url}", push_events: ${h.push_events} }`).join(", ")}]`,
+    );
   if (b.schedules) {
     const item = (x: Schedule) => {
       const fields = [`description: ${x.description}`, "ref: main", `cron: "${x.cron}"`];
@@ -268,7 +300,7 @@ describe("--changed-since over collections as a property", () => {
         pullRequestPlansAsFullPlan({
           fixture,
           env: SECRETS,
-          hidden: Object.values(SECRETS),
+          hidden: [...Object.values(SECRETS), "gamma-secret-value"],
           ref: filesOf(ref),
           head: filesOf(head),
         }),
@@ -284,7 +316,7 @@ describe("--changed-since over collections as a property", () => {
           {
             fixture,
             env: SECRETS,
-            hidden: Object.values(SECRETS),
+            hidden: [...Object.values(SECRETS), "gamma-secret-value"],
             ref: filesOf(ref),
             head: filesOf(head),
           },
