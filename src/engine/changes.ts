@@ -55,7 +55,12 @@ export interface ChangeScope {
 
 /** The manifest path of an item of a collection. */
 export function itemPath(collectionPath: string, node: DesiredNode): string {
-  return `${collectionPath}[${JSON.stringify(node.label ?? node.key)}]`;
+  return labelPath(collectionPath, node.label ?? node.key);
+}
+
+/** The manifest path of the item of a collection with this label (its identity as shown). */
+function labelPath(collectionPath: string, label: string): string {
+  return `${collectionPath}[${JSON.stringify(label)}]`;
 }
 
 /** The manifest path of a collection of a node (the root's collections have no prefix). */
@@ -180,7 +185,7 @@ function compareCollections(
     // comes to it.
     if (!base || !covered) return false;
     scope.collections.add(path);
-    for (const label of byLabel(base).keys()) scope.whole.add(`${path}[${JSON.stringify(label)}]`);
+    for (const label of byLabel(base).keys()) scope.whole.add(labelPath(path, label));
     return true;
   }
   let touched = false;
@@ -194,7 +199,7 @@ function compareCollections(
   const after = byLabel(head);
   for (const [label, items] of after) {
     const previous = before.get(label);
-    const at = `${path}[${JSON.stringify(label)}]`;
+    const at = labelPath(path, label);
     if (!previous) {
       scope.whole.add(at);
       touched = true;
@@ -213,7 +218,7 @@ function compareCollections(
   for (const label of before.keys()) {
     if (after.has(label)) continue;
     full();
-    if (covered) scope.whole.add(`${path}[${JSON.stringify(label)}]`);
+    if (covered) scope.whole.add(labelPath(path, label));
   }
   return touched;
 }
@@ -234,7 +239,7 @@ function leftByPattern(pattern: DesiredNode, entry: DesiredNode, path: string, s
     touched = true;
     const declared = byLabel(own);
     for (const label of byLabel(coll).keys())
-      if (declared.has(label)) scope.whole.add(`${cpath}[${JSON.stringify(label)}]`);
+      if (declared.has(label)) scope.whole.add(labelPath(cpath, label));
   }
   return touched;
 }

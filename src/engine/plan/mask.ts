@@ -7,7 +7,7 @@
  */
 import { UNCHECKED } from "../../kinds/common.js";
 import type { Fields, Kind, KindContext, Live } from "../../kinds/kind.js";
-import { findCredentials, maskCredentials } from "../../manifest/credentials.js";
+import { maskCredentials } from "../../manifest/credentials.js";
 import type { DesiredNode } from "../../manifest/model.js";
 import { displayValue } from "../../manifest/normalize.js";
 import { containsSecret, isSecret, maskSecrets, Secret, type SecretValues } from "../../manifest/secret.js";
@@ -113,12 +113,13 @@ export function undeclaredLabels(
   for (const live of lives) {
     if (declared.has(live.key) || live.readOnly) continue;
     const shape = like(live);
+    const keyMasked = maskCredentials(live.key);
     const label = shape
       ? shape.label!
       : secrets.contains(live.key)
         ? maskCredentials(secrets.text(live.key))
-        : findCredentials(live.key).length > 0
-          ? maskCredentials(live.key)
+        : keyMasked !== live.key
+          ? keyMasked
           : undefined;
     let out: ShownLive;
     if (label === undefined) {
