@@ -7,22 +7,16 @@
  * entries. The version at REF is loaded without resolving secrets.
  */
 import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-} from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { type ChangeScope, changeScope, type ScopeRoots } from "../engine/changes.js";
+import { FileReadError, readTextFile } from "../files/read.js";
 import { type FileOutline, loadManifests, manifestOutlines, manifestRoot } from "../manifest/index.js";
 import { isInside } from "../manifest/interpolate.js";
 import type { DesiredState } from "../manifest/model.js";
 import { type Outline, touchedEntries } from "../manifest/outline.js";
+import { MAX_FILE_BYTES } from "../manifest/yaml.js";
 
 function git(cwd: string, args: string[]): string {
   return gitBytes(cwd, args).toString("utf8").trim();
@@ -158,11 +152,16 @@ export async function selectSince(
     const baseRoot = join(base, inRepo);
     const atBase = (p: string) => join(base, relative(top, resolve(p)));
     // At REF: the changed files as they were; the others as they are now.
+    // The texts read at REF (the changed files, to outline them; the selected ones, for the files they name), by
+    // where they were read: the load reads none of them again.
+    const texts = new Map<string, string>();
     const thenChanged = new Map(
       manifestOutlines(
         changed.filter((p) => atRef.has(p)).map((p) => join(base, p)),
         [],
         baseRoot,
+        undefined,
+        texts,
       ).map((f) => [relative(base, f.file), f]),
     );
     const past = new Map([...head].filter(([p]) => !changedSet.has(p)));
@@ -187,6 +186,7 @@ export async function selectSince(
       namedFiles(
         selectedAtBase.map((p) => [p, join(base, p)] as const),
         [...atRef.keys()].filter(notManifest),
+        texts,
       ),
     );
     const pick = (places: Iterable<string>) => new Set([...places].map((p) => join(base, p)));
@@ -202,6 +202,7 @@ export async function selectSince(
         only: baseOnly,
         partial: new Map([...partial].map(([p, ids]) => [join(base, p), ids])),
         outlines: new Map([...past].map(([p, f]) => [join(base, p), f])),
+        texts,
       });
       if (!loaded.state) {
         const first = loaded.diagnostics.find((d) => d.severity === "error");
@@ -257,7 +258,14 @@ function namingFiles(files: readonly (readonly [string, string])[], named: reado
   const names = [...new Set(named.map((p) => basename(p)))];
   return files
     .filter(([, file]) => {
-      const text = readFileSync(file, "utf8");
+      let text: string;
+      try {
+        text = readTextFile(file, { maxBytes: MAX_FILE_BYTES });
+      } catch (error) {
+        // Not readable as a manifest: the load reports it.
+        if (error instanceof FileReadError) return false;
+        throw error;
+      }
       return names.some((n) => text.includes(n));
     })
     .map(([p]) => p);
@@ -266,14 +274,27 @@ function namingFiles(files: readonly (readonly [string, string])[], named: reado
 /**
  * Of `candidates` (paths from the top), those that one of `files` (path from the top, and where to read it) may
  * name: the ones whose file name is a word of a file's text (split at spaces, quotes, brackets, commas and colons),
- * or, for a name with one of those in it, is in the text.
+ * or, for a name with one of those in it, is in the text. Texts are taken from `read` (by where they were read)
+ * and those read here kept in it, for the load not to read them again; a file that cannot be read as a manifest is
+ * left to the load to report.
  */
-function namedFiles(files: readonly (readonly [string, string])[], candidates: readonly string[]): string[] {
+function namedFiles(
+  files: readonly (readonly [string, string])[],
+  candidates: readonly string[],
+  read: Map<string, string>,
+): string[] {
   if (candidates.length === 0 || files.length === 0) return [];
   const words = new Set<string>();
   const texts: string[] = [];
   for (const [, file] of files) {
-    const text = readFileSync(file, "utf8");
+    let text = read.get(file);
+    try {
+      text ??= readTextFile(file, { maxBytes: MAX_FILE_BYTES });
+    } catch (error) {
+      if (error instanceof FileReadError) continue;
+      throw error;
+    }
+    read.set(file, text);
     texts.push(text);
     for (const word of text.split(/[\s"'[\]{},:]+/)) if (word !== "") words.add(basename(word));
   }

@@ -69,6 +69,12 @@ export interface LoadOptions {
   outlines?: ReadonlyMap<string, { outline: Outline; digest: string }>;
   /** How long the load keeps the event loop at most before it lets it run (default HOLD_MS; 0: at every piece). */
   holdMs?: number;
+  /**
+   * The texts of files read already (by absolute path, through readTextFile), used instead of reading them again,
+   * and taken out of the map as they are (it holds none longer than the load needs it); a file whose real path
+   * leads outside the root is still refused.
+   */
+  texts?: Map<string, string>;
 }
 
 export interface LoadResult {
@@ -122,6 +128,13 @@ function isRegularFile(path: string): boolean {
   }
 }
 
+/** The value of `key` in `map`, taken out of it. */
+function taken<V>(map: Map<string, V> | undefined, key: string): V | undefined {
+  const value = map?.get(key);
+  map?.delete(key);
+  return value;
+}
+
 /** `path` with symbolic links resolved, or as it is when it does not exist. */
 function realPath(path: string): string {
   try {
@@ -144,6 +157,8 @@ function readManifest(
   realRoot: string,
   diags: Diagnostics,
   walked = false,
+  /** The file's text, read already. */
+  known?: string,
 ): string | undefined {
   const at = { file: name, line: 1, col: 1 };
   // A file named outside a narrower --root is read as before: only a link out of the root is refused.
@@ -155,6 +170,7 @@ function readManifest(
     );
     return undefined;
   }
+  if (known !== undefined) return known;
   try {
     return readTextFile(file, { maxBytes: MAX_FILE_BYTES });
   } catch (error) {
@@ -332,6 +348,8 @@ export function manifestOutlines(
   root?: string,
   /** Outlines known by digest (another version of the same files): reused where the text is the same. */
   known?: ReadonlyMap<string, Outline>,
+  /** Where to keep the texts read (by path), for a load of the same files not to read them again (LoadOptions.texts). */
+  texts?: Map<string, string>,
 ): FileOutline[] {
   const diags = new Diagnostics();
   const rootDir = resolve(root ?? manifestRoot(paths.length ? paths : ["."]));
@@ -349,6 +367,7 @@ export function manifestOutlines(
     const outline = known?.get(digest) ?? outlineFile(name, text);
     // A file no parse can read is kept, as a full load reports it (its errors) whatever it would have held.
     if (!src.explicit && !outline.manifest && !outline.unreadable) continue;
+    texts?.set(src.file, text);
     const bytes = Buffer.from(text, "utf8");
     const blob = createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
     out.push({ file: src.file, outline, digest, blob });
@@ -408,7 +427,16 @@ export async function loadManifests(paths: string[], opts: LoadOptions): Promise
     const real = realPath(src.file);
     if (read.has(real)) continue;
     read.add(real);
-    const text = readManifest(src.file, real, name, root, realRoot, diags, !src.explicit);
+    const text = readManifest(
+      src.file,
+      real,
+      name,
+      root,
+      realRoot,
+      diags,
+      !src.explicit,
+      taken(opts.texts, src.file),
+    );
     if (text === undefined) {
       files.push(name);
       allRead = false;
