@@ -10,13 +10,50 @@
  * below has: a label a plan creates goes before the labels of the same name it creates in the groups above
  * (`before`), so that a name declared in a group and in a project (or subgroup) below it is made in both. One that
  * a group above has already is a plan error: a project sees it in its own list (read-only), a subgroup is asked for
- * its ancestors' labels once it would create one (`checkCreate`).
+ * its ancestors' labels once it would create one, and for a group or project the plan creates, the nearest group
+ * above that exists is (`checkCreate`).
  */
+import { apiPath } from "../api/index.js";
+import { orNotFound } from "./common.js";
 import type { ApiObject } from "./declare.js";
 import { restCollection } from "./declare.js";
 import { groupAddress, parentPath } from "./group.js";
+import type { KindContext } from "./kind.js";
 
 const INHERITED = "a group label the project shows; manage it in its group's manifest";
+
+/** The names of the labels `read` lists, read once per run under `memoKey`. */
+function seenLabels(
+  ctx: KindContext,
+  memoKey: string,
+  read: () => Promise<ApiObject[] | undefined>,
+): Promise<Set<string>> {
+  let seen = ctx.memo.get(memoKey) as Promise<Set<string>> | undefined;
+  if (!seen) {
+    seen = read().then((labels) => new Set((labels ?? []).map((l) => String(l["name"]))));
+    ctx.memo.set(memoKey, seen);
+  }
+  return seen;
+}
+
+/**
+ * The labels a group or project this plan creates below `group` will see: those of the nearest group from `group`
+ * up that exists (its own and its ancestors'), read by path (a group this plan creates too is not found; a user's
+ * namespace is none).
+ */
+function aboveNew(ctx: KindContext, group: string): Promise<Set<string>> {
+  return seenLabels(ctx, `labels:below-new:${group}`, async () => {
+    const labels = await orNotFound(
+      ctx.api.list<ApiObject>(apiPath`/groups/${group}/labels`, {
+        shape: { name: "string" },
+        query: { include_ancestor_groups: true },
+      }),
+    );
+    if (labels !== undefined) return labels;
+    const up = parentPath(group);
+    return up === undefined ? [] : [...(await aboveNew(ctx, up))].map((name) => ({ name }));
+  });
+}
 
 export const labelKind = restCollection(
   {
@@ -44,18 +81,20 @@ export const labelKind = restCollection(
 
     async checkCreate(ctx, parent, key) {
       const up = parentPath(parent.key);
-      if (parent.collection !== "groups" || parent.ref === undefined || up === undefined) return [];
-      // The labels the subgroup sees: its own and its ancestors'; read once per subgroup, whatever it creates.
-      const memoKey = `labels:with-ancestors:${parent.ref}`;
-      let seen = ctx.memo.get(memoKey) as Promise<Set<string>> | undefined;
-      if (!seen) {
-        seen = ctx.api
-          .list<ApiObject>(rest.path(parent), {
+      if (up === undefined) return [];
+      // What the parent sees: an existing subgroup its own labels and its ancestors' (a project's list holds its
+      // groups' labels, read-only); a parent this plan creates, those of the nearest group above that exists.
+      let seen: Promise<Set<string>> | undefined;
+      if (parent.ref !== undefined) {
+        if (parent.collection !== "groups") return [];
+        seen = seenLabels(ctx, `labels:with-ancestors:${parent.ref}`, () =>
+          ctx.api.list<ApiObject>(rest.path(parent), {
             shape: rest.shape(),
             query: { include_ancestor_groups: true },
-          })
-          .then((labels) => new Set(labels.map((l) => String(l["name"]))));
-        ctx.memo.set(memoKey, seen);
+          }),
+        );
+      } else {
+        seen = aboveNew(ctx, up);
       }
       if (!(await seen).has(key)) return [];
       return [

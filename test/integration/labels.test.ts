@@ -204,6 +204,57 @@ projects:
     expect(own.map((l) => l.name)).not.toContain("Downstairs");
   });
 
+  it("a new project's or new subgroup's label whose name a group above has: a plan error, one read for each nearest existing group", async () => {
+    const asked: string[] = [];
+    const own = await Bench.start({
+      fixture: FIXTURE,
+      onRequest: (method, path) => {
+        if (method === "GET" && /^\/api\/v4\/groups\/.*\/labels$/.test(path))
+          asked.push(decodeURIComponent(path));
+      },
+    });
+    try {
+      await own.send("POST", "/groups/acme/labels", { name: "Attic", color: "#00ff00" });
+      // A project and a subgroup this plan creates, and a project in a subgroup it creates too: the nearest group
+      // that exists above each is acme/platform, which sees acme's label.
+      const file = own.manifest(`version: 1
+groups:
+  acme/platform/new-team:
+    labels:
+      - { name: Attic, color: "#111111" }
+      - { name: Cellar, color: "#222222" }
+projects:
+  acme/platform/new-api:
+    labels: [{ name: Attic, color: "#333333" }]
+  acme/platform/new-team/new-web:
+    labels: [{ name: Attic, color: "#444444" }, { name: Porch, color: "#555555" }]
+`);
+      asked.length = 0;
+      const run = await own.cli(["plan", file]);
+      expect(run.code, run.out + run.err).toBe(1);
+      const text = (run.out + run.err).replace(/\s+/g, " ");
+      for (const parent of [
+        "acme/platform/new-team",
+        "acme/platform/new-api",
+        "acme/platform/new-team/new-web",
+      ])
+        expect(text).toContain(
+          `a group above ${parent} has a label "Attic" already, and the platform refuses a second one of that name below it`,
+        );
+      for (const name of ["Cellar", "Porch"]) expect(text).not.toContain(`label "${name}" already`);
+      // acme/platform asked once for the labels it sees, acme/platform/new-team (not found) once.
+      expect(asked.sort()).toEqual([
+        "/api/v4/groups/acme/platform/labels",
+        "/api/v4/groups/acme/platform/new-team/labels",
+      ]);
+      const refused = await own.cli(["apply", "--yes", file]);
+      expect(refused.code).toBe(1);
+      await expect(own.get("/groups/acme%2Fplatform%2Fnew-team")).rejects.toThrow(/404/);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("manages a project's own label where a group above has one of the same name", async () => {
     const own = (color: string) =>
       bench.manifest(`version: 1
