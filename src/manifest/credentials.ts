@@ -2,8 +2,9 @@
  * Credentials inside URLs, which export must not write into files meant for git, and a plan must not show of a
  * live object (a hook's URL that an earlier commit gave a token from `${env:}`, or one set by hand): the password
  * of `user:pass@`, and the values of query parameters whose names say they are secret (`key`, `token`, `secret`,
- * `password`, `signature`, `X-Amz-Credential`...). Live values are ordinary text on the platform, so this is the
- * only way to tell.
+ * `password`, `signature`, `X-Amz-Credential`...); and, for a live value no manifest names, also what looks random
+ * whatever it is named (`guess`: a path segment such as a Slack hook's secret). Live values are ordinary text on
+ * the platform, so this is the only way to tell.
  */
 
 /** Where a credential sits in a text: `text.slice(start, end)` is its value as written (still URL-encoded). */
@@ -51,8 +52,51 @@ export function looksLikeCredential(value: string): boolean {
   return TOKEN_FORMATS.test(value);
 }
 
+/** A UUID, which services hand out as a hook's secret (`https://webhook.example/<uuid>`). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Shannon entropy of a text, in bits per character. */
+function entropy(text: string): number {
+  const counts = new Map<string, number>();
+  for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / text.length) * Math.log2(n / text.length);
+  return bits;
+}
+
+/**
+ * Whether a part of a URL (a path segment, a query value, a user name), as written, looks like a secret whatever it
+ * is named: a well-known format, a UUID, or a run of 16 or more letters and digits, both mixed in (2 of each at
+ * least) and varied (3 bits per character or more): Slack's `hooks.slack.com/services/T../B../<secret>`, a
+ * Mattermost hook's id, Discord's token, a hex digest. Words, dates and version numbers are not.
+ */
+export function looksRandom(part: string): boolean {
+  let decoded = part;
+  try {
+    decoded = decodeURIComponent(part);
+  } catch {
+    // a malformed escape: judged as written
+  }
+  if (looksLikeCredential(decoded) || UUID.test(decoded)) return true;
+  for (const run of decoded.match(/[A-Za-z0-9]{16,}/g) ?? []) {
+    const digits = run.replace(/[^0-9]/g, "").length;
+    if (digits >= 2 && run.length - digits >= 2 && entropy(run) >= 3) return true;
+  }
+  return false;
+}
+
+export interface FindOptions {
+  /**
+   * Also the parts that look random whatever they are named ({@link looksRandom}): path segments, query values,
+   * a user name. For live values no manifest names (a hook made by hand, or by an earlier commit), where a name is
+   * all there is to go by otherwise.
+   */
+  guess?: boolean;
+}
+
 /** Every credential in the URLs of a text, in order. */
-export function findCredentials(text: string): Credential[] {
+export function findCredentials(text: string, options: FindOptions = {}): Credential[] {
+  const guess = options.guess === true;
   const found: Credential[] = [];
   for (const match of text.matchAll(URL_IN_TEXT)) {
     const url = match[0];
@@ -72,16 +116,34 @@ export function findCredentials(text: string): Credential[] {
           end: at + authorityStart + atSign,
           label: "password",
         });
+      } else if (colon < 0 && guess && looksRandom(authority.slice(0, atSign))) {
+        // A token given as the user name (`https://<token>@host`).
+        found.push({ start: at + authorityStart, end: at + authorityStart + atSign, label: "user" });
       }
     }
-    const query = url.indexOf("?", authorityEnd);
-    if (query < 0) continue;
+    const queryAt = url.indexOf("?", authorityEnd);
+    const hashAt = url.indexOf("#", authorityEnd);
+    const pathEnd = Math.min(queryAt < 0 ? url.length : queryAt, hashAt < 0 ? url.length : hashAt);
+    if (guess) {
+      let offset = authorityEnd;
+      for (const segment of url.slice(authorityEnd, pathEnd).split("/")) {
+        if (segment !== "" && looksRandom(segment))
+          found.push({ start: at + offset, end: at + offset + segment.length, label: "path" });
+        offset += segment.length + 1;
+      }
+    }
+    if (queryAt < 0 || (hashAt >= 0 && hashAt < queryAt)) continue;
+    const query = queryAt;
     const hash = url.indexOf("#", query);
     const end = hash < 0 ? url.length : hash;
     let offset = query + 1;
     for (const pair of url.slice(query + 1, end).split("&")) {
       const eq = pair.indexOf("=");
-      if (eq > 0 && eq + 1 < pair.length && isSecretParameter(pair.slice(0, eq))) {
+      if (
+        eq > 0 &&
+        eq + 1 < pair.length &&
+        (isSecretParameter(pair.slice(0, eq)) || (guess && looksRandom(pair.slice(eq + 1))))
+      ) {
         found.push({ start: at + offset + eq + 1, end: at + offset + pair.length, label: pair.slice(0, eq) });
       }
       offset += pair.length + 1;
@@ -94,10 +156,11 @@ export function findCredentials(text: string): Credential[] {
 export function replaceCredentials(
   text: string,
   replace: (credential: Credential, value: string) => string,
+  options: FindOptions = {},
 ): string {
   let out = "";
   let from = 0;
-  for (const c of findCredentials(text)) {
+  for (const c of findCredentials(text, options)) {
     out += text.slice(from, c.start) + replace(c, text.slice(c.start, c.end));
     from = c.end;
   }
@@ -105,6 +168,6 @@ export function replaceCredentials(
 }
 
 /** The text with each credential masked, as it may be shown. */
-export function maskCredentials(text: string): string {
-  return replaceCredentials(text, () => "(sensitive)");
+export function maskCredentials(text: string, options: FindOptions = {}): string {
+  return replaceCredentials(text, () => "(sensitive)", options);
 }

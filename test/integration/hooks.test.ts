@@ -268,4 +268,51 @@ projects:
     expect(applied.out + applied.err).not.toContain(TOKEN);
     expect(await bench.get<unknown[]>("/projects/acme%2Fplatform%2Fapi/hooks")).toEqual([]);
   });
+
+  it("made by hand with its secret in the path or under a neutral name: masked where it looks random", async () => {
+    const SLACK = "vKtqA7yPw3kT0JH2XeLqYz9B";
+    const NEUTRAL = "9f86d081884c7d659a2feaa0c55ad015";
+    for (const url of [
+      `https://hooks.slack.com/services/T0123ABCD/B0456EFGH/${SLACK}`,
+      `https://chat.example.com/in?c=${NEUTRAL}&channel=ci`,
+    ])
+      await bench.send("POST", "/projects/acme%2Fplatform%2Fapi/hooks", { url, push_events: true });
+    const file = (body: string) =>
+      bench.manifest(`version: 1\nprojects:\n  acme/platform/api:\n${body}`, "by-hand.yaml");
+    for (const body of ["    hooks: []\n", "    hooks: []\n    unmanaged: { hooks: delete }\n"])
+      for (const args of [
+        ["plan", file(body)],
+        ["plan", "--format", "json", file(body)],
+        ["drift", "--format", "junit", file(body)],
+        ["plan", "--debug", file(body)],
+      ]) {
+        const run = await bench.cli(args);
+        expect(run.code, run.out + run.err).not.toBe(1);
+        for (const secret of [SLACK, NEUTRAL])
+          expect(run.out + run.err, args.join(" ")).not.toContain(secret);
+        expect(run.out + run.err).toContain(
+          "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/(sensitive)",
+        );
+        expect(run.out + run.err).toContain("https://chat.example.com/in?c=(sensitive)&");
+      }
+    // Declared, the same URL is the manifest's (in git already): shown as written, and matched.
+    const declared = file(
+      `    hooks:\n      - { url: "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/${SLACK}", push_events: false }\n`,
+    );
+    const plan = await planJson(bench, declared);
+    expect(plan.changes.filter((c) => c.action !== "unmanaged").map((c) => [c.action, c.address])).toEqual([
+      [
+        "update",
+        `project["acme/platform/api"].hook["https://hooks.slack.com/services/T0123ABCD/B0456EFGH/${SLACK}"]`,
+      ],
+    ]);
+    const applied = await bench.cli([
+      "apply",
+      "--yes",
+      file("    hooks: []\n    unmanaged: { hooks: delete }\n"),
+    ]);
+    expect(applied.code, applied.out + applied.err).toBe(0);
+    for (const secret of [SLACK, NEUTRAL]) expect(applied.out + applied.err).not.toContain(secret);
+    expect(await bench.get<unknown[]>("/projects/acme%2Fplatform%2Fapi/hooks")).toEqual([]);
+  });
 });

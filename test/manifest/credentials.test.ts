@@ -68,6 +68,63 @@ describe("credentials in URLs", () => {
   });
 });
 
+describe("credentials guessed in live URLs (guess)", () => {
+  const guessed = (text: string) => maskCredentials(text, { guess: true });
+
+  it("mask a part that looks random whatever it is named: a path segment, a query value, a token as user name", () => {
+    // A Slack incoming webhook: the last segment is the secret, the two ids before it are not.
+    expect(guessed("https://hooks.slack.com/services/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")).toBe(
+      "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/(sensitive)",
+    );
+    // A Mattermost hook's id (lower-case letters and digits), a UUID, a hex digest.
+    expect(guessed("https://chat.example.com/hooks/x1c7m3ybqfrs5ej8wnzt4ku9oa")).toBe(
+      "https://chat.example.com/hooks/(sensitive)",
+    );
+    expect(guessed("https://webhook.example/550e8400-e29b-41d4-a716-446655440000?x=1")).toBe(
+      "https://webhook.example/(sensitive)?x=1",
+    );
+    expect(guessed("https://h.example/n?c=9f86d081884c7d659a2feaa0c55ad015&page=2")).toBe(
+      "https://h.example/n?c=(sensitive)&page=2",
+    );
+    expect(guessed("https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@git.example/r")).toBe(
+      "https://(sensitive)@git.example/r",
+    );
+    // A well-known format in a path.
+    expect(guessed("https://h.example/glpat-abcdefgh12345678/x")).toBe("https://h.example/(sensitive)/x");
+    // And what names say, as without guessing.
+    expect(guessed("https://u:p@h.example/?token=t")).toBe(
+      "https://u:(sensitive)@h.example/?token=(sensitive)",
+    );
+  });
+
+  it("leave words, dates, versions, ids and repeated characters as written", () => {
+    for (const url of [
+      "https://ci.example.com/project/notifications/pipeline-events",
+      "https://h.example/builds/build-2021-06-01-nightly/v1.2.3",
+      "https://h.example/api/v4/projects/123456789/trigger/pipeline?ref=main&page=20",
+      "https://h.example/aaaa1111aaaa1111aaaa/ABCDEFGHIJKLMNOPQRSTUV",
+      "https://h.example/documentation/administration-guide#section-2021",
+      // Fifteen letters and digits: one short of a run.
+      "https://h.example/a1b2c3d4e5f6g7h",
+    ])
+      expect(guessed(url), url).toBe(url);
+    // Without guess, a random part under a neutral name is left as written.
+    expect(maskCredentials("https://hooks.slack.com/services/T0/B0/vKtqA7yPw3kT0JH2XeLqYz9B")).toBe(
+      "https://hooks.slack.com/services/T0/B0/vKtqA7yPw3kT0JH2XeLqYz9B",
+    );
+  });
+
+  it("say where each one is: the segment or value as written, its label", () => {
+    const text = "https://h.example/s/vKtqA7yPw3kT0JH2XeLqYz9B?c=9f86d081884c7d659a2feaa0c55ad015#x";
+    expect(findCredentials(text, { guess: true }).map((c) => [text.slice(c.start, c.end), c.label])).toEqual([
+      ["vKtqA7yPw3kT0JH2XeLqYz9B", "path"],
+      ["9f86d081884c7d659a2feaa0c55ad015", "c"],
+    ]);
+    // A fragment is not a query: `#a?key=x` holds no parameter.
+    expect(findCredentials("https://h.example/p#a?key=x")).toEqual([]);
+  });
+});
+
 describe("secrets by name and by format", () => {
   it("names like a secret's: variables and settings", () => {
     for (const name of [

@@ -38,7 +38,9 @@ export async function fieldChanges(
     const secret = containsSecret(value);
     changes.push({
       field,
-      before: await shown(ctx, kind, specs, field, live.fields[field], hidesLive(specs, field, value)),
+      before: await shown(ctx, kind, specs, field, live.fields[field], {
+        hidden: hidesLive(specs, field, value),
+      }),
       after: await shown(ctx, kind, specs, field, value),
       ...(spec?.sensitive || secret ? { sensitive: true } : {}),
       ...(spec?.replace ? { forcesReplacement: true } : {}),
@@ -92,7 +94,9 @@ export function deletedFields(
       .filter(([field]) => !listed || listed.includes(field))
       .map(async ([field, v]) => ({
         field,
-        before: await shown(ctx, kind, specs, field, v, hidesLive(specs, field, desired?.[field])),
+        before: await shown(ctx, kind, specs, field, v, {
+          hidden: hidesLive(specs, field, desired?.[field]),
+        }),
       })),
   );
 }

@@ -35,7 +35,8 @@ export function mask(specs: Specs, field: string, value: unknown, hideLive = fal
 
 /**
  * A value as the plan shows it: in the manifest's terms where the kind says how (ids as names), access levels by
- * name (the schema's `x-normalize: access-level`), then masked.
+ * name (the schema's `x-normalize: access-level`), then masked. `live`: the value is the platform's (the before of
+ * a change), with `hidden` whether hidesLive() masks it whole.
  */
 export async function shown(
   ctx: KindContext,
@@ -43,20 +44,23 @@ export async function shown(
   specs: Specs,
   field: string,
   value: unknown,
-  hideLive = false,
+  live?: { hidden: boolean },
 ): Promise<unknown> {
   const named = kind.display && value !== undefined ? await kind.display(ctx, field, value) : value;
-  return withoutCredentials(mask(specs, field, displayValue(specs.get(field)?.normalize, named), hideLive));
+  const masked = mask(specs, field, displayValue(specs.get(field)?.normalize, named), live?.hidden ?? false);
+  return withoutCredentials(masked, live !== undefined);
 }
 
 /**
  * A shown value with the credentials in its URLs masked (`https://h/x?token=(sensitive)`, `https://u:(sensitive)@h`):
  * a live URL may hold a secret no manifest names any more (a hook an earlier commit made with a token from
- * `${env:}`), and one written in the manifest is in git already.
+ * `${env:}`), and one written in the manifest is in git already. A live one is also masked where a part looks
+ * random (`live`: see credentials.ts's looksRandom), since no name tells there.
  */
-function withoutCredentials(value: unknown): unknown {
-  if (typeof value === "string") return maskCredentials(value);
-  if (Array.isArray(value)) return value.map((v) => (typeof v === "string" ? maskCredentials(v) : v));
+function withoutCredentials(value: unknown, live: boolean): unknown {
+  const masked = (v: string) => maskCredentials(v, { guess: live });
+  if (typeof value === "string") return masked(value);
+  if (Array.isArray(value)) return value.map((v) => (typeof v === "string" ? masked(v) : v));
   return value;
 }
 
@@ -113,7 +117,7 @@ export function undeclaredLabels(
   for (const live of lives) {
     if (declared.has(live.key) || live.readOnly) continue;
     const shape = like(live);
-    const keyMasked = maskCredentials(live.key);
+    const keyMasked = maskCredentials(live.key, { guess: true });
     const label = shape
       ? shape.label!
       : secrets.contains(live.key)

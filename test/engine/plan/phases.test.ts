@@ -5,7 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/api/index.js";
-import { createdFields, fieldChanges, writeOnlyChanges } from "../../../src/engine/plan/diff.js";
+import {
+  createdFields,
+  deletedFields,
+  fieldChanges,
+  writeOnlyChanges,
+} from "../../../src/engine/plan/diff.js";
 import { LiveSeen } from "../../../src/engine/plan/digest.js";
 import { mask, maskedFields } from "../../../src/engine/plan/mask.js";
 import { match } from "../../../src/engine/plan/match.js";
@@ -233,6 +238,36 @@ describe("diff: one object's changes", () => {
       { field: "name", before: "w", after: "v" },
       { field: "api_key", before: "(sensitive)", after: "(sensitive)", sensitive: true },
       { field: "interval", after: "1h", forcesReplacement: true },
+    ]);
+  });
+
+  it("masks the credentials of URLs on both sides, in lists too, and guesses only on the platform's side", async () => {
+    const SLACK = "https://hooks.slack.com/services/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";
+    const was: Live = {
+      key: "w",
+      id: 1,
+      fields: { name: `${SLACK}?token=t1`, tags: ["https://u:p@h.example/", SLACK, "plain"] },
+    };
+    const changes = await fieldChanges(
+      ctx,
+      kind(),
+      specs,
+      { name: `${SLACK}?token=t2`, tags: ["https://u:q@h.example/", SLACK] },
+      was,
+    );
+    const masked = "https://hooks.slack.com/services/T0123ABCD/B0456EFGH/(sensitive)";
+    expect(changes).toEqual([
+      // The manifest's side: what names say is masked (a token in git is one still), what only looks random is not.
+      { field: "name", before: `${masked}?token=(sensitive)`, after: `${SLACK}?token=(sensitive)` },
+      {
+        field: "tags",
+        before: ["https://u:(sensitive)@h.example/", masked, "plain"],
+        after: ["https://u:(sensitive)@h.example/", SLACK],
+      },
+    ]);
+    expect(await deletedFields(ctx, kind(), specs, was, undefined)).toEqual([
+      { field: "name", before: `${masked}?token=(sensitive)` },
+      { field: "tags", before: ["https://u:(sensitive)@h.example/", masked, "plain"] },
     ]);
   });
 
