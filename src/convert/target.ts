@@ -7,7 +7,12 @@
  */
 import { Document, isMap, isScalar } from "yaml";
 import { envName, namePart } from "../export/export.js";
-import { findCredentials, isSecretParameter, maskCredentials } from "../manifest/credentials.js";
+import {
+  credentialPlace,
+  findCredentials,
+  isSecretParameter,
+  maskCredentials,
+} from "../manifest/credentials.js";
 import type { JsonSchema, SchemaSet } from "../manifest/index.js";
 import type { Report } from "./report.js";
 import type { Place } from "./source.js";
@@ -161,9 +166,9 @@ export class Target {
     let from = 0;
     for (const c of found) {
       parts.push(value.slice(from, c.start));
-      const what =
-        c.label === "password" ? "the password in the URL" : `the URL's query parameter ${c.label}`;
-      parts.push(this.secret([...nameParts, "url", c.label], origin, what).parts[0] as { env: string });
+      parts.push(
+        this.secret([...nameParts, "url", c.label], origin, credentialPlace(c)).parts[0] as { env: string },
+      );
       from = c.end;
     }
     parts.push(value.slice(from));

@@ -14,6 +14,7 @@ import type { FieldSpec } from "../kinds/fields.js";
 import type { Fields, KindContext, Live, Parent, ReadOptions } from "../kinds/kind.js";
 import { itemSchema } from "../kinds/schemas.js";
 import {
+  credentialPlace,
   findCredentials,
   isSecretName,
   looksLikeCredential,
@@ -219,8 +220,10 @@ class Exporter {
     if (typeof value !== "string") return value;
     let out = "";
     let from = 0;
-    for (const c of findCredentials(value)) {
-      const what = c.label === "password" ? "password in the URL" : `query parameter ${c.label}`;
+    // Live values: what looks random is taken for a secret too (a Slack hook's path), whatever it is named.
+    for (const c of findCredentials(value, { guess: true })) {
+      const what =
+        c.place === "query" ? `query parameter ${c.label}` : credentialPlace(c).replace(/^the /, "");
       out += escapeRefs(value.slice(from, c.start));
       out += this.reference(
         [...nameParts, field === "url" ? "" : field, c.label],
@@ -374,7 +377,7 @@ class Exporter {
     for (const live of lives) {
       const self: Parent = {
         // A credential in an identity (a hook URL's key) is not shown in the address that lists the variables.
-        address: `${parent.address}.${kind.segment}[${JSON.stringify(maskCredentials(live.key))}]`,
+        address: `${parent.address}.${kind.segment}[${JSON.stringify(maskCredentials(live.key, { guess: true }))}]`,
         collection,
         key: live.key,
         ref: live.id,

@@ -11,8 +11,16 @@
 export interface Credential {
   start: number;
   end: number;
-  /** What it is, for a variable name: `password` or the parameter's name. */
+  /** What it is, for a variable name: `password`, `user`, `secret` (a path segment) or the parameter's name. */
   label: string;
+  /** Where it is: the password or the user name of `user:pass@`, a path segment, a query parameter's value. */
+  place: "password" | "user" | "path" | "query";
+}
+
+/** Where a credential is, in words (`the password in the URL`, `the URL's query parameter key`). */
+export function credentialPlace(c: Credential): string {
+  if (c.place === "query") return `the URL's query parameter ${c.label}`;
+  return c.place === "path" ? "a segment of the URL's path" : `the ${c.place} in the URL`;
 }
 
 const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
@@ -115,10 +123,16 @@ export function findCredentials(text: string, options: FindOptions = {}): Creden
           start: at + authorityStart + colon + 1,
           end: at + authorityStart + atSign,
           label: "password",
+          place: "password",
         });
       } else if (colon < 0 && guess && looksRandom(authority.slice(0, atSign))) {
         // A token given as the user name (`https://<token>@host`).
-        found.push({ start: at + authorityStart, end: at + authorityStart + atSign, label: "user" });
+        found.push({
+          start: at + authorityStart,
+          end: at + authorityStart + atSign,
+          label: "user",
+          place: "user",
+        });
       }
     }
     const queryAt = url.indexOf("?", authorityEnd);
@@ -128,7 +142,7 @@ export function findCredentials(text: string, options: FindOptions = {}): Creden
       let offset = authorityEnd;
       for (const segment of url.slice(authorityEnd, pathEnd).split("/")) {
         if (segment !== "" && looksRandom(segment))
-          found.push({ start: at + offset, end: at + offset + segment.length, label: "path" });
+          found.push({ start: at + offset, end: at + offset + segment.length, label: "secret", place: "path" });
         offset += segment.length + 1;
       }
     }
@@ -144,7 +158,12 @@ export function findCredentials(text: string, options: FindOptions = {}): Creden
         eq + 1 < pair.length &&
         (isSecretParameter(pair.slice(0, eq)) || (guess && looksRandom(pair.slice(eq + 1))))
       ) {
-        found.push({ start: at + offset + eq + 1, end: at + offset + pair.length, label: pair.slice(0, eq) });
+        found.push({
+          start: at + offset + eq + 1,
+          end: at + offset + pair.length,
+          label: pair.slice(0, eq),
+          place: "query",
+        });
       }
       offset += pair.length + 1;
     }

@@ -25,6 +25,8 @@ const URL_SECRETS = {
   hookSig: "sigVALUE5678",
   badgeToken: "badgeTOKENinQuery9",
   proxyPassword: "proxyPASSinUserinfo",
+  /** A Slack hook's secret: in the path, under no name; exported because it looks random. */
+  slackPath: "vKtqA7yPw3kT0JH2XeLqYz9B",
 };
 const SCIM_TOKEN = "scim-token-for-acme";
 
@@ -116,6 +118,7 @@ instance:
       token: ${HOOK_TOKEN}
       push_events: true
     - url: "https://relay.example/in?key=${URL_SECRETS.hookKey}&X-Amz-Signature=${URL_SECRETS.hookSig}&monkey=plain"
+    - url: https://hooks.slack.com/services/T0123ABCD/B0456EFGH/${URL_SECRETS.slackPath}
   broadcast_messages:
     - message: Maintenance on Sunday
       starts_at: "2027-01-01T00:00:00Z"
@@ -193,9 +196,9 @@ projects:
     // Said first, with how many, then one line each: the variable and the field it stands for.
     const lines = exported.err.trimEnd().split("\n");
     expect(lines[0]).toBe(
-      "The exported manifests refer to 5 sensitive values through environment variables; set them before planning:",
+      "The exported manifests refer to 6 sensitive values through environment variables; set them before planning:",
     );
-    expect(lines.slice(1)).toHaveLength(5);
+    expect(lines.slice(1)).toHaveLength(6);
     for (const line of lines.slice(1)) expect(line).toMatch(/^ {2}[A-Z0-9_]+ {2}\(\S.*\)$/);
     // A plain value is written as it is: only a secret's (named like one, masked, write-only) becomes a reference.
     expect(acme).toMatch(/key: MODE\n\s+value: fast\n/);
@@ -219,6 +222,10 @@ projects:
     expect(instance).toContain(
       "diagram_url: https://diagrams:${env:APPLICATION_SETTINGS_DIAGRAM_URL_PASSWORD}@diagrams.example/render",
     );
+    // A secret in the path, under no name, because it looks random; the hook's ids before it stay.
+    expect(instance).toMatch(
+      /url: https:\/\/hooks\.slack\.com\/services\/T0123ABCD\/B0456EFGH\/\$\{env:[A-Z0-9_]+\}\n/,
+    );
     const instanceHeader = instance.slice(0, instance.indexOf("\nversion: 1"));
     for (const name of [
       "RELAY_EXAMPLE_KEY",
@@ -241,6 +248,7 @@ projects:
       "url (query parameter X-Amz-Signature)": URL_SECRETS.hookSig,
       "link_url (query parameter private_token)": URL_SECRETS.badgeToken,
       "diagram_url (password in the URL)": URL_SECRETS.proxyPassword,
+      "url (a segment of the URL's path)": URL_SECRETS.slackPath,
     };
     // A sensitive setting at the platform's default (searchengine_url) is left out, not made a required ${env:}.
     expect(exported.err).not.toContain("searchengine_url");
@@ -250,7 +258,7 @@ projects:
       expect(field, m[2]).toBeDefined();
       env[m[1]!] = live[field!]!;
     }
-    expect(Object.keys(env)).toHaveLength(5);
+    expect(Object.keys(env)).toHaveLength(6);
     const plan = await bench.cli(["plan", "--detailed-exitcode", out], {
       ...env,
       FORGEFORM_SCIM_TOKEN: SCIM_TOKEN,

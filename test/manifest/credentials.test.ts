@@ -117,7 +117,7 @@ describe("credentials guessed in live URLs (guess)", () => {
   it("say where each one is: the segment or value as written, its label", () => {
     const text = "https://h.example/s/vKtqA7yPw3kT0JH2XeLqYz9B?c=9f86d081884c7d659a2feaa0c55ad015#x";
     expect(findCredentials(text, { guess: true }).map((c) => [text.slice(c.start, c.end), c.label])).toEqual([
-      ["vKtqA7yPw3kT0JH2XeLqYz9B", "path"],
+      ["vKtqA7yPw3kT0JH2XeLqYz9B", "secret"],
       ["9f86d081884c7d659a2feaa0c55ad015", "c"],
     ]);
     // A fragment is not a query: `#a?key=x` holds no parameter.
