@@ -142,7 +142,12 @@ export function findCredentials(text: string, options: FindOptions = {}): Creden
       let offset = authorityEnd;
       for (const segment of url.slice(authorityEnd, pathEnd).split("/")) {
         if (segment !== "" && looksRandom(segment))
-          found.push({ start: at + offset, end: at + offset + segment.length, label: "secret", place: "path" });
+          found.push({
+            start: at + offset,
+            end: at + offset + segment.length,
+            label: "secret",
+            place: "path",
+          });
         offset += segment.length + 1;
       }
     }
