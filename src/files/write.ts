@@ -12,7 +12,9 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
+  copyFileSync,
   fsyncSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -34,6 +36,12 @@ export interface WriteOptions {
    * time and never through a symbolic link (see ensureDirectory). Without it a missing directory is an error.
    */
   directoryMode?: number;
+  /**
+   * Only where nothing is at the target yet: the temporary file is linked to it (which fails when anything is
+   * there, as a rename would not), then removed. A token written twice to one path keeps the first, and the second
+   * write is an error (EEXIST).
+   */
+  exclusive?: boolean;
 }
 
 /** A write that failed: which file, the system's code, and what to check. */
@@ -54,7 +62,9 @@ export class FileWriteError extends Error {
               ? "the disk is full"
               : code === "ENOTDIR"
                 ? "a part of its path is a symbolic link or a file, not a directory"
-                : "check the path and its directory";
+                : code === "EEXIST"
+                  ? "something is there already, and this file is written only where nothing is"
+                  : "check the path and its directory";
     super(`cannot write ${file} (${code}): ${advice}`);
     this.file = file;
     this.code = code;
@@ -135,7 +145,16 @@ export function writeFileSafely(file: string, data: string | Uint8Array, options
     fsyncSync(fd);
     closeSync(fd);
     fd = -1;
-    renameSync(temp, target);
+    if (options.exclusive) {
+      try {
+        linkSync(temp, target);
+      } catch (error) {
+        // A file system without hard links: a copy that still refuses anything there.
+        if (codeOf(error) === "EEXIST") throw error;
+        copyFileSync(temp, target, constants.COPYFILE_EXCL);
+      }
+      rmSync(temp, { force: true });
+    } else renameSync(temp, target);
   } catch (error) {
     if (fd >= 0) closeSync(fd);
     rmSync(temp, { force: true });

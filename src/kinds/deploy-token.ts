@@ -17,6 +17,7 @@ import type { Fields, KindContext, KindProblem, Live, Parent } from "./kind.js";
 import {
   createWithTokenFile,
   type TokenWords,
+  tokenFileClaim,
   tokenFileOf,
   tokenFileProblems,
   tokenFileRefusal,
@@ -143,6 +144,8 @@ export const deployTokenKind = restCollection(
     check(ctx, parent, desired, live) {
       return warnings(ctx, parent, desired, live);
     },
+
+    localFile: tokenFileClaim,
 
     async checkCreate(_ctx, _parent, _key, desired) {
       const file = tokenFileOf(desired);

@@ -237,6 +237,12 @@ export interface Kind {
   /** A note for the plan on how `key` will be created (an existing deploy key enabled rather than uploaded). */
   createReason?(ctx: KindContext, parent: Parent, desired: Fields, key: string): Promise<string | undefined>;
   /**
+   * The local file a create (or replacement) of the object writes, if any, and the field that names it (a token
+   * file): two objects one plan creates may not name the same file, as the second's would take the first's place
+   * (a plan error at both).
+   */
+  localFile?(desired: Fields): { field: string; path: string } | undefined;
+  /**
    * Problems that make deleting `live` unsafe (a milestone that still has open issues). `desired` holds the fields
    * of the entry marked absent, or is undefined when a prune policy deletes an undeclared object. `scope`: what the
    * manifests say of the collection (the members a group keeps).

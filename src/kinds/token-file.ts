@@ -92,13 +92,15 @@ export async function createWithTokenFile(
   what: string,
   lost: string,
   post: () => Promise<ApiObject>,
+  /** Nothing may be at the target when the token is written (no current token of the object's may be there). */
+  exclusive = true,
 ): Promise<ApiObject> {
   const refusal = target === undefined ? undefined : refused();
   if (refusal) throw new Error(`not creating ${what}: ${refusal}`);
   const created = await post();
   if (target !== undefined && typeof created["token"] === "string") {
     try {
-      writeFileSafely(target, `${created["token"]}\n`, { mode: 0o600, directoryMode: 0o700 });
+      writeFileSafely(target, `${created["token"]}\n`, { mode: 0o600, directoryMode: 0o700, exclusive });
     } catch (error) {
       throw new Error(
         `${what} was created, but its token could not be written: ${(error as Error).message}; ${lost}`,
@@ -106,6 +108,14 @@ export async function createWithTokenFile(
     }
   }
   return created;
+}
+
+/** The `token_file` of an object a plan creates, as Kind.localFile says it. */
+export function tokenFileClaim(
+  desired: Record<string, unknown>,
+): { field: string; path: string } | undefined {
+  const path = tokenFileOf(desired);
+  return path === undefined ? undefined : { field: "token_file", path };
 }
 
 /** The `token_file` a manifest entry names, if any (already resolved inside the manifest root). */

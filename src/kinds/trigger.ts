@@ -13,6 +13,7 @@ import {
   createWithTokenFile,
   type TokenWords,
   tokenDigest,
+  tokenFileClaim,
   tokenFileOf,
   tokenFileProblems,
   tokenFileRefusal,
@@ -77,6 +78,8 @@ export const triggerKind = restCollection(
     createReason: async (_ctx, parent, desired) => whereTheTokenGoes(parent, desired),
     replaceNote: async (_ctx, parent, desired) => whereTheTokenGoes(parent, desired),
 
+    localFile: tokenFileClaim,
+
     async checkCreate(_ctx, _parent, _key, desired) {
       const file = tokenFileOf(desired);
       return file === undefined ? [] : tokenFileProblems(tokenFileRefusal(file, undefined, WORDS));
@@ -90,6 +93,8 @@ export const triggerKind = restCollection(
         `trigger ${JSON.stringify(key)}`,
         "the trigger's owner can read the token in the project's CI/CD settings",
         () => rest.post(ctx, parent, { ...createBody(desired, rest.schema().sent), description: key }),
+        // Over the file only where it holds this trigger's current token (a replacement).
+        known(ctx, parent, key) === undefined,
       );
       return rest.toLive(parent, created, unchecked(desired));
     },

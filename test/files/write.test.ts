@@ -37,6 +37,29 @@ describe("writeFileSafely", () => {
     expect(readFileSync(join(d, "report.txt"), "utf8")).toBe("new\n");
   });
 
+  it("exclusive: writes only where nothing is, keeps what is there (a file, a dangling link), leaves no temporary file", () => {
+    const d = dir();
+    writeFileSafely(join(d, "token"), "first\n", { mode: 0o600, exclusive: true });
+    expect(statSync(join(d, "token")).mode & 0o777).toBe(0o600);
+    const again = (() => {
+      try {
+        writeFileSafely(join(d, "token"), "second\n", { mode: 0o600, exclusive: true });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(again).toBeInstanceOf(FileWriteError);
+    expect((again as FileWriteError).code).toBe("EEXIST");
+    expect((again as Error).message).toBe(
+      `cannot write ${join(d, "token")} (EEXIST): something is there already, and this file is written only where nothing is`,
+    );
+    expect(readFileSync(join(d, "token"), "utf8")).toBe("first\n");
+    symlinkSync(join(d, "nowhere"), join(d, "dangling"));
+    expect(() => writeFileSafely(join(d, "dangling"), "x", { exclusive: true })).toThrow(/EEXIST/);
+    expect(lstatSync(join(d, "dangling")).isSymbolicLink()).toBe(true);
+    expect(readdirSync(d).sort()).toEqual(["dangling", "token"]);
+  });
+
   it("replaces a symbolic link at the target instead of writing through it", () => {
     const d = dir();
     writeFileSync(join(d, "victim"), "precious\n");

@@ -43,6 +43,7 @@ describe("deploy tokens", () => {
     bench = await Bench.start({
       fixture: {
         ...FIXTURE,
+        projects: [...FIXTURE.projects, { path: "acme/platform/web" }],
         deploy_tokens: [
           { group: "acme", name: "old mirror", scopes: ["read_repository"], expires_at: "2020-01-01" },
           { group: "acme", name: "twice", scopes: ["read_repository"] },
@@ -190,6 +191,65 @@ describe("deploy tokens", () => {
     expect((await bench.cli(["apply", "--yes", taken])).code).toBe(1);
     expect(readFileSync(other, "utf8")).toBe("keep me\n");
     expect(stored().some((t) => t.name === "other")).toBe(false);
+  });
+
+  it("one token_file for several new tokens (a template's, a pattern's, a trigger's too): a plan error at each, nothing made", async () => {
+    const tokenFile = join(bench.dir, "secrets", "shared.token");
+    const cases = [
+      // A template two entries extend: each project gets the token, and the same file.
+      `version: 1
+templates:
+  std:
+    deploy_tokens: [{ name: shared, scopes: [read_registry], token_file: secrets/shared.token }]
+projects:
+  acme/platform/api: { extends: [std] }
+  acme/platform/web: { extends: [std] }
+`,
+      // A pattern over both projects.
+      `version: 1
+projects:
+  "acme/platform/*":
+    deploy_tokens: [{ name: shared, scopes: [read_registry], token_file: secrets/shared.token }]
+`,
+      // A trigger's file named by a deploy token too.
+      `version: 1
+projects:
+  acme/platform/api:
+    deploy_tokens: [{ name: shared, scopes: [read_registry], token_file: secrets/shared.token }]
+    triggers: [{ description: shared, token_file: secrets/shared.token }]
+`,
+    ];
+    const addresses = [
+      [
+        'project["acme/platform/api"].deploy_token["shared"]',
+        'project["acme/platform/web"].deploy_token["shared"]',
+      ],
+      [
+        'project["acme/platform/api"].deploy_token["shared"]',
+        'project["acme/platform/web"].deploy_token["shared"]',
+      ],
+      [
+        'project["acme/platform/api"].deploy_token["shared"]',
+        'project["acme/platform/api"].trigger["shared"]',
+      ],
+    ];
+    for (const [i, text] of cases.entries()) {
+      const file = bench.manifest(text, `shared${i}.yaml`);
+      const run = await bench.cli(["plan", "--format", "json", file]);
+      expect(run.code, run.err).toBe(1);
+      const plan = JSON.parse(run.out) as JsonPlan;
+      expect(plan.errors.map((e) => e.address).sort(), text).toEqual(
+        addresses[i]!.map((a) => `${a}.token_file`),
+      );
+      for (const [j, error] of plan.errors.entries())
+        expect(error.message).toBe(
+          `${tokenFile} is the token_file of ${addresses[i]![1 - j]} too: what one object writes there would take the place of what another did (a token shown once, lost); name a file of its own for each (a template or a pattern gives every object it reaches the same one)`,
+        );
+      const refused = await bench.cli(["apply", "--yes", file]);
+      expect(refused.code).toBe(1);
+      expect(existsSync(tokenFile)).toBe(false);
+      expect(stored().some((t) => t.name === "shared")).toBe(false);
+    }
   });
 
   it("without token_file records the token nowhere and says so", async () => {

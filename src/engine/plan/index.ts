@@ -21,7 +21,7 @@ import { didYouMean } from "../../manifest/diagnostics.js";
 import type { DesiredState } from "../../manifest/model.js";
 import { fingerprintOf, SecretValues, secretPairsOf } from "../../manifest/secret.js";
 import { addressedOwner, targetOf } from "../../plan/address.js";
-import { PLAN_FORMAT_VERSION, type Plan, summarize } from "../../plan/model.js";
+import { PLAN_FORMAT_VERSION, type Plan, type PlanProblem, summarize } from "../../plan/model.js";
 import type { KindRegistry } from "../registry.js";
 import { expandSelectors } from "../select.js";
 import { shardUnits } from "../shard.js";
@@ -121,6 +121,36 @@ function nearestAddress(address: string, walked: Walked): string | undefined {
   return didYouMean(address, candidates);
 }
 
+/**
+ * The objects that would write the same local file (a token file a template or a pattern gives several objects):
+ * a problem at each, naming the others.
+ */
+function sharedLocalFiles(steps: readonly Step[]): PlanProblem[] {
+  const byFile = new Map<string, { field: string; step: Step }[]>();
+  for (const step of steps) {
+    if (step.change.action !== "create" && step.change.action !== "replace") continue;
+    const file = step.desired && step.kind.localFile?.(step.desired);
+    if (file === undefined) continue;
+    const sharing = byFile.get(file.path);
+    if (sharing) sharing.push({ field: file.field, step });
+    else byFile.set(file.path, [{ field: file.field, step }]);
+  }
+  const problems: PlanProblem[] = [];
+  for (const [file, sharing] of byFile) {
+    if (sharing.length < 2) continue;
+    const addresses = sharing.map((s) => s.step.change.address).sort();
+    for (const { field, step } of sharing) {
+      const others = addresses.filter((a) => a !== step.change.address);
+      problems.push({
+        address: `${step.change.address}.${field}`,
+        message: `${file} is the ${field} of ${others.join(", ")} too: what one object writes there would take the place of what another did (a token shown once, lost); name a file of its own for each (a template or a pattern gives every object it reaches the same one)`,
+        ...(step.change.source ? { source: step.change.source } : {}),
+      });
+    }
+  }
+  return problems;
+}
+
 /** Phases 3 to 5: orders and links the steps walked, masks them, and makes the plan. */
 export function finishPlan(
   walked: Walked,
@@ -136,6 +166,7 @@ export function finishPlan(
       message: `--replace: no such managed object in the plan's scope${near ? `; did you mean ${near}?` : ""}`,
     });
   }
+  problems.push(...sharedLocalFiles(walked.steps));
   const steps = order(walked.steps);
   linkDependencies(steps, walked.createOnly);
   maskSteps(steps, secrets);
