@@ -89,6 +89,8 @@ describe("credentials guessed in live URLs (guess)", () => {
     expect(guessed("https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@git.example/r")).toBe(
       "https://(sensitive)@git.example/r",
     );
+    // Sixteen letters and digits: a run (fifteen are not, below).
+    expect(guessed("https://h.example/a1b2c3d4e5f6g7h8")).toBe("https://h.example/(sensitive)");
     // A well-known format in a path.
     expect(guessed("https://h.example/glpat-abcdefgh12345678/x")).toBe("https://h.example/(sensitive)/x");
     // And what names say, as without guessing.
