@@ -187,6 +187,38 @@ projects:
     const again = await bench.cli(["plan", "--detailed-exitcode", file]);
     expect(again.code, again.out).toBe(0);
   });
+  it("declaring several collections costs one read below it to find it missing (and one each when it exists)", async () => {
+    const asked: string[] = [];
+    const own = await Bench.start({
+      fixture,
+      onRequest: (method, path) => {
+        if (method === "GET" && path.startsWith("/api/v4/projects/")) asked.push(decodeURIComponent(path));
+      },
+    });
+    try {
+      const body = "    labels: []\n    variables: []\n    badges: []\n    milestones: [{ title: m1 }]\n";
+      const file = own.manifest(
+        `version: 1\nprojects:\n  acme/platform/fresh:\n${body}  acme/platform/api:\n${body}`,
+      );
+      const plan = await own.cli(["plan", "--format", "json", file]);
+      expect(plan.code, plan.err).toBe(0);
+      expect((JSON.parse(plan.out) as JsonPlan).changes.map((c) => [c.action, c.address]).sort()).toEqual([
+        ["create", 'project["acme/platform/api"].milestone["m1"]'],
+        ["create", 'project["acme/platform/fresh"]'],
+        ["create", 'project["acme/platform/fresh"].milestone["m1"]'],
+      ]);
+      const below = (project: string) => asked.filter((p) => p.startsWith(`/api/v4/projects/${project}/`));
+      expect(below("acme/platform/fresh")).toHaveLength(1);
+      expect(below("acme/platform/api").sort()).toEqual(
+        ["badges", "labels", "milestones", "variables"].map((c) => `/api/v4/projects/acme/platform/api/${c}`),
+      );
+      expect((await own.cli(["apply", "--yes", file])).code).toBe(0);
+      expect((await own.cli(["plan", "--detailed-exitcode", file])).code).toBe(0);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("declared with nothing at all (`{}`) is read, planned as a create and made; one that exists is in sync", async () => {
     const file = bench.manifest(
       "version: 1\nprojects:\n  acme/platform/empty: {}\n  acme/platform/api: {}\n",

@@ -45,13 +45,20 @@ export async function walkNode(
   const groups = entries.find(([c]) => c === "groups");
   if (groups) await walkCollection(state, groups[0], groups[1], self, exists, depth, out, npath);
   const rest = entries.filter(([c]) => c !== "groups");
-  const perCollection = await Promise.all(
-    rest.map(async ([c, coll]) => {
-      const mine: Step[] = [];
-      await walkCollection(state, c, coll, self, exists, depth, mine, npath);
-      return mine;
-    }),
-  );
+  const walk = async ([c, coll]: (typeof rest)[number]) => {
+    const mine: Step[] = [];
+    await walkCollection(state, c, coll, self, exists, depth, mine, npath);
+    return mine;
+  };
+  // A project addressed without a read: the first collection's read tells whether it exists, before the others
+  // are asked (a project this plan creates costs one 404, not one per collection; its item walks them again).
+  const probing = exists && self.live?.unverified === true && rest.length > 1;
+  const first = probing ? [await walk(rest[0]!)] : [];
+  if (probing && state.missingProjects.has(self.address)) {
+    for (const step of first[0]!) out.push(step);
+    return;
+  }
+  const perCollection = [...first, ...(await Promise.all(rest.slice(first.length).map(walk)))];
   for (const steps of perCollection) for (const step of steps) out.push(step);
 }
 
