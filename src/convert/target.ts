@@ -156,11 +156,13 @@ export class Target {
   }
 
   /**
-   * Text of the source as the manifest writes it: each credential in a URL inside it (`user:pass@`, `?key=...`)
-   * becomes a reference, as in export.
+   * Text of the source as the manifest writes it: each credential in a URL inside it (`user:pass@`, `?key=...`, and
+   * a part that looks random: a Slack hook's path secret) becomes a reference, as in export. A Terraform state
+   * holds the platform's values, which no file in git may; another tool's file in git is no reason to copy one
+   * into the next.
    */
   text(value: string, nameParts: string[], origin: Origin): string | Secretful {
-    const found = findCredentials(value);
+    const found = findCredentials(value, { guess: true });
     if (found.length === 0) return value;
     const parts: (string | { env: string })[] = [];
     let from = 0;

@@ -186,6 +186,30 @@ describe("a Terraform state", () => {
     ]);
   });
 
+  it("makes a part of a hook's URL that looks random a reference too (a Slack hook's path), the rest as it is", () => {
+    const SLACK = "vKtqA7yPw3kT0JH2XeLqYz9B";
+    const c = tf(
+      show([
+        [
+          "gitlab_project_hook",
+          "chat",
+          {
+            project: "acme/api",
+            url: `https://hooks.slack.com/services/T0123ABCD/B0456EFGH/${SLACK}`,
+            push_events: true,
+          },
+        ],
+      ]),
+    );
+    const hooks = at(c.files["acme.yaml"], "projects", "acme/api", "hooks") as { url: string }[];
+    expect(hooks.map((h) => h.url)).toEqual([
+      expect.stringMatching(
+        /^https:\/\/hooks\.slack\.com\/services\/T0123ABCD\/B0456EFGH\/\$\{env:[A-Z0-9_]+\}$/,
+      ),
+    ]);
+    expect(Object.values(c.texts).join("") + JSON.stringify(c.items)).not.toContain(SLACK);
+  });
+
   it("joins a schedule's variables to their schedule by id, names branches and users in protections, and reports the rest", () => {
     const c = tf(
       show([
