@@ -296,6 +296,8 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
     new Map(s.selectors.map((sel) => [`${sel.collection}[${JSON.stringify(sel.pattern)}]`, sel]));
   const before = patterns(base);
   const after = patterns(head);
+  // Patterns whose `except:` or `include_archived` changed: what they matched may no longer be theirs.
+  const rematched = new Set<string>();
   for (const [name, sel] of after) {
     const old = before.get(name);
     if (
@@ -303,6 +305,7 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
       JSON.stringify([old.except, old.includeArchived]) !== JSON.stringify([sel.except, sel.includeArchived])
     ) {
       scope.selectors.add(name);
+      if (old) rematched.add(name);
       continue;
     }
     const probe: ChangeScope = {
@@ -334,15 +337,21 @@ export function changeScope(base: DesiredState, head: DesiredState, roots?: Scop
     .map(([, sel]) => sel.prefix.toLowerCase());
   const below = subgroupsOf(base, head, scope, patternRoots);
   if (below) scope.subgroupsOf = below;
-  // Of the patterns removed, those a pattern now over or under the same paths may take over from.
+  // Of the patterns removed, those a pattern now over or under the same paths may take over from; and the old
+  // versions of those whose `except:` or `include_archived` changed (an object an `except:` added leaves out is
+  // another pattern's now, whose policy may delete what only this one declared there).
   const overlap = (a: Selector, b: Selector) => {
     const [x, y] = [a.prefix.toLowerCase(), b.prefix.toLowerCase()];
     return x === "" || y === "" || x === y || x.startsWith(`${y}/`) || y.startsWith(`${x}/`);
   };
   const removedPatterns = [...before]
-    .filter(([name]) => !after.has(name))
+    .filter(([name]) => !after.has(name) || rematched.has(name))
     .map(([, sel]) => sel)
-    .filter((sel) => head.selectors.some((now) => now.collection === sel.collection && overlap(now, sel)));
+    .filter((sel) =>
+      head.selectors.some(
+        (now) => now.collection === sel.collection && now.pattern !== sel.pattern && overlap(now, sel),
+      ),
+    );
   if (removedPatterns.length > 0) scope.removedPatterns = removedPatterns;
   const groupPatterns = head.selectors.filter((sel) => sel.collection === "groups");
   if (groupPatterns.length > 0) scope.groupPatterns = groupPatterns;

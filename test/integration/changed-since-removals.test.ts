@@ -272,6 +272,17 @@ projects:
       expect(await plans(head)).toEqual(['unmanaged project["a/g/p"].label["y"]']);
     });
 
+    it("an object another pattern declares left out (except): that pattern's policy deletes the item", async () => {
+      const two = BASE.replace(
+        "  a/p:\n",
+        '  a/g/*:\n    labels: [{ name: y, color: "#111111" }]\n    unmanaged: { labels: delete }\n  a/p:\n',
+      );
+      await rebase(two, true);
+      // a/g/p had a/**'s z and a/g/*'s y; left out of a/**, it has only y, and a/g/*'s policy deletes z.
+      const head = two.replace("    description: broad\n", "    description: broad\n    except: [a/g/**]\n");
+      expect(await plans(head)).toEqual([DELETED.replace('"a/p"', '"a/g/p"')]);
+    });
+
     it("under the default policy, the pattern's item is reported unmanaged", async () => {
       const warn = BASE.replace("    unmanaged: { labels: delete }\n", "");
       await rebase(warn);
