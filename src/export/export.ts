@@ -373,8 +373,18 @@ class Exporter {
       return Object.keys(body).length > 0 ? body : undefined;
     }
     if (lives.length === 0) return undefined;
+    const identity = itemSchema(parent.collection, collection)?.["x-identity"];
     const items: Record<string, unknown>[] = [];
     for (const live of lives) {
+      // An object without the field that identifies it (a badge made before badges had names) cannot be declared:
+      // writing the key the plan knows it by would give it that name.
+      if (typeof identity === "string" && isEmpty(live.fields[identity])) {
+        const shown = live.key === "" ? "" : ` (${maskCredentials(live.key, { guess: true })})`;
+        const why = `a ${kind.segment.replaceAll("_", " ")} without a ${identity}${shown}, which a manifest cannot declare; give it one on the platform to manage it`;
+        this.skipped.push(`${where}: ${why}`);
+        this.comment(holder, { text: ` not exported: ${why}` });
+        continue;
+      }
       const self: Parent = {
         // A credential in an identity (a hook URL's key) is not shown in the address that lists the variables.
         address: `${parent.address}.${kind.segment}[${JSON.stringify(maskCredentials(live.key, { guess: true }))}]`,
@@ -386,7 +396,7 @@ class Exporter {
       };
       items.push(await this.object(parent, collection, live, self, [...nameParts, namePart(live.key)]));
     }
-    return items;
+    return items.length > 0 ? items : undefined;
   }
 
   /** Writes one manifest file from its top-level sections. */

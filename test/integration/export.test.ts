@@ -295,6 +295,42 @@ projects:
   });
 });
 
+describe("export of a badge without a name", () => {
+  it("leaves it out and says why, rather than naming it after its URLs, so the plan of the export changes nothing", async () => {
+    // A badge made before badges had names: the plan knows it by its two URLs, a manifest cannot declare it.
+    const bench = await Bench.start({
+      fixture: {
+        groups: [{ path: "acme" }],
+        badges: [
+          { group: "acme", link_url: "https://old.example/x", image_url: "https://old.example/i.svg" },
+          {
+            group: "acme",
+            name: "ci",
+            link_url: "https://ci.example/x",
+            image_url: "https://ci.example/i.svg",
+          },
+        ],
+      },
+    });
+    try {
+      const out = join(bench.dir, "exported");
+      const r = await bench.cli(["export", "--group", "acme", "--out", out]);
+      expect(r.code, r.err).toBe(0);
+      const acme = readFileSync(join(out, "acme.yaml"), "utf8");
+      expect(acme).not.toContain("name: https://old.example/x");
+      expect(acme).toMatch(/^ {4}# not exported: a badge without a name \(https:\/\/old\.example\/x /m);
+      expect(r.err).toContain('not exported: group["acme"].badges: a badge without a name');
+      expect(acme).toContain("name: ci");
+      const plan = await bench.cli(["plan", "--detailed-exitcode", out]);
+      expect(plan.code, plan.out).toBe(0);
+      expect(plan.out).toContain("No changes.");
+      expect(plan.out).not.toContain("~ name");
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
 describe("the $schema line the documents show", () => {
   it("is the versioned URL export writes, and the offline form is a path relative to the manifest", async () => {
     const { schemaUrl } = await import("../../src/cli/export.js");
