@@ -278,6 +278,12 @@ class Exporter {
       }
       if (out[name] !== undefined) continue;
       const value = fields[name];
+      // A required field the platform holds empty (a variable's value "") is written empty: left out, the
+      // manifest would be invalid.
+      if (spec.required && value === "" && !spec.deprecatedBy) {
+        out[name] = "";
+        continue;
+      }
       if (isEmpty(value) || spec.deprecatedBy) continue;
       if (spec.licensed && this.ctx.edition === "core") continue;
       // A value the platform has by default is left out: the export says what someone set, not everything.

@@ -295,6 +295,39 @@ projects:
   });
 });
 
+describe("export of a variable whose value is empty", () => {
+  it('writes value: "" (required), so the export is valid and plans no changes', async () => {
+    const bench = await Bench.start({
+      fixture: {
+        groups: [{ path: "acme" }],
+        projects: [{ path: "acme/api" }],
+        ci_variables: [
+          { group: "acme", key: "EMPTY", value: "" },
+          { project: "acme/api", key: "EMPTY", value: "", environment_scope: "production" },
+          { instance: true, key: "EMPTY", value: "" },
+        ],
+        pipeline_schedules: [
+          { project: "acme/api", description: "N", cron: "0 1 * * *", variables: { EMPTY: "" } },
+        ],
+      },
+    });
+    try {
+      const out = join(bench.dir, "exported");
+      const r = await bench.cli(["export", "--instance", "--group", "acme", "--out", out]);
+      expect(r.code, r.err).toBe(0);
+      const all = readdirSync(out)
+        .map((n) => readFileSync(join(out, n), "utf8"))
+        .join("\n");
+      expect(all.match(/- key: EMPTY\n\s+value: ""\n/g)).toHaveLength(4);
+      const plan = await bench.cli(["plan", "--detailed-exitcode", out]);
+      expect(plan.code, plan.out + plan.err).toBe(0);
+      expect(plan.out).toContain("No changes.");
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
 describe("export of a badge without a name", () => {
   it("leaves it out and says why, rather than naming it after its URLs, so the plan of the export changes nothing", async () => {
     // A badge made before badges had names: the plan knows it by its two URLs, a manifest cannot declare it.
