@@ -380,8 +380,18 @@ class Exporter {
     }
     if (lives.length === 0) return undefined;
     const identity = itemSchema(parent.collection, collection)?.["x-identity"];
+    // Several live objects with one identity (deploy tokens, schedules, broadcast messages of one name): the plan
+    // manages the last one read (the newest that works), so that one is written; a manifest cannot declare two.
+    const lastOf = new Map(lives.map((l) => [l.key, l]));
+    for (const [key, last] of lastOf) {
+      const others = lives.filter((l) => l.key === key && l !== last).length;
+      if (others === 0) continue;
+      const why = `${others + 1} live ${kind.segment.replaceAll("_", " ")}s have the identity ${JSON.stringify(maskCredentials(key, { guess: true }))}, which a manifest declares once: the one forgeform manages (id ${last.id}) is exported, the other${others === 1 ? " is" : "s are"} not`;
+      this.skipped.push(`${where}: ${why}`);
+      this.comment(holder, { text: ` not exported: ${why}` });
+    }
     const items: Record<string, unknown>[] = [];
-    for (const live of lives) {
+    for (const live of lives.filter((l) => lastOf.get(l.key) === l)) {
       // An object without the field that identifies it (a badge made before badges had names) cannot be declared:
       // writing the key the plan knows it by would give it that name.
       if (typeof identity === "string" && isEmpty(live.fields[identity])) {
