@@ -104,6 +104,24 @@ const draw = fc.record({
       // A group's name: letters, digits, emojis, `_`, `.`, `-`, blanks and parentheses, not starting with a blank.
       name: maybe(pick(["yes", "null", "1.0", "on", "Ünïcödé", "trail ", "x (y)", "_x"])),
       description: maybe(pick(TEXTS)),
+      settings: maybe(
+        fc.record(
+          {
+            share_with_group_lock: fc.boolean(),
+            require_two_factor_authentication: fc.boolean(),
+            two_factor_grace_period: pick([0, 48, 1000]),
+            project_creation_level: pick(["noone", "maintainer", "developer"]),
+            subgroup_creation_level: pick(["owner", "maintainer"]),
+            auto_devops_enabled: fc.boolean(),
+            emails_disabled: fc.boolean(),
+            mentions_disabled: fc.boolean(),
+            lfs_enabled: fc.boolean(),
+            default_branch_protection: pick([0, 1, 2, 3]),
+            request_access_enabled: fc.boolean(),
+          },
+          { requiredKeys: [] },
+        ),
+      ),
     }),
     { minLength: 3, maxLength: 3 },
   ),
@@ -118,6 +136,12 @@ const draw = fc.record({
             build_timeout: pick([3600, 5400, 600]),
             ci_config_path: pick(["", "ci/.gitlab-ci.yml", "yes"]),
             issues_access_level: pick(["disabled", "private", "enabled"]),
+            wiki_access_level: pick(["disabled", "private", "enabled"]),
+            squash_option: pick(["never", "always", "default_on", "default_off"]),
+            remove_source_branch_after_merge: fc.boolean(),
+            ci_default_git_depth: pick([0, 50, 1000]),
+            auto_cancel_pending_pipelines: pick(["enabled", "disabled"]),
+            suggestion_commit_message: pick(["", "yes", "Apply %{suggestions_count} suggestion(s)"]),
           },
           { requiredKeys: [] },
         ),
@@ -162,7 +186,7 @@ const draw = fc.record({
     fc.array(
       fc.record({
         key: pick(["A", "a", "BUILD", "DB_PASSWORD", "DEPLOY_TOKEN", "yes", "NULL"]),
-        scope: pick(["*", "*", "production", "review/*"]),
+        scope: pick(["*", "*", "production", "review/*", "review/${x}", "my env"]),
         value: pick([...TEXTS, "", "MASKED"]),
         protected: fc.boolean(),
         file: fc.boolean(),
@@ -174,7 +198,7 @@ const draw = fc.record({
   hooks: fc.array(
     fc.array(
       fc.record({
-        shape: pick(["plain", "query", "userinfo", "slack"] as const),
+        shape: pick(["plain", "query", "userinfo", "slack", "both", "uuid"] as const),
         token: fc.boolean(),
         push_events: fc.boolean(),
         merge_requests_events: fc.boolean(),
@@ -187,7 +211,7 @@ const draw = fc.record({
   ),
   systemHooks: fc.array(
     fc.record({
-      shape: pick(["plain", "query", "userinfo", "slack"] as const),
+      shape: pick(["plain", "query", "userinfo", "slack", "both", "uuid"] as const),
       token: fc.boolean(),
       push_events: fc.boolean(),
       tag_push_events: fc.boolean(),
@@ -276,7 +300,7 @@ const draw = fc.record({
   wikis: fc.array(
     fc.array(
       fc.record({
-        title: pick(["Home", "yes", "guides/Set-up the laptop", "a b", "1.0"]),
+        title: pick(["Home", "yes", "guides/Set-up the laptop", "a b", "1.0", "x ${y}"]),
         content: pick(TEXTS),
         format: pick(["markdown", "markdown", "asciidoc", "rdoc", "org"]),
       }),
@@ -381,6 +405,7 @@ function build(d: Draw): Universe {
       visibility: capped(path, i),
       ...(f.name !== undefined ? { name: f.name } : {}),
       ...(f.description !== undefined ? { description: f.description } : {}),
+      ...(f.settings ?? {}),
     };
   });
   const projects: Record<string, unknown>[] = PROJECTS.map((path, i) => {
@@ -393,6 +418,8 @@ function build(d: Draw): Universe {
     };
   });
   if (d.archived) projects.push({ path: "a/b/old", archived: true, description: "yes" });
+  // A project in a user's namespace, exported by --project.
+  projects.push({ path: "alice/own", description: "on" });
   const project_settings = PROJECTS.flatMap((project, i) => {
     const s = d.projectFields[i]!.settings;
     return s && Object.keys(s).length > 0 ? [{ project, ...s }] : [];
@@ -434,6 +461,7 @@ function build(d: Draw): Universe {
     };
   });
   if (d.archived) labels.push({ project: "a/b/old", name: "old", color: "red" });
+  labels.push({ project: "alice/own", name: "yes", color: "yellow" });
   for (let i = 0; i < d.manyLabels; i++)
     labels.push({ project: "ab/p", name: `l${String(i).padStart(3, "0")}`, color: "#00ff00" });
 
@@ -462,7 +490,7 @@ function build(d: Draw): Universe {
     }
   });
 
-  const urlOf = (shape: "plain" | "query" | "userinfo" | "slack") => {
+  const urlOf = (shape: "plain" | "query" | "userinfo" | "slack" | "both" | "uuid") => {
     const h = `h${host++}.example.com`;
     let url: string;
     if (shape === "plain") url = `https://${h}/in`;
@@ -474,6 +502,16 @@ function build(d: Draw): Universe {
       const s = secret(16);
       secrets.push(s);
       url = `https://user:${s}@${h}/in`;
+    } else if (shape === "both") {
+      const a = secret(16);
+      const b = secret(16);
+      secrets.push(a, b);
+      url = `https://ci:${a}@${h}/in?key=${b}&x=$\{y}`;
+    } else if (shape === "uuid") {
+      const hex = createHash("sha256").update(`uuid ${d.nonce} ${n++}`).digest("hex");
+      const s = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+      secrets.push(s);
+      url = `https://${h}/webhooks/${s}`;
     } else {
       const s = secret(24);
       secrets.push(s);
@@ -799,18 +837,20 @@ function environmentOf(files: Record<string, unknown>[], u: Universe): Record<st
     const where = path.join(".");
     if (names.length === 1 && value === `\${env:${names[0]}}`) {
       const item = parents.at(-1)!;
+      // A text as the loader reads it: `$${` is `${`.
+      const text = (v: unknown) => String(v).replaceAll("$${", "${");
       const last = path.at(-1);
       let key: string | undefined;
       if (last === "value" && path.includes("pipeline_schedules")) {
         const schedule = parents.at(-2)!;
-        key = `${owner}|schedule|${String(schedule["description"])}|${String(item["key"])}`;
+        key = `${owner}|schedule|${text(schedule["description"])}|${text(item["key"])}`;
       } else if (path[1] === "application_settings") {
         key = `instance|application_settings|${String(last)}`;
       } else if (last === "value" && path.includes("variables")) {
         const identity =
           owner === "instance"
-            ? String(item["key"])
-            : `${String(item["key"])}#${String(item["environment_scope"] ?? "*")}`;
+            ? text(item["key"])
+            : `${text(item["key"])}#${text(item["environment_scope"] ?? "*")}`;
         key = `${owner}|variables|${identity}`;
       }
       const live = key === undefined ? undefined : u.values.get(key);
@@ -856,6 +896,8 @@ async function exportPlansNothing(u: Universe): Promise<void> {
       "a",
       "--group",
       "ab",
+      "--project",
+      "alice/own",
       ...(u.factor ? ["--factor"] : []),
       ...(u.includeArchived ? ["--include-archived"] : []),
       "--out",
