@@ -274,6 +274,26 @@ const draw = fc.record({
     ),
     { minLength: 6, maxLength: 6 },
   ),
+  /** Protections made through the API once the memberships and shares are: users and groups allowed. */
+  allowances: fc.array(
+    fc.record({
+      branch: fc.subarray([
+        { user: "alice" },
+        { user: "yes" },
+        { group: "ab" },
+        { group: "a/b" },
+        { access_level: 30 },
+      ]),
+      merge: fc.subarray([{ user: "null" }, { group: "ab" }, { access_level: 40 }]),
+      deployers: fc.subarray(
+        [{ user: "alice" }, { user: "1.0" }, { group: "ab" }, { group: "a/b" }, { access_level: 40 }],
+        {
+          minLength: 1,
+        },
+      ),
+    }),
+    { minLength: 3, maxLength: 3 },
+  ),
   /** `--factor`, `--include-archived`, and an archived project a/b/old. */
   factor: fc.boolean(),
   includeArchived: fc.boolean(),
@@ -733,6 +753,32 @@ function build(d: Draw): Universe {
     });
   });
 
+  // A protection that names users and groups needs them to have access (made by the calls above); one the
+  // platform refuses is not live.
+  PROJECTS.forEach((project, i) => {
+    const a = d.allowances[i]!;
+    const path = `/projects/${encodeURIComponent(project)}`;
+    // One protection an allowance, so that one the platform refuses leaves the others.
+    a.branch.forEach((who, k) =>
+      calls.push({
+        method: "POST",
+        path: `${path}/protected_branches`,
+        body: {
+          name: `dev/${k}`,
+          allowed_to_push: [who],
+          ...(a.merge[k] ? { allowed_to_merge: [a.merge[k]] } : {}),
+        },
+      }),
+    );
+    a.deployers.forEach((who, k) =>
+      calls.push({
+        method: "POST",
+        path: `${path}/protected_environments`,
+        body: { name: `staging ${k}`, deploy_access_levels: k === 0 ? a.deployers : [who] },
+      }),
+    );
+  });
+
   return {
     fixture: {
       users: USERS.map((username) => ({ username })),
@@ -768,18 +814,25 @@ function build(d: Draw): Universe {
 /** Makes the calls (users and groups by name), each as the platform takes it: one it refuses is not live. */
 async function makeCalls(bench: Bench, calls: Universe["calls"]): Promise<void> {
   const store = bench.sandbox.store;
-  for (const c of calls) {
-    const { user, group, ...rest } = c.body as { user?: string; group?: string };
-    const body = {
-      ...rest,
+  // `user` and `group` by name become the ids the API takes, wherever they are in the body.
+  const ids = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(ids);
+    if (value === null || typeof value !== "object") return value;
+    const { user, group, ...rest } = value as { user?: string; group?: string };
+    return {
+      ...Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, ids(v)])),
       ...(user !== undefined ? { user_id: store.userByUsername(user)!.id } : {}),
       ...(group !== undefined ? { group_id: store.groupByFullPath(group)!.id } : {}),
     };
+  };
+  for (const c of calls) {
+    const body = ids(c.body);
     const res = await fetch(`${bench.sandbox.url}/api/v4${c.path}`, {
       method: c.method,
       headers: { "PRIVATE-TOKEN": bench.sandbox.adminToken, "Content-Type": "application/json" },
       body: JSON.stringify(body),
     });
+    console.log("CALL", c.path, res.status, res.status >= 400 ? await res.clone().text() : "");
     if (res.status >= 500) throw new Error(`${c.method} ${c.path} -> ${res.status} ${await res.text()}`);
   }
 }
