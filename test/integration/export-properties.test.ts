@@ -182,6 +182,19 @@ const draw = fc.record({
     { weight: 8, arbitrary: fc.constant(0) },
     { weight: 1, arbitrary: fc.constantFrom(100, 101) },
   ),
+  /** Around a page's size of something else paginated, in ab/p. */
+  many: fc.oneof(
+    { weight: 6, arbitrary: fc.constant(undefined) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        what: pick(["variables", "milestones", "badges", "schedules"] as const),
+        count: pick([100, 101]),
+      }),
+    },
+  ),
+  /** A member blocked after joining. */
+  blocked: fc.boolean(),
   variables: fc.array(
     fc.array(
       fc.record({
@@ -629,7 +642,7 @@ function build(d: Draw): Universe {
     }
   });
 
-  const milestones = alongChains(d.milestones, (m) => m.title).map(([o, m]) => {
+  const milestones: Record<string, unknown>[] = alongChains(d.milestones, (m) => m.title).map(([o, m]) => {
     const due = m.due !== null && m.start !== null && m.due < m.start ? null : m.due;
     return {
       ...ownerRef(o),
@@ -714,6 +727,26 @@ function build(d: Draw): Universe {
     }
   }
 
+  if (d.many?.what === "variables")
+    for (let i = 0; i < d.many.count; i++)
+      ci_variables.push({ project: "ab/p", key: `V${i}`, value: `v${i}` });
+  if (d.many?.what === "milestones")
+    for (let i = 0; i < d.many.count; i++) milestones.push({ project: "ab/p", title: `m${i}` });
+  if (d.many?.what === "badges")
+    for (let i = 0; i < d.many.count; i++) {
+      const url = `https://many.example/${i}`;
+      urls.push(url);
+      badges.push({ project: "ab/p", name: `b${i}`, link_url: url, image_url: `${url}.svg` });
+    }
+  const manySchedules =
+    d.many?.what === "schedules"
+      ? Array.from({ length: d.many.count }, (_, i) => ({
+          project: "ab/p",
+          description: `s${i}`,
+          cron: "0 1 * * *",
+        }))
+      : [];
+
   const calls: Universe["calls"] = [];
   for (const b of d.broadcasts)
     calls.push({
@@ -743,6 +776,11 @@ function build(d: Draw): Universe {
       });
     }
   });
+  if (d.blocked) {
+    calls.push({ method: "POST", path: "/groups/a/members", body: { user: "zed", access_level: 30 } });
+    calls.push({ method: "POST", path: "/projects/ab%2Fp/members", body: { user: "zed", access_level: 20 } });
+    calls.push({ method: "POST", path: "/users/:zed/block", body: {} });
+  }
   d.shares.forEach((s, i) => {
     const o = ownerOf(s.from) as { kind: "groups" | "projects"; path: string };
     const l = d.shareLevel[i]!;
@@ -781,7 +819,7 @@ function build(d: Draw): Universe {
 
   return {
     fixture: {
-      users: USERS.map((username) => ({ username })),
+      users: [...USERS, "zed"].map((username) => ({ username })),
       groups,
       projects,
       project_settings,
@@ -795,7 +833,7 @@ function build(d: Draw): Universe {
       protected_tags,
       badges,
       milestones,
-      pipeline_schedules,
+      pipeline_schedules: [...pipeline_schedules, ...manySchedules],
       deploy_keys,
       pipeline_triggers,
       wikis,
@@ -827,7 +865,9 @@ async function makeCalls(bench: Bench, calls: Universe["calls"]): Promise<void> 
   };
   for (const c of calls) {
     const body = ids(c.body);
-    const res = await fetch(`${bench.sandbox.url}/api/v4${c.path}`, {
+    // `:name` in a path is the user's id.
+    const path = c.path.replace(/:([a-z0-9.]+)/, (_, name: string) => String(store.userByUsername(name)!.id));
+    const res = await fetch(`${bench.sandbox.url}/api/v4${path}`, {
       method: c.method,
       headers: { "PRIVATE-TOKEN": bench.sandbox.adminToken, "Content-Type": "application/json" },
       body: JSON.stringify(body),
