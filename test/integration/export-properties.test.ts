@@ -25,7 +25,7 @@ import { Bench, type CliResult } from "./helpers.js";
 const GROUPS = ["a", "ab", "a/b"] as const;
 const PROJECTS = ["a/p", "a/b/p", "ab/p"] as const;
 const OWNERS = [...GROUPS.map((g) => `groups:${g}`), ...PROJECTS.map((p) => `projects:${p}`)];
-const USERS = ["alice", "yes", "null", "1.0"];
+const USERS = ["alice", "yes", "null", "1.0", "Bob"];
 const TODAY = new Date().toISOString().slice(0, 10);
 const FAR = "2999-12-31";
 
@@ -48,6 +48,10 @@ const TEXTS = [
   "$${x}",
   "${env:NOT_A_REF}",
   "two\nlines",
+  "ends in a newline\n",
+  "crlf\r\nline",
+  "\ttab",
+  "  ",
   "'quoted'",
   '"dq"',
 ];
@@ -315,6 +319,7 @@ const draw = fc.record({
     minLength: 3,
     maxLength: 3,
   }),
+  defaultBranches: fc.array(maybe(pick(["trunk", "yes", "release/1.0"])), { minLength: 3, maxLength: 3 }),
   priorities: fc.array(pick([undefined, 0, 3]), { minLength: 4, maxLength: 4 }),
   allowed: fc.array(pick([[], [{ access_level: 30 }], [{ access_level: 40 }, { access_level: 60 }]]), {
     minLength: 3,
@@ -334,7 +339,8 @@ const draw = fc.record({
     fc.array(
       fc.record({
         title: pick(["Home", "yes", "guides/Set-up the laptop", "a b", "1.0", "x ${y}"]),
-        content: pick(TEXTS),
+        // A page's content may not be blank.
+        content: pick(TEXTS.filter((t) => t.trim() !== "")),
         format: pick(["markdown", "markdown", "asciidoc", "rdoc", "org"]),
       }),
       { maxLength: 2 },
@@ -447,6 +453,7 @@ function build(d: Draw): Universe {
       path,
       visibility: capped(path, i + 3),
       ...(d.projectNames[i] !== undefined ? { name: d.projectNames[i] } : {}),
+      ...(d.defaultBranches[i] !== undefined ? { default_branch: d.defaultBranches[i] } : {}),
       ...(f.description !== undefined ? { description: f.description } : {}),
     };
   });
