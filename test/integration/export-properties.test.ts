@@ -221,6 +221,7 @@ const draw = fc.record({
         merge_requests_events: fc.boolean(),
         enable_ssl_verification: fc.boolean(),
         branch_filter: pick([undefined, "main", "release/*"]),
+        subgroup_events: fc.boolean(),
       }),
       { maxLength: 3 },
     ),
@@ -240,7 +241,8 @@ const draw = fc.record({
       fc.record({
         name: pick(["deploy", "Deploy", "yes", "null", "1.0", "registry pull", "x "]),
         scopes: fc.subarray(["read_repository", "read_registry", "write_registry"], { minLength: 1 }),
-        expires: pick([null, TODAY, FAR]),
+        // An expired one too: the platform lists it with the others.
+        expires: pick([null, TODAY, FAR, "2020-01-31"]),
         username: maybe(pick(["deployer", "yes"])),
       }),
       { maxLength: 2 },
@@ -377,7 +379,7 @@ const draw = fc.record({
     }),
     { maxLength: 2 },
   ),
-  notifications: fc.array(pick([undefined, "watch", "participating", "disabled", "global"]), {
+  notifications: fc.array(pick([undefined, "watch", "participating", "disabled", "global", "custom"]), {
     minLength: 7,
     maxLength: 7,
   }),
@@ -584,6 +586,7 @@ function build(d: Draw): Universe {
         merge_requests_events: h.merge_requests_events,
         enable_ssl_verification: h.enable_ssl_verification,
         ...(h.branch_filter !== undefined ? { push_events_branch_filter: h.branch_filter } : {}),
+        ...(o.kind === "groups" && h.subgroup_events ? { subgroup_events: true } : {}),
       };
       (o.kind === "groups" ? group_hooks : project_hooks).push(entry);
     }
@@ -768,14 +771,20 @@ function build(d: Draw): Universe {
     calls.push({
       method: "PUT",
       path: o ? `/${o.kind}/${encodeURIComponent(o.path)}/notification_settings` : "/notification_settings",
-      body: { level },
+      body: { level, ...(level === "custom" ? { new_merge_request: true, failed_pipeline: false } : {}) },
     });
   });
   OWNERS.forEach((key, i) => {
     const o = ownerOf(key) as { kind: "groups" | "projects"; path: string };
     for (const user of d.memberOf[i]!) {
       const m = d.members[i]![USERS.indexOf(user)]!;
-      const level = o.kind === "projects" ? Math.min(m.level, 40) : m.level;
+      // Minimal access: on top-level groups only (licensed).
+      const level =
+        o.kind === "projects"
+          ? Math.min(m.level, 40)
+          : m.level === 10 && !o.path.includes("/") && user === "Bob"
+            ? 5
+            : m.level;
       calls.push({
         method: "POST",
         path: `/${o.kind}/${encodeURIComponent(o.path)}/members`,
