@@ -313,6 +313,8 @@ const draw = fc.record({
     }),
     { minLength: 3, maxLength: 3 },
   ),
+  /** Projects alike (the first one's settings, one badge and protection in each), for `--factor` to share. */
+  alike: fc.boolean(),
   /** `--factor`, `--include-archived`, and an archived project a/b/old. */
   factor: fc.boolean(),
   includeArchived: fc.boolean(),
@@ -463,7 +465,7 @@ function build(d: Draw): Universe {
   // A project in a user's namespace, exported by --project.
   projects.push({ path: "alice/own", description: "on" });
   const project_settings = PROJECTS.flatMap((project, i) => {
-    const s = d.projectFields[i]!.settings;
+    const s = d.alike ? d.projectFields[0]!.settings : d.projectFields[i]!.settings;
     return s && Object.keys(s).length > 0 ? [{ project, ...s }] : [];
   });
 
@@ -615,7 +617,7 @@ function build(d: Draw): Universe {
     }
   });
 
-  const protected_branches = PROJECTS.flatMap((project, i) =>
+  const protected_branches: Record<string, unknown>[] = PROJECTS.flatMap((project, i) =>
     uniqueBy(d.branches[i]!, (b) => b.name).map((b) => ({
       project,
       name: b.name,
@@ -627,6 +629,9 @@ function build(d: Draw): Universe {
       ...(d.allowed[i]!.length > 0 ? { allowed_to_push: d.allowed[i] } : {}),
     })),
   );
+  if (d.alike)
+    for (const project of PROJECTS)
+      protected_branches.push({ project, name: "stable", push_access_level: 40, merge_access_level: 30 });
   const protected_tags = PROJECTS.flatMap((project, i) =>
     uniqueBy(d.tags[i]!, (t) => t.name).map((t) => ({
       project,
@@ -652,6 +657,12 @@ function build(d: Draw): Universe {
     }
   });
 
+  if (d.alike)
+    for (const project of PROJECTS) {
+      const url = "https://docs.example/%{project_path}";
+      if (!urls.includes(url)) urls.push(url);
+      badges.push({ project, name: "docs", link_url: url, image_url: "https://docs.example/badge.svg" });
+    }
   const milestones: Record<string, unknown>[] = alongChains(d.milestones, (m) => m.title).map(([o, m]) => {
     const due = m.due !== null && m.start !== null && m.due < m.start ? null : m.due;
     return {
