@@ -80,6 +80,8 @@ interface Universe {
   secrets: string[];
   /** Live values of whole-value references, by `owner|collection|identity` (see `contextOf`). */
   values: Map<string, string>;
+  /** Live values of other whole-value references (a text in a token's format), by the address export lists. */
+  fields: Map<string, string>;
   /** Live strings that may hold credentials (URLs), each unique. */
   urls: string[];
   factor: boolean;
@@ -107,7 +109,7 @@ const draw = fc.record({
     fc.record({
       // A group's name: letters, digits, emojis, `_`, `.`, `-`, blanks and parentheses, not starting with a blank.
       name: maybe(pick(["yes", "null", "1.0", "on", "Ünïcödé", "trail ", "x (y)", "_x"])),
-      description: maybe(pick(TEXTS)),
+      description: maybe(pick([...TEXTS, "TOKEN"])),
       settings: maybe(
         fc.record(
           {
@@ -131,7 +133,7 @@ const draw = fc.record({
   ),
   projectFields: fc.array(
     fc.record({
-      description: maybe(pick(TEXTS)),
+      description: maybe(pick([...TEXTS, "TOKEN"])),
       settings: maybe(
         fc.record(
           {
@@ -176,7 +178,7 @@ const draw = fc.record({
       fc.record({
         name: pick(["bug", "Bug", "BUG", "yes", "null", "1.0", "#x", ": x", "ünï", "a${b}", "on", "a", "ab"]),
         color: pick(["red", "#fff", "#ABCDEF", "#428bca", "darkgreen", "LightBlue", "#000000"]),
-        description: maybe(pick(TEXTS.filter((t) => t.trim() === t && !t.includes("\n")))),
+        description: maybe(pick([...TEXTS.filter((t) => t.trim() === t && !t.includes("\n")), "TOKEN"])),
       }),
       { maxLength: 4 },
     ),
@@ -427,6 +429,15 @@ function build(d: Draw): Universe {
   const secret = (length = 24) => secretOf(d.nonce, n++, length);
   const secrets: string[] = [];
   const values = new Map<string, string>();
+  const fields = new Map<string, string>();
+  /** `TOKEN` drawn for a text: a personal access token, which export writes as a reference whatever the field. */
+  const text = (drawn: string | undefined, address: string): string | undefined => {
+    if (drawn !== "TOKEN") return drawn;
+    const token = `glpat-${secret(20)}`;
+    secrets.push(token);
+    fields.set(address, token);
+    return token;
+  };
   const urls: string[] = [];
   let host = 0;
   // Visibility: a subgroup and a project no more visible than their group.
@@ -447,7 +458,9 @@ function build(d: Draw): Universe {
       path,
       visibility: capped(path, i),
       ...(f.name !== undefined ? { name: f.name } : {}),
-      ...(f.description !== undefined ? { description: f.description } : {}),
+      ...(f.description !== undefined
+        ? { description: text(f.description, `group[${JSON.stringify(path)}].description`) }
+        : {}),
       ...(f.settings ?? {}),
     };
   });
@@ -458,7 +471,9 @@ function build(d: Draw): Universe {
       visibility: capped(path, i + 3),
       ...(d.projectNames[i] !== undefined ? { name: d.projectNames[i] } : {}),
       ...(d.defaultBranches[i] !== undefined ? { default_branch: d.defaultBranches[i] } : {}),
-      ...(f.description !== undefined ? { description: f.description } : {}),
+      ...(f.description !== undefined
+        ? { description: text(f.description, `project[${JSON.stringify(path)}].description`) }
+        : {}),
     };
   });
   if (d.archived) projects.push({ path: "a/b/old", archived: true, description: "yes" });
@@ -500,7 +515,14 @@ function build(d: Draw): Universe {
       ...ownerRef(o),
       name: l.name,
       color: l.color,
-      ...(l.description !== undefined ? { description: l.description } : {}),
+      ...(l.description !== undefined
+        ? {
+            description: text(
+              l.description,
+              `${o.kind === "instance" ? "instance" : `${o.kind.slice(0, -1)}[${JSON.stringify(o.path)}]`}.label[${JSON.stringify(l.name)}].description`,
+            ),
+          }
+        : {}),
       ...(priority !== undefined ? { priority } : {}),
     };
   });
@@ -872,6 +894,7 @@ function build(d: Draw): Universe {
     calls,
     secrets,
     values,
+    fields,
     urls,
   };
 }
@@ -929,7 +952,12 @@ function patternOf(text: string): { re: RegExp; names: string[] } {
  * owner, key and scope; a schedule's variable by project, schedule and key), a reference inside a text (a URL) by
  * the one live URL it matches.
  */
-function environmentOf(files: Record<string, unknown>[], u: Universe): Record<string, string> {
+function environmentOf(
+  files: Record<string, unknown>[],
+  u: Universe,
+  /** What export lists: each variable's address and field. */
+  listed: Map<string, string>,
+): Record<string, string> {
   const env: Record<string, string> = {};
   const set = (name: string, value: string, where: string) => {
     if (env[name] !== undefined && env[name] !== value)
@@ -973,7 +1001,7 @@ function environmentOf(files: Record<string, unknown>[], u: Universe): Record<st
             : `${text(item["key"])}#${text(item["environment_scope"] ?? "*")}`;
         key = `${owner}|variables|${identity}`;
       }
-      const live = key === undefined ? undefined : u.values.get(key);
+      const live = key === undefined ? u.fields.get(listed.get(names[0]!) ?? "") : u.values.get(key);
       if (live === undefined) throw new Error(`a reference no live value is known for: ${where} = ${value}`);
       set(names[0]!, live, where);
       return;
@@ -1027,13 +1055,16 @@ async function exportPlansNothing(u: Universe): Promise<void> {
     const names = readdirSync(out).sort();
     const texts = names.map((n) => readFileSync(join(out, n), "utf8"));
     const all = texts.join("\n");
+    const listed = new Map(
+      [...exported.err.matchAll(/^ {2}([A-Z0-9_]+) {2}\((.*)\)$/gm)].map((m) => [m[1]!, m[2]!]),
+    );
     const env = environmentOf(
       texts.map((t) => parse(t) as Record<string, unknown>),
       u,
+      listed,
     );
     // Every reference export lists on stderr is one the files use, and the other way round.
-    const listed = [...exported.err.matchAll(/^ {2}([A-Z0-9_]+) {2}\(/gm)].map((m) => m[1]!).sort();
-    expect(listed, exported.err).toEqual(Object.keys(env).sort());
+    expect([...listed.keys()].sort(), exported.err).toEqual(Object.keys(env).sort());
     const plan = await bench.cli(["plan", "--detailed-exitcode", out], env);
     expect(plan.code, `${show(plan)}\n--- exported:\n${all}`).toBe(0);
     expect(plan.out).toContain("No changes.");
