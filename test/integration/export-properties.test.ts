@@ -846,7 +846,7 @@ function build(d: Draw): Universe {
     const a = d.allowances[i]!;
     const path = `/projects/${encodeURIComponent(project)}`;
     // One protection an allowance, so that one the platform refuses leaves the others.
-    a.branch.forEach((who, k) =>
+    for (const [k, who] of a.branch.entries())
       calls.push({
         method: "POST",
         path: `${path}/protected_branches`,
@@ -855,15 +855,13 @@ function build(d: Draw): Universe {
           allowed_to_push: [who],
           ...(a.merge[k] ? { allowed_to_merge: [a.merge[k]] } : {}),
         },
-      }),
-    );
-    a.deployers.forEach((who, k) =>
+      });
+    for (const [k, who] of a.deployers.entries())
       calls.push({
         method: "POST",
         path: `${path}/protected_environments`,
         body: { name: `staging ${k}`, deploy_access_levels: k === 0 ? a.deployers : [who] },
-      }),
-    );
+      });
   });
 
   return {
