@@ -278,6 +278,12 @@ class Exporter {
       }
       if (out[name] !== undefined) continue;
       const value = fields[name];
+      // A required field the platform holds empty (a variable's value "") is written empty: left out, the
+      // manifest would be invalid.
+      if (spec.required && value === "" && !spec.deprecatedBy) {
+        out[name] = "";
+        continue;
+      }
       if (isEmpty(value) || spec.deprecatedBy) continue;
       if (spec.licensed && this.ctx.edition === "core") continue;
       // A value the platform has by default is left out: the export says what someone set, not everything.
@@ -373,8 +379,28 @@ class Exporter {
       return Object.keys(body).length > 0 ? body : undefined;
     }
     if (lives.length === 0) return undefined;
+    const identity = itemSchema(parent.collection, collection)?.["x-identity"];
+    // Several live objects with one identity (deploy tokens, schedules, broadcast messages of one name): the plan
+    // manages the last one read (the newest that works), so that one is written; a manifest cannot declare two.
+    const lastOf = new Map(lives.map((l) => [l.key, l]));
+    for (const [key, last] of lastOf) {
+      const others = lives.filter((l) => l.key === key && l !== last).length;
+      if (others === 0) continue;
+      const why = `${others + 1} live ${kind.segment.replaceAll("_", " ")}s have the identity ${JSON.stringify(maskCredentials(key, { guess: true }))}, which a manifest declares once: the one forgeform manages (id ${last.id}) is exported, the other${others === 1 ? " is" : "s are"} not`;
+      this.skipped.push(`${where}: ${why}`);
+      this.comment(holder, { text: ` not exported: ${why}` });
+    }
     const items: Record<string, unknown>[] = [];
-    for (const live of lives) {
+    for (const live of lives.filter((l) => lastOf.get(l.key) === l)) {
+      // An object without the field that identifies it (a badge made before badges had names) cannot be declared:
+      // writing the key the plan knows it by would give it that name.
+      if (typeof identity === "string" && isEmpty(live.fields[identity])) {
+        const shown = live.key === "" ? "" : ` (${maskCredentials(live.key, { guess: true })})`;
+        const why = `a ${kind.segment.replaceAll("_", " ")} without a ${identity}${shown}, which a manifest cannot declare; give it one on the platform to manage it`;
+        this.skipped.push(`${where}: ${why}`);
+        this.comment(holder, { text: ` not exported: ${why}` });
+        continue;
+      }
       const self: Parent = {
         // A credential in an identity (a hook URL's key) is not shown in the address that lists the variables.
         address: `${parent.address}.${kind.segment}[${JSON.stringify(maskCredentials(live.key, { guess: true }))}]`,
@@ -386,7 +412,7 @@ class Exporter {
       };
       items.push(await this.object(parent, collection, live, self, [...nameParts, namePart(live.key)]));
     }
-    return items;
+    return items.length > 0 ? items : undefined;
   }
 
   /** Writes one manifest file from its top-level sections. */

@@ -295,6 +295,123 @@ projects:
   });
 });
 
+describe("export of a variable whose value is empty", () => {
+  it('writes value: "" (required), so the export is valid and plans no changes', async () => {
+    const bench = await Bench.start({
+      fixture: {
+        groups: [{ path: "acme" }],
+        projects: [{ path: "acme/api" }],
+        ci_variables: [
+          { group: "acme", key: "EMPTY", value: "" },
+          { project: "acme/api", key: "EMPTY", value: "", environment_scope: "production" },
+          { instance: true, key: "EMPTY", value: "" },
+        ],
+        pipeline_schedules: [
+          { project: "acme/api", description: "N", cron: "0 1 * * *", variables: { EMPTY: "" } },
+        ],
+      },
+    });
+    try {
+      const out = join(bench.dir, "exported");
+      const r = await bench.cli(["export", "--instance", "--group", "acme", "--out", out]);
+      expect(r.code, r.err).toBe(0);
+      const all = readdirSync(out)
+        .map((n) => readFileSync(join(out, n), "utf8"))
+        .join("\n");
+      expect(all.match(/- key: EMPTY\n\s+value: ""\n/g)).toHaveLength(4);
+      const plan = await bench.cli(["plan", "--detailed-exitcode", out]);
+      expect(plan.code, plan.out + plan.err).toBe(0);
+      expect(plan.out).toContain("No changes.");
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("export of live objects that share an identity", () => {
+  it("writes the one the plan manages and says so of the others, so the export is valid and plans no changes", async () => {
+    // The platform allows two deploy tokens, schedules, triggers or hooks of one name or URL; a manifest does not.
+    const bench = await Bench.start({
+      fixture: {
+        groups: [{ path: "acme" }],
+        projects: [{ path: "acme/api" }],
+        deploy_tokens: [
+          { group: "acme", name: "pull", scopes: ["read_repository"] },
+          { group: "acme", name: "pull", scopes: ["read_registry"] },
+        ],
+        pipeline_schedules: [
+          { project: "acme/api", description: "Nightly", cron: "0 1 * * *" },
+          { project: "acme/api", description: "Nightly", cron: "0 2 * * *" },
+        ],
+        project_hooks: [
+          { project: "acme/api", url: "https://chat.example/in?token=hookKEYinURL1234" },
+          { project: "acme/api", url: "https://chat.example/in?token=hookKEYinURL1234", push_events: false },
+        ],
+      },
+    });
+    try {
+      const out = join(bench.dir, "exported");
+      const r = await bench.cli(["export", "--group", "acme", "--out", out]);
+      expect(r.code, r.err).toBe(0);
+      const acme = readFileSync(join(out, "acme.yaml"), "utf8");
+      expect(acme.match(/- name: pull\n/g)).toHaveLength(1);
+      expect(acme).toContain("- read_registry");
+      expect(acme.match(/- description: Nightly\n/g)).toHaveLength(1);
+      expect(acme).toMatch(/cron: "?0 2 \* \* \*"?\n/);
+      expect(acme.match(/- url: https:\/\/chat\.example\/in/g)).toHaveLength(1);
+      expect(r.err).toContain(
+        'not exported: group["acme"].deploy_tokens: 2 live deploy tokens have the identity "pull", which a manifest declares once',
+      );
+      expect(r.err).toContain('2 live hooks have the identity "https://chat.example/in?token=(sensitive)"');
+      expect(acme + r.err + r.out).not.toContain("hookKEYinURL1234");
+      const env = Object.fromEntries(
+        [...r.err.matchAll(/^ {2}([A-Z0-9_]+) {2}\(/gm)].map((m) => [m[1]!, "hookKEYinURL1234"]),
+      );
+      const plan = await bench.cli(["plan", "--detailed-exitcode", out], env);
+      expect(plan.code, plan.out + plan.err).toBe(0);
+      expect(plan.out).toContain("No changes.");
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
+describe("export of a badge without a name", () => {
+  it("leaves it out and says why, rather than naming it after its URLs, so the plan of the export changes nothing", async () => {
+    // A badge made before badges had names: the plan knows it by its two URLs, a manifest cannot declare it.
+    const bench = await Bench.start({
+      fixture: {
+        groups: [{ path: "acme" }],
+        badges: [
+          { group: "acme", link_url: "https://old.example/x", image_url: "https://old.example/i.svg" },
+          {
+            group: "acme",
+            name: "ci",
+            link_url: "https://ci.example/x",
+            image_url: "https://ci.example/i.svg",
+          },
+        ],
+      },
+    });
+    try {
+      const out = join(bench.dir, "exported");
+      const r = await bench.cli(["export", "--group", "acme", "--out", out]);
+      expect(r.code, r.err).toBe(0);
+      const acme = readFileSync(join(out, "acme.yaml"), "utf8");
+      expect(acme).not.toContain("name: https://old.example/x");
+      expect(acme).toMatch(/^ {4}# not exported: a badge without a name \(https:\/\/old\.example\/x /m);
+      expect(r.err).toContain('not exported: group["acme"].badges: a badge without a name');
+      expect(acme).toContain("name: ci");
+      const plan = await bench.cli(["plan", "--detailed-exitcode", out]);
+      expect(plan.code, plan.out).toBe(0);
+      expect(plan.out).toContain("No changes.");
+      expect(plan.out).not.toContain("~ name");
+    } finally {
+      await bench.stop();
+    }
+  });
+});
+
 describe("the $schema line the documents show", () => {
   it("is the versioned URL export writes, and the offline form is a path relative to the manifest", async () => {
     const { schemaUrl } = await import("../../src/cli/export.js");
