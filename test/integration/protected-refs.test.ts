@@ -402,4 +402,30 @@ describe("a protection whose allowances need members and shares the same plan ma
       await own.stop();
     }
   });
+
+  it("waits for them when the manifest writes the user and the group in another case than the allowances", async () => {
+    const own = await Bench.start({ fixture, edition: "licensed" });
+    const proxy = await startProxy(own.sandbox.url, (req) => {
+      const path = (req.url ?? "").replace(/\?.*$/, "");
+      if (req.method !== "POST" || !/\/(members|share)$/.test(path)) return false;
+      return new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 300));
+    });
+    try {
+      // A member's user and a share's group are one name in any case: `Dave` is the member dave, `VENDORS` the
+      // share with vendors, and the protection that allows dave and vendors waits for both.
+      const file = own.manifest(
+        branches(
+          [["release/*", { push: "no_access", allowedToPush: ["{ user: dave }", "{ group: vendors }"] }]],
+          undefined,
+          "    members:\n      - { user: Dave, access_level: developer }\n    shared_with_groups:\n      - { group: partners, group_access: developer }\n      - { group: VENDORS, group_access: developer }\n",
+        ),
+      );
+      const r = await own.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(r.code, r.out + r.err).toBe(0);
+      await expectNoChanges(own, file);
+    } finally {
+      await proxy.close();
+      await own.stop();
+    }
+  });
 });
