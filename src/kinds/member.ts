@@ -366,6 +366,15 @@ export const memberKind = restCollection(
       }
     },
 
+    async remove(ctx, parent, live) {
+      // The platform removes a group member's direct memberships of the subgroups and projects below too, which
+      // the plan does not show (and may declare): only this one goes.
+      await ctx.api.delete(
+        rest.itemPath(parent, live.id!),
+        isGroup(parent) ? { query: { skip_subresources: true } } : undefined,
+      );
+    },
+
     async update(ctx, parent, live, desired, changed) {
       // The platform needs the level with every change.
       const updated = await rest.put(ctx, parent, live.id!, {
