@@ -70,6 +70,8 @@ export interface Resolver {
   user(username: string): Promise<PlatformUser | undefined>;
   userId(username: string): Promise<number | undefined>;
   groupId(fullPath: string): Promise<number | undefined>;
+  /** The group at this full path, in any case, with its full path as the platform spells it. */
+  group(fullPath: string): Promise<{ id: number; fullPath: string } | undefined>;
   /** Records a group created during apply, so later lookups (children, access levels) find it. */
   rememberGroup(fullPath: string, id: number): void;
 }

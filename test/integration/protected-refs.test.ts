@@ -241,6 +241,30 @@ describe("protected branches and tags [licensed]", () => {
     await expectNoChanges(bench, file);
   });
 
+  it("shows an allowance's user and group as the platform spells them, whichever spelling the manifest uses", async () => {
+    const extra = `    members:\n      - { user: dave, access_level: developer }\n    shared_with_groups:\n      - { group: partners, group_access: developer }\n      - { group: vendors, group_access: developer }\n`;
+    const file = bench.manifest(
+      branches(
+        [
+          ["one/*", { push: "no_access", allowedToPush: ["{ user: DAVE }", "{ group: VENDORS }"] }],
+          ["two/*", { push: "no_access", allowedToPush: ["{ user: dave }", "{ group: vendors }"] }],
+        ],
+        "ignore",
+        extra,
+      ),
+    );
+    // One name each, so that a plan shows a protection alike whatever else it plans (a pull request's plan, the
+    // full plan).
+    const plan = await planJson(bench, file);
+    const pushes = plan.changes
+      .filter((c) => c.collection === "protected_branches")
+      .map((c) => [c.key, c.fields.find((f) => f.field === "allowed_to_push")?.after]);
+    expect(pushes).toEqual([
+      ["one/*", [{ group: "vendors" }, { user: "dave" }]],
+      ["two/*", [{ group: "vendors" }, { user: "dave" }]],
+    ]);
+  });
+
   it("allows a group the same plan creates: the group, then the share, then the protection and the environment", async () => {
     const file = bench.manifest(`version: 1
 groups:
