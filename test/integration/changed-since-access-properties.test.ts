@@ -39,7 +39,13 @@ const PATTERNS = ["a/**", "a/g/*", "ab/*"];
 const GROUP = "groups:";
 const GROUPS = ["a", "a/g", "ab", "a/*"];
 /** Tokens of the fixture's deploy tokens. */
-const TOKENS = ["delta-secret-token-0001", "epsilon-secret-token-02", "zeta-secret-token-00003"];
+const TOKENS = [
+  "delta-secret-token-0001",
+  "epsilon-secret-token-02",
+  "zeta-secret-token-00003",
+  "eta-secret-token-000004",
+  "theta-secret-token-0005",
+];
 const USERS = ["alice", "bob", "carol", "dave", "erin", "frank", "gina", "hank", "ivan", "judy", "olga"];
 const fixture = {
   users: USERS.map((username) => ({ username })),
@@ -165,12 +171,20 @@ const listOf = <T>(ids: readonly string[], item: (id: string) => fc.Arbitrary<T>
       freq: 2,
     },
   );
+/**
+ * A member: `alice`, a member of a above, only at maintainer where she is declared below a (never below the level
+ * a gives her, a plan error); the others at any level.
+ */
 const member = (user: string): fc.Arbitrary<Member> =>
   fc.oneof(
     {
       weight: 4,
       arbitrary: fc
-        .record({ user: spelling(user), access_level: level(MEMBER_LEVELS), expires_at: maybe(date) })
+        .record({
+          user: spelling(user),
+          access_level: user === "alice" ? fc.constantFrom<Level>("maintainer", 40) : level(MEMBER_LEVELS),
+          expires_at: maybe(date),
+        })
         .map(defined),
     },
     { weight: 1, arbitrary: spelling(user).map((u): Member => ({ user: u, absent: true })) },
@@ -191,7 +205,20 @@ const sharesOf = (levels: Record<string, number>) => {
   );
 };
 const allowances = maybe(
-  fc.subarray<Allowance>([{ user: "olga" }, { group: "b" }, { access_level: "admin" }], { minLength: 1 }),
+  fc
+    .subarray<Allowance | "olga" | "b">(["olga", "b", { access_level: "admin" }], { minLength: 1 })
+    .chain(
+      (some) =>
+        fc.tuple(
+          ...some.map((a) =>
+            a === "olga"
+              ? spelling(a).map((user): Allowance => ({ user }))
+              : a === "b"
+                ? spelling(a).map((group): Allowance => ({ group }))
+                : fc.constant(a),
+          ),
+        ) as fc.Arbitrary<Allowance[]>,
+    ),
 );
 const branch = (name: string): fc.Arbitrary<Branch> =>
   fc.oneof(
@@ -268,7 +295,7 @@ const body = (canExtend: boolean): fc.Arbitrary<Body> =>
     .record({
       file: fc.integer({ min: 0, max: FILES - 1 }),
       extends: canExtend ? fc.boolean() : fc.constant(false),
-      members: listOf(["dave", "erin"], member),
+      members: listOf(["dave", "erin", "alice"], member),
       shares: sharesOf(MEMBER_LEVELS),
       branches: listOf(["main", "release/*"], branch),
       tags: listOf(["v*", "release-*"], tag),
@@ -281,7 +308,7 @@ const groupBody = (key: string): fc.Arbitrary<Body> =>
   fc.record({
     file: fc.integer({ min: 0, max: FILES - 1 }),
     extends: fc.constant(false),
-    members: listOf(key.includes("/") ? ["carol", "gina"] : ["alice", "bob"], member),
+    members: listOf(key.includes("/") ? ["carol", "gina", "alice"] : ["alice", "bob"], member),
     shares: sharesOf(GROUP_SHARE_LEVELS),
     branches: fc.constant(null),
     tags: fc.constant(null),
@@ -438,12 +465,14 @@ describe("--changed-since over access as a property", () => {
             .map((drawn) => ({ ref, head, targets: drawn })),
         ),
         ({ ref, head, targets }) => {
-          // Among the drawn targets, those that select something.
+          // Among the drawn targets, those that select something: each alone, and both at once.
           const valid = targetsOf(head);
           const chosen = targets.filter((t) => valid.includes(t));
+          const runs = chosen.length ? chosen.map((t) => [t]) : valid.slice(0, 1).map((t) => [t]);
+          if (chosen.length > 1) runs.push(chosen);
           return targetPlansAsFullPlan(
             { fixture, hidden: HIDDEN, ref: filesOf(ref), head: filesOf(head) },
-            chosen.length ? chosen : valid.slice(0, 1),
+            runs,
           );
         },
       ),

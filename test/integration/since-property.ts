@@ -145,28 +145,31 @@ function ownerPath(change: string): string {
 }
 
 /**
- * With the edit written (REF applied), the plan of each of `targets` (`--target X`, one at a time) is exactly the
- * full plan's changes and reports in X's subtree: the group or project at X and everything below it.
+ * With the edit written (REF applied), the plan of each of `runs` (its targets, `--target X --target Y`) is exactly
+ * the full plan's changes and reports in the targets' subtrees: the group or project at each and everything below.
  */
-export function targetPlansAsFullPlan(c: SinceCase, targets: readonly string[]): Promise<void> {
+export function targetPlansAsFullPlan(c: SinceCase, runs: readonly (readonly string[])[]): Promise<void> {
   return withCase(c, async (plan) => {
     const full = await plan([]);
-    for (const target of targets) {
-      const t = target.toLowerCase();
+    for (const targets of runs) {
       const inSubtree = (change: string) => {
         const path = ownerPath(change);
-        return path === t || path.startsWith(`${t}/`);
+        return targets.some((target) => {
+          const t = target.toLowerCase();
+          return path === t || path.startsWith(`${t}/`);
+        });
       };
-      const targeted = await plan(["--target", target]);
+      const targeted = await plan(targets.flatMap((t) => ["--target", t]));
+      const shown = `--target ${targets.join(" --target ")}`;
       const expected = full.changed.filter(inSubtree);
       expect(
         targeted.changed,
-        `--target ${target}:\n${targeted.changed.join("\n")}\nfull plan in the subtree:\n${expected.join("\n")}`,
+        `${shown}:\n${targeted.changed.join("\n")}\nfull plan in the subtrees:\n${expected.join("\n")}`,
       ).toEqual(expected);
       const reported = full.unmanaged.filter(inSubtree);
       expect(
         targeted.unmanaged,
-        `--target ${target} reports:\n${targeted.unmanaged.join("\n")}\nthe full plan in the subtree:\n${reported.join("\n")}`,
+        `${shown} reports:\n${targeted.unmanaged.join("\n")}\nthe full plan in the subtrees:\n${reported.join("\n")}`,
       ).toEqual(reported);
     }
   });
