@@ -107,6 +107,7 @@ interface Branch {
   merge_access_level?: Level;
   allow_force_push?: boolean;
   code_owner_approval_required?: boolean;
+  unprotect_access_level?: Level;
   allowed_to_push?: Allowance[];
   allowed_to_merge?: Allowance[];
   absent?: true;
@@ -133,6 +134,8 @@ type Collection =
 interface Body {
   file: number;
   extends: boolean;
+  /** `a/**` only: `except: [a/g/**]`. */
+  except?: true;
   members: Member[] | null;
   shares: Share[] | null;
   branches: Branch[] | null;
@@ -155,6 +158,8 @@ const defined = <T extends object>(o: T): T =>
 const level = (names: Record<string, number>) =>
   fc.constantFrom(...Object.entries(names)).chain(([name, n]) => fc.constantFrom<Level>(name, n));
 const MEMBER_LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40 };
+/** A top-level group's members on the licensed edition: Minimal Access too. */
+const TOP_MEMBER_LEVELS = { minimal_access: 5, ...MEMBER_LEVELS };
 const GROUP_SHARE_LEVELS = { ...MEMBER_LEVELS, owner: 50 };
 const REF_LEVELS = { no_access: 0, developer: 30, maintainer: 40, admin: 60 };
 const date = fc.constantFrom("2030-01-31", "2031-06-30");
@@ -175,14 +180,17 @@ const listOf = <T>(ids: readonly string[], item: (id: string) => fc.Arbitrary<T>
  * A member: `alice`, a member of a above, only at maintainer where she is declared below a (never below the level
  * a gives her, a plan error); the others at any level.
  */
-const member = (user: string): fc.Arbitrary<Member> =>
+const member = (user: string, top = false): fc.Arbitrary<Member> =>
   fc.oneof(
     {
       weight: 4,
       arbitrary: fc
         .record({
           user: spelling(user),
-          access_level: user === "alice" ? fc.constantFrom<Level>("maintainer", 40) : level(MEMBER_LEVELS),
+          access_level:
+            user === "alice" && !top
+              ? fc.constantFrom<Level>("maintainer", 40)
+              : level(top ? TOP_MEMBER_LEVELS : MEMBER_LEVELS),
           expires_at: maybe(date),
         })
         .map(defined),
@@ -231,6 +239,8 @@ const branch = (name: string): fc.Arbitrary<Branch> =>
           merge_access_level: maybe(level(REF_LEVELS)),
           allow_force_push: maybe(fc.boolean()),
           code_owner_approval_required: maybe(fc.boolean()),
+          // The token's user (root, an administrator) must be among those who may unprotect.
+          unprotect_access_level: maybe(fc.constantFrom<Level>("maintainer", "admin", 60)),
           allowed_to_push: allowances,
           allowed_to_merge: allowances,
         })
@@ -295,7 +305,7 @@ const body = (canExtend: boolean): fc.Arbitrary<Body> =>
     .record({
       file: fc.integer({ min: 0, max: FILES - 1 }),
       extends: canExtend ? fc.boolean() : fc.constant(false),
-      members: listOf(["dave", "erin", "alice"], member),
+      members: listOf(["dave", "erin", "alice"], (u) => member(u)),
       shares: sharesOf(MEMBER_LEVELS),
       branches: listOf(["main", "release/*"], branch),
       tags: listOf(["v*", "release-*"], tag),
@@ -308,7 +318,9 @@ const groupBody = (key: string): fc.Arbitrary<Body> =>
   fc.record({
     file: fc.integer({ min: 0, max: FILES - 1 }),
     extends: fc.constant(false),
-    members: listOf(key.includes("/") ? ["carol", "gina", "alice"] : ["alice", "bob"], member),
+    members: key.includes("/")
+      ? listOf(["carol", "gina", "alice"], (u) => member(u))
+      : listOf(["alice", "bob"], (u) => member(u, true)),
     shares: sharesOf(GROUP_SHARE_LEVELS),
     branches: fc.constant(null),
     tags: fc.constant(null),
@@ -319,7 +331,16 @@ const keys = [...GROUPS.map((g) => `${GROUP}${g}`), ...PROJECTS, ...PATTERNS];
 // A pattern extends no template: a template's list replaces a pattern's at the objects both reach, which is
 // what the settings property covers.
 const slotOf = (key: string) =>
-  fc.option(key.startsWith(GROUP) ? groupBody(key) : body(!key.includes("*")), { nil: null, freq: 3 });
+  fc.option(
+    key.startsWith(GROUP)
+      ? groupBody(key)
+      : key === "a/**"
+        ? fc
+            .tuple(body(false), fc.boolean())
+            .map(([b, except]): Body => (except ? { ...b, except: true } : b))
+        : body(!key.includes("*")),
+    { nil: null, freq: 3 },
+  );
 
 /** REF, and the edit: most of it kept, the rest drawn again. */
 const versions = fc
@@ -356,6 +377,7 @@ function flow(o: object): string {
 function lines(b: Body): string[] {
   const out: string[] = [];
   if (b.extends) out.push("extends: [t1]");
+  if (b.except) out.push("except: [a/g/**]");
   const list = (key: string, items: object[] | null) => {
     if (items) out.push(`${key}: [${items.map(flow).join(", ")}]`);
   };
@@ -405,7 +427,11 @@ const TARGETS = ["a", "a/g", "ab", "a/p", "a/g/p", "ab/p"];
 function targetsOf(v: Version): string[] {
   const reached = keys
     .filter((k) => v.entries[k] !== null)
-    .flatMap((k) => MATCHES[k] ?? [k.startsWith(GROUP) ? k.slice(GROUP.length) : k]);
+    .flatMap((k) =>
+      k === "a/**" && v.entries[k]?.except
+        ? ["a/p"]
+        : (MATCHES[k] ?? [k.startsWith(GROUP) ? k.slice(GROUP.length) : k]),
+    );
   return TARGETS.filter((t) => reached.some((p) => p === t || p.startsWith(`${t}/`)));
 }
 
