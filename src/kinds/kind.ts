@@ -181,6 +181,11 @@ export interface Kind {
 
   /** The identity of a desired object (defaults to the value of the schema's `x-identity` field). */
   identity?(fields: Fields): string;
+  /**
+   * Identities are one in any case, as on the platform (a member's username, a share's group path): a live object
+   * is matched to the declared one in any case, and takes its spelling.
+   */
+  anyCase?: boolean;
 
   /**
    * Reads the live objects of this kind under `parent`: bulk list reads, detail reads only where unavoidable.

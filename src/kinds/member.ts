@@ -200,6 +200,8 @@ export const memberKind = restCollection(
       m["state"] === "blocked" ? { ...live, note: blocked(String(m["username"])) } : live,
   },
   (rest) => ({
+    anyCase: true,
+
     async read(ctx, parent, wanted, options) {
       const list = (await rest.list(ctx, parent)) as ApiMember[];
       ctx.memo.set(
