@@ -1,30 +1,31 @@
 /**
  * A pull request's plan (`--changed-since REF`) over access, as a property over HTTP: with the platform as the
  * manifests at REF made it, the plan of any edit made to them since plans exactly what the full plan of the edited
- * manifests plans, and no secret shows in either; the shards' plans together are the full plan; and the plan of one
- * `--target` is exactly the full plan's changes in that target's subtree.
+ * manifests plans, and no secret shows in either; the shards' plans together are the full plan; and the plan of a
+ * `--target` (or of two at once) is exactly the full plan's changes in the targets' subtrees.
  *
  * The universe is the access kinds: members of groups and projects (users in any case, levels by name or number,
- * an expiry), groups and projects shared with groups (`group_access`, an expiry), protected branches (`main`, the
- * wildcard `release/*`, push and merge levels, force push, code owners, allowances for a user, a group and a level)
- * and protected tags (`v*`, `release-*`) of projects, and deploy tokens of groups and projects (their token never in
- * any output: every word of an output is checked against the sandbox's token digests); on projects by full path,
- * through patterns (`a/**`, `a/g/*`, `ab/*`) and through a template, on groups by full path and through `a/*`;
- * prune policies (`unmanaged:`) on any of them; live objects the manifests do not mention (members, a share, a
- * protection of each kind, deploy tokens, one of them expired). An edit keeps most entries as they were and draws
- * the rest again. The shrunk counterexample is printed as the two versions of the files.
+ * Minimal Access on top-level groups, an expiry), groups and projects shared with groups (`group_access`, an
+ * expiry), protected branches (`main`, the wildcard `release/*`, push, merge and unprotect levels, force push, code
+ * owners, allowances for a user and a group in any case and for a level) and protected tags (`v*`, `release-*`) of
+ * projects, and deploy tokens of groups and projects (their token never in any output: every 20 letters and digits
+ * of an output are checked against the sandbox's token digests); on projects by full path, through patterns
+ * (`a/**`, with or without `except: [a/g/**]`, `a/g/*`, `ab/*`) and through a template, on groups by full path and
+ * through `a/*`; prune policies (`unmanaged:`) on any of them; live objects the manifests do not mention (members,
+ * shares, a protection of each kind, deploy tokens: two of one name, one expired). An edit keeps most entries as
+ * they were and draws the rest again. The shrunk counterexample is printed as the two versions of the files.
  *
  * What the generator leaves out, as plan errors the docs name (not what this property is about):
  * - `owner` for a member: olga owns a and ab in the fixture and no manifest names her, so no plan demotes or removes
  *   a last owner (under a `delete` policy she is reported, with the reason);
  * - a member below a level inherited from a group above: each level of the tree has users of its own (a and ab:
- *   alice, bob; a/g: carol, gina; projects: dave, erin), and groups are shared only with b and c, whose members no
- *   manifest names;
+ *   alice, bob; a/g: carol, gina; projects: dave, erin), but for alice, declared below a only at maintainer (the
+ *   most a gives her); groups are shared only with b and c, whose members no manifest names;
  * - an allowance of a user or group without access to the project: the user allowed is olga (an owner above every
  *   project), the group b, with which the fixture shares every project; every list of a project's shares holds b
  *   (never absent), and a project's shares policy is set only beside such a list, so b's share is never pruned;
- * - `unprotect_access_level` (the token's user must be among them) and `token_file` (a replacement whose file exists
- *   is a plan error; the file is written by the apply of REF);
+ * - `unprotect_access_level: developer` (the token's user, an administrator, must be among them) and `token_file`
+ *   (a replacement whose file exists is a plan error, and the apply of REF writes the file);
  * - groups through a template (a template's member list on a group and a subgroup would give the subgroup a level
  *   below the one inherited).
  */
