@@ -24,8 +24,7 @@
  * - an allowance of a user or group without access to the project: the user allowed is olga (an owner above every
  *   project), the group b, with which the fixture shares every project; every list of a project's shares holds b
  *   (never absent), and a project's shares policy is set only beside such a list, so b's share is never pruned;
- * - `unprotect_access_level: developer` (the token's user, an administrator, must be among them) and `token_file`
- *   (a replacement whose file exists is a plan error, and the apply of REF writes the file);
+ * - `token_file` (a replacement whose file exists is a plan error, and the apply of REF writes the file);
  * - groups through a template (a template's member list on a group and a subgroup would give the subgroup a level
  *   below the one inherited).
  */
@@ -240,8 +239,7 @@ const branch = (name: string): fc.Arbitrary<Branch> =>
           merge_access_level: maybe(level(REF_LEVELS)),
           allow_force_push: maybe(fc.boolean()),
           code_owner_approval_required: maybe(fc.boolean()),
-          // The token's user (root, an administrator) must be among those who may unprotect.
-          unprotect_access_level: maybe(fc.constantFrom<Level>("maintainer", "admin", 60)),
+          unprotect_access_level: maybe(level({ developer: 30, maintainer: 40, admin: 60 })),
           allowed_to_push: allowances,
           allowed_to_merge: allowances,
         })
