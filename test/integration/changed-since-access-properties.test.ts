@@ -11,9 +11,10 @@
  * projects, and deploy tokens of groups and projects (their token never in any output: every 20 letters and digits
  * of an output are checked against the sandbox's token digests); on projects by full path (a/n one the apply of
  * REF or the plan creates), through patterns (`a/**`, with or without `except: [a/g/**]`, `a/g/*`, `ab/*`) and
- * through a template, on groups by full path and through `a/*`; prune policies (`unmanaged:`) on any of them; live objects the manifests do not mention (members,
- * shares, a protection of each kind, deploy tokens: two of one name, one expired). An edit keeps most entries as
- * they were and draws the rest again. The shrunk counterexample is printed as the two versions of the files.
+ * through a template, on groups by full path and through `a/*`; prune policies (`unmanaged:`) on any of them;
+ * live objects the manifests do not mention (members, shares, a protection of each kind, deploy tokens: two of one
+ * name, one expired). An edit keeps most entries as they were and draws the rest again. The shrunk counterexample
+ * is printed as the two versions of the files.
  *
  * What the generator leaves out, as plan errors the docs name (not what this property is about):
  * - `owner` for a member: olga owns a and ab in the fixture and no manifest names her, so no plan demotes or removes
