@@ -4,7 +4,7 @@ import type { KindContext, PlatformUser, Resolver } from "../kinds/kind.js";
 
 function cachingResolver(api: ApiClient): Resolver {
   const users = new Map<string, Promise<PlatformUser | undefined>>();
-  const groups = new Map<string, Promise<number | undefined>>();
+  const groups = new Map<string, Promise<{ id: number; fullPath: string } | undefined>>();
   const orUndefinedOn404 = async <T>(p: Promise<T>): Promise<T | undefined> => {
     try {
       return await p;
@@ -33,22 +33,25 @@ function cachingResolver(api: ApiClient): Resolver {
     userId(username) {
       return resolver.user(username).then((u) => u?.id);
     },
-    groupId(fullPath) {
+    group(fullPath) {
       const key = fullPath.toLowerCase();
       let p = groups.get(key);
       if (!p) {
         p = orUndefinedOn404(
-          api.get<{ id: number }>(apiPath`/groups/${fullPath}`, {
+          api.get<{ id: number; full_path?: string }>(apiPath`/groups/${fullPath}`, {
             query: { with_projects: false },
-            shape: { id: "integer" },
+            shape: { id: "integer", full_path: "string?" },
           }),
-        ).then((g) => g?.id);
+        ).then((g) => g && { id: g.id, fullPath: g.full_path ?? fullPath });
         groups.set(key, p);
       }
       return p;
     },
+    groupId(fullPath) {
+      return resolver.group(fullPath).then((g) => g?.id);
+    },
     rememberGroup(fullPath, id) {
-      groups.set(fullPath.toLowerCase(), Promise.resolve(id));
+      groups.set(fullPath.toLowerCase(), Promise.resolve({ id, fullPath }));
     },
   };
   return resolver;

@@ -6,7 +6,7 @@
  */
 import { apiPath } from "../api/index.js";
 import { accessLevelName, accessLevelNumber } from "../manifest/normalize.js";
-import { shownText, textOf } from "../manifest/secret.js";
+import { isSecret, shownText, textOf } from "../manifest/secret.js";
 import { orNotFound } from "./common.js";
 import { addressOf, FieldError, type KindContext } from "./kind.js";
 import { unknownGroup, unknownUser } from "./users.js";
@@ -35,7 +35,7 @@ export function canonicalEntries(entries: readonly AccessEntry[]): AccessEntry[]
   return out.sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
 }
 
-/** Names the manifests used for user and group ids (`user_id:5` -> `alice`), kept for showing plans. */
+/** Names of the user and group ids the manifests name (`user_id:5` -> `alice`), kept for showing plans. */
 function namesOf(ctx: KindContext): Map<string, string> {
   let names = ctx.memo.get("access:names") as Map<string, string> | undefined;
   if (!names) {
@@ -43,6 +43,14 @@ function namesOf(ctx: KindContext): Map<string, string> {
     ctx.memo.set("access:names", names);
   }
   return names;
+}
+
+/**
+ * How a user or group a manifest names is shown: as the platform spells it (`olga` for `OLGA`, whichever spelling
+ * the manifests use, so a plan shows it alike whatever else it plans), masked when the name comes from a secret.
+ */
+function shownName(written: unknown, onPlatform: string): string {
+  return isSecret(written) ? shownText(written) : onPlatform;
 }
 
 /**
@@ -62,20 +70,20 @@ export async function resolveEntries(
     entries.map(async (e, i): Promise<AccessEntry> => {
       if (e.user !== undefined) {
         const name = textOf(e.user) ?? "";
-        const id = await ctx.resolve.userId(name);
-        if (id === undefined)
+        const user = await ctx.resolve.user(name);
+        if (user === undefined)
           throw new FieldError(`${field}[${i}].user`, await unknownUser(ctx, name, shownText(e.user)));
-        namesOf(ctx).set(`user_id:${id}`, shownText(e.user));
-        return { user_id: id };
+        namesOf(ctx).set(`user_id:${user.id}`, shownName(e.user, user.username));
+        return { user_id: user.id };
       }
       if (e.group !== undefined) {
         const path = textOf(e.group) ?? "";
-        const id = await ctx.resolve.groupId(path);
-        if (id === undefined && declared?.has(path.toLowerCase())) return { group: path };
-        if (id === undefined)
+        const group = await ctx.resolve.group(path);
+        if (group === undefined && declared?.has(path.toLowerCase())) return { group: path };
+        if (group === undefined)
           throw new FieldError(`${field}[${i}].group`, await unknownGroup(ctx, path, shownText(e.group)));
-        namesOf(ctx).set(`group_id:${id}`, shownText(e.group));
-        return { group_id: id };
+        namesOf(ctx).set(`group_id:${group.id}`, shownName(e.group, group.fullPath));
+        return { group_id: group.id };
       }
       return e;
     }),

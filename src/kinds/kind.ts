@@ -70,6 +70,8 @@ export interface Resolver {
   user(username: string): Promise<PlatformUser | undefined>;
   userId(username: string): Promise<number | undefined>;
   groupId(fullPath: string): Promise<number | undefined>;
+  /** The group at this full path, in any case, with its full path as the platform spells it. */
+  group(fullPath: string): Promise<{ id: number; fullPath: string } | undefined>;
   /** Records a group created during apply, so later lookups (children, access levels) find it. */
   rememberGroup(fullPath: string, id: number): void;
 }
@@ -179,6 +181,11 @@ export interface Kind {
 
   /** The identity of a desired object (defaults to the value of the schema's `x-identity` field). */
   identity?(fields: Fields): string;
+  /**
+   * Identities are one in any case, as on the platform (a member's username, a share's group path): a live object
+   * is matched to the declared one in any case, and takes its spelling.
+   */
+  anyCase?: boolean;
 
   /**
    * Reads the live objects of this kind under `parent`: bulk list reads, detail reads only where unavoidable.

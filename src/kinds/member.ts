@@ -200,6 +200,8 @@ export const memberKind = restCollection(
       m["state"] === "blocked" ? { ...live, note: blocked(String(m["username"])) } : live,
   },
   (rest) => ({
+    anyCase: true,
+
     async read(ctx, parent, wanted, options) {
       const list = (await rest.list(ctx, parent)) as ApiMember[];
       ctx.memo.set(
@@ -364,6 +366,15 @@ export const memberKind = restCollection(
           key,
         };
       }
+    },
+
+    async remove(ctx, parent, live) {
+      // The platform removes a group member's direct memberships of the subgroups and projects below too, which
+      // the plan does not show (and may declare): only this one goes.
+      await ctx.api.delete(
+        rest.itemPath(parent, live.id!),
+        isGroup(parent) ? { query: { skip_subresources: true } } : undefined,
+      );
     },
 
     async update(ctx, parent, live, desired, changed) {

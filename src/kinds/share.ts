@@ -86,6 +86,8 @@ export const shareKind = restCollection(
     shape: { group_access: "integer", expires_at: "string?" },
   },
   (rest) => ({
+    anyCase: true,
+
     async read(ctx, parent, wanted, options) {
       const owner = await ownerOf(ctx, parent, rest.shape());
       // Full paths match in any case, as on the platform: each in the manifest's spelling.

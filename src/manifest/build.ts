@@ -75,6 +75,7 @@ export function buildNode(
           const id = identityOf(item, identity, k, itemSchema);
           const node = buildNode(k, id?.key ?? "", item, itemSchema, ctx);
           if (id && id.label !== id.key) node.label = id.label;
+          if (id && id.compare !== id.key) node.compare = id.compare;
           return node;
         }),
       };

@@ -39,6 +39,11 @@ export interface DesiredNode {
   key: string;
   /** The identity as it may be shown, secret parts masked; set only when it differs from `key`. */
   label?: string;
+  /**
+   * The identity in the terms of its fields' normalisers (`x-normalize`: a member's user in lower case); set only
+   * when it differs from `key`. Items of two entries with the same one are one object, and merge.
+   */
+  compare?: string;
   /** `absent` asks for deletion of the live object with this identity. */
   state: "present" | "absent";
   /**

@@ -124,8 +124,11 @@ function mergeCollection(
   if (!base) return over!;
   if (!over) return base;
   const items = [...base.items];
+  // By identity in the terms of its normalisers: `{ group: B }` of a pattern and `{ group: b }` of a full path are
+  // one share.
+  const identity = (x: DesiredNode) => x.compare ?? x.key;
   for (const item of over.items) {
-    const i = items.findIndex((x) => x.key === item.key);
+    const i = items.findIndex((x) => identity(x) === identity(item));
     if (i >= 0) items[i] = mergeNodes(items[i]!, item);
     else items.push(item);
   }

@@ -114,6 +114,19 @@ describe("--changed-since when declarations are removed", () => {
     ]);
   });
 
+  it("a share declared in another case than the platform's, in an entry the change leaves alone, is no undeclared one", async () => {
+    const base = REF.replace(
+      "  a/g: { description: sub }\n",
+      "  a/g:\n    description: sub\n    shared_with_groups: [{ group: A/H, group_access: guest }]\n  a/*:\n    unmanaged: { shared_with_groups: delete }\n",
+    );
+    await rebase(base, true);
+    // The pattern that set the policy removed: a/g's shares are planned again (under the default policy), the one
+    // declared A/H among them.
+    expect(await plans(base.replace("  a/*:\n    unmanaged: { shared_with_groups: delete }\n", ""))).toEqual(
+      [],
+    );
+  });
+
   it("a group pattern removed: the subgroup it alone declared is reported unmanaged", async () => {
     const base = REF.replace("  a/h: { description: other }\n", "  a/*: { description: by pattern }\n");
     // At the base, a/h is declared by the pattern alone.

@@ -554,3 +554,41 @@ groups:
     }
   });
 });
+
+describe("a group member removed", () => {
+  it("keeps the user's direct memberships of the subgroups and projects below: the plan removes only what it shows", async () => {
+    const bench = await Bench.start({
+      fixture: {
+        ...fixture,
+        groups: [
+          { path: "acme", members: { alice: "owner", bob: "developer" } },
+          { path: "acme/platform", members: { bob: "maintainer" } },
+        ],
+        projects: [{ path: "acme/platform/api", members: { bob: "maintainer" } }],
+      },
+    });
+    try {
+      // The platform removes a group member's memberships below too, unless asked not to (skip_subresources).
+      const file = bench.manifest(`version: 1
+groups:
+  acme:
+    members: [{ user: alice, access_level: owner }]
+    unmanaged: { members: delete }
+  acme/platform:
+    members: [{ user: bob, access_level: maintainer }]
+`);
+      expectChanges(await planJson(bench, file), [
+        { address: 'group["acme"].member["bob"]', action: "delete" },
+      ]);
+      await apply(bench, file);
+      const direct = async (path: string) =>
+        (await bench.get<ApiMember[]>(`${path}/members`)).map((m) => [m.username, m.access_level]);
+      expect(await direct("/groups/acme")).toEqual([["alice", 50]]);
+      expect(await direct("/groups/acme%2Fplatform")).toEqual([["bob", 40]]);
+      expect(await direct("/projects/acme%2Fplatform%2Fapi")).toEqual([["bob", 40]]);
+      await expectNoChanges(bench, file);
+    } finally {
+      await bench.stop();
+    }
+  });
+});

@@ -241,6 +241,30 @@ describe("protected branches and tags [licensed]", () => {
     await expectNoChanges(bench, file);
   });
 
+  it("shows an allowance's user and group as the platform spells them, whichever spelling the manifest uses", async () => {
+    const extra = `    members:\n      - { user: dave, access_level: developer }\n    shared_with_groups:\n      - { group: partners, group_access: developer }\n      - { group: vendors, group_access: developer }\n`;
+    const file = bench.manifest(
+      branches(
+        [
+          ["one/*", { push: "no_access", allowedToPush: ["{ user: DAVE }", "{ group: VENDORS }"] }],
+          ["two/*", { push: "no_access", allowedToPush: ["{ user: dave }", "{ group: vendors }"] }],
+        ],
+        "ignore",
+        extra,
+      ),
+    );
+    // One name each, so that a plan shows a protection alike whatever else it plans (a pull request's plan, the
+    // full plan).
+    const plan = await planJson(bench, file);
+    const pushes = plan.changes
+      .filter((c) => c.collection === "protected_branches")
+      .map((c) => [c.key, c.fields.find((f) => f.field === "allowed_to_push")?.after]);
+    expect(pushes).toEqual([
+      ["one/*", [{ group: "vendors" }, { user: "dave" }]],
+      ["two/*", [{ group: "vendors" }, { user: "dave" }]],
+    ]);
+  });
+
   it("allows a group the same plan creates: the group, then the share, then the protection and the environment", async () => {
     const file = bench.manifest(`version: 1
 groups:
@@ -393,6 +417,32 @@ describe("a protection whose allowances need members and shares the same plan ma
       // The plan names the allowances as the manifest does, not by the platform's ids.
       expect((await own.cli(["plan", file])).out).toContain(
         '+ allowed_to_push: [{"group":"vendors"},{"user":"dave"}]',
+      );
+      const r = await own.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
+      expect(r.code, r.out + r.err).toBe(0);
+      await expectNoChanges(own, file);
+    } finally {
+      await proxy.close();
+      await own.stop();
+    }
+  });
+
+  it("waits for them when the manifest writes the user and the group in another case than the allowances", async () => {
+    const own = await Bench.start({ fixture, edition: "licensed" });
+    const proxy = await startProxy(own.sandbox.url, (req) => {
+      const path = (req.url ?? "").replace(/\?.*$/, "");
+      if (req.method !== "POST" || !/\/(members|share)$/.test(path)) return false;
+      return new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 300));
+    });
+    try {
+      // A member's user and a share's group are one name in any case: `Dave` is the member dave, `VENDORS` the
+      // share with vendors, and the protection that allows dave and vendors waits for both.
+      const file = own.manifest(
+        branches(
+          [["release/*", { push: "no_access", allowedToPush: ["{ user: dave }", "{ group: vendors }"] }]],
+          undefined,
+          "    members:\n      - { user: Dave, access_level: developer }\n    shared_with_groups:\n      - { group: partners, group_access: developer }\n      - { group: VENDORS, group_access: developer }\n",
+        ),
       );
       const r = await own.cli(["apply", "--yes", file], { FORGEFORM_URL: proxy.url });
       expect(r.code, r.out + r.err).toBe(0);

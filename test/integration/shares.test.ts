@@ -288,3 +288,32 @@ projects:
     expect(shared.shared_with_groups.map((s) => s.group_full_path)).toEqual(["partners"]);
   });
 });
+
+describe("a share a pattern and a full-path entry both declare, in two spellings of the group", () => {
+  it("is one share, with the fields of the more specific entry", async () => {
+    const bench = await Bench.start({ fixture });
+    try {
+      // A group's path is one in any case: PARTNERS of the pattern is partners of the project's entry.
+      const file = bench.manifest(`version: 1
+instance:
+  unmanaged: { groups: ignore }
+projects:
+  acme/**:
+    shared_with_groups: [{ group: PARTNERS, group_access: guest }]
+  acme/platform/api:
+    shared_with_groups: [{ group: partners, group_access: reporter }]
+`);
+      expectChanges(await planJson(bench, file), [
+        { address: 'project["acme/platform/api"].share["partners"]', action: "create" },
+      ]);
+      await apply(bench, file);
+      const shared = await bench.get<{ shared_with_groups: ApiShare[] }>("/projects/acme%2Fplatform%2Fapi");
+      expect(shared.shared_with_groups.map((s) => [s.group_full_path, s.group_access_level])).toEqual([
+        ["partners", 20],
+      ]);
+      await expectNoChanges(bench, file);
+    } finally {
+      await bench.stop();
+    }
+  });
+});

@@ -4,8 +4,9 @@
  * manifests at REF committed and applied (and planned again to nothing), the edit written over them; then the pull
  * request's plan must plan exactly what the full plan of the edited manifests plans, and report the undeclared
  * objects the edit made (and nothing the full plan does not report). And the case of the shards' property: the
- * plans of the N shards of a run (`--shard K/N`) together are the full plan, change for change. On failure, both
- * versions' files are printed.
+ * plans of the N shards of a run (`--shard K/N`) together are the full plan, change for change; and of the targets'
+ * (changed-since-access-properties.test.ts): the plan of `--target X` is the full plan's changes in X's subtree. On
+ * failure, both versions' files are printed.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
 import type { ChangeV1, PlanV1 } from "../../src/plan/json.js";
+import { tokenDigest } from "../../src/sandbox/store.js";
 import { Bench } from "./helpers.js";
 
 export interface SinceCase {
@@ -49,8 +51,27 @@ async function withCase(
   };
   const git = (...args: string[]) =>
     execFileSync("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", ...args], { cwd: repo });
+  // A deploy token the sandbox made (20 letters and digits) is known only by its digest: no 20 letters and digits
+  // of an output may be one.
+  const deployTokens = () =>
+    new Set(
+      (
+        (
+          bench.sandbox.store.data.areas["deploy_tokens"] as
+            | { tokens?: { token_sha256: string }[] }
+            | undefined
+        )?.tokens ?? []
+      ).map((t) => t.token_sha256),
+    );
   const noSecret = (text: string) => {
     for (const value of c.hidden ?? []) expect(text).not.toContain(value);
+    const digests = deployTokens();
+    if (digests.size === 0) return;
+    for (const run of text.match(/[A-Za-z0-9]{20,}/g) ?? [])
+      for (let i = 0; i + 20 <= run.length; i++) {
+        const word = run.slice(i, i + 20);
+        expect(digests.has(tokenDigest(word)), `a deploy token shows: ${word}`).toBe(false);
+      }
   };
   const plan = async (args: string[]): Promise<Plan> => {
     const run = await bench.cli(["plan", "--format", "json", ...args, repo], env);
@@ -109,6 +130,52 @@ export function pullRequestPlansAsFullPlan(c: SinceCase): Promise<void> {
       since.unmanaged,
       `reported ${since.unmanaged.join("\n")}\nmade by the edit ${madeByEdit.join("\n")}`,
     ).toEqual(expect.arrayContaining(madeByEdit));
+  });
+}
+
+/**
+ * The group or project a change concerns, in lower case: the one its address starts with
+ * (`project["a/p"].member["bob"]`: `a/p`); for an undeclared subgroup, the group above it, whose listing of
+ * subgroups reports it (`group["a/g"]` unmanaged: `a`), so a target at the subgroup itself, which reads no listing
+ * above it, does not.
+ */
+function ownerPath(change: string): string {
+  const c = JSON.parse(change) as ChangeV1;
+  const path = /^(?:group|project)\["([^"]+)"\]/.exec(c.address)?.[1];
+  if (path === undefined) throw new Error(`no group or project in ${c.address}`);
+  if (c.action === "unmanaged" && c.collection === "groups")
+    return path.toLowerCase().replace(/\/?[^/]*$/, "");
+  return path.toLowerCase();
+}
+
+/**
+ * With the edit written (REF applied), the plan of each of `runs` (its targets, `--target X --target Y`) is exactly
+ * the full plan's changes and reports in the targets' subtrees: the group or project at each and everything below.
+ */
+export function targetPlansAsFullPlan(c: SinceCase, runs: readonly (readonly string[])[]): Promise<void> {
+  return withCase(c, async (plan) => {
+    const full = await plan([]);
+    for (const targets of runs) {
+      const inSubtree = (change: string) => {
+        const path = ownerPath(change);
+        return targets.some((target) => {
+          const t = target.toLowerCase();
+          return path === t || path.startsWith(`${t}/`);
+        });
+      };
+      const targeted = await plan(targets.flatMap((t) => ["--target", t]));
+      const shown = `--target ${targets.join(" --target ")}`;
+      const expected = full.changed.filter(inSubtree);
+      expect(
+        targeted.changed,
+        `${shown}:\n${targeted.changed.join("\n")}\nfull plan in the subtrees:\n${expected.join("\n")}`,
+      ).toEqual(expected);
+      const reported = full.unmanaged.filter(inSubtree);
+      expect(
+        targeted.unmanaged,
+        `${shown} reports:\n${targeted.unmanaged.join("\n")}\nthe full plan in the subtrees:\n${reported.join("\n")}`,
+      ).toEqual(reported);
+    }
   });
 }
 

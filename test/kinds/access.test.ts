@@ -1,7 +1,7 @@
 /**
  * Lists of who may act on a protected object (src/kinds/access.ts), against the sandbox over HTTP: entries reduced
  * to one key and sorted so lists compare in any order, names resolved to ids (or an error at the entry, with the
- * closest name), ids shown again as the names the manifest used or the platform knows, and what a protection waits
+ * closest name), ids shown again as the names the platform knows (a secret one masked), and what a protection waits
  * for.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -71,10 +71,11 @@ describe("access lists", () => {
     requests.length = 0;
     expect(await namedEntries(ctx, canonicalEntries(resolved))).toEqual([
       { access_level: "developer" },
-      { group: "ACME" },
-      { user: "Alice" },
+      { group: "acme" },
+      { user: "alice" },
     ]);
-    // As the manifest spelled them, from what resolving them remembered: no request.
+    // As the platform spells them (one name whichever spelling each manifest uses, so a plan shows them alike
+    // whatever else it plans), from what resolving them remembered: no request.
     expect(requests).toEqual([]);
   });
 

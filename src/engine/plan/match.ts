@@ -48,6 +48,15 @@ export function match(
   declared?: readonly string[],
 ): Matched {
   const ids = identities(kind);
+  if (kind.anyCase) {
+    // In the spelling of the declaration, any declaration's: the read spells only those it was asked for (a pull
+    // request's plan asks for what the change concerns).
+    const spelling = new Map((declared ?? coll.items.map(ids.keyOf)).map((k) => [k.toLowerCase(), k]));
+    lives = lives.map((l) => {
+      const key = spelling.get(l.key.toLowerCase());
+      return key === undefined || key === l.key ? l : { ...l, key };
+    });
+  }
   const liveByKey = new Map(lives.map((l) => [l.key, l]));
   const scope: CollectionScope = {
     declared: new Set(declared ?? coll.items.map(ids.keyOf)),

@@ -20,12 +20,19 @@ export function order(steps: Step[]): Step[] {
 
 /** A group or project's own address: one path in any case. */
 const TOP_LEVEL = /^(group|project)\["[^"]*"\]$/;
+/**
+ * A member's or a share's address: its user or group is one name in any case too (`x-normalize: lowercase`), so a
+ * protection's `{ user: dave }` waits for the member declared `Dave`.
+ */
+const ANY_CASE = /^(group|project)\["[^"]*"\]\.(member|share)\["[^"]*"\]$/;
+const anyCase = (address: string) => TOP_LEVEL.test(address) || ANY_CASE.test(address);
 
 /**
  * Links the steps: a step another must wait for (a kind's `before`) becomes that step's dependency, and every
  * dependency names a step of the plan (a group or project in any case: the parent `ACME` of `acme/sub` is the step
- * declared `acme`), or is dropped (nothing in this plan to wait for; or, for a dependency in `createOnly`, a step
- * that does not make its object).
+ * declared `acme`; a member or a share in any case: `{ group: vendors }` waits for the share declared `VENDORS`), or
+ * is dropped (nothing in this plan to wait for; or, for a dependency in `createOnly`, a step that does not make its
+ * object).
  */
 export function linkDependencies(
   steps: Step[],
@@ -33,10 +40,10 @@ export function linkDependencies(
 ): void {
   const byAddress = new Map(steps.map((s) => [s.change.address, s]));
   const byPath = new Map(
-    steps.filter((s) => TOP_LEVEL.test(s.change.address)).map((s) => [s.change.address.toLowerCase(), s]),
+    steps.filter((s) => anyCase(s.change.address)).map((s) => [s.change.address.toLowerCase(), s]),
   );
   const stepAt = (address: string) =>
-    byAddress.get(address) ?? (TOP_LEVEL.test(address) ? byPath.get(address.toLowerCase()) : undefined);
+    byAddress.get(address) ?? (anyCase(address) ? byPath.get(address.toLowerCase()) : undefined);
   for (const step of steps) {
     for (const later of step.before ?? []) {
       const waiting = stepAt(later);
