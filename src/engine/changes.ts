@@ -55,7 +55,16 @@ export interface ChangeScope {
 
 /** The manifest path of an item of a collection. */
 export function itemPath(collectionPath: string, node: DesiredNode): string {
-  return labelPath(collectionPath, node.label ?? node.key);
+  return labelPath(collectionPath, pathName(node));
+}
+
+/**
+ * An item's name in the paths of a change: its identity in the terms of its normalisers (`compare`: a member's user
+ * in lower case, so that an entry's `Erin` and a pattern's `erin` are one item), or as shown where a secret is in
+ * it (`label`: `compare` holds the secret's value).
+ */
+function pathName(node: DesiredNode): string {
+  return node.label ?? node.compare ?? node.key;
 }
 
 /** The manifest path of the item of a collection with this label (its identity as shown). */
@@ -124,7 +133,7 @@ function secretDigest(secret: Secret): string {
 function byLabel(coll: DesiredCollection | undefined): Map<string, DesiredNode[]> {
   const out = new Map<string, DesiredNode[]>();
   for (const item of coll?.items ?? []) {
-    const label = item.label ?? item.key;
+    const label = pathName(item);
     out.set(label, [...(out.get(label) ?? []), item]);
   }
   return out;

@@ -127,6 +127,27 @@ describe("--changed-since when declarations are removed", () => {
     );
   });
 
+  it("an entry drops an item a pattern declares in another case: the pattern's is planned", async () => {
+    const base = REF.replace(
+      "  a/**: { description: broad }\n",
+      '  a/**:\n    description: broad\n    shared_with_groups: [{ group: a/h, group_access: guest, expires_at: "2031-06-30" }]\n',
+    ).replace(
+      "  a/p: { description: own }\n",
+      '  a/p:\n    description: own\n    shared_with_groups: [{ group: A/H, group_access: guest, expires_at: "2030-01-31" }]\n',
+    );
+    await rebase(base, true);
+    // a/p's share is the entry's (A/H, 2030); without it, the pattern's (a/h, 2031).
+    const head = base.replace(
+      '    shared_with_groups: [{ group: A/H, group_access: guest, expires_at: "2030-01-31" }]\n',
+      "",
+    );
+    const planned = await plans(head);
+    expect(planned).toHaveLength(1);
+    expect(planned[0]).toMatch(
+      /^replace project\["a\/p"\]\.share\["a\/h"\] .*expires_at="2031-06-30"/,
+    );
+  });
+
   it("a group pattern removed: the subgroup it alone declared is reported unmanaged", async () => {
     const base = REF.replace("  a/h: { description: other }\n", "  a/*: { description: by pattern }\n");
     // At the base, a/h is declared by the pattern alone.
