@@ -143,9 +143,7 @@ describe("--changed-since when declarations are removed", () => {
     );
     const planned = await plans(head);
     expect(planned).toHaveLength(1);
-    expect(planned[0]).toMatch(
-      /^replace project\["a\/p"\]\.share\["a\/h"\] .*expires_at="2031-06-30"/,
-    );
+    expect(planned[0]).toMatch(/^replace project\["a\/p"\]\.share\["a\/h"\] .*expires_at="2031-06-30"/);
   });
 
   it("a group pattern removed: the subgroup it alone declared is reported unmanaged", async () => {
