@@ -248,6 +248,16 @@ function changedFilesSince(top: string, ref: string, inRepo: string): string[] {
     .filter((p) => p !== "");
 }
 
+/** A manifest's text, or undefined when it cannot be read as one (the load reports why). */
+function manifestText(file: string): string | undefined {
+  try {
+    return readTextFile(file, { maxBytes: MAX_FILE_BYTES });
+  } catch (error) {
+    if (error instanceof FileReadError) return undefined;
+    throw error;
+  }
+}
+
 /**
  * Which of `files` (path from the top of the checkout, and where to read it) may name one of `named` (paths from
  * the top): those whose text holds its file name. A manifest names a file relative to itself, in any quoting, so
@@ -258,15 +268,8 @@ function namingFiles(files: readonly (readonly [string, string])[], named: reado
   const names = [...new Set(named.map((p) => basename(p)))];
   return files
     .filter(([, file]) => {
-      let text: string;
-      try {
-        text = readTextFile(file, { maxBytes: MAX_FILE_BYTES });
-      } catch (error) {
-        // Not readable as a manifest: the load reports it.
-        if (error instanceof FileReadError) return false;
-        throw error;
-      }
-      return names.some((n) => text.includes(n));
+      const text = manifestText(file);
+      return text !== undefined && names.some((n) => text.includes(n));
     })
     .map(([p]) => p);
 }
@@ -287,13 +290,8 @@ function namedFiles(
   const words = new Set<string>();
   const texts: string[] = [];
   for (const [, file] of files) {
-    let text = read.get(file);
-    try {
-      text ??= readTextFile(file, { maxBytes: MAX_FILE_BYTES });
-    } catch (error) {
-      if (error instanceof FileReadError) continue;
-      throw error;
-    }
+    const text = read.get(file) ?? manifestText(file);
+    if (text === undefined) continue;
     read.set(file, text);
     texts.push(text);
     for (const word of text.split(/[\s"'[\]{},:]+/)) if (word !== "") words.add(basename(word));

@@ -22,19 +22,17 @@ import type { KindContext } from "./kind.js";
 
 const INHERITED = "a group label the project shows; manage it in its group's manifest";
 
-/** The names of the labels `read` lists, read once per run under `memoKey`. */
-function seenLabels(
-  ctx: KindContext,
-  memoKey: string,
-  read: () => Promise<ApiObject[] | undefined>,
-): Promise<Set<string>> {
+/** The label names `read` gives, read once per run under `memoKey`. */
+function seenLabels(ctx: KindContext, memoKey: string, read: () => Promise<string[]>): Promise<Set<string>> {
   let seen = ctx.memo.get(memoKey) as Promise<Set<string>> | undefined;
   if (!seen) {
-    seen = read().then((labels) => new Set((labels ?? []).map((l) => String(l["name"]))));
+    seen = read().then((names) => new Set(names));
     ctx.memo.set(memoKey, seen);
   }
   return seen;
 }
+
+const names = (labels: ApiObject[]) => labels.map((l) => String(l["name"]));
 
 /**
  * The labels a group or project this plan creates below `group` will see: those of the nearest group from `group`
@@ -49,9 +47,9 @@ function aboveNew(ctx: KindContext, group: string): Promise<Set<string>> {
         query: { include_ancestor_groups: true },
       }),
     );
-    if (labels !== undefined) return labels;
+    if (labels !== undefined) return names(labels);
     const up = parentPath(group);
-    return up === undefined ? [] : [...(await aboveNew(ctx, up))].map((name) => ({ name }));
+    return up === undefined ? [] : [...(await aboveNew(ctx, up))];
   });
 }
 
@@ -87,11 +85,13 @@ export const labelKind = restCollection(
       let seen: Promise<Set<string>> | undefined;
       if (parent.ref !== undefined) {
         if (parent.collection !== "groups") return [];
-        seen = seenLabels(ctx, `labels:with-ancestors:${parent.ref}`, () =>
-          ctx.api.list<ApiObject>(rest.path(parent), {
-            shape: rest.shape(),
-            query: { include_ancestor_groups: true },
-          }),
+        seen = seenLabels(ctx, `labels:with-ancestors:${parent.ref}`, async () =>
+          names(
+            await ctx.api.list<ApiObject>(rest.path(parent), {
+              shape: rest.shape(),
+              query: { include_ancestor_groups: true },
+            }),
+          ),
         );
       } else {
         seen = aboveNew(ctx, up);

@@ -28,15 +28,18 @@ const SECRET_WORD =
   /(?:^|[^a-z])(?:key|keys|token|secret|password|passwd|pwd|pass|auth|sig|signature|credentials?|apikey|session|jwt)(?:[^a-z]|$)/;
 const SECRET_PART = /token|secret|passw|apikey|credential/;
 
+/** A part of a URL decoded, or as written when an escape in it is malformed. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 /** Whether a query parameter's name says that its value is a secret. */
 export function isSecretParameter(name: string): boolean {
-  let decoded = name;
-  try {
-    decoded = decodeURIComponent(name);
-  } catch {
-    // a malformed escape: judged as written
-  }
-  const lower = decoded.toLowerCase();
+  const lower = decoded(name).toLowerCase();
   return SECRET_WORD.test(lower) || SECRET_PART.test(lower);
 }
 
@@ -79,14 +82,9 @@ function entropy(text: string): number {
  * Mattermost hook's id, Discord's token, a hex digest. Words, dates and version numbers are not.
  */
 export function looksRandom(part: string): boolean {
-  let decoded = part;
-  try {
-    decoded = decodeURIComponent(part);
-  } catch {
-    // a malformed escape: judged as written
-  }
-  if (looksLikeCredential(decoded) || UUID.test(decoded)) return true;
-  for (const run of decoded.match(/[A-Za-z0-9]{16,}/g) ?? []) {
+  const text = decoded(part);
+  if (looksLikeCredential(text) || UUID.test(text)) return true;
+  for (const run of text.match(/[A-Za-z0-9]{16,}/g) ?? []) {
     const digits = run.replace(/[^0-9]/g, "").length;
     if (digits >= 2 && run.length - digits >= 2 && entropy(run) >= 3) return true;
   }
@@ -151,12 +149,10 @@ export function findCredentials(text: string, options: FindOptions = {}): Creden
         offset += segment.length + 1;
       }
     }
+    // A `?` in the fragment starts no query.
     if (queryAt < 0 || (hashAt >= 0 && hashAt < queryAt)) continue;
-    const query = queryAt;
-    const hash = url.indexOf("#", query);
-    const end = hash < 0 ? url.length : hash;
-    let offset = query + 1;
-    for (const pair of url.slice(query + 1, end).split("&")) {
+    let offset = queryAt + 1;
+    for (const pair of url.slice(queryAt + 1, hashAt < 0 ? url.length : hashAt).split("&")) {
       const eq = pair.indexOf("=");
       if (
         eq > 0 &&

@@ -99,8 +99,10 @@ export interface ShownLive {
  * The names of the live objects the manifests do not declare. An undeclared live object is shown as it is (live
  * data, not a secret), unless its identity has the shape of a declared one with a secret in it (an old key in a
  * hook URL: `like` names that declaration, whose secret fields mask the live ones), holds a value of the run's
- * references, or holds a credential in a URL (a token in a hook's query, which no manifest may name any more): then
- * it is masked, and so is its id when the id is a name (a protected environment's, a wiki page's slug). Masked ids are told apart by number. Masked names are masked in the requests --debug shows too.
+ * references, or holds a credential in a URL (a token in a hook's query, which no manifest may name any more, or a
+ * part that looks random): then it is masked, and so is its id when the id is a name (a protected environment's, a
+ * wiki page's slug). Masked ids are told apart by number. Masked names are masked in the requests --debug shows
+ * too.
  */
 export function undeclaredLabels(
   ctx: KindContext,

@@ -53,13 +53,12 @@ export async function walkNode(
   // A project addressed without a read: the first collection's read tells whether it exists, before the others
   // are asked (a project this plan creates costs one 404, not one per collection; its item walks them again).
   const probing = exists && self.live?.unverified === true && rest.length > 1;
-  const first = probing ? [await walk(rest[0]!)] : [];
-  if (probing && state.missingProjects.has(self.address)) {
-    for (const step of first[0]!) out.push(step);
-    return;
-  }
-  const perCollection = [...first, ...(await Promise.all(rest.slice(first.length).map(walk)))];
-  for (const steps of perCollection) for (const step of steps) out.push(step);
+  const first = probing ? await walk(rest[0]!) : undefined;
+  const others =
+    first && state.missingProjects.has(self.address)
+      ? []
+      : await Promise.all(rest.slice(first ? 1 : 0).map(walk));
+  for (const steps of first ? [first, ...others] : others) for (const step of steps) out.push(step);
 }
 
 /** The declared objects of a collection this run plans, and whether the whole collection is read. */
